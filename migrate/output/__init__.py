@@ -1,0 +1,1 @@
+"""One emitter per output format."""

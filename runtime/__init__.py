@@ -1,0 +1,1 @@
+"""Config-aware Ray runtime environment for PPO trainers (``import ppo_runtime``)."""
