@@ -1,0 +1,469 @@
+"""The LibCST pass: one walk per file yields both the edits and the diagnostics.
+
+``check`` and ``apply`` both call :func:`process_source`, so they can never
+disagree about what is configless. The same transform is a LibCST codemod
+command, :class:`PassConfigCommand`, for ``python -m libcst.tool codemod``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import libcst as cst
+from libcst.codemod import CodemodContext, VisitorBasedCodemodCommand
+from libcst.metadata import (
+    MetadataWrapper,
+    ParentNodeProvider,
+    PositionProvider,
+    QualifiedNameProvider,
+    ScopeProvider,
+)
+
+from ppo_migrate.diagnostics import Diagnostic, Edit, Fix, is_suppressed
+from ppo_migrate.scope import ConfigInScope, ConfigResolver
+from ppo_migrate.settings import Settings
+from ppo_migrate.targets import TargetMatcher, Verdict, module_package, resolve_relative
+
+CONFIG_PARAMETER = "config"  # the runtime function's parameter name (verl PR #6976)
+_LINE_SPLIT = re.compile(r"\r\n|\r|\n")
+
+
+@dataclass(frozen=True)
+class FileResult:
+    """What the pass found and did in one file.
+
+    Attributes:
+        path: the file path as displayed.
+        diagnostics: findings after ``# noqa`` and ``--select``/``--ignore``, sorted.
+        new_text: the rewritten source text, or ``None`` when nothing changed.
+        fixed: how many calls the rewrite changed.
+    """
+
+    path: str
+    diagnostics: tuple[Diagnostic, ...] = ()
+    new_text: str | None = None
+    fixed: int = 0
+
+
+@dataclass
+class _Finding:
+    call: cst.Call
+    code: str
+    message: str
+    scope: str
+    config: ConfigInScope | None = None
+    fix_node: cst.Call | None = None
+    edit: Edit | None = None
+
+
+def _code(node: cst.CSTNode) -> str:
+    return cst.Module(body=()).code_for_node(node)
+
+
+def _is_none(node: cst.BaseExpression) -> bool:
+    return isinstance(node, cst.Name) and node.value == "None"
+
+
+def configless_kind(call: cst.Call) -> str | None:
+    """How a target call omits its config.
+
+    Args:
+        call: a call of the runtime function.
+
+    Returns:
+        ``"empty"`` for ``f()``, ``"keywords"`` for ``f(other=...)`` without a
+        config, ``"none"`` for ``f(None)``, ``"config=None"`` for
+        ``f(config=None)``; ``None`` when a config (or ``*args``/``**kwargs``,
+        which may hold one) is passed.
+    """
+    args = call.args
+    if not args:
+        return "empty"
+    if any(a.star for a in args):
+        return None
+    positional = [a for a in args if a.keyword is None]
+    if positional:
+        first = positional[0]
+        return "none" if _is_none(first.value) and args[0] is first else None
+    for a in args:
+        if a.keyword is not None and a.keyword.value == CONFIG_PARAMETER:
+            return "config=None" if _is_none(a.value) else None
+    return "keywords"
+
+
+def rewrite_call(call: cst.Call, kind: str, expression: str, *, keyword: bool) -> cst.Call:
+    """Pass ``expression`` as the config of a configless call.
+
+    Args:
+        call: the call node.
+        kind: as returned by :func:`configless_kind`.
+        expression: Python source of the config expression, e.g. ``"self.config"``.
+        keyword: write ``config=<expression>`` instead of a positional argument.
+
+    Returns:
+        The new call node; whitespace and comments inside the parentheses are kept.
+    """
+    value = cst.parse_expression(expression)
+    kw = cst.Name(CONFIG_PARAMETER) if keyword else None
+    equal = (
+        cst.AssignEqual(
+            whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")
+        )
+        if keyword
+        else cst.MaybeSentinel.DEFAULT
+    )
+    if kind == "empty":
+        return call.with_changes(args=(cst.Arg(value=value, keyword=kw, equal=equal),))
+    if kind == "keywords":
+        first = cst.Arg(
+            value=value,
+            keyword=kw,
+            equal=equal,
+            comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")),
+        )
+        return call.with_changes(args=(first, *call.args))
+    new_args = []
+    done = False
+    for a in call.args:
+        if not done and kind == "none" and a.keyword is None:
+            a = a.with_changes(value=value, keyword=kw, equal=equal)
+            done = True
+        elif (
+            not done
+            and kind == "config=None"
+            and a.keyword is not None
+            and a.keyword.value == CONFIG_PARAMETER
+        ):
+            a = a.with_changes(value=value)
+            done = True
+        new_args.append(a)
+    return call.with_changes(args=tuple(new_args))
+
+
+class _Pass(cst.CSTVisitor):
+    """Visits every call once and records findings."""
+
+    METADATA_DEPENDENCIES = (
+        QualifiedNameProvider,
+        ScopeProvider,
+        PositionProvider,
+        ParentNodeProvider,
+    )
+
+    def __init__(
+        self,
+        matcher: TargetMatcher,
+        settings: Settings,
+        package: tuple[str, ...],
+        resolver_factory,
+    ) -> None:
+        super().__init__()
+        self.matcher = matcher
+        self.settings = settings
+        self.package = package
+        self._resolver_factory = resolver_factory
+        self._resolver: ConfigResolver | None = None
+        self.findings: list[_Finding] = []
+        self._stack: list[tuple[str, str]] = []
+        self._star_modules: set[str] = set()
+
+    # scope names, as __qualname__ spells them
+    def _qualname(self) -> str:
+        parts: list[str] = []
+        for i, (kind, name) in enumerate(self._stack):
+            parts.append(name)
+            if kind == "function" and i < len(self._stack) - 1:
+                parts.append("<locals>")
+        return ".".join(parts) or "<module>"
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        # decorators and defaults run in the enclosing scope: visit them first
+        for d in node.decorators:
+            d.visit(self)
+        node.params.visit(self)
+        if node.returns is not None:
+            node.returns.visit(self)
+        self._stack.append(("function", node.name.value))
+        node.body.visit(self)
+        self._stack.pop()
+        return False  # type: ignore[return-value]
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        for d in node.decorators:
+            d.visit(self)
+        for a in (*node.bases, *node.keywords):
+            a.visit(self)
+        self._stack.append(("class", node.name.value))
+        node.body.visit(self)
+        self._stack.pop()
+        return False  # type: ignore[return-value]
+
+    def visit_Lambda(self, node: cst.Lambda) -> None:
+        node.params.visit(self)
+        self._stack.append(("function", "<lambda>"))
+        node.body.visit(self)
+        self._stack.pop()
+        return False  # type: ignore[return-value]
+
+    def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
+        if isinstance(node.names, cst.ImportStar):
+            dots = "." * len(node.relative)
+            module = _code(node.module) if node.module is not None else ""
+            resolved = resolve_relative(dots + module, self.package)
+            if resolved is not None:
+                self._star_modules.add(resolved)
+
+    def _callee_names(self, call: cst.Call) -> set[str]:
+        names = {q.name for q in self.get_metadata(QualifiedNameProvider, call, set())}
+        if not names and isinstance(call.func, cst.Name) and call.func.value in self.matcher.names:
+            # an unbound name: ``from <target module> import *`` may provide it
+            for module in self._star_modules:
+                candidate = f"{module}.{call.func.value}"
+                if candidate in self.matcher.targets:
+                    names.add(candidate)
+        return names
+
+    def visit_Call(self, node: cst.Call) -> None:
+        names = self._callee_names(node)
+        if not names:
+            return
+        verdict, resolved = self.matcher.classify(names, self.package)
+        if verdict is Verdict.OTHER:
+            return
+        callee = _code(node.func)
+        scope = self._qualname()
+        if verdict is Verdict.UNRESOLVABLE:
+            self.findings.append(
+                _Finding(
+                    node,
+                    "PPO903",
+                    f"`{callee}` comes from a relative import that climbs past the top-level "
+                    f"package ({', '.join(resolved)}); cannot tell if it is the runtime function",
+                    scope,
+                )
+            )
+            return
+        kind = configless_kind(node)
+        if kind is None:
+            return
+        if verdict is Verdict.AMBIGUOUS:
+            self.findings.append(
+                _Finding(
+                    node,
+                    "PPO003",
+                    f"`{callee}()` may or may not be the runtime function "
+                    f"(bound to {', '.join(resolved)}); not rewritten",
+                    scope,
+                )
+            )
+            return
+        if self._resolver is None:
+            self._resolver = self._resolver_factory()
+        config = self._resolver.find(node)
+        if config is None:
+            where = "at module level" if scope == "<module>" else f"in `{scope}`"
+            self.findings.append(
+                _Finding(
+                    node,
+                    "PPO002",
+                    f"`{callee}()` called without a config and no config is in scope {where}; "
+                    "this entry point must obtain the training config and pass it",
+                    scope,
+                )
+            )
+            return
+        new_call = rewrite_call(node, kind, config.expression, keyword=self.settings.keyword)
+        self.findings.append(
+            _Finding(
+                node,
+                "PPO001",
+                f"`{callee}()` called without the config in scope; pass `{config.expression}`",
+                scope,
+                config=config,
+                fix_node=new_call,
+                edit=self._edit(node, kind, config.expression),
+            )
+        )
+
+    def _edit(self, call: cst.Call, kind: str, expression: str) -> Edit:
+        """The minimal text edit that :func:`rewrite_call` makes, in file positions."""
+        text = f"{CONFIG_PARAMETER}={expression}" if self.settings.keyword else expression
+        if kind == "empty":
+            end = self.get_metadata(PositionProvider, call).end  # just after ``)``
+            return Edit(text, end.line, end.column, end.line, end.column)
+        if kind == "keywords":
+            start = self.get_metadata(PositionProvider, call.args[0]).start
+            return Edit(f"{text}, ", start.line, start.column + 1, start.line, start.column + 1)
+        if kind == "none":
+            arg = next(a for a in call.args if a.keyword is None)
+        else:
+            arg = next(
+                a for a in call.args if a.keyword is not None and a.keyword.value == CONFIG_PARAMETER
+            )
+            text = expression
+        rng = self.get_metadata(PositionProvider, arg.value)
+        return Edit(text, rng.start.line, rng.start.column + 1, rng.end.line, rng.end.column + 1)
+
+
+class _Rewriter(cst.CSTTransformer):
+    def __init__(self, replacements: dict[cst.Call, cst.Call]) -> None:
+        super().__init__()
+        self.replacements = replacements
+
+    def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.BaseExpression:
+        new = self.replacements.get(original_node)
+        if new is None:
+            return updated_node
+        return updated_node.with_changes(args=new.args)
+
+
+def analyze(
+    module: cst.Module, path: str, settings: Settings, *, package: tuple[str, ...] | None = None
+) -> tuple[list[Diagnostic], dict[cst.Call, cst.Call]]:
+    """Run the pass over a parsed module.
+
+    Args:
+        module: the parsed module (not copied: it must not be shared).
+        path: the file's path, for diagnostics and for finding its package.
+        settings: targets, config names, keyword mode, rule selection.
+        package: the file's package parts; found from ``path`` when ``None``.
+
+    Returns:
+        ``(diagnostics, replacements)``: the diagnostics (suppressed and deselected
+        ones removed) and, for every fixable one kept, the original call node
+        mapped to its rewritten node.
+    """
+    matcher = TargetMatcher.of(settings.targets)
+    if package is None:
+        package = module_package(path) if path and path != "-" else ()
+    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
+
+    def make_resolver() -> ConfigResolver:
+        return ConfigResolver(
+            module,
+            wrapper.resolve(ScopeProvider),
+            wrapper.resolve(ParentNodeProvider),
+            wrapper.resolve(PositionProvider),
+            lambda node: visitor.get_metadata(QualifiedNameProvider, node, set()),
+            settings.config_names,
+        )
+
+    visitor = _Pass(matcher, settings, package, make_resolver)
+    wrapper.visit(visitor)
+    positions = wrapper.resolve(PositionProvider)
+    lines = _LINE_SPLIT.split(module.code)
+    diagnostics: list[Diagnostic] = []
+    replacements: dict[cst.Call, cst.Call] = {}
+    for f in visitor.findings:
+        if not settings.rule_enabled(f.code):
+            continue
+        rng = positions[f.call]
+        fix = None
+        if f.edit is not None:
+            fix = Fix(message=f"Pass `{f.config.expression}`", edits=(f.edit,))  # type: ignore[union-attr]
+        diag = Diagnostic(
+            path=path,
+            line=rng.start.line,
+            column=rng.start.column + 1,
+            end_line=rng.end.line,
+            end_column=rng.end.column + 1,
+            code=f.code,
+            message=f.message,
+            scope=f.scope,
+            fix=fix,
+        )
+        if is_suppressed(diag, lines):
+            continue
+        diagnostics.append(diag)
+        if f.fix_node is not None:
+            replacements[f.call] = f.fix_node
+    diagnostics.sort(key=Diagnostic.sort_key)
+    return diagnostics, replacements
+
+
+def process_text(text: str, path: str, settings: Settings, *, fix: bool) -> FileResult:
+    """Analyse (and with ``fix``, rewrite) one module's source text.
+
+    Args:
+        text: the decoded source (no newline translation).
+        path: the display path.
+        settings: the run's settings.
+        fix: rewrite the fixable calls; the remaining diagnostics are returned.
+
+    Returns:
+        A :class:`FileResult`; with ``fix`` the PPO001 diagnostics that were fixed
+        are left out of it.
+
+    Raises:
+        libcst.ParserSyntaxError: the text is not valid Python 3.
+    """
+    module = cst.parse_module(text)
+    diagnostics, replacements = analyze(module, path, settings)
+    if not fix or not replacements:
+        return FileResult(path, tuple(diagnostics))
+    new_module = module.visit(_Rewriter(replacements))
+    remaining = tuple(d for d in diagnostics if d.fix is None)
+    return FileResult(path, remaining, new_module.code, len(replacements))
+
+
+class PassConfigCommand(VisitorBasedCodemodCommand):
+    """LibCST codemod command: pass the in-scope config to configless calls.
+
+    Usable as ``python -m libcst.tool codemod -x ppo_migrate.codemod.PassConfigCommand
+    --no-format PATH``. Same analysis as ``ppo-migrate apply``; calls with no config
+    in scope are left alone and reported as warnings on the codemod context.
+    """
+
+    DESCRIPTION: str = (
+        "Pass the training config in scope to configless get_ppo_ray_runtime_env() "
+        "calls (verl PR #6976)."
+    )
+
+    def __init__(
+        self,
+        context: CodemodContext,
+        targets: Sequence[str] | None = None,
+        keyword: bool = False,
+    ) -> None:
+        super().__init__(context)
+        from ppo_migrate.settings import DEFAULT_TARGETS
+
+        self.settings = Settings(targets=tuple(targets or DEFAULT_TARGETS), keyword=keyword)
+
+    @staticmethod
+    def add_args(arg_parser: argparse.ArgumentParser) -> None:
+        """Add ``--target`` (repeatable) and ``--keyword`` to libcst.tool's parser."""
+        arg_parser.add_argument(
+            "--target",
+            dest="targets",
+            action="append",
+            default=None,
+            help="qualified name of the runtime function (repeatable)",
+        )
+        arg_parser.add_argument(
+            "--keyword", action="store_true", help="write config=<expr> instead of positional"
+        )
+
+    def transform_module_impl(self, tree: cst.Module) -> cst.Module:
+        """Rewrite ``tree``; diagnostics without a fix become context warnings."""
+        path = self.context.filename or "<unknown>"
+        diagnostics, replacements = analyze(tree, path, self.settings)
+        for d in diagnostics:
+            if d.fix is None:
+                self.warn(f"{d.path}:{d.line}:{d.column}: {d.code} {d.message}")
+        if not replacements:
+            return tree
+        return tree.visit(_Rewriter(replacements))
+
+
+__all__ = [
+    "FileResult",
+    "PassConfigCommand",
+    "analyze",
+    "configless_kind",
+    "process_text",
+    "rewrite_call",
+]

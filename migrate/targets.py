@@ -1,0 +1,127 @@
+"""Does this call refer to the runtime function?
+
+A *target* is the qualified name of the runtime function, e.g.
+``verl.trainer.constants_ppo.get_ppo_ray_runtime_env``. A call is a *target call*
+when LibCST's ``QualifiedNameProvider`` resolves its callee to a target through any
+import form; relative imports are resolved here against the package found by
+walking up the directories that hold ``__init__.py`` (LibCST leaves them as
+``.module.name``).
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+
+class Verdict(enum.Enum):
+    """What a callee is, as far as static analysis can tell."""
+
+    TARGET = "target"  #: every binding resolves to a target
+    AMBIGUOUS = "ambiguous"  #: some bindings are a target, others are not (PPO003)
+    UNRESOLVABLE = "unresolvable"  #: a relative import past the top package (PPO903)
+    OTHER = "other"  #: not the runtime function
+
+
+def module_package(path: Path | str) -> tuple[str, ...]:
+    """The package a file belongs to, from the ``__init__.py`` files above it.
+
+    Args:
+        path: the source file's path.
+
+    Returns:
+        The package's dotted parts, outermost first; ``()`` when the file's
+        directory holds no ``__init__.py`` (a top-level module or script). For
+        ``pkg/sub/mod.py`` and ``pkg/sub/__init__.py`` alike it is
+        ``("pkg", "sub")``.
+    """
+    parts: list[str] = []
+    directory = Path(path).absolute().parent
+    while (directory / "__init__.py").is_file():
+        parts.append(directory.name)
+        if directory.parent == directory:
+            break
+        directory = directory.parent
+    return tuple(reversed(parts))
+
+
+def resolve_relative(qualified_name: str, package: tuple[str, ...]) -> str | None:
+    """Resolve LibCST's relative qualified name against a package.
+
+    Args:
+        qualified_name: e.g. ``".constants_ppo.get_ppo_ray_runtime_env"`` (one
+            leading dot per level, as ``QualifiedNameProvider`` reports it) or an
+            absolute name, returned unchanged.
+        package: the file's package parts (:func:`module_package`).
+
+    Returns:
+        The absolute dotted name, or ``None`` when the import climbs past the
+        top-level package (Python raises ``ImportError`` there).
+    """
+    if not qualified_name.startswith("."):
+        return qualified_name
+    rest = qualified_name.lstrip(".")
+    level = len(qualified_name) - len(rest)
+    if level > len(package):
+        return None
+    base = package[: len(package) - (level - 1)]
+    return ".".join((*base, rest)) if rest else ".".join(base)
+
+
+@dataclass(frozen=True)
+class TargetMatcher:
+    """Classifies callees by their qualified names.
+
+    Attributes:
+        targets: fully qualified names of the runtime function (``a.b.f``).
+    """
+
+    targets: frozenset[str]
+
+    @classmethod
+    def of(cls, targets: Iterable[str]) -> TargetMatcher:
+        """Build a matcher from dotted target names."""
+        return cls(frozenset(targets))
+
+    @property
+    def names(self) -> frozenset[str]:
+        """The targets' last components: the words the byte prefilter looks for."""
+        return frozenset(t.rsplit(".", 1)[-1] for t in self.targets)
+
+    @property
+    def modules(self) -> frozenset[str]:
+        """The modules that define or re-export a target."""
+        return frozenset(t.rsplit(".", 1)[0] for t in self.targets if "." in t)
+
+    def classify(
+        self, qualified_names: Iterable[str], package: tuple[str, ...]
+    ) -> tuple[Verdict, tuple[str, ...]]:
+        """Classify a callee from its possible qualified names.
+
+        Args:
+            qualified_names: what ``QualifiedNameProvider`` reports for the callee
+                (one per reachable binding; relative names start with dots).
+            package: the file's package, for relative names.
+
+        Returns:
+            ``(verdict, names)`` where ``names`` are the absolute names (sorted),
+            or the unresolvable relative ones for :attr:`Verdict.UNRESOLVABLE`.
+        """
+        resolved: list[str] = []
+        unresolvable: list[str] = []
+        for q in qualified_names:
+            r = resolve_relative(q, package)
+            if r is None:
+                unresolvable.append(q)
+            else:
+                resolved.append(r)
+        hits = [r for r in resolved if r in self.targets]
+        if unresolvable and any(q.rsplit(".", 1)[-1] in self.names for q in unresolvable):
+            return Verdict.UNRESOLVABLE, tuple(sorted(unresolvable))
+        if not hits:
+            return Verdict.OTHER, tuple(sorted(resolved))
+        if len(hits) == len(resolved) and not unresolvable:
+            return Verdict.TARGET, tuple(sorted(set(resolved)))
+        return Verdict.AMBIGUOUS, tuple(sorted(set(resolved) | set(unresolvable)))
