@@ -1,0 +1,192 @@
+"""Compute-capability probe: lazy, cached, overridable.
+
+verl PR #6976 reads the GPU's compute capability at *import* of
+``verl/trainer/constants_ppo.py`` (``_major, _ = get_device_capability()``), which
+imports torch and touches CUDA in every process that merely imports the module.
+Here the probe runs only when a decision needs it (some component runs Megatron and
+the caller gave no ``device_capability``), and its result is cached for the life of
+the process with :func:`functools.cache`.
+
+What the probe reports is the GPU of *this* process (the Ray driver). On a
+heterogeneous cluster, or a CPU-only head node, that is not the workers' GPU: pass
+``device_capability=(major, minor)`` to decide explicitly.
+
+Public names:
+
+* :data:`CAPABILITY_UNKNOWN` -- the override meaning "do not probe, treat as unknown".
+* :class:`CapabilityProbe` -- a capability (or ``None``) plus where it came from.
+* :func:`probe_device_capability` -- the cached torch probe.
+* :func:`resolve_device_capability` -- an override or, failing that, the probe.
+* :func:`parse_capability` -- ``"9.0"`` -> ``(9, 0)``.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal, Union
+
+__all__ = [
+    "CAPABILITY_UNKNOWN",
+    "CapabilityOverride",
+    "CapabilityProbe",
+    "parse_capability",
+    "probe_device_capability",
+    "resolve_device_capability",
+]
+
+#: Pass as ``device_capability`` to skip the probe and treat the capability as unknown,
+#: e.g. on a CPU-only head node whose workers' GPUs you do not want to guess.
+CAPABILITY_UNKNOWN: Literal["unknown"] = "unknown"
+
+#: What ``device_capability=`` accepts: ``None`` (probe), ``(major, minor)``, a string
+#: such as ``"9.0"`` or ``"10"``, or :data:`CAPABILITY_UNKNOWN`.
+CapabilityOverride = Union[None, Sequence[int], str]
+
+_CAPABILITY_RE = re.compile(r"^\s*(\d+)(?:\.(\d+))?\s*$")
+
+
+@dataclass(frozen=True)
+class CapabilityProbe:
+    """A device capability and where it came from.
+
+    Attributes:
+        capability: ``(major, minor)`` as CUDA reports it, e.g. ``(9, 0)`` for Hopper,
+            ``(10, 0)`` for Blackwell; ``None`` when unknown.
+        source: ``"override"`` (the caller decided), ``"torch.cuda"`` (probed), or
+            ``"unknown"`` (no usable answer; see ``detail``).
+        detail: one human-readable sentence, e.g. ``"torch.cuda device 0 reports 9.0"``
+            or ``"torch.cuda.is_available() is False (no CUDA GPU visible)"``.
+    """
+
+    capability: tuple[int, int] | None
+    source: Literal["override", "torch.cuda", "unknown"]
+    detail: str
+
+    @property
+    def known(self) -> bool:
+        """Whether :attr:`capability` is known."""
+        return self.capability is not None
+
+    def describe(self) -> str:
+        """``"9.0"`` for a known capability, ``"unknown"`` otherwise."""
+        if self.capability is None:
+            return "unknown"
+        return f"{self.capability[0]}.{self.capability[1]}"
+
+
+def parse_capability(text: str) -> tuple[int, int]:
+    """Parse a compute capability written as text.
+
+    Args:
+        text: ``"MAJOR.MINOR"`` or ``"MAJOR"`` (minor 0), e.g. ``"9.0"`` (Hopper),
+            ``"8.6"`` (Ampere), ``"10.0"`` (Blackwell). Surrounding blanks are ignored.
+
+    Returns:
+        ``(major, minor)``.
+
+    Raises:
+        ValueError: ``text`` is not ``MAJOR`` or ``MAJOR.MINOR`` with decimal digits.
+    """
+    match = _CAPABILITY_RE.match(text)
+    if match is None:
+        raise ValueError(
+            f"invalid compute capability {text!r}: expected MAJOR.MINOR, e.g. '9.0' (Hopper) "
+            "or '10.0' (Blackwell)"
+        )
+    return int(match.group(1)), int(match.group(2) or 0)
+
+
+def _validate_pair(value: Sequence[int]) -> tuple[int, int]:
+    if isinstance(value, (str, bytes)) or len(value) != 2:
+        raise ValueError(
+            f"device_capability must be (major, minor), got {value!r}"
+        )
+    major, minor = value
+    for part in (major, minor):
+        if isinstance(part, bool) or not isinstance(part, int) or part < 0:
+            raise ValueError(
+                f"device_capability must be two non-negative ints (major, minor), got {value!r}"
+            )
+    return int(major), int(minor)
+
+
+@functools.cache
+def probe_device_capability() -> CapabilityProbe:
+    """Probe this process's GPU compute capability with torch, once per process.
+
+    The order of checks:
+
+    1. torch is not importable -> unknown.
+    2. ``torch.version.hip`` is set (a ROCm build) -> unknown: ``torch.cuda`` then
+       reports AMD ``gfx`` numbers, which are not CUDA compute capabilities.
+    3. ``torch.cuda.is_available()`` is False (CPU-only node, NPU, no visible GPU)
+       -> unknown.
+    4. otherwise ``torch.cuda.get_device_capability()`` of the current device.
+
+    Any exception from torch is turned into "unknown" with the error in ``detail``:
+    a probe must never stop a training launch.
+
+    The result is cached (:func:`functools.cache`); call
+    ``probe_device_capability.cache_clear()`` to probe again.
+
+    Returns:
+        A :class:`CapabilityProbe` with ``source`` ``"torch.cuda"`` or ``"unknown"``.
+    """
+    try:
+        import torch
+    except ImportError as exc:
+        return CapabilityProbe(None, "unknown", f"torch is not importable ({exc})")
+    hip = getattr(getattr(torch, "version", None), "hip", None)
+    if hip:
+        return CapabilityProbe(
+            None,
+            "unknown",
+            f"ROCm build of torch (torch.version.hip={hip}): no CUDA compute capability",
+        )
+    try:
+        if not torch.cuda.is_available():
+            return CapabilityProbe(
+                None, "unknown", "torch.cuda.is_available() is False (no CUDA GPU visible)"
+            )
+        major, minor = torch.cuda.get_device_capability()
+    except Exception as exc:  # a broken driver must not stop a launch
+        return CapabilityProbe(None, "unknown", f"torch.cuda probe failed: {exc!r}")
+    return CapabilityProbe(
+        (int(major), int(minor)), "torch.cuda", f"torch.cuda reports {int(major)}.{int(minor)}"
+    )
+
+
+def resolve_device_capability(override: CapabilityOverride = None) -> CapabilityProbe:
+    """The capability to decide with: the caller's override, else the probe.
+
+    Args:
+        override: ``None`` to probe (:func:`probe_device_capability`);
+            ``(major, minor)`` (a tuple or other 2-sequence of ints) to use as is;
+            a string ``"MAJOR[.MINOR]"``; or :data:`CAPABILITY_UNKNOWN` to skip the
+            probe and treat the capability as unknown.
+
+    Returns:
+        A :class:`CapabilityProbe`.
+
+    Raises:
+        ValueError: a malformed override (wrong length, negative or non-int parts,
+            unparsable string).
+        TypeError: an override of another type.
+    """
+    if override is None:
+        return probe_device_capability()
+    if isinstance(override, str):
+        if override.strip().lower() == CAPABILITY_UNKNOWN:
+            return CapabilityProbe(None, "unknown", "device_capability='unknown' was passed")
+        pair = parse_capability(override)
+    elif isinstance(override, Sequence):
+        pair = _validate_pair(override)
+    else:
+        raise TypeError(
+            "device_capability must be None, (major, minor), 'MAJOR.MINOR' or 'unknown', "
+            f"got {type(override).__name__}"
+        )
+    return CapabilityProbe(pair, "override", f"device_capability={pair[0]}.{pair[1]} was passed")
