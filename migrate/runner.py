@@ -21,6 +21,7 @@ from pathlib import Path
 from ppo_migrate.diagnostics import Diagnostic
 from ppo_migrate.files import (
     FileChanged,
+    SourceFile,
     UnreadableFile,
     atomic_write,
     decode_source,
@@ -40,6 +41,7 @@ class Mode(enum.Enum):
     APPLY = "apply"  #: rewrite files in place (atomically)
     DIFF = "diff"  #: compute the rewrite, print a unified diff, write nothing
     ADD_NOQA = "add-noqa"  #: append ``# noqa: CODE`` to each remaining finding
+    FIX_STDOUT = "fix-stdout"  #: compute the rewrite and return its bytes (standard input)
 
 
 @dataclass(frozen=True)
@@ -55,6 +57,7 @@ class FileOutcome:
         written: the file was replaced on disk.
         noqa_added: ``# noqa`` comments written (ADD_NOQA mode).
         internal_error: a crash of ppo-migrate itself on this file (exit code 2).
+        new_data: the rewritten bytes (FIX_STDOUT mode; the input when unchanged).
     """
 
     path: str
@@ -65,6 +68,7 @@ class FileOutcome:
     written: bool = False
     noqa_added: int = 0
     internal_error: str | None = None
+    new_data: bytes | None = None
 
 
 @dataclass
@@ -128,13 +132,31 @@ def process_file(path: str, settings: Settings, mode: Mode) -> FileOutcome:
         source = read_source(Path(path))
     except UnreadableFile as exc:
         return FileOutcome(path, diagnostics=(_file_diag(path, "PPO901", str(exc)),))
+    return process_data(path, source.data, settings, mode, source=source)
+
+
+def process_data(
+    path: str, data: bytes, settings: Settings, mode: Mode, *, source: SourceFile | None = None
+) -> FileOutcome:
+    """Run the pipeline on bytes already read (a file, or standard input).
+
+    Args:
+        path: the display path; it also decides the module's package.
+        data: the source bytes.
+        settings: the run's settings.
+        mode: what to do; APPLY and ADD_NOQA need ``source`` to write back.
+        source: the file read, for the atomic write's change check.
+
+    Returns:
+        A :class:`FileOutcome` (see :func:`process_file`).
+    """
     names = [n.encode() for n in settings.target_names]
-    if not is_candidate(source.data, names):
-        return FileOutcome(path)
+    if not is_candidate(data, names):
+        return FileOutcome(path, new_data=data if mode is Mode.FIX_STDOUT else None)
     try:
-        text, encoding, bom = decode_source(source.data)
+        text, encoding, bom = decode_source(data)
     except UnicodeDecodeError as exc:
-        line, col = _line_of_offset(source.data, exc.start)
+        line, col = _line_of_offset(data, exc.start)
         return FileOutcome(
             path,
             True,
@@ -149,7 +171,8 @@ def process_file(path: str, settings: Settings, mode: Mode) -> FileOutcome:
     from ppo_migrate.codemod import process_text
 
     try:
-        result = process_text(text, path, settings, fix=mode in (Mode.APPLY, Mode.DIFF))
+        result = process_text(text, path, settings, fix=mode in (Mode.APPLY, Mode.DIFF, Mode.FIX_STDOUT)
+        )
     except ParserSyntaxError as exc:
         message = str(exc.message).splitlines()[0] if exc.message else "invalid syntax"
         return FileOutcome(
@@ -176,6 +199,9 @@ def process_file(path: str, settings: Settings, mode: Mode) -> FileOutcome:
         return FileOutcome(path, True, internal_error=f"internal error: {type(exc).__name__}: {exc}")
 
     diagnostics = result.diagnostics
+    if mode is Mode.FIX_STDOUT:
+        new = data if result.new_text is None else encode_source(result.new_text, encoding, bom)
+        return FileOutcome(path, True, diagnostics, result.fixed, new_data=new)
     if mode is Mode.DIFF and result.new_text is not None:
         diff = "".join(
             difflib.unified_diff(
@@ -186,7 +212,7 @@ def process_file(path: str, settings: Settings, mode: Mode) -> FileOutcome:
             )
         )
         return FileOutcome(path, True, diagnostics, result.fixed, diff=diff)
-    if mode is Mode.APPLY and result.new_text is not None:
+    if mode is Mode.APPLY and result.new_text is not None and source is not None:
         try:
             atomic_write(Path(path), encode_source(result.new_text, encoding, bom), expected=source)
         except FileChanged as exc:
@@ -197,7 +223,7 @@ def process_file(path: str, settings: Settings, mode: Mode) -> FileOutcome:
             diag = _file_diag(path, "PPO901", f"cannot write: {reason}")
             return FileOutcome(path, True, (diag, *diagnostics))
         return FileOutcome(path, True, diagnostics, result.fixed, written=True)
-    if mode is Mode.ADD_NOQA and diagnostics:
+    if mode is Mode.ADD_NOQA and diagnostics and source is not None:
         from ppo_migrate.noqa import add_noqa
 
         new_text, added = add_noqa(text, diagnostics)

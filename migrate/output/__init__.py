@@ -1,1 +1,41 @@
-"""One emitter per output format."""
+"""One emitter per output format.
+
+Every emitter has the signature ``emit(diagnostics, stream, *, root)``:
+
+* ``diagnostics``: ``Sequence[Diagnostic]``, already sorted by path, line, column;
+* ``stream``: a text stream to write to;
+* ``root``: ``pathlib.Path`` that repository-relative paths are relative to
+  (the project root, or the working directory).
+
+Modules are imported only when their format is asked for.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TextIO
+
+from ppo_migrate.diagnostics import Diagnostic
+
+FORMATS = ("concise", "json", "github", "sarif", "junit")
+
+Emitter = Callable[..., None]
+
+
+def get_emitter(name: str) -> Emitter:
+    """The ``emit`` function of format ``name``.
+
+    Raises:
+        ValueError: ``name`` is not one of :data:`FORMATS`.
+    """
+    if name not in FORMATS:
+        raise ValueError(f"unknown output format {name!r}; choose from {', '.join(FORMATS)}")
+    module = importlib.import_module(f"ppo_migrate.output.{name}_format")
+    return module.emit
+
+
+def emit(name: str, diagnostics: Sequence[Diagnostic], stream: TextIO, *, root: Path) -> None:
+    """Write ``diagnostics`` to ``stream`` in format ``name``."""
+    get_emitter(name)(diagnostics, stream, root=root)

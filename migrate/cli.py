@@ -1,0 +1,374 @@
+"""The ``ppo-migrate`` command line: parsing, printing and exit codes only.
+
+Exit codes follow ruff: 0 nothing found, 1 findings remain (or, with
+``apply --diff``, there would be a change), 2 usage or configuration errors and
+internal crashes, 130 interrupted by Ctrl-C.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import click
+
+from ppo_migrate import __version__
+
+EXIT_OK, EXIT_FINDINGS, EXIT_ERROR, EXIT_INTERRUPTED = 0, 1, 2, 130
+
+
+def _fail(message: str) -> None:
+    """Print a one-line error and exit 2."""
+    click.echo(f"ppo-migrate: error: {message}", err=True)
+    sys.exit(EXIT_ERROR)
+
+
+def _codes(values: Sequence[str]) -> tuple[str, ...] | None:
+    """Split repeated / comma-separated rule codes (``--select PPO001,PPO002``)."""
+    if not values:
+        return None
+    return tuple(c.strip().upper() for v in values for c in v.split(",") if c.strip())
+
+
+def _common_options(func: Callable) -> Callable:
+    options = [
+        click.argument("paths", nargs=-1, type=click.Path(path_type=str)),
+        click.option(
+            "--target",
+            "targets",
+            multiple=True,
+            metavar="QUALNAME",
+            help="Qualified name of the runtime function (repeatable); replaces the defaults.",
+        ),
+        click.option(
+            "--extend-target",
+            "extend_targets",
+            multiple=True,
+            metavar="QUALNAME",
+            help="Another qualified name of the runtime function (repeatable).",
+        ),
+        click.option(
+            "--config-name",
+            "config_names",
+            multiple=True,
+            metavar="NAME",
+            help="A name that holds the training config (repeatable; default: config, cfg).",
+        ),
+        click.option(
+            "--keyword/--positional",
+            default=None,
+            help="Write get_ppo_ray_runtime_env(config=...) instead of a positional argument.",
+        ),
+        click.option("--select", multiple=True, metavar="CODES", help="Rule codes to enable."),
+        click.option("--ignore", multiple=True, metavar="CODES", help="Rule codes to disable."),
+        click.option(
+            "--exclude", multiple=True, metavar="PATTERN", help="Replace the exclude patterns."
+        ),
+        click.option(
+            "--extend-exclude", multiple=True, metavar="PATTERN", help="Add exclude patterns."
+        ),
+        click.option(
+            "--force-exclude/--no-force-exclude",
+            default=None,
+            help="Apply excludes to paths named on the command line too.",
+        ),
+        click.option(
+            "--respect-gitignore/--no-respect-gitignore",
+            default=None,
+            help="Skip what .gitignore files ignore (default: on).",
+        ),
+        click.option(
+            "--output-format",
+            type=click.Choice(["concise", "json", "github", "sarif", "junit"]),
+            default=None,
+            help="Output format (default: concise, or output-format in pyproject.toml).",
+        ),
+        click.option(
+            "--jobs",
+            "-j",
+            type=click.IntRange(min=1),
+            default=None,
+            help="Worker processes (default: the number of CPUs).",
+        ),
+        click.option("--no-progress", is_flag=True, help="Never show a progress bar."),
+        click.option("--show-files", is_flag=True, help="List the files that would be checked."),
+        click.option(
+            "--stdin-filename",
+            metavar="NAME",
+            default=None,
+            help="With '-' as the path: lint standard input as if it were NAME.",
+        ),
+    ]
+    for option in reversed(options):
+        func = option(func)
+    return func
+
+
+def _load(paths: Sequence[str], opts: dict):
+    from ppo_migrate.settings import ConfigError, load_settings
+
+    overrides = {
+        "targets": tuple(opts["targets"]) or None,
+        "extend_targets": tuple(opts["extend_targets"]) or None,
+        "config_names": tuple(opts["config_names"]) or None,
+        "keyword": opts["keyword"],
+        "select": _codes(opts["select"]),
+        "ignore": _codes(opts["ignore"]),
+        "exclude": tuple(opts["exclude"]) or None,
+        "extend_exclude": tuple(opts["extend_exclude"]) or None,
+        "force_exclude": opts["force_exclude"],
+        "respect_gitignore": opts["respect_gitignore"],
+        "output_format": opts["output_format"],
+    }
+    try:
+        return load_settings(paths or ["."], **overrides)
+    except ConfigError as exc:
+        _fail(str(exc))
+
+
+def _discover(paths: Sequence[str], settings) -> list[str]:
+    from ppo_migrate.discovery import discover
+
+    try:
+        return [os.fspath(p) for p in discover(paths or ["."], settings)]
+    except (FileNotFoundError, NotADirectoryError, PermissionError) as exc:
+        _fail(str(exc) if str(exc) else f"{exc!r}")
+    return []  # unreachable
+
+
+def _progress(total_files: int, no_progress: bool) -> Callable[[int, int, str], None] | None:
+    """A stderr progress line, only on a TTY, never in CI, only for long runs."""
+    if no_progress or os.environ.get("CI") or not sys.stderr.isatty():
+        return None
+    import time
+
+    start = time.monotonic()
+    state = {"shown": False}
+
+    def show(done: int, total: int, path: str) -> None:
+        if not state["shown"] and total < 200 and time.monotonic() - start < 1.0:
+            return
+        state["shown"] = True
+        width = 30
+        filled = width * done // max(total, 1)
+        sys.stderr.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total}")
+        if done == total:
+            sys.stderr.write("\r" + " " * (width + 24) + "\r")
+        sys.stderr.flush()
+
+    return show
+
+
+def _root(settings) -> Path:
+    return Path(settings.project_root) if settings.project_root else Path.cwd()
+
+
+def _guard(func: Callable) -> Callable:
+    """Turn Ctrl-C into exit 130 and crashes into a one-line error with exit 2."""
+
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        try:
+            return func(*args, **kwargs)
+        except KeyboardInterrupt:
+            click.echo("ppo-migrate: interrupted", err=True)
+            sys.exit(EXIT_INTERRUPTED)
+        except (SystemExit, click.exceptions.Exit, click.ClickException):
+            raise
+        except Exception as exc:  # an internal crash is exit 2, never a pass
+            click.echo(f"ppo-migrate: internal error: {type(exc).__name__}: {exc}", err=True)
+            sys.exit(EXIT_ERROR)
+
+    return wrapper
+
+
+def _stdin(settings, name: str | None, mode):
+    from ppo_migrate.runner import process_data
+
+    data = sys.stdin.buffer.read()
+    return process_data(name or "-", data, settings, mode)
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="ppo-migrate")
+def cli() -> None:
+    """Migrate configless get_ppo_ray_runtime_env() calls (verl PR #6976).
+
+    \b
+      ppo-migrate check src/     lint: exit 1 while a configless call remains
+      ppo-migrate apply src/     pass the config in scope at every call
+      ppo-migrate rule PPO002    a rule's documentation
+      ppo-migrate env cfg.yaml   the runtime_env a training config yields
+    """
+
+
+@cli.command()
+@_common_options
+@click.option("--exit-zero", is_flag=True, help="Exit 0 even when findings remain.")
+@click.option("--add-noqa", is_flag=True, help="Write '# noqa: CODE' onto each finding.")
+@click.option("--list-rules", is_flag=True, help="List the rule codes and exit.")
+@_guard
+def check(paths: tuple[str, ...], exit_zero: bool, add_noqa: bool, list_rules: bool, **opts) -> None:
+    """Report configless calls of the runtime function; exit 1 while one remains."""
+    if list_rules:
+        _list_rules()
+        return
+    from ppo_migrate.output import emit
+    from ppo_migrate.runner import Mode, run
+
+    settings = _load(paths, opts)
+    mode = Mode.ADD_NOQA if add_noqa else Mode.CHECK
+    if paths == ("-",):
+        outcomes = [_stdin(settings, opts["stdin_filename"], Mode.CHECK)]
+        diagnostics = [d for o in outcomes for d in o.diagnostics]
+        errors = [o.internal_error for o in outcomes if o.internal_error]
+        interrupted = False
+    else:
+        files = _discover(paths, settings)
+        if opts["show_files"]:
+            for f in files:
+                click.echo(f)
+            return
+        result = run(
+            files,
+            settings,
+            mode,
+            jobs=opts["jobs"],
+            progress=_progress(len(files), opts["no_progress"]),
+        )
+        if result.interrupted:
+            raise KeyboardInterrupt
+        diagnostics, errors = result.diagnostics, result.internal_errors
+        if add_noqa:
+            added = sum(o.noqa_added for o in result.outcomes)
+            click.echo(f"Added {added} noqa directive{'s' if added != 1 else ''}.", err=True)
+    emit(settings.output_format, diagnostics, sys.stdout, root=_root(settings))
+    for e in errors:
+        click.echo(f"ppo-migrate: {e}", err=True)
+    if errors:
+        sys.exit(EXIT_ERROR)
+    if diagnostics and not exit_zero:
+        sys.exit(EXIT_FINDINGS)
+
+
+@cli.command()
+@_common_options
+@click.option("--diff", is_flag=True, help="Write nothing; print a unified diff of the rewrite.")
+@_guard
+def apply(paths: tuple[str, ...], diff: bool, **opts) -> None:
+    """Pass the config in scope to every configless call; list the calls with none."""
+    from ppo_migrate.output import emit
+    from ppo_migrate.runner import Mode, run
+
+    settings = _load(paths, opts)
+    mode = Mode.DIFF if diff else Mode.APPLY
+    concise = settings.output_format == "concise"
+    if paths == ("-",):
+        outcome = _stdin(settings, opts["stdin_filename"], Mode.DIFF if diff else Mode.FIX_STDOUT)
+        outcomes = [outcome]
+        if diff and outcome.diff:
+            click.echo(outcome.diff, nl=False)
+        elif not diff and outcome.new_data is not None:
+            sys.stdout.buffer.write(outcome.new_data)
+            sys.stdout.flush()
+        concise = False
+    else:
+        files = _discover(paths, settings)
+        if opts["show_files"]:
+            for f in files:
+                click.echo(f)
+            return
+        result = run(
+            files,
+            settings,
+            mode,
+            jobs=opts["jobs"],
+            progress=_progress(len(files), opts["no_progress"]),
+        )
+        if result.interrupted:
+            raise KeyboardInterrupt
+        outcomes = result.outcomes
+        for o in outcomes:
+            if diff and o.diff:
+                click.echo(o.diff, nl=False)
+            elif o.written and o.fixed:
+                calls = f"{o.fixed} call{'s' if o.fixed != 1 else ''}"
+                click.echo(f"Rewrote {o.path} ({calls})", err=not concise)
+    diagnostics = sorted((d for o in outcomes for d in o.diagnostics), key=lambda d: d.sort_key())
+    errors = [f"{o.path}: {o.internal_error}" for o in outcomes if o.internal_error]
+    fixed = sum(o.fixed for o in outcomes)
+    changed = sum(1 for o in outcomes if o.fixed)
+    if concise:
+        from ppo_migrate.output.concise_format import format_line
+
+        for d in diagnostics:
+            click.echo(format_line(d))
+    elif paths != ("-",) or settings.output_format != "concise":
+        emit(settings.output_format, diagnostics, sys.stdout, root=_root(settings))
+    verb = "Would rewrite" if diff else "Rewrote"
+    remaining = len(diagnostics)
+    summary = (
+        f"{verb} {fixed} call{'s' if fixed != 1 else ''} in {changed} "
+        f"file{'s' if changed != 1 else ''}; {remaining} "
+        f"finding{'s' if remaining != 1 else ''} remain{'s' if remaining == 1 else ''}."
+    )
+    click.echo(summary, err=not concise or paths == ("-",))
+    for e in errors:
+        click.echo(f"ppo-migrate: {e}", err=True)
+    if errors:
+        sys.exit(EXIT_ERROR)
+    if diagnostics or (diff and fixed):
+        sys.exit(EXIT_FINDINGS)
+
+
+def _list_rules() -> None:
+    from ppo_migrate.diagnostics import RULES
+
+    for rule in RULES.values():
+        fix = "[*]" if rule.fixable else "   "
+        click.echo(f"{rule.code} {fix} {rule.name}: {rule.summary}")
+
+
+@cli.command()
+@click.argument("code", required=False)
+@click.option("--all", "show_all", is_flag=True, help="List every rule.")
+@_guard
+def rule(code: str | None, show_all: bool) -> None:
+    """Print a rule's documentation (or list the rules)."""
+    from ppo_migrate.diagnostics import RULES
+
+    if code is None or show_all:
+        _list_rules()
+        return
+    r = RULES.get(code.upper())
+    if r is None:
+        _fail(f"unknown rule code {code!r}; see `ppo-migrate rule --all`")
+    assert r is not None
+    what, _, why = r.description.partition("\n\n")
+    click.echo(f"# {r.name} ({r.code})\n")
+    click.echo("Fix is always available.\n" if r.fixable else "Fix is not available.\n")
+    click.echo(f"## What it does\n{what}\n")
+    if why:
+        click.echo(f"## Why is this bad?\n{why}\n")
+    click.echo(f"## How to fix\n{r.fix}\n")
+    if r.example:
+        click.echo(f"## Example\n```python\n{r.example.rstrip()}\n```")
+
+
+def _register_optional_commands() -> None:
+    try:
+        from ppo_migrate.envcmd import env_command
+    except ImportError:  # pragma: no cover - during development only
+        return
+    cli.add_command(env_command)
+
+
+_register_optional_commands()
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """Console-script entry point (``ppo-migrate``)."""
+    cli.main(args=list(argv) if argv is not None else None, prog_name="ppo-migrate")
