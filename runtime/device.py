@@ -180,7 +180,7 @@ def resolve_device_capability(override: CapabilityOverride = None) -> Capability
         return probe_device_capability()
     if isinstance(override, str):
         if override.strip().lower() == CAPABILITY_UNKNOWN:
-            return CapabilityProbe(None, "unknown", "device_capability='unknown' was passed")
+            return CapabilityProbe(None, "unknown", "not probed: device_capability='unknown' (ppo-migrate env --no-gpu)")
         pair = parse_capability(override)
     elif isinstance(override, Sequence):
         pair = _validate_pair(override)

@@ -332,7 +332,7 @@ def ppo_ray_runtime_env_report(
         comps, device_capability, override
     )
     wanted: list[tuple[str, str | None, Reason, str]] = [
-        (name, value, Reason.BASE_DEFAULT, "base default (verl constants_ppo.py)")
+        (name, value, Reason.BASE_DEFAULT, "set for every run (verl constants_ppo.py)")
         for name, value in _BASE.items()
     ]
     wanted.append((CUDA_DEVICE_MAX_CONNECTIONS, cuda_value, cuda_reason, cuda_detail))
