@@ -48,6 +48,7 @@ DICTCONFIG_NAMES = frozenset({"omegaconf.DictConfig", "omegaconf.dictconfig.Dict
 Pos = tuple[int, int]  # (line 1-based, column 0-based), LibCST's CodeRange start/end
 _ALWAYS: Pos = (0, 0)
 _NEVER: Pos = (1 << 62, 0)
+_END_OF_MODULE: Pos = (1 << 61, 0)  # "any time": later than every real position
 
 
 @dataclass(frozen=True)
@@ -168,7 +169,7 @@ class ConfigResolver:
         for name in self._config_names:
             if name in blocked:
                 continue
-            state = self._state(glob, name, _NEVER if in_function else at, always=False)
+            state = self._state(glob, name, _END_OF_MODULE if in_function else at, always=False)
             if state == "bound":
                 return ConfigInScope(name, "global")
         return None

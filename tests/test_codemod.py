@@ -1,0 +1,498 @@
+"""Before/after tests of the LibCST pass, compared byte for byte.
+
+One case per import form and per scoping rule of issue #3; every rewritten
+output must also parse. LibCST's own ``assertCodemod`` normalises whitespace,
+so these compare exact strings instead.
+"""
+
+from __future__ import annotations
+
+import ast
+import textwrap
+
+import pytest
+
+from ppo_migrate.codemod import configless_kind, process_text
+from ppo_migrate.settings import Settings
+
+IMP = "from verl.trainer.constants_ppo import get_ppo_ray_runtime_env\n"
+
+
+def run(src: str, **settings) -> tuple[str, list[tuple[int, str, str]]]:
+    """(rewritten text, [(line, code, scope)]) for ``src``."""
+    src = textwrap.dedent(src)
+    result = process_text(src, "mod.py", Settings(**settings), fix=True)
+    out = src if result.new_text is None else result.new_text
+    ast.parse(out)  # every output parses
+    return out, [(d.line, d.code, d.scope) for d in result.diagnostics]
+
+
+def rewrite(before: str, after: str, **settings) -> None:
+    out, diags = run(before, **settings)
+    assert out == textwrap.dedent(after)
+    assert all(code != "PPO001" for _, code, _ in diags)
+    # a second run changes nothing
+    again, _ = run(out, **settings)
+    assert again == out
+
+
+def untouched(src: str, **settings) -> list[tuple[int, str, str]]:
+    out, diags = run(src, **settings)
+    assert out == textwrap.dedent(src)
+    return diags
+
+
+# --------------------------------------------------------------------- import forms
+
+IMPORT_FORMS = {
+    "from-import": (
+        IMP + "def f(config):\n    get_ppo_ray_runtime_env()\n",
+        IMP + "def f(config):\n    get_ppo_ray_runtime_env(config)\n",
+    ),
+    "from-import-as": (
+        "from verl.trainer.constants_ppo import get_ppo_ray_runtime_env as g\n"
+        "def f(config):\n    g()\n",
+        "from verl.trainer.constants_ppo import get_ppo_ray_runtime_env as g\n"
+        "def f(config):\n    g(config)\n",
+    ),
+    "from-package-import-module": (
+        "from verl.trainer import constants_ppo\n"
+        "def f(config):\n    constants_ppo.get_ppo_ray_runtime_env()\n",
+        "from verl.trainer import constants_ppo\n"
+        "def f(config):\n    constants_ppo.get_ppo_ray_runtime_env(config)\n",
+    ),
+    "import-as": (
+        "import verl.trainer.constants_ppo as c\ndef f(config):\n    c.get_ppo_ray_runtime_env()\n",
+        "import verl.trainer.constants_ppo as c\n"
+        "def f(config):\n    c.get_ppo_ray_runtime_env(config)\n",
+    ),
+    "fully-dotted": (
+        "import verl.trainer.constants_ppo\n"
+        "def f(config):\n    verl.trainer.constants_ppo.get_ppo_ray_runtime_env()\n",
+        "import verl.trainer.constants_ppo\n"
+        "def f(config):\n    verl.trainer.constants_ppo.get_ppo_ray_runtime_env(config)\n",
+    ),
+    "function-local-import": (
+        "def f(config):\n"
+        "    from verl.trainer.constants_ppo import get_ppo_ray_runtime_env\n"
+        "    return get_ppo_ray_runtime_env()\n",
+        "def f(config):\n"
+        "    from verl.trainer.constants_ppo import get_ppo_ray_runtime_env\n"
+        "    return get_ppo_ray_runtime_env(config)\n",
+    ),
+    "try-except-importerror-alternatives": (
+        "try:\n    from verl.trainer.constants_ppo import get_ppo_ray_runtime_env\n"
+        "except ImportError:\n    from verl.trainer.main_ppo import get_ppo_ray_runtime_env\n"
+        "def f(config):\n    get_ppo_ray_runtime_env()\n",
+        "try:\n    from verl.trainer.constants_ppo import get_ppo_ray_runtime_env\n"
+        "except ImportError:\n    from verl.trainer.main_ppo import get_ppo_ray_runtime_env\n"
+        "def f(config):\n    get_ppo_ray_runtime_env(config)\n",
+    ),
+    "star-import": (
+        "from verl.trainer.constants_ppo import *\ndef f(config):\n    get_ppo_ray_runtime_env()\n",
+        "from verl.trainer.constants_ppo import *\n"
+        "def f(config):\n    get_ppo_ray_runtime_env(config)\n",
+    ),
+    "main_ppo-re-export": (
+        "from verl.trainer.main_ppo import get_ppo_ray_runtime_env\n"
+        "def f(config):\n    get_ppo_ray_runtime_env()\n",
+        "from verl.trainer.main_ppo import get_ppo_ray_runtime_env\n"
+        "def f(config):\n    get_ppo_ray_runtime_env(config)\n",
+    ),
+    "ppo_runtime": (
+        "from ppo_runtime import get_ppo_ray_runtime_env\ndef f(config):\n    get_ppo_ray_runtime_env()\n",
+        "from ppo_runtime import get_ppo_ray_runtime_env\n"
+        "def f(config):\n    get_ppo_ray_runtime_env(config)\n",
+    ),
+}
+
+
+@pytest.mark.parametrize("form", sorted(IMPORT_FORMS))
+def test_import_form(form: str) -> None:
+    before, after = IMPORT_FORMS[form]
+    rewrite(before, after)
+
+
+def _package(tmp_path, layout: dict[str, str]):
+    for rel, text in layout.items():
+        p = tmp_path / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(text)
+
+
+def test_relative_import_one_level(tmp_path) -> None:
+    _package(tmp_path, {"verl/__init__.py": "", "verl/trainer/__init__.py": ""})
+    path = tmp_path / "verl/trainer/main_x.py"
+    src = "from .constants_ppo import get_ppo_ray_runtime_env\ndef f(config):\n    get_ppo_ray_runtime_env()\n"
+    result = process_text(src, str(path), Settings(), fix=True)
+    assert result.new_text == src.replace("env()", "env(config)")
+
+
+def test_relative_import_two_levels(tmp_path) -> None:
+    _package(tmp_path, {"verl/__init__.py": "", "verl/trainer/__init__.py": "", "verl/utils/__init__.py": ""})
+    path = tmp_path / "verl/utils/ray_utils.py"
+    src = "from ..trainer import constants_ppo as c\ndef f(cfg):\n    c.get_ppo_ray_runtime_env()\n"
+    result = process_text(src, str(path), Settings(), fix=True)
+    assert result.new_text == src.replace("env()", "env(cfg)")
+
+
+def test_relative_import_past_top_package_is_a_diagnostic(tmp_path) -> None:
+    _package(tmp_path, {"pkg/__init__.py": ""})
+    path = tmp_path / "pkg/mod.py"
+    src = "from ...constants_ppo import get_ppo_ray_runtime_env\ndef f(config):\n    get_ppo_ray_runtime_env()\n"
+    result = process_text(src, str(path), Settings(), fix=True)
+    assert result.new_text is None
+    assert [(d.code, d.line) for d in result.diagnostics] == [("PPO903", 3)]
+
+
+def test_relative_import_of_another_module_is_not_a_target(tmp_path) -> None:
+    _package(tmp_path, {"mypkg/__init__.py": ""})
+    path = tmp_path / "mypkg/mod.py"
+    src = "from .constants_ppo import get_ppo_ray_runtime_env\ndef f(config):\n    get_ppo_ray_runtime_env()\n"
+    result = process_text(src, str(path), Settings(), fix=True)
+    assert result.new_text is None and result.diagnostics == ()
+
+
+# --------------------------------------------------------------------- not targets
+
+
+NOT_TARGETS = {
+    "local-definition": "def get_ppo_ray_runtime_env():\n    return {}\ndef f(config):\n    get_ppo_ray_runtime_env()\n",
+    "other-module": "from mylib.env import get_ppo_ray_runtime_env\ndef f(config):\n    get_ppo_ray_runtime_env()\n",
+    "unbound-name": "def f(config):\n    get_ppo_ray_runtime_env()\n",
+    "method-of-other-object": "def f(config, obj):\n    obj.get_ppo_ray_runtime_env()\n",
+    "star-import-from-other-module": "from mylib import *\ndef f(config):\n    get_ppo_ray_runtime_env()\n",
+    "definition-itself": "def get_ppo_ray_runtime_env(config=None):\n    return {'config': config}\n",
+    "passes-config": IMP + "def f(config):\n    get_ppo_ray_runtime_env(config)\n",
+    "passes-other-expression": IMP + "def f(config):\n    get_ppo_ray_runtime_env(config.trainer)\n",
+    "passes-star-args": IMP + "def f(config, *a):\n    get_ppo_ray_runtime_env(*a)\n",
+    "passes-double-star": IMP + "def f(config, **kw):\n    get_ppo_ray_runtime_env(**kw)\n",
+    "passes-config-keyword": IMP + "def f(config):\n    get_ppo_ray_runtime_env(config=config)\n",
+    "reference-not-call": IMP + "def f(config):\n    return get_ppo_ray_runtime_env\n",
+    "string-mention": "def f(config):\n    return 'get_ppo_ray_runtime_env()'\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(NOT_TARGETS))
+def test_not_a_target_or_not_configless_is_untouched(name: str) -> None:
+    assert untouched(NOT_TARGETS[name]) == []
+
+
+def test_conditional_binding_is_ambiguous_and_not_rewritten() -> None:
+    src = (
+        "try:\n    from verl.trainer.constants_ppo import get_ppo_ray_runtime_env\n"
+        "except ImportError:\n    def get_ppo_ray_runtime_env():\n        return {}\n"
+        "def f(config):\n    get_ppo_ray_runtime_env()\n"
+    )
+    assert untouched(src) == [(7, "PPO003", "f")]
+
+
+# --------------------------------------------------------------------- configless forms
+
+
+@pytest.mark.parametrize(
+    ("call", "expected"),
+    [
+        ("get_ppo_ray_runtime_env()", "get_ppo_ray_runtime_env(config)"),
+        ("get_ppo_ray_runtime_env(None)", "get_ppo_ray_runtime_env(config)"),
+        ("get_ppo_ray_runtime_env(config=None)", "get_ppo_ray_runtime_env(config=config)"),
+        ("get_ppo_ray_runtime_env( )", "get_ppo_ray_runtime_env( config)"),
+        ("get_ppo_ray_runtime_env(None, )", "get_ppo_ray_runtime_env(config, )"),
+    ],
+)
+def test_configless_forms(call: str, expected: str) -> None:
+    rewrite(IMP + f"def f(config):\n    {call}\n", IMP + f"def f(config):\n    {expected}\n")
+
+
+@pytest.mark.parametrize(
+    ("call", "expected"),
+    [
+        ("get_ppo_ray_runtime_env()", "get_ppo_ray_runtime_env(config=cfg)"),
+        ("get_ppo_ray_runtime_env(None)", "get_ppo_ray_runtime_env(config=cfg)"),
+        ("get_ppo_ray_runtime_env(config=None)", "get_ppo_ray_runtime_env(config=cfg)"),
+    ],
+)
+def test_keyword_setting(call: str, expected: str) -> None:
+    rewrite(IMP + f"def f(cfg):\n    {call}\n", IMP + f"def f(cfg):\n    {expected}\n", keyword=True)
+
+
+def test_multiline_call_keeps_comments_and_layout() -> None:
+    before = IMP + "def f(config):\n    ray.init(\n        runtime_env=get_ppo_ray_runtime_env(  # why\n        ),\n    )\n"
+    after = IMP + "def f(config):\n    ray.init(\n        runtime_env=get_ppo_ray_runtime_env(  # why\n        config),\n    )\n"
+    rewrite(before, after)
+
+
+def test_configless_kind_none_only_as_first_positional() -> None:
+    import libcst as cst
+
+    def kind(code: str):
+        return configless_kind(cst.parse_expression(code))  # type: ignore[arg-type]
+
+    assert kind("f()") == "empty"
+    assert kind("f(None)") == "none"
+    assert kind("f(config=None)") == "config=None"
+    assert kind("f(config=c)") is None
+    assert kind("f(c)") is None
+    assert kind("f(*a)") is None
+    assert kind("f(**k)") is None
+
+
+# --------------------------------------------------------------------- scoping rules
+
+
+def test_parameter_of_enclosing_function() -> None:
+    rewrite(IMP + "def f(cfg):\n    get_ppo_ray_runtime_env()\n", IMP + "def f(cfg):\n    get_ppo_ray_runtime_env(cfg)\n")
+
+
+def test_parameter_of_lambda() -> None:
+    rewrite(IMP + "h = lambda config: get_ppo_ray_runtime_env()\n", IMP + "h = lambda config: get_ppo_ray_runtime_env(config)\n")
+
+
+def test_default_value_runs_in_outer_scope() -> None:
+    src = IMP + "def f(config, env=get_ppo_ray_runtime_env()):\n    return env\n"
+    assert untouched(src) == [(2, "PPO002", "<module>")]
+
+
+def test_decorator_runs_in_outer_scope() -> None:
+    src = IMP + "@register(get_ppo_ray_runtime_env())\ndef f(config):\n    pass\n"
+    assert untouched(src) == [(2, "PPO002", "<module>")]
+
+
+def test_config_names_order_prefers_config_over_cfg() -> None:
+    rewrite(IMP + "def f(cfg, config):\n    get_ppo_ray_runtime_env()\n", IMP + "def f(cfg, config):\n    get_ppo_ray_runtime_env(config)\n")
+
+
+def test_config_names_setting() -> None:
+    rewrite(
+        IMP + "def f(trainer_conf):\n    get_ppo_ray_runtime_env()\n",
+        IMP + "def f(trainer_conf):\n    get_ppo_ray_runtime_env(trainer_conf)\n",
+        config_names=("trainer_conf",),
+    )
+
+
+@pytest.mark.parametrize(
+    "annotation",
+    ["DictConfig", "Optional[DictConfig]", "DictConfig | None", "omegaconf.DictConfig"],
+)
+def test_dictconfig_annotated_parameter_under_any_name(annotation: str) -> None:
+    head = IMP + "import omegaconf\nfrom typing import Optional\nfrom omegaconf import DictConfig\n"
+    rewrite(
+        head + f"def f(trainer: {annotation}):\n    get_ppo_ray_runtime_env()\n",
+        head + f"def f(trainer: {annotation}):\n    get_ppo_ray_runtime_env(trainer)\n",
+    )
+
+
+def test_dictconfig_annotation_resolved_by_qualified_name() -> None:
+    src = IMP + "class DictConfig: ...\ndef f(trainer: DictConfig):\n    get_ppo_ray_runtime_env()\n"
+    assert untouched(src) == [(4, "PPO002", "f")]
+
+
+@pytest.mark.parametrize(
+    ("binding", "expected"),
+    [
+        ("config = load()", "config"),
+        ("config: DictConfig = load()", "config"),
+        ("for config in configs: pass", "config"),
+        ("with open_config() as config: pass", "config"),
+        ("(config := load())", "config"),
+        ("import config", "config"),
+        ("from omegaconf import DictConfig as cfg", "cfg"),
+        ("[(cfg := c) for c in cs]", "cfg"),
+    ],
+)
+def test_earlier_local_binding(binding: str, expected: str) -> None:
+    rewrite(
+        IMP + f"def f():\n    {binding}\n    get_ppo_ray_runtime_env()\n",
+        IMP + f"def f():\n    {binding}\n    get_ppo_ray_runtime_env({expected})\n",
+    )
+
+
+def test_match_capture_binds() -> None:
+    rewrite(
+        IMP + "def f(x):\n    match x:\n        case {'c': cfg}:\n            get_ppo_ray_runtime_env()\n",
+        IMP + "def f(x):\n    match x:\n        case {'c': cfg}:\n            get_ppo_ray_runtime_env(cfg)\n",
+    )
+
+
+def test_match_as_capture_binds() -> None:
+    rewrite(
+        IMP + "def f(x):\n    match x:\n        case Cfg() as config:\n            get_ppo_ray_runtime_env()\n",
+        IMP + "def f(x):\n    match x:\n        case Cfg() as config:\n            get_ppo_ray_runtime_env(config)\n",
+    )
+
+
+def test_binding_after_call_does_not_count() -> None:
+    assert untouched(IMP + "def f():\n    get_ppo_ray_runtime_env()\n    config = load()\n") == [(3, "PPO002", "f")]
+
+
+def test_local_bound_later_hides_global() -> None:
+    src = IMP + "config = load()\ndef f():\n    get_ppo_ray_runtime_env()\n    config = 2\n"
+    assert untouched(src) == [(4, "PPO002", "f")]
+
+
+def test_annotation_without_value_binds_nothing() -> None:
+    src = IMP + "def f():\n    config: DictConfig\n    get_ppo_ray_runtime_env()\n"
+    assert untouched(src) == [(4, "PPO002", "f")]
+
+
+def test_assignment_from_the_call_itself_does_not_count() -> None:
+    src = IMP + "def f():\n    config = get_ppo_ray_runtime_env()\n"
+    assert untouched(src) == [(3, "PPO002", "f")]
+
+
+def test_del_undoes_binding() -> None:
+    src = IMP + "def f(config):\n    del config\n    get_ppo_ray_runtime_env()\n"
+    assert untouched(src) == [(4, "PPO002", "f")]
+
+
+def test_rebinding_after_del_counts() -> None:
+    rewrite(
+        IMP + "def f(config):\n    del config\n    config = 1\n    get_ppo_ray_runtime_env()\n",
+        IMP + "def f(config):\n    del config\n    config = 1\n    get_ppo_ray_runtime_env(config)\n",
+    )
+
+
+def test_except_as_binding_only_inside_handler() -> None:
+    rewrite(
+        IMP + "def f():\n    try:\n        pass\n    except E as cfg:\n        get_ppo_ray_runtime_env()\n",
+        IMP + "def f():\n    try:\n        pass\n    except E as cfg:\n        get_ppo_ray_runtime_env(cfg)\n",
+    )
+    src = IMP + "def f():\n    try:\n        pass\n    except E as cfg:\n        pass\n    get_ppo_ray_runtime_env()\n"
+    assert untouched(src) == [(7, "PPO002", "f")]
+
+
+def test_closure_variable() -> None:
+    rewrite(
+        IMP + "def main(config):\n    def init_cluster():\n        get_ppo_ray_runtime_env()\n    init_cluster()\n",
+        IMP + "def main(config):\n    def init_cluster():\n        get_ppo_ray_runtime_env(config)\n    init_cluster()\n",
+    )
+
+
+def test_scope_qualified_name_of_nested_function() -> None:
+    src = IMP + "def main():\n    def init_cluster():\n        get_ppo_ray_runtime_env()\n"
+    assert untouched(src) == [(4, "PPO002", "main.<locals>.init_cluster")]
+
+
+def test_comprehension_variable_inside_comprehension() -> None:
+    rewrite(
+        IMP + "def f(cfgs):\n    return [get_ppo_ray_runtime_env() for cfg in cfgs]\n",
+        IMP + "def f(cfgs):\n    return [get_ppo_ray_runtime_env(cfg) for cfg in cfgs]\n",
+    )
+
+
+def test_comprehension_variable_not_visible_after() -> None:
+    src = IMP + "def f(cfgs):\n    [c for cfg in cfgs]\n    get_ppo_ray_runtime_env()\n"
+    assert untouched(src) == [(4, "PPO002", "f")]
+
+
+def test_class_body_name_directly_in_class_body() -> None:
+    rewrite(
+        IMP + "class Launcher:\n    config = load()\n    ENV = get_ppo_ray_runtime_env()\n",
+        IMP + "class Launcher:\n    config = load()\n    ENV = get_ppo_ray_runtime_env(config)\n",
+    )
+
+
+def test_class_body_name_not_visible_in_methods() -> None:
+    src = IMP + "class Launcher:\n    cfg = load()\n    @staticmethod\n    def start():\n        get_ppo_ray_runtime_env()\n"
+    assert untouched(src) == [(6, "PPO002", "Launcher.start")]
+
+
+def test_self_attribute_assigned_in_a_method() -> None:
+    rewrite(
+        IMP + "class TaskRunner:\n    def __init__(self, c):\n        self.config = c\n    def run(self):\n        get_ppo_ray_runtime_env()\n",
+        IMP + "class TaskRunner:\n    def __init__(self, c):\n        self.config = c\n    def run(self):\n        get_ppo_ray_runtime_env(self.config)\n",
+    )
+
+
+def test_self_attribute_declared_in_class_body() -> None:
+    rewrite(
+        IMP + "@dataclass\nclass Runner:\n    cfg: DictConfig\n    def run(self):\n        get_ppo_ray_runtime_env()\n",
+        IMP + "@dataclass\nclass Runner:\n    cfg: DictConfig\n    def run(self):\n        get_ppo_ray_runtime_env(self.cfg)\n",
+    )
+
+
+def test_self_attribute_not_for_static_or_class_methods() -> None:
+    src = (
+        IMP + "class R:\n    def __init__(self, c):\n        self.config = c\n"
+        "    @staticmethod\n    def s():\n        get_ppo_ray_runtime_env()\n"
+        "    @classmethod\n    def k(cls):\n        get_ppo_ray_runtime_env()\n"
+    )
+    assert untouched(src) == [(7, "PPO002", "R.s"), (10, "PPO002", "R.k")]
+
+
+def test_self_attribute_when_class_never_assigns_it() -> None:
+    src = IMP + "class R:\n    def run(self):\n        get_ppo_ray_runtime_env()\n"
+    assert untouched(src) == [(4, "PPO002", "R.run")]
+
+
+def test_function_scope_wins_over_self_attribute() -> None:
+    rewrite(
+        IMP + "class R:\n    def __init__(self, c):\n        self.config = c\n    def run(self, cfg):\n        get_ppo_ray_runtime_env()\n",
+        IMP + "class R:\n    def __init__(self, c):\n        self.config = c\n    def run(self, cfg):\n        get_ppo_ray_runtime_env(cfg)\n",
+    )
+
+
+def test_self_attribute_wins_over_global() -> None:
+    rewrite(
+        IMP + "config = 1\nclass R:\n    def __init__(self, c):\n        self.cfg = c\n    def run(self):\n        get_ppo_ray_runtime_env()\n",
+        IMP + "config = 1\nclass R:\n    def __init__(self, c):\n        self.cfg = c\n    def run(self):\n        get_ppo_ray_runtime_env(self.cfg)\n",
+    )
+
+
+def test_global_bound_anywhere_for_calls_inside_functions() -> None:
+    rewrite(
+        IMP + "def f():\n    get_ppo_ray_runtime_env()\nconfig = load()\n",
+        IMP + "def f():\n    get_ppo_ray_runtime_env(config)\nconfig = load()\n",
+    )
+
+
+def test_global_bound_earlier_for_module_level_calls() -> None:
+    rewrite(IMP + "config = load()\nget_ppo_ray_runtime_env()\n", IMP + "config = load()\nget_ppo_ray_runtime_env(config)\n")
+    assert untouched(IMP + "get_ppo_ray_runtime_env()\nconfig = load()\n") == [(2, "PPO002", "<module>")]
+
+
+def test_global_declaration_is_respected() -> None:
+    rewrite(
+        IMP + "def setup():\n    global cfg\n    cfg = load()\ndef f():\n    get_ppo_ray_runtime_env()\n",
+        IMP + "def setup():\n    global cfg\n    cfg = load()\ndef f():\n    get_ppo_ray_runtime_env(cfg)\n",
+    )
+
+
+def test_global_declaration_skips_local_scope() -> None:
+    rewrite(
+        IMP + "config = 1\ndef f():\n    global config\n    get_ppo_ray_runtime_env()\n    config = 2\n",
+        IMP + "config = 1\ndef f():\n    global config\n    get_ppo_ray_runtime_env(config)\n    config = 2\n",
+    )
+
+
+def test_noqa_suppresses_and_prevents_the_fix() -> None:
+    src = IMP + "def f(config):\n    get_ppo_ray_runtime_env()  # noqa: PPO001\n"
+    assert untouched(src) == []
+    src = IMP + "def f():\n    get_ppo_ray_runtime_env()  # noqa\n"
+    assert untouched(src) == []
+    src = IMP + "def f():\n    get_ppo_ray_runtime_env()  # noqa: PPO001\n"
+    assert untouched(src) == [(3, "PPO002", "f")]
+
+
+def test_module_level_scope_name_and_positions() -> None:
+    src = IMP + "x = 1; get_ppo_ray_runtime_env()\n"
+    result = process_text(src, "m.py", Settings(), fix=False)
+    (d,) = result.diagnostics
+    assert (d.line, d.column, d.end_line, d.end_column, d.scope) == (2, 8, 2, 33, "<module>")
+
+
+def test_columns_are_code_points() -> None:
+    src = IMP + "def f(config):\n    é = 'ü'; get_ppo_ray_runtime_env()\n"
+    (d,) = process_text(src, "m.py", Settings(), fix=False).diagnostics
+    assert (d.line, d.column) == (3, 14)
+    assert d.fix is not None
+    (edit,) = d.fix.edits
+    assert (edit.content, edit.line, edit.column, edit.end_column) == ("config", 3, 38, 38)
+
+
+def test_custom_target() -> None:
+    rewrite(
+        "from mylab.env import make_env\ndef f(config):\n    make_env()\n",
+        "from mylab.env import make_env\ndef f(config):\n    make_env(config)\n",
+        targets=("mylab.env.make_env",),
+    )
