@@ -1,0 +1,78 @@
+"""``ppo-migrate apply fixtures/legacy`` reproduces ``fixtures/migrated`` byte for byte."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from conftest import FIXTURES, run_cli
+
+EXPECTED_REMAINING = [
+    "tests/test_ray_runtime_env.py:9:11: PPO002",
+    "tests/test_ray_runtime_env.py:15:32: PPO002",
+    "verl/trainer/ppo_compat.py:12:12: PPO003",
+    "verl/workers/rollout/server.py:16:21: PPO002",
+]
+EXPECTED_REWRITTEN = [
+    "recipe/dapo/main_dapo.py",
+    "recipe/prime/main_prime.py",
+    "recipe/spin/main_spin.py",
+    "scripts/launch_offline.py",
+    "verl/trainer/main_eval.py",
+    "verl/trainer/main_ppo.py",
+    "verl/utils/ray_utils.py",
+]
+
+
+def _tree(root: Path) -> dict[str, bytes]:
+    return {
+        str(p.relative_to(root)): p.read_bytes()
+        for p in sorted(root.rglob("*"))
+        if p.is_file() and "__pycache__" not in p.parts
+    }
+
+
+def test_apply_reproduces_migrated_tree_byte_for_byte(tmp_path: Path) -> None:
+    work = tmp_path / "legacy"
+    shutil.copytree(FIXTURES / "legacy", work)
+    proc = run_cli("apply", ".", "--jobs", "2", cwd=work)
+    assert proc.returncode == 1, proc.stderr
+    assert _tree(work) == _tree(FIXTURES / "migrated")
+    rewritten = [line.split()[1] for line in proc.stdout.splitlines() if line.startswith("Rewrote ") and "(" in line and ":" not in line]
+    assert rewritten == EXPECTED_REWRITTEN
+    remaining = [" ".join(line.split()[:2]) for line in proc.stdout.splitlines() if ": PPO" in line]
+    assert remaining == EXPECTED_REMAINING
+    assert "Rewrote 7 calls in 7 files; 4 findings remain." in proc.stdout
+
+    second = run_cli("apply", ".", cwd=work)
+    assert second.returncode == 1
+    assert "Rewrote 0 calls in 0 files; 4 findings remain." in second.stdout
+    assert _tree(work) == _tree(FIXTURES / "migrated")
+
+
+def test_check_on_legacy_lists_fixable_and_remaining() -> None:
+    proc = run_cli("check", "fixtures/legacy", cwd=FIXTURES.parent)
+    assert proc.returncode == 1
+    lines = [line for line in proc.stdout.splitlines() if ": PPO" in line]
+    assert len(lines) == 11
+    assert sum(" PPO001 [*] " in line for line in lines) == 7
+    assert proc.stdout.rstrip().endswith("[*] 7 fixable with `ppo-migrate apply`.")
+
+
+def test_diff_writes_nothing(tmp_path: Path) -> None:
+    work = tmp_path / "legacy"
+    shutil.copytree(FIXTURES / "legacy", work)
+    before = _tree(work)
+    proc = run_cli("apply", "--diff", ".", cwd=work)
+    assert proc.returncode == 1
+    assert _tree(work) == before
+    assert "--- a/verl/trainer/main_ppo.py" in proc.stdout
+    assert "+        default_runtime_env = get_ppo_ray_runtime_env(config)" in proc.stdout
+    assert "Would rewrite 7 calls in 7 files" in proc.stdout
+
+
+def test_migrated_tree_only_keeps_the_entry_points() -> None:
+    proc = run_cli("check", "fixtures/migrated", cwd=FIXTURES.parent)
+    assert proc.returncode == 1
+    found = [" ".join(line.split()[:2]) for line in proc.stdout.splitlines() if ": PPO" in line]
+    assert found == [f"fixtures/migrated/{x}" for x in EXPECTED_REMAINING]
