@@ -175,14 +175,12 @@ def process_data(
         )
     except ParserSyntaxError as exc:
         message = str(exc.message).splitlines()[0] if exc.message else "invalid syntax"
+        line, column = exc.raw_line, exc.raw_column + 1
+        precise = _python_syntax_error(text, path)
+        if precise is not None:  # LibCST's native parser points at the next token
+            message, line, column = precise
         return FileOutcome(
-            path,
-            True,
-            (
-                _file_diag(
-                    path, "PPO902", f"syntax error: {message}", exc.raw_line, exc.raw_column + 1
-                ),
-            ),
+            path, True, (_file_diag(path, "PPO902", f"syntax error: {message}", line, column),)
         )
     except RecursionError:
         return FileOutcome(
@@ -240,6 +238,34 @@ def process_data(
                 )
         return FileOutcome(path, True, (), written=bool(added), noqa_added=added)
     return FileOutcome(path, True, diagnostics)
+
+
+def _python_syntax_error(text: str, path: str) -> tuple[str, int, int] | None:
+    """Python's own message and 1-based position for a syntax error, if it sees one.
+
+    LibCST's native parser reports the line after the error with column 0 (its
+    message names the next token), so the position of a PPO902 comes from the
+    running interpreter's parser when it also rejects the text.
+
+    Args:
+        text: the decoded source.
+        path: the display path (for the compile call only).
+
+    Returns:
+        ``(message, line, column)`` (column in code points), or ``None`` when
+        Python accepts the text or gives no position.
+    """
+    import ast
+
+    try:
+        compile(text, path, "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
+    except SyntaxError as exc:
+        if not exc.lineno:
+            return None
+        return exc.msg or "invalid syntax", exc.lineno, max(exc.offset or 1, 1)
+    except (ValueError, RecursionError, MemoryError, OverflowError):
+        return None
+    return None
 
 
 def _is_parse_failure(exc: Exception) -> bool:
