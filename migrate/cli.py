@@ -257,8 +257,9 @@ def check(paths: tuple[str, ...], exit_zero: bool, add_noqa: bool, list_rules: b
 @cli.command()
 @_common_options
 @click.option("--diff", is_flag=True, help="Write nothing; print a unified diff of the rewrite.")
+@click.option("--exit-zero", is_flag=True, help="Exit 0 even when findings remain.")
 @_guard
-def apply(paths: tuple[str, ...], diff: bool, **opts) -> None:
+def apply(paths: tuple[str, ...], diff: bool, exit_zero: bool, **opts) -> None:
     """Pass the config in scope to every configless call; list the calls with none."""
     from ppo_migrate.output import emit
     from ppo_migrate.runner import Mode, run
@@ -320,7 +321,7 @@ def apply(paths: tuple[str, ...], diff: bool, **opts) -> None:
         click.echo(f"ppo-migrate: {e}", err=True)
     if errors:
         sys.exit(EXIT_ERROR)
-    if diagnostics or (diff and fixed):
+    if (diagnostics or (diff and fixed)) and not exit_zero:
         sys.exit(EXIT_FINDINGS)
 
 
