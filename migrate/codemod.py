@@ -254,8 +254,11 @@ class _Pass(cst.CSTVisitor):
                 _Finding(
                     node,
                     "PPO003",
-                    f"`{callee}()` may or may not be the runtime function "
-                    f"(bound to {', '.join(resolved)}); not rewritten",
+                    f"`{callee}()` may or may not be the runtime function: it is bound to "
+                    + " or ".join(
+                        n if "." in n else f"a local `{n}`" for n in resolved
+                    )
+                    + "; not rewritten",
                     scope,
                 )
             )
