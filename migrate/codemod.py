@@ -25,6 +25,7 @@ from libcst.metadata import (
 from ppo_migrate.diagnostics import Diagnostic, Edit, Fix, is_suppressed
 from ppo_migrate.scope import ConfigInScope, ConfigResolver
 from ppo_migrate.settings import Settings
+from ppo_migrate.shims import ShimDetector
 from ppo_migrate.targets import TargetMatcher, Verdict, module_package, resolve_relative
 
 CONFIG_PARAMETER = "config"  # the runtime function's parameter name (verl PR #6976)
@@ -57,6 +58,7 @@ class _Finding:
     config: ConfigInScope | None = None
     fix_node: cst.Call | None = None
     edit: Edit | None = None
+    function: cst.CSTNode | None = None  # the innermost def/class/lambda around a PPO002
 
 
 def _code(node: cst.CSTNode) -> str:
@@ -168,7 +170,9 @@ class _Pass(cst.CSTVisitor):
         self._resolver: ConfigResolver | None = None
         self.findings: list[_Finding] = []
         self._stack: list[tuple[str, str]] = []
+        self._defs: list[cst.CSTNode] = []
         self._star_modules: set[str] = set()
+        self._shim_detector: ShimDetector | None = None
 
     # scope names, as __qualname__ spells them
     def _qualname(self) -> str:
@@ -187,7 +191,9 @@ class _Pass(cst.CSTVisitor):
         if node.returns is not None:
             node.returns.visit(self)
         self._stack.append(("function", node.name.value))
+        self._defs.append(node)
         node.body.visit(self)
+        self._defs.pop()
         self._stack.pop()
         return False  # type: ignore[return-value]
 
@@ -197,14 +203,18 @@ class _Pass(cst.CSTVisitor):
         for a in (*node.bases, *node.keywords):
             a.visit(self)
         self._stack.append(("class", node.name.value))
+        self._defs.append(node)
         node.body.visit(self)
+        self._defs.pop()
         self._stack.pop()
         return False  # type: ignore[return-value]
 
     def visit_Lambda(self, node: cst.Lambda) -> None:
         node.params.visit(self)
         self._stack.append(("function", "<lambda>"))
+        self._defs.append(node)
         node.body.visit(self)
+        self._defs.pop()
         self._stack.pop()
         return False  # type: ignore[return-value]
 
@@ -263,9 +273,18 @@ class _Pass(cst.CSTVisitor):
                 )
             )
             return
-        if self._resolver is None:
-            self._resolver = self._resolver_factory()
-        config = self._resolver.find(node)
+        shim = self._shims().why(node)
+        if shim is not None:
+            self.findings.append(
+                _Finding(
+                    node,
+                    "PPO004",
+                    f"`{callee}()` is a compatibility shim ({shim}); left as it is",
+                    scope,
+                )
+            )
+            return
+        config = self.resolver().find(node)
         if config is None:
             where = "at module level" if scope == "<module>" else f"in `{scope}`"
             self.findings.append(
@@ -275,6 +294,7 @@ class _Pass(cst.CSTVisitor):
                     f"`{callee}()` called without a config and no config is in scope {where}; "
                     "this entry point must obtain the training config and pass it",
                     scope,
+                    function=self._defs[-1] if self._defs else None,
                 )
             )
             return
@@ -290,6 +310,31 @@ class _Pass(cst.CSTVisitor):
                 edit=self._edit(node, kind, config.expression),
             )
         )
+
+    def resolver(self) -> ConfigResolver:
+        """The module's :class:`ConfigResolver`, built on first need."""
+        if self._resolver is None:
+            self._resolver = self._resolver_factory()
+        return self._resolver
+
+    def absolute_names(self, node: cst.CSTNode) -> set[str]:
+        """Absolute qualified names of an expression (relative imports resolved)."""
+        out = set()
+        for q in self.get_metadata(QualifiedNameProvider, node, set()):
+            r = resolve_relative(q.name, self.package)
+            if r is not None:
+                out.add(r)
+        return out
+
+    def _shims(self) -> ShimDetector:
+        if self._shim_detector is None:
+            self._shim_detector = ShimDetector(
+                self.metadata[ParentNodeProvider],  # type: ignore[arg-type]
+                self.absolute_names,
+                lambda names: bool(names) and names <= self.matcher.targets,
+                lambda call: configless_kind(call) is not None,
+            )
+        return self._shim_detector
 
     def _edit(self, call: cst.Call, kind: str, expression: str) -> Edit:
         """The minimal text edit that :func:`rewrite_call` makes, in file positions."""
@@ -360,8 +405,9 @@ def analyze(
     lines = _LINE_SPLIT.split(module.code)
     diagnostics: list[Diagnostic] = []
     replacements: dict[cst.Call, cst.Call] = {}
+    show_shims = getattr(settings, "show_shims", False)
     for f in visitor.findings:
-        if not settings.rule_enabled(f.code):
+        if not settings.rule_enabled(f.code) or (f.code == "PPO004" and not show_shims):
             continue
         rng = positions[f.call]
         fix = None

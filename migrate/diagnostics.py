@@ -102,6 +102,22 @@ RULES: dict[str, Rule] = {
             "get_ppo_ray_runtime_env()  # PPO003\n",
         ),
         Rule(
+            "PPO004",
+            "compatibility-shim",
+            "a configless call that only runs against a runtime function without parameters",
+            "Lists a configless call on the branch taken when the runtime function has no "
+            "parameters (an `if` testing inspect.signature(...).parameters or "
+            "__code__.co_argcount), or in an `except TypeError:` fallback whose `try` passes "
+            "a config. Such a call is right for old verl releases and never runs on new ones, "
+            "so it is neither rewritten nor reported unless `check --show-shims` asks for it; "
+            "it never changes the exit code.\n\n" + _WHY,
+            "Nothing to fix. Remove the shim once every deployment runs verl with PR #6976.",
+            "try:\n"
+            "    env = get_ppo_ray_runtime_env(config)\n"
+            "except TypeError:  # verl before PR #6976\n"
+            "    env = get_ppo_ray_runtime_env()  # PPO004 (shown with --show-shims)\n",
+        ),
+        Rule(
             "PPO901",
             "unreadable-file",
             "the file cannot be read or decoded",
@@ -141,6 +157,9 @@ RULES: dict[str, Rule] = {
         ),
     )
 }
+
+
+INFORMATIONAL_CODES = frozenset({"PPO004"})
 
 
 @dataclass(frozen=True)
@@ -227,6 +246,11 @@ class Diagnostic:
     def rule(self) -> Rule:
         """The :class:`Rule` for :attr:`code`."""
         return RULES[self.code]
+
+    @property
+    def informational(self) -> bool:
+        """True for findings that never change the exit code (PPO004 shims)."""
+        return self.code in INFORMATIONAL_CODES
 
     def sort_key(self) -> tuple[str, int, int, str]:
         """Key that orders by path, line, column, code."""
