@@ -13,7 +13,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import libcst as cst
-from libcst.codemod import CodemodContext, VisitorBasedCodemodCommand
 from libcst.metadata import (
     MetadataWrapper,
     ParentNodeProvider,
@@ -458,54 +457,75 @@ def process_text(text: str, path: str, settings: Settings, *, fix: bool) -> File
     return FileResult(path, remaining, new_module.code, len(replacements))
 
 
-class PassConfigCommand(VisitorBasedCodemodCommand):
-    """LibCST codemod command: pass the in-scope config to configless calls.
+def _pass_config_command() -> type:
+    """Define :class:`PassConfigCommand` (imports ``libcst.codemod`` only now).
 
-    Usable as ``python -m libcst.tool codemod -x ppo_migrate.codemod.PassConfigCommand
-    --no-format PATH``. Same analysis as ``ppo-migrate apply``; calls with no config
-    in scope are left alone and reported as warnings on the codemod context.
+    ``libcst.codemod`` imports ``libcst.matchers``, about half a second of start-up
+    that ``check`` and ``apply`` never need; only LibCST's own runner uses the class.
     """
+    from libcst.codemod import CodemodContext, VisitorBasedCodemodCommand
 
-    DESCRIPTION: str = (
-        "Pass the training config in scope to configless get_ppo_ray_runtime_env() "
-        "calls (verl PR #6976)."
-    )
+    class PassConfigCommand(VisitorBasedCodemodCommand):
+        """LibCST codemod command: pass the in-scope config to configless calls.
 
-    def __init__(
-        self,
-        context: CodemodContext,
-        targets: Sequence[str] | None = None,
-        keyword: bool = False,
-    ) -> None:
-        super().__init__(context)
-        from ppo_migrate.settings import DEFAULT_TARGETS
+        Usable as ``python -m libcst.tool codemod -x ppo_migrate.codemod.PassConfigCommand
+        --no-format PATH``. Same analysis as ``ppo-migrate apply``; calls with no config
+        in scope are left alone and reported as warnings on the codemod context.
+        """
 
-        self.settings = Settings(targets=tuple(targets or DEFAULT_TARGETS), keyword=keyword)
-
-    @staticmethod
-    def add_args(arg_parser: argparse.ArgumentParser) -> None:
-        """Add ``--target`` (repeatable) and ``--keyword`` to libcst.tool's parser."""
-        arg_parser.add_argument(
-            "--target",
-            dest="targets",
-            action="append",
-            default=None,
-            help="qualified name of the runtime function (repeatable)",
-        )
-        arg_parser.add_argument(
-            "--keyword", action="store_true", help="write config=<expr> instead of positional"
+        DESCRIPTION: str = (
+            "Pass the training config in scope to configless get_ppo_ray_runtime_env() "
+            "calls (verl PR #6976)."
         )
 
-    def transform_module_impl(self, tree: cst.Module) -> cst.Module:
-        """Rewrite ``tree``; diagnostics without a fix become context warnings."""
-        path = self.context.filename or "<unknown>"
-        diagnostics, replacements = analyze(tree, path, self.settings)
-        for d in diagnostics:
-            if d.fix is None:
-                self.warn(f"{d.path}:{d.line}:{d.column}: {d.code} {d.message}")
-        if not replacements:
-            return tree
-        return tree.visit(_Rewriter(replacements))
+        def __init__(
+            self,
+            context: CodemodContext,
+            targets: Sequence[str] | None = None,
+            keyword: bool = False,
+        ) -> None:
+            super().__init__(context)
+            from ppo_migrate.settings import DEFAULT_TARGETS
+
+            self.settings = Settings(targets=tuple(targets or DEFAULT_TARGETS), keyword=keyword)
+
+        @staticmethod
+        def add_args(arg_parser: argparse.ArgumentParser) -> None:
+            """Add ``--target`` (repeatable) and ``--keyword`` to libcst.tool's parser."""
+            arg_parser.add_argument(
+                "--target",
+                dest="targets",
+                action="append",
+                default=None,
+                help="qualified name of the runtime function (repeatable)",
+            )
+            arg_parser.add_argument(
+                "--keyword", action="store_true", help="write config=<expr> instead of positional"
+            )
+
+        def transform_module_impl(self, tree: cst.Module) -> cst.Module:
+            """Rewrite ``tree``; diagnostics without a fix become context warnings."""
+            path = self.context.filename or "<unknown>"
+            diagnostics, replacements = analyze(tree, path, self.settings)
+            for d in diagnostics:
+                if d.fix is None:
+                    self.warn(f"{d.path}:{d.line}:{d.column}: {d.code} {d.message}")
+            if not replacements:
+                return tree
+            return tree.visit(_Rewriter(replacements))
+
+    PassConfigCommand.__module__ = __name__
+    PassConfigCommand.__qualname__ = "PassConfigCommand"
+    return PassConfigCommand
+
+
+def __getattr__(name: str) -> object:
+    """PEP 562: build ``PassConfigCommand`` on first access (see :func:`_pass_config_command`)."""
+    if name == "PassConfigCommand":
+        cls = _pass_config_command()
+        globals()[name] = cls
+        return cls
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 __all__ = [
