@@ -1,0 +1,431 @@
+"""``ppo-migrate env`` (issue 7), run through the real ``ppo-migrate`` executable.
+
+Configs are the verl-shaped files under tests/data/configs: flat FSDP / Megatron trainer
+configs and a Hydra config directory whose primary configs use defaults lists.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from ppo_migrate.envcmd import (
+    EnvCommandError,
+    Override,
+    env_command,
+    load_config,
+    parse_overrides,
+)
+from ppo_runtime import BASE_ENV_VARS, RAY_JOB_CONFIG_JSON_ENV_VAR
+
+CONFIGS = Path(__file__).resolve().parent / "data" / "configs"
+HYDRA_DIR = CONFIGS / "hydra"
+FSDP = str(CONFIGS / "ppo_trainer.yaml")
+MEGATRON = str(CONFIGS / "ppo_megatron_trainer.yaml")
+CUDA = "CUDA_DEVICE_MAX_CONNECTIONS"
+MANAGED = (*BASE_ENV_VARS, CUDA, RAY_JOB_CONFIG_JSON_ENV_VAR)
+MEGATRON_FSDP_EVERYWHERE = (
+    "actor_rollout_ref.actor.megatron.use_megatron_fsdp=true",
+    "actor_rollout_ref.ref.megatron.use_megatron_fsdp=true",
+    "critic.megatron.use_megatron_fsdp=true",
+)
+
+
+def _executable() -> list[str]:
+    beside = Path(sys.executable).parent / "ppo-migrate"
+    found = str(beside) if beside.exists() else shutil.which("ppo-migrate")
+    assert found, "the ppo-migrate console script is not installed (pip install -e .)"
+    return [found]
+
+
+def _clean_env(**extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k not in MANAGED}
+    env.update(extra)
+    return env
+
+
+def run(*args: str, env: dict[str, str] | None = None, block_hydra: bool = False):
+    """Run ``ppo-migrate env ARGS`` (with Hydra made unimportable if asked)."""
+    if block_hydra:
+        cmd = [
+            sys.executable,
+            "-c",
+            "import sys; sys.modules['hydra'] = None\n"
+            "from ppo_migrate.cli import main; main()",
+        ]
+    else:
+        cmd = _executable()
+    return subprocess.run(
+        [*cmd, "env", *args],
+        capture_output=True,
+        text=True,
+        env=env if env is not None else _clean_env(),
+        timeout=120,
+    )
+
+
+def text_lines(stdout: str) -> dict[str, str]:
+    """``{NAME: rest of line}`` from the text format."""
+    out = {}
+    for line in stdout.splitlines():
+        left, _, right = line.partition("  ")
+        name = left.split("=")[0].split(" ")[0]
+        out[name] = line
+    return out
+
+
+def assert_one_line_error(proc, *fragments: str) -> str:
+    assert proc.returncode == 2, (proc.returncode, proc.stdout, proc.stderr)
+    assert proc.stdout == ""
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1, proc.stderr
+    assert lines[0].startswith("ppo-migrate: error: ")
+    for fragment in fragments:
+        assert fragment in lines[0], lines[0]
+    return lines[0]
+
+
+# --- CONFIG.yaml form -----------------------------------------------------------------
+
+
+def test_megatron_hopper_sets_the_variable_naming_the_components():
+    proc = run(MEGATRON, "--capability", "9.0")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr == ""
+    line = text_lines(proc.stdout)[CUDA]
+    assert line.startswith("CUDA_DEVICE_MAX_CONNECTIONS=1 ")
+    assert line.endswith(
+        "megatron: Megatron in actor_rollout_ref.actor, actor_rollout_ref.ref, critic "
+        "on compute capability 9.0 (given; < 10)"
+    )
+    lines = text_lines(proc.stdout)
+    assert lines["NCCL_DEBUG"].startswith("NCCL_DEBUG=WARN ")
+    assert "base-default" in lines["NCCL_DEBUG"]
+    assert lines["working_dir"].startswith("working_dir=None ")
+    assert len(proc.stdout.splitlines()) == len(BASE_ENV_VARS) + 2
+
+
+def test_megatron_fsdp_for_every_megatron_component_leaves_it_out():
+    proc = run(MEGATRON, *MEGATRON_FSDP_EVERYWHERE, "--capability", "9.0")
+    assert proc.returncode == 0, proc.stderr
+    line = text_lines(proc.stdout)[CUDA]
+    assert line.startswith("CUDA_DEVICE_MAX_CONNECTIONS (left out) ")
+    assert "no-megatron" in line
+
+
+def test_megatron_fsdp_on_the_actor_only_still_sets_it_for_ref_and_critic():
+    proc = run(MEGATRON, MEGATRON_FSDP_EVERYWHERE[0], "--capability", "9.0")
+    assert "Megatron in actor_rollout_ref.ref, critic on" in text_lines(proc.stdout)[CUDA]
+
+
+def test_megatron_blackwell_leaves_it_out():
+    proc = run(MEGATRON, "--capability", "10.0")
+    assert proc.returncode == 0, proc.stderr
+    line = text_lines(proc.stdout)[CUDA]
+    assert line.startswith("CUDA_DEVICE_MAX_CONNECTIONS (left out) ")
+    assert "capability-10-or-newer" in line and "10.0" in line
+
+
+def test_override_switches_fsdp_actor_and_its_ref_to_megatron():
+    proc = run(FSDP, "actor_rollout_ref.actor.strategy=megatron", "--capability", "8.0")
+    assert proc.returncode == 0, proc.stderr
+    line = text_lines(proc.stdout)[CUDA]
+    assert "CUDA_DEVICE_MAX_CONNECTIONS=1" in line
+    assert "Megatron in actor_rollout_ref.actor, actor_rollout_ref.ref on compute capability 8.0" in line
+
+
+def test_fsdp_alone_leaves_it_out():
+    proc = run(FSDP, "--capability", "9.0")
+    assert proc.returncode == 0, proc.stderr
+    assert text_lines(proc.stdout)[CUDA].startswith("CUDA_DEVICE_MAX_CONNECTIONS (left out) ")
+
+
+def test_plus_adds_a_new_key():
+    # The FSDP config has no top-level reward_model: `+` adds one (older verl location).
+    proc = run(FSDP, "+reward_model.strategy=megatron", "+reward_model.enable=true", "--capability", "9.0")
+    assert proc.returncode == 0, proc.stderr
+    assert "Megatron in reward_model on" in text_lines(proc.stdout)[CUDA]
+
+
+def test_oc_select_interpolation_in_an_override_is_resolved():
+    proc = run(
+        FSDP,
+        "actor_rollout_ref.ref.strategy=${oc.select:actor_rollout_ref.ref.engine,megatron}",
+        "--capability",
+        "9.0",
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "Megatron in actor_rollout_ref.ref on" in text_lines(proc.stdout)[CUDA]
+
+
+def test_a_file_with_a_defaults_list_gets_a_note():
+    proc = run(str(HYDRA_DIR / "ppo_megatron_trainer.yaml"), "--capability", "9.0")
+    assert proc.returncode == 0, proc.stderr
+    assert "has a defaults list" in proc.stderr and "--config-dir" in proc.stderr
+    # A plain load does not compose the defaults, so no Megatron component is seen.
+    assert text_lines(proc.stdout)[CUDA].startswith("CUDA_DEVICE_MAX_CONNECTIONS (left out)")
+
+
+# --- --config-dir/--config-name form (Hydra compose, defaults lists) -------------------
+
+
+def test_compose_megatron_trainer():
+    proc = run("--config-dir", str(HYDRA_DIR), "--config-name", "ppo_megatron_trainer", "--capability", "9.0")
+    assert proc.returncode == 0, proc.stderr
+    line = text_lines(proc.stdout)[CUDA]
+    assert "CUDA_DEVICE_MAX_CONNECTIONS=1" in line
+    assert "Megatron in actor_rollout_ref.actor, actor_rollout_ref.ref, critic on" in line
+
+
+def test_compose_megatron_fsdp_everywhere_leaves_it_out():
+    proc = run(
+        "--config-dir", str(HYDRA_DIR), "--config-name", "ppo_megatron_trainer",
+        *MEGATRON_FSDP_EVERYWHERE, "--capability", "9.0",
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert text_lines(proc.stdout)[CUDA].startswith("CUDA_DEVICE_MAX_CONNECTIONS (left out)")
+
+
+def test_compose_fsdp_trainer_with_a_group_override():
+    base = run("--config-dir", str(HYDRA_DIR), "--config-name", "ppo_trainer", "--capability", "9.0")
+    assert text_lines(base.stdout)[CUDA].startswith("CUDA_DEVICE_MAX_CONNECTIONS (left out)")
+    proc = run(
+        "--config-dir", str(HYDRA_DIR), "--config-name", "ppo_trainer",
+        "actor@actor_rollout_ref.actor=megatron_actor", "--capability", "9.0",
+    )
+    assert proc.returncode == 0, proc.stderr
+    # The ref's strategy is ${actor_rollout_ref.actor.strategy}: it follows the actor.
+    assert "Megatron in actor_rollout_ref.actor, actor_rollout_ref.ref on" in text_lines(proc.stdout)[CUDA]
+
+
+# --- formats and device/driver options ----------------------------------------------------
+
+
+def test_json_is_exactly_the_runtime_env():
+    proc = run(MEGATRON, "--capability", "9.0", "--format", "json")
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout) == {
+        "env_vars": {**BASE_ENV_VARS, CUDA: "1"},
+        "working_dir": None,
+    }
+
+
+def test_json_explain():
+    proc = run(MEGATRON, "--capability", "10.0", "--format", "json", "--explain")
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(proc.stdout)
+    assert doc["runtime_env"] == {"env_vars": dict(BASE_ENV_VARS), "working_dir": None}
+    cuda = doc["variables"][-1]
+    assert cuda["name"] == CUDA
+    assert (cuda["value"], cuda["included"], cuda["reason"]) == (None, False, "capability-10-or-newer")
+    assert doc["megatron_components"] == ["actor_rollout_ref.actor", "actor_rollout_ref.ref", "critic"]
+    assert doc["capability"] == {"value": "10.0", "source": "override", "detail": "device_capability=10.0 was passed"}
+    assert [v["name"] for v in doc["variables"]] == [*BASE_ENV_VARS, CUDA]
+    assert doc["warning"] is None
+
+
+def test_no_gpu_sets_it_and_warns():
+    proc = run(MEGATRON, "--no-gpu")
+    assert proc.returncode == 0, proc.stderr
+    line = text_lines(proc.stdout)[CUDA]
+    assert line.startswith("CUDA_DEVICE_MAX_CONNECTIONS=1 ") and "capability-unknown" in line
+    (warning,) = proc.stderr.strip().splitlines()
+    assert warning.startswith("ppo-migrate: warning: Setting CUDA_DEVICE_MAX_CONNECTIONS=1")
+    assert "device_capability=(major, minor)" in warning
+
+
+def test_real_probe_on_this_machine():
+    import torch
+
+    if torch.cuda.is_available():
+        pytest.skip("needs a machine without a CUDA GPU")
+    proc = run(MEGATRON)
+    assert proc.returncode == 0, proc.stderr
+    line = text_lines(proc.stdout)[CUDA]
+    assert "capability-unknown" in line and "torch.cuda.is_available() is False" in line
+
+
+def test_driver_value_forwarded_or_dropped():
+    env = _clean_env(NCCL_DEBUG="INFO")
+    forwarded = run(FSDP, "--capability", "9.0", env=env)
+    line = text_lines(forwarded.stdout)["NCCL_DEBUG"]
+    assert line.startswith("NCCL_DEBUG=INFO ") and "driver-forwarded" in line
+    dropped = run(FSDP, "--capability", "9.0", "--no-forward-driver-env", env=env)
+    line = text_lines(dropped.stdout)["NCCL_DEBUG"]
+    assert line.startswith("NCCL_DEBUG (left out) ") and "driver-dropped" in line
+    assert "NCCL_DEBUG" not in json.loads(
+        run(FSDP, "--format", "json", "--no-forward-driver-env", env=env).stdout
+    )["env_vars"]
+
+
+# --- errors: one line, exit 2 --------------------------------------------------------
+
+
+def test_error_missing_file(tmp_path):
+    assert_one_line_error(run(str(tmp_path / "nope.yaml")), "config file not found", "nope.yaml")
+
+
+def test_error_yaml_syntax_with_its_line(tmp_path):
+    bad = tmp_path / "trainer.yaml"
+    bad.write_text("actor_rollout_ref:\n  actor:\n    strategy: [megatron\n  ref: {}\n")
+    line = assert_one_line_error(run(str(bad)), "YAML syntax error")
+    assert f"{bad}:4:" in line  # where the parser gave up
+    assert "line 3" in line  # where the unclosed sequence starts
+
+
+@pytest.mark.parametrize(
+    "override, fragment",
+    [
+        ("actor_rollout_ref.actor.strategy=[megatron", "bad override 'actor_rollout_ref.actor.strategy=[megatron'"),
+        ("actor_rollout_ref.actor.engine=megatron", "to add it use '+actor_rollout_ref.actor.engine=megatron'"),
+        ("+trainer.nnodes=2", "'trainer.nnodes' already exists"),
+        ("~trainer.nope", "cannot delete 'trainer.nope'"),
+        ("critic.strategy=fsdp,megatron", "sweeps are not supported"),
+        ("actor@actor_rollout_ref.actor=megatron_actor", "needs --config-dir DIR --config-name NAME"),
+    ],
+)
+def test_error_bad_override(override, fragment):
+    assert_one_line_error(run(FSDP, override, "--capability", "9.0"), fragment)
+
+
+def test_error_bad_override_in_compose_form():
+    assert_one_line_error(
+        run("--config-dir", str(HYDRA_DIR), "--config-name", "ppo_trainer", "critic.engine=x"),
+        "Could not override 'critic.engine'",
+    )
+
+
+def test_error_unresolvable_interpolation_names_the_key(tmp_path):
+    cfg = tmp_path / "trainer.yaml"
+    cfg.write_text(
+        "actor_rollout_ref:\n  actor:\n    strategy: ${model_engine}\n"
+        "  ref:\n    strategy: ${actor_rollout_ref.actor.strategy}\n"
+    )
+    assert_one_line_error(
+        run(str(cfg), "--capability", "9.0"),
+        "cannot resolve the interpolation at 'actor_rollout_ref.actor.strategy'",
+        "model_engine",
+    )
+
+
+def test_error_unknown_config_name():
+    assert_one_line_error(
+        run("--config-dir", str(HYDRA_DIR), "--config-name", "ppo_trainr"),
+        "unknown config name 'ppo_trainr'",
+        "available: ppo_megatron_trainer, ppo_trainer",
+    )
+
+
+def test_error_unknown_group_option():
+    assert_one_line_error(
+        run("--config-dir", str(HYDRA_DIR), "--config-name", "ppo_trainer", "actor@actor_rollout_ref.actor=ds_actor"),
+        "Could not find 'actor/ds_actor'",
+        "dp_actor, megatron_actor",
+    )
+
+
+def test_error_missing_config_dir(tmp_path):
+    assert_one_line_error(
+        run("--config-dir", str(tmp_path / "conf"), "--config-name", "x"), "config directory not found"
+    )
+
+
+@pytest.mark.parametrize(
+    "args, fragment",
+    [
+        (("--capability", "hopper"), "--capability: invalid compute capability 'hopper'"),
+        (("--capability", "9.0", "--no-gpu"), "mutually exclusive"),
+        (("--config-name", "ppo_trainer"), "--config-dir and --config-name go together"),
+    ],
+)
+def test_error_bad_options(args, fragment):
+    assert_one_line_error(run(FSDP, *args), fragment)
+
+
+def test_error_no_config():
+    assert_one_line_error(run(), "missing config")
+
+
+def test_error_malformed_ray_job_config():
+    env = _clean_env(**{RAY_JOB_CONFIG_JSON_ENV_VAR: "{oops"})
+    assert_one_line_error(run(FSDP, env=env), RAY_JOB_CONFIG_JSON_ENV_VAR, "malformed JSON")
+
+
+# --- without Hydra ------------------------------------------------------------------
+
+
+def test_without_hydra_compose_says_how_to_install():
+    assert_one_line_error(
+        run("--config-dir", str(HYDRA_DIR), "--config-name", "ppo_trainer", block_hydra=True),
+        "pip install 'ppo-migrate[hydra]'",
+    )
+
+
+def test_without_hydra_the_fallback_parser_applies_overrides():
+    proc = run(
+        FSDP, "actor_rollout_ref.actor.strategy=megatron", "+trainer.extra=[1, 2]",
+        "--capability", "9.0", block_hydra=True,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "Megatron in actor_rollout_ref.actor, actor_rollout_ref.ref on" in text_lines(proc.stdout)[CUDA]
+
+
+def test_without_hydra_bad_override_is_one_line():
+    assert_one_line_error(run(FSDP, "=megatron", block_hydra=True), "bad override '=megatron'")
+
+
+# --- the plain functions, in process ---------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("a.b=megatron", Override("change", "a.b", "megatron", "a.b=megatron")),
+        ("+new.key=1", Override("add", "new.key", 1, "+new.key=1")),
+        ("++x=true", Override("force_add", "x", True, "++x=true")),
+        ("~a.c", Override("delete", "a.c", None, "~a.c")),
+        ("k=null", Override("change", "k", None, "k=null")),
+        ("k=", Override("change", "k", "", "k=")),
+        ("k=[1, 2]", Override("change", "k", [1, 2], "k=[1, 2]")),
+        ("k=${a.b}", Override("change", "k", "${a.b}", "k=${a.b}")),
+    ],
+)
+@pytest.mark.parametrize("use_hydra", [True, False])
+def test_parse_overrides_hydra_and_fallback_agree(text, expected, use_hydra):
+    assert parse_overrides([text], use_hydra=use_hydra) == [expected]
+
+
+def test_load_config_applies_overrides_in_struct_mode():
+    from omegaconf import OmegaConf
+
+    cfg = load_config(FSDP, ["critic.enable=false", "+critic.megatron.use_megatron_fsdp=true"])
+    assert OmegaConf.is_struct(cfg)
+    assert cfg.critic.enable is False
+    assert cfg.critic.megatron.use_megatron_fsdp is True
+    with pytest.raises(EnvCommandError, match="is not in the config"):
+        load_config(FSDP, ["critic.nope=1"])
+
+
+def test_click_command_in_process():
+    runner = CliRunner()
+    result = runner.invoke(env_command, [MEGATRON, "--capability", "9.0", "--format", "json"], env={k: None for k in MANAGED})
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.output)["env_vars"][CUDA] == "1"
+    result = runner.invoke(env_command, ["/nonexistent/trainer.yaml"])
+    assert result.exit_code == 2
+
+
+def test_python_dash_m_envcmd():
+    proc = subprocess.run(
+        [sys.executable, "-m", "ppo_migrate.envcmd", MEGATRON, "--capability", "10.0", "--format", "json"],
+        capture_output=True, text=True, env=_clean_env(), timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert CUDA not in json.loads(proc.stdout)["env_vars"]
