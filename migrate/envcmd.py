@@ -130,7 +130,9 @@ def _parse_fallback(text: str) -> Override:
     return Override(kind, key, value, text)  # type: ignore[arg-type]
 
 
-def parse_overrides(overrides: list[str] | tuple[str, ...], *, use_hydra: bool | None = None) -> list[Override]:
+def parse_overrides(
+    overrides: list[str] | tuple[str, ...], *, use_hydra: bool | None = None
+) -> list[Override]:
     """Parse Hydra-style command-line overrides.
 
     Args:
@@ -194,7 +196,11 @@ def apply_overrides(cfg: Any, overrides: list[Override]) -> None:
         EnvCommandError: an override that cannot be applied, naming it.
     """
     from omegaconf import OmegaConf, open_dict
-    from omegaconf.errors import ConfigAttributeError, ConfigKeyError, OmegaConfBaseException
+    from omegaconf.errors import (
+        ConfigAttributeError,
+        ConfigKeyError,
+        OmegaConfBaseException,
+    )
 
     OmegaConf.set_struct(cfg, True)
     for o in overrides:
@@ -321,7 +327,11 @@ def compose_config(
             f"installed: {HYDRA_INSTALL_HINT}"
         )
     from hydra import compose, initialize_config_dir
-    from hydra.errors import HydraException, MissingConfigException, OverrideParseException
+    from hydra.errors import (
+        HydraException,
+        MissingConfigException,
+        OverrideParseException,
+    )
     from omegaconf.errors import OmegaConfBaseException
 
     abs_dir = os.path.abspath(config_dir)
@@ -330,7 +340,9 @@ def compose_config(
     parse_overrides(overrides, use_hydra=True)  # one-line syntax errors, sweeps refused
     name = config_name[:-5] if config_name.endswith(".yaml") else config_name
     try:
-        with initialize_config_dir(config_dir=abs_dir, version_base=None, job_name="ppo-migrate-env"):
+        with initialize_config_dir(
+            config_dir=abs_dir, version_base=None, job_name="ppo-migrate-env"
+        ):
             return compose(config_name=name, overrides=list(overrides))
     except MissingConfigException as exc:
         if not os.path.exists(os.path.join(abs_dir, f"{name}.yaml")):
@@ -414,7 +426,9 @@ def render_json(report: Any, *, explain: bool = False) -> str:
             {
                 "path": c.path,
                 "present": c.present,
-                "strategy": c.strategy if isinstance(c.strategy, (str, type(None))) else str(c.strategy),
+                "strategy": c.strategy
+                if isinstance(c.strategy, (str, type(None)))
+                else str(c.strategy),
                 "enabled": c.enabled,
                 "use_megatron_fsdp": c.use_megatron_fsdp,
                 "runs_megatron": c.runs_megatron,
@@ -460,7 +474,11 @@ def run_env(
     Raises:
         EnvCommandError: any user error (one line).
     """
-    from ppo_runtime import CAPABILITY_UNKNOWN, parse_capability, ppo_ray_runtime_env_report
+    from ppo_runtime import (
+        CAPABILITY_UNKNOWN,
+        parse_capability,
+        ppo_ray_runtime_env_report,
+    )
 
     if capability is not None and no_gpu:
         raise EnvCommandError("--capability and --no-gpu are mutually exclusive")
@@ -506,7 +524,9 @@ def run_env(
     metavar="DIR",
     help="Hydra config directory (with --config-name): compose like @hydra.main.",
 )
-@click.option("--config-name", metavar="NAME", help="Hydra primary config name (with --config-dir).")
+@click.option(
+    "--config-name", metavar="NAME", help="Hydra primary config name (with --config-dir)."
+)
 @click.option(
     "--capability",
     metavar="MAJOR.MINOR",

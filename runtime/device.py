@@ -43,7 +43,7 @@ CAPABILITY_UNKNOWN: Literal["unknown"] = "unknown"
 
 #: What ``device_capability=`` accepts: ``None`` (probe), ``(major, minor)``, a string
 #: such as ``"9.0"`` or ``"10"``, or :data:`CAPABILITY_UNKNOWN`.
-CapabilityOverride = Union[None, Sequence[int], str]
+CapabilityOverride = Union[Sequence[int], str, None]  # noqa: UP007 (a runtime alias on 3.10)
 
 _CAPABILITY_RE = re.compile(r"^\s*(\d+)(?:\.(\d+))?\s*$")
 
@@ -101,9 +101,7 @@ def parse_capability(text: str) -> tuple[int, int]:
 
 def _validate_pair(value: Sequence[int]) -> tuple[int, int]:
     if isinstance(value, (str, bytes)) or len(value) != 2:
-        raise ValueError(
-            f"device_capability must be (major, minor), got {value!r}"
-        )
+        raise ValueError(f"device_capability must be (major, minor), got {value!r}")
     major, minor = value
     for part in (major, minor):
         if isinstance(part, bool) or not isinstance(part, int) or part < 0:
@@ -180,7 +178,11 @@ def resolve_device_capability(override: CapabilityOverride = None) -> Capability
         return probe_device_capability()
     if isinstance(override, str):
         if override.strip().lower() == CAPABILITY_UNKNOWN:
-            return CapabilityProbe(None, "unknown", "not probed: device_capability='unknown' (ppo-migrate env --no-gpu)")
+            return CapabilityProbe(
+                None,
+                "unknown",
+                "not probed: device_capability='unknown' (ppo-migrate env --no-gpu)",
+            )
         pair = parse_capability(override)
     elif isinstance(override, Sequence):
         pair = _validate_pair(override)

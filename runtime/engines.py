@@ -171,7 +171,7 @@ class _ConfigReader:
             return _omega_select(self._config, key)
         node = self._config
         parts = key.split(".")
-        for i, part in enumerate(parts):
+        for part in parts:
             if _is_dictconfig(node):
                 # A DictConfig nested in a plain mapping: interpolations in it are
                 # relative to the outer config, so resolve through the whole-config view.
@@ -181,7 +181,9 @@ class _ConfigReader:
                     node = node[part]
                 except (KeyError, TypeError):
                     return _MISSING
-            elif _is_dataclass_instance(node) and part in {f.name for f in dataclasses.fields(node)}:
+            elif _is_dataclass_instance(node) and part in {
+                f.name for f in dataclasses.fields(node)
+            }:
                 node = getattr(node, part)
             else:
                 return _MISSING

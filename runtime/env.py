@@ -90,9 +90,7 @@ BASE_ENV_VARS: Mapping[str, str] = MappingProxyType(dict(_BASE))
 
 #: ``{"env_vars": BASE_ENV_VARS}``, read-only at both levels. Dicts returned by
 #: :func:`get_ppo_ray_runtime_env` are fresh copies, so mutating them never changes it.
-PPO_RAY_RUNTIME_ENV: Mapping[str, Mapping[str, str]] = MappingProxyType(
-    {"env_vars": BASE_ENV_VARS}
-)
+PPO_RAY_RUNTIME_ENV: Mapping[str, Mapping[str, str]] = MappingProxyType({"env_vars": BASE_ENV_VARS})
 
 
 class Reason(str, enum.Enum):
@@ -323,7 +321,9 @@ def ppo_ray_runtime_env_report(
     environ = os.environ
     # Validate an explicit override before anything else, even when no component
     # runs Megatron, so a typo never goes unnoticed.
-    override = resolve_device_capability(device_capability) if device_capability is not None else None
+    override = (
+        resolve_device_capability(device_capability) if device_capability is not None else None
+    )
     components = inspect_components(config)
     comps = tuple(c.path for c in components if c.runs_megatron)
     working_dir, job_env_vars, working_dir_detail = _read_job_config(environ)

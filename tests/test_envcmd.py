@@ -15,7 +15,6 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-
 from ppo_migrate.envcmd import (
     EnvCommandError,
     Override,
@@ -57,8 +56,7 @@ def run(*args: str, env: dict[str, str] | None = None, block_hydra: bool = False
         cmd = [
             sys.executable,
             "-c",
-            "import sys; sys.modules['hydra'] = None\n"
-            "from ppo_migrate.cli import main; main()",
+            "import sys; sys.modules['hydra'] = None\nfrom ppo_migrate.cli import main; main()",
         ]
     else:
         cmd = _executable()
@@ -138,7 +136,10 @@ def test_override_switches_fsdp_actor_and_its_ref_to_megatron():
     assert proc.returncode == 0, proc.stderr
     line = text_lines(proc.stdout)[CUDA]
     assert "CUDA_DEVICE_MAX_CONNECTIONS=1" in line
-    assert "Megatron in actor_rollout_ref.actor, actor_rollout_ref.ref on compute capability 8.0" in line
+    assert (
+        "Megatron in actor_rollout_ref.actor, actor_rollout_ref.ref on compute capability 8.0"
+        in line
+    )
 
 
 def test_fsdp_alone_leaves_it_out():
@@ -149,7 +150,9 @@ def test_fsdp_alone_leaves_it_out():
 
 def test_plus_adds_a_new_key():
     # The FSDP config has no top-level reward_model: `+` adds one (older verl location).
-    proc = run(FSDP, "+reward_model.strategy=megatron", "+reward_model.enable=true", "--capability", "9.0")
+    proc = run(
+        FSDP, "+reward_model.strategy=megatron", "+reward_model.enable=true", "--capability", "9.0"
+    )
     assert proc.returncode == 0, proc.stderr
     assert "Megatron in reward_model on" in text_lines(proc.stdout)[CUDA]
 
@@ -177,7 +180,14 @@ def test_a_file_with_a_defaults_list_gets_a_note():
 
 
 def test_compose_megatron_trainer():
-    proc = run("--config-dir", str(HYDRA_DIR), "--config-name", "ppo_megatron_trainer", "--capability", "9.0")
+    proc = run(
+        "--config-dir",
+        str(HYDRA_DIR),
+        "--config-name",
+        "ppo_megatron_trainer",
+        "--capability",
+        "9.0",
+    )
     assert proc.returncode == 0, proc.stderr
     line = text_lines(proc.stdout)[CUDA]
     assert "CUDA_DEVICE_MAX_CONNECTIONS=1" in line
@@ -186,23 +196,38 @@ def test_compose_megatron_trainer():
 
 def test_compose_megatron_fsdp_everywhere_leaves_it_out():
     proc = run(
-        "--config-dir", str(HYDRA_DIR), "--config-name", "ppo_megatron_trainer",
-        *MEGATRON_FSDP_EVERYWHERE, "--capability", "9.0",
+        "--config-dir",
+        str(HYDRA_DIR),
+        "--config-name",
+        "ppo_megatron_trainer",
+        *MEGATRON_FSDP_EVERYWHERE,
+        "--capability",
+        "9.0",
     )
     assert proc.returncode == 0, proc.stderr
     assert text_lines(proc.stdout)[CUDA].startswith("CUDA_DEVICE_MAX_CONNECTIONS (left out)")
 
 
 def test_compose_fsdp_trainer_with_a_group_override():
-    base = run("--config-dir", str(HYDRA_DIR), "--config-name", "ppo_trainer", "--capability", "9.0")
+    base = run(
+        "--config-dir", str(HYDRA_DIR), "--config-name", "ppo_trainer", "--capability", "9.0"
+    )
     assert text_lines(base.stdout)[CUDA].startswith("CUDA_DEVICE_MAX_CONNECTIONS (left out)")
     proc = run(
-        "--config-dir", str(HYDRA_DIR), "--config-name", "ppo_trainer",
-        "actor@actor_rollout_ref.actor=megatron_actor", "--capability", "9.0",
+        "--config-dir",
+        str(HYDRA_DIR),
+        "--config-name",
+        "ppo_trainer",
+        "actor@actor_rollout_ref.actor=megatron_actor",
+        "--capability",
+        "9.0",
     )
     assert proc.returncode == 0, proc.stderr
     # The ref's strategy is ${actor_rollout_ref.actor.strategy}: it follows the actor.
-    assert "Megatron in actor_rollout_ref.actor, actor_rollout_ref.ref on" in text_lines(proc.stdout)[CUDA]
+    assert (
+        "Megatron in actor_rollout_ref.actor, actor_rollout_ref.ref on"
+        in text_lines(proc.stdout)[CUDA]
+    )
 
 
 # --- formats and device/driver options ----------------------------------------------------
@@ -224,9 +249,21 @@ def test_json_explain():
     assert doc["runtime_env"] == {"env_vars": dict(BASE_ENV_VARS), "working_dir": None}
     cuda = doc["variables"][-1]
     assert cuda["name"] == CUDA
-    assert (cuda["value"], cuda["included"], cuda["reason"]) == (None, False, "capability-10-or-newer")
-    assert doc["megatron_components"] == ["actor_rollout_ref.actor", "actor_rollout_ref.ref", "critic"]
-    assert doc["capability"] == {"value": "10.0", "source": "override", "detail": "device_capability=10.0 was passed"}
+    assert (cuda["value"], cuda["included"], cuda["reason"]) == (
+        None,
+        False,
+        "capability-10-or-newer",
+    )
+    assert doc["megatron_components"] == [
+        "actor_rollout_ref.actor",
+        "actor_rollout_ref.ref",
+        "critic",
+    ]
+    assert doc["capability"] == {
+        "value": "10.0",
+        "source": "override",
+        "detail": "device_capability=10.0 was passed",
+    }
     assert [v["name"] for v in doc["variables"]] == [*BASE_ENV_VARS, CUDA]
     assert doc["warning"] is None
 
@@ -260,9 +297,12 @@ def test_driver_value_forwarded_or_dropped():
     dropped = run(FSDP, "--capability", "9.0", "--no-forward-driver-env", env=env)
     line = text_lines(dropped.stdout)["NCCL_DEBUG"]
     assert line.startswith("NCCL_DEBUG (left out) ") and "driver-dropped" in line
-    assert "NCCL_DEBUG" not in json.loads(
-        run(FSDP, "--format", "json", "--no-forward-driver-env", env=env).stdout
-    )["env_vars"]
+    assert (
+        "NCCL_DEBUG"
+        not in json.loads(run(FSDP, "--format", "json", "--no-forward-driver-env", env=env).stdout)[
+            "env_vars"
+        ]
+    )
 
 
 # --- errors: one line, exit 2 --------------------------------------------------------
@@ -283,12 +323,21 @@ def test_error_yaml_syntax_with_its_line(tmp_path):
 @pytest.mark.parametrize(
     "override, fragment",
     [
-        ("actor_rollout_ref.actor.strategy=[megatron", "bad override 'actor_rollout_ref.actor.strategy=[megatron'"),
-        ("actor_rollout_ref.actor.engine=megatron", "to add it use '+actor_rollout_ref.actor.engine=megatron'"),
+        (
+            "actor_rollout_ref.actor.strategy=[megatron",
+            "bad override 'actor_rollout_ref.actor.strategy=[megatron'",
+        ),
+        (
+            "actor_rollout_ref.actor.engine=megatron",
+            "to add it use '+actor_rollout_ref.actor.engine=megatron'",
+        ),
         ("+trainer.nnodes=2", "'trainer.nnodes' already exists"),
         ("~trainer.nope", "cannot delete 'trainer.nope'"),
         ("critic.strategy=fsdp,megatron", "sweeps are not supported"),
-        ("actor@actor_rollout_ref.actor=megatron_actor", "needs --config-dir DIR --config-name NAME"),
+        (
+            "actor@actor_rollout_ref.actor=megatron_actor",
+            "needs --config-dir DIR --config-name NAME",
+        ),
     ],
 )
 def test_error_bad_override(override, fragment):
@@ -325,7 +374,13 @@ def test_error_unknown_config_name():
 
 def test_error_unknown_group_option():
     assert_one_line_error(
-        run("--config-dir", str(HYDRA_DIR), "--config-name", "ppo_trainer", "actor@actor_rollout_ref.actor=ds_actor"),
+        run(
+            "--config-dir",
+            str(HYDRA_DIR),
+            "--config-name",
+            "ppo_trainer",
+            "actor@actor_rollout_ref.actor=ds_actor",
+        ),
         "Could not find 'actor/ds_actor'",
         "dp_actor, megatron_actor",
     )
@@ -333,7 +388,8 @@ def test_error_unknown_group_option():
 
 def test_error_missing_config_dir(tmp_path):
     assert_one_line_error(
-        run("--config-dir", str(tmp_path / "conf"), "--config-name", "x"), "config directory not found"
+        run("--config-dir", str(tmp_path / "conf"), "--config-name", "x"),
+        "config directory not found",
     )
 
 
@@ -370,11 +426,18 @@ def test_without_hydra_compose_says_how_to_install():
 
 def test_without_hydra_the_fallback_parser_applies_overrides():
     proc = run(
-        FSDP, "actor_rollout_ref.actor.strategy=megatron", "+trainer.extra=[1, 2]",
-        "--capability", "9.0", block_hydra=True,
+        FSDP,
+        "actor_rollout_ref.actor.strategy=megatron",
+        "+trainer.extra=[1, 2]",
+        "--capability",
+        "9.0",
+        block_hydra=True,
     )
     assert proc.returncode == 0, proc.stderr
-    assert "Megatron in actor_rollout_ref.actor, actor_rollout_ref.ref on" in text_lines(proc.stdout)[CUDA]
+    assert (
+        "Megatron in actor_rollout_ref.actor, actor_rollout_ref.ref on"
+        in text_lines(proc.stdout)[CUDA]
+    )
 
 
 def test_without_hydra_bad_override_is_one_line():
@@ -415,7 +478,11 @@ def test_load_config_applies_overrides_in_struct_mode():
 
 def test_click_command_in_process():
     runner = CliRunner()
-    result = runner.invoke(env_command, [MEGATRON, "--capability", "9.0", "--format", "json"], env={k: None for k in MANAGED})
+    result = runner.invoke(
+        env_command,
+        [MEGATRON, "--capability", "9.0", "--format", "json"],
+        env={k: None for k in MANAGED},
+    )
     assert result.exit_code == 0, result.output
     assert json.loads(result.output)["env_vars"][CUDA] == "1"
     result = runner.invoke(env_command, ["/nonexistent/trainer.yaml"])
@@ -424,8 +491,20 @@ def test_click_command_in_process():
 
 def test_python_dash_m_envcmd():
     proc = subprocess.run(
-        [sys.executable, "-m", "ppo_migrate.envcmd", MEGATRON, "--capability", "10.0", "--format", "json"],
-        capture_output=True, text=True, env=_clean_env(), timeout=120,
+        [
+            sys.executable,
+            "-m",
+            "ppo_migrate.envcmd",
+            MEGATRON,
+            "--capability",
+            "10.0",
+            "--format",
+            "json",
+        ],
+        capture_output=True,
+        text=True,
+        env=_clean_env(),
+        timeout=120,
     )
     assert proc.returncode == 0, proc.stderr
     assert CUDA not in json.loads(proc.stdout)["env_vars"]

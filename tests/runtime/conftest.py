@@ -5,8 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
-from ppo_runtime import BASE_ENV_VARS, CUDA_DEVICE_MAX_CONNECTIONS, RAY_JOB_CONFIG_JSON_ENV_VAR
+from ppo_runtime import (
+    BASE_ENV_VARS,
+    CUDA_DEVICE_MAX_CONNECTIONS,
+    RAY_JOB_CONFIG_JSON_ENV_VAR,
+)
 from ppo_runtime.device import probe_device_capability
 
 CONFIGS = Path(__file__).resolve().parent.parent / "data" / "configs"

@@ -13,7 +13,6 @@ import sys
 
 import pytest
 import torch
-
 from ppo_runtime import (
     CAPABILITY_UNKNOWN,
     get_ppo_ray_runtime_env,

@@ -9,7 +9,6 @@ from types import MappingProxyType
 
 import pytest
 from omegaconf import OmegaConf
-
 from ppo_runtime import (
     COMPONENTS,
     inspect_components,
@@ -92,7 +91,9 @@ def test_reward_model_new_location_counts_when_enabled(fsdp_cfg):
 # --- enable and Megatron-FSDP -------------------------------------------------------
 
 
-@pytest.mark.parametrize("enable, counts", [(False, False), ("false", False), (None, True), (True, True)])
+@pytest.mark.parametrize(
+    "enable, counts", [(False, False), ("false", False), (None, True), (True, True)]
+)
 def test_enable_flag(megatron_cfg, enable, counts):
     megatron_cfg.critic.enable = enable
     assert ("critic" in megatron_components(megatron_cfg)) is counts
@@ -163,7 +164,11 @@ def test_plain_dict_with_interpolation_is_resolved():
 
 
 def test_plain_dict_oc_select_default():
-    cfg = {"actor_rollout_ref": {"ref": {"strategy": "${oc.select:actor_rollout_ref.actor.strategy,megatron}"}}}
+    cfg = {
+        "actor_rollout_ref": {
+            "ref": {"strategy": "${oc.select:actor_rollout_ref.actor.strategy,megatron}"}
+        }
+    }
     assert megatron_components(cfg) == ("actor_rollout_ref.ref",)
 
 
@@ -187,7 +192,9 @@ class _Actor:
 @dataclasses.dataclass
 class _ARR:
     actor: _Actor = dataclasses.field(default_factory=_Actor)
-    ref: dict = dataclasses.field(default_factory=lambda: {"strategy": "${actor_rollout_ref.actor.strategy}"})
+    ref: dict = dataclasses.field(
+        default_factory=lambda: {"strategy": "${actor_rollout_ref.actor.strategy}"}
+    )
 
 
 @dataclasses.dataclass
@@ -248,5 +255,8 @@ def test_unknown_resolver_raises_value_error():
 
 def test_describe():
     cfg = {"critic": {"strategy": "megatron", "enable": False}}
-    assert inspect_components(cfg)[2].describe() == "critic: strategy=megatron, disabled (enable: false)"
+    assert (
+        inspect_components(cfg)[2].describe()
+        == "critic: strategy=megatron, disabled (enable: false)"
+    )
     assert inspect_components(cfg)[0].describe() == "actor_rollout_ref.actor: not configured"

@@ -9,7 +9,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from omegaconf import OmegaConf
-
 from ppo_runtime import (
     BASE_ENV_VARS,
     PPO_RAY_RUNTIME_ENV,
@@ -196,7 +195,11 @@ def test_driver_value_is_forwarded(monkeypatch, fsdp_cfg):
     monkeypatch.setenv("NCCL_DEBUG", "INFO")
     monkeypatch.setenv("TOKENIZERS_PARALLELISM", "false")
     env = get_ppo_ray_runtime_env(fsdp_cfg)
-    assert env["env_vars"] == {**EXPECTED_BASE, "NCCL_DEBUG": "INFO", "TOKENIZERS_PARALLELISM": "false"}
+    assert env["env_vars"] == {
+        **EXPECTED_BASE,
+        "NCCL_DEBUG": "INFO",
+        "TOKENIZERS_PARALLELISM": "false",
+    }
 
 
 def test_driver_value_is_dropped_without_forwarding(monkeypatch, fsdp_cfg):
@@ -211,11 +214,16 @@ def test_driver_cuda_value_wins_over_the_megatron_default(monkeypatch, megatron_
     monkeypatch.setenv(CUDA, "8")
     caplog.set_level(logging.WARNING, logger="ppo_runtime")
     assert get_ppo_ray_runtime_env(megatron_cfg, device_capability=(9, 0))["env_vars"][CUDA] == "8"
-    assert CUDA not in get_ppo_ray_runtime_env(
-        megatron_cfg, device_capability=(9, 0), forward_driver_env=False
-    )["env_vars"]
+    assert (
+        CUDA
+        not in get_ppo_ray_runtime_env(
+            megatron_cfg, device_capability=(9, 0), forward_driver_env=False
+        )["env_vars"]
+    )
     # The user decided, so an unknown capability needs no warning.
-    assert get_ppo_ray_runtime_env(megatron_cfg, device_capability="unknown")["env_vars"][CUDA] == "8"
+    assert (
+        get_ppo_ray_runtime_env(megatron_cfg, device_capability="unknown")["env_vars"][CUDA] == "8"
+    )
     assert caplog.records == []
 
 
@@ -244,7 +252,8 @@ def test_job_config_without_working_dir_gives_none(monkeypatch):
 
 def test_job_config_with_working_dir_leaves_it_to_the_job(monkeypatch):
     monkeypatch.setenv(
-        RAY_JOB_CONFIG_JSON_ENV_VAR, json.dumps({"runtime_env": {"working_dir": "gcs://_ray_pkg_abc.zip"}})
+        RAY_JOB_CONFIG_JSON_ENV_VAR,
+        json.dumps({"runtime_env": {"working_dir": "gcs://_ray_pkg_abc.zip"}}),
     )
     env = get_ppo_ray_runtime_env()
     assert "working_dir" not in env
@@ -270,7 +279,10 @@ def test_job_env_vars_are_left_to_the_job(monkeypatch, megatron_cfg):
     monkeypatch.setenv(CUDA, "1")
     env = get_ppo_ray_runtime_env(megatron_cfg, device_capability=(9, 0))
     assert "NCCL_DEBUG" not in env["env_vars"] and CUDA not in env["env_vars"]
-    reasons = {d.name: d.reason for d in explain_ppo_ray_runtime_env(megatron_cfg, device_capability=(9, 0))}
+    reasons = {
+        d.name: d.reason
+        for d in explain_ppo_ray_runtime_env(megatron_cfg, device_capability=(9, 0))
+    }
     assert reasons["NCCL_DEBUG"] is Reason.JOB_RUNTIME_ENV
     assert reasons[CUDA] is Reason.JOB_RUNTIME_ENV
 
@@ -318,7 +330,12 @@ def test_explain_covers_every_variable_in_order(fsdp_cfg):
         assert d.reason is Reason.BASE_DEFAULT
         assert d.included
     cuda = decisions[-1]
-    assert (cuda.value, cuda.reason, cuda.default, cuda.included) == (None, Reason.NO_MEGATRON, None, False)
+    assert (cuda.value, cuda.reason, cuda.default, cuda.included) == (
+        None,
+        Reason.NO_MEGATRON,
+        None,
+        False,
+    )
 
 
 def test_explain_megatron_names_components_and_capability(megatron_cfg):
@@ -346,7 +363,9 @@ def test_explain_driver_forwarded_and_dropped(monkeypatch, fsdp_cfg):
     monkeypatch.setenv("NCCL_DEBUG", "INFO")
     fwd = _by_name(explain_ppo_ray_runtime_env(fsdp_cfg))["NCCL_DEBUG"]
     assert (fwd.value, fwd.reason, fwd.default) == ("INFO", Reason.DRIVER_FORWARDED, "WARN")
-    dropped = _by_name(explain_ppo_ray_runtime_env(fsdp_cfg, forward_driver_env=False))["NCCL_DEBUG"]
+    dropped = _by_name(explain_ppo_ray_runtime_env(fsdp_cfg, forward_driver_env=False))[
+        "NCCL_DEBUG"
+    ]
     assert (dropped.value, dropped.reason, dropped.default) == (None, Reason.DRIVER_DROPPED, "WARN")
     assert "INFO" in dropped.detail
 
@@ -355,7 +374,9 @@ def test_explain_agrees_with_get(monkeypatch, megatron_cfg):
     monkeypatch.setenv("VLLM_LOGGING_LEVEL", "DEBUG")
     for cap in [(9, 0), (10, 0), "unknown"]:
         for forward in (True, False):
-            env = get_ppo_ray_runtime_env(megatron_cfg, device_capability=cap, forward_driver_env=forward)
+            env = get_ppo_ray_runtime_env(
+                megatron_cfg, device_capability=cap, forward_driver_env=forward
+            )
             decisions = explain_ppo_ray_runtime_env(
                 megatron_cfg, device_capability=cap, forward_driver_env=forward
             )
@@ -379,7 +400,11 @@ def test_decisions_are_frozen_and_json_ready(fsdp_cfg):
 
 def test_report(megatron_cfg):
     report = ppo_ray_runtime_env_report(megatron_cfg, device_capability=(9, 0))
-    assert report.megatron_components == ("actor_rollout_ref.actor", "actor_rollout_ref.ref", "critic")
+    assert report.megatron_components == (
+        "actor_rollout_ref.actor",
+        "actor_rollout_ref.ref",
+        "critic",
+    )
     assert report.capability is not None and report.capability.capability == (9, 0)
     assert report.warning is None
     assert report.working_dir == f"{RAY_JOB_CONFIG_JSON_ENV_VAR} is not set"

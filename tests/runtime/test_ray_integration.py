@@ -20,8 +20,11 @@ import json
 import os
 
 import pytest
-
-from ppo_runtime import BASE_ENV_VARS, RAY_JOB_CONFIG_JSON_ENV_VAR, get_ppo_ray_runtime_env
+from ppo_runtime import (
+    BASE_ENV_VARS,
+    RAY_JOB_CONFIG_JSON_ENV_VAR,
+    get_ppo_ray_runtime_env,
+)
 
 ray = pytest.importorskip("ray")
 
@@ -105,7 +108,8 @@ def test_job_runtime_env_merges_without_conflict(seen_by_worker, megatron_cfg, m
     # As under `ray job submit --runtime-env-json '{"env_vars": {"NCCL_DEBUG": "INFO"}}'`:
     # the job config is in RAY_JOB_CONFIG_JSON_ENV_VAR and the driver's shell has the var.
     monkeypatch.setenv(
-        RAY_JOB_CONFIG_JSON_ENV_VAR, json.dumps({"runtime_env": {"env_vars": {"NCCL_DEBUG": "INFO"}}})
+        RAY_JOB_CONFIG_JSON_ENV_VAR,
+        json.dumps({"runtime_env": {"env_vars": {"NCCL_DEBUG": "INFO"}}}),
     )
     monkeypatch.setenv("NCCL_DEBUG", "INFO")
     env = get_ppo_ray_runtime_env(megatron_cfg, device_capability=(9, 0))
@@ -119,7 +123,8 @@ def test_repeating_a_job_variable_is_what_ray_refuses(cluster, monkeypatch):
     # Why job variables are left out: Ray will not merge two runtime_envs that set the
     # same variable (ray.init fails before connecting).
     monkeypatch.setenv(
-        RAY_JOB_CONFIG_JSON_ENV_VAR, json.dumps({"runtime_env": {"env_vars": {"NCCL_DEBUG": "INFO"}}})
+        RAY_JOB_CONFIG_JSON_ENV_VAR,
+        json.dumps({"runtime_env": {"env_vars": {"NCCL_DEBUG": "INFO"}}}),
     )
     with pytest.raises(ValueError, match="Failed to merge"):
         ray.init(address=cluster.address, runtime_env={"env_vars": {"NCCL_DEBUG": "INFO"}})
