@@ -7,6 +7,7 @@ internal crashes, 130 interrupted by Ctrl-C.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import os
 import sys
@@ -210,8 +211,18 @@ def cli() -> None:
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when findings remain.")
 @click.option("--add-noqa", is_flag=True, help="Write '# noqa: CODE' onto each finding.")
 @click.option("--list-rules", is_flag=True, help="List the rule codes and exit.")
+@click.option(
+    "--show-shims", is_flag=True, help="Also list compatibility shims (PPO004; never fail)."
+)
 @_guard
-def check(paths: tuple[str, ...], exit_zero: bool, add_noqa: bool, list_rules: bool, **opts) -> None:
+def check(
+    paths: tuple[str, ...],
+    exit_zero: bool,
+    add_noqa: bool,
+    list_rules: bool,
+    show_shims: bool,
+    **opts,
+) -> None:
     """Report configless calls of the runtime function; exit 1 while one remains."""
     if list_rules:
         _list_rules()
@@ -220,6 +231,8 @@ def check(paths: tuple[str, ...], exit_zero: bool, add_noqa: bool, list_rules: b
     from ppo_migrate.runner import Mode, run
 
     settings = _load(paths, opts)
+    if show_shims:
+        settings = dataclasses.replace(settings, show_shims=True)
     mode = Mode.ADD_NOQA if add_noqa else Mode.CHECK
     if paths == ("-",):
         outcomes = [_stdin(settings, opts["stdin_filename"], Mode.CHECK)]
@@ -242,6 +255,10 @@ def check(paths: tuple[str, ...], exit_zero: bool, add_noqa: bool, list_rules: b
         if result.interrupted:
             raise KeyboardInterrupt
         diagnostics, errors = result.diagnostics, result.internal_errors
+        if not add_noqa and _has_entry_points(diagnostics):
+            from ppo_migrate.callers import follow_callers
+
+            diagnostics, _, _ = follow_callers(files, diagnostics, settings, apply=False)
         if add_noqa:
             added = sum(o.noqa_added for o in result.outcomes)
             click.echo(f"Added {added} noqa directive{'s' if added != 1 else ''}.", err=True)
@@ -250,20 +267,46 @@ def check(paths: tuple[str, ...], exit_zero: bool, add_noqa: bool, list_rules: b
         click.echo(f"ppo-migrate: {e}", err=True)
     if errors:
         sys.exit(EXIT_ERROR)
-    if diagnostics and not exit_zero:
+    if any(not d.informational for d in diagnostics) and not exit_zero:
         sys.exit(EXIT_FINDINGS)
+
+
+def _has_entry_points(diagnostics) -> bool:
+    return any(d.code == "PPO002" and d.scope != "<module>" for d in diagnostics)
 
 
 @cli.command()
 @_common_options
 @click.option("--diff", is_flag=True, help="Write nothing; print a unified diff of the rewrite.")
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when findings remain.")
+@click.option(
+    "--thread-config",
+    is_flag=True,
+    help="Where no config is in scope but every caller has one, add a config "
+    "parameter and pass it through (up to --thread-depth levels).",
+)
+@click.option(
+    "--thread-depth",
+    type=click.IntRange(min=1, max=20),
+    default=3,
+    show_default=True,
+    help="How many levels of callers --thread-config may change.",
+)
 @_guard
-def apply(paths: tuple[str, ...], diff: bool, exit_zero: bool, **opts) -> None:
+def apply(
+    paths: tuple[str, ...],
+    diff: bool,
+    exit_zero: bool,
+    thread_config: bool,
+    thread_depth: int,
+    **opts,
+) -> None:
     """Pass the config in scope to every configless call; list the calls with none."""
     from ppo_migrate.output import emit
     from ppo_migrate.runner import Mode, run
 
+    if thread_config and diff:
+        raise click.UsageError("--thread-config rewrites across files and cannot be combined with --diff")
     settings = _load(paths, opts)
     mode = Mode.DIFF if diff else Mode.APPLY
     concise = settings.output_format == "concise"
@@ -299,6 +342,21 @@ def apply(paths: tuple[str, ...], diff: bool, exit_zero: bool, **opts) -> None:
                 calls = f"{o.fixed} call{'s' if o.fixed != 1 else ''}"
                 click.echo(f"Rewrote {o.path} ({calls})", err=not concise)
     diagnostics = sorted((d for o in outcomes for d in o.diagnostics), key=lambda d: d.sort_key())
+    threaded: list[str] = []
+    if paths != ("-",) and _has_entry_points(diagnostics):
+        from ppo_migrate.callers import follow_callers
+
+        diagnostics, threaded, problems = follow_callers(
+            files, diagnostics, settings, apply=thread_config, depth=thread_depth
+        )
+        if threaded:
+            for p in threaded:
+                click.echo(f"Threaded the config through {p}", err=not concise)
+            done = set(threaded)
+            refreshed = run(threaded, settings, Mode.CHECK, jobs=1)
+            diagnostics = [d for d in diagnostics if d.path not in done] + refreshed.diagnostics
+            diagnostics, _, _ = follow_callers(files, diagnostics, settings, apply=False)
+        diagnostics = sorted([*diagnostics, *problems], key=lambda d: d.sort_key())
     errors = [f"{o.path}: {o.internal_error}" for o in outcomes if o.internal_error]
     fixed = sum(o.fixed for o in outcomes)
     changed = sum(1 for o in outcomes if o.fixed)
@@ -311,9 +369,14 @@ def apply(paths: tuple[str, ...], diff: bool, exit_zero: bool, **opts) -> None:
         emit(settings.output_format, diagnostics, sys.stdout, root=_root(settings))
     verb = "Would rewrite" if diff else "Rewrote"
     remaining = len(diagnostics)
+    threaded_note = (
+        f"; threaded the config through {len(threaded)} file{'s' if len(threaded) != 1 else ''}"
+        if threaded
+        else ""
+    )
     summary = (
         f"{verb} {fixed} call{'s' if fixed != 1 else ''} in {changed} "
-        f"file{'s' if changed != 1 else ''}; {remaining} "
+        f"file{'s' if changed != 1 else ''}{threaded_note}; {remaining} "
         f"finding{'s' if remaining != 1 else ''} remain{'s' if remaining == 1 else ''}."
     )
     click.echo(summary, err=not concise or paths == ("-",))
@@ -321,7 +384,7 @@ def apply(paths: tuple[str, ...], diff: bool, exit_zero: bool, **opts) -> None:
         click.echo(f"ppo-migrate: {e}", err=True)
     if errors:
         sys.exit(EXIT_ERROR)
-    if (diagnostics or (diff and fixed)) and not exit_zero:
+    if (any(not d.informational for d in diagnostics) or (diff and fixed)) and not exit_zero:
         sys.exit(EXIT_FINDINGS)
 
 

@@ -85,6 +85,18 @@ class ShimDetector:
                     if value is not _UNKNOWN:
                         verdicts.append(bool(value) == in_body)
                         reason = "on the branch taken when the runtime function has no parameters"
+            elif isinstance(parent, (cst.IndentedBlock, cst.Module)) and isinstance(
+                child, cst.BaseStatement
+            ):
+                # ``if <test>: return ...`` earlier in the block: what follows is its else
+                for stmt in parent.body:
+                    if stmt is child:
+                        break
+                    if isinstance(stmt, cst.If) and stmt.orelse is None and _terminates(stmt.body):
+                        value = self._evaluate(stmt.test)
+                        if value is not _UNKNOWN:
+                            verdicts.append(not value)
+                            reason = "on the branch taken when the runtime function has no parameters"
             elif isinstance(parent, cst.ExceptHandler) and child is parent.body:
                 if self._catches_type_error(parent) and self._try_passes_config(parent):
                     return "in an `except TypeError` fallback of a call that passes a config"
@@ -164,6 +176,21 @@ class ShimDetector:
                 return 0
             return _UNKNOWN
         return _UNKNOWN
+
+
+def _terminates(block: cst.BaseSuite) -> bool:
+    """Whether a suite always leaves its enclosing block (ends in return/raise/continue/break)."""
+    body = block.body
+    if not body:
+        return False
+    last = body[-1]
+    if isinstance(last, cst.SimpleStatementLine):
+        return bool(last.body) and isinstance(
+            last.body[-1], (cst.Return, cst.Raise, cst.Continue, cst.Break)
+        )
+    if isinstance(last, (cst.Return, cst.Raise, cst.Continue, cst.Break)):
+        return True
+    return False
 
 
 class _CallFinder(cst.CSTVisitor):

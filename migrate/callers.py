@@ -1,0 +1,712 @@
+"""Follow the config across functions: caller hints and ``apply --thread-config``.
+
+A PPO002 ("no config in scope") usually sits in a small helper — ``init_ray(address)``,
+a wrapper ``get_env()`` around the runtime function — whose callers do have the
+config. This module finds, within the analysed paths, every call of the function
+enclosing each PPO002 (by qualified name across files, and ``self.method()``
+inside its class), says which callers have a config in scope, and with
+``--thread-config`` adds a ``config=None`` keyword parameter to the helper,
+passes it at the runtime call and passes ``config=<expression>`` at every caller,
+up the call chain to a bounded depth.
+
+A function is never changed when its calls cannot all be found: it is referenced
+as a value, decorated (other than ``staticmethod``/``classmethod``), exported in
+``__all__``, nested in a lambda, or has no call in the analysed paths (it may be
+called from outside them). The reason is reported instead.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+import libcst as cst
+from libcst.metadata import (
+    MetadataWrapper,
+    ParentNodeProvider,
+    PositionProvider,
+    QualifiedNameProvider,
+    QualifiedNameSource,
+    ScopeProvider,
+)
+
+from ppo_migrate.codemod import CONFIG_PARAMETER, analyze
+from ppo_migrate.diagnostics import Diagnostic, Related
+from ppo_migrate.files import FileChanged, atomic_write, decode_source, encode_source, read_source
+from ppo_migrate.scope import ConfigResolver
+from ppo_migrate.settings import Settings
+from ppo_migrate.targets import module_package, resolve_relative
+
+DEFAULT_DEPTH = 3
+_TRANSPARENT_DECORATORS = frozenset({"staticmethod", "classmethod"})
+
+
+def module_name(path: str | Path) -> str:
+    """The dotted module name of a source file, from the ``__init__.py`` files above it.
+
+    Args:
+        path: a ``.py`` file's path.
+
+    Returns:
+        e.g. ``"verl.workers.rollout.server"``; ``"verl.workers"`` for
+        ``verl/workers/__init__.py``; the bare stem for a file outside any package.
+    """
+    p = Path(path)
+    package = module_package(p)
+    if p.stem == "__init__" and package:
+        return ".".join(package)
+    return ".".join((*package, p.stem))
+
+
+@dataclass
+class FunctionInfo:
+    """A function that may be threaded.
+
+    Attributes:
+        fq: fully qualified name, ``module.qualname``.
+        path: display path of its file.
+        qualname: as ``__qualname__`` spells it, e.g. ``"Launcher.start"``.
+        line: line of its ``def``.
+        block: why it must not be changed, or ``None``.
+        param: the parameter name to add (``config`` unless that name is taken).
+    """
+
+    fq: str
+    path: str
+    qualname: str
+    line: int
+    block: str | None
+    param: str
+
+
+@dataclass(frozen=True)
+class CallSite:
+    """A call of a function being followed.
+
+    Attributes:
+        path, line, column: where the call is (1-based, code points).
+        callee: fully qualified name of the called function.
+        caller: fully qualified name of the enclosing function, or ``None`` at
+            module level, in a class body or in a lambda.
+        caller_scope: the enclosing scope as a qualified name (``<module>`` too).
+        config: the config expression in scope at the call, or ``None``.
+    """
+
+    path: str
+    line: int
+    column: int
+    callee: str
+    caller: str | None
+    caller_scope: str
+    config: str | None
+
+
+@dataclass
+class _Index:
+    functions: dict[str, FunctionInfo] = field(default_factory=dict)
+    sites: dict[str, list[CallSite]] = field(default_factory=lambda: defaultdict(list))
+    values: dict[str, list[tuple[str, int]]] = field(default_factory=lambda: defaultdict(list))
+    scanned: set[str] = field(default_factory=set)
+
+
+class _FileVisitor(cst.CSTVisitor):
+    """Collects function definitions, calls of followed functions and value references."""
+
+    METADATA_DEPENDENCIES = (
+        QualifiedNameProvider,
+        ScopeProvider,
+        PositionProvider,
+        ParentNodeProvider,
+    )
+
+    def __init__(self, path: str, module: str, package: tuple[str, ...], wanted: set[str], settings: Settings, wrapper: MetadataWrapper, tree: cst.Module) -> None:
+        super().__init__()
+        self.path = path
+        self.module = module
+        self.package = package
+        self.wanted = wanted
+        self.settings = settings
+        self._wrapper = wrapper
+        self._tree = tree
+        self._stack: list[tuple[str, str, cst.CSTNode]] = []
+        self._resolver: ConfigResolver | None = None
+        self.defs: dict[str, tuple[cst.FunctionDef, FunctionInfo]] = {}
+        self.sites: list[tuple[cst.Call, CallSite]] = []
+        self.values: list[tuple[str, int]] = []
+        self.values_fq: list[str] = []
+        self.exported: set[str] = set()
+
+    # -- scope bookkeeping ------------------------------------------------------
+    def _qualname(self, extra: str | None = None) -> str:
+        names = [(k, n) for k, n, _ in self._stack] + ([("function", extra)] if extra else [])
+        parts: list[str] = []
+        for i, (kind, name) in enumerate(names):
+            parts.append(name)
+            if kind == "function" and i < len(names) - 1:
+                parts.append("<locals>")
+        return ".".join(parts) or "<module>"
+
+    def _caller(self) -> str | None:
+        if not self._stack or self._stack[-1][0] != "function" or self._stack[-1][1] == "<lambda>":
+            return None
+        return f"{self.module}.{self._qualname()}"
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        for d in node.decorators:
+            d.visit(self)
+        node.params.visit(self)
+        qualname = self._qualname(node.name.value)
+        fq = f"{self.module}.{qualname}"
+        pos = self.get_metadata(PositionProvider, node)
+        self.defs[fq] = (
+            node,
+            FunctionInfo(fq, self.path, qualname, pos.start.line, self._block(node, qualname), _param_name(node)),
+        )
+        self._stack.append(("function", node.name.value, node))
+        node.body.visit(self)
+        self._stack.pop()
+        return False
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        for d in node.decorators:
+            d.visit(self)
+        for a in (*node.bases, *node.keywords):
+            a.visit(self)
+        self._stack.append(("class", node.name.value, node))
+        node.body.visit(self)
+        self._stack.pop()
+        return False
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        node.params.visit(self)
+        self._stack.append(("function", "<lambda>", node))
+        node.body.visit(self)
+        self._stack.pop()
+        return False
+
+    def visit_Import(self, node: cst.Import) -> bool:
+        return False
+
+    def visit_ImportFrom(self, node: cst.ImportFrom) -> bool:
+        return False
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        if self._stack:
+            return
+        for t in node.targets:
+            if isinstance(t.target, cst.Name) and t.target.value == "__all__":
+                for element in getattr(node.value, "elements", ()):
+                    if isinstance(element.value, cst.SimpleString):
+                        value = element.value.evaluated_value
+                        if isinstance(value, str):
+                            self.exported.add(value)
+
+    def _block(self, node: cst.FunctionDef, qualname: str) -> str | None:
+        for d in node.decorators:
+            expr = d.decorator
+            name = expr.value if isinstance(expr, cst.Name) else None
+            if name not in _TRANSPARENT_DECORATORS:
+                code = cst.Module(body=()).code_for_node(expr)
+                return f"it is decorated with `@{code}`, so its calls cannot all be found"
+        if "<lambda>" in qualname:
+            return "it is defined inside a lambda"
+        return None
+
+    # -- calls and references ---------------------------------------------------
+    def _fqs(self, node: cst.BaseExpression) -> set[str]:
+        if (
+            isinstance(node, cst.Attribute)
+            and isinstance(node.value, cst.Name)
+            and node.value.value == "self"
+        ):
+            cls = self._self_class()
+            return {f"{self.module}.{cls}.{node.attr.value}"} if cls else set()
+        out: set[str] = set()
+        for q in self.get_metadata(QualifiedNameProvider, node, set()):
+            if q.source is QualifiedNameSource.LOCAL:
+                out.add(f"{self.module}.{q.name}")
+            elif q.source is QualifiedNameSource.IMPORT:
+                r = resolve_relative(q.name, self.package)
+                if r is not None:
+                    out.add(r)
+        return out
+
+    def _self_class(self) -> str | None:
+        """The qualified name of the class whose method binds ``self`` here."""
+        for i in range(len(self._stack) - 1, 0, -1):
+            kind, _, node = self._stack[i]
+            if kind == "function" and isinstance(node, cst.FunctionDef) and self._stack[i - 1][0] == "class":
+                params = node.params.params
+                if params and params[0].name.value == "self":
+                    names = [(k, n) for k, n, _ in self._stack[:i]]
+                    parts: list[str] = []
+                    for j, (k, n) in enumerate(names):
+                        parts.append(n)
+                        if k == "function" and j < len(names) - 1:
+                            parts.append("<locals>")
+                    return ".".join(parts)
+                return None
+        return None
+
+    def visit_Call(self, node: cst.Call) -> None:
+        fqs = self._fqs(node.func) & self.wanted
+        if not fqs:
+            return
+        if self._resolver is None:
+            self._resolver = ConfigResolver(
+                self._tree,
+                self._wrapper.resolve(ScopeProvider),
+                self._wrapper.resolve(ParentNodeProvider),
+                self._wrapper.resolve(PositionProvider),
+                lambda n: self.get_metadata(QualifiedNameProvider, n, set()),
+                self.settings.config_names,
+            )
+        found = self._resolver.find(node)
+        pos = self.get_metadata(PositionProvider, node).start
+        for fq in sorted(fqs):
+            self.sites.append(
+                (
+                    node,
+                    CallSite(
+                        self.path,
+                        pos.line,
+                        pos.column + 1,
+                        fq,
+                        self._caller(),
+                        self._qualname(),
+                        found.expression if found else None,
+                    ),
+                )
+            )
+
+    def _reference(self, node: cst.BaseExpression) -> None:
+        """Record a use of a followed function that is not a call of it."""
+        parent = self.get_metadata(ParentNodeProvider, node, None)
+        if isinstance(parent, cst.Call) and parent.func is node:
+            return  # a call: recorded by visit_Call
+        if isinstance(parent, cst.FunctionDef) and parent.name is node:
+            return  # the definition itself
+        if isinstance(parent, cst.Attribute) and parent.attr is node:
+            return  # ``x.name``: judged as the Attribute node
+        for fq in self._fqs(node) & self.wanted:
+            self.values.append((self.path, self.get_metadata(PositionProvider, node).start.line))
+            self.values_fq.append(fq)
+
+    def visit_Name(self, node: cst.Name) -> None:
+        self._reference(node)
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        self._reference(node)
+
+
+def _param_name(node: cst.FunctionDef) -> str:
+    """``config``, or the first of ``ppo_config``, ``ppo_config_2``… not used in the function."""
+    used: set[str] = set()
+
+    class _Names(cst.CSTVisitor):
+        def visit_Name(self, n: cst.Name) -> None:
+            used.add(n.value)
+
+    node.visit(_Names())
+    for candidate in (CONFIG_PARAMETER, "ppo_config", *(f"ppo_config_{i}" for i in range(2, 100))):
+        if candidate not in used:
+            return candidate
+    return "ppo_config_thread"  # pragma: no cover
+
+
+def _parse(path: str):
+    source = read_source(Path(path))
+    text, encoding, bom = decode_source(source.data)
+    tree = cst.parse_module(text)
+    return source, text, encoding, bom, tree
+
+
+def _visit(path: str, wanted: set[str], settings: Settings):
+    source, text, encoding, bom, tree = _parse(path)
+    wrapper = MetadataWrapper(tree, unsafe_skip_copy=True)
+    visitor = _FileVisitor(path, module_name(path), module_package(path), wanted, settings, wrapper, tree)
+    wrapper.visit(visitor)
+    return source, text, encoding, bom, tree, wrapper, visitor
+
+
+def _entry_functions(diagnostics: Iterable[Diagnostic], settings: Settings, index: _Index) -> dict[tuple[str, int, int], str]:
+    """Map each PPO002 (path, line, column) to the fq name of its enclosing function."""
+    by_path: dict[str, list[Diagnostic]] = defaultdict(list)
+    for d in diagnostics:
+        if d.code == "PPO002" and d.scope != "<module>":
+            by_path[d.path].append(d)
+    result: dict[tuple[str, int, int], str] = {}
+    for path, diags in by_path.items():
+        try:
+            _, _, _, _, _, _, visitor = _visit(path, set(), settings)
+        except Exception:  # the file changed or cannot be parsed now: no hints for it
+            continue
+        for fq, (_, info) in visitor.defs.items():
+            if info.qualname in visitor.exported and "." not in info.qualname:
+                info.block = "it is exported in `__all__`, so it may be called from outside"
+            index.functions.setdefault(fq, info)
+        for d in diags:
+            fq = f"{module_name(path)}.{d.scope}"
+            if fq in visitor.defs:
+                result[(d.path, d.line, d.column)] = fq
+    return result
+
+
+def _scan(files: Sequence[str], wanted: set[str], settings: Settings, index: _Index) -> None:
+    """Find call sites and value references of ``wanted`` functions in ``files``."""
+    todo = wanted - index.scanned
+    if not todo:
+        return
+    index.scanned |= todo
+    names = {fq.rsplit(".", 1)[-1].encode() for fq in todo}
+    for path in files:
+        try:
+            with open(path, "rb") as fh:
+                data = fh.read()
+        except OSError:
+            continue
+        if not any(n in data for n in names):
+            continue
+        try:
+            _, _, _, _, _, _, visitor = _visit(path, todo, settings)
+        except Exception:
+            continue  # unreadable or unparsable: reported by the main pass already
+        for fq, (_, info) in visitor.defs.items():
+            if info.qualname in visitor.exported and "." not in info.qualname:
+                info.block = "it is exported in `__all__`, so it may be called from outside"
+            index.functions.setdefault(fq, info)
+        for _, site in visitor.sites:
+            index.sites[site.callee].append(site)
+        for (p, line), fq in zip(visitor.values, visitor.values_fq):
+            index.values[fq].append((p, line))
+
+
+@dataclass
+class Plan:
+    """The outcome of following callers.
+
+    Attributes:
+        threadable: fq names of functions that get a config parameter.
+        reasons: fq name -> why it cannot be threaded.
+        index: everything found (functions, call sites, value references).
+    """
+
+    threadable: set[str]
+    reasons: dict[str, str]
+    index: _Index
+
+
+def plan(files: Sequence[str], diagnostics: Sequence[Diagnostic], settings: Settings, *, depth: int = DEFAULT_DEPTH) -> tuple[Plan, dict[tuple[str, int, int], str]]:
+    """Find the callers of every function enclosing a PPO002 and decide what can be threaded.
+
+    Args:
+        files: every file of the run (callers may sit in files that never name
+            the runtime function).
+        diagnostics: the main pass's diagnostics.
+        settings: the run's settings (config names).
+        depth: how many levels of callers may be threaded (default 3).
+
+    Returns:
+        ``(plan, entries)`` where ``entries`` maps each PPO002's (path, line,
+        column) to its enclosing function's fq name.
+    """
+    index = _Index()
+    entries = _entry_functions(diagnostics, settings, index)
+    frontier = set(entries.values())
+    for _ in range(depth):
+        if not frontier:
+            break
+        _scan(files, frontier, settings, index)
+        frontier = {
+            s.caller
+            for fq in frontier
+            for s in index.sites.get(fq, ())
+            if s.config is None and s.caller is not None and s.caller not in index.scanned
+        }
+    threadable: set[str] = set()
+    reasons: dict[str, str] = {}
+
+    def decide(fq: str, level: int, visiting: frozenset[str]) -> bool:
+        if fq in threadable:
+            return True
+        if fq in reasons:
+            return False
+        info = index.functions.get(fq)
+        name = fq.rsplit(".", 1)[-1]
+        if info is None:
+            reasons[fq] = f"the definition of `{name}` was not found"
+            return False
+        if info.block:
+            reasons[fq] = info.block
+            return False
+        if index.values.get(fq):
+            path, line = index.values[fq][0]
+            reasons[fq] = f"it is referenced as a value at {path}:{line}, so its calls cannot all be found"
+            return False
+        sites = index.sites.get(fq, [])
+        if not sites:
+            reasons[fq] = "no call of it was found in the analysed paths (it may be called from outside them)"
+            return False
+        for s in sites:
+            if s.config is not None:
+                continue
+            if s.caller is None:
+                reasons[fq] = f"its caller at {s.path}:{s.line} ({s.caller_scope}) has no config in scope"
+                return False
+            if s.caller in visiting:
+                reasons[fq] = f"it is called recursively through `{s.caller_scope}`"
+                return False
+            if level >= depth:
+                reasons[fq] = f"its caller `{s.caller_scope}` ({s.path}:{s.line}) has no config in scope and the call chain is deeper than {depth}"
+                return False
+            if not decide(s.caller, level + 1, visiting | {fq}):
+                reasons[fq] = (
+                    f"its caller `{s.caller_scope}` ({s.path}:{s.line}) has no config in scope "
+                    f"and cannot be threaded: {reasons[s.caller]}"
+                )
+                return False
+        threadable.add(fq)
+        return True
+
+    for fq in sorted(set(entries.values())):
+        decide(fq, 1, frozenset())
+    return Plan(threadable, reasons, index), entries
+
+
+def hint(diag: Diagnostic, fq: str | None, the_plan: Plan, *, threading: bool) -> Diagnostic:
+    """The PPO002 diagnostic with caller hints added (message and related locations).
+
+    Args:
+        diag: a PPO002 diagnostic.
+        fq: its enclosing function's fq name (``None`` at module level).
+        the_plan: from :func:`plan`.
+        threading: whether ``--thread-config`` was given (changes the advice).
+    """
+    if fq is None:
+        return diag
+    sites = the_plan.index.sites.get(fq, [])
+    name = fq.rsplit(".", 1)[-1]
+    related = tuple(
+        Related(
+            s.path,
+            s.line,
+            s.column,
+            f"caller `{s.caller_scope}` has `{s.config}`" if s.config else f"caller `{s.caller_scope}` has no config in scope",
+        )
+        for s in sorted(sites, key=lambda s: (s.path, s.line, s.column))
+    )
+    with_config = [s for s in sites if s.config]
+    extra = ""
+    if with_config:
+        shown = ", ".join(f"`{s.caller_scope}` ({s.path}:{s.line}) has `{s.config}`" for s in with_config[:3])
+        more = f" and {len(with_config) - 3} more" if len(with_config) > 3 else ""
+        extra = f"; its caller{'s' if len(with_config) > 1 else ''} {shown}{more}"
+    else:
+        chain = _chain_to_config(fq, the_plan)
+        if chain:
+            middle, top = chain
+            extra = (
+                f"; its caller `{middle.caller_scope}` ({middle.path}:{middle.line}) has no config "
+                f"in scope either, but `{top.caller_scope}` ({top.path}:{top.line}) further up "
+                f"has `{top.config}`"
+            )
+    if fq in the_plan.threadable and not threading:
+        extra += ": run with --thread-config to pass it through"
+    elif fq in the_plan.reasons:
+        extra += f"; `{name}` cannot be threaded: {the_plan.reasons[fq]}"
+    if not extra:
+        return diag
+    return replace(diag, message=diag.message + extra, related=related)
+
+
+def _chain_to_config(fq: str, the_plan: Plan) -> tuple[CallSite, CallSite] | None:
+    """The first configless caller of ``fq`` and a call further up that has a config."""
+    seen = {fq}
+    for first in the_plan.index.sites.get(fq, ()):
+        if first.config or first.caller is None:
+            continue
+        frontier = [first.caller]
+        while frontier:
+            current = frontier.pop(0)
+            if current in seen:
+                continue
+            seen.add(current)
+            for site in the_plan.index.sites.get(current, ()):
+                if site.config:
+                    return first, site
+                if site.caller is not None:
+                    frontier.append(site.caller)
+    return None
+
+
+# ----------------------------------------------------------------------------- rewriting
+
+
+def _append_item(items: Sequence, new_item, *, opening_ws):
+    """Append a parameter/argument keeping a trailing-comma, one-per-line layout."""
+    if not items:
+        return (new_item,)
+    last = items[-1]
+    comma = last.comma
+    if isinstance(comma, cst.Comma) and "\n" in cst.Module(body=()).code_for_node(comma):
+        if len(items) >= 2 and isinstance(items[-2].comma, cst.Comma):
+            between = items[-2].comma
+        else:
+            between = cst.Comma(whitespace_after=opening_ws)
+        return (*items[:-1], last.with_changes(comma=between), new_item.with_changes(comma=comma))
+    return (*items, new_item)
+
+
+class _ThreadTransformer(cst.CSTTransformer):
+    def __init__(self, params: dict[cst.FunctionDef, str], runtime: dict[cst.Call, str], callers: dict[cst.Call, tuple[str, str]], keyword: bool) -> None:
+        super().__init__()
+        self.params = params
+        self.runtime = runtime
+        self.callers = callers
+        self.keyword = keyword
+
+    def leave_FunctionDef(self, original_node: cst.FunctionDef, updated_node: cst.FunctionDef) -> cst.FunctionDef:
+        name = self.params.get(original_node)
+        if name is None:
+            return updated_node
+        p = updated_node.params
+        new = cst.Param(
+            cst.Name(name),
+            default=cst.Name("None"),
+            equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")),
+        )
+        ws = updated_node.whitespace_before_params
+        if isinstance(p.star_arg, (cst.Param, cst.ParamStar)):
+            if p.kwonly_params:
+                p = p.with_changes(kwonly_params=_append_item(p.kwonly_params, new, opening_ws=ws))
+            else:
+                p = p.with_changes(kwonly_params=(new,))
+        else:
+            p = p.with_changes(params=_append_item(p.params, new, opening_ws=ws))
+        return updated_node.with_changes(params=p)
+
+    def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.Call:
+        if original_node in self.runtime:
+            from ppo_migrate.codemod import configless_kind, rewrite_call
+
+            kind = configless_kind(original_node) or "empty"
+            return rewrite_call(updated_node, kind, self.runtime[original_node], keyword=self.keyword)
+        if original_node in self.callers:
+            name, expr = self.callers[original_node]
+            arg = cst.Arg(
+                cst.parse_expression(expr),
+                keyword=cst.Name(name),
+                equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")),
+            )
+            args = updated_node.args
+            if args and not isinstance(args[-1].comma, cst.Comma):
+                args = (*args[:-1], args[-1].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))))
+                return updated_node.with_changes(args=(*args, arg))
+            return updated_node.with_changes(args=_append_item(args, arg, opening_ws=updated_node.whitespace_before_args))
+        return updated_node
+
+
+def thread(the_plan: Plan, settings: Settings) -> tuple[list[str], list[Diagnostic]]:
+    """Rewrite the files of a plan: add parameters, pass them on, pass configs at callers.
+
+    Args:
+        the_plan: from :func:`plan`; only ``threadable`` functions are changed.
+        settings: the run's settings (``keyword``).
+
+    Returns:
+        ``(changed_paths, problems)``: the files written, and PPO904/PPO901
+        diagnostics for files that changed on disk or could not be written.
+    """
+    if not the_plan.threadable:
+        return [], []
+    files: dict[str, None] = {}
+    for fq in sorted(the_plan.threadable):
+        files[the_plan.index.functions[fq].path] = None
+        for s in the_plan.index.sites.get(fq, ()):
+            files[s.path] = None
+    changed: list[str] = []
+    problems: list[Diagnostic] = []
+    wanted = set(the_plan.threadable)
+    for path in sorted(files):
+        source, text, encoding, bom, tree, wrapper, visitor = _visit(path, wanted, settings)
+        params: dict[cst.FunctionDef, str] = {}
+        runtime: dict[cst.Call, str] = {}
+        callers: dict[cst.Call, tuple[str, str]] = {}
+        for fq, (node, info) in visitor.defs.items():
+            if fq in the_plan.threadable:
+                params[node] = the_plan.index.functions[fq].param
+        if params:
+            diagnostics, _ = analyze(tree, path, settings)
+            positions = wrapper.resolve(PositionProvider)
+            calls = {(positions[n].start.line, positions[n].start.column + 1): n for n in positions if isinstance(n, cst.Call)}
+            mod = module_name(path)
+            for d in diagnostics:
+                fq = f"{mod}.{d.scope}"
+                if d.code == "PPO002" and fq in the_plan.threadable and (d.line, d.column) in calls:
+                    runtime[calls[(d.line, d.column)]] = the_plan.index.functions[fq].param
+        for call, site in visitor.sites:
+            if site.callee not in the_plan.threadable:
+                continue
+            param = the_plan.index.functions[site.callee].param
+            if site.config is not None:
+                callers[call] = (param, site.config)
+            elif site.caller in the_plan.threadable:
+                callers[call] = (param, the_plan.index.functions[site.caller].param)
+        if not (params or runtime or callers):
+            continue
+        new_text = tree.visit(_ThreadTransformer(params, runtime, callers, settings.keyword)).code
+        if new_text == text:
+            continue
+        try:
+            atomic_write(Path(path), encode_source(new_text, encoding, bom), expected=source)
+        except FileChanged as exc:
+            problems.append(Diagnostic(path, 1, 1, 1, 1, "PPO904", f"not rewritten: {exc}"))
+            continue
+        except OSError as exc:
+            problems.append(Diagnostic(path, 1, 1, 1, 1, "PPO901", f"cannot write: {exc.strerror or exc}"))
+            continue
+        changed.append(path)
+    return changed, problems
+
+
+def follow_callers(
+    files: Sequence[str],
+    diagnostics: Sequence[Diagnostic],
+    settings: Settings,
+    *,
+    apply: bool,
+    depth: int = DEFAULT_DEPTH,
+) -> tuple[list[Diagnostic], list[str], list[Diagnostic]]:
+    """Add caller hints to PPO002 diagnostics and, with ``apply``, thread the config.
+
+    Args:
+        files: every file of the run.
+        diagnostics: the main pass's remaining diagnostics.
+        settings: the run's settings.
+        apply: thread the config (``apply --thread-config``).
+        depth: bound on the call chain (default 3).
+
+    Returns:
+        ``(diagnostics, changed_paths, problems)``: the diagnostics with hints
+        (those of changed files must be recomputed by the caller), the files
+        rewritten, and write problems as diagnostics.
+    """
+    if not any(d.code == "PPO002" and d.scope != "<module>" for d in diagnostics):
+        return list(diagnostics), [], []
+    the_plan, entries = plan(files, diagnostics, settings, depth=depth)
+    changed: list[str] = []
+    problems: list[Diagnostic] = []
+    if apply:
+        changed, problems = thread(the_plan, settings)
+    out = [
+        hint(d, entries.get((d.path, d.line, d.column)), the_plan, threading=apply)
+        if d.code == "PPO002"
+        else d
+        for d in diagnostics
+    ]
+    return out, changed, problems
+
+
+__all__ = ["CallSite", "follow_callers", "FunctionInfo", "Plan", "hint", "module_name", "plan", "thread"]
