@@ -181,7 +181,7 @@ def resolve_device_capability(override: CapabilityOverride = None) -> Capability
             return CapabilityProbe(
                 None,
                 "unknown",
-                "not probed: device_capability='unknown' (ppo-migrate env --no-gpu)",
+                "not probed, device_capability='unknown' was passed (ppo-migrate env --no-gpu)",
             )
         pair = parse_capability(override)
     elif isinstance(override, Sequence):

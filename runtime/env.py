@@ -254,7 +254,7 @@ def _megatron_decision(
         return (
             "1",
             Reason.CAPABILITY_UNKNOWN,
-            f"Megatron in {names}; compute capability unknown ({cap.detail}), so set to be safe",
+            f"Megatron in {names}, compute capability unknown, so set to be safe: {cap.detail}",
             cap,
         )
     major = cap.capability[0]
@@ -278,8 +278,8 @@ def _megatron_decision(
 def _unknown_capability_warning(comps: tuple[str, ...], cap: CapabilityProbe) -> str:
     return (
         f"Setting {CUDA_DEVICE_MAX_CONNECTIONS}=1 for the Ray workers because "
-        f"{', '.join(comps)} run(s) Megatron and the GPU compute capability is unknown "
-        f"({cap.detail}). A missing variable breaks Megatron's communication/compute "
+        f"{', '.join(comps)} run(s) Megatron and the GPU compute capability is unknown: "
+        f"{cap.detail}. A missing variable breaks Megatron's communication/compute "
         "overlap on Hopper and older GPUs (compute capability < 10), while an extra one "
         "only costs a little throughput on Blackwell. To decide otherwise, pass "
         "device_capability=(major, minor) to get_ppo_ray_runtime_env(), e.g. (9, 0) for "
@@ -342,6 +342,12 @@ def ppo_ray_runtime_env_report(
     warning: str | None = None
     for name, default, reason, detail in wanted:
         driver_value = environ.get(name)
+        # What the value would have been, for the details below.
+        instead = (
+            f"instead of the default {default}"
+            if reason is Reason.BASE_DEFAULT
+            else f"instead of {default}: {detail}"
+        )
         if default is None:
             if driver_value is not None:
                 detail += (
@@ -356,8 +362,8 @@ def ppo_ray_runtime_env_report(
                     name,
                     None,
                     Reason.JOB_RUNTIME_ENV,
-                    f"the Ray job's runtime_env sets {name}={job_env_vars[name]}; "
-                    f"left to the job (would be {default}: {detail})",
+                    f"the Ray job's runtime_env sets {name}={job_env_vars[name]} and Ray "
+                    f"refuses to merge it twice, so left to the job ({instead})",
                     default,
                 )
             )
@@ -370,8 +376,7 @@ def ppo_ray_runtime_env_report(
                         name,
                         driver_value,
                         Reason.DRIVER_FORWARDED,
-                        f"the driver's environment sets it; forwarded to every node "
-                        f"(would be {default}: {detail})",
+                        f"the driver's environment sets it; forwarded to every node ({instead})",
                         default,
                     )
                 )
@@ -381,9 +386,9 @@ def ppo_ray_runtime_env_report(
                         name,
                         None,
                         Reason.DRIVER_DROPPED,
-                        f"the driver's environment sets it to {driver_value}; "
-                        "forward_driver_env=False leaves it out (upstream behaviour; "
-                        f"remote nodes will not see it) (would be {default}: {detail})",
+                        f"the driver's environment sets it to {driver_value} and "
+                        "forward_driver_env=False leaves it out, as upstream does: nodes that "
+                        f"do not inherit the driver's shell get neither value ({instead})",
                         default,
                     )
                 )
