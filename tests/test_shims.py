@@ -1,0 +1,64 @@
+"""Compatibility shims are left alone and reported only with ``show_shims`` (PPO004)."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from ppo_migrate.codemod import process_text
+from ppo_migrate.settings import Settings
+
+HEAD = "import inspect\nfrom inspect import signature\nfrom verl.trainer.constants_ppo import get_ppo_ray_runtime_env as g\n"
+
+SHIMS = {
+    "signature-parameters-else": "def f(config):\n    if inspect.signature(g).parameters:\n        e = g(config)\n    else:\n        e = g()\n",
+    "not-signature-parameters": "def f(config):\n    if not signature(g).parameters:\n        e = g()\n",
+    "len-parameters-eq-0": "def f(config):\n    if len(inspect.signature(g).parameters) == 0:\n        e = g()\n",
+    "config-not-in-parameters": "def f(config):\n    if 'config' not in inspect.signature(g).parameters:\n        e = g()\n",
+    "co_argcount": "def f(config):\n    if g.__code__.co_argcount == 0:\n        e = g()\n",
+    "elif-branch": "def f(config):\n    if inspect.signature(g).parameters:\n        e = g(config)\n    elif True:\n        e = g()\n",
+    "conditional-expression": "def f(config):\n    e = g(config) if inspect.signature(g).parameters else g()\n",
+    "except-typeerror": "def f(config):\n    try:\n        e = g(config)\n    except TypeError:\n        e = g()\n",
+    "except-tuple-with-typeerror": "def f(config):\n    try:\n        e = g(config=config)\n    except (ValueError, TypeError):\n        e = g(None)\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(SHIMS))
+def test_shim_is_left_alone_and_hidden(name: str) -> None:
+    src = HEAD + SHIMS[name]
+    result = process_text(src, "m.py", Settings(), fix=True)
+    assert result.new_text is None
+    assert result.diagnostics == ()
+
+
+@pytest.mark.parametrize("name", sorted(SHIMS))
+def test_shim_is_listed_with_show_shims(name: str) -> None:
+    src = HEAD + SHIMS[name]
+    settings = dataclasses.replace(Settings(), show_shims=True)
+    result = process_text(src, "m.py", settings, fix=False)
+    codes = [d.code for d in result.diagnostics]
+    assert codes == ["PPO004"]
+    assert all(d.informational for d in result.diagnostics)
+
+
+NOT_SHIMS = {
+    # the configless call sits on the branch taken when the function HAS parameters
+    "wrong-branch": "def f(config):\n    if inspect.signature(g).parameters:\n        e = g()\n",
+    # a test that says nothing about the runtime function's signature
+    "unrelated-if": "def f(config, flag):\n    if flag:\n        e = g()\n",
+    # the signature of some other function
+    "other-signature": "def f(config):\n    if not inspect.signature(print).parameters:\n        e = g()\n",
+    # except TypeError whose try does not pass a config
+    "except-without-config-try": "def f(config):\n    try:\n        e = g()\n    except TypeError:\n        e = g()\n",
+    "except-valueerror": "def f(config):\n    try:\n        e = g(config)\n    except ValueError:\n        e = g()\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(NOT_SHIMS))
+def test_not_a_shim_is_fixed(name: str) -> None:
+    src = HEAD + NOT_SHIMS[name]
+    result = process_text(src, "m.py", Settings(), fix=True)
+    assert result.new_text is not None
+    assert "g(config)" in result.new_text.split("def f", 1)[1]
+    assert result.new_text.count("g()") < src.count("g()")
