@@ -260,3 +260,11 @@ def test_describe():
         == "critic: strategy=megatron, disabled (enable: false)"
     )
     assert inspect_components(cfg)[0].describe() == "actor_rollout_ref.actor: not configured"
+
+
+def test_dictconfig_nested_in_a_plain_dict_resolves_against_the_whole_config():
+    arr = OmegaConf.create(
+        {"actor": {"strategy": "megatron"}, "ref": {"strategy": "${actor_rollout_ref.actor.strategy}"}}
+    )
+    cfg = {"actor_rollout_ref": arr, "critic": {"strategy": "fsdp"}}
+    assert megatron_components(cfg) == ("actor_rollout_ref.actor", "actor_rollout_ref.ref")
