@@ -1,0 +1,79 @@
+"""``github``: GitHub Actions workflow commands, one annotation per finding.
+
+::
+
+    ::error title=ppo-migrate (PPO001),file=src/trainer.py,line=3,col=10,endLine=3,endColumn=34::PPO001 `get_ppo_ray_runtime_env()` called ...
+
+``file`` is relative to ``root`` (the project root, normally the repository
+checkout) with forward slashes, as the annotation needs, or the path as given when
+the file lies outside ``root``. Escaping is the Actions toolkit's: in the message
+``%``, CR and LF become ``%25``, ``%0D``, ``%0A``; in property values ``:`` and
+``,`` also become ``%3A`` and ``%2C``. Nothing is printed when there are no findings.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TextIO
+
+from ppo_migrate.diagnostics import Diagnostic
+from ppo_migrate.output.sarif_format import relative_path
+
+
+def escape_data(text: str) -> str:
+    """Escape a workflow-command message (``%``, CR, LF).
+
+    Args:
+        text: the message.
+
+    Returns:
+        The escaped text, safe after ``::``.
+    """
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def escape_property(text: str) -> str:
+    """Escape a workflow-command property value (``%``, CR, LF, ``:``, ``,``).
+
+    Args:
+        text: the property value.
+
+    Returns:
+        The escaped value, safe between ``=`` and ``,``.
+    """
+    return escape_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def format_line(d: Diagnostic, root: Path) -> str:
+    """One finding as an ``::error`` workflow command (without the newline).
+
+    Args:
+        d: the diagnostic.
+        root: the directory ``file`` is made relative to.
+    """
+    file = relative_path(d.path, root) if d.path != "-" else None
+    if file is None:
+        file = d.path
+    props = {
+        "title": f"ppo-migrate ({d.code})",
+        "file": file,
+        "line": str(d.line),
+        "col": str(d.column),
+        "endLine": str(d.end_line),
+        "endColumn": str(d.end_column),
+    }
+    head = ",".join(f"{k}={escape_property(v)}" for k, v in props.items())
+    return f"::error {head}::{escape_data(f'{d.code} {d.message}')}"
+
+
+def emit(diagnostics: Sequence[Diagnostic], stream: TextIO, *, root: Path) -> None:
+    """Write one ``::error`` line per finding (nothing when clean).
+
+    Args:
+        diagnostics: the findings, sorted by path, line, column.
+        stream: a text stream.
+        root: the directory ``file`` properties are relative to.
+    """
+    for d in diagnostics:
+        stream.write(format_line(d, root) + "\n")

@@ -1,0 +1,193 @@
+"""``sarif``: SARIF 2.1.0, as GitHub code scanning accepts it.
+
+One run whose ``tool.driver`` lists every rule of :data:`ppo_migrate.diagnostics.RULES`
+(``id``, ``name``, ``shortDescription``, ``fullDescription``, ``help`` as text and
+Markdown, ``helpUri``), so ``ruleIndex`` is stable across runs. Every result has
+``ruleId``, ``ruleIndex``, ``level: "error"``, ``message.text``, one location whose
+``artifactLocation.uri`` is relative to ``root`` (forward slashes, percent-encoded)
+and a 1-based ``region``; a fixable result carries ``fixes`` (one
+``artifactChange`` per file, ``deletedRegion`` + ``insertedContent`` per edit) and
+related locations become ``relatedLocations``. Columns are Unicode code points
+(``columnKind: "unicodeCodePoints"``). A file outside ``root`` gets an absolute
+``file://`` URI.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Sequence
+from pathlib import Path, PurePosixPath
+from typing import Any, TextIO
+from urllib.parse import quote
+
+from ppo_migrate import __version__
+from ppo_migrate.diagnostics import RULES, Diagnostic, Rule
+
+SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+VERSION = "2.1.0"
+INFORMATION_URI = "https://github.com/ppo-migrate/ppo-migrate"
+
+
+def relative_path(path: str, root: Path) -> str | None:
+    """A display path relative to ``root``, with forward slashes.
+
+    Args:
+        path: the path as discovered (relative to the working directory, or absolute).
+        root: the repository / project root.
+
+    Returns:
+        e.g. ``"src/trainer.py"``; ``None`` when the file is not under ``root``
+        (also after resolving symlinks on both sides).
+    """
+    absolute = os.path.abspath(path)
+    candidates = [(absolute, os.path.abspath(root))]
+    try:
+        candidates.append((str(Path(absolute).resolve()), str(Path(root).resolve())))
+    except (OSError, RuntimeError):
+        pass
+    for file, base in candidates:
+        try:
+            rel = os.path.relpath(file, base)
+        except ValueError:  # another drive on Windows
+            continue
+        if rel != os.pardir and not rel.startswith(os.pardir + os.sep) and not os.path.isabs(rel):
+            return PurePosixPath(*Path(rel).parts).as_posix()
+    return None
+
+
+def artifact_uri(path: str, root: Path) -> str:
+    """The SARIF ``artifactLocation.uri`` of a file.
+
+    Args:
+        path: the display path.
+        root: the repository root.
+
+    Returns:
+        A percent-encoded URI reference relative to ``root`` (``"a%25b%2Cc/x.py"``
+        for ``a%b,c/x.py``), or an absolute ``file://`` URI for a file outside it.
+    """
+    rel = relative_path(path, root)
+    if rel is not None:
+        return quote(rel, safe="/")
+    return Path(os.path.abspath(path)).as_uri()
+
+
+def _region(line: int, column: int, end_line: int, end_column: int) -> dict[str, int]:
+    return {"startLine": line, "startColumn": column, "endLine": end_line, "endColumn": end_column}
+
+
+def _rule(rule: Rule) -> dict[str, Any]:
+    what, _, why = rule.description.partition("\n\n")
+    markdown = f"**{rule.code}** ({rule.name}): {rule.summary}\n\n{what}\n\n"
+    if why:
+        markdown += f"*Why it matters:* {why}\n\n"
+    markdown += f"*How to fix:* {rule.fix}\n"
+    if rule.example:
+        markdown += f"\n```python\n{rule.example.rstrip()}\n```\n"
+    return {
+        "id": rule.code,
+        "name": rule.name,
+        "shortDescription": {"text": rule.summary},
+        "fullDescription": {"text": rule.description},
+        "help": {"text": f"{rule.description}\n\nHow to fix: {rule.fix}", "markdown": markdown},
+        "helpUri": rule.url,
+        "defaultConfiguration": {"level": "error"},
+        "properties": {"fixable": rule.fixable, "tags": ["ppo-migrate"]},
+    }
+
+
+def _result(d: Diagnostic, rule_index: dict[str, int], root: Path) -> dict[str, Any]:
+    uri = artifact_uri(d.path, root)
+    result: dict[str, Any] = {
+        "ruleId": d.code,
+        "ruleIndex": rule_index[d.code],
+        "level": "error",
+        "message": {"text": d.message},
+        "locations": [
+            {
+                "physicalLocation": {
+                    "artifactLocation": {"uri": uri},
+                    "region": _region(d.line, d.column, d.end_line, d.end_column),
+                },
+                "logicalLocations": [{"fullyQualifiedName": d.scope}],
+            }
+        ],
+    }
+    if d.fix is not None:
+        result["fixes"] = [
+            {
+                "description": {"text": d.fix.message},
+                "artifactChanges": [
+                    {
+                        "artifactLocation": {"uri": uri},
+                        "replacements": [
+                            {
+                                "deletedRegion": _region(
+                                    e.line, e.column, e.end_line, e.end_column
+                                ),
+                                "insertedContent": {"text": e.content},
+                            }
+                            for e in d.fix.edits
+                        ],
+                    }
+                ],
+            }
+        ]
+    if d.related:
+        result["relatedLocations"] = [
+            {
+                "id": i,
+                "physicalLocation": {
+                    "artifactLocation": {"uri": artifact_uri(r.path, root)},
+                    "region": {"startLine": r.line, "startColumn": r.column},
+                },
+                "message": {"text": r.message},
+            }
+            for i, r in enumerate(d.related)
+        ]
+    return result
+
+
+def to_sarif(diagnostics: Sequence[Diagnostic], root: Path) -> dict[str, Any]:
+    """The SARIF log as a ``dict``.
+
+    Args:
+        diagnostics: the findings, sorted.
+        root: the directory artifact URIs are relative to.
+
+    Returns:
+        A SARIF 2.1.0 log with one run.
+    """
+    rule_index = {code: i for i, code in enumerate(RULES)}
+    return {
+        "$schema": SCHEMA,
+        "version": VERSION,
+        "runs": [
+            {
+                "tool": {
+                    "driver": {
+                        "name": "ppo-migrate",
+                        "version": __version__,
+                        "semanticVersion": __version__,
+                        "informationUri": INFORMATION_URI,
+                        "rules": [_rule(r) for r in RULES.values()],
+                    }
+                },
+                "columnKind": "unicodeCodePoints",
+                "results": [_result(d, rule_index, root) for d in diagnostics],
+            }
+        ],
+    }
+
+
+def emit(diagnostics: Sequence[Diagnostic], stream: TextIO, *, root: Path) -> None:
+    """Write the SARIF log (a run with no results when clean).
+
+    Args:
+        diagnostics: the findings, sorted by path, line, column.
+        stream: a text stream.
+        root: the directory artifact URIs are relative to (the project root).
+    """
+    json.dump(to_sarif(diagnostics, root), stream, indent=2)
+    stream.write("\n")
