@@ -292,6 +292,11 @@ def _has_entry_points(diagnostics) -> bool:
     show_default=True,
     help="How many levels of callers --thread-config may change.",
 )
+@click.option(
+    "--use-ppo-runtime",
+    is_flag=True,
+    help="Also import get_ppo_ray_runtime_env from ppo_runtime instead of verl.",
+)
 @_guard
 def apply(
     paths: tuple[str, ...],
@@ -299,6 +304,7 @@ def apply(
     exit_zero: bool,
     thread_config: bool,
     thread_depth: int,
+    use_ppo_runtime: bool,
     **opts,
 ) -> None:
     """Pass the config in scope to every configless call; list the calls with none."""
@@ -308,6 +314,8 @@ def apply(
     if thread_config and diff:
         raise click.UsageError("--thread-config rewrites across files and cannot be combined with --diff")
     settings = _load(paths, opts)
+    if use_ppo_runtime:
+        settings = dataclasses.replace(settings, use_ppo_runtime=True)
     mode = Mode.DIFF if diff else Mode.APPLY
     concise = settings.output_format == "concise"
     if paths == ("-",):
@@ -338,9 +346,11 @@ def apply(
         for o in outcomes:
             if diff and o.diff:
                 click.echo(o.diff, nl=False)
-            elif o.written and o.fixed:
-                calls = f"{o.fixed} call{'s' if o.fixed != 1 else ''}"
-                click.echo(f"Rewrote {o.path} ({calls})", err=not concise)
+            elif o.written and (o.fixed or o.imports):
+                what = f"{o.fixed} call{'s' if o.fixed != 1 else ''}"
+                if o.imports:
+                    what += f", {o.imports} import{'s' if o.imports != 1 else ''}"
+                click.echo(f"Rewrote {o.path} ({what})", err=not concise)
     diagnostics = sorted((d for o in outcomes for d in o.diagnostics), key=lambda d: d.sort_key())
     threaded: list[str] = []
     if paths != ("-",) and _has_entry_points(diagnostics):
@@ -359,7 +369,7 @@ def apply(
         diagnostics = sorted([*diagnostics, *problems], key=lambda d: d.sort_key())
     errors = [f"{o.path}: {o.internal_error}" for o in outcomes if o.internal_error]
     fixed = sum(o.fixed for o in outcomes)
-    changed = sum(1 for o in outcomes if o.fixed)
+    changed = sum(1 for o in outcomes if o.fixed or o.imports)
     if concise:
         from ppo_migrate.output.concise_format import format_line
 

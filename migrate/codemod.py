@@ -40,12 +40,14 @@ class FileResult:
         diagnostics: findings after ``# noqa`` and ``--select``/``--ignore``, sorted.
         new_text: the rewritten source text, or ``None`` when nothing changed.
         fixed: how many calls the rewrite changed.
+        imports: how many imports/references ``use_ppo_runtime`` moved to ``ppo_runtime``.
     """
 
     path: str
     diagnostics: tuple[Diagnostic, ...] = ()
     new_text: str | None = None
     fixed: int = 0
+    imports: int = 0
 
 
 @dataclass
@@ -450,11 +452,19 @@ def process_text(text: str, path: str, settings: Settings, *, fix: bool) -> File
     """
     module = cst.parse_module(text)
     diagnostics, replacements = analyze(module, path, settings)
-    if not fix or not replacements:
+    moved = 0
+    if fix and getattr(settings, "use_ppo_runtime", False):
+        from ppo_migrate.imports import use_ppo_runtime
+
+        targets = [t for t in settings.targets if t.startswith("verl.")]
+        module, moved = use_ppo_runtime(module, targets)
+        if moved:  # the tree is new: find the same calls again in it
+            diagnostics, replacements = analyze(module, path, settings)
+    if not fix or not (replacements or moved):
         return FileResult(path, tuple(diagnostics))
-    new_module = module.visit(_Rewriter(replacements))
+    new_module = module.visit(_Rewriter(replacements)) if replacements else module
     remaining = tuple(d for d in diagnostics if d.fix is None)
-    return FileResult(path, remaining, new_module.code, len(replacements))
+    return FileResult(path, remaining, new_module.code, len(replacements), moved)
 
 
 def _pass_config_command() -> type:

@@ -58,6 +58,7 @@ class FileOutcome:
         noqa_added: ``# noqa`` comments written (ADD_NOQA mode).
         internal_error: a crash of ppo-migrate itself on this file (exit code 2).
         new_data: the rewritten bytes (FIX_STDOUT mode; the input when unchanged).
+        imports: imports moved to ``ppo_runtime`` (``apply --use-ppo-runtime``).
     """
 
     path: str
@@ -69,6 +70,7 @@ class FileOutcome:
     noqa_added: int = 0
     internal_error: str | None = None
     new_data: bytes | None = None
+    imports: int = 0
 
 
 @dataclass
@@ -209,7 +211,7 @@ def process_data(
                 tofile=f"b/{path}",
             )
         )
-        return FileOutcome(path, True, diagnostics, result.fixed, diff=diff)
+        return FileOutcome(path, True, diagnostics, result.fixed, diff=diff, imports=result.imports)
     if mode is Mode.APPLY and result.new_text is not None and source is not None:
         try:
             atomic_write(Path(path), encode_source(result.new_text, encoding, bom), expected=source)
@@ -220,7 +222,9 @@ def process_data(
             reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
             diag = _file_diag(path, "PPO901", f"cannot write: {reason}")
             return FileOutcome(path, True, (diag, *diagnostics))
-        return FileOutcome(path, True, diagnostics, result.fixed, written=True)
+        return FileOutcome(
+            path, True, diagnostics, result.fixed, written=True, imports=result.imports
+        )
     if mode is Mode.ADD_NOQA and diagnostics and source is not None:
         from ppo_migrate.noqa import add_noqa
 
