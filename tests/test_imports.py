@@ -39,7 +39,7 @@ def moved(src: str) -> str:
         ),
         (
             "import verl.trainer.constants_ppo as c\nx = c.get_ppo_ray_runtime_env(cfg)\ny = c.PPO_RAY_RUNTIME_ENV\n",
-            "import verl.trainer.constants_ppo as c\nimport ppo_runtime\nx = ppo_runtime.get_ppo_ray_runtime_env(cfg)\ny = c.PPO_RAY_RUNTIME_ENV\n",
+            "import verl.trainer.constants_ppo as c\nimport ppo_runtime\n\nx = ppo_runtime.get_ppo_ray_runtime_env(cfg)\ny = c.PPO_RAY_RUNTIME_ENV\n",
         ),
     ],
 )
