@@ -1,0 +1,537 @@
+"""Paths on the command line -> the ``.py`` files to process.
+
+Rules (ruff's, where ruff has one):
+
+* **Named files** are always returned, whatever their name or extension and even
+  when excluded or git-ignored — unless ``settings.force_exclude``, in which case
+  the file, and every directory above it up to the project root (excludes) or
+  the git root (``.gitignore``), is checked like a walked entry.
+* **Named directories** are walked even if they themselves match an exclude or a
+  ``.gitignore`` pattern (unless ``force_exclude``). Inside a walk every entry is
+  checked on its own: a directory that is excluded or ignored is not entered; a
+  ``*.py`` file that is excluded or ignored is skipped. Only ``*.py`` files are
+  collected (not ``*.pyi``).
+* **Excludes** (``settings.exclude + settings.extend_exclude``) are gitignore-style
+  patterns. A pattern containing a ``/`` (other than a trailing one) is anchored
+  at ``settings.project_root`` (the cwd when ``None``); any other pattern matches
+  the entry's base name at any depth, as ruff's default excludes do. Paths
+  outside the project root are matched by base name only.
+* **.gitignore** (when ``settings.respect_gitignore``): as git sees it, so only
+  inside a git repository (a directory holding ``.git``, found at or above the
+  walked path; ruff does the same since it reverted ``require_git(false)``).
+  The ``.gitignore`` files of the parent directories up to the git root and of
+  every walked directory apply, deeper files taking precedence, then
+  ``.git/info/exclude``. A nested repository (a directory holding ``.git``)
+  starts afresh. The global ``core.excludesFile`` is not read, so results do not
+  depend on the user's home directory. A ``.git`` directory is never entered.
+* **Symlinks**: ``os.scandir`` without following links, so a walk never enters a
+  symlinked directory (no loops, nothing visited twice, nothing outside the
+  given paths). A symlink to a regular file met in a walk is returned only if
+  its target lies inside the walked directory (resolved); if the target is
+  itself collected, only the target's path is returned (a file is never
+  returned twice, so it is never rewritten twice). A symlink whose target does
+  not exist (broken, or a loop) is returned so that reading it reports PPO901.
+  A named path is followed (a named symlink to a directory is walked).
+* **Temp files** of :func:`ppo_migrate.files.atomic_write` left by a killed run
+  are never returned; met in a walk they are deleted (only names matching
+  :func:`ppo_migrate.files.is_temp_file` exactly). Should another run be
+  writing in the same tree at that moment, its ``os.replace`` then fails and
+  its source file stays untouched: safe, if unhelpful. A named temp file is
+  skipped but not deleted.
+* Non-regular files named ``*.py`` (a FIFO, a socket) are returned so that
+  reading them reports PPO901; they are never opened here.
+* The result is de-duplicated (by resolved path) and sorted by the displayed
+  path. Paths keep the form given: ``src`` yields ``src/a.py``; ``.`` yields
+  ``a.py``; absolute stays absolute.
+* ``"-"`` (stdin) is skipped; the caller handles it.
+
+This module does not import libcst; it is on the hot path of every run.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+from pathlib import Path
+from typing import Callable, Iterable, Optional, Sequence
+
+from .files import TEMP_PREFIX, is_temp_file
+from .settings import Settings
+
+__all__ = ["discover"]
+
+_log = logging.getLogger("ppo_migrate")
+
+# A pattern that is just a file or directory name (no glob, escape, negation,
+# comment or slash) can be matched with a dict lookup on the base name.
+_LITERAL = re.compile(r"[A-Za-z0-9_.+@~,=%-]+\Z")
+_NAMED_GROUP = re.compile(r"\(\?P<[A-Za-z_][A-Za-z0-9_]*>")
+
+_Result = Optional[bool]
+_Layers = Optional[tuple]  # tuple[tuple[str, _Matcher], ...] | None (None: not in a git repo)
+
+
+class _Matcher:
+    """Gitignore-style patterns matched against one entry at a time.
+
+    Pattern syntax and translation are pathspec's ``GitIgnoreSpec``. ``match``
+    answers for the entry itself, as git and ruff do while walking: the pattern
+    ``dist`` matches the directory ``dist`` (so the walk does not enter it) but
+    does not match ``dist/a.py`` through its parent — which matters when the user
+    names ``dist`` on the command line and it is walked anyway. The last
+    matching pattern wins; a negated pattern (``!x``) un-ignores.
+
+    For speed, patterns are split three ways: plain names (a dict lookup on the
+    base name), other patterns without a ``/`` (one combined regex on the base
+    name), and patterns with a ``/`` (checked on the relative path, usually few).
+    A 150-line ``.gitignore`` thus costs two dict lookups and one or two regex
+    calls per entry instead of 150 regex calls.
+    """
+
+    __slots__ = ("lit_any", "lit_dir", "name_re", "path_rules", "empty")
+
+    def __init__(self, lines: Iterable[str]) -> None:
+        self.lit_any: dict[str, tuple[int, bool]] = {}
+        self.lit_dir: dict[str, tuple[int, bool]] = {}
+        name_alts: list[tuple[int, str]] = []
+        # (index, regex, include, flags): flags 1 = directories only, 2 = contents only
+        self.path_rules: list[tuple[int, re.Pattern[str], bool, int]] = []
+        others: list[tuple[int, str]] = []
+        for idx, line in enumerate(lines):
+            raw = line.rstrip()  # git strips trailing (unescaped) spaces
+            if not raw or raw.startswith("#"):
+                continue
+            include = not raw.startswith("!")
+            body = raw if include else raw[1:]
+            dir_only = body.endswith("/")
+            body = body.rstrip("/")
+            if _LITERAL.match(body) and body not in (".", ".."):
+                (self.lit_dir if dir_only else self.lit_any)[body] = (idx, include)
+            else:
+                others.append((idx, line))
+        # pathspec (slow to import) is only needed for patterns that are not plain names.
+        for idx, p in self._compile(others):
+            include = getattr(p, "include", None)
+            regex = getattr(p, "regex", None)
+            if include is None or regex is None:
+                continue
+            raw = str(p.pattern).strip()
+            body = raw[1:] if raw.startswith("!") else raw
+            dir_only = body.endswith("/")
+            body = body.rstrip("/")
+            if "/" in body:
+                # "x/**" and "x/**/" match what is inside x, not x itself (git).
+                inside = 2 if body.endswith("/**") else 0
+                self.path_rules.append((idx, regex, bool(include), inside | dir_only))
+            else:
+                # Matched against a base name only, so a match through a parent
+                # directory cannot happen and the regexes can be combined. pathspec
+                # applies its regexes with ``search``; ``(?s:.*?)`` in front turns
+                # each into an anchored ``match`` so that alternation order decides
+                # the winner. Named groups become plain groups (they would clash;
+                # the language is unchanged).
+                alt = _NAMED_GROUP.sub("(?:", regex.pattern)
+                tag = f"r{idx}{'i' if include else 'x'}"
+                name_alts.append((idx, f"(?P<{tag}>(?s:.*?)(?:{alt}))"))
+        # Python tries alternatives in order: listing them last pattern first
+        # makes the first match the last matching pattern, git's winner.
+        self.name_re = (
+            re.compile("|".join(a for _, a in sorted(name_alts, reverse=True)))
+            if name_alts
+            else None
+        )
+        self.path_rules.reverse()
+        self.empty = not (self.lit_any or self.lit_dir or self.name_re or self.path_rules)
+
+    def plain_names(self) -> frozenset[str] | None:
+        """The names matched when every pattern is a plain, non-negated name; else None."""
+        if self.lit_dir or self.name_re is not None or self.path_rules:
+            return None
+        if not all(include for _, include in self.lit_any.values()):
+            return None
+        return frozenset(self.lit_any)
+
+    @staticmethod
+    def _compile(lines: list[tuple[int, str]]) -> list[tuple[int, object]]:
+        """pathspec patterns for ``(index, line)`` pairs.
+
+        A line pathspec rejects is dropped, as git drops invalid patterns.
+        """
+        if not lines:
+            return []
+        import pathspec
+
+        try:
+            patterns = pathspec.GitIgnoreSpec.from_lines([ln for _, ln in lines]).patterns
+            return [(idx, p) for (idx, _), p in zip(lines, patterns, strict=True)]
+        except Exception:
+            out: list[tuple[int, object]] = []
+            for idx, ln in lines:
+                try:
+                    out.append((idx, pathspec.GitIgnoreSpec.from_lines([ln]).patterns[0]))
+                except Exception:
+                    continue
+            return out
+
+    def match(self, rel: str | None, name: str, is_dir: bool) -> _Result:
+        """True (ignored), False (re-included by ``!``) or None (no pattern matches).
+
+        Args:
+            rel: the entry's path relative to the patterns' base, ``/``-separated,
+                or None when it is outside the base (then only patterns without a
+                ``/`` apply, to the base name).
+            name: the entry's base name.
+            is_dir: whether the entry is a directory (for ``dir/`` patterns).
+        """
+        best = self.lit_any.get(name)
+        if is_dir:
+            d = self.lit_dir.get(name)
+            if d is not None and (best is None or d[0] > best[0]):
+                best = d
+        if self.name_re is not None:
+            m = self.name_re.match(name + "/" if is_dir else name)
+            if m is not None:
+                g = m.lastgroup or "r-1x"
+                idx = int(g[1:-1])
+                if best is None or idx > best[0]:
+                    best = (idx, g[-1] == "i")
+        if self.path_rules and rel is not None:
+            s = rel + "/" if is_dir else rel
+            n = len(s)
+            for idx, rx, include, flags in self.path_rules:  # last pattern first
+                if best is not None and idx < best[0]:
+                    break
+                if flags & 2:
+                    # "x/**", "x/**/": whatever is strictly inside x (only
+                    # directories for "x/**/"). Without the trailing "/", the
+                    # regex (pathspec's "x/") can only match below x.
+                    if (flags & 1 and not is_dir) or rx.search(rel) is None:
+                        continue
+                else:
+                    m = rx.search(s)  # pathspec's own way of applying its regexes
+                    if m is None:
+                        continue
+                    # pathspec marks "matched a parent directory of s" with a named
+                    # group (ps_d) that ends before the end of s: not this entry.
+                    if any(m.start(g) != -1 and m.end(g) != n for g in rx.groupindex):
+                        continue
+                best = (idx, include)
+                break
+        return None if best is None else best[1]
+
+
+def _plain(display: str) -> bool:
+    """Whether pathlib would print ``display`` unchanged (no "./", "//", trailing "/")."""
+    return not (
+        display.startswith("./")
+        or "/./" in display
+        or "//" in display
+        or display.endswith("/")
+        or display.endswith("/.")
+        or display == "."
+    )
+
+
+def _prefix(abs_dir: str) -> str:
+    return abs_dir if abs_dir.endswith(os.sep) else abs_dir + os.sep
+
+
+class _Discovery:
+    def __init__(self, settings: Settings, on_error: Callable[[Path, str], None] | None) -> None:
+        self.settings = settings
+        self.on_error = on_error
+        root = settings.project_root if settings.project_root is not None else os.getcwd()
+        self.root_abs = os.path.abspath(root)
+        self.root_prefix = _prefix(self.root_abs)
+        self.exclude = _Matcher(tuple(settings.exclude) + tuple(settings.extend_exclude))
+        self.gitignores: dict[str, _Matcher | None] = {}
+        self.found: dict[str, tuple[bool, str]] = {}
+
+    # ---------------------------------------------------------------- helpers
+
+    def _error(self, path: str, message: str) -> None:
+        if self.on_error is not None:
+            self.on_error(Path(path), message)
+        else:
+            _log.warning("%s: %s", path, message)
+
+    def _rel(self, abs_path: str) -> str | None:
+        if abs_path == self.root_abs:
+            return ""
+        if abs_path.startswith(self.root_prefix):
+            rel = abs_path[len(self.root_prefix) :]
+            return rel if os.sep == "/" else rel.replace(os.sep, "/")
+        return None
+
+    def _excluded(self, rel: str | None, name: str, is_dir: bool) -> bool:
+        return self.exclude.match(rel, name, is_dir) is True
+
+    def _gitignore(self, path: str) -> _Matcher | None:
+        """The matcher for an ignore file (cached); None when missing/empty."""
+        if path in self.gitignores:
+            return self.gitignores[path]
+        matcher: _Matcher | None = None
+        try:
+            with open(path, "rb") as f:
+                text = f.read().decode("utf-8", errors="replace")
+        except OSError:
+            text = ""
+        if text:
+            matcher = _Matcher(text.splitlines())
+            if matcher.empty:
+                matcher = None
+        self.gitignores[path] = matcher
+        return matcher
+
+    def _info_exclude(self, repo: str) -> str | None:
+        """Path of ``info/exclude`` for the repository at ``repo``."""
+        dotgit = os.path.join(repo, ".git")
+        if os.path.isdir(dotgit):
+            return os.path.join(dotgit, "info", "exclude")
+        try:  # a worktree or submodule: ".git" is a file "gitdir: <path>"
+            with open(dotgit, encoding="utf-8", errors="replace") as f:
+                line = f.readline().strip()
+        except OSError:
+            return None
+        if not line.startswith("gitdir:"):
+            return None
+        gitdir = os.path.join(repo, line[len("gitdir:") :].strip())
+        try:
+            with open(os.path.join(gitdir, "commondir"), encoding="utf-8") as f:
+                gitdir = os.path.join(gitdir, f.read().strip())
+        except OSError:
+            pass
+        return os.path.join(gitdir, "info", "exclude")
+
+    def _repo_layers(self, repo: str) -> tuple:
+        """The layers a repository starts with: its ``info/exclude``."""
+        path = self._info_exclude(repo)
+        m = self._gitignore(path) if path else None
+        return ((_prefix(repo), m),) if m is not None else ()
+
+    def _add_dir_layer(self, layers: tuple, abs_dir: str) -> tuple:
+        m = self._gitignore(os.path.join(abs_dir, ".gitignore"))
+        return layers + ((_prefix(abs_dir), m),) if m is not None else layers
+
+    @staticmethod
+    def _git_root(abs_dir: str) -> str | None:
+        d = abs_dir
+        while True:
+            if os.path.lexists(os.path.join(d, ".git")):
+                return d
+            parent = os.path.dirname(d)
+            if parent == d:
+                return None
+            d = parent
+
+    @staticmethod
+    def _ignored(layers: _Layers, abs_path: str, name: str, is_dir: bool) -> bool:
+        if not layers:
+            return False
+        for base, matcher in reversed(layers):
+            rel = abs_path[len(base) :]
+            if os.sep != "/":
+                rel = rel.replace(os.sep, "/")
+            r = matcher.match(rel, name, is_dir)
+            if r is not None:
+                return r
+        return False
+
+    def _parent_layers(self, abs_dir: str) -> _Layers:
+        """Ignore layers in force for the entries of ``abs_dir``, excluding its own .gitignore."""
+        if not self.settings.respect_gitignore:
+            return None
+        repo = self._git_root(abs_dir)
+        if repo is None:
+            return None
+        if repo == abs_dir:
+            return ()  # the scan of abs_dir sees ".git" and starts the repo's layers
+        layers = self._add_dir_layer(self._repo_layers(repo), repo)
+        rest = abs_dir[len(_prefix(repo)) :]
+        d = repo
+        for part in rest.split(os.sep)[:-1]:
+            d = os.path.join(d, part)
+            layers = self._add_dir_layer(layers, d)
+        return layers
+
+    def _force_excluded(self, abs_path: str, is_dir: bool) -> bool:
+        """For ``force_exclude``: is a named path, or a directory above it, excluded or ignored?"""
+        rel = self._rel(abs_path)
+        if rel:  # under the project root: check every component
+            parts = rel.split("/")
+            for i, part in enumerate(parts):
+                last = i == len(parts) - 1
+                if self._excluded("/".join(parts[: i + 1]), part, is_dir or not last):
+                    return True
+        elif rel is None and self._excluded(None, os.path.basename(abs_path), is_dir):
+            return True
+        if not self.settings.respect_gitignore:
+            return False
+        repo = self._git_root(os.path.dirname(abs_path) if not is_dir else abs_path)
+        if repo is None or repo == abs_path:
+            return False
+        layers = self._add_dir_layer(self._repo_layers(repo), repo)
+        parts = abs_path[len(_prefix(repo)) :].split(os.sep)
+        d = repo
+        for i, part in enumerate(parts):
+            d = os.path.join(d, part)
+            last = i == len(parts) - 1
+            if self._ignored(layers, d, part, is_dir or not last):
+                return True
+            if not last:
+                layers = self._add_dir_layer(layers, d)
+        return False
+
+    def _add(self, key: str, display: str, is_link: bool) -> None:
+        cur = self.found.get(key)
+        new = (is_link, display)
+        if cur is None or new < cur:  # prefer the real file over a link to it
+            self.found[key] = new
+
+    # ---------------------------------------------------------------- entry points
+
+    def add_path(self, arg: str | os.PathLike[str]) -> None:
+        s = os.fspath(arg)
+        if s == "-":
+            return
+        if not os.path.lexists(s):
+            raise FileNotFoundError(f"{s}: no such file or directory")
+        abs_path = os.path.abspath(s)
+        force = self.settings.force_exclude
+        if os.path.isdir(s):
+            if force and self._force_excluded(abs_path, True):
+                return
+            self._walk(s, abs_path)
+            return
+        if is_temp_file(os.path.basename(abs_path)):
+            return
+        if force and self._force_excluded(abs_path, False):
+            return
+        # A broken symlink has no real path; key it by its own (as in a walk).
+        key = os.path.realpath(s) if os.path.exists(s) else abs_path
+        self._add(key, s, os.path.islink(s))
+
+    def _walk(self, top: str, abs_top: str) -> None:
+        real_top = os.path.realpath(top)
+        real_prefix = _prefix(real_top)
+        n_abs = len(_prefix(abs_top))
+        respect = self.settings.respect_gitignore
+        excl = self.exclude
+        # The common case (ruff's default list, plain names only) is a set lookup.
+        excl_names = excl.plain_names()
+        ignored = self._ignored
+        add = self._add
+        # Display paths are built as the user wrote ``top`` (normalised like
+        # pathlib: "./src/" -> "src", "." -> "") plus "/"-joined names.
+        norm = str(Path(top))
+        stack: list[tuple[str, str, _Layers, str | None]] = [
+            (norm if norm != "." else "", abs_top, self._parent_layers(abs_top), self._rel(abs_top))
+        ]
+        while stack:
+            disp, abs_dir, layers, rel_dir = stack.pop()
+            try:
+                with os.scandir(disp or os.curdir) as it:
+                    entries = list(it)
+            except OSError as e:
+                reason = (e.strerror or str(e)).lower()
+                self._error(disp or os.curdir, f"cannot read directory: {reason}")
+                continue
+            if respect:
+                names = {e.name for e in entries}
+                if ".git" in names:  # a repository (or a nested one) starts here
+                    layers = self._repo_layers(abs_dir)
+                if layers is not None and ".gitignore" in names:
+                    layers = self._add_dir_layer(layers, abs_dir)
+            abs_prefix = _prefix(abs_dir)
+            disp_prefix = disp + "/" if disp and not disp.endswith("/") else disp
+            rel_prefix = None if rel_dir is None else (rel_dir + "/" if rel_dir else "")
+            for entry in entries:
+                name = entry.name
+                if name[0] == "." and name.startswith(TEMP_PREFIX) and is_temp_file(name):
+                    self._remove_temp(entry)
+                    continue
+                try:
+                    is_dir = entry.is_dir(follow_symlinks=False)
+                except OSError:
+                    is_dir = False
+                if is_dir:
+                    if name == ".git":
+                        continue
+                elif not name.endswith(".py"):
+                    continue
+                rel = None if rel_prefix is None else rel_prefix + name
+                if excl_names is not None:
+                    if name in excl_names:
+                        continue
+                elif excl.match(rel, name, is_dir) is True:
+                    continue
+                abs_path = abs_prefix + name
+                if layers and ignored(layers, abs_path, name, is_dir):
+                    continue
+                if is_dir:
+                    stack.append((disp_prefix + name, abs_path, layers, rel))
+                elif entry.is_symlink():
+                    self._add_link(disp_prefix + name, real_prefix)
+                else:
+                    add(real_prefix + abs_path[n_abs:], disp_prefix + name, False)
+
+    def _add_link(self, path: str, real_prefix: str) -> None:
+        """A symlink named ``*.py`` met in a walk (see the module docstring)."""
+        if not os.path.exists(path):  # broken, or a loop: let the reader report it
+            self._add(os.path.abspath(path), path, True)
+            return
+        real = os.path.realpath(path)
+        if os.path.isdir(real) or not real.startswith(real_prefix):
+            return
+        self._add(real, path, True)
+
+    def _remove_temp(self, entry: os.DirEntry[str]) -> None:
+        try:
+            if entry.is_file(follow_symlinks=False):
+                os.unlink(entry.path)
+                _log.info("removed leftover temporary file %s", entry.path)
+        except OSError as e:
+            self._error(entry.path, f"cannot remove leftover temporary file: {e.strerror}")
+
+    def result(self) -> list[Path]:
+        # Named paths are normalised here too ("./a.py" -> "a.py"), so every key is
+        # the string the caller will display.
+        shown = {str(Path(d)) if not _plain(d) else d for _, d in self.found.values()}
+        return [Path(d) for d in sorted(shown)]
+
+
+def discover(
+    paths: Sequence[str | Path],
+    settings: Settings,
+    *,
+    on_error: Callable[[Path, str], None] | None = None,
+) -> list[Path]:
+    """The ``.py`` files to process for the given command-line paths.
+
+    See the module docstring for the rules (excludes, ``.gitignore``, named
+    files, ``force_exclude``, symlinks, leftover temp files).
+
+    Args:
+        paths: files and directories as given on the command line; ``"-"``
+            (stdin) is skipped.
+        settings: the run's :class:`~ppo_migrate.settings.Settings` (``exclude``,
+            ``extend_exclude``, ``respect_gitignore``, ``force_exclude``,
+            ``project_root``).
+        on_error: called with ``(directory, message)`` for a directory inside a
+            walk that cannot be listed (e.g. permission denied), or a leftover
+            temp file that cannot be removed; by default these are logged as
+            warnings on the ``ppo_migrate`` logger and the walk goes on.
+
+    Returns:
+        Paths in the form given (relative stays relative), de-duplicated,
+        sorted by ``str``.
+
+    Raises:
+        FileNotFoundError: a path does not exist; ``str(err)`` is one line,
+            ``"<path>: no such file or directory"`` (the path as given).
+    """
+    d = _Discovery(settings, on_error)
+    for p in paths:
+        d.add_path(p)
+    return d.result()

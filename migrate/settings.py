@@ -1,0 +1,455 @@
+"""Settings: ``[tool.ppo-migrate]`` in ``pyproject.toml``, overridden by command-line flags.
+
+The nearest ``pyproject.toml`` at or above the first path that has a
+``[tool.ppo-migrate]`` table is used (like ruff, which ignores ``pyproject.toml``
+files without ``[tool.ruff]``). Keys are kebab-case::
+
+    [tool.ppo-migrate]
+    targets = ["verl.trainer.constants_ppo.get_ppo_ray_runtime_env"]   # replaces the defaults
+    extend-targets = ["mylib.env.get_ppo_ray_runtime_env"]            # adds to them
+    config-names = ["config", "cfg"]
+    keyword = false              # write f(config=...) instead of f(...)
+    exclude = [".venv", "..."]   # gitignore-style; replaces the defaults
+    extend-exclude = ["fixtures"]
+    respect-gitignore = true
+    force-exclude = false
+    output-format = "concise"    # concise | json | github | sarif | junit
+    select = ["PPO"]             # rule-code prefixes; empty = every rule
+    ignore = ["PPO002"]
+
+Every problem is a :class:`ConfigError` with a one-line message naming the file
+and the key.
+"""
+
+from __future__ import annotations
+
+import keyword as _keyword
+import os
+import re
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
+from typing import Any, Sequence
+
+import tomllib
+
+__all__ = [
+    "DEFAULT_TARGETS",
+    "DEFAULT_CONFIG_NAMES",
+    "DEFAULT_EXCLUDES",
+    "OUTPUT_FORMATS",
+    "ConfigError",
+    "Settings",
+    "find_pyproject",
+    "load_settings",
+]
+
+DEFAULT_TARGETS: tuple[str, ...] = (
+    "verl.trainer.constants_ppo.get_ppo_ray_runtime_env",
+    "verl.trainer.main_ppo.get_ppo_ray_runtime_env",
+    "ppo_runtime.get_ppo_ray_runtime_env",
+    "ppo_runtime.env.get_ppo_ray_runtime_env",
+)
+DEFAULT_CONFIG_NAMES: tuple[str, ...] = ("config", "cfg")
+#: ruff's default ``exclude`` list.
+DEFAULT_EXCLUDES: tuple[str, ...] = (
+    ".bzr",
+    ".direnv",
+    ".eggs",
+    ".git",
+    ".git-rewrite",
+    ".hg",
+    ".ipynb_checkpoints",
+    ".mypy_cache",
+    ".nox",
+    ".pants.d",
+    ".pyenv",
+    ".pytest_cache",
+    ".pytype",
+    ".ruff_cache",
+    ".svn",
+    ".tox",
+    ".venv",
+    ".vscode",
+    "__pypackages__",
+    "_build",
+    "buck-out",
+    "dist",
+    "node_modules",
+    "site-packages",
+    "venv",
+)
+OUTPUT_FORMATS: tuple[str, ...] = ("concise", "json", "github", "sarif", "junit")
+
+TABLE = "tool.ppo-migrate"
+_RULE_CODE = re.compile(r"[A-Z]+[0-9]*\Z")
+
+
+class ConfigError(Exception):
+    """Invalid configuration; ``str(err)`` is one line naming the file and the key.
+
+    Example: ``pyproject.toml: [tool.ppo-migrate] targets: expected a list of
+    strings, got int``. Errors in command-line overrides name ``command line``
+    and the option instead of a file.
+    """
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Resolved settings for one run.
+
+    Attributes:
+        targets: qualified names of the runtime function.
+        config_names: names that count as the training config, in preference order.
+        keyword: write ``f(config=...)`` instead of ``f(...)``.
+        exclude: gitignore-style patterns of files and directories to skip
+            (ruff's default list unless configured).
+        extend_exclude: more patterns, added to ``exclude``.
+        respect_gitignore: skip what ``.gitignore`` files ignore.
+        force_exclude: apply exclusions to paths named on the command line too.
+        output_format: one of :data:`OUTPUT_FORMATS`.
+        select: rule-code prefixes to enable; empty means every rule.
+        ignore: rule-code prefixes to disable.
+        project_root: directory of the ``pyproject.toml`` the settings came from;
+            exclude patterns are relative to it. ``None`` means the current directory.
+        show_shims: report compatibility shims (PPO004); command line only
+            (not a pyproject key).
+        use_ppo_runtime: ``apply`` also moves imports of the runtime function from
+            verl to ``ppo_runtime``; command line only (not a pyproject key).
+    """
+
+    targets: tuple[str, ...] = DEFAULT_TARGETS
+    config_names: tuple[str, ...] = DEFAULT_CONFIG_NAMES
+    keyword: bool = False
+    exclude: tuple[str, ...] = DEFAULT_EXCLUDES
+    extend_exclude: tuple[str, ...] = ()
+    respect_gitignore: bool = True
+    force_exclude: bool = False
+    output_format: str = "concise"
+    select: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
+    project_root: Path | None = field(default=None)
+    show_shims: bool = False
+    use_ppo_runtime: bool = False
+
+    @property
+    def target_names(self) -> frozenset[str]:
+        """The last dotted component of each target (the prefilter words).
+
+        Returns:
+            e.g. ``frozenset({"get_ppo_ray_runtime_env"})`` for the defaults.
+        """
+        return frozenset(t.rsplit(".", 1)[-1] for t in self.targets)
+
+    def rule_enabled(self, code: str) -> bool:
+        """Whether rule ``code`` is enabled, with ruff's prefix semantics.
+
+        A rule is enabled when ``select`` is empty or one of its entries is a
+        prefix of ``code`` (``"PPO"``, ``"PPO00"``, ``"PPO002"``; ``"ALL"`` matches
+        every code), and no entry of ``ignore`` is a prefix of ``code``
+        (``"ALL"`` in ``ignore`` disables everything).
+
+        Args:
+            code: a rule code such as ``"PPO001"``.
+
+        Returns:
+            True when diagnostics with this code should be reported.
+        """
+        if self.select and not any(s == "ALL" or code.startswith(s) for s in self.select):
+            return False
+        return not any(i == "ALL" or code.startswith(i) for i in self.ignore)
+
+
+# --------------------------------------------------------------------------- pyproject
+
+
+def _display(path: Path) -> str:
+    """``path`` relative to the cwd when it is below it, else absolute."""
+    try:
+        rel = os.path.relpath(path)
+    except ValueError:  # pragma: no cover - other drive on Windows
+        return str(path)
+    return str(path) if rel.startswith("..") else rel
+
+
+def _start_dir(path: str | Path) -> str:
+    if str(path) == "-":
+        return os.getcwd()
+    p = os.path.abspath(path)
+    return p if os.path.isdir(p) else os.path.dirname(p)
+
+
+def _parse_pyproject(path: Path) -> dict[str, Any]:
+    """Parse ``path`` with tomllib; syntax errors become :class:`ConfigError`."""
+    try:
+        with open(path, "rb") as f:
+            raw = f.read()
+        return tomllib.loads(raw.decode("utf-8"))
+    except tomllib.TOMLDecodeError as e:
+        msg = str(e)
+        m = re.search(r"\(at line (\d+), column (\d+)\)$", msg)
+        if m:
+            msg = msg[: m.start()].rstrip()
+            raise ConfigError(
+                f"{_display(path)}:{m.group(1)}:{m.group(2)}: invalid TOML: {msg}"
+            ) from None
+        m = re.search(r"\(at end of document\)$", msg)
+        if m:  # report the line the document ends on
+            msg = msg[: m.start()].rstrip()
+            line = raw.count(b"\n") + 1
+            raise ConfigError(
+                f"{_display(path)}:{line}: invalid TOML: {msg} at end of file"
+            ) from None
+        raise ConfigError(f"{_display(path)}: invalid TOML: {msg}") from None
+    except UnicodeDecodeError as e:
+        raise ConfigError(f"{_display(path)}: invalid TOML: not UTF-8 ({e.reason})") from None
+    except OSError as e:
+        raise ConfigError(f"{_display(path)}: cannot read: {e.strerror or e}") from None
+
+
+def _find(paths: Sequence[str | Path]) -> tuple[Path, dict[str, Any]] | None:
+    """The nearest pyproject.toml with our table, and that table."""
+    start = _start_dir(paths[0]) if paths else os.getcwd()
+    d = start
+    while True:
+        candidate = os.path.join(d, "pyproject.toml")
+        if os.path.isfile(candidate):
+            try:
+                with open(candidate, "rb") as f:
+                    raw = f.read()
+            except OSError:
+                raw = b""
+            # Cheap test first: a pyproject.toml that never mentions us is not ours,
+            # even if it is broken TOML (that is some other tool's business).
+            if b"ppo-migrate" in raw:
+                doc = _parse_pyproject(Path(candidate))
+                tool = doc.get("tool")
+                if isinstance(tool, dict) and "ppo-migrate" in tool:
+                    return Path(candidate), tool["ppo-migrate"]
+        parent = os.path.dirname(d)
+        if parent == d:
+            return None
+        d = parent
+
+
+def find_pyproject(paths: Sequence[str | Path]) -> Path | None:
+    """Find the ``pyproject.toml`` whose ``[tool.ppo-migrate]`` table applies.
+
+    Args:
+        paths: the paths given on the command line; only the first is used (its
+            directory, or itself when it is a directory; the cwd for ``"-"`` or
+            when ``paths`` is empty).
+
+    Returns:
+        The absolute path of the nearest ``pyproject.toml`` at or above that
+        directory that has a ``[tool.ppo-migrate]`` table, or ``None``.
+        ``pyproject.toml`` files without the table are skipped.
+
+    Raises:
+        ConfigError: a ``pyproject.toml`` that mentions ``ppo-migrate`` is not valid TOML.
+    """
+    found = _find(paths)
+    return found[0] if found else None
+
+
+# --------------------------------------------------------------------------- validation
+
+_LIST_KEYS = {
+    "targets": "targets",
+    "extend-targets": "extend_targets",
+    "config-names": "config_names",
+    "exclude": "exclude",
+    "extend-exclude": "extend_exclude",
+    "select": "select",
+    "ignore": "ignore",
+}
+_BOOL_KEYS = {
+    "keyword": "keyword",
+    "respect-gitignore": "respect_gitignore",
+    "force-exclude": "force_exclude",
+}
+_STR_KEYS = {"output-format": "output_format"}
+_ALL_KEYS = {**_LIST_KEYS, **_BOOL_KEYS, **_STR_KEYS}
+_PY_TO_KEBAB = {v: k for k, v in _ALL_KEYS.items()}
+_OVERRIDE_NAMES = frozenset(f.name for f in fields(Settings)) | {"extend_targets"}
+_CLI_ONLY_BOOLS = frozenset({"show_shims", "use_ppo_runtime"})
+
+
+def _type_name(value: object) -> str:
+    return {
+        bool: "bool",
+        int: "int",
+        float: "float",
+        str: "string",
+        list: "list",
+        dict: "table",
+    }.get(type(value), type(value).__name__)
+
+
+def _check_dotted(value: str) -> bool:
+    parts = value.split(".")
+    return len(parts) >= 2 and all(p.isidentifier() and not _keyword.iskeyword(p) for p in parts)
+
+
+def _validate_list(
+    where: str, key: str, value: object, label: str | None = None
+) -> tuple[str, ...]:
+    """Validate a list-of-strings setting; ``key`` is the kebab name, ``label`` what to print."""
+    label = label or key
+    if isinstance(value, str) or not isinstance(value, (list, tuple)):
+        raise ConfigError(f"{where} {label}: expected a list of strings, got {_type_name(value)}")
+    for item in value:
+        if not isinstance(item, str):
+            raise ConfigError(
+                f"{where} {label}: expected a list of strings, got a list containing "
+                f"{_type_name(item)} {item!r}"
+            )
+    items = tuple(value)
+    if key in ("targets", "extend-targets"):
+        for t in items:
+            if not _check_dotted(t):
+                raise ConfigError(
+                    f"{where} {label}: {t!r} is not a qualified name "
+                    "(dotted identifiers, e.g. 'pkg.module.function')"
+                )
+    elif key == "config-names":
+        for n in items:
+            if not n.isidentifier() or _keyword.iskeyword(n):
+                raise ConfigError(f"{where} {label}: {n!r} is not a Python identifier")
+    elif key in ("select", "ignore"):
+        for c in items:
+            if not _RULE_CODE.match(c):
+                raise ConfigError(
+                    f"{where} {label}: {c!r} is not a rule code or prefix "
+                    "(upper-case letters then digits, e.g. 'PPO' or 'PPO001')"
+                )
+    elif key in ("exclude", "extend-exclude") and items and items != DEFAULT_EXCLUDES:
+        import pathspec  # local: keeps `import ppo_migrate.settings` light
+
+        for pattern in items:
+            try:
+                pathspec.GitIgnoreSpec.from_lines([pattern])
+            except Exception as e:  # pathspec raises several types for bad patterns
+                raise ConfigError(f"{where} {label}: invalid pattern {pattern!r}: {e}") from None
+    return items
+
+
+def _validate(where: str, key: str, value: object, label: str | None = None) -> object:
+    """Validate one setting given by its kebab-case ``key``; ``label`` is what to print."""
+    if key in _LIST_KEYS:
+        return _validate_list(where, key, value, label)
+    label = label or key
+    if key in _BOOL_KEYS:
+        if not isinstance(value, bool):
+            raise ConfigError(f"{where} {label}: expected a bool, got {_type_name(value)}")
+        return value
+    # output-format
+    if not isinstance(value, str):
+        raise ConfigError(f"{where} {label}: expected a string, got {_type_name(value)}")
+    if value not in OUTPUT_FORMATS:
+        raise ConfigError(
+            f"{where} {label}: expected one of {', '.join(OUTPUT_FORMATS)}, got {value!r}"
+        )
+    return value
+
+
+def _dedupe(items: Sequence[str]) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(items))
+
+
+def _read_table(path: Path, table: object) -> dict[str, object]:
+    """Validate a ``[tool.ppo-migrate]`` table; return python-named values."""
+    where = f"{_display(path)}: [{TABLE}]"
+    if not isinstance(table, dict):
+        raise ConfigError(f"{_display(path)}: {TABLE}: expected a table, got {_type_name(table)}")
+    out: dict[str, object] = {}
+    for key, value in table.items():
+        if key not in _ALL_KEYS:
+            hint = ""
+            if key.replace("_", "-") in _ALL_KEYS:
+                hint = f" (did you mean {key.replace('_', '-')!r}?)"
+            raise ConfigError(
+                f"{where} {key}: unknown key{hint}; expected one of {', '.join(sorted(_ALL_KEYS))}"
+            )
+        out[_ALL_KEYS[key]] = _validate(where, key, value)
+    return out
+
+
+def load_settings(paths: Sequence[str | Path], **overrides: Any) -> Settings:
+    """Build the :class:`Settings` for a run.
+
+    Reads ``[tool.ppo-migrate]`` from :func:`find_pyproject` ``(paths)`` (if any),
+    validates it, then applies ``overrides``.
+
+    Args:
+        paths: the paths given on the command line (see :func:`find_pyproject`).
+        **overrides: command-line values under their Settings field names
+            (``targets``, ``config_names``, ``keyword``, ``exclude``,
+            ``extend_exclude``, ``respect_gitignore``, ``force_exclude``,
+            ``output_format``, ``select``, ``ignore``, ``project_root``,
+            ``show_shims``, ``use_ppo_runtime``) plus ``extend_targets``.
+            ``None`` means "not given". An empty sequence is also treated as
+            "not given" (what click's ``multiple=True`` yields when the option
+            is absent; an empty list cannot be spelled on a command line anyway).
+            ``targets``, ``exclude``, ``select``, ``ignore`` and ``config_names``
+            replace the configured value; ``extend_targets`` and
+            ``extend_exclude`` append to it.
+
+    Returns:
+        The resolved, validated settings. ``project_root`` is the directory of the
+        ``pyproject.toml`` used, else ``None`` (unless overridden).
+
+    Raises:
+        ConfigError: invalid TOML (message has file, line and column), an
+            unknown key, a value of the wrong type, an invalid target, config
+            name, rule code, pattern or output format — in the file or in an
+            override (then the message names ``command line`` and the option).
+        TypeError: an override name that is not a setting (a programming error).
+    """
+    unknown = set(overrides) - _OVERRIDE_NAMES
+    if unknown:
+        raise TypeError(f"load_settings() got unknown overrides: {', '.join(sorted(unknown))}")
+
+    values: dict[str, object] = {}
+    found = _find(paths)
+    if found is not None:
+        path, table = found
+        values = _read_table(path, table)
+        values["project_root"] = path.parent
+
+    targets = tuple(values.pop("targets", DEFAULT_TARGETS))  # type: ignore[arg-type]
+    targets += tuple(values.pop("extend_targets", ()))  # type: ignore[arg-type]
+
+    where = "command line:"
+    for name, value in overrides.items():
+        if value is None:
+            continue
+        if name == "project_root":
+            values[name] = Path(value)
+            continue
+        if name in _CLI_ONLY_BOOLS:
+            if not isinstance(value, bool):
+                raise ConfigError(
+                    f"{where} --{name.replace('_', '-')}: expected a bool, got {_type_name(value)}"
+                )
+            values[name] = value
+            continue
+        kebab = _PY_TO_KEBAB[name]
+        if kebab in _LIST_KEYS and isinstance(value, (list, tuple)) and not value:
+            continue  # empty multiple-option: not given
+        value = _validate(where, kebab, value, f"--{kebab}")
+        if name == "targets":
+            targets = value  # type: ignore[assignment]
+        elif name == "extend_targets":
+            targets += value  # type: ignore[operator]
+        elif name == "extend_exclude":
+            values[name] = tuple(values.get(name, ())) + value  # type: ignore[operator]
+        else:
+            values[name] = value
+
+    if not targets:
+        raise ConfigError(
+            f"{_display(found[0]) if found else 'command line'}: [{TABLE}] targets: "
+            "no targets left (give at least one qualified name)"
+        )
+    settings = Settings(**values)  # type: ignore[arg-type]
+    return replace(settings, targets=_dedupe(targets))
