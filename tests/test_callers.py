@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import FIXTURES, run_cli
+from cli_helpers import FIXTURES, run_cli
 
 IMP = "from verl.trainer.constants_ppo import get_ppo_ray_runtime_env\n"
 

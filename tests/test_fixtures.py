@@ -5,7 +5,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from conftest import FIXTURES, run_cli
+from cli_helpers import FIXTURES, run_cli
 
 EXPECTED_REMAINING = [
     "tests/test_ray_runtime_env.py:9:11: PPO002",

@@ -8,7 +8,7 @@ import dataclasses
 import libcst as cst
 import pytest
 
-from conftest import run_cli
+from cli_helpers import run_cli
 from ppo_migrate.codemod import process_text
 from ppo_migrate.imports import use_ppo_runtime
 from ppo_migrate.settings import Settings

@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from conftest import FIXTURES
+from cli_helpers import FIXTURES
 
 
 def test_libcst_tool_codemod_command(tmp_path: Path) -> None:

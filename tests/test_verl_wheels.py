@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import run_cli
+from cli_helpers import run_cli
 
 pytestmark = pytest.mark.network
 

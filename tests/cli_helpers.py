@@ -8,7 +8,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
 
 REPO = Path(__file__).resolve().parent.parent
 FIXTURES = REPO / "fixtures"
@@ -37,9 +36,3 @@ def run_cli(*args: str, cwd: Path | str | None = None, input: bytes | None = Non
     proc.stdout = proc.stdout.decode("utf-8", "replace")  # type: ignore[assignment]
     proc.stderr = proc.stderr.decode("utf-8", "replace")  # type: ignore[assignment]
     return proc
-
-
-@pytest.fixture
-def cli():
-    """The :func:`run_cli` helper as a fixture."""
-    return run_cli
