@@ -23,6 +23,7 @@ from __future__ import annotations
 import functools
 import logging
 from pathlib import Path
+from typing import ClassVar
 
 import libcst as cst
 from fixit import Invalid, LintRule, Valid
@@ -73,9 +74,9 @@ class ConfiglessRuntimeEnvCall(LintRule):
     """
 
     METADATA_DEPENDENCIES = (PositionProvider, FilePathProvider)
-    TAGS = {"ppo-migrate", "ray", "verl"}
+    TAGS: ClassVar[set[str]] = {"ppo-migrate", "ray", "verl"}
 
-    VALID = [
+    VALID: ClassVar[list[str | Valid]] = [
         Valid(
             """
             from verl.trainer.constants_ppo import get_ppo_ray_runtime_env
@@ -119,7 +120,7 @@ class ConfiglessRuntimeEnvCall(LintRule):
         ),
     ]
 
-    INVALID = [
+    INVALID: ClassVar[list[str | Invalid]] = [
         Invalid(
             """
             from verl.trainer.constants_ppo import get_ppo_ray_runtime_env

@@ -4,9 +4,10 @@
 
     ::error title=ppo-migrate (PPO001),file=src/trainer.py,line=3,col=10,endLine=3,endColumn=34::PPO001 `get_ppo_ray_runtime_env()` called ...
 
-``file`` is relative to ``root`` (the project root, normally the repository
-checkout) with forward slashes, as the annotation needs, or the path as given when
-the file lies outside ``root``. Escaping is the Actions toolkit's: in the message
+``file`` is repository-relative with forward slashes, as annotations need:
+relative to the git work tree holding ``root`` (see
+:func:`ppo_migrate.output.sarif_format.repository_root`), else to ``root``; a file
+outside it keeps the path as given. Escaping is the Actions toolkit's: in the message
 ``%``, CR and LF become ``%25``, ``%0D``, ``%0A``; in property values ``:`` and
 ``,`` also become ``%3A`` and ``%2C``. Nothing is printed when there are no findings.
 """
@@ -18,7 +19,7 @@ from pathlib import Path
 from typing import TextIO
 
 from ppo_migrate.diagnostics import Diagnostic
-from ppo_migrate.output.sarif_format import relative_path
+from ppo_migrate.output.sarif_format import relative_path, repository_root
 
 
 def escape_data(text: str) -> str:
@@ -50,7 +51,8 @@ def format_line(d: Diagnostic, root: Path) -> str:
 
     Args:
         d: the diagnostic.
-        root: the directory ``file`` is made relative to.
+        root: the repository root ``file`` is made relative to (use
+            :func:`~ppo_migrate.output.sarif_format.repository_root` first).
     """
     file = relative_path(d.path, root) if d.path != "-" else None
     if file is None:
@@ -73,7 +75,9 @@ def emit(diagnostics: Sequence[Diagnostic], stream: TextIO, *, root: Path) -> No
     Args:
         diagnostics: the findings, sorted by path, line, column.
         stream: a text stream.
-        root: the directory ``file`` properties are relative to.
+        root: the project root; ``file`` is relative to the git work tree
+            holding it, else to it.
     """
+    base = repository_root(root)
     for d in diagnostics:
-        stream.write(format_line(d, root) + "\n")
+        stream.write(format_line(d, base) + "\n")

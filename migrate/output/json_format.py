@@ -26,6 +26,9 @@ code points; ``end_location`` is exclusive.
 against the working directory with :func:`os.path.abspath` (normalised, symlinks
 not resolved, so it names the file the way the user reached it). Standard input
 without ``--stdin-filename`` keeps the name ``-``.
+
+Non-ASCII text is written as ``\\uXXXX`` escapes (``json.dump``'s default), so
+the output is plain ASCII and never fails on a stream with a narrow encoding.
 """
 
 from __future__ import annotations

@@ -13,7 +13,8 @@
 One testcase with a ``failure`` per finding; with no findings a single passing
 testcase (``name="ppo-migrate"``) so dashboards still show that the lint ran.
 Paths are as discovered. Characters XML 1.0 cannot hold (most C0 controls) are
-replaced by ``\\ufffd``.
+replaced by ``\\ufffd``; other non-ASCII characters are written as character
+references, so the document is plain ASCII whatever the stream's encoding.
 """
 
 from __future__ import annotations
@@ -87,5 +88,7 @@ def emit(diagnostics: Sequence[Diagnostic], stream: TextIO, *, root: Path) -> No
     element = to_element(diagnostics)
     ET.indent(element)
     stream.write('<?xml version="1.0" encoding="UTF-8"?>\n')
-    stream.write(ET.tostring(element, encoding="unicode"))
+    # character references for non-ASCII: valid under the UTF-8 declaration and
+    # writable to a stream of any encoding
+    stream.write(ET.tostring(element, encoding="us-ascii", xml_declaration=False).decode("ascii"))
     stream.write("\n")

@@ -4,12 +4,17 @@ One run whose ``tool.driver`` lists every rule of :data:`ppo_migrate.diagnostics
 (``id``, ``name``, ``shortDescription``, ``fullDescription``, ``help`` as text and
 Markdown, ``helpUri``), so ``ruleIndex`` is stable across runs. Every result has
 ``ruleId``, ``ruleIndex``, ``level: "error"``, ``message.text``, one location whose
-``artifactLocation.uri`` is relative to ``root`` (forward slashes, percent-encoded)
+``artifactLocation.uri`` is repository-relative (forward slashes, percent-encoded)
 and a 1-based ``region``; a fixable result carries ``fixes`` (one
 ``artifactChange`` per file, ``deletedRegion`` + ``insertedContent`` per edit) and
 related locations become ``relatedLocations``. Columns are Unicode code points
-(``columnKind: "unicodeCodePoints"``). A file outside ``root`` gets an absolute
-``file://`` URI.
+(``columnKind: "unicodeCodePoints"``). A file outside the repository gets an
+absolute ``file://`` URI.
+
+Repository-relative means relative to the git work tree that holds ``root`` (the
+nearest directory at or above it with a ``.git`` entry), because that is what code
+scanning resolves URIs against even when ``[tool.ppo-migrate]`` lives in a
+sub-project's ``pyproject.toml``; outside any git work tree, relative to ``root``.
 """
 
 from __future__ import annotations
@@ -27,6 +32,24 @@ from ppo_migrate.diagnostics import RULES, Diagnostic, Rule
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 VERSION = "2.1.0"
 INFORMATION_URI = "https://github.com/ppo-migrate/ppo-migrate"
+
+
+def repository_root(root: Path) -> Path:
+    """The git work tree holding ``root``, else ``root`` itself.
+
+    Args:
+        root: the project root (or working directory) the CLI passes.
+
+    Returns:
+        The nearest directory at or above ``root`` containing ``.git`` (a
+        directory, or a file for worktrees and submodules); ``root`` when there
+        is none.
+    """
+    start = Path(os.path.abspath(root))
+    for directory in (start, *start.parents):
+        if (directory / ".git").exists():
+            return directory
+    return root
 
 
 def relative_path(path: str, root: Path) -> str | None:
@@ -154,12 +177,14 @@ def to_sarif(diagnostics: Sequence[Diagnostic], root: Path) -> dict[str, Any]:
 
     Args:
         diagnostics: the findings, sorted.
-        root: the directory artifact URIs are relative to.
+        root: the project root; URIs are relative to the git work tree holding
+            it (see :func:`repository_root`), else to it.
 
     Returns:
         A SARIF 2.1.0 log with one run.
     """
     rule_index = {code: i for i, code in enumerate(RULES)}
+    root = repository_root(root)
     return {
         "$schema": SCHEMA,
         "version": VERSION,
@@ -169,7 +194,6 @@ def to_sarif(diagnostics: Sequence[Diagnostic], root: Path) -> dict[str, Any]:
                     "driver": {
                         "name": "ppo-migrate",
                         "version": __version__,
-                        "semanticVersion": __version__,
                         "informationUri": INFORMATION_URI,
                         "rules": [_rule(r) for r in RULES.values()],
                     }
@@ -187,7 +211,7 @@ def emit(diagnostics: Sequence[Diagnostic], stream: TextIO, *, root: Path) -> No
     Args:
         diagnostics: the findings, sorted by path, line, column.
         stream: a text stream.
-        root: the directory artifact URIs are relative to (the project root).
+        root: the project root (see :func:`to_sarif`).
     """
     json.dump(to_sarif(diagnostics, root), stream, indent=2)
     stream.write("\n")

@@ -1,0 +1,457 @@
+"""``ppo-migrate check`` through the real executable: exit codes, every output format,
+suppression, ``--add-noqa``, rule selection, rule docs, ``--show-files``, standard input.
+
+The sample tree holds one PPO001 (in a directory named ``a%b,c``, on a line with
+non-ASCII text before the call, so columns are checked as code points) and one
+PPO002, plus a clean call and a file that never names the target.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import shutil
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+HERE = Path(__file__).resolve().parent
+IMPORT = "from verl.trainer.constants_ppo import get_ppo_ray_runtime_env\n"
+CALL = "get_ppo_ray_runtime_env("
+
+TRAINER = (
+    IMPORT
+    + "\n\n"
+    + "def run_ppo(config):\n"
+    + '    label = "日本語"; ray.init(runtime_env=get_ppo_ray_runtime_env())\n'
+)
+SERVER = IMPORT + "\n\n" + "def init_ray(address):\n" + "    ray.init(address, runtime_env=get_ppo_ray_runtime_env())\n"
+CLEAN = IMPORT + "\n\n" + "def main(config):\n" + "    return get_ppo_ray_runtime_env(config)\n"
+OTHER = "import os\n\nprint(os.getcwd())\n"
+BROKEN = IMPORT + "\ndef f(:\n    pass\n"
+
+TRAINER_PATH = "a%b,c/trainer.py"
+
+
+def _load_sarif_checker():
+    spec = importlib.util.spec_from_file_location(
+        "_ppo_sarif_checks", HERE / "output" / "test_sarif_format.py"
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.check_sarif
+
+
+check_sarif = _load_sarif_checker()
+
+
+def _command() -> list[str]:
+    exe = shutil.which("ppo-migrate")
+    if exe is None:  # pragma: no cover - installed editable in the dev setup
+        return [sys.executable, "-m", "ppo_migrate"]
+    return [exe]
+
+
+def ppo(*args: str, cwd: Path, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    """Run ``ppo-migrate ARGS`` in ``cwd``; output decoded as UTF-8."""
+    env = {**os.environ, "PYTHONIOENCODING": "utf-8", "NO_COLOR": "1"}
+    env.pop("CI", None)
+    return subprocess.run(
+        [*_command(), *args],
+        check=False,
+        cwd=cwd,
+        input=stdin,
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        env=env,
+        timeout=120,
+    )
+
+
+def ppo_many(
+    runs: list[tuple[str, ...]], *, cwd: Path
+) -> list[subprocess.CompletedProcess[str]]:
+    """Run several read-only ``ppo-migrate`` invocations concurrently, results in order."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=min(4, os.cpu_count() or 1, len(runs))) as pool:
+        return list(pool.map(lambda args: ppo(*args, cwd=cwd), runs))
+
+
+def write_tree(root: Path, files: dict[str, str], pyproject: str = "[tool.ppo-migrate]\n") -> Path:
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "pyproject.toml").write_text(pyproject, encoding="utf-8")
+    for rel, text in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    return root
+
+
+TREE = {TRAINER_PATH: TRAINER, "server.py": SERVER, "clean.py": CLEAN, "other.py": OTHER}
+FORMATS = ("concise", "json", "github", "sarif", "junit")
+
+
+@pytest.fixture(scope="module")
+def shared_tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One PPO001, one PPO002, a clean call and an unrelated file; never modified."""
+    return write_tree(tmp_path_factory.mktemp("shared") / "proj", TREE)
+
+
+@pytest.fixture
+def tree(tmp_path: Path) -> Path:
+    """A private copy of the sample tree, for tests that change files."""
+    return write_tree(tmp_path / "proj", TREE)
+
+
+@pytest.fixture(scope="module")
+def outputs(shared_tree: Path) -> dict[str, subprocess.CompletedProcess[str]]:
+    """``check --output-format F`` on the sample tree, for every format."""
+    runs = ppo_many([("check", "--output-format", f) for f in FORMATS], cwd=shared_tree)
+    return dict(zip(FORMATS, runs))
+
+
+@pytest.fixture(scope="module")
+def clean_tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return write_tree(tmp_path_factory.mktemp("clean") / "proj", {"clean.py": CLEAN, "other.py": OTHER})
+
+
+def position(text: str, occurrence: int = 0) -> tuple[int, int, int, int]:
+    """1-based (line, column, end_line, end_column) of a ``get_ppo_ray_runtime_env()`` call,
+    columns in code points."""
+    lines = text.splitlines()
+    found = [(i, line) for i, line in enumerate(lines, 1) if CALL in line and "import" not in line]
+    lineno, line = found[occurrence]
+    start = line.index(CALL)
+    end = line.index(")", start) + 1
+    return lineno, start + 1, lineno, end + 1
+
+
+TRAINER_POS = position(TRAINER)
+SERVER_POS = position(SERVER)
+
+
+# ---------------------------------------------------------------- exit codes, concise
+
+
+def test_findings_exit_1_concise(outputs: dict[str, subprocess.CompletedProcess[str]]) -> None:
+    r = outputs["concise"]
+    assert r.returncode == 1, r.stderr
+    line, col, _, _ = TRAINER_POS
+    assert f"{TRAINER_PATH}:{line}:{col}: PPO001 [*] " in r.stdout
+    line, col, _, _ = SERVER_POS
+    assert f"server.py:{line}:{col}: PPO002 " in r.stdout
+    assert "Found 2 errors." in r.stdout
+    assert "[*] 1 fixable with `ppo-migrate apply`." in r.stdout
+    lines = [x for x in r.stdout.splitlines() if ": PPO" in x]
+    assert [x.split(":")[0] for x in lines] == [TRAINER_PATH, "server.py"]  # sorted by path
+
+
+def test_exit_codes(shared_tree: Path) -> None:
+    exit_zero, unknown_option, unknown_format = ppo_many(
+        [("check", "--exit-zero"), ("check", "--no-such-option"), ("check", "--output-format", "xml")],
+        cwd=shared_tree,
+    )
+    assert exit_zero.returncode == 0, exit_zero.stderr
+    assert "Found 2 errors." in exit_zero.stdout  # still reported
+    assert unknown_option.returncode == 2
+    assert "No such option" in unknown_option.stderr
+    assert unknown_format.returncode == 2
+
+
+def test_exit_zero_never_hides_a_configuration_error(tmp_path: Path) -> None:
+    root = write_tree(tmp_path / "bad", {"server.py": SERVER}, "[tool.ppo-migrate]\nno-such-key = 1\n")
+    r = ppo("check", "--exit-zero", cwd=root)
+    assert r.returncode == 2
+    assert "no-such-key" in r.stderr
+
+
+def test_clean_tree_every_format(clean_tree: Path) -> None:
+    runs = dict(zip(FORMATS, ppo_many([("check", "--output-format", f) for f in FORMATS], cwd=clean_tree)))
+    for fmt, r in runs.items():
+        assert r.returncode == 0, (fmt, r.stdout, r.stderr)
+    assert "All checks passed!" in runs["concise"].stdout
+    assert json.loads(runs["json"].stdout) == []
+    assert runs["github"].stdout == ""
+    log = json.loads(runs["sarif"].stdout)
+    check_sarif(log)
+    assert log["runs"][0]["results"] == []
+    cases = ET.fromstring(runs["junit"].stdout.encode("utf-8")).findall("testsuite/testcase")
+    assert len(cases) == 1 and list(cases[0]) == []  # one passing testcase
+
+
+# ---------------------------------------------------------------- formats
+
+
+def test_json(shared_tree: Path, outputs: dict[str, subprocess.CompletedProcess[str]]) -> None:
+    r = outputs["json"]
+    assert r.returncode == 1, r.stderr
+    data = json.loads(r.stdout)
+    assert [d["code"] for d in data] == ["PPO001", "PPO002"]
+    first, second = data
+    assert first["filename"] == str(shared_tree / "a%b,c" / "trainer.py")
+    assert second["filename"] == str(shared_tree / "server.py")
+    line, col, end_line, end_col = TRAINER_POS  # code points: "日本語" counts 3
+    assert first["location"] == {"row": line, "column": col}
+    assert first["end_location"] == {"row": end_line, "column": end_col}
+    assert second["location"] == {"row": SERVER_POS[0], "column": SERVER_POS[1]}
+    assert first["scope"] == "run_ppo" and second["scope"] == "init_ray"
+    assert first["url"].endswith("#ppo001")
+    assert second["fix"] is None
+    fix = first["fix"]
+    assert fix["applicability"] == "safe"
+    (edit,) = fix["edits"]
+    # applying the edit (code-point columns) gives the rewritten call
+    text = TRAINER.splitlines()[edit["location"]["row"] - 1]
+    start, end = edit["location"]["column"] - 1, edit["end_location"]["column"] - 1
+    assert text[:start] + edit["content"] + text[end:] == text.replace(
+        "get_ppo_ray_runtime_env()", "get_ppo_ray_runtime_env(config)"
+    )
+
+
+def test_github(outputs: dict[str, subprocess.CompletedProcess[str]]) -> None:
+    r = outputs["github"]
+    assert r.returncode == 1, r.stderr
+    lines = r.stdout.splitlines()
+    assert len(lines) == 2
+    line, col, end_line, end_col = TRAINER_POS
+    assert lines[0] == (
+        f"::error title=ppo-migrate (PPO001),file=a%25b%2Cc/trainer.py,line={line},col={col},"
+        f"endLine={end_line},endColumn={end_col}::PPO001 `get_ppo_ray_runtime_env()` called "
+        "without the config in scope; pass `config`"
+    )
+    line, col, end_line, end_col = SERVER_POS
+    assert lines[1].startswith(
+        f"::error title=ppo-migrate (PPO002),file=server.py,line={line},col={col},"
+        f"endLine={end_line},endColumn={end_col}::PPO002 "
+    )
+
+
+def test_sarif(outputs: dict[str, subprocess.CompletedProcess[str]]) -> None:
+    r = outputs["sarif"]
+    assert r.returncode == 1, r.stderr
+    log = json.loads(r.stdout)
+    check_sarif(log)
+    results = log["runs"][0]["results"]
+    assert [x["ruleId"] for x in results] == ["PPO001", "PPO002"]
+    phys = results[0]["locations"][0]["physicalLocation"]
+    assert phys["artifactLocation"]["uri"] == "a%25b%2Cc/trainer.py"
+    line, col, end_line, end_col = TRAINER_POS
+    assert phys["region"] == {
+        "startLine": line,
+        "startColumn": col,
+        "endLine": end_line,
+        "endColumn": end_col,
+    }
+    replacement = results[0]["fixes"][0]["artifactChanges"][0]["replacements"][0]
+    assert replacement["insertedContent"] == {"text": "config"}
+    assert "fixes" not in results[1]
+
+
+def test_junit(outputs: dict[str, subprocess.CompletedProcess[str]]) -> None:
+    r = outputs["junit"]
+    assert r.returncode == 1, r.stderr
+    root = ET.fromstring(r.stdout.encode("utf-8"))
+    suite = root.find("testsuite")
+    assert suite is not None and suite.get("name") == "ppo-migrate"
+    assert (suite.get("tests"), suite.get("failures")) == ("2", "2")
+    cases = suite.findall("testcase")
+    failures = [c.find("failure") for c in cases]
+    assert [f.get("type") for f in failures if f is not None] == ["PPO001", "PPO002"]
+    assert cases[0].get("file") == TRAINER_PATH
+
+
+def test_uris_repository_relative_and_format_from_pyproject(tmp_path: Path) -> None:
+    (tmp_path / "repo" / ".git").mkdir(parents=True)  # a sub-project of a git repository
+    project = write_tree(
+        tmp_path / "repo" / "svc",
+        {"pkg/inner.py": SERVER},
+        '[tool.ppo-migrate]\noutput-format = "sarif"\n',
+    )
+    from_file, from_flag = ppo_many(
+        [("check", "."), ("check", ".", "--output-format", "github")], cwd=project / "pkg"
+    )
+    assert from_file.returncode == 1, from_file.stderr
+    log = json.loads(from_file.stdout)  # output-format from [tool.ppo-migrate]
+    check_sarif(log)
+    (result,) = log["runs"][0]["results"]
+    uri = result["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+    assert uri == "svc/pkg/inner.py"
+    assert from_flag.stdout.startswith("::error title=ppo-migrate (PPO002),file=svc/pkg/inner.py,")
+
+
+def test_order_does_not_depend_on_worker_count(tmp_path: Path) -> None:
+    files = {f"m{i}/server.py": SERVER for i in range(5)}
+    files.update({f"t{i}.py": TRAINER for i in range(5)})
+    root = write_tree(tmp_path / "many", files)
+    one, four = ppo_many(
+        [("check", "-j", "1", "--output-format", "json"), ("check", "-j", "4", "--output-format", "json")],
+        cwd=root,
+    )
+    assert one.returncode == four.returncode == 1
+    assert one.stdout == four.stdout
+    names = [(d["filename"], d["location"]["row"]) for d in json.loads(one.stdout)]
+    assert names == sorted(names) and len(names) == 10
+
+
+# ---------------------------------------------------------------- unreadable / unparsable
+
+
+def test_syntax_error_reported_with_position_others_still_checked(tree: Path) -> None:
+    (tree / "broken.py").write_text(BROKEN, encoding="utf-8")
+    (tree / "broken_other.py").write_text("def f(:\n", encoding="utf-8")  # never names the target
+    concise, as_json = ppo_many([("check",), ("check", "--output-format", "json")], cwd=tree)
+    assert concise.returncode == 1, concise.stderr
+    broken = [x for x in concise.stdout.splitlines() if x.startswith("broken")]
+    assert broken == ["broken.py:3:7: PPO902 syntax error: invalid syntax"]
+    assert f"{TRAINER_PATH}:" in concise.stdout and "server.py:" in concise.stdout
+    assert "Found 3 errors." in concise.stdout
+    (entry,) = [d for d in json.loads(as_json.stdout) if d["code"] == "PPO902"]
+    assert entry["location"] == {"row": 3, "column": 7}
+    assert entry["fix"] is None
+
+
+def test_syntax_error_alone_still_fails(tmp_path: Path) -> None:
+    root = write_tree(tmp_path / "b", {"broken.py": BROKEN})
+    r = ppo("check", "--output-format", "github", cwd=root)
+    assert r.returncode == 1
+    assert r.stdout.startswith("::error title=ppo-migrate (PPO902),file=broken.py,line=3,col=7,")
+
+
+# ---------------------------------------------------------------- suppression
+
+SUPPRESSING = ["# noqa", "# noqa: PPO002", "# noqa: PPO001, PPO002", "#noqa:PPO002", "# NOQA: ppo002"]
+
+
+def _multiline(start: str, end: str) -> str:
+    return IMPORT + f"\n\ndef init_ray(address):\n    env = get_ppo_ray_runtime_env({start}\n    ){end}\n"
+
+
+def test_noqa_variants(tmp_path: Path) -> None:
+    files = {
+        f"s{i}.py": SERVER.replace("get_ppo_ray_runtime_env())", f"get_ppo_ray_runtime_env())  {c}")
+        for i, c in enumerate(SUPPRESSING)
+    }
+    files["first_line.py"] = _multiline("  # noqa: PPO002", "")
+    files["last_line.py"] = _multiline("", "  # noqa: PPO002")
+    files["other_code.py"] = SERVER.replace(
+        "get_ppo_ray_runtime_env())", "get_ppo_ray_runtime_env())  # noqa: PPO001"
+    )
+    root = write_tree(tmp_path / "n", files)
+    r = ppo("check", "--output-format", "json", cwd=root)
+    assert r.returncode == 1
+    # only the comment naming another code leaves the finding in place
+    assert [(Path(d["filename"]).name, d["code"]) for d in json.loads(r.stdout)] == [
+        ("other_code.py", "PPO002")
+    ]
+
+
+def test_add_noqa_then_clean(tree: Path) -> None:
+    r = ppo("check", "--add-noqa", cwd=tree)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "Added 2 noqa directives." in r.stderr
+    assert "get_ppo_ray_runtime_env())  # noqa: PPO001" in (tree / TRAINER_PATH).read_text(encoding="utf-8")
+    assert (tree / "server.py").read_text(encoding="utf-8").splitlines()[4].endswith(
+        "get_ppo_ray_runtime_env())  # noqa: PPO002"
+    )
+    assert (tree / "clean.py").read_text(encoding="utf-8") == CLEAN
+    again, again_noqa = ppo_many([("check",), ("check", "--add-noqa")], cwd=tree)
+    assert again.returncode == 0, again.stdout
+    assert again_noqa.stderr.strip().endswith("Added 0 noqa directives.")
+
+
+# ---------------------------------------------------------------- selection
+
+SELECTIONS: list[tuple[tuple[str, ...], list[str]]] = [
+    (("--select", "PPO001"), ["PPO001"]),
+    (("--select", "PPO"), ["PPO001", "PPO002"]),
+    (("--ignore", "PPO001"), ["PPO002"]),
+    (("--ignore", "PPO001,PPO002"), []),
+    (("--select", "PPO001", "--select", "PPO002", "--ignore", "PPO002"), ["PPO001"]),
+]
+
+
+def test_select_ignore(shared_tree: Path) -> None:
+    runs = ppo_many(
+        [("check", *args, "--output-format", "json") for args, _ in SELECTIONS]
+        + [("check", "--select", "not-a-code")],
+        cwd=shared_tree,
+    )
+    for (args, codes), r in zip(SELECTIONS, runs):
+        assert [d["code"] for d in json.loads(r.stdout)] == codes, args
+        assert r.returncode == (1 if codes else 0), args
+    assert runs[-1].returncode == 2  # an invalid rule code is a usage error
+
+
+# ---------------------------------------------------------------- rules, files, stdin
+
+
+def test_rule_documentation() -> None:
+    r, lower, unknown = ppo_many([("rule", "PPO002"), ("rule", "ppo001"), ("rule", "PPO999")], cwd=HERE)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.startswith("# configless-call-without-config (PPO002)")
+    for needle in (
+        "## What it does",
+        "## Why is this bad?",
+        "CUDA_DEVICE_MAX_CONNECTIONS",
+        "PR #6976",
+        "Megatron",
+        "## How to fix",
+        "## Example",
+        "get_ppo_ray_runtime_env(config)",
+    ):
+        assert needle in r.stdout, needle
+    assert lower.stdout.startswith("# configless-call-with-config (PPO001)")
+    assert unknown.returncode == 2
+
+
+def test_list_rules() -> None:
+    r = ppo("check", "--list-rules", cwd=HERE)
+    assert r.returncode == 0
+    lines = r.stdout.splitlines()
+    codes = [x.split()[0] for x in lines]
+    assert codes[:3] == ["PPO001", "PPO002", "PPO003"]
+    assert "PPO902" in codes
+    assert lines[0].startswith("PPO001 [*] configless-call-with-config")
+    assert "[*]" not in lines[1]
+
+
+def test_show_files(tree: Path) -> None:
+    (tree / ".venv" / "lib").mkdir(parents=True)
+    (tree / ".venv" / "lib" / "x.py").write_text(SERVER, encoding="utf-8")
+    (tree / "notes.txt").write_text("get_ppo_ray_runtime_env()", encoding="utf-8")
+    r = ppo("check", "--show-files", cwd=tree)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.splitlines() == [TRAINER_PATH, "clean.py", "other.py", "server.py"]
+
+
+def test_stdin_filename(shared_tree: Path) -> None:
+    def run(args: tuple[str, ...], text: str) -> subprocess.CompletedProcess[str]:
+        return ppo("check", "-", "--stdin-filename", *args, cwd=shared_tree, stdin=text)
+
+    from concurrent.futures import ThreadPoolExecutor
+
+    jobs = [
+        (("pkg/launch.py",), TRAINER),
+        (("pkg/launch.py", "--output-format", "json"), SERVER),
+        (("ok.py",), CLEAN),
+        (("x.py",), BROKEN),
+    ]
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        concise, as_json, clean, broken = pool.map(lambda j: run(*j), jobs)
+    assert concise.returncode == 1, concise.stderr
+    line, col, _, _ = TRAINER_POS
+    assert f"pkg/launch.py:{line}:{col}: PPO001 [*] " in concise.stdout
+    (entry,) = json.loads(as_json.stdout)
+    assert entry["filename"] == str(shared_tree / "pkg" / "launch.py")
+    assert entry["code"] == "PPO002"
+    assert not (shared_tree / "pkg").exists()  # nothing written
+    assert clean.returncode == 0
+    assert broken.returncode == 1
+    assert "x.py:3:7: PPO902" in broken.stdout

@@ -1,0 +1,158 @@
+"""``.pre-commit-hooks.yaml`` through the real ``pre-commit try-repo``.
+
+pre-commit installs the hook repository into its own virtualenv (``pip install .``
+of this project, so it needs the package index for the dependencies). The repo
+handed to ``try-repo`` is a snapshot of this working tree — the files a build
+needs (``pyproject.toml``, ``README.md``, ``runtime/``, ``migrate/``) and the
+hooks file, committed into a fresh git repo — rather than the checkout itself:
+``try-repo`` on a checkout with uncommitted changes makes a new shadow commit,
+and so a new install, on every call, and leaves untracked files out. With a
+snapshot and one ``PRE_COMMIT_HOME`` per session, the hook environment is built
+once and the three runs below reuse it.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.slow
+
+PROJECT = Path(__file__).resolve().parents[1]
+SNAPSHOT_ITEMS = ("pyproject.toml", "README.md", "LICENSE", ".pre-commit-hooks.yaml", "runtime", "migrate")
+
+IMPORT = "from verl.trainer.constants_ppo import get_ppo_ray_runtime_env\n"
+TRAINER = IMPORT + "\n\ndef run_ppo(config):\n    ray.init(runtime_env=get_ppo_ray_runtime_env())\n"
+CLEAN = IMPORT + "\n\ndef main(config):\n    return get_ppo_ray_runtime_env(config)\n"
+SERVER = IMPORT + "\n\ndef init_ray(address):\n    ray.init(address, runtime_env=get_ppo_ray_runtime_env())\n"
+PYPROJECT = '[tool.ppo-migrate]\nextend-exclude = ["vendored"]\n'
+
+GIT_ENV = {
+    "GIT_AUTHOR_NAME": "t",
+    "GIT_AUTHOR_EMAIL": "t@example.invalid",
+    "GIT_COMMITTER_NAME": "t",
+    "GIT_COMMITTER_EMAIL": "t@example.invalid",
+    "GIT_CONFIG_NOSYSTEM": "1",
+}
+
+
+def _git(*args: str, cwd: Path) -> None:
+    subprocess.run(
+        ["git", "-c", "init.defaultBranch=main", "-c", "commit.gpgsign=false", *args],
+        cwd=cwd,
+        check=True,
+        capture_output=True,
+        env={**os.environ, **GIT_ENV},
+    )
+
+
+def _init_repo(root: Path, files: dict[str, str]) -> Path:
+    root.mkdir(parents=True)
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text, encoding="utf-8")
+    _git("init", "-q", cwd=root)
+    _git("add", "-A", cwd=root)
+    _git("commit", "-q", "-m", "sample", cwd=root)
+    return root
+
+
+@pytest.fixture(scope="session")
+def hook_repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A git repo holding this working tree's package and ``.pre-commit-hooks.yaml``."""
+    if shutil.which("git") is None or shutil.which("pre-commit") is None:
+        pytest.skip("git and pre-commit are needed")
+    assert (PROJECT / ".pre-commit-hooks.yaml").is_file()
+    snapshot = tmp_path_factory.mktemp("hook-repo") / "ppo-migrate"
+    snapshot.mkdir()
+    ignore = shutil.ignore_patterns("__pycache__", "*.pyc", "*.egg-info")
+    for name in SNAPSHOT_ITEMS:
+        src = PROJECT / name
+        if src.is_dir():
+            shutil.copytree(src, snapshot / name, ignore=ignore)
+        elif src.is_file():
+            shutil.copy2(src, snapshot / name)
+    _git("init", "-q", cwd=snapshot)
+    _git("add", "-A", cwd=snapshot)
+    _git("commit", "-q", "-m", "snapshot", cwd=snapshot)
+    return snapshot
+
+
+@pytest.fixture(scope="session")
+def pre_commit_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One isolated pre-commit cache for the session: the hook env is installed once."""
+    return tmp_path_factory.mktemp("pre-commit-home")
+
+
+def try_repo(hook_repo: Path, home: Path, hook: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, **GIT_ENV, "PRE_COMMIT_HOME": str(home), "PRE_COMMIT_COLOR": "never"}
+    env.pop("PRE_COMMIT", None)
+    return subprocess.run(
+        ["pre-commit", "try-repo", str(hook_repo), hook, "--all-files", "--verbose"],
+        check=False,
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=900,
+    )
+
+
+def test_check_hook_fails_on_a_configless_call(
+    hook_repo: Path, pre_commit_home: Path, tmp_path: Path
+) -> None:
+    sample = _init_repo(
+        tmp_path / "sample",
+        {
+            "pyproject.toml": PYPROJECT,
+            "trainer.py": TRAINER,
+            "clean.py": CLEAN,
+            "vendored/server.py": SERVER,  # excluded: --force-exclude keeps it so
+            "notes.txt": "get_ppo_ray_runtime_env()\n",  # not Python: never passed
+        },
+    )
+    r = try_repo(hook_repo, pre_commit_home, "ppo-migrate-check", sample)
+    out = r.stdout + r.stderr
+    assert r.returncode == 1, out
+    assert "ppo-migrate check" in out and "Failed" in out
+    assert "trainer.py:5:26: PPO001 [*]" in out
+    assert "vendored" not in out
+    assert "notes.txt" not in out
+    assert "clean.py:" not in out
+
+
+def test_check_hook_passes_on_a_clean_repo(
+    hook_repo: Path, pre_commit_home: Path, tmp_path: Path
+) -> None:
+    sample = _init_repo(
+        tmp_path / "sample",
+        {"pyproject.toml": PYPROJECT, "clean.py": CLEAN, "vendored/server.py": SERVER},
+    )
+    r = try_repo(hook_repo, pre_commit_home, "ppo-migrate-check", sample)
+    out = r.stdout + r.stderr
+    assert r.returncode == 0, out
+    assert "Passed" in out
+
+
+def test_apply_hook_rewrites_the_file(
+    hook_repo: Path, pre_commit_home: Path, tmp_path: Path
+) -> None:
+    sample = _init_repo(
+        tmp_path / "sample",
+        {"pyproject.toml": PYPROJECT, "trainer.py": TRAINER, "clean.py": CLEAN},
+    )
+    r = try_repo(hook_repo, pre_commit_home, "ppo-migrate-apply", sample)
+    out = r.stdout + r.stderr
+    assert r.returncode == 1, out
+    assert "files were modified by this hook" in out
+    assert (sample / "trainer.py").read_text(encoding="utf-8") == TRAINER.replace(
+        "get_ppo_ray_runtime_env()", "get_ppo_ray_runtime_env(config)"
+    )
+    assert (sample / "clean.py").read_text(encoding="utf-8") == CLEAN
+    # a second run finds nothing left to do
+    again = try_repo(hook_repo, pre_commit_home, "ppo-migrate-apply", sample)
+    assert again.returncode == 0, again.stdout + again.stderr
