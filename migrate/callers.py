@@ -514,7 +514,7 @@ def hint(diag: Diagnostic, fq: str | None, the_plan: Plan, *, threading: bool) -
             )
     if fq in the_plan.threadable and not threading:
         extra += ": run with --thread-config to pass it through"
-    elif fq in the_plan.reasons:
+    elif fq in the_plan.reasons and (threading or sites or the_plan.index.values.get(fq)):
         extra += f"; `{name}` cannot be threaded: {the_plan.reasons[fq]}"
     if not extra:
         return diag
@@ -678,6 +678,7 @@ def follow_callers(
     *,
     apply: bool,
     depth: int = DEFAULT_DEPTH,
+    threading: bool | None = None,
 ) -> tuple[list[Diagnostic], list[str], list[Diagnostic]]:
     """Add caller hints to PPO002 diagnostics and, with ``apply``, thread the config.
 
@@ -687,6 +688,7 @@ def follow_callers(
         settings: the run's settings.
         apply: thread the config (``apply --thread-config``).
         depth: bound on the call chain (default 3).
+        threading: word the hints for a ``--thread-config`` run (default: ``apply``).
 
     Returns:
         ``(diagnostics, changed_paths, problems)``: the diagnostics with hints
@@ -701,7 +703,12 @@ def follow_callers(
     if apply:
         changed, problems = thread(the_plan, settings)
     out = [
-        hint(d, entries.get((d.path, d.line, d.column)), the_plan, threading=apply)
+        hint(
+            d,
+            entries.get((d.path, d.line, d.column)),
+            the_plan,
+            threading=apply if threading is None else threading,
+        )
         if d.code == "PPO002"
         else d
         for d in diagnostics

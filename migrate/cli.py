@@ -365,7 +365,9 @@ def apply(
             done = set(threaded)
             refreshed = run(threaded, settings, Mode.CHECK, jobs=1)
             diagnostics = [d for d in diagnostics if d.path not in done] + refreshed.diagnostics
-            diagnostics, _, _ = follow_callers(files, diagnostics, settings, apply=False)
+            diagnostics, _, _ = follow_callers(
+                files, diagnostics, settings, apply=False, depth=thread_depth, threading=True
+            )
         diagnostics = sorted([*diagnostics, *problems], key=lambda d: d.sort_key())
     errors = [f"{o.path}: {o.internal_error}" for o in outcomes if o.internal_error]
     fixed = sum(o.fixed for o in outcomes)
