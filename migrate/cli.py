@@ -228,7 +228,7 @@ def check(
         _list_rules()
         return
     from ppo_migrate.output import emit
-    from ppo_migrate.runner import Mode, run
+    from ppo_migrate.runner import Mode
 
     settings = _load(paths, opts)
     if show_shims:
@@ -238,22 +238,10 @@ def check(
         outcomes = [_stdin(settings, opts["stdin_filename"], Mode.CHECK)]
         diagnostics = [d for o in outcomes for d in o.diagnostics]
         errors = [o.internal_error for o in outcomes if o.internal_error]
-        interrupted = False
     else:
-        files = _discover(paths, settings)
-        if opts["show_files"]:
-            for f in files:
-                click.echo(f)
+        files, result = _run_files(paths, settings, mode, opts)
+        if result is None:
             return
-        result = run(
-            files,
-            settings,
-            mode,
-            jobs=opts["jobs"],
-            progress=_progress(len(files), opts["no_progress"]),
-        )
-        if result.interrupted:
-            raise KeyboardInterrupt
         diagnostics, errors = result.diagnostics, result.internal_errors
         if not add_noqa and _has_entry_points(diagnostics):
             from ppo_migrate.callers import follow_callers
@@ -269,6 +257,27 @@ def check(
         sys.exit(EXIT_ERROR)
     if any(not d.informational for d in diagnostics) and not exit_zero:
         sys.exit(EXIT_FINDINGS)
+
+
+def _run_files(paths: Sequence[str], settings, mode, opts: dict):
+    """Discover and process files; ``(files, None)`` after printing them for --show-files."""
+    from ppo_migrate.runner import run
+
+    files = _discover(paths, settings)
+    if opts["show_files"]:
+        for f in files:
+            click.echo(f)
+        return files, None
+    result = run(
+        files,
+        settings,
+        mode,
+        jobs=opts["jobs"],
+        progress=_progress(len(files), opts["no_progress"]),
+    )
+    if result.interrupted:
+        raise KeyboardInterrupt
+    return files, result
 
 
 def _has_entry_points(diagnostics) -> bool:
@@ -328,20 +337,9 @@ def apply(
             sys.stdout.flush()
         concise = False
     else:
-        files = _discover(paths, settings)
-        if opts["show_files"]:
-            for f in files:
-                click.echo(f)
+        files, result = _run_files(paths, settings, mode, opts)
+        if result is None:
             return
-        result = run(
-            files,
-            settings,
-            mode,
-            jobs=opts["jobs"],
-            progress=_progress(len(files), opts["no_progress"]),
-        )
-        if result.interrupted:
-            raise KeyboardInterrupt
         outcomes = result.outcomes
         for o in outcomes:
             if diff and o.diff:
