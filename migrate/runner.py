@@ -10,11 +10,14 @@ worker count.
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import enum
 import os
+import signal
 import sys
-from collections.abc import Callable, Sequence
+import threading
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -32,6 +35,12 @@ from ppo_migrate.settings import Settings
 
 # Below this many candidate files a pool costs more (worker start-up) than it saves.
 POOL_MIN_CANDIDATES = 8
+# Files handed to each worker ahead of time: one running, one queued.
+_IN_FLIGHT_PER_WORKER = 2
+# How long stopped workers get to finish a write before they are killed.
+_STOP_GRACE_SECONDS = 5.0
+# The runtime function's config parameter (``codemod.CONFIG_PARAMETER``; a test keeps them equal).
+_CONFIG_KEYWORD = "config"
 
 
 class Mode(enum.Enum):
@@ -162,18 +171,34 @@ def process_data(
         return FileOutcome(
             path,
             True,
-            (_file_diag(path, "PPO901", f"cannot decode: {exc.reason} ({exc.encoding})", line, col),),
+            (
+                _file_diag(
+                    path, "PPO901", f"cannot decode: {exc.reason} ({exc.encoding})", line, col
+                ),
+            ),
         )
     except (SyntaxError, LookupError) as exc:
         msg = exc.msg if isinstance(exc, SyntaxError) else str(exc)
         return FileOutcome(path, True, (_file_diag(path, "PPO901", f"cannot decode: {msg}"),))
+
+    # check and add-noqa only report: a file in which no call can be a finding
+    # (see may_report) needs LibCST's parse (for PPO902) but not its analysis.
+    quick = mode in (Mode.CHECK, Mode.ADD_NOQA) and not may_report(
+        text, path, settings.target_names
+    )
 
     from libcst import ParserSyntaxError
 
     from ppo_migrate.codemod import process_text
 
     try:
-        result = process_text(text, path, settings, fix=mode in (Mode.APPLY, Mode.DIFF, Mode.FIX_STDOUT)
+        if quick:
+            from libcst import parse_module
+
+            parse_module(text)
+            return FileOutcome(path, True)
+        result = process_text(
+            text, path, settings, fix=mode in (Mode.APPLY, Mode.DIFF, Mode.FIX_STDOUT)
         )
     except ParserSyntaxError as exc:
         message = str(exc.message).splitlines()[0] if exc.message else "invalid syntax"
@@ -196,7 +221,9 @@ def process_data(
                 True,
                 (_file_diag(path, "PPO902", f"cannot parse: {type(exc).__name__}: {first}"),),
             )
-        return FileOutcome(path, True, internal_error=f"internal error: {type(exc).__name__}: {exc}")
+        return FileOutcome(
+            path, True, internal_error=f"internal error: {type(exc).__name__}: {exc}"
+        )
 
     diagnostics = result.diagnostics
     if mode is Mode.FIX_STDOUT:
@@ -214,7 +241,10 @@ def process_data(
         return FileOutcome(path, True, diagnostics, result.fixed, diff=diff, imports=result.imports)
     if mode is Mode.APPLY and result.new_text is not None and source is not None:
         try:
-            atomic_write(Path(path), encode_source(result.new_text, encoding, bom), expected=source)
+            with _signals_deferred():
+                atomic_write(
+                    Path(path), encode_source(result.new_text, encoding, bom), expected=source
+                )
         except FileChanged as exc:
             diag = _file_diag(path, "PPO904", f"not rewritten: {exc}")
             return FileOutcome(path, True, (diag, *diagnostics))
@@ -231,7 +261,10 @@ def process_data(
         new_text, added = add_noqa(text, diagnostics)
         if added:
             try:
-                atomic_write(Path(path), encode_source(new_text, encoding, bom), expected=source)
+                with _signals_deferred():
+                    atomic_write(
+                        Path(path), encode_source(new_text, encoding, bom), expected=source
+                    )
             except FileChanged as exc:
                 return FileOutcome(
                     path, True, (_file_diag(path, "PPO904", f"not rewritten: {exc}"),)
@@ -272,6 +305,131 @@ def _python_syntax_error(text: str, path: str) -> tuple[str, int, int] | None:
     return None
 
 
+@contextlib.contextmanager
+def _signals_deferred() -> Iterator[None]:
+    """Hold SIGINT and SIGTERM back while a file is being replaced.
+
+    A Ctrl-C (or a stopped worker's SIGTERM) then lands after the atomic write
+    has either replaced the file or removed its temp file, never in between, so
+    an interrupted run leaves no ``.ppo-migrate-*.tmp`` behind.
+    """
+    if not hasattr(signal, "pthread_sigmask") or threading.current_thread() is not (
+        threading.main_thread()
+    ):
+        yield
+        return
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+
+def may_report(text: str, path: str, names: frozenset[str] | set[str]) -> bool:
+    """Whether the LibCST pass could report anything in this module (conservative).
+
+    The pass reports only two kinds of call (see ``codemod._Pass.visit_Call``):
+    a call of a target that omits its config (PPO001-PPO004), and a call whose
+    callee comes from a relative import that climbs past the top-level package
+    (PPO903). Both need a callee whose dotted name, as LibCST's
+    ``QualifiedNameProvider`` builds it, ends in a target's last name. This
+    checks that with Python's own parser (about a hundredth of the cost of
+    LibCST's metadata) and answers True whenever it cannot rule a finding out:
+
+    * the text does not compile to an AST (LibCST reports the PPO902);
+    * a relative import climbs past the file's package;
+    * a call's callee names a target's last name anywhere in its dotted name
+      (``f()``, ``m.f()``, ``m.f[0]()``, ``f()()``), or a name bound by an
+      ``import ... as`` whose imported name mentions one, and the call does not
+      pass a config that is not ``None`` (as ``codemod.configless_kind`` decides).
+
+    Args:
+        text: the decoded module source.
+        path: the display path (for the file's package; ``"-"`` is standard input).
+        names: the targets' last names (``settings.target_names``).
+
+    Returns:
+        False only when no call in the module can be a finding.
+    """
+    import ast
+    import warnings
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # e.g. invalid escape sequences
+            tree = compile(text, path, "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
+    except (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError):
+        return True
+    wanted_names = set(names)
+    wanted = set(names)
+    calls: list[ast.Call] = []
+    climb = 0
+    try:
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call):
+                calls.append(node)
+            elif isinstance(node, (ast.Import, ast.ImportFrom)):
+                from_parts: set[str] = set()
+                if isinstance(node, ast.ImportFrom):
+                    climb = max(climb, node.level or 0)
+                    from_parts = set((node.module or "").split("."))
+                for alias in node.names:
+                    if alias.asname and (from_parts | set(alias.name.split("."))) & wanted_names:
+                        wanted.add(alias.asname)
+    except RecursionError:
+        return True
+    if climb:
+        from ppo_migrate.targets import module_package
+
+        package = module_package(path) if path and path != "-" else ()
+        if climb > len(package):
+            return True
+    return any(_callee_parts(c.func) & wanted and _omits_config(c) for c in calls)
+
+
+def _callee_parts(node: object) -> set[str]:
+    """Identifiers in a callee's dotted name, read as LibCST's ``get_full_name_for_node`` does."""
+    import ast
+
+    parts: set[str] = set()
+    while True:
+        if isinstance(node, ast.Name):
+            parts.add(node.id)
+            return parts
+        if isinstance(node, ast.Attribute):
+            parts.add(node.attr)
+            node = node.value
+        elif isinstance(node, ast.Call):
+            node = node.func
+        elif isinstance(node, ast.Subscript):
+            node = node.value
+        else:
+            return parts
+
+
+def _omits_config(call: object) -> bool:
+    """``codemod.configless_kind(call) is not None``, on Python's AST."""
+    import ast
+
+    assert isinstance(call, ast.Call)
+
+    def is_none(value: ast.expr) -> bool:
+        return isinstance(value, ast.Constant) and value.value is None
+
+    if not call.args and not call.keywords:
+        return True
+    if any(isinstance(a, ast.Starred) for a in call.args) or any(
+        k.arg is None for k in call.keywords
+    ):
+        return False
+    if call.args:  # positional arguments always come first without a star
+        return is_none(call.args[0])
+    for k in call.keywords:
+        if k.arg == _CONFIG_KEYWORD:
+            return is_none(k.value)
+    return True
+
+
 def _is_parse_failure(exc: Exception) -> bool:
     """LibCST's parser raises ``Exception`` subclasses beyond ParserSyntaxError."""
     module = type(exc).__module__ or ""
@@ -279,17 +437,44 @@ def _is_parse_failure(exc: Exception) -> bool:
 
 
 def _process_star(args: tuple[str, Settings, Mode]) -> FileOutcome:
+    """:func:`process_file` that turns any crash into an ``internal_error`` outcome.
+
+    Only Ctrl-C and exit requests propagate; everything else, including
+    ``BaseException`` subclasses such as a Rust panic in LibCST's native parser,
+    stays this file's problem, so one file never stops the run or the pool.
+    """
     path, settings, mode = args
     try:
         return process_file(path, settings, mode)
-    except Exception as exc:  # one file's failure never kills the pool
-        return FileOutcome(path, True, internal_error=f"internal error: {type(exc).__name__}: {exc}")
+    except (KeyboardInterrupt, SystemExit):
+        raise
+    except BaseException as exc:  # noqa: BLE001
+        return FileOutcome(
+            path, True, internal_error=f"internal error: {type(exc).__name__}: {exc}"
+        )
+
+
+def _read_bytes(path: str) -> bytes:
+    """The file's bytes with one ``read`` for a regular file (no buffered file object)."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+    try:
+        size = os.fstat(fd).st_size
+        data = os.read(fd, size + 1) if size else b""
+        if size and len(data) <= size:
+            return data  # a short read of a regular file is its end
+        chunks = [data]
+        while chunk := os.read(fd, 1 << 16):  # grew meanwhile, or /proc-like
+            chunks.append(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
 
 
 def prefilter(paths: Sequence[str], settings: Settings) -> tuple[list[str], list[FileOutcome]]:
     """Split files into candidates and outcomes of files settled already.
 
-    Reads each file once; files that cannot be read become PPO901 outcomes.
+    Reads each file once, holding one file's bytes at a time; a file that
+    cannot be read is a candidate, so that :func:`process_file` reports it.
 
     Returns:
         ``(candidates, settled)``.
@@ -297,16 +482,26 @@ def prefilter(paths: Sequence[str], settings: Settings) -> tuple[list[str], list
     names = [n.encode() for n in settings.target_names]
     candidates: list[str] = []
     settled: list[FileOutcome] = []
+    append = candidates.append
     for p in paths:
         try:
-            with open(p, "rb") as fh:
-                data = fh.read()
-        except OSError:
-            candidates.append(p)  # let process_file name the exact problem
+            data = _read_bytes(p)
+        except (OSError, ValueError):  # ValueError: a NUL in the path
+            append(p)  # let process_file name the exact problem
             continue
-        if any(n in data for n in names):
-            candidates.append(p)
+        for n in names:
+            if n in data:
+                append(p)
+                break
     return candidates, settled
+
+
+def default_jobs() -> int:
+    """Worker processes when ``--jobs`` is not given: the CPUs this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0)) or 1
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
 
 
 def run(
@@ -323,21 +518,22 @@ def run(
         paths: display paths of the files (from :func:`ppo_migrate.discovery.discover`).
         settings: the run's settings.
         mode: check, apply, diff or add-noqa.
-        jobs: worker processes; ``None`` means ``os.cpu_count()``. A pool is used
+        jobs: worker processes; ``None`` means :func:`default_jobs`. A pool is used
             only when ``jobs > 1`` and there are at least ``POOL_MIN_CANDIDATES``
             candidates.
         progress: called as ``progress(done, total, path)`` after each candidate.
 
     Returns:
-        A :class:`RunResult`; ``interrupted`` is set when Ctrl-C stopped it.
+        A :class:`RunResult`; ``interrupted`` is set when Ctrl-C stopped it (the
+        outcomes are then those of the files finished before the stop).
     """
     candidates, settled = prefilter([os.fspath(p) for p in paths], settings)
     result = RunResult(outcomes=settled)
-    jobs = jobs or os.cpu_count() or 1
+    jobs = jobs or default_jobs()
     total = len(candidates)
     try:
         if jobs > 1 and total >= POOL_MIN_CANDIDATES:
-            result.outcomes.extend(_run_pool(candidates, settings, mode, jobs, progress))
+            _run_pool(candidates, settings, mode, jobs, progress, result.outcomes)
         else:
             for i, p in enumerate(candidates, 1):
                 result.outcomes.append(_process_star((p, settings, mode)))
@@ -349,40 +545,113 @@ def run(
     return result
 
 
+def _worker_init() -> None:
+    """Pool workers leave Ctrl-C to the parent, which stops them with SIGTERM."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 def _run_pool(
     candidates: list[str],
     settings: Settings,
     mode: Mode,
     jobs: int,
     progress: Callable[[int, int, str], None] | None,
-) -> list[FileOutcome]:
+    outcomes: list[FileOutcome],
+) -> None:
+    """Process ``candidates`` in worker processes, appending to ``outcomes``.
+
+    Each worker holds at most ``_IN_FLIGHT_PER_WORKER`` files, so when a worker
+    dies (a segfault, the OOM killer) only those files are suspects: each is
+    retried alone in a fresh worker, the one that kills it again gets an
+    ``internal_error``, and the rest of the run continues in a new pool. On
+    Ctrl-C the workers are stopped (a write in progress completes first) and
+    ``KeyboardInterrupt`` propagates.
+    """
     import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
+    from collections import deque
+    from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
     from concurrent.futures.process import BrokenProcessPool
 
     import ppo_migrate.codemod  # noqa: F401  (import once; forked workers inherit it)
 
     context = multiprocessing.get_context("fork" if sys.platform == "linux" else "spawn")
-    workers = min(jobs, len(candidates))
-    chunksize = max(1, min(16, len(candidates) // (workers * 8)))
-    outcomes: list[FileOutcome] = []
-    executor = ProcessPoolExecutor(max_workers=workers, mp_context=context)
+    total = len(candidates)
+    todo = deque(candidates)
+    done_count = 0
+
+    def finished(outcome: FileOutcome) -> None:
+        nonlocal done_count
+        outcomes.append(outcome)
+        done_count += 1
+        if progress is not None:
+            progress(done_count, total, outcome.path)
+
+    while todo:
+        workers = min(jobs, len(todo))
+        executor = ProcessPoolExecutor(workers, context, initializer=_worker_init)
+        in_flight: dict[Future[FileOutcome], str] = {}
+        suspects: list[str] = []
+        try:
+            while todo or in_flight:
+                while todo and not suspects and len(in_flight) < workers * _IN_FLIGHT_PER_WORKER:
+                    p = todo.popleft()
+                    in_flight[executor.submit(_process_star, (p, settings, mode))] = p
+                if not in_flight:
+                    break
+                ready, _ = wait(in_flight, return_when=FIRST_COMPLETED)
+                for future in sorted(ready, key=lambda f: in_flight[f]):
+                    p = in_flight.pop(future)
+                    try:
+                        finished(future.result())
+                    except BrokenProcessPool:
+                        suspects.append(p)
+        except BaseException:
+            _stop_pool(executor)
+            raise
+        executor.shutdown(wait=True)
+        for p in sorted(suspects):
+            finished(_run_isolated(p, settings, mode, context))
+
+
+def _run_isolated(path: str, settings: Settings, mode: Mode, context) -> FileOutcome:
+    """Process one file in a worker of its own; a dead worker is this file's internal error."""
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
+
+    executor = ProcessPoolExecutor(1, context, initializer=_worker_init)
+    future = executor.submit(_process_star, (path, settings, mode))
     try:
-        work = [(p, settings, mode) for p in candidates]
-        for i, outcome in enumerate(executor.map(_process_star, work, chunksize=chunksize), 1):
-            outcomes.append(outcome)
-            if progress is not None:
-                progress(i, len(candidates), outcome.path)
-    except BrokenProcessPool as exc:
-        done = {o.path for o in outcomes}
-        for p in candidates:
-            if p not in done:
-                outcomes.append(_process_star((p, settings, mode)))
-        del exc
+        return future.result()
+    except BrokenProcessPool:
+        return FileOutcome(
+            path, True, internal_error="internal error: the worker process died on this file"
+        )
     except BaseException:
-        executor.shutdown(wait=False, cancel_futures=True)
-        for proc in list(getattr(executor, "_processes", {}).values()):
-            proc.terminate()
+        _stop_pool(executor)
         raise
-    executor.shutdown(wait=True)
-    return outcomes
+    finally:
+        executor.shutdown(wait=True)
+
+
+def _stop_pool(executor) -> None:
+    """Stop a pool now: SIGTERM the workers, kill stragglers, drop queued files."""
+    import time
+
+    # Futures are not cancelled here: the executor's own thread fails them all
+    # with BrokenProcessPool once it sees the workers gone (and Python 3.11's
+    # thread raises InvalidStateError on a future cancelled under its feet).
+    processes = list((getattr(executor, "_processes", None) or {}).values())
+    for proc in processes:
+        with contextlib.suppress(Exception):
+            proc.terminate()  # deferred while a worker replaces a file
+    deadline = time.monotonic() + _STOP_GRACE_SECONDS
+    for proc in processes:
+        with contextlib.suppress(Exception):
+            proc.join(max(0.0, deadline - time.monotonic()))
+    for proc in processes:
+        with contextlib.suppress(Exception):
+            if proc.is_alive():
+                proc.kill()
+                proc.join(1.0)
+    with contextlib.suppress(Exception):
+        executor.shutdown(wait=False, cancel_futures=True)

@@ -1,0 +1,624 @@
+"""Guards for the performance work of issue 6 -- behaviour only, never timings.
+
+* lazy imports: ``--help`` and ``check`` without candidates never import LibCST;
+  ``import ppo_runtime`` imports neither torch nor ray;
+* the progress bar: only on a TTY, never in CI or piped, off with ``--no-progress``;
+* Ctrl-C: exit 130 promptly, no temp file left, every file whole;
+* the pool: ``--jobs 1`` and ``--jobs 2`` give identical output; a file that fails
+  to parse, crashes the analysis or kills its worker never stops the others;
+* the syntactic second prefilter of ``check`` skips LibCST's analysis only where
+  that analysis finds nothing.
+
+Timing lives in ``benchmarks/run.py``; the machine is too noisy for assertions here.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import io
+import itertools
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from ppo_migrate import runner
+from ppo_migrate.runner import Mode, may_report
+from ppo_migrate.settings import Settings
+
+REPO = Path(__file__).resolve().parent.parent
+PPO = [sys.executable, "-m", "ppo_migrate"]
+
+
+def _env(**extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k != "CI"}
+    env.update(extra)
+    return env
+
+
+def _modules_after(code: str, cwd: Path | None = None, env: dict | None = None) -> set[str]:
+    """Top-level package names in ``sys.modules`` after running ``code`` in a fresh interpreter."""
+    script = (
+        "import sys\n"
+        + code
+        + "\nprint('\\n'.join(sorted({m.split('.')[0] for m in sys.modules})))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", script],
+        cwd=cwd,
+        env=env or _env(),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert out.returncode == 0, out.stderr
+    return set(out.stdout.split())
+
+
+# ----------------------------------------------------------------------------- sources
+
+TRAINER = '''\
+"""Trainer {i}."""
+import ray
+from verl.trainer.constants_ppo import get_ppo_ray_runtime_env
+
+
+def run_ppo_{i}(config):
+    ray.init(runtime_env=get_ppo_ray_runtime_env(), num_cpus=config.num_cpus)
+
+
+class Runner{i}:
+    def __init__(self, config):
+        self.config = config
+
+    def start(self):
+        return get_ppo_ray_runtime_env(None)
+
+
+def debug_{i}():
+    ray.init(runtime_env=get_ppo_ray_runtime_env())
+'''
+
+MIGRATED = '''\
+"""Already migrated: every call passes the config."""
+import ray
+from verl.trainer.constants_ppo import get_ppo_ray_runtime_env
+
+
+def run_ppo(config):
+    ray.init(runtime_env=get_ppo_ray_runtime_env(config))
+'''
+
+PLAIN = '''\
+"""Does not name the runtime function."""
+import os
+
+
+def main():
+    return os.getcwd()
+'''
+
+
+def _write(root: Path, files: dict[str, str]) -> Path:
+    for rel, text in files.items():
+        p = root / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(text)
+    return root
+
+
+def _trainers(root: Path, n: int, extra: dict[str, str] | None = None) -> Path:
+    files = {f"pkg/trainer_{i:03d}.py": TRAINER.format(i=i) for i in range(n)}
+    files["pkg/__init__.py"] = ""
+    files.update(extra or {})
+    return _write(root, files)
+
+
+# ----------------------------------------------------------------------------- lazy imports
+
+
+def test_help_does_not_import_libcst() -> None:
+    mods = _modules_after(
+        "from ppo_migrate.cli import main\n"
+        "for args in (['--help'], ['check', '--help'], ['apply', '--help']):\n"
+        "    try:\n"
+        "        main(args)\n"
+        "    except SystemExit:\n"
+        "        pass\n"
+    )
+    assert "ppo_migrate" in mods
+    assert "libcst" not in mods
+
+
+def test_check_without_candidates_does_not_import_libcst(tmp_path: Path) -> None:
+    _write(tmp_path, {f"pkg/m{i}.py": PLAIN for i in range(30)})
+    _write(tmp_path, {"pkg/doc.md": "get_ppo_ray_runtime_env() in a non-Python file\n"})
+    code = (
+        "from ppo_migrate.cli import main\n"
+        "try:\n"
+        "    main(['check', '--jobs', '2', 'pkg'])\n"
+        "except SystemExit as e:\n"
+        "    assert not e.code, e.code\n"
+    )
+    mods = _modules_after(code, cwd=tmp_path)
+    assert "libcst" not in mods
+
+
+def test_import_ppo_runtime_imports_neither_torch_nor_ray() -> None:
+    mods = _modules_after("import ppo_runtime\nppo_runtime.get_ppo_ray_runtime_env")
+    assert "ppo_runtime" in mods
+    assert not mods & {"torch", "ray", "libcst"}
+    out = subprocess.run(
+        [sys.executable, "-X", "importtime", "-c", "import ppo_runtime"],
+        env=_env(),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    imported = {line.rsplit("|", 1)[-1].strip() for line in out.stderr.splitlines()}
+    assert "ppo_runtime" in imported
+    assert not {m for m in imported if m.split(".")[0] in ("torch", "ray")}
+
+
+# ----------------------------------------------------------------------------- progress
+
+
+class _FakeStream(io.StringIO):
+    def __init__(self, tty: bool) -> None:
+        super().__init__()
+        self._tty = tty
+
+    def isatty(self) -> bool:
+        return self._tty
+
+
+@pytest.mark.parametrize(
+    ("tty", "ci", "no_progress", "shown"),
+    [
+        (True, None, False, True),
+        (False, None, False, False),  # piped / redirected
+        (True, "true", False, False),  # CI
+        (True, "1", False, False),
+        (True, None, True, False),  # --no-progress
+    ],
+)
+def test_progress_only_on_a_tty_outside_ci(monkeypatch, tty, ci, no_progress, shown) -> None:
+    from ppo_migrate import cli
+
+    stream = _FakeStream(tty)
+    monkeypatch.setattr(sys, "stderr", stream)
+    if ci is None:
+        monkeypatch.delenv("CI", raising=False)
+    else:
+        monkeypatch.setenv("CI", ci)
+    progress = cli._progress(5000, no_progress)
+    assert (progress is not None) is shown
+    if progress is not None:
+        for done in range(1, 501):
+            progress(done, 500, f"f{done}.py")
+        out = stream.getvalue()
+        assert "500/500" in out  # a long run (many files) shows the bar
+        assert out.endswith("\r")  # and clears it at the end
+
+
+def test_progress_waits_for_a_long_run(monkeypatch) -> None:
+    from ppo_migrate import cli
+
+    stream = _FakeStream(True)
+    monkeypatch.setattr(sys, "stderr", stream)
+    monkeypatch.delenv("CI", raising=False)
+    progress = cli._progress(10, False)
+    assert progress is not None
+    progress(1, 10, "a.py")  # few files, well under a second: nothing yet
+    assert stream.getvalue() == ""
+
+
+def _run_on_pty(args: list[str], cwd: Path, env: dict[str, str]) -> tuple[int, bytes, bytes]:
+    """Run with stderr on a pseudo-terminal (stdout piped); return (code, stdout, tty bytes)."""
+    import pty
+
+    master, slave = pty.openpty()
+    try:
+        proc = subprocess.Popen(args, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=slave)
+        os.close(slave)
+        chunks = []
+        while True:
+            try:
+                data = os.read(master, 65536)
+            except OSError:  # EIO: the child closed the terminal
+                break
+            if not data:
+                break
+            chunks.append(data)
+        out = proc.stdout.read() if proc.stdout else b""
+        code = proc.wait(timeout=600)
+        return code, out, b"".join(chunks)
+    finally:
+        os.close(master)
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="needs a pty")
+def test_progress_bar_on_a_real_terminal_only(tmp_path: Path) -> None:
+    # 220 candidates (more than 200: a long run by count); already migrated, so
+    # quick to check, and exit 0.
+    _write(tmp_path, {f"pkg/m{i:03d}.py": MIGRATED for i in range(220)})
+    args = [*PPO, "check", "--jobs", "1", "pkg"]
+    code, out, tty = _run_on_pty(args, tmp_path, _env(TERM="dumb"))
+    assert code == 0, (out, tty)
+    assert b"220/220" in tty
+    code, out, tty = _run_on_pty(args, tmp_path, _env(CI="true", TERM="dumb"))
+    assert code == 0
+    assert b"/220" not in tty
+    code, out, tty = _run_on_pty([*args, "--no-progress"], tmp_path, _env(TERM="dumb"))
+    assert code == 0
+    assert b"/220" not in tty
+    piped = subprocess.run(args, cwd=tmp_path, env=_env(), capture_output=True, timeout=600)
+    assert piped.returncode == 0
+    assert b"/220" not in piped.stderr and b"/220" not in piped.stdout
+
+
+# ----------------------------------------------------------------------------- Ctrl-C
+
+
+def _wait_for_first_rewrite(root: Path, originals: dict[Path, bytes], proc, limit: float) -> None:
+    deadline = time.monotonic() + limit
+    while time.monotonic() < deadline:
+        assert proc.poll() is None, "the run ended before it could be interrupted"
+        if any(p.read_bytes() != b for p, b in originals.items()):
+            return
+        time.sleep(0.05)
+    pytest.fail("no file was rewritten in time")
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_ctrl_c_exits_130_promptly_and_leaves_no_temp_file(tmp_path: Path, jobs: str) -> None:
+    root = _trainers(tmp_path / "tree", 400)
+    originals = {p: p.read_bytes() for p in root.rglob("trainer_*.py")}
+    proc = subprocess.Popen(
+        [*PPO, "apply", "--jobs", jobs, "tree"],
+        cwd=tmp_path,
+        env=_env(),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        start_new_session=True,  # its own process group, as a shell job
+    )
+    try:
+        _wait_for_first_rewrite(root, originals, proc, limit=300)
+        time.sleep(0.3)
+        os.killpg(proc.pid, signal.SIGINT)  # what a terminal's Ctrl-C does
+        _, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    assert proc.returncode == 130, err
+    assert b"interrupted" in err
+    assert b"Traceback" not in err
+    time.sleep(0.2)
+    with pytest.raises(ProcessLookupError):  # no worker outlives the run
+        os.killpg(proc.pid, 0)
+    assert not [p for p in tmp_path.rglob(".ppo-migrate-*")]
+    changed = [p for p, b in originals.items() if p.read_bytes() != b]
+    assert changed and len(changed) < len(originals)  # stopped part-way
+    for p in changed:  # every rewritten file is whole
+        text = p.read_text()
+        compile(text, str(p), "exec")
+        assert "get_ppo_ray_runtime_env(config)" in text
+
+
+def test_sigint_to_the_parent_alone_stops_the_pool(tmp_path: Path) -> None:
+    root = _trainers(tmp_path / "tree", 400)
+    originals = {p: p.read_bytes() for p in root.rglob("trainer_*.py")}
+    proc = subprocess.Popen(
+        [*PPO, "apply", "--jobs", "2", "tree"],
+        cwd=tmp_path,
+        env=_env(),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+    )
+    try:
+        _wait_for_first_rewrite(root, originals, proc, limit=300)
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    assert proc.returncode == 130, err
+    time.sleep(0.2)
+    with pytest.raises(ProcessLookupError):
+        os.killpg(proc.pid, 0)
+    assert not [p for p in tmp_path.rglob(".ppo-migrate-*")]
+
+
+# ----------------------------------------------------------------------------- the pool
+
+
+def _mixed_tree(root: Path) -> Path:
+    extra = {
+        "pkg/broken.py": "from verl.trainer.constants_ppo import get_ppo_ray_runtime_env\n"
+        "def f(:\n    get_ppo_ray_runtime_env()\n",
+        "pkg/migrated.py": MIGRATED,
+        "pkg/plain.py": PLAIN,
+        "scripts/launch.py": "import ray\n"
+        "from ppo_runtime import get_ppo_ray_runtime_env as grte\n"
+        "ray.init(runtime_env=grte())\n",
+    }
+    return _trainers(root, 40, extra)
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["check"],
+        ["check", "--output-format", "json"],
+        ["apply", "--diff"],
+    ],
+)
+def test_jobs_1_and_2_give_identical_output(tmp_path: Path, args: list[str]) -> None:
+    _mixed_tree(tmp_path)
+    one = subprocess.run(
+        [*PPO, *args, "--jobs", "1", "pkg", "scripts"],
+        cwd=tmp_path,
+        env=_env(),
+        capture_output=True,
+        timeout=900,
+    )
+    two = subprocess.run(
+        [*PPO, *args, "--jobs", "2", "pkg", "scripts"],
+        cwd=tmp_path,
+        env=_env(),
+        capture_output=True,
+        timeout=900,
+    )
+    assert one.returncode == two.returncode == 1
+    assert one.stdout == two.stdout
+    assert one.stderr == two.stderr
+    if args[0] == "check":
+        assert b"PPO902" in one.stdout and b"PPO001" in one.stdout
+
+
+def test_apply_jobs_1_and_2_write_identical_trees(tmp_path: Path) -> None:
+    a, b = _mixed_tree(tmp_path / "a"), _mixed_tree(tmp_path / "b")
+    runs = [
+        subprocess.run(
+            [*PPO, "apply", "--jobs", jobs, "."],
+            cwd=root,
+            env=_env(),
+            capture_output=True,
+            timeout=900,
+        )
+        for root, jobs in ((a, "1"), (b, "2"))
+    ]
+    assert runs[0].returncode == runs[1].returncode
+    assert runs[0].stdout == runs[1].stdout
+    files_a = {p.relative_to(a): p.read_bytes() for p in a.rglob("*.py")}
+    files_b = {p.relative_to(b): p.read_bytes() for p in b.rglob("*.py")}
+    assert files_a == files_b
+    assert b"get_ppo_ray_runtime_env(config)" in files_a[Path("pkg/trainer_000.py")]
+
+
+def _run_in_pool(paths: list[str], mode: Mode = Mode.CHECK) -> runner.RunResult:
+    candidates, _ = runner.prefilter(paths, Settings())
+    assert len(candidates) >= runner.POOL_MIN_CANDIDATES  # really through the pool
+    return runner.run(paths, Settings(), mode, jobs=2)
+
+
+def test_parse_failure_in_the_pool_is_a_finding(tmp_path: Path) -> None:
+    _mixed_tree(tmp_path)
+    paths = sorted(str(p) for p in tmp_path.rglob("*.py"))
+    result = _run_in_pool(paths)
+    assert not result.interrupted
+    assert not result.internal_errors
+    by_path = {o.path: o for o in result.outcomes}
+    assert [d.code for d in by_path[str(tmp_path / "pkg/broken.py")].diagnostics] == ["PPO902"]
+    trainers = [o for p, o in by_path.items() if "trainer_" in p]
+    assert len(trainers) == 40
+    assert all(o.diagnostics for o in trainers)
+    assert [o.path for o in result.outcomes] == sorted(o.path for o in result.outcomes)
+
+
+class _Panic(BaseException):
+    """Like pyo3's PanicException: a BaseException, not an Exception."""
+
+
+@pytest.mark.parametrize("crash", ["exception", "panic", "worker-dies"])
+def test_a_crash_on_one_file_never_stops_the_others(tmp_path: Path, monkeypatch, crash) -> None:
+    if sys.platform != "linux":
+        pytest.skip("the monkeypatch reaches the workers through fork")
+    _trainers(tmp_path, 20)
+    victim = str(tmp_path / "pkg" / "trainer_007.py")
+    from ppo_migrate import codemod
+
+    real = codemod.process_text
+
+    def process_text(text, path, settings, *, fix):
+        if path == victim:
+            if crash == "exception":
+                raise ZeroDivisionError("boom")
+            if crash == "panic":
+                raise _Panic("rust panicked")
+            os._exit(3)  # as a segfault or the OOM killer would end the worker
+        return real(text, path, settings, fix=fix)
+
+    monkeypatch.setattr(codemod, "process_text", process_text)
+    paths = sorted(str(p) for p in tmp_path.rglob("*.py"))
+    result = _run_in_pool(paths)
+    assert not result.interrupted
+    errors = result.internal_errors
+    assert len(errors) == 1 and errors[0].startswith(victim), errors
+    others = [o for o in result.outcomes if o.path != victim and "trainer_" in o.path]
+    assert len(others) == 19
+    assert all(o.diagnostics and not o.internal_error for o in others)
+    assert [o.path for o in result.outcomes] == sorted(o.path for o in result.outcomes)
+
+
+# ----------------------------------------------------------------------------- second prefilter
+
+
+def test_config_keyword_matches_the_codemod() -> None:
+    from ppo_migrate.codemod import CONFIG_PARAMETER
+
+    assert runner._CONFIG_KEYWORD == CONFIG_PARAMETER
+
+
+#: import form -> the callees it makes (or leaves unbound) worth calling with it
+_FORMS = {
+    "from": (
+        "from verl.trainer.constants_ppo import get_ppo_ray_runtime_env\n",
+        ("get_ppo_ray_runtime_env", "verl.trainer.constants_ppo.get_ppo_ray_runtime_env"),
+    ),
+    "from-as": (
+        "from verl.trainer.constants_ppo import get_ppo_ray_runtime_env as grte\n",
+        ("grte", "(grte)", "get_ppo_ray_runtime_env"),
+    ),
+    "module-as": ("import verl.trainer.constants_ppo as cppo\n", ("cppo.get_ppo_ray_runtime_env",)),
+    "from-module": (
+        "from verl.trainer import constants_ppo\n",
+        ("constants_ppo.get_ppo_ray_runtime_env",),
+    ),
+    "dotted": (
+        "import verl.trainer.constants_ppo\n",
+        ("verl.trainer.constants_ppo.get_ppo_ray_runtime_env",),
+    ),
+    "runtime-as": ("from ppo_runtime import get_ppo_ray_runtime_env as rt_env\n", ("rt_env",)),
+    "star": ("from verl.trainer.constants_ppo import *\n", ("get_ppo_ray_runtime_env",)),
+    "relative": ("from .constants_ppo import get_ppo_ray_runtime_env as rel\n", ("rel",)),
+    "local-def": (
+        "def get_ppo_ray_runtime_env(config=None):\n    return {}\n",
+        ("get_ppo_ray_runtime_env",),
+    ),
+}
+_ARGS = (
+    "()",
+    "(None)",
+    "((None))",
+    "(config)",
+    "(cfg)",
+    "(config=None)",
+    "(config=config)",
+    "(x=1)",
+    "(None, x=1)",
+    "(config, None)",
+    "(*args)",
+    "(**kwargs)",
+    "(x=1, config=cfg)",
+)
+
+
+def _snippets():
+    for kind, (imp, callees) in _FORMS.items():
+        for callee, args in itertools.product(callees, _ARGS):
+            body = f"{callee}{args}"
+            yield kind, imp + f"\ndef f(config, cfg, *args, **kwargs):\n    return {body}\n"
+            yield kind, imp + f"\n{body}\n"
+
+
+def test_second_prefilter_is_sound_on_every_import_and_call_form(tmp_path: Path) -> None:
+    """Where may_report says no, LibCST's analysis finds nothing (the rules' superset)."""
+    from ppo_migrate.codemod import process_text
+
+    package = tmp_path / "pkg" / "sub"
+    package.mkdir(parents=True)
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (package / "__init__.py").write_text("")
+    settings = dataclasses.replace(Settings(), show_shims=True)
+    names = settings.target_names
+    skipped = reported = 0
+    for i, (kind, text) in enumerate(_snippets()):
+        paths = [str(package / f"m{i}.py")]
+        if kind == "relative":  # resolvable, and past the top-level package
+            paths += [str(tmp_path / f"top{i}.py"), "-"]
+        for path in paths:
+            findings = process_text(text, path, settings, fix=False).diagnostics
+            if may_report(text, path, names):
+                reported += bool(findings)
+                continue
+            skipped += 1
+            assert not findings, (kind, path, text, findings)
+    assert skipped > 50 and reported > 50  # both branches really exercised
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "get_ppo_ray_runtime_env()\n",
+        "x = m.get_ppo_ray_runtime_env[0]()\n",
+        "x = get_ppo_ray_runtime_env()()\n",
+        "import a.get_ppo_ray_runtime_env as g\ng()\n",
+        "def f(config):\n    return f'{get_ppo_ray_runtime_env()}'\n",
+        "@decorate(get_ppo_ray_runtime_env(None))\ndef f(): pass\n",
+        "from ...up import get_ppo_ray_runtime_env\nget_ppo_ray_runtime_env(config)\n",
+        "def f(:\n    get_ppo_ray_runtime_env(config)\n",  # no AST: LibCST decides
+    ],
+)
+def test_second_prefilter_keeps_what_might_report(text: str) -> None:
+    assert may_report(text, "-", frozenset({"get_ppo_ray_runtime_env"}))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "get_ppo_ray_runtime_env(config)\n",
+        "# get_ppo_ray_runtime_env()\nx = 1\n",
+        "s = 'get_ppo_ray_runtime_env()'\n",
+        "from verl.trainer.constants_ppo import get_ppo_ray_runtime_env\n",
+        "m.get_ppo_ray_runtime_env(cfg, x=1)\n",
+        "get_ppo_ray_runtime_env(config=self.config)\n",
+        "get_ppo_ray_runtime_env(**kw)\n",
+    ],
+)
+def test_second_prefilter_skips_what_cannot_report(text: str) -> None:
+    assert not may_report(text, "-", frozenset({"get_ppo_ray_runtime_env"}))
+
+
+def test_check_outcomes_identical_with_and_without_second_prefilter(monkeypatch) -> None:
+    """Over the repository's fixtures and sources, the quick path changes no outcome."""
+    paths = sorted(
+        str(p)
+        for root in ("fixtures", "migrate", "runtime")
+        for p in (REPO / root).rglob("*.py")
+    )
+    settings = Settings()
+    quick = runner.run(paths, settings, Mode.CHECK, jobs=1)
+    monkeypatch.setattr(runner, "may_report", lambda text, path, names: True)
+    full = runner.run(paths, settings, Mode.CHECK, jobs=1)
+    assert quick.outcomes == full.outcomes
+    assert any(o.diagnostics for o in full.outcomes)
+
+
+def test_check_on_a_syntax_error_libcst_alone_rejects_still_reports(monkeypatch) -> None:
+    """The quick path still parses with LibCST, so its PPO902 survives."""
+    import libcst
+
+    text = MIGRATED
+    real = libcst.parse_module
+
+    def parse_module(source, *a, **k):
+        if source == text:
+            raise libcst.ParserSyntaxError(
+                "unsupported", lines=source.splitlines(True), raw_line=2, raw_column=0
+            )
+        return real(source, *a, **k)
+
+    monkeypatch.setattr(libcst, "parse_module", parse_module)
+    outcome = runner.process_data("m.py", text.encode(), Settings(), Mode.CHECK)
+    assert [d.code for d in outcome.diagnostics] == ["PPO902"]
+
+
+def test_prefilter_reads_bytes_exactly(tmp_path: Path) -> None:
+    big = tmp_path / "big.py"
+    big.write_bytes(b"x = 1\n" * 300_000 + b"get_ppo_ray_runtime_env()\n")
+    empty = tmp_path / "empty.py"
+    empty.write_bytes(b"")
+    missing = tmp_path / "missing.py"
+    assert runner._read_bytes(str(big)) == big.read_bytes()
+    assert runner._read_bytes(str(empty)) == b""
+    candidates, settled = runner.prefilter([str(big), str(empty), str(missing)], Settings())
+    assert candidates == [str(big), str(missing)]  # unreadable: process_file reports it
+    assert settled == []
