@@ -28,7 +28,46 @@ from ppo_migrate.shims import ShimDetector
 from ppo_migrate.targets import TargetMatcher, Verdict, module_package, resolve_relative
 
 CONFIG_PARAMETER = "config"  # the runtime function's parameter name (verl PR #6976)
-_LINE_SPLIT = re.compile(r"\r\n|\r|\n")
+_LINE_SPLIT = re.compile(r"\r\n|\r|\n")  # LibCST's line breaks (PositionProvider's NEWLINE_RE)
+
+#: Longest source text (in characters) handed to LibCST. Its parse and metadata
+#: cost about a second and over a gigabyte of memory per megabyte of source, so a
+#: bigger file (generated code, a data dump) is reported, not analysed.
+MAX_SOURCE_CHARS = 1 << 20
+#: Deepest nesting (of Python's AST; a chain ``a or b or ...`` counts each operand)
+#: handed to LibCST. LibCST's own visitors give up with ``RecursionError`` a little
+#: below this, but only after a parse whose time grows with the cube of the depth
+#: (minutes at a few thousand), and its native parser overflows its stack and
+#: kills the process (SIGSEGV) at depths CPython still accepts.
+MAX_NESTING = 500
+#: CPython's limit on nested brackets (``MAXLEVEL`` in its tokenizer, 3.8 to 3.13).
+_MAX_BRACKETS = 200
+_BRACKET_SCAN = re.compile(
+    r"#[^\r\n]*"
+    r"|[rRbBuUfF]{0,2}(?:'''(?:\\.|[^\\])*?'''|\"\"\"(?:\\.|[^\\])*?\"\"\""
+    r"|'(?:\\.|[^'\\\r\n])*'|\"(?:\\.|[^\"\\\r\n])*\")"
+    r"|[()\[\]{}]"
+)
+
+
+class UnparsableSource(ValueError):
+    """LibCST is not given (or cannot be trusted with) this text; reported as PPO902.
+
+    Raised by :func:`parse_module` for text too large or too deeply nested for
+    LibCST, and by :func:`process_text` when LibCST's round trip of the text is
+    not exact where an edit would have to be placed.
+
+    Attributes:
+        message: one line without the path, e.g. ``"nested too deeply (depth > 500)"``.
+        line: 1-based line of the problem (1 when unknown).
+        column: 1-based column in code points (1 when unknown).
+    """
+
+    def __init__(self, message: str, line: int = 1, column: int = 1) -> None:
+        super().__init__(message)
+        self.message = message
+        self.line = line
+        self.column = column
 
 
 @dataclass(frozen=True)
@@ -434,6 +473,164 @@ def analyze(
     return diagnostics, replacements
 
 
+def _nesting_problem(text: str) -> UnparsableSource | None:
+    """Why ``text`` must not reach LibCST's parser, judged by Python's own parser."""
+    import ast
+    import warnings
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # e.g. invalid escape sequences
+            tree = compile(text, "<source>", "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
+    except (RecursionError, MemoryError):
+        return UnparsableSource(f"nested too deeply (depth > {MAX_NESTING})")
+    except SyntaxError as exc:
+        msg = exc.msg or ""
+        if "nested" in msg or "too complex" in msg:  # "too many nested parentheses"
+            line, col = exc.lineno or 1, max(exc.offset or 1, 1)
+            return UnparsableSource(f"nested too deeply ({msg})", line, col)
+        # Python 2, a broken file, or syntax newer than this interpreter: LibCST
+        # decides; only keep bracket nesting CPython itself refuses away from it.
+        depth, deepest = 0, 0
+        for m in _BRACKET_SCAN.finditer(text):
+            c = m.group()
+            if c in "([{":
+                depth += 1
+                if depth > deepest:
+                    deepest = depth
+                    if deepest > _MAX_BRACKETS:
+                        line, col = _position_of_offset(text, m.start())
+                        return UnparsableSource(
+                            f"nested too deeply (more than {_MAX_BRACKETS} nested brackets)",
+                            line,
+                            col,
+                        )
+            elif c in ")]}":
+                depth = max(depth - 1, 0)
+        return None
+    except (ValueError, OverflowError):  # e.g. a NUL byte: LibCST reports it
+        return None
+    if len(text) <= MAX_NESTING:
+        return None  # too short to nest that deep
+    bool_op, children = ast.BoolOp, ast.iter_child_nodes
+    stack: list[tuple[ast.AST, int]] = [(tree, 0)]
+    pop, push = stack.pop, stack.append
+    while stack:
+        node, depth = pop()
+        if isinstance(node, bool_op):  # LibCST nests what Python's AST flattens
+            depth += len(node.values) - 1
+        if depth > MAX_NESTING:
+            line = getattr(node, "lineno", 1)
+            col = getattr(node, "col_offset", 0)
+            return UnparsableSource(f"nested too deeply (depth > {MAX_NESTING})", line, col + 1)
+        depth += 1
+        for child in children(node):
+            push((child, depth))
+    return None
+
+
+def _position_of_offset(text: str, offset: int) -> tuple[int, int]:
+    """1-based (line, column in code points) of a character offset, LibCST's way."""
+    starts = _line_starts(text[:offset])
+    return len(starts), offset - starts[-1] + 1
+
+
+def _line_starts(text: str) -> list[int]:
+    """Offsets at which each line of ``text`` starts, lines split as LibCST splits them."""
+    return [0, *(m.end() for m in _LINE_SPLIT.finditer(text))]
+
+
+def parse_module(text: str) -> cst.Module:
+    """``libcst.parse_module`` behind guards for input that would crash or stall it.
+
+    LibCST's native parser kills the whole process (SIGSEGV) on deeply nested
+    input, takes minutes on long operator chains, and needs over a gigabyte of
+    memory per megabyte of source. Text longer than :data:`MAX_SOURCE_CHARS` or
+    nested deeper than :data:`MAX_NESTING` (as measured on Python's own AST, or
+    by bracket depth where Python cannot parse the text) is refused before
+    LibCST sees it.
+
+    Args:
+        text: the decoded module source.
+
+    Returns:
+        The parsed module.
+
+    Raises:
+        UnparsableSource: the text is too large or too deeply nested.
+        libcst.ParserSyntaxError: LibCST rejects the text.
+    """
+    if len(text) > MAX_SOURCE_CHARS:
+        raise UnparsableSource(
+            f"too large to parse ({len(text)} characters; the limit is {MAX_SOURCE_CHARS})"
+        )
+    problem = _nesting_problem(text)
+    if problem is not None:
+        raise problem
+    return cst.parse_module(text)
+
+
+def apply_edits(text: str, edits: Sequence[Edit]) -> str:
+    """Splice edits into the original text; every other character stays as it was.
+
+    Args:
+        text: the text the edits' positions refer to.
+        edits: non-overlapping edits; lines are split at ``\\r\\n``, ``\\r`` and
+            ``\\n`` (as LibCST's positions count them), columns are 1-based code points.
+
+    Returns:
+        The edited text.
+
+    Raises:
+        ValueError: two edits overlap or one lies outside the text.
+    """
+    starts = _line_starts(text)
+
+    def offset(line: int, column: int) -> int:
+        if not 1 <= line <= len(starts):
+            raise ValueError(f"edit outside the text: line {line}")
+        line_end = starts[line] if line < len(starts) else len(text)
+        at = starts[line - 1] + column - 1
+        if not starts[line - 1] <= at <= line_end:
+            raise ValueError(f"edit outside the text: line {line}, column {column}")
+        return at
+
+    spans = sorted(
+        (offset(e.line, e.column), offset(e.end_line, e.end_column), e.content) for e in edits
+    )
+    out: list[str] = []
+    last = 0
+    for begin, end, content in spans:
+        if begin < last or end < begin:
+            raise ValueError("overlapping edits")
+        out.append(text[last:begin])
+        out.append(content)
+        last = end
+    out.append(text[last:])
+    return "".join(out)
+
+
+def _exact_prefix(text: str, code: str) -> None:
+    """Raise unless LibCST's ``code`` for ``text`` is ``text`` or a prefix of it.
+
+    LibCST drops a few things when it prints a module back (a final ``\\r``; a
+    backslash continuation or form feed at the very start; a second BOM), and its
+    positions then no longer match the text. A lost tail is harmless (positions
+    still hold, and the tail is kept by splicing); anything else is refused.
+    """
+    if text.startswith(code):
+        return
+    n = len(code) if len(code) < len(text) else len(text)
+    i = next((k for k in range(n) if text[k] != code[k]), n)
+    line, column = _position_of_offset(text, i)
+    raise UnparsableSource(
+        "cannot rewrite exactly: LibCST does not reproduce this file byte for byte "
+        f"(first difference at line {line}, column {column})",
+        line,
+        column,
+    )
+
+
 def process_text(text: str, path: str, settings: Settings, *, fix: bool) -> FileResult:
     """Analyse (and with ``fix``, rewrite) one module's source text.
 
@@ -450,21 +647,31 @@ def process_text(text: str, path: str, settings: Settings, *, fix: bool) -> File
     Raises:
         libcst.ParserSyntaxError: the text is not valid Python 3.
     """
-    module = cst.parse_module(text)
+    module = parse_module(text)
     diagnostics, replacements = analyze(module, path, settings)
     moved = 0
     if fix and getattr(settings, "use_ppo_runtime", False):
         from ppo_migrate.imports import use_ppo_runtime
 
         targets = [t for t in settings.targets if t.startswith("verl.")]
+        original = module
         module, moved = use_ppo_runtime(module, targets)
         if moved:  # the tree is new: find the same calls again in it
+            _exact_prefix(text, original.code)
             diagnostics, replacements = analyze(module, path, settings)
     if not fix or not (replacements or moved):
         return FileResult(path, tuple(diagnostics))
-    new_module = module.visit(_Rewriter(replacements)) if replacements else module
     remaining = tuple(d for d in diagnostics if d.fix is None)
-    return FileResult(path, remaining, new_module.code, len(replacements), moved)
+    if moved:
+        # LibCST prints the moved imports; a tail it drops (see _exact_prefix) is put back.
+        new_module = module.visit(_Rewriter(replacements)) if replacements else module
+        lost = len(original.code)
+        return FileResult(path, remaining, new_module.code + text[lost:], len(replacements), moved)
+    # The calls' edits are spliced into the original text, so no byte outside
+    # them depends on LibCST printing the module back exactly.
+    _exact_prefix(text, module.code)
+    edits = [e for d in diagnostics if d.fix is not None for e in d.fix.edits]
+    return FileResult(path, remaining, apply_edits(text, edits), len(replacements), moved)
 
 
 def _pass_config_command() -> type:
@@ -539,10 +746,15 @@ def __getattr__(name: str) -> object:
 
 
 __all__ = [
+    "MAX_NESTING",
+    "MAX_SOURCE_CHARS",
     "FileResult",
     "PassConfigCommand",
+    "UnparsableSource",
     "analyze",
+    "apply_edits",
     "configless_kind",
+    "parse_module",
     "process_text",
     "rewrite_call",
 ]
