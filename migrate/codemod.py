@@ -486,7 +486,7 @@ def _nesting_problem(text: str) -> UnparsableSource | None:
         return UnparsableSource(f"nested too deeply (depth > {MAX_NESTING})")
     except SyntaxError as exc:
         msg = exc.msg or ""
-        if "nested" in msg or "too complex" in msg:  # "too many nested parentheses"
+        if msg.startswith("too many nested") or "too complex" in msg:  # CPython's own limits
             line, col = exc.lineno or 1, max(exc.offset or 1, 1)
             return UnparsableSource(f"nested too deeply ({msg})", line, col)
         # Python 2, a broken file, or syntax newer than this interpreter: LibCST

@@ -189,13 +189,11 @@ def process_data(
 
     from libcst import ParserSyntaxError
 
-    from ppo_migrate.codemod import process_text
+    from ppo_migrate.codemod import UnparsableSource, parse_module, process_text
 
     try:
         if quick:
-            from libcst import parse_module
-
-            parse_module(text)
+            parse_module(text)  # guarded: never hands LibCST what crashes or stalls it
             return FileOutcome(path, True)
         result = process_text(
             text, path, settings, fix=mode in (Mode.APPLY, Mode.DIFF, Mode.FIX_STDOUT)
@@ -209,6 +207,9 @@ def process_data(
         return FileOutcome(
             path, True, (_file_diag(path, "PPO902", f"syntax error: {message}", line, column),)
         )
+    except UnparsableSource as exc:
+        diag = _file_diag(path, "PPO902", f"cannot parse: {exc.message}", exc.line, exc.column)
+        return FileOutcome(path, True, (diag,))
     except RecursionError:
         return FileOutcome(
             path, True, (_file_diag(path, "PPO902", "cannot parse: nested too deeply"),)
@@ -230,14 +231,7 @@ def process_data(
         new = data if result.new_text is None else encode_source(result.new_text, encoding, bom)
         return FileOutcome(path, True, diagnostics, result.fixed, new_data=new)
     if mode is Mode.DIFF and result.new_text is not None:
-        diff = "".join(
-            difflib.unified_diff(
-                text.splitlines(keepends=True),
-                result.new_text.splitlines(keepends=True),
-                fromfile=f"a/{path}",
-                tofile=f"b/{path}",
-            )
-        )
+        diff = unified_diff(text, result.new_text, path)
         return FileOutcome(path, True, diagnostics, result.fixed, diff=diff, imports=result.imports)
     if mode is Mode.APPLY and result.new_text is not None and source is not None:
         try:
@@ -275,6 +269,38 @@ def process_data(
                 )
         return FileOutcome(path, True, (), written=bool(added), noqa_added=added)
     return FileOutcome(path, True, diagnostics)
+
+
+def _diff_lines(text: str) -> list[str]:
+    """Lines as ``patch`` and ``git apply`` see them: ended by ``\\n`` only.
+
+    (``str.splitlines`` also breaks at ``\\r``, form feeds and other Unicode line
+    breaks, which would print diff lines that no patch tool can apply.) A last
+    line without ``\\n`` gets git's ``\\ No newline at end of file`` marker.
+    """
+    lines = text.split("\n")
+    out = [line + "\n" for line in lines[:-1]]
+    if lines[-1]:
+        out.append(lines[-1] + "\n\\ No newline at end of file\n")
+    return out
+
+
+def unified_diff(old: str, new: str, path: str) -> str:
+    """The unified diff ``apply --diff`` prints for one file (``a/path`` -> ``b/path``).
+
+    Args:
+        old: the file's text.
+        new: the rewritten text.
+        path: the display path.
+
+    Returns:
+        The diff; ``patch -p1`` or ``git apply`` turns ``old`` into ``new`` with it.
+    """
+    return "".join(
+        difflib.unified_diff(
+            _diff_lines(old), _diff_lines(new), fromfile=f"a/{path}", tofile=f"b/{path}"
+        )
+    )
 
 
 def _python_syntax_error(text: str, path: str) -> tuple[str, int, int] | None:
@@ -455,10 +481,21 @@ def _process_star(args: tuple[str, Settings, Mode]) -> FileOutcome:
 
 
 def _read_bytes(path: str) -> bytes:
-    """The file's bytes with one ``read`` for a regular file (no buffered file object)."""
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+    """The file's bytes with one ``read`` for a regular file (no buffered file object).
+
+    Raises:
+        OSError: also for anything but a regular file; a FIFO is opened without
+            blocking (``O_NONBLOCK``) and never read, so it cannot hang the run.
+    """
+    import stat
+
+    flags = os.O_RDONLY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NONBLOCK", 0)
+    fd = os.open(path, flags)
     try:
-        size = os.fstat(fd).st_size
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise OSError(f"{path}: not a regular file")
+        size = st.st_size
         data = os.read(fd, size + 1) if size else b""
         if size and len(data) <= size:
             return data  # a short read of a regular file is its end
