@@ -23,8 +23,11 @@ _NOQA_TAIL = re.compile(r"#\s*noqa(?::\s*[A-Z]+[0-9]+(?:\s*,\s*[A-Z]+[0-9]+)*)?\
 def _commentable_lines(text: str) -> set[int]:
     """Lines (1-based) whose physical end lies outside any string."""
     ok: set[int] = set()
+    # The tokenizer ends lines at "\n" only; count lines as _ENDINGS (and LibCST's
+    # positions) do, so that a file with CR-only or mixed line endings is numbered alike.
+    normalized = _ENDINGS.sub("\n", text)
     try:
-        for tok in tokenize.generate_tokens(io.StringIO(text).readline):
+        for tok in tokenize.generate_tokens(io.StringIO(normalized).readline):
             if tok.type in (tokenize.NEWLINE, tokenize.NL, tokenize.COMMENT):
                 ok.add(tok.start[0])
             elif tok.type == tokenize.ENDMARKER:
