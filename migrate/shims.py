@@ -69,6 +69,7 @@ class ShimDetector:
         self._qnames = qualified_names
         self._is_target = is_target
         self._is_configless = is_configless
+        self._saw_target = False
 
     def why(self, call: cst.Call) -> str | None:
         """Why ``call`` is a shim (a short phrase), or ``None`` when it is not one."""
@@ -81,7 +82,7 @@ class ShimDetector:
                 in_body = child is parent.body
                 in_else = child is parent.orelse
                 if in_body or in_else:
-                    value = self._evaluate(parent.test)
+                    value = self._evaluate_test(parent.test)
                     if value is not _UNKNOWN:
                         verdicts.append(bool(value) == in_body)
                         reason = "on the branch taken when the runtime function has no parameters"
@@ -93,7 +94,7 @@ class ShimDetector:
                     if stmt is child:
                         break
                     if isinstance(stmt, cst.If) and stmt.orelse is None and _terminates(stmt.body):
-                        value = self._evaluate(stmt.test)
+                        value = self._evaluate_test(stmt.test)
                         if value is not _UNKNOWN:
                             verdicts.append(not value)
                             reason = "on the branch taken when the runtime function has no parameters"
@@ -126,6 +127,16 @@ class ShimDetector:
         )
 
     # -- evaluating a test under "the runtime function has no parameters" ---------
+    def _evaluate_test(self, node: cst.BaseExpression) -> object:
+        """The test's value under that assumption; unknown unless it asks about the function.
+
+        ``if 1:`` or ``if 0: return`` says nothing about the runtime function's
+        signature, so a call they guard is no shim.
+        """
+        self._saw_target = False
+        value = self._evaluate(node)
+        return value if self._saw_target else _UNKNOWN
+
     def _evaluate(self, node: cst.BaseExpression) -> object:
         if isinstance(node, cst.Integer):
             return int(node.value, 0)
@@ -158,6 +169,7 @@ class ShimDetector:
         if isinstance(node, cst.Call):
             if self._qnames(node.func) & _SIGNATURE_FUNCS and len(node.args) == 1:
                 if self._is_target(self._qnames(node.args[0].value)):
+                    self._saw_target = True
                     return _Signature()
             if isinstance(node.func, cst.Name) and node.func.value == "len" and len(node.args) == 1:
                 v = self._evaluate(node.args[0].value)
@@ -173,6 +185,7 @@ class ShimDetector:
                 and node.value.attr.value == "__code__"
                 and self._is_target(self._qnames(node.value.value))
             ):
+                self._saw_target = True
                 return 0
             return _UNKNOWN
         return _UNKNOWN
