@@ -516,21 +516,31 @@ def prefilter(paths: Sequence[str], settings: Settings) -> tuple[list[str], list
     Returns:
         ``(candidates, settled)``.
     """
+    candidates, settled, _ = _prefilter(paths, settings)
+    return candidates, settled
+
+
+def _prefilter(
+    paths: Sequence[str], settings: Settings
+) -> tuple[list[str], list[FileOutcome], dict[str, int]]:
+    """:func:`prefilter`, plus each candidate's size in bytes (-1 when unreadable)."""
     names = [n.encode() for n in settings.target_names]
     candidates: list[str] = []
     settled: list[FileOutcome] = []
-    append = candidates.append
+    sizes: dict[str, int] = {}
     for p in paths:
         try:
             data = _read_bytes(p)
         except (OSError, ValueError):  # ValueError: a NUL in the path
-            append(p)  # let process_file name the exact problem
+            candidates.append(p)  # let process_file name the exact problem
+            sizes[p] = -1
             continue
         for n in names:
             if n in data:
-                append(p)
+                candidates.append(p)
+                sizes[p] = len(data)
                 break
-    return candidates, settled
+    return candidates, settled, sizes
 
 
 def default_jobs() -> int:
@@ -564,13 +574,16 @@ def run(
         A :class:`RunResult`; ``interrupted`` is set when Ctrl-C stopped it (the
         outcomes are then those of the files finished before the stop).
     """
-    candidates, settled = prefilter([os.fspath(p) for p in paths], settings)
+    candidates, settled, sizes = _prefilter([os.fspath(p) for p in paths], settings)
     result = RunResult(outcomes=settled)
     jobs = jobs or default_jobs()
     total = len(candidates)
     try:
         if jobs > 1 and total >= POOL_MIN_CANDIDATES:
-            _run_pool(candidates, settings, mode, jobs, progress, result.outcomes)
+            # Largest first, so that no big file starts last and runs alone at the
+            # end; the outcomes are sorted by path below whatever the order.
+            biggest_first = sorted(candidates, key=lambda p: -sizes.get(p, 0))
+            _run_pool(biggest_first, settings, mode, jobs, progress, result.outcomes)
         else:
             for i, p in enumerate(candidates, 1):
                 result.outcomes.append(_process_star((p, settings, mode)))
@@ -609,9 +622,9 @@ def _run_pool(
     from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
     from concurrent.futures.process import BrokenProcessPool
 
-    import ppo_migrate.codemod  # noqa: F401  (import once; forked workers inherit it)
-
     context = multiprocessing.get_context("fork" if sys.platform == "linux" else "spawn")
+    if context.get_start_method() == "fork":
+        import ppo_migrate.codemod  # noqa: F401  (LibCST imported once; the workers inherit it)
     total = len(candidates)
     todo = deque(candidates)
     done_count = 0
