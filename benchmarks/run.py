@@ -1,0 +1,893 @@
+#!/usr/bin/env python3
+"""Benchmark ppo-migrate against ruff, grep and libcst.tool (issue 6).
+
+One command from a fresh checkout (after ``pip install -e .`` and ``pip install ruff``)::
+
+    python benchmarks/run.py                # everything; about an hour on 2 busy cores
+    python benchmarks/run.py --only 1,2,4   # skip the long apply comparison
+    python benchmarks/run.py --quick        # small trees, one run: a smoke test only
+
+It builds its input trees reproducibly (one fixed seed per module) under
+``benchmarks/trees/`` (git-ignored; rebuilt only when the generator changes), runs
+the commands of each measurement interleaved (after one untimed warm-up round), and
+prints one table of medians and the target ratios with PASS/FAIL; the exit status is
+1 when a target is missed.
+
+1. No-hit tree: torch's installed sources -- ``ppo-migrate check`` vs
+   ``ruff check --no-cache --select F401 --exit-zero`` vs ``grep -rlF``
+   (``--include=*.py``, so grep reads the files the others read, not torch's
+   shared libraries).
+2. Real-shaped tree: 3,000 generated modules (log-normal sizes, ~250 lines on
+   average) of which 1% call the runtime -- the same three commands, on two versions
+   of the tree: 2a after migration (every call passes its config: what CI checks on
+   every build) and 2b before it (every call configless: each is analysed in full).
+3. All-candidates tree: 2,000 generated trainer modules with configless calls --
+   ``ppo-migrate apply --jobs 1`` vs ``--jobs 2`` vs ``python -m libcst.tool codemod
+   -x ppo_migrate.codemod.PassConfigCommand --no-format -j 2``, each on a fresh copy;
+   the rewritten trees are compared (they must be identical).
+4. Peak RSS (largest process, via ``getrusage(RUSAGE_CHILDREN)`` in a fresh wrapper)
+   of ``ppo-migrate check`` on a 1k-file real-shaped tree and on a 10k-file tree made
+   of ten copies of it (same largest file, so only the file count grows); and
+   ``python -X importtime -c "import ppo_runtime"`` against a bare interpreter.
+
+Child processes run without ``PYTHONDONTWRITEBYTECODE`` so that, as in a normal
+installation, modules load from cached bytecode (the warm-up round writes it).
+Times are wall-clock medians on whatever else the machine is doing; interleaving
+the commands of a measurement spreads that noise evenly over them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import importlib.util
+import json
+import os
+import platform
+import random
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import sysconfig
+import textwrap
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent
+TREES = HERE / "trees"
+
+#: Bump when a generator changes; trees with another stamp are rebuilt.
+GENERATOR_VERSION = 5
+TARGET_NAME = "get_ppo_ray_runtime_env"
+
+REAL_SHAPED_FILES = 3000
+TRAINER_FILES = 2000
+RSS_SMALL, RSS_LARGE = 1000, 10000
+QUICK_SCALE = 0.05  # --quick: tree sizes x this, under trees/quick/
+CANDIDATE_SHARE = 0.01
+
+
+# =========================================================================== tree generators
+
+_WORDS = (
+    "actor critic rollout reward ref model policy value advantage batch token sample "
+    "buffer worker shard micro mini epoch step loss grad optim sched config data "
+    "dataset loader tokenizer prompt response mask logits prob entropy kl clip ratio "
+    "metric timer trace cache device mesh rank world group param weight bias layer "
+    "block head embed norm attn mlp seq length pad chunk stream queue job task node "
+    "manager engine backend state ckpt save load path dir file url name key item"
+).split()
+_TYPES = ("int", "float", "str", "bool", "dict[str, Any]", "list[int]", "Optional[str]", "Any")
+_STDLIB = (
+    "import os",
+    "import sys",
+    "import json",
+    "import math",
+    "import time",
+    "import logging",
+    "import re",
+    "import functools",
+    "import itertools",
+    "from collections import defaultdict",
+    "from dataclasses import dataclass, field",
+    "from pathlib import Path",
+    "from typing import Any, Optional",
+    "from contextlib import contextmanager",
+)
+_THIRD_PARTY = (
+    "import numpy as np",
+    "import torch",
+    "import torch.nn as nn",
+    "import torch.distributed as dist",
+    "import ray",
+    "from omegaconf import DictConfig, OmegaConf",
+    "from transformers import AutoTokenizer",
+)
+
+
+class _Gen:
+    """Random but reproducible Python source in the shape of an ML training repository."""
+
+    def __init__(self, rng: random.Random) -> None:
+        self.r = rng
+
+    def ident(self, parts: int = 2) -> str:
+        return "_".join(self.r.choice(_WORDS) for _ in range(parts))
+
+    def cls_name(self) -> str:
+        return "".join(self.r.choice(_WORDS).capitalize() for _ in range(2))
+
+    def expr(self, depth: int = 0) -> str:
+        r = self.r
+        k = r.randrange(9 if depth < 2 else 4)
+        if k == 0:
+            return str(r.randrange(1000))
+        if k == 1:
+            return repr(self.ident(r.randrange(1, 3)))
+        if k == 2:
+            return self.ident(1)
+        if k == 3:
+            return f"self.{self.ident()}"
+        if k == 4:
+            return f"{self.expr(depth + 1)} {r.choice('+-*')} {self.expr(depth + 1)}"
+        if k == 5:
+            args = ", ".join(self.expr(depth + 1) for _ in range(r.randrange(3)))
+            return f"{self.ident()}({args})"
+        if k == 6:
+            return f"[{self.ident(1)} for {self.ident(1)}_i in range({r.randrange(2, 64)})]"
+        if k == 7:
+            return f'f"{self.ident()}={{{self.ident(1)}}}"'
+        return f"{{{repr(self.ident(1))}: {self.expr(depth + 1)}}}"
+
+    def stmts(self, indent: int, n: int, depth: int = 0) -> list[str]:
+        r, pad, out = self.r, " " * indent, []
+        for _ in range(n):
+            k = r.randrange(12 if depth < 2 else 6)
+            if k <= 2:
+                out.append(f"{pad}{self.ident()} = {self.expr()}")
+            elif k == 3:
+                out.append(f"{pad}self.{self.ident()} = {self.expr()}")
+            elif k == 4:
+                out.append(f"{pad}logger.info({self.expr()!s})")
+            elif k == 5:
+                out.append(
+                    f"{pad}# {' '.join(r.choice(_WORDS) for _ in range(r.randrange(4, 12)))}"
+                )
+                out.append(f"{pad}{self.ident()} = {self.expr()}")
+            elif k == 6:
+                out.append(f"{pad}if {self.expr()} > {r.randrange(100)}:")
+                out += self.stmts(indent + 4, r.randrange(1, 4), depth + 1)
+                if r.random() < 0.4:
+                    out.append(f"{pad}else:")
+                    out += self.stmts(indent + 4, r.randrange(1, 3), depth + 1)
+            elif k == 7:
+                out.append(f"{pad}for {self.ident(1)} in {self.expr()}:")
+                out += self.stmts(indent + 4, r.randrange(1, 4), depth + 1)
+            elif k == 8:
+                out.append(f"{pad}try:")
+                out += self.stmts(indent + 4, r.randrange(1, 3), depth + 1)
+                out.append(f"{pad}except (ValueError, KeyError) as exc:")
+                out.append(f"{pad}    logger.warning('failed: %s', exc)")
+            elif k == 9:
+                out.append(f"{pad}with {self.ident()}({self.expr()}) as {self.ident(1)}:")
+                out += self.stmts(indent + 4, r.randrange(1, 3), depth + 1)
+            elif k == 10:
+                out.append(f"{pad}while {self.ident(1)} < {r.randrange(10, 99)}:")
+                out += self.stmts(indent + 4, r.randrange(1, 3), depth + 1)
+                out.append(f"{pad}    break")
+            else:
+                out.append(f"{pad}assert {self.expr()}, {repr(self.ident())}")
+        return out
+
+    def docstring(self, indent: int) -> list[str]:
+        pad = " " * indent
+        words = [self.r.choice(_WORDS) for _ in range(self.r.randrange(5, 30))]
+        body = textwrap.wrap(" ".join(words).capitalize() + ".", 88 - indent)
+        if len(body) == 1:
+            return [f'{pad}"""{body[0]}"""']
+        return [f'{pad}"""{body[0]}', "", *(pad + b for b in body[1:]), f'{pad}"""']
+
+    def function(self, indent: int, method: bool, name: str | None = None) -> list[str]:
+        r, pad = self.r, " " * indent
+        params = ["self"] if method else []
+        names = dict.fromkeys(self.ident() for _ in range(r.randrange(5)))
+        params += [f"{n}: {r.choice(_TYPES)}" for n in names]
+        if r.random() < 0.3:
+            params.append(f"{self.ident(3)}: int = {r.randrange(64)}")
+        out = []
+        if r.random() < 0.15:
+            out.append(
+                f"{pad}@functools.lru_cache(maxsize=None)" if not method else f"{pad}@property"
+            )
+            if method:
+                params = ["self"]
+        out.append(f"{pad}def {name or self.ident()}({', '.join(params)}) -> {r.choice(_TYPES)}:")
+        if r.random() < 0.7:
+            out += self.docstring(indent + 4)
+        out += self.stmts(indent + 4, r.randrange(2, 10))
+        out.append(f"{pad}    return {self.expr()}")
+        return out
+
+    def klass(self) -> list[str]:
+        r = self.r
+        out = []
+        if r.random() < 0.25:
+            out.append("@dataclass")
+            out.append(f"class {self.cls_name()}:")
+            out += self.docstring(4)
+            for _ in range(r.randrange(3, 12)):
+                out.append(f"    {self.ident()}: {r.choice(_TYPES)} = {self.expr(2)}")
+            return out
+        base = r.choice(("", "(nn.Module)", "(object)", f"({self.cls_name()})"))
+        out.append(f"class {self.cls_name()}{base}:")
+        out += self.docstring(4)
+        out += ["", *self.function(4, True, "__init__")]
+        for _ in range(r.randrange(1, 7)):
+            out += ["", *self.function(4, True)]
+        return out
+
+    def header(self, package: str, siblings: Sequence[str]) -> list[str]:
+        r = self.r
+        out = self.docstring(0)
+        out += ["", "from __future__ import annotations", ""]
+        out += sorted(r.sample(_STDLIB, r.randrange(2, 7)))
+        out += [""] + sorted(r.sample(_THIRD_PARTY, r.randrange(0, 4)))
+        if siblings:
+            out.append("")
+            for mod in r.sample(list(siblings), min(len(siblings), r.randrange(0, 4))):
+                out.append(f"from {package}.{mod} import {self.ident()}, {self.ident()}")
+        out += ["", "logger = logging.getLogger(__name__)"]
+        for _ in range(r.randrange(0, 4)):
+            out.append(f"{self.ident().upper()} = {self.expr(2)}")
+        return out
+
+    def module(self, package: str, siblings: Sequence[str], target_lines: int) -> list[str]:
+        out = self.header(package, siblings)
+        while len(out) < target_lines:
+            out += ["", ""]
+            out += self.klass() if self.r.random() < 0.35 else self.function(0, False)
+        return out
+
+    def size(self) -> int:
+        """Lines per module: log-normal, median ~150, mean ~270 as generated (verl: ~260)."""
+        return int(min(2500, max(15, self.r.lognormvariate(5.0, 0.8))))
+
+
+#: The call sites of the runtime function: (import, code). ``{a}`` is the config argument:
+#: empty / ``None`` before migration (configless; a config is in scope through a parameter,
+#: ``self.config`` or a closure), the config expression after it.
+_CALL_SITES = (
+    (
+        "from verl.trainer.constants_ppo import get_ppo_ray_runtime_env",
+        """
+def run_ppo_{i}(config) -> None:
+    \"\"\"Initialise Ray with the PPO runtime env and start the task runner.\"\"\"
+    if not ray.is_initialized():
+        ray.init(
+            runtime_env=get_ppo_ray_runtime_env({a}),
+            num_cpus=config.ray_init.num_cpus,
+        )
+    runner = TaskRunner{i}.remote()
+    ray.get(runner.run.remote(config))
+""",
+    ),
+    (
+        "from verl.trainer import constants_ppo",
+        """
+class TaskRunner{i}:
+    \"\"\"Ray actor that builds the workers and runs the trainer.\"\"\"
+
+    def __init__(self, config) -> None:
+        self.config = config
+
+    def run(self) -> dict:
+        env = constants_ppo.get_ppo_ray_runtime_env({a})
+        env.setdefault("env_vars", {{}})["RUNNER"] = "{i}"
+        return env
+""",
+    ),
+    (
+        "import verl.trainer.constants_ppo as cppo",
+        """
+def make_launcher_{i}(cfg):
+    def launch(num_gpus: int = 8) -> dict:
+        return dict(runtime_env=cppo.get_ppo_ray_runtime_env({a}), num_gpus=num_gpus)
+
+    return launch
+""",
+    ),
+)
+_CONFIGLESS_ARGS = ("", "None", "")
+_MIGRATED_ARGS = ("config", "self.config", "cfg")
+#: A script's entry point with no config in scope (PPO002, reported, not rewritten).
+_MAIN_BLOCK = """
+if __name__ == "__main__":
+    ray.init(runtime_env=get_ppo_ray_runtime_env())
+"""
+
+
+def _trainer_sections(g: _Gen, i: int, kind: str) -> tuple[list[str], list[str]]:
+    """Import lines and code blocks calling the runtime function.
+
+    ``trainers``: every call site, configless, and a ``__main__`` entry point.
+    ``real``: the ``run_ppo`` site and one other, configless. ``real-migrated``:
+    the same sites passing their config, as ``ppo-migrate apply`` leaves them.
+    """
+    picks = [0, 1, 2] if kind == "trainers" else [0, g.r.choice((1, 2))]
+    args = _MIGRATED_ARGS if kind == "real-migrated" else _CONFIGLESS_ARGS
+    imports = sorted({_CALL_SITES[k][0] for k in picks} | {"import ray", _CALL_SITES[0][0]})
+    blocks = [
+        textwrap.dedent(_CALL_SITES[k][1]).strip("\n").format(i=i, a=args[k]).splitlines()
+        for k in picks
+    ]
+    if kind == "trainers":
+        blocks.append(_MAIN_BLOCK.strip("\n").splitlines())
+    return imports, [line for b in blocks for line in ["", "", *b]]
+
+
+def _stamp_ok(root: Path, stamp: dict) -> bool:
+    try:
+        return json.loads((root / ".bench-tree.json").read_text()) == stamp
+    except (OSError, ValueError):
+        return False
+
+
+def _fresh_root(root: Path, kind: str) -> None:
+    if root.exists():
+        shutil.rmtree(root)
+    (root / "src").mkdir(parents=True)
+    (root / "pyproject.toml").write_text(
+        f'[project]\nname = "bench-{kind}"\nversion = "0"\n\n[tool.ruff]\nline-length = 100\n'
+        "\n[tool.ppo-migrate]\n"
+    )
+    (root / ".gitignore").write_text("__pycache__/\n*.egg-info/\nbuild/\n")
+
+
+def _write_tree(root: Path, kind: str, n: int, seed: int) -> None:
+    """(Re)build a generated tree of ``n`` modules unless its stamp says it is current.
+
+    Every module comes from its own seeded generator, so a tree is the same on
+    every machine. Modules sit in packages of 40 under ``src/repo/``.
+    """
+    stamp = {"version": GENERATOR_VERSION, "kind": kind, "files": n, "seed": seed}
+    if _stamp_ok(root, stamp):
+        return
+    t0 = time.perf_counter()
+    _fresh_root(root, kind)
+    rng = random.Random(f"{kind}-{seed}")
+    n_pkgs = max(1, n // 40)
+    packages = [f"{rng.choice(_WORDS)}_{k}" for k in range(n_pkgs)]
+    if kind == "trainers":
+        candidates = set(range(n))
+    else:
+        candidates = set(rng.sample(range(n), max(1, round(n * CANDIDATE_SHARE))))
+    by_pkg: dict[str, list[str]] = {p: [] for p in packages}
+    layout = []
+    for i in range(n):
+        pkg = packages[i % n_pkgs]
+        mod = f"{rng.choice(_WORDS)}_{rng.choice(_WORDS)}_{i}"
+        by_pkg[pkg].append(mod)
+        layout.append((i, pkg, mod))
+    for pkg in packages:
+        (root / "src" / "repo" / pkg).mkdir(parents=True)
+        (root / "src" / "repo" / pkg / "__init__.py").write_text(f'"""The {pkg} package."""\n')
+    for i, pkg, mod in layout:
+        g = _Gen(random.Random(f"{kind}-{seed}-{i}"))
+        siblings = [m for m in by_pkg[pkg][:8] if m != mod]
+        size = g.size() if kind != "trainers" else 5 + g.r.randrange(25)
+        lines = g.module(f"repo.{pkg}", siblings, size)
+        if i in candidates:
+            imports, blocks = _trainer_sections(g, i, kind)
+            at = lines.index("logger = logging.getLogger(__name__)")
+            lines[at:at] = [*imports, ""]
+            lines += blocks
+        (root / "src" / "repo" / pkg / f"{mod}.py").write_text("\n".join(lines) + "\n")
+    (root / ".bench-tree.json").write_text(json.dumps(stamp))
+    print(f"  built {root}: {n} modules in {time.perf_counter() - t0:.1f} s", file=sys.stderr)
+
+
+def _write_copies(root: Path, source: Path, copies: int) -> None:
+    """A tree of ``copies`` copies of ``source``'s modules (for the RSS comparison)."""
+    stamp = {"version": GENERATOR_VERSION, "kind": "copies", "of": source.name, "copies": copies}
+    if _stamp_ok(root, stamp):
+        return
+    _fresh_root(root, "copies")
+    for k in range(copies):
+        shutil.copytree(source / "src" / "repo", root / "src" / f"repo{k}")
+    (root / ".bench-tree.json").write_text(json.dumps(stamp))
+
+
+# =========================================================================== measuring
+
+
+def _child_env() -> dict[str, str]:
+    env = dict(os.environ)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)  # cached bytecode, as in a normal install
+    env.pop("CI", None)
+    return env
+
+
+def _script(name: str) -> list[str] | None:
+    """A console script of this interpreter's environment (not a version-manager shim)."""
+    cand = Path(sysconfig.get_path("scripts")) / name
+    if cand.exists():
+        return [str(cand)]
+    found = shutil.which(name)
+    return [found] if found else None
+
+
+def _ruff() -> list[str] | None:
+    try:
+        from ruff.__main__ import find_ruff_bin  # the binary itself, not a wrapper
+
+        return [os.fsdecode(find_ruff_bin())]
+    except Exception:
+        return _script("ruff")
+
+
+def _ppo() -> list[str]:
+    return _script("ppo-migrate") or [sys.executable, "-m", "ppo_migrate"]
+
+
+_last_cpu: list[float] = [0.0]  # CPU seconds (user + sys) of the last _run, children included
+
+
+def _children_cpu() -> float:
+    ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return ru.ru_utime + ru.ru_stime
+
+
+def _run(cmd: Sequence[str], cwd: Path, ok: Sequence[int] = (0,)) -> float:
+    """Wall time of one run of ``cmd`` (output discarded); exits on an unexpected code.
+
+    The CPU time it used, its worker processes included, is left in ``_last_cpu``.
+    """
+    cpu0 = _children_cpu()
+    t0 = time.perf_counter()
+    proc = subprocess.run(
+        cmd, cwd=cwd, env=_child_env(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+    elapsed = time.perf_counter() - t0
+    _last_cpu[0] = _children_cpu() - cpu0
+    if proc.returncode not in ok:
+        sys.exit(f"benchmark: {' '.join(cmd)} exited {proc.returncode} (expected {ok})")
+    return elapsed
+
+
+_BUSY = "x = 0\nfor i in range(8_000_000):\n    x += i * i\n"
+
+
+def _parallel_capacity() -> float:
+    """How much faster 2 processes finish 2 units of pure-CPU work than 1 process 1 unit x2.
+
+    2.0 on two idle cores; less while other work competes for them. This is the
+    ceiling for any ``--jobs 2`` speed-up measured at the same time.
+    """
+    cmd = [sys.executable, "-c", _BUSY]
+    t0 = time.perf_counter()
+    subprocess.run(cmd, check=True)
+    one = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    procs = [subprocess.Popen(cmd) for _ in range(2)]
+    for p in procs:
+        p.wait()
+    two = time.perf_counter() - t0
+    return 2 * one / two
+
+
+_RSS_WRAPPER = """
+import resource, subprocess, sys
+p = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+print(p.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+"""
+
+
+def _peak_rss_kib(cmd: Sequence[str], cwd: Path, ok: Sequence[int]) -> int:
+    """Peak RSS (KiB) of the largest process of ``cmd`` and its waited-for children.
+
+    Measured in a fresh wrapper process, because ``RUSAGE_CHILDREN`` accumulates
+    over all children ever waited for.
+    """
+    out = subprocess.run(
+        [sys.executable, "-c", _RSS_WRAPPER, *cmd],
+        cwd=cwd,
+        env=_child_env(),
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()
+    code, rss = int(out[0]), int(out[1])
+    if code not in ok:
+        sys.exit(f"benchmark: {' '.join(cmd)} exited {code} (expected {ok})")
+    return rss
+
+
+@dataclass
+class Row:
+    """One line of the result table."""
+
+    item: str
+    what: str
+    values: list[float] = field(default_factory=list)
+    unit: str = "s"
+    cpu: list[float] = field(default_factory=list)
+
+    @property
+    def median(self) -> float:
+        return statistics.median(self.values)
+
+    def cell(self) -> str:
+        m = self.median
+        if self.unit == "s":
+            return f"{m:8.3f} s" if m < 100 else f"{m:8.1f} s"
+        if self.unit == "ms":
+            return f"{m:8.1f} ms"
+        return f"{m / 1024:8.1f} MiB"
+
+    def cpu_cell(self) -> str:
+        return f"{statistics.median(self.cpu):7.2f} s" if self.cpu else ""
+
+    def spread(self) -> str:
+        if len(self.values) < 2:
+            return ""
+        lo, hi = min(self.values), max(self.values)
+        if self.unit == "KiB":
+            return f"{lo / 1024:.1f}-{hi / 1024:.1f}"
+        return f"{lo:.3f}-{hi:.3f}" if self.unit == "s" else f"{lo:.1f}-{hi:.1f}"
+
+
+def _interleaved(
+    label: str,
+    runs: int,
+    commands: dict[str, Callable[[], float]],
+    rows: dict[str, Row],
+    warm_up: bool = True,
+) -> None:
+    """Run every command once untimed (page cache, bytecode), then ``runs`` rounds of all."""
+    if warm_up:
+        for fn in commands.values():
+            fn()
+    for k in range(runs):
+        for name, fn in commands.items():
+            rows[name].values.append(fn())
+            if rows[name].unit == "s":
+                rows[name].cpu.append(_last_cpu[0])
+        print(f"  {label}: run {k + 1}/{runs} done", file=sys.stderr)
+
+
+def _tree_digest(root: Path) -> str:
+    h = hashlib.sha256()
+    for p in sorted(root.rglob("*.py")):
+        h.update(str(p.relative_to(root)).encode() + b"\0" + p.read_bytes() + b"\0")
+    return h.hexdigest()
+
+
+def _count_py(root: Path) -> int:
+    return sum(1 for _ in root.rglob("*.py"))
+
+
+def _importtime_us(module: str) -> int:
+    proc = subprocess.run(
+        [sys.executable, "-X", "importtime", "-c", f"import {module}"],
+        env=_child_env(),
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    for line in proc.stderr.splitlines():
+        parts = [p.strip() for p in line.split("|")]
+        if len(parts) == 3 and parts[2] == module:
+            return int(parts[1])
+    raise RuntimeError(f"no importtime line for {module}")
+
+
+# =========================================================================== the benchmark
+
+
+@dataclass
+class Report:
+    """Rows of the table, target lines and notes."""
+
+    rows: list[Row] = field(default_factory=list)
+    targets: list[tuple[str, float, str, bool]] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    def target(self, name: str, value: float, bound: str, ok: bool) -> None:
+        self.targets.append((name, value, bound, ok))
+
+
+def _check_trio(rep: Report, item: str, tree: Path, runs: int, ppo_ok: Sequence[int]) -> None:
+    """Item 1 and 2: ppo-migrate check vs ruff vs grep on one tree, interleaved."""
+    rep.notes.append(f"{item.split()[0]}: load average at start {_load()}")
+    ppo, ruff = _ppo(), _ruff()
+    assert ruff is not None
+    grep = shutil.which("grep") or "grep"
+    grep_ok = (0, 1)  # 1: no file names it (tree 1)
+    r = {
+        "ppo": Row(item, "ppo-migrate check"),
+        "ruff": Row(item, "ruff check --no-cache --select F401 --exit-zero"),
+        "grep": Row(item, f"grep -rlF --include=*.py {TARGET_NAME}"),
+    }
+    _interleaved(
+        item,
+        runs,
+        {
+            "ppo": lambda: _run([*ppo, "check", str(tree)], tree, ppo_ok),
+            "ruff": lambda: _run(
+                [*ruff, "check", "--no-cache", "--select", "F401", "--exit-zero", str(tree)], tree
+            ),
+            "grep": lambda: _run(
+                [grep, "-rlF", "--include=*.py", TARGET_NAME, str(tree)], tree, grep_ok
+            ),
+        },
+        r,
+    )
+    rep.rows.extend(r.values())
+    ratio = r["ppo"].median / r["ruff"].median
+    rep.target(f"{item.split()[0]}: check / ruff", ratio, "<= 0.50", ratio <= 0.5)
+
+
+def _item3(rep: Report, trainers: Path, runs: int) -> None:
+    """Item 3: apply --jobs 1 / --jobs 2 / libcst.tool -j 2, each on a fresh copy."""
+    rep.notes.append(f"3: load average at start {_load()}")
+    ppo = _ppo()
+    work = trainers.parent / "trainers-work"
+    item = "3 all-candidates"
+    r = {
+        "j1": Row(item, "ppo-migrate apply --jobs 1"),
+        "j2": Row(item, "ppo-migrate apply --jobs 2"),
+        "cst": Row(item, "libcst.tool codemod -j 2 --no-format"),
+    }
+    digests: dict[str, set[str]] = {}
+    capacity: list[float] = []
+
+    def fresh_run(name: str, cmd: list[str], ok: Sequence[int]) -> Callable[[], float]:
+        def fn() -> float:
+            if work.exists():
+                shutil.rmtree(work)
+            shutil.copytree(trainers, work)
+            t = _run(cmd, work, ok)
+            cpu = _last_cpu[0]
+            digests.setdefault(name, set()).add(_tree_digest(work))
+            if name == "j2":
+                capacity.append(_parallel_capacity())
+            _last_cpu[0] = cpu
+            return t
+
+        return fn
+
+    libcst_cmd = [
+        sys.executable, "-m", "libcst.tool", "codemod", "-x",
+        "ppo_migrate.codemod.PassConfigCommand", "--no-format", "--hide-progress",
+        "-j", "2", str(work),
+    ]  # fmt: skip
+    _interleaved(
+        item,
+        runs,
+        {
+            "j1": fresh_run("j1", [*ppo, "apply", "--jobs", "1", str(work)], (1,)),
+            "j2": fresh_run("j2", [*ppo, "apply", "--jobs", "2", str(work)], (1,)),
+            "cst": fresh_run("cst", libcst_cmd, (0, 1)),
+        },
+        r,
+        warm_up=False,  # minutes per run; the copy warms the page cache
+    )
+    shutil.rmtree(work, ignore_errors=True)
+    rep.rows.extend(r.values())
+    all_digests = set().union(*digests.values())
+    same = len(all_digests) == 1 and _tree_digest(trainers) not in all_digests
+    rep.notes.append(
+        f"3: the rewritten trees are {'identical' if same else 'NOT identical'} for all three "
+        "commands and all runs"
+    )
+    rep.notes.append(
+        "3: 2 processes vs 1 on pure-CPU work, measured after each --jobs 2 run (2.0 on two "
+        f"idle cores; the ceiling for the speed-up): median {statistics.median(capacity):.2f}, "
+        f"runs {', '.join(f'{c:.2f}' for c in capacity)}"
+    )
+    speedup = r["j1"].median / r["j2"].median
+    rep.target("3: apply --jobs 1 / --jobs 2", speedup, ">= 1.60", speedup >= 1.6)
+    vs = r["cst"].median / r["j2"].median
+    rep.target("3: libcst.tool -j 2 / apply --jobs 2", vs, ">= 1.00", vs >= 1.0)
+
+
+def _item4(rep: Report, small: Path, large: Path, runs: int, import_runs: int) -> None:
+    """Item 4: peak RSS of check at 1k and 10k files; import ppo_runtime vs bare start."""
+    ppo = _ppo()
+    r = {
+        "1k": Row("4 peak RSS", f"ppo-migrate check, {_count_py(small)} files", unit="KiB"),
+        "10k": Row("4 peak RSS", f"ppo-migrate check, {_count_py(large)} files", unit="KiB"),
+    }
+    _interleaved(
+        "4 peak RSS",
+        runs,
+        {
+            "1k": lambda: _peak_rss_kib([*ppo, "check", str(small)], small, (1,)),
+            "10k": lambda: _peak_rss_kib([*ppo, "check", str(large)], large, (1,)),
+        },
+        r,
+        warm_up=False,
+    )
+    rep.rows.extend(r.values())
+    growth = r["10k"].median / r["1k"].median
+    rep.target("4: peak RSS 10k / 1k files", growth, "<= 1.20", growth <= 1.2)
+
+    imp = {
+        "bare": Row("4 import", "python -c pass"),
+        "rt": Row("4 import", 'python -c "import ppo_runtime"'),
+        "it": Row("4 import", "-X importtime: ppo_runtime cumulative", unit="ms"),
+    }
+    _interleaved(
+        "4 import",
+        import_runs,
+        {
+            "bare": lambda: _run([sys.executable, "-c", "pass"], REPO),
+            "rt": lambda: _run([sys.executable, "-c", "import ppo_runtime"], REPO),
+            "it": lambda: _importtime_us("ppo_runtime") / 1000,
+        },
+        imp,
+    )
+    rep.rows.extend(imp.values())
+    it = imp["it"].median
+    rep.target("4: import ppo_runtime, -X importtime (ms)", it, "< 30", it < 30)
+    delta = (imp["rt"].median - imp["bare"].median) * 1000
+    rep.target("4: import ppo_runtime, wall - bare (ms)", delta, "< 30", delta < 30)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Build the trees, run the measurements, print the table; exit 1 if a target fails."""
+    ap = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
+    ap.add_argument("--runs", type=int, default=5, help="timed runs of items 1 and 2 (median)")
+    ap.add_argument("--apply-runs", type=int, default=3, help="timed runs of item 3 (long)")
+    ap.add_argument("--rss-runs", type=int, default=3, help="runs of the peak-RSS measurement")
+    ap.add_argument("--import-runs", type=int, default=20, help="runs of the import timing")
+    ap.add_argument("--only", default="1,2,3,4", help="items to run, e.g. 1,2 (default: all)")
+    ap.add_argument(
+        "--quick", action="store_true", help="small trees and one run each (smoke test only)"
+    )
+    args = ap.parse_args(argv)
+    only = {s.strip() for s in args.only.split(",")}
+    scale = 1.0
+    trees = TREES
+    if args.quick:
+        scale, trees = QUICK_SCALE, TREES / "quick"
+        args.runs = args.apply_runs = args.rss_runs = 1
+        args.import_runs = 3
+
+    def n(files: int) -> int:
+        return max(20, round(files * scale))
+
+    if _ruff() is None:
+        sys.exit("benchmark: ruff not found (pip install ruff)")
+    trees.mkdir(parents=True, exist_ok=True)
+    rep = Report()
+    real = trees / "real-shaped"
+    migrated = trees / "real-shaped-migrated"
+    trainers = trees / "trainers"
+    small, large = trees / "rss-1k", trees / "rss-10k"
+    print("building trees (once; rebuilt only when the generator changes) ...", file=sys.stderr)
+    if "2" in only:
+        _write_tree(real, "real", n(REAL_SHAPED_FILES), 2)
+        _write_tree(migrated, "real-migrated", n(REAL_SHAPED_FILES), 2)
+    if "3" in only:
+        _write_tree(trainers, "trainers", n(TRAINER_FILES), 3)
+    if "4" in only:
+        _write_tree(small, "real", n(RSS_SMALL), 4)
+        _write_copies(large, small, RSS_LARGE // RSS_SMALL)
+
+    if "1" in only:
+        spec = importlib.util.find_spec("torch")
+        if spec is None or not spec.origin:
+            sys.exit("benchmark: torch is not installed (item 1 checks its sources)")
+        torch_dir = Path(spec.origin).parent
+        rep.notes.append(f"1: {torch_dir} ({_count_py(torch_dir)} .py files)")
+        _check_trio(rep, "1 torch (no hit)", torch_dir, args.runs, (0,))
+    if "2" in only:
+        for tree, label in ((migrated, "2a migrated (1%)"), (real, "2b configless (1%)")):
+            rep.notes.append(
+                f"{label.split()[0]}: {tree.relative_to(REPO)} ({_count_py(tree)} .py files, "
+                f"{_lines(tree)} lines; {_naming(tree)} name the runtime function)"
+            )
+        _check_trio(rep, "2a migrated (1%)", migrated, args.runs, (0,))
+        _check_trio(rep, "2b configless (1%)", real, args.runs, (1,))
+    if "3" in only:
+        rep.notes.append(
+            f"3: {trainers.relative_to(REPO)} ({_count_py(trainers)} .py files, "
+            f"{_lines(trainers)} lines)"
+        )
+        _item3(rep, trainers, max(1, args.apply_runs))
+    if "4" in only:
+        rep.notes.append(
+            f"4: {small.relative_to(REPO)} ({_naming(small)} of {_count_py(small)} files name the "
+            f"runtime function); {large.relative_to(REPO)} = {RSS_LARGE // RSS_SMALL} copies of it"
+        )
+        _item4(rep, small, large, max(1, args.rss_runs), max(3, args.import_runs))
+
+    _print_report(rep, args)
+    return 0 if all(t[3] for t in rep.targets) else 1
+
+
+def _load() -> str:
+    return " ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
+def _lines(root: Path) -> int:
+    return sum(p.read_bytes().count(b"\n") for p in root.rglob("*.py"))
+
+
+def _naming(root: Path) -> int:
+    needle = TARGET_NAME.encode()
+    return sum(1 for p in root.rglob("*.py") if needle in p.read_bytes())
+
+
+def machine_facts() -> dict[str, str]:
+    """nproc, CPU model, Python and tool versions, load average."""
+    cpu = platform.processor() or "unknown"
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+
+    def version(cmd: list[str]) -> str:
+        try:
+            out = subprocess.run(cmd, capture_output=True, text=True, timeout=30).stdout
+            return out.strip().splitlines()[0] if out.strip() else "?"
+        except (OSError, subprocess.SubprocessError):
+            return "?"
+
+    from importlib.metadata import version as dist_version
+
+    return {
+        "nproc": str(os.cpu_count()),
+        "usable cpus": str(len(os.sched_getaffinity(0)))
+        if hasattr(os, "sched_getaffinity")
+        else "?",
+        "cpu": cpu,
+        "python": platform.python_version(),
+        "os": f"{platform.system()} {platform.release()}",
+        "ruff": version([*(_ruff() or ["ruff"]), "--version"]),
+        "libcst": dist_version("libcst"),
+        "grep": version(["grep", "--version"]),
+        "load average (1/5/15 min, at end)": " ".join(f"{x:.2f}" for x in os.getloadavg()),
+    }
+
+
+def _print_report(rep: Report, args: argparse.Namespace) -> None:
+    print()
+    print(
+        f"Medians (runs: items 1-2 {args.runs}, item 3 {args.apply_runs}, RSS {args.rss_runs}, "
+        f"import {args.import_runs}); min-max of the runs beside them; cpu: median user+sys "
+        "CPU time of the command and its worker processes."
+    )
+    print()
+    w = max(44, *(len(r.what) for r in rep.rows)) if rep.rows else 44
+    print(f"| {'item':<20} | {'command':<{w}} | {'median':>12} | {'min-max':<15} | {'cpu':>9} |")
+    print(f"|{'-' * 22}|{'-' * (w + 2)}|{'-' * 14}|{'-' * 17}|{'-' * 11}|")
+    for row in rep.rows:
+        print(
+            f"| {row.item:<20} | {row.what:<{w}} | {row.cell():>12} | {row.spread():<15} "
+            f"| {row.cpu_cell():>9} |"
+        )
+    print()
+    print(f"| {'target':<44} | {'measured':>9} | {'bound':<8} | {'':<4} |")
+    print(f"|{'-' * 46}|{'-' * 11}|{'-' * 10}|{'-' * 6}|")
+    for name, value, bound, ok in rep.targets:
+        print(f"| {name:<44} | {value:>9.2f} | {bound:<8} | {'PASS' if ok else 'FAIL':<4} |")
+    print()
+    for n in rep.notes:
+        print(f"- {n}")
+    print(f"- ppo-migrate: {' '.join(_ppo())}; ruff: {' '.join(_ruff() or ['?'])}")
+    for k, v in machine_facts().items():
+        print(f"- {k}: {v}")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
