@@ -32,9 +32,16 @@ from libcst.metadata import (
     ScopeProvider,
 )
 
-from ppo_migrate.codemod import CONFIG_PARAMETER, analyze
+from ppo_migrate.codemod import CONFIG_PARAMETER, analyze, parse_module
 from ppo_migrate.diagnostics import Diagnostic, Related
-from ppo_migrate.files import FileChanged, atomic_write, decode_source, encode_source, read_source
+from ppo_migrate.files import (
+    FileChanged,
+    UnreadableFile,
+    atomic_write,
+    decode_source,
+    encode_source,
+    read_source,
+)
 from ppo_migrate.scope import ConfigResolver
 from ppo_migrate.settings import Settings
 from ppo_migrate.targets import module_package, resolve_relative
@@ -319,7 +326,7 @@ def _param_name(node: cst.FunctionDef) -> str:
 def _parse(path: str):
     source = read_source(Path(path))
     text, encoding, bom = decode_source(source.data)
-    tree = cst.parse_module(text)
+    tree = parse_module(text)  # guarded: deep nesting would crash LibCST's native parser
     return source, text, encoding, bom, tree
 
 
@@ -363,9 +370,8 @@ def _scan(files: Sequence[str], wanted: set[str], settings: Settings, index: _In
     names = {fq.rsplit(".", 1)[-1].encode() for fq in todo}
     for path in files:
         try:
-            with open(path, "rb") as fh:
-                data = fh.read()
-        except OSError:
+            data = read_source(Path(path)).data  # never blocks on a FIFO
+        except UnreadableFile:
             continue
         if not any(n in data for n in names):
             continue
@@ -656,7 +662,17 @@ def thread(the_plan: Plan, settings: Settings) -> tuple[list[str], list[Diagnost
                 callers[call] = (param, the_plan.index.functions[site.caller].param)
         if not (params or runtime or callers):
             continue
+        printed = tree.code
+        if not text.startswith(printed):  # LibCST would change bytes beyond the edits
+            problems.append(
+                Diagnostic(
+                    path, 1, 1, 1, 1, "PPO902",
+                    "cannot rewrite exactly: LibCST does not reproduce this file byte for byte",
+                )
+            )
+            continue
         new_text = tree.visit(_ThreadTransformer(params, runtime, callers, settings.keyword)).code
+        new_text += text[len(printed):]  # a tail LibCST drops (a final CR) is kept
         if new_text == text:
             continue
         try:
