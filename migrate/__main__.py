@@ -1,6 +1,27 @@
 """``python -m ppo_migrate``: the same as the ``ppo-migrate`` command."""
 
-from ppo_migrate.cli import main
+import os
+import sys
+
+
+def _drop_working_directory_from_path() -> None:
+    """Never import modules from the tree being analysed.
+
+    ``python -m`` puts the working directory first on ``sys.path``; run inside the
+    tree to migrate, an ``ast.py`` or ``tokenize.py`` there would be imported
+    (and run) in place of the standard library's when the CLI imports it. Only
+    ``os`` and ``sys`` (already loaded by the interpreter) are imported before this.
+    """
+    cwd = os.getcwd()
+    package_parent = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    if package_parent == cwd:  # a source checkout run in place: keep it importable
+        return
+    sys.path[:] = [p for p in sys.path if os.path.abspath(p or os.curdir) != cwd]
+
+
+_drop_working_directory_from_path()
+
+from ppo_migrate.cli import main  # noqa: E402
 
 if __name__ == "__main__":
     main()
