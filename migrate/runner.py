@@ -183,13 +183,22 @@ def process_data(
 
     # check and add-noqa only report: a file in which no call can be a finding
     # (see may_report) needs LibCST's parse (for PPO902) but not its analysis.
-    quick = mode in (Mode.CHECK, Mode.ADD_NOQA) and not may_report(
-        text, path, settings.target_names
-    )
-
     from libcst import ParserSyntaxError
 
-    from ppo_migrate.codemod import UnparsableSource, parse_module, process_text
+    from ppo_migrate.codemod import (
+        MAX_SOURCE_CHARS,
+        UnparsableSource,
+        parse_module,
+        process_text,
+    )
+
+    # (Text too large for LibCST is refused by parse_module before it is parsed;
+    # may_report's own parse of it would cost gigabytes and minutes.)
+    quick = (
+        mode in (Mode.CHECK, Mode.ADD_NOQA)
+        and len(text) <= MAX_SOURCE_CHARS
+        and not may_report(text, path, settings.target_names)
+    )
 
     try:
         if quick:
@@ -216,6 +225,11 @@ def process_data(
         )
     except Exception as exc:  # LibCST raises a few unusual exceptions on odd input
         if _is_parse_failure(exc):
+            precise = _python_syntax_error(text, path)
+            if precise is not None:  # e.g. b'a' 'b': Python's message says more
+                message, line, column = precise
+                diag = _file_diag(path, "PPO902", f"syntax error: {message}", line, column)
+                return FileOutcome(path, True, (diag,))
             first = str(exc).splitlines()[0] if str(exc) else ""
             return FileOutcome(
                 path,
