@@ -212,6 +212,7 @@ class _Pass(cst.CSTVisitor):
         self._stack: list[tuple[str, str]] = []
         self._defs: list[cst.CSTNode] = []
         self._star_modules: set[str] = set()
+        self.comments: dict[int, str] = {}  # line -> comment text, for ``# noqa``
         self._shim_detector: ShimDetector | None = None
 
     # scope names, as __qualname__ spells them
@@ -266,8 +267,14 @@ class _Pass(cst.CSTVisitor):
             if resolved is not None:
                 self._star_modules.add(resolved)
 
+    def visit_Comment(self, node: cst.Comment) -> None:
+        line = self.get_metadata(PositionProvider, node).start.line
+        self.comments[line] = node.value
+
     def _callee_names(self, call: cst.Call) -> set[str]:
-        names = {q.name for q in self.get_metadata(QualifiedNameProvider, call, set())}
+        if not isinstance(call.func, (cst.Name, cst.Attribute)):
+            return set()  # ``f()()`` calls the result of a call, not the function
+        names = {q.name for q in self.get_metadata(QualifiedNameProvider, call.func, set())}
         if not names and isinstance(call.func, cst.Name) and call.func.value in self.matcher.names:
             # an unbound name: ``from <target module> import *`` may provide it
             for module in self._star_modules:
@@ -442,7 +449,9 @@ def analyze(
     visitor = _Pass(matcher, settings, package, make_resolver)
     wrapper.visit(visitor)
     positions = wrapper.resolve(PositionProvider)
-    lines = _LINE_SPLIT.split(module.code)
+    # ``# noqa`` counts only in a real comment, never inside a string
+    line_count = module.code.count("\n") + module.code.count("\r") + 1
+    lines = [visitor.comments.get(i, "") for i in range(1, line_count + 1)]
     diagnostics: list[Diagnostic] = []
     replacements: dict[cst.Call, cst.Call] = {}
     show_shims = getattr(settings, "show_shims", False)

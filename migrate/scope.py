@@ -25,6 +25,7 @@ annotated ``DictConfig``), then ``self.<name>`` in a method, then module globals
 
 from __future__ import annotations
 
+import dataclasses
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -71,13 +72,17 @@ class _Event:
     """A binding (``bind=True``) or ``del`` of a name in one scope, in source order.
 
     ``start`` is when the name becomes bound; ``end`` when it stops (the end of an
-    ``except ... as`` handler), ``_NEVER`` otherwise.
+    ``except ... as`` handler), ``_NEVER`` otherwise. ``guards`` are the branches
+    (``if``/``else`` bodies, ``try`` bodies, ``except`` handlers, ``case`` bodies,
+    conditional expressions) the binding sits in: it is certain only for code
+    inside all of them.
     """
 
     start: Pos
     end: Pos
     bind: bool
     param: bool = False
+    guards: tuple[cst.CSTNode, ...] = ()  # the binding happens only inside all of these
 
 
 def _pos(code_range: CodeRange, end: bool = False) -> Pos:
@@ -133,6 +138,7 @@ class ConfigResolver:
         if scope is None:
             return None
         at = _pos(self._positions[node])
+        around = self._ancestors(node)
         chain = self._chain(scope)
         in_function = any(isinstance(s, FunctionScope) for s in chain)
         blocked: set[str] = set()
@@ -148,7 +154,9 @@ class ConfigResolver:
             for name in self._config_names:
                 if name in blocked:
                     continue
-                state = self._state(s, name, at, always=isinstance(s, ComprehensionScope))
+                state = self._state(
+                    s, name, at, always=isinstance(s, ComprehensionScope), around=around
+                )
                 if state == "bound":
                     return ConfigInScope(name, self._kind(s, name, closure))
                 if state == "unbound-local" and not isinstance(s, ClassScope):
@@ -169,7 +177,15 @@ class ConfigResolver:
         for name in self._config_names:
             if name in blocked:
                 continue
-            state = self._state(glob, name, _END_OF_MODULE if in_function else at, always=False)
+            # from inside a function any module-level binding counts; at module level
+            # only one that is certain to have run before the call
+            state = self._state(
+                glob,
+                name,
+                _END_OF_MODULE if in_function else at,
+                always=False,
+                around=None if in_function else around,
+            )
             if state == "bound":
                 return ConfigInScope(name, "global")
         return None
@@ -219,8 +235,20 @@ class ConfigResolver:
         self._events_cache[key] = result
         return result
 
-    def _state(self, scope: Scope, name: str, at: Pos, *, always: bool) -> str:
-        """``"bound"``, ``"unbound-local"`` (local but not bound at ``at``) or ``"free"``."""
+    def _state(
+        self,
+        scope: Scope,
+        name: str,
+        at: Pos,
+        *,
+        always: bool,
+        around: frozenset[int] | None = None,
+    ) -> str:
+        """``"bound"``, ``"unbound-local"`` (local but not bound at ``at``) or ``"free"``.
+
+        ``around`` holds the ids of the call's ancestors: a binding inside a branch
+        counts only when the call is inside that branch too (``None``: any binding).
+        """
         local, events = self._events(scope, name)
         if not local:
             return "free"
@@ -231,12 +259,62 @@ class ConfigResolver:
             if e.start > at:
                 break
             if e.bind:
+                if around is not None and not all(id(g) in around for g in e.guards):
+                    continue  # bound on another branch only: not certain at the call
                 state = at < e.end  # an ``except ... as`` binding ends with its handler
             else:
                 state = False
         return "bound" if state else "unbound-local"
 
+    def _ancestors(self, node: cst.CSTNode) -> frozenset[int]:
+        out: set[int] = set()
+        current: cst.CSTNode | None = node
+        while current is not None:
+            out.add(id(current))
+            current = self._parents.get(current)
+        return frozenset(out)
+
+    def guards(self, node: cst.CSTNode) -> tuple[cst.CSTNode, ...]:
+        """The conditional branches around ``node`` within its scope.
+
+        Args:
+            node: a binding's node (a Name target, an import, a def).
+
+        Returns:
+            The branch nodes (``If.body``, ``Else``, ``IfExp`` operands, the right
+            operand of ``and``/``or``, ``Try.body``, ``ExceptHandler``, ``Try.orelse``,
+            ``MatchCase``) between ``node`` and the enclosing function, class or
+            module. Loop bodies are not counted (a ``for`` target and what a loop
+            binds are taken as bound after the loop, as issue #3 asks).
+        """
+        out: list[cst.CSTNode] = []
+        child: cst.CSTNode = node
+        parent = self._parents.get(child)
+        while parent is not None and not isinstance(
+            parent, (cst.FunctionDef, cst.Lambda, cst.ClassDef, cst.Module)
+        ):
+            if isinstance(parent, (cst.If, cst.IfExp)) and (
+                child is parent.body or child is parent.orelse
+            ):
+                out.append(child)
+            elif isinstance(parent, cst.BooleanOperation) and child is parent.right:
+                out.append(child)
+            elif isinstance(parent, (cst.Try, cst.TryStar)) and (
+                child is parent.body or child is parent.orelse
+            ):
+                out.append(child)
+            elif isinstance(parent, (cst.ExceptHandler, cst.ExceptStarHandler, cst.MatchCase)):
+                out.append(parent)
+            child, parent = parent, self._parents.get(parent)
+        return tuple(out)
+
     def _event_for(self, assignment: BaseAssignment) -> _Event | None:
+        event = self._bare_event_for(assignment)
+        if event is None or event.param:
+            return event
+        return dataclasses.replace(event, guards=self.guards(assignment.node))
+
+    def _bare_event_for(self, assignment: BaseAssignment) -> _Event | None:
         if isinstance(assignment, ImportAssignment):
             return _Event(_pos(self._positions[assignment.node], end=True), _NEVER, True)
         if not isinstance(assignment, Assignment):
@@ -396,7 +474,7 @@ class _ExtrasCollector(cst.CSTVisitor):
         scope = self.r._scopes.get(node)
         if isinstance(scope, ComprehensionScope) and isinstance(node.target, cst.Name):
             end = _pos(self.r._positions[node], end=True)
-            self._add(node, node.target.value, _Event(end, _NEVER, True))
+            self._add(node, node.target.value, _Event(end, _NEVER, True, guards=self.r.guards(node)))
 
     def visit_MatchCase(self, node: cst.MatchCase) -> None:
         self._case_body.append(_pos(self.r._positions[node.body]))
@@ -406,7 +484,9 @@ class _ExtrasCollector(cst.CSTVisitor):
 
     def _capture(self, node: cst.CSTNode, name: cst.Name | None) -> None:
         if name is not None and self._case_body:
-            self._add(node, name.value, _Event(self._case_body[-1], _NEVER, True))
+            self._add(
+                node, name.value, _Event(self._case_body[-1], _NEVER, True, guards=self.r.guards(node))
+            )
 
     def visit_MatchAs(self, node: cst.MatchAs) -> None:
         self._capture(node, node.name)

@@ -496,3 +496,52 @@ def test_custom_target() -> None:
         "from mylab.env import make_env\ndef f(config):\n    make_env(config)\n",
         targets=("mylab.env.make_env",),
     )
+
+
+# --------------------------------------------------------------------- branches
+
+
+@pytest.mark.parametrize(
+    ("src", "line"),
+    [
+        # bound on one branch of an if only
+        ("def f(load, flag):\n    if flag:\n        config = load()\n    return get_ppo_ray_runtime_env()\n", 5),
+        # bound in the try body, used in the handler
+        ("def f(load):\n    try:\n        config = load()\n    except OSError:\n        return get_ppo_ray_runtime_env()\n", 6),
+        # a match capture of another case
+        ("def f(obj):\n    match obj:\n        case {'config': config}:\n            pass\n        case _:\n            return get_ppo_ray_runtime_env()\n", 7),
+        # a walrus in the right operand of ``and`` may not run
+        ("def f(a, load):\n    a and (config := load())\n    return get_ppo_ray_runtime_env()\n", 4),
+        # module level: bound in the if branch, called in the else branch
+        ("if flag:\n    cfg = load()\nelse:\n    env = get_ppo_ray_runtime_env()\n", 5),
+    ],
+)
+def test_binding_on_another_branch_does_not_count(src: str, line: int) -> None:
+    scope = "<module>" if src.startswith("if") else "f"
+    assert untouched(IMP + src) == [(line, "PPO002", scope)]
+
+
+def test_binding_on_the_same_branch_counts() -> None:
+    rewrite(
+        IMP + "def f(load, flag):\n    if flag:\n        config = load()\n        return get_ppo_ray_runtime_env()\n",
+        IMP + "def f(load, flag):\n    if flag:\n        config = load()\n        return get_ppo_ray_runtime_env(config)\n",
+    )
+
+
+def test_binding_in_if_test_counts_in_both_branches() -> None:
+    rewrite(
+        IMP + "def f(load):\n    if (config := load()) is None:\n        pass\n    return get_ppo_ray_runtime_env()\n",
+        IMP + "def f(load):\n    if (config := load()) is None:\n        pass\n    return get_ppo_ray_runtime_env(config)\n",
+    )
+
+
+def test_call_of_the_result_is_not_a_second_target_call() -> None:
+    rewrite(
+        IMP + "def f(config):\n    return get_ppo_ray_runtime_env()()\n",
+        IMP + "def f(config):\n    return get_ppo_ray_runtime_env(config)()\n",
+    )
+
+
+def test_noqa_inside_a_string_does_not_suppress() -> None:
+    src = IMP + "def f():\n    msg = 'see # noqa'; return get_ppo_ray_runtime_env()\n"
+    assert untouched(src) == [(3, "PPO002", "f")]
