@@ -272,6 +272,20 @@ _ALL_KEYS = {**_LIST_KEYS, **_BOOL_KEYS, **_STR_KEYS}
 _PY_TO_KEBAB = {v: k for k, v in _ALL_KEYS.items()}
 _OVERRIDE_NAMES = frozenset(f.name for f in fields(Settings)) | {"extend_targets"}
 _CLI_ONLY_BOOLS = frozenset({"show_shims", "use_ppo_runtime"})
+#: The command-line option of each override, as error messages name it.
+_CLI_OPTIONS = {
+    "targets": "--target",
+    "extend_targets": "--extend-target",
+    "config_names": "--config-name",
+    "keyword": "--keyword",
+    "exclude": "--exclude",
+    "extend_exclude": "--extend-exclude",
+    "respect_gitignore": "--respect-gitignore",
+    "force_exclude": "--force-exclude",
+    "output_format": "--output-format",
+    "select": "--select",
+    "ignore": "--ignore",
+}
 
 
 def _type_name(value: object) -> str:
@@ -288,6 +302,13 @@ def _type_name(value: object) -> str:
 def _check_dotted(value: str) -> bool:
     parts = value.split(".")
     return len(parts) >= 2 and all(p.isidentifier() and not _keyword.iskeyword(p) for p in parts)
+
+
+def _known_code_prefix(code: str) -> bool:
+    """``ALL``, or a prefix of some rule code (an unknown code would select nothing)."""
+    from ppo_migrate.diagnostics import RULES
+
+    return code == "ALL" or any(known.startswith(code) for known in RULES)
 
 
 def _validate_list(
@@ -321,6 +342,11 @@ def _validate_list(
                 raise ConfigError(
                     f"{where} {label}: {c!r} is not a rule code or prefix "
                     "(upper-case letters then digits, e.g. 'PPO' or 'PPO001')"
+                )
+            if not _known_code_prefix(c):
+                raise ConfigError(
+                    f"{where} {label}: unknown rule code {c!r} (neither ALL nor a prefix of "
+                    "a rule code; see `ppo-migrate rule --all`)"
                 )
     elif key in ("exclude", "extend-exclude") and items and items != DEFAULT_EXCLUDES:
         import pathspec  # local: keeps `import ppo_migrate.settings` light
@@ -436,7 +462,7 @@ def load_settings(paths: Sequence[str | Path], **overrides: Any) -> Settings:
         kebab = _PY_TO_KEBAB[name]
         if kebab in _LIST_KEYS and isinstance(value, (list, tuple)) and not value:
             continue  # empty multiple-option: not given
-        value = _validate(where, kebab, value, f"--{kebab}")
+        value = _validate(where, kebab, value, _CLI_OPTIONS[name])
         if name == "targets":
             targets = value  # type: ignore[assignment]
         elif name == "extend_targets":

@@ -389,6 +389,42 @@ def test_select_ignore(shared_tree: Path) -> None:
     assert runs[-1].returncode == 2  # an invalid rule code is a usage error
 
 
+def test_unknown_rule_code_is_a_configuration_error(shared_tree: Path, tmp_path: Path) -> None:
+    """Bug: ``--select XYZ`` selected no rule at all and printed "All checks passed!"."""
+    root = write_tree(tmp_path / "p", {"server.py": SERVER}, '[tool.ppo-migrate]\nignore = ["PPO95"]\n')
+    select, ignore, from_file, apply_select = (
+        ppo("check", "--select", "XYZ", cwd=shared_tree),
+        ppo("check", "--ignore", "PPO001,PPO0077", "--exit-zero", cwd=shared_tree),
+        ppo("check", cwd=root),
+        ppo("apply", "--diff", "--select", "PPO005", cwd=shared_tree),
+    )
+    for r, needle in (
+        (select, "command line: --select: unknown rule code 'XYZ'"),
+        (ignore, "command line: --ignore: unknown rule code 'PPO0077'"),
+        (from_file, "pyproject.toml: [tool.ppo-migrate] ignore: unknown rule code 'PPO95'"),
+        (apply_select, "command line: --select: unknown rule code 'PPO005'"),
+    ):
+        assert r.returncode == 2, (r.stdout, r.stderr)
+        assert r.stdout == ""
+        assert len(r.stderr.splitlines()) == 1 and needle in r.stderr, r.stderr
+
+
+def test_option_errors_name_the_real_flags(shared_tree: Path) -> None:
+    """Bug: ``--target foo`` was reported as ``--targets: ...``, ``--config-name`` as ``--config-names``."""
+    runs = ppo_many(
+        [
+            ("check", "--target", "foo"),
+            ("check", "--extend-target", "foo"),
+            ("check", "--config-name", "a.b"),
+            ("check", "--extend-exclude", "!"),
+        ],
+        cwd=shared_tree,
+    )
+    for r, option in zip(runs, ("--target", "--extend-target", "--config-name", "--extend-exclude")):
+        assert r.returncode == 2
+        assert r.stderr.startswith(f"ppo-migrate: error: command line: {option}: "), r.stderr
+
+
 # ---------------------------------------------------------------- rules, files, stdin
 
 

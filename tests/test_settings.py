@@ -214,7 +214,7 @@ def test_unknown_override_is_a_type_error(proj: Path) -> None:
         ({"keyword": "yes"}, "command line: --keyword: expected a bool, got string"),
         (
             {"targets": ["get_env"]},
-            "command line: --targets: 'get_env' is not a qualified name "
+            "command line: --target: 'get_env' is not a qualified name "
             "(dotted identifiers, e.g. 'pkg.module.function')",
         ),
         (
@@ -228,6 +228,48 @@ def test_override_errors(proj: Path, overrides: dict, message: str) -> None:
     with pytest.raises(ConfigError) as e:
         load_settings(["."], **overrides)
     assert str(e.value) == message
+
+
+@pytest.mark.parametrize(
+    ("overrides", "option"),
+    [
+        ({"targets": ["nodots"]}, "--target"),
+        ({"extend_targets": ["nodots"]}, "--extend-target"),
+        ({"config_names": ["a.b"]}, "--config-name"),
+        ({"exclude": ["!"]}, "--exclude"),
+        ({"extend_exclude": ["!"]}, "--extend-exclude"),
+        ({"select": ["ppo1"]}, "--select"),
+        ({"ignore": ["ppo1"]}, "--ignore"),
+        ({"output_format": "xml"}, "--output-format"),
+    ],
+)
+def test_override_errors_name_the_real_option(proj: Path, overrides: dict, option: str) -> None:
+    """Bug: messages said --targets / --config-names, options that do not exist."""
+    with pytest.raises(ConfigError) as e:
+        load_settings(["."], **overrides)
+    assert str(e.value).startswith(f"command line: {option}: ")
+
+
+@pytest.mark.parametrize("code", ["XYZ", "PPO005", "PPO0011", "E501", "PPOX"])
+@pytest.mark.parametrize("option", ["select", "ignore"])
+def test_unknown_rule_code_is_an_error(proj: Path, option: str, code: str) -> None:
+    """Bug: an unknown code selected nothing, so every rule was silently off."""
+    with pytest.raises(ConfigError) as e:
+        load_settings(["."], **{option: [code]})
+    assert str(e.value).startswith(f"command line: --{option}: unknown rule code {code!r}")
+    write(proj / "pyproject.toml", f'[tool.ppo-migrate]\n{option} = ["{code}"]\n')
+    with pytest.raises(ConfigError) as e:
+        load_settings(["."])
+    assert str(e.value).startswith(
+        f"pyproject.toml: [tool.ppo-migrate] {option}: unknown rule code {code!r}"
+    )
+    assert "\n" not in str(e.value)
+
+
+@pytest.mark.parametrize("code", ["ALL", "P", "PPO", "PPO0", "PPO00", "PPO004", "PPO9", "PPO904"])
+def test_known_rule_codes_and_prefixes_are_accepted(proj: Path, code: str) -> None:
+    s = load_settings(["."], select=[code], ignore=[code])
+    assert s.select == (code,) and s.ignore == (code,)
 
 
 # ------------------------------------------------------------------ errors name file and key
