@@ -619,6 +619,83 @@ def apply_edits(text: str, edits: Sequence[Edit]) -> str:
     return "".join(out)
 
 
+class _PositionMap:
+    """Positions in LibCST's print of a module -> positions in the original text.
+
+    LibCST drops a few characters when it prints some modules back: a form feed
+    before a statement at the start of a line, backslash continuations or form
+    feeds before the first statement, a final ``\\r``, a second BOM. Its
+    positions then count in the printed ``code``, not in ``text``. When ``code``
+    is ``text`` with characters only removed, each of its characters is matched,
+    in order, to the same character of ``text`` (greedily: the removed ones are
+    whitespace that never sits inside an edited call).
+
+    Raises:
+        UnparsableSource: ``code`` is not ``text`` with characters removed.
+    """
+
+    def __init__(self, text: str, code: str) -> None:
+        self.text, self.code = text, code
+        self.code_starts = _line_starts(code)
+        self.text_starts = _line_starts(text)
+        lo, hi = 0, min(len(text), len(code))
+        while lo < hi:  # the common prefix, found in C-speed slices
+            mid = (lo + hi + 1) // 2
+            if text[:mid] == code[:mid]:
+                lo = mid
+            else:
+                hi = mid - 1
+        offsets = list(range(lo))
+        j = lo
+        find = text.find
+        for ch in code[lo:]:
+            j = find(ch, j)
+            if j < 0:
+                line, column = _position_of_offset(text, lo)
+                raise UnparsableSource(
+                    "cannot rewrite exactly: LibCST does not reproduce this file byte for "
+                    f"byte (first difference at line {line}, column {column})",
+                    line,
+                    column,
+                )
+            offsets.append(j)
+            j += 1
+        offsets.append(offsets[-1] + 1 if offsets else 0)
+        self.offsets = offsets
+
+    def offset(self, line: int, column: int) -> int:
+        """Text offset of a 1-based (line, column) of ``code``."""
+        line = min(max(line, 1), len(self.code_starts))
+        at = min(self.code_starts[line - 1] + column - 1, len(self.code))
+        return self.offsets[max(at, 0)]
+
+    def position(self, line: int, column: int) -> tuple[int, int]:
+        """1-based (line, column) in ``text`` of a 1-based (line, column) of ``code``."""
+        at = self.offset(line, column)
+        import bisect
+
+        i = bisect.bisect_right(self.text_starts, at) - 1
+        return i + 1, at - self.text_starts[i] + 1
+
+    def diagnostic(self, d: Diagnostic) -> Diagnostic:
+        """``d`` with its positions (and its fix's) moved into ``text``."""
+        from dataclasses import replace
+
+        line, column = self.position(d.line, d.column)
+        end_line, end_column = self.position(d.end_line, d.end_column)
+        fix = d.fix
+        if fix is not None:
+            edits = []
+            for e in fix.edits:
+                el, ec = self.position(e.line, e.column)
+                eel, eec = self.position(e.end_line, e.end_column)
+                edits.append(Edit(e.content, el, ec, eel, eec))
+            fix = replace(fix, edits=tuple(edits))
+        return replace(
+            d, line=line, column=column, end_line=end_line, end_column=end_column, fix=fix
+        )
+
+
 def _exact_prefix(text: str, code: str) -> None:
     """Raise unless LibCST's ``code`` for ``text`` is ``text`` or a prefix of it.
 
@@ -658,6 +735,14 @@ def process_text(text: str, path: str, settings: Settings, *, fix: bool) -> File
     """
     module = parse_module(text)
     diagnostics, replacements = analyze(module, path, settings)
+    code = module.code
+    # LibCST printed this module back with characters missing (see _PositionMap):
+    # its positions count in what it printed; report and edit in the file's own.
+    lossy = not text.startswith(code)
+    if lossy:
+        positions = _PositionMap(text, code)
+        lossy_diagnostics = diagnostics
+        diagnostics = [positions.diagnostic(d) for d in diagnostics]
     moved = 0
     if fix and getattr(settings, "use_ppo_runtime", False):
         from dataclasses import replace
@@ -685,9 +770,15 @@ def process_text(text: str, path: str, settings: Settings, *, fix: bool) -> File
         return FileResult(path, remaining, new_module.code + text[lost:], len(replacements), moved)
     # The calls' edits are spliced into the original text, so no byte outside
     # them depends on LibCST printing the module back exactly.
-    _exact_prefix(text, module.code)
     edits = [e for d in diagnostics if d.fix is not None for e in d.fix.edits]
-    return FileResult(path, remaining, apply_edits(text, edits), len(replacements), moved)
+    new_text = apply_edits(text, edits)
+    if lossy:  # check the mapped edits: LibCST must print the result as it prints its own
+        own = apply_edits(code, [e for d in lossy_diagnostics if d.fix for e in d.fix.edits])
+        if parse_module(new_text).code != own:
+            raise UnparsableSource(
+                "cannot rewrite exactly: LibCST does not reproduce this file byte for byte"
+            )
+    return FileResult(path, remaining, new_text, len(replacements), moved)
 
 
 def _pass_config_command() -> type:
