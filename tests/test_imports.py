@@ -52,7 +52,6 @@ def test_import_forms(before: str, after: str) -> None:
     [
         "from mylib.constants_ppo import get_ppo_ray_runtime_env\n",
         "from verl.trainer.constants_ppo import PPO_RAY_RUNTIME_ENV\n",
-        "from verl.trainer.constants_ppo import *\n",
         "from .constants_ppo import get_ppo_ray_runtime_env\n",
         "from ppo_runtime import get_ppo_ray_runtime_env\n",
     ],
@@ -76,5 +75,180 @@ def test_cli_flag_and_second_run_is_a_no_op(tmp_path) -> None:
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "Rewrote m.py (1 call, 1 import)" in proc.stdout
     assert f.read_text() == "from ppo_runtime import get_ppo_ray_runtime_env\ndef run(config):\n    return get_ppo_ray_runtime_env(config)\n"
+    again = run_cli("apply", "--use-ppo-runtime", "m.py", cwd=tmp_path)
+    assert "Rewrote 0 calls in 0 files" in again.stdout
+
+
+# -- regressions ---------------------------------------------------------------
+
+
+def _apply_twice(src: str, settings: Settings = SETTINGS) -> tuple[str, object]:
+    """process_text with --use-ppo-runtime; the output parses and a second run is a no-op."""
+    result = process_text(src, "m.py", settings, fix=True)
+    out = result.new_text if result.new_text is not None else src
+    ast.parse(out)
+    again = process_text(out, "m.py", settings, fix=True)
+    assert again.new_text in (None, out)
+    assert (again.fixed, again.imports) == (0, 0)
+    return out, result
+
+
+def test_splitting_a_parenthesized_import_keeps_each_alias_comment() -> None:
+    # tester's repro: `# keep` was lost and `# runtime` moved onto PPO_RAY_RUNTIME_ENV
+    src = (
+        "from verl.trainer.constants_ppo import (\n"
+        "    PPO_RAY_RUNTIME_ENV,  # keep\n"
+        "    get_ppo_ray_runtime_env,  # runtime\n"
+        ")\n"
+    )
+    assert moved(src) == (
+        "from verl.trainer.constants_ppo import (\n"
+        "    PPO_RAY_RUNTIME_ENV,  # keep\n"
+        ")\n"
+        "from ppo_runtime import get_ppo_ray_runtime_env\n"
+    )
+
+
+@pytest.mark.parametrize(
+    ("before", "after"),
+    [
+        # parenthesized, the runtime function first / in the middle / last without a comma
+        (
+            "from verl.trainer.constants_ppo import (\n    get_ppo_ray_runtime_env,  # runtime\n    PPO_RAY_RUNTIME_ENV,  # keep\n)\n",
+            "from verl.trainer.constants_ppo import (\n    PPO_RAY_RUNTIME_ENV,  # keep\n)\n",
+        ),
+        (
+            "from verl.trainer.constants_ppo import (\n    A,  # a\n    get_ppo_ray_runtime_env,  # runtime\n    B,  # b\n)\n",
+            "from verl.trainer.constants_ppo import (\n    A,  # a\n    B,  # b\n)\n",
+        ),
+        (
+            "from verl.trainer.constants_ppo import (\n    PPO_RAY_RUNTIME_ENV,  # keep\n    get_ppo_ray_runtime_env  # runtime\n)\n",
+            "from verl.trainer.constants_ppo import (\n    PPO_RAY_RUNTIME_ENV,  # keep\n)\n",
+        ),
+        (
+            "from verl.trainer.constants_ppo import (A, get_ppo_ray_runtime_env)  # both\n",
+            "from verl.trainer.constants_ppo import (A)  # both\n",
+        ),
+        # unparenthesized: other aliases untouched; a now-trailing comma is dropped
+        (
+            "from verl.trainer.constants_ppo import A,  get_ppo_ray_runtime_env  # both\n",
+            "from verl.trainer.constants_ppo import A  # both\n",
+        ),
+        (
+            "from verl.trainer.constants_ppo import A,  get_ppo_ray_runtime_env, B  # all\n",
+            "from verl.trainer.constants_ppo import A,  B  # all\n",
+        ),
+        (
+            "from verl.trainer.constants_ppo import get_ppo_ray_runtime_env, A  # both\n",
+            "from verl.trainer.constants_ppo import A  # both\n",
+        ),
+    ],
+)
+def test_splitting_keeps_the_other_aliases_byte_for_byte(before: str, after: str) -> None:
+    assert moved(before) == after + "from ppo_runtime import get_ppo_ray_runtime_env\n"
+
+
+@pytest.mark.parametrize(
+    "binding",
+    [
+        "def run(config, ppo_runtime=None):\n",  # a parameter
+        "ppo_runtime = 'x'\ndef run(config):\n",  # a module-level assignment
+        "def run(config):\n    ppo_runtime = 1\n",  # a local
+        "from mylib import ppo_runtime\ndef run(config):\n",  # another module of that name
+        "import mylib as ppo_runtime\ndef run(config):\n",
+        "def run(config):\n    print(ppo_runtime)\n",  # used, never imported here
+    ],
+)
+def test_module_access_is_left_alone_when_ppo_runtime_is_bound_otherwise(binding: str) -> None:
+    src = "import verl.trainer.constants_ppo as cp\n" + binding + "    return cp.get_ppo_ray_runtime_env()\n"
+    out, result = _apply_twice(src)
+    # the reference keeps resolving to verl's function, and the config is passed
+    assert out == src.replace("get_ppo_ray_runtime_env()", "get_ppo_ray_runtime_env(config)")
+    assert (result.fixed, result.imports) == (1, 0)
+
+
+def test_from_import_is_still_moved_when_ppo_runtime_is_bound_otherwise() -> None:
+    src = (
+        "from verl.trainer.constants_ppo import get_ppo_ray_runtime_env\n"
+        "def run(config, ppo_runtime=None):\n    return get_ppo_ray_runtime_env()\n"
+    )
+    out, result = _apply_twice(src)
+    assert out == (
+        "from ppo_runtime import get_ppo_ray_runtime_env\n"
+        "def run(config, ppo_runtime=None):\n    return get_ppo_ray_runtime_env(config)\n"
+    )
+    assert (result.fixed, result.imports) == (1, 1)
+
+
+def test_module_access_is_moved_when_ppo_runtime_is_that_module() -> None:
+    src = (
+        "import verl.trainer.constants_ppo as cp\nimport ppo_runtime\n"
+        "def run(config):\n    ppo_runtime.explain_ppo_ray_runtime_env(config)\n    return cp.get_ppo_ray_runtime_env()\n"
+    )
+    out, result = _apply_twice(src)
+    assert out == src.replace("cp.get_ppo_ray_runtime_env()", "ppo_runtime.get_ppo_ray_runtime_env(config)")
+    assert (result.fixed, result.imports) == (1, 1)
+
+
+def test_moved_calls_are_still_fixed_when_targets_name_only_verl(tmp_path) -> None:
+    # `targets = [verl's function]` replaces the defaults: after the move the call
+    # resolves to ppo_runtime's function and must still get its config ("0 calls" before).
+    settings = dataclasses.replace(SETTINGS, targets=("verl.trainer.constants_ppo.get_ppo_ray_runtime_env",))
+    for src in (
+        "from verl.trainer.constants_ppo import get_ppo_ray_runtime_env\ndef run(config):\n    return get_ppo_ray_runtime_env()\n",
+        "import verl.trainer.constants_ppo as cp\ndef run(config):\n    return cp.get_ppo_ray_runtime_env()\n",
+    ):
+        out, result = _apply_twice(src, settings)
+        assert "get_ppo_ray_runtime_env(config)" in out and "ppo_runtime" in out
+        assert (result.fixed, result.imports) == (1, 1)
+    (tmp_path / "pyproject.toml").write_text('[tool.ppo-migrate]\ntargets = ["verl.trainer.constants_ppo.get_ppo_ray_runtime_env"]\n')
+    (tmp_path / "m.py").write_text("from verl.trainer.constants_ppo import get_ppo_ray_runtime_env\ndef run(config):\n    return get_ppo_ray_runtime_env()\n")
+    proc = run_cli("apply", "--use-ppo-runtime", "m.py", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "Rewrote m.py (1 call, 1 import)" in proc.stdout
+    assert (tmp_path / "m.py").read_text() == "from ppo_runtime import get_ppo_ray_runtime_env\ndef run(config):\n    return get_ppo_ray_runtime_env(config)\n"
+
+
+@pytest.mark.parametrize(
+    ("before", "after"),
+    [
+        (
+            "from verl.trainer.constants_ppo import *  # legacy\ndef run(config):\n    return get_ppo_ray_runtime_env()\n",
+            "from verl.trainer.constants_ppo import *  # legacy\nfrom ppo_runtime import get_ppo_ray_runtime_env\n"
+            "def run(config):\n    return get_ppo_ray_runtime_env(config)\n",
+        ),
+        (
+            "try:\n    from verl.trainer.main_ppo import *\nexcept ImportError:\n    pass\nx = get_ppo_ray_runtime_env(cfg)\n",
+            "try:\n    from verl.trainer.main_ppo import *\n    from ppo_runtime import get_ppo_ray_runtime_env\nexcept ImportError:\n    pass\n"
+            "x = get_ppo_ray_runtime_env(cfg)\n",
+        ),
+        (
+            "if True: from verl.trainer.constants_ppo import *; y = 1\r\nx = 2\r\n",
+            "if True: from verl.trainer.constants_ppo import *; from ppo_runtime import get_ppo_ray_runtime_env; y = 1\r\nx = 2\r\n",
+        ),
+    ],
+)
+def test_star_import_is_followed_by_the_ppo_runtime_import(before: str, after: str) -> None:
+    out, result = _apply_twice(before)
+    assert out == after
+    assert result.imports == 1
+    # a later binding wins: the name now comes from ppo_runtime
+    bound = [
+        n.module for n in ast.walk(ast.parse(out))
+        if isinstance(n, ast.ImportFrom) and any(a.name in ("*", "get_ppo_ray_runtime_env") for a in n.names)
+    ]
+    assert bound[-1] == "ppo_runtime"
+
+
+def test_star_import_through_the_cli(tmp_path) -> None:
+    f = tmp_path / "m.py"
+    f.write_text("from verl.trainer.constants_ppo import *\ndef run(config):\n    return get_ppo_ray_runtime_env()\n")
+    proc = run_cli("apply", "--use-ppo-runtime", "m.py", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "Rewrote m.py (1 call, 1 import)" in proc.stdout
+    assert f.read_text() == (
+        "from verl.trainer.constants_ppo import *\nfrom ppo_runtime import get_ppo_ray_runtime_env\n"
+        "def run(config):\n    return get_ppo_ray_runtime_env(config)\n"
+    )
     again = run_cli("apply", "--use-ppo-runtime", "m.py", cwd=tmp_path)
     assert "Rewrote 0 calls in 0 files" in again.stdout
