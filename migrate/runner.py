@@ -245,7 +245,8 @@ def process_data(
         new = data if result.new_text is None else encode_source(result.new_text, encoding, bom)
         return FileOutcome(path, True, diagnostics, result.fixed, new_data=new)
     if mode is Mode.DIFF and result.new_text is not None:
-        diff = unified_diff(text, result.new_text, path)
+        lead = "\ufeff" if bom else ""  # the diff is of the file: its BOM too
+        diff = unified_diff(lead + text, lead + result.new_text, path)
         return FileOutcome(path, True, diagnostics, result.fixed, diff=diff, imports=result.imports)
     if mode is Mode.APPLY and result.new_text is not None and source is not None:
         try:
