@@ -12,7 +12,12 @@ up the call chain to a bounded depth.
 A function is never changed when its calls cannot all be found: it is referenced
 as a value, decorated (other than ``staticmethod``/``classmethod``), exported in
 ``__all__``, nested in a lambda, or has no call in the analysed paths (it may be
-called from outside them). The reason is reported instead.
+called from outside them). Nor when the new keyword could clash or miss: it takes
+``**kwargs`` (a ``config=`` may already flow through it), a call of it already
+passes that keyword or unpacks ``*args``/``**kwargs``, it is defined more than
+once in its module, or it is a method that another class in the scanned files
+also defines (an override would not get the parameter). The reason is reported
+instead.
 """
 
 from __future__ import annotations
@@ -78,6 +83,8 @@ class FunctionInfo:
         line: line of its ``def``.
         block: why it must not be changed, or ``None``.
         param: the parameter name to add (``config`` unless that name is taken).
+        cls: for a method (a ``def`` directly in a class body), the class's
+            qualified name within its module; ``None`` otherwise.
     """
 
     fq: str
@@ -86,6 +93,7 @@ class FunctionInfo:
     line: int
     block: str | None
     param: str
+    cls: str | None = None
 
 
 @dataclass(frozen=True)
@@ -99,6 +107,9 @@ class CallSite:
             module level, in a class body or in a lambda.
         caller_scope: the enclosing scope as a qualified name (``<module>`` too).
         config: the config expression in scope at the call, or ``None``.
+        keywords: the keyword names the call passes.
+        unpacked: the first ``*args``/``**kwargs`` argument it passes, as written,
+            or ``None``.
     """
 
     path: str
@@ -108,6 +119,8 @@ class CallSite:
     caller: str | None
     caller_scope: str
     config: str | None
+    keywords: frozenset[str] = frozenset()
+    unpacked: str | None = None
 
 
 @dataclass
@@ -140,6 +153,7 @@ class _FileVisitor(cst.CSTVisitor):
         self._stack: list[tuple[str, str, cst.CSTNode]] = []
         self._resolver: ConfigResolver | None = None
         self.defs: dict[str, tuple[cst.FunctionDef, FunctionInfo]] = {}
+        self._def_lines: dict[str, list[int]] = defaultdict(list)
         self.sites: list[tuple[cst.Call, CallSite]] = []
         self.values: list[tuple[str, int]] = []
         self.values_fq: list[str] = []
@@ -167,14 +181,25 @@ class _FileVisitor(cst.CSTVisitor):
         qualname = self._qualname(node.name.value)
         fq = f"{self.module}.{qualname}"
         pos = self.get_metadata(PositionProvider, node)
+        param = _param_name(node)
+        cls = self._qualname() if self._stack and self._stack[-1][0] == "class" else None
+        self._def_lines[fq].append(pos.start.line)
         self.defs[fq] = (
             node,
-            FunctionInfo(fq, self.path, qualname, pos.start.line, self._block(node, qualname), _param_name(node)),
+            FunctionInfo(fq, self.path, qualname, pos.start.line, self._block(node, qualname, param), param, cls),
         )
         self._stack.append(("function", node.name.value, node))
         node.body.visit(self)
         self._stack.pop()
         return False
+
+    def leave_Module(self, original_node: cst.Module) -> None:
+        # ``if ...: def f() / else: def f()`` or a redefinition: which one runs
+        # (and so which one a call reaches) is not known here.
+        for fq, lines in self._def_lines.items():
+            if len(lines) > 1:
+                shown = ", ".join(map(str, lines[:-1])) + f" and {lines[-1]}"
+                self.defs[fq][1].block = f"it is defined more than once (lines {shown})"
 
     def visit_ClassDef(self, node: cst.ClassDef) -> bool:
         for d in node.decorators:
@@ -210,7 +235,7 @@ class _FileVisitor(cst.CSTVisitor):
                         if isinstance(value, str):
                             self.exported.add(value)
 
-    def _block(self, node: cst.FunctionDef, qualname: str) -> str | None:
+    def _block(self, node: cst.FunctionDef, qualname: str, param: str) -> str | None:
         for d in node.decorators:
             expr = d.decorator
             name = expr.value if isinstance(expr, cst.Name) else None
@@ -219,6 +244,12 @@ class _FileVisitor(cst.CSTVisitor):
                 return f"it is decorated with `@{code}`, so its calls cannot all be found"
         if "<lambda>" in qualname:
             return "it is defined inside a lambda"
+        star_kwarg = node.params.star_kwarg
+        if isinstance(star_kwarg, cst.Param):
+            return (
+                f"it takes `**{star_kwarg.name.value}`, so a `{param}=` keyword "
+                "may already flow through it"
+            )
         return None
 
     # -- calls and references ---------------------------------------------------
@@ -272,6 +303,11 @@ class _FileVisitor(cst.CSTVisitor):
             )
         found = self._resolver.find(node)
         pos = self.get_metadata(PositionProvider, node).start
+        keywords = frozenset(a.keyword.value for a in node.args if a.keyword is not None)
+        unpacked = next(
+            (a.star + cst.Module(body=()).code_for_node(a.value) for a in node.args if a.star),
+            None,
+        )
         for fq in sorted(fqs):
             self.sites.append(
                 (
@@ -284,6 +320,8 @@ class _FileVisitor(cst.CSTVisitor):
                         self._caller(),
                         self._qualname(),
                         found.expression if found else None,
+                        keywords,
+                        unpacked,
                     ),
                 )
             )
@@ -433,6 +471,33 @@ def plan(files: Sequence[str], diagnostics: Sequence[Diagnostic], settings: Sett
         }
     threadable: set[str] = set()
     reasons: dict[str, str] = {}
+    methods: dict[str, list[FunctionInfo]] = defaultdict(list)
+    for info in index.functions.values():
+        if info.cls is not None:
+            methods[info.fq.rsplit(".", 1)[-1]].append(info)
+
+    def overridden(info: FunctionInfo) -> str | None:
+        """Why a method may not be the one a call reaches (another class defines it too)."""
+        if info.cls is None:
+            return None
+        owner = info.fq.rsplit(".", 1)[0]
+        others = sorted(
+            (m for m in methods[info.fq.rsplit(".", 1)[-1]] if m.fq.rsplit(".", 1)[0] != owner),
+            key=lambda m: (m.path, m.line),
+        )
+        if not others:
+            return None
+        o = others[0]
+        return f"a method of the same name is defined in `{o.cls}` ({o.path}:{o.line}), which may override it"
+
+    def clash(info: FunctionInfo, sites: Sequence[CallSite]) -> str | None:
+        """Why passing ``param=`` at some call could clash with what it passes already."""
+        for s in sorted(sites, key=lambda s: (s.path, s.line, s.column)):
+            if info.param in s.keywords:
+                return f"its call at {s.path}:{s.line} already passes `{info.param}=`"
+            if s.unpacked is not None:
+                return f"its call at {s.path}:{s.line} passes `{s.unpacked}`, whose contents cannot be known"
+        return None
 
     def decide(fq: str, level: int, visiting: frozenset[str]) -> bool:
         if fq in threadable:
@@ -447,6 +512,10 @@ def plan(files: Sequence[str], diagnostics: Sequence[Diagnostic], settings: Sett
         if info.block:
             reasons[fq] = info.block
             return False
+        override = overridden(info)
+        if override:
+            reasons[fq] = override
+            return False
         if index.values.get(fq):
             path, line = index.values[fq][0]
             reasons[fq] = f"it is referenced as a value at {path}:{line}, so its calls cannot all be found"
@@ -454,6 +523,10 @@ def plan(files: Sequence[str], diagnostics: Sequence[Diagnostic], settings: Sett
         sites = index.sites.get(fq, [])
         if not sites:
             reasons[fq] = "no call of it was found in the analysed paths (it may be called from outside them)"
+            return False
+        problem = clash(info, sites)
+        if problem:
+            reasons[fq] = problem
             return False
         for s in sites:
             if s.config is not None:
@@ -601,6 +674,8 @@ class _ThreadTransformer(cst.CSTTransformer):
             return rewrite_call(updated_node, kind, self.runtime[original_node], keyword=self.keyword)
         if original_node in self.callers:
             name, expr = self.callers[original_node]
+            if any(a.keyword is not None and a.keyword.value == name for a in updated_node.args):
+                return updated_node  # never a duplicate keyword (plan refuses such calls)
             arg = cst.Arg(
                 cst.parse_expression(expr),
                 keyword=cst.Name(name),

@@ -97,7 +97,6 @@ def test_thread_config_exits_zero_when_everything_was_threaded(tmp_path: Path) -
         ("def helper(a):", "def helper(a, config=None):"),
         ("def helper(a, *args):", "def helper(a, *args, config=None):"),
         ("def helper(a, *, b=1):", "def helper(a, *, b=1, config=None):"),
-        ("def helper(a, **kw):", "def helper(a, config=None, **kw):"),
         ("def helper():", "def helper(config=None):"),
     ],
 )
@@ -178,3 +177,128 @@ def test_thread_config_with_diff_is_a_usage_error(tmp_path: Path) -> None:
     _write(tmp_path, {"m.py": IMP})
     proc = run_cli("apply", "--thread-config", "--diff", ".", cwd=tmp_path)
     assert proc.returncode == 2
+
+
+# -- regressions ---------------------------------------------------------------
+
+
+def _thread(root: Path, *paths: str):
+    """apply --thread-config; every file parses and a second run changes nothing."""
+    proc = run_cli("apply", "--thread-config", *(paths or (".",)), cwd=root)
+    after = _tree(root)
+    for text in after.values():
+        ast.parse(text)
+    run_cli("apply", "--thread-config", *(paths or (".",)), cwd=root)
+    assert _tree(root) == after
+    return proc
+
+
+def test_never_threads_a_function_taking_kwargs(tmp_path: Path) -> None:
+    # tester's repro: `start("a", config=config, config=config)` (a SyntaxError)
+    src = IMP + (
+        "def start(address, **kwargs): return get_ppo_ray_runtime_env()\n"
+        'def main(config): return start("a", config=config)\n'
+    )
+    _write(tmp_path, {"m.py": src})
+    proc = _thread(tmp_path)
+    assert proc.returncode == 1
+    assert (tmp_path / "m.py").read_text() == src
+    finding = [line for line in proc.stdout.splitlines() if "PPO002" in line]
+    assert len(finding) == 1 and finding[0].startswith("m.py:2:")
+    assert "`start` cannot be threaded: it takes `**kwargs`, so a `config=` keyword may already flow through it" in finding[0]
+
+
+@pytest.mark.parametrize(
+    ("call", "reason"),
+    [
+        ("helper(1, config=cfg)", "its call at m.py:5 already passes `config=`"),
+        ("helper(*args)", "its call at m.py:5 passes `*args`, whose contents cannot be known"),
+        ("helper(1, **opts)", "its call at m.py:5 passes `**opts`, whose contents cannot be known"),
+    ],
+)
+def test_never_threads_a_function_whose_call_passes_the_keyword_or_unpacks(tmp_path: Path, call: str, reason: str) -> None:
+    src = IMP + "def helper(a=0, b=0):\n    get_ppo_ray_runtime_env()\ndef main(cfg, *args, **opts):\n    " + call + "\n"
+    _write(tmp_path, {"m.py": src})
+    proc = _thread(tmp_path)
+    assert (tmp_path / "m.py").read_text() == src
+    assert proc.returncode == 1
+    assert reason in proc.stdout, proc.stdout
+
+
+def test_an_added_keyword_never_duplicates_an_existing_one() -> None:
+    import libcst as cst
+
+    from ppo_migrate.callers import _ThreadTransformer
+
+    module = cst.parse_module("start('a', config=config)\n")
+    call = module.body[0].body[0].value
+    new = module.visit(_ThreadTransformer({}, {}, {call: ("config", "cfg")}, False)).code
+    assert new == "start('a', config=config)\n"
+    ast.parse(new)
+
+
+def test_never_threads_a_method_another_class_defines_too(tmp_path: Path) -> None:
+    # tester's repro: Base._env got config=None and self._env(config=config), Child._env did not
+    src = IMP + (
+        "class Base:\n"
+        "    def run(self, config): return self._env()\n"
+        "    def _env(self): return get_ppo_ray_runtime_env()\n"
+        "class Child(Base):\n"
+        "    def _env(self): return {}\n"
+    )
+    _write(tmp_path, {"m.py": src})
+    proc = _thread(tmp_path)
+    assert proc.returncode == 1
+    assert (tmp_path / "m.py").read_text() == src
+    assert (
+        "`_env` cannot be threaded: a method of the same name is defined in `Child` (m.py:6), "
+        "which may override it" in proc.stdout
+    ), proc.stdout
+
+
+def test_never_threads_a_method_overridden_in_another_file(tmp_path: Path) -> None:
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/base.py": IMP + "class Base:\n    def run(self, config):\n        return self._env()\n    def _env(self):\n        return get_ppo_ray_runtime_env()\n",
+        "pkg/child.py": "from pkg.base import Base\nclass Child(Base):\n    def _env(self):\n        return {}\n",
+    }
+    _write(tmp_path, files)
+    before = _tree(tmp_path)
+    proc = _thread(tmp_path)
+    assert proc.returncode == 1
+    assert _tree(tmp_path) == before
+    assert "a method of the same name is defined in `Child` (pkg/child.py:3), which may override it" in proc.stdout
+
+
+def test_a_method_no_other_class_defines_is_still_threaded(tmp_path: Path) -> None:
+    src = IMP + "class Base:\n    def run(self, config):\n        return self._env()\n    def _env(self):\n        return get_ppo_ray_runtime_env()\nclass Other:\n    def run(self):\n        return 1\n"
+    _write(tmp_path, {"m.py": src})
+    proc = _thread(tmp_path)
+    assert proc.returncode == 0, proc.stdout
+    assert "def _env(self, config=None):\n        return get_ppo_ray_runtime_env(config)" in (tmp_path / "m.py").read_text()
+    assert "return self._env(config=config)" in (tmp_path / "m.py").read_text()
+
+
+@pytest.mark.parametrize(
+    ("src", "lines"),
+    [
+        (
+            IMP + "import sys\nif sys.platform == 'win32':\n    def helper():\n        return {}\nelse:\n    def helper():\n        return get_ppo_ray_runtime_env()\ndef main(config):\n    return helper()\n",
+            "lines 4 and 7",
+        ),
+        (
+            IMP + "def helper():\n    return get_ppo_ray_runtime_env()\ndef helper():\n    return get_ppo_ray_runtime_env()\ndef main(config):\n    return helper()\n",
+            "lines 2 and 4",
+        ),
+        (
+            IMP + "class K:\n    def run(self, config):\n        return self.env()\n    def env(self):\n        return {}\n    def env(self):\n        return get_ppo_ray_runtime_env()\n    def env(self):\n        return get_ppo_ray_runtime_env()\n",
+            "lines 5, 7 and 9",
+        ),
+    ],
+)
+def test_never_threads_a_function_defined_more_than_once(tmp_path: Path, src: str, lines: str) -> None:
+    _write(tmp_path, {"m.py": src})
+    proc = _thread(tmp_path)
+    assert proc.returncode == 1
+    assert (tmp_path / "m.py").read_text() == src
+    assert f"cannot be threaded: it is defined more than once ({lines})" in proc.stdout, proc.stdout
