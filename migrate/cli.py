@@ -249,7 +249,13 @@ def check(
             diagnostics, _, _ = follow_callers(files, diagnostics, settings, apply=False)
         if add_noqa:
             added = sum(o.noqa_added for o in result.outcomes)
-            click.echo(f"Added {added} noqa directive{'s' if added != 1 else ''}.", err=True)
+            left = sum(1 for d in diagnostics if not d.informational)
+            note = (
+                f"; {left} finding{'s' if left != 1 else ''} could not be suppressed"
+                if left
+                else ""
+            )
+            click.echo(f"Added {added} noqa directive{'s' if added != 1 else ''}{note}.", err=True)
     emit(settings.output_format, diagnostics, sys.stdout, root=_root(settings))
     for e in errors:
         click.echo(f"ppo-migrate: {e}", err=True)

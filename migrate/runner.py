@@ -267,7 +267,9 @@ def process_data(
     if mode is Mode.ADD_NOQA and diagnostics and source is not None:
         from ppo_migrate.noqa import add_noqa
 
-        new_text, added = add_noqa(text, diagnostics)
+        # findings no comment could cover (a backslash continuation, a multi-line
+        # string) stay findings
+        new_text, added, uncovered = add_noqa(text, diagnostics)
         if added:
             try:
                 with _signals_deferred():
@@ -275,14 +277,12 @@ def process_data(
                         Path(path), encode_source(new_text, encoding, bom), expected=source
                     )
             except FileChanged as exc:
-                return FileOutcome(
-                    path, True, (_file_diag(path, "PPO904", f"not rewritten: {exc}"),)
-                )
+                diag = _file_diag(path, "PPO904", f"not rewritten: {exc}")
+                return FileOutcome(path, True, (diag, *diagnostics))
             except OSError as exc:
-                return FileOutcome(
-                    path, True, (_file_diag(path, "PPO901", f"cannot write: {exc.strerror}"),)
-                )
-        return FileOutcome(path, True, (), written=bool(added), noqa_added=added)
+                diag = _file_diag(path, "PPO901", f"cannot write: {exc.strerror}")
+                return FileOutcome(path, True, (diag, *diagnostics))
+        return FileOutcome(path, True, uncovered, written=bool(added), noqa_added=added)
     return FileOutcome(path, True, diagnostics)
 
 

@@ -366,6 +366,54 @@ def test_add_noqa_then_clean(tree: Path) -> None:
     assert again_noqa.stderr.strip().endswith("Added 0 noqa directives.")
 
 
+UNCOMMENTABLE = (
+    IMPORT
+    + "\n\ndef init_ray(address):\n"
+    + "    env = get_ppo_ray_runtime_env() \\\n"  # ends in a backslash continuation
+    + "        or {}\n"
+    + '    s = f"""{\nget_ppo_ray_runtime_env()\n}"""\n'  # inside a multi-line f-string
+)
+
+
+def test_add_noqa_reports_findings_it_cannot_cover(tmp_path: Path) -> None:
+    """Bug: printed "Added 0 noqa directives." and "All checks passed!", exit 0."""
+    root = write_tree(tmp_path / "u", {"server.py": UNCOMMENTABLE, "ok.py": SERVER})
+    r = ppo("check", "--add-noqa", cwd=root)
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert "Added 1 noqa directive; 2 findings could not be suppressed." in r.stderr
+    assert "All checks passed!" not in r.stdout
+    assert [x.split(": ")[0] for x in r.stdout.splitlines() if ": PPO" in x] == [
+        "server.py:5:11",
+        "server.py:8:1",
+    ]
+    assert "Found 2 errors." in r.stdout
+    assert (root / "server.py").read_text(encoding="utf-8") == UNCOMMENTABLE  # untouched
+    again = ppo("check", "--add-noqa", "--output-format", "json", cwd=root)
+    assert again.returncode == 1
+    assert [d["location"]["row"] for d in json.loads(again.stdout)] == [5, 8]
+    assert "Added 0 noqa directives; 2 findings could not be suppressed." in again.stderr
+
+
+def test_add_noqa_reads_only_real_comments(tmp_path: Path) -> None:
+    """A ``# noqa`` inside a string suppresses nothing, and a ``# noqa: CODE`` followed by
+    text gets the new code merged into it (not a second, ineffective ``# noqa``)."""
+    text = (
+        IMPORT
+        + "\n\ndef init_ray(address):\n"
+        + '    x = "# noqa: PPO002"; get_ppo_ray_runtime_env()\n'
+        + "    get_ppo_ray_runtime_env()  # noqa: PPO001 legacy\n"
+    )
+    root = write_tree(tmp_path / "r", {"server.py": text})
+    r = ppo("check", "--add-noqa", cwd=root)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "Added 2 noqa directives." in r.stderr
+    assert (root / "server.py").read_text(encoding="utf-8").splitlines()[-2:] == [
+        '    x = "# noqa: PPO002"; get_ppo_ray_runtime_env()  # noqa: PPO002',
+        "    get_ppo_ray_runtime_env()  # noqa: PPO001, PPO002 legacy",
+    ]
+    assert ppo("check", cwd=root).returncode == 0
+
+
 # ---------------------------------------------------------------- selection
 
 SELECTIONS: list[tuple[tuple[str, ...], list[str]]] = [
