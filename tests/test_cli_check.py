@@ -300,6 +300,40 @@ def test_order_does_not_depend_on_worker_count(tmp_path: Path) -> None:
     assert names == sorted(names) and len(names) == 10
 
 
+SHIM = (
+    IMPORT
+    + "\n\ndef run(config):\n"
+    + "    try:\n"
+    + "        env = get_ppo_ray_runtime_env(config)\n"
+    + "    except TypeError:  # verl before PR #6976\n"
+    + "        env = get_ppo_ray_runtime_env()\n"
+    + "    return env\n"
+)
+
+
+def test_compatibility_shims_are_not_errors_in_any_format(tmp_path: Path) -> None:
+    """Bug: a PPO004 listed with --show-shims was an error in every format ("Found 1 error.",
+    a JUnit failure, SARIF level "error", a GitHub ``::error``) although the exit code is 0."""
+    root = write_tree(tmp_path / "s", {"shim.py": SHIM})
+    runs = dict(
+        zip(FORMATS, ppo_many([("check", "--show-shims", "--output-format", f) for f in FORMATS], cwd=root))
+    )
+    for fmt, r in runs.items():
+        assert r.returncode == 0, (fmt, r.stdout, r.stderr)
+    assert runs["concise"].stdout.splitlines()[1:] == [
+        "All checks passed!",
+        "1 compatibility shim listed (not an error).",
+    ]
+    assert runs["concise"].stdout.startswith("shim.py:8:15: PPO004 ")
+    assert runs["github"].stdout.startswith("::notice title=ppo-migrate (PPO004),file=shim.py,line=8,")
+    log = json.loads(runs["sarif"].stdout)
+    check_sarif(log)
+    assert [x["level"] for x in log["runs"][0]["results"]] == ["note"]
+    suite = ET.fromstring(runs["junit"].stdout.encode("utf-8")).find("testsuite")
+    assert suite is not None and (suite.get("tests"), suite.get("failures")) == ("1", "0")
+    assert [d["code"] for d in json.loads(runs["json"].stdout)] == ["PPO004"]
+
+
 # ---------------------------------------------------------------- unreadable / unparsable
 
 

@@ -2,6 +2,8 @@
 
 ``path:line:col: CODE [*] message`` per finding (``[*]`` marks a fixable one),
 then ``Found N errors.`` and ``[*] M fixable with `ppo-migrate apply`.``
+Informational findings (PPO004 compatibility shims, listed with ``--show-shims``)
+are listed but not counted as errors: ``N compatibility shims listed (not errors).``
 """
 
 from __future__ import annotations
@@ -20,14 +22,24 @@ def format_line(d: Diagnostic) -> str:
 
 
 def emit(diagnostics: Sequence[Diagnostic], stream: TextIO, *, root: Path) -> None:
-    """Write the findings and the summary lines (nothing but the summary when clean)."""
+    """Write the findings and the summary lines (nothing but the summary when clean).
+
+    Informational findings are listed but counted apart from the errors.
+    """
     for d in diagnostics:
         stream.write(format_line(d) + "\n")
-    n = len(diagnostics)
+    errors = [d for d in diagnostics if not d.informational]
+    n = len(errors)
     if n == 0:
         stream.write("All checks passed!\n")
-        return
-    stream.write(f"Found {n} error{'s' if n != 1 else ''}.\n")
-    fixable = sum(1 for d in diagnostics if d.fixable)
-    if fixable:
-        stream.write(f"[*] {fixable} fixable with `ppo-migrate apply`.\n")
+    else:
+        stream.write(f"Found {n} error{'s' if n != 1 else ''}.\n")
+        fixable = sum(1 for d in errors if d.fixable)
+        if fixable:
+            stream.write(f"[*] {fixable} fixable with `ppo-migrate apply`.\n")
+    shims = len(diagnostics) - n
+    if shims:
+        stream.write(
+            f"{shims} compatibility shim{'s' if shims != 1 else ''} listed "
+            f"(not {'errors' if shims != 1 else 'an error'}).\n"
+        )

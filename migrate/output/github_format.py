@@ -7,7 +7,8 @@
 ``file`` is repository-relative with forward slashes, as annotations need:
 relative to the git work tree holding ``root`` (see
 :func:`ppo_migrate.output.sarif_format.repository_root`), else to ``root``; a file
-outside it keeps the path as given. Escaping is the Actions toolkit's: in the message
+outside it keeps the path as given. Informational findings (PPO004 compatibility
+shims) are ``::notice`` annotations instead of ``::error``. Escaping is the Actions toolkit's: in the message
 ``%``, CR and LF become ``%25``, ``%0D``, ``%0A``; in property values ``:`` and
 ``,`` also become ``%3A`` and ``%2C``. Nothing is printed when there are no findings.
 """
@@ -47,7 +48,8 @@ def escape_property(text: str) -> str:
 
 
 def format_line(d: Diagnostic, root: Path) -> str:
-    """One finding as an ``::error`` workflow command (without the newline).
+    """One finding as an ``::error`` (``::notice`` if informational) workflow command
+    (without the newline).
 
     Args:
         d: the diagnostic.
@@ -66,11 +68,12 @@ def format_line(d: Diagnostic, root: Path) -> str:
         "endColumn": str(d.end_column),
     }
     head = ",".join(f"{k}={escape_property(v)}" for k, v in props.items())
-    return f"::error {head}::{escape_data(f'{d.code} {d.message}')}"
+    command = "notice" if d.informational else "error"
+    return f"::{command} {head}::{escape_data(f'{d.code} {d.message}')}"
 
 
 def emit(diagnostics: Sequence[Diagnostic], stream: TextIO, *, root: Path) -> None:
-    """Write one ``::error`` line per finding (nothing when clean).
+    """Write one ``::error`` (or ``::notice``) line per finding (nothing when clean).
 
     Args:
         diagnostics: the findings, sorted by path, line, column.

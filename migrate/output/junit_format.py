@@ -12,6 +12,9 @@
 
 One testcase with a ``failure`` per finding; with no findings a single passing
 testcase (``name="ppo-migrate"``) so dashboards still show that the lint ran.
+An informational finding (PPO004, a compatibility shim listed with ``--show-shims``)
+is a passing testcase whose ``system-out`` holds the finding: counted in ``tests``,
+never in ``failures``.
 Paths are as discovered. Characters XML 1.0 cannot hold (most C0 controls) are
 replaced by ``\\ufffd``; other non-ASCII characters are written as character
 references, so the document is plain ASCII whatever the stream's encoding.
@@ -48,9 +51,10 @@ def to_element(diagnostics: Sequence[Diagnostic]) -> ET.Element:
         diagnostics: the findings, sorted.
     """
     n = str(len(diagnostics))
-    suites = ET.Element("testsuites", name=SUITE, tests=n, failures=n, errors="0")
+    failed = str(sum(1 for d in diagnostics if not d.informational))
+    suites = ET.Element("testsuites", name=SUITE, tests=n, failures=failed, errors="0")
     suite = ET.SubElement(
-        suites, "testsuite", name=SUITE, tests=n, failures=n, errors="0", skipped="0"
+        suites, "testsuite", name=SUITE, tests=n, failures=failed, errors="0", skipped="0"
     )
     if not diagnostics:
         suites.set("tests", "1")
@@ -66,12 +70,15 @@ def to_element(diagnostics: Sequence[Diagnostic]) -> ET.Element:
             file=xml_safe(d.path),
             line=str(d.line),
         )
-        failure = ET.SubElement(case, "failure", message=xml_safe(d.message), type=d.code)
         body = format_line(d)
         if d.fix is not None:
             body += f"\nfix: {d.fix.message}"
         for r in d.related:
             body += f"\nrelated: {r.path}:{r.line}:{r.column}: {r.message}"
+        if d.informational:  # listed, not a failure
+            ET.SubElement(case, "system-out").text = xml_safe(body)
+            continue
+        failure = ET.SubElement(case, "failure", message=xml_safe(d.message), type=d.code)
         failure.text = xml_safe(body)
     return suites
 

@@ -3,7 +3,8 @@
 One run whose ``tool.driver`` lists every rule of :data:`ppo_migrate.diagnostics.RULES`
 (``id``, ``name``, ``shortDescription``, ``fullDescription``, ``help`` as text and
 Markdown, ``helpUri``), so ``ruleIndex`` is stable across runs. Every result has
-``ruleId``, ``ruleIndex``, ``level: "error"``, ``message.text``, one location whose
+``ruleId``, ``ruleIndex``, ``level`` (``"error"``; ``"note"`` for informational
+findings, PPO004 compatibility shims), ``message.text``, one location whose
 ``artifactLocation.uri`` is repository-relative (forward slashes, percent-encoded)
 and a 1-based ``region``; a fixable result carries ``fixes`` (one
 ``artifactChange`` per file, ``deletedRegion`` + ``insertedContent`` per edit) and
@@ -27,7 +28,7 @@ from typing import Any, TextIO
 from urllib.parse import quote
 
 from ppo_migrate import __version__
-from ppo_migrate.diagnostics import RULES, Diagnostic, Rule
+from ppo_migrate.diagnostics import INFORMATIONAL_CODES, RULES, Diagnostic, Rule
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 VERSION = "2.1.0"
@@ -100,6 +101,11 @@ def _region(line: int, column: int, end_line: int, end_column: int) -> dict[str,
     return {"startLine": line, "startColumn": column, "endLine": end_line, "endColumn": end_column}
 
 
+def _level(code: str) -> str:
+    """SARIF ``level``: ``"note"`` for informational codes (never fail a run), else ``"error"``."""
+    return "note" if code in INFORMATIONAL_CODES else "error"
+
+
 def _rule(rule: Rule) -> dict[str, Any]:
     what, _, why = rule.description.partition("\n\n")
     markdown = f"**{rule.code}** ({rule.name}): {rule.summary}\n\n{what}\n\n"
@@ -115,7 +121,7 @@ def _rule(rule: Rule) -> dict[str, Any]:
         "fullDescription": {"text": rule.description},
         "help": {"text": f"{rule.description}\n\nHow to fix: {rule.fix}", "markdown": markdown},
         "helpUri": rule.url,
-        "defaultConfiguration": {"level": "error"},
+        "defaultConfiguration": {"level": _level(rule.code)},
         "properties": {"fixable": rule.fixable, "tags": ["ppo-migrate"]},
     }
 
@@ -125,7 +131,7 @@ def _result(d: Diagnostic, rule_index: dict[str, int], root: Path) -> dict[str, 
     result: dict[str, Any] = {
         "ruleId": d.code,
         "ruleIndex": rule_index[d.code],
-        "level": "error",
+        "level": _level(d.code),
         "message": {"text": d.message},
         "locations": [
             {

@@ -119,3 +119,16 @@ def test_one_line_per_finding(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -
     lines = out.getvalue().splitlines()
     assert len(lines) == 2
     assert all(LINE.match(line) for line in lines)
+
+
+def test_compatibility_shim_is_a_notice(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Bug: a PPO004 (informational) was an ``::error`` annotation."""
+    monkeypatch.chdir(tmp_path)
+    out = io.StringIO()
+    emit("github", [_diag("a.py"), _diag("b.py", "shim", code="PPO004")], out, root=tmp_path)
+    error, notice = out.getvalue().splitlines()
+    assert error.startswith("::error title=ppo-migrate (PPO002),file=a.py,")
+    assert notice == (
+        "::notice title=ppo-migrate (PPO004),file=b.py,line=3,col=10,endLine=4,endColumn=2"
+        "::PPO004 shim"
+    )

@@ -89,3 +89,24 @@ def test_clean_has_one_passing_testcase() -> None:
     (case,) = suite.findall("testcase")
     assert case.get("name") == "ppo-migrate"
     assert list(case) == []  # no failure, error or skipped child: a pass
+
+
+SHIM = Diagnostic(
+    "shim.py", 8, 15, 8, 40, "PPO004", "a compatibility shim; left as it is", scope="run"
+)
+
+
+def test_compatibility_shim_is_a_passing_testcase() -> None:
+    """Bug: a PPO004 (informational, never fails the run) counted as a failure."""
+    _, root = _emit([FIXABLE, SHIM])
+    suite = root.find("testsuite")
+    assert suite is not None
+    assert (root.get("tests"), root.get("failures")) == ("2", "1")
+    assert (suite.get("tests"), suite.get("failures"), suite.get("errors")) == ("2", "1", "0")
+    shim = [c for c in suite.findall("testcase") if c.get("classname") == "ppo-migrate.PPO004"]
+    (case,) = shim
+    assert case.find("failure") is None and case.find("error") is None
+    out = case.find("system-out")
+    assert out is not None and out.text is not None and "PPO004" in out.text
+    _, only = _emit([SHIM])
+    assert only.get("failures") == "0"

