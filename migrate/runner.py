@@ -62,7 +62,7 @@ class FileOutcome:
         candidate: the file's bytes named a target (it was parsed).
         diagnostics: remaining findings, sorted.
         fixed: calls rewritten (written with APPLY; would be, with DIFF).
-        diff: the unified diff (DIFF mode), else ``None``.
+        diff: the unified diff, as bytes in the file's encoding (DIFF mode), else ``None``.
         written: the file was replaced on disk.
         noqa_added: ``# noqa`` comments written (ADD_NOQA mode).
         internal_error: a crash of ppo-migrate itself on this file (exit code 2).
@@ -74,7 +74,7 @@ class FileOutcome:
     candidate: bool = False
     diagnostics: tuple[Diagnostic, ...] = ()
     fixed: int = 0
-    diff: str | None = None
+    diff: bytes | None = None
     written: bool = False
     noqa_added: int = 0
     internal_error: str | None = None
@@ -245,8 +245,9 @@ def process_data(
         new = data if result.new_text is None else encode_source(result.new_text, encoding, bom)
         return FileOutcome(path, True, diagnostics, result.fixed, new_data=new)
     if mode is Mode.DIFF and result.new_text is not None:
-        lead = "\ufeff" if bom else ""  # the diff is of the file: its BOM too
-        diff = unified_diff(lead + text, lead + result.new_text, path)
+        # the diff is of the file's bytes: its BOM and its encoding (a latin-1 file's
+        # diff in UTF-8 would not apply), lines split at b"\n" as patch splits them
+        diff = unified_diff(data, encode_source(result.new_text, encoding, bom), path)
         return FileOutcome(path, True, diagnostics, result.fixed, diff=diff, imports=result.imports)
     if mode is Mode.APPLY and result.new_text is not None and source is not None:
         try:
@@ -286,34 +287,41 @@ def process_data(
     return FileOutcome(path, True, diagnostics)
 
 
-def _diff_lines(text: str) -> list[str]:
+def _diff_lines(data: bytes) -> list[bytes]:
     """Lines as ``patch`` and ``git apply`` see them: ended by ``\\n`` only.
 
     (``str.splitlines`` also breaks at ``\\r``, form feeds and other Unicode line
-    breaks, which would print diff lines that no patch tool can apply.) A last
-    line without ``\\n`` gets git's ``\\ No newline at end of file`` marker.
+    breaks, which would print diff lines that no patch tool can apply; a file with
+    CR-only line endings is one line to them.) A last line without ``\\n`` gets
+    git's ``\\ No newline at end of file`` marker, so every diff line ends in ``\\n``.
     """
-    lines = text.split("\n")
-    out = [line + "\n" for line in lines[:-1]]
+    lines = data.split(b"\n")
+    out = [line + b"\n" for line in lines[:-1]]
     if lines[-1]:
-        out.append(lines[-1] + "\n\\ No newline at end of file\n")
+        out.append(lines[-1] + b"\n\\ No newline at end of file\n")
     return out
 
 
-def unified_diff(old: str, new: str, path: str) -> str:
+def unified_diff(old: bytes, new: bytes, path: str) -> bytes:
     """The unified diff ``apply --diff`` prints for one file (``a/path`` -> ``b/path``).
 
     Args:
-        old: the file's text.
-        new: the rewritten text.
+        old: the file's bytes.
+        new: the rewritten bytes (same encoding, BOM and line endings).
         path: the display path.
 
     Returns:
-        The diff; ``patch -p1`` or ``git apply`` turns ``old`` into ``new`` with it.
+        The diff, bytes in the file's own encoding; ``patch -p1`` or ``git apply``
+        turns ``old`` into ``new`` with it.
     """
-    return "".join(
-        difflib.unified_diff(
-            _diff_lines(old), _diff_lines(new), fromfile=f"a/{path}", tofile=f"b/{path}"
+    name = os.fsencode(path)
+    return b"".join(
+        difflib.diff_bytes(
+            difflib.unified_diff,
+            _diff_lines(old),
+            _diff_lines(new),
+            fromfile=b"a/" + name,
+            tofile=b"b/" + name,
         )
     )
 
