@@ -13,6 +13,7 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import NoReturn
 
 import click
 
@@ -100,7 +101,7 @@ def _common_options(func: Callable) -> Callable:
             "--stdin-filename",
             metavar="NAME",
             default=None,
-            help="With '-' as the path: lint standard input as if it were NAME.",
+            help="Read standard input as if it were the file NAME (with '-' or no path).",
         ),
     ]
     for option in reversed(options):
@@ -167,8 +168,24 @@ def _root(settings) -> Path:
     return Path(settings.project_root) if settings.project_root else Path.cwd()
 
 
+def _exit_on_broken_pipe() -> NoReturn:
+    """Standard output's reader went away (``ppo-migrate rule --all | head -1``): exit 1 quietly.
+
+    Python's documented recipe (the ``signal`` module's note on SIGPIPE): point
+    standard output at devnull, so that flushing what is still buffered at exit
+    cannot raise again, and exit 1 without a message.
+    """
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):  # no real file descriptor (tests)
+        pass
+    sys.exit(EXIT_FINDINGS)
+
+
 def _guard(func: Callable) -> Callable:
-    """Turn Ctrl-C into exit 130 and crashes into a one-line error with exit 2."""
+    """Turn Ctrl-C into exit 130, a closed pipe into a quiet exit 1 and crashes into a
+    one-line error with exit 2."""
 
     @functools.wraps(func)
     def wrapper(*args, **kwargs):
@@ -179,11 +196,20 @@ def _guard(func: Callable) -> Callable:
             sys.exit(EXIT_INTERRUPTED)
         except (SystemExit, click.exceptions.Exit, click.ClickException):
             raise
+        except BrokenPipeError:
+            _exit_on_broken_pipe()
         except Exception as exc:  # an internal crash is exit 2, never a pass
             click.echo(f"ppo-migrate: internal error: {type(exc).__name__}: {exc}", err=True)
             sys.exit(EXIT_ERROR)
 
     return wrapper
+
+
+def _stdin_paths(paths: tuple[str, ...], opts: dict) -> tuple[str, ...]:
+    """Like ruff, ``--stdin-filename NAME`` without a path means standard input (``-``)."""
+    if not paths and opts["stdin_filename"]:
+        return ("-",)
+    return paths
 
 
 def _stdin(settings, name: str | None, mode):
@@ -230,6 +256,7 @@ def check(
     from ppo_migrate.output import emit
     from ppo_migrate.runner import Mode
 
+    paths = _stdin_paths(paths, opts)
     settings = _load(paths, opts)
     if show_shims:
         settings = dataclasses.replace(settings, show_shims=True)
@@ -292,7 +319,12 @@ def _has_entry_points(diagnostics) -> bool:
 
 @cli.command()
 @_common_options
-@click.option("--diff", is_flag=True, help="Write nothing; print a unified diff of the rewrite.")
+@click.option(
+    "--diff",
+    is_flag=True,
+    help="Write nothing; print a unified diff of the rewrite (to standard error when "
+    "--output-format is not concise, so that standard output holds only that format).",
+)
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when findings remain.")
 @click.option(
     "--thread-config",
@@ -328,16 +360,18 @@ def apply(
 
     if thread_config and diff:
         raise click.UsageError("--thread-config rewrites across files and cannot be combined with --diff")
+    paths = _stdin_paths(paths, opts)
     settings = _load(paths, opts)
     if use_ppo_runtime:
         settings = dataclasses.replace(settings, use_ppo_runtime=True)
     mode = Mode.DIFF if diff else Mode.APPLY
     concise = settings.output_format == "concise"
+    diff_to_stderr = not concise  # stdout holds the JSON/SARIF/... document alone
     if paths == ("-",):
         outcome = _stdin(settings, opts["stdin_filename"], Mode.DIFF if diff else Mode.FIX_STDOUT)
         outcomes = [outcome]
         if diff and outcome.diff:
-            click.echo(outcome.diff, nl=False)
+            click.echo(outcome.diff, nl=False, err=diff_to_stderr)
         elif not diff and outcome.new_data is not None:
             sys.stdout.buffer.write(outcome.new_data)
             sys.stdout.flush()
@@ -349,7 +383,7 @@ def apply(
         outcomes = result.outcomes
         for o in outcomes:
             if diff and o.diff:
-                click.echo(o.diff, nl=False)
+                click.echo(o.diff, nl=False, err=diff_to_stderr)
             elif o.written and (o.fixed or o.imports):
                 what = f"{o.fixed} call{'s' if o.fixed != 1 else ''}"
                 if o.imports:
@@ -450,5 +484,15 @@ _register_optional_commands()
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    """Console-script entry point (``ppo-migrate``)."""
-    cli.main(args=list(argv) if argv is not None else None, prog_name="ppo-migrate")
+    """Console-script entry point (``ppo-migrate``).
+
+    Standard output is flushed here, not at interpreter exit, so that a reader
+    that went away (a closed pipe) is a quiet exit 1 rather than a traceback.
+    """
+    try:
+        try:
+            cli.main(args=list(argv) if argv is not None else None, prog_name="ppo-migrate")
+        finally:
+            sys.stdout.flush()
+    except BrokenPipeError:
+        _exit_on_broken_pipe()

@@ -1,7 +1,10 @@
-"""``ppo-migrate apply`` through the real executable: ``--diff`` output that patch tools apply."""
+"""``ppo-migrate apply`` through the real executable: ``--diff`` output that patch tools
+apply, where the diff goes with a machine-readable output format, standard input via
+``--stdin-filename`` alone, and a reader that goes away (a closed pipe)."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -82,3 +85,66 @@ def test_diff_applies_with_patch_and_reproduces_apply(tmp_path: Path) -> None:
     for name in DIFF_CASES:
         assert (src / name).read_bytes() == (expected / "src" / name).read_bytes(), name
         assert FIXED in (src / name).read_bytes()
+
+
+@pytest.mark.parametrize("fmt", ["json", "sarif", "github", "junit"])
+def test_diff_goes_to_stderr_with_a_machine_readable_format(tmp_path: Path, fmt: str) -> None:
+    """Bug: ``apply --diff --output-format json`` printed the diff into the JSON on stdout."""
+    (tmp_path / "a.py").write_bytes(_module(b"\n", True))
+    (tmp_path / "server.py").write_bytes(IMP + b"def init_ray(address):\n    return " + CALL + b"\n")
+    proc = run_cli("apply", "--diff", "--output-format", fmt, ".", cwd=tmp_path)
+    assert proc.returncode == 1, proc.stderr
+    assert "--- a/a.py" not in proc.stdout and "+++ b/a.py" not in proc.stdout
+    assert "--- a/a.py\n+++ b/a.py\n" in proc.stderr
+    assert "+    return get_ppo_ray_runtime_env(config)\n" in proc.stderr
+    if fmt in ("json", "sarif"):
+        json.loads(proc.stdout)  # nothing but the document
+    if fmt == "json":
+        assert [d["code"] for d in json.loads(proc.stdout)] == ["PPO002"]
+    stdin = run_cli("apply", "--diff", "--output-format", "json", "-", "--stdin-filename", "a.py",
+                    cwd=tmp_path, input=_module(b"\n", True))
+    assert json.loads(stdin.stdout) == []
+    assert "+++ b/a.py" in stdin.stderr
+    concise = run_cli("apply", "--diff", ".", cwd=tmp_path)  # concise: the diff is the output
+    assert concise.stdout.startswith("--- a/a.py\n+++ b/a.py\n")
+
+
+def test_stdin_filename_alone_reads_standard_input(tmp_path: Path) -> None:
+    """Bug: ``--stdin-filename x.py`` without ``-`` processed the current directory."""
+    (tmp_path / "on_disk.py").write_bytes(_module(b"\n", True))
+    proc = run_cli("apply", "--stdin-filename", "x.py", cwd=tmp_path, input=_module(b"\n", True))
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.encode() == _module(b"\n", True).replace(CALL, FIXED)
+    assert (tmp_path / "on_disk.py").read_bytes() == _module(b"\n", True)  # untouched
+    diff = run_cli("apply", "--diff", "--stdin-filename", "x.py", cwd=tmp_path,
+                   input=_module(b"\n", True))
+    assert diff.returncode == 1
+    assert "+++ b/x.py" in diff.stdout and "on_disk.py" not in diff.stdout + diff.stderr
+
+
+def run_into_closed_pipe(*args: str, cwd: Path) -> subprocess.CompletedProcess[bytes]:
+    """Run ``ppo-migrate ARGS`` with standard output a pipe whose reader is already gone."""
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        env = {k: v for k, v in os.environ.items() if k != "CI"}
+        return subprocess.run([*ppo_migrate_exe(), *args], stdout=write_end,
+                              stderr=subprocess.PIPE, cwd=cwd, env=env, timeout=300)
+    finally:
+        os.close(write_end)
+
+
+@pytest.mark.parametrize(
+    "args",
+    [("rule", "--all"), ("rule", "PPO001"), ("apply", "--diff", "."), ("check", "."),
+     ("check", "--output-format", "json", "."), ("--help",)],
+)
+def test_closed_pipe_is_a_quiet_exit_1(tmp_path: Path, args: tuple[str, ...]) -> None:
+    """Bug: ``ppo-migrate rule --all | head -1`` printed "internal error: BrokenPipeError", exit 2."""
+    for i in range(3):
+        (tmp_path / f"m{i}.py").write_bytes(_module(b"\n", True))
+    proc = run_into_closed_pipe(*args, cwd=tmp_path)
+    assert proc.stderr == b""
+    assert proc.returncode == 1
+    for i in range(3):  # apply --diff still wrote nothing
+        assert (tmp_path / f"m{i}.py").read_bytes() == _module(b"\n", True)

@@ -573,3 +573,15 @@ def test_stdin_filename(shared_tree: Path) -> None:
     assert clean.returncode == 0
     assert broken.returncode == 1
     assert "x.py:3:7: PPO902" in broken.stdout
+
+
+def test_stdin_filename_without_dash_reads_standard_input(shared_tree: Path) -> None:
+    """Bug: ``check --stdin-filename x.py`` without ``-`` checked the current directory."""
+    r = ppo("check", "--stdin-filename", "pkg/launch.py", cwd=shared_tree, stdin=TRAINER)
+    assert r.returncode == 1, r.stderr
+    line, col, _, _ = TRAINER_POS
+    assert r.stdout.splitlines()[0].startswith(f"pkg/launch.py:{line}:{col}: PPO001 [*] ")
+    assert "server.py" not in r.stdout and TRAINER_PATH not in r.stdout
+    assert "Found 1 error." in r.stdout
+    clean = ppo("check", "--stdin-filename", "ok.py", cwd=shared_tree, stdin=CLEAN)
+    assert clean.returncode == 0 and "All checks passed!" in clean.stdout
