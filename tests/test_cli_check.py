@@ -202,7 +202,7 @@ def test_json(shared_tree: Path, outputs: dict[str, subprocess.CompletedProcess[
     assert first["end_location"] == {"row": end_line, "column": end_col}
     assert second["location"] == {"row": SERVER_POS[0], "column": SERVER_POS[1]}
     assert first["scope"] == "run_ppo" and second["scope"] == "init_ray"
-    assert first["url"].endswith("#ppo001")
+    assert first["url"].endswith("/docs/rules.md#ppo001-configless-call-with-config")
     assert second["fix"] is None
     fix = first["fix"]
     assert fix["applicability"] == "safe"
@@ -527,6 +527,49 @@ def test_rule_documentation() -> None:
         assert needle in r.stdout, needle
     assert lower.stdout.startswith("# configless-call-with-config (PPO001)")
     assert unknown.returncode == 2
+
+
+REPO = HERE.parent
+
+
+def _github_anchor(heading: str) -> str:
+    """GitHub's anchor for a Markdown heading (github-slugger), written independently of
+    ``ppo_migrate.rules_doc``: lower-case, keep letters, digits, ``-``, ``_`` and spaces,
+    spaces become ``-`` (the headings must be unique: no ``-1`` suffixes)."""
+    import re
+
+    return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+
+
+def test_rules_doc_is_the_generators_output() -> None:
+    """Bug: JSON/SARIF linked to docs/rules.md, which did not exist."""
+    generated = subprocess.run(
+        [sys.executable, "-m", "ppo_migrate.rules_doc"],
+        capture_output=True, check=True, cwd=REPO,
+    ).stdout
+    committed = (REPO / "docs" / "rules.md").read_bytes()
+    assert committed == generated, "run: python -m ppo_migrate.rules_doc > docs/rules.md"
+
+
+def test_rule_urls_point_at_real_anchors_of_docs_rules_md() -> None:
+    from ppo_migrate.diagnostics import DOCS_URL, RULES
+
+    text = (REPO / "docs" / "rules.md").read_text(encoding="utf-8")
+    headings = [line[3:] for line in text.splitlines() if line.startswith("## ")]
+    anchors = [_github_anchor(h) for h in headings]
+    assert len(set(anchors)) == len(anchors)
+    assert DOCS_URL.endswith("/docs/rules.md")
+    for code, rule in RULES.items():
+        base, _, fragment = rule.url.partition("#")
+        assert base == DOCS_URL
+        assert fragment in anchors, (code, fragment)
+        section = text.split(f"\n## {headings[anchors.index(fragment)]}\n", 1)[1].split("\n## ")[0]
+        assert code in headings[anchors.index(fragment)]
+        for needle in ("### What it does", "### How to fix", rule.fix.split(" ")[0]):
+            assert needle in section, (code, needle)
+        if rule.example:
+            assert "### Example" in section and "### Why is this bad?" in section
+    assert RULES["PPO001"].url.endswith("#ppo001-configless-call-with-config")
 
 
 def test_list_rules() -> None:
