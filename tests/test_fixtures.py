@@ -76,3 +76,35 @@ def test_migrated_tree_only_keeps_the_entry_points() -> None:
     assert proc.returncode == 1
     found = [" ".join(line.split()[:2]) for line in proc.stdout.splitlines() if ": PPO" in line]
     assert found == [f"fixtures/migrated/{x}" for x in EXPECTED_REMAINING]
+
+
+def _readme_examples() -> dict[str, str]:
+    """The README's ``console`` blocks: command (after ``$ ``) -> the output shown."""
+    import re
+
+    text = (FIXTURES.parent / "README.md").read_text(encoding="utf-8")
+    return dict(re.findall(r"```console\n\$ (.*?)\n(.*?)```", text, re.S))
+
+
+def test_readme_apply_example_is_the_real_output(tmp_path: Path) -> None:
+    """Bug: the README's ``apply src/`` output was not what the tool prints (the PPO002 hint
+    about callers was missing); run it on a copy of fixtures/legacy named src/."""
+    shutil.copytree(FIXTURES / "legacy", tmp_path / "src")
+    proc = run_cli("apply", "src/", cwd=tmp_path)
+    assert proc.returncode == 1, proc.stderr
+    assert _readme_examples()["ppo-migrate apply src/"] == proc.stdout
+    check_cmd = next(c for c in _readme_examples() if c.startswith("ppo-migrate check "))
+    check = run_cli(*check_cmd.split()[1:], cwd=FIXTURES.parent)
+    assert _readme_examples()[check_cmd] == check.stdout
+
+
+def test_readme_documents_thread_config_with_diff_and_links_the_rules() -> None:
+    text = (FIXTURES.parent / "README.md").read_text(encoding="utf-8")
+    assert "cannot be combined with\n  `--diff`" in text or "cannot be combined with `--diff`" in text
+    assert "[docs/rules.md](docs/rules.md)" in text
+    from ppo_migrate.diagnostics import RULES
+
+    for code, rule in RULES.items():  # the rules table links each rule's section
+        assert f"[{code}](docs/rules.md#{rule.url.partition('#')[2]})" in text
+    proc = run_cli("apply", "--diff", "--thread-config", ".", cwd=FIXTURES.parent)
+    assert proc.returncode == 2 and "cannot be combined with --diff" in proc.stderr
