@@ -42,14 +42,14 @@ def _apply_patch(patch_text: bytes, tree: Path) -> None:
     if shutil.which("patch"):
         proc = subprocess.run(
             ["patch", "-p1", "--batch", "--fuzz=0", "--no-backup-if-mismatch"],
-            input=patch_text, cwd=tree, capture_output=True,
+            input=patch_text, cwd=tree, capture_output=True, check=False,
         )
     else:
         if not shutil.which("git"):
             pytest.skip("neither patch nor git is installed")
         subprocess.run(["git", "init", "-q", "."], cwd=tree, check=True)
         proc = subprocess.run(["git", "apply", "-p1", "-"], input=patch_text, cwd=tree,
-                              capture_output=True)
+                              capture_output=True, check=False)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert b"fuzz" not in proc.stdout.lower() and b"offset" not in proc.stdout.lower()
 
@@ -66,7 +66,7 @@ def test_diff_applies_with_patch_and_reproduces_apply(tmp_path: Path) -> None:
     shutil.copytree(tmp_path / "diffed", expected)
 
     proc = subprocess.run([*ppo_migrate_exe(), "apply", "--diff", "src"],
-                          cwd=tmp_path / "diffed", capture_output=True)
+                          cwd=tmp_path / "diffed", capture_output=True, check=False)
     assert proc.returncode == 1, proc.stderr
     patch_text = proc.stdout
     for name, data in DIFF_CASES.items():  # --diff writes nothing
@@ -129,7 +129,7 @@ def run_into_closed_pipe(*args: str, cwd: Path) -> subprocess.CompletedProcess[b
     try:
         env = {k: v for k, v in os.environ.items() if k != "CI"}
         return subprocess.run([*ppo_migrate_exe(), *args], stdout=write_end,
-                              stderr=subprocess.PIPE, cwd=cwd, env=env, timeout=300)
+                              stderr=subprocess.PIPE, cwd=cwd, env=env, timeout=300, check=False)
     finally:
         os.close(write_end)
 
