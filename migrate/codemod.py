@@ -622,63 +622,78 @@ def apply_edits(text: str, edits: Sequence[Edit]) -> str:
 class _PositionMap:
     """Positions in LibCST's print of a module -> positions in the original text.
 
-    LibCST drops a few characters when it prints some modules back: a form feed
-    before a statement at the start of a line, backslash continuations or form
-    feeds before the first statement, a final ``\\r``, a second BOM. Its
-    positions then count in the printed ``code``, not in ``text``. When ``code``
-    is ``text`` with characters only removed, each of its characters is matched,
-    in order, to the same character of ``text`` (greedily: the removed ones are
-    whitespace that never sits inside an edited call).
-
-    Raises:
-        UnparsableSource: ``code`` is not ``text`` with characters removed.
+    LibCST does not print some modules back exactly: it drops a form feed before
+    a statement at the start of a line (or moves it into the next block), drops
+    backslash continuations and form feeds before the first statement, a final
+    ``\\r``, a second BOM. Its positions then count in the printed ``code``, not
+    in ``text``. The two are aligned line by line (:class:`difflib.SequenceMatcher`
+    over lines split as LibCST splits them, endings left out); a position on a
+    line that is the same in both moves to that line of ``text``, same column.
     """
 
     def __init__(self, text: str, code: str) -> None:
-        self.text, self.code = text, code
-        self.code_starts = _line_starts(code)
-        self.text_starts = _line_starts(text)
-        lo, hi = 0, min(len(text), len(code))
-        while lo < hi:  # the common prefix, found in C-speed slices
-            mid = (lo + hi + 1) // 2
-            if text[:mid] == code[:mid]:
-                lo = mid
-            else:
-                hi = mid - 1
-        offsets = list(range(lo))
-        j = lo
-        find = text.find
-        for ch in code[lo:]:
-            j = find(ch, j)
-            if j < 0:
-                line, column = _position_of_offset(text, lo)
-                raise UnparsableSource(
-                    "cannot rewrite exactly: LibCST does not reproduce this file byte for "
-                    f"byte (first difference at line {line}, column {column})",
-                    line,
-                    column,
-                )
-            offsets.append(j)
-            j += 1
-        offsets.append(offsets[-1] + 1 if offsets else 0)
-        self.offsets = offsets
+        import difflib
 
-    def offset(self, line: int, column: int) -> int:
-        """Text offset of a 1-based (line, column) of ``code``."""
-        line = min(max(line, 1), len(self.code_starts))
-        at = min(self.code_starts[line - 1] + column - 1, len(self.code))
-        return self.offsets[max(at, 0)]
+        def lines(s: str) -> list[str]:  # without their endings: a dropped final CR
+            return _LINE_SPLIT.split(s)  # leaves its line the same
+
+        self.lines: dict[int, int] = {}  # 1-based code line -> 1-based text line
+        # code line -> (text line, the two lines): the same but for form feeds
+        self.near: dict[int, tuple[int, str, str]] = {}
+        code_lines, text_lines = lines(code), lines(text)
+        matcher = difflib.SequenceMatcher(None, code_lines, text_lines, autojunk=False)
+        for op, a1, a2, b1, b2 in matcher.get_opcodes():
+            if op == "equal":
+                for k in range(a2 - a1):
+                    self.lines[a1 + k + 1] = b1 + k + 1
+            elif op == "replace" and a2 - a1 == b2 - b1:
+                for k in range(a2 - a1):
+                    c, t = code_lines[a1 + k], text_lines[b1 + k]
+                    if c.replace("\x0c", "") == t.replace("\x0c", ""):
+                        self.near[a1 + k + 1] = (b1 + k + 1, c, t)
+
+    def exact(self, line: int, column: int) -> tuple[int, int]:
+        """The text position of a code position on an unchanged line.
+
+        Raises:
+            UnparsableSource: the line is not the same in ``text``.
+        """
+        mapped = self.lines.get(line)
+        if mapped is None and line in self.near:  # count the characters that are not form feeds
+            mapped, c, t = self.near[line]
+            wanted = len(c[: column - 1].replace("\x0c", ""))
+            seen = 0
+            for i, ch in enumerate(t):
+                if seen == wanted and ch != "\x0c":
+                    return mapped, i + 1
+                seen += ch != "\x0c"
+            return mapped, len(t) + 1
+        if mapped is None:
+            raise UnparsableSource(
+                "cannot rewrite exactly: LibCST does not reproduce this file byte for byte "
+                f"(around line {line})",
+                line,
+            )
+        return mapped, column
 
     def position(self, line: int, column: int) -> tuple[int, int]:
-        """1-based (line, column) in ``text`` of a 1-based (line, column) of ``code``."""
-        at = self.offset(line, column)
-        import bisect
+        """Best text position of a code position (for reports): same line, or the nearest above."""
+        if line in self.lines or line in self.near:
+            return self.exact(line, column)
+        above = [k for k in self.lines if k < line]
+        if not above:
+            return line, column
+        k = max(above)
+        return self.lines[k] + (line - k), column
 
-        i = bisect.bisect_right(self.text_starts, at) - 1
-        return i + 1, at - self.text_starts[i] + 1
+    def diagnostic(self, d: Diagnostic, *, strict: bool) -> Diagnostic:
+        """``d`` with its positions (and its fix's) moved into ``text``.
 
-    def diagnostic(self, d: Diagnostic) -> Diagnostic:
-        """``d`` with its positions (and its fix's) moved into ``text``."""
+        Raises:
+            UnparsableSource: ``strict`` and a fix's edit lies on a line LibCST
+                does not reproduce.
+        """
+        edit_position = self.exact if strict else self.position
         from dataclasses import replace
 
         line, column = self.position(d.line, d.column)
@@ -687,8 +702,8 @@ class _PositionMap:
         if fix is not None:
             edits = []
             for e in fix.edits:
-                el, ec = self.position(e.line, e.column)
-                eel, eec = self.position(e.end_line, e.end_column)
+                el, ec = edit_position(e.line, e.column)
+                eel, eec = edit_position(e.end_line, e.end_column)
                 edits.append(Edit(e.content, el, ec, eel, eec))
             fix = replace(fix, edits=tuple(edits))
         return replace(
@@ -742,7 +757,7 @@ def process_text(text: str, path: str, settings: Settings, *, fix: bool) -> File
     if lossy:
         positions = _PositionMap(text, code)
         lossy_diagnostics = diagnostics
-        diagnostics = [positions.diagnostic(d) for d in diagnostics]
+        diagnostics = [positions.diagnostic(d, strict=fix) for d in diagnostics]
     moved = 0
     if fix and getattr(settings, "use_ppo_runtime", False):
         from dataclasses import replace
