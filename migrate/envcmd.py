@@ -20,9 +20,18 @@ read as a YAML scalar/flow value (``1``, ``true``, ``null``, ``[1, 2]``, ``{a: 1
 ``${...}`` stays a string); sweeps (``a=1,2``), ``choice(...)`` and other grammar
 functions are not recognised there (``a=1,2`` is the string ``"1,2"``).
 
-Errors are one line on stderr and exit code 2: a missing file or directory, a YAML
-syntax error (with its line and column), a bad override, an interpolation that cannot
-be resolved (naming the key), an unknown config name, a malformed ``--capability``.
+A YAML file (the one given, or any file Hydra loads from ``--config-dir``) must be
+UTF-8 and its top level a mapping; an empty file (or only comments, or ``null``) is an
+empty config, as in Hydra. ``--explain`` adds the reasons to ``--format json``; the text
+format always shows them, so ``--explain`` changes nothing there (it is accepted, like
+any flag asking for what is already shown).
+
+Errors are one line on stderr and exit code 2, never a traceback: a missing, unreadable
+or non-UTF-8 file or directory, a YAML syntax error (with its line and column), a top
+level that is not a mapping, a recursive anchor, a malformed interpolation, a bad
+override, an interpolation that cannot be resolved (naming the key), an unknown config
+name, a malformed defaults list or a defaults cycle (naming the file), a malformed
+``--capability``, and click's own usage errors (unknown option, bad ``--format``).
 
 Everything here is a plain function except :data:`env_command`, the click command the
 ``ppo-migrate`` group registers; this module imports only click at import time.
@@ -30,10 +39,13 @@ Everything here is a plain function except :data:`env_command`, the click comman
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import os
 import re
 import sys
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -105,9 +117,25 @@ _FALLBACK_RE = re.compile(
 )
 
 
+_EMPTY_KEY_RE = re.compile(r"^(?:~|\+\+|\+)?(?:@[^=]*)?(?:=.*)?$", re.DOTALL)
+
+
+def _check_override_shape(text: str) -> None:
+    """An empty key (``=x``, ``~``, ``@pkg=x``): Hydra reads it as the key ``''``."""
+    if _EMPTY_KEY_RE.match(text):
+        raise EnvCommandError(f"bad override {text!r}: the key is empty (expected KEY=VALUE)")
+
+
+def _no_value_hint(text: str) -> str:
+    if "=" not in text and (text.endswith((".yaml", ".yml")) or os.path.isfile(text)):
+        return f"bad override {text!r}: expected KEY=VALUE (only one CONFIG.yaml can be given)"
+    return ""
+
+
 def _parse_fallback(text: str) -> Override:
     import yaml  # a dependency of omegaconf
 
+    _check_override_shape(text)
     match = _FALLBACK_RE.match(text)
     if match is None:
         raise EnvCommandError(
@@ -117,7 +145,7 @@ def _parse_fallback(text: str) -> Override:
     prefix, key, raw = match.group("prefix"), match.group("key"), match.group("value")
     kind = {"~": "delete", "+": "add", "++": "force_add", None: "change"}[prefix]
     if raw is None and kind != "delete":
-        raise EnvCommandError(f"bad override {text!r}: missing '=VALUE'")
+        raise EnvCommandError(_no_value_hint(text) or f"bad override {text!r}: missing '=VALUE'")
     if raw is None:
         value: Any = None
     elif raw.strip() == "":
@@ -159,11 +187,14 @@ def parse_overrides(
     parser = OverridesParser.create()
     result = []
     for text in overrides:
+        _check_override_shape(text)
         try:
             (parsed,) = parser.parse_overrides([text])
         except OverrideParseException as exc:
             first = str(exc).splitlines()[0] if str(exc) else "syntax error"
-            raise EnvCommandError(f"bad override {text!r}: {first}") from exc
+            raise EnvCommandError(
+                _no_value_hint(text) or f"bad override {text!r}: {first}"
+            ) from exc
         if parsed.is_sweep_override():
             raise EnvCommandError(
                 f"bad override {text!r}: sweeps are not supported, give a single value"
@@ -263,11 +294,202 @@ def _yaml_error_message(path: str, exc: Exception) -> str:
     return message
 
 
+_BYTE_ORDER_MARKS = (
+    (b"\xff\xfe\x00\x00", "UTF-32"),
+    (b"\x00\x00\xfe\xff", "UTF-32"),
+    (b"\xff\xfe", "UTF-16"),
+    (b"\xfe\xff", "UTF-16"),
+)
+# Anchors and aliases may expand a small file into a huge config (a "billion laughs"
+# file); OmegaConf copies every expansion. Refuse beyond this many values when the
+# aliases, not the file itself, account for almost all of them.
+_MAX_EXPANDED_VALUES = 1_000_000
+
+
+def _decode_utf8(path: str, data: bytes) -> str:
+    """The file's text; Hydra and OmegaConf read YAML as UTF-8, so must we."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        for bom, encoding in _BYTE_ORDER_MARKS:
+            if data.startswith(bom):
+                raise EnvCommandError(
+                    f"{path}: not UTF-8 text: it starts with a {encoding} byte-order mark; "
+                    "save it as UTF-8"
+                ) from exc
+        line = data.count(b"\n", 0, exc.start) + 1
+        column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+        raise EnvCommandError(
+            f"{path}:{line}:{column}: not UTF-8 text (byte 0x{data[exc.start]:02x}); "
+            "save it as UTF-8"
+        ) from exc
+
+
+_OMEGACONF_TRAILER_RE = re.compile(r"^\s*(full_key|reference_type|object_type)[:=]")
+
+
+def _without_omegaconf_trailer(text: str) -> str:
+    """An OmegaConf message without its ``full_key: ...``/``object_type=...`` lines."""
+    return "\n".join(line for line in text.splitlines() if not _OMEGACONF_TRAILER_RE.match(line))
+
+
+def _short_repr(value: Any, limit: int = 60) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _scalar_kind(value: Any) -> str:
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, (int, float)):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    return type(value).__name__
+
+
+def _node_children(node: Any, where: str) -> Iterator[tuple[str, Any]]:
+    import yaml
+
+    if isinstance(node, yaml.MappingNode):
+        for key, value in node.value:
+            label = key.value if isinstance(key, yaml.ScalarNode) else "?"
+            label = f"{where}.{label}" if where else str(label)
+            yield f"{label} (key)", key
+            yield label, value
+    elif isinstance(node, yaml.SequenceNode):
+        for index, item in enumerate(node.value):
+            yield f"{where}[{index}]", item
+
+
+def _alias_problem(root: Any) -> str | None:
+    """A recursive anchor, or aliases expanding past :data:`_MAX_EXPANDED_VALUES`.
+
+    Walks the node graph of ``yaml.compose`` (where an alias is the anchored node
+    itself) without recursion: a training config may be deep, and this check must not
+    be what overflows the stack.
+    """
+    import yaml
+
+    on_path = {id(root)}
+    distinct = {id(root)}  # every node of the file, each counted once
+    expanded: dict[int, int] = {}  # finished collection node -> values it expands to
+    stack: list[list[Any]] = [[root, _node_children(root, ""), 1]]
+    while stack:
+        frame = stack[-1]
+        child = next(frame[1], None)
+        if child is None:
+            stack.pop()
+            on_path.discard(id(frame[0]))
+            expanded[id(frame[0])] = frame[2]
+            if stack:
+                stack[-1][2] += frame[2]
+            total = frame[2]
+            if total > _MAX_EXPANDED_VALUES and total > 100 * len(distinct):
+                return (
+                    f"its anchors and aliases expand to more than {_MAX_EXPANDED_VALUES} "
+                    "values (an alias bomb?)"
+                )
+            continue
+        label, node = child
+        if id(node) in on_path:
+            return (
+                f"the alias at '{label}' refers to a node that contains it (a recursive "
+                "anchor); a config cannot contain itself"
+            )
+        if id(node) in expanded:
+            frame[2] += expanded[id(node)]
+        elif isinstance(node, yaml.CollectionNode):
+            on_path.add(id(node))
+            distinct.add(id(node))
+            stack.append([node, _node_children(node, label), 1])
+        else:
+            distinct.add(id(node))
+            frame[2] += 1
+    return None
+
+
+def _load_yaml_file(path: str, shown: str | None = None) -> Any:
+    """Read one YAML config file the way OmegaConf (and so Hydra) would, minus the tracebacks.
+
+    The file must be UTF-8 and hold one document whose top level is a mapping; an
+    empty document (an empty file, only comments, or ``null``) is an empty config, as
+    in Hydra.
+
+    Args:
+        path: the file to read.
+        shown: how messages name it (default ``path``).
+
+    Returns:
+        A ``DictConfig`` (not in struct mode, interpolations unresolved).
+
+    Raises:
+        EnvCommandError: one line naming the file (and the line, or the key, where known).
+    """
+    import yaml
+    from omegaconf import DictConfig, OmegaConf
+    from omegaconf.errors import GrammarParseError, OmegaConfBaseException
+
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError as exc:
+        raise EnvCommandError(f"cannot read {shown or path}: {exc.strerror or exc}") from exc
+    path = shown or path
+    text = _decode_utf8(path, data)
+    too_deep = f"{path}: nested too deeply to load (OmegaConf recurses once per level)"
+    try:
+        root = yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.YAMLError as exc:
+        raise EnvCommandError(_yaml_error_message(path, exc)) from exc
+    except RecursionError as exc:
+        raise EnvCommandError(too_deep) from exc
+    if root is None or (isinstance(root, yaml.ScalarNode) and root.tag == "tag:yaml.org,2002:null"):
+        return OmegaConf.create({})
+    if isinstance(root, yaml.SequenceNode):
+        raise EnvCommandError(f"{path}: the top level must be a mapping, got a list")
+    if isinstance(root, yaml.ScalarNode):
+        try:
+            value: Any = yaml.safe_load(text)
+        except yaml.YAMLError:  # a tag safe_load cannot build: OmegaConf says which below
+            value = root.value
+        else:
+            raise EnvCommandError(
+                f"{path}: the top level must be a mapping, got a {_scalar_kind(value)}: "
+                f"{_short_repr(value)}"
+            )
+    problem = _alias_problem(root)
+    if problem is not None:
+        raise EnvCommandError(f"{path}: {problem}")
+    try:
+        cfg = OmegaConf.load(io.StringIO(text))
+    except yaml.YAMLError as exc:
+        raise EnvCommandError(_yaml_error_message(path, exc)) from exc
+    except RecursionError as exc:
+        raise EnvCommandError(too_deep) from exc
+    except GrammarParseError as exc:
+        first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        key = getattr(exc, "full_key", None)
+        where = f" at '{key}'" if key else ""
+        raise EnvCommandError(f"{path}: bad interpolation{where}: {first}") from exc
+    except OmegaConfBaseException as exc:
+        first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        key = getattr(exc, "full_key", None)
+        raise EnvCommandError(f"{path}: {first}" + (f" (at '{key}')" if key else "")) from exc
+    except OSError as exc:  # OmegaConf: "Invalid loaded object type: set" and the like
+        kind = str(exc).rpartition(": ")[2] or "non-mapping"
+        raise EnvCommandError(f"{path}: the top level must be a mapping, got a {kind}") from exc
+    if not isinstance(cfg, DictConfig):
+        raise EnvCommandError(f"{path}: the top level must be a mapping, got a list")
+    return cfg
+
+
 def load_config(path: str, overrides: list[str] | tuple[str, ...] = ()) -> Any:
     """Load one YAML config with OmegaConf and apply overrides.
 
     Args:
-        path: a YAML file whose top level is a mapping.
+        path: a UTF-8 YAML file whose top level is a mapping; an empty file (or one with
+            only comments, or ``null``) is an empty config, as in Hydra.
         overrides: Hydra-style overrides (see :func:`parse_overrides`).
 
     Returns:
@@ -275,29 +497,89 @@ def load_config(path: str, overrides: list[str] | tuple[str, ...] = ()) -> Any:
         resolved when read).
 
     Raises:
-        EnvCommandError: missing/unreadable file, YAML syntax error (with line and
-            column), a top level that is not a mapping, a bad override.
+        EnvCommandError: missing/unreadable file, not UTF-8, YAML syntax error (with line
+            and column), a top level that is not a mapping, a recursive anchor, a
+            malformed interpolation, a bad override.
     """
-    import yaml
-    from omegaconf import DictConfig, OmegaConf
-
     parsed = parse_overrides(overrides)  # syntax errors first, before touching the file
+    if not path:
+        raise EnvCommandError("the config file path is empty")
     if not os.path.exists(path):
         raise EnvCommandError(f"config file not found: {path}")
     if os.path.isdir(path):
         raise EnvCommandError(
             f"{path} is a directory; pass a YAML file, or --config-dir DIR --config-name NAME"
         )
-    try:
-        cfg = OmegaConf.load(path)
-    except yaml.YAMLError as exc:
-        raise EnvCommandError(_yaml_error_message(path, exc)) from exc
-    except OSError as exc:
-        raise EnvCommandError(f"cannot read {path}: {exc.strerror or exc}") from exc
-    if not isinstance(cfg, DictConfig):
-        raise EnvCommandError(f"{path}: the top level must be a mapping, got a list")
+    cfg = _load_yaml_file(path)
     apply_overrides(cfg, parsed)
     return cfg
+
+
+@contextlib.contextmanager
+def _checked_config_files(config_dir: str, abs_dir: str) -> Iterator[None]:
+    """While composing, read every config file Hydra loads through :func:`_load_yaml_file` first.
+
+    Hydra gives a non-UTF-8 file a bare ``UnicodeDecodeError``, a malformed defaults list
+    a ``ValueError`` without the file, and accepts a top level that is a string (OmegaConf
+    turns ``just a string`` into ``{'just a string': None}``). Checking each file as
+    Hydra asks for it (and not the whole directory: files the config does not use may
+    be anything) names the file in one line, as ``config_dir/...`` when it is under
+    ``abs_dir``. Hydra's internals are used only if they are where Hydra 1.3 has them;
+    otherwise composing goes on unchecked.
+    """
+    try:
+        from hydra._internal.config_repository import ConfigRepository
+        from hydra.core.object_type import ObjectType
+        from hydra.plugins.config_source import ConfigSource
+
+        original = ConfigRepository.load_config
+        find_source = ConfigRepository._find_object_source
+        normalize = ConfigSource._normalize_file_name
+    except (ImportError, AttributeError):  # pragma: no cover - another Hydra layout
+        yield
+        return
+
+    def load_config(self: Any, config_path: str) -> Any:
+        source = find_source(self, config_path=config_path, object_type=ObjectType.CONFIG)
+        shown = None
+        # By scheme, not class: Hydra's plugin discovery imports the source classes
+        # a second time, so isinstance(source, FileConfigSource) is False.
+        if isinstance(source, ConfigSource) and source.scheme() == "file":
+            path = os.path.join(source.path, normalize(config_path))
+            shown = path
+            if os.path.abspath(source.path) == abs_dir:
+                shown = os.path.join(config_dir, normalize(config_path))
+            _load_yaml_file(path, shown)
+        try:
+            return original(self, config_path)
+        except ValueError as exc:  # a malformed defaults list
+            first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            raise EnvCommandError(f"{shown or config_path}: {first}") from exc
+
+    ConfigRepository.load_config = load_config  # type: ignore[method-assign]
+    try:
+        yield
+    finally:
+        ConfigRepository.load_config = original  # type: ignore[method-assign]
+
+
+def _check_group_overrides(abs_dir: str, parsed: list[Override]) -> None:
+    """A config-group override needs an option name; Hydra raises a bare ValueError."""
+    for o in parsed:
+        group_dir = os.path.join(abs_dir, o.key)
+        if o.kind == "delete" or not (o.package is not None or os.path.isdir(group_dir)):
+            continue
+        values = o.value if isinstance(o.value, list) else [o.value]
+        if all(isinstance(v, str) for v in values):
+            continue
+        options = ""
+        if os.path.isdir(group_dir):
+            names = sorted(f[:-5] for f in os.listdir(group_dir) if f.endswith(".yaml"))
+            options = f" (available: {', '.join(names) or 'none'})"
+        raise EnvCommandError(
+            f"bad override {o.input_line!r}: {o.key!r} is a config group, so its value must "
+            f"be an option name{options}, got {_short_repr(o.value)}"
+        )
 
 
 def compose_config(
@@ -334,16 +616,28 @@ def compose_config(
     )
     from omegaconf.errors import OmegaConfBaseException
 
+    if not config_dir:
+        raise EnvCommandError("--config-dir is empty")
+    if not config_name:
+        raise EnvCommandError("--config-name is empty")
     abs_dir = os.path.abspath(config_dir)
-    if not os.path.isdir(abs_dir):
+    if not os.path.exists(abs_dir):
         raise EnvCommandError(f"config directory not found: {config_dir}")
-    parse_overrides(overrides, use_hydra=True)  # one-line syntax errors, sweeps refused
-    name = config_name[:-5] if config_name.endswith(".yaml") else config_name
+    if not os.path.isdir(abs_dir):
+        raise EnvCommandError(f"--config-dir {config_dir} is not a directory")
+    # one-line syntax errors, sweeps refused, group overrides checked
+    _check_group_overrides(abs_dir, parse_overrides(overrides, use_hydra=True))
+    name = config_name.removesuffix(".yaml")
     try:
-        with initialize_config_dir(
-            config_dir=abs_dir, version_base=None, job_name="ppo-migrate-env"
+        with (
+            _checked_config_files(config_dir, abs_dir),
+            initialize_config_dir(
+                config_dir=abs_dir, version_base=None, job_name="ppo-migrate-env"
+            ),
         ):
             return compose(config_name=name, overrides=list(overrides))
+    except EnvCommandError:
+        raise
     except MissingConfigException as exc:
         if not os.path.exists(os.path.join(abs_dir, f"{name}.yaml")):
             available = sorted(
@@ -363,19 +657,32 @@ def compose_config(
     except OverrideParseException as exc:
         raise EnvCommandError(f"bad override: {str(exc).splitlines()[0]}") from exc
     except HydraException as exc:
-        message = str(exc)
+        message = _without_omegaconf_trailer(str(exc))
         cause = exc.__cause__
         if cause is not None and str(cause).strip():
             message += f": {str(cause).splitlines()[0]}"
         raise EnvCommandError(message) from exc
     except OmegaConfBaseException as exc:
         raise EnvCommandError(str(exc).splitlines()[0]) from exc
+    except RecursionError as exc:
+        raise EnvCommandError(
+            f"cannot compose {name!r} from {config_dir}: its defaults lists form a cycle "
+            "(a config that includes itself, directly or through other configs)"
+        ) from exc
+    except (ValueError, TypeError) as exc:  # Hydra's other complaints about a config tree
+        first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise EnvCommandError(f"cannot compose {name!r} from {config_dir}: {first}") from exc
     except Exception as exc:  # yaml errors inside the tree and the like
         import yaml
 
         if isinstance(exc, yaml.YAMLError):
             raise EnvCommandError(_yaml_error_message(config_dir, exc)) from exc
         raise
+
+
+def _on_one_line(text: str) -> str:
+    """``text``, or its JSON string form when it holds a newline or another control character."""
+    return text if text.isprintable() else json.dumps(text)
 
 
 def render_text(report: Any) -> str:
@@ -389,8 +696,8 @@ def render_text(report: Any) -> str:
     """
     rows = []
     for d in report.variables:
-        left = f"{d.name}={d.value}" if d.included else f"{d.name} (left out)"
-        rows.append((left, f"{d.reason.value}: {d.detail}"))
+        left = f"{d.name}={_on_one_line(d.value)}" if d.included else f"{d.name} (left out)"
+        rows.append((left, _on_one_line(f"{d.reason.value}: {d.detail}")))
     if "working_dir" in report.runtime_env:
         rows.append(("working_dir=None", report.working_dir))
     else:
@@ -487,7 +794,10 @@ def run_env(
         try:
             device_capability = parse_capability(capability)
         except ValueError as exc:
-            raise EnvCommandError(f"--capability: {exc}") from exc
+            hint = ""
+            if capability.strip().lower() == CAPABILITY_UNKNOWN:
+                hint = "; for an unknown device use --no-gpu"
+            raise EnvCommandError(f"--capability: {exc}{hint}") from exc
     elif no_gpu:
         device_capability = CAPABILITY_UNKNOWN
 
@@ -517,7 +827,25 @@ def run_env(
         raise EnvCommandError(str(exc)) from exc
 
 
-@click.command("env", context_settings={"help_option_names": ["-h", "--help"]})
+class _OneLineUsageError(click.UsageError):
+    """A click usage error shown as the command's other errors are: one line, exit 2."""
+
+    def show(self, file: Any = None) -> None:
+        hint = f" (see '{self.ctx.command_path} -h')" if self.ctx is not None else ""
+        click.echo(f"ppo-migrate: error: {_one_line(self.format_message())}{hint}", err=True)
+
+
+class _EnvCommand(click.Command):
+    """``click.Command`` whose usage errors (bad option, bad ``--format``...) are one line."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        try:
+            return super().parse_args(ctx, args)
+        except click.UsageError as exc:
+            raise _OneLineUsageError(exc.format_message(), exc.ctx or ctx) from exc
+
+
+@click.command("env", cls=_EnvCommand, context_settings={"help_option_names": ["-h", "--help"]})
 @click.argument("args", nargs=-1, metavar="[CONFIG.yaml] [KEY=VALUE]...")
 @click.option(
     "--config-dir",
@@ -545,7 +873,12 @@ def run_env(
     show_default=True,
     help="text: one line per variable with its reason; json: the runtime_env dict.",
 )
-@click.option("--explain", is_flag=True, help="With --format json: include the reasons.")
+@click.option(
+    "--explain",
+    is_flag=True,
+    help="With --format json: add the reasons (and the components and the capability). The "
+    "text format always shows the reasons, so there --explain changes nothing.",
+)
 @click.option(
     "--no-forward-driver-env",
     is_flag=True,

@@ -508,3 +508,345 @@ def test_python_dash_m_envcmd():
     )
     assert proc.returncode == 0, proc.stderr
     assert CUDA not in json.loads(proc.stdout)["env_vars"]
+
+
+# --- bad input found by testing: still one line and exit 2 (or a correct result) --------
+
+
+def _hydra_dir(root: Path, files: dict[str, str | bytes]) -> Path:
+    """A config directory: ``{"main.yaml": text, "grp/x.yaml": b"..."}``."""
+    for name, content in files.items():
+        target = root / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, bytes):
+            target.write_bytes(content)
+        else:
+            target.write_text(content)
+    return root
+
+
+def compose(conf: Path, *args: str, name: str = "main"):
+    return run("--config-dir", str(conf), "--config-name", name, *args)
+
+
+@pytest.mark.parametrize(
+    "content, fragments",
+    [
+        # the tester's file: a UTF-32 (or UTF-16 + NUL) byte-order mark
+        (b"\xff\xfe\x00\x00", ("not UTF-8", "UTF-32 byte-order mark")),
+        ("actor_rollout_ref: {}\n".encode("utf-16"), ("not UTF-8", "UTF-16 byte-order mark")),
+        # Latin-1 in a comment on line 3: the position of the bad byte
+        (b"a: 1\nb: 2\n# caf\xe9\n", (":3:6: not UTF-8 text (byte 0xe9)",)),
+    ],
+    ids=["utf32-bom", "utf16", "latin1"],
+)
+def test_error_yaml_file_not_utf8(tmp_path, content, fragments):
+    bad = tmp_path / "b.yaml"
+    bad.write_bytes(content)
+    assert_one_line_error(run(str(bad)), str(bad), *fragments)
+
+
+def test_error_yaml_file_not_utf8_in_config_dir(tmp_path):
+    conf = _hydra_dir(
+        tmp_path, {"main.yaml": "defaults:\n  - grp: x\n", "grp/x.yaml": b"\xff\xfe\x00\x00"}
+    )
+    assert_one_line_error(compose(conf), str(conf / "grp" / "x.yaml"), "not UTF-8")
+    primary = _hydra_dir(tmp_path / "p", {"main.yaml": b"a: 1\n# \xff\n"})
+    assert_one_line_error(compose(primary), f"{primary / 'main.yaml'}:2:3: not UTF-8")
+
+
+def test_a_non_utf8_file_the_config_does_not_use_is_fine(tmp_path):
+    conf = _hydra_dir(tmp_path, {"main.yaml": "a: 1\n", "junk.yaml": b"\xff\xfe\x00\x00"})
+    proc = compose(conf, "--capability", "9.0")
+    assert proc.returncode == 0, proc.stderr
+
+
+@pytest.mark.parametrize(
+    "defaults, fragment",
+    [
+        ("defaults: 5", "defaults must be a list (got int)"),
+        ("defaults: abc", "defaults must be a list (got str)"),
+        ("defaults:\n  - 5", "Unsupported type in defaults : int"),
+        ("defaults:\n  - null", "Unsupported type in defaults : NoneType"),
+        ("defaults:\n  - [a]", "Unsupported type in defaults : ListConfig"),
+        ("defaults:\n  - {a: x, b: y}", "Too many keys in default item"),
+    ],
+    ids=["int", "str", "int-item", "null-item", "list-item", "two-key-item"],
+)
+def test_error_hydra_malformed_defaults_list(tmp_path, defaults, fragment):
+    conf = _hydra_dir(tmp_path, {"main.yaml": f"{defaults}\na: 1\n"})
+    assert_one_line_error(compose(conf), str(conf / "main.yaml"), fragment)
+
+
+def test_error_hydra_malformed_defaults_list_in_a_group_file_names_that_file(tmp_path):
+    conf = _hydra_dir(
+        tmp_path, {"main.yaml": "defaults:\n  - grp: x\n", "grp/x.yaml": "defaults: 5\nb: 1\n"}
+    )
+    assert_one_line_error(
+        compose(conf), str(conf / "grp" / "x.yaml"), "defaults must be a list (got int)"
+    )
+
+
+@pytest.mark.parametrize(
+    "files",
+    [
+        {"main.yaml": "defaults:\n  - main\n"},
+        {"main.yaml": "defaults:\n  - grp: x\n", "grp/x.yaml": "defaults:\n  - /main\n"},
+    ],
+    ids=["self", "through-a-group"],
+)
+def test_error_hydra_defaults_cycle(tmp_path, files):
+    conf = _hydra_dir(tmp_path, files)
+    assert_one_line_error(compose(conf), "cannot compose 'main'", "cycle")
+
+
+@pytest.mark.parametrize(
+    "content, fragment",
+    [
+        ("just a string\n", "got a string: 'just a string'"),
+        ("5\n", "got a number: 5"),
+        ("true\n", "got a boolean: True"),
+        ("- a\n- b\n", "got a list"),
+        ("!!set {a, b}\n", "got a set"),
+    ],
+    ids=["string", "number", "boolean", "list", "set"],
+)
+def test_error_top_level_must_be_a_mapping(tmp_path, content, fragment):
+    bad = tmp_path / "trainer.yaml"
+    bad.write_text(content)
+    assert_one_line_error(run(str(bad)), f"{bad}: the top level must be a mapping", fragment)
+
+
+@pytest.mark.parametrize("where", ["main.yaml", "grp/x.yaml"])
+@pytest.mark.parametrize("content", ["just a string\n", "- a\n"], ids=["string", "list"])
+def test_error_top_level_must_be_a_mapping_in_config_dir(tmp_path, where, content):
+    files = {"main.yaml": "defaults:\n  - grp: x\n", "grp/x.yaml": "b: 1\n"}
+    files[where] = content
+    conf = _hydra_dir(tmp_path, files)
+    assert_one_line_error(compose(conf), f"{conf / where}: the top level must be a mapping")
+
+
+@pytest.mark.parametrize(
+    "content",
+    ["", "# only a comment\n", "null\n", "\n\n"],
+    ids=["empty", "comment", "null", "blank"],
+)
+def test_an_empty_file_is_an_empty_config(tmp_path, content):
+    empty = tmp_path / "trainer.yaml"
+    empty.write_text(content)
+    proc = run(str(empty), "+critic.strategy=megatron", "--capability", "9.0")
+    assert proc.returncode == 0, proc.stderr
+    assert "Megatron in critic on" in text_lines(proc.stdout)[CUDA]
+    conf = _hydra_dir(tmp_path / "conf", {"main.yaml": content})
+    proc = compose(conf, "+critic.strategy=megatron", "--capability", "9.0")
+    assert proc.returncode == 0, proc.stderr
+    assert "Megatron in critic on" in text_lines(proc.stdout)[CUDA]
+
+
+def test_explain_with_text_changes_nothing_and_the_help_says_so():
+    # Text always shows the reasons (like ruff's text output always shows the rule and
+    # message): --explain is accepted there, and documented as having no effect.
+    plain = run(MEGATRON, "--capability", "9.0")
+    explained = run(MEGATRON, "--capability", "9.0", "--explain")
+    assert explained.returncode == 0, explained.stderr
+    assert (explained.stdout, explained.stderr) == (plain.stdout, plain.stderr)
+    help_text = " ".join(run("--help").stdout.split())
+    assert "--explain With --format json: add the reasons" in help_text
+    assert "text format always shows the reasons, so there --explain changes nothing" in help_text
+
+
+def test_error_directory_as_the_yaml_file(tmp_path):
+    assert_one_line_error(run(str(tmp_path)), f"{tmp_path} is a directory", "--config-dir")
+
+
+def test_error_unreadable_yaml_file(tmp_path):
+    # Tests run as root, which reads a mode-000 file anyway; a UNIX socket exists but
+    # cannot be opened, which takes the same "cannot read" path as EACCES would.
+    import socket
+
+    path = tmp_path / "trainer.yaml"
+    with socket.socket(socket.AF_UNIX) as sock:
+        sock.bind(str(path))
+        assert_one_line_error(run(str(path)), f"cannot read {path}")
+
+
+@pytest.mark.parametrize(
+    "content, fragments",
+    [
+        ("a: 1\na: 2\n", (":2:1: YAML syntax error: found duplicate key a",)),
+        ("a:\n\tb: 1\n", (":2:1: YAML syntax error", "'\\t'")),
+        ("a: &x\n  b: *x\n", ("recursive anchor", "'a.b'")),
+        ("a: &x [1, *x]\n", ("recursive anchor", "'a[1]'")),
+        (
+            "a: &a [x, x, x, x, x, x, x, x, x, x]\n"
+            + "".join(
+                f"{c}: &{c} [{', '.join([f'*{p}'] * 10)}]\n"
+                for p, c in zip("abcdef", "bcdefg", strict=True)
+            ),
+            ("aliases expand to more than",),
+        ),
+        ("a: " + "[" * 300 + "]" * 300 + "\n", ("nested too deeply",)),
+        ("a: " + "[" * 3000 + "]" * 3000 + "\n", ("nested too deeply",)),
+        (
+            "actor_rollout_ref:\n  actor:\n    strategy: ${bad\n",
+            ("bad interpolation at 'actor_rollout_ref.actor.strategy'", "${bad"),
+        ),
+    ],
+    ids=[
+        "duplicate-key",
+        "tab",
+        "alias-loop",
+        "alias-loop-list",
+        "alias-bomb",
+        "deep",
+        "deeper",
+        "broken-interpolation",
+    ],
+)
+def test_error_bad_yaml_content(tmp_path, content, fragments):
+    bad = tmp_path / "trainer.yaml"
+    bad.write_text(content)
+    assert_one_line_error(run(str(bad), "--capability", "9.0"), str(bad), *fragments)
+
+
+def test_error_bad_yaml_content_in_config_dir(tmp_path):
+    conf = _hydra_dir(
+        tmp_path,
+        {
+            "main.yaml": "defaults:\n  - grp: x\n  - _self_\n",
+            "grp/x.yaml": "actor_rollout_ref:\n  actor:\n    strategy: ${bad\n",
+        },
+    )
+    assert_one_line_error(
+        compose(conf),
+        str(conf / "grp" / "x.yaml"),
+        "bad interpolation at 'actor_rollout_ref.actor.strategy'",
+    )
+    loop = _hydra_dir(tmp_path / "loop", {"main.yaml": "a: &x\n  b: *x\n"})
+    assert_one_line_error(compose(loop), str(loop / "main.yaml"), "recursive anchor")
+
+
+def test_shared_anchors_and_huge_numbers_are_fine(tmp_path):
+    cfg = tmp_path / "trainer.yaml"
+    cfg.write_text(
+        "engine: &engine megatron\n"
+        "actor_rollout_ref:\n  actor: &actor {strategy: *engine, lr: 1e999999}\n"
+        "  ref: *actor\n"
+        "trainer: {steps: 123456789012345678901234567890}\n"
+    )
+    proc = run(str(cfg), "--capability", "9.0")
+    assert proc.returncode == 0, proc.stderr
+    assert (
+        "Megatron in actor_rollout_ref.actor, actor_rollout_ref.ref on"
+        in (text_lines(proc.stdout)[CUDA])
+    )
+
+
+@pytest.mark.parametrize(
+    "value, fragment",
+    [
+        ("9.0.1", "invalid compute capability '9.0.1'"),
+        ("abc", "invalid compute capability 'abc'"),
+        ("-1.0", "invalid compute capability '-1.0'"),
+        ("", "invalid compute capability ''"),
+        ("unknown", "for an unknown device use --no-gpu"),
+    ],
+)
+def test_error_bad_capability(value, fragment):
+    assert_one_line_error(run(FSDP, "--capability", value), "--capability", fragment)
+
+
+@pytest.mark.parametrize("value, shown", [("9", "9.0"), ("10.0", "10.0"), (" 8.6 ", "8.6")])
+def test_capability_forms(value, shown):
+    proc = run(MEGATRON, "--capability", value)
+    assert proc.returncode == 0, proc.stderr
+    assert f"compute capability {shown} (given;" in text_lines(proc.stdout)[CUDA]
+
+
+@pytest.mark.parametrize(
+    "override, fragment",
+    [
+        ("=x", "bad override '=x': the key is empty"),
+        ("+=", "bad override '+=': the key is empty"),
+        ("~", "bad override '~': the key is empty"),
+        ("a..b=1", "bad override 'a..b=1'"),
+        ("a=${bad", "bad override 'a=${bad'"),
+        ("~missing", "cannot delete 'missing', it does not exist"),
+        ("x=1=2", "bad override 'x=1=2'"),
+        (
+            "actor_rollout_ref.actor.strategy=${actor_rollout_ref.actor.engine}",
+            "cannot resolve the interpolation at 'actor_rollout_ref.actor.strategy'",
+        ),
+    ],
+)
+@pytest.mark.parametrize("block_hydra", [False, True], ids=["hydra", "fallback"])
+def test_error_bad_override_edge_cases(override, fragment, block_hydra):
+    assert_one_line_error(
+        run(FSDP, override, "--capability", "9.0", block_hydra=block_hydra), fragment
+    )
+
+
+def test_plus_key_with_an_empty_value_adds_an_empty_string():
+    proc = run(FSDP, "+critic.note=", "--capability", "9.0")
+    assert proc.returncode == 0, proc.stderr
+
+
+@pytest.mark.parametrize(
+    "override, fragment",
+    [
+        ("=x", "bad override '=x': the key is empty"),
+        ("@x=1", "bad override '@x=1': the key is empty"),
+        ("actor=null", "'actor' is a config group"),
+        ("actor@actor_rollout_ref.actor=5", "'actor' is a config group"),
+    ],
+)
+def test_error_bad_override_in_compose_form_edge_cases(override, fragment):
+    assert_one_line_error(
+        run("--config-dir", str(HYDRA_DIR), "--config-name", "ppo_trainer", override), fragment
+    )
+
+
+def test_error_two_yaml_files():
+    assert_one_line_error(run(FSDP, MEGATRON), f"bad override {MEGATRON!r}", "one CONFIG.yaml")
+
+
+def test_error_config_dir_is_a_file():
+    assert_one_line_error(
+        run("--config-dir", FSDP, "--config-name", "ppo_trainer"),
+        f"--config-dir {FSDP} is not a directory",
+    )
+
+
+@pytest.mark.parametrize(
+    "args, fragment",
+    [
+        (("",), "the config file path is empty"),
+        (("--config-dir", "", "--config-name", "ppo_trainer"), "--config-dir is empty"),
+        (("--config-dir", str(HYDRA_DIR), "--config-name", ""), "--config-name is empty"),
+    ],
+)
+def test_error_empty_paths(args, fragment):
+    assert_one_line_error(run(*args), fragment)
+
+
+@pytest.mark.parametrize(
+    "args, fragment",
+    [
+        ((FSDP, "--format", "xml"), "Invalid value for '--format'"),
+        ((FSDP, "--bogus"), "No such option: --bogus"),
+        ((FSDP, "--capability"), "'--capability' requires an argument"),
+    ],
+)
+def test_error_usage_errors_are_one_line_too(args, fragment):
+    assert_one_line_error(run(*args), fragment, "ppo-migrate env -h")
+
+
+def test_text_format_keeps_a_multi_line_driver_value_on_one_line():
+    proc = run(FSDP, "--capability", "9.0", env=_clean_env(NCCL_DEBUG="INFO\nTRACE"))
+    assert proc.returncode == 0, proc.stderr
+    assert len(proc.stdout.splitlines()) == len(BASE_ENV_VARS) + 2
+    assert text_lines(proc.stdout)["NCCL_DEBUG"].startswith('NCCL_DEBUG="INFO\\nTRACE" ')
+    env_vars = json.loads(
+        run(FSDP, "--format", "json", env=_clean_env(NCCL_DEBUG="INFO\nTRACE")).stdout
+    )
+    assert env_vars["env_vars"]["NCCL_DEBUG"] == "INFO\nTRACE"
