@@ -28,8 +28,7 @@ from __future__ import annotations
 import ast
 import re
 import shutil
-from dataclasses import dataclass, field
-from pathlib import Path
+from dataclasses import dataclass
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -85,7 +84,6 @@ class Module:
     expected: str
     rewritten: int
     has_target: bool
-    lines_in: list[str] = field(default_factory=list)
 
 
 @st.composite
