@@ -900,6 +900,9 @@ def _bad_tree(root: Path) -> dict[str, str]:
     put("null_byte.py", IMP + b"x = 1\0\n")
     put("bytes_and_str.py", IMP + b"x = b'a' 'b'\n")
     put("form_feed_dedent.py", IMP + b"if True:\n    x = 1\n\x0c  y = 2\n")
+    # valid Python that LibCST's tokenizer rejects (a form feed in an indentation)
+    put("form_feed_indent.py", IMP + b"def f():\n\x0c  if 1:\n    return 1\n")
+    put("weird_fstring.py", IMP + b"x = f'{x!r:{y}}' f'{=}'\n")
     put("empty.py", b"")
     put("bom_only.py", b"\xef\xbb\xbf")
     put("dir_named.py/inner.py", GOOD)  # a directory named like a module is walked
@@ -922,6 +925,8 @@ def _bad_tree(root: Path) -> dict[str, str]:
         "null_byte.py": r":\d+:\d+: PPO902 syntax error: .*",
         "bytes_and_str.py": r":\d+:\d+: PPO902 .*",
         "form_feed_dedent.py": r":4:\d+: PPO902 syntax error: unindent",
+        "form_feed_indent.py": r":\d+:\d+: PPO902 syntax error: tokenizer error",
+        "weird_fstring.py": r":2:\d+: PPO902 syntax error: f-string: expression required",
         "huge.py": r":1:1: PPO902 cannot parse: too large to parse",
         "broken_link.py": r":1:1: PPO901 cannot read: broken symlink",
         "loop_link.py": r":1:1: PPO901 cannot read: symlink loop",
