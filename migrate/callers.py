@@ -37,7 +37,7 @@ from libcst.metadata import (
     ScopeProvider,
 )
 
-from ppo_migrate.codemod import CONFIG_PARAMETER, analyze, parse_module
+from ppo_migrate.codemod import CONFIG_PARAMETER, analyze, parse_module, qualname
 from ppo_migrate.diagnostics import Diagnostic, Related
 from ppo_migrate.files import (
     FileChanged,
@@ -161,13 +161,8 @@ class _FileVisitor(cst.CSTVisitor):
 
     # -- scope bookkeeping ------------------------------------------------------
     def _qualname(self, extra: str | None = None) -> str:
-        names = [(k, n) for k, n, _ in self._stack] + ([("function", extra)] if extra else [])
-        parts: list[str] = []
-        for i, (kind, name) in enumerate(names):
-            parts.append(name)
-            if kind == "function" and i < len(names) - 1:
-                parts.append("<locals>")
-        return ".".join(parts) or "<module>"
+        frames = [(k, n) for k, n, _ in self._stack] + ([("function", extra)] if extra else [])
+        return qualname(frames)
 
     def _caller(self) -> str | None:
         if not self._stack or self._stack[-1][0] != "function" or self._stack[-1][1] == "<lambda>":
@@ -278,13 +273,7 @@ class _FileVisitor(cst.CSTVisitor):
             if kind == "function" and isinstance(node, cst.FunctionDef) and self._stack[i - 1][0] == "class":
                 params = node.params.params
                 if params and params[0].name.value == "self":
-                    names = [(k, n) for k, n, _ in self._stack[:i]]
-                    parts: list[str] = []
-                    for j, (k, n) in enumerate(names):
-                        parts.append(n)
-                        if k == "function" and j < len(names) - 1:
-                            parts.append("<locals>")
-                    return ".".join(parts)
+                    return qualname([(k, n) for k, n, _ in self._stack[:i]])
                 return None
         return None
 

@@ -185,6 +185,25 @@ def rewrite_call(call: cst.Call, kind: str, expression: str, *, keyword: bool) -
     return call.with_changes(args=tuple(new_args))
 
 
+def qualname(frames: Sequence[tuple[str, str]]) -> str:
+    """Spell a scope as ``__qualname__`` does.
+
+    Args:
+        frames: ``(kind, name)`` from the outermost scope in, ``kind`` being
+            ``"function"`` or ``"class"`` (a lambda is a function named ``<lambda>``).
+
+    Returns:
+        e.g. ``"Launcher.start"``, ``"main.<locals>.init_cluster"``, or ``"<module>"``
+        for no frames.
+    """
+    parts: list[str] = []
+    for i, (kind, name) in enumerate(frames):
+        parts.append(name)
+        if kind == "function" and i < len(frames) - 1:
+            parts.append("<locals>")
+    return ".".join(parts) or "<module>"
+
+
 class _Pass(cst.CSTVisitor):
     """Visits every call once and records findings."""
 
@@ -215,14 +234,8 @@ class _Pass(cst.CSTVisitor):
         self.comments: dict[int, str] = {}  # line -> comment text, for ``# noqa``
         self._shim_detector: ShimDetector | None = None
 
-    # scope names, as __qualname__ spells them
     def _qualname(self) -> str:
-        parts: list[str] = []
-        for i, (kind, name) in enumerate(self._stack):
-            parts.append(name)
-            if kind == "function" and i < len(self._stack) - 1:
-                parts.append("<locals>")
-        return ".".join(parts) or "<module>"
+        return qualname(self._stack)
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         # decorators and defaults run in the enclosing scope: visit them first

@@ -530,26 +530,22 @@ def _read_bytes(path: str) -> bytes:
         os.close(fd)
 
 
-def prefilter(paths: Sequence[str], settings: Settings) -> tuple[list[str], list[FileOutcome]]:
-    """Split files into candidates and outcomes of files settled already.
+def prefilter(paths: Sequence[str], settings: Settings) -> list[str]:
+    """The candidates among ``paths``: files whose bytes name a target.
 
     Reads each file once, holding one file's bytes at a time; a file that
     cannot be read is a candidate, so that :func:`process_file` reports it.
 
     Returns:
-        ``(candidates, settled)``.
+        The candidate paths, in the order given.
     """
-    candidates, settled, _ = _prefilter(paths, settings)
-    return candidates, settled
+    return _prefilter(paths, settings)[0]
 
 
-def _prefilter(
-    paths: Sequence[str], settings: Settings
-) -> tuple[list[str], list[FileOutcome], dict[str, int]]:
+def _prefilter(paths: Sequence[str], settings: Settings) -> tuple[list[str], dict[str, int]]:
     """:func:`prefilter`, plus each candidate's size in bytes (-1 when unreadable)."""
     names = [n.encode() for n in settings.target_names]
     candidates: list[str] = []
-    settled: list[FileOutcome] = []
     sizes: dict[str, int] = {}
     for p in paths:
         try:
@@ -563,7 +559,7 @@ def _prefilter(
                 candidates.append(p)
                 sizes[p] = len(data)
                 break
-    return candidates, settled, sizes
+    return candidates, sizes
 
 
 def default_jobs() -> int:
@@ -597,8 +593,8 @@ def run(
         A :class:`RunResult`; ``interrupted`` is set when Ctrl-C stopped it (the
         outcomes are then those of the files finished before the stop).
     """
-    candidates, settled, sizes = _prefilter([os.fspath(p) for p in paths], settings)
-    result = RunResult(outcomes=settled)
+    candidates, sizes = _prefilter([os.fspath(p) for p in paths], settings)
+    result = RunResult()
     jobs = jobs or default_jobs()
     total = len(candidates)
     try:

@@ -404,7 +404,7 @@ def test_apply_jobs_1_and_2_write_identical_trees(tmp_path: Path) -> None:
 
 
 def _run_in_pool(paths: list[str], mode: Mode = Mode.CHECK) -> runner.RunResult:
-    candidates, _ = runner.prefilter(paths, Settings())
+    candidates = runner.prefilter(paths, Settings())
     assert len(candidates) >= runner.POOL_MIN_CANDIDATES  # really through the pool
     return runner.run(paths, Settings(), mode, jobs=2)
 
@@ -619,6 +619,5 @@ def test_prefilter_reads_bytes_exactly(tmp_path: Path) -> None:
     missing = tmp_path / "missing.py"
     assert runner._read_bytes(str(big)) == big.read_bytes()
     assert runner._read_bytes(str(empty)) == b""
-    candidates, settled = runner.prefilter([str(big), str(empty), str(missing)], Settings())
+    candidates = runner.prefilter([str(big), str(empty), str(missing)], Settings())
     assert candidates == [str(big), str(missing)]  # unreadable: process_file reports it
-    assert settled == []
