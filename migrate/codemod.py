@@ -21,25 +21,14 @@ from libcst.metadata import (
     ScopeProvider,
 )
 
+from ppo_migrate.constants import CONFIG_PARAMETER, MAX_NESTING, MAX_SOURCE_CHARS
 from ppo_migrate.diagnostics import Diagnostic, Edit, Fix, is_suppressed
 from ppo_migrate.scope import ConfigInScope, ConfigResolver
 from ppo_migrate.settings import Settings
 from ppo_migrate.shims import ShimDetector
 from ppo_migrate.targets import TargetMatcher, Verdict, module_package, resolve_relative
 
-CONFIG_PARAMETER = "config"  # the runtime function's parameter name (verl PR #6976)
 _LINE_SPLIT = re.compile(r"\r\n|\r|\n")  # LibCST's line breaks (PositionProvider's NEWLINE_RE)
-
-#: Longest source text (in characters) handed to LibCST. Its parse and metadata
-#: cost about a second and over a gigabyte of memory per megabyte of source, so a
-#: bigger file (generated code, a data dump) is reported, not analysed.
-MAX_SOURCE_CHARS = 1 << 20
-#: Deepest nesting (of Python's AST; a chain ``a or b or ...`` counts each operand)
-#: handed to LibCST. LibCST's own visitors give up with ``RecursionError`` a little
-#: below this, but only after a parse whose time grows with the cube of the depth
-#: (minutes at a few thousand), and its native parser overflows its stack and
-#: kills the process (SIGSEGV) at depths CPython still accepts.
-MAX_NESTING = 500
 #: CPython's limit on nested brackets (``MAXLEVEL`` in its tokenizer, 3.8 to 3.13).
 _MAX_BRACKETS = 200
 _BRACKET_SCAN = re.compile(

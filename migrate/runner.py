@@ -31,6 +31,7 @@ from ppo_migrate.files import (
     encode_source,
     read_source,
 )
+from ppo_migrate.ast_check import may_report  # noqa: F401  (re-exported: the second prefilter)
 from ppo_migrate.settings import Settings
 
 # Below this many candidate files a pool costs more (worker start-up) than it saves.
@@ -39,8 +40,6 @@ POOL_MIN_CANDIDATES = 8
 _IN_FLIGHT_PER_WORKER = 2
 # How long stopped workers get to finish a write before they are killed.
 _STOP_GRACE_SECONDS = 5.0
-# The runtime function's config parameter (``codemod.CONFIG_PARAMETER``; a test keeps them equal).
-_CONFIG_KEYWORD = "config"
 
 
 class Mode(enum.Enum):
@@ -126,29 +125,41 @@ def _line_of_offset(data: bytes, offset: int) -> tuple[int, int]:
     return data.count(b"\n", 0, offset) + 1, offset - line_start + 1
 
 
-def process_file(path: str, settings: Settings, mode: Mode) -> FileOutcome:
+def process_file(
+    path: str, settings: Settings, mode: Mode, *, defer_libcst: bool = False
+) -> FileOutcome | None:
     """Run the whole pipeline on one file; never raises for a bad file.
 
     Args:
         path: the file's display path (relative or absolute, as discovered).
         settings: the run's settings.
         mode: what to do with the file.
+        defer_libcst: return ``None`` when the file needs the LibCST pass.
 
     Returns:
         A :class:`FileOutcome`. An unreadable file is a PPO901 finding, an
         unparsable candidate PPO902, a file changed during the run PPO904;
-        a crash of the analysis itself is an ``internal_error``.
+        a crash of the analysis itself is an ``internal_error``. ``None`` only
+        with ``defer_libcst``.
     """
     try:
         source = read_source(Path(path))
     except UnreadableFile as exc:
         return FileOutcome(path, diagnostics=(_file_diag(path, "PPO901", str(exc)),))
-    return process_data(path, source.data, settings, mode, source=source)
+    return process_data(
+        path, source.data, settings, mode, source=source, defer_libcst=defer_libcst
+    )
 
 
 def process_data(
-    path: str, data: bytes, settings: Settings, mode: Mode, *, source: SourceFile | None = None
-) -> FileOutcome:
+    path: str,
+    data: bytes,
+    settings: Settings,
+    mode: Mode,
+    *,
+    source: SourceFile | None = None,
+    defer_libcst: bool = False,
+) -> FileOutcome | None:
     """Run the pipeline on bytes already read (a file, or standard input).
 
     Args:
@@ -157,9 +168,12 @@ def process_data(
         settings: the run's settings.
         mode: what to do; APPLY and ADD_NOQA need ``source`` to write back.
         source: the file read, for the atomic write's change check.
+        defer_libcst: return ``None`` instead of running the LibCST pass, for a
+            caller that runs those files in a pool.
 
     Returns:
-        A :class:`FileOutcome` (see :func:`process_file`).
+        A :class:`FileOutcome` (see :func:`process_file`), or ``None`` (only with
+        ``defer_libcst``) when the file needs the LibCST pass.
     """
     names = [n.encode() for n in settings.target_names]
     if not is_candidate(data, names):
@@ -181,30 +195,88 @@ def process_data(
         msg = exc.msg if isinstance(exc, SyntaxError) else str(exc)
         return FileOutcome(path, True, (_file_diag(path, "PPO901", f"cannot decode: {msg}"),))
 
-    # check and add-noqa only report: a file in which no call can be a finding
-    # (see may_report) needs LibCST's parse (for PPO902) but not its analysis.
+    from ppo_migrate.ast_check import decide
+    from ppo_migrate.constants import MAX_SOURCE_CHARS
+
+    # Python's AST decides a file in which no call can be a finding and, for check
+    # and add-noqa, a file whose findings are all plain (see ast_check); the rest
+    # goes to the LibCST pass. (Text too large for LibCST is refused by parse_module
+    # before it is parsed; an AST of it would cost gigabytes and minutes.)
+    reports = mode in (Mode.CHECK, Mode.ADD_NOQA)
+    decided = None
+    if len(text) <= MAX_SOURCE_CHARS and (reports or not settings.use_ppo_runtime):
+        decided = decide(text, path, settings, analyse=reports)
+    if decided is not None:
+        diagnostics: tuple[Diagnostic, ...] = tuple(decided)
+        new_text, fixed, imports = None, 0, 0
+    elif defer_libcst:
+        return None
+    else:
+        result = _libcst_pass(path, text, settings, mode)
+        if isinstance(result, FileOutcome):
+            return result
+        diagnostics = result.diagnostics
+        new_text, fixed, imports = result.new_text, result.fixed, result.imports
+
+    if mode is Mode.FIX_STDOUT:
+        new = data if new_text is None else encode_source(new_text, encoding, bom)
+        return FileOutcome(path, True, diagnostics, fixed, new_data=new)
+    if mode is Mode.DIFF and new_text is not None:
+        # the diff is of the file's bytes: its BOM and its encoding (a latin-1 file's
+        # diff in UTF-8 would not apply), lines split at b"\n" as patch splits them
+        diff = unified_diff(data, encode_source(new_text, encoding, bom), path)
+        return FileOutcome(path, True, diagnostics, fixed, diff=diff, imports=imports)
+    if mode is Mode.APPLY and new_text is not None and source is not None:
+        try:
+            with _signals_deferred():
+                atomic_write(
+                    Path(path), encode_source(new_text, encoding, bom), expected=source
+                )
+        except FileChanged as exc:
+            diag = _file_diag(path, "PPO904", f"not rewritten: {exc}")
+            return FileOutcome(path, True, (diag, *diagnostics))
+        except (OSError, UnicodeEncodeError) as exc:
+            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+            diag = _file_diag(path, "PPO901", f"cannot write: {reason}")
+            return FileOutcome(path, True, (diag, *diagnostics))
+        return FileOutcome(
+            path, True, diagnostics, fixed, written=True, imports=imports
+        )
+    if mode is Mode.ADD_NOQA and diagnostics and source is not None:
+        from ppo_migrate.noqa import add_noqa
+
+        # findings no comment could cover (a backslash continuation, a multi-line
+        # string) stay findings
+        new_text, added, uncovered = add_noqa(text, diagnostics)
+        if added:
+            try:
+                with _signals_deferred():
+                    atomic_write(
+                        Path(path), encode_source(new_text, encoding, bom), expected=source
+                    )
+            except FileChanged as exc:
+                diag = _file_diag(path, "PPO904", f"not rewritten: {exc}")
+                return FileOutcome(path, True, (diag, *diagnostics))
+            except OSError as exc:
+                diag = _file_diag(path, "PPO901", f"cannot write: {exc.strerror}")
+                return FileOutcome(path, True, (diag, *diagnostics))
+        return FileOutcome(path, True, uncovered, written=bool(added), noqa_added=added)
+    return FileOutcome(path, True, diagnostics)
+
+
+def _libcst_pass(path: str, text: str, settings: Settings, mode: Mode):
+    """The LibCST pass on one decoded file.
+
+    Returns:
+        The :class:`ppo_migrate.codemod.FileResult`, or a :class:`FileOutcome`
+        with the PPO902 (or the internal error) when LibCST cannot take the text.
+    """
     from libcst import ParserSyntaxError
 
-    from ppo_migrate.codemod import (
-        MAX_SOURCE_CHARS,
-        UnparsableSource,
-        parse_module,
-        process_text,
-    )
-
-    # (Text too large for LibCST is refused by parse_module before it is parsed;
-    # may_report's own parse of it would cost gigabytes and minutes.)
-    quick = (
-        mode in (Mode.CHECK, Mode.ADD_NOQA)
-        and len(text) <= MAX_SOURCE_CHARS
-        and not may_report(text, path, settings.target_names)
-    )
+    from ppo_migrate.codemod import UnparsableSource, process_text
 
     try:
-        if quick:
-            parse_module(text)  # guarded: never hands LibCST what crashes or stalls it
-            return FileOutcome(path, True)
-        result = process_text(
+        return process_text(
             text, path, settings, fix=mode in (Mode.APPLY, Mode.DIFF, Mode.FIX_STDOUT)
         )
     except ParserSyntaxError as exc:
@@ -239,52 +311,6 @@ def process_data(
         return FileOutcome(
             path, True, internal_error=f"internal error: {type(exc).__name__}: {exc}"
         )
-
-    diagnostics = result.diagnostics
-    if mode is Mode.FIX_STDOUT:
-        new = data if result.new_text is None else encode_source(result.new_text, encoding, bom)
-        return FileOutcome(path, True, diagnostics, result.fixed, new_data=new)
-    if mode is Mode.DIFF and result.new_text is not None:
-        # the diff is of the file's bytes: its BOM and its encoding (a latin-1 file's
-        # diff in UTF-8 would not apply), lines split at b"\n" as patch splits them
-        diff = unified_diff(data, encode_source(result.new_text, encoding, bom), path)
-        return FileOutcome(path, True, diagnostics, result.fixed, diff=diff, imports=result.imports)
-    if mode is Mode.APPLY and result.new_text is not None and source is not None:
-        try:
-            with _signals_deferred():
-                atomic_write(
-                    Path(path), encode_source(result.new_text, encoding, bom), expected=source
-                )
-        except FileChanged as exc:
-            diag = _file_diag(path, "PPO904", f"not rewritten: {exc}")
-            return FileOutcome(path, True, (diag, *diagnostics))
-        except (OSError, UnicodeEncodeError) as exc:
-            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-            diag = _file_diag(path, "PPO901", f"cannot write: {reason}")
-            return FileOutcome(path, True, (diag, *diagnostics))
-        return FileOutcome(
-            path, True, diagnostics, result.fixed, written=True, imports=result.imports
-        )
-    if mode is Mode.ADD_NOQA and diagnostics and source is not None:
-        from ppo_migrate.noqa import add_noqa
-
-        # findings no comment could cover (a backslash continuation, a multi-line
-        # string) stay findings
-        new_text, added, uncovered = add_noqa(text, diagnostics)
-        if added:
-            try:
-                with _signals_deferred():
-                    atomic_write(
-                        Path(path), encode_source(new_text, encoding, bom), expected=source
-                    )
-            except FileChanged as exc:
-                diag = _file_diag(path, "PPO904", f"not rewritten: {exc}")
-                return FileOutcome(path, True, (diag, *diagnostics))
-            except OSError as exc:
-                diag = _file_diag(path, "PPO901", f"cannot write: {exc.strerror}")
-                return FileOutcome(path, True, (diag, *diagnostics))
-        return FileOutcome(path, True, uncovered, written=bool(added), noqa_added=added)
-    return FileOutcome(path, True, diagnostics)
 
 
 def _diff_lines(data: bytes) -> list[bytes]:
@@ -374,118 +400,15 @@ def _signals_deferred() -> Iterator[None]:
         signal.pthread_sigmask(signal.SIG_SETMASK, old)
 
 
-def may_report(text: str, path: str, names: frozenset[str] | set[str]) -> bool:
-    """Whether the LibCST pass could report anything in this module (conservative).
-
-    The pass reports only two kinds of call (see ``codemod._Pass.visit_Call``):
-    a call of a target that omits its config (PPO001-PPO004), and a call whose
-    callee comes from a relative import that climbs past the top-level package
-    (PPO903). Both need a callee whose dotted name, as LibCST's
-    ``QualifiedNameProvider`` builds it, ends in a target's last name. This
-    checks that with Python's own parser (about a hundredth of the cost of
-    LibCST's metadata) and answers True whenever it cannot rule a finding out:
-
-    * the text does not compile to an AST (LibCST reports the PPO902);
-    * a relative import climbs past the file's package;
-    * a call's callee names a target's last name anywhere in its dotted name
-      (``f()``, ``m.f()``, ``m.f[0]()``, ``f()()``), or a name bound by an
-      ``import ... as`` whose imported name mentions one, and the call does not
-      pass a config that is not ``None`` (as ``codemod.configless_kind`` decides).
-
-    Args:
-        text: the decoded module source.
-        path: the display path (for the file's package; ``"-"`` is standard input).
-        names: the targets' last names (``settings.target_names``).
-
-    Returns:
-        False only when no call in the module can be a finding.
-    """
-    import ast
-    import warnings
-
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # e.g. invalid escape sequences
-            tree = compile(text, path, "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
-    except (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError):
-        return True
-    wanted_names = set(names)
-    wanted = set(names)
-    calls: list[ast.Call] = []
-    climb = 0
-    try:
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Call):
-                calls.append(node)
-            elif isinstance(node, (ast.Import, ast.ImportFrom)):
-                from_parts: set[str] = set()
-                if isinstance(node, ast.ImportFrom):
-                    climb = max(climb, node.level or 0)
-                    from_parts = set((node.module or "").split("."))
-                for alias in node.names:
-                    if alias.asname and (from_parts | set(alias.name.split("."))) & wanted_names:
-                        wanted.add(alias.asname)
-    except RecursionError:
-        return True
-    if climb:
-        from ppo_migrate.targets import module_package
-
-        package = module_package(path) if path and path != "-" else ()
-        if climb > len(package):
-            return True
-    return any(_callee_parts(c.func) & wanted and _omits_config(c) for c in calls)
-
-
-def _callee_parts(node: object) -> set[str]:
-    """Identifiers in a callee's dotted name, read as LibCST's ``get_full_name_for_node`` does."""
-    import ast
-
-    parts: set[str] = set()
-    while True:
-        if isinstance(node, ast.Name):
-            parts.add(node.id)
-            return parts
-        if isinstance(node, ast.Attribute):
-            parts.add(node.attr)
-            node = node.value
-        elif isinstance(node, ast.Call):
-            node = node.func
-        elif isinstance(node, ast.Subscript):
-            node = node.value
-        else:
-            return parts
-
-
-def _omits_config(call: object) -> bool:
-    """``codemod.configless_kind(call) is not None``, on Python's AST."""
-    import ast
-
-    assert isinstance(call, ast.Call)
-
-    def is_none(value: ast.expr) -> bool:
-        return isinstance(value, ast.Constant) and value.value is None
-
-    if not call.args and not call.keywords:
-        return True
-    if any(isinstance(a, ast.Starred) for a in call.args) or any(
-        k.arg is None for k in call.keywords
-    ):
-        return False
-    if call.args:  # positional arguments always come first without a star
-        return is_none(call.args[0])
-    for k in call.keywords:
-        if k.arg == _CONFIG_KEYWORD:
-            return is_none(k.value)
-    return True
-
-
 def _is_parse_failure(exc: Exception) -> bool:
     """LibCST's parser raises ``Exception`` subclasses beyond ParserSyntaxError."""
     module = type(exc).__module__ or ""
     return module.startswith("libcst") or isinstance(exc, (ValueError, IndexError, TypeError))
 
 
-def _process_star(args: tuple[str, Settings, Mode]) -> FileOutcome:
+def _process_star(
+    args: tuple[str, Settings, Mode], *, defer_libcst: bool = False
+) -> FileOutcome | None:
     """:func:`process_file` that turns any crash into an ``internal_error`` outcome.
 
     Only Ctrl-C and exit requests propagate; everything else, including
@@ -494,7 +417,7 @@ def _process_star(args: tuple[str, Settings, Mode]) -> FileOutcome:
     """
     path, settings, mode = args
     try:
-        return process_file(path, settings, mode)
+        return process_file(path, settings, mode, defer_libcst=defer_libcst)
     except (KeyboardInterrupt, SystemExit):
         raise
     except BaseException as exc:  # noqa: BLE001
@@ -597,17 +520,37 @@ def run(
     result = RunResult()
     jobs = jobs or default_jobs()
     total = len(candidates)
+    done = 0
     try:
-        if jobs > 1 and total >= POOL_MIN_CANDIDATES:
+        if mode in (Mode.CHECK, Mode.ADD_NOQA):
+            # Python's AST decides most files in a few milliseconds (see ast_check):
+            # here, before any pool; only the files it defers go to the LibCST pass.
+            deferred = []
+            for p in candidates:
+                outcome = _process_star((p, settings, mode), defer_libcst=True)
+                if outcome is None:
+                    deferred.append(p)
+                    continue
+                result.outcomes.append(outcome)
+                done += 1
+                if progress is not None:
+                    progress(done, total, p)
+            candidates = deferred
+        if progress is not None and done:
+            first, report = done, progress
+            progress = lambda i, n, p: report(first + i, total, p)  # noqa: E731
+        if jobs > 1 and len(candidates) >= POOL_MIN_CANDIDATES:
             # Largest first, so that no big file starts last and runs alone at the
             # end; the outcomes are sorted by path below whatever the order.
             biggest_first = sorted(candidates, key=lambda p: -sizes.get(p, 0))
             _run_pool(biggest_first, settings, mode, jobs, progress, result.outcomes)
         else:
             for i, p in enumerate(candidates, 1):
-                result.outcomes.append(_process_star((p, settings, mode)))
+                outcome = _process_star((p, settings, mode))
+                assert outcome is not None
+                result.outcomes.append(outcome)
                 if progress is not None:
-                    progress(i, total, p)
+                    progress(i, len(candidates), p)
     except KeyboardInterrupt:
         result.interrupted = True
     result.outcomes.sort(key=lambda o: o.path)

@@ -461,12 +461,6 @@ def test_a_crash_on_one_file_never_stops_the_others(tmp_path: Path, monkeypatch,
 # ----------------------------------------------------------------------------- second prefilter
 
 
-def test_config_keyword_matches_the_codemod() -> None:
-    from ppo_migrate.codemod import CONFIG_PARAMETER
-
-    assert runner._CONFIG_KEYWORD == CONFIG_PARAMETER
-
-
 #: import form -> the callees it makes (or leaves unbound) worth calling with it
 _FORMS = {
     "from": (
@@ -577,38 +571,57 @@ def test_second_prefilter_skips_what_cannot_report(text: str) -> None:
     assert not may_report(text, "-", frozenset({"get_ppo_ray_runtime_env"}))
 
 
-def test_check_outcomes_identical_with_and_without_second_prefilter(monkeypatch) -> None:
-    """Over the repository's fixtures and sources, the quick path changes no outcome."""
+def test_check_outcomes_identical_with_and_without_the_ast_fast_path(monkeypatch) -> None:
+    """Over the repository's fixtures and sources, the AST fast path changes no outcome."""
+    from ppo_migrate import ast_check
+
     paths = sorted(
         str(p)
         for root in ("fixtures", "migrate", "runtime")
         for p in (REPO / root).rglob("*.py")
     )
     settings = Settings()
+    decided = []
+    real = ast_check.decide
+
+    def counting(text, path, *a, **k):
+        out = real(text, path, *a, **k)
+        if out:
+            decided.append(path)
+        return out
+
+    monkeypatch.setattr(ast_check, "decide", counting)
     quick = runner.run(paths, settings, Mode.CHECK, jobs=1)
-    monkeypatch.setattr(runner, "may_report", lambda text, path, names: True)
+    monkeypatch.setattr(ast_check, "decide", lambda *a, **k: None)
     full = runner.run(paths, settings, Mode.CHECK, jobs=1)
     assert quick.outcomes == full.outcomes
     assert any(o.diagnostics for o in full.outcomes)
+    assert len(decided) >= 3  # files with findings really decided on the AST
 
 
-def test_check_on_a_syntax_error_libcst_alone_rejects_still_reports(monkeypatch) -> None:
-    """The quick path still parses with LibCST, so its PPO902 survives."""
+def test_check_leaves_text_libcst_may_not_reproduce_to_libcst(monkeypatch) -> None:
+    """A form feed sends the file to LibCST, so a LibCST-only rejection is still reported;
+    a plain file in which no call can be a finding never reaches LibCST's parser."""
     import libcst
 
-    text = MIGRATED
+    calls = []
     real = libcst.parse_module
 
     def parse_module(source, *a, **k):
-        if source == text:
+        calls.append(source)
+        if "\f" in source:
             raise libcst.ParserSyntaxError(
                 "unsupported", lines=source.splitlines(True), raw_line=2, raw_column=0
             )
         return real(source, *a, **k)
 
     monkeypatch.setattr(libcst, "parse_module", parse_module)
+    plain = runner.process_data("m.py", MIGRATED.encode(), Settings(), Mode.CHECK)
+    assert plain.diagnostics == () and calls == []
+    text = MIGRATED.replace("\n\n", "\n\f\n", 1)
     outcome = runner.process_data("m.py", text.encode(), Settings(), Mode.CHECK)
     assert [d.code for d in outcome.diagnostics] == ["PPO902"]
+    assert calls == [text]
 
 
 def test_prefilter_reads_bytes_exactly(tmp_path: Path) -> None:
