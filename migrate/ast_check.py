@@ -40,9 +40,13 @@ import re
 import warnings
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from ppo_migrate.constants import CONFIG_PARAMETER
 from ppo_migrate.diagnostics import Diagnostic, Edit, Fix
+
+if TYPE_CHECKING:
+    from ppo_migrate.settings import Settings
 
 #: Characters around which LibCST's positions or print-back may differ from the text.
 _UNUSUAL = re.compile(r"[\f\r\v\x00]")
@@ -86,7 +90,7 @@ class _Candidate:
 
 
 def decide(
-    text: str, path: str, settings, *, analyse: bool = True
+    text: str, path: str, settings: Settings, *, analyse: bool = True
 ) -> list[Diagnostic] | None:
     """The LibCST pass's diagnostics for ``text``, when this module can tell them.
 
@@ -383,7 +387,7 @@ def _all_args(args: ast.arguments) -> list[ast.arg]:
 class _Analysis:
     """Decides each call :class:`_Walker` kept, or raises :class:`_Defer`."""
 
-    def __init__(self, text: str, path: str, settings, walker: _Walker) -> None:
+    def __init__(self, text: str, path: str, settings: Settings, walker: _Walker) -> None:
         from ppo_migrate.targets import TargetMatcher
 
         self.text = text

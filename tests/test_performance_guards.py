@@ -148,6 +148,28 @@ def test_check_without_candidates_does_not_import_libcst(tmp_path: Path) -> None
     assert "libcst" not in mods
 
 
+def test_check_of_plain_candidates_does_not_import_libcst(tmp_path: Path) -> None:
+    """Migrated files and plain PPO001s are decided on Python's AST alone."""
+    _write(tmp_path, {f"pkg/migrated{i}.py": MIGRATED for i in range(10)})
+    _write(
+        tmp_path,
+        {
+            "pkg/plain.py": "from verl.trainer.constants_ppo import get_ppo_ray_runtime_env\n"
+            "def run(config):\n    return get_ppo_ray_runtime_env()\n"
+        },
+    )
+    code = (
+        "from ppo_migrate.cli import main\n"
+        "try:\n"
+        "    main(['check', '--jobs', '2', '--output-format', 'json', 'pkg'])\n"
+        "except SystemExit as e:\n"
+        "    assert e.code == 1, e.code\n"
+        "assert 'ppo_migrate.ast_check' in sys.modules\n"
+    )
+    mods = _modules_after(code, cwd=tmp_path)
+    assert "libcst" not in mods
+
+
 def test_import_ppo_runtime_imports_neither_torch_nor_ray() -> None:
     mods = _modules_after("import ppo_runtime\nppo_runtime.get_ppo_ray_runtime_env")
     assert "ppo_runtime" in mods
