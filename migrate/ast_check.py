@@ -38,12 +38,12 @@ from __future__ import annotations
 import ast
 import re
 import warnings
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from ppo_migrate.constants import CONFIG_PARAMETER
-from ppo_migrate.diagnostics import Diagnostic, Edit, Fix
+from ppo_migrate.diagnostics import Diagnostic, Edit, Fix, qualname
 
 if TYPE_CHECKING:
     from ppo_migrate.settings import Settings
@@ -52,9 +52,15 @@ if TYPE_CHECKING:
 _UNUSUAL = re.compile(r"[\f\r\v\x00]")
 #: Words without which no call can be a compatibility shim (see ``shims.ShimDetector``).
 _SHIM_WORDS = ("signature", "co_argcount", "TypeError")
-#: Deeper than this (LibCST's depth: a chain ``a or b or c`` counts each operand),
-#: the LibCST pass decides (it refuses beyond ``codemod.MAX_NESTING``).
-_MAX_DEPTH = 200
+#: Deeper than this (in this module's count: one level a node, a chain ``a or b or c``
+#: one a operand), the LibCST pass decides. Its visitors recurse through several
+#: Python frames a level and give up (PPO902) from about 95 nested lambda defaults
+#: or 136 nested lists; real code stays below 30.
+_MAX_DEPTH = 50
+#: A line holding only a backslash continuation: valid Python LibCST's parser rejects.
+_BACKSLASH_LINE = re.compile(r"^[ \t]*\\\n", re.MULTILINE)
+#: Runs of characters that may stand in identifiers and are not all ASCII.
+_NON_ASCII_RUN = re.compile(r"[\w\u0080-\U0010ffff]*[\u0080-\U0010ffff][\w\u0080-\U0010ffff]*")
 _NOQA = re.compile(r"noqa", re.IGNORECASE)
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
@@ -106,7 +112,7 @@ def decide(
         ``process_text(text, path, settings, fix=False).diagnostics``; ``None``
         when the LibCST pass must decide.
     """
-    if _UNUSUAL.search(text):
+    if _UNUSUAL.search(text) or _BACKSLASH_LINE.search(text) or _renamed_by_nfkc(text):
         return None
     try:
         with warnings.catch_warnings():
@@ -120,6 +126,8 @@ def decide(
         walker.module(tree)
     except (_Defer, RecursionError):
         return None
+    if any(_text_at(text, node).startswith("(") for node in walker.annotated_targets):
+        return None  # ``(x): int = 1``: valid Python LibCST's parser rejects
     if not walker.may_report(path):
         return []
     if not analyse or any(w in text for w in _SHIM_WORDS):
@@ -211,6 +219,38 @@ def _is_none(node: ast.expr) -> bool:
     return isinstance(node, ast.Constant) and node.value is None
 
 
+def _renamed_by_nfkc(text: str) -> bool:
+    """Whether an identifier may be spelled differently in Python's AST than in the text.
+
+    Python normalizes identifiers to NFKC (``ｃonfig`` is ``config``, ``µs`` is
+    ``μs``); LibCST keeps them as written, so the two analyses would bind
+    different names. Looks at runs of identifier characters only, so full-width
+    punctuation in a Chinese comment does not count.
+    """
+    if text.isascii():
+        return False
+    import unicodedata
+
+    if unicodedata.is_normalized("NFKC", text):
+        return False
+    for m in _NON_ASCII_RUN.finditer(text):
+        run: list[str] = []
+        for c in m.group() + " ":
+            if c.isascii() and c != " " or ("a" + c).isidentifier():
+                run.append(c)
+                continue
+            if run and not unicodedata.is_normalized("NFKC", "".join(run)):
+                return True
+            run = []
+    return False
+
+
+def _text_at(text: str, node: ast.stmt) -> str:
+    """The source from a node's start to the end of its line."""
+    line = text.split("\n", node.lineno)[node.lineno - 1]
+    return line.encode("utf-8")[node.col_offset :].decode("utf-8", "replace")
+
+
 class _Walker:
     """One walk of the module: scopes, bindings, imports and the calls that may report."""
 
@@ -223,6 +263,7 @@ class _Walker:
         self.scopes: list[_Scope] = []
         self.calls: list[_Candidate] = []
         self.classes: dict[int, ast.ClassDef] = {}
+        self.annotated_targets: list[ast.AnnAssign] = []  # ``x: T = v`` not a plain name
 
     # -- the walk -------------------------------------------------------------
     def module(self, tree: ast.Module) -> None:
@@ -300,8 +341,12 @@ class _Walker:
             self._import(node, scope)
             return
         elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            if isinstance(node, ast.Nonlocal) and scope.kind == "module":
+                raise _Defer  # a compile error on which LibCST's scopes raise
             self.declared.update(node.names)
             return
+        elif isinstance(node, ast.AnnAssign) and not node.simple:
+            self.annotated_targets.append(node)
         elif isinstance(node, ast.ExceptHandler):
             if node.name:
                 scope.bind(node.name, _Binding("other"))
@@ -549,8 +594,9 @@ class _Analysis:
                 raise _Defer
         line_text = self.lines[line - 1]
         start = self._column(line, call.col_offset)
-        callee = line_text[start : self._column(line, func.end_col_offset)]  # type: ignore[arg-type]
-        end = self._column(end_line, call.end_col_offset)  # type: ignore[arg-type]
+        assert func.end_col_offset is not None and call.end_col_offset is not None
+        callee = line_text[start : self._column(line, func.end_col_offset)]
+        end = self._column(end_line, call.end_col_offset)
         text = f"{CONFIG_PARAMETER}={expression}" if self.settings.keyword else expression
         if kind == "empty":
             edit = Edit(text, end_line, end, end_line, end)
@@ -579,19 +625,9 @@ class _Analysis:
             end_column=end + 1,
             code="PPO001",
             message=f"`{callee}()` called without the config in scope; pass `{expression}`",
-            scope=_qualname(candidate.frames),
+            scope=qualname(candidate.frames),
             fix=Fix(message=f"Pass `{expression}`", edits=(edit,)),
         )
-
-
-def _qualname(frames: Sequence[tuple[str, str]]) -> str:
-    """``codemod.qualname`` (which this module cannot import without LibCST)."""
-    parts: list[str] = []
-    for i, (kind, name) in enumerate(frames):
-        parts.append(name)
-        if kind == "function" and i < len(frames) - 1:
-            parts.append("<locals>")
-    return ".".join(parts) or "<module>"
 
 
 def _is_instance_method(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
@@ -615,8 +651,9 @@ def _self_attributes(cls: ast.ClassDef) -> frozenset[str]:
                 target(e, depth)
         elif isinstance(t, ast.Starred):
             target(t.value, depth)
-        elif isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self":
-            names.add(t.attr)
+        elif isinstance(t, ast.Attribute):
+            if isinstance(t.value, ast.Name) and t.value.id == "self":
+                names.add(t.attr)
         elif isinstance(t, ast.Name) and depth == 0:
             names.add(t.id)
 

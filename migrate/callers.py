@@ -37,8 +37,8 @@ from libcst.metadata import (
     ScopeProvider,
 )
 
-from ppo_migrate.codemod import CONFIG_PARAMETER, analyze, parse_module, qualname
-from ppo_migrate.diagnostics import Diagnostic, Related
+from ppo_migrate.codemod import CONFIG_PARAMETER, analyze, parse_module
+from ppo_migrate.diagnostics import Diagnostic, Related, qualname
 from ppo_migrate.files import (
     FileChanged,
     UnreadableFile,

@@ -132,10 +132,10 @@ def _load(paths: Sequence[str], opts: dict):
 
 
 def _discover(paths: Sequence[str], settings) -> list[str]:
-    from ppo_migrate.discovery import discover
+    from ppo_migrate.discovery import discover_files
 
     try:
-        return [os.fspath(p) for p in discover(paths or ["."], settings)]
+        return discover_files(paths or ["."], settings)
     except (FileNotFoundError, NotADirectoryError, PermissionError) as exc:
         _fail(str(exc) if str(exc) else f"{exc!r}")
     return []  # unreachable

@@ -22,7 +22,7 @@ from libcst.metadata import (
 )
 
 from ppo_migrate.constants import CONFIG_PARAMETER, MAX_NESTING, MAX_SOURCE_CHARS
-from ppo_migrate.diagnostics import Diagnostic, Edit, Fix, is_suppressed
+from ppo_migrate.diagnostics import Diagnostic, Edit, Fix, is_suppressed, qualname
 from ppo_migrate.scope import ConfigInScope, ConfigResolver
 from ppo_migrate.settings import Settings
 from ppo_migrate.shims import ShimDetector
@@ -172,25 +172,6 @@ def rewrite_call(call: cst.Call, kind: str, expression: str, *, keyword: bool) -
             done = True
         new_args.append(a)
     return call.with_changes(args=tuple(new_args))
-
-
-def qualname(frames: Sequence[tuple[str, str]]) -> str:
-    """Spell a scope as ``__qualname__`` does.
-
-    Args:
-        frames: ``(kind, name)`` from the outermost scope in, ``kind`` being
-            ``"function"`` or ``"class"`` (a lambda is a function named ``<lambda>``).
-
-    Returns:
-        e.g. ``"Launcher.start"``, ``"main.<locals>.init_cluster"``, or ``"<module>"``
-        for no frames.
-    """
-    parts: list[str] = []
-    for i, (kind, name) in enumerate(frames):
-        parts.append(name)
-        if kind == "function" and i < len(frames) - 1:
-            parts.append("<locals>")
-    return ".".join(parts) or "<module>"
 
 
 class _Pass(cst.CSTVisitor):

@@ -10,6 +10,7 @@ counted in Unicode code points, as in ruff's JSON output and SARIF's
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 DOCS_URL = "https://github.com/ppo-migrate/ppo-migrate/blob/main/docs/rules.md"
@@ -257,6 +258,25 @@ class Diagnostic:
     def sort_key(self) -> tuple[str, int, int, str]:
         """Key that orders by path, line, column, code."""
         return (self.path, self.line, self.column, self.code)
+
+
+def qualname(frames: Sequence[tuple[str, str]]) -> str:
+    """Spell a scope as ``__qualname__`` does.
+
+    Args:
+        frames: ``(kind, name)`` from the outermost scope in, ``kind`` being
+            ``"function"`` or ``"class"`` (a lambda is a function named ``<lambda>``).
+
+    Returns:
+        e.g. ``"Launcher.start"``, ``"main.<locals>.init_cluster"``, or ``"<module>"``
+        for no frames.
+    """
+    parts: list[str] = []
+    for i, (kind, name) in enumerate(frames):
+        parts.append(name)
+        if kind == "function" and i < len(frames) - 1:
+            parts.append("<locals>")
+    return ".".join(parts) or "<module>"
 
 
 _NOQA = re.compile(

@@ -494,11 +494,14 @@ class _Discovery:
         except OSError as e:
             self._error(entry.path, f"cannot remove leftover temporary file: {e.strerror}")
 
-    def result(self) -> list[Path]:
+    def result(self) -> list[str]:
         # Named paths are normalised here too ("./a.py" -> "a.py"), so every key is
         # the string the caller will display.
         shown = {str(Path(d)) if not _plain(d) else d for _, d in self.found.values()}
-        return [Path(d) for d in sorted(shown)]
+        self.found.clear()  # a tree's worth of keys: free before the sorted copy
+        out = sorted(shown)
+        shown.clear()
+        return out
 
 
 def discover(
@@ -530,6 +533,23 @@ def discover(
     Raises:
         FileNotFoundError: a path does not exist; ``str(err)`` is one line,
             ``"<path>: no such file or directory"`` (the path as given).
+    """
+    return [Path(p) for p in discover_files(paths, settings, on_error=on_error)]
+
+
+def discover_files(
+    paths: Sequence[str | Path],
+    settings: Settings,
+    *,
+    on_error: Callable[[Path, str], None] | None = None,
+) -> list[str]:
+    """:func:`discover`, as display strings (what ``check`` and ``apply`` use).
+
+    A ``Path`` costs about three times its string; on a tree of 10,000 files
+    that is 3 MB more peak memory for nothing the run needs.
+
+    Raises:
+        FileNotFoundError: as :func:`discover`.
     """
     d = _Discovery(settings, on_error)
     for p in paths:

@@ -228,21 +228,11 @@ def process_data(
         diff = unified_diff(data, encode_source(new_text, encoding, bom), path)
         return FileOutcome(path, True, diagnostics, fixed, diff=diff, imports=imports)
     if mode is Mode.APPLY and new_text is not None and source is not None:
-        try:
-            with _signals_deferred():
-                atomic_write(
-                    Path(path), encode_source(new_text, encoding, bom), expected=source
-                )
-        except FileChanged as exc:
-            diag = _file_diag(path, "PPO904", f"not rewritten: {exc}")
-            return FileOutcome(path, True, (diag, *diagnostics))
-        except (OSError, UnicodeEncodeError) as exc:
-            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-            diag = _file_diag(path, "PPO901", f"cannot write: {reason}")
-            return FileOutcome(path, True, (diag, *diagnostics))
-        return FileOutcome(
-            path, True, diagnostics, fixed, written=True, imports=imports
-        )
+        new = new_text
+        failed = _write_back(path, lambda: encode_source(new, encoding, bom), source, diagnostics)
+        if failed is not None:
+            return failed
+        return FileOutcome(path, True, diagnostics, fixed, written=True, imports=imports)
     if mode is Mode.ADD_NOQA and diagnostics and source is not None:
         from ppo_migrate.noqa import add_noqa
 
@@ -250,19 +240,37 @@ def process_data(
         # string) stay findings
         new_text, added, uncovered = add_noqa(text, diagnostics)
         if added:
-            try:
-                with _signals_deferred():
-                    atomic_write(
-                        Path(path), encode_source(new_text, encoding, bom), expected=source
-                    )
-            except FileChanged as exc:
-                diag = _file_diag(path, "PPO904", f"not rewritten: {exc}")
-                return FileOutcome(path, True, (diag, *diagnostics))
-            except OSError as exc:
-                diag = _file_diag(path, "PPO901", f"cannot write: {exc.strerror}")
-                return FileOutcome(path, True, (diag, *diagnostics))
+            noqa_text = new_text
+            failed = _write_back(
+                path, lambda: encode_source(noqa_text, encoding, bom), source, diagnostics
+            )
+            if failed is not None:
+                return failed
         return FileOutcome(path, True, uncovered, written=bool(added), noqa_added=added)
     return FileOutcome(path, True, diagnostics)
+
+
+def _write_back(
+    path: str, text: Callable[[], bytes], source: SourceFile, diagnostics: Sequence[Diagnostic]
+) -> FileOutcome | None:
+    """Replace the file atomically with ``text()``, Ctrl-C held back meanwhile.
+
+    Returns:
+        ``None`` when written; otherwise the file's outcome: PPO904 when it changed
+        on disk since it was read (it is left as it is), PPO901 when it cannot be
+        written or the new text cannot be encoded in the file's encoding.
+    """
+    try:
+        with _signals_deferred():
+            atomic_write(Path(path), text(), expected=source)
+    except FileChanged as exc:
+        diag = _file_diag(path, "PPO904", f"not rewritten: {exc}")
+        return FileOutcome(path, True, (diag, *diagnostics))
+    except (OSError, UnicodeEncodeError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        diag = _file_diag(path, "PPO901", f"cannot write: {reason}")
+        return FileOutcome(path, True, (diag, *diagnostics))
+    return None
 
 
 def _libcst_pass(path: str, text: str, settings: Settings, mode: Mode):
@@ -309,6 +317,13 @@ def _libcst_pass(path: str, text: str, settings: Settings, mode: Mode):
                 True,
                 (_file_diag(path, "PPO902", f"cannot parse: {type(exc).__name__}: {first}"),),
             )
+        # Python's compiler rejects some text its parser accepts (``nonlocal`` at
+        # module level), on which LibCST's scope analysis raises: a syntax error.
+        precise = _python_syntax_error(text, path, compile_it=True)
+        if precise is not None:
+            message, line, column = precise
+            diag = _file_diag(path, "PPO902", f"syntax error: {message}", line, column)
+            return FileOutcome(path, True, (diag,))
         return FileOutcome(
             path, True, internal_error=f"internal error: {type(exc).__name__}: {exc}"
         )
@@ -353,7 +368,9 @@ def unified_diff(old: bytes, new: bytes, path: str) -> bytes:
     )
 
 
-def _python_syntax_error(text: str, path: str) -> tuple[str, int, int] | None:
+def _python_syntax_error(
+    text: str, path: str, *, compile_it: bool = False
+) -> tuple[str, int, int] | None:
     """Python's own message and 1-based position for a syntax error, if it sees one.
 
     LibCST's native parser reports the line after the error with column 0 (its
@@ -363,6 +380,9 @@ def _python_syntax_error(text: str, path: str) -> tuple[str, int, int] | None:
     Args:
         text: the decoded source.
         path: the display path (for the compile call only).
+        compile_it: compile to bytecode, which also finds the errors of Python's
+            symbol table (``nonlocal`` at module level, ``return`` outside a
+            function); otherwise parse only.
 
     Returns:
         ``(message, line, column)`` (column in code points), or ``None`` when
@@ -371,7 +391,8 @@ def _python_syntax_error(text: str, path: str) -> tuple[str, int, int] | None:
     import ast
 
     try:
-        compile(text, path, "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
+        flags = 0 if compile_it else ast.PyCF_ONLY_AST
+        compile(text, path, "exec", flags, dont_inherit=True)
     except SyntaxError as exc:
         if not exc.lineno:
             return None
@@ -505,7 +526,7 @@ def run(
     """Process files and return their outcomes in path order.
 
     Args:
-        paths: display paths of the files (from :func:`ppo_migrate.discovery.discover`).
+        paths: display paths of the files (from :func:`ppo_migrate.discovery.discover_files`).
         settings: the run's settings.
         mode: check, apply, diff or add-noqa.
         jobs: worker processes; ``None`` means :func:`default_jobs`. A pool is used

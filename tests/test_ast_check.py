@@ -23,6 +23,7 @@ from ppo_migrate.settings import Settings
 
 REPO = Path(__file__).resolve().parents[1]
 IMPORT = "from verl.trainer.constants_ppo import get_ppo_ray_runtime_env\n"
+IMP_ = IMPORT
 
 
 def _libcst(text: str, path: str, settings: Settings) -> tuple:
@@ -145,6 +146,16 @@ def test_columns_count_code_points_not_bytes() -> None:
         # a relative import past the top-level package (PPO903)
         "from ...up import get_ppo_ray_runtime_env\n"
         "def run(config):\n    return get_ppo_ray_runtime_env()\n",
+        # identifiers Python normalizes (NFKC) and LibCST keeps as written
+        IMP_ + "def run(\uff43onfig):\n    return get_ppo_ray_runtime_env()\n",
+        "from verl.trainer.constants_ppo import get_ppo_ray_runtime_env as \uff47\n"
+        "def run(config):\n    return g()\n",
+        IMP_ + "def train_\u00b5s(config):\n    return get_ppo_ray_runtime_env()\n",
+        IMP_ + "def train_e\u0301(config):\n    return get_ppo_ray_runtime_env()\n",
+        # valid Python LibCST's parser rejects, and a compile error LibCST's scopes raise on
+        IMP_ + "(x): int = 1\ndef run(config):\n    return get_ppo_ray_runtime_env()\n",
+        IMP_ + "def run(config):\n    \\\n    return get_ppo_ray_runtime_env()\n",
+        IMP_ + "nonlocal x\ndef run(config):\n    return get_ppo_ray_runtime_env()\n",
         # not Python: LibCST reports the PPO902
         IMPORT + "def run(config:\n    return get_ppo_ray_runtime_env()\n",
     ],
@@ -153,14 +164,52 @@ def test_what_it_cannot_be_sure_of_goes_to_libcst(text: str) -> None:
     assert ast_check.decide(text, "m.py", Settings()) is None
 
 
+def test_cjk_comments_and_strings_do_not_stop_the_fast_path() -> None:
+    text = (
+        IMPORT + "# \u4e2d\u6587\u6ce8\u91ca\uff0c\u5168\u89d2\uff08ok\uff09\n"
+        "def run(config):\n    s = '\u4e2d\u6587\uff01'\n    return get_ppo_ray_runtime_env()\n"
+    )
+    assert _agrees(text)
+
+
+#: shapes LibCST's visitors recurse deepest on, nested ``n`` times
+_NESTINGS = {
+    "lambda defaults": lambda n: "f = " + "lambda a=" * n + "1" + "" + ": a" * n + "\n",
+    "lists": lambda n: "x = " + "[" * n + "]" * n + "\n",
+    "dicts": lambda n: "x = " + "{1: " * n + "1" + "}" * n + "\n",
+    "subscripts": lambda n: "x = " + "a[" * n + "0" + "]" * n + "\n",
+    "calls": lambda n: "x = " + "f(" * n + ")" * n + "\n",
+    "comprehensions": lambda n: "x = " + "[a for a in " * n + "b" + "]" * n + "\n",
+    "ifs": lambda n: "".join("    " * i + "if a:\n" for i in range(n)) + "    " * n + "pass\n",
+}
+
+
+@pytest.mark.parametrize("shape", sorted(_NESTINGS))
+def test_nesting_the_fast_path_decides_is_nesting_libcst_analyses(shape: str) -> None:
+    """Up to the depth LibCST gives up at (PPO902) and beyond, the answers agree."""
+    from ppo_migrate.runner import _libcst_pass, Mode
+
+    call = "def run(config):\n    return get_ppo_ray_runtime_env()\n"
+    decided = []
+    for n in range(5, 160, 9):
+        text = IMPORT + _NESTINGS[shape](n) + call
+        fast = ast_check.decide(text, "m.py", Settings())
+        if fast is None:
+            continue
+        decided.append(n)
+        outcome = _libcst_pass("m.py", text, Settings(), Mode.CHECK)
+        assert tuple(fast) == outcome.diagnostics, (shape, n)
+    assert decided and decided[0] == 5  # shallow nesting is decided here
+
+
 def test_deep_nesting_goes_to_libcst() -> None:
     deep = "x = " + "(" * 150 + "1" + ")" * 150 + "\n"
     chain = "y = " + " or ".join(["a"] * 250) + "\n"
     call = "def run(config):\n    return get_ppo_ray_runtime_env()\n"
-    for extra in (deep, chain):
-        text = IMPORT + extra + call
-        assert ast_check.decide(text, "m.py", Settings()) is None or _agrees(text)
-    assert ast_check.decide(IMPORT + "z = [" * 210 + "]" * 210 + "\n" + call, "m.py", Settings()) is None
+    assert _agrees(IMPORT + deep + call)  # parentheses add no depth to either tree
+    assert ast_check.decide(IMPORT + chain + call, "m.py", Settings()) is None
+    lists = IMPORT + "z = " + "[" * 210 + "]" * 210 + "\n" + call
+    assert ast_check.decide(lists, "m.py", Settings()) is None
 
 
 # ------------------------------------------------------------------ the wide comparison
@@ -214,6 +263,10 @@ _PLACES = (
     "def run(config):\n    match config:\n        case {'a': cfg}:\n            return CALL\n",
     "def run(config):\n    try:\n        pass\n    except Exception as cfg:\n        return CALL\n",
     "def run(conf):\n    return CALL\n",
+    "def outer(config):\n    def inner():\n        nonlocal config\n        config = 1\n"
+    "        return CALL\n    return inner\n",
+    "def outer(cfg):\n    x = 1\n    def inner():\n        nonlocal x\n        return CALL\n"
+    "    return inner\n",
     "CALL\n",
 )
 

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given
 from hypothesis import settings as hsettings
 from hypothesis import strategies as st
-from ppo_migrate.discovery import _Matcher, discover
+from ppo_migrate.discovery import _Matcher, discover, discover_files
 from ppo_migrate.settings import DEFAULT_EXCLUDES, Settings
 
 
@@ -67,6 +67,13 @@ def test_walk_collects_py_sorted_relative(tree: Path) -> None:
         f"{tree}/src/pkg/m.py",
     ]
     assert all(isinstance(p, Path) for p in discover(["."], S))
+    # what check and apply use: the same display strings, without the Path objects
+    assert discover_files(["src", "./src/pkg"], S) == [
+        "src/pkg/__init__.py",
+        "src/pkg/m.py",
+        "src/z.py",
+    ]
+    assert all(type(p) is str for p in discover_files(["."], S))
 
 
 def test_duplicates_removed(tree: Path) -> None:

@@ -895,6 +895,12 @@ def _bad_tree(root: Path) -> dict[str, str]:
     # valid Python that LibCST's tokenizer rejects (a form feed in an indentation)
     put("form_feed_indent.py", IMP + b"def f():\n\x0c  if 1:\n    return 1\n")
     put("weird_fstring.py", IMP + b"x = f'{x!r:{y}}' f'{=}'\n")
+    # accepted by Python's parser but not by its compiler (LibCST's scopes raise on it)
+    put("module_nonlocal.py", IMP + b"nonlocal x\n" + GOOD[len(IMP):])
+    # valid Python LibCST's parser rejects: no fast path may hide its PPO902
+    put("paren_annassign.py", IMP + b"(x): int = 1\n")
+    put("backslash_line.py", IMP + b"def run(config):\n    \\\n    return 1\n")
+    put("deep_lists.py", IMP + b"x = " + b"[" * 150 + b"]" * 150 + b"\n")
     put("empty.py", b"")
     put("bom_only.py", b"\xef\xbb\xbf")
     put("dir_named.py/inner.py", GOOD)  # a directory named like a module is walked
@@ -920,6 +926,10 @@ def _bad_tree(root: Path) -> dict[str, str]:
         "form_feed_indent.py": r":\d+:\d+: PPO902 syntax error: tokenizer error",
         "weird_fstring.py": r":2:\d+: PPO902 syntax error: f-string: expression required",
         "huge.py": r":1:1: PPO902 cannot parse: too large to parse",
+        "module_nonlocal.py": r":2:1: PPO902 syntax error: nonlocal declaration not allowed at module",
+        "paren_annassign.py": r":\d+:\d+: PPO902 syntax error: ",
+        "backslash_line.py": r":\d+:\d+: PPO902 syntax error: ",
+        "deep_lists.py": r":\d+:\d+: PPO902 cannot parse: nested too deeply",
         "broken_link.py": r":1:1: PPO901 cannot read: broken symlink",
         "loop_link.py": r":1:1: PPO901 cannot read: symlink loop",
         "fifo.py": r":1:1: PPO901 cannot read: not a regular file \(FIFO\)",
