@@ -135,7 +135,10 @@ RULES: dict[str, Rule] = {
             "syntax-error",
             "the file names the runtime function but cannot be parsed",
             "A file that names the runtime function could not be parsed as Python 3, so "
-            "its calls could not be checked.",
+            "its calls could not be checked. Valid Python that LibCST alone rejects (a form "
+            "feed inside an indentation, a line holding only a backslash) is reported when "
+            "LibCST is needed for the file: when a call in it may be a finding, or it holds "
+            "characters LibCST may not print back exactly.",
             "Fix the syntax error, or exclude the file.",
             "",
         ),
