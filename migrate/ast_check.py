@@ -59,6 +59,15 @@ _SHIM_WORDS = ("signature", "co_argcount", "TypeError")
 _MAX_DEPTH = 50
 #: A line holding only a backslash continuation: valid Python LibCST's parser rejects.
 _BACKSLASH_LINE = re.compile(r"^[ \t]*\\\n", re.MULTILINE)
+#: Indentation mixing tabs and spaces on one line, and lines indented by each: CPython
+#: compares columns, LibCST's tokenizer the characters (and prints one spelling back).
+_MIXED_INDENT = re.compile(r"^[ ]*\t[\t ]* |^ +\t", re.MULTILINE)
+_TAB_INDENT = re.compile(r"^\t", re.MULTILINE)
+_SPACE_INDENT = re.compile(r"^ +\S", re.MULTILINE)
+#: A string literal this long or spanning this many lines may be an implicit
+#: concatenation, which LibCST nests one level a literal (Python's AST: one node).
+_LONG_STRING_CHARS = 1000
+_LONG_STRING_LINES = 20
 #: Runs of characters that may stand in identifiers and are not all ASCII.
 _NON_ASCII_RUN = re.compile(r"[\w\u0080-\U0010ffff]*[\u0080-\U0010ffff][\w\u0080-\U0010ffff]*")
 _NOQA = re.compile(r"noqa", re.IGNORECASE)
@@ -114,6 +123,10 @@ def decide(
     """
     if _UNUSUAL.search(text) or _BACKSLASH_LINE.search(text) or _renamed_by_nfkc(text):
         return None
+    if "\t" in text and (
+        _MIXED_INDENT.search(text) or (_TAB_INDENT.search(text) and _SPACE_INDENT.search(text))
+    ):
+        return None  # LibCST rejects some of these, misplaces lines in others
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # e.g. invalid escape sequences
@@ -128,6 +141,8 @@ def decide(
         return None
     if any(_text_at(text, node).startswith("(") for node in walker.annotated_targets):
         return None  # ``(x): int = 1``: valid Python LibCST's parser rejects
+    if any(_literals(text, node) > _MAX_DEPTH for node in walker.long_strings):
+        return None  # ``'a' 'b' 'c' ...``: LibCST nests each literal one level deeper
     if not walker.may_report(path):
         return []
     if not analyse or any(w in text for w in _SHIM_WORDS):
@@ -245,6 +260,20 @@ def _renamed_by_nfkc(text: str) -> bool:
     return False
 
 
+def _literals(text: str, node: ast.expr) -> int:
+    """How many string literals make up a (possibly implicitly concatenated) string node."""
+    import io
+    import tokenize
+
+    assert node.end_lineno is not None
+    lines = text.split("\n")[node.lineno - 1 : node.end_lineno]
+    try:
+        tokens = tokenize.generate_tokens(io.StringIO("\n".join(lines) + "\n").readline)
+        return sum(1 for t in tokens if t.type == tokenize.STRING)
+    except (tokenize.TokenError, SyntaxError):
+        return _MAX_DEPTH + 1  # cannot tell: treat it as too many
+
+
 def _text_at(text: str, node: ast.stmt) -> str:
     """The source from a node's start to the end of its line."""
     line = text.split("\n", node.lineno)[node.lineno - 1]
@@ -264,6 +293,7 @@ class _Walker:
         self.calls: list[_Candidate] = []
         self.classes: dict[int, ast.ClassDef] = {}
         self.annotated_targets: list[ast.AnnAssign] = []  # ``x: T = v`` not a plain name
+        self.long_strings: list[ast.expr] = []  # string nodes that may be concatenations
 
     # -- the walk -------------------------------------------------------------
     def module(self, tree: ast.Module) -> None:
@@ -356,6 +386,16 @@ class _Walker:
         elif isinstance(node, ast.MatchMapping):
             if node.rest:
                 scope.bind(node.rest, _Binding("other"))
+        elif isinstance(node, (ast.Constant, ast.JoinedStr)):
+            if isinstance(node, ast.JoinedStr) or isinstance(node.value, (str, bytes)):
+                end = node.end_lineno or node.lineno
+                if end - node.lineno >= _LONG_STRING_LINES or (
+                    end == node.lineno
+                    and (node.end_col_offset or 0) - node.col_offset >= _LONG_STRING_CHARS
+                ):
+                    self.long_strings.append(node)
+            if isinstance(node, ast.Constant):
+                return
         elif isinstance(node, ast.BoolOp):
             inner += len(node.values) - 1  # LibCST nests what Python's AST flattens
             if inner > _MAX_DEPTH:
@@ -379,6 +419,11 @@ class _Walker:
             scope.bind(a.arg, _Binding("param"))
 
     def _import(self, node: ast.Import | ast.ImportFrom, scope: _Scope) -> None:
+        names = [a.name for a in node.names]
+        if isinstance(node, ast.ImportFrom) and node.module:
+            names.append(node.module)
+        if any(n.count(".") >= _MAX_DEPTH for n in names):
+            raise _Defer  # LibCST nests a dotted name one level a part
         if isinstance(node, ast.ImportFrom):
             level = node.level or 0
             self.climb = max(self.climb, level)

@@ -511,6 +511,9 @@ def _nesting_problem(text: str) -> UnparsableSource | None:
         node, depth = pop()
         if isinstance(node, bool_op):  # LibCST nests what Python's AST flattens
             depth += len(node.values) - 1
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):  # and dotted names
+            module = getattr(node, "module", None) or ""
+            depth += max(n.count(".") for n in (module, *(a.name for a in node.names)))
         if depth > MAX_NESTING:
             line = getattr(node, "lineno", 1)
             col = getattr(node, "col_offset", 0)

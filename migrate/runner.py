@@ -311,11 +311,10 @@ def _libcst_pass(path: str, text: str, settings: Settings, mode: Mode):
                 message, line, column = precise
                 diag = _file_diag(path, "PPO902", f"syntax error: {message}", line, column)
                 return FileOutcome(path, True, (diag,))
-            first = str(exc).splitlines()[0] if str(exc) else ""
             return FileOutcome(
                 path,
                 True,
-                (_file_diag(path, "PPO902", f"cannot parse: {type(exc).__name__}: {first}"),),
+                (_file_diag(path, "PPO902", f"cannot parse: {_describe(exc)}"),),
             )
         # Python's compiler rejects some text its parser accepts (``nonlocal`` at
         # module level), on which LibCST's scope analysis raises: a syntax error.
@@ -324,9 +323,21 @@ def _libcst_pass(path: str, text: str, settings: Settings, mode: Mode):
             message, line, column = precise
             diag = _file_diag(path, "PPO902", f"syntax error: {message}", line, column)
             return FileOutcome(path, True, (diag,))
-        return FileOutcome(
-            path, True, internal_error=f"internal error: {type(exc).__name__}: {exc}"
-        )
+        return FileOutcome(path, True, internal_error=f"internal error: {_describe(exc)}")
+
+
+def _describe(exc: BaseException) -> str:
+    """``"TypeName: first line of the message"``, never raising, at most 300 characters.
+
+    (LibCST's exceptions can hold a node whose ``repr`` nests as deep as the source:
+    formatting one raises ``RecursionError``.)
+    """
+    try:
+        text = str(exc)
+    except Exception:  # noqa: BLE001  (RecursionError included)
+        text = ""
+    first = text.splitlines()[0] if text else ""
+    return f"{type(exc).__name__}: {first}"[:300]
 
 
 def _diff_lines(data: bytes) -> list[bytes]:
