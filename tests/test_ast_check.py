@@ -156,12 +156,28 @@ def test_columns_count_code_points_not_bytes() -> None:
         IMP_ + "(x): int = 1\ndef run(config):\n    return get_ppo_ray_runtime_env()\n",
         IMP_ + "def run(config):\n    \\\n    return get_ppo_ray_runtime_env()\n",
         IMP_ + "nonlocal x\ndef run(config):\n    return get_ppo_ray_runtime_env()\n",
+        # indentation mixing tabs and spaces: LibCST's tokenizer compares characters
+        IMP_ + "def run(config):\n    if config:\n\t    return get_ppo_ray_runtime_env()\n",
+        IMP_ + "def run(config):\n\t \tget_ppo_ray_runtime_env()\n \t\tget_ppo_ray_runtime_env()\n",
+        # flat in Python's AST, one level a part in LibCST's tree
+        IMP_ + "X = (\n" + "    'text'\n" * 400 + ")\n"
+        "def run(config):\n    return get_ppo_ray_runtime_env()\n",
+        IMP_ + "X = " + "'a' " * 400 + "\ndef run(config):\n    return get_ppo_ray_runtime_env()\n",
+        IMP_ + "import " + ".".join(f"m{i}" for i in range(60)) + "\n"
+        "def run(config):\n    return get_ppo_ray_runtime_env()\n",
         # not Python: LibCST reports the PPO902
         IMPORT + "def run(config:\n    return get_ppo_ray_runtime_env()\n",
     ],
 )
 def test_what_it_cannot_be_sure_of_goes_to_libcst(text: str) -> None:
     assert ast_check.decide(text, "m.py", Settings()) is None
+
+
+def test_long_docstrings_and_tab_indentation_do_not_stop_the_fast_path() -> None:
+    doc = '    """' + "A line of documentation.\n" * 60 + '    """\n'
+    assert _agrees(IMPORT + "def run(config):\n" + doc + "    return get_ppo_ray_runtime_env()\n")
+    tabs = IMPORT + "def run(config):\n\tif config:\n\t\treturn get_ppo_ray_runtime_env()\n"
+    assert _agrees(tabs)
 
 
 def test_cjk_comments_and_strings_do_not_stop_the_fast_path() -> None:

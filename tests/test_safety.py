@@ -901,6 +901,7 @@ def _bad_tree(root: Path) -> dict[str, str]:
     put("paren_annassign.py", IMP + b"(x): int = 1\n")
     put("backslash_line.py", IMP + b"def run(config):\n    \\\n    return 1\n")
     put("deep_lists.py", IMP + b"x = " + b"[" * 150 + b"]" * 150 + b"\n")
+    put("dotted_import.py", IMP + b"from " + b".".join(b"m%d" % i for i in range(800)) + b" import x\n")
     put("empty.py", b"")
     put("bom_only.py", b"\xef\xbb\xbf")
     put("dir_named.py/inner.py", GOOD)  # a directory named like a module is walked
@@ -930,6 +931,7 @@ def _bad_tree(root: Path) -> dict[str, str]:
         "paren_annassign.py": r":\d+:\d+: PPO902 syntax error: ",
         "backslash_line.py": r":\d+:\d+: PPO902 syntax error: ",
         "deep_lists.py": r":\d+:\d+: PPO902 cannot parse: nested too deeply",
+        "dotted_import.py": r":\d+:\d+: PPO902 cannot parse: nested too deeply",
         "broken_link.py": r":1:1: PPO901 cannot read: broken symlink",
         "loop_link.py": r":1:1: PPO901 cannot read: symlink loop",
         "fifo.py": r":1:1: PPO901 cannot read: not a regular file \(FIFO\)",
@@ -1085,3 +1087,16 @@ def test_analysed_code_is_never_imported_or_executed(tmp_path, launcher):
         assert proc.returncode in (0, 1), (command, proc.stderr.decode())
         assert not marker.exists(), f"{command} ran: {marker.read_text()}"
     assert b"get_ppo_ray_runtime_env(config)" in (tree / "pkg" / "trainer.py").read_bytes()
+
+
+def test_an_exception_that_cannot_be_formatted_is_still_one_line() -> None:
+    """LibCST's exceptions may hold a node whose repr recurses past the limit."""
+    from ppo_migrate.runner import _describe
+
+    class Deep(Exception):
+        def __str__(self) -> str:
+            raise RecursionError
+
+    assert _describe(Deep()) == "Deep: "
+    assert _describe(ValueError("first\nsecond")) == "ValueError: first"
+    assert len(_describe(ValueError("x" * 1000))) == 300
