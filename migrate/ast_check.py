@@ -29,8 +29,12 @@ Everything else is left to the LibCST pass: shims (the file mentions
 ``signature``, ``co_argcount`` or ``TypeError``), star imports, ``global`` or
 ``nonlocal`` of a name that matters, names bound twice, calls with no config in
 scope (PPO002 needs its callers), ambiguous callees (PPO003), relative imports
-that climb too far (PPO903), deep nesting, and text LibCST may not reproduce
-exactly (form feeds, carriage returns, vertical tabs, NUL).
+that climb too far (PPO903), and wherever LibCST sees the text differently from
+Python: nesting deeper than 50 (counting each literal of an implicit string
+concatenation and each part of a dotted import), identifiers Python renames
+(NFKC), indentation mixing tabs and spaces, ``(x): int = 1``, lines holding only
+a backslash, ``nonlocal`` at module level, and characters LibCST may not print
+back exactly (form feeds, carriage returns, vertical tabs, NUL).
 """
 
 from __future__ import annotations
