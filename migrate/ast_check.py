@@ -141,7 +141,7 @@ def decide(
     try:
         walker = _Walker(names)
         walker.module(tree)
-    except (_Defer, RecursionError):
+    except Exception:  # _Defer, RecursionError, or a bug here: LibCST decides
         return None
     if any(_text_at(text, node).startswith("(") for node in walker.annotated_targets):
         return None  # ``(x): int = 1``: valid Python LibCST's parser rejects
@@ -153,7 +153,7 @@ def decide(
         return None
     try:
         return _Analysis(text, path, settings, walker).run()
-    except (_Defer, RecursionError):
+    except Exception:  # _Defer, RecursionError, or a bug here: LibCST decides
         return None
 
 
