@@ -1,0 +1,187 @@
+"""Parse a module once with Python's own compiler; positions in code points; size guards.
+
+Every other part of :mod:`ppo_migrate.analysis` works on the :class:`ParsedModule`
+this returns. Python's ``ast`` gives each node a 1-based line and a 0-based
+column counted in UTF-8 *bytes* of that line; reports and edits speak 1-based
+columns in Unicode *code points* (ruff's JSON, SARIF ``unicodeCodePoints``,
+LibCST's ``PositionProvider``), which :meth:`ParsedModule.column` converts.
+Lines are split at ``\\r\\n``, ``\\r`` and ``\\n`` — the line breaks of Python's
+tokenizer, and of :func:`ppo_migrate.codemod.apply_edits` — never at the other
+characters ``str.splitlines`` breaks at (form feed, ``\\x1c``, ``\\u2028``...).
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import warnings
+from dataclasses import dataclass, field
+
+from ppo_migrate.constants import MAX_NESTING, MAX_SOURCE_CHARS
+
+_LINE_SPLIT = re.compile(r"\r\n|\r|\n")
+
+
+class SourceProblem(ValueError):
+    """The text cannot be analysed; reported as PPO902 (``syntax error: ...`` or
+    ``cannot parse: ...``).
+
+    Attributes:
+        message: one line without the path, as the PPO902 message shows it, e.g.
+            ``"syntax error: invalid syntax"`` or ``"cannot parse: nested too deeply
+            (depth > 500)"``.
+        line: 1-based line of the problem (1 when unknown).
+        column: 1-based column in code points (1 when unknown).
+    """
+
+    def __init__(self, message: str, line: int = 1, column: int = 1) -> None:
+        super().__init__(message)
+        self.message = message
+        self.line = line
+        self.column = column
+
+
+@dataclass(eq=False)
+class ParsedModule:
+    """One module's source and its ``ast``, parsed once.
+
+    Attributes:
+        text: the decoded source (no newline translation).
+        path: the display path (``"-"`` for standard input).
+        tree: the module's ``ast.Module``.
+        lines: the source lines without their line breaks (index 0 is line 1).
+    """
+
+    text: str
+    path: str
+    tree: ast.Module
+    lines: list[str] = field(repr=False)
+
+    def column(self, line: int, byte_offset: int) -> int:
+        """0-based code-point column of an ``ast`` position.
+
+        Args:
+            line: 1-based line (``node.lineno``).
+            byte_offset: the node's ``col_offset``/``end_col_offset``: UTF-8 bytes
+                from the start of that line.
+
+        Returns:
+            The same position counted in code points (add 1 for a report column).
+        """
+        text = self.lines[line - 1] if 0 < line <= len(self.lines) else ""
+        if text.isascii():
+            return byte_offset
+        return len(text.encode("utf-8")[:byte_offset].decode("utf-8", "replace"))
+
+    def start(self, node: ast.AST) -> tuple[int, int]:
+        """``(line, column)`` of a node's start: 1-based line, 1-based code-point column."""
+        line = node.lineno  # type: ignore[attr-defined]
+        return line, self.column(line, node.col_offset) + 1  # type: ignore[attr-defined]
+
+    def end(self, node: ast.AST) -> tuple[int, int]:
+        """``(line, column)`` just after a node: 1-based line, 1-based code-point column."""
+        line = node.end_lineno  # type: ignore[attr-defined]
+        return line, self.column(line, node.end_col_offset) + 1  # type: ignore[attr-defined]
+
+    def source_of(self, node: ast.AST) -> str:
+        """The exact source text of a node (``ast.get_source_segment`` in code points)."""
+        (l1, c1), (l2, c2) = self.start(node), self.end(node)
+        if l1 == l2:
+            return self.lines[l1 - 1][c1 - 1 : c2 - 1]
+        parts = [self.lines[l1 - 1][c1 - 1 :], *self.lines[l1 : l2 - 1], self.lines[l2 - 1][: c2 - 1]]
+        return "\n".join(parts)
+
+
+def split_lines(text: str) -> list[str]:
+    """Lines as Python's tokenizer counts them (``\\r\\n``, ``\\r``, ``\\n``), without endings."""
+    return _LINE_SPLIT.split(text)
+
+
+def parse(text: str, path: str) -> ParsedModule:
+    """Parse ``text`` once (``compile(..., ast.PyCF_ONLY_AST)``) behind the size and nesting guards.
+
+    Args:
+        text: the decoded module source.
+        path: the display path (only used in the compiler's messages).
+
+    Returns:
+        The :class:`ParsedModule`.
+
+    Raises:
+        SourceProblem: the text is longer than ``constants.MAX_SOURCE_CHARS``
+            (``cannot parse: too large to parse (N characters; the limit is M)``),
+            Python rejects it (``syntax error: <Python's message>`` at Python's
+            position), or it nests deeper than ``constants.MAX_NESTING`` (counting
+            each operand of ``a or b or ...`` and each part of a dotted import, as
+            the LibCST pass did: ``cannot parse: nested too deeply (depth > 500)``).
+    """
+    if len(text) > MAX_SOURCE_CHARS:
+        raise SourceProblem(
+            f"cannot parse: too large to parse ({len(text)} characters; "
+            f"the limit is {MAX_SOURCE_CHARS})"
+        )
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # e.g. invalid escape sequences
+            tree = compile(text, path, "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
+    except SyntaxError as exc:
+        raise syntax_problem(exc) from None
+    except (RecursionError, MemoryError):
+        raise SourceProblem(f"cannot parse: nested too deeply (depth > {MAX_NESTING})") from None
+    except (ValueError, OverflowError) as exc:  # a NUL byte (Python < 3.12)
+        raise SourceProblem(f"syntax error: {exc}") from None
+    lines = split_lines(text)
+    if len(text) > MAX_NESTING:
+        problem = nesting_problem(tree)
+        if problem is not None:
+            if 0 < problem.line <= len(lines):  # the byte column, in code points
+                problem.column = ParsedModule(text, path, tree, lines).column(
+                    problem.line, problem.column - 1
+                ) + 1
+            raise problem
+    return ParsedModule(text, path, tree, lines)
+
+
+def syntax_problem(exc: SyntaxError) -> SourceProblem:
+    """A PPO902 :class:`SourceProblem` from Python's ``SyntaxError`` (its message and position).
+
+    CPython's own nesting limits (``too many nested parentheses``, ``too complex``)
+    read ``cannot parse: nested too deeply (<message>)``.
+    """
+    msg = exc.msg or "invalid syntax"
+    line, column = exc.lineno or 1, max(exc.offset or 1, 1)
+    if msg.startswith("too many nested") or "too complex" in msg:
+        return SourceProblem(f"cannot parse: nested too deeply ({msg})", line, column)
+    return SourceProblem(f"syntax error: {msg}", line, column)
+
+
+def nesting_problem(tree: ast.AST) -> SourceProblem | None:
+    """A PPO902 for a tree nested deeper than ``constants.MAX_NESTING``, else ``None``.
+
+    Depth counts one level a node, each operand of a ``BoolOp`` chain and each
+    part of a dotted import name (the measure the LibCST pass used, so the same
+    files are refused). Iterative: never recurses.
+    """
+    bool_op, children = ast.BoolOp, ast.iter_child_nodes
+    stack: list[tuple[ast.AST, int]] = [(tree, 0)]
+    pop, push = stack.pop, stack.append
+    while stack:
+        node, depth = pop()
+        if isinstance(node, bool_op):
+            depth += len(node.values) - 1
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            module = getattr(node, "module", None) or ""
+            depth += max(n.count(".") for n in (module, *(a.name for a in node.names)))
+        if depth > MAX_NESTING:
+            line = getattr(node, "lineno", 1)
+            col = getattr(node, "col_offset", 0)
+            return SourceProblem(
+                f"cannot parse: nested too deeply (depth > {MAX_NESTING})", line, col + 1
+            )
+        depth += 1
+        for child in children(node):
+            push((child, depth))
+    return None
+
+
+__all__ = ["ParsedModule", "SourceProblem", "nesting_problem", "parse", "split_lines", "syntax_problem"]
