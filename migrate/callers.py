@@ -37,7 +37,7 @@ from libcst.metadata import (
     ScopeProvider,
 )
 
-from ppo_migrate.codemod import CONFIG_PARAMETER, analyze, parse_module
+from ppo_migrate.codemod import CONFIG_PARAMETER, parse_module
 from ppo_migrate.diagnostics import Diagnostic, Related, qualname
 from ppo_migrate.files import (
     FileChanged,
@@ -47,7 +47,6 @@ from ppo_migrate.files import (
     encode_source,
     read_source,
 )
-from ppo_migrate.scope import ConfigResolver
 from ppo_migrate.settings import Settings
 from ppo_migrate.targets import module_package, resolve_relative
 
@@ -151,7 +150,8 @@ class _FileVisitor(cst.CSTVisitor):
         self._wrapper = wrapper
         self._tree = tree
         self._stack: list[tuple[str, str, cst.CSTNode]] = []
-        self._resolver: ConfigResolver | None = None
+        self._analysis = None  # the core's analysis of the module, built on first need
+        self._ast_calls: dict[tuple[int, int], object] = {}
         self.defs: dict[str, tuple[cst.FunctionDef, FunctionInfo]] = {}
         self._def_lines: dict[str, list[int]] = defaultdict(list)
         self.sites: list[tuple[cst.Call, CallSite]] = []
@@ -281,16 +281,7 @@ class _FileVisitor(cst.CSTVisitor):
         fqs = self._fqs(node.func) & self.wanted
         if not fqs:
             return
-        if self._resolver is None:
-            self._resolver = ConfigResolver(
-                self._tree,
-                self._wrapper.resolve(ScopeProvider),
-                self._wrapper.resolve(ParentNodeProvider),
-                self._wrapper.resolve(PositionProvider),
-                lambda n: self.get_metadata(QualifiedNameProvider, n, set()),
-                self.settings.config_names,
-            )
-        found = self._resolver.find(node)
+        found = self._config_at(node)
         pos = self.get_metadata(PositionProvider, node).start
         keywords = frozenset(a.keyword.value for a in node.args if a.keyword is not None)
         unpacked = next(
@@ -308,12 +299,41 @@ class _FileVisitor(cst.CSTVisitor):
                         fq,
                         self._caller(),
                         self._qualname(),
-                        found.expression if found else None,
+                        found,
                         keywords,
                         unpacked,
                     ),
                 )
             )
+
+    def _config_at(self, node: cst.Call) -> str | None:
+        """The config the analysis core would pass at this call (a safe fix's; an unsafe
+        one's too with ``unsafe_fixes``), found through the ``ast`` call at the same place."""
+        import ast
+
+        from ppo_migrate.analysis.check import ModuleAnalysis
+        from ppo_migrate.analysis.module import SourceProblem
+
+        if self._analysis is None:
+            try:
+                self._analysis = ModuleAnalysis(self._tree.code, self.path, self.settings, package=self.package)
+            except SourceProblem:
+                self._analysis = False  # type: ignore[assignment]
+                return None
+            m = self._analysis.module
+            self._ast_calls = {m.start(c): c for c in ast.walk(m.tree) if isinstance(c, ast.Call)}
+        if self._analysis is False:
+            return None
+        pos = self.get_metadata(PositionProvider, node).start
+        call = self._ast_calls.get((pos.line, pos.column + 1))
+        if call is None:
+            return None
+        choice = self._analysis.config_at(call)  # type: ignore[union-attr]
+        if choice is None:
+            return None
+        if choice.applicability != "safe" and not getattr(self.settings, "unsafe_fixes", False):
+            return None
+        return choice.expression
 
     def _reference(self, node: cst.BaseExpression) -> None:
         """Record a use of a followed function that is not a call of it."""
@@ -708,7 +728,9 @@ def thread(the_plan: Plan, settings: Settings) -> tuple[list[str], list[Diagnost
             if fq in the_plan.threadable:
                 params[node] = the_plan.index.functions[fq].param
         if params:
-            diagnostics, _ = analyze(tree, path, settings)
+            from ppo_migrate.analysis.check import analyse
+
+            diagnostics = analyse(tree.code, path, settings)
             positions = wrapper.resolve(PositionProvider)
             calls = {(positions[n].start.line, positions[n].start.column + 1): n for n in positions if isinstance(n, cst.Call)}
             mod = module_name(path)

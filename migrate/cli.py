@@ -344,6 +344,12 @@ def _has_entry_points(diagnostics) -> bool:
     is_flag=True,
     help="Also import get_ppo_ray_runtime_env from ppo_runtime instead of verl.",
 )
+@click.option(
+    "--unsafe-fixes/--no-unsafe-fixes",
+    default=None,
+    help="Also make unsafe fixes: pass a config that is only possibly bound at the call "
+    "(default: unsafe-fixes in pyproject.toml, else off).",
+)
 @_guard
 def apply(
     paths: tuple[str, ...],
@@ -352,6 +358,7 @@ def apply(
     thread_config: bool,
     thread_depth: int,
     use_ppo_runtime: bool,
+    unsafe_fixes: bool | None,
     **opts,
 ) -> None:
     """Pass the config in scope to every configless call; list the calls with none."""
@@ -364,6 +371,8 @@ def apply(
     settings = _load(paths, opts)
     if use_ppo_runtime:
         settings = dataclasses.replace(settings, use_ppo_runtime=True)
+    if unsafe_fixes is not None:
+        settings = dataclasses.replace(settings, unsafe_fixes=unsafe_fixes)
     mode = Mode.DIFF if diff else Mode.APPLY
     concise = settings.output_format == "concise"
     diff_to_stderr = not concise  # stdout holds the JSON/SARIF/... document alone

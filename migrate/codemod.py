@@ -1,8 +1,12 @@
-"""The LibCST pass: one walk per file yields both the edits and the diagnostics.
+"""LibCST adapters around the analysis core: the codemod command and structural helpers.
 
-``check`` and ``apply`` both call :func:`process_source`, so they can never
-disagree about what is configless. The same transform is a LibCST codemod
-command, :class:`PassConfigCommand`, for ``python -m libcst.tool codemod``.
+The findings and fixes come from :func:`ppo_migrate.analysis.check.analyse` (Python's
+own ``ast``); this module only maps them onto LibCST nodes where LibCST is the
+framework — :class:`PassConfigCommand` for ``python -m libcst.tool codemod``, the
+Fixit rule (:mod:`ppo_migrate.fixit_rule`), ``--thread-config``
+(:mod:`ppo_migrate.callers`) and ``--use-ppo-runtime`` (:mod:`ppo_migrate.imports`).
+:func:`process_text` and :func:`apply_edits` (LibCST-free, :mod:`ppo_migrate.edits`)
+are re-exported for compatibility.
 """
 
 from __future__ import annotations
@@ -10,23 +14,13 @@ from __future__ import annotations
 import argparse
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 import libcst as cst
-from libcst.metadata import (
-    MetadataWrapper,
-    ParentNodeProvider,
-    PositionProvider,
-    QualifiedNameProvider,
-    ScopeProvider,
-)
 
 from ppo_migrate.constants import CONFIG_PARAMETER, MAX_NESTING, MAX_SOURCE_CHARS
-from ppo_migrate.diagnostics import Diagnostic, Edit, Fix, is_suppressed, qualname
-from ppo_migrate.scope import ConfigInScope, ConfigResolver
+from ppo_migrate.diagnostics import Diagnostic
+from ppo_migrate.edits import FileResult, apply_edits, process_text
 from ppo_migrate.settings import Settings
-from ppo_migrate.shims import ShimDetector
-from ppo_migrate.targets import TargetMatcher, Verdict, module_package, resolve_relative
 
 _LINE_SPLIT = re.compile(r"\r\n|\r|\n")  # LibCST's line breaks (PositionProvider's NEWLINE_RE)
 #: CPython's limit on nested brackets (``MAXLEVEL`` in its tokenizer, 3.8 to 3.13).
@@ -57,37 +51,6 @@ class UnparsableSource(ValueError):
         self.message = message
         self.line = line
         self.column = column
-
-
-@dataclass(frozen=True)
-class FileResult:
-    """What the pass found and did in one file.
-
-    Attributes:
-        path: the file path as displayed.
-        diagnostics: findings after ``# noqa`` and ``--select``/``--ignore``, sorted.
-        new_text: the rewritten source text, or ``None`` when nothing changed.
-        fixed: how many calls the rewrite changed.
-        imports: how many imports/references ``use_ppo_runtime`` moved to ``ppo_runtime``.
-    """
-
-    path: str
-    diagnostics: tuple[Diagnostic, ...] = ()
-    new_text: str | None = None
-    fixed: int = 0
-    imports: int = 0
-
-
-@dataclass
-class _Finding:
-    call: cst.Call
-    code: str
-    message: str
-    scope: str
-    config: ConfigInScope | None = None
-    fix_node: cst.Call | None = None
-    edit: Edit | None = None
-    function: cst.CSTNode | None = None  # the innermost def/class/lambda around a PPO002
 
 
 def _code(node: cst.CSTNode) -> str:
@@ -174,218 +137,6 @@ def rewrite_call(call: cst.Call, kind: str, expression: str, *, keyword: bool) -
     return call.with_changes(args=tuple(new_args))
 
 
-class _Pass(cst.CSTVisitor):
-    """Visits every call once and records findings."""
-
-    METADATA_DEPENDENCIES = (
-        QualifiedNameProvider,
-        ScopeProvider,
-        PositionProvider,
-        ParentNodeProvider,
-    )
-
-    def __init__(
-        self,
-        matcher: TargetMatcher,
-        settings: Settings,
-        package: tuple[str, ...],
-        resolver_factory,
-    ) -> None:
-        super().__init__()
-        self.matcher = matcher
-        self.settings = settings
-        self.package = package
-        self._resolver_factory = resolver_factory
-        self._resolver: ConfigResolver | None = None
-        self.findings: list[_Finding] = []
-        self._stack: list[tuple[str, str]] = []
-        self._defs: list[cst.CSTNode] = []
-        self._star_modules: set[str] = set()
-        self.comments: dict[int, str] = {}  # line -> comment text, for ``# noqa``
-        self._shim_detector: ShimDetector | None = None
-
-    def _qualname(self) -> str:
-        return qualname(self._stack)
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        # decorators and defaults run in the enclosing scope: visit them first
-        for d in node.decorators:
-            d.visit(self)
-        node.params.visit(self)
-        if node.returns is not None:
-            node.returns.visit(self)
-        self._stack.append(("function", node.name.value))
-        self._defs.append(node)
-        node.body.visit(self)
-        self._defs.pop()
-        self._stack.pop()
-        return False  # type: ignore[return-value]
-
-    def visit_ClassDef(self, node: cst.ClassDef) -> None:
-        for d in node.decorators:
-            d.visit(self)
-        for a in (*node.bases, *node.keywords):
-            a.visit(self)
-        self._stack.append(("class", node.name.value))
-        self._defs.append(node)
-        node.body.visit(self)
-        self._defs.pop()
-        self._stack.pop()
-        return False  # type: ignore[return-value]
-
-    def visit_Lambda(self, node: cst.Lambda) -> None:
-        node.params.visit(self)
-        self._stack.append(("function", "<lambda>"))
-        self._defs.append(node)
-        node.body.visit(self)
-        self._defs.pop()
-        self._stack.pop()
-        return False  # type: ignore[return-value]
-
-    def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
-        if isinstance(node.names, cst.ImportStar):
-            dots = "." * len(node.relative)
-            module = _code(node.module) if node.module is not None else ""
-            resolved = resolve_relative(dots + module, self.package)
-            if resolved is not None:
-                self._star_modules.add(resolved)
-
-    def visit_Comment(self, node: cst.Comment) -> None:
-        line = self.get_metadata(PositionProvider, node).start.line
-        self.comments[line] = node.value
-
-    def _callee_names(self, call: cst.Call) -> set[str]:
-        if not isinstance(call.func, (cst.Name, cst.Attribute)):
-            return set()  # ``f()()`` calls the result of a call, not the function
-        names = {q.name for q in self.get_metadata(QualifiedNameProvider, call.func, set())}
-        if not names and isinstance(call.func, cst.Name) and call.func.value in self.matcher.names:
-            # an unbound name: ``from <target module> import *`` may provide it
-            for module in self._star_modules:
-                candidate = f"{module}.{call.func.value}"
-                if candidate in self.matcher.targets:
-                    names.add(candidate)
-        return names
-
-    def visit_Call(self, node: cst.Call) -> None:
-        names = self._callee_names(node)
-        if not names:
-            return
-        verdict, resolved = self.matcher.classify(names, self.package)
-        if verdict is Verdict.OTHER:
-            return
-        callee = _code(node.func)
-        scope = self._qualname()
-        if verdict is Verdict.UNRESOLVABLE:
-            self.findings.append(
-                _Finding(
-                    node,
-                    "PPO903",
-                    f"`{callee}` comes from a relative import that climbs past the top-level "
-                    f"package ({', '.join(resolved)}); cannot tell if it is the runtime function",
-                    scope,
-                )
-            )
-            return
-        kind = configless_kind(node)
-        if kind is None:
-            return
-        if verdict is Verdict.AMBIGUOUS:
-            self.findings.append(
-                _Finding(
-                    node,
-                    "PPO003",
-                    f"`{callee}()` may or may not be the runtime function: it is bound to "
-                    + " or ".join(
-                        n if "." in n else f"a local `{n}`" for n in resolved
-                    )
-                    + "; not rewritten",
-                    scope,
-                )
-            )
-            return
-        shim = self._shims().why(node)
-        if shim is not None:
-            self.findings.append(
-                _Finding(
-                    node,
-                    "PPO004",
-                    f"`{callee}()` is a compatibility shim ({shim}); left as it is",
-                    scope,
-                )
-            )
-            return
-        config = self.resolver().find(node)
-        if config is None:
-            where = "at module level" if scope == "<module>" else f"in `{scope}`"
-            self.findings.append(
-                _Finding(
-                    node,
-                    "PPO002",
-                    f"`{callee}()` called without a config and no config is in scope {where}; "
-                    "this entry point must obtain the training config and pass it",
-                    scope,
-                    function=self._defs[-1] if self._defs else None,
-                )
-            )
-            return
-        new_call = rewrite_call(node, kind, config.expression, keyword=self.settings.keyword)
-        self.findings.append(
-            _Finding(
-                node,
-                "PPO001",
-                f"`{callee}()` called without the config in scope; pass `{config.expression}`",
-                scope,
-                config=config,
-                fix_node=new_call,
-                edit=self._edit(node, kind, config.expression),
-            )
-        )
-
-    def resolver(self) -> ConfigResolver:
-        """The module's :class:`ConfigResolver`, built on first need."""
-        if self._resolver is None:
-            self._resolver = self._resolver_factory()
-        return self._resolver
-
-    def absolute_names(self, node: cst.CSTNode) -> set[str]:
-        """Absolute qualified names of an expression (relative imports resolved)."""
-        out = set()
-        for q in self.get_metadata(QualifiedNameProvider, node, set()):
-            r = resolve_relative(q.name, self.package)
-            if r is not None:
-                out.add(r)
-        return out
-
-    def _shims(self) -> ShimDetector:
-        if self._shim_detector is None:
-            self._shim_detector = ShimDetector(
-                self.metadata[ParentNodeProvider],  # type: ignore[arg-type]
-                self.absolute_names,
-                lambda names: bool(names) and names <= self.matcher.targets,
-                lambda call: configless_kind(call) is not None,
-            )
-        return self._shim_detector
-
-    def _edit(self, call: cst.Call, kind: str, expression: str) -> Edit:
-        """The minimal text edit that :func:`rewrite_call` makes, in file positions."""
-        text = f"{CONFIG_PARAMETER}={expression}" if self.settings.keyword else expression
-        if kind == "empty":
-            end = self.get_metadata(PositionProvider, call).end  # just after ``)``
-            return Edit(text, end.line, end.column, end.line, end.column)
-        if kind == "keywords":
-            start = self.get_metadata(PositionProvider, call.args[0]).start
-            return Edit(f"{text}, ", start.line, start.column + 1, start.line, start.column + 1)
-        if kind == "none":
-            arg = next(a for a in call.args if a.keyword is None)
-        else:
-            arg = next(
-                a for a in call.args if a.keyword is not None and a.keyword.value == CONFIG_PARAMETER
-            )
-            text = expression
-        rng = self.get_metadata(PositionProvider, arg.value)
-        return Edit(text, rng.start.line, rng.start.column + 1, rng.end.line, rng.end.column + 1)
-
-
 class _Rewriter(cst.CSTTransformer):
     def __init__(self, replacements: dict[cst.Call, cst.Call]) -> None:
         super().__init__()
@@ -396,73 +147,6 @@ class _Rewriter(cst.CSTTransformer):
         if new is None:
             return updated_node
         return updated_node.with_changes(args=new.args)
-
-
-def analyze(
-    module: cst.Module, path: str, settings: Settings, *, package: tuple[str, ...] | None = None
-) -> tuple[list[Diagnostic], dict[cst.Call, cst.Call]]:
-    """Run the pass over a parsed module.
-
-    Args:
-        module: the parsed module (not copied: it must not be shared).
-        path: the file's path, for diagnostics and for finding its package.
-        settings: targets, config names, keyword mode, rule selection.
-        package: the file's package parts; found from ``path`` when ``None``.
-
-    Returns:
-        ``(diagnostics, replacements)``: the diagnostics (suppressed and deselected
-        ones removed) and, for every fixable one kept, the original call node
-        mapped to its rewritten node.
-    """
-    matcher = TargetMatcher.of(settings.targets)
-    if package is None:
-        package = module_package(path) if path and path != "-" else ()
-    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
-
-    def make_resolver() -> ConfigResolver:
-        return ConfigResolver(
-            module,
-            wrapper.resolve(ScopeProvider),
-            wrapper.resolve(ParentNodeProvider),
-            wrapper.resolve(PositionProvider),
-            lambda node: visitor.get_metadata(QualifiedNameProvider, node, set()),
-            settings.config_names,
-        )
-
-    visitor = _Pass(matcher, settings, package, make_resolver)
-    wrapper.visit(visitor)
-    positions = wrapper.resolve(PositionProvider)
-    # ``# noqa`` counts only in a real comment, never inside a string
-    line_count = module.code.count("\n") + module.code.count("\r") + 1
-    lines = [visitor.comments.get(i, "") for i in range(1, line_count + 1)]
-    diagnostics: list[Diagnostic] = []
-    replacements: dict[cst.Call, cst.Call] = {}
-    show_shims = getattr(settings, "show_shims", False)
-    for f in visitor.findings:
-        if not settings.rule_enabled(f.code) or (f.code == "PPO004" and not show_shims):
-            continue
-        rng = positions[f.call]
-        fix = None
-        if f.edit is not None:
-            fix = Fix(message=f"Pass `{f.config.expression}`", edits=(f.edit,))  # type: ignore[union-attr]
-        diag = Diagnostic(
-            path=path,
-            line=rng.start.line,
-            column=rng.start.column + 1,
-            end_line=rng.end.line,
-            end_column=rng.end.column + 1,
-            code=f.code,
-            message=f.message,
-            scope=f.scope,
-            fix=fix,
-        )
-        if is_suppressed(diag, lines):
-            continue
-        diagnostics.append(diag)
-        if f.fix_node is not None:
-            replacements[f.call] = f.fix_node
-    diagnostics.sort(key=Diagnostic.sort_key)
-    return diagnostics, replacements
 
 
 def _nesting_problem(text: str) -> UnparsableSource | None:
@@ -565,138 +249,6 @@ def parse_module(text: str) -> cst.Module:
     return cst.parse_module(text)
 
 
-def apply_edits(text: str, edits: Sequence[Edit]) -> str:
-    """Splice edits into the original text; every other character stays as it was.
-
-    Args:
-        text: the text the edits' positions refer to.
-        edits: non-overlapping edits; lines are split at ``\\r\\n``, ``\\r`` and
-            ``\\n`` (as LibCST's positions count them), columns are 1-based code points.
-
-    Returns:
-        The edited text.
-
-    Raises:
-        ValueError: two edits overlap or one lies outside the text.
-    """
-    starts = _line_starts(text)
-
-    def offset(line: int, column: int) -> int:
-        if not 1 <= line <= len(starts):
-            raise ValueError(f"edit outside the text: line {line}")
-        line_end = starts[line] if line < len(starts) else len(text)
-        at = starts[line - 1] + column - 1
-        if not starts[line - 1] <= at <= line_end:
-            raise ValueError(f"edit outside the text: line {line}, column {column}")
-        return at
-
-    spans = sorted(
-        (offset(e.line, e.column), offset(e.end_line, e.end_column), e.content) for e in edits
-    )
-    out: list[str] = []
-    last = 0
-    for begin, end, content in spans:
-        if begin < last or end < begin:
-            raise ValueError("overlapping edits")
-        out.append(text[last:begin])
-        out.append(content)
-        last = end
-    out.append(text[last:])
-    return "".join(out)
-
-
-class _PositionMap:
-    """Positions in LibCST's print of a module -> positions in the original text.
-
-    LibCST does not print some modules back exactly: it drops a form feed before
-    a statement at the start of a line (or moves it into the next block), drops
-    backslash continuations and form feeds before the first statement, a final
-    ``\\r``, a second BOM. Its positions then count in the printed ``code``, not
-    in ``text``. The two are aligned line by line (:class:`difflib.SequenceMatcher`
-    over lines split as LibCST splits them, endings left out); a position on a
-    line that is the same in both moves to that line of ``text``, same column.
-    """
-
-    def __init__(self, text: str, code: str) -> None:
-        import difflib
-
-        def lines(s: str) -> list[str]:  # without their endings: a dropped final CR
-            return _LINE_SPLIT.split(s)  # leaves its line the same
-
-        self.lines: dict[int, int] = {}  # 1-based code line -> 1-based text line
-        # code line -> (text line, the two lines): the same but for form feeds
-        self.near: dict[int, tuple[int, str, str]] = {}
-        code_lines, text_lines = lines(code), lines(text)
-        matcher = difflib.SequenceMatcher(None, code_lines, text_lines, autojunk=False)
-        for op, a1, a2, b1, b2 in matcher.get_opcodes():
-            if op == "equal":
-                for k in range(a2 - a1):
-                    self.lines[a1 + k + 1] = b1 + k + 1
-            elif op == "replace" and a2 - a1 == b2 - b1:
-                for k in range(a2 - a1):
-                    c, t = code_lines[a1 + k], text_lines[b1 + k]
-                    if c.replace("\x0c", "") == t.replace("\x0c", ""):
-                        self.near[a1 + k + 1] = (b1 + k + 1, c, t)
-
-    def exact(self, line: int, column: int) -> tuple[int, int]:
-        """The text position of a code position on an unchanged line.
-
-        Raises:
-            UnparsableSource: the line is not the same in ``text``.
-        """
-        mapped = self.lines.get(line)
-        if mapped is None and line in self.near:  # count the characters that are not form feeds
-            mapped, c, t = self.near[line]
-            wanted = len(c[: column - 1].replace("\x0c", ""))
-            seen = 0
-            for i, ch in enumerate(t):
-                if seen == wanted and ch != "\x0c":
-                    return mapped, i + 1
-                seen += ch != "\x0c"
-            return mapped, len(t) + 1
-        if mapped is None:
-            raise UnparsableSource(
-                "cannot rewrite exactly: LibCST does not reproduce this file byte for byte "
-                f"(around line {line})",
-                line,
-            )
-        return mapped, column
-
-    def position(self, line: int, column: int) -> tuple[int, int]:
-        """Best text position of a code position (for reports): same line, or the nearest above."""
-        if line in self.lines or line in self.near:
-            return self.exact(line, column)
-        above = [k for k in self.lines if k < line]
-        if not above:
-            return line, column
-        k = max(above)
-        return self.lines[k] + (line - k), column
-
-    def diagnostic(self, d: Diagnostic, *, strict: bool) -> Diagnostic:
-        """``d`` with its positions (and its fix's) moved into ``text``.
-
-        Raises:
-            UnparsableSource: ``strict`` and a fix's edit lies on a line LibCST
-                does not reproduce.
-        """
-        edit_position = self.exact if strict else self.position
-        from dataclasses import replace
-
-        line, column = self.position(d.line, d.column)
-        end_line, end_column = self.position(d.end_line, d.end_column)
-        fix = d.fix
-        if fix is not None:
-            edits = []
-            for e in fix.edits:
-                el, ec = edit_position(e.line, e.column)
-                eel, eec = edit_position(e.end_line, e.end_column)
-                edits.append(Edit(e.content, el, ec, eel, eec))
-            fix = replace(fix, edits=tuple(edits))
-        return replace(
-            d, line=line, column=column, end_line=end_line, end_column=end_column, fix=fix
-        )
-
-
 def _exact_prefix(text: str, code: str) -> None:
     """Raise unless LibCST's ``code`` for ``text`` is ``text`` or a prefix of it.
 
@@ -718,68 +270,55 @@ def _exact_prefix(text: str, code: str) -> None:
     )
 
 
-def process_text(text: str, path: str, settings: Settings, *, fix: bool) -> FileResult:
-    """Analyse (and with ``fix``, rewrite) one module's source text.
+def fix_expression(d: Diagnostic) -> str | None:
+    """The config expression a PPO001's fix passes (``"self.config"``), or ``None``."""
+    if d.fix is None:
+        return None
+    m = re.fullmatch(r"Pass `(.*)`", d.fix.message, re.S)
+    return m.group(1) if m else None
+
+
+def replacements(
+    calls: dict[tuple[int, int], cst.Call],
+    diagnostics: Sequence[Diagnostic],
+    settings: Settings,
+    *,
+    unsafe: bool = False,
+) -> dict[cst.Call, cst.Call]:
+    """The core's fixes as LibCST node replacements.
 
     Args:
-        text: the decoded source (no newline translation).
-        path: the display path.
-        settings: the run's settings.
-        fix: rewrite the fixable calls; the remaining diagnostics are returned.
+        calls: LibCST call nodes by their start ``(line, column)`` (1-based, code
+            points, as ``PositionProvider`` gives them plus one on the column).
+        diagnostics: :func:`ppo_migrate.analysis.check.analyse`'s findings for the
+            same text.
+        settings: for ``keyword``.
+        unsafe: also the unsafe fixes.
 
     Returns:
-        A :class:`FileResult`; with ``fix`` the PPO001 diagnostics that were fixed
-        are left out of it.
-
-    Raises:
-        libcst.ParserSyntaxError: the text is not valid Python 3.
+        Original call node -> the call with the config passed (:func:`rewrite_call`).
     """
-    module = parse_module(text)
-    diagnostics, replacements = analyze(module, path, settings)
-    code = module.code
-    # LibCST printed this module back with characters missing (see _PositionMap):
-    # its positions count in what it printed; report and edit in the file's own.
-    lossy = not text.startswith(code)
-    if lossy:
-        positions = _PositionMap(text, code)
-        lossy_diagnostics = diagnostics
-        diagnostics = [positions.diagnostic(d, strict=fix) for d in diagnostics]
-    moved = 0
-    if fix and getattr(settings, "use_ppo_runtime", False):
-        from dataclasses import replace
+    out: dict[cst.Call, cst.Call] = {}
+    for d in diagnostics:
+        expression = fix_expression(d)
+        if expression is None or (d.fix.applicability != "safe" and not unsafe):  # type: ignore[union-attr]
+            continue
+        node = calls.get((d.line, d.column))
+        kind = configless_kind(node) if node is not None else None
+        if node is None or kind is None:
+            continue
+        out[node] = rewrite_call(node, kind, expression, keyword=settings.keyword)
+    return out
 
-        from ppo_migrate.imports import FUNCTION, PPO_RUNTIME, use_ppo_runtime
 
-        targets = [t for t in settings.targets if t.startswith("verl.")]
-        original = module
-        module, moved = use_ppo_runtime(module, targets)
-        if moved:  # the tree is new: find the same calls again in it
-            _exact_prefix(text, original.code)
-            # The moved calls now resolve to ppo_runtime's function, which
-            # ``targets = [...]`` may not list: without it they were lost ("0 calls").
-            moved_target = f"{PPO_RUNTIME}.{FUNCTION}"
-            if moved_target not in settings.targets:
-                settings = replace(settings, targets=(*settings.targets, moved_target))
-            diagnostics, replacements = analyze(module, path, settings)
-    if not fix or not (replacements or moved):
-        return FileResult(path, tuple(diagnostics))
-    remaining = tuple(d for d in diagnostics if d.fix is None)
-    if moved:
-        # LibCST prints the moved imports; a tail it drops (see _exact_prefix) is put back.
-        new_module = module.visit(_Rewriter(replacements)) if replacements else module
-        lost = len(original.code)
-        return FileResult(path, remaining, new_module.code + text[lost:], len(replacements), moved)
-    # The calls' edits are spliced into the original text, so no byte outside
-    # them depends on LibCST printing the module back exactly.
-    edits = [e for d in diagnostics if d.fix is not None for e in d.fix.edits]
-    new_text = apply_edits(text, edits)
-    if lossy:  # check the mapped edits: LibCST must print the result as it prints its own
-        own = apply_edits(code, [e for d in lossy_diagnostics if d.fix for e in d.fix.edits])
-        if parse_module(new_text).code != own:
-            raise UnparsableSource(
-                "cannot rewrite exactly: LibCST does not reproduce this file byte for byte"
-            )
-    return FileResult(path, remaining, new_text, len(replacements), moved)
+def call_positions(wrapper) -> dict[tuple[int, int], cst.Call]:
+    """Every ``cst.Call`` of a ``MetadataWrapper``'s module by its 1-based start position."""
+    from libcst.metadata import PositionProvider
+
+    positions = wrapper.resolve(PositionProvider)
+    return {
+        (r.start.line, r.start.column + 1): n for n, r in positions.items() if isinstance(n, cst.Call)
+    }
 
 
 def _pass_config_command() -> type:
@@ -829,15 +368,29 @@ def _pass_config_command() -> type:
             )
 
         def transform_module_impl(self, tree: cst.Module) -> cst.Module:
-            """Rewrite ``tree``; diagnostics without a fix become context warnings."""
+            """Rewrite ``tree``; diagnostics without an applied fix become context warnings."""
+            from libcst.metadata import MetadataWrapper
+
+            from ppo_migrate.analysis.check import analyse
+            from ppo_migrate.analysis.module import SourceProblem
+
             path = self.context.filename or "<unknown>"
-            diagnostics, replacements = analyze(tree, path, self.settings)
-            for d in diagnostics:
-                if d.fix is None:
-                    self.warn(f"{d.path}:{d.line}:{d.column}: {d.code} {d.message}")
-            if not replacements:
+            try:
+                diagnostics = analyse(tree.code, path, self.settings)
+            except SourceProblem as exc:
+                self.warn(f"{path}:{exc.line}:{exc.column}: PPO902 {exc.message}")
                 return tree
-            return tree.visit(_Rewriter(replacements))
+            found = replacements(
+                call_positions(MetadataWrapper(tree, unsafe_skip_copy=True)),
+                diagnostics,
+                self.settings,
+            )
+            for d in diagnostics:
+                if d.fix is None or d.fix.applicability != "safe":
+                    self.warn(f"{d.path}:{d.line}:{d.column}: {d.code} {d.message}")
+            if not found:
+                return tree
+            return tree.visit(_Rewriter(found))
 
     PassConfigCommand.__module__ = __name__
     PassConfigCommand.__qualname__ = "PassConfigCommand"
@@ -859,10 +412,12 @@ __all__ = [
     "FileResult",
     "PassConfigCommand",
     "UnparsableSource",
-    "analyze",
     "apply_edits",
+    "call_positions",
     "configless_kind",
+    "fix_expression",
     "parse_module",
     "process_text",
+    "replacements",
     "rewrite_call",
 ]

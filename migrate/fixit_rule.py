@@ -7,10 +7,12 @@ Enable it in a project's ``pyproject.toml`` (needs the ``fixit`` extra)::
 
 then ``fixit lint src/`` reports every configless call and ``fixit fix src/``
 passes the config in scope. The rule does not re-implement anything: on each
-module it runs :func:`ppo_migrate.codemod.analyze` once — the target resolver,
-the config-in-scope resolver and ``# noqa`` handling of ``ppo-migrate`` — and
-reports each diagnostic at its call node, with the rewritten call as the
-autofix for PPO001. Targets, config names and ``select``/``ignore`` come from
+module it runs :func:`ppo_migrate.analysis.check.analyse` once on the module's
+code — the target resolver, the config-in-scope resolver and ``# noqa``
+handling of ``ppo-migrate`` — and reports each diagnostic at its call node, with
+the rewritten call as the autofix for a PPO001 whose fix is safe (an unsafe one,
+a config only possibly bound at the call, is reported without an autofix unless
+``unsafe-fixes = true``). Targets, config names and ``select``/``ignore`` come from
 ``[tool.ppo-migrate]`` in the nearest ``pyproject.toml`` above the file, as for
 the ``ppo-migrate`` command. Besides ``# noqa: PPO001``, Fixit's own
 ``# lint-ignore: ConfiglessRuntimeEnvCall`` suppresses a report.
@@ -29,7 +31,9 @@ import libcst as cst
 from fixit import Invalid, LintRule, Valid
 from libcst.metadata import CodeRange, FilePathProvider, PositionProvider
 
-from ppo_migrate.codemod import analyze
+from ppo_migrate.analysis.check import analyse
+from ppo_migrate.analysis.module import SourceProblem
+from ppo_migrate.codemod import fix_expression, rewrite_call
 from ppo_migrate.settings import ConfigError, Settings, load_settings
 
 LOG = logging.getLogger(__name__)
@@ -195,7 +199,8 @@ class ConfiglessRuntimeEnvCall(LintRule):
 
     def __init__(self) -> None:
         super().__init__()
-        self._found: dict[_Range, tuple[str, cst.Call | None]] = {}
+        self._found: dict[_Range, tuple[str, str | None]] = {}
+        self._settings = Settings()
 
     def visit_Module(self, node: cst.Module) -> None:
         """Run the ppo-migrate pass over the whole module once.
@@ -205,14 +210,20 @@ class ConfiglessRuntimeEnvCall(LintRule):
         """
         path: Path | None = self.get_metadata(FilePathProvider, node, None)
         settings = settings_for(str(path.parent) if path is not None else None)
-        diagnostics, replacements = analyze(node, str(path) if path is not None else "", settings)
-        by_call = {}
-        for call, new_call in replacements.items():
-            by_call[_key(self.get_metadata(PositionProvider, call))] = new_call
+        self._settings = settings
         self._found = {}
+        try:
+            diagnostics = analyse(node.code, str(path) if path is not None else "", settings)
+        except SourceProblem as exc:
+            LOG.warning("ppo-migrate: %s:%s:%s: %s", path, exc.line, exc.column, exc.message)
+            return
+        unsafe = bool(getattr(settings, "unsafe_fixes", False))
         for d in diagnostics:
             key = (d.line, d.column, d.end_line, d.end_column)
-            self._found[key] = (f"{d.code} {d.message}", by_call.get(key))
+            expression = fix_expression(d)
+            if expression is not None and d.fix.applicability != "safe" and not unsafe:  # type: ignore[union-attr]
+                expression = None
+            self._found[key] = (f"{d.code} {d.message}", expression)
 
     def visit_Call(self, node: cst.Call) -> None:
         """Report the diagnostic (and its fix) found at this call, if any.
@@ -225,7 +236,14 @@ class ConfiglessRuntimeEnvCall(LintRule):
         found = self._found.pop(_key(self.get_metadata(PositionProvider, node)), None)
         if found is None:
             return
-        message, replacement = found
+        message, expression = found
+        replacement = None
+        if expression is not None:
+            from ppo_migrate.codemod import configless_kind
+
+            kind = configless_kind(node)
+            if kind is not None:
+                replacement = rewrite_call(node, kind, expression, keyword=self._settings.keyword)
         self.report(node, message, replacement=replacement)
 
 

@@ -3,10 +3,12 @@
 Most files stop at the byte prefilter: a file whose bytes contain none of the
 targets' last names cannot refer to a target (every static reference to a
 function names it), so it is never decoded or parsed and LibCST is never
-imported for it. Candidates go through :func:`process_file`: Python's ``ast``
-decides the plain ones (:mod:`ppo_migrate.ast_check`, a few milliseconds each);
-the rest get the LibCST pass, in this process or in a pool of worker
-processes. Results come back in path order whatever the worker count.
+imported for it. Candidates go through :func:`process_file`: the analysis core
+(:mod:`ppo_migrate.analysis`, Python's own ``ast``, a few milliseconds a file)
+decides them and :mod:`ppo_migrate.edits` splices the fixes into the original
+text, in this process or in a pool of worker processes. LibCST is imported only
+for ``apply --use-ppo-runtime``. Results come back in path order whatever the
+worker count.
 """
 
 from __future__ import annotations
@@ -32,7 +34,6 @@ from ppo_migrate.files import (
     encode_source,
     read_source,
 )
-from ppo_migrate.ast_check import may_report  # noqa: F401  (re-exported: the second prefilter)
 from ppo_migrate.settings import Settings
 
 # Below this many candidate files a pool costs more (worker start-up) than it saves.
@@ -127,28 +128,26 @@ def _line_of_offset(data: bytes, offset: int) -> tuple[int, int]:
 
 
 def process_file(
-    path: str, settings: Settings, mode: Mode, *, defer_libcst: bool = False
-) -> FileOutcome | None:
+    path: str, settings: Settings, mode: Mode
+) -> FileOutcome:
     """Run the whole pipeline on one file; never raises for a bad file.
 
     Args:
         path: the file's display path (relative or absolute, as discovered).
         settings: the run's settings.
         mode: what to do with the file.
-        defer_libcst: return ``None`` when the file needs the LibCST pass.
 
     Returns:
         A :class:`FileOutcome`. An unreadable file is a PPO901 finding, an
         unparsable candidate PPO902, a file changed during the run PPO904;
-        a crash of the analysis itself is an ``internal_error``. ``None`` only
-        with ``defer_libcst``.
+        a crash of the analysis itself is an ``internal_error``.
     """
     try:
         source = read_source(Path(path))
     except UnreadableFile as exc:
         return FileOutcome(path, diagnostics=(_file_diag(path, "PPO901", str(exc)),))
     return process_data(
-        path, source.data, settings, mode, source=source, defer_libcst=defer_libcst
+        path, source.data, settings, mode, source=source
     )
 
 
@@ -159,8 +158,7 @@ def process_data(
     mode: Mode,
     *,
     source: SourceFile | None = None,
-    defer_libcst: bool = False,
-) -> FileOutcome | None:
+) -> FileOutcome:
     """Run the pipeline on bytes already read (a file, or standard input).
 
     Args:
@@ -169,12 +167,9 @@ def process_data(
         settings: the run's settings.
         mode: what to do; APPLY and ADD_NOQA need ``source`` to write back.
         source: the file read, for the atomic write's change check.
-        defer_libcst: return ``None`` instead of running the LibCST pass, for a
-            caller that runs those files in a pool.
 
     Returns:
-        A :class:`FileOutcome` (see :func:`process_file`), or ``None`` (only with
-        ``defer_libcst``) when the file needs the LibCST pass.
+        A :class:`FileOutcome` (see :func:`process_file`).
     """
     names = [n.encode() for n in settings.target_names]
     if not is_candidate(data, names):
@@ -196,28 +191,11 @@ def process_data(
         msg = exc.msg if isinstance(exc, SyntaxError) else str(exc)
         return FileOutcome(path, True, (_file_diag(path, "PPO901", f"cannot decode: {msg}"),))
 
-    from ppo_migrate.ast_check import decide
-    from ppo_migrate.constants import MAX_SOURCE_CHARS
-
-    # Python's AST decides a file in which no call can be a finding and, for check
-    # and add-noqa, a file whose findings are all plain (see ast_check); the rest
-    # goes to the LibCST pass. (Text too large for LibCST is refused by parse_module
-    # before it is parsed; an AST of it would cost gigabytes and minutes.)
-    reports = mode in (Mode.CHECK, Mode.ADD_NOQA)
-    decided = None
-    if len(text) <= MAX_SOURCE_CHARS and (reports or not settings.use_ppo_runtime):
-        decided = decide(text, path, settings, analyse=reports)
-    if decided is not None:
-        diagnostics: tuple[Diagnostic, ...] = tuple(decided)
-        new_text, fixed, imports = None, 0, 0
-    elif defer_libcst:
-        return None
-    else:
-        result = _libcst_pass(path, text, settings, mode)
-        if isinstance(result, FileOutcome):
-            return result
-        diagnostics = result.diagnostics
-        new_text, fixed, imports = result.new_text, result.fixed, result.imports
+    result = _analyse(path, text, settings, mode)
+    if isinstance(result, FileOutcome):
+        return result
+    diagnostics = result.diagnostics
+    new_text, fixed, imports = result.new_text, result.fixed, result.imports
 
     if mode is Mode.FIX_STDOUT:
         new = data if new_text is None else encode_source(new_text, encoding, bom)
@@ -273,57 +251,49 @@ def _write_back(
     return None
 
 
-def _libcst_pass(path: str, text: str, settings: Settings, mode: Mode):
-    """The LibCST pass on one decoded file.
+def _analyse(path: str, text: str, settings: Settings, mode: Mode):
+    """The analysis (and, for apply/diff/stdin, the rewrite) of one decoded file.
 
     Returns:
-        The :class:`ppo_migrate.codemod.FileResult`, or a :class:`FileOutcome`
-        with the PPO902 (or the internal error) when LibCST cannot take the text.
+        The :class:`ppo_migrate.edits.FileResult`, or a :class:`FileOutcome` with
+        the PPO902 (or the internal error) when the text cannot be analysed.
     """
-    from libcst import ParserSyntaxError
-
-    from ppo_migrate.codemod import UnparsableSource, process_text
+    from ppo_migrate.analysis.module import SourceProblem
+    from ppo_migrate.edits import process_text
 
     try:
         return process_text(
             text, path, settings, fix=mode in (Mode.APPLY, Mode.DIFF, Mode.FIX_STDOUT)
         )
-    except ParserSyntaxError as exc:
-        message = str(exc.message).splitlines()[0] if exc.message else "invalid syntax"
-        line, column = exc.raw_line, exc.raw_column + 1
-        precise = _python_syntax_error(text, path)
-        if precise is not None:  # LibCST's native parser points at the next token
-            message, line, column = precise
-        return FileOutcome(
-            path, True, (_file_diag(path, "PPO902", f"syntax error: {message}", line, column),)
-        )
-    except UnparsableSource as exc:
-        diag = _file_diag(path, "PPO902", f"cannot parse: {exc.message}", exc.line, exc.column)
+    except SourceProblem as exc:
+        diag = _file_diag(path, "PPO902", exc.message, exc.line, exc.column)
         return FileOutcome(path, True, (diag,))
     except RecursionError:
         return FileOutcome(
             path, True, (_file_diag(path, "PPO902", "cannot parse: nested too deeply"),)
         )
-    except Exception as exc:  # LibCST raises a few unusual exceptions on odd input
-        if _is_parse_failure(exc):
-            precise = _python_syntax_error(text, path)
-            if precise is not None:  # e.g. b'a' 'b': Python's message says more
-                message, line, column = precise
-                diag = _file_diag(path, "PPO902", f"syntax error: {message}", line, column)
-                return FileOutcome(path, True, (diag,))
-            return FileOutcome(
-                path,
-                True,
-                (_file_diag(path, "PPO902", f"cannot parse: {_describe(exc)}"),),
-            )
-        # Python's compiler rejects some text its parser accepts (``nonlocal`` at
-        # module level), on which LibCST's scope analysis raises: a syntax error.
-        precise = _python_syntax_error(text, path, compile_it=True)
-        if precise is not None:
-            message, line, column = precise
-            diag = _file_diag(path, "PPO902", f"syntax error: {message}", line, column)
-            return FileOutcome(path, True, (diag,))
-        return FileOutcome(path, True, internal_error=f"internal error: {_describe(exc)}")
+    except Exception as exc:
+        if not getattr(settings, "use_ppo_runtime", False):
+            raise
+        return _libcst_failure(path, text, exc)
+
+
+def _libcst_failure(path: str, text: str, exc: Exception) -> FileOutcome:
+    """The PPO902 for a file LibCST cannot take (``apply --use-ppo-runtime`` only)."""
+    from ppo_migrate.codemod import UnparsableSource
+
+    if isinstance(exc, UnparsableSource):
+        diag = _file_diag(path, "PPO902", f"cannot parse: {exc.message}", exc.line, exc.column)
+        return FileOutcome(path, True, (diag,))
+    if _is_parse_failure(exc):
+        message = getattr(exc, "message", None) or _describe(exc)
+        first = str(message).splitlines()[0] if message else "invalid syntax"
+        line = getattr(exc, "raw_line", 1) or 1
+        column = (getattr(exc, "raw_column", 0) or 0) + 1
+        return FileOutcome(
+            path, True, (_file_diag(path, "PPO902", f"cannot parse: {first}", line, column),)
+        )
+    return FileOutcome(path, True, internal_error=f"internal error: {_describe(exc)}")
 
 
 def _describe(exc: BaseException) -> str:
@@ -379,40 +349,6 @@ def unified_diff(old: bytes, new: bytes, path: str) -> bytes:
     )
 
 
-def _python_syntax_error(
-    text: str, path: str, *, compile_it: bool = False
-) -> tuple[str, int, int] | None:
-    """Python's own message and 1-based position for a syntax error, if it sees one.
-
-    LibCST's native parser reports the line after the error with column 0 (its
-    message names the next token), so the position of a PPO902 comes from the
-    running interpreter's parser when it also rejects the text.
-
-    Args:
-        text: the decoded source.
-        path: the display path (for the compile call only).
-        compile_it: compile to bytecode, which also finds the errors of Python's
-            symbol table (``nonlocal`` at module level, ``return`` outside a
-            function); otherwise parse only.
-
-    Returns:
-        ``(message, line, column)`` (column in code points), or ``None`` when
-        Python accepts the text or gives no position.
-    """
-    import ast
-
-    try:
-        flags = 0 if compile_it else ast.PyCF_ONLY_AST
-        compile(text, path, "exec", flags, dont_inherit=True)
-    except SyntaxError as exc:
-        if not exc.lineno:
-            return None
-        return exc.msg or "invalid syntax", exc.lineno, max(exc.offset or 1, 1)
-    except (ValueError, RecursionError, MemoryError, OverflowError):
-        return None
-    return None
-
-
 @contextlib.contextmanager
 def _signals_deferred() -> Iterator[None]:
     """Hold SIGINT and SIGTERM back while a file is being replaced.
@@ -440,8 +376,8 @@ def _is_parse_failure(exc: Exception) -> bool:
 
 
 def _process_star(
-    args: tuple[str, Settings, Mode], *, defer_libcst: bool = False
-) -> FileOutcome | None:
+    args: tuple[str, Settings, Mode]
+) -> FileOutcome:
     """:func:`process_file` that turns any crash into an ``internal_error`` outcome.
 
     Only Ctrl-C and exit requests propagate; everything else, including
@@ -450,7 +386,7 @@ def _process_star(
     """
     path, settings, mode = args
     try:
-        return process_file(path, settings, mode, defer_libcst=defer_libcst)
+        return process_file(path, settings, mode)
     except (KeyboardInterrupt, SystemExit):
         raise
     except BaseException as exc:  # noqa: BLE001
@@ -552,26 +488,7 @@ def run(
     candidates, sizes = _prefilter([os.fspath(p) for p in paths], settings)
     result = RunResult()
     jobs = jobs or default_jobs()
-    total = len(candidates)
-    done = 0
     try:
-        if mode in (Mode.CHECK, Mode.ADD_NOQA):
-            # Python's AST decides most files in a few milliseconds (see ast_check):
-            # here, before any pool; only the files it defers go to the LibCST pass.
-            deferred = []
-            for p in candidates:
-                outcome = _process_star((p, settings, mode), defer_libcst=True)
-                if outcome is None:
-                    deferred.append(p)
-                    continue
-                result.outcomes.append(outcome)
-                done += 1
-                if progress is not None:
-                    progress(done, total, p)
-            candidates = deferred
-        if progress is not None and done:
-            first, report = done, progress
-            progress = lambda i, n, p: report(first + i, total, p)  # noqa: E731
         if jobs > 1 and len(candidates) >= POOL_MIN_CANDIDATES:
             # Largest first, so that no big file starts last and runs alone at the
             # end; the outcomes are sorted by path below whatever the order.
@@ -619,7 +536,7 @@ def _run_pool(
 
     context = multiprocessing.get_context("fork" if sys.platform == "linux" else "spawn")
     if context.get_start_method() == "fork":
-        import ppo_migrate.codemod  # noqa: F401  (LibCST imported once; the workers inherit it)
+        import ppo_migrate.analysis.check  # noqa: F401  (imported once; the workers inherit it)
     total = len(candidates)
     todo = deque(candidates)
     done_count = 0

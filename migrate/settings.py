@@ -9,6 +9,7 @@ files without ``[tool.ruff]``). Keys are kebab-case::
     extend-targets = ["mylib.env.get_ppo_ray_runtime_env"]            # adds to them
     config-names = ["config", "cfg"]
     keyword = false              # write f(config=...) instead of f(...)
+    unsafe-fixes = false         # apply also makes unsafe fixes (a config only possibly bound)
     exclude = [".venv", "..."]   # gitignore-style; replaces the defaults
     extend-exclude = ["fixtures"]
     respect-gitignore = true
@@ -115,6 +116,9 @@ class Settings:
             (not a pyproject key).
         use_ppo_runtime: ``apply`` also moves imports of the runtime function from
             verl to ``ppo_runtime``; command line only (not a pyproject key).
+        unsafe_fixes: ``apply`` also makes unsafe fixes (ruff's term: the config
+            passed is only possibly bound at the call); ``unsafe-fixes`` key or
+            ``--unsafe-fixes``.
     """
 
     targets: tuple[str, ...] = DEFAULT_TARGETS
@@ -130,6 +134,7 @@ class Settings:
     project_root: Path | None = field(default=None)
     show_shims: bool = False
     use_ppo_runtime: bool = False
+    unsafe_fixes: bool = False
 
     @property
     def target_names(self) -> frozenset[str]:
@@ -266,6 +271,7 @@ _BOOL_KEYS = {
     "keyword": "keyword",
     "respect-gitignore": "respect_gitignore",
     "force-exclude": "force_exclude",
+    "unsafe-fixes": "unsafe_fixes",
 }
 _STR_KEYS = {"output-format": "output_format"}
 _ALL_KEYS = {**_LIST_KEYS, **_BOOL_KEYS, **_STR_KEYS}
@@ -282,6 +288,7 @@ _CLI_OPTIONS = {
     "extend_exclude": "--extend-exclude",
     "respect_gitignore": "--respect-gitignore",
     "force_exclude": "--force-exclude",
+    "unsafe_fixes": "--unsafe-fixes",
     "output_format": "--output-format",
     "select": "--select",
     "ignore": "--ignore",

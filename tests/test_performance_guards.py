@@ -14,9 +14,7 @@ Timing lives in ``benchmarks/run.py``; the machine is too noisy for assertions h
 
 from __future__ import annotations
 
-import dataclasses
 import io
-import itertools
 import os
 import signal
 import subprocess
@@ -27,7 +25,7 @@ from pathlib import Path
 import pytest
 
 from ppo_migrate import runner
-from ppo_migrate.runner import Mode, may_report
+from ppo_migrate.runner import Mode
 from ppo_migrate.settings import Settings
 
 REPO = Path(__file__).resolve().parent.parent
@@ -149,7 +147,7 @@ def test_check_without_candidates_does_not_import_libcst(tmp_path: Path) -> None
 
 
 def test_check_of_plain_candidates_does_not_import_libcst(tmp_path: Path) -> None:
-    """Migrated files and plain PPO001s are decided on Python's AST alone."""
+    """Migrated files and PPO001s are decided by the analysis core on Python's AST alone."""
     _write(tmp_path, {f"pkg/migrated{i}.py": MIGRATED for i in range(10)})
     _write(
         tmp_path,
@@ -164,7 +162,7 @@ def test_check_of_plain_candidates_does_not_import_libcst(tmp_path: Path) -> Non
         "    main(['check', '--jobs', '2', '--output-format', 'json', 'pkg'])\n"
         "except SystemExit as e:\n"
         "    assert e.code == 1, e.code\n"
-        "assert 'ppo_migrate.ast_check' in sys.modules\n"
+        "assert 'ppo_migrate.analysis.check' in sys.modules\n"
     )
     mods = _modules_after(code, cwd=tmp_path)
     assert "libcst" not in mods
@@ -455,9 +453,9 @@ def test_a_crash_on_one_file_never_stops_the_others(tmp_path: Path, monkeypatch,
         pytest.skip("the monkeypatch reaches the workers through fork")
     _trainers(tmp_path, 20)
     victim = str(tmp_path / "pkg" / "trainer_007.py")
-    from ppo_migrate import codemod
+    from ppo_migrate import edits
 
-    real = codemod.process_text
+    real = edits.process_text
 
     def process_text(text, path, settings, *, fix):
         if path == victim:
@@ -468,7 +466,7 @@ def test_a_crash_on_one_file_never_stops_the_others(tmp_path: Path, monkeypatch,
             os._exit(3)  # as a segfault or the OOM killer would end the worker
         return real(text, path, settings, fix=fix)
 
-    monkeypatch.setattr(codemod, "process_text", process_text)
+    monkeypatch.setattr(edits, "process_text", process_text)
     paths = sorted(str(p) for p in tmp_path.rglob("*.py"))
     result = _run_in_pool(paths)
     assert not result.interrupted
@@ -478,172 +476,6 @@ def test_a_crash_on_one_file_never_stops_the_others(tmp_path: Path, monkeypatch,
     assert len(others) == 19
     assert all(o.diagnostics and not o.internal_error for o in others)
     assert [o.path for o in result.outcomes] == sorted(o.path for o in result.outcomes)
-
-
-# ----------------------------------------------------------------------------- second prefilter
-
-
-#: import form -> the callees it makes (or leaves unbound) worth calling with it
-_FORMS = {
-    "from": (
-        "from verl.trainer.constants_ppo import get_ppo_ray_runtime_env\n",
-        ("get_ppo_ray_runtime_env", "verl.trainer.constants_ppo.get_ppo_ray_runtime_env"),
-    ),
-    "from-as": (
-        "from verl.trainer.constants_ppo import get_ppo_ray_runtime_env as grte\n",
-        ("grte", "(grte)", "get_ppo_ray_runtime_env"),
-    ),
-    "module-as": ("import verl.trainer.constants_ppo as cppo\n", ("cppo.get_ppo_ray_runtime_env",)),
-    "from-module": (
-        "from verl.trainer import constants_ppo\n",
-        ("constants_ppo.get_ppo_ray_runtime_env",),
-    ),
-    "dotted": (
-        "import verl.trainer.constants_ppo\n",
-        ("verl.trainer.constants_ppo.get_ppo_ray_runtime_env",),
-    ),
-    "runtime-as": ("from ppo_runtime import get_ppo_ray_runtime_env as rt_env\n", ("rt_env",)),
-    "star": ("from verl.trainer.constants_ppo import *\n", ("get_ppo_ray_runtime_env",)),
-    "relative": ("from .constants_ppo import get_ppo_ray_runtime_env as rel\n", ("rel",)),
-    "local-def": (
-        "def get_ppo_ray_runtime_env(config=None):\n    return {}\n",
-        ("get_ppo_ray_runtime_env",),
-    ),
-}
-_ARGS = (
-    "()",
-    "(None)",
-    "((None))",
-    "(config)",
-    "(cfg)",
-    "(config=None)",
-    "(config=config)",
-    "(x=1)",
-    "(None, x=1)",
-    "(config, None)",
-    "(*args)",
-    "(**kwargs)",
-    "(x=1, config=cfg)",
-)
-
-
-def _snippets():
-    for kind, (imp, callees) in _FORMS.items():
-        for callee, args in itertools.product(callees, _ARGS):
-            body = f"{callee}{args}"
-            yield kind, imp + f"\ndef f(config, cfg, *args, **kwargs):\n    return {body}\n"
-            yield kind, imp + f"\n{body}\n"
-
-
-def test_second_prefilter_is_sound_on_every_import_and_call_form(tmp_path: Path) -> None:
-    """Where may_report says no, LibCST's analysis finds nothing (the rules' superset)."""
-    from ppo_migrate.codemod import process_text
-
-    package = tmp_path / "pkg" / "sub"
-    package.mkdir(parents=True)
-    (tmp_path / "pkg" / "__init__.py").write_text("")
-    (package / "__init__.py").write_text("")
-    settings = dataclasses.replace(Settings(), show_shims=True)
-    names = settings.target_names
-    skipped = reported = 0
-    for i, (kind, text) in enumerate(_snippets()):
-        paths = [str(package / f"m{i}.py")]
-        if kind == "relative":  # resolvable, and past the top-level package
-            paths += [str(tmp_path / f"top{i}.py"), "-"]
-        for path in paths:
-            findings = process_text(text, path, settings, fix=False).diagnostics
-            if may_report(text, path, names):
-                reported += bool(findings)
-                continue
-            skipped += 1
-            assert not findings, (kind, path, text, findings)
-    assert skipped > 50 and reported > 50  # both branches really exercised
-
-
-@pytest.mark.parametrize(
-    "text",
-    [
-        "get_ppo_ray_runtime_env()\n",
-        "x = m.get_ppo_ray_runtime_env[0]()\n",
-        "x = get_ppo_ray_runtime_env()()\n",
-        "import a.get_ppo_ray_runtime_env as g\ng()\n",
-        "def f(config):\n    return f'{get_ppo_ray_runtime_env()}'\n",
-        "@decorate(get_ppo_ray_runtime_env(None))\ndef f(): pass\n",
-        "from ...up import get_ppo_ray_runtime_env\nget_ppo_ray_runtime_env(config)\n",
-        "def f(:\n    get_ppo_ray_runtime_env(config)\n",  # no AST: LibCST decides
-    ],
-)
-def test_second_prefilter_keeps_what_might_report(text: str) -> None:
-    assert may_report(text, "-", frozenset({"get_ppo_ray_runtime_env"}))
-
-
-@pytest.mark.parametrize(
-    "text",
-    [
-        "get_ppo_ray_runtime_env(config)\n",
-        "# get_ppo_ray_runtime_env()\nx = 1\n",
-        "s = 'get_ppo_ray_runtime_env()'\n",
-        "from verl.trainer.constants_ppo import get_ppo_ray_runtime_env\n",
-        "m.get_ppo_ray_runtime_env(cfg, x=1)\n",
-        "get_ppo_ray_runtime_env(config=self.config)\n",
-        "get_ppo_ray_runtime_env(**kw)\n",
-    ],
-)
-def test_second_prefilter_skips_what_cannot_report(text: str) -> None:
-    assert not may_report(text, "-", frozenset({"get_ppo_ray_runtime_env"}))
-
-
-def test_check_outcomes_identical_with_and_without_the_ast_fast_path(monkeypatch) -> None:
-    """Over the repository's fixtures and sources, the AST fast path changes no outcome."""
-    from ppo_migrate import ast_check
-
-    paths = sorted(
-        str(p)
-        for root in ("fixtures", "migrate", "runtime")
-        for p in (REPO / root).rglob("*.py")
-    )
-    settings = Settings()
-    decided = []
-    real = ast_check.decide
-
-    def counting(text, path, *a, **k):
-        out = real(text, path, *a, **k)
-        if out:
-            decided.append(path)
-        return out
-
-    monkeypatch.setattr(ast_check, "decide", counting)
-    quick = runner.run(paths, settings, Mode.CHECK, jobs=1)
-    monkeypatch.setattr(ast_check, "decide", lambda *a, **k: None)
-    full = runner.run(paths, settings, Mode.CHECK, jobs=1)
-    assert quick.outcomes == full.outcomes
-    assert any(o.diagnostics for o in full.outcomes)
-    assert len(decided) >= 3  # files with findings really decided on the AST
-
-
-def test_check_leaves_text_libcst_may_not_reproduce_to_libcst(monkeypatch) -> None:
-    """A form feed sends the file to LibCST, so a LibCST-only rejection is still reported;
-    a plain file in which no call can be a finding never reaches LibCST's parser."""
-    import libcst
-
-    calls = []
-    real = libcst.parse_module
-
-    def parse_module(source, *a, **k):
-        calls.append(source)
-        if "\f" in source:
-            raise libcst.ParserSyntaxError(
-                "unsupported", lines=source.splitlines(True), raw_line=2, raw_column=0
-            )
-        return real(source, *a, **k)
-
-    monkeypatch.setattr(libcst, "parse_module", parse_module)
-    plain = runner.process_data("m.py", MIGRATED.encode(), Settings(), Mode.CHECK)
-    assert plain.diagnostics == () and calls == []
-    text = MIGRATED.replace("\n\n", "\n\f\n", 1)
-    outcome = runner.process_data("m.py", text.encode(), Settings(), Mode.CHECK)
-    assert [d.code for d in outcome.diagnostics] == ["PPO902"]
-    assert calls == [text]
 
 
 def test_prefilter_reads_bytes_exactly(tmp_path: Path) -> None:

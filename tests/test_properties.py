@@ -325,17 +325,6 @@ def test_ast_differs_only_by_the_config_argument_of_the_rewritten_calls(module: 
     assert out == module.expected
 
 
-@settings(FAST, max_examples=60)
-@given(modules())
-def test_the_ast_fast_path_answers_as_libcst_or_not_at_all(module: Module) -> None:
-    """``check``'s fast path gives exactly the LibCST pass's diagnostics, or defers."""
-    from ppo_migrate.ast_check import decide
-
-    fast = decide(module.source, "mod.py", SETTINGS)
-    if fast is not None:
-        assert tuple(fast) == process_text(module.source, "mod.py", SETTINGS, fix=False).diagnostics
-
-
 @FAST
 @given(modules(with_target=False), st.sampled_from(["utf-8", "latin-1", "utf-8-sig"]))
 def test_files_without_a_target_call_come_back_byte_identical(module: Module, codec: str) -> None:

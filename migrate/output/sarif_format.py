@@ -161,6 +161,9 @@ def _result(d: Diagnostic, rule_index: dict[str, int], root: Path) -> dict[str, 
                         ],
                     }
                 ],
+                # ruff's applicability: "safe" (apply makes it) or "unsafe" (only
+                # with --unsafe-fixes: the config is only possibly bound at the call)
+                "properties": {"applicability": d.fix.applicability},
             }
         ]
     if d.related:

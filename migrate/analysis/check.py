@@ -1,0 +1,298 @@
+"""The one resolver: the diagnostics (and fixes) of one module, for check, apply, the
+LibCST codemod command and the Fixit rule alike.
+
+For each call whose callee resolves to a target (:mod:`.targets`):
+
+* a relative import climbing past the top-level package → PPO903;
+* a call that passes a config → nothing;
+* an ambiguous callee → PPO003;
+* a compatibility shim (:mod:`.shims`) → PPO004 (listed with ``show_shims``);
+* a config to pass (:mod:`.configs`) → PPO001 with a fix (an :class:`Edit` in
+  1-based code-point positions of the original text; ``applicability`` ``"safe"``
+  when the config is certainly bound at the call, ``"unsafe"`` when possibly);
+* none → PPO002.
+
+``# noqa`` in a real comment (never inside a string) on a finding's first or last
+line suppresses it; ``select``/``ignore`` filter the codes.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from ppo_migrate.analysis.module import ParsedModule, SourceProblem, parse, syntax_problem
+from ppo_migrate.constants import CONFIG_PARAMETER
+from ppo_migrate.diagnostics import Diagnostic, Edit, Fix, is_suppressed, qualname
+
+if TYPE_CHECKING:
+    from ppo_migrate.analysis.configs import ConfigChoice
+    from ppo_migrate.analysis.targets import TargetCall
+    from ppo_migrate.settings import Settings
+
+#: Called once per configless target call: ``(path, qualified name, call) -> Diagnostic | None``;
+#: a diagnostic returned (PPO005) replaces PPO001/PPO002 for that call (issue 12's hook).
+SignatureHook = Callable[[str, str, ast.Call], "Diagnostic | None"]
+
+
+def analyse(
+    text: str,
+    path: str,
+    settings: Settings,
+    *,
+    package: tuple[str, ...] | None = None,
+    module: ParsedModule | None = None,
+) -> list[Diagnostic]:
+    """Every finding of one module, sorted, after ``# noqa`` and rule selection.
+
+    Args:
+        text: the decoded module source (no newline translation).
+        path: the display path; with ``package`` unset it also decides the
+            module's package (``"-"`` or ``""``: no package).
+        settings: the run's settings (targets, config names, keyword, select/ignore,
+            show_shims).
+        package: the module's package parts, when known.
+        module: ``text`` already parsed (:func:`ppo_migrate.analysis.module.parse`).
+
+    Returns:
+        The diagnostics, sorted by position: PPO001 (with a :class:`Fix`),
+        PPO002, PPO003, PPO004 (only with ``show_shims``), PPO903.
+
+    Raises:
+        SourceProblem: the text cannot be analysed (PPO902: a syntax error, too
+            large, nested too deeply).
+    """
+    return ModuleAnalysis(text, path, settings, package=package, module=module).diagnostics()
+
+
+class ModuleAnalysis:
+    """One module's analysis: scopes, targets, configs and shims built on one parse.
+
+    Args: as :func:`analyse`.
+
+    Raises:
+        SourceProblem: see :func:`analyse`.
+    """
+
+    def __init__(
+        self,
+        text: str,
+        path: str,
+        settings: Settings,
+        *,
+        package: tuple[str, ...] | None = None,
+        module: ParsedModule | None = None,
+    ) -> None:
+        from ppo_migrate.analysis.configs import ConfigFinder, parent_map
+        from ppo_migrate.analysis.scopes import ScopeTree
+        from ppo_migrate.analysis.targets import TargetFinder
+        from ppo_migrate.targets import TargetMatcher, module_package
+
+        self.settings = settings
+        self.path = path
+        self.module = module if module is not None else parse(text, path)
+        try:
+            self.scopes = ScopeTree.build(self.module.tree)
+        except SyntaxError as exc:  # the compiler's symbol table: ``nonlocal`` at module level
+            raise syntax_problem(exc) from None
+        except RecursionError:
+            raise SourceProblem("cannot parse: nested too deeply") from None
+        if package is None:
+            package = module_package(path) if path and path != "-" else ()
+        self.package = package
+        self.matcher = TargetMatcher.of(settings.targets)
+        self.targets = TargetFinder(self.module, self.scopes, self.matcher, package)
+        self._parents: dict[int, ast.AST] | None = None
+        self._configs: ConfigFinder | None = None
+        self._make_configs = lambda: ConfigFinder(
+            self.module, self.scopes, self.targets, tuple(settings.config_names), self.parents
+        )
+        _ = parent_map
+
+    @property
+    def parents(self) -> dict[int, ast.AST]:
+        """``id(node) -> parent`` for the module, built on first need."""
+        if self._parents is None:
+            from ppo_migrate.analysis.configs import parent_map
+
+            self._parents = parent_map(self.module.tree)
+        return self._parents
+
+    def config_at(self, call: ast.Call) -> ConfigChoice | None:
+        """The config to pass at a call of this module (:class:`ConfigFinder.find`)."""
+        if self._configs is None:
+            self._configs = self._make_configs()
+        return self._configs.find(call)
+
+    def frames(self, node: ast.AST) -> tuple[tuple[str, str], ...]:
+        """The ``(kind, name)`` frames of the functions, lambdas and classes around ``node``
+        (the scope whose code evaluates it, outwards; comprehensions do not count)."""
+        from ppo_migrate.analysis.scopes import ScopeKind
+
+        out: list[tuple[str, str]] = []
+        s = self.scopes.scope_of(node)
+        while s is not None:
+            n = s.node
+            if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                out.append(("function", n.name))
+            elif isinstance(n, ast.Lambda):
+                out.append(("function", "<lambda>"))
+            elif isinstance(n, ast.ClassDef):
+                out.append(("class", n.name))
+            elif s.kind is ScopeKind.MODULE:
+                break
+            s = s.parent
+        return tuple(reversed(out))
+
+    def scope_name(self, node: ast.AST) -> str:
+        """The enclosing qualified name, as ``__qualname__`` spells it (``"<module>"`` at top)."""
+        return qualname(self.frames(node))
+
+    def diagnostics(self, *, hook: SignatureHook | None = None) -> list[Diagnostic]:
+        """See :func:`analyse`; ``hook`` is issue 12's signature check (PPO005)."""
+        from ppo_migrate.targets import Verdict
+
+        settings = self.settings
+        show_shims = getattr(settings, "show_shims", False)
+        out: list[Diagnostic] = []
+        for t in self.targets.calls():
+            if t.verdict is Verdict.UNRESOLVABLE:
+                d = self._diagnostic(
+                    t,
+                    "PPO903",
+                    f"`{t.callee}` comes from a relative import that climbs past the top-level "
+                    f"package ({', '.join(t.names)}); cannot tell if it is the runtime function",
+                )
+            elif t.kind is None:
+                continue
+            elif t.verdict is Verdict.AMBIGUOUS:
+                d = self._diagnostic(
+                    t,
+                    "PPO003",
+                    f"`{t.callee}()` may or may not be the runtime function: it is bound to "
+                    + " or ".join(n if "." in n else f"a local `{n}`" for n in t.names)
+                    + "; not rewritten",
+                )
+            else:
+                d = self._configless(t, hook)
+            if d is None or not settings.rule_enabled(d.code):
+                continue
+            if d.code == "PPO004" and not show_shims:
+                continue
+            out.append(d)
+        if out:
+            out = self._unsuppressed(out)
+        out.sort(key=Diagnostic.sort_key)
+        return out
+
+    def _configless(self, t: TargetCall, hook: SignatureHook | None) -> Diagnostic | None:
+        shim = self._shims().why(t.call)
+        if shim is not None:
+            return self._diagnostic(
+                t, "PPO004", f"`{t.callee}()` is a compatibility shim ({shim}); left as it is"
+            )
+        if hook is not None:
+            notice = hook(self.path, t.names[0], t.call)
+            if notice is not None:
+                return notice
+        choice = self.config_at(t.call)
+        if choice is None:
+            scope = self.scope_name(t.call)
+            where = "at module level" if scope == "<module>" else f"in `{scope}`"
+            return self._diagnostic(
+                t,
+                "PPO002",
+                f"`{t.callee}()` called without a config and no config is in scope {where}; "
+                "this entry point must obtain the training config and pass it",
+            )
+        expression = choice.expression
+        fix = Fix(
+            message=f"Pass `{expression}`",
+            edits=(self._edit(t, expression),),
+            applicability=choice.applicability,
+        )
+        return self._diagnostic(
+            t,
+            "PPO001",
+            f"`{t.callee}()` called without the config in scope; pass `{expression}`",
+            fix,
+        )
+
+    def _shims(self):
+        from ppo_migrate.analysis.shims import ShimDetector
+        from ppo_migrate.analysis.targets import configless_kind
+        from ppo_migrate.targets import resolve_relative
+
+        targets = self.matcher.targets
+
+        def qualified(expr: ast.expr) -> set[str]:
+            found = self.targets.qualified_names(expr)
+            if found is None:
+                return set()
+            out = set()
+            for n in found[0]:
+                r = resolve_relative(n, self.package)
+                if r is not None:
+                    out.add(r)
+            return out
+
+        return ShimDetector(
+            self.parents,
+            qualified,
+            lambda names: bool(names) and names <= targets,
+            lambda call: configless_kind(call) is not None,
+        )
+
+    def _diagnostic(
+        self, t: TargetCall, code: str, message: str, fix: Fix | None = None
+    ) -> Diagnostic:
+        (line, column), (end_line, end_column) = self.module.start(t.call), self.module.end(t.call)
+        return Diagnostic(
+            path=self.path,
+            line=line,
+            column=column,
+            end_line=end_line,
+            end_column=end_column,
+            code=code,
+            message=message,
+            scope=self.scope_name(t.call),
+            fix=fix,
+        )
+
+    def _edit(self, t: TargetCall, expression: str) -> Edit:
+        """The minimal text edit passing ``expression`` (positions in code points)."""
+        call, kind, m = t.call, t.kind, self.module
+        text = f"{CONFIG_PARAMETER}={expression}" if self.settings.keyword else expression
+        if kind == "empty":
+            line, column = m.end(call)  # just after ``)``: insert before it
+            return Edit(text, line, column - 1, line, column - 1)
+        if kind == "keywords":
+            line, column = m.start(call.keywords[0])
+            return Edit(f"{text}, ", line, column, line, column)
+        if kind == "none":
+            value = call.args[0]
+        else:
+            value = next(k.value for k in call.keywords if k.arg == CONFIG_PARAMETER)
+            text = expression
+        (line, column), (end_line, end_column) = m.start(value), m.end(value)
+        return Edit(text, line, column, end_line, end_column)
+
+    def _unsuppressed(self, diagnostics: list[Diagnostic]) -> list[Diagnostic]:
+        """Drop the findings a ``# noqa`` comment (a real one, not text in a string) covers."""
+        lines = self.module.lines
+        if not any(
+            "noqa" in lines[n - 1].lower()
+            for d in diagnostics
+            for n in {d.line, d.end_line}
+            if 0 < n <= len(lines)
+        ):
+            return diagnostics
+        from ppo_migrate.noqa import _comments
+
+        _, comments = _comments(self.module.text)
+        comment_lines = [comments[i][1] if i in comments else "" for i in range(1, len(lines) + 1)]
+        return [d for d in diagnostics if not is_suppressed(d, comment_lines)]
+
+
+__all__ = ["ModuleAnalysis", "SignatureHook", "SourceProblem", "analyse"]

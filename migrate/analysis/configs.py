@@ -1,0 +1,474 @@
+"""Which config expression to pass at a configless target call, and whether the fix is safe.
+
+Candidates, in Python's lookup order at the call (innermost scope first; in one
+scope the ``config-names`` setting in its order, then parameters annotated
+``DictConfig``; then ``<self>.<name>`` in the innermost instance method; then
+module globals):
+
+* a **config name** (``config``, ``cfg`` by default): the binding Python's lookup
+  finds at the call (:meth:`ppo_migrate.analysis.scopes.Scope.lookup`: a name a
+  class body or a ``global`` statement hides is never taken);
+* a parameter annotated ``DictConfig`` (``omegaconf.DictConfig`` by qualified
+  name, also inside ``Optional[...]``/``... | None``), under any name;
+* ``<self>.<name>`` for a config name: only in a method (not ``staticmethod``/
+  ``classmethod``) whose first parameter ``<self>`` nothing rebinds or deletes,
+  the call not in a nested function, lambda or comprehension that binds its own
+  ``<self>``; the attribute declared in the class body or assigned to
+  ``<self>.<name>`` in a method of the class or of a base class defined in the
+  same file.
+
+Whether a name is bound at the call is :func:`ppo_migrate.analysis.flow.bound_at`'s
+answer: **certain** → a safe fix (``apply`` makes it), **possible** → an unsafe
+fix (``apply --unsafe-fixes`` only), **unbound** → no candidate. A certain
+candidate is preferred to a possible one found earlier in the order.
+
+**Evidence against a training config** (the table in ``docs/rules.md``, PPO001)
+makes a name no candidate at all when any binding of it in the scope it
+resolves to has it:
+
+=====================================  ==========================================
+binding                                 example
+=====================================  ==========================================
+annotation with another concrete type  ``config: PretrainedConfig``, ``cfg: dict[str, int]``
+value from ``*.from_pretrained(...)``   ``config = AutoConfig.from_pretrained(p)``
+value from a ``transformers`` class    ``config = transformers.LlamaConfig()``
+a list literal or comprehension         ``config = [a, b]``
+a dict literal (or ``dict(...)``)       ``config = {"num_cpus": 4}`` — unless a key is a
+without a verl top-level section key    section: ``actor_rollout_ref``, ``critic``,
+                                        ``algorithm``, ``trainer``, ``data``,
+                                        ``reward_model``, ``reward``
+an attribute of a config                ``cfg = config.actor_rollout_ref.rollout``
+a parameter every same-file caller      ``build(config.actor_rollout_ref)`` for
+passes such a value                     ``def build(cfg): ...``
+=====================================  ==========================================
+
+The top-level sections are those of verl's ``ppo_trainer.yaml`` (verl
+``verl/trainer/config``), the object ``get_ppo_ray_runtime_env(config)`` reads
+(verl PR #6976, ``need_critic``/strategy lookups).
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from ppo_migrate.analysis.flow import Bound, bound_at
+from ppo_migrate.analysis.module import ParsedModule
+from ppo_migrate.analysis.scopes import Scope, ScopeKind, ScopeTree
+from ppo_migrate.analysis.targets import TargetFinder, all_args, dotted_parts
+from ppo_migrate.targets import resolve_relative
+
+#: Top-level sections of verl's training config (verl ``trainer/config/ppo_trainer.yaml``).
+VERL_SECTIONS = frozenset(
+    {"actor_rollout_ref", "critic", "algorithm", "trainer", "data", "reward_model", "reward"}
+)
+#: Qualified names of omegaconf's ``DictConfig``.
+DICTCONFIG_NAMES = frozenset({"omegaconf.DictConfig", "omegaconf.dictconfig.DictConfig"})
+#: Annotations that say nothing against a config (``Any``, ``object``).
+_OPEN_NAMES = frozenset({"typing.Any", "typing_extensions.Any", "object", "builtins.object"})
+_WRAPPERS = frozenset(
+    {"typing.Optional", "typing.Union", "typing.Annotated", "typing_extensions.Annotated",
+     "typing_extensions.Optional", "typing_extensions.Union"}
+)
+_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+
+
+@dataclass(frozen=True)
+class ConfigChoice:
+    """The config expression to pass at one call.
+
+    Attributes:
+        expression: Python source, e.g. ``"config"`` or ``"self.config"``.
+        applicability: ``"safe"`` (certainly bound) or ``"unsafe"`` (possibly bound),
+            ruff's fix applicability.
+        kind: how it was found: ``"name"``, ``"dictconfig"`` or ``"attribute"``.
+    """
+
+    expression: str
+    applicability: str
+    kind: str
+
+
+class ConfigFinder:
+    """Decides the config to pass at each configless target call of one module.
+
+    Args:
+        module: the parsed module.
+        scopes: its scope tree.
+        finder: the module's :class:`ppo_migrate.analysis.targets.TargetFinder`
+            (it knows every binding and resolves qualified names).
+        config_names: the ``config-names`` setting, in preference order.
+        parents: child node id -> parent node, for the whole module.
+    """
+
+    def __init__(
+        self,
+        module: ParsedModule,
+        scopes: ScopeTree,
+        finder: TargetFinder,
+        config_names: tuple[str, ...],
+        parents: dict[int, ast.AST],
+    ) -> None:
+        self.module = module
+        self.scopes = scopes
+        self.finder = finder
+        self.names = tuple(config_names)
+        self.parents = parents
+        self._attrs: dict[int, dict[str, list[ast.AST]]] = {}
+
+    # -- the answer -----------------------------------------------------------------
+    def find(self, call: ast.Call) -> ConfigChoice | None:
+        """The config to pass at ``call``, or ``None`` when no training config is visible.
+
+        Args:
+            call: a configless target call of this module.
+        """
+        possible: ConfigChoice | None = None
+        for expression, kind, check in self._candidates(call):
+            state = check()
+            if state is Bound.CERTAIN:
+                return ConfigChoice(expression, "safe", kind)
+            if state is Bound.POSSIBLE and possible is None:
+                possible = ConfigChoice(expression, "unsafe", kind)
+        return possible
+
+    def _candidates(self, call: ast.Call) -> Iterator[tuple[str, str, object]]:
+        """``(expression, kind, () -> Bound)`` in Python's lookup order."""
+        scope = self.scopes.scope_of(call)
+        chain: list[Scope] = []
+        s: Scope | None = scope
+        while s is not None:
+            chain.append(s)
+            s = s.parent
+        depth = {id(x): i for i, x in enumerate(chain)}
+        ranked: list[tuple[int, int, str, str, object]] = []
+        module_depth = len(chain) - 1
+        for order, name in enumerate(self.names):
+            holder = scope.lookup(name)
+            if holder is None or id(holder) not in depth:
+                continue
+            ranked.append(
+                (depth[id(holder)], order, name, "name", self._name_check(name, holder, call))
+            )
+        for i, s in enumerate(chain):
+            if s.kind is not ScopeKind.FUNCTION or not isinstance(s.node, _FUNCTIONS):
+                continue
+            for k, a in enumerate(all_args(s.node.args)):
+                if a.arg in self.names or a.annotation is None:
+                    continue
+                if self._annotation(a.annotation, s) != "dictconfig":
+                    continue
+                if scope.lookup(a.arg) is not s:
+                    continue  # hidden by an inner binding of the same name
+                ranked.append(
+                    (i, len(self.names) + k, a.arg, "dictconfig", self._name_check(a.arg, s, call))
+                )
+        method = self._method(chain)
+        if method is not None:
+            for order, name in enumerate(self.names):
+                ranked.append(
+                    (module_depth - 0.5, order, name, "attribute",  # type: ignore[arg-type]
+                     self._attribute_check(method, name, call))
+                )
+        ranked.sort(key=lambda r: (r[0], r[1]))
+        for _, _, name, kind, check in ranked:
+            if kind == "attribute":
+                first = self._first_param(method)  # type: ignore[arg-type]
+                yield f"{first}.{name}", kind, check
+            else:
+                yield name, kind, check
+
+    # -- a name -----------------------------------------------------------------------
+    def _name_check(self, name: str, holder: Scope, call: ast.Call):
+        def check() -> Bound:
+            if self._evidence_against(name, holder):
+                return Bound.UNBOUND
+            return bound_at(self.scopes, name, call)
+
+        return check
+
+    def _evidence_against(self, name: str, holder: Scope) -> bool:
+        for b in self.finder.bindings_in(holder, name):
+            node = b.node
+            if isinstance(node, ast.arg):
+                if node.annotation is not None and self._annotation(node.annotation, holder) == "other":
+                    return True
+                if self._callers_pass_attributes(node, holder):
+                    return True
+                continue
+            if b.qualified is not None:
+                continue  # ``import config``: a module, as likely a config holder as not
+            parent = self.parents.get(id(node))
+            if isinstance(parent, ast.AnnAssign) and parent.target is node:
+                if self._annotation(parent.annotation, holder) == "other":
+                    return True
+                if parent.value is not None and self._value_against(parent.value):
+                    return True
+            elif isinstance(parent, ast.Assign) and node in parent.targets:
+                if self._value_against(parent.value):
+                    return True
+            elif isinstance(parent, ast.NamedExpr) and parent.target is node:
+                if self._value_against(parent.value):
+                    return True
+        return False
+
+    def _value_against(self, value: ast.expr) -> bool:
+        """Whether an assigned value is evidence against a training config (see the table)."""
+        if isinstance(value, (ast.List, ast.ListComp)):
+            return True
+        if isinstance(value, ast.Dict):
+            keys = {k.value for k in value.keys if isinstance(k, ast.Constant)}
+            return not (keys & VERL_SECTIONS) and all(k is not None for k in value.keys)
+        if isinstance(value, ast.Call):
+            func = value.func
+            if isinstance(func, ast.Attribute) and func.attr == "from_pretrained":
+                return True
+            names = self._qualified(func)
+            if any(n == "transformers" or n.startswith("transformers.") for n in names):
+                return True
+            if names == {"dict"} or names == {"builtins.dict"}:
+                keys = {k.arg for k in value.keywords if k.arg is not None}
+                return bool(keys) and not value.args and not (keys & VERL_SECTIONS)
+            return False
+        if isinstance(value, (ast.Attribute, ast.Subscript)):
+            return self._is_config_part(value)
+        return False
+
+    def _is_config_part(self, value: ast.expr) -> bool:
+        """``config.actor_rollout_ref.rollout``, ``cfg["critic"]``, ``self.config.trainer``."""
+        node = value
+        depth = 0
+        while isinstance(node, (ast.Attribute, ast.Subscript)):
+            inner = node.value
+            if isinstance(inner, ast.Name) and inner.id in self.names:
+                return True
+            if (
+                isinstance(node, ast.Attribute)
+                and isinstance(inner, ast.Attribute)
+                and inner.attr in self.names
+                and isinstance(inner.value, ast.Name)
+                and depth >= 0
+            ):
+                return True
+            node = inner
+            depth += 1
+        return False
+
+    def _qualified(self, expr: ast.expr) -> set[str]:
+        found = self.finder.qualified_names(expr)
+        if found is None:
+            return set()
+        out = set()
+        for n in found[0]:
+            r = resolve_relative(n, self.finder.package)
+            if r is not None:
+                out.add(r)
+        return out
+
+    # -- annotations --------------------------------------------------------------------
+    def _annotation(self, annotation: ast.expr, scope: Scope) -> str:
+        """``"dictconfig"``, ``"open"`` (``Any``, ``object``, a type variable, a string) or
+        ``"other"`` (evidence against a training config)."""
+        atoms = list(self._atoms(annotation))
+        kinds = [self._atom_kind(a) for a in atoms]
+        if "dictconfig" in kinds:
+            return "dictconfig"
+        if all(k == "open" for k in kinds):
+            return "open"
+        return "other"
+
+    def _atoms(self, node: ast.expr) -> Iterator[ast.expr | str]:
+        if isinstance(node, ast.Constant):
+            if node.value is not None:
+                yield "string" if isinstance(node.value, str) else node
+            return
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
+            yield from self._atoms(node.left)
+            yield from self._atoms(node.right)
+            return
+        if isinstance(node, ast.Subscript):
+            names = self._qualified(node.value)
+            if names & _WRAPPERS:
+                inner = node.slice
+                elts = inner.elts if isinstance(inner, ast.Tuple) else [inner]
+                if names & {"typing.Annotated", "typing_extensions.Annotated"}:
+                    elts = elts[:1]
+                for e in elts:
+                    yield from self._atoms(e)
+                return
+        yield node
+
+    def _atom_kind(self, atom: ast.expr | str) -> str:
+        if isinstance(atom, str):
+            return "open"  # a string annotation: no binding to resolve its names with
+        names = self._qualified(atom)
+        if names & DICTCONFIG_NAMES:
+            return "dictconfig"
+        if names and names <= _OPEN_NAMES:
+            return "open"
+        if isinstance(atom, ast.Name) and self._is_type_var(atom):
+            return "open"
+        return "other"
+
+    def _is_type_var(self, atom: ast.Name) -> bool:
+        holder = self.scopes.scope_of(atom).lookup(atom.id)
+        if holder is None:
+            return False
+        for b in self.finder.bindings_in(holder, atom.id):
+            parent = self.parents.get(id(b.node))
+            if isinstance(parent, ast.Assign) and isinstance(parent.value, ast.Call):
+                parts = dotted_parts(parent.value.func)
+                if parts and parts[-1] == "TypeVar":
+                    return True
+        return False
+
+    # -- parameters and their callers -----------------------------------------------------
+    def _callers_pass_attributes(self, arg: ast.arg, holder: Scope) -> bool:
+        """Whether every call of the function (by its plain name, in this module) passes an
+        attribute of a config (``config.actor_rollout_ref.rollout``) for ``arg``."""
+        func = holder.node
+        if not isinstance(func, _FUNCTIONS) or func.decorator_list:
+            return False
+        params = [*func.args.posonlyargs, *func.args.args]
+        position = next((i for i, a in enumerate(params) if a is arg), None)
+        calls = []
+        for node in ast.walk(self.module.tree):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == func.name:
+                calls.append(node)
+            elif isinstance(node, ast.Name) and node.id == func.name and isinstance(node.ctx, ast.Load):
+                parent = self.parents.get(id(node))
+                if not (isinstance(parent, ast.Call) and parent.func is node):
+                    return False  # passed as a value: not every caller is known
+        if not calls:
+            return False
+        for c in calls:
+            value = None
+            if position is not None and position < len(c.args):
+                value = c.args[position]
+            else:
+                value = next((k.value for k in c.keywords if k.arg == arg.arg), None)
+            if value is None or isinstance(value, ast.Starred) or not self._is_config_part(value):
+                return False
+        return True
+
+    # -- <self>.<name> -------------------------------------------------------------------------
+    def _method(self, chain: list[Scope]) -> Scope | None:
+        """The innermost instance method around the call (``None`` when there is none)."""
+        for s in chain:
+            if s.kind is ScopeKind.FUNCTION and isinstance(s.node, _FUNCTIONS):
+                parent = s.parent
+                if parent is not None and parent.kind is ScopeKind.CLASS:
+                    return s if self._is_instance_method(s.node) else None
+        return None
+
+    @staticmethod
+    def _first_param(method: Scope) -> str:
+        node = method.node
+        assert isinstance(node, _FUNCTIONS)
+        return (*node.args.posonlyargs, *node.args.args)[0].arg
+
+    def _is_instance_method(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+        if not (*node.args.posonlyargs, *node.args.args):
+            return False
+        for d in node.decorator_list:
+            if isinstance(d, ast.Name) and d.id in ("staticmethod", "classmethod"):
+                return False
+        return True
+
+    def _attribute_check(self, method: Scope, name: str, call: ast.Call):
+        def check() -> Bound:
+            first = self._first_param(method)
+            scope = self.scopes.scope_of(call)
+            if scope.lookup(first) is not method:
+                return Bound.UNBOUND  # an inner def/lambda/comprehension binds its own
+            if any(not isinstance(b.node, ast.arg) for b in self.finder.bindings_in(method, first)):
+                return Bound.UNBOUND  # rebound or deleted somewhere in the method
+            cls = method.parent
+            assert cls is not None and isinstance(cls.node, ast.ClassDef)
+            values = self._class_attributes(cls.node, set()).get(name)
+            if values is None:
+                return Bound.UNBOUND
+            if any(v is not None and self._value_against(v) for v in values):
+                return Bound.UNBOUND
+            if bound_at(self.scopes, first, call) is not Bound.CERTAIN:
+                return Bound.UNBOUND
+            return Bound.CERTAIN
+
+        return check
+
+    def _class_attributes(self, cls: ast.ClassDef, seen: set[int]) -> dict[str, list]:
+        """Attribute name -> assigned values (``None`` for a bare declaration) of a class and
+        its base classes defined in this module."""
+        cached = self._attrs.get(id(cls))
+        if cached is not None:
+            return cached
+        seen.add(id(cls))
+        out: dict[str, list] = {}
+        for base in cls.bases:
+            if isinstance(base, ast.Name):
+                holder = self.scopes.scope_of(base).lookup(base.id)
+                if holder is None:
+                    continue
+                defs = [b.node for b in self.finder.bindings_in(holder, base.id)]
+                if len(defs) == 1 and isinstance(defs[0], ast.ClassDef) and id(defs[0]) not in seen:
+                    for k, v in self._class_attributes(defs[0], seen).items():
+                        out.setdefault(k, []).extend(v)
+        for k, v in _own_attributes(cls).items():
+            out.setdefault(k, []).extend(v)
+        self._attrs[id(cls)] = out
+        return out
+
+
+def _own_attributes(cls: ast.ClassDef) -> dict[str, list]:
+    """Attribute name -> assigned values (``None`` when not known) of one class: names the
+    class body binds, and ``<self>.X`` targets in its methods (``<self>`` being each
+    method's own first parameter; functions nested in a method included, nested classes not)."""
+    out: dict[str, list] = {}
+
+    def target(t: ast.AST, value, selfname: str | None, in_method: bool) -> None:
+        if isinstance(t, (ast.Tuple, ast.List)):
+            for e in t.elts:
+                target(e, None, selfname, in_method)
+        elif isinstance(t, ast.Starred):
+            target(t.value, None, selfname, in_method)
+        elif isinstance(t, ast.Attribute):
+            if in_method and isinstance(t.value, ast.Name) and t.value.id == selfname:
+                out.setdefault(t.attr, []).append(value)
+        elif isinstance(t, ast.Name) and not in_method:
+            out.setdefault(t.id, []).append(value)
+
+    def walk(nodes, selfname: str | None, in_method: bool) -> None:
+        for node in nodes:
+            if isinstance(node, ast.ClassDef):
+                continue
+            if isinstance(node, _FUNCTIONS):
+                if in_method:
+                    walk(node.body, selfname, True)
+                else:
+                    params = (*node.args.posonlyargs, *node.args.args)
+                    walk(node.body, params[0].arg if params else None, True)
+                continue
+            if isinstance(node, ast.Assign):
+                for t in node.targets:
+                    target(t, node.value, selfname, in_method)
+            elif isinstance(node, ast.AnnAssign):
+                target(node.target, node.value, selfname, in_method)
+            elif isinstance(node, ast.AugAssign):
+                target(node.target, None, selfname, in_method)
+            walk(ast.iter_child_nodes(node), selfname, in_method)
+
+    walk(cls.body, None, False)
+    return out
+
+
+def parent_map(tree: ast.AST) -> dict[int, ast.AST]:
+    """``id(child) -> parent`` for every node of ``tree``."""
+    out: dict[int, ast.AST] = {}
+    for node in ast.walk(tree):
+        for child in ast.iter_child_nodes(node):
+            out[id(child)] = node
+    return out
+
+
+__all__ = ["DICTCONFIG_NAMES", "VERL_SECTIONS", "ConfigChoice", "ConfigFinder", "parent_map"]

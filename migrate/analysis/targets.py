@@ -1,0 +1,337 @@
+"""Which calls are target calls: the callee's qualified name through every import form.
+
+A call is a *target call* when the name its callee starts with resolves, by
+Python's own lookup at that call (:meth:`ppo_migrate.analysis.scopes.Scope.lookup`:
+locals, closures skipping class bodies, ``global``/``nonlocal``, NFKC-normalised
+names), to bindings that are all imports of a target (``from m import f``,
+``from m import f as g``, ``import a.b.m as c; c.f()``, ``import a; a.b.m.f()``,
+relative imports resolved against the file's package with
+:func:`ppo_migrate.targets.resolve_relative`, ``from <target module> import *``).
+The verdict is :meth:`ppo_migrate.targets.TargetMatcher.classify`'s:
+
+* every binding of the name in the scope it resolves to is a target → TARGET;
+* some are and others are not (``try: from verl... import f`` / ``except ImportError:
+  def f(): ...``) → AMBIGUOUS (PPO003, never rewritten);
+* a relative import climbing past the top-level package → UNRESOLVABLE (PPO903);
+* otherwise (a parameter, a local ``def``, another module, an unbound name) → OTHER.
+
+All bindings of the name in that scope count, wherever they are in it (Python
+may run any of them before the call): the conservative reading the LibCST pass
+had through ``QualifiedNameProvider``.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from ppo_migrate.analysis.module import ParsedModule
+from ppo_migrate.analysis.scopes import Scope, ScopeTree
+from ppo_migrate.constants import CONFIG_PARAMETER
+from ppo_migrate.targets import TargetMatcher, Verdict, resolve_relative
+
+_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
+
+
+@dataclass(frozen=True)
+class TargetCall:
+    """A call whose callee may be the runtime function.
+
+    Attributes:
+        call: the ``ast.Call`` node.
+        verdict: :class:`ppo_migrate.targets.Verdict` (never ``OTHER``).
+        names: the callee's absolute qualified names, sorted (for UNRESOLVABLE:
+            the relative names that climb too far, e.g. ``"...constants_ppo.f"``).
+        callee: the callee as written, e.g. ``"c.get_ppo_ray_runtime_env"`` or ``"(f)"``.
+        kind: how the call omits its config (:func:`configless_kind`), ``None``
+            when it passes one.
+    """
+
+    call: ast.Call
+    verdict: Verdict
+    names: tuple[str, ...]
+    callee: str
+    kind: str | None
+
+
+def configless_kind(call: ast.Call) -> str | None:
+    """How a call omits its config (verl PR #6976 added ``config=None`` as first parameter).
+
+    Args:
+        call: a target call.
+
+    Returns:
+        ``"empty"`` for ``f()``, ``"keywords"`` for ``f(other=...)`` without a
+        config, ``"none"`` for ``f(None)``, ``"config=None"`` for
+        ``f(config=None)``; ``None`` when a config (or ``*args``/``**kwargs``,
+        which may hold one) is passed.
+    """
+    if not call.args and not call.keywords:
+        return "empty"
+    if any(isinstance(a, ast.Starred) for a in call.args) or any(
+        k.arg is None for k in call.keywords
+    ):
+        return None
+    if call.args:  # positional arguments come first when nothing is unpacked
+        return "none" if _is_none(call.args[0]) else None
+    for k in call.keywords:
+        if k.arg == CONFIG_PARAMETER:
+            return "config=None" if _is_none(k.value) else None
+    return "keywords"
+
+
+def _is_none(node: ast.expr) -> bool:
+    return isinstance(node, ast.Constant) and node.value is None
+
+
+def dotted_parts(func: ast.expr) -> list[str] | None:
+    """``["c", "get_env"]`` for ``c.get_env``; ``None`` unless a plain dotted name."""
+    parts: list[str] = []
+    node = func
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None
+    parts.append(node.id)
+    parts.reverse()
+    return parts
+
+
+@dataclass(frozen=True)
+class _Binding:
+    node: ast.AST  # the node that binds (a Name, an alias's statement, a def, a parameter)
+    qualified: str | None  # for an import: the qualified name it binds (relative: leading dots)
+
+
+class TargetFinder:
+    """Finds the target calls of one module.
+
+    Args:
+        module: the parsed module.
+        scopes: its :class:`ppo_migrate.analysis.scopes.ScopeTree`.
+        matcher: the run's targets.
+        package: the file's package parts (:func:`ppo_migrate.targets.module_package`).
+    """
+
+    def __init__(
+        self,
+        module: ParsedModule,
+        scopes: ScopeTree,
+        matcher: TargetMatcher,
+        package: tuple[str, ...],
+    ) -> None:
+        self.module = module
+        self.scopes = scopes
+        self.matcher = matcher
+        self.package = package
+        self._bindings: dict[str, list[_Binding]] | None = None
+        self._star_modules: list[str] | None = None
+        self._function_scopes: dict[int, Scope] | None = None
+
+    # -- the calls ------------------------------------------------------------------
+    def calls(self) -> list[TargetCall]:
+        """Every call that is (or may be) a target call, in source order."""
+        wanted = set(self.matcher.names) | self._import_aliases()
+        out: list[TargetCall] = []
+        for node in ast.walk(self.module.tree):
+            if not isinstance(node, ast.Call):
+                continue
+            parts = dotted_parts(node.func)
+            if parts is None or parts[-1] not in wanted and parts[0] not in wanted:
+                continue
+            found = self.classify(node)
+            if found is not None:
+                out.append(found)
+        out.sort(key=lambda t: (t.call.lineno, t.call.col_offset))
+        return out
+
+    def _import_aliases(self) -> set[str]:
+        """Names bound by ``import ... as x`` / ``from ... import y as x`` where the
+        imported name or module mentions a target's last name."""
+        names = self.matcher.names
+        out: set[str] = set()
+        for node in ast.walk(self.module.tree):
+            if isinstance(node, ast.ImportFrom):
+                parts = set((node.module or "").split("."))
+                for a in node.names:
+                    if a.asname and (parts | {a.name}) & names:
+                        out.add(a.asname)
+            elif isinstance(node, ast.Import):
+                for a in node.names:
+                    if a.asname and set(a.name.split(".")) & names:
+                        out.add(a.asname)
+        return out
+
+    def qualified_names(self, func: ast.expr) -> tuple[list[str], bool] | None:
+        """The callee's possible qualified names, as written in the imports.
+
+        Args:
+            func: a call's ``func``.
+
+        Returns:
+            ``(names, local)``: one name per binding the callee's head resolves to
+            (relative ones keep their leading dots; a binding that is no import is
+            the bare head name), and whether any binding is not an import;
+            ``None`` when ``func`` is not a plain dotted name.
+        """
+        parts = dotted_parts(func)
+        if parts is None:
+            return None
+        head, rest = parts[0], parts[1:]
+        holder = self.scopes.scope_of(func).lookup(head)
+        names: list[str] = []
+        local = False
+        if holder is None or holder is self.scopes.module:
+            for module in self.star_modules():
+                names.append(".".join((module, *parts)))
+        if holder is not None:
+            for b in self.bindings_in(holder, head):
+                if b.qualified is None:
+                    local = True
+                    names.append(head)
+                else:
+                    names.append(".".join((b.qualified, *rest)))
+        return names, local
+
+    def classify(self, call: ast.Call) -> TargetCall | None:
+        """The :class:`TargetCall` for ``call``, or ``None`` when it is not one."""
+        found = self.qualified_names(call.func)
+        if found is None:
+            return None
+        names, _ = found
+        if not names:
+            return None
+        verdict, resolved = self.matcher.classify(names, self.package)
+        if verdict is Verdict.OTHER:
+            return None
+        return TargetCall(call, verdict, resolved, self.callee_text(call), configless_kind(call))
+
+    def callee_text(self, call: ast.Call) -> str:
+        """The callee as written (with parentheses around it, as in ``(f)()``)."""
+        m = self.module
+        (l1, c1), (l2, c2) = m.start(call), m.end(call.func)
+        if l1 == l2:
+            text = m.lines[l1 - 1][c1 - 1 : c2 - 1]
+        else:
+            text = "\n".join(
+                [m.lines[l1 - 1][c1 - 1 :], *m.lines[l1 : l2 - 1], m.lines[l2 - 1][: c2 - 1]]
+            )
+        # ``(f)()``: the call starts at the parenthesis, the callee ends before its ``)``
+        line = m.lines[l2 - 1]
+        i = c2 - 1
+        while text.count("(") > text.count(")") and i < len(line):
+            text += line[i]
+            i += 1
+        return text.strip() if text.count("(") == text.count(")") else m.source_of(call.func)
+
+    # -- bindings -----------------------------------------------------------------------
+    def star_modules(self) -> list[str]:
+        """Absolute modules of ``from M import *`` (only at module level in Python 3)."""
+        if self._star_modules is None:
+            out = []
+            for stmt in ast.walk(self.module.tree):
+                if isinstance(stmt, ast.ImportFrom) and any(a.name == "*" for a in stmt.names):
+                    resolved = resolve_relative(
+                        "." * (stmt.level or 0) + (stmt.module or ""), self.package
+                    )
+                    if resolved:
+                        out.append(resolved)
+            self._star_modules = out
+        return self._star_modules
+
+    def bindings_in(self, holder: Scope, name: str) -> list[_Binding]:
+        """The bindings of ``name`` whose store lands in ``holder`` (``global``/``nonlocal``
+        followed: a store in scope X lands where ``X.lookup(name)`` says)."""
+        if self._bindings is None:
+            self._bindings = self._collect()
+        return [
+            b for b in self._bindings.get(name, ()) if self._landing(b, name) is holder
+        ]
+
+    def _landing(self, b: _Binding, name: str) -> Scope | None:
+        node = b.node
+        if isinstance(node, ast.arg):
+            scope = self.function_scope(node)
+            return scope
+        return self.scopes.scope_of(node).lookup(name)
+
+    def function_scope(self, arg: ast.arg) -> Scope | None:
+        """The scope of the function or lambda that has ``arg`` as a parameter."""
+        if self._function_scopes is None:
+            table: dict[int, Scope] = {}
+            for scope in self.scopes.scopes():
+                node = scope.node
+                if isinstance(node, _FUNCTIONS):
+                    for a in all_args(node.args):
+                        table[id(a)] = scope
+            self._function_scopes = table
+        return self._function_scopes.get(id(arg))
+
+    def _collect(self) -> dict[str, list[_Binding]]:
+        import unicodedata
+
+        out: dict[str, list[_Binding]] = defaultdict(list)
+
+        def norm(n: str) -> str:
+            return n if n.isascii() else unicodedata.normalize("NFKC", n)
+
+        def add(name: str, node: ast.AST, qualified: str | None = None) -> None:
+            out[norm(name)].append(_Binding(node, qualified))
+
+        for node in ast.walk(self.module.tree):
+            if isinstance(node, ast.Name):
+                if isinstance(node.ctx, ast.Store):
+                    add(node.id, node)
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                add(node.name, node)
+                if not isinstance(node, ast.ClassDef):
+                    for a in all_args(node.args):
+                        add(a.arg, a)
+            elif isinstance(node, ast.Lambda):
+                for a in all_args(node.args):
+                    add(a.arg, a)
+            elif isinstance(node, ast.Import):
+                for a in node.names:
+                    if a.asname:
+                        add(a.asname, node, a.name)
+                    else:
+                        head = a.name.split(".", 1)[0]
+                        add(head, node, head)
+            elif isinstance(node, ast.ImportFrom):
+                prefix = "." * (node.level or 0) + (f"{node.module}." if node.module else "")
+                for a in node.names:
+                    if a.name != "*":
+                        add(a.asname or a.name, node, prefix + a.name)
+            elif isinstance(node, ast.ExceptHandler) and node.name:
+                add(node.name, node)
+            elif isinstance(node, (ast.MatchAs, ast.MatchStar)) and node.name:
+                add(node.name, node)
+            elif isinstance(node, ast.MatchMapping) and node.rest:
+                add(node.rest, node)
+        return out
+
+
+def all_args(args: ast.arguments) -> list[ast.arg]:
+    """Every parameter of a signature: positional-only, ordinary, ``*args``, keyword-only, ``**kw``."""
+    out = [*args.posonlyargs, *args.args]
+    if args.vararg is not None:
+        out.append(args.vararg)
+    out.extend(args.kwonlyargs)
+    if args.kwarg is not None:
+        out.append(args.kwarg)
+    return out
+
+
+def callee_mentions(calls: Iterable[ast.Call], names: frozenset[str]) -> bool:
+    """Whether any call's dotted callee ends in one of ``names`` (a cheap pre-check)."""
+    for c in calls:
+        parts = dotted_parts(c.func)
+        if parts and parts[-1] in names:
+            return True
+    return False
+
+
+__all__ = ["TargetCall", "TargetFinder", "all_args", "configless_kind", "dotted_parts"]

@@ -1,0 +1,160 @@
+"""One file's findings and its rewrite: the core's fixes spliced into the original text.
+
+:func:`process_text` is what ``check`` and ``apply`` run on each candidate file:
+:func:`ppo_migrate.analysis.check.analyse` decides the findings on Python's own
+parser, and with ``fix`` the edits of the fixes that may be applied (safe ones;
+unsafe ones too with ``--unsafe-fixes``) are spliced into the original text with
+:func:`apply_edits`, so no byte outside them changes. LibCST is imported only for
+``apply --use-ppo-runtime`` (moving the imports to ``ppo_runtime``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
+
+from ppo_migrate.diagnostics import Diagnostic, Edit
+
+if TYPE_CHECKING:
+    from ppo_migrate.settings import Settings
+
+_LINE_SPLIT = re.compile(r"\r\n|\r|\n")  # Python's (and LibCST's) line breaks
+
+
+@dataclass(frozen=True)
+class FileResult:
+    """What the analysis found and the rewrite did in one file.
+
+    Attributes:
+        path: the file path as displayed.
+        diagnostics: findings after ``# noqa`` and ``--select``/``--ignore``, sorted
+            (with ``fix``: those not fixed).
+        new_text: the rewritten source text, or ``None`` when nothing changed.
+        fixed: how many calls the rewrite changed.
+        imports: how many imports/references ``use_ppo_runtime`` moved to ``ppo_runtime``.
+    """
+
+    path: str
+    diagnostics: tuple[Diagnostic, ...] = ()
+    new_text: str | None = None
+    fixed: int = 0
+    imports: int = 0
+
+
+def fix_applies(d: Diagnostic, settings: Settings) -> bool:
+    """Whether ``apply`` makes ``d``'s fix: a safe fix always, an unsafe one only with
+    ``--unsafe-fixes`` (``unsafe-fixes = true``), ruff's rule."""
+    return d.fix is not None and (
+        d.fix.applicability == "safe" or bool(getattr(settings, "unsafe_fixes", False))
+    )
+
+
+def process_text(text: str, path: str, settings: Settings, *, fix: bool) -> FileResult:
+    """Analyse (and with ``fix``, rewrite) one module's source text.
+
+    Args:
+        text: the decoded source (no newline translation).
+        path: the display path (it decides the module's package).
+        settings: the run's settings.
+        fix: rewrite the calls whose fixes apply (:func:`fix_applies`); the
+            remaining diagnostics are returned.
+
+    Returns:
+        A :class:`FileResult`.
+
+    Raises:
+        ppo_migrate.analysis.module.SourceProblem: the text cannot be analysed
+            (PPO902).
+        ppo_migrate.codemod.UnparsableSource, libcst.ParserSyntaxError: only with
+            ``use_ppo_runtime``, when LibCST cannot take the text for the import move.
+    """
+    from ppo_migrate.analysis.check import analyse
+
+    diagnostics = analyse(text, path, settings)
+    moved = 0
+    base = text
+    if fix and getattr(settings, "use_ppo_runtime", False):
+        base, moved, settings = _use_ppo_runtime(text, settings)
+        if moved:
+            diagnostics = analyse(base, path, settings)
+    if not fix:
+        return FileResult(path, tuple(diagnostics))
+    applied = [d for d in diagnostics if fix_applies(d, settings)]
+    if not applied and not moved:
+        return FileResult(path, tuple(diagnostics))
+    remaining = tuple(d for d in diagnostics if not fix_applies(d, settings))
+    edits = [e for d in applied for e in d.fix.edits]  # type: ignore[union-attr]
+    return FileResult(path, remaining, apply_edits(base, edits), len(applied), moved)
+
+
+def _use_ppo_runtime(text: str, settings: Settings) -> tuple[str, int, Settings]:
+    """Move the runtime function's imports to ``ppo_runtime`` with LibCST.
+
+    Returns:
+        ``(text, moved, settings)``: the text with the imports moved (a tail LibCST
+        does not print back is kept), how many were moved, and the settings with
+        ``ppo_runtime``'s function among the targets (the moved calls resolve to it).
+    """
+    from ppo_migrate.codemod import _exact_prefix, parse_module
+    from ppo_migrate.imports import FUNCTION, PPO_RUNTIME, use_ppo_runtime
+
+    module = parse_module(text)
+    targets = [t for t in settings.targets if t.startswith("verl.")]
+    new_module, moved = use_ppo_runtime(module, targets)
+    if not moved:
+        return text, 0, settings
+    _exact_prefix(text, module.code)
+    moved_target = f"{PPO_RUNTIME}.{FUNCTION}"
+    if moved_target not in settings.targets:
+        settings = replace(settings, targets=(*settings.targets, moved_target))
+    return new_module.code + text[len(module.code) :], moved, settings
+
+
+def line_starts(text: str) -> list[int]:
+    """Offsets at which each line of ``text`` starts (lines split at ``\\r\\n``, ``\\r``, ``\\n``)."""
+    return [0, *(m.end() for m in _LINE_SPLIT.finditer(text))]
+
+
+def apply_edits(text: str, edits: Sequence[Edit]) -> str:
+    """Splice edits into the original text; every other character stays as it was.
+
+    Args:
+        text: the text the edits' positions refer to.
+        edits: non-overlapping edits; lines are split at ``\\r\\n``, ``\\r`` and
+            ``\\n`` (as Python's tokenizer counts them), columns are 1-based code points.
+
+    Returns:
+        The edited text.
+
+    Raises:
+        ValueError: two edits overlap or one lies outside the text.
+    """
+    starts = line_starts(text)
+
+    def offset(line: int, column: int) -> int:
+        if not 1 <= line <= len(starts):
+            raise ValueError(f"edit outside the text: line {line}")
+        line_end = starts[line] if line < len(starts) else len(text)
+        at = starts[line - 1] + column - 1
+        if not starts[line - 1] <= at <= line_end:
+            raise ValueError(f"edit outside the text: line {line}, column {column}")
+        return at
+
+    spans = sorted(
+        (offset(e.line, e.column), offset(e.end_line, e.end_column), e.content) for e in edits
+    )
+    out: list[str] = []
+    last = 0
+    for begin, end, content in spans:
+        if begin < last or end < begin:
+            raise ValueError("overlapping edits")
+        out.append(text[last:begin])
+        out.append(content)
+        last = end
+    out.append(text[last:])
+    return "".join(out)
+
+
+__all__ = ["FileResult", "apply_edits", "fix_applies", "line_starts", "process_text"]

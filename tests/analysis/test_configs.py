@@ -1,0 +1,343 @@
+"""analysis/configs.py: the config to pass, run before and after ``apply``.
+
+Every case of issue 13's "Unsafe rewrites", "Missed fixes", "Wrong kind of
+config" and "Not seen" lists is executed: the module text is run in a fresh
+namespace before the rewrite (the entry function must run) and after it (it
+must still run, and the runtime function must receive the config when a fix
+was made). The runtime function is a real module's function that records what
+it was given.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import sys
+import textwrap
+import types
+
+import pytest
+
+from ppo_migrate.edits import process_text
+from ppo_migrate.settings import Settings
+
+HEAD = "from envmod import get_env\n"
+SETTINGS = Settings(targets=("envmod.get_env",))
+CONFIG = {"trainer": {"n_gpus_per_node": 8}}  # what the entry functions pass as "the config"
+
+
+@pytest.fixture(autouse=True)
+def envmod(monkeypatch):
+    """A real importable module ``envmod`` whose ``get_env(config=None)`` records its argument."""
+    module = types.ModuleType("envmod")
+    module.seen = []  # type: ignore[attr-defined]
+
+    def get_env(config=None):
+        module.seen.append(config)  # type: ignore[attr-defined]
+        return {"env_vars": {}}
+
+    module.get_env = get_env  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "envmod", module)
+    return module
+
+
+def _run(text: str, entry: str, args: tuple, envmod) -> list:
+    envmod.seen.clear()
+    namespace: dict = {"__name__": "under_test"}
+    exec(compile(text, "under_test.py", "exec"), namespace)
+    namespace[entry](*args)
+    return list(envmod.seen)
+
+
+def before_and_after(src: str, entry: str, *args, envmod, unsafe: bool = False):
+    """Run ``entry(*args)`` before and after apply; return (new text, diagnostics, seen after)."""
+    text = HEAD + textwrap.dedent(src)
+    before = _run(text, entry, args, envmod)
+    assert before and all(c is None for c in before)  # the original runs, configless
+    settings = dataclasses.replace(SETTINGS, unsafe_fixes=unsafe)
+    result = process_text(text, "under_test.py", settings, fix=True)
+    new = text if result.new_text is None else result.new_text
+    after = _run(new, entry, args, envmod)  # must run after the rewrite too
+    return new, result.diagnostics, after
+
+
+# ------------------------------------------------------------------- unsafe rewrites: never
+
+
+def test_comprehension_variable_before_its_for_clause(envmod) -> None:
+    src = """
+    def entry(gs, config=None):
+        return [config for g in gs for config in [get_env()]]
+    """
+    new, diags, after = before_and_after(src, "entry", [1], envmod=envmod)
+    assert new == HEAD + textwrap.dedent(src) and after == [None]
+    assert [d.code for d in diags] == ["PPO002"]
+
+
+def test_self_after_del_self(envmod) -> None:
+    src = """
+    class R:
+        def __init__(self):
+            self.config = {"trainer": 1}
+        def run(self):
+            del self
+            return get_env()
+    def entry():
+        return R().run()
+    """
+    new, diags, after = before_and_after(src, "entry", envmod=envmod)
+    assert "get_env()" in new and after == [None]
+    assert [d.code for d in diags] == ["PPO002"]
+
+
+def test_inner_def_rebinding_self(envmod) -> None:
+    src = """
+    class R:
+        def __init__(self):
+            self.config = {"trainer": 1}
+        def run(self):
+            def hook(self):
+                return get_env()
+            return hook(object())
+    def entry():
+        return R().run()
+    """
+    new, diags, after = before_and_after(src, "entry", envmod=envmod)
+    assert "get_env()" in new and after == [None]
+
+
+def test_lambda_and_comprehension_rebinding_self(envmod) -> None:
+    src = """
+    class R:
+        def __init__(self):
+            self.config = {"trainer": 1}
+        def run(self):
+            f = lambda self: get_env()
+            return f(object()), [get_env() for self in [object()]]
+    def entry():
+        return R().run()
+    """
+    new, diags, after = before_and_after(src, "entry", envmod=envmod)
+    assert new.count("get_env()") == 2 and after == [None, None]
+
+
+def test_global_declaration_in_a_nested_function(envmod) -> None:
+    src = """
+    def entry(config=CONFIG):
+        def inner():
+            global config
+            return get_env()
+        return inner()
+    """
+    src = src.replace("CONFIG", repr(CONFIG))
+    new, diags, after = before_and_after(src, "entry", envmod=envmod)
+    assert "get_env()" in new and after == [None]
+    assert [d.code for d in diags] == ["PPO002"]
+
+
+def test_class_body_in_a_function_binding_config_later(envmod) -> None:
+    src = """
+    def entry(config=CONFIG):
+        class K:
+            env = get_env()
+            config = 1
+        return K
+    """.replace("CONFIG", repr(CONFIG))
+    new, diags, after = before_and_after(src, "entry", envmod=envmod)
+    assert "get_env()" in new and after == [None]
+
+
+def test_identifier_python_normalises(envmod) -> None:
+    src = """
+    def entry(config=CONFIG):
+        def inner():
+            x = get_env()
+            \uff43onfig = 2
+            return x
+        return inner()
+    """.replace("CONFIG", repr(CONFIG))
+    new, diags, after = before_and_after(src, "entry", envmod=envmod)
+    assert "get_env()" in new and after == [None]
+
+
+# ------------------------------------------------------------------- missed fixes: now made
+
+
+def test_if_else_both_binding(envmod) -> None:
+    src = """
+    def entry(a):
+        if a:
+            config = {"trainer": 1}
+        else:
+            config = {"trainer": 2}
+        return get_env()
+    """
+    new, diags, after = before_and_after(src, "entry", True, envmod=envmod)
+    assert "get_env(config)" in new and after == [{"trainer": 1}]
+    assert diags == ()
+
+
+def test_try_body_binding_with_handlers_that_leave(envmod) -> None:
+    src = """
+    def entry():
+        try:
+            config = {"trainer": 1}
+        except KeyError:
+            raise
+        except ValueError:
+            return None
+        return get_env()
+    """
+    new, diags, after = before_and_after(src, "entry", envmod=envmod)
+    assert "get_env(config)" in new and after == [{"trainer": 1}]
+
+
+def test_match_capture_in_its_own_guard(envmod) -> None:
+    src = """
+    def entry(x):
+        match x:
+            case {"c": cfg} if get_env() is not None:
+                return 1
+        return 0
+    """
+    new, diags, after = before_and_after(src, "entry", {"c": {"trainer": 3}}, envmod=envmod)
+    assert "get_env(cfg)" in new and after == [{"trainer": 3}]
+
+
+# ------------------------------------------------------------------- wrong kind of config
+
+
+@pytest.mark.parametrize(
+    "binding",
+    [
+        "config = AutoConfig.from_pretrained('p')",
+        "config = {'num_cpus': 4, 'include_dashboard': False}",
+        "config = dict(num_cpus=4)",
+        "config = [1, 2]",
+        "config: dict[str, int] = {}",
+    ],
+)
+def test_evidence_against_a_training_config(binding: str, envmod) -> None:
+    src = f"""
+    class AutoConfig:
+        @staticmethod
+        def from_pretrained(p):
+            return object()
+    def entry():
+        {binding}
+        return get_env()
+    """
+    new, diags, after = before_and_after(src, "entry", envmod=envmod)
+    assert "get_env()" in new and after == [None]
+    assert [d.code for d in diags] == ["PPO002"]
+
+
+def test_dict_with_a_verl_section_is_a_config(envmod) -> None:
+    src = """
+    def entry():
+        config = {"trainer": {"nnodes": 1}}
+        return get_env()
+    """
+    new, diags, after = before_and_after(src, "entry", envmod=envmod)
+    assert after == [{"trainer": {"nnodes": 1}}]
+
+
+def test_parameter_receiving_a_config_attribute_from_its_only_caller(envmod) -> None:
+    src = """
+    class C:
+        class actor_rollout_ref:
+            rollout = "the rollout section"
+    def build(cfg):
+        return get_env()
+    def entry(config=C):
+        return build(config.actor_rollout_ref.rollout)
+    """
+    new, diags, after = before_and_after(src, "entry", envmod=envmod)
+    assert "get_env()" in new and after == [None]
+
+
+def test_dictconfig_parameter_is_passed_and_another_annotation_is_not(envmod) -> None:
+    src = """
+    from typing import Optional
+    class PretrainedConfig: ...
+    def entry(trainer: "Optional[DictConfig]" = None, config: PretrainedConfig = None):
+        return get_env()
+    """
+    new, diags, after = before_and_after(src, "entry", envmod=envmod)
+    assert "get_env()" in new  # a string annotation: no qualified name to trust
+    assert [d.code for d in diags] == ["PPO002"]
+
+
+# ------------------------------------------------------------------- self across the hierarchy
+
+
+def test_self_config_assigned_in_a_base_class(envmod) -> None:
+    src = """
+    class TrainerBase:
+        def __init__(self, config):
+            self.config = config
+    class Launcher(TrainerBase):
+        def start(self):
+            return get_env()
+    def entry():
+        return Launcher({"trainer": 5}).start()
+    """
+    new, diags, after = before_and_after(src, "entry", envmod=envmod)
+    assert "get_env(self.config)" in new and after == [{"trainer": 5}]
+
+
+def test_self_attribute_from_a_config_section_is_not_the_config(envmod) -> None:
+    src = """
+    class R:
+        def __init__(self, config):
+            self.config = config.actor_rollout_ref
+        def run(self):
+            return get_env()
+    class Cfg:
+        actor_rollout_ref = "section"
+    def entry():
+        return R(Cfg).run()
+    """
+    new, diags, after = before_and_after(src, "entry", envmod=envmod)
+    assert "get_env()" in new and after == [None]
+
+
+# ------------------------------------------------------------------- safe and unsafe fixes
+
+
+POSSIBLY = """
+def entry(flag):
+    if flag:
+        config = {"trainer": 1}
+    return get_env()
+"""
+
+
+def test_possibly_bound_is_an_unsafe_fix_applied_only_on_request(envmod) -> None:
+    new, diags, after = before_and_after(POSSIBLY, "entry", True, envmod=envmod)
+    assert "get_env()" in new and after == [None]
+    (d,) = diags
+    assert (d.code, d.fix.applicability, d.fix.edits[0].content) == ("PPO001", "unsafe", "config")
+    new, diags, after = before_and_after(POSSIBLY, "entry", True, envmod=envmod, unsafe=True)
+    assert "get_env(config)" in new and after == [{"trainer": 1}]
+    assert diags == ()
+
+
+def test_certain_candidate_preferred_to_a_possible_one_earlier_in_order(envmod) -> None:
+    src = """
+    def entry(flag, cfg={"trainer": 2}):
+        if flag:
+            config = {"trainer": 1}
+        return get_env()
+    """
+    new, diags, after = before_and_after(src, "entry", True, envmod=envmod)
+    assert "get_env(cfg)" in new and after == [{"trainer": 2}]
+
+
+def test_module_global_bound_before_the_def_is_safe(envmod) -> None:
+    src = """
+    config = {"trainer": 7}
+    def entry():
+        return get_env()
+    """
+    new, diags, after = before_and_after(src, "entry", envmod=envmod)
+    assert "get_env(config)" in new and after == [{"trainer": 7}]
