@@ -66,6 +66,28 @@ def analyse(
     return ModuleAnalysis(text, path, settings, package=package, module=module).diagnostics()
 
 
+def _symbol_table_errors(module: ParsedModule) -> None:
+    """Raise the PPO902 of text Python's parser accepts and its compiler rejects.
+
+    The symbol table's errors all involve ``global``/``nonlocal`` declarations
+    (``nonlocal`` at module level or without a binding, a name declared after its
+    use): only a module holding one pays for :func:`symtable.symtable`'s second parse.
+    """
+    if not any(isinstance(n, (ast.Global, ast.Nonlocal)) for n in ast.walk(module.tree)):
+        return
+    import symtable
+    import warnings
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            symtable.symtable(module.text, module.path, "exec")
+    except SyntaxError as exc:
+        raise syntax_problem(exc) from None
+    except (ValueError, RecursionError, MemoryError):
+        pass
+
+
 class ModuleAnalysis:
     """One module's analysis: scopes, targets, configs and shims built on one parse.
 
@@ -92,10 +114,9 @@ class ModuleAnalysis:
         self.settings = settings
         self.path = path
         self.module = module if module is not None else parse(text, path)
+        _symbol_table_errors(self.module)
         try:
             self.scopes = ScopeTree.build(self.module.tree)
-        except SyntaxError as exc:  # the compiler's symbol table: ``nonlocal`` at module level
-            raise syntax_problem(exc) from None
         except RecursionError:
             raise SourceProblem("cannot parse: nested too deeply") from None
         if package is None:

@@ -1,0 +1,91 @@
+"""analysis/targets.py: which calls are target calls, through every import form."""
+
+from __future__ import annotations
+
+import pytest
+
+from ppo_migrate.analysis.module import parse
+from ppo_migrate.analysis.scopes import ScopeTree
+from ppo_migrate.analysis.targets import TargetFinder, configless_kind
+from ppo_migrate.settings import Settings
+from ppo_migrate.targets import TargetMatcher
+
+T = "verl.trainer.constants_ppo.get_ppo_ray_runtime_env"
+IMP = "from verl.trainer.constants_ppo import get_ppo_ray_runtime_env\n"
+
+
+def found(src: str, package: tuple[str, ...] = ()) -> list[tuple]:
+    module = parse(src, "m.py")
+    finder = TargetFinder(module, ScopeTree.build(module.tree), TargetMatcher.of(Settings().targets), package)
+    return [(t.verdict.name, t.names, t.callee, t.call.lineno) for t in finder.calls()]
+
+
+@pytest.mark.parametrize(
+    ("src", "callee"),
+    [
+        (IMP + "get_ppo_ray_runtime_env()\n", "get_ppo_ray_runtime_env"),
+        ("from verl.trainer.constants_ppo import get_ppo_ray_runtime_env as g\ng()\n", "g"),
+        ("import verl.trainer.constants_ppo as c\nc.get_ppo_ray_runtime_env()\n", "c.get_ppo_ray_runtime_env"),
+        ("from verl.trainer import constants_ppo\nconstants_ppo.get_ppo_ray_runtime_env()\n",
+         "constants_ppo.get_ppo_ray_runtime_env"),
+        ("import verl\nverl.trainer.constants_ppo.get_ppo_ray_runtime_env()\n", f"{T}"),
+        ("from verl.trainer.constants_ppo import *\ndef f():\n    get_ppo_ray_runtime_env()\n",
+         "get_ppo_ray_runtime_env"),
+        ("def f():\n    from verl.trainer.main_ppo import get_ppo_ray_runtime_env as g\n    g()\n", "g"),
+        # a ``global`` import in one function binds the name the other one calls
+        ("def s():\n    global g\n    from verl.trainer.constants_ppo import get_ppo_ray_runtime_env as g\n"
+         "def f():\n    g()\n", "g"),
+        (IMP + "(get_ppo_ray_runtime_env)()\n", "(get_ppo_ray_runtime_env)"),
+    ],
+)
+def test_import_forms_are_targets(src: str, callee: str) -> None:
+    ((verdict, names, spelled, _),) = found(src)
+    assert verdict == "TARGET" and spelled == callee
+    assert len(names) == 1 and names[0].endswith(".get_ppo_ray_runtime_env")
+
+
+@pytest.mark.parametrize(
+    "src",
+    [
+        IMP + "def f(get_ppo_ray_runtime_env):\n    get_ppo_ray_runtime_env()\n",  # a parameter shadows it
+        "def get_ppo_ray_runtime_env():\n    pass\nget_ppo_ray_runtime_env()\n",
+        "from mylib import get_ppo_ray_runtime_env\nget_ppo_ray_runtime_env()\n",
+        "from mylib import *\nget_ppo_ray_runtime_env()\n",
+        "get_ppo_ray_runtime_env()\n",
+        IMP + "x = get_ppo_ray_runtime_env\nx.get_ppo_ray_runtime_env()()\n",
+        # a class body's binding does not enclose its methods: the method sees the global
+        "def get_ppo_ray_runtime_env():\n    pass\nclass K:\n    " + IMP + "    def m(self):\n"
+        "        get_ppo_ray_runtime_env()\n",
+    ],
+)
+def test_not_targets(src: str) -> None:
+    assert [f for f in found(src) if f[0] != "OTHER"] == []
+
+
+def test_conditional_binding_is_ambiguous() -> None:
+    src = (
+        "try:\n    " + IMP + "except ImportError:\n    def get_ppo_ray_runtime_env():\n"
+        "        return {}\nget_ppo_ray_runtime_env()\n"
+    )
+    assert found(src) == [("AMBIGUOUS", ("get_ppo_ray_runtime_env", T), "get_ppo_ray_runtime_env", 6)]
+
+
+def test_relative_imports_resolve_against_the_package() -> None:
+    src = "from ..trainer import constants_ppo as c\nc.get_ppo_ray_runtime_env()\n"
+    assert found(src, ("verl", "utils"))[0][:2] == ("TARGET", (T,))
+    src = "from . import constants_ppo\nconstants_ppo.get_ppo_ray_runtime_env()\n"
+    assert found(src, ("verl", "trainer"))[0][:2] == ("TARGET", (T,))
+    assert found(src, ("mypkg",)) == []
+    src = "from ...up import get_ppo_ray_runtime_env\nget_ppo_ray_runtime_env()\n"
+    assert found(src, ("pkg",))[0][:2] == ("UNRESOLVABLE", ("...up.get_ppo_ray_runtime_env",))
+
+
+def test_configless_kinds() -> None:
+    import ast
+
+    def kind(code: str):
+        return configless_kind(ast.parse(code, mode="eval").body)
+
+    assert [kind(c) for c in ("f()", "f(None)", "f(config=None)", "f(x=1)", "f(c)", "f(*a)",
+                              "f(**k)", "f(config=c)", "f(x=1, config=None)")] == [
+        "empty", "none", "config=None", "keywords", None, None, None, None, "config=None"]
