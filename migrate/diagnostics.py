@@ -64,9 +64,34 @@ RULES: dict[str, Rule] = {
             "Finds a call of the runtime function (get_ppo_ray_runtime_env, resolved by "
             "qualified name through any import form) made with no argument or with None "
             "as the config, where a training config is visible at the call: a parameter, "
-            "an earlier local, a closure variable, self.config or a module global.\n\n" + _WHY,
+            "an earlier local, a closure variable, self.config or a module global, found "
+            "by Python's own scoping rules (symtable).\n\n"
+            "The fix is safe when the name is certainly bound at the call on every path "
+            "(if/else, try/except, loops, with, match, del, early return); `apply` makes "
+            "it. When it is only possibly bound (e.g. assigned on one branch of an if, or "
+            "in a loop body) the fix is unsafe: `apply --unsafe-fixes` (or "
+            "`unsafe-fixes = true`) makes it, `check` counts it as \"more fixable with "
+            "--unsafe-fixes\", and JSON/SARIF carry `\"applicability\": \"unsafe\"`.\n\n"
+            "Evidence against a training config makes a binding no candidate at all:\n\n"
+            "| binding | example |\n"
+            "| --- | --- |\n"
+            "| an annotation with another concrete type | `config: PretrainedConfig`, "
+            "`cfg: dict[str, int]` |\n"
+            "| a value from `*.from_pretrained(...)` | `config = AutoConfig.from_pretrained(p)` |\n"
+            "| a value from a `transformers` class | `config = transformers.LlamaConfig()` |\n"
+            "| a list literal | `config = [a, b]` |\n"
+            "| a dict literal (or `dict(...)`) with no verl top-level section key "
+            "(`actor_rollout_ref`, `critic`, `algorithm`, `trainer`, `data`, `reward_model`, "
+            "`reward`) | `config = {\"num_cpus\": 4}` |\n"
+            "| an attribute of a config | `cfg = config.actor_rollout_ref.rollout` |\n"
+            "| a parameter every caller in the file passes such a value | "
+            "`build(config.actor_rollout_ref)` for `def build(cfg)` |\n\n"
+            "self.<name> is used only in a method whose own first parameter is not rebound "
+            "or deleted, with the attribute declared in the class or assigned in a method of "
+            "it or of a base class defined in the same file.\n\n" + _WHY,
             "Run `ppo-migrate apply`: it passes the config in scope, "
-            "get_ppo_ray_runtime_env() -> get_ppo_ray_runtime_env(config).",
+            "get_ppo_ray_runtime_env() -> get_ppo_ray_runtime_env(config). Add "
+            "`--unsafe-fixes` to also pass a config that is only possibly bound.",
             "def run_ppo(config):\n"
             "    ray.init(runtime_env=get_ppo_ray_runtime_env())        # PPO001\n"
             "    ray.init(runtime_env=get_ppo_ray_runtime_env(config))  # fixed\n",
@@ -135,10 +160,10 @@ RULES: dict[str, Rule] = {
             "syntax-error",
             "the file names the runtime function but cannot be parsed",
             "A file that names the runtime function could not be parsed as Python 3, so "
-            "its calls could not be checked. Valid Python that LibCST alone rejects (a form "
-            "feed inside an indentation, a line holding only a backslash) is reported when "
-            "LibCST is needed for the file: when a call in it may be a finding, or it holds "
-            "characters LibCST may not print back exactly.",
+            "its calls could not be checked: the running Python's parser or compiler "
+            "rejects it (a file using syntax newer than that Python too: run ppo-migrate "
+            "with the project's Python), it is larger than 1 MiB, or it nests deeper than "
+            "500 levels.",
             "Fix the syntax error, or exclude the file.",
             "",
         ),

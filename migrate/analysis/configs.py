@@ -72,6 +72,9 @@ _WRAPPERS = frozenset(
      "typing_extensions.Optional", "typing_extensions.Union"}
 )
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+_BLOCKS = frozenset(
+    {ScopeKind.MODULE, ScopeKind.CLASS, ScopeKind.FUNCTION, ScopeKind.LAMBDA, ScopeKind.COMPREHENSION}
+)
 
 
 @dataclass(frozen=True)
@@ -302,6 +305,15 @@ class ConfigFinder:
     def _atom_kind(self, atom: ast.expr | str) -> str:
         if isinstance(atom, str):
             return "open"  # a string annotation: no binding to resolve its names with
+        base = atom.value if isinstance(atom, ast.Subscript) else atom
+        if isinstance(base, ast.Name):
+            holder = self.scopes.scope_of(base).lookup(base.id)
+            if holder is None:
+                # bound nowhere in the module: a builtin (``dict``, ``int``: another type),
+                # or a name the file never imports (``DictConfig``, ``Any``: nothing to go on)
+                return "open" if base.id in ("object", "Any", "DictConfig") else "other"
+            if holder.kind not in _BLOCKS:
+                return "open"  # a PEP 695 type parameter (``def run[T](config: T)``)
         names = self._qualified(atom)
         if names & DICTCONFIG_NAMES:
             return "dictconfig"
