@@ -23,7 +23,7 @@ import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-__all__ = ["Scope", "ScopeKind", "ScopeTree", "Symbol", "mangle"]
+__all__ = ["Scope", "ScopeKind", "ScopeTree", "Symbol", "mangle", "resolve_binding"]
 
 # Definition flags and scopes, as in CPython's Include/internal/pycore_symtable.h.
 DEF_GLOBAL = 1
@@ -110,31 +110,13 @@ class Scope:
         names included), the nearest enclosing function scope for a free variable (class
         bodies skipped, as the compiler does), the module for a global or implicit global
         that the module binds (at module level or through ``global`` in any scope), and
-        ``None`` for a name bound nowhere (a builtin, or a NameError when run).
+        ``None`` for a name bound nowhere (a builtin, or a NameError when run). Works for a
+        name this scope never mentions, as if a load of it were added here.
         """
-        name = self.mangled(name)
-        res = self.resolution.get(name)
-        module = self._module()
-        if res in (LOCAL, CELL):
-            return module if self.kind is ScopeKind.MODULE and not _binds(self, name) else self
-        if res == FREE:
-            scope = self.parent
-            while scope is not None:
-                if scope.is_function_like and scope.resolution.get(name) in (LOCAL, CELL):
-                    return scope
-                scope = scope.parent
-            return None
-        if res is None:  # not referenced here: resolve as the compiler would
-            scope = self.parent
-            while scope is not None and scope.kind is not ScopeKind.MODULE:
-                if scope.is_function_like:
-                    r = scope.resolution.get(name)
-                    if r in (LOCAL, CELL):
-                        return scope
-                    if r in (GLOBAL_EXPLICIT,):
-                        break
-                scope = scope.parent
-        return module if name in _global_bindings(module) else None
+        how, owner = resolve_binding(self, self.mangled(name))
+        if how == "global":
+            return owner if self.mangled(name) in _global_bindings(owner) else None
+        return owner
 
     def _module(self) -> Scope:
         scope = self
@@ -143,8 +125,31 @@ class Scope:
         return scope
 
 
-def _binds(scope: Scope, name: str) -> bool:
-    return bool(scope.flags.get(name, 0) & DEF_BOUND)
+def resolve_binding(scope: Scope, name: str) -> tuple[str, Scope]:
+    """How a LOAD of ``name`` (already mangled) evaluated in ``scope`` is resolved.
+
+    Returns ``("local", scope)`` for the scope's own binding (a class body's included),
+    ``("free", E)`` for a variable of the enclosing function ``E`` (class bodies skipped),
+    ``("global", module)`` otherwise. Works for names the scope never mentions, as if a load
+    were added there (the case of a call that a rewrite would pass the name to). Rule source:
+    CPython ``Python/symtable.c`` ``analyze_name`` / ``analyze_block``.
+    """
+    flags = scope.flags.get(name, 0)
+    module = scope._module()
+    if scope.kind is ScopeKind.MODULE or flags & DEF_GLOBAL:
+        return "global", module
+    if flags & DEF_BOUND and not flags & DEF_NONLOCAL:
+        return "local", scope
+    parent = scope.parent
+    while parent is not None and parent.kind is not ScopeKind.MODULE:
+        if parent.kind is not ScopeKind.CLASS:  # class bodies do not enclose
+            pflags = parent.flags.get(name, 0)
+            if pflags & DEF_GLOBAL:
+                return "global", module
+            if pflags & DEF_BOUND and not pflags & DEF_NONLOCAL:
+                return "free", parent
+        parent = parent.parent
+    return "global", module
 
 
 def _global_bindings(module: Scope) -> set[str]:

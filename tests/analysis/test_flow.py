@@ -1,0 +1,435 @@
+"""``ppo_migrate.analysis.flow.bound_at``: hand-written cases with the exact expected answer.
+
+Each case marks the point with a call ``AT()`` (the expression a rewrite would change) and
+asks whether ``config`` is bound there. Cases marked "run" are also executed, with
+``AT`` replaced by a read of ``config``: CERTAIN cases must run, UNBOUND cases must raise
+NameError/UnboundLocalError — the interpreter as the oracle.
+"""
+
+from __future__ import annotations
+
+import ast
+import textwrap
+
+import pytest
+
+from ppo_migrate.analysis.flow import Bound, bound_at
+from ppo_migrate.analysis.scopes import ScopeTree
+
+C, P, U = Bound.CERTAIN, Bound.POSSIBLE, Bound.UNBOUND
+
+
+def answer(src: str, name: str = "config") -> Bound:
+    tree = ast.parse(textwrap.dedent(src))
+    (at,) = [n for n in ast.walk(tree) if isinstance(n, ast.Call)
+             and isinstance(n.func, ast.Name) and n.func.id == "AT"]
+    return bound_at(ScopeTree.build(tree), name, at)
+
+
+CASES: dict[str, tuple[str, Bound]] = {
+    # --- the cases named in issue 13 ---
+    "comprehension_clause_order": ("""
+        def f(gs):
+            return [config for g in gs for config in [AT()]]
+    """, U),
+    "comprehension_elt_after_clause": ("""
+        def f(gs):
+            return [AT() for g in gs for config in [g]]
+    """, C),
+    "class_body_in_function_assigns_later": ("""
+        def f(config):
+            class C:
+                x = AT()
+                config = 2
+            return C
+    """, U),
+    "class_body_in_function_falls_back_to_global": ("""
+        config = 1
+        def f(config):
+            class C:
+                x = AT()
+                config = 2
+            return C
+    """, C),
+    "global_in_nested_function": ("""
+        def outer(config):
+            def inner():
+                global config
+                return AT()
+            return inner
+    """, U),
+    "if_else_both_bind": ("""
+        def f(a, x, y):
+            if a:
+                config = x
+            else:
+                config = y
+            return AT()
+    """, C),
+    "if_without_else": ("""
+        def f(a, x):
+            if a:
+                config = x
+            return AT()
+    """, P),
+    "try_handlers_all_leave": ("""
+        def f(load):
+            try:
+                config = load()
+            except ValueError:
+                raise
+            except Exception:
+                return None
+            return AT()
+    """, C),
+    "try_handler_falls_through": ("""
+        def f(load):
+            try:
+                config = load()
+            except ValueError:
+                pass
+            return AT()
+    """, P),
+    "match_capture_in_own_guard": ("""
+        def f(v):
+            match v:
+                case {"cfg": config} if AT():
+                    return 1
+    """, C),
+    "match_capture_after_failed_case": ("""
+        def f(v):
+            match v:
+                case [config] if config:
+                    pass
+                case _:
+                    return AT()
+    """, P),
+    "match_all_cases_bind": ("""
+        def f(v):
+            match v:
+                case [config]:
+                    pass
+                case config:
+                    pass
+            return AT()
+    """, C),
+    "while_true_break_after_binding": ("""
+        def f(load):
+            while True:
+                config = load()
+                if config:
+                    break
+            return AT()
+    """, C),
+    "while_true_break_before_binding": ("""
+        def f(load):
+            while True:
+                if load():
+                    break
+                config = load()
+            return AT()
+    """, P),
+    "while_loop_may_not_run": ("""
+        def f(n, load):
+            while n:
+                config = load()
+                n -= 1
+            return AT()
+    """, P),
+    "for_else_binds": ("""
+        def f(xs):
+            for x in xs:
+                if x:
+                    config = x
+                    break
+            else:
+                config = None
+            return AT()
+    """, C),
+    "for_target": ("""
+        def f(xs):
+            for config in xs:
+                AT()
+    """, C),
+    "for_target_after_loop": ("""
+        def f(xs):
+            for config in xs:
+                pass
+            return AT()
+    """, P),
+    "with_as_target": ("""
+        def f(p):
+            with open(p) as config:
+                return AT()
+    """, C),
+    "with_body_binding_may_be_swallowed": ("""
+        import contextlib
+        def f(load):
+            with contextlib.suppress(ValueError):
+                config = load()
+            return AT()
+    """, P),
+    "bound_before_with": ("""
+        def f(config, cm):
+            with cm:
+                pass
+            return AT()
+    """, C),
+    "del_then_use": ("""
+        def f(config):
+            del config
+            return AT()
+    """, U),
+    "del_in_branch": ("""
+        def f(config, a):
+            if a:
+                del config
+            return AT()
+    """, P),
+    "return_in_branch": ("""
+        def f(a, x):
+            if not a:
+                return None
+            config = x
+            return AT()
+    """, C),
+    "continue_skips_binding": ("""
+        def f(xs):
+            config = None
+            for x in xs:
+                del config
+                if x:
+                    continue
+                config = x
+            return AT()
+    """, P),
+    "walrus_in_condition": ("""
+        def f(load):
+            if (config := load()) is not None:
+                return AT()
+    """, C),
+    "walrus_in_short_circuit": ("""
+        def f(a, load):
+            if a and (config := load()):
+                pass
+            return AT()
+    """, P),
+    "walrus_in_comprehension_binds_enclosing": ("""
+        def f(xs):
+            [config := x for x in xs]
+            return AT()
+    """, P),
+    "except_as_unbinds": ("""
+        def f(config):
+            try:
+                pass
+            except Exception as config:
+                pass
+            return AT()
+    """, P),
+    "except_as_inside_handler": ("""
+        def f():
+            try:
+                pass
+            except Exception as config:
+                AT()
+    """, C),
+    "try_finally_normal_exit": ("""
+        def f(load, close):
+            try:
+                config = load()
+            finally:
+                close()
+            return AT()
+    """, C),
+    "finally_sees_unbound": ("""
+        def f(load):
+            try:
+                config = load()
+            finally:
+                AT()
+    """, P),
+    "try_else": ("""
+        def f(load):
+            try:
+                x = load()
+            except Exception:
+                return None
+            else:
+                config = x
+            return AT()
+    """, C),
+    "parameter": ("""
+        def run_ppo(config):
+            return AT()
+    """, C),
+    "nfkc_local_unbound": ("""
+        config = 1
+        def f():
+            x = AT()
+            ｃonfig = 2
+    """, U),
+    "closure_parameter": ("""
+        def f(config):
+            def g():
+                return AT()
+            return g
+    """, C),
+    "closure_bound_before_def": ("""
+        def f(load):
+            config = load()
+            hook = lambda: AT()
+            return hook
+    """, C),
+    "closure_rebound_after_def": ("""
+        def f(load):
+            config = load()
+            hook = lambda: AT()
+            del config
+            return hook
+    """, P),
+    "closure_bound_after_def": ("""
+        def f(load):
+            hook = lambda: AT()
+            config = load()
+            return hook
+    """, P),
+    "global_certain_before_def": ("""
+        config = {"trainer": {}}
+        def main():
+            return AT()
+    """, C),
+    "global_bound_after_def": ("""
+        def main():
+            return AT()
+        config = 1
+    """, P),
+    "global_deleted_later": ("""
+        config = 1
+        def main():
+            return AT()
+        del config
+    """, P),
+    "global_bound_nowhere": ("""
+        def main():
+            return AT()
+    """, U),
+    "module_level_sequence": ("""
+        config = 1
+        AT()
+    """, C),
+    "module_level_before_binding": ("""
+        AT()
+        config = 1
+    """, U),
+    "global_writer_function": ("""
+        def setup():
+            global config
+            config = 1
+        setup()
+        AT()
+    """, P),
+    "class_body_order": ("""
+        class C:
+            config = 1
+            x = AT()
+    """, C),
+    "lambda_default_in_enclosing_scope": ("""
+        def f():
+            g = lambda config=AT(): config
+            config = 1
+    """, U),
+    "decorator_in_enclosing_scope": ("""
+        def f(config):
+            @AT()
+            def g():
+                pass
+    """, C),
+    "nested_loops_fixpoint": ("""
+        def f(xs, ys):
+            for x in xs:
+                for y in ys:
+                    AT()
+                    config = y
+    """, P),
+    "unreachable_after_return": ("""
+        def f(config):
+            return None
+            AT()
+    """, P),
+    "star_import_module_level": ("""
+        from somewhere import *
+        AT()
+    """, P),
+    "method_self_config_free_through_class": ("""
+        def make(config):
+            class T:
+                def run(self):
+                    return AT()
+            return T
+    """, C),
+    "ifexp_branches": ("""
+        def f(a, x):
+            y = (config := x) if a else x
+            return AT()
+    """, P),
+    "assert_does_not_bind": ("""
+        def f(x):
+            assert (config := x)
+            return AT()
+    """, C),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_bound_at(case: str) -> None:
+    src, expected = CASES[case]
+    assert answer(src) is expected
+
+
+RUNNABLE = {
+    # name: (source with AT() reading config, call to make, expected outcome)
+    "comprehension_clause_order": ("def f(gs):\n    return [config for g in gs for config in [AT()]]\n",
+                                   "f([1])", UnboundLocalError),
+    "class_body_in_function_assigns_later": (
+        "def f(config):\n    class C:\n        x = AT()\n        config = 2\n    return C\n",
+        "f(1)", NameError),
+    "global_in_nested_function": (
+        "def outer(config):\n    def inner():\n        global config\n        return AT()\n"
+        "    return inner\n", "outer(1)()", NameError),
+    "nfkc_local_unbound": ("def f():\n    x = AT()\n    ｃonfig = 2\n", "f()", UnboundLocalError),
+    "if_else_both_bind": ("def f(a):\n    if a:\n        config = 1\n    else:\n        config = 2\n"
+                          "    return AT()\n", "f(0)", None),
+    "match_capture_in_own_guard": ("def f(v):\n    match v:\n        case {'cfg': config} if AT():\n"
+                                   "            return 1\n", "f({'cfg': 1})", None),
+}
+
+
+@pytest.mark.parametrize("case", sorted(RUNNABLE))
+def test_answer_agrees_with_the_interpreter(case: str) -> None:
+    src, call, outcome = RUNNABLE[case]
+    assert answer(src) is (C if outcome is None else U)
+    namespace: dict = {"AT": None}
+    exec(compile(src.replace("AT()", "config"), "<case>", "exec"), namespace)
+    if outcome is None:
+        eval(call, namespace)
+    else:
+        with pytest.raises(outcome):
+            eval(call, namespace)
+
+
+def test_class_local_after_loop_that_may_not_run() -> None:
+    # the class namespace may lack it (zero iterations) and the globals do not have it
+    src = """
+        class C:
+            for config in ():
+                pass
+            x = AT()
+    """
+    assert answer(src) is P
+
+
+def test_unknown_node_raises_key_error() -> None:
+    tree = ScopeTree.build(ast.parse("x = 1\n"))
+    with pytest.raises(KeyError):
+        bound_at(tree, "x", ast.Name(id="x"))
