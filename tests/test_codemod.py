@@ -292,16 +292,38 @@ def test_dictconfig_annotation_resolved_by_qualified_name() -> None:
     [
         ("config = load()", "config"),
         ("config: DictConfig = load()", "config"),
-        ("for config in configs: pass", "config"),
         ("with open_config() as config: pass", "config"),
         ("(config := load())", "config"),
         ("import config", "config"),
         ("from omegaconf import DictConfig as cfg", "cfg"),
-        ("[(cfg := c) for c in cs]", "cfg"),
     ],
 )
 def test_earlier_local_binding(binding: str, expected: str) -> None:
     rewrite(
+        IMP + f"def f():\n    {binding}\n    get_ppo_ray_runtime_env()\n",
+        IMP + f"def f():\n    {binding}\n    get_ppo_ray_runtime_env({expected})\n",
+    )
+
+
+def unsafe_only(before: str, after: str) -> None:
+    """A possibly bound config: an unsafe fix, made only with ``unsafe_fixes`` (issue 13)."""
+    result = process_text(before, "mod.py", Settings(), fix=True)
+    assert result.new_text is None
+    assert [(d.code, d.fix.applicability) for d in result.diagnostics] == [("PPO001", "unsafe")]
+    rewrite(before, after, unsafe_fixes=True)
+
+
+@pytest.mark.parametrize(
+    ("binding", "expected"),
+    [
+        # the loop body may not run (an empty iterable): possibly bound (was a safe fix)
+        ("for config in configs: pass", "config"),
+        # the comprehension may be empty: its walrus possibly binds (was a safe fix)
+        ("[(cfg := c) for c in cs]", "cfg"),
+    ],
+)
+def test_loop_binding_is_an_unsafe_fix(binding: str, expected: str) -> None:
+    unsafe_only(
         IMP + f"def f():\n    {binding}\n    get_ppo_ray_runtime_env()\n",
         IMP + f"def f():\n    {binding}\n    get_ppo_ray_runtime_env({expected})\n",
     )
@@ -440,7 +462,8 @@ def test_self_attribute_wins_over_global() -> None:
 
 
 def test_global_bound_anywhere_for_calls_inside_functions() -> None:
-    rewrite(
+    # bound after the ``def``: the function may run before it (an unsafe fix since issue 13)
+    unsafe_only(
         IMP + "def f():\n    get_ppo_ray_runtime_env()\nconfig = load()\n",
         IMP + "def f():\n    get_ppo_ray_runtime_env(config)\nconfig = load()\n",
     )
@@ -452,14 +475,16 @@ def test_global_bound_earlier_for_module_level_calls() -> None:
 
 
 def test_global_declaration_is_respected() -> None:
-    rewrite(
+    # bound only when ``setup()`` has run: possibly bound (an unsafe fix since issue 13)
+    unsafe_only(
         IMP + "def setup():\n    global cfg\n    cfg = load()\ndef f():\n    get_ppo_ray_runtime_env()\n",
         IMP + "def setup():\n    global cfg\n    cfg = load()\ndef f():\n    get_ppo_ray_runtime_env(cfg)\n",
     )
 
 
 def test_global_declaration_skips_local_scope() -> None:
-    rewrite(
+    # the function itself rebinds the global: possibly bound (an unsafe fix since issue 13)
+    unsafe_only(
         IMP + "config = 1\ndef f():\n    global config\n    get_ppo_ray_runtime_env()\n    config = 2\n",
         IMP + "config = 1\ndef f():\n    global config\n    get_ppo_ray_runtime_env(config)\n    config = 2\n",
     )
@@ -517,8 +542,14 @@ def test_custom_target() -> None:
     ],
 )
 def test_binding_on_another_branch_does_not_count(src: str, line: int) -> None:
+    """Never a safe fix; where some path binds the name, an unsafe one (issue 13)."""
     scope = "<module>" if src.startswith("if") else "f"
-    assert untouched(IMP + src) == [(line, "PPO002", scope)]
+    code = "PPO002" if src.startswith("if") else "PPO001"
+    assert untouched(IMP + src) == [(line, code, scope)]
+    result = process_text(IMP + src, "mod.py", Settings(), fix=False)
+    assert [d.fix.applicability for d in result.diagnostics if d.fix] == (
+        [] if code == "PPO002" else ["unsafe"]
+    )
 
 
 def test_binding_on_the_same_branch_counts() -> None:

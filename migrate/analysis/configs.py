@@ -230,7 +230,12 @@ class ConfigFinder:
             names = self._qualified(func)
             if any(n == "transformers" or n.startswith("transformers.") for n in names):
                 return True
-            if names == {"dict"} or names == {"builtins.dict"}:
+            builtin_dict = (
+                isinstance(func, ast.Name)
+                and func.id == "dict"
+                and self.scopes.scope_of(func).lookup("dict") is None
+            )
+            if builtin_dict or names == {"builtins.dict"}:
                 keys = {k.arg for k in value.keywords if k.arg is not None}
                 return bool(keys) and not value.args and not (keys & VERL_SECTIONS)
             return False
