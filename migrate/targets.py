@@ -2,10 +2,10 @@
 
 A *target* is the qualified name of the runtime function, e.g.
 ``verl.trainer.constants_ppo.get_ppo_ray_runtime_env``. A call is a *target call*
-when LibCST's ``QualifiedNameProvider`` resolves its callee to a target through any
-import form; relative imports are resolved here against the package found by
-walking up the directories that hold ``__init__.py`` (LibCST leaves them as
-``.module.name``).
+when its callee resolves to a target through any import form
+(:mod:`ppo_migrate.analysis.targets` finds the names on Python's ``ast``); relative
+names (``.module.name``, one leading dot per level) are resolved here against the
+package found by walking up the directories that hold ``__init__.py``.
 """
 
 from __future__ import annotations
@@ -48,11 +48,11 @@ def module_package(path: Path | str) -> tuple[str, ...]:
 
 
 def resolve_relative(qualified_name: str, package: tuple[str, ...]) -> str | None:
-    """Resolve LibCST's relative qualified name against a package.
+    """Resolve a relative qualified name against a package.
 
     Args:
         qualified_name: e.g. ``".constants_ppo.get_ppo_ray_runtime_env"`` (one
-            leading dot per level, as ``QualifiedNameProvider`` reports it) or an
+            leading dot per level, as ``from .constants_ppo import ...`` spells it) or an
             absolute name, returned unchanged.
         package: the file's package parts (:func:`module_package`).
 
@@ -101,8 +101,8 @@ class TargetMatcher:
         """Classify a callee from its possible qualified names.
 
         Args:
-            qualified_names: what ``QualifiedNameProvider`` reports for the callee
-                (one per reachable binding; relative names start with dots).
+            qualified_names: the callee's possible qualified names (one per
+                reachable binding; relative names start with dots).
             package: the file's package, for relative names.
 
         Returns:

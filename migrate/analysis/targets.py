@@ -16,8 +16,8 @@ The verdict is :meth:`ppo_migrate.targets.TargetMatcher.classify`'s:
 * otherwise (a parameter, a local ``def``, another module, an unbound name) → OTHER.
 
 All bindings of the name in that scope count, wherever they are in it (Python
-may run any of them before the call): the conservative reading the LibCST pass
-had through ``QualifiedNameProvider``.
+may run any of them before the call): the conservative reading the earlier LibCST
+pass had.
 """
 
 from __future__ import annotations
