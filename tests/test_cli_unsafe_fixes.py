@@ -1,0 +1,84 @@
+"""Safe and unsafe fixes through the real executable (issue 13): ``apply --unsafe-fixes``,
+``unsafe-fixes = true``, ``check``'s summary, and ``applicability`` in JSON and SARIF."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from cli_helpers import run_cli
+
+IMP = "from verl.trainer.constants_ppo import get_ppo_ray_runtime_env\n"
+SAFE = IMP + "def run(config):\n    return get_ppo_ray_runtime_env()\n"
+UNSAFE = IMP + (
+    "def run(flag, load):\n    if flag:\n        config = load()\n"
+    "    return get_ppo_ray_runtime_env()\n"
+)
+
+
+def _tree(root: Path, pyproject: str | None = None) -> Path:
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "safe.py").write_text(SAFE)
+    (root / "unsafe.py").write_text(UNSAFE)
+    if pyproject is not None:
+        (root / "pyproject.toml").write_text(pyproject)
+    return root
+
+
+def test_check_counts_unsafe_fixes_apart(tmp_path: Path) -> None:
+    root = _tree(tmp_path / "t")
+    proc = run_cli("check", "--no-progress", ".", cwd=root)
+    assert proc.returncode == 1
+    assert proc.stdout.splitlines() == [
+        "safe.py:3:12: PPO001 [*] `get_ppo_ray_runtime_env()` called without the config in scope; "
+        "pass `config`",
+        "unsafe.py:5:12: PPO001 `get_ppo_ray_runtime_env()` called without the config in scope; "
+        "pass `config`",
+        "Found 2 errors.",
+        "[*] 1 fixable with `ppo-migrate apply`.",
+        "1 more fixable with --unsafe-fixes.",
+    ]
+
+
+def test_json_and_sarif_carry_the_applicability(tmp_path: Path) -> None:
+    root = _tree(tmp_path / "t")
+    as_json = json.loads(run_cli("check", "--output-format", "json", ".", cwd=root).stdout)
+    assert {(d["filename"].rsplit("/", 1)[-1], d["fix"]["applicability"]) for d in as_json} == {
+        ("safe.py", "safe"),
+        ("unsafe.py", "unsafe"),
+    }
+    sarif = json.loads(run_cli("check", "--output-format", "sarif", ".", cwd=root).stdout)
+    fixes = {
+        r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]: r["fixes"][0]
+        for r in sarif["runs"][0]["results"]
+    }
+    assert {uri.rsplit("/", 1)[-1]: f["properties"]["applicability"] for uri, f in fixes.items()} == {
+        "safe.py": "safe",
+        "unsafe.py": "unsafe",
+    }
+
+
+def test_apply_makes_only_safe_fixes_unless_asked(tmp_path: Path) -> None:
+    root = _tree(tmp_path / "t")
+    proc = run_cli("apply", "--no-progress", ".", cwd=root)
+    assert proc.returncode == 1
+    assert (root / "safe.py").read_text() == SAFE.replace("env()", "env(config)")
+    assert (root / "unsafe.py").read_text() == UNSAFE
+    assert "Rewrote 1 call in 1 file; 1 finding remains." in proc.stdout
+    proc = run_cli("apply", "--no-progress", "--unsafe-fixes", ".", cwd=root)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert (root / "unsafe.py").read_text() == UNSAFE.replace("env()", "env(config)")
+
+
+def test_unsafe_fixes_setting_and_its_override(tmp_path: Path) -> None:
+    root = _tree(tmp_path / "t", "[tool.ppo-migrate]\nunsafe-fixes = true\n")
+    diff = run_cli("apply", "--diff", "--no-unsafe-fixes", ".", cwd=root)
+    assert "+++ b/safe.py" in diff.stdout and "+++ b/unsafe.py" not in diff.stdout
+    assert "Would rewrite 1 call in 1 file; 1 finding remains." in diff.stdout
+    proc = run_cli("apply", "--no-progress", ".", cwd=root)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert (root / "unsafe.py").read_text() == UNSAFE.replace("env()", "env(config)")
+    bad = _tree(tmp_path / "bad", "[tool.ppo-migrate]\nunsafe-fixes = 'yes'\n")
+    proc = run_cli("check", ".", cwd=bad)
+    assert proc.returncode == 2
+    assert "unsafe-fixes" in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
