@@ -530,8 +530,15 @@ class _Analysis:
         kind = configless_kind(call)
         if kind is None:
             return None
+        from dataclasses import replace
+
+        from ppo_migrate.analysis.signatures import callee_signature
+
+        callee = callee_signature(self.path, (qualified,), self.settings)
+        if not callee.accepts_config:
+            raise _Defer  # PPO005: the LibCST pass words it
         expression = self._config(candidate.scope)
-        return self._diagnostic(candidate, kind, expression)
+        return replace(self._diagnostic(candidate, kind, expression), callee=callee.detail)
 
     def _qualified_name(self, func: ast.expr) -> str:
         """The callee's one qualified name, as ``QualifiedNameProvider`` gives it."""

@@ -21,8 +21,10 @@ from libcst.metadata import (
     ScopeProvider,
 )
 
+from ppo_migrate.analysis.signatures import callee_signature
 from ppo_migrate.constants import CONFIG_PARAMETER, MAX_NESTING, MAX_SOURCE_CHARS
 from ppo_migrate.diagnostics import Diagnostic, Edit, Fix, is_suppressed, qualname
+from ppo_migrate.output.concise_format import NOTICE_SEPARATOR
 from ppo_migrate.scope import ConfigInScope, ConfigResolver
 from ppo_migrate.settings import Settings
 from ppo_migrate.shims import ShimDetector
@@ -88,10 +90,17 @@ class _Finding:
     fix_node: cst.Call | None = None
     edit: Edit | None = None
     function: cst.CSTNode | None = None  # the innermost def/class/lambda around a PPO002
+    callee: str = ""  # which definition the call binds to (analysis.signatures)
 
 
 def _code(node: cst.CSTNode) -> str:
     return cst.Module(body=()).code_for_node(node)
+
+
+def _spelled(call: cst.Call) -> str:
+    """The call as written, on one line (runs of whitespace, newlines included, become
+    one space), for messages: ``get_ppo_ray_runtime_env(None)``."""
+    return " ".join(_code(call).split())
 
 
 def _is_none(node: cst.BaseExpression) -> bool:
@@ -190,8 +199,10 @@ class _Pass(cst.CSTVisitor):
         settings: Settings,
         package: tuple[str, ...],
         resolver_factory,
+        path: str = "-",
     ) -> None:
         super().__init__()
+        self.path = path
         self.matcher = matcher
         self.settings = settings
         self.package = package
@@ -314,6 +325,19 @@ class _Pass(cst.CSTVisitor):
                 )
             )
             return
+        callee_in_effect = callee_signature(self.path, resolved, self.settings)
+        if not callee_in_effect.accepts_config:
+            self.findings.append(
+                _Finding(
+                    node,
+                    "PPO005",
+                    f"`{_spelled(node)}`{NOTICE_SEPARATOR}{callee_in_effect.reason}; "
+                    f"{callee_in_effect.remedy}",
+                    scope,
+                    callee=callee_in_effect.detail,
+                )
+            )
+            return
         config = self.resolver().find(node)
         if config is None:
             where = "at module level" if scope == "<module>" else f"in `{scope}`"
@@ -321,10 +345,11 @@ class _Pass(cst.CSTVisitor):
                 _Finding(
                     node,
                     "PPO002",
-                    f"`{callee}()` called without a config and no config is in scope {where}; "
+                    f"`{_spelled(node)}` called without a config and no config is in scope {where}; "
                     "this entry point must obtain the training config and pass it",
                     scope,
                     function=self._defs[-1] if self._defs else None,
+                    callee=callee_in_effect.detail,
                 )
             )
             return
@@ -336,6 +361,7 @@ class _Pass(cst.CSTVisitor):
                 f"`{callee}()` called without the config in scope; pass `{config.expression}`",
                 scope,
                 config=config,
+                callee=callee_in_effect.detail,
                 fix_node=new_call,
                 edit=self._edit(node, kind, config.expression),
             )
@@ -429,7 +455,7 @@ def analyze(
             settings.config_names,
         )
 
-    visitor = _Pass(matcher, settings, package, make_resolver)
+    visitor = _Pass(matcher, settings, package, make_resolver, path)
     wrapper.visit(visitor)
     positions = wrapper.resolve(PositionProvider)
     # ``# noqa`` counts only in a real comment, never inside a string
@@ -455,6 +481,7 @@ def analyze(
             message=f.message,
             scope=f.scope,
             fix=fix,
+            callee=f.callee,
         )
         if is_suppressed(diag, lines):
             continue
