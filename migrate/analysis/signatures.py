@@ -95,14 +95,7 @@ class CalleeInEffect:
     @property
     def reason(self) -> str:
         """Why a config cannot be passed, for PPO005 (empty when it can)."""
-        if self.accepts_config:
-            return ""
-        if self.source in ("in-tree", "installed") and ":" in self.where:
-            return (
-                f"`{self.where}` defines {self.detail} without a config parameter "
-                "(pre verl PR #6976)"
-            )
-        return f"{self.detail} (pre verl PR #6976)"
+        return "" if self.accepts_config else f"{self.detail} (pre verl PR #6976)"
 
     @property
     def remedy(self) -> str:
@@ -340,8 +333,9 @@ class SignatureResolver:
         if declared is not None:
             where = f"{_display(declared.path)}:{declared.line} {declared.requirement}"
             if declared.version is not None:
-                return self._by_version(declared.version, "declared", where, declared.why)
-            notes.append(f"{where}: no version ({declared.why})")
+                runs = "runs" if declared.kind == "lock" else "may run"
+                return self._by_version(declared.version, "declared", where, declared.why, runs)
+            notes.append(declared.why)
         installed = installed_verl()
         if installed is not None:
             import importlib.util
@@ -364,14 +358,16 @@ class SignatureResolver:
             notes.append("newest signature assumed")
         return CalleeInEffect(True, "unknown", "", "; ".join(notes))
 
-    def _by_version(self, version: Version, source: str, where: str, why: str) -> CalleeInEffect:
+    def _by_version(
+        self, version: Version, source: str, where: str, why: str, runs: str = "runs"
+    ) -> CalleeInEffect:
         if version >= FIRST_CONFIG_RELEASE:
             return CalleeInEffect(True, source, where, f"verl {version} ({why}) takes a config")
         if source == "setting":
             detail = f"`{where}` is a verl release whose `get_ppo_ray_runtime_env()` takes no config"
         else:
             detail = (
-                f"the project runs verl {version} (`{where}`), whose "
+                f"the project {runs} verl {version} (`{where}`), whose "
                 "`get_ppo_ray_runtime_env()` takes no config"
             )
         return CalleeInEffect(False, source, where, detail)
@@ -388,7 +384,8 @@ class SignatureResolver:
         chosen = refusing[0] if refusing else definitions[0]
         where = f"{_display(chosen.path)}:{chosen.line}"
         if refusing:  # one copy the call may bind to refuses: uncertain, never written
-            return CalleeInEffect(False, source, where, f"`{chosen.spelled}`")
+            detail = f"`{where}` defines `{chosen.spelled}` without a config parameter"
+            return CalleeInEffect(False, source, where, detail)
         return CalleeInEffect(True, source, where, f"`{where}` defines `{chosen.spelled}`")
 
 
