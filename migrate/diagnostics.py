@@ -150,7 +150,12 @@ RULES: dict[str, Rule] = {
             "concise output lists these calls only with `--show-notices` and always counts "
             "them in its summary; JSON, SARIF (level note), GitHub (notice) and JUnit always "
             "carry them.\n\n"
-            + _WHY,
+            "Nothing fails as the call stands: the definition it binds to sets "
+            "CUDA_DEVICE_MAX_CONNECTIONS=1 for every run, as verl did before PR #6976, so "
+            "FSDP-style runs keep the serialised streams (lost throughput) and Megatron runs "
+            "keep working. Passing a config there would crash the trainer at start-up; the "
+            "notice names the definition or pin that decided, so the migration can go on "
+            "once that copy or pin moves to verl>=0.9.0.",
             "Update the in-tree copy to verl PR #6976's `get_ppo_ray_runtime_env(config=None)` "
             "or require verl>=0.9.0, then run `ppo-migrate apply` again; or run `ppo-migrate "
             "apply --use-ppo-runtime`, which imports the function from ppo_runtime (which "
