@@ -99,8 +99,10 @@ def _code(node: cst.CSTNode) -> str:
 
 def _spelled(call: cst.Call) -> str:
     """The call as written, on one line (runs of whitespace, newlines included, become
-    one space), for messages: ``get_ppo_ray_runtime_env(None)``."""
-    return " ".join(_code(call).split())
+    one space; none after ``(`` or before ``)``), for messages:
+    ``get_ppo_ray_runtime_env(None)``."""
+    one_line = " ".join(_code(call).split())
+    return one_line.replace("( ", "(").replace(" )", ")")
 
 
 def _is_none(node: cst.BaseExpression) -> bool:
