@@ -40,6 +40,7 @@ import importlib.metadata
 import os
 import re
 import tomllib
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Iterator
@@ -100,7 +101,7 @@ _LOCK_FILES = ("uv.lock", "poetry.lock", "pdm.lock")
 _EVALUATED_MARKER_VARIABLES = frozenset({"python_version", "python_full_version", "sys_platform"})
 _MARKER_KEYWORDS = frozenset({"and", "or", "not", "in"})
 # Errors that mean "this file (or entry) cannot be read": it is skipped, never raised.
-_UNREADABLE = (OSError, UnicodeError, ValueError, SyntaxError, RecursionError, MemoryError, configparser.Error)
+_UNREADABLE = (OSError, UnicodeError, ValueError, SyntaxError, RecursionError, MemoryError, OverflowError, configparser.Error)
 
 
 @dataclass(frozen=True)
@@ -642,7 +643,9 @@ def _read_setup_py(root: Path) -> Iterator[_Found]:
         return
     try:
         raw = path.read_bytes()
-        tree = ast.parse(raw, filename=str(path))
+        with warnings.catch_warnings():  # the project's invalid escapes are not the tool's to report
+            warnings.simplefilter("ignore")
+            tree = ast.parse(raw, filename=str(path))
     except _UNREADABLE:
         return
     literals = _single_literal_assignments(tree)

@@ -11,6 +11,7 @@ import importlib
 import os
 import subprocess
 import sys
+import warnings
 import zipfile
 from pathlib import Path
 
@@ -489,6 +490,14 @@ def test_setup_py_non_literal_is_ignored(tmp_path: Path) -> None:
         "setup(install_requires=reqs + ['verl==0.6.0'], extras_require={'x': extra})\n",
     )
     assert declared_verl(tmp_path) is None
+
+
+def test_setup_py_warnings_do_not_leak(tmp_path: Path) -> None:
+    _write(tmp_path, "setup.py", "import re\nPAT = '\\.d'\nsetup(install_requires=['verl>=0.6.0'])\n")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = declared_verl(tmp_path)
+    assert got is not None and (got.version, got.line) == (Version("0.6.0"), 3)
 
 
 # --------------------------------------------------------------------------------------------
