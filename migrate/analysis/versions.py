@@ -6,18 +6,23 @@ it without one, so the version a project runs decides whether a rewrite is valid
 does not hold the definition itself, this module answers "which verl does this project declare?":
 
 1. A **lock** decides when there is one: ``uv.lock``, ``poetry.lock``, ``pdm.lock`` (``[[package]]``
-   with ``name = "verl"``) and exact pins (``==``/``===``) in ``requirements*.txt`` (and the files
-   they include with ``-r``). Several lock entries: the lowest version decides.
+   with ``name = "verl"``), exact pins (``==``/``===``) in ``requirements*.txt`` (and the files
+   they include with ``-r``), and a reference to a verl wheel or sdist whose file name states the
+   version (``verl @ https://.../verl-0.8.0-py3-none-any.whl``). Several lock entries: the lowest
+   version decides. A lock entry from git/a URL/a path has no version (uv's ``source``, Poetry's
+   ``[package.source]``, PDM's ``git``/``url``/``path``).
 2. Else a **direct reference** (``verl @ git+...``, ``[tool.uv.sources]``, a Poetry ``git``/``path``
    dependency, ``-e git+...#egg=verl``) decides: no version (``None``), the project runs whatever
    that reference holds. It overrides specifiers, as uv's sources do.
 3. Else the **lowest version the specifiers allow**, across every place the project declares verl:
    ``[project] dependencies``, every ``[project.optional-dependencies]`` extra, every PEP 735
    ``[dependency-groups]`` group, ``[tool.poetry.*dependencies]`` (``^``/``~`` translated),
-   ``[tool.pdm.dev-dependencies]``, ``requirements*.txt`` (with ``-r`` includes), ``setup.cfg``
+   ``[tool.pdm.dev-dependencies]``, ``[tool.uv] dev-dependencies``/``override-dependencies``,
+   ``requirements*.txt`` (with ``-r`` includes; ``-c`` constraints declare nothing), ``setup.cfg``
    ``[options] install_requires``/``[options.extras_require]`` and literal ``install_requires``/
-   ``extras_require`` in ``setup.py`` (read with :mod:`ast`). A bare ``verl`` only decides (with an
-   unknown version) when no other declaration bounds the version.
+   ``extras_require`` in ``setup.py`` (read with :mod:`ast`; a module-level name bound once to a
+   literal and never imported, mutated or rebound counts as that literal). A bare ``verl`` only
+   decides (with an unknown version) when no other declaration bounds the version.
 
 "Lowest allowed" is the lowest of :data:`KNOWN_VERL_RELEASES` and the versions written in the
 specifier itself (for ``>=``, ``==``, ``~=``, ``===``) that the specifier set contains; the written
@@ -45,10 +50,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
-from packaging.markers import Marker
+from packaging.markers import InvalidMarker, Marker
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
-from packaging.utils import canonicalize_name
+from packaging.utils import InvalidSdistFilename, InvalidWheelFilename, canonicalize_name, parse_sdist_filename, parse_wheel_filename
 from packaging.version import InvalidVersion, Version
 
 __all__ = [
@@ -330,6 +335,9 @@ def _from_requirement(text: str, path: Path, line: int, *, lock_pins: bool) -> _
         return None
     written = text.strip()
     if req.url:
+        archived = _archive_version(req.url)
+        if archived is not None:
+            return _Found(archived, path, line, written, "lock", True)
         return _Found(None, path, line, written, "direct-reference", True)
     if lock_pins:
         pinned = _exact_pin(req.specifier)
@@ -338,6 +346,21 @@ def _from_requirement(text: str, path: Path, line: int, *, lock_pins: bool) -> _
     if not len(req.specifier):
         return _Found(None, path, line, written, "specifier", False)
     return _Found(lowest_allowed(req.specifier), path, line, written, "specifier", True)
+
+
+def _archive_version(reference: str) -> Version | None:
+    """The version a verl wheel or sdist file name states (``.../verl-0.8.0-py3-none-any.whl``), else None."""
+    base = re.split(r"[/\\]", re.split(r"[#?]", reference, maxsplit=1)[0].rstrip("/\\"))[-1]
+    try:
+        if base.endswith(".whl"):
+            name, version, _, _ = parse_wheel_filename(base)
+        elif base.endswith((".tar.gz", ".zip")):
+            name, version = parse_sdist_filename(base)
+        else:
+            return None
+    except (InvalidWheelFilename, InvalidSdistFilename, InvalidVersion):
+        return None
+    return version if name == _VERL else None
 
 
 def _exact_pin(specifier: SpecifierSet) -> Version | None:
@@ -493,6 +516,10 @@ def _pyproject_uv_sources(data: dict[str, Any], raw: str, path: Path) -> Iterato
     tool = data.get("tool")
     uv = tool.get("uv") if isinstance(tool, dict) else None
     sources = uv.get("sources") if isinstance(uv, dict) else None
+    if isinstance(uv, dict):  # uv's legacy dev group and its overrides declare versions too
+        start = _offset_of_table(raw, "tool.uv")
+        for key in ("dev-dependencies", "override-dependencies"):
+            yield from _pep508_list(_strings(uv.get(key)), raw, path, start)
     if not isinstance(sources, dict):
         return
     for name, source in sources.items():
@@ -545,6 +572,13 @@ def _pyproject_poetry(data: dict[str, Any], raw: str, path: Path) -> Iterator[_F
 
 def _from_poetry(constraint: Any, path: Path, line: int, written: str) -> _Found | None:
     if isinstance(constraint, dict):
+        markers = constraint.get("markers")
+        if isinstance(markers, str):
+            try:
+                if not _marker_holds(Marker(markers)):
+                    return None
+            except InvalidMarker:
+                pass  # unparsable: the declaration counts (the safe side)
         if {"git", "path", "url"} & set(constraint):
             return _Found(None, path, line, written, "direct-reference", True)
         constraint = constraint.get("version")
@@ -663,11 +697,22 @@ def _read_setup_py(root: Path) -> Iterator[_Found]:
 
 
 def _single_literal_assignments(tree: ast.Module) -> dict[str, ast.expr]:
-    """Module-level names bound exactly once in the whole module, by ``NAME = <expr>``."""
+    """Module-level names bound exactly once in the whole module, by ``NAME = <expr>``, and never
+    imported, defined, deleted or touched through an attribute or subscript (``REQS.append(...)``)."""
     counts: dict[str, int] = {}
+
+    def bump(name: str, by: int = 1) -> None:
+        counts[name] = counts.get(name, 0) + by
+
     for node in ast.walk(tree):
         if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
-            counts[node.id] = counts.get(node.id, 0) + 1
+            bump(node.id)
+        elif isinstance(node, (ast.Attribute, ast.Subscript)) and isinstance(node.value, ast.Name):
+            bump(node.value.id, 2)
+        elif isinstance(node, ast.alias):
+            bump((node.asname or node.name).split(".")[0], 2)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            bump(node.name, 2)
     values: dict[str, ast.expr] = {}
     for stmt in tree.body:
         if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
@@ -749,7 +794,7 @@ def _read_requirements(path: Path, seen: set[Path]) -> Iterator[_Found]:
                 continue  # --index-url, --hash, -f ...: no requirement
             option, value = m.group(1), m.group(2).strip()
             if option in ("-r", "--requirement"):
-                yield from _read_requirements(path.parent / value.split()[0], seen)
+                yield from _read_requirements(Path(os.path.normpath(path.parent / value.split()[0])), seen)
             elif option in ("-e", "--editable"):
                 found = _from_reference(value.split()[0], path, line, text)
                 if found is not None:
@@ -781,6 +826,9 @@ def _from_reference(reference: str, path: Path, line: int, written: str) -> _Fou
         bare = re.sub(r"\[.*\]$", "", reference.split("#", 1)[0]).rstrip("/\\")
         name = re.split(r"[/\\]", bare)[-1] if bare else ""
         name = re.sub(r"\.git$", "", name.split("@", 1)[0])
+    archived = _archive_version(reference)
+    if archived is not None:
+        return _Found(archived, path, line, written, "lock", True)
     if not name or not re.fullmatch(r"[A-Za-z0-9._-]+", name) or not _is_verl(name):
         return None
     return _Found(None, path, line, written, "direct-reference", True)

@@ -500,6 +500,76 @@ def test_setup_py_warnings_do_not_leak(tmp_path: Path) -> None:
     assert got is not None and (got.version, got.line) == (Version("0.6.0"), 3)
 
 
+def test_setup_py_mutated_or_imported_names_are_not_literals(tmp_path: Path) -> None:
+    _write(
+        tmp_path,
+        "setup.py",
+        "from setuptools import setup\nA = ['verl>=0.9.0']\nA.append('verl==0.5.0')\n"
+        "B = ['verl>=0.9.0']\nfrom reqs import B\n"
+        "setup(install_requires=A, extras_require={'b': B})\n",
+    )
+    assert declared_verl(tmp_path) is None
+
+
+def test_specifier_no_known_release_satisfies(tmp_path: Path) -> None:
+    _write(tmp_path, "pyproject.toml", '[project]\nname = "p"\ndependencies = ["verl>0.9.5"]\n')
+    got = declared_verl(tmp_path)
+    assert got is not None
+    assert (got.version, got.kind, got.line) == (None, "specifier", 3)
+    assert got.why == "no known verl release satisfies pyproject.toml:3 verl>0.9.5"
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "line", "version"),
+    [
+        ("requirements.txt", "numpy\nhttps://example.invalid/wheels/verl-0.8.0-py3-none-any.whl#sha256=00\n", 2, "0.8.0"),
+        ("requirements.txt", "verl @ https://example.invalid/verl-0.6.1.tar.gz\n", 1, "0.6.1"),
+        ("pyproject.toml", '[project]\nname = "p"\ndependencies = ["verl>=0.9", "verl @ file:///wheels/verl-0.8.0-py3-none-any.whl"]\n', 3, "0.8.0"),
+        ("requirements.txt", "https://example.invalid/wheels/verl_tools-0.1.0-py3-none-any.whl\nverl>=0.9\n", 2, None),
+    ],
+)
+def test_archive_file_name_states_the_version(tmp_path: Path, name: str, text: str, line: int, version: str | None) -> None:
+    _write(tmp_path, name, text)
+    got = declared_verl(tmp_path)
+    assert got is not None
+    if version is None:  # another package's wheel: the specifier decides
+        assert (got.kind, got.line, got.version) == ("specifier", line, Version("0.9.0"))
+        return
+    assert (got.kind, got.line, got.version) == ("lock", line, Version(version))
+    assert version in got.requirement
+
+
+def test_uv_dev_and_override_dependencies(tmp_path: Path) -> None:
+    _write(
+        tmp_path,
+        "pyproject.toml",
+        '[project]\nname = "p"\ndependencies = ["verl>=0.9"]\n\n[tool.uv]\n'
+        'dev-dependencies = ["verl>=0.8"]\noverride-dependencies = ["verl==0.7.0"]\n',
+    )
+    got = declared_verl(tmp_path)
+    assert got is not None and (got.version, got.line) == (Version("0.7.0"), 7)
+
+
+def test_poetry_marker_false_is_ignored(tmp_path: Path) -> None:
+    _write(
+        tmp_path,
+        "pyproject.toml",
+        '[tool.poetry.dependencies]\nverl = [\n  { version = "^0.5", markers = "sys_platform == \'no-such\'" },\n'
+        '  { version = "^0.9", markers = "python_version >= \'3\'" },\n]\n',
+    )
+    got = declared_verl(tmp_path)
+    assert got is not None and (got.version, got.line) == (Version("0.9.0"), 2)
+
+
+def test_requirements_include_paths_are_normalised(tmp_path: Path) -> None:
+    _write(tmp_path, "app/requirements.txt", "-r ../shared/base.txt\n")
+    _write(tmp_path, "shared/base.txt", "verl==0.8.0\n")
+    got = declared_verl(tmp_path / "app")
+    assert got is not None
+    assert (got.path, got.line) == (str(tmp_path / "shared" / "base.txt"), 1)
+    assert got.why == f"{os.path.join('..', 'shared', 'base.txt')}:1 resolves verl 0.8.0"
+
+
 # --------------------------------------------------------------------------------------------
 # walking
 
