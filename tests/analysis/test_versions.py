@@ -712,3 +712,52 @@ def test_known_releases_hold_every_published_release_up_to_the_newest_known() ->
     published = {Version(v.strip()) for v in listing.split(":", 1)[1].split(",")}
     newest_known = max(KNOWN_VERL_RELEASES)
     assert {v for v in published if v <= newest_known} == set(KNOWN_VERL_RELEASES)
+
+
+# --------------------------------------------------------------------------------------------
+# uv as an independent oracle (network): its own lowest resolution and a real uv.lock
+
+
+def _uv(*args: str, cwd: Path, stdin: str | None = None) -> str:
+    proc = subprocess.run(
+        [sys.executable, "-m", "uv", *args], input=stdin, capture_output=True, text=True, timeout=600, cwd=cwd
+    )
+    if proc.returncode != 0:
+        pytest.fail(f"uv {' '.join(args)} failed: {proc.stderr.strip().splitlines()[-1:]}")
+    return proc.stdout
+
+
+@pytest.mark.network
+@pytest.mark.parametrize("spec", [">=0.7.1,<0.9.0", ">0.8.0", "~=0.9", "<0.9", "==0.8.*", "!=0.1,<0.3", ">=0.8.1"])
+def test_lowest_allowed_agrees_with_uv_lowest_resolution(tmp_path: Path, spec: str) -> None:
+    out = _uv(
+        "pip", "compile", "-", "--no-deps", "--resolution", "lowest", "--python-version", "3.11",
+        "--no-header", "--no-annotate", "-q", cwd=tmp_path, stdin=f"verl{spec}\n",
+    )
+    (pinned,) = [line for line in out.splitlines() if line.startswith("verl==")]
+    uv_lowest = Version(pinned.split("==", 1)[1])
+    _write(tmp_path, "pyproject.toml", f'[project]\nname = "p"\ndependencies = ["verl{spec}"]\n')
+    got = declared_verl(tmp_path)
+    assert got is not None and got.version is not None
+    if spec == ">=0.8.1":  # the written bound (no such release) is lower than any release uv can pick
+        assert (got.version, uv_lowest) == (Version("0.8.1"), Version("0.9.0"))
+    else:
+        assert got.version == uv_lowest
+
+
+@pytest.mark.network
+def test_real_uv_lock(tmp_path: Path) -> None:
+    _write(
+        tmp_path,
+        "pyproject.toml",
+        '[project]\nname = "p"\nversion = "0"\nrequires-python = ">=3.11"\ndependencies = ["verl>=0.7.1,<0.9.0"]\n'
+        '[tool.uv]\noverride-dependencies = []\nconstraint-dependencies = ["verl==0.8.0"]\n',
+    )
+    _uv("lock", "-q", cwd=tmp_path)
+    lock_lines = (tmp_path / "uv.lock").read_text(encoding="utf-8").splitlines()
+    got = declared_verl(tmp_path / "src" / "trainer.py")
+    assert got is not None
+    assert (got.version, got.kind, got.path) == (Version("0.8.0"), "lock", str(tmp_path / "uv.lock"))
+    assert got.requirement == "verl 0.8.0 (uv.lock)"
+    assert lock_lines[got.line - 1] == 'name = "verl"'
+    assert lock_lines[got.line] == 'version = "0.8.0"'
