@@ -259,26 +259,33 @@ def _decide(root: Path) -> VerlDeclaration | None:
     if locks:
         known = [f for f in locks if f.version is not None]
         if known:
-            best = min(known, key=lambda f: f.version)  # type: ignore[arg-type, return-value]
-            return _declaration(root, best, f"{_where(root, best)} resolves verl {best.version}")
+            best = _lowest(known)
+            if best.path.name in _LOCK_FILES:
+                return _declaration(best, f"{_where(root, best)} resolves verl {best.version}")
+            return _declaration(best, f"{_where(root, best)} {best.requirement} pins verl {best.version}")
         best = locks[0]
-        return _declaration(root, best, f"{_where(root, best)} resolves verl to a direct reference: version unknown")
+        return _declaration(best, f"{_where(root, best)} resolves verl to a direct reference: version unknown")
     direct = [f for f in found if f.kind == "direct-reference"]
     if direct:
         best = direct[0]
-        return _declaration(root, best, f"{_where(root, best)} {best.requirement} is a direct reference: version unknown")
+        return _declaration(best, f"{_where(root, best)} {best.requirement} is a direct reference: version unknown")
     bounded = [f for f in found if f.kind == "specifier" and f.bounded]
     if bounded:
         known = [f for f in bounded if f.version is not None]
         if known:
-            best = min(known, key=lambda f: f.version)  # type: ignore[arg-type, return-value]
-            return _declaration(root, best, f"lowest version {_where(root, best)} {best.requirement} allows")
+            best = _lowest(known)
+            return _declaration(best, f"lowest version {_where(root, best)} {best.requirement} allows")
         best = bounded[0]
-        return _declaration(root, best, f"no known verl release satisfies {_where(root, best)} {best.requirement}")
+        return _declaration(best, f"no known verl release satisfies {_where(root, best)} {best.requirement}")
     if found:
         best = found[0]
-        return _declaration(root, best, f"{_where(root, best)} {best.requirement}: no version constraint")
+        return _declaration(best, f"{_where(root, best)} {best.requirement}: no version constraint")
     return None
+
+
+def _lowest(found: list[_Found]) -> _Found:
+    """The declaration with the lowest known version; the first one found among equals."""
+    return min(found, key=lambda f: f.version or Version("0"))
 
 
 def _where(root: Path, found: _Found) -> str:
@@ -289,7 +296,7 @@ def _where(root: Path, found: _Found) -> str:
     return f"{name}:{found.line}"
 
 
-def _declaration(root: Path, found: _Found, why: str) -> VerlDeclaration:
+def _declaration(found: _Found, why: str) -> VerlDeclaration:
     return VerlDeclaration(
         version=found.version,
         path=str(found.path),

@@ -290,7 +290,7 @@ def test_requirements_exact_pin_is_a_lock_and_beats_pyproject(tmp_path: Path) ->
         line=3,
         requirement="verl==0.8.0",
         kind="lock",
-        why="requirements.txt:3 resolves verl 0.8.0",
+        why="requirements.txt:3 verl==0.8.0 pins verl 0.8.0",
     )
 
 
@@ -567,7 +567,7 @@ def test_requirements_include_paths_are_normalised(tmp_path: Path) -> None:
     got = declared_verl(tmp_path / "app")
     assert got is not None
     assert (got.path, got.line) == (str(tmp_path / "shared" / "base.txt"), 1)
-    assert got.why == f"{os.path.join('..', 'shared', 'base.txt')}:1 resolves verl 0.8.0"
+    assert got.why == f"{os.path.join('..', 'shared', 'base.txt')}:1 verl==0.8.0 pins verl 0.8.0"
 
 
 # --------------------------------------------------------------------------------------------
