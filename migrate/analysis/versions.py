@@ -46,9 +46,10 @@ import os
 import re
 import tomllib
 import warnings
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Iterator
+from typing import Any
 
 from packaging.markers import InvalidMarker, Marker
 from packaging.requirements import InvalidRequirement, Requirement
@@ -722,9 +723,13 @@ def _single_literal_assignments(tree: ast.Module) -> dict[str, ast.expr]:
             bump(node.name, 2)
     values: dict[str, ast.expr] = {}
     for stmt in tree.body:
-        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
-            if counts.get(stmt.targets[0].id) == 1:
-                values[stmt.targets[0].id] = stmt.value
+        if (
+            isinstance(stmt, ast.Assign)
+            and len(stmt.targets) == 1
+            and isinstance(stmt.targets[0], ast.Name)
+            and counts.get(stmt.targets[0].id) == 1
+        ):
+            values[stmt.targets[0].id] = stmt.value
     return values
 
 
