@@ -327,7 +327,7 @@ def _marker_holds(marker: Marker | None) -> bool:
         return True
     try:
         return bool(marker.evaluate())
-    except Exception:  # packaging's own evaluation errors: keep the requirement (the safe side)
+    except (ValueError, TypeError):  # UndefinedComparison, InvalidVersion...: keep it (the safe side)
         return True
 
 

@@ -207,6 +207,13 @@ def test_markers_on_other_variables_keep_the_requirement(tmp_path: Path) -> None
     assert got is not None and (got.version, got.line) == (Version("0.5.0"), 5)
 
 
+def test_marker_that_cannot_be_evaluated_keeps_the_requirement(tmp_path: Path) -> None:
+    # packaging raises UndefinedComparison for ~= with a one-part version: the requirement counts
+    _write(tmp_path, "requirements.txt", "verl>=0.9\nverl>=0.6.0 ; python_version ~= '3'\n")
+    got = declared_verl(tmp_path)
+    assert got is not None and (got.version, got.line) == (Version("0.6.0"), 2)
+
+
 # --------------------------------------------------------------------------------------------
 # locks
 
