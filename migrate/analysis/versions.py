@@ -433,15 +433,17 @@ def _read_locks(root: Path) -> Iterator[_Found]:
         packages = data.get("package")
         if not isinstance(packages, list):
             continue
-        cursor = 0
-        for entry in packages:
+        # the k-th [[package]] header holds the k-th entry; its first ``name =`` line is the entry's line
+        headers = [m.end() for m in re.finditer(r"^[ \t]*\[\[[ \t]*package[ \t]*\]\]", raw, re.MULTILINE)]
+        for index, entry in enumerate(packages):
             if not isinstance(entry, dict) or not isinstance(entry.get("name"), str):
                 continue
             if not _is_verl(entry["name"]):
                 continue
-            m = re.compile(r"^\s*name\s*=\s*[\"']" + re.escape(entry["name"]) + r"[\"']", re.MULTILINE).search(raw, cursor)
-            line = raw.count("\n", 0, m.start()) + 1 if m else 1
-            cursor = m.end() if m else cursor
+            line = 1
+            if len(headers) == len(packages):
+                m = re.compile(r"^[ \t]*name[ \t]*=", re.MULTILINE).search(raw, headers[index])
+                line = raw.count("\n", 0, m.start() if m else headers[index]) + 1
             raw_version = entry.get("version")
             direct = _lock_entry_is_direct(name, entry)
             version: Version | None = None

@@ -287,6 +287,44 @@ def test_pdm_lock(tmp_path: Path) -> None:
     assert got is not None and (got.version, got.kind, got.line) == (Version("0.7.0"), "lock", 9)
 
 
+def test_lock_line_is_the_entry_not_a_dependency_naming_verl(tmp_path: Path) -> None:
+    # an older uv.lock layout lists dependencies as [[...dependencies]] tables with their own name lines
+    _write(
+        tmp_path,
+        "uv.lock",
+        'version = 1\n\n[[package]]\nname = "recipes"\nversion = "1.0"\n\n'  # 1-6
+        '[[package.dependencies]]\nname = "verl"\n\n'  # 7-9
+        '[[package]]\nname = "verl"\nversion = "0.8.0"\n\n'  # 10-13
+        '[[package]]\nname = "verl"\nversion = "0.7.0"\nresolution-markers = ["python_full_version < \'3.12\'"]\n',  # 14-17
+    )
+    got = declared_verl(tmp_path)
+    assert got is not None and (got.version, got.line) == (Version("0.7.0"), 15)
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "line"),
+    [
+        ("poetry.lock", '[[package]]\nname = "verl"\nversion = "0.8.0"\n\n[package.source]\ntype = "git"\n'
+         'url = "https://example.invalid/verl.git"\nreference = "main"\n', 2),
+        ("pdm.lock", '[metadata]\n\n[[package]]\nname = "verl"\nversion = "0.8.0"\ngit = "https://example.invalid/verl.git"\n'
+         'revision = "abc"\n', 4),
+        ("pdm.lock", '[[package]]\nname = "verl"\nversion = "0.9.0"\npath = "./verl"\neditable = true\n', 2),
+    ],
+)
+def test_lock_entries_from_git_or_paths_have_no_version(tmp_path: Path, name: str, text: str, line: int) -> None:
+    _write(tmp_path, name, text)
+    got = declared_verl(tmp_path)
+    assert got is not None
+    assert (got.version, got.kind, got.line, got.requirement) == (None, "lock", line, f"verl {'0.9.0' if 'editable' in text else '0.8.0'} ({name})")
+
+
+def test_registry_entry_beats_a_direct_one_in_locks(tmp_path: Path) -> None:
+    _write(tmp_path, "pdm.lock", '[[package]]\nname = "verl"\nversion = "0.9.0"\ngit = "https://example.invalid/verl.git"\n')
+    _write(tmp_path, "requirements.txt", "verl==0.8.0\n")
+    got = declared_verl(tmp_path)
+    assert got is not None and (got.version, Path(got.path).name) == (Version("0.8.0"), "requirements.txt")
+
+
 def test_requirements_exact_pin_is_a_lock_and_beats_pyproject(tmp_path: Path) -> None:
     _write(tmp_path, "pyproject.toml", '[project]\nname = "p"\ndependencies = ["verl>=0.5"]\n')
     _write(tmp_path, "requirements.txt", "# pinned\ntorch==2.4.0\nverl==0.8.0\n")
