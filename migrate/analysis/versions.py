@@ -672,7 +672,8 @@ def _read_setup_cfg(root: Path) -> Iterator[_Found]:
         values += [("options.extras_require", v) for _, v in parser.items("options.extras_require")]
     for section, value in values:
         start = _offset_of_table(raw, section)
-        for text in value.splitlines():
+        # setuptools' list-semi: a dangling list is one requirement a line, a one-line value splits on ";"
+        for text in value.splitlines() if "\n" in value else value.split(";"):
             text = text.split(" #", 1)[0].strip()
             if not text or text.startswith("#"):
                 continue

@@ -503,6 +503,12 @@ def test_setup_cfg_install_requires_and_extras(tmp_path: Path) -> None:
     assert (got.version, got.line, got.requirement, Path(got.path).name) == (Version("0.6.1"), 11, "verl>=0.6.1,<0.7", "setup.cfg")
 
 
+def test_setup_cfg_one_line_value_splits_on_semicolons(tmp_path: Path) -> None:
+    _write(tmp_path, "setup.cfg", "[options]\npackages = find:\ninstall_requires = numpy; verl>=0.8.0\n")
+    got = declared_verl(tmp_path)
+    assert got is not None and (got.version, got.line, got.requirement) == (Version("0.8.0"), 3, "verl>=0.8.0")
+
+
 def test_setup_py_literal_read_with_ast_and_never_executed(tmp_path: Path) -> None:
     marker = tmp_path / "executed"
     _write(
