@@ -509,6 +509,26 @@ def test_setup_cfg_one_line_value_splits_on_semicolons(tmp_path: Path) -> None:
     assert got is not None and (got.version, got.line, got.requirement) == (Version("0.8.0"), 3, "verl>=0.8.0")
 
 
+@pytest.mark.parametrize(
+    ("cfg", "expected", "line", "version"),
+    [
+        ("[metadata]\nname = p\n[options]\ninstall_requires = numpy; verl>=0.8.0\n", "verl>=0.8.0", 4, "0.8.0"),
+        ("[metadata]\nname = p\n[options]\ninstall_requires =\n    numpy\n\n    verl[gpu]~=0.7.0\n", "verl[gpu]~=0.7.0", 7, "0.7.0"),
+        ("[metadata]\nname = p\n[options.extras_require]\nrl = verl==0.6.1\nold =\n    torch\n    verl<0.6\n", "verl<0.6", 7, "0.1"),
+    ],
+)
+def test_setup_cfg_agrees_with_setuptools_own_reader(tmp_path: Path, cfg: str, expected: str, line: int, version: str) -> None:
+    from setuptools.config.setupcfg import read_configuration  # the oracle: setuptools reads the same file
+
+    _write(tmp_path, "setup.cfg", cfg)
+    options = read_configuration(str(tmp_path / "setup.cfg"))["options"]
+    theirs = list(options.get("install_requires", [])) + [r for reqs in options.get("extras_require", {}).values() for r in reqs]
+    assert expected in theirs
+    got = declared_verl(tmp_path)
+    assert got is not None
+    assert (got.requirement, got.line, got.version) == (expected, line, Version(version))
+
+
 def test_setup_py_literal_read_with_ast_and_never_executed(tmp_path: Path) -> None:
     marker = tmp_path / "executed"
     _write(
