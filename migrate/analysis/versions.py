@@ -6,18 +6,23 @@ it without one, so the version a project runs decides whether a rewrite is valid
 does not hold the definition itself, this module answers "which verl does this project declare?":
 
 1. A **lock** decides when there is one: ``uv.lock``, ``poetry.lock``, ``pdm.lock`` (``[[package]]``
-   with ``name = "verl"``) and exact pins (``==``/``===``) in ``requirements*.txt`` (and the files
-   they include with ``-r``). Several lock entries: the lowest version decides.
+   with ``name = "verl"``), exact pins (``==``/``===``) in ``requirements*.txt`` (and the files
+   they include with ``-r``), and a reference to a verl wheel or sdist whose file name states the
+   version (``verl @ https://.../verl-0.8.0-py3-none-any.whl``). Several lock entries: the lowest
+   version decides. A lock entry from git/a URL/a path has no version (uv's ``source``, Poetry's
+   ``[package.source]``, PDM's ``git``/``url``/``path``).
 2. Else a **direct reference** (``verl @ git+...``, ``[tool.uv.sources]``, a Poetry ``git``/``path``
    dependency, ``-e git+...#egg=verl``) decides: no version (``None``), the project runs whatever
    that reference holds. It overrides specifiers, as uv's sources do.
 3. Else the **lowest version the specifiers allow**, across every place the project declares verl:
    ``[project] dependencies``, every ``[project.optional-dependencies]`` extra, every PEP 735
    ``[dependency-groups]`` group, ``[tool.poetry.*dependencies]`` (``^``/``~`` translated),
-   ``[tool.pdm.dev-dependencies]``, ``requirements*.txt`` (with ``-r`` includes), ``setup.cfg``
+   ``[tool.pdm.dev-dependencies]``, ``[tool.uv] dev-dependencies``/``override-dependencies``,
+   ``requirements*.txt`` (with ``-r`` includes; ``-c`` constraints declare nothing), ``setup.cfg``
    ``[options] install_requires``/``[options.extras_require]`` and literal ``install_requires``/
-   ``extras_require`` in ``setup.py`` (read with :mod:`ast`). A bare ``verl`` only decides (with an
-   unknown version) when no other declaration bounds the version.
+   ``extras_require`` in ``setup.py`` (read with :mod:`ast`; a module-level name bound once to a
+   literal and never imported, mutated or rebound counts as that literal). A bare ``verl`` only
+   decides (with an unknown version) when no other declaration bounds the version.
 
 "Lowest allowed" is the lowest of :data:`KNOWN_VERL_RELEASES` and the versions written in the
 specifier itself (for ``>=``, ``==``, ``~=``, ``===``) that the specifier set contains; the written
@@ -40,14 +45,16 @@ import importlib.metadata
 import os
 import re
 import tomllib
+import warnings
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Iterator
+from typing import Any
 
-from packaging.markers import Marker
+from packaging.markers import InvalidMarker, Marker
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
-from packaging.utils import canonicalize_name
+from packaging.utils import InvalidSdistFilename, InvalidWheelFilename, canonicalize_name, parse_sdist_filename, parse_wheel_filename
 from packaging.version import InvalidVersion, Version
 
 __all__ = [
@@ -100,7 +107,7 @@ _LOCK_FILES = ("uv.lock", "poetry.lock", "pdm.lock")
 _EVALUATED_MARKER_VARIABLES = frozenset({"python_version", "python_full_version", "sys_platform"})
 _MARKER_KEYWORDS = frozenset({"and", "or", "not", "in"})
 # Errors that mean "this file (or entry) cannot be read": it is skipped, never raised.
-_UNREADABLE = (OSError, UnicodeError, ValueError, SyntaxError, RecursionError, MemoryError, configparser.Error)
+_UNREADABLE = (OSError, UnicodeError, ValueError, SyntaxError, RecursionError, MemoryError, OverflowError, configparser.Error)
 
 
 @dataclass(frozen=True)
@@ -253,26 +260,33 @@ def _decide(root: Path) -> VerlDeclaration | None:
     if locks:
         known = [f for f in locks if f.version is not None]
         if known:
-            best = min(known, key=lambda f: f.version)  # type: ignore[arg-type, return-value]
-            return _declaration(root, best, f"{_where(root, best)} resolves verl {best.version}")
+            best = _lowest(known)
+            if best.path.name in _LOCK_FILES:
+                return _declaration(best, f"{_where(root, best)} resolves verl {best.version}")
+            return _declaration(best, f"{_where(root, best)} {best.requirement} pins verl {best.version}")
         best = locks[0]
-        return _declaration(root, best, f"{_where(root, best)} resolves verl to a direct reference: version unknown")
+        return _declaration(best, f"{_where(root, best)} resolves verl to a direct reference: version unknown")
     direct = [f for f in found if f.kind == "direct-reference"]
     if direct:
         best = direct[0]
-        return _declaration(root, best, f"{_where(root, best)} {best.requirement} is a direct reference: version unknown")
+        return _declaration(best, f"{_where(root, best)} {best.requirement} is a direct reference: version unknown")
     bounded = [f for f in found if f.kind == "specifier" and f.bounded]
     if bounded:
         known = [f for f in bounded if f.version is not None]
         if known:
-            best = min(known, key=lambda f: f.version)  # type: ignore[arg-type, return-value]
-            return _declaration(root, best, f"lowest version {_where(root, best)} {best.requirement} allows")
+            best = _lowest(known)
+            return _declaration(best, f"lowest version {_where(root, best)} {best.requirement} allows")
         best = bounded[0]
-        return _declaration(root, best, f"no known verl release satisfies {_where(root, best)} {best.requirement}")
+        return _declaration(best, f"no known verl release satisfies {_where(root, best)} {best.requirement}")
     if found:
         best = found[0]
-        return _declaration(root, best, f"{_where(root, best)} {best.requirement}: no version constraint")
+        return _declaration(best, f"{_where(root, best)} {best.requirement}: no version constraint")
     return None
+
+
+def _lowest(found: list[_Found]) -> _Found:
+    """The declaration with the lowest known version; the first one found among equals."""
+    return min(found, key=lambda f: f.version or Version("0"))
 
 
 def _where(root: Path, found: _Found) -> str:
@@ -283,7 +297,7 @@ def _where(root: Path, found: _Found) -> str:
     return f"{name}:{found.line}"
 
 
-def _declaration(root: Path, found: _Found, why: str) -> VerlDeclaration:
+def _declaration(found: _Found, why: str) -> VerlDeclaration:
     return VerlDeclaration(
         version=found.version,
         path=str(found.path),
@@ -313,7 +327,7 @@ def _marker_holds(marker: Marker | None) -> bool:
         return True
     try:
         return bool(marker.evaluate())
-    except Exception:  # packaging's own evaluation errors: keep the requirement (the safe side)
+    except (ValueError, TypeError):  # UndefinedComparison, InvalidVersion...: keep it (the safe side)
         return True
 
 
@@ -329,6 +343,9 @@ def _from_requirement(text: str, path: Path, line: int, *, lock_pins: bool) -> _
         return None
     written = text.strip()
     if req.url:
+        archived = _archive_version(req.url)
+        if archived is not None:
+            return _Found(archived, path, line, written, "lock", True)
         return _Found(None, path, line, written, "direct-reference", True)
     if lock_pins:
         pinned = _exact_pin(req.specifier)
@@ -337,6 +354,21 @@ def _from_requirement(text: str, path: Path, line: int, *, lock_pins: bool) -> _
     if not len(req.specifier):
         return _Found(None, path, line, written, "specifier", False)
     return _Found(lowest_allowed(req.specifier), path, line, written, "specifier", True)
+
+
+def _archive_version(reference: str) -> Version | None:
+    """The version a verl wheel or sdist file name states (``.../verl-0.8.0-py3-none-any.whl``), else None."""
+    base = re.split(r"[/\\]", re.split(r"[#?]", reference, maxsplit=1)[0].rstrip("/\\"))[-1]
+    try:
+        if base.endswith(".whl"):
+            name, version, _, _ = parse_wheel_filename(base)
+        elif base.endswith((".tar.gz", ".zip")):
+            name, version = parse_sdist_filename(base)
+        else:
+            return None
+    except (InvalidWheelFilename, InvalidSdistFilename, InvalidVersion):
+        return None
+    return version if name == _VERL else None
 
 
 def _exact_pin(specifier: SpecifierSet) -> Version | None:
@@ -401,15 +433,17 @@ def _read_locks(root: Path) -> Iterator[_Found]:
         packages = data.get("package")
         if not isinstance(packages, list):
             continue
-        cursor = 0
-        for entry in packages:
+        # the k-th [[package]] header holds the k-th entry; its first ``name =`` line is the entry's line
+        headers = [m.end() for m in re.finditer(r"^[ \t]*\[\[[ \t]*package[ \t]*\]\]", raw, re.MULTILINE)]
+        for index, entry in enumerate(packages):
             if not isinstance(entry, dict) or not isinstance(entry.get("name"), str):
                 continue
             if not _is_verl(entry["name"]):
                 continue
-            m = re.compile(r"^\s*name\s*=\s*[\"']" + re.escape(entry["name"]) + r"[\"']", re.MULTILINE).search(raw, cursor)
-            line = raw.count("\n", 0, m.start()) + 1 if m else 1
-            cursor = m.end() if m else cursor
+            line = 1
+            if len(headers) == len(packages):
+                m = re.compile(r"^[ \t]*name[ \t]*=", re.MULTILINE).search(raw, headers[index])
+                line = raw.count("\n", 0, m.start() if m else headers[index]) + 1
             raw_version = entry.get("version")
             direct = _lock_entry_is_direct(name, entry)
             version: Version | None = None
@@ -492,6 +526,10 @@ def _pyproject_uv_sources(data: dict[str, Any], raw: str, path: Path) -> Iterato
     tool = data.get("tool")
     uv = tool.get("uv") if isinstance(tool, dict) else None
     sources = uv.get("sources") if isinstance(uv, dict) else None
+    if isinstance(uv, dict):  # uv's legacy dev group and its overrides declare versions too
+        start = _offset_of_table(raw, "tool.uv")
+        for key in ("dev-dependencies", "override-dependencies"):
+            yield from _pep508_list(_strings(uv.get(key)), raw, path, start)
     if not isinstance(sources, dict):
         return
     for name, source in sources.items():
@@ -544,6 +582,13 @@ def _pyproject_poetry(data: dict[str, Any], raw: str, path: Path) -> Iterator[_F
 
 def _from_poetry(constraint: Any, path: Path, line: int, written: str) -> _Found | None:
     if isinstance(constraint, dict):
+        markers = constraint.get("markers")
+        if isinstance(markers, str):
+            try:
+                if not _marker_holds(Marker(markers)):
+                    return None
+            except InvalidMarker:
+                pass  # unparsable: the declaration counts (the safe side)
         if {"git", "path", "url"} & set(constraint):
             return _Found(None, path, line, written, "direct-reference", True)
         constraint = constraint.get("version")
@@ -627,7 +672,8 @@ def _read_setup_cfg(root: Path) -> Iterator[_Found]:
         values += [("options.extras_require", v) for _, v in parser.items("options.extras_require")]
     for section, value in values:
         start = _offset_of_table(raw, section)
-        for text in value.splitlines():
+        # setuptools' list-semi: a dangling list is one requirement a line, a one-line value splits on ";"
+        for text in value.splitlines() if "\n" in value else value.split(";"):
             text = text.split(" #", 1)[0].strip()
             if not text or text.startswith("#"):
                 continue
@@ -642,7 +688,9 @@ def _read_setup_py(root: Path) -> Iterator[_Found]:
         return
     try:
         raw = path.read_bytes()
-        tree = ast.parse(raw, filename=str(path))
+        with warnings.catch_warnings():  # the project's invalid escapes are not the tool's to report
+            warnings.simplefilter("ignore")
+            tree = ast.parse(raw, filename=str(path))
     except _UNREADABLE:
         return
     literals = _single_literal_assignments(tree)
@@ -660,16 +708,31 @@ def _read_setup_py(root: Path) -> Iterator[_Found]:
 
 
 def _single_literal_assignments(tree: ast.Module) -> dict[str, ast.expr]:
-    """Module-level names bound exactly once in the whole module, by ``NAME = <expr>``."""
+    """Module-level names bound exactly once in the whole module, by ``NAME = <expr>``, and never
+    imported, defined, deleted or touched through an attribute or subscript (``REQS.append(...)``)."""
     counts: dict[str, int] = {}
+
+    def bump(name: str, by: int = 1) -> None:
+        counts[name] = counts.get(name, 0) + by
+
     for node in ast.walk(tree):
         if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
-            counts[node.id] = counts.get(node.id, 0) + 1
+            bump(node.id)
+        elif isinstance(node, (ast.Attribute, ast.Subscript)) and isinstance(node.value, ast.Name):
+            bump(node.value.id, 2)
+        elif isinstance(node, ast.alias):
+            bump((node.asname or node.name).split(".")[0], 2)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            bump(node.name, 2)
     values: dict[str, ast.expr] = {}
     for stmt in tree.body:
-        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
-            if counts.get(stmt.targets[0].id) == 1:
-                values[stmt.targets[0].id] = stmt.value
+        if (
+            isinstance(stmt, ast.Assign)
+            and len(stmt.targets) == 1
+            and isinstance(stmt.targets[0], ast.Name)
+            and counts.get(stmt.targets[0].id) == 1
+        ):
+            values[stmt.targets[0].id] = stmt.value
     return values
 
 
@@ -746,7 +809,7 @@ def _read_requirements(path: Path, seen: set[Path]) -> Iterator[_Found]:
                 continue  # --index-url, --hash, -f ...: no requirement
             option, value = m.group(1), m.group(2).strip()
             if option in ("-r", "--requirement"):
-                yield from _read_requirements(path.parent / value.split()[0], seen)
+                yield from _read_requirements(Path(os.path.normpath(path.parent / value.split()[0])), seen)
             elif option in ("-e", "--editable"):
                 found = _from_reference(value.split()[0], path, line, text)
                 if found is not None:
@@ -778,6 +841,9 @@ def _from_reference(reference: str, path: Path, line: int, written: str) -> _Fou
         bare = re.sub(r"\[.*\]$", "", reference.split("#", 1)[0]).rstrip("/\\")
         name = re.split(r"[/\\]", bare)[-1] if bare else ""
         name = re.sub(r"\.git$", "", name.split("@", 1)[0])
+    archived = _archive_version(reference)
+    if archived is not None:
+        return _Found(archived, path, line, written, "lock", True)
     if not name or not re.fullmatch(r"[A-Za-z0-9._-]+", name) or not _is_verl(name):
         return None
     return _Found(None, path, line, written, "direct-reference", True)
