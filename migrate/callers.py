@@ -537,24 +537,28 @@ def plan(files: Sequence[str], diagnostics: Sequence[Diagnostic], settings: Sett
         if problem:
             reasons[fq] = problem
             return False
+        # every caller is examined and every one that blocks is named, not just the first
+        blocked: list[str] = []
         for s in sites:
             if s.config is not None:
                 continue
             if s.caller is None:
-                reasons[fq] = f"its caller at {s.path}:{s.line} ({s.caller_scope}) has no config in scope"
-                return False
-            if s.caller in visiting:
-                reasons[fq] = f"it is called recursively through `{s.caller_scope}`"
-                return False
-            if level >= depth:
-                reasons[fq] = f"its caller `{s.caller_scope}` ({s.path}:{s.line}) has no config in scope and the call chain is deeper than {depth}"
-                return False
-            if not decide(s.caller, level + 1, visiting | {fq}):
-                reasons[fq] = (
+                blocked.append(f"its caller at {s.path}:{s.line} ({s.caller_scope}) has no config in scope")
+            elif s.caller in visiting:
+                blocked.append(f"it is called recursively through `{s.caller_scope}`")
+            elif level >= depth:
+                blocked.append(
+                    f"its caller `{s.caller_scope}` ({s.path}:{s.line}) has no config in scope "
+                    f"and the call chain is deeper than {depth}"
+                )
+            elif not decide(s.caller, level + 1, visiting | {fq}):
+                blocked.append(
                     f"its caller `{s.caller_scope}` ({s.path}:{s.line}) has no config in scope "
                     f"and cannot be threaded: {reasons[s.caller]}"
                 )
-                return False
+        if blocked:
+            reasons[fq] = "; ".join(dict.fromkeys(blocked))
+            return False
         threadable.add(fq)
         return True
 

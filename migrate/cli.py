@@ -64,6 +64,20 @@ def _common_options(func: Callable) -> Callable:
             default=None,
             help="Write get_ppo_ray_runtime_env(config=...) instead of a positional argument.",
         ),
+        click.option(
+            "--verl-version",
+            metavar="X.Y[.Z]",
+            default=None,
+            help="The verl release the project runs (target version): below 0.9.0 the "
+            "runtime function takes no config and its calls are left alone (PPO005). "
+            "An in-tree copy of verl still decides first.",
+        ),
+        click.option(
+            "--show-notices",
+            is_flag=True,
+            help="Also list notices (PPO005, calls whose callee takes no config); "
+            "they never fail the run.",
+        ),
         click.option("--select", multiple=True, metavar="CODES", help="Rule codes to enable."),
         click.option("--ignore", multiple=True, metavar="CODES", help="Rule codes to disable."),
         click.option(
@@ -124,6 +138,8 @@ def _load(paths: Sequence[str], opts: dict):
         "force_exclude": opts["force_exclude"],
         "respect_gitignore": opts["respect_gitignore"],
         "output_format": opts["output_format"],
+        "verl_version": opts["verl_version"],
+        "show_notices": opts["show_notices"] or None,
     }
     try:
         return load_settings(paths or ["."], **overrides)
@@ -283,7 +299,13 @@ def check(
                 else ""
             )
             click.echo(f"Added {added} noqa directive{'s' if added != 1 else ''}{note}.", err=True)
-    emit(settings.output_format, diagnostics, sys.stdout, root=_root(settings))
+    emit(
+        settings.output_format,
+        diagnostics,
+        sys.stdout,
+        root=_root(settings),
+        show_notices=settings.show_notices,
+    )
     for e in errors:
         click.echo(f"ppo-migrate: {e}", err=True)
     if errors:
@@ -362,6 +384,7 @@ def apply(
     **opts,
 ) -> None:
     """Pass the config in scope to every configless call; list the calls with none."""
+    from ppo_migrate.diagnostics import NOTICE_CODES
     from ppo_migrate.output import emit
     from ppo_migrate.runner import Mode, run
 
@@ -419,15 +442,17 @@ def apply(
     errors = [f"{o.path}: {o.internal_error}" for o in outcomes if o.internal_error]
     fixed = sum(o.fixed for o in outcomes)
     changed = sum(1 for o in outcomes if o.fixed or o.imports)
+    notices: list[str] = []
     if concise:
-        from ppo_migrate.output.concise_format import format_line
+        from ppo_migrate.output.concise_format import format_line, listed, notice_summary
 
-        for d in diagnostics:
+        for d in listed(diagnostics, show_notices=settings.show_notices):
             click.echo(format_line(d))
+        notices = notice_summary(diagnostics)
     elif paths != ("-",) or settings.output_format != "concise":
         emit(settings.output_format, diagnostics, sys.stdout, root=_root(settings))
     verb = "Would rewrite" if diff else "Rewrote"
-    remaining = len(diagnostics)
+    remaining = sum(1 for d in diagnostics if d.code not in NOTICE_CODES)
     threaded_note = (
         f"; threaded the config through {len(threaded)} file{'s' if len(threaded) != 1 else ''}"
         if threaded
@@ -439,6 +464,8 @@ def apply(
         f"finding{'s' if remaining != 1 else ''} remain{'s' if remaining == 1 else ''}."
     )
     click.echo(summary, err=not concise or paths == ("-",))
+    for line in notices:
+        click.echo(line)
     for e in errors:
         click.echo(f"ppo-migrate: {e}", err=True)
     if errors:
@@ -470,7 +497,9 @@ def rule(code: str | None, show_all: bool) -> None:
     if r is None:
         _fail(f"unknown rule code {code!r}; see `ppo-migrate rule --all`")
     assert r is not None
-    what, _, why = r.description.partition("\n\n")
+    what, _, why = r.description.rpartition("\n\n")
+    if not what:  # one paragraph: it says what the rule does
+        what, why = why, what
     click.echo(f"# {r.name} ({r.code})\n")
     click.echo("Fix is always available.\n" if r.fixable else "Fix is not available.\n")
     click.echo(f"## What it does\n{what}\n")

@@ -146,6 +146,54 @@ RULES: dict[str, Rule] = {
             "    env = get_ppo_ray_runtime_env()  # PPO004 (shown with --show-shims)\n",
         ),
         Rule(
+            "PPO005",
+            "callee-takes-no-config",
+            "the get_ppo_ray_runtime_env() this call binds to takes no config",
+            "Lists a configless call whose callee in effect is a definition without a config "
+            "parameter: an in-tree copy of verl (a fork, a `verl/` checkout installed with "
+            "`pip install -e`) still defining `def get_ppo_ray_runtime_env():`, or a verl "
+            "release before 0.9.0 (0.5.0-0.8.0) that the project pins, that `verl-version` "
+            "names or that is installed. Passing a config there raises `TypeError: "
+            "get_ppo_ray_runtime_env() takes 0 positional arguments but 1 was given` at "
+            "trainer start-up, so the call is left as it is and never fails the run. Which "
+            "definition is in effect is decided per call, in this order (the first that "
+            "knows decides):\n\n"
+            "| source | what is read |\n"
+            "| --- | --- |\n"
+            "| in-tree definition | the `def` in the copy of the callee's package the calling "
+            "file sees (nearest `verl/` package or `verl/verl` checkout above it), read with "
+            "`ast` through re-exports |\n"
+            "| `verl-version` | `[tool.ppo-migrate] verl-version` or `--verl-version X.Y[.Z]` |\n"
+            "| declared dependency | a lock file's version (`uv.lock`, `poetry.lock`, "
+            "`pdm.lock`, `requirements*.txt` `==`), else the lowest version any specifier "
+            "allows (`[project]` dependencies, extras, `[dependency-groups]`, requirements "
+            "files, `setup.cfg`, `setup.py`); a direct reference has no version |\n"
+            "| installed verl | the source (else the version) of the verl installed beside "
+            "ppo-migrate |\n"
+            "| nothing known | the newest signature: a config is accepted |\n\n"
+            "A version below 0.9.0 (verl PR #6976's first release) takes no config. The "
+            "concise output lists these calls only with `--show-notices` and always counts "
+            "them in its summary; JSON, SARIF (level note), GitHub (notice) and JUnit always "
+            "carry them.\n\n"
+            "Nothing fails as the call stands: the definition it binds to sets "
+            "CUDA_DEVICE_MAX_CONNECTIONS=1 for every run, as verl did before PR #6976, so "
+            "FSDP-style runs keep the serialised streams (lost throughput) and Megatron runs "
+            "keep working. Passing a config there would crash the trainer at start-up; the "
+            "notice names the definition or pin that decided, so the migration can go on "
+            "once that copy or pin moves to verl>=0.9.0.",
+            "Update the in-tree copy to verl PR #6976's `get_ppo_ray_runtime_env(config=None)` "
+            "or require verl>=0.9.0, then run `ppo-migrate apply` again; or run `ppo-migrate "
+            "apply --use-ppo-runtime`, which imports the function from ppo_runtime (which "
+            "takes a config) and passes the config in the same run. The definition itself is "
+            "never edited.",
+            "# verl/verl/trainer/constants_ppo.py (a vendored copy, before PR #6976)\n"
+            "def get_ppo_ray_runtime_env():\n"
+            "    ...\n\n"
+            "# recipe/main.py\n"
+            "def run_ppo(config):\n"
+            "    ray.init(runtime_env=get_ppo_ray_runtime_env())  # PPO005: left as it is\n",
+        ),
+        Rule(
             "PPO901",
             "unreadable-file",
             "the file cannot be read or decoded",
@@ -190,7 +238,9 @@ RULES: dict[str, Rule] = {
 }
 
 
-INFORMATIONAL_CODES = frozenset({"PPO004"})
+INFORMATIONAL_CODES = frozenset({"PPO004", "PPO005"})
+#: Informational codes the concise output lists only when asked (``--show-notices``).
+NOTICE_CODES = frozenset({"PPO005"})
 
 
 @dataclass(frozen=True)
@@ -255,6 +305,9 @@ class Diagnostic:
             ``"Launcher.start"``, ``"main.<locals>.init_cluster"``.
         fix: the fix, or ``None``.
         related: related locations, e.g. callers with a config.
+        callee: for a target call, which definition it binds to and which source
+            decided (see :mod:`ppo_migrate.analysis.signatures`); empty when
+            nothing was known and the newest signature was assumed.
     """
 
     path: str
@@ -267,6 +320,7 @@ class Diagnostic:
     scope: str = "<module>"
     fix: Fix | None = None
     related: tuple[Related, ...] = field(default=())
+    callee: str = ""
 
     @property
     def fixable(self) -> bool:
@@ -280,7 +334,7 @@ class Diagnostic:
 
     @property
     def informational(self) -> bool:
-        """True for findings that never change the exit code (PPO004 shims)."""
+        """True for findings that never change the exit code (PPO004 shims, PPO005 notices)."""
         return self.code in INFORMATIONAL_CODES
 
     def sort_key(self) -> tuple[str, int, int, str]:

@@ -53,7 +53,9 @@ def _markdown(text: str) -> str:
 
 
 def _section(rule: Rule) -> str:
-    what, _, why = (_markdown(p) for p in rule.description.partition("\n\n"))
+    what, _, why = (_markdown(p) for p in rule.description.rpartition("\n\n"))
+    if not what:  # one paragraph: it says what the rule does
+        what, why = why, what
     parts = [f"## {heading(rule)}", ""]
     parts.append(f"> {_markdown(rule.summary)}")
     parts.append("")
@@ -61,6 +63,11 @@ def _section(rule: Rule) -> str:
         parts.append("Fix is always available: `ppo-migrate apply` makes it.")
     elif rule.code == "PPO004":
         parts.append("Informational: listed only with `check --show-shims`; never fails a run.")
+    elif rule.code == "PPO005":
+        parts.append(
+            "Informational: never fails a run; concise output counts it in the summary and "
+            "lists it with `--show-notices`."
+        )
     else:
         parts.append("Fix is not available.")
     parts += ["", "### What it does", "", what]

@@ -15,6 +15,7 @@ files without ``[tool.ruff]``). Keys are kebab-case::
     respect-gitignore = true
     force-exclude = false
     output-format = "concise"    # concise | json | github | sarif | junit
+    verl-version = "0.8.0"       # the verl the project runs (target version); see PPO005
     select = ["PPO"]             # rule-code prefixes; empty = every rule
     ignore = ["PPO002"]
 
@@ -119,6 +120,10 @@ class Settings:
         unsafe_fixes: ``apply`` also makes unsafe fixes (ruff's term: the config
             passed is only possibly bound at the call); ``unsafe-fixes`` key or
             ``--unsafe-fixes``.
+        verl_version: the verl release the project runs (``X.Y`` or ``X.Y.Z``), which
+            decides whether the callee takes a config when no in-tree copy does
+            (see :mod:`ppo_migrate.analysis.signatures`); ``None``: not set.
+        show_notices: list notices (PPO005) in concise output too; command line only.
     """
 
     targets: tuple[str, ...] = DEFAULT_TARGETS
@@ -135,6 +140,8 @@ class Settings:
     show_shims: bool = False
     use_ppo_runtime: bool = False
     unsafe_fixes: bool = False
+    verl_version: str | None = None
+    show_notices: bool = False
 
     @property
     def target_names(self) -> frozenset[str]:
@@ -273,11 +280,11 @@ _BOOL_KEYS = {
     "force-exclude": "force_exclude",
     "unsafe-fixes": "unsafe_fixes",
 }
-_STR_KEYS = {"output-format": "output_format"}
+_STR_KEYS = {"output-format": "output_format", "verl-version": "verl_version"}
 _ALL_KEYS = {**_LIST_KEYS, **_BOOL_KEYS, **_STR_KEYS}
 _PY_TO_KEBAB = {v: k for k, v in _ALL_KEYS.items()}
 _OVERRIDE_NAMES = frozenset(f.name for f in fields(Settings)) | {"extend_targets"}
-_CLI_ONLY_BOOLS = frozenset({"show_shims", "use_ppo_runtime"})
+_CLI_ONLY_BOOLS = frozenset({"show_shims", "use_ppo_runtime", "show_notices"})
 #: The command-line option of each override, as error messages name it.
 _CLI_OPTIONS = {
     "targets": "--target",
@@ -292,6 +299,7 @@ _CLI_OPTIONS = {
     "output_format": "--output-format",
     "select": "--select",
     "ignore": "--ignore",
+    "verl_version": "--verl-version",
 }
 
 
@@ -375,9 +383,21 @@ def _validate(where: str, key: str, value: object, label: str | None = None) -> 
         if not isinstance(value, bool):
             raise ConfigError(f"{where} {label}: expected a bool, got {_type_name(value)}")
         return value
-    # output-format
     if not isinstance(value, str):
         raise ConfigError(f"{where} {label}: expected a string, got {_type_name(value)}")
+    if key == "verl-version":
+        from packaging.version import InvalidVersion, Version
+
+        try:
+            version = Version(value)
+        except InvalidVersion:
+            version = None
+        if version is None or len(version.release) not in (2, 3):
+            raise ConfigError(
+                f"{where} {label}: {value!r} is not a verl release (X.Y or X.Y.Z, e.g. '0.8.0')"
+            )
+        return str(version)
+    # output-format
     if value not in OUTPUT_FORMATS:
         raise ConfigError(
             f"{where} {label}: expected one of {', '.join(OUTPUT_FORMATS)}, got {value!r}"

@@ -302,3 +302,47 @@ def test_never_threads_a_function_defined_more_than_once(tmp_path: Path, src: st
     assert proc.returncode == 1
     assert (tmp_path / "m.py").read_text() == src
     assert f"cannot be threaded: it is defined more than once ({lines})" in proc.stdout, proc.stdout
+
+
+def test_cannot_be_threaded_names_every_caller_it_examined(tmp_path: Path) -> None:
+    """Issue 12: the chain named only the first blocking caller; every one is named now."""
+    _write(tmp_path, {"m.py": IMP + textwrap.dedent("""
+        def init_ray(address):
+            return get_ppo_ray_runtime_env()
+
+        def serve():
+            return init_ray("auto")
+
+        def debug():
+            return init_ray("local")
+
+        def run_ppo(config):
+            return init_ray("auto")
+        """)})
+    proc = run_cli("check", "m.py", cwd=tmp_path)
+    assert proc.returncode == 1
+    (finding,) = [line for line in proc.stdout.splitlines() if ": PPO002 " in line]
+    assert finding.startswith(
+        "m.py:4:12: PPO002 `get_ppo_ray_runtime_env()` called without a config and no config is in scope in `init_ray`"
+    )
+    assert finding.endswith(
+        "`init_ray` cannot be threaded: its caller `serve` (m.py:7) has no config in scope and cannot be "
+        "threaded: no call of it was found in the analysed paths (it may be called from outside them); "
+        "its caller `debug` (m.py:10) has no config in scope and cannot be threaded: no call of it was "
+        "found in the analysed paths (it may be called from outside them)"
+    ), finding
+
+
+def test_ppo002_quotes_the_call_as_written(tmp_path: Path) -> None:
+    _write(tmp_path, {"m.py": IMP + textwrap.dedent("""
+        def init_ray(address):
+            return get_ppo_ray_runtime_env(None), get_ppo_ray_runtime_env(
+                config=None,
+            )
+        """)})
+    proc = run_cli("check", "m.py", cwd=tmp_path)
+    lines = [line for line in proc.stdout.splitlines() if ": PPO002 " in line]
+    assert [line.split(" called without")[0] for line in lines] == [
+        "m.py:4:12: PPO002 `get_ppo_ray_runtime_env(None)`",
+        "m.py:4:43: PPO002 `get_ppo_ray_runtime_env(config=None,)`",
+    ]

@@ -478,13 +478,13 @@ def test_unknown_rule_code_is_a_configuration_error(shared_tree: Path, tmp_path:
         ppo("check", "--select", "XYZ", cwd=shared_tree),
         ppo("check", "--ignore", "PPO001,PPO0077", "--exit-zero", cwd=shared_tree),
         ppo("check", cwd=root),
-        ppo("apply", "--diff", "--select", "PPO005", cwd=shared_tree),
+        ppo("apply", "--diff", "--select", "PPO009", cwd=shared_tree),
     )
     for r, needle in (
         (select, "command line: --select: unknown rule code 'XYZ'"),
         (ignore, "command line: --ignore: unknown rule code 'PPO0077'"),
         (from_file, "pyproject.toml: [tool.ppo-migrate] ignore: unknown rule code 'PPO95'"),
-        (apply_select, "command line: --select: unknown rule code 'PPO005'"),
+        (apply_select, "command line: --select: unknown rule code 'PPO009'"),
     ):
         assert r.returncode == 2, (r.stdout, r.stderr)
         assert r.stdout == ""

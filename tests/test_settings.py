@@ -250,7 +250,7 @@ def test_override_errors_name_the_real_option(proj: Path, overrides: dict, optio
     assert str(e.value).startswith(f"command line: {option}: ")
 
 
-@pytest.mark.parametrize("code", ["XYZ", "PPO005", "PPO0011", "E501", "PPOX"])
+@pytest.mark.parametrize("code", ["XYZ", "PPO009", "PPO0011", "E501", "PPOX"])
 @pytest.mark.parametrize("option", ["select", "ignore"])
 def test_unknown_rule_code_is_an_error(proj: Path, option: str, code: str) -> None:
     """Bug: an unknown code selected nothing, so every rule was silently off."""

@@ -1,80 +1,111 @@
-"""Real input: verl's published wheels still carry the legacy call.
+"""Real input: verl's published wheels, each read as the tree it is.
 
-``apply`` on the whole unpacked package changes exactly one call, in
-``verl/trainer/main_ppo.py``, to ``get_ppo_ray_runtime_env(config)`` — the very
-edit verl PR #6976 made by hand — and leaves every other byte of every file as
-it was; ``check`` afterwards is clean. Needs the package index (CI has it).
+In verl 0.5.0-0.8.0 ``get_ppo_ray_runtime_env()`` takes no argument, and the wheel's own
+``verl/trainer/main_ppo.py`` binds to that definition: the call is left alone (PPO005),
+no byte of the tree changes and ``check`` passes. In 0.9.x (the first releases with verl
+PR #6976) nothing is configless. A pre-0.9 trainer tree taken out of its package and
+placed beside a ``pyproject.toml`` requiring ``verl>=0.9`` is rewritten, exactly as PR
+#6976 rewrote ``main_ppo.py`` by hand. Needs the package index (CI has it).
 """
 
 from __future__ import annotations
 
+import json
 import shutil
-import subprocess
-import sys
-import zipfile
 from pathlib import Path
 
 import pytest
 
 from cli_helpers import run_cli
+from verl_wheels import unpack
 
 pytestmark = pytest.mark.network
 
-
-def _download(version: str, dest: Path) -> Path:
-    proc = subprocess.run(
-        [sys.executable, "-m", "pip", "download", "--no-deps", "-q", "-d", str(dest), f"verl=={version}"],
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    if proc.returncode != 0:
-        pytest.fail(f"could not download verl=={version}: {proc.stderr.strip().splitlines()[-1:]}")
-    (wheel,) = dest.glob(f"verl-{version}-*.whl")
-    return wheel
+#: The call in each release's ``verl/trainer/main_ppo.py`` and the line of the definition.
+PRE_PR_6976 = {
+    "0.5.0": (b"            runtime_env=get_ppo_ray_runtime_env(),\n", 28),
+    "0.6.1": (None, None),
+    "0.7.1": (None, None),
+    "0.8.0": (b"        default_runtime_env = get_ppo_ray_runtime_env()\n", 50),
+}
 
 
 def _files(root: Path) -> dict[str, bytes]:
     return {str(p.relative_to(root)): p.read_bytes() for p in root.rglob("*") if p.is_file()}
 
 
-@pytest.mark.parametrize(
-    ("version", "before", "after"),
-    [
-        (
-            "0.8.0",
-            b"        default_runtime_env = get_ppo_ray_runtime_env()\n",
-            b"        default_runtime_env = get_ppo_ray_runtime_env(config)\n",
-        ),
-        (
-            "0.5.0",
-            b"            runtime_env=get_ppo_ray_runtime_env(),\n",
-            b"            runtime_env=get_ppo_ray_runtime_env(config),\n",
-        ),
-    ],
-)
-def test_apply_on_published_verl_wheel(tmp_path: Path, version: str, before: bytes, after: bytes) -> None:
-    wheel = _download(version, tmp_path / "dl")
-    pristine = tmp_path / "pristine"
-    with zipfile.ZipFile(wheel) as zf:
-        zf.extractall(pristine)
-    work = tmp_path / "work"
-    shutil.copytree(pristine / "verl", work / "verl")
+@pytest.mark.parametrize("version", sorted(PRE_PR_6976))
+def test_pre_pr_6976_wheel_binds_to_its_own_zero_argument_definition(tmp_path: Path, version: str) -> None:
+    work = unpack(version, tmp_path / "work")
     original = _files(work)
-    assert sum(name.endswith(".py") for name in original) > 250
+    assert sum(name.endswith(".py") for name in original) > 200
 
-    proc = run_cli("apply", "verl", cwd=work)
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert proc.stdout.splitlines()[0] == "Rewrote verl/trainer/main_ppo.py (1 call)"
+    check = run_cli("check", "verl", "--output-format", "json", cwd=work)
+    assert check.returncode == 0, check.stdout + check.stderr
+    diagnostics = json.loads(check.stdout)
+    assert diagnostics, "the wheel's trainer calls the runtime function without a config"
+    assert {d["code"] for d in diagnostics} == {"PPO005"}
+    line = PRE_PR_6976[version][1]
+    for d in diagnostics:
+        assert d["callee"].startswith("`verl/trainer/constants_ppo.py:")
+        assert d["callee"].endswith("` defines `get_ppo_ray_runtime_env()` without a config parameter")
+        if line is not None:
+            assert d["callee"].startswith(f"`verl/trainer/constants_ppo.py:{line}`")
 
-    migrated = _files(work)
-    assert migrated.keys() == original.keys()
+    apply = run_cli("apply", "verl", cwd=work)
+    assert apply.returncode == 0, apply.stdout + apply.stderr
+    assert "Rewrote 0 calls in 0 files; 0 findings remain." in apply.stdout
+    assert _files(work) == original
+
+
+@pytest.mark.parametrize("version", ["0.9.0", "0.9.1"])
+def test_pr_6976_wheels_have_nothing_configless(tmp_path: Path, version: str) -> None:
+    work = unpack(version, tmp_path / "work")
+    check = run_cli("check", "verl", "--output-format", "json", cwd=work)
+    assert check.returncode == 0, check.stdout + check.stderr
+    assert json.loads(check.stdout) == []
+
+
+@pytest.mark.parametrize(("version", "before", "after"), [
+    ("0.8.0", b"        default_runtime_env = get_ppo_ray_runtime_env()\n",
+     b"        default_runtime_env = get_ppo_ray_runtime_env(config)\n"),
+    ("0.5.0", b"            runtime_env=get_ppo_ray_runtime_env(),\n",
+     b"            runtime_env=get_ppo_ray_runtime_env(config),\n"),
+])
+def test_trainer_tree_beside_a_verl_0_9_requirement_is_rewritten(
+    tmp_path: Path, version: str, before: bytes, after: bytes
+) -> None:
+    """The trainer modules without their verl package: the project's pin decides."""
+    unpacked = unpack(version, tmp_path / "wheel")
+    project = tmp_path / "project"
+    shutil.copytree(unpacked / "verl" / "trainer", project / "trainer")
+    (project / "pyproject.toml").write_text(
+        '[project]\nname = "trainer"\nversion = "0.1.0"\ndependencies = ["verl>=0.9"]\n'
+    )
+    original = _files(project)
+    proc = run_cli("apply", ".", cwd=project)
+    assert proc.returncode in (0, 1), proc.stdout + proc.stderr
+    assert "Rewrote trainer/main_ppo.py (1 call)" in proc.stdout.splitlines()
+    migrated = _files(project)
     changed = sorted(k for k in original if original[k] != migrated[k])
-    assert changed == ["verl/trainer/main_ppo.py"]
-    old, new = original["verl/trainer/main_ppo.py"], migrated["verl/trainer/main_ppo.py"]
+    assert changed == ["trainer/main_ppo.py"]
+    old, new = original["trainer/main_ppo.py"], migrated["trainer/main_ppo.py"]
     assert old.count(before) == 1
     assert new == old.replace(before, after)
 
-    check = run_cli("check", "verl", cwd=work)
-    assert check.returncode == 0, check.stdout
-    assert check.stdout.strip() == "All checks passed!"
+
+def test_use_ppo_runtime_rewrites_a_pre_pr_6976_wheel(tmp_path: Path) -> None:
+    """``--use-ppo-runtime`` moves the import to ppo_runtime, whose function takes a config,
+    and passes the config in the same run; the definition itself is never edited."""
+    work = unpack("0.8.0", tmp_path / "work")
+    original = _files(work)
+    proc = run_cli("apply", "verl", "--use-ppo-runtime", cwd=work)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    migrated = _files(work)
+    changed = sorted(k for k in original if original[k] != migrated[k])
+    assert changed == ["verl/trainer/main_ppo.py"]
+    new = migrated["verl/trainer/main_ppo.py"]
+    assert b"        default_runtime_env = get_ppo_ray_runtime_env(config)\n" in new
+    assert b"from ppo_runtime import get_ppo_ray_runtime_env\n" in new
+    assert b"from verl.trainer.constants_ppo import get_ppo_ray_runtime_env" not in new
+    assert migrated["verl/trainer/constants_ppo.py"] == original["verl/trainer/constants_ppo.py"]

@@ -7,6 +7,8 @@ For each call whose callee resolves to a target (:mod:`.targets`):
 * a call that passes a config → nothing;
 * an ambiguous callee → PPO003;
 * a compatibility shim (:mod:`.shims`) → PPO004 (listed with ``show_shims``);
+* a callee in effect that takes no config (:mod:`.signatures`, issue 12: an
+  in-tree copy or a verl release before 0.9.0) → PPO005, left as it is;
 * a config to pass (:mod:`.configs`) → PPO001 with a fix (an :class:`Edit` in
   1-based code-point positions of the original text; ``applicability`` ``"safe"``
   when the config is certainly bound at the call, ``"unsafe"`` when possibly);
@@ -19,7 +21,6 @@ line suppresses it; ``select``/``ignore`` filter the codes.
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from ppo_migrate.analysis.module import ParsedModule, SourceProblem, parse, syntax_problem
@@ -30,11 +31,6 @@ if TYPE_CHECKING:
     from ppo_migrate.analysis.configs import ConfigChoice
     from ppo_migrate.analysis.targets import TargetCall
     from ppo_migrate.settings import Settings
-
-#: Called once per configless target call: ``(path, qualified name, call) -> Diagnostic | None``;
-#: a diagnostic returned (PPO005) replaces PPO001/PPO002 for that call (issue 12's hook).
-SignatureHook = Callable[[str, str, ast.Call], "Diagnostic | None"]
-
 
 def analyse(
     text: str,
@@ -57,7 +53,7 @@ def analyse(
 
     Returns:
         The diagnostics, sorted by position: PPO001 (with a :class:`Fix`),
-        PPO002, PPO003, PPO004 (only with ``show_shims``), PPO903.
+        PPO002, PPO003, PPO004 (only with ``show_shims``), PPO005, PPO903.
 
     Raises:
         SourceProblem: the text cannot be analysed (PPO902: a syntax error, too
@@ -170,8 +166,8 @@ class ModuleAnalysis:
         """The enclosing qualified name, as ``__qualname__`` spells it (``"<module>"`` at top)."""
         return qualname(self.frames(node))
 
-    def diagnostics(self, *, hook: SignatureHook | None = None) -> list[Diagnostic]:
-        """See :func:`analyse`; ``hook`` is issue 12's signature check (PPO005)."""
+    def diagnostics(self) -> list[Diagnostic]:
+        """See :func:`analyse`."""
         from ppo_migrate.targets import Verdict
 
         settings = self.settings
@@ -196,7 +192,7 @@ class ModuleAnalysis:
                     + "; not rewritten",
                 )
             else:
-                d = self._configless(t, hook)
+                d = self._configless(t)
             if d is None or not settings.rule_enabled(d.code):
                 continue
             if d.code == "PPO004" and not show_shims:
@@ -207,25 +203,48 @@ class ModuleAnalysis:
         out.sort(key=Diagnostic.sort_key)
         return out
 
-    def _configless(self, t: TargetCall, hook: SignatureHook | None) -> Diagnostic | None:
+    def spelled(self, call: ast.Call) -> str:
+        """The call as written, on one line (runs of whitespace, newlines included, become
+        one space; none after ``(`` or before ``)``): ``get_ppo_ray_runtime_env(None)``."""
+        one_line = " ".join(self.module.source_of(call).split())
+        return one_line.replace("( ", "(").replace(" )", ")")
+
+    def _configless(self, t: TargetCall) -> Diagnostic | None:
         shim = self._shims().why(t.call)
         if shim is not None:
             return self._diagnostic(
                 t, "PPO004", f"`{t.callee}()` is a compatibility shim ({shim}); left as it is"
             )
-        if hook is not None:
-            notice = hook(self.path, t.names[0], t.call)
-            if notice is not None:
-                return notice
+        from dataclasses import replace
+
+        from ppo_migrate.analysis.signatures import callee_signature
+
+        # issue 12: the definition the call binds to decides whether a config may be passed
+        in_effect = callee_signature(self.path, t.names, self.settings)
+        if not in_effect.accepts_config:
+            from ppo_migrate.output.concise_format import NOTICE_SEPARATOR
+
+            return replace(
+                self._diagnostic(
+                    t,
+                    "PPO005",
+                    f"`{self.spelled(t.call)}`{NOTICE_SEPARATOR}{in_effect.reason}; "
+                    f"{in_effect.remedy}",
+                ),
+                callee=in_effect.detail,
+            )
         choice = self.config_at(t.call)
         if choice is None:
             scope = self.scope_name(t.call)
             where = "at module level" if scope == "<module>" else f"in `{scope}`"
-            return self._diagnostic(
-                t,
-                "PPO002",
-                f"`{t.callee}()` called without a config and no config is in scope {where}; "
-                "this entry point must obtain the training config and pass it",
+            return replace(
+                self._diagnostic(
+                    t,
+                    "PPO002",
+                    f"`{self.spelled(t.call)}` called without a config and no config is in "
+                    f"scope {where}; this entry point must obtain the training config and pass it",
+                ),
+                callee=in_effect.detail,
             )
         expression = choice.expression
         fix = Fix(
@@ -233,11 +252,14 @@ class ModuleAnalysis:
             edits=(self._edit(t, expression),),
             applicability=choice.applicability,
         )
-        return self._diagnostic(
-            t,
-            "PPO001",
-            f"`{t.callee}()` called without the config in scope; pass `{expression}`",
-            fix,
+        return replace(
+            self._diagnostic(
+                t,
+                "PPO001",
+                f"`{t.callee}()` called without the config in scope; pass `{expression}`",
+                fix,
+            ),
+            callee=in_effect.detail,
         )
 
     def _shims(self):
@@ -316,4 +338,4 @@ class ModuleAnalysis:
         return [d for d in diagnostics if not is_suppressed(d, comment_lines)]
 
 
-__all__ = ["ModuleAnalysis", "SignatureHook", "SourceProblem", "analyse"]
+__all__ = ["ModuleAnalysis", "SourceProblem", "analyse"]

@@ -36,6 +36,20 @@ def get_emitter(name: str) -> Emitter:
     return module.emit
 
 
-def emit(name: str, diagnostics: Sequence[Diagnostic], stream: TextIO, *, root: Path) -> None:
-    """Write ``diagnostics`` to ``stream`` in format ``name``."""
-    get_emitter(name)(diagnostics, stream, root=root)
+def emit(
+    name: str,
+    diagnostics: Sequence[Diagnostic],
+    stream: TextIO,
+    *,
+    root: Path,
+    show_notices: bool = True,
+) -> None:
+    """Write ``diagnostics`` to ``stream`` in format ``name``.
+
+    ``show_notices`` matters to ``concise`` only, which lists notices (PPO005) only
+    when it is true; every other format always carries them.
+    """
+    if name == "concise":
+        get_emitter(name)(diagnostics, stream, root=root, show_notices=show_notices)
+    else:
+        get_emitter(name)(diagnostics, stream, root=root)

@@ -6,6 +6,12 @@ as ruff says it, ``K more fixable with --unsafe-fixes.`` for unsafe fixes (a
 config only possibly bound at the call).
 Informational findings (PPO004 compatibility shims, listed with ``--show-shims``)
 are listed but not counted as errors: ``N compatibility shims listed (not errors).``
+Notices (PPO005, calls whose callee takes no config) are listed only with
+``--show-notices`` but always summed up, one line per reason::
+
+    4 calls left as they are: `verl/verl/trainer/constants_ppo.py:38` defines
+    `get_ppo_ray_runtime_env()` without a config parameter (pre verl PR #6976);
+    update that copy, or run with --use-ppo-runtime
 """
 
 from __future__ import annotations
@@ -14,7 +20,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TextIO
 
-from ppo_migrate.diagnostics import Diagnostic
+from ppo_migrate.diagnostics import NOTICE_CODES, Diagnostic
+
+#: What separates a notice's call from its reason in its message.
+NOTICE_SEPARATOR = " left as it is: "
 
 
 def format_line(d: Diagnostic) -> str:
@@ -27,12 +36,40 @@ def _safe(d: Diagnostic) -> bool:
     return d.fix is not None and d.fix.applicability == "safe"
 
 
-def emit(diagnostics: Sequence[Diagnostic], stream: TextIO, *, root: Path) -> None:
+def notice_summary(diagnostics: Sequence[Diagnostic]) -> list[str]:
+    """One line per distinct reason of the notices (PPO005) among ``diagnostics``.
+
+    Returns:
+        e.g. ``["4 calls left as they are: <reason>; <remedy>"]``, in the order
+        the reasons first occur; ``[]`` without notices.
+    """
+    counts: dict[str, int] = {}
+    for d in diagnostics:
+        if d.code in NOTICE_CODES:
+            reason = d.message.partition(NOTICE_SEPARATOR)[2] or d.message
+            counts[reason] = counts.get(reason, 0) + 1
+    return [
+        f"{n} call{'s' if n != 1 else ''} left as {'they are' if n != 1 else 'it is'}: {reason}"
+        for reason, n in counts.items()
+    ]
+
+
+def listed(diagnostics: Sequence[Diagnostic], *, show_notices: bool) -> list[Diagnostic]:
+    """The findings the concise output lists: notices only with ``show_notices``."""
+    if show_notices:
+        return list(diagnostics)
+    return [d for d in diagnostics if d.code not in NOTICE_CODES]
+
+
+def emit(
+    diagnostics: Sequence[Diagnostic], stream: TextIO, *, root: Path, show_notices: bool = True
+) -> None:
     """Write the findings and the summary lines (nothing but the summary when clean).
 
-    Informational findings are listed but counted apart from the errors.
+    Informational findings are listed but counted apart from the errors; notices
+    (PPO005) are listed only with ``show_notices`` and always summed up.
     """
-    for d in diagnostics:
+    for d in listed(diagnostics, show_notices=show_notices):
         stream.write(format_line(d) + "\n")
     errors = [d for d in diagnostics if not d.informational]
     n = len(errors)
@@ -46,9 +83,11 @@ def emit(diagnostics: Sequence[Diagnostic], stream: TextIO, *, root: Path) -> No
         unsafe = sum(1 for d in errors if d.fix is not None and not _safe(d))
         if unsafe:
             stream.write(f"{unsafe} more fixable with --unsafe-fixes.\n")
-    shims = len(diagnostics) - n
+    shims = sum(1 for d in diagnostics if d.informational and d.code not in NOTICE_CODES)
     if shims:
         stream.write(
             f"{shims} compatibility shim{'s' if shims != 1 else ''} listed "
             f"(not {'errors' if shims != 1 else 'an error'}).\n"
         )
+    for line in notice_summary(diagnostics):
+        stream.write(line + "\n")

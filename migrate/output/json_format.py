@@ -19,7 +19,9 @@ One object per finding, keys sorted as ruff writes them::
 
 ``fix`` is ``null`` when the finding has no fix. ``related`` (a list of
 ``{"filename", "location", "message"}``) appears only when the finding has
-related locations. ``row`` is 1-based; ``column`` is 1-based and counts Unicode
+related locations; ``callee`` (a string) only when the call's definition in
+effect was decided by something (an in-tree copy, ``verl-version``, the declared
+or installed verl; PPO005 always has it). ``row`` is 1-based; ``column`` is 1-based and counts Unicode
 code points; ``end_location`` is exclusive.
 
 ``filename`` is absolute, like ruff's: the path as discovered made absolute
@@ -104,6 +106,8 @@ def to_dict(d: Diagnostic) -> dict[str, Any]:
     }
     if d.related:
         out["related"] = [_related(r) for r in d.related]
+    if d.callee:
+        out["callee"] = d.callee
     return out
 
 

@@ -1,0 +1,849 @@
+"""The verl version a project declares, read from its project files without executing anything.
+
+Source of the rules: issue 12 ("Which definition a call binds to", step 3). verl PR #6976 gave
+``get_ppo_ray_runtime_env`` its ``config=None`` parameter; every verl release before 0.9.0 defines
+it without one, so the version a project runs decides whether a rewrite is valid. When the tree
+does not hold the definition itself, this module answers "which verl does this project declare?":
+
+1. A **lock** decides when there is one: ``uv.lock``, ``poetry.lock``, ``pdm.lock`` (``[[package]]``
+   with ``name = "verl"``), exact pins (``==``/``===``) in ``requirements*.txt`` (and the files
+   they include with ``-r``), and a reference to a verl wheel or sdist whose file name states the
+   version (``verl @ https://.../verl-0.8.0-py3-none-any.whl``). Several lock entries: the lowest
+   version decides. A lock entry from git/a URL/a path has no version (uv's ``source``, Poetry's
+   ``[package.source]``, PDM's ``git``/``url``/``path``).
+2. Else a **direct reference** (``verl @ git+...``, ``[tool.uv.sources]``, a Poetry ``git``/``path``
+   dependency, ``-e git+...#egg=verl``) decides: no version (``None``), the project runs whatever
+   that reference holds. It overrides specifiers, as uv's sources do.
+3. Else the **lowest version the specifiers allow**, across every place the project declares verl:
+   ``[project] dependencies``, every ``[project.optional-dependencies]`` extra, every PEP 735
+   ``[dependency-groups]`` group, ``[tool.poetry.*dependencies]`` (``^``/``~`` translated),
+   ``[tool.pdm.dev-dependencies]``, ``[tool.uv] dev-dependencies``/``override-dependencies``,
+   ``requirements*.txt`` (with ``-r`` includes; ``-c`` constraints declare nothing), ``setup.cfg``
+   ``[options] install_requires``/``[options.extras_require]`` and literal ``install_requires``/
+   ``extras_require`` in ``setup.py`` (read with :mod:`ast`; a module-level name bound once to a
+   literal and never imported, mutated or rebound counts as that literal). A bare ``verl`` only
+   decides (with an unknown version) when no other declaration bounds the version.
+
+"Lowest allowed" is the lowest of :data:`KNOWN_VERL_RELEASES` and the versions written in the
+specifier itself (for ``>=``, ``==``, ``~=``, ``===``) that the specifier set contains; the written
+versions are candidates so that ``>=0.8.1`` answers 0.8.1 (a pre-0.9 line) rather than jumping to
+the next known release. Taking the lowest is the safe direction: a lower version can only make a
+rewrite less likely.
+
+Requirement markers are evaluated (with :mod:`packaging.markers`, against the running interpreter)
+only when every variable they name is ``python_version``, ``python_full_version`` or
+``sys_platform``; a requirement whose marker is then false is ignored, any other marker keeps it.
+Anything unparsable (a broken TOML file as a whole, a line, an entry) is skipped; no exception
+leaves :func:`declared_verl`.
+"""
+
+from __future__ import annotations
+
+import ast
+import configparser
+import importlib.metadata
+import os
+import re
+import tomllib
+import warnings
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from packaging.markers import InvalidMarker, Marker
+from packaging.requirements import InvalidRequirement, Requirement
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
+from packaging.utils import InvalidSdistFilename, InvalidWheelFilename, canonicalize_name, parse_sdist_filename, parse_wheel_filename
+from packaging.version import InvalidVersion, Version
+
+__all__ = [
+    "KNOWN_VERL_RELEASES",
+    "PROJECT_FILES",
+    "VerlDeclaration",
+    "declared_verl",
+    "installed_verl",
+    "lowest_allowed",
+]
+
+#: Every verl release on the package index, oldest first, as listed by ``pip index versions verl``
+#: on 2026-12-01. Only used to find the lowest version a specifier set allows (a lower bound), so a
+#: release published later matters only when a specifier excludes every release listed here.
+KNOWN_VERL_RELEASES: tuple[Version, ...] = tuple(
+    Version(v)
+    for v in (
+        "0.1",
+        "0.2",
+        "0.2.0.post1",
+        "0.2.0.post2",
+        "0.3.0.post0",
+        "0.3.0.post1",
+        "0.4.0",
+        "0.4.1",
+        "0.5.0",
+        "0.6.0",
+        "0.6.1",
+        "0.7.0",
+        "0.7.1",
+        "0.8.0",
+        "0.9.0",
+        "0.9.1",
+    )
+)
+
+#: Files whose presence makes a directory a project root (``requirements*.txt`` by pattern).
+PROJECT_FILES: tuple[str, ...] = (
+    "pyproject.toml",
+    "setup.cfg",
+    "setup.py",
+    "uv.lock",
+    "poetry.lock",
+    "pdm.lock",
+    "requirements*.txt",
+)
+
+_VERL = "verl"
+_LOCK_FILES = ("uv.lock", "poetry.lock", "pdm.lock")
+_EVALUATED_MARKER_VARIABLES = frozenset({"python_version", "python_full_version", "sys_platform"})
+_MARKER_KEYWORDS = frozenset({"and", "or", "not", "in"})
+# Errors that mean "this file (or entry) cannot be read": it is skipped, never raised.
+_UNREADABLE = (OSError, UnicodeError, ValueError, SyntaxError, RecursionError, MemoryError, OverflowError, configparser.Error)
+
+
+@dataclass(frozen=True)
+class VerlDeclaration:
+    """What one project file says about the verl the project runs.
+
+    Attributes:
+        version: the version that decides (a lock's resolved version, the lowest version a
+            specifier allows, the installed version); ``None`` when verl is declared but its
+            version is unknown (a direct reference, a git URL, a uv source, a bare ``verl``).
+        path: absolute path string of the file that decided.
+        line: 1-based line of the requirement or lock entry in that file (1 when not known).
+        requirement: the declaration as written, e.g. ``"verl>=0.7.1,<0.9.0"``,
+            ``"verl 0.9.1 (uv.lock)"``, ``"verl @ git+https://...@abc123"``.
+        kind: ``"lock"``, ``"specifier"``, ``"direct-reference"`` or (from :func:`installed_verl`)
+            ``"installed"``.
+        why: one line for ``--explain``/JSON, e.g.
+            ``"lowest version pyproject.toml:31 verl>=0.7.1,<0.9.0 allows"``.
+    """
+
+    version: Version | None
+    path: str
+    line: int
+    requirement: str
+    kind: str
+    why: str
+
+
+def lowest_allowed(specifier: SpecifierSet) -> Version | None:
+    """The lowest version ``specifier`` allows among verl's known releases and its own versions.
+
+    Args:
+        specifier: a PEP 440 specifier set; an empty set allows everything.
+
+    Returns:
+        The lowest candidate the set contains, where the candidates are :data:`KNOWN_VERL_RELEASES`
+        and the versions written in the set's ``>=``/``==``/``~=``/``===`` clauses (wildcards
+        excluded); a known release is preferred when equal (``~=0.9`` gives ``0.9.0``). ``None``
+        when no candidate is allowed (``>0.9.5`` today) or the set is empty (no constraint).
+
+    Examples: ``>=0.7.1,<0.9.0`` → 0.7.1; ``<0.9`` → 0.1; ``>0.8.0`` → 0.9.0; ``~=0.9`` → 0.9.0.
+    """
+    if not len(specifier):
+        return None
+    candidates: dict[Version, Version] = {v: v for v in KNOWN_VERL_RELEASES}
+    for clause in specifier:
+        if clause.operator in (">=", "==", "~=", "===") and not clause.version.endswith(".*"):
+            try:
+                written = Version(clause.version)
+            except InvalidVersion:
+                continue
+            candidates.setdefault(written, written)
+    allowed = [v for v in sorted(candidates.values()) if specifier.contains(v, prereleases=True)]
+    return allowed[0] if allowed else None
+
+
+def declared_verl(start: str | os.PathLike[str], stop: str | os.PathLike[str] | None = None) -> VerlDeclaration | None:
+    """What the project holding ``start`` declares about verl, without executing anything.
+
+    Walks from ``start`` (a file: its directory; a directory: itself) upwards to ``stop``
+    (inclusive; default: the filesystem root) and stops at the first directory holding a project
+    file (:data:`PROJECT_FILES`): that directory's files decide, by the rules in this module's
+    docstring (lock, else direct reference, else the lowest version any specifier allows).
+
+    Args:
+        start: a file or directory path (need not exist; a non-directory counts as a file).
+        stop: the last directory to look in; when it is not an ancestor of ``start`` the walk goes
+            to the filesystem root.
+
+    Returns:
+        The deciding :class:`VerlDeclaration`, or ``None`` when no project file is found or the
+        project root's files do not declare verl (or only with markers false here).
+
+    Raises:
+        Nothing: unreadable or unparsable files and entries are skipped (a ``pyproject.toml``
+        that ``tomllib`` rejects contributes nothing).
+    """
+    here = Path(os.path.abspath(os.fspath(start)))
+    if not here.is_dir():
+        here = here.parent
+    last = Path(os.path.abspath(os.fspath(stop))) if stop is not None else None
+    while True:
+        if _is_project_root(here):
+            return _decide(here)
+        if here == last or here.parent == here:
+            return None
+        here = here.parent
+
+
+def installed_verl() -> VerlDeclaration | None:
+    """The verl distribution installed in this interpreter, from its metadata (verl is not imported).
+
+    Returns:
+        A :class:`VerlDeclaration` of kind ``"installed"`` (``path``: the ``.dist-info``/``.egg-info``
+        directory, ``line`` 1; ``version`` ``None`` when the metadata's version is not PEP 440), or
+        ``None`` when :func:`importlib.metadata.distribution` finds no ``verl`` on ``sys.path``.
+    """
+    try:
+        dist = importlib.metadata.distribution(_VERL)
+    except importlib.metadata.PackageNotFoundError:
+        return None
+    raw = dist.version or ""
+    try:
+        version: Version | None = Version(raw)
+    except InvalidVersion:
+        version = None
+    # PathDistribution (the finder's own class) keeps its metadata directory in ``_path``.
+    location = getattr(dist, "_path", None)
+    path = str(location) if location is not None else str(dist.locate_file(""))
+    return VerlDeclaration(
+        version=version,
+        path=path,
+        line=1,
+        requirement=f"verl {raw} (installed)",
+        kind="installed",
+        why=f"verl {raw} installed in this interpreter ({path})",
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# Walking and deciding
+
+
+def _is_project_root(directory: Path) -> bool:
+    try:
+        if any((directory / name).is_file() for name in PROJECT_FILES if "*" not in name):
+            return True
+        return any(p.is_file() for p in directory.glob("requirements*.txt"))
+    except OSError:
+        return False
+
+
+@dataclass(frozen=True)
+class _Found:
+    """One declaration of verl found in a file, before the project-wide decision."""
+
+    version: Version | None
+    path: Path
+    line: int
+    requirement: str
+    kind: str  # "lock" | "specifier" | "direct-reference"
+    bounded: bool  # a specifier that constrains the version (False for a bare ``verl``)
+
+
+def _decide(root: Path) -> VerlDeclaration | None:
+    found: list[_Found] = []
+    for reader in (_read_locks, _read_pyproject, _read_setup_cfg, _read_setup_py, _read_requirements_files):
+        found.extend(reader(root))
+    locks = [f for f in found if f.kind == "lock"]
+    if locks:
+        known = [f for f in locks if f.version is not None]
+        if known:
+            best = _lowest(known)
+            if best.path.name in _LOCK_FILES:
+                return _declaration(best, f"{_where(root, best)} resolves verl {best.version}")
+            return _declaration(best, f"{_where(root, best)} {best.requirement} pins verl {best.version}")
+        best = locks[0]
+        return _declaration(best, f"{_where(root, best)} resolves verl to a direct reference: version unknown")
+    direct = [f for f in found if f.kind == "direct-reference"]
+    if direct:
+        best = direct[0]
+        return _declaration(best, f"{_where(root, best)} {best.requirement} is a direct reference: version unknown")
+    bounded = [f for f in found if f.kind == "specifier" and f.bounded]
+    if bounded:
+        known = [f for f in bounded if f.version is not None]
+        if known:
+            best = _lowest(known)
+            return _declaration(best, f"lowest version {_where(root, best)} {best.requirement} allows")
+        best = bounded[0]
+        return _declaration(best, f"no known verl release satisfies {_where(root, best)} {best.requirement}")
+    if found:
+        best = found[0]
+        return _declaration(best, f"{_where(root, best)} {best.requirement}: no version constraint")
+    return None
+
+
+def _lowest(found: list[_Found]) -> _Found:
+    """The declaration with the lowest known version; the first one found among equals."""
+    return min(found, key=lambda f: f.version or Version("0"))
+
+
+def _where(root: Path, found: _Found) -> str:
+    try:
+        name = os.path.relpath(found.path, root)
+    except ValueError:  # another drive on Windows
+        name = str(found.path)
+    return f"{name}:{found.line}"
+
+
+def _declaration(found: _Found, why: str) -> VerlDeclaration:
+    return VerlDeclaration(
+        version=found.version,
+        path=str(found.path),
+        line=found.line,
+        requirement=found.requirement,
+        kind=found.kind,
+        why=why,
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# Requirements (PEP 508 strings) and their markers
+
+
+def _is_verl(name: str) -> bool:
+    return canonicalize_name(name) == _VERL
+
+
+def _marker_holds(marker: Marker | None) -> bool:
+    """False only for a marker naming nothing but python_version/python_full_version/sys_platform
+    that is false in the running interpreter; any other marker keeps the requirement."""
+    if marker is None:
+        return True
+    text = re.sub(r"'[^']*'|\"[^\"]*\"", " ", str(marker))
+    variables = {w for w in re.findall(r"[A-Za-z_][A-Za-z_0-9.]*", text) if w not in _MARKER_KEYWORDS}
+    if not variables or not variables <= _EVALUATED_MARKER_VARIABLES:
+        return True
+    try:
+        return bool(marker.evaluate())
+    except (ValueError, TypeError):  # UndefinedComparison, InvalidVersion...: keep it (the safe side)
+        return True
+
+
+def _from_requirement(text: str, path: Path, line: int, *, lock_pins: bool) -> _Found | None:
+    """A PEP 508 string: a verl declaration, or None (another package, unparsable, marker false).
+
+    ``lock_pins``: an exact ``==``/``===`` pin counts as a lock (requirements files)."""
+    try:
+        req = Requirement(text)
+    except InvalidRequirement:
+        return None
+    if not _is_verl(req.name) or not _marker_holds(req.marker):
+        return None
+    written = text.strip()
+    if req.url:
+        archived = _archive_version(req.url)
+        if archived is not None:
+            return _Found(archived, path, line, written, "lock", True)
+        return _Found(None, path, line, written, "direct-reference", True)
+    if lock_pins:
+        pinned = _exact_pin(req.specifier)
+        if pinned is not None:
+            return _Found(pinned, path, line, written, "lock", True)
+    if not len(req.specifier):
+        return _Found(None, path, line, written, "specifier", False)
+    return _Found(lowest_allowed(req.specifier), path, line, written, "specifier", True)
+
+
+def _archive_version(reference: str) -> Version | None:
+    """The version a verl wheel or sdist file name states (``.../verl-0.8.0-py3-none-any.whl``), else None."""
+    base = re.split(r"[/\\]", re.split(r"[#?]", reference, maxsplit=1)[0].rstrip("/\\"))[-1]
+    try:
+        if base.endswith(".whl"):
+            name, version, _, _ = parse_wheel_filename(base)
+        elif base.endswith((".tar.gz", ".zip")):
+            name, version = parse_sdist_filename(base)
+        else:
+            return None
+    except (InvalidWheelFilename, InvalidSdistFilename, InvalidVersion):
+        return None
+    return version if name == _VERL else None
+
+
+def _exact_pin(specifier: SpecifierSet) -> Version | None:
+    clauses = list(specifier)
+    if len(clauses) != 1 or clauses[0].operator not in ("==", "===") or clauses[0].version.endswith(".*"):
+        return None
+    try:
+        return Version(clauses[0].version)
+    except InvalidVersion:
+        return None
+
+
+# ---------------------------------------------------------------------------------------------
+# Line numbers for values read through tomllib/configparser (which report none)
+
+
+def _line_of(text: str, needle: str, start: int = 0) -> int:
+    """1-based line of the first ``needle`` at or after offset ``start`` (else anywhere, else 1)."""
+    at = text.find(needle, start)
+    if at < 0:
+        at = text.find(needle)
+    return text.count("\n", 0, at) + 1 if at >= 0 else 1
+
+
+def _offset_of_table(text: str, header: str) -> int:
+    """Offset of the TOML table header ``[header]`` (or ``[[header]]``), else 0."""
+    m = re.search(r"^\s*\[\[?\s*" + re.escape(header) + r"\s*\]\]?", text, re.MULTILINE)
+    return m.start() if m else 0
+
+
+def _line_of_string(text: str, value: str, start: int) -> int:
+    for quoted in (f'"{value}"', f"'{value}'", value):
+        at = text.find(quoted, start)
+        if at < 0:
+            at = text.find(quoted)
+        if at >= 0:
+            return text.count("\n", 0, at) + 1
+    return 1
+
+
+# ---------------------------------------------------------------------------------------------
+# Lock files
+
+
+def _load_toml(path: Path) -> tuple[dict[str, Any], str] | None:
+    try:
+        raw = path.read_text(encoding="utf-8")
+        return tomllib.loads(raw), raw
+    except _UNREADABLE:
+        return None
+
+
+def _read_locks(root: Path) -> Iterator[_Found]:
+    for name in _LOCK_FILES:
+        path = root / name
+        if not path.is_file():
+            continue
+        loaded = _load_toml(path)
+        if loaded is None:
+            continue
+        data, raw = loaded
+        packages = data.get("package")
+        if not isinstance(packages, list):
+            continue
+        # the k-th [[package]] header holds the k-th entry; its first ``name =`` line is the entry's line
+        headers = [m.end() for m in re.finditer(r"^[ \t]*\[\[[ \t]*package[ \t]*\]\]", raw, re.MULTILINE)]
+        for index, entry in enumerate(packages):
+            if not isinstance(entry, dict) or not isinstance(entry.get("name"), str):
+                continue
+            if not _is_verl(entry["name"]):
+                continue
+            line = 1
+            if len(headers) == len(packages):
+                m = re.compile(r"^[ \t]*name[ \t]*=", re.MULTILINE).search(raw, headers[index])
+                line = raw.count("\n", 0, m.start() if m else headers[index]) + 1
+            raw_version = entry.get("version")
+            direct = _lock_entry_is_direct(name, entry)
+            version: Version | None = None
+            if not direct:
+                try:
+                    version = Version(raw_version) if isinstance(raw_version, str) else None
+                except InvalidVersion:
+                    version = None
+                if version is None:
+                    continue
+            shown = f"verl {raw_version} ({name})" if isinstance(raw_version, str) else f"verl ({name})"
+            yield _Found(version, path, line, shown, "lock", True)
+
+
+def _lock_entry_is_direct(lock: str, entry: dict[str, Any]) -> bool:
+    """A lock entry from git, a URL or a local path: its version says nothing about a release."""
+    if lock == "uv.lock":
+        source = entry.get("source")
+        return isinstance(source, dict) and not ({"registry"} & set(source))
+    if lock == "poetry.lock":
+        source = entry.get("source")
+        return isinstance(source, dict) and source.get("type") in ("git", "directory", "file", "url")
+    return any(key in entry for key in ("git", "url", "path", "editable"))  # pdm.lock
+
+
+# ---------------------------------------------------------------------------------------------
+# pyproject.toml
+
+
+def _read_pyproject(root: Path) -> Iterator[_Found]:
+    path = root / "pyproject.toml"
+    if not path.is_file():
+        return
+    loaded = _load_toml(path)
+    if loaded is None:
+        return
+    data, raw = loaded
+    yield from _pyproject_project(data, raw, path)
+    yield from _pyproject_groups(data, raw, path)
+    yield from _pyproject_uv_sources(data, raw, path)
+    yield from _pyproject_poetry(data, raw, path)
+    yield from _pyproject_pdm(data, raw, path)
+
+
+def _strings(value: Any) -> list[str]:
+    return [v for v in value if isinstance(v, str)] if isinstance(value, list) else []
+
+
+def _pep508_list(values: Iterable[str], raw: str, path: Path, start: int) -> Iterator[_Found]:
+    for text in values:
+        found = _from_requirement(text, path, _line_of_string(raw, text, start), lock_pins=False)
+        if found is not None:
+            yield found
+
+
+def _pyproject_project(data: dict[str, Any], raw: str, path: Path) -> Iterator[_Found]:
+    project = data.get("project")
+    if not isinstance(project, dict):
+        return
+    start = _offset_of_table(raw, "project")
+    yield from _pep508_list(_strings(project.get("dependencies")), raw, path, start)
+    extras = project.get("optional-dependencies")
+    if isinstance(extras, dict):
+        start = _offset_of_table(raw, "project.optional-dependencies") or start
+        for values in extras.values():
+            yield from _pep508_list(_strings(values), raw, path, start)
+
+
+def _pyproject_groups(data: dict[str, Any], raw: str, path: Path) -> Iterator[_Found]:
+    # PEP 735: every group is read, so ``{include-group = ...}`` entries add nothing new and are skipped.
+    groups = data.get("dependency-groups")
+    if not isinstance(groups, dict):
+        return
+    start = _offset_of_table(raw, "dependency-groups")
+    for values in groups.values():
+        yield from _pep508_list(_strings(values), raw, path, start)
+
+
+def _pyproject_uv_sources(data: dict[str, Any], raw: str, path: Path) -> Iterator[_Found]:
+    tool = data.get("tool")
+    uv = tool.get("uv") if isinstance(tool, dict) else None
+    sources = uv.get("sources") if isinstance(uv, dict) else None
+    if isinstance(uv, dict):  # uv's legacy dev group and its overrides declare versions too
+        start = _offset_of_table(raw, "tool.uv")
+        for key in ("dev-dependencies", "override-dependencies"):
+            yield from _pep508_list(_strings(uv.get(key)), raw, path, start)
+    if not isinstance(sources, dict):
+        return
+    for name, source in sources.items():
+        if not isinstance(name, str) or not _is_verl(name):
+            continue
+        entries = source if isinstance(source, list) else [source]
+        if any(isinstance(e, dict) and {"git", "url", "path", "workspace"} & set(e) for e in entries):
+            line = _line_of_toml_key(raw, name, _offset_of_table(raw, "tool.uv.sources"))
+            yield _Found(None, path, line, _source_line(raw, line), "direct-reference", True)
+
+
+def _line_of_toml_key(raw: str, key: str, start: int) -> int:
+    pattern = re.compile(r"^\s*[\"']?" + re.escape(key) + r"[\"']?\s*=", re.MULTILINE)
+    m = pattern.search(raw, start) or pattern.search(raw)
+    return raw.count("\n", 0, m.start()) + 1 if m else 1
+
+
+def _source_line(raw: str, line: int) -> str:
+    lines = raw.splitlines()
+    return lines[line - 1].strip() if 0 < line <= len(lines) else ""
+
+
+def _pyproject_poetry(data: dict[str, Any], raw: str, path: Path) -> Iterator[_Found]:
+    tool = data.get("tool")
+    poetry = tool.get("poetry") if isinstance(tool, dict) else None
+    if not isinstance(poetry, dict):
+        return
+    tables: list[tuple[str, Any]] = [
+        ("tool.poetry.dependencies", poetry.get("dependencies")),
+        ("tool.poetry.dev-dependencies", poetry.get("dev-dependencies")),
+    ]
+    groups = poetry.get("group")
+    if isinstance(groups, dict):
+        for group_name, group in groups.items():
+            if isinstance(group, dict):
+                tables.append((f"tool.poetry.group.{group_name}.dependencies", group.get("dependencies")))
+    for header, table in tables:
+        if not isinstance(table, dict):
+            continue
+        for name, constraint in table.items():
+            if not isinstance(name, str) or not _is_verl(name):
+                continue
+            line = _line_of_toml_key(raw, name, _offset_of_table(raw, header))
+            written = _source_line(raw, line)
+            for one in constraint if isinstance(constraint, list) else [constraint]:
+                found = _from_poetry(one, path, line, written)
+                if found is not None:
+                    yield found
+
+
+def _from_poetry(constraint: Any, path: Path, line: int, written: str) -> _Found | None:
+    if isinstance(constraint, dict):
+        markers = constraint.get("markers")
+        if isinstance(markers, str):
+            try:
+                if not _marker_holds(Marker(markers)):
+                    return None
+            except InvalidMarker:
+                pass  # unparsable: the declaration counts (the safe side)
+        if {"git", "path", "url"} & set(constraint):
+            return _Found(None, path, line, written, "direct-reference", True)
+        constraint = constraint.get("version")
+    if not isinstance(constraint, str):
+        return None
+    specifier = _poetry_specifier(constraint)
+    if specifier is None:
+        return None
+    if not len(specifier):
+        return _Found(None, path, line, written, "specifier", False)
+    return _Found(lowest_allowed(specifier), path, line, written, "specifier", True)
+
+
+def _poetry_specifier(constraint: str) -> SpecifierSet | None:
+    """Poetry's constraint syntax as a PEP 440 set: ``^X``/``~X``/bare ``X``/``*``/comma lists;
+    ``a || b`` keeps the alternative with the lowest bound. ``None`` when unparsable."""
+    options: list[SpecifierSet] = []
+    for alternative in constraint.split("||"):
+        clauses: list[str] = []
+        for part in re.split(r"\s*,\s*|\s+(?=[<>=!~^])", alternative.strip()):
+            part = part.strip()
+            if not part or part == "*":
+                continue
+            m = re.fullmatch(r"([\^~])\s*(\d+(?:\.\d+)*)(.*)", part)
+            if m:  # ``~=`` does not match: its second character is not a digit
+                op, base, rest = m.groups()
+                nums = [int(n) for n in base.split(".")]
+                if op == "^":  # up to the first non-zero component
+                    first = next((i for i, n in enumerate(nums) if n != 0), len(nums) - 1)
+                    upper = nums[: first + 1]
+                else:  # ~X.Y[.Z] up to the minor, ~X up to the major
+                    upper = nums[:2] if len(nums) >= 2 else nums[:1]
+                upper = upper[:-1] + [upper[-1] + 1]
+                clauses += [f">={base}{rest}", "<" + ".".join(map(str, upper))]
+            elif re.fullmatch(r"\d+(\.\d+)*(\.\*)?", part):
+                clauses.append(f"=={part}")
+            else:
+                clauses.append(part)
+        try:
+            spec = SpecifierSet(",".join(clauses))
+        except InvalidSpecifier:
+            return None
+        if not len(spec):
+            return spec  # one alternative allows anything
+        options.append(spec)
+    if not options:
+        return None
+    # the alternative with the lowest bound (one with no known bound only when none has one)
+    return min(options, key=lambda s: (lowest_allowed(s) is None, lowest_allowed(s) or Version("0")))
+
+
+def _pyproject_pdm(data: dict[str, Any], raw: str, path: Path) -> Iterator[_Found]:
+    tool = data.get("tool")
+    pdm = tool.get("pdm") if isinstance(tool, dict) else None
+    groups = pdm.get("dev-dependencies") if isinstance(pdm, dict) else None
+    if not isinstance(groups, dict):
+        return
+    start = _offset_of_table(raw, "tool.pdm.dev-dependencies")
+    for values in groups.values():
+        yield from _pep508_list(_strings(values), raw, path, start)
+
+
+# ---------------------------------------------------------------------------------------------
+# setup.cfg and setup.py
+
+
+def _read_setup_cfg(root: Path) -> Iterator[_Found]:
+    path = root / "setup.cfg"
+    if not path.is_file():
+        return
+    parser = configparser.ConfigParser(interpolation=None)
+    try:
+        raw = path.read_text(encoding="utf-8")
+        parser.read_string(raw, source=str(path))
+    except _UNREADABLE:
+        return
+    values: list[tuple[str, str]] = []
+    if parser.has_option("options", "install_requires"):
+        values.append(("options", parser.get("options", "install_requires")))
+    if parser.has_section("options.extras_require"):
+        values += [("options.extras_require", v) for _, v in parser.items("options.extras_require")]
+    for section, value in values:
+        start = _offset_of_table(raw, section)
+        # setuptools' list-semi: a dangling list is one requirement a line, a one-line value splits on ";"
+        for text in value.splitlines() if "\n" in value else value.split(";"):
+            text = text.split(" #", 1)[0].strip()
+            if not text or text.startswith("#"):
+                continue
+            found = _from_requirement(text, path, _line_of(raw, text, start), lock_pins=False)
+            if found is not None:
+                yield found
+
+
+def _read_setup_py(root: Path) -> Iterator[_Found]:
+    path = root / "setup.py"
+    if not path.is_file():
+        return
+    try:
+        raw = path.read_bytes()
+        with warnings.catch_warnings():  # the project's invalid escapes are not the tool's to report
+            warnings.simplefilter("ignore")
+            tree = ast.parse(raw, filename=str(path))
+    except _UNREADABLE:
+        return
+    literals = _single_literal_assignments(tree)
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        for kw in node.keywords:
+            if kw.arg == "install_requires":
+                yield from _setup_py_requirements(kw.value, literals, path)
+            elif kw.arg == "extras_require":
+                value = literals.get(kw.value.id, kw.value) if isinstance(kw.value, ast.Name) else kw.value
+                if isinstance(value, ast.Dict):
+                    for item in value.values:
+                        yield from _setup_py_requirements(item, literals, path)
+
+
+def _single_literal_assignments(tree: ast.Module) -> dict[str, ast.expr]:
+    """Module-level names bound exactly once in the whole module, by ``NAME = <expr>``, and never
+    imported, defined, deleted or touched through an attribute or subscript (``REQS.append(...)``)."""
+    counts: dict[str, int] = {}
+
+    def bump(name: str, by: int = 1) -> None:
+        counts[name] = counts.get(name, 0) + by
+
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            bump(node.id)
+        elif isinstance(node, (ast.Attribute, ast.Subscript)) and isinstance(node.value, ast.Name):
+            bump(node.value.id, 2)
+        elif isinstance(node, ast.alias):
+            bump((node.asname or node.name).split(".")[0], 2)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            bump(node.name, 2)
+    values: dict[str, ast.expr] = {}
+    for stmt in tree.body:
+        if (
+            isinstance(stmt, ast.Assign)
+            and len(stmt.targets) == 1
+            and isinstance(stmt.targets[0], ast.Name)
+            and counts.get(stmt.targets[0].id) == 1
+        ):
+            values[stmt.targets[0].id] = stmt.value
+    return values
+
+
+def _setup_py_requirements(node: ast.expr, literals: dict[str, ast.expr], path: Path) -> Iterator[_Found]:
+    if isinstance(node, ast.Name):
+        node = literals.get(node.id, node)
+    items: list[ast.expr] = list(node.elts) if isinstance(node, (ast.List, ast.Tuple)) else [node]
+    for item in items:
+        if not (isinstance(item, ast.Constant) and isinstance(item.value, str)):
+            continue  # not a literal: ignored, never evaluated
+        for offset, text in enumerate(item.value.splitlines()):
+            text = text.split(" #", 1)[0].strip()
+            if not text:
+                continue
+            found = _from_requirement(text, path, item.lineno + offset, lock_pins=False)
+            if found is not None:
+                yield found
+
+
+# ---------------------------------------------------------------------------------------------
+# requirements*.txt (pip's format)
+
+
+def _read_requirements_files(root: Path) -> Iterator[_Found]:
+    seen: set[Path] = set()
+    try:
+        files = sorted(p for p in root.glob("requirements*.txt") if p.is_file())
+    except OSError:
+        return
+    for path in files:
+        yield from _read_requirements(path, seen)
+
+
+_OPTION_WITH_VALUE = re.compile(r"^(--requirement|--editable|--constraint|-r|-e|-c)(?:\s*=\s*|\s*)(\S.*)$")
+
+
+def _logical_lines(raw: str) -> Iterator[tuple[int, str]]:
+    """pip's logical lines: backslash continuations joined, comments removed; (first line, text)."""
+    pending: list[str] = []
+    first = 0
+    for number, physical in enumerate(raw.splitlines(), start=1):
+        if not pending:
+            first = number
+        if physical.endswith("\\"):
+            pending.append(physical[:-1])
+            continue
+        pending.append(physical)
+        text = re.sub(r"(^|\s)#.*$", "", " ".join(pending)).strip()
+        pending = []
+        if text:
+            yield first, text
+    if pending:
+        text = re.sub(r"(^|\s)#.*$", "", " ".join(pending)).strip()
+        if text:
+            yield first, text
+
+
+def _read_requirements(path: Path, seen: set[Path]) -> Iterator[_Found]:
+    try:
+        resolved = path.resolve()
+    except (OSError, RuntimeError):
+        return
+    if resolved in seen:
+        return  # an include cycle, or a file already read through another include
+    seen.add(resolved)
+    try:
+        raw = path.read_text(encoding="utf-8")
+    except _UNREADABLE:
+        return
+    for line, text in _logical_lines(raw):
+        if text.startswith("-"):
+            m = _OPTION_WITH_VALUE.match(text)
+            if m is None:
+                continue  # --index-url, --hash, -f ...: no requirement
+            option, value = m.group(1), m.group(2).strip()
+            if option in ("-r", "--requirement"):
+                yield from _read_requirements(Path(os.path.normpath(path.parent / value.split()[0])), seen)
+            elif option in ("-e", "--editable"):
+                found = _from_reference(value.split()[0], path, line, text)
+                if found is not None:
+                    yield found
+            continue  # -c constraints do not declare a dependency
+        requirement = re.split(r"\s+--?[A-Za-z]", text, maxsplit=1)[0].strip()  # drop --hash=... options
+        found = _from_requirement(requirement, path, line, lock_pins=True)
+        if found is None and not _parses(requirement):
+            found = _from_reference(requirement.split()[0], path, line, text)
+        if found is not None:
+            yield found
+
+
+def _parses(text: str) -> bool:
+    try:
+        Requirement(text)
+    except InvalidRequirement:
+        return False
+    return True
+
+
+def _from_reference(reference: str, path: Path, line: int, written: str) -> _Found | None:
+    """A URL or path (``-e git+...#egg=verl``, ``./verl``): verl when its ``egg=`` fragment or its
+    last path component names verl."""
+    egg = re.search(r"[#&]egg=([A-Za-z0-9._-]+)", reference)
+    if egg:
+        name = egg.group(1)
+    else:
+        bare = re.sub(r"\[.*\]$", "", reference.split("#", 1)[0]).rstrip("/\\")
+        name = re.split(r"[/\\]", bare)[-1] if bare else ""
+        name = re.sub(r"\.git$", "", name.split("@", 1)[0])
+    archived = _archive_version(reference)
+    if archived is not None:
+        return _Found(archived, path, line, written, "lock", True)
+    if not name or not re.fullmatch(r"[A-Za-z0-9._-]+", name) or not _is_verl(name):
+        return None
+    return _Found(None, path, line, written, "direct-reference", True)

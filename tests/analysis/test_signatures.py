@@ -1,0 +1,180 @@
+"""``analysis.signatures``: which definition a target call binds to, read from source."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+from packaging.version import Version
+
+from ppo_migrate.analysis.signatures import (
+    SignatureResolver,
+    callee_signature,
+    find_definitions,
+    install_roots,
+)
+from ppo_migrate.settings import Settings
+
+CONSTANTS = "verl.trainer.constants_ppo"
+TARGET = f"{CONSTANTS}.get_ppo_ray_runtime_env"
+
+
+def _write(root: Path, files: dict[str, str]) -> None:
+    for rel, text in files.items():
+        p = root / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(textwrap.dedent(text))
+
+
+def _verl(root: Path, constants: str, **more: str) -> None:
+    _write(root, {
+        "verl/__init__.py": "",
+        "verl/trainer/__init__.py": "",
+        "verl/trainer/constants_ppo.py": constants,
+        **more,
+    })
+
+
+@pytest.mark.parametrize(
+    ("signature", "positional", "keyword"),
+    [
+        ("()", False, False),
+        ("(config=None)", True, True),
+        ("(cfg=None)", True, False),  # positional binds; config= would raise
+        ("(config=None, /)", True, False),  # positional-only
+        ("(*, config=None)", False, True),  # keyword-only
+        ("(*args)", True, False),
+        ("(**kwargs)", False, True),
+        ("(*args, **kwargs)", True, True),
+    ],
+)
+def test_which_calls_a_definition_binds(tmp_path: Path, signature: str, positional: bool, keyword: bool) -> None:
+    _verl(tmp_path, f"def get_ppo_ray_runtime_env{signature}:\n    return {{}}\n")
+    (d,) = find_definitions(tmp_path, CONSTANTS, "get_ppo_ray_runtime_env")
+    assert (d.accepts(keyword=False), d.accepts(keyword=True)) == (positional, keyword)
+    assert d.line == 1
+    assert d.path == str(tmp_path / "verl/trainer/constants_ppo.py")
+    # the oracle: Python itself
+    namespace: dict = {}
+    exec(f"def get_ppo_ray_runtime_env{signature}:\n    return {{}}\n", namespace)
+    f = namespace["get_ppo_ray_runtime_env"]
+    for by_keyword, expected in ((False, positional), (True, keyword)):
+        try:
+            f(config={}) if by_keyword else f({})
+            ran = True
+        except TypeError:
+            ran = False
+        assert ran is expected
+
+
+def test_re_exports_are_followed_absolute_relative_and_through_packages(tmp_path: Path) -> None:
+    _verl(
+        tmp_path,
+        "import os\n\n\ndef get_ppo_ray_runtime_env():\n    return {}\n",
+        **{
+            "verl/trainer/main_ppo.py": "from verl.trainer.constants_ppo import get_ppo_ray_runtime_env\n",
+            "verl/trainer/relative.py": "from .constants_ppo import get_ppo_ray_runtime_env\n",
+            "verl/utils/__init__.py": "from ..trainer.main_ppo import get_ppo_ray_runtime_env\n",
+        },
+    )
+    for module in ("verl.trainer.main_ppo", "verl.trainer.relative", "verl.utils"):
+        (d,) = find_definitions(tmp_path, module, "get_ppo_ray_runtime_env")
+        assert (Path(d.path).name, d.line, d.spelled) == ("constants_ppo.py", 4, "get_ppo_ray_runtime_env()")
+
+
+def test_what_cannot_be_read_statically_is_no_answer(tmp_path: Path) -> None:
+    _verl(
+        tmp_path,
+        "def _make():\n    return lambda: {}\n\nget_ppo_ray_runtime_env = _make()\n",
+        **{
+            "verl/trainer/star.py": "from verl.trainer.constants_ppo import *\n",
+            "verl/trainer/cycle_a.py": "from verl.trainer.cycle_b import get_ppo_ray_runtime_env\n",
+            "verl/trainer/cycle_b.py": "from verl.trainer.cycle_a import get_ppo_ray_runtime_env\n",
+            "verl/trainer/broken.py": "def get_ppo_ray_runtime_env(:\n",
+            "verl/trainer/outside.py": "from torch import get_ppo_ray_runtime_env\n",
+        },
+    )
+    for module in ("verl.trainer.constants_ppo", "verl.trainer.star", "verl.trainer.cycle_a",
+                   "verl.trainer.broken", "verl.trainer.outside", "verl.trainer.missing"):
+        assert find_definitions(tmp_path, module, "get_ppo_ray_runtime_env") is None, module
+
+
+def test_a_definition_on_each_branch_is_returned_twice(tmp_path: Path) -> None:
+    _verl(tmp_path, """\
+        import os
+        if os.environ.get("NEW"):
+            def get_ppo_ray_runtime_env(config=None):
+                return {}
+        else:
+            def get_ppo_ray_runtime_env():
+                return {}
+        """)
+    found = find_definitions(tmp_path, CONSTANTS, "get_ppo_ray_runtime_env")
+    assert [(d.line, d.positional) for d in found] == [(3, True), (6, False)]
+    answer = SignatureResolver().callee(str(tmp_path / "train.py"), TARGET)
+    assert not answer.accepts_config  # one branch would raise: never written
+    assert answer.where == "verl/trainer/constants_ppo.py:6" or answer.where.endswith("constants_ppo.py:6")
+
+
+def test_install_roots_nearest_copy_checkouts_and_the_project_root(tmp_path: Path) -> None:
+    _verl(tmp_path / "repo" / "verl_rl", "def get_ppo_ray_runtime_env():\n    pass\n")
+    _verl(tmp_path / "repo" / "verl_distill", "def get_ppo_ray_runtime_env(config=None):\n    pass\n")
+    for checkout in ("verl_rl", "verl_distill"):
+        (tmp_path / "repo" / checkout / "setup.py").write_text("")
+    (tmp_path / "repo" / "pyproject.toml").write_text("")
+    (tmp_path / "repo" / "verl_rl" / "recipe").mkdir()
+    (tmp_path / "repo" / "scripts").mkdir()
+    repo = tmp_path / "repo"
+    assert install_roots(repo / "verl_rl" / "recipe", "verl") == [repo / "verl_rl"]
+    assert install_roots(repo / "verl_rl" / "verl" / "trainer", "verl") == [repo / "verl_rl"]
+    # at the repository's top both checkouts are candidates: the old one decides
+    assert install_roots(repo / "scripts", "verl") == [repo / "verl_distill", repo / "verl_rl"]
+    answer = SignatureResolver().callee(str(repo / "scripts" / "launch.py"), TARGET)
+    assert (answer.accepts_config, answer.source) == (False, "in-tree")
+    assert "verl_rl" in answer.where
+    # a checkout without project files is not installable: not a root
+    (repo / "verl_rl" / "setup.py").unlink()
+    assert install_roots(repo / "scripts", "verl") == [repo / "verl_distill"]
+    # the walk stops at the project root: a copy above it does not count
+    _verl(tmp_path, "def get_ppo_ray_runtime_env():\n    pass\n")
+    (tmp_path / "proj" / "src").mkdir(parents=True)
+    (tmp_path / "proj" / "pyproject.toml").write_text("")
+    assert install_roots(tmp_path / "proj" / "src", "verl") == []
+
+
+def test_sources_in_order_in_tree_setting_declared_unknown(tmp_path: Path) -> None:
+    project = tmp_path / "p"
+    _write(project, {"pyproject.toml": '[project]\nname = "p"\nversion = "0"\ndependencies = ["verl==0.8.0"]\n'})
+    caller = str(project / "train.py")
+    declared = SignatureResolver().callee(caller, TARGET)
+    assert (declared.accepts_config, declared.source) == (False, "declared")
+    assert declared.where.endswith("pyproject.toml:4 verl==0.8.0")
+    setting = SignatureResolver(verl_version=Version("0.9.0")).callee(caller, TARGET)
+    assert (setting.accepts_config, setting.source) == (True, "setting")
+    _verl(project, "def get_ppo_ray_runtime_env(config=None):\n    pass\n")
+    in_tree = SignatureResolver(verl_version=Version("0.8.0")).callee(caller, TARGET)
+    assert (in_tree.accepts_config, in_tree.source) == (True, "in-tree")
+    # a target outside verl with no in-tree definition: the newest signature
+    other = SignatureResolver().callee(str(tmp_path / "x.py"), "mylib.env.get_ppo_ray_runtime_env")
+    assert (other.accepts_config, other.source, other.detail) == (True, "unknown", "")
+
+
+def test_keyword_mode_asks_for_a_config_keyword(tmp_path: Path) -> None:
+    _verl(tmp_path, "def get_ppo_ray_runtime_env(cfg=None):\n    pass\n")
+    caller = str(tmp_path / "train.py")
+    assert SignatureResolver(keyword=False).callee(caller, TARGET).accepts_config
+    refused = SignatureResolver(keyword=True).callee(caller, TARGET)
+    assert not refused.accepts_config
+    assert refused.detail.endswith("defines `get_ppo_ray_runtime_env(cfg=None)` without a config parameter")
+
+
+def test_two_calls_in_one_file_may_bind_to_different_definitions(tmp_path: Path) -> None:
+    _verl(tmp_path, "def get_ppo_ray_runtime_env():\n    pass\n")
+    _write(tmp_path, {"mylib/__init__.py": "", "mylib/env.py": "def get_ppo_ray_runtime_env(config=None):\n    pass\n"})
+    settings = Settings(targets=(TARGET, "mylib.env.get_ppo_ray_runtime_env"))
+    caller = str(tmp_path / "train.py")
+    assert not callee_signature(caller, [TARGET], settings).accepts_config
+    assert callee_signature(caller, ["mylib.env.get_ppo_ray_runtime_env"], settings).accepts_config
+    # a callee bound to either: one refusing binding is enough to leave it alone
+    assert not callee_signature(caller, ["mylib.env.get_ppo_ray_runtime_env", TARGET], settings).accepts_config

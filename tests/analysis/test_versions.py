@@ -1,0 +1,834 @@
+"""analysis/versions.py: the verl version a project declares, and the verl installed.
+
+Every test writes real project files into a temporary tree and asserts the deciding version, file,
+1-based line, text and kind. Line numbers are counted by hand in the texts below (each text starts
+on line 1 right after the opening quote).
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import subprocess
+import sys
+import warnings
+import zipfile
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from packaging.specifiers import SpecifierSet
+from packaging.version import Version
+
+from ppo_migrate.analysis.versions import (
+    KNOWN_VERL_RELEASES,
+    VerlDeclaration,
+    declared_verl,
+    installed_verl,
+    lowest_allowed,
+)
+
+
+def _write(root: Path, name: str, text: str | bytes) -> Path:
+    path = root / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if isinstance(text, bytes):
+        path.write_bytes(text)
+    else:
+        path.write_text(text, encoding="utf-8")
+    return path
+
+
+# --------------------------------------------------------------------------------------------
+# lowest_allowed
+
+
+@pytest.mark.parametrize(
+    ("spec", "expected"),
+    [
+        (">=0.7.1,<0.9.0", "0.7.1"),
+        ("<0.9", "0.1"),  # the lowest release of all
+        (">0.8.0", "0.9.0"),  # the next known release
+        ("~=0.9", "0.9.0"),
+        ("==0.8.0", "0.8.0"),
+        ("==0.8.*", "0.8.0"),
+        ("!=0.1,<0.3", "0.2"),
+        (">=0.8.1", "0.8.1"),  # no release 0.8.1 known: the written bound, still the pre-0.9 line
+        (">=0.10", "0.10"),  # newer than every known release: the written bound
+    ],
+)
+def test_lowest_allowed(spec: str, expected: str) -> None:
+    assert str(lowest_allowed(SpecifierSet(spec))) == expected
+
+
+def test_lowest_allowed_is_none_without_constraint_or_candidate() -> None:
+    assert lowest_allowed(SpecifierSet("")) is None
+    assert lowest_allowed(SpecifierSet(">0.9.5")) is None
+
+
+def test_known_releases_are_sorted_and_hold_the_signature_boundary() -> None:
+    assert list(KNOWN_VERL_RELEASES) == sorted(KNOWN_VERL_RELEASES)
+    assert Version("0.8.0") in KNOWN_VERL_RELEASES and Version("0.9.0") in KNOWN_VERL_RELEASES
+
+
+# --------------------------------------------------------------------------------------------
+# pyproject.toml
+
+PYPROJECT_EXTRA_AND_GROUP = """\
+[project]
+name = "recipes"
+version = "1.0"
+dependencies = [
+    "numpy>=1.26",
+]
+
+[project.optional-dependencies]
+gpu = [
+    "verl==0.8.0",
+]
+
+[dependency-groups]
+dev = ["pytest"]
+train = [
+    {include-group = "dev"},
+    "verl>=0.7.1,<0.9.0",
+]
+"""
+
+
+def test_project_dependencies_lowest_allowed(tmp_path: Path) -> None:
+    _write(tmp_path, "pyproject.toml", '[project]\nname = "p"\ndependencies = [\n    "torch",\n    "verl>=0.7.1,<0.9.0",\n]\n')
+    got = declared_verl(tmp_path)
+    assert got == VerlDeclaration(
+        version=Version("0.7.1"),
+        path=str(tmp_path / "pyproject.toml"),
+        line=5,
+        requirement="verl>=0.7.1,<0.9.0",
+        kind="specifier",
+        why="lowest version pyproject.toml:5 verl>=0.7.1,<0.9.0 allows",
+    )
+
+
+def test_optional_dependency_extra(tmp_path: Path) -> None:
+    _write(tmp_path, "pyproject.toml", '[project]\nname = "p"\n\n[project.optional-dependencies]\nrl = ["verl~=0.9"]\n')
+    got = declared_verl(tmp_path)
+    assert got is not None
+    assert (got.version, got.line, got.kind, got.requirement) == (Version("0.9.0"), 5, "specifier", "verl~=0.9")
+
+
+def test_several_declarations_lowest_wins_with_its_line(tmp_path: Path) -> None:
+    # the extra pins 0.8.0 (line 10), the group allows >=0.7.1,<0.9.0 (line 17) -> 0.7.1 from the group
+    _write(tmp_path, "pyproject.toml", PYPROJECT_EXTRA_AND_GROUP)
+    got = declared_verl(tmp_path)
+    assert got is not None
+    assert got.version == Version("0.7.1")
+    assert got.line == 17
+    assert got.requirement == "verl>=0.7.1,<0.9.0"
+    assert got.why == "lowest version pyproject.toml:17 verl>=0.7.1,<0.9.0 allows"
+
+
+def test_dependency_group_alone_with_include_group(tmp_path: Path) -> None:
+    _write(
+        tmp_path,
+        "pyproject.toml",
+        '[dependency-groups]\nrl = ["verl>=0.9.1"]\nall = [{include-group = "rl"}, {include-group = "missing"}]\n',
+    )
+    got = declared_verl(tmp_path)
+    assert got is not None and (got.version, got.line) == (Version("0.9.1"), 2)
+
+
+def test_pyproject_equal_pin_is_a_specifier_not_a_lock(tmp_path: Path) -> None:
+    _write(tmp_path, "pyproject.toml", '[project]\nname = "p"\ndependencies = ["verl==0.8.0"]\n')
+    got = declared_verl(tmp_path)
+    assert got is not None and (got.version, got.kind, got.line) == (Version("0.8.0"), "specifier", 3)
+
+
+def test_bare_verl_has_unknown_version(tmp_path: Path) -> None:
+    _write(tmp_path, "pyproject.toml", '[project]\nname = "p"\ndependencies = ["verl"]\n')
+    got = declared_verl(tmp_path)
+    assert got is not None
+    assert (got.version, got.kind, got.line, got.requirement) == (None, "specifier", 3, "verl")
+    assert got.why == "pyproject.toml:3 verl: no version constraint"
+
+
+def test_bare_verl_yields_to_a_bounded_declaration(tmp_path: Path) -> None:
+    _write(
+        tmp_path,
+        "pyproject.toml",
+        '[project]\nname = "p"\ndependencies = ["verl[vllm]"]\n[dependency-groups]\nci = ["verl>=0.9"]\n',
+    )
+    got = declared_verl(tmp_path)
+    assert got is not None and (got.version, got.line) == (Version("0.9.0"), 5)
+
+
+@pytest.mark.parametrize("name", ["Verl", "VERL", "verl"])
+def test_names_are_normalised(tmp_path: Path, name: str) -> None:
+    _write(tmp_path, "pyproject.toml", f'[project]\nname = "p"\ndependencies = ["{name} >= 0.6.0"]\n')
+    got = declared_verl(tmp_path)
+    assert got is not None and got.version == Version("0.6.0")
+
+
+def test_other_packages_with_verl_in_their_name_are_not_verl(tmp_path: Path) -> None:
+    _write(tmp_path, "pyproject.toml", '[project]\nname = "p"\ndependencies = ["verl-tools==0.1", "verl_utils<1", "myverl"]\n')
+    assert declared_verl(tmp_path) is None
+
+
+# --------------------------------------------------------------------------------------------
+# markers
+
+
+def test_false_python_marker_ignores_the_requirement(tmp_path: Path) -> None:
+    _write(
+        tmp_path,
+        "pyproject.toml",
+        '[project]\nname = "p"\ndependencies = [\n'
+        '    "verl==0.5.0; python_version < \'3\'",\n'
+        '    "verl==0.6.0; sys_platform == \'no-such-platform\'",\n'
+        f'    "verl==0.7.0; sys_platform == \'{sys.platform}\'",\n'
+        "]\n",
+    )
+    got = declared_verl(tmp_path)
+    assert got is not None and (got.version, got.line) == (Version("0.7.0"), 6)
+
+
+def test_markers_on_other_variables_keep_the_requirement(tmp_path: Path) -> None:
+    # platform_machine / extra are not evaluated: the requirement counts (the lower version is the safe side)
+    _write(
+        tmp_path,
+        "pyproject.toml",
+        '[project]\nname = "p"\ndependencies = [\n'
+        '    "verl==0.9.0",\n'
+        '    "verl==0.5.0; platform_machine == \'no-such-machine\'",\n'
+        '    "verl==0.6.0; extra == \'never\' and python_version >= \'3\'",\n'
+        "]\n",
+    )
+    got = declared_verl(tmp_path)
+    assert got is not None and (got.version, got.line) == (Version("0.5.0"), 5)
+
+
+def test_marker_that_cannot_be_evaluated_keeps_the_requirement(tmp_path: Path) -> None:
+    # packaging raises UndefinedComparison for ~= with a one-part version: the requirement counts
+    _write(tmp_path, "requirements.txt", "verl>=0.9\nverl>=0.6.0 ; python_version ~= '3'\n")
+    got = declared_verl(tmp_path)
+    assert got is not None and (got.version, got.line) == (Version("0.6.0"), 2)
+
+
+# --------------------------------------------------------------------------------------------
+# locks
+
+UV_LOCK = """\
+version = 1
+revision = 2
+requires-python = ">=3.10"
+
+[[package]]
+name = "numpy"
+version = "2.1.0"
+source = { registry = "https://example.invalid/simple" }
+
+[[package]]
+name = "verl"
+version = "0.9.1"
+source = { registry = "https://example.invalid/simple" }
+dependencies = [
+    { name = "numpy" },
+]
+"""
+
+
+def test_uv_lock_beats_the_specifiers(tmp_path: Path) -> None:
+    _write(tmp_path, "pyproject.toml", '[project]\nname = "p"\ndependencies = ["verl>=0.7.1"]\n')
+    _write(tmp_path, "uv.lock", UV_LOCK)
+    got = declared_verl(tmp_path)
+    assert got == VerlDeclaration(
+        version=Version("0.9.1"),
+        path=str(tmp_path / "uv.lock"),
+        line=11,
+        requirement="verl 0.9.1 (uv.lock)",
+        kind="lock",
+        why="uv.lock:11 resolves verl 0.9.1",
+    )
+
+
+def test_uv_lock_git_source_is_a_direct_reference(tmp_path: Path) -> None:
+    _write(
+        tmp_path,
+        "uv.lock",
+        'version = 1\n\n[[package]]\nname = "verl"\nversion = "0.9.0.dev0"\n'
+        'source = { git = "https://example.invalid/verl.git?rev=abc123#abc123" }\n',
+    )
+    got = declared_verl(tmp_path)
+    assert got is not None
+    assert (got.version, got.kind, got.line) == (None, "lock", 4)
+    assert got.why == "uv.lock:4 resolves verl to a direct reference: version unknown"
+
+
+def test_poetry_lock(tmp_path: Path) -> None:
+    _write(
+        tmp_path,
+        "poetry.lock",
+        '[[package]]\nname = "Verl"\nversion = "0.6.1"\ndescription = ""\noptional = false\n'
+        'python-versions = ">=3.10"\nfiles = []\n\n[metadata]\nlock-version = "2.0"\n',
+    )
+    got = declared_verl(tmp_path)
+    assert got is not None
+    assert (got.version, got.kind, got.line, got.requirement) == (Version("0.6.1"), "lock", 2, "verl 0.6.1 (poetry.lock)")
+
+
+def test_pdm_lock(tmp_path: Path) -> None:
+    _write(
+        tmp_path,
+        "pdm.lock",
+        '[metadata]\ngroups = ["default"]\n\n[[package]]\nname = "torch"\nversion = "2.4.0"\n\n'
+        '[[package]]\nname = "verl"\nversion = "0.7.0"\nrequires_python = ">=3.10"\n',
+    )
+    got = declared_verl(tmp_path)
+    assert got is not None and (got.version, got.kind, got.line) == (Version("0.7.0"), "lock", 9)
+
+
+def test_lock_line_is_the_entry_not_a_dependency_naming_verl(tmp_path: Path) -> None:
+    # an older uv.lock layout lists dependencies as [[...dependencies]] tables with their own name lines
+    _write(
+        tmp_path,
+        "uv.lock",
+        'version = 1\n\n[[package]]\nname = "recipes"\nversion = "1.0"\n\n'  # 1-6
+        '[[package.dependencies]]\nname = "verl"\n\n'  # 7-9
+        '[[package]]\nname = "verl"\nversion = "0.8.0"\n\n'  # 10-13
+        '[[package]]\nname = "verl"\nversion = "0.7.0"\nresolution-markers = ["python_full_version < \'3.12\'"]\n',  # 14-17
+    )
+    got = declared_verl(tmp_path)
+    assert got is not None and (got.version, got.line) == (Version("0.7.0"), 15)
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "line"),
+    [
+        ("poetry.lock", '[[package]]\nname = "verl"\nversion = "0.8.0"\n\n[package.source]\ntype = "git"\n'
+         'url = "https://example.invalid/verl.git"\nreference = "main"\n', 2),
+        ("pdm.lock", '[metadata]\n\n[[package]]\nname = "verl"\nversion = "0.8.0"\ngit = "https://example.invalid/verl.git"\n'
+         'revision = "abc"\n', 4),
+        ("pdm.lock", '[[package]]\nname = "verl"\nversion = "0.9.0"\npath = "./verl"\neditable = true\n', 2),
+    ],
+)
+def test_lock_entries_from_git_or_paths_have_no_version(tmp_path: Path, name: str, text: str, line: int) -> None:
+    _write(tmp_path, name, text)
+    got = declared_verl(tmp_path)
+    assert got is not None
+    assert (got.version, got.kind, got.line, got.requirement) == (None, "lock", line, f"verl {'0.9.0' if 'editable' in text else '0.8.0'} ({name})")
+
+
+def test_registry_entry_beats_a_direct_one_in_locks(tmp_path: Path) -> None:
+    _write(tmp_path, "pdm.lock", '[[package]]\nname = "verl"\nversion = "0.9.0"\ngit = "https://example.invalid/verl.git"\n')
+    _write(tmp_path, "requirements.txt", "verl==0.8.0\n")
+    got = declared_verl(tmp_path)
+    assert got is not None and (got.version, Path(got.path).name) == (Version("0.8.0"), "requirements.txt")
+
+
+def test_requirements_exact_pin_is_a_lock_and_beats_pyproject(tmp_path: Path) -> None:
+    _write(tmp_path, "pyproject.toml", '[project]\nname = "p"\ndependencies = ["verl>=0.5"]\n')
+    _write(tmp_path, "requirements.txt", "# pinned\ntorch==2.4.0\nverl==0.8.0\n")
+    got = declared_verl(tmp_path)
+    assert got == VerlDeclaration(
+        version=Version("0.8.0"),
+        path=str(tmp_path / "requirements.txt"),
+        line=3,
+        requirement="verl==0.8.0",
+        kind="lock",
+        why="requirements.txt:3 verl==0.8.0 pins verl 0.8.0",
+    )
+
+
+def test_two_locks_lowest_decides(tmp_path: Path) -> None:
+    _write(tmp_path, "uv.lock", UV_LOCK)
+    _write(tmp_path, "requirements-cuda.txt", "verl===0.8.0\n")
+    got = declared_verl(tmp_path)
+    assert got is not None and (got.version, Path(got.path).name, got.line) == (Version("0.8.0"), "requirements-cuda.txt", 1)
+
+
+# --------------------------------------------------------------------------------------------
+# requirements*.txt
+
+
+def test_requirements_hashes_comments_continuations_options(tmp_path: Path) -> None:
+    _write(
+        tmp_path,
+        "requirements.txt",
+        "--index-url https://example.invalid/simple\n"  # 1
+        "-f ./wheels\n"  # 2
+        "numpy==2.1.0 \\\n"  # 3
+        "    --hash=sha256:0000\n"  # 4
+        "# verl==0.5.0 is commented out\n"  # 5
+        "verl==0.7.1 \\\n"  # 6
+        "    --hash=sha256:1111 \\\n"  # 7
+        "    --hash=sha256:2222  # trailing comment\n"  # 8
+        "this is not a requirement ((\n",  # 9
+    )
+    got = declared_verl(tmp_path)
+    assert got is not None
+    assert (got.version, got.kind, got.line, got.requirement) == (Version("0.7.1"), "lock", 6, "verl==0.7.1")
+
+
+def test_requirements_specifier_is_lowest_allowed(tmp_path: Path) -> None:
+    _write(tmp_path, "requirements-dev.txt", "pytest\nverl>=0.7.1,<0.9.0 ; python_version >= '3'\n")
+    got = declared_verl(tmp_path)
+    assert got is not None
+    assert (got.version, got.kind, got.line) == (Version("0.7.1"), "specifier", 2)
+    assert got.why == "lowest version requirements-dev.txt:2 verl>=0.7.1,<0.9.0 ; python_version >= '3' allows"
+
+
+def test_requirements_includes_relative_to_the_including_file_with_a_cycle(tmp_path: Path) -> None:
+    _write(tmp_path, "requirements.txt", "-r reqs/base.txt\n")
+    _write(tmp_path, "reqs/base.txt", "numpy\n--requirement=../requirements.txt\n-r more.txt\n")
+    _write(tmp_path, "reqs/more.txt", "\n\nverl>0.8.0\n-rbase.txt\n")
+    got = declared_verl(tmp_path)
+    assert got is not None
+    assert (got.version, got.path, got.line) == (Version("0.9.0"), str(tmp_path / "reqs" / "more.txt"), 3)
+    assert got.why == f"lowest version {os.path.join('reqs', 'more.txt')}:3 verl>0.8.0 allows"
+
+
+def test_requirements_missing_include_is_skipped(tmp_path: Path) -> None:
+    _write(tmp_path, "requirements.txt", "-r nowhere.txt\nverl==0.6.0\n")
+    got = declared_verl(tmp_path)
+    assert got is not None and (got.version, got.line) == (Version("0.6.0"), 2)
+
+
+def test_constraints_files_do_not_declare(tmp_path: Path) -> None:
+    _write(tmp_path, "requirements.txt", "-c constraints.txt\n")
+    _write(tmp_path, "constraints.txt", "verl==0.5.0\n")
+    assert declared_verl(tmp_path) is None
+
+
+# --------------------------------------------------------------------------------------------
+# direct references
+
+
+def test_git_url_pin_is_a_direct_reference(tmp_path: Path) -> None:
+    url = "verl @ git+https://example.invalid/volcengine/verl.git@abc123"
+    _write(tmp_path, "pyproject.toml", f'[project]\nname = "p"\ndependencies = [\n  "{url}",\n]\n')
+    got = declared_verl(tmp_path)
+    assert got == VerlDeclaration(
+        version=None,
+        path=str(tmp_path / "pyproject.toml"),
+        line=4,
+        requirement=url,
+        kind="direct-reference",
+        why=f"pyproject.toml:4 {url} is a direct reference: version unknown",
+    )
+
+
+def test_direct_reference_overrides_specifiers(tmp_path: Path) -> None:
+    _write(tmp_path, "pyproject.toml", PYPROJECT_EXTRA_AND_GROUP + "\n[tool.uv.sources]\nverl = { git = \"https://example.invalid/verl.git\", rev = \"abc\" }\n")
+    got = declared_verl(tmp_path)
+    assert got is not None
+    assert (got.version, got.kind, got.line) == (None, "direct-reference", 21)
+    assert got.requirement == 'verl = { git = "https://example.invalid/verl.git", rev = "abc" }'
+
+
+def test_uv_index_source_is_not_a_direct_reference(tmp_path: Path) -> None:
+    _write(tmp_path, "pyproject.toml", '[project]\nname = "p"\ndependencies = ["verl>=0.8"]\n[tool.uv.sources]\nverl = { index = "internal" }\n')
+    got = declared_verl(tmp_path)
+    assert got is not None and (got.version, got.kind) == (Version("0.8.0"), "specifier")
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "-e git+https://example.invalid/verl.git@abc#egg=verl",
+        "--editable=./verl",
+        "-e ./third_party/verl[gpu]",
+        "./verl",
+        "git+https://example.invalid/fork.git#egg=Verl",
+    ],
+)
+def test_requirements_editable_and_url_lines_are_direct_references(tmp_path: Path, line: str) -> None:
+    _write(tmp_path, "requirements.txt", "verl>=0.7\n" + line + "\n")
+    got = declared_verl(tmp_path)
+    assert got is not None
+    assert (got.version, got.kind, got.line, got.requirement) == (None, "direct-reference", 2, line)
+
+
+def test_editable_of_another_package_is_not_verl(tmp_path: Path) -> None:
+    _write(tmp_path, "requirements.txt", "-e ./recipes\n-e git+https://example.invalid/x.git#egg=verl-tools\n")
+    assert declared_verl(tmp_path) is None
+
+
+# --------------------------------------------------------------------------------------------
+# Poetry and PDM tables in pyproject.toml
+
+
+def test_poetry_caret(tmp_path: Path) -> None:
+    _write(tmp_path, "pyproject.toml", '[tool.poetry]\nname = "p"\n\n[tool.poetry.dependencies]\npython = "^3.10"\nverl = "^0.8"\n')
+    got = declared_verl(tmp_path)
+    assert got is not None
+    assert (got.version, got.kind, got.line, got.requirement) == (Version("0.8.0"), "specifier", 6, 'verl = "^0.8"')
+
+
+def test_poetry_tilde_table_in_a_group(tmp_path: Path) -> None:
+    _write(
+        tmp_path,
+        "pyproject.toml",
+        '[tool.poetry.dependencies]\nverl = "^0.9"\n\n[tool.poetry.group.old.dependencies]\n'
+        'verl = { version = "~0.7.1", optional = true }\n',
+    )
+    got = declared_verl(tmp_path)
+    assert got is not None and (got.version, got.line) == (Version("0.7.1"), 5)
+
+
+def test_poetry_git_is_a_direct_reference(tmp_path: Path) -> None:
+    _write(tmp_path, "pyproject.toml", '[tool.poetry.dependencies]\nverl = { git = "https://example.invalid/verl.git", tag = "v0.8.0" }\n')
+    got = declared_verl(tmp_path)
+    assert got is not None and (got.version, got.kind, got.line) == (None, "direct-reference", 2)
+
+
+def test_pdm_dev_dependencies(tmp_path: Path) -> None:
+    _write(tmp_path, "pyproject.toml", '[project]\nname = "p"\n\n[tool.pdm.dev-dependencies]\nrl = [\n  "verl<0.9,>=0.6",\n]\n')
+    got = declared_verl(tmp_path)
+    assert got is not None and (got.version, got.line) == (Version("0.6.0"), 6)
+
+
+# --------------------------------------------------------------------------------------------
+# setup.cfg and setup.py
+
+
+def test_setup_cfg_install_requires_and_extras(tmp_path: Path) -> None:
+    _write(
+        tmp_path,
+        "setup.cfg",
+        "[metadata]\nname = p\n\n[options]\ninstall_requires =\n    numpy\n    verl>=0.8.0\n\n"
+        "[options.extras_require]\nold =\n    verl>=0.6.1,<0.7  # old recipes\n",
+    )
+    got = declared_verl(tmp_path)
+    assert got is not None
+    assert (got.version, got.line, got.requirement, Path(got.path).name) == (Version("0.6.1"), 11, "verl>=0.6.1,<0.7", "setup.cfg")
+
+
+def test_setup_cfg_one_line_value_splits_on_semicolons(tmp_path: Path) -> None:
+    _write(tmp_path, "setup.cfg", "[options]\npackages = find:\ninstall_requires = numpy; verl>=0.8.0\n")
+    got = declared_verl(tmp_path)
+    assert got is not None and (got.version, got.line, got.requirement) == (Version("0.8.0"), 3, "verl>=0.8.0")
+
+
+@pytest.mark.parametrize(
+    ("cfg", "expected", "line", "version"),
+    [
+        ("[metadata]\nname = p\n[options]\ninstall_requires = numpy; verl>=0.8.0\n", "verl>=0.8.0", 4, "0.8.0"),
+        ("[metadata]\nname = p\n[options]\ninstall_requires =\n    numpy\n\n    verl[gpu]~=0.7.0\n", "verl[gpu]~=0.7.0", 7, "0.7.0"),
+        ("[metadata]\nname = p\n[options.extras_require]\nrl = verl==0.6.1\nold =\n    torch\n    verl<0.6\n", "verl<0.6", 7, "0.1"),
+    ],
+)
+def test_setup_cfg_agrees_with_setuptools_own_reader(tmp_path: Path, cfg: str, expected: str, line: int, version: str) -> None:
+    from setuptools.config.setupcfg import read_configuration  # the oracle: setuptools reads the same file
+
+    _write(tmp_path, "setup.cfg", cfg)
+    options = read_configuration(str(tmp_path / "setup.cfg"))["options"]
+    theirs = list(options.get("install_requires", [])) + [r for reqs in options.get("extras_require", {}).values() for r in reqs]
+    assert expected in theirs
+    got = declared_verl(tmp_path)
+    assert got is not None
+    assert (got.requirement, got.line, got.version) == (expected, line, Version(version))
+
+
+def test_setup_py_literal_read_with_ast_and_never_executed(tmp_path: Path) -> None:
+    marker = tmp_path / "executed"
+    _write(
+        tmp_path,
+        "setup.py",
+        "from setuptools import setup\n"  # 1
+        f"open({str(marker)!r}, 'w').close()\n"  # 2
+        "REQUIRES = [\n"  # 3
+        "    'torch',\n"  # 4
+        "    'verl>=0.7.0',\n"  # 5
+        "]\n"  # 6
+        "setup(\n"  # 7
+        "    name='p',\n"  # 8
+        "    install_requires=REQUIRES,\n"  # 9
+        "    extras_require={'pin': ['verl==0.8.0'], 'dyn': [f'verl=={0}']},\n"  # 10
+        ")\n",
+    )
+    got = declared_verl(tmp_path)
+    assert not marker.exists()
+    assert got is not None
+    assert (got.version, got.line, got.requirement, got.kind) == (Version("0.7.0"), 5, "verl>=0.7.0", "specifier")
+
+
+def test_setup_py_non_literal_is_ignored(tmp_path: Path) -> None:
+    _write(
+        tmp_path,
+        "setup.py",
+        "from setuptools import setup\nreqs = open('requirements.in').read().splitlines()\n"
+        "extra = ['verl==0.5.0']\nextra = extra + []\n"
+        "setup(install_requires=reqs + ['verl==0.6.0'], extras_require={'x': extra})\n",
+    )
+    assert declared_verl(tmp_path) is None
+
+
+def test_setup_py_warnings_do_not_leak(tmp_path: Path) -> None:
+    _write(tmp_path, "setup.py", "import re\nPAT = '\\.d'\nsetup(install_requires=['verl>=0.6.0'])\n")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = declared_verl(tmp_path)
+    assert got is not None and (got.version, got.line) == (Version("0.6.0"), 3)
+
+
+def test_setup_py_mutated_or_imported_names_are_not_literals(tmp_path: Path) -> None:
+    _write(
+        tmp_path,
+        "setup.py",
+        "from setuptools import setup\nA = ['verl>=0.9.0']\nA.append('verl==0.5.0')\n"
+        "B = ['verl>=0.9.0']\nfrom reqs import B\n"
+        "setup(install_requires=A, extras_require={'b': B})\n",
+    )
+    assert declared_verl(tmp_path) is None
+
+
+def test_specifier_no_known_release_satisfies(tmp_path: Path) -> None:
+    _write(tmp_path, "pyproject.toml", '[project]\nname = "p"\ndependencies = ["verl>0.9.5"]\n')
+    got = declared_verl(tmp_path)
+    assert got is not None
+    assert (got.version, got.kind, got.line) == (None, "specifier", 3)
+    assert got.why == "no known verl release satisfies pyproject.toml:3 verl>0.9.5"
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "line", "version"),
+    [
+        ("requirements.txt", "numpy\nhttps://example.invalid/wheels/verl-0.8.0-py3-none-any.whl#sha256=00\n", 2, "0.8.0"),
+        ("requirements.txt", "verl @ https://example.invalid/verl-0.6.1.tar.gz\n", 1, "0.6.1"),
+        ("pyproject.toml", '[project]\nname = "p"\ndependencies = ["verl>=0.9", "verl @ file:///wheels/verl-0.8.0-py3-none-any.whl"]\n', 3, "0.8.0"),
+        ("requirements.txt", "https://example.invalid/wheels/verl_tools-0.1.0-py3-none-any.whl\nverl>=0.9\n", 2, None),
+    ],
+)
+def test_archive_file_name_states_the_version(tmp_path: Path, name: str, text: str, line: int, version: str | None) -> None:
+    _write(tmp_path, name, text)
+    got = declared_verl(tmp_path)
+    assert got is not None
+    if version is None:  # another package's wheel: the specifier decides
+        assert (got.kind, got.line, got.version) == ("specifier", line, Version("0.9.0"))
+        return
+    assert (got.kind, got.line, got.version) == ("lock", line, Version(version))
+    assert version in got.requirement
+
+
+def test_uv_dev_and_override_dependencies(tmp_path: Path) -> None:
+    _write(
+        tmp_path,
+        "pyproject.toml",
+        '[project]\nname = "p"\ndependencies = ["verl>=0.9"]\n\n[tool.uv]\n'
+        'dev-dependencies = ["verl>=0.8"]\noverride-dependencies = ["verl==0.7.0"]\n',
+    )
+    got = declared_verl(tmp_path)
+    assert got is not None and (got.version, got.line) == (Version("0.7.0"), 7)
+
+
+def test_poetry_marker_false_is_ignored(tmp_path: Path) -> None:
+    _write(
+        tmp_path,
+        "pyproject.toml",
+        '[tool.poetry.dependencies]\nverl = [\n  { version = "^0.5", markers = "sys_platform == \'no-such\'" },\n'
+        '  { version = "^0.9", markers = "python_version >= \'3\'" },\n]\n',
+    )
+    got = declared_verl(tmp_path)
+    assert got is not None and (got.version, got.line) == (Version("0.9.0"), 2)
+
+
+def test_requirements_include_paths_are_normalised(tmp_path: Path) -> None:
+    _write(tmp_path, "app/requirements.txt", "-r ../shared/base.txt\n")
+    _write(tmp_path, "shared/base.txt", "verl==0.8.0\n")
+    got = declared_verl(tmp_path / "app")
+    assert got is not None
+    assert (got.path, got.line) == (str(tmp_path / "shared" / "base.txt"), 1)
+    assert got.why == f"{os.path.join('..', 'shared', 'base.txt')}:1 verl==0.8.0 pins verl 0.8.0"
+
+
+# --------------------------------------------------------------------------------------------
+# walking
+
+
+def test_walks_up_from_a_file_to_the_project_root(tmp_path: Path) -> None:
+    _write(tmp_path, "requirements.txt", "verl==0.8.0\n")
+    trainer = _write(tmp_path, "src/recipe/trainer/main_ppo.py", "")
+    got = declared_verl(trainer)
+    assert got is not None and got.path == str(tmp_path / "requirements.txt")
+
+
+def test_stops_at_the_first_project_root_even_without_verl(tmp_path: Path) -> None:
+    _write(tmp_path, "requirements.txt", "verl==0.8.0\n")
+    _write(tmp_path, "sub/pyproject.toml", '[tool.ruff]\nline-length = 100\n')
+    assert declared_verl(tmp_path / "sub" / "pkg" / "x.py") is None
+    assert declared_verl(tmp_path / "sub") is None
+
+
+def test_stop_is_inclusive(tmp_path: Path) -> None:
+    _write(tmp_path, "requirements.txt", "verl==0.8.0\n")
+    start = tmp_path / "a" / "b"
+    start.mkdir(parents=True)
+    assert declared_verl(start, stop=tmp_path / "a") is None
+    got = declared_verl(start, stop=tmp_path)
+    assert got is not None and got.version == Version("0.8.0")
+
+
+def test_no_project_file_anywhere_up_to_stop(tmp_path: Path) -> None:
+    assert declared_verl(tmp_path / "x.py", stop=tmp_path) is None
+
+
+# --------------------------------------------------------------------------------------------
+# broken files
+
+
+def test_broken_pyproject_contributes_nothing(tmp_path: Path) -> None:
+    _write(tmp_path, "pyproject.toml", '[project]\ndependencies = ["verl==0.5.0"]\n[project\n')
+    _write(tmp_path, "requirements.txt", "verl>=0.8\n")
+    got = declared_verl(tmp_path)
+    assert got is not None and (got.version, Path(got.path).name) == (Version("0.8.0"), "requirements.txt")
+
+
+def test_every_broken_file_is_skipped(tmp_path: Path) -> None:
+    _write(tmp_path, "pyproject.toml", "= nonsense\n")
+    _write(tmp_path, "uv.lock", '[[package]]\nname = "verl"\nversion = "not a version"\n')
+    _write(tmp_path, "poetry.lock", b"\xff\xfe\x00binary")
+    _write(tmp_path, "pdm.lock", 'package = "not a list"\n')
+    _write(tmp_path, "setup.cfg", "no section header\ninstall_requires = verl==0.5.0\n")
+    _write(tmp_path, "setup.py", "setup(install_requires=['verl==0.5.0'\n")
+    _write(tmp_path, "requirements.txt", b"\xff\xfeverl==0.5.0\n")
+    _write(tmp_path, "requirements-ok.txt", "verl @ \nverl >>= 1\nverl==0.9.1\n")
+    got = declared_verl(tmp_path)
+    assert got is not None
+    assert (got.version, Path(got.path).name, got.line) == (Version("0.9.1"), "requirements-ok.txt", 3)
+
+
+_TOKENS = [*'verl=<>~^!.,;@#-\\ \n"\'[]{}01789_:/+*|', "verl", "\n-r requirements.txt\n", "\n-e ", "[project]\n",
+           "dependencies = ", "[[package]]\nname = ", "version = ", "install_requires", "setup(", "[options]\n",
+           "[tool.poetry.dependencies]\n", "[tool.uv.sources]\n", "git+https://x/verl#egg=verl", "python_version"]
+_TEXT = st.lists(st.sampled_from(_TOKENS), max_size=40).map("".join)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    name=st.sampled_from(["pyproject.toml", "setup.cfg", "setup.py", "uv.lock", "poetry.lock", "pdm.lock", "requirements.txt"]),
+    text=_TEXT,
+)
+def test_arbitrary_text_never_raises(tmp_path: Path, name: str, text: str) -> None:
+    root = tmp_path / "fuzz"
+    root.mkdir(exist_ok=True)
+    for old in root.iterdir():
+        old.unlink()
+    _write(root, name, text)
+    got = declared_verl(root)
+    assert got is None or isinstance(got, VerlDeclaration)
+
+
+# --------------------------------------------------------------------------------------------
+# installed_verl
+
+
+def _fake_distribution(site: Path, version: str) -> Path:
+    info = site / f"verl-{version}.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: verl\nVersion: {version}\n", encoding="utf-8")
+    return info
+
+
+def test_installed_verl_from_a_dist_info_on_sys_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    info = _fake_distribution(tmp_path / "site", "0.8.0")
+    monkeypatch.setattr(sys, "path", [str(tmp_path / "site"), *sys.path])
+    importlib.invalidate_caches()
+    got = installed_verl()
+    assert got == VerlDeclaration(
+        version=Version("0.8.0"),
+        path=str(info),
+        line=1,
+        requirement="verl 0.8.0 (installed)",
+        kind="installed",
+        why=f"verl 0.8.0 installed in this interpreter ({info})",
+    )
+    assert "verl" not in sys.modules  # metadata only, never imported
+
+
+def test_installed_verl_none_when_absent(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sys, "path", [str(tmp_path)])
+    importlib.invalidate_caches()
+    assert installed_verl() is None
+
+
+@pytest.mark.network
+def test_installed_verl_from_the_real_published_wheel(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "pip", "download", "--no-deps", "-q", "-d", str(tmp_path / "dl"), "verl==0.7.1"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    if proc.returncode != 0:
+        pytest.fail(f"could not download verl==0.7.1: {proc.stderr.strip().splitlines()[-1:]}")
+    (wheel,) = (tmp_path / "dl").glob("verl-0.7.1-*.whl")
+    with zipfile.ZipFile(wheel) as zf:
+        zf.extractall(tmp_path / "site")
+    monkeypatch.setattr(sys, "path", [str(tmp_path / "site")])
+    importlib.invalidate_caches()
+    got = installed_verl()
+    assert got is not None
+    assert (got.version, got.kind, got.path) == (Version("0.7.1"), "installed", str(tmp_path / "site" / "verl-0.7.1.dist-info"))
+    assert "verl" not in sys.modules
+
+
+@pytest.mark.network
+def test_known_releases_hold_every_published_release_up_to_the_newest_known() -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "pip", "index", "versions", "verl"], capture_output=True, text=True, timeout=300
+    )
+    if proc.returncode != 0:
+        pytest.fail(f"pip index versions verl failed: {proc.stderr.strip().splitlines()[-1:]}")
+    (listing,) = [line for line in proc.stdout.splitlines() if line.startswith("Available versions:")]
+    published = {Version(v.strip()) for v in listing.split(":", 1)[1].split(",")}
+    newest_known = max(KNOWN_VERL_RELEASES)
+    assert {v for v in published if v <= newest_known} == set(KNOWN_VERL_RELEASES)
+
+
+# --------------------------------------------------------------------------------------------
+# uv as an independent oracle (network): its own lowest resolution and a real uv.lock
+
+
+def _uv(*args: str, cwd: Path, stdin: str | None = None) -> str:
+    proc = subprocess.run(
+        [sys.executable, "-m", "uv", *args], input=stdin, capture_output=True, text=True, timeout=600, cwd=cwd
+    )
+    if proc.returncode != 0:
+        pytest.fail(f"uv {' '.join(args)} failed: {proc.stderr.strip().splitlines()[-1:]}")
+    return proc.stdout
+
+
+@pytest.mark.network
+@pytest.mark.parametrize("spec", [">=0.7.1,<0.9.0", ">0.8.0", "~=0.9", "<0.9", "==0.8.*", "!=0.1,<0.3", ">=0.8.1"])
+def test_lowest_allowed_agrees_with_uv_lowest_resolution(tmp_path: Path, spec: str) -> None:
+    out = _uv(
+        "pip", "compile", "-", "--no-deps", "--resolution", "lowest", "--python-version", "3.11",
+        "--no-header", "--no-annotate", "-q", cwd=tmp_path, stdin=f"verl{spec}\n",
+    )
+    (pinned,) = [line for line in out.splitlines() if line.startswith("verl==")]
+    uv_lowest = Version(pinned.split("==", 1)[1])
+    _write(tmp_path, "pyproject.toml", f'[project]\nname = "p"\ndependencies = ["verl{spec}"]\n')
+    got = declared_verl(tmp_path)
+    assert got is not None and got.version is not None
+    if spec == ">=0.8.1":  # the written bound (no such release) is lower than any release uv can pick
+        assert (got.version, uv_lowest) == (Version("0.8.1"), Version("0.9.0"))
+    else:
+        assert got.version == uv_lowest
+
+
+@pytest.mark.network
+def test_real_uv_lock(tmp_path: Path) -> None:
+    _write(
+        tmp_path,
+        "pyproject.toml",
+        '[project]\nname = "p"\nversion = "0"\nrequires-python = ">=3.11"\ndependencies = ["verl>=0.7.1,<0.9.0"]\n'
+        '[tool.uv]\noverride-dependencies = []\nconstraint-dependencies = ["verl==0.8.0"]\n',
+    )
+    _uv("lock", "-q", cwd=tmp_path)
+    lock_lines = (tmp_path / "uv.lock").read_text(encoding="utf-8").splitlines()
+    got = declared_verl(tmp_path / "src" / "trainer.py")
+    assert got is not None
+    assert (got.version, got.kind, got.path) == (Version("0.8.0"), "lock", str(tmp_path / "uv.lock"))
+    assert got.requirement == "verl 0.8.0 (uv.lock)"
+    assert lock_lines[got.line - 1] == 'name = "verl"'
+    assert lock_lines[got.line] == 'version = "0.8.0"'

@@ -1,0 +1,104 @@
+"""Shared helpers: verl's real published wheels, and running code against their runtime function.
+
+``wheel(version)`` downloads ``verl==version`` once per test session (``pip download
+--no-deps``) into a shared cache directory; ``run_entry_point`` imports a trainer module in
+a fresh interpreter against the definition it binds to (an in-tree copy, or a wheel's own
+``verl/trainer/constants_ppo.py`` with only the device probe stubbed: this machine has no
+GPU, so ``verl.utils.device.get_device_capability`` answers a Hopper's ``(9, 0)``) and calls
+its entry point with a real OmegaConf config.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import zipfile
+from pathlib import Path
+
+import pytest
+
+_CACHE = Path(os.environ.get("PPO_MIGRATE_WHEEL_CACHE", Path(tempfile.gettempdir()) / "ppo-migrate-verl-wheels"))
+
+
+def wheel(version: str) -> Path:
+    """The verl ``version`` wheel, downloaded on first use (fails the test when it cannot be)."""
+    _CACHE.mkdir(parents=True, exist_ok=True)
+    found = sorted(_CACHE.glob(f"verl-{version}-*.whl"))
+    if found:
+        return found[0]
+    proc = subprocess.run(
+        [sys.executable, "-m", "pip", "download", "--no-deps", "-q", "-d", str(_CACHE), f"verl=={version}"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    if proc.returncode != 0:
+        pytest.fail(f"could not download verl=={version}: {proc.stderr.strip().splitlines()[-1:]}")
+    (path,) = _CACHE.glob(f"verl-{version}-*.whl")
+    return path
+
+
+def unpack(version: str, dest: Path) -> Path:
+    """Unpack the wheel's ``verl/`` package into ``dest``; returns ``dest`` (the install root)."""
+    with zipfile.ZipFile(wheel(version)) as zf:
+        zf.extractall(dest, [n for n in zf.namelist() if n.startswith("verl/")])
+    return dest
+
+
+#: Runs in a fresh interpreter: argv = root, stub (0/1), caller file, function, config JSON.
+_RUNNER = r"""
+import importlib.util, json, sys, types
+root, stub, caller, function, config = sys.argv[1], sys.argv[2] == "1", sys.argv[3], sys.argv[4], sys.argv[5]
+sys.path.insert(0, root)
+if stub:  # a wheel: skip verl/__init__.py (it imports the whole framework); stub the GPU probe only
+    for name in ("verl", "verl.trainer", "verl.utils"):
+        module = types.ModuleType(name)
+        module.__path__ = [root + "/" + name.replace(".", "/")]
+        sys.modules[name] = module
+    device = types.ModuleType("verl.utils.device")
+    device.get_device_capability = lambda: (9, 0)  # stand-in for a Hopper GPU (none here)
+    sys.modules["verl.utils.device"] = device
+from omegaconf import OmegaConf
+spec = importlib.util.spec_from_file_location("entry_point", caller)
+module = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(module)
+result = getattr(module, function)(OmegaConf.create(json.loads(config)))
+print(json.dumps(result["runtime_env"]["env_vars"], sort_keys=True))
+"""
+
+#: A Megatron actor on a Hopper: verl PR #6976 sets CUDA_DEVICE_MAX_CONNECTIONS=1 for it.
+MEGATRON_CONFIG = {
+    "num_cpus": 2,
+    "actor_rollout_ref": {"actor": {"strategy": "megatron"}, "ref": {"strategy": "megatron"}},
+    "critic": {"strategy": "megatron"},
+    "trainer": {"device": "cuda"},
+}
+
+
+def run_entry_point(
+    root: Path, caller: Path, function: str, *, stub: bool, config: dict | None = None
+) -> subprocess.CompletedProcess:
+    """Import ``caller`` with ``root`` first on ``sys.path`` and call ``function(config)``.
+
+    Args:
+        root: the install root holding ``verl/`` (an in-tree copy or an unpacked wheel).
+        caller: the trainer module's file.
+        function: the entry point's name; it must return ``{"runtime_env": ...}``.
+        stub: ``root`` is an unpacked wheel (see the module docstring).
+        config: the training config (default :data:`MEGATRON_CONFIG`).
+
+    Returns:
+        The finished process: ``stdout`` is the JSON of the ``env_vars`` on success.
+    """
+    env = {k: v for k, v in os.environ.items() if k not in ("CUDA_DEVICE_MAX_CONNECTIONS", "NCCL_DEBUG")}
+    return subprocess.run(
+        [sys.executable, "-c", _RUNNER, str(root), "1" if stub else "0", str(caller), function,
+         json.dumps(config or MEGATRON_CONFIG)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+    )
