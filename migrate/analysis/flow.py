@@ -410,8 +410,11 @@ class _Flow:
             matched = self.set_bits(p, _B) if binds else p
             g = self.expr(case.guard, matched) if case.guard is not None else matched
             out |= self.stmts(case.body, g)
-            if case.guard is None and _irrefutable(case.pattern):
-                return out
+            if _irrefutable(case.pattern):
+                if case.guard is None:
+                    return out
+                cur = g  # the pattern always matches: only the guard can fail
+                continue
             # a failed pattern or guard may leave some captures bound
             cur = cur | p | (matched if binds else 0) | g
         return out | cur

@@ -104,6 +104,14 @@ CASES: dict[str, tuple[str, Bound]] = {
                 case _:
                     return AT()
     """, P),
+    "match_irrefutable_capture_guard_fails": ("""
+        def f(v, a):
+            match v:
+                case config if a:
+                    pass
+                case _:
+                    return AT()
+    """, C),
     "match_all_cases_bind": ("""
         def f(v):
             match v:
