@@ -83,7 +83,8 @@ class _Flow:
     answer "rebound after the target" for closures.
     """
 
-    def __init__(self, scope: Scope, name: str, target: ast.AST | None) -> None:
+    def __init__(self, tree: ScopeTree, scope: Scope, name: str, target: ast.AST | None) -> None:
+        self.tree = tree
         self.scope = scope
         self.name = name
         self.private = scope.private
@@ -354,6 +355,8 @@ class _Flow:
             s = self.expr(item.context_expr, s)
             if item.optional_vars is not None:
                 s = self.assign(item.optional_vars, s)
+        if all(_never_swallows(self.tree, item.context_expr) for item in node.items):
+            return self.stmts(node.body, s)
         # The context manager's __exit__ may swallow an exception raised anywhere in the
         # body, so every state inside the body may reach the statement after the `with`.
         catch = _Catch(s)
@@ -410,8 +413,11 @@ class _Flow:
             matched = self.set_bits(p, _B) if binds else p
             g = self.expr(case.guard, matched) if case.guard is not None else matched
             out |= self.stmts(case.body, g)
-            if case.guard is None and _irrefutable(case.pattern):
-                return out
+            if _irrefutable(case.pattern):
+                if case.guard is None:
+                    return out
+                cur = g  # the pattern always matches: only the guard can fail
+                continue
             # a failed pattern or guard may leave some captures bound
             cur = cur | p | (matched if binds else 0) | g
         return out | cur
@@ -512,6 +518,79 @@ class _Flow:
         return False
 
 
+#: Context managers whose ``__exit__`` returns None, so they never swallow an exception of
+#: the ``with`` body: (module, name) as imported. Checked against the real objects by
+#: ``tests/analysis/test_flow.py::test_never_swallowing_table_matches_the_real_exit``.
+NEVER_SWALLOWING: frozenset[tuple[str, str]] = frozenset({
+    ("builtins", "open"), ("io", "open"), ("os", "fdopen"), ("tokenize", "open"),
+    ("tempfile", "TemporaryDirectory"),
+    ("hydra", "initialize"), ("hydra", "initialize_config_dir"),
+    ("hydra", "initialize_config_module"),
+    ("torch", "no_grad"), ("torch", "enable_grad"), ("torch", "inference_mode"),
+})
+
+
+def _module_imports(tree: ScopeTree) -> dict[str, tuple[str, str | None]]:
+    """Names the module binds only by one top-level import: name → (module, attribute).
+
+    ``import os`` → ``{"os": ("os", None)}``; ``from hydra import initialize as init`` →
+    ``{"init": ("hydra", "initialize")}``. A name also bound any other way is left out.
+    """
+    cached = tree.flow_cache.get("imports")
+    if cached is not None:
+        return cached
+    seen: dict[str, list[tuple[str, str | None]]] = {}
+    for st in tree.module.node.body:  # type: ignore[attr-defined]
+        if isinstance(st, ast.Import):
+            for a in st.names:
+                if a.asname:
+                    seen.setdefault(a.asname, []).append((a.name, None))
+                elif "." not in a.name:
+                    seen.setdefault(a.name, []).append((a.name, None))
+        elif isinstance(st, ast.ImportFrom) and st.module and not st.level:
+            for a in st.names:
+                seen.setdefault(a.asname or a.name, []).append((st.module, a.name))
+    out = {}
+    for name, origins in seen.items():
+        flags = tree.module.flags.get(name, 0)
+        if len(origins) == 1 and not flags & (DEF_LOCAL | DEF_GLOBAL):
+            out[name] = origins[0]
+    tree.flow_cache["imports"] = out
+    return out
+
+
+def _never_swallows(tree: ScopeTree, expr: ast.expr) -> bool:
+    """Whether ``expr`` certainly makes a context manager of :data:`NEVER_SWALLOWING`:
+    a call of ``open`` (the builtin: bound nowhere in the module) or of a table entry reached
+    through the module's own import, not rebound where the call runs."""
+    if not isinstance(expr, ast.Call):
+        return False
+    func = expr.func
+    scope = tree.scope_of(expr)
+    imports = _module_imports(tree)
+    if isinstance(func, ast.Name):
+        how, _ = resolve_binding(scope, func.id)
+        if how != "global":
+            return False
+        if func.id == "open" and not tree.module.flags.get("open", 0) & (DEF_LOCAL | DEF_GLOBAL) \
+                and "open" not in imports and not _star_import(tree):
+            return True
+        origin = imports.get(func.id)
+        return origin is not None and origin in NEVER_SWALLOWING
+    if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
+        how, _ = resolve_binding(scope, func.value.id)
+        origin = imports.get(func.value.id)
+        if how != "global" or origin is None or origin[1] is not None:
+            return False
+        return (origin[0], func.attr) in NEVER_SWALLOWING
+    return False
+
+
+def _star_import(tree: ScopeTree) -> bool:
+    return any(isinstance(st, ast.ImportFrom) and any(a.name == "*" for a in st.names)
+               for st in tree.module.node.body)  # type: ignore[attr-defined]
+
+
 def _irrefutable(p: ast.pattern) -> bool:
     if isinstance(p, ast.MatchAs):
         return p.pattern is None or _irrefutable(p.pattern)
@@ -526,7 +605,7 @@ def _run(tree: ScopeTree, scope: Scope, name: str, target: ast.AST | None) -> _F
     cached = tree.flow_cache.get(key)
     if cached is not None:
         return cached
-    flow = _Flow(scope, name, target)
+    flow = _Flow(tree, scope, name, target)
     limit = sys.getrecursionlimit()
     try:
         sys.setrecursionlimit(max(limit, 10_000))
@@ -652,8 +731,9 @@ def bound_at(tree: ScopeTree, name: str, at: ast.AST) -> Bound:
       of the body; `finally` run for the normal and the abrupt exits), for/while loops to a
       fixpoint (``while True`` exits only by ``break``; ``else`` clauses), ``with`` (its
       ``__exit__`` may swallow the body's exceptions, so every body state reaches the next
-      statement), match cases (captures bound in the guard; a failed case may leave captures
-      bound), ``del``, ``return``/``raise``/``continue``/``break``, walrus (short-circuit
+      statement — except a call of a context manager whose ``__exit__`` is known to return
+      None, :data:`NEVER_SWALLOWING`), match cases (captures bound in the guard; a failed
+      case may leave captures bound; an irrefutable capture always binds), ``del``, ``return``/``raise``/``continue``/``break``, walrus (short-circuit
       and conditional expressions followed branch by branch), ``except ... as name``
       unbinding, a star import (possibly binds anything), comprehension clause order (the
       first evaluation of a clause sees only earlier targets);

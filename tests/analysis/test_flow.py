@@ -104,6 +104,14 @@ CASES: dict[str, tuple[str, Bound]] = {
                 case _:
                     return AT()
     """, P),
+    "match_irrefutable_capture_guard_fails": ("""
+        def f(v, a):
+            match v:
+                case config if a:
+                    pass
+                case _:
+                    return AT()
+    """, C),
     "match_all_cases_bind": ("""
         def f(v):
             match v:
@@ -166,6 +174,40 @@ CASES: dict[str, tuple[str, Bound]] = {
         import contextlib
         def f(load):
             with contextlib.suppress(ValueError):
+                config = load()
+            return AT()
+    """, P),
+    "with_open_never_swallows": ("""
+        def f(p, load):
+            with open(p) as fh:
+                config = load(fh)
+            return AT()
+    """, C),
+    "with_hydra_initialize_never_swallows": ("""
+        from hydra import compose, initialize
+        def main():
+            with initialize(version_base=None, config_path="conf"):
+                config = compose(config_name="ppo_trainer")
+            return AT()
+    """, C),
+    "with_torch_no_grad_attribute": ("""
+        import torch
+        def f(load):
+            with torch.no_grad():
+                config = load()
+            return AT()
+    """, C),
+    "with_own_open_may_swallow": ("""
+        from mylib import open
+        def f(p, load):
+            with open(p):
+                config = load()
+            return AT()
+    """, P),
+    "with_shadowed_initialize_may_swallow": ("""
+        from hydra import initialize
+        def f(load, initialize):
+            with initialize():
                 config = load()
             return AT()
     """, P),
@@ -427,6 +469,44 @@ def test_class_local_after_loop_that_may_not_run() -> None:
             x = AT()
     """
     assert answer(src) is P
+
+
+def _exit_with_exception(cm) -> object:
+    cm.__enter__()
+    return cm.__exit__(ValueError, ValueError("boom"), None)
+
+
+def test_never_swallowing_table_matches_the_real_exit(tmp_path) -> None:
+    """Every entry of NEVER_SWALLOWING, built for real, returns a falsy value from
+    ``__exit__`` when the body raised: the exception propagates."""
+    import importlib
+    import os
+    import tempfile
+    import tokenize
+
+    from ppo_migrate.analysis.flow import NEVER_SWALLOWING
+
+    path = tmp_path / "x.py"
+    path.write_text("x = 1\n", encoding="utf-8")
+    makers = {
+        ("builtins", "open"): lambda: open(path),
+        ("io", "open"): lambda: importlib.import_module("io").open(path),
+        ("os", "fdopen"): lambda: os.fdopen(os.open(path, os.O_RDONLY)),
+        ("tokenize", "open"): lambda: tokenize.open(path),
+        ("tempfile", "TemporaryDirectory"): lambda: tempfile.TemporaryDirectory(),
+        ("hydra", "initialize"): lambda: importlib.import_module("hydra").initialize(
+            version_base=None, config_path=None),
+        ("hydra", "initialize_config_dir"): lambda: importlib.import_module(
+            "hydra").initialize_config_dir(version_base=None, config_dir=str(tmp_path)),
+        ("hydra", "initialize_config_module"): lambda: importlib.import_module(
+            "hydra").initialize_config_module(version_base=None, config_module="json"),
+    }
+    torch = pytest.importorskip("torch")
+    for name in ("no_grad", "enable_grad", "inference_mode"):
+        makers[("torch", name)] = getattr(torch, name)
+    assert set(makers) == set(NEVER_SWALLOWING)
+    for key, make in makers.items():
+        assert not _exit_with_exception(make()), key
 
 
 def test_unknown_node_raises_key_error() -> None:
