@@ -69,7 +69,7 @@ def _symbol_table_errors(module: ParsedModule) -> None:
     (``nonlocal`` at module level or without a binding, a name declared after its
     use): only a module holding one pays for :func:`symtable.symtable`'s second parse.
     """
-    if not any(isinstance(n, (ast.Global, ast.Nonlocal)) for n in ast.walk(module.tree)):
+    if not module.facts.declarations:
         return
     import symtable
     import warnings
@@ -102,7 +102,7 @@ class ModuleAnalysis:
         package: tuple[str, ...] | None = None,
         module: ParsedModule | None = None,
     ) -> None:
-        from ppo_migrate.analysis.configs import ConfigFinder, parent_map
+        from ppo_migrate.analysis.configs import ConfigFinder
         from ppo_migrate.analysis.scopes import ScopeTree
         from ppo_migrate.analysis.targets import TargetFinder
         from ppo_migrate.targets import TargetMatcher, module_package
@@ -120,21 +120,15 @@ class ModuleAnalysis:
         self.package = package
         self.matcher = TargetMatcher.of(settings.targets)
         self.targets = TargetFinder(self.module, self.scopes, self.matcher, package)
-        self._parents: dict[int, ast.AST] | None = None
         self._configs: ConfigFinder | None = None
         self._make_configs = lambda: ConfigFinder(
             self.module, self.scopes, self.targets, tuple(settings.config_names), self.parents
         )
-        _ = parent_map
 
     @property
     def parents(self) -> dict[int, ast.AST]:
-        """``id(node) -> parent`` for the module, built on first need."""
-        if self._parents is None:
-            from ppo_migrate.analysis.configs import parent_map
-
-            self._parents = parent_map(self.module.tree)
-        return self._parents
+        """``id(node) -> parent`` for the module."""
+        return self.module.facts.parents
 
     def config_at(self, call: ast.Call) -> ConfigChoice | None:
         """The config to pass at a call of this module (:class:`ConfigFinder.find`)."""

@@ -72,6 +72,7 @@ _WRAPPERS = frozenset(
      "typing_extensions.Optional", "typing_extensions.Union"}
 )
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+_STATEMENT_BLOCKS = ("body", "orelse", "finalbody", "handlers")
 _BLOCKS = frozenset(
     {ScopeKind.MODULE, ScopeKind.CLASS, ScopeKind.FUNCTION, ScopeKind.LAMBDA, ScopeKind.COMPREHENSION}
 )
@@ -102,7 +103,8 @@ class ConfigFinder:
         finder: the module's :class:`ppo_migrate.analysis.targets.TargetFinder`
             (it knows every binding and resolves qualified names).
         config_names: the ``config-names`` setting, in preference order.
-        parents: child node id -> parent node, for the whole module.
+        parents: child node id -> parent node, for the whole module
+            (``module.facts.parents``).
     """
 
     def __init__(
@@ -350,13 +352,11 @@ class ConfigFinder:
         params = [*func.args.posonlyargs, *func.args.args]
         position = next((i for i, a in enumerate(params) if a is arg), None)
         calls = []
-        for node in ast.walk(self.module.tree):
-            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == func.name:
-                calls.append(node)
-            elif isinstance(node, ast.Name) and node.id == func.name and isinstance(node.ctx, ast.Load):
-                parent = self.parents.get(id(node))
-                if not (isinstance(parent, ast.Call) and parent.func is node):
-                    return False  # passed as a value: not every caller is known
+        for node in self.module.facts.loads.get(func.name, ()):
+            parent = self.parents.get(id(node))
+            if not (isinstance(parent, ast.Call) and parent.func is node):
+                return False  # passed as a value: not every caller is known
+            calls.append(parent)
         if not calls:
             return False
         for c in calls:
@@ -473,19 +473,17 @@ def _own_attributes(cls: ast.ClassDef) -> dict[str, list]:
                 target(node.target, node.value, selfname, in_method)
             elif isinstance(node, ast.AugAssign):
                 target(node.target, None, selfname, in_method)
-            walk(ast.iter_child_nodes(node), selfname, in_method)
+            # assignments are statements: only nested blocks can hold more
+            for block in _STATEMENT_BLOCKS:
+                inner = getattr(node, block, None)
+                if inner:
+                    walk(inner, selfname, in_method)
+            if isinstance(node, ast.Match):
+                for case in node.cases:
+                    walk(case.body, selfname, in_method)
 
     walk(cls.body, None, False)
     return out
 
 
-def parent_map(tree: ast.AST) -> dict[int, ast.AST]:
-    """``id(child) -> parent`` for every node of ``tree``."""
-    out: dict[int, ast.AST] = {}
-    for node in ast.walk(tree):
-        for child in ast.iter_child_nodes(node):
-            out[id(child)] = node
-    return out
-
-
-__all__ = ["DICTCONFIG_NAMES", "VERL_SECTIONS", "ConfigChoice", "ConfigFinder", "parent_map"]
+__all__ = ["DICTCONFIG_NAMES", "VERL_SECTIONS", "ConfigChoice", "ConfigFinder"]

@@ -50,12 +50,18 @@ class ParsedModule:
         path: the display path (``"-"`` for standard input).
         tree: the module's ``ast.Module``.
         lines: the source lines without their line breaks (index 0 is line 1).
+        facts: what one walk of the tree collected (:class:`ModuleFacts`).
     """
 
     text: str
     path: str
     tree: ast.Module
     lines: list[str] = field(repr=False)
+    facts: ModuleFacts = field(default=None, repr=False)  # type: ignore[assignment]
+
+    def __post_init__(self) -> None:
+        if self.facts is None:
+            problem, self.facts = walk_facts(self.tree)
 
     def column(self, line: int, byte_offset: int) -> int:
         """0-based code-point column of an ``ast`` position.
@@ -131,15 +137,13 @@ def parse(text: str, path: str) -> ParsedModule:
     except (ValueError, OverflowError) as exc:  # a NUL byte (Python < 3.12)
         raise SourceProblem(f"syntax error: {exc}") from None
     lines = split_lines(text)
-    if len(text) > MAX_NESTING:
-        problem = nesting_problem(tree)
-        if problem is not None:
-            if 0 < problem.line <= len(lines):  # the byte column, in code points
-                problem.column = ParsedModule(text, path, tree, lines).column(
-                    problem.line, problem.column - 1
-                ) + 1
-            raise problem
-    return ParsedModule(text, path, tree, lines)
+    problem, facts = walk_facts(tree)
+    module = ParsedModule(text, path, tree, lines, facts)
+    if problem is not None:
+        if 0 < problem.line <= len(lines):  # the byte column, in code points
+            problem.column = module.column(problem.line, problem.column - 1) + 1
+        raise problem
+    return module
 
 
 def syntax_problem(exc: SyntaxError) -> SourceProblem:
@@ -155,33 +159,108 @@ def syntax_problem(exc: SyntaxError) -> SourceProblem:
     return SourceProblem(f"syntax error: {msg}", line, column)
 
 
-def nesting_problem(tree: ast.AST) -> SourceProblem | None:
-    """A PPO902 for a tree nested deeper than ``constants.MAX_NESTING``, else ``None``.
+@dataclass(eq=False)
+class ModuleFacts:
+    """What one walk of a module's tree collects for the rest of the analysis.
+
+    Attributes:
+        parents: ``id(node) -> parent node`` for every node but the module.
+        calls: every ``ast.Call`` (in no particular order).
+        imports: every ``ast.Import`` and ``ast.ImportFrom``.
+        binders: every node that may bind a name: ``Name`` in a store context,
+            ``def``/``class``/``lambda``, ``except ... as``, match captures.
+        loads: identifier -> the ``Name`` nodes reading it.
+        declarations: the module holds a ``global`` or ``nonlocal`` statement.
+    """
+
+    parents: dict[int, ast.AST] = field(default_factory=dict)
+    calls: list[ast.Call] = field(default_factory=list)
+    imports: list[ast.stmt] = field(default_factory=list)
+    binders: list[ast.AST] = field(default_factory=list)
+    loads: dict[str, list[ast.Name]] = field(default_factory=dict)
+    declarations: bool = False
+
+
+_BINDERS = (
+    ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda, ast.ExceptHandler,
+    ast.MatchAs, ast.MatchStar, ast.MatchMapping,
+)
+
+
+def walk_facts(tree: ast.AST) -> tuple[SourceProblem | None, ModuleFacts]:
+    """One iterative walk of ``tree``: its :class:`ModuleFacts`, and the PPO902 of a tree
+    nested deeper than ``constants.MAX_NESTING`` (else ``None``).
 
     Depth counts one level a node, each operand of a ``BoolOp`` chain and each
     part of a dotted import name (the measure the LibCST pass used, so the same
-    files are refused). Iterative: never recurses.
+    files are refused). Never recurses.
     """
-    bool_op, children = ast.BoolOp, ast.iter_child_nodes
+    facts = ModuleFacts()
+    parents, calls, imports, binders, loads = (
+        facts.parents, facts.calls, facts.imports, facts.binders, facts.loads
+    )
+    problem: SourceProblem | None = None
+    name_t, call_t, store_t, bool_t = ast.Name, ast.Call, ast.Store, ast.BoolOp
+    import_t = (ast.Import, ast.ImportFrom)
+    declaration_t = (ast.Global, ast.Nonlocal)
+    AST = ast.AST
     stack: list[tuple[ast.AST, int]] = [(tree, 0)]
     pop, push = stack.pop, stack.append
     while stack:
         node, depth = pop()
-        if isinstance(node, bool_op):
-            depth += len(node.values) - 1
-        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+        t = type(node)
+        if t is name_t:
+            if type(node.ctx) is store_t:  # type: ignore[attr-defined]
+                binders.append(node)
+            else:
+                loads.setdefault(node.id, []).append(node)  # type: ignore[attr-defined]
+            continue  # a Name's only child is its context
+        if t is call_t:
+            calls.append(node)  # type: ignore[arg-type]
+        elif t is bool_t:
+            depth += len(node.values) - 1  # type: ignore[attr-defined]
+        elif isinstance(node, import_t):
+            imports.append(node)  # type: ignore[arg-type]
             module = getattr(node, "module", None) or ""
             depth += max(n.count(".") for n in (module, *(a.name for a in node.names)))
-        if depth > MAX_NESTING:
+        elif isinstance(node, _BINDERS):
+            binders.append(node)
+        elif isinstance(node, declaration_t):
+            facts.declarations = True
+        if depth > MAX_NESTING and problem is None:
             line = getattr(node, "lineno", 1)
             col = getattr(node, "col_offset", 0)
-            return SourceProblem(
+            problem = SourceProblem(
                 f"cannot parse: nested too deeply (depth > {MAX_NESTING})", line, col + 1
             )
+            break
         depth += 1
-        for child in children(node):
-            push((child, depth))
-    return None
+        for name in node._fields:
+            value = getattr(node, name, None)
+            if isinstance(value, AST):
+                parents[id(value)] = node
+                push((value, depth))
+            elif type(value) is list:
+                for item in value:
+                    if isinstance(item, AST):
+                        parents[id(item)] = node
+                        push((item, depth))
+    return problem, facts
 
 
-__all__ = ["ParsedModule", "SourceProblem", "nesting_problem", "parse", "split_lines", "syntax_problem"]
+def nesting_problem(tree: ast.AST) -> SourceProblem | None:
+    """A PPO902 for a tree nested deeper than ``constants.MAX_NESTING``, else ``None``
+    (see :func:`walk_facts`)."""
+    return walk_facts(tree)[0]
+
+
+__all__ = [
+    "ModuleFacts",
+    "ParsedModule",
+    "SourceProblem",
+    "nesting_problem",
+    "parse",
+    "split_lines",
+    "syntax_problem",
+    "walk_facts",
+]

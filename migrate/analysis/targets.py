@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import ast
 from collections import defaultdict
-from collections.abc import Iterable
 from dataclasses import dataclass
 
 from ppo_migrate.analysis.module import ParsedModule
@@ -136,9 +135,7 @@ class TargetFinder:
         """Every call that is (or may be) a target call, in source order."""
         wanted = set(self.matcher.names) | self._import_aliases()
         out: list[TargetCall] = []
-        for node in ast.walk(self.module.tree):
-            if not isinstance(node, ast.Call):
-                continue
+        for node in self.module.facts.calls:
             parts = dotted_parts(node.func)
             if parts is None or parts[-1] not in wanted and parts[0] not in wanted:
                 continue
@@ -153,7 +150,7 @@ class TargetFinder:
         imported name or module mentions a target's last name."""
         names = self.matcher.names
         out: set[str] = set()
-        for node in ast.walk(self.module.tree):
+        for node in self.module.facts.imports:
             if isinstance(node, ast.ImportFrom):
                 parts = set((node.module or "").split("."))
                 for a in node.names:
@@ -232,7 +229,7 @@ class TargetFinder:
         """Absolute modules of ``from M import *`` (only at module level in Python 3)."""
         if self._star_modules is None:
             out = []
-            for stmt in ast.walk(self.module.tree):
+            for stmt in self.module.facts.imports:
                 if isinstance(stmt, ast.ImportFrom) and any(a.name == "*" for a in stmt.names):
                     resolved = resolve_relative(
                         "." * (stmt.level or 0) + (stmt.module or ""), self.package
@@ -281,10 +278,10 @@ class TargetFinder:
         def add(name: str, node: ast.AST, qualified: str | None = None) -> None:
             out[norm(name)].append(_Binding(node, qualified))
 
-        for node in ast.walk(self.module.tree):
+        facts = self.module.facts
+        for node in (*facts.binders, *facts.imports):
             if isinstance(node, ast.Name):
-                if isinstance(node.ctx, ast.Store):
-                    add(node.id, node)
+                add(node.id, node)
             elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                 add(node.name, node)
                 if not isinstance(node, ast.ClassDef):
@@ -323,15 +320,6 @@ def all_args(args: ast.arguments) -> list[ast.arg]:
     if args.kwarg is not None:
         out.append(args.kwarg)
     return out
-
-
-def callee_mentions(calls: Iterable[ast.Call], names: frozenset[str]) -> bool:
-    """Whether any call's dotted callee ends in one of ``names`` (a cheap pre-check)."""
-    for c in calls:
-        parts = dotted_parts(c.func)
-        if parts and parts[-1] in names:
-            return True
-    return False
 
 
 __all__ = ["TargetCall", "TargetFinder", "all_args", "configless_kind", "dotted_parts"]
