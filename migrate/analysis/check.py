@@ -28,7 +28,7 @@ from ppo_migrate.constants import CONFIG_PARAMETER
 from ppo_migrate.diagnostics import Diagnostic, Edit, Fix, is_suppressed, qualname
 
 if TYPE_CHECKING:
-    from ppo_migrate.analysis.configs import ConfigChoice
+    from ppo_migrate.analysis.configs import ConfigChoice, ConfigFinder
     from ppo_migrate.analysis.targets import TargetCall
     from ppo_migrate.settings import Settings
 
@@ -103,6 +103,7 @@ class ModuleAnalysis:
         module: ParsedModule | None = None,
     ) -> None:
         from ppo_migrate.analysis.configs import ConfigFinder
+        from ppo_migrate.analysis.index import ClassIndex, package_root
         from ppo_migrate.analysis.scopes import ScopeTree
         from ppo_migrate.analysis.targets import TargetFinder
         from ppo_migrate.targets import TargetMatcher, module_package
@@ -122,7 +123,12 @@ class ModuleAnalysis:
         self.targets = TargetFinder(self.module, self.scopes, self.matcher, package)
         self._configs: ConfigFinder | None = None
         self._make_configs = lambda: ConfigFinder(
-            self.module, self.scopes, self.targets, tuple(settings.config_names), self.parents
+            self.module,
+            self.scopes,
+            self.targets,
+            tuple(settings.config_names),
+            self.parents,
+            ClassIndex(package_root(path, package), settings),
         )
 
     @property
@@ -130,11 +136,16 @@ class ModuleAnalysis:
         """``id(node) -> parent`` for the module."""
         return self.module.facts.parents
 
-    def config_at(self, call: ast.Call) -> ConfigChoice | None:
-        """The config to pass at a call of this module (:class:`ConfigFinder.find`)."""
+    @property
+    def configs(self) -> ConfigFinder:
+        """The module's :class:`ppo_migrate.analysis.configs.ConfigFinder`, built on first need."""
         if self._configs is None:
             self._configs = self._make_configs()
-        return self._configs.find(call)
+        return self._configs
+
+    def config_at(self, call: ast.Call) -> ConfigChoice | None:
+        """The config to pass at a call of this module (:meth:`ConfigFinder.find`)."""
+        return self.configs.find(call)
 
     def frames(self, node: ast.AST) -> tuple[tuple[str, str], ...]:
         """The ``(kind, name)`` frames of the functions, lambdas and classes around ``node``

@@ -15,7 +15,8 @@ module globals):
   the call not in a nested function, lambda or comprehension that binds its own
   ``<self>``; the attribute declared in the class body or assigned to
   ``<self>.<name>`` in a method of the class or of a base class defined in the
-  same file.
+  same file or, through an import, in another file of the project
+  (:mod:`ppo_migrate.analysis.index`).
 
 Whether a name is bound at the call is :func:`ppo_migrate.analysis.flow.bound_at`'s
 answer: **certain** → a safe fix (``apply`` makes it), **possible** → an unsafe
@@ -54,6 +55,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from ppo_migrate.analysis.flow import Bound, bound_at
+from ppo_migrate.analysis.index import ClassIndex
 from ppo_migrate.analysis.module import ParsedModule
 from ppo_migrate.analysis.scopes import Scope, ScopeKind, ScopeTree
 from ppo_migrate.analysis.targets import TargetFinder, all_args, dotted_parts
@@ -105,6 +107,8 @@ class ConfigFinder:
         config_names: the ``config-names`` setting, in preference order.
         parents: child node id -> parent node, for the whole module
             (``module.facts.parents``).
+        classes: the cross-file index of the project's classes (base classes in
+            other files); ``None``: this module's classes only.
     """
 
     def __init__(
@@ -114,8 +118,10 @@ class ConfigFinder:
         finder: TargetFinder,
         config_names: tuple[str, ...],
         parents: dict[int, ast.AST],
+        classes: ClassIndex | None = None,
     ) -> None:
         self.module = module
+        self.classes = classes
         self.scopes = scopes
         self.finder = finder
         self.names = tuple(config_names)
@@ -406,7 +412,7 @@ class ConfigFinder:
             values = self._class_attributes(cls.node, set()).get(name)
             if values is None:
                 return Bound.UNBOUND
-            if any(v is not None and self._value_against(v) for v in values):
+            if any(v is not None and finder._value_against(v) for finder, v in values):
                 return Bound.UNBOUND
             if bound_at(self.scopes, first, call) is not Bound.CERTAIN:
                 return Bound.UNBOUND
@@ -415,26 +421,53 @@ class ConfigFinder:
         return check
 
     def _class_attributes(self, cls: ast.ClassDef, seen: set[int]) -> dict[str, list]:
-        """Attribute name -> assigned values (``None`` for a bare declaration) of a class and
-        its base classes defined in this module."""
+        """Attribute name -> ``(finder, assigned value)`` pairs (value ``None`` for a bare
+        declaration) of a class and its base classes: those defined in this module, and
+        those another file of the project defines (through :attr:`classes`, the
+        cross-file index), each value with the finder of its own module."""
         cached = self._attrs.get(id(cls))
         if cached is not None:
             return cached
         seen.add(id(cls))
         out: dict[str, list] = {}
         for base in cls.bases:
-            if isinstance(base, ast.Name):
-                holder = self.scopes.scope_of(base).lookup(base.id)
-                if holder is None:
-                    continue
-                defs = [b.node for b in self.finder.bindings_in(holder, base.id)]
-                if len(defs) == 1 and isinstance(defs[0], ast.ClassDef) and id(defs[0]) not in seen:
-                    for k, v in self._class_attributes(defs[0], seen).items():
-                        out.setdefault(k, []).extend(v)
+            found = self._base_class(base)
+            if found is None:
+                continue
+            finder, base_def = found
+            if id(base_def) in seen:
+                continue
+            for k, v in finder._class_attributes(base_def, seen).items():
+                out.setdefault(k, []).extend(v)
         for k, v in _own_attributes(cls).items():
-            out.setdefault(k, []).extend(v)
+            out.setdefault(k, []).extend((self, value) for value in v)
         self._attrs[id(cls)] = out
         return out
+
+    def _base_class(self, base: ast.expr) -> tuple[ConfigFinder, ast.ClassDef] | None:
+        """The definition of a base class: in this module (a name bound once, by a
+        ``class`` statement), or through an import in another file of the project."""
+        parts = dotted_parts(base)
+        if parts is None:
+            return None
+        if len(parts) == 1:
+            holder = self.scopes.scope_of(base).lookup(parts[0])
+            if holder is None:
+                return None
+            defs = [b.node for b in self.finder.bindings_in(holder, parts[0])]
+            if len(defs) == 1 and isinstance(defs[0], ast.ClassDef):
+                return self, defs[0]
+        if self.classes is None:
+            return None
+        found = self.finder.qualified_names(base)
+        if found is None or found[1] or len(found[0]) != 1:
+            return None  # not one import: a local binding, or bound twice
+        qualified = resolve_relative(found[0][0], self.finder.package)
+        other = self.classes.find_class(qualified) if qualified else None
+        if other is None:
+            return None
+        analysis, class_def = other
+        return analysis.configs, class_def
 
 
 def _own_attributes(cls: ast.ClassDef) -> dict[str, list]:

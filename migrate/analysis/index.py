@@ -1,0 +1,115 @@
+"""The cross-file index: classes of other files, found by qualified name.
+
+``self.config`` is often assigned in a base class defined in another file of the
+project (``class Launcher(TrainerBase)`` whose ``TrainerBase.__init__`` in
+``pkg/base.py`` sets it). When a base class of the method's class resolves to an
+import (``from .base import TrainerBase``, ``import pkg.base as b; b.TrainerBase``),
+:class:`ClassIndex` finds the module's file the way Python would find it from the
+calling file's package root (``<root>/pkg/base.py`` or ``<root>/pkg/base/__init__.py``),
+parses it with the same core (:class:`ppo_migrate.analysis.check.ModuleAnalysis`),
+never importing or executing it, and hands back the class definition with the
+analysis that can judge its assignments. Each file is parsed at most once per
+process (the pool's workers each keep their own).
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ppo_migrate.analysis.check import ModuleAnalysis
+    from ppo_migrate.settings import Settings
+
+#: Files held per process (a module analysis is a few hundred kilobytes at most).
+_MAX_FILES = 256
+_CACHE: dict[tuple[str, int, int], ModuleAnalysis | None] = {}
+
+
+def package_root(path: str, package: tuple[str, ...]) -> Path | None:
+    """The directory a file's top-level package (or, for a script, the file) lives in.
+
+    Args:
+        path: the analysed file's path (``"-"``/``""``: standard input, no root).
+        package: its package parts (:func:`ppo_migrate.targets.module_package`).
+    """
+    if not path or path == "-":
+        return None
+    directory = Path(path).absolute().parent
+    for _ in package:
+        directory = directory.parent
+    return directory
+
+
+def module_file(root: Path, module: str) -> Path | None:
+    """``<root>/a/b.py`` or ``<root>/a/b/__init__.py`` for module ``a.b``, if it exists."""
+    parts = module.split(".")
+    if not all(p.isidentifier() for p in parts):
+        return None
+    base = root.joinpath(*parts)
+    for candidate in (base.with_suffix(".py"), base / "__init__.py"):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+class ClassIndex:
+    """Class definitions of the project's other files, by absolute qualified name.
+
+    Args:
+        root: the package root the calling file's imports resolve from
+            (:func:`package_root`); ``None`` disables cross-file lookups.
+        settings: the run's settings (the other file's analysis uses them).
+    """
+
+    def __init__(self, root: Path | None, settings: Settings) -> None:
+        self.root = root
+        self.settings = settings
+
+    def find_class(self, qualified: str) -> tuple[ModuleAnalysis, ast.ClassDef] | None:
+        """The top-level class ``qualified`` (``pkg.base.TrainerBase``) and its module's
+        analysis, or ``None`` when no file of the project defines exactly one such class."""
+        if self.root is None or "." not in qualified:
+            return None
+        module, _, name = qualified.rpartition(".")
+        path = module_file(self.root, module)
+        if path is None:
+            return None
+        analysis = self._analysis(path, module)
+        if analysis is None:
+            return None
+        defs = [
+            s for s in analysis.module.tree.body if isinstance(s, ast.ClassDef) and s.name == name
+        ]
+        return (analysis, defs[0]) if len(defs) == 1 else None
+
+    def _analysis(self, path: Path, module: str) -> ModuleAnalysis | None:
+        from ppo_migrate.analysis.check import ModuleAnalysis
+        from ppo_migrate.analysis.module import SourceProblem
+        from ppo_migrate.files import UnreadableFile, decode_source, read_source
+
+        try:
+            stat = path.stat()
+        except OSError:
+            return None
+        key = (str(path), stat.st_mtime_ns, stat.st_size)
+        if key in _CACHE:
+            return _CACHE[key]
+        result: ModuleAnalysis | None
+        try:
+            text = decode_source(read_source(path).data)[0]
+            package = tuple(module.split(".")[:-1]) if path.name != "__init__.py" else tuple(
+                module.split(".")
+            )
+            result = ModuleAnalysis(text, str(path), self.settings, package=package)
+        except (UnreadableFile, SourceProblem, UnicodeDecodeError, SyntaxError, LookupError,
+                ValueError, RecursionError):
+            result = None
+        if len(_CACHE) >= _MAX_FILES:
+            _CACHE.pop(next(iter(_CACHE)))
+        _CACHE[key] = result
+        return result
+
+
+__all__ = ["ClassIndex", "module_file", "package_root"]

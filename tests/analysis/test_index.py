@@ -1,0 +1,105 @@
+"""analysis/index.py: ``self.config`` assigned in a base class of another file, run before
+and after ``apply`` (issue 13, "Not seen")."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+import types
+from pathlib import Path
+
+import pytest
+
+from ppo_migrate.analysis.index import ClassIndex, module_file, package_root
+from ppo_migrate.edits import process_text
+from ppo_migrate.settings import Settings
+
+SETTINGS = Settings(targets=("envmod.get_env",))
+BASE = (
+    "class TrainerBase:\n"
+    "    def __init__(self, config):\n"
+    "        self.config = config\n"
+)
+LAUNCH = (
+    "from envmod import get_env\n"
+    "from .base import TrainerBase\n"
+    "import tpkg.base as b\n"
+    "class Launcher(TrainerBase):\n"
+    "    def start(self):\n"
+    "        return get_env()\n"
+    "class Other(b.TrainerBase):\n"
+    "    def start(self):\n"
+    "        return get_env(None)\n"
+)
+
+
+@pytest.fixture
+def tree(tmp_path, monkeypatch):
+    pkg = tmp_path / "tpkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "base.py").write_text(BASE)
+    (pkg / "launch.py").write_text(LAUNCH)
+    envmod = types.ModuleType("envmod")
+    envmod.seen = []  # type: ignore[attr-defined]
+    envmod.get_env = lambda config=None: envmod.seen.append(config) or {}  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "envmod", envmod)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    for name in ("tpkg", "tpkg.base", "tpkg.launch"):
+        monkeypatch.delitem(sys.modules, name, raising=False)
+    return tmp_path, envmod
+
+
+def _run(envmod) -> list:
+    for name in ("tpkg", "tpkg.base", "tpkg.launch"):
+        sys.modules.pop(name, None)
+    launch = importlib.import_module("tpkg.launch")
+    envmod.seen.clear()
+    launch.Launcher({"trainer": 1}).start()
+    launch.Other({"trainer": 2}).start()
+    return list(envmod.seen)
+
+
+def test_self_config_from_a_base_class_in_another_file(tree) -> None:
+    root, envmod = tree
+    path = root / "tpkg" / "launch.py"
+    assert _run(envmod) == [None, None]
+    result = process_text(LAUNCH, str(path), SETTINGS, fix=True)
+    assert result.diagnostics == () and result.fixed == 2
+    assert result.new_text == LAUNCH.replace("get_env()", "get_env(self.config)").replace(
+        "get_env(None)", "get_env(self.config)"
+    )
+    path.write_text(result.new_text)
+    assert _run(envmod) == [{"trainer": 1}, {"trainer": 2}]
+
+
+def test_a_base_class_the_project_does_not_hold_gives_no_self_attribute(tree) -> None:
+    root, _ = tree
+    text = LAUNCH.replace("from .base import TrainerBase", "from elsewhere import TrainerBase")
+    text = text.replace("import tpkg.base as b", "import elsewhere as b")
+    result = process_text(text, str(root / "tpkg" / "launch.py"), SETTINGS, fix=True)
+    assert [d.code for d in result.diagnostics] == ["PPO002", "PPO002"]
+
+
+def test_a_config_section_assigned_in_the_other_file_is_evidence_against(tree) -> None:
+    root, _ = tree
+    (root / "tpkg" / "base.py").write_text(BASE.replace("= config", "= config.actor_rollout_ref"))
+    result = process_text(LAUNCH, str(root / "tpkg" / "launch.py"), SETTINGS, fix=True)
+    assert [d.code for d in result.diagnostics] == ["PPO002", "PPO002"]
+
+
+def test_module_files_and_package_roots(tmp_path) -> None:
+    (tmp_path / "a" / "b").mkdir(parents=True)
+    (tmp_path / "a" / "__init__.py").write_text("")
+    (tmp_path / "a" / "b" / "__init__.py").write_text("")
+    (tmp_path / "a" / "c.py").write_text("class K: pass\nclass K2: pass\n")
+    assert module_file(tmp_path, "a.c") == tmp_path / "a" / "c.py"
+    assert module_file(tmp_path, "a.b") == tmp_path / "a" / "b" / "__init__.py"
+    assert module_file(tmp_path, "a.missing") is None
+    assert package_root(str(tmp_path / "a" / "b" / "m.py"), ("a", "b")) == tmp_path
+    assert package_root("-", ()) is None
+    index = ClassIndex(tmp_path, Settings())
+    analysis, cls = index.find_class("a.c.K2")
+    assert cls.name == "K2" and analysis.path == str(tmp_path / "a" / "c.py")
+    assert index.find_class("a.c.Missing") is None
+    assert ClassIndex(None, Settings()).find_class("a.c.K") is None
