@@ -385,6 +385,276 @@ def _visit(path: str, wanted: set[str], settings: Settings):
     return source, text, encoding, bom, tree, wrapper, visitor
 
 
+class _AstFacts:
+    """What :class:`_FileVisitor` collects, found by the analysis core on Python's ``ast``
+    (no LibCST parse): the file's function definitions, the calls of the ``wanted``
+    functions (with the config each caller has, from the same resolver as ``check``),
+    references to them as values, and the names ``__all__`` exports.
+
+    Attributes: ``defs`` (fq -> ``(None, FunctionInfo)``), ``sites`` (``(None,
+    CallSite)`` pairs), ``values``/``values_fq`` and ``exported``, as on the visitor.
+    """
+
+    def __init__(self, path: str, wanted: set[str], settings: Settings) -> None:
+        import ast
+
+        from ppo_migrate.analysis.check import ModuleAnalysis
+        from ppo_migrate.analysis.targets import all_args
+
+        source = read_source(Path(path))
+        text = decode_source(source.data)[0]
+        self.path = path
+        self.module = module_name(path)
+        self.package = module_package(path)
+        self.settings = settings
+        self.analysis = a = ModuleAnalysis(text, path, settings, package=self.package)
+        self.defs: dict[str, tuple[None, FunctionInfo]] = {}
+        self.sites: list[tuple[None, CallSite]] = []
+        self.values: list[tuple[str, int]] = []
+        self.values_fq: list[str] = []
+        self.exported: set[str] = set()
+        m = a.module
+        def_lines: dict[str, list[int]] = defaultdict(list)
+        functions = sorted(
+            (n for n in m.facts.binders if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))),
+            key=lambda n: (n.lineno, n.col_offset),
+        )
+        for node in functions:
+            frames = a.frames(node)
+            name = qualname((*frames, ("function", node.name)))
+            fq = f"{self.module}.{name}"
+            param = _ast_param_name(node)
+            cls = qualname(frames) if frames and frames[-1][0] == "class" else None
+            def_lines[fq].append(node.lineno)
+            self.defs[fq] = (None, FunctionInfo(fq, path, name, node.lineno, self._block(node, name, param), param, cls))
+        for fq, lines in def_lines.items():
+            if len(lines) > 1:
+                shown = ", ".join(map(str, lines[:-1])) + f" and {lines[-1]}"
+                self.defs[fq][1].block = f"it is defined more than once (lines {shown})"
+        for stmt in _module_level_statements(m.tree):
+            if isinstance(stmt, ast.Assign) and any(
+                isinstance(t, ast.Name) and t.id == "__all__" for t in stmt.targets
+            ):
+                for e in getattr(stmt.value, "elts", ()):
+                    if isinstance(e, ast.Constant) and isinstance(e.value, str):
+                        self.exported.add(e.value)
+        if not wanted:
+            return
+        parents = m.facts.parents
+        for call in sorted(m.facts.calls, key=lambda c: (c.lineno, c.col_offset)):
+            fqs = self._fqs(call.func) & wanted
+            if fqs:
+                self._site(call, fqs)
+        # every use that is not a call, as LibCST's visitor saw them: names read, assigned
+        # or deleted (rebinding a function is a use too), attributes, parameter names
+        refs = [n for names in m.facts.loads.values() for n in names]
+        refs += [n for n in m.facts.binders if isinstance(n, ast.Name)]
+        refs += [n for n in parents.values() if isinstance(n, ast.Attribute)]
+        args = [
+            (a, f) for f in m.facts.binders
+            if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
+            for a in all_args(f.args)
+        ]
+        seen: set[int] = set()
+        for node in sorted(refs, key=lambda n: (n.lineno, n.col_offset)):
+            if id(node) in seen:
+                continue
+            seen.add(id(node))
+            parent = parents.get(id(node))
+            if isinstance(parent, ast.Call) and parent.func is node:
+                continue  # a call: recorded as a site
+            for fq in sorted(self._fqs(node) & wanted):
+                self.values.append((path, node.lineno))
+                self.values_fq.append(fq)
+        for arg, func in args:
+            holder = a.targets.function_scope(arg)
+            if holder is None:
+                continue
+            fq = f"{self.module}.{_local_prefix(a, holder)}{arg.arg}"
+            if fq in wanted:
+                self.values.append((path, arg.lineno))
+                self.values_fq.append(fq)
+
+    def _block(self, node, name: str, param: str) -> str | None:
+        import ast
+
+        for d in node.decorator_list:
+            if not (isinstance(d, ast.Name) and d.id in _TRANSPARENT_DECORATORS):
+                code = self.analysis.module.source_of(d)
+                return f"it is decorated with `@{code}`, so its calls cannot all be found"
+        if "<lambda>" in name:
+            return "it is defined inside a lambda"
+        if node.args.kwarg is not None:
+            return (
+                f"it takes `**{node.args.kwarg.arg}`, so a `{param}=` keyword "
+                "may already flow through it"
+            )
+        return None
+
+    def _self_class(self, node) -> str | None:
+        """The qualified name of the class whose method binds ``self`` at ``node``."""
+        import ast
+
+        frames = self.analysis.frames(node)
+        scope = self.analysis.scopes.scope_of(node)
+        chain = []
+        while scope is not None:
+            chain.append(scope)
+            scope = scope.parent
+        functions = [s for s in chain if isinstance(s.node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef))]
+        for i, s in enumerate(functions):
+            parent = functions[i + 1] if i + 1 < len(functions) else None
+            if isinstance(s.node, (ast.FunctionDef, ast.AsyncFunctionDef)) and parent is not None and isinstance(parent.node, ast.ClassDef):
+                params = s.node.args.args
+                if params and params[0].arg == "self":
+                    depth = len(functions) - i - 1  # frames of the class and outside it
+                    return qualname(frames[:depth])
+                return None
+        return None
+
+    def _fqs(self, node) -> set[str]:
+        import ast
+
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self":
+            cls = self._self_class(node)
+            return {f"{self.module}.{cls}.{node.attr}"} if cls else set()
+        parts = _full_name_parts(node)
+        if parts is None:
+            return set()
+        a = self.analysis
+        holder = a.scopes.scope_of(node).lookup(parts[0])
+        if holder is None:
+            return set()
+        out: set[str] = set()
+        for b in a.targets.bindings_in(holder, parts[0]):
+            if b.qualified is not None:
+                r = resolve_relative(".".join((b.qualified, *parts[1:])), self.package)
+                if r is not None:
+                    out.add(r)
+            else:
+                out.add(f"{self.module}.{_local_prefix(a, holder)}{'.'.join(parts)}")
+        return out
+
+    def _site(self, call, fqs: set[str]) -> None:
+        import ast
+
+        a = self.analysis
+        frames = a.frames(call)
+        caller = None
+        if frames and frames[-1][0] == "function" and frames[-1][1] != "<lambda>":
+            caller = f"{self.module}.{qualname(frames)}"
+        choice = a.config_at(call)
+        config = None
+        if choice is not None and (choice.applicability == "safe" or getattr(self.settings, "unsafe_fixes", False)):
+            config = choice.expression
+        keywords = frozenset(k.arg for k in call.keywords if k.arg is not None)
+        starred = [(x.lineno, x.col_offset, a.module.source_of(x)) for x in call.args if isinstance(x, ast.Starred)]
+        starred += [(k.lineno, k.col_offset, a.module.source_of(k)) for k in call.keywords if k.arg is None]
+        unpacked = min(starred)[2] if starred else None
+        line, column = a.module.start(call)
+        for fq in sorted(fqs):
+            self.sites.append((None, CallSite(path=self.path, line=line, column=column, callee=fq, caller=caller, caller_scope=qualname(frames), config=config, keywords=keywords, unpacked=unpacked)))
+
+
+def _full_name_parts(node) -> list[str] | None:
+    """The dotted name LibCST's ``get_full_name_for_node`` reads (a call or subscript in the
+    chain stands for what it calls or indexes: ``Runner(cfg).start`` is ``Runner.start``,
+    ``make()()`` is ``make``), as parts; ``None`` when it does not end in a name. Counting
+    such calls as calls of the named function keeps the plan conservative."""
+    import ast
+
+    parts: list[str] = []
+    while True:
+        if isinstance(node, ast.Name):
+            parts.append(node.id)
+            parts.reverse()
+            return parts
+        if isinstance(node, ast.Attribute):
+            parts.append(node.attr)
+            node = node.value
+        elif isinstance(node, ast.Call):
+            node = node.func
+        elif isinstance(node, ast.Subscript):
+            node = node.value
+        else:
+            return None
+
+
+def _local_prefix(analysis, holder) -> str:
+    """LibCST's spelling of a local qualified name's prefix: ``""`` at module level,
+    ``"Cls."`` in a class body, ``"outer.<locals>."`` in a function."""
+    import ast
+
+    frames = []
+    s = holder
+    while s is not None:
+        n = s.node
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            frames.append(("function", n.name))
+        elif isinstance(n, ast.Lambda):
+            frames.append(("function", "<lambda>"))
+        elif isinstance(n, ast.ClassDef):
+            frames.append(("class", n.name))
+        s = s.parent
+    frames.reverse()
+    if not frames:
+        return ""
+    return qualname(frames) + (".<locals>." if frames[-1][0] == "function" else ".")
+
+
+def _module_level_statements(tree):
+    """Statements run at module level (inside if/try/with/for blocks too, not in defs or classes)."""
+    import ast
+
+    stack = list(reversed(tree.body))
+    while stack:
+        stmt = stack.pop()
+        yield stmt
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            continue
+        for block in ("body", "orelse", "finalbody", "handlers"):
+            inner = getattr(stmt, block, None)
+            if isinstance(inner, list):
+                stack.extend(reversed([x for x in inner if isinstance(x, (ast.stmt, ast.excepthandler))]))
+
+
+def _ast_param_name(node) -> str:
+    """:func:`_param_name` on ``ast``: the first of ``config``, ``ppo_config``, ... that no
+    identifier in the function uses (names, parameters, attributes, keywords, imports)."""
+    import ast
+
+    used: set[str] = set()
+    for n in ast.walk(node):
+        if isinstance(n, ast.Name):
+            used.add(n.id)
+        elif isinstance(n, ast.arg):
+            used.add(n.arg)
+        elif isinstance(n, ast.Attribute):
+            used.add(n.attr)
+        elif isinstance(n, ast.keyword) and n.arg:
+            used.add(n.arg)
+        elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            used.add(n.name)
+        elif isinstance(n, ast.ImportFrom) and n.module:
+            used.update(n.module.split("."))
+        elif isinstance(n, ast.alias):
+            used.update(n.name.split("."))
+            if n.asname:
+                used.add(n.asname)
+        elif isinstance(n, (ast.Global, ast.Nonlocal)):
+            used.update(n.names)
+        elif isinstance(n, ast.ExceptHandler) and n.name:
+            used.add(n.name)
+        elif isinstance(n, (ast.MatchAs, ast.MatchStar)) and n.name:
+            used.add(n.name)
+        elif isinstance(n, ast.MatchMapping) and n.rest:
+            used.add(n.rest)
+    for candidate in (CONFIG_PARAMETER, "ppo_config", *(f"ppo_config_{i}" for i in range(2, 100))):
+        if candidate not in used:
+            return candidate
+    return "ppo_config_thread"  # pragma: no cover
+
+
 def _entry_functions(diagnostics: Iterable[Diagnostic], settings: Settings, index: _Index) -> dict[tuple[str, int, int], str]:
     """Map each PPO002 (path, line, column) to the fq name of its enclosing function."""
     by_path: dict[str, list[Diagnostic]] = defaultdict(list)
@@ -394,7 +664,7 @@ def _entry_functions(diagnostics: Iterable[Diagnostic], settings: Settings, inde
     result: dict[tuple[str, int, int], str] = {}
     for path, diags in by_path.items():
         try:
-            _, _, _, _, _, _, visitor = _visit(path, set(), settings)
+            visitor = _AstFacts(path, set(), settings)
         except Exception:  # the file changed or cannot be parsed now: no hints for it
             continue
         for fq, (_, info) in visitor.defs.items():
@@ -423,7 +693,7 @@ def _scan(files: Sequence[str], wanted: set[str], settings: Settings, index: _In
         if not any(n in data for n in names):
             continue
         try:
-            _, _, _, _, _, _, visitor = _visit(path, todo, settings)
+            visitor = _AstFacts(path, todo, settings)
         except Exception:
             continue  # unreadable or unparsable: reported by the main pass already
         for fq, (_, info) in visitor.defs.items():
