@@ -168,6 +168,30 @@ def test_check_of_plain_candidates_does_not_import_libcst(tmp_path: Path) -> Non
     assert "libcst" not in mods
 
 
+def test_check_with_entry_points_and_their_callers_does_not_import_libcst(tmp_path: Path) -> None:
+    """PPO002 hints (the caller phase) run on the analysis core's ast parse (issue 13)."""
+    _write(
+        tmp_path,
+        {
+            "pkg/__init__.py": "",
+            "pkg/ray_setup.py": "from verl.trainer.constants_ppo import get_ppo_ray_runtime_env\n"
+            "def init_ray(address):\n    return get_ppo_ray_runtime_env()\n",
+            "pkg/main.py": "from pkg.ray_setup import init_ray\n"
+            "def run(config):\n    init_ray('auto')\n",
+        },
+    )
+    code = (
+        "from ppo_migrate.cli import main\n"
+        "try:\n"
+        "    main(['check', '--jobs', '1', 'pkg'])\n"
+        "except SystemExit as e:\n"
+        "    assert e.code == 1, e.code\n"
+        "assert 'ppo_migrate.callers' in sys.modules\n"
+    )
+    mods = _modules_after(code, cwd=tmp_path)
+    assert "libcst" not in mods
+
+
 def test_import_ppo_runtime_imports_neither_torch_nor_ray() -> None:
     mods = _modules_after("import ppo_runtime\nppo_runtime.get_ppo_ray_runtime_env")
     assert "ppo_runtime" in mods
