@@ -619,7 +619,8 @@ def _analyze_block(scope: Scope, bound: set[str] | None, free: set[str],
     newfree: set[str] = set()
     newbound: set[str] = set()
     is_class = scope.kind is ScopeKind.CLASS
-    is_function = scope.is_function_like
+    # 3.12+ type-parameter scopes enclose like functions (their names are free inside)
+    is_function = scope.is_function_like or scope.kind is ScopeKind.ANNOTATION
     if is_class:
         newglobal |= global_
         if bound is not None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import symtable
+import sys
 import textwrap
 import time
 from pathlib import Path
@@ -32,6 +33,16 @@ def _oracle_symbol(table: symtable.SymbolTable, name: str) -> symtable.Symbol:
     if table.get_type() != "module" and table.get_name() == "top":
         sym = symtable.Symbol(name, table._table.symbols[name], module_scope=False)
     return sym
+
+
+#: Python 3.12+ changed the compiler's table, not the language's scoping: PEP 709 inlines list/
+#: set/dict comprehensions into the parent's table, and type-parameter blocks carry implicit
+#: names (``.defaults``, ``.type_params``, ``__type_params__``). The tree keeps the language
+#: level scopes of the 3.10/3.11 table (what name resolution follows on every version), so
+#: the equality with ``symtable`` is asserted on 3.10/3.11.
+same_table_as_symtable = pytest.mark.skipif(
+    sys.version_info >= (3, 12),
+    reason="3.12+ symtable inlines comprehensions (PEP 709); the tree is the 3.10/3.11 table")
 
 
 def scope_differences(ours, theirs: symtable.SymbolTable, path: str = "") -> list[str]:
@@ -183,9 +194,12 @@ CASES = {
 }
 
 
+@same_table_as_symtable
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_hand_written_case_equals_symtable(case: str) -> None:
     diffs = compare_source(textwrap.dedent(CASES[case]))
+    if diffs is None:
+        pytest.skip(f"this Python ({sys.version_info[:2]}) rejects the syntax of {case}")
     assert diffs == []
 
 
@@ -277,6 +291,7 @@ def _corpus_differences(files: list[Path]) -> tuple[list[str], int]:
 SAMPLE_EVERY = 12
 
 
+@same_table_as_symtable
 @pytest.mark.parametrize("corpus", ["stdlib", "torch"])
 def test_corpus_sample_equals_symtable(corpus: str) -> None:
     files = (stdlib_files() if corpus == "stdlib" else torch_files())[::SAMPLE_EVERY]
@@ -285,6 +300,7 @@ def test_corpus_sample_equals_symtable(corpus: str) -> None:
     assert bad == []
 
 
+@same_table_as_symtable
 @pytest.mark.network
 def test_verl_wheels_equal_symtable(verl_sources) -> None:
     files = [p for root in verl_sources.values() for p in python_files(root)]
@@ -293,6 +309,7 @@ def test_verl_wheels_equal_symtable(verl_sources) -> None:
     assert bad == []
 
 
+@same_table_as_symtable
 @pytest.mark.slow
 @pytest.mark.parametrize("corpus", ["stdlib", "torch"])
 def test_full_corpus_equals_symtable(corpus: str) -> None:
@@ -302,6 +319,7 @@ def test_full_corpus_equals_symtable(corpus: str) -> None:
     assert bad == []
 
 
+@same_table_as_symtable
 @pytest.mark.slow
 @pytest.mark.network
 def test_full_verl_wheels_equal_symtable(verl_sources) -> None:
