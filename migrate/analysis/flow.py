@@ -624,18 +624,23 @@ def _descendants(scope: Scope):
         stack.extend(s.children)
 
 
+def _runs_at_once(scope: Scope) -> bool:
+    """A class body or a list/set/dict comprehension runs where it is defined; a def,
+    lambda or generator expression runs later (a generator when it is iterated)."""
+    if scope.kind is ScopeKind.CLASS:
+        return True
+    return scope.kind is ScopeKind.COMPREHENSION and not isinstance(scope.node, ast.GeneratorExp)
+
+
 def _child_towards(ancestor: Scope, scope: Scope) -> tuple[Scope, bool]:
     """The child of ``ancestor`` containing ``scope``, and whether every scope from
-    ``scope`` up to it runs immediately (class bodies and comprehensions)."""
+    ``scope`` up to it runs at once (:func:`_runs_at_once`)."""
     immediate = True
     while scope.parent is not ancestor:
-        if scope.kind not in (ScopeKind.CLASS, ScopeKind.COMPREHENSION):
-            immediate = False
+        immediate = immediate and _runs_at_once(scope)
         assert scope.parent is not None
         scope = scope.parent
-    if scope.kind not in (ScopeKind.CLASS, ScopeKind.COMPREHENSION):
-        immediate = False
-    return scope, immediate
+    return scope, immediate and _runs_at_once(scope)
 
 
 def _outside_writers(owner: Scope, name: str) -> list[Scope]:
@@ -741,7 +746,8 @@ def bound_at(tree: ScopeTree, name: str, at: ast.AST) -> Bound:
       globals, as ``LOAD_NAME`` does — never the enclosing function;
     - a free variable → CERTAIN when it is a never-deleted parameter of the enclosing
       function, or certainly bound where the nested def/lambda is defined and never rebound
-      after it (for a class body or comprehension, which run at once: the state there);
+      after it (for a class body or list/set/dict comprehension, which run at once: the
+      state there; a generator expression runs when iterated, like a lambda);
     - a global → the module's flow up to the top-level statement that runs the code (for
       code inside a function: CERTAIN only if certainly bound before the def and never
       deleted or rebound later); ``global``/``nonlocal`` writers elsewhere make the answer

@@ -388,7 +388,6 @@ class _Builder:
 
     def arg_annotations(self, a: ast.arguments, returns: ast.expr | None) -> None:
         for arg in (*a.posonlyargs, *a.args):
-            self.node_scope[id(arg)] = self.cur
             if arg.annotation is not None:
                 self.annotation(arg.annotation)
         if a.vararg is not None and a.vararg.annotation is not None:
@@ -404,11 +403,12 @@ class _Builder:
     def arguments(self, a: ast.arguments) -> None:
         self.node_scope[id(a)] = self.cur
         for arg in (*a.posonlyargs, *a.args, *a.kwonlyargs):
+            self.node_scope[id(arg)] = self.cur  # a parameter belongs to its function
             self.add_def(arg.arg, DEF_PARAM)
-        if a.vararg is not None:
-            self.add_def(a.vararg.arg, DEF_PARAM)
-        if a.kwarg is not None:
-            self.add_def(a.kwarg.arg, DEF_PARAM)
+        for arg in (a.vararg, a.kwarg):
+            if arg is not None:
+                self.node_scope[id(arg)] = self.cur
+                self.add_def(arg.arg, DEF_PARAM)
 
     def _class_def(self, s: ast.ClassDef) -> None:
         self.add_def(s.name, DEF_LOCAL)
@@ -696,6 +696,7 @@ class ScopeTree:
         self.tree = tree
         self.module = module
         self._node_scope = node_scope
+        self._opened: dict[int, Scope] | None = None
         self.flow_cache: dict = {}
 
     @classmethod
@@ -748,7 +749,8 @@ class ScopeTree:
 
     def scope_for_node(self, node: ast.AST) -> Scope | None:
         """The scope that ``node`` (a def, class, lambda or comprehension) opens, if any."""
-        for s in _walk_scopes(self.module):
-            if s.node is node and s.kind is not ScopeKind.ANNOTATION:
-                return s
-        return None
+        index = self._opened
+        if index is None:
+            index = self._opened = {id(s.node): s for s in _walk_scopes(self.module)
+                                    if s.kind is not ScopeKind.ANNOTATION}
+        return index.get(id(node))

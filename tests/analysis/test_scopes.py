@@ -259,6 +259,10 @@ def test_scope_of_evaluation_scope() -> None:
     assert tree.scope_of(names["y"]) is comp
     assert [s.kind for s in tree.scopes()] == [ScopeKind.MODULE, ScopeKind.FUNCTION,
                                                ScopeKind.COMPREHENSION]
+    assert tree.scope_of(f.node.args.args[0]) is f  # a parameter belongs to its function
+    assert tree.scope_for_node(f.node) is f
+    assert tree.scope_for_node(comp.node) is comp
+    assert tree.scope_for_node(names["first"]) is None
     with pytest.raises(KeyError, match="not in this tree"):
         tree.scope_of(ast.Name(id="zz"))
 
