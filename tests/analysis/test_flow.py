@@ -532,3 +532,97 @@ def test_unknown_node_raises_key_error() -> None:
     tree = ScopeTree.build(ast.parse("x = 1\n"))
     with pytest.raises(KeyError):
         bound_at(tree, "x", ast.Name(id="x"))
+
+
+# -- the interpreter as the oracle, on generated programs ---------------------------------------
+class _Runaway(BaseException):
+    """A generated loop ran too long: that run is dropped (escapes ``except Exception``)."""
+
+
+class _Coin:
+    """Truthiness decided by a coin at every evaluation, with a shared step budget."""
+
+    def __init__(self, rng, budget: list[int]) -> None:
+        self.rng, self.budget = rng, budget
+
+    def __bool__(self) -> bool:
+        self.budget[0] -= 1
+        if self.budget[0] < 0:
+            raise _Runaway
+        return self.rng.random() < 0.5
+
+
+PROBE = ("try:\n    config\nexcept NameError:\n    sink(False)\n    raise\n"
+         "else:\n    sink(True)")
+
+
+def test_answers_hold_when_the_generated_programs_run() -> None:
+    """Generated functions (tests/analysis/flow_programs.py) run 60 times each with coin-flip
+    conditions: a site said CERTAIN is never reached with ``config`` unbound, a site said
+    UNBOUND never with it bound (the read is wrapped in a probe that re-raises)."""
+    import contextlib
+    import random
+    import sys
+
+    from flow_programs import FUNCS_PER_FILE, compiles, generate_module
+
+    rng = random.Random(2026)
+    seen = {C: set(), U: set(), P: set()}
+    wrong = []
+    modules = 0
+    while modules < 80:
+        src = generate_module(rng)
+        if not compiles(src):
+            continue
+        modules += 1
+        tree = ast.parse(src)
+        scopes = ScopeTree.build(tree)
+        answers = {}
+        for fn in tree.body:
+            if isinstance(fn, ast.FunctionDef):
+                (site,) = [n for n in ast.walk(fn) if isinstance(n, ast.Call)
+                           and isinstance(n.func, ast.Name) and n.func.id == "sink"]
+                answers[fn.name] = bound_at(scopes, "config", site.args[0])
+        lines = []
+        for line in src.split("\n"):
+            if line.strip() == "sink(config)":
+                indent = line[: len(line) - len(line.lstrip())]
+                lines += [indent + p for p in PROBE.split("\n")]
+            else:
+                lines.append(line)
+        namespace: dict = {"contextlib": contextlib}
+        exec(compile("\n".join(lines), "<generated>", "exec"), namespace)
+        for k in range(FUNCS_PER_FILE):
+            name = f"f{k}"
+            observed: list[bool] = []
+            for _ in range(60):
+                budget = [400]
+                args = (_Coin(rng, budget), _Coin(rng, budget), [1, 2][: rng.randint(0, 2)],
+                        None, lambda: rng.choice([0, 1, [1], {"k": 1}, 5, [1, 2], None]),
+                        observed.append)
+                steps = [2000]
+
+                def tracer(frame, event, arg, steps=steps):
+                    if event == "line":  # `while True: continue` evaluates no coin
+                        steps[0] -= 1
+                        if steps[0] < 0:
+                            raise _Runaway
+                    return tracer
+
+                sys.settrace(tracer)
+                try:
+                    namespace[name](*args)
+                except _Runaway:
+                    pass
+                except Exception:  # noqa: BLE001 - the programs raise by design
+                    pass
+                finally:
+                    sys.settrace(None)
+            answer = answers[name]
+            if observed:
+                seen[answer].add((modules, name))
+            if answer is C and False in observed or answer is U and True in observed:
+                wrong.append((modules, name, answer.value, sorted(set(observed))))
+    assert wrong == []
+    assert len(seen[C]) > 50 and len(seen[U]) > 10 and len(seen[P]) > 10, \
+        {b.value: len(v) for b, v in seen.items()}
