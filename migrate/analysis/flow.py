@@ -378,8 +378,12 @@ class _Flow:
         if catch is not None:
             self.stack.pop()
         out = self.stmts(node.orelse, end)
+        star = type(node).__name__ == "TryStar"  # except*: several handlers may run in turn
+        previous = 0
         for h in node.handlers:
             hs = catch.exc if catch is not None else 0
+            if star:
+                hs |= previous
             if h.type is not None:
                 hs = self.expr(h.type, hs)
             named = self.is_name(h.name)
@@ -390,6 +394,7 @@ class _Flow:
                 hs = self.set_bits(hs, _U)
                 if catch is not None and catch.exc:
                     self.raise_from(_U)
+            previous |= hs
             out |= hs
         if fin is None:
             return out

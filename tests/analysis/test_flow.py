@@ -276,6 +276,15 @@ CASES: dict[str, tuple[str, Bound]] = {
             except Exception as config:
                 AT()
     """, C),
+    "except_star_handlers_run_in_turn": ("""
+        def f(config, work):
+            try:
+                work()
+            except* ValueError as config:
+                pass
+            except* TypeError:
+                AT()
+    """, P),
     "try_finally_normal_exit": ("""
         def f(load, close):
             try:
