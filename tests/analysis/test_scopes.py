@@ -290,9 +290,9 @@ def _corpus_differences(files: list[Path]) -> tuple[list[str], int]:
     return bad, checked
 
 
-# Every K-th file by sorted path in the default run (about 15 s on this 2-core machine);
+# Every K-th file by sorted path in the default run (about 20 s on this 2-core machine);
 # every file under `-m slow`.
-SAMPLE_EVERY = 12
+SAMPLE_EVERY = 6
 
 
 @same_table_as_symtable
