@@ -78,23 +78,26 @@ class _Finally:
 class _Flow:
     """One flow pass over the code of ``scope`` for one (mangled) ``name``.
 
-    Records ``at_bits``: the union of the states on every path that evaluates ``target``,
+    Records, for every statement and expression of the scope's code, the union of the
+    states on every path that evaluates it (``at``), and the binding events in walk order
+    (``events``: (loops around the event, new bits)) to answer "rebound after a point" for
+    closures; one pass answers every query about this (scope, name).
     and the binding events (``events``: (target reached before?, loops around the event)) to
     answer "rebound after the target" for closures.
     """
 
-    def __init__(self, tree: ScopeTree, scope: Scope, name: str, target: ast.AST | None) -> None:
+    def __init__(self, tree: ScopeTree, scope: Scope, name: str) -> None:
         self.tree = tree
         self.scope = scope
         self.name = name
         self.private = scope.private
-        self.target = target
-        self.at_bits = 0
-        self.reached = False
-        self.loops_at_target: frozenset[int] = frozenset()
+        self.at: dict[int, int] = {}
+        self.first_event: dict[int, int] = {}  # node → number of events before first reached
+        self.loops_at: dict[int, tuple[int, ...]] = {}
         self.loops: list[int] = []
         self.stack: list[object] = []
-        self.events: list[tuple[bool, frozenset[int], int]] = []  # (reached, loops, new bits)
+        self.events: list[tuple[tuple[int, ...], int]] = []  # (loops, new bits)
+        self.unanalysed = False
 
     # names
     def is_name(self, ident: str | None) -> bool:
@@ -104,16 +107,36 @@ class _Flow:
             ident = mangle(self.private, ident)
         return ident == self.name
 
-    def record(self, s: int) -> None:
+    def record(self, node: ast.AST, s: int) -> None:
         if s:
-            self.at_bits |= s
-            self.reached = True
-            self.loops_at_target = frozenset(self.loops)
+            key = id(node)
+            at = self.at
+            at[key] = at.get(key, 0) | s
+            if key not in self.first_event:
+                self.first_event[key] = len(self.events)
+                self.loops_at[key] = tuple(self.loops)
+
+    def bits(self, node: ast.AST) -> int:
+        """The states on the paths that evaluate ``node`` (0: never evaluated)."""
+        if self.unanalysed:
+            return _B | _U
+        return self.at.get(id(node), 0)
+
+    def rebound_after(self, node: ast.AST) -> bool:
+        """Whether a binding or deletion of the name can run after ``node`` runs: later in
+        the walk, or in a loop that also contains ``node``."""
+        first = self.first_event.get(id(node))
+        if first is None:
+            return bool(self.events)
+        if len(self.events) > first:
+            return True
+        loops = set(self.loops_at.get(id(node), ()))
+        return any(loops.intersection(ev_loops) for ev_loops, _ in self.events)
 
     def set_bits(self, s: int, new: int) -> int:
         if not s:
             return 0
-        self.events.append((self.reached, frozenset(self.loops), new))
+        self.events.append((tuple(self.loops), new))
         self.raise_from(new)
         return new
 
@@ -145,7 +168,7 @@ class _Flow:
                 return
 
     # entry points
-    def run(self) -> int:
+    def run(self) -> None:
         scope, node = self.scope, self.scope.node
         kind = scope.kind
         if kind is ScopeKind.MODULE or kind is ScopeKind.CLASS:
@@ -159,8 +182,7 @@ class _Flow:
         elif kind is ScopeKind.COMPREHENSION:
             self.comprehension_code(node)
         else:  # 3.12 annotation scopes: not analysed; conservative
-            self.at_bits = _B | _U
-        return self.at_bits
+            self.unanalysed = True
 
     def comprehension_code(self, node: ast.AST) -> None:
         """Clause order, straight line: the first evaluation of each clause sees only the
@@ -187,8 +209,7 @@ class _Flow:
         return s
 
     def stmt(self, node: ast.stmt, s: int) -> int:  # noqa: C901 - one case per statement
-        if node is self.target:
-            self.record(s)
+        self.record(node, s)
         t = type(node)
         if t is ast.Expr:
             return self.expr(node.value, s)
@@ -294,8 +315,7 @@ class _Flow:
     def assign(self, tgt: ast.expr, s: int) -> int:
         t = type(tgt)
         if t is ast.Name:
-            if tgt is self.target:
-                self.record(s)
+            self.record(tgt, s)
             return self.set_bits(s, _B) if self.is_name(tgt.id) else s
         if t is ast.Tuple or t is ast.List:
             for e in tgt.elts:
@@ -378,8 +398,12 @@ class _Flow:
         if catch is not None:
             self.stack.pop()
         out = self.stmts(node.orelse, end)
+        star = type(node).__name__ == "TryStar"  # except*: several handlers may run in turn
+        previous = 0
         for h in node.handlers:
             hs = catch.exc if catch is not None else 0
+            if star:
+                hs |= previous
             if h.type is not None:
                 hs = self.expr(h.type, hs)
             named = self.is_name(h.name)
@@ -390,6 +414,7 @@ class _Flow:
                 hs = self.set_bits(hs, _U)
                 if catch is not None and catch.exc:
                     self.raise_from(_U)
+            previous |= hs
             out |= hs
         if fin is None:
             return out
@@ -443,8 +468,7 @@ class _Flow:
 
     # expressions, in evaluation order
     def expr(self, e: ast.expr, s: int) -> int:  # noqa: C901 - one case per expression
-        if e is self.target:
-            self.record(s)
+        self.record(e, s)
         t = type(e)
         if t is ast.Name or t is ast.Constant:
             return s
@@ -600,12 +624,12 @@ def _irrefutable(p: ast.pattern) -> bool:
 
 
 # -- putting it together ----------------------------------------------------------------------
-def _run(tree: ScopeTree, scope: Scope, name: str, target: ast.AST | None) -> _Flow:
-    key = (id(scope), name, id(target))
+def _run(tree: ScopeTree, scope: Scope, name: str) -> _Flow:
+    key = (id(scope), name)
     cached = tree.flow_cache.get(key)
     if cached is not None:
         return cached
-    flow = _Flow(tree, scope, name, target)
+    flow = _Flow(tree, scope, name)
     limit = sys.getrecursionlimit()
     try:
         sys.setrecursionlimit(max(limit, 10_000))
@@ -624,18 +648,23 @@ def _descendants(scope: Scope):
         stack.extend(s.children)
 
 
+def _runs_at_once(scope: Scope) -> bool:
+    """A class body or a list/set/dict comprehension runs where it is defined; a def,
+    lambda or generator expression runs later (a generator when it is iterated)."""
+    if scope.kind is ScopeKind.CLASS:
+        return True
+    return scope.kind is ScopeKind.COMPREHENSION and not isinstance(scope.node, ast.GeneratorExp)
+
+
 def _child_towards(ancestor: Scope, scope: Scope) -> tuple[Scope, bool]:
     """The child of ``ancestor`` containing ``scope``, and whether every scope from
-    ``scope`` up to it runs immediately (class bodies and comprehensions)."""
+    ``scope`` up to it runs at once (:func:`_runs_at_once`)."""
     immediate = True
     while scope.parent is not ancestor:
-        if scope.kind not in (ScopeKind.CLASS, ScopeKind.COMPREHENSION):
-            immediate = False
+        immediate = immediate and _runs_at_once(scope)
         assert scope.parent is not None
         scope = scope.parent
-    if scope.kind not in (ScopeKind.CLASS, ScopeKind.COMPREHENSION):
-        immediate = False
-    return scope, immediate
+    return scope, immediate and _runs_at_once(scope)
 
 
 def _outside_writers(owner: Scope, name: str) -> list[Scope]:
@@ -662,21 +691,21 @@ def _outside_writers(owner: Scope, name: str) -> list[Scope]:
 
 
 def _has_binding(flow: _Flow) -> bool:
-    return any(bits & _B for _, _, bits in flow.events)
+    return any(bits & _B for _, bits in flow.events)
 
 
 def _deferred(tree: ScopeTree, owner: Scope, name: str, child: Scope) -> int:
     """A name of ``owner`` read from code that runs later (a nested def/lambda): bound on
     every path when certainly bound where ``child`` is defined and never rebound after."""
-    flow = _run(tree, owner, name, child.node)
+    flow = _run(tree, owner, name)
+    at_def = flow.bits(child.node)
     writers = _outside_writers(owner, name)
-    rebound = any(reached or (loops & flow.loops_at_target) for reached, loops, _ in flow.events)
-    if flow.at_bits == _B and not rebound and not writers:
+    if at_def == _B and not flow.rebound_after(child.node) and not writers:
         return _B
     if owner.kind is ScopeKind.FUNCTION and owner.flags.get(name, 0) & DEF_PARAM:
-        if not writers and not any(bits & _U for _, _, bits in flow.events):
+        if not writers and not any(bits & _U for _, bits in flow.events):
             return _B  # a parameter, never deleted: bound whenever the closure runs
-    if _has_binding(flow) or writers or flow.at_bits & _B or \
+    if _has_binding(flow) or writers or at_def & _B or \
             owner.flags.get(name, 0) & DEF_PARAM:
         return _B | _U
     return _U
@@ -684,8 +713,7 @@ def _deferred(tree: ScopeTree, owner: Scope, name: str, child: Scope) -> int:
 
 def _immediate(tree: ScopeTree, owner: Scope, name: str, node: ast.AST) -> int:
     """A name of ``owner`` read by code that runs right where ``node`` is evaluated."""
-    flow = _run(tree, owner, name, node)
-    bits = flow.at_bits
+    bits = _run(tree, owner, name).bits(node)
     if _outside_writers(owner, name) and bits:
         bits = _B | _U
     return bits
@@ -712,7 +740,7 @@ def _bits_at(tree: ScopeTree, scope: Scope, name: str, at: ast.AST) -> int:
             return _immediate(tree, owner, name, child.node)
         return _deferred(tree, owner, name, child)
     if scope.kind is ScopeKind.CLASS:  # LOAD_NAME: the class namespace, then globals
-        own = _run(tree, scope, name, at).at_bits
+        own = _run(tree, scope, name).bits(at)
         if not own & _U:
             return own
         other = _global_bits(tree, scope, name, at)
@@ -741,7 +769,8 @@ def bound_at(tree: ScopeTree, name: str, at: ast.AST) -> Bound:
       globals, as ``LOAD_NAME`` does — never the enclosing function;
     - a free variable → CERTAIN when it is a never-deleted parameter of the enclosing
       function, or certainly bound where the nested def/lambda is defined and never rebound
-      after it (for a class body or comprehension, which run at once: the state there);
+      after it (for a class body or list/set/dict comprehension, which run at once: the
+      state there; a generator expression runs when iterated, like a lambda);
     - a global → the module's flow up to the top-level statement that runs the code (for
       code inside a function: CERTAIN only if certainly bound before the def and never
       deleted or rebound later); ``global``/``nonlocal`` writers elsewhere make the answer
@@ -758,7 +787,7 @@ def bound_at(tree: ScopeTree, name: str, at: ast.AST) -> Bound:
     if not bits:  # `at` is never evaluated: do not claim anything certain
         how, owner = resolve_binding(scope, key)
         owner = owner or tree.module
-        flow = _run(tree, owner, key, None)
+        flow = _run(tree, owner, key)
         return Bound.POSSIBLE if _has_binding(flow) or owner.flags.get(key, 0) & DEF_PARAM \
             else Bound.UNBOUND
     return _bound(bits)

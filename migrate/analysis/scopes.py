@@ -388,7 +388,6 @@ class _Builder:
 
     def arg_annotations(self, a: ast.arguments, returns: ast.expr | None) -> None:
         for arg in (*a.posonlyargs, *a.args):
-            self.node_scope[id(arg)] = self.cur
             if arg.annotation is not None:
                 self.annotation(arg.annotation)
         if a.vararg is not None and a.vararg.annotation is not None:
@@ -404,11 +403,12 @@ class _Builder:
     def arguments(self, a: ast.arguments) -> None:
         self.node_scope[id(a)] = self.cur
         for arg in (*a.posonlyargs, *a.args, *a.kwonlyargs):
+            self.node_scope[id(arg)] = self.cur  # a parameter belongs to its function
             self.add_def(arg.arg, DEF_PARAM)
-        if a.vararg is not None:
-            self.add_def(a.vararg.arg, DEF_PARAM)
-        if a.kwarg is not None:
-            self.add_def(a.kwarg.arg, DEF_PARAM)
+        for arg in (a.vararg, a.kwarg):
+            if arg is not None:
+                self.node_scope[id(arg)] = self.cur
+                self.add_def(arg.arg, DEF_PARAM)
 
     def _class_def(self, s: ast.ClassDef) -> None:
         self.add_def(s.name, DEF_LOCAL)
@@ -619,7 +619,8 @@ def _analyze_block(scope: Scope, bound: set[str] | None, free: set[str],
     newfree: set[str] = set()
     newbound: set[str] = set()
     is_class = scope.kind is ScopeKind.CLASS
-    is_function = scope.is_function_like
+    # 3.12+ type-parameter scopes enclose like functions (their names are free inside)
+    is_function = scope.is_function_like or scope.kind is ScopeKind.ANNOTATION
     if is_class:
         newglobal |= global_
         if bound is not None:
@@ -695,6 +696,7 @@ class ScopeTree:
         self.tree = tree
         self.module = module
         self._node_scope = node_scope
+        self._opened: dict[int, Scope] | None = None
         self.flow_cache: dict = {}
 
     @classmethod
@@ -747,7 +749,8 @@ class ScopeTree:
 
     def scope_for_node(self, node: ast.AST) -> Scope | None:
         """The scope that ``node`` (a def, class, lambda or comprehension) opens, if any."""
-        for s in _walk_scopes(self.module):
-            if s.node is node and s.kind is not ScopeKind.ANNOTATION:
-                return s
-        return None
+        index = self._opened
+        if index is None:
+            index = self._opened = {id(s.node): s for s in _walk_scopes(self.module)
+                                    if s.kind is not ScopeKind.ANNOTATION}
+        return index.get(id(node))

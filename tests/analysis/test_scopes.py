@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import symtable
+import sys
 import textwrap
 import time
 from pathlib import Path
@@ -32,6 +33,16 @@ def _oracle_symbol(table: symtable.SymbolTable, name: str) -> symtable.Symbol:
     if table.get_type() != "module" and table.get_name() == "top":
         sym = symtable.Symbol(name, table._table.symbols[name], module_scope=False)
     return sym
+
+
+#: Python 3.12+ changed the compiler's table, not the language's scoping: PEP 709 inlines list/
+#: set/dict comprehensions into the parent's table, and type-parameter blocks carry implicit
+#: names (``.defaults``, ``.type_params``, ``__type_params__``). The tree keeps the language
+#: level scopes of the 3.10/3.11 table (what name resolution follows on every version), so
+#: the equality with ``symtable`` is asserted on 3.10/3.11.
+same_table_as_symtable = pytest.mark.skipif(
+    sys.version_info >= (3, 12),
+    reason="3.12+ symtable inlines comprehensions (PEP 709); the tree is the 3.10/3.11 table")
 
 
 def scope_differences(ours, theirs: symtable.SymbolTable, path: str = "") -> list[str]:
@@ -183,9 +194,12 @@ CASES = {
 }
 
 
+@same_table_as_symtable
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_hand_written_case_equals_symtable(case: str) -> None:
     diffs = compare_source(textwrap.dedent(CASES[case]))
+    if diffs is None:
+        pytest.skip(f"this Python ({sys.version_info[:2]}) rejects the syntax of {case}")
     assert diffs == []
 
 
@@ -245,6 +259,10 @@ def test_scope_of_evaluation_scope() -> None:
     assert tree.scope_of(names["y"]) is comp
     assert [s.kind for s in tree.scopes()] == [ScopeKind.MODULE, ScopeKind.FUNCTION,
                                                ScopeKind.COMPREHENSION]
+    assert tree.scope_of(f.node.args.args[0]) is f  # a parameter belongs to its function
+    assert tree.scope_for_node(f.node) is f
+    assert tree.scope_for_node(comp.node) is comp
+    assert tree.scope_for_node(names["first"]) is None
     with pytest.raises(KeyError, match="not in this tree"):
         tree.scope_of(ast.Name(id="zz"))
 
@@ -272,11 +290,12 @@ def _corpus_differences(files: list[Path]) -> tuple[list[str], int]:
     return bad, checked
 
 
-# Every K-th file by sorted path in the default run (about 15 s on this 2-core machine);
+# Every K-th file by sorted path in the default run (about 20 s on this 2-core machine);
 # every file under `-m slow`.
-SAMPLE_EVERY = 12
+SAMPLE_EVERY = 6
 
 
+@same_table_as_symtable
 @pytest.mark.parametrize("corpus", ["stdlib", "torch"])
 def test_corpus_sample_equals_symtable(corpus: str) -> None:
     files = (stdlib_files() if corpus == "stdlib" else torch_files())[::SAMPLE_EVERY]
@@ -285,6 +304,7 @@ def test_corpus_sample_equals_symtable(corpus: str) -> None:
     assert bad == []
 
 
+@same_table_as_symtable
 @pytest.mark.network
 def test_verl_wheels_equal_symtable(verl_sources) -> None:
     files = [p for root in verl_sources.values() for p in python_files(root)]
@@ -293,6 +313,7 @@ def test_verl_wheels_equal_symtable(verl_sources) -> None:
     assert bad == []
 
 
+@same_table_as_symtable
 @pytest.mark.slow
 @pytest.mark.parametrize("corpus", ["stdlib", "torch"])
 def test_full_corpus_equals_symtable(corpus: str) -> None:
@@ -302,6 +323,7 @@ def test_full_corpus_equals_symtable(corpus: str) -> None:
     assert bad == []
 
 
+@same_table_as_symtable
 @pytest.mark.slow
 @pytest.mark.network
 def test_full_verl_wheels_equal_symtable(verl_sources) -> None:
