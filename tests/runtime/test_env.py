@@ -453,3 +453,132 @@ def test_report(megatron_cfg):
     assert report.warning is None
     assert report.working_dir == f"{RAY_JOB_CONFIG_JSON_ENV_VAR} is not set"
     assert ppo_ray_runtime_env_report(None).capability is None  # nothing probed
+
+
+# --- verl 0.9.1's platform rules -----------------------------------------------------------
+
+
+def test_rocm_build_sets_the_ray_accelerator_override(monkeypatch):
+    env = get_ppo_ray_runtime_env(rocm=True)
+    assert env["env_vars"]["RAY_ACCEL_ENV_VAR_OVERRIDE_ON_ZERO"] == "0"
+    assert "RAY_ACCEL_ENV_VAR_OVERRIDE_ON_ZERO" not in get_ppo_ray_runtime_env(rocm=False)["env_vars"]
+    torch = pytest.importorskip("torch")
+    monkeypatch.setattr(torch.version, "hip", "6.2.41133")  # read from torch.version.hip
+    (d,) = [d for d in explain_ppo_ray_runtime_env() if d.name == "RAY_ACCEL_ENV_VAR_OVERRIDE_ON_ZERO"]
+    assert (d.value, d.reason) == ("0", Reason.ROCM)
+    assert "torch.version.hip=6.2.41133" in d.detail
+
+
+@pytest.mark.parametrize(
+    "capability, expected",
+    [((10, 0), "0"), ((12, 0), "0"), ((9, 0), None), ("unknown", "0")],
+)
+def test_gb200_opt_in(monkeypatch, caplog, capability, expected):
+    caplog.set_level(logging.WARNING, logger="ppo_runtime")
+    assert "NCCL_NVLS_ENABLE" not in get_ppo_ray_runtime_env(device_capability=capability)["env_vars"]
+    monkeypatch.setenv("TLLM_DISABLE_NVLS_MNNVL", "1")
+    env = get_ppo_ray_runtime_env(device_capability=capability)["env_vars"]
+    assert env.get("NCCL_NVLS_ENABLE") == expected
+    assert env.get("NCCL_MNNVL_ENABLE") == expected
+    warned = [r.getMessage() for r in caplog.records if r.name == "ppo_runtime"]
+    assert len(warned) == (1 if capability == "unknown" else 0)
+
+
+def test_gb200_opt_in_probes_the_device_without_megatron(monkeypatch):
+    torch = pytest.importorskip("torch")
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(torch.cuda, "get_device_capability", lambda device=None: (10, 0))
+    monkeypatch.setenv("TLLM_DISABLE_NVLS_MNNVL", "1")
+    report = ppo_ray_runtime_env_report({"actor_rollout_ref": {"actor": {"strategy": "fsdp"}}})
+    assert report.capability is not None and report.capability.capability == (10, 0)
+    assert report.runtime_env["env_vars"]["NCCL_NVLS_ENABLE"] == "0"
+
+
+# --- the torch-profiler fix -------------------------------------------------------------
+
+
+def test_torch_profiler_sets_nvtx_over_the_driver_value_and_warns(monkeypatch, caplog):
+    caplog.set_level(logging.WARNING, logger="ppo_runtime")
+    monkeypatch.setenv("NVTX_INJECTION64_PATH", "/usr/local/cuda/lib64/libcupti.so")
+    cfg = {"global_profiler": {"tool": "torch"}}
+    env = get_ppo_ray_runtime_env(cfg)
+    assert env["env_vars"]["NVTX_INJECTION64_PATH"] == "/nonexistent/verl-disabled-nvtx-injection.so"
+    (record,) = [r for r in caplog.records if r.name == "ppo_runtime"]
+    assert record.getMessage() == (
+        "global_profiler.tool=torch: setting NVTX_INJECTION64_PATH="
+        "/nonexistent/verl-disabled-nvtx-injection.so for all workers so Kineto can subscribe "
+        "to CUPTI and record GPU kernels. Set VERL_KEEP_NVTX_INJECTION=1 to keep the inherited "
+        "value (/usr/local/cuda/lib64/libcupti.so), at the cost of traces without CUDA activity."
+    )
+
+
+@pytest.mark.parametrize("tool, keep", [("nsys", "0"), (None, "0"), ("torch", "1")])
+def test_nvtx_is_left_alone_otherwise(monkeypatch, tool, keep):
+    monkeypatch.setenv("VERL_KEEP_NVTX_INJECTION", keep)
+    monkeypatch.setenv("NVTX_INJECTION64_PATH", "/opt/libcupti.so")
+    env = get_ppo_ray_runtime_env({"global_profiler": {"tool": tool}})
+    assert "NVTX_INJECTION64_PATH" not in env["env_vars"]
+
+
+def test_configless_call_loses_the_profiler_fix():
+    # The second reason a configless call loses behaviour.
+    assert "NVTX_INJECTION64_PATH" not in get_ppo_ray_runtime_env()["env_vars"]
+
+
+# --- determinism --------------------------------------------------------------------------
+
+
+def test_determinism_variables_are_read_at_call_time(monkeypatch):
+    assert {k: get_ppo_ray_runtime_env()["env_vars"][k] for k in DETERMINISM_DEFAULTS} == (
+        DETERMINISM_DEFAULTS
+    )
+    # verl's main_ppo sets these just before the call.
+    monkeypatch.setenv("VERL_FULL_DETERMINISM", "1")
+    monkeypatch.setenv("VLLM_BATCH_INVARIANT", "1")
+    monkeypatch.setenv("PYTHONHASHSEED", "42")
+    monkeypatch.setenv("CUBLAS_WORKSPACE_CONFIG", ":4096:8")
+    env = get_ppo_ray_runtime_env(forward_driver_env=False)["env_vars"]  # forwarded regardless
+    assert env["VERL_FULL_DETERMINISM"] == "1" and env["VLLM_BATCH_INVARIANT"] == "1"
+    assert env["VERL_RL_INSIGHT_ENABLE"] == "0"
+    assert env["PYTHONHASHSEED"] == "42" and env["CUBLAS_WORKSPACE_CONFIG"] == ":4096:8"
+    assert "NCCL_ALGO" not in env and "FLASH_ATTENTION_DETERMINISTIC" not in env
+
+
+def test_job_set_determinism_variable_is_left_to_the_job(monkeypatch):
+    # Upstream writes it anyway and ray.init fails with "Failed to merge".
+    monkeypatch.setenv(
+        RAY_JOB_CONFIG_JSON_ENV_VAR,
+        json.dumps({"runtime_env": {"env_vars": {"VERL_FULL_DETERMINISM": "1", "NCCL_ALGO": "Ring"}}}),
+    )
+    monkeypatch.setenv("VERL_FULL_DETERMINISM", "1")
+    monkeypatch.setenv("NCCL_ALGO", "Ring")
+    env = get_ppo_ray_runtime_env()["env_vars"]
+    assert "VERL_FULL_DETERMINISM" not in env and "NCCL_ALGO" not in env
+    assert env["VLLM_BATCH_INVARIANT"] == "0"
+
+
+# --- MindSpeed (verl #7040, kept) ----------------------------------------------------------
+
+
+@pytest.mark.parametrize("capability", [(9, 0), (10, 0), "unknown"])
+def test_mindspeed_sets_it_at_any_capability(capability, caplog):
+    caplog.set_level(logging.WARNING, logger="ppo_runtime")
+    cfg = {"actor_rollout_ref": {"actor": {"strategy": "mindspeed"}}}
+    env = get_ppo_ray_runtime_env(cfg, device_capability=capability)
+    assert env["env_vars"][CUDA] == "1"
+    assert _by_name(explain_ppo_ray_runtime_env(cfg))[CUDA].reason is Reason.MINDSPEED
+    assert caplog.records == []  # no capability needed, so no warning
+
+
+def test_unbuilt_mindspeed_critic_does_not_count():
+    cfg = {"critic": {"strategy": "mindspeed"}, "algorithm": {"adv_estimator": "grpo"}}
+    assert CUDA not in get_ppo_ray_runtime_env(cfg, device_capability=(9, 0))["env_vars"]
+
+
+def test_unused_megatron_critic_in_grpo_does_not_count(megatron_cfg):
+    megatron_cfg.actor_rollout_ref.actor.megatron.use_megatron_fsdp = True
+    megatron_cfg.actor_rollout_ref.actor.use_kl_loss = False
+    megatron_cfg.algorithm.adv_estimator = "grpo"
+    assert CUDA not in get_ppo_ray_runtime_env(megatron_cfg, device_capability=(9, 0))["env_vars"]
+    megatron_cfg.critic.enable = True  # asked for: built, so it counts again
+    assert get_ppo_ray_runtime_env(megatron_cfg, device_capability=(9, 0))["env_vars"][CUDA] == "1"
