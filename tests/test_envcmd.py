@@ -929,3 +929,153 @@ def test_text_format_keeps_a_multi_line_driver_value_on_one_line():
         run(FSDP, "--format", "json", env=_clean_env(NCCL_DEBUG="INFO\nTRACE")).stdout
     )
     assert env_vars["env_vars"]["NCCL_DEBUG"] == "INFO\nTRACE"
+
+
+# --- verl's own configs: the 0.9.1 wheel's verl/trainer/config (needs the registry) ------
+
+#: The overrides of verl's Megatron-FSDP GRPO example scripts (examples/grpo_trainer/...):
+#: the Megatron engine everywhere, GRPO (no critic), no KL (no ref), Megatron-FSDP actor.
+MEGATRON_FSDP_GRPO = (
+    "model_engine=megatron",
+    "algorithm.adv_estimator=grpo",
+    "algorithm.use_kl_in_reward=False",
+    "actor_rollout_ref.actor.use_kl_loss=False",
+    "actor_rollout_ref.actor.megatron.tensor_model_parallel_size=4",
+    "actor_rollout_ref.actor.megatron.use_mbridge=True",
+    "actor_rollout_ref.actor.megatron.use_megatron_fsdp=True",
+)
+
+
+@pytest.fixture(scope="module")
+def verl_config_dir(tmp_path_factory) -> str:
+    """``verl/trainer/config`` of the published verl 0.9.1 wheel."""
+    from verl_wheels import wheel_tree
+
+    return str(wheel_tree("0.9.1", tmp_path_factory) / "verl" / "trainer" / "config")
+
+
+# (row, args after the config, CUDA_DEVICE_MAX_CONNECTIONS line must start with, and contain)
+WHEEL_ROWS = [
+    ("fsdp-default", ("--capability", "9.0"), "CUDA_DEVICE_MAX_CONNECTIONS (left out)", "no-megatron"),
+    (
+        "megatron-gae-hopper",
+        ("model_engine=megatron", "--capability", "9.0"),
+        "CUDA_DEVICE_MAX_CONNECTIONS=1",
+        "Megatron in actor_rollout_ref.actor, critic on compute capability 9.0",
+    ),
+    (
+        "megatron-volta",
+        ("model_engine=megatron", "--capability", "7.0"),
+        "CUDA_DEVICE_MAX_CONNECTIONS=1",
+        "on compute capability 7.0",
+    ),
+    (
+        "megatron-blackwell",
+        ("model_engine=megatron", "--capability", "10.0"),
+        "CUDA_DEVICE_MAX_CONNECTIONS (left out)",
+        "capability-10-or-newer",
+    ),
+    (
+        "megatron-fsdp-grpo-example",
+        (*MEGATRON_FSDP_GRPO, "--capability", "9.0"),
+        "CUDA_DEVICE_MAX_CONNECTIONS (left out)",
+        "no component verl builds runs Megatron",
+    ),
+    (
+        "megatron-fsdp-grpo-with-kl-loss",  # the ref has its own use_megatron_fsdp: false
+        (*MEGATRON_FSDP_GRPO, "actor_rollout_ref.actor.use_kl_loss=True", "--capability", "9.0"),
+        "CUDA_DEVICE_MAX_CONNECTIONS=1",
+        "Megatron in actor_rollout_ref.ref on",
+    ),
+    (
+        "megatron-fsdp-grpo-with-kl-loss-fsdp-ref",
+        (
+            *MEGATRON_FSDP_GRPO,
+            "actor_rollout_ref.actor.use_kl_loss=True",
+            "actor_rollout_ref.ref.megatron.use_megatron_fsdp=True",
+            "--capability",
+            "9.0",
+        ),
+        "CUDA_DEVICE_MAX_CONNECTIONS (left out)",
+        "no-megatron",
+    ),
+    (
+        "megatron-grpo-critic-enabled",
+        ("model_engine=megatron", "algorithm.adv_estimator=grpo", "critic.enable=True", "--capability", "8.0"),
+        "CUDA_DEVICE_MAX_CONNECTIONS=1",
+        "Megatron in actor_rollout_ref.actor, critic on",
+    ),
+    (
+        "megatron-no-gpu",
+        ("model_engine=megatron", "--no-gpu"),
+        "CUDA_DEVICE_MAX_CONNECTIONS=1",
+        "capability-unknown",
+    ),
+]
+
+
+@pytest.mark.network
+@pytest.mark.parametrize(("row", "args", "starts", "contains"), WHEEL_ROWS, ids=[r[0] for r in WHEEL_ROWS])
+def test_verl_wheel_config_gives_the_rules_answer(verl_config_dir, row, args, starts, contains):
+    proc = run("--config-dir", verl_config_dir, "--config-name", "ppo_trainer", *args)
+    assert proc.returncode == 0, proc.stderr
+    line = text_lines(proc.stdout)[CUDA]
+    assert line.startswith(starts + " "), line
+    assert contains in line, line
+    warned = [w for w in proc.stderr.splitlines() if w.startswith("ppo-migrate: warning:")]
+    assert proc.stderr == "".join(w + "\n" for w in warned)  # nothing from torch/NumPy/Hydra
+    assert len(warned) == (1 if row == "megatron-no-gpu" else 0)
+
+
+@pytest.mark.network
+def test_verl_wheel_megatron_trainer_file_is_composed(verl_config_dir):
+    # verl's ppo_megatron_trainer.yaml is only a defaults list over ppo_trainer.
+    proc = run(str(Path(verl_config_dir) / "ppo_megatron_trainer.yaml"), "--capability", "9.0")
+    assert (proc.returncode, proc.stderr) == (0, "")
+    assert "Megatron in actor_rollout_ref.actor, critic on" in text_lines(proc.stdout)[CUDA]
+
+
+@pytest.mark.network
+def test_verl_wheel_explain_says_why_the_critic_is_not_built(verl_config_dir):
+    proc = run(
+        "--config-dir", verl_config_dir, "--config-name", "ppo_trainer", *MEGATRON_FSDP_GRPO,
+        "--capability", "9.0", "--output-format", "json", "--explain",
+    )
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(proc.stdout)
+    by_path = {c["path"]: c for c in doc["components"]}
+    assert by_path["critic"]["why"] == "critic not built: adv_estimator grpo"
+    assert by_path["critic"]["strategy"] == "megatron" and by_path["critic"]["built"] is False
+    assert by_path["actor_rollout_ref.ref"]["built"] is False
+    assert by_path["actor_rollout_ref.actor"]["use_megatron_fsdp"] is True
+    assert CUDA not in doc["runtime_env"]["env_vars"]
+
+
+@pytest.mark.network
+def test_verl_wheel_torch_profiler_sets_nvtx(verl_config_dir):
+    proc = run(
+        "--config-dir", verl_config_dir, "--config-name", "ppo_trainer",
+        "global_profiler.tool=torch", "--capability", "9.0", "--output-format", "json",
+    )
+    assert proc.returncode == 0, proc.stderr
+    env_vars = json.loads(proc.stdout)["env_vars"]
+    assert env_vars["NVTX_INJECTION64_PATH"] == "/nonexistent/verl-disabled-nvtx-injection.so"
+
+
+@pytest.mark.network
+def test_verl_wheel_ray_kwargs_are_merged_and_named(verl_config_dir):
+    args = (
+        "--config-dir", verl_config_dir, "--config-name", "ppo_trainer",
+        "+ray_kwargs.ray_init.runtime_env.env_vars.NCCL_DEBUG=INFO",
+        "+ray_kwargs.ray_init.runtime_env.env_vars.MY_FLAG='1'",  # a string, as Ray requires
+        "--capability", "9.0",
+    )
+    text = run(*args)
+    assert text.returncode == 0, text.stderr
+    lines = text_lines(text.stdout)
+    assert lines["NCCL_DEBUG"].startswith("NCCL_DEBUG=INFO ")
+    assert "ray-kwargs:" in lines["NCCL_DEBUG"] and "(over WARN from get_ppo_ray_runtime_env)" in lines["NCCL_DEBUG"]
+    assert lines["MY_FLAG"].startswith("MY_FLAG=1 ") and "ray-kwargs:" in lines["MY_FLAG"]
+    doc = json.loads(run(*args, "--output-format", "json").stdout)
+    assert doc["env_vars"]["NCCL_DEBUG"] == "INFO" and doc["env_vars"]["MY_FLAG"] == "1"
+    assert doc["py_executable"] is None  # verl's own ray_kwargs.ray_init.runtime_env key

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
@@ -17,6 +18,10 @@ from ppo_runtime import env as runtime_env_module
 from ppo_runtime.device import probe_device_capability
 
 CONFIGS = Path(__file__).resolve().parent.parent / "data" / "configs"
+
+# The helpers shared with tests/ (verl_wheels.py) live one level up.
+if str(CONFIGS.parent.parent) not in sys.path:
+    sys.path.insert(0, str(CONFIGS.parent.parent))
 
 #: Every variable ppo_runtime reads from the driver's environment.
 MANAGED_VARS = (

@@ -2,7 +2,7 @@
 
 verl 0.9.0 and 0.9.1 are downloaded once per session (``pip download --no-deps``);
 their ``verl/trainer/constants_ppo.py`` runs for real, with only the device probe and
-the Ray constant stubbed (tests/runtime/verl_wheels.py). Over a grid of configs
+the Ray constant stubbed (tests/verl_wheels.py). Over a grid of configs
 (strategies of every component incl. Megatron-FSDP and MindSpeed, ``critic.enable``
 true/false/null with each ``adv_estimator``, KL on/off, a legacy reward model, the
 profiler tool) and platforms (capability 7.0/8.0/9.0/10.0/12.0/unknown, ROCm, the GB200
@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 from omegaconf import OmegaConf
 from ppo_runtime import get_ppo_ray_runtime_env
-from verl_wheels import CONSTANTS, VERSIONS, download_wheel, extract, load_constants_ppo
+from verl_wheels import CONSTANTS, VERSIONS, load_constants_ppo, wheel_tree
 
 pytestmark = pytest.mark.network
 
@@ -36,12 +36,10 @@ ABSENT = "—"
 @pytest.fixture(scope="session")
 def verl_sources(tmp_path_factory) -> dict[str, str]:
     """``{version: text of verl/trainer/constants_ppo.py}`` for :data:`VERSIONS`."""
-    root = tmp_path_factory.mktemp("verl-wheels")
-    sources = {}
-    for version in VERSIONS:
-        tree = extract(download_wheel(version, root / "dl"), root / version)
-        sources[version] = (tree / CONSTANTS).read_text(encoding="utf-8")
-    return sources
+    return {
+        version: (wheel_tree(version, tmp_path_factory) / CONSTANTS).read_text(encoding="utf-8")
+        for version in VERSIONS
+    }
 
 
 @dataclass(frozen=True)

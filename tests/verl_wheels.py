@@ -45,6 +45,17 @@ def extract(wheel: Path, dest: Path) -> Path:
     return dest
 
 
+_TREES: dict[str, Path] = {}
+
+
+def wheel_tree(version: str, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The unpacked ``verl==version`` wheel, downloaded once per test session."""
+    if version not in _TREES:
+        root = tmp_path_factory.getbasetemp() / "verl-wheels"
+        _TREES[version] = extract(download_wheel(version, root / "dl"), root / version)
+    return _TREES[version]
+
+
 def load_constants_ppo(
     source: str, *, capability: tuple[int, int] | None, hip: str | None, environ: dict[str, str]
 ) -> dict[str, Any]:
