@@ -1079,3 +1079,43 @@ def test_verl_wheel_ray_kwargs_are_merged_and_named(verl_config_dir):
     doc = json.loads(run(*args, "--output-format", "json").stdout)
     assert doc["env_vars"]["NCCL_DEBUG"] == "INFO" and doc["env_vars"]["MY_FLAG"] == "1"
     assert doc["py_executable"] is None  # verl's own ray_kwargs.ray_init.runtime_env key
+
+
+# --- the documented examples are the real output -------------------------------------------
+
+
+def _documented_env_examples() -> list[tuple[str, str, str]]:
+    """``(file, command line, output shown)`` of every one-command ``console`` block that
+    runs ``ppo-migrate env`` in README.md and docs/runtime.md."""
+    import re
+
+    root = CONFIGS.parent.parent.parent
+    found = []
+    for name in ("README.md", "docs/runtime.md"):
+        text = (root / name).read_text(encoding="utf-8")
+        for command, output in re.findall(r"```console\n\$ (.*?)\n(.*?)```", text, re.S):
+            if "ppo-migrate env" in command and "\n$ " not in output:
+                found.append((name, command, output))
+    return found
+
+
+@pytest.mark.parametrize(("doc", "command", "shown"), _documented_env_examples())
+def test_documented_example_is_the_real_output(doc, command, shown):
+    import shlex
+
+    words = shlex.split(command)
+    extra = {}
+    while "=" in words[0] and not words[0].startswith("ppo-migrate"):
+        key, _, value = words.pop(0).partition("=")
+        extra[key] = value
+    assert words[:2] == ["ppo-migrate", "env"]
+    root = CONFIGS.parent.parent.parent
+    proc = subprocess.run(
+        [*_executable(), *words[1:]],
+        capture_output=True,
+        text=True,
+        env=_clean_env(**extra),
+        cwd=root,
+        timeout=120,
+    )
+    assert proc.stderr + proc.stdout == shown, (doc, command)
