@@ -1119,3 +1119,23 @@ def test_documented_example_is_the_real_output(doc, command, shown):
         timeout=120,
     )
     assert proc.stderr + proc.stdout == shown, (doc, command)
+
+
+# --- only the command's own output ---------------------------------------------------------
+
+
+def test_hydra_warnings_do_not_leak(tmp_path):
+    # Hydra warns "Defaults list is missing `_self_`" for this primary config.
+    conf = _hydra_dir(tmp_path, {"main.yaml": "defaults:\n  - grp: x\na: 1\n", "grp/x.yaml": "b: 1\n"})
+    for proc in (compose(conf, "--capability", "9.0"), run(str(conf / "main.yaml"), "--capability", "9.0")):
+        assert (proc.returncode, proc.stderr) == (0, ""), proc.stderr
+        assert text_lines(proc.stdout)[CUDA].startswith("CUDA_DEVICE_MAX_CONNECTIONS (left out)")
+
+
+def test_torch_and_numpy_warnings_of_the_probe_do_not_leak():
+    # No --capability: the device is probed, which imports torch (whose CPU build warns
+    # "Failed to initialize NumPy" when NumPy is missing).
+    proc = run(MEGATRON, env=_clean_env(PYTHONWARNINGS="default"))
+    assert proc.returncode == 0
+    (line,) = proc.stderr.splitlines()
+    assert line.startswith("ppo-migrate: warning: Setting CUDA_DEVICE_MAX_CONNECTIONS=1")
