@@ -5,9 +5,13 @@ Two forms::
     ppo-migrate env CONFIG.yaml [KEY=VALUE ...]
     ppo-migrate env --config-dir DIR --config-name NAME [KEY=VALUE ...]
 
-The first loads one YAML file with OmegaConf; the second composes the config the way
-a ``@hydra.main(config_path=DIR, config_name=NAME)`` entry point would, defaults lists
-included (needs Hydra: ``pip install 'ppo-migrate[hydra]'``). Overrides are
+The first loads one YAML file with OmegaConf -- or, when its top is a Hydra defaults list
+(verl's ``ppo_megatron_trainer.yaml``), composes it with its own directory as the config
+dir; the second composes the config the way a ``@hydra.main(config_path=DIR,
+config_name=NAME)`` entry point would, defaults lists included (both need Hydra:
+``pip install 'ppo-migrate[hydra]'``). Then, as verl's ``main_ppo`` does,
+``ray_kwargs.ray_init.runtime_env`` is merged over ``get_ppo_ray_runtime_env(config)``
+and the variables that came from there are named. Overrides are
 Hydra-style: ``key=value`` changes an existing key, ``+key=value`` adds a new one,
 ``++key=value`` adds or changes, ``~key`` deletes. Interpolations (``${...}``, including
 ``oc.select``) are resolved for the keys :mod:`ppo_runtime` reads; an interpolation
@@ -22,16 +26,18 @@ functions are not recognised there (``a=1,2`` is the string ``"1,2"``).
 
 A YAML file (the one given, or any file Hydra loads from ``--config-dir``) must be
 UTF-8 and its top level a mapping; an empty file (or only comments, or ``null``) is an
-empty config, as in Hydra. ``--explain`` adds the reasons to ``--format json``; the text
-format always shows them, so ``--explain`` changes nothing there (it is accepted, like
-any flag asking for what is already shown).
+empty config, as in Hydra. ``--explain`` adds each component as verl decides it (built
+or not, and why), the capability and the variables no rule sets; with
+``--output-format json`` (``--format`` is a hidden alias) the reasons too. Warnings that
+torch, NumPy or Hydra emit are suppressed.
 
 Errors are one line on stderr and exit code 2, never a traceback: a missing, unreadable
 or non-UTF-8 file or directory, a YAML syntax error (with its line and column), a top
 level that is not a mapping, a recursive anchor, a malformed interpolation, a bad
 override, an interpolation that cannot be resolved (naming the key), an unknown config
-name, a malformed defaults list or a defaults cycle (naming the file), a malformed
-``--capability``, and click's own usage errors (unknown option, bad ``--format``).
+name, a malformed defaults list or a defaults cycle (naming the file), a defaults list
+without Hydra installed, a malformed ``ray_kwargs.ray_init.runtime_env``, a malformed
+``--capability``, and click's own usage errors (unknown option, bad ``--output-format``).
 
 Everything here is a plain function except :data:`env_command`, the click command the
 ``ppo-migrate`` group registers; this module imports only click at import time.

@@ -175,3 +175,11 @@ def test_second_node_megatron_fsdp_grpo_gets_no_cuda(seen_by_worker, megatron_cf
     assert seen[CUDA] is None
     assert seen["VERL_FULL_DETERMINISM"] == "0"
     assert seen["NCCL_CUMEM_ENABLE"] == "1"
+
+
+def test_the_plain_constant_is_accepted_by_ray_init(seen_by_worker):
+    # Older trainers do ray.init(runtime_env=PPO_RAY_RUNTIME_ENV); a read-only mapping failed.
+    from ppo_runtime import PPO_RAY_RUNTIME_ENV
+
+    seen = seen_by_worker(PPO_RAY_RUNTIME_ENV, "second")
+    assert {k: seen[k] for k in BASE_ENV_VARS} == dict(BASE_ENV_VARS)
