@@ -900,6 +900,7 @@ def render_json(result: EnvResult, *, explain: bool = False) -> str:
             (``get_ppo_ray_runtime_env(config)`` with ``ray_kwargs.ray_init.runtime_env``
             merged over it; the function's own dict when that is empty). ``True``:
             ``{"runtime_env": ..., "function_runtime_env": ..., "from_ray_kwargs": {...},
+            "added_by_main_ppo": {...},
             "variables": [{"name", "value", "included", "reason", "detail", "default"}, ...],
             "megatron_components": [...], "mindspeed_components": [...], "components":
             [{"path", "role", "present", "strategy", "built", "why", "enabled",
@@ -917,7 +918,8 @@ def render_json(result: EnvResult, *, explain: bool = False) -> str:
     doc = {
         "runtime_env": result.runtime_env,
         "function_runtime_env": report.runtime_env,
-        "from_ray_kwargs": {**result.main_ppo_added, **result.from_ray_kwargs},
+        "from_ray_kwargs": result.from_ray_kwargs,
+        "added_by_main_ppo": result.main_ppo_added,
         "variables": [d.to_dict() for d in report.variables],
         "megatron_components": list(report.megatron_components),
         "mindspeed_components": list(report.mindspeed_components),

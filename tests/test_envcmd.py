@@ -1139,3 +1139,38 @@ def test_torch_and_numpy_warnings_of_the_probe_do_not_leak():
     assert proc.returncode == 0
     (line,) = proc.stderr.splitlines()
     assert line.startswith("ppo-migrate: warning: Setting CUDA_DEVICE_MAX_CONNECTIONS=1")
+
+
+@pytest.mark.parametrize(
+    "override, fragment",
+    [
+        ("++ray_kwargs.ray_init.runtime_env=5", "ray_kwargs.ray_init.runtime_env must be a mapping, got int"),
+        ("++ray_kwargs.ray_init.runtime_env.env_vars=[1,2]", "ray_kwargs.ray_init.runtime_env: Cannot merge"),
+        (
+            "++ray_kwargs.ray_init.runtime_env.env_vars.X=${nope}",
+            "ray_kwargs.ray_init.runtime_env: Interpolation key 'nope' not found",
+        ),
+    ],
+)
+def test_error_malformed_ray_kwargs_runtime_env_is_one_line(override, fragment):
+    assert_one_line_error(run(FSDP, override, "--capability", "9.0"), fragment)
+
+
+def test_ray_kwargs_and_transfer_queue_are_merged_as_main_ppo_does():
+    proc = run(
+        FSDP,
+        "++ray_kwargs.ray_init.runtime_env.env_vars.NCCL_DEBUG=INFO",
+        "++transfer_queue.enable=true",
+        "--capability",
+        "9.0",
+        "--output-format",
+        "json",
+        "--explain",
+    )
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(proc.stdout)
+    assert doc["runtime_env"]["env_vars"]["NCCL_DEBUG"] == "INFO"
+    assert doc["runtime_env"]["env_vars"]["TRANSFER_QUEUE_ENABLE"] == "1"
+    assert doc["function_runtime_env"]["env_vars"]["NCCL_DEBUG"] == "WARN"
+    assert doc["from_ray_kwargs"] == {"NCCL_DEBUG": "INFO"}
+    assert doc["added_by_main_ppo"] == {"TRANSFER_QUEUE_ENABLE": "1"}
