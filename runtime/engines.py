@@ -285,3 +285,13 @@ def inspect_components(config: Any) -> tuple[ComponentEngine, ...]:
             )
         )
     return tuple(result)
+
+
+def __getattr__(name: str) -> Any:
+    """``megatron_components`` and ``uses_megatron`` moved to :mod:`ppo_runtime.components`
+    (they now count only the components verl builds); kept importable from here."""
+    if name in ("megatron_components", "uses_megatron"):
+        from . import components
+
+        return getattr(components, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
