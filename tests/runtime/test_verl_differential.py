@@ -179,6 +179,15 @@ REPRESENTATIVE = (
 def _classify(version: str, case: Case, platform: Platform, name: str, verl, ours) -> str:
     """The docs row that explains one difference (rows are tried in table order)."""
     built = case.built()
+    if name == CUDA:
+        # What ppo_runtime must decide, from the grid alone: a built MindSpeed component at
+        # any capability, a built Megatron (not Megatron-FSDP) one below 10 or unknown.
+        cap = platform.capability
+        should_set = "mindspeed" in built.values() or (
+            "megatron" in built.values() and (cap is None or cap[0] < 10)
+        )
+        if (ours == "1") != should_set:
+            return f"UNEXPLAINED {name}: ppo_runtime {ours!r} for built {built} on {cap}"
     if name == CUDA and verl == "1" and ours is None:
         return "not-built-or-megatron-fsdp"
     if name == CUDA and verl is None and ours == "1":
