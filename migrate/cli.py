@@ -141,29 +141,6 @@ def _discover(paths: Sequence[str], settings) -> list[str]:
     return []  # unreachable
 
 
-def _progress(total_files: int, no_progress: bool) -> Callable[[int, int, str], None] | None:
-    """A stderr progress line, only on a TTY, never in CI, only for long runs."""
-    if no_progress or os.environ.get("CI") or not sys.stderr.isatty():
-        return None
-    import time
-
-    start = time.monotonic()
-    state = {"shown": False}
-
-    def show(done: int, total: int, path: str) -> None:
-        if not state["shown"] and total < 200 and time.monotonic() - start < 1.0:
-            return
-        state["shown"] = True
-        width = 30
-        filled = width * done // max(total, 1)
-        sys.stderr.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total}")
-        if done == total:
-            sys.stderr.write("\r" + " " * (width + 24) + "\r")
-        sys.stderr.flush()
-
-    return show
-
-
 def _root(settings) -> Path:
     return Path(settings.project_root) if settings.project_root else Path.cwd()
 
@@ -292,8 +269,13 @@ def check(
         sys.exit(EXIT_FINDINGS)
 
 
-def _run_files(paths: Sequence[str], settings, mode, opts: dict):
-    """Discover and process files; ``(files, None)`` after printing them for --show-files."""
+def _run_files(paths: Sequence[str], settings, mode, opts: dict, on_outcome=None):
+    """Discover and process files; ``(files, None)`` after printing them for --show-files.
+
+    ``on_outcome(outcome, progress)`` is called as each file finishes (see
+    :func:`ppo_migrate.runner.run`); ``progress`` is the bar, to clear before printing.
+    """
+    from ppo_migrate.progress import Progress
     from ppo_migrate.runner import run
 
     files = _discover(paths, settings)
@@ -301,13 +283,18 @@ def _run_files(paths: Sequence[str], settings, mode, opts: dict):
         for f in files:
             click.echo(f)
         return files, None
-    result = run(
-        files,
-        settings,
-        mode,
-        jobs=opts["jobs"],
-        progress=_progress(len(files), opts["no_progress"]),
-    )
+    progress = Progress(sys.stderr, no_progress=opts["no_progress"])
+    try:
+        result = run(
+            files,
+            settings,
+            mode,
+            jobs=opts["jobs"],
+            progress=progress,
+            on_outcome=(lambda o: on_outcome(o, progress)) if on_outcome else None,
+        )
+    finally:
+        progress.finish()
     if result.interrupted:
         raise KeyboardInterrupt
     return files, result
@@ -367,6 +354,9 @@ def apply(
     mode = Mode.DIFF if diff else Mode.APPLY
     concise = settings.output_format == "concise"
     diff_to_stderr = not concise  # stdout holds the JSON/SARIF/... document alone
+    # with --diff in concise format stdout holds the patch alone (`apply --diff > fix.patch`):
+    # the findings and the summary go to stderr
+    report_to_stderr = not concise or diff
     if paths == ("-",):
         outcome = _stdin(settings, opts["stdin_filename"], Mode.DIFF if diff else Mode.FIX_STDOUT)
         outcomes = [outcome]
@@ -377,18 +367,26 @@ def apply(
             sys.stdout.flush()
         concise = False
     else:
-        files, result = _run_files(paths, settings, mode, opts)
+
+        def rewrote(o, progress) -> None:
+            # printed as each file is replaced, so that an interrupted run leaves an
+            # exact record of what it wrote (in the order the files were written)
+            if o.written and (o.fixed or o.imports):
+                what = f"{o.fixed} call{'s' if o.fixed != 1 else ''}"
+                if o.imports:
+                    what += f", {o.imports} import{'s' if o.imports != 1 else ''}"
+                progress.clear()
+                click.echo(f"Rewrote {o.path} ({what})", err=not concise)
+
+        files, result = _run_files(
+            paths, settings, mode, opts, on_outcome=None if diff else rewrote
+        )
         if result is None:
             return
         outcomes = result.outcomes
         for o in outcomes:
             if diff and o.diff:
                 click.echo(o.diff, nl=False, err=diff_to_stderr)
-            elif o.written and (o.fixed or o.imports):
-                what = f"{o.fixed} call{'s' if o.fixed != 1 else ''}"
-                if o.imports:
-                    what += f", {o.imports} import{'s' if o.imports != 1 else ''}"
-                click.echo(f"Rewrote {o.path} ({what})", err=not concise)
     diagnostics = sorted((d for o in outcomes for d in o.diagnostics), key=lambda d: d.sort_key())
     threaded: list[str] = []
     if paths != ("-",) and _has_entry_points(diagnostics):
@@ -399,7 +397,7 @@ def apply(
         )
         if threaded:
             for p in threaded:
-                click.echo(f"Threaded the config through {p}", err=not concise)
+                click.echo(f"Threaded the config through {p}", err=report_to_stderr)
             done = set(threaded)
             refreshed = run(threaded, settings, Mode.CHECK, jobs=1)
             diagnostics = [d for d in diagnostics if d.path not in done] + refreshed.diagnostics
@@ -414,7 +412,7 @@ def apply(
         from ppo_migrate.output.concise_format import format_line
 
         for d in diagnostics:
-            click.echo(format_line(d))
+            click.echo(format_line(d), err=report_to_stderr)
     elif paths != ("-",) or settings.output_format != "concise":
         emit(settings.output_format, diagnostics, sys.stdout, root=_root(settings))
     verb = "Would rewrite" if diff else "Rewrote"
@@ -429,7 +427,7 @@ def apply(
         f"file{'s' if changed != 1 else ''}{threaded_note}; {remaining} "
         f"finding{'s' if remaining != 1 else ''} remain{'s' if remaining == 1 else ''}."
     )
-    click.echo(summary, err=not concise or paths == ("-",))
+    click.echo(summary, err=report_to_stderr or paths == ("-",))
     for e in errors:
         click.echo(f"ppo-migrate: {e}", err=True)
     if errors:
