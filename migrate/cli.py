@@ -196,7 +196,28 @@ def _stdin(settings, name: str | None, mode):
     return process_data(name or "-", data, settings, mode)
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class _Group(click.Group):
+    """click's group, suggesting the nearest command for a misspelt one, as click
+    already does for a misspelt option ("No such option: --exit-zeor Did you mean
+    --exit-zero?")."""
+
+    def resolve_command(self, ctx: click.Context, args: list[str]):
+        try:
+            return super().resolve_command(ctx, args)
+        except click.UsageError:
+            name = args[0] if args else ""
+            if name and not name.startswith("-") and self.get_command(ctx, name) is None:
+                import difflib
+
+                close = difflib.get_close_matches(name, self.list_commands(ctx), n=1)
+                if close:
+                    raise click.UsageError(
+                        f"No such command {name!r}. Did you mean {close[0]!r}?", ctx
+                    ) from None
+            raise
+
+
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="ppo-migrate")
 def cli() -> None:
     """Migrate configless get_ppo_ray_runtime_env() calls (verl PR #6976).
@@ -217,6 +238,17 @@ def cli() -> None:
 @click.option(
     "--show-shims", is_flag=True, help="Also list compatibility shims (PPO004; never fail)."
 )
+@click.option("--fix", is_flag=True, help="Apply the safe fixes (as `ppo-migrate apply`).")
+@click.option(
+    "--show-fixes",
+    is_flag=True,
+    help="List per file the findings fixed (with --fix) or fixable (without).",
+)
+@click.option("--statistics", is_flag=True, help="Count the findings per rule code.")
+@click.option("-q", "--quiet", is_flag=True, help="Print the findings only, no summary.")
+@click.option(
+    "-s", "--silent", is_flag=True, help="Print nothing; the exit code still tells."
+)
 @_guard
 def check(
     paths: tuple[str, ...],
@@ -224,6 +256,11 @@ def check(
     add_noqa: bool,
     list_rules: bool,
     show_shims: bool,
+    fix: bool,
+    show_fixes: bool,
+    statistics: bool,
+    quiet: bool,
+    silent: bool,
     **opts,
 ) -> None:
     """Report configless calls of the runtime function; exit 1 while one remains."""
@@ -234,10 +271,17 @@ def check(
     from ppo_migrate.runner import Mode
 
     paths = _stdin_paths(paths, opts)
+    if fix and add_noqa:
+        raise click.UsageError("--fix and --add-noqa cannot be combined")
+    if fix and paths == ("-",):
+        raise click.UsageError("--fix rewrites files; for standard input use `ppo-migrate apply -`")
     settings = _load(paths, opts)
+    if statistics and settings.output_format not in ("concise", "json"):
+        raise click.UsageError("--statistics prints text (concise) or json")
     if show_shims:
         settings = dataclasses.replace(settings, show_shims=True)
-    mode = Mode.ADD_NOQA if add_noqa else Mode.CHECK
+    mode = Mode.ADD_NOQA if add_noqa else Mode.APPLY if fix else Mode.CHECK
+    fixed_per_file: list[tuple[str, int]] = []
     if paths == ("-",):
         outcomes = [_stdin(settings, opts["stdin_filename"], Mode.CHECK)]
         diagnostics = [d for o in outcomes for d in o.diagnostics]
@@ -247,6 +291,14 @@ def check(
         if result is None:
             return
         diagnostics, errors = result.diagnostics, result.internal_errors
+        if fix:
+            fixed_per_file = [(o.path, o.fixed) for o in result.outcomes if o.written]
+        elif show_fixes:
+            counts: dict[str, int] = {}
+            for d in diagnostics:
+                if d.fixable:
+                    counts[d.path] = counts.get(d.path, 0) + 1
+            fixed_per_file = list(counts.items())
         if not add_noqa and _has_entry_points(diagnostics):
             from ppo_migrate.callers import follow_callers
 
@@ -259,14 +311,50 @@ def check(
                 if left
                 else ""
             )
-            click.echo(f"Added {added} noqa directive{'s' if added != 1 else ''}{note}.", err=True)
-    emit(settings.output_format, diagnostics, sys.stdout, root=_root(settings))
+            if not silent:
+                click.echo(
+                    f"Added {added} noqa directive{'s' if added != 1 else ''}{note}.", err=True
+                )
+    _report_check(
+        settings, diagnostics, fixed_per_file,
+        fix=fix, show_fixes=show_fixes, statistics=statistics, quiet=quiet, silent=silent,
+    )
     for e in errors:
         click.echo(f"ppo-migrate: {e}", err=True)
     if errors:
         sys.exit(EXIT_ERROR)
     if any(not d.informational for d in diagnostics) and not exit_zero:
         sys.exit(EXIT_FINDINGS)
+
+
+def _report_check(
+    settings, diagnostics, fixed_per_file, *, fix, show_fixes, statistics, quiet, silent
+) -> None:
+    """Print what ``check`` found, as ruff's ``check`` does with the same options.
+
+    ``-s`` prints nothing; ``--statistics`` replaces the findings by their counts per
+    rule; ``-q`` leaves out the summary lines; ``--show-fixes`` lists the fixes per file
+    (on stdout in the concise format, else on stderr, so stdout holds the document).
+    """
+    from ppo_migrate.output import emit
+    from ppo_migrate.output.concise_format import emit as emit_concise
+    from ppo_migrate.output.summary import write_fixes, write_statistics
+
+    if silent:
+        return
+    fmt = settings.output_format
+    if statistics:
+        write_statistics(diagnostics, sys.stdout, fmt)
+        return
+    fixed = sum(n for _, n in fixed_per_file) if fix else None
+    if fmt == "concise":
+        if show_fixes:
+            write_fixes(fixed_per_file, sys.stdout, applied=fix)
+        emit_concise(diagnostics, sys.stdout, root=_root(settings), fixed=fixed, summary=not quiet)
+        return
+    if show_fixes:
+        write_fixes(fixed_per_file, sys.stderr, applied=fix)
+    emit(fmt, diagnostics, sys.stdout, root=_root(settings))
 
 
 def _run_files(paths: Sequence[str], settings, mode, opts: dict, on_outcome=None):
