@@ -358,7 +358,17 @@ def _report_check(
 
 
 def _run_files(paths: Sequence[str], settings, mode, opts: dict, on_outcome=None):
-    """Discover and process files; ``(files, None)`` after printing them for --show-files.
+    """Discover and process files; ``(files, None)`` after printing them for --show-files."""
+    files = _discover(paths, settings)
+    if opts["show_files"]:
+        for f in files:
+            click.echo(f)
+        return files, None
+    return files, _run_discovered(files, settings, mode, opts, on_outcome)
+
+
+def _run_discovered(files: Sequence[str], settings, mode, opts: dict, on_outcome=None):
+    """Process discovered files with a progress bar; Ctrl-C raises KeyboardInterrupt.
 
     ``on_outcome(outcome, progress)`` is called as each file finishes (see
     :func:`ppo_migrate.runner.run`); ``progress`` is the bar, to clear before printing.
@@ -366,11 +376,6 @@ def _run_files(paths: Sequence[str], settings, mode, opts: dict, on_outcome=None
     from ppo_migrate.progress import Progress
     from ppo_migrate.runner import run
 
-    files = _discover(paths, settings)
-    if opts["show_files"]:
-        for f in files:
-            click.echo(f)
-        return files, None
     progress = Progress(sys.stderr, no_progress=opts["no_progress"])
     try:
         result = run(
@@ -385,7 +390,7 @@ def _run_files(paths: Sequence[str], settings, mode, opts: dict, on_outcome=None
         progress.finish()
     if result.interrupted:
         raise KeyboardInterrupt
-    return files, result
+    return result
 
 
 def _has_entry_points(diagnostics) -> bool:
@@ -431,11 +436,11 @@ def apply(
 ) -> None:
     """Pass the config in scope to every configless call; list the calls with none."""
     from ppo_migrate.output import emit
-    from ppo_migrate.runner import Mode, run
+    from ppo_migrate.runner import Mode
 
-    if thread_config and diff:
-        raise click.UsageError("--thread-config rewrites across files and cannot be combined with --diff")
     paths = _stdin_paths(paths, opts)
+    if thread_config and diff and paths == ("-",):
+        raise click.UsageError("--thread-config rewrites across files: not for standard input")
     settings = _load(paths, opts)
     if use_ppo_runtime:
         settings = dataclasses.replace(settings, use_ppo_runtime=True)
@@ -466,33 +471,44 @@ def apply(
                 progress.clear()
                 click.echo(f"Rewrote {o.path} ({what})", err=not concise)
 
-        files, result = _run_files(
-            paths, settings, mode, opts, on_outcome=None if diff else rewrote
-        )
-        if result is None:
-            return
-        outcomes = result.outcomes
-        for o in outcomes:
-            if diff and o.diff:
-                click.echo(o.diff, nl=False, err=diff_to_stderr)
-    diagnostics = sorted((d for o in outcomes for d in o.diagnostics), key=lambda d: d.sort_key())
-    threaded: list[str] = []
-    if paths != ("-",) and _has_entry_points(diagnostics):
-        from ppo_migrate.callers import follow_callers
-
-        diagnostics, threaded, problems = follow_callers(
-            files, diagnostics, settings, apply=thread_config, depth=thread_depth
-        )
-        if threaded:
-            for p in threaded:
-                click.echo(f"Threaded the config through {p}", err=report_to_stderr)
-            done = set(threaded)
-            refreshed = run(threaded, settings, Mode.CHECK, jobs=1)
-            diagnostics = [d for d in diagnostics if d.path not in done] + refreshed.diagnostics
-            diagnostics, _, _ = follow_callers(
-                files, diagnostics, settings, apply=False, depth=thread_depth, threading=True
+        def rewrite(files):
+            """apply's run over ``files``: the outcomes, the findings, the threaded files."""
+            result = _run_discovered(
+                files, settings, mode, opts, on_outcome=None if diff else rewrote
             )
-        diagnostics = sorted([*diagnostics, *problems], key=lambda d: d.sort_key())
+            found = sorted((d for o in result.outcomes for d in o.diagnostics), key=Diagnostic.sort_key)
+            found, threaded = _follow_callers(
+                files, found, settings, thread_config, thread_depth, report_to_stderr, diff
+            )
+            return result.outcomes, found, threaded
+
+        from ppo_migrate.diagnostics import Diagnostic
+
+        files = _discover(paths, settings)
+        if opts["show_files"]:
+            for f in files:
+                click.echo(f)
+            return
+        if thread_config and diff:
+            # every step of the multi-file rewrite, in a scratch copy: one diff of them all
+            from ppo_migrate.preview import NotPreviewable, run_in_copy
+
+            mode = Mode.APPLY
+            try:
+                (outcomes, diagnostics, threaded), patch = run_in_copy(
+                    files, lambda: rewrite(files)
+                )
+            except NotPreviewable as exc:
+                raise click.UsageError(str(exc)) from None
+            click.echo(patch, nl=False, err=diff_to_stderr)
+        else:
+            outcomes, diagnostics, threaded = rewrite(files)
+            for o in outcomes:
+                if diff and o.diff:
+                    click.echo(o.diff, nl=False, err=diff_to_stderr)
+    if paths == ("-",):
+        diagnostics = sorted((d for o in outcomes for d in o.diagnostics), key=lambda d: d.sort_key())
+        threaded = []
     errors = [f"{o.path}: {o.internal_error}" for o in outcomes if o.internal_error]
     fixed = sum(o.fixed for o in outcomes)
     changed = sum(1 for o in outcomes if o.fixed or o.imports)
@@ -506,7 +522,8 @@ def apply(
     verb = "Would rewrite" if diff else "Rewrote"
     remaining = len(diagnostics)
     threaded_note = (
-        f"; threaded the config through {len(threaded)} file{'s' if len(threaded) != 1 else ''}"
+        f"; {'would thread' if diff else 'threaded'} the config through "
+        f"{len(threaded)} file{'s' if len(threaded) != 1 else ''}"
         if threaded
         else ""
     )
@@ -520,8 +537,38 @@ def apply(
         click.echo(f"ppo-migrate: {e}", err=True)
     if errors:
         sys.exit(EXIT_ERROR)
-    if (any(not d.informational for d in diagnostics) or (diff and fixed)) and not exit_zero:
+    would_change = diff and (fixed or threaded)
+    if (any(not d.informational for d in diagnostics) or would_change) and not exit_zero:
         sys.exit(EXIT_FINDINGS)
+
+
+def _follow_callers(files, diagnostics, settings, thread_config, depth, to_stderr, diff):
+    """Caller hints for PPO002 and, with ``--thread-config``, the threading itself.
+
+    Returns:
+        ``(diagnostics, threaded)``: the findings (hints added, those of threaded files
+        recomputed, write problems included), sorted; the files threaded.
+    """
+    from ppo_migrate.runner import Mode, run
+
+    if not _has_entry_points(diagnostics):
+        return diagnostics, []
+    from ppo_migrate.callers import follow_callers
+
+    diagnostics, threaded, problems = follow_callers(
+        files, diagnostics, settings, apply=thread_config, depth=depth
+    )
+    if threaded:
+        for p in threaded:
+            verb = "Would thread" if diff else "Threaded"
+            click.echo(f"{verb} the config through {p}", err=to_stderr)
+        done = set(threaded)
+        refreshed = run(threaded, settings, Mode.CHECK, jobs=1)
+        diagnostics = [d for d in diagnostics if d.path not in done] + refreshed.diagnostics
+        diagnostics, _, _ = follow_callers(
+            files, diagnostics, settings, apply=False, depth=depth, threading=True
+        )
+    return sorted([*diagnostics, *problems], key=lambda d: d.sort_key()), threaded
 
 
 def _list_rules() -> None:

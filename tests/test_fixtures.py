@@ -112,11 +112,12 @@ def test_readme_apply_example_is_the_real_output(tmp_path: Path) -> None:
 
 def test_readme_documents_thread_config_with_diff_and_links_the_rules() -> None:
     text = (FIXTURES.parent / "README.md").read_text(encoding="utf-8")
-    assert "cannot be combined with\n  `--diff`" in text or "cannot be combined with `--diff`" in text
+    assert "`--thread-config --diff` previews the whole multi-file change as one unified\n  diff" in text
     assert "[docs/rules.md](docs/rules.md)" in text
     from ppo_migrate.diagnostics import RULES
 
     for code, rule in RULES.items():  # the rules table links each rule's section
         assert f"[{code}](docs/rules.md#{rule.url.partition('#')[2]})" in text
-    proc = run_cli("apply", "--diff", "--thread-config", ".", cwd=FIXTURES.parent)
-    assert proc.returncode == 2 and "cannot be combined with --diff" in proc.stderr
+    proc = run_cli("apply", "--diff", "--thread-config", "fixtures/legacy", cwd=FIXTURES.parent)
+    assert proc.returncode == 1, proc.stderr  # a preview now (tests/test_preview.py), not an error
+    assert "+++ b/fixtures/legacy/verl/trainer/main_ppo.py" in proc.stdout
