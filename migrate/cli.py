@@ -402,8 +402,9 @@ def _has_entry_points(diagnostics) -> bool:
 @click.option(
     "--diff",
     is_flag=True,
-    help="Write nothing; print a unified diff of the rewrite (to standard error when "
-    "--output-format is not concise, so that standard output holds only that format).",
+    help="Write nothing; print a unified diff of the rewrite. Concise format: the patch alone "
+    "on standard output, findings and summary on standard error; other formats: the diff on "
+    "standard error. With --thread-config, one diff of every file it would change.",
 )
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when findings remain.")
 @click.option(
