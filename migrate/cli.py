@@ -267,7 +267,6 @@ def check(
     if list_rules:
         _list_rules()
         return
-    from ppo_migrate.output import emit
     from ppo_migrate.runner import Mode
 
     paths = _stdin_paths(paths, opts)
@@ -472,18 +471,18 @@ def apply(
                 progress.clear()
                 click.echo(f"Rewrote {o.path} ({what})", err=not concise)
 
-        def rewrite(files):
+        def rewrite(files, run_mode):
             """apply's run over ``files``: the outcomes, the findings, the threaded files."""
             result = _run_discovered(
-                files, settings, mode, opts, on_outcome=None if diff else rewrote
+                files, settings, run_mode, opts, on_outcome=None if diff else rewrote
             )
-            found = sorted((d for o in result.outcomes for d in o.diagnostics), key=Diagnostic.sort_key)
+            found = sorted(
+                (d for o in result.outcomes for d in o.diagnostics), key=lambda d: d.sort_key()
+            )
             found, threaded = _follow_callers(
                 files, found, settings, thread_config, thread_depth, report_to_stderr, diff
             )
             return result.outcomes, found, threaded
-
-        from ppo_migrate.diagnostics import Diagnostic
 
         files = _discover(paths, settings)
         if opts["show_files"]:
@@ -494,16 +493,15 @@ def apply(
             # every step of the multi-file rewrite, in a scratch copy: one diff of them all
             from ppo_migrate.preview import NotPreviewable, run_in_copy
 
-            mode = Mode.APPLY
-            try:
+            try:  # the real apply (Mode.APPLY) on the copies
                 (outcomes, diagnostics, threaded), patch = run_in_copy(
-                    files, lambda: rewrite(files)
+                    files, lambda: rewrite(files, Mode.APPLY)
                 )
             except NotPreviewable as exc:
                 raise click.UsageError(str(exc)) from None
             click.echo(patch, nl=False, err=diff_to_stderr)
         else:
-            outcomes, diagnostics, threaded = rewrite(files)
+            outcomes, diagnostics, threaded = rewrite(files, mode)
             for o in outcomes:
                 if diff and o.diff:
                     click.echo(o.diff, nl=False, err=diff_to_stderr)
