@@ -458,8 +458,15 @@ def _verl_module_bindings(module: cst.Module) -> dict[str, int]:
         if isinstance(node.names, cst.ImportStar):
             continue
         for alias in node.names:
+            if isinstance(node, cst.Import) and alias.asname is None:
+                # ``import verl.trainer.constants_ppo`` binds ``verl``, ``verl.trainer`` and
+                # the full name: a use of any of them keeps it
+                full = _dotted(alias.name)
+                if full in VERL_MODULES and (full + ".").startswith(assignment.name + "."):
+                    out[full] = out.get(full, 0) + len(assignment.references)
+                continue
             if isinstance(node, cst.Import):
-                full, bound = _dotted(alias.name), _dotted(alias.asname.name) if alias.asname else None
+                full, bound = _dotted(alias.name), _dotted(alias.asname.name)
             else:
                 full = f"{_dotted(node.module)}.{_dotted(alias.name)}"
                 bound = _dotted(alias.asname.name) if alias.asname else _dotted(alias.name)
@@ -488,8 +495,7 @@ def _drop_imports(module: cst.Module, names: set[str]) -> cst.Module:
         def bound(alias: cst.ImportAlias) -> str:
             if alias.asname is not None:
                 return _dotted(alias.asname.name)
-            name = _dotted(alias.name)
-            return name if isinstance(statement, cst.ImportFrom) else name.split(".")[0]
+            return _dotted(alias.name)  # ``import a.b`` is known by its full name here
 
         drop = [i for i, a in enumerate(aliases) if bound(a) in names]
         if not drop:

@@ -313,7 +313,7 @@ def _ruff(root, *paths):
 def test_rewritten_real_verl_files_stay_ruff_clean(verl_main_ppo, tmp_path) -> None:
     """Bug: on a ruff-clean verl file the rewrite left an unsorted import block (I001),
     `import verl.trainer.constants_ppo as c` unused (F401), and a `# noqa: F405` that
-    suppressed nothing (RUF100). Four spellings of the real main_ppo.py of verl 0.8.0."""
+    suppressed nothing (RUF100). Five spellings of the real main_ppo.py of verl 0.8.0."""
     text = verl_main_ppo
     first_verl = "from verl.experimental.reward_loop import migrate_legacy_reward_impl\n"
     variants = {
@@ -321,6 +321,9 @@ def test_rewritten_real_verl_files_stay_ruff_clean(verl_main_ppo, tmp_path) -> N
         "module_alias.py": text.replace(IMPORT, "").replace(
             first_verl, "import verl.trainer.constants_ppo as c\n" + first_verl
         ).replace(CALL, "c." + CALL),
+        "dotted.py": text.replace(IMPORT, "").replace(
+            first_verl, "import verl.trainer.constants_ppo\n" + first_verl
+        ).replace(CALL, "verl.trainer.constants_ppo." + CALL),
         "from_package.py": text.replace(IMPORT, "from verl.trainer import constants_ppo\n").replace(
             CALL, "constants_ppo." + CALL
         ),
@@ -338,7 +341,7 @@ def test_rewritten_real_verl_files_stay_ruff_clean(verl_main_ppo, tmp_path) -> N
     assert before.returncode == 0, before.stdout  # every spelling is ruff-clean to begin with
     proc = run_cli("apply", "--use-ppo-runtime", *names, cwd=tmp_path)
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert proc.stdout.count("(1 call, 1 import)") == 4
+    assert proc.stdout.count("(1 call, 1 import)") == 5
     after = _ruff(tmp_path, *names)
     assert after.returncode == 0, after.stdout  # nothing new: I001, F401, RUF100 all clean
     out = {n: (pkg / n).read_text() for n in variants}
@@ -348,6 +351,7 @@ def test_rewritten_real_verl_files_stay_ruff_clean(verl_main_ppo, tmp_path) -> N
     assert "import ppo_runtime\n" in out["module_alias.py"]
     assert "constants_ppo" not in out["module_alias.py"]  # its import went with its last use
     assert "constants_ppo" not in out["from_package.py"]
+    assert "constants_ppo" not in out["dotted.py"]
     assert "# noqa: F405" not in out["star.py"] and "# noqa: F403" in out["star.py"]
     assert "get_ppo_ray_runtime_env(config)\n" in out["star.py"]
     for variant in out.values():
