@@ -777,11 +777,12 @@ def process_text(text: str, path: str, settings: Settings, *, fix: bool) -> File
     if fix and getattr(settings, "use_ppo_runtime", False):
         from dataclasses import replace
 
+        from ppo_migrate.import_sections import import_sections
         from ppo_migrate.imports import FUNCTION, PPO_RUNTIME, use_ppo_runtime
 
         targets = [t for t in settings.targets if t.startswith("verl.")]
         original = module
-        module, moved = use_ppo_runtime(module, targets)
+        module, moved = use_ppo_runtime(module, targets, import_sections(settings.project_root))
         if moved:  # the tree is new: find the same calls again in it
             _exact_prefix(text, original.code)
             # The moved calls now resolve to ppo_runtime's function, which
