@@ -534,7 +534,12 @@ class _Analysis:
 
         from ppo_migrate.analysis.signatures import callee_signature
 
-        callee = callee_signature(self.path, (qualified,), self.settings)
+        from ppo_migrate.targets import resolve_relative
+
+        absolute = resolve_relative(qualified, self.package)
+        if absolute is None:
+            raise _Defer
+        callee = callee_signature(self.path, (absolute,), self.settings)
         if not callee.accepts_config:
             raise _Defer  # PPO005: the LibCST pass words it
         expression = self._config(candidate.scope)
