@@ -157,29 +157,6 @@ def _discover(paths: Sequence[str], settings) -> list[str]:
     return []  # unreachable
 
 
-def _progress(total_files: int, no_progress: bool) -> Callable[[int, int, str], None] | None:
-    """A stderr progress line, only on a TTY, never in CI, only for long runs."""
-    if no_progress or os.environ.get("CI") or not sys.stderr.isatty():
-        return None
-    import time
-
-    start = time.monotonic()
-    state = {"shown": False}
-
-    def show(done: int, total: int, path: str) -> None:
-        if not state["shown"] and total < 200 and time.monotonic() - start < 1.0:
-            return
-        state["shown"] = True
-        width = 30
-        filled = width * done // max(total, 1)
-        sys.stderr.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total}")
-        if done == total:
-            sys.stderr.write("\r" + " " * (width + 24) + "\r")
-        sys.stderr.flush()
-
-    return show
-
-
 def _root(settings) -> Path:
     return Path(settings.project_root) if settings.project_root else Path.cwd()
 
@@ -235,7 +212,28 @@ def _stdin(settings, name: str | None, mode):
     return process_data(name or "-", data, settings, mode)
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class _Group(click.Group):
+    """click's group, suggesting the nearest command for a misspelt one, as click
+    already does for a misspelt option ("No such option: --exit-zeor Did you mean
+    --exit-zero?")."""
+
+    def resolve_command(self, ctx: click.Context, args: list[str]):
+        try:
+            return super().resolve_command(ctx, args)
+        except click.UsageError:
+            name = args[0] if args else ""
+            if name and not name.startswith("-") and self.get_command(ctx, name) is None:
+                import difflib
+
+                close = difflib.get_close_matches(name, self.list_commands(ctx), n=1)
+                if close:
+                    raise click.UsageError(
+                        f"No such command {name!r}. Did you mean {close[0]!r}?", ctx
+                    ) from None
+            raise
+
+
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="ppo-migrate")
 def cli() -> None:
     """Migrate configless get_ppo_ray_runtime_env() calls (verl PR #6976).
@@ -256,6 +254,22 @@ def cli() -> None:
 @click.option(
     "--show-shims", is_flag=True, help="Also list compatibility shims (PPO004; never fail)."
 )
+@click.option("--fix", is_flag=True, help="Apply the safe fixes (as `ppo-migrate apply`).")
+@click.option(
+    "--unsafe-fixes/--no-unsafe-fixes",
+    default=None,
+    help="With --fix, also make unsafe fixes (a config only possibly bound at the call).",
+)
+@click.option(
+    "--show-fixes",
+    is_flag=True,
+    help="List per file the findings fixed (with --fix) or fixable (without).",
+)
+@click.option("--statistics", is_flag=True, help="Count the findings per rule code.")
+@click.option("-q", "--quiet", is_flag=True, help="Print the findings only, no summary.")
+@click.option(
+    "-s", "--silent", is_flag=True, help="Print nothing; the exit code still tells."
+)
 @_guard
 def check(
     paths: tuple[str, ...],
@@ -263,20 +277,34 @@ def check(
     add_noqa: bool,
     list_rules: bool,
     show_shims: bool,
+    fix: bool,
+    unsafe_fixes: bool | None,
+    show_fixes: bool,
+    statistics: bool,
+    quiet: bool,
+    silent: bool,
     **opts,
 ) -> None:
     """Report configless calls of the runtime function; exit 1 while one remains."""
     if list_rules:
         _list_rules()
         return
-    from ppo_migrate.output import emit
     from ppo_migrate.runner import Mode
 
     paths = _stdin_paths(paths, opts)
+    if fix and add_noqa:
+        raise click.UsageError("--fix and --add-noqa cannot be combined")
+    if fix and paths == ("-",):
+        raise click.UsageError("--fix rewrites files; for standard input use `ppo-migrate apply -`")
     settings = _load(paths, opts)
+    if statistics and settings.output_format not in ("concise", "json"):
+        raise click.UsageError("--statistics prints text (concise) or json")
     if show_shims:
         settings = dataclasses.replace(settings, show_shims=True)
-    mode = Mode.ADD_NOQA if add_noqa else Mode.CHECK
+    if unsafe_fixes is not None:
+        settings = dataclasses.replace(settings, unsafe_fixes=unsafe_fixes)
+    mode = Mode.ADD_NOQA if add_noqa else Mode.APPLY if fix else Mode.CHECK
+    fixed_per_file: list[tuple[str, int]] = []
     if paths == ("-",):
         outcomes = [_stdin(settings, opts["stdin_filename"], Mode.CHECK)]
         diagnostics = [d for o in outcomes for d in o.diagnostics]
@@ -286,6 +314,14 @@ def check(
         if result is None:
             return
         diagnostics, errors = result.diagnostics, result.internal_errors
+        if fix:
+            fixed_per_file = [(o.path, o.fixed) for o in result.outcomes if o.written]
+        elif show_fixes:
+            counts: dict[str, int] = {}
+            for d in diagnostics:
+                if d.fixable:
+                    counts[d.path] = counts.get(d.path, 0) + 1
+            fixed_per_file = list(counts.items())
         if not add_noqa and _has_entry_points(diagnostics):
             from ppo_migrate.callers import follow_callers
 
@@ -298,13 +334,13 @@ def check(
                 if left
                 else ""
             )
-            click.echo(f"Added {added} noqa directive{'s' if added != 1 else ''}{note}.", err=True)
-    emit(
-        settings.output_format,
-        diagnostics,
-        sys.stdout,
-        root=_root(settings),
-        show_notices=settings.show_notices,
+            if not silent:
+                click.echo(
+                    f"Added {added} noqa directive{'s' if added != 1 else ''}{note}.", err=True
+                )
+    _report_check(
+        settings, diagnostics, fixed_per_file,
+        fix=fix, show_fixes=show_fixes, statistics=statistics, quiet=quiet, silent=silent,
     )
     for e in errors:
         click.echo(f"ppo-migrate: {e}", err=True)
@@ -314,25 +350,77 @@ def check(
         sys.exit(EXIT_FINDINGS)
 
 
-def _run_files(paths: Sequence[str], settings, mode, opts: dict):
-    """Discover and process files; ``(files, None)`` after printing them for --show-files."""
-    from ppo_migrate.runner import run
+def _report_check(
+    settings, diagnostics, fixed_per_file, *, fix, show_fixes, statistics, quiet, silent
+) -> None:
+    """Print what ``check`` found, as ruff's ``check`` does with the same options.
 
+    ``-s`` prints nothing; ``--statistics`` replaces the findings by their counts per
+    rule; ``-q`` leaves out the summary lines; ``--show-fixes`` lists the fixes per file
+    (on stdout in the concise format, else on stderr, so stdout holds the document).
+    """
+    from ppo_migrate.output import emit
+    from ppo_migrate.output.concise_format import emit as emit_concise
+    from ppo_migrate.output.summary import write_fixes, write_statistics
+
+    if silent:
+        return
+    fmt = settings.output_format
+    if statistics:
+        write_statistics(diagnostics, sys.stdout, fmt)
+        return
+    fixed = sum(n for _, n in fixed_per_file) if fix else None
+    if fmt == "concise":
+        if show_fixes:
+            write_fixes(fixed_per_file, sys.stdout, applied=fix)
+        emit_concise(
+            diagnostics,
+            sys.stdout,
+            root=_root(settings),
+            show_notices=settings.show_notices,
+            fixed=fixed,
+            summary=not quiet,
+        )
+        return
+    if show_fixes:
+        write_fixes(fixed_per_file, sys.stderr, applied=fix)
+    emit(fmt, diagnostics, sys.stdout, root=_root(settings))
+
+
+def _run_files(paths: Sequence[str], settings, mode, opts: dict, on_outcome=None):
+    """Discover and process files; ``(files, None)`` after printing them for --show-files."""
     files = _discover(paths, settings)
     if opts["show_files"]:
         for f in files:
             click.echo(f)
         return files, None
-    result = run(
-        files,
-        settings,
-        mode,
-        jobs=opts["jobs"],
-        progress=_progress(len(files), opts["no_progress"]),
-    )
+    return files, _run_discovered(files, settings, mode, opts, on_outcome)
+
+
+def _run_discovered(files: Sequence[str], settings, mode, opts: dict, on_outcome=None):
+    """Process discovered files with a progress bar; Ctrl-C raises KeyboardInterrupt.
+
+    ``on_outcome(outcome, progress)`` is called as each file finishes (see
+    :func:`ppo_migrate.runner.run`); ``progress`` is the bar, to clear before printing.
+    """
+    from ppo_migrate.progress import Progress
+    from ppo_migrate.runner import run
+
+    progress = Progress(sys.stderr, no_progress=opts["no_progress"])
+    try:
+        result = run(
+            files,
+            settings,
+            mode,
+            jobs=opts["jobs"],
+            progress=progress,
+            on_outcome=(lambda o: on_outcome(o, progress)) if on_outcome else None,
+        )
+    finally:
+        progress.finish()
     if result.interrupted:
         raise KeyboardInterrupt
-    return files, result
+    return result
 
 
 def _has_entry_points(diagnostics) -> bool:
@@ -344,8 +432,9 @@ def _has_entry_points(diagnostics) -> bool:
 @click.option(
     "--diff",
     is_flag=True,
-    help="Write nothing; print a unified diff of the rewrite (to standard error when "
-    "--output-format is not concise, so that standard output holds only that format).",
+    help="Write nothing; print a unified diff of the rewrite. Concise format: the patch alone "
+    "on standard output, findings and summary on standard error; other formats: the diff on "
+    "standard error. With --thread-config, one diff of every file it would change.",
 )
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when findings remain.")
 @click.option(
@@ -386,11 +475,11 @@ def apply(
     """Pass the config in scope to every configless call; list the calls with none."""
     from ppo_migrate.diagnostics import NOTICE_CODES
     from ppo_migrate.output import emit
-    from ppo_migrate.runner import Mode, run
+    from ppo_migrate.runner import Mode
 
-    if thread_config and diff:
-        raise click.UsageError("--thread-config rewrites across files and cannot be combined with --diff")
     paths = _stdin_paths(paths, opts)
+    if thread_config and diff and paths == ("-",):
+        raise click.UsageError("--thread-config rewrites across files: not for standard input")
     settings = _load(paths, opts)
     if use_ppo_runtime:
         settings = dataclasses.replace(settings, use_ppo_runtime=True)
@@ -399,6 +488,9 @@ def apply(
     mode = Mode.DIFF if diff else Mode.APPLY
     concise = settings.output_format == "concise"
     diff_to_stderr = not concise  # stdout holds the JSON/SARIF/... document alone
+    # with --diff in concise format stdout holds the patch alone (`apply --diff > fix.patch`):
+    # the findings and the summary go to stderr
+    report_to_stderr = not concise or diff
     if paths == ("-",):
         outcome = _stdin(settings, opts["stdin_filename"], Mode.DIFF if diff else Mode.FIX_STDOUT)
         outcomes = [outcome]
@@ -409,52 +501,69 @@ def apply(
             sys.stdout.flush()
         concise = False
     else:
-        files, result = _run_files(paths, settings, mode, opts)
-        if result is None:
-            return
-        outcomes = result.outcomes
-        for o in outcomes:
-            if diff and o.diff:
-                click.echo(o.diff, nl=False, err=diff_to_stderr)
-            elif o.written and (o.fixed or o.imports):
+
+        def rewrote(o, progress) -> None:
+            # printed as each file is replaced, so that an interrupted run leaves an
+            # exact record of what it wrote (in the order the files were written)
+            if o.written and (o.fixed or o.imports):
                 what = f"{o.fixed} call{'s' if o.fixed != 1 else ''}"
                 if o.imports:
                     what += f", {o.imports} import{'s' if o.imports != 1 else ''}"
+                progress.clear()
                 click.echo(f"Rewrote {o.path} ({what})", err=not concise)
-    diagnostics = sorted((d for o in outcomes for d in o.diagnostics), key=lambda d: d.sort_key())
-    threaded: list[str] = []
-    if paths != ("-",) and _has_entry_points(diagnostics):
-        from ppo_migrate.callers import follow_callers
 
-        diagnostics, threaded, problems = follow_callers(
-            files, diagnostics, settings, apply=thread_config, depth=thread_depth
-        )
-        if threaded:
-            for p in threaded:
-                click.echo(f"Threaded the config through {p}", err=not concise)
-            done = set(threaded)
-            refreshed = run(threaded, settings, Mode.CHECK, jobs=1)
-            diagnostics = [d for d in diagnostics if d.path not in done] + refreshed.diagnostics
-            diagnostics, _, _ = follow_callers(
-                files, diagnostics, settings, apply=False, depth=thread_depth, threading=True
+        def rewrite(files, run_mode):
+            """apply's run over ``files``: the outcomes, the findings, the threaded files."""
+            result = _run_discovered(
+                files, settings, run_mode, opts, on_outcome=None if diff else rewrote
             )
-        diagnostics = sorted([*diagnostics, *problems], key=lambda d: d.sort_key())
+            found = sorted(
+                (d for o in result.outcomes for d in o.diagnostics), key=lambda d: d.sort_key()
+            )
+            found, threaded = _follow_callers(
+                files, found, settings, thread_config, thread_depth, report_to_stderr, diff
+            )
+            return result.outcomes, found, threaded
+
+        files = _discover(paths, settings)
+        if opts["show_files"]:
+            for f in files:
+                click.echo(f)
+            return
+        if thread_config and diff:
+            # every step of the multi-file rewrite, in a scratch copy: one diff of them all
+            from ppo_migrate.preview import NotPreviewable, run_in_copy
+
+            try:  # the real apply (Mode.APPLY) on the copies
+                (outcomes, diagnostics, threaded), patch = run_in_copy(
+                    files, lambda: rewrite(files, Mode.APPLY)
+                )
+            except NotPreviewable as exc:
+                raise click.UsageError(str(exc)) from None
+            click.echo(patch, nl=False, err=diff_to_stderr)
+        else:
+            outcomes, diagnostics, threaded = rewrite(files, mode)
+            for o in outcomes:
+                if diff and o.diff:
+                    click.echo(o.diff, nl=False, err=diff_to_stderr)
+    if paths == ("-",):
+        diagnostics = sorted((d for o in outcomes for d in o.diagnostics), key=lambda d: d.sort_key())
+        threaded = []
     errors = [f"{o.path}: {o.internal_error}" for o in outcomes if o.internal_error]
     fixed = sum(o.fixed for o in outcomes)
     changed = sum(1 for o in outcomes if o.fixed or o.imports)
-    notices: list[str] = []
     if concise:
-        from ppo_migrate.output.concise_format import format_line, listed, notice_summary
+        from ppo_migrate.output.concise_format import format_line, listed
 
         for d in listed(diagnostics, show_notices=settings.show_notices):
-            click.echo(format_line(d))
-        notices = notice_summary(diagnostics)
+            click.echo(format_line(d), err=report_to_stderr)
     elif paths != ("-",) or settings.output_format != "concise":
         emit(settings.output_format, diagnostics, sys.stdout, root=_root(settings))
     verb = "Would rewrite" if diff else "Rewrote"
     remaining = sum(1 for d in diagnostics if d.code not in NOTICE_CODES)
     threaded_note = (
-        f"; threaded the config through {len(threaded)} file{'s' if len(threaded) != 1 else ''}"
+        f"; {'would thread' if diff else 'threaded'} the config through "
+        f"{len(threaded)} file{'s' if len(threaded) != 1 else ''}"
         if threaded
         else ""
     )
@@ -463,15 +572,48 @@ def apply(
         f"file{'s' if changed != 1 else ''}{threaded_note}; {remaining} "
         f"finding{'s' if remaining != 1 else ''} remain{'s' if remaining == 1 else ''}."
     )
-    click.echo(summary, err=not concise or paths == ("-",))
-    for line in notices:
-        click.echo(line)
+    click.echo(summary, err=report_to_stderr or paths == ("-",))
+    if settings.output_format == "concise":  # standard input too: notices are always summed up
+        from ppo_migrate.output.concise_format import notice_summary
+
+        for line in notice_summary(diagnostics):
+            click.echo(line, err=report_to_stderr or paths == ("-",))
     for e in errors:
         click.echo(f"ppo-migrate: {e}", err=True)
     if errors:
         sys.exit(EXIT_ERROR)
-    if (any(not d.informational for d in diagnostics) or (diff and fixed)) and not exit_zero:
+    would_change = diff and (fixed or threaded)
+    if (any(not d.informational for d in diagnostics) or would_change) and not exit_zero:
         sys.exit(EXIT_FINDINGS)
+
+
+def _follow_callers(files, diagnostics, settings, thread_config, depth, to_stderr, diff):
+    """Caller hints for PPO002 and, with ``--thread-config``, the threading itself.
+
+    Returns:
+        ``(diagnostics, threaded)``: the findings (hints added, those of threaded files
+        recomputed, write problems included), sorted; the files threaded.
+    """
+    from ppo_migrate.runner import Mode, run
+
+    if not _has_entry_points(diagnostics):
+        return diagnostics, []
+    from ppo_migrate.callers import follow_callers
+
+    diagnostics, threaded, problems = follow_callers(
+        files, diagnostics, settings, apply=thread_config, depth=depth
+    )
+    if threaded:
+        for p in threaded:
+            verb = "Would thread" if diff else "Threaded"
+            click.echo(f"{verb} the config through {p}", err=to_stderr)
+        done = set(threaded)
+        refreshed = run(threaded, settings, Mode.CHECK, jobs=1)
+        diagnostics = [d for d in diagnostics if d.path not in done] + refreshed.diagnostics
+        diagnostics, _, _ = follow_callers(
+            files, diagnostics, settings, apply=False, depth=depth, threading=True
+        )
+    return sorted([*diagnostics, *problems], key=lambda d: d.sort_key()), threaded
 
 
 def _list_rules() -> None:

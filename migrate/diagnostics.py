@@ -46,12 +46,64 @@ class Rule:
         return f"{DOCS_URL}#{self.code.lower()}-{self.name}"
 
 
-_WHY = (
-    "verl PR #6976 made CUDA_DEVICE_MAX_CONNECTIONS=1 conditional: "
-    "get_ppo_ray_runtime_env(config) sets it only when a component runs Megatron on a "
-    "GPU that needs it. Called with no config, the function cannot see the strategy, so "
-    "Megatron runs silently lose the variable and with it the ordering of their "
-    "all-gather/reduce-scatter before compute (Megatron's validate_args asserts on it)."
+# What a configless call costs at run time; the facts and their sources:
+# - verl PR #6976: get_ppo_ray_runtime_env(config) adds CUDA_DEVICE_MAX_CONNECTIONS=1 only
+#   when a component runs Megatron on a GPU of compute capability below 10 (pre-Blackwell).
+# - Megatron-LM megatron/training/arguments.py validate_args (run by initialize_megatron):
+#   with tensor_model_parallel_size > 1 or context_parallel_size > 1 on compute capability
+#   < 10, and neither Torch-FSDP2/Megatron-FSDP nor overlap_moe_expert_parallel_comm, it
+#   asserts os.environ["CUDA_DEVICE_MAX_CONNECTIONS"] == "1" (an AssertionError at start-up).
+# - megatron.core tensor_parallel/layers.py, which verl's Megatron workers use directly
+#   (they never call validate_args): with sequence parallelism or async grad all-reduce it
+#   only warns "it is recommended to set the environment variable
+#   CUDA_DEVICE_MAX_CONNECTIONS to 1 for maximum speedup" and runs on, slower.
+_EFFECT = (
+    "Without a config the function cannot see the strategy, so the workers of a Megatron run "
+    "on a GPU of compute capability below 10 start without CUDA_DEVICE_MAX_CONNECTIONS=1 "
+    "(verl PR #6976 made it conditional). What that costs depends on the setup. Fails "
+    "loudly: a worker that goes through Megatron-LM's megatron.training (initialize_megatron "
+    "-> validate_args) with tensor or context parallelism > 1, without Torch-FSDP2, "
+    "Megatron-FSDP or overlap_moe_expert_parallel_comm: validate_args asserts the variable "
+    "is 1 and the run stops at start-up with an AssertionError. Loses speed: verl's own "
+    "Megatron workers, which build megatron.core models directly and never call "
+    "validate_args; with sequence parallelism or async gradient all-reduce, megatron.core "
+    "only warns that the variable is recommended \"for maximum speedup\": communication "
+    "kernels are no longer queued in launch order ahead of the GEMMs they should overlap. Unaffected: FSDP and "
+    "other non-Megatron strategies, and GPUs of compute capability 10 or more (Blackwell), "
+    "where the requirement no longer exists."
+)
+
+_WHY_PPO001 = (
+    "The training config is already in scope, yet the call does not pass it: the run gets "
+    "the runtime_env of a configless call. " + _EFFECT + " The fix is mechanical and safe: "
+    "the name passed is certainly bound to the config at the call."
+)
+
+_WHY_PPO002 = (
+    "Nothing at the call holds the training config, so whatever this entry point starts "
+    "(a Ray cluster for a server, a script, a test) always gets the runtime_env of a "
+    "configless call, whatever strategy the run is configured with. " + _EFFECT + " A test "
+    "written this way only ever checks the non-Megatron environment. No rewrite can be "
+    "made safely: someone must decide where the config comes from (a parameter, a loaded "
+    "file, a caller that has it)."
+)
+
+_WHY_PPO003 = (
+    "Which function runs depends on which import or definition succeeded at run time. If it "
+    "is verl's, the call is configless and has the cost of PPO001/PPO002 (" + "the Megatron "
+    "variable is dropped on pre-Blackwell GPUs"  + "); if it is the fallback, passing a config "
+    "may raise TypeError where the call runs today. Neither rewriting nor leaving it is "
+    "certainly right, so a person must decide, and until then the environment a run gets "
+    "depends on what is installed."
+)
+
+_WHY_PPO004 = (
+    "Not a problem on its own: the call is right for verl releases before PR #6976, whose "
+    "function takes no config, and never runs on later ones. It is listed (only with "
+    "`check --show-shims`) because a shim hides the migration: on a deployment still "
+    "running an old verl, the runtime_env is whatever that release's function returns, "
+    "whatever the config says; once every deployment runs a verl "
+    "with PR #6976 the shim is dead code to delete."
 )
 
 RULES: dict[str, Rule] = {
@@ -88,7 +140,7 @@ RULES: dict[str, Rule] = {
             "`build(config.actor_rollout_ref)` for `def build(cfg)` |\n\n"
             "self.<name> is used only in a method whose own first parameter is not rebound "
             "or deleted, with the attribute declared in the class or assigned in a method of "
-            "it or of a base class defined in the same file.\n\n" + _WHY,
+            "it or of a base class defined in the same file.\n\n" + _WHY_PPO001,
             "Run `ppo-migrate apply`: it passes the config in scope, "
             "get_ppo_ray_runtime_env() -> get_ppo_ray_runtime_env(config). Add "
             "`--unsafe-fixes` to also pass a config that is only possibly bound.",
@@ -103,7 +155,7 @@ RULES: dict[str, Rule] = {
             "get_ppo_ray_runtime_env() is called where no config is in scope",
             "Finds a configless call of the runtime function where no training config is "
             "visible: an entry point (a server's init_ray(address), a test, a script) "
-            "that must obtain the config before it can pass it.\n\n" + _WHY,
+            "that must obtain the config before it can pass it.\n\n" + _WHY_PPO002,
             "Give the enclosing function the training config (a parameter, or load it) "
             "and pass it: get_ppo_ray_runtime_env(config). Where the caller has it, "
             "`ppo-migrate apply --thread-config` threads it through.",
@@ -119,7 +171,7 @@ RULES: dict[str, Rule] = {
             "Finds a configless call whose callee is bound conditionally: on one path it is "
             "the runtime function, on another something else (a local fallback, another "
             "module's function). ppo-migrate does not rewrite it, because passing a config "
-            "to the other function may be wrong.\n\n" + _WHY,
+            "to the other function may be wrong.\n\n" + _WHY_PPO003,
             "Make the binding unambiguous, or pass the config by hand if both callees "
             "accept it; then suppress with `# noqa: PPO003` if needed.",
             "try:\n"
@@ -138,7 +190,7 @@ RULES: dict[str, Rule] = {
             "__code__.co_argcount), or in an `except TypeError:` fallback whose `try` passes "
             "a config. Such a call is right for old verl releases and never runs on new ones, "
             "so it is neither rewritten nor reported unless `check --show-shims` asks for it; "
-            "it never changes the exit code.\n\n" + _WHY,
+            "it never changes the exit code.\n\n" + _WHY_PPO004,
             "Nothing to fix. Remove the shim once every deployment runs verl with PR #6976.",
             "try:\n"
             "    env = get_ppo_ray_runtime_env(config)\n"
@@ -161,17 +213,22 @@ RULES: dict[str, Rule] = {
             "| source | what is read |\n"
             "| --- | --- |\n"
             "| in-tree definition | the `def` in the copy of the callee's package the calling "
-            "file sees (nearest `verl/` package or `verl/verl` checkout above it), read with "
-            "`ast` through re-exports |\n"
-            "| `verl-version` | `[tool.ppo-migrate] verl-version` or `--verl-version X.Y[.Z]` |\n"
+            "file sees inside its project (nearest `verl/` package or `X/verl` checkout), read "
+            "with `ast` through re-exports |\n"
+            "| `verl-version` | `--verl-version X.Y[.Z]`, else the nearest "
+            "`[tool.ppo-migrate] verl-version` |\n"
             "| declared dependency | a lock file's version (`uv.lock`, `poetry.lock`, "
-            "`pdm.lock`, `requirements*.txt` `==`), else the lowest version any specifier "
-            "allows (`[project]` dependencies, extras, `[dependency-groups]`, requirements "
-            "files, `setup.cfg`, `setup.py`); a direct reference has no version |\n"
+            "`pdm.lock`, `==` in requirements or constraints, a git tag naming a release), "
+            "else the lowest version any specifier allows (`[project]` dependencies, extras, "
+            "`[dependency-groups]`, requirements files, `setup.cfg`, `setup.py`); a path "
+            "reference is read as an in-tree copy |\n"
             "| installed verl | the source (else the version) of the verl installed beside "
             "ppo-migrate |\n"
             "| nothing known | the newest signature: a config is accepted |\n\n"
-            "A version below 0.9.0 (verl PR #6976's first release) takes no config. The "
+            "A version below 0.9.0 (verl PR #6976's first release) takes no config. What "
+            "cannot be known is left alone too: a copy binding the function by anything but a "
+            "plain `def`, a git commit or URL whose release cannot be read, a definition taking "
+            "`config` by keyword only (run with `--keyword`). The "
             "concise output lists these calls only with `--show-notices` and always counts "
             "them in its summary; JSON, SARIF (level note), GitHub (notice) and JUnit always "
             "carry them.\n\n"

@@ -98,11 +98,12 @@ def _use_ppo_runtime(text: str, settings: Settings) -> tuple[str, int, Settings]
         ``ppo_runtime``'s function among the targets (the moved calls resolve to it).
     """
     from ppo_migrate.codemod import _exact_prefix, parse_module
+    from ppo_migrate.import_sections import import_sections
     from ppo_migrate.imports import FUNCTION, PPO_RUNTIME, use_ppo_runtime
 
     module = parse_module(text)
     targets = [t for t in settings.targets if t.startswith("verl.")]
-    new_module, moved = use_ppo_runtime(module, targets)
+    new_module, moved = use_ppo_runtime(module, targets, import_sections(settings.project_root))
     if not moved:
         return text, 0, settings
     _exact_prefix(text, module.code)

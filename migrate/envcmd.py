@@ -5,9 +5,13 @@ Two forms::
     ppo-migrate env CONFIG.yaml [KEY=VALUE ...]
     ppo-migrate env --config-dir DIR --config-name NAME [KEY=VALUE ...]
 
-The first loads one YAML file with OmegaConf; the second composes the config the way
-a ``@hydra.main(config_path=DIR, config_name=NAME)`` entry point would, defaults lists
-included (needs Hydra: ``pip install 'ppo-migrate[hydra]'``). Overrides are
+The first loads one YAML file with OmegaConf -- or, when its top is a Hydra defaults list
+(verl's ``ppo_megatron_trainer.yaml``), composes it with its own directory as the config
+dir; the second composes the config the way a ``@hydra.main(config_path=DIR,
+config_name=NAME)`` entry point would, defaults lists included (both need Hydra:
+``pip install 'ppo-migrate[hydra]'``). Then, as verl's ``main_ppo`` does,
+``ray_kwargs.ray_init.runtime_env`` is merged over ``get_ppo_ray_runtime_env(config)``
+and the variables that came from there are named. Overrides are
 Hydra-style: ``key=value`` changes an existing key, ``+key=value`` adds a new one,
 ``++key=value`` adds or changes, ``~key`` deletes. Interpolations (``${...}``, including
 ``oc.select``) are resolved for the keys :mod:`ppo_runtime` reads; an interpolation
@@ -22,16 +26,18 @@ functions are not recognised there (``a=1,2`` is the string ``"1,2"``).
 
 A YAML file (the one given, or any file Hydra loads from ``--config-dir``) must be
 UTF-8 and its top level a mapping; an empty file (or only comments, or ``null``) is an
-empty config, as in Hydra. ``--explain`` adds the reasons to ``--format json``; the text
-format always shows them, so ``--explain`` changes nothing there (it is accepted, like
-any flag asking for what is already shown).
+empty config, as in Hydra. ``--explain`` adds each component as verl decides it (built
+or not, and why), the capability and the variables no rule sets; with
+``--output-format json`` (``--format`` is a hidden alias) the reasons too. Warnings that
+torch, NumPy or Hydra emit are suppressed.
 
 Errors are one line on stderr and exit code 2, never a traceback: a missing, unreadable
 or non-UTF-8 file or directory, a YAML syntax error (with its line and column), a top
 level that is not a mapping, a recursive anchor, a malformed interpolation, a bad
 override, an interpolation that cannot be resolved (naming the key), an unknown config
-name, a malformed defaults list or a defaults cycle (naming the file), a malformed
-``--capability``, and click's own usage errors (unknown option, bad ``--format``).
+name, a malformed defaults list or a defaults cycle (naming the file), a defaults list
+without Hydra installed, a malformed ``ray_kwargs.ray_init.runtime_env``, a malformed
+``--capability``, and click's own usage errors (unknown option, bad ``--output-format``).
 
 Everything here is a plain function except :data:`env_command`, the click command the
 ``ppo-migrate`` group registers; this module imports only click at import time.
@@ -53,12 +59,15 @@ import click
 
 __all__ = [
     "EnvCommandError",
+    "EnvResult",
     "Override",
     "apply_overrides",
     "compose_config",
     "env_command",
     "hydra_available",
     "load_config",
+    "load_or_compose",
+    "merge_ray_kwargs",
     "parse_overrides",
     "render_json",
     "render_text",
@@ -484,8 +493,21 @@ def _load_yaml_file(path: str, shown: str | None = None) -> Any:
     return cfg
 
 
+def _read_config_file(path: str) -> Any:
+    """The file's config, checked (exists, not a directory, UTF-8 YAML mapping)."""
+    if not path:
+        raise EnvCommandError("the config file path is empty")
+    if not os.path.exists(path):
+        raise EnvCommandError(f"config file not found: {path}")
+    if os.path.isdir(path):
+        raise EnvCommandError(
+            f"{path} is a directory; pass a YAML file, or --config-dir DIR --config-name NAME"
+        )
+    return _load_yaml_file(path)
+
+
 def load_config(path: str, overrides: list[str] | tuple[str, ...] = ()) -> Any:
-    """Load one YAML config with OmegaConf and apply overrides.
+    """Load one YAML config with OmegaConf and apply overrides (no defaults list composed).
 
     Args:
         path: a UTF-8 YAML file whose top level is a mapping; an empty file (or one with
@@ -502,17 +524,45 @@ def load_config(path: str, overrides: list[str] | tuple[str, ...] = ()) -> Any:
             malformed interpolation, a bad override.
     """
     parsed = parse_overrides(overrides)  # syntax errors first, before touching the file
-    if not path:
-        raise EnvCommandError("the config file path is empty")
-    if not os.path.exists(path):
-        raise EnvCommandError(f"config file not found: {path}")
-    if os.path.isdir(path):
-        raise EnvCommandError(
-            f"{path} is a directory; pass a YAML file, or --config-dir DIR --config-name NAME"
-        )
-    cfg = _load_yaml_file(path)
+    cfg = _read_config_file(path)
     apply_overrides(cfg, parsed)
     return cfg
+
+
+def load_or_compose(path: str, overrides: list[str] | tuple[str, ...] = ()) -> Any:
+    """Load ``path``, or compose it with Hydra when its top is a defaults list.
+
+    A file such as verl's ``ppo_megatron_trainer.yaml`` (``defaults: [ppo_trainer,
+    override model_engine: megatron, _self_]``) means nothing loaded flat: it is composed
+    as ``@hydra.main(config_path=<its directory>, config_name=<its stem>)`` would, so
+    overrides (``model_engine=megatron``, ``+x=1``, ``group@pkg=option``) work as there.
+
+    Args:
+        path: a UTF-8 YAML file whose top level is a mapping.
+        overrides: Hydra-style overrides.
+
+    Returns:
+        A ``DictConfig`` in struct mode.
+
+    Raises:
+        EnvCommandError: as :func:`load_config` and :func:`compose_config`; a file with a
+            defaults list needs Hydra (the message says how to install it) and a
+            ``.yaml`` name.
+    """
+    from omegaconf import ListConfig
+
+    parsed = parse_overrides(overrides)
+    cfg = _read_config_file(path)
+    if not isinstance(cfg.get("defaults"), ListConfig):
+        apply_overrides(cfg, parsed)
+        return cfg
+    directory, name = os.path.split(path)
+    if not name.endswith(".yaml"):
+        raise EnvCommandError(
+            f"{path} has a defaults list, and Hydra composes only .yaml files: rename it, "
+            "or use --config-dir DIR --config-name NAME"
+        )
+    return compose_config(directory or ".", name, overrides)
 
 
 @contextlib.contextmanager
@@ -685,59 +735,206 @@ def _on_one_line(text: str) -> str:
     return text if text.isprintable() else json.dumps(text)
 
 
-def render_text(report: Any) -> str:
+RAY_KWARGS_RUNTIME_ENV = "ray_kwargs.ray_init.runtime_env"
+
+
+@dataclass(frozen=True)
+class EnvResult:
+    """What ``ppo-migrate env`` shows: the function's report and verl ``main_ppo``'s merge.
+
+    Attributes:
+        report: the :class:`ppo_runtime.RuntimeEnvReport` of
+            ``get_ppo_ray_runtime_env(config)``.
+        runtime_env: what ``ray.init`` receives in verl's ``main_ppo``: the function's
+            result (plus ``TRANSFER_QUEUE_ENABLE=1`` with ``transfer_queue.enable``),
+            with ``ray_kwargs.ray_init.runtime_env`` merged over it by ``OmegaConf.merge``.
+        from_ray_kwargs: ``{NAME: value}`` of the ``env_vars`` that came from
+            ``ray_kwargs.ray_init.runtime_env.env_vars``.
+        other_ray_kwargs: the other non-null keys of ``ray_kwargs.ray_init.runtime_env``
+            (e.g. ``py_executable``), as merged.
+        main_ppo_added: ``{NAME: value}`` ``main_ppo`` adds itself (``TRANSFER_QUEUE_ENABLE``).
+    """
+
+    report: Any
+    runtime_env: dict[str, Any]
+    from_ray_kwargs: dict[str, Any]
+    other_ray_kwargs: dict[str, Any]
+    main_ppo_added: dict[str, str]
+
+
+def merge_ray_kwargs(cfg: Any, runtime_env: dict[str, Any]) -> EnvResult:
+    """Apply verl ``main_ppo``'s merge (verl 0.9.1, ``run_ppo``) to the function's result.
+
+    ``main_ppo`` sets ``env_vars["TRANSFER_QUEUE_ENABLE"] = "1"`` when
+    ``transfer_queue.enable`` is true, then passes
+    ``OmegaConf.merge(default_runtime_env, config.ray_kwargs.ray_init.runtime_env)`` to
+    ``ray.init``: values of ``ray_kwargs`` win.
+
+    Args:
+        cfg: the composed ``DictConfig``.
+        runtime_env: the dict ``get_ppo_ray_runtime_env(cfg)`` returned (not modified).
+
+    Returns:
+        An :class:`EnvResult` whose ``report`` is ``None`` (the caller sets it).
+
+    Raises:
+        EnvCommandError: ``ray_kwargs.ray_init.runtime_env`` is not a mapping, or an
+            interpolation in it cannot be resolved (naming the key).
+    """
+    from omegaconf import DictConfig, OmegaConf
+    from omegaconf.errors import OmegaConfBaseException
+
+    defaults = json.loads(json.dumps(runtime_env))
+    added: dict[str, str] = {}
+    try:
+        tq = OmegaConf.select(cfg, "transfer_queue.enable", default=None)
+        kwargs = OmegaConf.select(cfg, RAY_KWARGS_RUNTIME_ENV, default=None)
+        if tq is True or (isinstance(tq, str) and tq.lower() == "true"):
+            defaults.setdefault("env_vars", {})["TRANSFER_QUEUE_ENABLE"] = "1"
+            added["TRANSFER_QUEUE_ENABLE"] = "1"
+        if kwargs is None:
+            return EnvResult(None, defaults, {}, {}, added)
+        if not isinstance(kwargs, DictConfig):
+            raise EnvCommandError(
+                f"{RAY_KWARGS_RUNTIME_ENV} must be a mapping, got {type(kwargs).__name__}"
+            )
+        given = OmegaConf.to_container(kwargs, resolve=True)
+        merged = OmegaConf.to_container(OmegaConf.merge(defaults, kwargs), resolve=True)
+    except OmegaConfBaseException as exc:
+        first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise EnvCommandError(f"{RAY_KWARGS_RUNTIME_ENV}: {first}") from exc
+    env_vars = given.get("env_vars") or {}
+    if not isinstance(env_vars, dict):
+        raise EnvCommandError(
+            f"{RAY_KWARGS_RUNTIME_ENV}.env_vars must be a mapping, got {type(env_vars).__name__}"
+        )
+    other = {k: merged[k] for k, v in given.items() if k != "env_vars" and v is not None}
+    return EnvResult(None, merged, dict(env_vars), other, added)
+
+
+def _on_one_line(text: str) -> str:
+    """``text``, or its JSON string form when it holds a newline or another control character."""
+    return text if text.isprintable() else json.dumps(text)
+
+
+def _shown(decision: Any, explain: bool) -> bool:
+    """Without ``--explain``: what is set, the Megatron variable, and what the driver or
+    the job decided; the variables whose rule does not apply only with it."""
+    if explain or decision.included or decision.name == "CUDA_DEVICE_MAX_CONNECTIONS":
+        return True
+    return decision.reason.value != "not-applicable"
+
+
+def render_text(result: EnvResult, *, explain: bool = False) -> str:
     """One line per variable: ``NAME=VALUE`` (or ``NAME (left out)``), reason, detail.
 
     Args:
-        report: a :class:`ppo_runtime.RuntimeEnvReport`.
+        result: an :class:`EnvResult`.
+        explain: also the variables whose rule does not apply, each component as verl
+            decides it (built or not, and why) and the capability.
 
     Returns:
-        The text, ending with a ``working_dir`` line and a newline.
+        The text, ending with a ``working_dir`` line (and, with ``explain``, the
+        components and the capability) and a newline.
     """
+    report = result.report
+    final_vars = result.runtime_env.get("env_vars", {})
     rows = []
     for d in report.variables:
+        if d.name in result.from_ray_kwargs:
+            continue
+        if not _shown(d, explain):
+            continue
         left = f"{d.name}={_on_one_line(d.value)}" if d.included else f"{d.name} (left out)"
         rows.append((left, _on_one_line(f"{d.reason.value}: {d.detail}")))
-    if "working_dir" in report.runtime_env:
+    function_vars = report.runtime_env.get("env_vars", {})
+    for name, value in result.main_ppo_added.items():
+        rows.append((f"{name}={value}", "main-ppo: verl main_ppo sets it when transfer_queue.enable is true"))
+    for name in result.from_ray_kwargs:
+        value = final_vars.get(name)
+        over = (
+            f" (over {function_vars[name]} from get_ppo_ray_runtime_env)"
+            if name in function_vars
+            else ""
+        )
+        rows.append(
+            (
+                f"{name}={_on_one_line(str(value))}",
+                f"ray-kwargs: {RAY_KWARGS_RUNTIME_ENV}.env_vars sets it; verl main_ppo merges "
+                f"it over the function's result{over}",
+            )
+        )
+    for key, value in result.other_ray_kwargs.items():
+        rows.append(
+            (
+                f"runtime_env.{key}={_on_one_line(json.dumps(value))}",
+                f"ray-kwargs: {RAY_KWARGS_RUNTIME_ENV}.{key}",
+            )
+        )
+    if "working_dir" in result.runtime_env:
         rows.append(("working_dir=None", report.working_dir))
     else:
         rows.append(("working_dir (left out)", report.working_dir))
+    if explain:
+        for c in report.components:
+            rows.append((f"component {c.path}", _on_one_line(c.describe())))
+        cap = report.capability
+        rows.append(
+            (
+                "capability",
+                "not needed (no rule asked for it)"
+                if cap is None
+                else f"{cap.describe()} ({cap.source}: {cap.detail})",
+            )
+        )
     width = max(len(left) for left, _ in rows)
     return "".join(f"{left:<{width}}  {right}\n" for left, right in rows)
 
 
-def render_json(report: Any, *, explain: bool = False) -> str:
+def render_json(result: EnvResult, *, explain: bool = False) -> str:
     """The runtime_env as JSON; with ``explain`` the reasons too.
 
     Args:
-        report: a :class:`ppo_runtime.RuntimeEnvReport`.
-        explain: ``False``: exactly the dict ``get_ppo_ray_runtime_env`` returns.
-            ``True``: ``{"runtime_env": ..., "variables": [{"name", "value", "included",
-            "reason", "detail", "default"}, ...], "megatron_components": [...],
-            "components": [{"path", "present", "strategy", "enabled",
-            "use_megatron_fsdp", "runs_megatron"}, ...], "capability": null |
-            {"value": "9.0" | null, "source", "detail"}, "working_dir": str,
-            "warning": str | null}``.
+        result: an :class:`EnvResult`.
+        explain: ``False``: exactly what ``ray.init`` receives in verl's ``main_ppo``
+            (``get_ppo_ray_runtime_env(config)`` with ``ray_kwargs.ray_init.runtime_env``
+            merged over it; the function's own dict when that is empty). ``True``:
+            ``{"runtime_env": ..., "function_runtime_env": ..., "from_ray_kwargs": {...},
+            "added_by_main_ppo": {...},
+            "variables": [{"name", "value", "included", "reason", "detail", "default"}, ...],
+            "megatron_components": [...], "mindspeed_components": [...], "components":
+            [{"path", "role", "present", "strategy", "built", "why", "enabled",
+            "use_megatron_fsdp", "runs_megatron"}, ...], "capability": null | {"value":
+            "9.0" | null, "source", "detail"}, "rocm": bool, "working_dir": str,
+            "warnings": [str, ...]}``.
 
     Returns:
         Indented JSON text ending with a newline.
     """
+    report = result.report
     if not explain:
-        return json.dumps(report.runtime_env, indent=2) + "\n"
+        return json.dumps(result.runtime_env, indent=2) + "\n"
     cap = report.capability
     doc = {
-        "runtime_env": report.runtime_env,
+        "runtime_env": result.runtime_env,
+        "function_runtime_env": report.runtime_env,
+        "from_ray_kwargs": result.from_ray_kwargs,
+        "added_by_main_ppo": result.main_ppo_added,
         "variables": [d.to_dict() for d in report.variables],
         "megatron_components": list(report.megatron_components),
+        "mindspeed_components": list(report.mindspeed_components),
         "components": [
             {
                 "path": c.path,
-                "present": c.present,
-                "strategy": c.strategy
-                if isinstance(c.strategy, (str, type(None)))
-                else str(c.strategy),
-                "enabled": c.enabled,
-                "use_megatron_fsdp": c.use_megatron_fsdp,
+                "role": c.role,
+                "present": c.engine.present,
+                "strategy": c.engine.strategy
+                if isinstance(c.engine.strategy, (str, type(None)))
+                else str(c.engine.strategy),
+                "built": c.built,
+                "why": c.why,
+                "enabled": c.engine.enabled,
+                "use_megatron_fsdp": c.engine.use_megatron_fsdp,
                 "runs_megatron": c.runs_megatron,
             }
             for c in report.components
@@ -749,8 +946,9 @@ def render_json(report: Any, *, explain: bool = False) -> str:
             "source": cap.source,
             "detail": cap.detail,
         },
+        "rocm": report.rocm,
         "working_dir": report.working_dir,
-        "warning": report.warning,
+        "warnings": list(report.warnings),
     }
     return json.dumps(doc, indent=2) + "\n"
 
@@ -763,24 +961,59 @@ def run_env(
     config_name: str | None = None,
     capability: str | None = None,
     no_gpu: bool = False,
+    rocm: bool = False,
     forward_driver_env: bool = True,
-) -> Any:
-    """Load or compose the config and build its report; the logic behind the command.
+) -> EnvResult:
+    """Load or compose the config, build its report and apply ``main_ppo``'s merge.
+
+    Warnings that torch, NumPy or Hydra emit meanwhile (e.g. torch's "Failed to
+    initialize NumPy" when the device is probed) are suppressed: the output is only
+    the command's.
 
     Args:
-        config_path: a YAML file (first form), or ``None`` with ``config_name``.
+        config_path: a YAML file (first form; composed with Hydra when its top is a
+            defaults list), or ``None`` with ``config_name``.
         overrides: Hydra-style overrides.
         config_dir, config_name: the Hydra form (both needed).
         capability: ``"MAJOR.MINOR"`` to decide the device instead of probing.
         no_gpu: treat the device as unknown without probing (a CPU-only head node).
+        rocm: treat torch as a ROCm build. Without it, ``--capability``/``--no-gpu``
+            mean "not ROCm", and otherwise the installed torch is asked.
         forward_driver_env: as in :func:`ppo_runtime.get_ppo_ray_runtime_env`.
 
     Returns:
-        A :class:`ppo_runtime.RuntimeEnvReport`.
+        An :class:`EnvResult`.
 
     Raises:
         EnvCommandError: any user error (one line).
     """
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return _run_env(
+            config_path,
+            overrides,
+            config_dir=config_dir,
+            config_name=config_name,
+            capability=capability,
+            no_gpu=no_gpu,
+            rocm=rocm,
+            forward_driver_env=forward_driver_env,
+        )
+
+
+def _run_env(
+    config_path: str | None,
+    overrides: list[str] | tuple[str, ...],
+    *,
+    config_dir: str | None,
+    config_name: str | None,
+    capability: str | None,
+    no_gpu: bool,
+    rocm: bool,
+    forward_driver_env: bool,
+) -> EnvResult:
     from ppo_runtime import (
         CAPABILITY_UNKNOWN,
         parse_capability,
@@ -800,6 +1033,7 @@ def run_env(
             raise EnvCommandError(f"--capability: {exc}{hint}") from exc
     elif no_gpu:
         device_capability = CAPABILITY_UNKNOWN
+    is_rocm: bool | None = True if rocm else (False if device_capability is not None else None)
 
     if config_name is not None or config_dir is not None:
         if config_name is None or config_dir is None:
@@ -812,19 +1046,20 @@ def run_env(
             raise EnvCommandError(
                 "missing config: give CONFIG.yaml, or --config-dir DIR --config-name NAME"
             )
-        cfg = load_config(config_path, overrides)
-        if "defaults" in cfg:
-            click.echo(
-                f"ppo-migrate: note: {config_path} has a defaults list, which a plain load "
-                "ignores; compose it with --config-dir DIR --config-name NAME",
-                err=True,
-            )
+        cfg = load_or_compose(config_path, overrides)
     try:
-        return ppo_ray_runtime_env_report(
-            cfg, device_capability=device_capability, forward_driver_env=forward_driver_env
+        report = ppo_ray_runtime_env_report(
+            cfg,
+            device_capability=device_capability,
+            forward_driver_env=forward_driver_env,
+            rocm=is_rocm,
         )
     except (TypeError, ValueError) as exc:
         raise EnvCommandError(str(exc)) from exc
+    merged = merge_ray_kwargs(cfg, report.runtime_env)
+    return EnvResult(
+        report, merged.runtime_env, merged.from_ray_kwargs, merged.other_ray_kwargs, merged.main_ppo_added
+    )
 
 
 class _OneLineUsageError(click.UsageError):
@@ -866,18 +1101,32 @@ class _EnvCommand(click.Command):
     help="Do not probe: treat the capability as unknown (Megatron then gets the variable, with a warning).",
 )
 @click.option(
-    "--format",
+    "--rocm",
+    is_flag=True,
+    help="Treat torch as a ROCm build (RAY_ACCEL_ENV_VAR_OVERRIDE_ON_ZERO=0). Without it, "
+    "--capability/--no-gpu mean not ROCm; otherwise the installed torch is asked.",
+)
+@click.option(
+    "--output-format",
     "output_format",
     type=click.Choice(["text", "json"]),
-    default="text",
-    show_default=True,
-    help="text: one line per variable with its reason; json: the runtime_env dict.",
+    default=None,
+    help="text (default): one line per variable with its reason; json: the runtime_env "
+    "ray.init receives.",
+)
+@click.option(
+    "--format",
+    "legacy_format",
+    type=click.Choice(["text", "json"]),
+    default=None,
+    hidden=True,
+    help="Alias of --output-format.",
 )
 @click.option(
     "--explain",
     is_flag=True,
-    help="With --format json: add the reasons (and the components and the capability). The "
-    "text format always shows the reasons, so there --explain changes nothing.",
+    help="Also show each component as verl decides it (built or not, and why), the "
+    "capability, and the variables no rule sets; with --output-format json, the reasons.",
 )
 @click.option(
     "--no-forward-driver-env",
@@ -890,7 +1139,9 @@ def env_command(
     config_name: str | None,
     capability: str | None,
     no_gpu: bool,
-    output_format: str,
+    rocm: bool,
+    output_format: str | None,
+    legacy_format: str | None,
     explain: bool,
     no_forward_driver_env: bool,
 ) -> None:
@@ -898,8 +1149,16 @@ def env_command(
 
     \b
       ppo-migrate env trainer.yaml actor_rollout_ref.actor.strategy=megatron --capability 9.0
-      ppo-migrate env --config-dir conf --config-name ppo_megatron_trainer --format json
+      ppo-migrate env --config-dir conf --config-name ppo_megatron_trainer --output-format json
     """
+    if output_format is not None and legacy_format is not None and output_format != legacy_format:
+        click.echo(
+            "ppo-migrate: error: --format is an alias of --output-format; give one of them "
+            "(see 'ppo-migrate env -h')",
+            err=True,
+        )
+        sys.exit(EXIT_ERROR)
+    output_format = output_format or legacy_format or "text"
     config_path: str | None = None
     overrides = list(args)
     if config_name is None and config_dir is None and overrides:
@@ -908,24 +1167,25 @@ def env_command(
         # `env trainer.yaml --config-dir d --config-name n`: a file where overrides go
         config_path = overrides.pop(0)
     try:
-        report = run_env(
+        result = run_env(
             config_path,
             overrides,
             config_dir=config_dir,
             config_name=config_name,
             capability=capability,
             no_gpu=no_gpu,
+            rocm=rocm,
             forward_driver_env=not no_forward_driver_env,
         )
     except EnvCommandError as exc:
         click.echo(f"ppo-migrate: error: {exc}", err=True)
         sys.exit(EXIT_ERROR)
-    if report.warning:
-        click.echo(f"ppo-migrate: warning: {report.warning}", err=True)
+    for warning in result.report.warnings:
+        click.echo(f"ppo-migrate: warning: {warning}", err=True)
     if output_format == "json":
-        click.echo(render_json(report, explain=explain), nl=False)
+        click.echo(render_json(result, explain=explain), nl=False)
     else:
-        click.echo(render_text(report), nl=False)
+        click.echo(render_text(result, explain=explain), nl=False)
 
 
 if __name__ == "__main__":

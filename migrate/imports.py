@@ -25,12 +25,21 @@ other alias keeps its comma and comment.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 
 import libcst as cst
 from libcst.codemod import CodemodContext
 from libcst.codemod.visitors import AddImportsVisitor
-from libcst.metadata import Assignment, MetadataWrapper, QualifiedNameProvider, ScopeProvider
+from libcst.metadata import (
+    Assignment,
+    MetadataWrapper,
+    PositionProvider,
+    QualifiedNameProvider,
+    ScopeProvider,
+)
+
+from ppo_migrate.import_sections import ImportSections, import_sections
 
 PPO_RUNTIME = "ppo_runtime"
 FUNCTION = "get_ppo_ray_runtime_env"
@@ -250,7 +259,20 @@ class _Rewrite(cst.CSTTransformer):
             ):
                 continue
             self.count += 1
-            out.append(cst.SimpleStatementLine(body=(_ppo_runtime_import(),)))
+            # Its place after the star import decides which binding wins, so import
+            # sorters must leave it there: ``# isort: skip`` (isort and ruff's I001 honour
+            # it) on a line of its own block (a blank line before it), so that the
+            # imports around it still sort cleanly.
+            out.append(
+                cst.SimpleStatementLine(
+                    body=(_ppo_runtime_import(),),
+                    leading_lines=(cst.EmptyLine(indent=False),),
+                    trailing_whitespace=cst.TrailingWhitespace(
+                        whitespace=cst.SimpleWhitespace("  "),
+                        comment=cst.Comment("# isort: skip (must follow the star import)"),
+                    ),
+                )
+            )
         return out
 
     def leave_SimpleStatementLine(
@@ -285,18 +307,317 @@ class _Rewrite(cst.CSTTransformer):
         return updated_node.with_changes(value=cst.Name(PPO_RUNTIME))
 
 
-def use_ppo_runtime(module: cst.Module, targets: Iterable[str] | None = None) -> tuple[cst.Module, int]:
+# -- leaving lint-clean code lint-clean ------------------------------------------
+
+
+def _blank_prefix(lines: Sequence[cst.EmptyLine]) -> int:
+    n = 0
+    while n < len(lines) and lines[n].comment is None:
+        n += 1
+    return n
+
+
+def _merge_leading(removed: Sequence[cst.EmptyLine], following: Sequence[cst.EmptyLine]) -> tuple:
+    """The lines above a statement whose predecessor ``removed``'s lines go with it.
+
+    Blank lines are not added up (a section's separating blank line and the two
+    before a ``def`` make two, not three); comments are kept.
+    """
+    rb, fb = _blank_prefix(removed), _blank_prefix(following)
+    return (*(cst.EmptyLine(indent=False),) * max(rb, fb), *removed[rb:], *following[fb:])
+
+
+def _import_line(line: cst.BaseStatement) -> tuple[str, bool, bool] | None:
+    """``(module, is_from, relative)`` of a line holding exactly one import, else ``None``."""
+    if not isinstance(line, cst.SimpleStatementLine) or len(line.body) != 1:
+        return None
+    statement = line.body[0]
+    if isinstance(statement, cst.Import):
+        return _dotted(statement.names[0].name), False, False
+    if isinstance(statement, cst.ImportFrom):
+        return _dotted(statement.module), True, bool(statement.relative)
+    return None
+
+
+def _is_our_line(line: cst.BaseStatement, before: set[str]) -> bool:
+    info = _import_line(line)
+    return info is not None and info[0] == PPO_RUNTIME and not info[2] and (
+        cst.Module(body=()).code_for_node(line.with_changes(leading_lines=())) not in before
+    )
+
+
+def _ppo_runtime_lines(module: cst.Module) -> set[str]:
+    """The top-level ``ppo_runtime`` import lines of ``module`` (without the lines above)."""
+    empty = cst.Module(body=())
+    return {
+        empty.code_for_node(line.with_changes(leading_lines=()))
+        for line in module.body
+        if (info := _import_line(line)) is not None and info[0] == PPO_RUNTIME
+    }
+
+
+def _place_imports(module: cst.Module, before: set[str], sections: ImportSections) -> cst.Module:
+    """Move each top-level ``ppo_runtime`` import this run made to where isort/ruff put it.
+
+    The first run of top-level import lines is the import block; the new line goes
+    into its section (:mod:`ppo_migrate.import_sections`) at its sorted place, a new
+    section getting one blank line before it. Imports elsewhere (in a ``try``, a
+    function, after other code) stay where they are.
+    """
+    body = list(module.body)
+    for _ in range(len(body)):
+        index = next((i for i, line in enumerate(body) if _is_our_line(line, before)), None)
+        if index is None:
+            break
+        saved = list(body)
+        line = body.pop(index)
+        before = before | {cst.Module(body=()).code_for_node(line.with_changes(leading_lines=()))}
+        if index < len(body):
+            body[index] = body[index].with_changes(
+                leading_lines=_merge_leading(line.leading_lines, body[index].leading_lines)
+            )
+        start = next((i for i, b in enumerate(body) if _import_line(b) is not None), None)
+        if start is None:
+            body = saved
+            continue
+        end = start
+        while end < len(body) and _import_line(body[end]) is not None:
+            end += 1
+        info = _import_line(line)
+        assert info is not None
+        ours = sections.key(info[0], is_from=info[1])
+        keys = []
+        for b in body[start:end]:
+            module_name, is_from, relative = _import_line(b)  # type: ignore[misc]
+            keys.append(sections.key(module_name, is_from=is_from, relative=relative))
+        j = next((k for k, key in enumerate(keys) if key > ours), len(keys))
+        at = start + j
+        if not _may_move(line, body[min(at, index):max(at, index)]):
+            body = saved  # its place decides which binding wins: it stays
+            continue
+        same_before = j > 0 and keys[j - 1][0] == ours[0]
+        same_after = j < len(keys) and keys[j][0] == ours[0]
+        if same_before:
+            line = line.with_changes(leading_lines=())
+        elif same_after or j == 0:  # first of its section: it takes the lines above the next
+            nxt = body[at]
+            line = line.with_changes(leading_lines=nxt.leading_lines)
+            body[at] = nxt.with_changes(leading_lines=() if same_after else (cst.EmptyLine(indent=False),))
+        else:  # a new section after another one
+            line = line.with_changes(leading_lines=(cst.EmptyLine(indent=False),))
+        body.insert(at, line)
+    return module.with_changes(body=tuple(body))
+
+
+def _bound_by(line: cst.BaseStatement) -> set[str] | None:
+    """The names a line's imports bind; ``None`` for a star import (any name)."""
+    names: set[str] = set()
+    if not isinstance(line, cst.SimpleStatementLine):
+        return names
+    for statement in line.body:
+        if not isinstance(statement, (cst.Import, cst.ImportFrom)):
+            continue
+        if isinstance(statement.names, cst.ImportStar):
+            return None
+        for alias in statement.names:
+            if alias.asname is not None:
+                names.add(_dotted(alias.asname.name))
+            elif isinstance(statement, cst.ImportFrom):
+                names.add(_dotted(alias.name))
+            else:
+                names.add(_dotted(alias.name).split(".")[0])
+    return names
+
+
+def _may_move(line: cst.BaseStatement, passed: Sequence[cst.BaseStatement]) -> bool:
+    """Whether ``line`` may move past the import lines ``passed`` without changing which
+    binding wins: none of them is a star import or binds a name ``line`` binds
+    (``from verl.trainer.constants_ppo import *`` then ``from ppo_runtime import f`` must
+    stay in that order)."""
+    ours = _bound_by(line) or set()
+    for other in passed:
+        bound = _bound_by(other)
+        if bound is None or bound & ours:
+            return False
+    return True
+
+
+def _verl_module_bindings(module: cst.Module) -> dict[str, int]:
+    """Names bound at module level to a verl module holding the runtime function
+    (``import verl.trainer.constants_ppo as c``, ``from verl.trainer import constants_ppo``),
+    with how many times each is used."""
+    wrapper = MetadataWrapper(module)
+    scope = wrapper.resolve(ScopeProvider).get(wrapper.module)
+    out: dict[str, int] = {}
+    if scope is None:
+        return out
+    for assignment in scope.assignments:
+        node = getattr(assignment, "node", None)
+        if not isinstance(assignment, Assignment) or not isinstance(node, (cst.Import, cst.ImportFrom)):
+            continue
+        if isinstance(node.names, cst.ImportStar):
+            continue
+        for alias in node.names:
+            if isinstance(node, cst.Import) and alias.asname is None:
+                # ``import verl.trainer.constants_ppo`` binds ``verl``, ``verl.trainer`` and
+                # the full name: a use of any of them keeps it
+                full = _dotted(alias.name)
+                if full in VERL_MODULES and (full + ".").startswith(assignment.name + "."):
+                    out[full] = out.get(full, 0) + len(assignment.references)
+                continue
+            if isinstance(node, cst.Import):
+                full, bound = _dotted(alias.name), _dotted(alias.asname.name)
+            else:
+                full = f"{_dotted(node.module)}.{_dotted(alias.name)}"
+                bound = _dotted(alias.asname.name) if alias.asname else _dotted(alias.name)
+            if isinstance(node, cst.ImportFrom) and node.relative:
+                continue
+            if full in VERL_MODULES and bound == assignment.name:
+                out[assignment.name] = out.get(assignment.name, 0) + len(assignment.references)
+    return out
+
+
+def _drop_imports(module: cst.Module, names: set[str]) -> cst.Module:
+    """``module`` without the top-level import aliases binding ``names``."""
+    body: list[cst.BaseStatement] = []
+    pending: tuple = ()
+    for line in module.body:
+        if pending:
+            line = line.with_changes(leading_lines=_merge_leading(pending, line.leading_lines))
+            pending = ()
+        info = _import_line(line)
+        if info is None:
+            body.append(line)
+            continue
+        statement = line.body[0]  # type: ignore[attr-defined]
+        aliases = list(statement.names) if not isinstance(statement.names, cst.ImportStar) else []
+
+        def bound(alias: cst.ImportAlias) -> str:
+            if alias.asname is not None:
+                return _dotted(alias.asname.name)
+            return _dotted(alias.name)  # ``import a.b`` is known by its full name here
+
+        drop = [i for i, a in enumerate(aliases) if bound(a) in names]
+        if not drop:
+            body.append(line)
+        elif len(drop) == len(aliases):
+            pending = line.leading_lines
+        else:
+            for i in reversed(drop):
+                if isinstance(statement, cst.ImportFrom):
+                    statement = _remove_alias(statement, i)
+                else:
+                    kept = [a for k, a in enumerate(statement.names) if k != i]
+                    kept[-1] = kept[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+                    statement = statement.with_changes(names=tuple(kept))
+            body.append(line.with_changes(body=(statement,)))
+    return module.with_changes(body=tuple(body))
+
+
+_NOQA_CODES = re.compile(r"(#\s*noqa\s*:\s*)([A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*)", re.I)
+
+
+class _DropCode(cst.CSTTransformer):
+    """Remove one rule code from the ``# noqa: ...`` comments of some lines."""
+
+    METADATA_DEPENDENCIES = (PositionProvider,)
+
+    def __init__(self, lines: set[int], code: str) -> None:
+        super().__init__()
+        self.lines, self.code = lines, code
+
+    def leave_TrailingWhitespace(
+        self, original_node: cst.TrailingWhitespace, updated_node: cst.TrailingWhitespace
+    ) -> cst.TrailingWhitespace:
+        comment = original_node.comment
+        if comment is None:
+            return updated_node
+        line = self.get_metadata(PositionProvider, comment).start.line
+        match = _NOQA_CODES.search(comment.value)
+        if line not in self.lines or match is None:
+            return updated_node
+        codes = [c for c in re.split(r"[\s,]+", match.group(2)) if c]
+        kept = [c for c in codes if c.upper() != self.code]
+        if len(kept) == len(codes):
+            return updated_node
+        if kept:
+            text = comment.value[: match.start(2)] + ", ".join(kept) + comment.value[match.end(2):]
+            return updated_node.with_changes(comment=cst.Comment(text))
+        rest = comment.value[: match.start()].rstrip() + comment.value[match.end():]
+        if rest.strip() and rest.strip() != "#":
+            return updated_node.with_changes(comment=cst.Comment(rest.strip()))
+        return updated_node.with_changes(comment=None, whitespace=cst.SimpleWhitespace(""))
+
+
+def _drop_stale_f405(module: cst.Module) -> cst.Module:
+    """Drop ``F405`` (name may come from a star import) from ``# noqa`` on lines where the
+    runtime function, now imported by name, was the only name a star import could give."""
+    wrapper = MetadataWrapper(module)
+    positions = wrapper.resolve(PositionProvider)
+    names_by_line: dict[int, list[tuple[str, bool]]] = {}
+    for scope in {s for s in wrapper.resolve(ScopeProvider).values() if s is not None}:
+        for access in scope.accesses:
+            node = access.node
+            if isinstance(node, cst.Name) and node in positions:
+                line = positions[node].start.line
+                names_by_line.setdefault(line, []).append((node.value, bool(access.referents)))
+    stale = {
+        line
+        for line, names in names_by_line.items()
+        if any(n == FUNCTION for n, _ in names) and all(bound for _, bound in names)
+    }
+    if not stale:
+        return module
+    return wrapper.visit(_DropCode(stale, "F405"))
+
+
+def use_ppo_runtime(
+    module: cst.Module,
+    targets: Iterable[str] | None = None,
+    sections: ImportSections | None = None,
+) -> tuple[cst.Module, int]:
     """Make ``module`` import the runtime function from ``ppo_runtime``.
+
+    Lint-clean code stays lint-clean (ruff ``I001``, ``F401``, ``RUF100``): a
+    top-level ``ppo_runtime`` import goes where isort/ruff would put it
+    (:mod:`ppo_migrate.import_sections`); a module-level import of a verl module
+    that the move left unused (``import verl.trainer.constants_ppo as c``, ``from
+    verl.trainer import constants_ppo``) is removed; and ``F405`` is dropped from a
+    ``# noqa`` that now suppresses nothing (the function was the line's only name
+    from a star import).
 
     Args:
         module: a parsed module.
         targets: verl qualified names of the runtime function (default:
             ``<m>.get_ppo_ray_runtime_env`` for ``m`` in :data:`VERL_MODULES`).
+        sections: the project's import-sorting settings (default: none configured,
+            the working directory as the source root).
 
     Returns:
         ``(new_module, count)``: the rewritten module and how many imports or
         references were changed (0 means ``new_module`` is ``module``).
     """
+    sections = sections or import_sections(None)
+    ppo_lines_before = _ppo_runtime_lines(module)
+    uses_before = _verl_module_bindings(module)
+    new, count = _use_ppo_runtime(module, targets)
+    if count == 0:
+        return module, 0
+    new = _place_imports(new, ppo_lines_before, sections)
+    if uses_before and "__all__" not in new.code:
+        uses_after = _verl_module_bindings(new)
+        unused = {n for n, k in uses_before.items() if k and not uses_after.get(n, 0)}
+        if unused:
+            new = _drop_imports(new, unused)
+    if "F405" in new.code.upper() and any(_is_verl_star(s) for line in new.body
+                                          if isinstance(line, cst.SimpleStatementLine)
+                                          for s in line.body):
+        new = _drop_stale_f405(new)
+    return new, count
+
+
+def _use_ppo_runtime(module: cst.Module, targets: Iterable[str] | None = None) -> tuple[cst.Module, int]:
+    """The import/reference rewrite itself (see :func:`use_ppo_runtime`)."""
     verl_targets = frozenset(targets or (f"{m}.{FUNCTION}" for m in VERL_MODULES))
     wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
     collect = _Collect(verl_targets)

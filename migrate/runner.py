@@ -42,6 +42,8 @@ POOL_MIN_CANDIDATES = 8
 _IN_FLIGHT_PER_WORKER = 2
 # How long stopped workers get to finish a write before they are killed.
 _STOP_GRACE_SECONDS = 5.0
+# How often the parent looks at a stop request while it waits for the workers.
+_STOP_POLL_SECONDS = 0.2
 
 
 class Mode(enum.Enum):
@@ -207,10 +209,13 @@ def process_data(
         return FileOutcome(path, True, diagnostics, fixed, diff=diff, imports=imports)
     if mode is Mode.APPLY and new_text is not None and source is not None:
         new = new_text
-        failed = _write_back(path, lambda: encode_source(new, encoding, bom), source, diagnostics)
+        written = FileOutcome(path, True, diagnostics, fixed, written=True, imports=imports)
+        failed = _write_back(
+            path, lambda: encode_source(new, encoding, bom), source, diagnostics, written
+        )
         if failed is not None:
             return failed
-        return FileOutcome(path, True, diagnostics, fixed, written=True, imports=imports)
+        return written
     if mode is Mode.ADD_NOQA and diagnostics and source is not None:
         from ppo_migrate.noqa import add_noqa
 
@@ -228,10 +233,24 @@ def process_data(
     return FileOutcome(path, True, diagnostics)
 
 
+# Told of each file the moment it has been replaced, while Ctrl-C (or a stopped
+# worker's SIGTERM) is still held back: set by :func:`run` in this process and by
+# :func:`_worker_init` in pool workers, so that an interrupted run still reports
+# every file it wrote.
+_on_written: Callable[[FileOutcome], None] | None = None
+
+
 def _write_back(
-    path: str, text: Callable[[], bytes], source: SourceFile, diagnostics: Sequence[Diagnostic]
+    path: str,
+    text: Callable[[], bytes],
+    source: SourceFile,
+    diagnostics: Sequence[Diagnostic],
+    written: FileOutcome | None = None,
 ) -> FileOutcome | None:
     """Replace the file atomically with ``text()``, Ctrl-C held back meanwhile.
+
+    ``written`` (the outcome of a rewrite) is handed to ``_on_written`` once the
+    file is replaced, before a held-back signal can stop the process.
 
     Returns:
         ``None`` when written; otherwise the file's outcome: PPO904 when it changed
@@ -241,6 +260,8 @@ def _write_back(
     try:
         with _signals_deferred():
             atomic_write(Path(path), text(), expected=source)
+            if written is not None and _on_written is not None:
+                _on_written(written)
     except FileChanged as exc:
         diag = _file_diag(path, "PPO904", f"not rewritten: {exc}")
         return FileOutcome(path, True, (diag, *diagnostics))
@@ -469,6 +490,7 @@ def run(
     *,
     jobs: int | None = None,
     progress: Callable[[int, int, str], None] | None = None,
+    on_outcome: Callable[[FileOutcome], None] | None = None,
 ) -> RunResult:
     """Process files and return their outcomes in path order.
 
@@ -480,36 +502,128 @@ def run(
             only when ``jobs > 1`` and there are at least ``POOL_MIN_CANDIDATES``
             candidates.
         progress: called as ``progress(done, total, path)`` after each candidate.
+        on_outcome: called in this process with each candidate's outcome as soon as
+            it is known (a rewritten file has then been replaced on disk), in the
+            order the files finish; ``apply`` prints its "Rewrote ..." lines from it.
 
     Returns:
         A :class:`RunResult`; ``interrupted`` is set when Ctrl-C stopped it (the
         outcomes are then those of the files finished before the stop).
     """
+    with _ctrl_c_recorded() as stop_requested:
+        return _run(paths, settings, mode, jobs, progress, on_outcome, stop_requested)
+
+
+def _run(paths, settings, mode, jobs, progress, on_outcome, stop_requested) -> RunResult:
+    """:func:`run`, with ``stop_requested()`` true once Ctrl-C was pressed."""
+
+    def check_stop() -> None:
+        if stop_requested():
+            raise KeyboardInterrupt
+
+    global _on_written
     candidates, sizes = _prefilter([os.fspath(p) for p in paths], settings)
     result = RunResult()
     jobs = jobs or default_jobs()
+    # files replaced whose outcome has not come back yet (a Ctrl-C right after the
+    # write, or a worker stopped after its write): reported if the run is interrupted
+    announced: dict[str, FileOutcome] = {}
+    reported = on_outcome
+
+    def report(outcome: FileOutcome) -> None:
+        announced.pop(outcome.path, None)
+        if reported is not None:
+            reported(outcome)
+
+    on_outcome = report
+    previous, _on_written = _on_written, lambda o: announced.__setitem__(o.path, o)
     try:
+        check_stop()
         if jobs > 1 and len(candidates) >= POOL_MIN_CANDIDATES:
             # Largest first, so that no big file starts last and runs alone at the
             # end; the outcomes are sorted by path below whatever the order.
             biggest_first = sorted(candidates, key=lambda p: -sizes.get(p, 0))
-            _run_pool(biggest_first, settings, mode, jobs, progress, result.outcomes)
+            _run_pool(
+                biggest_first, settings, mode, jobs, progress, result.outcomes, on_outcome,
+                check_stop,
+            )
         else:
             for i, p in enumerate(candidates, 1):
                 outcome = _process_star((p, settings, mode))
                 assert outcome is not None
                 result.outcomes.append(outcome)
+                if on_outcome is not None:
+                    on_outcome(outcome)
                 if progress is not None:
                     progress(i, len(candidates), p)
+                check_stop()
     except KeyboardInterrupt:
         result.interrupted = True
+        for outcome in sorted(announced.values(), key=lambda o: o.path):
+            result.outcomes.append(outcome)
+            report(outcome)
+    finally:
+        _on_written = previous
     result.outcomes.sort(key=lambda o: o.path)
     return result
 
 
-def _worker_init() -> None:
-    """Pool workers leave Ctrl-C to the parent, which stops them with SIGTERM."""
+@contextlib.contextmanager
+def _ctrl_c_recorded() -> Iterator[Callable[[], bool]]:
+    """Record Ctrl-C (SIGINT) in a flag as well as raising ``KeyboardInterrupt``.
+
+    Yields ``stop_requested()``, which the run checks after every file and, while it
+    waits for pool workers, every ``_STOP_POLL_SECONDS``.
+
+    Why: Python runs a signal handler at whatever bytecode the main thread is at. When
+    that is a finalizer -- a generator closed by the garbage collector, a ``__del__``,
+    a weakref callback, all frequent while LibCST builds and drops its trees -- the
+    ``KeyboardInterrupt`` raised there is printed as "Exception ignored" and lost, and
+    the run went on to the last file (under load, long after the test's 30 s). The
+    flag cannot be lost: the handler sets it before it raises.
+
+    Only in the main thread with Python's default handler installed (as in the CLI);
+    otherwise ``stop_requested()`` is always false and nothing is changed.
+    """
+    stop = threading.Event()
+    if (
+        threading.current_thread() is not threading.main_thread()
+        or signal.getsignal(signal.SIGINT) is not signal.default_int_handler
+    ):
+        yield stop.is_set
+        return
+
+    def on_sigint(signum, frame):
+        stop.set()
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGINT, on_sigint)
+    try:
+        yield stop.is_set
+    finally:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
+def _worker_init(written_queue=None) -> None:
+    """Pool workers leave Ctrl-C to the parent, which stops them with SIGTERM.
+
+    Args:
+        written_queue: a ``multiprocessing.SimpleQueue``; each rewrite's outcome is
+            put on it as soon as the file is replaced (``put`` writes to the pipe
+            before a held-back SIGTERM can end the worker), so the parent learns of
+            a file written by a worker it stopped.
+    """
+    global _on_written
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if written_queue is not None:
+        # without the diagnostics: a message of a few hundred bytes is one write(2)
+        # to the pipe, which no signal can cut in two
+        def announce(outcome: FileOutcome) -> None:
+            written_queue.put(FileOutcome(
+                outcome.path, True, (), outcome.fixed, written=True, imports=outcome.imports
+            ))
+
+        _on_written = announce
 
 
 def _run_pool(
@@ -519,6 +633,8 @@ def _run_pool(
     jobs: int,
     progress: Callable[[int, int, str], None] | None,
     outcomes: list[FileOutcome],
+    on_outcome: Callable[[FileOutcome], None] | None = None,
+    check_stop: Callable[[], None] = lambda: None,
 ) -> None:
     """Process ``candidates`` in worker processes, appending to ``outcomes``.
 
@@ -540,17 +656,29 @@ def _run_pool(
     total = len(candidates)
     todo = deque(candidates)
     done_count = 0
+    written_queue = context.SimpleQueue()
+
+    def drain_written() -> None:
+        """Pass the workers' announcements of replaced files to ``_on_written``."""
+        while not written_queue.empty():
+            outcome = written_queue.get()
+            if _on_written is not None:
+                _on_written(outcome)
 
     def finished(outcome: FileOutcome) -> None:
         nonlocal done_count
         outcomes.append(outcome)
+        if on_outcome is not None:
+            on_outcome(outcome)
         done_count += 1
         if progress is not None:
             progress(done_count, total, outcome.path)
 
     while todo:
         workers = min(jobs, len(todo))
-        executor = ProcessPoolExecutor(workers, context, initializer=_worker_init)
+        executor = ProcessPoolExecutor(
+            workers, context, initializer=_worker_init, initargs=(written_queue,)
+        )
         in_flight: dict[Future[FileOutcome], str] = {}
         suspects: list[str] = []
         try:
@@ -560,7 +688,9 @@ def _run_pool(
                     in_flight[executor.submit(_process_star, (p, settings, mode))] = p
                 if not in_flight:
                     break
-                ready, _ = wait(in_flight, return_when=FIRST_COMPLETED)
+                ready, _ = wait(in_flight, timeout=_STOP_POLL_SECONDS, return_when=FIRST_COMPLETED)
+                drain_written()  # before the results: a result then clears its announcement
+                check_stop()
                 for future in sorted(ready, key=lambda f: in_flight[f]):
                     p = in_flight.pop(future)
                     try:
@@ -569,21 +699,30 @@ def _run_pool(
                         suspects.append(p)
         except BaseException:
             _stop_pool(executor)
+            drain_written()  # what the stopped workers wrote before they ended
             raise
         executor.shutdown(wait=True)
         for p in sorted(suspects):
-            finished(_run_isolated(p, settings, mode, context))
+            finished(_run_isolated(p, settings, mode, context, check_stop))
+            check_stop()
 
 
-def _run_isolated(path: str, settings: Settings, mode: Mode, context) -> FileOutcome:
+def _run_isolated(
+    path: str, settings: Settings, mode: Mode, context, check_stop: Callable[[], None]
+) -> FileOutcome:
     """Process one file in a worker of its own; a dead worker is this file's internal error."""
     from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures import TimeoutError as FutureTimeout
     from concurrent.futures.process import BrokenProcessPool
 
     executor = ProcessPoolExecutor(1, context, initializer=_worker_init)
     future = executor.submit(_process_star, (path, settings, mode))
     try:
-        return future.result()
+        while True:
+            try:
+                return future.result(timeout=_STOP_POLL_SECONDS)
+            except FutureTimeout:
+                check_stop()
     except BrokenProcessPool:
         return FileOutcome(
             path, True, internal_error="internal error: the worker process died on this file"

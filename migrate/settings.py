@@ -123,6 +123,9 @@ class Settings:
         verl_version: the verl release the project runs (``X.Y`` or ``X.Y.Z``), which
             decides whether the callee takes a config when no in-tree copy does
             (see :mod:`ppo_migrate.analysis.signatures`); ``None``: not set.
+        verl_version_from_cli: ``verl_version`` came from ``--verl-version``, which
+            beats the ``verl-version`` of every ``[tool.ppo-migrate]`` table (without
+            it each file takes its nearest table's, as ruff's settings are per file).
         show_notices: list notices (PPO005) in concise output too; command line only.
     """
 
@@ -141,6 +144,7 @@ class Settings:
     use_ppo_runtime: bool = False
     unsafe_fixes: bool = False
     verl_version: str | None = None
+    verl_version_from_cli: bool = False
     show_notices: bool = False
 
     @property
@@ -490,6 +494,8 @@ def load_settings(paths: Sequence[str | Path], **overrides: Any) -> Settings:
         if kebab in _LIST_KEYS and isinstance(value, (list, tuple)) and not value:
             continue  # empty multiple-option: not given
         value = _validate(where, kebab, value, _CLI_OPTIONS[name])
+        if name == "verl_version":
+            values["verl_version_from_cli"] = True
         if name == "targets":
             targets = value  # type: ignore[assignment]
         elif name == "extend_targets":

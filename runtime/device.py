@@ -3,9 +3,14 @@
 verl PR #6976 reads the GPU's compute capability at *import* of
 ``verl/trainer/constants_ppo.py`` (``_major, _ = get_device_capability()``), which
 imports torch and touches CUDA in every process that merely imports the module.
-Here the probe runs only when a decision needs it (some component runs Megatron and
-the caller gave no ``device_capability``), and its result is cached for the life of
-the process with :func:`functools.cache`.
+Here the probe runs only when a decision needs it (some component verl builds runs
+Megatron, or the GB200 opt-in ``TLLM_DISABLE_NVLS_MNNVL=1`` is set, and the caller gave
+no ``device_capability``), and its result is cached for the life of the process.
+The probe is single-flight: concurrent first calls from many threads wait for one
+probe and share its answer (one probe, one warning).
+
+Whether torch is a ROCm (HIP) build -- verl's ``torch.version.hip is not None`` -- is
+read by :func:`torch_hip_version` without importing torch when it is not imported yet.
 
 What the probe reports is the GPU of *this* process (the Ray driver). On a
 heterogeneous cluster, or a CPU-only head node, that is not the workers' GPU: pass
@@ -22,8 +27,14 @@ Public names:
 
 from __future__ import annotations
 
+import ast
 import functools
+import importlib.util
 import re
+import sys
+import threading
+from collections.abc import Callable
+from pathlib import Path
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal, Union
@@ -35,6 +46,7 @@ __all__ = [
     "parse_capability",
     "probe_device_capability",
     "resolve_device_capability",
+    "torch_hip_version",
 ]
 
 #: Pass as ``device_capability`` to skip the probe and treat the capability as unknown,
@@ -111,7 +123,35 @@ def _validate_pair(value: Sequence[int]) -> tuple[int, int]:
     return int(major), int(minor)
 
 
-@functools.cache
+class _SingleFlight:
+    """A zero-argument function computed once per process, even under concurrency.
+
+    The first caller computes while every concurrent caller waits on a lock; all get
+    the same object. :meth:`cache_clear` forgets it (the next call computes again).
+    """
+
+    def __init__(self, fn: Callable[[], CapabilityProbe]) -> None:
+        functools.update_wrapper(self, fn)
+        self._fn = fn
+        self._lock = threading.Lock()
+        self._result: CapabilityProbe | None = None
+
+    def __call__(self) -> CapabilityProbe:
+        result = self._result
+        if result is not None:
+            return result
+        with self._lock:
+            if self._result is None:
+                self._result = self._fn()
+            return self._result
+
+    def cache_clear(self) -> None:
+        """Forget the cached answer."""
+        with self._lock:
+            self._result = None
+
+
+@_SingleFlight
 def probe_device_capability() -> CapabilityProbe:
     """Probe this process's GPU compute capability with torch, once per process.
 
@@ -127,8 +167,9 @@ def probe_device_capability() -> CapabilityProbe:
     Any exception from torch is turned into "unknown" with the error in ``detail``:
     a probe must never stop a training launch.
 
-    The result is cached (:func:`functools.cache`); call
-    ``probe_device_capability.cache_clear()`` to probe again.
+    The result is cached for the process and computed once even when many threads ask
+    at the same time (single-flight); call ``probe_device_capability.cache_clear()`` to
+    probe again.
 
     Returns:
         A :class:`CapabilityProbe` with ``source`` ``"torch.cuda"`` or ``"unknown"``.
@@ -192,3 +233,55 @@ def resolve_device_capability(override: CapabilityOverride = None) -> Capability
             f"got {type(override).__name__}"
         )
     return CapabilityProbe(pair, "override", f"device_capability={pair[0]}.{pair[1]} was passed")
+
+
+def _hip_from_version_file(path: Path) -> str | None:
+    """The ``hip`` assignment of torch's generated ``torch/version.py``, without importing it."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    for node in tree.body:
+        target = None
+        if isinstance(node, ast.Assign) and len(node.targets) == 1:
+            target, value = node.targets[0], node.value
+        elif isinstance(node, ast.AnnAssign) and node.value is not None:
+            target, value = node.target, node.value
+        if isinstance(target, ast.Name) and target.id == "hip":
+            hip = ast.literal_eval(value)
+            return None if hip is None else str(hip)
+    return None
+
+
+def torch_hip_version() -> str | None:
+    """``torch.version.hip`` -- the HIP version of a ROCm build of torch, else ``None``.
+
+    verl (``constants_ppo.py``, 0.9.x) adds ``RAY_ACCEL_ENV_VAR_OVERRIDE_ON_ZERO=0``
+    exactly when ``torch.version.hip is not None``. When torch is already imported its
+    ``torch.version.hip`` is read; otherwise the ``hip = ...`` line of the installed
+    ``torch/version.py`` (generated by torch's build) is read without importing torch,
+    so the check costs no torch import. No torch installed -> ``None``.
+
+    Returns:
+        The HIP version string, e.g. ``"6.2.41133"``, or ``None``.
+    """
+    torch = sys.modules.get("torch")
+    if torch is not None:
+        hip = getattr(getattr(torch, "version", None), "hip", None)
+        return None if hip is None else str(hip)
+    try:
+        spec = importlib.util.find_spec("torch")
+    except (ImportError, ValueError):
+        return None
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    for location in spec.submodule_search_locations:
+        version_file = Path(location) / "version.py"
+        if version_file.is_file():
+            try:
+                return _hip_from_version_file(version_file)
+            except (OSError, SyntaxError, ValueError, UnicodeDecodeError):
+                break
+    try:  # an unusual layout: ask torch itself
+        import torch as imported
+    except ImportError:
+        return None
+    hip = getattr(getattr(imported, "version", None), "hip", None)
+    return None if hip is None else str(hip)

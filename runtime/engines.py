@@ -1,12 +1,15 @@
-"""Which configured training components run Megatron.
+"""What a training config says about each component's engine.
+
+Whether verl *builds* a component is decided in :mod:`ppo_runtime.components`; this
+module only reads the engine settings.
 
 verl PR #6976 added ``_uses_megatron(config)``, which looks at
 ``actor_rollout_ref.actor.strategy`` and ``critic.strategy`` only. Its review (left
 unresolved) asked for the reference policy and the reward model too, and the PR's own
 comment says Megatron-FSDP must not get ``CUDA_DEVICE_MAX_CONNECTIONS`` while its code
-never checks for it. This module checks every component in :data:`COMPONENTS`:
+never checks for it. This module reads every component in :data:`COMPONENTS`.
 
-A component **runs Megatron** when all three hold:
+A component's engine **runs Megatron** (if verl builds it) when all three hold:
 
 1. ``<component>.strategy``, with interpolations resolved (verl's ``ref.yaml`` has
    ``strategy: ${actor_rollout_ref.actor.strategy}``), equals ``"megatron"``;
@@ -33,11 +36,13 @@ from typing import Any
 
 __all__ = [
     "COMPONENTS",
+    "MISSING",
+    "ConfigReader",
+    "as_flag",
+    "as_strategy",
     "ComponentEngine",
     "check_config_type",
     "inspect_components",
-    "megatron_components",
-    "uses_megatron",
 ]
 
 #: The config paths of every component that can run a training engine:
@@ -51,7 +56,8 @@ COMPONENTS: tuple[str, ...] = (
     "reward.reward_model",
 )
 
-_MISSING: Any = object()
+#: The sentinel :meth:`ConfigReader.get` returns for a key the config does not have.
+MISSING: Any = object()
 _TRUE = frozenset({"true", "yes", "on", "1"})
 _FALSE = frozenset({"false", "no", "off", "0"})
 
@@ -151,7 +157,7 @@ def _to_container(obj: Any, seen: frozenset[int] = frozenset()) -> Any:
     return obj
 
 
-class _ConfigReader:
+class ConfigReader:
     """Dotted-key lookups in any supported config, resolving interpolations."""
 
     def __init__(self, config: Any) -> None:
@@ -160,13 +166,13 @@ class _ConfigReader:
         self._omega: Any = None  # a DictConfig view of a plain config, built on demand
 
     def get(self, key: str) -> Any:
-        """The resolved value at ``key`` or ``_MISSING``.
+        """The resolved value at ``key`` or ``MISSING``.
 
         Raises:
             ValueError: the value's interpolation cannot be resolved (names ``key``).
         """
         if self._config is None:
-            return _MISSING
+            return MISSING
         if _is_dictconfig(self._config):
             return _omega_select(self._config, key)
         node = self._config
@@ -180,13 +186,13 @@ class _ConfigReader:
                 try:
                     node = node[part]
                 except (KeyError, TypeError):
-                    return _MISSING
+                    return MISSING
             elif _is_dataclass_instance(node) and part in {
                 f.name for f in dataclasses.fields(node)
             }:
                 node = getattr(node, part)
             else:
-                return _MISSING
+                return MISSING
         if isinstance(node, str) and "${" in node:
             return _omega_select(self._as_omega(key), key)
         return node
@@ -213,15 +219,17 @@ def _omega_select(cfg: Any, key: str) -> Any:
 
     try:
         return OmegaConf.select(
-            cfg, key, default=_MISSING, throw_on_resolution_failure=True, throw_on_missing=False
+            cfg, key, default=MISSING, throw_on_resolution_failure=True, throw_on_missing=False
         )
     except OmegaConfBaseException as exc:
         first_line = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         raise ValueError(f"cannot resolve the interpolation at {key!r}: {first_line}") from exc
 
 
-def _as_flag(value: Any, default: bool) -> bool:
-    if value is _MISSING or value is None:
+def as_flag(value: Any, default: bool) -> bool:
+    """A config flag as a bool: ``MISSING``/``None`` -> ``default``; ``"true"``/``"false"``
+    (and yes/no/on/off/1/0, any case) as YAML would read them; anything else by truth."""
+    if value is MISSING or value is None:
         return default
     if isinstance(value, bool):
         return value
@@ -234,8 +242,9 @@ def _as_flag(value: Any, default: bool) -> bool:
     return bool(value)
 
 
-def _as_strategy(value: Any) -> Any:
-    if value is _MISSING:
+def as_strategy(value: Any) -> Any:
+    """A strategy (or estimator) value: ``MISSING`` -> ``None``, an Enum -> its value."""
+    if value is MISSING:
         return None
     if isinstance(value, enum.Enum):
         return value.value  # e.g. a str-Enum member such as Strategy.MEGATRON
@@ -257,19 +266,19 @@ def inspect_components(config: Any) -> tuple[ComponentEngine, ...]:
         ValueError: a ``strategy``, ``enable`` or ``megatron.use_megatron_fsdp``
             interpolation cannot be resolved (the message names the key).
     """
-    reader = _ConfigReader(config)
+    reader = ConfigReader(config)
     result = []
     for path in COMPONENTS:
-        node = reader.get(path) if config is not None else _MISSING
+        node = reader.get(path) if config is not None else MISSING
         # Resolve strategy first: an unresolvable strategy is an error even for a
         # disabled component, so a broken config never passes silently.
-        strategy = _as_strategy(reader.get(f"{path}.strategy"))
-        enabled = _as_flag(reader.get(f"{path}.enable"), default=True)
-        fsdp = _as_flag(reader.get(f"{path}.megatron.use_megatron_fsdp"), default=False)
+        strategy = as_strategy(reader.get(f"{path}.strategy"))
+        enabled = as_flag(reader.get(f"{path}.enable"), default=True)
+        fsdp = as_flag(reader.get(f"{path}.megatron.use_megatron_fsdp"), default=False)
         result.append(
             ComponentEngine(
                 path=path,
-                present=node is not _MISSING and node is not None,
+                present=node is not MISSING and node is not None,
                 strategy=strategy,
                 enabled=enabled,
                 use_megatron_fsdp=fsdp,
@@ -278,33 +287,11 @@ def inspect_components(config: Any) -> tuple[ComponentEngine, ...]:
     return tuple(result)
 
 
-def megatron_components(config: Any) -> tuple[str, ...]:
-    """The paths of the components that run Megatron (see the module docstring).
+def __getattr__(name: str) -> Any:
+    """``megatron_components`` and ``uses_megatron`` moved to :mod:`ppo_runtime.components`
+    (they now count only the components verl builds); kept importable from here."""
+    if name in ("megatron_components", "uses_megatron"):
+        from . import components
 
-    Args:
-        config: as for :func:`inspect_components`.
-
-    Returns:
-        A tuple of paths from :data:`COMPONENTS`, in that order; empty when none
-        (and for ``config=None``).
-
-    Raises:
-        TypeError, ValueError: as :func:`inspect_components`.
-    """
-    return tuple(c.path for c in inspect_components(config) if c.runs_megatron)
-
-
-def uses_megatron(config: Any) -> bool:
-    """Whether any component runs Megatron.
-
-    The superset of verl PR #6976's ``_uses_megatron``, which checked only
-    ``actor_rollout_ref.actor`` and ``critic`` and ignored ``enable`` and
-    Megatron-FSDP.
-
-    Args:
-        config: as for :func:`inspect_components`.
-
-    Raises:
-        TypeError, ValueError: as :func:`inspect_components`.
-    """
-    return bool(megatron_components(config))
+        return getattr(components, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -4,7 +4,8 @@ Each project under ``fixtures/callee/legacy`` binds its calls to another definit
 vendored zero-argument copy installed from a ``verl/`` checkout, two copies in one
 repository (one before verl PR #6976, one after), a ``pyproject.toml`` pinning
 ``verl>=0.7.1,<0.9.0``, a ``requirements.txt`` pinning ``verl==0.8.0``, a ``uv.lock``
-resolving 0.9.1 and a git-URL pin. ``apply`` must reproduce ``fixtures/callee/migrated``
+resolving 0.9.1, a git-URL pin to a commit (release unknown: left alone), a git tag naming
+0.9.1 and a checkout under ``third_party/`` installed by ``-e ./third_party/verl``. ``apply`` must reproduce ``fixtures/callee/migrated``
 byte for byte, and every trainer must still run afterwards against the definition it
 binds to (the in-tree copy, or the real wheel's function).
 """
@@ -30,20 +31,31 @@ PPO005_VENDORED = (
 )
 EXPECTED = {  # file -> (code, the callee's definition in effect as JSON's "callee" says it)
     "git_pin/train.py": (
-        "PPO001",
-        "pyproject.toml:5 verl @ git+https://github.com/volcengine/verl@"
-        "3f2e1d0c9b8a7f6e5d4c3b2a1f0e9d8c7b6a5f4e is a direct reference: version unknown; "
-        "newest signature assumed",
+        "PPO005",
+        "the project takes verl from `git_pin/pyproject.toml:5 verl @ git+https://github.com/"
+        "volcengine/verl@3f2e1d0c9b8a7f6e5d4c3b2a1f0e9d8c7b6a5f4e`, whose release cannot be read",
     ),
+    "git_tag/train.py": ("PPO001", "verl 0.9.1 (pyproject.toml:5 verl @ git+https://github.com/volcengine/"
+                         "verl@v0.9.1 pins verl 0.9.1) takes a config"),
     "pinned_range/train.py": (
         "PPO005",
         "the project may run verl 0.7.1 (`pinned_range/pyproject.toml:7 verl>=0.7.1,<0.9.0`), "
-        "whose `get_ppo_ray_runtime_env()` takes no config",
+        "whose `get_ppo_ray_runtime_env()` takes no config (pre verl PR #6976)",
     ),
     "requirements_pin/train.py": (
         "PPO005",
         "the project runs verl 0.8.0 (`requirements_pin/requirements.txt:3 verl==0.8.0`), "
-        "whose `get_ppo_ray_runtime_env()` takes no config",
+        "whose `get_ppo_ray_runtime_env()` takes no config (pre verl PR #6976)",
+    ),
+    "third_party/recipe/main_grpo.py": (
+        "PPO005",
+        "`third_party/third_party/verl/verl/trainer/constants_ppo.py:12` defines "
+        "`get_ppo_ray_runtime_env()` without a config parameter (pre verl PR #6976)",
+    ),
+    "third_party/third_party/verl/verl/trainer/main_ppo.py": (
+        "PPO005",
+        "`third_party/third_party/verl/verl/trainer/constants_ppo.py:12` defines "
+        "`get_ppo_ray_runtime_env()` without a config parameter (pre verl PR #6976)",
     ),
     "two_copies/verl_distillation/recipe/run_distill.py": (
         "PPO001",
@@ -53,18 +65,18 @@ EXPECTED = {  # file -> (code, the callee's definition in effect as JSON's "call
     "two_copies/verl_rl/recipe/run_rl.py": (
         "PPO005",
         "`two_copies/verl_rl/verl/trainer/constants_ppo.py:12` defines "
-        "`get_ppo_ray_runtime_env()` without a config parameter",
+        "`get_ppo_ray_runtime_env()` without a config parameter (pre verl PR #6976)",
     ),
     "uv_lock/train.py": ("PPO001", "verl 0.9.1 (uv.lock:17 resolves verl 0.9.1) takes a config"),
     "vendored/recipe/main_grpo.py": (
         "PPO005",
         "`vendored/verl/verl/trainer/constants_ppo.py:12` defines `get_ppo_ray_runtime_env()` "
-        "without a config parameter",
+        "without a config parameter (pre verl PR #6976)",
     ),
     "vendored/verl/verl/trainer/main_ppo.py": (
         "PPO005",
         "`vendored/verl/verl/trainer/constants_ppo.py:12` defines `get_ppo_ray_runtime_env()` "
-        "without a config parameter",
+        "without a config parameter (pre verl PR #6976)",
     ),
 }
 
@@ -118,13 +130,14 @@ def test_apply_reproduces_the_migrated_trees_byte_for_byte(tmp_path: Path) -> No
     proc = run_cli("apply", ".", cwd=work)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert _tree(work) == _tree(MIGRATED)
-    assert [line for line in proc.stdout.splitlines() if line.startswith("Rewrote ")] == [
-        "Rewrote git_pin/train.py (1 call)",
+    lines = proc.stdout.splitlines()
+    assert sorted(line for line in lines if line.startswith("Rewrote ") and " in " not in line) == [
+        "Rewrote git_tag/train.py (1 call)",  # printed as written: in write order
         "Rewrote two_copies/verl_distillation/recipe/run_distill.py (1 call)",
         "Rewrote uv_lock/train.py (1 call)",
-        "Rewrote 3 calls in 3 files; 0 findings remain.",
     ]
-    assert sum("left as" in line for line in proc.stdout.splitlines()) == 4
+    assert "Rewrote 3 calls in 3 files; 0 findings remain." in lines
+    assert sum("left as" in line for line in proc.stdout.splitlines()) == 6  # one line per reason
 
 
 def test_verl_version_setting_decides_when_no_copy_is_in_the_tree(tmp_path: Path) -> None:
@@ -142,7 +155,10 @@ def test_verl_version_setting_decides_when_no_copy_is_in_the_tree(tmp_path: Path
     (work / "pinned_range" / "train.py").write_bytes((LEGACY / "pinned_range/train.py").read_bytes())
     check = run_cli("check", "pinned_range", "--show-notices", cwd=work)
     assert check.returncode == 0
-    assert "`verl-version 0.8` is a verl release whose `get_ppo_ray_runtime_env()` takes no config" in check.stdout
+    assert (
+        "`pinned_range/pyproject.toml: verl-version = 0.8` names a verl release whose "
+        "`get_ppo_ray_runtime_env()` takes no config" in check.stdout
+    ), check.stdout
     bad = run_cli("check", "pinned_range", "--verl-version", "latest", cwd=work)
     assert bad.returncode == 2
     assert bad.stderr.strip() == (
@@ -156,6 +172,7 @@ IN_TREE = [  # (caller, install root, entry point, rewritten by apply)
     ("vendored/verl/verl/trainer/main_ppo.py", "vendored/verl", "run_ppo", False),
     ("two_copies/verl_rl/recipe/run_rl.py", "two_copies/verl_rl", "main", False),
     ("two_copies/verl_distillation/recipe/run_distill.py", "two_copies/verl_distillation", "main", True),
+    ("third_party/recipe/main_grpo.py", "third_party/third_party/verl", "main", False),
 ]
 
 
@@ -187,7 +204,8 @@ WHEELS = [  # (caller, the verl release it binds to, rewritten by apply)
     ("pinned_range/train.py", "0.8.0", False),
     ("requirements_pin/train.py", "0.8.0", False),
     ("uv_lock/train.py", "0.9.1", True),
-    ("git_pin/train.py", "0.9.1", True),
+    ("git_tag/train.py", "0.9.1", True),
+    ("git_pin/train.py", "0.8.0", False),  # a commit: its release is unknown, so never rewritten
 ]
 
 
@@ -210,3 +228,59 @@ def test_rewritten_code_runs_against_the_real_wheel(
     else:  # verl 0.8.0 sets it unconditionally and takes no config
         assert env_before == env_after
         assert env_after["CUDA_DEVICE_MAX_CONNECTIONS"] == "1"
+
+
+RECIPE = (
+    "from verl.trainer.constants_ppo import get_ppo_ray_runtime_env\n\n\n"
+    "def run(config):\n    return get_ppo_ray_runtime_env()\n"
+)
+
+
+def _files_at(root: Path, files: dict[str, str]) -> None:
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+
+
+def test_a_clone_beside_the_project_is_not_its_copy(tmp_path: Path) -> None:
+    """A fresh user's crash: ``ws/verl-latest`` (0.9.1) next to a project pinning 0.8.0 was
+    taken for the project's in-tree copy."""
+    _files_at(tmp_path, {
+        "ws/verl-latest/pyproject.toml": "[project]\nname = 'verl'\n",
+        "ws/verl-latest/verl/__init__.py": "",
+        "ws/verl-latest/verl/trainer/__init__.py": "",
+        "ws/verl-latest/verl/trainer/constants_ppo.py": "def get_ppo_ray_runtime_env(config=None):\n    pass\n",
+        "ws/myproj/requirements.txt": "verl==0.8.0\n",
+        "ws/myproj/recipe/main.py": RECIPE,
+    })
+    proc = run_cli("apply", ".", "--show-notices", cwd=tmp_path / "ws" / "myproj")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert (tmp_path / "ws/myproj/recipe/main.py").read_text() == RECIPE
+    assert "the project runs verl 0.8.0 (`requirements.txt:1 verl==0.8.0`)" in proc.stdout
+
+
+def test_each_sub_project_takes_its_own_verl_version_and_tools_only_pyprojects_do_not_hide_a_pin(
+    tmp_path: Path,
+) -> None:
+    _files_at(tmp_path, {
+        "mono/.git/HEAD": "",
+        "mono/requirements.txt": "verl==0.8.0\n",
+        "mono/tools_only/pyproject.toml": "[tool.ruff]\nline-length = 100\n",
+        "mono/tools_only/recipe/main.py": RECIPE,
+        "mono/new/pyproject.toml": '[project]\nname = "new"\n\n[tool.ppo-migrate]\nverl-version = "0.9.1"\n',
+        "mono/new/recipe/main.py": RECIPE,
+        "mono/old/pyproject.toml": '[project]\nname = "old"\n\n[tool.ppo-migrate]\nverl-version = "0.8.0"\n',
+        "mono/old/recipe/main.py": RECIPE,
+    })
+    mono = tmp_path / "mono"
+    for order in (("old", "new", "tools_only"), ("new", "old", "tools_only"), (".",)):
+        proc = run_cli("check", *order, "--output-format", "json", cwd=mono)
+        codes = {str(Path(d["filename"]).relative_to(mono)): d["code"] for d in json.loads(proc.stdout)}
+        assert codes == {
+            "new/recipe/main.py": "PPO001",
+            "old/recipe/main.py": "PPO005",
+            "tools_only/recipe/main.py": "PPO005",
+        }, order
+    # --verl-version beats every table
+    proc = run_cli("check", ".", "--verl-version", "0.9.0", "--output-format", "json", cwd=mono)
+    assert {d["code"] for d in json.loads(proc.stdout)} == {"PPO001"}

@@ -72,7 +72,8 @@ def test_diff_applies_with_patch_and_reproduces_apply(tmp_path: Path) -> None:
     for name, data in DIFF_CASES.items():  # --diff writes nothing
         assert (src / name).read_bytes() == data
     assert patch_text.count(b"\n--- a/src/") == len(DIFF_CASES) - 1
-    body = patch_text[: patch_text.rindex(b"\nWould rewrite")]
+    assert b"Would rewrite 8 calls in 8 files" in proc.stderr  # stdout: the patch alone
+    body = patch_text.rstrip(b"\n")
     for line in body.split(b"\n"):  # every line is a header, hunk, context, -/+ or marker
         assert line[:1] in (b"-", b"+", b" ", b"@", b"\\"), line
     # the last line changes in every file: a marker after its - and its + line
@@ -148,3 +149,35 @@ def test_closed_pipe_is_a_quiet_exit_1(tmp_path: Path, args: tuple[str, ...]) ->
     assert proc.returncode == 1
     for i in range(3):  # apply --diff still wrote nothing
         assert (tmp_path / f"m{i}.py").read_bytes() == _module(b"\n", True)
+
+
+def test_concise_diff_prints_only_the_patch_on_stdout(tmp_path: Path) -> None:
+    """``ppo-migrate apply --diff src > fix.patch`` is a clean patch: the findings and the
+    summary go to standard error (before, they followed the patch on stdout and
+    ``git apply`` rejected the file)."""
+    src = tmp_path / "repo" / "src"
+    src.mkdir(parents=True)
+    (src / "a.py").write_bytes(_module(b"\n", True))
+    (src / "b.py").write_bytes(_module(b"\r\n", False))
+    (src / "server.py").write_bytes(IMP + b"def init_ray(address):\n    return " + CALL + b"\n")
+    before = {p.name: p.read_bytes() for p in src.iterdir()}
+    proc = subprocess.run([*ppo_migrate_exe(), "apply", "--diff", "src"], cwd=tmp_path / "repo",
+                          capture_output=True, check=False)
+    assert proc.returncode == 1, proc.stderr
+    assert proc.stdout.startswith(b"--- a/src/a.py\n+++ b/src/a.py\n")
+    assert b"PPO002" not in proc.stdout and b"Would rewrite" not in proc.stdout
+    err = proc.stderr.decode()
+    assert err.splitlines() == [
+        "src/server.py:3:12: PPO002 `get_ppo_ray_runtime_env()` called without a config and no "
+        "config is in scope in `init_ray`; this entry point must obtain the training config "
+        "and pass it",
+        "Would rewrite 2 calls in 2 files; 1 finding remains.",
+    ]
+    (tmp_path / "fix.patch").write_bytes(proc.stdout)
+    subprocess.run(["git", "init", "-q", "."], cwd=tmp_path / "repo", check=True)
+    r = subprocess.run(["git", "apply", "--whitespace=nowarn", str(tmp_path / "fix.patch")],
+                       cwd=tmp_path / "repo", capture_output=True, check=False)
+    assert r.returncode == 0, r.stderr
+    assert (src / "a.py").read_bytes() == before["a.py"].replace(CALL, FIXED)
+    assert (src / "b.py").read_bytes() == before["b.py"].replace(CALL, FIXED)
+    assert (src / "server.py").read_bytes() == before["server.py"]

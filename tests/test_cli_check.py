@@ -628,3 +628,27 @@ def test_stdin_filename_without_dash_reads_standard_input(shared_tree: Path) -> 
     assert "Found 1 error." in r.stdout
     clean = ppo("check", "--stdin-filename", "ok.py", cwd=shared_tree, stdin=CLEAN)
     assert clean.returncode == 0 and "All checks passed!" in clean.stdout
+
+
+def test_each_rule_says_its_own_why_and_which_setups_fail_or_slow_down() -> None:
+    """Bug: PPO003's and PPO004's "Why is this bad?" were PPO001's, and it said Megatron runs
+    "silently lose" the variable while Megatron-LM's validate_args asserts on it."""
+    docs = ppo_many([("rule", c) for c in ("PPO001", "PPO002", "PPO003", "PPO004")], cwd=HERE)
+    whys = []
+    for r in docs:
+        assert r.returncode == 0, r.stderr
+        whys.append(r.stdout.split("## Why is this bad?\n", 1)[1].split("\n## ", 1)[0])
+    assert len(set(whys)) == 4  # no two rules share their "why"
+    assert not any("silently lose" in w for w in whys)
+    ppo001, ppo002, ppo003, ppo004 = whys
+    for why in (ppo001, ppo002):  # the loud and the slow setups, each named
+        assert "Fails loudly: a worker that goes through Megatron-LM's megatron.training" in why
+        assert "validate_args asserts the variable is 1" in why
+        assert "tensor or context parallelism > 1" in why
+        assert "Loses speed: verl's own Megatron workers" in why
+        assert "compute capability below 10" in why
+        assert "Unaffected: FSDP" in why
+    assert ppo001.startswith("The training config is already in scope")
+    assert "someone must decide where the config comes from" in ppo002
+    assert "may raise TypeError" in ppo003 and "Fails loudly" not in ppo003
+    assert "Not a problem on its own" in ppo004 and "--show-shims" in ppo004

@@ -22,14 +22,33 @@ from ppo_migrate.envcmd import (
     load_config,
     parse_overrides,
 )
-from ppo_runtime import BASE_ENV_VARS, RAY_JOB_CONFIG_JSON_ENV_VAR
+from ppo_runtime import (
+    ALWAYS_FORWARDED_ENV_VARS,
+    BASE_ENV_VARS,
+    FORWARDED_WHEN_SET_ENV_VARS,
+    RAY_JOB_CONFIG_JSON_ENV_VAR,
+)
 
 CONFIGS = Path(__file__).resolve().parent / "data" / "configs"
 HYDRA_DIR = CONFIGS / "hydra"
 FSDP = str(CONFIGS / "ppo_trainer.yaml")
 MEGATRON = str(CONFIGS / "ppo_megatron_trainer.yaml")
 CUDA = "CUDA_DEVICE_MAX_CONNECTIONS"
-MANAGED = (*BASE_ENV_VARS, CUDA, RAY_JOB_CONFIG_JSON_ENV_VAR)
+MANAGED = (
+    *BASE_ENV_VARS,
+    CUDA,
+    RAY_JOB_CONFIG_JSON_ENV_VAR,
+    *ALWAYS_FORWARDED_ENV_VARS,
+    *FORWARDED_WHEN_SET_ENV_VARS,
+    "TLLM_DISABLE_NVLS_MNNVL",
+    "VERL_KEEP_NVTX_INJECTION",
+    "NVTX_INJECTION64_PATH",
+)
+#: verl 0.9.1 writes these on every call (driver value or "0").
+DETERMINISM_DEFAULTS = dict.fromkeys(ALWAYS_FORWARDED_ENV_VARS, "0")
+#: Lines of the text format with nothing set: every set variable, CUDA_DEVICE_MAX_CONNECTIONS
+#: (set or not) and working_dir.
+DEFAULT_LINES = len(BASE_ENV_VARS) + len(ALWAYS_FORWARDED_ENV_VARS) + 2
 MEGATRON_FSDP_EVERYWHERE = (
     "actor_rollout_ref.actor.megatron.use_megatron_fsdp=true",
     "actor_rollout_ref.ref.megatron.use_megatron_fsdp=true",
@@ -107,7 +126,7 @@ def test_megatron_hopper_sets_the_variable_naming_the_components():
     assert lines["NCCL_DEBUG"].startswith("NCCL_DEBUG=WARN ")
     assert "base-default" in lines["NCCL_DEBUG"]
     assert lines["working_dir"].startswith("working_dir=None ")
-    assert len(proc.stdout.splitlines()) == len(BASE_ENV_VARS) + 2
+    assert len(proc.stdout.splitlines()) == DEFAULT_LINES
 
 
 def test_megatron_fsdp_for_every_megatron_component_leaves_it_out():
@@ -132,7 +151,14 @@ def test_megatron_blackwell_leaves_it_out():
 
 
 def test_override_switches_fsdp_actor_and_its_ref_to_megatron():
-    proc = run(FSDP, "actor_rollout_ref.actor.strategy=megatron", "--capability", "8.0")
+    # use_kl_loss: verl builds the ref only with a KL term.
+    proc = run(
+        FSDP,
+        "actor_rollout_ref.actor.strategy=megatron",
+        "actor_rollout_ref.actor.use_kl_loss=true",
+        "--capability",
+        "8.0",
+    )
     assert proc.returncode == 0, proc.stderr
     line = text_lines(proc.stdout)[CUDA]
     assert "CUDA_DEVICE_MAX_CONNECTIONS=1" in line
@@ -161,6 +187,7 @@ def test_oc_select_interpolation_in_an_override_is_resolved():
     proc = run(
         FSDP,
         "actor_rollout_ref.ref.strategy=${oc.select:actor_rollout_ref.ref.engine,megatron}",
+        "actor_rollout_ref.actor.use_kl_loss=true",
         "--capability",
         "9.0",
     )
@@ -168,12 +195,30 @@ def test_oc_select_interpolation_in_an_override_is_resolved():
     assert "Megatron in actor_rollout_ref.ref on" in text_lines(proc.stdout)[CUDA]
 
 
-def test_a_file_with_a_defaults_list_gets_a_note():
+def test_a_file_with_a_defaults_list_is_composed_with_its_own_directory():
+    # Was: loaded flat, "no-megatron", exit 0 and a note on stderr.
     proc = run(str(HYDRA_DIR / "ppo_megatron_trainer.yaml"), "--capability", "9.0")
-    assert proc.returncode == 0, proc.stderr
-    assert "has a defaults list" in proc.stderr and "--config-dir" in proc.stderr
-    # A plain load does not compose the defaults, so no Megatron component is seen.
-    assert text_lines(proc.stdout)[CUDA].startswith("CUDA_DEVICE_MAX_CONNECTIONS (left out)")
+    assert (proc.returncode, proc.stderr) == (0, "")
+    composed = run(
+        "--config-dir", str(HYDRA_DIR), "--config-name", "ppo_megatron_trainer", "--capability", "9.0"
+    )
+    assert proc.stdout == composed.stdout
+    assert "Megatron in actor_rollout_ref.actor, critic on" in text_lines(proc.stdout)[CUDA]
+    # Overrides apply to the composed config, group overrides included.
+    grpo = run(
+        str(HYDRA_DIR / "ppo_megatron_trainer.yaml"),
+        "algorithm.adv_estimator=grpo",
+        "critic=dp_critic",
+        "--capability",
+        "9.0",
+    )
+    assert grpo.returncode == 0, grpo.stderr
+    assert "Megatron in actor_rollout_ref.actor on" in text_lines(grpo.stdout)[CUDA]
+
+
+def test_a_file_with_a_defaults_list_without_hydra_is_an_error():
+    proc = run(str(HYDRA_DIR / "ppo_megatron_trainer.yaml"), "--capability", "9.0", block_hydra=True)
+    assert_one_line_error(proc, "compose the config with Hydra", "pip install")
 
 
 # --- --config-dir/--config-name form (Hydra compose, defaults lists) -------------------
@@ -191,7 +236,8 @@ def test_compose_megatron_trainer():
     assert proc.returncode == 0, proc.stderr
     line = text_lines(proc.stdout)[CUDA]
     assert "CUDA_DEVICE_MAX_CONNECTIONS=1" in line
-    assert "Megatron in actor_rollout_ref.actor, actor_rollout_ref.ref, critic on" in line
+    # use_kl_loss is false in the directory's actor.yaml: verl builds no ref.
+    assert "Megatron in actor_rollout_ref.actor, critic on" in line
 
 
 def test_compose_megatron_fsdp_everywhere_leaves_it_out():
@@ -219,6 +265,7 @@ def test_compose_fsdp_trainer_with_a_group_override():
         "--config-name",
         "ppo_trainer",
         "actor@actor_rollout_ref.actor=megatron_actor",
+        "actor_rollout_ref.actor.use_kl_loss=true",
         "--capability",
         "9.0",
     )
@@ -237,7 +284,7 @@ def test_json_is_exactly_the_runtime_env():
     proc = run(MEGATRON, "--capability", "9.0", "--format", "json")
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout) == {
-        "env_vars": {**BASE_ENV_VARS, CUDA: "1"},
+        "env_vars": {**BASE_ENV_VARS, CUDA: "1", **DETERMINISM_DEFAULTS},
         "working_dir": None,
     }
 
@@ -246,9 +293,12 @@ def test_json_explain():
     proc = run(MEGATRON, "--capability", "10.0", "--format", "json", "--explain")
     assert proc.returncode == 0, proc.stderr
     doc = json.loads(proc.stdout)
-    assert doc["runtime_env"] == {"env_vars": dict(BASE_ENV_VARS), "working_dir": None}
-    cuda = doc["variables"][-1]
-    assert cuda["name"] == CUDA
+    assert doc["runtime_env"] == {
+        "env_vars": {**BASE_ENV_VARS, **DETERMINISM_DEFAULTS},
+        "working_dir": None,
+    }
+    assert doc["function_runtime_env"] == doc["runtime_env"] and doc["from_ray_kwargs"] == {}
+    (cuda,) = [v for v in doc["variables"] if v["name"] == CUDA]
     assert (cuda["value"], cuda["included"], cuda["reason"]) == (
         None,
         False,
@@ -264,8 +314,10 @@ def test_json_explain():
         "source": "override",
         "detail": "device_capability=10.0 was passed",
     }
-    assert [v["name"] for v in doc["variables"]] == [*BASE_ENV_VARS, CUDA]
-    assert doc["warning"] is None
+    assert [v["name"] for v in doc["variables"]][: len(BASE_ENV_VARS)] == list(BASE_ENV_VARS)
+    assert doc["warnings"] == []
+    critic = [c for c in doc["components"] if c["path"] == "critic"][0]
+    assert (critic["built"], critic["why"]) == (True, "critic built: enable is null and adv_estimator gae")
 
 
 def test_no_gpu_sets_it_and_warns():
@@ -428,6 +480,7 @@ def test_without_hydra_the_fallback_parser_applies_overrides():
     proc = run(
         FSDP,
         "actor_rollout_ref.actor.strategy=megatron",
+        "actor_rollout_ref.actor.use_kl_loss=true",
         "+trainer.extra=[1, 2]",
         "--capability",
         "9.0",
@@ -643,17 +696,43 @@ def test_an_empty_file_is_an_empty_config(tmp_path, content):
     assert "Megatron in critic on" in text_lines(proc.stdout)[CUDA]
 
 
-def test_explain_with_text_changes_nothing_and_the_help_says_so():
-    # Text always shows the reasons (like ruff's text output always shows the rule and
-    # message): --explain is accepted there, and documented as having no effect.
-    plain = run(MEGATRON, "--capability", "9.0")
-    explained = run(MEGATRON, "--capability", "9.0", "--explain")
+def test_explain_in_text_shows_each_component_as_verl_decides_it():
+    plain = run(MEGATRON, "algorithm.adv_estimator=grpo", "--capability", "9.0")
+    explained = run(MEGATRON, "algorithm.adv_estimator=grpo", "--capability", "9.0", "--explain")
     assert explained.returncode == 0, explained.stderr
-    assert (explained.stdout, explained.stderr) == (plain.stdout, plain.stderr)
+    lines = explained.stdout.splitlines()
+    components = {
+        line.split()[1]: line.split("  ", 1)[1].strip()
+        for line in lines
+        if line.startswith("component ")
+    }
+    assert components == {
+        "actor_rollout_ref.actor": "actor built: verl always builds the actor; strategy=megatron",
+        "actor_rollout_ref.ref": "ref built: actor_rollout_ref.actor.use_kl_loss is true; "
+        "strategy=megatron",
+        "critic": "critic not built: adv_estimator grpo",
+        "reward_model": "reward model not built: reward_model.enable is false",
+        "reward.reward_model": "reward model not built: reward.reward_model is not configured",
+        "distillation": "teacher not built: distillation.enabled is not true",
+    }
+    assert lines[-1].startswith("capability ") and "9.0 (override" in lines[-1]
+    # The variables no rule sets, which the plain text leaves out.
+    assert "NCCL_NVLS_ENABLE (left out)" in explained.stdout
+    assert "NCCL_NVLS_ENABLE" not in plain.stdout
     help_text = " ".join(run("--help").stdout.split())
-    assert "--explain With --format json: add the reasons" in help_text
-    assert "text format always shows the reasons, so there --explain changes nothing" in help_text
+    assert "--explain Also show each component as verl decides it" in help_text
 
+
+def test_output_format_and_its_hidden_alias():
+    new = run(MEGATRON, "--capability", "9.0", "--output-format", "json")
+    old = run(MEGATRON, "--capability", "9.0", "--format", "json")
+    assert new.returncode == old.returncode == 0
+    assert new.stdout == old.stdout and json.loads(new.stdout)["env_vars"][CUDA] == "1"
+    help_text = run("--help").stdout
+    assert "--output-format" in help_text and "--format" not in help_text.replace("--output-format", "")
+    assert_one_line_error(
+        run(MEGATRON, "--output-format", "json", "--format", "text"), "alias of --output-format"
+    )
 
 def test_error_directory_as_the_yaml_file(tmp_path):
     assert_one_line_error(run(str(tmp_path)), f"{tmp_path} is a directory", "--config-dir")
@@ -730,7 +809,7 @@ def test_shared_anchors_and_huge_numbers_are_fine(tmp_path):
     cfg = tmp_path / "trainer.yaml"
     cfg.write_text(
         "engine: &engine megatron\n"
-        "actor_rollout_ref:\n  actor: &actor {strategy: *engine, lr: 1e999999}\n"
+        "actor_rollout_ref:\n  actor: &actor {strategy: *engine, lr: 1e999999, use_kl_loss: true}\n"
         "  ref: *actor\n"
         "trainer: {steps: 123456789012345678901234567890}\n"
     )
@@ -844,9 +923,254 @@ def test_error_usage_errors_are_one_line_too(args, fragment):
 def test_text_format_keeps_a_multi_line_driver_value_on_one_line():
     proc = run(FSDP, "--capability", "9.0", env=_clean_env(NCCL_DEBUG="INFO\nTRACE"))
     assert proc.returncode == 0, proc.stderr
-    assert len(proc.stdout.splitlines()) == len(BASE_ENV_VARS) + 2
+    assert len(proc.stdout.splitlines()) == DEFAULT_LINES
     assert text_lines(proc.stdout)["NCCL_DEBUG"].startswith('NCCL_DEBUG="INFO\\nTRACE" ')
     env_vars = json.loads(
         run(FSDP, "--format", "json", env=_clean_env(NCCL_DEBUG="INFO\nTRACE")).stdout
     )
     assert env_vars["env_vars"]["NCCL_DEBUG"] == "INFO\nTRACE"
+
+
+# --- verl's own configs: the 0.9.1 wheel's verl/trainer/config (needs the registry) ------
+
+#: The overrides of verl's Megatron-FSDP GRPO example scripts (examples/grpo_trainer/...):
+#: the Megatron engine everywhere, GRPO (no critic), no KL (no ref), Megatron-FSDP actor.
+MEGATRON_FSDP_GRPO = (
+    "model_engine=megatron",
+    "algorithm.adv_estimator=grpo",
+    "algorithm.use_kl_in_reward=False",
+    "actor_rollout_ref.actor.use_kl_loss=False",
+    "actor_rollout_ref.actor.megatron.tensor_model_parallel_size=4",
+    "actor_rollout_ref.actor.megatron.use_mbridge=True",
+    "actor_rollout_ref.actor.megatron.use_megatron_fsdp=True",
+)
+
+
+@pytest.fixture(scope="module")
+def verl_config_dir(tmp_path_factory) -> str:
+    """``verl/trainer/config`` of the published verl 0.9.1 wheel."""
+    from verl_wheels import wheel_tree
+
+    return str(wheel_tree("0.9.1", tmp_path_factory) / "verl" / "trainer" / "config")
+
+
+# (row, args after the config, CUDA_DEVICE_MAX_CONNECTIONS line must start with, and contain)
+WHEEL_ROWS = [
+    ("fsdp-default", ("--capability", "9.0"), "CUDA_DEVICE_MAX_CONNECTIONS (left out)", "no-megatron"),
+    (
+        "megatron-gae-hopper",
+        ("model_engine=megatron", "--capability", "9.0"),
+        "CUDA_DEVICE_MAX_CONNECTIONS=1",
+        "Megatron in actor_rollout_ref.actor, critic on compute capability 9.0",
+    ),
+    (
+        "megatron-volta",
+        ("model_engine=megatron", "--capability", "7.0"),
+        "CUDA_DEVICE_MAX_CONNECTIONS=1",
+        "on compute capability 7.0",
+    ),
+    (
+        "megatron-blackwell",
+        ("model_engine=megatron", "--capability", "10.0"),
+        "CUDA_DEVICE_MAX_CONNECTIONS (left out)",
+        "capability-10-or-newer",
+    ),
+    (
+        "megatron-fsdp-grpo-example",
+        (*MEGATRON_FSDP_GRPO, "--capability", "9.0"),
+        "CUDA_DEVICE_MAX_CONNECTIONS (left out)",
+        "no component verl builds runs Megatron",
+    ),
+    (
+        "megatron-fsdp-grpo-with-kl-loss",  # the ref has its own use_megatron_fsdp: false
+        (*MEGATRON_FSDP_GRPO, "actor_rollout_ref.actor.use_kl_loss=True", "--capability", "9.0"),
+        "CUDA_DEVICE_MAX_CONNECTIONS=1",
+        "Megatron in actor_rollout_ref.ref on",
+    ),
+    (
+        "megatron-fsdp-grpo-with-kl-loss-fsdp-ref",
+        (
+            *MEGATRON_FSDP_GRPO,
+            "actor_rollout_ref.actor.use_kl_loss=True",
+            "actor_rollout_ref.ref.megatron.use_megatron_fsdp=True",
+            "--capability",
+            "9.0",
+        ),
+        "CUDA_DEVICE_MAX_CONNECTIONS (left out)",
+        "no-megatron",
+    ),
+    (
+        "megatron-grpo-critic-enabled",
+        ("model_engine=megatron", "algorithm.adv_estimator=grpo", "critic.enable=True", "--capability", "8.0"),
+        "CUDA_DEVICE_MAX_CONNECTIONS=1",
+        "Megatron in actor_rollout_ref.actor, critic on",
+    ),
+    (
+        "megatron-no-gpu",
+        ("model_engine=megatron", "--no-gpu"),
+        "CUDA_DEVICE_MAX_CONNECTIONS=1",
+        "capability-unknown",
+    ),
+]
+
+
+@pytest.mark.network
+@pytest.mark.parametrize(("row", "args", "starts", "contains"), WHEEL_ROWS, ids=[r[0] for r in WHEEL_ROWS])
+def test_verl_wheel_config_gives_the_rules_answer(verl_config_dir, row, args, starts, contains):
+    proc = run("--config-dir", verl_config_dir, "--config-name", "ppo_trainer", *args)
+    assert proc.returncode == 0, proc.stderr
+    line = text_lines(proc.stdout)[CUDA]
+    assert line.startswith(starts + " "), line
+    assert contains in line, line
+    warned = [w for w in proc.stderr.splitlines() if w.startswith("ppo-migrate: warning:")]
+    assert proc.stderr == "".join(w + "\n" for w in warned)  # nothing from torch/NumPy/Hydra
+    assert len(warned) == (1 if row == "megatron-no-gpu" else 0)
+
+
+@pytest.mark.network
+def test_verl_wheel_megatron_trainer_file_is_composed(verl_config_dir):
+    # verl's ppo_megatron_trainer.yaml is only a defaults list over ppo_trainer.
+    proc = run(str(Path(verl_config_dir) / "ppo_megatron_trainer.yaml"), "--capability", "9.0")
+    assert (proc.returncode, proc.stderr) == (0, "")
+    assert "Megatron in actor_rollout_ref.actor, critic on" in text_lines(proc.stdout)[CUDA]
+
+
+@pytest.mark.network
+def test_verl_wheel_explain_says_why_the_critic_is_not_built(verl_config_dir):
+    proc = run(
+        "--config-dir", verl_config_dir, "--config-name", "ppo_trainer", *MEGATRON_FSDP_GRPO,
+        "--capability", "9.0", "--output-format", "json", "--explain",
+    )
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(proc.stdout)
+    by_path = {c["path"]: c for c in doc["components"]}
+    assert by_path["critic"]["why"] == "critic not built: adv_estimator grpo"
+    assert by_path["critic"]["strategy"] == "megatron" and by_path["critic"]["built"] is False
+    assert by_path["actor_rollout_ref.ref"]["built"] is False
+    assert by_path["actor_rollout_ref.actor"]["use_megatron_fsdp"] is True
+    assert CUDA not in doc["runtime_env"]["env_vars"]
+
+
+@pytest.mark.network
+def test_verl_wheel_torch_profiler_sets_nvtx(verl_config_dir):
+    proc = run(
+        "--config-dir", verl_config_dir, "--config-name", "ppo_trainer",
+        "global_profiler.tool=torch", "--capability", "9.0", "--output-format", "json",
+    )
+    assert proc.returncode == 0, proc.stderr
+    env_vars = json.loads(proc.stdout)["env_vars"]
+    assert env_vars["NVTX_INJECTION64_PATH"] == "/nonexistent/verl-disabled-nvtx-injection.so"
+
+
+@pytest.mark.network
+def test_verl_wheel_ray_kwargs_are_merged_and_named(verl_config_dir):
+    args = (
+        "--config-dir", verl_config_dir, "--config-name", "ppo_trainer",
+        "+ray_kwargs.ray_init.runtime_env.env_vars.NCCL_DEBUG=INFO",
+        "+ray_kwargs.ray_init.runtime_env.env_vars.MY_FLAG='1'",  # a string, as Ray requires
+        "--capability", "9.0",
+    )
+    text = run(*args)
+    assert text.returncode == 0, text.stderr
+    lines = text_lines(text.stdout)
+    assert lines["NCCL_DEBUG"].startswith("NCCL_DEBUG=INFO ")
+    assert "ray-kwargs:" in lines["NCCL_DEBUG"] and "(over WARN from get_ppo_ray_runtime_env)" in lines["NCCL_DEBUG"]
+    assert lines["MY_FLAG"].startswith("MY_FLAG=1 ") and "ray-kwargs:" in lines["MY_FLAG"]
+    doc = json.loads(run(*args, "--output-format", "json").stdout)
+    assert doc["env_vars"]["NCCL_DEBUG"] == "INFO" and doc["env_vars"]["MY_FLAG"] == "1"
+    assert doc["py_executable"] is None  # verl's own ray_kwargs.ray_init.runtime_env key
+
+
+# --- the documented examples are the real output -------------------------------------------
+
+
+def _documented_env_examples() -> list[tuple[str, str, str]]:
+    """``(file, command line, output shown)`` of every one-command ``console`` block that
+    runs ``ppo-migrate env`` in README.md and docs/runtime.md."""
+    import re
+
+    root = CONFIGS.parent.parent.parent
+    found = []
+    for name in ("README.md", "docs/runtime.md"):
+        text = (root / name).read_text(encoding="utf-8")
+        for command, output in re.findall(r"```console\n\$ (.*?)\n(.*?)```", text, re.S):
+            if "ppo-migrate env" in command and "\n$ " not in output:
+                found.append((name, command, output))
+    return found
+
+
+@pytest.mark.parametrize(("doc", "command", "shown"), _documented_env_examples())
+def test_documented_example_is_the_real_output(doc, command, shown):
+    import shlex
+
+    words = shlex.split(command)
+    extra = {}
+    while "=" in words[0] and not words[0].startswith("ppo-migrate"):
+        key, _, value = words.pop(0).partition("=")
+        extra[key] = value
+    assert words[:2] == ["ppo-migrate", "env"]
+    root = CONFIGS.parent.parent.parent
+    proc = subprocess.run(
+        [*_executable(), *words[1:]],
+        capture_output=True,
+        text=True,
+        env=_clean_env(**extra),
+        cwd=root,
+        timeout=120,
+    )
+    assert proc.stderr + proc.stdout == shown, (doc, command)
+
+
+# --- only the command's own output ---------------------------------------------------------
+
+
+def test_hydra_warnings_do_not_leak(tmp_path):
+    # Hydra warns "Defaults list is missing `_self_`" for this primary config.
+    conf = _hydra_dir(tmp_path, {"main.yaml": "defaults:\n  - grp: x\na: 1\n", "grp/x.yaml": "b: 1\n"})
+    for proc in (compose(conf, "--capability", "9.0"), run(str(conf / "main.yaml"), "--capability", "9.0")):
+        assert (proc.returncode, proc.stderr) == (0, ""), proc.stderr
+        assert text_lines(proc.stdout)[CUDA].startswith("CUDA_DEVICE_MAX_CONNECTIONS (left out)")
+
+
+def test_torch_and_numpy_warnings_of_the_probe_do_not_leak():
+    # No --capability: the device is probed, which imports torch (whose CPU build warns
+    # "Failed to initialize NumPy" when NumPy is missing).
+    proc = run(MEGATRON, env=_clean_env(PYTHONWARNINGS="default"))
+    assert proc.returncode == 0
+    (line,) = proc.stderr.splitlines()
+    assert line.startswith("ppo-migrate: warning: Setting CUDA_DEVICE_MAX_CONNECTIONS=1")
+
+
+@pytest.mark.parametrize(
+    "override, fragment",
+    [
+        ("++ray_kwargs.ray_init.runtime_env=5", "ray_kwargs.ray_init.runtime_env must be a mapping, got int"),
+        ("++ray_kwargs.ray_init.runtime_env.env_vars=[1,2]", "ray_kwargs.ray_init.runtime_env: Cannot merge"),
+        (
+            "++ray_kwargs.ray_init.runtime_env.env_vars.X=${nope}",
+            "ray_kwargs.ray_init.runtime_env: Interpolation key 'nope' not found",
+        ),
+    ],
+)
+def test_error_malformed_ray_kwargs_runtime_env_is_one_line(override, fragment):
+    assert_one_line_error(run(FSDP, override, "--capability", "9.0"), fragment)
+
+
+def test_ray_kwargs_and_transfer_queue_are_merged_as_main_ppo_does():
+    proc = run(
+        FSDP,
+        "++ray_kwargs.ray_init.runtime_env.env_vars.NCCL_DEBUG=INFO",
+        "++transfer_queue.enable=true",
+        "--capability",
+        "9.0",
+        "--output-format",
+        "json",
+        "--explain",
+    )
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(proc.stdout)
+    assert doc["runtime_env"]["env_vars"]["NCCL_DEBUG"] == "INFO"
+    assert doc["runtime_env"]["env_vars"]["TRANSFER_QUEUE_ENABLE"] == "1"
+    assert doc["function_runtime_env"]["env_vars"]["NCCL_DEBUG"] == "WARN"
+    assert doc["from_ray_kwargs"] == {"NCCL_DEBUG": "INFO"}
+    assert doc["added_by_main_ppo"] == {"TRANSFER_QUEUE_ENABLE": "1"}

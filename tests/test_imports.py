@@ -35,11 +35,12 @@ def moved(src: str) -> str:
         ),
         (
             "from verl.trainer.constants_ppo import PPO_RAY_RUNTIME_ENV, get_ppo_ray_runtime_env\n",
-            "from verl.trainer.constants_ppo import PPO_RAY_RUNTIME_ENV\nfrom ppo_runtime import get_ppo_ray_runtime_env\n",
+            # placed as isort/ruff sort it (both third-party here: "ppo_runtime" < "verl")
+            "from ppo_runtime import get_ppo_ray_runtime_env\nfrom verl.trainer.constants_ppo import PPO_RAY_RUNTIME_ENV\n",
         ),
         (
             "import verl.trainer.constants_ppo as c\nx = c.get_ppo_ray_runtime_env(cfg)\ny = c.PPO_RAY_RUNTIME_ENV\n",
-            "import verl.trainer.constants_ppo as c\nimport ppo_runtime\n\nx = ppo_runtime.get_ppo_ray_runtime_env(cfg)\ny = c.PPO_RAY_RUNTIME_ENV\n",
+            "import ppo_runtime\nimport verl.trainer.constants_ppo as c\n\nx = ppo_runtime.get_ppo_ray_runtime_env(cfg)\ny = c.PPO_RAY_RUNTIME_ENV\n",
         ),
     ],
 )
@@ -102,10 +103,10 @@ def test_splitting_a_parenthesized_import_keeps_each_alias_comment() -> None:
         ")\n"
     )
     assert moved(src) == (
+        "from ppo_runtime import get_ppo_ray_runtime_env\n"  # sorted first (both third-party)
         "from verl.trainer.constants_ppo import (\n"
         "    PPO_RAY_RUNTIME_ENV,  # keep\n"
         ")\n"
-        "from ppo_runtime import get_ppo_ray_runtime_env\n"
     )
 
 
@@ -145,7 +146,8 @@ def test_splitting_a_parenthesized_import_keeps_each_alias_comment() -> None:
     ],
 )
 def test_splitting_keeps_the_other_aliases_byte_for_byte(before: str, after: str) -> None:
-    assert moved(before) == after + "from ppo_runtime import get_ppo_ray_runtime_env\n"
+    # the new import where isort/ruff put it: both third-party here, "ppo_runtime" < "verl"
+    assert moved(before) == "from ppo_runtime import get_ppo_ray_runtime_env\n" + after
 
 
 @pytest.mark.parametrize(
@@ -186,7 +188,10 @@ def test_module_access_is_moved_when_ppo_runtime_is_that_module() -> None:
         "def run(config):\n    ppo_runtime.explain_ppo_ray_runtime_env(config)\n    return cp.get_ppo_ray_runtime_env()\n"
     )
     out, result = _apply_twice(src)
-    assert out == src.replace("cp.get_ppo_ray_runtime_env()", "ppo_runtime.get_ppo_ray_runtime_env(config)")
+    # `cp` is unused after the move: its import goes too (ruff F401)
+    assert out == src.replace("cp.get_ppo_ray_runtime_env()", "ppo_runtime.get_ppo_ray_runtime_env(config)").replace(
+        "import verl.trainer.constants_ppo as cp\n", ""
+    )
     assert (result.fixed, result.imports) == (1, 1)
 
 
@@ -214,12 +219,13 @@ def test_moved_calls_are_still_fixed_when_targets_name_only_verl(tmp_path) -> No
     [
         (
             "from verl.trainer.constants_ppo import *  # legacy\ndef run(config):\n    return get_ppo_ray_runtime_env()\n",
-            "from verl.trainer.constants_ppo import *  # legacy\nfrom ppo_runtime import get_ppo_ray_runtime_env\n"
+            # a block of its own that import sorters leave in place: this binding must win
+            "from verl.trainer.constants_ppo import *  # legacy\n\nfrom ppo_runtime import get_ppo_ray_runtime_env  # isort: skip (must follow the star import)\n"
             "def run(config):\n    return get_ppo_ray_runtime_env(config)\n",
         ),
         (
             "try:\n    from verl.trainer.main_ppo import *\nexcept ImportError:\n    pass\nx = get_ppo_ray_runtime_env(cfg)\n",
-            "try:\n    from verl.trainer.main_ppo import *\n    from ppo_runtime import get_ppo_ray_runtime_env\nexcept ImportError:\n    pass\n"
+            "try:\n    from verl.trainer.main_ppo import *\n\n    from ppo_runtime import get_ppo_ray_runtime_env  # isort: skip (must follow the star import)\nexcept ImportError:\n    pass\n"
             "x = get_ppo_ray_runtime_env(cfg)\n",
         ),
         (
@@ -247,8 +253,106 @@ def test_star_import_through_the_cli(tmp_path) -> None:
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "Rewrote m.py (1 call, 1 import)" in proc.stdout
     assert f.read_text() == (
-        "from verl.trainer.constants_ppo import *\nfrom ppo_runtime import get_ppo_ray_runtime_env\n"
+        "from verl.trainer.constants_ppo import *\n\nfrom ppo_runtime import get_ppo_ray_runtime_env  # isort: skip (must follow the star import)\n"
         "def run(config):\n    return get_ppo_ray_runtime_env(config)\n"
     )
     again = run_cli("apply", "--use-ppo-runtime", "m.py", cwd=tmp_path)
     assert "Rewrote 0 calls in 0 files" in again.stdout
+
+
+# -- lint-clean code stays lint-clean: ruff on a real verl file ----------------------
+
+# verl's own ruff settings (its pyproject.toml): line length 120, E/F/UP/B/I/G, verl
+# first-party. RUF100 (unused noqa) is added to see a `# noqa: F405` that suppresses nothing.
+VERL_RUFF = """\
+[tool.ruff]
+line-length = 120
+
+[tool.ruff.lint]
+isort = {known-first-party = ["verl"]}
+select = ["E", "F", "UP", "B", "I", "G", "RUF100"]
+ignore = ["E731", "B007", "UP032", "UP007", "G004"]
+"""
+IMPORT = "from verl.trainer.constants_ppo import get_ppo_ray_runtime_env\n"
+CALL = "get_ppo_ray_runtime_env()"
+
+
+@pytest.fixture(scope="module")
+def verl_main_ppo(tmp_path_factory) -> str:
+    """``verl/trainer/main_ppo.py`` of the published verl 0.8.0 wheel."""
+    import subprocess
+    import sys
+    import zipfile
+
+    dest = tmp_path_factory.mktemp("verl-0.8.0")
+    proc = subprocess.run(
+        [sys.executable, "-m", "pip", "download", "--no-deps", "-q", "-d", str(dest), "verl==0.8.0"],
+        capture_output=True, text=True, timeout=600,
+    )
+    if proc.returncode != 0:
+        pytest.fail(f"could not download verl==0.8.0: {proc.stderr.strip().splitlines()[-1:]}")
+    (wheel,) = dest.glob("verl-0.8.0-*.whl")
+    text = zipfile.ZipFile(wheel).read("verl/trainer/main_ppo.py").decode()
+    assert IMPORT in text and text.count(CALL) == 1
+    return text
+
+
+def _ruff(root, *paths):
+    import shutil
+    import subprocess
+    import sys
+
+    exe = shutil.which("ruff", path=str(__import__("pathlib").Path(sys.executable).parent)) or shutil.which("ruff")
+    if exe is None:
+        pytest.skip("ruff (a test extra) is not installed")
+    return subprocess.run([exe, "check", "--no-cache", "--output-format", "concise", *paths],
+                          cwd=root, capture_output=True, text=True, timeout=120)
+
+
+@pytest.mark.network
+def test_rewritten_real_verl_files_stay_ruff_clean(verl_main_ppo, tmp_path) -> None:
+    """Bug: on a ruff-clean verl file the rewrite left an unsorted import block (I001),
+    `import verl.trainer.constants_ppo as c` unused (F401), and a `# noqa: F405` that
+    suppressed nothing (RUF100). Five spellings of the real main_ppo.py of verl 0.8.0."""
+    text = verl_main_ppo
+    first_verl = "from verl.experimental.reward_loop import migrate_legacy_reward_impl\n"
+    variants = {
+        "from_import.py": text,
+        "module_alias.py": text.replace(IMPORT, "").replace(
+            first_verl, "import verl.trainer.constants_ppo as c\n" + first_verl
+        ).replace(CALL, "c." + CALL),
+        "dotted.py": text.replace(IMPORT, "").replace(
+            first_verl, "import verl.trainer.constants_ppo\n" + first_verl
+        ).replace(CALL, "verl.trainer.constants_ppo." + CALL),
+        "from_package.py": text.replace(IMPORT, "from verl.trainer import constants_ppo\n").replace(
+            CALL, "constants_ppo." + CALL
+        ),
+        "star.py": text.replace(IMPORT, "from verl.trainer.constants_ppo import *  # noqa: F403\n").replace(
+            CALL, CALL + "  # noqa: F405"
+        ),
+    }
+    (tmp_path / "pyproject.toml").write_text(VERL_RUFF)
+    pkg = tmp_path / "verl" / "trainer"
+    pkg.mkdir(parents=True)
+    for name, variant in variants.items():
+        (pkg / name).write_text(variant)
+    names = [f"verl/trainer/{n}" for n in variants]
+    before = _ruff(tmp_path, *names)
+    assert before.returncode == 0, before.stdout  # every spelling is ruff-clean to begin with
+    proc = run_cli("apply", "--use-ppo-runtime", *names, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert proc.stdout.count("(1 call, 1 import)") == 5
+    after = _ruff(tmp_path, *names)
+    assert after.returncode == 0, after.stdout  # nothing new: I001, F401, RUF100 all clean
+    out = {n: (pkg / n).read_text() for n in variants}
+    third_party = "from omegaconf import OmegaConf\nfrom ppo_runtime import get_ppo_ray_runtime_env\n\n"
+    assert third_party in out["from_import.py"]  # third-party section, sorted, verl's left
+    assert IMPORT not in out["from_import.py"]
+    assert "import ppo_runtime\n" in out["module_alias.py"]
+    assert "constants_ppo" not in out["module_alias.py"]  # its import went with its last use
+    assert "constants_ppo" not in out["from_package.py"]
+    assert "constants_ppo" not in out["dotted.py"]
+    assert "# noqa: F405" not in out["star.py"] and "# noqa: F403" in out["star.py"]
+    assert "get_ppo_ray_runtime_env(config)\n" in out["star.py"]
+    for variant in out.values():
+        compile(variant, "main_ppo.py", "exec")

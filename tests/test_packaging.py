@@ -64,3 +64,17 @@ def test_wheel_installs_in_a_fresh_venv_and_runs(wheel: Path, tmp_path: Path) ->
     assert all(str(venv) in f for f in files), files
     module = subprocess.run([str(py), "-m", "ppo_migrate", "rule", "PPO001"], capture_output=True, text=True, timeout=120, cwd=tmp_path)
     assert module.returncode == 0 and "configless-call-with-config" in module.stdout
+
+
+def test_the_wheel_carries_the_apache_license_pyproject_declares(wheel: Path) -> None:
+    """pyproject.toml declares Apache-2.0: the repository and the wheel hold its full text."""
+    import tomllib
+
+    declared = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))
+    assert declared["project"]["license"] == {"text": "Apache-2.0"}
+    text = (REPO / "LICENSE").read_text(encoding="utf-8")
+    assert "Apache License\n                           Version 2.0, January 2004" in text
+    assert "END OF TERMS AND CONDITIONS" in text and len(text.splitlines()) == 202
+    zf = zipfile.ZipFile(wheel)
+    shipped = [n for n in zf.namelist() if ".dist-info/" in n and n.rsplit("/", 1)[-1] == "LICENSE"]
+    assert shipped and zf.read(shipped[0]).decode() == text

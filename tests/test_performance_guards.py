@@ -211,56 +211,6 @@ def test_import_ppo_runtime_imports_neither_torch_nor_ray() -> None:
 # ----------------------------------------------------------------------------- progress
 
 
-class _FakeStream(io.StringIO):
-    def __init__(self, tty: bool) -> None:
-        super().__init__()
-        self._tty = tty
-
-    def isatty(self) -> bool:
-        return self._tty
-
-
-@pytest.mark.parametrize(
-    ("tty", "ci", "no_progress", "shown"),
-    [
-        (True, None, False, True),
-        (False, None, False, False),  # piped / redirected
-        (True, "true", False, False),  # CI
-        (True, "1", False, False),
-        (True, None, True, False),  # --no-progress
-    ],
-)
-def test_progress_only_on_a_tty_outside_ci(monkeypatch, tty, ci, no_progress, shown) -> None:
-    from ppo_migrate import cli
-
-    stream = _FakeStream(tty)
-    monkeypatch.setattr(sys, "stderr", stream)
-    if ci is None:
-        monkeypatch.delenv("CI", raising=False)
-    else:
-        monkeypatch.setenv("CI", ci)
-    progress = cli._progress(5000, no_progress)
-    assert (progress is not None) is shown
-    if progress is not None:
-        for done in range(1, 501):
-            progress(done, 500, f"f{done}.py")
-        out = stream.getvalue()
-        assert "500/500" in out  # a long run (many files) shows the bar
-        assert out.endswith("\r")  # and clears it at the end
-
-
-def test_progress_waits_for_a_long_run(monkeypatch) -> None:
-    from ppo_migrate import cli
-
-    stream = _FakeStream(True)
-    monkeypatch.setattr(sys, "stderr", stream)
-    monkeypatch.delenv("CI", raising=False)
-    progress = cli._progress(10, False)
-    assert progress is not None
-    progress(1, 10, "a.py")  # few files, well under a second: nothing yet
-    assert stream.getvalue() == ""
-
-
 def _run_on_pty(args: list[str], cwd: Path, env: dict[str, str]) -> tuple[int, bytes, bytes]:
     """Run with stderr on a pseudo-terminal (stdout piped); return (code, stdout, tty bytes)."""
     import pty
@@ -293,7 +243,9 @@ def test_progress_bar_on_a_real_terminal_only(tmp_path: Path) -> None:
     args = [*PPO, "check", "--jobs", "1", "pkg"]
     code, out, tty = _run_on_pty(args, tmp_path, _env(TERM="dumb"))
     assert code == 0, (out, tty)
-    assert b"220/220" in tty
+    assert b"Analysing  [" in tty  # click's bar: a label, the files, the time
+    assert b"220/220 files  elapsed 00:00:" in tty
+    assert tty.endswith(b"\r\x1b[K\x1b[?25h")  # erased at the end, cursor shown again
     code, out, tty = _run_on_pty(args, tmp_path, _env(CI="true", TERM="dumb"))
     assert code == 0
     assert b"/220" not in tty
@@ -326,7 +278,7 @@ def test_ctrl_c_exits_130_promptly_and_leaves_no_temp_file(tmp_path: Path, jobs:
         [*PPO, "apply", "--jobs", jobs, "tree"],
         cwd=tmp_path,
         env=_env(),
-        stdout=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         start_new_session=True,  # its own process group, as a shell job
     )
@@ -334,7 +286,7 @@ def test_ctrl_c_exits_130_promptly_and_leaves_no_temp_file(tmp_path: Path, jobs:
         _wait_for_first_rewrite(root, originals, proc, limit=300)
         time.sleep(0.3)
         os.killpg(proc.pid, signal.SIGINT)  # what a terminal's Ctrl-C does
-        _, err = proc.communicate(timeout=30)
+        out, err = proc.communicate(timeout=30)
     finally:
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
@@ -348,6 +300,10 @@ def test_ctrl_c_exits_130_promptly_and_leaves_no_temp_file(tmp_path: Path, jobs:
     assert not [p for p in tmp_path.rglob(".ppo-migrate-*")]
     changed = [p for p, b in originals.items() if p.read_bytes() != b]
     assert changed and len(changed) < len(originals)  # stopped part-way
+    # an exact record: one "Rewrote" line per file replaced, printed as it was written
+    printed = [line.split()[1] for line in out.decode().splitlines()]
+    assert all(line.startswith("Rewrote tree/pkg/") for line in out.decode().splitlines())
+    assert sorted(printed) == sorted(str(p.relative_to(tmp_path)) for p in changed)
     for p in changed:  # every rewritten file is whole
         text = p.read_text()
         compile(text, str(p), "exec")
@@ -440,7 +396,15 @@ def test_apply_jobs_1_and_2_write_identical_trees(tmp_path: Path) -> None:
         for root, jobs in ((a, "1"), (b, "2"))
     ]
     assert runs[0].returncode == runs[1].returncode
-    assert runs[0].stdout == runs[1].stdout
+
+    def written_in_any_order(out: bytes) -> tuple[list[bytes], list[bytes]]:
+        # "Rewrote <file>" lines come as files are written: with workers, in their order
+        lines = out.splitlines()
+        rewrote = [x for x in lines if x.startswith(b"Rewrote ") and x.endswith(b")")]
+        return sorted(rewrote), [x for x in lines if x not in rewrote]
+
+    assert written_in_any_order(runs[0].stdout) == written_in_any_order(runs[1].stdout)
+    assert written_in_any_order(runs[0].stdout)[0]  # files were rewritten
     files_a = {p.relative_to(a): p.read_bytes() for p in a.rglob("*.py")}
     files_b = {p.relative_to(b): p.read_bytes() for p in b.rglob("*.py")}
     assert files_a == files_b

@@ -156,3 +156,71 @@ def test_apply_hook_rewrites_the_file(
     # a second run finds nothing left to do
     again = try_repo(hook_repo, pre_commit_home, "ppo-migrate-apply", sample)
     assert again.returncode == 0, again.stdout + again.stderr
+
+
+LAUNCH = "from server import init_ray\n\n\ndef run(config):\n    init_ray(config.address)\n"
+
+
+def test_hooks_are_serial_so_one_run_sees_every_file(
+    hook_repo: Path, pre_commit_home: Path, tmp_path: Path
+) -> None:
+    """Bug: with parallel batches one commit printed two "Found N errors" blocks, and the
+    PPO002 caller hint appeared only when the caller's file shared the batch.
+
+    24 files: pre-commit would split them into one batch per CPU without ``require_serial``.
+    """
+    files = {f"pkg/m{i:02d}.py": f"x = {i}\n" for i in range(20)}
+    files.update(
+        {"a_trainer.py": TRAINER, "pkg/server.py": SERVER, "zz_launch.py": LAUNCH.replace(
+            "from server", "from pkg.server"), "pkg/__init__.py": ""}
+    )
+    sample = _init_repo(tmp_path / "sample", files)
+    r = try_repo(hook_repo, pre_commit_home, "ppo-migrate-check", sample)
+    out = r.stdout + r.stderr
+    assert r.returncode == 1, out
+    assert out.count("Found 2 errors.") == 1, out
+    assert "Found 1 error." not in out
+    assert "pkg/server.py:5:35: PPO002" in out
+    assert "its caller `run` (zz_launch.py:5) has `config`" in out
+
+
+def test_hooks_file_declares_serial_hooks() -> None:
+    import yaml  # pre-commit's own dependency (PyYAML)
+
+    hooks = yaml.safe_load((PROJECT / ".pre-commit-hooks.yaml").read_text(encoding="utf-8"))
+    assert {h["id"]: h["require_serial"] for h in hooks} == {
+        "ppo-migrate-check": True,
+        "ppo-migrate-apply": True,
+    }
+
+
+def test_readme_snippet_works_as_written(
+    hook_repo: Path, pre_commit_home: Path, tmp_path: Path
+) -> None:
+    """Bug: the README said ``rev: v0.1.0``, a tag the repository does not have, so
+    ``pre-commit`` failed at checkout. The snippet is run as written, with only the URL
+    pointed at a local copy of this repository (whose default branch is ``main``)."""
+    import re
+
+    text = (PROJECT / "README.md").read_text(encoding="utf-8")
+    (snippet,) = [b for b in re.findall(r"```yaml\n(.*?)```", text, re.S) if "rev:" in b]
+    url = "https://github.com/ppo-migrate/ppo-migrate"
+    assert url in snippet
+    sample = _init_repo(
+        tmp_path / "sample",
+        {
+            ".pre-commit-config.yaml": snippet.replace(url, str(hook_repo)),
+            "trainer.py": TRAINER,
+            "clean.py": CLEAN,
+        },
+    )
+    env = {**os.environ, **GIT_ENV, "PRE_COMMIT_HOME": str(pre_commit_home), "PRE_COMMIT_COLOR": "never"}
+    env.pop("PRE_COMMIT", None)
+    r = subprocess.run(
+        ["pre-commit", "run", "--all-files"],
+        cwd=sample, capture_output=True, text=True, env=env, timeout=900, check=False,
+    )
+    out = r.stdout + r.stderr
+    assert r.returncode == 1, out
+    assert "ppo-migrate check" in out and "Failed" in out
+    assert "trainer.py:5:26: PPO001 [*]" in out

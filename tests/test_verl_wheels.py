@@ -48,7 +48,9 @@ def test_pre_pr_6976_wheel_binds_to_its_own_zero_argument_definition(tmp_path: P
     line = PRE_PR_6976[version][1]
     for d in diagnostics:
         assert d["callee"].startswith("`verl/trainer/constants_ppo.py:")
-        assert d["callee"].endswith("` defines `get_ppo_ray_runtime_env()` without a config parameter")
+        assert d["callee"].endswith(
+            "` defines `get_ppo_ray_runtime_env()` without a config parameter (pre verl PR #6976)"
+        )
         if line is not None:
             assert d["callee"].startswith(f"`verl/trainer/constants_ppo.py:{line}`")
 

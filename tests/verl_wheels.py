@@ -1,7 +1,9 @@
 """Shared helpers: verl's real published wheels, and running code against their runtime function.
 
-``wheel(version)`` downloads ``verl==version`` once per test session (``pip download
---no-deps``) into a shared cache directory; ``run_entry_point`` imports a trainer module in
+``wheel(version)`` downloads ``verl==version`` once (``pip download --no-deps``) into a shared
+cache directory; ``wheel_tree``/``unpack`` unpack it; ``load_constants_ppo`` executes a
+release's ``verl/trainer/constants_ppo.py`` with only the device probe and the Ray constant
+stubbed (the runtime's differential test); ``run_entry_point`` imports a trainer module in
 a fresh interpreter against the definition it binds to (an in-tree copy, or a wheel's own
 ``verl/trainer/constants_ppo.py`` with only the device probe stubbed: this machine has no
 GPU, so ``verl.utils.device.get_device_capability`` answers a Hopper's ``(9, 0)``) and calls
@@ -15,12 +17,20 @@ import os
 import subprocess
 import sys
 import tempfile
+import types
 import zipfile
 from pathlib import Path
+from typing import Any
+from unittest import mock
 
 import pytest
 
 _CACHE = Path(os.environ.get("PPO_MIGRATE_WHEEL_CACHE", Path(tempfile.gettempdir()) / "ppo-migrate-verl-wheels"))
+
+#: The two releases the differential test compares with: the tracked one and the one before.
+VERSIONS = ("0.9.0", "0.9.1")
+
+CONSTANTS = "verl/trainer/constants_ppo.py"
 
 
 def wheel(version: str) -> Path:
@@ -47,6 +57,58 @@ def unpack(version: str, dest: Path) -> Path:
         zf.extractall(dest, [n for n in zf.namelist() if n.startswith("verl/")])
     return dest
 
+
+def extract(archive: Path, dest: Path) -> Path:
+    """Unpack the wheel ``archive`` into ``dest`` (once); ``dest``."""
+    if not (dest / CONSTANTS).exists():
+        with zipfile.ZipFile(archive) as zf:
+            zf.extractall(dest)
+    return dest
+
+
+_TREES: dict[str, Path] = {}
+
+
+def wheel_tree(version: str, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The unpacked ``verl==version`` wheel, unpacked once per test session."""
+    if version not in _TREES:
+        root = tmp_path_factory.getbasetemp() / "verl-wheels"
+        _TREES[version] = extract(wheel(version), root / version)
+    return _TREES[version]
+
+
+def load_constants_ppo(
+    source: str, *, capability: tuple[int, int] | None, hip: str | None, environ: dict[str, str]
+) -> dict[str, Any]:
+    """Execute verl's ``constants_ppo.py`` text as a fresh module and return its namespace.
+
+    Stubbed: ``torch`` (only ``torch.version.hip``), ``verl.utils.device.get_device_capability``
+    (returns ``capability`` or ``(None, None)`` as verl does without a GPU) and
+    ``ray._private.runtime_env.constants.RAY_JOB_CONFIG_JSON_ENV_VAR``. The module reads
+    ``TLLM_DISABLE_NVLS_MNNVL`` at import, so ``environ`` is applied while it runs.
+    """
+    torch = types.ModuleType("torch")
+    torch.version = types.SimpleNamespace(hip=hip)  # type: ignore[attr-defined]
+    device = types.ModuleType("verl.utils.device")
+    device.get_device_capability = (  # type: ignore[attr-defined]
+        lambda device_id=0: capability if capability is not None else (None, None)
+    )
+    constants = types.ModuleType("ray._private.runtime_env.constants")
+    constants.RAY_JOB_CONFIG_JSON_ENV_VAR = "RAY_JOB_CONFIG_JSON_ENV_VAR"  # type: ignore[attr-defined]
+    stubs = {
+        "torch": torch,
+        "ray": types.ModuleType("ray"),
+        "ray._private": types.ModuleType("ray._private"),
+        "ray._private.runtime_env": types.ModuleType("ray._private.runtime_env"),
+        "ray._private.runtime_env.constants": constants,
+        "verl": types.ModuleType("verl"),
+        "verl.utils": types.ModuleType("verl.utils"),
+        "verl.utils.device": device,
+    }
+    namespace: dict[str, Any] = {"__name__": "verl.trainer.constants_ppo"}
+    with mock.patch.dict(sys.modules, stubs), mock.patch.dict("os.environ", environ):
+        exec(compile(source, CONSTANTS, "exec"), namespace)
+    return namespace
 
 #: Runs in a fresh interpreter: argv = root, stub (0/1), caller file, function, config JSON.
 _RUNNER = r"""

@@ -8,18 +8,24 @@ which definition is *in effect* for the calling file. The sources, in order
 (the first that knows decides, and the answer records which one did):
 
 1. ``in-tree``: the definition in a copy of the callee's top-level package that
-   the calling file sees (a ``verl/`` package directory next to it or above it,
-   the nearest when the tree holds several; a checkout ``verl/verl/...`` with its
-   own ``pyproject.toml``/``setup.py``). The ``def`` is read with :mod:`ast` and
-   followed through re-exports (``main_ppo`` imports it from ``constants_ppo``);
-   nothing is imported or executed.
-2. ``setting``: ``verl-version`` in ``[tool.ppo-migrate]`` or ``--verl-version``.
-3. ``declared``: the verl version the project declares (a lock file's version,
-   else the lowest version its specifiers allow), see
-   :mod:`ppo_migrate.analysis.versions`.
+   the calling file sees: a ``verl/`` package directory next to it or above it
+   within its project, or a checkout ``X/verl/...`` with its own
+   ``pyproject.toml``/``setup.py`` inside the project (``pip install -e X``); the
+   nearest level wins and several copies at one level must all accept. The
+   binding is read with :mod:`ast` through re-exports (``main_ppo`` imports it
+   from ``constants_ppo``; star imports honour ``__all__``); nothing is imported
+   or executed. A copy that binds the name in a way that cannot be read (an
+   assignment, a decorator, an import from outside the copy) is *uncertain*:
+   the call is left alone.
+2. ``setting``: ``--verl-version``, else ``verl-version`` in the nearest
+   ``[tool.ppo-migrate]`` table above the calling file.
+3. ``declared``: the verl the project declares (a lock's version, else the lowest
+   version its specifiers allow), see :mod:`ppo_migrate.analysis.versions`; a
+   path reference (``-e ./third_party/verl``) is read as in 1, and a direct
+   reference whose version cannot be read is uncertain.
 4. ``installed``: the verl installed in the interpreter running ppo-migrate (its
    source read as in 1, else its metadata version).
-5. ``unknown``: the newest signature is assumed (a config is accepted).
+5. ``unknown``: nothing says which verl runs: the newest signature is assumed.
 
 Sources 2-4 speak of verl's releases only; a target outside ``verl`` is decided
 by its in-tree definition or assumed to accept a config (``ppo_runtime``'s does).
@@ -40,18 +46,22 @@ from ppo_migrate.constants import CONFIG_PARAMETER
 #: The first verl release whose ``get_ppo_ray_runtime_env`` takes a config (verl PR #6976).
 FIRST_CONFIG_RELEASE = Version("0.9.0")
 #: Files that make a directory an installable checkout (``pip install -e verl``).
-_PROJECT_FILES = ("pyproject.toml", "setup.py", "setup.cfg")
+_CHECKOUT_FILES = ("pyproject.toml", "setup.py", "setup.cfg")
+#: Files (besides ``.git``) that make a directory a project root: the in-tree search stays below it.
+_ROOT_MARKERS = (*_CHECKOUT_FILES, "uv.lock", "poetry.lock", "pdm.lock")
+_ROOT_PATTERNS = ("requirements*.txt", "requirements*.in")
 #: How many re-exports are followed before giving up (a cycle, or a long chain).
 _MAX_REEXPORTS = 8
+_PRE_PR = " (pre verl PR #6976)"
 
 
 @dataclass(frozen=True)
 class Definition:
-    """One ``def`` of the runtime function found in source.
+    """One definition of the runtime function found in source.
 
     Attributes:
         path: the defining file (absolute).
-        line: 1-based line of the ``def`` keyword.
+        line: 1-based line of the ``def`` (or ``lambda`` assignment).
         positional: the call ``f(x)`` binds (a positional parameter or ``*args``).
         keyword: the call ``f(config=x)`` binds (a parameter named ``config`` that
             is not positional-only, or ``**kwargs``).
@@ -74,37 +84,46 @@ class Definition:
 
 
 @dataclass(frozen=True)
+class Unreadable:
+    """A copy binds the name in a way that cannot be read statically.
+
+    Attributes:
+        path: the file (absolute).
+        line: 1-based line of the binding.
+        why: what it is, e.g. ``"an assignment"``, ``"a decorated def (@cache)"``.
+    """
+
+    path: str
+    line: int
+    why: str
+
+
+@dataclass(frozen=True)
 class CalleeInEffect:
     """The answer for one target call.
 
     Attributes:
-        accepts_config: ``False`` when passing the config would raise ``TypeError``.
+        accepts_config: ``False`` when passing the config would raise ``TypeError``
+            or cannot be known not to.
         source: which source decided: ``"in-tree"``, ``"setting"``, ``"declared"``,
             ``"installed"`` or ``"unknown"``.
         where: what decided, for messages: ``"verl/trainer/constants_ppo.py:38"``,
-            ``"pyproject.toml:31 verl>=0.7.1,<0.9.0"``, ``"--verl-version 0.8.0"``.
-        detail: one line saying how it was decided (JSON ``callee``); empty when
-            nothing was known and the newest signature was assumed.
+            ``"pyproject.toml:31 verl>=0.7.1,<0.9.0"``, ``"verl-version 0.8.0"``.
+        detail: one line saying how it was decided (JSON ``callee``).
+        reason: for a refusal, why the config is not passed (PPO005's message).
+        remedy: for a refusal, what the user can do about it.
     """
 
     accepts_config: bool
     source: str
     where: str
     detail: str
+    reason: str = ""
+    remedy: str = ""
 
-    @property
-    def reason(self) -> str:
-        """Why a config cannot be passed, for PPO005 (empty when it can)."""
-        return "" if self.accepts_config else f"{self.detail} (pre verl PR #6976)"
 
-    @property
-    def remedy(self) -> str:
-        """What the user can do about a PPO005: update the copy, raise the pin, or move."""
-        if self.source in ("in-tree", "installed"):
-            return "update that copy, or run with --use-ppo-runtime"
-        if self.source == "setting":
-            return "raise verl-version once the project runs verl>=0.9.0, or run with --use-ppo-runtime"
-        return "require verl>=0.9.0, or run with --use-ppo-runtime"
+def _refuse(source: str, where: str, reason: str, remedy: str) -> CalleeInEffect:
+    return CalleeInEffect(False, source, where, reason, reason, remedy)
 
 
 def _display(path: str | Path) -> str:
@@ -139,17 +158,17 @@ def _module_file(root: Path, module: str) -> Path | None:
     return None
 
 
-def _describe(node: ast.FunctionDef | ast.AsyncFunctionDef) -> Definition:
+def _definition(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda, name: str, path: Path, line: int) -> Definition:
     args = node.args
     positional = bool(args.posonlyargs or args.args or args.vararg)
     keyword = args.kwarg is not None or any(
         a.arg == CONFIG_PARAMETER for a in (*args.args, *args.kwonlyargs)
     )
     try:
-        spelled = f"{node.name}({ast.unparse(args)})"
+        spelled = f"{name}({ast.unparse(args)})"
     except Exception:  # ast.unparse of odd defaults: the name is enough
-        spelled = f"{node.name}(...)"
-    return Definition("", node.lineno, positional, keyword, spelled)
+        spelled = f"{name}(...)"
+    return Definition(str(path), line, positional, keyword, spelled)
 
 
 def _top_level(body: list[ast.stmt]):
@@ -167,8 +186,9 @@ def _top_level(body: list[ast.stmt]):
                 yield from _top_level(handler.body)
             yield from _top_level(stmt.orelse)
             yield from _top_level(stmt.finalbody)
-        elif isinstance(stmt, (ast.With, ast.AsyncWith)):
+        elif isinstance(stmt, (ast.With, ast.AsyncWith, ast.For, ast.AsyncFor, ast.While)):
             yield from _top_level(stmt.body)
+            yield from _top_level(getattr(stmt, "orelse", []))
 
 
 def _absolute(module: str, node: ast.ImportFrom, is_package: bool) -> str | None:
@@ -183,8 +203,26 @@ def _absolute(module: str, node: ast.ImportFrom, is_package: bool) -> str | None
     return ".".join([*base, node.module] if node.module else base)
 
 
-def find_definitions(root: Path, module: str, name: str) -> tuple[Definition, ...] | None:
-    """The ``def``\\ s that ``from module import name`` binds, read from source.
+def _exports(tree: ast.Module, name: str) -> bool:
+    """Whether ``from module import *`` binds ``name``: a literal ``__all__`` decides,
+    else every public name does."""
+    for stmt in tree.body:
+        if isinstance(stmt, ast.Assign) and any(
+            isinstance(t, ast.Name) and t.id == "__all__" for t in stmt.targets
+        ):
+            if isinstance(stmt.value, (ast.List, ast.Tuple)):
+                return any(
+                    isinstance(e, ast.Constant) and e.value == name for e in stmt.value.elts
+                )
+            return True  # not a literal: it may export it
+    return not name.startswith("_")
+
+
+Found = tuple[Definition | Unreadable, ...]
+
+
+def find_definitions(root: Path, module: str, name: str) -> Found | None:
+    """What ``from module import name`` binds, read from source under ``root``.
 
     Args:
         root: the install root (the directory holding the top-level package).
@@ -192,58 +230,129 @@ def find_definitions(root: Path, module: str, name: str) -> tuple[Definition, ..
         name: the function's name, e.g. ``"get_ppo_ray_runtime_env"``.
 
     Returns:
-        Every definition the name may be bound to at import (more than one when the
-        module defines it on several branches or re-exports it conditionally), each
-        with its file and line; ``None`` when the module is not under ``root`` or
-        binds the name in no way this function can follow (an assignment, a star
-        import, a re-export from outside ``root``).
+        ``None`` when the module is not under ``root`` or never binds the name (the
+        copy says nothing: the next source decides). Otherwise every binding the
+        name may have at import (more than one when the module binds it on several
+        branches): a :class:`Definition` for a ``def`` or a ``lambda`` assignment
+        (followed through ``from ... import`` re-exports, star imports that export
+        it, and ``name = other`` aliases of a def in the same module), an
+        :class:`Unreadable` for any other binding (an assignment of another value,
+        a decorated ``def``, a class, ``import x as name``, a re-export from outside
+        ``root``, a chain longer than 8 or a file that does not parse).
     """
     return _find(root, module, name, 0)
 
 
-def _find(root: Path, module: str, name: str, depth: int) -> tuple[Definition, ...] | None:
-    if depth > _MAX_REEXPORTS:
-        return None
+def _find(root: Path, module: str, name: str, depth: int) -> Found | None:
     path = _module_file(root, module)
     if path is None:
         return None
+    if depth > _MAX_REEXPORTS:
+        return (Unreadable(str(path), 1, "a chain of re-exports too long to follow"),)
     tree = _parse(path)
     if tree is None:
-        return None
-    found: list[Definition] = []
+        return (Unreadable(str(path), 1, "a file Python cannot parse"),)
+    is_package = path.name == "__init__.py"
+    defs = {
+        s.name: s
+        for s in tree.body
+        if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) and not s.decorator_list
+    }
+    found: list[Definition | Unreadable] = []
     for stmt in _top_level(tree.body):
         if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) and stmt.name == name:
-            d = _describe(stmt)
-            found.append(Definition(str(path), d.line, d.positional, d.keyword, d.spelled))
+            if stmt.decorator_list:
+                try:
+                    decorator = ast.unparse(stmt.decorator_list[0])
+                except Exception:
+                    decorator = "..."
+                found.append(Unreadable(str(path), stmt.lineno, f"a decorated def (@{decorator})"))
+            else:
+                found.append(_definition(stmt, name, path, stmt.lineno))
+        elif isinstance(stmt, ast.ClassDef) and stmt.name == name:
+            found.append(Unreadable(str(path), stmt.lineno, "a class"))
         elif isinstance(stmt, ast.ImportFrom):
+            source = _absolute(module, stmt, is_package)
             for alias in stmt.names:
-                if (alias.asname or alias.name) != name or alias.name == "*":
+                if alias.name == "*":
+                    if source is None:
+                        continue
+                    source_path = _module_file(root, source)
+                    source_tree = _parse(source_path) if source_path is not None else None
+                    if source_tree is None or not _exports(source_tree, name):
+                        continue
+                    inner = _find(root, source, name, depth + 1)
+                    if inner:
+                        found.extend(inner)
                     continue
-                source = _absolute(module, stmt, path.name == "__init__.py")
-                if source is None:
-                    return None
-                inner = _find(root, source, alias.name, depth + 1)
-                if inner is None:
-                    return None
-                found.extend(inner)
-        elif isinstance(stmt, (ast.Assign, ast.AnnAssign)) and any(
-            isinstance(t, ast.Name) and t.id == name
-            for t in (stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target])
-        ):
-            return None  # ``get_ppo_ray_runtime_env = ...``: not read statically
+                if (alias.asname or alias.name) != name:
+                    continue
+                inner = _find(root, source, alias.name, depth + 1) if source else None
+                found.extend(
+                    inner or (Unreadable(str(path), stmt.lineno, f"an import from `{source or '.'}`, outside the copy"),)
+                )
+        elif isinstance(stmt, ast.Import):
+            for alias in stmt.names:
+                if (alias.asname or alias.name.split(".")[0]) == name:
+                    found.append(Unreadable(str(path), stmt.lineno, "an import of a module"))
+        elif isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+            targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+            if not any(name in _stored(t) for t in targets):
+                continue
+            value = stmt.value
+            if isinstance(stmt, ast.Assign) and len(targets) == 1 and isinstance(targets[0], ast.Name):
+                if isinstance(value, ast.Lambda):
+                    found.append(_definition(value, name, path, stmt.lineno))
+                    continue
+                if isinstance(value, ast.Name) and value.id in defs:
+                    found.append(_definition(defs[value.id], name, path, stmt.lineno))
+                    continue
+            found.append(Unreadable(str(path), stmt.lineno, "an assignment"))
+        elif isinstance(stmt, (ast.For, ast.AsyncFor, ast.With, ast.AsyncWith)):
+            targets = (
+                [stmt.target]
+                if isinstance(stmt, (ast.For, ast.AsyncFor))
+                else [i.optional_vars for i in stmt.items if i.optional_vars is not None]
+            )
+            if any(name in _stored(t) for t in targets):
+                found.append(Unreadable(str(path), stmt.lineno, "a loop or with target"))
     return tuple(found) or None
+
+
+def _stored(target: ast.expr) -> set[str]:
+    return {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}
+
+
+def _project_root(directory: Path, stop: Path | None) -> Path | None:
+    """The nearest directory at or above ``directory`` that is a project root (``.git``,
+    a project file, a lock, requirements), or ``stop`` if reached first; ``None`` if none."""
+    current = directory
+    while True:
+        try:
+            if (current / ".git").exists() or any((current / f).is_file() for f in _ROOT_MARKERS) or any(
+                p.is_file() for pattern in _ROOT_PATTERNS for p in current.glob(pattern)
+            ):
+                return current
+        except OSError:
+            pass
+        if (stop is not None and current == stop) or current.parent == current:
+            return None
+        current = current.parent
 
 
 def install_roots(start: Path, package: str, stop: Path | None = None) -> list[Path]:
     """The install roots of ``package`` that a file in ``start`` sees, nearest first.
 
-    Walks up from ``start`` (a directory) to the project root: the first directory
-    holding ``.git``, ``pyproject.toml``, ``setup.py`` or ``setup.cfg`` (itself
-    included), or ``stop``. At each level ``D`` a root is ``D`` when
+    The search stays inside the calling file's project: it walks up from ``start``
+    to the project root (the nearest directory holding ``.git``, a
+    ``pyproject.toml``/``setup.py``/``setup.cfg``, a lock or requirements file, or
+    ``stop``); without any, to the working directory when ``start`` is inside it,
+    else ``start`` alone. At each level ``D`` a root is ``D`` when
     ``D/package/__init__.py`` exists, or ``D/X`` when ``D/X/package/__init__.py``
-    exists and ``D/X`` is an installable checkout (``pyproject.toml``, ``setup.py``
-    or ``setup.cfg``: ``pip install -e X``). The first level with any root ends the
-    walk; it may hold several (two checkouts side by side).
+    exists and ``D/X`` is an installable checkout (``pyproject.toml``,
+    ``setup.py`` or ``setup.cfg``: ``pip install -e X``). A clone beside the
+    project (``../verl-latest``) is never taken for its copy. The first level with
+    any root ends the walk; it may hold several (two checkouts side by side).
 
     Args:
         start: the calling file's directory (absolute or relative).
@@ -254,6 +363,10 @@ def install_roots(start: Path, package: str, stop: Path | None = None) -> list[P
         The roots found at the nearest level (sorted), or ``[]``.
     """
     directory = start.absolute()
+    boundary = _project_root(directory, stop)
+    if boundary is None:
+        cwd = Path.cwd()
+        boundary = cwd if directory == cwd or cwd in directory.parents else directory
     while True:
         roots: list[Path] = []
         if (directory / package / "__init__.py").is_file():
@@ -264,16 +377,11 @@ def install_roots(start: Path, package: str, stop: Path | None = None) -> list[P
             children = []
         for child in children:
             if (child / package / "__init__.py").is_file() and any(
-                (child / f).is_file() for f in _PROJECT_FILES
+                (child / f).is_file() for f in _CHECKOUT_FILES
             ):
                 roots.append(child)
-        if roots:
+        if roots or directory == boundary or directory.parent == directory:
             return roots
-        at_root = (directory / ".git").exists() or any(
-            (directory / f).is_file() for f in _PROJECT_FILES
-        )
-        if at_root or directory.parent == directory or (stop is not None and directory == stop):
-            return []
         directory = directory.parent
 
 
@@ -283,15 +391,15 @@ class SignatureResolver:
 
     Attributes:
         keyword: the rewrite passes ``config=<expr>`` (settings ``keyword``).
-        verl_version: the ``verl-version`` setting, or ``None``.
-        stop: where the search for a project's declared dependencies stops
-            (the settings' project root), or ``None``.
+        verl_version: ``--verl-version`` (beats every ``verl-version`` setting), or ``None``.
+        stop: where the searches stop (the settings' project root), or ``None``.
     """
 
     keyword: bool = False
     verl_version: Version | None = None
     stop: Path | None = None
     _cache: dict[tuple[str, str], CalleeInEffect] = field(default_factory=dict)
+    _settings: dict[str, tuple[Version, str] | None] = field(default_factory=dict)
 
     def callee(self, path: str, qualified: str) -> CalleeInEffect:
         """The definition in effect for a call of ``qualified`` made in ``path``.
@@ -315,78 +423,150 @@ class SignatureResolver:
     def _decide(self, directory: Path, qualified: str) -> CalleeInEffect:
         module, _, name = qualified.rpartition(".")
         top = qualified.split(".", 1)[0]
+        verl = top == "verl"
         if module:  # a dotted name: its top-level package may have a copy in the tree
-            decided = self._in_tree(install_roots(directory, top, self.stop), module, name, "in-tree")
+            decided = self._read(install_roots(directory, top, self.stop), module, name, "in-tree", verl)
             if decided is not None:
                 return decided
-        if top != "verl":
-            return CalleeInEffect(True, "unknown", "", "")
-        if self.verl_version is not None:
-            return self._by_version(
-                self.verl_version, "setting", f"verl-version {self.verl_version}",
-                f"verl-version = {self.verl_version}",
-            )
+        if not verl:
+            return CalleeInEffect(True, "unknown", "", f"no in-tree definition of `{qualified}`: a config is assumed to be accepted")
+        setting = self._setting(directory)
+        if setting is not None:
+            version, where = setting
+            return self._by_version(version, "setting", where, where, "runs")
         from ppo_migrate.analysis.versions import declared_verl, installed_verl
 
-        notes: list[str] = []
         declared = declared_verl(directory, self.stop)
         if declared is not None:
             where = f"{_display(declared.path)}:{declared.line} {declared.requirement}"
             if declared.version is not None:
-                runs = "runs" if declared.kind == "lock" else "may run"
-                return self._by_version(declared.version, "declared", where, declared.why, runs)
-            notes.append(declared.why)
-        installed = installed_verl()
-        if installed is not None:
-            import importlib.util
-
-            try:
-                spec = importlib.util.find_spec("verl")
-            except (ImportError, ValueError):
-                spec = None
-            locations = list(spec.submodule_search_locations or []) if spec else []
-            roots = [Path(loc).parent for loc in locations]
-            decided = self._in_tree(roots, module, name, "installed") if module else None
+                exact = declared.kind == "lock" or declared.requirement.replace(" ", "").startswith(
+                    tuple(f"{n}==" for n in ("verl", "Verl", "VERL"))
+                )
+                return self._by_version(declared.version, "declared", where, declared.why, "runs" if exact else "may run")
+            if declared.local_path is not None:
+                decided = self._read([Path(declared.local_path)], module, name, "declared", verl)
+                if decided is not None:
+                    return decided
+            return _refuse(
+                "declared",
+                where,
+                f"the project takes verl from `{where}`, whose release cannot be read",
+                "set verl-version (or --verl-version) to the release it holds, or run with --use-ppo-runtime",
+            )
+        if installed_verl() is not None:
+            decided = self._installed(module, name, installed_verl())
             if decided is not None:
                 return decided
-            if installed.version is not None:
-                return self._by_version(
-                    installed.version, "installed", f"verl {installed.version} (installed)",
-                    installed.why,
-                )
-        if notes:
-            notes.append("newest signature assumed")
-        return CalleeInEffect(True, "unknown", "", "; ".join(notes))
+        return CalleeInEffect(
+            True, "unknown", "",
+            "nothing says which verl runs (no in-tree copy, verl-version, declared or installed verl): "
+            "the newest signature is assumed",
+        )
 
-    def _by_version(
-        self, version: Version, source: str, where: str, why: str, runs: str = "runs"
-    ) -> CalleeInEffect:
+    def _installed(self, module: str, name: str, installed) -> CalleeInEffect | None:
+        import importlib.util
+
+        try:
+            spec = importlib.util.find_spec("verl")
+        except (ImportError, ValueError):
+            spec = None
+        locations = list(spec.submodule_search_locations or []) if spec else []
+        decided = self._read([Path(loc).parent for loc in locations], module, name, "installed", True)
+        if decided is not None:
+            return decided
+        if installed.version is not None:
+            where = f"verl {installed.version} (installed)"
+            return self._by_version(installed.version, "installed", where, installed.why, "runs")
+        return None
+
+    def _setting(self, directory: Path) -> tuple[Version, str] | None:
+        """``--verl-version``, else ``verl-version`` of the nearest ``[tool.ppo-migrate]``."""
+        if self.verl_version is not None:
+            return self.verl_version, f"--verl-version {self.verl_version}"
+        key = str(directory)
+        if key not in self._settings:
+            self._settings[key] = _nearest_setting(directory)
+        return self._settings[key]
+
+    def _by_version(self, version: Version, source: str, where: str, why: str, runs: str) -> CalleeInEffect:
         if version >= FIRST_CONFIG_RELEASE:
             return CalleeInEffect(True, source, where, f"verl {version} ({why}) takes a config")
         if source == "setting":
-            detail = f"`{where}` is a verl release whose `get_ppo_ray_runtime_env()` takes no config"
+            reason = f"`{where}` names a verl release whose `get_ppo_ray_runtime_env()` takes no config"
+            remedy = "raise verl-version once the project runs verl>=0.9.0, or run with --use-ppo-runtime"
         else:
-            detail = (
+            reason = (
                 f"the project {runs} verl {version} (`{where}`), whose "
                 "`get_ppo_ray_runtime_env()` takes no config"
             )
-        return CalleeInEffect(False, source, where, detail)
+            remedy = "require verl>=0.9.0, or run with --use-ppo-runtime"
+        return _refuse(source, where, reason + _PRE_PR, remedy)
 
-    def _in_tree(self, roots: list[Path], module: str, name: str, source: str) -> CalleeInEffect | None:
-        definitions: list[Definition] = []
+    def _read(
+        self, roots: list[Path], module: str, name: str, source: str, verl: bool
+    ) -> CalleeInEffect | None:
+        bindings: list[Definition | Unreadable] = []
         for root in roots:
-            found = find_definitions(root, module, name)
-            if found:
-                definitions.extend(found)
-        if not definitions:
+            bindings.extend(find_definitions(root, module, name) or ())
+        if not bindings:
             return None
+        copy = "update that copy, or run with --use-ppo-runtime" if verl else (
+            f"give `{name}` a config parameter (`ppo-migrate apply --thread-config` threads one "
+            "through wrappers)"
+        )
+        unreadable = [b for b in bindings if isinstance(b, Unreadable)]
+        if unreadable:
+            u = unreadable[0]
+            where = f"{_display(u.path)}:{u.line}"
+            return _refuse(
+                source, where,
+                f"`{where}` binds `{name}` by {u.why}, so its signature cannot be read",
+                "make it a plain def, set verl-version if it is a verl release, or run with "
+                "--use-ppo-runtime" if verl else copy,
+            )
+        definitions = [b for b in bindings if isinstance(b, Definition)]
         refusing = [d for d in definitions if not d.accepts(self.keyword)]
-        chosen = refusing[0] if refusing else definitions[0]
-        where = f"{_display(chosen.path)}:{chosen.line}"
-        if refusing:  # one copy the call may bind to refuses: uncertain, never written
-            detail = f"`{where}` defines `{chosen.spelled}` without a config parameter"
-            return CalleeInEffect(False, source, where, detail)
-        return CalleeInEffect(True, source, where, f"`{where}` defines `{chosen.spelled}`")
+        if not refusing:
+            d = definitions[0]
+            where = f"{_display(d.path)}:{d.line}"
+            return CalleeInEffect(True, source, where, f"`{where}` defines `{d.spelled}`")
+        d = refusing[0]  # one copy or branch the call may bind to refuses: never written
+        where = f"{_display(d.path)}:{d.line}"
+        if not self.keyword and d.keyword:
+            return _refuse(
+                source, where,
+                f"`{where}` defines `{d.spelled}`, which takes the config by keyword only",
+                "run with --keyword (keyword = true)",
+            )
+        if self.keyword and d.positional:
+            return _refuse(
+                source, where,
+                f"`{where}` defines `{d.spelled}`, which takes no `{CONFIG_PARAMETER}=` keyword",
+                "run without --keyword (keyword = false)",
+            )
+        return _refuse(
+            source, where,
+            f"`{where}` defines `{d.spelled}` without a config parameter" + (_PRE_PR if verl else ""),
+            copy,
+        )
+
+
+def _nearest_setting(directory: Path) -> tuple[Version, str] | None:
+    """``verl-version`` of the nearest ``pyproject.toml`` with a ``[tool.ppo-migrate]`` table
+    above ``directory`` (ruff's hierarchical configuration), or ``None``."""
+    from ppo_migrate.settings import ConfigError, find_pyproject, load_settings
+
+    try:
+        pyproject = find_pyproject([directory])
+        if pyproject is None:
+            return None
+        value = load_settings([directory]).verl_version
+    except ConfigError:
+        return None  # the run's own settings report a broken file
+    if value is None:
+        return None
+    return Version(value), f"{_display(pyproject)}: verl-version = {value}"
 
 
 _RESOLVERS: dict[tuple[bool, str | None, str | None], SignatureResolver] = {}
@@ -394,13 +574,13 @@ _RESOLVERS: dict[tuple[bool, str | None, str | None], SignatureResolver] = {}
 
 def resolver_for(settings) -> SignatureResolver:
     """The process's :class:`SignatureResolver` for a run's settings (one per run's
-    ``keyword``, ``verl_version`` and ``project_root``, so its cache is shared by
-    every file a process analyses).
+    ``keyword``, command-line ``verl_version`` and ``project_root``, so its cache is
+    shared by every file a process analyses).
 
     Args:
         settings: a :class:`ppo_migrate.settings.Settings`.
     """
-    version = getattr(settings, "verl_version", None)
+    version = getattr(settings, "verl_version", None) if getattr(settings, "verl_version_from_cli", False) else None
     root = getattr(settings, "project_root", None)
     key = (bool(settings.keyword), version, str(root) if root else None)
     resolver = _RESOLVERS.get(key)

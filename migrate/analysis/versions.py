@@ -30,9 +30,11 @@ versions are candidates so that ``>=0.8.1`` answers 0.8.1 (a pre-0.9 line) rathe
 the next known release. Taking the lowest is the safe direction: a lower version can only make a
 rewrite less likely.
 
-Requirement markers are evaluated (with :mod:`packaging.markers`, against the running interpreter)
-only when every variable they name is ``python_version``, ``python_full_version`` or
-``sys_platform``; a requirement whose marker is then false is ignored, any other marker keeps it.
+Requirement markers are not evaluated: they describe the machine that runs the trainer, not
+this one, so every branch of a marker split (``verl==0.8.0; python_version < '3.11'``) counts
+and the lowest version decides. A git reference whose tag names a release (``@v0.8.0``, uv's
+and Poetry's ``tag =``) counts as a lock on that release; a path reference (``-e ./verl``,
+``path =``, ``file:``) carries its directory so that the definition can be read there.
 Anything unparsable (a broken TOML file as a whole, a line, an entry) is skipped; no exception
 leaves :func:`declared_verl`.
 """
@@ -51,7 +53,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from packaging.markers import InvalidMarker, Marker
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.utils import InvalidSdistFilename, InvalidWheelFilename, canonicalize_name, parse_sdist_filename, parse_wheel_filename
@@ -103,9 +104,10 @@ PROJECT_FILES: tuple[str, ...] = (
 )
 
 _VERL = "verl"
+#: Where pip-style requirement files live: ``requirements*.txt``, pip-tools' ``requirements*.in``
+#: and a ``requirements/`` directory of them.
+_REQUIREMENTS_PATTERNS = ("requirements*.txt", "requirements*.in", "requirements/*.txt", "requirements/*.in")
 _LOCK_FILES = ("uv.lock", "poetry.lock", "pdm.lock")
-_EVALUATED_MARKER_VARIABLES = frozenset({"python_version", "python_full_version", "sys_platform"})
-_MARKER_KEYWORDS = frozenset({"and", "or", "not", "in"})
 # Errors that mean "this file (or entry) cannot be read": it is skipped, never raised.
 _UNREADABLE = (OSError, UnicodeError, ValueError, SyntaxError, RecursionError, MemoryError, OverflowError, configparser.Error)
 
@@ -126,6 +128,9 @@ class VerlDeclaration:
             ``"installed"``.
         why: one line for ``--explain``/JSON, e.g.
             ``"lowest version pyproject.toml:31 verl>=0.7.1,<0.9.0 allows"``.
+        local_path: for a direct reference to a directory (``-e ./third_party/verl``,
+            ``[tool.uv.sources] verl = { path = ... }``, ``file:`` URLs), that directory
+            (absolute); the definition can be read there. ``None`` otherwise.
     """
 
     version: Version | None
@@ -134,6 +139,7 @@ class VerlDeclaration:
     requirement: str
     kind: str
     why: str
+    local_path: str | None = None
 
 
 def lowest_allowed(specifier: SpecifierSet) -> Version | None:
@@ -144,22 +150,29 @@ def lowest_allowed(specifier: SpecifierSet) -> Version | None:
 
     Returns:
         The lowest candidate the set contains, where the candidates are :data:`KNOWN_VERL_RELEASES`
-        and the versions written in the set's ``>=``/``==``/``~=``/``===`` clauses (wildcards
+        and the versions written in the set's clauses and their next patch releases (wildcards
         excluded); a known release is preferred when equal (``~=0.9`` gives ``0.9.0``). ``None``
         when no candidate is allowed (``>0.9.5`` today) or the set is empty (no constraint).
 
-    Examples: ``>=0.7.1,<0.9.0`` → 0.7.1; ``<0.9`` → 0.1; ``>0.8.0`` → 0.9.0; ``~=0.9`` → 0.9.0.
+    A written ``>X`` also makes the patch release after ``X`` a candidate (one published later
+    may exist): the answer must never be above what the project may install.
+
+    Examples: ``>=0.7.1,<0.9.0`` → 0.7.1; ``<0.9`` → 0.1; ``>0.8.0`` → 0.8.1; ``~=0.9`` → 0.9.0.
     """
     if not len(specifier):
         return None
     candidates: dict[Version, Version] = {v: v for v in KNOWN_VERL_RELEASES}
     for clause in specifier:
-        if clause.operator in (">=", "==", "~=", "===") and not clause.version.endswith(".*"):
+        if clause.operator in (">=", "==", "~=", "===", ">") and not clause.version.endswith(".*"):
             try:
                 written = Version(clause.version)
             except InvalidVersion:
                 continue
             candidates.setdefault(written, written)
+            if clause.operator == ">":  # ``>0.8.0`` allows a 0.8.1 that may be released later
+                major, minor, micro = (*written.release, 0, 0)[:3]
+                after = Version(f"{major}.{minor}.{micro + 1}")
+                candidates.setdefault(after, after)
     allowed = [v for v in sorted(candidates.values()) if specifier.contains(v, prereleases=True)]
     return allowed[0] if allowed else None
 
@@ -168,9 +181,12 @@ def declared_verl(start: str | os.PathLike[str], stop: str | os.PathLike[str] | 
     """What the project holding ``start`` declares about verl, without executing anything.
 
     Walks from ``start`` (a file: its directory; a directory: itself) upwards to ``stop``
-    (inclusive; default: the filesystem root) and stops at the first directory holding a project
-    file (:data:`PROJECT_FILES`): that directory's files decide, by the rules in this module's
-    docstring (lock, else direct reference, else the lowest version any specifier allows).
+    (inclusive; default: the filesystem root), and past neither the repository root (a
+    directory holding ``.git``). The first directory holding a project file
+    (:data:`PROJECT_FILES`) that declares verl decides, by the rules in this module's docstring
+    (lock, else direct reference, else the lowest version any specifier allows); a project file
+    that declares nothing about verl (a ``pyproject.toml`` configuring tools only, a sub-package
+    of a monorepo) lets the walk go on to the workspace above it.
 
     Args:
         start: a file or directory path (need not exist; a non-directory counts as a file).
@@ -179,7 +195,7 @@ def declared_verl(start: str | os.PathLike[str], stop: str | os.PathLike[str] | 
 
     Returns:
         The deciding :class:`VerlDeclaration`, or ``None`` when no project file is found or the
-        project root's files do not declare verl (or only with markers false here).
+        project roots' files up to the repository root do not declare verl.
 
     Raises:
         Nothing: unreadable or unparsable files and entries are skipped (a ``pyproject.toml``
@@ -191,8 +207,10 @@ def declared_verl(start: str | os.PathLike[str], stop: str | os.PathLike[str] | 
     last = Path(os.path.abspath(os.fspath(stop))) if stop is not None else None
     while True:
         if _is_project_root(here):
-            return _decide(here)
-        if here == last or here.parent == here:
+            decided = _decide(here)
+            if decided is not None:
+                return decided
+        if here == last or here.parent == here or (here / ".git").exists():
             return None
         here = here.parent
 
@@ -235,7 +253,7 @@ def _is_project_root(directory: Path) -> bool:
     try:
         if any((directory / name).is_file() for name in PROJECT_FILES if "*" not in name):
             return True
-        return any(p.is_file() for p in directory.glob("requirements*.txt"))
+        return any(p.is_file() for pattern in _REQUIREMENTS_PATTERNS for p in directory.glob(pattern))
     except OSError:
         return False
 
@@ -250,6 +268,7 @@ class _Found:
     requirement: str
     kind: str  # "lock" | "specifier" | "direct-reference"
     bounded: bool  # a specifier that constrains the version (False for a bare ``verl``)
+    local_path: Path | None = None  # a direct reference to a local directory
 
 
 def _decide(root: Path) -> VerlDeclaration | None:
@@ -305,48 +324,34 @@ def _declaration(found: _Found, why: str) -> VerlDeclaration:
         requirement=found.requirement,
         kind=found.kind,
         why=why,
+        local_path=str(found.local_path) if found.local_path is not None else None,
     )
 
 
 # ---------------------------------------------------------------------------------------------
-# Requirements (PEP 508 strings) and their markers
+# Requirements (PEP 508 strings)
 
 
 def _is_verl(name: str) -> bool:
     return canonicalize_name(name) == _VERL
 
 
-def _marker_holds(marker: Marker | None) -> bool:
-    """False only for a marker naming nothing but python_version/python_full_version/sys_platform
-    that is false in the running interpreter; any other marker keeps the requirement."""
-    if marker is None:
-        return True
-    text = re.sub(r"'[^']*'|\"[^\"]*\"", " ", str(marker))
-    variables = {w for w in re.findall(r"[A-Za-z_][A-Za-z_0-9.]*", text) if w not in _MARKER_KEYWORDS}
-    if not variables or not variables <= _EVALUATED_MARKER_VARIABLES:
-        return True
-    try:
-        return bool(marker.evaluate())
-    except (ValueError, TypeError):  # UndefinedComparison, InvalidVersion...: keep it (the safe side)
-        return True
-
-
 def _from_requirement(text: str, path: Path, line: int, *, lock_pins: bool) -> _Found | None:
-    """A PEP 508 string: a verl declaration, or None (another package, unparsable, marker false).
+    """A PEP 508 string: a verl declaration, or None (another package, unparsable).
 
     ``lock_pins``: an exact ``==``/``===`` pin counts as a lock (requirements files)."""
     try:
         req = Requirement(text)
     except InvalidRequirement:
         return None
-    if not _is_verl(req.name) or not _marker_holds(req.marker):
+    if not _is_verl(req.name):  # markers are not evaluated: every branch of a split counts
         return None
     written = text.strip()
     if req.url:
-        archived = _archive_version(req.url)
+        archived = _archive_version(req.url) or _git_tag_version(req.url)
         if archived is not None:
             return _Found(archived, path, line, written, "lock", True)
-        return _Found(None, path, line, written, "direct-reference", True)
+        return _Found(None, path, line, written, "direct-reference", True, _local_directory(req.url, path))
     if lock_pins:
         pinned = _exact_pin(req.specifier)
         if pinned is not None:
@@ -369,6 +374,40 @@ def _archive_version(reference: str) -> Version | None:
     except (InvalidWheelFilename, InvalidSdistFilename, InvalidVersion):
         return None
     return version if name == _VERL else None
+
+
+def _git_tag_version(reference: str) -> Version | None:
+    """The release a git reference's tag names (``git+https://.../verl@v0.8.0``), else None.
+
+    Only a tag spelled as a release (``v0.8.0``, ``0.8``, ``v0.9.1``) counts; a branch or a
+    commit says nothing about the release it derives from."""
+    m = re.search(r"@v?(\d+\.\d+(?:\.\d+)?)(?=$|[#?])", reference.strip())
+    return _tag(m.group(1)) if m else None
+
+
+def _tag(text: object) -> Version | None:
+    if not isinstance(text, str):
+        return None
+    m = re.fullmatch(r"v?(\d+\.\d+(?:\.\d+)?)", text.strip())
+    try:
+        return Version(m.group(1)) if m else None
+    except InvalidVersion:
+        return None
+
+
+def _local_directory(reference: str, declared_in: Path) -> Path | None:
+    """The local directory a path reference names (relative to the declaring file), else None."""
+    ref = reference.strip().split("#", 1)[0]
+    if ref.startswith("file:"):
+        ref = re.sub(r"^file:(//)?", "", ref)
+    elif re.match(r"^[A-Za-z][A-Za-z0-9+.-]*://", ref) or ref.startswith("git+"):
+        return None
+    ref = re.sub(r"\[.*\]$", "", ref)
+    if not ref:
+        return None
+    directory = Path(ref) if os.path.isabs(ref) else declared_in.parent / ref
+    directory = Path(os.path.normpath(directory))
+    return directory if directory.is_dir() else None
 
 
 def _exact_pin(specifier: SpecifierSet) -> Version | None:
@@ -486,6 +525,26 @@ def _read_pyproject(root: Path) -> Iterator[_Found]:
     yield from _pyproject_uv_sources(data, raw, path)
     yield from _pyproject_poetry(data, raw, path)
     yield from _pyproject_pdm(data, raw, path)
+    yield from _pyproject_setuptools_dynamic(data, path)
+
+
+def _pyproject_setuptools_dynamic(data: dict[str, Any], path: Path) -> Iterator[_Found]:
+    """``[tool.setuptools.dynamic] dependencies = {file = [...]}`` (and optional dependencies):
+    the requirement files it names, read like ``requirements*.txt``."""
+    tool = data.get("tool")
+    setuptools = tool.get("setuptools") if isinstance(tool, dict) else None
+    dynamic = setuptools.get("dynamic") if isinstance(setuptools, dict) else None
+    if not isinstance(dynamic, dict):
+        return
+    tables: list[Any] = [dynamic.get("dependencies")]
+    extras = dynamic.get("optional-dependencies")
+    if isinstance(extras, dict):
+        tables += list(extras.values())
+    seen: set[Path] = set()
+    for table in tables:
+        files = table.get("file") if isinstance(table, dict) else None
+        for name in [files] if isinstance(files, str) else _strings(files):
+            yield from _read_requirements(Path(os.path.normpath(path.parent / name)), seen)
 
 
 def _strings(value: Any) -> list[str]:
@@ -536,9 +595,16 @@ def _pyproject_uv_sources(data: dict[str, Any], raw: str, path: Path) -> Iterato
         if not isinstance(name, str) or not _is_verl(name):
             continue
         entries = source if isinstance(source, list) else [source]
-        if any(isinstance(e, dict) and {"git", "url", "path", "workspace"} & set(e) for e in entries):
+        for e in entries:
+            if not (isinstance(e, dict) and {"git", "url", "path", "workspace"} & set(e)):
+                continue
             line = _line_of_toml_key(raw, name, _offset_of_table(raw, "tool.uv.sources"))
-            yield _Found(None, path, line, _source_line(raw, line), "direct-reference", True)
+            tagged = _tag(e.get("tag")) if "git" in e else None
+            if tagged is not None:
+                yield _Found(tagged, path, line, _source_line(raw, line), "lock", True)
+                continue
+            local = _local_directory(e["path"], path) if isinstance(e.get("path"), str) else None
+            yield _Found(None, path, line, _source_line(raw, line), "direct-reference", True, local)
 
 
 def _line_of_toml_key(raw: str, key: str, start: int) -> int:
@@ -582,15 +648,12 @@ def _pyproject_poetry(data: dict[str, Any], raw: str, path: Path) -> Iterator[_F
 
 def _from_poetry(constraint: Any, path: Path, line: int, written: str) -> _Found | None:
     if isinstance(constraint, dict):
-        markers = constraint.get("markers")
-        if isinstance(markers, str):
-            try:
-                if not _marker_holds(Marker(markers)):
-                    return None
-            except InvalidMarker:
-                pass  # unparsable: the declaration counts (the safe side)
         if {"git", "path", "url"} & set(constraint):
-            return _Found(None, path, line, written, "direct-reference", True)
+            tagged = _tag(constraint.get("tag")) if "git" in constraint else None
+            if tagged is not None:
+                return _Found(tagged, path, line, written, "lock", True)
+            local = _local_directory(constraint["path"], path) if isinstance(constraint.get("path"), str) else None
+            return _Found(None, path, line, written, "direct-reference", True, local)
         constraint = constraint.get("version")
     if not isinstance(constraint, str):
         return None
@@ -759,7 +822,12 @@ def _setup_py_requirements(node: ast.expr, literals: dict[str, ast.expr], path: 
 def _read_requirements_files(root: Path) -> Iterator[_Found]:
     seen: set[Path] = set()
     try:
-        files = sorted(p for p in root.glob("requirements*.txt") if p.is_file())
+        files = sorted(
+            p
+            for pattern in _REQUIREMENTS_PATTERNS
+            for p in root.glob(pattern)
+            if p.is_file()
+        )
     except OSError:
         return
     for path in files:
@@ -808,13 +876,14 @@ def _read_requirements(path: Path, seen: set[Path]) -> Iterator[_Found]:
             if m is None:
                 continue  # --index-url, --hash, -f ...: no requirement
             option, value = m.group(1), m.group(2).strip()
-            if option in ("-r", "--requirement"):
+            if option in ("-r", "--requirement", "-c", "--constraint"):
+                # a constraints file pins the versions the project installs: its pins count too
                 yield from _read_requirements(Path(os.path.normpath(path.parent / value.split()[0])), seen)
             elif option in ("-e", "--editable"):
                 found = _from_reference(value.split()[0], path, line, text)
                 if found is not None:
                     yield found
-            continue  # -c constraints do not declare a dependency
+            continue
         requirement = re.split(r"\s+--?[A-Za-z]", text, maxsplit=1)[0].strip()  # drop --hash=... options
         found = _from_requirement(requirement, path, line, lock_pins=True)
         if found is None and not _parses(requirement):
@@ -846,4 +915,7 @@ def _from_reference(reference: str, path: Path, line: int, written: str) -> _Fou
         return _Found(archived, path, line, written, "lock", True)
     if not name or not re.fullmatch(r"[A-Za-z0-9._-]+", name) or not _is_verl(name):
         return None
-    return _Found(None, path, line, written, "direct-reference", True)
+    tagged = _git_tag_version(reference)
+    if tagged is not None:
+        return _Found(tagged, path, line, written, "lock", True)
+    return _Found(None, path, line, written, "direct-reference", True, _local_directory(reference, path))

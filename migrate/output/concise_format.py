@@ -62,21 +62,41 @@ def listed(diagnostics: Sequence[Diagnostic], *, show_notices: bool) -> list[Dia
 
 
 def emit(
-    diagnostics: Sequence[Diagnostic], stream: TextIO, *, root: Path, show_notices: bool = True
+    diagnostics: Sequence[Diagnostic],
+    stream: TextIO,
+    *,
+    root: Path,
+    show_notices: bool = True,
+    fixed: int | None = None,
+    summary: bool = True,
 ) -> None:
     """Write the findings and the summary lines (nothing but the summary when clean).
 
     Informational findings are listed but counted apart from the errors; notices
     (PPO005) are listed only with ``show_notices`` and always summed up.
+
+    Args:
+        show_notices: list the notices too (``--show-notices``).
+        fixed: with ``check --fix``, the findings fixed: the summary is ruff's
+            ``Found N errors (F fixed, R remaining).``
+        summary: ``False`` for ``check --quiet``: the findings only.
     """
     for d in listed(diagnostics, show_notices=show_notices):
         stream.write(format_line(d) + "\n")
+    if not summary:
+        return
     errors = [d for d in diagnostics if not d.informational]
     n = len(errors)
-    if n == 0:
+    if fixed:
+        total = n + fixed
+        stream.write(
+            f"Found {total} error{'s' if total != 1 else ''} ({fixed} fixed, {n} remaining).\n"
+        )
+    elif n == 0:
         stream.write("All checks passed!\n")
     else:
         stream.write(f"Found {n} error{'s' if n != 1 else ''}.\n")
+    if n:
         fixable = sum(1 for d in errors if _safe(d))
         if fixable:
             stream.write(f"[*] {fixable} fixable with `ppo-migrate apply`.\n")

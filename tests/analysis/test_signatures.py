@@ -83,21 +83,65 @@ def test_re_exports_are_followed_absolute_relative_and_through_packages(tmp_path
         assert (Path(d.path).name, d.line, d.spelled) == ("constants_ppo.py", 4, "get_ppo_ray_runtime_env()")
 
 
-def test_what_cannot_be_read_statically_is_no_answer(tmp_path: Path) -> None:
+def test_what_cannot_be_read_statically_is_uncertain(tmp_path: Path) -> None:
+    """A copy that binds the name by anything but a plain def (or a re-export of one) is an
+    Unreadable binding: the call is left alone, never rewritten on a guess."""
     _verl(
         tmp_path,
         "def _make():\n    return lambda: {}\n\nget_ppo_ray_runtime_env = _make()\n",
         **{
-            "verl/trainer/star.py": "from verl.trainer.constants_ppo import *\n",
             "verl/trainer/cycle_a.py": "from verl.trainer.cycle_b import get_ppo_ray_runtime_env\n",
             "verl/trainer/cycle_b.py": "from verl.trainer.cycle_a import get_ppo_ray_runtime_env\n",
             "verl/trainer/broken.py": "def get_ppo_ray_runtime_env(:\n",
             "verl/trainer/outside.py": "from torch import get_ppo_ray_runtime_env\n",
+            "verl/trainer/decorated.py": "import functools\n\n@functools.cache\ndef get_ppo_ray_runtime_env(config=None):\n    pass\n",
+            "verl/trainer/fallback.py": "try:\n    from ._new import get_ppo_ray_runtime_env\nexcept ImportError:\n"
+                                        "    def get_ppo_ray_runtime_env(config=None):\n        pass\n",
+            "verl/trainer/rebound.py": "def get_ppo_ray_runtime_env(config=None):\n    pass\n\n"
+                                       "get_ppo_ray_runtime_env = print\n",
         },
     )
-    for module in ("verl.trainer.constants_ppo", "verl.trainer.star", "verl.trainer.cycle_a",
-                   "verl.trainer.broken", "verl.trainer.outside", "verl.trainer.missing"):
-        assert find_definitions(tmp_path, module, "get_ppo_ray_runtime_env") is None, module
+    why = {
+        "constants_ppo": "an assignment",
+        "cycle_a": "a chain of re-exports too long to follow",
+        "broken": "a file Python cannot parse",
+        "outside": "an import from `torch`, outside the copy",
+        "decorated": "a decorated def (@functools.cache)",
+        "fallback": "an import from `verl.trainer._new`, outside the copy",
+        "rebound": "an assignment",
+    }
+    for module, expected in why.items():
+        found = find_definitions(tmp_path, f"verl.trainer.{module}", "get_ppo_ray_runtime_env")
+        assert found is not None, module
+        assert expected in [getattr(b, "why", None) for b in found], (module, found)
+        answer = SignatureResolver().callee(str(tmp_path / "train.py"), f"verl.trainer.{module}.get_ppo_ray_runtime_env")
+        assert not answer.accepts_config, module
+        assert "so its signature cannot be read" in answer.reason
+    # what the copy does not bind at all says nothing: the next source decides
+    assert find_definitions(tmp_path, "verl.trainer.missing", "get_ppo_ray_runtime_env") is None
+    assert find_definitions(tmp_path, "verl.trainer.cycle_a", "other_name") is None
+
+
+def test_star_re_exports_lambdas_and_aliases_are_read(tmp_path: Path) -> None:
+    _verl(
+        tmp_path,
+        "def get_ppo_ray_runtime_env():\n    pass\n",
+        **{
+            "verl/trainer/star.py": "from verl.trainer.constants_ppo import *\n",
+            "verl/trainer/hidden.py": "__all__ = ['other']\nfrom verl.trainer.constants_ppo import *\n",
+            "verl/trainer/via_hidden.py": "from verl.trainer.hidden import *\n",
+            "verl/trainer/lam.py": "get_ppo_ray_runtime_env = lambda config=None: {}\n",
+            "verl/trainer/alias.py": "def _impl(config=None):\n    pass\n\nget_ppo_ray_runtime_env = _impl\n",
+        },
+    )
+    (d,) = find_definitions(tmp_path, "verl.trainer.star", "get_ppo_ray_runtime_env")
+    assert (d.line, d.positional) == (1, False)
+    # hidden's literal __all__ does not export it, so a star import of hidden binds nothing
+    assert find_definitions(tmp_path, "verl.trainer.via_hidden", "get_ppo_ray_runtime_env") is None
+    (d,) = find_definitions(tmp_path, "verl.trainer.lam", "get_ppo_ray_runtime_env")
+    assert (d.positional, d.keyword, d.spelled) == (True, True, "get_ppo_ray_runtime_env(config=None)")
+    (d,) = find_definitions(tmp_path, "verl.trainer.alias", "get_ppo_ray_runtime_env")
+    assert (d.line, d.positional) == (4, True)
 
 
 def test_a_definition_on_each_branch_is_returned_twice(tmp_path: Path) -> None:
@@ -157,7 +201,8 @@ def test_sources_in_order_in_tree_setting_declared_unknown(tmp_path: Path) -> No
     assert (in_tree.accepts_config, in_tree.source) == (True, "in-tree")
     # a target outside verl with no in-tree definition: the newest signature
     other = SignatureResolver().callee(str(tmp_path / "x.py"), "mylib.env.get_ppo_ray_runtime_env")
-    assert (other.accepts_config, other.source, other.detail) == (True, "unknown", "")
+    assert (other.accepts_config, other.source) == (True, "unknown")
+    assert other.detail == "no in-tree definition of `mylib.env.get_ppo_ray_runtime_env`: a config is assumed to be accepted"
 
 
 def test_keyword_mode_asks_for_a_config_keyword(tmp_path: Path) -> None:
@@ -166,7 +211,14 @@ def test_keyword_mode_asks_for_a_config_keyword(tmp_path: Path) -> None:
     assert SignatureResolver(keyword=False).callee(caller, TARGET).accepts_config
     refused = SignatureResolver(keyword=True).callee(caller, TARGET)
     assert not refused.accepts_config
-    assert refused.detail.endswith("defines `get_ppo_ray_runtime_env(cfg=None)` without a config parameter")
+    assert refused.reason.endswith("defines `get_ppo_ray_runtime_env(cfg=None)`, which takes no `config=` keyword")
+    assert refused.remedy == "run without --keyword (keyword = false)"
+    _verl(tmp_path, "def get_ppo_ray_runtime_env(*, config=None):\n    pass\n")
+    keyword_only = SignatureResolver(keyword=False).callee(caller, TARGET)
+    assert not keyword_only.accepts_config
+    assert keyword_only.reason.endswith("which takes the config by keyword only")
+    assert keyword_only.remedy == "run with --keyword (keyword = true)"
+    assert SignatureResolver(keyword=True).callee(caller, TARGET).accepts_config
 
 
 def test_two_calls_in_one_file_may_bind_to_different_definitions(tmp_path: Path) -> None:

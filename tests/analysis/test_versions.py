@@ -49,7 +49,7 @@ def _write(root: Path, name: str, text: str | bytes) -> Path:
     [
         (">=0.7.1,<0.9.0", "0.7.1"),
         ("<0.9", "0.1"),  # the lowest release of all
-        (">0.8.0", "0.9.0"),  # the next known release
+        (">0.8.0", "0.8.1"),  # the next known release
         ("~=0.9", "0.9.0"),
         ("==0.8.0", "0.8.0"),
         ("==0.8.*", "0.8.0"),
@@ -64,7 +64,9 @@ def test_lowest_allowed(spec: str, expected: str) -> None:
 
 def test_lowest_allowed_is_none_without_constraint_or_candidate() -> None:
     assert lowest_allowed(SpecifierSet("")) is None
-    assert lowest_allowed(SpecifierSet(">0.9.5")) is None
+    assert lowest_allowed(SpecifierSet(">0.9.5,<0.9.6")) is None
+    # ``>X`` allows the next patch release of X, which may be published later
+    assert lowest_allowed(SpecifierSet(">0.9.5")) == Version("0.9.6")
 
 
 def test_known_releases_are_sorted_and_hold_the_signature_boundary() -> None:
@@ -178,7 +180,9 @@ def test_other_packages_with_verl_in_their_name_are_not_verl(tmp_path: Path) -> 
 # markers
 
 
-def test_false_python_marker_ignores_the_requirement(tmp_path: Path) -> None:
+def test_markers_are_not_evaluated_every_branch_counts(tmp_path: Path) -> None:
+    """A marker describes the trainer's machine, not ppo-migrate's: verl==0.5.0 for
+    Python 2 still counts, and the lowest version of every branch decides."""
     _write(
         tmp_path,
         "pyproject.toml",
@@ -189,7 +193,7 @@ def test_false_python_marker_ignores_the_requirement(tmp_path: Path) -> None:
         "]\n",
     )
     got = declared_verl(tmp_path)
-    assert got is not None and (got.version, got.line) == (Version("0.7.0"), 6)
+    assert got is not None and (got.version, got.line) == (Version("0.5.0"), 4)
 
 
 def test_markers_on_other_variables_keep_the_requirement(tmp_path: Path) -> None:
@@ -383,7 +387,7 @@ def test_requirements_includes_relative_to_the_including_file_with_a_cycle(tmp_p
     _write(tmp_path, "reqs/more.txt", "\n\nverl>0.8.0\n-rbase.txt\n")
     got = declared_verl(tmp_path)
     assert got is not None
-    assert (got.version, got.path, got.line) == (Version("0.9.0"), str(tmp_path / "reqs" / "more.txt"), 3)
+    assert (got.version, got.path, got.line) == (Version("0.8.1"), str(tmp_path / "reqs" / "more.txt"), 3)
     assert got.why == f"lowest version {os.path.join('reqs', 'more.txt')}:3 verl>0.8.0 allows"
 
 
@@ -393,10 +397,12 @@ def test_requirements_missing_include_is_skipped(tmp_path: Path) -> None:
     assert got is not None and (got.version, got.line) == (Version("0.6.0"), 2)
 
 
-def test_constraints_files_do_not_declare(tmp_path: Path) -> None:
-    _write(tmp_path, "requirements.txt", "-c constraints.txt\n")
+def test_constraints_files_pin_what_the_project_installs(tmp_path: Path) -> None:
+    _write(tmp_path, "requirements.txt", "verl\n-c constraints.txt\n")
     _write(tmp_path, "constraints.txt", "verl==0.5.0\n")
-    assert declared_verl(tmp_path) is None
+    got = declared_verl(tmp_path)
+    assert got is not None
+    assert (got.version, got.kind, got.path) == (Version("0.5.0"), "lock", str(tmp_path / "constraints.txt"))
 
 
 # --------------------------------------------------------------------------------------------
@@ -475,10 +481,13 @@ def test_poetry_tilde_table_in_a_group(tmp_path: Path) -> None:
     assert got is not None and (got.version, got.line) == (Version("0.7.1"), 5)
 
 
-def test_poetry_git_is_a_direct_reference(tmp_path: Path) -> None:
-    _write(tmp_path, "pyproject.toml", '[tool.poetry.dependencies]\nverl = { git = "https://example.invalid/verl.git", tag = "v0.8.0" }\n')
+def test_poetry_git_is_a_direct_reference_unless_its_tag_names_a_release(tmp_path: Path) -> None:
+    _write(tmp_path, "pyproject.toml", '[tool.poetry.dependencies]\nverl = { git = "https://example.invalid/verl.git", branch = "main" }\n')
     got = declared_verl(tmp_path)
     assert got is not None and (got.version, got.kind, got.line) == (None, "direct-reference", 2)
+    _write(tmp_path, "pyproject.toml", '[tool.poetry.dependencies]\nverl = { git = "https://example.invalid/verl.git", tag = "v0.8.0" }\n')
+    got = declared_verl(tmp_path)
+    assert got is not None and (got.version, got.kind, got.line) == (Version("0.8.0"), "lock", 2)
 
 
 def test_pdm_dev_dependencies(tmp_path: Path) -> None:
@@ -583,11 +592,11 @@ def test_setup_py_mutated_or_imported_names_are_not_literals(tmp_path: Path) -> 
 
 
 def test_specifier_no_known_release_satisfies(tmp_path: Path) -> None:
-    _write(tmp_path, "pyproject.toml", '[project]\nname = "p"\ndependencies = ["verl>0.9.5"]\n')
+    _write(tmp_path, "pyproject.toml", '[project]\nname = "p"\ndependencies = ["verl>0.9.5,<0.9.6"]\n')
     got = declared_verl(tmp_path)
     assert got is not None
     assert (got.version, got.kind, got.line) == (None, "specifier", 3)
-    assert got.why == "no known verl release satisfies pyproject.toml:3 verl>0.9.5"
+    assert got.why == "no known verl release satisfies pyproject.toml:3 verl>0.9.5,<0.9.6"
 
 
 @pytest.mark.parametrize(
@@ -621,7 +630,7 @@ def test_uv_dev_and_override_dependencies(tmp_path: Path) -> None:
     assert got is not None and (got.version, got.line) == (Version("0.7.0"), 7)
 
 
-def test_poetry_marker_false_is_ignored(tmp_path: Path) -> None:
+def test_poetry_markers_are_not_evaluated(tmp_path: Path) -> None:
     _write(
         tmp_path,
         "pyproject.toml",
@@ -629,7 +638,7 @@ def test_poetry_marker_false_is_ignored(tmp_path: Path) -> None:
         '  { version = "^0.9", markers = "python_version >= \'3\'" },\n]\n',
     )
     got = declared_verl(tmp_path)
-    assert got is not None and (got.version, got.line) == (Version("0.9.0"), 2)
+    assert got is not None and (got.version, got.line) == (Version("0.5.0"), 2)
 
 
 def test_requirements_include_paths_are_normalised(tmp_path: Path) -> None:
@@ -652,11 +661,21 @@ def test_walks_up_from_a_file_to_the_project_root(tmp_path: Path) -> None:
     assert got is not None and got.path == str(tmp_path / "requirements.txt")
 
 
-def test_stops_at_the_first_project_root_even_without_verl(tmp_path: Path) -> None:
-    _write(tmp_path, "requirements.txt", "verl==0.8.0\n")
-    _write(tmp_path, "sub/pyproject.toml", '[tool.ruff]\nline-length = 100\n')
-    assert declared_verl(tmp_path / "sub" / "pkg" / "x.py") is None
-    assert declared_verl(tmp_path / "sub") is None
+def test_a_project_file_declaring_nothing_lets_the_walk_go_on(tmp_path: Path) -> None:
+    """A ``pyproject.toml`` configuring tools only, or a sub-project without verl, does not
+    hide the workspace's pin above it; the repository root (``.git``) ends the walk."""
+    _write(tmp_path, "repo/requirements.txt", "verl==0.8.0\n")
+    _write(tmp_path, "repo/sub/pyproject.toml", '[tool.ruff]\nline-length = 100\n')
+    got = declared_verl(tmp_path / "repo" / "sub" / "pkg" / "x.py")
+    assert got is not None and (got.version, got.path) == (Version("0.8.0"), str(tmp_path / "repo" / "requirements.txt"))
+    _write(tmp_path, "repo/sub/pyproject.toml", '[project]\nname = "sub"\ndependencies = ["verl>=0.9"]\n')
+    got = declared_verl(tmp_path / "repo" / "sub")
+    assert got is not None and got.version == Version("0.9.0")  # the nearest declaration decides
+    _write(tmp_path, "requirements.txt", "verl==0.5.0\n")
+    (tmp_path / "repo" / ".git").mkdir()
+    _write(tmp_path, "repo/requirements.txt", "numpy\n")
+    _write(tmp_path, "repo/sub/pyproject.toml", '[tool.ruff]\n')
+    assert declared_verl(tmp_path / "repo" / "sub") is None  # not past the repository root
 
 
 def test_stop_is_inclusive(tmp_path: Path) -> None:
@@ -810,7 +829,7 @@ def test_lowest_allowed_agrees_with_uv_lowest_resolution(tmp_path: Path, spec: s
     _write(tmp_path, "pyproject.toml", f'[project]\nname = "p"\ndependencies = ["verl{spec}"]\n')
     got = declared_verl(tmp_path)
     assert got is not None and got.version is not None
-    if spec == ">=0.8.1":  # the written bound (no such release) is lower than any release uv can pick
+    if spec in (">=0.8.1", ">0.8.0"):  # a 0.8.1 (not released yet) is lower than any release uv can pick
         assert (got.version, uv_lowest) == (Version("0.8.1"), Version("0.9.0"))
     else:
         assert got.version == uv_lowest
@@ -832,3 +851,62 @@ def test_real_uv_lock(tmp_path: Path) -> None:
     assert got.requirement == "verl 0.8.0 (uv.lock)"
     assert lock_lines[got.line - 1] == 'name = "verl"'
     assert lock_lines[got.line] == 'version = "0.8.0"'
+
+
+# --------------------------------------------------------------------------------------------
+# a fresh user's findings: tags, local paths, more places requirements live
+
+
+@pytest.mark.parametrize(
+    ("name", "text"),
+    [
+        ("pyproject.toml", '[project]\nname = "p"\ndependencies = ["verl @ git+https://example.invalid/verl.git@v0.8.0"]\n'),
+        ("requirements.txt", "verl @ git+https://example.invalid/verl.git@0.8.0#egg=verl\n"),
+        ("requirements.txt", "-e git+https://example.invalid/verl.git@v0.8.0#egg=verl\n"),
+        ("pyproject.toml", '[project]\nname = "p"\ndependencies = ["verl"]\n\n[tool.uv.sources]\nverl = { git = "https://example.invalid/verl.git", tag = "v0.8.0" }\n'),
+    ],
+)
+def test_a_git_tag_naming_a_release_is_that_release(tmp_path: Path, name: str, text: str) -> None:
+    _write(tmp_path, name, text)
+    got = declared_verl(tmp_path)
+    assert got is not None and (got.version, got.kind) == (Version("0.8.0"), "lock")
+
+
+def test_a_branch_or_commit_says_nothing(tmp_path: Path) -> None:
+    _write(tmp_path, "requirements.txt", "verl @ git+https://example.invalid/verl.git@3f2e1d0c9b8a\n")
+    got = declared_verl(tmp_path)
+    assert got is not None and (got.version, got.kind, got.local_path) == (None, "direct-reference", None)
+
+
+@pytest.mark.parametrize(
+    ("name", "text"),
+    [
+        ("requirements.txt", "-e ./third_party/verl\n"),
+        ("requirements.txt", "./third_party/verl\n"),
+        ("pyproject.toml", '[project]\nname = "p"\ndependencies = ["verl"]\n\n[tool.uv.sources]\nverl = { path = "third_party/verl", editable = true }\n'),
+        ("pyproject.toml", '[tool.poetry.dependencies]\nverl = { path = "third_party/verl", develop = true }\n'),
+    ],
+)
+def test_a_path_reference_carries_its_directory(tmp_path: Path, name: str, text: str) -> None:
+    (tmp_path / "third_party" / "verl" / "verl").mkdir(parents=True)
+    _write(tmp_path, name, text)
+    got = declared_verl(tmp_path)
+    assert got is not None
+    assert (got.version, got.kind, got.local_path) == (None, "direct-reference", str(tmp_path / "third_party" / "verl"))
+
+
+@pytest.mark.parametrize(
+    ("files", "where"),
+    [
+        ({"requirements/train.txt": "verl==0.8.0\n"}, "requirements/train.txt"),
+        ({"requirements.in": "verl>=0.7.1,<0.9\n"}, "requirements.in"),
+        ({"pyproject.toml": '[project]\nname = "p"\ndynamic = ["dependencies"]\n\n[tool.setuptools.dynamic]\n'
+          'dependencies = { file = ["deps/base.txt"] }\n', "deps/base.txt": "verl==0.8.0\n"}, "deps/base.txt"),
+    ],
+)
+def test_more_places_requirements_live(tmp_path: Path, files: dict[str, str], where: str) -> None:
+    for name, text in files.items():
+        _write(tmp_path, name, text)
+    got = declared_verl(tmp_path)
+    assert got is not None and got.path == str(tmp_path / where)
+    assert got.version in (Version("0.8.0"), Version("0.7.1"))

@@ -19,6 +19,7 @@ from ppo_runtime import (
     parse_capability,
     probe_device_capability,
     resolve_device_capability,
+    torch_hip_version,
 )
 
 
@@ -200,3 +201,86 @@ def test_megatron_with_override_never_imports_torch():
         "print(env['env_vars']['CUDA_DEVICE_MAX_CONNECTIONS'], 'torch' in sys.modules)"
     )
     assert out == "1 False"
+
+
+# --- one probe under concurrency (single-flight) -----------------------------------------
+
+
+def test_32_concurrent_first_calls_probe_once_and_warn_once(monkeypatch, caplog):
+    import logging
+    import threading
+    import time
+
+    calls = []
+
+    def slow_capability(device=None):
+        calls.append(device)
+        time.sleep(0.2)  # every other thread arrives while the first one probes
+        return (9, 0)
+
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(torch.cuda, "get_device_capability", slow_capability)
+    cfg = {"actor_rollout_ref": {"actor": {"strategy": "megatron"}}}
+    barrier = threading.Barrier(32)
+    results = []
+
+    def call():
+        barrier.wait()
+        results.append(get_ppo_ray_runtime_env(cfg)["env_vars"]["CUDA_DEVICE_MAX_CONNECTIONS"])
+
+    threads = [threading.Thread(target=call) for _ in range(32)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=30)
+    assert results == ["1"] * 32
+    assert len(calls) == 1
+
+    # And with an unknown capability: 32 calls, one warning.
+    probe_device_capability.cache_clear()
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    caplog.set_level(logging.WARNING, logger="ppo_runtime")
+    barrier = threading.Barrier(32)
+    threads = [threading.Thread(target=call) for _ in range(32)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=30)
+    assert len([r for r in caplog.records if r.name == "ppo_runtime"]) == 1
+
+
+# --- ROCm: torch.version.hip, read without importing torch --------------------------------
+
+
+def test_hip_version_of_an_imported_torch(monkeypatch):
+    assert torch_hip_version() is None  # this machine's CPU build
+    monkeypatch.setattr(torch.version, "hip", "6.2.41133")
+    assert torch_hip_version() == "6.2.41133"
+
+
+def test_hip_version_is_read_from_torch_version_py_without_importing_torch():
+    out = _run(
+        "import sys\n"
+        "from ppo_runtime import torch_hip_version\n"
+        "print(torch_hip_version(), 'torch' in sys.modules)"
+    )
+    assert out == "None False"
+
+
+@pytest.mark.parametrize(
+    "line, expected",
+    [
+        ("hip: Optional[str] = None", None),
+        ("hip: Optional[str] = '6.2.41133'", "6.2.41133"),
+        ("hip = '5.7.31921'", "5.7.31921"),
+    ],
+)
+def test_hip_version_file_forms(tmp_path, monkeypatch, line, expected):
+    # A stand-in torch package whose generated version.py says what a ROCm build says.
+    pkg = tmp_path / "torch"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("raise ImportError('must not be imported')\n")
+    (pkg / "version.py").write_text(f"from typing import Optional\n__version__ = '2.5.0'\n{line}\n")
+    monkeypatch.delitem(sys.modules, "torch")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert torch_hip_version() == expected

@@ -66,6 +66,7 @@ def test_veomni_and_torchtitan_trainers_run_no_megatron(load_config, name, strat
 
 def test_ref_follows_the_actor_through_its_interpolation(fsdp_cfg):
     fsdp_cfg.actor_rollout_ref.actor.strategy = "megatron"
+    fsdp_cfg.actor_rollout_ref.actor.use_kl_loss = True  # verl builds the ref only with KL
     # The ref's strategy is ${actor_rollout_ref.actor.strategy}: it follows.
     assert megatron_components(fsdp_cfg) == ("actor_rollout_ref.actor", "actor_rollout_ref.ref")
 
@@ -78,6 +79,7 @@ def test_each_component_alone_counts(fsdp_cfg, path):
     fsdp_cfg.actor_rollout_ref.ref.strategy = "fsdp"  # cut the ref's link to the actor
     OmegaConf.update(fsdp_cfg, f"{path}.strategy", "megatron", force_add=True)
     OmegaConf.update(fsdp_cfg, f"{path}.enable", True, force_add=True)
+    fsdp_cfg.actor_rollout_ref.actor.use_kl_loss = True  # verl builds the ref only with KL
     assert megatron_components(fsdp_cfg) == (path,)
 
 
@@ -156,7 +158,7 @@ def test_missing_value_marker_is_not_an_error():
 def test_plain_dict_with_interpolation_is_resolved():
     cfg = {
         "actor_rollout_ref": {
-            "actor": {"strategy": "megatron"},
+            "actor": {"strategy": "megatron", "use_kl_loss": True},
             "ref": {"strategy": "${actor_rollout_ref.actor.strategy}"},
         }
     }
@@ -167,7 +169,8 @@ def test_plain_dict_oc_select_default():
     cfg = {
         "actor_rollout_ref": {
             "ref": {"strategy": "${oc.select:actor_rollout_ref.actor.strategy,megatron}"}
-        }
+        },
+        "algorithm": {"use_kl_in_reward": True},
     }
     assert megatron_components(cfg) == ("actor_rollout_ref.ref",)
 
@@ -186,6 +189,7 @@ class _Engine:
 @dataclasses.dataclass
 class _Actor:
     strategy: str = "fsdp"
+    use_kl_loss: bool = True
     megatron: _Engine = dataclasses.field(default_factory=_Engine)
 
 
@@ -264,7 +268,10 @@ def test_describe():
 
 def test_dictconfig_nested_in_a_plain_dict_resolves_against_the_whole_config():
     arr = OmegaConf.create(
-        {"actor": {"strategy": "megatron"}, "ref": {"strategy": "${actor_rollout_ref.actor.strategy}"}}
+        {
+            "actor": {"strategy": "megatron", "use_kl_loss": True},
+            "ref": {"strategy": "${actor_rollout_ref.actor.strategy}"},
+        }
     )
     cfg = {"actor_rollout_ref": arr, "critic": {"strategy": "fsdp"}}
     assert megatron_components(cfg) == ("actor_rollout_ref.actor", "actor_rollout_ref.ref")

@@ -1,0 +1,60 @@
+"""``ppo_migrate.import_sections``: the section and order isort/ruff give an import."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from cli_helpers import run_cli
+from ppo_migrate.import_sections import (
+    FIRST_PARTY,
+    FUTURE,
+    LOCAL,
+    STDLIB,
+    THIRD_PARTY,
+    read_import_sections,
+)
+
+
+def test_sections_from_ruff_isort_and_src(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.ruff.lint.isort]\nknown-first-party = ["mylab"]\nknown-third-party = ["verl"]\n'
+    )
+    (tmp_path / "verl").mkdir()  # a source root's package, but listed as third-party
+    (tmp_path / "src" / "tools").mkdir(parents=True)  # ruff's default src: ".", "src"
+    s = read_import_sections(tmp_path)
+    assert [s.section(m) for m in ("__future__", "os.path", "ppo_runtime", "mylab.x", "verl.a", "tools")] == [
+        FUTURE, STDLIB, THIRD_PARTY, FIRST_PARTY, THIRD_PARTY, FIRST_PARTY,
+    ]
+    assert s.section("x", relative=True) == LOCAL
+    # `import b` before `from a import c` within a section; names compared without case
+    assert s.key("b", is_from=False) < s.key("a", is_from=True)
+    assert s.key("Ppo_runtime", is_from=True) < s.key("ray", is_from=True)
+
+
+def test_isort_settings_and_ruff_toml(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.isort]\nknown_first_party = ["ppo_runtime"]\nforce_sort_within_sections = true\n'
+    )
+    s = read_import_sections(tmp_path)
+    assert s.section("ppo_runtime") == FIRST_PARTY and s.force_sort_within_sections
+    assert s.key("b", is_from=False) > s.key("a", is_from=True)  # sorted together
+    (tmp_path / "ruff.toml").write_text('[lint.isort]\nknown-first-party = ["verl"]\n')
+    s = read_import_sections(tmp_path)  # ruff.toml wins over pyproject's [tool.isort]
+    assert s.section("verl") == FIRST_PARTY and s.section("ppo_runtime") == THIRD_PARTY
+
+
+def test_apply_places_ppo_runtime_by_the_project_settings(tmp_path: Path) -> None:
+    """Through the CLI: with ppo_runtime first-party in [tool.isort], the new import goes
+    to the first-party section, after the third-party one, separated by a blank line."""
+    (tmp_path / "pyproject.toml").write_text('[tool.isort]\nknown_first_party = ["ppo_runtime"]\n')
+    src = (
+        "import os\n\nimport ray\nfrom verl.trainer.constants_ppo import get_ppo_ray_runtime_env\n\n\n"
+        "def run(config):\n    return get_ppo_ray_runtime_env(), os, ray\n"
+    )
+    (tmp_path / "m.py").write_text(src)
+    proc = run_cli("apply", "--use-ppo-runtime", "m.py", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert (tmp_path / "m.py").read_text() == (
+        "import os\n\nimport ray\n\nfrom ppo_runtime import get_ppo_ray_runtime_env\n\n\n"
+        "def run(config):\n    return get_ppo_ray_runtime_env(config), os, ray\n"
+    )
