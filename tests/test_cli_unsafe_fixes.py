@@ -74,7 +74,7 @@ def test_unsafe_fixes_setting_and_its_override(tmp_path: Path) -> None:
     root = _tree(tmp_path / "t", "[tool.ppo-migrate]\nunsafe-fixes = true\n")
     diff = run_cli("apply", "--diff", "--no-unsafe-fixes", ".", cwd=root)
     assert "+++ b/safe.py" in diff.stdout and "+++ b/unsafe.py" not in diff.stdout
-    assert "Would rewrite 1 call in 1 file; 1 finding remains." in diff.stdout
+    assert "Would rewrite 1 call in 1 file; 1 finding remains." in diff.stderr  # patch-only stdout
     proc = run_cli("apply", "--no-progress", ".", cwd=root)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert (root / "unsafe.py").read_text() == UNSAFE.replace("env()", "env(config)")
@@ -82,3 +82,14 @@ def test_unsafe_fixes_setting_and_its_override(tmp_path: Path) -> None:
     proc = run_cli("check", ".", cwd=bad)
     assert proc.returncode == 2
     assert "unsafe-fixes" in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
+
+
+def test_check_fix_makes_unsafe_fixes_only_when_asked(tmp_path: Path) -> None:
+    root = _tree(tmp_path / "t")
+    proc = run_cli("check", "--fix", "--no-progress", ".", cwd=root)
+    assert proc.returncode == 1
+    assert (root / "unsafe.py").read_text() == UNSAFE
+    assert (root / "safe.py").read_text() == SAFE.replace("env()", "env(config)")
+    proc = run_cli("check", "--fix", "--unsafe-fixes", "--no-progress", ".", cwd=root)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert (root / "unsafe.py").read_text() == UNSAFE.replace("env()", "env(config)")
