@@ -746,7 +746,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--apply-runs", type=int, default=3, help="timed runs of item 3 (long)")
     ap.add_argument("--rss-runs", type=int, default=3, help="runs of the peak-RSS measurement")
     ap.add_argument("--import-runs", type=int, default=20, help="runs of the import timing")
-    ap.add_argument("--only", default="1,2,3,4", help="items to run, e.g. 1,2 (default: all)")
+    ap.add_argument("--only", default="1,2,3,4,5", help="items to run, e.g. 1,2 (default: all)")
     ap.add_argument(
         "--quick", action="store_true", help="small trees and one run each (smoke test only)"
     )
@@ -807,9 +807,107 @@ def main(argv: Sequence[str] | None = None) -> int:
             f"runtime function); {large.relative_to(REPO)} = {RSS_LARGE // RSS_SMALL} copies of it"
         )
         _item4(rep, small, large, max(1, args.rss_runs), max(3, args.import_runs))
+    if "5" in only:
+        _item5(rep, n(ALL_CANDIDATE_FILES), 3)
 
     _print_report(rep, args)
     return 0 if all(t[3] for t in rep.targets) else 1
+
+
+ALL_CANDIDATE_FILES = 2000  # item 5: real files with a call injected into every function
+
+
+def _inject_calls(text: str, rng: random.Random) -> str | None:
+    """``text`` with a configless call before one random statement of every function (at
+    the statement's indentation) and the import at the end; ``None`` when that is not
+    valid Python (or the file is not)."""
+    import ast
+
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return None
+    lines = text.split("\n")
+    inserts: dict[int, int] = {}
+    for func in ast.walk(tree):
+        if isinstance(func, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            stmts = [
+                s for s in ast.walk(func)
+                if isinstance(s, ast.stmt) and s is not func
+                and not getattr(s, "decorator_list", None)
+                and not lines[s.lineno - 1][: s.col_offset].strip()
+            ]
+            if stmts:
+                spot = rng.choice(stmts)
+                inserts.setdefault(spot.lineno, spot.col_offset)
+    if not inserts:
+        return None
+    for lineno in sorted(inserts, reverse=True):
+        lines.insert(lineno - 1, " " * inserts[lineno] + f"{TARGET_NAME}()")
+    out = "\n".join(lines) + f"\nfrom verl.trainer.constants_ppo import {TARGET_NAME}\n"
+    try:
+        compile(out, "<bench>", "exec", ast.PyCF_ONLY_AST)
+    except (SyntaxError, ValueError):
+        return None
+    return out
+
+
+def _item5(rep: Report, n_files: int, runs: int) -> None:
+    """Item 5 (issue 13): the analysis of a candidate file against Python's own parse of it,
+    on real files (the standard library's and torch's) with a call injected into every
+    function; per file the best of ``runs`` timings of each, the median ratio is the target."""
+    import ast
+    import sysconfig
+    import time
+
+    from ppo_migrate.analysis.check import analyse
+    from ppo_migrate.settings import Settings
+
+    roots = [Path(sysconfig.get_paths()["stdlib"])]
+    spec = importlib.util.find_spec("torch")
+    if spec is not None and spec.origin:
+        roots.append(Path(spec.origin).parent)
+    paths = sorted(
+        p for r in roots for p in r.rglob("*.py")
+        if "site-packages" not in p.relative_to(r).parts and "test" not in p.parts
+        and "tests" not in p.parts
+    )
+    rng = random.Random(5)
+    rng.shuffle(paths)
+    settings = Settings()
+    parse_row, analyse_row = Row("5 all-candidate", "ast.parse per file"), Row(
+        "5 all-candidate", "analyse per file (the check core)"
+    )
+    parse_row.unit = analyse_row.unit = "ms"
+    ratios: list[float] = []
+    rep.notes.append(f"5: load average at start {_load()}")
+    for p in paths:
+        if len(ratios) >= n_files:
+            break
+        try:
+            text = _inject_calls(p.read_text(encoding="utf-8"), rng)
+        except (OSError, UnicodeDecodeError):
+            continue
+        if text is None or len(text) > 1 << 20:
+            continue
+        best_parse = best_analyse = float("inf")
+        for _ in range(runs):
+            t0 = time.perf_counter()
+            compile(text, "bench.py", "exec", ast.PyCF_ONLY_AST)
+            t1 = time.perf_counter()
+            analyse(text, "bench.py", settings)
+            t2 = time.perf_counter()
+            best_parse, best_analyse = min(best_parse, t1 - t0), min(best_analyse, t2 - t1)
+        parse_row.values.append(best_parse * 1000)
+        analyse_row.values.append(best_analyse * 1000)
+        ratios.append(best_analyse / best_parse)
+    rep.rows += [parse_row, analyse_row]
+    ratio = statistics.median(ratios)
+    rep.target("5: analyse / ast.parse per candidate (median)", ratio, "<= 4.00", ratio <= 4.0)
+    rep.notes.append(
+        f"5: {len(ratios)} files of {', '.join(str(r) for r in roots)} with a call injected "
+        f"into every function; ratio quartiles {statistics.quantiles(ratios, n=4)}"
+    )
 
 
 def _load() -> str:

@@ -168,7 +168,9 @@ class _AstFacts:
                         self.exported.add(e.value)
         if not wanted:
             return
-        parents = m.facts.parents
+        from ppo_migrate.analysis.module import all_parents
+
+        parents = all_parents(m.tree)
         for call in sorted(m.facts.calls, key=lambda c: (c.lineno, c.col_offset)):
             fqs = self._fqs(call.func) & wanted
             if fqs:

@@ -122,6 +122,10 @@ class ModuleAnalysis:
         self.matcher = TargetMatcher.of(settings.targets)
         self.targets = TargetFinder(self.module, self.scopes, self.matcher, package)
         self._configs: ConfigFinder | None = None
+        from ppo_migrate.analysis.shims import MARKERS
+
+        text = self.module.text
+        self._may_hold_shims = any(word in text for word in MARKERS)
         self._make_configs = lambda: ConfigFinder(
             self.module,
             self.scopes,
@@ -133,7 +137,7 @@ class ModuleAnalysis:
 
     @property
     def parents(self) -> dict[int, ast.AST]:
-        """``id(node) -> parent`` for the module."""
+        """``id(name) -> parent`` for the module's ``ast.Name`` nodes."""
         return self.module.facts.parents
 
     @property
@@ -215,7 +219,7 @@ class ModuleAnalysis:
         return one_line.replace("( ", "(").replace(" )", ")")
 
     def _configless(self, t: TargetCall) -> Diagnostic | None:
-        shim = self._shims().why(t.call)
+        shim = self._shims().why(t.call) if self._may_hold_shims else None
         if shim is not None:
             return self._diagnostic(
                 t, "PPO004", f"`{t.callee}()` is a compatibility shim ({shim}); left as it is"
@@ -286,7 +290,7 @@ class ModuleAnalysis:
             return out
 
         return ShimDetector(
-            self.parents,
+            self.module.ancestors,
             qualified,
             lambda names: bool(names) and names <= targets,
             lambda call: configless_kind(call) is not None,

@@ -105,7 +105,7 @@ class ConfigFinder:
         finder: the module's :class:`ppo_migrate.analysis.targets.TargetFinder`
             (it knows every binding and resolves qualified names).
         config_names: the ``config-names`` setting, in preference order.
-        parents: child node id -> parent node, for the whole module
+        parents: ``id(name) -> parent node`` for the module's ``ast.Name`` nodes
             (``module.facts.parents``).
         classes: the cross-file index of the project's classes (base classes in
             other files); ``None``: this module's classes only.

@@ -89,6 +89,33 @@ class ParsedModule:
         line = node.end_lineno  # type: ignore[attr-defined]
         return line, self.column(line, node.end_col_offset) + 1  # type: ignore[attr-defined]
 
+    def ancestors(self, node: ast.AST) -> list[ast.AST]:
+        """The nodes enclosing ``node``, from the module down to its parent (``[]`` for the
+        module itself or a node not in the tree).
+
+        Found by descending from the module through the children whose source range
+        holds the node's start, so it costs the depth times the siblings on the way,
+        not a map of the whole tree.
+        """
+        target = (getattr(node, "lineno", 0), getattr(node, "col_offset", 0))
+        end = (getattr(node, "end_lineno", 0) or 0, getattr(node, "end_col_offset", 0) or 0)
+        chain: list[ast.AST] = []
+        current: ast.AST = self.tree
+        while current is not node:
+            chain.append(current)
+            nxt = None
+            for child in ast.iter_child_nodes(current):
+                if child is node:
+                    return chain
+                span = _span(child)
+                if span is not None and span[0] <= target and end <= span[1]:
+                    nxt = child  # siblings' ranges do not overlap
+                    break
+            if nxt is None:
+                return []
+            current = nxt
+        return chain
+
     def source_of(self, node: ast.AST) -> str:
         """The exact source text of a node (``ast.get_source_segment`` in code points)."""
         (l1, c1), (l2, c2) = self.start(node), self.end(node)
@@ -96,6 +123,29 @@ class ParsedModule:
             return self.lines[l1 - 1][c1 - 1 : c2 - 1]
         parts = [self.lines[l1 - 1][c1 - 1 :], *self.lines[l1 : l2 - 1], self.lines[l2 - 1][: c2 - 1]]
         return "\n".join(parts)
+
+
+def _span(node: ast.AST) -> tuple[tuple[int, int], tuple[int, int]] | None:
+    """A node's source range; for the position-less ones (arguments, comprehension,
+    withitem, match_case, ...) the range of their positioned children."""
+    if hasattr(node, "lineno"):
+        return (
+            (node.lineno, node.col_offset),  # type: ignore[attr-defined]
+            (node.end_lineno or 0, node.end_col_offset or 0),  # type: ignore[attr-defined]
+        )
+    spans = [s for s in map(_span, ast.iter_child_nodes(node)) if s is not None]
+    if not spans:
+        return None
+    return min(s[0] for s in spans), max(s[1] for s in spans)
+
+
+def all_parents(tree: ast.AST) -> dict[int, ast.AST]:
+    """``id(child) -> parent`` for every node of ``tree`` (one walk; for the caller phase)."""
+    out: dict[int, ast.AST] = {}
+    for node in ast.walk(tree):
+        for child in ast.iter_child_nodes(node):
+            out[id(child)] = node
+    return out
 
 
 def split_lines(text: str) -> list[str]:
@@ -164,7 +214,8 @@ class ModuleFacts:
     """What one walk of a module's tree collects for the rest of the analysis.
 
     Attributes:
-        parents: ``id(node) -> parent node`` for every node but the module.
+        parents: ``id(name) -> parent node`` for every ``ast.Name`` (the other nodes'
+            ancestors: :meth:`ParsedModule.ancestors`, :func:`all_parents`).
         calls: every ``ast.Call`` (in no particular order).
         imports: every ``ast.Import`` and ``ast.ImportFrom``.
         binders: every node that may bind a name: ``Name`` in a store context,
@@ -204,12 +255,13 @@ def walk_facts(tree: ast.AST) -> tuple[SourceProblem | None, ModuleFacts]:
     import_t = (ast.Import, ast.ImportFrom)
     declaration_t = (ast.Global, ast.Nonlocal)
     AST = ast.AST
-    stack: list[tuple[ast.AST, int]] = [(tree, 0)]
+    stack: list[tuple[ast.AST, int, ast.AST | None]] = [(tree, 0, None)]
     pop, push = stack.pop, stack.append
     while stack:
-        node, depth = pop()
+        node, depth, parent = pop()
         t = type(node)
         if t is name_t:
+            parents[id(node)] = parent  # type: ignore[assignment]
             if type(node.ctx) is store_t:  # type: ignore[attr-defined]
                 binders.append(node)
             else:
@@ -238,13 +290,11 @@ def walk_facts(tree: ast.AST) -> tuple[SourceProblem | None, ModuleFacts]:
         for name in node._fields:
             value = getattr(node, name, None)
             if isinstance(value, AST):
-                parents[id(value)] = node
-                push((value, depth))
+                push((value, depth, node))
             elif type(value) is list:
                 for item in value:
                     if isinstance(item, AST):
-                        parents[id(item)] = node
-                        push((item, depth))
+                        push((item, depth, node))
     return problem, facts
 
 
@@ -256,6 +306,7 @@ def nesting_problem(tree: ast.AST) -> SourceProblem | None:
 
 __all__ = [
     "ModuleFacts",
+    "all_parents",
     "ParsedModule",
     "SourceProblem",
     "nesting_problem",

@@ -27,6 +27,11 @@ import ast
 import operator
 from collections.abc import Callable, Mapping
 
+#: Words one of which every shim's test or handler spells (``inspect.signature``,
+#: ``__code__.co_argcount``, ``except TypeError``): a module whose text holds none of
+#: them has no shim, and the detector is not run on it. A new shim form must add its word.
+MARKERS = ("signature", "co_argcount", "TypeError", "argspec", "getfullargspec")
+
 _UNKNOWN = object()
 _SIGNATURE_FUNCS = frozenset({"inspect.signature"})
 _COMPARE = {
@@ -52,7 +57,8 @@ class ShimDetector:
     """Decides whether a configless target call is a compatibility shim.
 
     Args:
-        parents: ``id(node) -> parent node`` for the whole module.
+        ancestors: callable giving the nodes around a call, from the module down to
+            its parent (:meth:`ppo_migrate.analysis.module.ParsedModule.ancestors`).
         qualified_names: callable giving the absolute qualified names (``set[str]``)
             of an expression (relative imports resolved).
         is_target: callable telling whether a set of qualified names is a target.
@@ -61,12 +67,13 @@ class ShimDetector:
 
     def __init__(
         self,
-        parents: Mapping[int, ast.AST],
+        ancestors: Callable[[ast.AST], list[ast.AST]],
         qualified_names: Callable[[ast.expr], set[str]],
         is_target: Callable[[set[str]], bool],
         is_configless: Callable[[ast.Call], bool],
     ) -> None:
-        self._parents = parents
+        self._ancestors = ancestors
+        self._parents: Mapping[int, ast.AST] = {}
         self._qnames = qualified_names
         self._is_target = is_target
         self._is_configless = is_configless
@@ -74,6 +81,8 @@ class ShimDetector:
 
     def why(self, call: ast.Call) -> str | None:
         """Why ``call`` is a shim (a short phrase), or ``None`` when it is not one."""
+        chain = [*self._ancestors(call), call]
+        self._parents = {id(c): p for p, c in zip(chain, chain[1:])}
         verdicts: list[bool] = []
         child: ast.AST = call
         parent = self._parents.get(id(child))
@@ -223,4 +232,4 @@ def _catches_type_error(handler: ast.ExceptHandler) -> bool:
     return any(isinstance(n, ast.Name) and n.id == "TypeError" for n in names)
 
 
-__all__ = ["ShimDetector"]
+__all__ = ["MARKERS", "ShimDetector"]

@@ -127,6 +127,7 @@ class TargetFinder:
         self.matcher = matcher
         self.package = package
         self._bindings: dict[str, list[_Binding]] | None = None
+        self._by_holder: dict[str, dict[int, list[_Binding]]] = {}
         self._star_modules: list[str] | None = None
         self._function_scopes: dict[int, Scope] | None = None
 
@@ -244,9 +245,13 @@ class TargetFinder:
         followed: a store in scope X lands where ``X.lookup(name)`` says)."""
         if self._bindings is None:
             self._bindings = self._collect()
-        return [
-            b for b in self._bindings.get(name, ()) if self._landing(b, name) is holder
-        ]
+        by_holder = self._by_holder.get(name)
+        if by_holder is None:  # once per name: where each of its bindings lands
+            by_holder = {}
+            for b in self._bindings.get(name, ()):
+                by_holder.setdefault(id(self._landing(b, name)), []).append(b)
+            self._by_holder[name] = by_holder
+        return list(by_holder.get(id(holder), ()))
 
     def _landing(self, b: _Binding, name: str) -> Scope | None:
         node = b.node
