@@ -185,6 +185,17 @@ class ConfiglessRuntimeEnvCall(LintRule):
             range=CodeRange((4, 34), (4, 59)),
         ),
         Invalid(
+            # an unsafe fix (the config is only possibly bound): reported, no autofix
+            """
+            from verl.trainer.constants_ppo import get_ppo_ray_runtime_env
+
+            def run_ppo(flag, load):
+                if flag:
+                    config = load()
+                ray.init(runtime_env=get_ppo_ray_runtime_env())
+            """
+        ),
+        Invalid(
             """
             try:
                 from verl.trainer.constants_ppo import get_ppo_ray_runtime_env

@@ -173,3 +173,25 @@ def test_fixit_lint_suppressed_by_noqa(project: Path) -> None:
     r = _fixit("lint", "server.py", cwd=project)
     assert r.returncode == 0, r.stdout + r.stderr
     assert _reports(r.stdout) == []
+
+
+UNSAFE = IMPORT + (
+    "\n\ndef run_ppo(flag, load):\n    if flag:\n        config = load()\n"
+    "    ray.init(runtime_env=get_ppo_ray_runtime_env())\n"
+)
+
+
+def test_an_unsafe_fix_is_reported_without_autofix_unless_enabled(project: Path) -> None:
+    """Issue 13: a config only possibly bound is an unsafe fix: Fixit reports it, fixes it
+    only with ``unsafe-fixes = true`` in ``[tool.ppo-migrate]``."""
+    (project / "unsafe.py").write_text(UNSAFE, encoding="utf-8")
+    r = _fixit("lint", "unsafe.py", cwd=project)
+    assert _reports(r.stdout) == [("unsafe.py", 7, 25, "PPO001")], r.stdout
+    assert "(has autofix)" not in r.stdout
+    r = _fixit("fix", "--automatic", "unsafe.py", cwd=project)
+    assert (project / "unsafe.py").read_text(encoding="utf-8") == UNSAFE
+    (project / "pyproject.toml").write_text(PYPROJECT + "unsafe-fixes = true\n", encoding="utf-8")
+    r = _fixit("fix", "--automatic", "unsafe.py", cwd=project)
+    assert (project / "unsafe.py").read_text(encoding="utf-8") == UNSAFE.replace(
+        "get_ppo_ray_runtime_env()", "get_ppo_ray_runtime_env(config)"
+    ), r.stdout + r.stderr
