@@ -113,6 +113,31 @@ class _Index:
     scanned: set[str] = field(default_factory=set)
 
 
+#: The caller phase's parses, kept per process: each file is parsed once however many
+#: levels of callers are followed (keyed by path, mtime, size and the settings that matter).
+_ANALYSES: dict[tuple, object] = {}
+_MAX_ANALYSES = 1024
+
+
+def _analysis(path: str, settings: Settings, package: tuple[str, ...], factory):
+    """The core's analysis of ``path`` (cached; see :data:`_ANALYSES`).
+
+    Raises:
+        UnreadableFile, UnicodeDecodeError, SourceProblem, ...: as reading and parsing do.
+    """
+    stat = Path(path).stat()
+    key = (path, stat.st_mtime_ns, stat.st_size, settings.targets, settings.config_names,
+           bool(getattr(settings, "unsafe_fixes", False)))
+    found = _ANALYSES.get(key)
+    if found is None:
+        text = decode_source(read_source(Path(path)).data)[0]
+        found = factory(text, path, settings, package=package)
+        if len(_ANALYSES) >= _MAX_ANALYSES:
+            _ANALYSES.pop(next(iter(_ANALYSES)))
+        _ANALYSES[key] = found
+    return found
+
+
 class _AstFacts:
     """What :class:`_FileVisitor` collects, found by the analysis core on Python's ``ast``
     (no LibCST parse): the file's function definitions, the calls of the ``wanted``
@@ -129,13 +154,11 @@ class _AstFacts:
         from ppo_migrate.analysis.check import ModuleAnalysis
         from ppo_migrate.analysis.targets import all_args
 
-        source = read_source(Path(path))
-        text = decode_source(source.data)[0]
         self.path = path
         self.module = module_name(path)
         self.package = module_package(path)
         self.settings = settings
-        self.analysis = a = ModuleAnalysis(text, path, settings, package=self.package)
+        self.analysis = a = _analysis(path, settings, self.package, ModuleAnalysis)
         self.defs: dict[str, tuple[None, FunctionInfo]] = {}
         self.sites: list[tuple[None, CallSite]] = []
         self.values: list[tuple[str, int]] = []
@@ -151,7 +174,10 @@ class _AstFacts:
             frames = a.frames(node)
             name = qualname((*frames, ("function", node.name)))
             fq = f"{self.module}.{name}"
-            param = _ast_param_name(node)
+            first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+            segment = "\n".join(m.lines[first - 1 : node.end_lineno])
+            # the text never spells ``config``: no identifier in it can be that name
+            param = CONFIG_PARAMETER if CONFIG_PARAMETER not in segment else _ast_param_name(node)
             cls = qualname(frames) if frames and frames[-1][0] == "class" else None
             def_lines[fq].append(node.lineno)
             self.defs[fq] = (None, FunctionInfo(fq, path, name, node.lineno, self._block(node, name, param), param, cls))
