@@ -194,9 +194,7 @@ class _AstFacts:
                         self.exported.add(e.value)
         if not wanted:
             return
-        from ppo_migrate.analysis.module import all_parents
-
-        parents = all_parents(m.tree)
+        call_funcs = {id(c.func) for c in m.facts.calls}
         for call in sorted(m.facts.calls, key=lambda c: (c.lineno, c.col_offset)):
             fqs = self._fqs(call.func) & wanted
             if fqs:
@@ -205,7 +203,7 @@ class _AstFacts:
         # or deleted (rebinding a function is a use too), attributes, parameter names
         refs = [n for names in m.facts.loads.values() for n in names]
         refs += [n for n in m.facts.binders if isinstance(n, ast.Name)]
-        refs += [n for n in parents.values() if isinstance(n, ast.Attribute)]
+        refs += m.facts.attributes
         args = [
             (a, f) for f in m.facts.binders
             if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
@@ -216,8 +214,7 @@ class _AstFacts:
             if id(node) in seen:
                 continue
             seen.add(id(node))
-            parent = parents.get(id(node))
-            if isinstance(parent, ast.Call) and parent.func is node:
+            if id(node) in call_funcs:
                 continue  # a call: recorded as a site
             for fq in sorted(self._fqs(node) & wanted):
                 self.values.append((path, node.lineno))

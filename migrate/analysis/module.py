@@ -221,6 +221,7 @@ class ModuleFacts:
         binders: every node that may bind a name: ``Name`` in a store context,
             ``def``/``class``/``lambda``, ``except ... as``, match captures.
         loads: identifier -> the ``Name`` nodes reading it.
+        attributes: every ``ast.Attribute``.
         declarations: the module holds a ``global`` or ``nonlocal`` statement.
     """
 
@@ -229,6 +230,7 @@ class ModuleFacts:
     imports: list[ast.stmt] = field(default_factory=list)
     binders: list[ast.AST] = field(default_factory=list)
     loads: dict[str, list[ast.Name]] = field(default_factory=dict)
+    attributes: list[ast.Attribute] = field(default_factory=list)
     declarations: bool = False
 
 
@@ -252,6 +254,7 @@ def walk_facts(tree: ast.AST) -> tuple[SourceProblem | None, ModuleFacts]:
     )
     problem: SourceProblem | None = None
     name_t, call_t, store_t, bool_t = ast.Name, ast.Call, ast.Store, ast.BoolOp
+    attribute_t, attributes = ast.Attribute, facts.attributes
     import_t = (ast.Import, ast.ImportFrom)
     declaration_t = (ast.Global, ast.Nonlocal)
     AST = ast.AST
@@ -269,6 +272,8 @@ def walk_facts(tree: ast.AST) -> tuple[SourceProblem | None, ModuleFacts]:
             continue  # a Name's only child is its context
         if t is call_t:
             calls.append(node)  # type: ignore[arg-type]
+        elif t is attribute_t:
+            attributes.append(node)  # type: ignore[arg-type]
         elif t is bool_t:
             depth += len(node.values) - 1  # type: ignore[attr-defined]
         elif isinstance(node, import_t):
