@@ -154,6 +154,28 @@ CASES: dict[str, tuple[str, Bound]] = {
                 config = None
             return AT()
     """, C),
+    "while_else_binds": ("""
+        def f(n, load):
+            while n:
+                if load():
+                    config = 1
+                    break
+                n -= 1
+            else:
+                config = 2
+            return AT()
+    """, C),
+    "while_else_without_binding": ("""
+        def f(n, load):
+            while n:
+                if load():
+                    break
+                config = 1
+                n -= 1
+            else:
+                pass
+            return AT()
+    """, P),
     "for_target": ("""
         def f(xs):
             for config in xs:
