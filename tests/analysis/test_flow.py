@@ -233,6 +233,41 @@ CASES: dict[str, tuple[str, Bound]] = {
                 config = load()
             return AT()
     """, P),
+    "sys_exit_ends_the_path": ("""
+        import sys
+        def main(path, load):
+            if path:
+                config = load(path)
+            else:
+                print("a config is needed")
+                sys.exit(1)
+            return AT()
+    """, C),
+    "exit_builtin_ends_the_path": ("""
+        def main(path, load):
+            if not path:
+                exit(2)
+            config = load(path)
+            return AT()
+    """, C),
+    "own_exit_function_may_return": ("""
+        from mylib import exit
+        def main(path, load):
+            if path:
+                config = load(path)
+            else:
+                exit(1)
+            return AT()
+    """, P),
+    "sys_exit_caught_by_base_exception": ("""
+        import sys
+        def main(load):
+            try:
+                sys.exit(1)
+            except BaseException:
+                pass
+            return AT()
+    """, U),
     "bound_before_with": ("""
         def f(config, cm):
             with cm:
@@ -557,6 +592,26 @@ def test_never_swallowing_table_matches_the_real_exit(tmp_path) -> None:
     assert set(makers) == set(NEVER_SWALLOWING)
     for key, make in makers.items():
         assert not _exit_with_exception(make()), key
+
+
+def test_never_returning_table_never_returns() -> None:
+    """The raising entries of NEVER_RETURNING raise SystemExit for real; ``os._exit`` and
+    ``os.abort`` end a child process without running the next statement."""
+    import builtins
+    import subprocess
+    import sys
+
+    from ppo_migrate.analysis.flow import NEVER_RETURNING
+
+    assert {("sys", "exit"), ("builtins", "exit"), ("builtins", "quit"), ("os", "_exit"),
+            ("os", "abort")} == set(NEVER_RETURNING)
+    for fn in (sys.exit, builtins.exit, builtins.quit):
+        with pytest.raises(SystemExit):
+            fn(0)
+    for call in ("os._exit(3)", "os.abort()"):
+        proc = subprocess.run([sys.executable, "-c", f"import os\n{call}\nprint('returned')"],
+                              capture_output=True, text=True, timeout=60)
+        assert proc.returncode != 0 and "returned" not in proc.stdout
 
 
 def test_unknown_node_raises_key_error() -> None:
