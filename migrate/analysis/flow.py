@@ -258,6 +258,10 @@ class _Flow:
             return 0
         if t is ast.If:
             s = self.expr(node.test, s)
+            if isinstance(node.test, ast.Constant):  # `if True:` / `if 0:`: one branch runs
+                taken = bool(node.test.value)
+                return self.stmts(node.body, s if taken else 0) | \
+                    self.stmts(node.orelse, 0 if taken else s)
             return self.stmts(node.body, s) | self.stmts(node.orelse, s)
         if t is ast.While:
             return self.while_(node, s)
@@ -782,7 +786,8 @@ def bound_at(tree: ScopeTree, name: str, at: ast.AST) -> Bound:
     classes). The lookup is Python's, from ``tree.scope_of(at)``:
 
     - a local of a function, lambda or comprehension → definite assignment over that scope's
-      code up to ``at``: if/else, try/except/else/finally (handlers entered with every state
+      code up to ``at``: if/else (a constant test takes one branch; any other test either),
+      try/except/else/finally (handlers entered with every state
       of the body; `finally` run for the normal and the abrupt exits), for/while loops to a
       fixpoint (``while True`` exits only by ``break``; ``else`` clauses), ``with`` (its
       ``__exit__`` may swallow the body's exceptions, so every body state reaches the next

@@ -66,6 +66,26 @@ CASES: dict[str, tuple[str, Bound]] = {
                 config = y
             return AT()
     """, C),
+    "if_true_constant": ("""
+        def f(x):
+            if True:
+                config = x
+            return AT()
+    """, C),
+    "if_false_constant_else": ("""
+        def f(x):
+            if 0:
+                pass
+            else:
+                config = x
+            return AT()
+    """, C),
+    "if_false_constant_body_never_runs": ("""
+        def f(x):
+            if False:
+                config = x
+            return AT()
+    """, U),
     "if_without_else": ("""
         def f(a, x):
             if a:
