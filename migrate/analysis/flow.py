@@ -82,8 +82,6 @@ class _Flow:
     states on every path that evaluates it (``at``), and the binding events in walk order
     (``events``: (loops around the event, new bits)) to answer "rebound after a point" for
     closures; one pass answers every query about this (scope, name).
-    and the binding events (``events``: (target reached before?, loops around the event)) to
-    answer "rebound after the target" for closures.
     """
 
     def __init__(self, tree: ScopeTree, scope: Scope, name: str) -> None:
@@ -733,7 +731,7 @@ def _deferred(tree: ScopeTree, owner: Scope, name: str, child: Scope) -> int:
     writers = _outside_writers(owner, name)
     if at_def == _B and not flow.rebound_after(child.node) and not writers:
         return _B
-    if owner.kind is ScopeKind.FUNCTION and owner.flags.get(name, 0) & DEF_PARAM:
+    if owner.kind in (ScopeKind.FUNCTION, ScopeKind.LAMBDA) and owner.flags.get(name, 0) & DEF_PARAM:
         if not writers and not any(bits & _U for _, bits in flow.events):
             return _B  # a parameter, never deleted: bound whenever the closure runs
     if _has_binding(flow) or writers or at_def & _B or \

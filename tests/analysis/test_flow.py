@@ -403,6 +403,9 @@ CASES: dict[str, tuple[str, Bound]] = {
                 return AT()
             return g
     """, C),
+    "closure_lambda_parameter": ("""
+        make = lambda config: (lambda: AT())
+    """, C),
     "closure_bound_before_def": ("""
         def f(load):
             config = load()
