@@ -82,8 +82,6 @@ class _Flow:
     states on every path that evaluates it (``at``), and the binding events in walk order
     (``events``: (loops around the event, new bits)) to answer "rebound after a point" for
     closures; one pass answers every query about this (scope, name).
-    and the binding events (``events``: (target reached before?, loops around the event)) to
-    answer "rebound after the target" for closures.
     """
 
     def __init__(self, tree: ScopeTree, scope: Scope, name: str) -> None:
@@ -212,7 +210,11 @@ class _Flow:
         self.record(node, s)
         t = type(node)
         if t is ast.Expr:
-            return self.expr(node.value, s)
+            s = self.expr(node.value, s)
+            if _never_returns(self.tree, node.value):  # sys.exit(): raises SystemExit
+                self.raise_from(s)
+                return 0
+            return s
         if t is ast.Assign:
             s = self.expr(node.value, s)
             for tgt in node.targets:
@@ -254,6 +256,10 @@ class _Flow:
             return 0
         if t is ast.If:
             s = self.expr(node.test, s)
+            if isinstance(node.test, ast.Constant):  # `if True:` / `if 0:`: one branch runs
+                taken = bool(node.test.value)
+                return self.stmts(node.body, s if taken else 0) | \
+                    self.stmts(node.orelse, 0 if taken else s)
             return self.stmts(node.body, s) | self.stmts(node.orelse, s)
         if t is ast.While:
             return self.while_(node, s)
@@ -583,10 +589,26 @@ def _module_imports(tree: ScopeTree) -> dict[str, tuple[str, str | None]]:
     return out
 
 
-def _never_swallows(tree: ScopeTree, expr: ast.expr) -> bool:
-    """Whether ``expr`` certainly makes a context manager of :data:`NEVER_SWALLOWING`:
-    a call of ``open`` (the builtin: bound nowhere in the module) or of a table entry reached
-    through the module's own import, not rebound where the call runs."""
+#: Calls that never return (typeshed's ``NoReturn``): ``sys.exit`` and the ``site`` builtins
+#: raise SystemExit, ``os._exit``/``os.abort`` end the process. A statement that is such a
+#: call ends its path like ``raise`` (handlers of ``BaseException`` may still catch it).
+NEVER_RETURNING: frozenset[tuple[str, str]] = frozenset({
+    ("sys", "exit"), ("os", "_exit"), ("os", "abort"),
+    ("builtins", "exit"), ("builtins", "quit"),
+})
+
+
+def _never_returns(tree: ScopeTree, expr: ast.expr) -> bool:
+    """Whether ``expr`` is a call of :data:`NEVER_RETURNING` (``exit``/``quit`` bound
+    nowhere in the module; ``sys``/``os`` functions through the module's own import)."""
+    return _call_of(tree, expr, NEVER_RETURNING, builtins=("exit", "quit"))
+
+
+def _call_of(tree: ScopeTree, expr: ast.expr, table: frozenset[tuple[str, str]],
+             builtins: tuple[str, ...] = ()) -> bool:
+    """Whether ``expr`` calls a (module, name) of ``table``: a builtin of ``builtins`` the
+    module never rebinds, a name from the module's own ``from M import N``, or ``M.N``
+    through its own ``import M``; never a name rebound where the call runs."""
     if not isinstance(expr, ast.Call):
         return False
     func = expr.func
@@ -596,18 +618,25 @@ def _never_swallows(tree: ScopeTree, expr: ast.expr) -> bool:
         how, _ = resolve_binding(scope, func.id)
         if how != "global":
             return False
-        if func.id == "open" and not tree.module.flags.get("open", 0) & (DEF_LOCAL | DEF_GLOBAL) \
-                and "open" not in imports and not _star_import(tree):
+        if func.id in builtins and not tree.module.flags.get(func.id, 0) & (DEF_LOCAL | DEF_GLOBAL) \
+                and func.id not in imports and not _star_import(tree):
             return True
         origin = imports.get(func.id)
-        return origin is not None and origin in NEVER_SWALLOWING
+        return origin is not None and origin in table
     if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
         how, _ = resolve_binding(scope, func.value.id)
         origin = imports.get(func.value.id)
         if how != "global" or origin is None or origin[1] is not None:
             return False
-        return (origin[0], func.attr) in NEVER_SWALLOWING
+        return (origin[0], func.attr) in table
     return False
+
+
+def _never_swallows(tree: ScopeTree, expr: ast.expr) -> bool:
+    """Whether ``expr`` certainly makes a context manager of :data:`NEVER_SWALLOWING`:
+    a call of ``open`` (the builtin: bound nowhere in the module) or of a table entry reached
+    through the module's own import, not rebound where the call runs."""
+    return _call_of(tree, expr, NEVER_SWALLOWING, builtins=("open",))
 
 
 def _star_import(tree: ScopeTree) -> bool:
@@ -702,7 +731,7 @@ def _deferred(tree: ScopeTree, owner: Scope, name: str, child: Scope) -> int:
     writers = _outside_writers(owner, name)
     if at_def == _B and not flow.rebound_after(child.node) and not writers:
         return _B
-    if owner.kind is ScopeKind.FUNCTION and owner.flags.get(name, 0) & DEF_PARAM:
+    if owner.kind in (ScopeKind.FUNCTION, ScopeKind.LAMBDA) and owner.flags.get(name, 0) & DEF_PARAM:
         if not writers and not any(bits & _U for _, bits in flow.events):
             return _B  # a parameter, never deleted: bound whenever the closure runs
     if _has_binding(flow) or writers or at_def & _B or \
@@ -755,7 +784,8 @@ def bound_at(tree: ScopeTree, name: str, at: ast.AST) -> Bound:
     classes). The lookup is Python's, from ``tree.scope_of(at)``:
 
     - a local of a function, lambda or comprehension → definite assignment over that scope's
-      code up to ``at``: if/else, try/except/else/finally (handlers entered with every state
+      code up to ``at``: if/else (a constant test takes one branch; any other test either),
+      try/except/else/finally (handlers entered with every state
       of the body; `finally` run for the normal and the abrupt exits), for/while loops to a
       fixpoint (``while True`` exits only by ``break``; ``else`` clauses), ``with`` (its
       ``__exit__`` may swallow the body's exceptions, so every body state reaches the next
@@ -763,7 +793,8 @@ def bound_at(tree: ScopeTree, name: str, at: ast.AST) -> Bound:
       None, :data:`NEVER_SWALLOWING`), match cases (captures bound in the guard; a failed
       case may leave captures bound; an irrefutable capture always binds), ``del``, ``return``/``raise``/``continue``/``break``, walrus (short-circuit
       and conditional expressions followed branch by branch), ``except ... as name``
-      unbinding, a star import (possibly binds anything), comprehension clause order (the
+      unbinding, a star import (possibly binds anything), a statement calling
+      :data:`NEVER_RETURNING` (``sys.exit()``) ends its path like ``raise``, comprehension clause order (the
       first evaluation of a clause sees only earlier targets);
     - a class body's own name → the class body's flow, then (where it may be unbound) the
       globals, as ``LOAD_NAME`` does — never the enclosing function;
