@@ -380,13 +380,10 @@ def _pass_config_command() -> type:
             except SourceProblem as exc:
                 self.warn(f"{path}:{exc.line}:{exc.column}: PPO902 {exc.message}")
                 return tree
-            found = replacements(
-                call_positions(MetadataWrapper(tree, unsafe_skip_copy=True)),
-                diagnostics,
-                self.settings,
-            )
+            calls = call_positions(MetadataWrapper(tree, unsafe_skip_copy=True))
+            found = replacements(calls, diagnostics, self.settings)
             for d in diagnostics:
-                if d.fix is None or d.fix.applicability != "safe":
+                if d.fix is None or d.fix.applicability != "safe" or (d.line, d.column) not in calls:
                     self.warn(f"{d.path}:{d.line}:{d.column}: {d.code} {d.message}")
             if not found:
                 return tree
