@@ -412,8 +412,12 @@ class ConfigFinder:
             values = self._class_attributes(cls.node, set()).get(name)
             if values is None:
                 return Bound.UNBOUND
-            if any(v is not None and finder._value_against(v) for finder, v in values):
-                return Bound.UNBOUND
+            if any(
+                (v is not None and finder._value_against(v))
+                or (a is not None and finder._annotation(a, method) == "other")
+                for finder, v, a in values
+            ):
+                return Bound.UNBOUND  # evidence against a training config (the table)
             if bound_at(self.scopes, first, call) is not Bound.CERTAIN:
                 return Bound.UNBOUND
             return Bound.CERTAIN
@@ -421,7 +425,7 @@ class ConfigFinder:
         return check
 
     def _class_attributes(self, cls: ast.ClassDef, seen: set[int]) -> dict[str, list]:
-        """Attribute name -> ``(finder, assigned value)`` pairs (value ``None`` for a bare
+        """Attribute name -> ``(finder, assigned value, annotation)`` (``None`` for a bare
         declaration) of a class and its base classes: those defined in this module, and
         those another file of the project defines (through :attr:`classes`, the
         cross-file index), each value with the finder of its own module."""
@@ -440,7 +444,7 @@ class ConfigFinder:
             for k, v in finder._class_attributes(base_def, seen).items():
                 out.setdefault(k, []).extend(v)
         for k, v in _own_attributes(cls).items():
-            out.setdefault(k, []).extend((self, value) for value in v)
+            out.setdefault(k, []).extend((self, value, annotation) for value, annotation in v)
         self._attrs[id(cls)] = out
         return out
 
@@ -471,12 +475,13 @@ class ConfigFinder:
 
 
 def _own_attributes(cls: ast.ClassDef) -> dict[str, list]:
-    """Attribute name -> assigned values (``None`` when not known) of one class: names the
+    """Attribute name -> ``(assigned value, annotation)`` pairs (``None`` when not known) of
+    one class: names the
     class body binds, and ``<self>.X`` targets in its methods (``<self>`` being each
     method's own first parameter; functions nested in a method included, nested classes not)."""
     out: dict[str, list] = {}
 
-    def target(t: ast.AST, value, selfname: str | None, in_method: bool) -> None:
+    def target(t: ast.AST, value, selfname: str | None, in_method: bool, annotation=None) -> None:
         if isinstance(t, (ast.Tuple, ast.List)):
             for e in t.elts:
                 target(e, None, selfname, in_method)
@@ -484,9 +489,9 @@ def _own_attributes(cls: ast.ClassDef) -> dict[str, list]:
             target(t.value, None, selfname, in_method)
         elif isinstance(t, ast.Attribute):
             if in_method and isinstance(t.value, ast.Name) and t.value.id == selfname:
-                out.setdefault(t.attr, []).append(value)
+                out.setdefault(t.attr, []).append((value, annotation))
         elif isinstance(t, ast.Name) and not in_method:
-            out.setdefault(t.id, []).append(value)
+            out.setdefault(t.id, []).append((value, annotation))
 
     def walk(nodes, selfname: str | None, in_method: bool) -> None:
         for node in nodes:
@@ -503,7 +508,7 @@ def _own_attributes(cls: ast.ClassDef) -> dict[str, list]:
                 for t in node.targets:
                     target(t, node.value, selfname, in_method)
             elif isinstance(node, ast.AnnAssign):
-                target(node.target, node.value, selfname, in_method)
+                target(node.target, node.value, selfname, in_method, node.annotation)
             elif isinstance(node, ast.AugAssign):
                 target(node.target, None, selfname, in_method)
             # assignments are statements: only nested blocks can hold more

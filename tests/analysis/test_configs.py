@@ -341,3 +341,21 @@ def test_module_global_bound_before_the_def_is_safe(envmod) -> None:
     """
     new, diags, after = before_and_after(src, "entry", envmod=envmod)
     assert "get_env(config)" in new and after == [{"trainer": 7}]
+
+
+def test_self_attribute_annotated_with_another_type_is_not_the_config(envmod) -> None:
+    src = """
+    class PretrainedConfig:
+        pass
+    class R:
+        config: PretrainedConfig
+        def __init__(self):
+            self.config = PretrainedConfig()
+        def run(self):
+            return get_env()
+    def entry():
+        return R().run()
+    """
+    new, diags, after = before_and_after(src, "entry", envmod=envmod)
+    assert "get_env()" in new and after == [None]
+    assert [d.code for d in diags] == ["PPO002"]
