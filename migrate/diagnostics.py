@@ -186,8 +186,10 @@ RULES: dict[str, Rule] = {
             "compatibility-shim",
             "a configless call that only runs against a runtime function without parameters",
             "Lists a configless call on the branch taken when the runtime function has no "
-            "parameters (an `if` testing inspect.signature(...).parameters or "
-            "__code__.co_argcount), or in an `except TypeError:` fallback whose `try` passes "
+            "parameters (an `if` testing inspect.signature(...).parameters, "
+            "__code__.co_argcount or inspect.getfullargspec(...).args, directly or through "
+            "variables bound once: `params = inspect.signature(f).parameters` then "
+            "`if not params:`), or in an `except TypeError:` fallback whose `try` passes "
             "a config. Such a call is right for old verl releases and never runs on new ones, "
             "so it is neither rewritten nor reported unless `check --show-shims` asks for it; "
             "it never changes the exit code.\n\n" + _WHY_PPO004,

@@ -62,3 +62,92 @@ def test_not_a_shim_is_fixed(name: str) -> None:
     assert result.new_text is not None
     assert "g(config)" in result.new_text.split("def f", 1)[1]
     assert result.new_text.count("g()") < src.count("g()")
+
+
+# --------------------------------------------------------------------------------------------
+# issue 12: the forms real public code uses -- the signature stored in local variables first
+
+
+LOCAL_SHIMS = {
+    "stored-signature-len": (
+        "def f(config):\n    signature = inspect.signature(g)\n"
+        "    if len(signature.parameters) == 0:\n        return g()\n    return g(config)\n"
+    ),
+    "stored-parameters-not": (
+        "def f(config):\n    params = inspect.signature(g).parameters\n"
+        "    if not params:\n        return g()\n    return g(config)\n"
+    ),
+    "config-in-stored-parameters": (
+        "def f(config):\n    params = signature(g).parameters\n"
+        "    if 'config' in params:\n        return g(config)\n    else:\n        return g()\n"
+    ),
+    "stored-co_argcount": (
+        "def f(config):\n    n = g.__code__.co_argcount\n    if n == 0:\n        return g()\n    return g(config)\n"
+    ),
+    "stored-code-object": (
+        "def f(config):\n    code = g.__code__\n    if code.co_argcount:\n        return g(config)\n    return g()\n"
+    ),
+    "getfullargspec-args": (
+        "def f(config):\n    args = inspect.getfullargspec(g).args\n"
+        "    if not args:\n        return g()\n    return g(config)\n"
+    ),
+    "getfullargspec-len": (
+        "def f(config):\n    spec = inspect.getfullargspec(g)\n"
+        "    if len(spec.args) == 0:\n        return g()\n    return g(config)\n"
+    ),
+    "parameters-keys-list": (
+        "def f(config):\n    names = list(inspect.signature(g).parameters.keys())\n"
+        "    return g(config) if names else g()\n"
+    ),
+    "module-level-flag": (
+        "TAKES_CONFIG = len(inspect.signature(g).parameters) > 0\n\n"
+        "def f(config):\n    if TAKES_CONFIG:\n        return g(config)\n    return g()\n"
+    ),
+}
+
+LOCAL_NOT_SHIMS = {
+    # rebound: its value at the test cannot be read
+    "rebound-variable": (
+        "def f(config, other):\n    params = inspect.signature(g).parameters\n    params = other\n"
+        "    if not params:\n        return g()\n    return g(config)\n"
+    ),
+    # a parameter of the same name: not the stored signature
+    "parameter-shadows": (
+        "def f(config, params):\n    if not params:\n        return g()\n    return g(config)\n"
+    ),
+    # the stored signature of another function
+    "other-function": (
+        "def f(config):\n    params = inspect.signature(print).parameters\n"
+        "    if not params:\n        return g()\n    return g(config)\n"
+    ),
+    # the configless call on the branch taken when the function HAS parameters
+    "wrong-branch": (
+        "def f(config):\n    params = inspect.signature(g).parameters\n"
+        "    if params:\n        return g()\n    return g(config)\n"
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(LOCAL_SHIMS))
+def test_local_variable_shims_are_left_alone_and_listed(name: str) -> None:
+    src = HEAD + LOCAL_SHIMS[name]
+    assert process_text(src, "m.py", Settings(), fix=True).new_text is None
+    shown = process_text(src, "m.py", dataclasses.replace(Settings(), show_shims=True), fix=False)
+    assert [d.code for d in shown.diagnostics] == ["PPO004"], shown.diagnostics
+
+
+@pytest.mark.parametrize("name", sorted(LOCAL_SHIMS))
+def test_local_variable_shims_run_against_both_signatures(name: str) -> None:
+    """The oracle: each shim runs unchanged against verl before and after PR #6976."""
+    src = LOCAL_SHIMS[name]
+    for definition in ("def g():\n    return 'old'\n", "def g(config=None):\n    return ('new', config)\n"):
+        namespace: dict = {}
+        exec("import inspect\nfrom inspect import signature\n" + definition + src, namespace)
+        assert namespace["f"]({"trainer": {}}) in ("old", ("new", {"trainer": {}}))
+
+
+@pytest.mark.parametrize("name", sorted(LOCAL_NOT_SHIMS))
+def test_what_only_looks_like_a_local_shim_is_not_one(name: str) -> None:
+    src = HEAD + LOCAL_NOT_SHIMS[name]
+    result = process_text(src, "m.py", dataclasses.replace(Settings(), show_shims=True), fix=False)
+    assert "PPO004" not in [d.code for d in result.diagnostics]

@@ -14,11 +14,22 @@ or::
     except TypeError:                             # old verl
         env = get_ppo_ray_runtime_env()
 
+or, as most public code spells it, through variables::
+
+    signature = inspect.signature(get_ppo_ray_runtime_env)
+    if len(signature.parameters) == 0:
+        return get_ppo_ray_runtime_env()
+
 A configless call on the branch chosen when the runtime function has no
 parameters, or in an ``except TypeError`` handler whose ``try`` passes a config,
 is a *shim*: ppo-migrate leaves it alone and reports it only with
-``check --show-shims`` (rule PPO004). A faithful port of the LibCST detector
-(``ppo_migrate.shims``) that preceded it.
+``check --show-shims`` (rule PPO004). A test is evaluated under "the function
+has no parameters": ``inspect.signature(f)``, ``.parameters`` (and ``.keys()``,
+``list(...)``), ``inspect.getfullargspec(f)``/``getargspec`` and their ``.args``,
+``f.__code__`` and its ``co_argcount``, ``len``, ``not``, comparisons, ``in``,
+``is None``, and a name bound exactly once by ``name = <expr>`` in the scope it
+resolves to (a local, else a module global; never a parameter, a rebound name or
+one declared ``global``/``nonlocal``). Anything else is unknown: not a shim.
 """
 
 from __future__ import annotations
@@ -30,10 +41,15 @@ from collections.abc import Callable, Mapping
 #: Words one of which every shim's test or handler spells (``inspect.signature``,
 #: ``__code__.co_argcount``, ``except TypeError``): a module whose text holds none of
 #: them has no shim, and the detector is not run on it. A new shim form must add its word.
-MARKERS = ("signature", "co_argcount", "TypeError", "argspec", "getfullargspec")
+MARKERS = ("signature", "co_argcount", "TypeError", "argspec", "__code__")
 
 _UNKNOWN = object()
 _SIGNATURE_FUNCS = frozenset({"inspect.signature"})
+_ARGSPEC_FUNCS = frozenset({"inspect.getfullargspec", "inspect.getargspec"})
+#: Builtins a test may wrap a parameter collection in; they keep its length and members.
+_COLLECTIONS = {"list": list, "tuple": tuple, "set": set, "frozenset": frozenset, "dict": dict, "bool": bool}
+#: How many local-variable hops one test may take (``p = s.parameters`` after ``s = signature(f)``).
+_MAX_HOPS = 8
 _COMPARE = {
     ast.Eq: operator.eq,
     ast.NotEq: operator.ne,
@@ -43,6 +59,8 @@ _COMPARE = {
     ast.GtE: operator.ge,
     ast.In: lambda a, b: a in b,
     ast.NotIn: lambda a, b: a not in b,
+    ast.Is: operator.is_,
+    ast.IsNot: operator.is_not,
 }
 _TERMINATORS = (ast.Return, ast.Raise, ast.Continue, ast.Break)
 
@@ -51,6 +69,30 @@ class _Signature:
     """Stands for ``inspect.signature(f)`` of a function with no parameters."""
 
     parameters: dict = {}
+
+
+class _ArgSpec:
+    """Stands for ``inspect.getfullargspec(f)`` of a function with no parameters."""
+
+    args: list = []
+    varargs = None
+    varkw = None
+    defaults = None
+    kwonlyargs: list = []
+    kwonlydefaults = None
+    keywords = None  # getargspec's name for varkw
+
+
+class _Code:
+    """Stands for ``f.__code__`` of a function with no parameters."""
+
+    co_argcount = 0
+    co_posonlyargcount = 0
+    co_kwonlyargcount = 0
+    co_varnames: tuple = ()
+
+
+_MODELS = (_Signature, _ArgSpec, _Code)
 
 
 class ShimDetector:
@@ -133,6 +175,7 @@ class ShimDetector:
     def _evaluate_test(self, node: ast.expr) -> object:
         """The test's value under that assumption; unknown unless it asks about the function."""
         self._saw_target = False
+        self._hops = 0
         value = self._evaluate(node)
         return value if self._saw_target else _UNKNOWN
 
@@ -140,9 +183,16 @@ class ShimDetector:
         if isinstance(node, ast.Constant):
             if isinstance(node.value, bool):
                 return _UNKNOWN  # LibCST's detector read ``True``/``False`` as names
-            if isinstance(node.value, (int, str)):
+            if isinstance(node.value, (int, str)) or node.value is None:
                 return node.value
             return _UNKNOWN
+        if isinstance(node, ast.Name):
+            # a local (or module) variable bound exactly once, by ``name = <expr>``
+            value = self._single_assignment(node)
+            if value is None or self._hops >= _MAX_HOPS:
+                return _UNKNOWN
+            self._hops += 1
+            return self._evaluate(value)
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
             v = self._evaluate(node.operand)
             return _UNKNOWN if v is _UNKNOWN else not v
@@ -171,38 +221,111 @@ class ShimDetector:
                 left = right
             return True
         if isinstance(node, ast.Call):
-            if (
-                self._qnames(node.func) & _SIGNATURE_FUNCS
-                and len(node.args) == 1
-                and not node.keywords
-                and not isinstance(node.args[0], ast.Starred)
-            ):
-                if self._is_target(self._qnames(node.args[0])):
-                    self._saw_target = True
-                    return _Signature()
-            if (
-                isinstance(node.func, ast.Name)
-                and node.func.id == "len"
-                and len(node.args) == 1
-                and not node.keywords
-            ):
+            one_arg = (
+                len(node.args) == 1 and not node.keywords and not isinstance(node.args[0], ast.Starred)
+            )
+            if one_arg:
+                called = self._qnames(node.func)
+                for funcs, model in ((_SIGNATURE_FUNCS, _Signature), (_ARGSPEC_FUNCS, _ArgSpec)):
+                    if called & funcs and self._is_target(self._qnames(node.args[0])):
+                        self._saw_target = True
+                        return model()
+            if isinstance(node.func, ast.Name) and one_arg:
                 v = self._evaluate(node.args[0])
-                return _UNKNOWN if v is _UNKNOWN or not hasattr(v, "__len__") else len(v)  # type: ignore[arg-type]
+                if v is _UNKNOWN:
+                    return _UNKNOWN
+                if node.func.id == "len":
+                    return len(v) if hasattr(v, "__len__") else _UNKNOWN  # type: ignore[arg-type]
+                if node.func.id in _COLLECTIONS and isinstance(v, (dict, list, tuple, set, frozenset)):
+                    return _COLLECTIONS[node.func.id](v)
+                return _UNKNOWN
+            if (  # ``sig.parameters.keys()`` / ``.values()`` / ``.items()``
+                isinstance(node.func, ast.Attribute)
+                and node.func.attr in ("keys", "values", "items")
+                and not node.args
+                and not node.keywords
+            ):
+                v = self._evaluate(node.func.value)
+                return list(getattr(v, node.func.attr)()) if isinstance(v, dict) else _UNKNOWN
             return _UNKNOWN
         if isinstance(node, ast.Attribute):
-            if node.attr == "parameters":
-                v = self._evaluate(node.value)
-                return {} if isinstance(v, _Signature) else _UNKNOWN
-            if (
-                node.attr == "co_argcount"
-                and isinstance(node.value, ast.Attribute)
-                and node.value.attr == "__code__"
-                and self._is_target(self._qnames(node.value.value))
-            ):
-                self._saw_target = True
-                return 0
+            if node.attr == "__code__":  # ``f.__code__`` of the runtime function
+                if self._is_target(self._qnames(node.value)):
+                    self._saw_target = True
+                    return _Code()
+                return _UNKNOWN
+            v = self._evaluate(node.value)
+            if isinstance(v, _MODELS) and hasattr(type(v), node.attr):
+                value = getattr(v, node.attr)
+                return type(value)(value) if isinstance(value, (dict, list, tuple)) else value
             return _UNKNOWN
         return _UNKNOWN
+
+    def _single_assignment(self, name: ast.Name) -> ast.expr | None:
+        """The value of ``name`` when the scope it resolves to binds it exactly once, by a
+        plain ``name = <expr>`` (a local of the enclosing function, else a module global);
+        ``None`` for anything else (bound twice, a parameter, a loop target, ``global``...)."""
+        scopes = [
+            n for n in self._ancestors(name)
+            if isinstance(n, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
+        ]
+        for scope in reversed(scopes):  # innermost first; class bodies do not enclose
+            binders = _binders(scope, name.id)
+            if binders is None:
+                return None  # ``global``/``nonlocal``: resolved elsewhere, not followed
+            if not binders:
+                continue
+            if len(binders) == 1 and isinstance(binders[0], ast.Assign):
+                return binders[0].value
+            return None
+        return None
+
+
+def _binders(scope: ast.AST, name: str) -> list[ast.AST] | None:
+    """Every statement or node of ``scope``'s own code that binds ``name`` (nested
+    functions, classes, lambdas and comprehensions excluded); ``None`` when the scope
+    declares it ``global`` or ``nonlocal``. An ``ast.Assign`` appears only when its
+    single target is the plain name."""
+    found: list[ast.AST] = []
+    if isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+        args = scope.args
+        params = [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg]
+        if any(a is not None and a.arg == name for a in params):
+            found.append(scope)
+    body = scope.body if isinstance(scope.body, list) else [scope.body]
+    stack: list[ast.AST] = list(body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.Global, ast.Nonlocal)) and name in node.names:
+            return None
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            if node.targets[0].id == name:
+                found.append(node)
+                stack.append(node.value)
+                continue
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            if node.name == name:
+                found.append(node)
+            stack.extend(node.decorator_list)
+            continue  # its body is another scope
+        if isinstance(node, (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
+            # another scope, but a walrus in a comprehension binds in this one
+            if any(
+                isinstance(n, ast.NamedExpr) and isinstance(n.target, ast.Name) and n.target.id == name
+                for n in ast.walk(node)
+            ):
+                found.append(node)
+            continue
+        if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, (ast.Store, ast.Del)):
+            found.append(node)
+        elif isinstance(node, ast.alias) and (node.asname or node.name.split(".")[0]) == name:
+            found.append(node)
+        elif isinstance(node, ast.ExceptHandler) and node.name == name:
+            found.append(node)
+        elif isinstance(node, (ast.MatchAs, ast.MatchStar)) and node.name == name:
+            found.append(node)
+        stack.extend(ast.iter_child_nodes(node))
+    return found
 
 
 def _in(node: ast.AST, field: object) -> bool:
