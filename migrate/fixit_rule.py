@@ -230,6 +230,8 @@ class ConfiglessRuntimeEnvCall(LintRule):
             return
         unsafe = bool(getattr(settings, "unsafe_fixes", False))
         for d in diagnostics:
+            if d.informational:  # a notice (PPO005) never fails a run; Fixit has no lower level
+                continue
             key = (d.line, d.column, d.end_line, d.end_column)
             expression = fix_expression(d)
             if expression is not None and d.fix.applicability != "safe" and not unsafe:  # type: ignore[union-attr]

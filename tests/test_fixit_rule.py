@@ -195,3 +195,16 @@ def test_an_unsafe_fix_is_reported_without_autofix_unless_enabled(project: Path)
     assert (project / "unsafe.py").read_text(encoding="utf-8") == UNSAFE.replace(
         "get_ppo_ray_runtime_env()", "get_ppo_ray_runtime_env(config)"
     ), r.stdout + r.stderr
+
+
+def test_a_notice_never_fails_fixit_lint(project: Path) -> None:
+    """PPO005 (the callee in effect takes no config) is a notice: ``fixit lint`` stays
+    clean and ``fixit fix`` leaves the call alone (a fresh user's finding)."""
+    (project / "verl/trainer/constants_ppo.py").write_text(
+        "def get_ppo_ray_runtime_env():\n    return {}\n", encoding="utf-8"
+    )
+    r = _fixit("lint", "trainer.py", cwd=project)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert _reports(r.stdout) == []
+    r = _fixit("fix", "--automatic", "trainer.py", cwd=project)
+    assert (project / "trainer.py").read_text(encoding="utf-8") == TRAINER

@@ -265,7 +265,7 @@ class ModuleAnalysis:
             self._diagnostic(
                 t,
                 "PPO001",
-                f"`{t.callee}()` called without the config in scope; pass `{expression}`",
+                f"`{self.spelled(t.call)}` called without the config in scope; pass `{expression}`",
                 fix,
             ),
             callee=in_effect.detail,
