@@ -253,6 +253,30 @@ RULES: dict[str, Rule] = {
             "    ray.init(runtime_env=get_ppo_ray_runtime_env())  # PPO005: left as it is\n",
         ),
         Rule(
+            "PPO006",
+            "runtime-function-reference",
+            "get_ppo_ray_runtime_env is used as a value whose calls cannot be checked",
+            "Finds a reference to the runtime function that is neither a call nor a plain "
+            "alias: `functools.partial(get_ppo_ray_runtime_env)`, a default argument "
+            "`factory=get_ppo_ray_runtime_env`, a callback passed to another function, a value "
+            "stored in a dict or an attribute. A plain alias (`make_env = "
+            "get_ppo_ray_runtime_env`, chains of them too) is followed: its calls are checked "
+            "and fixed like direct calls; introspection (`inspect.signature(f)`, "
+            "`f.__code__`, `callable(f)`, comparisons) is no use of the function and is not "
+            "reported.\n\n"
+            "Whoever calls the function through such a value decides whether it gets the "
+            "config, and no static rule can follow every such call: a configless call hidden "
+            "there loses CUDA_DEVICE_MAX_CONNECTIONS on Megatron runs (verl PR #6976) exactly "
+            "like a direct one, while the lint would pass.",
+            "Pass the config where the value is called (`factory(config)`, "
+            "`functools.partial(get_ppo_ray_runtime_env, config)`), or call the function "
+            "directly; then mark the reference `# noqa: PPO006`.",
+            "def start(config, factory=get_ppo_ray_runtime_env):  # PPO006\n"
+            "    return factory()\n\n"
+            "make_env = get_ppo_ray_runtime_env  # an alias: followed, not reported\n"
+            "make_env()  # PPO001/PPO002 like a direct call\n",
+        ),
+        Rule(
             "PPO901",
             "unreadable-file",
             "the file cannot be read or decoded",

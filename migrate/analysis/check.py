@@ -207,10 +207,97 @@ class ModuleAnalysis:
             if d.code == "PPO004" and not show_shims:
                 continue
             out.append(d)
+        if settings.rule_enabled("PPO006"):
+            out.extend(self._references())
         if out:
             out = self._unsuppressed(out)
         out.sort(key=Diagnostic.sort_key)
         return out
+
+    def _references(self) -> list[Diagnostic]:
+        """PPO006: the runtime function used as a value other than a plain alias (issue 15).
+
+        A call through ``make_env = get_ppo_ray_runtime_env`` is a target call (the alias
+        is followed, :meth:`TargetFinder.wanted`); introspection (``inspect.signature(f)``,
+        ``f.__code__``, ``callable(f)``, comparisons) is no use of the function. Any other
+        reference (``functools.partial(f)``, a default ``factory=f``, a callback, a dict
+        value) hands the function to code whose calls cannot be checked.
+        """
+        from ppo_migrate.analysis.targets import dotted_parts
+        from ppo_migrate.targets import Verdict
+
+        targets, facts = self.targets, self.module.facts
+        wanted = targets.wanted()
+        candidates: list[ast.expr] = [n for name in wanted for n in facts.loads.get(name, ())]
+        candidates += [
+            a for a in facts.attributes
+            if a.attr in wanted and isinstance(a.ctx, ast.Load) and dotted_parts(a) is not None
+        ]
+        out: list[Diagnostic] = []
+        for node in candidates:
+            parent = (
+                facts.parents.get(id(node)) if isinstance(node, ast.Name) else self.module.ancestors(node)[-1]
+            )
+            how = self._reference_use(node, parent)
+            if how is None:
+                continue
+            found = targets.qualified_names(node)
+            if found is None or not found[0]:
+                continue
+            verdict, _ = self.matcher.classify(found[0], self.package)
+            if verdict not in (Verdict.TARGET, Verdict.AMBIGUOUS):
+                continue
+            spelled = " ".join(self.module.source_of(node).split())
+            (line, column), (end_line, end_column) = self.module.start(node), self.module.end(node)
+            out.append(
+                Diagnostic(
+                    path=self.path,
+                    line=line,
+                    column=column,
+                    end_line=end_line,
+                    end_column=end_column,
+                    code="PPO006",
+                    message=f"`{spelled}` is {how}; the calls made through it cannot be checked: "
+                    "make sure each passes the config",
+                    scope=self.scope_name(node),
+                )
+            )
+        return out
+
+    def _reference_use(self, node: ast.expr, parent: ast.AST | None) -> str | None:
+        """How a reference to the runtime function uses it, or ``None`` when it is a call,
+        part of a longer dotted name, a plain alias, or introspection."""
+        if isinstance(parent, ast.Call):
+            if parent.func is node:
+                return None
+            callee = " ".join(self.module.source_of(parent.func).split())
+            if callee.rsplit(".", 1)[-1] in _INTROSPECTION:
+                return None
+            return f"passed to `{callee}(...)`"
+        if isinstance(parent, ast.Attribute):  # ``f.__code__`` / the head of ``c.f``
+            return None
+        if isinstance(parent, ast.Compare):
+            return None
+        if isinstance(parent, (ast.Assign, ast.AnnAssign)) and parent.value is node:
+            targets = parent.targets if isinstance(parent, ast.Assign) else [parent.target]
+            if len(targets) == 1 and isinstance(targets[0], ast.Name):
+                from ppo_migrate.analysis.scopes import ScopeKind
+
+                if self.scopes.scope_of(node).kind is ScopeKind.CLASS:
+                    return "stored as a class attribute (called as a method, it gets `self`)"
+                return None  # a plain alias: its calls are followed
+            return "stored in a container or attribute"
+        if isinstance(parent, ast.Dict):
+            return "stored in a dict"
+        if isinstance(parent, (ast.List, ast.Tuple, ast.Set)):
+            return "stored in a collection"
+        if isinstance(parent, ast.arguments):
+            return "a default argument"
+        if isinstance(parent, ast.keyword):
+            return f"passed as `{parent.arg}=`" if parent.arg else "passed in `**kwargs`"
+        if isinstance(parent, (ast.Return, ast.Yield)):
+            return "returned as a value"
+        return "used as a value"
 
     def spelled(self, call: ast.Call) -> str:
         """The call as written, on one line (runs of whitespace, newlines included, become
@@ -346,5 +433,11 @@ class ModuleAnalysis:
         comment_lines = [comments[i][1] if i in comments else "" for i in range(1, len(lines) + 1)]
         return [d for d in diagnostics if not is_suppressed(d, comment_lines)]
 
+
+#: Calls that look at a function without calling it (a reference passed to them is no use).
+_INTROSPECTION = frozenset({
+    "signature", "getfullargspec", "getargspec", "getsource", "getmodule", "getfile",
+    "callable", "id", "isinstance", "hasattr", "getattr", "repr", "str", "print", "isfunction",
+})
 
 __all__ = ["ModuleAnalysis", "SourceProblem", "analyse"]

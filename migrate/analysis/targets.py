@@ -130,11 +130,57 @@ class TargetFinder:
         self._by_holder: dict[str, dict[int, list[_Binding]]] = {}
         self._star_modules: list[str] | None = None
         self._function_scopes: dict[int, Scope] | None = None
+        self._wanted: set[str] | None = None
+        self._following: set[int] = set()  # aliases being followed (a cycle ends as local)
 
     # -- the calls ------------------------------------------------------------------
+    def wanted(self) -> set[str]:
+        """The names a target call's callee may be spelled with: the targets' last names,
+        import aliases of them and plain value aliases (``make_env = get_ppo_ray_runtime_env``,
+        followed through chains of such assignments)."""
+        if self._wanted is None:
+            wanted = set(self.matcher.names) | self._import_aliases()
+            aliases = [
+                (target.id, parts)
+                for target, parts in (self._alias_of(b) for b in self.module.facts.binders)
+                if target is not None
+            ]
+            grew = True
+            while grew:
+                grew = False
+                for name, parts in aliases:
+                    if name not in wanted and (parts[-1] in wanted or parts[0] in wanted):
+                        wanted.add(name)
+                        grew = True
+            self._wanted = wanted
+        return self._wanted
+
+    def _alias_of(self, node: ast.AST) -> tuple[ast.Name | None, list[str]]:
+        """For a ``Name`` stored by ``name = a.b.c`` (or ``name: T = a.b.c``), the name and the
+        dotted parts of its value; ``(None, [])`` for any other binding."""
+        if not isinstance(node, ast.Name):
+            return None, []
+        parent = self.module.facts.parents.get(id(node))
+        if isinstance(parent, ast.Assign) and len(parent.targets) == 1 and parent.targets[0] is node:
+            value = parent.value
+        elif isinstance(parent, ast.AnnAssign) and parent.target is node and parent.value is not None:
+            value = parent.value
+        else:
+            return None, []
+        parts = dotted_parts(value)
+        return (node, parts) if parts else (None, [])
+
+    def alias_value(self, node: ast.AST) -> ast.expr | None:
+        """The dotted value a plain alias binding assigns (see :meth:`wanted`), else ``None``."""
+        target, _ = self._alias_of(node)
+        if target is None:
+            return None
+        parent = self.module.facts.parents[id(node)]
+        return parent.value  # type: ignore[attr-defined,no-any-return]
+
     def calls(self) -> list[TargetCall]:
         """Every call that is (or may be) a target call, in source order."""
-        wanted = set(self.matcher.names) | self._import_aliases()
+        wanted = self.wanted()
         out: list[TargetCall] = []
         for node in self.module.facts.calls:
             parts = dotted_parts(node.func)
@@ -187,6 +233,18 @@ class TargetFinder:
                 names.append(".".join((module, *parts)))
         if holder is not None:
             for b in self.bindings_in(holder, head):
+                value = self.alias_value(b.node) if b.qualified is None else None
+                if value is not None and id(b.node) not in self._following:
+                    # ``make_env = get_ppo_ray_runtime_env``: the names its value resolves to
+                    self._following.add(id(b.node))
+                    try:
+                        inner = self.qualified_names(value)
+                    finally:
+                        self._following.discard(id(b.node))
+                    if inner is not None and inner[0]:
+                        names.extend(".".join((n, *rest)) for n in inner[0])
+                        local = local or inner[1]
+                        continue
                 if b.qualified is None:
                     local = True
                     names.append(head)
