@@ -172,7 +172,7 @@ def test_certain_on_real_files_is_never_flagged_by_basedpyright(tmp_path) -> Non
     """Standard-library modules with a read of a local injected in every function: where
     ``bound_at`` says CERTAIN, pyright reports nothing (the safety direction; pyright's extra
     knowledge — NoReturn inference, platform checks — only makes it flag less)."""
-    from conftest import stdlib_files
+    from corpora import stdlib_files
 
     rng = random.Random(SEED)
     files = [p for p in stdlib_files() if "test" not in p.parts and "idlelib" not in p.parts]

@@ -17,7 +17,7 @@ import warnings
 from pathlib import Path
 
 import pytest
-from conftest import python_files, stdlib_files, torch_files
+from corpora import python_files, stdlib_files, torch_files
 
 from ppo_migrate.analysis.scopes import ScopeKind, ScopeTree
 
