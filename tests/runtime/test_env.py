@@ -141,9 +141,12 @@ def test_only_the_ref_on_megatron_gets_it(fsdp_cfg):
     assert env["env_vars"][CUDA] == "1"
 
 
-def test_only_a_reward_model_on_megatron_gets_it(fsdp_cfg):
-    fsdp_cfg.reward.reward_model.enable = True
-    fsdp_cfg.reward.reward_model.strategy = "megatron"
+def test_only_a_legacy_reward_model_on_megatron_gets_it(fsdp_cfg):
+    # A legacy config (no reward section): pre-0.9 verl ran the top-level reward model
+    # with its strategy. With a reward section, verl 0.9.1 ignores it.
+    fsdp_cfg.reward_model = {"enable": True, "strategy": "megatron"}
+    assert CUDA not in get_ppo_ray_runtime_env(fsdp_cfg, device_capability=(8, 0))["env_vars"]
+    del fsdp_cfg["reward"]
     env = get_ppo_ray_runtime_env(fsdp_cfg, device_capability=(8, 0))
     assert env["env_vars"][CUDA] == "1"
 
