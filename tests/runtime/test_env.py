@@ -242,16 +242,32 @@ def test_driver_cuda_value_wins_over_the_megatron_default(monkeypatch, megatron_
     monkeypatch.setenv(CUDA, "8")
     caplog.set_level(logging.WARNING, logger="ppo_runtime")
     assert get_ppo_ray_runtime_env(megatron_cfg, device_capability=(9, 0))["env_vars"][CUDA] == "8"
+    assert get_ppo_ray_runtime_env(megatron_cfg, device_capability=(9, 0))["env_vars"][CUDA] == "8"
+    # Forwarded where Megatron needs 1: warned, once for the two calls.
+    (record,) = caplog.records
+    assert (record.name, record.levelno) == ("ppo_runtime", logging.WARNING)
+    assert record.getMessage() == (
+        "Forwarding CUDA_DEVICE_MAX_CONNECTIONS=8 from the driver's environment to every Ray "
+        "worker, but Megatron in actor_rollout_ref.actor, actor_rollout_ref.ref, critic on "
+        "compute capability 9.0 (given; < 10), which needs CUDA_DEVICE_MAX_CONNECTIONS=1 "
+        "(Megatron-LM's validate_args asserts on it before Blackwell). Unset it or set it to 1 "
+        "in the launching shell, or pass forward_driver_env=False."
+    )
+    caplog.clear()
     assert (
         CUDA
         not in get_ppo_ray_runtime_env(
             megatron_cfg, device_capability=(9, 0), forward_driver_env=False
         )["env_vars"]
     )
-    # The user decided, so an unknown capability needs no warning.
+    # The user decided, so an unknown capability needs no warning; nor does Blackwell,
+    # nor a driver value of 1.
     assert (
         get_ppo_ray_runtime_env(megatron_cfg, device_capability="unknown")["env_vars"][CUDA] == "8"
     )
+    assert CUDA not in get_ppo_ray_runtime_env(megatron_cfg, device_capability=(10, 0))["env_vars"]
+    monkeypatch.setenv(CUDA, "1")
+    assert get_ppo_ray_runtime_env(megatron_cfg, device_capability=(8, 0))["env_vars"][CUDA] == "1"
     assert caplog.records == []
 
 
@@ -585,3 +601,16 @@ def test_unused_megatron_critic_in_grpo_does_not_count(megatron_cfg):
     assert CUDA not in get_ppo_ray_runtime_env(megatron_cfg, device_capability=(9, 0))["env_vars"]
     megatron_cfg.critic.enable = True  # asked for: built, so it counts again
     assert get_ppo_ray_runtime_env(megatron_cfg, device_capability=(9, 0))["env_vars"][CUDA] == "1"
+
+
+def test_each_distinct_warning_is_logged_once_per_process(megatron_cfg, fsdp_cfg, caplog):
+    # What the docs promise: once per distinct message, not one warning per process.
+    caplog.set_level(logging.WARNING, logger="ppo_runtime")
+    fsdp_cfg.actor_rollout_ref.actor.strategy = "megatron"  # a second set of components
+    for _ in range(3):
+        get_ppo_ray_runtime_env(megatron_cfg, device_capability="unknown")
+        get_ppo_ray_runtime_env(fsdp_cfg, device_capability="unknown")
+    messages = [r.getMessage() for r in caplog.records if r.name == "ppo_runtime"]
+    assert len(messages) == 2 and len(set(messages)) == 2
+    assert "because actor_rollout_ref.actor, actor_rollout_ref.ref, critic run(s) Megatron" in messages[0]
+    assert "because actor_rollout_ref.actor run(s) Megatron" in messages[1]
