@@ -251,6 +251,7 @@ def _reward_model(reader: ConfigReader, engine: ComponentEngine, new_shape: bool
 
 def _teacher_engine(reader: ConfigReader, config: Any) -> ComponentEngine:
     node = reader.get("distillation") if config is not None else MISSING
+    check_section(node, "distillation")
     enabled = _flag(reader, "distillation.enabled")
     return ComponentEngine(
         path="distillation",

@@ -166,6 +166,8 @@ BAD_VALUES = [
     ({"actor_rollout_ref": {"actor": {"strategy": 5}}}, "actor_rollout_ref.actor.strategy: expected a string, got 5 (int)"),
     ({"critic": {"strategy": ["megatron"]}}, "critic.strategy: expected a string, got ['megatron'] (list)"),
     ({"algorithm": {"adv_estimator": 3}}, "algorithm.adv_estimator: expected a string, got 3 (int)"),
+    ({"distillation": True}, "distillation: expected a mapping (a config section), got True (bool)"),
+    ({"distillation": {"enabled": "maybe"}}, "distillation.enabled: expected true, false or null, got 'maybe' (str)"),
     (
         {"actor_rollout_ref": {"actor": {"use_kl_loss": "perhaps"}}},
         "actor_rollout_ref.actor.use_kl_loss: expected true, false or null, got 'perhaps' (str)",

@@ -614,3 +614,16 @@ def test_each_distinct_warning_is_logged_once_per_process(megatron_cfg, fsdp_cfg
     assert len(messages) == 2 and len(set(messages)) == 2
     assert "because actor_rollout_ref.actor, actor_rollout_ref.ref, critic run(s) Megatron" in messages[0]
     assert "because actor_rollout_ref.actor run(s) Megatron" in messages[1]
+
+
+def test_report_reads_the_given_environ_instead_of_os_environ(monkeypatch, fsdp_cfg):
+    # ppo-migrate env passes os.environ plus what verl main_ppo sets before the call.
+    from ppo_runtime import ppo_ray_runtime_env_report
+
+    monkeypatch.setenv("NCCL_DEBUG", "INFO")
+    report = ppo_ray_runtime_env_report(
+        fsdp_cfg, device_capability=(9, 0), rocm=False,
+        environ={"VERL_FULL_DETERMINISM": "1", "PYTHONHASHSEED": "7"},
+    )
+    env_vars = report.runtime_env["env_vars"]
+    assert (env_vars["VERL_FULL_DETERMINISM"], env_vars["PYTHONHASHSEED"], env_vars["NCCL_DEBUG"]) == ("1", "7", "WARN")

@@ -20,9 +20,9 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+import ppo_runtime
 import pytest
 from omegaconf import OmegaConf
-import ppo_runtime
 from ppo_runtime import BASE_ENV_VARS, get_ppo_ray_runtime_env
 from verl_wheels import CONSTANTS, VERSIONS, load_constants_ppo, wheel_tree
 
@@ -385,3 +385,19 @@ def test_every_difference_from_verl_is_a_row_of_the_docs_table(verl_sources, mon
     # every strategy is FSDP; and over the whole grid, a large share is identical.
     assert clean_pairs > 100
     assert identical > len(grid) * 2 * 0.4
+
+
+def test_verl_0_9_reward_model_has_no_training_strategy(tmp_path_factory):
+    # Why ppo_runtime never counts reward.reward_model: in the published 0.9.x wheels the
+    # reward model's config has no strategy (it runs on a rollout server), and need_reward_model
+    # reads only config.reward.reward_model.enable.
+    import ast
+
+    for version in VERSIONS:
+        root = wheel_tree(version, tmp_path_factory)
+        tree = ast.parse((root / "verl/workers/config/reward.py").read_text(encoding="utf-8"))
+        (cls,) = [n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "RewardModelConfig"]
+        fields = {n.target.id for n in cls.body if isinstance(n, ast.AnnAssign)}
+        assert "strategy" not in fields and {"enable", "rollout"} <= fields, (version, fields)
+        utils = (root / "verl/trainer/ppo/utils.py").read_text(encoding="utf-8")
+        assert "return config.reward.reward_model.enable" in utils, version
