@@ -1008,6 +1008,24 @@ WHEEL_ROWS = [
         "Megatron in actor_rollout_ref.actor, critic on",
     ),
     (
+        "megatron-fsdp-grpo-with-reward-model",  # 0.9.x: served by an inference server
+        (*MEGATRON_FSDP_GRPO, "reward.reward_model.enable=True", "--capability", "9.0"),
+        "CUDA_DEVICE_MAX_CONNECTIONS (left out)",
+        "no component verl builds runs Megatron",
+    ),
+    (
+        "megatron-fsdp-grpo-kl-loss-with-lora",  # verl ref_in_actor: no separate Megatron ref
+        (
+            *MEGATRON_FSDP_GRPO,
+            "actor_rollout_ref.actor.use_kl_loss=True",
+            "actor_rollout_ref.model.lora.rank=8",
+            "--capability",
+            "9.0",
+        ),
+        "CUDA_DEVICE_MAX_CONNECTIONS (left out)",
+        "no component verl builds runs Megatron",
+    ),
+    (
         "megatron-no-gpu",
         ("model_engine=megatron", "--no-gpu"),
         "CUDA_DEVICE_MAX_CONNECTIONS=1",
