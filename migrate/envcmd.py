@@ -9,9 +9,13 @@ The first loads one YAML file with OmegaConf -- or, when its top is a Hydra defa
 (verl's ``ppo_megatron_trainer.yaml``), composes it with its own directory as the config
 dir; the second composes the config the way a ``@hydra.main(config_path=DIR,
 config_name=NAME)`` entry point would, defaults lists included (both need Hydra:
-``pip install 'ppo-migrate[hydra]'``). Then, as verl's ``main_ppo`` does,
-``ray_kwargs.ray_init.runtime_env`` is merged over ``get_ppo_ray_runtime_env(config)``
-and the variables that came from there are named. Overrides are
+``pip install 'ppo-migrate[hydra]'``). Then it does what verl 0.9.1's ``main_ppo``
+(``run_ppo``) does: it first sets the driver's determinism variables from the config
+(:func:`main_ppo_environ`: ``full_determinism`` -> ``VERL_FULL_DETERMINISM``,
+``VLLM_BATCH_INVARIANT``, ``PYTHONHASHSEED``; ``rl_insight`` in ``trainer.logger`` ->
+``VERL_RL_INSIGHT_ENABLE``), calls ``get_ppo_ray_runtime_env(config)``, and merges
+``ray_kwargs.ray_init.runtime_env`` over the result, naming the variables that came
+from each step. Overrides are
 Hydra-style: ``key=value`` changes an existing key, ``+key=value`` adds a new one,
 ``++key=value`` adds or changes, ``~key`` deletes. Interpolations (``${...}``, including
 ``oc.select``) are resolved for the keys :mod:`ppo_runtime` reads; an interpolation
@@ -36,7 +40,9 @@ or non-UTF-8 file or directory, a YAML syntax error (with its line and column), 
 level that is not a mapping, a recursive anchor, a malformed interpolation, a bad
 override, an interpolation that cannot be resolved (naming the key), an unknown config
 name, a malformed defaults list or a defaults cycle (naming the file), a defaults list
-without Hydra installed, a malformed ``ray_kwargs.ray_init.runtime_env``, a malformed
+without Hydra installed, a malformed ``ray_kwargs.ray_init.runtime_env`` (or a
+non-string value in its ``env_vars``, which ``ray.init`` rejects), a bad flag or
+strategy value or a component section that is not a mapping (naming the key), a malformed
 ``--capability``, and click's own usage errors (unknown option, bad ``--output-format``).
 
 Everything here is a plain function except :data:`env_command`, the click command the
@@ -52,7 +58,7 @@ import os
 import re
 import sys
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import click
@@ -67,6 +73,7 @@ __all__ = [
     "hydra_available",
     "load_config",
     "load_or_compose",
+    "main_ppo_environ",
     "merge_ray_kwargs",
     "parse_overrides",
     "render_json",
@@ -760,6 +767,81 @@ class EnvResult:
     from_ray_kwargs: dict[str, Any]
     other_ray_kwargs: dict[str, Any]
     main_ppo_added: dict[str, str]
+    #: ``{NAME: (value, why)}``: what ``main_ppo``'s ``run_ppo`` writes into the driver's
+    #: ``os.environ`` before it calls the function (see :func:`main_ppo_environ`).
+    main_ppo_environ: dict[str, tuple[str, str]] = field(default_factory=dict)
+
+
+def _select(cfg: Any, key: str) -> Any:
+    from omegaconf import OmegaConf
+    from omegaconf.errors import OmegaConfBaseException
+
+    try:
+        return OmegaConf.select(cfg, key, default=None)
+    except OmegaConfBaseException as exc:
+        first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise EnvCommandError(f"cannot resolve {key!r}: {first}") from exc
+
+
+def main_ppo_environ(cfg: Any) -> dict[str, tuple[str, str]]:
+    """What verl 0.9.1 ``main_ppo.run_ppo`` writes into ``os.environ`` before it calls
+    ``get_ppo_ray_runtime_env(config)`` (``verl/trainer/main_ppo.py`` ~44-53), so that the
+    function forwards it to every Ray worker:
+
+    * ``actor_rollout_ref.rollout.full_determinism``, or the reward model's
+      (``reward.reward_model.enable`` and ``reward.reward_model.rollout.full_determinism``)
+      -> ``VERL_FULL_DETERMINISM=1``, ``VLLM_BATCH_INVARIANT=1``,
+      ``PYTHONHASHSEED=<actor_rollout_ref.rollout.seed>``;
+    * ``trainer.logger`` (a string or a list) containing ``rl_insight`` ->
+      ``VERL_RL_INSIGHT_ENABLE=1``.
+
+    Args:
+        cfg: the composed ``DictConfig``. Missing keys count as false / empty.
+
+    Returns:
+        ``{NAME: (value, why)}`` in the order ``main_ppo`` sets them; empty when neither
+        rule applies.
+
+    Raises:
+        EnvCommandError: a flag that is not a boolean or null, a missing
+            ``actor_rollout_ref.rollout.seed`` under full determinism, or an
+            unresolvable interpolation (each naming the key).
+    """
+    from ppo_runtime.engines import as_flag
+
+    def flag(key: str) -> bool:
+        try:
+            return as_flag(_select(cfg, key), default=False, key=key)
+        except ValueError as exc:
+            raise EnvCommandError(str(exc)) from exc
+
+    out: dict[str, tuple[str, str]] = {}
+    why = None
+    if flag("actor_rollout_ref.rollout.full_determinism"):
+        why = "actor_rollout_ref.rollout.full_determinism is true"
+    elif flag("reward.reward_model.enable") and flag("reward.reward_model.rollout.full_determinism"):
+        why = "reward.reward_model.enable and reward.reward_model.rollout.full_determinism are true"
+    if why is not None:
+        seed = _select(cfg, "actor_rollout_ref.rollout.seed")
+        if seed is None:
+            raise EnvCommandError(
+                f"actor_rollout_ref.rollout.seed is missing or null, but {why}: verl main_ppo "
+                "sets PYTHONHASHSEED from it"
+            )
+        out["VERL_FULL_DETERMINISM"] = ("1", why)
+        out["VLLM_BATCH_INVARIANT"] = ("1", why)
+        out["PYTHONHASHSEED"] = (str(seed), f"{why}: actor_rollout_ref.rollout.seed is {seed}")
+    loggers = _select(cfg, "trainer.logger")
+    if isinstance(loggers, str):
+        loggers = [loggers]
+    if loggers is not None and not isinstance(loggers, str):
+        try:
+            names = list(loggers)
+        except TypeError:
+            names = []
+        if "rl_insight" in names:
+            out["VERL_RL_INSIGHT_ENABLE"] = ("1", "trainer.logger contains rl_insight")
+    return out
 
 
 def merge_ray_kwargs(cfg: Any, runtime_env: dict[str, Any]) -> EnvResult:
@@ -808,6 +890,13 @@ def merge_ray_kwargs(cfg: Any, runtime_env: dict[str, Any]) -> EnvResult:
         raise EnvCommandError(
             f"{RAY_KWARGS_RUNTIME_ENV}.env_vars must be a mapping, got {type(env_vars).__name__}"
         )
+    for name, value in env_vars.items():
+        if not isinstance(value, str):
+            shown = "null" if value is None else f"{value!r} ({type(value).__name__})"
+            raise EnvCommandError(
+                f"{RAY_KWARGS_RUNTIME_ENV}.env_vars.{name}: expected a string, got {shown}; "
+                f"ray.init accepts only strings (quote it: {name}: '{value}')"
+            )
     other = {k: merged[k] for k, v in given.items() if k != "env_vars" and v is not None}
     return EnvResult(None, merged, dict(env_vars), other, added)
 
@@ -846,7 +935,14 @@ def render_text(result: EnvResult, *, explain: bool = False) -> str:
         if not _shown(d, explain):
             continue
         left = f"{d.name}={_on_one_line(d.value)}" if d.included else f"{d.name} (left out)"
-        rows.append((left, _on_one_line(f"{d.reason.value}: {d.detail}")))
+        right = f"{d.reason.value}: {d.detail}"
+        set_by_main_ppo = result.main_ppo_environ.get(d.name)
+        if set_by_main_ppo is not None and d.value == set_by_main_ppo[0]:
+            right = (
+                f"main-ppo: verl main_ppo's run_ppo sets it in the driver before the call "
+                f"({set_by_main_ppo[1]}); the function forwards it"
+            )
+        rows.append((left, _on_one_line(right)))
     function_vars = report.runtime_env.get("env_vars", {})
     for name, value in result.main_ppo_added.items():
         rows.append((f"{name}={value}", "main-ppo: verl main_ppo sets it when transfer_queue.enable is true"))
@@ -900,7 +996,8 @@ def render_json(result: EnvResult, *, explain: bool = False) -> str:
             (``get_ppo_ray_runtime_env(config)`` with ``ray_kwargs.ray_init.runtime_env``
             merged over it; the function's own dict when that is empty). ``True``:
             ``{"runtime_env": ..., "function_runtime_env": ..., "from_ray_kwargs": {...},
-            "added_by_main_ppo": {...},
+            "added_by_main_ppo": {...}, "set_before_call_by_main_ppo": {NAME: {"value",
+            "why"}},
             "variables": [{"name", "value", "included", "reason", "detail", "default"}, ...],
             "megatron_components": [...], "mindspeed_components": [...], "components":
             [{"path", "role", "present", "strategy", "built", "why", "enabled",
@@ -920,6 +1017,9 @@ def render_json(result: EnvResult, *, explain: bool = False) -> str:
         "function_runtime_env": report.runtime_env,
         "from_ray_kwargs": result.from_ray_kwargs,
         "added_by_main_ppo": result.main_ppo_added,
+        "set_before_call_by_main_ppo": {
+            name: {"value": value, "why": why} for name, (value, why) in result.main_ppo_environ.items()
+        },
         "variables": [d.to_dict() for d in report.variables],
         "megatron_components": list(report.megatron_components),
         "mindspeed_components": list(report.mindspeed_components),
@@ -1048,17 +1148,24 @@ def _run_env(
             )
         cfg = load_or_compose(config_path, overrides)
     try:
+        set_before_call = main_ppo_environ(cfg)
         report = ppo_ray_runtime_env_report(
             cfg,
             device_capability=device_capability,
             forward_driver_env=forward_driver_env,
             rocm=is_rocm,
+            environ={**os.environ, **{k: v for k, (v, _) in set_before_call.items()}},
         )
     except (TypeError, ValueError) as exc:
         raise EnvCommandError(str(exc)) from exc
     merged = merge_ray_kwargs(cfg, report.runtime_env)
     return EnvResult(
-        report, merged.runtime_env, merged.from_ray_kwargs, merged.other_ray_kwargs, merged.main_ppo_added
+        report,
+        merged.runtime_env,
+        merged.from_ray_kwargs,
+        merged.other_ray_kwargs,
+        merged.main_ppo_added,
+        set_before_call,
     )
 
 

@@ -10,14 +10,22 @@ verl 0.9.1):
 * **actor** (``actor_rollout_ref.actor``): always built.
 * **reference policy** (``actor_rollout_ref.ref``): verl ``need_reference_policy``:
   built when ``algorithm.use_kl_in_reward`` or ``actor_rollout_ref.actor.use_kl_loss``
-  is true (both default to false in verl's YAML). The ref has its own
+  is true (both default to false in verl's YAML) -- unless verl computes the ref inside
+  the actor (``ref_in_actor``: LoRA, ``actor_rollout_ref.model.lora.rank > 0``,
+  ``lora_rank > 0`` or ``lora_adapter_path``; ``trainer_base.py`` ~234-237, 799-807),
+  when no separate ref is built and its strategy never counts. The ref has its own
   ``megatron.use_megatron_fsdp``; verl's ``megatron_ref.yaml`` does not interpolate it
   from the actor.
 * **critic**: verl ``need_critic``: ``critic.enable`` when it is not null, otherwise
   built exactly when ``algorithm.adv_estimator`` is ``"gae"`` (verl's default
   estimator, so a config without the key builds one).
-* **reward model**: verl ``need_reward_model``: built only when its ``enable`` is true
-  (``reward.reward_model`` in verl >= 0.7, the top-level ``reward_model`` before).
+* **reward model**, decided by the config's shape. A config with a ``reward`` section
+  follows verl 0.9.1 ``need_reward_model``: built when ``reward.reward_model.enable`` is
+  true, the top-level ``reward_model`` ignored (only ``fully_async_main`` migrates it).
+  A 0.9.x reward model is served by an inference server (``RewardModelConfig`` has no
+  ``strategy``; ``RewardLoopManager`` runs it on a rollout), so it never runs Megatron.
+  A legacy config (no ``reward`` section) keeps pre-0.9 verl's rule: the top-level
+  ``reward_model`` is built when its ``enable`` is true, and its ``strategy`` counts.
 * **teacher** (``distillation``): verl ``need_teacher_policy``: built only when
   ``distillation.enabled`` is true. verl serves the teacher with an inference engine,
   so it has no training strategy here.
@@ -41,6 +49,7 @@ from .engines import (
     ConfigReader,
     as_flag,
     as_strategy,
+    check_section,
     inspect_components,
 )
 
@@ -81,6 +90,9 @@ class Component:
     engine: ComponentEngine
     built: bool
     why: str
+    #: Served by an inference engine (verl 0.9.x reward model, the teacher): its
+    #: ``strategy`` never selects a training engine, so it never counts.
+    inference_served: bool = False
 
     @property
     def path(self) -> str:
@@ -94,13 +106,19 @@ class Component:
 
     @property
     def runs_megatron(self) -> bool:
-        """Built, ``strategy: megatron`` and not Megatron-FSDP."""
-        return self.built and self.engine.runs_megatron
+        """Built, trained (not :attr:`inference_served`), ``strategy: megatron`` and not
+        Megatron-FSDP."""
+        return self.built and not self.inference_served and self.engine.runs_megatron
 
     @property
     def runs_mindspeed(self) -> bool:
         """Built and ``strategy: mindspeed`` (verl #7040: MindSpeed asserts on the variable)."""
-        return self.built and self.engine.enabled and self.engine.strategy == "mindspeed"
+        return (
+            self.built
+            and not self.inference_served
+            and self.engine.enabled
+            and self.engine.strategy == "mindspeed"
+        )
 
     @property
     def engine_name(self) -> str | None:
@@ -113,7 +131,7 @@ class Component:
 
     def describe(self) -> str:
         """``"<why>; strategy=megatron"`` (the engine only for a built component)."""
-        if not self.built or self.engine_name is None:
+        if not self.built or self.inference_served or self.engine_name is None:
             return self.why
         return f"{self.why}; strategy={self.engine_name}"
 
@@ -123,17 +141,63 @@ def _flag(reader: ConfigReader, key: str) -> bool | None:
     value = reader.get(key)
     if value is MISSING or value is None:
         return None
-    return as_flag(value, default=False)
+    return as_flag(value, default=False, key=key)
+
+
+def _lora_rank(reader: ConfigReader, key: str) -> int:
+    """An int LoRA rank (missing/null -> 0).
+
+    Raises:
+        ValueError: a non-integer rank, naming ``key`` (verl compares it with ``> 0``).
+    """
+    value = reader.get(key)
+    if value is MISSING or value is None:
+        return 0
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError(f"{key}: expected an integer LoRA rank, got {value!r} ({type(value).__name__})")
+    return value
+
+
+def ref_in_actor(reader: ConfigReader) -> str | None:
+    """Why verl 0.9.1 computes the reference policy inside the actor, or ``None``.
+
+    verl ``ref_in_actor`` (``verl/trainer/ppo/v1/trainer_base.py`` ~234-237 and 799-807,
+    ``ray_trainer.py``, ``main_ppo_v0.py`` ~47): ``actor_rollout_ref.model.lora.rank > 0``,
+    else ``actor_rollout_ref.model.lora_rank > 0``, or ``model.lora_adapter_path`` not
+    null. The ref is then the actor without its LoRA adapter: no separate ref is built.
+
+    Raises:
+        ValueError: a non-integer rank or a ``model``/``lora`` section that is not a
+            mapping, naming the key.
+    """
+    check_section(reader.get("actor_rollout_ref.model"), "actor_rollout_ref.model")
+    check_section(reader.get("actor_rollout_ref.model.lora"), "actor_rollout_ref.model.lora")
+    rank = _lora_rank(reader, "actor_rollout_ref.model.lora.rank")
+    key = "actor_rollout_ref.model.lora.rank"
+    if rank <= 0:
+        rank = _lora_rank(reader, "actor_rollout_ref.model.lora_rank")
+        key = "actor_rollout_ref.model.lora_rank"
+    if rank > 0:
+        return f"{key} is {rank}"
+    adapter = reader.get("actor_rollout_ref.model.lora_adapter_path")
+    if adapter is not MISSING and adapter is not None:
+        return f"actor_rollout_ref.model.lora_adapter_path is {adapter!r}"
+    return None
 
 
 def _ref(reader: ConfigReader) -> tuple[bool, str]:
     reward_kl = _flag(reader, "algorithm.use_kl_in_reward")
     loss_kl = _flag(reader, "actor_rollout_ref.actor.use_kl_loss")
     if reward_kl:
-        return True, "ref built: algorithm.use_kl_in_reward is true"
-    if loss_kl:
-        return True, "ref built: actor_rollout_ref.actor.use_kl_loss is true"
-    return False, "ref not built: neither actor.use_kl_loss nor algorithm.use_kl_in_reward is true"
+        why = "algorithm.use_kl_in_reward is true"
+    elif loss_kl:
+        why = "actor_rollout_ref.actor.use_kl_loss is true"
+    else:
+        return False, "ref not built: neither actor.use_kl_loss nor algorithm.use_kl_in_reward is true"
+    lora = ref_in_actor(reader)
+    if lora is not None:
+        return False, f"ref not built: {why}, but {lora}, so verl computes the ref inside the actor (ref_in_actor)"
+    return True, f"ref built: {why}"
 
 
 def _critic(reader: ConfigReader) -> tuple[bool, str]:
@@ -141,7 +205,11 @@ def _critic(reader: ConfigReader) -> tuple[bool, str]:
     if enable is not None:
         return enable, f"critic {'built' if enable else 'not built'}: critic.enable is {str(enable).lower()}"
     raw = reader.get("algorithm.adv_estimator")
-    estimator = DEFAULT_ADV_ESTIMATOR if raw is MISSING or raw is None else as_strategy(raw)
+    estimator = (
+        DEFAULT_ADV_ESTIMATOR
+        if raw is MISSING or raw is None
+        else as_strategy(raw, "algorithm.adv_estimator")
+    )
     shown = estimator if raw is not MISSING and raw is not None else f"{estimator} (verl's default)"
     if estimator == DEFAULT_ADV_ESTIMATOR:
         return True, f"critic built: enable is null and adv_estimator {shown}"
@@ -159,8 +227,31 @@ def _enabled_only(reader: ConfigReader, engine: ComponentEngine, key: str) -> tu
     return False, f"{role} not built: {key} is {shown}"
 
 
+def has_reward_section(reader: ConfigReader) -> bool:
+    """Whether the config has verl >= 0.7's ``reward`` section (the 0.9.1 shape)."""
+    node = reader.get("reward")
+    return node is not MISSING and node is not None
+
+
+def _reward_model(reader: ConfigReader, engine: ComponentEngine, new_shape: bool) -> tuple[bool, str]:
+    """verl 0.9.1 ``need_reward_model`` reads only ``reward.reward_model.enable``; the top-level
+    ``reward_model`` of pre-0.9 verl counts only in a config without a ``reward`` section."""
+    if engine.path == "reward_model" and new_shape:
+        if not engine.present:
+            return False, "reward model not built: reward_model is not configured"
+        return False, (
+            "reward model not built: the config has a reward section, so verl 0.9.1 reads only "
+            "reward.reward_model.enable (only fully_async_main migrates the top-level reward_model)"
+        )
+    built, why = _enabled_only(reader, engine, f"{engine.path}.enable")
+    if built and engine.path == "reward.reward_model":
+        why += " (served by an inference server, never Megatron)"
+    return built, why
+
+
 def _teacher_engine(reader: ConfigReader, config: Any) -> ComponentEngine:
     node = reader.get("distillation") if config is not None else MISSING
+    check_section(node, "distillation")
     enabled = _flag(reader, "distillation.enabled")
     return ComponentEngine(
         path="distillation",
@@ -189,6 +280,7 @@ def decide_components(config: Any) -> tuple[Component, ...]:
     """
     engines = inspect_components(config)
     reader = ConfigReader(config)
+    new_shape = config is not None and has_reward_section(reader)
     result = []
     for engine in engines:
         if config is None:
@@ -206,8 +298,10 @@ def decide_components(config: Any) -> tuple[Component, ...]:
         elif engine.path == "critic":
             built, why = _critic(reader)
         else:
-            built, why = _enabled_only(reader, engine, f"{engine.path}.enable")
-        result.append(Component(engine, built, why))
+            built, why = _reward_model(reader, engine, new_shape)
+        result.append(
+            Component(engine, built, why, inference_served=engine.path == "reward.reward_model")
+        )
     teacher = _teacher_engine(reader, config)
     if config is None:
         result.append(Component(teacher, False, "teacher not built: no config was given"))
@@ -218,7 +312,7 @@ def decide_components(config: Any) -> tuple[Component, ...]:
             if built
             else "teacher not built: distillation.enabled is not true"
         )
-        result.append(Component(teacher, built, why))
+        result.append(Component(teacher, built, why, inference_served=True))
     return tuple(result)
 
 

@@ -42,6 +42,7 @@ __all__ = [
     "as_strategy",
     "ComponentEngine",
     "check_config_type",
+    "check_section",
     "inspect_components",
 ]
 
@@ -226,29 +227,67 @@ def _omega_select(cfg: Any, key: str) -> Any:
         raise ValueError(f"cannot resolve the interpolation at {key!r}: {first_line}") from exc
 
 
-def as_flag(value: Any, default: bool) -> bool:
-    """A config flag as a bool: ``MISSING``/``None`` -> ``default``; ``"true"``/``"false"``
-    (and yes/no/on/off/1/0, any case) as YAML would read them; anything else by truth."""
+def as_flag(value: Any, default: bool, key: str | None = None) -> bool:
+    """A config flag as a bool, as YAML and verl's dataclass configs read it.
+
+    Args:
+        value: the looked-up value: ``MISSING``/``None`` -> ``default``; a ``bool``; the
+            ints ``0``/``1``; a string ``true``/``false`` (and yes/no/on/off/1/0, any case).
+        default: the value for a missing or null key.
+        key: the dotted key, named in the error (``None``: ``"the flag"``).
+
+    Raises:
+        ValueError: any other value (``"maybe"``, ``2``, a list...), naming ``key``:
+            guessing would decide a variable on a value verl itself rejects.
+    """
     if value is MISSING or value is None:
         return default
     if isinstance(value, bool):
         return value
+    if isinstance(value, int) and value in (0, 1):
+        return bool(value)
     if isinstance(value, str):
         low = value.strip().lower()
         if low in _TRUE:
             return True
         if low in _FALSE:
             return False
-    return bool(value)
+    raise ValueError(
+        f"{key or 'the flag'}: expected true, false or null, got {_shown(value)}"
+    )
 
 
-def as_strategy(value: Any) -> Any:
-    """A strategy (or estimator) value: ``MISSING`` -> ``None``, an Enum -> its value."""
-    if value is MISSING:
+def _shown(value: Any) -> str:
+    """``'maybe' (str)``: the value's repr (cut at 60 characters) and its YAML-ish type."""
+    kind = {"ListConfig": "list", "DictConfig": "dict"}.get(type(value).__name__, type(value).__name__)
+    text = repr(list(value)) if kind == "list" and not isinstance(value, list) else repr(value)
+    return f"{text[:60]}... ({kind})" if len(text) > 60 else f"{text} ({kind})"
+
+
+def as_strategy(value: Any, key: str | None = None) -> Any:
+    """A strategy (or estimator) value: ``MISSING``/``None`` -> ``None``, an Enum -> its
+    value, a ``str`` as is (compared case-sensitively, as verl does).
+
+    Raises:
+        ValueError: a non-string value (``5``, a list, a mapping...), naming ``key``.
+    """
+    if value is MISSING or value is None:
         return None
     if isinstance(value, enum.Enum):
-        return value.value  # e.g. a str-Enum member such as Strategy.MEGATRON
+        value = value.value  # e.g. a str-Enum member such as Strategy.MEGATRON
+    if not isinstance(value, str):
+        raise ValueError(f"{key or 'the strategy'}: expected a string, got {_shown(value)}")
     return value
+
+
+def check_section(node: Any, key: str) -> None:
+    """Raise ``ValueError`` naming ``key`` when a config section is neither missing, null,
+    a mapping, a ``DictConfig`` nor a dataclass instance (e.g. ``critic: megatron``)."""
+    if node is MISSING or node is None:
+        return
+    if isinstance(node, Mapping) or _is_dictconfig(node) or _is_dataclass_instance(node):
+        return
+    raise ValueError(f"{key}: expected a mapping (a config section), got {_shown(node)}")
 
 
 def inspect_components(config: Any) -> tuple[ComponentEngine, ...]:
@@ -264,17 +303,29 @@ def inspect_components(config: Any) -> tuple[ComponentEngine, ...]:
     Raises:
         TypeError: ``config`` has an unsupported type (the message names it).
         ValueError: a ``strategy``, ``enable`` or ``megatron.use_megatron_fsdp``
-            interpolation cannot be resolved (the message names the key).
+            interpolation cannot be resolved, a flag is not a boolean or null, a
+            strategy is not a string, or a component section is not a mapping (the
+            message names the key).
     """
     reader = ConfigReader(config)
     result = []
     for path in COMPONENTS:
+        parts = path.split(".")
+        # Top-down, so a non-mapping parent is named before a lookup through it fails.
+        for depth in range(1, len(parts) + 1):
+            section = ".".join(parts[:depth])
+            check_section(reader.get(section), section)
         node = reader.get(path) if config is not None else MISSING
+        check_section(reader.get(f"{path}.megatron"), f"{path}.megatron")
         # Resolve strategy first: an unresolvable strategy is an error even for a
         # disabled component, so a broken config never passes silently.
-        strategy = as_strategy(reader.get(f"{path}.strategy"))
-        enabled = as_flag(reader.get(f"{path}.enable"), default=True)
-        fsdp = as_flag(reader.get(f"{path}.megatron.use_megatron_fsdp"), default=False)
+        strategy = as_strategy(reader.get(f"{path}.strategy"), f"{path}.strategy")
+        enabled = as_flag(reader.get(f"{path}.enable"), default=True, key=f"{path}.enable")
+        fsdp = as_flag(
+            reader.get(f"{path}.megatron.use_megatron_fsdp"),
+            default=False,
+            key=f"{path}.megatron.use_megatron_fsdp",
+        )
         result.append(
             ComponentEngine(
                 path=path,

@@ -29,7 +29,8 @@ which a differential test against the published wheels asserts): base and platfo
 variables the driver already sets are forwarded with the driver's value instead of
 dropped (remote Ray nodes do not inherit the driver's shell); variables the Ray job's
 own ``runtime_env.env_vars`` sets are left to the job (Ray refuses to merge a variable
-twice: "Failed to merge"); an unknown capability sets the variable with one warning;
+twice: "Failed to merge"); an unknown capability sets the variable with a warning (each distinct message once
+per process);
 an explicit ``enable: false`` is honoured; the device is probed lazily, once.
 
 Shapes:
@@ -156,7 +157,8 @@ _WARNED_LOCK = threading.Lock()
 
 
 def _warn_once(message: str) -> None:
-    """Log ``message`` on the ``ppo_runtime`` logger once per process."""
+    """Log ``message`` on the ``ppo_runtime`` logger once per process: each distinct
+    message once (two different warnings are both logged, each a single time)."""
     with _WARNED_LOCK:
         if message in _WARNED:
             return
@@ -354,6 +356,17 @@ class _Wanted:
 
 def _how(cap: CapabilityProbe) -> str:
     return {"override": "given", "torch.cuda": "probed with torch.cuda"}.get(cap.source, cap.source)
+
+
+def _forwarded_max_connections_warning(value: str | None, need: str) -> str:
+    """The warning for a driver's ``CUDA_DEVICE_MAX_CONNECTIONS`` other than ``1`` forwarded
+    where a built Megatron (or MindSpeed) component needs ``1``."""
+    return (
+        f"Forwarding {CUDA_DEVICE_MAX_CONNECTIONS}={value} from the driver's environment to "
+        f"every Ray worker, but {need}, which needs {CUDA_DEVICE_MAX_CONNECTIONS}=1 "
+        "(Megatron-LM's validate_args asserts on it before Blackwell). Unset it or set it "
+        "to 1 in the launching shell, or pass forward_driver_env=False."
+    )
 
 
 def _unknown_capability_warning(comps: tuple[str, ...], cap: CapabilityProbe) -> str:
@@ -642,6 +655,7 @@ def ppo_ray_runtime_env_report(
     device_capability: CapabilityOverride = None,
     forward_driver_env: bool = True,
     rocm: bool | None = None,
+    environ: Mapping[str, str] | None = None,
 ) -> RuntimeEnvReport:
     """Decide the PPO Ray runtime_env and say why, without logging anything.
 
@@ -661,6 +675,9 @@ def ppo_ray_runtime_env_report(
             either way, as upstream does.
         rocm: ``None`` to read ``torch.version.hip`` (without importing torch when it
             is not imported yet); ``True``/``False`` to decide.
+        environ: the driver's environment at call time; ``None`` reads ``os.environ``.
+            ``ppo-migrate env`` passes ``os.environ`` plus what verl ``main_ppo``'s
+            ``run_ppo`` sets before its call.
 
     Returns:
         A :class:`RuntimeEnvReport`.
@@ -672,7 +689,7 @@ def ppo_ray_runtime_env_report(
             malformed ``device_capability``; malformed JSON in
             ``RAY_JOB_CONFIG_JSON_ENV_VAR`` (naming the variable).
     """
-    environ = os.environ
+    environ = os.environ if environ is None else environ
     # Validate an explicit override before anything else, even when no rule needs it,
     # so a typo never goes unnoticed.
     override = (
@@ -713,6 +730,13 @@ def ppo_ray_runtime_env_report(
             env_vars[w.name] = decision.value
         if used_default and w.warning is not None and w.warning not in warnings:
             warnings.append(w.warning)
+        if (
+            w.name == CUDA_DEVICE_MAX_CONNECTIONS
+            and w.reason in (Reason.MEGATRON, Reason.MINDSPEED)
+            and decision.reason is Reason.DRIVER_FORWARDED
+            and decision.value != "1"
+        ):
+            warnings.append(_forwarded_max_connections_warning(decision.value, w.detail))
 
     runtime_env: dict[str, Any] = {"env_vars": env_vars}
     if working_dir is None:
@@ -753,14 +777,17 @@ def get_ppo_ray_runtime_env(
        variable for every architecture before Blackwell, so Volta/Turing get it too.
     5. The capability is probed lazily (only when rule 2 or 4 needs it), once per
        process even under concurrency, or taken from ``device_capability``. An unknown
-       capability (CPU-only head node, ROCm, NPU) sets the variable, with **one
-       warning** per process on the ``"ppo_runtime"`` logger saying how to decide.
+       capability (CPU-only head node, ROCm, NPU) sets the variable, with a warning
+       on the ``"ppo_runtime"`` logger saying how to decide (each distinct warning
+       message is logged once per process).
     6. Variables of rules 1-4 that the driver's environment already sets are forwarded
        with the driver's value (``forward_driver_env=True``) or dropped (``False``,
-       upstream behaviour).
+       upstream behaviour). A forwarded ``CUDA_DEVICE_MAX_CONNECTIONS`` other than
+       ``"1"`` where rule 4 needs ``1`` is forwarded with a warning.
     7. ``global_profiler.tool == "torch"`` -> ``NVTX_INJECTION64_PATH`` set to an
        unloadable path even over the driver's value, unless
-       ``VERL_KEEP_NVTX_INJECTION=1``; verl's warning is logged (once per process).
+       ``VERL_KEEP_NVTX_INJECTION=1``; verl's warning is logged (once per distinct
+       message per process; verl logs it on every call).
     8. :data:`ALWAYS_FORWARDED_ENV_VARS` with the driver's value or ``"0"``;
        :data:`FORWARDED_WHEN_SET_ENV_VARS` when the driver sets them.
     9. Any variable the Ray job's own ``runtime_env.env_vars`` sets is left to the job

@@ -176,11 +176,13 @@ def test_fsdp_alone_leaves_it_out():
 
 def test_plus_adds_a_new_key():
     # The FSDP config has no top-level reward_model: `+` adds one (older verl location).
-    proc = run(
-        FSDP, "+reward_model.strategy=megatron", "+reward_model.enable=true", "--capability", "9.0"
-    )
+    # It counts only in a legacy config (no reward section), as pre-0.9 verl built it.
+    added = ("+reward_model.strategy=megatron", "+reward_model.enable=true", "--capability", "9.0")
+    proc = run(FSDP, "~reward", *added)
     assert proc.returncode == 0, proc.stderr
     assert "Megatron in reward_model on" in text_lines(proc.stdout)[CUDA]
+    # With the reward section, verl 0.9.1 reads only reward.reward_model.enable.
+    assert text_lines(run(FSDP, *added).stdout)[CUDA].startswith(f"{CUDA} (left out) ")
 
 
 def test_oc_select_interpolation_in_an_override_is_resolved():
@@ -1006,6 +1008,24 @@ WHEEL_ROWS = [
         "Megatron in actor_rollout_ref.actor, critic on",
     ),
     (
+        "megatron-fsdp-grpo-with-reward-model",  # 0.9.x: served by an inference server
+        (*MEGATRON_FSDP_GRPO, "reward.reward_model.enable=True", "--capability", "9.0"),
+        "CUDA_DEVICE_MAX_CONNECTIONS (left out)",
+        "no component verl builds runs Megatron",
+    ),
+    (
+        "megatron-fsdp-grpo-kl-loss-with-lora",  # verl ref_in_actor: no separate Megatron ref
+        (
+            *MEGATRON_FSDP_GRPO,
+            "actor_rollout_ref.actor.use_kl_loss=True",
+            "actor_rollout_ref.model.lora.rank=8",
+            "--capability",
+            "9.0",
+        ),
+        "CUDA_DEVICE_MAX_CONNECTIONS (left out)",
+        "no component verl builds runs Megatron",
+    ),
+    (
         "megatron-no-gpu",
         ("model_engine=megatron", "--no-gpu"),
         "CUDA_DEVICE_MAX_CONNECTIONS=1",
@@ -1174,3 +1194,125 @@ def test_ray_kwargs_and_transfer_queue_are_merged_as_main_ppo_does():
     assert doc["function_runtime_env"]["env_vars"]["NCCL_DEBUG"] == "WARN"
     assert doc["from_ray_kwargs"] == {"NCCL_DEBUG": "INFO"}
     assert doc["added_by_main_ppo"] == {"TRANSFER_QUEUE_ENABLE": "1"}
+
+
+# --- verl main_ppo's environment setup before the call (issue 14 follow-up) ----------------
+
+
+def _run_ppo_env_setup(main_ppo_source: str):
+    """The statements of verl's real ``run_ppo`` before ``if not ray.is_initialized()``,
+    compiled from the wheel's ``main_ppo.py``: ``setup(config) -> {NAME: value}`` runs
+    them against a private ``os.environ``."""
+    import ast
+    import types
+
+    tree = ast.parse(main_ppo_source)
+    (run_ppo,) = [n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "run_ppo"]
+    body = []
+    for stmt in run_ppo.body:
+        if isinstance(stmt, ast.If) and "ray.is_initialized" in ast.unparse(stmt.test):
+            break
+        if not (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant)):
+            body.append(stmt)
+    assert any("VERL_FULL_DETERMINISM" in ast.unparse(s) for s in body)  # the block we mean
+    code = compile(ast.Module(body=body, type_ignores=[]), "verl/trainer/main_ppo.py", "exec")
+
+    def setup(config) -> dict[str, str]:
+        fake_os = types.SimpleNamespace(environ={})
+        exec(code, {"os": fake_os, "config": config})
+        return fake_os.environ
+
+    return setup
+
+
+MAIN_PPO_CASES = [
+    ("rollout-determinism", ("actor_rollout_ref.rollout.full_determinism=true",)),
+    ("rollout-determinism-seed", ("actor_rollout_ref.rollout.full_determinism=true", "actor_rollout_ref.rollout.seed=7")),
+    (
+        "reward-model-determinism",
+        ("reward.reward_model.enable=true", "reward.reward_model.rollout.full_determinism=true"),
+    ),
+    ("reward-model-determinism-disabled", ("reward.reward_model.rollout.full_determinism=true",)),
+    ("rl-insight-list", ("trainer.logger=[console,rl_insight]",)),
+    ("rl-insight-string", ("trainer.logger=rl_insight",)),
+    ("nothing", ()),
+]
+
+
+@pytest.mark.network
+@pytest.mark.parametrize(("case", "overrides"), MAIN_PPO_CASES, ids=[c[0] for c in MAIN_PPO_CASES])
+def test_env_sets_what_verl_main_ppo_sets_before_the_call(verl_config_dir, case, overrides):
+    from ppo_migrate.envcmd import compose_config
+
+    source = (Path(verl_config_dir).parents[0] / "main_ppo.py").read_text(encoding="utf-8")
+    expected = _run_ppo_env_setup(source)(compose_config(verl_config_dir, "ppo_trainer", list(overrides)))
+    args = ("--config-dir", verl_config_dir, "--config-name", "ppo_trainer", *overrides, "--capability", "9.0")
+    proc = run(*args, "--output-format", "json")
+    assert proc.returncode == 0, proc.stderr
+    env_vars = json.loads(proc.stdout)["env_vars"]
+    for name in ALWAYS_FORWARDED_ENV_VARS:
+        assert env_vars[name] == expected.get(name, "0"), name
+    assert env_vars.get("PYTHONHASHSEED") == expected.get("PYTHONHASHSEED")
+    want = {
+        "rollout-determinism": {"VERL_FULL_DETERMINISM": "1", "VLLM_BATCH_INVARIANT": "1", "PYTHONHASHSEED": "42"},
+        "rollout-determinism-seed": {"VERL_FULL_DETERMINISM": "1", "VLLM_BATCH_INVARIANT": "1", "PYTHONHASHSEED": "7"},
+        "reward-model-determinism": {"VERL_FULL_DETERMINISM": "1", "VLLM_BATCH_INVARIANT": "1", "PYTHONHASHSEED": "42"},
+        "rl-insight-list": {"VERL_RL_INSIGHT_ENABLE": "1"},
+        "rl-insight-string": {"VERL_RL_INSIGHT_ENABLE": "1"},
+    }.get(case, {})
+    assert expected == want  # the oracle ran verl's code on the config we meant
+    explained = json.loads(run(*args, "--output-format", "json", "--explain").stdout)
+    assert {k: v["value"] for k, v in explained["set_before_call_by_main_ppo"].items()} == want
+    lines = text_lines(run(*args, "--explain").stdout)
+    for name, value in want.items():
+        assert lines[name].startswith(f"{name}={value} "), lines[name]
+        assert "main-ppo: verl main_ppo's run_ppo sets it in the driver before the call" in lines[name]
+
+
+def test_env_with_a_driver_value_main_ppo_overwrites_shows_main_ppos(tmp_path):
+    # run_ppo assigns os.environ[...] = "1": a driver's 0 does not survive.
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text("actor_rollout_ref:\n  rollout: {full_determinism: true, seed: 3}\n", encoding="utf-8")
+    proc = run(str(cfg), "--capability", "9.0", "--output-format", "json", env={"VERL_FULL_DETERMINISM": "0"})
+    env_vars = json.loads(proc.stdout)["env_vars"]
+    assert (env_vars["VERL_FULL_DETERMINISM"], env_vars["PYTHONHASHSEED"]) == ("1", "3")
+
+
+def test_error_determinism_without_a_seed_names_the_key(tmp_path):
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text("actor_rollout_ref:\n  rollout: {full_determinism: true}\n", encoding="utf-8")
+    assert_one_line_error(
+        run(str(cfg), "--capability", "9.0"),
+        "actor_rollout_ref.rollout.seed is missing or null, but actor_rollout_ref.rollout.full_determinism is true",
+    )
+
+
+@pytest.mark.parametrize(
+    ("value", "shown"), [("8", "8 (int)"), ("true", "True (bool)"), ("null", "null"), ("[a]", "['a'] (list)")]
+)
+def test_error_non_string_ray_kwargs_env_var_names_the_key(value, shown):
+    proc = run(FSDP, f"++ray_kwargs.ray_init.runtime_env.env_vars.MY_FLAG={value}", "--capability", "9.0")
+    assert_one_line_error(
+        proc, f"ray_kwargs.ray_init.runtime_env.env_vars.MY_FLAG: expected a string, got {shown}", "ray.init"
+    )
+
+
+@pytest.mark.parametrize(
+    ("override", "message"),
+    [
+        ("critic.enable=maybe", "critic.enable: expected true, false or null, got 'maybe' (str)"),
+        (
+            "++actor_rollout_ref.actor.megatron.use_megatron_fsdp=maybe",
+            "actor_rollout_ref.actor.megatron.use_megatron_fsdp: expected true, false or null, got 'maybe' (str)",
+        ),
+        ("critic=megatron", "critic: expected a mapping (a config section), got 'megatron' (str)"),
+        ("actor_rollout_ref.actor.strategy=5", "actor_rollout_ref.actor.strategy: expected a string, got 5 (int)"),
+        (
+            "++actor_rollout_ref.rollout.full_determinism=maybe",
+            "actor_rollout_ref.rollout.full_determinism: expected true, false or null, got 'maybe' (str)",
+        ),
+    ],
+)
+def test_error_bad_values_name_the_key_instead_of_a_guess(override, message):
+    proc = run(FSDP, override, "--capability", "9.0")
+    assert assert_one_line_error(proc) == f"ppo-migrate: error: {message}"

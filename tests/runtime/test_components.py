@@ -67,18 +67,135 @@ def test_ref_has_its_own_megatron_fsdp_flag():
     assert megatron_components(cfg) == ()
 
 
-@pytest.mark.parametrize("path", ["reward_model", "reward.reward_model"])
 @pytest.mark.parametrize(
     "enable, built, why",
-    [(True, True, "built: {}.enable is true"), (False, False, "not built: {}.enable is false"),
-     (None, False, "not built: {}.enable is null")],
+    [(True, True, "built: reward_model.enable is true"), (False, False, "not built: reward_model.enable is false"),
+     (None, False, "not built: reward_model.enable is null")],
 )
-def test_reward_model_is_built_only_when_enabled(path, enable, built, why):
-    cfg = OmegaConf.create({})
-    OmegaConf.update(cfg, path, {"strategy": "megatron", "enable": enable}, force_add=True)
-    rm = _by_role(cfg)[path]
-    assert (rm.built, rm.why) == (built, "reward model " + why.format(path))
-    assert (path in megatron_components(cfg)) is built
+def test_legacy_reward_model_is_built_only_when_enabled_and_its_strategy_counts(enable, built, why):
+    # A legacy (pre-0.9) config: no reward section, a top-level reward_model whose
+    # RewardModelWorker ran the configured strategy.
+    cfg = OmegaConf.create({"reward_model": {"strategy": "megatron", "enable": enable}})
+    rm = _by_role(cfg)["reward_model"]
+    assert (rm.built, rm.why) == (built, "reward model " + why)
+    assert ("reward_model" in megatron_components(cfg)) is built
+
+
+@pytest.mark.parametrize(
+    "enable, built, why",
+    [
+        (True, True, "built: reward.reward_model.enable is true (served by an inference server, never Megatron)"),
+        (False, False, "not built: reward.reward_model.enable is false"),
+        (None, False, "not built: reward.reward_model.enable is null"),
+    ],
+)
+def test_reward_model_of_verl_0_9_is_an_inference_server_and_never_megatron(enable, built, why):
+    # verl 0.9.1 RewardModelConfig has no strategy: the reward model runs on a rollout
+    # server (RewardLoopManager), so even strategy: megatron there selects no engine.
+    cfg = OmegaConf.create({"reward": {"reward_model": {"strategy": "megatron", "enable": enable}}})
+    rm = _by_role(cfg)["reward.reward_model"]
+    assert (rm.built, rm.why) == (built, "reward model " + why)
+    assert megatron_components(cfg) == ()
+    assert rm.describe() == rm.why  # no "strategy=megatron" shown for an inference server
+
+
+def test_top_level_reward_model_is_ignored_when_the_config_has_a_reward_section():
+    # verl 0.9.1 need_reward_model reads only config.reward.reward_model.enable.
+    cfg = {
+        "reward": {"reward_model": {"enable": False}},
+        "reward_model": {"strategy": "megatron", "enable": True},
+    }
+    legacy = _by_role(cfg)["reward_model"]
+    assert legacy.built is False
+    assert legacy.why == (
+        "reward model not built: the config has a reward section, so verl 0.9.1 reads only "
+        "reward.reward_model.enable (only fully_async_main migrates the top-level reward_model)"
+    )
+    assert megatron_components(cfg) == ()
+    del cfg["reward"]
+    assert megatron_components(cfg) == ("reward_model",)
+
+
+LORA_MODELS = [
+    ({"lora": {"rank": 8}}, "actor_rollout_ref.model.lora.rank is 8"),
+    ({"lora_rank": 16}, "actor_rollout_ref.model.lora_rank is 16"),
+    ({"lora": {"rank": 0}, "lora_rank": 4}, "actor_rollout_ref.model.lora_rank is 4"),
+    ({"lora_adapter_path": "/ckpt/adapter"}, "actor_rollout_ref.model.lora_adapter_path is '/ckpt/adapter'"),
+]
+
+
+@pytest.mark.parametrize(("model", "lora"), LORA_MODELS)
+def test_lora_computes_the_ref_inside_the_actor_so_the_ref_never_counts(model, lora):
+    # verl ref_in_actor (trainer_base.py ~234-237, 799-807; main_ppo_v0.py ~47).
+    cfg = {
+        "actor_rollout_ref": {
+            "model": model,
+            "actor": {"strategy": "fsdp", "use_kl_loss": True},
+            "ref": {"strategy": "megatron"},
+        },
+    }
+    ref = _by_role(cfg)["actor_rollout_ref.ref"]
+    assert ref.built is False
+    assert ref.why == (
+        f"ref not built: actor_rollout_ref.actor.use_kl_loss is true, but {lora}, "
+        "so verl computes the ref inside the actor (ref_in_actor)"
+    )
+    assert megatron_components(cfg) == ()
+
+
+def test_lora_rank_zero_and_no_adapter_keep_the_separate_ref():
+    cfg = {
+        "actor_rollout_ref": {
+            "model": {"lora": {"rank": 0}, "lora_rank": 0, "lora_adapter_path": None},
+            "actor": {"strategy": "fsdp", "use_kl_loss": True},
+            "ref": {"strategy": "megatron"},
+        },
+    }
+    assert megatron_components(cfg) == ("actor_rollout_ref.ref",)
+
+
+BAD_VALUES = [
+    ({"critic": {"strategy": "megatron", "enable": "maybe"}}, "critic.enable: expected true, false or null, got 'maybe' (str)"),
+    (
+        {"actor_rollout_ref": {"actor": {"strategy": "megatron", "megatron": {"use_megatron_fsdp": "maybe"}}}},
+        "actor_rollout_ref.actor.megatron.use_megatron_fsdp: expected true, false or null, got 'maybe' (str)",
+    ),
+    ({"critic": {"strategy": "megatron", "enable": 2}}, "critic.enable: expected true, false or null, got 2 (int)"),
+    ({"critic": "megatron"}, "critic: expected a mapping (a config section), got 'megatron' (str)"),
+    ({"actor_rollout_ref": ["megatron"]}, "actor_rollout_ref: expected a mapping (a config section), got ['megatron'] (list)"),
+    ({"actor_rollout_ref": {"actor": {"strategy": 5}}}, "actor_rollout_ref.actor.strategy: expected a string, got 5 (int)"),
+    ({"critic": {"strategy": ["megatron"]}}, "critic.strategy: expected a string, got ['megatron'] (list)"),
+    ({"algorithm": {"adv_estimator": 3}}, "algorithm.adv_estimator: expected a string, got 3 (int)"),
+    ({"distillation": True}, "distillation: expected a mapping (a config section), got True (bool)"),
+    ({"distillation": {"enabled": "maybe"}}, "distillation.enabled: expected true, false or null, got 'maybe' (str)"),
+    (
+        {"actor_rollout_ref": {"actor": {"use_kl_loss": "perhaps"}}},
+        "actor_rollout_ref.actor.use_kl_loss: expected true, false or null, got 'perhaps' (str)",
+    ),
+    (
+        {"actor_rollout_ref": {"model": {"lora_rank": "8"}, "actor": {"use_kl_loss": True}}},
+        "actor_rollout_ref.model.lora_rank: expected an integer LoRA rank, got '8' (str)",
+    ),
+]
+
+
+@pytest.mark.parametrize("as_omegaconf", [False, True])
+@pytest.mark.parametrize(("cfg", "message"), BAD_VALUES)
+def test_bad_values_raise_naming_the_key_instead_of_a_guess(cfg, message, as_omegaconf):
+    config = OmegaConf.create(cfg) if as_omegaconf else cfg
+    with pytest.raises(ValueError) as err:
+        decide_components(config)
+    assert str(err.value) == message
+
+
+@pytest.mark.parametrize("value, enabled", [(True, True), ("false", False), ("True", True), (0, False), (1, True), (None, True)])
+def test_flag_values_yaml_reads_as_booleans_are_accepted(value, enabled):
+    cfg = {"actor_rollout_ref": {"actor": {"strategy": "megatron", "enable": value}}}
+    assert (megatron_components(cfg) == ("actor_rollout_ref.actor",)) is enabled
+
+
+def test_strategy_compare_stays_exact_case_as_verl():
+    assert megatron_components({"actor_rollout_ref": {"actor": {"strategy": "Megatron"}}}) == ()
 
 
 def test_teacher_is_built_with_distillation_and_runs_no_training_engine():

@@ -141,9 +141,12 @@ def test_only_the_ref_on_megatron_gets_it(fsdp_cfg):
     assert env["env_vars"][CUDA] == "1"
 
 
-def test_only_a_reward_model_on_megatron_gets_it(fsdp_cfg):
-    fsdp_cfg.reward.reward_model.enable = True
-    fsdp_cfg.reward.reward_model.strategy = "megatron"
+def test_only_a_legacy_reward_model_on_megatron_gets_it(fsdp_cfg):
+    # A legacy config (no reward section): pre-0.9 verl ran the top-level reward model
+    # with its strategy. With a reward section, verl 0.9.1 ignores it.
+    fsdp_cfg.reward_model = {"enable": True, "strategy": "megatron"}
+    assert CUDA not in get_ppo_ray_runtime_env(fsdp_cfg, device_capability=(8, 0))["env_vars"]
+    del fsdp_cfg["reward"]
     env = get_ppo_ray_runtime_env(fsdp_cfg, device_capability=(8, 0))
     assert env["env_vars"][CUDA] == "1"
 
@@ -239,16 +242,32 @@ def test_driver_cuda_value_wins_over_the_megatron_default(monkeypatch, megatron_
     monkeypatch.setenv(CUDA, "8")
     caplog.set_level(logging.WARNING, logger="ppo_runtime")
     assert get_ppo_ray_runtime_env(megatron_cfg, device_capability=(9, 0))["env_vars"][CUDA] == "8"
+    assert get_ppo_ray_runtime_env(megatron_cfg, device_capability=(9, 0))["env_vars"][CUDA] == "8"
+    # Forwarded where Megatron needs 1: warned, once for the two calls.
+    (record,) = caplog.records
+    assert (record.name, record.levelno) == ("ppo_runtime", logging.WARNING)
+    assert record.getMessage() == (
+        "Forwarding CUDA_DEVICE_MAX_CONNECTIONS=8 from the driver's environment to every Ray "
+        "worker, but Megatron in actor_rollout_ref.actor, actor_rollout_ref.ref, critic on "
+        "compute capability 9.0 (given; < 10), which needs CUDA_DEVICE_MAX_CONNECTIONS=1 "
+        "(Megatron-LM's validate_args asserts on it before Blackwell). Unset it or set it to 1 "
+        "in the launching shell, or pass forward_driver_env=False."
+    )
+    caplog.clear()
     assert (
         CUDA
         not in get_ppo_ray_runtime_env(
             megatron_cfg, device_capability=(9, 0), forward_driver_env=False
         )["env_vars"]
     )
-    # The user decided, so an unknown capability needs no warning.
+    # The user decided, so an unknown capability needs no warning; nor does Blackwell,
+    # nor a driver value of 1.
     assert (
         get_ppo_ray_runtime_env(megatron_cfg, device_capability="unknown")["env_vars"][CUDA] == "8"
     )
+    assert CUDA not in get_ppo_ray_runtime_env(megatron_cfg, device_capability=(10, 0))["env_vars"]
+    monkeypatch.setenv(CUDA, "1")
+    assert get_ppo_ray_runtime_env(megatron_cfg, device_capability=(8, 0))["env_vars"][CUDA] == "1"
     assert caplog.records == []
 
 
@@ -582,3 +601,29 @@ def test_unused_megatron_critic_in_grpo_does_not_count(megatron_cfg):
     assert CUDA not in get_ppo_ray_runtime_env(megatron_cfg, device_capability=(9, 0))["env_vars"]
     megatron_cfg.critic.enable = True  # asked for: built, so it counts again
     assert get_ppo_ray_runtime_env(megatron_cfg, device_capability=(9, 0))["env_vars"][CUDA] == "1"
+
+
+def test_each_distinct_warning_is_logged_once_per_process(megatron_cfg, fsdp_cfg, caplog):
+    # What the docs promise: once per distinct message, not one warning per process.
+    caplog.set_level(logging.WARNING, logger="ppo_runtime")
+    fsdp_cfg.actor_rollout_ref.actor.strategy = "megatron"  # a second set of components
+    for _ in range(3):
+        get_ppo_ray_runtime_env(megatron_cfg, device_capability="unknown")
+        get_ppo_ray_runtime_env(fsdp_cfg, device_capability="unknown")
+    messages = [r.getMessage() for r in caplog.records if r.name == "ppo_runtime"]
+    assert len(messages) == 2 and len(set(messages)) == 2
+    assert "because actor_rollout_ref.actor, actor_rollout_ref.ref, critic run(s) Megatron" in messages[0]
+    assert "because actor_rollout_ref.actor run(s) Megatron" in messages[1]
+
+
+def test_report_reads_the_given_environ_instead_of_os_environ(monkeypatch, fsdp_cfg):
+    # ppo-migrate env passes os.environ plus what verl main_ppo sets before the call.
+    from ppo_runtime import ppo_ray_runtime_env_report
+
+    monkeypatch.setenv("NCCL_DEBUG", "INFO")
+    report = ppo_ray_runtime_env_report(
+        fsdp_cfg, device_capability=(9, 0), rocm=False,
+        environ={"VERL_FULL_DETERMINISM": "1", "PYTHONHASHSEED": "7"},
+    )
+    env_vars = report.runtime_env["env_vars"]
+    assert (env_vars["VERL_FULL_DETERMINISM"], env_vars["PYTHONHASHSEED"], env_vars["NCCL_DEBUG"]) == ("1", "7", "WARN")
