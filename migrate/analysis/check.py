@@ -122,6 +122,7 @@ class ModuleAnalysis:
         self.matcher = TargetMatcher.of(settings.targets)
         self.targets = TargetFinder(self.module, self.scopes, self.matcher, package)
         self._configs: ConfigFinder | None = None
+        self._patched: bool | None = None
         from ppo_migrate.analysis.shims import MARKERS
 
         text = self.module.text
@@ -213,6 +214,35 @@ class ModuleAnalysis:
             out = self._unsuppressed(out)
         out.sort(key=Diagnostic.sort_key)
         return out
+
+    def _patches_the_function(self) -> bool:
+        """Whether the module replaces the runtime function: ``m.get_ppo_ray_runtime_env =
+        ...``, ``setattr(m, "get_ppo_ray_runtime_env", ...)``, ``mock.patch(".."
+        "get_ppo_ray_runtime_env", ...)`` / ``mock.patch.object(m, "get_...", ...)``,
+        ``monkeypatch.setattr(...)``. Its calls may then reach a replacement taking no
+        config, so a fix there is unsafe."""
+        if self._patched is None:
+            names = self.matcher.names
+            facts = self.module.facts
+            patched = any(
+                a.attr in names and isinstance(a.ctx, ast.Store) for a in facts.attributes
+            )
+            if not patched:
+                for call in facts.calls:
+                    func = call.func
+                    last = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+                    if last not in ("setattr", "patch", "object", "setitem"):
+                        continue
+                    if any(
+                        isinstance(a, ast.Constant)
+                        and isinstance(a.value, str)
+                        and a.value.rsplit(".", 1)[-1] in names
+                        for a in call.args
+                    ):
+                        patched = True
+                        break
+            self._patched = patched
+        return self._patched
 
     def _references(self) -> list[Diagnostic]:
         """PPO006: the runtime function used as a value other than a plain alias (issue 15).
@@ -343,10 +373,15 @@ class ModuleAnalysis:
                 callee=in_effect.detail,
             )
         expression = choice.expression
+        applicability = choice.applicability
+        if self._patches_the_function():
+            # a test or a shim replaces the function (mock.patch, setattr): the callable
+            # at the call may take no config at all
+            applicability = "unsafe"
         fix = Fix(
             message=f"Pass `{expression}`",
             edits=(self._edit(t, expression),),
-            applicability=choice.applicability,
+            applicability=applicability,
         )
         return replace(
             self._diagnostic(

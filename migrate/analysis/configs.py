@@ -51,6 +51,7 @@ The top-level sections are those of verl's ``ppo_trainer.yaml`` (verl
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -73,6 +74,15 @@ _WRAPPERS = frozenset(
     {"typing.Optional", "typing.Union", "typing.Annotated", "typing_extensions.Annotated",
      "typing_extensions.Optional", "typing_extensions.Union"}
 )
+#: Names a string annotation may spell and still say nothing against a config.
+_OPEN_WORDS = frozenset({"Any", "object", "Optional", "typing", "None", "t"})
+#: Methods whose result is another kind of object than a training config.
+_NOT_CONFIG_METHODS = frozenset({
+    "from_pretrained", "from_dict", "from_json_file", "from_json", "parse_args", "parse_known_args",
+})
+#: Calls whose result is another kind of object than a training config.
+_NOT_CONFIG_CALLS = frozenset({"argparse.ArgumentParser", "argparse.Namespace", "builtins.open", "open"})
+_FILE_OPENERS = frozenset({"builtins.open", "open", "io.open", "gzip.open", "pathlib.Path.open"})
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _STATEMENT_BLOCKS = ("body", "orelse", "finalbody", "handlers")
 _BLOCKS = frozenset(
@@ -129,6 +139,8 @@ class ConfigFinder:
         self._attrs: dict[int, dict[str, list[ast.AST]]] = {}
 
     # -- the answer -----------------------------------------------------------------
+        self._visiting: set[int] = set()
+
     def find(self, call: ast.Call) -> ConfigChoice | None:
         """The config to pass at ``call``, or ``None`` when no training config is visible.
 
@@ -193,36 +205,144 @@ class ConfigFinder:
     # -- a name -----------------------------------------------------------------------
     def _name_check(self, name: str, holder: Scope, call: ast.Call):
         def check() -> Bound:
-            if self._evidence_against(name, holder):
+            trust = self._trust(name, holder)
+            if trust == "against":
                 return Bound.UNBOUND
-            return bound_at(self.scopes, name, call)
+            state = bound_at(self.scopes, name, call)
+            if state is Bound.CERTAIN and trust == "weak":
+                return Bound.POSSIBLE  # bound for sure, but maybe not to a training config
+            return state
 
         return check
 
-    def _evidence_against(self, name: str, holder: Scope) -> bool:
+    def _trust(self, name: str, holder: Scope) -> str:
+        """How far the bindings of ``name`` in ``holder`` show a training config:
+        ``"against"`` (evidence against it: the table, or a binding that is never a
+        config -- an import, a ``def``/``class``, an ``except ... as``, ``with open(...) as``),
+        ``"weak"`` (an unsafe fix at best: an unpacking, ``+=``, a dict spread without a
+        verl section, another local's value) or ``"strong"`` (a safe fix when certainly bound)."""
+        worst = "strong"
         for b in self.finder.bindings_in(holder, name):
-            node = b.node
-            if isinstance(node, ast.arg):
-                if node.annotation is not None and self._annotation(node.annotation, holder) == "other":
+            trust = self._binding_trust(b.node, b.qualified, holder)
+            if trust == "against":
+                return trust
+            if trust == "weak":
+                worst = trust
+        return worst
+
+    def _binding_trust(self, node: ast.AST, qualified: str | None, holder: Scope) -> str:
+        if isinstance(node, ast.arg):
+            if node.annotation is not None and self._annotation(node.annotation, holder) == "other":
+                return "against"
+            if self._callers_pass_attributes(node, holder):
+                return "against"
+            return "strong"
+        if qualified is not None or isinstance(
+            node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.ExceptHandler, ast.Import, ast.ImportFrom)
+        ):
+            return "against"  # a module, a function, a class, an exception: never a config
+        if not isinstance(node, ast.Name):
+            return "strong"  # a match capture
+        parent = self.parents.get(id(node))
+        if isinstance(parent, ast.AnnAssign) and parent.target is node:
+            kind = self._annotation(parent.annotation, holder)
+            if kind == "other":
+                return "against"
+            return self.value_trust(parent.value) if parent.value is not None else "strong"
+        if isinstance(parent, ast.Assign) and any(t is node for t in parent.targets):
+            return self.value_trust(parent.value)
+        if isinstance(parent, ast.NamedExpr) and parent.target is node:
+            return self.value_trust(parent.value)
+        if isinstance(parent, (ast.For, ast.AsyncFor, ast.comprehension)) and parent.target is node:
+            it = parent.iter
+            if isinstance(it, (ast.List, ast.Tuple, ast.Set)) and not any(
+                isinstance(e, ast.Dict) for e in it.elts
+            ):
+                return "against"  # ``for config in ["a.yaml"]``: names, not configs
+            if self._is_config_part(it) or self._sub_config(it):
+                return "against"  # ``for config in config.rollouts``: parts of a config
+            return "strong"
+        if isinstance(parent, ast.withitem) and parent.optional_vars is node:
+            call = parent.context_expr
+            if isinstance(call, ast.Call) and (
+                self._qualified(call.func) & _FILE_OPENERS
+                or (
+                    isinstance(call.func, ast.Name)
+                    and call.func.id == "open"
+                    and self.scopes.scope_of(call.func).lookup("open") is None
+                )
+            ):
+                return "against"  # ``with open(p) as config``: a file
+            return "strong"
+        return "weak"  # an unpacking, ``+=``
+
+    def value_trust(self, value: ast.expr | None) -> str:
+        """``"against"``, ``"weak"`` or ``"strong"`` for a value assigned to a config name
+        (see :meth:`_trust`)."""
+        if value is None:
+            return "weak"
+        if self._value_against(value) or self._sub_config(value):
+            return "against"
+        if isinstance(value, ast.Attribute) and value.attr in self.names:
+            # ``config = model.config`` is a model's (HuggingFace) config; ``self.config`` is ours
+            owner = value.value
+            return "strong" if isinstance(owner, ast.Name) and owner.id == "self" else "against"
+        if isinstance(value, ast.Call):
+            func = value.func
+            if isinstance(func, ast.Attribute) and func.attr in _NOT_CONFIG_METHODS:
+                return "against"  # ``LlamaConfig.from_dict(...)``, ``parser.parse_args()``
+            if self._qualified(func) & _NOT_CONFIG_CALLS:
+                return "against"
+        if isinstance(value, ast.Dict):
+            keys = {k.value for k in value.keys if isinstance(k, ast.Constant)}
+            if not keys & VERL_SECTIONS and any(k is None for k in value.keys):
+                return "weak"  # ``{"num_cpus": 4, **extra}``: a spread may hold a section, or not
+        if isinstance(value, ast.Constant):
+            return "against"  # a number, a string, None: never a training config
+        if isinstance(value, ast.Name) and value.id not in self.names:
+            return self._name_value_trust(value)  # ``self.config = c``, ``config = rollout``
+        return "strong"
+
+    def _name_value_trust(self, value: ast.Name) -> str:
+        """The trust of another name's value: what its own bindings show (a parameter:
+        strong; ``rollout = config.actor_rollout_ref``: against)."""
+        holder = self.scopes.scope_of(value).lookup(value.id)
+        if holder is None or id(value) in self._visiting:
+            return "weak"
+        self._visiting.add(id(value))
+        try:
+            trusts = {
+                self._binding_trust(b.node, b.qualified, holder)
+                for b in self.finder.bindings_in(holder, value.id)
+            }
+        finally:
+            self._visiting.discard(id(value))
+        if not trusts:
+            return "weak"
+        return "against" if "against" in trusts else "weak" if "weak" in trusts else "strong"
+
+    def _sub_config(self, value: ast.expr) -> bool:
+        """A section taken out of a config by a call: ``copy.deepcopy(config.actor_rollout_ref)``,
+        ``config.get("critic")``, ``getattr(config, "trainer")``,
+        ``OmegaConf.select(config, "actor_rollout_ref.rollout")``."""
+        if not isinstance(value, ast.Call):
+            return False
+        args = value.args
+        func = value.func
+        if isinstance(func, ast.Attribute) and func.attr in ("get", "select", "pop") and args:
+            owner = func.value
+            first = args[0]
+            if isinstance(first, ast.Constant) and isinstance(first.value, str):
+                section = first.value.split(".", 1)[0]
+                if section in VERL_SECTIONS and (
+                    (isinstance(owner, ast.Name) and owner.id in self.names)
+                    or self._is_config_part(owner)
+                ):
                     return True
-                if self._callers_pass_attributes(node, holder):
-                    return True
-                continue
-            if b.qualified is not None:
-                continue  # ``import config``: a module, as likely a config holder as not
-            parent = self.parents.get(id(node))
-            if isinstance(parent, ast.AnnAssign) and parent.target is node:
-                if self._annotation(parent.annotation, holder) == "other":
-                    return True
-                if parent.value is not None and self._value_against(parent.value):
-                    return True
-            elif isinstance(parent, ast.Assign) and node in parent.targets:
-                if self._value_against(parent.value):
-                    return True
-            elif isinstance(parent, ast.NamedExpr) and parent.target is node:
-                if self._value_against(parent.value):
-                    return True
-        return False
+        if len(args) >= 2 and isinstance(args[1], ast.Constant) and isinstance(args[1].value, str):
+            if args[1].value.split(".", 1)[0] in VERL_SECTIONS:
+                return True  # ``getattr(config, "trainer")``, ``OmegaConf.select(config, "critic")``
+        return any(self._is_config_part(a) or self._sub_config(a) for a in args if isinstance(a, ast.expr))
 
     def _value_against(self, value: ast.expr) -> bool:
         """Whether an assigned value is evidence against a training config (see the table)."""
@@ -297,7 +417,7 @@ class ConfigFinder:
     def _atoms(self, node: ast.expr) -> Iterator[ast.expr | str]:
         if isinstance(node, ast.Constant):
             if node.value is not None:
-                yield "string" if isinstance(node.value, str) else node
+                yield node.value if isinstance(node.value, str) else node
             return
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
             yield from self._atoms(node.left)
@@ -316,8 +436,11 @@ class ConfigFinder:
         yield node
 
     def _atom_kind(self, atom: ast.expr | str) -> str:
-        if isinstance(atom, str):
-            return "open"  # a string annotation: no binding to resolve its names with
+        if isinstance(atom, str):  # a string annotation: judged by the names it spells
+            # (no binding resolves its names: never a reason to pass a name, but a string
+            # naming another type -- ``"PretrainedConfig"`` -- is evidence against one)
+            words = set(re.findall(r"[A-Za-z_][A-Za-z_0-9]*", atom))
+            return "open" if "DictConfig" in words or words <= _OPEN_WORDS else "other"
         base = atom.value if isinstance(atom, ast.Subscript) else atom
         if isinstance(base, ast.Name):
             holder = self.scopes.scope_of(base).lookup(base.id)
@@ -420,9 +543,94 @@ class ConfigFinder:
                 return Bound.UNBOUND  # evidence against a training config (the table)
             if bound_at(self.scopes, first, call) is not Bound.CERTAIN:
                 return Bound.UNBOUND
+            weak = any(  # a bare declaration (``cfg: DictConfig``) says nothing either way
+                finder.value_trust(v) != "strong"
+                for finder, v, a in values
+                if not (v is None and a is not None)
+            )
+            if weak or not self._init_certain(cls.node, name, {id(cls.node)}):
+                return Bound.POSSIBLE  # set somewhere, maybe not yet (or not to a config)
             return Bound.CERTAIN
 
         return check
+
+    def _init_certain(self, cls: ast.ClassDef, name: str, seen: set[int]) -> bool:
+        """Whether every instance has ``<self>.<name>`` before any other method runs: the
+        class body binds it, or the ``__init__`` in effect (the class's own, else its first
+        base's found in the analysed files) assigns it at its top level before any call of
+        its own methods, directly or through ``super().__init__(...)`` /
+        ``Base.__init__(self, ...)``; and nothing in the class deletes it."""
+        for node in ast.walk(cls):
+            if isinstance(node, ast.Delete) and any(
+                isinstance(t, ast.Attribute) and t.attr == name for t in node.targets
+            ):
+                return False
+        for stmt in cls.body:
+            if isinstance(stmt, ast.Assign) and any(
+                isinstance(t, ast.Name) and t.id == name for t in stmt.targets
+            ):
+                return True
+            if isinstance(stmt, ast.AnnAssign) and stmt.value is not None and (
+                isinstance(stmt.target, ast.Name) and stmt.target.id == name
+            ):
+                return True
+        init = next((s for s in cls.body if isinstance(s, _FUNCTIONS) and s.name == "__init__"), None)
+        if init is None and any(
+            (dotted_parts(d.func if isinstance(d, ast.Call) else d) or [""])[-1] == "dataclass"
+            for d in cls.decorator_list
+        ):
+            # a dataclass's generated __init__ sets every field it declares (not ClassVar)
+            return any(
+                isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name)
+                and stmt.target.id == name and "ClassVar" not in ast.unparse(stmt.annotation)
+                for stmt in cls.body
+            )
+        if init is None:
+            return self._base_init_certain(cls, name, seen)
+        params = (*init.args.posonlyargs, *init.args.args)
+        if not params or init.decorator_list:
+            return False
+        me = params[0].arg
+        for stmt in init.body:
+            targets = (
+                stmt.targets if isinstance(stmt, ast.Assign)
+                else [stmt.target] if isinstance(stmt, ast.AnnAssign) and stmt.value is not None
+                else []
+            )
+            if any(
+                isinstance(t, ast.Attribute) and t.attr == name
+                and isinstance(t.value, ast.Name) and t.value.id == me
+                for t in targets
+            ):
+                return True
+            if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):
+                func = stmt.value.func
+                if isinstance(func, ast.Attribute) and func.attr == "__init__":
+                    if self._base_init_certain(cls, name, seen):
+                        return True
+                    continue
+            if isinstance(stmt, (ast.Return, ast.Raise)):
+                return False
+            for node in ast.walk(stmt):  # one of its own methods may read it unset
+                if (
+                    isinstance(node, ast.Call)
+                    and isinstance(node.func, ast.Attribute)
+                    and isinstance(node.func.value, ast.Name)
+                    and node.func.value.id == me
+                ):
+                    return False
+        return False
+
+    def _base_init_certain(self, cls: ast.ClassDef, name: str, seen: set[int]) -> bool:
+        for base in cls.bases:
+            found = self._base_class(base)
+            if found is None:
+                return False  # a base outside the analysed files: its __init__ is unknown
+            finder, base_def = found
+            if id(base_def) in seen:
+                return False
+            return finder._init_certain(base_def, name, seen | {id(base_def)})
+        return False
 
     def _class_attributes(self, cls: ast.ClassDef, seen: set[int]) -> dict[str, list]:
         """Attribute name -> ``(finder, assigned value, annotation)`` (``None`` for a bare

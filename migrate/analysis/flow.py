@@ -300,10 +300,11 @@ class _Flow:
                 s = self.expr(k.value, s)
             return self.set_bits(s, _B) if self.is_name(node.name) else s
         if t is ast.Assert:
-            s = self.expr(node.test, s)
+            # ``python -O`` strips asserts: a walrus in the test may never run
+            after = self.expr(node.test, s)
             if node.msg is not None:
-                self.expr(node.msg, s)
-            return s
+                self.expr(node.msg, after)
+            return s | after
         # Pass, Global, Nonlocal, TypeAlias (3.12): no binding of a local here
         return s
 

@@ -161,6 +161,21 @@ def _valid(src: str) -> bool:
     return True
 
 
+def _rejected_by_evidence(text: str, function: str, settings: Settings) -> bool:
+    """Whether the function binds a config name as ``except ... as <name>``: an exception
+    is never the training config (evidence against, issue 13), so a PPO002 there may stand
+    where the name is certainly bound -- pyright's answer is not the question then."""
+    import ast
+
+    for node in ast.walk(ast.parse(text)):
+        if isinstance(node, ast.FunctionDef) and node.name == function:
+            return any(
+                isinstance(h, ast.ExceptHandler) and h.name in settings.config_names
+                for h in ast.walk(node)
+            )
+    return False
+
+
 def _probe(text: str, path: str, settings: Settings) -> tuple[str, list, list]:
     """The text with every safe fix applied and every PPO002 call given all config names.
 
@@ -175,7 +190,7 @@ def _probe(text: str, path: str, settings: Settings) -> tuple[str, list, list]:
             (e,) = d.fix.edits
             edits.extend(d.fix.edits)
             safe.append((e.line, e.column - 1, e.content))
-        elif d.code == "PPO002":
+        elif d.code == "PPO002" and not _rejected_by_evidence(text, d.scope, settings):
             assert d.line == d.end_line
             probe = ", ".join(settings.config_names)
             edits.append(Edit(probe, d.end_line, d.end_column - 1, d.end_line, d.end_column - 1))

@@ -1,0 +1,183 @@
+"""A fresh tester's wrong *safe* rewrites (issue 13), each run before and after ``apply``.
+
+Every module here runs as it is. Before the fix each was rewritten by a plain ``apply``
+(a safe fix) into code that crashed or passed something that is no training config. Now a
+plain ``apply`` leaves it running: the fix is unsafe (``--unsafe-fixes`` only) or absent.
+The positive cases keep their safe fix and run after it, receiving the config.
+"""
+
+from __future__ import annotations
+
+import sys
+import textwrap
+import types
+
+import pytest
+
+from ppo_migrate.analysis import analyse
+from ppo_migrate.edits import process_text
+from ppo_migrate.settings import Settings
+
+HEAD = "from verl.trainer.constants_ppo import get_ppo_ray_runtime_env as g\n"
+
+
+def _run(src: str, entry: str = "main"):
+    """Execute ``src`` with a verl 0.9-style ``get_ppo_ray_runtime_env(config=None)`` and
+    call ``entry()``; returns what it returns (the config the function received)."""
+    verl = {
+        name: types.ModuleType(name) for name in ("verl", "verl.trainer", "verl.trainer.constants_ppo")
+    }
+    verl["verl.trainer.constants_ppo"].get_ppo_ray_runtime_env = lambda config=None: config
+    saved = {n: sys.modules.get(n) for n in verl}
+    sys.modules.update(verl)
+    try:
+        namespace: dict = {"__name__": "case"}
+        exec(compile(src, "case.py", "exec"), namespace)
+        return namespace[entry]()
+    finally:
+        for n, m in saved.items():
+            if m is None:
+                sys.modules.pop(n, None)
+            else:
+                sys.modules[n] = m
+
+
+def _fix(src: str):
+    (d,) = [d for d in analyse(src, "case.py", Settings()) if d.code in ("PPO001", "PPO002")]
+    return d.fix.applicability if d.fix else None, d.fix.edits[0].content if d.fix else None
+
+
+def _applied(src: str, **settings) -> str:
+    result = process_text(src, "case.py", Settings(**settings), fix=True)
+    return result.new_text if result.new_text is not None else src
+
+
+NOT_SAFE = {
+    "self-config-set-in-another-method": """
+        class T:
+            def load(self, cfg):
+                self.config = cfg
+            def run(self):
+                return g()
+        def main():
+            return T().run()
+        """,
+    "init-calls-a-method-before-assigning": """
+        class T:
+            def __init__(self, cfg):
+                self.result = self.run()
+                self.config = cfg
+            def run(self):
+                return g()
+        def main():
+            return T({"trainer": 1}).result
+        """,
+    "subclass-init-without-super": """
+        class Base:
+            def __init__(self, config):
+                self.config = config
+        class Child(Base):
+            def __init__(self):
+                pass
+            def run(self):
+                return g()
+        def main():
+            return Child().run()
+        """,
+    "init-deletes-it": """
+        class T:
+            def __init__(self, config):
+                self.config = config
+                del self.config
+            def run(self):
+                return g()
+        def main():
+            return T({"trainer": 1}).run()
+        """,
+    "function-patched-in-this-file": """
+        from unittest import mock
+        from verl.trainer import constants_ppo
+        def start(config):
+            return constants_ppo.get_ppo_ray_runtime_env()
+        def main():
+            with mock.patch.object(constants_ppo, "get_ppo_ray_runtime_env", lambda: "legacy"):
+                return start({"trainer": 1})
+        """,
+    "walrus-in-an-assert": """
+        def main():
+            assert (config := {"trainer": 1})
+            return g()
+        """,
+}
+
+
+@pytest.mark.parametrize("name", sorted(NOT_SAFE))
+def test_a_plain_apply_leaves_it_running(name: str) -> None:
+    src = HEAD + textwrap.dedent(NOT_SAFE[name])
+    before = _run(src)
+    applicability, _ = _fix(src)
+    assert applicability in ("unsafe", None), name
+    assert _applied(src) == src  # a plain apply writes nothing
+    assert _run(_applied(src)) == before
+
+
+def test_the_unsafe_rewrite_would_have_crashed_where_the_tester_found_it() -> None:
+    """Why these are unsafe: with --unsafe-fixes the first case raises AttributeError."""
+    src = HEAD + textwrap.dedent(NOT_SAFE["self-config-set-in-another-method"])
+    forced = _applied(src, unsafe_fixes=True)
+    assert "g(self.config)" in forced
+    with pytest.raises(AttributeError):
+        _run(forced)
+
+
+SAFE = {
+    "init-assigns-it": ("""
+        class T:
+            def __init__(self, config):
+                self.config = config
+            def run(self):
+                return g()
+        def main():
+            return T({"trainer": 1}).run()
+        """, "self.config"),
+    "subclass-inherits-init": ("""
+        class Base:
+            def __init__(self, config):
+                super().__init__()
+                self.config = config
+        class Child(Base):
+            def run(self):
+                return g()
+        def main():
+            return Child({"trainer": 1}).run()
+        """, "self.config"),
+    "subclass-init-calls-super-first": ("""
+        class Base:
+            def __init__(self, config):
+                self.config = config
+        class Child(Base):
+            def __init__(self, config, n):
+                super().__init__(config)
+                self.n = n
+            def run(self):
+                return g()
+        def main():
+            return Child({"trainer": 1}, 2).run()
+        """, "self.config"),
+    "parameter-beside-an-exception-named-config": ("""
+        def main(cfg={"trainer": 1}):
+            try:
+                raise KeyError
+            except KeyError as config:
+                return g()
+        """, "cfg"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SAFE))
+def test_a_certain_config_is_still_a_safe_fix_and_the_rewrite_runs(name: str) -> None:
+    body, expected = SAFE[name]
+    src = HEAD + textwrap.dedent(body)
+    assert _run(src) is None  # configless before
+    assert _fix(src) == ("safe", expected)
+    assert _run(_applied(src)) == {"trainer": 1}
