@@ -580,7 +580,7 @@ def plan(files: Sequence[str], diagnostics: Sequence[Diagnostic], settings: Sett
                     f"and cannot be threaded: {reasons[s.caller]}"
                 )
         if blocked:
-            reasons[fq] = "; ".join(dict.fromkeys(blocked))
+            reasons[fq] = _named(list(dict.fromkeys(blocked)))
             return False
         threadable.add(fq)
         return True
@@ -721,3 +721,18 @@ def __getattr__(name: str) -> object:
 
 
 __all__ = ["CallSite", "follow_callers", "FunctionInfo", "Plan", "hint", "module_name", "plan", "thread"]
+
+
+#: How many blocking callers a "cannot be threaded" reason names before it counts the rest.
+MAX_NAMED_CALLERS = 3
+
+
+def _named(blocked: list[str]) -> str:
+    """The reasons of the blocking callers, the first :data:`MAX_NAMED_CALLERS` in full and
+    the rest counted, so that a function with many callers gets a message of a few lines
+    (a fresh tester saw a 5,512-character one), not the whole call graph."""
+    shown = "; ".join(blocked[:MAX_NAMED_CALLERS])
+    more = len(blocked) - MAX_NAMED_CALLERS
+    if more > 0:
+        shown += f"; and {more} more caller{'s' if more != 1 else ''} without a config"
+    return shown

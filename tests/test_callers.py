@@ -350,3 +350,12 @@ def test_ppo002_quotes_the_call_as_written(tmp_path: Path) -> None:
         "m.py:4:12: PPO002 `get_ppo_ray_runtime_env(None)`",
         "m.py:4:43: PPO002 `get_ppo_ray_runtime_env(config=None,)`",
     ]
+
+
+def test_cannot_be_threaded_names_three_callers_and_counts_the_rest(tmp_path: Path) -> None:
+    callers = "".join(f"def c{i}():\n    return init_ray('a')\n\n" for i in range(6))
+    _write(tmp_path, {"m.py": IMP + "def init_ray(address):\n    return get_ppo_ray_runtime_env()\n\n" + callers})
+    proc = run_cli("check", "m.py", cwd=tmp_path)
+    (finding,) = [line for line in proc.stdout.splitlines() if ": PPO002 " in line]
+    assert finding.count("has no config in scope and cannot be threaded") == 3
+    assert finding.endswith("; and 3 more callers without a config"), finding
