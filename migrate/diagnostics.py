@@ -147,14 +147,16 @@ RULES: dict[str, Rule] = {
             "`LlamaConfig.from_dict(d)`, `parser.parse_args()`, a string annotation naming "
             "another type |\n\n"
             "Bound for sure but maybe not to a training config is an unsafe fix: an unpacking "
-            "(`config, tok = load()`), a dict spread without a verl section, a module that "
+            "(`config, tok = load()`), a loop or comprehension variable (`for config in "
+            "paths`), a dict spread without a verl section, a module that "
             "patches the function (`mock.patch`, `setattr`: the callable may take no config). "
             "`self.<name>` is used only in a method whose own first parameter is not rebound "
             "or deleted; the fix is safe when the `__init__` in effect (the class's own, an "
             "inherited one, one reached through `super().__init__(...)`, a dataclass field) "
             "sets it before calling any of its own methods and nothing deletes it, and "
             "unsafe when it is only set in some other method (in this file or a base class "
-            "of another analysed file).\n\n" + _WHY_PPO001,
+            "of another analysed file) or the module makes instances with `__new__`.\n\n"
+            + _WHY_PPO001,
             "Run `ppo-migrate apply`: it passes the config in scope, "
             "get_ppo_ray_runtime_env() -> get_ppo_ray_runtime_env(config). Add "
             "`--unsafe-fixes` to also pass a config that is only possibly bound.",

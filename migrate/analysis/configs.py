@@ -261,7 +261,7 @@ class ConfigFinder:
                 return "against"  # ``for config in ["a.yaml"]``: names, not configs
             if self._is_config_part(it) or self._sub_config(it):
                 return "against"  # ``for config in config.rollouts``: parts of a config
-            return "strong"
+            return "weak"  # ``for config in paths``: an element of anything
         if isinstance(parent, ast.withitem) and parent.optional_vars is node:
             call = parent.context_expr
             if isinstance(call, ast.Call) and (
@@ -560,6 +560,11 @@ class ConfigFinder:
         base's found in the analysed files) assigns it at its top level before any call of
         its own methods, directly or through ``super().__init__(...)`` /
         ``Base.__init__(self, ...)``; and nothing in the class deletes it."""
+        if any(
+            isinstance(c.func, ast.Attribute) and c.func.attr == "__new__"
+            for c in self.module.facts.calls
+        ):
+            return False  # ``cls.__new__(cls)`` makes instances no __init__ ran on
         for node in ast.walk(cls):
             if isinstance(node, ast.Delete) and any(
                 isinstance(t, ast.Attribute) and t.attr == name for t in node.targets

@@ -103,6 +103,25 @@ NOT_SAFE = {
             with mock.patch.object(constants_ppo, "get_ppo_ray_runtime_env", lambda: "legacy"):
                 return start({"trainer": 1})
         """,
+    "loop-over-a-parameter": """
+        def start(paths):
+            for config in paths:
+                return g()
+        def main():
+            return start(["ppo_trainer.yaml"])
+        """,
+    "instance-made-without-init": """
+        class T:
+            def __init__(self, config):
+                self.config = config
+            def run(self):
+                return g()
+            @classmethod
+            def empty(cls):
+                return cls.__new__(cls)
+        def main():
+            return T.empty().run()
+        """,
     "walrus-in-an-assert": """
         def main():
             assert (config := {"trainer": 1})
