@@ -359,3 +359,56 @@ def test_cannot_be_threaded_names_three_callers_and_counts_the_rest(tmp_path: Pa
     (finding,) = [line for line in proc.stdout.splitlines() if ": PPO002 " in line]
     assert finding.count("has no config in scope and cannot be threaded") == 3
     assert finding.endswith("; and 3 more callers without a config"), finding
+
+
+# ------------------------------------------------------------------ one parse per file (issue 13)
+
+
+def _chain(root: Path, n: int) -> None:
+    """``n`` files: each one's helper makes a configless call; its caller in the next file
+    has ``config`` (the benchmark's caller-phase shape), plus one file that never names the
+    runtime function but calls a helper (the caller phase must parse it, once)."""
+    files = {"pkg/__init__.py": ""}
+    for i in range(n):
+        files[f"pkg/m{i}.py"] = (
+            IMP
+            + (f"from pkg.m{i - 1} import helper_{i - 1}\n" if i else "")
+            + f"\n\ndef helper_{i}(address):\n    return get_ppo_ray_runtime_env()\n"
+            + (f"\n\ndef run_{i}(config):\n    return helper_{i - 1}(config.trainer)\n" if i else "")
+        )
+    files["pkg/main.py"] = f"from pkg.m{n - 1} import helper_{n - 1}\n\n\ndef main(config):\n    helper_{n - 1}(1)\n"
+    _write(root, files)
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_no_file_is_parsed_twice_in_a_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, jobs: str) -> None:
+    """The caller phase takes each analysed file's index from the per-file phase (in the
+    pool's workers too): every ``parse`` of the run, in any process, is logged to a file."""
+    from click.testing import CliRunner
+
+    import ppo_migrate.analysis.check as check_module
+    from ppo_migrate.cli import cli
+
+    _chain(tmp_path / "src", 12)
+    log = tmp_path / "parses.log"
+    real_parse = check_module.parse
+
+    def logged_parse(text: str, path: str):
+        with open(log, "a") as f:  # appended by whichever process parses (forked workers too)
+            f.write(f"{path}\n")
+        return real_parse(text, path)
+
+    monkeypatch.setattr(check_module, "parse", logged_parse)
+    monkeypatch.chdir(tmp_path / "src")
+    result = CliRunner().invoke(cli, ["check", "--jobs", jobs, "--output-format", "concise", "pkg"])
+    assert result.exit_code == 1, result.output
+    parsed = log.read_text().splitlines()
+    expected = sorted([*(f"pkg/m{i}.py" for i in range(12)), "pkg/main.py"])
+    assert sorted(parsed) == expected  # each candidate once, main.py (no target) once
+    # and the hints are those of a run that parsed everything again
+    lines = [line for line in result.output.splitlines() if ": PPO002" in line]
+    assert len(lines) == 12
+    assert "its caller `run_1` (pkg/m1.py:10) has `config`" in next(x for x in lines if x.startswith("pkg/m0.py:"))
+    assert "its caller `main` (pkg/main.py:5) has no config in scope" not in result.output
+    last = next(x for x in lines if x.startswith("pkg/m11.py:"))
+    assert "its caller `main` (pkg/main.py:5) has `config`" in last
