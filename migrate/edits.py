@@ -61,6 +61,7 @@ def process_text(
     *,
     fix: bool,
     index_stamp: tuple[int, int] | None = None,
+    replaces_file: bool = False,
 ) -> FileResult:
     """Analyse (and with ``fix``, rewrite) one module's source text.
 
@@ -73,6 +74,8 @@ def process_text(
         index_stamp: ``(st_mtime_ns, st_size)`` of the file the text was read from;
             given, the result carries the file's cross-file index record
             (:func:`ppo_migrate.callers.index_file`) of the text as read.
+        replaces_file: the rewritten text will replace the file (``apply``): a
+            rewritten file gets no record (the caller phase reads its new text).
 
     Returns:
         A :class:`FileResult`.
@@ -87,11 +90,17 @@ def process_text(
 
     analysis = ModuleAnalysis(text, path, settings)
     diagnostics = analysis.diagnostics()
-    index = None
-    if index_stamp is not None:
+
+    def index():
+        """The record, unless nothing could use it: a file about to be rewritten (the
+        caller phase reads its new text) or a run in which PPO002, the rule whose hints
+        need callers, is disabled."""
+        if index_stamp is None or not settings.rule_enabled("PPO002"):
+            return None
         from ppo_migrate.callers import index_file
 
-        index = index_file(analysis, path, settings, index_stamp)
+        return index_file(analysis, path, settings, index_stamp)
+
     moved = 0
     base = text
     if fix and getattr(settings, "use_ppo_runtime", False):
@@ -99,13 +108,17 @@ def process_text(
         if moved:
             diagnostics = analyse(base, path, settings)
     if not fix:
-        return FileResult(path, tuple(diagnostics), index=index)
+        return FileResult(path, tuple(diagnostics), index=index())
     applied = [d for d in diagnostics if fix_applies(d, settings)]
     if not applied and not moved:
-        return FileResult(path, tuple(diagnostics), index=index)
+        return FileResult(path, tuple(diagnostics), index=index())
     remaining = tuple(d for d in diagnostics if not fix_applies(d, settings))
     edits = [e for d in applied for e in d.fix.edits]  # type: ignore[union-attr]
-    return FileResult(path, remaining, apply_edits(base, edits), len(applied), moved, index)
+    new_text = apply_edits(base, edits)
+    # apply writes ``new_text``: a record of the old text would be dropped unused
+    return FileResult(
+        path, remaining, new_text, len(applied), moved, None if replaces_file else index()
+    )
 
 
 def _use_ppo_runtime(text: str, settings: Settings) -> tuple[str, int, Settings]:

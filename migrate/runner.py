@@ -308,6 +308,7 @@ def _analyse(
             settings,
             fix=mode in (Mode.APPLY, Mode.DIFF, Mode.FIX_STDOUT),
             index_stamp=stamp,
+            replaces_file=mode is Mode.APPLY,
         )
     except SourceProblem as exc:
         diag = _file_diag(path, "PPO902", exc.message, exc.line, exc.column)

@@ -380,8 +380,11 @@ def _chain(root: Path, n: int) -> None:
     _write(root, files)
 
 
+@pytest.mark.parametrize("command", [["check"], ["apply"], ["apply", "--diff"]])
 @pytest.mark.parametrize("jobs", ["1", "2"])
-def test_no_file_is_parsed_twice_in_a_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, jobs: str) -> None:
+def test_no_file_is_parsed_twice_in_a_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, jobs: str, command: list[str]
+) -> None:
     """The caller phase takes each analysed file's index from the per-file phase (in the
     pool's workers too): every ``parse`` of the run, in any process, is logged to a file."""
     from click.testing import CliRunner
@@ -400,7 +403,9 @@ def test_no_file_is_parsed_twice_in_a_run(tmp_path: Path, monkeypatch: pytest.Mo
 
     monkeypatch.setattr(check_module, "parse", logged_parse)
     monkeypatch.chdir(tmp_path / "src")
-    result = CliRunner().invoke(cli, ["check", "--jobs", jobs, "--output-format", "concise", "pkg"])
+    before = _tree(tmp_path / "src")
+    result = CliRunner().invoke(cli, [*command, "--jobs", jobs, "--output-format", "concise", "pkg"])
+    assert _tree(tmp_path / "src") == before  # PPO002 only: nothing to rewrite
     assert result.exit_code == 1, result.output
     parsed = log.read_text().splitlines()
     expected = sorted([*(f"pkg/m{i}.py" for i in range(12)), "pkg/main.py"])
@@ -412,3 +417,36 @@ def test_no_file_is_parsed_twice_in_a_run(tmp_path: Path, monkeypatch: pytest.Mo
     assert "its caller `main` (pkg/main.py:5) has no config in scope" not in result.output
     last = next(x for x in lines if x.startswith("pkg/m11.py:"))
     assert "its caller `main` (pkg/main.py:5) has `config`" in last
+
+
+def test_a_file_apply_rewrote_is_read_again_for_the_caller_phase(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A record describes the text as read: once apply has replaced the file, the caller
+    phase parses the new text (once) and its hints point into it."""
+    from click.testing import CliRunner
+
+    import ppo_migrate.analysis.check as check_module
+    from ppo_migrate.cli import cli
+
+    _chain(tmp_path / "src", 3)
+    m1 = tmp_path / "src" / "pkg" / "m1.py"
+    # a fixable call before the helper: apply rewrites m1.py, whose record is then stale
+    m1.write_text(m1.read_text().replace(
+        "\n\ndef helper_1", "\n\ndef train(config):\n    return get_ppo_ray_runtime_env()\n\n\ndef helper_1"
+    ))
+    parsed: list[str] = []
+    real_parse = check_module.parse
+
+    def logged_parse(text: str, path: str):
+        parsed.append(path)
+        return real_parse(text, path)
+
+    monkeypatch.setattr(check_module, "parse", logged_parse)
+    monkeypatch.chdir(tmp_path / "src")
+    result = CliRunner().invoke(cli, ["apply", "--jobs", "1", "--output-format", "concise", "pkg"])
+    assert "get_ppo_ray_runtime_env(config)" in m1.read_text()
+    assert sorted(parsed) == ["pkg/m0.py", "pkg/m1.py", "pkg/m1.py", "pkg/m2.py", "pkg/main.py"]
+    hint = next(x for x in result.output.splitlines() if x.startswith("pkg/m1.py:") and "PPO002" in x)
+    assert hint.startswith("pkg/m1.py:10:12: PPO002"), hint
+    assert "its caller `run_2` (pkg/m2.py:10) has `config`" in hint
