@@ -29,6 +29,13 @@ prints one table of medians and the target ratios with PASS/FAIL; the exit statu
    of ``ppo-migrate check`` on a 1k-file real-shaped tree and on a 10k-file tree made
    of ten copies of it (same largest file, so only the file count grows); and
    ``python -X importtime -c "import ppo_runtime"`` against a bare interpreter.
+5. The analysis core per candidate file against ``ast.parse`` (in-process; issue 13).
+6. The real un-migrated tree (issue 13): the files of the verl 0.5.0, 0.6.1, 0.7.1 and
+   0.8.0 wheels (``pip download --no-deps``) unpacked side by side --
+   ``ppo-migrate check`` vs ``ruff check --no-cache --select F401 --exit-zero``.
+7. The caller phase (issue 13): a 400-file chain (each helper's configless call is a
+   PPO002 whose caller, in the next file, has the config) -- ``check --jobs 2`` with
+   its caller hints vs the same run with ``--ignore PPO002`` (the per-file phase alone).
 
 Child processes run without ``PYTHONDONTWRITEBYTECODE`` so that, as in a normal
 installation, modules load from cached bytecode (the warm-up round writes it).
