@@ -90,16 +90,22 @@ def process_text(
 
     analysis = ModuleAnalysis(text, path, settings)
     diagnostics = analysis.diagnostics()
+    run_settings = settings  # the caller phase's (``_use_ppo_runtime`` may change ``settings``)
 
     def index():
         """The record, unless nothing could use it: a file about to be rewritten (the
         caller phase reads its new text) or a run in which PPO002, the rule whose hints
         need callers, is disabled."""
-        if index_stamp is None or not settings.rule_enabled("PPO002"):
+        if index_stamp is None or not run_settings.rule_enabled("PPO002"):
             return None
         from ppo_migrate.callers import index_file
 
-        return index_file(analysis, path, settings, index_stamp)
+        try:
+            return index_file(analysis, path, run_settings, index_stamp)
+        except Exception:  # noqa: BLE001
+            # never this file's finding: the caller phase reads the file itself and
+            # leaves it out of the hints as before, if it fails there too
+            return None
 
     moved = 0
     base = text
