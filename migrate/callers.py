@@ -202,6 +202,15 @@ class _AstFacts:
     functions (with the config each caller has, from the same resolver as ``check``),
     references to them as values, and the names ``__all__`` exports.
 
+    Args:
+        path: the display path.
+        wanted: fq names whose calls and references are collected; ``None``: every
+            name a call or reference resolves to (:func:`index_file`'s record).
+        settings: the run's settings.
+        analysis: the file's :class:`ppo_migrate.analysis.check.ModuleAnalysis` when it
+            is at hand (no parse here); otherwise the file is read and parsed, once per
+            process (:func:`_analysis`).
+
     Attributes: ``defs`` (fq -> ``(None, FunctionInfo)``), ``sites`` (``(None,
     CallSite)`` pairs), ``values``/``values_fq`` and ``exported``, as on the visitor.
     """

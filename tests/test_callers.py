@@ -450,3 +450,50 @@ def test_a_file_apply_rewrote_is_read_again_for_the_caller_phase(
     hint = next(x for x in result.output.splitlines() if x.startswith("pkg/m1.py:") and "PPO002" in x)
     assert hint.startswith("pkg/m1.py:10:12: PPO002"), hint
     assert "its caller `run_2` (pkg/m2.py:10) has `config`" in hint
+
+
+def test_index_record_of_one_file_holds_defs_sites_and_values(tmp_path: Path) -> None:
+    """:func:`index_file` on the per-file analysis: what the caller phase reads of a file,
+    picklable (it comes back from the pool's workers)."""
+    import pickle
+
+    from ppo_migrate.analysis.check import ModuleAnalysis
+    from ppo_migrate.callers import index_file
+    from ppo_migrate.settings import Settings
+
+    _write(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/mod.py": """\
+            from pkg.other import helper
+
+            __all__ = ["run"]
+
+
+            def run(config):
+                helper(config.trainer, **{})
+
+
+            def main(address):
+                helper(1)
+                callbacks = [helper]
+
+
+            def helper2(x):
+                return x
+            """,
+    })
+    path = str(tmp_path / "pkg" / "mod.py")
+    settings = Settings()
+    analysis = ModuleAnalysis((tmp_path / "pkg" / "mod.py").read_text(), path, settings)
+    record = pickle.loads(pickle.dumps(index_file(analysis, path, settings, (1, 2))))
+    assert record.stamp == (1, 2)
+    assert sorted(record.defs) == ["pkg.mod.helper2", "pkg.mod.main", "pkg.mod.run"]
+    assert record.defs["pkg.mod.run"].block == "it is exported in `__all__`, so it may be called from outside"
+    assert record.defs["pkg.mod.main"].block is None and record.defs["pkg.mod.main"].line == 10
+    sites = [(s.callee, s.line, s.column, s.caller, s.config, s.unpacked) for s in record.sites]
+    assert sites == [
+        ("pkg.other.helper", 7, 5, "pkg.mod.run", "config", "**{}"),
+        ("pkg.other.helper", 11, 5, "pkg.mod.main", None, None),
+    ]
+    assert ("pkg.other.helper", 12) in record.values  # referenced as a value
+    assert not any(line in (7, 11) and fq == "pkg.other.helper" for fq, line in record.values)
