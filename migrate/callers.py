@@ -156,15 +156,16 @@ class FileIndex:
             duplicate definitions already accounted for).
         sites: every call whose callee resolves to a qualified name, one
             :class:`CallSite` per name it may call, in source order.
-        values: ``(fq, line)`` of every other reference that resolves to a qualified
-            name (read, assigned, deleted, an attribute, a parameter), in source order.
+        values: fq -> the lines (in source order) of every other reference that
+            resolves to it (read, assigned, deleted, an attribute, a parameter); grouped
+            by name, as the caller phase looks them up (and each name is held once).
     """
 
     path: str
     stamp: tuple[int, int] | None
     defs: dict[str, FunctionInfo]
     sites: tuple[CallSite, ...]
-    values: tuple[tuple[str, int], ...]
+    values: dict[str, tuple[int, ...]]
 
 
 def index_file(analysis, path: str, settings: Settings, stamp: tuple[int, int] | None) -> FileIndex:
@@ -184,8 +185,13 @@ def index_file(analysis, path: str, settings: Settings, stamp: tuple[int, int] |
         if info.qualname in facts.exported and "." not in info.qualname:
             info.block = "it is exported in `__all__`, so it may be called from outside"
         defs[fq] = info
-    values = tuple((fq, line) for (_, line), fq in zip(facts.values, facts.values_fq))
-    return FileIndex(path, stamp, defs, tuple(site for _, site in facts.sites), values)
+    values: dict[str, list[int]] = defaultdict(list)
+    for (_, line), fq in zip(facts.values, facts.values_fq):
+        values[fq].append(line)
+    return FileIndex(
+        path, stamp, defs, tuple(site for _, site in facts.sites),
+        {fq: tuple(lines) for fq, lines in values.items()},
+    )
 
 
 def _stamp(path: str) -> tuple[int, int] | None:
@@ -560,9 +566,8 @@ def _scan(files: Sequence[str], wanted: set[str], index_of, index: _Index) -> No
         for site in found.sites:
             if site.callee in todo:
                 index.sites[site.callee].append(site)
-        for fq, line in found.values:
-            if fq in todo:
-                index.values[fq].append((path, line))
+        for fq in sorted(todo & found.values.keys()):
+            index.values[fq].extend((path, line) for line in found.values[fq])
 
 
 @dataclass
