@@ -88,7 +88,9 @@ def process_text(
     """
     from ppo_migrate.analysis.check import ModuleAnalysis, analyse
 
-    analysis = ModuleAnalysis(text, path, settings)
+    from ppo_migrate.analysis.index import parsed_here
+
+    analysis = ModuleAnalysis(text, path, settings, module=parsed_here(path, index_stamp, text))
     diagnostics = analysis.diagnostics()
     run_settings = settings  # the caller phase's (``_use_ppo_runtime`` may change ``settings``)
 
