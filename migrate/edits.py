@@ -87,7 +87,6 @@ def process_text(
             ``use_ppo_runtime``, when LibCST cannot take the text for the import move.
     """
     from ppo_migrate.analysis.check import ModuleAnalysis, analyse
-
     from ppo_migrate.analysis.index import parsed_here
 
     analysis = ModuleAnalysis(text, path, settings, module=parsed_here(path, index_stamp, text))

@@ -679,13 +679,13 @@ def _run_pool(
         # imported once here, inherited by every worker: each candidate needs them, and a
         # worker importing them itself repeats ~13 ms of imports per worker (issue 13's
         # profile of the verl tree)
-        import ppo_migrate.analysis.check  # noqa: F401
-        import ppo_migrate.analysis.configs  # noqa: F401
-        import ppo_migrate.analysis.flow  # noqa: F401
-        import ppo_migrate.analysis.shims  # noqa: F401
-        import ppo_migrate.analysis.signatures  # noqa: F401
-        import ppo_migrate.callers  # noqa: F401
-        import ppo_migrate.edits  # noqa: F401
+        import ppo_migrate.analysis.check
+        import ppo_migrate.analysis.configs
+        import ppo_migrate.analysis.flow
+        import ppo_migrate.analysis.shims
+        import ppo_migrate.analysis.signatures
+        import ppo_migrate.callers
+        import ppo_migrate.edits
     total = len(candidates)
     todo = deque(candidates)
     done_count = 0

@@ -9,7 +9,6 @@ import textwrap
 from pathlib import Path
 
 import pytest
-
 from cli_helpers import FIXTURES, run_cli
 
 IMP = "from verl.trainer.constants_ppo import get_ppo_ray_runtime_env\n"
@@ -231,7 +230,6 @@ def test_never_threads_a_function_whose_call_passes_the_keyword_or_unpacks(tmp_p
 
 def test_an_added_keyword_never_duplicates_an_existing_one() -> None:
     import libcst as cst
-
     from ppo_migrate.callers import _ThreadTransformer
 
     module = cst.parse_module("start('a', config=config)\n")
@@ -387,9 +385,8 @@ def test_no_file_is_parsed_twice_in_a_run(
 ) -> None:
     """The caller phase takes each analysed file's index from the per-file phase (in the
     pool's workers too): every ``parse`` of the run, in any process, is logged to a file."""
-    from click.testing import CliRunner
-
     import ppo_migrate.analysis.check as check_module
+    from click.testing import CliRunner
     from ppo_migrate.cli import cli
 
     _chain(tmp_path / "src", 12)
@@ -424,9 +421,8 @@ def test_a_file_apply_rewrote_is_read_again_for_the_caller_phase(
 ) -> None:
     """A record describes the text as read: once apply has replaced the file, the caller
     phase parses the new text (once) and its hints point into it."""
-    from click.testing import CliRunner
-
     import ppo_migrate.analysis.check as check_module
+    from click.testing import CliRunner
     from ppo_migrate.cli import cli
 
     _chain(tmp_path / "src", 3)

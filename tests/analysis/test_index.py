@@ -9,7 +9,6 @@ import types
 from pathlib import Path
 
 import pytest
-
 from ppo_migrate.analysis.index import ClassIndex, module_file, package_root
 from ppo_migrate.edits import process_text
 from ppo_migrate.settings import Settings
@@ -110,9 +109,8 @@ def test_a_base_class_module_parsed_for_another_file_is_not_parsed_again(
 ) -> None:
     """``check --jobs 1``: launch.py's ``self.config`` is looked up in base.py (parsed by the
     class index); base.py, a candidate too, reuses that parse for its own analysis."""
-    from click.testing import CliRunner
-
     import ppo_migrate.analysis.check as check_module
+    from click.testing import CliRunner
     from ppo_migrate.cli import cli
 
     root, _ = tree
