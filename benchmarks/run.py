@@ -29,6 +29,13 @@ prints one table of medians and the target ratios with PASS/FAIL; the exit statu
    of ``ppo-migrate check`` on a 1k-file real-shaped tree and on a 10k-file tree made
    of ten copies of it (same largest file, so only the file count grows); and
    ``python -X importtime -c "import ppo_runtime"`` against a bare interpreter.
+5. The analysis core per candidate file against ``ast.parse`` (in-process; issue 13).
+6. The real un-migrated tree (issue 13): the files of the verl 0.5.0, 0.6.1, 0.7.1 and
+   0.8.0 wheels (``pip download --no-deps``) unpacked side by side --
+   ``ppo-migrate check`` vs ``ruff check --no-cache --select F401 --exit-zero``.
+7. The caller phase (issue 13): a 400-file chain (each helper's configless call is a
+   PPO002 whose caller, in the next file, has the config) -- ``check --jobs 2`` with
+   its caller hints vs the same run with ``--ignore PPO002`` (the per-file phase alone).
 
 Child processes run without ``PYTHONDONTWRITEBYTECODE`` so that, as in a normal
 installation, modules load from cached bytecode (the warm-up round writes it).
@@ -746,7 +753,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--apply-runs", type=int, default=3, help="timed runs of item 3 (long)")
     ap.add_argument("--rss-runs", type=int, default=3, help="runs of the peak-RSS measurement")
     ap.add_argument("--import-runs", type=int, default=20, help="runs of the import timing")
-    ap.add_argument("--only", default="1,2,3,4,5", help="items to run, e.g. 1,2 (default: all)")
+    ap.add_argument(
+        "--only", default="1,2,3,4,5,6,7", help="items to run, e.g. 1,2 (default: all)"
+    )
     ap.add_argument(
         "--quick", action="store_true", help="small trees and one run each (smoke test only)"
     )
@@ -809,6 +818,22 @@ def main(argv: Sequence[str] | None = None) -> int:
         _item4(rep, small, large, max(1, args.rss_runs), max(3, args.import_runs))
     if "5" in only:
         _item5(rep, n(ALL_CANDIDATE_FILES), 3)
+    if "6" in only:
+        verl_tree = _verl_tree(trees / "verl-wheels", TREES / "verl-wheels")
+        rep.notes.append(
+            f"6: {verl_tree.relative_to(REPO)} (verl {', '.join(VERL_VERSIONS)} wheels unpacked "
+            f"side by side: {_count_py(verl_tree)} .py files, {_lines(verl_tree)} lines; "
+            f"{_naming(verl_tree)} name the runtime function)"
+        )
+        _item6(rep, verl_tree, args.runs)
+    if "7" in only:
+        chain = trees / "caller-chain"
+        _write_chain(chain, n(CHAIN_FILES))
+        rep.notes.append(
+            f"7: {chain.relative_to(REPO)} ({_count_py(chain)} .py files: each helper makes a "
+            "configless call, its caller in the next file has `config`)"
+        )
+        _item7(rep, chain, args.runs)
 
     _print_report(rep, args)
     return 0 if all(t[3] for t in rep.targets) else 1
@@ -908,6 +933,121 @@ def _item5(rep: Report, n_files: int, runs: int) -> None:
         f"5: {len(ratios)} files of {', '.join(str(r) for r in roots)} with a call injected "
         f"into every function; ratio quartiles {statistics.quantiles(ratios, n=4)}"
     )
+
+
+#: Item 6: the verl releases whose wheels make the real un-migrated tree (issue 13).
+VERL_VERSIONS = ("0.5.0", "0.6.1", "0.7.1", "0.8.0")
+
+
+def _verl_tree(wheels: Path, shared: Path) -> Path:
+    """``<wheels>/tree/verl-<v>/`` for each of :data:`VERL_VERSIONS`: the wheel's files
+    unpacked side by side (the sources as published, not migrated). The wheels come from
+    ``pip download --no-deps verl==<v>`` (once, into ``shared``: ``--quick`` reuses them)."""
+    import zipfile
+
+    shared.mkdir(parents=True, exist_ok=True)
+    tree = wheels / "tree"
+    for v in VERL_VERSIONS:
+        found = sorted(shared.glob(f"verl-{v}-*.whl"))
+        if not found:
+            print(f"  pip download --no-deps verl=={v} ...", file=sys.stderr)
+            subprocess.run(
+                [sys.executable, "-m", "pip", "download", "--no-deps", "-q", "-d", str(shared),
+                 f"verl=={v}"],
+                check=True,
+            )
+            found = sorted(shared.glob(f"verl-{v}-*.whl"))
+        dest = tree / f"verl-{v}"
+        stamp = dest / ".unpacked-from"
+        if stamp.is_file() and stamp.read_text() == found[0].name:
+            continue
+        shutil.rmtree(dest, ignore_errors=True)
+        with zipfile.ZipFile(found[0]) as zf:
+            zf.extractall(dest)
+        stamp.write_text(found[0].name)
+    return tree
+
+
+def _item6(rep: Report, tree: Path, runs: int) -> None:
+    """Item 6 (issue 13): the real un-migrated tree, ``check`` against ruff, interleaved."""
+    rep.notes.append(f"6: load average at start {_load()}")
+    ppo, ruff = _ppo(), _ruff()
+    assert ruff is not None
+    item = "6 verl 0.5-0.8"
+    r = {
+        "ppo": Row(item, "ppo-migrate check"),
+        "ruff": Row(item, "ruff check --no-cache --select F401 --exit-zero"),
+    }
+    _interleaved(
+        item,
+        runs,
+        {
+            "ppo": lambda: _run([*ppo, "check", str(tree)], tree, (0, 1)),
+            "ruff": lambda: _run(
+                [*ruff, "check", "--no-cache", "--select", "F401", "--exit-zero", str(tree)], tree
+            ),
+        },
+        r,
+    )
+    rep.rows.extend(r.values())
+    ratio = r["ppo"].median / r["ruff"].median
+    rep.target("6: verl check / ruff", ratio, "<= 0.50", ratio <= 0.5)
+
+
+CHAIN_FILES = 400  # item 7: files of the caller chain
+
+
+def _write_chain(root: Path, n: int) -> None:
+    """``n`` modules of one package: ``m<i>.helper_<i>(address)`` calls the runtime without
+    a config (a PPO002 whose hint needs the callers) and ``m<i>.run_<i>(config)`` calls
+    ``helper_<i-1>`` (its caller, with the config); the shape the caller phase took more
+    than 9 minutes on before issue 13."""
+    stamp = {"version": GENERATOR_VERSION, "kind": "chain", "files": n}
+    if _stamp_ok(root, stamp):
+        return
+    _fresh_root(root, "chain")
+    pkg = root / "src" / "chainpkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    imp = f"from verl.trainer.constants_ppo import {TARGET_NAME}\n"
+    for i in range(n):
+        text = imp
+        if i:
+            text += f"from chainpkg.m{i - 1} import helper_{i - 1}\n"
+        text += f"\n\ndef helper_{i}(address):\n    return {TARGET_NAME}()\n"
+        if i:
+            text += f"\n\ndef run_{i}(config):\n    return helper_{i - 1}(config.trainer)\n"
+        (pkg / f"m{i}.py").write_text(text)
+    (root / ".bench-tree.json").write_text(json.dumps(stamp))
+
+
+def _item7(rep: Report, tree: Path, runs: int) -> None:
+    """Item 7 (issue 13): the caller phase against the per-file phase, ``check --jobs 2``
+    with PPO002's caller hints against the same run with ``--ignore PPO002`` (no entry
+    point: the per-file phase alone, index records included), interleaved."""
+    rep.notes.append(f"7: load average at start {_load()}")
+    ppo = _ppo()
+    item = "7 caller chain"
+    r = {
+        "full": Row(item, "ppo-migrate check --jobs 2 (with hints)"),
+        "file": Row(item, "ppo-migrate check --jobs 2 --ignore PPO002"),
+    }
+    _interleaved(
+        item,
+        runs,
+        {
+            "full": lambda: _run([*ppo, "check", "--jobs", "2", str(tree)], tree, (1,)),
+            "file": lambda: _run(
+                [*ppo, "check", "--jobs", "2", "--ignore", "PPO002", str(tree)], tree, (0, 1)
+            ),
+        },
+        r,
+    )
+    rep.rows.extend(r.values())
+    whole = r["full"].median / r["file"].median
+    caller = (r["full"].median - r["file"].median) / r["file"].median
+    rep.target("7: caller phase / per-file phase", caller, "<= 2.00", caller <= 2.0)
+    rep.target("7: check with hints / per-file phase alone", whole, "<= 2.00", whole <= 2.0)
 
 
 def _load() -> str:

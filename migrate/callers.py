@@ -23,7 +23,7 @@ instead.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -138,17 +138,92 @@ def _analysis(path: str, settings: Settings, package: tuple[str, ...], factory):
     return found
 
 
+@dataclass(frozen=True)
+class FileIndex:
+    """One file's part of the cross-file index, from the per-file phase's own parse.
+
+    Built by :func:`index_file` in the process (a ``--jobs`` pool worker or the parent)
+    that analysed the file, and returned with its outcome (small and picklable), so
+    that the caller phase (:func:`plan`: hints, ``--thread-config``) never parses a file
+    the run already analysed (issue 13).
+
+    Attributes:
+        path: the display path.
+        stamp: ``(st_mtime_ns, st_size)`` of the file as it was read; the record is
+            used only while the file on disk still has them (a file rewritten by
+            ``apply`` is parsed again: its text is no longer the one analysed).
+        defs: fq name -> :class:`FunctionInfo` of every ``def`` (``__all__`` and
+            duplicate definitions already accounted for).
+        sites: every call whose callee resolves to a qualified name, one
+            :class:`CallSite` per name it may call, in source order.
+        values: fq -> the lines (in source order) of every other reference that
+            resolves to it (read, assigned, deleted, an attribute, a parameter); grouped
+            by name, as the caller phase looks them up (and each name is held once).
+    """
+
+    path: str
+    stamp: tuple[int, int] | None
+    defs: dict[str, FunctionInfo]
+    sites: tuple[CallSite, ...]
+    values: dict[str, tuple[int, ...]]
+
+
+def index_file(analysis, path: str, settings: Settings, stamp: tuple[int, int] | None) -> FileIndex:
+    """The :class:`FileIndex` of a module already analysed.
+
+    Args:
+        analysis: the file's :class:`ppo_migrate.analysis.check.ModuleAnalysis` (its parse
+            is reused; nothing is parsed again).
+        path: the display path (it decides the module name, as in :func:`module_name`).
+        settings: the run's settings (config names, ``unsafe_fixes``: which config each
+            call site has).
+        stamp: ``(st_mtime_ns, st_size)`` of the bytes analysed, or ``None`` (never reused).
+    """
+    facts = _AstFacts(path, None, settings, analysis)
+    defs: dict[str, FunctionInfo] = {}
+    for fq, (_, info) in facts.defs.items():
+        if info.qualname in facts.exported and "." not in info.qualname:
+            info.block = "it is exported in `__all__`, so it may be called from outside"
+        defs[fq] = info
+    values: dict[str, list[int]] = defaultdict(list)
+    for (_, line), fq in zip(facts.values, facts.values_fq):
+        values[fq].append(line)
+    return FileIndex(
+        path, stamp, defs, tuple(site for _, site in facts.sites),
+        {fq: tuple(lines) for fq, lines in values.items()},
+    )
+
+
+def _stamp(path: str) -> tuple[int, int] | None:
+    try:
+        st = Path(path).stat()
+    except (OSError, ValueError):
+        return None
+    return (st.st_mtime_ns, st.st_size)
+
+
 class _AstFacts:
     """What :class:`_FileVisitor` collects, found by the analysis core on Python's ``ast``
     (no LibCST parse): the file's function definitions, the calls of the ``wanted``
     functions (with the config each caller has, from the same resolver as ``check``),
     references to them as values, and the names ``__all__`` exports.
 
+    Args:
+        path: the display path.
+        wanted: fq names whose calls and references are collected; ``None``: every
+            name a call or reference resolves to (:func:`index_file`'s record).
+        settings: the run's settings.
+        analysis: the file's :class:`ppo_migrate.analysis.check.ModuleAnalysis` when it
+            is at hand (no parse here); otherwise the file is read and parsed, once per
+            process (:func:`_analysis`).
+
     Attributes: ``defs`` (fq -> ``(None, FunctionInfo)``), ``sites`` (``(None,
     CallSite)`` pairs), ``values``/``values_fq`` and ``exported``, as on the visitor.
     """
 
-    def __init__(self, path: str, wanted: set[str], settings: Settings) -> None:
+    def __init__(
+        self, path: str, wanted: set[str] | None, settings: Settings, analysis=None
+    ) -> None:
         import ast
 
         from ppo_migrate.analysis.check import ModuleAnalysis
@@ -158,7 +233,9 @@ class _AstFacts:
         self.module = module_name(path)
         self.package = module_package(path)
         self.settings = settings
-        self.analysis = a = _analysis(path, settings, self.package, ModuleAnalysis)
+        if analysis is None:
+            analysis = _analysis(path, settings, self.package, ModuleAnalysis)
+        self.analysis = a = analysis
         self.defs: dict[str, tuple[None, FunctionInfo]] = {}
         self.sites: list[tuple[None, CallSite]] = []
         self.values: list[tuple[str, int]] = []
@@ -192,11 +269,15 @@ class _AstFacts:
                 for e in getattr(stmt.value, "elts", ()):
                     if isinstance(e, ast.Constant) and isinstance(e.value, str):
                         self.exported.add(e.value)
-        if not wanted:
+        if wanted is not None and not wanted:
             return
+
+        def chosen(fqs: set[str]) -> set[str]:
+            return fqs if wanted is None else fqs & wanted
+
         call_funcs = {id(c.func) for c in m.facts.calls}
         for call in sorted(m.facts.calls, key=lambda c: (c.lineno, c.col_offset)):
-            fqs = self._fqs(call.func) & wanted
+            fqs = chosen(self._fqs(call.func))
             if fqs:
                 self._site(call, fqs)
         # every use that is not a call, as LibCST's visitor saw them: names read, assigned
@@ -216,7 +297,7 @@ class _AstFacts:
             seen.add(id(node))
             if id(node) in call_funcs:
                 continue  # a call: recorded as a site
-            for fq in sorted(self._fqs(node) & wanted):
+            for fq in sorted(chosen(self._fqs(node))):
                 self.values.append((path, node.lineno))
                 self.values_fq.append(fq)
         for arg, func in args:
@@ -224,7 +305,7 @@ class _AstFacts:
             if holder is None:
                 continue
             fq = f"{self.module}.{_local_prefix(a, holder)}{arg.arg}"
-            if fq in wanted:
+            if wanted is None or fq in wanted:
                 self.values.append((path, arg.lineno))
                 self.values_fq.append(fq)
 
@@ -408,7 +489,7 @@ def _ast_param_name(node) -> str:
     return "ppo_config_thread"  # pragma: no cover
 
 
-def _entry_functions(diagnostics: Iterable[Diagnostic], settings: Settings, index: _Index) -> dict[tuple[str, int, int], str]:
+def _entry_functions(diagnostics: Iterable[Diagnostic], index_of, index: _Index) -> dict[tuple[str, int, int], str]:
     """Map each PPO002 (path, line, column) to the fq name of its enclosing function."""
     by_path: dict[str, list[Diagnostic]] = defaultdict(list)
     for d in diagnostics:
@@ -416,22 +497,54 @@ def _entry_functions(diagnostics: Iterable[Diagnostic], settings: Settings, inde
             by_path[d.path].append(d)
     result: dict[tuple[str, int, int], str] = {}
     for path, diags in by_path.items():
-        try:
-            visitor = _AstFacts(path, set(), settings)
-        except Exception:  # the file changed or cannot be parsed now: no hints for it
+        found = index_of(path)
+        if found is None:  # the file changed or cannot be parsed now: no hints for it
             continue
-        for fq, (_, info) in visitor.defs.items():
-            if info.qualname in visitor.exported and "." not in info.qualname:
-                info.block = "it is exported in `__all__`, so it may be called from outside"
+        for fq, info in found.defs.items():
             index.functions.setdefault(fq, info)
         for d in diags:
             fq = f"{module_name(path)}.{d.scope}"
-            if fq in visitor.defs:
+            if fq in found.defs:
                 result[(d.path, d.line, d.column)] = fq
     return result
 
 
-def _scan(files: Sequence[str], wanted: set[str], settings: Settings, index: _Index) -> None:
+#: Records of files the caller phase had to index itself (those the per-file phase never
+#: parsed: they do not name a target), kept per process like :data:`_ANALYSES`.
+_INDEXES: dict[tuple, FileIndex | None] = {}
+
+
+def _indexer(settings: Settings, given: Mapping[str, FileIndex] | None):
+    """``index_of(path)``: the per-file phase's record of ``path`` while the file is
+    unchanged, else a record built here from one parse (cached per process);
+    ``None`` when the file cannot be read or parsed now."""
+    given = given or {}
+
+    def index_of(path: str) -> FileIndex | None:
+        stamp = _stamp(path)
+        record = given.get(path)
+        if record is not None and stamp is not None and record.stamp == stamp:
+            return record
+        key = (path, stamp, settings.targets, settings.config_names,
+               bool(getattr(settings, "unsafe_fixes", False)))
+        if key in _INDEXES:
+            return _INDEXES[key]
+        try:
+            from ppo_migrate.analysis.check import ModuleAnalysis
+
+            analysis = _analysis(path, settings, module_package(path), ModuleAnalysis)
+            built: FileIndex | None = index_file(analysis, path, settings, stamp)
+        except Exception:  # unreadable or unparsable: reported by the main pass already
+            built = None
+        if len(_INDEXES) >= _MAX_ANALYSES:
+            _INDEXES.pop(next(iter(_INDEXES)))
+        _INDEXES[key] = built
+        return built
+
+    return index_of
+
+
+def _scan(files: Sequence[str], wanted: set[str], index_of, index: _Index) -> None:
     """Find call sites and value references of ``wanted`` functions in ``files``."""
     todo = wanted - index.scanned
     if not todo:
@@ -445,18 +558,16 @@ def _scan(files: Sequence[str], wanted: set[str], settings: Settings, index: _In
             continue
         if not any(n in data for n in names):
             continue
-        try:
-            visitor = _AstFacts(path, todo, settings)
-        except Exception:
-            continue  # unreadable or unparsable: reported by the main pass already
-        for fq, (_, info) in visitor.defs.items():
-            if info.qualname in visitor.exported and "." not in info.qualname:
-                info.block = "it is exported in `__all__`, so it may be called from outside"
+        found = index_of(path)
+        if found is None:
+            continue
+        for fq, info in found.defs.items():
             index.functions.setdefault(fq, info)
-        for _, site in visitor.sites:
-            index.sites[site.callee].append(site)
-        for (p, line), fq in zip(visitor.values, visitor.values_fq):
-            index.values[fq].append((p, line))
+        for site in found.sites:
+            if site.callee in todo:
+                index.sites[site.callee].append(site)
+        for fq in sorted(todo & found.values.keys()):
+            index.values[fq].extend((path, line) for line in found.values[fq])
 
 
 @dataclass
@@ -474,7 +585,14 @@ class Plan:
     index: _Index
 
 
-def plan(files: Sequence[str], diagnostics: Sequence[Diagnostic], settings: Settings, *, depth: int = DEFAULT_DEPTH) -> tuple[Plan, dict[tuple[str, int, int], str]]:
+def plan(
+    files: Sequence[str],
+    diagnostics: Sequence[Diagnostic],
+    settings: Settings,
+    *,
+    depth: int = DEFAULT_DEPTH,
+    indexes: Mapping[str, FileIndex] | None = None,
+) -> tuple[Plan, dict[tuple[str, int, int], str]]:
     """Find the callers of every function enclosing a PPO002 and decide what can be threaded.
 
     Args:
@@ -483,18 +601,21 @@ def plan(files: Sequence[str], diagnostics: Sequence[Diagnostic], settings: Sett
         diagnostics: the main pass's diagnostics.
         settings: the run's settings (config names).
         depth: how many levels of callers may be threaded (default 3).
+        indexes: display path -> :class:`FileIndex` from the per-file phase; a file
+            with an up-to-date record is not parsed here (the others are, once).
 
     Returns:
         ``(plan, entries)`` where ``entries`` maps each PPO002's (path, line,
         column) to its enclosing function's fq name.
     """
     index = _Index()
-    entries = _entry_functions(diagnostics, settings, index)
+    index_of = _indexer(settings, indexes)
+    entries = _entry_functions(diagnostics, index_of, index)
     frontier = set(entries.values())
     for _ in range(depth):
         if not frontier:
             break
-        _scan(files, frontier, settings, index)
+        _scan(files, frontier, index_of, index)
         frontier = {
             s.caller
             for fq in frontier
@@ -667,6 +788,7 @@ def follow_callers(
     apply: bool,
     depth: int = DEFAULT_DEPTH,
     threading: bool | None = None,
+    indexes: Mapping[str, FileIndex] | None = None,
 ) -> tuple[list[Diagnostic], list[str], list[Diagnostic]]:
     """Add caller hints to PPO002 diagnostics and, with ``apply``, thread the config.
 
@@ -677,6 +799,8 @@ def follow_callers(
         apply: thread the config (``apply --thread-config``).
         depth: bound on the call chain (default 3).
         threading: word the hints for a ``--thread-config`` run (default: ``apply``).
+        indexes: the per-file phase's :class:`FileIndex` records by display path
+            (:attr:`ppo_migrate.runner.RunResult.indexes`), so that no file is parsed twice.
 
     Returns:
         ``(diagnostics, changed_paths, problems)``: the diagnostics with hints
@@ -685,7 +809,7 @@ def follow_callers(
     """
     if not any(d.code == "PPO002" and d.scope != "<module>" for d in diagnostics):
         return list(diagnostics), [], []
-    the_plan, entries = plan(files, diagnostics, settings, depth=depth)
+    the_plan, entries = plan(files, diagnostics, settings, depth=depth, indexes=indexes)
     changed: list[str] = []
     problems: list[Diagnostic] = []
     if apply:
@@ -720,7 +844,7 @@ def __getattr__(name: str) -> object:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-__all__ = ["CallSite", "follow_callers", "FunctionInfo", "Plan", "hint", "module_name", "plan", "thread"]
+__all__ = ["CallSite", "FileIndex", "follow_callers", "FunctionInfo", "index_file", "Plan", "hint", "module_name", "plan", "thread"]
 
 
 #: How many blocking callers a "cannot be threaded" reason names before it counts the rest.

@@ -325,7 +325,9 @@ def check(
         if not add_noqa and _has_entry_points(diagnostics):
             from ppo_migrate.callers import follow_callers
 
-            diagnostics, _, _ = follow_callers(files, diagnostics, settings, apply=False)
+            diagnostics, _, _ = follow_callers(
+                files, diagnostics, settings, apply=False, indexes=result.indexes
+            )
         if add_noqa:
             added = sum(o.noqa_added for o in result.outcomes)
             left = sum(1 for d in diagnostics if not d.informational)
@@ -521,7 +523,8 @@ def apply(
                 (d for o in result.outcomes for d in o.diagnostics), key=lambda d: d.sort_key()
             )
             found, threaded = _follow_callers(
-                files, found, settings, thread_config, thread_depth, report_to_stderr, diff
+                files, found, settings, thread_config, thread_depth, report_to_stderr, diff,
+                result.indexes,
             )
             return result.outcomes, found, threaded
 
@@ -587,8 +590,11 @@ def apply(
         sys.exit(EXIT_FINDINGS)
 
 
-def _follow_callers(files, diagnostics, settings, thread_config, depth, to_stderr, diff):
+def _follow_callers(files, diagnostics, settings, thread_config, depth, to_stderr, diff, indexes=None):
     """Caller hints for PPO002 and, with ``--thread-config``, the threading itself.
+
+    ``indexes`` are the per-file phase's :class:`ppo_migrate.callers.FileIndex` records by
+    path (a record is used only while its file is unchanged on disk).
 
     Returns:
         ``(diagnostics, threaded)``: the findings (hints added, those of threaded files
@@ -601,7 +607,7 @@ def _follow_callers(files, diagnostics, settings, thread_config, depth, to_stder
     from ppo_migrate.callers import follow_callers
 
     diagnostics, threaded, problems = follow_callers(
-        files, diagnostics, settings, apply=thread_config, depth=depth
+        files, diagnostics, settings, apply=thread_config, depth=depth, indexes=indexes
     )
     if threaded:
         for p in threaded:
@@ -610,8 +616,10 @@ def _follow_callers(files, diagnostics, settings, thread_config, depth, to_stder
         done = set(threaded)
         refreshed = run(threaded, settings, Mode.CHECK, jobs=1)
         diagnostics = [d for d in diagnostics if d.path not in done] + refreshed.diagnostics
+        indexes = {**(indexes or {}), **refreshed.indexes}
         diagnostics, _, _ = follow_callers(
-            files, diagnostics, settings, apply=False, depth=depth, threading=True
+            files, diagnostics, settings, apply=False, depth=depth, threading=True,
+            indexes=indexes,
         )
     return sorted([*diagnostics, *problems], key=lambda d: d.sort_key()), threaded
 

@@ -34,6 +34,8 @@ class FileResult:
         new_text: the rewritten source text, or ``None`` when nothing changed.
         fixed: how many calls the rewrite changed.
         imports: how many imports/references ``use_ppo_runtime`` moved to ``ppo_runtime``.
+        index: the file's :class:`ppo_migrate.callers.FileIndex` (built from the same
+            parse as the diagnostics) when asked for.
     """
 
     path: str
@@ -41,6 +43,7 @@ class FileResult:
     new_text: str | None = None
     fixed: int = 0
     imports: int = 0
+    index: object | None = None
 
 
 def fix_applies(d: Diagnostic, settings: Settings) -> bool:
@@ -51,7 +54,15 @@ def fix_applies(d: Diagnostic, settings: Settings) -> bool:
     )
 
 
-def process_text(text: str, path: str, settings: Settings, *, fix: bool) -> FileResult:
+def process_text(
+    text: str,
+    path: str,
+    settings: Settings,
+    *,
+    fix: bool,
+    index_stamp: tuple[int, int] | None = None,
+    replaces_file: bool = False,
+) -> FileResult:
     """Analyse (and with ``fix``, rewrite) one module's source text.
 
     Args:
@@ -60,6 +71,11 @@ def process_text(text: str, path: str, settings: Settings, *, fix: bool) -> File
         settings: the run's settings.
         fix: rewrite the calls whose fixes apply (:func:`fix_applies`); the
             remaining diagnostics are returned.
+        index_stamp: ``(st_mtime_ns, st_size)`` of the file the text was read from;
+            given, the result carries the file's cross-file index record
+            (:func:`ppo_migrate.callers.index_file`) of the text as read.
+        replaces_file: the rewritten text will replace the file (``apply``): a
+            rewritten file gets no record (the caller phase reads its new text).
 
     Returns:
         A :class:`FileResult`.
@@ -70,9 +86,28 @@ def process_text(text: str, path: str, settings: Settings, *, fix: bool) -> File
         ppo_migrate.codemod.UnparsableSource, libcst.ParserSyntaxError: only with
             ``use_ppo_runtime``, when LibCST cannot take the text for the import move.
     """
-    from ppo_migrate.analysis.check import analyse
+    from ppo_migrate.analysis.check import ModuleAnalysis, analyse
+    from ppo_migrate.analysis.index import parsed_here
 
-    diagnostics = analyse(text, path, settings)
+    analysis = ModuleAnalysis(text, path, settings, module=parsed_here(path, index_stamp, text))
+    diagnostics = analysis.diagnostics()
+    run_settings = settings  # the caller phase's (``_use_ppo_runtime`` may change ``settings``)
+
+    def index():
+        """The record, unless nothing could use it: a file about to be rewritten (the
+        caller phase reads its new text) or a run in which PPO002, the rule whose hints
+        need callers, is disabled."""
+        if index_stamp is None or not run_settings.rule_enabled("PPO002"):
+            return None
+        from ppo_migrate.callers import index_file
+
+        try:
+            return index_file(analysis, path, run_settings, index_stamp)
+        except Exception:  # noqa: BLE001
+            # never this file's finding: the caller phase reads the file itself and
+            # leaves it out of the hints as before, if it fails there too
+            return None
+
     moved = 0
     base = text
     if fix and getattr(settings, "use_ppo_runtime", False):
@@ -80,13 +115,17 @@ def process_text(text: str, path: str, settings: Settings, *, fix: bool) -> File
         if moved:
             diagnostics = analyse(base, path, settings)
     if not fix:
-        return FileResult(path, tuple(diagnostics))
+        return FileResult(path, tuple(diagnostics), index=index())
     applied = [d for d in diagnostics if fix_applies(d, settings)]
     if not applied and not moved:
-        return FileResult(path, tuple(diagnostics))
+        return FileResult(path, tuple(diagnostics), index=index())
     remaining = tuple(d for d in diagnostics if not fix_applies(d, settings))
     edits = [e for d in applied for e in d.fix.edits]  # type: ignore[union-attr]
-    return FileResult(path, remaining, apply_edits(base, edits), len(applied), moved)
+    new_text = apply_edits(base, edits)
+    # apply writes ``new_text``: a record of the old text would be dropped unused
+    return FileResult(
+        path, remaining, new_text, len(applied), moved, None if replaces_file else index()
+    )
 
 
 def _use_ppo_runtime(text: str, settings: Settings) -> tuple[str, int, Settings]:

@@ -71,6 +71,9 @@ class FileOutcome:
         internal_error: a crash of ppo-migrate itself on this file (exit code 2).
         new_data: the rewritten bytes (FIX_STDOUT mode; the input when unchanged).
         imports: imports moved to ``ppo_runtime`` (``apply --use-ppo-runtime``).
+        index: the file's :class:`ppo_migrate.callers.FileIndex` (check, apply, diff):
+            what the caller phase needs of it, from the same parse, so that the file is
+            never parsed again; ``None`` when the file was not analysed or was rewritten.
     """
 
     path: str
@@ -83,6 +86,7 @@ class FileOutcome:
     internal_error: str | None = None
     new_data: bytes | None = None
     imports: int = 0
+    index: object | None = None
 
 
 @dataclass
@@ -103,6 +107,12 @@ class RunResult:
         out = [d for o in self.outcomes for d in o.diagnostics]
         out.sort(key=Diagnostic.sort_key)
         return out
+
+    @property
+    def indexes(self) -> dict[str, object]:
+        """Display path -> :class:`ppo_migrate.callers.FileIndex` of every file analysed
+        and left as read (for :func:`ppo_migrate.callers.follow_callers`)."""
+        return {o.path: o.index for o in self.outcomes if o.index is not None}
 
     @property
     def internal_errors(self) -> list[str]:
@@ -193,11 +203,16 @@ def process_data(
         msg = exc.msg if isinstance(exc, SyntaxError) else str(exc)
         return FileOutcome(path, True, (_file_diag(path, "PPO901", f"cannot decode: {msg}"),))
 
-    result = _analyse(path, text, settings, mode)
+    stamp = None
+    if source is not None and mode in (Mode.CHECK, Mode.APPLY, Mode.DIFF):
+        stamp = (source.stat.st_mtime_ns, source.stat.st_size)
+    result = _analyse(path, text, settings, mode, stamp)
     if isinstance(result, FileOutcome):
         return result
     diagnostics = result.diagnostics
     new_text, fixed, imports = result.new_text, result.fixed, result.imports
+    # the record describes the text as read: kept unless that text is replaced on disk
+    index = result.index if new_text is None or mode is not Mode.APPLY else None
 
     if mode is Mode.FIX_STDOUT:
         new = data if new_text is None else encode_source(new_text, encoding, bom)
@@ -206,7 +221,9 @@ def process_data(
         # the diff is of the file's bytes: its BOM and its encoding (a latin-1 file's
         # diff in UTF-8 would not apply), lines split at b"\n" as patch splits them
         diff = unified_diff(data, encode_source(new_text, encoding, bom), path)
-        return FileOutcome(path, True, diagnostics, fixed, diff=diff, imports=imports)
+        return FileOutcome(
+            path, True, diagnostics, fixed, diff=diff, imports=imports, index=index
+        )
     if mode is Mode.APPLY and new_text is not None and source is not None:
         new = new_text
         written = FileOutcome(path, True, diagnostics, fixed, written=True, imports=imports)
@@ -230,7 +247,7 @@ def process_data(
             if failed is not None:
                 return failed
         return FileOutcome(path, True, uncovered, written=bool(added), noqa_added=added)
-    return FileOutcome(path, True, diagnostics)
+    return FileOutcome(path, True, diagnostics, index=index)
 
 
 # Told of each file the moment it has been replaced, while Ctrl-C (or a stopped
@@ -272,7 +289,9 @@ def _write_back(
     return None
 
 
-def _analyse(path: str, text: str, settings: Settings, mode: Mode):
+def _analyse(
+    path: str, text: str, settings: Settings, mode: Mode, stamp: tuple[int, int] | None = None
+):
     """The analysis (and, for apply/diff/stdin, the rewrite) of one decoded file.
 
     Returns:
@@ -284,7 +303,12 @@ def _analyse(path: str, text: str, settings: Settings, mode: Mode):
 
     try:
         return process_text(
-            text, path, settings, fix=mode in (Mode.APPLY, Mode.DIFF, Mode.FIX_STDOUT)
+            text,
+            path,
+            settings,
+            fix=mode in (Mode.APPLY, Mode.DIFF, Mode.FIX_STDOUT),
+            index_stamp=stamp,
+            replaces_file=mode is Mode.APPLY,
         )
     except SourceProblem as exc:
         diag = _file_diag(path, "PPO902", exc.message, exc.line, exc.column)
@@ -652,7 +676,16 @@ def _run_pool(
 
     context = multiprocessing.get_context("fork" if sys.platform == "linux" else "spawn")
     if context.get_start_method() == "fork":
-        import ppo_migrate.analysis.check  # noqa: F401  (imported once; the workers inherit it)
+        # imported once here, inherited by every worker: each candidate needs them, and a
+        # worker importing them itself repeats ~13 ms of imports per worker (issue 13's
+        # profile of the verl tree)
+        import ppo_migrate.analysis.check
+        import ppo_migrate.analysis.configs
+        import ppo_migrate.analysis.flow
+        import ppo_migrate.analysis.shims
+        import ppo_migrate.analysis.signatures
+        import ppo_migrate.callers
+        import ppo_migrate.edits
     total = len(candidates)
     todo = deque(candidates)
     done_count = 0

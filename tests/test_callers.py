@@ -9,7 +9,6 @@ import textwrap
 from pathlib import Path
 
 import pytest
-
 from cli_helpers import FIXTURES, run_cli
 
 IMP = "from verl.trainer.constants_ppo import get_ppo_ray_runtime_env\n"
@@ -231,7 +230,6 @@ def test_never_threads_a_function_whose_call_passes_the_keyword_or_unpacks(tmp_p
 
 def test_an_added_keyword_never_duplicates_an_existing_one() -> None:
     import libcst as cst
-
     from ppo_migrate.callers import _ThreadTransformer
 
     module = cst.parse_module("start('a', config=config)\n")
@@ -359,3 +357,138 @@ def test_cannot_be_threaded_names_three_callers_and_counts_the_rest(tmp_path: Pa
     (finding,) = [line for line in proc.stdout.splitlines() if ": PPO002 " in line]
     assert finding.count("has no config in scope and cannot be threaded") == 3
     assert finding.endswith("; and 3 more callers without a config"), finding
+
+
+# ------------------------------------------------------------------ one parse per file (issue 13)
+
+
+def _chain(root: Path, n: int) -> None:
+    """``n`` files: each one's helper makes a configless call; its caller in the next file
+    has ``config`` (the benchmark's caller-phase shape), plus one file that never names the
+    runtime function but calls a helper (the caller phase must parse it, once)."""
+    files = {"pkg/__init__.py": ""}
+    for i in range(n):
+        files[f"pkg/m{i}.py"] = (
+            IMP
+            + (f"from pkg.m{i - 1} import helper_{i - 1}\n" if i else "")
+            + f"\n\ndef helper_{i}(address):\n    return get_ppo_ray_runtime_env()\n"
+            + (f"\n\ndef run_{i}(config):\n    return helper_{i - 1}(config.trainer)\n" if i else "")
+        )
+    files["pkg/main.py"] = f"from pkg.m{n - 1} import helper_{n - 1}\n\n\ndef main(config):\n    helper_{n - 1}(1)\n"
+    _write(root, files)
+
+
+@pytest.mark.parametrize("command", [["check"], ["apply"], ["apply", "--diff"]])
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_no_file_is_parsed_twice_in_a_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, jobs: str, command: list[str]
+) -> None:
+    """The caller phase takes each analysed file's index from the per-file phase (in the
+    pool's workers too): every ``parse`` of the run, in any process, is logged to a file."""
+    import ppo_migrate.analysis.check as check_module
+    from click.testing import CliRunner
+    from ppo_migrate.cli import cli
+
+    _chain(tmp_path / "src", 12)
+    log = tmp_path / "parses.log"
+    real_parse = check_module.parse
+
+    def logged_parse(text: str, path: str):
+        with open(log, "a") as f:  # appended by whichever process parses (forked workers too)
+            f.write(f"{path}\n")
+        return real_parse(text, path)
+
+    monkeypatch.setattr(check_module, "parse", logged_parse)
+    monkeypatch.chdir(tmp_path / "src")
+    before = _tree(tmp_path / "src")
+    result = CliRunner().invoke(cli, [*command, "--jobs", jobs, "--output-format", "concise", "pkg"])
+    assert _tree(tmp_path / "src") == before  # PPO002 only: nothing to rewrite
+    assert result.exit_code == 1, result.output
+    parsed = log.read_text().splitlines()
+    expected = sorted([*(f"pkg/m{i}.py" for i in range(12)), "pkg/main.py"])
+    assert sorted(parsed) == expected  # each candidate once, main.py (no target) once
+    # and the hints are those of a run that parsed everything again
+    lines = [line for line in result.output.splitlines() if ": PPO002" in line]
+    assert len(lines) == 12
+    assert "its caller `run_1` (pkg/m1.py:10) has `config`" in next(x for x in lines if x.startswith("pkg/m0.py:"))
+    assert "its caller `main` (pkg/main.py:5) has no config in scope" not in result.output
+    last = next(x for x in lines if x.startswith("pkg/m11.py:"))
+    assert "its caller `main` (pkg/main.py:5) has `config`" in last
+
+
+def test_a_file_apply_rewrote_is_read_again_for_the_caller_phase(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A record describes the text as read: once apply has replaced the file, the caller
+    phase parses the new text (once) and its hints point into it."""
+    import ppo_migrate.analysis.check as check_module
+    from click.testing import CliRunner
+    from ppo_migrate.cli import cli
+
+    _chain(tmp_path / "src", 3)
+    m1 = tmp_path / "src" / "pkg" / "m1.py"
+    # a fixable call before the helper: apply rewrites m1.py, whose record is then stale
+    m1.write_text(m1.read_text().replace(
+        "\n\ndef helper_1", "\n\ndef train(config):\n    return get_ppo_ray_runtime_env()\n\n\ndef helper_1"
+    ))
+    parsed: list[str] = []
+    real_parse = check_module.parse
+
+    def logged_parse(text: str, path: str):
+        parsed.append(path)
+        return real_parse(text, path)
+
+    monkeypatch.setattr(check_module, "parse", logged_parse)
+    monkeypatch.chdir(tmp_path / "src")
+    result = CliRunner().invoke(cli, ["apply", "--jobs", "1", "--output-format", "concise", "pkg"])
+    assert "get_ppo_ray_runtime_env(config)" in m1.read_text()
+    assert sorted(parsed) == ["pkg/m0.py", "pkg/m1.py", "pkg/m1.py", "pkg/m2.py", "pkg/main.py"]
+    hint = next(x for x in result.output.splitlines() if x.startswith("pkg/m1.py:") and "PPO002" in x)
+    assert hint.startswith("pkg/m1.py:10:12: PPO002"), hint
+    assert "its caller `run_2` (pkg/m2.py:10) has `config`" in hint
+
+
+def test_index_record_of_one_file_holds_defs_sites_and_values(tmp_path: Path) -> None:
+    """:func:`index_file` on the per-file analysis: what the caller phase reads of a file,
+    picklable (it comes back from the pool's workers)."""
+    import pickle
+
+    from ppo_migrate.analysis.check import ModuleAnalysis
+    from ppo_migrate.callers import index_file
+    from ppo_migrate.settings import Settings
+
+    _write(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/mod.py": """\
+            from pkg.other import helper
+
+            __all__ = ["run"]
+
+
+            def run(config):
+                helper(config.trainer, **{})
+
+
+            def main(address):
+                helper(1)
+                callbacks = [helper]
+
+
+            def helper2(x):
+                return x
+            """,
+    })
+    path = str(tmp_path / "pkg" / "mod.py")
+    settings = Settings()
+    analysis = ModuleAnalysis((tmp_path / "pkg" / "mod.py").read_text(), path, settings)
+    record = pickle.loads(pickle.dumps(index_file(analysis, path, settings, (1, 2))))
+    assert record.stamp == (1, 2)
+    assert sorted(record.defs) == ["pkg.mod.helper2", "pkg.mod.main", "pkg.mod.run"]
+    assert record.defs["pkg.mod.run"].block == "it is exported in `__all__`, so it may be called from outside"
+    assert record.defs["pkg.mod.main"].block is None and record.defs["pkg.mod.main"].line == 10
+    sites = [(s.callee, s.line, s.column, s.caller, s.config, s.unpacked) for s in record.sites]
+    assert sites == [
+        ("pkg.other.helper", 7, 5, "pkg.mod.run", "config", "**{}"),
+        ("pkg.other.helper", 11, 5, "pkg.mod.main", None, None),
+    ]
+    assert record.values["pkg.other.helper"] == (12,)  # the list holds it; the calls are sites

@@ -445,14 +445,14 @@ def test_a_crash_on_one_file_never_stops_the_others(tmp_path: Path, monkeypatch,
 
     real = edits.process_text
 
-    def process_text(text, path, settings, *, fix):
+    def process_text(text, path, settings, *, fix, **kwargs):
         if path == victim:
             if crash == "exception":
                 raise ZeroDivisionError("boom")
             if crash == "panic":
                 raise _Panic("rust panicked")
             os._exit(3)  # as a segfault or the OOM killer would end the worker
-        return real(text, path, settings, fix=fix)
+        return real(text, path, settings, fix=fix, **kwargs)
 
     monkeypatch.setattr(edits, "process_text", process_text)
     paths = sorted(str(p) for p in tmp_path.rglob("*.py"))

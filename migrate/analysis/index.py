@@ -112,4 +112,29 @@ class ClassIndex:
         return result
 
 
-__all__ = ["ClassIndex", "module_file", "package_root"]
+def parsed_here(path: str, stamp: tuple[int, int] | None, text: str):
+    """The parse :class:`ClassIndex` already made of this file in this process, if any.
+
+    A file analysed for itself may have been parsed before as the module of another
+    file's base class (issue 13: no file parsed twice in a run); its
+    :class:`ppo_migrate.analysis.module.ParsedModule` is reused when the file is the same
+    (absolute path, ``st_mtime_ns``, ``st_size``) and so is its text. Nothing more is kept
+    than the class index keeps already.
+
+    Args:
+        path: the display path (``"-"``/``""``: standard input, never cached).
+        stamp: ``(st_mtime_ns, st_size)`` of the bytes read, or ``None``.
+        text: the decoded text about to be analysed.
+
+    Returns:
+        The ``ParsedModule``, or ``None``.
+    """
+    if stamp is None or not path or path == "-":
+        return None
+    found = _CACHE.get((str(Path(path).absolute()), *stamp))
+    if found is None or found.module.text != text:
+        return None
+    return found.module
+
+
+__all__ = ["ClassIndex", "module_file", "package_root", "parsed_here"]

@@ -9,7 +9,6 @@ import types
 from pathlib import Path
 
 import pytest
-
 from ppo_migrate.analysis.index import ClassIndex, module_file, package_root
 from ppo_migrate.edits import process_text
 from ppo_migrate.settings import Settings
@@ -103,3 +102,37 @@ def test_module_files_and_package_roots(tmp_path) -> None:
     assert cls.name == "K2" and analysis.path == str(tmp_path / "a" / "c.py")
     assert index.find_class("a.c.Missing") is None
     assert ClassIndex(None, Settings()).find_class("a.c.K") is None
+
+
+def test_a_base_class_module_parsed_for_another_file_is_not_parsed_again(
+    tree, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``check --jobs 1``: launch.py's ``self.config`` is looked up in base.py (parsed by the
+    class index); base.py, a candidate too, reuses that parse for its own analysis."""
+    import ppo_migrate.analysis.check as check_module
+    from click.testing import CliRunner
+    from ppo_migrate.cli import cli
+
+    root, _ = tree
+    base = root / "tpkg" / "base.py"
+    base.write_text("from envmod import get_env\n" + BASE + "    def env(self):\n        return get_env()\n")
+    (root / "tpkg" / "a_launch.py").write_text(LAUNCH)  # analysed before base.py (path order)
+    (root / "tpkg" / "launch.py").unlink()
+    (root / "pyproject.toml").write_text('[tool.ppo-migrate]\ntargets = ["envmod.get_env"]\n')
+    parsed: list[str] = []
+    real_parse = check_module.parse
+
+    def logged_parse(text: str, path: str):
+        parsed.append(Path(path).name)
+        return real_parse(text, path)
+
+    monkeypatch.setattr(check_module, "parse", logged_parse)
+    monkeypatch.chdir(root)
+    result = CliRunner().invoke(cli, ["check", "--jobs", "1", "--output-format", "concise", "tpkg"])
+    assert sorted(parsed) == ["a_launch.py", "base.py"], result.output
+    lines = sorted(x.split(" ")[0] + " " + x.split(" ")[1] for x in result.output.splitlines() if ": PPO" in x)
+    # each call is fixed with self.config, the subclass's through the base of the other file
+    assert lines == [
+        "tpkg/a_launch.py:6:16: PPO001", "tpkg/a_launch.py:9:16: PPO001", "tpkg/base.py:6:16: PPO001"
+    ], result.output
+    assert result.output.count("pass `self.config`") == 3
