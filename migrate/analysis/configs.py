@@ -76,6 +76,12 @@ _WRAPPERS = frozenset(
 )
 #: Names a string annotation may spell and still say nothing against a config.
 _OPEN_WORDS = frozenset({"Any", "object", "Optional", "typing", "None", "t"})
+#: Calls whose result is a path.
+_PATH_CALLS = frozenset({"os.path.join", "os.path.abspath", "os.path.expanduser", "pathlib.Path", "pathlib.PurePath", "str", "builtins.str", "os.fspath"})
+#: Calls whose result is plain data (a dict): verl's own function needs an OmegaConf DictConfig.
+_PLAIN_DATA = frozenset({"yaml.safe_load", "yaml.load", "yaml.full_load", "json.load", "json.loads", "tomllib.load", "tomllib.loads", "toml.load"})
+#: Names that hold a path, not a config.
+_PATH_SUFFIXES = ("path", "file", "dir", "filename", "yaml", "yml", "json", "url", "uri")
 #: Methods whose result is another kind of object than a training config.
 _NOT_CONFIG_METHODS = frozenset({
     "from_pretrained", "from_dict", "from_json_file", "from_json", "parse_args", "parse_known_args",
@@ -236,6 +242,11 @@ class ConfigFinder:
                 return "against"
             if self._callers_pass_attributes(node, holder):
                 return "against"
+            default = _default_of(holder.node, node)
+            if isinstance(default, ast.JoinedStr) or (
+                isinstance(default, ast.Constant) and isinstance(default.value, str)
+            ):
+                return "against"  # ``def main(config="ppo.yaml")``: a path by default
             return "strong"
         if qualified is not None or isinstance(
             node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.ExceptHandler, ast.Import, ast.ImportFrom)
@@ -293,19 +304,26 @@ class ConfigFinder:
                 return "against"  # ``LlamaConfig.from_dict(...)``, ``parser.parse_args()``
             if self._qualified(func) & _NOT_CONFIG_CALLS:
                 return "against"
+        if isinstance(value, (ast.Constant, ast.JoinedStr)):
+            return "against"  # a number, a string, an f-string, None: never a training config
+        if isinstance(value, ast.BinOp):
+            return "against" if _stringish(value) else "weak"  # ``Path(root) / "ppo.yaml"``
+        if isinstance(value, ast.Call) and self._qualified(value.func) & _PATH_CALLS:
+            return "against"  # ``os.path.join(root, "ppo.yaml")``: a path
+        if isinstance(value, ast.Call) and self._qualified(value.func) & _PLAIN_DATA:
+            return "weak"  # ``yaml.safe_load(f)``: a plain dict, which verl's function rejects
         if isinstance(value, ast.Dict):
-            keys = {k.value for k in value.keys if isinstance(k, ast.Constant)}
-            if not keys & VERL_SECTIONS and any(k is None for k in value.keys):
-                return "weak"  # ``{"num_cpus": 4, **extra}``: a spread may hold a section, or not
-        if isinstance(value, ast.Constant):
-            return "against"  # a number, a string, None: never a training config
+            return "weak"  # a plain dict: verl's own function needs an OmegaConf DictConfig
         if isinstance(value, ast.Name) and value.id not in self.names:
             return self._name_value_trust(value)  # ``self.config = c``, ``config = rollout``
         return "strong"
 
     def _name_value_trust(self, value: ast.Name) -> str:
         """The trust of another name's value: what its own bindings show (a parameter:
-        strong; ``rollout = config.actor_rollout_ref``: against)."""
+        strong; ``rollout = config.actor_rollout_ref``: against); a name spelled as a path
+        (``config_path``, ``cfg_file``) is against."""
+        if value.id.lower().endswith(_PATH_SUFFIXES):
+            return "against"
         holder = self.scopes.scope_of(value).lookup(value.id)
         if holder is None or id(value) in self._visiting:
             return "weak"
@@ -738,3 +756,25 @@ def _own_attributes(cls: ast.ClassDef) -> dict[str, list]:
 
 
 __all__ = ["DICTCONFIG_NAMES", "VERL_SECTIONS", "ConfigChoice", "ConfigFinder"]
+
+
+def _stringish(node: ast.expr) -> bool:
+    """A ``/`` or ``+`` expression with a string literal in it (a path or a name being built)."""
+    return isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Div, ast.Add, ast.Mod)) and any(
+        isinstance(n, (ast.Constant, ast.JoinedStr)) and isinstance(getattr(n, "value", ""), str)
+        for n in ast.walk(node)
+    )
+
+
+def _default_of(function: ast.AST, arg: ast.arg) -> ast.expr | None:
+    """The default value of parameter ``arg`` of ``function`` (``None`` when it has none)."""
+    args = getattr(function, "args", None)
+    if not isinstance(args, ast.arguments):
+        return None
+    positional = [*args.posonlyargs, *args.args]
+    if arg in positional:
+        i = positional.index(arg) - (len(positional) - len(args.defaults))
+        return args.defaults[i] if i >= 0 else None
+    if arg in args.kwonlyargs:
+        return args.kw_defaults[args.kwonlyargs.index(arg)]
+    return None

@@ -228,11 +228,17 @@ class TargetFinder:
         holder = self.scopes.scope_of(func).lookup(head)
         names: list[str] = []
         local = False
-        if holder is None or holder is self.scopes.module:
+        bindings = self.bindings_in(holder, head) if holder is not None else []
+        stars = holder is None or holder is self.scopes.module
+        if holder is self.scopes.module:
+            last = self._last_top_level_import(func, bindings)
+            if last is not None:  # sequential top-level imports: the last one wins
+                bindings, stars = ([last], False) if last != "*" else ([], True)
+        if stars:
             for module in self.star_modules():
                 names.append(".".join((module, *parts)))
         if holder is not None:
-            for b in self.bindings_in(holder, head):
+            for b in bindings:
                 value = self.alias_value(b.node) if b.qualified is None else None
                 if value is not None and id(b.node) not in self._following:
                     # ``make_env = get_ppo_ray_runtime_env``: the names its value resolves to
@@ -251,6 +257,29 @@ class TargetFinder:
                 else:
                     names.append(".".join((b.qualified, *rest)))
         return names, local
+
+    def _last_top_level_import(self, func: ast.expr, bindings: list[_Binding]):
+        """When every module-level binding of the callee's name is an unconditional
+        top-level import (a star import included), the one in effect at the call: for a
+        call inside a function (it runs after the module body) the last of them; for a
+        call at module level the last one above it. ``"*"`` when that is a star import;
+        ``None`` when anything else binds the name (then every binding counts)."""
+        body = self.module.tree.body
+        top = {id(stmt) for stmt in body}
+        if not bindings or any(b.qualified is None or id(b.node) not in top for b in bindings):
+            return None
+        line = func.lineno if self.scopes.scope_of(func) is self.scopes.module else None
+        stars = [
+            stmt.lineno for stmt in body
+            if isinstance(stmt, ast.ImportFrom) and any(a.name == "*" for a in stmt.names)
+        ]
+        timeline = sorted(
+            [(b.node.lineno, b) for b in bindings] + [(n, "*") for n in stars],  # type: ignore[attr-defined]
+            key=lambda item: item[0],
+        )
+        if line is not None:
+            timeline = [item for item in timeline if item[0] < line]
+        return timeline[-1][1] if timeline else None
 
     def classify(self, call: ast.Call) -> TargetCall | None:
         """The :class:`TargetCall` for ``call``, or ``None`` when it is not one."""

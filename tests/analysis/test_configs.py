@@ -20,7 +20,7 @@ import pytest
 from ppo_migrate.edits import process_text
 from ppo_migrate.settings import Settings
 
-HEAD = "from envmod import get_env\n"
+HEAD = "from envmod import get_env\nfrom omegaconf import OmegaConf\n"
 SETTINGS = Settings(targets=("envmod.get_env",))
 CONFIG = {"trainer": {"n_gpus_per_node": 8}}  # what the entry functions pass as "the config"
 
@@ -166,9 +166,9 @@ def test_if_else_both_binding(envmod) -> None:
     src = """
     def entry(a):
         if a:
-            config = {"trainer": 1}
+            config = OmegaConf.create({"trainer": 1})
         else:
-            config = {"trainer": 2}
+            config = OmegaConf.create({"trainer": 2})
         return get_env()
     """
     new, diags, after = before_and_after(src, "entry", True, envmod=envmod)
@@ -180,7 +180,7 @@ def test_try_body_binding_with_handlers_that_leave(envmod) -> None:
     src = """
     def entry():
         try:
-            config = {"trainer": 1}
+            config = OmegaConf.create({"trainer": 1})
         except KeyError:
             raise
         except ValueError:
@@ -231,13 +231,18 @@ def test_evidence_against_a_training_config(binding: str, envmod) -> None:
     assert [d.code for d in diags] == ["PPO002"]
 
 
-def test_dict_with_a_verl_section_is_a_config(envmod) -> None:
+def test_a_plain_dict_is_an_unsafe_fix_even_with_a_verl_section(envmod) -> None:
+    """verl's own function reads the config with ``OmegaConf.select``, which raises on a
+    plain dict (a fresh user's crash on the 0.9.1 wheel): a dict is an unsafe fix only."""
     src = """
     def entry():
         config = {"trainer": {"nnodes": 1}}
         return get_env()
     """
     new, diags, after = before_and_after(src, "entry", envmod=envmod)
+    assert new == HEAD + textwrap.dedent(src) and after == [None]
+    assert [(d.code, d.fix.applicability) for d in diags] == [("PPO001", "unsafe")]
+    new, diags, after = before_and_after(src, "entry", envmod=envmod, unsafe=True)
     assert after == [{"trainer": {"nnodes": 1}}]
 
 
@@ -335,7 +340,7 @@ def test_certain_candidate_preferred_to_a_possible_one_earlier_in_order(envmod) 
 
 def test_module_global_bound_before_the_def_is_safe(envmod) -> None:
     src = """
-    config = {"trainer": 7}
+    config = OmegaConf.create({"trainer": 7})
     def entry():
         return get_env()
     """

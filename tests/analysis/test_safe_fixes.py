@@ -122,6 +122,40 @@ NOT_SAFE = {
         def main():
             return T.empty().run()
         """,
+    "a-path-string": """
+        import os
+        def start(root):
+            config = os.path.join(root, "ppo.yaml")
+            return g()
+        def main():
+            return start("/tmp")
+        """,
+    "an-f-string-path": """
+        def start(root):
+            config = f"{root}/ppo.yaml"
+            return g()
+        def main():
+            return start("/tmp")
+        """,
+    "a-string-default": """
+        def start(config="ppo.yaml"):
+            return g()
+        def main():
+            return start()
+        """,
+    "a-name-spelled-as-a-path": """
+        def start(config_path):
+            config = config_path
+            return g()
+        def main():
+            return start("x.yaml")
+        """,
+    "a-plain-dict-from-yaml": """
+        import json
+        def main():
+            config = json.loads('{"trainer": {}}')
+            return g()
+        """,
     "walrus-in-an-assert": """
         def main():
             assert (config := {"trainer": 1})
@@ -200,3 +234,23 @@ def test_a_certain_config_is_still_a_safe_fix_and_the_rewrite_runs(name: str) ->
     assert _run(src) is None  # configless before
     assert _fix(src) == ("safe", expected)
     assert _run(_applied(src)) == {"trainer": 1}
+
+
+def test_the_last_top_level_import_is_the_callee_in_effect() -> None:
+    """``from verl... import *`` then ``from ppo_runtime import f``: a function's call binds
+    to ppo_runtime's (a fresh user's --use-ppo-runtime run left the call configless)."""
+    src = (
+        "from verl.trainer.constants_ppo import *\n"
+        "from ppo_runtime import get_ppo_ray_runtime_env\n\n"
+        "def run(config):\n    return get_ppo_ray_runtime_env()\n"
+    )
+    settings = Settings(verl_version="0.8.0", verl_version_from_cli=True)
+    (d,) = analyse(src, "case.py", settings)
+    assert (d.code, d.fix.applicability) == ("PPO001", "safe")
+    reversed_order = (
+        "from ppo_runtime import get_ppo_ray_runtime_env\n"
+        "from verl.trainer.constants_ppo import *\n\n"
+        "def run(config):\n    return get_ppo_ray_runtime_env()\n"
+    )
+    (d,) = analyse(reversed_order, "case.py", settings)
+    assert d.code == "PPO005"  # the star import comes last: verl 0.8.0's function
