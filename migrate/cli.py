@@ -319,7 +319,7 @@ def check(
         elif show_fixes:
             counts: dict[str, int] = {}
             for d in diagnostics:
-                if d.fixable:
+                if d.applicable(settings.unsafe_fixes):
                     counts[d.path] = counts.get(d.path, 0) + 1
             fixed_per_file = list(counts.items())
         if not add_noqa and _has_entry_points(diagnostics):
@@ -369,7 +369,7 @@ def _report_check(
         return
     fmt = settings.output_format
     if statistics:
-        write_statistics(diagnostics, sys.stdout, fmt)
+        write_statistics(diagnostics, sys.stdout, fmt, settings.unsafe_fixes)
         return
     fixed = sum(n for _, n in fixed_per_file) if fix else None
     if fmt == "concise":
@@ -382,6 +382,7 @@ def _report_check(
             show_notices=settings.show_notices,
             fixed=fixed,
             summary=not quiet,
+            unsafe_fixes=settings.unsafe_fixes,
         )
         return
     if show_fixes:
@@ -559,7 +560,7 @@ def apply(
         from ppo_migrate.output.concise_format import format_line, listed
 
         for d in listed(diagnostics, show_notices=settings.show_notices):
-            click.echo(format_line(d), err=report_to_stderr)
+            click.echo(format_line(d, settings.unsafe_fixes), err=report_to_stderr)
     elif paths != ("-",) or settings.output_format != "concise":
         emit(settings.output_format, diagnostics, sys.stdout, root=_root(settings))
     verb = "Would rewrite" if diff else "Rewrote"

@@ -427,8 +427,13 @@ class Diagnostic:
 
     @property
     def fixable(self) -> bool:
-        """True when the diagnostic carries a fix."""
+        """True when the diagnostic carries a fix (safe or unsafe)."""
         return self.fix is not None
+
+    def applicable(self, unsafe_fixes: bool = False) -> bool:
+        """Whether ``apply``/``check --fix`` makes its fix: a safe one always, an unsafe one
+        only with ``unsafe_fixes`` (ruff's fix applicability)."""
+        return self.fix is not None and (self.fix.applicability == "safe" or unsafe_fixes)
 
     @property
     def rule(self) -> Rule:

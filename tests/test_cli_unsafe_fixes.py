@@ -93,3 +93,28 @@ def test_check_fix_makes_unsafe_fixes_only_when_asked(tmp_path: Path) -> None:
     proc = run_cli("check", "--fix", "--unsafe-fixes", "--no-progress", ".", cwd=root)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert (root / "unsafe.py").read_text() == UNSAFE.replace("env()", "env(config)")
+
+
+def test_with_unsafe_fixes_on_every_report_counts_them_as_fixable(tmp_path: Path) -> None:
+    """A fresh user's finding: ``check --unsafe-fixes`` still said "1 more fixable with
+    --unsafe-fixes", and --statistics / --show-fixes counted an unsafe fix as fixable
+    without it."""
+    root = _tree(tmp_path / "t")
+    on = run_cli("check", "--no-progress", "--unsafe-fixes", ".", cwd=root)
+    assert on.stdout.splitlines()[-2:] == [
+        "Found 2 errors.",
+        "[*] 2 fixable with `ppo-migrate apply --unsafe-fixes`.",
+    ]
+    assert on.stdout.splitlines()[1].startswith("unsafe.py:5:12: PPO001 [*] ")
+    stats = run_cli("check", "--no-progress", "--statistics", "--output-format", "json", "unsafe.py", cwd=root)
+    assert json.loads(stats.stdout) == [
+        {"code": "PPO001", "name": "configless-call-with-config", "count": 1, "fixable": False}
+    ]
+    stats_on = run_cli(
+        "check", "--no-progress", "--statistics", "--output-format", "json", "--unsafe-fixes", "unsafe.py", cwd=root
+    )
+    assert json.loads(stats_on.stdout)[0]["fixable"] is True
+    shown = run_cli("check", "--no-progress", "--show-fixes", ".", cwd=root)
+    assert sum("× PPO001" in line for line in shown.stdout.splitlines()) == 1  # safe.py only
+    shown_on = run_cli("check", "--no-progress", "--show-fixes", "--unsafe-fixes", ".", cwd=root)
+    assert sum("× PPO001" in line for line in shown_on.stdout.splitlines()) == 2

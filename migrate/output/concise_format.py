@@ -26,14 +26,11 @@ from ppo_migrate.diagnostics import NOTICE_CODES, Diagnostic
 NOTICE_SEPARATOR = " left as it is: "
 
 
-def format_line(d: Diagnostic) -> str:
-    """One finding as ``path:line:col: CODE [*] message``."""
-    mark = " [*]" if _safe(d) else ""
+def format_line(d: Diagnostic, unsafe_fixes: bool = False) -> str:
+    """One finding as ``path:line:col: CODE [*] message`` (``[*]``: a fix ``apply`` makes;
+    an unsafe one only with ``unsafe_fixes``)."""
+    mark = " [*]" if d.applicable(unsafe_fixes) else ""
     return f"{d.path}:{d.line}:{d.column}: {d.code}{mark} {d.message}"
-
-
-def _safe(d: Diagnostic) -> bool:
-    return d.fix is not None and d.fix.applicability == "safe"
 
 
 def notice_summary(diagnostics: Sequence[Diagnostic]) -> list[str]:
@@ -69,6 +66,7 @@ def emit(
     show_notices: bool = True,
     fixed: int | None = None,
     summary: bool = True,
+    unsafe_fixes: bool = False,
 ) -> None:
     """Write the findings and the summary lines (nothing but the summary when clean).
 
@@ -80,9 +78,11 @@ def emit(
         fixed: with ``check --fix``, the findings fixed: the summary is ruff's
             ``Found N errors (F fixed, R remaining).``
         summary: ``False`` for ``check --quiet``: the findings only.
+        unsafe_fixes: unsafe fixes are made too (``--unsafe-fixes``): marked ``[*]`` and
+            counted as fixable, with no "more fixable" line.
     """
     for d in listed(diagnostics, show_notices=show_notices):
-        stream.write(format_line(d) + "\n")
+        stream.write(format_line(d, unsafe_fixes) + "\n")
     if not summary:
         return
     errors = [d for d in diagnostics if not d.informational]
@@ -97,10 +97,11 @@ def emit(
     else:
         stream.write(f"Found {n} error{'s' if n != 1 else ''}.\n")
     if n:
-        fixable = sum(1 for d in errors if _safe(d))
+        fixable = sum(1 for d in errors if d.applicable(unsafe_fixes))
         if fixable:
-            stream.write(f"[*] {fixable} fixable with `ppo-migrate apply`.\n")
-        unsafe = sum(1 for d in errors if d.fix is not None and not _safe(d))
+            how = "`ppo-migrate apply --unsafe-fixes`" if unsafe_fixes else "`ppo-migrate apply`"
+            stream.write(f"[*] {fixable} fixable with {how}.\n")
+        unsafe = sum(1 for d in errors if d.fixable and not d.applicable(unsafe_fixes))
         if unsafe:
             stream.write(f"{unsafe} more fixable with --unsafe-fixes.\n")
     shims = sum(1 for d in diagnostics if d.informational and d.code not in NOTICE_CODES)

@@ -18,24 +18,29 @@ from typing import TextIO
 from ppo_migrate.diagnostics import RULES, Diagnostic
 
 
-def rule_counts(diagnostics: Sequence[Diagnostic]) -> list[tuple[str, int, bool]]:
+def rule_counts(
+    diagnostics: Sequence[Diagnostic], unsafe_fixes: bool = False
+) -> list[tuple[str, int, bool]]:
     """``(code, count, fixable)`` per rule code: most frequent first, then by code.
 
-    ``fixable`` is true when any of the code's findings carries a fix.
+    ``fixable`` is true when ``apply`` would fix any of the code's findings (an unsafe
+    fix only with ``unsafe_fixes``).
     Informational findings (PPO004) are counted like the others: they were listed.
     """
     counts = Counter(d.code for d in diagnostics)
-    fixable = {d.code for d in diagnostics if d.fixable}
+    fixable = {d.code for d in diagnostics if d.applicable(unsafe_fixes)}
     return [(c, n, c in fixable) for c, n in sorted(counts.items(), key=lambda x: (-x[1], x[0]))]
 
 
-def write_statistics(diagnostics: Sequence[Diagnostic], stream: TextIO, fmt: str) -> None:
+def write_statistics(
+    diagnostics: Sequence[Diagnostic], stream: TextIO, fmt: str, unsafe_fixes: bool = False
+) -> None:
     """Write ``--statistics`` in ``fmt`` (``"concise"`` text or ``"json"``).
 
     Raises:
         ValueError: another format (ruff offers the statistics as text or JSON only).
     """
-    rows = rule_counts(diagnostics)
+    rows = rule_counts(diagnostics, unsafe_fixes)
     if fmt == "json":
         doc = [
             {"code": c, "name": RULES[c].name, "count": n, "fixable": f} for c, n, f in rows
