@@ -789,3 +789,11 @@ def _stop_pool(executor) -> None:
                 proc.join(1.0)
     with contextlib.suppress(Exception):
         executor.shutdown(wait=False, cancel_futures=True)
+    # Let the executor's manager thread finish closing its wakeup pipe now: at exit,
+    # concurrent.futures' atexit hook writes to that pipe, and on Python 3.11 a write
+    # racing the thread's close printed "Exception ignored ... BrokenPipeError" after
+    # Ctrl-C (a full-suite run of test_no_temp_file_left_after_ctrl_c_of_a_real_run).
+    manager = getattr(executor, "_executor_manager_thread", None)
+    if manager is not None:
+        with contextlib.suppress(Exception):
+            manager.join(_STOP_GRACE_SECONDS)
