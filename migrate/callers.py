@@ -417,20 +417,9 @@ def _full_name_parts(node) -> list[str] | None:
 def _local_prefix(analysis, holder) -> str:
     """LibCST's spelling of a local qualified name's prefix: ``""`` at module level,
     ``"Cls."`` in a class body, ``"outer.<locals>."`` in a function."""
-    import ast
+    from ppo_migrate.analysis.scopes import frames as scope_frames
 
-    frames = []
-    s = holder
-    while s is not None:
-        n = s.node
-        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            frames.append(("function", n.name))
-        elif isinstance(n, ast.Lambda):
-            frames.append(("function", "<lambda>"))
-        elif isinstance(n, ast.ClassDef):
-            frames.append(("class", n.name))
-        s = s.parent
-    frames.reverse()
+    frames = scope_frames(holder)
     if not frames:
         return ""
     return qualname(frames) + (".<locals>." if frames[-1][0] == "function" else ".")

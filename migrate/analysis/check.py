@@ -155,22 +155,9 @@ class ModuleAnalysis:
     def frames(self, node: ast.AST) -> tuple[tuple[str, str], ...]:
         """The ``(kind, name)`` frames of the functions, lambdas and classes around ``node``
         (the scope whose code evaluates it, outwards; comprehensions do not count)."""
-        from ppo_migrate.analysis.scopes import ScopeKind
+        from ppo_migrate.analysis.scopes import frames
 
-        out: list[tuple[str, str]] = []
-        s = self.scopes.scope_of(node)
-        while s is not None:
-            n = s.node
-            if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                out.append(("function", n.name))
-            elif isinstance(n, ast.Lambda):
-                out.append(("function", "<lambda>"))
-            elif isinstance(n, ast.ClassDef):
-                out.append(("class", n.name))
-            elif s.kind is ScopeKind.MODULE:
-                break
-            s = s.parent
-        return tuple(reversed(out))
+        return frames(self.scopes.scope_of(node))
 
     def scope_name(self, node: ast.AST) -> str:
         """The enclosing qualified name, as ``__qualname__`` spells it (``"<module>"`` at top)."""

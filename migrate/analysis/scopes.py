@@ -23,7 +23,7 @@ import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-__all__ = ["Scope", "ScopeKind", "ScopeTree", "Symbol", "mangle", "resolve_binding"]
+__all__ = ["Scope", "ScopeKind", "ScopeTree", "Symbol", "frames", "mangle", "resolve_binding"]
 
 # Definition flags and scopes, as in CPython's Include/internal/pycore_symtable.h.
 DEF_GLOBAL = 1
@@ -754,3 +754,22 @@ class ScopeTree:
             index = self._opened = {id(s.node): s for s in _walk_scopes(self.module)
                                     if s.kind is not ScopeKind.ANNOTATION}
         return index.get(id(node))
+
+
+def frames(scope: "Scope | None") -> tuple[tuple[str, str], ...]:
+    """The ``(kind, name)`` frames of the functions, lambdas and classes from the module
+    down to ``scope`` (comprehensions do not count), as
+    :func:`ppo_migrate.diagnostics.qualname` spells them: ``kind`` is ``"function"``
+    (a lambda is a function named ``<lambda>``) or ``"class"``."""
+    out: list[tuple[str, str]] = []
+    s = scope
+    while s is not None:
+        n = s.node
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            out.append(("function", n.name))
+        elif isinstance(n, ast.Lambda):
+            out.append(("function", "<lambda>"))
+        elif isinstance(n, ast.ClassDef):
+            out.append(("class", n.name))
+        s = s.parent
+    return tuple(reversed(out))
