@@ -454,8 +454,9 @@ class SignatureResolver:
                 f"the project takes verl from `{where}`, whose release cannot be read",
                 "set verl-version (or --verl-version) to the release it holds, or run with --use-ppo-runtime",
             )
-        if installed_verl() is not None:
-            decided = self._installed(module, name, installed_verl())
+        installed = installed_verl()
+        if installed is not None:
+            decided = self._installed(module, name, installed)
             if decided is not None:
                 return decided
         return CalleeInEffect(
