@@ -51,6 +51,7 @@ The top-level sections are those of verl's ``ppo_trainer.yaml`` (verl
 from __future__ import annotations
 
 import ast
+import functools
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -578,10 +579,7 @@ class ConfigFinder:
         base's found in the analysed files) assigns it at its top level before any call of
         its own methods, directly or through ``super().__init__(...)`` /
         ``Base.__init__(self, ...)``; and nothing in the class deletes it."""
-        if any(
-            isinstance(c.func, ast.Attribute) and c.func.attr == "__new__"
-            for c in self.module.facts.calls
-        ):
+        if self._makes_bare_instances:
             return False  # ``cls.__new__(cls)`` makes instances no __init__ ran on
         for node in ast.walk(cls):
             if isinstance(node, ast.Delete) and any(
@@ -643,6 +641,14 @@ class ConfigFinder:
                 ):
                     return False
         return False
+
+    @functools.cached_property
+    def _makes_bare_instances(self) -> bool:
+        """Whether the module calls ``X.__new__(...)`` (instances no ``__init__`` ran on)."""
+        return any(
+            isinstance(c.func, ast.Attribute) and c.func.attr == "__new__"
+            for c in self.module.facts.calls
+        )
 
     def _base_init_certain(self, cls: ast.ClassDef, name: str, seen: set[int]) -> bool:
         for base in cls.bases:

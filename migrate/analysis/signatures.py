@@ -556,17 +556,16 @@ class SignatureResolver:
 def _nearest_setting(directory: Path) -> tuple[Version, str] | None:
     """``verl-version`` of the nearest ``pyproject.toml`` with a ``[tool.ppo-migrate]`` table
     above ``directory`` (ruff's hierarchical configuration), or ``None``."""
-    from ppo_migrate.settings import ConfigError, find_pyproject, load_settings
+    from ppo_migrate.settings import ConfigError, load_settings
 
-    try:
-        pyproject = find_pyproject([directory])
-        if pyproject is None:
-            return None
-        value = load_settings([directory]).verl_version
+    try:  # one read: the settings' project root is the directory of the table's pyproject
+        settings = load_settings([directory])
     except ConfigError:
         return None  # the run's own settings report a broken file
-    if value is None:
+    value = settings.verl_version
+    if value is None or settings.project_root is None:
         return None
+    pyproject = Path(settings.project_root) / "pyproject.toml"
     return Version(value), f"{_display(pyproject)}: verl-version = {value}"
 
 
