@@ -111,6 +111,9 @@ class _Index:
     sites: dict[str, list[CallSite]] = field(default_factory=lambda: defaultdict(list))
     values: dict[str, list[tuple[str, int]]] = field(default_factory=lambda: defaultdict(list))
     scanned: set[str] = field(default_factory=set)
+    #: display path -> the record its functions and sites came from (its ``stamp`` says
+    #: which bytes the positions belong to; ``--thread-config`` edits only those bytes)
+    records: dict[str, FileIndex] = field(default_factory=dict)
 
 
 #: The caller phase's parses, kept per process: each file is parsed once however many
@@ -203,8 +206,8 @@ def _stamp(path: str) -> tuple[int, int] | None:
 
 
 class _AstFacts:
-    """What :class:`_FileVisitor` collects, found by the analysis core on Python's ``ast``
-    (no LibCST parse): the file's function definitions, the calls of the ``wanted``
+    """One file's part of the cross-file index, found by the analysis core on Python's
+    ``ast`` (no LibCST parse): the file's function definitions, the calls of the ``wanted``
     functions (with the config each caller has, from the same resolver as ``check``),
     references to them as values, and the names ``__all__`` exports.
 
@@ -218,7 +221,8 @@ class _AstFacts:
             process (:func:`_analysis`).
 
     Attributes: ``defs`` (fq -> ``(None, FunctionInfo)``), ``sites`` (``(None,
-    CallSite)`` pairs), ``values``/``values_fq`` and ``exported``, as on the visitor.
+    CallSite)`` pairs), ``values``/``values_fq`` (the path and line of each other
+    reference, and the fq name it resolves to) and ``exported`` (``__all__``'s names).
     """
 
     def __init__(
@@ -489,6 +493,7 @@ def _entry_functions(diagnostics: Iterable[Diagnostic], index_of, index: _Index)
         found = index_of(path)
         if found is None:  # the file changed or cannot be parsed now: no hints for it
             continue
+        index.records.setdefault(path, found)
         for fq, info in found.defs.items():
             index.functions.setdefault(fq, info)
         for d in diags:
@@ -550,6 +555,7 @@ def _scan(files: Sequence[str], wanted: set[str], index_of, index: _Index) -> No
         found = index_of(path)
         if found is None:
             continue
+        index.records.setdefault(path, found)
         for fq, info in found.defs.items():
             index.functions.setdefault(fq, info)
         for site in found.sites:
@@ -826,7 +832,7 @@ def thread(the_plan: Plan, settings: Settings) -> tuple[list[str], list[Diagnost
 
 def __getattr__(name: str) -> object:
     """PEP 562: the LibCST parts moved to :mod:`ppo_migrate.thread_edits` stay reachable."""
-    if name in ("_FileVisitor", "_ThreadTransformer", "_visit", "_parse", "_param_name", "_append_item"):
+    if name in ("_ThreadTransformer", "_parse", "_append_item"):
         from ppo_migrate import thread_edits
 
         return getattr(thread_edits, name)

@@ -492,3 +492,96 @@ def test_index_record_of_one_file_holds_defs_sites_and_values(tmp_path: Path) ->
         ("pkg.other.helper", 11, 5, "pkg.mod.main", None, None),
     ]
     assert record.values["pkg.other.helper"] == (12,)  # the list holds it; the calls are sites
+
+
+def _plan_of(root: Path):
+    from ppo_migrate.analysis.check import analyse
+    from ppo_migrate.callers import plan
+    from ppo_migrate.settings import Settings
+
+    settings = Settings()
+    files = sorted(str(p.relative_to(root)) for p in root.rglob("*.py"))
+    diagnostics = [d for f in files for d in analyse((root / f).read_text(), f, settings)]
+    return plan(files, diagnostics, settings)[0], settings
+
+
+def test_thread_edits_the_places_the_plan_names(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """:func:`thread` resolves no name itself: the plan's positions pick the ``def`` and the
+    calls to edit, so a same-named function elsewhere in the file is left alone."""
+    from ppo_migrate.callers import thread
+
+    _write(tmp_path, {"m.py": IMP + (
+        "class A:\n"
+        "    def helper(self): return 1\n"
+        "def helper(address):\n"
+        "    return get_ppo_ray_runtime_env()\n"
+        "def main(config):\n"
+        "    A().helper(); helper(1)\n"
+    )})
+    monkeypatch.chdir(tmp_path)
+    the_plan, settings = _plan_of(tmp_path)
+    assert the_plan.threadable == {"m.helper"}
+    changed, problems = thread(the_plan, settings)
+    assert (changed, problems) == (["m.py"], [])
+    assert (tmp_path / "m.py").read_text() == IMP + (
+        "class A:\n"
+        "    def helper(self): return 1\n"
+        "def helper(address, config=None):\n"
+        "    return get_ppo_ray_runtime_env(config)\n"
+        "def main(config):\n"
+        "    A().helper(); helper(1, config=config)\n"
+    )
+
+
+@pytest.mark.parametrize("edit", ["append", "same-size"])
+def test_thread_never_edits_a_file_changed_after_the_plan(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, edit: str
+) -> None:
+    """The plan's positions belong to the bytes it read: a file changed since (even to one
+    of the same size) is reported as PPO904 and left as it now is, byte for byte."""
+    import os
+
+    from ppo_migrate.callers import thread
+
+    _chain(tmp_path, 2)
+    monkeypatch.chdir(tmp_path)
+    the_plan, settings = _plan_of(tmp_path)
+    # helper_0 (m0.py) gets a parameter that run_1 (m1.py) passes; helper_1 (m1.py) one
+    # that main (main.py) passes
+    assert the_plan.threadable == {"pkg.m0.helper_0", "pkg.m1.helper_1"}
+    m1 = tmp_path / "pkg" / "m1.py"
+    main_before = (tmp_path / "pkg" / "main.py").read_text()
+    st = m1.stat()
+    text = m1.read_text()
+    new = text + "# edited\n" if edit == "append" else text.replace("config.trainer", "config.trainor")
+    m1.write_text(new)
+    if edit == "same-size":
+        os.utime(m1, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000))
+    changed, problems = thread(the_plan, settings)
+    assert m1.read_text() == new
+    assert [(p.path, p.code) for p in problems] == [("pkg/m1.py", "PPO904"), ("pkg/main.py", "PPO904")]
+    assert "changed after it was analysed" in problems[0].message
+    # main.py would pass `config=` to helper_1, whose parameter was never added: untouched
+    assert problems[1].message == "not rewritten: it would pass a config into pkg/m1.py, which was not rewritten"
+    assert (tmp_path / "pkg" / "main.py").read_text() == main_before
+    # m0.py only gains a parameter with a default: written, and every file still runs
+    assert changed == ["pkg/m0.py"]
+    assert "def helper_0(address, config=None):" in (tmp_path / "pkg" / "m0.py").read_text()
+    _run_main(tmp_path)
+
+
+def _run_main(root: Path) -> None:
+    """Import the package with a stub verl whose function takes no argument or ``config``
+    and call ``main`` with a config: the threaded tree must run."""
+    import subprocess
+    import sys
+
+    stub = root / "_stub" / "verl" / "trainer"
+    stub.mkdir(parents=True, exist_ok=True)
+    (root / "_stub" / "verl" / "__init__.py").write_text("")
+    (stub / "__init__.py").write_text("")
+    (stub / "constants_ppo.py").write_text("def get_ppo_ray_runtime_env(config=None):\n    return {'config': config}\n")
+    code = "import pkg.main as m; m.main({'trainer': 1})"
+    env = {"PYTHONPATH": f"{root}:{root / '_stub'}", "PATH": "/usr/bin:/bin"}
+    proc = subprocess.run([sys.executable, "-c", code], cwd=root, env=env, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
