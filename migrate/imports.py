@@ -31,14 +31,9 @@ from collections.abc import Iterable, Sequence
 import libcst as cst
 from libcst.codemod import CodemodContext
 from libcst.codemod.visitors import AddImportsVisitor
-from libcst.metadata import (
-    Assignment,
-    MetadataWrapper,
-    PositionProvider,
-    QualifiedNameProvider,
-    ScopeProvider,
-)
+from libcst.metadata import MetadataWrapper, PositionProvider
 
+from ppo_migrate.analysis.names import ModuleNames
 from ppo_migrate.import_sections import ImportSections, import_sections
 
 PPO_RUNTIME = "ppo_runtime"
@@ -50,44 +45,6 @@ def _dotted(node: cst.BaseExpression | None) -> str:
     if node is None:
         return ""
     return cst.Module(body=()).code_for_node(node).replace(" ", "")
-
-
-def _binds_ppo_runtime_package(alias: cst.ImportAlias) -> bool:
-    """Whether ``import <alias>`` binds ``ppo_runtime`` to the ``ppo_runtime`` package."""
-    dotted = _dotted(alias.name)
-    if alias.asname is None:
-        return dotted.split(".")[0] == PPO_RUNTIME
-    return dotted == PPO_RUNTIME
-
-
-def _name_is_taken(wrapper: MetadataWrapper) -> bool:
-    """Whether the module binds or uses ``ppo_runtime`` other than as the package.
-
-    Every binding of the name in every scope must be ``import ppo_runtime[...]``
-    (each alias of that statement binding the name imports the package itself), and
-    every use of it must resolve to such an import only.
-    """
-
-    def allowed(assignment: object) -> bool:
-        if not isinstance(assignment, Assignment) or not isinstance(assignment.node, cst.Import):
-            return False
-        binding = [
-            a for a in assignment.node.names
-            if (_dotted(a.asname.name) if a.asname else _dotted(a.name).split(".")[0]) == PPO_RUNTIME
-        ]
-        return all(_binds_ppo_runtime_package(a) for a in binding)
-
-    scopes = {s for s in wrapper.resolve(ScopeProvider).values() if s is not None}
-    for scope in scopes:
-        for assignment in scope.assignments:
-            if assignment.name == PPO_RUNTIME and not allowed(assignment):
-                return True
-        for access in scope.accesses:
-            if not (isinstance(access.node, cst.Name) and access.node.value == PPO_RUNTIME):
-                continue
-            if not access.referents or not all(allowed(r) for r in access.referents):
-                return True
-    return False
 
 
 def _is_ppo_runtime_import(statement: cst.BaseSmallStatement) -> bool:
@@ -171,20 +128,19 @@ def _remove_alias(node: cst.ImportFrom, i: int) -> cst.ImportFrom:
     return node.with_changes(names=tuple(names), rpar=rpar)
 
 
-class _Collect(cst.CSTVisitor):
-    METADATA_DEPENDENCIES = (QualifiedNameProvider,)
-
-    def __init__(self, targets: frozenset[str]) -> None:
-        super().__init__()
-        self.targets = targets
-        self.attributes: set[cst.Attribute] = set()
-
-    def visit_Attribute(self, node: cst.Attribute) -> None:
-        if node.attr.value != FUNCTION:
-            return
-        names = {q.name for q in self.get_metadata(QualifiedNameProvider, node, set())}
-        if names and names <= self.targets:
-            self.attributes.add(node)
+def _attributes_at(module: cst.Module, ends: set[tuple[int, int]]) -> set[cst.Attribute]:
+    """The ``cst.Attribute`` nodes whose attribute name ends at one of ``ends`` (1-based
+    line and code-point column, as :meth:`ModuleNames.attribute_references` gives them)."""
+    if not ends:
+        return set()
+    positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    out: set[cst.Attribute] = set()
+    for node, where in positions.items():
+        if isinstance(node, cst.Attribute) and node.attr.value == FUNCTION:
+            end = positions[node.attr].end
+            if (end.line, end.column + 1) in ends:
+                out.add(node)
+    return out
 
 
 class _Rewrite(cst.CSTTransformer):
@@ -442,39 +398,12 @@ def _may_move(line: cst.BaseStatement, passed: Sequence[cst.BaseStatement]) -> b
     return True
 
 
-def _verl_module_bindings(module: cst.Module) -> dict[str, int]:
+def _verl_module_bindings(names: ModuleNames) -> dict[str, int]:
     """Names bound at module level to a verl module holding the runtime function
     (``import verl.trainer.constants_ppo as c``, ``from verl.trainer import constants_ppo``),
-    with how many times each is used."""
-    wrapper = MetadataWrapper(module)
-    scope = wrapper.resolve(ScopeProvider).get(wrapper.module)
-    out: dict[str, int] = {}
-    if scope is None:
-        return out
-    for assignment in scope.assignments:
-        node = getattr(assignment, "node", None)
-        if not isinstance(assignment, Assignment) or not isinstance(node, (cst.Import, cst.ImportFrom)):
-            continue
-        if isinstance(node.names, cst.ImportStar):
-            continue
-        for alias in node.names:
-            if isinstance(node, cst.Import) and alias.asname is None:
-                # ``import verl.trainer.constants_ppo`` binds ``verl``, ``verl.trainer`` and
-                # the full name: a use of any of them keeps it
-                full = _dotted(alias.name)
-                if full in VERL_MODULES and (full + ".").startswith(assignment.name + "."):
-                    out[full] = out.get(full, 0) + len(assignment.references)
-                continue
-            if isinstance(node, cst.Import):
-                full, bound = _dotted(alias.name), _dotted(alias.asname.name)
-            else:
-                full = f"{_dotted(node.module)}.{_dotted(alias.name)}"
-                bound = _dotted(alias.asname.name) if alias.asname else _dotted(alias.name)
-            if isinstance(node, cst.ImportFrom) and node.relative:
-                continue
-            if full in VERL_MODULES and bound == assignment.name:
-                out[assignment.name] = out.get(assignment.name, 0) + len(assignment.references)
-    return out
+    with how many times each is used (``import verl.trainer.constants_ppo``: its full
+    name, used by every read of ``verl``)."""
+    return names.module_import_uses(VERL_MODULES)
 
 
 def _drop_imports(module: cst.Module, names: set[str]) -> cst.Module:
@@ -552,23 +481,10 @@ class _DropCode(cst.CSTTransformer):
 def _drop_stale_f405(module: cst.Module) -> cst.Module:
     """Drop ``F405`` (name may come from a star import) from ``# noqa`` on lines where the
     runtime function, now imported by name, was the only name a star import could give."""
-    wrapper = MetadataWrapper(module)
-    positions = wrapper.resolve(PositionProvider)
-    names_by_line: dict[int, list[tuple[str, bool]]] = {}
-    for scope in {s for s in wrapper.resolve(ScopeProvider).values() if s is not None}:
-        for access in scope.accesses:
-            node = access.node
-            if isinstance(node, cst.Name) and node in positions:
-                line = positions[node].start.line
-                names_by_line.setdefault(line, []).append((node.value, bool(access.referents)))
-    stale = {
-        line
-        for line, names in names_by_line.items()
-        if any(n == FUNCTION for n, _ in names) and all(bound for _, bound in names)
-    }
+    stale = ModuleNames(module.code).lines_with_only_bound_names(FUNCTION)
     if not stale:
         return module
-    return wrapper.visit(_DropCode(stale, "F405"))
+    return MetadataWrapper(module).visit(_DropCode(stale, "F405"))
 
 
 def use_ppo_runtime(
@@ -599,13 +515,14 @@ def use_ppo_runtime(
     """
     sections = sections or import_sections(None)
     ppo_lines_before = _ppo_runtime_lines(module)
-    uses_before = _verl_module_bindings(module)
-    new, count = _use_ppo_runtime(module, targets)
+    names = ModuleNames(module.code)
+    uses_before = _verl_module_bindings(names)
+    new, count = _use_ppo_runtime(module, targets, names)
     if count == 0:
         return module, 0
     new = _place_imports(new, ppo_lines_before, sections)
     if uses_before and "__all__" not in new.code:
-        uses_after = _verl_module_bindings(new)
+        uses_after = _verl_module_bindings(ModuleNames(new.code))
         unused = {n for n, k in uses_before.items() if k and not uses_after.get(n, 0)}
         if unused:
             new = _drop_imports(new, unused)
@@ -616,16 +533,17 @@ def use_ppo_runtime(
     return new, count
 
 
-def _use_ppo_runtime(module: cst.Module, targets: Iterable[str] | None = None) -> tuple[cst.Module, int]:
-    """The import/reference rewrite itself (see :func:`use_ppo_runtime`)."""
+def _use_ppo_runtime(
+    module: cst.Module, targets: Iterable[str] | None, names: ModuleNames
+) -> tuple[cst.Module, int]:
+    """The import/reference rewrite itself (see :func:`use_ppo_runtime`); ``names`` is
+    the core's view of ``module``'s code."""
     verl_targets = frozenset(targets or (f"{m}.{FUNCTION}" for m in VERL_MODULES))
-    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
-    collect = _Collect(verl_targets)
-    wrapper.visit(collect)
-    attributes = collect.attributes
-    if attributes and _name_is_taken(wrapper):
+    ends = names.attribute_references(verl_targets, FUNCTION)
+    if ends and not names.binds_only_package(PPO_RUNTIME):
         # ``ppo_runtime.<f>`` would not be the runtime here: leave module access alone
-        attributes = set()
+        ends = set()
+    attributes = _attributes_at(module, ends)
     context = CodemodContext()
     rewrite = _Rewrite(attributes, context)
     new = module.visit(rewrite)

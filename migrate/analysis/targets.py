@@ -340,6 +340,13 @@ class TargetFinder:
             self._by_holder[name] = by_holder
         return list(by_holder.get(id(holder), ()))
 
+    def bindings_of(self, name: str) -> list[_Binding]:
+        """Every binding of ``name`` (NFKC-normalised) in any scope of the module: imports,
+        assignments, definitions, parameters, ``except ... as``, match captures."""
+        if self._bindings is None:
+            self._bindings = self._collect()
+        return list(self._bindings.get(name, ()))
+
     def _landing(self, b: _Binding, name: str) -> Scope | None:
         node = b.node
         if isinstance(node, ast.arg):
