@@ -329,33 +329,18 @@ class _AstFacts:
             )
         return None
 
-    def _self_class(self, node) -> str | None:
-        """The qualified name of the class whose method binds ``self`` at ``node``."""
-        import ast
-
-        frames = self.analysis.frames(node)
-        scope = self.analysis.scopes.scope_of(node)
-        chain = []
-        while scope is not None:
-            chain.append(scope)
-            scope = scope.parent
-        functions = [s for s in chain if isinstance(s.node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef))]
-        for i, s in enumerate(functions):
-            parent = functions[i + 1] if i + 1 < len(functions) else None
-            if isinstance(s.node, (ast.FunctionDef, ast.AsyncFunctionDef)) and parent is not None and isinstance(parent.node, ast.ClassDef):
-                params = s.node.args.args
-                if params and params[0].arg == "self":
-                    depth = len(functions) - i - 1  # frames of the class and outside it
-                    return qualname(frames[:depth])
-                return None
-        return None
-
     def _fqs(self, node) -> set[str]:
         import ast
 
-        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self":
-            cls = self._self_class(node)
-            return {f"{self.module}.{cls}.{node.attr}"} if cls else set()
+        from ppo_migrate.analysis.scopes import frames as scope_frames
+
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+            # ``self.f`` (any spelling of an instance method's first parameter): the class's f
+            method = self.analysis.targets.instance_method_of(node.value, node.value.id)
+            if method is not None:
+                return {f"{self.module}.{qualname(scope_frames(method.parent))}.{node.attr}"}
+            if node.value.id == "self":
+                return set()  # a ``self`` that is not the method's own: nothing known
         parts = _full_name_parts(node)
         if parts is None:
             return set()

@@ -585,3 +585,46 @@ def _run_main(root: Path) -> None:
     env = {"PYTHONPATH": f"{root}:{root / '_stub'}", "PATH": "/usr/bin:/bin"}
     proc = subprocess.run([sys.executable, "-c", code], cwd=root, env=env, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
+
+
+def test_a_self_of_an_inner_function_is_not_the_methods(tmp_path: Path) -> None:
+    """Bug (the caller index had its own rule for ``self``): in ``def hook(self)`` nested in a
+    method, ``self.helper()`` was taken for the class's ``helper`` and given ``config=``, so
+    the object passed to ``hook`` was called with a keyword it does not take. The index now
+    asks the core (:meth:`TargetFinder.instance_method_of`), as the config finder does."""
+    import subprocess
+    import sys
+
+    src = textwrap.dedent("""\
+        import types
+
+        from verl.trainer.constants_ppo import get_ppo_ray_runtime_env
+
+
+        class Launcher:
+            def helper(self):
+                return get_ppo_ray_runtime_env()
+
+            def start(self, config):
+                def hook(self):  # its own `self`: whatever is passed in
+                    return self.helper()
+
+                return hook(types.SimpleNamespace(helper=lambda: "other")), self.helper()
+        """)
+    _write(tmp_path, {"m.py": src})
+    proc = _thread(tmp_path)
+    assert proc.returncode == 0, proc.stdout
+    out = (tmp_path / "m.py").read_text()
+    assert out == src.replace("def helper(self):", "def helper(self, config=None):").replace(
+        "get_ppo_ray_runtime_env()", "get_ppo_ray_runtime_env(config)"
+    ).replace('"other")), self.helper()', '"other")), self.helper(config=config)')
+    stub = tmp_path / "_stub" / "verl" / "trainer"
+    stub.mkdir(parents=True)
+    (tmp_path / "_stub" / "verl" / "__init__.py").write_text("")
+    (stub / "__init__.py").write_text("")
+    (stub / "constants_ppo.py").write_text("def get_ppo_ray_runtime_env(config=None):\n    return config\n")
+    code = "import m; print(m.Launcher().start({'trainer': 1}))"
+    run = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True,
+                         env={"PYTHONPATH": f"{tmp_path}:{tmp_path / '_stub'}", "PATH": "/usr/bin:/bin"})
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.strip() == "('other', {'trainer': 1})"

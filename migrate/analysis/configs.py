@@ -519,12 +519,15 @@ class ConfigFinder:
 
     # -- <self>.<name> -------------------------------------------------------------------------
     def _method(self, chain: list[Scope]) -> Scope | None:
-        """The innermost instance method around the call (``None`` when there is none)."""
+        """The innermost method around the call that has a first positional parameter
+        (``None`` when there is none); whether a read of that parameter at the call is
+        the method's own instance is :meth:`TargetFinder.instance_method_of`'s to say."""
         for s in chain:
             if s.kind is ScopeKind.FUNCTION and isinstance(s.node, _FUNCTIONS):
                 parent = s.parent
                 if parent is not None and parent.kind is ScopeKind.CLASS:
-                    return s if self._is_instance_method(s.node) else None
+                    args = s.node.args
+                    return s if (args.posonlyargs or args.args) else None
         return None
 
     @staticmethod
@@ -533,22 +536,13 @@ class ConfigFinder:
         assert isinstance(node, _FUNCTIONS)
         return (*node.args.posonlyargs, *node.args.args)[0].arg
 
-    def _is_instance_method(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
-        if not (*node.args.posonlyargs, *node.args.args):
-            return False
-        for d in node.decorator_list:
-            if isinstance(d, ast.Name) and d.id in ("staticmethod", "classmethod"):
-                return False
-        return True
-
     def _attribute_check(self, method: Scope, name: str, call: ast.Call):
         def check() -> Bound:
             first = self._first_param(method)
-            scope = self.scopes.scope_of(call)
-            if scope.lookup(first) is not method:
-                return Bound.UNBOUND  # an inner def/lambda/comprehension binds its own
-            if any(not isinstance(b.node, ast.arg) for b in self.finder.bindings_in(method, first)):
-                return Bound.UNBOUND  # rebound or deleted somewhere in the method
+            if self.finder.instance_method_of(call, first) is not method:
+                # an inner def/lambda/comprehension binds its own, or the method
+                # rebinds or deletes it somewhere
+                return Bound.UNBOUND
             cls = method.parent
             assert cls is not None and isinstance(cls.node, ast.ClassDef)
             values = self._class_attributes(cls.node, set()).get(name)

@@ -27,7 +27,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 
 from ppo_migrate.analysis.module import ParsedModule
-from ppo_migrate.analysis.scopes import Scope, ScopeTree
+from ppo_migrate.analysis.scopes import Scope, ScopeKind, ScopeTree
 from ppo_migrate.constants import CONFIG_PARAMETER
 from ppo_migrate.targets import TargetMatcher, Verdict, resolve_relative
 
@@ -339,6 +339,33 @@ class TargetFinder:
                 by_holder.setdefault(id(self._landing(b, name)), []).append(b)
             self._by_holder[name] = by_holder
         return list(by_holder.get(id(holder), ()))
+
+    def instance_method_of(self, node: ast.AST, name: str) -> Scope | None:
+        """The instance method whose first parameter a read of ``name`` at ``node`` is.
+
+        The scope a load of ``name`` at ``node`` resolves to must be a ``def`` directly
+        in a class body, neither ``staticmethod`` nor ``classmethod``, whose first
+        positional parameter is ``name``, and nothing else in it may bind ``name``
+        (an assignment, ``del``, a loop target...). ``None`` otherwise: an inner
+        ``def``/``lambda``/comprehension binding its own ``name``, a rebinding, a
+        module-level or unbound ``name``. The one rule for ``self`` (whatever its
+        spelling) used by the config finder and the caller index.
+        """
+        holder = self.scopes.scope_of(node).lookup(name)
+        if holder is None or holder.parent is None or holder.parent.kind is not ScopeKind.CLASS:
+            return None
+        method = holder.node
+        if not isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            return None
+        positional = (*method.args.posonlyargs, *method.args.args)
+        if not positional or positional[0].arg != name:
+            return None
+        for d in method.decorator_list:
+            if isinstance(d, ast.Name) and d.id in ("staticmethod", "classmethod"):
+                return None
+        if any(not isinstance(b.node, ast.arg) for b in self.bindings_in(holder, name)):
+            return None
+        return holder
 
     def bindings_of(self, name: str) -> list[_Binding]:
         """Every binding of ``name`` (NFKC-normalised) in any scope of the module: imports,
