@@ -119,11 +119,7 @@ class _ThreadTransformer(cst.CSTTransformer):
         return updated_node
 
 
-def _changed(path: str) -> Diagnostic:
-    return Diagnostic(
-        path, 1, 1, 1, 1, "PPO904",
-        "not rewritten: the file changed after it was analysed (run again)",
-    )
+_CHANGED = "not rewritten: the file changed after it was analysed (run again)"
 
 
 class _Stale(Exception):
@@ -223,34 +219,30 @@ def thread(the_plan: Plan, settings: Settings) -> tuple[list[str], list[Diagnost
     problems: list[Diagnostic] = []
     prepared: dict[str, tuple] = {}
     failed: set[str] = set()
+
+    def fail(path: str, code: str, message: str) -> None:
+        problems.append(Diagnostic(path, 1, 1, 1, 1, code, message))
+        failed.add(path)
+
     for path in sorted(files):
         try:
             found = _prepare(path, the_plan, settings)
         except _Stale:
-            problems.append(_changed(path))
-            failed.add(path)
-            continue
+            fail(path, "PPO904", _CHANGED)
         except UnparsableSource as exc:
-            problems.append(Diagnostic(path, 1, 1, 1, 1, "PPO902", f"cannot rewrite exactly: {exc}"))
-            failed.add(path)
-            continue
+            fail(path, "PPO902", f"cannot rewrite exactly: {exc}")
         except (OSError, UnicodeDecodeError) as exc:
-            problems.append(Diagnostic(path, 1, 1, 1, 1, "PPO901", f"cannot read: {getattr(exc, 'strerror', None) or exc}"))
-            failed.add(path)
-            continue
-        if found is not None:
-            prepared[path] = found
+            fail(path, "PPO901", f"cannot read: {getattr(exc, 'strerror', None) or exc}")
+        else:
+            if found is not None:
+                prepared[path] = found
     changed: list[str] = []
     done: set[str] = set()
     while prepared:
         blocked = {p: sorted(v[4] & failed) for p, v in prepared.items() if v[4] & failed}
         for path, on in sorted(blocked.items()):
             del prepared[path]
-            failed.add(path)
-            problems.append(Diagnostic(
-                path, 1, 1, 1, 1, "PPO904",
-                f"not rewritten: it would pass a config into {on[0]}, which was not rewritten",
-            ))
+            fail(path, "PPO904", f"not rewritten: it would pass a config into {on[0]}, which was not rewritten")
         if blocked:
             continue
         ready = sorted(p for p, v in prepared.items() if v[4] <= done) or sorted(prepared)[:1]
@@ -259,12 +251,10 @@ def thread(the_plan: Plan, settings: Settings) -> tuple[list[str], list[Diagnost
             try:
                 atomic_write(Path(path), encode_source(new_text, encoding, bom), expected=source)
             except FileChanged as exc:
-                problems.append(Diagnostic(path, 1, 1, 1, 1, "PPO904", f"not rewritten: {exc}"))
-                failed.add(path)
+                fail(path, "PPO904", f"not rewritten: {exc}")
                 continue
             except OSError as exc:
-                problems.append(Diagnostic(path, 1, 1, 1, 1, "PPO901", f"cannot write: {exc.strerror or exc}"))
-                failed.add(path)
+                fail(path, "PPO901", f"cannot write: {exc.strerror or exc}")
                 continue
             done.add(path)
             changed.append(path)
