@@ -323,7 +323,7 @@ def check(
                     counts[d.path] = counts.get(d.path, 0) + 1
             fixed_per_file = list(counts.items())
         if not add_noqa and _has_entry_points(diagnostics):
-            from ppo_migrate.callers import follow_callers
+            from ppo_migrate.caller_phase import follow_callers
 
             diagnostics, _, _ = follow_callers(
                 files, diagnostics, settings, apply=False, indexes=result.indexes
@@ -594,7 +594,7 @@ def apply(
 def _follow_callers(files, diagnostics, settings, thread_config, depth, to_stderr, diff, indexes=None):
     """Caller hints for PPO002 and, with ``--thread-config``, the threading itself.
 
-    ``indexes`` are the per-file phase's :class:`ppo_migrate.callers.FileIndex` records by
+    ``indexes`` are the per-file phase's :class:`ppo_migrate.analysis.callers.FileIndex` records by
     path (a record is used only while its file is unchanged on disk).
 
     Returns:
@@ -605,7 +605,7 @@ def _follow_callers(files, diagnostics, settings, thread_config, depth, to_stder
 
     if not _has_entry_points(diagnostics):
         return diagnostics, []
-    from ppo_migrate.callers import follow_callers
+    from ppo_migrate.caller_phase import follow_callers
 
     diagnostics, threaded, problems = follow_callers(
         files, diagnostics, settings, apply=thread_config, depth=depth, indexes=indexes

@@ -9,7 +9,9 @@ counted in Unicode code points, as in ruff's JSON output and SARIF's
 
 from __future__ import annotations
 
+import io
 import re
+import tokenize
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -495,6 +497,31 @@ def noqa_codes(line_text: str) -> frozenset[str] | None:
     if not codes:
         return frozenset()
     return frozenset(c.strip().upper() for c in codes.split(","))
+
+
+_LINE_ENDINGS = re.compile(r"(\r\n|\r|\n)")
+
+
+def comment_lines(text: str) -> tuple[set[int], dict[int, tuple[int, str]]]:
+    """Lines (1-based) whose physical end lies outside any string, and the real
+    comment of each line (``line -> (column, text)``, columns in code points)."""
+    ok: set[int] = set()
+    comments: dict[int, tuple[int, str]] = {}
+    # The tokenizer ends lines at "\n" only; count lines as _LINE_ENDINGS (and LibCST's
+    # positions) do, so that a file with CR-only or mixed line endings is numbered alike.
+    normalized = _LINE_ENDINGS.sub("\n", text)
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO(normalized).readline):
+            if tok.type in (tokenize.NEWLINE, tokenize.NL, tokenize.COMMENT):
+                ok.add(tok.start[0])
+            if tok.type == tokenize.COMMENT:
+                comments[tok.start[0]] = (tok.start[1], tok.string)
+            elif tok.type == tokenize.ENDMARKER:
+                break
+    except (tokenize.TokenError, SyntaxError):
+        pass
+    # a line that ends the file without a newline still ends outside a string
+    return ok, comments
 
 
 def is_suppressed(diag: Diagnostic, lines: list[str]) -> bool:

@@ -5,7 +5,7 @@ targets' last names cannot refer to a target (every static reference to a
 function names it), so it is never decoded or parsed and LibCST is never
 imported for it. Candidates go through :func:`process_file`: the analysis core
 (:mod:`ppo_migrate.analysis`, Python's own ``ast``, a few milliseconds a file)
-decides them and :mod:`ppo_migrate.edits` splices the fixes into the original
+decides them and :mod:`ppo_migrate.edits.text_edits` splices the fixes into the original
 text, in this process or in a pool of worker processes. LibCST is imported only
 for ``apply --use-ppo-runtime``. Results come back in path order whatever the
 worker count.
@@ -71,7 +71,7 @@ class FileOutcome:
         internal_error: a crash of ppo-migrate itself on this file (exit code 2).
         new_data: the rewritten bytes (FIX_STDOUT mode; the input when unchanged).
         imports: imports moved to ``ppo_runtime`` (``apply --use-ppo-runtime``).
-        index: the file's :class:`ppo_migrate.callers.FileIndex` (check, apply, diff):
+        index: the file's :class:`ppo_migrate.analysis.callers.FileIndex` (check, apply, diff):
             what the caller phase needs of it, from the same parse, so that the file is
             never parsed again; ``None`` when the file was not analysed or was rewritten.
     """
@@ -110,8 +110,8 @@ class RunResult:
 
     @property
     def indexes(self) -> dict[str, object]:
-        """Display path -> :class:`ppo_migrate.callers.FileIndex` of every file analysed
-        and left as read (for :func:`ppo_migrate.callers.follow_callers`)."""
+        """Display path -> :class:`ppo_migrate.analysis.callers.FileIndex` of every file analysed
+        and left as read (for :func:`ppo_migrate.analysis.callers.follow_callers`)."""
         return {o.path: o.index for o in self.outcomes if o.index is not None}
 
     @property
@@ -234,7 +234,7 @@ def process_data(
             return failed
         return written
     if mode is Mode.ADD_NOQA and diagnostics and source is not None:
-        from ppo_migrate.noqa import add_noqa
+        from ppo_migrate.edits.noqa import add_noqa
 
         # findings no comment could cover (a backslash continuation, a multi-line
         # string) stay findings
@@ -295,11 +295,11 @@ def _analyse(
     """The analysis (and, for apply/diff/stdin, the rewrite) of one decoded file.
 
     Returns:
-        The :class:`ppo_migrate.edits.FileResult`, or a :class:`FileOutcome` with
+        The :class:`ppo_migrate.edits.text_edits.FileResult`, or a :class:`FileOutcome` with
         the PPO902 (or the internal error) when the text cannot be analysed.
     """
     from ppo_migrate.analysis.module import SourceProblem
-    from ppo_migrate.edits import process_text
+    from ppo_migrate.edits.text_edits import process_text
 
     try:
         return process_text(
@@ -325,7 +325,7 @@ def _analyse(
 
 def _libcst_failure(path: str, text: str, exc: Exception) -> FileOutcome:
     """The PPO902 for a file LibCST cannot take (``apply --use-ppo-runtime`` only)."""
-    from ppo_migrate.codemod import UnparsableSource
+    from ppo_migrate.edits.cst_calls import UnparsableSource
 
     if isinstance(exc, UnparsableSource):
         diag = _file_diag(path, "PPO902", f"cannot parse: {exc.message}", exc.line, exc.column)
@@ -684,8 +684,8 @@ def _run_pool(
         import ppo_migrate.analysis.flow
         import ppo_migrate.analysis.shims
         import ppo_migrate.analysis.signatures
-        import ppo_migrate.callers
-        import ppo_migrate.edits
+        import ppo_migrate.analysis.callers
+        import ppo_migrate.edits.text_edits
     total = len(candidates)
     todo = deque(candidates)
     done_count = 0

@@ -230,7 +230,7 @@ def test_never_threads_a_function_whose_call_passes_the_keyword_or_unpacks(tmp_p
 
 def test_an_added_keyword_never_duplicates_an_existing_one() -> None:
     import libcst as cst
-    from ppo_migrate.callers import _ThreadTransformer
+    from ppo_migrate.edits.thread_config import _ThreadTransformer
 
     module = cst.parse_module("start('a', config=config)\n")
     call = module.body[0].body[0].value
@@ -454,7 +454,7 @@ def test_index_record_of_one_file_holds_defs_sites_and_values(tmp_path: Path) ->
     import pickle
 
     from ppo_migrate.analysis.check import ModuleAnalysis
-    from ppo_migrate.callers import index_file
+    from ppo_migrate.analysis.callers import index_file
     from ppo_migrate.settings import Settings
 
     _write(tmp_path, {
@@ -496,7 +496,7 @@ def test_index_record_of_one_file_holds_defs_sites_and_values(tmp_path: Path) ->
 
 def _plan_of(root: Path):
     from ppo_migrate.analysis.check import analyse
-    from ppo_migrate.callers import plan
+    from ppo_migrate.analysis.callers import plan
     from ppo_migrate.settings import Settings
 
     settings = Settings()
@@ -508,7 +508,7 @@ def _plan_of(root: Path):
 def test_thread_edits_the_places_the_plan_names(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """:func:`thread` resolves no name itself: the plan's positions pick the ``def`` and the
     calls to edit, so a same-named function elsewhere in the file is left alone."""
-    from ppo_migrate.callers import thread
+    from ppo_migrate.edits.thread_config import thread
 
     _write(tmp_path, {"m.py": IMP + (
         "class A:\n"
@@ -541,7 +541,7 @@ def test_thread_never_edits_a_file_changed_after_the_plan(
     of the same size) is reported as PPO904 and left as it now is, byte for byte."""
     import os
 
-    from ppo_migrate.callers import thread
+    from ppo_migrate.edits.thread_config import thread
 
     _chain(tmp_path, 2)
     monkeypatch.chdir(tmp_path)

@@ -14,7 +14,6 @@ Timing lives in ``benchmarks/run.py``; the machine is too noisy for assertions h
 
 from __future__ import annotations
 
-import io
 import os
 import signal
 import subprocess
@@ -186,7 +185,7 @@ def test_check_with_entry_points_and_their_callers_does_not_import_libcst(tmp_pa
         "    main(['check', '--jobs', '1', 'pkg'])\n"
         "except SystemExit as e:\n"
         "    assert e.code == 1, e.code\n"
-        "assert 'ppo_migrate.callers' in sys.modules\n"
+        "assert 'ppo_migrate.analysis.callers' in sys.modules\n"
     )
     mods = _modules_after(code, cwd=tmp_path)
     assert "libcst" not in mods
@@ -441,7 +440,7 @@ def test_a_crash_on_one_file_never_stops_the_others(tmp_path: Path, monkeypatch,
         pytest.skip("the monkeypatch reaches the workers through fork")
     _trainers(tmp_path, 20)
     victim = str(tmp_path / "pkg" / "trainer_007.py")
-    from ppo_migrate import edits
+    from ppo_migrate.edits import text_edits as edits
 
     real = edits.process_text
 

@@ -449,9 +449,9 @@ class ModuleAnalysis:
             if 0 < n <= len(lines)
         ):
             return diagnostics
-        from ppo_migrate.noqa import _comments
+        from ppo_migrate.diagnostics import comment_lines
 
-        _, comments = _comments(self.module.text)
+        _, comments = comment_lines(self.module.text)
         comment_lines = [comments[i][1] if i in comments else "" for i in range(1, len(lines) + 1)]
         return [d for d in diagnostics if not is_suppressed(d, comment_lines)]
 

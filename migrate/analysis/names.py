@@ -1,6 +1,6 @@
 """What a module's names are bound to, for ``apply --use-ppo-runtime``'s import move.
 
-The move (:mod:`ppo_migrate.imports`) edits imports and references with LibCST, but
+The move (:mod:`ppo_migrate.edits.imports`) edits imports and references with LibCST, but
 every question about scoping and binding it has is answered here, by the same
 resolver ``check`` uses (:mod:`ppo_migrate.analysis.scopes` for where a load
 resolves, :class:`ppo_migrate.analysis.targets.TargetFinder` for the bindings a

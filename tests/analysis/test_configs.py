@@ -17,7 +17,7 @@ import types
 
 import pytest
 
-from ppo_migrate.edits import process_text
+from ppo_migrate.edits.text_edits import process_text
 from ppo_migrate.settings import Settings
 
 HEAD = "from envmod import get_env\nfrom omegaconf import OmegaConf\n"

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from ppo_migrate.analysis.index import ClassIndex, module_file, package_root
-from ppo_migrate.edits import process_text
+from ppo_migrate.edits.text_edits import process_text
 from ppo_migrate.settings import Settings
 
 SETTINGS = Settings(targets=("envmod.get_env",))

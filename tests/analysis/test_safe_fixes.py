@@ -15,7 +15,7 @@ import types
 import pytest
 
 from ppo_migrate.analysis import analyse
-from ppo_migrate.edits import process_text
+from ppo_migrate.edits.text_edits import process_text
 from ppo_migrate.settings import Settings
 
 HEAD = "from verl.trainer.constants_ppo import get_ppo_ray_runtime_env as g\n"

@@ -1,6 +1,6 @@
 """``apply --thread-config``'s structural edits with LibCST, driven by the caller plan.
 
-:func:`ppo_migrate.callers.plan` (the analysis core, Python's ``ast``) decides which
+:func:`ppo_migrate.analysis.callers.plan` (the analysis core, Python's ``ast``) decides which
 functions get a config parameter, which calls of them pass what, and where each of
 them is; :func:`thread` makes those edits with LibCST (a keyword parameter appended as
 the file's own layout allows, ``config=<expr>`` at each caller, the config passed at
@@ -18,8 +18,8 @@ from pathlib import Path
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from ppo_migrate.callers import Plan, _stamp, module_name
-from ppo_migrate.codemod import UnparsableSource, parse_module
+from ppo_migrate.analysis.callers import Plan, _stamp, module_name
+from ppo_migrate.edits.cst_calls import UnparsableSource, parse_module
 from ppo_migrate.diagnostics import Diagnostic
 from ppo_migrate.files import FileChanged, atomic_write, decode_source, encode_source, read_source
 from ppo_migrate.settings import Settings
@@ -98,7 +98,7 @@ class _ThreadTransformer(cst.CSTTransformer):
 
     def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.Call:
         if original_node in self.runtime:
-            from ppo_migrate.codemod import configless_kind, rewrite_call
+            from ppo_migrate.edits.cst_calls import configless_kind, rewrite_call
 
             kind = configless_kind(original_node) or "empty"
             return rewrite_call(updated_node, kind, self.runtime[original_node], keyword=self.keyword)

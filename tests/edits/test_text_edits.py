@@ -12,7 +12,8 @@ import textwrap
 
 import pytest
 
-from ppo_migrate.codemod import configless_kind, process_text
+from ppo_migrate.edits.cst_calls import configless_kind
+from ppo_migrate.edits.text_edits import process_text
 from ppo_migrate.settings import Settings
 
 IMP = "from verl.trainer.constants_ppo import get_ppo_ray_runtime_env\n"

@@ -12,37 +12,13 @@ returns those, and they stay findings.
 
 from __future__ import annotations
 
-import io
 import re
-import tokenize
 from collections import defaultdict
 from collections.abc import Iterable
 
-from ppo_migrate.diagnostics import _NOQA, Diagnostic, is_suppressed, noqa_codes
+from ppo_migrate.diagnostics import _NOQA, Diagnostic, comment_lines, is_suppressed, noqa_codes
 
 _ENDINGS = re.compile(r"(\r\n|\r|\n)")
-
-
-def _comments(text: str) -> tuple[set[int], dict[int, tuple[int, str]]]:
-    """Lines (1-based) whose physical end lies outside any string, and the real
-    comment of each line (``line -> (column, text)``, columns in code points)."""
-    ok: set[int] = set()
-    comments: dict[int, tuple[int, str]] = {}
-    # The tokenizer ends lines at "\n" only; count lines as _ENDINGS (and LibCST's
-    # positions) do, so that a file with CR-only or mixed line endings is numbered alike.
-    normalized = _ENDINGS.sub("\n", text)
-    try:
-        for tok in tokenize.generate_tokens(io.StringIO(normalized).readline):
-            if tok.type in (tokenize.NEWLINE, tokenize.NL, tokenize.COMMENT):
-                ok.add(tok.start[0])
-            if tok.type == tokenize.COMMENT:
-                comments[tok.start[0]] = (tok.start[1], tok.string)
-            elif tok.type == tokenize.ENDMARKER:
-                break
-    except (tokenize.TokenError, SyntaxError):
-        pass
-    # a line that ends the file without a newline still ends outside a string
-    return ok, comments
 
 
 def add_noqa(
@@ -62,7 +38,7 @@ def add_noqa(
         stay as they were.
     """
     diagnostics = tuple(diagnostics)
-    ok, comments = _comments(text)
+    ok, comments = comment_lines(text)
     wanted: dict[int, set[str]] = defaultdict(set)
     for d in diagnostics:
         line = d.end_line if d.end_line in ok else d.line if d.line in ok else None
@@ -93,8 +69,8 @@ def add_noqa(
         added += len(new_codes)
     new_text = "".join(pieces) if added else text
     # what the comments now in place really suppress (as the LibCST pass will read them)
-    _, after = _comments(new_text)
+    _, after = comment_lines(new_text)
     line_count = len(pieces) // 2 + 1
-    comment_lines = [after.get(i, (0, ""))[1] for i in range(1, line_count + 1)]
-    uncovered = tuple(d for d in diagnostics if not is_suppressed(d, comment_lines))
+    texts = [after.get(i, (0, ""))[1] for i in range(1, line_count + 1)]
+    uncovered = tuple(d for d in diagnostics if not is_suppressed(d, texts))
     return new_text, added, uncovered

@@ -34,7 +34,7 @@ from libcst.codemod.visitors import AddImportsVisitor
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from ppo_migrate.analysis.names import ModuleNames
-from ppo_migrate.import_sections import ImportSections, import_sections
+from ppo_migrate.edits.import_sections import ImportSections, import_sections
 
 PPO_RUNTIME = "ppo_runtime"
 FUNCTION = "get_ppo_ray_runtime_env"
@@ -316,7 +316,7 @@ def _place_imports(module: cst.Module, before: set[str], sections: ImportSection
     """Move each top-level ``ppo_runtime`` import this run made to where isort/ruff put it.
 
     The first run of top-level import lines is the import block; the new line goes
-    into its section (:mod:`ppo_migrate.import_sections`) at its sorted place, a new
+    into its section (:mod:`ppo_migrate.edits.import_sections`) at its sorted place, a new
     section getting one blank line before it. Imports elsewhere (in a ``try``, a
     function, after other code) stay where they are.
     """
@@ -496,7 +496,7 @@ def use_ppo_runtime(
 
     Lint-clean code stays lint-clean (ruff ``I001``, ``F401``, ``RUF100``): a
     top-level ``ppo_runtime`` import goes where isort/ruff would put it
-    (:mod:`ppo_migrate.import_sections`); a module-level import of a verl module
+    (:mod:`ppo_migrate.edits.import_sections`); a module-level import of a verl module
     that the move left unused (``import verl.trainer.constants_ppo as c``, ``from
     verl.trainer import constants_ppo``) is removed; and ``F405`` is dropped from a
     ``# noqa`` that now suppresses nothing (the function was the line's only name

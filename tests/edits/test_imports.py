@@ -10,7 +10,7 @@ import pytest
 
 from cli_helpers import run_cli
 from ppo_migrate.codemod import process_text
-from ppo_migrate.imports import use_ppo_runtime
+from ppo_migrate.edits.imports import use_ppo_runtime
 from ppo_migrate.settings import Settings
 
 SETTINGS = dataclasses.replace(Settings(), use_ppo_runtime=True)

@@ -74,12 +74,12 @@ def test_public_name() -> None:
     import ppo_migrate.fixit as public
 
     assert public.ConfiglessRuntimeEnvCall.__name__ == "ConfiglessRuntimeEnvCall"
-    assert str(ConfiglessRuntimeEnvCall()) == "ppo_migrate.fixit_rule:ConfiglessRuntimeEnvCall"
+    assert str(ConfiglessRuntimeEnvCall()) == "ppo_migrate.adapters.fixit_rule:ConfiglessRuntimeEnvCall"
     assert "fixit" in sys.modules and sys.modules["fixit"] is fixit  # the real Fixit
 
 
 def test_settings_from_pyproject_and_fallback(tmp_path: Path) -> None:
-    from ppo_migrate.fixit_rule import settings_for
+    from ppo_migrate.adapters.fixit_rule import settings_for
     from ppo_migrate.settings import Settings
 
     good, bad = tmp_path / "good", tmp_path / "bad"

@@ -760,71 +760,7 @@ def _chain_to_config(fq: str, the_plan: Plan) -> tuple[CallSite, CallSite] | Non
 # ----------------------------------------------------------------------------- rewriting
 
 
-def follow_callers(
-    files: Sequence[str],
-    diagnostics: Sequence[Diagnostic],
-    settings: Settings,
-    *,
-    apply: bool,
-    depth: int = DEFAULT_DEPTH,
-    threading: bool | None = None,
-    indexes: Mapping[str, FileIndex] | None = None,
-) -> tuple[list[Diagnostic], list[str], list[Diagnostic]]:
-    """Add caller hints to PPO002 diagnostics and, with ``apply``, thread the config.
-
-    Args:
-        files: every file of the run.
-        diagnostics: the main pass's remaining diagnostics.
-        settings: the run's settings.
-        apply: thread the config (``apply --thread-config``).
-        depth: bound on the call chain (default 3).
-        threading: word the hints for a ``--thread-config`` run (default: ``apply``).
-        indexes: the per-file phase's :class:`FileIndex` records by display path
-            (:attr:`ppo_migrate.runner.RunResult.indexes`), so that no file is parsed twice.
-
-    Returns:
-        ``(diagnostics, changed_paths, problems)``: the diagnostics with hints
-        (those of changed files must be recomputed by the caller), the files
-        rewritten, and write problems as diagnostics.
-    """
-    if not any(d.code == "PPO002" and d.scope != "<module>" for d in diagnostics):
-        return list(diagnostics), [], []
-    the_plan, entries = plan(files, diagnostics, settings, depth=depth, indexes=indexes)
-    changed: list[str] = []
-    problems: list[Diagnostic] = []
-    if apply:
-        changed, problems = thread(the_plan, settings)  # LibCST: imported only now
-    out = [
-        hint(
-            d,
-            entries.get((d.path, d.line, d.column)),
-            the_plan,
-            threading=apply if threading is None else threading,
-        )
-        if d.code == "PPO002"
-        else d
-        for d in diagnostics
-    ]
-    return out, changed, problems
-
-
-def thread(the_plan: Plan, settings: Settings) -> tuple[list[str], list[Diagnostic]]:
-    """:func:`ppo_migrate.thread_edits.thread` (LibCST, imported on first use)."""
-    from ppo_migrate.thread_edits import thread as _thread
-
-    return _thread(the_plan, settings)
-
-
-def __getattr__(name: str) -> object:
-    """PEP 562: the LibCST parts moved to :mod:`ppo_migrate.thread_edits` stay reachable."""
-    if name in ("_ThreadTransformer", "_parse", "_append_item"):
-        from ppo_migrate import thread_edits
-
-        return getattr(thread_edits, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-__all__ = ["CallSite", "FileIndex", "follow_callers", "FunctionInfo", "index_file", "Plan", "hint", "module_name", "plan", "thread"]
+__all__ = ["CallSite", "FileIndex", "FunctionInfo", "index_file", "Plan", "hint", "module_name", "plan"]
 
 
 #: How many blocking callers a "cannot be threaded" reason names before it counts the rest.

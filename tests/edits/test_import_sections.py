@@ -1,11 +1,11 @@
-"""``ppo_migrate.import_sections``: the section and order isort/ruff give an import."""
+"""``ppo_migrate.edits.import_sections``: the section and order isort/ruff give an import."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 from cli_helpers import run_cli
-from ppo_migrate.import_sections import (
+from ppo_migrate.edits.import_sections import (
     FIRST_PARTY,
     FUTURE,
     LOCAL,

@@ -34,7 +34,7 @@ class FileResult:
         new_text: the rewritten source text, or ``None`` when nothing changed.
         fixed: how many calls the rewrite changed.
         imports: how many imports/references ``use_ppo_runtime`` moved to ``ppo_runtime``.
-        index: the file's :class:`ppo_migrate.callers.FileIndex` (built from the same
+        index: the file's :class:`ppo_migrate.analysis.callers.FileIndex` (built from the same
             parse as the diagnostics) when asked for.
     """
 
@@ -73,7 +73,7 @@ def process_text(
             remaining diagnostics are returned.
         index_stamp: ``(st_mtime_ns, st_size)`` of the file the text was read from;
             given, the result carries the file's cross-file index record
-            (:func:`ppo_migrate.callers.index_file`) of the text as read.
+            (:func:`ppo_migrate.analysis.callers.index_file`) of the text as read.
         replaces_file: the rewritten text will replace the file (``apply``): a
             rewritten file gets no record (the caller phase reads its new text).
 
@@ -99,7 +99,7 @@ def process_text(
         need callers, is disabled."""
         if index_stamp is None or not run_settings.rule_enabled("PPO002"):
             return None
-        from ppo_migrate.callers import index_file
+        from ppo_migrate.analysis.callers import index_file
 
         try:
             return index_file(analysis, path, run_settings, index_stamp)
@@ -136,9 +136,9 @@ def _use_ppo_runtime(text: str, settings: Settings) -> tuple[str, int, Settings]
         does not print back is kept), how many were moved, and the settings with
         ``ppo_runtime``'s function among the targets (the moved calls resolve to it).
     """
-    from ppo_migrate.codemod import _exact_prefix, parse_module
-    from ppo_migrate.import_sections import import_sections
-    from ppo_migrate.imports import FUNCTION, PPO_RUNTIME, use_ppo_runtime
+    from ppo_migrate.edits.cst_calls import _exact_prefix, parse_module
+    from ppo_migrate.edits.import_sections import import_sections
+    from ppo_migrate.edits.imports import FUNCTION, PPO_RUNTIME, use_ppo_runtime
 
     module = parse_module(text)
     targets = [t for t in settings.targets if t.startswith("verl.")]

@@ -1,0 +1,68 @@
+"""The caller phase of a run: caller hints on PPO002 and ``apply --thread-config``.
+
+:func:`follow_callers` runs after the per-file phase: the analysis core's plan
+(:func:`ppo_migrate.analysis.callers.plan`, from the per-file phase's index records),
+then, with ``apply``, the structural edits (:mod:`ppo_migrate.edits.thread_config`,
+LibCST, imported only then), then the hints (:func:`ppo_migrate.analysis.callers.hint`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from ppo_migrate.analysis.callers import DEFAULT_DEPTH, FileIndex, hint, plan
+from ppo_migrate.diagnostics import Diagnostic
+from ppo_migrate.settings import Settings
+
+
+def follow_callers(
+    files: Sequence[str],
+    diagnostics: Sequence[Diagnostic],
+    settings: Settings,
+    *,
+    apply: bool,
+    depth: int = DEFAULT_DEPTH,
+    threading: bool | None = None,
+    indexes: Mapping[str, FileIndex] | None = None,
+) -> tuple[list[Diagnostic], list[str], list[Diagnostic]]:
+    """Add caller hints to PPO002 diagnostics and, with ``apply``, thread the config.
+
+    Args:
+        files: every file of the run.
+        diagnostics: the main pass's remaining diagnostics.
+        settings: the run's settings.
+        apply: thread the config (``apply --thread-config``).
+        depth: bound on the call chain (default 3).
+        threading: word the hints for a ``--thread-config`` run (default: ``apply``).
+        indexes: the per-file phase's :class:`FileIndex` records by display path
+            (:attr:`ppo_migrate.runner.RunResult.indexes`), so that no file is parsed twice.
+
+    Returns:
+        ``(diagnostics, changed_paths, problems)``: the diagnostics with hints
+        (those of changed files must be recomputed by the caller), the files
+        rewritten, and write problems as diagnostics.
+    """
+    if not any(d.code == "PPO002" and d.scope != "<module>" for d in diagnostics):
+        return list(diagnostics), [], []
+    the_plan, entries = plan(files, diagnostics, settings, depth=depth, indexes=indexes)
+    changed: list[str] = []
+    problems: list[Diagnostic] = []
+    if apply:
+        from ppo_migrate.edits.thread_config import thread  # LibCST: imported only now
+
+        changed, problems = thread(the_plan, settings)
+    out = [
+        hint(
+            d,
+            entries.get((d.path, d.line, d.column)),
+            the_plan,
+            threading=apply if threading is None else threading,
+        )
+        if d.code == "PPO002"
+        else d
+        for d in diagnostics
+    ]
+    return out, changed, problems
+
+
+__all__ = ["follow_callers"]
