@@ -6,7 +6,7 @@ column counted in UTF-8 *bytes* of that line; reports and edits speak 1-based
 columns in Unicode *code points* (ruff's JSON, SARIF ``unicodeCodePoints``,
 LibCST's ``PositionProvider``), which :meth:`ParsedModule.column` converts.
 Lines are split at ``\\r\\n``, ``\\r`` and ``\\n`` — the line breaks of Python's
-tokenizer, and of :func:`ppo_migrate.codemod.apply_edits` — never at the other
+tokenizer, and of :func:`ppo_migrate.edits.text_edits.apply_edits` — never at the other
 characters ``str.splitlines`` breaks at (form feed, ``\\x1c``, ``\\u2028``...).
 """
 
