@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import ast
 import builtins
-import unicodedata
 from collections.abc import Iterable
 
 from ppo_migrate.analysis.module import ParsedModule, parse
@@ -32,10 +31,6 @@ from ppo_migrate.analysis.targets import TargetFinder
 from ppo_migrate.targets import TargetMatcher
 
 _BUILTINS = frozenset(dir(builtins))
-
-
-def _norm(name: str) -> str:
-    return name if name.isascii() else unicodedata.normalize("NFKC", name)
 
 
 class ModuleNames:
@@ -57,8 +52,9 @@ class ModuleNames:
 
     # -- loads ------------------------------------------------------------------------
     def _loads(self, name: str) -> list[ast.Name]:
-        """Every ``Name`` reading (or deleting) ``name``, NFKC-normalised as the compiler does."""
-        return [n for key, nodes in self.module.facts.loads.items() if _norm(key) == name for n in nodes]
+        """Every ``Name`` reading (or deleting) ``name`` (``ast.parse`` has NFKC-normalised
+        every identifier already, as the compiler does)."""
+        return list(self.module.facts.loads.get(name, ()))
 
     def _annotation_uses(self, name: str) -> int:
         """How often ``name`` is read inside string annotations (``x: "c.T"``), which the
@@ -81,7 +77,7 @@ class ModuleNames:
                         count += 1  # unreadable: counted, so nothing it may name is dropped
                         continue
                     count += sum(
-                        1 for n in ast.walk(inner) if isinstance(n, ast.Name) and _norm(n.id) == name
+                        1 for n in ast.walk(inner) if isinstance(n, ast.Name) and n.id == name
                     )
         return count
 
@@ -128,7 +124,7 @@ class ModuleNames:
                 return False
             for alias in node.names:
                 bound = alias.asname or alias.name.split(".", 1)[0]
-                if _norm(bound) != name:
+                if bound != name:
                     continue
                 imported = alias.name if alias.asname else alias.name.split(".", 1)[0]
                 if imported != name:
@@ -169,13 +165,13 @@ class ModuleNames:
                     if alias.asname is None:
                         out[alias.name] = out.get(alias.name, 0) + uses(alias.name.split(".", 1)[0])
                     else:
-                        out[alias.asname] = out.get(alias.asname, 0) + uses(_norm(alias.asname))
+                        out[alias.asname] = out.get(alias.asname, 0) + uses(alias.asname)
             elif isinstance(stmt, ast.ImportFrom) and not stmt.level and stmt.module:
                 for alias in stmt.names:
                     if alias.name == "*" or f"{stmt.module}.{alias.name}" not in wanted:
                         continue
                     bound = alias.asname or alias.name
-                    out[bound] = out.get(bound, 0) + uses(_norm(bound))
+                    out[bound] = out.get(bound, 0) + uses(bound)
         return out
 
     def lines_with_only_bound_names(self, name: str) -> set[int]:
@@ -184,9 +180,8 @@ class ModuleNames:
         builtin."""
         by_line: dict[int, bool] = {}
         for key, nodes in self.module.facts.loads.items():
-            normalised = _norm(key)
             for node in nodes:
-                bound = normalised in _BUILTINS or self.scopes.scope_of(node).lookup(normalised) is not None
+                bound = key in _BUILTINS or self.scopes.scope_of(node).lookup(key) is not None
                 line = node.lineno
                 by_line[line] = by_line.get(line, True) and bound
         lines_of_name = {n.lineno for n in self._loads(name)}

@@ -368,7 +368,7 @@ class TargetFinder:
         return holder
 
     def bindings_of(self, name: str) -> list[_Binding]:
-        """Every binding of ``name`` (NFKC-normalised) in any scope of the module: imports,
+        """Every binding of ``name`` in any scope of the module: imports,
         assignments, definitions, parameters, ``except ... as``, match captures."""
         if self._bindings is None:
             self._bindings = self._collect()
@@ -394,15 +394,11 @@ class TargetFinder:
         return self._function_scopes.get(id(arg))
 
     def _collect(self) -> dict[str, list[_Binding]]:
-        import unicodedata
-
         out: dict[str, list[_Binding]] = defaultdict(list)
 
-        def norm(n: str) -> str:
-            return n if n.isascii() else unicodedata.normalize("NFKC", n)
-
         def add(name: str, node: ast.AST, qualified: str | None = None) -> None:
-            out[norm(name)].append(_Binding(node, qualified))
+            # ``ast.parse`` has NFKC-normalised every identifier, as the compiler does
+            out[name].append(_Binding(node, qualified))
 
         facts = self.module.facts
         for node in (*facts.binders, *facts.imports):
