@@ -335,7 +335,10 @@ RULES: dict[str, Rule] = {
             "file-changed-during-run",
             "the file changed on disk while it was being rewritten",
             "The file's size, modification time or content changed between reading and "
-            "writing it; it was not overwritten so that no edit is lost.",
+            "writing it; it was not overwritten so that no edit is lost. With "
+            "--thread-config the edits of one run span files: a file that changed after "
+            "the caller plan read it is not edited, and neither is a file that would pass "
+            "config= into a function whose file was not rewritten (the call would fail).",
             "Run again once nothing else is writing the file.",
             "",
         ),
