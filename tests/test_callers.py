@@ -557,16 +557,50 @@ def test_thread_never_edits_a_file_changed_after_the_plan(
     m1.write_text(new)
     if edit == "same-size":
         os.utime(m1, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000))
+    before = _tree(tmp_path)
     changed, problems = thread(the_plan, settings)
-    assert m1.read_text() == new
-    assert [(p.path, p.code) for p in problems] == [("pkg/m1.py", "PPO904"), ("pkg/main.py", "PPO904")]
+    assert changed == []
+    # the change spans files: none of it is written (a parameter whose callers were not
+    # changed would hide the PPO002 for good; a caller passing config= to a function
+    # without the parameter would fail)
+    assert _tree(tmp_path) == before
+    assert [(p.path, p.code) for p in problems] == [
+        ("pkg/m1.py", "PPO904"), ("pkg/m0.py", "PPO904"), ("pkg/main.py", "PPO904"),
+    ]
     assert "changed after it was analysed" in problems[0].message
-    # main.py would pass `config=` to helper_1, whose parameter was never added: untouched
-    assert problems[1].message == "not rewritten: it would pass a config into pkg/m1.py, which was not rewritten"
-    assert (tmp_path / "pkg" / "main.py").read_text() == main_before
-    # m0.py only gains a parameter with a default: written, and every file still runs
-    assert changed == ["pkg/m0.py"]
-    assert "def helper_0(address, config=None):" in (tmp_path / "pkg" / "m0.py").read_text()
+    assert problems[1].message == (
+        "not rewritten: the --thread-config change spans files and pkg/m1.py could not be rewritten"
+    )
+    _run_main(tmp_path)
+
+
+def test_a_failed_write_restores_the_files_already_written(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A write error part-way (a read-only or immutable file) puts back the original bytes
+    of the files the change already wrote: the tree is as before, every file reported."""
+    import ppo_migrate.edits.thread_config as thread_config
+    from ppo_migrate.edits.thread_config import thread
+
+    _chain(tmp_path, 2)
+    monkeypatch.chdir(tmp_path)
+    the_plan, settings = _plan_of(tmp_path)
+    before = _tree(tmp_path)
+    real = thread_config.atomic_write
+
+    def atomic_write(path, data, *, expected):
+        if str(path) == "pkg/main.py":
+            raise PermissionError(13, "Permission denied")
+        return real(path, data, expected=expected)
+
+    monkeypatch.setattr(thread_config, "atomic_write", atomic_write)
+    changed, problems = thread(the_plan, settings)
+    assert changed == []
+    assert _tree(tmp_path) == before
+    # callee files first: m0.py, then m1.py, then main.py, which fails
+    assert [(p.path, p.code) for p in problems] == [
+        ("pkg/main.py", "PPO901"), ("pkg/m1.py", "PPO904"), ("pkg/m0.py", "PPO904"),
+    ]
+    assert problems[0].message == "cannot write: Permission denied"
+    assert problems[1].message.startswith("not rewritten: restored")
     _run_main(tmp_path)
 
 
@@ -628,3 +662,175 @@ def test_a_self_of_an_inner_function_is_not_the_methods(tmp_path: Path) -> None:
                          env={"PYTHONPATH": f"{tmp_path}:{tmp_path / '_stub'}", "PATH": "/usr/bin:/bin"})
     assert run.returncode == 0, run.stderr
     assert run.stdout.strip() == "('other', {'trainer': 1})"
+
+
+# -- a fresh tester's crashing rewrites: each case runs before and after the rewrite ------
+
+BASE = IMP + (
+    "class Base:\n"
+    "    def _env(self):\n"
+    "        return get_ppo_ray_runtime_env()\n"
+    "    def go(self, config):\n"
+    "        return self._env()\n"
+)
+SIGNATURES = {
+    "0.9": "def get_ppo_ray_runtime_env(config=None):\n    return {'config': config}\n",
+    "0.8": "def get_ppo_ray_runtime_env():\n    return {'config': None}\n",
+}
+CRASH_CASES = {
+    # two script folders (no __init__.py), each with its own utils.py: `from utils import
+    # helper` in scripts_b is scripts_b's helper, which takes no config
+    "same-module-name": (
+        {
+            "scripts_a/utils.py": IMP + "def helper():\n    return get_ppo_ray_runtime_env()\n",
+            "scripts_a/main.py": "from utils import helper\ndef main(config):\n    return helper()\n",
+            "scripts_b/utils.py": "def helper():\n    return {}\n",
+            "scripts_b/main.py": "from utils import helper\ndef main(config):\n    return helper()\n",
+        },
+        ["scripts_a", "scripts_b"],
+        "its module `utils` is also scripts_b/utils.py",
+    ),
+    # a subclass overrides the method with a class attribute, not a def
+    "class-attribute-override": (
+        {
+            "pkg/__init__.py": "",
+            "pkg/base.py": BASE,
+            "pkg/sub.py": "from pkg.base import Base\ndef _plain(self):\n    return {}\nclass Sub(Base):\n    _env = _plain\n",
+        },
+        ["pkg.sub:Sub"],
+        "`_env` is assigned as an attribute at pkg/sub.py:5, which may override it",
+    ),
+    # ... or is patched from outside
+    "patched-attribute": (
+        {
+            "pkg/__init__.py": "",
+            "pkg/base.py": BASE,
+            "pkg/sub.py": "from pkg.base import Base\nclass Sub(Base):\n    pass\nSub._env = lambda self: {}\n",
+        },
+        ["pkg.sub:Sub"],
+        "`_env` is assigned as an attribute at pkg/sub.py:4",
+    ),
+    # an override spelled with a character NFKC folds (full-width e): Python's `_env`
+    "nfkc-override": (
+        {
+            "pkg/__init__.py": "",
+            "pkg/base.py": BASE,
+            "pkg/sub.py": "from pkg.base import Base\nclass Sub(Base):\n    def _\uff45nv(self):\n        return {}\n",
+        },
+        ["pkg.sub:Sub"],
+        "a method of the same name is defined in `Sub`",
+    ),
+    # an override in a Latin-1 file, with a non-ASCII name
+    "latin-1-override": (
+        {
+            "pkg/__init__.py": "",
+            "pkg/base.py": "# -*- coding: utf-8 -*-\n" + BASE.replace("def _env", "def _\u00e9nv").replace("self._env", "self._\u00e9nv"),
+            "pkg/sub.py": (
+                "# -*- coding: latin-1 -*-\nfrom pkg.base import Base\n"
+                "class Sub(Base):\n    def _\u00e9nv(self):\n        return {}\n"
+            ).encode("latin-1"),
+        },
+        ["pkg.sub:Sub"],
+        "a method of the same name is defined in `Sub`",
+    ),
+    # the helper's name may be bound to another function at the call
+    "conditional-import": (
+        {
+            "pkg/__init__.py": "",
+            "pkg/a.py": IMP + "def helper2():\n    return get_ppo_ray_runtime_env()\n",
+            "pkg/b.py": "def helper2():\n    return {}\n",
+            "pkg/m.py": (
+                "import os\nfrom pkg.a import helper2\nif os.environ.get('ALT'):\n"
+                "    from pkg.b import helper2\ndef main(config):\n    return helper2()\n"
+            ),
+        },
+        ["pkg.m"],
+        "its call at pkg/m.py:6 may reach `pkg.b.helper2` instead",
+    ),
+}
+
+
+def _write_any(root: Path, files: dict) -> None:
+    for rel, content in files.items():
+        p = root / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, bytes):
+            p.write_bytes(content)
+        else:
+            p.write_text(content, encoding="utf-8")
+
+
+def _outcomes(root: Path, entries: list[str]) -> list[str]:
+    """Run each entry against both signatures of verl's function: ``folder`` runs
+    ``folder/main.py``'s ``main``; ``mod`` runs ``mod.main``; ``mod:Cls`` runs ``Cls().go``."""
+    import subprocess
+    import sys
+
+    out = []
+    for version, body in SIGNATURES.items():
+        stub = root.parent / f"stub-{version}"
+        (stub / "verl" / "trainer").mkdir(parents=True, exist_ok=True)
+        (stub / "verl" / "__init__.py").write_text("")
+        (stub / "verl" / "trainer" / "__init__.py").write_text("")
+        (stub / "verl" / "trainer" / "constants_ppo.py").write_text(body)
+        for entry in entries:
+            cwd = root / entry if (root / entry).is_dir() else root
+            module, _, cls = (entry if not (root / entry).is_dir() else "main").partition(":")
+            call = f"m.{cls}().go({{'t': 1}})" if cls else "m.main({'t': 1})"
+            code = f"import {module} as m; print({call})"
+            env = {"PYTHONPATH": f"{cwd}:{stub}", "PATH": "/usr/bin:/bin", "ALT": "1"}
+            proc = subprocess.run([sys.executable, "-c", code], cwd=cwd, env=env, capture_output=True, text=True)
+            out.append(f"{version} {entry}: {proc.returncode} {proc.stdout.strip()} {proc.stderr.strip()[-200:]}")
+    return out
+
+
+@pytest.mark.parametrize("case", sorted(CRASH_CASES))
+def test_thread_config_never_breaks_code_that_ran(tmp_path: Path, case: str) -> None:
+    files, entries, reason = CRASH_CASES[case]
+    root = tmp_path / "project"
+    _write_any(root, files)
+    before = _outcomes(root, entries)
+    assert all(" 0 " in line for line in before), before
+    proc = _thread(root)
+    assert _outcomes(root, entries) == before
+    assert reason in proc.stdout, proc.stdout
+
+
+def test_an_override_in_a_file_outside_the_given_paths_blocks_the_method(tmp_path: Path) -> None:
+    """pre-commit passes only staged files: a subclass in a file not analysed keeps its
+    own signature, so the method is not threaded while such a file mentions its name."""
+    root = tmp_path / "project"
+    _write_any(root, {
+        "pyproject.toml": "[project]\nname = 'p'\n",
+        "pkg/__init__.py": "",
+        "pkg/base.py": BASE,
+        "pkg/sub.py": "from pkg.base import Base\nclass Sub(Base):\n    def _env(self):\n        return {}\n",
+    })
+    before = _outcomes(root, ["pkg.sub:Sub"])
+    proc = _thread(root, "pkg/base.py")
+    assert _outcomes(root, ["pkg.sub:Sub"]) == before
+    assert (
+        "pkg/sub.py mentions `_env` but was not analysed, so a subclass there may override it"
+        in proc.stdout
+    ), proc.stdout
+    # the whole project analysed: Sub's own def is seen and named
+    proc = _thread(root)
+    assert "a method of the same name is defined in `Sub` (pkg/sub.py:3)" in proc.stdout
+
+
+def test_a_caller_spelling_the_helper_with_nfkc_equivalent_characters_is_threaded(tmp_path: Path) -> None:
+    """``µ_env`` (micro sign) is ``μ_env`` (Greek mu) to Python: the caller's call is the
+    plan's site, threaded with the rest (it was reported as changed, and the function got
+    its parameter while its caller did not)."""
+    root = tmp_path / "project"
+    _write_any(root, {
+        "pkg/__init__.py": "",
+        "pkg/tabs.py": IMP + "def \u03bc_env():\n    return get_ppo_ray_runtime_env()\n",
+        "pkg/main.py": "from pkg.tabs import \u00b5_env\ndef main(config):\n    return \u00b5_env()\n",
+    })
+    proc = _thread(root)
+    assert proc.returncode == 0, proc.stdout
+    assert (root / "pkg" / "main.py").read_text() == (
+        "from pkg.tabs import \u00b5_env\ndef main(config):\n    return \u00b5_env(config=config)\n"
+    )
+    assert _outcomes(root, ["pkg.main"])[0].startswith("0.9 pkg.main: 0 {'config': {'t': 1}}")

@@ -92,6 +92,8 @@ class CallSite:
         keywords: the keyword names the call passes.
         unpacked: the first ``*args``/``**kwargs`` argument it passes, as written,
             or ``None``.
+        others: the other functions the call may reach (its callee's name has several
+            bindings there: ``from a import f`` and, conditionally, ``from b import f``).
     """
 
     path: str
@@ -103,6 +105,7 @@ class CallSite:
     config: str | None
     keywords: frozenset[str] = frozenset()
     unpacked: str | None = None
+    others: tuple[str, ...] = ()
 
 
 @dataclass
@@ -114,6 +117,9 @@ class _Index:
     #: display path -> the record its functions and sites came from (its ``stamp`` says
     #: which bytes the positions belong to; ``--thread-config`` edits only those bytes)
     records: dict[str, FileIndex] = field(default_factory=dict)
+    #: attribute name -> ``(path, line)`` of a binding other than by a ``def`` (see
+    #: :attr:`FileIndex.assigned`), from every file scanned
+    assigned: dict[str, tuple[str, int]] = field(default_factory=dict)
 
 
 #: The caller phase's parses, kept per process: each file is parsed once however many
@@ -162,6 +168,9 @@ class FileIndex:
         values: fq -> the lines (in source order) of every other reference that
             resolves to it (read, assigned, deleted, an attribute, a parameter); grouped
             by name, as the caller phase looks them up (and each name is held once).
+        assigned: attribute name -> the first line binding it other than by a ``def``
+            (``Sub._env = f``, or ``_env = f`` in a class body): such a binding may
+            override a method of that name.
     """
 
     path: str
@@ -169,6 +178,7 @@ class FileIndex:
     defs: dict[str, FunctionInfo]
     sites: tuple[CallSite, ...]
     values: dict[str, tuple[int, ...]]
+    assigned: dict[str, int] = field(default_factory=dict)
 
 
 def index_file(analysis, path: str, settings: Settings, stamp: tuple[int, int] | None) -> FileIndex:
@@ -194,6 +204,7 @@ def index_file(analysis, path: str, settings: Settings, stamp: tuple[int, int] |
     return FileIndex(
         path, stamp, defs, tuple(site for _, site in facts.sites),
         {fq: tuple(lines) for fq, lines in values.items()},
+        facts.assigned,
     )
 
 
@@ -231,6 +242,7 @@ class _AstFacts:
         import ast
 
         from ppo_migrate.analysis.check import ModuleAnalysis
+        from ppo_migrate.analysis.scopes import ScopeKind
         from ppo_migrate.analysis.targets import all_args
 
         self.path = path
@@ -245,6 +257,9 @@ class _AstFacts:
         self.values: list[tuple[str, int]] = []
         self.values_fq: list[str] = []
         self.exported: set[str] = set()
+        #: attribute name -> first line where it is bound other than by a ``def``: an
+        #: attribute store (``Sub._env = f``) or a class-body assignment (``_env = f``)
+        self.assigned: dict[str, int] = {}
         m = a.module
         def_lines: dict[str, list[int]] = defaultdict(list)
         functions = sorted(
@@ -273,6 +288,14 @@ class _AstFacts:
                 for e in getattr(stmt.value, "elts", ()):
                     if isinstance(e, ast.Constant) and isinstance(e.value, str):
                         self.exported.add(e.value)
+        for node in m.facts.attributes:
+            if isinstance(node.ctx, ast.Store):
+                self.assigned.setdefault(node.attr, node.lineno)
+        for node in m.facts.binders:
+            if isinstance(node, ast.Name) and isinstance(m.facts.parents.get(id(node)), (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+                if a.scopes.scope_of(node).kind is ScopeKind.CLASS:
+                    line = self.assigned.get(node.id)
+                    self.assigned[node.id] = min(line, node.lineno) if line else node.lineno
         if wanted is not None and not wanted:
             return
 
@@ -281,9 +304,9 @@ class _AstFacts:
 
         call_funcs = {id(c.func) for c in m.facts.calls}
         for call in sorted(m.facts.calls, key=lambda c: (c.lineno, c.col_offset)):
-            fqs = chosen(self._fqs(call.func))
-            if fqs:
-                self._site(call, fqs)
+            every = self._fqs(call.func)
+            if chosen(every):
+                self._site(call, every, chosen(every))
         # every use that is not a call, as LibCST's visitor saw them: names read, assigned
         # or deleted (rebinding a function is a use too), attributes, parameter names
         refs = [n for names in m.facts.loads.values() for n in names]
@@ -358,7 +381,7 @@ class _AstFacts:
                 out.add(f"{self.module}.{_local_prefix(a, holder)}{'.'.join(parts)}")
         return out
 
-    def _site(self, call, fqs: set[str]) -> None:
+    def _site(self, call, every: set[str], fqs: set[str]) -> None:
         import ast
 
         a = self.analysis
@@ -376,7 +399,8 @@ class _AstFacts:
         unpacked = min(starred)[2] if starred else None
         line, column = a.module.start(call)
         for fq in sorted(fqs):
-            self.sites.append((None, CallSite(path=self.path, line=line, column=column, callee=fq, caller=caller, caller_scope=qualname(frames), config=config, keywords=keywords, unpacked=unpacked)))
+            others = tuple(sorted(every - {fq}))
+            self.sites.append((None, CallSite(path=self.path, line=line, column=column, callee=fq, caller=caller, caller_scope=qualname(frames), config=config, keywords=keywords, unpacked=unpacked, others=others)))
 
 
 def _full_name_parts(node) -> list[str] | None:
@@ -535,12 +559,16 @@ def _scan(files: Sequence[str], wanted: set[str], index_of, index: _Index) -> No
             data = read_source(Path(path)).data  # never blocks on a FIFO
         except UnreadableFile:
             continue
-        if not any(n in data for n in names):
+        if not any(n in data for n in names) and data.isascii():
+            # (a file with other bytes may spell a name another way: Latin-1, or
+            # characters NFKC folds, ``_ｅnv`` being ``_env`` to Python)
             continue
         found = index_of(path)
         if found is None:
             continue
         index.records.setdefault(path, found)
+        for attr, line in found.assigned.items():
+            index.assigned.setdefault(attr, (path, line))
         for fq, info in found.defs.items():
             index.functions.setdefault(fq, info)
         for site in found.sites:
@@ -604,6 +632,9 @@ def plan(
         }
     threadable: set[str] = set()
     reasons: dict[str, str] = {}
+    paths_of_module: dict[str, list[str]] = defaultdict(list)
+    for path in files:
+        paths_of_module[module_name(path)].append(path)
     methods: dict[str, list[FunctionInfo]] = defaultdict(list)
     for info in index.functions.values():
         if info.cls is not None:
@@ -618,10 +649,30 @@ def plan(
             (m for m in methods[info.fq.rsplit(".", 1)[-1]] if m.fq.rsplit(".", 1)[0] != owner),
             key=lambda m: (m.path, m.line),
         )
+        if others:
+            o = others[0]
+            return f"a method of the same name is defined in `{o.cls}` ({o.path}:{o.line}), which may override it"
+        name = info.fq.rsplit(".", 1)[-1]
+        if name in index.assigned:
+            path, line = index.assigned[name]
+            return f"`{name}` is assigned as an attribute at {path}:{line}, which may override it"
+        outside = _unanalysed_mention(info.path, name, files)
+        if outside:
+            return (
+                f"{outside} mentions `{name}` but was not analysed, so a subclass there may "
+                "override it (run on the whole project)"
+            )
+        return None
+
+    def ambiguous_module(info: FunctionInfo) -> str | None:
+        """Why the module of ``info`` may not be the one a call imports (two analysed files
+        have that module name: scripts in different folders, each with its ``utils.py``)."""
+        module = info.fq[: -len(info.qualname) - 1]
+        paths = paths_of_module.get(module, [])
+        others = sorted(p for p in paths if p != info.path)
         if not others:
             return None
-        o = others[0]
-        return f"a method of the same name is defined in `{o.cls}` ({o.path}:{o.line}), which may override it"
+        return f"its module `{module}` is also {others[0]}, so which file a call imports is not known"
 
     def clash(info: FunctionInfo, sites: Sequence[CallSite]) -> str | None:
         """Why passing ``param=`` at some call could clash with what it passes already."""
@@ -630,6 +681,8 @@ def plan(
                 return f"its call at {s.path}:{s.line} already passes `{info.param}=`"
             if s.unpacked is not None:
                 return f"its call at {s.path}:{s.line} passes `{s.unpacked}`, whose contents cannot be known"
+            if s.others:
+                return f"its call at {s.path}:{s.line} may reach `{s.others[0]}` instead (that name has several bindings there)"
         return None
 
     def decide(fq: str, level: int, visiting: frozenset[str]) -> bool:
@@ -645,7 +698,7 @@ def plan(
         if info.block:
             reasons[fq] = info.block
             return False
-        override = overridden(info)
+        override = overridden(info) or ambiguous_module(info)
         if override:
             reasons[fq] = override
             return False
@@ -691,6 +744,55 @@ def plan(
     return Plan(threadable, reasons, index), entries
 
 
+_PROJECT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git")
+_SKIPPED_DIRS = frozenset({"__pycache__", "node_modules", "site-packages", "build", "dist"})
+
+
+def _project_root(path: str) -> Path:
+    """The nearest directory above ``path`` holding a project marker (``pyproject.toml``,
+    ``setup.py``, ``setup.cfg``, ``.git``); else the directory of its top-level package."""
+    start = Path(path).absolute().parent
+    for directory in (start, *start.parents):
+        if any((directory / m).exists() for m in _PROJECT_MARKERS):
+            return directory
+    root = start
+    for _ in module_package(path):
+        root = root.parent
+    return root
+
+
+def _unanalysed_mention(path: str, name: str, files: Sequence[str]) -> str | None:
+    """A ``.py`` file of ``path``'s project that the run did not analyse and whose bytes
+    contain ``name`` (or any non-ASCII byte: it may spell it another way), else ``None``.
+
+    A method is threaded only when every file that could override it was seen: a
+    subclass in a file outside the given paths (pre-commit passes only staged files)
+    would keep a signature without the new parameter. Hidden directories and
+    ``__pycache__``, ``node_modules``, ``site-packages``, ``build``, ``dist`` are skipped.
+    """
+    import os
+
+    root = _project_root(path)
+    seen = {os.path.realpath(f) for f in files}
+    needle = name.encode("utf-8")
+    for directory, subdirs, filenames in os.walk(root):
+        subdirs[:] = sorted(d for d in subdirs if not d.startswith(".") and d not in _SKIPPED_DIRS)
+        for filename in sorted(filenames):
+            if not filename.endswith(".py"):
+                continue
+            full = os.path.join(directory, filename)
+            if os.path.realpath(full) in seen:
+                continue
+            try:
+                with open(full, "rb") as f:
+                    data = f.read()
+            except OSError:
+                continue
+            if needle in data or not data.isascii():
+                return os.path.relpath(full)
+    return None
+
+
 def hint(diag: Diagnostic, fq: str | None, the_plan: Plan, *, threading: bool) -> Diagnostic:
     """The PPO002 diagnostic with caller hints added (message and related locations).
 
@@ -713,7 +815,7 @@ def hint(diag: Diagnostic, fq: str | None, the_plan: Plan, *, threading: bool) -
         )
         for s in sorted(sites, key=lambda s: (s.path, s.line, s.column))
     )
-    with_config = [s for s in sites if s.config]
+    with_config = list({(s.caller_scope, s.path, s.line, s.config): s for s in sites if s.config}.values())
     extra = ""
     if with_config:
         shown = ", ".join(f"`{s.caller_scope}` ({s.path}:{s.line}) has `{s.config}`" for s in with_config[:3])

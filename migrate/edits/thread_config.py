@@ -12,6 +12,7 @@ the ones the plan was made from is not edited (PPO904).
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -46,11 +47,17 @@ def _nodes(tree: cst.Module) -> tuple[dict[int, cst.FunctionDef], dict[tuple[int
     return defs, calls
 
 
+def _same_name(written: str, name: str) -> bool:
+    """Whether an identifier as LibCST keeps it (as written) is ``name`` as the core has
+    it (``ast.parse`` NFKC-normalises identifiers: ``µ_env`` is ``μ_env``)."""
+    return written == name or unicodedata.normalize("NFKC", written) == name
+
+
 def _ends_in(func: cst.BaseExpression, name: str) -> bool:
     """Whether a call's callee expression ends in ``name`` (``f``, ``x.f``, ``X(c).f``)."""
     if isinstance(func, cst.Name):
-        return func.value == name
-    return isinstance(func, cst.Attribute) and func.attr.value == name
+        return _same_name(func.value, name)
+    return isinstance(func, cst.Attribute) and _same_name(func.attr.value, name)
 
 
 def _append_item(items: Sequence, new_item, *, opening_ws):
@@ -150,7 +157,7 @@ def _prepare(path: str, the_plan: Plan, settings: Settings):
         if info.path != path:
             continue
         node = defs.get(info.line)
-        if node is None or node.name.value != fq.rsplit(".", 1)[-1]:
+        if node is None or not _same_name(node.name.value, fq.rsplit(".", 1)[-1]):
             raise _Stale
         params[node] = info.param
     for callee in sorted(the_plan.threadable):
@@ -188,16 +195,30 @@ def _prepare(path: str, the_plan: Plan, settings: Settings):
     return source, new_text, encoding, bom, needs - {path}
 
 
+def _roll_back(written: list[tuple[str, bytes, bytes]], fail) -> None:
+    """Put back the original bytes of the files this change already wrote (newest first);
+    a file changed since it was written is left as it is and reported."""
+    for path, original, data in reversed(written):
+        try:
+            now = read_source(Path(path))
+            if now.data != data:
+                raise FileChanged(f"{path} changed after it was rewritten")
+            atomic_write(Path(path), original, expected=now)
+        except (FileChanged, OSError) as exc:
+            fail(path, "PPO901", f"rewritten, then could not be restored ({exc}): check it")
+        else:
+            fail(path, "PPO904", "not rewritten: restored, another file of the same --thread-config change could not be written")
+
+
 def thread(the_plan: Plan, settings: Settings) -> tuple[list[str], list[Diagnostic]]:
     """Rewrite the files of a plan: add parameters, pass them on, pass configs at callers.
 
-    The edits of one plan span files: a call passing ``config=`` is only valid once the
-    callee's file has its new parameter. So every file is prepared first, and a file is
-    written only after each file it passes ``config=`` into was written; a file that
-    could not be prepared or written (changed since the plan, not reproducible by LibCST,
-    a write error) keeps every file that depends on it untouched too, each reported. (In
-    a cycle of files calling each other the order is the paths'; only a write error in
-    the middle of such a cycle could leave one of its calls ahead of its parameter.)
+    The edits of one plan span files and are made together or not at all: a call passing
+    ``config=`` is only valid once the callee's file has its new parameter, and a
+    parameter whose callers were not changed would hide the PPO002 for good. Every file
+    is prepared first; if any cannot be (changed since the plan, not reproducible by
+    LibCST, unreadable), nothing is written. Files are then written callee files first;
+    if a write fails, the files already written get their original bytes back.
 
     Args:
         the_plan: from :func:`plan`; only ``threadable`` functions are changed. Its
@@ -236,28 +257,33 @@ def thread(the_plan: Plan, settings: Settings) -> tuple[list[str], list[Diagnost
         else:
             if found is not None:
                 prepared[path] = found
-    changed: list[str] = []
+    if failed:  # the change spans files: none of it is written
+        for path in sorted(prepared):
+            fail(path, "PPO904", f"not rewritten: the --thread-config change spans files and {sorted(failed)[0]} could not be rewritten")
+        return [], problems
+    # callee files first (a new parameter with a default is harmless alone), so that a run
+    # stopped between two writes never leaves a call passing ``config=`` to a function
+    # without that parameter (within a cycle of files, the paths' order)
+    written: list[tuple[str, bytes, bytes]] = []
     done: set[str] = set()
     while prepared:
-        blocked = {p: sorted(v[4] & failed) for p, v in prepared.items() if v[4] & failed}
-        for path, on in sorted(blocked.items()):
-            del prepared[path]
-            fail(path, "PPO904", f"not rewritten: it would pass a config into {on[0]}, which was not rewritten")
-        if blocked:
-            continue
         ready = sorted(p for p, v in prepared.items() if v[4] <= done) or sorted(prepared)[:1]
         for path in ready:
             source, new_text, encoding, bom, _ = prepared.pop(path)
+            data = encode_source(new_text, encoding, bom)
             try:
-                atomic_write(Path(path), encode_source(new_text, encoding, bom), expected=source)
-            except FileChanged as exc:
-                fail(path, "PPO904", f"not rewritten: {exc}")
-                continue
-            except OSError as exc:
-                fail(path, "PPO901", f"cannot write: {exc.strerror or exc}")
-                continue
+                atomic_write(Path(path), data, expected=source)
+            except (FileChanged, OSError) as exc:
+                code = "PPO904" if isinstance(exc, FileChanged) else "PPO901"
+                text = f"not rewritten: {exc}" if code == "PPO904" else f"cannot write: {exc.strerror or exc}"
+                fail(path, code, text)
+                _roll_back(written, fail)
+                for rest in sorted(prepared):
+                    fail(rest, "PPO904", f"not rewritten: the --thread-config change spans files and {path} could not be rewritten")
+                return [], problems
+            written.append((path, source.data, data))
             done.add(path)
-            changed.append(path)
+    changed = [path for path, _, _ in written]
     return sorted(changed), problems
 
 
