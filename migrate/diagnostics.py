@@ -336,9 +336,9 @@ RULES: dict[str, Rule] = {
             "the file changed on disk while it was being rewritten",
             "The file's size, modification time or content changed between reading and "
             "writing it; it was not overwritten so that no edit is lost. With "
-            "--thread-config the edits of one run span files: a file that changed after "
-            "the caller plan read it is not edited, and neither is a file that would pass "
-            "config= into a function whose file was not rewritten (the call would fail).",
+            "--thread-config the edits of one run span files and are made all or nothing: "
+            "when one file changed after the caller plan read it, or cannot be written, no "
+            "file of the change is left rewritten.",
             "Run again once nothing else is writing the file.",
             "",
         ),
