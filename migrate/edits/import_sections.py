@@ -13,8 +13,10 @@ both. Settings are read from ``[tool.ruff.lint.isort]``/``[tool.ruff.isort]`` an
 ``ruff.toml``/``.ruff.toml``), else from ``[tool.isort]``.
 
 Within a section, with ``force-sort-within-sections`` off (the default of both),
-every ``import x`` precedes every ``from x import y``; each kind is ordered by module
-name, ignoring case.
+every ``import x`` precedes every ``from x import y`` (the other way round with
+``from-first``); each kind is ordered by module name, ignoring case. Also read:
+``known-local-folder`` (those names go to the local section) and ``no-sections``
+(every import but ``__future__`` in one section).
 """
 
 from __future__ import annotations
@@ -36,20 +38,28 @@ class ImportSections:
         third_party: top-level names listed as third-party.
         src: directories whose packages and modules are first-party.
         force_sort_within_sections: sort ``import x`` and ``from x import y`` together.
+        local_folder: top-level names listed as local (``known-local-folder``).
+        no_sections: one section for every import but ``__future__``.
+        from_first: ``from x import y`` before ``import x`` within a section.
     """
 
     first_party: frozenset[str] = frozenset()
     third_party: frozenset[str] = frozenset()
     src: tuple[Path, ...] = field(default=())
     force_sort_within_sections: bool = False
+    local_folder: frozenset[str] = frozenset()
+    no_sections: bool = False
+    from_first: bool = False
 
     def section(self, module: str, *, relative: bool = False) -> int:
         """The section rank (``FUTURE`` .. ``LOCAL``) of an import of ``module``."""
-        if relative:
-            return LOCAL
         top = module.split(".")[0]
-        if top == "__future__":
+        if top == "__future__" and not relative:
             return FUTURE
+        if self.no_sections:
+            return STDLIB
+        if relative or top in self.local_folder:
+            return LOCAL
         if top in self.third_party:
             return THIRD_PARTY
         if top in self.first_party:
@@ -63,7 +73,7 @@ class ImportSections:
 
     def key(self, module: str, *, is_from: bool, relative: bool = False) -> tuple:
         """Sort key of an import line: section, then kind, then name (case ignored)."""
-        kind = 0 if self.force_sort_within_sections else int(is_from)
+        kind = 0 if self.force_sort_within_sections else int(is_from != self.from_first)
         return (self.section(module, relative=relative), kind, module.lower(), module)
 
 
@@ -114,6 +124,9 @@ def read_import_sections(project_root: Path | None) -> ImportSections:
             frozenset(isort.get("known-third-party", ())),
             tuple(root / s for s in src),
             bool(isort.get("force-sort-within-sections", False)),
+            frozenset(isort.get("known-local-folder", ())),
+            bool(isort.get("no-sections", False)),
+            bool(isort.get("from-first", False)),
         )
     isort = tool.get("isort", {})
     return ImportSections(
@@ -121,4 +134,7 @@ def read_import_sections(project_root: Path | None) -> ImportSections:
         frozenset(isort.get("known_third_party", ())),
         tuple(root / s for s in isort.get("src_paths", (".",))),
         bool(isort.get("force_sort_within_sections", False)),
+        frozenset(isort.get("known_local_folder", ())),
+        bool(isort.get("no_sections", False)),
+        bool(isort.get("from_first", False)),
     )

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from cli_helpers import run_cli
 from ppo_migrate.edits.import_sections import (
     FIRST_PARTY,
@@ -58,3 +60,45 @@ def test_apply_places_ppo_runtime_by_the_project_settings(tmp_path: Path) -> Non
         "import os\n\nimport ray\n\nfrom ppo_runtime import get_ppo_ray_runtime_env\n\n\n"
         "def run(config):\n    return get_ppo_ray_runtime_env(config), os, ray\n"
     )
+
+
+@pytest.mark.parametrize(
+    "isort",
+    [
+        "from-first = true",
+        "no-sections = true",
+        'known-local-folder = ["ppo_runtime"]',
+        'known-first-party = ["ppo_runtime"]',
+        "force-sort-within-sections = true",
+    ],
+)
+def test_ruff_clean_input_stays_ruff_clean_under_each_isort_setting(tmp_path: Path, isort: str) -> None:
+    """ruff itself is the oracle: a file ruff's I001 accepts under the project's isort
+    setting is still accepted after the import move (a fresh tester found three settings
+    that were not read: from-first, no-sections, known-local-folder)."""
+    import shutil
+    import subprocess
+    import sys
+
+    ruff = shutil.which("ruff", path=str(Path(sys.executable).parent)) or shutil.which("ruff")
+    if ruff is None:
+        pytest.skip("ruff (a test extra) is not installed")
+    (tmp_path / "pyproject.toml").write_text(
+        f'[tool.ruff.lint]\nselect = ["I", "F"]\n\n[tool.ruff.lint.isort]\n{isort}\n'
+    )
+    src = (
+        "import os\nimport sys\nfrom pathlib import Path\n\nimport ray\n"
+        "from verl.trainer.constants_ppo import get_ppo_ray_runtime_env\n\n"
+        "from . import sibling\n\n\n"
+        "def run(config):\n    return get_ppo_ray_runtime_env(), os, sys, Path, ray, sibling\n"
+    )
+    (tmp_path / "m.py").write_text(src)
+    fixed = subprocess.run([ruff, "check", "--no-cache", "--fix", "m.py"], cwd=tmp_path, capture_output=True, text=True)
+    src = (tmp_path / "m.py").read_text()  # the file as the project's own settings sort it
+    assert fixed.returncode == 0, fixed.stdout + fixed.stderr
+    proc = run_cli("apply", "--use-ppo-runtime", "m.py", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    out = (tmp_path / "m.py").read_text()
+    assert "from ppo_runtime import get_ppo_ray_runtime_env" in out and out != src
+    check = subprocess.run([ruff, "check", "--no-cache", "m.py"], cwd=tmp_path, capture_output=True, text=True)
+    assert check.returncode == 0, out + check.stdout
