@@ -121,6 +121,39 @@ def test_trailing_comma_layout_is_kept(tmp_path: Path) -> None:
     )
 
 
+@pytest.mark.parametrize(
+    ("signature", "call", "expected_def", "expected_call"),
+    [
+        # the closing parenthesis on a line of its own stays there
+        ("def helper(a, *, c=3\n       ):", "helper(1\n           )",
+         "def helper(a, *, c=3, config=None\n       ):", "helper(1, config=config\n           )"),
+        # a trailing comma with nothing after it: one space after the old last item
+        ("def helper(a,\n           b=2,):", "helper(1,)",
+         "def helper(a,\n           b=2, config=None,):", "helper(1, config=config,)"),
+    ],
+)
+def test_appended_items_leave_no_lint_behind(
+    tmp_path: Path, signature: str, call: str, expected_def: str, expected_call: str
+) -> None:
+    """A fresh tester's finding: ``c=3\n)`` became ``c=3, \nconfig=None)`` (trailing
+    whitespace, W291) and ``b=2,)`` became ``b=2,config=None)`` (E231)."""
+    import shutil
+    import subprocess
+    import sys
+
+    _write(tmp_path, {"m.py": IMP + f"{signature}\n    get_ppo_ray_runtime_env()\ndef main(config):\n    {call}\n"})
+    proc = run_cli("apply", "--thread-config", "m.py", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert (tmp_path / "m.py").read_text() == IMP + (
+        f"{expected_def}\n    get_ppo_ray_runtime_env(config)\ndef main(config):\n    {expected_call}\n"
+    )
+    ruff = shutil.which("ruff", path=str(Path(sys.executable).parent)) or shutil.which("ruff")
+    if ruff is not None:
+        lint = subprocess.run([ruff, "check", "--no-cache", "--isolated", "--preview", "--select", "W291,E231", "m.py"],
+                              cwd=tmp_path, capture_output=True, text=True)
+        assert lint.returncode == 0, lint.stdout
+
+
 def test_different_parameter_name_when_config_is_taken(tmp_path: Path) -> None:
     src = IMP + "config = None\ndef helper():\n    print(config)\n    get_ppo_ray_runtime_env()\n    config2 = 1\n"
     # ``config`` is a global read inside helper, so the new parameter must not shadow it

@@ -72,7 +72,24 @@ def _append_item(items: Sequence, new_item, *, opening_ws):
         else:
             between = cst.Comma(whitespace_after=opening_ws)
         return (*items[:-1], last.with_changes(comma=between), new_item.with_changes(comma=comma))
-    return (*items, new_item)
+    space = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+    if isinstance(comma, cst.Comma):  # ``(a, b,)``: ``(a, b, new,)``, the trailing comma kept
+        return (*items[:-1], last.with_changes(comma=space), new_item.with_changes(comma=comma))
+    # no comma after the last item: what followed it (``c=3\n    )``) follows the new one
+    field = "whitespace_after_param" if isinstance(last, cst.Param) else "whitespace_after_arg"
+    trailing = getattr(last, field, None)
+    if trailing is not None and _code(trailing):
+        return (
+            *items[:-1],
+            last.with_changes(comma=space, **{field: cst.SimpleWhitespace("")}),
+            new_item.with_changes(**{field: trailing}),
+        )
+    return (*items[:-1], last.with_changes(comma=space), new_item)
+
+
+def _code(whitespace) -> str:
+    """The text of a whitespace node (``""`` for none)."""
+    return cst.Module(body=()).code_for_node(whitespace) if isinstance(whitespace, cst.CSTNode) else ""
 
 
 class _ThreadTransformer(cst.CSTTransformer):
@@ -118,11 +135,9 @@ class _ThreadTransformer(cst.CSTTransformer):
                 keyword=cst.Name(name),
                 equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")),
             )
-            args = updated_node.args
-            if args and not isinstance(args[-1].comma, cst.Comma):
-                args = (*args[:-1], args[-1].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))))
-                return updated_node.with_changes(args=(*args, arg))
-            return updated_node.with_changes(args=_append_item(args, arg, opening_ws=updated_node.whitespace_before_args))
+            return updated_node.with_changes(
+                args=_append_item(updated_node.args, arg, opening_ws=updated_node.whitespace_before_args)
+            )
         return updated_node
 
 
