@@ -226,3 +226,33 @@ def test_cr_only_file_with_an_encoding_cookie_is_checked_and_rewritten_byte_exac
     assert script.read_bytes() == source.replace(CALL, FIXED)  # only `config` inserted
     ran = subprocess.run([sys.executable, "train.py"], cwd=tmp_path, capture_output=True, check=True)
     assert ran.stdout == b"'Caf\\xe9 launcher.' ('d\\xe9j\\xe0 vu', {'config': 'cfg'})\n"
+
+
+def test_use_ppo_runtime_notice_says_the_name_is_taken_instead_of_advising_the_flag(tmp_path: Path) -> None:
+    """Bug: with --use-ppo-runtime, a call through ``c.get_ppo_ray_runtime_env`` in a module
+    that binds ``ppo_runtime`` (so the move is skipped, rightly) kept PPO005's advice "or run
+    with --use-ppo-runtime" and never said why the flag did nothing."""
+    (tmp_path / "pyproject.toml").write_text('[tool.ppo-migrate]\nverl-version = "0.8.0"\n')
+    taken = (
+        "import verl.trainer.constants_ppo as c\n\n\n"
+        "def helper():\n    ppo_runtime = 'mine'\n    return ppo_runtime\n\n\n"
+        "def main(config):\n    return c.get_ppo_ray_runtime_env()\n"
+    )
+    (tmp_path / "taken.py").write_text(taken)
+    (tmp_path / "free.py").write_text(taken.replace("ppo_runtime = 'mine'\n    return ppo_runtime", "return 1"))
+    said = "`ppo_runtime` is bound to something else in this module, so the import cannot be moved"
+
+    proc = run_cli("apply", "--use-ppo-runtime", "--show-notices", ".", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert (tmp_path / "taken.py").read_text() == taken  # left alone
+    assert "import ppo_runtime" in (tmp_path / "free.py").read_text()  # moved and rewritten
+    assert "ppo_runtime.get_ppo_ray_runtime_env(config)" in (tmp_path / "free.py").read_text()
+    notices = [line for line in proc.stdout.splitlines() if "PPO005" in line]
+    assert len(notices) == 1 and notices[0].startswith("taken.py:10:12: PPO005 "), proc.stdout
+    assert said in notices[0]
+    assert "or run with --use-ppo-runtime" not in proc.stdout
+    assert f"1 call left as it is: `pyproject.toml: verl-version = 0.8.0`" in proc.stdout
+
+    # without the flag, the flag is still the advice
+    plain = run_cli("apply", "--diff", "--show-notices", "taken.py", cwd=tmp_path)
+    assert "or run with --use-ppo-runtime" in plain.stderr and said not in plain.stderr
