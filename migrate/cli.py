@@ -540,7 +540,7 @@ def apply(
 
             try:  # the real apply (Mode.APPLY) on the copies
                 (outcomes, diagnostics, threaded), patch = run_in_copy(
-                    files, lambda: rewrite(files, Mode.APPLY)
+                    files, lambda copies: rewrite(copies, Mode.APPLY)
                 )
             except NotPreviewable as exc:
                 raise click.UsageError(str(exc)) from None

@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import codecs
 import errno
-import io
 import os
 import re
 import stat as _stat
@@ -313,11 +312,36 @@ def atomic_write(path: Path, data: bytes, *, expected: SourceFile) -> None:
 # --------------------------------------------------------------------------- text
 
 
+# One line as Python's tokenizer ends it: at "\r\n", "\r" or "\n" (the last may have none).
+_TOKENIZER_LINE = re.compile(rb"[^\r\n]*(?:\r\n|\r|\n)?")
+
+
+def _tokenizer_lines(data: bytes):
+    """A ``readline`` over ``data`` that splits lines as Python's tokenizer does; ``b""`` at the end.
+
+    ``io.BytesIO.readline`` splits at ``"\\n"`` only, so for a file with CR-only line
+    endings :func:`tokenize.detect_encoding` would take the whole file for its first line.
+    """
+    position = 0
+
+    def readline() -> bytes:
+        nonlocal position
+        match = _TOKENIZER_LINE.match(data, position)
+        line = match.group() if match else b""
+        position += len(line)
+        return line
+
+    return readline
+
+
 def decode_source(data: bytes) -> tuple[str, str, bool]:
     """Decode Python source bytes the way the interpreter would, without newline translation.
 
     The encoding comes from :func:`tokenize.detect_encoding` (PEP 263 cookie,
-    UTF-8 BOM, default UTF-8). ``"\\r\\n"`` and ``"\\r"`` are kept as they are.
+    UTF-8 BOM, default UTF-8), fed the first two lines as Python's tokenizer
+    splits them: at ``"\\r\\n"``, ``"\\r"`` or ``"\\n"`` (a file with CR-only line
+    endings has its cookie on its first line too). ``"\\r\\n"`` and ``"\\r"`` are
+    kept as they are.
 
     Args:
         data: the file's bytes.
@@ -335,7 +359,7 @@ def decode_source(data: bytes) -> tuple[str, str, bool]:
             BOM with a non-UTF-8 cookie (from ``tokenize.detect_encoding``).
     """
     try:
-        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+        encoding, _ = tokenize.detect_encoding(_tokenizer_lines(data))
     except SyntaxError:
         # detect_encoding reports bytes that are not UTF-8 in the first two
         # lines as a missing declaration; report them like invalid bytes on any

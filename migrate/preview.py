@@ -9,10 +9,19 @@ messages are the ones a real run prints -- and the real ``apply`` runs there wit
 that directory as the working directory. The result is the unified diff of every
 file that changed, old bytes against new bytes, which ``git apply`` / ``patch -p1``
 apply to the real tree.
+
+The copy holds the files of the run only (and the ``__init__.py`` files that make
+their packages), not the project around them: ``pyproject.toml``, requirements and
+lock files, an in-tree copy of verl, ruff's settings. Whatever reads the project
+around a file therefore asks :func:`original_path` (and :func:`original_cwd`) for
+the real tree's path, so that the preview decides exactly as the real run does.
+While the job runs, the mapping is kept in the environment (:data:`PREVIEW_ENV`),
+which the run's worker processes inherit however they are started.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import tempfile
@@ -20,13 +29,93 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TypeVar
 
-from ppo_migrate.runner import unified_diff
-
 T = TypeVar("T")
+
+#: Set while a preview's job runs: JSON ``[scratch working directory, original working
+#: directory]`` (both absolute); see :func:`original_path`.
+PREVIEW_ENV = "PPO_MIGRATE_PREVIEW_OF"
 
 
 class NotPreviewable(ValueError):
-    """A path the scratch copy cannot mirror (absolute, or outside the working directory)."""
+    """A path the scratch copy cannot mirror (outside the working directory)."""
+
+
+def _mapping() -> tuple[Path, Path] | None:
+    raw = os.environ.get(PREVIEW_ENV)
+    if not raw:
+        return None
+    try:
+        scratch, original = json.loads(raw)
+    except (ValueError, TypeError):
+        return None
+    return Path(scratch), Path(original)
+
+
+def original_path(path: str | os.PathLike[str]) -> Path:
+    """The path in the real tree that ``path`` stands for.
+
+    Args:
+        path: a file or directory path (relative paths are taken from the working
+            directory).
+
+    Returns:
+        During a preview (:func:`run_in_copy`), a path inside the scratch copy mapped
+        to the original file or directory at the same relative path under the real
+        working directory; otherwise (and for paths outside the copy) ``path`` made
+        absolute. Never resolves symlinks.
+    """
+    absolute = Path(os.path.abspath(path))
+    mapping = _mapping()
+    if mapping is None:
+        return absolute
+    scratch, original = mapping
+    try:
+        rel = absolute.relative_to(scratch)
+    except ValueError:
+        return absolute
+    return original / rel if rel.parts else original
+
+
+def original_cwd() -> Path:
+    """The working directory of the real run: during a preview the directory the scratch
+    copy mirrors, else the current working directory (display paths are relative to it)."""
+    mapping = _mapping()
+    return mapping[1] if mapping is not None else Path.cwd()
+
+
+def _inside(f: str, cwd: Path) -> Path:
+    """``f`` relative to ``cwd``; :class:`NotPreviewable` when it is not inside it.
+
+    A relative path must not climb out; an absolute one is taken as written when it is
+    below ``cwd`` (and names the same file there), else with its directory's symlinks
+    resolved (``$PWD/pkg`` from a shell whose working directory is reached through a
+    symlink).
+    """
+    if not os.path.isabs(f):
+        rel = Path(os.path.normpath(f))
+        if rel.parts and rel.parts[0] == os.pardir:
+            raise NotPreviewable(
+                f"{f}: with --diff, --thread-config needs paths inside the working directory"
+            )
+        return rel
+    absolute = Path(os.path.normpath(f))
+    for base, candidate in (
+        (cwd, absolute),
+        (cwd.resolve(), absolute.parent.resolve() / absolute.name),
+    ):
+        try:
+            rel = candidate.relative_to(base)
+        except ValueError:
+            continue
+        try:
+            same = os.path.samefile(cwd / rel, f)
+        except OSError:
+            same = False
+        if rel.parts and same:
+            return rel
+    raise NotPreviewable(
+        f"{f}: with --diff, --thread-config needs paths inside the working directory"
+    )
 
 
 def _package_chain(directory: Path) -> list[Path]:
@@ -38,27 +127,30 @@ def _package_chain(directory: Path) -> list[Path]:
     return chain
 
 
-def run_in_copy(files: Sequence[str], job: Callable[[], T]) -> tuple[T, bytes]:
-    """Copy ``files`` to a scratch directory, run ``job()`` there, return its result and the diff.
+def run_in_copy(files: Sequence[str], job: Callable[[list[str]], T]) -> tuple[T, bytes]:
+    """Copy ``files`` to a scratch directory, run ``job(copies)`` there, return its result and the diff.
 
     Args:
-        files: display paths relative to the working directory, as discovered.
-        job: runs ``apply`` on ``files`` (relative paths: they name the copies while
-            it runs); it may use worker processes, which inherit the directory.
+        files: display paths as discovered: relative to the working directory, or
+            absolute paths inside it.
+        job: runs ``apply`` on ``copies``, the paths of ``files`` relative to the
+            working directory (they name the copies while it runs, in the order of
+            ``files``); it may use worker processes, which inherit the directory
+            and :data:`PREVIEW_ENV`.
 
     Returns:
         ``(job's result, diff)``: the diff (bytes) of every file whose bytes differ after
-        the job, in path order, with ``a/``/``b/`` prefixes on the display paths.
+        the job, in path order, with ``a/``/``b/`` prefixes on the display paths as
+        given in ``files`` (what ``apply --diff`` prints for them).
 
     Raises:
-        NotPreviewable: a path is absolute or climbs out of the working directory.
+        NotPreviewable: a path lies outside the working directory.
     """
-    for f in files:
-        if os.path.isabs(f) or os.path.normpath(f).split(os.sep)[0] == os.pardir:
-            raise NotPreviewable(
-                f"{f}: with --diff, --thread-config needs paths inside the working directory"
-            )
+    from ppo_migrate.runner import unified_diff
+
     cwd = Path.cwd()
+    relative = {f: str(_inside(f, cwd)) for f in files}
+    copies = list(dict.fromkeys(relative.values()))
     scratch = Path(tempfile.mkdtemp(prefix="ppo-migrate-preview-"))
     try:
         work = scratch
@@ -70,7 +162,7 @@ def run_in_copy(files: Sequence[str], job: Callable[[], T]) -> tuple[T, bytes]:
         if not chain:
             work = scratch / "work"
             work.mkdir()
-        for f in files:
+        for f in copies:
             target = work / f
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(cwd / f, target)
@@ -80,16 +172,24 @@ def run_in_copy(files: Sequence[str], job: Callable[[], T]) -> tuple[T, bytes]:
                 if init.is_file() and not (work / parent / "__init__.py").exists():
                     shutil.copyfile(init, work / parent / "__init__.py")
                 parent = parent.parent
+        before = os.environ.get(PREVIEW_ENV)
         os.chdir(work)
+        os.environ[PREVIEW_ENV] = json.dumps([os.getcwd(), str(cwd)])
         try:
-            result = job()
+            result = job(copies)
         finally:
             os.chdir(cwd)
-        patch = b"".join(
-            unified_diff(old, new, f)
-            for f in sorted(files)
-            if (old := (cwd / f).read_bytes()) != (new := (work / f).read_bytes())
-        )
+            if before is None:
+                os.environ.pop(PREVIEW_ENV, None)
+            else:
+                os.environ[PREVIEW_ENV] = before
+        patches: dict[str, bytes] = {}  # one diff per copy, under the first spelling in order
+        for f in sorted(files):
+            rel = relative[f]
+            old, new = (cwd / rel).read_bytes(), (work / rel).read_bytes()
+            if rel not in patches and old != new:
+                patches[rel] = unified_diff(old, new, f)
+        patch = b"".join(patches.values())
         return result, patch
     finally:
         shutil.rmtree(scratch, ignore_errors=True)

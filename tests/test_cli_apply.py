@@ -181,3 +181,78 @@ def test_concise_diff_prints_only_the_patch_on_stdout(tmp_path: Path) -> None:
     assert (src / "a.py").read_bytes() == before["a.py"].replace(CALL, FIXED)
     assert (src / "b.py").read_bytes() == before["b.py"].replace(CALL, FIXED)
     assert (src / "server.py").read_bytes() == before["server.py"]
+
+
+def test_cr_only_file_with_an_encoding_cookie_is_checked_and_rewritten_byte_exact(tmp_path: Path) -> None:
+    """Bug: CR-only line endings + ``# -*- coding: latin-1 -*-`` + Latin-1 bytes later gave
+    ``PPO901 cannot decode (utf-8)``, though Python runs the file."""
+    import sys
+
+    verl = tmp_path / "verl" / "trainer"
+    verl.mkdir(parents=True)
+    (tmp_path / "verl" / "__init__.py").write_text("")
+    (verl / "__init__.py").write_text("")
+    (verl / "constants_ppo.py").write_text(
+        "def get_ppo_ray_runtime_env(config=None):\n    return {'config': config}\n"
+    )
+    source = b"\r".join([
+        b"# -*- coding: latin-1 -*-",
+        b'"""Caf\xe9 launcher."""',
+        IMP.rstrip(b"\n"),
+        b"",
+        b"",
+        b"def main(config):",
+        b'    name = "d\xe9j\xe0 vu"',
+        b"    return name, " + CALL,
+        b"",
+        b"",
+        b'if __name__ == "__main__":',
+        b'    print(ascii(__doc__), ascii(main("cfg")))',
+        b"",
+    ])
+    script = tmp_path / "train.py"
+    script.write_bytes(source)
+    ran = subprocess.run([sys.executable, "train.py"], cwd=tmp_path, capture_output=True, check=True)
+    assert ran.stdout == b"'Caf\\xe9 launcher.' ('d\\xe9j\\xe0 vu', {'config': None})\n"
+
+    check = run_cli("check", "train.py", cwd=tmp_path)
+    assert "PPO901" not in check.stdout + check.stderr
+    assert check.stdout.startswith("train.py:8:18: PPO001 [*]"), check.stdout
+    assert script.read_bytes() == source
+
+    proc = run_cli("apply", "train.py", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "Rewrote train.py (1 call)" in proc.stdout
+    assert script.read_bytes() == source.replace(CALL, FIXED)  # only `config` inserted
+    ran = subprocess.run([sys.executable, "train.py"], cwd=tmp_path, capture_output=True, check=True)
+    assert ran.stdout == b"'Caf\\xe9 launcher.' ('d\\xe9j\\xe0 vu', {'config': 'cfg'})\n"
+
+
+def test_use_ppo_runtime_notice_says_the_name_is_taken_instead_of_advising_the_flag(tmp_path: Path) -> None:
+    """Bug: with --use-ppo-runtime, a call through ``c.get_ppo_ray_runtime_env`` in a module
+    that binds ``ppo_runtime`` (so the move is skipped, rightly) kept PPO005's advice "or run
+    with --use-ppo-runtime" and never said why the flag did nothing."""
+    (tmp_path / "pyproject.toml").write_text('[tool.ppo-migrate]\nverl-version = "0.8.0"\n')
+    taken = (
+        "import verl.trainer.constants_ppo as c\n\n\n"
+        "def helper():\n    ppo_runtime = 'mine'\n    return ppo_runtime\n\n\n"
+        "def main(config):\n    return c.get_ppo_ray_runtime_env()\n"
+    )
+    (tmp_path / "taken.py").write_text(taken)
+    (tmp_path / "free.py").write_text(taken.replace("ppo_runtime = 'mine'\n    return ppo_runtime", "return 1"))
+    said = "`ppo_runtime` is bound to something else in this module, so the import cannot be moved"
+
+    proc = run_cli("apply", "--use-ppo-runtime", "--show-notices", ".", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert (tmp_path / "taken.py").read_text() == taken  # left alone
+    assert "import ppo_runtime" in (tmp_path / "free.py").read_text()  # moved and rewritten
+    assert "ppo_runtime.get_ppo_ray_runtime_env(config)" in (tmp_path / "free.py").read_text()
+    notices = [line for line in proc.stdout.splitlines() if "PPO005" in line]
+    assert len(notices) == 1 and notices[0].startswith("taken.py:10:12: PPO005 "), proc.stdout
+    assert said in notices[0]
+    assert "or run with --use-ppo-runtime" not in proc.stdout
+    assert f"1 call left as it is: `pyproject.toml: verl-version = 0.8.0`" in proc.stdout
+
+    # without the flag, the flag is still the advice
+    plain = run_cli("apply", "--diff", "--show-notices", "taken.py", cwd=tmp_path)
+    assert "or run with --use-ppo-runtime" in plain.stderr and said not in plain.stderr

@@ -332,6 +332,22 @@ def test_decode_examples() -> None:
     assert decode_source(b"") == ("", "utf-8", False)
 
 
+def test_decode_finds_the_cookie_on_lines_split_as_python_splits_them() -> None:
+    """Bug: with CR-only line endings ``tokenize.detect_encoding`` (fed lines split at
+    ``\\n``) took the whole file for line 1 and refused its Latin-1 bytes (PPO901),
+    though Python, which splits at ``\\r\\n``, ``\\r`` and ``\\n``, runs it."""
+    cr = b"# -*- coding: latin-1 -*-\rs = '\xe9'\rt = 1\r"
+    assert decode_source(cr) == ("# -*- coding: latin-1 -*-\rs = '\xe9'\rt = 1\r", "iso-8859-1", False)
+    assert encode_source(*decode_source(cr)) == cr
+    second = b"#!/usr/bin/env python\r# coding: cp1252\rs = '\x80'"  # the cookie on line 2
+    assert decode_source(second) == ("#!/usr/bin/env python\r# coding: cp1252\rs = '\u20ac'", "cp1252", False)
+    crlf = b"# coding: latin-1\r\ns = '\xe9'\r\n"
+    assert decode_source(crlf)[1] == "iso-8859-1"
+    # line 3 is too late for a cookie, also when lines end in CR (Python refuses it too)
+    with pytest.raises(UnicodeDecodeError):
+        decode_source(b"a = 1\rb = 2\r# coding: latin-1\rs = '\xe9'\r")
+
+
 def test_decode_errors() -> None:
     # Latin-1 bytes without a cookie: the same error on line 1 (where
     # tokenize.detect_encoding would say SyntaxError) as on line 3.

@@ -91,3 +91,114 @@ def test_thread_config_diff_refuses_paths_outside_the_working_directory(tmp_path
     assert proc.returncode == 2
     assert "with --diff, --thread-config needs paths inside the working directory" in proc.stderr
     assert shutil.which("git")
+
+
+# -- the preview decides as the real run does: the project around the files is the real one
+
+_PINS = {
+    "pyproject-0.8": ("pyproject.toml", '[project]\nname = "p"\nversion = "0"\ndependencies = ["verl==0.8.0"]\n'),
+    "requirements-0.8": ("requirements.txt", "verl==0.8.0\n"),
+    "setting-0.8": ("pyproject.toml", '[tool.ppo-migrate]\nverl-version = "0.8.0"\n'),
+    "in-tree-0.8": ("verl/trainer/constants_ppo.py", "def get_ppo_ray_runtime_env():\n    return {}\n"),
+    "pyproject-0.9": ("pyproject.toml", '[project]\nname = "p"\nversion = "0"\ndependencies = ["verl>=0.9"]\n'),
+}
+
+
+def _pinned(root: Path, pin: str) -> Path:
+    _write(root)
+    name, text = _PINS[pin]
+    (root / name).parent.mkdir(parents=True, exist_ok=True)
+    (root / name).write_text(text)
+    if name.startswith("verl/"):
+        (root / "verl" / "__init__.py").write_text("")
+        (root / "verl" / "trainer" / "__init__.py").write_text("")
+    return root
+
+
+@pytest.mark.parametrize("paths", [("pkg",), (".",)])
+@pytest.mark.parametrize("pin", sorted(_PINS))
+def test_thread_config_diff_reads_the_real_projects_verl(tmp_path: Path, pin: str, paths) -> None:
+    """The scratch copy holds the run's files only: the pins, locks, settings and the verl
+    copy are read in the real tree, so the preview shows exactly what the real run writes
+    (nothing against verl 0.8, whose function takes no config)."""
+    previewed, applied = _pinned(tmp_path / "previewed", pin), _pinned(tmp_path / "applied", pin)
+    before = _tree(previewed)
+    proc = run_cli("apply", "--thread-config", "--diff", "--exit-zero", *paths, cwd=previewed)
+    assert proc.returncode == 0, proc.stderr
+    assert _tree(previewed) == before
+    real = run_cli("apply", "--thread-config", "--exit-zero", *paths, cwd=applied)
+    assert real.returncode == 0, real.stderr
+    if pin.endswith("0.8"):
+        assert proc.stdout == ""
+        assert _tree(applied) == before
+        assert " calls left as they are: " in proc.stderr
+        # the notice names what decided as the real run does (paths relative to the real tree)
+        assert [l for l in proc.stderr.splitlines() if "left as" in l] == [
+            l for l in real.stdout.splitlines() if "left as" in l  # apply reports on stdout
+        ]
+    else:
+        assert "+def init_ray(address, config=None):" in proc.stdout
+        _git_apply(proc.stdout.encode(), previewed)
+        assert _tree(previewed) == _tree(applied) != before
+
+
+@pytest.mark.parametrize("pin", sorted(_PINS))
+def test_plain_diff_still_reads_the_projects_verl(tmp_path: Path, pin: str) -> None:
+    root = _pinned(tmp_path / "t", pin)
+    proc = run_cli("apply", "--diff", "--exit-zero", "pkg", cwd=root)
+    assert proc.returncode == 0, proc.stderr
+    if pin.endswith("0.8"):
+        assert proc.stdout == ""
+    else:
+        assert proc.stdout.count("--- a/") == 1
+        assert "+    env = get_ppo_ray_runtime_env(config)" in proc.stdout
+
+
+def test_thread_config_diff_uses_the_real_projects_isort_settings(tmp_path: Path) -> None:
+    """``--use-ppo-runtime`` places the new import by the project's ruff settings, read in
+    the real working directory (not in the scratch copy) when no ``[tool.ppo-migrate]``
+    names a project root."""
+
+    def write(root: Path) -> Path:
+        _write(root)
+        (root / "pyproject.toml").write_text(
+            '[tool.ruff.lint.isort]\nknown-first-party = ["ppo_runtime"]\n'
+        )
+        (root / "pkg" / "app.py").write_text(
+            "import os\n\nfrom pkg import server\nfrom verl.trainer.constants_ppo import "
+            "get_ppo_ray_runtime_env\n\n\ndef main(config):\n"
+            "    return get_ppo_ray_runtime_env(), os, server\n"
+        )
+        return root
+
+    previewed, applied = write(tmp_path / "previewed"), write(tmp_path / "applied")
+    args = ("apply", "--thread-config", "--use-ppo-runtime", "--exit-zero")
+    proc = run_cli(*args, "--diff", ".", cwd=previewed)
+    assert proc.returncode == 0, proc.stderr
+    real = run_cli(*args, ".", cwd=applied)
+    assert real.returncode == 0, real.stderr
+    _git_apply(proc.stdout.encode(), previewed)
+    assert _tree(previewed) == _tree(applied)
+    assert "from ppo_runtime import get_ppo_ray_runtime_env" in (applied / "pkg" / "app.py").read_text()
+
+
+def test_thread_config_diff_accepts_absolute_paths_inside_the_working_directory(tmp_path: Path) -> None:
+    previewed, applied = _write(tmp_path / "previewed"), _write(tmp_path / "applied")
+    before = _tree(previewed)
+    proc = run_cli("apply", "--thread-config", "--diff", str(previewed / "pkg"), cwd=previewed)
+    assert proc.returncode == 1, proc.stderr
+    assert _tree(previewed) == before
+    # the file names plain `apply --diff` prints for these paths: a/<absolute path>
+    plain = run_cli("apply", "--diff", str(previewed / "pkg"), cwd=previewed)
+    assert f"--- a/{previewed / 'pkg' / 'launch.py'}\n" in plain.stdout
+    assert proc.stdout.count(f"--- a/{previewed / 'pkg'}/") == 2
+    assert f"--- a/{previewed / 'pkg' / 'launch.py'}\n+++ b/{previewed / 'pkg' / 'launch.py'}\n" in proc.stdout
+    run_cli("apply", "--thread-config", str(applied / "pkg"), cwd=applied)
+    relative = proc.stdout.replace(f"a/{previewed}/", "a/").replace(f"b/{previewed}/", "b/")
+    _git_apply(relative.encode(), previewed)
+    assert _tree(previewed) == _tree(applied) != before
+    # outside the working directory: still refused
+    (previewed / "sub").mkdir()
+    out = run_cli("apply", "--thread-config", "--diff", str(previewed / "pkg"), cwd=previewed / "sub")
+    assert out.returncode == 2
+    assert "needs paths inside the working directory" in out.stderr

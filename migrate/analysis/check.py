@@ -322,6 +322,36 @@ class ModuleAnalysis:
         one_line = " ".join(self.module.source_of(call).split())
         return one_line.replace("( ", "(").replace(" )", ")")
 
+    def _remedy(self, remedy: str) -> str:
+        """PPO005's remedy, without advising ``--use-ppo-runtime`` to a run that uses it.
+
+        With the flag, a call still bound to verl's definition is one the import move
+        left alone: say why (``ppo_runtime`` is taken in this module) instead.
+        """
+        if not getattr(self.settings, "use_ppo_runtime", False) or not remedy.endswith(_RUN_WITH_FLAG):
+            return remedy
+        head = remedy[: -len(_RUN_WITH_FLAG)]
+        if self._ppo_runtime_taken():
+            why = (
+                "`ppo_runtime` is bound to something else in this module, so the import "
+                "cannot be moved (rename that binding to let --use-ppo-runtime move it)"
+            )
+        else:
+            why = "--use-ppo-runtime does not move the import this call uses"
+        return f"{head}; {why}"
+
+    def _ppo_runtime_taken(self) -> bool:
+        """Whether ``--use-ppo-runtime`` refuses this module's ``<verl module>.<function>``
+        references because the name ``ppo_runtime`` means something else in it
+        (:meth:`ppo_migrate.analysis.names.ModuleNames.binds_only_package`, as the move asks)."""
+        from ppo_migrate.analysis.names import ModuleNames
+
+        names = ModuleNames(self.module.text, self.path, self.package)
+        if names.binds_only_package(_PPO_RUNTIME):
+            return False
+        verl = [t for t in self.settings.targets if t.startswith("verl.")]
+        return bool(verl and names.attribute_references(verl, _FUNCTION))
+
     def _configless(self, t: TargetCall) -> Diagnostic | None:
         shim = self._shims().why(t.call) if self._may_hold_shims else None
         if shim is not None:
@@ -342,7 +372,7 @@ class ModuleAnalysis:
                     t,
                     "PPO005",
                     f"`{self.spelled(t.call)}`{NOTICE_SEPARATOR}{in_effect.reason}; "
-                    f"{in_effect.remedy}",
+                    f"{self._remedy(in_effect.remedy)}",
                 ),
                 callee=in_effect.detail,
             )
@@ -461,5 +491,13 @@ _INTROSPECTION = frozenset({
     "signature", "getfullargspec", "getargspec", "getsource", "getmodule", "getfile",
     "callable", "id", "isinstance", "hasattr", "getattr", "repr", "str", "print", "isfunction",
 })
+
+#: How PPO005's remedies (:mod:`ppo_migrate.analysis.signatures`) end when the import move
+#: to ``ppo_runtime`` would give the call a function that takes a config.
+_RUN_WITH_FLAG = ", or run with --use-ppo-runtime"
+#: The package and function ``--use-ppo-runtime`` moves imports to (as
+#: :mod:`ppo_migrate.edits.imports` names them; not imported from there: it needs LibCST).
+_PPO_RUNTIME = "ppo_runtime"
+_FUNCTION = "get_ppo_ray_runtime_env"
 
 __all__ = ["ModuleAnalysis", "SourceProblem", "analyse"]

@@ -27,6 +27,12 @@ which definition is *in effect* for the calling file. The sources, in order
    source read as in 1, else its metadata version).
 5. ``unknown``: nothing says which verl runs: the newest signature is assumed.
 
+Every source is looked up around the calling file's place in the real tree: in
+``apply --thread-config --diff``'s scratch copy (:mod:`ppo_migrate.preview`), which
+holds the files of the run only, a file's directory is first mapped back to the
+original it copies (:func:`ppo_migrate.preview.original_path`), and paths in messages
+are relative to the original working directory.
+
 Sources 2-4 speak of verl's releases only; a target outside ``verl`` is decided
 by its in-tree definition or assumed to accept a config (``ppo_runtime``'s does).
 """
@@ -127,10 +133,13 @@ def _refuse(source: str, where: str, reason: str, remedy: str) -> CalleeInEffect
 
 
 def _display(path: str | Path) -> str:
-    """``path`` relative to the working directory when inside it, else absolute."""
+    """``path`` relative to the working directory when inside it, else absolute (the real
+    run's working directory during a preview)."""
+    from ppo_migrate.preview import original_cwd
+
     path = os.path.abspath(path)
     try:
-        rel = os.path.relpath(path)
+        rel = os.path.relpath(path, original_cwd())
     except ValueError:  # another drive (Windows)
         return path
     return path if rel.startswith("..") else rel
@@ -362,10 +371,12 @@ def install_roots(start: Path, package: str, stop: Path | None = None) -> list[P
     Returns:
         The roots found at the nearest level (sorted), or ``[]``.
     """
+    from ppo_migrate.preview import original_cwd
+
     directory = start.absolute()
     boundary = _project_root(directory, stop)
     if boundary is None:
-        cwd = Path.cwd()
+        cwd = original_cwd()
         boundary = cwd if directory == cwd or cwd in directory.parents else directory
     while True:
         roots: list[Path] = []
@@ -406,14 +417,17 @@ class SignatureResolver:
 
         Args:
             path: the calling file's path (``"-"`` for standard input: the working
-                directory stands in for its directory).
+                directory stands in for its directory). In a preview's scratch copy
+                the original file's directory is looked at instead.
             qualified: the callee's absolute qualified name, e.g.
                 ``"verl.trainer.main_ppo.get_ppo_ray_runtime_env"``.
 
         Returns:
             A :class:`CalleeInEffect`; never raises for unreadable or odd trees.
         """
-        directory = str(Path(path).absolute().parent) if path and path != "-" else os.getcwd()
+        from ppo_migrate.preview import original_cwd, original_path
+
+        directory = str(original_path(Path(path).absolute().parent)) if path and path != "-" else str(original_cwd())
         key = (directory, qualified)
         answer = self._cache.get(key)
         if answer is None:

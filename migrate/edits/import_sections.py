@@ -106,7 +106,12 @@ def read_import_sections(project_root: Path | None) -> ImportSections:
     Returns:
         The :class:`ImportSections`; unreadable or absent files give the defaults.
     """
-    root = Path(project_root) if project_root else Path.cwd()
+    if project_root:
+        root = Path(project_root)
+    else:  # the real working directory, also in a preview's scratch copy
+        from ppo_migrate.preview import original_cwd
+
+        root = original_cwd()
     ruff: dict | None = None
     for name in ("ruff.toml", ".ruff.toml"):
         if (root / name).is_file():
