@@ -130,8 +130,42 @@ def is_candidate(data: bytes, names: Sequence[bytes]) -> bool:
     Args:
         data: the file's raw bytes.
         names: the targets' last names, encoded (e.g. ``b"get_ppo_ray_runtime_env"``).
+
+    A file with non-ASCII bytes may spell a name with characters Python folds into it
+    (NFKC: ``ｇet_ppo_ray_runtime_env`` is ``get_ppo_ray_runtime_env`` to Python):
+    see :func:`spells_otherwise`.
     """
-    return any(n in data for n in names)
+    return any(n in data for n in names) or (not data.isascii() and spells_otherwise(data, names))
+
+
+_ASCII_BYTES = bytes(range(128))
+
+
+def spells_otherwise(data: bytes, names: Sequence[bytes]) -> bool:
+    """Whether the NFKC form of a non-ASCII file's text holds one of ``names``.
+
+    Python NFKC-normalises identifiers, so a name may be written with compatibility
+    characters (full-width letters, ligatures, mathematical alphanumerics). Only
+    non-ASCII characters that fold into a character of the names can be part of such
+    a spelling, so the file's non-ASCII bytes alone (``bytes.translate``) are checked
+    first: already in NFKC (``unicodedata.is_normalized``), or with no character
+    folding into one of the names' (CJK comments, whose full-width punctuation and
+    digits fold into other ASCII), they spell nothing. Only otherwise is the whole
+    text folded.
+    Undecodable bytes are replaced: a cookie-declared 8-bit encoding's identifiers do
+    not fold into ASCII letters.
+    """
+    import unicodedata
+
+    rest = data.translate(None, _ASCII_BYTES).decode("utf-8", "replace")
+    if unicodedata.is_normalized("NFKC", rest):
+        return False
+    wanted = [n.decode("utf-8", "replace") for n in names]
+    letters = set("".join(wanted))
+    if not any(set(unicodedata.normalize("NFKC", c)) & letters for c in set(rest)):
+        return False  # nothing folds into a character of the names
+    folded = unicodedata.normalize("NFKC", data.decode("utf-8", "replace"))
+    return any(n in folded for n in wanted)
 
 
 def _line_of_offset(data: bytes, offset: int) -> tuple[int, int]:
@@ -491,11 +525,9 @@ def _prefilter(paths: Sequence[str], settings: Settings) -> tuple[list[str], dic
             candidates.append(p)  # let process_file name the exact problem
             sizes[p] = -1
             continue
-        for n in names:
-            if n in data:
-                candidates.append(p)
-                sizes[p] = len(data)
-                break
+        if is_candidate(data, names):
+            candidates.append(p)
+            sizes[p] = len(data)
     return candidates, sizes
 
 

@@ -70,3 +70,33 @@ def test_ctrl_c_lost_in_a_finalizer_still_stops_the_run(tmp_path: Path, jobs: st
     assert int(outcomes) < 30 and int(written) == int(outcomes)  # stopped part-way
     rewritten = [p for p in pkg.glob("*.py") if "get_ppo_ray_runtime_env(config)" in p.read_text()]
     assert len(rewritten) == int(written)
+
+
+def test_a_name_spelled_with_characters_python_folds_is_found(tmp_path) -> None:
+    """``ｇet_ppo_ray_runtime_env`` (full-width g) is ``get_ppo_ray_runtime_env`` to Python
+    (NFKC): the byte prefilter let such a file through unseen (a fresh tester's finding)."""
+    import subprocess
+    import sys
+
+    from cli_helpers import run_cli
+    from ppo_migrate.runner import is_candidate, spells_otherwise
+
+    name = [b"get_ppo_ray_runtime_env"]
+    odd = "from verl.trainer.constants_ppo import \uff47et_ppo_ray_runtime_env\n# 中文，注释（１２）\n\n\ndef main(config):\n    return \uff47et_ppo_ray_runtime_env()\n"
+    assert is_candidate(odd.encode(), name)
+    # CJK comments with full-width punctuation and digits spell nothing: no candidate
+    assert not spells_otherwise("# 中文，注释（１２）：ｘ\nprint(1)\n".encode(), name)
+    assert not is_candidate("# 中文，注释\nget_ppo_ray_runtime\n".encode(), name)
+    (tmp_path / "m.py").write_text(odd, encoding="utf-8")
+    proc = run_cli("apply", "m.py", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stdout
+    assert (tmp_path / "m.py").read_text(encoding="utf-8") == odd.replace("env()", "env(config)")
+    stub = tmp_path / "stub" / "verl" / "trainer"
+    stub.mkdir(parents=True)
+    (tmp_path / "stub" / "verl" / "__init__.py").write_text("")
+    (stub / "__init__.py").write_text("")
+    (stub / "constants_ppo.py").write_text("def get_ppo_ray_runtime_env(config=None):\n    return config\n")
+    run = subprocess.run([sys.executable, "-c", "import m; print(m.main({'a': 1}))"], cwd=tmp_path,
+                         env={"PYTHONPATH": f"{tmp_path}:{tmp_path / 'stub'}", "PATH": "/usr/bin:/bin"},
+                         capture_output=True, text=True)
+    assert run.stdout.strip() == "{'a': 1}", run.stderr
