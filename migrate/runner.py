@@ -73,7 +73,9 @@ class FileOutcome:
         imports: imports moved to ``ppo_runtime`` (``apply --use-ppo-runtime``).
         index: the file's :class:`ppo_migrate.callers.FileIndex` (check, apply, diff):
             what the caller phase needs of it, from the same parse, so that the file is
-            never parsed again; ``None`` when the file was not analysed or was rewritten.
+            never parsed again; ``None`` when the file was not analysed, was rewritten
+            or has no PPO002 entry point (the caller phase indexes such a file itself
+            when it needs it).
     """
 
     path: str
