@@ -123,6 +123,7 @@ class ModuleAnalysis:
         self.targets = TargetFinder(self.module, self.scopes, self.matcher, package)
         self._configs: ConfigFinder | None = None
         self._patched: bool | None = None
+        self._shim_detector = None
         from ppo_migrate.analysis.shims import MARKERS
 
         text = self.module.text
@@ -381,6 +382,13 @@ class ModuleAnalysis:
         )
 
     def _shims(self):
+        """The module's :class:`ppo_migrate.analysis.shims.ShimDetector`, built on first need
+        and kept: it remembers what it learnt of each scope's bindings."""
+        if self._shim_detector is None:
+            self._shim_detector = self._make_shims()
+        return self._shim_detector
+
+    def _make_shims(self):
         from ppo_migrate.analysis.shims import ShimDetector
         from ppo_migrate.analysis.targets import configless_kind
         from ppo_migrate.targets import resolve_relative
