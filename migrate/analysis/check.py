@@ -406,11 +406,20 @@ class ModuleAnalysis:
                     out.add(r)
             return out
 
+        text = self.module.text
+        # a test can only be decided through ``inspect.signature``/``getfullargspec``/
+        # ``getargspec`` or ``__code__``: qualified names are made of the text's identifiers
+        # (NFKC-normalised: any non-ASCII text may spell them) and the package's parts
+        may_probe = (
+            "inspect" in text or "__code__" in text or not text.isascii()
+            or "inspect" in self.package
+        )
         return ShimDetector(
             self.module.ancestors,
             qualified,
             lambda names: bool(names) and names <= targets,
             lambda call: configless_kind(call) is not None,
+            may_probe=may_probe,
         )
 
     def _diagnostic(

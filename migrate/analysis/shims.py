@@ -105,6 +105,10 @@ class ShimDetector:
             of an expression (relative imports resolved).
         is_target: callable telling whether a set of qualified names is a target.
         is_configless: callable telling whether a call passes no config.
+        may_probe: whether the module may ask about the runtime function's parameters
+            at all (``inspect.signature``, ``getfullargspec``, ``getargspec``,
+            ``__code__``); when it cannot, no test is evaluated (each would be unknown)
+            and only the ``except TypeError`` form is looked for.
     """
 
     def __init__(
@@ -113,6 +117,8 @@ class ShimDetector:
         qualified_names: Callable[[ast.expr], set[str]],
         is_target: Callable[[set[str]], bool],
         is_configless: Callable[[ast.Call], bool],
+        *,
+        may_probe: bool = True,
     ) -> None:
         self._ancestors = ancestors
         self._parents: Mapping[int, ast.AST] = {}
@@ -120,6 +126,7 @@ class ShimDetector:
         self._is_target = is_target
         self._is_configless = is_configless
         self._saw_target = False
+        self._may_probe = may_probe
         # id(scope) -> (scope, name -> its binders, names declared global/nonlocal):
         # each scope's own code is walked once however many names its tests read
         self._scope_binders: dict[int, tuple[ast.AST, dict[str, list[ast.AST]], set[str]]] = {}
@@ -178,6 +185,8 @@ class ShimDetector:
     def _evaluate_test(self, node: ast.expr) -> object:
         """The test's value under that assumption; unknown unless it asks about the function."""
         self._saw_target = False
+        if not self._may_probe:  # nothing can set ``_saw_target``
+            return _UNKNOWN
         self._hops = 0
         value = self._evaluate(node)
         return value if self._saw_target else _UNKNOWN
