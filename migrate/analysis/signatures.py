@@ -42,6 +42,7 @@ from pathlib import Path
 from packaging.version import Version
 
 from ppo_migrate.constants import CONFIG_PARAMETER
+from ppo_migrate.targets import absolute_parent
 
 #: The first verl release whose ``get_ppo_ray_runtime_env`` takes a config (verl PR #6976).
 FIRST_CONFIG_RELEASE = Version("0.9.0")
@@ -413,7 +414,7 @@ class SignatureResolver:
         Returns:
             A :class:`CalleeInEffect`; never raises for unreadable or odd trees.
         """
-        directory = str(Path(path).absolute().parent) if path and path != "-" else os.getcwd()
+        directory = absolute_parent(path) if path and path != "-" else os.getcwd()
         key = (directory, qualified)
         answer = self._cache.get(key)
         if answer is None:
