@@ -50,7 +50,6 @@ This module does not import libcst; it is on the hot path of every run.
 
 from __future__ import annotations
 
-import logging
 import os
 import re
 from pathlib import Path
@@ -61,7 +60,12 @@ from .settings import Settings
 
 __all__ = ["discover"]
 
-_log = logging.getLogger("ppo_migrate")
+def _log():
+    """The ``ppo_migrate`` logger (``logging`` is imported only when something is logged)."""
+    import logging
+
+    return logging.getLogger("ppo_migrate")
+
 
 # A pattern that is just a file or directory name (no glob, escape, negation,
 # comment or slash) can be matched with a dict lookup on the base name.
@@ -254,7 +258,7 @@ class _Discovery:
         if self.on_error is not None:
             self.on_error(Path(path), message)
         else:
-            _log.warning("%s: %s", path, message)
+            _log().warning("%s: %s", path, message)
 
     def _rel(self, abs_path: str) -> str | None:
         if abs_path == self.root_abs:
@@ -490,7 +494,7 @@ class _Discovery:
         try:
             if entry.is_file(follow_symlinks=False):
                 os.unlink(entry.path)
-                _log.info("removed leftover temporary file %s", entry.path)
+                _log().info("removed leftover temporary file %s", entry.path)
         except OSError as e:
             self._error(entry.path, f"cannot remove leftover temporary file: {e.strerror}")
 

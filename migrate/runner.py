@@ -14,7 +14,6 @@ worker count.
 from __future__ import annotations
 
 import contextlib
-import difflib
 import enum
 import os
 import signal
@@ -395,6 +394,8 @@ def unified_diff(old: bytes, new: bytes, path: str) -> bytes:
         The diff, bytes in the file's own encoding; ``patch -p1`` or ``git apply``
         turns ``old`` into ``new`` with it.
     """
+    import difflib  # here: only --diff needs it
+
     name = os.fsencode(path)
     return b"".join(
         difflib.diff_bytes(
