@@ -38,14 +38,31 @@ import os
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
-
-from packaging.version import Version
+from typing import TYPE_CHECKING
 
 from ppo_migrate.constants import CONFIG_PARAMETER
 from ppo_migrate.targets import absolute_parent
 
-#: The first verl release whose ``get_ppo_ray_runtime_env`` takes a config (verl PR #6976).
-FIRST_CONFIG_RELEASE = Version("0.9.0")
+if TYPE_CHECKING:
+    from packaging.version import Version
+
+
+def __getattr__(name: str) -> object:
+    """PEP 562: ``FIRST_CONFIG_RELEASE``, the first verl release whose
+    ``get_ppo_ray_runtime_env`` takes a config (verl PR #6976), made on first use:
+    ``packaging`` is imported only when a release number has to be compared."""
+    if name == "FIRST_CONFIG_RELEASE":
+        return _first_config_release()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def _first_config_release() -> Version:
+    """``FIRST_CONFIG_RELEASE``: verl 0.9.0."""
+    from packaging.version import Version
+
+    return Version("0.9.0")
+
+
 #: Files that make a directory an installable checkout (``pip install -e verl``).
 _CHECKOUT_FILES = ("pyproject.toml", "setup.py", "setup.cfg")
 #: Files (besides ``.git``) that make a directory a project root: the in-tree search stays below it.
@@ -492,7 +509,7 @@ class SignatureResolver:
         return self._settings[key]
 
     def _by_version(self, version: Version, source: str, where: str, why: str, runs: str) -> CalleeInEffect:
-        if version >= FIRST_CONFIG_RELEASE:
+        if version >= _first_config_release():
             return CalleeInEffect(True, source, where, f"verl {version} ({why}) takes a config")
         if source == "setting":
             reason = f"`{where}` names a verl release whose `get_ppo_ray_runtime_env()` takes no config"
@@ -566,6 +583,8 @@ def _nearest_setting(directory: Path) -> tuple[Version, str] | None:
     value = settings.verl_version
     if value is None or settings.project_root is None:
         return None
+    from packaging.version import Version
+
     pyproject = Path(settings.project_root) / "pyproject.toml"
     return Version(value), f"{_display(pyproject)}: verl-version = {value}"
 
@@ -586,6 +605,8 @@ def resolver_for(settings) -> SignatureResolver:
     key = (bool(settings.keyword), version, str(root) if root else None)
     resolver = _RESOLVERS.get(key)
     if resolver is None:
+        from packaging.version import Version
+
         resolver = _RESOLVERS[key] = SignatureResolver(
             keyword=bool(settings.keyword),
             verl_version=Version(version) if version else None,
