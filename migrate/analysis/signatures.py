@@ -341,24 +341,49 @@ def _stored(target: ast.expr) -> set[str]:
     return {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}
 
 
-def _project_root(directory: Path, stop: Path | None) -> Path | None:
+def _project_root(
+    directory: Path, stop: Path | None, memo: dict[str, Path | None] | None = None
+) -> Path | None:
     """The nearest directory at or above ``directory`` that is a project root (``.git``,
-    a project file, a lock, requirements), or ``stop`` if reached first; ``None`` if none."""
+    a project file, a lock, requirements), or ``stop`` if reached first; ``None`` if none.
+
+    ``memo`` (for one ``stop``) remembers the answer of every directory the walk passed,
+    so that a walk from a sibling stops where this one went by (the calling files of a
+    tree share their ancestors)."""
     current = directory
+    passed: list[str] = []
     while True:
+        if memo is not None:
+            key = str(current)
+            if key in memo:
+                found = memo[key]
+                break
+            passed.append(key)
         try:
             if (current / ".git").exists() or any((current / f).is_file() for f in _ROOT_MARKERS) or any(
                 p.is_file() for pattern in _ROOT_PATTERNS for p in current.glob(pattern)
             ):
-                return current
+                found = current
+                break
         except OSError:
             pass
         if (stop is not None and current == stop) or current.parent == current:
-            return None
+            found = None
+            break
         current = current.parent
+    if memo is not None:
+        for key in passed:
+            memo[key] = found
+    return found
 
 
-def install_roots(start: Path, package: str, stop: Path | None = None) -> list[Path]:
+def install_roots(
+    start: Path,
+    package: str,
+    stop: Path | None = None,
+    *,
+    memo: dict[str, Path | None] | None = None,
+) -> list[Path]:
     """The install roots of ``package`` that a file in ``start`` sees, nearest first.
 
     The search stays inside the calling file's project: it walks up from ``start``
@@ -376,12 +401,13 @@ def install_roots(start: Path, package: str, stop: Path | None = None) -> list[P
         start: the calling file's directory (absolute or relative).
         package: the top-level package, e.g. ``"verl"``.
         stop: a directory where the walk ends in any case (the settings' project root).
+        memo: project roots already found for this ``stop`` (see :func:`_project_root`).
 
     Returns:
         The roots found at the nearest level (sorted), or ``[]``.
     """
     directory = start.absolute()
-    boundary = _project_root(directory, stop)
+    boundary = _project_root(directory, stop, memo)
     if boundary is None:
         cwd = Path.cwd()
         boundary = cwd if directory == cwd or cwd in directory.parents else directory
@@ -418,6 +444,7 @@ class SignatureResolver:
     stop: Path | None = None
     _cache: dict[tuple[str, str], CalleeInEffect] = field(default_factory=dict)
     _settings: dict[str, tuple[Version, str] | None] = field(default_factory=dict)
+    _roots: dict[str, Path | None] = field(default_factory=dict)
 
     def callee(self, path: str, qualified: str) -> CalleeInEffect:
         """The definition in effect for a call of ``qualified`` made in ``path``.
@@ -443,7 +470,8 @@ class SignatureResolver:
         top = qualified.split(".", 1)[0]
         verl = top == "verl"
         if module:  # a dotted name: its top-level package may have a copy in the tree
-            decided = self._read(install_roots(directory, top, self.stop), module, name, "in-tree", verl)
+            roots = install_roots(directory, top, self.stop, memo=self._roots)
+            decided = self._read(roots, module, name, "in-tree", verl)
             if decided is not None:
                 return decided
         if not verl:
