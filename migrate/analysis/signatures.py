@@ -633,11 +633,14 @@ def resolver_for(settings) -> SignatureResolver:
     key = (bool(settings.keyword), version, str(root) if root else None)
     resolver = _RESOLVERS.get(key)
     if resolver is None:
-        from packaging.version import Version
+        verl_version = None
+        if version:
+            from packaging.version import Version
 
+            verl_version = Version(version)
         resolver = _RESOLVERS[key] = SignatureResolver(
             keyword=bool(settings.keyword),
-            verl_version=Version(version) if version else None,
+            verl_version=verl_version,
             stop=Path(root).absolute() if root else None,
         )
     return resolver
