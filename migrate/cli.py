@@ -212,10 +212,33 @@ def _stdin(settings, name: str | None, mode):
     return process_data(name or "-", data, settings, mode)
 
 
+#: Commands imported only when they are run or listed (``ppo-migrate env`` pulls in
+#: json, YAML handling and more: none of it is needed by ``check`` or ``apply``).
+_LAZY_COMMANDS = {"env": ("ppo_migrate.envcmd", "env_command")}
+
+
 class _Group(click.Group):
     """click's group, suggesting the nearest command for a misspelt one, as click
     already does for a misspelt option ("No such option: --exit-zeor Did you mean
-    --exit-zero?")."""
+    --exit-zero?"), and loading the commands of :data:`_LAZY_COMMANDS` on first use."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        """Every command's name, the lazy ones included, sorted (as click sorts them)."""
+        return sorted({*super().list_commands(ctx), *_LAZY_COMMANDS})
+
+    def get_command(self, ctx: click.Context, cmd_name: str):
+        """The command ``cmd_name``; a lazy one is imported and registered now."""
+        command = super().get_command(ctx, cmd_name)
+        if command is None and cmd_name in _LAZY_COMMANDS:
+            module, attribute = _LAZY_COMMANDS[cmd_name]
+            try:
+                import importlib
+
+                command = getattr(importlib.import_module(module), attribute)
+            except ImportError:  # pragma: no cover - during development only
+                return None
+            self.add_command(command, cmd_name)
+        return command
 
     def resolve_command(self, ctx: click.Context, args: list[str]):
         try:
@@ -659,17 +682,6 @@ def rule(code: str | None, show_all: bool) -> None:
     click.echo(f"## How to fix\n{r.fix}\n")
     if r.example:
         click.echo(f"## Example\n```python\n{r.example.rstrip()}\n```")
-
-
-def _register_optional_commands() -> None:
-    try:
-        from ppo_migrate.envcmd import env_command
-    except ImportError:  # pragma: no cover - during development only
-        return
-    cli.add_command(env_command)
-
-
-_register_optional_commands()
 
 
 def main(argv: Sequence[str] | None = None) -> None:

@@ -34,7 +34,6 @@ import errno
 import os
 import re
 import stat as _stat
-import tempfile
 import tokenize
 from dataclasses import dataclass
 from pathlib import Path
@@ -281,6 +280,8 @@ def atomic_write(path: Path, data: bytes, *, expected: SourceFile) -> None:
     directory = directory or os.curdir
     tmp: str | None = None
     try:
+        import tempfile  # here: only a write needs it (random, shutil, ...)
+
         fd, tmp = tempfile.mkstemp(
             prefix=TEMP_PREFIX + name[:_MAX_NAME_IN_TEMP] + ".",
             suffix=TEMP_SUFFIX,

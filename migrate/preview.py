@@ -29,58 +29,12 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TypeVar
 
+from ppo_migrate.scratch import PREVIEW_ENV, original_cwd, original_path  # noqa: F401 (re-exported)
+
 T = TypeVar("T")
-
-#: Set while a preview's job runs: JSON ``[scratch working directory, original working
-#: directory]`` (both absolute); see :func:`original_path`.
-PREVIEW_ENV = "PPO_MIGRATE_PREVIEW_OF"
-
 
 class NotPreviewable(ValueError):
     """A path the scratch copy cannot mirror (outside the working directory)."""
-
-
-def _mapping() -> tuple[Path, Path] | None:
-    raw = os.environ.get(PREVIEW_ENV)
-    if not raw:
-        return None
-    try:
-        scratch, original = json.loads(raw)
-    except (ValueError, TypeError):
-        return None
-    return Path(scratch), Path(original)
-
-
-def original_path(path: str | os.PathLike[str]) -> Path:
-    """The path in the real tree that ``path`` stands for.
-
-    Args:
-        path: a file or directory path (relative paths are taken from the working
-            directory).
-
-    Returns:
-        During a preview (:func:`run_in_copy`), a path inside the scratch copy mapped
-        to the original file or directory at the same relative path under the real
-        working directory; otherwise (and for paths outside the copy) ``path`` made
-        absolute. Never resolves symlinks.
-    """
-    absolute = Path(os.path.abspath(path))
-    mapping = _mapping()
-    if mapping is None:
-        return absolute
-    scratch, original = mapping
-    try:
-        rel = absolute.relative_to(scratch)
-    except ValueError:
-        return absolute
-    return original / rel if rel.parts else original
-
-
-def original_cwd() -> Path:
-    """The working directory of the real run: during a preview the directory the scratch
-    copy mirrors, else the current working directory (display paths are relative to it)."""
-    mapping = _mapping()
-    return mapping[1] if mapping is not None else Path.cwd()
 
 
 def _inside(f: str, cwd: Path) -> Path:

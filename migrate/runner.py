@@ -14,7 +14,6 @@ worker count.
 from __future__ import annotations
 
 import contextlib
-import difflib
 import enum
 import os
 import signal
@@ -36,8 +35,19 @@ from ppo_migrate.files import (
 )
 from ppo_migrate.settings import Settings
 
-# Below this many candidate files a pool costs more (worker start-up) than it saves.
+# A pool is used for at least this much estimated work (:func:`pool_work`): below it,
+# starting the workers and handing them files costs more than a second core saves
+# (issue 13, item 6: the verl tree's 8 candidates, 75 kB, ran 1.3x slower in a pool).
+POOL_MIN_WORK = 256 * 1024
+# The work of one candidate beyond its bytes (reading, the analysis's fixed costs), in bytes.
+POOL_WORK_PER_FILE = 1024
+# With the pool forced (:data:`FORCE_POOL_ENV`), below this many candidate files no pool.
 POOL_MIN_CANDIDATES = 8
+#: Set to ``1`` to use the pool whatever the work, as long as ``jobs > 1`` and there are at
+#: least ``POOL_MIN_CANDIDATES`` candidates (the rule before issue 13's item 6). For the
+#: tests only: those that kill, interrupt or crash the pool's workers run on small trees,
+#: which would otherwise be analysed in the parent process.
+FORCE_POOL_ENV = "PPO_MIGRATE_TEST_FORCE_POOL"
 # Files handed to each worker ahead of time: one running, one queued.
 _IN_FLIGHT_PER_WORKER = 2
 # How long stopped workers get to finish a write before they are killed.
@@ -73,7 +83,9 @@ class FileOutcome:
         imports: imports moved to ``ppo_runtime`` (``apply --use-ppo-runtime``).
         index: the file's :class:`ppo_migrate.analysis.callers.FileIndex` (check, apply, diff):
             what the caller phase needs of it, from the same parse, so that the file is
-            never parsed again; ``None`` when the file was not analysed or was rewritten.
+            never parsed again; ``None`` when the file was not analysed, was rewritten
+            or has no PPO002 entry point (the caller phase indexes such a file itself
+            when it needs it).
     """
 
     path: str
@@ -416,6 +428,8 @@ def unified_diff(old: bytes, new: bytes, path: str) -> bytes:
         The diff, bytes in the file's own encoding; ``patch -p1`` or ``git apply``
         turns ``old`` into ``new`` with it.
     """
+    import difflib  # here: only --diff needs it
+
     name = os.fsencode(path)
     return b"".join(
         difflib.diff_bytes(
@@ -531,6 +545,34 @@ def _prefilter(paths: Sequence[str], settings: Settings) -> tuple[list[str], dic
     return candidates, sizes
 
 
+def pool_work(sizes: Sequence[int]) -> int:
+    """The estimated work of analysing candidates: their bytes plus
+    ``POOL_WORK_PER_FILE`` each (an unreadable file counts that alone).
+
+    Args:
+        sizes: each candidate's size in bytes (-1 when unreadable).
+    """
+    return sum(max(size, 0) + POOL_WORK_PER_FILE for size in sizes)
+
+
+def use_pool(jobs: int, sizes: Sequence[int], force: bool | None = None) -> bool:
+    """Whether a run of these candidates goes through the worker pool.
+
+    Args:
+        jobs: worker processes allowed.
+        sizes: each candidate's size in bytes (-1 when unreadable).
+        force: use the pool for ``POOL_MIN_CANDIDATES`` or more candidates, whatever
+            their work (tests of the pool only); ``None``: as :data:`FORCE_POOL_ENV` says.
+    """
+    if jobs <= 1 or len(sizes) < 2:
+        return False
+    if force is None:
+        force = os.environ.get(FORCE_POOL_ENV, "") == "1"
+    if force:
+        return len(sizes) >= POOL_MIN_CANDIDATES
+    return pool_work(sizes) >= POOL_MIN_WORK
+
+
 def default_jobs() -> int:
     """Worker processes when ``--jobs`` is not given: the CPUs this process may run on."""
     try:
@@ -547,6 +589,7 @@ def run(
     jobs: int | None = None,
     progress: Callable[[int, int, str], None] | None = None,
     on_outcome: Callable[[FileOutcome], None] | None = None,
+    force_pool: bool | None = None,
 ) -> RunResult:
     """Process files and return their outcomes in path order.
 
@@ -555,22 +598,28 @@ def run(
         settings: the run's settings.
         mode: check, apply, diff or add-noqa.
         jobs: worker processes; ``None`` means :func:`default_jobs`. A pool is used
-            only when ``jobs > 1`` and there are at least ``POOL_MIN_CANDIDATES``
-            candidates.
+            only when ``jobs > 1`` and the candidates' estimated work is at least
+            ``POOL_MIN_WORK`` (:func:`use_pool`).
         progress: called as ``progress(done, total, path)`` after each candidate.
         on_outcome: called in this process with each candidate's outcome as soon as
             it is known (a rewritten file has then been replaced on disk), in the
             order the files finish; ``apply`` prints its "Rewrote ..." lines from it.
+        force_pool: for tests of the pool only: see :func:`use_pool` (``None``: as the
+            :data:`FORCE_POOL_ENV` environment variable says).
 
     Returns:
         A :class:`RunResult`; ``interrupted`` is set when Ctrl-C stopped it (the
         outcomes are then those of the files finished before the stop).
     """
     with _ctrl_c_recorded() as stop_requested:
-        return _run(paths, settings, mode, jobs, progress, on_outcome, stop_requested)
+        return _run(
+            paths, settings, mode, jobs, progress, on_outcome, stop_requested, force_pool
+        )
 
 
-def _run(paths, settings, mode, jobs, progress, on_outcome, stop_requested) -> RunResult:
+def _run(
+    paths, settings, mode, jobs, progress, on_outcome, stop_requested, force_pool=None
+) -> RunResult:
     """:func:`run`, with ``stop_requested()`` true once Ctrl-C was pressed."""
 
     def check_stop() -> None:
@@ -595,7 +644,7 @@ def _run(paths, settings, mode, jobs, progress, on_outcome, stop_requested) -> R
     previous, _on_written = _on_written, lambda o: announced.__setitem__(o.path, o)
     try:
         check_stop()
-        if jobs > 1 and len(candidates) >= POOL_MIN_CANDIDATES:
+        if use_pool(jobs, [sizes.get(p, 0) for p in candidates], force_pool):
             # Largest first, so that no big file starts last and runs alone at the
             # end; the outcomes are sorted by path below whatever the order.
             biggest_first = sorted(candidates, key=lambda p: -sizes.get(p, 0))

@@ -32,8 +32,6 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, Sequence
 
-import tomllib
-
 __all__ = [
     "DEFAULT_TARGETS",
     "DEFAULT_CONFIG_NAMES",
@@ -196,6 +194,8 @@ def _start_dir(path: str | Path) -> str:
 
 def _parse_pyproject(path: Path) -> dict[str, Any]:
     """Parse ``path`` with tomllib; syntax errors become :class:`ConfigError`."""
+    import tomllib  # here: most runs find no pyproject.toml that mentions ppo-migrate
+
     try:
         with open(path, "rb") as f:
             raw = f.read()

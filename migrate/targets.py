@@ -11,6 +11,9 @@ package found by walking up the directories that hold ``__init__.py``.
 from __future__ import annotations
 
 import enum
+import errno
+import os
+import stat
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -38,13 +41,57 @@ def module_package(path: Path | str) -> tuple[str, ...]:
         ``("pkg", "sub")``.
     """
     parts: list[str] = []
-    directory = Path(path).absolute().parent
-    while (directory / "__init__.py").is_file():
-        parts.append(directory.name)
-        if directory.parent == directory:
+    directory = absolute_parent(path)
+    while _is_file(os.path.join(directory, "__init__.py")):
+        parts.append(os.path.basename(directory))
+        parent = os.path.dirname(directory)
+        if parent == directory:
             break
-        directory = directory.parent
+        directory = parent
     return tuple(reversed(parts))
+
+
+def absolute_parent(path: Path | str) -> str:
+    """``str(Path(path).absolute().parent)``, without building ``Path`` objects for the
+    common spellings (a file's directory is looked up several times per analysed file).
+
+    Args:
+        path: a file's path, relative (to the working directory) or absolute.
+
+    Returns:
+        The absolute directory, spelled as pathlib spells it (``..`` kept, no symlink
+        resolved).
+    """
+    p = os.fspath(path)
+    if (
+        os.sep != "/" or os.altsep is not None or not isinstance(p, str) or not p
+        or p.startswith("//") or p.startswith("./") or "/./" in p or "//" in p
+        or p.endswith("/") or p.endswith("/.") or p == "."
+    ):
+        return str(Path(p).absolute().parent)
+    if p[0] != "/":
+        cwd = os.getcwd()
+        p = cwd + p if cwd.endswith("/") else f"{cwd}/{p}"
+    return os.path.dirname(p)
+
+
+def _is_file(path: str) -> bool:
+    """``Path(path).is_file()``: false for a missing file, a non-directory on the way,
+    a symlink loop or a bad name; other errors (a directory that may not be searched)
+    raise as pathlib raises them."""
+    try:
+        return stat.S_ISREG(os.stat(path).st_mode)
+    except OSError as exc:
+        if exc.errno in _IGNORED_ERRNOS or getattr(exc, "winerror", None) in _IGNORED_WINERRORS:
+            return False
+        raise
+    except ValueError:
+        return False
+
+
+# pathlib's own lists (``pathlib._ignore_error``)
+_IGNORED_ERRNOS = (errno.ENOENT, errno.ENOTDIR, errno.EBADF, errno.ELOOP)
+_IGNORED_WINERRORS = (21, 123, 1921)  # not ready, invalid name, cannot resolve the name
 
 
 def resolve_relative(qualified_name: str, package: tuple[str, ...]) -> str | None:

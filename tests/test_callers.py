@@ -423,6 +423,7 @@ def test_no_file_is_parsed_twice_in_a_run(
     from ppo_migrate.cli import cli
 
     _chain(tmp_path / "src", 12)
+    monkeypatch.setenv("PPO_MIGRATE_TEST_FORCE_POOL", "1")  # jobs 2: the pool's workers
     log = tmp_path / "parses.log"
     real_parse = check_module.parse
 

@@ -286,7 +286,8 @@ def test_uris_repository_relative_and_format_from_pyproject(tmp_path: Path) -> N
     assert from_flag.stdout.startswith("::error title=ppo-migrate (PPO002),file=svc/pkg/inner.py,")
 
 
-def test_order_does_not_depend_on_worker_count(tmp_path: Path) -> None:
+def test_order_does_not_depend_on_worker_count(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setenv("PPO_MIGRATE_TEST_FORCE_POOL", "1")  # -j 4: the pool, small as it is
     files = {f"m{i}/server.py": SERVER for i in range(5)}
     files.update({f"t{i}.py": TRAINER for i in range(5)})
     root = write_tree(tmp_path / "many", files)

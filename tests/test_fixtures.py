@@ -35,7 +35,7 @@ def _tree(root: Path) -> dict[str, bytes]:
 def test_apply_reproduces_migrated_tree_byte_for_byte(tmp_path: Path) -> None:
     work = tmp_path / "legacy"
     shutil.copytree(FIXTURES / "legacy", work)
-    proc = run_cli("apply", ".", "--jobs", "2", cwd=work)
+    proc = run_cli("apply", ".", "--jobs", "2", cwd=work, env={"PPO_MIGRATE_TEST_FORCE_POOL": "1"})
     assert proc.returncode == 1, proc.stderr
     assert _tree(work) == _tree(FIXTURES / "migrated")
     rewritten = [line.split()[1] for line in proc.stdout.splitlines() if line.startswith("Rewrote ") and "(" in line and ":" not in line]

@@ -29,6 +29,8 @@ from ppo_migrate.settings import Settings
 
 REPO = Path(__file__).resolve().parent.parent
 PPO = [sys.executable, "-m", "ppo_migrate"]
+#: ``--jobs 2`` runs here test the worker pool: pinned to it, small trees included
+POOL = {runner.FORCE_POOL_ENV: "1"}
 
 
 def _env(**extra: str) -> dict[str, str]:
@@ -276,7 +278,7 @@ def test_ctrl_c_exits_130_promptly_and_leaves_no_temp_file(tmp_path: Path, jobs:
     proc = subprocess.Popen(
         [*PPO, "apply", "--jobs", jobs, "tree"],
         cwd=tmp_path,
-        env=_env(),
+        env=_env(**POOL),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         start_new_session=True,  # its own process group, as a shell job
@@ -315,7 +317,7 @@ def test_sigint_to_the_parent_alone_stops_the_pool(tmp_path: Path) -> None:
     proc = subprocess.Popen(
         [*PPO, "apply", "--jobs", "2", "tree"],
         cwd=tmp_path,
-        env=_env(),
+        env=_env(**POOL),
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         start_new_session=True,
@@ -371,7 +373,7 @@ def test_jobs_1_and_2_give_identical_output(tmp_path: Path, args: list[str]) -> 
     two = subprocess.run(
         [*PPO, *args, "--jobs", "2", "pkg", "scripts"],
         cwd=tmp_path,
-        env=_env(),
+        env=_env(**POOL),
         capture_output=True,
         timeout=900,
     )
@@ -388,7 +390,7 @@ def test_apply_jobs_1_and_2_write_identical_trees(tmp_path: Path) -> None:
         subprocess.run(
             [*PPO, "apply", "--jobs", jobs, "."],
             cwd=root,
-            env=_env(),
+            env=_env(**POOL),
             capture_output=True,
             timeout=900,
         )
@@ -413,7 +415,7 @@ def test_apply_jobs_1_and_2_write_identical_trees(tmp_path: Path) -> None:
 def _run_in_pool(paths: list[str], mode: Mode = Mode.CHECK) -> runner.RunResult:
     candidates = runner.prefilter(paths, Settings())
     assert len(candidates) >= runner.POOL_MIN_CANDIDATES  # really through the pool
-    return runner.run(paths, Settings(), mode, jobs=2)
+    return runner.run(paths, Settings(), mode, jobs=2, force_pool=True)
 
 
 def test_parse_failure_in_the_pool_is_a_finding(tmp_path: Path) -> None:

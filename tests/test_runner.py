@@ -50,7 +50,9 @@ TRAINER = (
 
 
 @pytest.mark.parametrize("jobs", ["1", "2"])
-def test_ctrl_c_lost_in_a_finalizer_still_stops_the_run(tmp_path: Path, jobs: str) -> None:
+def test_ctrl_c_lost_in_a_finalizer_still_stops_the_run(
+    tmp_path: Path, jobs: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Bug (the Ctrl-C flake of test_performance_guards): a SIGINT handled while a
     finalizer ran raised KeyboardInterrupt there, Python dropped it, and the run went on
     to the last file. The handler also records the request, checked after every file."""
@@ -58,6 +60,7 @@ def test_ctrl_c_lost_in_a_finalizer_still_stops_the_run(tmp_path: Path, jobs: st
     pkg.mkdir()
     for i in range(30):
         (pkg / f"t{i:02d}.py").write_text(TRAINER.format(i=i))
+    monkeypatch.setenv("PPO_MIGRATE_TEST_FORCE_POOL", "1")  # jobs 2: the pool, small as it is
     proc = subprocess.run(
         [sys.executable, "-c", SCRIPT, jobs], cwd=tmp_path, capture_output=True, text=True,
         timeout=300,

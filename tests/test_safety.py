@@ -51,6 +51,8 @@ from ppo_migrate.settings import Settings
 from cli_helpers import ppo_migrate_exe, run_cli
 
 IMP = b"from verl.trainer.constants_ppo import get_ppo_ray_runtime_env\n"
+#: ``--jobs 2`` runs here test the worker pool: pinned to it, small trees included
+POOL = {"PPO_MIGRATE_TEST_FORCE_POOL": "1"}
 SETTINGS = Settings()
 IS_ROOT = hasattr(os, "geteuid") and os.geteuid() == 0
 
@@ -193,7 +195,7 @@ def migration_tree(tmp_path_factory):
     original = snapshot(pristine)
     done = base / "expected"
     shutil.copytree(pristine, done)
-    proc = run_cli("apply", "--jobs", "2", "--no-progress", ".", cwd=done)
+    proc = run_cli("apply", "--jobs", "2", "--no-progress", ".", cwd=done, env=POOL)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     expected = snapshot(done)
     assert set(expected) == set(original)
@@ -249,7 +251,7 @@ def _wait_for_first_write(proc: subprocess.Popen, root: Path, before: dict,
 def _apply_in_background(root: Path, **kwargs) -> subprocess.Popen:
     return subprocess.Popen(
         [*ppo_migrate_exe(), "apply", "--jobs", "2", "--no-progress", "."],
-        cwd=root, env=_env(), start_new_session=True, **kwargs,
+        cwd=root, env={**_env(), **POOL}, start_new_session=True, **kwargs,
     )
 
 
@@ -484,7 +486,7 @@ def test_sigkill_at_random_moments_leaves_every_file_original_or_rewritten(
         progress.append(_assert_each_file_original_or_rewritten(root, original, expected))
     assert any(0 < done < len(original) for done in progress), progress
 
-    final = run_cli("apply", "--jobs", "2", "--no-progress", ".", cwd=root)
+    final = run_cli("apply", "--jobs", "2", "--no-progress", ".", cwd=root, env=POOL)
     assert final.returncode == 0, final.stdout + final.stderr
     assert_no_traceback(final)
     assert snapshot(root) == expected
@@ -978,7 +980,7 @@ def test_bad_input_is_reported_one_line_each_and_never_fatal(bad_tree_template, 
     _copy_tree(template, root)
     before = {p: (root / p).read_bytes() for p in bad if (root / p).is_file()}
     started = time.monotonic()
-    proc = run_cli(*command, "--jobs", "2", "--no-progress", ".", cwd=root)
+    proc = run_cli(*command, "--jobs", "2", "--no-progress", ".", cwd=root, env=POOL)
     assert time.monotonic() - started < 120
     assert_no_traceback(proc)
     assert proc.returncode == 1, proc.stdout + proc.stderr

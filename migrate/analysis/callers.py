@@ -154,7 +154,9 @@ class FileIndex:
     Built by :func:`index_file` in the process (a ``--jobs`` pool worker or the parent)
     that analysed the file, and returned with its outcome (small and picklable), so
     that the caller phase (:func:`plan`: hints, ``--thread-config``) never parses a file
-    the run already analysed (issue 13).
+    the run already analysed (issue 13). Only a file with a PPO002 entry point gets one
+    in the per-file phase (:func:`ppo_migrate.edits.has_entry_point`); the caller phase
+    indexes any other file it needs itself, once per process.
 
     Attributes:
         path: the display path.

@@ -123,6 +123,7 @@ class ModuleAnalysis:
         self.targets = TargetFinder(self.module, self.scopes, self.matcher, package)
         self._configs: ConfigFinder | None = None
         self._patched: bool | None = None
+        self._shim_detector = None
         from ppo_migrate.analysis.shims import MARKERS
 
         text = self.module.text
@@ -411,6 +412,13 @@ class ModuleAnalysis:
         )
 
     def _shims(self):
+        """The module's :class:`ppo_migrate.analysis.shims.ShimDetector`, built on first need
+        and kept: it remembers what it learnt of each scope's bindings."""
+        if self._shim_detector is None:
+            self._shim_detector = self._make_shims()
+        return self._shim_detector
+
+    def _make_shims(self):
         from ppo_migrate.analysis.shims import ShimDetector
         from ppo_migrate.analysis.targets import configless_kind
         from ppo_migrate.targets import resolve_relative
@@ -428,11 +436,20 @@ class ModuleAnalysis:
                     out.add(r)
             return out
 
+        text = self.module.text
+        # a test can only be decided through ``inspect.signature``/``getfullargspec``/
+        # ``getargspec`` or ``__code__``: qualified names are made of the text's identifiers
+        # (NFKC-normalised: any non-ASCII text may spell them) and the package's parts
+        may_probe = (
+            "inspect" in text or "__code__" in text or not text.isascii()
+            or "inspect" in self.package
+        )
         return ShimDetector(
             self.module.ancestors,
             qualified,
             lambda names: bool(names) and names <= targets,
             lambda call: configless_kind(call) is not None,
+            may_probe=may_probe,
         )
 
     def _diagnostic(

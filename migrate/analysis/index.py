@@ -15,6 +15,7 @@ process (the pool's workers each keep their own).
 from __future__ import annotations
 
 import ast
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -36,10 +37,12 @@ def package_root(path: str, package: tuple[str, ...]) -> Path | None:
     """
     if not path or path == "-":
         return None
-    directory = Path(path).absolute().parent
+    from ppo_migrate.targets import absolute_parent
+
+    directory = absolute_parent(path)
     for _ in package:
-        directory = directory.parent
-    return directory
+        directory = os.path.dirname(directory)
+    return Path(directory)
 
 
 def module_file(root: Path, module: str) -> Path | None:
@@ -129,7 +132,7 @@ def parsed_here(path: str, stamp: tuple[int, int] | None, text: str):
     Returns:
         The ``ParsedModule``, or ``None``.
     """
-    if stamp is None or not path or path == "-":
+    if stamp is None or not path or path == "-" or not _CACHE:
         return None
     found = _CACHE.get((str(Path(path).absolute()), *stamp))
     if found is None or found.module.text != text:

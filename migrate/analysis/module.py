@@ -240,6 +240,47 @@ _BINDERS = (
 )
 
 
+#: What :func:`walk_facts` does with a node of each type: a kind (``_K_*``) and the fields
+#: that may hold child nodes other than leaf singletons (``ctx``: ``Load()``; ``op``,
+#: ``ops``: ``Add()``, ``Eq()``), which are not walked (see :func:`walk_facts`).
+_NODE_SPECS: dict[type, tuple[int, tuple[str, ...]]] = {}
+_K_OTHER, _K_CALL, _K_ATTRIBUTE, _K_BOOLOP, _K_IMPORT, _K_BINDER, _K_DECLARATION = range(7)
+_LEAF_FIELDS = frozenset({"ctx", "op", "ops"})
+
+
+def _node_spec(t: type) -> tuple[int, tuple[str, ...]]:
+    """The :data:`_NODE_SPECS` entry of node type ``t`` (computed once per type)."""
+    if issubclass(t, ast.Call):
+        kind = _K_CALL
+    elif issubclass(t, ast.Attribute):
+        kind = _K_ATTRIBUTE
+    elif issubclass(t, ast.BoolOp):
+        kind = _K_BOOLOP
+    elif issubclass(t, (ast.Import, ast.ImportFrom)):
+        kind = _K_IMPORT
+    elif issubclass(t, _BINDERS):
+        kind = _K_BINDER
+    elif issubclass(t, (ast.Global, ast.Nonlocal)):
+        kind = _K_DECLARATION
+    else:
+        kind = _K_OTHER
+    spec = (kind, tuple(f for f in getattr(t, "_fields", ()) if f not in _LEAF_FIELDS))
+    _NODE_SPECS[t] = spec
+    return spec
+
+
+def _children(node: ast.AST) -> list[ast.AST]:
+    """Every child node of ``node`` (leaf singletons included), in field order."""
+    out: list[ast.AST] = []
+    for name in node._fields:
+        value = getattr(node, name, None)
+        if isinstance(value, ast.AST):
+            out.append(value)
+        elif type(value) is list:
+            out.extend(item for item in value if isinstance(item, ast.AST))
+    return out
+
+
 def walk_facts(tree: ast.AST) -> tuple[SourceProblem | None, ModuleFacts]:
     """One iterative walk of ``tree``: its :class:`ModuleFacts`, and the PPO902 of a tree
     nested deeper than ``constants.MAX_NESTING`` (else ``None``).
@@ -247,16 +288,21 @@ def walk_facts(tree: ast.AST) -> tuple[SourceProblem | None, ModuleFacts]:
     Depth counts one level a node, each operand of a ``BoolOp`` chain and each
     part of a dotted import name (the measure the LibCST pass used, so the same
     files are refused). Never recurses.
+
+    The walk is depth-first, the last child first; the first node deeper than the
+    limit that is not a ``Name`` is the one reported. Leaf singletons (contexts,
+    operators) have no children, so they are looked at only when the children of a
+    node are too deep, in the order a walk of every node would pop them.
     """
     facts = ModuleFacts()
     parents, calls, imports, binders, loads = (
         facts.parents, facts.calls, facts.imports, facts.binders, facts.loads
     )
     problem: SourceProblem | None = None
-    name_t, call_t, store_t, bool_t = ast.Name, ast.Call, ast.Store, ast.BoolOp
-    attribute_t, attributes = ast.Attribute, facts.attributes
-    import_t = (ast.Import, ast.ImportFrom)
-    declaration_t = (ast.Global, ast.Nonlocal)
+    name_t, store_t = ast.Name, ast.Store
+    attributes = facts.attributes
+    specs = _NODE_SPECS
+    max_nesting = MAX_NESTING
     AST = ast.AST
     stack: list[tuple[ast.AST, int, ast.AST | None]] = [(tree, 0, None)]
     pop, push = stack.pop, stack.append
@@ -270,29 +316,45 @@ def walk_facts(tree: ast.AST) -> tuple[SourceProblem | None, ModuleFacts]:
             else:
                 loads.setdefault(node.id, []).append(node)  # type: ignore[attr-defined]
             continue  # a Name's only child is its context
-        if t is call_t:
-            calls.append(node)  # type: ignore[arg-type]
-        elif t is attribute_t:
-            attributes.append(node)  # type: ignore[arg-type]
-        elif t is bool_t:
-            depth += len(node.values) - 1  # type: ignore[attr-defined]
-        elif isinstance(node, import_t):
-            imports.append(node)  # type: ignore[arg-type]
-            module = getattr(node, "module", None) or ""
-            depth += max(n.count(".") for n in (module, *(a.name for a in node.names)))
-        elif isinstance(node, _BINDERS):
-            binders.append(node)
-        elif isinstance(node, declaration_t):
-            facts.declarations = True
-        if depth > MAX_NESTING and problem is None:
-            line = getattr(node, "lineno", 1)
-            col = getattr(node, "col_offset", 0)
-            problem = SourceProblem(
-                f"cannot parse: nested too deeply (depth > {MAX_NESTING})", line, col + 1
-            )
+        spec = specs.get(t)
+        if spec is None:
+            spec = _node_spec(t)
+        kind, fields = spec
+        if kind:
+            if kind == _K_CALL:
+                calls.append(node)  # type: ignore[arg-type]
+            elif kind == _K_ATTRIBUTE:
+                attributes.append(node)  # type: ignore[arg-type]
+            elif kind == _K_BOOLOP:
+                depth += len(node.values) - 1  # type: ignore[attr-defined]
+            elif kind == _K_IMPORT:
+                imports.append(node)  # type: ignore[arg-type]
+                module = getattr(node, "module", None) or ""
+                depth += max(n.count(".") for n in (module, *(a.name for a in node.names)))  # type: ignore[attr-defined]
+            elif kind == _K_BINDER:
+                binders.append(node)
+            else:
+                facts.declarations = True
+        if depth > max_nesting:
+            problem = _too_deep(node)
             break
         depth += 1
-        for name in node._fields:
+        if depth > max_nesting:
+            # every child is too deep: the first popped that is not a Name is reported
+            for child in reversed(_children(node)):
+                if type(child) is name_t:
+                    parents[id(child)] = node
+                    if type(child.ctx) is store_t:  # type: ignore[attr-defined]
+                        binders.append(child)
+                    else:
+                        loads.setdefault(child.id, []).append(child)  # type: ignore[attr-defined]
+                    continue
+                problem = _too_deep(child)
+                break
+            if problem is not None:
+                break
+            continue
+        for name in fields:
             value = getattr(node, name, None)
             if isinstance(value, AST):
                 push((value, depth, node))
@@ -301,6 +363,13 @@ def walk_facts(tree: ast.AST) -> tuple[SourceProblem | None, ModuleFacts]:
                     if isinstance(item, AST):
                         push((item, depth, node))
     return problem, facts
+
+
+def _too_deep(node: ast.AST) -> SourceProblem:
+    """The PPO902 of a node nested deeper than the limit (1:1 for one without a position)."""
+    line = getattr(node, "lineno", 1)
+    col = getattr(node, "col_offset", 0)
+    return SourceProblem(f"cannot parse: nested too deeply (depth > {MAX_NESTING})", line, col + 1)
 
 
 def nesting_problem(tree: ast.AST) -> SourceProblem | None:

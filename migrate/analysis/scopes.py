@@ -88,11 +88,19 @@ class Scope:
     node: ast.AST
     parent: Scope | None
     children: list[Scope] = field(default_factory=list)
-    symbols: dict[str, Symbol] = field(default_factory=dict)
     private: str | None = None
     flags: dict[str, int] = field(default_factory=dict, repr=False)
     resolution: dict[str, int] = field(default_factory=dict, repr=False)
     is_comprehension: bool = False
+    _symbols: dict[str, Symbol] | None = field(default=None, repr=False)
+
+    @property
+    def symbols(self) -> dict[str, Symbol]:
+        """Each name of this block -> its :class:`Symbol` (made on first use: the
+        analysis itself reads ``flags`` and ``resolution``)."""
+        if self._symbols is None:
+            self._symbols = _make_symbols(self)
+        return self._symbols
 
     @property
     def is_function_like(self) -> bool:
@@ -213,6 +221,18 @@ def _future_annotations(tree: ast.Module) -> bool:
     return False
 
 
+#: Node type -> its fields other than ``ctx``/``op``/``ops``, which hold only leaf
+#: singletons (``Load()``, ``Add()``) that :meth:`_Builder.any` passes over anyway.
+_CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _child_fields(t: type) -> tuple[str, ...]:
+    """The :data:`_CHILD_FIELDS` entry of node type ``t`` (computed once per type)."""
+    fields = tuple(f for f in getattr(t, "_fields", ()) if f not in ("ctx", "op", "ops"))
+    _CHILD_FIELDS[t] = fields
+    return fields
+
+
 _COMP_NAMES = {ast.ListComp: "listcomp", ast.SetComp: "setcomp", ast.DictComp: "dictcomp",
                ast.GeneratorExp: "genexpr"}
 
@@ -241,7 +261,9 @@ class _Builder:
     # -- definitions -------------------------------------------------------------------
     def add_def(self, name: str, flag: int, scope: Scope | None = None) -> None:
         scope = scope or self.cur
-        name = mangle(self.cur.private, name)
+        private = self.cur.private
+        if private is not None and name[:2] == "__":
+            name = mangle(private, name)
         val = scope.flags.get(name, 0) | flag
         if scope is self.cur and self.comp_iter_target:
             val |= DEF_COMP_ITER
@@ -270,7 +292,10 @@ class _Builder:
         if handler is not None:
             handler(s)
             return
-        for fname in s._fields:  # generic: fields in symtable order for the rest
+        fields = _CHILD_FIELDS.get(type(s))
+        if fields is None:
+            fields = _child_fields(type(s))
+        for fname in fields:  # generic: fields in symtable order for the rest
             value = getattr(s, fname)
             if isinstance(value, list):
                 for v in value:
@@ -458,8 +483,9 @@ class _Builder:
         self.node_scope[id(e)] = self.cur
         t = type(e)
         if t is ast.Name:
-            self.add_def(e.id, USE if isinstance(e.ctx, ast.Load) else DEF_LOCAL)
-            if isinstance(e.ctx, ast.Load) and self.cur.is_function_like and e.id == "super":
+            load = isinstance(e.ctx, ast.Load)
+            self.add_def(e.id, USE if load else DEF_LOCAL)
+            if load and e.id == "super" and self.cur.is_function_like:
                 self.add_def("__class__", USE)
             return
         if t is ast.Constant:
@@ -495,12 +521,20 @@ class _Builder:
             for v in e.values:
                 self.expr(v)
             return
-        for fname in e._fields:
+        fields = _CHILD_FIELDS.get(t)
+        if fields is None:
+            fields = _child_fields(t)
+        expr_t = ast.expr
+        for fname in fields:
             value = getattr(e, fname)
             if isinstance(value, list):
                 for v in value:
-                    if isinstance(v, ast.AST):
+                    if isinstance(v, expr_t):
+                        self.expr(v)
+                    elif isinstance(v, ast.AST):
                         self.any(v)
+            elif isinstance(value, expr_t):
+                self.expr(value)
             elif isinstance(value, ast.AST):
                 self.any(value)
 
@@ -662,7 +696,7 @@ def _analyze_block(scope: Scope, bound: set[str] | None, free: set[str],
     free |= newfree
 
 
-def _make_symbols(scope: Scope) -> None:
+def _make_symbols(scope: Scope) -> dict[str, Symbol]:
     module_scope = scope.kind is ScopeKind.MODULE
     out = {}
     for name, flags in scope.flags.items():
@@ -680,7 +714,7 @@ def _make_symbols(scope: Scope) -> None:
             is_referenced=bool(flags & USE),
             is_imported=bool(flags & DEF_IMPORT),
         )
-    scope.symbols = out
+    return out
 
 
 class ScopeTree:
@@ -722,8 +756,6 @@ class ScopeTree:
         finally:
             sys.setrecursionlimit(limit)
         _analyze_block(b.module, None, set(), set())
-        for s in _walk_scopes(b.module):
-            _make_symbols(s)
         result = cls(tree, b.module, b.node_scope)
         if len(cls._cache) >= cls._CACHE_SIZE:
             cls._cache.pop(next(iter(cls._cache)))

@@ -105,6 +105,10 @@ class ShimDetector:
             of an expression (relative imports resolved).
         is_target: callable telling whether a set of qualified names is a target.
         is_configless: callable telling whether a call passes no config.
+        may_probe: whether the module may ask about the runtime function's parameters
+            at all (``inspect.signature``, ``getfullargspec``, ``getargspec``,
+            ``__code__``); when it cannot, no test is evaluated (each would be unknown)
+            and only the ``except TypeError`` form is looked for.
     """
 
     def __init__(
@@ -113,6 +117,8 @@ class ShimDetector:
         qualified_names: Callable[[ast.expr], set[str]],
         is_target: Callable[[set[str]], bool],
         is_configless: Callable[[ast.Call], bool],
+        *,
+        may_probe: bool = True,
     ) -> None:
         self._ancestors = ancestors
         self._parents: Mapping[int, ast.AST] = {}
@@ -120,6 +126,10 @@ class ShimDetector:
         self._is_target = is_target
         self._is_configless = is_configless
         self._saw_target = False
+        self._may_probe = may_probe
+        # id(scope) -> (scope, name -> its binders, names declared global/nonlocal):
+        # each scope's own code is walked once however many names its tests read
+        self._scope_binders: dict[int, tuple[ast.AST, dict[str, list[ast.AST]], set[str]]] = {}
 
     def why(self, call: ast.Call) -> str | None:
         """Why ``call`` is a shim (a short phrase), or ``None`` when it is not one."""
@@ -175,6 +185,8 @@ class ShimDetector:
     def _evaluate_test(self, node: ast.expr) -> object:
         """The test's value under that assumption; unknown unless it asks about the function."""
         self._saw_target = False
+        if not self._may_probe:  # nothing can set ``_saw_target``
+            return _UNKNOWN
         self._hops = 0
         value = self._evaluate(node)
         return value if self._saw_target else _UNKNOWN
@@ -270,9 +282,13 @@ class ShimDetector:
             if isinstance(n, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
         ]
         for scope in reversed(scopes):  # innermost first; class bodies do not enclose
-            binders = _binders(scope, name.id)
-            if binders is None:
+            cached = self._scope_binders.get(id(scope))
+            if cached is None:
+                cached = self._scope_binders[id(scope)] = (scope, *_all_binders(scope))
+            _, by_name, declared = cached
+            if name.id in declared:
                 return None  # ``global``/``nonlocal``: resolved elsewhere, not followed
+            binders = by_name.get(name.id, ())
             if not binders:
                 continue
             if len(binders) == 1 and isinstance(binders[0], ast.Assign):
@@ -281,51 +297,61 @@ class ShimDetector:
         return None
 
 
-def _binders(scope: ast.AST, name: str) -> list[ast.AST] | None:
-    """Every statement or node of ``scope``'s own code that binds ``name`` (nested
-    functions, classes, lambdas and comprehensions excluded); ``None`` when the scope
-    declares it ``global`` or ``nonlocal``. An ``ast.Assign`` appears only when its
-    single target is the plain name."""
-    found: list[ast.AST] = []
+def _all_binders(scope: ast.AST) -> tuple[dict[str, list[ast.AST]], set[str]]:
+    """Every statement or node of ``scope``'s own code that binds a name (nested
+    functions, classes, lambdas and comprehensions excluded), for every name at once:
+    one walk of the scope. An ``ast.Assign`` appears only when its single target is the
+    plain name; the function itself stands for its parameters.
+
+    Returns:
+        ``(binders, declared)``: name -> the nodes that bind it (in no particular
+        order), and the names the scope declares ``global`` or ``nonlocal`` (resolved
+        elsewhere: never followed).
+    """
+    found: dict[str, list[ast.AST]] = {}
+    declared: set[str] = set()
+
+    def add(name: str, node: ast.AST) -> None:
+        found.setdefault(name, []).append(node)
+
     if isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
         args = scope.args
         params = [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg]
-        if any(a is not None and a.arg == name for a in params):
-            found.append(scope)
+        for name in dict.fromkeys(a.arg for a in params if a is not None):
+            add(name, scope)
     body = scope.body if isinstance(scope.body, list) else [scope.body]
     stack: list[ast.AST] = list(body)
     while stack:
         node = stack.pop()
-        if isinstance(node, (ast.Global, ast.Nonlocal)) and name in node.names:
-            return None
+        if isinstance(node, (ast.Global, ast.Nonlocal)):
+            declared.update(node.names)
         if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
-            if node.targets[0].id == name:
-                found.append(node)
-                stack.append(node.value)
-                continue
+            add(node.targets[0].id, node)
+            stack.append(node.value)
+            continue
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            if node.name == name:
-                found.append(node)
+            add(node.name, node)
             stack.extend(node.decorator_list)
             continue  # its body is another scope
         if isinstance(node, (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
             # another scope, but a walrus in a comprehension binds in this one
-            if any(
-                isinstance(n, ast.NamedExpr) and isinstance(n.target, ast.Name) and n.target.id == name
-                for n in ast.walk(node)
-            ):
-                found.append(node)
+            walrus = {
+                n.target.id for n in ast.walk(node)
+                if isinstance(n, ast.NamedExpr) and isinstance(n.target, ast.Name)
+            }
+            for name in walrus:
+                add(name, node)
             continue
-        if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, (ast.Store, ast.Del)):
-            found.append(node)
-        elif isinstance(node, ast.alias) and (node.asname or node.name.split(".")[0]) == name:
-            found.append(node)
-        elif isinstance(node, ast.ExceptHandler) and node.name == name:
-            found.append(node)
-        elif isinstance(node, (ast.MatchAs, ast.MatchStar)) and node.name == name:
-            found.append(node)
+        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            add(node.id, node)
+        elif isinstance(node, ast.alias):
+            add(node.asname or node.name.split(".")[0], node)
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            add(node.name, node)
+        elif isinstance(node, (ast.MatchAs, ast.MatchStar)) and node.name:
+            add(node.name, node)
         stack.extend(ast.iter_child_nodes(node))
-    return found
+    return found, declared
 
 
 def _in(node: ast.AST, field: object) -> bool:

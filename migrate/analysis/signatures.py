@@ -30,7 +30,7 @@ which definition is *in effect* for the calling file. The sources, in order
 Every source is looked up around the calling file's place in the real tree: in
 ``apply --thread-config --diff``'s scratch copy (:mod:`ppo_migrate.preview`), which
 holds the files of the run only, a file's directory is first mapped back to the
-original it copies (:func:`ppo_migrate.preview.original_path`), and paths in messages
+original it copies (:func:`ppo_migrate.scratch.original_path`), and paths in messages
 are relative to the original working directory.
 
 Sources 2-4 speak of verl's releases only; a target outside ``verl`` is decided
@@ -44,13 +44,32 @@ import os
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
-
-from packaging.version import Version
+from typing import TYPE_CHECKING
 
 from ppo_migrate.constants import CONFIG_PARAMETER
+from ppo_migrate.scratch import in_preview, original_cwd, original_path
+from ppo_migrate.targets import absolute_parent
 
-#: The first verl release whose ``get_ppo_ray_runtime_env`` takes a config (verl PR #6976).
-FIRST_CONFIG_RELEASE = Version("0.9.0")
+if TYPE_CHECKING:
+    from packaging.version import Version
+
+
+def __getattr__(name: str) -> object:
+    """PEP 562: ``FIRST_CONFIG_RELEASE``, the first verl release whose
+    ``get_ppo_ray_runtime_env`` takes a config (verl PR #6976), made on first use:
+    ``packaging`` is imported only when a release number has to be compared."""
+    if name == "FIRST_CONFIG_RELEASE":
+        return _first_config_release()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def _first_config_release() -> Version:
+    """``FIRST_CONFIG_RELEASE``: verl 0.9.0."""
+    from packaging.version import Version
+
+    return Version("0.9.0")
+
+
 #: Files that make a directory an installable checkout (``pip install -e verl``).
 _CHECKOUT_FILES = ("pyproject.toml", "setup.py", "setup.cfg")
 #: Files (besides ``.git``) that make a directory a project root: the in-tree search stays below it.
@@ -135,7 +154,6 @@ def _refuse(source: str, where: str, reason: str, remedy: str) -> CalleeInEffect
 def _display(path: str | Path) -> str:
     """``path`` relative to the working directory when inside it, else absolute (the real
     run's working directory during a preview)."""
-    from ppo_migrate.preview import original_cwd
 
     path = os.path.abspath(path)
     try:
@@ -332,24 +350,49 @@ def _stored(target: ast.expr) -> set[str]:
     return {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}
 
 
-def _project_root(directory: Path, stop: Path | None) -> Path | None:
+def _project_root(
+    directory: Path, stop: Path | None, memo: dict[str, Path | None] | None = None
+) -> Path | None:
     """The nearest directory at or above ``directory`` that is a project root (``.git``,
-    a project file, a lock, requirements), or ``stop`` if reached first; ``None`` if none."""
+    a project file, a lock, requirements), or ``stop`` if reached first; ``None`` if none.
+
+    ``memo`` (for one ``stop``) remembers the answer of every directory the walk passed,
+    so that a walk from a sibling stops where this one went by (the calling files of a
+    tree share their ancestors)."""
     current = directory
+    passed: list[str] = []
     while True:
+        if memo is not None:
+            key = str(current)
+            if key in memo:
+                found = memo[key]
+                break
+            passed.append(key)
         try:
             if (current / ".git").exists() or any((current / f).is_file() for f in _ROOT_MARKERS) or any(
                 p.is_file() for pattern in _ROOT_PATTERNS for p in current.glob(pattern)
             ):
-                return current
+                found = current
+                break
         except OSError:
             pass
         if (stop is not None and current == stop) or current.parent == current:
-            return None
+            found = None
+            break
         current = current.parent
+    if memo is not None:
+        for key in passed:
+            memo[key] = found
+    return found
 
 
-def install_roots(start: Path, package: str, stop: Path | None = None) -> list[Path]:
+def install_roots(
+    start: Path,
+    package: str,
+    stop: Path | None = None,
+    *,
+    memo: dict[str, Path | None] | None = None,
+) -> list[Path]:
     """The install roots of ``package`` that a file in ``start`` sees, nearest first.
 
     The search stays inside the calling file's project: it walks up from ``start``
@@ -367,14 +410,14 @@ def install_roots(start: Path, package: str, stop: Path | None = None) -> list[P
         start: the calling file's directory (absolute or relative).
         package: the top-level package, e.g. ``"verl"``.
         stop: a directory where the walk ends in any case (the settings' project root).
+        memo: project roots already found for this ``stop`` (see :func:`_project_root`).
 
     Returns:
         The roots found at the nearest level (sorted), or ``[]``.
     """
-    from ppo_migrate.preview import original_cwd
 
     directory = start.absolute()
-    boundary = _project_root(directory, stop)
+    boundary = _project_root(directory, stop, memo)
     if boundary is None:
         cwd = original_cwd()
         boundary = cwd if directory == cwd or cwd in directory.parents else directory
@@ -411,6 +454,7 @@ class SignatureResolver:
     stop: Path | None = None
     _cache: dict[tuple[str, str], CalleeInEffect] = field(default_factory=dict)
     _settings: dict[str, tuple[Version, str] | None] = field(default_factory=dict)
+    _roots: dict[str, Path | None] = field(default_factory=dict)
 
     def callee(self, path: str, qualified: str) -> CalleeInEffect:
         """The definition in effect for a call of ``qualified`` made in ``path``.
@@ -425,9 +469,9 @@ class SignatureResolver:
         Returns:
             A :class:`CalleeInEffect`; never raises for unreadable or odd trees.
         """
-        from ppo_migrate.preview import original_cwd, original_path
-
-        directory = str(original_path(Path(path).absolute().parent)) if path and path != "-" else str(original_cwd())
+        directory = absolute_parent(path) if path and path != "-" else os.getcwd()
+        if in_preview():  # a scratch copy: the project around it is the real one
+            directory = str(original_path(directory))
         key = (directory, qualified)
         answer = self._cache.get(key)
         if answer is None:
@@ -439,7 +483,8 @@ class SignatureResolver:
         top = qualified.split(".", 1)[0]
         verl = top == "verl"
         if module:  # a dotted name: its top-level package may have a copy in the tree
-            decided = self._read(install_roots(directory, top, self.stop), module, name, "in-tree", verl)
+            roots = install_roots(directory, top, self.stop, memo=self._roots)
+            decided = self._read(roots, module, name, "in-tree", verl)
             if decided is not None:
                 return decided
         if not verl:
@@ -505,7 +550,7 @@ class SignatureResolver:
         return self._settings[key]
 
     def _by_version(self, version: Version, source: str, where: str, why: str, runs: str) -> CalleeInEffect:
-        if version >= FIRST_CONFIG_RELEASE:
+        if version >= _first_config_release():
             return CalleeInEffect(True, source, where, f"verl {version} ({why}) takes a config")
         if source == "setting":
             reason = f"`{where}` names a verl release whose `get_ppo_ray_runtime_env()` takes no config"
@@ -579,6 +624,8 @@ def _nearest_setting(directory: Path) -> tuple[Version, str] | None:
     value = settings.verl_version
     if value is None or settings.project_root is None:
         return None
+    from packaging.version import Version
+
     pyproject = Path(settings.project_root) / "pyproject.toml"
     return Version(value), f"{_display(pyproject)}: verl-version = {value}"
 
@@ -599,9 +646,14 @@ def resolver_for(settings) -> SignatureResolver:
     key = (bool(settings.keyword), version, str(root) if root else None)
     resolver = _RESOLVERS.get(key)
     if resolver is None:
+        verl_version = None
+        if version:
+            from packaging.version import Version
+
+            verl_version = Version(version)
         resolver = _RESOLVERS[key] = SignatureResolver(
             keyword=bool(settings.keyword),
-            verl_version=Version(version) if version else None,
+            verl_version=verl_version,
             stop=Path(root).absolute() if root else None,
         )
     return resolver

@@ -132,6 +132,9 @@ class TargetFinder:
         self._function_scopes: dict[int, Scope] | None = None
         self._wanted: set[str] | None = None
         self._following: set[int] = set()  # aliases being followed (a cycle ends as local)
+        # the module body's statements (ids) and the lines of its star imports, for
+        # :meth:`_last_top_level_import` (computed once, not per call)
+        self._top: tuple[set[int], list[int]] | None = None
 
     # -- the calls ------------------------------------------------------------------
     def wanted(self) -> set[str]:
@@ -264,15 +267,21 @@ class TargetFinder:
         call inside a function (it runs after the module body) the last of them; for a
         call at module level the last one above it. ``"*"`` when that is a star import;
         ``None`` when anything else binds the name (then every binding counts)."""
-        body = self.module.tree.body
-        top = {id(stmt) for stmt in body}
-        if not bindings or any(b.qualified is None or id(b.node) not in top for b in bindings):
+        if not bindings:
+            return None
+        if self._top is None:
+            body = self.module.tree.body
+            self._top = (
+                {id(stmt) for stmt in body},
+                [
+                    stmt.lineno for stmt in body
+                    if isinstance(stmt, ast.ImportFrom) and any(a.name == "*" for a in stmt.names)
+                ],
+            )
+        top, stars = self._top
+        if any(b.qualified is None or id(b.node) not in top for b in bindings):
             return None
         line = func.lineno if self.scopes.scope_of(func) is self.scopes.module else None
-        stars = [
-            stmt.lineno for stmt in body
-            if isinstance(stmt, ast.ImportFrom) and any(a.name == "*" for a in stmt.names)
-        ]
         timeline = sorted(
             [(b.node.lineno, b) for b in bindings] + [(n, "*") for n in stars],  # type: ignore[attr-defined]
             key=lambda item: item[0],

@@ -109,7 +109,7 @@ def read_import_sections(project_root: Path | None) -> ImportSections:
     if project_root:
         root = Path(project_root)
     else:  # the real working directory, also in a preview's scratch copy
-        from ppo_migrate.preview import original_cwd
+        from ppo_migrate.scratch import original_cwd
 
         root = original_cwd()
     ruff: dict | None = None

@@ -35,7 +35,7 @@ class FileResult:
         fixed: how many calls the rewrite changed.
         imports: how many imports/references ``use_ppo_runtime`` moved to ``ppo_runtime``.
         index: the file's :class:`ppo_migrate.analysis.callers.FileIndex` (built from the same
-            parse as the diagnostics) when asked for.
+            parse as the diagnostics) when asked for and the file has a PPO002 entry point.
     """
 
     path: str
@@ -72,7 +72,8 @@ def process_text(
         fix: rewrite the calls whose fixes apply (:func:`fix_applies`); the
             remaining diagnostics are returned.
         index_stamp: ``(st_mtime_ns, st_size)`` of the file the text was read from;
-            given, the result carries the file's cross-file index record
+            given, and the file has a PPO002 entry point (:func:`has_entry_point`),
+            the result carries the file's cross-file index record
             (:func:`ppo_migrate.analysis.callers.index_file`) of the text as read.
         replaces_file: the rewritten text will replace the file (``apply``): a
             rewritten file gets no record (the caller phase reads its new text).
@@ -93,11 +94,17 @@ def process_text(
     diagnostics = analysis.diagnostics()
     run_settings = settings  # the caller phase's (``_use_ppo_runtime`` may change ``settings``)
 
-    def index():
+    def index(remaining: Sequence[Diagnostic]):
         """The record, unless nothing could use it: a file about to be rewritten (the
-        caller phase reads its new text) or a run in which PPO002, the rule whose hints
-        need callers, is disabled."""
+        caller phase reads its new text), a run in which PPO002, the rule whose hints
+        need callers, is disabled, or a file without a PPO002 entry point of its own
+        (issue 13, item 6: a record costs about as much as the analysis, and most runs
+        have no caller phase at all). A file left without one is read and indexed by
+        the caller phase itself if one runs and a name it follows appears in the file
+        (:func:`ppo_migrate.analysis.callers.plan`); the hints are the same."""
         if index_stamp is None or not run_settings.rule_enabled("PPO002"):
+            return None
+        if not has_entry_point(remaining):
             return None
         from ppo_migrate.analysis.callers import index_file
 
@@ -115,17 +122,24 @@ def process_text(
         if moved:
             diagnostics = analyse(base, path, settings)
     if not fix:
-        return FileResult(path, tuple(diagnostics), index=index())
+        return FileResult(path, tuple(diagnostics), index=index(diagnostics))
     applied = [d for d in diagnostics if fix_applies(d, settings)]
     if not applied and not moved:
-        return FileResult(path, tuple(diagnostics), index=index())
+        return FileResult(path, tuple(diagnostics), index=index(diagnostics))
     remaining = tuple(d for d in diagnostics if not fix_applies(d, settings))
     edits = [e for d in applied for e in d.fix.edits]  # type: ignore[union-attr]
     new_text = apply_edits(base, edits)
     # apply writes ``new_text``: a record of the old text would be dropped unused
     return FileResult(
-        path, remaining, new_text, len(applied), moved, None if replaces_file else index()
+        path, remaining, new_text, len(applied), moved,
+        None if replaces_file else index(remaining),
     )
+
+
+def has_entry_point(diagnostics: Sequence[Diagnostic]) -> bool:
+    """Whether ``diagnostics`` hold a PPO002 inside a function (an entry point): what makes
+    a run follow callers (:func:`ppo_migrate.analysis.callers.follow_callers`)."""
+    return any(d.code == "PPO002" and d.scope != "<module>" for d in diagnostics)
 
 
 def _use_ppo_runtime(text: str, settings: Settings) -> tuple[str, int, Settings]:
@@ -197,4 +211,6 @@ def apply_edits(text: str, edits: Sequence[Edit]) -> str:
     return "".join(out)
 
 
-__all__ = ["FileResult", "apply_edits", "fix_applies", "line_starts", "process_text"]
+__all__ = [
+    "FileResult", "apply_edits", "fix_applies", "has_entry_point", "line_starts", "process_text",
+]

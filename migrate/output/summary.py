@@ -10,7 +10,6 @@ file how many findings ``--fix`` fixed (or, without ``--fix``, would fix):
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from collections.abc import Sequence
 from typing import TextIO
@@ -42,6 +41,8 @@ def write_statistics(
     """
     rows = rule_counts(diagnostics, unsafe_fixes)
     if fmt == "json":
+        import json  # here: the concise summary needs none
+
         doc = [
             {"code": c, "name": RULES[c].name, "count": n, "fixable": f} for c, n, f in rows
         ]
