@@ -99,10 +99,8 @@ class _Matcher:
         self.lit_any: dict[str, tuple[int, bool]] = {}
         self.lit_dir: dict[str, tuple[int, bool]] = {}
         name_alts: list[tuple[int, str]] = []
-        # (index, regex, include, flags, segments): flags 1 = directories only, 2 = contents
-        # only; segments: how many path segments the pattern spans when that is fixed
-        # (a simple pattern: see match()), else 0
-        self.path_rules: list[tuple[int, re.Pattern[str], bool, int, int]] = []
+        # (index, regex, include, flags): flags 1 = directories only, 2 = contents only
+        self.path_rules: list[tuple[int, re.Pattern[str], bool, int]] = []
         others: list[tuple[int, str]] = []
         for idx, line in enumerate(lines):
             raw = line.rstrip()  # git strips trailing (unescaped) spaces
@@ -129,8 +127,7 @@ class _Matcher:
             if "/" in body:
                 # "x/**" and "x/**/" match what is inside x, not x itself (git).
                 inside = 2 if body.endswith("/**") else 0
-                segments = len(body.strip("/").split("/")) if isinstance(p, _SimplePattern) else 0
-                self.path_rules.append((idx, regex, bool(include), inside | dir_only, segments))
+                self.path_rules.append((idx, regex, bool(include), inside | dir_only))
             else:
                 # Matched against a base name only, so a match through a parent
                 # directory cannot happen and the regexes can be combined. pathspec
@@ -222,16 +219,9 @@ class _Matcher:
         if self.path_rules and rel is not None:
             s = rel + "/" if is_dir else rel
             n = len(s)
-            depth = 0
-            for idx, rx, include, flags, segments in self.path_rules:  # last pattern first
+            for idx, rx, include, flags in self.path_rules:  # last pattern first
                 if best is not None and idx < best[0]:
                     break
-                if segments:
-                    # a simple pattern spans exactly ``segments`` non-empty segments: an
-                    # entry deeper than that can only match through a parent directory
-                    depth = depth or rel.count("/") + 1
-                    if depth > segments:
-                        continue
                 if flags & 2:
                     # "x/**", "x/**/": whatever is strictly inside x (only
                     # directories for "x/**/"). Without the trailing "/", the
