@@ -160,26 +160,10 @@ class _Matcher:
     def _compile(lines: list[tuple[int, str]]) -> list[tuple[int, object]]:
         """pathspec patterns for ``(index, line)`` pairs.
 
-        A line pathspec rejects is dropped, as git drops invalid patterns. The simple
-        lines (:func:`simple_pattern`) are translated here, to the very regex pathspec
-        makes of them, so that a ``.gitignore`` of such lines needs no pathspec import
-        (about 14 ms, more than the rest of a small run's discovery).
+        A line pathspec rejects is dropped, as git drops invalid patterns.
         """
-        simple: list[tuple[int, object]] = []
-        rest: list[tuple[int, str]] = []
-        for idx, line in lines:
-            pattern = simple_pattern(line)
-            if pattern is None:
-                rest.append((idx, line))
-            else:
-                simple.append((idx, pattern))
-        if not rest:
-            return simple
-        return sorted(simple + _Matcher._compile_with_pathspec(rest), key=lambda x: x[0])
-
-    @staticmethod
-    def _compile_with_pathspec(lines: list[tuple[int, str]]) -> list[tuple[int, object]]:
-        """:meth:`_compile` by pathspec itself."""
+        if not lines:
+            return []
         import pathspec
 
         try:
@@ -239,76 +223,6 @@ class _Matcher:
                 best = (idx, include)
                 break
         return None if best is None else best[1]
-
-
-class _SimplePattern:
-    """A gitignore pattern as pathspec's ``GitIgnoreSpecPattern`` has it: ``pattern``
-    (the line), ``include`` (false for ``!``) and the compiled ``regex``."""
-
-    __slots__ = ("pattern", "include", "regex")
-
-    def __init__(self, pattern: str, include: bool, regex: re.Pattern[str]) -> None:
-        self.pattern = pattern
-        self.include = include
-        self.regex = regex
-
-
-#: Characters a simple pattern never holds: escapes, ranges, whitespace (which git and
-#: pathspec treat specially at the end of a line).
-_NOT_SIMPLE = re.compile(r"[\\\[\s]")
-
-
-def simple_pattern(line: str) -> _SimplePattern | None:
-    """The pattern of one gitignore line, when it is simple enough to translate here.
-
-    Simple: no backslash, ``[``, whitespace or ``**``; not a comment, not ``/``; no
-    segment that is empty (but a leading or trailing slash) or a lone ``*``. The regex
-    is the one pathspec's ``GitIgnoreSpec`` makes of the line, character for character
-    (a test compares the two); anything else is ``None`` (pathspec decides it).
-
-    Args:
-        line: one line of a ``.gitignore`` file or one exclude pattern.
-    """
-    if not line or line[0] == "#" or line == "/" or "**" in line or _NOT_SIMPLE.search(line):
-        return None
-    include = line[0] != "!"
-    body = line if include else line[1:]
-    segs = body.split("/")
-    is_dir = not segs[-1]
-    # pathspec's normalisation: anchored at the base for a leading or inner slash,
-    # else at any depth ("**/" in front); a trailing slash matches what is inside
-    if not segs[0]:
-        del segs[0]
-    elif len(segs) == 1 or (len(segs) == 2 and not segs[1]):
-        segs.insert(0, "**")
-    if not segs:
-        return None
-    if not segs[-1]:
-        segs[-1] = "**"
-    names = [x for x in segs if x != "**"]
-    if not names or any(not x or x == "*" for x in names):
-        return None
-    out: list[str] = []
-    need_slash = False
-    end = len(segs) - 1
-    for i, seg in enumerate(segs):
-        if seg == "**":
-            if i == 0:
-                out.append("^(?:.+/)?")
-            else:  # the last one: the trailing slash
-                out.append("(?P<ps_d>/)" if is_dir else "/")
-            continue
-        if i == 0:
-            out.append("^")
-        if need_slash:
-            out.append("/")
-        out.append("".join(
-            "[^/]*" if c == "*" else "[^/]" if c == "?" else re.escape(c) for c in seg
-        ))
-        if i == end:
-            out.append("(?:(?P<ps_d>/)|$)")
-        need_slash = True
-    return _SimplePattern(line, include, re.compile("".join(out)))
 
 
 def _plain(display: str) -> bool:

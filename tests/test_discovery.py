@@ -568,37 +568,3 @@ def test_matcher_agrees_with_git(tmp_path: Path) -> None:
     m = _Matcher(GIT_CASES[".gitignore"].splitlines())
     ours = {e: bool(m.match(e, e.rsplit("/", 1)[-1], is_dir)) for e, is_dir in entries}
     assert ours == git
-
-
-# ------------------------------------------------------------------ simple patterns (issue 13)
-
-_PATTERN_CHARS = st.sampled_from(
-    ["a", "b", ".", "-", "_", "*", "?", "/", "!", "x", "foo", "egg-info", "~", "+", "é", "$",
-     "^", "(", ")", "{", "|", "#", " ", "\\", "[", "]", "**"]
-)
-
-
-@hsettings(max_examples=3000, deadline=None)
-@given(st.lists(_PATTERN_CHARS, min_size=1, max_size=8).map("".join))
-def test_simple_patterns_are_pathspecs_own(line: str) -> None:
-    """A line translated without pathspec gets exactly pathspec's regex and sign."""
-    from ppo_migrate.discovery import simple_pattern
-
-    mine = simple_pattern(line)
-    if mine is None:
-        return
-    theirs = pathspec.GitIgnoreSpec.from_lines([line]).patterns[0]
-    assert (theirs.include, theirs.pattern) == (mine.include, mine.pattern)
-    assert theirs.regex is not None
-    assert (theirs.regex.pattern, theirs.regex.flags) == (mine.regex.pattern, mine.regex.flags)
-
-
-@pytest.mark.parametrize(
-    "line",
-    ["*.pyc", "*.egg-info/", "!*.log", ".env*", "a?c", "/build", "build/", "/dist/",
-     "benchmarks/trees/", "docs/_build/", "a/b/c.txt", "!keep/me"],
-)
-def test_common_gitignore_lines_need_no_pathspec(line: str) -> None:
-    from ppo_migrate.discovery import simple_pattern
-
-    assert simple_pattern(line) is not None
