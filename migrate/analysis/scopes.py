@@ -720,11 +720,12 @@ def _make_symbols(scope: Scope) -> dict[str, Symbol]:
 class ScopeTree:
     """The scopes of one parsed module, equal to ``symtable.symtable(source, path, "exec")``.
 
-    Build with :meth:`build` (cached per tree object). ``module`` is the root scope.
+    Build with :meth:`build` (kept on the tree object, so it lives exactly as long as the
+    tree: no process-wide cache holds trees a run is done with). ``module`` is the root
+    scope.
     """
 
-    _cache: dict[int, tuple[ast.Module, ScopeTree]] = {}
-    _CACHE_SIZE = 64
+    _ATTRIBUTE = "_ppo_migrate_scope_tree"
 
     def __init__(self, tree: ast.Module, module: Scope, node_scope: dict[int, Scope]) -> None:
         self.tree = tree
@@ -744,9 +745,9 @@ class ScopeTree:
         """
         if not isinstance(tree, ast.Module):
             raise TypeError(f"ScopeTree.build needs an ast.Module, got {type(tree).__name__}")
-        hit = cls._cache.get(id(tree))
-        if hit is not None and hit[0] is tree:
-            return hit[1]
+        hit = getattr(tree, cls._ATTRIBUTE, None)
+        if hit is not None:
+            return hit
         limit = sys.getrecursionlimit()
         try:
             sys.setrecursionlimit(max(limit, 10_000))
@@ -757,9 +758,7 @@ class ScopeTree:
             sys.setrecursionlimit(limit)
         _analyze_block(b.module, None, set(), set())
         result = cls(tree, b.module, b.node_scope)
-        if len(cls._cache) >= cls._CACHE_SIZE:
-            cls._cache.pop(next(iter(cls._cache)))
-        cls._cache[id(tree)] = (tree, result)
+        setattr(tree, cls._ATTRIBUTE, result)
         return result
 
     def scope_of(self, node: ast.AST) -> Scope:
