@@ -36,3 +36,25 @@ def run_cli(*args: str, cwd: Path | str | None = None, input: bytes | None = Non
     proc.stdout = proc.stdout.decode("utf-8", "replace")  # type: ignore[assignment]
     proc.stderr = proc.stderr.decode("utf-8", "replace")  # type: ignore[assignment]
     return proc
+
+
+#: verl 0.9's signature and verl 0.5-0.8's, for stubs the rewritten code is run against
+VERL_09 = "def get_ppo_ray_runtime_env(config=None):\n    return config\n"
+VERL_08 = "def get_ppo_ray_runtime_env():\n    return None\n"
+
+
+def verl_stub(root: Path, body: str = VERL_09) -> Path:
+    """Write a stub ``verl`` package (``verl/trainer/constants_ppo.py`` holding ``body``)
+    under ``root`` and return ``root``, the directory to put on ``PYTHONPATH``."""
+    trainer = root / "verl" / "trainer"
+    trainer.mkdir(parents=True, exist_ok=True)
+    (root / "verl" / "__init__.py").write_text("")
+    (trainer / "__init__.py").write_text("")
+    (trainer / "constants_ppo.py").write_text(body)
+    return root
+
+
+def run_python(code: str, cwd: Path, *paths: Path) -> subprocess.CompletedProcess:
+    """Run ``python -c code`` in ``cwd`` with only ``paths`` on ``PYTHONPATH``."""
+    env = {"PYTHONPATH": os.pathsep.join(map(str, paths)), "PATH": "/usr/bin:/bin"}
+    return subprocess.run([sys.executable, "-c", code], cwd=cwd, env=env, capture_output=True, text=True, timeout=120)

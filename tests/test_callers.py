@@ -9,7 +9,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from cli_helpers import FIXTURES, run_cli
+from cli_helpers import FIXTURES, VERL_08, VERL_09, run_cli, run_python, verl_stub
 
 IMP = "from verl.trainer.constants_ppo import get_ppo_ray_runtime_env\n"
 
@@ -584,7 +584,6 @@ def test_thread_never_edits_a_file_changed_after_the_plan(
     # that main (main.py) passes
     assert the_plan.threadable == {"pkg.m0.helper_0", "pkg.m1.helper_1"}
     m1 = tmp_path / "pkg" / "m1.py"
-    main_before = (tmp_path / "pkg" / "main.py").read_text()
     st = m1.stat()
     text = m1.read_text()
     new = text + "# edited\n" if edit == "append" else text.replace("config.trainer", "config.trainor")
@@ -639,19 +638,9 @@ def test_a_failed_write_restores_the_files_already_written(tmp_path: Path, monke
 
 
 def _run_main(root: Path) -> None:
-    """Import the package with a stub verl whose function takes no argument or ``config``
-    and call ``main`` with a config: the threaded tree must run."""
-    import subprocess
-    import sys
-
-    stub = root / "_stub" / "verl" / "trainer"
-    stub.mkdir(parents=True, exist_ok=True)
-    (root / "_stub" / "verl" / "__init__.py").write_text("")
-    (stub / "__init__.py").write_text("")
-    (stub / "constants_ppo.py").write_text("def get_ppo_ray_runtime_env(config=None):\n    return {'config': config}\n")
-    code = "import pkg.main as m; m.main({'trainer': 1})"
-    env = {"PYTHONPATH": f"{root}:{root / '_stub'}", "PATH": "/usr/bin:/bin"}
-    proc = subprocess.run([sys.executable, "-c", code], cwd=root, env=env, capture_output=True, text=True)
+    """Import the package with a stub verl (0.9's signature) and call ``main`` with a
+    config: the threaded tree must run."""
+    proc = run_python("import pkg.main as m; m.main({'trainer': 1})", root, root, verl_stub(root / "_stub"))
     assert proc.returncode == 0, proc.stderr
 
 
@@ -660,8 +649,6 @@ def test_a_self_of_an_inner_function_is_not_the_methods(tmp_path: Path) -> None:
     method, ``self.helper()`` was taken for the class's ``helper`` and given ``config=``, so
     the object passed to ``hook`` was called with a keyword it does not take. The index now
     asks the core (:meth:`TargetFinder.instance_method_of`), as the config finder does."""
-    import subprocess
-    import sys
 
     src = textwrap.dedent("""\
         import types
@@ -686,14 +673,7 @@ def test_a_self_of_an_inner_function_is_not_the_methods(tmp_path: Path) -> None:
     assert out == src.replace("def helper(self):", "def helper(self, config=None):").replace(
         "get_ppo_ray_runtime_env()", "get_ppo_ray_runtime_env(config)"
     ).replace('"other")), self.helper()', '"other")), self.helper(config=config)')
-    stub = tmp_path / "_stub" / "verl" / "trainer"
-    stub.mkdir(parents=True)
-    (tmp_path / "_stub" / "verl" / "__init__.py").write_text("")
-    (stub / "__init__.py").write_text("")
-    (stub / "constants_ppo.py").write_text("def get_ppo_ray_runtime_env(config=None):\n    return config\n")
-    code = "import m; print(m.Launcher().start({'trainer': 1}))"
-    run = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True,
-                         env={"PYTHONPATH": f"{tmp_path}:{tmp_path / '_stub'}", "PATH": "/usr/bin:/bin"})
+    run = run_python("import m; print(m.Launcher().start({'trainer': 1}))", tmp_path, tmp_path, verl_stub(tmp_path / "_stub"))
     assert run.returncode == 0, run.stderr
     assert run.stdout.strip() == "('other', {'trainer': 1})"
 
@@ -707,10 +687,7 @@ BASE = IMP + (
     "    def go(self, config):\n"
     "        return self._env()\n"
 )
-SIGNATURES = {
-    "0.9": "def get_ppo_ray_runtime_env(config=None):\n    return {'config': config}\n",
-    "0.8": "def get_ppo_ray_runtime_env():\n    return {'config': None}\n",
-}
+SIGNATURES = {"0.9": VERL_09, "0.8": VERL_08}
 CRASH_CASES = {
     # two script folders (no __init__.py), each with its own utils.py: `from utils import
     # helper` in scripts_b is scripts_b's helper, which takes no config
@@ -797,23 +774,14 @@ def _write_any(root: Path, files: dict) -> None:
 def _outcomes(root: Path, entries: list[str]) -> list[str]:
     """Run each entry against both signatures of verl's function: ``folder`` runs
     ``folder/main.py``'s ``main``; ``mod`` runs ``mod.main``; ``mod:Cls`` runs ``Cls().go``."""
-    import subprocess
-    import sys
-
     out = []
     for version, body in SIGNATURES.items():
-        stub = root.parent / f"stub-{version}"
-        (stub / "verl" / "trainer").mkdir(parents=True, exist_ok=True)
-        (stub / "verl" / "__init__.py").write_text("")
-        (stub / "verl" / "trainer" / "__init__.py").write_text("")
-        (stub / "verl" / "trainer" / "constants_ppo.py").write_text(body)
+        stub = verl_stub(root.parent / f"stub-{version}", body)
         for entry in entries:
             cwd = root / entry if (root / entry).is_dir() else root
             module, _, cls = (entry if not (root / entry).is_dir() else "main").partition(":")
             call = f"m.{cls}().go({{'t': 1}})" if cls else "m.main({'t': 1})"
-            code = f"import {module} as m; print({call})"
-            env = {"PYTHONPATH": f"{cwd}:{stub}", "PATH": "/usr/bin:/bin", "ALT": "1"}
-            proc = subprocess.run([sys.executable, "-c", code], cwd=cwd, env=env, capture_output=True, text=True)
+            proc = run_python(f"import os; os.environ['ALT'] = '1'; import {module} as m; print({call})", cwd, cwd, stub)
             out.append(f"{version} {entry}: {proc.returncode} {proc.stdout.strip()} {proc.stderr.strip()[-200:]}")
     return out
 
@@ -867,4 +835,4 @@ def test_a_caller_spelling_the_helper_with_nfkc_equivalent_characters_is_threade
     assert (root / "pkg" / "main.py").read_text() == (
         "from pkg.tabs import \u00b5_env\ndef main(config):\n    return \u00b5_env(config=config)\n"
     )
-    assert _outcomes(root, ["pkg.main"])[0].startswith("0.9 pkg.main: 0 {'config': {'t': 1}}")
+    assert _outcomes(root, ["pkg.main"])[0].startswith("0.9 pkg.main: 0 {'t': 1}")

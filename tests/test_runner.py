@@ -78,10 +78,7 @@ def test_ctrl_c_lost_in_a_finalizer_still_stops_the_run(
 def test_a_name_spelled_with_characters_python_folds_is_found(tmp_path) -> None:
     """``ｇet_ppo_ray_runtime_env`` (full-width g) is ``get_ppo_ray_runtime_env`` to Python
     (NFKC): the byte prefilter let such a file through unseen (a fresh tester's finding)."""
-    import subprocess
-    import sys
-
-    from cli_helpers import run_cli
+    from cli_helpers import run_cli, run_python, verl_stub
     from ppo_migrate.runner import is_candidate, spells_otherwise
 
     name = [b"get_ppo_ray_runtime_env"]
@@ -94,12 +91,6 @@ def test_a_name_spelled_with_characters_python_folds_is_found(tmp_path) -> None:
     proc = run_cli("apply", "m.py", cwd=tmp_path)
     assert proc.returncode == 0, proc.stdout
     assert (tmp_path / "m.py").read_text(encoding="utf-8") == odd.replace("env()", "env(config)")
-    stub = tmp_path / "stub" / "verl" / "trainer"
-    stub.mkdir(parents=True)
-    (tmp_path / "stub" / "verl" / "__init__.py").write_text("")
-    (stub / "__init__.py").write_text("")
-    (stub / "constants_ppo.py").write_text("def get_ppo_ray_runtime_env(config=None):\n    return config\n")
-    run = subprocess.run([sys.executable, "-c", "import m; print(m.main({'a': 1}))"], cwd=tmp_path,
-                         env={"PYTHONPATH": f"{tmp_path}:{tmp_path / 'stub'}", "PATH": "/usr/bin:/bin"},
-                         capture_output=True, text=True)
+    stub = verl_stub(tmp_path / "stub")
+    run = run_python("import m; print(m.main({'a': 1}))", tmp_path, tmp_path, stub)
     assert run.stdout.strip() == "{'a': 1}", run.stderr
