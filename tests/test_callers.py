@@ -758,6 +758,56 @@ CRASH_CASES = {
         ["pkg.m"],
         "its call at pkg/m.py:6 may reach `pkg.b.helper2` instead",
     ),
+    # a second tester's: run-time bindings by name
+    "setattr-override": (
+        {
+            "pkg/__init__.py": "",
+            "pkg/base.py": BASE,
+            "pkg/sub.py": "from pkg.base import Base\nclass Sub(Base):\n    pass\ndef _e(self):\n    return {}\nsetattr(Sub, '_env', _e)\n",
+        },
+        ["pkg.sub:Sub"],
+        "pkg/sub.py:6 binds `_env` at run time",
+    ),
+    "type-call-override": (
+        {
+            "pkg/__init__.py": "",
+            "pkg/base.py": BASE,
+            "pkg/sub.py": "from pkg.base import Base\ndef _e(self):\n    return {}\nSub = type('Sub', (Base,), {'_env': _e})\n",
+        },
+        ["pkg.sub:Sub"],
+        "pkg/sub.py:4 binds `_env` at run time",
+    ),
+    "globals-rebinding": (
+        {
+            "pkg/__init__.py": "",
+            "pkg/envs.py": IMP + "def helper():\n    return get_ppo_ray_runtime_env()\n",
+            "pkg/alt.py": "def helper():\n    return {}\n",
+            "pkg/m.py": "from pkg import alt\nfrom pkg.envs import helper\nglobals()['helper'] = alt.helper\ndef main(config):\n    return helper()\n",
+        },
+        ["pkg.m"],
+        "pkg/m.py:3 binds `helper` at run time",
+    ),
+    "star-import-rebinding": (
+        {
+            "pkg/__init__.py": "",
+            "pkg/envs.py": IMP + "def helper():\n    return get_ppo_ray_runtime_env()\n",
+            "pkg/alt.py": "def helper():\n    return {}\n",
+            "pkg/m.py": "from pkg.envs import helper\nfrom pkg.alt import *\ndef main(config):\n    return helper()\n",
+        },
+        ["pkg.m"],
+        "may reach `pkg.alt.helper` instead",
+    ),
+    # b/run.py's `utils` is whatever sys.path gives (here: ext/utils.py), not a/utils.py
+    "script-module-from-another-folder": (
+        {
+            "a/utils.py": IMP + "def helper():\n    return get_ppo_ray_runtime_env()\n",
+            "a/main.py": "from utils import helper\ndef main(config):\n    return helper()\n",
+            "b/main.py": "import sys, os\nsys.path.append(os.path.join(os.path.dirname(__file__), '..', '..', 'ext'))\nfrom utils import helper\ndef main(config):\n    return helper()\n",
+            "../ext/utils.py": "def helper():\n    return {}\n",  # outside the analysed tree
+        },
+        ["a", "b"],
+        "imports `utils` from another folder, so which file it reaches depends on sys.path",
+    ),
 }
 
 
@@ -818,6 +868,24 @@ def test_an_override_in_a_file_outside_the_given_paths_blocks_the_method(tmp_pat
     # the whole project analysed: Sub's own def is seen and named
     proc = _thread(root)
     assert "a method of the same name is defined in `Sub` (pkg/sub.py:3)" in proc.stdout
+
+
+def test_a_parameter_is_never_named_like_a_look_alike_of_a_name_in_the_function(tmp_path: Path) -> None:
+    """``global ｃonfig`` is ``global config`` to Python: ``config`` is taken, the new
+    parameter is ``ppo_config`` (``config=None`` made the module a SyntaxError)."""
+    root = tmp_path / "project"
+    _write_any(root, {
+        "pkg/__init__.py": "",
+        "pkg/m.py": IMP + (
+            "def helper():\n    global \uff43onfig\n    env = get_ppo_ray_runtime_env()\n"
+            "    \uff43onfig = 1\n    return env\ndef main(config):\n    return helper()\n"
+        ),
+    })
+    proc = _thread(root)
+    assert proc.returncode == 0, proc.stdout
+    out = (root / "pkg" / "m.py").read_text()
+    assert "def helper(ppo_config=None):" in out and "helper(ppo_config=config)" in out
+    assert _outcomes(root, ["pkg.m"])[0].startswith("0.9 pkg.m: 0 {'t': 1}")
 
 
 def test_a_caller_spelling_the_helper_with_nfkc_equivalent_characters_is_threaded(tmp_path: Path) -> None:

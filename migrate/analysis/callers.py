@@ -120,6 +120,8 @@ class _Index:
     #: attribute name -> ``(path, line)`` of a binding other than by a ``def`` (see
     #: :attr:`FileIndex.assigned`), from every file scanned
     assigned: dict[str, tuple[str, int]] = field(default_factory=dict)
+    #: name -> ``(path, line)`` of a run-time binding (see :attr:`FileIndex.dynamic`)
+    dynamic: dict[str, tuple[str, int]] = field(default_factory=dict)
 
 
 #: The caller phase's parses, kept per process: each file is parsed once however many
@@ -173,6 +175,9 @@ class FileIndex:
         assigned: attribute name -> the first line binding it other than by a ``def``
             (``Sub._env = f``, or ``_env = f`` in a class body): such a binding may
             override a method of that name.
+        dynamic: name -> the first line binding it at run time (``setattr``, ``type``
+            with a namespace, ``globals()[...] =``), ``"*"`` for any name: such a binding
+            may replace any function or method of that name.
     """
 
     path: str
@@ -181,6 +186,7 @@ class FileIndex:
     sites: tuple[CallSite, ...]
     values: dict[str, tuple[int, ...]]
     assigned: dict[str, int] = field(default_factory=dict)
+    dynamic: dict[str, int] = field(default_factory=dict)
 
 
 def index_file(analysis, path: str, settings: Settings, stamp: tuple[int, int] | None) -> FileIndex:
@@ -207,6 +213,7 @@ def index_file(analysis, path: str, settings: Settings, stamp: tuple[int, int] |
         path, stamp, defs, tuple(site for _, site in facts.sites),
         {fq: tuple(lines) for fq, lines in values.items()},
         facts.assigned,
+        facts.dynamic,
     )
 
 
@@ -275,7 +282,9 @@ class _AstFacts:
             first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
             segment = "\n".join(m.lines[first - 1 : node.end_lineno])
             # the text never spells ``config``: no identifier in it can be that name
-            param = CONFIG_PARAMETER if CONFIG_PARAMETER not in segment else _ast_param_name(node)
+            # (non-ASCII text may spell it otherwise: ``ｃonfig`` is ``config`` to Python)
+            fast = CONFIG_PARAMETER not in segment and segment.isascii()
+            param = CONFIG_PARAMETER if fast else _ast_param_name(node)
             cls = qualname(frames) if frames and frames[-1][0] == "class" else None
             def_lines[fq].append(node.lineno)
             self.defs[fq] = (None, FunctionInfo(fq, path, name, node.lineno, self._block(node, name, param), param, cls))
@@ -290,6 +299,13 @@ class _AstFacts:
                 for e in getattr(stmt.value, "elts", ()):
                     if isinstance(e, ast.Constant) and isinstance(e.value, str):
                         self.exported.add(e.value)
+        #: name -> first line of a binding made by name at run time (``setattr(o, "f", g)``,
+        #: ``type("C", bases, {"f": g})``, ``globals()["f"] = g``); ``"*"`` when the name
+        #: is not a literal (then any name may be bound)
+        self.dynamic: dict[str, int] = {}
+        for call in m.facts.calls:
+            for name in _dynamic_names(call):
+                self.dynamic.setdefault(name, call.lineno)
         for node in m.facts.attributes:
             if isinstance(node.ctx, ast.Store):
                 self.assigned.setdefault(node.attr, node.lineno)
@@ -298,6 +314,11 @@ class _AstFacts:
                 if a.scopes.scope_of(node).kind is ScopeKind.CLASS:
                     line = self.assigned.get(node.id)
                     self.assigned[node.id] = min(line, node.lineno) if line else node.lineno
+        for node in ast.walk(m.tree) if ("globals" in m.text or "vars" in m.text or "__dict__" in m.text) else ():
+            if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Store) and _is_namespace(node.value):
+                key = node.slice
+                name = key.value if isinstance(key, ast.Constant) and isinstance(key.value, str) else "*"
+                self.dynamic.setdefault(name, node.lineno)
         if wanted is not None and not wanted:
             return
 
@@ -371,9 +392,13 @@ class _AstFacts:
             return set()
         a = self.analysis
         holder = a.scopes.scope_of(node).lookup(parts[0])
-        if holder is None:
-            return set()
         out: set[str] = set()
+        if holder is None or holder is a.scopes.module:
+            # ``from m import *`` may bind the name too (a later one rebinds it)
+            for module in a.targets.star_modules():
+                out.add(".".join((module, *parts)))
+        if holder is None:
+            return out
         for b in a.targets.bindings_in(holder, parts[0]):
             if b.qualified is not None:
                 r = resolve_relative(".".join((b.qualified, *parts[1:])), self.package)
@@ -403,6 +428,40 @@ class _AstFacts:
         for fq in sorted(fqs):
             others = tuple(sorted(every - {fq}))
             self.sites.append((None, CallSite(path=self.path, line=line, column=column, callee=fq, caller=caller, caller_scope=qualname(frames), config=config, keywords=keywords, unpacked=unpacked, others=others)))
+
+
+def _folder(path: str) -> str:
+    import os
+
+    return os.path.dirname(os.path.abspath(path))
+
+
+def _dynamic_names(call) -> list[str]:
+    """The names ``call`` binds at run time: ``setattr(o, "f", v)`` -> ``["f"]``,
+    ``type("C", bases, {"f": v, **d})`` -> ``["f", "*"]``; ``"*"`` for a name that is
+    not a string literal."""
+    import ast
+
+    func = call.func
+    name = func.id if isinstance(func, ast.Name) else None
+    if name == "setattr" and len(call.args) >= 2:
+        key = call.args[1]
+        return [key.value if isinstance(key, ast.Constant) and isinstance(key.value, str) else "*"]
+    if name == "type" and len(call.args) == 3:
+        namespace = call.args[2]
+        if not isinstance(namespace, ast.Dict):
+            return ["*"]
+        return [k.value if isinstance(k, ast.Constant) and isinstance(k.value, str) else "*" for k in namespace.keys]
+    return []
+
+
+def _is_namespace(node) -> bool:
+    """``globals()``, ``vars(...)``, ``locals()`` or ``<x>.__dict__``: a mapping whose keys are names."""
+    import ast
+
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+        return node.func.id in ("globals", "vars", "locals")
+    return isinstance(node, ast.Attribute) and node.attr == "__dict__"
 
 
 def _full_name_parts(node) -> list[str] | None:
@@ -571,6 +630,8 @@ def _scan(files: Sequence[str], wanted: set[str], index_of, index: _Index) -> No
         index.records.setdefault(path, found)
         for attr, line in found.assigned.items():
             index.assigned.setdefault(attr, (path, line))
+        for name, line in found.dynamic.items():
+            index.dynamic.setdefault(name, (path, line))
         for fq, info in found.defs.items():
             index.functions.setdefault(fq, info)
         for site in found.sites:
@@ -666,6 +727,16 @@ def plan(
             )
         return None
 
+    def rebound(info: FunctionInfo) -> str | None:
+        """Why ``info``'s name may be bound to another function at run time."""
+        name = info.fq.rsplit(".", 1)[-1]
+        for key in (name, "*"):
+            if key in index.dynamic:
+                path, line = index.dynamic[key]
+                what = f"`{name}`" if key == name else "a name not known before it runs"
+                return f"{path}:{line} binds {what} at run time (setattr, type or a namespace), which may replace it"
+        return None
+
     def ambiguous_module(info: FunctionInfo) -> str | None:
         """Why the module of ``info`` may not be the one a call imports (two analysed files
         have that module name: scripts in different folders, each with its ``utils.py``)."""
@@ -677,7 +748,10 @@ def plan(
         return f"its module `{module}` is also {others[0]}, so which file a call imports is not known"
 
     def clash(info: FunctionInfo, sites: Sequence[CallSite]) -> str | None:
-        """Why passing ``param=`` at some call could clash with what it passes already."""
+        """Why passing ``param=`` at some call could clash with what it passes already, or
+        may reach another function: a script module (in no package) is found through
+        ``sys.path``, which starts with the running script's own folder."""
+        script = not module_package(info.path)
         for s in sorted(sites, key=lambda s: (s.path, s.line, s.column)):
             if info.param in s.keywords:
                 return f"its call at {s.path}:{s.line} already passes `{info.param}=`"
@@ -685,6 +759,12 @@ def plan(
                 return f"its call at {s.path}:{s.line} passes `{s.unpacked}`, whose contents cannot be known"
             if s.others:
                 return f"its call at {s.path}:{s.line} may reach `{s.others[0]}` instead (that name has several bindings there)"
+            if script and _folder(s.path) != _folder(info.path):
+                module = info.fq[: -len(info.qualname) - 1]
+                return (
+                    f"its call at {s.path}:{s.line} imports `{module}` from another folder, "
+                    "so which file it reaches depends on sys.path"
+                )
         return None
 
     def decide(fq: str, level: int, visiting: frozenset[str]) -> bool:
@@ -700,7 +780,7 @@ def plan(
         if info.block:
             reasons[fq] = info.block
             return False
-        override = overridden(info) or ambiguous_module(info)
+        override = overridden(info) or ambiguous_module(info) or rebound(info)
         if override:
             reasons[fq] = override
             return False

@@ -26,6 +26,7 @@ other alias keeps its comma and comment.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Iterable, Sequence
 
 import libcst as cst
@@ -42,9 +43,12 @@ VERL_MODULES = frozenset({"verl.trainer.constants_ppo", "verl.trainer.main_ppo"}
 
 
 def _dotted(node: cst.BaseExpression | None) -> str:
+    """A dotted name as Python reads it: spaces dropped, NFKC-normalised (``ｇet_...`` is
+    ``get_...`` to Python, as to the analysis core)."""
     if node is None:
         return ""
-    return cst.Module(body=()).code_for_node(node).replace(" ", "")
+    text = cst.Module(body=()).code_for_node(node).replace(" ", "")
+    return text if text.isascii() else unicodedata.normalize("NFKC", text)
 
 
 def _is_ppo_runtime_import(statement: cst.BaseSmallStatement) -> bool:

@@ -281,23 +281,27 @@ def thread(the_plan: Plan, settings: Settings) -> tuple[list[str], list[Diagnost
     # without that parameter (within a cycle of files, the paths' order)
     written: list[tuple[str, bytes, bytes]] = []
     done: set[str] = set()
-    while prepared:
-        ready = sorted(p for p, v in prepared.items() if v[4] <= done) or sorted(prepared)[:1]
-        for path in ready:
-            source, new_text, encoding, bom, _ = prepared.pop(path)
-            data = encode_source(new_text, encoding, bom)
-            try:
-                atomic_write(Path(path), data, expected=source)
-            except (FileChanged, OSError) as exc:
-                code = "PPO904" if isinstance(exc, FileChanged) else "PPO901"
-                text = f"not rewritten: {exc}" if code == "PPO904" else f"cannot write: {exc.strerror or exc}"
-                fail(path, code, text)
-                _roll_back(written, fail)
-                for rest in sorted(prepared):
-                    fail(rest, "PPO904", f"not rewritten: the --thread-config change spans files and {path} could not be rewritten")
-                return [], problems
-            written.append((path, source.data, data))
-            done.add(path)
+    try:
+        while prepared:
+            ready = sorted(p for p, v in prepared.items() if v[4] <= done) or sorted(prepared)[:1]
+            for path in ready:
+                source, new_text, encoding, bom, _ = prepared.pop(path)
+                data = encode_source(new_text, encoding, bom)
+                try:
+                    atomic_write(Path(path), data, expected=source)
+                except (FileChanged, OSError) as exc:
+                    code = "PPO904" if isinstance(exc, FileChanged) else "PPO901"
+                    text = f"not rewritten: {exc}" if code == "PPO904" else f"cannot write: {exc.strerror or exc}"
+                    fail(path, code, text)
+                    _roll_back(written, fail)
+                    for rest in sorted(prepared):
+                        fail(rest, "PPO904", f"not rewritten: the --thread-config change spans files and {path} could not be rewritten")
+                    return [], problems
+                written.append((path, source.data, data))
+                done.add(path)
+    except BaseException:  # Ctrl-C, a kill turned into an exception: never half a change
+        _roll_back(written, fail)
+        raise
     changed = [path for path, _, _ in written]
     return sorted(changed), problems
 
