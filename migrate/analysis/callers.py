@@ -124,29 +124,16 @@ class _Index:
     dynamic: dict[str, tuple[str, int]] = field(default_factory=dict)
 
 
-#: The caller phase's parses, kept per process: each file is parsed once however many
-#: levels of callers are followed (keyed by path, mtime, size and the settings that matter).
-_ANALYSES: dict[tuple, object] = {}
-_MAX_ANALYSES = 1024
-
-
 def _analysis(path: str, settings: Settings, package: tuple[str, ...], factory):
-    """The core's analysis of ``path`` (cached; see :data:`_ANALYSES`).
+    """The core's analysis of ``path``, parsed now. Not kept: the caller phase keeps the
+    small index record built from it (:data:`_INDEXES`), so a file is still parsed once
+    however many levels of callers are followed, and no tree outlives its record.
 
     Raises:
         UnreadableFile, UnicodeDecodeError, SourceProblem, ...: as reading and parsing do.
     """
-    stat = Path(path).stat()
-    key = (path, stat.st_mtime_ns, stat.st_size, settings.targets, settings.config_names,
-           bool(getattr(settings, "unsafe_fixes", False)))
-    found = _ANALYSES.get(key)
-    if found is None:
-        text = decode_source(read_source(Path(path)).data)[0]
-        found = factory(text, path, settings, package=package)
-        if len(_ANALYSES) >= _MAX_ANALYSES:
-            _ANALYSES.pop(next(iter(_ANALYSES)))
-        _ANALYSES[key] = found
-    return found
+    text = decode_source(read_source(Path(path)).data)[0]
+    return factory(text, path, settings, package=package)
 
 
 @dataclass(frozen=True)
@@ -574,8 +561,9 @@ def _entry_functions(diagnostics: Iterable[Diagnostic], index_of, index: _Index)
 
 
 #: Records of files the caller phase had to index itself (those the per-file phase never
-#: parsed: they do not name a target), kept per process like :data:`_ANALYSES`.
+#: parsed: they do not name a target), kept per process (small: no tree is kept).
 _INDEXES: dict[tuple, FileIndex | None] = {}
+_MAX_INDEXES = 4096
 
 
 def _indexer(settings: Settings, given: Mapping[str, FileIndex] | None):
@@ -600,7 +588,7 @@ def _indexer(settings: Settings, given: Mapping[str, FileIndex] | None):
             built: FileIndex | None = index_file(analysis, path, settings, stamp)
         except Exception:  # unreadable or unparsable: reported by the main pass already
             built = None
-        if len(_INDEXES) >= _MAX_ANALYSES:
+        if len(_INDEXES) >= _MAX_INDEXES:
             _INDEXES.pop(next(iter(_INDEXES)))
         _INDEXES[key] = built
         return built
