@@ -13,7 +13,7 @@ apply to the real tree.
 The copy holds the files of the run only (and the ``__init__.py`` files that make
 their packages), not the project around them: ``pyproject.toml``, requirements and
 lock files, an in-tree copy of verl, ruff's settings. Whatever reads the project
-around a file therefore asks :func:`original_path` (and :func:`original_cwd`) for
+around a file therefore asks :func:`ppo_migrate.scratch.original_path` (and :func:`ppo_migrate.scratch.original_cwd`) for
 the real tree's path, so that the preview decides exactly as the real run does.
 While the job runs, the mapping is kept in the environment (:data:`PREVIEW_ENV`),
 which the run's worker processes inherit however they are started.
@@ -29,7 +29,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TypeVar
 
-from ppo_migrate.scratch import PREVIEW_ENV, original_cwd, original_path  # noqa: F401 (re-exported)
+from ppo_migrate.scratch import PREVIEW_ENV
 
 T = TypeVar("T")
 

@@ -22,6 +22,7 @@ instead.
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -301,7 +302,7 @@ class _AstFacts:
                 if a.scopes.scope_of(node).kind is ScopeKind.CLASS:
                     line = self.assigned.get(node.id)
                     self.assigned[node.id] = min(line, node.lineno) if line else node.lineno
-        for node in ast.walk(m.tree) if ("globals" in m.text or "vars" in m.text or "__dict__" in m.text) else ():
+        for node in ast.walk(m.tree) if _NAMESPACE_WORDS.search(m.text) else ():
             if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Store) and _is_namespace(node.value):
                 key = node.slice
                 name = key.value if isinstance(key, ast.Constant) and isinstance(key.value, str) else "*"
@@ -415,6 +416,12 @@ class _AstFacts:
         for fq in sorted(fqs):
             others = tuple(sorted(every - {fq}))
             self.sites.append((None, CallSite(path=self.path, line=line, column=column, callee=fq, caller=caller, caller_scope=qualname(frames), config=config, keywords=keywords, unpacked=unpacked, others=others)))
+
+
+#: ``globals()``, ``vars(``, ``locals()``, ``.__dict__``: a file that spells none of them
+#: stores no name through a namespace, and its tree is not walked for one (``env_vars``
+#: alone, frequent in trainers, does not count)
+_NAMESPACE_WORDS = re.compile(r"\b(?:globals|vars|locals)\s*\(|__dict__")
 
 
 def _folder(path: str) -> str:
