@@ -284,3 +284,60 @@ def test_each_sub_project_takes_its_own_verl_version_and_tools_only_pyprojects_d
     # --verl-version beats every table
     proc = run_cli("check", ".", "--verl-version", "0.9.0", "--output-format", "json", cwd=mono)
     assert {d["code"] for d in json.loads(proc.stdout)} == {"PPO001"}
+
+
+LAUNCHER = (
+    "from verl.trainer.constants_ppo import get_ppo_ray_runtime_env\n\n\n"
+    "def launch(config):\n    return {\"runtime_env\": get_ppo_ray_runtime_env()}\n\n\n"
+    "def run_ppo(config):\n    launch(config)\n    return launch({CALL})\n"
+)
+
+
+@pytest.mark.network
+@pytest.mark.parametrize(
+    ("argument", "rewritten"),
+    [
+        ('{"num_cpus": 4}', False),  # ray.init's keyword arguments: verl 0.9.1 raises on a dict
+        ("config", True),  # every caller passes the training config
+    ],
+)
+def test_a_parameter_a_caller_fills_with_a_dict_is_not_passed_on(
+    tmp_path_factory: pytest.TempPathFactory, tmp_path: Path, argument: str, rewritten: bool
+) -> None:
+    """``launch(config)`` called once with the config and once with a dict: passing the
+    parameter on would crash the second call on verl 0.9.1's real function
+    (``OmegaConf.select`` of a dict), so ``apply`` leaves it and reports PPO002."""
+    root = tmp_path_factory.getbasetemp() / "verl-0.9.1"
+    if not root.exists():
+        unpack("0.9.1", root)
+    source = LAUNCHER.replace("{CALL}", argument)
+    _files_at(tmp_path, {"requirements.txt": "verl==0.9.1\n", "trainer/launch.py": source})
+    before = run_entry_point(root, tmp_path / "trainer/launch.py", "run_ppo", stub=True)
+    assert before.returncode == 0, before.stderr
+    # the rewrite a name-based fixer would make, run against the real function
+    by_name = tmp_path / "by_name.py"
+    by_name.write_text(source.replace("get_ppo_ray_runtime_env()", "get_ppo_ray_runtime_env(config)"))
+    crashed = run_entry_point(root, by_name, "run_ppo", stub=True)
+    proc = run_cli("apply", "trainer", cwd=tmp_path)
+    after = run_entry_point(root, tmp_path / "trainer/launch.py", "run_ppo", stub=True)
+    assert after.returncode == 0, after.stderr
+    if rewritten:
+        assert crashed.returncode == 0, crashed.stderr
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        assert "Rewrote trainer/launch.py (1 call)" in proc.stdout
+        assert json.loads(after.stdout)["CUDA_DEVICE_MAX_CONNECTIONS"] == "1"
+    else:
+        assert crashed.returncode != 0 and "AttributeError" in crashed.stderr
+        assert proc.returncode == 1, proc.stdout + proc.stderr
+        assert (tmp_path / "trainer/launch.py").read_text() == source
+        assert "trainer/launch.py:5:28: PPO002" in proc.stdout
+        assert "run with --thread-config" in proc.stdout
+        assert "CUDA_DEVICE_MAX_CONNECTIONS" not in json.loads(after.stdout)
+        # the hint's way: a parameter of its own, filled with the config by both calls
+        threaded = run_cli("apply", "--thread-config", "trainer", cwd=tmp_path)
+        assert threaded.returncode == 0, threaded.stdout + threaded.stderr
+        text = (tmp_path / "trainer/launch.py").read_text()
+        assert "return launch({\"num_cpus\": 4}, ppo_config=config)" in text
+        final = run_entry_point(root, tmp_path / "trainer/launch.py", "run_ppo", stub=True)
+        assert final.returncode == 0, final.stderr
+        assert json.loads(final.stdout)["CUDA_DEVICE_MAX_CONNECTIONS"] == "1"

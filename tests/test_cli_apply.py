@@ -206,8 +206,12 @@ def test_cr_only_file_with_an_encoding_cookie_is_checked_and_rewritten_byte_exac
         b"    return name, " + CALL,
         b"",
         b"",
+        b"def load_config():",  # a string passed straight to main would be no config
+        b'    return "cfg"',
+        b"",
+        b"",
         b'if __name__ == "__main__":',
-        b'    print(ascii(__doc__), ascii(main("cfg")))',
+        b'    print(ascii(__doc__), ascii(main(load_config())))',
         b"",
     ])
     script = tmp_path / "train.py"

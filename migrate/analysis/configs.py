@@ -39,8 +39,9 @@ without a verl top-level section key    section: ``actor_rollout_ref``, ``critic
                                         ``algorithm``, ``trainer``, ``data``,
                                         ``reward_model``, ``reward``
 an attribute of a config                ``cfg = config.actor_rollout_ref.rollout``
-a parameter every same-file caller      ``build(config.actor_rollout_ref)`` for
-passes such a value                     ``def build(cfg): ...``
+a parameter a same-file caller passes   ``build(config.actor_rollout_ref)`` for
+such a value (a class's instantiation   ``def build(cfg): ...``; ``Launcher({"a": 1})``
+for ``__init__``)                       for ``Base.__init__(self, config)``
 =====================================  ==========================================
 
 The top-level sections are those of verl's ``ppo_trainer.yaml`` (verl
@@ -241,14 +242,15 @@ class ConfigFinder:
         if isinstance(node, ast.arg):
             if node.annotation is not None and self._annotation(node.annotation, holder) == "other":
                 return "against"
-            if self._callers_pass_attributes(node, holder):
-                return "against"
+            trusts = {self._callers_trust(node, holder)}
             default = _default_of(holder.node, node)
-            if isinstance(default, ast.JoinedStr) or (
-                isinstance(default, ast.Constant) and isinstance(default.value, str)
+            if default is not None and not (
+                isinstance(default, ast.Constant) and default.value is None
             ):
-                return "against"  # ``def main(config="ppo.yaml")``: a path by default
-            return "strong"
+                # ``def main(config="ppo.yaml")``: a path by default (against);
+                # ``def main(cfg={"trainer": 1})``: a plain dict by default (weak)
+                trusts.add(self.value_trust(default))
+            return "against" if "against" in trusts else "weak" if "weak" in trusts else "strong"
         if qualified is not None or isinstance(
             node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.ExceptHandler, ast.Import, ast.ImportFrom)
         ):
@@ -315,8 +317,10 @@ class ConfigFinder:
             return "weak"  # ``yaml.safe_load(f)``: a plain dict, which verl's function rejects
         if isinstance(value, ast.Dict):
             return "weak"  # a plain dict: verl's own function needs an OmegaConf DictConfig
-        if isinstance(value, ast.Name) and value.id not in self.names:
-            return self._name_value_trust(value)  # ``self.config = c``, ``config = rollout``
+        if isinstance(value, ast.Name):
+            # ``self.config = c``, ``config = rollout``; ``self.config = config`` in an
+            # ``__init__`` whose class is instantiated with a dict
+            return self._name_value_trust(value)
         return "strong"
 
     def _name_value_trust(self, value: ast.Name) -> str:
@@ -491,31 +495,82 @@ class ConfigFinder:
         return False
 
     # -- parameters and their callers -----------------------------------------------------
-    def _callers_pass_attributes(self, arg: ast.arg, holder: Scope) -> bool:
-        """Whether every call of the function (by its plain name, in this module) passes an
-        attribute of a config (``config.actor_rollout_ref.rollout``) for ``arg``."""
+    def _callers_trust(self, arg: ast.arg, holder: Scope) -> str | None:
+        """What the same-file calls of a function pass for its parameter ``arg``.
+
+        ``"against"`` when any call passes a value that is evidence against a training
+        config (:meth:`value_trust`: ``build(config.actor_rollout_ref)``,
+        ``launch({"num_cpus": 4})``, ``run("ppo.yaml")``): passing the parameter on would
+        hand that value to the runtime function on that call's path, and verl's own
+        function raises on anything but an OmegaConf config (``OmegaConf.select`` of a
+        dict: ``AttributeError``). ``"weak"`` when any passes a weak value (a plain dict
+        with a verl section, ``yaml.safe_load(f)``); ``None`` when no call says anything
+        (none found, or each passes a config, ``None`` or nothing).
+
+        The calls are those by the function's own plain name that resolve to its
+        definition (for ``__init__``: calls of its class, or of a same-file subclass
+        that inherits it, by plain name). Other calls (through an attribute, a variable,
+        another module) are not seen: a value they pass is not evidence either way.
+        """
         func = holder.node
-        if not isinstance(func, _FUNCTIONS) or func.decorator_list:
-            return False
+        parent = holder.parent
+        if not isinstance(func, _FUNCTIONS) or parent is None:
+            return None
         params = [*func.args.posonlyargs, *func.args.args]
         position = next((i for i, a in enumerate(params) if a is arg), None)
-        calls = []
-        for node in self.module.facts.loads.get(func.name, ()):
-            parent = self.parents.get(id(node))
-            if not (isinstance(parent, ast.Call) and parent.func is node):
-                return False  # passed as a value: not every caller is known
-            calls.append(parent)
-        if not calls:
-            return False
-        for c in calls:
-            value = None
-            if position is not None and position < len(c.args):
-                value = c.args[position]
-            else:
-                value = next((k.value for k in c.keywords if k.arg == arg.arg), None)
-            if value is None or isinstance(value, ast.Starred) or not self._is_config_part(value):
-                return False
-        return True
+        if position is None and arg not in func.args.kwonlyargs:
+            return None  # ``*args`` or ``**kwargs``
+        if parent.kind is ScopeKind.CLASS:
+            if func.name != "__init__" or position == 0 or not isinstance(parent.node, ast.ClassDef):
+                return None
+            callees = self._classes_inheriting_init(parent)
+            if position is not None:
+                position -= 1  # ``self`` is not passed
+        else:
+            callees = [(func.name, parent)]
+        worst = None
+        for name, bound_in in callees:
+            for load in self.module.facts.loads.get(name, ()):
+                call = self.parents.get(id(load))
+                if not (isinstance(call, ast.Call) and call.func is load):
+                    continue
+                if self.scopes.scope_of(load).lookup(name) is not bound_in:
+                    continue  # another binding of the name
+                value = _passed_value(call, position, arg.arg)
+                if value is None or (isinstance(value, ast.Constant) and value.value is None):
+                    continue  # nothing said: a default, ``None``, an unpacked sequence
+                trust = self.value_trust(value)
+                if trust == "against":
+                    return "against"
+                if trust == "weak":
+                    worst = "weak"
+        return worst
+
+    def _classes_inheriting_init(self, cls: Scope) -> list[tuple[str, Scope]]:
+        """``(name, scope binding it)`` of a class and of each same-file subclass (bases
+        by plain name, transitively) that does not define its own ``__init__``."""
+        assert isinstance(cls.node, ast.ClassDef) and cls.parent is not None
+        found = [(cls.node.name, cls.parent)]
+        seen = {id(cls.node)}
+        classes = [n for n in self.module.facts.binders if isinstance(n, ast.ClassDef)]
+        i = 0
+        while i < len(found):
+            name, bound_in = found[i]
+            i += 1
+            for node in classes:
+                if id(node) in seen or any(
+                    isinstance(b, _FUNCTIONS) and b.name == "__init__" for b in node.body
+                ):
+                    continue
+                for base in node.bases:
+                    if not (isinstance(base, ast.Name) and base.id == name):
+                        continue
+                    outer = self.scopes.scope_of(base)  # where the class statement runs
+                    if outer.lookup(name) is bound_in:
+                        seen.add(id(node))
+                        found.append((node.name, outer.lookup(node.name) or outer))
+                        break
+        return found
 
     # -- <self>.<name> -------------------------------------------------------------------------
     def _method(self, chain: list[Scope]) -> Scope | None:
@@ -764,6 +819,22 @@ def _stringish(node: ast.expr) -> bool:
         isinstance(n, (ast.Constant, ast.JoinedStr)) and isinstance(getattr(n, "value", ""), str)
         for n in ast.walk(node)
     )
+
+
+def _passed_value(call: ast.Call, position: int | None, keyword: str) -> ast.expr | None:
+    """The argument ``call`` passes for a parameter at ``position`` (``None``: keyword-only)
+    named ``keyword``; ``None`` when it passes none or it cannot be told (``*args`` at or
+    before the position, ``**kwargs``)."""
+    if position is not None:
+        for i, a in enumerate(call.args):
+            if isinstance(a, ast.Starred):
+                return None
+            if i == position:
+                return a
+    for k in call.keywords:
+        if k.arg == keyword:
+            return k.value
+    return None
 
 
 def _default_of(function: ast.AST, arg: ast.arg) -> ast.expr | None:

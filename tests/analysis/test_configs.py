@@ -284,10 +284,110 @@ def test_self_config_assigned_in_a_base_class(envmod) -> None:
         def start(self):
             return get_env()
     def entry():
-        return Launcher({"trainer": 5}).start()
+        return Launcher(OmegaConf.create({"trainer": 5})).start()
     """
     new, diags, after = before_and_after(src, "entry", envmod=envmod)
     assert "get_env(self.config)" in new and after == [{"trainer": 5}]
+
+
+def test_self_config_from_a_dict_instantiation_is_an_unsafe_fix(envmod) -> None:
+    """``Launcher({"trainer": 5})``: ``self.config`` is a plain dict, which verl's function
+    rejects (``OmegaConf.select``); the fix is offered as unsafe, not made by ``apply``.
+    (Until now this was a safe fix: the test above asserted it with this very dict.)"""
+    src = """
+    class TrainerBase:
+        def __init__(self, config):
+            self.config = config
+    class Launcher(TrainerBase):
+        def start(self):
+            return get_env()
+    def entry():
+        return Launcher({"trainer": 5}).start()
+    """
+    new, diags, after = before_and_after(src, "entry", envmod=envmod)
+    assert new == HEAD + textwrap.dedent(src) and after == [None]
+    assert [(d.code, d.fix.applicability) for d in diags] == [("PPO001", "unsafe")]
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        'launch({"num_cpus": 4})',  # ray.init's keyword arguments
+        "launch(config.actor_rollout_ref.rollout)",  # a section
+        'launch("ppo_trainer.yaml")',  # a path
+        "launch([config])",
+        'launch(config=AutoConfig.from_pretrained("m"))',
+    ],
+)
+def test_parameter_is_not_the_config_when_any_caller_passes_another_kind(envmod, call) -> None:
+    """One caller passing something else is enough: passing the parameter on would hand
+    it to the runtime function on that caller's path (verl's raises on a dict)."""
+    src = f"""
+    class AutoConfig:
+        @staticmethod
+        def from_pretrained(name):
+            return name
+    def launch(config):
+        return get_env()
+    def main(config):
+        launch(config)
+    def entry(config=OmegaConf.create({{"actor_rollout_ref": {{"rollout": 1}}}})):
+        main(config)
+        return {call}
+    """
+    new, diags, after = before_and_after(src, "entry", envmod=envmod)
+    assert new == HEAD + textwrap.dedent(src) and after == [None, None]
+    assert [d.code for d in diags] == ["PPO002"]
+
+
+def test_parameter_whose_callers_pass_configs_none_or_nothing_is_passed(envmod) -> None:
+    src = """
+    def launch(config=None):
+        return get_env()
+    def main(config):
+        launch(config)
+        launch(None)
+        launch()
+        launch(config=config)
+    def entry():
+        main(OmegaConf.create({"trainer": 1}))
+    """
+    new, diags, after = before_and_after(src, "entry", envmod=envmod)
+    assert "get_env(config)" in new and diags == ()
+    assert after == [{"trainer": 1}, None, None, {"trainer": 1}]
+
+
+def test_parameter_a_caller_fills_from_a_dict_through_its_own_parameter(envmod) -> None:
+    """``main(cfg)`` passes its own parameter on; ``main``'s caller passes a dict."""
+    src = """
+    def launch(config):
+        return get_env()
+    def main(cfg):
+        launch(cfg)
+    def entry():
+        main({"num_cpus": 4})
+    """
+    new, diags, after = before_and_after(src, "entry", envmod=envmod)
+    assert new == HEAD + textwrap.dedent(src) and after == [None]
+    assert [d.code for d in diags] == ["PPO002"]
+
+
+def test_a_caller_of_another_function_of_the_same_name_is_not_evidence(envmod) -> None:
+    """A method ``launch`` elsewhere, called with a dict, says nothing about the function."""
+    src = """
+    class Pool:
+        def launch(self, config):
+            return config
+        def go(self):
+            return self.launch({"num_cpus": 4})
+    def launch(config):
+        return get_env()
+    def entry():
+        Pool().go()
+        return launch(OmegaConf.create({"trainer": 1}))
+    """
+    new, diags, after = before_and_after(src, "entry", envmod=envmod)
+    assert "return get_env(config)" in new and after == [{"trainer": 1}]
 
 
 def test_self_attribute_from_a_config_section_is_not_the_config(envmod) -> None:
@@ -329,7 +429,7 @@ def test_possibly_bound_is_an_unsafe_fix_applied_only_on_request(envmod) -> None
 
 def test_certain_candidate_preferred_to_a_possible_one_earlier_in_order(envmod) -> None:
     src = """
-    def entry(flag, cfg={"trainer": 2}):
+    def entry(flag, cfg=OmegaConf.create({"trainer": 2})):
         if flag:
             config = {"trainer": 1}
         return get_env()

@@ -156,6 +156,30 @@ NOT_SAFE = {
             config = json.loads('{"trainer": {}}')
             return g()
         """,
+    "init-assigns-a-plain-dict": """
+        class T:
+            def __init__(self, config):
+                self.config = config
+            def run(self):
+                return g()
+        def main():
+            return T({"trainer": 1}).run()
+        """,
+    "subclass-inherits-an-init-given-a-plain-dict": """
+        class Base:
+            def __init__(self, config):
+                super().__init__()
+                self.config = config
+        class Child(Base):
+            def run(self):
+                return g()
+        def main():
+            return Child({"trainer": 1}).run()
+        """,
+    "a-plain-dict-by-default": """
+        def main(cfg={"trainer": 1}):
+            return g()
+        """,
     "walrus-in-an-assert": """
         def main():
             assert (config := {"trainer": 1})
@@ -185,15 +209,17 @@ def test_the_unsafe_rewrite_would_have_crashed_where_the_tester_found_it() -> No
 
 SAFE = {
     "init-assigns-it": ("""
+        from omegaconf import OmegaConf
         class T:
             def __init__(self, config):
                 self.config = config
             def run(self):
                 return g()
         def main():
-            return T({"trainer": 1}).run()
+            return T(OmegaConf.create({"trainer": 1})).run()
         """, "self.config"),
     "subclass-inherits-init": ("""
+        from omegaconf import OmegaConf
         class Base:
             def __init__(self, config):
                 super().__init__()
@@ -202,9 +228,10 @@ SAFE = {
             def run(self):
                 return g()
         def main():
-            return Child({"trainer": 1}).run()
+            return Child(OmegaConf.create({"trainer": 1})).run()
         """, "self.config"),
     "subclass-init-calls-super-first": ("""
+        from omegaconf import OmegaConf
         class Base:
             def __init__(self, config):
                 self.config = config
@@ -215,10 +242,11 @@ SAFE = {
             def run(self):
                 return g()
         def main():
-            return Child({"trainer": 1}, 2).run()
+            return Child(OmegaConf.create({"trainer": 1}), 2).run()
         """, "self.config"),
     "parameter-beside-an-exception-named-config": ("""
-        def main(cfg={"trainer": 1}):
+        from omegaconf import OmegaConf
+        def main(cfg=OmegaConf.create({"trainer": 1})):
             try:
                 raise KeyError
             except KeyError as config:
@@ -234,6 +262,21 @@ def test_a_certain_config_is_still_a_safe_fix_and_the_rewrite_runs(name: str) ->
     assert _run(src) is None  # configless before
     assert _fix(src) == ("safe", expected)
     assert _run(_applied(src)) == {"trainer": 1}
+
+
+def test_a_plain_dict_given_to_init_would_crash_verls_own_function() -> None:
+    """Why a class instantiated with a plain dict is no safe fix (these were safe until
+    now): verl 0.9's function reads the config with ``OmegaConf.select``, which raises
+    ``AttributeError`` on a dict."""
+    from omegaconf import OmegaConf
+
+    for name in ("init-assigns-a-plain-dict", "subclass-inherits-an-init-given-a-plain-dict"):
+        src = HEAD + textwrap.dedent(NOT_SAFE[name])
+        assert _fix(src) == ("unsafe", "self.config")
+        given = _run(_applied(src, unsafe_fixes=True))
+        assert given == {"trainer": 1} and type(given) is dict
+        with pytest.raises(AttributeError):
+            OmegaConf.select(given, "actor_rollout_ref.actor.strategy", default=None)
 
 
 def test_the_last_top_level_import_is_the_callee_in_effect() -> None:
