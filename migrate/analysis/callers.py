@@ -25,7 +25,7 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from ppo_migrate.constants import CONFIG_PARAMETER
@@ -913,7 +913,7 @@ def hint(diag: Diagnostic, fq: str | None, the_plan: Plan, *, threading: bool) -
         extra += f"; `{name}` cannot be threaded: {the_plan.reasons[fq]}"
     if not extra:
         return diag
-    return replace(diag, message=diag.message + extra, related=related)
+    return diag._replace(message=diag.message + extra, related=related)
 
 
 def _chain_to_config(fq: str, the_plan: Plan) -> tuple[CallSite, CallSite] | None:
