@@ -27,6 +27,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 from ppo_migrate.constants import CONFIG_PARAMETER
 from ppo_migrate.diagnostics import Diagnostic, Related, qualname
@@ -79,8 +80,7 @@ class FunctionInfo:
     cls: str | None = None
 
 
-@dataclass(frozen=True)
-class CallSite:
+class CallSite(NamedTuple):
     """A call of a function being followed.
 
     Attributes:
@@ -137,8 +137,7 @@ def _analysis(path: str, settings: Settings, package: tuple[str, ...], factory):
     return factory(text, path, settings, package=package)
 
 
-@dataclass(frozen=True)
-class FileIndex:
+class FileIndex(NamedTuple):
     """One file's part of the cross-file index, from the per-file phase's own parse.
 
     Built by :func:`index_file` in the process (a ``--jobs`` pool worker or the parent)
@@ -173,8 +172,8 @@ class FileIndex:
     defs: dict[str, FunctionInfo]
     sites: tuple[CallSite, ...]
     values: dict[str, tuple[int, ...]]
-    assigned: dict[str, int] = field(default_factory=dict)
-    dynamic: dict[str, int] = field(default_factory=dict)
+    assigned: dict[str, int]
+    dynamic: dict[str, int]
 
 
 def index_file(analysis, path: str, settings: Settings, stamp: tuple[int, int] | None) -> FileIndex:
@@ -636,8 +635,7 @@ def _scan(files: Sequence[str], wanted: set[str], index_of, index: _Index) -> No
             index.values[fq].extend((path, line) for line in found.values[fq])
 
 
-@dataclass
-class Plan:
+class Plan(NamedTuple):
     """The outcome of following callers.
 
     Attributes:

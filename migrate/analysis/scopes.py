@@ -22,6 +22,7 @@ import enum
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 __all__ = ["Scope", "ScopeKind", "ScopeTree", "Symbol", "frames", "mangle", "resolve_binding"]
 
@@ -54,8 +55,7 @@ class ScopeKind(str, enum.Enum):
     ANNOTATION = "annotation"  # 3.12+ type-parameter / type-alias scopes
 
 
-@dataclass(frozen=True)
-class Symbol:
+class Symbol(NamedTuple):
     """One name of one scope, with the flags ``symtable.Symbol`` reports for it.
 
     ``is_local``/``is_global`` follow ``symtable`` exactly, including its module rule
