@@ -25,7 +25,6 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
 
@@ -56,8 +55,7 @@ def module_name(path: str | Path) -> str:
     return ".".join((*package, p.stem))
 
 
-@dataclass
-class FunctionInfo:
+class FunctionInfo(NamedTuple):
     """A function that may be threaded.
 
     Attributes:
@@ -109,20 +107,22 @@ class CallSite(NamedTuple):
     others: tuple[str, ...] = ()
 
 
-@dataclass
 class _Index:
-    functions: dict[str, FunctionInfo] = field(default_factory=dict)
-    sites: dict[str, list[CallSite]] = field(default_factory=lambda: defaultdict(list))
-    values: dict[str, list[tuple[str, int]]] = field(default_factory=lambda: defaultdict(list))
-    scanned: set[str] = field(default_factory=set)
-    #: display path -> the record its functions and sites came from (its ``stamp`` says
-    #: which bytes the positions belong to; ``--thread-config`` edits only those bytes)
-    records: dict[str, FileIndex] = field(default_factory=dict)
-    #: attribute name -> ``(path, line)`` of a binding other than by a ``def`` (see
-    #: :attr:`FileIndex.assigned`), from every file scanned
-    assigned: dict[str, tuple[str, int]] = field(default_factory=dict)
-    #: name -> ``(path, line)`` of a run-time binding (see :attr:`FileIndex.dynamic`)
-    dynamic: dict[str, tuple[str, int]] = field(default_factory=dict)
+    """What :func:`plan` gathers across files (filled in as callers are followed)."""
+
+    def __init__(self) -> None:
+        self.functions: dict[str, FunctionInfo] = {}
+        self.sites: dict[str, list[CallSite]] = defaultdict(list)
+        self.values: dict[str, list[tuple[str, int]]] = defaultdict(list)
+        self.scanned: set[str] = set()
+        #: display path -> the record its functions and sites came from (its ``stamp`` says
+        #: which bytes the positions belong to; ``--thread-config`` edits only those bytes)
+        self.records: dict[str, FileIndex] = {}
+        #: attribute name -> ``(path, line)`` of a binding other than by a ``def`` (see
+        #: :attr:`FileIndex.assigned`), from every file scanned
+        self.assigned: dict[str, tuple[str, int]] = {}
+        #: name -> ``(path, line)`` of a run-time binding (see :attr:`FileIndex.dynamic`)
+        self.dynamic: dict[str, tuple[str, int]] = {}
 
 
 def _analysis(path: str, settings: Settings, package: tuple[str, ...], factory):
@@ -191,7 +191,7 @@ def index_file(analysis, path: str, settings: Settings, stamp: tuple[int, int] |
     defs: dict[str, FunctionInfo] = {}
     for fq, (_, info) in facts.defs.items():
         if info.qualname in facts.exported and "." not in info.qualname:
-            info.block = "it is exported in `__all__`, so it may be called from outside"
+            info = info._replace(block="it is exported in `__all__`, so it may be called from outside")
         defs[fq] = info
     values: dict[str, list[int]] = defaultdict(list)
     for (_, line), fq in zip(facts.values, facts.values_fq):
@@ -278,7 +278,7 @@ class _AstFacts:
         for fq, lines in def_lines.items():
             if len(lines) > 1:
                 shown = ", ".join(map(str, lines[:-1])) + f" and {lines[-1]}"
-                self.defs[fq][1].block = f"it is defined more than once (lines {shown})"
+                self.defs[fq] = (None, self.defs[fq][1]._replace(block=f"it is defined more than once (lines {shown})"))
         for stmt in _module_level_statements(m.tree):
             if isinstance(stmt, ast.Assign) and any(
                 isinstance(t, ast.Name) and t.id == "__all__" for t in stmt.targets
