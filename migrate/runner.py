@@ -101,7 +101,7 @@ class FileOutcome(NamedTuple):
     index: object | None = None
 
 
-@dataclass
+@dataclass(eq=False)
 class RunResult:
     """All outcomes of a run, in path order.
 

@@ -74,7 +74,7 @@ class Symbol(NamedTuple):
     is_imported: bool
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, repr=False)
 class Scope:
     """A code block: the module, a class body, a function, lambda or comprehension.
 
@@ -89,10 +89,10 @@ class Scope:
     parent: Scope | None
     children: list[Scope] = field(default_factory=list)
     private: str | None = None
-    flags: dict[str, int] = field(default_factory=dict, repr=False)
-    resolution: dict[str, int] = field(default_factory=dict, repr=False)
+    flags: dict[str, int] = field(default_factory=dict)
+    resolution: dict[str, int] = field(default_factory=dict)
     is_comprehension: bool = False
-    _symbols: dict[str, Symbol] | None = field(default=None, repr=False)
+    _symbols: dict[str, Symbol] | None = None
 
     @property
     def symbols(self) -> dict[str, Symbol]:

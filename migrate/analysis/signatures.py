@@ -436,7 +436,7 @@ def install_roots(
         directory = directory.parent
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class SignatureResolver:
     """Decides :class:`CalleeInEffect` for target calls; caches per directory.
 
