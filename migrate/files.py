@@ -35,8 +35,8 @@ import os
 import re
 import stat as _stat
 import tokenize
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 __all__ = [
     "TEMP_PREFIX",
@@ -74,8 +74,7 @@ def is_temp_file(name: str) -> bool:
     return name.startswith(TEMP_PREFIX) and _TEMP_RE.match(name) is not None
 
 
-@dataclass(frozen=True)
-class SourceFile:
+class SourceFile(NamedTuple):
     """The bytes of a source file and the stat they were read under.
 
     Attributes:

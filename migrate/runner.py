@@ -22,6 +22,7 @@ import threading
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 from ppo_migrate.diagnostics import Diagnostic
 from ppo_migrate.files import (
@@ -66,8 +67,7 @@ class Mode(enum.Enum):
     FIX_STDOUT = "fix-stdout"  #: compute the rewrite and return its bytes (standard input)
 
 
-@dataclass(frozen=True)
-class FileOutcome:
+class FileOutcome(NamedTuple):
     """What happened to one file.
 
     Attributes:
@@ -101,7 +101,7 @@ class FileOutcome:
     index: object | None = None
 
 
-@dataclass
+@dataclass(eq=False)
 class RunResult:
     """All outcomes of a run, in path order.
 

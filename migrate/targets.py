@@ -15,8 +15,8 @@ import errno
 import os
 import stat
 from collections.abc import Iterable
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 
 class Verdict(enum.Enum):
@@ -117,8 +117,7 @@ def resolve_relative(qualified_name: str, package: tuple[str, ...]) -> str | Non
     return ".".join((*base, rest)) if rest else ".".join(base)
 
 
-@dataclass(frozen=True)
-class TargetMatcher:
+class TargetMatcher(NamedTuple):
     """Classifies callees by their qualified names.
 
     Attributes:

@@ -25,8 +25,8 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import NamedTuple
 
 from ppo_migrate.constants import CONFIG_PARAMETER
 from ppo_migrate.diagnostics import Diagnostic, Related, qualname
@@ -55,8 +55,7 @@ def module_name(path: str | Path) -> str:
     return ".".join((*package, p.stem))
 
 
-@dataclass
-class FunctionInfo:
+class FunctionInfo(NamedTuple):
     """A function that may be threaded.
 
     Attributes:
@@ -79,8 +78,7 @@ class FunctionInfo:
     cls: str | None = None
 
 
-@dataclass(frozen=True)
-class CallSite:
+class CallSite(NamedTuple):
     """A call of a function being followed.
 
     Attributes:
@@ -109,20 +107,22 @@ class CallSite:
     others: tuple[str, ...] = ()
 
 
-@dataclass
 class _Index:
-    functions: dict[str, FunctionInfo] = field(default_factory=dict)
-    sites: dict[str, list[CallSite]] = field(default_factory=lambda: defaultdict(list))
-    values: dict[str, list[tuple[str, int]]] = field(default_factory=lambda: defaultdict(list))
-    scanned: set[str] = field(default_factory=set)
-    #: display path -> the record its functions and sites came from (its ``stamp`` says
-    #: which bytes the positions belong to; ``--thread-config`` edits only those bytes)
-    records: dict[str, FileIndex] = field(default_factory=dict)
-    #: attribute name -> ``(path, line)`` of a binding other than by a ``def`` (see
-    #: :attr:`FileIndex.assigned`), from every file scanned
-    assigned: dict[str, tuple[str, int]] = field(default_factory=dict)
-    #: name -> ``(path, line)`` of a run-time binding (see :attr:`FileIndex.dynamic`)
-    dynamic: dict[str, tuple[str, int]] = field(default_factory=dict)
+    """What :func:`plan` gathers across files (filled in as callers are followed)."""
+
+    def __init__(self) -> None:
+        self.functions: dict[str, FunctionInfo] = {}
+        self.sites: dict[str, list[CallSite]] = defaultdict(list)
+        self.values: dict[str, list[tuple[str, int]]] = defaultdict(list)
+        self.scanned: set[str] = set()
+        #: display path -> the record its functions and sites came from (its ``stamp`` says
+        #: which bytes the positions belong to; ``--thread-config`` edits only those bytes)
+        self.records: dict[str, FileIndex] = {}
+        #: attribute name -> ``(path, line)`` of a binding other than by a ``def`` (see
+        #: :attr:`FileIndex.assigned`), from every file scanned
+        self.assigned: dict[str, tuple[str, int]] = {}
+        #: name -> ``(path, line)`` of a run-time binding (see :attr:`FileIndex.dynamic`)
+        self.dynamic: dict[str, tuple[str, int]] = {}
 
 
 def _analysis(path: str, settings: Settings, package: tuple[str, ...], factory):
@@ -137,8 +137,7 @@ def _analysis(path: str, settings: Settings, package: tuple[str, ...], factory):
     return factory(text, path, settings, package=package)
 
 
-@dataclass(frozen=True)
-class FileIndex:
+class FileIndex(NamedTuple):
     """One file's part of the cross-file index, from the per-file phase's own parse.
 
     Built by :func:`index_file` in the process (a ``--jobs`` pool worker or the parent)
@@ -173,8 +172,8 @@ class FileIndex:
     defs: dict[str, FunctionInfo]
     sites: tuple[CallSite, ...]
     values: dict[str, tuple[int, ...]]
-    assigned: dict[str, int] = field(default_factory=dict)
-    dynamic: dict[str, int] = field(default_factory=dict)
+    assigned: dict[str, int]
+    dynamic: dict[str, int]
 
 
 def index_file(analysis, path: str, settings: Settings, stamp: tuple[int, int] | None) -> FileIndex:
@@ -192,7 +191,7 @@ def index_file(analysis, path: str, settings: Settings, stamp: tuple[int, int] |
     defs: dict[str, FunctionInfo] = {}
     for fq, (_, info) in facts.defs.items():
         if info.qualname in facts.exported and "." not in info.qualname:
-            info.block = "it is exported in `__all__`, so it may be called from outside"
+            info = info._replace(block="it is exported in `__all__`, so it may be called from outside")
         defs[fq] = info
     values: dict[str, list[int]] = defaultdict(list)
     for (_, line), fq in zip(facts.values, facts.values_fq):
@@ -279,7 +278,7 @@ class _AstFacts:
         for fq, lines in def_lines.items():
             if len(lines) > 1:
                 shown = ", ".join(map(str, lines[:-1])) + f" and {lines[-1]}"
-                self.defs[fq][1].block = f"it is defined more than once (lines {shown})"
+                self.defs[fq] = (None, self.defs[fq][1]._replace(block=f"it is defined more than once (lines {shown})"))
         for stmt in _module_level_statements(m.tree):
             if isinstance(stmt, ast.Assign) and any(
                 isinstance(t, ast.Name) and t.id == "__all__" for t in stmt.targets
@@ -636,8 +635,7 @@ def _scan(files: Sequence[str], wanted: set[str], index_of, index: _Index) -> No
             index.values[fq].extend((path, line) for line in found.values[fq])
 
 
-@dataclass
-class Plan:
+class Plan(NamedTuple):
     """The outcome of following callers.
 
     Attributes:
@@ -913,7 +911,7 @@ def hint(diag: Diagnostic, fq: str | None, the_plan: Plan, *, threading: bool) -
         extra += f"; `{name}` cannot be threaded: {the_plan.reasons[fq]}"
     if not extra:
         return diag
-    return replace(diag, message=diag.message + extra, related=related)
+    return diag._replace(message=diag.message + extra, related=related)
 
 
 def _chain_to_config(fq: str, the_plan: Plan) -> tuple[CallSite, CallSite] | None:

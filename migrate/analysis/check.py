@@ -359,8 +359,6 @@ class ModuleAnalysis:
             return self._diagnostic(
                 t, "PPO004", f"`{t.callee}()` is a compatibility shim ({shim}); left as it is"
             )
-        from dataclasses import replace
-
         from ppo_migrate.analysis.signatures import callee_signature
 
         # issue 12: the definition the call binds to decides whether a config may be passed
@@ -368,28 +366,22 @@ class ModuleAnalysis:
         if not in_effect.accepts_config:
             from ppo_migrate.output.concise_format import NOTICE_SEPARATOR
 
-            return replace(
-                self._diagnostic(
-                    t,
-                    "PPO005",
-                    f"`{self.spelled(t.call)}`{NOTICE_SEPARATOR}{in_effect.reason}; "
-                    f"{self._remedy(in_effect.remedy)}",
-                ),
-                callee=in_effect.detail,
-            )
+            return self._diagnostic(
+                t,
+                "PPO005",
+                f"`{self.spelled(t.call)}`{NOTICE_SEPARATOR}{in_effect.reason}; "
+                f"{self._remedy(in_effect.remedy)}",
+            )._replace(callee=in_effect.detail)
         choice = self.config_at(t.call)
         if choice is None:
             scope = self.scope_name(t.call)
             where = "at module level" if scope == "<module>" else f"in `{scope}`"
-            return replace(
-                self._diagnostic(
-                    t,
-                    "PPO002",
-                    f"`{self.spelled(t.call)}` called without a config and no config is in "
-                    f"scope {where}; this entry point must obtain the training config and pass it",
-                ),
-                callee=in_effect.detail,
-            )
+            return self._diagnostic(
+                t,
+                "PPO002",
+                f"`{self.spelled(t.call)}` called without a config and no config is in "
+                f"scope {where}; this entry point must obtain the training config and pass it",
+            )._replace(callee=in_effect.detail)
         expression = choice.expression
         applicability = choice.applicability
         if self._patches_the_function():
@@ -401,15 +393,12 @@ class ModuleAnalysis:
             edits=(self._edit(t, expression),),
             applicability=applicability,
         )
-        return replace(
-            self._diagnostic(
-                t,
-                "PPO001",
-                f"`{self.spelled(t.call)}` called without the config in scope; pass `{expression}`",
-                fix,
-            ),
-            callee=in_effect.detail,
-        )
+        return self._diagnostic(
+            t,
+            "PPO001",
+            f"`{self.spelled(t.call)}` called without the config in scope; pass `{expression}`",
+            fix,
+        )._replace(callee=in_effect.detail)
 
     def _shims(self):
         """The module's :class:`ppo_migrate.analysis.shims.ShimDetector`, built on first need

@@ -55,7 +55,7 @@ import ast
 import functools
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from ppo_migrate.analysis.flow import Bound, bound_at
 from ppo_migrate.analysis.index import ClassIndex
@@ -98,8 +98,7 @@ _BLOCKS = frozenset(
 )
 
 
-@dataclass(frozen=True)
-class ConfigChoice:
+class ConfigChoice(NamedTuple):
     """The config expression to pass at one call.
 
     Attributes:

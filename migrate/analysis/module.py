@@ -15,7 +15,7 @@ from __future__ import annotations
 import ast
 import re
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from ppo_migrate.constants import MAX_NESTING, MAX_SOURCE_CHARS
 
@@ -41,7 +41,7 @@ class SourceProblem(ValueError):
         self.column = column
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, repr=False)
 class ParsedModule:
     """One module's source and its ``ast``, parsed once.
 
@@ -56,8 +56,8 @@ class ParsedModule:
     text: str
     path: str
     tree: ast.Module
-    lines: list[str] = field(repr=False)
-    facts: ModuleFacts = field(default=None, repr=False)  # type: ignore[assignment]
+    lines: list[str]
+    facts: ModuleFacts = None  # type: ignore[assignment]
 
     def __post_init__(self) -> None:
         if self.facts is None:
@@ -209,7 +209,6 @@ def syntax_problem(exc: SyntaxError) -> SourceProblem:
     return SourceProblem(f"syntax error: {msg}", line, column)
 
 
-@dataclass(eq=False)
 class ModuleFacts:
     """What one walk of a module's tree collects for the rest of the analysis.
 
@@ -225,13 +224,14 @@ class ModuleFacts:
         declarations: the module holds a ``global`` or ``nonlocal`` statement.
     """
 
-    parents: dict[int, ast.AST] = field(default_factory=dict)
-    calls: list[ast.Call] = field(default_factory=list)
-    imports: list[ast.stmt] = field(default_factory=list)
-    binders: list[ast.AST] = field(default_factory=list)
-    loads: dict[str, list[ast.Name]] = field(default_factory=dict)
-    attributes: list[ast.Attribute] = field(default_factory=list)
-    declarations: bool = False
+    def __init__(self) -> None:
+        self.parents: dict[int, ast.AST] = {}
+        self.calls: list[ast.Call] = []
+        self.imports: list[ast.stmt] = []
+        self.binders: list[ast.AST] = []
+        self.loads: dict[str, list[ast.Name]] = {}
+        self.attributes: list[ast.Attribute] = []
+        self.declarations: bool = False
 
 
 _BINDERS = (

@@ -22,6 +22,7 @@ import enum
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 __all__ = ["Scope", "ScopeKind", "ScopeTree", "Symbol", "frames", "mangle", "resolve_binding"]
 
@@ -54,8 +55,7 @@ class ScopeKind(str, enum.Enum):
     ANNOTATION = "annotation"  # 3.12+ type-parameter / type-alias scopes
 
 
-@dataclass(frozen=True)
-class Symbol:
+class Symbol(NamedTuple):
     """One name of one scope, with the flags ``symtable.Symbol`` reports for it.
 
     ``is_local``/``is_global`` follow ``symtable`` exactly, including its module rule
@@ -74,7 +74,7 @@ class Symbol:
     is_imported: bool
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, repr=False)
 class Scope:
     """A code block: the module, a class body, a function, lambda or comprehension.
 
@@ -89,10 +89,10 @@ class Scope:
     parent: Scope | None
     children: list[Scope] = field(default_factory=list)
     private: str | None = None
-    flags: dict[str, int] = field(default_factory=dict, repr=False)
-    resolution: dict[str, int] = field(default_factory=dict, repr=False)
+    flags: dict[str, int] = field(default_factory=dict)
+    resolution: dict[str, int] = field(default_factory=dict)
     is_comprehension: bool = False
-    _symbols: dict[str, Symbol] | None = field(default=None, repr=False)
+    _symbols: dict[str, Symbol] | None = None
 
     @property
     def symbols(self) -> dict[str, Symbol]:

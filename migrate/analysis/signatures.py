@@ -44,7 +44,7 @@ import os
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from ppo_migrate.constants import CONFIG_PARAMETER
 from ppo_migrate.scratch import in_preview, original_cwd, original_path
@@ -80,8 +80,7 @@ _MAX_REEXPORTS = 8
 _PRE_PR = " (pre verl PR #6976)"
 
 
-@dataclass(frozen=True)
-class Definition:
+class Definition(NamedTuple):
     """One definition of the runtime function found in source.
 
     Attributes:
@@ -108,8 +107,7 @@ class Definition:
         return self.keyword if keyword else self.positional
 
 
-@dataclass(frozen=True)
-class Unreadable:
+class Unreadable(NamedTuple):
     """A copy binds the name in a way that cannot be read statically.
 
     Attributes:
@@ -123,8 +121,7 @@ class Unreadable:
     why: str
 
 
-@dataclass(frozen=True)
-class CalleeInEffect:
+class CalleeInEffect(NamedTuple):
     """The answer for one target call.
 
     Attributes:
@@ -439,7 +436,7 @@ def install_roots(
         directory = directory.parent
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class SignatureResolver:
     """Decides :class:`CalleeInEffect` for target calls; caches per directory.
 

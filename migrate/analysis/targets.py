@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import ast
 from collections import defaultdict
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from ppo_migrate.analysis.module import ParsedModule
 from ppo_migrate.analysis.scopes import Scope, ScopeKind, ScopeTree
@@ -34,8 +34,7 @@ from ppo_migrate.targets import TargetMatcher, Verdict, resolve_relative
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
 
 
-@dataclass(frozen=True)
-class TargetCall:
+class TargetCall(NamedTuple):
     """A call whose callee may be the runtime function.
 
     Attributes:
@@ -99,8 +98,7 @@ def dotted_parts(func: ast.expr) -> list[str] | None:
     return parts
 
 
-@dataclass(frozen=True)
-class _Binding:
+class _Binding(NamedTuple):
     node: ast.AST  # the node that binds (a Name, an alias's statement, a def, a parameter)
     qualified: str | None  # for an import: the qualified name it binds (relative: leading dots)
 

@@ -49,9 +49,8 @@ import re
 import tomllib
 import warnings
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
@@ -112,8 +111,7 @@ _LOCK_FILES = ("uv.lock", "poetry.lock", "pdm.lock")
 _UNREADABLE = (OSError, UnicodeError, ValueError, SyntaxError, RecursionError, MemoryError, OverflowError, configparser.Error)
 
 
-@dataclass(frozen=True)
-class VerlDeclaration:
+class VerlDeclaration(NamedTuple):
     """What one project file says about the verl the project runs.
 
     Attributes:
@@ -258,8 +256,7 @@ def _is_project_root(directory: Path) -> bool:
         return False
 
 
-@dataclass(frozen=True)
-class _Found:
+class _Found(NamedTuple):
     """One declaration of verl found in a file, before the project-wide decision."""
 
     version: Version | None

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
+from dataclasses import replace
+from typing import TYPE_CHECKING, NamedTuple
 
 from ppo_migrate.diagnostics import Diagnostic, Edit
 
@@ -23,8 +23,7 @@ if TYPE_CHECKING:
 _LINE_SPLIT = re.compile(r"\r\n|\r|\n")  # Python's (and LibCST's) line breaks
 
 
-@dataclass(frozen=True)
-class FileResult:
+class FileResult(NamedTuple):
     """What the analysis found and the rewrite did in one file.
 
     Attributes:
