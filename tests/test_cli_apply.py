@@ -206,12 +206,9 @@ def test_cr_only_file_with_an_encoding_cookie_is_checked_and_rewritten_byte_exac
         b"    return name, " + CALL,
         b"",
         b"",
-        b"def load_config():",  # a string passed straight to main would be no config
-        b'    return "cfg"',
-        b"",
-        b"",
         b'if __name__ == "__main__":',
-        b'    print(ascii(__doc__), ascii(main(load_config())))',
+        b"    from omegaconf import OmegaConf",  # a string passed to main would be no config
+        b'    print(ascii(__doc__), ascii(main(OmegaConf.create({"name": "cfg"}))))',
         b"",
     ])
     script = tmp_path / "train.py"
@@ -229,7 +226,7 @@ def test_cr_only_file_with_an_encoding_cookie_is_checked_and_rewritten_byte_exac
     assert "Rewrote train.py (1 call)" in proc.stdout
     assert script.read_bytes() == source.replace(CALL, FIXED)  # only `config` inserted
     ran = subprocess.run([sys.executable, "train.py"], cwd=tmp_path, capture_output=True, check=True)
-    assert ran.stdout == b"'Caf\\xe9 launcher.' ('d\\xe9j\\xe0 vu', {'config': 'cfg'})\n"
+    assert ran.stdout == b"'Caf\\xe9 launcher.' ('d\\xe9j\\xe0 vu', {'config': {'name': 'cfg'}})\n"
 
 
 def test_use_ppo_runtime_notice_says_the_name_is_taken_instead_of_advising_the_flag(tmp_path: Path) -> None:

@@ -91,6 +91,27 @@ _NOT_CONFIG_METHODS = frozenset({
 #: Calls whose result is another kind of object than a training config.
 _NOT_CONFIG_CALLS = frozenset({"argparse.ArgumentParser", "argparse.Namespace", "builtins.open", "open"})
 _FILE_OPENERS = frozenset({"builtins.open", "open", "io.open", "gzip.open", "pathlib.Path.open"})
+#: Calls whose result is a string or a sequence: never a training config.
+_NOT_CONFIG_VALUES = frozenset({
+    "str", "builtins.str", "repr", "builtins.repr", "format", "builtins.format", "json.dumps", "yaml.dump",
+    "yaml.safe_dump", "omegaconf.OmegaConf.to_yaml", "os.getenv", "os.environ.get",
+    "list", "builtins.list", "tuple", "builtins.tuple", "set", "builtins.set",
+    "frozenset", "builtins.frozenset", "sorted", "builtins.sorted",
+})
+#: Calls (and values) that give a plain dict or another mapping verl's function rejects.
+_MAPPINGS = frozenset({
+    "dict", "builtins.dict", "vars", "builtins.vars", "omegaconf.OmegaConf.to_container",
+    "omegaconf.OmegaConf.to_object", "dataclasses.asdict", "collections.OrderedDict",
+    "collections.defaultdict", "os.environ.copy", "types.SimpleNamespace",
+})
+#: Calls that return an OmegaConf config (verl's training config is one).
+_CONFIG_MAKERS = frozenset({
+    "omegaconf.OmegaConf.create", "omegaconf.OmegaConf.load", "omegaconf.OmegaConf.merge",
+    "omegaconf.OmegaConf.unsafe_merge", "omegaconf.OmegaConf.structured",
+    "omegaconf.DictConfig", "hydra.compose", "hydra.experimental.compose",
+})
+#: Calls that return a copy of their first argument.
+_COPIES = frozenset({"copy.deepcopy", "copy.copy"})
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _STATEMENT_BLOCKS = ("body", "orelse", "finalbody", "handlers")
 _BLOCKS = frozenset(
@@ -144,9 +165,10 @@ class ConfigFinder:
         self.names = tuple(config_names)
         self.parents = parents
         self._attrs: dict[int, dict[str, list[ast.AST]]] = {}
+        self._visiting: set[int] = set()
+        self._positive_visiting: set[int] = set()
 
     # -- the answer -----------------------------------------------------------------
-        self._visiting: set[int] = set()
 
     def find(self, call: ast.Call) -> ConfigChoice | None:
         """The config to pass at ``call``, or ``None`` when no training config is visible.
@@ -243,12 +265,10 @@ class ConfigFinder:
                 return "against"
             trusts = {self._callers_trust(node, holder)}
             default = _default_of(holder.node, node)
-            if default is not None and not (
-                isinstance(default, ast.Constant) and default.value is None
-            ):
+            if default is not None:
                 # ``def main(config="ppo.yaml")``: a path by default (against);
                 # ``def main(cfg={"trainer": 1})``: a plain dict by default (weak)
-                trusts.add(self.value_trust(default))
+                trusts.add(self._passed_trust(default))
             return "against" if "against" in trusts else "weak" if "weak" in trusts else "strong"
         if qualified is not None or isinstance(
             node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.ExceptHandler, ast.Import, ast.ImportFrom)
@@ -316,11 +336,40 @@ class ConfigFinder:
             return "weak"  # ``yaml.safe_load(f)``: a plain dict, which verl's function rejects
         if isinstance(value, ast.Dict):
             return "weak"  # a plain dict: verl's own function needs an OmegaConf DictConfig
+        if isinstance(value, (ast.Tuple, ast.Set, ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.Lambda)):
+            return "against"  # a sequence or a function: never a training config
+        if isinstance(value, ast.DictComp):
+            return "weak"
+        if isinstance(value, (ast.BoolOp, ast.IfExp)):
+            # ``config or {"num_cpus": 4}``: what any operand may be, the value may be
+            operands = value.values if isinstance(value, ast.BoolOp) else (value.body, value.orelse)
+            trusts = {self.value_trust(v) for v in operands}
+            return "against" if "against" in trusts else "weak" if "weak" in trusts else "strong"
+        if isinstance(value, ast.Call):
+            called = self._qualified(value.func) | self._builtin(value.func)
+            if called & _NOT_CONFIG_VALUES:
+                return "against"  # ``str(config)``, ``json.dumps(d)``, ``list(cfg)``
+            if called & _MAPPINGS:
+                return "weak"  # ``dict(config)``, ``OmegaConf.to_container(cfg)``, ``vars(args)``
+            if isinstance(value.func, ast.Attribute) and value.func.attr in ("keys", "values", "items"):
+                return "against"
+            if isinstance(value.func, ast.Attribute) and value.func.attr in ("get", "pop", "copy"):
+                return "weak"  # ``kwargs.get("config")``, ``d.copy()``: an element, a copy of anything
+        if isinstance(value, (ast.Attribute, ast.Name)) and self._qualified(value) & {"os.environ", "sys.argv"}:
+            return "weak"
+        if isinstance(value, ast.Subscript):
+            return "weak"  # ``kwargs["config"]``, ``args[0]``: an element of anything
         if isinstance(value, ast.Name):
             # ``self.config = c``, ``config = rollout``; ``self.config = config`` in an
             # ``__init__`` whose class is instantiated with a dict
             return self._name_value_trust(value)
         return "strong"
+
+    def _builtin(self, func: ast.expr) -> set[str]:
+        """``{name}`` for a call of a builtin by its plain, unshadowed name, else empty."""
+        if isinstance(func, ast.Name) and self.scopes.scope_of(func).lookup(func.id) is None:
+            return {func.id}
+        return set()
 
     def _name_value_trust(self, value: ast.Name) -> str:
         """The trust of another name's value: what its own bindings show (a parameter:
@@ -519,8 +568,10 @@ class ConfigFinder:
         position = next((i for i, a in enumerate(params) if a is arg), None)
         if position is None and arg not in func.args.kwonlyargs:
             return None  # ``*args`` or ``**kwargs``
+        if parent.kind is ScopeKind.CLASS and func.name != "__init__":
+            return self._method_callers_trust(func, position, arg.arg)
         if parent.kind is ScopeKind.CLASS:
-            if func.name != "__init__" or position == 0 or not isinstance(parent.node, ast.ClassDef):
+            if position == 0 or not isinstance(parent.node, ast.ClassDef):
                 return None
             callees = self._classes_inheriting_init(parent)
             if position is not None:
@@ -530,20 +581,158 @@ class ConfigFinder:
         worst = None
         for name, bound_in in callees:
             for load in self.module.facts.loads.get(name, ()):
-                call = self.parents.get(id(load))
-                if not (isinstance(call, ast.Call) and call.func is load):
-                    continue
                 if self.scopes.scope_of(load).lookup(name) is not bound_in:
                     continue  # another binding of the name
+                call = self._call_through(load)
+                if call is None:
+                    continue  # ``f.__name__``: read, not called
+                if call is _ESCAPES:
+                    if parent.kind is ScopeKind.CLASS:
+                        continue  # a class named as a base, in ``isinstance``, an annotation
+                    # ``run = launch``, ``partial(launch, d)``, ``pool.submit(launch, d)``:
+                    # called with arguments this file does not show
+                    worst = "weak"
+                    continue
                 value = _passed_value(call, position, arg.arg)
-                if value is None or (isinstance(value, ast.Constant) and value.value is None):
-                    continue  # nothing said: a default, ``None``, an unpacked sequence
-                trust = self.value_trust(value)
+                if value is None:
+                    continue  # nothing said: the default, or an unpacked sequence
+                trust = self._passed_trust(value)
                 if trust == "against":
                     return "against"
                 if trust == "weak":
                     worst = "weak"
         return worst
+
+    def _method_callers_trust(
+        self, func: ast.FunctionDef | ast.AsyncFunctionDef, position: int | None, keyword: str
+    ) -> str | None:
+        """:meth:`_callers_trust` for a method: every call ``<obj>.<name>(...)`` in the
+        module whose callee is no imported module's function (``subprocess.run`` is not
+        ``TaskRunner.run``) may be a call of it, ``self.run(d)`` and ``Launcher().run(d)``
+        alike; ``<obj>.<name>.remote(...)`` too (a Ray actor's method)."""
+        static = any(
+            (self._qualified(d) | self._builtin(d)) & {"staticmethod", "builtins.staticmethod"}
+            for d in func.decorator_list
+        )
+        if position is not None and not static:
+            if position == 0:
+                return None  # ``self`` / ``cls`` itself
+            position -= 1
+        worst = None
+        for call in self.module.facts.calls:
+            callee = call.func
+            if isinstance(callee, ast.Attribute) and callee.attr == "remote":
+                callee = callee.value
+            if not (isinstance(callee, ast.Attribute) and callee.attr == func.name):
+                continue
+            if self._imported(callee.value):
+                continue  # an imported module's or object's: ``subprocess.run(cmd)``
+            value = _passed_value(call, position, keyword)
+            if value is None:
+                continue
+            trust = self._passed_trust(value)
+            if trust == "against":
+                return "against"
+            if trust == "weak":
+                worst = "weak"
+        return worst
+
+    def _imported(self, expr: ast.expr) -> bool:
+        """Whether ``expr`` (``subprocess``, ``os.path``) reads a name bound by an import."""
+        while isinstance(expr, ast.Attribute):
+            expr = expr.value
+        if not isinstance(expr, ast.Name):
+            return False
+        holder = self.scopes.scope_of(expr).lookup(expr.id)
+        return holder is not None and any(
+            isinstance(b.node, (ast.Import, ast.ImportFrom))
+            for b in self.finder.bindings_in(holder, expr.id)
+        )
+
+    def _call_through(self, load: ast.Name):
+        """The call a use of a function's name makes: ``f(...)``, ``f.remote(...)`` and
+        ``f.options(...).remote(...)`` (Ray: the same arguments); ``None`` for a read of
+        an attribute (``f.__name__``); :data:`_ESCAPES` when the function itself is handed
+        on (an alias, an argument, a decorator, a return value)."""
+        parent = self.parents.get(id(load))
+        if isinstance(parent, ast.Call) and parent.func is load:
+            return parent
+        if not (isinstance(parent, ast.Attribute) and parent.value is load):
+            return _ESCAPES
+        if parent.attr not in ("remote", "options", "__call__"):
+            return None
+        chain = self.module.ancestors(parent)
+        node: ast.AST = parent
+        while chain:
+            up = chain.pop()
+            if isinstance(up, ast.Call) and up.func is node:
+                if isinstance(node, ast.Attribute) and node.attr == "options":
+                    node = up  # ``f.options(num_cpus=1)``: the call comes next
+                    continue
+                return up
+            if isinstance(up, ast.Attribute) and up.value is node and up.attr == "remote":
+                node = up
+                continue
+            return _ESCAPES
+        return _ESCAPES
+
+    def _passed_trust(self, value: ast.expr) -> str | None:
+        """The trust of a value a call passes for a config parameter (or its default).
+
+        ``None`` passes nothing (``None``); evidence against (:meth:`value_trust`) is
+        ``"against"``; anything not positively a training config is ``"weak"``: the
+        parameter's name vouches for what its own function binds, not for an expression
+        of unknown type a caller hands it (``os.environ.copy()``, ``cfg.keys()``, a
+        generator, ``OmegaConf.to_container(cfg)``), which verl's function would reject.
+        """
+        if isinstance(value, ast.Constant) and value.value is None:
+            return None
+        trust = self.value_trust(value)
+        if trust != "strong":
+            return trust
+        return "strong" if self._positively_config(value) else "weak"
+
+    def _positively_config(self, value: ast.expr) -> bool:
+        """Whether ``value`` is known to be a training config: a config name
+        (``config-names``), a parameter (its own callers are judged where it is used),
+        ``self.<config name>``, another name every binding of which is such a value, ``OmegaConf.create/load/merge(...)``, ``hydra.compose(...)``, a
+        copy of one, or a conditional expression both of whose values are one."""
+        if isinstance(value, ast.IfExp):
+            return self._positively_config(value.body) and self._positively_config(value.orelse)
+        if isinstance(value, ast.Attribute):
+            owner = value.value
+            return isinstance(owner, ast.Name) and owner.id == "self" and value.attr in self.names
+        if isinstance(value, ast.Call):
+            names = self._qualified(value.func)
+            if names & _CONFIG_MAKERS:
+                return True
+            return bool(names & _COPIES) and len(value.args) == 1 and self._positively_config(
+                value.args[0]
+            )
+        if not isinstance(value, ast.Name):
+            return False
+        if value.id in self.names:
+            # the name vouches, as for the function's own bindings (``config =
+            # migrate_legacy_reward_impl(config)`` in verl's ``main``); what its bindings
+            # show against it is :meth:`value_trust`'s
+            return True
+        holder = self.scopes.scope_of(value).lookup(value.id)
+        if holder is None or id(value) in self._positive_visiting:
+            return False
+        self._positive_visiting.add(id(value))
+        try:
+            bindings = list(self.finder.bindings_in(holder, value.id))
+            return bool(bindings) and all(self._binding_positive(b.node) for b in bindings)
+        finally:
+            self._positive_visiting.discard(id(value))
+
+    def _binding_positive(self, node: ast.AST) -> bool:
+        if isinstance(node, ast.arg):
+            return True
+        parent = self.parents.get(id(node)) if isinstance(node, ast.Name) else None
+        if isinstance(parent, (ast.Assign, ast.AnnAssign, ast.NamedExpr)) and parent.value is not None:
+            return self._positively_config(parent.value)
+        return False
 
     def _classes_inheriting_init(self, cls: Scope) -> list[tuple[str, Scope]]:
         """``(name, scope binding it)`` of a class and of each same-file subclass (bases
@@ -818,6 +1007,10 @@ def _stringish(node: ast.expr) -> bool:
         isinstance(n, (ast.Constant, ast.JoinedStr)) and isinstance(getattr(n, "value", ""), str)
         for n in ast.walk(node)
     )
+
+
+#: :meth:`ConfigFinder._call_through`'s answer for a function handed on as a value.
+_ESCAPES = ast.Call(func=ast.Name(id="<escapes>"), args=[], keywords=[])
 
 
 def _passed_value(call: ast.Call, position: int | None, keyword: str) -> ast.expr | None:

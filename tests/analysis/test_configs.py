@@ -464,3 +464,191 @@ def test_self_attribute_annotated_with_another_type_is_not_the_config(envmod) ->
     new, diags, after = before_and_after(src, "entry", envmod=envmod)
     assert "get_env()" in new and after == [None]
     assert [d.code for d in diags] == ["PPO002"]
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        "launch(os.environ.copy())",  # a dict of another kind
+        "launch(OmegaConf.to_container(base))",  # a plain dict made from a config
+        "launch(dict(base))",
+        "launch(vars(types.SimpleNamespace(a=1)))",
+        "launch(env)",  # a name bound to an expression of unknown type
+        "launch(base if flag else {'trainer': 1})",  # a plain dict on one branch
+        "launch(base or {'trainer': 1})",
+        "launch(kwargs['config'])",  # an element of anything
+        "launch(make())",  # a call of unknown type
+        "run = launch",  # handed on: called with arguments this file does not show
+        "functools.partial(launch, {'a': 1})()",
+        "list(map(launch, [{'a': 1}]))",
+    ],
+)
+def test_a_value_of_unknown_type_from_a_caller_makes_the_fix_unsafe(envmod, call) -> None:
+    """A fresh tester's crashes: each value reaches verl's function through the parameter,
+    and verl 0.9.1's ``OmegaConf.select`` raises on it. The parameter's name vouches for what
+    its own function binds, not for what a caller hands it: unsafe, not applied."""
+    src = f"""
+    import functools, os, types
+    base = OmegaConf.create({{"trainer": 1}})
+    env = os.environ.copy()
+    kwargs = {{"config": base}}
+    def make():
+        return base
+    def launch(config):
+        return get_env()
+    def entry(flag=False):
+        {call}
+        return launch(base)
+    """
+    new, diags, after = before_and_after(src, "entry", envmod=envmod)
+    assert new == HEAD + textwrap.dedent(src) and after[-1] is None
+    assert [(d.code, d.fix.applicability if d.fix else None) for d in diags] == [("PPO001", "unsafe")]
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        "launch(base.keys())",
+        "launch(lambda: 1)",
+        "launch(x for x in [1])",
+        "launch((base,))",
+        "launch(str(base))",
+        "launch(json.dumps({}))",
+        "launch(OmegaConf.to_yaml(base))",
+        "launch(base if flag else {'a': 1})",  # ray.init's keywords on one branch
+    ],
+)
+def test_a_caller_passing_no_config_at_all_leaves_the_parameter_out(envmod, call) -> None:
+    src = f"""
+    import json
+    base = OmegaConf.create({{"trainer": 1}})
+    def launch(config):
+        return get_env()
+    def entry(flag=False):
+        {call}
+        return launch(base)
+    """
+    new, diags, after = before_and_after(src, "entry", envmod=envmod)
+    assert new == HEAD + textwrap.dedent(src) and after[-1] is None
+    assert [d.code for d in diags] == ["PPO002"]
+
+
+def test_a_ray_remote_call_is_a_call_with_the_same_arguments(envmod) -> None:
+    """``launch.remote(d)`` and ``launch.options(...).remote(d)`` pass ``d`` as Ray calls
+    the function with it; ``launch.__name__`` hands nothing on."""
+    src = """
+    class _Remote:
+        def __init__(self, f):
+            self.f = f
+        def remote(self, *a):
+            return self.f(*a)
+        def options(self, **kw):
+            return self
+    def launch(config):
+        return get_env()
+    launch.remote = _Remote(launch).remote
+    launch.options = _Remote(launch).options
+    def entry():
+        name = launch.__name__
+        launch.options(num_cpus=1).remote({"a": 1})
+        return launch.remote({"a": 1})
+    """
+    text = HEAD + textwrap.dedent(src)
+    result = process_text(text, "under_test.py", SETTINGS, fix=False)
+    assert [d.code for d in result.diagnostics] == ["PPO002"]
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "base",
+        'OmegaConf.create({"trainer": 2})',
+        'OmegaConf.merge(base, {"trainer": 2})',
+        "copy.deepcopy(base)",
+        "base if flag else OmegaConf.load(path)",
+    ],
+)
+def test_a_caller_passing_a_config_keeps_the_safe_fix(envmod, value) -> None:
+    src = f"""
+    import copy
+    base = OmegaConf.create({{"trainer": 1}})
+    def launch(config):
+        return get_env()
+    def entry(flag=True, path=None):
+        return launch({value})
+    """
+    new, diags, after = before_and_after(src, "entry", envmod=envmod)
+    assert "return get_env(config)" in new and diags == ()
+    assert len(after) == 1 and after[0]["trainer"] in (1, 2)
+
+
+@pytest.mark.parametrize(
+    ("binding", "expected"),
+    [
+        ('config = config or {"num_cpus": 4}', ("PPO002", None)),
+        ('config = config or {"trainer": {}}', ("PPO001", "unsafe")),
+        ("config = dict(config)", ("PPO001", "unsafe")),
+        ("config = OmegaConf.to_container(config)", ("PPO001", "unsafe")),
+        ('config = kwargs.get("config")', ("PPO001", "unsafe")),
+        ("config = str(config)", ("PPO002", None)),
+        ("config = OmegaConf.to_yaml(config)", ("PPO002", None)),
+        ("config = list(config)", ("PPO002", None)),
+        ("config = OmegaConf.merge(config, {})", ("PPO001", "safe")),
+    ],
+)
+def test_a_local_rebinding_to_another_kind_of_value(envmod, binding, expected) -> None:
+    """A fresh tester's crashes: the parameter rebound to a plain dict, a string or a list
+    before the call (verl's function raises on each)."""
+    src = f"""
+    def entry(config=OmegaConf.create({{"trainer": 1}}), **kwargs):
+        {binding}
+        return get_env()
+    """
+    new, diags, after = before_and_after(src, "entry", envmod=envmod)
+    assert [(d.code, d.fix.applicability if d.fix else None) for d in diags] == (
+        [] if expected[1] == "safe" else [expected]
+    )
+    if expected[1] == "safe":
+        assert "get_env(config)" in new and after[0]["trainer"] == 1
+    else:
+        assert new == HEAD + textwrap.dedent(src) and after == [None]
+
+
+@pytest.mark.parametrize(
+    ("caller", "expected"),
+    [
+        ('Launcher().launch({"num_cpus": 4})', "PPO002"),
+        ('self_call', "PPO002"),
+        ("Launcher().launch(make())", "unsafe"),
+        ("Launcher().launch(base)", "safe"),
+        ("subprocess.run([sys.executable, '-c', 'pass'])", "safe"),  # not the method
+    ],
+)
+def test_a_method_parameter_judged_by_the_calls_of_the_method(envmod, caller, expected) -> None:
+    if caller == "self_call":
+        caller = "Launcher().go()"
+    src = f"""
+    import subprocess, sys
+    base = OmegaConf.create({{"trainer": 1}})
+    def make():
+        return base
+    class Launcher:
+        def launch(self, config):
+            return get_env()
+        def go(self):
+            return self.launch({{"num_cpus": 4}})
+        def run(self, config):
+            return config
+    def entry():
+        {caller}
+        return Launcher().launch(base)
+    """
+    if caller != "Launcher().go()":  # the dict comes only from ``go``
+        src = src.replace('return self.launch({"num_cpus": 4})', "return None")
+    new, diags, after = before_and_after(src, "entry", envmod=envmod)
+    if expected == "safe":
+        assert "return get_env(config)" in new and diags == () and after[-1]["trainer"] == 1
+    else:
+        assert new == HEAD + textwrap.dedent(src) and after[-1] is None
+        got = [(d.code, d.fix.applicability if d.fix else None) for d in diags]
+        assert got == ([("PPO002", None)] if expected == "PPO002" else [("PPO001", "unsafe")])
