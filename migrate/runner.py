@@ -636,9 +636,13 @@ def _run(
     reported = on_outcome
 
     def report(outcome: FileOutcome) -> None:
-        announced.pop(outcome.path, None)
-        if reported is not None:
-            reported(outcome)
+        # Ctrl-C held back while a file leaves ``announced`` and is reported: a
+        # KeyboardInterrupt between the two lost its "Rewrote" line (a full-suite run
+        # of test_ctrl_c_exits_130_promptly_and_leaves_no_temp_file[1])
+        with _signals_deferred():
+            announced.pop(outcome.path, None)
+            if reported is not None:
+                reported(outcome)
 
     on_outcome = report
     previous, _on_written = _on_written, lambda o: announced.__setitem__(o.path, o)

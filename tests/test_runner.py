@@ -29,15 +29,15 @@ SCRIPT = textwrap.dedent(
 
     fired = []
 
-    def on_outcome(outcome):
+    def on_progress(done, total, path):  # not on_outcome: that runs with Ctrl-C held back
         if not fired:
-            fired.append(outcome.path)
+            fired.append(path)
             obj = SignalledInFinalizer()
             del obj
 
     files = sorted(str(p) for p in __import__("pathlib").Path("pkg").glob("*.py"))
     settings = load_settings(["pkg"])
-    result = run(files, settings, Mode.APPLY, jobs=int(sys.argv[1]), on_outcome=on_outcome)
+    result = run(files, settings, Mode.APPLY, jobs=int(sys.argv[1]), progress=on_progress)
     written = sum(o.written for o in result.outcomes)
     print(result.interrupted, len(result.outcomes), written, len(files))
     """

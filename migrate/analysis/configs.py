@@ -687,6 +687,8 @@ class ConfigFinder:
         """
         if isinstance(value, ast.Constant) and value.value is None:
             return None
+        if value is _UNPACKED:
+            return "weak"  # ``launch(*args)``: anything
         trust = self.value_trust(value)
         if trust != "strong":
             return trust
@@ -704,6 +706,10 @@ class ConfigFinder:
             return isinstance(owner, ast.Name) and owner.id == "self" and value.attr in self.names
         if isinstance(value, ast.Call):
             names = self._qualified(value.func)
+            if "omegaconf.OmegaConf.create" in names and value.args and (
+                not isinstance(value.args[0], (ast.Dict, ast.Name, ast.Attribute, ast.Call))
+            ):
+                return False  # ``OmegaConf.create([1, 2])``, ``OmegaConf.create("- 1")``: a ListConfig
             if names & _CONFIG_MAKERS:
                 return True
             return bool(names & _COPIES) and len(value.args) == 1 and self._positively_config(
@@ -1009,23 +1015,27 @@ def _stringish(node: ast.expr) -> bool:
     )
 
 
+#: :func:`_passed_value`'s answer for an argument unpacked from ``*args`` / ``**kwargs``.
+_UNPACKED = ast.Starred(value=ast.Name(id="<unpacked>"))
 #: :meth:`ConfigFinder._call_through`'s answer for a function handed on as a value.
 _ESCAPES = ast.Call(func=ast.Name(id="<escapes>"), args=[], keywords=[])
 
 
 def _passed_value(call: ast.Call, position: int | None, keyword: str) -> ast.expr | None:
     """The argument ``call`` passes for a parameter at ``position`` (``None``: keyword-only)
-    named ``keyword``; ``None`` when it passes none or it cannot be told (``*args`` at or
-    before the position, ``**kwargs``)."""
+    named ``keyword``; ``None`` when it passes none; :data:`_UNPACKED` when it cannot be
+    told (``*args`` at or before the position, ``**kwargs``)."""
     if position is not None:
         for i, a in enumerate(call.args):
             if isinstance(a, ast.Starred):
-                return None
+                return _UNPACKED
             if i == position:
                 return a
     for k in call.keywords:
         if k.arg == keyword:
             return k.value
+    if any(k.arg is None for k in call.keywords):
+        return _UNPACKED
     return None
 
 

@@ -652,3 +652,35 @@ def test_a_method_parameter_judged_by_the_calls_of_the_method(envmod, caller, ex
         assert new == HEAD + textwrap.dedent(src) and after[-1] is None
         got = [(d.code, d.fix.applicability if d.fix else None) for d in diags]
         assert got == ([("PPO002", None)] if expected == "PPO002" else [("PPO001", "unsafe")])
+
+
+@pytest.mark.parametrize(
+    ("call", "applicability"),
+    [
+        ("launch(*args)", "unsafe"),  # ({"a": 1},): anything may come out of it
+        ("launch(**kwargs)", "unsafe"),
+        ("launch(OmegaConf.create([1, 2]))", "unsafe"),  # a ListConfig: verl's select raises
+        ('launch(OmegaConf.create("- 1"))', "unsafe"),
+        ('launch(OmegaConf.load(path))', "safe"),
+    ],
+)
+def test_unpacked_arguments_and_list_configs_from_a_caller(envmod, call, applicability) -> None:
+    src = f"""
+    import os, tempfile
+    args = ({{"a": 1}},)
+    kwargs = {{"config": {{"a": 1}}}}
+    path = os.path.join(tempfile.mkdtemp(), "ppo.yaml")
+    with open(path, "w") as f:
+        f.write("trainer: 1")
+    def launch(config):
+        return get_env()
+    def entry():
+        {call}
+        return launch(OmegaConf.create({{"trainer": 1}}))
+    """
+    new, diags, after = before_and_after(src, "entry", envmod=envmod)
+    if applicability == "safe":
+        assert "return get_env(config)" in new and diags == () and after[-1]["trainer"] == 1
+    else:
+        assert new == HEAD + textwrap.dedent(src) and after == [None, None]
+        assert [(d.code, d.fix.applicability) for d in diags] == [("PPO001", "unsafe")]
