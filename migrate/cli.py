@@ -7,19 +7,6 @@ internal crashes, 130 interrupted by Ctrl-C.
 
 from __future__ import annotations
 
-import gc
-
-# A run of this short-lived command allocates a few hundred thousand objects (its
-# imports, then one file's tree at a time) and frees most of them by reference
-# counting: CPython's default cycle collection every 700 net allocations cost
-# 10-12 ms of a 0.18 s ``check`` (51 collections, freeing about 3,500 objects in
-# all) on issue 13's verl tree. Every 50,000 runs none there; a long run (and the
-# analysis's cyclic scope trees) is still collected, a little later.
-# Set before the other imports (about half of those collections ran during them);
-# only raised, never lowered (an embedding program may have chosen its own).
-if gc.get_threshold()[0] < 50_000:
-    gc.set_threshold(50_000, *gc.get_threshold()[1:])
-
 import dataclasses
 import functools
 import os
