@@ -54,7 +54,7 @@ from __future__ import annotations
 import ast
 import functools
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import NamedTuple
 
 from ppo_migrate.analysis.flow import Bound, bound_at
@@ -269,7 +269,7 @@ class ConfigFinder:
                 # ``def main(config="ppo.yaml")``: a path by default (against);
                 # ``def main(cfg={"trainer": 1})``: a plain dict by default (weak)
                 trusts.add(self._passed_trust(default))
-            return "against" if "against" in trusts else "weak" if "weak" in trusts else "strong"
+            return _worst(trusts) or "strong"
         if qualified is not None or isinstance(
             node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.ExceptHandler, ast.Import, ast.ImportFrom)
         ):
@@ -344,7 +344,7 @@ class ConfigFinder:
             # ``config or {"num_cpus": 4}``: what any operand may be, the value may be
             operands = value.values if isinstance(value, ast.BoolOp) else (value.body, value.orelse)
             trusts = {self.value_trust(v) for v in operands}
-            return "against" if "against" in trusts else "weak" if "weak" in trusts else "strong"
+            return _worst(trusts) or "strong"
         if isinstance(value, ast.Call):
             called = self._qualified(value.func) | self._builtin(value.func)
             if called & _NOT_CONFIG_VALUES:
@@ -390,7 +390,7 @@ class ConfigFinder:
             self._visiting.discard(id(value))
         if not trusts:
             return "weak"
-        return "against" if "against" in trusts else "weak" if "weak" in trusts else "strong"
+        return _worst(trusts) or "strong"
 
     def _sub_config(self, value: ast.expr) -> bool:
         """A section taken out of a config by a call: ``copy.deepcopy(config.actor_rollout_ref)``,
@@ -551,14 +551,16 @@ class ConfigFinder:
         ``launch({"num_cpus": 4})``, ``run("ppo.yaml")``): passing the parameter on would
         hand that value to the runtime function on that call's path, and verl's own
         function raises on anything but an OmegaConf config (``OmegaConf.select`` of a
-        dict: ``AttributeError``). ``"weak"`` when any passes a weak value (a plain dict
-        with a verl section, ``yaml.safe_load(f)``); ``None`` when no call says anything
-        (none found, or each passes a config, ``None`` or nothing).
+        dict: ``AttributeError``). ``"weak"`` when any passes a value not known to be a
+        config (:meth:`_passed_trust`), unpacks ``*args``/``**kwargs`` there, or the
+        function is handed on as a value; ``"strong"`` when every call passes a config;
+        ``None`` when no call says anything (none found, or each passes ``None`` or nothing).
 
         The calls are those by the function's own plain name that resolve to its
-        definition (for ``__init__``: calls of its class, or of a same-file subclass
-        that inherits it, by plain name). Other calls (through an attribute, a variable,
-        another module) are not seen: a value they pass is not evidence either way.
+        definition (:meth:`_call_values`; for ``__init__``: calls of its class, or of a
+        same-file subclass that inherits it), and for a method ``<obj>.<name>(...)``
+        (:meth:`_method_call_values`). Other calls (through a variable, another module)
+        are not seen: a value they pass is not evidence either way.
         """
         func = holder.node
         parent = holder.parent
@@ -569,16 +571,25 @@ class ConfigFinder:
         if position is None and arg not in func.args.kwonlyargs:
             return None  # ``*args`` or ``**kwargs``
         if parent.kind is ScopeKind.CLASS and func.name != "__init__":
-            return self._method_callers_trust(func, position, arg.arg)
-        if parent.kind is ScopeKind.CLASS:
+            values = self._method_call_values(func, position, arg.arg)
+        elif parent.kind is ScopeKind.CLASS:
             if position == 0 or not isinstance(parent.node, ast.ClassDef):
                 return None
-            callees = self._classes_inheriting_init(parent)
             if position is not None:
                 position -= 1  # ``self`` is not passed
+            values = self._call_values(self._classes_inheriting_init(parent), position, arg.arg, True)
         else:
-            callees = [(func.name, parent)]
-        worst = None
+            values = self._call_values([(func.name, parent)], position, arg.arg, False)
+        return _worst(self._passed_trust(v) for v in values)
+
+    def _call_values(
+        self, callees: list[tuple[str, Scope]], position: int | None, keyword: str, is_class: bool
+    ) -> Iterator[ast.expr]:
+        """What each call of ``callees`` (``(name, scope binding it)``) passes for the
+        parameter: :data:`_UNPACKED` when it cannot be told, or when the function is handed
+        on as a value (``run = launch``, ``partial(launch, d)``, ``pool.submit(launch, d)``:
+        called with arguments this file does not show; a class named as a base, in
+        ``isinstance`` or an annotation is not)."""
         for name, bound_in in callees:
             for load in self.module.facts.loads.get(name, ()):
                 if self.scopes.scope_of(load).lookup(name) is not bound_in:
@@ -587,38 +598,28 @@ class ConfigFinder:
                 if call is None:
                     continue  # ``f.__name__``: read, not called
                 if call is _ESCAPES:
-                    if parent.kind is ScopeKind.CLASS:
-                        continue  # a class named as a base, in ``isinstance``, an annotation
-                    # ``run = launch``, ``partial(launch, d)``, ``pool.submit(launch, d)``:
-                    # called with arguments this file does not show
-                    worst = "weak"
+                    if not is_class:
+                        yield _UNPACKED
                     continue
-                value = _passed_value(call, position, arg.arg)
-                if value is None:
-                    continue  # nothing said: the default, or an unpacked sequence
-                trust = self._passed_trust(value)
-                if trust == "against":
-                    return "against"
-                if trust == "weak":
-                    worst = "weak"
-        return worst
+                value = _passed_value(call, position, keyword)
+                if value is not None:  # None: nothing passed, the default applies
+                    yield value
 
-    def _method_callers_trust(
+    def _method_call_values(
         self, func: ast.FunctionDef | ast.AsyncFunctionDef, position: int | None, keyword: str
-    ) -> str | None:
-        """:meth:`_callers_trust` for a method: every call ``<obj>.<name>(...)`` in the
-        module whose callee is no imported module's function (``subprocess.run`` is not
-        ``TaskRunner.run``) may be a call of it, ``self.run(d)`` and ``Launcher().run(d)``
-        alike; ``<obj>.<name>.remote(...)`` too (a Ray actor's method)."""
+    ) -> Iterator[ast.expr]:
+        """:meth:`_call_values` for a method: every call ``<obj>.<name>(...)`` in the
+        module whose object is not an import (``subprocess.run`` is not ``TaskRunner.run``)
+        may be a call of it, ``self.run(d)`` and ``Launcher().run(d)`` alike;
+        ``<obj>.<name>.remote(...)`` too (a Ray actor's method)."""
         static = any(
             (self._qualified(d) | self._builtin(d)) & {"staticmethod", "builtins.staticmethod"}
             for d in func.decorator_list
         )
         if position is not None and not static:
             if position == 0:
-                return None  # ``self`` / ``cls`` itself
+                return  # ``self`` / ``cls`` itself
             position -= 1
-        worst = None
         for call in self.module.facts.calls:
             callee = call.func
             if isinstance(callee, ast.Attribute) and callee.attr == "remote":
@@ -628,14 +629,8 @@ class ConfigFinder:
             if self._imported(callee.value):
                 continue  # an imported module's or object's: ``subprocess.run(cmd)``
             value = _passed_value(call, position, keyword)
-            if value is None:
-                continue
-            trust = self._passed_trust(value)
-            if trust == "against":
-                return "against"
-            if trust == "weak":
-                worst = "weak"
-        return worst
+            if value is not None:
+                yield value
 
     def _imported(self, expr: ast.expr) -> bool:
         """Whether ``expr`` (``subprocess``, ``os.path``) reads a name bound by an import."""
@@ -1013,6 +1008,18 @@ def _stringish(node: ast.expr) -> bool:
         isinstance(n, (ast.Constant, ast.JoinedStr)) and isinstance(getattr(n, "value", ""), str)
         for n in ast.walk(node)
     )
+
+
+def _worst(trusts: Iterable[str | None]) -> str | None:
+    """The lowest of some trusts (``"against"`` < ``"weak"`` < ``"strong"``; ``None``, which
+    says nothing, is skipped); ``None`` when there is none. Stops at the first ``"against"``."""
+    worst = None
+    for trust in trusts:
+        if trust == "against":
+            return trust
+        if trust == "weak" or (trust == "strong" and worst is None):
+            worst = trust
+    return worst
 
 
 #: :func:`_passed_value`'s answer for an argument unpacked from ``*args`` / ``**kwargs``.
