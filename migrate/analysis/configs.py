@@ -53,6 +53,7 @@ from __future__ import annotations
 
 import ast
 import functools
+import itertools
 import re
 from collections.abc import Iterable, Iterator
 from typing import NamedTuple
@@ -167,6 +168,7 @@ class ConfigFinder:
         self._attrs: dict[int, dict[str, list[ast.AST]]] = {}
         self._visiting: set[int] = set()
         self._positive_visiting: set[int] = set()
+        self._returning: set[int] = set()
 
     # -- the answer -----------------------------------------------------------------
 
@@ -312,8 +314,8 @@ class ConfigFinder:
     def value_trust(self, value: ast.expr | None) -> str:
         """``"against"``, ``"weak"`` or ``"strong"`` for a value assigned to a config name
         (see :meth:`_trust`)."""
-        if value is None:
-            return "weak"
+        if value is None or isinstance(value, ast.Starred):
+            return "weak"  # unknown, or a marker (:data:`_UNPACKED`)
         if self._value_against(value) or self._sub_config(value):
             return "against"
         if isinstance(value, ast.Attribute) and value.attr in self.names:
@@ -355,6 +357,11 @@ class ConfigFinder:
                 return "against"
             if isinstance(value.func, ast.Attribute) and value.func.attr in ("get", "pop", "copy"):
                 return "weak"  # ``kwargs.get("config")``, ``d.copy()``: an element, a copy of anything
+        if isinstance(value, ast.Call):
+            returned = self._judge_returns(value, self._returned_trust)
+            if returned is not None:
+                # ``config = load()`` with ``def load(): return {...}`` here: what it returns
+                return _worst(returned) or "weak"
         if isinstance(value, (ast.Attribute, ast.Name)) and self._qualified(value) & {"os.environ", "sys.argv"}:
             return "weak"
         if isinstance(value, ast.Subscript):
@@ -364,6 +371,48 @@ class ConfigFinder:
             # ``__init__`` whose class is instantiated with a dict
             return self._name_value_trust(value)
         return "strong"
+
+    def _returned_trust(self, value: ast.expr) -> str | None:
+        """:meth:`value_trust` of a returned value; ``None`` (a ``None`` passes nothing) for ``None``."""
+        if isinstance(value, ast.Constant) and value.value is None:
+            return None
+        return self.value_trust(value)
+
+    def _judge_returns(self, call: ast.Call, judge) -> list | None:
+        """``judge(value)`` for each value a call of a function defined in this module may
+        return (a ``None`` constant for a bare ``return`` or for falling off the end): a
+        plain name bound only by ``def`` statements here, or ``<self>.<name>(...)`` with
+        a method of that name in one of the module's classes. ``None`` when the callee
+        is no such function (an import, a variable), is a generator or a coroutine, or
+        is being judged already (recursion)."""
+        func = call.func
+        defs: list[ast.AST] = []
+        if isinstance(func, ast.Name):
+            holder = self.scopes.scope_of(func).lookup(func.id)
+            if holder is not None:
+                defs = [b.node for b in self.finder.bindings_in(holder, func.id)]
+        elif isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
+            if self.finder.instance_method_of(func.value, func.value.id) is not None:
+                defs = [
+                    stmt for cls in self.module.facts.binders if isinstance(cls, ast.ClassDef)
+                    for stmt in cls.body if isinstance(stmt, _FUNCTIONS) and stmt.name == func.attr
+                ]
+        if not defs or not all(isinstance(d, ast.FunctionDef) for d in defs):
+            return None
+        ids = {id(d) for d in defs}
+        if ids & self._returning:
+            return None
+        values: list[ast.expr] = []
+        for d in defs:
+            found = _returns_of(d)  # type: ignore[arg-type]
+            if found is None:
+                return None  # a generator
+            values.extend(found)
+        self._returning |= ids
+        try:
+            return [judge(v) for v in values]
+        finally:
+            self._returning -= ids
 
     def _builtin(self, func: ast.expr) -> set[str]:
         """``{name}`` for a call of a builtin by its plain, unshadowed name, else empty."""
@@ -570,6 +619,7 @@ class ConfigFinder:
         position = next((i for i, a in enumerate(params) if a is arg), None)
         if position is None and arg not in func.args.kwonlyargs:
             return None  # ``*args`` or ``**kwargs``
+        values: Iterable[ast.expr]
         if parent.kind is ScopeKind.CLASS and func.name != "__init__":
             values = self._method_call_values(func, position, arg.arg)
         elif parent.kind is ScopeKind.CLASS:
@@ -577,10 +627,182 @@ class ConfigFinder:
                 return None
             if position is not None:
                 position -= 1  # ``self`` is not passed
-            values = self._call_values(self._classes_inheriting_init(parent), position, arg.arg, True)
+            values = self._init_values(parent, position, arg.arg)
         else:
             values = self._call_values([(func.name, parent)], position, arg.arg, False)
+        if self._called_unseen(func):
+            values = itertools.chain(values, (_UNPACKED,))
         return _worst(self._passed_trust(v) for v in values)
+
+    def _called_unseen(self, func: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+        """Whether ``func`` may be called with arguments no call in the file shows: its
+        name is spelled in a string (``globals()["launch"](d)``, ``getattr(mod,
+        "launch")(d)``; ``__all__`` aside), or a decorator defined in this file does not
+        simply pass its arguments through (``def with_cfg(f): return partial(f, d)``).
+        Imported decorators (``@hydra.main``, ``@ray.remote``, verl's ``@deprecated``)
+        are trusted to pass them through: their code is not here to read."""
+        if func.name in self._dynamic_names:
+            return True
+        return any(not self._passes_through(d) for d in func.decorator_list)
+
+    @functools.cached_property
+    def _dynamic_names(self) -> frozenset[str]:
+        """Identifiers spelled as string constants anywhere in the module (a call by
+        name may use them), except in ``__all__`` (an export list names, it calls
+        nothing) and in docstrings."""
+        exported: set[int] = set()
+        for node in self.module.tree.body:
+            if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                if any(isinstance(t, ast.Name) and t.id == "__all__" for t in targets):
+                    exported.update(id(n) for n in ast.walk(node))
+        return frozenset(
+            n.value for n in ast.walk(self.module.tree)
+            if isinstance(n, ast.Constant) and isinstance(n.value, str)
+            and n.value.isidentifier() and id(n) not in exported
+        )
+
+    def _passes_through(self, decorator: ast.expr) -> bool:
+        """Whether a decorator hands the decorated function's arguments on unchanged:
+        one not defined in this module (its code cannot be read: trusted), or a
+        ``def`` here whose parameter (the function) is only called with ``*args,
+        **kwargs``, given to ``functools.wraps``, read for an attribute or returned.
+        A decorator factory defined here (``@with_config(d)``) is not read: ``False``."""
+        target = decorator.func if isinstance(decorator, ast.Call) else decorator
+        if not isinstance(target, ast.Name):
+            return True
+        holder = self.scopes.scope_of(target).lookup(target.id)
+        if holder is None:
+            return True
+        defs = [b.node for b in self.finder.bindings_in(holder, target.id)]
+        if not defs or not all(isinstance(d, _FUNCTIONS) for d in defs):
+            return True  # an import, or something this module does not define as a function
+        if isinstance(decorator, ast.Call):
+            return False
+        for d in defs:
+            params = (*d.args.posonlyargs, *d.args.args)
+            if not params:
+                return False
+            wrapped = params[0].arg
+            for node in ast.walk(d):
+                if not (isinstance(node, ast.Name) and node.id == wrapped and isinstance(node.ctx, ast.Load)):
+                    continue
+                up = self.parents.get(id(node))
+                if isinstance(up, ast.Call) and up.func is node:
+                    if all(isinstance(a, ast.Starred) for a in up.args) and all(
+                        k.arg is None for k in up.keywords
+                    ):
+                        continue  # ``f(*args, **kwargs)``
+                    return False
+                if isinstance(up, ast.Call) and (dotted_parts(up.func) or [""])[-1] in (
+                    "wraps", "update_wrapper"
+                ):
+                    continue
+                if isinstance(up, ast.Attribute) and up.attr != "__call__":
+                    continue  # ``f.__name__``
+                if isinstance(up, ast.Return):
+                    continue
+                return False  # ``partial(f, d)``, ``f(d)``, stored, handed on
+        return True
+
+    def _init_values(self, cls: Scope, position: int | None, keyword: str) -> Iterator[ast.expr]:
+        """What each construction of the class (scope ``cls``) hands its ``__init__``
+        parameter at ``position`` (``self`` not counted) or named ``keyword``: calls of
+        the class and of same-file subclasses that inherit the ``__init__``
+        (:meth:`_call_values`); ``cls(...)`` in a classmethod, ``type(x)(...)`` and
+        ``x.__class__(...)`` anywhere in the module (each may build this class);
+        ``super().__init__(...)`` in a same-file subclass and ``T.__init__(self, ...)``
+        with ``T`` the class or such a subclass; ``x.__init__(...)`` on anything else
+        that is not an import or another class. :data:`_UNPACKED` for a class named in a
+        string (``getattr(mod, "T")(d)``)."""
+        assert isinstance(cls.node, ast.ClassDef)
+        classes = self._classes_inheriting_init(cls)
+        yield from self._call_values(classes, position, keyword, True)
+        if any(name in self._dynamic_names for name, _ in classes):
+            yield _UNPACKED
+        subclasses = {id(node) for node in self._subclasses(cls)}
+        for call in self.module.facts.calls:
+            func = call.func
+            value = None
+            if self._builds_instance(func):
+                value = _passed_value(call, position, keyword)
+            elif isinstance(func, ast.Attribute) and func.attr == "__init__":
+                owner = func.value
+                if isinstance(owner, ast.Call) and isinstance(owner.func, ast.Name) and owner.func.id == "super":
+                    enclosing = self._enclosing_class(call)
+                    if enclosing is None or id(enclosing) not in subclasses:
+                        continue  # another class's base
+                    value = _passed_value(call, position, keyword)
+                elif isinstance(owner, ast.Name) and self._is_class_name(owner):
+                    holder = self.scopes.scope_of(owner).lookup(owner.id)
+                    if not any(owner.id == name and holder is bound_in for name, bound_in in classes):
+                        continue  # ``Other.__init__(self, ...)``
+                    value = _passed_value(call, None if position is None else position + 1, keyword)
+                elif self._imported(owner):
+                    continue
+                else:
+                    value = _passed_value(call, position, keyword)  # ``self.__init__(d)``
+            if value is not None:
+                yield value
+
+    def _builds_instance(self, func: ast.expr) -> bool:
+        """``cls`` (a classmethod's first parameter), ``type(x)``, ``x.__class__``."""
+        if isinstance(func, ast.Attribute):
+            return func.attr == "__class__"
+        if isinstance(func, ast.Call):
+            return (
+                isinstance(func.func, ast.Name) and func.func.id == "type" and len(func.args) == 1
+                and self.scopes.scope_of(func.func).lookup("type") is None
+            )
+        if not isinstance(func, ast.Name):
+            return False
+        holder = self.scopes.scope_of(func).lookup(func.id)
+        node = holder.node if holder is not None else None
+        if not isinstance(node, _FUNCTIONS) or holder.parent is None or holder.parent.kind is not ScopeKind.CLASS:
+            return False
+        params = (*node.args.posonlyargs, *node.args.args)
+        return bool(params) and params[0].arg == func.id and (
+            node.name == "__new__"
+            or any((dotted_parts(d) or [""])[-1] == "classmethod" for d in node.decorator_list)
+        )
+
+    def _is_class_name(self, name: ast.Name) -> bool:
+        holder = self.scopes.scope_of(name).lookup(name.id)
+        return holder is not None and any(
+            isinstance(b.node, ast.ClassDef) for b in self.finder.bindings_in(holder, name.id)
+        )
+
+    def _enclosing_class(self, node: ast.AST) -> ast.ClassDef | None:
+        s: Scope | None = self.scopes.scope_of(node)
+        while s is not None:
+            if s.kind is ScopeKind.CLASS and isinstance(s.node, ast.ClassDef):
+                return s.node
+            s = s.parent
+        return None
+
+    def _subclasses(self, cls: Scope) -> list[ast.ClassDef]:
+        """The same-file classes that inherit from ``cls`` (bases by plain name,
+        transitively), whatever their own ``__init__``."""
+        assert isinstance(cls.node, ast.ClassDef) and cls.parent is not None
+        found: list[tuple[str, Scope, ast.ClassDef]] = [(cls.node.name, cls.parent, cls.node)]
+        seen = {id(cls.node)}
+        classes = [n for n in self.module.facts.binders if isinstance(n, ast.ClassDef)]
+        i = 0
+        while i < len(found):
+            name, bound_in, _ = found[i]
+            i += 1
+            for node in classes:
+                if id(node) in seen:
+                    continue
+                for base in node.bases:
+                    if not (isinstance(base, ast.Name) and base.id == name):
+                        continue
+                    outer = self.scopes.scope_of(base)
+                    if outer.lookup(name) is bound_in:
+                        seen.add(id(node))
+                        found.append((node.name, outer.lookup(node.name) or outer, node))
+                        break
+        return [node for _, _, node in found[1:]]
 
     def _call_values(
         self, callees: list[tuple[str, Scope]], position: int | None, keyword: str, is_class: bool
@@ -598,12 +820,31 @@ class ConfigFinder:
                 if call is None:
                     continue  # ``f.__name__``: read, not called
                 if call is _ESCAPES:
-                    if not is_class:
-                        yield _UNPACKED
+                    if not is_class or not self._names_a_type(load):
+                        yield _UNPACKED  # ``K = T; K(d)``, ``factory(T)``, ``ray.remote(T)``
                     continue
                 value = _passed_value(call, position, keyword)
                 if value is not None:  # None: nothing passed, the default applies
                     yield value
+
+    def _names_a_type(self, load: ast.Name) -> bool:
+        """Whether a class's name is read only as a type, not handed on to be built: a
+        base in a ``class`` statement, an argument of ``isinstance``/``issubclass``/
+        ``super``, an annotation, an ``except`` clause, a comparison (``type(x) is T``)."""
+        node: ast.AST = load
+        up = self.parents.get(id(load))
+        while isinstance(up, (ast.Subscript, ast.Tuple)) or (
+            isinstance(up, ast.BinOp) and isinstance(up.op, ast.BitOr)
+        ):  # ``Optional[T]``, ``(A, T)``, ``T | None``
+            chain = self.module.ancestors(up)
+            node, up = up, (chain[-1] if chain else None)
+        if isinstance(up, (ast.ClassDef, ast.Compare, ast.ExceptHandler, ast.arg)):
+            return True
+        if isinstance(up, (ast.AnnAssign, ast.FunctionDef, ast.AsyncFunctionDef)):
+            return getattr(up, "annotation", None) is node or getattr(up, "returns", None) is node
+        if isinstance(up, ast.Call) and isinstance(up.func, ast.Name) and up.func is not node:
+            return up.func.id in ("isinstance", "issubclass", "super")
+        return False
 
     def _method_call_values(
         self, func: ast.FunctionDef | ast.AsyncFunctionDef, position: int | None, keyword: str
@@ -707,6 +948,9 @@ class ConfigFinder:
                 return False  # ``OmegaConf.create([1, 2])``, ``OmegaConf.create("- 1")``: a ListConfig
             if names & _CONFIG_MAKERS:
                 return True
+            returned = self._judge_returns(value, self._positively_config)
+            if returned:  # ``launch(load())`` with ``def load(): return OmegaConf.load(p)``
+                return all(returned)
             return bool(names & _COPIES) and len(value.args) == 1 and self._positively_config(
                 value.args[0]
             )
@@ -792,6 +1036,7 @@ class ConfigFinder:
             values = self._class_attributes(cls.node, set()).get(name)
             if values is None:
                 return Bound.UNBOUND
+            values = [*values, *self._other_writes(cls, name)]
             if any(
                 (v is not None and finder._value_against(v))
                 or (a is not None and finder._annotation(a, method) == "other")
@@ -805,11 +1050,133 @@ class ConfigFinder:
                 for finder, v, a in values
                 if not (v is None and a is not None)
             )
-            if weak or not self._init_certain(cls.node, name, {id(cls.node)}):
+            fields = self._field_trust(cls.node, name, set())
+            if fields == "against":
+                return Bound.UNBOUND  # ``T("ppo.yaml")`` fills the dataclass field
+            if weak or fields == "weak" or not self._init_certain(cls.node, name, {id(cls.node)}):
                 return Bound.POSSIBLE  # set somewhere, maybe not yet (or not to a config)
             return Bound.CERTAIN
 
         return check
+
+    def _other_writes(self, cls: Scope, name: str) -> Iterator[tuple]:
+        """``(finder, value, annotation)`` of the writes to ``<self>.<name>`` that
+        :meth:`_class_attributes` does not see: a same-file subclass's own (its
+        ``__init__``'s ``self.config = path``, a ``config`` property), and writes from
+        outside the class on an object that may be an instance of it (``t.config = d``,
+        ``setattr(t, "config", d)``, ``t.__dict__.update(...)``, ``vars(t)[k] = v``,
+        ``del t.config``). An outside write of a value not positively a config counts as
+        :data:`_UNPACKED` (an unsafe fix at most: which object it writes is not known);
+        a method's own instance (``self``) is not outside: its writes are counted with
+        its class, this one's or another's."""
+        assert isinstance(cls.node, ast.ClassDef)
+        family = [cls.node, *self._subclasses(cls)]
+        for sub in family[1:]:
+            for value, annotation in _own_attributes(sub).get(name, ()):
+                yield self, value, annotation
+        for attr in self.module.facts.attributes:
+            if attr.attr == "__dict__" or (attr.attr == name and not isinstance(attr.ctx, ast.Load)):
+                if self._an_instance_seen(attr.value):
+                    continue
+                chain = self.module.ancestors(attr)
+                up = chain[-1] if chain else None
+                if attr.attr == "__dict__":
+                    if not self._written_through(attr, up):
+                        continue
+                    yield self, _UNPACKED, None
+                    continue
+                value = up.value if isinstance(up, (ast.Assign, ast.AnnAssign)) else None
+                if value is None or self._passed_trust(value) != "strong":
+                    yield self, _UNPACKED, None
+        for call in self.module.facts.calls:
+            func = call.func
+            if not isinstance(func, ast.Name) or self._builtin(func) == set():
+                continue
+            if func.id in ("setattr", "delattr") and call.args:
+                key = call.args[1] if len(call.args) > 1 else None
+                if isinstance(key, ast.Constant) and key.value != name:
+                    continue
+                if self._an_instance_seen(call.args[0]):
+                    continue
+                value = call.args[2] if func.id == "setattr" and len(call.args) > 2 else None
+                if value is None or self._passed_trust(value) != "strong":
+                    yield self, _UNPACKED, None
+            elif func.id == "vars" and len(call.args) == 1:
+                if self._an_instance_seen(call.args[0]):
+                    continue
+                chain = self.module.ancestors(call)
+                if chain and self._written_through(call, chain[-1]):
+                    yield self, _UNPACKED, None
+
+    def _written_through(self, mapping: ast.expr, up: ast.AST | None) -> bool:
+        """Whether an instance's ``__dict__`` / ``vars(x)`` is written: assigned,
+        ``.update(...)``/``.setdefault(...)``/``.__setitem__(...)``, or a key stored."""
+        if isinstance(mapping, ast.Attribute) and not isinstance(mapping.ctx, ast.Load):
+            return True
+        if isinstance(up, ast.Attribute) and up.value is mapping:
+            return up.attr in ("update", "setdefault", "__setitem__", "pop", "clear", "popitem")
+        return isinstance(up, ast.Subscript) and up.value is mapping and not isinstance(up.ctx, ast.Load)
+
+    def _an_instance_seen(self, obj: ast.expr) -> bool:
+        """Whether ``obj`` is a method's own instance (``self``): its writes are that
+        class's own attributes, counted with the class (or not this class's at all)."""
+        return isinstance(obj, ast.Name) and self.finder.instance_method_of(obj, obj.id) is not None
+
+    def _field_trust(self, cls: ast.ClassDef, name: str, seen: set[int]) -> str | None:
+        """What the constructions of a dataclass hand its field ``name`` (its
+        generated ``__init__`` takes one parameter per field, in declaration order)
+        and the field's default (``= d``, ``field(default=d)``,
+        ``field(default_factory=lambda: d)``), judged like a parameter's callers
+        (:meth:`_passed_trust`); the field may be declared by a same-file base.
+        ``None`` when no dataclass here declares it. A dataclass with bases has fields
+        before its own: its positional arguments are not matched (``"weak"`` if any)."""
+        seen.add(id(cls))
+        if not _is_dataclass(cls):
+            for base in cls.bases:
+                found = self._base_class(base)
+                if found is not None and found[0] is self and id(found[1]) not in seen:
+                    trust = self._field_trust(found[1], name, seen)
+                    if trust is not None:
+                        return trust
+            return None
+        fields = [
+            stmt for stmt in cls.body
+            if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name)
+            and "ClassVar" not in ast.unparse(stmt.annotation)
+        ]
+        declared = next((f for f in fields if f.target.id == name), None)  # type: ignore[union-attr]
+        scope = self.scopes.scope_for_node(cls)
+        if declared is None or scope is None:
+            return None
+        trusts: list[str | None] = []
+        default = declared.value
+        if isinstance(default, ast.Call) and (dotted_parts(default.func) or [""])[-1] == "field":
+            for k in default.keywords:
+                if k.arg == "default":
+                    trusts.append(self._passed_trust(k.value))
+                elif k.arg == "default_factory":
+                    factory = k.value
+                    trusts.append(
+                        self._passed_trust(factory.body) if isinstance(factory, ast.Lambda)
+                        else self._passed_trust(ast.Call(func=factory, args=[], keywords=[]))
+                    )
+        unknown = bool(cls.bases) or "KW_ONLY" in ast.unparse(cls)
+        position = None if unknown else fields.index(declared)
+        for value in self._init_values(scope, position, name):
+            trusts.append(self._passed_trust(value))
+        if unknown:
+            for call in self._class_calls(scope):
+                if call.args:
+                    trusts.append("weak")
+        return _worst(trusts)
+
+    def _class_calls(self, cls: Scope) -> Iterator[ast.Call]:
+        for name, bound_in in self._classes_inheriting_init(cls):
+            for load in self.module.facts.loads.get(name, ()):
+                if self.scopes.scope_of(load).lookup(name) is bound_in:
+                    call = self._call_through(load)
+                    if isinstance(call, ast.Call) and call is not _ESCAPES:
+                        yield call
 
     def _init_certain(self, cls: ast.ClassDef, name: str, seen: set[int]) -> bool:
         """Whether every instance has ``<self>.<name>`` before any other method runs: the
@@ -834,10 +1201,7 @@ class ConfigFinder:
             ):
                 return True
         init = next((s for s in cls.body if isinstance(s, _FUNCTIONS) and s.name == "__init__"), None)
-        if init is None and any(
-            (dotted_parts(d.func if isinstance(d, ast.Call) else d) or [""])[-1] == "dataclass"
-            for d in cls.decorator_list
-        ):
+        if init is None and _is_dataclass(cls):
             # a dataclass's generated __init__ sets every field it declares (not ClassVar)
             return any(
                 isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name)
@@ -976,6 +1340,8 @@ def _own_attributes(cls: ast.ClassDef) -> dict[str, list]:
                 if in_method:
                     walk(node.body, selfname, True)
                 else:
+                    # ``@property def config(self)``: whatever it returns (weak at best)
+                    out.setdefault(node.name, []).append((_UNPACKED, None))
                     params = (*node.args.posonlyargs, *node.args.args)
                     walk(node.body, params[0].arg if params else None, True)
                 continue
@@ -1000,6 +1366,35 @@ def _own_attributes(cls: ast.ClassDef) -> dict[str, list]:
 
 
 __all__ = ["DICTCONFIG_NAMES", "VERL_SECTIONS", "ConfigChoice", "ConfigFinder"]
+
+
+def _returns_of(func: ast.FunctionDef) -> list[ast.expr] | None:
+    """The values ``func``'s ``return`` statements give (nested functions and classes
+    aside), with a ``None`` constant for a bare ``return`` and for falling off the end
+    (assumed possible unless the body ends in ``return``/``raise``); ``None`` for a
+    generator (``yield`` in its body)."""
+    values: list[ast.expr] = []
+    stack: list[ast.AST] = list(func.body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            continue
+        if isinstance(node, (ast.Yield, ast.YieldFrom)):
+            return None
+        if isinstance(node, ast.Return):
+            values.append(node.value if node.value is not None else ast.Constant(value=None))
+        stack.extend(ast.iter_child_nodes(node))
+    if not func.body or not isinstance(func.body[-1], (ast.Return, ast.Raise)):
+        values.append(ast.Constant(value=None))
+    return values
+
+
+def _is_dataclass(cls: ast.ClassDef) -> bool:
+    """Whether a ``@dataclass`` / ``@dataclasses.dataclass(...)`` decorator is on ``cls``."""
+    return any(
+        (dotted_parts(d.func if isinstance(d, ast.Call) else d) or [""])[-1] == "dataclass"
+        for d in cls.decorator_list
+    )
 
 
 def _stringish(node: ast.expr) -> bool:

@@ -477,7 +477,8 @@ def test_self_attribute_annotated_with_another_type_is_not_the_config(envmod) ->
         "launch(base if flag else {'trainer': 1})",  # a plain dict on one branch
         "launch(base or {'trainer': 1})",
         "launch(kwargs['config'])",  # an element of anything
-        "launch(make())",  # a call of unknown type
+        "launch(types.SimpleNamespace(config=base))",  # a call of unknown type
+        "launch(make())",  # a function here that may return a dict
         "run = launch",  # handed on: called with arguments this file does not show
         "functools.partial(launch, {'a': 1})()",
         "list(map(launch, [{'a': 1}]))",
@@ -493,7 +494,7 @@ def test_a_value_of_unknown_type_from_a_caller_makes_the_fix_unsafe(envmod, call
     env = os.environ.copy()
     kwargs = {{"config": base}}
     def make():
-        return base
+        return base if os.environ.get("X") else {{"trainer": 1}}
     def launch(config):
         return get_env()
     def entry(flag=False):
@@ -619,7 +620,8 @@ def test_a_local_rebinding_to_another_kind_of_value(envmod, binding, expected) -
     [
         ('Launcher().launch({"num_cpus": 4})', "PPO002"),
         ('self_call', "PPO002"),
-        ("Launcher().launch(make())", "unsafe"),
+        ("Launcher().launch(make())", "unsafe"),  # ``make`` may return a dict
+        ("Launcher().launch(make(True))", "unsafe"),
         ("Launcher().launch(base)", "safe"),
         ("subprocess.run([sys.executable, '-c', 'pass'])", "safe"),  # not the method
     ],
@@ -630,8 +632,8 @@ def test_a_method_parameter_judged_by_the_calls_of_the_method(envmod, caller, ex
     src = f"""
     import subprocess, sys
     base = OmegaConf.create({{"trainer": 1}})
-    def make():
-        return base
+    def make(plain=False):
+        return dict(base) if plain else base
     class Launcher:
         def launch(self, config):
             return get_env()
