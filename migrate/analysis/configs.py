@@ -641,9 +641,17 @@ class ConfigFinder:
         simply pass its arguments through (``def with_cfg(f): return partial(f, d)``).
         Imported decorators (``@hydra.main``, ``@ray.remote``, verl's ``@deprecated``)
         are trusted to pass them through: their code is not here to read."""
-        if func.name in self._dynamic_names:
+        if self._spelled_in_string(func.name):
             return True
         return any(not self._passes_through(d) for d in func.decorator_list)
+
+    def _spelled_in_string(self, name: str) -> bool:
+        """Whether ``name`` is a string constant of the module (:attr:`_dynamic_names`);
+        the source text is searched first, so most modules are never walked for it."""
+        text = self.module.text
+        if f'"{name}"' not in text and f"'{name}'" not in text:
+            return False
+        return name in self._dynamic_names
 
     @functools.cached_property
     def _dynamic_names(self) -> frozenset[str]:
@@ -718,7 +726,7 @@ class ConfigFinder:
         assert isinstance(cls.node, ast.ClassDef)
         classes = self._classes_inheriting_init(cls)
         yield from self._call_values(classes, position, keyword, True)
-        if any(name in self._dynamic_names for name, _ in classes):
+        if any(self._spelled_in_string(name) for name, _ in classes):
             yield _UNPACKED
         subclasses = {id(node) for node in self._subclasses(cls)}
         for call in self.module.facts.calls:
