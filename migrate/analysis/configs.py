@@ -1136,7 +1136,8 @@ class ConfigFinder:
         and the field's default (``= d``, ``field(default=d)``,
         ``field(default_factory=lambda: d)``), judged like a parameter's callers
         (:meth:`_passed_trust`); the field may be declared by a same-file base.
-        ``None`` when no dataclass here declares it. A dataclass with bases has fields
+        ``dataclasses.replace(t, name=d)`` builds one too. ``None`` when no dataclass
+        here declares it. A dataclass with bases has fields
         before its own: its positional arguments are not matched (``"weak"`` if any)."""
         seen.add(id(cls))
         if not _is_dataclass(cls):
@@ -1172,6 +1173,9 @@ class ConfigFinder:
         position = None if unknown else fields.index(declared)
         for value in self._init_values(scope, position, name):
             trusts.append(self._passed_trust(value))
+        for call in self.module.facts.calls:  # ``dataclasses.replace(t, config=d)``: a copy
+            if call.keywords and self._qualified(call.func) & {"dataclasses.replace", "copy.replace"}:
+                trusts.extend(self._passed_trust(k.value) for k in call.keywords if k.arg in (name, None))
         if unknown:
             for call in self._class_calls(scope):
                 if call.args:

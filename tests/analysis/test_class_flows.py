@@ -101,6 +101,15 @@ CRASHED = {  # name -> a module whose last line binds ENV through the configless
             return get_ppo_ray_runtime_env()
         ENV = launch()
         """,
+    "dataclass-replaced-with-a-dict": """
+        import dataclasses
+        @dataclasses.dataclass
+        class T:
+            config: object
+            def env(self):
+                return get_ppo_ray_runtime_env()
+        ENV = dataclasses.replace(T(OmegaConf.create({})), config={"a": 1}).env()
+        """,
     "dict-update-of-the-instance": """
         class T:
             def __init__(self, config):
