@@ -111,6 +111,11 @@ _CONFIG_MAKERS = frozenset({
     "omegaconf.OmegaConf.unsafe_merge", "omegaconf.OmegaConf.structured",
     "omegaconf.DictConfig", "hydra.compose", "hydra.experimental.compose",
 })
+#: Top-level modules whose functions return things other than the config they are given.
+_OTHER_RESULTS = frozenset({
+    "omegaconf", "builtins", "copy", "json", "yaml", "pickle", "typing", "typing_extensions",
+    "dataclasses", "os", "operator", "functools", "itertools", "collections", "inspect", "types",
+})
 #: Calls that return a copy of their first argument.
 _COPIES = frozenset({"copy.deepcopy", "copy.copy"})
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
@@ -253,6 +258,8 @@ class ConfigFinder:
         ``"weak"`` (an unsafe fix at best: an unpacking, ``+=``, a dict spread without a
         verl section, another local's value) or ``"strong"`` (a safe fix when certainly bound)."""
         worst = "strong"
+        if holder.kind is ScopeKind.MODULE and self._globals_rewritten:
+            worst = "weak"  # ``globals()["config"] = d``, ``exec(...)``: not all bindings seen
         for b in self.finder.bindings_in(holder, name):
             trust = self._binding_trust(b.node, b.qualified, holder)
             if trust == "against":
@@ -261,10 +268,20 @@ class ConfigFinder:
                 worst = trust
         return worst
 
+    @functools.cached_property
+    def _globals_rewritten(self) -> bool:
+        """Whether the module may bind its globals in ways no statement shows:
+        ``globals()``, ``vars()``, ``exec``, ``sys.modules`` (``setattr(sys.modules[__name__],
+        ...)``), ``importlib`` (searched in the source text)."""
+        text = self.module.text
+        return any(w in text for w in ("globals()", "vars()", "exec(", "sys.modules", "importlib"))
+
     def _binding_trust(self, node: ast.AST, qualified: str | None, holder: Scope) -> str:
         if isinstance(node, ast.arg):
             if node.annotation is not None and self._annotation(node.annotation, holder) == "other":
                 return "against"
+            if isinstance(holder.node, ast.Lambda):
+                return "weak"  # ``lambda config: ...``: its callers are not followed
             trusts = {self._callers_trust(node, holder)}
             default = _default_of(holder.node, node)
             if default is not None:
@@ -277,7 +294,7 @@ class ConfigFinder:
         ):
             return "against"  # a module, a function, a class, an exception: never a config
         if not isinstance(node, ast.Name):
-            return "strong"  # a match capture
+            return "weak"  # a match capture: a leaf, a list (``[*config]``), a dict (``**config``)
         parent = self.parents.get(id(node))
         if isinstance(parent, ast.AnnAssign) and parent.target is node:
             kind = self._annotation(parent.annotation, holder)
@@ -308,7 +325,7 @@ class ConfigFinder:
                 )
             ):
                 return "against"  # ``with open(p) as config``: a file
-            return "strong"
+            return "weak"  # whatever ``__enter__`` returns
         return "weak"  # an unpacking, ``+=``
 
     def value_trust(self, value: ast.expr | None) -> str:
@@ -370,7 +387,34 @@ class ConfigFinder:
             # ``self.config = c``, ``config = rollout``; ``self.config = config`` in an
             # ``__init__`` whose class is instantiated with a dict
             return self._name_value_trust(value)
-        return "strong"
+        if self._positively_config(value) or self._transforms_config(value):
+            return "strong"
+        # anything else is of a type not known here: ``load_config()`` of another module,
+        # ``pickle.load(f)``, ``copy.deepcopy(DEFAULTS)``, ``obj.attr``, ``await make()``
+        return "weak"
+
+    def _transforms_config(self, value: ast.expr) -> bool:
+        """A call taken to hand back the config it is given: a plain or module function
+        (``migrate_legacy_reward_impl(config)`` in verl's ``main``, ``utils.resolve(cfg)``)
+        whose first argument is positively a config; not a builtin (``getattr(cfg, "a")``,
+        ``len(cfg)``), not a method of the config (``cfg.setdefault(...)``), nothing of
+        omegaconf's but its makers (``OmegaConf.missing_keys(cfg)`` is a set) and nothing
+        of the standard modules that return other things (json, copy, typing, ...)."""
+        if not isinstance(value, ast.Call) or not value.args or self._builtin(value.func):
+            return False
+        parts = dotted_parts(value.func)
+        if parts is None:
+            return False
+        if len(parts) > 1:
+            root = value.func
+            while isinstance(root, ast.Attribute):
+                root = root.value
+            if not self._imported(root):
+                return False  # a method of some object (the config's own, an instance's)
+        names = self._qualified(value.func)
+        if any(n.split(".", 1)[0] in _OTHER_RESULTS for n in names):
+            return False
+        return self._positively_config(value.args[0])
 
     def _returned_trust(self, value: ast.expr) -> str | None:
         """:meth:`value_trust` of a returned value; ``None`` (a ``None`` passes nothing) for ``None``."""
@@ -827,6 +871,10 @@ class ConfigFinder:
                 call = self._call_through(load)
                 if call is None:
                     continue  # ``f.__name__``: read, not called
+                if call is _ATTRIBUTE:
+                    if not is_class:  # a class's attribute (``T.make()``) is not the class
+                        yield _UNPACKED  # ``launch.__wrapped__(d)``, ``launch.registry[...]``
+                    continue
                 if call is _ESCAPES:
                     if not is_class or not self._names_a_type(load):
                         yield _UNPACKED  # ``K = T; K(d)``, ``factory(T)``, ``ray.remote(T)``
@@ -880,6 +928,18 @@ class ConfigFinder:
             value = _passed_value(call, position, keyword)
             if value is not None:
                 yield value
+        called = set()
+        for call in self.module.facts.calls:
+            callee = call.func
+            called.add(id(callee))
+            if isinstance(callee, ast.Attribute) and callee.attr == "remote":
+                called.add(id(callee.value))
+        for attr in self.module.facts.attributes:
+            if (
+                attr.attr == func.name and id(attr) not in called
+                and isinstance(attr.ctx, ast.Load) and not self._imported(attr.value)
+            ):
+                yield _UNPACKED  # ``r = t.run; r(d)``: a bound method handed on
 
     def _imported(self, expr: ast.expr) -> bool:
         """Whether ``expr`` (``subprocess``, ``os.path``) reads a name bound by an import."""
@@ -903,8 +963,10 @@ class ConfigFinder:
             return parent
         if not (isinstance(parent, ast.Attribute) and parent.value is load):
             return _ESCAPES
-        if parent.attr not in ("remote", "options", "__call__"):
+        if parent.attr in ("__name__", "__qualname__", "__doc__", "__module__"):
             return None
+        if parent.attr not in ("remote", "options", "__call__"):
+            return _ATTRIBUTE  # ``f.__wrapped__(d)``, ``f.__defaults__ = (d,)``, ``T.make()``
         chain = self.module.ancestors(parent)
         node: ast.AST = parent
         while chain:
@@ -949,16 +1011,12 @@ class ConfigFinder:
             owner = value.value
             return isinstance(owner, ast.Name) and owner.id == "self" and value.attr in self.names
         if isinstance(value, ast.Call):
-            names = self._qualified(value.func)
-            if "omegaconf.OmegaConf.create" in names and value.args and (
-                not isinstance(value.args[0], (ast.Dict, ast.Name, ast.Attribute, ast.Call))
-            ):
-                return False  # ``OmegaConf.create([1, 2])``, ``OmegaConf.create("- 1")``: a ListConfig
-            if names & _CONFIG_MAKERS:
-                return True
             returned = self._judge_returns(value, self._positively_config)
             if returned:  # ``launch(load())`` with ``def load(): return OmegaConf.load(p)``
                 return all(returned)
+            names = self._library_names(value.func)
+            if names & _CONFIG_MAKERS:
+                return self._makes_a_dictconfig(value, names)
             return bool(names & _COPIES) and len(value.args) == 1 and self._positively_config(
                 value.args[0]
             )
@@ -976,6 +1034,92 @@ class ConfigFinder:
         try:
             bindings = list(self.finder.bindings_in(holder, value.id))
             return bool(bindings) and all(self._binding_positive(b.node) for b in bindings)
+        finally:
+            self._positive_visiting.discard(id(value))
+
+    def _library_names(self, func: ast.expr) -> set[str]:
+        """The qualified names of a callee bound only by imports (empty when any binding
+        is not an import: ``class OmegaConf`` here may shadow omegaconf's); an
+        ``x.OmegaConf.<maker>`` re-exported by an import
+        (``from verl.trainer.constants_ppo import *``) counts as omegaconf's."""
+        found = self.finder.qualified_names(func)
+        if found is None or found[1]:
+            return set()
+        names = self._qualified(func)
+        extra = {
+            "omegaconf." + n[n.index("OmegaConf."):] for n in names
+            if ".OmegaConf." in n and not n.startswith("omegaconf.")
+        }
+        return names | extra
+
+    def _makes_a_dictconfig(self, call: ast.Call, names: set[str]) -> bool:
+        """Whether a call of an OmegaConf/Hydra maker gives a ``DictConfig``, not a
+        ``ListConfig``: ``OmegaConf.load(p)``, ``hydra.compose(...)``, ``DictConfig(...)``
+        always (a config file is a mapping); ``OmegaConf.create()``; ``create``/``merge``
+        of a mapping (a dict literal, ``dict(...)``, a config, a name bound only to those;
+        not ``create([1, 2])``, ``create("- 1")``, ``create(json.loads(s))``);
+        ``structured`` of a class or an instance (not of a list)."""
+        if not names & {"omegaconf.OmegaConf.create", "omegaconf.OmegaConf.merge",
+                        "omegaconf.OmegaConf.unsafe_merge", "omegaconf.OmegaConf.structured"}:
+            return True
+        if not call.args:
+            return "omegaconf.OmegaConf.create" in names and not call.keywords
+        first = call.args[0]
+        if "omegaconf.OmegaConf.structured" in names:
+            if isinstance(first, ast.Call):
+                return not (self._qualified(first.func) | self._builtin(first.func)) & (
+                    _NOT_CONFIG_VALUES | _MAPPINGS
+                )
+            if isinstance(first, (ast.Name, ast.Attribute)):
+                return self._names_a_class(first)
+            return False
+        return self._a_mapping(first)
+
+    def _names_a_class(self, expr: ast.expr) -> bool:
+        """A name bound only by ``class`` statements or imports (``OmegaConf.structured(PPOConfig)``)."""
+        if isinstance(expr, ast.Attribute):
+            return self._imported(expr)
+        assert isinstance(expr, ast.Name)
+        holder = self.scopes.scope_of(expr).lookup(expr.id)
+        if holder is None:
+            return False
+        bindings = list(self.finder.bindings_in(holder, expr.id))
+        return bool(bindings) and all(
+            isinstance(b.node, (ast.ClassDef, ast.Import, ast.ImportFrom)) for b in bindings
+        )
+
+    def _a_mapping(self, value: ast.expr) -> bool:
+        """A dict literal or comprehension, ``dict(...)``, ``OmegaConf.to_container`` of a
+        config, a config, or a name every binding of which is one of those."""
+        if isinstance(value, (ast.Dict, ast.DictComp)):
+            return True
+        if isinstance(value, ast.Call):
+            called = self._qualified(value.func) | self._builtin(value.func)
+            if called & {"dict", "builtins.dict"}:
+                return True
+            if "omegaconf.OmegaConf.to_container" in called:
+                return bool(value.args) and self._positively_config(value.args[0])
+            return self._positively_config(value)
+        if not isinstance(value, ast.Name):
+            return self._positively_config(value)
+        if value.id in self.names:
+            return True
+        holder = self.scopes.scope_of(value).lookup(value.id)
+        if holder is None or id(value) in self._positive_visiting:
+            return False
+        self._positive_visiting.add(id(value))
+        try:
+            bindings = list(self.finder.bindings_in(holder, value.id))
+            if not bindings:
+                return False
+            for b in bindings:
+                if isinstance(b.node, ast.arg):
+                    return False  # a parameter: ``create(items)`` called with a list
+                parent = self.parents.get(id(b.node)) if isinstance(b.node, ast.Name) else None
+                if not (isinstance(parent, (ast.Assign, ast.AnnAssign)) and parent.value is not None
+                        and self._a_mapping(parent.value)):
+                    return False
+            return True
         finally:
             self._positive_visiting.discard(id(value))
 
@@ -1075,17 +1219,34 @@ class ConfigFinder:
         ``setattr(t, "config", d)``, ``t.__dict__.update(...)``, ``vars(t)[k] = v``,
         ``del t.config``). An outside write of a value not positively a config counts as
         :data:`_UNPACKED` (an unsafe fix at most: which object it writes is not known);
-        a method's own instance (``self``) is not outside: its writes are counted with
-        its class, this one's or another's."""
+        ``self.config = ...`` in a method is not outside: it is counted with its class,
+        this one's or another's (``setattr(self, ...)`` and ``self.__dict__`` are counted
+        here, whichever class they are in)."""
         assert isinstance(cls.node, ast.ClassDef)
         family = [cls.node, *self._subclasses(cls)]
-        for sub in family[1:]:
-            for value, annotation in _own_attributes(sub).get(name, ()):
-                yield self, value, annotation
+        for sub in family[1:]:  # with its other bases: a mixin's ``config = Descriptor()``
+            yield from self._class_attributes(sub, set()).get(name, ())
+        for c in family:
+            if any(isinstance(b, _FUNCTIONS) and b.name in ("__getattribute__", "__setattr__") for b in c.body):
+                yield self, _UNPACKED, None  # every attribute read or write goes through it
+        borrowed = {
+            id(b) for c in family for b in c.body if isinstance(b, _FUNCTIONS) and not any(
+                (dotted_parts(d) or [""])[-1] in ("classmethod", "staticmethod") for d in b.decorator_list
+            )
+        }
+        for attr in self.module.facts.attributes:
+            # ``T.run(other)``, ``types.MethodType(T.run, other)``: a method of the class
+            # called on an object that may be no instance of it
+            if isinstance(attr.value, ast.Name) and self._is_class_name(attr.value) and any(
+                isinstance(b, _FUNCTIONS) and b.name == attr.attr and id(b) in borrowed
+                for c in family for b in c.body
+            ) and attr.attr != "__init__":
+                yield self, _UNPACKED, None
+                break
         for attr in self.module.facts.attributes:
             if attr.attr == "__dict__" or (attr.attr == name and not isinstance(attr.ctx, ast.Load)):
-                if self._an_instance_seen(attr.value):
-                    continue
+                if attr.attr == name and self._an_instance_seen(attr.value):
+                    continue  # ``self.config = ...``: its class's own attribute
                 chain = self.module.ancestors(attr)
                 up = chain[-1] if chain else None
                 if attr.attr == "__dict__":
@@ -1098,20 +1259,23 @@ class ConfigFinder:
                     yield self, _UNPACKED, None
         for call in self.module.facts.calls:
             func = call.func
-            if not isinstance(func, ast.Name) or self._builtin(func) == set():
+            args = call.args
+            if isinstance(func, ast.Attribute) and func.attr in ("__setattr__", "__delattr__"):
+                # ``object.__setattr__(t, "config", d)`` (a frozen dataclass's
+                # ``__post_init__``), ``t.__setattr__("config", d)``
+                unbound = isinstance(func.value, ast.Name) and func.value.id in ("object", "super")
+                args = args if unbound or isinstance(func.value, ast.Call) else [func.value, *args]
+                func = ast.Name(id=func.attr.strip("_"), ctx=ast.Load())
+            elif not isinstance(func, ast.Name) or self._builtin(func) == set():
                 continue
-            if func.id in ("setattr", "delattr") and call.args:
-                key = call.args[1] if len(call.args) > 1 else None
+            if func.id in ("setattr", "delattr") and args:
+                key = args[1] if len(args) > 1 else None
                 if isinstance(key, ast.Constant) and key.value != name:
                     continue
-                if self._an_instance_seen(call.args[0]):
-                    continue
-                value = call.args[2] if func.id == "setattr" and len(call.args) > 2 else None
+                value = args[2] if func.id == "setattr" and len(args) > 2 else None
                 if value is None or self._passed_trust(value) != "strong":
                     yield self, _UNPACKED, None
-            elif func.id == "vars" and len(call.args) == 1:
-                if self._an_instance_seen(call.args[0]):
-                    continue
+            elif func.id == "vars" and len(args) == 1:
                 chain = self.module.ancestors(call)
                 if chain and self._written_through(call, chain[-1]):
                     yield self, _UNPACKED, None
@@ -1187,7 +1351,7 @@ class ConfigFinder:
             for load in self.module.facts.loads.get(name, ()):
                 if self.scopes.scope_of(load).lookup(name) is bound_in:
                     call = self._call_through(load)
-                    if isinstance(call, ast.Call) and call is not _ESCAPES:
+                    if isinstance(call, ast.Call) and call is not _ESCAPES and call is not _ATTRIBUTE:
                         yield call
 
     def _init_certain(self, cls: ast.ClassDef, name: str, seen: set[int]) -> bool:
@@ -1433,6 +1597,8 @@ def _worst(trusts: Iterable[str | None]) -> str | None:
 _UNPACKED = ast.Starred(value=ast.Name(id="<unpacked>"))
 #: :meth:`ConfigFinder._call_through`'s answer for a function handed on as a value.
 _ESCAPES = ast.Call(func=ast.Name(id="<escapes>"), args=[], keywords=[])
+#: :meth:`ConfigFinder._call_through`'s answer for an attribute of it read or written.
+_ATTRIBUTE = ast.Call(func=ast.Name(id="<attribute>"), args=[], keywords=[])
 
 
 def _passed_value(call: ast.Call, position: int | None, keyword: str) -> ast.expr | None:

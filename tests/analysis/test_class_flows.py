@@ -8,7 +8,11 @@ still crashed after the rewrite: a dict or a string reached ``self.config`` or a
 ``super().__init__(d)``, ``cls(d)``, ``type(self)(d)``, a class alias, a dataclass field,
 ``t.config = d`` after ``__init__``, a subclass's own ``self.config``, a property, a
 method's return value, ``globals()["launch"](d)``, a decorator that injects its own
-argument. Each is run here on the real function (verl 0.9.1's wheel) before and after a
+argument. A third tester then showed the name alone vouching for values of a type not known
+(``pickle.loads``, ``copy.deepcopy`` of a dict, ``typing.cast``, a config leaf, ``yield``,
+``await``, ``with`` targets, match captures, lambda parameters, ``OmegaConf.create`` of a list
+parameter, a shadowed ``OmegaConf``) and more ways into ``self.config`` (a mixin's
+descriptor, a borrowed method, ``__getattribute__``, ``object.__setattr__``). Each is run here on the real function (verl 0.9.1's wheel) before and after a
 plain ``apply``: it runs before, and still runs after. The controls beside them pass a
 real OmegaConf config through the same paths and keep their safe fix, which runs and
 hands the config on.
@@ -252,6 +256,166 @@ CRASHED = {  # name -> a module whose last line binds ENV through the configless
             return get_ppo_ray_runtime_env()
         ENV = main()
         """,
+    # a third tester's: values of a type not known here (the name alone no longer vouches)
+    "deepcopy-of-a-dict": """
+        import copy
+        DEFAULTS = {"a": 1}
+        def main():
+            config = copy.deepcopy(DEFAULTS)
+            return get_ppo_ray_runtime_env()
+        ENV = main()
+        """,
+    "pickle-loads": """
+        import pickle
+        def main():
+            config = pickle.loads(pickle.dumps({"a": 1}))
+            return get_ppo_ray_runtime_env()
+        ENV = main()
+        """,
+    "a-config-leaf": """
+        def main():
+            config = OmegaConf.create({"trainer": "x"}).trainer
+            return get_ppo_ray_runtime_env()
+        ENV = main()
+        """,
+    "typing-cast": """
+        import typing
+        from omegaconf import DictConfig
+        def main():
+            config = typing.cast(DictConfig, {"a": 1})
+            return get_ppo_ray_runtime_env()
+        ENV = main()
+        """,
+    "lambda-parameter": """
+        make_env = lambda config: get_ppo_ray_runtime_env()
+        ENV = make_env({"a": 1})
+        """,
+    "sent-into-a-generator": """
+        def gen():
+            config = yield
+            yield get_ppo_ray_runtime_env()
+        g = gen()
+        next(g)
+        ENV = g.send({"a": 1})
+        """,
+    "awaited": """
+        import asyncio
+        async def make():
+            return {"a": 1}
+        async def main():
+            config = await make()
+            return get_ppo_ray_runtime_env()
+        ENV = asyncio.run(main())
+        """,
+    "with-target": """
+        import contextlib
+        def main():
+            with contextlib.nullcontext({"a": 1}) as config:
+                return get_ppo_ray_runtime_env()
+        ENV = main()
+        """,
+    "match-capture": """
+        def main(x):
+            match x:
+                case {"a": 1, **config}:
+                    return get_ppo_ray_runtime_env()
+        ENV = main({"a": 1, "b": 2})
+        """,
+    "create-of-a-list-parameter": """
+        def main(items):
+            config = OmegaConf.create(items)
+            return get_ppo_ray_runtime_env()
+        ENV = main([1, 2])
+        """,
+    "structured-of-a-list": """
+        def main():
+            config = OmegaConf.structured([1, 2])
+            return get_ppo_ray_runtime_env()
+        ENV = main()
+        """,
+    "omegaconf-shadowed-by-a-class": """
+        class OmegaConf:
+            @staticmethod
+            def create(x):
+                return x
+        def main():
+            config = OmegaConf.create({"a": 1})
+            return get_ppo_ray_runtime_env()
+        ENV = main()
+        """,
+    "module-global-rebound-through-globals": """
+        config = OmegaConf.create(CFG)
+        def reset():
+            globals()["config"] = {"a": 1}
+        def main():
+            return get_ppo_ray_runtime_env()
+        reset()
+        ENV = main()
+        """,
+    "frozen-dataclass-post-init": """
+        import dataclasses
+        @dataclasses.dataclass(frozen=True)
+        class T:
+            config: object
+            def __post_init__(self):
+                object.__setattr__(self, "config", OmegaConf.to_container(self.config))
+            def env(self):
+                return get_ppo_ray_runtime_env()
+        ENV = T(OmegaConf.create(CFG)).env()
+        """,
+    "bound-method-handed-on": """
+        class T:
+            def run(self, config):
+                return get_ppo_ray_runtime_env()
+        r = T().run
+        ENV = r({"a": 1})
+        """,
+    "wrapped-function-called": """
+        import functools
+        @functools.lru_cache
+        def launch(config):
+            return get_ppo_ray_runtime_env()
+        ENV = launch.__wrapped__({"a": 1})
+        """,
+    "method-borrowed-by-another-class": """
+        class T:
+            def __init__(self):
+                self.config = OmegaConf.create(CFG)
+            def run(self):
+                return get_ppo_ray_runtime_env()
+        class U:
+            config = {"a": 1}
+        ENV = T.run(U())
+        """,
+    "mixin-descriptor": """
+        class D:
+            def __get__(self, o, t):
+                return {"a": 1}
+            def __set__(self, o, v):
+                pass
+        class M:
+            config = D()
+        class Base:
+            def __init__(self):
+                self.config = OmegaConf.create(CFG)
+            def run(self):
+                return get_ppo_ray_runtime_env()
+        class T(M, Base):
+            pass
+        ENV = T().run()
+        """,
+    "getattribute-override": """
+        class T:
+            def __init__(self):
+                self.config = OmegaConf.create(CFG)
+            def __getattribute__(self, name):
+                if name == "config":
+                    return {"a": 1}
+                return object.__getattribute__(self, name)
+            def run(self):
+                return get_ppo_ray_runtime_env()
+        ENV = T().run()
+        """,
 }
 
 KEPT = {  # name -> (module, the expression the safe fix passes)
@@ -317,6 +481,17 @@ KEPT = {  # name -> (module, the expression the safe fix passes)
         t.config = OmegaConf.create(CFG)
         ENV = t.env()
         """, "self.config"),
+    "classmethod-factory-beside-a-method": ("""
+        class T:
+            def __init__(self, config):
+                self.config = config
+            @classmethod
+            def build(cls):
+                return cls(OmegaConf.create(CFG))
+            def env(self):
+                return get_ppo_ray_runtime_env()
+        ENV = T.build().env()
+        """, "self.config"),
     "exported-in-dunder-all": ("""
         __all__ = ["launch"]
         def launch(config):
@@ -381,7 +556,8 @@ def outcomes(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list]:
         src = _source(body)
         modules[f"{name}/before"] = src
         modules[f"{name}/after"] = _applied(src)
-        arg = "self.config" if "self" in src.split("get_ppo_ray_runtime_env()")[0].rsplit("def ", 1)[1] else "config"
+        enclosing = src.split("get_ppo_ray_runtime_env()")[0].rsplit("def ", 1)[-1]
+        arg = "self.config" if enclosing.split("\n", 1)[0].find("(self") >= 0 else "config"
         modules[f"{name}/by-name"] = src.replace("get_ppo_ray_runtime_env()", f"get_ppo_ray_runtime_env({arg})")
     for name, (body, _) in KEPT.items():
         src = _source(body)
@@ -394,7 +570,7 @@ def outcomes(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list]:
 def test_a_plain_apply_leaves_it_running_on_verls_real_function(outcomes: dict, name: str) -> None:
     assert outcomes[f"{name}/before"] == ["ok", None]
     # the rewrite that used to be made crashes on the real function
-    assert outcomes[f"{name}/by-name"][0] in ("AttributeError", "ValueError", "TypeError"), outcomes[f"{name}/by-name"]
+    assert outcomes[f"{name}/by-name"][0] != "ok", outcomes[f"{name}/by-name"]
     assert outcomes["modules"][f"{name}/after"] == outcomes["modules"][f"{name}/before"]
     assert outcomes[f"{name}/after"] == ["ok", None]
 

@@ -199,7 +199,11 @@ def test_match_capture_in_its_own_guard(envmod) -> None:
                 return 1
         return 0
     """
+    # certainly bound in its guard (no PPO002), but what a pattern captures may be a leaf,
+    # a list or, as here, a plain dict, which verl 0.9's real function rejects: an unsafe fix
     new, diags, after = before_and_after(src, "entry", {"c": {"trainer": 3}}, envmod=envmod)
+    assert [(d.code, d.fix.applicability) for d in diags] == [("PPO001", "unsafe")]
+    new, diags, after = before_and_after(src, "entry", {"c": {"trainer": 3}}, envmod=envmod, unsafe=True)
     assert "get_env(cfg)" in new and after == [{"trainer": 3}]
 
 
