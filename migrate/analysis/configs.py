@@ -1027,15 +1027,20 @@ class ConfigFinder:
             # migrate_legacy_reward_impl(config)`` in verl's ``main``); what its bindings
             # show against it is :meth:`value_trust`'s
             return True
-        holder = self.scopes.scope_of(value).lookup(value.id)
-        if holder is None or id(value) in self._positive_visiting:
+        return self._every_binding(value, self._binding_positive)
+
+    def _every_binding(self, name: ast.Name, test) -> bool:
+        """Whether ``name`` has bindings where it is read and ``test(node)`` holds for each
+        (``False`` for a name met again while it is being judged: a cycle)."""
+        holder = self.scopes.scope_of(name).lookup(name.id)
+        if holder is None or id(name) in self._positive_visiting:
             return False
-        self._positive_visiting.add(id(value))
+        self._positive_visiting.add(id(name))
         try:
-            bindings = list(self.finder.bindings_in(holder, value.id))
-            return bool(bindings) and all(self._binding_positive(b.node) for b in bindings)
+            bindings = list(self.finder.bindings_in(holder, name.id))
+            return bool(bindings) and all(test(b.node) for b in bindings)
         finally:
-            self._positive_visiting.discard(id(value))
+            self._positive_visiting.discard(id(name))
 
     def _library_names(self, func: ast.expr) -> set[str]:
         """The qualified names of a callee bound only by imports (empty when any binding
@@ -1104,24 +1109,16 @@ class ConfigFinder:
             return self._positively_config(value)
         if value.id in self.names:
             return True
-        holder = self.scopes.scope_of(value).lookup(value.id)
-        if holder is None or id(value) in self._positive_visiting:
-            return False
-        self._positive_visiting.add(id(value))
-        try:
-            bindings = list(self.finder.bindings_in(holder, value.id))
-            if not bindings:
-                return False
-            for b in bindings:
-                if isinstance(b.node, ast.arg):
-                    return False  # a parameter: ``create(items)`` called with a list
-                parent = self.parents.get(id(b.node)) if isinstance(b.node, ast.Name) else None
-                if not (isinstance(parent, (ast.Assign, ast.AnnAssign)) and parent.value is not None
-                        and self._a_mapping(parent.value)):
-                    return False
-            return True
-        finally:
-            self._positive_visiting.discard(id(value))
+        return self._every_binding(value, self._binding_a_mapping)
+
+    def _binding_a_mapping(self, node: ast.AST) -> bool:
+        if isinstance(node, ast.arg):
+            return False  # a parameter: ``create(items)`` called with a list
+        parent = self.parents.get(id(node)) if isinstance(node, ast.Name) else None
+        return (
+            isinstance(parent, (ast.Assign, ast.AnnAssign)) and parent.value is not None
+            and self._a_mapping(parent.value)
+        )
 
     def _binding_positive(self, node: ast.AST) -> bool:
         if isinstance(node, ast.arg):

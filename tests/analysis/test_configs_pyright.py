@@ -94,13 +94,13 @@ class _Gen:
         kind = r.choice(kinds)
         d = depth + 1
         if kind == "bind":
-            return [f"{n} = load()"]
+            return [f"{n} = OmegaConf.load(p)"]
         if kind == "pass":
             return ["pass"]
         if kind == "del":
-            return ["if a:", f"    del {n}"] if r.random() < 0.5 else [f"{n} = load()", f"del {n}"]
+            return ["if a:", f"    del {n}"] if r.random() < 0.5 else [f"{n} = OmegaConf.load(p)", f"del {n}"]
         if kind == "walrus":
-            return [f"if ({n} := load()):", "    pass"]
+            return [f"if ({n} := OmegaConf.load(p)):", "    pass"]
         if kind == "return":
             return ["if b:", "    return None"]
         if kind in ("break", "continue"):
@@ -125,7 +125,7 @@ class _Gen:
             return ["with contextlib.suppress(ValueError):", *self.indent(self.block(d, in_loop))]
         cases = r.sample([f"case [{n}]:", f"case {{'k': {n}}} if {n}:", "case int():",
                           f"case {n} if a:"], r.randint(1, 3))
-        out = ["match load():"]
+        out = ["match a:"]
         for c in cases:
             out += self.indent([c, *self.indent(self.block(d, in_loop))])
         return out
@@ -145,10 +145,10 @@ def _insert_call(lines: list[str], rng: random.Random) -> list[str]:
 
 def _module(rng: random.Random) -> str:
     gen = _Gen(rng)
-    out = ["import contextlib", IMPORT.rstrip("\n"), ""]
+    out = ["import contextlib", "from omegaconf import OmegaConf", IMPORT.rstrip("\n"), ""]
     for k in range(FUNCS_PER_FILE):
         body = _insert_call(gen.block(0, False), rng)
-        params = "a, b, xs, load" + (", cfg" if rng.random() < 0.2 else "")
+        params = "a, b, xs, p" + (", cfg" if rng.random() < 0.2 else "")
         out += [f"def f{k}({params}):", *("    " + ln for ln in body), "    return None", ""]
     return "\n".join(out) + "\n"
 

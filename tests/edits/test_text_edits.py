@@ -17,6 +17,8 @@ from ppo_migrate.edits.text_edits import process_text
 from ppo_migrate.settings import Settings
 
 IMP = "from verl.trainer.constants_ppo import get_ppo_ray_runtime_env\n"
+#: with omegaconf's ``OmegaConf``: ``config = OmegaConf.load(p)`` is certainly a training config
+IMPC = IMP + "from omegaconf import OmegaConf\n"
 
 
 def run(src: str, **settings) -> tuple[str, list[tuple[int, str, str]]]:
@@ -245,7 +247,8 @@ def test_parameter_of_enclosing_function() -> None:
 
 
 def test_parameter_of_lambda() -> None:
-    rewrite(IMP + "h = lambda config: get_ppo_ray_runtime_env()\n", IMP + "h = lambda config: get_ppo_ray_runtime_env(config)\n")
+    # a lambda's callers are not followed: whatever it is given (an unsafe fix since issue 13)
+    unsafe_only(IMP + "h = lambda config: get_ppo_ray_runtime_env()\n", IMP + "h = lambda config: get_ppo_ray_runtime_env(config)\n")
 
 
 def test_default_value_runs_in_outer_scope() -> None:
@@ -290,16 +293,15 @@ def test_dictconfig_annotation_resolved_by_qualified_name() -> None:
 @pytest.mark.parametrize(
     ("binding", "expected"),
     [
-        ("config = load()", "config"),
-        ("config: DictConfig = load()", "config"),
-        ("with open_config() as config: pass", "config"),
-        ("(config := load())", "config"),
+        ("config = OmegaConf.load(p)", "config"),
+        ("config: DictConfig = OmegaConf.load(p)", "config"),
+        ("(config := OmegaConf.load(p))", "config"),
     ],
 )
 def test_earlier_local_binding(binding: str, expected: str) -> None:
     rewrite(
-        IMP + f"def f():\n    {binding}\n    get_ppo_ray_runtime_env()\n",
-        IMP + f"def f():\n    {binding}\n    get_ppo_ray_runtime_env({expected})\n",
+        IMPC + f"def f(p):\n    {binding}\n    get_ppo_ray_runtime_env()\n",
+        IMPC + f"def f(p):\n    {binding}\n    get_ppo_ray_runtime_env({expected})\n",
     )
 
 
@@ -360,6 +362,11 @@ def unsafe_only(before: str, after: str) -> None:
     [
         # the loop body may not run (an empty iterable): possibly bound (was a safe fix)
         ("for config in configs: pass", "config"),
+        # a value of a type not known here: the name alone does not vouch (issue 13)
+        ("config = load()", "config"),
+        ("config: DictConfig = load()", "config"),
+        ("(config := load())", "config"),
+        ("with open_config() as config: pass", "config"),  # whatever __enter__ returns
         # the comprehension may be empty: its walrus possibly binds (was a safe fix)
         ("[(cfg := c) for c in cs]", "cfg"),
     ],
@@ -372,14 +379,16 @@ def test_loop_binding_is_an_unsafe_fix(binding: str, expected: str) -> None:
 
 
 def test_match_capture_binds() -> None:
-    rewrite(
+    # a capture may be a leaf, a list or a plain dict: an unsafe fix (issue 13)
+    unsafe_only(
         IMP + "def f(x):\n    match x:\n        case {'c': cfg}:\n            get_ppo_ray_runtime_env()\n",
         IMP + "def f(x):\n    match x:\n        case {'c': cfg}:\n            get_ppo_ray_runtime_env(cfg)\n",
     )
 
 
 def test_match_as_capture_binds() -> None:
-    rewrite(
+    # a capture may be a leaf, a list or a plain dict: an unsafe fix (issue 13)
+    unsafe_only(
         IMP + "def f(x):\n    match x:\n        case Cfg() as config:\n            get_ppo_ray_runtime_env()\n",
         IMP + "def f(x):\n    match x:\n        case Cfg() as config:\n            get_ppo_ray_runtime_env(config)\n",
     )
@@ -411,8 +420,8 @@ def test_del_undoes_binding() -> None:
 
 def test_rebinding_after_del_counts() -> None:
     rewrite(
-        IMP + "def f(config):\n    del config\n    config = load()\n    get_ppo_ray_runtime_env()\n",
-        IMP + "def f(config):\n    del config\n    config = load()\n    get_ppo_ray_runtime_env(config)\n",
+        IMPC + "def f(config, p):\n    del config\n    config = OmegaConf.load(p)\n    get_ppo_ray_runtime_env()\n",
+        IMPC + "def f(config, p):\n    del config\n    config = OmegaConf.load(p)\n    get_ppo_ray_runtime_env(config)\n",
     )
 
 
@@ -453,8 +462,8 @@ def test_comprehension_variable_not_visible_after() -> None:
 
 def test_class_body_name_directly_in_class_body() -> None:
     rewrite(
-        IMP + "class Launcher:\n    config = load()\n    ENV = get_ppo_ray_runtime_env()\n",
-        IMP + "class Launcher:\n    config = load()\n    ENV = get_ppo_ray_runtime_env(config)\n",
+        IMPC + "class Launcher:\n    config = OmegaConf.load(p)\n    ENV = get_ppo_ray_runtime_env()\n",
+        IMPC + "class Launcher:\n    config = OmegaConf.load(p)\n    ENV = get_ppo_ray_runtime_env(config)\n",
     )
 
 
@@ -514,7 +523,7 @@ def test_global_bound_anywhere_for_calls_inside_functions() -> None:
 
 
 def test_global_bound_earlier_for_module_level_calls() -> None:
-    rewrite(IMP + "config = load()\nget_ppo_ray_runtime_env()\n", IMP + "config = load()\nget_ppo_ray_runtime_env(config)\n")
+    rewrite(IMPC + "config = OmegaConf.load(p)\nget_ppo_ray_runtime_env()\n", IMPC + "config = OmegaConf.load(p)\nget_ppo_ray_runtime_env(config)\n")
     assert untouched(IMP + "get_ppo_ray_runtime_env()\nconfig = load()\n") == [(2, "PPO002", "<module>")]
 
 
@@ -598,15 +607,15 @@ def test_binding_on_another_branch_does_not_count(src: str, line: int) -> None:
 
 def test_binding_on_the_same_branch_counts() -> None:
     rewrite(
-        IMP + "def f(load, flag):\n    if flag:\n        config = load()\n        return get_ppo_ray_runtime_env()\n",
-        IMP + "def f(load, flag):\n    if flag:\n        config = load()\n        return get_ppo_ray_runtime_env(config)\n",
+        IMPC + "def f(p, flag):\n    if flag:\n        config = OmegaConf.load(p)\n        return get_ppo_ray_runtime_env()\n",
+        IMPC + "def f(p, flag):\n    if flag:\n        config = OmegaConf.load(p)\n        return get_ppo_ray_runtime_env(config)\n",
     )
 
 
 def test_binding_in_if_test_counts_in_both_branches() -> None:
     rewrite(
-        IMP + "def f(load):\n    if (config := load()) is None:\n        pass\n    return get_ppo_ray_runtime_env()\n",
-        IMP + "def f(load):\n    if (config := load()) is None:\n        pass\n    return get_ppo_ray_runtime_env(config)\n",
+        IMPC + "def f(p):\n    if (config := OmegaConf.load(p)) is None:\n        pass\n    return get_ppo_ray_runtime_env()\n",
+        IMPC + "def f(p):\n    if (config := OmegaConf.load(p)) is None:\n        pass\n    return get_ppo_ray_runtime_env(config)\n",
     )
 
 
