@@ -50,7 +50,7 @@ from ppo_migrate.settings import Settings
 
 from cli_helpers import ppo_migrate_exe, run_cli
 
-IMP = b"from verl.trainer.constants_ppo import get_ppo_ray_runtime_env\nfrom omegaconf import OmegaConf\n"
+IMP = b"from verl.trainer.constants_ppo import get_ppo_ray_runtime_env\n"
 #: ``--jobs 2`` runs here test the worker pool: pinned to it, small trees included
 POOL = {"PPO_MIGRATE_TEST_FORCE_POOL": "1"}
 SETTINGS = Settings()
@@ -737,8 +737,9 @@ CASES: dict[str, tuple[bytes, bytes]] = {
         + b"\x0cdef other():\n    pass\n",
     ),
     "form feed LibCST moves": (
-        IMP + b"\x0cclass Settings:\n\x0c    config = OmegaConf.load(p)\n    ENV = get_ppo_ray_runtime_env()\n",
-        IMP + b"\x0cclass Settings:\n\x0c    config = OmegaConf.load(p)\n"
+        IMP + b"from omegaconf import OmegaConf\n\x0cclass Settings:\n\x0c    config = OmegaConf.load(p)\n"
+        + b"    ENV = get_ppo_ray_runtime_env()\n",
+        IMP + b"from omegaconf import OmegaConf\n\x0cclass Settings:\n\x0c    config = OmegaConf.load(p)\n"
         + b"    ENV = get_ppo_ray_runtime_env(config)\n",
     ),
     "continuation before the first line": (
