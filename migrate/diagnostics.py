@@ -202,7 +202,11 @@ RULES: dict[str, Rule] = {
             "`self.<name>` is used only in a method whose own first parameter is not rebound "
             "or deleted; the fix is safe when the `__init__` in effect (the class's own, an "
             "inherited one, one reached through `super().__init__(...)`, a dataclass field) "
-            "sets it before calling any of its own methods and nothing deletes it, and "
+            "sets it before calling any of its own methods, reading a property or returning "
+            "early (and a base `__init__` it calls first calls none of the instance's "
+            "methods: a subclass's override would read it unset), nothing deletes it and no "
+            "class decorator of this file replaces `__init__`; `self.config = None` until "
+            "a method sets it is no obstacle (passing None passes nothing); and "
             "unsafe when it is only set in some other method (in this file or a base class "
             "of another analysed file) or the module makes instances with `__new__`.\n\n"
             + _WHY_PPO001,

@@ -258,7 +258,7 @@ class ConfigFinder:
         ``"weak"`` (an unsafe fix at best: an unpacking, ``+=``, a dict spread without a
         verl section, another local's value) or ``"strong"`` (a safe fix when certainly bound)."""
         worst = "strong"
-        if holder.kind is ScopeKind.MODULE and self._globals_rewritten:
+        if holder.kind in (ScopeKind.MODULE, ScopeKind.CLASS) and self._globals_rewritten:
             worst = "weak"  # ``globals()["config"] = d``, ``exec(...)``: not all bindings seen
         for b in self.finder.bindings_in(holder, name):
             trust = self._binding_trust(b.node, b.qualified, holder)
@@ -274,7 +274,9 @@ class ConfigFinder:
         ``globals()``, ``vars()``, ``exec``, ``sys.modules`` (``setattr(sys.modules[__name__],
         ...)``), ``importlib`` (searched in the source text)."""
         text = self.module.text
-        return any(w in text for w in ("globals()", "vars()", "exec(", "sys.modules", "importlib"))
+        return any(
+            w in text for w in ("globals()", "locals()", "vars()", "exec(", "sys.modules", "importlib")
+        )
 
     def _binding_trust(self, node: ast.AST, qualified: str | None, holder: Scope) -> str:
         if isinstance(node, ast.arg):
@@ -750,8 +752,11 @@ class ConfigFinder:
                     "wraps", "update_wrapper"
                 ):
                     continue
-                if isinstance(up, ast.Attribute) and up.attr != "__call__":
-                    continue  # ``f.__name__``
+                if isinstance(up, ast.Attribute) and up.attr != "__call__" and isinstance(up.ctx, ast.Load):
+                    chain = self.module.ancestors(up)
+                    if not (chain and isinstance(chain[-1], ast.Assign) and chain[-1].value is up):
+                        continue  # ``f.__name__`` (not ``orig = cls.__init__``: kept to be replaced)
+                    return False
                 if isinstance(up, ast.Return):
                     continue
                 return False  # ``partial(f, d)``, ``f(d)``, stored, handed on
@@ -1198,6 +1203,9 @@ class ConfigFinder:
                 finder.value_trust(v) != "strong"
                 for finder, v, a in values
                 if not (v is None and a is not None)
+                # ``self.config = None`` until ``run(config)`` sets it (verl's TaskRunner):
+                # passing None is passing nothing
+                and not (isinstance(v, ast.Constant) and v.value is None)
             )
             fields = self._field_trust(cls.node, name, set())
             if fields == "against":
@@ -1226,6 +1234,8 @@ class ConfigFinder:
         for c in family:
             if any(isinstance(b, _FUNCTIONS) and b.name in ("__getattribute__", "__setattr__") for b in c.body):
                 yield self, _UNPACKED, None  # every attribute read or write goes through it
+            if not all(self._passes_through(d) for d in c.decorator_list):
+                yield self, _UNPACKED, None  # a class decorator of this file that replaces ``__init__``
         borrowed = {
             id(b) for c in family for b in c.body if isinstance(b, _FUNCTIONS) and not any(
                 (dotted_parts(d) or [""])[-1] in ("classmethod", "staticmethod") for d in b.decorator_list
@@ -1404,17 +1414,73 @@ class ConfigFinder:
                 if isinstance(func, ast.Attribute) and func.attr == "__init__":
                     if self._base_init_certain(cls, name, seen):
                         return True
+                    if self._base_init_calls_methods(cls):
+                        return False  # a hook a subclass overrides may read it unset
                     continue
             if isinstance(stmt, (ast.Return, ast.Raise)):
                 return False
-            for node in ast.walk(stmt):  # one of its own methods may read it unset
+            properties = self._properties(cls)
+            for node in _walk_here(stmt):
+                if isinstance(node, ast.Return):
+                    return False  # ``if config is None: return``: an instance without it
                 if (
                     isinstance(node, ast.Call)
                     and isinstance(node.func, ast.Attribute)
                     and isinstance(node.func.value, ast.Name)
                     and node.func.value.id == me
                 ):
-                    return False
+                    return False  # one of its own methods may read it unset
+                if (
+                    isinstance(node, ast.Attribute) and node.attr in properties
+                    and isinstance(node.value, ast.Name) and node.value.id == me
+                ):
+                    return False  # a property may read it unset
+        return False
+
+    def _properties(self, cls: ast.ClassDef) -> set[str]:
+        """Names of the methods of ``cls`` and its same-file bases read as attributes
+        (``@property``, ``@functools.cached_property``, ``@x.setter``)."""
+        out: set[str] = set()
+        stack, seen = [cls], set()
+        while stack:
+            c = stack.pop()
+            if id(c) in seen:
+                continue
+            seen.add(id(c))
+            for b in c.body:
+                if isinstance(b, _FUNCTIONS) and any(
+                    (dotted_parts(d) or [""])[-1] in ("property", "cached_property", "setter", "getter")
+                    for d in b.decorator_list
+                ):
+                    out.add(b.name)
+            for base in c.bases:
+                found = self._base_class(base)
+                if found is not None:
+                    stack.append(found[1])
+        return out
+
+    def _base_init_calls_methods(self, cls: ast.ClassDef) -> bool:
+        """Whether the ``__init__`` a ``super().__init__(...)`` of ``cls`` reaches (its
+        first base's, found in the analysed files) calls a method of the instance or
+        returns early: a subclass's override may run before the subclass sets its
+        attributes (``Worker.__init__`` calling ``self._setup()``). ``False`` for a base
+        outside the analysed files (its code is not here) and for ``object``."""
+        for base in cls.bases:
+            found = self._base_class(base)
+            if found is None:
+                return False
+            _, base_def = found
+            init = next((b for b in base_def.body if isinstance(b, _FUNCTIONS) and b.name == "__init__"), None)
+            if init is None:
+                return self._base_init_calls_methods(base_def) if base_def is not cls else False
+            params = (*init.args.posonlyargs, *init.args.args)
+            me = params[0].arg if params else None
+            return any(
+                isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
+                and isinstance(n.func.value, ast.Name) and n.func.value.id == me
+                and n.func.attr != "__init__"
+                for n in ast.walk(init)
+            )
         return False
 
     @functools.cached_property
@@ -1523,8 +1589,12 @@ def _own_attributes(cls: ast.ClassDef) -> dict[str, list]:
                     target(t, node.value, selfname, in_method)
             elif isinstance(node, ast.AnnAssign):
                 target(node.target, node.value, selfname, in_method, node.annotation)
-            elif isinstance(node, ast.AugAssign):
-                target(node.target, None, selfname, in_method)
+            elif isinstance(node, (ast.AugAssign, ast.For, ast.AsyncFor)):
+                target(node.target, None, selfname, in_method)  # ``for self.config in sweep``
+            elif isinstance(node, (ast.With, ast.AsyncWith)):
+                for item in node.items:
+                    if item.optional_vars is not None:
+                        target(item.optional_vars, None, selfname, in_method)
             # assignments are statements: only nested blocks can hold more
             for block in _STATEMENT_BLOCKS:
                 inner = getattr(node, block, None)
@@ -1535,10 +1605,26 @@ def _own_attributes(cls: ast.ClassDef) -> dict[str, list]:
                     walk(case.body, selfname, in_method)
 
     walk(cls.body, None, False)
+    for node in ast.walk(cls):  # ``[0 for self.config in sweep]``: whatever it iterates
+        if isinstance(node, ast.comprehension):
+            for t in ast.walk(node.target):
+                if isinstance(t, ast.Attribute):
+                    out.setdefault(t.attr, []).append((None, None))
     return out
 
 
 __all__ = ["DICTCONFIG_NAMES", "VERL_SECTIONS", "ConfigChoice", "ConfigFinder"]
+
+
+def _walk_here(node: ast.AST) -> Iterator[ast.AST]:
+    """``ast.walk`` without descending into nested functions, classes and lambdas."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        yield n
+        for child in ast.iter_child_nodes(n):
+            if not isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+                stack.append(child)
 
 
 def _returns_of(func: ast.FunctionDef) -> list[ast.expr] | None:

@@ -12,7 +12,9 @@ argument. A third tester then showed the name alone vouching for values of a typ
 (``pickle.loads``, ``copy.deepcopy`` of a dict, ``typing.cast``, a config leaf, ``yield``,
 ``await``, ``with`` targets, match captures, lambda parameters, ``OmegaConf.create`` of a list
 parameter, a shadowed ``OmegaConf``) and more ways into ``self.config`` (a mixin's
-descriptor, a borrowed method, ``__getattribute__``, ``object.__setattr__``). Each is run here on the real function (verl 0.9.1's wheel) before and after a
+descriptor, a borrowed method, ``__getattribute__``, ``object.__setattr__``); a fourth, reads
+of ``self.config`` before ``__init__`` sets it (a base ``__init__`` calling a hook, a property,
+an early ``return``) and ``for``/``with`` targets. Each is run here on the real function (verl 0.9.1's wheel) before and after a
 plain ``apply``: it runs before, and still runs after. The controls beside them pass a
 real OmegaConf config through the same paths and keep their safe fix, which runs and
 hands the config on.
@@ -416,6 +418,67 @@ CRASHED = {  # name -> a module whose last line binds ENV through the configless
                 return get_ppo_ray_runtime_env()
         ENV = T().run()
         """,
+    # a fourth tester's: self.config read before __init__ sets it, and more target forms
+    "base-init-calls-a-hook-before-the-assignment": """
+        class Worker:
+            def __init__(self):
+                self._configure_env()
+            def _configure_env(self):
+                pass
+        class ActorWorker(Worker):
+            def __init__(self, config):
+                Worker.__init__(self)
+                self.config = config
+            def _configure_env(self):
+                self.env = get_ppo_ray_runtime_env()
+        ENV = ActorWorker(OmegaConf.create(CFG)).env
+        """,
+    "property-read-in-init-before-the-assignment": """
+        class Trainer:
+            def __init__(self, config):
+                self.first = self.runtime_env
+                self.config = config
+            @property
+            def runtime_env(self):
+                return get_ppo_ray_runtime_env()
+        ENV = Trainer(OmegaConf.create(CFG)).first
+        """,
+    "init-returns-early": """
+        class Trainer:
+            def __init__(self, config=None):
+                if config is None:
+                    return
+                self.config = config
+            def fit(self):
+                return get_ppo_ray_runtime_env()
+        ENV = Trainer().fit()
+        """,
+    "for-target-is-the-attribute": """
+        class Sweeper:
+            def __init__(self, config):
+                self.config = config
+            def run_all(self, overrides):
+                for self.config in [OmegaConf.to_container(OmegaConf.merge(self.config, o)) for o in overrides]:
+                    return self.launch()
+            def launch(self):
+                return get_ppo_ray_runtime_env()
+        ENV = Sweeper(OmegaConf.create({"a": 1})).run_all([{"a": 2}])
+        """,
+    "class-decorator-replaces-init": """
+        def plain_config(cls):
+            orig = cls.__init__
+            def __init__(self, config):
+                orig(self, OmegaConf.to_container(config))
+            cls.__init__ = __init__
+            return cls
+        @plain_config
+        class Trainer:
+            def __init__(self, config):
+                self.config = config
+            def fit(self):
+                return get_ppo_ray_runtime_env()
+        ENV = Trainer(OmegaConf.create(CFG)).fit()
+        """,
 }
 
 KEPT = {  # name -> (module, the expression the safe fix passes)
@@ -491,6 +554,17 @@ KEPT = {  # name -> (module, the expression the safe fix passes)
             def env(self):
                 return get_ppo_ray_runtime_env()
         ENV = T.build().env()
+        """, "self.config"),
+    "set-to-none-until-run-sets-it": ("""
+        class TaskRunner:
+            def __init__(self):
+                self.config = None
+            def init_manager(self):
+                return get_ppo_ray_runtime_env()
+            def run(self, config):
+                self.config = config
+                return self.init_manager()
+        ENV = TaskRunner().run(OmegaConf.create(CFG))
         """, "self.config"),
     "exported-in-dunder-all": ("""
         __all__ = ["launch"]
