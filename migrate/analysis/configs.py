@@ -284,6 +284,14 @@ class ConfigFinder:
                 return "against"
             if isinstance(holder.node, ast.Lambda):
                 return "weak"  # ``lambda config: ...``: its callers are not followed
+            args = getattr(holder.node, "args", None)
+            if args is not None and node in (args.vararg, args.kwarg):
+                return "against"  # ``*config`` is a tuple, ``**config`` a dict: never a DictConfig
+            name = getattr(holder.node, "name", "")
+            if name.startswith("__") and name.endswith("__") and name != "__init__":
+                # ``__call__``, ``__new__``, ``__post_init__``, ``__getitem__``, ``__exit__``:
+                # Python calls them with whatever the expression it runs gives
+                return "weak"
             trusts = {self._callers_trust(node, holder)}
             default = _default_of(holder.node, node)
             if default is not None:

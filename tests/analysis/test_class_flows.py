@@ -479,6 +479,44 @@ CRASHED = {  # name -> a module whose last line binds ENV through the configless
                 return get_ppo_ray_runtime_env()
         ENV = Trainer(OmegaConf.create(CFG)).fit()
         """,
+    # a fifth tester's: star parameters and methods Python calls implicitly
+    "double-star-parameter": """
+        def run(**config):
+            return get_ppo_ray_runtime_env()
+        ENV = run(a=1)
+        """,
+    "star-parameter-stored-on-self": """
+        class T:
+            def __init__(self, *config):
+                self.config = config
+            def fit(self):
+                return get_ppo_ray_runtime_env()
+        ENV = T(1, 2).fit()
+        """,
+    "instance-call-given-a-dict": """
+        class TaskRunner:
+            def __call__(self, config):
+                return get_ppo_ray_runtime_env()
+        runner = TaskRunner()
+        ENV = runner(OmegaConf.to_container(OmegaConf.create(CFG), resolve=True))
+        """,
+    "new-given-a-dict": """
+        class T:
+            def __new__(cls, config):
+                obj = super().__new__(cls)
+                obj.env = get_ppo_ray_runtime_env()
+                return obj
+        ENV = T({"a": 1}).env
+        """,
+    "post-init-variable": """
+        import dataclasses
+        @dataclasses.dataclass
+        class T:
+            config: dataclasses.InitVar[object]
+            def __post_init__(self, config):
+                self.env = get_ppo_ray_runtime_env()
+        ENV = T({"a": 1}).env
+        """,
 }
 
 KEPT = {  # name -> (module, the expression the safe fix passes)
