@@ -224,7 +224,7 @@ RULES: dict[str, Rule] = {
         Rule(
             "PPO002",
             "configless-call-without-config",
-            "get_ppo_ray_runtime_env() is called where no config is in scope",
+            "get_ppo_ray_runtime_env() is called where no training config is in scope",
             "Finds a configless call of the runtime function where no training config is "
             "visible: an entry point (a server's init_ray(address), a test, a script) "
             "that must obtain the config before it can pass it.\n\n" + _WHY_PPO002,

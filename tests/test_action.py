@@ -93,7 +93,7 @@ def test_action_annotates_each_finding_and_fails(action_path: Path, tmp_path: Pa
     assert proc.stdout.splitlines() == [
         "::error title=ppo-migrate (PPO002),file=scripts/server.py,line=5,col=12,endLine=5,"
         "endColumn=37::PPO002 `get_ppo_ray_runtime_env()` called without a config and no "
-        "config is in scope in `init_ray`; this entry point must obtain the training config "
+        "training config is in scope in `init_ray`; this entry point must obtain the training config "
         "and pass it",
         "::error title=ppo-migrate (PPO001),file=src/trainer.py,line=5,col=26,endLine=5,"
         "endColumn=51::PPO001 `get_ppo_ray_runtime_env()` called without the config in scope; "

@@ -358,7 +358,7 @@ def test_cannot_be_threaded_names_every_caller_it_examined(tmp_path: Path) -> No
     assert proc.returncode == 1
     (finding,) = [line for line in proc.stdout.splitlines() if ": PPO002 " in line]
     assert finding.startswith(
-        "m.py:4:12: PPO002 `get_ppo_ray_runtime_env()` called without a config and no config is in scope in `init_ray`"
+        "m.py:4:12: PPO002 `get_ppo_ray_runtime_env()` called without a config and no training config is in scope in `init_ray`"
     )
     assert finding.endswith(
         "`init_ray` cannot be threaded: its caller `serve` (m.py:7) has no config in scope and cannot be "

@@ -169,7 +169,7 @@ def test_concise_diff_prints_only_the_patch_on_stdout(tmp_path: Path) -> None:
     err = proc.stderr.decode()
     assert err.splitlines() == [
         "src/server.py:3:12: PPO002 `get_ppo_ray_runtime_env()` called without a config and no "
-        "config is in scope in `init_ray`; this entry point must obtain the training config "
+        "training config is in scope in `init_ray`; this entry point must obtain the training config "
         "and pass it",
         "Would rewrite 2 calls in 2 files; 1 finding remains.",
     ]

@@ -16,7 +16,7 @@ TWO_FIXABLE = IMP + "def run(config):\n    a = get_ppo_ray_runtime_env()\n    re
 ONE_FIXABLE = IMP + "def main(cfg):\n    return get_ppo_ray_runtime_env()\n"
 ENTRY = IMP + "def init_ray(address):\n    return get_ppo_ray_runtime_env()\n"
 PPO002_LINE = (
-    "server.py:5:12: PPO002 `get_ppo_ray_runtime_env()` called without a config and no config "
+    "server.py:5:12: PPO002 `get_ppo_ray_runtime_env()` called without a config and no training config "
     "is in scope in `init_ray`; this entry point must obtain the training config and pass it"
 )
 

@@ -379,7 +379,7 @@ class ModuleAnalysis:
             return self._diagnostic(
                 t,
                 "PPO002",
-                f"`{self.spelled(t.call)}` called without a config and no config is in "
+                f"`{self.spelled(t.call)}` called without a config and no training config is in "
                 f"scope {where}; this entry point must obtain the training config and pass it",
             )._replace(callee=in_effect.detail)
         expression = choice.expression

@@ -84,11 +84,11 @@ def test_no_config_is_ppo002_with_its_scope_and_message() -> None:
     (diag,) = analyse(text, "m.py", Settings())
     assert (diag.code, diag.scope, diag.fix) == ("PPO002", "init_ray", None)
     assert diag.message == (
-        "`get_ppo_ray_runtime_env()` called without a config and no config is in scope in "
+        "`get_ppo_ray_runtime_env()` called without a config and no training config is in scope in "
         "`init_ray`; this entry point must obtain the training config and pass it"
     )
     (top,) = analyse(IMPORT + "get_ppo_ray_runtime_env()\n", "m.py", Settings())
-    assert "no config is in scope at module level;" in top.message
+    assert "no training config is in scope at module level;" in top.message
 
 
 def test_ambiguous_callee_is_ppo003_naming_both_bindings() -> None:
