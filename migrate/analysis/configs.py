@@ -445,12 +445,14 @@ class ConfigFinder:
             holder = self.scopes.scope_of(func).lookup(func.id)
             if holder is not None:
                 defs = [b.node for b in self.finder.bindings_in(holder, func.id)]
-        elif isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
-            if self.finder.instance_method_of(func.value, func.value.id) is not None:
-                defs = [
-                    stmt for cls in self.module.facts.binders if isinstance(cls, ast.ClassDef)
-                    for stmt in cls.body if isinstance(stmt, _FUNCTIONS) and stmt.name == func.attr
-                ]
+        elif (
+            isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)
+            and self.finder.instance_method_of(func.value, func.value.id) is not None
+        ):
+            defs = [
+                stmt for cls in self.module.facts.binders if isinstance(cls, ast.ClassDef)
+                for stmt in cls.body if isinstance(stmt, _FUNCTIONS) and stmt.name == func.attr
+            ]
         if not defs or not all(isinstance(d, ast.FunctionDef) for d in defs):
             return None
         ids = {id(d) for d in defs}

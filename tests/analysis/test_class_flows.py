@@ -30,7 +30,6 @@ import textwrap
 from pathlib import Path
 
 import pytest
-
 from ppo_migrate.edits.text_edits import process_text
 from ppo_migrate.settings import Settings
 from verl_wheels import wheel_tree
@@ -646,7 +645,7 @@ def _run_all(root: Path, modules: dict[str, str]) -> dict[str, list]:
     ``key -> ["ok", CUDA_DEVICE_MAX_CONNECTIONS or None]`` or ``[exception type, message]``."""
     proc = subprocess.run(
         [sys.executable, "-c", _RUNNER, str(root)], input=json.dumps(modules),
-        capture_output=True, text=True, timeout=300,
+        capture_output=True, text=True, timeout=300, check=False,
         env={k: v for k, v in os.environ.items() if k != "CUDA_DEVICE_MAX_CONNECTIONS"},
     )
     assert proc.returncode == 0, proc.stderr
