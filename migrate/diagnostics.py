@@ -417,6 +417,30 @@ class Edit(NamedTuple):
     end_column: int
 
 
+class CallerOrigin(NamedTuple):
+    """A parameter a safe fix's config comes from, whose callers in other files decide it.
+
+    A safe fix that passes ``config`` where ``config`` is a parameter of a module-level
+    function (or ``self.config`` set from a parameter of a class's ``__init__``) is only as
+    good as what every caller passes there. The callers in the same file are judged by
+    the analysis of that file; those in the run's other files by
+    :func:`ppo_migrate.analysis.cross_file.judge_callers` after the per-file phase.
+
+    Attributes:
+        path: the display path of the file defining the function or class.
+        qualname: the function's or the class's ``__qualname__`` (``"run_ppo"``,
+            ``"Trainer"``), as a caller in another file imports it.
+        position: the argument position a call passes the parameter at (for a class,
+            ``self`` not counted), or ``None`` for a keyword-only parameter.
+        keyword: the parameter's name (a call may pass it by keyword).
+    """
+
+    path: str
+    qualname: str
+    position: int | None
+    keyword: str
+
+
 class Fix(NamedTuple):
     """A fix: a message and the edits that make it.
 
@@ -424,11 +448,15 @@ class Fix(NamedTuple):
         message: e.g. ``"Pass `config`"``.
         edits: tuple of :class:`Edit`.
         applicability: ruff's term: ``"safe"`` for fixes ``apply`` makes.
+        origins: the parameters a safe fix's config comes from (:class:`CallerOrigin`):
+            until their callers in the run's other files are judged, ``apply`` holds the
+            fix back (a run through :func:`ppo_migrate.runner.run`).
     """
 
     message: str
     edits: tuple[Edit, ...]
     applicability: str = "safe"
+    origins: tuple[CallerOrigin, ...] = ()
 
 
 class Related(NamedTuple):

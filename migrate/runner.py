@@ -20,7 +20,7 @@ import signal
 import sys
 import threading
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import NamedTuple
 
@@ -86,6 +86,12 @@ class FileOutcome(NamedTuple):
             never parsed again; ``None`` when the file was not analysed, was rewritten
             or has no PPO002 entry point (the caller phase indexes such a file itself
             when it needs it).
+        pending: apply and diff only: the rewrite is held back (not written, its diff not
+            yet final), because safe fixes in it rest on parameters whose callers in other
+            files are judged only after the per-file phase (:func:`run` finishes it then).
+        origins: those parameters (:class:`ppo_migrate.diagnostics.CallerOrigin`).
+        source: with ``pending`` in apply: the file as read (the write checks it is unchanged);
+            ``new_data`` then holds the rewritten bytes.
     """
 
     path: str
@@ -99,6 +105,9 @@ class FileOutcome(NamedTuple):
     new_data: bytes | None = None
     imports: int = 0
     index: object | None = None
+    pending: bool = False
+    origins: tuple = ()
+    source: SourceFile | None = None
 
 
 @dataclass(eq=False)
@@ -268,7 +277,18 @@ def process_data(
         # diff in UTF-8 would not apply), lines split at b"\n" as patch splits them
         diff = unified_diff(data, encode_source(new_text, encoding, bom), path)
         return FileOutcome(
-            path, True, diagnostics, fixed, diff=diff, imports=imports, index=index
+            path, True, diagnostics, fixed, diff=diff, imports=imports, index=index,
+            pending=bool(result.origins), origins=result.origins,
+        )
+    if mode is Mode.APPLY and new_text is not None and source is not None and result.origins:
+        # held back until the callers in other files are judged (:func:`run`)
+        try:
+            held = encode_source(new_text, encoding, bom)
+        except UnicodeEncodeError:
+            held = None  # processed again then, and the write reports it
+        return FileOutcome(
+            path, True, diagnostics, fixed, new_data=held, imports=imports,
+            pending=True, origins=result.origins, source=source,
         )
     if mode is Mode.APPLY and new_text is not None and source is not None:
         new = new_text
@@ -610,7 +630,17 @@ def run(
     Returns:
         A :class:`RunResult`; ``interrupted`` is set when Ctrl-C stopped it (the
         outcomes are then those of the files finished before the stop).
+
+    Callers in other files: a safe fix resting on a parameter of a module-level function
+    or of a class's ``__init__`` (``Fix.origins``) is judged against the calls of that
+    function or class in all of ``paths`` once every candidate is done
+    (:func:`ppo_migrate.analysis.cross_file.judge_callers`); a caller passing a value not
+    positively a config makes it unsafe. ``apply``/``diff`` leave such a file for then
+    (``FileOutcome.pending``) and process it once more with the verdicts, so each file
+    is still written at most once.
     """
+    if mode in (Mode.CHECK, Mode.APPLY, Mode.DIFF) and settings.caller_verdicts is None:
+        settings = replace(settings, caller_verdicts=())
     with _ctrl_c_recorded() as stop_requested:
         return _run(
             paths, settings, mode, jobs, progress, on_outcome, stop_requested, force_pool
@@ -661,11 +691,12 @@ def _run(
                 outcome = _process_star((p, settings, mode))
                 assert outcome is not None
                 result.outcomes.append(outcome)
-                if on_outcome is not None:
+                if on_outcome is not None and not outcome.pending:
                     on_outcome(outcome)
                 if progress is not None:
                     progress(i, len(candidates), p)
                 check_stop()
+        _judge_across_files(result.outcomes, paths, settings, mode, on_outcome, check_stop)
     except KeyboardInterrupt:
         result.interrupted = True
         for outcome in sorted(announced.values(), key=lambda o: o.path):
@@ -675,6 +706,54 @@ def _run(
         _on_written = previous
     result.outcomes.sort(key=lambda o: o.path)
     return result
+
+
+def _judge_across_files(
+    outcomes: list[FileOutcome],
+    paths: Sequence[str],
+    settings: Settings,
+    mode: Mode,
+    on_outcome: Callable[[FileOutcome], None] | None,
+    check_stop: Callable[[], None],
+) -> None:
+    """The run's second phase (see :func:`run`): judge the callers in other files of the
+    parameters safe fixes rest on; make the fixes they argue against unsafe in
+    ``outcomes`` (in place) and process the pending files once more with the verdicts."""
+    from ppo_migrate.analysis.cross_file import judge_callers, pending_origins, with_verdicts
+
+    origins = pending_origins((d for o in outcomes for d in o.diagnostics), None)
+    origins.update(x for o in outcomes for x in o.origins)
+    if not origins:
+        return
+    verdicts = judge_callers(origins, [os.fspath(p) for p in paths], settings)
+    judged = replace(settings, caller_verdicts=tuple(verdicts.items()))
+    for i, outcome in enumerate(outcomes):
+        if outcome.pending:
+            check_stop()
+            outcomes[i] = _finish(outcome, verdicts, judged, mode)
+            if on_outcome is not None:
+                on_outcome(outcomes[i])
+        elif any(d.fix is not None and d.fix.origins for d in outcome.diagnostics):
+            outcomes[i] = outcome._replace(
+                diagnostics=tuple(with_verdicts(outcome.diagnostics, verdicts))
+            )
+
+
+def _finish(outcome: FileOutcome, verdicts: dict, judged: Settings, mode: Mode) -> FileOutcome:
+    """A held-back file once its callers in other files are judged: the rewrite made in
+    the per-file phase when no verdict argues against its fixes (nothing parsed again),
+    else the file processed once more with the verdicts (those fixes then unsafe)."""
+    kept = all(verdicts.get(o) is None for o in outcome.origins)
+    if kept and mode is Mode.DIFF:
+        return outcome._replace(pending=False, origins=())
+    if kept and outcome.new_data is not None and outcome.source is not None:
+        new = outcome.new_data
+        written = outcome._replace(
+            written=True, new_data=None, pending=False, origins=(), source=None
+        )
+        failed = _write_back(outcome.path, lambda: new, outcome.source, outcome.diagnostics, written)
+        return written if failed is None else failed
+    return process_file(outcome.path, judged, mode)
 
 
 @contextlib.contextmanager
@@ -786,7 +865,7 @@ def _run_pool(
     def finished(outcome: FileOutcome) -> None:
         nonlocal done_count
         outcomes.append(outcome)
-        if on_outcome is not None:
+        if on_outcome is not None and not outcome.pending:
             on_outcome(outcome)
         done_count += 1
         if progress is not None:

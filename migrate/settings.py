@@ -125,6 +125,12 @@ class Settings:
             beats the ``verl-version`` of every ``[tool.ppo-migrate]`` table (without
             it each file takes its nearest table's, as ruff's settings are per file).
         show_notices: list notices (PPO005) in concise output too; command line only.
+        caller_verdicts: set by :func:`ppo_migrate.runner.run`, never by the user:
+            ``None`` when the run's other files are not consulted (standard input, the
+            codemod command, the Fixit rule); else ``(origin, reason)`` pairs, what the
+            other files' callers say of the parameters safe fixes rest on
+            (:func:`ppo_migrate.analysis.cross_file.judge_callers`; empty: nothing judged
+            yet, so ``apply`` holds back a file whose safe fixes rest on one).
     """
 
     targets: tuple[str, ...] = DEFAULT_TARGETS
@@ -144,6 +150,7 @@ class Settings:
     verl_version: str | None = None
     verl_version_from_cli: bool = False
     show_notices: bool = False
+    caller_verdicts: tuple | None = None
 
     @property
     def target_names(self) -> frozenset[str]:

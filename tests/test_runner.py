@@ -43,9 +43,13 @@ SCRIPT = textwrap.dedent(
     """
 )
 
+#: the config is loaded where it is used, so the fix rests on no parameter and each file is
+#: written in the per-file phase (a fix passing a parameter is written after the callers in
+#: other files are judged, once every file is done: see ``runner.run``)
 TRAINER = (
+    "from omegaconf import OmegaConf\n"
     "from verl.trainer.constants_ppo import get_ppo_ray_runtime_env\n\n\n"
-    "def run_ppo_{i}(config):\n    return get_ppo_ray_runtime_env()\n"
+    "def run_ppo_{i}():\n    config = OmegaConf.load('ppo.yaml')\n    return get_ppo_ray_runtime_env()\n"
 )
 
 

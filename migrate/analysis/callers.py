@@ -363,37 +363,7 @@ class _AstFacts:
         return None
 
     def _fqs(self, node) -> set[str]:
-        import ast
-
-        from ppo_migrate.analysis.scopes import frames as scope_frames
-
-        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
-            # ``self.f`` (any spelling of an instance method's first parameter): the class's f
-            method = self.analysis.targets.instance_method_of(node.value, node.value.id)
-            if method is not None:
-                return {f"{self.module}.{qualname(scope_frames(method.parent))}.{node.attr}"}
-            if node.value.id == "self":
-                return set()  # a ``self`` that is not the method's own: nothing known
-        parts = _full_name_parts(node)
-        if parts is None:
-            return set()
-        a = self.analysis
-        holder = a.scopes.scope_of(node).lookup(parts[0])
-        out: set[str] = set()
-        if holder is None or holder is a.scopes.module:
-            # ``from m import *`` may bind the name too (a later one rebinds it)
-            for module in a.targets.star_modules():
-                out.add(".".join((module, *parts)))
-        if holder is None:
-            return out
-        for b in a.targets.bindings_in(holder, parts[0]):
-            if b.qualified is not None:
-                r = resolve_relative(".".join((b.qualified, *parts[1:])), self.package)
-                if r is not None:
-                    out.add(r)
-            else:
-                out.add(f"{self.module}.{_local_prefix(a, holder)}{'.'.join(parts)}")
-        return out
+        return reference_fqs(self.analysis, self.module, self.package, node)
 
     def _site(self, call, every: set[str], fqs: set[str]) -> None:
         import ast
@@ -415,6 +385,55 @@ class _AstFacts:
         for fq in sorted(fqs):
             others = tuple(sorted(every - {fq}))
             self.sites.append((None, CallSite(path=self.path, line=line, column=column, callee=fq, caller=caller, caller_scope=qualname(frames), config=config, keywords=keywords, unpacked=unpacked, others=others)))
+
+
+def reference_fqs(analysis, module: str, package: tuple[str, ...], node) -> set[str]:
+    """The fully qualified names a reference may resolve to, as the caller phase spells them.
+
+    Args:
+        analysis: the file's :class:`ppo_migrate.analysis.check.ModuleAnalysis`.
+        module: the file's dotted module name (:func:`module_name`).
+        package: its package parts (:func:`ppo_migrate.targets.module_package`).
+        node: an ``ast.Name``, ``ast.Attribute`` (or a call or subscript ending in one)
+            of that file's tree.
+
+    Returns:
+        ``{"pkg.mod.run_ppo"}`` for ``run_ppo`` bound by ``from pkg.mod import run_ppo``
+        (or ``mod.run_ppo`` with ``from pkg import mod``); ``"<module>.Cls.f"`` for
+        ``self.f`` in a method of ``Cls``; a name bound by ``from m import *`` may be
+        ``m``'s too; empty when nothing is known (a ``self`` that is not the method's own).
+    """
+    import ast
+
+    from ppo_migrate.analysis.scopes import frames as scope_frames
+
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+        # ``self.f`` (any spelling of an instance method's first parameter): the class's f
+        method = analysis.targets.instance_method_of(node.value, node.value.id)
+        if method is not None:
+            return {f"{module}.{qualname(scope_frames(method.parent))}.{node.attr}"}
+        if node.value.id == "self":
+            return set()  # a ``self`` that is not the method's own: nothing known
+    parts = _full_name_parts(node)
+    if parts is None:
+        return set()
+    a = analysis
+    holder = a.scopes.scope_of(node).lookup(parts[0])
+    out: set[str] = set()
+    if holder is None or holder is a.scopes.module:
+        # ``from m import *`` may bind the name too (a later one rebinds it)
+        for star in a.targets.star_modules():
+            out.add(".".join((star, *parts)))
+    if holder is None:
+        return out
+    for b in a.targets.bindings_in(holder, parts[0]):
+        if b.qualified is not None:
+            r = resolve_relative(".".join((b.qualified, *parts[1:])), package)
+            if r is not None:
+                out.add(r)
+        else:
+            out.add(f"{module}.{_local_prefix(a, holder)}{'.'.join(parts)}")
+    return out
 
 
 #: ``globals()``, ``vars(``, ``locals()``, ``.__dict__``: a file that spells none of them

@@ -392,6 +392,7 @@ class ModuleAnalysis:
             message=f"Pass `{expression}`",
             edits=(self._edit(t, expression),),
             applicability=applicability,
+            origins=choice.origins if applicability == "safe" else (),
         )
         return self._diagnostic(
             t,

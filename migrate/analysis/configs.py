@@ -62,7 +62,9 @@ from ppo_migrate.analysis.flow import Bound, bound_at
 from ppo_migrate.analysis.index import ClassIndex
 from ppo_migrate.analysis.module import ParsedModule
 from ppo_migrate.analysis.scopes import Scope, ScopeKind, ScopeTree
+from ppo_migrate.analysis.scopes import frames as scope_frames
 from ppo_migrate.analysis.targets import TargetFinder, all_args, dotted_parts
+from ppo_migrate.diagnostics import CallerOrigin, qualname
 from ppo_migrate.targets import resolve_relative
 
 #: Top-level sections of verl's training config (verl ``trainer/config/ppo_trainer.yaml``).
@@ -133,11 +135,15 @@ class ConfigChoice(NamedTuple):
         applicability: ``"safe"`` (certainly bound) or ``"unsafe"`` (possibly bound),
             ruff's fix applicability.
         kind: how it was found: ``"name"``, ``"dictconfig"`` or ``"attribute"``.
+        origins: the parameters of module-level functions and class ``__init__`` methods
+            the value was judged through (:class:`ppo_migrate.diagnostics.CallerOrigin`):
+            their callers in other files are judged after the per-file phase.
     """
 
     expression: str
     applicability: str
     kind: str
+    origins: tuple[CallerOrigin, ...] = ()
 
 
 class ConfigFinder:
@@ -174,6 +180,8 @@ class ConfigFinder:
         self._visiting: set[int] = set()
         self._positive_visiting: set[int] = set()
         self._returning: set[int] = set()
+        #: the parameters judged while one candidate is (:meth:`find`); ``None`` otherwise
+        self._origins: list[CallerOrigin] | None = None
 
     # -- the answer -----------------------------------------------------------------
 
@@ -185,9 +193,14 @@ class ConfigFinder:
         """
         possible: ConfigChoice | None = None
         for expression, kind, check in self._candidates(call):
-            state = check()
+            self._origins = []
+            try:
+                state = check()
+                origins = tuple(dict.fromkeys(self._origins))
+            finally:
+                self._origins = None
             if state is Bound.CERTAIN:
-                return ConfigChoice(expression, "safe", kind)
+                return ConfigChoice(expression, "safe", kind, origins)
             if state is Bound.POSSIBLE and possible is None:
                 possible = ConfigChoice(expression, "unsafe", kind)
         return possible
@@ -292,6 +305,7 @@ class ConfigFinder:
                 # ``__call__``, ``__new__``, ``__post_init__``, ``__getitem__``, ``__exit__``:
                 # Python calls them with whatever the expression it runs gives
                 return "weak"
+            self._record_origin(node, holder)
             trusts = {self._callers_trust(node, holder)}
             default = _default_of(holder.node, node)
             if default is not None:
@@ -690,6 +704,40 @@ class ConfigFinder:
             values = itertools.chain(values, (_UNPACKED,))
         return _worst(self._passed_trust(v) for v in values)
 
+    def _record_origin(self, arg: ast.arg, holder: Scope) -> None:
+        """Note, while a candidate is judged, that its value rests on parameter ``arg`` of
+        ``holder``: a module-level function (or one in a class body's class at module
+        level), or the ``__init__`` of a class other files can import. Calls from other
+        files pass it too (:class:`ppo_migrate.diagnostics.CallerOrigin`); methods reached
+        through an instance, nested functions and lambdas cannot be called by name from
+        another file."""
+        if self._origins is None:
+            return
+        func = holder.node
+        parent = holder.parent
+        if not isinstance(func, _FUNCTIONS) or parent is None:
+            return
+        params = [*func.args.posonlyargs, *func.args.args]
+        position = next((i for i, a in enumerate(params) if a is arg), None)
+        if position is None and arg not in func.args.kwonlyargs:
+            return  # ``*args``/``**kwargs``: judged as against where they are met
+        if parent.kind is ScopeKind.CLASS:
+            if func.name != "__init__" or position == 0:
+                return
+            if position is not None:
+                position -= 1  # ``self`` is not passed
+            owner = parent
+        else:
+            owner = holder
+        frames = scope_frames(owner)
+        if any(kind == "function" for kind, _ in frames[:-1]) or (
+            owner is holder and frames[-1][0] != "function"
+        ):
+            return  # inside a function: no other file can name it
+        self._origins.append(
+            CallerOrigin(self.module.path, qualname(frames), position, arg.arg)
+        )
+
     def _called_unseen(self, func: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
         """Whether ``func`` may be called with arguments no call in the file shows: its
         name is spelled in a string (``globals()["launch"](d)``, ``getattr(mod,
@@ -1053,6 +1101,10 @@ class ConfigFinder:
         self._positive_visiting.add(id(name))
         try:
             bindings = list(self.finder.bindings_in(holder, name.id))
+            if test == self._binding_positive:
+                for b in bindings:
+                    if isinstance(b.node, ast.arg):
+                        self._record_origin(b.node, holder)
             return bool(bindings) and all(test(b.node) for b in bindings)
         finally:
             self._positive_visiting.discard(id(name))
@@ -1137,7 +1189,7 @@ class ConfigFinder:
 
     def _binding_positive(self, node: ast.AST) -> bool:
         if isinstance(node, ast.arg):
-            return True
+            return True  # its callers: :meth:`_every_binding` notes it (:meth:`_record_origin`)
         parent = self.parents.get(id(node)) if isinstance(node, ast.Name) else None
         if isinstance(parent, (ast.Assign, ast.AnnAssign, ast.NamedExpr)) and parent.value is not None:
             return self._positively_config(parent.value)
@@ -1559,7 +1611,11 @@ class ConfigFinder:
         if other is None:
             return None
         analysis, class_def = other
-        return analysis.configs, class_def
+        finder = analysis.configs
+        # what the other file's parameters vouch for is judged with this candidate's
+        # callers in other files too (:meth:`_record_origin`)
+        finder._origins = self._origins
+        return finder, class_def
 
 
 def _own_attributes(cls: ast.ClassDef) -> dict[str, list]:

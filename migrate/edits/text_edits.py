@@ -35,6 +35,9 @@ class FileResult(NamedTuple):
         imports: how many imports/references ``use_ppo_runtime`` moved to ``ppo_runtime``.
         index: the file's :class:`ppo_migrate.analysis.callers.FileIndex` (built from the same
             parse as the diagnostics) when asked for and the file has a PPO002 entry point.
+        origins: the :class:`ppo_migrate.diagnostics.CallerOrigin` records the rewrite's
+            safe fixes rest on whose callers in the run's other files are not judged yet
+            (``Settings.caller_verdicts``): the rewrite holds only if none argues against.
     """
 
     path: str
@@ -43,6 +46,7 @@ class FileResult(NamedTuple):
     fixed: int = 0
     imports: int = 0
     index: object | None = None
+    origins: tuple = ()
 
 
 def fix_applies(d: Diagnostic, settings: Settings) -> bool:
@@ -90,7 +94,7 @@ def process_text(
     from ppo_migrate.analysis.index import parsed_here
 
     analysis = ModuleAnalysis(text, path, settings, module=parsed_here(path, index_stamp, text))
-    diagnostics = analysis.diagnostics()
+    diagnostics = _judged(analysis.diagnostics(), settings)
     run_settings = settings  # the caller phase's (``_use_ppo_runtime`` may change ``settings``)
 
     def index(remaining: Sequence[Diagnostic]):
@@ -119,10 +123,18 @@ def process_text(
     if fix and getattr(settings, "use_ppo_runtime", False):
         base, moved, settings = _use_ppo_runtime(text, settings)
         if moved:
-            diagnostics = analyse(base, path, settings)
+            diagnostics = _judged(analyse(base, path, settings), settings)
     if not fix:
         return FileResult(path, tuple(diagnostics), index=index(diagnostics))
     applied = [d for d in diagnostics if fix_applies(d, settings)]
+    origins: tuple = ()
+    verdicts = getattr(settings, "caller_verdicts", None)
+    if verdicts is not None and not getattr(settings, "unsafe_fixes", False):
+        from ppo_migrate.analysis.cross_file import pending_origins
+
+        # safe fixes resting on parameters whose callers in other files are not judged
+        # yet: the rewrite is made, and written once they are (``ppo_migrate.runner.run``)
+        origins = tuple(sorted(pending_origins(applied, dict(verdicts))))
     if not applied and not moved:
         return FileResult(path, tuple(diagnostics), index=index(diagnostics))
     remaining = tuple(d for d in diagnostics if not fix_applies(d, settings))
@@ -131,8 +143,18 @@ def process_text(
     # apply writes ``new_text``: a record of the old text would be dropped unused
     return FileResult(
         path, remaining, new_text, len(applied), moved,
-        None if replaces_file else index(remaining),
+        None if replaces_file else index(remaining), origins,
     )
+
+
+def _judged(diagnostics: Sequence[Diagnostic], settings: Settings) -> list[Diagnostic]:
+    """``diagnostics`` with the run's judgement of callers in other files applied
+    (:func:`ppo_migrate.analysis.cross_file.with_verdicts`), when it has one."""
+    if not getattr(settings, "caller_verdicts", None):
+        return list(diagnostics)
+    from ppo_migrate.analysis.cross_file import with_verdicts
+
+    return with_verdicts(diagnostics, dict(settings.caller_verdicts))
 
 
 def has_entry_point(diagnostics: Sequence[Diagnostic]) -> bool:

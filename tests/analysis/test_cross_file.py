@@ -1,0 +1,266 @@
+"""Callers in other files of the parameter a safe fix rests on (issue 13's caller rule, across files).
+
+``def launch(config): ... get_ppo_ray_runtime_env()`` gets a safe fix passing ``config``
+when this file's callers pass a config; but ``launch`` may be called from another file of
+the project with a plain dict (or ``Worker`` constructed there with a section of the
+config), and verl 0.9.1's real function raises on a dict (``OmegaConf.select``). Each case
+below is a two-file package; the whole tree goes through the real CLI (``ppo-migrate
+apply`` in a subprocess), and every package's ``main`` module runs against the wheel's
+function before and after: the crashing ones are left as they were (an unsafe fix, named
+with the caller's file and line), the controls get their safe fix and hand the config on.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+from verl_wheels import wheel_tree
+
+HEAD = "from verl.trainer.constants_ppo import get_ppo_ray_runtime_env\nfrom omegaconf import OmegaConf\n"
+CFG = {"actor_rollout_ref": {"actor": {"strategy": "megatron"}}, "trainer": {"device": "cuda"}}
+
+LAUNCH = """
+    def launch(config):
+        return get_ppo_ray_runtime_env()
+    """
+WORKER = """
+    class Worker:
+        def __init__(self, config):
+            self.config = config
+
+        def env(self):
+            return get_ppo_ray_runtime_env()
+    """
+
+#: name -> (the defining module's body, the calling module's body: it binds RESULT, and
+#: the line of ``main.py`` the unsafe fix names: its first line is ``CFG = ...``)
+CRASHED = {
+    "a-dict-by-position": (LAUNCH, """
+        from .launch import launch
+        RESULT = launch({"num_gpus": 8})
+        """, 3),
+    "a-dict-by-keyword": (LAUNCH, """
+        from .launch import launch
+        RESULT = launch(config={"num_gpus": 8})
+        """, 3),
+    "an-import-alias": (LAUNCH, """
+        from .launch import launch as go
+        RESULT = go({"num_gpus": 8})
+        """, 3),
+    "through-the-module": (LAUNCH, """
+        from . import launch as mod
+        RESULT = mod.launch({"num_gpus": 8})
+        """, 3),
+    "unpacked-arguments": (LAUNCH, """
+        from .launch import launch
+        ARGS = ({"num_gpus": 8},)
+        RESULT = launch(*ARGS)
+        """, 4),
+    "handed-on-as-a-value": (LAUNCH, """
+        from .launch import launch
+        run = launch
+        RESULT = run({"num_gpus": 8})
+        """, 3),
+    "a-class-given-a-dict": (WORKER, """
+        from .launch import Worker
+        RESULT = Worker({"num_gpus": 8}).env()
+        """, 3),
+    "a-class-given-a-section": (WORKER, """
+        from omegaconf import OmegaConf
+        from .launch import Worker
+        config = OmegaConf.create({"actor_rollout_ref": {"rollout": {"name": "x"}}})
+        RESULT = Worker(config.actor_rollout_ref.rollout.name).env()
+        """, 5),
+    "a-class-wrapped-for-ray": (WORKER, """
+        from .launch import Worker
+        def remote(cls):
+            return cls
+        RESULT = remote(Worker)({"num_gpus": 8}).env()
+        """, 5),
+    "a-subclass-elsewhere": (WORKER, """
+        from .launch import Worker
+        class Sub(Worker):
+            def __init__(self):
+                super().__init__({"num_gpus": 8})
+        RESULT = Sub().env()
+        """, 3),
+}
+
+#: name -> (defining body, calling body, the expression the safe fix passes)
+KEPT = {
+    "a-config-parameter-elsewhere": (LAUNCH, """
+        from omegaconf import OmegaConf
+        from .launch import launch
+        def main(config):
+            return launch(config)
+        RESULT = main(OmegaConf.create(CFG))
+        """, "config"),
+    "a-loaded-config-elsewhere": (WORKER, """
+        from omegaconf import OmegaConf
+        from .launch import Worker
+        RESULT = Worker(OmegaConf.create(CFG)).env()
+        """, "self.config"),
+    "only-an-annotation-and-isinstance": (WORKER, """
+        from omegaconf import OmegaConf
+        from .launch import Worker
+        def check(w: Worker) -> bool:
+            return isinstance(w, Worker)
+        w = Worker(OmegaConf.create(CFG))
+        assert check(w)
+        RESULT = w.env()
+        """, "self.config"),
+    "another-function-of-that-name": (LAUNCH, """
+        from omegaconf import OmegaConf
+        from . import launch as mod
+        def launch(config):
+            return config
+        launch({"num_gpus": 8})
+        RESULT = mod.launch(OmegaConf.create(CFG))
+        """, "config"),
+}
+
+_RUNNER = r"""
+import importlib, json, sys, traceback, types
+wheel, tree, names = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])
+sys.path[:0] = [tree, wheel]
+for name in ("verl", "verl.trainer", "verl.utils"):  # skip verl/__init__ (the whole framework)
+    m = types.ModuleType(name); m.__path__ = [wheel + "/" + name.replace(".", "/")]; sys.modules[name] = m
+device = types.ModuleType("verl.utils.device")
+device.get_device_capability = lambda: (9, 0)  # stand-in for a Hopper GPU (none here)
+sys.modules["verl.utils.device"] = device
+out = {}
+for name in names:
+    try:
+        env = importlib.import_module(name + ".main").RESULT
+        out[name] = ["ok", env["env_vars"].get("CUDA_DEVICE_MAX_CONNECTIONS")]
+    except Exception as e:
+        out[name] = [type(e).__name__, str(e)[:200]]
+print(json.dumps(out))
+"""
+
+
+def _package(name: str) -> str:
+    return "case_" + name.replace("-", "_")
+
+
+def _write(root: Path, cases: dict) -> None:
+    for name, (definer, caller, _) in cases.items():
+        pkg = root / _package(name)
+        pkg.mkdir(parents=True)
+        (pkg / "__init__.py").write_text("")
+        (pkg / "launch.py").write_text(HEAD + textwrap.dedent(definer))
+        (pkg / "main.py").write_text(f"CFG = {CFG!r}\n" + textwrap.dedent(caller).lstrip("\n"))
+
+
+def _run(wheel: Path, tree: Path, names: list[str]) -> dict[str, list]:
+    env = {k: v for k, v in os.environ.items() if k != "CUDA_DEVICE_MAX_CONNECTIONS"}
+    proc = subprocess.run(
+        [sys.executable, "-c", _RUNNER, str(wheel), str(tree), json.dumps(names)],
+        capture_output=True, text=True, timeout=300, check=False, env=env,
+    )
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout)
+
+
+def _cli(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "ppo_migrate", *args, "--verl-version", "0.9.1", "--no-progress", "."],
+        cwd=cwd, capture_output=True, text=True, timeout=300, check=False,
+    )
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory: pytest.TempPathFactory) -> dict:
+    """Every case in one tree: checked (JSON), then applied by the CLI; each package's
+    ``main`` run on verl 0.9.1's wheel before and after."""
+    wheel = wheel_tree("0.9.1", tmp_path_factory)
+    base = tmp_path_factory.mktemp("cross-file")
+    before, after = base / "before", base / "after"
+    _write(before, {**CRASHED, **KEPT})
+    shutil.copytree(before, after)
+    checked = _cli("check", "--output-format", "json", cwd=after)
+    assert checked.returncode == 1, checked.stderr
+    applied = _cli("apply", cwd=after)
+    assert applied.returncode == 1, applied.stderr  # the unsafe fixes remain
+    names = [_package(n) for n in {**CRASHED, **KEPT}]
+    return {
+        "before": before, "after": after, "applied": applied,
+        "check": {Path(d["filename"]).parent.name: d for d in json.loads(checked.stdout)},
+        "ran before": _run(wheel, before, names), "ran after": _run(wheel, after, names),
+    }
+
+
+@pytest.mark.parametrize("name", sorted(CRASHED))
+def test_a_caller_elsewhere_passing_no_config_leaves_the_file_running(project: dict, name: str) -> None:
+    pkg = _package(name)
+    launch = f"{pkg}/launch.py"
+    assert (project["after"] / launch).read_bytes() == (project["before"] / launch).read_bytes()
+    assert project["ran before"][pkg] == ["ok", None]
+    assert project["ran after"][pkg] == ["ok", None]
+    finding = project["check"][pkg]
+    assert finding["code"] == "PPO001"
+    assert finding["fix"]["applicability"] == "unsafe"
+    line = CRASHED[name][2]
+    assert f"(unsafe fix: {pkg}/main.py:{line} " in finding["message"], finding["message"]
+
+
+@pytest.mark.parametrize("name", sorted(CRASHED))
+def test_the_name_based_rewrite_would_crash_or_change_the_run(
+    project: dict, name: str, tmp_path: Path, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """The oracle: passing the parameter on, as the per-file analysis alone would, either
+    raises on verl's real function or hands it a section (no Megatron strategy there)."""
+    pkg = _package(name)
+    tree = tmp_path / "by-name"
+    shutil.copytree(project["before"] / pkg, tree / pkg)
+    src = (tree / pkg / "launch.py").read_text()
+    arg = "self.config" if "class Worker" in src else "config"
+    (tree / pkg / "launch.py").write_text(
+        src.replace("get_ppo_ray_runtime_env()", f"get_ppo_ray_runtime_env({arg})")
+    )
+    outcome = _run(wheel_tree("0.9.1", tmp_path_factory), tree, [pkg])[pkg]
+    assert outcome != project["ran before"][pkg] or outcome[0] != "ok", outcome
+
+
+@pytest.mark.parametrize("name", sorted(KEPT))
+def test_a_config_from_every_caller_elsewhere_keeps_the_safe_fix(project: dict, name: str) -> None:
+    pkg = _package(name)
+    expected = KEPT[name][2]
+    src = (project["before"] / pkg / "launch.py").read_text()
+    assert (project["after"] / pkg / "launch.py").read_text() == src.replace(
+        "get_ppo_ray_runtime_env()", f"get_ppo_ray_runtime_env({expected})"
+    )
+    assert project["check"][pkg]["fix"]["applicability"] == "safe"
+    assert project["ran before"][pkg] == ["ok", None]
+    assert project["ran after"][pkg] == ["ok", "1"]  # the config reached verl's function
+
+
+def test_apply_names_each_file_once_and_unsafe_fixes_still_apply(project: dict, tmp_path: Path) -> None:
+    out = project["applied"].stdout + project["applied"].stderr
+    for name in KEPT:
+        assert out.count(f"Rewrote {_package(name)}/launch.py") == 1, out
+    for name in CRASHED:
+        assert f"Rewrote {_package(name)}/launch.py" not in out
+    tree = tmp_path / "unsafe"
+    shutil.copytree(project["before"], tree)
+    proc = _cli("apply", "--unsafe-fixes", cwd=tree)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    for name in CRASHED:
+        assert "get_ppo_ray_runtime_env(" in (tree / _package(name) / "launch.py").read_text()
+        assert "get_ppo_ray_runtime_env()" not in (tree / _package(name) / "launch.py").read_text()
+
+
+def test_diff_shows_a_held_back_file_once(project: dict) -> None:
+    proc = _cli("apply", "--diff", cwd=project["before"])
+    assert proc.returncode == 1, proc.stderr
+    for name in KEPT:
+        assert proc.stdout.count(f"+++ b/{_package(name)}/launch.py") == 1, proc.stdout
+    for name in CRASHED:
+        assert f"{_package(name)}/launch.py" not in proc.stdout
