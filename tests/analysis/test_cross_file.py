@@ -91,6 +91,26 @@ CRASHED = {
                 super().__init__({"num_gpus": 8})
         RESULT = Sub().env()
         """, 3),
+    "a-subclass-without-init-given-a-dict": (WORKER, """
+        from .launch import Worker
+        class Sub(Worker):
+            pass
+        RESULT = Sub({"num_gpus": 8}).env()
+        """, 5),
+    "a-subclass-passing-its-parameter-on": (WORKER, """
+        from .launch import Worker
+        class Sub(Worker):
+            def __init__(self, cfg):
+                super().__init__(cfg)
+        RESULT = Sub({"num_gpus": 8}).env()
+        """, 3),  # main.py's own analysis judges `cfg` by Sub's call there: a dict
+    "a-subclass-passing-a-dict-explicitly": (WORKER, """
+        from .launch import Worker
+        class Sub(Worker):
+            def __init__(self):
+                Worker.__init__(self, {"num_gpus": 8})
+        RESULT = Sub().env()
+        """, 3),
 }
 
 #: name -> (defining body, calling body, the expression the safe fix passes)
@@ -115,6 +135,17 @@ KEPT = {
         w = Worker(OmegaConf.create(CFG))
         assert check(w)
         RESULT = w.env()
+        """, "self.config"),
+    "a-subclass-given-a-config": (WORKER, """
+        from omegaconf import OmegaConf
+        from .launch import Worker
+        class Sub(Worker):
+            def __init__(self, cfg, name="sub"):
+                super().__init__(cfg)
+                self.name = name
+        class Leaf(Sub):
+            pass
+        RESULT = Leaf(OmegaConf.create(CFG)).env()
         """, "self.config"),
     "another-function-of-that-name": (LAUNCH, """
         from omegaconf import OmegaConf
@@ -264,3 +295,68 @@ def test_diff_shows_a_held_back_file_once(project: dict) -> None:
         assert proc.stdout.count(f"+++ b/{_package(name)}/launch.py") == 1, proc.stdout
     for name in CRASHED:
         assert f"{_package(name)}/launch.py" not in proc.stdout
+
+
+def _judge(tmp_path: Path, definer: str, caller: str) -> str | None:
+    """judge_callers's verdict on ``pkg/launch.py``'s one origin, ``pkg/main.py`` calling."""
+    from ppo_migrate.analysis.cross_file import judge_callers
+    from ppo_migrate.edits.text_edits import process_text
+    from ppo_migrate.settings import Settings
+
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    launch, main = pkg / "launch.py", pkg / "main.py"
+    launch.write_text(HEAD + textwrap.dedent(definer))
+    main.write_text(textwrap.dedent(caller))
+    settings = Settings(verl_version="0.9.1")
+    (finding,) = process_text(launch.read_text(), str(launch), settings, fix=False).diagnostics
+    (origin,) = finding.fix.origins
+    return judge_callers([origin], [str(launch), str(main), str(pkg / "__init__.py")], settings)[origin]
+
+
+@pytest.mark.parametrize(
+    ("caller", "verdict"),
+    [
+        ("from pkg.launch import Worker\nw = Worker.remote({'a': 1})\n", "main.py:2 passes `{'a': 1}`"),
+        ("from pkg.launch import Worker\ndef main(config):\n    return Worker.remote(config)\n", None),
+        ("from pkg.launch import Worker\nw = Worker.options(num_gpus=1).remote({})\n", "main.py:2 hands `Worker`"),
+        ("import ray\nfrom pkg.launch import Worker\nW = ray.remote(Worker)\n", "main.py:3 hands `Worker`"),
+        ("from pkg.launch import Worker\nclass Sub(Worker):\n    config = None\n", None),
+        ("from pkg.launch import Worker\nclass Sub(Worker):\n    def env(self):\n        self.config = {}\n",
+         "main.py:2 sets `self.config` in subclass `Sub`"),
+        ("from pkg.launch import Worker\nclass Sub(Worker):\n    def __init__(self):\n        pass\n",
+         "main.py:2 subclass `Sub` has an `__init__` that does not call the base's"),
+        ("from pkg.launch import Worker\ndef f():\n    class Sub(Worker):\n        pass\n",
+         "main.py:3 subclasses `Sub` inside a function"),
+        ("from pkg.launch import Worker\ndef f(w: Worker) -> Worker:\n    assert isinstance(w, Worker)\n    return w\n", None),
+        ("from pkg.launch import Worker\ntry:\n    pass\nexcept Worker:\n    pass\nx = type(1) is Worker\n", None),
+        ("from pkg import launch\nlaunch.Worker(**{'config': {}})\n", "main.py:2 passes unpacked arguments"),
+        ("Worker = dict\nWorker(config={})\n", None),  # another Worker: not the one judged
+    ],
+)
+def test_judge_callers_verdicts(tmp_path: Path, caller: str, verdict: str | None) -> None:
+    got = _judge(tmp_path, WORKER, caller)
+    if verdict is None:
+        assert got is None
+    else:
+        assert got is not None and verdict in got, got
+
+
+def test_a_caller_in_a_file_outside_the_run_is_not_judged(tmp_path: Path) -> None:
+    """Only the run's files count: the same project checked with the caller's file left out
+    keeps the safe fix (what ``pre-commit`` passes is the staged files alone)."""
+    from ppo_migrate.analysis.cross_file import judge_callers
+    from ppo_migrate.diagnostics import CallerOrigin
+    from ppo_migrate.settings import Settings
+
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "launch.py").write_text(HEAD + textwrap.dedent(LAUNCH))
+    (pkg / "main.py").write_text("from pkg.launch import launch\nlaunch({})\n")
+    origin = CallerOrigin(str(pkg / "launch.py"), "launch", 0, "config")
+    settings = Settings()
+    assert judge_callers([origin], [str(pkg / "launch.py")], settings) == {origin: None}
+    both = judge_callers([origin], [str(pkg / "launch.py"), str(pkg / "main.py")], settings)
+    assert both[origin] is not None and both[origin].endswith("main.py:2 passes `{}`, which may not be a training config")
