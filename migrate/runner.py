@@ -719,7 +719,11 @@ def _judge_across_files(
     """The run's second phase (see :func:`run`): judge the callers in other files of the
     parameters safe fixes rest on; make the fixes they argue against unsafe in
     ``outcomes`` (in place) and process the pending files once more with the verdicts."""
-    from ppo_migrate.analysis.cross_file import judge_callers, pending_origins, with_verdicts
+    from ppo_migrate.analysis.cross_file import (
+        judge_callers,
+        pending_origins,
+        with_verdicts,
+    )
 
     origins = pending_origins((d for o in outcomes for d in o.diagnostics), None)
     origins.update(x for o in outcomes for x in o.origins)
