@@ -70,6 +70,15 @@ def _log():
 # A pattern that is just a file or directory name (no glob, escape, negation,
 # comment or slash) can be matched with a dict lookup on the base name.
 _LITERAL = re.compile(r"[A-Za-z0-9_.+@~,=%-]+\Z")
+# A base-name glob of such characters and ``*``/``?`` alone (``*.pyc``, ``*.egg-info/``,
+# ``.*``): git's wildmatch on one path component, where ``*`` is any run of characters
+# but ``/`` (a leading dot included) and ``?`` one such character, translated here
+# without importing pathspec (about 20 ms); ``**`` and the rest go to pathspec.
+_SIMPLE_GLOB = re.compile(r"[A-Za-z0-9_.+@~,=%*?-]+\Z")
+# A path of such names (``/build``, ``docs/_build/``, ``benchmarks/trees/``): a slash at the
+# start or in the middle anchors it to the ``.gitignore``'s directory, so it matches
+# that one relative path (and, with a trailing slash, only a directory).
+_LITERAL_PATH = re.compile(r"/?[A-Za-z0-9_.+@~,=%-]+(?:/[A-Za-z0-9_.+@~,=%-]+)*\Z")
 _NAMED_GROUP = re.compile(r"\(\?P<[A-Za-z_][A-Za-z0-9_]*>")
 
 _Result = Optional[bool]
@@ -112,6 +121,20 @@ class _Matcher:
             body = body.rstrip("/")
             if _LITERAL.match(body) and body not in (".", ".."):
                 (self.lit_dir if dir_only else self.lit_any)[body] = (idx, include)
+            elif (
+                "/" in body
+                and _LITERAL_PATH.match(body)
+                and not {".", ".."} & set(body.lstrip("/").split("/"))
+            ):
+                exact = re.compile(rf"\A{re.escape(body.lstrip('/'))}{'/' if dir_only else '/?'}\Z")
+                self.path_rules.append((idx, exact, include, int(dir_only)))
+            elif _SIMPLE_GLOB.match(body) and "**" not in body:
+                glob = "".join(
+                    "[^/]*" if c == "*" else "[^/]" if c == "?" else re.escape(c) for c in body
+                )
+                tag = f"r{idx}{'i' if include else 'x'}"
+                # matched against ``name`` or, for a directory, ``name/``
+                name_alts.append((idx, f"(?P<{tag}>{glob}{'/' if dir_only else '/?'}\\Z)"))
             else:
                 others.append((idx, line))
         # pathspec (slow to import) is only needed for patterns that are not plain names.
@@ -145,7 +168,7 @@ class _Matcher:
             if name_alts
             else None
         )
-        self.path_rules.reverse()
+        self.path_rules.sort(key=lambda rule: rule[0], reverse=True)  # last pattern first
         self.empty = not (self.lit_any or self.lit_dir or self.name_re or self.path_rules)
 
     def plain_names(self) -> frozenset[str] | None:

@@ -445,8 +445,15 @@ PATTERNS = [
     "!a/**",
     "**/b/**",
     "a/*/",
+    # base-name globs matched without pathspec (discovery's _SIMPLE_GLOB)
+    "*.egg-info/",
+    ".*",
+    "?.py/",
+    "a?*",
+    "!.*",
+    "*b",
 ]
-PARTS = ["a", "b", "c.py", "x.py", "ab"]
+PARTS = ["a", "b", "c.py", "x.py", "ab", ".h", "x.egg-info"]
 
 
 @hsettings(max_examples=100, deadline=None)
