@@ -22,6 +22,7 @@ import threading
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from stat import S_ISREG
 from typing import NamedTuple
 
 from ppo_migrate.diagnostics import Diagnostic
@@ -508,6 +509,9 @@ def _process_star(
         )
 
 
+_READ_FLAGS = os.O_RDONLY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NONBLOCK", 0)
+
+
 def _read_bytes(path: str) -> bytes:
     """The file's bytes with one ``read`` for a regular file (no buffered file object).
 
@@ -515,13 +519,10 @@ def _read_bytes(path: str) -> bytes:
         OSError: also for anything but a regular file; a FIFO is opened without
             blocking (``O_NONBLOCK``) and never read, so it cannot hang the run.
     """
-    import stat
-
-    flags = os.O_RDONLY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NONBLOCK", 0)
-    fd = os.open(path, flags)
+    fd = os.open(path, _READ_FLAGS)
     try:
         st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
+        if not S_ISREG(st.st_mode):
             raise OSError(f"{path}: not a regular file")
         size = st.st_size
         data = os.read(fd, size + 1) if size else b""
@@ -552,6 +553,7 @@ def _prefilter(paths: Sequence[str], settings: Settings) -> tuple[list[str], dic
     names = [n.encode() for n in settings.target_names]
     candidates: list[str] = []
     sizes: dict[str, int] = {}
+    (only,) = names if len(names) == 1 else (None,)
     for p in paths:
         try:
             data = _read_bytes(p)
@@ -559,7 +561,10 @@ def _prefilter(paths: Sequence[str], settings: Settings) -> tuple[list[str], dic
             candidates.append(p)  # let process_file name the exact problem
             sizes[p] = -1
             continue
-        if is_candidate(data, names):
+        if only is not None and only in data:
+            candidates.append(p)  # the usual case, one target name: no generator per file
+            sizes[p] = len(data)
+        elif is_candidate(data, names):
             candidates.append(p)
             sizes[p] = len(data)
     return candidates, sizes
