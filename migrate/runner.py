@@ -561,10 +561,11 @@ def _prefilter(paths: Sequence[str], settings: Settings) -> tuple[list[str], dic
             candidates.append(p)  # let process_file name the exact problem
             sizes[p] = -1
             continue
-        if only is not None and only in data:
-            candidates.append(p)  # the usual case, one target name: no generator per file
-            sizes[p] = len(data)
-        elif is_candidate(data, names):
+        if (
+            (only in data or (not data.isascii() and spells_otherwise(data, names)))
+            if only is not None  # the usual case, one target name: no generator per file
+            else is_candidate(data, names)
+        ):
             candidates.append(p)
             sizes[p] = len(data)
     return candidates, sizes
