@@ -82,6 +82,17 @@ def debug_{i}():
     ray.init(runtime_env=get_ppo_ray_runtime_env())
 '''
 
+#: :data:`TRAINER` with configs loaded where they are used: no fix rests on a parameter,
+#: so ``apply`` writes each file as it finishes it (a fix passing a parameter waits for the
+#: judgement of the callers in other files, after every file: ``runner.run``), which the
+#: Ctrl-C tests below need to stop a run part-way through its writes
+LOADED_TRAINER = TRAINER.replace(
+    "def run_ppo_{i}(config):\n", "def run_ppo_{i}(path):\n    config = OmegaConf.load(path)\n"
+).replace(
+    "    def __init__(self, config):\n        self.config = config\n",
+    "    def __init__(self, path):\n        self.config = OmegaConf.load(path)\n",
+).replace("import ray\n", "import ray\nfrom omegaconf import OmegaConf\n")
+
 MIGRATED = '''\
 """Already migrated: every call passes the config."""
 import ray
@@ -110,8 +121,10 @@ def _write(root: Path, files: dict[str, str]) -> Path:
     return root
 
 
-def _trainers(root: Path, n: int, extra: dict[str, str] | None = None) -> Path:
-    files = {f"pkg/trainer_{i:03d}.py": TRAINER.format(i=i) for i in range(n)}
+def _trainers(
+    root: Path, n: int, extra: dict[str, str] | None = None, template: str = TRAINER
+) -> Path:
+    files = {f"pkg/trainer_{i:03d}.py": template.format(i=i) for i in range(n)}
     files["pkg/__init__.py"] = ""
     files.update(extra or {})
     return _write(root, files)
@@ -273,7 +286,7 @@ def _wait_for_first_rewrite(root: Path, originals: dict[Path, bytes], proc, limi
 
 @pytest.mark.parametrize("jobs", ["1", "2"])
 def test_ctrl_c_exits_130_promptly_and_leaves_no_temp_file(tmp_path: Path, jobs: str) -> None:
-    root = _trainers(tmp_path / "tree", 400)
+    root = _trainers(tmp_path / "tree", 400, template=LOADED_TRAINER)
     originals = {p: p.read_bytes() for p in root.rglob("trainer_*.py")}
     proc = subprocess.Popen(
         [*PPO, "apply", "--jobs", jobs, "tree"],
@@ -312,7 +325,7 @@ def test_ctrl_c_exits_130_promptly_and_leaves_no_temp_file(tmp_path: Path, jobs:
 
 
 def test_sigint_to_the_parent_alone_stops_the_pool(tmp_path: Path) -> None:
-    root = _trainers(tmp_path / "tree", 400)
+    root = _trainers(tmp_path / "tree", 400, template=LOADED_TRAINER)
     originals = {p: p.read_bytes() for p in root.rglob("trainer_*.py")}
     proc = subprocess.Popen(
         [*PPO, "apply", "--jobs", "2", "tree"],

@@ -146,16 +146,23 @@ def cli(*args: str, cwd: Path, preexec=None) -> subprocess.CompletedProcess:
 
 
 def trainer(i: int = 0, *, newline: bytes = b"\n") -> bytes:
-    """A candidate module with two configless calls that have a config in scope."""
+    """A candidate module with two configless calls that have a config in scope.
+
+    The configs are loaded where they are used, so neither fix rests on a parameter and
+    ``apply`` writes each file as it finishes it (a fix passing a parameter is written
+    after the callers in other files are judged, once every file is done: ``runner.run``):
+    the Ctrl-C and kill tests below stop runs part-way through their writes."""
     text = (
         IMP
+        + b"from omegaconf import OmegaConf\n"
         + b"\n\n"
-        + f"def run_ppo_{i}(config):\n".encode()
+        + f"def run_ppo_{i}(path):\n".encode()
+        + b"    config = OmegaConf.load(path)\n"
         + b"    ray.init(runtime_env=get_ppo_ray_runtime_env())\n"
         + b"\n\n"
         + f"class TaskRunner{i}:\n".encode()
-        + b"    def __init__(self, config):\n"
-        + b"        self.config = config\n"
+        + b"    def __init__(self, path):\n"
+        + b"        self.config = OmegaConf.load(path)\n"
         + b"\n"
         + b"    def run(self):\n"
         + b"        return get_ppo_ray_runtime_env(None)\n"
