@@ -445,12 +445,19 @@ class CallerOrigin(NamedTuple):
         position: the argument position a call passes the parameter at (for a class,
             ``self`` not counted), or ``None`` for a keyword-only parameter.
         keyword: the parameter's name (a call may pass it by keyword).
+        kind: ``"call"`` (a function: its calls pass it), ``"init"`` (a class whose
+            ``__init__`` or dataclass field sets ``self.<name>``: its calls pass it, and
+            another file may write the attribute), ``"method"`` / ``"staticmethod"``
+            (``qualname`` is ``Class.method``: the ``<obj>.method(...)`` calls of files
+            that name the class pass it) or ``"global"`` (``qualname`` is a module
+            global: another file may assign it, ``pkg.mod.config = d``).
     """
 
     path: str
     qualname: str
     position: int | None
     keyword: str
+    kind: str = "call"
 
 
 class Fix(NamedTuple):

@@ -273,6 +273,7 @@ class ConfigFinder:
         worst = "strong"
         if holder.kind in (ScopeKind.MODULE, ScopeKind.CLASS) and self._globals_rewritten:
             worst = "weak"  # ``globals()["config"] = d``, ``exec(...)``: not all bindings seen
+        self._record_global(name, holder)
         for b in self.finder.bindings_in(holder, name):
             trust = self._binding_trust(b.node, b.qualified, holder)
             if trust == "against":
@@ -721,22 +722,49 @@ class ConfigFinder:
         position = next((i for i, a in enumerate(params) if a is arg), None)
         if position is None and arg not in func.args.kwonlyargs:
             return  # ``*args``/``**kwargs``: judged as against where they are met
+        kind = "call"
         if parent.kind is ScopeKind.CLASS:
-            if func.name != "__init__" or position == 0:
-                return
-            if position is not None:
+            static = any(
+                (dotted_parts(d) or [""])[-1] == "staticmethod" for d in func.decorator_list
+            )
+            if position == 0 and not static:
+                return  # ``self`` / ``cls``
+            if position is not None and not static:
                 position -= 1  # ``self`` is not passed
-            owner = parent
+            if func.name == "__init__":
+                owner, kind = parent, "init"
+            else:
+                # ``<obj>.run(config)`` elsewhere (``Cls.run(config)`` for a static one)
+                owner, kind = holder, "staticmethod" if static else "method"
         else:
             owner = holder
         frames = scope_frames(owner)
-        if any(kind == "function" for kind, _ in frames[:-1]) or (
-            owner is holder and frames[-1][0] != "function"
+        outer = frames[:-2] if owner is holder and kind != "call" else frames[:-1]
+        if any(k == "function" for k, _ in outer) or (
+            owner is holder and kind == "call" and frames[-1][0] != "function"
         ):
             return  # inside a function: no other file can name it
         self._origins.append(
-            CallerOrigin(self.module.path, qualname(frames), position, arg.arg)
+            CallerOrigin(self.module.path, qualname(frames), position, arg.arg, kind)
         )
+
+    def _record_global(self, name: str, holder: Scope) -> None:
+        """Note that the candidate's value is the module global ``name``: another file
+        may assign it (``pkg.mod.config = d``, ``setattr(mod, "config", d)``)."""
+        if self._origins is not None and holder.kind is ScopeKind.MODULE:
+            self._origins.append(CallerOrigin(self.module.path, name, None, name, "global"))
+
+    def _record_fields(self, cls: ast.ClassDef, name: str, position: int | None) -> None:
+        """Note that the candidate's value is dataclass ``cls``'s field ``name``: calls of
+        the class in other files pass it (at ``position``, or by keyword)."""
+        scope = self.scopes.scope_for_node(cls)
+        if self._origins is None or scope is None:
+            return
+        frames = scope_frames(scope)
+        if not any(k == "function" for k, _ in frames):
+            self._origins.append(
+                CallerOrigin(self.module.path, qualname(frames), position, name, "init")
+            )
 
     def _called_unseen(self, func: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
         """Whether ``func`` may be called with arguments no call in the file shows: its
@@ -1404,6 +1432,7 @@ class ConfigFinder:
                     )
         unknown = bool(cls.bases) or "KW_ONLY" in ast.unparse(cls)
         position = None if unknown else fields.index(declared)
+        self._record_fields(cls, name, position)
         for value in self._init_values(scope, position, name):
             trusts.append(self._passed_trust(value))
         for call in self.module.facts.calls:  # ``dataclasses.replace(t, config=d)``: a copy

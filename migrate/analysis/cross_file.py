@@ -77,47 +77,57 @@ def with_verdicts(
 
 
 class _Wanted(NamedTuple):
-    """A function or class whose calls pass a value to a judged origin.
+    """A function, class or module global whose uses in other files decide an origin.
 
     Attributes:
-        origin: the fix's :class:`CallerOrigin` the calls are judged for.
-        position, keyword: where the calls pass it (a subclass's own ``__init__`` may take
-            it at another position, under another name).
-        skip: the file whose own analysis judged these calls already (absolute path), or
-            ``None`` (a subclass found here: every file counts).
+        origin: the fix's :class:`CallerOrigin` the uses are judged for.
+        position, keyword: where calls pass it (a subclass's own ``__init__``, a function
+            handing its parameter on, may take it at another position, by another name).
+        skip: the file whose own analysis judged these uses already (absolute path), or
+            ``None`` (found here: every file counts).
+        kind: as :attr:`CallerOrigin.kind`.
+        method: for ``"method"``/``"staticmethod"``: the method's name (the key is its class).
     """
 
     origin: CallerOrigin
     position: int | None
     keyword: str
     skip: str | None
+    kind: str = "call"
+    method: str = ""
 
 
-#: Rounds of subclasses followed (a subclass of a subclass ...) before giving up.
+#: Rounds of re-exports, subclasses and parameters handed on followed before giving up.
 _MAX_ROUNDS = 6
+_METHOD_KINDS = ("method", "staticmethod")
 
 
 def judge_callers(
     origins: Iterable[CallerOrigin], paths: Sequence[str], settings: Settings
 ) -> dict[CallerOrigin, str | None]:
-    """Judge the calls and references in ``paths`` of each origin's function or class.
+    """Judge the uses in ``paths`` of each origin's function, class or module global.
 
     Args:
         origins: the parameters safe fixes rest on (:attr:`ppo_migrate.diagnostics.Fix.origins`).
         paths: every file of the run (display paths). Each origin's own file is left out
-            (its callers were judged with it).
+            (its own analysis judged it).
         settings: the run's settings (the config names, the targets).
 
     Returns:
-        origin -> ``None`` when no reference in another file argues against it, else the
-        first reason by path and line: ``"<path>:<line> passes `<value>`, which may not be
-        a training config"`` (a dict, a section ``cfg.actor_rollout_ref``, unpacked
-        ``*args``), or ``"<path>:<line> hands `<name>` on, ..."`` (any reference but a call,
-        ``.remote(...)``, an annotation, ``isinstance``, ``except`` or a comparison).
-        A subclass in another file is followed: without an ``__init__`` of its own, its
-        calls are judged the same way; with one, what it passes to the base's
-        (``super().__init__(...)``), and if that is its own parameter, its calls.
-        A file that cannot be read, decoded or parsed is left out (it cannot run either).
+        origin -> ``None`` when no use in another file argues against it, else the first
+        reason by path and line: ``"<path>:<line> passes `<value>`, which may not be a
+        training config"`` (a dict, a section ``cfg.actor_rollout_ref``, unpacked
+        ``*args``); ``"... hands `<name>` on ..."`` (any reference but a call,
+        ``.remote(...)``, an annotation, ``isinstance``, ``except`` or a comparison);
+        ``"... names `<name>` in a string ..."`` (``getattr(mod, "launch")``);
+        ``"... writes `<expr>` ..."`` (``t.config = d``, ``pkg.mod.config = d``,
+        ``setattr(...)``). Followed to what they reach: re-exports (``pkg/__init__.py``
+        importing the function, ``from .lib import *``), a parameter of another file's
+        function handed on to the call (``def go(c): launch(c)``: ``go``'s calls), and
+        a subclass (without an ``__init__``, its calls; with one, what it passes to the
+        base's ``super().__init__(...)``). A method's calls ``<obj>.run(...)`` are judged
+        in the files that name its class. A file that cannot be read, decoded or parsed
+        is left out (it cannot run either).
     """
     from ppo_migrate.analysis.callers import module_name
 
@@ -125,20 +135,24 @@ def judge_callers(
     verdicts: dict[CallerOrigin, str | None] = {}
     for o in origins:
         verdicts[o] = None
-        wanted[f"{module_name(o.path)}.{o.qualname}"].append(
-            _Wanted(o, o.position, o.keyword, os.path.abspath(o.path))
-        )
+        fq = f"{module_name(o.path)}.{o.qualname}"
+        method = ""
+        if o.kind in _METHOD_KINDS:
+            fq, _, method = fq.rpartition(".")
+        wanted[fq].append(_Wanted(o, o.position, o.keyword, os.path.abspath(o.path), o.kind, method))
     found: dict[CallerOrigin, list[tuple[str, int, str]]] = defaultdict(list)
     parsed: dict[str, object] = {}
+    seen: set[tuple[str, _Wanted]] = {(fq, w) for fq, ws in wanted.items() for w in ws}
     for _ in range(_MAX_ROUNDS):
         if not wanted:
             break
         short = {fq.rsplit(".", 1)[-1] for fq in wanted}
+        short |= {w.method for ws in wanted.values() for w in ws if w.method}
         more: dict[str, list[_Wanted]] = defaultdict(list)
         for path in paths:
             here = os.path.abspath(path)
             if all(w.skip == here for entries in wanted.values() for w in entries):
-                continue  # only origins of this file, whose own analysis judged its calls
+                continue  # only origins of this file, whose own analysis judged its uses
             data = _read(path)
             if data is None or not _mentions(data, short):
                 continue
@@ -146,16 +160,19 @@ def judge_callers(
                 parsed[path] = _analysis(path, data, settings)
             if parsed[path] is None:
                 continue
-            judge = _FileJudge(path, parsed[path], wanted, short)
+            judge = _FileJudge(path, parsed[path], wanted, short, settings)
             for origin, line, reason in judge.reasons():
                 found[origin].append((path, line, reason))
-            for fq, entries in judge.subclasses.items():
-                more[fq].extend(entries)
+            for fq, entries in judge.more.items():
+                for w in entries:
+                    if (fq, w) not in seen:
+                        seen.add((fq, w))
+                        more[fq].append(w)
         wanted = more
     else:
         for entries in wanted.values():
             for w in entries:
-                found[w.origin].append(("", 0, "subclasses nest deeper than followed"))
+                found[w.origin].append(("", 0, "its uses reach further than followed"))
     for origin, reasons in found.items():
         path, line, reason = min(reasons)
         verdicts[origin] = f"{path}:{line} {reason}" if path else reason
@@ -198,9 +215,16 @@ def _analysis(path: str, data: bytes, settings: Settings):
 
 
 class _FileJudge:
-    """The references of one file to the wanted functions and classes."""
+    """The uses in one file of the wanted functions, classes and globals."""
 
-    def __init__(self, path: str, analysis, wanted: Mapping[str, list[_Wanted]], short: set[str]) -> None:
+    def __init__(
+        self,
+        path: str,
+        analysis,
+        wanted: Mapping[str, list[_Wanted]],
+        short: set[str],
+        settings: Settings,
+    ) -> None:
         from ppo_migrate.analysis.callers import module_name
         from ppo_migrate.targets import module_package
 
@@ -209,63 +233,163 @@ class _FileJudge:
         self.analysis = analysis
         self.wanted = wanted
         self.short = short
+        self.names = set(settings.config_names)
         self.module = module_name(path)
         self.package = module_package(path)
         self.parents: dict[int, ast.AST] = {}
-        #: subclass fq -> what its calls pass, to be judged next round
-        self.subclasses: dict[str, list[_Wanted]] = defaultdict(list)
+        #: fq -> uses reached from here, judged next round (re-exports, subclasses, ...)
+        self.more: dict[str, list[_Wanted]] = defaultdict(list)
+
+    def _fqs(self, node: ast.AST) -> set[str]:
+        from ppo_migrate.analysis.callers import reference_fqs
+
+        return reference_fqs(self.analysis, self.module, self.package, node)
 
     def reasons(self) -> Iterator[tuple[CallerOrigin, int, str]]:
-        """``(origin, line, reason)`` for each reference arguing against an origin."""
+        """``(origin, line, reason)`` for each use arguing against an origin."""
         import unicodedata
 
-        from ppo_migrate.analysis.callers import reference_fqs
+        from ppo_migrate.targets import resolve_relative
 
         tree = self.analysis.module.tree
         looked_for = set(self.short)
+        module_level = {id(s) for s in tree.body}
+        imports: list[ast.ImportFrom] = []
         for node in ast.walk(tree):
             for child in ast.iter_child_nodes(node):
                 self.parents[id(child)] = node
             if isinstance(node, ast.ImportFrom):
+                imports.append(node)
                 # ``from pkg.mod import run_ppo as rp``: ``rp(...)`` calls it
                 looked_for.update(a.asname for a in node.names if a.asname and a.name in self.short)
+        for node in imports:
+            base = "." * node.level + (node.module or "")
+            for alias in node.names:
+                if alias.name == "*":
+                    source = resolve_relative(base, self.package) if base.strip(".") or node.level else None
+                    for fq, ws in self.wanted.items():
+                        if source is not None and fq.rpartition(".")[0] == source:
+                            self._reexport(f"{self.module}.{fq.rpartition('.')[2]}", ws)
+                    continue
+                target = resolve_relative(f"{base}.{alias.name}" if base.strip(".") else base + alias.name, self.package)
+                if target in self.wanted and id(node) in module_level:
+                    # ``pkg/__init__.py``: ``from .lib import launch``: ``pkg.launch`` is it too
+                    self._reexport(f"{self.module}.{alias.asname or alias.name}", self.wanted[target])
+        referenced: set[tuple[str, _Wanted]] = set()
         for node in ast.walk(tree):
             if isinstance(node, ast.Name):
                 spelled = unicodedata.normalize("NFKC", node.id)
             elif isinstance(node, ast.Attribute):
                 spelled = unicodedata.normalize("NFKC", node.attr)
+            elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+                yield from self._in_string(node)
+                continue
             else:
                 continue
             if spelled not in looked_for:
                 continue
-            fqs = reference_fqs(self.analysis, self.module, self.package, node)
-            for fq in fqs & self.wanted.keys():
+            matched = self._fqs(node) & self.wanted.keys()
+            if not matched and isinstance(node, ast.Attribute) and self._dynamic(node):
+                # ``importlib.import_module("pkg.lib").launch``, ``sys.modules[...].launch``,
+                # ``mod.launch`` of a parameter: it may be the function
+                matched = {fq for fq in self.wanted if fq.rpartition(".")[2] == spelled}
+            for fq in matched:
                 for w in self.wanted[fq]:
                     if w.skip == self.here:
-                        continue  # the defining file: its own analysis judged these calls
+                        continue  # the defining file: its own analysis judged these uses
+                    referenced.add((fq, w))
+                    if w.kind in _METHOD_KINDS:
+                        continue  # judged below, by the method's calls in this file
                     reason = self._argues_against(node, w)
                     if reason is not None:
                         yield w.origin, node.lineno, reason
+        for fq, w in sorted(referenced, key=lambda x: (x[0], x[1].origin)):
+            if w.kind in _METHOD_KINDS:
+                yield from self._method_calls(tree, fq, w)
+            elif w.kind == "init":
+                yield from self._attribute_writes(tree, w)
+
+    def _reexport(self, fq: str, entries: list[_Wanted]) -> None:
+        for w in entries:
+            self.more[fq].append(w._replace(skip=None))
+
+    def _dynamic(self, node: ast.Attribute) -> bool:
+        """Whether the object of ``<obj>.name`` is not a plain import: a call or subscript
+        in the chain, or a root name bound otherwise (a parameter, a local, a builtin)."""
+        obj = node.value
+        while isinstance(obj, ast.Attribute):
+            obj = obj.value
+        if not isinstance(obj, ast.Name):
+            return True
+        if obj.id in ("self", "cls"):
+            return False
+        holder = self.analysis.scopes.scope_of(obj).lookup(obj.id)
+        if holder is None:
+            return True
+        bindings = self.analysis.targets.bindings_in(holder, obj.id)
+        return not bindings or any(b.qualified is None for b in bindings)
+
+    def _in_string(self, node: ast.Constant) -> Iterator[tuple[CallerOrigin, int, str]]:
+        """``getattr(mod, "launch")``, ``setattr(t, "config", d)``: a name in a string."""
+        value = node.value
+        parent = self.parents.get(id(node))
+        call = parent if isinstance(parent, ast.Call) else None
+        setter = (
+            call is not None
+            and isinstance(call.func, ast.Name)
+            and call.func.id in ("setattr", "delattr")
+            and len(call.args) >= 2
+            and call.args[1] is node
+        )
+        for fq, ws in self.wanted.items():
+            for w in ws:
+                if w.skip == self.here:
+                    continue
+                if w.kind == "global" and setter and value == fq.rpartition(".")[2]:
+                    if fq.rpartition(".")[0] in self._fqs(call.args[0]):
+                        yield w.origin, node.lineno, f"writes `{fq.rpartition('.')[2]}` with `{call.func.id}`"
+                elif w.kind in ("call", "init") and value == fq.rpartition(".")[2] and not self._exported(node):
+                    yield (
+                        w.origin, node.lineno,
+                        f"names `{value}` in a string (a call by name), with arguments not seen",
+                    )
+
+    def _exported(self, node: ast.Constant) -> bool:
+        """A string of ``__all__ = [...]`` (it calls nothing)."""
+        up = self.parents.get(id(node))
+        while isinstance(up, (ast.List, ast.Tuple, ast.BinOp)):
+            up = self.parents.get(id(up))
+        targets = getattr(up, "targets", None) or [getattr(up, "target", None)]
+        return any(isinstance(t, ast.Name) and t.id == "__all__" for t in targets)
 
     def _argues_against(self, node: ast.expr, w: _Wanted) -> str | None:
         """Why the reference ``node`` makes the origin's fix unsafe, or ``None``."""
         parent = self.parents.get(id(node))
-        call = None
-        if isinstance(parent, ast.Call) and parent.func is node:
-            call = parent
-        elif isinstance(parent, ast.Attribute) and parent.attr == "remote":
-            up = self.parents.get(id(parent))
-            if isinstance(up, ast.Call) and up.func is parent:
-                call = up  # ``Worker.remote(config)``: a Ray actor built with these arguments
+        if w.kind == "global":
+            if isinstance(getattr(node, "ctx", None), (ast.Store, ast.Del)):
+                return f"writes `{self.analysis.module.source_of(node)}`"
+            return None
+        call = self._called(node)
         if call is not None:
-            return self._passes(call, w.position, w.keyword)
+            return self._passes(call, w.position, w.keyword, w)
         if isinstance(parent, ast.ClassDef) and node in parent.bases:
             return self._subclass(parent, w)
         if _harmless(node, parent, self.parents):
             return None
         return f"hands `{self.analysis.module.source_of(node)}` on, to be called with arguments not seen"
 
-    def _passes(self, call: ast.Call, position: int | None, keyword: str) -> str | None:
+    def _called(self, node: ast.expr) -> ast.Call | None:
+        """The call of ``node(...)`` or ``node.remote(...)`` (a Ray actor or task), if any."""
+        parent = self.parents.get(id(node))
+        if isinstance(parent, ast.Call) and parent.func is node:
+            return parent
+        if isinstance(parent, ast.Attribute) and parent.attr == "remote":
+            up = self.parents.get(id(parent))
+            if isinstance(up, ast.Call) and up.func is parent:
+                return up
+        return None
+
+    def _passes(self, call: ast.Call, position: int | None, keyword: str, w: _Wanted) -> str | None:
         from ppo_migrate.analysis.configs import _UNPACKED, _passed_value
 
         value = _passed_value(call, position, keyword)
@@ -273,9 +397,107 @@ class _FileJudge:
             return None  # passes nothing there: the parameter's default
         if value is _UNPACKED:
             return "passes unpacked arguments, which may not hold a training config"
-        if self.analysis.configs._passed_trust(value) in (None, "strong"):
-            return None
-        return f"passes `{_shown(self.analysis.module.source_of(value))}`, which may not be a training config"
+        if self.analysis.configs._passed_trust(value) not in (None, "strong"):
+            return f"passes `{_shown(self.analysis.module.source_of(value))}`, which may not be a training config"
+        self._handed_on(value, w)
+        return None
+
+    def _handed_on(self, value: ast.expr, w: _Wanted) -> None:
+        """A parameter of this file's function passed on (``def go(c): launch(c)``): the
+        calls of that function decide it too (next round)."""
+        if not isinstance(value, ast.Name):
+            return
+        finder = self.analysis.configs
+        holder = self.analysis.scopes.scope_of(value).lookup(value.id)
+        if holder is None:
+            return
+        for b in self.analysis.targets.bindings_in(holder, value.id):
+            if not isinstance(b.node, ast.arg):
+                continue
+            finder._origins = []
+            try:
+                finder._record_origin(b.node, holder)
+                reached = finder._origins
+            finally:
+                finder._origins = None
+            for o in reached:
+                fq = f"{self.module}.{o.qualname}"
+                method = ""
+                if o.kind in _METHOD_KINDS:
+                    fq, _, method = fq.rpartition(".")
+                self.more[fq].append(_Wanted(w.origin, o.position, o.keyword, None, o.kind, method))
+
+    def _method_calls(self, tree: ast.Module, cls_fq: str, w: _Wanted) -> Iterator[tuple[CallerOrigin, int, str]]:
+        """``<obj>.method(...)`` / ``<obj>.method.remote(...)`` / ``Cls.method(obj, ...)`` in
+        a file that names the class: what each passes (an object that is an import of
+        something else, ``subprocess.run(cmd)``, is not it)."""
+        for node in ast.walk(tree):
+            if not (isinstance(node, ast.Attribute) and node.attr == w.method):
+                continue
+            call = self._called(node)
+            if call is None:
+                continue
+            obj_fqs = self._fqs(node.value) if isinstance(node.value, (ast.Name, ast.Attribute)) else set()
+            position = w.position
+            if cls_fq in obj_fqs:
+                if w.kind == "method" and position is not None:
+                    position += 1  # ``Cls.run(obj, config)``: the instance comes first
+            elif obj_fqs and not self._dynamic_obj(node.value):
+                continue  # an import of something else
+            reason = self._passes(call, position, w.keyword, w)
+            if reason is not None:
+                yield w.origin, node.lineno, reason
+
+    def _dynamic_obj(self, obj: ast.expr) -> bool:
+        probe = ast.Attribute(value=obj, attr="_", ctx=ast.Load())
+        return self._dynamic(probe)
+
+    def _attribute_writes(self, tree: ast.Module, w: _Wanted) -> Iterator[tuple[CallerOrigin, int, str]]:
+        """In a file that names the class: ``t.config = d``, ``setattr(t, "config", d)``,
+        ``t.__dict__[...] = d``, ``vars(t)[...] = d`` (which object is ``t`` is not known
+        here: any but a method's own ``self``)."""
+        for node in ast.walk(tree):
+            if (
+                isinstance(node, ast.Attribute)
+                and node.attr in self.names
+                and isinstance(node.ctx, (ast.Store, ast.Del))
+                and not (isinstance(node.value, ast.Name) and node.value.id in ("self", "cls"))
+            ):
+                yield w.origin, node.lineno, f"writes `{self.analysis.module.source_of(node)}`"
+            elif (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Name)
+                and node.func.id in ("setattr", "delattr")
+                and len(node.args) >= 2
+                and not (isinstance(node.args[1], ast.Constant) and node.args[1].value not in self.names)
+            ):
+                yield w.origin, node.lineno, f"writes an attribute with `{node.func.id}`"
+            elif isinstance(node, ast.Subscript) and isinstance(node.ctx, (ast.Store, ast.Del)):
+                inner = node.value
+                if (isinstance(inner, ast.Attribute) and inner.attr == "__dict__") or (
+                    isinstance(inner, ast.Call) and isinstance(inner.func, ast.Name) and inner.func.id == "vars"
+                ):
+                    yield w.origin, node.lineno, f"writes `{self.analysis.module.source_of(node)}`"
+            elif (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and node.func.attr == "update"
+                and isinstance(node.func.value, (ast.Attribute, ast.Call))
+                and (
+                    getattr(node.func.value, "attr", None) == "__dict__"
+                    or (isinstance(node.func.value, ast.Call) and getattr(node.func.value.func, "id", None) == "vars")
+                )
+            ):
+                yield w.origin, node.lineno, f"writes `{self.analysis.module.source_of(node.func.value)}`"
+            elif (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, (ast.Name, ast.Attribute))
+                and (dotted_name(node.func) or "").rpartition(".")[2] == "replace"
+                and any(k.arg in self.names or k.arg is None for k in node.keywords)
+            ):
+                reason = self._passes(node, None, next(k.arg for k in node.keywords if k.arg in self.names or k.arg is None) or w.keyword, w)
+                if reason is not None:
+                    yield w.origin, node.lineno, f"(`{dotted_name(node.func)}`) {reason}"
 
     def _subclass(self, cls: ast.ClassDef, w: _Wanted) -> str | None:
         """A subclass of a wanted class: its own ``__init__`` judged, its calls wanted next."""
@@ -286,31 +508,48 @@ class _FileJudge:
         outer = frames(scope.parent) if scope is not None else (("function", "?"),)
         if any(kind == "function" for kind, _ in outer):
             return f"subclasses `{cls.name}` inside a function, called with arguments not seen"
-        names = set(self.analysis.settings.config_names)
-        for node in ast.walk(cls):
-            if (
-                isinstance(node, ast.Attribute)
-                and isinstance(node.ctx, (ast.Store, ast.Del))
-                and node.attr in names
+        for stmt in cls.body:
+            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) and stmt.name in self.names:
+                return f"defines `{stmt.name}` in subclass `{cls.name}`"
+            targets = stmt.targets if isinstance(stmt, ast.Assign) else [getattr(stmt, "target", None)]
+            value = getattr(stmt, "value", None)
+            if isinstance(stmt, (ast.Assign, ast.AnnAssign)) and isinstance(value, (ast.Call, ast.Name, ast.Attribute)) and any(
+                isinstance(t, ast.Name) and t.id in self.names for t in targets
             ):
-                return f"sets `{self.analysis.module.source_of(node)}` in subclass `{cls.name}`"
+                # ``config = property(...)``, a descriptor: it beats the instance's attribute
+                # (a plain value, ``config = None``, is hidden by the one ``__init__`` sets)
+                return f"defines `{next(t.id for t in targets if isinstance(t, ast.Name) and t.id in self.names)}` in subclass `{cls.name}`"
         fq = f"{self.module}.{qualname((*outer, ('class', cls.name)))}"
         init = next(
             (s for s in cls.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) and s.name == "__init__"),
             None,
         )
+        params = [*init.args.posonlyargs, *init.args.args] if init is not None else []
+        sets_its_own = False
+        for node in ast.walk(cls):
+            if (
+                isinstance(node, ast.Attribute)
+                and isinstance(node.ctx, (ast.Store, ast.Del))
+                and node.attr in self.names
+            ):
+                own = self._own_parameter_stored(node, init, params)
+                if own is None:
+                    return f"sets `{self.analysis.module.source_of(node)}` in subclass `{cls.name}`"
+                sets_its_own = True
+                self.more[fq].append(_Wanted(w.origin, own[0], own[1], None, "init"))
         if init is None:
             # its calls run the base's ``__init__`` with the same arguments
-            self.subclasses[fq].append(_Wanted(w.origin, w.position, w.keyword, None))
+            self.more[fq].append(w._replace(skip=None))
             return None
         calls = [c for c in ast.walk(init) if isinstance(c, ast.Call) and self._calls_base_init(c, init)]
         if not calls:
+            if sets_its_own:
+                return None  # ``self.config = config`` from its own parameter: its calls decide
             return f"subclass `{cls.name}` has an `__init__` that does not call the base's"
-        params = [*init.args.posonlyargs, *init.args.args]
         for c in calls:
             explicit = not isinstance(c.func.value, ast.Call)  # ``Base.__init__(self, ...)``
             position = None if w.position is None else w.position + (1 if explicit else 0)
-            reason = self._passes(c, position, w.keyword)
+            reason = self._passes(c, position, w.keyword, w)
             if reason is not None:
                 return f"(subclass `{cls.name}`) {reason}"
             from ppo_migrate.analysis.configs import _passed_value
@@ -319,9 +558,25 @@ class _FileJudge:
             if isinstance(value, ast.Name):
                 own = next((i for i, a in enumerate(params) if a.arg == value.id), None)
                 if own is not None and own > 0:
-                    self.subclasses[fq].append(_Wanted(w.origin, own - 1, value.id, None))
+                    self.more[fq].append(_Wanted(w.origin, own - 1, value.id, None, "init"))
                 elif any(a.arg == value.id for a in init.args.kwonlyargs):
-                    self.subclasses[fq].append(_Wanted(w.origin, None, value.id, None))
+                    self.more[fq].append(_Wanted(w.origin, None, value.id, None, "init"))
+        return None
+
+    def _own_parameter_stored(self, node: ast.Attribute, init, params) -> tuple[int | None, str] | None:
+        """``self.config = config`` directly in the subclass's ``__init__``, ``config`` one of
+        its parameters: ``(position, name)`` of it (its calls decide it), else ``None``."""
+        if init is None or not (isinstance(node.value, ast.Name) and params and node.value.id == params[0].arg):
+            return None
+        stmt = self.parents.get(id(node))
+        if not (isinstance(stmt, ast.Assign) and stmt in init.body and isinstance(stmt.value, ast.Name)):
+            return None
+        name = stmt.value.id
+        own = next((i for i, a in enumerate(params) if a.arg == name), None)
+        if own is not None and own > 0:
+            return own - 1, name
+        if any(a.arg == name for a in init.args.kwonlyargs):
+            return None, name
         return None
 
     @staticmethod
@@ -342,6 +597,18 @@ class _FileJudge:
             and isinstance(call.args[0], ast.Name)
             and call.args[0].id == first.arg
         )
+
+
+def dotted_name(node: ast.expr) -> str | None:
+    """``a.b.c`` for a chain of names, else ``None``."""
+    parts: list[str] = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None
+    parts.append(node.id)
+    return ".".join(reversed(parts))
 
 
 def _harmless(node: ast.AST, parent: ast.AST | None, parents) -> bool:
