@@ -154,8 +154,8 @@ def judge_callers(
             if all(w.skip == here for entries in wanted.values() for w in entries):
                 continue  # only origins of this file, whose own analysis judged its uses
             data = _read(path)
-            if data is None or not _mentions(data, short):
-                continue
+            if data is None or not (_mentions(data, short) or b"import *" in data):
+                continue  # (``from .lib import *`` re-exports names it never spells)
             if path not in parsed:
                 parsed[path] = _analysis(path, data, settings)
             if parsed[path] is None:
@@ -289,10 +289,15 @@ class _FileJudge:
             if spelled not in looked_for:
                 continue
             matched = self._fqs(node) & self.wanted.keys()
-            if not matched and isinstance(node, ast.Attribute) and self._dynamic(node):
-                # ``importlib.import_module("pkg.lib").launch``, ``sys.modules[...].launch``,
-                # ``mod.launch`` of a parameter: it may be the function
-                matched = {fq for fq in self.wanted if fq.rpartition(".")[2] == spelled}
+            if not matched and isinstance(node, ast.Attribute):
+                # ``importlib.import_module("pkg.lib").launch``, ``sys.modules["pkg.lib"].launch``,
+                # ``__import__("pkg.lib").lib.launch``: it may be the function
+                modules = self._loaded_modules(node)
+                matched = {
+                    fq for fq in self.wanted
+                    if fq.rpartition(".")[2] == spelled and modules is not None
+                    and (not modules or any(_within(fq.rpartition(".")[0], m) for m in modules))
+                }
             for fq in matched:
                 for w in self.wanted[fq]:
                     if w.skip == self.here:
@@ -313,54 +318,65 @@ class _FileJudge:
         for w in entries:
             self.more[fq].append(w._replace(skip=None))
 
-    def _dynamic(self, node: ast.Attribute) -> bool:
-        """Whether the object of ``<obj>.name`` is not a plain import: a call or subscript
-        in the chain, or a root name bound otherwise (a parameter, a local, a builtin)."""
-        obj = node.value
+    @staticmethod
+    def _loaded_modules(node: ast.Attribute) -> set[str] | None:
+        """For ``<call or subscript>...name``: the module names spelled as string constants
+        in that call or subscript (empty: not known, any module); ``None`` for a chain of
+        plain names (resolved by its imports instead)."""
+        obj: ast.expr = node.value
+        while isinstance(obj, ast.Attribute):
+            obj = obj.value
+        if isinstance(obj, ast.Call):
+            args = obj.args
+        elif isinstance(obj, ast.Subscript):
+            args = [obj.slice]
+        else:
+            return None
+        found = {a.value for a in args if isinstance(a, ast.Constant) and isinstance(a.value, str)}
+        return found if len(found) == len(args) else set()
+
+    def _import_bound(self, obj: ast.expr) -> bool:
+        """Whether ``obj`` is a plain chain of names whose root only imports bind."""
         while isinstance(obj, ast.Attribute):
             obj = obj.value
         if not isinstance(obj, ast.Name):
-            return True
-        if obj.id in ("self", "cls"):
             return False
         holder = self.analysis.scopes.scope_of(obj).lookup(obj.id)
         if holder is None:
-            return True
+            return False
         bindings = self.analysis.targets.bindings_in(holder, obj.id)
-        return not bindings or any(b.qualified is None for b in bindings)
+        return bool(bindings) and all(b.qualified is not None for b in bindings)
 
     def _in_string(self, node: ast.Constant) -> Iterator[tuple[CallerOrigin, int, str]]:
-        """``getattr(mod, "launch")``, ``setattr(t, "config", d)``: a name in a string."""
+        """``getattr(mod, "launch")`` (a function or class fetched by name from its module,
+        or from an object of unknown kind) and ``setattr(mod, "config", d)`` (a module
+        global written)."""
         value = node.value
-        parent = self.parents.get(id(node))
-        call = parent if isinstance(parent, ast.Call) else None
-        setter = (
-            call is not None
+        call = self.parents.get(id(node))
+        if not (
+            isinstance(call, ast.Call)
             and isinstance(call.func, ast.Name)
-            and call.func.id in ("setattr", "delattr")
+            and call.func.id in ("getattr", "setattr", "delattr")
             and len(call.args) >= 2
             and call.args[1] is node
-        )
+        ):
+            return
+        owner = call.args[0]
+        owners = self._fqs(owner) if isinstance(owner, (ast.Name, ast.Attribute)) else set()
         for fq, ws in self.wanted.items():
+            module, _, name = fq.rpartition(".")
+            if name != value or not (module in owners or not self._import_bound(owner)):
+                continue
             for w in ws:
                 if w.skip == self.here:
                     continue
-                if w.kind == "global" and setter and value == fq.rpartition(".")[2]:
-                    if fq.rpartition(".")[0] in self._fqs(call.args[0]):
-                        yield w.origin, node.lineno, f"writes `{fq.rpartition('.')[2]}` with `{call.func.id}`"
-                elif w.kind in ("call", "init") and value == fq.rpartition(".")[2] and not self._exported(node):
+                if w.kind == "global" and call.func.id != "getattr":
+                    yield w.origin, node.lineno, f"writes `{value}` with `{call.func.id}`"
+                elif w.kind in ("call", "init") and call.func.id == "getattr":
                     yield (
                         w.origin, node.lineno,
-                        f"names `{value}` in a string (a call by name), with arguments not seen",
+                        f"fetches `{value}` by name (`getattr`), to be called with arguments not seen",
                     )
-
-    def _exported(self, node: ast.Constant) -> bool:
-        """A string of ``__all__ = [...]`` (it calls nothing)."""
-        up = self.parents.get(id(node))
-        while isinstance(up, (ast.List, ast.Tuple, ast.BinOp)):
-            up = self.parents.get(id(up))
-        targets = getattr(up, "targets", None) or [getattr(up, "target", None)]
-        return any(isinstance(t, ast.Name) and t.id == "__all__" for t in targets)
 
     def _argues_against(self, node: ast.expr, w: _Wanted) -> str | None:
         """Why the reference ``node`` makes the origin's fix unsafe, or ``None``."""
@@ -442,15 +458,11 @@ class _FileJudge:
             if cls_fq in obj_fqs:
                 if w.kind == "method" and position is not None:
                     position += 1  # ``Cls.run(obj, config)``: the instance comes first
-            elif obj_fqs and not self._dynamic_obj(node.value):
+            elif self._import_bound(node.value):
                 continue  # an import of something else
             reason = self._passes(call, position, w.keyword, w)
             if reason is not None:
                 yield w.origin, node.lineno, reason
-
-    def _dynamic_obj(self, obj: ast.expr) -> bool:
-        probe = ast.Attribute(value=obj, attr="_", ctx=ast.Load())
-        return self._dynamic(probe)
 
     def _attribute_writes(self, tree: ast.Module, w: _Wanted) -> Iterator[tuple[CallerOrigin, int, str]]:
         """In a file that names the class: ``t.config = d``, ``setattr(t, "config", d)``,
@@ -597,6 +609,12 @@ class _FileJudge:
             and isinstance(call.args[0], ast.Name)
             and call.args[0].id == first.arg
         )
+
+
+def _within(module: str, name: str) -> bool:
+    """Whether ``module`` is the module ``name`` or one inside it (``__import__("pkg")``
+    hands back ``pkg``, whose ``.lib.launch`` follows)."""
+    return module == name or module.startswith(name + ".")
 
 
 def dotted_name(node: ast.expr) -> str | None:

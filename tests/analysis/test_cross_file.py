@@ -39,6 +39,44 @@ WORKER = """
             return get_ppo_ray_runtime_env()
     """
 
+RUNNER = """
+    class Runner:
+        def run(self, config):
+            return get_ppo_ray_runtime_env()
+    """
+STATIC = """
+    class Runner:
+        @staticmethod
+        def run(config):
+            return get_ppo_ray_runtime_env()
+    """
+GLOBAL = """
+    config = OmegaConf.create({"trainer": {"device": "cuda"}})
+
+    def go():
+        return get_ppo_ray_runtime_env()
+    """
+DATACLASS = """
+    import dataclasses
+
+    @dataclasses.dataclass
+    class T:
+        config: object
+
+        def env(self):
+            return get_ppo_ray_runtime_env()
+    """
+
+#: name -> the package's other modules (``__init__.py``, ``mid.py``)
+EXTRA = {
+    "a-re-export-under-another-name": {"__init__.py": "from .launch import launch as start\n"},
+    "a-star-re-export": {"__init__.py": "from .launch import *\n"},
+    "a-parameter-handed-on-in-a-third-file": {
+        "mid.py": "from .launch import launch\n\n\ndef go(c):\n    return launch(c)\n"
+    },
+    "a-re-exported-function-given-a-config": {"__init__.py": "from .launch import launch as start\n"},
+}
+
 #: name -> (the defining module's body, the calling module's body: it binds RESULT, and
 #: the line of ``main.py`` the unsafe fix names: its first line is ``CFG = ...``)
 CRASHED = {
@@ -90,6 +128,50 @@ CRASHED = {
             def __init__(self):
                 super().__init__({"num_gpus": 8})
         RESULT = Sub().env()
+        """, 3),
+    "a-re-export-under-another-name": (LAUNCH, """
+        from . import start
+        RESULT = start({"num_gpus": 8})
+        """, 3),
+    "a-star-re-export": (WORKER, """
+        from . import Worker
+        RESULT = Worker({"num_gpus": 8}).env()
+        """, 3),
+    "a-parameter-handed-on-in-a-third-file": (LAUNCH, """
+        from .mid import go
+        RESULT = go({"num_gpus": 8})
+        """, 3),
+    "a-method-called-elsewhere": (RUNNER, """
+        from .launch import Runner
+        RESULT = Runner().run({"num_gpus": 8})
+        """, 3),
+    "a-static-method-called-elsewhere": (STATIC, """
+        from .launch import Runner
+        RESULT = Runner.run({"num_gpus": 8})
+        """, 3),
+    "a-module-global-patched": (GLOBAL, """
+        from . import launch as lib
+        lib.config = {"num_gpus": 8}
+        RESULT = lib.go()
+        """, 3),
+    "self-config-written-elsewhere": (WORKER, """
+        from omegaconf import OmegaConf
+        from .launch import Worker
+        w = Worker(OmegaConf.create(CFG))
+        w.config = {"num_gpus": 8}
+        RESULT = w.env()
+        """, 5),
+    "a-dataclass-given-a-dict": (DATACLASS, """
+        from .launch import T
+        RESULT = T({"num_gpus": 8}).env()
+        """, 3),
+    "a-call-by-name": (LAUNCH, """
+        from . import launch as mod
+        RESULT = getattr(mod, "launch")({"num_gpus": 8})
+        """, 3),
+    "through-import-module": (LAUNCH, """
+        import importlib
+        RESULT = importlib.import_module("case_through_import_module.launch").launch({"num_gpus": 8})
         """, 3),
     "a-subclass-without-init-given-a-dict": (WORKER, """
         from .launch import Worker
@@ -147,6 +229,24 @@ KEPT = {
             pass
         RESULT = Leaf(OmegaConf.create(CFG)).env()
         """, "self.config"),
+    "a-method-given-a-config": (RUNNER, """
+        from omegaconf import OmegaConf
+        from .launch import Runner
+        RESULT = Runner().run(OmegaConf.create(CFG))
+        """, "config"),
+    "a-re-exported-function-given-a-config": (LAUNCH, """
+        from omegaconf import OmegaConf
+        from . import start
+        RESULT = start(OmegaConf.create(CFG))
+        """, "config"),
+    "a-subclass-setting-self-config-from-its-own-parameter": (WORKER, """
+        from omegaconf import OmegaConf
+        from .launch import Worker
+        class Sub(Worker):
+            def __init__(self, cfg):
+                self.config = cfg
+        RESULT = Sub(OmegaConf.create(CFG)).env()
+        """, "self.config"),
     "another-function-of-that-name": (LAUNCH, """
         from omegaconf import OmegaConf
         from . import launch as mod
@@ -188,6 +288,8 @@ def _write(root: Path, cases: dict) -> None:
         (pkg / "__init__.py").write_text("")
         (pkg / "launch.py").write_text(HEAD + textwrap.dedent(definer))
         (pkg / "main.py").write_text(f"CFG = {CFG!r}\n" + textwrap.dedent(caller).lstrip("\n"))
+        for file, text in EXTRA.get(name, {}).items():
+            (pkg / file).write_text(text)
 
 
 def _run(wheel: Path, tree: Path, names: list[str]) -> dict[str, list]:
@@ -252,7 +354,7 @@ def test_the_name_based_rewrite_would_crash_or_change_the_run(
     tree = tmp_path / "by-name"
     shutil.copytree(project["before"] / pkg, tree / pkg)
     src = (tree / pkg / "launch.py").read_text()
-    arg = "self.config" if "class Worker" in src else "config"
+    arg = "self.config" if "def env(self)" in src else "config"
     (tree / pkg / "launch.py").write_text(
         src.replace("get_ppo_ray_runtime_env()", f"get_ppo_ray_runtime_env({arg})")
     )
@@ -297,7 +399,7 @@ def test_diff_shows_a_held_back_file_once(project: dict) -> None:
         assert f"{_package(name)}/launch.py" not in proc.stdout
 
 
-def _judge(tmp_path: Path, definer: str, caller: str) -> str | None:
+def _judge(tmp_path: Path, definer: str, caller: str, init: str = "") -> str | None:
     """judge_callers's verdict on ``pkg/launch.py``'s one origin, ``pkg/main.py`` calling."""
     from ppo_migrate.analysis.cross_file import judge_callers
     from ppo_migrate.edits.text_edits import process_text
@@ -305,7 +407,7 @@ def _judge(tmp_path: Path, definer: str, caller: str) -> str | None:
 
     pkg = tmp_path / "pkg"
     pkg.mkdir()
-    (pkg / "__init__.py").write_text("")
+    (pkg / "__init__.py").write_text(init)
     launch, main = pkg / "launch.py", pkg / "main.py"
     launch.write_text(HEAD + textwrap.dedent(definer))
     main.write_text(textwrap.dedent(caller))
@@ -360,3 +462,10 @@ def test_a_caller_in_a_file_outside_the_run_is_not_judged(tmp_path: Path) -> Non
     assert judge_callers([origin], [str(pkg / "launch.py")], settings) == {origin: None}
     both = judge_callers([origin], [str(pkg / "launch.py"), str(pkg / "main.py")], settings)
     assert both[origin] is not None and both[origin].endswith("main.py:2 passes `{}`, which may not be a training config")
+
+
+def test_a_star_re_export_that_never_spells_the_name_is_followed(tmp_path: Path) -> None:
+    """``pkg/__init__.py`` says ``from .launch import *``: ``from pkg import Worker`` in
+    another file reaches the class though the package's file never spells its name."""
+    verdict = _judge(tmp_path, WORKER, "from pkg import Worker\nWorker({'a': 1}).env()\n", "from .launch import *\n")
+    assert verdict is not None and verdict.endswith("main.py:2 passes `{'a': 1}`, which may not be a training config")
