@@ -637,11 +637,11 @@ def run(
         A :class:`RunResult`; ``interrupted`` is set when Ctrl-C stopped it (the
         outcomes are then those of the files finished before the stop).
 
-    Callers in other files: a safe fix resting on a parameter of a module-level function
-    or of a class's ``__init__`` (``Fix.origins``) is judged against the calls of that
-    function or class in all of ``paths`` once every candidate is done
+    Other files: a safe fix resting on a parameter of a module-level function, a method,
+    a class's ``__init__`` or a module global (``Fix.origins``) is judged against their
+    uses in all of ``paths`` once every candidate is done
     (:func:`ppo_migrate.analysis.cross_file.judge_callers`); a caller passing a value not
-    positively a config makes it unsafe. ``apply``/``diff`` leave such a file for then
+    positively a config, a write, a use by name makes it unsafe. ``apply``/``diff`` leave such a file for then
     (``FileOutcome.pending``) and process it once more with the verdicts, so each file
     is still written at most once.
     """

@@ -2,9 +2,10 @@
 
 A safe fix passes ``config`` because ``config`` is certainly bound and positively a
 training config where it is used. When it is a parameter of a module-level function
-(``def run_ppo(config)``) or ``self.config`` set from a parameter of a class's
-``__init__``, it is whatever every caller passes, and the analysis of one file sees
-only that file's callers (:meth:`ppo_migrate.analysis.configs.ConfigFinder._callers_trust`).
+(``def run_ppo(config)``) or of a method, ``self.config`` set from a parameter of a
+class's ``__init__`` (or a dataclass field), or a module global, it is whatever every
+caller passes (or another module writes), and the analysis of one file sees only that
+file's uses (:meth:`ppo_migrate.analysis.configs.ConfigFinder._callers_trust`).
 A caller in another file may pass a section of the config or a plain dict
 (``Worker(config=self.config.actor_rollout_ref)``, ``launch({"num_gpus": 8})``), and
 verl's function raises on a dict (``OmegaConf.select``). So after the per-file phase,
