@@ -458,6 +458,9 @@ class CallerOrigin(NamedTuple):
             (``qualname`` is ``Class.method``: the ``<obj>.method(...)`` calls of files
             that name the class pass it) or ``"global"`` (``qualname`` is a module
             global: another file may assign it, ``pkg.mod.config = d``).
+        decorators: for a function, the qualified names of its imported decorators
+            (``"pkg.deco.with_cfg"``; a factory ``@with_cfg(d)`` ends in ``"()"``): one
+            defined in another file of the run must hand the arguments on unchanged.
     """
 
     path: str
@@ -465,6 +468,7 @@ class CallerOrigin(NamedTuple):
     position: int | None
     keyword: str
     kind: str = "call"
+    decorators: tuple[str, ...] = ()
 
 
 class Fix(NamedTuple):

@@ -744,8 +744,15 @@ class ConfigFinder:
             owner is holder and kind == "call" and frames[-1][0] != "function"
         ):
             return  # inside a function: no other file can name it
+        decorators: tuple[str, ...] = ()
+        if kind == "call":
+            decorators = tuple(sorted(
+                q + ("()" if isinstance(d, ast.Call) else "")
+                for d in func.decorator_list
+                for q in self._qualified(d.func if isinstance(d, ast.Call) else d)
+            ))
         self._origins.append(
-            CallerOrigin(self.module.path, qualname(frames), position, arg.arg, kind)
+            CallerOrigin(self.module.path, qualname(frames), position, arg.arg, kind, decorators)
         )
 
     def _record_global(self, name: str, holder: Scope) -> None:
@@ -819,33 +826,38 @@ class ConfigFinder:
             return True  # an import, or something this module does not define as a function
         if isinstance(decorator, ast.Call):
             return False
-        for d in defs:
-            params = (*d.args.posonlyargs, *d.args.args)
-            if not params:
-                return False
-            wrapped = params[0].arg
-            for node in ast.walk(d):
-                if not (isinstance(node, ast.Name) and node.id == wrapped and isinstance(node.ctx, ast.Load)):
-                    continue
-                up = self.parents.get(id(node))
-                if isinstance(up, ast.Call) and up.func is node:
-                    if all(isinstance(a, ast.Starred) for a in up.args) and all(
-                        k.arg is None for k in up.keywords
-                    ):
-                        continue  # ``f(*args, **kwargs)``
-                    return False
-                if isinstance(up, ast.Call) and (dotted_parts(up.func) or [""])[-1] in (
-                    "wraps", "update_wrapper"
+        return all(self.def_passes_through(d) for d in defs)
+
+    def def_passes_through(self, d: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+        """Whether decorator ``d`` (a ``def`` of this module) hands the decorated function's
+        arguments on unchanged (see :meth:`_passes_through`); also asked of a decorator
+        another file imports from this one (:mod:`ppo_migrate.analysis.cross_file`)."""
+        params = (*d.args.posonlyargs, *d.args.args)
+        if not params:
+            return False
+        wrapped = params[0].arg
+        for node in ast.walk(d):
+            if not (isinstance(node, ast.Name) and node.id == wrapped and isinstance(node.ctx, ast.Load)):
+                continue
+            up = self.parents.get(id(node))
+            if isinstance(up, ast.Call) and up.func is node:
+                if all(isinstance(a, ast.Starred) for a in up.args) and all(
+                    k.arg is None for k in up.keywords
                 ):
-                    continue
-                if isinstance(up, ast.Attribute) and up.attr != "__call__" and isinstance(up.ctx, ast.Load):
-                    chain = self.module.ancestors(up)
-                    if not (chain and isinstance(chain[-1], ast.Assign) and chain[-1].value is up):
-                        continue  # ``f.__name__`` (not ``orig = cls.__init__``: kept to be replaced)
-                    return False
-                if isinstance(up, ast.Return):
-                    continue
-                return False  # ``partial(f, d)``, ``f(d)``, stored, handed on
+                    continue  # ``f(*args, **kwargs)``
+                return False
+            if isinstance(up, ast.Call) and (dotted_parts(up.func) or [""])[-1] in (
+                "wraps", "update_wrapper"
+            ):
+                continue
+            if isinstance(up, ast.Attribute) and up.attr != "__call__" and isinstance(up.ctx, ast.Load):
+                chain = self.module.ancestors(up)
+                if not (chain and isinstance(chain[-1], ast.Assign) and chain[-1].value is up):
+                    continue  # ``f.__name__`` (not ``orig = cls.__init__``: kept to be replaced)
+                return False
+            if isinstance(up, ast.Return):
+                continue
+            return False  # ``partial(f, d)``, ``f(d)``, stored, handed on
         return True
 
     def _init_values(self, cls: Scope, position: int | None, keyword: str) -> Iterator[ast.expr]:

@@ -143,25 +143,40 @@ def judge_callers(
         wanted[fq].append(_Wanted(o, o.position, o.keyword, os.path.abspath(o.path), o.kind, method))
     found: dict[CallerOrigin, list[tuple[str, int, str]]] = defaultdict(list)
     parsed: dict[str, object] = {}
+    #: ``pkg.launch`` -> ``pkg.lib.launch``: a module re-exporting a wanted name as it is
+    aliases: dict[str, str] = {}
     seen: set[tuple[str, _Wanted]] = {(fq, w) for fq, ws in wanted.items() for w in ws}
+    for origin, line, reason in _decorators(verdicts, paths, settings, parsed):
+        found[origin].append(line + (reason,))
     for _ in range(_MAX_ROUNDS):
         if not wanted:
             break
         short = {fq.rsplit(".", 1)[-1] for fq in wanted}
         short |= {w.method for ws in wanted.values() for w in ws if w.method}
         more: dict[str, list[_Wanted]] = defaultdict(list)
+        modules = {fq.rpartition(".")[0].rpartition(".")[2] for fq in wanted}
+        judges: list[_FileJudge] = []
         for path in paths:
             here = os.path.abspath(path)
             if all(w.skip == here for entries in wanted.values() for w in entries):
                 continue  # only origins of this file, whose own analysis judged its uses
             data = _read(path)
-            if data is None or not (_mentions(data, short) or b"import *" in data):
-                continue  # (``from .lib import *`` re-exports names it never spells)
+            if data is None or not (
+                _mentions(data, short)
+                or b"import *" in data  # ``from .lib import *`` re-exports names it never spells
+                or (b"getattr(" in data and _mentions(data, modules))  # ``getattr(lib, "la" + "unch")``
+            ):
+                continue
             if path not in parsed:
                 parsed[path] = _analysis(path, data, settings)
-            if parsed[path] is None:
-                continue
-            judge = _FileJudge(path, parsed[path], wanted, short, settings)
+            if parsed[path] is not None:
+                judges.append(_FileJudge(path, parsed[path], wanted, short, settings, aliases))
+        for judge in judges:
+            judge.collect_reexports()  # first: a file of this round may use another's re-export
+        for judge in judges:
+            judge.wanted_renamed()
+        for judge in judges:
+            path = judge.path
             for origin, line, reason in judge.reasons():
                 found[origin].append((path, line, reason))
             for fq, entries in judge.more.items():
@@ -178,6 +193,49 @@ def judge_callers(
         path, line, reason = min(reasons)
         verdicts[origin] = f"{path}:{line} {reason}" if path else reason
     return verdicts
+
+
+def _decorators(
+    origins: Iterable[CallerOrigin], paths: Sequence[str], settings: Settings, parsed: dict
+) -> Iterator[tuple[CallerOrigin, tuple[str, int], str]]:
+    """A function origin decorated by a decorator another file of the run defines
+    (:attr:`CallerOrigin.decorators`): that file's ``def`` must hand the arguments on
+    unchanged, as a same-file decorator must
+    (:meth:`ppo_migrate.analysis.configs.ConfigFinder.def_passes_through`); a decorator
+    factory of the run (``@with_config(d)``) is not read. Decorators of other packages
+    (``hydra.main``, ``ray.remote``) are trusted, their code not being here."""
+    from ppo_migrate.analysis.callers import module_name
+
+    modules: dict[str, str] | None = None
+    for origin in origins:
+        for spec in origin.decorators:
+            factory = spec.endswith("()")
+            fq = spec[:-2] if factory else spec
+            if modules is None:
+                modules = {module_name(p): p for p in paths}
+            where = modules.get(fq.rpartition(".")[0])
+            if where is None or os.path.abspath(where) == os.path.abspath(origin.path):
+                continue  # not a file of the run, or the defining file (judged there)
+            other = _parsed(where, settings, parsed)
+            if other is None:
+                continue
+            defs = [
+                s for s in other.module.tree.body
+                if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) and s.name == fq.rpartition(".")[2]
+            ]
+            if factory or not defs or not all(other.configs.def_passes_through(d) for d in defs):
+                yield origin, (where, min((d.lineno for d in defs), default=0)), (
+                    f"defines the decorator `{fq.rpartition('.')[2]}`, which does not hand the "
+                    "arguments on unchanged"
+                )
+
+
+def _parsed(path: str, settings: Settings, parsed: dict):
+    """The analysis of ``path``, parsed once per judgement (``None``: it cannot be had)."""
+    if path not in parsed:
+        data = _read(path)
+        parsed[path] = _analysis(path, data, settings) if data is not None else None
+    return parsed[path]
 
 
 def _read(path: str) -> bytes | None:
@@ -225,10 +283,12 @@ class _FileJudge:
         wanted: Mapping[str, list[_Wanted]],
         short: set[str],
         settings: Settings,
+        aliases: dict[str, str],
     ) -> None:
         from ppo_migrate.analysis.callers import module_name
         from ppo_migrate.targets import module_package
 
+        self.aliases = aliases
         self.path = path
         self.here = os.path.abspath(path)
         self.analysis = analysis
@@ -246,36 +306,69 @@ class _FileJudge:
 
         return reference_fqs(self.analysis, self.module, self.package, node)
 
-    def reasons(self) -> Iterator[tuple[CallerOrigin, int, str]]:
-        """``(origin, line, reason)`` for each use arguing against an origin."""
-        import unicodedata
-
+    def collect_reexports(self) -> None:
+        """The module-level imports of wanted names (``pkg/__init__.py``: ``from .lib import
+        launch``, ``from .lib import *``): ``pkg.launch`` is ``pkg.lib.launch`` too. Under
+        the same name it joins :attr:`aliases` (used this round); renamed (``as start``),
+        the new name is wanted next round."""
         from ppo_migrate.targets import resolve_relative
 
         tree = self.analysis.module.tree
-        looked_for = set(self.short)
+        self.looked_for = set(self.short)
+        self.renamed: list[tuple[str, str]] = []
         module_level = {id(s) for s in tree.body}
-        imports: list[ast.ImportFrom] = []
         for node in ast.walk(tree):
             for child in ast.iter_child_nodes(node):
                 self.parents[id(child)] = node
-            if isinstance(node, ast.ImportFrom):
-                imports.append(node)
-                # ``from pkg.mod import run_ppo as rp``: ``rp(...)`` calls it
-                looked_for.update(a.asname for a in node.names if a.asname and a.name in self.short)
-        for node in imports:
+            if not isinstance(node, ast.ImportFrom):
+                continue
+            # ``from pkg.mod import run_ppo as rp``: ``rp(...)`` calls it
+            self.looked_for.update(a.asname for a in node.names if a.asname and a.name in self.short)
+            if id(node) not in module_level:
+                continue
             base = "." * node.level + (node.module or "")
             for alias in node.names:
                 if alias.name == "*":
                     source = resolve_relative(base, self.package) if base.strip(".") or node.level else None
-                    for fq, ws in self.wanted.items():
+                    for fq in self.wanted:
                         if source is not None and fq.rpartition(".")[0] == source:
-                            self._reexport(f"{self.module}.{fq.rpartition('.')[2]}", ws)
+                            self.aliases[f"{self.module}.{fq.rpartition('.')[2]}"] = fq
                     continue
-                target = resolve_relative(f"{base}.{alias.name}" if base.strip(".") else base + alias.name, self.package)
-                if target in self.wanted and id(node) in module_level:
-                    # ``pkg/__init__.py``: ``from .lib import launch``: ``pkg.launch`` is it too
-                    self._reexport(f"{self.module}.{alias.asname or alias.name}", self.wanted[target])
+                target = resolve_relative(
+                    f"{base}.{alias.name}" if base.strip(".") else base + alias.name, self.package
+                )
+                if not target:
+                    continue
+                exported = f"{self.module}.{alias.asname or alias.name}"
+                if alias.asname is None or alias.asname == alias.name:
+                    if alias.name in self.short:
+                        self.aliases[exported] = target  # followed through chains: ``_resolved``
+                else:
+                    self.renamed.append((exported, target))
+
+    def wanted_renamed(self) -> None:
+        """Renamed re-exports of wanted names (``from .lib import launch as start``): the
+        new name is wanted next round (after every file's :meth:`collect_reexports`)."""
+        for exported, target in self.renamed:
+            target = self._resolved(target)
+            for w in self.wanted.get(target, ()):
+                self.more[exported].append(w._replace(skip=None))
+
+    def _resolved(self, fq: str) -> str:
+        """``fq`` through the re-exports known (``pkg.launch`` -> ``pkg.lib.launch``)."""
+        for _ in range(8):
+            if fq in self.wanted or fq not in self.aliases:
+                return fq
+            fq = self.aliases[fq]
+        return fq
+
+    def reasons(self) -> Iterator[tuple[CallerOrigin, int, str]]:
+        """``(origin, line, reason)`` for each use arguing against an origin
+        (:meth:`collect_reexports` first)."""
+        import unicodedata
+
+        tree = self.analysis.module.tree
+        looked_for = self.looked_for
         referenced: set[tuple[str, _Wanted]] = set()
         for node in ast.walk(tree):
             if isinstance(node, ast.Name):
@@ -285,11 +378,14 @@ class _FileJudge:
             elif isinstance(node, ast.Constant) and isinstance(node.value, str):
                 yield from self._in_string(node)
                 continue
+            elif isinstance(node, ast.Call):
+                yield from self._computed_name(node)
+                continue
             else:
                 continue
             if spelled not in looked_for:
                 continue
-            matched = self._fqs(node) & self.wanted.keys()
+            matched = {self._resolved(fq) for fq in self._fqs(node)} & self.wanted.keys()
             if not matched and isinstance(node, ast.Attribute):
                 # ``importlib.import_module("pkg.lib").launch``, ``sys.modules["pkg.lib"].launch``,
                 # ``__import__("pkg.lib").lib.launch``: it may be the function
@@ -315,26 +411,35 @@ class _FileJudge:
             elif w.kind == "init":
                 yield from self._attribute_writes(tree, w)
 
-    def _reexport(self, fq: str, entries: list[_Wanted]) -> None:
-        for w in entries:
-            self.more[fq].append(w._replace(skip=None))
-
-    @staticmethod
-    def _loaded_modules(node: ast.Attribute) -> set[str] | None:
-        """For ``<call or subscript>...name``: the module names spelled as string constants
-        in that call or subscript (empty: not known, any module); ``None`` for a chain of
-        plain names (resolved by its imports instead)."""
-        obj: ast.expr = node.value
+    def _loaded_modules(self, node: ast.expr) -> set[str] | None:
+        """For ``<loaded module>...name``: the modules it may be, as spelled in the string
+        constants of ``importlib.import_module(...)``, ``__import__(...)`` or
+        ``sys.modules[...]`` (empty: not known, any module), also through a name assigned
+        such a value (``m = importlib.import_module("pkg.lib")``); ``None`` for anything
+        else (imports resolve it, or it is not a module)."""
+        obj: ast.expr = node.value if isinstance(node, ast.Attribute) else node
         while isinstance(obj, ast.Attribute):
             obj = obj.value
-        if isinstance(obj, ast.Call):
-            args = obj.args
-        elif isinstance(obj, ast.Subscript):
-            args = [obj.slice]
-        else:
+        if isinstance(obj, ast.Name):
+            holder = self.analysis.scopes.scope_of(obj).lookup(obj.id)
+            values = []
+            for b in self.analysis.targets.bindings_in(holder, obj.id) if holder else []:
+                up = self.parents.get(id(b.node))
+                if isinstance(up, ast.Assign) and isinstance(up.value, (ast.Call, ast.Subscript)):
+                    values.append(up.value)
+            found: set[str] = set()
+            for v in values:
+                more = self._loaded_modules(v) if _loads_a_module(v) else None
+                if more is not None:
+                    if not more:
+                        return set()
+                    found |= more
+            return found or None
+        if not _loads_a_module(obj):
             return None
+        args = obj.args if isinstance(obj, ast.Call) else [obj.slice]  # type: ignore[union-attr]
         found = {a.value for a in args if isinstance(a, ast.Constant) and isinstance(a.value, str)}
-        return found if len(found) == len(args) else set()
+        return found if found and len(found) == len(args) else set()
 
     def _import_bound(self, obj: ast.expr) -> bool:
         """Whether ``obj`` is a plain chain of names whose root only imports bind."""
@@ -354,6 +459,8 @@ class _FileJudge:
         global written)."""
         value = node.value
         call = self.parents.get(id(node))
+        if not isinstance(value, str):
+            return
         if not (
             isinstance(call, ast.Call)
             and isinstance(call.func, ast.Name)
@@ -378,6 +485,28 @@ class _FileJudge:
                         w.origin, node.lineno,
                         f"fetches `{value}` by name (`getattr`), to be called with arguments not seen",
                     )
+
+    def _computed_name(self, call: ast.Call) -> Iterator[tuple[CallerOrigin, int, str]]:
+        """``getattr(mod, "la" + "unch")``: a name computed at run time, fetched from a
+        module holding a wanted function or class (any of them may be the one)."""
+        if not (
+            isinstance(call.func, ast.Name)
+            and call.func.id == "getattr"
+            and len(call.args) >= 2
+            and not isinstance(call.args[1], ast.Constant)
+        ):
+            return
+        owner = call.args[0]
+        modules = self._fqs(owner) if isinstance(owner, (ast.Name, ast.Attribute)) else set()
+        loaded = self._loaded_modules(owner)
+        for fq, ws in self.wanted.items():
+            module = fq.rpartition(".")[0]
+            if module in modules or (loaded is not None and (not loaded or any(_within(module, m) for m in loaded))):
+                for w in ws:
+                    if w.skip != self.here and w.kind in ("call", "init"):
+                        yield w.origin, call.lineno, (
+                            f"fetches a name computed at run time from `{_shown(self.analysis.module.source_of(owner))}`"
+                        )
 
     def _argues_against(self, node: ast.expr, w: _Wanted) -> str | None:
         """Why the reference ``node`` makes the origin's fix unsafe, or ``None``."""
@@ -454,7 +583,10 @@ class _FileJudge:
             call = self._called(node)
             if call is None:
                 continue
-            obj_fqs = self._fqs(node.value) if isinstance(node.value, (ast.Name, ast.Attribute)) else set()
+            obj_fqs = (
+                {self._resolved(f) for f in self._fqs(node.value)}
+                if isinstance(node.value, (ast.Name, ast.Attribute)) else set()
+            )
             position = w.position
             if cls_fq in obj_fqs:
                 if w.kind == "method" and position is not None:
@@ -610,6 +742,14 @@ class _FileJudge:
             and isinstance(call.args[0], ast.Name)
             and call.args[0].id == first.arg
         )
+
+
+def _loads_a_module(node: ast.expr) -> bool:
+    """``importlib.import_module(...)``, ``__import__(...)``, ``sys.modules[...]``."""
+    if isinstance(node, ast.Call):
+        name = dotted_name(node.func) or ""
+        return name == "__import__" or name.rpartition(".")[2] == "import_module"
+    return isinstance(node, ast.Subscript) and dotted_name(node.value) == "sys.modules"
 
 
 def _within(module: str, name: str) -> bool:

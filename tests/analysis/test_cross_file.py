@@ -67,10 +67,28 @@ DATACLASS = """
             return get_ppo_ray_runtime_env()
     """
 
+DECORATED = """
+    from .deco import with_cfg
+
+    @with_cfg
+    def launch(config):
+        return get_ppo_ray_runtime_env()
+    """
+
 #: name -> the package's other modules (``__init__.py``, ``mid.py``)
 EXTRA = {
+    "a-decorator-of-another-file": {
+        "deco.py": "import functools\n\n\ndef with_cfg(f):\n    return functools.partial(f, {'num_gpus': 8})\n"
+    },
+    "a-passing-decorator-of-another-file": {
+        "deco.py": (
+            "import functools\n\n\ndef with_cfg(f):\n    @functools.wraps(f)\n"
+            "    def inner(*args, **kwargs):\n        return f(*args, **kwargs)\n    return inner\n"
+        )
+    },
     "a-re-export-under-another-name": {"__init__.py": "from .launch import launch as start\n"},
     "a-star-re-export": {"__init__.py": "from .launch import *\n"},
+    "a-re-export-chain": {"__init__.py": "from .mid import launch as start\n", "mid.py": "from .launch import launch\n"},
     "a-parameter-handed-on-in-a-third-file": {
         "mid.py": "from .launch import launch\n\n\ndef go(c):\n    return launch(c)\n"
     },
@@ -78,7 +96,8 @@ EXTRA = {
 }
 
 #: name -> (the defining module's body, the calling module's body: it binds RESULT, and
-#: the line of ``main.py`` the unsafe fix names: its first line is ``CFG = ...``)
+#: where the unsafe fix's reason is: a line of ``main.py``, whose first line is ``CFG = ...``,
+#: or ``"<file>:<line>"``)
 CRASHED = {
     "a-dict-by-position": (LAUNCH, """
         from .launch import launch
@@ -137,6 +156,15 @@ CRASHED = {
         from . import Worker
         RESULT = Worker({"num_gpus": 8}).env()
         """, 3),
+    "a-re-export-chain": (LAUNCH, """
+        from . import start
+        RESULT = start({"num_gpus": 8})
+        """, 3),
+    "a-name-computed-at-run-time": (LAUNCH, """
+        import importlib
+        lib = importlib.import_module("case_a_name_computed_at_run_time.launch")
+        RESULT = getattr(lib, "la" + "unch")({"num_gpus": 8})
+        """, 4),
     "a-parameter-handed-on-in-a-third-file": (LAUNCH, """
         from .mid import go
         RESULT = go({"num_gpus": 8})
@@ -173,6 +201,10 @@ CRASHED = {
         import importlib
         RESULT = importlib.import_module("case_through_import_module.launch").launch({"num_gpus": 8})
         """, 3),
+    "a-decorator-of-another-file": (DECORATED, """
+        from .launch import launch
+        RESULT = launch()
+        """, "deco.py:4"),
     "a-subclass-without-init-given-a-dict": (WORKER, """
         from .launch import Worker
         class Sub(Worker):
@@ -247,6 +279,11 @@ KEPT = {
                 self.config = cfg
         RESULT = Sub(OmegaConf.create(CFG)).env()
         """, "self.config"),
+    "a-passing-decorator-of-another-file": (DECORATED, """
+        from omegaconf import OmegaConf
+        from .launch import launch
+        RESULT = launch(OmegaConf.create(CFG))
+        """, "config"),
     "another-function-of-that-name": (LAUNCH, """
         from omegaconf import OmegaConf
         from . import launch as mod
@@ -340,8 +377,9 @@ def test_a_caller_elsewhere_passing_no_config_leaves_the_file_running(project: d
     finding = project["check"][pkg]
     assert finding["code"] == "PPO001"
     assert finding["fix"]["applicability"] == "unsafe"
-    line = CRASHED[name][2]
-    assert f"(unsafe fix: {pkg}/main.py:{line} " in finding["message"], finding["message"]
+    where = CRASHED[name][2]
+    where = f"main.py:{where}" if isinstance(where, int) else where
+    assert f"(unsafe fix: {pkg}/{where} " in finding["message"], finding["message"]
 
 
 @pytest.mark.parametrize("name", sorted(CRASHED))
