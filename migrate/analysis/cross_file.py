@@ -488,7 +488,8 @@ class _FileJudge:
 
     def _computed_name(self, call: ast.Call) -> Iterator[tuple[CallerOrigin, int, str]]:
         """``getattr(mod, "la" + "unch")``: a name computed at run time, fetched from a
-        module holding a wanted function or class (any of them may be the one)."""
+        module holding a wanted function or class, known by an import or a constant string
+        (any of its functions may be the one)."""
         if not (
             isinstance(call.func, ast.Name)
             and call.func.id == "getattr"
@@ -501,7 +502,10 @@ class _FileJudge:
         loaded = self._loaded_modules(owner)
         for fq, ws in self.wanted.items():
             module = fq.rpartition(".")[0]
-            if module in modules or (loaded is not None and (not loaded or any(_within(module, m) for m in loaded))):
+            # a module named (an import, a constant string): ``getattr(module, name)`` of a
+            # module and a name both computed at run time (a plugin loader, verl's
+            # ``load_class_from_fqn``) is not taken for a call of every function
+            if module in modules or (loaded and any(_within(module, m) for m in loaded)):
                 for w in ws:
                     if w.skip != self.here and w.kind in ("call", "init"):
                         yield w.origin, call.lineno, (
