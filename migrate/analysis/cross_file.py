@@ -21,6 +21,7 @@ positively a config, or a reference other than a call (the class handed to
 from __future__ import annotations
 
 import ast
+import functools
 import os
 import re
 from collections import defaultdict
@@ -32,8 +33,12 @@ from ppo_migrate.settings import Settings
 
 #: Above this many names, a file's identifiers are collected once instead of searching
 #: the bytes for each name.
-_MANY_NAMES = 32
-_IDENTIFIER = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
+_MANY_NAMES = 8
+#: Files whose analysis a judgement keeps for its second pass (more are parsed again: memory).
+_KEEP_PARSED = 4
+#: Analyses made between two runs of the cycle collector (:func:`_collect`).
+_COLLECT_EVERY = 4
+_WORD = re.compile(rb"[A-Za-z0-9_]")
 
 
 def pending_origins(diagnostics: Iterable[Diagnostic], verdicts: Mapping | None) -> set[CallerOrigin]:
@@ -88,6 +93,8 @@ class _Wanted(NamedTuple):
             ``None`` (found here: every file counts).
         kind: as :attr:`CallerOrigin.kind`.
         method: for ``"method"``/``"staticmethod"``: the method's name (the key is its class).
+        home: the file it was found in (a subclass, a re-export, a function handing the
+            parameter on): read next round whatever it spells, as it may use it itself.
     """
 
     origin: CallerOrigin
@@ -96,6 +103,7 @@ class _Wanted(NamedTuple):
     skip: str | None
     kind: str = "call"
     method: str = ""
+    home: str = ""
 
 
 #: Rounds of re-exports, subclasses and parameters handed on followed before giving up.
@@ -130,6 +138,18 @@ def judge_callers(
         in the files that name its class. A file that cannot be read, decoded or parsed
         is left out (it cannot run either).
     """
+    import gc
+
+    gc.freeze()  # the collections of :func:`_collect` walk the judgement's objects only
+    try:
+        return _judge(origins, paths, settings)
+    finally:
+        gc.unfreeze()
+
+
+def _judge(
+    origins: Iterable[CallerOrigin], paths: Sequence[str], settings: Settings
+) -> dict[CallerOrigin, str | None]:
     from ppo_migrate.analysis.callers import module_name
 
     wanted: dict[str, list[_Wanted]] = defaultdict(list)
@@ -155,28 +175,25 @@ def judge_callers(
         short |= {w.method for ws in wanted.values() for w in ws if w.method}
         more: dict[str, list[_Wanted]] = defaultdict(list)
         modules = {fq.rpartition(".")[0].rpartition(".")[2] for fq in wanted}
-        judges: list[_FileJudge] = []
-        for path in paths:
-            here = os.path.abspath(path)
-            if all(w.skip == here for entries in wanted.values() for w in entries):
-                continue  # only origins of this file, whose own analysis judged its uses
-            data = _read(path)
-            if data is None or not (
-                _mentions(data, short)
-                or b"import *" in data  # ``from .lib import *`` re-exports names it never spells
-                or (b"getattr(" in data and _mentions(data, modules))  # ``getattr(lib, "la" + "unch")``
-            ):
-                continue
-            if path not in parsed:
-                parsed[path] = _analysis(path, data, settings)
-            if parsed[path] is not None:
-                judges.append(_FileJudge(path, parsed[path], wanted, short, settings, aliases))
-        for judge in judges:
-            judge.collect_reexports()  # first: a file of this round may use another's re-export
-        for judge in judges:
-            judge.wanted_renamed()
-        for judge in judges:
-            path = judge.path
+        # a use from another file names the module too (``from pkg.lib import launch``,
+        # ``from . import lib``, ``import_module("pkg.lib")``; a re-export's own file does)
+        parts = {p for fq in wanted for p in fq.rpartition(".")[0].split(".") if p}
+        # name -> the one file whose own analysis judged every use of it there (skipped)
+        skips: dict[str, set[str | None]] = defaultdict(set)
+        for fq, entries in wanted.items():
+            for w in entries:
+                skips[w.method or fq.rpartition(".")[2]].add(w.skip)
+        own = {n: next(iter(k)) for n, k in skips.items() if len(k) == 1 and None not in k}
+        # the files a wanted subclass, re-export or function was found in (it may be used there)
+        homes = {w.home for entries in wanted.values() for w in entries if w.home}
+        renamed: list[tuple[str, str, str]] = []
+        #: files with references a re-export found later may resolve: judged again then
+        unresolved: dict[str, set[str]] = {}
+        judged = 0
+
+        def judge_file(path: str, analysis) -> None:
+            judge = _FileJudge(path, analysis, wanted, short, settings, aliases)
+            renamed.extend((new, target, path) for new, target in judge.collect_reexports())
             for origin, line, reason in judge.reasons():
                 found[origin].append((path, line, reason))
             for fq, entries in judge.more.items():
@@ -184,6 +201,45 @@ def judge_callers(
                     if (fq, w) not in seen:
                         seen.add((fq, w))
                         more[fq].append(w)
+            if judge.unresolved:
+                unresolved[path] = judge.unresolved
+
+        for path in paths:
+            data = _read(path)
+            if data is None:
+                continue
+            spelled = _spelled(data, short)
+            if spelled:
+                here = os.path.abspath(path)
+                spelled = {n for n in spelled if own.get(n) != here}  # not only its own names
+            if not (
+                (spelled is None or spelled)
+                and (b"from ." in data or path in homes or _mentions(data, parts))
+                or b"import *" in data  # ``from .lib import *`` re-exports names it never spells
+                or (b"getattr(" in data and _mentions(data, modules))  # ``getattr(lib, "la" + "unch")``
+            ):
+                continue
+            analysis = parsed[path] if path in parsed else _analysis(path, data, settings)
+            if analysis is None:
+                continue
+            if len(parsed) < _KEEP_PARSED:
+                parsed[path] = analysis  # a small run parses each file once
+            judge_file(path, analysis)
+            del analysis
+            judged += 1
+            if judged % _COLLECT_EVERY == 0:
+                _collect()
+        # a file judged before the re-export it uses was met (``from pkg import launch``
+        # read before ``pkg/__init__.py``): judged again, now that the alias is known
+        for path, names in list(unresolved.items()):
+            if any(_resolved(fq, wanted, aliases) in wanted for fq in names):
+                analysis = parsed[path] if path in parsed else _analysis(path, _read(path) or b"", settings)
+                if analysis is not None:
+                    judge_file(path, analysis)
+        for exported, target, where in renamed:
+            # ``from .lib import launch as start``: ``pkg.start`` is wanted next round
+            for w in wanted.get(_resolved(target, wanted, aliases), ()):
+                more[exported].append(w._replace(skip=None, home=where))
         wanted = more
     else:
         for entries in wanted.values():
@@ -238,6 +294,16 @@ def _parsed(path: str, settings: Settings, parsed: dict):
     return parsed[path]
 
 
+def _collect() -> None:
+    """Free the analyses judged so far: their trees and scopes hold reference cycles,
+    which only the cycle collector frees, and many of them would pile up meanwhile
+    (the peak memory of a run on 10,000 files). Cheap while the run's older objects are
+    frozen (:func:`judge_callers`), as the collector then walks only the new ones."""
+    import gc
+
+    gc.collect()
+
+
 def _read(path: str) -> bytes | None:
     from ppo_migrate.runner import _read_bytes
 
@@ -248,18 +314,53 @@ def _read(path: str) -> bytes | None:
 
 
 def _mentions(data: bytes, names: set[str]) -> bool:
-    """Whether the file spells one of ``names`` as an identifier (``train`` is not in
-    ``trainer``); a non-ASCII file also when it may spell one otherwise (NFKC)."""
+    """Whether the file spells one of ``names`` as an identifier (see :func:`_spelled`)."""
+    spelled = _spelled(data, names)
+    return spelled is None or bool(spelled)
+
+
+def _spelled(data: bytes, names: set[str]) -> set[str] | None:
+    """The ``names`` the file spells as identifiers (``train`` is not in ``trainer``);
+    ``None`` for a non-ASCII file that may spell one otherwise (NFKC)."""
     from ppo_migrate.runner import is_candidate
 
     encoded = [n.encode() for n in names]
     if not data.isascii():
-        return is_candidate(data, encoded)
+        return None if is_candidate(data, encoded) else set()
+    found: set[str] = set()
     if len(encoded) > _MANY_NAMES:
-        return not set(encoded).isdisjoint(_IDENTIFIER.findall(data))
-    if not any(n in data for n in encoded):
-        return False
-    return re.search(rb"\b(?:" + b"|".join(map(re.escape, encoded)) + rb")\b", data) is not None
+        # one pass of a regex whose alternatives share their prefixes (``run_ppo_1``,
+        # ``run_ppo_2``, ...), instead of one pass of the bytes per name
+        for m in _any_of(tuple(sorted(encoded))).finditer(data):
+            start, end = m.span()
+            if not (start and _WORD.match(data, start - 1)) and not _WORD.match(data, end):
+                found.add(m.group().decode())  # a whole identifier (``\\b`` would slow the scan)
+        return found
+    for n in encoded:
+        if n in data and re.search(rb"\b" + re.escape(n) + rb"\b", data):
+            found.add(n.decode())
+    return found
+
+
+@functools.lru_cache(maxsize=8)
+def _any_of(words: tuple[bytes, ...]) -> re.Pattern[bytes]:
+    """``word1|word2|...`` with the words' common prefixes factored out (a trie): the
+    regex engine then skips to the next possible first byte in C."""
+    trie: dict = {}
+    for w in words:
+        node = trie
+        for byte in w:
+            node = node.setdefault(byte, {})
+        node[None] = True
+
+    def pattern(node: dict) -> bytes:
+        branches = [re.escape(bytes([b])) + pattern(sub) for b, sub in sorted((k, v) for k, v in node.items() if k is not None)]
+        if not branches:
+            return b""
+        body = branches[0] if len(branches) == 1 else b"(?:" + b"|".join(branches) + b")"
+        return b"(?:" + body + b")?" if None in node else body
+
+    return re.compile(pattern(trie))
 
 
 def _analysis(path: str, data: bytes, settings: Settings):
@@ -289,6 +390,7 @@ class _FileJudge:
         from ppo_migrate.targets import module_package
 
         self.aliases = aliases
+        self.unresolved: set[str] = set()
         self.path = path
         self.here = os.path.abspath(path)
         self.analysis = analysis
@@ -306,25 +408,16 @@ class _FileJudge:
 
         return reference_fqs(self.analysis, self.module, self.package, node)
 
-    def collect_reexports(self) -> None:
+    def collect_reexports(self) -> list[tuple[str, str]]:
         """The module-level imports of wanted names (``pkg/__init__.py``: ``from .lib import
         launch``, ``from .lib import *``): ``pkg.launch`` is ``pkg.lib.launch`` too. Under
-        the same name it joins :attr:`aliases` (used this round); renamed (``as start``),
-        the new name is wanted next round."""
+        the same name it joins :attr:`aliases` (followed through chains); renamed (``as
+        start``), it is returned as ``(new fq, imported fq)``."""
         from ppo_migrate.targets import resolve_relative
 
-        tree = self.analysis.module.tree
-        self.looked_for = set(self.short)
-        self.renamed: list[tuple[str, str]] = []
-        module_level = {id(s) for s in tree.body}
-        for node in ast.walk(tree):
-            for child in ast.iter_child_nodes(node):
-                self.parents[id(child)] = node
+        renamed: list[tuple[str, str]] = []
+        for node in _module_level(self.analysis.module.tree.body):
             if not isinstance(node, ast.ImportFrom):
-                continue
-            # ``from pkg.mod import run_ppo as rp``: ``rp(...)`` calls it
-            self.looked_for.update(a.asname for a in node.names if a.asname and a.name in self.short)
-            if id(node) not in module_level:
                 continue
             base = "." * node.level + (node.module or "")
             for alias in node.names:
@@ -342,35 +435,56 @@ class _FileJudge:
                 exported = f"{self.module}.{alias.asname or alias.name}"
                 if alias.asname is None or alias.asname == alias.name:
                     if alias.name in self.short:
-                        self.aliases[exported] = target  # followed through chains: ``_resolved``
+                        self.aliases[exported] = target
                 else:
-                    self.renamed.append((exported, target))
+                    renamed.append((exported, target))
+        return renamed
 
-    def wanted_renamed(self) -> None:
-        """Renamed re-exports of wanted names (``from .lib import launch as start``): the
-        new name is wanted next round (after every file's :meth:`collect_reexports`)."""
-        for exported, target in self.renamed:
-            target = self._resolved(target)
-            for w in self.wanted.get(target, ()):
-                self.more[exported].append(w._replace(skip=None))
+    def _walk(self) -> None:
+        """Every node once (:attr:`nodes`), with its parent (:attr:`parents`), and the
+        names ``from m import f as g`` gives the wanted ones (:attr:`looked_for`)."""
+        self.looked_for = set(self.short)
+        self.nodes: list[ast.AST] = []
+        stack: list[ast.AST] = [self.analysis.module.tree]
+        while stack:
+            node = stack.pop()
+            self.nodes.append(node)
+            if isinstance(node, ast.ImportFrom):
+                # ``from pkg.mod import run_ppo as rp``: ``rp(...)`` calls it
+                self.looked_for.update(a.asname for a in node.names if a.asname and a.name in self.short)
+            for field in node._fields:
+                value = getattr(node, field, None)
+                if isinstance(value, ast.AST):
+                    stack.append(value)
+                elif isinstance(value, list):
+                    stack.extend(item for item in value if isinstance(item, ast.AST))
+
+    def _parent(self, node: ast.AST) -> ast.AST | None:
+        """``node``'s parent, found from the module down (``ParsedModule.ancestors``) and
+        kept for the nodes on the way: no map of the whole tree (a 1 MB file's would be
+        tens of megabytes)."""
+        found = self.parents.get(id(node))
+        if found is None:
+            chain = self.analysis.module.ancestors(node)
+            for up, down in zip(chain, chain[1:]):
+                self.parents[id(down)] = up
+            if chain:
+                found = self.parents[id(node)] = chain[-1]
+        return found
 
     def _resolved(self, fq: str) -> str:
-        """``fq`` through the re-exports known (``pkg.launch`` -> ``pkg.lib.launch``)."""
-        for _ in range(8):
-            if fq in self.wanted or fq not in self.aliases:
-                return fq
-            fq = self.aliases[fq]
-        return fq
+        return _resolved(fq, self.wanted, self.aliases)
 
     def reasons(self) -> Iterator[tuple[CallerOrigin, int, str]]:
         """``(origin, line, reason)`` for each use arguing against an origin
         (:meth:`collect_reexports` first)."""
         import unicodedata
 
+        self._walk()
         tree = self.analysis.module.tree
         looked_for = self.looked_for
         referenced: set[tuple[str, _Wanted]] = set()
-        for node in ast.walk(tree):
+        for node in self.nodes:
             if isinstance(node, ast.Name):
                 spelled = unicodedata.normalize("NFKC", node.id)
             elif isinstance(node, ast.Attribute):
@@ -385,7 +499,11 @@ class _FileJudge:
                 continue
             if spelled not in looked_for:
                 continue
-            matched = {self._resolved(fq) for fq in self._fqs(node)} & self.wanted.keys()
+            fqs = self._fqs(node)
+            matched = {self._resolved(fq) for fq in fqs} & self.wanted.keys()
+            if not matched:
+                # ``pkg.launch``: maybe a re-export another file of the run makes
+                self.unresolved.update(fq for fq in fqs if fq.rpartition(".")[2] in self.short)
             if not matched and isinstance(node, ast.Attribute):
                 # ``importlib.import_module("pkg.lib").launch``, ``sys.modules["pkg.lib"].launch``,
                 # ``__import__("pkg.lib").lib.launch``: it may be the function
@@ -424,7 +542,7 @@ class _FileJudge:
             holder = self.analysis.scopes.scope_of(obj).lookup(obj.id)
             values = []
             for b in self.analysis.targets.bindings_in(holder, obj.id) if holder else []:
-                up = self.parents.get(id(b.node))
+                up = self._parent(b.node)
                 if isinstance(up, ast.Assign) and isinstance(up.value, (ast.Call, ast.Subscript)):
                     values.append(up.value)
             found: set[str] = set()
@@ -458,7 +576,7 @@ class _FileJudge:
         or from an object of unknown kind) and ``setattr(mod, "config", d)`` (a module
         global written)."""
         value = node.value
-        call = self.parents.get(id(node))
+        call = self._parent(node)
         if not isinstance(value, str):
             return
         if not (
@@ -514,7 +632,7 @@ class _FileJudge:
 
     def _argues_against(self, node: ast.expr, w: _Wanted) -> str | None:
         """Why the reference ``node`` makes the origin's fix unsafe, or ``None``."""
-        parent = self.parents.get(id(node))
+        parent = self._parent(node)
         if w.kind == "global":
             if isinstance(getattr(node, "ctx", None), (ast.Store, ast.Del)):
                 return f"writes `{self.analysis.module.source_of(node)}`"
@@ -524,17 +642,17 @@ class _FileJudge:
             return self._passes(call, w.position, w.keyword, w)
         if isinstance(parent, ast.ClassDef) and node in parent.bases:
             return self._subclass(parent, w)
-        if _harmless(node, parent, self.parents):
+        if _harmless(node, parent, self._parent):
             return None
         return f"hands `{self.analysis.module.source_of(node)}` on, to be called with arguments not seen"
 
     def _called(self, node: ast.expr) -> ast.Call | None:
         """The call of ``node(...)`` or ``node.remote(...)`` (a Ray actor or task), if any."""
-        parent = self.parents.get(id(node))
+        parent = self._parent(node)
         if isinstance(parent, ast.Call) and parent.func is node:
             return parent
         if isinstance(parent, ast.Attribute) and parent.attr == "remote":
-            up = self.parents.get(id(parent))
+            up = self._parent(parent)
             if isinstance(up, ast.Call) and up.func is parent:
                 return up
         return None
@@ -575,13 +693,13 @@ class _FileJudge:
                 method = ""
                 if o.kind in _METHOD_KINDS:
                     fq, _, method = fq.rpartition(".")
-                self.more[fq].append(_Wanted(w.origin, o.position, o.keyword, None, o.kind, method))
+                self.more[fq].append(_Wanted(w.origin, o.position, o.keyword, None, o.kind, method, self.path))
 
     def _method_calls(self, tree: ast.Module, cls_fq: str, w: _Wanted) -> Iterator[tuple[CallerOrigin, int, str]]:
         """``<obj>.method(...)`` / ``<obj>.method.remote(...)`` / ``Cls.method(obj, ...)`` in
         a file that names the class: what each passes (an object that is an import of
         something else, ``subprocess.run(cmd)``, is not it)."""
-        for node in ast.walk(tree):
+        for node in self.nodes:
             if not (isinstance(node, ast.Attribute) and node.attr == w.method):
                 continue
             call = self._called(node)
@@ -605,7 +723,7 @@ class _FileJudge:
         """In a file that names the class: ``t.config = d``, ``setattr(t, "config", d)``,
         ``t.__dict__[...] = d``, ``vars(t)[...] = d`` (which object is ``t`` is not known
         here: any but a method's own ``self``)."""
-        for node in ast.walk(tree):
+        for node in self.nodes:
             if (
                 isinstance(node, ast.Attribute)
                 and node.attr in self.names
@@ -685,10 +803,10 @@ class _FileJudge:
                 if own is None:
                     return f"sets `{self.analysis.module.source_of(node)}` in subclass `{cls.name}`"
                 sets_its_own = True
-                self.more[fq].append(_Wanted(w.origin, own[0], own[1], None, "init"))
+                self.more[fq].append(_Wanted(w.origin, own[0], own[1], None, "init", "", self.path))
         if init is None:
             # its calls run the base's ``__init__`` with the same arguments
-            self.more[fq].append(w._replace(skip=None))
+            self.more[fq].append(w._replace(skip=None, home=self.path))
             return None
         calls = [c for c in ast.walk(init) if isinstance(c, ast.Call) and self._calls_base_init(c, init)]
         if not calls:
@@ -707,9 +825,9 @@ class _FileJudge:
             if isinstance(value, ast.Name):
                 own = next((i for i, a in enumerate(params) if a.arg == value.id), None)
                 if own is not None and own > 0:
-                    self.more[fq].append(_Wanted(w.origin, own - 1, value.id, None, "init"))
+                    self.more[fq].append(_Wanted(w.origin, own - 1, value.id, None, "init", "", self.path))
                 elif any(a.arg == value.id for a in init.args.kwonlyargs):
-                    self.more[fq].append(_Wanted(w.origin, None, value.id, None, "init"))
+                    self.more[fq].append(_Wanted(w.origin, None, value.id, None, "init", "", self.path))
         return None
 
     def _own_parameter_stored(self, node: ast.Attribute, init, params) -> tuple[int | None, str] | None:
@@ -717,7 +835,7 @@ class _FileJudge:
         its parameters: ``(position, name)`` of it (its calls decide it), else ``None``."""
         if init is None or not (isinstance(node.value, ast.Name) and params and node.value.id == params[0].arg):
             return None
-        stmt = self.parents.get(id(node))
+        stmt = self._parent(node)
         if not (isinstance(stmt, ast.Assign) and stmt in init.body and isinstance(stmt.value, ast.Name)):
             return None
         name = stmt.value.id
@@ -756,6 +874,28 @@ def _loads_a_module(node: ast.expr) -> bool:
     return isinstance(node, ast.Subscript) and dotted_name(node.value) == "sys.modules"
 
 
+def _resolved(fq: str, wanted: Mapping[str, list[_Wanted]], aliases: Mapping[str, str]) -> str:
+    """``fq`` through the re-exports known (``pkg.launch`` -> ``pkg.mid.launch`` ->
+    ``pkg.lib.launch``), up to a wanted name."""
+    for _ in range(8):
+        if fq in wanted or fq not in aliases:
+            return fq
+        fq = aliases[fq]
+    return fq
+
+
+def _module_level(body: list[ast.stmt]) -> Iterator[ast.stmt]:
+    """The statements run at module level: ``body`` and the blocks of its ``if``/``try``/
+    ``with`` statements (``try: from .lib import launch`` / ``except ImportError``)."""
+    for stmt in body:
+        yield stmt
+        if isinstance(stmt, (ast.If, ast.Try, ast.With)) or type(stmt).__name__ == "TryStar":
+            for block in ("body", "orelse", "finalbody"):
+                yield from _module_level(getattr(stmt, block, []))
+            for handler in getattr(stmt, "handlers", []):
+                yield from _module_level(handler.body)
+
+
 def _within(module: str, name: str) -> bool:
     """Whether ``module`` is the module ``name`` or one inside it (``__import__("pkg")``
     hands back ``pkg``, whose ``.lib.launch`` follows)."""
@@ -774,7 +914,7 @@ def dotted_name(node: ast.expr) -> str | None:
     return ".".join(reversed(parts))
 
 
-def _harmless(node: ast.AST, parent: ast.AST | None, parents) -> bool:
+def _harmless(node: ast.AST, parent: ast.AST | None, parent_of) -> bool:
     """A reference that neither calls nor hands on the function or class: an annotation,
     ``isinstance(x, C)``/``issubclass``, ``except C``, a comparison (``type(x) is C``)."""
     if isinstance(parent, ast.Compare):
@@ -792,7 +932,7 @@ def _harmless(node: ast.AST, parent: ast.AST | None, parents) -> bool:
     # in an annotation: climb to the statement and see which field holds the chain
     child, up = node, parent
     while up is not None and not isinstance(up, (ast.stmt, ast.arg)):
-        child, up = up, parents.get(id(up))
+        child, up = up, parent_of(up)
     if isinstance(up, ast.arg):
         return up.annotation is child
     if isinstance(up, ast.AnnAssign):
