@@ -112,6 +112,7 @@ _CONFIG_MAKERS = frozenset({
     "omegaconf.OmegaConf.create", "omegaconf.OmegaConf.load", "omegaconf.OmegaConf.merge",
     "omegaconf.OmegaConf.unsafe_merge", "omegaconf.OmegaConf.structured",
     "omegaconf.DictConfig", "hydra.compose", "hydra.experimental.compose",
+    "omegaconf.OmegaConf.from_cli", "omegaconf.OmegaConf.from_dotlist",
 })
 #: Top-level modules whose functions return things other than the config they are given.
 _OTHER_RESULTS = frozenset({
@@ -397,7 +398,11 @@ class ConfigFinder:
                 return "weak"  # ``dict(config)``, ``OmegaConf.to_container(cfg)``, ``vars(args)``
             if isinstance(value.func, ast.Attribute) and value.func.attr in ("keys", "values", "items"):
                 return "against"
-            if isinstance(value.func, ast.Attribute) and value.func.attr in ("get", "pop", "copy"):
+            if (
+                isinstance(value.func, ast.Attribute)
+                and value.func.attr in ("get", "pop", "copy")
+                and not self._config_copy(value)
+            ):
                 return "weak"  # ``kwargs.get("config")``, ``d.copy()``: an element, a copy of anything
         if isinstance(value, ast.Call):
             returned = self._judge_returns(value, self._returned_trust)
@@ -803,6 +808,13 @@ class ConfigFinder:
                 targets = node.targets if isinstance(node, ast.Assign) else [node.target]
                 if any(isinstance(t, ast.Name) and t.id == "__all__" for t in targets):
                     exported.update(id(n) for n in ast.walk(node))
+        for node in ast.walk(self.module.tree):
+            if isinstance(node, ast.Dict) and not any(
+                isinstance(v, (ast.Name, ast.Attribute, ast.Lambda)) for v in node.values
+            ):
+                # ``{"trainer": {...}}``: a key of data (a config's section); a table of
+                # callables (``{"train": train}``) may be dispatched by name
+                exported.update(id(k) for k in node.keys if k is not None)
         return frozenset(
             n.value for n in ast.walk(self.module.tree)
             if isinstance(n, ast.Constant) and isinstance(n.value, str)
@@ -1113,6 +1125,8 @@ class ConfigFinder:
         if isinstance(value, ast.Attribute):
             owner = value.value
             return isinstance(owner, ast.Name) and owner.id == "self" and value.attr in self.names
+        if isinstance(value, ast.Call) and self._config_copy(value):
+            return True  # ``base.copy()`` of a DictConfig is a DictConfig
         if isinstance(value, ast.Call):
             returned = self._judge_returns(value, self._positively_config)
             if returned:  # ``launch(load())`` with ``def load(): return OmegaConf.load(p)``
@@ -1131,6 +1145,17 @@ class ConfigFinder:
             # show against it is :meth:`value_trust`'s
             return True
         return self._every_binding(value, self._binding_positive)
+
+    def _config_copy(self, call: ast.Call) -> bool:
+        """``cfg.copy()`` of a value positively a config (``DictConfig.copy`` returns one)."""
+        func = call.func
+        return (
+            isinstance(func, ast.Attribute)
+            and func.attr == "copy"
+            and not call.args
+            and not call.keywords
+            and self._positively_config(func.value)
+        )
 
     def _every_binding(self, name: ast.Name, test) -> bool:
         """Whether ``name`` has bindings where it is read and ``test(node)`` holds for each

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import ast
 import functools
+import itertools
 import os
 import re
 from collections import defaultdict
@@ -191,7 +192,10 @@ def _judge(
         unresolved: dict[str, set[str]] = {}
         judged = 0
 
-        def judge_file(path: str, analysis) -> None:
+        def judge_file(  # the round's lists, bound now (ruff B023)
+            path: str, analysis, wanted=wanted, short=short, renamed=renamed, more=more,
+            unresolved=unresolved,
+        ) -> None:
             judge = _FileJudge(path, analysis, wanted, short, settings, aliases)
             renamed.extend((new, target, path) for new, target in judge.collect_reexports())
             for origin, line, reason in judge.reasons():
@@ -257,16 +261,19 @@ def _decorators(
     """A function origin decorated by a decorator another file of the run defines
     (:attr:`CallerOrigin.decorators`): that file's ``def`` must hand the arguments on
     unchanged, as a same-file decorator must
-    (:meth:`ppo_migrate.analysis.configs.ConfigFinder.def_passes_through`); a decorator
-    factory of the run (``@with_config(d)``) is not read. Decorators of other packages
+    (:meth:`ppo_migrate.analysis.configs.ConfigFinder.def_passes_through`). A decorator
+    factory (``@deprecated("...")``) is trusted, as one of another package is. Decorators of other packages
     (``hydra.main``, ``ray.remote``) are trusted, their code not being here."""
     from ppo_migrate.analysis.callers import module_name
 
     modules: dict[str, str] | None = None
     for origin in origins:
         for spec in origin.decorators:
-            factory = spec.endswith("()")
-            fq = spec[:-2] if factory else spec
+            if spec.endswith("()"):
+                # a factory, ``@deprecated("...")`` (verl's own wraps ``main`` and reads the
+                # function's name, so no simple rule of its body holds): trusted, as before
+                continue
+            fq = spec
             if modules is None:
                 modules = {module_name(p): p for p in paths}
             where = modules.get(fq.rpartition(".")[0])
@@ -279,7 +286,7 @@ def _decorators(
                 s for s in other.module.tree.body
                 if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) and s.name == fq.rpartition(".")[2]
             ]
-            if factory or not defs or not all(other.configs.def_passes_through(d) for d in defs):
+            if not defs or not all(other.configs.def_passes_through(d) for d in defs):
                 yield origin, (where, min((d.lineno for d in defs), default=0)), (
                     f"defines the decorator `{fq.rpartition('.')[2]}`, which does not hand the "
                     "arguments on unchanged"
@@ -466,7 +473,7 @@ class _FileJudge:
         found = self.parents.get(id(node))
         if found is None:
             chain = self.analysis.module.ancestors(node)
-            for up, down in zip(chain, chain[1:]):
+            for up, down in itertools.pairwise(chain):
                 self.parents[id(down)] = up
             if chain:
                 found = self.parents[id(node)] = chain[-1]
@@ -651,7 +658,13 @@ class _FileJudge:
         parent = self._parent(node)
         if isinstance(parent, ast.Call) and parent.func is node:
             return parent
-        if isinstance(parent, ast.Attribute) and parent.attr == "remote":
+        if isinstance(parent, ast.Attribute) and parent.attr == "options":
+            # ``Actor.options(num_cpus=1).remote(config)``: the same actor, other resources
+            call = self._parent(parent)
+            if isinstance(call, ast.Call) and call.func is parent:
+                parent = self._parent(call)
+                node = call
+        if isinstance(parent, ast.Attribute) and parent.attr == "remote" and parent.value is node:
             up = self._parent(parent)
             if isinstance(up, ast.Call) and up.func is parent:
                 return up
@@ -874,6 +887,10 @@ def _loads_a_module(node: ast.expr) -> bool:
     return isinstance(node, ast.Subscript) and dotted_name(node.value) == "sys.modules"
 
 
+#: Attributes whose replacement changes how the class builds its instances.
+_CONSTRUCTION_ATTRIBUTES = frozenset({"__init__", "__new__", "__call__", "__init_subclass__", "__class__"})
+
+
 def _resolved(fq: str, wanted: Mapping[str, list[_Wanted]], aliases: Mapping[str, str]) -> str:
     """``fq`` through the re-exports known (``pkg.launch`` -> ``pkg.mid.launch`` ->
     ``pkg.lib.launch``), up to a wanted name."""
@@ -921,13 +938,29 @@ def _harmless(node: ast.AST, parent: ast.AST | None, parent_of) -> bool:
         return True
     if isinstance(parent, ast.ExceptHandler) and parent.type is node:
         return True
+    if isinstance(parent, ast.Tuple) and isinstance(parent_of(parent), ast.Call):
+        node, parent = parent, parent_of(parent)  # ``isinstance(x, (A, B))``
     if (
         isinstance(parent, ast.Call)
         and isinstance(parent.func, ast.Name)
         and parent.func.id in ("isinstance", "issubclass")
         and len(parent.args) == 2
-        and parent.args[1] is node
+        and (parent.args[1] is node or (parent.func.id == "issubclass" and parent.args[0] is node))
     ):
+        return True
+    if (
+        isinstance(parent, ast.Call)
+        and parent.args
+        and parent.args[0] is node
+        and len(parent.args) >= 2
+        and isinstance(parent.args[1], ast.Constant)
+        and isinstance(parent.args[1].value, str)
+        and parent.args[1].value not in _CONSTRUCTION_ATTRIBUTES
+        and (dotted_name(parent.func) or "").rpartition(".")[2]
+        in ("setattr", "delattr", "getattr", "hasattr", "object")
+    ):
+        # ``monkeypatch.setattr(Trainer, "fit", f)``, ``mock.patch.object(Trainer,
+        # "init_ray")``: an attribute of the class replaced or read, nothing built
         return True
     # in an annotation: climb to the statement and see which field holds the chain
     child, up = node, parent

@@ -460,7 +460,18 @@ def _judge(tmp_path: Path, definer: str, caller: str, init: str = "") -> str | N
     [
         ("from pkg.launch import Worker\nw = Worker.remote({'a': 1})\n", "main.py:2 passes `{'a': 1}`"),
         ("from pkg.launch import Worker\ndef main(config):\n    return Worker.remote(config)\n", None),
-        ("from pkg.launch import Worker\nw = Worker.options(num_gpus=1).remote({})\n", "main.py:2 hands `Worker`"),
+        ("from pkg.launch import Worker\nw = Worker.options(num_gpus=1).remote({})\n", "main.py:2 passes `{}`"),
+        ("from pkg.launch import Worker\ndef f(config):\n    return Worker.options(num_gpus=1).remote(config)\n", None),
+        ("from unittest import mock\nfrom pkg.launch import Worker\nwith mock.patch.object(Worker, 'env'):\n    pass\n", None),
+        ("from pkg.launch import Worker\ndef test(monkeypatch):\n    monkeypatch.setattr(Worker, 'env', print)\n", None),
+        ("from pkg.launch import Worker\ndef test(monkeypatch):\n    monkeypatch.setattr(Worker, '__init__', print)\n",
+         "main.py:3 hands `Worker`"),
+        ("from pkg.launch import Worker\nclass Sub(Worker):\n    pass\nassert issubclass(Sub, Worker)\n", None),
+        ("from pkg.launch import Worker\nassert not isinstance(1, (Worker, str))\n", None),
+        ("from omegaconf import OmegaConf\nfrom pkg.launch import Worker\nBASE = OmegaConf.load('a.yaml')\n"
+         "Worker(BASE.copy())\nWorker(OmegaConf.from_cli())\nWorker(OmegaConf.from_dotlist(['a=1']))\n", None),
+        ("from omegaconf import OmegaConf\nfrom pkg.launch import Worker\nCFG = OmegaConf.create({'trainer': {}})\n"
+         "def trainer(config):\n    return Worker(config)\ntrainer(CFG)\n", None),
         ("import ray\nfrom pkg.launch import Worker\nW = ray.remote(Worker)\n", "main.py:3 hands `Worker`"),
         ("from pkg.launch import Worker\nclass Sub(Worker):\n    config = None\n", None),
         ("from pkg.launch import Worker\nclass Sub(Worker):\n    def env(self):\n        self.config = {}\n",
