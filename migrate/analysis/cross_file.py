@@ -920,15 +920,11 @@ def _within(module: str, name: str) -> bool:
 
 
 def dotted_name(node: ast.expr) -> str | None:
-    """``a.b.c`` for a chain of names, else ``None``."""
-    parts: list[str] = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if not isinstance(node, ast.Name):
-        return None
-    parts.append(node.id)
-    return ".".join(reversed(parts))
+    """``a.b.c`` for a chain of names, else ``None`` (:func:`ppo_migrate.analysis.targets.dotted_parts`)."""
+    from ppo_migrate.analysis.targets import dotted_parts
+
+    parts = dotted_parts(node)
+    return ".".join(parts) if parts else None
 
 
 def _harmless(node: ast.AST, parent: ast.AST | None, parent_of) -> bool:
