@@ -725,6 +725,11 @@ def _judge_across_files(
     """The run's second phase (see :func:`run`): judge the callers in other files of the
     parameters safe fixes rest on; make the fixes they argue against unsafe in
     ``outcomes`` (in place) and process the pending files once more with the verdicts."""
+    if not any(
+        o.origins or any(d.fix is not None and d.fix.origins for d in o.diagnostics)
+        for o in outcomes
+    ):
+        return  # most runs: nothing to judge, and the judge is not even imported
     from ppo_migrate.analysis.cross_file import (
         judge_callers,
         pending_origins,

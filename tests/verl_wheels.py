@@ -32,6 +32,18 @@ VERSIONS = ("0.9.0", "0.9.1")
 
 CONSTANTS = "verl/trainer/constants_ppo.py"
 
+#: Python source a subprocess runs first, ``wheel`` bound to an unpacked wheel's root: verl's
+#: packages without their ``__init__`` (the whole framework) and the device probe answering a
+#: Hopper's ``(9, 0)`` (no GPU here), so that ``verl.trainer.constants_ppo`` imports as published.
+VERL_STUBS = r"""
+import types
+for _name in ("verl", "verl.trainer", "verl.utils"):
+    _m = types.ModuleType(_name); _m.__path__ = [wheel + "/" + _name.replace(".", "/")]; sys.modules[_name] = _m
+_device = types.ModuleType("verl.utils.device")
+_device.get_device_capability = lambda: (9, 0)
+sys.modules["verl.utils.device"] = _device
+"""
+
 
 def wheel(version: str) -> Path:
     """The verl ``version`` wheel, downloaded on first use (fails the test when it cannot be)."""

@@ -32,7 +32,7 @@ from pathlib import Path
 import pytest
 from ppo_migrate.edits.text_edits import process_text
 from ppo_migrate.settings import Settings
-from verl_wheels import wheel_tree
+from verl_wheels import VERL_STUBS, wheel_tree
 
 HEAD = "from verl.trainer.constants_ppo import get_ppo_ray_runtime_env\nfrom omegaconf import OmegaConf\n"
 #: what every module ends with: the call's result as JSON (the env_vars verl's function set)
@@ -616,13 +616,9 @@ CFG = {"actor_rollout_ref": {"actor": {"strategy": "megatron"}}, "trainer": {"de
 
 _RUNNER = r"""
 import json, sys, traceback, types
-root, modules = sys.argv[1], json.loads(sys.stdin.read())
-sys.path.insert(0, root)
-for name in ("verl", "verl.trainer", "verl.utils"):  # skip verl/__init__ (the whole framework)
-    m = types.ModuleType(name); m.__path__ = [root + "/" + name.replace(".", "/")]; sys.modules[name] = m
-device = types.ModuleType("verl.utils.device")
-device.get_device_capability = lambda: (9, 0)  # stand-in for a Hopper GPU (none here)
-sys.modules["verl.utils.device"] = device
+wheel, modules = sys.argv[1], json.loads(sys.stdin.read())
+sys.path.insert(0, wheel)
+""" + VERL_STUBS + r"""
 out = {}
 for key, source in modules.items():
     namespace = {"__name__": "case_" + str(len(out))}

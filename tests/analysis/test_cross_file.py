@@ -21,7 +21,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from verl_wheels import wheel_tree
+from verl_wheels import VERL_STUBS, wheel_tree
 
 HEAD = "from verl.trainer.constants_ppo import get_ppo_ray_runtime_env\nfrom omegaconf import OmegaConf\n"
 CFG = {"actor_rollout_ref": {"actor": {"strategy": "megatron"}}, "trainer": {"device": "cuda"}}
@@ -298,11 +298,7 @@ _RUNNER = r"""
 import importlib, json, sys, traceback, types
 wheel, tree, names = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])
 sys.path[:0] = [tree, wheel]
-for name in ("verl", "verl.trainer", "verl.utils"):  # skip verl/__init__ (the whole framework)
-    m = types.ModuleType(name); m.__path__ = [wheel + "/" + name.replace(".", "/")]; sys.modules[name] = m
-device = types.ModuleType("verl.utils.device")
-device.get_device_capability = lambda: (9, 0)  # stand-in for a Hopper GPU (none here)
-sys.modules["verl.utils.device"] = device
+""" + VERL_STUBS + r"""
 out = {}
 for name in names:
     try:
