@@ -464,10 +464,10 @@ def _judge(tmp_path: Path, definer: str, caller: str, init: str = "") -> str | N
          "main.py:3 hands `Worker`"),
         ("from pkg.launch import Worker\nclass Sub(Worker):\n    pass\nassert issubclass(Sub, Worker)\n", None),
         ("from pkg.launch import Worker\nassert not isinstance(1, (Worker, str))\n", None),
-        ("from omegaconf import OmegaConf\nfrom pkg.launch import Worker\nBASE = OmegaConf.load('a.yaml')\n"
-         "Worker(BASE.copy())\nWorker(OmegaConf.from_cli())\nWorker(OmegaConf.from_dotlist(['a=1']))\n", None),
-        ("from omegaconf import OmegaConf\nfrom pkg.launch import Worker\nCFG = OmegaConf.create({'trainer': {}})\n"
-         "def trainer(config):\n    return Worker(config)\ntrainer(CFG)\n", None),
+        (("from omegaconf import OmegaConf\nfrom pkg.launch import Worker\nBASE = OmegaConf.load('a.yaml')\n"
+          "Worker(BASE.copy())\nWorker(OmegaConf.from_cli())\nWorker(OmegaConf.from_dotlist(['a=1']))\n"), None),
+        (("from omegaconf import OmegaConf\nfrom pkg.launch import Worker\nCFG = OmegaConf.create({'trainer': {}})\n"
+          "def trainer(config):\n    return Worker(config)\ntrainer(CFG)\n"), None),
         ("import ray\nfrom pkg.launch import Worker\nW = ray.remote(Worker)\n", "main.py:3 hands `Worker`"),
         ("from pkg.launch import Worker\nclass Sub(Worker):\n    config = None\n", None),
         ("from pkg.launch import Worker\nclass Sub(Worker):\n    def env(self):\n        self.config = {}\n",
