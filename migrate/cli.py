@@ -312,7 +312,7 @@ def check(
     if list_rules:
         _list_rules()
         return
-    from ppo_migrate.runner import Mode
+    from ppo_migrate.modes import Mode
 
     paths = _stdin_paths(paths, opts)
     if fix and add_noqa:
@@ -414,13 +414,57 @@ def _report_check(
 
 
 def _run_files(paths: Sequence[str], settings, mode, opts: dict, on_outcome=None):
-    """Discover and process files; ``(files, None)`` after printing them for --show-files."""
+    """Discover and process files; ``(files, None)`` after printing them for --show-files.
+
+    ``check`` of a directory walks and prefilters it in a forked scout process while this
+    one analyses (:func:`ppo_migrate.runner.run_scouted`) where it can.
+    """
+    if on_outcome is None and not opts["show_files"]:
+        scouted = _run_scouted(paths or ["."], settings, mode, opts)
+        if scouted is not None:
+            return scouted
     files = _discover(paths, settings)
     if opts["show_files"]:
         for f in files:
             click.echo(f)
         return files, None
     return files, _run_discovered(files, settings, mode, opts, on_outcome)
+
+
+def _run_scouted(paths: Sequence[str], settings, mode, opts: dict):
+    """``(files, result)`` of :func:`ppo_migrate.runner.run_scouted`; ``None`` where a scout does
+    not apply or failed (the caller then runs without one).
+
+    The scout forks before the runner and the analysis modules are imported: this process
+    imports them while the scout walks the tree.
+    """
+    from ppo_migrate import scout as scouting
+    from ppo_migrate.modes import Mode
+
+    if mode is not Mode.CHECK or not scouting.applies(opts["jobs"], paths):
+        return None
+    try:
+        scout = scouting.start(paths, settings)
+    except OSError:
+        return None
+    try:
+        from ppo_migrate.progress import Progress
+        from ppo_migrate.runner import ScoutFailed, run_scouted
+    except BaseException:
+        scout.kill()
+        raise
+    progress = Progress(sys.stderr, no_progress=opts["no_progress"])
+    try:
+        files, result = run_scouted(scout, settings, mode, jobs=opts["jobs"], progress=progress)
+    except ScoutFailed:
+        return None
+    except (FileNotFoundError, NotADirectoryError, PermissionError) as exc:
+        _fail(str(exc) if str(exc) else f"{exc!r}")
+    finally:
+        progress.finish()
+    if result.interrupted:
+        raise KeyboardInterrupt
+    return files, result
 
 
 def _run_discovered(files: Sequence[str], settings, mode, opts: dict, on_outcome=None):
@@ -697,3 +741,34 @@ def main(argv: Sequence[str] | None = None) -> None:
             sys.stdout.flush()
     except BrokenPipeError:
         _exit_on_broken_pipe()
+    except SystemExit as exc:
+        if argv is None:  # the console script or ``python -m``: the process ends here
+            _exit_without_teardown(exc)
+        raise
+
+
+def _exit_without_teardown(exc: SystemExit) -> None:
+    """End the process at once with ``exc``'s status when nothing is left to do at exit.
+
+    Python's own exit frees every object of every module one by one, ~10 ms after a
+    ``check`` (issue 13, item 6); ``os._exit`` skips it. Only when it skips nothing else:
+    no ``atexit`` handler is registered (``weakref.finalize``, ``multiprocessing`` and
+    ``logging`` register one) and no other thread runs. Standard output and error are
+    flushed first; otherwise (or when the flush fails) this returns and ``exc`` is raised
+    as usual.
+    """
+    import atexit
+
+    handlers = getattr(atexit, "_ncallbacks", None)  # CPython's count; elsewhere: exit as usual
+    threading = sys.modules.get("threading")
+    if handlers is None or handlers() or (threading and threading.active_count() > 1):
+        return
+    code = exc.code
+    if code is not None and not isinstance(code, int):
+        return  # a message to print: Python's own exit prints it
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        return
+    os._exit(code or 0)

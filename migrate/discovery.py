@@ -67,6 +67,13 @@ def _log():
     return logging.getLogger("ppo_migrate")
 
 
+def warn(path: str, message: str) -> None:
+    """Log a problem met in a walk (a directory that cannot be listed, a leftover temporary
+    file that cannot be removed) as a warning of the ``ppo_migrate`` logger: what
+    :func:`discover_files` does without an ``on_error``."""
+    _log().warning("%s: %s", path, message)
+
+
 # A pattern that is just a file or directory name (no glob, escape, negation,
 # comment or slash) can be matched with a dict lookup on the base name.
 _LITERAL = re.compile(r"[A-Za-z0-9_.+@~,=%-]+\Z")
@@ -281,7 +288,7 @@ class _Discovery:
         if self.on_error is not None:
             self.on_error(Path(path), message)
         else:
-            _log().warning("%s: %s", path, message)
+            warn(path, message)
 
     def _rel(self, abs_path: str) -> str | None:
         if abs_path == self.root_abs:

@@ -34,7 +34,6 @@ import errno
 import os
 import re
 import stat as _stat
-import tokenize
 from pathlib import Path
 from typing import NamedTuple
 
@@ -358,6 +357,8 @@ def decode_source(data: bytes) -> tuple[str, str, bool]:
         SyntaxError: a bad declaration: an unknown encoding in the cookie, or a
             BOM with a non-UTF-8 cookie (from ``tokenize.detect_encoding``).
     """
+    import tokenize  # here: the scout (ppo_migrate.scout) imports this module, never decodes
+
     try:
         encoding, _ = tokenize.detect_encoding(_tokenizer_lines(data))
     except SyntaxError:

@@ -14,7 +14,7 @@ worker count.
 from __future__ import annotations
 
 import contextlib
-import enum
+import gc
 import os
 import signal
 import sys
@@ -22,7 +22,6 @@ import threading
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from stat import S_ISREG
 from typing import NamedTuple
 
 from ppo_migrate.diagnostics import Diagnostic
@@ -35,6 +34,15 @@ from ppo_migrate.files import (
     encode_source,
     read_source,
 )
+from ppo_migrate.modes import FORCE_POOL_ENV, Mode, default_jobs
+from ppo_migrate.prefilter import (  # noqa: F401 - prefilter, is_candidate: this module's API too
+    _prefilter,
+    is_candidate,
+    iter_candidates,
+    prefilter,
+    read_bytes as _read_bytes,
+    spells_otherwise,
+)
 from ppo_migrate.settings import Settings
 
 # A pool is used for at least this much estimated work (:func:`pool_work`): below it,
@@ -45,27 +53,12 @@ POOL_MIN_WORK = 256 * 1024
 POOL_WORK_PER_FILE = 1024
 # With the pool forced (:data:`FORCE_POOL_ENV`), below this many candidate files no pool.
 POOL_MIN_CANDIDATES = 8
-#: Set to ``1`` to use the pool whatever the work, as long as ``jobs > 1`` and there are at
-#: least ``POOL_MIN_CANDIDATES`` candidates (the rule before issue 13's item 6). For the
-#: tests only: those that kill, interrupt or crash the pool's workers run on small trees,
-#: which would otherwise be analysed in the parent process.
-FORCE_POOL_ENV = "PPO_MIGRATE_TEST_FORCE_POOL"
 # Files handed to each worker ahead of time: one running, one queued.
 _IN_FLIGHT_PER_WORKER = 2
 # How long stopped workers get to finish a write before they are killed.
 _STOP_GRACE_SECONDS = 5.0
 # How often the parent looks at a stop request while it waits for the workers.
 _STOP_POLL_SECONDS = 0.2
-
-
-class Mode(enum.Enum):
-    """What the run does with each candidate file."""
-
-    CHECK = "check"  #: diagnostics only
-    APPLY = "apply"  #: rewrite files in place (atomically)
-    DIFF = "diff"  #: compute the rewrite, print a unified diff, write nothing
-    ADD_NOQA = "add-noqa"  #: append ``# noqa: CODE`` to each remaining finding
-    FIX_STDOUT = "fix-stdout"  #: compute the rewrite and return its bytes (standard input)
 
 
 class FileOutcome(NamedTuple):
@@ -144,50 +137,6 @@ class RunResult:
 
 def _file_diag(path: str, code: str, message: str, line: int = 1, column: int = 1) -> Diagnostic:
     return Diagnostic(path, line, column, line, column, code, message)
-
-
-def is_candidate(data: bytes, names: Sequence[bytes]) -> bool:
-    """The byte prefilter: does the file name any target?
-
-    Args:
-        data: the file's raw bytes.
-        names: the targets' last names, encoded (e.g. ``b"get_ppo_ray_runtime_env"``).
-
-    A file with non-ASCII bytes may spell a name with characters Python folds into it
-    (NFKC: ``ｇet_ppo_ray_runtime_env`` is ``get_ppo_ray_runtime_env`` to Python):
-    see :func:`spells_otherwise`.
-    """
-    return any(n in data for n in names) or (not data.isascii() and spells_otherwise(data, names))
-
-
-_ASCII_BYTES = bytes(range(128))
-
-
-def spells_otherwise(data: bytes, names: Sequence[bytes]) -> bool:
-    """Whether the NFKC form of a non-ASCII file's text holds one of ``names``.
-
-    Python NFKC-normalises identifiers, so a name may be written with compatibility
-    characters (full-width letters, ligatures, mathematical alphanumerics). Only
-    non-ASCII characters that fold into a character of the names can be part of such
-    a spelling, so the file's non-ASCII bytes alone (``bytes.translate``) are checked
-    first: already in NFKC (``unicodedata.is_normalized``), or with no character
-    folding into one of the names' (CJK comments, whose full-width punctuation and
-    digits fold into other ASCII), they spell nothing. Only otherwise is the whole
-    text folded.
-    Undecodable bytes are replaced: a cookie-declared 8-bit encoding's identifiers do
-    not fold into ASCII letters.
-    """
-    import unicodedata
-
-    rest = data.translate(None, _ASCII_BYTES).decode("utf-8", "replace")
-    if unicodedata.is_normalized("NFKC", rest):
-        return False
-    wanted = [n.decode("utf-8", "replace") for n in names]
-    letters = set("".join(wanted))
-    if not any(set(unicodedata.normalize("NFKC", c)) & letters for c in set(rest)):
-        return False  # nothing folds into a character of the names
-    folded = unicodedata.normalize("NFKC", data.decode("utf-8", "replace"))
-    return any(n in folded for n in wanted)
 
 
 def _line_of_offset(data: bytes, offset: int) -> tuple[int, int]:
@@ -509,68 +458,6 @@ def _process_star(
         )
 
 
-_READ_FLAGS = os.O_RDONLY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NONBLOCK", 0)
-
-
-def _read_bytes(path: str) -> bytes:
-    """The file's bytes with one ``read`` for a regular file (no buffered file object).
-
-    Raises:
-        OSError: also for anything but a regular file; a FIFO is opened without
-            blocking (``O_NONBLOCK``) and never read, so it cannot hang the run.
-    """
-    fd = os.open(path, _READ_FLAGS)
-    try:
-        st = os.fstat(fd)
-        if not S_ISREG(st.st_mode):
-            raise OSError(f"{path}: not a regular file")
-        size = st.st_size
-        data = os.read(fd, size + 1) if size else b""
-        if size and len(data) <= size:
-            return data  # a short read of a regular file is its end
-        chunks = [data]
-        while chunk := os.read(fd, 1 << 16):  # grew meanwhile, or /proc-like
-            chunks.append(chunk)
-        return b"".join(chunks)
-    finally:
-        os.close(fd)
-
-
-def prefilter(paths: Sequence[str], settings: Settings) -> list[str]:
-    """The candidates among ``paths``: files whose bytes name a target.
-
-    Reads each file once, holding one file's bytes at a time; a file that
-    cannot be read is a candidate, so that :func:`process_file` reports it.
-
-    Returns:
-        The candidate paths, in the order given.
-    """
-    return _prefilter(paths, settings)[0]
-
-
-def _prefilter(paths: Sequence[str], settings: Settings) -> tuple[list[str], dict[str, int]]:
-    """:func:`prefilter`, plus each candidate's size in bytes (-1 when unreadable)."""
-    names = [n.encode() for n in settings.target_names]
-    candidates: list[str] = []
-    sizes: dict[str, int] = {}
-    (only,) = names if len(names) == 1 else (None,)
-    for p in paths:
-        try:
-            data = _read_bytes(p)
-        except (OSError, ValueError):  # ValueError: a NUL in the path
-            candidates.append(p)  # let process_file name the exact problem
-            sizes[p] = -1
-            continue
-        if (
-            (only in data or (not data.isascii() and spells_otherwise(data, names)))
-            if only is not None  # the usual case, one target name: no generator per file
-            else is_candidate(data, names)
-        ):
-            candidates.append(p)
-            sizes[p] = len(data)
-    return candidates, sizes
-
-
 def pool_work(sizes: Sequence[int]) -> int:
     """The estimated work of analysing candidates: their bytes plus
     ``POOL_WORK_PER_FILE`` each (an unreadable file counts that alone).
@@ -597,14 +484,6 @@ def use_pool(jobs: int, sizes: Sequence[int], force: bool | None = None) -> bool
     if force:
         return len(sizes) >= POOL_MIN_CANDIDATES
     return pool_work(sizes) >= POOL_MIN_WORK
-
-
-def default_jobs() -> int:
-    """Worker processes when ``--jobs`` is not given: the CPUs this process may run on."""
-    try:
-        return len(os.sched_getaffinity(0)) or 1
-    except (AttributeError, OSError):
-        return os.cpu_count() or 1
 
 
 def run(
@@ -653,6 +532,174 @@ def run(
         )
 
 
+class ScoutFailed(Exception):
+    """The scout process of :func:`run_scouted` ended without sending all it found."""
+
+
+def run_scouted(
+    scout,
+    settings: Settings,
+    mode: Mode,
+    *,
+    jobs: int | None = None,
+    progress: Callable[[int, int, str], None] | None = None,
+) -> tuple[list[str], RunResult]:
+    """Run the files a scout (:func:`ppo_migrate.scout.start`) discovers, analysing each
+    candidate as it arrives while the scout walks and prefilters the rest.
+
+    Args:
+        scout: the started :class:`ppo_migrate.scout.Scout`; stopped and reaped here
+            whatever happens.
+        settings, mode, jobs, progress: as for :func:`run` (``mode`` is ``check``).
+
+    Returns:
+        ``(files, result)``: the discovered files (as
+        :func:`ppo_migrate.discovery.discover_files` returns them; each directory the walk
+        could not read is logged as it would log it) and the run's :class:`RunResult`, the
+        same as :func:`run` gives for them. Candidates left when the scout is done go
+        through the pool when their work calls for it (:func:`use_pool`).
+
+    Raises:
+        FileNotFoundError, NotADirectoryError, PermissionError: as
+            :func:`ppo_migrate.discovery.discover_files` raises them.
+        ScoutFailed: the scout ended early (killed, crashed): nothing was reported; run
+            without it.
+    """
+    try:
+        assert mode is Mode.CHECK, mode  # a scout's run writes nothing
+        if settings.caller_verdicts is None:
+            settings = replace(settings, caller_verdicts=())
+        with _ctrl_c_recorded() as stop_requested:
+            return _run_with_scout(scout, settings, mode, jobs, progress, stop_requested)
+    finally:
+        scout.kill()
+
+
+def _run_with_scout(scout, settings, mode, jobs, progress, stop_requested):
+    """:func:`run_scouted`'s work once the scout runs."""
+
+    def check_stop() -> None:
+        if stop_requested():
+            raise KeyboardInterrupt
+
+    _import_analysis()  # while the scout walks the tree
+    # what exists now (the modules, the settings) lives as long as the run: the cycle
+    # collector leaves it alone, its collections during the analyses are young ones only
+    # (~6 ms of a run on the verl tree, issue 13, item 6)
+    gc.freeze()
+    result = RunResult()
+    files: list[str] = []
+    try:
+        files, rest = _follow_scout(scout, settings, mode, progress, result.outcomes, check_stop)
+        jobs = jobs or default_jobs()
+        sizes = dict(rest)
+        if use_pool(jobs, list(sizes.values())):
+            biggest_first = sorted(sizes, key=lambda p: -sizes[p])
+            _run_pool(
+                biggest_first, settings, mode, jobs, _after(progress, len(result.outcomes)),
+                result.outcomes, None, check_stop,
+            )
+        else:
+            _run_serial(
+                list(sizes), settings, mode, _after(progress, len(result.outcomes)),
+                result.outcomes, None, check_stop,
+            )
+        _judge_across_files(result.outcomes, files, settings, mode, None, check_stop)
+    except KeyboardInterrupt:
+        result.interrupted = True
+    finally:
+        gc.unfreeze()
+    result.outcomes.sort(key=lambda o: o.path)
+    return files, result
+
+
+def _follow_scout(
+    scout,
+    settings: Settings,
+    mode: Mode,
+    progress: Callable[[int, int, str], None] | None,
+    outcomes: list[FileOutcome],
+    check_stop: Callable[[], None],
+) -> tuple[list[str], list[tuple[str, int]]]:
+    """Analyse the scout's candidates as they arrive, appending to ``outcomes``, until it is
+    done; returns the discovered files and the candidates not analysed yet (with sizes).
+
+    Raises:
+        ScoutFailed: the scout ended without its last message, or not cleanly.
+        FileNotFoundError, NotADirectoryError, PermissionError: discovery refused the paths.
+    """
+    from collections import deque
+
+    pending: deque[tuple[str, int]] = deque()
+    errors: list[tuple[str, str]] = []
+    files: list[str] | None = None
+    while files is None:
+        check_stop()
+        messages = scout.messages(wait=not pending)
+        if messages is None and not pending:
+            break
+        for message in messages or ():
+            if message[0] == "candidate":
+                pending.append((message[1], message[2]))
+            elif message[0] == "error":
+                errors.append((message[1], message[2]))
+            elif message[0] == "done":
+                files = message[1]
+            else:  # "refused"
+                raise message[1]
+        if pending and files is None:
+            path, _ = pending.popleft()
+            outcomes.append(_process_star((path, settings, mode)))
+            if progress is not None:  # one more than known while the scout goes on
+                progress(len(outcomes), len(outcomes) + len(pending) + 1, path)
+    if files is None or not scout.finish():
+        raise ScoutFailed("the scout process ended early")
+    if errors:
+        from ppo_migrate.discovery import warn
+
+        for path, message in errors:
+            warn(path, message)
+    return files, list(pending)
+
+
+def _run_serial(
+    candidates: Sequence[str],
+    settings: Settings,
+    mode: Mode,
+    progress: Callable[[int, int, str], None] | None,
+    outcomes: list[FileOutcome],
+    on_outcome: Callable[[FileOutcome], None] | None,
+    check_stop: Callable[[], None],
+) -> None:
+    """Process ``candidates`` one after the other in this process, appending to ``outcomes``."""
+    for i, p in enumerate(candidates, 1):
+        outcome = _process_star((p, settings, mode))
+        outcomes.append(outcome)
+        if on_outcome is not None and not outcome.pending:
+            on_outcome(outcome)
+        if progress is not None:
+            progress(i, len(candidates), p)
+        check_stop()
+
+
+def _after(progress: Callable[[int, int, str], None] | None, done: int):
+    """``progress`` for the rest of a run of which ``done`` files are done already."""
+    if progress is None:
+        return None
+    return lambda i, total, path: progress(done + i, done + total, path)
+
+
+def _import_analysis() -> None:
+    """Import the modules every candidate's analysis needs (~13 ms, once; a forked pool
+    worker or a scout's parent does it before the first file)."""
+    import ppo_migrate.analysis.check
+    import ppo_migrate.analysis.configs
+    import ppo_migrate.analysis.flow
+    import ppo_migrate.analysis.shims
+    import ppo_migrate.analysis.signatures
+    import ppo_migrate.edits.text_edits  # noqa: F401
+
+
 def _run(
     paths, settings, mode, jobs, progress, on_outcome, stop_requested, force_pool=None
 ) -> RunResult:
@@ -693,15 +740,9 @@ def _run(
                 check_stop,
             )
         else:
-            for i, p in enumerate(candidates, 1):
-                outcome = _process_star((p, settings, mode))
-                assert outcome is not None
-                result.outcomes.append(outcome)
-                if on_outcome is not None and not outcome.pending:
-                    on_outcome(outcome)
-                if progress is not None:
-                    progress(i, len(candidates), p)
-                check_stop()
+            _run_serial(
+                candidates, settings, mode, progress, result.outcomes, on_outcome, check_stop
+            )
         _judge_across_files(result.outcomes, paths, settings, mode, on_outcome, check_stop)
     except KeyboardInterrupt:
         result.interrupted = True
@@ -858,13 +899,8 @@ def _run_pool(
         # imported once here, inherited by every worker: each candidate needs them, and a
         # worker importing them itself repeats ~13 ms of imports per worker (issue 13's
         # profile of the verl tree)
-        import ppo_migrate.analysis.check
-        import ppo_migrate.analysis.configs
-        import ppo_migrate.analysis.flow
-        import ppo_migrate.analysis.shims
-        import ppo_migrate.analysis.signatures
-        import ppo_migrate.analysis.callers
-        import ppo_migrate.edits.text_edits
+        _import_analysis()
+        import ppo_migrate.analysis.callers  # noqa: F401
     total = len(candidates)
     todo = deque(candidates)
     done_count = 0

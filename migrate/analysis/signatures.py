@@ -40,6 +40,7 @@ by its in-tree definition or assumed to accept a config (``ppo_runtime``'s does)
 from __future__ import annotations
 
 import ast
+import fnmatch
 import os
 import warnings
 from dataclasses import dataclass, field
@@ -365,14 +366,9 @@ def _project_root(
                 found = memo[key]
                 break
             passed.append(key)
-        try:
-            if (current / ".git").exists() or any((current / f).is_file() for f in _ROOT_MARKERS) or any(
-                p.is_file() for pattern in _ROOT_PATTERNS for p in current.glob(pattern)
-            ):
-                found = current
-                break
-        except OSError:
-            pass
+        if _marks_project_root(current):
+            found = current
+            break
         if (stop is not None and current == stop) or current.parent == current:
             found = None
             break
@@ -381,6 +377,27 @@ def _project_root(
         for key in passed:
             memo[key] = found
     return found
+
+
+def _marks_project_root(directory: Path) -> bool:
+    """Whether ``directory`` holds ``.git``, a file of ``_ROOT_MARKERS`` or one matching
+    ``_ROOT_PATTERNS``: one listing of it, a ``stat`` only for the names that match."""
+    try:
+        names = os.listdir(directory)
+    except OSError:
+        return False
+    try:
+        for name in names:
+            if name == ".git":
+                if (directory / name).exists():
+                    return True
+            elif (
+                name in _ROOT_MARKERS or any(fnmatch.fnmatchcase(name, p) for p in _ROOT_PATTERNS)
+            ) and (directory / name).is_file():
+                return True
+    except OSError:
+        pass
+    return False
 
 
 def install_roots(

@@ -1,0 +1,127 @@
+"""The byte prefilter: which files can name a target, from their bytes alone.
+
+Most files stop here: a file whose bytes contain none of the targets' last names cannot
+refer to a target (every static reference to a function names it), so it is never decoded
+or parsed. Python folds some non-ASCII spellings into ASCII names (NFKC), checked for files
+with non-ASCII bytes (:func:`spells_otherwise`). Light to import: the scout process
+(:mod:`ppo_migrate.scout`) runs it without the runner or the analysis.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Iterator, Sequence
+from stat import S_ISREG
+
+
+def is_candidate(data: bytes, names: Sequence[bytes]) -> bool:
+    """The byte prefilter: does the file name any target?
+
+    Args:
+        data: the file's raw bytes.
+        names: the targets' last names, encoded (e.g. ``b"get_ppo_ray_runtime_env"``).
+
+    A file with non-ASCII bytes may spell a name with characters Python folds into it
+    (NFKC: ``ｇet_ppo_ray_runtime_env`` is ``get_ppo_ray_runtime_env`` to Python):
+    see :func:`spells_otherwise`.
+    """
+    return any(n in data for n in names) or (not data.isascii() and spells_otherwise(data, names))
+
+
+_ASCII_BYTES = bytes(range(128))
+
+
+def spells_otherwise(data: bytes, names: Sequence[bytes]) -> bool:
+    """Whether the NFKC form of a non-ASCII file's text holds one of ``names``.
+
+    Python NFKC-normalises identifiers, so a name may be written with compatibility
+    characters (full-width letters, ligatures, mathematical alphanumerics). Only
+    non-ASCII characters that fold into a character of the names can be part of such
+    a spelling, so the file's non-ASCII bytes alone (``bytes.translate``) are checked
+    first: already in NFKC (``unicodedata.is_normalized``), or with no character
+    folding into one of the names' (CJK comments, whose full-width punctuation and
+    digits fold into other ASCII), they spell nothing. Only otherwise is the whole
+    text folded.
+    Undecodable bytes are replaced: a cookie-declared 8-bit encoding's identifiers do
+    not fold into ASCII letters.
+    """
+    import unicodedata
+
+    rest = data.translate(None, _ASCII_BYTES).decode("utf-8", "replace")
+    if unicodedata.is_normalized("NFKC", rest):
+        return False
+    wanted = [n.decode("utf-8", "replace") for n in names]
+    letters = set("".join(wanted))
+    if not any(set(unicodedata.normalize("NFKC", c)) & letters for c in set(rest)):
+        return False  # nothing folds into a character of the names
+    folded = unicodedata.normalize("NFKC", data.decode("utf-8", "replace"))
+    return any(n in folded for n in wanted)
+
+
+_READ_FLAGS = os.O_RDONLY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NONBLOCK", 0)
+
+
+def read_bytes(path: str) -> bytes:
+    """The file's bytes with one ``read`` for a regular file (no buffered file object).
+
+    Raises:
+        OSError: also for anything but a regular file; a FIFO is opened without
+            blocking (``O_NONBLOCK``) and never read, so it cannot hang the run.
+    """
+    fd = os.open(path, _READ_FLAGS)
+    try:
+        st = os.fstat(fd)
+        if not S_ISREG(st.st_mode):
+            raise OSError(f"{path}: not a regular file")
+        size = st.st_size
+        data = os.read(fd, size + 1) if size else b""
+        if size and len(data) <= size:
+            return data  # a short read of a regular file is its end
+        chunks = [data]
+        while chunk := os.read(fd, 1 << 16):  # grew meanwhile, or /proc-like
+            chunks.append(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
+def prefilter(paths: Sequence[str], settings) -> list[str]:
+    """The candidates among ``paths``: files whose bytes name a target.
+
+    Reads each file once, holding one file's bytes at a time; a file that
+    cannot be read is a candidate, so that :func:`process_file` reports it.
+
+    Returns:
+        The candidate paths, in the order given.
+    """
+    return _prefilter(paths, settings)[0]
+
+
+def _prefilter(paths: Sequence[str], settings) -> tuple[list[str], dict[str, int]]:
+    """:func:`prefilter`, plus each candidate's size in bytes (-1 when unreadable)."""
+    candidates: list[str] = []
+    sizes: dict[str, int] = {}
+    for p, size in iter_candidates(paths, settings):
+        candidates.append(p)
+        sizes[p] = size
+    return candidates, sizes
+
+
+def iter_candidates(paths: Iterable[str], settings) -> Iterator[tuple[str, int]]:
+    """:func:`prefilter` as it goes: ``(path, size in bytes)`` of each candidate, in the
+    order given, as soon as it is read (size -1: unreadable, a candidate so that
+    :func:`process_file` reports it)."""
+    names = [n.encode() for n in settings.target_names]
+    (only,) = names if len(names) == 1 else (None,)
+    for p in paths:
+        try:
+            data = read_bytes(p)
+        except (OSError, ValueError):  # ValueError: a NUL in the path
+            yield p, -1  # let process_file name the exact problem
+            continue
+        if (
+            (only in data or (not data.isascii() and spells_otherwise(data, names)))
+            if only is not None  # the usual case, one target name: no generator per file
+            else is_candidate(data, names)
+        ):
+            yield p, len(data)
