@@ -754,8 +754,9 @@ def _exit_without_teardown(exc: SystemExit) -> None:
     ``check`` (issue 13, item 6); ``os._exit`` skips it. Only when it skips nothing else:
     no ``atexit`` handler is registered (``weakref.finalize``, ``multiprocessing`` and
     ``logging`` register one) and no other thread runs. Standard output and error are
-    flushed first; otherwise (or when the flush fails) this returns and ``exc`` is raised
-    as usual.
+    flushed first. Not under a tracer or profiler (a debugger, coverage, ``python -m cProfile
+    -m ppo_migrate``: they report at exit). Otherwise (or when the flush fails) this returns
+    and ``exc`` is raised as usual.
     """
     import atexit
 
@@ -763,6 +764,8 @@ def _exit_without_teardown(exc: SystemExit) -> None:
     threading = sys.modules.get("threading")
     if handlers is None or handlers() or (threading and threading.active_count() > 1):
         return
+    if sys.gettrace() is not None or sys.getprofile() is not None:
+        return  # under a debugger, coverage or a profiler (``python -m cProfile -m ...``)
     code = exc.code
     if code is not None and not isinstance(code, int):
         return  # a message to print: Python's own exit prints it

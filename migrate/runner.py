@@ -1,14 +1,15 @@
 """Per-file pipeline: read, prefilter, parse, analyse, rewrite; over a process pool.
 
-Most files stop at the byte prefilter: a file whose bytes contain none of the
-targets' last names cannot refer to a target (every static reference to a
-function names it), so it is never decoded or parsed and LibCST is never
+Most files stop at the byte prefilter (:mod:`ppo_migrate.prefilter`): a file whose
+bytes contain none of the targets' last names cannot refer to a target (every static
+reference to a function names it), so it is never decoded or parsed and LibCST is never
 imported for it. Candidates go through :func:`process_file`: the analysis core
 (:mod:`ppo_migrate.analysis`, Python's own ``ast``, a few milliseconds a file)
 decides them and :mod:`ppo_migrate.edits.text_edits` splices the fixes into the original
-text, in this process or in a pool of worker processes. LibCST is imported only
-for ``apply --use-ppo-runtime``. Results come back in path order whatever the
-worker count.
+text, in this process or in a pool of worker processes (:func:`run`), or, for ``check``
+of a directory, as a forked scout sends them (:func:`run_scouted`,
+:mod:`ppo_migrate.scout`). LibCST is imported only for ``apply --use-ppo-runtime``.
+Results come back in path order whatever the worker count.
 """
 
 from __future__ import annotations

@@ -653,3 +653,55 @@ def test_each_rule_says_its_own_why_and_which_setups_fail_or_slow_down() -> None
     assert "someone must decide where the config comes from" in ppo002
     assert "may raise TypeError" in ppo003 and "Fails loudly" not in ppo003
     assert "Not a problem on its own" in ppo004 and "--show-shims" in ppo004
+
+
+# ---------------------------------------------------------------- the end of the process
+
+
+def test_everything_printed_reaches_a_pipe_before_the_quick_exit(tmp_path: Path) -> None:
+    """The console script ends with ``os._exit`` (no interpreter teardown): what it printed
+    must be flushed first, all of it, and the exit code kept."""
+    calls = "".join(f"    get_ppo_ray_runtime_env()  # {i}\n" for i in range(1500))
+    root = write_tree(tmp_path / "big", {"t.py": IMPORT + "\n\ndef run(config):\n" + calls})
+    as_json, concise = ppo_many([("check", "--output-format", "json"), ("check",)], cwd=root)
+    assert as_json.returncode == concise.returncode == 1
+    found = json.loads(as_json.stdout)
+    assert len(found) == 1500
+    assert found[-1]["location"]["row"] == 1504  # import, two blank lines, def, 1500 calls
+    assert concise.stdout.count(": PPO001 [*] ") == 1500
+    assert concise.stdout.rstrip().endswith("[*] 1500 fixable with `ppo-migrate apply`.")
+
+
+def test_exit_handlers_registered_before_the_run_still_run(tmp_path: Path) -> None:
+    """``os._exit`` would skip them: with one registered, the process exits as usual."""
+    root = write_tree(tmp_path / "proj", TREE)
+    code = (
+        "import atexit, sys\n"
+        "atexit.register(lambda: print('handler ran', flush=True))\n"
+        "sys.argv = ['ppo-migrate', 'check', '.']\n"
+        "from ppo_migrate.cli import main\n"
+        "main()\n"
+    )
+    env = {**os.environ, "NO_COLOR": "1"}
+    env.pop("CI", None)
+    r = subprocess.run(
+        [sys.executable, "-c", code], cwd=root, capture_output=True, text=True, env=env, timeout=120
+    )
+    assert r.returncode == 1, r.stderr
+    assert "Found 2 errors." in r.stdout
+    assert r.stdout.rstrip().endswith("handler ran")
+
+
+def test_a_profiler_still_reports_at_exit(tmp_path: Path) -> None:
+    """Under a profiler (or a debugger, or coverage) the process ends as usual, so that it
+    can write its report: ``python -m cProfile -m ppo_migrate check``."""
+    root = write_tree(tmp_path / "proj", TREE)
+    env = {**os.environ, "NO_COLOR": "1"}
+    env.pop("CI", None)
+    r = subprocess.run(
+        [sys.executable, "-m", "cProfile", "-s", "cumulative", "-m", "ppo_migrate", "check", "."],
+        cwd=root, capture_output=True, text=True, env=env, timeout=120,
+    )
+    assert r.returncode == 0, r.stderr  # cProfile's own: it swallows the run's SystemExit
+    assert "Found 2 errors." in r.stdout
+    assert "function calls" in r.stdout and "Ordered by: cumulative time" in r.stdout

@@ -111,3 +111,28 @@ def test_use_ppo_runtime_rewrites_a_pre_pr_6976_wheel(tmp_path: Path) -> None:
     assert b"from ppo_runtime import get_ppo_ray_runtime_env\n" in new
     assert b"from verl.trainer.constants_ppo import get_ppo_ray_runtime_env" not in new
     assert migrated["verl/trainer/constants_ppo.py"] == original["verl/trainer/constants_ppo.py"]
+
+
+def test_check_with_the_scout_matches_one_process_on_real_wheels(tmp_path: Path) -> None:
+    """The verl 0.8.0 and 0.9.1 wheels side by side (~1,000 files), a configless call
+    injected into a new ``helper(config)`` of 0.9.1's ``main_ppo.py`` and one into its
+    ``TaskRunnerV1.run``: ``check`` (its walk
+    in the forked scout) and ``check --jobs 1`` (one process) print the same, every format."""
+    unpack("0.8.0", tmp_path / "v080")
+    work = unpack("0.9.1", tmp_path / "v091")
+    main_ppo = work / "verl" / "trainer" / "main_ppo.py"
+    text = main_ppo.read_text()
+    run = "    def run(self, config: DictConfig):\n"
+    assert text.count(run) == 1 and text.count("\ndef run_ppo(") == 1
+    text = text.replace(run, run + "        get_ppo_ray_runtime_env()\n")
+    main_ppo.write_text(text.replace(
+        "\ndef run_ppo(", "\ndef helper(config):\n    return get_ppo_ray_runtime_env()\n\n\ndef run_ppo("
+    ))
+    for fmt in ("json", "concise", "sarif"):
+        scouted = run_cli("check", "--output-format", fmt, "v080", "v091", cwd=tmp_path)
+        alone = run_cli("check", "--jobs", "1", "--output-format", fmt, "v080", "v091", cwd=tmp_path)
+        assert scouted.returncode == alone.returncode == 1, scouted.stderr
+        assert scouted.stdout == alone.stdout
+        assert scouted.stderr == alone.stderr
+    found = json.loads(run_cli("check", "--output-format", "json", "v091", cwd=tmp_path).stdout)
+    assert sorted(d["code"] for d in found) == ["PPO001", "PPO001"]
