@@ -114,25 +114,31 @@ def test_use_ppo_runtime_rewrites_a_pre_pr_6976_wheel(tmp_path: Path) -> None:
 
 
 def test_check_with_the_scout_matches_one_process_on_real_wheels(tmp_path: Path) -> None:
-    """The verl 0.8.0 and 0.9.1 wheels side by side (~1,000 files), a configless call
-    injected into a new ``helper(config)`` of 0.9.1's ``main_ppo.py`` and one into its
-    ``TaskRunnerV1.run``: ``check`` (its walk
-    in the forked scout) and ``check --jobs 1`` (one process) print the same, every format."""
+    """The verl 0.8.0 and 0.9.1 wheels side by side (~800 files), a configless call injected
+    into a new ``helper(config)`` of 0.9.1's ``main_ppo.py`` (PPO001) and one at the top of its
+    ``ray_trainer.py`` (PPO002): ``check`` (its walk in the forked scout) and ``check --jobs 1``
+    (one process) print the same."""
     unpack("0.8.0", tmp_path / "v080")
     work = unpack("0.9.1", tmp_path / "v091")
     main_ppo = work / "verl" / "trainer" / "main_ppo.py"
     text = main_ppo.read_text()
-    run = "    def run(self, config: DictConfig):\n"
-    assert text.count(run) == 1 and text.count("\ndef run_ppo(") == 1
-    text = text.replace(run, run + "        get_ppo_ray_runtime_env()\n")
+    assert text.count("\ndef run_ppo(") == 1
     main_ppo.write_text(text.replace(
         "\ndef run_ppo(", "\ndef helper(config):\n    return get_ppo_ray_runtime_env()\n\n\ndef run_ppo("
     ))
-    for fmt in ("json", "concise", "sarif"):
+    trainer = work / "verl" / "trainer" / "ppo" / "ray_trainer.py"
+    trainer.write_text(
+        "from verl.trainer.constants_ppo import get_ppo_ray_runtime_env\n"
+        "ENV = get_ppo_ray_runtime_env()\n" + trainer.read_text()
+    )
+    for fmt in ("json", "concise"):
         scouted = run_cli("check", "--output-format", fmt, "v080", "v091", cwd=tmp_path)
         alone = run_cli("check", "--jobs", "1", "--output-format", fmt, "v080", "v091", cwd=tmp_path)
         assert scouted.returncode == alone.returncode == 1, scouted.stderr
         assert scouted.stdout == alone.stdout
         assert scouted.stderr == alone.stderr
-    found = json.loads(run_cli("check", "--output-format", "json", "v091", cwd=tmp_path).stdout)
-    assert sorted(d["code"] for d in found) == ["PPO001", "PPO001"]
+        if fmt == "json":
+            found = sorted((d["code"], d["filename"].split("/")[-1]) for d in json.loads(scouted.stdout))
+            assert found == [
+                ("PPO001", "main_ppo.py"), ("PPO002", "ray_trainer.py"), ("PPO005", "main_ppo.py")
+            ]
