@@ -180,8 +180,10 @@ def _judge(
         more: dict[str, list[_Wanted]] = defaultdict(list)
         modules = {fq.rpartition(".")[0].rpartition(".")[2] for fq in wanted}
         # a use from another file names the module too (``from pkg.lib import launch``,
-        # ``from . import lib``, ``import_module("pkg.lib")``; a re-export's own file does)
-        parts = {p for fq in wanted for p in fq.rpartition(".")[0].split(".") if p}
+        # ``from . import lib``, ``import_module("pkg.lib")``, ``pkg.lib.launch``; a
+        # re-export's own file does), or a package above it that re-exports the name
+        # (``from pkg import launch``)
+        parts = modules | _reexporting_parents(wanted, gate | modules, paths)
         # name -> the one file whose own analysis judged every use of it there (skipped)
         skips: dict[str, set[str | None]] = defaultdict(set)
         for fq, entries in wanted.items():
@@ -321,6 +323,37 @@ def _read(path: str) -> bytes | None:
         return _read_bytes(path)
     except (OSError, ValueError):
         return None
+
+
+def _reexporting_parents(
+    wanted: dict[str, list[_Wanted]], names: set[str], paths: Sequence[str]
+) -> set[str]:
+    """The last parts of the packages above a wanted module (``pkg`` above ``pkg.lib``) whose
+    ``__init__.py`` is among ``paths`` and may hand a wanted name on: it spells one of
+    ``names`` (a wanted name or module), imports ``*`` or defines a module ``__getattr__``.
+    Only through such a package can a file reach ``pkg.lib.launch`` without naming ``lib``
+    (``from pkg import launch``); the others need not be read for it."""
+    from ppo_migrate.analysis.callers import module_name
+
+    parents: set[str] = set()
+    for fq in wanted:
+        module = fq.rpartition(".")[0]
+        while "." in module:
+            module = module.rpartition(".")[0]
+            parents.add(module)
+    found: set[str] = set()
+    for path in paths:
+        if os.path.basename(path) != "__init__.py":
+            continue
+        module = module_name(path)
+        if module not in parents:
+            continue
+        data = _read(path)
+        if data is not None and (
+            b"import *" in data or b"__getattr__" in data or _mentions(data, names)
+        ):
+            found.add(module.rpartition(".")[2])
+    return found
 
 
 def _mentions(data: bytes, names: set[str]) -> bool:
