@@ -813,6 +813,11 @@ def _finish(outcome: FileOutcome, verdicts: dict, judged: Settings, mode: Mode) 
     return process_file(outcome.path, judged, mode)
 
 
+#: Whether the handler of :func:`_ctrl_c_recorded` raises ``KeyboardInterrupt`` at once;
+#: :func:`_run_pool` turns it off: there the flag alone stops the run, at its next look.
+_sigint_raises = True
+
+
 @contextlib.contextmanager
 def _ctrl_c_recorded() -> Iterator[Callable[[], bool]]:
     """Record Ctrl-C (SIGINT) in a flag as well as raising ``KeyboardInterrupt``.
@@ -840,7 +845,8 @@ def _ctrl_c_recorded() -> Iterator[Callable[[], bool]]:
 
     def on_sigint(signum, frame):
         stop.set()
-        raise KeyboardInterrupt
+        if _sigint_raises:
+            raise KeyboardInterrupt
 
     signal.signal(signal.SIGINT, on_sigint)
     try:
@@ -890,6 +896,31 @@ def _run_pool(
     Ctrl-C the workers are stopped (a write in progress completes first) and
     ``KeyboardInterrupt`` propagates.
     """
+    global _sigint_raises
+    # Ctrl-C only sets the flag here; check_stop() raises, every _STOP_POLL_SECONDS at most.
+    # A KeyboardInterrupt raised inside concurrent.futures' wait() (which takes every
+    # future's lock in turn) left a lock taken: at exit the executor's thread blocked on it
+    # and the process never ended (a tester's SIGINT to a 6,000-candidate check).
+    previous, _sigint_raises = _sigint_raises, False
+    try:
+        _run_pool_loop(
+            candidates, settings, mode, jobs, progress, outcomes, on_outcome, check_stop
+        )
+    finally:
+        _sigint_raises = previous
+
+
+def _run_pool_loop(
+    candidates: list[str],
+    settings: Settings,
+    mode: Mode,
+    jobs: int,
+    progress: Callable[[int, int, str], None] | None,
+    outcomes: list[FileOutcome],
+    on_outcome: Callable[[FileOutcome], None] | None,
+    check_stop: Callable[[], None],
+) -> None:
+    """:func:`_run_pool`'s work, Ctrl-C deferred to ``check_stop``."""
     import multiprocessing
     from collections import deque
     from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait

@@ -490,3 +490,45 @@ def test_prefilter_reads_bytes_exactly(tmp_path: Path) -> None:
     assert runner._read_bytes(str(empty)) == b""
     candidates = runner.prefilter([str(big), str(empty), str(missing)], Settings())
     assert candidates == [str(big), str(missing)]  # unreadable: process_file reports it
+
+
+# A SIGINT that lands while concurrent.futures' wait() takes the futures' locks one by one:
+# the wrapper sends it from inside wait() and records a KeyboardInterrupt coming out of it.
+SIGINT_INSIDE_WAIT = """
+import concurrent.futures, os, signal, sys
+real = concurrent.futures.wait
+seen = []
+
+def wait(*args, **kwargs):
+    try:
+        if not seen:
+            seen.append("sent")
+            os.kill(os.getpid(), signal.SIGINT)
+        return real(*args, **kwargs)
+    except KeyboardInterrupt:
+        seen.append("raised inside wait")
+        raise
+
+concurrent.futures.wait = wait
+from pathlib import Path
+from ppo_migrate.runner import Mode, run
+from ppo_migrate.settings import Settings
+
+files = sorted(str(p) for p in Path("tree").rglob("*.py"))
+result = run(files, Settings(), Mode.CHECK, jobs=2, force_pool=True)
+print(result.interrupted, len(result.outcomes) < len(files), seen, flush=True)
+"""
+
+
+def test_ctrl_c_inside_the_pools_wait_is_taken_at_the_next_look(tmp_path: Path) -> None:
+    """Bug (a tester's SIGINT to a 6,000-candidate check that never exited): raised inside
+    ``concurrent.futures.wait``, the KeyboardInterrupt could leave a future's lock taken, and
+    at exit the executor's thread waited for it forever. In the pool Ctrl-C now only sets
+    the run's flag; the run stops at its next look (``_STOP_POLL_SECONDS``), outside any lock."""
+    _trainers(tmp_path / "tree", 200)
+    r = subprocess.run(
+        [sys.executable, "-c", SIGINT_INSIDE_WAIT], cwd=tmp_path, env=_env(),
+        capture_output=True, text=True, timeout=60,
+    )
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == "True True ['sent']"
