@@ -855,7 +855,7 @@ def _ctrl_c_recorded() -> Iterator[Callable[[], bool]]:
         signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
-def _worker_init(written_queue=None) -> None:
+def _worker_init(written_queue=None, lifeline: tuple[int, int] | None = None) -> None:
     """Pool workers leave Ctrl-C to the parent, which stops them with SIGTERM.
 
     Args:
@@ -863,9 +863,13 @@ def _worker_init(written_queue=None) -> None:
             put on it as soon as the file is replaced (``put`` writes to the pipe
             before a held-back SIGTERM can end the worker), so the parent learns of
             a file written by a worker it stopped.
+        lifeline: a forked worker's copy of :func:`_lifeline`'s pipe: the worker ends
+            itself when the parent dies (see :func:`_watch_parent`).
     """
     global _on_written
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if lifeline is not None:
+        _watch_parent(*lifeline)
     if written_queue is not None:
         # without the diagnostics: a message of a few hundred bytes is one write(2)
         # to the pipe, which no signal can cut in two
@@ -875,6 +879,44 @@ def _worker_init(written_queue=None) -> None:
             ))
 
         _on_written = announce
+
+
+def _lifeline(context) -> tuple[int, int] | None:
+    """A pipe whose write end only this process keeps (each forked worker closes its copy):
+    its reading end sees the end of the file when this process ends, however it ends
+    (SIGKILL included). ``None`` where workers are not forked (they inherit no pipe)."""
+    return os.pipe() if context.get_start_method() == "fork" else None
+
+
+def _watch_parent(reader: int, writer: int) -> None:
+    """In a forked worker: end the worker when the parent dies.
+
+    A worker waiting for its next file blocks on the executor's queue, whose pipe every
+    worker also holds open: killed with SIGKILL or SIGTERM, the parent left its workers
+    waiting for ever (a tester's ``kill -TERM`` of a 6,000-candidate ``check``: two
+    workers orphaned). A daemon thread waits on the lifeline instead and, at its end,
+    sends SIGTERM to the worker's main thread: a worker replacing a file holds SIGTERM
+    back until the file is whole (:func:`_signals_deferred`), then ends.
+    """
+    os.close(writer)
+    main = threading.main_thread().ident
+
+    def watch() -> None:
+        try:
+            while os.read(reader, 1):
+                pass
+        except OSError:
+            pass
+        signal.pthread_kill(main, signal.SIGTERM)
+
+    # started with SIGTERM and SIGINT blocked, so that the kernel never hands the worker's
+    # signals to this thread: a SIGTERM it took would end the worker in the middle of a
+    # replacement the main thread holds it back for
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM, signal.SIGINT})
+    try:
+        threading.Thread(target=watch, name="ppo-migrate-lifeline", daemon=True).start()
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
 
 
 def _run_pool(
@@ -896,36 +938,9 @@ def _run_pool(
     Ctrl-C the workers are stopped (a write in progress completes first) and
     ``KeyboardInterrupt`` propagates.
     """
-    global _sigint_raises
-    # Ctrl-C only sets the flag here; check_stop() raises, every _STOP_POLL_SECONDS at most.
-    # A KeyboardInterrupt raised inside concurrent.futures' wait() (which takes every
-    # future's lock in turn) left a lock taken: at exit the executor's thread blocked on it
-    # and the process never ended (a tester's SIGINT to a 6,000-candidate check).
-    previous, _sigint_raises = _sigint_raises, False
-    try:
-        _run_pool_loop(
-            candidates, settings, mode, jobs, progress, outcomes, on_outcome, check_stop
-        )
-    finally:
-        _sigint_raises = previous
-
-
-def _run_pool_loop(
-    candidates: list[str],
-    settings: Settings,
-    mode: Mode,
-    jobs: int,
-    progress: Callable[[int, int, str], None] | None,
-    outcomes: list[FileOutcome],
-    on_outcome: Callable[[FileOutcome], None] | None,
-    check_stop: Callable[[], None],
-) -> None:
-    """:func:`_run_pool`'s work, Ctrl-C deferred to ``check_stop``."""
     import multiprocessing
-    from collections import deque
-    from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
-    from concurrent.futures.process import BrokenProcessPool
 
+    global _sigint_raises
     context = multiprocessing.get_context("fork" if sys.platform == "linux" else "spawn")
     if context.get_start_method() == "fork":
         # imported once here, inherited by every worker: each candidate needs them, and a
@@ -933,10 +948,36 @@ def _run_pool_loop(
         # profile of the verl tree)
         _import_analysis()
         import ppo_migrate.analysis.callers  # noqa: F401
+    written_queue = context.SimpleQueue()
+    lifeline = _lifeline(context)
+    # Ctrl-C only sets the flag here; check_stop() raises, every _STOP_POLL_SECONDS at most.
+    # A KeyboardInterrupt raised inside concurrent.futures' wait() (which takes every
+    # future's lock in turn) left a lock taken: at exit the executor's thread blocked on it
+    # and the process never ended (a tester's SIGINT to a 6,000-candidate check).
+    previous, _sigint_raises = _sigint_raises, False
+    try:
+        _feed_pool(
+            candidates, settings, mode, jobs, progress, outcomes, on_outcome, check_stop,
+            context, written_queue, lifeline,
+        )
+    finally:
+        _sigint_raises = previous
+        for fd in lifeline or ():
+            os.close(fd)
+
+
+def _feed_pool(
+    candidates, settings, mode, jobs, progress, outcomes, on_outcome, check_stop,
+    context, written_queue, lifeline,
+) -> None:
+    """:func:`_run_pool`'s loop: pools of workers until every candidate is done."""
+    from collections import deque
+    from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+    from concurrent.futures.process import BrokenProcessPool
+
     total = len(candidates)
     todo = deque(candidates)
     done_count = 0
-    written_queue = context.SimpleQueue()
 
     def drain_written() -> None:
         """Pass the workers' announcements of replaced files to ``_on_written``."""
@@ -957,7 +998,7 @@ def _run_pool_loop(
     while todo:
         workers = min(jobs, len(todo))
         executor = ProcessPoolExecutor(
-            workers, context, initializer=_worker_init, initargs=(written_queue,)
+            workers, context, initializer=_worker_init, initargs=(written_queue, lifeline)
         )
         in_flight: dict[Future[FileOutcome], str] = {}
         suspects: list[str] = []
@@ -983,19 +1024,24 @@ def _run_pool_loop(
             raise
         executor.shutdown(wait=True)
         for p in sorted(suspects):
-            finished(_run_isolated(p, settings, mode, context, check_stop))
+            finished(_run_isolated(p, settings, mode, context, check_stop, lifeline))
             check_stop()
 
 
 def _run_isolated(
-    path: str, settings: Settings, mode: Mode, context, check_stop: Callable[[], None]
+    path: str,
+    settings: Settings,
+    mode: Mode,
+    context,
+    check_stop: Callable[[], None],
+    lifeline: tuple[int, int] | None = None,
 ) -> FileOutcome:
     """Process one file in a worker of its own; a dead worker is this file's internal error."""
     from concurrent.futures import ProcessPoolExecutor
     from concurrent.futures import TimeoutError as FutureTimeout
     from concurrent.futures.process import BrokenProcessPool
 
-    executor = ProcessPoolExecutor(1, context, initializer=_worker_init)
+    executor = ProcessPoolExecutor(1, context, initializer=_worker_init, initargs=(None, lifeline))
     future = executor.submit(_process_star, (path, settings, mode))
     try:
         while True:

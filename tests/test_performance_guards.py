@@ -532,3 +532,58 @@ def test_ctrl_c_inside_the_pools_wait_is_taken_at_the_next_look(tmp_path: Path) 
     )
     assert r.returncode == 0, r.stderr
     assert r.stdout.strip() == "True True ['sent']"
+
+
+def _live_in_group(pgid: int) -> list[str]:
+    """``pid state cmd`` of each process of group ``pgid`` that is not a zombie (/proc)."""
+    out = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            text = stat.read_text()
+        except OSError:
+            continue
+        fields = text[text.rindex(")") + 2 :].split()  # after "pid (comm) "
+        if int(fields[2]) == pgid and fields[0] != "Z":
+            out.append(f"{stat.parent.name} {fields[0]} {text[: text.rindex(')') + 1]}")
+    return out
+
+
+def _children(pid: int) -> int:
+    n = 0
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            text = stat.read_text()
+        except OSError:
+            continue
+        if int(text[text.rindex(")") + 2 :].split()[1]) == pid:
+            n += 1
+    return n
+
+
+@pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGTERM])
+def test_workers_end_when_the_parent_is_killed(tmp_path: Path, sig: signal.Signals) -> None:
+    """Bug (a tester's ``kill -TERM`` of a 6,000-candidate ``check``): the pool's workers,
+    blocked on the executor's queue, outlived the parent for ever. Each now watches a pipe
+    only the parent holds and ends itself when the parent is gone."""
+    _trainers(tmp_path / "tree", 400)
+    proc = subprocess.Popen(
+        [*PPO, "check", "--jobs", "2", "tree"],
+        cwd=tmp_path, env=_env(**POOL), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while _children(proc.pid) < 2 and proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert proc.poll() is None, "the run ended before its workers could be seen"
+        os.kill(proc.pid, sig)
+        proc.wait(timeout=30)
+        deadline = time.monotonic() + 10
+        while _live_in_group(proc.pid) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert _live_in_group(proc.pid) == []
+    finally:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
