@@ -176,6 +176,7 @@ def _child(paths: Sequence[str], settings, reader: int, writer: int) -> None:  #
         signal.signal(signal.SIGINT, signal.SIG_DFL)  # Ctrl-C: the parent stops the run
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
         os.close(reader)
+        _end_with_parent(writer)
         from ppo_migrate.discovery import discover_files
         from ppo_migrate.prefilter import iter_candidates
 
@@ -195,6 +196,24 @@ def _child(paths: Sequence[str], settings, reader: int, writer: int) -> None:  #
         code = 1
     finally:
         os._exit(code)
+
+
+def _end_with_parent(writer: int) -> None:  # pragma: no cover - in the child
+    """End this child as soon as the parent has gone (killed, even with SIGKILL): the pipe's
+    reading end closes and a thread polling the writing end sees it at once, where the
+    walk would notice only at its next message (a tree without a candidate: at its end)."""
+    import select
+    import threading
+
+    poller = select.poll()
+    poller.register(writer, 0)  # POLLERR/POLLHUP are always reported
+
+    def watch() -> None:
+        while not poller.poll():
+            pass
+        os._exit(1)
+
+    threading.Thread(target=watch, name="ppo-migrate-scout-lifeline", daemon=True).start()
 
 
 def _send(fd: int, body: bytes) -> None:

@@ -274,3 +274,47 @@ def test_a_scout_killed_before_its_last_message_is_a_failure(
     assert scout.pid == -1 and scout.reader == -1
     with pytest.raises(ChildProcessError):
         os.waitpid(-1, os.WNOHANG)
+
+
+def test_the_scout_ends_when_its_parent_is_killed(tmp_path: Path) -> None:
+    """A scout that finds no candidate sends nothing until its walk ends: killed with
+    SIGKILL, the parent would leave it walking. It watches its pipe and ends at once."""
+    root = tmp_path / "plain"
+    (root / "pkg").mkdir(parents=True)
+    for i in range(600):  # no candidate: the scout has nothing to send before its end
+        (root / "pkg" / f"m{i:03d}.py").write_text(PLAIN)
+    env = {**os.environ, "NO_COLOR": "1"}
+    env.pop("CI", None)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", SLOW_SCOUT, "check", "pkg"],
+        cwd=root, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
+        start_new_session=True,
+    )
+    try:
+        assert proc.stdout is not None and proc.stdout.readline() == b"ready\n"
+        time.sleep(1.5)  # the scout reads a file each 10 ms: about 4.5 s of walking left
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=30)
+        deadline = time.monotonic() + 3
+        while _live_in_group(proc.pid) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert _live_in_group(proc.pid) == []
+    finally:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+
+def _live_in_group(pgid: int) -> list[str]:
+    """The pids of group ``pgid`` that are not zombies (/proc)."""
+    out = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            text = stat.read_text()
+        except OSError:
+            continue
+        fields = text[text.rindex(")") + 2 :].split()
+        if int(fields[2]) == pgid and fields[0] != "Z":
+            out.append(stat.parent.name)
+    return out
