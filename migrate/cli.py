@@ -176,6 +176,26 @@ def _exit_on_broken_pipe() -> NoReturn:
     sys.exit(EXIT_FINDINGS)
 
 
+def _output_failed(exc: OSError) -> bool:
+    """Whether ``exc`` is standard output refusing what was printed (a full disk, a quota,
+    an I/O error) rather than a crash: a user's own files are written through
+    :func:`ppo_migrate.files.atomic_write`, whose errors are reported file by file."""
+    import errno
+
+    return exc.errno in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO)
+
+
+def _output_error(exc: OSError) -> NoReturn:
+    """One line on standard error and exit 2, as ruff does (``ruff failed``): standard
+    output could not take the report; what it held is dropped, never written again."""
+    try:
+        sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - the exit flushes it, harmlessly
+    except OSError:
+        pass
+    click.echo(f"ppo-migrate: error: cannot write the output: {exc.strerror or exc}", err=True)
+    sys.exit(EXIT_ERROR)
+
+
 def _guard(func: Callable) -> Callable:
     """Turn Ctrl-C into exit 130, a closed pipe into a quiet exit 1 and crashes into a
     one-line error with exit 2."""
@@ -191,6 +211,11 @@ def _guard(func: Callable) -> Callable:
             raise
         except BrokenPipeError:
             _exit_on_broken_pipe()
+        except OSError as exc:
+            if not _output_failed(exc):
+                click.echo(f"ppo-migrate: internal error: {type(exc).__name__}: {exc}", err=True)
+                sys.exit(EXIT_ERROR)
+            _output_error(exc)
         except Exception as exc:  # an internal crash is exit 2, never a pass
             click.echo(f"ppo-migrate: internal error: {type(exc).__name__}: {exc}", err=True)
             sys.exit(EXIT_ERROR)
@@ -734,6 +759,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     Standard output is flushed here, not at interpreter exit, so that a reader
     that went away (a closed pipe) is a quiet exit 1 rather than a traceback.
     """
+    _keep_undecodable_names(sys.stdout)
     try:
         try:
             cli.main(args=list(argv) if argv is not None else None, prog_name="ppo-migrate")
@@ -741,10 +767,30 @@ def main(argv: Sequence[str] | None = None) -> None:
             sys.stdout.flush()
     except BrokenPipeError:
         _exit_on_broken_pipe()
+    except OSError as exc:  # the last flush of standard output
+        if not _output_failed(exc):
+            raise
+        _output_error(exc)
     except SystemExit as exc:
         if argv is None:  # the console script or ``python -m``: the process ends here
             _exit_without_teardown(exc)
         raise
+
+
+def _keep_undecodable_names(stream) -> None:
+    """Print a path that is not valid in the file system's encoding as its own bytes.
+
+    Python decodes such a name with ``surrogateescape`` (``bad\\xff.py`` is
+    ``"bad\\udcff.py"``); a standard output with ``strict`` errors (a UTF-8 locale, or
+    ``PYTHONIOENCODING=utf-8``) then raised on the first finding in that file and the run
+    ended as an internal error, its other findings unprinted (a tester's file name with a
+    ``\\xff`` byte). ``surrogateescape`` writes the name's bytes back as they are on disk.
+    """
+    if getattr(stream, "errors", None) == "strict" and hasattr(stream, "reconfigure"):
+        try:
+            stream.reconfigure(errors="surrogateescape")
+        except (OSError, ValueError):  # a stream already written to in another encoding
+            pass
 
 
 def _exit_without_teardown(exc: SystemExit) -> None:

@@ -705,3 +705,44 @@ def test_a_profiler_still_reports_at_exit(tmp_path: Path) -> None:
     assert r.returncode == 0, r.stderr  # cProfile's own: it swallows the run's SystemExit
     assert "Found 2 errors." in r.stdout
     assert "function calls" in r.stdout and "Ordered by: cumulative time" in r.stdout
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="a file name that is not UTF-8: Linux")
+def test_a_file_name_that_is_not_utf8_is_reported_in_every_format(tmp_path: Path) -> None:
+    """Bug (a tester's ``bad\\xff.py`` under a UTF-8 locale): standard output's strict
+    encoding raised on the name and the run was an internal error, its findings lost.
+    The name is printed as its bytes on disk (percent-encoded in SARIF's URI)."""
+    root = write_tree(tmp_path / "proj", {"ok.py": "x = 1\n"})
+    name = os.fsdecode(b"bad\xff.py")
+    (root / name).write_text(TRAINER, encoding="utf-8")
+    env = {**os.environ, "NO_COLOR": "1", "PYTHONIOENCODING": "utf-8"}
+    env.pop("CI", None)
+    outputs = {}
+    for fmt in FORMATS:
+        r = subprocess.run(
+            [*_command(), "check", "--output-format", fmt, "."], cwd=root, capture_output=True,
+            env=env, timeout=120,
+        )
+        assert r.returncode == 1, (fmt, r.stderr)
+        assert b"internal error" not in r.stderr
+        outputs[fmt] = r.stdout
+    assert outputs["concise"].startswith(b"bad\xff.py:") and b"Found 1 error." in outputs["concise"]
+    assert json.loads(outputs["json"])[0]["filename"].endswith(name)
+    assert b'"uri": "bad%FF.py"' in outputs["sarif"]
+    assert outputs["github"].startswith(b"::error title=ppo-migrate (PPO001),file=bad\xff.py,")
+
+
+def test_a_full_disk_on_standard_output_is_a_one_line_error(tmp_path: Path) -> None:
+    """``check > /dev/full``: exit 2 and one line naming the cause, as ruff gives (was an
+    "internal error" with Python's exception)."""
+    root = write_tree(tmp_path / "proj", TREE)
+    env = {**os.environ, "NO_COLOR": "1"}
+    env.pop("CI", None)
+    for fmt in ("concise", "json"):
+        with open("/dev/full", "w") as full:
+            r = subprocess.run(
+                [*_command(), "check", "--output-format", fmt, "."], cwd=root, stdout=full,
+                stderr=subprocess.PIPE, text=True, env=env, timeout=120,
+            )
+        assert r.returncode == 2
+        assert r.stderr == "ppo-migrate: error: cannot write the output: No space left on device\n"

@@ -627,7 +627,7 @@ def _scan(files: Sequence[str], wanted: set[str], index_of, index: _Index) -> No
     if not todo:
         return
     index.scanned |= todo
-    names = {fq.rsplit(".", 1)[-1].encode() for fq in todo}
+    names = {fq.rsplit(".", 1)[-1].encode("utf-8", "surrogateescape") for fq in todo}
     for path in files:
         try:
             data = read_source(Path(path)).data  # never blocks on a FIFO

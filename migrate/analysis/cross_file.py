@@ -367,7 +367,8 @@ def _spelled(data: bytes, names: set[str]) -> set[str] | None:
     ``None`` for a non-ASCII file that may spell one otherwise (NFKC)."""
     from ppo_migrate.runner import is_candidate
 
-    encoded = [n.encode() for n in names]
+    # a module named after a file name that is not UTF-8 (``bad\xff.py``): its bytes
+    encoded = [n.encode("utf-8", "surrogateescape") for n in names]
     if not data.isascii():
         return None if is_candidate(data, encoded) else set()
     found: set[str] = set()

@@ -89,11 +89,12 @@ def artifact_uri(path: str, root: Path) -> str:
 
     Returns:
         A percent-encoded URI reference relative to ``root`` (``"a%25b%2Cc/x.py"``
-        for ``a%b,c/x.py``), or an absolute ``file://`` URI for a file outside it.
+        for ``a%b,c/x.py``; the name's bytes on disk, so ``bad%FF.py`` for a name that
+        is not UTF-8), or an absolute ``file://`` URI for a file outside it.
     """
     rel = relative_path(path, root)
     if rel is not None:
-        return quote(rel, safe="/")
+        return quote(os.fsencode(rel), safe="/")
     return Path(os.path.abspath(path)).as_uri()
 
 
