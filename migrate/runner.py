@@ -690,15 +690,24 @@ def _after(progress: Callable[[int, int, str], None] | None, done: int):
     return lambda i, total, path: progress(done + i, done + total, path)
 
 
-def _import_analysis() -> None:
-    """Import the modules every candidate's analysis needs (~13 ms, once; a forked pool
-    worker or a scout's parent does it before the first file)."""
+def _import_analysis(full: bool = False) -> None:
+    """Import the modules every candidate's analysis needs, once, before the first file (a
+    scout's parent while the scout walks; the pool's parent before it forks its workers).
+
+    Args:
+        full: also those only a fixable call needs (the config resolver and its flow
+            analysis, the shims' detector, the caller phase): a pool's workers would each
+            import them again.
+    """
     import ppo_migrate.analysis.check
-    import ppo_migrate.analysis.configs
-    import ppo_migrate.analysis.flow
-    import ppo_migrate.analysis.shims
     import ppo_migrate.analysis.signatures
     import ppo_migrate.edits.text_edits  # noqa: F401
+
+    if full:
+        import ppo_migrate.analysis.callers
+        import ppo_migrate.analysis.configs
+        import ppo_migrate.analysis.flow
+        import ppo_migrate.analysis.shims  # noqa: F401
 
 
 def _run(
@@ -946,8 +955,7 @@ def _run_pool(
         # imported once here, inherited by every worker: each candidate needs them, and a
         # worker importing them itself repeats ~13 ms of imports per worker (issue 13's
         # profile of the verl tree)
-        _import_analysis()
-        import ppo_migrate.analysis.callers  # noqa: F401
+        _import_analysis(full=True)
     written_queue = context.SimpleQueue()
     lifeline = _lifeline(context)
     # Ctrl-C only sets the flag here; check_stop() raises, every _STOP_POLL_SECONDS at most.

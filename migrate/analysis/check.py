@@ -84,6 +84,22 @@ def _symbol_table_errors(module: ParsedModule) -> None:
         pass
 
 
+def _config_finder(analysis: ModuleAnalysis, settings: Settings, path: str, package) -> ConfigFinder:
+    """The module's :class:`ConfigFinder`; imported here, on the first call whose definition
+    takes a config (a tree of pre-PR #6976 copies never needs it: ~4 ms of imports)."""
+    from ppo_migrate.analysis.configs import ConfigFinder
+    from ppo_migrate.analysis.index import ClassIndex, package_root
+
+    return ConfigFinder(
+        analysis.module,
+        analysis.scopes,
+        analysis.targets,
+        tuple(settings.config_names),
+        analysis.parents,
+        ClassIndex(package_root(path, package), settings),
+    )
+
+
 class ModuleAnalysis:
     """One module's analysis: scopes, targets, configs and shims built on one parse.
 
@@ -102,8 +118,6 @@ class ModuleAnalysis:
         package: tuple[str, ...] | None = None,
         module: ParsedModule | None = None,
     ) -> None:
-        from ppo_migrate.analysis.configs import ConfigFinder
-        from ppo_migrate.analysis.index import ClassIndex, package_root
         from ppo_migrate.analysis.scopes import ScopeTree
         from ppo_migrate.analysis.targets import TargetFinder
         from ppo_migrate.targets import TargetMatcher, module_package
@@ -128,14 +142,7 @@ class ModuleAnalysis:
 
         text = self.module.text
         self._may_hold_shims = any(word in text for word in MARKERS)
-        self._make_configs = lambda: ConfigFinder(
-            self.module,
-            self.scopes,
-            self.targets,
-            tuple(settings.config_names),
-            self.parents,
-            ClassIndex(package_root(path, package), settings),
-        )
+        self._make_configs = lambda: _config_finder(self, settings, path, package)
 
     @property
     def parents(self) -> dict[int, ast.AST]:
