@@ -246,9 +246,14 @@ def _judge(
                 if analysis is not None:
                     judge_file(path, analysis)
         for exported, target, where in renamed:
-            # ``from .lib import launch as start``: ``pkg.start`` is wanted next round
+            # ``from .lib import launch as start``: ``pkg.start`` is wanted next round, and
+            # ``mypkg/api.py: from pkg.lib import launch``: ``mypkg.api.launch`` (its users
+            # name ``api``, not ``lib``: this round's look did not read them)
             for w in wanted.get(_resolved(target, wanted, aliases), ()):
-                more[exported].append(w._replace(skip=None, home=where))
+                follow = w._replace(skip=None, home=where)
+                if exported not in wanted and (exported, follow) not in seen:
+                    seen.add((exported, follow))
+                    more[exported].append(follow)
         wanted = more
     else:
         for entries in wanted.values():
@@ -455,8 +460,10 @@ class _FileJudge:
     def collect_reexports(self) -> list[tuple[str, str]]:
         """The module-level imports of wanted names (``pkg/__init__.py``: ``from .lib import
         launch``, ``from .lib import *``): ``pkg.launch`` is ``pkg.lib.launch`` too. Under
-        the same name it joins :attr:`aliases` (followed through chains); renamed (``as
-        start``), it is returned as ``(new fq, imported fq)``."""
+        the same name it joins :attr:`aliases` (followed through chains). Both, and the
+        renamed ones (``as start``), are returned as ``(new fq, imported fq)``: a file that
+        imports the name from the re-exporting module (``from mypkg.api import launch``)
+        names none of the original module's parts, so the next round looks for it."""
         from ppo_migrate.targets import resolve_relative
 
         renamed: list[tuple[str, str]] = []
@@ -480,6 +487,7 @@ class _FileJudge:
                 if alias.asname is None or alias.asname == alias.name:
                     if alias.name in self.short:
                         self.aliases[exported] = target
+                        renamed.append((exported, target))  # its users: next round too
                 else:
                     renamed.append((exported, target))
         return renamed

@@ -514,3 +514,33 @@ def test_a_star_re_export_that_never_spells_the_name_is_followed(tmp_path: Path)
     another file reaches the class though the package's file never spells its name."""
     verdict = _judge(tmp_path, WORKER, "from pkg import Worker\nWorker({'a': 1}).env()\n", "from .launch import *\n")
     assert verdict is not None and verdict.endswith("main.py:2 passes `{'a': 1}`, which may not be a training config")
+
+
+def test_a_re_export_from_a_module_that_is_not_a_parent_is_followed(tmp_path: Path) -> None:
+    """``mypkg/api.py`` re-exports ``pkg.sub.lib.start`` under the same name; ``from mypkg.api
+    import start`` in a third file names none of ``pkg``, ``sub``, ``lib``: the file was never
+    read and the dict it passes never seen (the fix stayed safe and the rewrite crashed
+    verl 0.9.1's function). The re-exporting module is now wanted the next round."""
+    from ppo_migrate.analysis.cross_file import judge_callers
+    from ppo_migrate.diagnostics import CallerOrigin
+    from ppo_migrate.settings import Settings
+
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/sub/__init__.py": "",
+        "pkg/sub/lib.py": HEAD + "\n\ndef start(config):\n    return get_ppo_ray_runtime_env()\n",
+        "mypkg/__init__.py": "",
+        "mypkg/api.py": "from pkg.sub.lib import start\n",
+        "caller.py": "from mypkg.api import start\nstart({'num_gpus': 8})\n",
+    }
+    for rel, text in files.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+    origin = CallerOrigin(str(tmp_path / "pkg/sub/lib.py"), "start", 0, "config")
+    paths = [str(tmp_path / rel) for rel in files]
+    verdict = judge_callers([origin], paths, Settings())[origin]
+    assert verdict is not None
+    assert verdict.endswith("caller.py:2 passes `{'num_gpus': 8}`, which may not be a training config")
+    # the chain alone, without the caller: nothing argues against the fix
+    alone = judge_callers([origin], [p for p in paths if not p.endswith("caller.py")], Settings())
+    assert alone == {origin: None}
