@@ -184,6 +184,9 @@ def _judge(
         # re-export's own file does), or a package above it that re-exports the name
         # (``from pkg import launch``)
         parts = modules | _reexporting_parents(wanted, gate | modules, paths)
+        # a module loaded by a name built at run time (``import_module("pkg." + name)``)
+        # may be any module under a package it names
+        packages = {p for fq in wanted for p in fq.rpartition(".")[0].split(".") if p}
         # name -> the one file whose own analysis judged every use of it there (skipped)
         skips: dict[str, set[str | None]] = defaultdict(set)
         for fq, entries in wanted.items():
@@ -223,7 +226,10 @@ def _judge(
                 spelled = {n for n in spelled if own.get(n) != here}  # not only its own names
             if not (
                 (spelled is None or spelled)
-                and (b"from ." in data or path in homes or _mentions(data, parts))
+                and (
+                    b"from ." in data or path in homes or _mentions(data, parts)
+                    or (_loads_by_name(data) and _mentions(data, packages))
+                )
                 or b"import *" in data  # ``from .lib import *`` re-exports names it never spells
                 or (b"getattr(" in data and _mentions(data, modules))  # ``getattr(lib, "la" + "unch")``
             ):
@@ -328,6 +334,12 @@ def _read(path: str) -> bytes | None:
         return _read_bytes(path)
     except (OSError, ValueError):
         return None
+
+
+def _loads_by_name(data: bytes) -> bool:
+    """Whether the file may load a module by a name in a string (``importlib.import_module``,
+    ``__import__``, ``sys.modules[...]``)."""
+    return b"import_module" in data or b"__import__" in data or b"sys.modules" in data
 
 
 def _reexporting_parents(

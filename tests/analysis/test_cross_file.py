@@ -544,3 +544,29 @@ def test_a_re_export_from_a_module_that_is_not_a_parent_is_followed(tmp_path: Pa
     # the chain alone, without the caller: nothing argues against the fix
     alone = judge_callers([origin], [p for p in paths if not p.endswith("caller.py")], Settings())
     assert alone == {origin: None}
+
+
+def test_a_module_loaded_by_a_name_built_at_run_time_is_still_read(tmp_path: Path) -> None:
+    """``importlib.import_module("pkg.sub." + name).start(d)`` names the package, not the
+    module: a file that loads modules by name is read whenever it names a package above the
+    function's (the narrower look of this stop must not lose it)."""
+    from ppo_migrate.analysis.cross_file import judge_callers
+    from ppo_migrate.diagnostics import CallerOrigin
+    from ppo_migrate.settings import Settings
+
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/sub/__init__.py": "",
+        "pkg/sub/lib.py": HEAD + "\n\ndef start(config):\n    return get_ppo_ray_runtime_env()\n",
+        "loader.py": (
+            "import importlib\n\n\ndef go(name):\n"
+            "    mod = importlib.import_module('pkg.sub.' + name)\n"
+            "    return mod.start({'num_gpus': 8})\n"
+        ),
+    }
+    for rel, text in files.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+    origin = CallerOrigin(str(tmp_path / "pkg/sub/lib.py"), "start", 0, "config")
+    verdict = judge_callers([origin], [str(tmp_path / rel) for rel in files], Settings())[origin]
+    assert verdict is not None and "loader.py:6" in verdict, verdict
