@@ -488,7 +488,9 @@ class _FileJudge:
                     source = resolve_relative(base, self.package) if base.strip(".") or node.level else None
                     for fq in self.wanted:
                         if source is not None and fq.rpartition(".")[0] == source:
-                            self.aliases[f"{self.module}.{fq.rpartition('.')[2]}"] = fq
+                            exported = f"{self.module}.{fq.rpartition('.')[2]}"
+                            self.aliases[exported] = fq
+                            renamed.append((exported, fq))  # its users: next round too
                     continue
                 target = resolve_relative(
                     f"{base}.{alias.name}" if base.strip(".") else base + alias.name, self.package

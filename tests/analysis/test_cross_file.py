@@ -570,3 +570,26 @@ def test_a_module_loaded_by_a_name_built_at_run_time_is_still_read(tmp_path: Pat
     origin = CallerOrigin(str(tmp_path / "pkg/sub/lib.py"), "start", 0, "config")
     verdict = judge_callers([origin], [str(tmp_path / rel) for rel in files], Settings())[origin]
     assert verdict is not None and "loader.py:6" in verdict, verdict
+
+
+def test_a_star_re_export_from_a_module_that_is_not_a_parent_is_followed(tmp_path: Path) -> None:
+    """``mypkg/api.py: from pkg.sub.lib import *``, then ``from mypkg.api import start``."""
+    from ppo_migrate.analysis.cross_file import judge_callers
+    from ppo_migrate.diagnostics import CallerOrigin
+    from ppo_migrate.settings import Settings
+
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/sub/__init__.py": "",
+        "pkg/sub/lib.py": HEAD + "\n\ndef start(config):\n    return get_ppo_ray_runtime_env()\n",
+        "mypkg/__init__.py": "",
+        "mypkg/api.py": "from pkg.sub.lib import *\n",
+        "caller.py": "from mypkg.api import start\nstart({'num_gpus': 8})\n",
+    }
+    for rel, text in files.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+    origin = CallerOrigin(str(tmp_path / "pkg/sub/lib.py"), "start", 0, "config")
+    verdict = judge_callers([origin], [str(tmp_path / rel) for rel in files], Settings())[origin]
+    assert verdict is not None
+    assert verdict.endswith("caller.py:2 passes `{'num_gpus': 8}`, which may not be a training config")
