@@ -116,10 +116,13 @@ class Scout:
         del buffer[:start]
 
     def finish(self) -> bool:
-        """Close the pipe and reap the child; ``True`` when it exited cleanly (status 0)."""
-        self._close()
+        """Reap the child, then close the pipe; ``True`` when it exited cleanly (status 0).
+
+        In this order: the child ends itself (status 1) when it sees the pipe's reading end
+        closed, which it could see between its last message and its own exit."""
         _, status = os.waitpid(self.pid, 0)  # a Ctrl-C here: the caller's kill() reaps it
         self.pid = -1
+        self._close()
         return os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
 
     def kill(self) -> None:
