@@ -257,7 +257,7 @@ def _judge(
             # name ``api``, not ``lib``: this round's look did not read them)
             for w in wanted.get(_resolved(target, wanted, aliases), ()):
                 follow = w._replace(skip=None, home=where)
-                if exported not in wanted and (exported, follow) not in seen:
+                if (exported, follow) not in seen:  # once: the re-export is met each round
                     seen.add((exported, follow))
                     more[exported].append(follow)
         wanted = more

@@ -593,3 +593,37 @@ def test_a_star_re_export_from_a_module_that_is_not_a_parent_is_followed(tmp_pat
     verdict = judge_callers([origin], [str(tmp_path / rel) for rel in files], Settings())[origin]
     assert verdict is not None
     assert verdict.endswith("caller.py:2 passes `{'num_gpus': 8}`, which may not be a training config")
+
+
+@pytest.mark.parametrize("imported", ["launch as start", "launch"])
+def test_a_re_export_beside_a_fallback_of_the_same_name_is_followed(
+    tmp_path: Path, imported: str
+) -> None:
+    """``pkg/__init__.py``: ``try: from .fast import launch as start`` / ``except ImportError:
+    def start(config): ...`` (a fallback that is itself a fix's origin). The callers of
+    ``pkg.start`` are judged for both: c12c7df skipped the re-export because ``pkg.start``
+    was wanted already (a fresh tester's differential hunt; the same-name form was missed
+    before that too)."""
+    from ppo_migrate.analysis.cross_file import judge_callers
+    from ppo_migrate.diagnostics import CallerOrigin
+    from ppo_migrate.settings import Settings
+
+    name = imported.split()[-1]
+    files = {
+        "pkg/fast.py": HEAD + "\n\ndef launch(config):\n    return get_ppo_ray_runtime_env()\n",
+        "pkg/__init__.py": (
+            HEAD + f"try:\n    from .fast import {imported}\nexcept ImportError:\n"
+            f"    def {name}(config):\n        return get_ppo_ray_runtime_env()\n"
+        ),
+        "app/__init__.py": "",
+        "app/cli.py": f"from pkg import {name}\n\n\ndef main():\n    {name}({{'num_gpus': 8}})\n",
+    }
+    for rel, text in files.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+    fast = CallerOrigin(str(tmp_path / "pkg/fast.py"), "launch", 0, "config")
+    fallback = CallerOrigin(str(tmp_path / "pkg/__init__.py"), name, 0, "config")
+    verdicts = judge_callers([fast, fallback], [str(tmp_path / rel) for rel in files], Settings())
+    for origin in (fast, fallback):
+        assert verdicts[origin] is not None, origin
+        assert verdicts[origin].endswith("cli.py:5 passes `{'num_gpus': 8}`, which may not be a training config")
