@@ -585,7 +585,14 @@ class _FileJudge:
                         continue  # the defining file: its own analysis judged these uses
                     referenced.add((fq, w))
                     if w.kind in _METHOD_KINDS:
-                        continue  # judged below, by the method's calls in this file
+                        # judged below, by the method's calls in this file; a subclass runs
+                        # the method too (``class Fast(Runner)``: ``Fast().run(d)``)
+                        parent = self._parent(node)
+                        if isinstance(parent, ast.ClassDef) and node in parent.bases:
+                            reason = self._method_subclass(parent, w)
+                            if reason is not None:
+                                yield w.origin, node.lineno, reason
+                        continue
                     reason = self._argues_against(node, w)
                     if reason is not None:
                         yield w.origin, node.lineno, reason
@@ -902,6 +909,55 @@ class _FileJudge:
                     self.more[fq].append(_Wanted(w.origin, None, value.id, None, "init", "", self.path))
         return None
 
+    def _method_subclass(self, cls: ast.ClassDef, w: _Wanted) -> str | None:
+        """A subclass of the class whose method is wanted: without its own method, its
+        instances run the base's, so its calls are wanted next round; its own method that
+        calls the base's (``super().run(x)``) passes ``x`` on: judged here, and when ``x`` is
+        its own parameter, that method's calls are wanted next round."""
+        from ppo_migrate.analysis.configs import _passed_value
+        from ppo_migrate.analysis.scopes import frames
+        from ppo_migrate.diagnostics import qualname
+
+        scope = self.analysis.scopes.scope_for_node(cls)
+        outer = frames(scope.parent) if scope is not None else (("function", "?"),)
+        if any(kind == "function" for kind, _ in outer):
+            return f"subclasses `{cls.name}` inside a function, called with arguments not seen"
+        fq = f"{self.module}.{qualname((*outer, ('class', cls.name)))}"
+        own = next(
+            (s for s in cls.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) and s.name == w.method),
+            None,
+        )
+        if own is None:
+            self.more[fq].append(w._replace(skip=None, home=self.path))
+            return None
+        params = [*own.args.posonlyargs, *own.args.args]
+        for call in ast.walk(own):
+            if not (isinstance(call, ast.Call) and self._calls_base(call, own, w.method)):
+                continue
+            explicit = not isinstance(call.func.value, ast.Call)  # ``Base.run(self, ...)``
+            position = w.position
+            if position is not None and w.kind == "method" and explicit:
+                position += 1
+            value = _passed_value(call, position, w.keyword)
+            if isinstance(value, ast.Name):
+                # its own parameter handed on (``super().run(cfg)``): its calls decide
+                index = next((i for i, a in enumerate(params) if a.arg == value.id), None)
+                shift = 1 if w.kind == "method" else 0  # ``self`` is no argument of a call
+                if index is not None and index >= shift:
+                    self.more[fq].append(_Wanted(
+                        w.origin, index - shift, value.id, None, w.kind, w.method, self.path
+                    ))
+                    continue
+                if any(a.arg == value.id for a in own.args.kwonlyargs):
+                    self.more[fq].append(_Wanted(
+                        w.origin, None, value.id, None, w.kind, w.method, self.path
+                    ))
+                    continue
+            reason = self._passes(call, position, w.keyword, w)
+            if reason is not None:
+                return f"(subclass `{cls.name}`) {reason}"
+        return None
+
     def _own_parameter_stored(self, node: ast.Attribute, init, params) -> tuple[int | None, str] | None:
         """``self.config = config`` directly in the subclass's ``__init__``, ``config`` one of
         its parameters: ``(position, name)`` of it (its calls decide it), else ``None``."""
@@ -923,8 +979,15 @@ class _FileJudge:
         """``super().__init__(...)``, ``super(C, self).__init__(...)`` or
         ``<Base>.__init__(self, ...)`` (any base: which one is the wanted class's is not
         decided here, so each is judged)."""
+        return _FileJudge._calls_base(call, init, "__init__")
+
+    @staticmethod
+    def _calls_base(call: ast.Call, method: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> bool:
+        """``super().<name>(...)``, ``super(C, self).<name>(...)`` or ``<Base>.<name>(self,
+        ...)`` inside ``method`` (a base's method of that name called on the instance)."""
+        init = method
         func = call.func
-        if not (isinstance(func, ast.Attribute) and func.attr == "__init__"):
+        if not (isinstance(func, ast.Attribute) and func.attr == name):
             return False
         owner = func.value
         if isinstance(owner, ast.Call):

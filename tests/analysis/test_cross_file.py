@@ -627,3 +627,64 @@ def test_a_re_export_beside_a_fallback_of_the_same_name_is_followed(
     for origin in (fast, fallback):
         assert verdicts[origin] is not None, origin
         assert verdicts[origin].endswith("cli.py:5 passes `{'num_gpus': 8}`, which may not be a training config")
+
+
+RUNNER = HEAD + "\n\nclass Runner:\n    def run(self, config):\n        return get_ppo_ray_runtime_env()\n"
+
+
+@pytest.mark.parametrize(
+    ("subclasses", "caller", "expected"),
+    [
+        # a subclass without its own run: its instances run Runner.run
+        ("class Fast(Runner):\n    pass\n", "Fast().run({'num_gpus': 8})", "caller.py:3 passes"),
+        # through two subclasses
+        (
+            "class Fast(Runner):\n    pass\n\n\nclass Faster(Fast):\n    pass\n",
+            "Faster().run({'num_gpus': 8})",
+            "caller.py:3 passes",
+        ),
+        # its own run hands its parameter to the base's: its calls decide
+        (
+            "class Fast(Runner):\n    def run(self, cfg):\n        return super().run(cfg)\n",
+            "Fast().run({'num_gpus': 8})",
+            "caller.py:3 passes",
+        ),
+        # its own run passes the base's a dict itself
+        (
+            "class Fast(Runner):\n    def run(self, cfg):\n        return Runner.run(self, {'a': 1})\n",
+            "Fast().run(None)",
+            "sub.py:",
+        ),
+        # its own run never reaches the base's: Fast().run(d) is not Runner.run
+        (
+            "class Fast(Runner):\n    def run(self, cfg):\n        return cfg\n",
+            "Fast().run({'num_gpus': 8})",
+            None,
+        ),
+    ],
+)
+def test_a_method_run_through_a_subclass_in_a_third_file_is_judged(
+    tmp_path: Path, subclasses: str, caller: str, expected: str | None
+) -> None:
+    """``Runner.run(self, config)`` passes ``config``; ``sub.py`` subclasses ``Runner`` and
+    ``caller.py`` names only the subclass (a fresh tester's ``Fast().run(d)``: left safe)."""
+    from ppo_migrate.analysis.cross_file import judge_callers
+    from ppo_migrate.diagnostics import CallerOrigin
+    from ppo_migrate.settings import Settings
+
+    last = subclasses.split("class ")[-1].split("(")[0]
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/runner.py": RUNNER,
+        "pkg/sub.py": "from pkg.runner import Runner\n\n\n" + subclasses,
+        "caller.py": f"from pkg.sub import {last}\n\n{caller}\n",
+    }
+    for rel, text in files.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+    origin = CallerOrigin(str(tmp_path / "pkg/runner.py"), "Runner.run", 0, "config", "method")
+    verdict = judge_callers([origin], [str(tmp_path / rel) for rel in files], Settings())[origin]
+    if expected is None:
+        assert verdict is None
+    else:
+        assert verdict is not None and expected in verdict, verdict
