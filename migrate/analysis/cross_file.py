@@ -231,6 +231,8 @@ def _judge(
                     or (_loads_by_name(data) and _mentions(data, packages))
                 )
                 or b"import *" in data  # ``from .lib import *`` re-exports names it never spells
+                # ``from pkg.sub import lib as engine``: a module re-exported, names unspelled
+                or _imports_module(data, modules)
                 or (b"getattr(" in data and _mentions(data, modules))  # ``getattr(lib, "la" + "unch")``
             ):
                 continue
@@ -334,6 +336,19 @@ def _read(path: str) -> bytes | None:
         return _read_bytes(path)
     except (OSError, ValueError):
         return None
+
+
+def _imports_module(data: bytes, modules: set[str]) -> bool:
+    """Whether the file may import one of ``modules`` itself, the module object (``from pkg
+    import lib``, ``from pkg import (a,\n lib)``, ``import pkg.lib as l``), which it could hand
+    on under another name; not ``from pkg.lib import x``, which imports a name of it."""
+    if b"import" not in data:
+        return False
+    names = b"|".join(re.escape(m.encode("utf-8", "surrogateescape")) for m in sorted(modules))
+    return re.search(
+        rb"\bimport[ \t]+[^\n;#]*\b(?:" + names + rb")\b|\bimport[ \t]*\([^)]*\b(?:" + names + rb")\b",
+        data,
+    ) is not None
 
 
 def _loads_by_name(data: bytes) -> bool:
@@ -498,6 +513,13 @@ class _FileJudge:
                 if not target:
                     continue
                 exported = f"{self.module}.{alias.asname or alias.name}"
+                for fq in list(self.wanted):
+                    # a module holding a wanted name re-exported (``from .sub import lib as
+                    # engine``): ``pkg.engine.launch`` is ``pkg.sub.lib.launch``
+                    if fq.rpartition(".")[0] == target:
+                        via = f"{exported}.{fq.rpartition('.')[2]}"
+                        self.aliases[via] = fq
+                        renamed.append((via, fq))
                 if alias.asname is None or alias.asname == alias.name:
                     if alias.name in self.short:
                         self.aliases[exported] = target

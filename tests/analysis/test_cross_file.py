@@ -688,3 +688,31 @@ def test_a_method_run_through_a_subclass_in_a_third_file_is_judged(
         assert verdict is None
     else:
         assert verdict is not None and expected in verdict, verdict
+
+
+@pytest.mark.parametrize("where", ["pkg/__init__.py", "mypkg/api.py"])
+def test_a_module_re_exported_under_another_name_is_followed(tmp_path: Path, where: str) -> None:
+    """``from pkg.sub import lib as engine`` in a package above or in another module, then
+    ``engine.start(d)`` in a third file (a fresh tester's ``parent_modalias``: left safe)."""
+    from ppo_migrate.analysis.cross_file import judge_callers
+    from ppo_migrate.diagnostics import CallerOrigin
+    from ppo_migrate.settings import Settings
+
+    home = where.removesuffix(".py").replace("/__init__", "").replace("/", ".")
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/sub/__init__.py": "",
+        "pkg/sub/lib.py": HEAD + "\n\ndef start(config):\n    return get_ppo_ray_runtime_env()\n",
+        "mypkg/__init__.py": "",
+        "mypkg/api.py": "",
+        "caller.py": f"from {home} import engine\n\nengine.start({{'num_gpus': 8}})\n",
+    }
+    files[where] = "from pkg.sub import lib as engine\n"
+    for rel, text in files.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+    origin = CallerOrigin(str(tmp_path / "pkg/sub/lib.py"), "start", 0, "config")
+    verdict = judge_callers([origin], [str(tmp_path / rel) for rel in files], Settings())[origin]
+    assert verdict is not None and verdict.endswith(
+        "caller.py:3 passes `{'num_gpus': 8}`, which may not be a training config"
+    ), verdict
