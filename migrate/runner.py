@@ -633,6 +633,7 @@ def _follow_scout(
 
     pending: deque[tuple[str, int]] = deque()
     errors: list[tuple[str, str]] = []
+    discovered: list[str] = []
     files: list[str] | None = None
     while files is None:
         check_stop()
@@ -644,8 +645,10 @@ def _follow_scout(
                 pending.append((message[1], message[2]))
             elif message[0] == "error":
                 errors.append((message[1], message[2]))
+            elif message[0] == "files":
+                discovered.extend(message[1])
             elif message[0] == "done":
-                files = message[1]
+                files = discovered
             else:  # "refused"
                 raise message[1]
         if pending and files is None:

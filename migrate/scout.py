@@ -13,7 +13,9 @@ fields separated by NUL (paths as ``os.fsencode`` gives them, so any name surviv
 - ``C size NUL path``: a file whose bytes name a target (size -1: unreadable);
 - ``E path NUL message``: a directory the walk could not read (or a temporary file it could not
   remove), as :func:`ppo_migrate.discovery.discover_files` reports it to ``on_error``;
-- ``D path NUL path ...``: done; every discovered file, sorted, as ``discover_files`` returns them;
+- ``F path NUL path ...``: discovered files, sorted, as ``discover_files`` returns them, in
+  order, up to ``_FILES_PER_MESSAGE`` a message;
+- ``D``: done (every file has been sent);
 - ``R name NUL message``: discovery refused the paths given (``name``: ``FileNotFoundError``,
   ``NotADirectoryError`` or ``PermissionError``).
 
@@ -35,6 +37,9 @@ from collections.abc import Sequence
 from typing import Any
 
 _LENGTH = struct.Struct("<I")
+# The discovered files go in messages of this many paths: the parent decodes each as it comes
+# (one message of 10,000 paths held ~2 MB of copies at once: peak RSS, issue 6's item 4).
+_FILES_PER_MESSAGE = 1024
 _REFUSALS = {e.__name__: e for e in (FileNotFoundError, NotADirectoryError, PermissionError)}
 
 
@@ -83,7 +88,8 @@ class Scout:
         cut short is dropped: :meth:`finish` then reports the failure).
 
         Each is ``("candidate", path, size)``, ``("error", path, message)``,
-        ``("done", files)`` or ``("refused", exception)``.
+        ``("files", paths)`` (the next discovered files, in order), ``("done",)`` or
+        ``("refused", exception)``.
 
         Raises:
             ValueError: a message this module never sends.
@@ -193,7 +199,10 @@ def _child(paths: Sequence[str], settings, reader: int, writer: int) -> None:  #
         else:
             for path, size in iter_candidates(files, settings):
                 _send(writer, b"C%d\0" % size + os.fsencode(path))
-            _send(writer, b"D" + b"\0".join(map(os.fsencode, files)))
+            for start in range(0, len(files), _FILES_PER_MESSAGE):
+                part = files[start : start + _FILES_PER_MESSAGE]
+                _send(writer, b"F" + b"\0".join(map(os.fsencode, part)))
+            _send(writer, b"D")
         code = 0
     except BaseException:  # noqa: BLE001 - the parent sees the failure and runs without a scout
         code = 1
@@ -234,8 +243,10 @@ def _decode(body: bytes) -> tuple[Any, ...]:
     if kind == b"E":
         path, message = rest.split(b"\0", 1)
         return ("error", os.fsdecode(path), message.decode("utf-8"))
+    if kind == b"F":
+        return ("files", [os.fsdecode(p) for p in rest.split(b"\0")])
     if kind == b"D":
-        return ("done", [os.fsdecode(p) for p in rest.split(b"\0")] if rest else [])
+        return ("done",)
     if kind == b"R":
         name, message = rest.decode("utf-8").split("\0", 1)
         return ("refused", _REFUSALS[name](message))

@@ -75,9 +75,9 @@ def test_the_scout_sends_what_discovery_and_the_prefilter_find(tmp_path: Path) -
         messages.extend(got)
     assert scout.finish()
     kinds = [m[0] for m in messages]
-    assert kinds == ["candidate"] * len(expected) + ["done"]
-    assert [(m[1], m[2]) for m in messages[:-1]] == expected
-    assert messages[-1][1] == files
+    assert kinds == ["candidate"] * len(expected) + ["files", "done"]
+    assert [(m[1], m[2]) for m in messages[:-2]] == expected
+    assert messages[-2][1] == files
     paths = {Path(p).name for p, _ in expected}
     # the plain name, the NFKC spelling, the syntax error and the FIFO (unreadable: size -1)
     assert {"m000.py", "m011.py", "wide.py", "broken.py", "pipe.py"} <= paths
@@ -318,3 +318,22 @@ def _live_in_group(pgid: int) -> list[str]:
         if int(fields[2]) == pgid and fields[0] != "Z":
             out.append(stat.parent.name)
     return out
+
+
+def test_a_long_file_list_comes_in_parts_and_whole(tmp_path: Path) -> None:
+    """Over ``_FILES_PER_MESSAGE`` files: several ``files`` messages, in order, together the
+    discovered list (the parent decodes each as it comes: no copy of the whole list at once)."""
+    n = scouting._FILES_PER_MESSAGE * 2 + 7
+    (tmp_path / "pkg").mkdir()
+    for i in range(n):
+        (tmp_path / "pkg" / f"m{i:05d}.py").write_text("x = 1\n")
+    settings = load_settings([str(tmp_path)])
+    scout = scouting.start([str(tmp_path / "pkg")], settings)
+    messages = []
+    while (got := scout.messages(wait=True)) is not None:
+        messages.extend(got)
+    assert scout.finish()
+    parts = [m[1] for m in messages if m[0] == "files"]
+    assert [len(p) for p in parts] == [scouting._FILES_PER_MESSAGE] * 2 + [7]
+    assert [f for p in parts for f in p] == discover_files([str(tmp_path / "pkg")], settings)
+    assert messages[-1] == ("done",)
