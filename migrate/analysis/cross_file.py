@@ -330,7 +330,7 @@ def _collect() -> None:
 
 
 def _read(path: str) -> bytes | None:
-    from ppo_migrate.runner import _read_bytes
+    from ppo_migrate.prefilter import read_bytes as _read_bytes
 
     try:
         return _read_bytes(path)
@@ -397,7 +397,7 @@ def _mentions(data: bytes, names: set[str]) -> bool:
 def _spelled(data: bytes, names: set[str]) -> set[str] | None:
     """The ``names`` the file spells as identifiers (``train`` is not in ``trainer``);
     ``None`` for a non-ASCII file that may spell one otherwise (NFKC)."""
-    from ppo_migrate.runner import is_candidate
+    from ppo_migrate.prefilter import is_candidate
 
     # a module named after a file name that is not UTF-8 (``bad\xff.py``): its bytes
     encoded = [n.encode("utf-8", "surrogateescape") for n in names]
