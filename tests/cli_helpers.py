@@ -58,3 +58,27 @@ def run_python(code: str, cwd: Path, *paths: Path) -> subprocess.CompletedProces
     """Run ``python -c code`` in ``cwd`` with only ``paths`` on ``PYTHONPATH``."""
     env = {"PYTHONPATH": os.pathsep.join(map(str, paths)), "PATH": "/usr/bin:/bin"}
     return subprocess.run([sys.executable, "-c", code], cwd=cwd, env=env, capture_output=True, text=True, timeout=120)
+
+
+def live_in_group(pgid: int) -> list[str]:
+    """The pids of process group ``pgid`` that are not zombies (read from /proc, Linux)."""
+    out = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            text = stat.read_text()
+        except OSError:
+            continue
+        fields = text[text.rindex(")") + 2 :].split()  # after "pid (comm) "
+        if int(fields[2]) == pgid and fields[0] != "Z":
+            out.append(stat.parent.name)
+    return out
+
+
+def group_left_after(pgid: int, seconds: float) -> list[str]:
+    """:func:`live_in_group` once the group is empty or ``seconds`` have passed."""
+    import time
+
+    deadline = time.monotonic() + seconds
+    while live_in_group(pgid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return live_in_group(pgid)

@@ -23,6 +23,8 @@ from pathlib import Path
 
 import pytest
 
+from cli_helpers import group_left_after
+
 from ppo_migrate import runner
 from ppo_migrate.runner import Mode
 from ppo_migrate.settings import Settings
@@ -534,20 +536,6 @@ def test_ctrl_c_inside_the_pools_wait_is_taken_at_the_next_look(tmp_path: Path) 
     assert r.stdout.strip() == "True True ['sent']"
 
 
-def _live_in_group(pgid: int) -> list[str]:
-    """``pid state cmd`` of each process of group ``pgid`` that is not a zombie (/proc)."""
-    out = []
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            text = stat.read_text()
-        except OSError:
-            continue
-        fields = text[text.rindex(")") + 2 :].split()  # after "pid (comm) "
-        if int(fields[2]) == pgid and fields[0] != "Z":
-            out.append(f"{stat.parent.name} {fields[0]} {text[: text.rindex(')') + 1]}")
-    return out
-
-
 def _children(pid: int) -> int:
     n = 0
     for stat in Path("/proc").glob("[0-9]*/stat"):
@@ -578,10 +566,7 @@ def test_workers_end_when_the_parent_is_killed(tmp_path: Path, sig: signal.Signa
         assert proc.poll() is None, "the run ended before its workers could be seen"
         os.kill(proc.pid, sig)
         proc.wait(timeout=30)
-        deadline = time.monotonic() + 10
-        while _live_in_group(proc.pid) and time.monotonic() < deadline:
-            time.sleep(0.05)
-        assert _live_in_group(proc.pid) == []
+        assert group_left_after(proc.pid, 10) == []
     finally:
         try:
             os.killpg(proc.pid, signal.SIGKILL)

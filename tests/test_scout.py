@@ -24,7 +24,7 @@ from ppo_migrate.prefilter import iter_candidates
 from ppo_migrate.runner import ScoutFailed, run, run_scouted
 from ppo_migrate.settings import load_settings
 
-from cli_helpers import ppo_migrate_exe
+from cli_helpers import group_left_after, ppo_migrate_exe
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="the scout forks on Linux only")
 
@@ -213,11 +213,9 @@ SLOW_SCOUT = textwrap.dedent(
 )
 
 
-@pytest.mark.parametrize("target", ["group", "parent"])
-def test_ctrl_c_while_the_scout_walks_exits_130_and_leaves_no_process(
-    tmp_path: Path, target: str
-) -> None:
-    root = _tree(tmp_path, n=600)
+def _slow_scout(root: Path) -> subprocess.Popen:
+    """``check pkg`` in ``root`` with SLOW_SCOUT, in a session of its own, once it has
+    started (1.5 s after it said ``ready``: the CLI has forked, the scout is reading)."""
     env = {**os.environ, "NO_COLOR": "1"}
     env.pop("CI", None)
     proc = subprocess.Popen(
@@ -226,7 +224,15 @@ def test_ctrl_c_while_the_scout_walks_exits_130_and_leaves_no_process(
         start_new_session=True,
     )
     assert proc.stdout is not None and proc.stdout.readline() == b"ready\n"
-    time.sleep(1.5)  # the CLI has started and forked; the scout is reading
+    time.sleep(1.5)
+    return proc
+
+
+@pytest.mark.parametrize("target", ["group", "parent"])
+def test_ctrl_c_while_the_scout_walks_exits_130_and_leaves_no_process(
+    tmp_path: Path, target: str
+) -> None:
+    proc = _slow_scout(_tree(tmp_path, n=600))
     started = time.monotonic()
     if target == "group":  # a terminal's Ctrl-C reaches the whole process group
         os.killpg(proc.pid, signal.SIGINT)
@@ -283,57 +289,14 @@ def test_the_scout_ends_when_its_parent_is_killed(tmp_path: Path) -> None:
     (root / "pkg").mkdir(parents=True)
     for i in range(600):  # no candidate: the scout has nothing to send before its end
         (root / "pkg" / f"m{i:03d}.py").write_text(PLAIN)
-    env = {**os.environ, "NO_COLOR": "1"}
-    env.pop("CI", None)
-    proc = subprocess.Popen(
-        [sys.executable, "-c", SLOW_SCOUT, "check", "pkg"],
-        cwd=root, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
-        start_new_session=True,
-    )
+    proc = _slow_scout(root)  # a file each 10 ms: about 4.5 s of walking left
     try:
-        assert proc.stdout is not None and proc.stdout.readline() == b"ready\n"
-        time.sleep(1.5)  # the scout reads a file each 10 ms: about 4.5 s of walking left
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait(timeout=30)
-        deadline = time.monotonic() + 3
-        while _live_in_group(proc.pid) and time.monotonic() < deadline:
-            time.sleep(0.05)
-        assert _live_in_group(proc.pid) == []
+        assert group_left_after(proc.pid, 3) == []
     finally:
         try:
             os.killpg(proc.pid, signal.SIGKILL)
         except ProcessLookupError:
             pass
 
-
-def _live_in_group(pgid: int) -> list[str]:
-    """The pids of group ``pgid`` that are not zombies (/proc)."""
-    out = []
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            text = stat.read_text()
-        except OSError:
-            continue
-        fields = text[text.rindex(")") + 2 :].split()
-        if int(fields[2]) == pgid and fields[0] != "Z":
-            out.append(stat.parent.name)
-    return out
-
-
-def test_a_long_file_list_comes_in_parts_and_whole(tmp_path: Path) -> None:
-    """Over ``_FILES_PER_MESSAGE`` files: several ``files`` messages, in order, together the
-    discovered list (the parent decodes each as it comes: no copy of the whole list at once)."""
-    n = scouting._FILES_PER_MESSAGE * 2 + 7
-    (tmp_path / "pkg").mkdir()
-    for i in range(n):
-        (tmp_path / "pkg" / f"m{i:05d}.py").write_text("x = 1\n")
-    settings = load_settings([str(tmp_path)])
-    scout = scouting.start([str(tmp_path / "pkg")], settings)
-    messages = []
-    while (got := scout.messages(wait=True)) is not None:
-        messages.extend(got)
-    assert scout.finish()
-    parts = [m[1] for m in messages if m[0] == "files"]
-    assert [len(p) for p in parts] == [scouting._FILES_PER_MESSAGE] * 2 + [7]
-    assert [f for p in parts for f in p] == discover_files([str(tmp_path / "pkg")], settings)
-    assert messages[-1] == ("done",)

@@ -1569,9 +1569,13 @@ class ConfigFinder:
         """Names of the methods of ``cls`` and its same-file bases read as attributes
         (``@property``, ``@functools.cached_property``, ``@x.setter``)."""
         out: set[str] = set()
-        stack, seen = [cls], set()
+        # each class with the finder of its own module: a base found in another file has
+        # its own bases looked up there (this module's scopes do not hold its nodes: a
+        # KeyError that ended verl's one-step-off trainer's analysis, a fresh tester's)
+        stack: list[tuple[ConfigFinder, ast.ClassDef]] = [(self, cls)]
+        seen: set[int] = set()
         while stack:
-            c = stack.pop()
+            finder, c = stack.pop()
             if id(c) in seen:
                 continue
             seen.add(id(c))
@@ -1582,9 +1586,9 @@ class ConfigFinder:
                 ):
                     out.add(b.name)
             for base in c.bases:
-                found = self._base_class(base)
+                found = finder._base_class(base)
                 if found is not None:
-                    stack.append(found[1])
+                    stack.append(found)
         return out
 
     def _base_init_calls_methods(self, cls: ast.ClassDef) -> bool:
@@ -1597,10 +1601,10 @@ class ConfigFinder:
             found = self._base_class(base)
             if found is None:
                 return False
-            _, base_def = found
+            finder, base_def = found
             init = next((b for b in base_def.body if isinstance(b, _FUNCTIONS) and b.name == "__init__"), None)
             if init is None:
-                return self._base_init_calls_methods(base_def) if base_def is not cls else False
+                return finder._base_init_calls_methods(base_def) if base_def is not cls else False
             params = (*init.args.posonlyargs, *init.args.args)
             me = params[0].arg if params else None
             return any(

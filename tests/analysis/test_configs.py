@@ -690,3 +690,38 @@ def test_unpacked_arguments_and_list_configs_from_a_caller(envmod, call, applica
     else:
         assert new == HEAD + textwrap.dedent(src) and after == [None, None]
         assert [(d.code, d.fix.applicability) for d in diags] == [("PPO001", "unsafe")]
+
+
+@pytest.mark.parametrize("sub_init", [
+    "    def __init__(self, config):\n        self.other = config\n",  # never sets it: unsafe
+    "    def __init__(self, config):\n        super().__init__(config)\n",  # the root's sets it
+])
+def test_a_base_of_a_base_in_other_files_is_read_with_its_own_module(tmp_path, sub_init) -> None:
+    """``Sub(Base)``, ``Base(Root)`` and ``Root`` in three files: the bases of ``Base`` are
+    looked up in ``base.py``'s own scopes (in ``sub.py``'s they raised KeyError: an internal
+    error for verl's one-step-off and fully-async trainers, their calls never reported)."""
+    from pathlib import Path
+
+    from cli_helpers import run_cli
+
+    root = Path(tmp_path)
+    (root / "pkg").mkdir()
+    (root / "pkg" / "__init__.py").write_text("")
+    (root / "pkg" / "root.py").write_text(
+        "class Root:\n    def __init__(self, config):\n        self.config = config\n\n"
+        "    @property\n    def world(self):\n        return self.config\n"
+    )
+    (root / "pkg" / "base.py").write_text("from pkg.root import Root\n\n\nclass Base(Root):\n    pass\n")
+    (root / "pkg" / "sub.py").write_text(
+        "from verl.trainer.constants_ppo import get_ppo_ray_runtime_env\nfrom pkg.base import Base\n\n\n"
+        "class Sub(Base):\n" + sub_init + "\n    def fit(self):\n        return get_ppo_ray_runtime_env()\n"
+    )
+    r = run_cli("check", "--output-format", "json", "pkg/sub.py", cwd=root)
+    assert r.returncode == 1, r.stderr
+    assert "internal error" not in r.stderr
+    import json
+
+    (found,) = json.loads(r.stdout)
+    assert found["code"] == "PPO001" and found["fix"]["edits"][0]["content"] == "self.config"
+    expected = "unsafe" if "self.other" in sub_init else "safe"
+    assert found["fix"]["applicability"] == expected

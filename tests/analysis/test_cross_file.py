@@ -516,15 +516,25 @@ def test_a_star_re_export_that_never_spells_the_name_is_followed(tmp_path: Path)
     assert verdict is not None and verdict.endswith("main.py:2 passes `{'a': 1}`, which may not be a training config")
 
 
+def _verdict(tmp_path: Path, files: dict[str, str], home: str, qualname: str, kind: str = "call"):
+    """Write ``files`` under ``tmp_path`` and judge the origin ``qualname`` (parameter
+    ``config`` at position 0) of ``home`` against all of them."""
+    from ppo_migrate.analysis.cross_file import judge_callers
+    from ppo_migrate.diagnostics import CallerOrigin
+    from ppo_migrate.settings import Settings
+
+    for rel, text in files.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+    origin = CallerOrigin(str(tmp_path / home), qualname, 0, "config", kind)
+    return judge_callers([origin], [str(tmp_path / rel) for rel in files], Settings())[origin]
+
+
 def test_a_re_export_from_a_module_that_is_not_a_parent_is_followed(tmp_path: Path) -> None:
     """``mypkg/api.py`` re-exports ``pkg.sub.lib.start`` under the same name; ``from mypkg.api
     import start`` in a third file names none of ``pkg``, ``sub``, ``lib``: the file was never
     read and the dict it passes never seen (the fix stayed safe and the rewrite crashed
     verl 0.9.1's function). The re-exporting module is now wanted the next round."""
-    from ppo_migrate.analysis.cross_file import judge_callers
-    from ppo_migrate.diagnostics import CallerOrigin
-    from ppo_migrate.settings import Settings
-
     files = {
         "pkg/__init__.py": "",
         "pkg/sub/__init__.py": "",
@@ -533,27 +543,18 @@ def test_a_re_export_from_a_module_that_is_not_a_parent_is_followed(tmp_path: Pa
         "mypkg/api.py": "from pkg.sub.lib import start\n",
         "caller.py": "from mypkg.api import start\nstart({'num_gpus': 8})\n",
     }
-    for rel, text in files.items():
-        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / rel).write_text(text)
-    origin = CallerOrigin(str(tmp_path / "pkg/sub/lib.py"), "start", 0, "config")
-    paths = [str(tmp_path / rel) for rel in files]
-    verdict = judge_callers([origin], paths, Settings())[origin]
+    verdict = _verdict(tmp_path, files, "pkg/sub/lib.py", "start")
     assert verdict is not None
     assert verdict.endswith("caller.py:2 passes `{'num_gpus': 8}`, which may not be a training config")
     # the chain alone, without the caller: nothing argues against the fix
-    alone = judge_callers([origin], [p for p in paths if not p.endswith("caller.py")], Settings())
-    assert alone == {origin: None}
+    del files["caller.py"]
+    assert _verdict(tmp_path, files, "pkg/sub/lib.py", "start") is None
 
 
 def test_a_module_loaded_by_a_name_built_at_run_time_is_still_read(tmp_path: Path) -> None:
     """``importlib.import_module("pkg.sub." + name).start(d)`` names the package, not the
     module: a file that loads modules by name is read whenever it names a package above the
     function's (the narrower look of this stop must not lose it)."""
-    from ppo_migrate.analysis.cross_file import judge_callers
-    from ppo_migrate.diagnostics import CallerOrigin
-    from ppo_migrate.settings import Settings
-
     files = {
         "pkg/__init__.py": "",
         "pkg/sub/__init__.py": "",
@@ -564,20 +565,12 @@ def test_a_module_loaded_by_a_name_built_at_run_time_is_still_read(tmp_path: Pat
             "    return mod.start({'num_gpus': 8})\n"
         ),
     }
-    for rel, text in files.items():
-        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / rel).write_text(text)
-    origin = CallerOrigin(str(tmp_path / "pkg/sub/lib.py"), "start", 0, "config")
-    verdict = judge_callers([origin], [str(tmp_path / rel) for rel in files], Settings())[origin]
+    verdict = _verdict(tmp_path, files, "pkg/sub/lib.py", "start")
     assert verdict is not None and "loader.py:6" in verdict, verdict
 
 
 def test_a_star_re_export_from_a_module_that_is_not_a_parent_is_followed(tmp_path: Path) -> None:
     """``mypkg/api.py: from pkg.sub.lib import *``, then ``from mypkg.api import start``."""
-    from ppo_migrate.analysis.cross_file import judge_callers
-    from ppo_migrate.diagnostics import CallerOrigin
-    from ppo_migrate.settings import Settings
-
     files = {
         "pkg/__init__.py": "",
         "pkg/sub/__init__.py": "",
@@ -586,11 +579,7 @@ def test_a_star_re_export_from_a_module_that_is_not_a_parent_is_followed(tmp_pat
         "mypkg/api.py": "from pkg.sub.lib import *\n",
         "caller.py": "from mypkg.api import start\nstart({'num_gpus': 8})\n",
     }
-    for rel, text in files.items():
-        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / rel).write_text(text)
-    origin = CallerOrigin(str(tmp_path / "pkg/sub/lib.py"), "start", 0, "config")
-    verdict = judge_callers([origin], [str(tmp_path / rel) for rel in files], Settings())[origin]
+    verdict = _verdict(tmp_path, files, "pkg/sub/lib.py", "start")
     assert verdict is not None
     assert verdict.endswith("caller.py:2 passes `{'num_gpus': 8}`, which may not be a training config")
 
@@ -668,10 +657,6 @@ def test_a_method_run_through_a_subclass_in_a_third_file_is_judged(
 ) -> None:
     """``Runner.run(self, config)`` passes ``config``; ``sub.py`` subclasses ``Runner`` and
     ``caller.py`` names only the subclass (a fresh tester's ``Fast().run(d)``: left safe)."""
-    from ppo_migrate.analysis.cross_file import judge_callers
-    from ppo_migrate.diagnostics import CallerOrigin
-    from ppo_migrate.settings import Settings
-
     last = subclasses.split("class ")[-1].split("(")[0]
     files = {
         "pkg/__init__.py": "",
@@ -679,11 +664,7 @@ def test_a_method_run_through_a_subclass_in_a_third_file_is_judged(
         "pkg/sub.py": "from pkg.runner import Runner\n\n\n" + subclasses,
         "caller.py": f"from pkg.sub import {last}\n\n{caller}\n",
     }
-    for rel, text in files.items():
-        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / rel).write_text(text)
-    origin = CallerOrigin(str(tmp_path / "pkg/runner.py"), "Runner.run", 0, "config", "method")
-    verdict = judge_callers([origin], [str(tmp_path / rel) for rel in files], Settings())[origin]
+    verdict = _verdict(tmp_path, files, "pkg/runner.py", "Runner.run", "method")
     if expected is None:
         assert verdict is None
     else:
@@ -694,10 +675,6 @@ def test_a_method_run_through_a_subclass_in_a_third_file_is_judged(
 def test_a_module_re_exported_under_another_name_is_followed(tmp_path: Path, where: str) -> None:
     """``from pkg.sub import lib as engine`` in a package above or in another module, then
     ``engine.start(d)`` in a third file (a fresh tester's ``parent_modalias``: left safe)."""
-    from ppo_migrate.analysis.cross_file import judge_callers
-    from ppo_migrate.diagnostics import CallerOrigin
-    from ppo_migrate.settings import Settings
-
     home = where.removesuffix(".py").replace("/__init__", "").replace("/", ".")
     files = {
         "pkg/__init__.py": "",
@@ -708,11 +685,7 @@ def test_a_module_re_exported_under_another_name_is_followed(tmp_path: Path, whe
         "caller.py": f"from {home} import engine\n\nengine.start({{'num_gpus': 8}})\n",
     }
     files[where] = "from pkg.sub import lib as engine\n"
-    for rel, text in files.items():
-        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / rel).write_text(text)
-    origin = CallerOrigin(str(tmp_path / "pkg/sub/lib.py"), "start", 0, "config")
-    verdict = judge_callers([origin], [str(tmp_path / rel) for rel in files], Settings())[origin]
+    verdict = _verdict(tmp_path, files, "pkg/sub/lib.py", "start")
     assert verdict is not None and verdict.endswith(
         "caller.py:3 passes `{'num_gpus': 8}`, which may not be a training config"
     ), verdict
