@@ -806,6 +806,8 @@ class _FileJudge:
             call = self._called(node)
             if call is None:
                 continue
+            if self._super_of(node, cls_fq):
+                continue  # ``super().run(cfg)`` in a subclass: :meth:`_method_subclass` judged it
             obj_fqs = (
                 {self._resolved(f) for f in self._fqs(node.value)}
                 if isinstance(node.value, (ast.Name, ast.Attribute)) else set()
@@ -930,6 +932,25 @@ class _FileJudge:
                 elif any(a.arg == value.id for a in init.args.kwonlyargs):
                     self.more[fq].append(_Wanted(w.origin, None, value.id, None, "init", "", self.path))
         return None
+
+    def _super_of(self, node: ast.Attribute, cls_fq: str) -> bool:
+        """Whether ``node`` is ``super().<method>`` (or ``super(C, self)``) inside a class
+        whose bases name ``cls_fq`` here: a subclass's own method handing on to the base's,
+        which :meth:`_method_subclass` judges with the subclass's calls. Elsewhere (a mixin
+        whose ``super()`` is not known to reach the class) it is judged as any call."""
+        value = node.value
+        if not (
+            isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "super"
+        ):
+            return False
+        chain = self.analysis.module.ancestors(node)
+        cls = next((a for a in reversed(chain) if isinstance(a, ast.ClassDef)), None)
+        if cls is None:
+            return False
+        return any(
+            cls_fq in {self._resolved(f) for f in self._fqs(b)}
+            for b in cls.bases if isinstance(b, (ast.Name, ast.Attribute))
+        )
 
     def _method_subclass(self, cls: ast.ClassDef, w: _Wanted) -> str | None:
         """A subclass of the class whose method is wanted: without its own method, its

@@ -689,3 +689,31 @@ def test_a_module_re_exported_under_another_name_is_followed(tmp_path: Path, whe
     assert verdict is not None and verdict.endswith(
         "caller.py:3 passes `{'num_gpus': 8}`, which may not be a training config"
     ), verdict
+
+
+@pytest.mark.parametrize(
+    ("caller", "expected"),
+    [
+        ("Sub().run(OmegaConf.load('ppo.yaml'))", None),  # a config, through the override
+        ("Sub().run({'num_gpus': 8})", "caller.py:4 passes"),  # a dict, through the override
+    ],
+)
+def test_an_override_handing_its_parameter_to_super_is_judged_by_its_callers(
+    tmp_path: Path, caller: str, expected: str | None
+) -> None:
+    """``class Sub(Base): def run(self, config): return super().run(config)``: a fresh
+    tester's false alarm ("sub.py passes `config`"): the override's callers decide."""
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/base.py": RUNNER.replace("Runner", "Base"),
+        "pkg/sub.py": (
+            "from pkg.base import Base\n\n\nclass Sub(Base):\n"
+            "    def run(self, config):\n        print('sub')\n        return super().run(config)\n"
+        ),
+        "caller.py": f"from omegaconf import OmegaConf\nfrom pkg.sub import Sub\n\n{caller}\n",
+    }
+    verdict = _verdict(tmp_path, files, "pkg/base.py", "Base.run", "method")
+    if expected is None:
+        assert verdict is None
+    else:
+        assert verdict is not None and expected in verdict, verdict
