@@ -917,6 +917,11 @@ class _FileJudge:
                 return None  # ``self.config = config`` from its own parameter: its calls decide
             return f"subclass `{cls.name}` has an `__init__` that does not call the base's"
         for c in calls:
+            if _hands_all_on(c, init):
+                # ``def __init__(self, *args, **kwargs): super().__init__(*args, **kwargs)``:
+                # its calls pass the base's arguments as they are
+                self.more[fq].append(w._replace(skip=None, home=self.path))
+                continue
             explicit = not isinstance(c.func.value, ast.Call)  # ``Base.__init__(self, ...)``
             position = None if w.position is None else w.position + (1 if explicit else 0)
             reason = self._passes(c, position, w.keyword, w)
@@ -976,6 +981,9 @@ class _FileJudge:
         params = [*own.args.posonlyargs, *own.args.args]
         for call in ast.walk(own):
             if not (isinstance(call, ast.Call) and self._calls_base(call, own, w.method)):
+                continue
+            if _hands_all_on(call, own):  # ``def run(self, *a, **k): return super().run(*a, **k)``
+                self.more[fq].append(w._replace(skip=None, home=self.path))
                 continue
             explicit = not isinstance(call.func.value, ast.Call)  # ``Base.run(self, ...)``
             position = w.position
@@ -1042,6 +1050,32 @@ class _FileJudge:
             and isinstance(call.args[0], ast.Name)
             and call.args[0].id == first.arg
         )
+
+
+def _hands_all_on(call: ast.Call, method: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """Whether ``call`` (the base's method, called from ``method``) passes ``method``'s own
+    ``*args, **kwargs`` on unchanged and ``method`` takes nothing else but the instance:
+    the base then gets exactly what ``method``'s callers pass (``super().__init__(*args,
+    **kwargs)``, ``Base.run(self, *args, **kwargs)``)."""
+    a = method.args
+    if a.vararg is None or a.kwarg is None or a.kwonlyargs or a.posonlyargs or len(a.args) != 1:
+        return False
+    args = call.args
+    explicit = not isinstance(call.func, ast.Attribute) or not isinstance(call.func.value, ast.Call)
+    if explicit:  # ``Base.run(self, *args, **kwargs)``: the instance first
+        if not (args and isinstance(args[0], ast.Name) and args[0].id == a.args[0].arg):
+            return False
+        args = args[1:]
+    return (
+        len(args) == 1
+        and isinstance(args[0], ast.Starred)
+        and isinstance(args[0].value, ast.Name)
+        and args[0].value.id == a.vararg.arg
+        and len(call.keywords) == 1
+        and call.keywords[0].arg is None
+        and isinstance(call.keywords[0].value, ast.Name)
+        and call.keywords[0].value.id == a.kwarg.arg
+    )
 
 
 def _loads_a_module(node: ast.expr) -> bool:

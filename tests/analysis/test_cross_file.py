@@ -717,3 +717,35 @@ def test_an_override_handing_its_parameter_to_super_is_judged_by_its_callers(
         assert verdict is None
     else:
         assert verdict is not None and expected in verdict, verdict
+
+
+@pytest.mark.parametrize(
+    ("caller", "expected"),
+    [
+        ("KwTrainer(OmegaConf.load('ppo.yaml'), tokenizer=None).env()", None),
+        ("KwTrainer({'num_gpus': 8}, tokenizer=None).env()", "caller.py:4 passes"),
+    ],
+)
+def test_a_subclass_handing_all_its_arguments_to_the_base_is_judged_by_its_callers(
+    tmp_path: Path, caller: str, expected: str | None
+) -> None:
+    """``def __init__(self, *args, **kwargs): super().__init__(*args, **kwargs)``: a fresh
+    tester's false alarm ("passes unpacked arguments"); the subclass's calls decide."""
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/trainer.py": HEAD + (
+            "\n\nclass Trainer:\n    def __init__(self, config, tokenizer=None):\n"
+            "        self.config = config\n\n    def env(self):\n"
+            "        return get_ppo_ray_runtime_env()\n"
+        ),
+        "pkg/ext.py": (
+            "from pkg.trainer import Trainer\n\n\nclass KwTrainer(Trainer):\n"
+            "    def __init__(self, *args, **kwargs):\n        super().__init__(*args, **kwargs)\n"
+        ),
+        "caller.py": f"from omegaconf import OmegaConf\nfrom pkg.ext import KwTrainer\n\n{caller}\n",
+    }
+    verdict = _verdict(tmp_path, files, "pkg/trainer.py", "Trainer", "init")
+    if expected is None:
+        assert verdict is None
+    else:
+        assert verdict is not None and expected in verdict, verdict
