@@ -187,6 +187,7 @@ def _judge(
         # a module loaded by a name built at run time (``import_module("pkg." + name)``)
         # may be any module under a package it names
         packages = {p for fq in wanted for p in fq.rpartition(".")[0].split(".") if p}
+        imports_module = _module_import_pattern(modules)
         # name -> the one file whose own analysis judged every use of it there (skipped)
         skips: dict[str, set[str | None]] = defaultdict(set)
         for fq, entries in wanted.items():
@@ -232,7 +233,7 @@ def _judge(
                 )
                 or b"import *" in data  # ``from .lib import *`` re-exports names it never spells
                 # ``from pkg.sub import lib as engine``: a module re-exported, names unspelled
-                or _imports_module(data, modules)
+                or (b"import" in data and imports_module.search(data) is not None)
                 or (b"getattr(" in data and _mentions(data, modules))  # ``getattr(lib, "la" + "unch")``
             ):
                 continue
@@ -338,17 +339,15 @@ def _read(path: str) -> bytes | None:
         return None
 
 
-def _imports_module(data: bytes, modules: set[str]) -> bool:
-    """Whether the file may import one of ``modules`` itself, the module object (``from pkg
-    import lib``, ``from pkg import (a,\n lib)``, ``import pkg.lib as l``), which it could hand
-    on under another name; not ``from pkg.lib import x``, which imports a name of it."""
-    if b"import" not in data:
-        return False
+def _module_import_pattern(modules: set[str]) -> re.Pattern[bytes]:
+    """A file importing one of ``modules`` itself, the module object (``from pkg import lib``,
+    ``from pkg import (a,\n lib)``, ``import pkg.lib as l``), which it could hand on under
+    another name; not ``from pkg.lib import x``, which imports a name of it. Built once a
+    round, searched in each file's bytes."""
     names = b"|".join(re.escape(m.encode("utf-8", "surrogateescape")) for m in sorted(modules))
-    return re.search(
-        rb"\bimport[ \t]+[^\n;#]*\b(?:" + names + rb")\b|\bimport[ \t]*\([^)]*\b(?:" + names + rb")\b",
-        data,
-    ) is not None
+    return re.compile(
+        rb"\bimport[ \t]+[^\n;#]*\b(?:" + names + rb")\b|\bimport[ \t]*\([^)]*\b(?:" + names + rb")\b"
+    )
 
 
 def _loads_by_name(data: bytes) -> bool:
@@ -1036,14 +1035,13 @@ class _FileJudge:
     def _calls_base(call: ast.Call, method: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> bool:
         """``super().<name>(...)``, ``super(C, self).<name>(...)`` or ``<Base>.<name>(self,
         ...)`` inside ``method`` (a base's method of that name called on the instance)."""
-        init = method
         func = call.func
         if not (isinstance(func, ast.Attribute) and func.attr == name):
             return False
         owner = func.value
         if isinstance(owner, ast.Call):
             return isinstance(owner.func, ast.Name) and owner.func.id == "super"
-        first = (init.args.posonlyargs or init.args.args or [None])[0]
+        first = (method.args.posonlyargs or method.args.args or [None])[0]
         return (
             first is not None
             and bool(call.args)
