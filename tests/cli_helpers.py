@@ -82,3 +82,13 @@ def group_left_after(pgid: int, seconds: float) -> list[str]:
     while live_in_group(pgid) and time.monotonic() < deadline:
         time.sleep(0.05)
     return live_in_group(pgid)
+
+
+def kill_group(pgid: int) -> None:
+    """SIGKILL what is left of process group ``pgid`` (a test's cleanup; none left is fine)."""
+    import signal
+
+    try:
+        os.killpg(pgid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass

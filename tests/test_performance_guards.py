@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from cli_helpers import group_left_after
+from cli_helpers import group_left_after, kill_group
 
 from ppo_migrate import runner
 from ppo_migrate.runner import Mode
@@ -568,7 +568,4 @@ def test_workers_end_when_the_parent_is_killed(tmp_path: Path, sig: signal.Signa
         proc.wait(timeout=30)
         assert group_left_after(proc.pid, 10) == []
     finally:
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
+        kill_group(proc.pid)

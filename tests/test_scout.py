@@ -24,7 +24,7 @@ from ppo_migrate.prefilter import iter_candidates
 from ppo_migrate.runner import ScoutFailed, run, run_scouted
 from ppo_migrate.settings import load_settings
 
-from cli_helpers import group_left_after, ppo_migrate_exe
+from cli_helpers import group_left_after, kill_group, ppo_migrate_exe
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="the scout forks on Linux only")
 
@@ -295,8 +295,5 @@ def test_the_scout_ends_when_its_parent_is_killed(tmp_path: Path) -> None:
         proc.wait(timeout=30)
         assert group_left_after(proc.pid, 3) == []
     finally:
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
+        kill_group(proc.pid)
 

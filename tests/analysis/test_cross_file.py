@@ -530,6 +530,14 @@ def _verdict(tmp_path: Path, files: dict[str, str], home: str, qualname: str, ki
     return judge_callers([origin], [str(tmp_path / rel) for rel in files], Settings())[origin]
 
 
+def _expect(verdict: str | None, expected: str | None) -> None:
+    """No verdict when ``expected`` is ``None``, else one holding ``expected``."""
+    if expected is None:
+        assert verdict is None
+    else:
+        assert verdict is not None and expected in verdict, verdict
+
+
 def test_a_re_export_from_a_module_that_is_not_a_parent_is_followed(tmp_path: Path) -> None:
     """``mypkg/api.py`` re-exports ``pkg.sub.lib.start`` under the same name; ``from mypkg.api
     import start`` in a third file names none of ``pkg``, ``sub``, ``lib``: the file was never
@@ -665,10 +673,7 @@ def test_a_method_run_through_a_subclass_in_a_third_file_is_judged(
         "caller.py": f"from pkg.sub import {last}\n\n{caller}\n",
     }
     verdict = _verdict(tmp_path, files, "pkg/runner.py", "Runner.run", "method")
-    if expected is None:
-        assert verdict is None
-    else:
-        assert verdict is not None and expected in verdict, verdict
+    _expect(verdict, expected)
 
 
 @pytest.mark.parametrize("where", ["pkg/__init__.py", "mypkg/api.py"])
@@ -713,10 +718,7 @@ def test_an_override_handing_its_parameter_to_super_is_judged_by_its_callers(
         "caller.py": f"from omegaconf import OmegaConf\nfrom pkg.sub import Sub\n\n{caller}\n",
     }
     verdict = _verdict(tmp_path, files, "pkg/base.py", "Base.run", "method")
-    if expected is None:
-        assert verdict is None
-    else:
-        assert verdict is not None and expected in verdict, verdict
+    _expect(verdict, expected)
 
 
 @pytest.mark.parametrize(
@@ -745,7 +747,4 @@ def test_a_subclass_handing_all_its_arguments_to_the_base_is_judged_by_its_calle
         "caller.py": f"from omegaconf import OmegaConf\nfrom pkg.ext import KwTrainer\n\n{caller}\n",
     }
     verdict = _verdict(tmp_path, files, "pkg/trainer.py", "Trainer", "init")
-    if expected is None:
-        assert verdict is None
-    else:
-        assert verdict is not None and expected in verdict, verdict
+    _expect(verdict, expected)
