@@ -467,9 +467,10 @@ def _run_scouted(paths: Sequence[str], settings, mode, opts: dict):
     from ppo_migrate.modes import Mode
 
     if mode is not Mode.CHECK or not scouting.applies(opts["jobs"], paths):
+        scouting.drop_early()
         return None
-    try:
-        scout = scouting.start(paths, settings)
+    try:  # the one the console script started before importing click, when it is the same
+        scout = scouting.take_early(paths, settings) or scouting.start(paths, settings)
     except OSError:
         return None
     try:
@@ -764,6 +765,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         try:
             cli.main(args=list(argv) if argv is not None else None, prog_name="ppo-migrate")
         finally:
+            _drop_early_scout()
             sys.stdout.flush()
     except BrokenPipeError:
         _exit_on_broken_pipe()
@@ -775,6 +777,13 @@ def main(argv: Sequence[str] | None = None) -> None:
         if argv is None:  # the console script or ``python -m``: the process ends here
             _exit_without_teardown(exc)
         raise
+
+
+def _drop_early_scout() -> None:
+    """Kill the scout :func:`ppo_migrate.entry.main` started if the command did not take it."""
+    scout = sys.modules.get("ppo_migrate.scout")
+    if scout is not None:
+        scout.drop_early()
 
 
 def _keep_undecodable_names(stream) -> None:

@@ -29,9 +29,7 @@ unsafe, or spawns and re-imports everything).
 
 from __future__ import annotations
 
-import gc
 import os
-import signal
 import struct
 from collections.abc import Sequence
 from typing import Any
@@ -135,6 +133,8 @@ class Scout:
         """Stop the child now (it writes nothing, so nothing is left half done) and reap it."""
         self._close()
         if self.pid > 0:
+            import signal
+
             try:
                 os.kill(self.pid, signal.SIGKILL)
             except ProcessLookupError:
@@ -181,6 +181,9 @@ def _child(paths: Sequence[str], settings, reader: int, writer: int) -> None:  #
     """The scout's whole life: discover, prefilter, send, ``_exit``."""
     code = 1
     try:
+        import gc
+        import signal
+
         gc.disable()  # a short life that leaves no cycles worth collecting
         signal.signal(signal.SIGINT, signal.SIG_DFL)  # Ctrl-C: the parent stops the run
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
@@ -208,6 +211,77 @@ def _child(paths: Sequence[str], settings, reader: int, writer: int) -> None:  #
         code = 1
     finally:
         os._exit(code)
+
+
+class _Early:
+    """A scout started by :func:`start_early`, waiting for the CLI to take it."""
+
+    def __init__(self, paths: tuple[str, ...], settings, scout: Scout) -> None:
+        self.paths = paths
+        self.settings = settings
+        self.scout = scout
+
+
+_early: _Early | None = None
+
+
+def start_early(argv: Sequence[str]) -> None:
+    """Start the scout of a plain ``ppo-migrate check [DIR ...]`` before click and the CLI
+    are imported.
+
+    The console script calls this first (:func:`ppo_migrate.entry.main`): importing click and
+    the CLI is ~35 ms of a ~130 ms ``check`` of the verl 0.5-0.8 tree (issue 13, item 6),
+    which the scout now spends walking the tree.
+
+    Only a command line without a single option is recognised (``check`` and paths, none
+    starting with ``-``), with the settings :func:`ppo_migrate.settings.load_settings` gives
+    for those paths alone. The CLI parses the command line as always and takes the scout
+    only when it would start the same one, for the same paths and equal settings
+    (:func:`take_early`); else it is killed (:func:`drop_early`). Nothing is reported here:
+    what fails (the settings, the fork) is left to the CLI, which then runs as it would
+    without the scout.
+
+    Args:
+        argv: the command line after the program's name (``sys.argv[1:]``).
+    """
+    global _early
+    if _early is not None or not argv or argv[0] != "check":
+        return
+    if any(arg.startswith("-") for arg in argv[1:]):
+        return
+    paths = tuple(argv[1:]) or (".",)  # the CLI's own default, ``check`` alone
+    if not applies(None, paths):
+        return
+    try:
+        from ppo_migrate.settings import load_settings
+
+        settings = load_settings(list(paths))
+        _early = _Early(paths, settings, start(paths, settings))
+    except Exception:  # noqa: BLE001 - the CLI loads the settings again and reports
+        return
+
+
+def take_early(paths: Sequence[str], settings) -> Scout | None:
+    """The scout :func:`start_early` started, when it walks ``paths`` with ``settings``
+    (equal, field by field, to those the CLI resolved); ``None`` otherwise, the early
+    scout, if any, then killed and reaped. It is taken only once."""
+    global _early
+    early, _early = _early, None
+    if early is None:
+        return None
+    if early.paths == tuple(paths) and early.settings == settings:
+        return early.scout
+    early.scout.kill()
+    return None
+
+
+def drop_early() -> None:
+    """Kill and reap an early scout the CLI did not take (``check --help``, a usage error,
+    a command that ended before it ran): no process outlives the command."""
+    global _early
+    early, _early = _early, None
+    if early is not None:
+        early.scout.kill()
 
 
 def _end_with_parent(writer: int) -> None:  # pragma: no cover - in the child

@@ -229,6 +229,26 @@ def _parse_pyproject(path: Path) -> dict[str, Any]:
         raise ConfigError(f"{_display(path)}: cannot read: {e.strerror or e}") from None
 
 
+# Where a ``pyproject.toml`` can define ``tool.ppo-migrate``: a ``tool.ppo-migrate`` key path
+# (``[tool.ppo-migrate]``, ``[[tool.ppo-migrate.x]]``, a dotted key ``tool.ppo-migrate.x = 1``,
+# quoted or spaced: ``[ "tool" . 'ppo-migrate' ]``), a ``[tool]`` table, or a top-level ``tool``
+# key (``tool = {ppo-migrate = {...}}``).
+_TOOL_TABLE = re.compile(
+    rb"""["']?tool["']?[ \t]*\.[ \t]*["']?ppo-migrate"""
+    rb"""|^[ \t]*\[[ \t]*["']?tool["']?[ \t]*\]"""
+    rb"""|^[ \t]*["']?tool["']?[ \t]*=""",
+    re.MULTILINE,
+)
+
+
+def _may_hold_our_table(raw: bytes) -> bool:
+    """Whether a ``pyproject.toml``'s bytes may define ``[tool.ppo-migrate]``: only then is it
+    parsed. A project that merely depends on ppo-migrate (``dev = ["ppo-migrate"]``) or is
+    ppo-migrate (``name = "ppo-migrate"``) is not parsed on every run (``tomllib`` and the
+    parse were ~6 ms of a ``check``, issue 13, item 6)."""
+    return b"ppo-migrate" in raw and _TOOL_TABLE.search(raw) is not None
+
+
 def _find(paths: Sequence[str | Path]) -> tuple[Path, dict[str, Any]] | None:
     """The nearest pyproject.toml with our table, and that table."""
     start = _start_dir(paths[0]) if paths else os.getcwd()
@@ -243,7 +263,7 @@ def _find(paths: Sequence[str | Path]) -> tuple[Path, dict[str, Any]] | None:
                 raw = b""
             # Cheap test first: a pyproject.toml that never mentions us is not ours,
             # even if it is broken TOML (that is some other tool's business).
-            if b"ppo-migrate" in raw:
+            if _may_hold_our_table(raw):
                 doc = _parse_pyproject(Path(candidate))
                 tool = doc.get("tool")
                 if isinstance(tool, dict) and "ppo-migrate" in tool:

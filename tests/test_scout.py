@@ -207,19 +207,28 @@ SLOW_SCOUT = textwrap.dedent(
 
     prefilter.read_bytes = slow
     print("ready", flush=True)
-    from ppo_migrate.cli import main
-    main(sys.argv[1:])
+    if sys.argv[1] == "early":  # the console script's entry: the scout forks before the CLI
+        from ppo_migrate.entry import main
+
+        sys.argv[1:2] = []
+        main()
+    else:
+        from ppo_migrate.cli import main
+
+        main(sys.argv[2:])
     """
 )
 
 
-def _slow_scout(root: Path) -> subprocess.Popen:
+def _slow_scout(root: Path, entry: str = "cli") -> subprocess.Popen:
     """``check pkg`` in ``root`` with SLOW_SCOUT, in a session of its own, once it has
-    started (1.5 s after it said ``ready``: the CLI has forked, the scout is reading)."""
+    started (1.5 s after it said ``ready``: the CLI has forked, the scout is reading).
+    ``entry``: ``"early"`` runs the console script's entry (the scout forks before click is
+    imported), ``"cli"`` the CLI's ``main`` (it forks when the command runs)."""
     env = {**os.environ, "NO_COLOR": "1"}
     env.pop("CI", None)
     proc = subprocess.Popen(
-        [sys.executable, "-c", SLOW_SCOUT, "check", "pkg"],
+        [sys.executable, "-c", SLOW_SCOUT, entry, "check", "pkg"],
         cwd=root, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
         start_new_session=True,
     )
@@ -228,11 +237,12 @@ def _slow_scout(root: Path) -> subprocess.Popen:
     return proc
 
 
+@pytest.mark.parametrize("entry", ["cli", "early"])
 @pytest.mark.parametrize("target", ["group", "parent"])
 def test_ctrl_c_while_the_scout_walks_exits_130_and_leaves_no_process(
-    tmp_path: Path, target: str
+    tmp_path: Path, target: str, entry: str
 ) -> None:
-    proc = _slow_scout(_tree(tmp_path, n=600))
+    proc = _slow_scout(_tree(tmp_path, n=600), entry)
     started = time.monotonic()
     if target == "group":  # a terminal's Ctrl-C reaches the whole process group
         os.killpg(proc.pid, signal.SIGINT)
@@ -282,14 +292,15 @@ def test_a_scout_killed_before_its_last_message_is_a_failure(
         os.waitpid(-1, os.WNOHANG)
 
 
-def test_the_scout_ends_when_its_parent_is_killed(tmp_path: Path) -> None:
+@pytest.mark.parametrize("entry", ["cli", "early"])
+def test_the_scout_ends_when_its_parent_is_killed(tmp_path: Path, entry: str) -> None:
     """A scout that finds no candidate sends nothing until its walk ends: killed with
     SIGKILL, the parent would leave it walking. It watches its pipe and ends at once."""
     root = tmp_path / "plain"
     (root / "pkg").mkdir(parents=True)
     for i in range(600):  # no candidate: the scout has nothing to send before its end
         (root / "pkg" / f"m{i:03d}.py").write_text(PLAIN)
-    proc = _slow_scout(root)  # a file each 10 ms: about 4.5 s of walking left
+    proc = _slow_scout(root, entry)  # a file each 10 ms: about 4.5 s of walking left
     try:
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait(timeout=30)
@@ -297,3 +308,125 @@ def test_the_scout_ends_when_its_parent_is_killed(tmp_path: Path) -> None:
     finally:
         kill_group(proc.pid)
 
+
+
+# --------------------------------------------------------------- the scout started early
+
+# The console script's entry, counting the scouts forked and telling whether the CLI took the
+# one started before click was imported.
+COUNTED_ENTRY = textwrap.dedent(
+    """
+    import sys
+    import ppo_migrate.scout as scouting
+
+    started, taken = [], []
+    real_start, real_take = scouting.start, scouting.take_early
+
+    def start(*args):
+        started.append(args[0])
+        return real_start(*args)
+
+    def take(*args):
+        got = real_take(*args)
+        taken.append(got is not None)
+        return got
+
+    scouting.start, scouting.take_early = start, take
+    import atexit
+    atexit.register(lambda: print(f"started={len(started)} taken={taken}", file=sys.stderr))
+    from ppo_migrate.entry import main
+    main()
+    """
+)
+
+
+def _counted(root: Path, *args: str) -> subprocess.CompletedProcess:
+    env = {**os.environ, "NO_COLOR": "1"}
+    env.pop("CI", None)
+    return subprocess.run(
+        [sys.executable, "-c", COUNTED_ENTRY, *args],
+        cwd=root, capture_output=True, env=env, timeout=120,
+    )
+
+
+def test_a_plain_check_takes_the_scout_started_before_the_cli(tmp_path: Path) -> None:
+    root = _tree(tmp_path)
+    early = _counted(root, "check", "pkg", "ignored")
+    alone = _cli("check", "--jobs", "1", "pkg", "ignored", cwd=root)
+    assert early.returncode == alone.returncode == 1, early.stderr
+    assert early.stdout == alone.stdout
+    assert b"m000.py" in early.stdout and b"hidden.py" in early.stdout
+    # one scout, forked before click was imported and taken by the command
+    assert early.stderr.endswith(b"started=1 taken=[True]\n"), early.stderr
+    # with an option the command line is left to click: the scout forks when the command runs
+    late = _counted(root, "check", "--output-format", "concise", "pkg", "ignored")
+    assert late.stdout == alone.stdout
+    assert late.stderr.endswith(b"started=1 taken=[False]\n"), late.stderr
+
+
+def test_the_console_script_without_options_gives_the_one_process_output(tmp_path: Path) -> None:
+    root = _tree(tmp_path)
+    (root / "pyproject.toml").write_text('[tool.ppo-migrate]\nconfig-names = ["config", "c"]\n')
+    plain = _cli("check", "pkg", "ignored", cwd=root)
+    alone = _cli("check", "--jobs", "1", "pkg", "ignored", cwd=root)
+    assert plain.returncode == alone.returncode == 1, plain.stderr
+    assert (plain.stdout, plain.stderr) == (alone.stdout, alone.stderr)
+    missing = _cli("check", "pkg", "nowhere", cwd=root)
+    assert missing.returncode == 2
+    assert missing.stderr == b"ppo-migrate: error: nowhere: no such file or directory\n"
+
+
+def test_an_invalid_pyproject_is_reported_as_without_the_early_scout(tmp_path: Path) -> None:
+    root = _tree(tmp_path, n=5)
+    (root / "pyproject.toml").write_text('[tool.ppo-migrate]\nkeyword = "yes"\n')
+    early = _counted(root, "check", "pkg")
+    alone = _cli("check", "--jobs", "1", "pkg", cwd=root)
+    assert early.returncode == alone.returncode == 2
+    assert early.stdout == alone.stdout == b""
+    assert early.stderr.startswith(alone.stderr) and b"keyword" in alone.stderr
+    assert early.stderr.endswith(b"started=0 taken=[]\n"), early.stderr
+
+
+def test_start_early_recognises_a_plain_check_of_a_directory_only(tmp_path: Path) -> None:
+    root = _tree(tmp_path, n=3)
+    (root / "pkg" / "m000.py").write_text(FIXABLE)
+    for argv in (
+        ["apply", str(root)],
+        ["check", "--jobs", "2", str(root)],
+        ["check", str(root), "--fix"],
+        ["check", "-"],
+        ["check", str(root / "pkg" / "m000.py")],  # files only: pre-commit's command line
+        [],
+    ):
+        scouting.start_early(argv)
+        assert scouting._early is None, argv
+    scouting.start_early(["check", str(root)])
+    try:
+        assert scouting._early is not None and scouting._early.paths == (str(root),)
+        settings = load_settings([str(root)])
+        # other paths or other settings (an option changed them): killed, reaped, not taken
+        assert scouting.take_early([str(root), str(root)], settings) is None
+        assert scouting._early is None
+        with pytest.raises(ChildProcessError):
+            os.waitpid(-1, os.WNOHANG)
+        scouting.start_early(["check", str(root)])
+        from dataclasses import replace
+
+        assert scouting.take_early([str(root)], replace(settings, keyword=True)) is None
+        with pytest.raises(ChildProcessError):
+            os.waitpid(-1, os.WNOHANG)
+        scouting.start_early(["check", str(root)])
+        scout = scouting.take_early([str(root)], settings)
+        assert scout is not None and scouting.take_early([str(root)], settings) is None
+        files, result = run_scouted(scout, settings, Mode.CHECK, jobs=2)
+        assert files == discover_files([str(root)], settings)
+        plain = run(files, settings, Mode.CHECK, jobs=1)
+        assert result.diagnostics == plain.diagnostics
+        assert [d.code for d in result.diagnostics].count("PPO001") == 2  # m000.py, wide.py
+        scouting.start_early(["check", str(root)])
+        scouting.drop_early()
+        assert scouting._early is None
+        with pytest.raises(ChildProcessError):
+            os.waitpid(-1, os.WNOHANG)
+    finally:
+        scouting.drop_early()

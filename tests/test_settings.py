@@ -5,12 +5,16 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import settings as hypothesis_settings
+from hypothesis import strategies as st
 from ppo_migrate.settings import (
     DEFAULT_CONFIG_NAMES,
     DEFAULT_EXCLUDES,
     DEFAULT_TARGETS,
     ConfigError,
     Settings,
+    _may_hold_our_table,
     find_pyproject,
     load_settings,
 )
@@ -93,6 +97,76 @@ def test_broken_pyproject_of_another_tool_is_skipped(proj: Path) -> None:
     write(proj / "pyproject.toml", "[tool.ppo-migrate]\nkeyword = true\n")
     write(proj / "sub" / "pyproject.toml", "this is [not toml\n")  # never mentions us
     assert find_pyproject(["sub"]) == proj / "pyproject.toml"
+
+
+# Every way TOML can define tool.ppo-migrate (tomllib decides which do): the pre-test must
+# let each through, or the user's table would be ignored without a word.
+_TABLE_FORMS = [
+    '[tool.ppo-migrate]\nkeyword = true\n',
+    '[tool . ppo-migrate]\nkeyword = true\n',
+    '[ "tool" . \'ppo-migrate\' ]\nkeyword = true\n',
+    '[tool."ppo-migrate"]\nkeyword = true\n',
+    '[tool.ppo-migrate.per-file]\na = 1\n',
+    '[[tool.ppo-migrate.x]]\na = 1\n',
+    'tool.ppo-migrate.keyword = true\n',
+    '"tool".ppo-migrate = {keyword = true}\n',
+    '[tool]\nppo-migrate.keyword = true\n',
+    '[tool]\n"ppo-migrate" = {keyword = true}\n',
+    '  [tool]\nppo-migrate = {}\n',
+    'tool = {ppo-migrate = {keyword = true}}\n',
+    'tool = { "ppo-migrate" = {} }\n',
+]
+# Files that mention ppo-migrate without the table: not parsed (tomllib imported for nothing).
+_NOT_OURS = [
+    '[project]\nname = "ppo-migrate"\n[project.scripts]\nppo-migrate = "ppo_migrate.entry:main"\n'
+    '[tool.setuptools]\npackages = ["x"]\n',
+    '[project.optional-dependencies]\ndev = ["ppo-migrate>=0.1", "ruff"]\n[tool.ruff]\nline-length = 99\n',
+    '# ppo-migrate runs in CI\n[tool.black]\nline-length = 99\n',
+]
+
+
+@pytest.mark.parametrize("text", _TABLE_FORMS)
+def test_every_form_of_the_table_is_parsed(text: str) -> None:
+    import tomllib
+
+    assert "ppo-migrate" in tomllib.loads(text)["tool"]  # the oracle: it is our table
+    assert _may_hold_our_table(text.encode())
+
+
+@pytest.mark.parametrize("text", _NOT_OURS)
+def test_a_pyproject_that_only_mentions_us_is_not_parsed(
+    proj: Path, text: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import tomllib
+
+    assert "ppo-migrate" not in tomllib.loads(text).get("tool", {})
+    assert not _may_hold_our_table(text.encode())
+    write(proj / "pyproject.toml", text)
+    parsed: list[Path] = []
+    monkeypatch.setattr(
+        "ppo_migrate.settings._parse_pyproject", lambda path: parsed.append(path) or {}
+    )
+    assert find_pyproject(["."]) is None and parsed == []
+
+
+@given(
+    st.lists(
+        st.sampled_from(_TABLE_FORMS + _NOT_OURS + ['[project]\nname = "x"\n', "a = 1\n"]),
+        min_size=1,
+        max_size=4,
+    )
+)
+@hypothesis_settings(max_examples=300, deadline=None)
+def test_the_pre_test_never_skips_a_file_holding_the_table(parts: list[str]) -> None:
+    import tomllib
+
+    text = "".join(parts)
+    try:
+        doc = tomllib.loads(text)
+    except tomllib.TOMLDecodeError:  # a key defined twice: not a pyproject anyone can use
+        return
+    if "ppo-migrate" in doc.get("tool", {}):
+        assert _may_hold_our_table(text.encode()), text
 
 
 # ------------------------------------------------------------------ reading values
