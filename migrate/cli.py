@@ -464,7 +464,7 @@ def _run_scouted(paths: Sequence[str], settings, mode, opts: dict):
     imports them while the scout walks the tree.
     """
     from ppo_migrate import scout as scouting
-    from ppo_migrate.modes import Mode
+    from ppo_migrate.modes import Mode, collector_paused
 
     if mode is not Mode.CHECK or not scouting.applies(opts["jobs"], paths):
         scouting.drop_early()
@@ -474,8 +474,9 @@ def _run_scouted(paths: Sequence[str], settings, mode, opts: dict):
     except OSError:
         return None
     try:
-        from ppo_migrate.progress import Progress
-        from ppo_migrate.runner import ScoutFailed, run_scouted
+        with collector_paused():
+            from ppo_migrate.progress import Progress
+            from ppo_migrate.runner import ScoutFailed, run_scouted
     except BaseException:
         scout.kill()
         raise

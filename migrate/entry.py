@@ -23,7 +23,7 @@ def main() -> None:
     Exits as :func:`ppo_migrate.cli.main` does (0 clean, 1 findings, 2 an error, 130 on
     Ctrl-C). A scout started here that the command does not take is killed before the exit.
     """
-    gc.disable()
+    gc.disable()  # as ppo_migrate.modes.collector_paused, which is not imported yet
     try:
         from ppo_migrate import scout
 

@@ -21,7 +21,7 @@ import signal
 import sys
 import threading
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import NamedTuple
 
@@ -35,7 +35,13 @@ from ppo_migrate.files import (
     encode_source,
     read_source,
 )
-from ppo_migrate.modes import FORCE_POOL_ENV, Mode, default_jobs
+from ppo_migrate.modes import (
+    FORCE_POOL_ENV,
+    Mode,
+    collector_paused,
+    default_jobs,
+    fewer_young_collections,
+)
 from ppo_migrate.prefilter import (  # noqa: F401 - prefilter, is_candidate: this module's API too
     _prefilter,
     is_candidate,
@@ -105,17 +111,20 @@ class FileOutcome(NamedTuple):
     source: SourceFile | None = None
 
 
-@dataclass(eq=False)
 class RunResult:
     """All outcomes of a run, in path order.
 
     Attributes:
         outcomes: one per processed file.
         interrupted: the run was stopped by Ctrl-C.
+
+    A plain class, not a dataclass: one ``@dataclass`` costs ~1 ms at import, a share of
+    every run's start (issue 13, item 6).
     """
 
-    outcomes: list[FileOutcome] = field(default_factory=list)
-    interrupted: bool = False
+    def __init__(self, outcomes: list[FileOutcome] | None = None, interrupted: bool = False) -> None:
+        self.outcomes: list[FileOutcome] = [] if outcomes is None else outcomes
+        self.interrupted = interrupted
 
     @property
     def diagnostics(self) -> list[Diagnostic]:
@@ -583,7 +592,8 @@ def _run_with_scout(scout, settings, mode, jobs, progress, stop_requested):
         if stop_requested():
             raise KeyboardInterrupt
 
-    _import_analysis()  # while the scout walks the tree
+    with collector_paused():
+        _import_analysis()  # while the scout walks the tree
     # what exists now (the modules, the settings) lives as long as the run: the cycle
     # collector leaves it alone, its collections during the analyses are young ones only
     # (~6 ms of a run on the verl tree, issue 13, item 6)
@@ -591,7 +601,10 @@ def _run_with_scout(scout, settings, mode, jobs, progress, stop_requested):
     result = RunResult()
     files: list[str] = []
     try:
-        files, rest = _follow_scout(scout, settings, mode, progress, result.outcomes, check_stop)
+        with fewer_young_collections():
+            files, rest = _follow_scout(
+                scout, settings, mode, progress, result.outcomes, check_stop
+            )
         jobs = jobs or default_jobs()
         sizes = dict(rest)
         if use_pool(jobs, list(sizes.values())):

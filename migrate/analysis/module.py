@@ -15,7 +15,6 @@ from __future__ import annotations
 import ast
 import re
 import warnings
-from dataclasses import dataclass
 
 from ppo_migrate.constants import MAX_NESTING, MAX_SOURCE_CHARS
 
@@ -41,7 +40,6 @@ class SourceProblem(ValueError):
         self.column = column
 
 
-@dataclass(eq=False, repr=False)
 class ParsedModule:
     """One module's source and its ``ast``, parsed once.
 
@@ -50,18 +48,28 @@ class ParsedModule:
         path: the display path (``"-"`` for standard input).
         tree: the module's ``ast.Module``.
         lines: the source lines without their line breaks (index 0 is line 1).
-        facts: what one walk of the tree collected (:class:`ModuleFacts`).
+        facts: what one walk of the tree collected (:class:`ModuleFacts`); walked here
+            when not given.
+
+    A plain class, not a dataclass: one ``@dataclass`` costs ~1 ms at import, a share of
+    every run's start (issue 13, item 6).
     """
 
-    text: str
-    path: str
-    tree: ast.Module
-    lines: list[str]
-    facts: ModuleFacts = None  # type: ignore[assignment]
-
-    def __post_init__(self) -> None:
-        if self.facts is None:
-            problem, self.facts = walk_facts(self.tree)
+    def __init__(
+        self,
+        text: str,
+        path: str,
+        tree: ast.Module,
+        lines: list[str],
+        facts: ModuleFacts | None = None,
+    ) -> None:
+        self.text = text
+        self.path = path
+        self.tree = tree
+        self.lines = lines
+        if facts is None:
+            problem, facts = walk_facts(tree)
+        self.facts: ModuleFacts = facts
 
     def column(self, line: int, byte_offset: int) -> int:
         """0-based code-point column of an ``ast`` position.

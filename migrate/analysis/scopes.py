@@ -21,7 +21,6 @@ import ast
 import enum
 import sys
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from typing import NamedTuple
 
 __all__ = ["Scope", "ScopeKind", "ScopeTree", "Symbol", "frames", "mangle", "resolve_binding"]
@@ -74,25 +73,46 @@ class Symbol(NamedTuple):
     is_imported: bool
 
 
-@dataclass(eq=False, repr=False)
 class Scope:
     """A code block: the module, a class body, a function, lambda or comprehension.
 
     ``symbols`` maps each (NFKC-normalised, private-mangled) name the compiler records in
     this block to its :class:`Symbol`. ``private`` is the class name used for mangling
-    ``__names`` in this block (``None`` outside classes).
+    ``__names`` in this block (``None`` outside classes). ``flags`` and ``resolution``: each
+    name's compiler flags (``DEF_*``) and resolved scope (``LOCAL`` ...), as ``symtable``'s.
+
+    A plain class, not a dataclass: one ``@dataclass`` costs ~1 ms at import, a share of
+    every run's start (issue 13, item 6).
     """
 
-    kind: ScopeKind
-    name: str
-    node: ast.AST
-    parent: Scope | None
-    children: list[Scope] = field(default_factory=list)
-    private: str | None = None
-    flags: dict[str, int] = field(default_factory=dict)
-    resolution: dict[str, int] = field(default_factory=dict)
-    is_comprehension: bool = False
-    _symbols: dict[str, Symbol] | None = None
+    __slots__ = (
+        "kind", "name", "node", "parent", "children", "private", "flags", "resolution",
+        "is_comprehension", "_symbols", "_global_bound",
+    )
+
+    def __init__(
+        self,
+        kind: ScopeKind,
+        name: str,
+        node: ast.AST,
+        parent: Scope | None,
+        children: list[Scope] | None = None,
+        private: str | None = None,
+        flags: dict[str, int] | None = None,
+        resolution: dict[str, int] | None = None,
+        is_comprehension: bool = False,
+    ) -> None:
+        self.kind = kind
+        self.name = name
+        self.node = node
+        self.parent = parent
+        self.children: list[Scope] = [] if children is None else children
+        self.private = private
+        self.flags: dict[str, int] = {} if flags is None else flags
+        self.resolution: dict[str, int] = {} if resolution is None else resolution
+        self.is_comprehension = is_comprehension
+        self._symbols: dict[str, Symbol] | None = None
+        self._global_bound: set[str] | None = None  # the module's: see resolve_binding
 
     @property
     def symbols(self) -> dict[str, Symbol]:
@@ -161,7 +181,7 @@ def resolve_binding(scope: Scope, name: str) -> tuple[str, Scope]:
 
 
 def _global_bindings(module: Scope) -> set[str]:
-    cached = getattr(module, "_global_bound", None)
+    cached = module._global_bound
     if cached is None:
         cached = set()
         stack = [module]
@@ -180,7 +200,7 @@ def _global_bindings(module: Scope) -> set[str]:
                 for n, f in s.flags.items():
                     if f & DEF_GLOBAL and f & DEF_LOCAL:
                         cached.add(n)
-        module._global_bound = cached  # type: ignore[attr-defined]
+        module._global_bound = cached
     return cached
 
 

@@ -43,7 +43,6 @@ import ast
 import fnmatch
 import os
 import warnings
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -453,7 +452,6 @@ def install_roots(
         directory = directory.parent
 
 
-@dataclass(eq=False, repr=False)
 class SignatureResolver:
     """Decides :class:`CalleeInEffect` for target calls; caches per directory.
 
@@ -461,14 +459,23 @@ class SignatureResolver:
         keyword: the rewrite passes ``config=<expr>`` (settings ``keyword``).
         verl_version: ``--verl-version`` (beats every ``verl-version`` setting), or ``None``.
         stop: where the searches stop (the settings' project root), or ``None``.
+
+    A plain class, not a dataclass: one ``@dataclass`` costs ~1 ms at import, a share of
+    every run's start (issue 13, item 6).
     """
 
-    keyword: bool = False
-    verl_version: Version | None = None
-    stop: Path | None = None
-    _cache: dict[tuple[str, str], CalleeInEffect] = field(default_factory=dict)
-    _settings: dict[str, tuple[Version, str] | None] = field(default_factory=dict)
-    _roots: dict[str, Path | None] = field(default_factory=dict)
+    def __init__(
+        self,
+        keyword: bool = False,
+        verl_version: Version | None = None,
+        stop: Path | None = None,
+    ) -> None:
+        self.keyword = keyword
+        self.verl_version = verl_version
+        self.stop = stop
+        self._cache: dict[tuple[str, str], CalleeInEffect] = {}
+        self._settings: dict[str, tuple[Version, str] | None] = {}
+        self._roots: dict[str, Path | None] = {}
 
     def callee(self, path: str, qualified: str) -> CalleeInEffect:
         """The definition in effect for a call of ``qualified`` made in ``path``.
