@@ -158,6 +158,8 @@ def all_parents(tree: ast.AST) -> dict[int, ast.AST]:
 
 def split_lines(text: str) -> list[str]:
     """Lines as Python's tokenizer counts them (``\\r\\n``, ``\\r``, ``\\n``), without endings."""
+    if "\r" not in text:  # nearly every file: str.split is ~10x faster than the pattern's
+        return text.split("\n")
     return _LINE_SPLIT.split(text)
 
 

@@ -42,6 +42,7 @@ from __future__ import annotations
 import ast
 import fnmatch
 import os
+import re
 import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
@@ -75,6 +76,7 @@ _CHECKOUT_FILES = ("pyproject.toml", "setup.py", "setup.cfg")
 #: Files (besides ``.git``) that make a directory a project root: the in-tree search stays below it.
 _ROOT_MARKERS = (*_CHECKOUT_FILES, "uv.lock", "poetry.lock", "pdm.lock")
 _ROOT_PATTERNS = ("requirements*.txt", "requirements*.in")
+_ROOT_PATTERN = re.compile("|".join(fnmatch.translate(p) for p in _ROOT_PATTERNS))
 #: How many re-exports are followed before giving up (a cycle, or a long chain).
 _MAX_REEXPORTS = 8
 _PRE_PR = " (pre verl PR #6976)"
@@ -388,11 +390,11 @@ def _marks_project_root(directory: Path) -> bool:
     try:
         for name in names:
             if name == ".git":
-                if (directory / name).exists():
+                if os.path.exists(os.path.join(directory, name)):
                     return True
-            elif (
-                name in _ROOT_MARKERS or any(fnmatch.fnmatchcase(name, p) for p in _ROOT_PATTERNS)
-            ) and (directory / name).is_file():
+            elif (name in _ROOT_MARKERS or _ROOT_PATTERN.match(name)) and os.path.isfile(
+                os.path.join(directory, name)
+            ):
                 return True
     except OSError:
         pass
@@ -429,27 +431,32 @@ def install_roots(
         The roots found at the nearest level (sorted), or ``[]``.
     """
 
-    directory = start.absolute()
-    boundary = _project_root(directory, stop, memo)
+    start = start.absolute()
+    boundary = _project_root(start, stop, memo)
     if boundary is None:
         cwd = original_cwd()
-        boundary = cwd if directory == cwd or cwd in directory.parents else directory
+        boundary = cwd if start == cwd or cwd in start.parents else start
+    # strings and one scandir per level (no stat for a child's kind): the walk runs for
+    # each calling file's directory, pathlib's objects were most of its time
+    end, directory = str(boundary), str(start)
+    init = os.path.join(package, "__init__.py")
+    isfile, join = os.path.isfile, os.path.join
     while True:
-        roots: list[Path] = []
-        if (directory / package / "__init__.py").is_file():
+        roots: list[str] = []
+        if isfile(join(directory, init)):
             roots.append(directory)
         try:
-            children = sorted(p for p in directory.iterdir() if p.is_dir())
+            with os.scandir(directory) as entries:
+                children = sorted(e.path for e in entries if e.is_dir())
         except OSError:
             children = []
         for child in children:
-            if (child / package / "__init__.py").is_file() and any(
-                (child / f).is_file() for f in _CHECKOUT_FILES
-            ):
+            if isfile(join(child, init)) and any(isfile(join(child, f)) for f in _CHECKOUT_FILES):
                 roots.append(child)
-        if roots or directory == boundary or directory.parent == directory:
-            return roots
-        directory = directory.parent
+        parent = os.path.dirname(directory)
+        if roots or directory == end or parent == directory:
+            return [Path(r) for r in roots]
+        directory = parent
 
 
 class SignatureResolver:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import ast
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from ppo_migrate.analysis.module import SourceProblem, parse, split_lines
 from ppo_migrate.constants import MAX_NESTING, MAX_SOURCE_CHARS
@@ -34,6 +36,27 @@ def test_lines_split_like_pythons_tokenizer_only() -> None:
     assert split_lines(text) == ["a = 1", "b = '\x0c\x1c'", "f()", ""]
     m = parse(text, "m.py")
     assert m.start(_call(m.tree)) == (3, 1)
+
+
+@given(st.text(alphabet="ab \r\n\x0c\x1c\x85\u2028\u2029é", max_size=40))
+def test_lines_are_those_of_pythons_own_tokenizer(text: str) -> None:
+    """The oracle: the line Python's compiler gives each statement (``\\n``, ``\\r\\n`` and
+    ``\\r`` end one; form feeds, U+2028 and the like do not)."""
+    source = "".join(f"x{i} = {line!r}" + end for i, (line, end) in enumerate(_pieces(text)))
+    lines = split_lines(source)
+    statements = ast.parse(source).body
+    assert len(lines) == len(statements) + 1  # the last break ends the text
+    for i, statement in enumerate(statements):
+        assert lines[statement.lineno - 1] == ast.get_source_segment(source, statement)
+        assert lines[statement.lineno - 1].startswith(f"x{i} = ")
+
+
+def _pieces(text: str) -> list[tuple[str, str]]:
+    """``text`` cut at its line breaks, each piece with the break that ended it."""
+    import re
+
+    parts = re.split(r"(\r\n|\r|\n)", text)
+    return [(parts[i], parts[i + 1] if i + 1 < len(parts) else "\n") for i in range(0, len(parts), 2)]
 
 
 def test_multiline_source_of() -> None:
