@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import io
 import os
 import sys
 from collections.abc import Callable, Sequence
@@ -182,7 +183,22 @@ def _output_failed(exc: OSError) -> bool:
     :func:`ppo_migrate.files.atomic_write`, whose errors are reported file by file."""
     import errno
 
-    return exc.errno in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO)
+    return exc.errno in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO, errno.EBADF)
+
+
+class _ClosedOutput(io.TextIOBase):
+    """Standard output when the process started without one (``ppo-migrate check src >&-``:
+    Python sets ``sys.stdout`` to ``None``). Writing to it fails as writing to a closed
+    descriptor does (EBADF): the run ends with "cannot write the output", exit 2, as on a
+    full disk, instead of an internal error; a run that prints nothing (``-s``) is fine."""
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, text: str) -> int:
+        import errno
+
+        raise OSError(errno.EBADF, "standard output is closed")
 
 
 def _output_error(exc: OSError) -> NoReturn:
@@ -761,6 +777,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     Standard output is flushed here, not at interpreter exit, so that a reader
     that went away (a closed pipe) is a quiet exit 1 rather than a traceback.
     """
+    if sys.stdout is None:
+        sys.stdout = _ClosedOutput()
     _keep_undecodable_names(sys.stdout)
     try:
         try:

@@ -11,7 +11,6 @@ immutable records compared by value (``typing.NamedTuple``s, which cost a fracti
 frozen dataclass to create at import): ``d._replace(message=...)`` makes a changed copy.
 """
 
-from __future__ import annotations
 
 import re
 from collections.abc import Sequence

@@ -30,9 +30,12 @@ def main() -> None:
         scout.start_early(sys.argv[1:])
         try:
             from ppo_migrate.cli import main as run
-        except BaseException:  # Ctrl-C while importing: leave no scout behind
+        except BaseException:  # leave no scout behind
             scout.drop_early()
             raise
+    except KeyboardInterrupt:  # Ctrl-C before the CLI could take it: as the CLI says it
+        sys.stderr.write("ppo-migrate: interrupted\n")
+        sys.exit(130)
     finally:
         gc.enable()
     run()

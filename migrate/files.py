@@ -27,8 +27,6 @@ Decisions:
   root may write it, and its mode stays ``0o444``.
 """
 
-from __future__ import annotations
-
 import codecs
 import errno
 import os

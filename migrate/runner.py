@@ -12,8 +12,6 @@ of a directory, as a forked scout sends them (:func:`run_scouted`,
 Results come back in path order whatever the worker count.
 """
 
-from __future__ import annotations
-
 import contextlib
 import gc
 import os

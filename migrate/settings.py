@@ -201,7 +201,7 @@ def _start_dir(path: str | Path) -> str:
 
 def _parse_pyproject(path: Path) -> dict[str, Any]:
     """Parse ``path`` with tomllib; syntax errors become :class:`ConfigError`."""
-    import tomllib  # here: most runs find no pyproject.toml that mentions ppo-migrate
+    import tomllib  # here: most runs find no pyproject.toml that may hold our table
 
     try:
         with open(path, "rb") as f:
@@ -245,7 +245,10 @@ def _may_hold_our_table(raw: bytes) -> bool:
     """Whether a ``pyproject.toml``'s bytes may define ``[tool.ppo-migrate]``: only then is it
     parsed. A project that merely depends on ppo-migrate (``dev = ["ppo-migrate"]``) or is
     ppo-migrate (``name = "ppo-migrate"``) is not parsed on every run (``tomllib`` and the
-    parse were ~6 ms of a ``check``, issue 13, item 6)."""
+    parse were ~6 ms of a ``check``, issue 13, item 6). A quoted key may spell any letter
+    with an escape (``"ppo\\u002dmigrate"``): a file holding one is parsed."""
+    if b"\\u" in raw or b"\\U" in raw:
+        return True
     return b"ppo-migrate" in raw and _TOOL_TABLE.search(raw) is not None
 
 
@@ -259,8 +262,9 @@ def _find(paths: Sequence[str | Path]) -> tuple[Path, dict[str, Any]] | None:
             try:
                 with open(candidate, "rb") as f:
                     raw = f.read()
-            except OSError:
-                raw = b""
+            except OSError as e:  # it may hold our table: never run without it unsaid
+                shown = _display(Path(candidate))
+                raise ConfigError(f"{shown}: cannot read: {e.strerror or e}") from None
             # Cheap test first: a pyproject.toml that never mentions us is not ours,
             # even if it is broken TOML (that is some other tool's business).
             if _may_hold_our_table(raw):
@@ -288,7 +292,8 @@ def find_pyproject(paths: Sequence[str | Path]) -> Path | None:
         ``pyproject.toml`` files without the table are skipped.
 
     Raises:
-        ConfigError: a ``pyproject.toml`` that mentions ``ppo-migrate`` is not valid TOML.
+        ConfigError: a ``pyproject.toml`` whose bytes may define the table (see
+            :func:`_may_hold_our_table`) is not valid TOML.
     """
     found = _find(paths)
     return found[0] if found else None

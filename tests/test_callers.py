@@ -904,3 +904,62 @@ def test_a_caller_spelling_the_helper_with_nfkc_equivalent_characters_is_threade
         "from pkg.tabs import \u00b5_env\ndef main(config):\n    return \u00b5_env(config=config)\n"
     )
     assert _outcomes(root, ["pkg.main"])[0].startswith("0.9 pkg.main: 0 {'t': 1}")
+
+
+def test_a_file_indexed_for_its_callers_decides_the_config_only_at_their_calls(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A followed function named ``main`` sends every file spelling ``main`` to be indexed;
+    deciding the config at each of their calls (hundreds inside classes with a
+    ``self.config``, in verl's trainers) was most of a 40 s ``check``. Only the calls of
+    the functions followed are decided, and the plan is the one deciding every call gives."""
+    from ppo_migrate.analysis import callers
+    from ppo_migrate.analysis.configs import ConfigFinder
+    from ppo_migrate.modes import Mode
+    from ppo_migrate.runner import run
+    from ppo_migrate.settings import load_settings
+
+    methods = "".join(
+        f"    def step{i}(self):\n        return helper(self.config, {i})\n" for i in range(40)
+    )
+    _write(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/server.py": IMP + "\n\ndef init_ray(address):\n    return get_ppo_ray_runtime_env()\n\n\n"
+        "def main(address):\n    return init_ray(address)\n",
+        "pkg/cli.py": "from pkg.server import main\n\n\ndef run(config):\n    return main(config.address)\n",
+        "pkg/trainer.py": "def helper(c, i):\n    return i\n\n\nclass Trainer:\n"
+        "    def __init__(self, config):\n        self.config = config\n\n" + methods
+        + "\n\nif __name__ == '__main__':\n    Trainer({}).step0()\n",
+    })
+    monkeypatch.chdir(tmp_path)
+    settings = load_settings(["pkg"])
+    files = sorted(str(p.relative_to(tmp_path)) for p in (tmp_path / "pkg").glob("*.py"))
+    result = run(files, settings, Mode.CHECK, jobs=1)
+    assert [d.code for d in result.diagnostics] == ["PPO002"]
+
+    decided: list[int] = []
+    real = ConfigFinder.find
+
+    def counted(self, call):
+        decided.append(call.lineno)
+        return real(self, call)
+
+    monkeypatch.setattr(ConfigFinder, "find", counted)
+    callers._INDEXES.clear()
+    lazy, _ = callers.plan(files, result.diagnostics, settings, indexes=result.indexes)
+    lazy_count = len(decided)
+
+    decided.clear()
+    callers._INDEXES.clear()
+    real_index_file = callers.index_file
+    monkeypatch.setattr(
+        callers, "index_file", lambda a, p, s, stamp, decide=None: real_index_file(a, p, s, stamp)
+    )
+    full, _ = callers.plan(files, result.diagnostics, settings, indexes=result.indexes)
+    assert (lazy.threadable, lazy.reasons) == (full.threadable, full.reasons)
+    assert {fq: [(s.path, s.line, s.config) for s in sites] for fq, sites in lazy.index.sites.items()} == {
+        fq: [(s.path, s.line, s.config) for s in sites] for fq, sites in full.index.sites.items()
+    }
+    assert lazy.threadable == {"pkg.server.init_ray", "pkg.server.main"}  # run(config) passes it
+    assert len(decided) >= 40 > lazy_count  # every helper(...) call of trainer.py, then none
+    callers._INDEXES.clear()

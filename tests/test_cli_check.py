@@ -746,3 +746,23 @@ def test_a_full_disk_on_standard_output_is_a_one_line_error(tmp_path: Path) -> N
             )
         assert r.returncode == 2
         assert r.stderr == "ppo-migrate: error: cannot write the output: No space left on device\n"
+
+
+def test_a_closed_standard_output_is_a_one_line_error(tmp_path: Path) -> None:
+    """``check src >&-``: Python starts with ``sys.stdout`` ``None``; the report cannot be
+    written (exit 2, one line, as a full disk; was an internal error with a traceback),
+    and ``-s``, which prints nothing, still runs (exit 1: a finding)."""
+    root = write_tree(tmp_path / "proj", TREE)
+    env = {**os.environ, "NO_COLOR": "1"}
+    env.pop("CI", None)
+    closed = "ppo-migrate: error: cannot write the output: standard output is closed\n"
+    for args, code, err in (
+        (["check", "."], 2, closed),
+        (["check", "--jobs", "1", "--output-format", "json", "."], 2, closed),
+        (["check", "-s", "."], 1, ""),
+    ):
+        r = subprocess.run(
+            [*_command(), *args], cwd=root, stdin=subprocess.DEVNULL, stderr=subprocess.PIPE,
+            text=True, env=env, timeout=120, preexec_fn=lambda: os.close(1),
+        )
+        assert (r.returncode, r.stderr) == (code, err), args

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import os
+import shutil
+import subprocess
 from pathlib import Path
 
-from cli_helpers import run_cli
+import pytest
+from cli_helpers import ppo_migrate_exe, run_cli
 
 SRC = (
     "from mylab.launch import make_runtime_env\n"
@@ -60,3 +64,22 @@ def test_missing_path_is_a_usage_error(tmp_path: Path) -> None:
     proc = run_cli("check", "does-not-exist", cwd=tmp_path)
     assert proc.returncode == 2
     assert "does-not-exist" in proc.stderr and "Traceback" not in proc.stderr
+
+
+@pytest.mark.skipif(shutil.which("capsh") is None, reason="capsh drops root's file access")
+def test_an_unreadable_pyproject_is_an_error_not_silently_skipped(tmp_path: Path) -> None:
+    """A ``pyproject.toml`` the run cannot read may hold ``[tool.ppo-migrate]``: running on
+    as if it had none (a tester's ``select`` was ignored, a parent's used) is an error now,
+    exit 2 and one line naming the file. Root reads any file: the capabilities that let it
+    are dropped for the run (capsh)."""
+    _project(tmp_path, 'select = ["PPO002"]\n')
+    (tmp_path / "pyproject.toml").chmod(0)
+    env = {k: v for k, v in os.environ.items() if k != "CI"}
+    command = " ".join(["exec", *ppo_migrate_exe(), "check", "src"])
+    r = subprocess.run(
+        ["capsh", "--drop=cap_dac_override,cap_dac_read_search", "--", "-c", command],
+        cwd=tmp_path, capture_output=True, text=True, env=env, timeout=120,
+    )
+    assert r.returncode == 2, r.stdout + r.stderr
+    assert r.stderr == "ppo-migrate: error: pyproject.toml: cannot read: Permission denied\n"
+    assert r.stdout == ""

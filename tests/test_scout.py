@@ -430,3 +430,51 @@ def test_start_early_recognises_a_plain_check_of_a_directory_only(tmp_path: Path
             os.waitpid(-1, os.WNOHANG)
     finally:
         scouting.drop_early()
+
+
+# Ctrl-C while the CLI is imported, the early scout already forked: a finder raises it when
+# ``ppo_migrate.cli`` is imported, which is where a real one lands in the first ~80 ms.
+INTERRUPTED_IMPORT = textwrap.dedent(
+    """
+    import sys
+    import ppo_migrate.scout as scouting
+
+    forked = []
+    real_start = scouting.start
+    scouting.start = lambda *args: forked.append(1) or real_start(*args)
+
+    class CtrlC:
+        def find_spec(self, name, path=None, target=None):
+            if name == "ppo_migrate.cli":
+                raise KeyboardInterrupt
+            return None
+
+    sys.meta_path.insert(0, CtrlC())
+    import atexit
+    atexit.register(lambda: print(f"forked={len(forked)}", file=sys.stderr))
+    from ppo_migrate.entry import main
+    main()
+    """
+)
+
+
+def test_ctrl_c_before_the_cli_is_imported_exits_130_and_kills_the_early_scout(
+    tmp_path: Path,
+) -> None:
+    root = _tree(tmp_path, n=600)
+    env = {**os.environ, "NO_COLOR": "1"}
+    env.pop("CI", None)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", INTERRUPTED_IMPORT, "check", "pkg"],
+        cwd=root, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
+        start_new_session=True,
+    )
+    try:
+        out, err = proc.communicate(timeout=60)
+        assert proc.returncode == 130, err
+        assert out == b""
+        # one line, no traceback; the scout had been forked and is gone
+        assert err == b"ppo-migrate: interrupted\nforked=1\n"
+        assert group_left_after(proc.pid, 3) == []
+    finally:
+        kill_group(proc.pid)

@@ -115,6 +115,12 @@ _TABLE_FORMS = [
     '  [tool]\nppo-migrate = {}\n',
     'tool = {ppo-migrate = {keyword = true}}\n',
     'tool = { "ppo-migrate" = {} }\n',
+    # a quoted key may spell a letter with an escape (a tester's forms)
+    '[tool."ppo\\u002dmigrate"]\nkeyword = true\n',
+    '[tool."ppo\\U0000002dmigrate"]\nkeyword = true\n',
+    '[tool."\\u0070po-migrate"]\nkeyword = true\n',
+    'tool = {"ppo\\u002dmigrate" = {keyword = true}}\n',
+    '["\\u0074ool".ppo-migrate]\nkeyword = true\n',
 ]
 # Files that mention ppo-migrate without the table: not parsed (tomllib imported for nothing).
 _NOT_OURS = [

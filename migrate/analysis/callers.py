@@ -165,6 +165,8 @@ class FileIndex(NamedTuple):
         dynamic: name -> the first line binding it at run time (``setattr``, ``type``
             with a namespace, ``globals()[...] =``), ``"*"`` for any name: such a binding
             may replace any function or method of that name.
+        decided: the callees whose sites have their ``config`` decided (``None``: every
+            site's); another site's ``config`` is ``None`` whatever is in scope there.
     """
 
     path: str
@@ -174,9 +176,16 @@ class FileIndex(NamedTuple):
     values: dict[str, tuple[int, ...]]
     assigned: dict[str, int]
     dynamic: dict[str, int]
+    decided: frozenset[str] | None = None
 
 
-def index_file(analysis, path: str, settings: Settings, stamp: tuple[int, int] | None) -> FileIndex:
+def index_file(
+    analysis,
+    path: str,
+    settings: Settings,
+    stamp: tuple[int, int] | None,
+    decide: frozenset[str] | None = None,
+) -> FileIndex:
     """The :class:`FileIndex` of a module already analysed.
 
     Args:
@@ -186,8 +195,11 @@ def index_file(analysis, path: str, settings: Settings, stamp: tuple[int, int] |
         settings: the run's settings (config names, ``unsafe_fixes``: which config each
             call site has).
         stamp: ``(st_mtime_ns, st_size)`` of the bytes analysed, or ``None`` (never reused).
+        decide: decide the config at the calls of these callees only (``None``: at
+            every call). Deciding is the dear part of a record: a file of verl's trainers
+            holds hundreds of calls inside classes with a ``self.config``.
     """
-    facts = _AstFacts(path, None, settings, analysis)
+    facts = _AstFacts(path, None, settings, analysis, decide)
     defs: dict[str, FunctionInfo] = {}
     for fq, (_, info) in facts.defs.items():
         if info.qualname in facts.exported and "." not in info.qualname:
@@ -201,6 +213,7 @@ def index_file(analysis, path: str, settings: Settings, stamp: tuple[int, int] |
         {fq: tuple(lines) for fq, lines in values.items()},
         facts.assigned,
         facts.dynamic,
+        decide,
     )
 
 
@@ -233,7 +246,12 @@ class _AstFacts:
     """
 
     def __init__(
-        self, path: str, wanted: set[str] | None, settings: Settings, analysis=None
+        self,
+        path: str,
+        wanted: set[str] | None,
+        settings: Settings,
+        analysis=None,
+        decide: frozenset[str] | None = None,
     ) -> None:
         import ast
 
@@ -242,6 +260,7 @@ class _AstFacts:
         from ppo_migrate.analysis.targets import all_args
 
         self.path = path
+        self.decide = decide
         self.module = module_name(path)
         self.package = module_package(path)
         self.settings = settings
@@ -373,7 +392,8 @@ class _AstFacts:
         caller = None
         if frames and frames[-1][0] == "function" and frames[-1][1] != "<lambda>":
             caller = f"{self.module}.{qualname(frames)}"
-        choice = a.config_at(call)
+        decided = self.decide is None or not self.decide.isdisjoint(fqs)
+        choice = a.config_at(call) if decided else None
         config = None
         if choice is not None and (choice.applicability == "safe" or getattr(self.settings, "unsafe_fixes", False)):
             config = choice.expression
@@ -588,6 +608,7 @@ def _entry_functions(diagnostics: Iterable[Diagnostic], index_of, index: _Index)
 #: Records of files the caller phase had to index itself (those the per-file phase never
 #: parsed: they do not name a target), kept per process (small: no tree is kept).
 _INDEXES: dict[tuple, FileIndex | None] = {}
+_MISSING = object()
 _MAX_INDEXES = 4096
 
 
@@ -597,20 +618,29 @@ def _indexer(settings: Settings, given: Mapping[str, FileIndex] | None):
     ``None`` when the file cannot be read or parsed now."""
     given = given or {}
 
-    def index_of(path: str) -> FileIndex | None:
+    def index_of(path: str, callees: set[str] | None = None) -> FileIndex | None:
+        """``callees``: the sites' configs needed (``None``: all); a record kept from an
+        earlier round that did not decide them is built again, deciding both."""
         stamp = _stamp(path)
         record = given.get(path)
         if record is not None and stamp is not None and record.stamp == stamp:
             return record
         key = (path, stamp, settings.targets, settings.config_names,
                bool(getattr(settings, "unsafe_fixes", False)))
-        if key in _INDEXES:
-            return _INDEXES[key]
+        kept = _INDEXES.get(key, _MISSING)
+        if kept is not _MISSING and (
+            kept is None or kept.decided is None
+            or (callees is not None and callees <= kept.decided)
+        ):
+            return kept
+        decide = None
+        if callees is not None:
+            decide = frozenset(callees) | (kept.decided if kept is not _MISSING else frozenset())
         try:
             from ppo_migrate.analysis.check import ModuleAnalysis
 
             analysis = _analysis(path, settings, module_package(path), ModuleAnalysis)
-            built: FileIndex | None = index_file(analysis, path, settings, stamp)
+            built: FileIndex | None = index_file(analysis, path, settings, stamp, decide)
         except Exception:  # unreadable or unparsable: reported by the main pass already
             built = None
         if len(_INDEXES) >= _MAX_INDEXES:
@@ -637,7 +667,7 @@ def _scan(files: Sequence[str], wanted: set[str], index_of, index: _Index) -> No
             # (a file with other bytes may spell a name another way: Latin-1, or
             # characters NFKC folds, ``_ｅnv`` being ``_env`` to Python)
             continue
-        found = index_of(path)
+        found = index_of(path, todo)
         if found is None:
             continue
         index.records.setdefault(path, found)

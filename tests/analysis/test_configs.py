@@ -725,3 +725,58 @@ def test_a_base_of_a_base_in_other_files_is_read_with_its_own_module(tmp_path, s
     assert found["code"] == "PPO001" and found["fix"]["edits"][0]["content"] == "self.config"
     expected = "unsafe" if "self.other" in sub_init else "safe"
     assert found["fix"]["applicability"] == expected
+
+
+# --------------------------------------------- self.<name>: decided once per class, not per call
+
+
+TRAINER = """
+class Trainer:
+    def __init__(self, config):
+        self.config = config
+
+    def fit(self):
+        return get_env()
+
+    def validate(self):
+        return get_env()
+
+    def test(self):
+        return get_env()
+
+
+def main(config):
+    t = Trainer(config)
+    return [t.fit(), t.validate(), t.test()]
+"""
+
+
+def test_each_call_through_self_config_carries_the_parameters_it_rests_on(
+    envmod, monkeypatch
+) -> None:
+    """What decides ``self.config`` is the class's, computed once (a tester's check of
+    verl's tree asked it for every call: 40 s): every later call still records the
+    ``__init__`` parameter its fix rests on, which the cross-file judge checks."""
+    from ppo_migrate.analysis.configs import ConfigFinder
+
+    asked: list[str] = []
+    real = ConfigFinder._init_certain
+
+    def counted(self, cls, name, seen):
+        asked.append(f"{cls.name}.{name}")
+        return real(self, cls, name, seen)
+
+    monkeypatch.setattr(ConfigFinder, "_init_certain", counted)
+    text = HEAD + textwrap.dedent(TRAINER)
+    diags = process_text(text, "under_test.py", SETTINGS, fix=False).diagnostics
+    assert [d.code for d in diags] == ["PPO001"] * 3
+    assert all(d.fix.applicability == "safe" for d in diags)
+    origins = [d.fix.origins for d in diags]
+    assert origins[0] and origins[0] == origins[1] == origins[2]
+    # Trainer's ``config`` (its only caller here is main) and main's own parameter
+    assert [(o.qualname, o.keyword, o.kind) for o in origins[0]] == [
+        ("Trainer", "config", "init"), ("main", "config", "call")
+    ]
+    assert asked == ["Trainer.config"]  # once, not once per call
+    new, _, after = before_and_after(TRAINER, "main", CONFIG, envmod=envmod)
+    assert after == [CONFIG, CONFIG, CONFIG] and new.count("get_env(self.config)") == 3
