@@ -20,8 +20,6 @@ may run any of them before the call): the conservative reading the earlier LibCS
 pass had.
 """
 
-from __future__ import annotations
-
 import ast
 from collections import defaultdict
 from typing import NamedTuple
