@@ -246,7 +246,7 @@ def _may_hold_our_table(raw: bytes) -> bool:
     parsed. A project that merely depends on ppo-migrate (``dev = ["ppo-migrate"]``) or is
     ppo-migrate (``name = "ppo-migrate"``) is not parsed on every run (``tomllib`` and the
     parse were ~6 ms of a ``check``, issue 13, item 6). A quoted key may spell any letter
-    with an escape (``"ppo\\u002dmigrate"``): a file holding one is parsed."""
+    with an escape (``"ppo\\u002dmigrate"``, ``"\\u0074ool"``): a file holding one is parsed."""
     if b"\\u" in raw or b"\\U" in raw:
         return True
     return b"ppo-migrate" in raw and _TOOL_TABLE.search(raw) is not None
@@ -268,7 +268,12 @@ def _find(paths: Sequence[str | Path]) -> tuple[Path, dict[str, Any]] | None:
             # Cheap test first: a pyproject.toml that never mentions us is not ours,
             # even if it is broken TOML (that is some other tool's business).
             if _may_hold_our_table(raw):
-                doc = _parse_pyproject(Path(candidate))
+                try:
+                    doc = _parse_pyproject(Path(candidate))
+                except ConfigError:
+                    if b"ppo-migrate" in raw:
+                        raise
+                    doc = {}  # parsed for an escape only: not knowingly ours, not our error
                 tool = doc.get("tool")
                 if isinstance(tool, dict) and "ppo-migrate" in tool:
                     return Path(candidate), tool["ppo-migrate"]

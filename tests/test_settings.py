@@ -97,6 +97,9 @@ def test_broken_pyproject_of_another_tool_is_skipped(proj: Path) -> None:
     write(proj / "pyproject.toml", "[tool.ppo-migrate]\nkeyword = true\n")
     write(proj / "sub" / "pyproject.toml", "this is [not toml\n")  # never mentions us
     assert find_pyproject(["sub"]) == proj / "pyproject.toml"
+    # an escape makes it parsed (it could spell our name), but broken it is still not ours
+    write(proj / "sub" / "pyproject.toml", '[tool.black]\nx = "caf\\u00e9"\nthis is [not toml\n')
+    assert find_pyproject(["sub"]) == proj / "pyproject.toml"
 
 
 # Every way TOML can define tool.ppo-migrate (tomllib decides which do): the pre-test must
