@@ -927,6 +927,11 @@ def test_a_file_indexed_for_its_callers_decides_the_config_only_at_their_calls(
         "pkg/server.py": IMP + "\n\ndef init_ray(address):\n    return get_ppo_ray_runtime_env()\n\n\n"
         "def main(address):\n    return init_ray(address)\n",
         "pkg/cli.py": "from pkg.server import main\n\n\ndef run(config):\n    return main(config.address)\n",
+        # other spellings of a call of main, all to be found alike
+        "pkg/alt.py": "from pkg.server import main as entry\n\n\ndef go(config):\n"
+        "    return entry(config.address)\n",
+        "pkg/star.py": "from pkg.server import *\n\n\ndef go(config):\n    return main(config.address)\n",
+        "pkg/modref.py": "import pkg.server as srv\n\n\ndef go(config):\n    return srv.main(config.address)\n",
         "pkg/trainer.py": "def helper(c, i):\n    return i\n\n\nclass Trainer:\n"
         "    def __init__(self, config):\n        self.config = config\n\n" + methods
         + "\n\nif __name__ == '__main__':\n    Trainer({}).step0()\n",
@@ -960,6 +965,9 @@ def test_a_file_indexed_for_its_callers_decides_the_config_only_at_their_calls(
     assert {fq: [(s.path, s.line, s.config) for s in sites] for fq, sites in lazy.index.sites.items()} == {
         fq: [(s.path, s.line, s.config) for s in sites] for fq, sites in full.index.sites.items()
     }
+    assert lazy.index.values == full.index.values
     assert lazy.threadable == {"pkg.server.init_ray", "pkg.server.main"}  # run(config) passes it
+    callers_of_main = sorted(s.path for s in lazy.index.sites["pkg.server.main"])
+    assert [p.split("/")[-1] for p in callers_of_main] == ["alt.py", "cli.py", "modref.py", "star.py"]
     assert len(decided) >= 40 > lazy_count  # every helper(...) call of trainer.py, then none
     callers._INDEXES.clear()

@@ -165,8 +165,9 @@ class FileIndex(NamedTuple):
         dynamic: name -> the first line binding it at run time (``setattr``, ``type``
             with a namespace, ``globals()[...] =``), ``"*"`` for any name: such a binding
             may replace any function or method of that name.
-        decided: the callees whose sites have their ``config`` decided (``None``: every
-            site's); another site's ``config`` is ``None`` whatever is in scope there.
+        decided: the callees whose sites and value references were collected, each site
+            with its ``config`` decided (``None``: every callee's); the record holds
+            nothing of another callee.
     """
 
     path: str
@@ -195,11 +196,12 @@ def index_file(
         settings: the run's settings (config names, ``unsafe_fixes``: which config each
             call site has).
         stamp: ``(st_mtime_ns, st_size)`` of the bytes analysed, or ``None`` (never reused).
-        decide: decide the config at the calls of these callees only (``None``: at
-            every call). Deciding is the dear part of a record: a file of verl's trainers
-            holds hundreds of calls inside classes with a ``self.config``.
+        decide: collect the calls and references of these callees only, deciding the
+            config at those calls (``None``: every callee's). Deciding the config is the
+            dear part of a record (a file of verl's trainers holds hundreds of calls inside
+            classes with a ``self.config``), resolving every reference the next.
     """
-    facts = _AstFacts(path, None, settings, analysis, decide)
+    facts = _AstFacts(path, None if decide is None else set(decide), settings, analysis, decide)
     defs: dict[str, FunctionInfo] = {}
     for fq, (_, info) in facts.defs.items():
         if info.qualname in facts.exported and "." not in info.qualname:
@@ -331,8 +333,11 @@ class _AstFacts:
         def chosen(fqs: set[str]) -> set[str]:
             return fqs if wanted is None else fqs & wanted
 
+        may_name = _name_filter(m.tree, wanted)
         call_funcs = {id(c.func) for c in m.facts.calls}
         for call in sorted(m.facts.calls, key=lambda c: (c.lineno, c.col_offset)):
+            if not may_name(call.func):
+                continue
             every = self._fqs(call.func)
             if chosen(every):
                 self._site(call, every, chosen(every))
@@ -353,6 +358,8 @@ class _AstFacts:
             seen.add(id(node))
             if id(node) in call_funcs:
                 continue  # a call: recorded as a site
+            if not may_name(node):
+                continue
             for fq in sorted(chosen(self._fqs(node))):
                 self.values.append((path, node.lineno))
                 self.values_fq.append(fq)
@@ -485,6 +492,37 @@ def _dynamic_names(call) -> list[str]:
             return ["*"]
         return [k.value if isinstance(k, ast.Constant) and isinstance(k.value, str) else "*" for k in namespace.keys]
     return []
+
+
+def _name_filter(tree, wanted: set[str] | None):
+    """``may_name(node)``: whether a reference could resolve to one of ``wanted`` (fq
+    names; ``None``: any), judged on its last name before :func:`reference_fqs` resolves it.
+    A qualified name it resolves to ends with the reference's last name (``mod.f``,
+    ``self.f``, ``f``, ``Runner(cfg).f``), or, for a bare name an import binds, with the
+    name imported (``from m import f as g``: ``g``)."""
+    import ast
+
+    if wanted is None:
+        return lambda node: True
+    lasts = {fq.rsplit(".", 1)[-1] for fq in wanted}
+    aliases: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            for alias in node.names:
+                bound = alias.asname or alias.name.split(".")[0]
+                source = alias.name if alias.asname else alias.name.split(".")[0]
+                if source.rsplit(".", 1)[-1] in lasts:
+                    aliases.add(bound)
+
+    def may_name(node) -> bool:
+        if isinstance(node, ast.Name):
+            return node.id in lasts or node.id in aliases
+        if isinstance(node, ast.Attribute):
+            return node.attr in lasts
+        parts = _full_name_parts(node)
+        return parts is not None and (parts[-1] in lasts or (len(parts) == 1 and parts[0] in aliases))
+
+    return may_name
 
 
 def _is_namespace(node) -> bool:
