@@ -13,7 +13,6 @@ Everything else is :func:`ppo_migrate.cli.main`'s.
 
 from __future__ import annotations
 
-import gc
 import sys
 
 
@@ -23,19 +22,19 @@ def main() -> None:
     Exits as :func:`ppo_migrate.cli.main` does (0 clean, 1 findings, 2 an error, 130 on
     Ctrl-C). A scout started here that the command does not take is killed before the exit.
     """
-    gc.disable()  # as ppo_migrate.modes.collector_paused, which is not imported yet
     try:
-        from ppo_migrate import scout
+        from ppo_migrate.modes import collector_paused
 
-        scout.start_early(sys.argv[1:])
-        try:
-            from ppo_migrate.cli import main as run
-        except BaseException:  # leave no scout behind
-            scout.drop_early()
-            raise
+        with collector_paused():
+            from ppo_migrate import scout
+
+            scout.start_early(sys.argv[1:])
+            try:
+                from ppo_migrate.cli import main as run
+            except BaseException:  # leave no scout behind
+                scout.drop_early()
+                raise
     except KeyboardInterrupt:  # Ctrl-C before the CLI could take it: as the CLI says it
         sys.stderr.write("ppo-migrate: interrupted\n")
         sys.exit(130)
-    finally:
-        gc.enable()
     run()

@@ -333,7 +333,7 @@ class _AstFacts:
         def chosen(fqs: set[str]) -> set[str]:
             return fqs if wanted is None else fqs & wanted
 
-        may_name = _name_filter(m.tree, wanted)
+        may_name = _name_filter(m.facts.imports, wanted)
         call_funcs = {id(c.func) for c in m.facts.calls}
         for call in sorted(m.facts.calls, key=lambda c: (c.lineno, c.col_offset)):
             if not may_name(call.func):
@@ -494,25 +494,25 @@ def _dynamic_names(call) -> list[str]:
     return []
 
 
-def _name_filter(tree, wanted: set[str] | None):
+def _name_filter(imports, wanted: set[str] | None):
     """``may_name(node)``: whether a reference could resolve to one of ``wanted`` (fq
     names; ``None``: any), judged on its last name before :func:`reference_fqs` resolves it.
     A qualified name it resolves to ends with the reference's last name (``mod.f``,
     ``self.f``, ``f``, ``Runner(cfg).f``), or, for a bare name an import binds, with the
-    name imported (``from m import f as g``: ``g``)."""
+    name imported (``from m import f as g``: ``g``). ``imports``: the module's import
+    statements (:attr:`ppo_migrate.analysis.module.ModuleFacts.imports`, from its one walk)."""
     import ast
 
     if wanted is None:
         return lambda node: True
     lasts = {fq.rsplit(".", 1)[-1] for fq in wanted}
     aliases: set[str] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.Import, ast.ImportFrom)):
-            for alias in node.names:
-                bound = alias.asname or alias.name.split(".")[0]
-                source = alias.name if alias.asname else alias.name.split(".")[0]
-                if source.rsplit(".", 1)[-1] in lasts:
-                    aliases.add(bound)
+    for statement in imports:
+        for alias in statement.names:
+            bound = alias.asname or alias.name.split(".")[0]
+            source = alias.name if alias.asname else alias.name.split(".")[0]
+            if source.rsplit(".", 1)[-1] in lasts:
+                aliases.add(bound)
 
     def may_name(node) -> bool:
         if isinstance(node, ast.Name):
