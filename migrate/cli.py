@@ -1,32 +1,25 @@
-"""The ``ppo-migrate`` command line: parsing, printing and exit codes only.
+"""The ``ppo-migrate`` command line: click's parsing, the usage errors, ``apply``'s printing.
 
-Exit codes follow ruff: 0 nothing found, 1 findings remain (or, with
-``apply --diff``, there would be a change), 2 usage or configuration errors and
-internal crashes, 130 interrupted by Ctrl-C.
+``check``'s work is :mod:`ppo_migrate.commands`' (also run without click for a plain
+``check PATH ...``), the streams and exit codes :mod:`ppo_migrate.console`'s. Exit codes
+follow ruff: 0 nothing found, 1 findings remain (or, with ``apply --diff``, there would be a
+change), 2 usage or configuration errors and internal crashes, 130 interrupted by Ctrl-C.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import functools
-import io
-import os
 import sys
 from collections.abc import Callable, Sequence
-from pathlib import Path
-from typing import NoReturn
 
 import click
-
-from ppo_migrate import __version__
-
-EXIT_OK, EXIT_FINDINGS, EXIT_ERROR, EXIT_INTERRUPTED = 0, 1, 2, 130
+from ppo_migrate import __version__, commands, console
+from ppo_migrate.console import EXIT_ERROR, EXIT_FINDINGS
 
 
 def _fail(message: str) -> None:
     """Print a one-line error and exit 2."""
-    click.echo(f"ppo-migrate: error: {message}", err=True)
-    sys.exit(EXIT_ERROR)
+    console.fail(message)
 
 
 def _codes(values: Sequence[str]) -> tuple[str, ...] | None:
@@ -125,8 +118,7 @@ def _common_options(func: Callable) -> Callable:
 
 
 def _load(paths: Sequence[str], opts: dict):
-    from ppo_migrate.settings import ConfigError, load_settings
-
+    """The settings for ``paths`` with the command line's overrides (:func:`commands.load`)."""
     overrides = {
         "targets": tuple(opts["targets"]) or None,
         "extend_targets": tuple(opts["extend_targets"]) or None,
@@ -142,101 +134,14 @@ def _load(paths: Sequence[str], opts: dict):
         "verl_version": opts["verl_version"],
         "show_notices": opts["show_notices"] or None,
     }
-    try:
-        return load_settings(paths or ["."], **overrides)
-    except ConfigError as exc:
-        _fail(str(exc))
+    return commands.load(paths, overrides)
 
 
-def _discover(paths: Sequence[str], settings) -> list[str]:
-    from ppo_migrate.discovery import discover_files
-
-    try:
-        return discover_files(paths or ["."], settings)
-    except (FileNotFoundError, NotADirectoryError, PermissionError) as exc:
-        _fail(str(exc) if str(exc) else f"{exc!r}")
-    return []  # unreachable
-
-
-def _root(settings) -> Path:
-    return Path(settings.project_root) if settings.project_root else Path.cwd()
-
-
-def _exit_on_broken_pipe() -> NoReturn:
-    """Standard output's reader went away (``ppo-migrate rule --all | head -1``): exit 1 quietly.
-
-    Python's documented recipe (the ``signal`` module's note on SIGPIPE): point
-    standard output at devnull, so that flushing what is still buffered at exit
-    cannot raise again, and exit 1 without a message.
-    """
-    try:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-    except (OSError, ValueError, AttributeError):  # no real file descriptor (tests)
-        pass
-    sys.exit(EXIT_FINDINGS)
-
-
-def _output_failed(exc: OSError) -> bool:
-    """Whether ``exc`` is standard output refusing what was printed (a full disk, a quota,
-    an I/O error) rather than a crash: a user's own files are written through
-    :func:`ppo_migrate.files.atomic_write`, whose errors are reported file by file."""
-    import errno
-
-    return exc.errno in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO, errno.EBADF)
-
-
-class _ClosedOutput(io.TextIOBase):
-    """Standard output when the process started without one (``ppo-migrate check src >&-``:
-    Python sets ``sys.stdout`` to ``None``). Writing to it fails as writing to a closed
-    descriptor does (EBADF): the run ends with "cannot write the output", exit 2, as on a
-    full disk, instead of an internal error; a run that prints nothing (``-s``) is fine."""
-
-    def writable(self) -> bool:
-        return True
-
-    def write(self, text: str) -> int:
-        import errno
-
-        raise OSError(errno.EBADF, "standard output is closed")
-
-
-def _output_error(exc: OSError) -> NoReturn:
-    """One line on standard error and exit 2, as ruff does (``ruff failed``): standard
-    output could not take the report; what it held is dropped, never written again."""
-    try:
-        sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - the exit flushes it, harmlessly
-    except OSError:
-        pass
-    click.echo(f"ppo-migrate: error: cannot write the output: {exc.strerror or exc}", err=True)
-    sys.exit(EXIT_ERROR)
-
-
+#: Turn Ctrl-C into exit 130, a closed pipe into a quiet exit 1 and crashes into a
+#: one-line error with exit 2 (:func:`ppo_migrate.console.guard`); click's own usage errors
+#: and exits are click's to report.
 def _guard(func: Callable) -> Callable:
-    """Turn Ctrl-C into exit 130, a closed pipe into a quiet exit 1 and crashes into a
-    one-line error with exit 2."""
-
-    @functools.wraps(func)
-    def wrapper(*args, **kwargs):
-        try:
-            return func(*args, **kwargs)
-        except KeyboardInterrupt:
-            click.echo("ppo-migrate: interrupted", err=True)
-            sys.exit(EXIT_INTERRUPTED)
-        except (SystemExit, click.exceptions.Exit, click.ClickException):
-            raise
-        except BrokenPipeError:
-            _exit_on_broken_pipe()
-        except OSError as exc:
-            if not _output_failed(exc):
-                click.echo(f"ppo-migrate: internal error: {type(exc).__name__}: {exc}", err=True)
-                sys.exit(EXIT_ERROR)
-            _output_error(exc)
-        except Exception as exc:  # an internal crash is exit 2, never a pass
-            click.echo(f"ppo-migrate: internal error: {type(exc).__name__}: {exc}", err=True)
-            sys.exit(EXIT_ERROR)
-
-    return wrapper
+    return console.guard(func, passthrough=(click.exceptions.Exit, click.ClickException))
 
 
 def _stdin_paths(paths: tuple[str, ...], opts: dict) -> tuple[str, ...]:
@@ -244,13 +149,6 @@ def _stdin_paths(paths: tuple[str, ...], opts: dict) -> tuple[str, ...]:
     if not paths and opts["stdin_filename"]:
         return ("-",)
     return paths
-
-
-def _stdin(settings, name: str | None, mode):
-    from ppo_migrate.runner import process_data
-
-    data = sys.stdin.buffer.read()
-    return process_data(name or "-", data, settings, mode)
 
 
 #: Commands imported only when they are run or listed (``ppo-migrate env`` pulls in
@@ -353,8 +251,6 @@ def check(
     if list_rules:
         _list_rules()
         return
-    from ppo_migrate.modes import Mode
-
     paths = _stdin_paths(paths, opts)
     if fix and add_noqa:
         raise click.UsageError("--fix and --add-noqa cannot be combined")
@@ -367,177 +263,20 @@ def check(
         settings = dataclasses.replace(settings, show_shims=True)
     if unsafe_fixes is not None:
         settings = dataclasses.replace(settings, unsafe_fixes=unsafe_fixes)
-    mode = Mode.ADD_NOQA if add_noqa else Mode.APPLY if fix else Mode.CHECK
-    fixed_per_file: list[tuple[str, int]] = []
-    if paths == ("-",):
-        outcomes = [_stdin(settings, opts["stdin_filename"], Mode.CHECK)]
-        diagnostics = [d for o in outcomes for d in o.diagnostics]
-        errors = [o.internal_error for o in outcomes if o.internal_error]
-    else:
-        files, result = _run_files(paths, settings, mode, opts)
-        if result is None:
-            return
-        diagnostics, errors = result.diagnostics, result.internal_errors
-        if fix:
-            fixed_per_file = [(o.path, o.fixed) for o in result.outcomes if o.written]
-        elif show_fixes:
-            counts: dict[str, int] = {}
-            for d in diagnostics:
-                if d.applicable(settings.unsafe_fixes):
-                    counts[d.path] = counts.get(d.path, 0) + 1
-            fixed_per_file = list(counts.items())
-        if not add_noqa and _has_entry_points(diagnostics):
-            from ppo_migrate.caller_phase import follow_callers
-
-            diagnostics, _, _ = follow_callers(
-                files, diagnostics, settings, apply=False, indexes=result.indexes
-            )
-        if add_noqa:
-            added = sum(o.noqa_added for o in result.outcomes)
-            left = sum(1 for d in diagnostics if not d.informational)
-            note = (
-                f"; {left} finding{'s' if left != 1 else ''} could not be suppressed"
-                if left
-                else ""
-            )
-            if not silent:
-                click.echo(
-                    f"Added {added} noqa directive{'s' if added != 1 else ''}{note}.", err=True
-                )
-    _report_check(
-        settings, diagnostics, fixed_per_file,
-        fix=fix, show_fixes=show_fixes, statistics=statistics, quiet=quiet, silent=silent,
+    options = commands.CheckOptions(
+        exit_zero=exit_zero,
+        add_noqa=add_noqa,
+        fix=fix,
+        show_fixes=show_fixes,
+        statistics=statistics,
+        quiet=quiet,
+        silent=silent,
+        jobs=opts["jobs"],
+        no_progress=opts["no_progress"],
+        show_files=opts["show_files"],
+        stdin_filename=opts["stdin_filename"],
     )
-    for e in errors:
-        click.echo(f"ppo-migrate: {e}", err=True)
-    if errors:
-        sys.exit(EXIT_ERROR)
-    if any(not d.informational for d in diagnostics) and not exit_zero:
-        sys.exit(EXIT_FINDINGS)
-
-
-def _report_check(
-    settings, diagnostics, fixed_per_file, *, fix, show_fixes, statistics, quiet, silent
-) -> None:
-    """Print what ``check`` found, as ruff's ``check`` does with the same options.
-
-    ``-s`` prints nothing; ``--statistics`` replaces the findings by their counts per
-    rule; ``-q`` leaves out the summary lines; ``--show-fixes`` lists the fixes per file
-    (on stdout in the concise format, else on stderr, so stdout holds the document).
-    """
-    from ppo_migrate.output import emit
-    from ppo_migrate.output.concise_format import emit as emit_concise
-    from ppo_migrate.output.summary import write_fixes, write_statistics
-
-    if silent:
-        return
-    fmt = settings.output_format
-    if statistics:
-        write_statistics(diagnostics, sys.stdout, fmt, settings.unsafe_fixes)
-        return
-    fixed = sum(n for _, n in fixed_per_file) if fix else None
-    if fmt == "concise":
-        if show_fixes:
-            write_fixes(fixed_per_file, sys.stdout, applied=fix)
-        emit_concise(
-            diagnostics,
-            sys.stdout,
-            root=_root(settings),
-            show_notices=settings.show_notices,
-            fixed=fixed,
-            summary=not quiet,
-            unsafe_fixes=settings.unsafe_fixes,
-        )
-        return
-    if show_fixes:
-        write_fixes(fixed_per_file, sys.stderr, applied=fix)
-    emit(fmt, diagnostics, sys.stdout, root=_root(settings))
-
-
-def _run_files(paths: Sequence[str], settings, mode, opts: dict, on_outcome=None):
-    """Discover and process files; ``(files, None)`` after printing them for --show-files.
-
-    ``check`` of a directory walks and prefilters it in a forked scout process while this
-    one analyses (:func:`ppo_migrate.runner.run_scouted`) where it can.
-    """
-    if on_outcome is None and not opts["show_files"]:
-        scouted = _run_scouted(paths or ["."], settings, mode, opts)
-        if scouted is not None:
-            return scouted
-    files = _discover(paths, settings)
-    if opts["show_files"]:
-        for f in files:
-            click.echo(f)
-        return files, None
-    return files, _run_discovered(files, settings, mode, opts, on_outcome)
-
-
-def _run_scouted(paths: Sequence[str], settings, mode, opts: dict):
-    """``(files, result)`` of :func:`ppo_migrate.runner.run_scouted`; ``None`` where a scout does
-    not apply or failed (the caller then runs without one).
-
-    The scout forks before the runner and the analysis modules are imported: this process
-    imports them while the scout walks the tree.
-    """
-    from ppo_migrate import scout as scouting
-    from ppo_migrate.modes import Mode, collector_paused
-
-    if mode is not Mode.CHECK or not scouting.applies(opts["jobs"], paths):
-        scouting.drop_early()
-        return None
-    try:  # the one the console script started before importing click, when it is the same
-        scout = scouting.take_early(paths, settings) or scouting.start(paths, settings)
-    except OSError:
-        return None
-    try:
-        with collector_paused():
-            from ppo_migrate.progress import Progress
-            from ppo_migrate.runner import ScoutFailed, run_scouted
-    except BaseException:
-        scout.kill()
-        raise
-    progress = Progress(sys.stderr, no_progress=opts["no_progress"])
-    try:
-        files, result = run_scouted(scout, settings, mode, jobs=opts["jobs"], progress=progress)
-    except ScoutFailed:
-        return None
-    except (FileNotFoundError, NotADirectoryError, PermissionError) as exc:
-        _fail(str(exc) if str(exc) else f"{exc!r}")
-    finally:
-        progress.finish()
-    if result.interrupted:
-        raise KeyboardInterrupt
-    return files, result
-
-
-def _run_discovered(files: Sequence[str], settings, mode, opts: dict, on_outcome=None):
-    """Process discovered files with a progress bar; Ctrl-C raises KeyboardInterrupt.
-
-    ``on_outcome(outcome, progress)`` is called as each file finishes (see
-    :func:`ppo_migrate.runner.run`); ``progress`` is the bar, to clear before printing.
-    """
-    from ppo_migrate.progress import Progress
-    from ppo_migrate.runner import run
-
-    progress = Progress(sys.stderr, no_progress=opts["no_progress"])
-    try:
-        result = run(
-            files,
-            settings,
-            mode,
-            jobs=opts["jobs"],
-            progress=progress,
-            on_outcome=(lambda o: on_outcome(o, progress)) if on_outcome else None,
-        )
-    finally:
-        progress.finish()
-    if result.interrupted:
-        raise KeyboardInterrupt
-    return result
-
-
-def _has_entry_points(diagnostics) -> bool:
-    return any(d.code == "PPO002" and d.scope != "<module>" for d in diagnostics)
+    commands.check(paths, settings, options)
 
 
 @cli.command()
@@ -605,7 +344,7 @@ def apply(
     # the findings and the summary go to stderr
     report_to_stderr = not concise or diff
     if paths == ("-",):
-        outcome = _stdin(settings, opts["stdin_filename"], Mode.DIFF if diff else Mode.FIX_STDOUT)
+        outcome = commands.stdin(settings, opts["stdin_filename"], Mode.DIFF if diff else Mode.FIX_STDOUT)
         outcomes = [outcome]
         if diff and outcome.diff:
             click.echo(outcome.diff, nl=False, err=diff_to_stderr)
@@ -627,8 +366,9 @@ def apply(
 
         def rewrite(files, run_mode):
             """apply's run over ``files``: the outcomes, the findings, the threaded files."""
-            result = _run_discovered(
-                files, settings, run_mode, opts, on_outcome=None if diff else rewrote
+            result = commands.run_discovered(
+                files, settings, run_mode, opts["jobs"], opts["no_progress"],
+                on_outcome=None if diff else rewrote,
             )
             found = sorted(
                 (d for o in result.outcomes for d in o.diagnostics), key=lambda d: d.sort_key()
@@ -639,7 +379,7 @@ def apply(
             )
             return result.outcomes, found, threaded
 
-        files = _discover(paths, settings)
+        files = commands.discover(paths, settings)
         if opts["show_files"]:
             for f in files:
                 click.echo(f)
@@ -672,7 +412,7 @@ def apply(
         for d in listed(diagnostics, show_notices=settings.show_notices):
             click.echo(format_line(d, settings.unsafe_fixes), err=report_to_stderr)
     elif paths != ("-",) or settings.output_format != "concise":
-        emit(settings.output_format, diagnostics, sys.stdout, root=_root(settings))
+        emit(settings.output_format, diagnostics, sys.stdout, root=commands.project_root(settings))
     verb = "Would rewrite" if diff else "Rewrote"
     remaining = sum(1 for d in diagnostics if d.code not in NOTICE_CODES)
     threaded_note = (
@@ -693,7 +433,7 @@ def apply(
         for line in notice_summary(diagnostics):
             click.echo(line, err=report_to_stderr or paths == ("-",))
     for e in errors:
-        click.echo(f"ppo-migrate: {e}", err=True)
+        console.say(f"ppo-migrate: {e}")
     if errors:
         sys.exit(EXIT_ERROR)
     would_change = diff and (fixed or threaded)
@@ -713,7 +453,7 @@ def _follow_callers(files, diagnostics, settings, thread_config, depth, to_stder
     """
     from ppo_migrate.runner import Mode, run
 
-    if not _has_entry_points(diagnostics):
+    if not commands.has_entry_points(diagnostics):
         return diagnostics, []
     from ppo_migrate.caller_phase import follow_callers
 
@@ -772,80 +512,15 @@ def rule(code: str | None, show_all: bool) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    """Console-script entry point (``ppo-migrate``).
+    """Console-script entry point (``ppo-migrate``): click's, through
+    :func:`ppo_migrate.console.run_command` (standard output flushed here, so that a reader
+    that went away is a quiet exit 1 rather than a traceback).
 
-    Standard output is flushed here, not at interpreter exit, so that a reader
-    that went away (a closed pipe) is a quiet exit 1 rather than a traceback.
+    Args:
+        argv: the arguments (``None``: ``sys.argv[1:]``, and the process ends with the
+            command).
     """
-    if sys.stdout is None:
-        sys.stdout = _ClosedOutput()
-    _keep_undecodable_names(sys.stdout)
-    try:
-        try:
-            cli.main(args=list(argv) if argv is not None else None, prog_name="ppo-migrate")
-        finally:
-            _drop_early_scout()
-            sys.stdout.flush()
-    except BrokenPipeError:
-        _exit_on_broken_pipe()
-    except OSError as exc:  # the last flush of standard output
-        if not _output_failed(exc):
-            raise
-        _output_error(exc)
-    except SystemExit as exc:
-        if argv is None:  # the console script or ``python -m``: the process ends here
-            _exit_without_teardown(exc)
-        raise
-
-
-def _drop_early_scout() -> None:
-    """Kill the scout :func:`ppo_migrate.entry.main` started if the command did not take it."""
-    scout = sys.modules.get("ppo_migrate.scout")
-    if scout is not None:
-        scout.drop_early()
-
-
-def _keep_undecodable_names(stream) -> None:
-    """Print a path that is not valid in the file system's encoding as its own bytes.
-
-    Python decodes such a name with ``surrogateescape`` (``bad\\xff.py`` is
-    ``"bad\\udcff.py"``); a standard output with ``strict`` errors (a UTF-8 locale, or
-    ``PYTHONIOENCODING=utf-8``) then raised on the first finding in that file and the run
-    ended as an internal error, its other findings unprinted (a tester's file name with a
-    ``\\xff`` byte). ``surrogateescape`` writes the name's bytes back as they are on disk.
-    """
-    if getattr(stream, "errors", None) == "strict" and hasattr(stream, "reconfigure"):
-        try:
-            stream.reconfigure(errors="surrogateescape")
-        except (OSError, ValueError):  # a stream already written to in another encoding
-            pass
-
-
-def _exit_without_teardown(exc: SystemExit) -> None:
-    """End the process at once with ``exc``'s status when nothing is left to do at exit.
-
-    Python's own exit frees every object of every module one by one, ~10 ms after a
-    ``check`` (issue 13, item 6); ``os._exit`` skips it. Only when it skips nothing else:
-    no ``atexit`` handler is registered (``weakref.finalize``, ``multiprocessing`` and
-    ``logging`` register one) and no other thread runs. Standard output and error are
-    flushed first. Not under a tracer or profiler (a debugger, coverage, ``python -m cProfile
-    -m ppo_migrate``: they report at exit). Otherwise (or when the flush fails) this returns
-    and ``exc`` is raised as usual.
-    """
-    import atexit
-
-    handlers = getattr(atexit, "_ncallbacks", None)  # CPython's count; elsewhere: exit as usual
-    threading = sys.modules.get("threading")
-    if handlers is None or handlers() or (threading and threading.active_count() > 1):
-        return
-    if sys.gettrace() is not None or sys.getprofile() is not None:
-        return  # under a debugger, coverage or a profiler (``python -m cProfile -m ...``)
-    code = exc.code
-    if code is not None and not isinstance(code, int):
-        return  # a message to print: Python's own exit prints it
-    try:
-        sys.stdout.flush()
-        sys.stderr.flush()
-    except (OSError, ValueError):
-        return
-    os._exit(code or 0)
+    console.run_command(
+        lambda: cli.main(args=list(argv) if argv is not None else None, prog_name="ppo-migrate"),
+        process_ends=argv is None,
+    )

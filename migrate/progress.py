@@ -11,9 +11,10 @@ from __future__ import annotations
 import os
 import sys
 import time
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
-import click
+if TYPE_CHECKING:
+    import click
 
 LONG_RUN_FILES = 200
 LONG_RUN_SECONDS = 1.0
@@ -51,6 +52,8 @@ class Progress:
         if self._bar is None:
             if total < LONG_RUN_FILES and time.monotonic() - self._start < LONG_RUN_SECONDS:
                 return
+            import click  # only for a bar drawn: a plain `check` runs without click
+
             self._bar = click.progressbar(
                 length=total,
                 label=LABEL,

@@ -207,7 +207,7 @@ SLOW_SCOUT = textwrap.dedent(
 
     prefilter.read_bytes = slow
     print("ready", flush=True)
-    if sys.argv[1] == "early":  # the console script's entry: the scout forks before the CLI
+    if sys.argv[1] == "script":  # the console script's entry: a plain check, without click
         from ppo_migrate.entry import main
 
         sys.argv[1:2] = []
@@ -223,8 +223,8 @@ SLOW_SCOUT = textwrap.dedent(
 def _slow_scout(root: Path, entry: str = "cli") -> subprocess.Popen:
     """``check pkg`` in ``root`` with SLOW_SCOUT, in a session of its own, once it has
     started (1.5 s after it said ``ready``: the CLI has forked, the scout is reading).
-    ``entry``: ``"early"`` runs the console script's entry (the scout forks before click is
-    imported), ``"cli"`` the CLI's ``main`` (it forks when the command runs)."""
+    ``entry``: ``"script"`` runs the console script's entry (a plain ``check``, without
+    click), ``"cli"`` the CLI's ``main`` (click's lane)."""
     env = {**os.environ, "NO_COLOR": "1"}
     env.pop("CI", None)
     proc = subprocess.Popen(
@@ -237,7 +237,7 @@ def _slow_scout(root: Path, entry: str = "cli") -> subprocess.Popen:
     return proc
 
 
-@pytest.mark.parametrize("entry", ["cli", "early"])
+@pytest.mark.parametrize("entry", ["cli", "script"])
 @pytest.mark.parametrize("target", ["group", "parent"])
 def test_ctrl_c_while_the_scout_walks_exits_130_and_leaves_no_process(
     tmp_path: Path, target: str, entry: str
@@ -292,7 +292,7 @@ def test_a_scout_killed_before_its_last_message_is_a_failure(
         os.waitpid(-1, os.WNOHANG)
 
 
-@pytest.mark.parametrize("entry", ["cli", "early"])
+@pytest.mark.parametrize("entry", ["cli", "script"])
 def test_the_scout_ends_when_its_parent_is_killed(tmp_path: Path, entry: str) -> None:
     """A scout that finds no candidate sends nothing until its walk ends: killed with
     SIGKILL, the parent would leave it walking. It watches its pipe and ends at once."""
@@ -310,58 +310,7 @@ def test_the_scout_ends_when_its_parent_is_killed(tmp_path: Path, entry: str) ->
 
 
 
-# --------------------------------------------------------------- the scout started early
-
-# The console script's entry, counting the scouts forked and telling whether the CLI took the
-# one started before click was imported.
-COUNTED_ENTRY = textwrap.dedent(
-    """
-    import sys
-    import ppo_migrate.scout as scouting
-
-    started, taken = [], []
-    real_start, real_take = scouting.start, scouting.take_early
-
-    def start(*args):
-        started.append(args[0])
-        return real_start(*args)
-
-    def take(*args):
-        got = real_take(*args)
-        taken.append(got is not None)
-        return got
-
-    scouting.start, scouting.take_early = start, take
-    import atexit
-    atexit.register(lambda: print(f"started={len(started)} taken={taken}", file=sys.stderr))
-    from ppo_migrate.entry import main
-    main()
-    """
-)
-
-
-def _counted(root: Path, *args: str) -> subprocess.CompletedProcess:
-    env = {**os.environ, "NO_COLOR": "1"}
-    env.pop("CI", None)
-    return subprocess.run(
-        [sys.executable, "-c", COUNTED_ENTRY, *args],
-        cwd=root, capture_output=True, env=env, timeout=120,
-    )
-
-
-def test_a_plain_check_takes_the_scout_started_before_the_cli(tmp_path: Path) -> None:
-    root = _tree(tmp_path)
-    early = _counted(root, "check", "pkg", "ignored")
-    alone = _cli("check", "--jobs", "1", "pkg", "ignored", cwd=root)
-    assert early.returncode == alone.returncode == 1, early.stderr
-    assert early.stdout == alone.stdout
-    assert b"m000.py" in early.stdout and b"hidden.py" in early.stdout
-    # one scout, forked before click was imported and taken by the command
-    assert early.stderr.endswith(b"started=1 taken=[True]\n"), early.stderr
-    # with an option the command line is left to click: the scout forks when the command runs
-    late = _counted(root, "check", "--output-format", "concise", "pkg", "ignored")
-    assert late.stdout == alone.stdout
-    assert late.stderr.endswith(b"started=1 taken=[False]\n"), late.stderr
+# --------------------------------------------------------------- the console script
 
 
 def test_the_console_script_without_options_gives_the_one_process_output(tmp_path: Path) -> None:
@@ -374,107 +323,3 @@ def test_the_console_script_without_options_gives_the_one_process_output(tmp_pat
     missing = _cli("check", "pkg", "nowhere", cwd=root)
     assert missing.returncode == 2
     assert missing.stderr == b"ppo-migrate: error: nowhere: no such file or directory\n"
-
-
-def test_an_invalid_pyproject_is_reported_as_without_the_early_scout(tmp_path: Path) -> None:
-    root = _tree(tmp_path, n=5)
-    (root / "pyproject.toml").write_text('[tool.ppo-migrate]\nkeyword = "yes"\n')
-    early = _counted(root, "check", "pkg")
-    alone = _cli("check", "--jobs", "1", "pkg", cwd=root)
-    assert early.returncode == alone.returncode == 2
-    assert early.stdout == alone.stdout == b""
-    assert early.stderr.startswith(alone.stderr) and b"keyword" in alone.stderr
-    assert early.stderr.endswith(b"started=0 taken=[]\n"), early.stderr
-
-
-def test_start_early_recognises_a_plain_check_of_a_directory_only(tmp_path: Path) -> None:
-    root = _tree(tmp_path, n=3)
-    (root / "pkg" / "m000.py").write_text(FIXABLE)
-    for argv in (
-        ["apply", str(root)],
-        ["check", "--jobs", "2", str(root)],
-        ["check", str(root), "--fix"],
-        ["check", "-"],
-        ["check", str(root / "pkg" / "m000.py")],  # files only: pre-commit's command line
-        [],
-    ):
-        scouting.start_early(argv)
-        assert scouting._early is None, argv
-    scouting.start_early(["check", str(root)])
-    try:
-        assert scouting._early is not None and scouting._early.paths == (str(root),)
-        settings = load_settings([str(root)])
-        # other paths or other settings (an option changed them): killed, reaped, not taken
-        assert scouting.take_early([str(root), str(root)], settings) is None
-        assert scouting._early is None
-        with pytest.raises(ChildProcessError):
-            os.waitpid(-1, os.WNOHANG)
-        scouting.start_early(["check", str(root)])
-        from dataclasses import replace
-
-        assert scouting.take_early([str(root)], replace(settings, keyword=True)) is None
-        with pytest.raises(ChildProcessError):
-            os.waitpid(-1, os.WNOHANG)
-        scouting.start_early(["check", str(root)])
-        scout = scouting.take_early([str(root)], settings)
-        assert scout is not None and scouting.take_early([str(root)], settings) is None
-        files, result = run_scouted(scout, settings, Mode.CHECK, jobs=2)
-        assert files == discover_files([str(root)], settings)
-        plain = run(files, settings, Mode.CHECK, jobs=1)
-        assert result.diagnostics == plain.diagnostics
-        assert [d.code for d in result.diagnostics].count("PPO001") == 2  # m000.py, wide.py
-        scouting.start_early(["check", str(root)])
-        scouting.drop_early()
-        assert scouting._early is None
-        with pytest.raises(ChildProcessError):
-            os.waitpid(-1, os.WNOHANG)
-    finally:
-        scouting.drop_early()
-
-
-# Ctrl-C while the CLI is imported, the early scout already forked: a finder raises it when
-# ``ppo_migrate.cli`` is imported, which is where a real one lands in the first ~80 ms.
-INTERRUPTED_IMPORT = textwrap.dedent(
-    """
-    import sys
-    import ppo_migrate.scout as scouting
-
-    forked = []
-    real_start = scouting.start
-    scouting.start = lambda *args: forked.append(1) or real_start(*args)
-
-    class CtrlC:
-        def find_spec(self, name, path=None, target=None):
-            if name == "ppo_migrate.cli":
-                raise KeyboardInterrupt
-            return None
-
-    sys.meta_path.insert(0, CtrlC())
-    import atexit
-    atexit.register(lambda: print(f"forked={len(forked)}", file=sys.stderr))
-    from ppo_migrate.entry import main
-    main()
-    """
-)
-
-
-def test_ctrl_c_before_the_cli_is_imported_exits_130_and_kills_the_early_scout(
-    tmp_path: Path,
-) -> None:
-    root = _tree(tmp_path, n=600)
-    env = {**os.environ, "NO_COLOR": "1"}
-    env.pop("CI", None)
-    proc = subprocess.Popen(
-        [sys.executable, "-c", INTERRUPTED_IMPORT, "check", "pkg"],
-        cwd=root, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
-        start_new_session=True,
-    )
-    try:
-        out, err = proc.communicate(timeout=60)
-        assert proc.returncode == 130, err
-        assert out == b""
-        # one line, no traceback; the scout had been forked and is gone
-        assert err == b"ppo-migrate: interrupted\nforked=1\n"
-        assert group_left_after(proc.pid, 3) == []
-    finally:
-        kill_group(proc.pid)

@@ -1,0 +1,335 @@
+"""What ``check`` does, and the steps ``apply`` shares with it, without click.
+
+:mod:`ppo_migrate.cli` parses the command line with click and calls these. A plain
+``ppo-migrate check [PATH ...]`` (no option at all: what CI and pre-commit hooks run) is
+recognised by the console script before click is imported (:func:`plain_check`) and runs
+:func:`check` with the same settings and options click would give it (tested: the options
+click parses for such a command line equal :class:`CheckOptions`' defaults). Importing click
+and the CLI is a tenth of such a run (issue 13, item 6).
+"""
+
+import os
+import sys
+
+from ppo_migrate import console
+
+#: The environment variable that asks click for shell completion instead of a run
+#: (click's ``_{PROG_NAME}_COMPLETE``): such a command line is always click's.
+COMPLETION_ENV = "_PPO_MIGRATE_COMPLETE"
+
+
+class CheckOptions:
+    """``check``'s options besides those of the settings, each named as its click parameter.
+
+    Args:
+        exit_zero: ``--exit-zero``. add_noqa: ``--add-noqa``. fix: ``--fix``.
+        show_fixes: ``--show-fixes``. statistics: ``--statistics``. quiet: ``-q``.
+        silent: ``-s``. jobs: ``--jobs`` (``None``: the CPUs of the affinity mask).
+        no_progress: ``--no-progress``. show_files: ``--show-files``.
+        stdin_filename: ``--stdin-filename``.
+
+    The defaults are click's for a command line that names none of them.
+    """
+
+    __slots__ = (
+        "add_noqa",
+        "exit_zero",
+        "fix",
+        "jobs",
+        "no_progress",
+        "quiet",
+        "show_files",
+        "show_fixes",
+        "silent",
+        "statistics",
+        "stdin_filename",
+    )
+
+    def __init__(
+        self,
+        *,
+        exit_zero: bool = False,
+        add_noqa: bool = False,
+        fix: bool = False,
+        show_fixes: bool = False,
+        statistics: bool = False,
+        quiet: bool = False,
+        silent: bool = False,
+        jobs: int | None = None,
+        no_progress: bool = False,
+        show_files: bool = False,
+        stdin_filename: str | None = None,
+    ) -> None:
+        self.exit_zero = exit_zero
+        self.add_noqa = add_noqa
+        self.fix = fix
+        self.show_fixes = show_fixes
+        self.statistics = statistics
+        self.quiet = quiet
+        self.silent = silent
+        self.jobs = jobs
+        self.no_progress = no_progress
+        self.show_files = show_files
+        self.stdin_filename = stdin_filename
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, CheckOptions):
+            return NotImplemented
+        return all(getattr(self, n) == getattr(other, n) for n in self.__slots__)
+
+    def __repr__(self) -> str:
+        fields = ", ".join(f"{n}={getattr(self, n)!r}" for n in self.__slots__)
+        return f"CheckOptions({fields})"
+
+
+def plain_check(argv: list[str]) -> tuple[str, ...] | None:
+    """The paths of a plain ``check`` command line, ``None`` for any other.
+
+    Plain: ``check`` followed by paths only, none starting with ``-`` (so no option, no
+    ``--``, no ``-`` for standard input), outside Windows (where click expands wildcards in
+    the arguments) and not a shell-completion request (:data:`COMPLETION_ENV`). click parses
+    such a command line into exactly these paths and the default of every option.
+
+    Args:
+        argv: the command line after the program's name (``sys.argv[1:]``).
+    """
+    if not argv or argv[0] != "check" or sys.platform == "win32":
+        return None
+    if any(arg.startswith("-") for arg in argv[1:]) or COMPLETION_ENV in os.environ:
+        return None
+    return tuple(argv[1:])
+
+
+def run_plain_check(paths: tuple[str, ...]) -> None:
+    """``ppo-migrate check PATH ...`` without click: the settings for ``paths`` alone and
+    the default options (what :func:`ppo_migrate.cli.check` does with the same command line).
+
+    Raises:
+        SystemExit: the command's exit code (as :func:`check`).
+    """
+    console.guard(_plain_check)(paths)
+
+
+def _plain_check(paths: tuple[str, ...]) -> None:
+    check(paths, load(paths, {}), CheckOptions())
+
+
+def load(paths, overrides: dict):
+    """The run's settings: :func:`ppo_migrate.settings.load_settings` for ``paths`` (``"."``
+    when none) with the command line's ``overrides`` (keyword arguments, ``None`` for not
+    given); a :class:`ppo_migrate.settings.ConfigError` is a one-line error, exit 2."""
+    from ppo_migrate.settings import ConfigError, load_settings
+
+    try:
+        return load_settings(list(paths) or ["."], **overrides)
+    except ConfigError as exc:
+        console.fail(str(exc))
+
+
+def discover(paths, settings) -> list[str]:
+    """The files to analyse under ``paths`` (:func:`ppo_migrate.discovery.discover_files`);
+    a path that does not exist or cannot be read is a one-line error, exit 2."""
+    from ppo_migrate.discovery import discover_files
+
+    try:
+        return discover_files(list(paths) or ["."], settings)
+    except (FileNotFoundError, NotADirectoryError, PermissionError) as exc:
+        console.fail(str(exc) if str(exc) else f"{exc!r}")
+    return []  # unreachable
+
+
+def project_root(settings):
+    """The directory paths are shown relative to: the settings' project root, else the cwd."""
+    from pathlib import Path
+
+    return Path(settings.project_root) if settings.project_root else Path.cwd()
+
+
+def stdin(settings, name: str | None, mode):
+    """The outcome of standard input's bytes analysed as the file ``name`` (``-``)."""
+    from ppo_migrate.runner import process_data
+
+    data = sys.stdin.buffer.read()
+    return process_data(name or "-", data, settings, mode)
+
+
+def has_entry_points(diagnostics) -> bool:
+    """Whether a PPO002 lies inside a function: its callers may be followed (hints)."""
+    return any(d.code == "PPO002" and d.scope != "<module>" for d in diagnostics)
+
+
+def check(paths: tuple[str, ...], settings, options: CheckOptions) -> None:
+    """Report configless calls of the runtime function; exit 1 while one remains.
+
+    Args:
+        paths: the command line's paths (``("-",)``: standard input).
+        settings: the run's :class:`ppo_migrate.settings.Settings`, the command line's
+            overrides applied.
+        options: the other options.
+
+    Raises:
+        SystemExit: 1 when findings remain (unless ``exit_zero``), 2 on internal errors.
+    """
+    from ppo_migrate.modes import Mode
+
+    mode = Mode.ADD_NOQA if options.add_noqa else Mode.APPLY if options.fix else Mode.CHECK
+    fixed_per_file: list[tuple[str, int]] = []
+    if paths == ("-",):
+        outcomes = [stdin(settings, options.stdin_filename, Mode.CHECK)]
+        diagnostics = [d for o in outcomes for d in o.diagnostics]
+        errors = [o.internal_error for o in outcomes if o.internal_error]
+    else:
+        files, result = run_files(paths, settings, mode, options)
+        if result is None:
+            return
+        diagnostics, errors = result.diagnostics, result.internal_errors
+        if options.fix:
+            fixed_per_file = [(o.path, o.fixed) for o in result.outcomes if o.written]
+        elif options.show_fixes:
+            counts: dict[str, int] = {}
+            for d in diagnostics:
+                if d.applicable(settings.unsafe_fixes):
+                    counts[d.path] = counts.get(d.path, 0) + 1
+            fixed_per_file = list(counts.items())
+        if not options.add_noqa and has_entry_points(diagnostics):
+            from ppo_migrate.caller_phase import follow_callers
+
+            diagnostics, _, _ = follow_callers(
+                files, diagnostics, settings, apply=False, indexes=result.indexes
+            )
+        if options.add_noqa:
+            added = sum(o.noqa_added for o in result.outcomes)
+            left = sum(1 for d in diagnostics if not d.informational)
+            note = (
+                f"; {left} finding{'s' if left != 1 else ''} could not be suppressed"
+                if left
+                else ""
+            )
+            if not options.silent:
+                console.say(f"Added {added} noqa directive{'s' if added != 1 else ''}{note}.")
+    report_check(settings, diagnostics, fixed_per_file, options)
+    for e in errors:
+        console.say(f"ppo-migrate: {e}")
+    if errors:
+        sys.exit(console.EXIT_ERROR)
+    if any(not d.informational for d in diagnostics) and not options.exit_zero:
+        sys.exit(console.EXIT_FINDINGS)
+
+
+def report_check(settings, diagnostics, fixed_per_file, options: CheckOptions) -> None:
+    """Print what ``check`` found, as ruff's ``check`` does with the same options.
+
+    ``-s`` prints nothing; ``--statistics`` replaces the findings by their counts per
+    rule; ``-q`` leaves out the summary lines; ``--show-fixes`` lists the fixes per file
+    (on stdout in the concise format, else on stderr, so stdout holds the document).
+    """
+    from ppo_migrate.output import emit
+    from ppo_migrate.output.concise_format import emit as emit_concise
+    from ppo_migrate.output.summary import write_fixes, write_statistics
+
+    if options.silent:
+        return
+    fmt = settings.output_format
+    if options.statistics:
+        write_statistics(diagnostics, sys.stdout, fmt, settings.unsafe_fixes)
+        return
+    fix = options.fix
+    fixed = sum(n for _, n in fixed_per_file) if fix else None
+    if fmt == "concise":
+        if options.show_fixes:
+            write_fixes(fixed_per_file, sys.stdout, applied=fix)
+        emit_concise(
+            diagnostics,
+            sys.stdout,
+            root=project_root(settings),
+            show_notices=settings.show_notices,
+            fixed=fixed,
+            summary=not options.quiet,
+            unsafe_fixes=settings.unsafe_fixes,
+        )
+        return
+    if options.show_fixes:
+        write_fixes(fixed_per_file, sys.stderr, applied=fix)
+    emit(fmt, diagnostics, sys.stdout, root=project_root(settings))
+
+
+def run_files(paths, settings, mode, options: CheckOptions):
+    """Discover and process files; ``(files, None)`` after printing them for --show-files.
+
+    ``check`` of a directory walks and prefilters it in a forked scout process while this
+    one analyses (:func:`ppo_migrate.runner.run_scouted`) where it can.
+    """
+    if not options.show_files:
+        scouted = run_scouted(paths or ["."], settings, mode, options)
+        if scouted is not None:
+            return scouted
+    files = discover(paths, settings)
+    if options.show_files:
+        for f in files:
+            sys.stdout.write(f + "\n")
+        return files, None
+    return files, run_discovered(files, settings, mode, options.jobs, options.no_progress)
+
+
+def run_scouted(paths, settings, mode, options: CheckOptions):
+    """``(files, result)`` of :func:`ppo_migrate.runner.run_scouted`; ``None`` where a scout does
+    not apply or failed (the caller then runs without one).
+
+    The scout forks before the runner and the analysis modules are imported: this process
+    imports them while the scout walks the tree.
+    """
+    from ppo_migrate import scout as scouting
+    from ppo_migrate.modes import Mode, collector_paused
+
+    if mode is not Mode.CHECK or not scouting.applies(options.jobs, paths):
+        return None
+    try:
+        scout = scouting.start(paths, settings)
+    except OSError:
+        return None
+    try:
+        with collector_paused():
+            from ppo_migrate.progress import Progress
+            from ppo_migrate.runner import ScoutFailed
+            from ppo_migrate.runner import run_scouted as run
+    except BaseException:
+        scout.kill()
+        raise
+    progress = Progress(sys.stderr, no_progress=options.no_progress)
+    try:
+        files, result = run(scout, settings, mode, jobs=options.jobs, progress=progress)
+    except ScoutFailed:
+        return None
+    except (FileNotFoundError, NotADirectoryError, PermissionError) as exc:
+        console.fail(str(exc) if str(exc) else f"{exc!r}")
+    finally:
+        progress.finish()
+    if result.interrupted:
+        raise KeyboardInterrupt
+    return files, result
+
+
+def run_discovered(files, settings, mode, jobs: int | None, no_progress: bool, on_outcome=None):
+    """Process discovered files with a progress bar; Ctrl-C raises KeyboardInterrupt.
+
+    ``on_outcome(outcome, progress)`` is called as each file finishes (see
+    :func:`ppo_migrate.runner.run`); ``progress`` is the bar, to clear before printing.
+    """
+    from ppo_migrate.progress import Progress
+    from ppo_migrate.runner import run
+
+    progress = Progress(sys.stderr, no_progress=no_progress)
+    try:
+        result = run(
+            files,
+            settings,
+            mode,
+            jobs=jobs,
+            progress=progress,
+            on_outcome=(lambda o: on_outcome(o, progress)) if on_outcome else None,
+        )
+    finally:
+        progress.finish()
+    if result.interrupted:
+        raise KeyboardInterrupt
+    return result
