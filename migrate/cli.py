@@ -8,7 +8,6 @@ change), 2 usage or configuration errors and internal crashes, 130 interrupted b
 
 from __future__ import annotations
 
-import dataclasses
 import sys
 from collections.abc import Callable, Sequence
 
@@ -260,9 +259,9 @@ def check(
     if statistics and settings.output_format not in ("concise", "json"):
         raise click.UsageError("--statistics prints text (concise) or json")
     if show_shims:
-        settings = dataclasses.replace(settings, show_shims=True)
+        settings = settings.replace(show_shims=True)
     if unsafe_fixes is not None:
-        settings = dataclasses.replace(settings, unsafe_fixes=unsafe_fixes)
+        settings = settings.replace(unsafe_fixes=unsafe_fixes)
     options = commands.CheckOptions(
         exit_zero=exit_zero,
         add_noqa=add_noqa,
@@ -334,9 +333,9 @@ def apply(
         raise click.UsageError("--thread-config rewrites across files: not for standard input")
     settings = _load(paths, opts)
     if use_ppo_runtime:
-        settings = dataclasses.replace(settings, use_ppo_runtime=True)
+        settings = settings.replace(use_ppo_runtime=True)
     if unsafe_fixes is not None:
-        settings = dataclasses.replace(settings, unsafe_fixes=unsafe_fixes)
+        settings = settings.replace(unsafe_fixes=unsafe_fixes)
     mode = Mode.DIFF if diff else Mode.APPLY
     concise = settings.output_format == "concise"
     diff_to_stderr = not concise  # stdout holds the JSON/SARIF/... document alone

@@ -52,8 +52,8 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import Callable, Iterable, Optional, Sequence
 
 from .files import TEMP_PREFIX, is_temp_file
 from .settings import Settings
@@ -88,8 +88,8 @@ _SIMPLE_GLOB = re.compile(r"[A-Za-z0-9_.+@~,=%*?-]+\Z")
 _LITERAL_PATH = re.compile(r"/?[A-Za-z0-9_.+@~,=%-]+(?:/[A-Za-z0-9_.+@~,=%-]+)*\Z")
 _NAMED_GROUP = re.compile(r"\(\?P<[A-Za-z_][A-Za-z0-9_]*>")
 
-_Result = Optional[bool]
-_Layers = Optional[tuple]  # tuple[tuple[str, _Matcher], ...] | None (None: not in a git repo)
+# A layer list  is tuple[tuple[str, _Matcher], ...] | None (None: not in a
+# git repo). No ``typing`` here: it is ~3 ms of the scout's start (issue 13, item 6).
 
 
 class _Matcher:
@@ -208,7 +208,7 @@ class _Matcher:
                     continue
             return out
 
-    def match(self, rel: str | None, name: str, is_dir: bool) -> _Result:
+    def match(self, rel: str | None, name: str, is_dir: bool) -> bool | None:
         """True (ignored), False (re-included by ``!``) or None (no pattern matches).
 
         Args:
@@ -360,7 +360,7 @@ class _Discovery:
             d = parent
 
     @staticmethod
-    def _ignored(layers: _Layers, abs_path: str, name: str, is_dir: bool) -> bool:
+    def _ignored(layers: tuple | None, abs_path: str, name: str, is_dir: bool) -> bool:
         if not layers:
             return False
         for base, matcher in reversed(layers):
@@ -372,7 +372,7 @@ class _Discovery:
                 return r
         return False
 
-    def _parent_layers(self, abs_dir: str) -> _Layers:
+    def _parent_layers(self, abs_dir: str) -> tuple | None:
         """Ignore layers in force for the entries of ``abs_dir``, excluding its own .gitignore."""
         if not self.settings.respect_gitignore:
             return None
@@ -459,7 +459,7 @@ class _Discovery:
         # Display paths are built as the user wrote ``top`` (normalised like
         # pathlib: "./src/" -> "src", "." -> "") plus "/"-joined names.
         norm = str(Path(top))
-        stack: list[tuple[str, str, _Layers, str | None]] = [
+        stack: list[tuple[str, str, tuple | None, str | None]] = [
             (norm if norm != "." else "", abs_top, self._parent_layers(abs_top), self._rel(abs_top))
         ]
         while stack:

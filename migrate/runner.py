@@ -19,7 +19,6 @@ import signal
 import sys
 import threading
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import replace
 from pathlib import Path
 from typing import NamedTuple
 
@@ -533,7 +532,7 @@ def run(
     is still written at most once.
     """
     if mode in (Mode.CHECK, Mode.APPLY, Mode.DIFF) and settings.caller_verdicts is None:
-        settings = replace(settings, caller_verdicts=())
+        settings = settings.replace(caller_verdicts=())
     with _ctrl_c_recorded() as stop_requested:
         return _run(
             paths, settings, mode, jobs, progress, on_outcome, stop_requested, force_pool
@@ -576,7 +575,7 @@ def run_scouted(
     try:
         assert mode is Mode.CHECK, mode  # a scout's run writes nothing
         if settings.caller_verdicts is None:
-            settings = replace(settings, caller_verdicts=())
+            settings = settings.replace(caller_verdicts=())
         with _ctrl_c_recorded() as stop_requested:
             return _run_with_scout(scout, settings, mode, jobs, progress, stop_requested)
     finally:
@@ -806,7 +805,7 @@ def _judge_across_files(
     if not origins:
         return
     verdicts = judge_callers(origins, [os.fspath(p) for p in paths], settings)
-    judged = replace(settings, caller_verdicts=tuple(verdicts.items()))
+    judged = settings.replace(caller_verdicts=tuple(verdicts.items()))
     for i, outcome in enumerate(outcomes):
         if outcome.pending:
             check_stop()

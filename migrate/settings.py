@@ -28,9 +28,12 @@ from __future__ import annotations
 import keyword as _keyword
 import os
 import re
-from dataclasses import dataclass, field, fields, replace
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+
+TYPE_CHECKING = False  # ``typing`` is ~3 ms of a plain ``check``'s start: annotations only
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = [
     "DEFAULT_TARGETS",
@@ -93,7 +96,6 @@ class ConfigError(Exception):
     """
 
 
-@dataclass(frozen=True)
 class Settings:
     """Resolved settings for one run.
 
@@ -131,26 +133,98 @@ class Settings:
             other files' callers say of the parameters safe fixes rest on
             (:func:`ppo_migrate.analysis.cross_file.judge_callers`; empty: nothing judged
             yet, so ``apply`` holds back a file whose safe fixes rest on one).
+
+    Immutable and compared by value, as a frozen dataclass: :meth:`replace` gives a copy with
+    some fields changed. A plain class, not a dataclass: ``dataclasses`` imports ``inspect``,
+    ~5 ms of a plain ``check``'s start before its scout can fork (issue 13, item 6).
     """
 
-    targets: tuple[str, ...] = DEFAULT_TARGETS
-    config_names: tuple[str, ...] = DEFAULT_CONFIG_NAMES
-    keyword: bool = False
-    exclude: tuple[str, ...] = DEFAULT_EXCLUDES
-    extend_exclude: tuple[str, ...] = ()
-    respect_gitignore: bool = True
-    force_exclude: bool = False
-    output_format: str = "concise"
-    select: tuple[str, ...] = ()
-    ignore: tuple[str, ...] = ()
-    project_root: Path | None = field(default=None)
-    show_shims: bool = False
-    use_ppo_runtime: bool = False
-    unsafe_fixes: bool = False
-    verl_version: str | None = None
-    verl_version_from_cli: bool = False
-    show_notices: bool = False
-    caller_verdicts: tuple | None = None
+
+    #: The fields, in order, with their defaults.
+    FIELDS: dict[str, object] = {
+        "targets": DEFAULT_TARGETS,
+        "config_names": DEFAULT_CONFIG_NAMES,
+        "keyword": False,
+        "exclude": DEFAULT_EXCLUDES,
+        "extend_exclude": (),
+        "respect_gitignore": True,
+        "force_exclude": False,
+        "output_format": "concise",
+        "select": (),
+        "ignore": (),
+        "project_root": None,
+        "show_shims": False,
+        "use_ppo_runtime": False,
+        "unsafe_fixes": False,
+        "verl_version": None,
+        "verl_version_from_cli": False,
+        "show_notices": False,
+        "caller_verdicts": None,
+    }
+    __slots__ = tuple(FIELDS)
+
+    targets: tuple[str, ...]
+    config_names: tuple[str, ...]
+    keyword: bool
+    exclude: tuple[str, ...]
+    extend_exclude: tuple[str, ...]
+    respect_gitignore: bool
+    force_exclude: bool
+    output_format: str
+    select: tuple[str, ...]
+    ignore: tuple[str, ...]
+    project_root: Path | None
+    show_shims: bool
+    use_ppo_runtime: bool
+    unsafe_fixes: bool
+    verl_version: str | None
+    verl_version_from_cli: bool
+    show_notices: bool
+    caller_verdicts: tuple | None
+
+    def __init__(self, **values: Any) -> None:
+        """Keyword arguments only, each a field (:data:`FIELDS`); the others take their defaults.
+
+        Raises:
+            TypeError: a name that is not a field.
+        """
+        unknown = values.keys() - self.FIELDS.keys()
+        if unknown:
+            raise TypeError(f"Settings() got an unexpected keyword argument {sorted(unknown)[0]!r}")
+        for name, default in self.FIELDS.items():
+            object.__setattr__(self, name, values.get(name, default))
+
+    def _values(self) -> tuple:
+        return tuple(getattr(self, name) for name in self.FIELDS)
+
+    def replace(self, **changes: Any) -> Settings:
+        """A copy with ``changes`` (field names and values), as ``dataclasses.replace``.
+
+        Raises:
+            TypeError: a name that is not a field.
+        """
+        return Settings(**{**dict(zip(self.FIELDS, self._values())), **changes})
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"cannot assign to field {name!r}: Settings are immutable")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"cannot delete field {name!r}: Settings are immutable")
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return self._values() == other._values()  # type: ignore[attr-defined]
+
+    def __hash__(self) -> int:
+        return hash(self._values())
+
+    def __repr__(self) -> str:
+        fields = ", ".join(f"{n}={v!r}" for n, v in zip(self.FIELDS, self._values()))
+        return f"Settings({fields})"
+
+    def __reduce__(self):
+        return (_settings_from, (self._values(),))
 
     @property
     def target_names(self) -> frozenset[str]:
@@ -178,6 +252,11 @@ class Settings:
         if self.select and not any(s == "ALL" or code.startswith(s) for s in self.select):
             return False
         return not any(i == "ALL" or code.startswith(i) for i in self.ignore)
+
+
+def _settings_from(values: tuple) -> Settings:
+    """Unpickle :class:`Settings` (the pool's workers receive the run's)."""
+    return Settings(**dict(zip(Settings.FIELDS, values)))
 
 
 # --------------------------------------------------------------------------- pyproject
@@ -324,7 +403,7 @@ _BOOL_KEYS = {
 _STR_KEYS = {"output-format": "output_format", "verl-version": "verl_version"}
 _ALL_KEYS = {**_LIST_KEYS, **_BOOL_KEYS, **_STR_KEYS}
 _PY_TO_KEBAB = {v: k for k, v in _ALL_KEYS.items()}
-_OVERRIDE_NAMES = frozenset(f.name for f in fields(Settings)) | {"extend_targets"}
+_OVERRIDE_NAMES = frozenset(Settings.FIELDS) | {"extend_targets"}
 _CLI_ONLY_BOOLS = frozenset({"show_shims", "use_ppo_runtime", "show_notices"})
 #: The command-line option of each override, as error messages name it.
 _CLI_OPTIONS = {
@@ -547,5 +626,4 @@ def load_settings(paths: Sequence[str | Path], **overrides: Any) -> Settings:
             f"{_display(found[0]) if found else 'command line'}: [{TABLE}] targets: "
             "no targets left (give at least one qualified name)"
         )
-    settings = Settings(**values)  # type: ignore[arg-type]
-    return replace(settings, targets=_dedupe(targets))
+    return Settings(**{**values, "targets": _dedupe(targets)})

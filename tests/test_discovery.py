@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import time
-from dataclasses import replace
 from pathlib import Path
 
 import pathspec
@@ -123,7 +122,7 @@ def test_default_excludes_skip_each_directory(tree: Path) -> None:
 
 def test_default_excludes_off_when_exclude_emptied(tree: Path) -> None:
     touch(tree, "venv/x.py", "src/a.py")
-    s = replace(S, exclude=())
+    s = S.replace(exclude=())
     assert strs(discover(["."], s)) == ["src/a.py", "venv/x.py"]
 
 
@@ -138,8 +137,7 @@ def test_extend_exclude_patterns_relative_to_project_root(tree: Path) -> None:
         "repo/legacy/old.py",
         "repo/tests/gen/t.py",
     )
-    s = replace(
-        S, extend_exclude=("*_pb2.py", "/src/gen/", "src/legacy/*.py"), project_root=tree / "repo"
+    s = S.replace(extend_exclude=("*_pb2.py", "/src/gen/", "src/legacy/*.py"), project_root=tree / "repo"
     )
     assert strs(discover(["repo"], s)) == [
         "repo/legacy/old.py",  # "src/legacy/*.py" is anchored at the project root
@@ -153,19 +151,19 @@ def test_extend_exclude_patterns_relative_to_project_root(tree: Path) -> None:
 
 def test_exclude_relative_to_cwd_without_project_root(tree: Path) -> None:
     touch(tree, "src/gen/x.py", "other/src/gen/y.py")
-    s = replace(S, extend_exclude=("src/gen",))
+    s = S.replace(extend_exclude=("src/gen",))
     assert strs(discover(["."], s)) == ["other/src/gen/y.py"]
 
 
 def test_negated_exclude(tree: Path) -> None:
     touch(tree, "a_test.py", "keep_test.py", "b.py")
-    s = replace(S, exclude=("*_test.py", "!keep_test.py"))
+    s = S.replace(exclude=("*_test.py", "!keep_test.py"))
     assert strs(discover(["."], s)) == ["b.py", "keep_test.py"]
 
 
 def test_paths_outside_project_root_match_by_name(tree: Path) -> None:
     touch(tree, "proj/a.py", "outside/dist/x.py", "outside/src/gen/y.py", "outside/z.py")
-    s = replace(S, extend_exclude=("src/gen",), project_root=tree / "proj")
+    s = S.replace(extend_exclude=("src/gen",), project_root=tree / "proj")
     # "dist" (a plain name) applies anywhere; the anchored "src/gen" only inside proj/.
     assert strs(discover(["outside"], s)) == ["outside/src/gen/y.py", "outside/z.py"]
 
@@ -180,18 +178,18 @@ def test_named_files_always_processed(tree: Path) -> None:
     named = ["venv/lib/x.py", "build/gen.py", "scripts/tool"]
     assert strs(discover(named, S)) == ["build/gen.py", "scripts/tool", "venv/lib/x.py"]
     # scripts/tool is not excluded, only not *.py: named, it is kept under force-exclude.
-    assert strs(discover(named, replace(S, force_exclude=True))) == ["scripts/tool"]
+    assert strs(discover(named, S.replace(force_exclude=True))) == ["scripts/tool"]
 
 
 def test_named_excluded_directory_is_walked_unless_force_exclude(tree: Path) -> None:
     touch(tree, "dist/a.py", "dist/sub/b.py", "dist/venv/c.py", "src/d.py")
     assert strs(discover(["dist"], S)) == ["dist/a.py", "dist/sub/b.py"]
-    assert strs(discover(["dist", "src"], replace(S, force_exclude=True))) == ["src/d.py"]
+    assert strs(discover(["dist", "src"], S.replace(force_exclude=True))) == ["src/d.py"]
 
 
 def test_force_exclude_checks_parent_directories(tree: Path) -> None:
     touch(tree, "node_modules/pkg/x.py", "src/gen/y.py", "src/z.py")
-    s = replace(S, force_exclude=True, extend_exclude=("src/gen",))
+    s = S.replace(force_exclude=True, extend_exclude=("src/gen",))
     assert discover(["node_modules/pkg/x.py", "src/gen/y.py", "node_modules/pkg"], s) == []
     assert strs(discover(["src/z.py"], s)) == ["src/z.py"]
 
@@ -243,7 +241,7 @@ def test_gitignore_from_another_cwd(repo: Path, monkeypatch: pytest.MonkeyPatch)
 
 
 def test_respect_gitignore_false(repo: Path) -> None:
-    got = strs(discover(["."], replace(S, respect_gitignore=False)))
+    got = strs(discover(["."], S.replace(respect_gitignore=False)))
     assert got == sorted(
         REPO_FILES
         + [
@@ -261,9 +259,9 @@ def test_respect_gitignore_false(repo: Path) -> None:
 def test_gitignored_named_file_kept_unless_force_exclude(repo: Path) -> None:
     named = ["build/a.py", "src/pkg/local.py", "scratch/s.py", "src/x.gen.py"]
     assert strs(discover(named, S)) == sorted(named)
-    assert discover(named, replace(S, force_exclude=True)) == []
+    assert discover(named, S.replace(force_exclude=True)) == []
     assert strs(discover(["build"], S)) == ["build/a.py"]  # named ignored dir: walked
-    assert discover(["build"], replace(S, force_exclude=True)) == []
+    assert discover(["build"], S.replace(force_exclude=True)) == []
 
 
 def test_gitignore_needs_a_git_repository(tree: Path) -> None:

@@ -569,3 +569,36 @@ def test_workers_end_when_the_parent_is_killed(tmp_path: Path, sig: signal.Signa
         assert group_left_after(proc.pid, 10) == []
     finally:
         kill_group(proc.pid)
+
+
+# The scout of a plain ``check`` forks as early as it can: what it records is imported by then.
+FORK_IMPORTS = """
+import sys
+import ppo_migrate.scout as scouting
+
+real_start = scouting.start
+
+def start(*args):
+    heavy = ("click", "typing", "dataclasses", "inspect", "ast", "ppo_migrate.runner")
+    print("at fork:", [m for m in heavy if m in sys.modules], file=sys.stderr, flush=True)
+    return real_start(*args)
+
+scouting.start = start
+from ppo_migrate.entry import main
+main()
+"""
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="the scout forks on Linux only")
+def test_a_plain_check_forks_its_scout_before_the_heavy_imports(tmp_path: Path) -> None:
+    """Issue 13, item 6: the walk is the run's longest part; click, typing, dataclasses
+    (inspect), ast and the runner are imported by the parent while the scout walks."""
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "m.py").write_text("x = 1\n")
+    proc = subprocess.run(
+        [sys.executable, "-c", FORK_IMPORTS, "check", "pkg"],
+        cwd=tmp_path, capture_output=True, env=_env(), timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == b"All checks passed!\n"
+    assert proc.stderr.splitlines()[0] == b"at fork: []", proc.stderr

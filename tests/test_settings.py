@@ -433,3 +433,45 @@ def test_error_path_outside_cwd_is_absolute(
         f"{tmp_path / 'repo' / 'pyproject.toml'}: [tool.ppo-migrate] keyword: "
         "expected a bool, got int"
     )
+
+
+# ------------------------------------------------------------------ Settings, a plain class
+
+
+def test_settings_behave_as_the_frozen_dataclass_they_were(proj: Path) -> None:
+    import copy
+    import pickle
+
+    (proj / "pyproject.toml").write_text('[tool.ppo-migrate]\nconfig-names = ["cfg"]\n')
+    settings = load_settings([str(proj)])
+    assert settings.project_root == proj and settings.config_names == ("cfg",)
+    # replace: a copy, the original unchanged; an unknown field is a TypeError
+    changed = settings.replace(keyword=True, unsafe_fixes=True)
+    assert (changed.keyword, changed.unsafe_fixes, changed.config_names) == (True, True, ("cfg",))
+    assert (settings.keyword, settings.unsafe_fixes) == (False, False)
+    with pytest.raises(TypeError, match="'bogus'"):
+        settings.replace(bogus=1)
+    with pytest.raises(TypeError, match="'bogus'"):
+        Settings(bogus=1)
+    # immutable, compared and hashed by value
+    with pytest.raises(AttributeError):
+        settings.keyword = True  # type: ignore[misc]
+    with pytest.raises(AttributeError):
+        del settings.keyword
+    same = settings.replace()
+    assert same == settings and same is not settings and hash(same) == hash(settings)
+    assert changed != settings and settings != object()
+    assert len({settings, same, changed}) == 2
+    # the pool's workers receive it pickled; copies are equal
+    assert pickle.loads(pickle.dumps(changed)) == changed
+    assert copy.deepcopy(changed) == changed and copy.copy(changed) == changed
+    # every field has its documented default, and the repr names them in order
+    assert list(Settings.FIELDS) == [
+        "targets", "config_names", "keyword", "exclude", "extend_exclude", "respect_gitignore",
+        "force_exclude", "output_format", "select", "ignore", "project_root", "show_shims",
+        "use_ppo_runtime", "unsafe_fixes", "verl_version", "verl_version_from_cli",
+        "show_notices", "caller_verdicts",
+    ]
+    assert repr(Settings()).startswith("Settings(targets=('verl.trainer.constants_ppo.")
+    assert "caller_verdicts=None)" in repr(Settings())
+    assert Settings().output_format == "concise" and Settings().respect_gitignore is True

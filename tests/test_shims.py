@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 
 import pytest
 
@@ -35,7 +34,7 @@ def test_shim_is_left_alone_and_hidden(name: str) -> None:
 @pytest.mark.parametrize("name", sorted(SHIMS))
 def test_shim_is_listed_with_show_shims(name: str) -> None:
     src = HEAD + SHIMS[name]
-    settings = dataclasses.replace(Settings(), show_shims=True)
+    settings = Settings().replace(show_shims=True)
     result = process_text(src, "m.py", settings, fix=False)
     codes = [d.code for d in result.diagnostics]
     assert codes == ["PPO004"]
@@ -132,7 +131,7 @@ LOCAL_NOT_SHIMS = {
 def test_local_variable_shims_are_left_alone_and_listed(name: str) -> None:
     src = HEAD + LOCAL_SHIMS[name]
     assert process_text(src, "m.py", Settings(), fix=True).new_text is None
-    shown = process_text(src, "m.py", dataclasses.replace(Settings(), show_shims=True), fix=False)
+    shown = process_text(src, "m.py", Settings().replace(show_shims=True), fix=False)
     assert [d.code for d in shown.diagnostics] == ["PPO004"], shown.diagnostics
 
 
@@ -149,5 +148,5 @@ def test_local_variable_shims_run_against_both_signatures(name: str) -> None:
 @pytest.mark.parametrize("name", sorted(LOCAL_NOT_SHIMS))
 def test_what_only_looks_like_a_local_shim_is_not_one(name: str) -> None:
     src = HEAD + LOCAL_NOT_SHIMS[name]
-    result = process_text(src, "m.py", dataclasses.replace(Settings(), show_shims=True), fix=False)
+    result = process_text(src, "m.py", Settings().replace(show_shims=True), fix=False)
     assert "PPO004" not in [d.code for d in result.diagnostics]

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import replace
 from typing import TYPE_CHECKING, NamedTuple
 
 from ppo_migrate.diagnostics import Diagnostic, Edit
@@ -183,7 +182,7 @@ def _use_ppo_runtime(text: str, settings: Settings) -> tuple[str, int, Settings]
     _exact_prefix(text, module.code)
     moved_target = f"{PPO_RUNTIME}.{FUNCTION}"
     if moved_target not in settings.targets:
-        settings = replace(settings, targets=(*settings.targets, moved_target))
+        settings = settings.replace(targets=(*settings.targets, moved_target))
     return new_module.code + text[len(module.code) :], moved, settings
 
 

@@ -6,7 +6,6 @@ answers, which equalled the LibCST pass's), now against the one resolver.
 
 from __future__ import annotations
 
-import dataclasses
 
 import pytest
 
@@ -62,13 +61,13 @@ def test_no_finding_when_the_config_is_passed() -> None:
 
 def test_keyword_mode_ignored_rules_and_other_config_names_follow_the_settings() -> None:
     text = IMPORT + "def run(cfg, config):\n    return get_ppo_ray_runtime_env(x=1)\n"
-    keyword = dataclasses.replace(Settings(), keyword=True)
+    keyword = Settings().replace(keyword=True)
     (diag,) = analyse(text, "m.py", keyword)
     assert diag.fix.edits == (Edit("config=config, ", 3, 36, 3, 36),)
-    cfg_first = dataclasses.replace(Settings(), config_names=("cfg", "config"))
+    cfg_first = Settings().replace(config_names=("cfg", "config"))
     (diag,) = analyse(text, "m.py", cfg_first)
     assert diag.fix.edits[0].content == "cfg, "
-    ignored = dataclasses.replace(Settings(), ignore=("PPO001",))
+    ignored = Settings().replace(ignore=("PPO001",))
     assert analyse(text, "m.py", ignored) == []
 
 

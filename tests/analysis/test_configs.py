@@ -10,7 +10,6 @@ it was given.
 
 from __future__ import annotations
 
-import dataclasses
 import sys
 import textwrap
 import types
@@ -53,7 +52,7 @@ def before_and_after(src: str, entry: str, *args, envmod, unsafe: bool = False):
     text = HEAD + textwrap.dedent(src)
     before = _run(text, entry, args, envmod)
     assert before and all(c is None for c in before)  # the original runs, configless
-    settings = dataclasses.replace(SETTINGS, unsafe_fixes=unsafe)
+    settings = SETTINGS.replace(unsafe_fixes=unsafe)
     result = process_text(text, "under_test.py", settings, fix=True)
     new = text if result.new_text is None else result.new_text
     after = _run(new, entry, args, envmod)  # must run after the rewrite too

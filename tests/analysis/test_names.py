@@ -6,7 +6,6 @@ function takes no argument, and the real ``ppo_runtime``), not by comparing text
 
 from __future__ import annotations
 
-import dataclasses
 import subprocess
 import sys
 import textwrap
@@ -18,7 +17,7 @@ from ppo_migrate.analysis.names import ModuleNames
 from ppo_migrate.codemod import process_text
 from ppo_migrate.settings import Settings
 
-SETTINGS = dataclasses.replace(Settings(), use_ppo_runtime=True)
+SETTINGS = Settings().replace(use_ppo_runtime=True)
 # verl 0.9's signature; ``typing`` so that the annotation ``"cp.typing.Any"`` resolves
 STUB = "import typing\ndef get_ppo_ray_runtime_env(config=None):\n    return {'env_vars': {'FROM': 'verl'}}\n"
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import ast
-import dataclasses
 
 import libcst as cst
 import pytest
@@ -13,7 +12,7 @@ from ppo_migrate.codemod import process_text
 from ppo_migrate.edits.imports import use_ppo_runtime
 from ppo_migrate.settings import Settings
 
-SETTINGS = dataclasses.replace(Settings(), use_ppo_runtime=True)
+SETTINGS = Settings().replace(use_ppo_runtime=True)
 
 
 def moved(src: str) -> str:
@@ -198,7 +197,7 @@ def test_module_access_is_moved_when_ppo_runtime_is_that_module() -> None:
 def test_moved_calls_are_still_fixed_when_targets_name_only_verl(tmp_path) -> None:
     # `targets = [verl's function]` replaces the defaults: after the move the call
     # resolves to ppo_runtime's function and must still get its config ("0 calls" before).
-    settings = dataclasses.replace(SETTINGS, targets=("verl.trainer.constants_ppo.get_ppo_ray_runtime_env",))
+    settings = SETTINGS.replace(targets=("verl.trainer.constants_ppo.get_ppo_ray_runtime_env",))
     for src in (
         "from verl.trainer.constants_ppo import get_ppo_ray_runtime_env\ndef run(config):\n    return get_ppo_ray_runtime_env()\n",
         "import verl.trainer.constants_ppo as cp\ndef run(config):\n    return cp.get_ppo_ray_runtime_env()\n",
