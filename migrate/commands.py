@@ -86,9 +86,11 @@ def plain_check(argv: list[str]) -> tuple[str, ...] | None:
     """The paths of a plain ``check`` command line, ``None`` for any other.
 
     Plain: ``check`` followed by paths only, none starting with ``-`` (so no option, no
-    ``--``, no ``-`` for standard input), outside Windows (where click expands wildcards in
-    the arguments) and not a shell-completion request (:data:`COMPLETION_ENV`). click parses
-    such a command line into exactly these paths and the default of every option.
+    ``--``, no ``-`` for standard input), each either absent or readable (click's
+    ``click.Path`` rejects a path that exists but cannot be read, with its usage error), outside
+    Windows (where click expands wildcards in the arguments) and not a shell-completion request
+    (:data:`COMPLETION_ENV`). click parses such a command line into exactly these paths and the
+    default of every option.
 
     Args:
         argv: the command line after the program's name (``sys.argv[1:]``).
@@ -97,6 +99,13 @@ def plain_check(argv: list[str]) -> tuple[str, ...] | None:
         return None
     if any(arg.startswith("-") for arg in argv[1:]) or COMPLETION_ENV in os.environ:
         return None
+    for path in argv[1:]:  # as click.Path(readable=True) checks: an existing path is readable
+        try:
+            os.stat(path)
+        except (OSError, ValueError):
+            continue
+        if not os.access(path, os.R_OK):
+            return None
     return tuple(argv[1:])
 
 

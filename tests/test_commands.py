@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -290,3 +292,52 @@ def test_the_console_script_is_the_plain_lane(tmp_path: Path) -> None:
         oracle.returncode, oracle.stdout, oracle.stderr
     )
     assert installed.returncode == 1 and b"PPO001" in installed.stdout
+
+
+@pytest.mark.skipif(shutil.which("capsh") is None, reason="capsh drops root's file access")
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("check", "locked"),  # a directory without read permission
+        ("check", "unread.py"),  # a file without read permission
+        ("check", "pkg/m000.py", "locked"),  # a readable path beside it
+        ("check", "unread.py", "nowhere"),  # beside a path that does not exist
+    ],
+)
+def test_an_unreadable_path_is_clicks_usage_error_in_both_lanes(
+    tmp_path: Path, args: tuple[str, ...]
+) -> None:
+    """click's ``click.Path`` refuses a path that exists but cannot be read (a tester found the
+    plain lane linting it instead: exit 0 for an unreadable directory). Such a command line is
+    click's. Root reads anything: the capabilities that let it are dropped (capsh)."""
+    root = _tree(tmp_path, n=8)
+    (root / "locked").mkdir()
+    (root / "locked" / "t.py").write_text(FIXABLE)
+    (root / "locked").chmod(0)
+    (root / "unread.py").write_text(FIXABLE)
+    (root / "unread.py").chmod(0)
+    bad = "locked" if "locked" in args else "unread.py"
+
+    def under_capsh(lane: list[str]) -> subprocess.CompletedProcess:
+        command = " ".join(["exec", *map(shlex.quote, lane), *args])
+        return subprocess.run(
+            ["capsh", "--drop=cap_dac_override,cap_dac_read_search", "--", "-c", command],
+            cwd=root, capture_output=True, env=_env(), timeout=120,
+        )
+
+    try:
+        script = under_capsh(ppo_migrate_exe())
+        oracle = under_capsh([sys.executable, "-c", CLICK_LANE])
+    finally:
+        (root / "locked").chmod(0o755)
+    assert (script.returncode, script.stdout, script.stderr) == (
+        oracle.returncode, oracle.stdout, oracle.stderr
+    )
+    assert script.returncode == 2 and script.stdout == b""
+    assert script.stderr.endswith(
+        f"Error: Invalid value for '[PATHS]...': Path {bad!r} is not readable.\n".encode()
+    ), script.stderr
+    with pytest.MonkeyPatch.context() as mp:
+        mp.chdir(root)
+        mp.delenv(commands.COMPLETION_ENV, raising=False)
+        assert commands.plain_check(list(args)) == args[1:]  # root may read it: plain here
