@@ -27,17 +27,17 @@ Public names:
 
 from __future__ import annotations
 
-import ast
 import functools
-import importlib.util
 import re
 import sys
 import threading
 from collections.abc import Callable
-from pathlib import Path
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal, Union
+from typing import TYPE_CHECKING, Literal, Union
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 __all__ = [
     "CAPABILITY_UNKNOWN",
@@ -237,6 +237,8 @@ def resolve_device_capability(override: CapabilityOverride = None) -> Capability
 
 def _hip_from_version_file(path: Path) -> str | None:
     """The ``hip`` assignment of torch's generated ``torch/version.py``, without importing it."""
+    import ast  # only for this probe: ``import ppo_runtime`` stays light (issue 6, item 4)
+
     tree = ast.parse(path.read_text(encoding="utf-8"))
     for node in tree.body:
         target = None
@@ -266,6 +268,9 @@ def torch_hip_version() -> str | None:
     if torch is not None:
         hip = getattr(getattr(torch, "version", None), "hip", None)
         return None if hip is None else str(hip)
+    import importlib.util
+    from pathlib import Path
+
     try:
         spec = importlib.util.find_spec("torch")
     except (ImportError, ValueError):

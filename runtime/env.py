@@ -45,8 +45,6 @@ Shapes:
 from __future__ import annotations
 
 import enum
-import json
-import logging
 import os
 import threading
 from collections.abc import Mapping
@@ -81,8 +79,6 @@ __all__ = [
     "get_ppo_ray_runtime_env",
     "ppo_ray_runtime_env_report",
 ]
-
-logger = logging.getLogger("ppo_runtime")
 
 #: The verl release whose ``verl/trainer/constants_ppo.py`` this module tracks; the
 #: differential test (tests/runtime/test_verl_differential.py) compares with it and the
@@ -163,7 +159,9 @@ def _warn_once(message: str) -> None:
         if message in _WARNED:
             return
         _WARNED.add(message)
-    logger.warning(message)
+    import logging  # only when there is a warning: ``import ppo_runtime`` stays light (issue 6)
+
+    logging.getLogger("ppo_runtime").warning(message)
 
 
 class Reason(str, enum.Enum):
@@ -303,6 +301,8 @@ def _read_job_config(environ: Mapping[str, str]) -> tuple[Any, Mapping[str, Any]
     raw = environ.get(RAY_JOB_CONFIG_JSON_ENV_VAR)
     if raw is None:
         return None, {}, f"{RAY_JOB_CONFIG_JSON_ENV_VAR} is not set"
+    import json  # only with a Ray job config to read: ``import ppo_runtime`` stays light
+
     try:
         job = json.loads(raw)
     except json.JSONDecodeError as exc:

@@ -222,6 +222,27 @@ def test_import_ppo_runtime_imports_neither_torch_nor_ray() -> None:
     imported = {line.rsplit("|", 1)[-1].strip() for line in out.stderr.splitlines()}
     assert "ppo_runtime" in imported
     assert not {m for m in imported if m.split(".")[0] in ("torch", "ray")}
+    # json, logging and the torch probe's pathlib load only when they are used (the
+    # interpreter's own start, an editable install's finder included, is not ours)
+    bare = subprocess.run(
+        [sys.executable, "-X", "importtime", "-c", "pass"],
+        env=_env(), capture_output=True, text=True, timeout=300,
+    )
+    at_start = {line.rsplit("|", 1)[-1].strip() for line in bare.stderr.splitlines()}
+    ours = imported - at_start
+    assert not ours & {"json", "logging", "pathlib", "importlib.util"}, ours
+
+
+def test_the_runtime_s_lazy_imports_load_when_used(monkeypatch, caplog) -> None:
+    """A warning still reaches the ``ppo_runtime`` logger; a Ray job config is still read."""
+    from ppo_runtime import env as runtime_env
+
+    monkeypatch.setattr(runtime_env, "_WARNED", set())
+    with caplog.at_level("WARNING", logger="ppo_runtime"):
+        runtime_env._warn_once("a lazily logged warning")
+        runtime_env._warn_once("a lazily logged warning")
+    assert [r.getMessage() for r in caplog.records] == ["a lazily logged warning"]
+    assert caplog.records[0].name == "ppo_runtime"
 
 
 # ----------------------------------------------------------------------------- progress
