@@ -144,9 +144,15 @@ def _guard(func: Callable) -> Callable:
 
 
 def _stdin_paths(paths: tuple[str, ...], opts: dict) -> tuple[str, ...]:
-    """Like ruff, ``--stdin-filename NAME`` without a path means standard input (``-``)."""
+    """Like ruff, ``--stdin-filename NAME`` without a path means standard input (``-``).
+
+    ``-`` is standard input only alone: beside other paths (or twice) it is a usage error,
+    where it was silently left out (a tester's ``check - -`` passed with findings on stdin).
+    """
     if not paths and opts["stdin_filename"]:
         return ("-",)
+    if "-" in paths and len(paths) > 1:
+        raise click.UsageError("'-' (standard input) cannot be combined with other paths")
     return paths
 
 

@@ -158,6 +158,8 @@ def stdin(settings, name: str | None, mode):
     """The outcome of standard input's bytes analysed as the file ``name`` (``-``)."""
     from ppo_migrate.runner import process_data
 
+    if sys.stdin is None:  # started without one (``<&-``)
+        console.fail("cannot read standard input: it is closed")
     data = sys.stdin.buffer.read()
     return process_data(name or "-", data, settings, mode)
 

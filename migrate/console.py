@@ -162,6 +162,8 @@ def run_command(body, *, process_ends: bool, finally_=None) -> None:
     """
     if sys.stdout is None:
         sys.stdout = _ClosedOutput()
+    if sys.stderr is None:  # started without one (``2>&-``): its lines are dropped, the
+        sys.stderr = open(os.devnull, "w")  # noqa: SIM115 - report on stdout still printed
     keep_undecodable_names(sys.stdout)
     try:
         try:

@@ -766,3 +766,56 @@ def test_a_closed_standard_output_is_a_one_line_error(tmp_path: Path) -> None:
             text=True, env=env, timeout=120, preexec_fn=lambda: os.close(1),
         )
         assert (r.returncode, r.stderr) == (code, err), args
+
+
+def test_standard_input_alone_or_a_usage_error(tmp_path: Path) -> None:
+    """``-`` is standard input only alone: ``check - -`` passed with a finding on standard
+    input, ``check - a.py`` reported ``a.py`` alone (a tester's false passes)."""
+    root = write_tree(tmp_path / "proj", TREE)
+    finding = (root / TRAINER_PATH).read_bytes()
+    env = {**os.environ, "NO_COLOR": "1"}
+    env.pop("CI", None)
+    for args in (["check", "-", "-"], ["check", "-", "clean.py"], ["check", "clean.py", "-"],
+                 ["apply", "--diff", "-", "clean.py"]):
+        r = subprocess.run(
+            [*_command(), *args], cwd=root, input=finding, capture_output=True, env=env,
+            timeout=120,
+        )
+        assert r.returncode == 2, (args, r.stdout, r.stderr)
+        assert r.stdout == b""
+        assert r.stderr.endswith(b"Error: '-' (standard input) cannot be combined with other paths\n")
+    alone = subprocess.run(
+        [*_command(), "check", "-"], cwd=root, input=finding, capture_output=True, env=env,
+        timeout=120,
+    )
+    assert alone.returncode == 1 and b"PPO001" in alone.stdout, alone.stderr
+
+
+def test_closed_standard_input_and_error(tmp_path: Path) -> None:
+    """``check - <&-`` was an internal error (AttributeError); ``check . 2>&-`` lost its
+    report (the progress bar asked the missing stream whether it is a terminal: exit 2 and
+    nothing on stdout). Now: a one-line error; the report on stdout and its exit code."""
+    root = write_tree(tmp_path / "proj", TREE)
+    env = {**os.environ, "NO_COLOR": "1"}
+    env.pop("CI", None)
+    no_stdin = subprocess.run(
+        [*_command(), "check", "-"], cwd=root, capture_output=True, env=env, timeout=120,
+        preexec_fn=lambda: os.close(0),
+    )
+    assert no_stdin.returncode == 2 and no_stdin.stdout == b""
+    assert no_stdin.stderr == b"ppo-migrate: error: cannot read standard input: it is closed\n"
+    with_stderr = subprocess.run(
+        [*_command(), "check", "."], cwd=root, stdin=subprocess.DEVNULL, capture_output=True,
+        env=env, timeout=120,
+    )
+    assert with_stderr.returncode == 1 and b"PPO001" in with_stderr.stdout
+    for args in (["check", "."], ["check", "--jobs", "1", "."], ["check", TRAINER_PATH]):
+        r = subprocess.run(
+            [*_command(), *args], cwd=root, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+            env=env, timeout=120, preexec_fn=lambda: os.close(2),
+        )
+        assert r.returncode == 1, args
+        if args[-1] == ".":
+            assert r.stdout == with_stderr.stdout, args
+        else:
+            assert TRAINER_PATH.encode() in r.stdout and b"Found 1 error" in r.stdout
