@@ -668,14 +668,16 @@ def test_a_self_of_an_inner_function_is_not_the_methods(tmp_path: Path) -> None:
         """)
     _write(tmp_path, {"m.py": src})
     proc = _thread(tmp_path)
-    assert proc.returncode == 0, proc.stdout
-    out = (tmp_path / "m.py").read_text()
-    assert out == src.replace("def helper(self):", "def helper(self, config=None):").replace(
-        "get_ppo_ray_runtime_env()", "get_ppo_ray_runtime_env(config)"
-    ).replace('"other")), self.helper()', '"other")), self.helper(config=config)')
+    # The inner ``self.helper()`` is not the class's ``helper``, but whatever object it is
+    # called on may be one: a call of ``helper`` the plan cannot attribute, so ``helper`` is
+    # not threaded at all (this test threaded it before a tester's ``l = Launcher(1);
+    # l.start()`` was left without the config by ``--thread-config``, and check then passed)
+    assert proc.returncode == 1, proc.stdout
+    assert "`.helper(...)` is called at m.py:12 on an object that may be of its class" in proc.stdout
+    assert (tmp_path / "m.py").read_text() == src
     run = run_python("import m; print(m.Launcher().start({'trainer': 1}))", tmp_path, tmp_path, verl_stub(tmp_path / "_stub"))
     assert run.returncode == 0, run.stderr
-    assert run.stdout.strip() == "('other', {'trainer': 1})"
+    assert run.stdout.strip() == "('other', None)"
 
 
 # -- a fresh tester's crashing rewrites: each case runs before and after the rewrite ------
@@ -971,3 +973,54 @@ def test_a_file_indexed_for_its_callers_decides_the_config_only_at_their_calls(
     assert [p.split("/")[-1] for p in callers_of_main] == ["alt.py", "cli.py", "modref.py", "star.py"]
     assert len(decided) >= 40 > lazy_count  # every helper(...) call of trainer.py, then none
     callers._INDEXES.clear()
+
+
+def test_a_method_called_through_a_local_object_is_not_threaded(tmp_path: Path) -> None:
+    """A fresh tester: ``other(config)`` calls ``l.start()`` on ``l = Launcher(1)``; the plan
+    saw only ``main``'s ``Launcher(2).start()``, threaded ``Launcher.start`` and its helpers,
+    left ``other``'s path without the config, and ``check`` then passed. A call
+    ``obj.start(...)`` it cannot attribute means the method's calls cannot all be found."""
+    cluster = IMP + textwrap.dedent("""\
+
+        def init_cluster(num_cpus):
+            return get_ppo_ray_runtime_env()
+
+
+        class Launcher:
+            def __init__(self, n):
+                self.n = n
+
+            def start(self):
+                return init_cluster(self.n)
+        """)
+    main = textwrap.dedent("""\
+        import subprocess
+
+        from pkg.cluster import Launcher
+
+
+        def main(config):
+            subprocess.run(["true"])  # a module's function of another name: no matter
+            return Launcher(2).start()
+
+
+        def other(config):
+            l = Launcher(1)
+            return l.start()
+        """)
+    _write(tmp_path, {"pkg/__init__.py": "", "pkg/cluster.py": cluster, "pkg/main.py": main})
+    before = {p: (tmp_path / p).read_text() for p in ("pkg/cluster.py", "pkg/main.py")}
+    proc = _thread(tmp_path)
+    assert proc.returncode == 1, proc.stdout
+    assert "`.start(...)` is called at pkg/main.py:13 on an object that may be of its class" in proc.stdout
+    assert {p: (tmp_path / p).read_text() for p in before} == before  # nothing written
+    check = run_cli("check", ".", cwd=tmp_path)
+    assert check.returncode == 1 and "PPO002" in check.stdout  # the finding stays
+    # without the call through ``l`` every call is attributed: threaded, and it runs
+    (tmp_path / "pkg" / "main.py").write_text(main.replace("l = Launcher(1)\n    return l.start()", "return Launcher(1).start()"))
+    proc = _thread(tmp_path)
+    assert proc.returncode == 0, proc.stdout
+    assert "def start(self, config=None):" in (tmp_path / "pkg" / "cluster.py").read_text()
+    run = run_python("import pkg.main as m; print(m.other({'trainer': 1}))", tmp_path, tmp_path, verl_stub(tmp_path / "_stub"))
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.strip() == "{'trainer': 1}"

@@ -16,8 +16,9 @@ called from outside them). Nor when the new keyword could clash or miss: it take
 ``**kwargs`` (a ``config=`` may already flow through it), a call of it already
 passes that keyword or unpacks ``*args``/``**kwargs``, it is defined more than
 once in its module, or it is a method that another class in the scanned files
-also defines (an override would not get the parameter). The reason is reported
-instead.
+also defines (an override would not get the parameter), or a method whose name is
+called on an object the plan cannot tie to its class (``l.start()``: that call may
+be one of it). The reason is reported instead.
 """
 
 from __future__ import annotations
@@ -123,6 +124,9 @@ class _Index:
         self.assigned: dict[str, tuple[str, int]] = {}
         #: name -> ``(path, line)`` of a run-time binding (see :attr:`FileIndex.dynamic`)
         self.dynamic: dict[str, tuple[str, int]] = {}
+        #: attribute name -> ``(path, line, column)`` of each ``obj.name(...)`` call on an
+        #: object (see :attr:`FileIndex.method_calls`), from every file scanned
+        self.method_calls: dict[str, list[tuple[str, int, int]]] = defaultdict(list)
 
 
 def _analysis(path: str, settings: Settings, package: tuple[str, ...], factory):
@@ -168,6 +172,10 @@ class FileIndex(NamedTuple):
         decided: the callees whose sites and value references were collected, each site
             with its ``config`` decided (``None``: every callee's); the record holds
             nothing of another callee.
+        method_calls: attribute name -> ``(line, column)`` of every call ``obj.name(...)``
+            whose object is not a module (``l.start()``, ``self.runner.start()``,
+            ``Sub(1).start()``): a call of a method of that name the plan may not
+            attribute to it (a method whose calls cannot all be found is not threaded).
     """
 
     path: str
@@ -178,6 +186,7 @@ class FileIndex(NamedTuple):
     assigned: dict[str, int]
     dynamic: dict[str, int]
     decided: frozenset[str] | None = None
+    method_calls: dict[str, tuple[tuple[int, int], ...]] | None = None
 
 
 def index_file(
@@ -216,6 +225,7 @@ def index_file(
         facts.assigned,
         facts.dynamic,
         decide,
+        {name: tuple(at) for name, at in facts.method_calls.items()},
     )
 
 
@@ -335,10 +345,20 @@ class _AstFacts:
 
         may_name = _name_filter(m.facts.imports, wanted)
         call_funcs = {id(c.func) for c in m.facts.calls}
+        #: (see :attr:`FileIndex.method_calls`)
+        self.method_calls: dict[str, list[tuple[int, int]]] = defaultdict(list)
+        method_names = None if wanted is None else {fq.rsplit(".", 1)[-1] for fq in wanted}
         for call in sorted(m.facts.calls, key=lambda c: (c.lineno, c.col_offset)):
-            if not may_name(call.func):
+            func = call.func
+            if (
+                isinstance(func, ast.Attribute)
+                and (method_names is None or func.attr in method_names)
+                and not self._on_module(func.value)
+            ):
+                self.method_calls[func.attr].append(a.module.start(call))
+            if not may_name(func):
                 continue
-            every = self._fqs(call.func)
+            every = self._fqs(func)
             if chosen(every):
                 self._site(call, every, chosen(every))
         # every use that is not a call, as LibCST's visitor saw them: names read, assigned
@@ -390,6 +410,23 @@ class _AstFacts:
 
     def _fqs(self, node) -> set[str]:
         return reference_fqs(self.analysis, self.module, self.package, node)
+
+    def _on_module(self, node) -> bool:
+        """Whether ``node`` (the object of an attribute call) is a module: a name every
+        binding of which is an ``import`` statement (``import os``, ``import a.b as c``),
+        or an attribute of one (``os.path``). A ``from m import x`` may bind a class."""
+        import ast
+
+        while isinstance(node, ast.Attribute):
+            node = node.value
+        if not isinstance(node, ast.Name):
+            return False
+        a = self.analysis
+        holder = a.scopes.scope_of(node).lookup(node.id)
+        if holder is None:
+            return False
+        bindings = a.targets.bindings_in(holder, node.id)
+        return bool(bindings) and all(isinstance(b.node, ast.Import) for b in bindings)
 
     def _site(self, call, every: set[str], fqs: set[str]) -> None:
         import ast
@@ -713,6 +750,8 @@ def _scan(files: Sequence[str], wanted: set[str], index_of, index: _Index) -> No
             index.assigned.setdefault(attr, (path, line))
         for name, line in found.dynamic.items():
             index.dynamic.setdefault(name, (path, line))
+        for name, at in (found.method_calls or {}).items():
+            index.method_calls[name].extend((path, line, column) for line, column in at)
         for fq, info in found.defs.items():
             index.functions.setdefault(fq, info)
         for site in found.sites:
@@ -827,6 +866,22 @@ def plan(
             return None
         return f"its module `{module}` is also {others[0]}, so which file a call imports is not known"
 
+    def unattributed(info: FunctionInfo) -> str | None:
+        """Why a method's calls may not all be known: a call ``obj.name(...)`` on an object
+        the plan did not attribute to it (``l = Launcher(1); l.start()``; a tester's
+        ``--thread-config`` left that path without the config, and ``check`` then passed)."""
+        if info.cls is None:
+            return None
+        name = info.fq.rsplit(".", 1)[-1]
+        known = {(s.path, s.line, s.column) for s in index.sites.get(info.fq, ())}
+        for path, line, column in sorted(index.method_calls.get(name, ())):
+            if (path, line, column) not in known:
+                return (
+                    f"`.{name}(...)` is called at {path}:{line} on an object that may be of its "
+                    "class, so its calls cannot all be found"
+                )
+        return None
+
     def clash(info: FunctionInfo, sites: Sequence[CallSite]) -> str | None:
         """Why passing ``param=`` at some call could clash with what it passes already, or
         may reach another function: a script module (in no package) is found through
@@ -860,7 +915,7 @@ def plan(
         if info.block:
             reasons[fq] = info.block
             return False
-        override = overridden(info) or ambiguous_module(info) or rebound(info)
+        override = overridden(info) or ambiguous_module(info) or rebound(info) or unattributed(info)
         if override:
             reasons[fq] = override
             return False
