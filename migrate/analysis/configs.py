@@ -128,6 +128,11 @@ _BLOCKS = frozenset(
 )
 
 
+#: a word between two double (single) quotes, the quotes not consumed: ``"a"b"`` holds two
+_DOUBLE_QUOTED = re.compile(r'(?<=")\w+(?=")')
+_SINGLE_QUOTED = re.compile(r"(?<=')\w+(?=')")
+
+
 class ConfigChoice(NamedTuple):
     """The config expression to pass at one call.
 
@@ -795,11 +800,25 @@ class ConfigFinder:
 
     def _spelled_in_string(self, name: str) -> bool:
         """Whether ``name`` is a string constant of the module (:attr:`_dynamic_names`);
-        the source text is searched first, so most modules are never walked for it."""
-        text = self.module.text
-        if f'"{name}"' not in text and f"'{name}'" not in text:
-            return False
+        the source text is looked at first (``"name"`` or ``'name'`` in it), so most modules
+        are never walked for it."""
+        if name.isascii():  # every quoted word is found once (:attr:`_quoted_words`)
+            if name not in self._quoted_words:
+                return False
+        else:
+            text = self.module.text
+            if f'"{name}"' not in text and f"'{name}'" not in text:
+                return False
         return name in self._dynamic_names
+
+    @functools.cached_property
+    def _quoted_words(self) -> frozenset[str]:
+        """Every run of word characters the source text has between two ``"`` or two
+        ``'`` (``"launch"``): an ASCII ``name`` is one exactly when ``"name"`` or
+        ``'name'`` is in the text. Found once per module: searching the text once per
+        function was quadratic (a 1 MB module of 5,519 functions: 8 s of its 10 s)."""
+        text = self.module.text
+        return frozenset(_DOUBLE_QUOTED.findall(text)) | frozenset(_SINGLE_QUOTED.findall(text))
 
     @functools.cached_property
     def _dynamic_names(self) -> frozenset[str]:

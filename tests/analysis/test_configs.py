@@ -15,6 +15,9 @@ import textwrap
 import types
 
 import pytest
+from hypothesis import given
+from hypothesis import settings as hypothesis_settings
+from hypothesis import strategies as st
 
 from ppo_migrate.edits.text_edits import process_text
 from ppo_migrate.settings import Settings
@@ -779,3 +782,39 @@ def test_each_call_through_self_config_carries_the_parameters_it_rests_on(
     assert asked == ["Trainer.config"]  # once, not once per call
     new, _, after = before_and_after(TRAINER, "main", CONFIG, envmod=envmod)
     assert after == [CONFIG, CONFIG, CONFIG] and new.count("get_env(self.config)") == 3
+
+
+# ------------------------------------------------- the quoted-name pre-test, found once
+
+
+@given(
+    text=st.text(alphabet=st.sampled_from(list("\"'ab_1 é\n(),")), max_size=40),
+    name=st.from_regex(r"[ab_][ab_1]{0,3}", fullmatch=True),
+)
+@hypothesis_settings(max_examples=400, deadline=None)
+def test_quoted_words_say_what_the_text_search_said(text: str, name: str) -> None:
+    """``name in _quoted_words`` is ``'"name"' in text or "'name'" in text`` for an ASCII
+    name, the search it replaces (once per function it made a 1 MB module take 10 s)."""
+    from ppo_migrate.analysis.configs import _DOUBLE_QUOTED, _SINGLE_QUOTED
+
+    words = set(_DOUBLE_QUOTED.findall(text)) | set(_SINGLE_QUOTED.findall(text))
+    assert (name in words) == (f'"{name}"' in text or f"'{name}'" in text), (text, name)
+
+
+def test_a_function_named_in_a_string_is_still_called_unseen() -> None:
+    """The pre-test keeps its answer: ``globals()["launch"](d)`` may call ``launch`` with
+    any argument, so its parameter is no certain config (an unsafe fix), while the same
+    module calling it by name gives a safe one."""
+    body = HEAD + (
+        "\n\ndef launch(config):\n    return get_env()\n\n\n"
+        "def main(cfg):\n    return {call}\n"
+    )
+    for call, expected in (
+        ('globals()["launch"]({"x": 1})', "unsafe"),
+        ("globals()['launch']({'x': 1})", "unsafe"),
+        ("launch(OmegaConf.create(cfg))", "safe"),
+    ):
+        result = process_text(body.format(call=call), "under_test.py", SETTINGS, fix=False)
+        assert [(d.code, d.fix.applicability if d.fix else None) for d in result.diagnostics] == [
+            ("PPO001", expected)
+        ], call
