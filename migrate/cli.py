@@ -16,11 +16,6 @@ from ppo_migrate import __version__, commands, console
 from ppo_migrate.console import EXIT_ERROR, EXIT_FINDINGS
 
 
-def _fail(message: str) -> None:
-    """Print a one-line error and exit 2."""
-    console.fail(message)
-
-
 def _codes(values: Sequence[str]) -> tuple[str, ...] | None:
     """Split repeated / comma-separated rule codes (``--select PPO001,PPO002``)."""
     if not values:
@@ -501,7 +496,7 @@ def rule(code: str | None, show_all: bool) -> None:
         return
     r = RULES.get(code.upper())
     if r is None:
-        _fail(f"unknown rule code {code!r}; see `ppo-migrate rule --all`")
+        console.fail(f"unknown rule code {code!r}; see `ppo-migrate rule --all`")
     assert r is not None
     what, _, why = r.description.rpartition("\n\n")
     if not what:  # one paragraph: it says what the rule does
