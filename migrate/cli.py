@@ -373,11 +373,11 @@ def apply(
             found = sorted(
                 (d for o in result.outcomes for d in o.diagnostics), key=lambda d: d.sort_key()
             )
-            found, threaded = _follow_callers(
+            found, threaded, threaded_fixes = _follow_callers(
                 files, found, settings, thread_config, thread_depth, report_to_stderr, diff,
                 result.indexes,
             )
-            return result.outcomes, found, threaded
+            return result.outcomes, found, threaded, threaded_fixes
 
         files = commands.discover(paths, settings)
         if opts["show_files"]:
@@ -389,23 +389,24 @@ def apply(
             from ppo_migrate.preview import NotPreviewable, run_in_copy
 
             try:  # the real apply (Mode.APPLY) on the copies
-                (outcomes, diagnostics, threaded), patch = run_in_copy(
+                (outcomes, diagnostics, threaded, threaded_fixes), patch = run_in_copy(
                     files, lambda copies: rewrite(copies, Mode.APPLY)
                 )
             except NotPreviewable as exc:
                 raise click.UsageError(str(exc)) from None
             click.echo(patch, nl=False, err=diff_to_stderr)
         else:
-            outcomes, diagnostics, threaded = rewrite(files, mode)
+            outcomes, diagnostics, threaded, threaded_fixes = rewrite(files, mode)
             for o in outcomes:
                 if diff and o.diff:
                     click.echo(o.diff, nl=False, err=diff_to_stderr)
     if paths == ("-",):
         diagnostics = sorted((d for o in outcomes for d in o.diagnostics), key=lambda d: d.sort_key())
-        threaded = []
+        threaded, threaded_fixes = [], {}
     errors = [f"{o.path}: {o.internal_error}" for o in outcomes if o.internal_error]
-    fixed = sum(o.fixed for o in outcomes)
-    changed = sum(1 for o in outcomes if o.fixed or o.imports)
+    # the calls given a config: the per-file fixes and those threading reached
+    fixed = sum(o.fixed for o in outcomes) + sum(threaded_fixes.values())
+    changed = len({o.path for o in outcomes if o.fixed or o.imports} | set(threaded_fixes))
     if concise:
         from ppo_migrate.output.concise_format import format_line, listed
 
@@ -448,13 +449,17 @@ def _follow_callers(files, diagnostics, settings, thread_config, depth, to_stder
     path (a record is used only while its file is unchanged on disk).
 
     Returns:
-        ``(diagnostics, threaded)``: the findings (hints added, those of threaded files
-        recomputed, write problems included), sorted; the files threaded.
+        ``(diagnostics, threaded, threaded_fixes)``: the findings (hints added, those of
+        threaded files recomputed, write problems included), sorted; the files threaded;
+        path -> how many of its PPO002 calls now pass the config (its findings before the
+        threading less those after), for the threaded files where that is above 0.
     """
+    from collections import Counter
+
     from ppo_migrate.runner import Mode, run
 
     if not commands.has_entry_points(diagnostics):
-        return diagnostics, []
+        return diagnostics, [], {}
     from ppo_migrate.caller_phase import follow_callers
 
     diagnostics, threaded, problems = follow_callers(
@@ -465,14 +470,19 @@ def _follow_callers(files, diagnostics, settings, thread_config, depth, to_stder
             verb = "Would thread" if diff else "Threaded"
             click.echo(f"{verb} the config through {p}", err=to_stderr)
         done = set(threaded)
+        before = Counter(d.path for d in diagnostics if d.code == "PPO002" and d.path in done)
         refreshed = run(threaded, settings, Mode.CHECK, jobs=1)
+        before.subtract(d.path for d in refreshed.diagnostics if d.code == "PPO002")
+        threaded_fixes = {p: n for p, n in before.items() if n > 0}
         diagnostics = [d for d in diagnostics if d.path not in done] + refreshed.diagnostics
         indexes = {**(indexes or {}), **refreshed.indexes}
         diagnostics, _, _ = follow_callers(
             files, diagnostics, settings, apply=False, depth=depth, threading=True,
             indexes=indexes,
         )
-    return sorted([*diagnostics, *problems], key=lambda d: d.sort_key()), threaded
+    else:
+        threaded_fixes = {}
+    return sorted([*diagnostics, *problems], key=lambda d: d.sort_key()), threaded, threaded_fixes
 
 
 def _list_rules() -> None:

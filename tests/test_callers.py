@@ -70,6 +70,11 @@ def test_thread_config_reproduces_fixture(tmp_path: Path) -> None:
     remaining = [line for line in proc.stdout.splitlines() if ": PPO" in line]
     assert len(remaining) == 1 and remaining[0].startswith("svc/ray_setup.py:26:12: PPO002")
     assert "referenced as a value" in remaining[0]
+    # the summary counts the calls threading gave a config (launcher.py's one, ray_setup.py's
+    # two) and the files they are in; start.py was threaded but had no such call
+    assert proc.stdout.splitlines()[-1] == (
+        "Rewrote 3 calls in 2 files; threaded the config through 3 files; 1 finding remains."
+    )
     for text in _tree(work).values():
         ast.parse(text)
     again = run_cli("apply", "--thread-config", ".", cwd=work)

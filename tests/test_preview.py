@@ -64,7 +64,8 @@ def test_thread_config_diff_is_one_patch_equal_to_the_real_rewrite(tmp_path: Pat
             "Would thread the config through pkg/server.py",
         ]
         assert proc.stderr.splitlines()[-1] == (
-            "Would rewrite 1 call in 1 file; would thread the config through 2 files; "
+            # launch.py's own safe fix, and server.py's call that threading reaches
+            "Would rewrite 2 calls in 2 files; would thread the config through 2 files; "
             "1 finding remains."
         )
         assert "tools.py:5:12: PPO002" in proc.stderr
