@@ -247,8 +247,12 @@ def report_check(settings, diagnostics, fixed_per_file, options: CheckOptions) -
     fix = options.fix
     fixed = sum(n for _, n in fixed_per_file) if fix else None
     if fmt == "concise":
-        if options.show_fixes:
-            write_fixes(fixed_per_file, sys.stdout, applied=fix)
+
+        def fixes_block() -> None:  # ruff's place: after the findings, before the summary
+            if any(n for _, n in fixed_per_file):
+                sys.stdout.write("\n")
+                write_fixes(fixed_per_file, sys.stdout, applied=fix)
+
         emit_concise(
             diagnostics,
             sys.stdout,
@@ -257,6 +261,7 @@ def report_check(settings, diagnostics, fixed_per_file, options: CheckOptions) -
             fixed=fixed,
             summary=not options.quiet,
             unsafe_fixes=settings.unsafe_fixes,
+            before_summary=fixes_block if options.show_fixes else None,
         )
         return
     if options.show_fixes:

@@ -42,24 +42,33 @@ def test_check_fix_applies_the_safe_fixes_and_reports_what_remains(tree: Path) -
     # the same files as `apply` would have written: nothing left to fix
     again = run_cli("check", "--fix", "--show-fixes", "a.py", "b.py", cwd=tree)
     assert again.returncode == 0, again.stderr
-    assert again.stdout == "No errors fixed.\nAll checks passed!\n"
+    assert again.stdout == "All checks passed!\n"  # ruff writes no block when nothing was fixed
 
 
 def test_show_fixes_lists_per_file_with_and_without_fix(tree: Path) -> None:
-    preview = run_cli("check", "--show-fixes", ".", cwd=tree)
-    assert preview.returncode == 1
-    assert preview.stdout.startswith(
-        "Would fix 3 errors:\n"
+    """Between the findings and the summary, after a blank line, as ruff 0.17 writes it."""
+    block = (
         "- a.py:\n    2 × PPO001 (configless-call-with-config)\n"
         "- b.py:\n    1 × PPO001 (configless-call-with-config)\n\n"
     )
+    js = run_cli("check", "--show-fixes", "--output-format", "json", ".", cwd=tree)
+    assert len(json.loads(js.stdout)) == 4  # stdout: the document; the block on stderr
+    assert js.stderr == "Would fix 3 errors:\n" + block
+    preview = run_cli("check", "--show-fixes", ".", cwd=tree)
+    assert preview.returncode == 1
+    lines = preview.stdout.splitlines()
+    assert [line.split(": ")[1][:6] for line in lines[:4]] == ["PPO001"] * 3 + ["PPO002"]
+    assert preview.stdout.split("\n", 4)[4] == (
+        "\nWould fix 3 errors:\n" + block + "Found 4 errors.\n[*] 3 fixable with `ppo-migrate apply`.\n"
+    )
     assert (tree / "a.py").read_text() == TWO_FIXABLE  # nothing written
     fixed = run_cli("check", "--fix", "--show-fixes", ".", cwd=tree)
-    assert fixed.stdout.startswith("Fixed 3 errors:\n- a.py:\n    2 × PPO001")
-    assert fixed.stdout.endswith("Found 4 errors (3 fixed, 1 remaining).\n")
+    assert fixed.stdout == (
+        PPO002_LINE + "\n\nFixed 3 errors:\n" + block + "Found 4 errors (3 fixed, 1 remaining).\n"
+    )
     js = run_cli("check", "--show-fixes", "--output-format", "json", ".", cwd=tree)
-    assert [d["code"] for d in json.loads(js.stdout)] == ["PPO002"]  # stdout: the document
-    assert js.stderr.startswith("No fixes available.\n")  # all fixed above
+    assert [d["code"] for d in json.loads(js.stdout)] == ["PPO002"]
+    assert "fix" not in js.stderr  # all fixed above: no block
 
 
 def test_statistics_counts_per_rule_code(tree: Path) -> None:

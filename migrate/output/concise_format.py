@@ -16,7 +16,7 @@ Notices (PPO005, calls whose callee takes no config) are listed only with
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TextIO
 
@@ -67,6 +67,7 @@ def emit(
     fixed: int | None = None,
     summary: bool = True,
     unsafe_fixes: bool = False,
+    before_summary: Callable[[], None] | None = None,
 ) -> None:
     """Write the findings and the summary lines (nothing but the summary when clean).
 
@@ -80,9 +81,13 @@ def emit(
         summary: ``False`` for ``check --quiet``: the findings only.
         unsafe_fixes: unsafe fixes are made too (``--unsafe-fixes``): marked ``[*]`` and
             counted as fixable, with no "more fixable" line.
+        before_summary: called between the findings and the summary (``--show-fixes``
+            writes its block there, as ruff does).
     """
     for d in listed(diagnostics, show_notices=show_notices):
         stream.write(format_line(d, unsafe_fixes) + "\n")
+    if before_summary is not None:
+        before_summary()
     if not summary:
         return
     errors = [d for d in diagnostics if not d.informational]

@@ -58,7 +58,8 @@ def write_statistics(
 def write_fixes(
     fixed: Sequence[tuple[str, int]], stream: TextIO, *, applied: bool, code: str = "PPO001"
 ) -> None:
-    """Write the ``--show-fixes`` enumeration.
+    """Write the ``--show-fixes`` enumeration (ruff's block, then a blank line; nothing
+    when no file has a fix, as ruff writes nothing then).
 
     Args:
         fixed: ``(path, number of findings fixed)`` per file, any order; files with 0
@@ -70,7 +71,6 @@ def write_fixes(
     rows = sorted((p, n) for p, n in fixed if n)
     total = sum(n for _, n in rows)
     if not rows:
-        stream.write("No errors fixed.\n" if applied else "No fixes available.\n")
         return
     verb = "Fixed" if applied else "Would fix"
     stream.write(f"{verb} {total} error{'s' if total != 1 else ''}:\n")
