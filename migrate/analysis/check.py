@@ -325,9 +325,13 @@ class ModuleAnalysis:
         return "used as a value"
 
     def spelled(self, call: ast.Call) -> str:
-        """The call as written, on one line (runs of whitespace, newlines included, become
-        one space; none after ``(`` or before ``)``): ``get_ppo_ray_runtime_env(None)``."""
-        one_line = " ".join(self.module.source_of(call).split())
+        """The call as written, on one line (comments left out; runs of whitespace,
+        newlines included, become one space; none after ``(`` or before ``)``):
+        ``get_ppo_ray_runtime_env(None)``."""
+        text = self.module.source_of(call)
+        if "#" in text:
+            text = _without_comments(text)
+        one_line = " ".join(text.split())
         return one_line.replace("( ", "(").replace(" )", ")")
 
     def _remedy(self, remedy: str) -> str:
@@ -513,5 +517,26 @@ _RUN_WITH_FLAG = ", or run with --use-ppo-runtime"
 #: :mod:`ppo_migrate.edits.imports` names them; not imported from there: it needs LibCST).
 _PPO_RUNTIME = "ppo_runtime"
 _FUNCTION = "get_ppo_ray_runtime_env"
+
+
+def _without_comments(text: str) -> str:
+    """``text`` (a call's source) with its comments blanked out (:mod:`tokenize` tells a
+    comment from a ``#`` in a string); ``text`` itself where it does not tokenize."""
+    import io
+    import tokenize
+
+    lines = text.splitlines(keepends=True)
+    try:
+        comments = [
+            t for t in tokenize.generate_tokens(io.StringIO(text).readline)
+            if t.type == tokenize.COMMENT
+        ]
+    except (tokenize.TokenError, SyntaxError):
+        return text
+    for t in reversed(comments):
+        row, start = t.start
+        line = lines[row - 1]
+        lines[row - 1] = line[:start] + line[t.end[1]:]
+    return "".join(lines)
 
 __all__ = ["ModuleAnalysis", "SourceProblem", "analyse"]

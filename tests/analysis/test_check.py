@@ -124,6 +124,23 @@ def test_parenthesized_callee_keeps_its_parentheses_in_the_message() -> None:
     assert (diag.column, diag.end_column) == (12, 39)
 
 
+def test_comments_inside_the_call_are_left_out_of_the_message() -> None:
+    """A tester's finding: a comment inside the parentheses was squashed into the quoted
+    call (`get_ppo_ray_runtime_env(# no config yet None, # later)`)."""
+    text = IMPORT + (
+        "def run(config):\n"
+        "    a = get_ppo_ray_runtime_env(  # no config yet\n        None,  # later\n    )\n"
+        "    b = get_ppo_ray_runtime_env(\n        # nothing\n    )\n"
+        "    return get_ppo_ray_runtime_env(\n        config=None,  # 'a' #\n    ), a, b\n"
+    )
+    spelled = [d.message.split("` called")[0] for d in analyse(text, "m.py", Settings())]
+    assert spelled == [
+        "`get_ppo_ray_runtime_env(None,)",
+        "`get_ppo_ray_runtime_env()",
+        "`get_ppo_ray_runtime_env(config=None,)",
+    ]
+
+
 def test_noqa_only_in_a_real_comment() -> None:
     text = IMPORT + "def run(config):\n    return get_ppo_ray_runtime_env()  # noqa: PPO001\n"
     assert analyse(text, "m.py", Settings()) == []
