@@ -45,6 +45,7 @@ __all__ = [
     "read_source",
     "atomic_write",
     "decode_source",
+    "utf8_source",
     "encode_source",
 ]
 
@@ -386,6 +387,26 @@ def decode_source(data: bytes) -> tuple[str, str, bool]:
         # detect_encoding says "utf-8-sig"; decode past the BOM with plain UTF-8.
         return data[len(codecs.BOM_UTF8) :].decode("utf-8"), "utf-8", True
     return data.decode(encoding), encoding, False
+
+
+def utf8_source(data: bytes) -> bytes | None:
+    """A source file's bytes in UTF-8, for byte searches of names (which are UTF-8):
+    ``data`` itself when it is ASCII or UTF-8 (a BOM kept), else its text re-encoded
+    (a PEP 263 cookie's ``latin-1``: ``_énv`` is ``b"_\\xe9nv"`` there).
+
+    Args:
+        data: the file's bytes.
+
+    Returns:
+        The UTF-8 bytes, or ``None`` when the file does not decode (it cannot run).
+    """
+    if data.isascii():
+        return data
+    try:
+        text, encoding, _ = decode_source(data)
+    except (UnicodeDecodeError, SyntaxError):
+        return None
+    return data if encoding == "utf-8" else text.encode("utf-8", "surrogateescape")
 
 
 def encode_source(text: str, encoding: str, had_bom: bool) -> bytes:

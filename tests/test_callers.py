@@ -939,7 +939,8 @@ def test_a_file_indexed_for_its_callers_decides_the_config_only_at_their_calls(
         "    return entry(config.address)\n",
         "pkg/star.py": "from pkg.server import *\n\n\ndef go(config):\n    return main(config.address)\n",
         "pkg/modref.py": "import pkg.server as srv\n\n\ndef go(config):\n    return srv.main(config.address)\n",
-        "pkg/trainer.py": "def helper(c, i):\n    return i\n\n\nclass Trainer:\n"
+        # (it names the module of `main`, which it does not call: the plan's gate reads it)
+        "pkg/trainer.py": "# started beside pkg.server\ndef helper(c, i):\n    return i\n\n\nclass Trainer:\n"
         "    def __init__(self, config):\n        self.config = config\n\n" + methods
         + "\n\nif __name__ == '__main__':\n    Trainer({}).step0()\n",
     })
@@ -1029,3 +1030,56 @@ def test_a_method_called_through_a_local_object_is_not_threaded(tmp_path: Path) 
     run = run_python("import pkg.main as m; print(m.other({'trainer': 1}))", tmp_path, tmp_path, verl_stub(tmp_path / "_stub"))
     assert run.returncode == 0, run.stderr
     assert run.stdout.strip() == "{'trainer': 1}"
+
+
+def test_the_plan_reads_a_file_for_a_function_only_beside_its_module(tmp_path: Path, monkeypatch) -> None:
+    """Another file reaches ``pkg.server.init_ray`` only through an import naming ``server``
+    (the plan does not follow re-exports): a file spelling ``init_ray`` alone, or a
+    Chinese comment's file, is not parsed (a verl tree beside a fork: 177 files parsed for
+    ``main``, 33 now); one naming the module in characters NFKC folds is; so is one that
+    may bind any name at run time (``setattr``), which then keeps the function unthreaded."""
+    from ppo_migrate.analysis import callers
+    from ppo_migrate.runner import Mode, run
+    from ppo_migrate.settings import load_settings
+
+    _write(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/server.py": IMP + "\n\ndef init_ray(address):\n    return get_ppo_ray_runtime_env()\n",
+        "pkg/cli.py": "from pkg.server import init_ray\n\n\ndef go(config):\n    return init_ray(config.address)\n",
+        "pkg/folded.py": "from pkg.\uff53erver import init_ray\n\n\ndef go(config):\n    return init_ray(config.a)\n",
+        "pkg/other.py": "def init_ray():\n    return 1\n",
+        "pkg/zh.py": "# \u542f\u52a8 init_ray \u4e4b\u524d\nx = 1\n",
+    })
+    monkeypatch.chdir(tmp_path)
+    parsed: list[str] = []
+    real = callers._analysis
+
+    def counted(path, *args):
+        parsed.append(Path(path).name)
+        return real(path, *args)
+
+    monkeypatch.setattr(callers, "_analysis", counted)
+
+    def planned():
+        parsed.clear()
+        callers._INDEXES.clear()
+        settings = load_settings(["pkg"])
+        files = sorted(str(p.relative_to(tmp_path)) for p in (tmp_path / "pkg").glob("*.py"))
+        result = run(files, settings, Mode.CHECK, jobs=1)
+        assert [d.code for d in result.diagnostics] == ["PPO002"]
+        the_plan, _ = callers.plan(files, result.diagnostics, settings, indexes=result.indexes)
+        return the_plan
+
+    the_plan = planned()
+    assert sorted(parsed) == ["cli.py", "folded.py"]
+    assert sorted(s.path for s in the_plan.index.sites["pkg.server.init_ray"]) == ["pkg/cli.py", "pkg/folded.py"]
+    assert the_plan.threadable == {"pkg.server.init_ray"}
+    (tmp_path / "pkg/patch.py").write_text("def patch(obj, name, f):\n    setattr(obj, name, f)  # init_ray too\n")
+    the_plan = planned()
+    assert sorted(parsed) == ["cli.py", "folded.py", "patch.py"]
+    assert the_plan.threadable == set()
+    assert the_plan.reasons["pkg.server.init_ray"] == (
+        "pkg/patch.py:2 binds a name not known before it runs at run time (setattr, type or a "
+        "namespace), which may replace it"
+    )
+    callers._INDEXES.clear()

@@ -23,6 +23,7 @@ be one of it). The reason is reported instead.
 
 from __future__ import annotations
 
+import os
 import re
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
@@ -31,7 +32,8 @@ from typing import NamedTuple
 
 from ppo_migrate.constants import CONFIG_PARAMETER
 from ppo_migrate.diagnostics import Diagnostic, Related, qualname
-from ppo_migrate.files import UnreadableFile, decode_source, read_source
+from ppo_migrate.files import UnreadableFile, decode_source, read_source, utf8_source
+from ppo_migrate.prefilter import is_candidate, spells_otherwise
 from ppo_migrate.settings import Settings
 from ppo_migrate.targets import module_package, resolve_relative
 
@@ -732,15 +734,23 @@ def _scan(files: Sequence[str], wanted: set[str], index_of, index: _Index) -> No
     if not todo:
         return
     index.scanned |= todo
-    names = {fq.rsplit(".", 1)[-1].encode("utf-8", "surrogateescape") for fq in todo}
+    names = sorted({fq.rsplit(".", 1)[-1].encode("utf-8", "surrogateescape") for fq in todo})
+    paired = _paired_names(todo, index)
     for path in files:
         try:
-            data = read_source(Path(path)).data  # never blocks on a FIFO
+            data = utf8_source(read_source(Path(path)).data)  # never blocks on a FIFO
         except UnreadableFile:
             continue
-        if not any(n in data for n in names) and data.isascii():
-            # (a file with other bytes may spell a name another way: Latin-1, or
-            # characters NFKC folds, ``_ｅnv`` being ``_env`` to Python)
+        if data is None:
+            continue  # it does not decode: it cannot run, nor call anything
+        # (a file with other bytes may spell a name another way: characters NFKC folds,
+        # ``_ｅnv`` being ``_env`` to Python)
+        if not is_candidate(data, names):
+            continue
+        if paired is not None and not any(
+            _spells(data, n) and (home == path or any(_spells(data, m) for m in modules))
+            for n, home, modules in paired
+        ) and not _binds_by_name(data):
             continue
         found = index_of(path, todo)
         if found is None:
@@ -759,6 +769,47 @@ def _scan(files: Sequence[str], wanted: set[str], index_of, index: _Index) -> No
                 index.sites[site.callee].append(site)
         for fq in sorted(todo & found.values.keys()):
             index.values[fq].extend((path, line) for line in found.values[fq])
+
+
+#: A file binding names at run time (:attr:`FileIndex.dynamic`: ``setattr``, a three-argument
+#: ``type``, a namespace's items): it may rebind any wanted function, whatever it imports.
+_BINDS_BY_NAME = re.compile(rb"setattr|\btype\s*\(|\b(?:globals|vars|locals)\s*\(|__dict__")
+
+
+def _spells(data: bytes, word: bytes) -> bool:
+    """Whether ``data`` holds ``word``, as it is or in a spelling NFKC folds into it."""
+    return word in data or (not data.isascii() and spells_otherwise(data, [word]))
+
+
+def _binds_by_name(data: bytes) -> bool:
+    """Whether the file may bind a name at run time (see :data:`_BINDS_BY_NAME`)."""
+    return _BINDS_BY_NAME.search(data) is not None or (
+        not data.isascii() and spells_otherwise(data, _BINDING_WORDS)
+    )
+
+
+_BINDING_WORDS = [b"setattr", b"type", b"globals", b"vars", b"locals", b"__dict__"]
+
+
+def _paired_names(todo: set[str], index: _Index) -> list[tuple[bytes, str, tuple[bytes, ...]]] | None:
+    """For module-level functions only: ``(name, defining file, module parts)`` per wanted
+    function. Another file calls ``pkg.mod.f`` or refers to it only through an import that
+    names ``mod`` (``from pkg.mod import f``, ``from . import mod``, ``import pkg.mod``,
+    ``from pkg.mod import *``; :func:`reference_fqs` does not follow re-exports), or, for a
+    package's ``__init__.py``, a relative import (``from . import f``); its own file calls
+    it by name. ``None`` (the name alone decides) when one is a method (its calls
+    ``obj.f()`` name no module) or not known yet."""
+    out = []
+    for fq in todo:
+        info = index.functions.get(fq)
+        if info is None or info.cls is not None or "<" in info.qualname:
+            return None
+        module = fq[: -len(info.qualname) - 1]
+        parts = [module.rpartition(".")[2].encode("utf-8", "surrogateescape")]
+        if os.path.basename(info.path) == "__init__.py":
+            parts.append(b"from .")
+        out.append((info.qualname.encode("utf-8", "surrogateescape"), info.path, tuple(parts)))
+    return out
 
 
 class Plan(NamedTuple):

@@ -30,6 +30,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import NamedTuple
 
 from ppo_migrate.diagnostics import CallerOrigin, Diagnostic
+from ppo_migrate.files import utf8_source
 from ppo_migrate.settings import Settings
 
 #: Above this many names, a file's identifiers are collected once instead of searching
@@ -183,11 +184,17 @@ def _judge(
         # ``from . import lib``, ``import_module("pkg.lib")``, ``pkg.lib.launch``; a
         # re-export's own file does), or a package above it that re-exports the name
         # (``from pkg import launch``)
-        parts = modules | _reexporting_parents(wanted, gate | modules, paths)
+        # (each name with its own module: a file spelling ``config``, the name of a script's
+        # global, and ``utils``, the package of another wanted function, reaches neither)
+        parts_of = _module_parts(wanted, paths)
+        parts = set().union(*parts_of.values())
         # a module loaded by a name built at run time (``import_module("pkg." + name)``)
         # may be any module under a package it names
         packages = {p for fq in wanted for p in fq.rpartition(".")[0].split(".") if p}
         imports_module = _module_import_pattern(modules)
+        # a relative import (``from .lib import launch``) reaches a wanted module only from a
+        # file inside that module's outermost package (none reaches a script's module)
+        roots = _package_roots(wanted)
         # name -> the one file whose own analysis judged every use of it there (skipped)
         skips: dict[str, set[str | None]] = defaultdict(set)
         for fq, entries in wanted.items():
@@ -218,7 +225,9 @@ def _judge(
                 unresolved[path] = judge.unresolved
 
         for path in paths:
-            data = _read(path)
+            raw = _read(path)
+            # the gate reads UTF-8 (names are): a cookie's ``latin-1`` file re-encoded
+            data = utf8_source(raw) if raw is not None else None
             if data is None:
                 continue
             spelled = _spelled(data, gate)
@@ -228,7 +237,8 @@ def _judge(
             if not (
                 (spelled is None or spelled)
                 and (
-                    b"from ." in data or path in homes or _mentions(data, parts)
+                    (b"from ." in data and _inside(path, roots)) or path in homes
+                    or _names_with_their_modules(data, spelled, parts_of, parts)
                     or (_loads_by_name(data) and _mentions(data, packages))
                 )
                 or b"import *" in data  # ``from .lib import *`` re-exports names it never spells
@@ -237,7 +247,7 @@ def _judge(
                 or (b"getattr(" in data and _mentions(data, modules))  # ``getattr(lib, "la" + "unch")``
             ):
                 continue
-            analysis = parsed[path] if path in parsed else _analysis(path, data, settings)
+            analysis = parsed[path] if path in parsed else _analysis(path, raw, settings)
             if analysis is None:
                 continue
             if len(parsed) < _KEEP_PARSED:
@@ -350,41 +360,92 @@ def _module_import_pattern(modules: set[str]) -> re.Pattern[bytes]:
     )
 
 
+def _package_roots(wanted: dict[str, list[_Wanted]]) -> set[str] | None:
+    """The directories of the outermost packages holding the wanted names' modules (the
+    files they were found in: :attr:`_Wanted.skip` or :attr:`_Wanted.home`); ``None`` when
+    one's file is not known (then any file may reach it)."""
+    from ppo_migrate.targets import absolute_parent, module_package
+
+    roots: set[str] = set()
+    for entries in wanted.values():
+        for w in entries:
+            where = w.home or w.skip
+            if not where:
+                return None
+            package = module_package(where)
+            if package:  # a module in no package is reached by no relative import
+                top = absolute_parent(where)
+                for _ in package[1:]:
+                    top = os.path.dirname(top)
+                roots.add(top)
+    return roots
+
+
+def _inside(path: str, roots: set[str] | None) -> bool:
+    """Whether ``path`` lies in one of ``roots`` (any path when ``roots`` is ``None``)."""
+    if roots is None:
+        return True
+    here = os.path.abspath(path)
+    return any(here.startswith(root + os.sep) for root in roots)
+
+
 def _loads_by_name(data: bytes) -> bool:
     """Whether the file may load a module by a name in a string (``importlib.import_module``,
     ``__import__``, ``sys.modules[...]``)."""
     return b"import_module" in data or b"__import__" in data or b"sys.modules" in data
 
 
-def _reexporting_parents(
-    wanted: dict[str, list[_Wanted]], names: set[str], paths: Sequence[str]
-) -> set[str]:
-    """The last parts of the packages above a wanted module (``pkg`` above ``pkg.lib``) whose
-    ``__init__.py`` is among ``paths`` and may hand a wanted name on: it spells one of
-    ``names`` (a wanted name or module), imports ``*`` or defines a module ``__getattr__``.
-    Only through such a package can a file reach ``pkg.lib.launch`` without naming ``lib``
-    (``from pkg import launch``); the others need not be read for it."""
+def _module_parts(wanted: dict[str, list[_Wanted]], paths: Sequence[str]) -> dict[str, set[str]]:
+    """Wanted name -> the module parts a file using it from elsewhere must spell: the last
+    part of its module (``lib`` for ``pkg.lib.launch``) and of each package above that
+    module whose ``__init__.py`` is among ``paths`` and may hand the name on (it spells the
+    name or its module's last part, ``from .lib import launch`` or ``from .sub import lib as
+    engine``; imports ``*``; or defines a module ``__getattr__``). Only through such a
+    package can a file reach ``pkg.lib.launch`` without naming ``lib``
+    (``from pkg import launch``); the others need not be read for it. A package between
+    that binds another package (``from . import sub``) hands on nothing by itself: a use
+    through it names ``lib``, or a package below that is checked in turn."""
     from ppo_migrate.analysis.callers import module_name
 
-    parents: set[str] = set()
+    #: package -> (wanted name, {the name, its module's last part}) for each name below it
+    under: dict[str, list[tuple[str, set[str]]]] = defaultdict(list)
+    parts_of: dict[str, set[str]] = defaultdict(set)
     for fq in wanted:
-        module = fq.rpartition(".")[0]
+        module, _, name = fq.rpartition(".")
+        last = module.rpartition(".")[2]
+        parts_of[name].add(last)
         while "." in module:
             module = module.rpartition(".")[0]
-            parents.add(module)
-    found: set[str] = set()
+            under[module].append((name, {name, last}))
     for path in paths:
         if os.path.basename(path) != "__init__.py":
             continue
         module = module_name(path)
-        if module not in parents:
+        if module not in under:
             continue
-        data = _read(path)
-        if data is not None and (
-            b"import *" in data or b"__getattr__" in data or _mentions(data, names)
-        ):
-            found.add(module.rpartition(".")[2])
-    return found
+        raw = _read(path)
+        data = utf8_source(raw) if raw is not None else None
+        if data is None:
+            continue
+        if b"import *" in data or b"__getattr__" in data:
+            spelled = None
+        else:
+            spelled = _spelled(data, set().union(*(b for _, b in under[module])))
+        for name, between in under[module]:
+            if spelled is None or spelled & between:
+                parts_of[name].add(module.rpartition(".")[2])
+    return parts_of
+
+
+def _names_with_their_modules(
+    data: bytes, spelled: set[str] | None, parts_of: dict[str, set[str]], parts: set[str]
+) -> bool:
+    """Whether the file spells a wanted name together with one of that name's module parts
+    (:func:`_module_parts`); ``spelled``: the wanted names it spells (``None``: any)."""
+    mentioned = _spelled(data, parts)
+    if mentioned is None or spelled is None:
+        return mentioned is None or bool(mentioned)
+    return any(parts_of.get(n, set()) & mentioned for n in spelled)
 
 
 def _mentions(data: bytes, names: set[str]) -> bool:

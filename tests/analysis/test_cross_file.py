@@ -748,3 +748,51 @@ def test_a_subclass_handing_all_its_arguments_to_the_base_is_judged_by_its_calle
     }
     verdict = _verdict(tmp_path, files, "pkg/trainer.py", "Trainer", "init")
     _expect(verdict, expected)
+
+
+def test_the_gate_reads_a_file_for_a_name_only_beside_that_name_s_module(
+    tmp_path: Path, monkeypatch
+) -> None:
+    """Two origins, ``pkg.lib.launch`` and ``tools.util.prepare``: a file spelling ``launch``
+    and ``util`` (not ``lib``) can reach neither and is not parsed (a verl tree beside a
+    fork: 188 files parsed for names paired with the wrong module; 89 now). A file naming
+    ``launch`` with ``lib``, and one in Latin-1 (PEP 263) naming a non-ASCII function, are."""
+    from ppo_migrate.analysis import cross_file
+    from ppo_migrate.analysis.cross_file import judge_callers
+    from ppo_migrate.diagnostics import CallerOrigin
+    from ppo_migrate.settings import Settings
+
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/lib.py": HEAD + "\n\ndef launch(config):\n    return get_ppo_ray_runtime_env()\n",
+        "tools/__init__.py": "",
+        "tools/util.py": HEAD + "\n\ndef pr\u00e9pare(config):\n    return get_ppo_ray_runtime_env()\n",
+        "unrelated.py": "def launch(x):\n    return x.util\n",
+        "caller.py": "from pkg.lib import launch\n\nlaunch({'num_gpus': 8})\n",
+    }
+    for rel, text in files.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+    latin = tmp_path / "latin.py"
+    latin.write_bytes(
+        "# -*- coding: latin-1 -*-\nfrom tools.util import pr\u00e9pare\n\npr\u00e9pare([1])\n".encode("latin-1")
+    )
+    parsed: list[str] = []
+    real = cross_file._analysis
+
+    def counted(path, data, settings):
+        parsed.append(Path(path).name)
+        return real(path, data, settings)
+
+    monkeypatch.setattr(cross_file, "_analysis", counted)
+    launch = CallerOrigin(str(tmp_path / "pkg/lib.py"), "launch", 0, "config")
+    prepare = CallerOrigin(str(tmp_path / "tools/util.py"), "pr\u00e9pare", 0, "config")
+    paths = [str(tmp_path / rel) for rel in files] + [str(latin)]
+    verdicts = judge_callers([launch, prepare], paths, Settings())
+    assert verdicts[launch] is not None and verdicts[launch].endswith(
+        "caller.py:3 passes `{'num_gpus': 8}`, which may not be a training config"
+    ), verdicts
+    assert verdicts[prepare] is not None and verdicts[prepare].endswith(
+        "latin.py:4 passes `[1]`, which may not be a training config"
+    ), verdicts
+    assert sorted(parsed) == ["caller.py", "latin.py"]
