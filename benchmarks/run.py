@@ -36,6 +36,11 @@ prints one table of medians and the target ratios with PASS/FAIL; the exit statu
 7. The caller phase (issue 13): a 400-file chain (each helper's configless call is a
    PPO002 whose caller, in the next file, has the config) -- ``check --jobs 2`` with
    its caller hints vs the same run with ``--ignore PPO002`` (the per-file phase alone).
+8. A 1 MB module (issue 13): ~5,500 functions, each making a configless call with its
+   ``config`` parameter in scope -- peak RSS of ``check`` and of ``apply --diff``
+   (bound 300 MB), beside ``python -c "ast.parse(...)"`` of the same file (the anchor);
+   and the wall time of ``apply --diff`` against ``check`` (the diff of 5,500 changed
+   lines in a file of repeated lines; ``difflib`` alone took 40 s there).
 
 Child processes run without ``PYTHONDONTWRITEBYTECODE`` so that, as in a normal
 installation, modules load from cached bytecode (the warm-up round writes it).
@@ -754,7 +759,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--rss-runs", type=int, default=3, help="runs of the peak-RSS measurement")
     ap.add_argument("--import-runs", type=int, default=20, help="runs of the import timing")
     ap.add_argument(
-        "--only", default="1,2,3,4,5,6,7", help="items to run, e.g. 1,2 (default: all)"
+        "--only", default="1,2,3,4,5,6,7,8", help="items to run, e.g. 1,2 (default: all)"
     )
     ap.add_argument(
         "--quick", action="store_true", help="small trees and one run each (smoke test only)"
@@ -834,6 +839,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             "configless call, its caller in the next file has `config`)"
         )
         _item7(rep, chain, args.runs)
+    if "8" in only:
+        big = trees / "one-mb" / "big.py"
+        _write_big_module(big, round(BIG_MODULE_BYTES * scale))
+        rep.notes.append(
+            f"8: {big.relative_to(REPO)} ({big.stat().st_size:,} bytes, "
+            f"{big.read_bytes().count(TARGET_NAME.encode() + b'()')} configless calls)"
+        )
+        _item8(rep, big, max(1, args.rss_runs))
 
     _print_report(rep, args)
     return 0 if all(t[3] for t in rep.targets) else 1
@@ -1048,6 +1061,72 @@ def _item7(rep: Report, tree: Path, runs: int) -> None:
     caller = (r["full"].median - r["file"].median) / r["file"].median
     rep.target("7: caller phase / per-file phase", caller, "<= 2.00", caller <= 2.0)
     rep.target("7: check with hints / per-file phase alone", whole, "<= 2.00", whole <= 2.0)
+
+
+BIG_MODULE_BYTES = 1_000_000  # item 8
+
+
+def _write_big_module(path: Path, size: int) -> None:
+    """A module of ``size`` bytes or a little more: functions with a ``config`` parameter,
+    a docstring, and a configless call (rewritten only when the generator changes)."""
+    head = f"from verl.trainer.constants_ppo import {TARGET_NAME}\n\n\n"
+    parts, total, i = [head], len(head), 0
+    while total < size:
+        part = (
+            f"def run_{i}(config, other_argument_{i}=None):\n"
+            f'    """A docstring that makes the file bigger, number {i}."""\n'
+            f"    value = other_argument_{i}\n"
+            f"    return {TARGET_NAME}()\n\n\n"
+        )
+        parts.append(part)
+        total += len(part)
+        i += 1
+    text = "".join(parts)
+    if path.is_file() and path.read_text() == text:
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+
+
+def _item8(rep: Report, big: Path, runs: int) -> None:
+    """Item 8 (issue 13): a 1 MB module, peak RSS and time of ``check`` and ``apply --diff``."""
+    rep.notes.append(f"8: load average at start {_load()}")
+    ppo = _ppo()
+    item = "8 1 MB module"
+    parse = [sys.executable, "-c", "import ast, sys; ast.parse(open(sys.argv[1], 'rb').read())", big.name]
+    check = [*ppo, "check", "--no-progress", big.name]
+    diff = [*ppo, "apply", "--diff", "--no-progress", big.name]
+    rss = {
+        "parse": Row(item, "peak RSS: python -c ast.parse(file)", unit="KiB"),
+        "check": Row(item, "peak RSS: ppo-migrate check", unit="KiB"),
+        "diff": Row(item, "peak RSS: ppo-migrate apply --diff", unit="KiB"),
+    }
+    for _ in range(runs):
+        rss["parse"].values.append(_peak_rss_kib(parse, big.parent, (0,)))
+        rss["check"].values.append(_peak_rss_kib(check, big.parent, (1,)))
+        rss["diff"].values.append(_peak_rss_kib(diff, big.parent, (1,)))
+    times = {
+        "check": Row(item, "ppo-migrate check"),
+        "diff": Row(item, "ppo-migrate apply --diff"),
+    }
+    _interleaved(
+        item,
+        runs,
+        {
+            "check": lambda: _run(check, big.parent, (1,)),
+            "diff": lambda: _run(diff, big.parent, (1,)),
+        },
+        times,
+    )
+    rep.rows.extend([*rss.values(), *times.values()])
+    for key in ("check", "diff"):
+        mb = rss[key].median * 1024 / 1e6  # the issue's bound is in MB (10^6 bytes)
+        rep.notes.append(
+            f"8: {key} peak RSS / ast.parse's: {rss[key].median / rss['parse'].median:.2f}"
+        )
+        rep.target(f"8: peak RSS of {key}, 1 MB module (MB)", mb, "< 300", mb < 300)
+    ratio = times["diff"].median / times["check"].median
+    rep.target("8: apply --diff / check, 1 MB module", ratio, "<= 2.00", ratio <= 2.0)
 
 
 def _load() -> str:

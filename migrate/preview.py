@@ -100,7 +100,7 @@ def run_in_copy(files: Sequence[str], job: Callable[[list[str]], T]) -> tuple[T,
     Raises:
         NotPreviewable: a path lies outside the working directory.
     """
-    from ppo_migrate.runner import unified_diff
+    from ppo_migrate.edits.unified_diff import unified_diff
 
     cwd = Path.cwd()
     relative = {f: str(_inside(f, cwd)) for f in files}

@@ -232,6 +232,8 @@ def process_data(
     if mode is Mode.DIFF and new_text is not None:
         # the diff is of the file's bytes: its BOM and its encoding (a latin-1 file's
         # diff in UTF-8 would not apply), lines split at b"\n" as patch splits them
+        from ppo_migrate.edits.unified_diff import unified_diff  # only --diff needs it
+
         diff = unified_diff(data, encode_source(new_text, encoding, bom), path)
         return FileOutcome(
             path, True, diagnostics, fixed, diff=diff, imports=imports, index=index,
@@ -376,47 +378,6 @@ def _describe(exc: BaseException) -> str:
         text = ""
     first = text.splitlines()[0] if text else ""
     return f"{type(exc).__name__}: {first}"[:300]
-
-
-def _diff_lines(data: bytes) -> list[bytes]:
-    """Lines as ``patch`` and ``git apply`` see them: ended by ``\\n`` only.
-
-    (``str.splitlines`` also breaks at ``\\r``, form feeds and other Unicode line
-    breaks, which would print diff lines that no patch tool can apply; a file with
-    CR-only line endings is one line to them.) A last line without ``\\n`` gets
-    git's ``\\ No newline at end of file`` marker, so every diff line ends in ``\\n``.
-    """
-    lines = data.split(b"\n")
-    out = [line + b"\n" for line in lines[:-1]]
-    if lines[-1]:
-        out.append(lines[-1] + b"\n\\ No newline at end of file\n")
-    return out
-
-
-def unified_diff(old: bytes, new: bytes, path: str) -> bytes:
-    """The unified diff ``apply --diff`` prints for one file (``a/path`` -> ``b/path``).
-
-    Args:
-        old: the file's bytes.
-        new: the rewritten bytes (same encoding, BOM and line endings).
-        path: the display path.
-
-    Returns:
-        The diff, bytes in the file's own encoding; ``patch -p1`` or ``git apply``
-        turns ``old`` into ``new`` with it.
-    """
-    import difflib  # here: only --diff needs it
-
-    name = os.fsencode(path)
-    return b"".join(
-        difflib.diff_bytes(
-            difflib.unified_diff,
-            _diff_lines(old),
-            _diff_lines(new),
-            fromfile=b"a/" + name,
-            tofile=b"b/" + name,
-        )
-    )
 
 
 @contextlib.contextmanager
