@@ -203,3 +203,33 @@ def test_thread_config_diff_accepts_absolute_paths_inside_the_working_directory(
     out = run_cli("apply", "--thread-config", "--diff", str(previewed / "pkg"), cwd=previewed / "sub")
     assert out.returncode == 2
     assert "needs paths inside the working directory" in out.stderr
+
+
+def test_the_preview_sees_the_project_files_outside_the_run_as_the_real_run_does(tmp_path: Path) -> None:
+    """A fresh tester: ``--thread-config --diff`` threaded ``Launcher._init_ray`` although a
+    subclass in ``ext/`` (in the project, outside the paths given) overrides it and the real
+    ``apply --thread-config`` refused; the patch then broke ``ext/sub.py``. The preview now
+    walks the real project, not its scratch copy."""
+    root = tmp_path / "t"
+    (root / "proj" / "svc").mkdir(parents=True)
+    (root / "ext").mkdir()
+    (root / ".git").mkdir()  # the project's root marker
+    (root / "proj" / "svc" / "__init__.py").write_text("")
+    (root / "proj" / "svc" / "launcher.py").write_text(
+        "from omegaconf import OmegaConf\n" + IMP + "\n\nclass Launcher:\n"
+        "    def _init_ray(self):\n        return get_ppo_ray_runtime_env()\n\n"
+        "    def launch(self):\n        config = OmegaConf.create({'trainer': {}})\n"
+        "        return self._init_ray()\n"
+    )
+    (root / "ext" / "sub.py").write_text(
+        "from svc.launcher import Launcher\n\n\nclass Quiet(Launcher):\n"
+        "    def _init_ray(self):\n        return {}\n"
+    )
+    before = _tree(root)
+    preview = run_cli("apply", "--thread-config", "--diff", ".", cwd=root / "proj")
+    real = run_cli("apply", "--thread-config", ".", cwd=root / "proj")
+    assert _tree(root) == before  # the real run refused too: nothing written
+    assert preview.stdout == ""  # no patch
+    reason = "`_init_ray` cannot be threaded: ../ext/sub.py mentions `_init_ray` but was not analysed"
+    assert reason in preview.stderr and reason in real.stdout, (preview.stderr, real.stdout)
+    assert preview.returncode == real.returncode == 1

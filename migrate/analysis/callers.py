@@ -1037,11 +1037,13 @@ def _unanalysed_mention(path: str, name: str, files: Sequence[str]) -> str | Non
     subclass in a file outside the given paths (pre-commit passes only staged files)
     would keep a signature without the new parameter. Hidden directories and
     ``__pycache__``, ``node_modules``, ``site-packages``, ``build``, ``dist`` are skipped.
+    In a preview's scratch copy (``apply --thread-config --diff``) the real project is
+    walked, as the real run walks it (:func:`ppo_migrate.scratch.original_path`).
     """
-    import os
+    from ppo_migrate.scratch import original_cwd, original_path
 
-    root = _project_root(path)
-    seen = {os.path.realpath(f) for f in files}
+    root = _project_root(str(original_path(path)))
+    seen = {os.path.realpath(original_path(f)) for f in files}
     needle = name.encode("utf-8")
     for directory, subdirs, filenames in os.walk(root):
         subdirs[:] = sorted(d for d in subdirs if not d.startswith(".") and d not in _SKIPPED_DIRS)
@@ -1057,7 +1059,7 @@ def _unanalysed_mention(path: str, name: str, files: Sequence[str]) -> str | Non
             except OSError:
                 continue
             if needle in data or not data.isascii():
-                return os.path.relpath(full)
+                return os.path.relpath(full, original_cwd())
     return None
 
 
