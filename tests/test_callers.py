@@ -1079,7 +1079,50 @@ def test_the_plan_reads_a_file_for_a_function_only_beside_its_module(tmp_path: P
     assert sorted(parsed) == ["cli.py", "folded.py", "patch.py"]
     assert the_plan.threadable == set()
     assert the_plan.reasons["pkg.server.init_ray"] == (
-        "pkg/patch.py:2 binds a name not known before it runs at run time (setattr, type or a "
-        "namespace), which may replace it"
+        "pkg/patch.py:2 binds a name not known before it runs at run time (setattr, a mock's "
+        "patch, type or a namespace), which may replace it"
     )
     callers._INDEXES.clear()
+
+
+_MOCKED = {
+    "monkeypatch-object": "from pkg import lib\n\n\ndef test_x(monkeypatch):\n"
+    "    monkeypatch.setattr(lib, 'launch', fake)\n    return lib.main()\n",
+    "monkeypatch-string": "from pkg import lib\n\n\ndef test_x(monkeypatch):\n"
+    "    monkeypatch.setattr('pkg.lib.launch', fake)\n    return lib.main()\n",
+    "mock-patch-new": "from unittest import mock\nfrom pkg import lib\n\n\ndef test_x(monkeypatch):\n"
+    "    with mock.patch('pkg.lib.launch', new=fake):\n        return lib.main()\n",
+    "mock-patch-decorator": "from unittest import mock\nfrom pkg import lib\n\n\n"
+    "@mock.patch('pkg.lib.launch', side_effect=fake)\ndef test_x(m, monkeypatch=None):\n    return lib.main()\n",
+    "patch-object": "from unittest import mock\nfrom pkg import lib\n\n\ndef test_x(monkeypatch):\n"
+    "    with mock.patch.object(lib, 'launch', fake):\n        return lib.main()\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(_MOCKED))
+def test_a_function_a_test_patches_is_not_threaded(tmp_path: Path, name: str) -> None:
+    """A fresh tester: a test replacing ``launch`` by a fake taking no argument (pytest's
+    ``monkeypatch.setattr``, ``mock.patch``) passed before ``--thread-config`` threaded
+    ``launch`` and failed after it (``fake() got an unexpected keyword argument 'config'``)."""
+    lib = (
+        "from omegaconf import OmegaConf\n" + IMP + "\n\ndef launch():\n    return get_ppo_ray_runtime_env()\n\n\n"
+        "def main():\n    config = OmegaConf.create({'trainer': {}})\n    return launch()\n"
+    )
+    test = _MOCKED[name].split("\n\n\n")[0] + "\n\n\ndef fake():\n    return {'fake': 1}\n\n\n" + _MOCKED[name].split("\n\n\n", 1)[1]
+    _write(tmp_path, {"pkg/__init__.py": "", "pkg/lib.py": lib, "tests/test_x.py": test})
+    stub = verl_stub(tmp_path / "stub", VERL_09)
+    # the test run by hand: a stand-in for pytest's monkeypatch fixture, on unittest.mock
+    run = (
+        "import sys, unittest.mock as m; sys.path.insert(0, 'tests'); import test_x\n"
+        "class MonkeyPatch:\n    def setattr(self, *a):\n"
+        "        (m.patch(*a) if len(a) == 2 else m.patch.object(*a)).start()\n"
+        "print(test_x.test_x(MonkeyPatch()))"
+    )
+    before = run_python(run, tmp_path, tmp_path, stub)
+    assert before.returncode == 0 and "{'fake': 1}" in before.stdout, before.stderr
+    proc = run_cli("apply", "--thread-config", ".", cwd=tmp_path)
+    assert (tmp_path / "pkg/lib.py").read_text() == lib, proc.stdout  # nothing threaded
+    assert "`launch` cannot be threaded: tests/test_x.py:" in proc.stdout, proc.stdout
+    assert "at run time (setattr, a mock's patch, type or a namespace)" in proc.stdout
+    after = run_python(run, tmp_path, tmp_path, stub)
+    assert after.returncode == 0 and after.stdout == before.stdout, after.stderr

@@ -514,10 +514,18 @@ def _folder(path: str) -> str:
     return os.path.dirname(os.path.abspath(path))
 
 
+#: Calls that replace an attribute named in a string, the last name of what they call:
+#: pytest's ``monkeypatch.setattr``/``delattr``, ``unittest.mock.patch``/``patch.object``,
+#: pytest-mock's ``mocker.patch`` (a test's fake then gets the threaded ``config=``).
+_PATCHERS = frozenset({"setattr", "delattr", "patch", "object"})
+
+
 def _dynamic_names(call) -> list[str]:
     """The names ``call`` binds at run time: ``setattr(o, "f", v)`` -> ``["f"]``,
     ``type("C", bases, {"f": v, **d})`` -> ``["f", "*"]``; ``"*"`` for a name that is
-    not a string literal."""
+    not a string literal. A patcher (:data:`_PATCHERS`: ``monkeypatch.setattr(lib, "f", g)``,
+    ``mock.patch("pkg.lib.f", new=g)``, ``mock.patch.object(lib, "f")``) binds the last
+    dotted part of each string it is given."""
     import ast
 
     func = call.func
@@ -525,6 +533,15 @@ def _dynamic_names(call) -> list[str]:
     if name == "setattr" and len(call.args) >= 2:
         key = call.args[1]
         return [key.value if isinstance(key, ast.Constant) and isinstance(key.value, str) else "*"]
+    last = func.attr if isinstance(func, ast.Attribute) else name
+    if last in _PATCHERS:
+        strings = [
+            a.value for a in (*call.args, *(k.value for k in call.keywords if k.arg in ("target", "attribute", "name")))
+            if isinstance(a, ast.Constant) and isinstance(a.value, str)
+        ]
+        if not strings and last != "patch" and len(call.args) >= 2:
+            return ["*"]  # ``monkeypatch.setattr(obj, name, f)``: any name
+        return [s.rpartition(".")[2] for s in strings if s.rpartition(".")[2].isidentifier()]
     if name == "type" and len(call.args) == 3:
         namespace = call.args[2]
         if not isinstance(namespace, ast.Dict):
@@ -771,9 +788,10 @@ def _scan(files: Sequence[str], wanted: set[str], index_of, index: _Index) -> No
             index.values[fq].extend((path, line) for line in found.values[fq])
 
 
-#: A file binding names at run time (:attr:`FileIndex.dynamic`: ``setattr``, a three-argument
-#: ``type``, a namespace's items): it may rebind any wanted function, whatever it imports.
-_BINDS_BY_NAME = re.compile(rb"setattr|\btype\s*\(|\b(?:globals|vars|locals)\s*\(|__dict__")
+#: A file binding names at run time (:attr:`FileIndex.dynamic`: ``setattr``, a mock's
+#: ``patch``, a three-argument ``type``, a namespace's items): it may rebind any wanted
+#: function, whatever it imports.
+_BINDS_BY_NAME = re.compile(rb"setattr|delattr|\bpatch\b|\btype\s*\(|\b(?:globals|vars|locals)\s*\(|__dict__")
 
 
 def _spells(data: bytes, word: bytes) -> bool:
@@ -788,7 +806,7 @@ def _binds_by_name(data: bytes) -> bool:
     )
 
 
-_BINDING_WORDS = [b"setattr", b"type", b"globals", b"vars", b"locals", b"__dict__"]
+_BINDING_WORDS = [b"setattr", b"delattr", b"patch", b"type", b"globals", b"vars", b"locals", b"__dict__"]
 
 
 def _paired_names(todo: set[str], index: _Index) -> list[tuple[bytes, str, tuple[bytes, ...]]] | None:
@@ -904,7 +922,7 @@ def plan(
             if key in index.dynamic:
                 path, line = index.dynamic[key]
                 what = f"`{name}`" if key == name else "a name not known before it runs"
-                return f"{path}:{line} binds {what} at run time (setattr, type or a namespace), which may replace it"
+                return f"{path}:{line} binds {what} at run time (setattr, a mock's patch, type or a namespace), which may replace it"
         return None
 
     def ambiguous_module(info: FunctionInfo) -> str | None:
