@@ -1126,3 +1126,27 @@ def test_a_function_a_test_patches_is_not_threaded(tmp_path: Path, name: str) ->
     assert "at run time (setattr, a mock's patch, type or a namespace)" in proc.stdout
     after = run_python(run, tmp_path, tmp_path, stub)
     assert after.returncode == 0 and after.stdout == before.stdout, after.stderr
+
+
+def test_a_function_of_a_namespace_package_rebound_elsewhere_is_not_threaded(tmp_path: Path) -> None:
+    """A fresh tester: ``patch.py`` replaced ``ns.lib.launch`` (``ns`` a folder without
+    ``__init__.py``) by a fake taking no argument; the plan, naming the module ``lib``,
+    did not see it, threaded ``launch`` and the run failed. Its callers through ``ns.lib``
+    are hinted too."""
+    lib = (
+        "from omegaconf import OmegaConf\n" + IMP + "\n\ndef launch():\n    return get_ppo_ray_runtime_env()\n\n\n"
+        "def main():\n    config = OmegaConf.create({'trainer': {}})\n    return launch()\n"
+    )
+    patch = "import ns.lib\n\n\ndef fake():\n    return {'fake': 1}\n\n\nns.lib.launch = fake\nprint(ns.lib.main())\n"
+    _write(tmp_path, {"ns/lib.py": lib, "patch.py": patch, "pyproject.toml": ""})
+    stub = verl_stub(tmp_path / "stub", VERL_09)
+    before = run_python("import runpy; runpy.run_path('patch.py')", tmp_path, tmp_path, stub)
+    assert before.returncode == 0 and before.stdout == "{'fake': 1}\n", before.stderr
+    proc = run_cli("apply", "--thread-config", ".", cwd=tmp_path)
+    assert (tmp_path / "ns/lib.py").read_text() == lib, proc.stdout
+    assert "`launch` cannot be threaded: it is referenced as a value at patch.py:8" in proc.stdout, proc.stdout
+    after = run_python("import runpy; runpy.run_path('patch.py')", tmp_path, tmp_path, stub)
+    assert after.returncode == 0 and after.stdout == before.stdout, after.stderr
+    (tmp_path / "patch.py").write_text("from ns.lib import launch\n\n\ndef go(config):\n    return launch()\n")
+    hinted = run_cli("check", ".", cwd=tmp_path)
+    assert "its callers `main` (ns/lib.py:11) has `config`, `go` (patch.py:5) has `config`" in hinted.stdout, hinted.stdout

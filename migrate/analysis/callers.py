@@ -35,7 +35,7 @@ from ppo_migrate.diagnostics import Diagnostic, Related, qualname
 from ppo_migrate.files import UnreadableFile, decode_source, read_source, utf8_source
 from ppo_migrate.prefilter import is_candidate, spells_otherwise
 from ppo_migrate.settings import Settings
-from ppo_migrate.targets import module_package, resolve_relative
+from ppo_migrate.targets import absolute_parent, module_package, resolve_relative
 
 DEFAULT_DEPTH = 3
 _TRANSPARENT_DECORATORS = frozenset({"staticmethod", "classmethod"})
@@ -56,6 +56,54 @@ def module_name(path: str | Path) -> str:
     if p.stem == "__init__" and package:
         return ".".join(package)
     return ".".join((*package, p.stem))
+
+
+def namespace_prefixes(path: str | Path, limit: int = 8) -> list[str]:
+    """The prefixes under which the module of ``path`` may also be imported, nearest first:
+    the folders above its outermost package (above the file, for a module in no package)
+    that hold no ``__init__.py``, each a namespace package to a script further up
+    (``top/ns/lib.py``, module ``lib``: ``["ns", "top.ns"]``, as ``import ns.lib`` and
+    ``import top.ns.lib`` both load it). Stops at a folder whose name is no identifier, at
+    the file system's root, or after ``limit`` folders.
+
+    Args:
+        path: a ``.py`` file's path.
+        limit: how many folders up to look at most.
+    """
+    import keyword
+
+    directory = absolute_parent(path)
+    for _ in module_package(path):
+        directory = os.path.dirname(directory)
+    out: list[str] = []
+    prefix = ""
+    for _ in range(limit):
+        name = os.path.basename(directory)
+        parent = os.path.dirname(directory)
+        if (
+            parent == directory or not name.isidentifier() or keyword.iskeyword(name)
+            or os.path.isfile(os.path.join(directory, "__init__.py"))
+        ):
+            break
+        prefix = f"{name}.{prefix}" if prefix else name
+        out.append(prefix)
+        directory = parent
+    return out
+
+
+def package_for_relative_imports(path: str | Path) -> tuple[str, ...]:
+    """The package a file's relative imports are resolved against: its own
+    (:func:`ppo_migrate.targets.module_package`), or, for a file in a folder without
+    ``__init__.py``, the folders above it as namespace packages, as far as
+    :func:`namespace_prefixes` goes (``ns/sub/c.py``'s ``from ..lib import launch`` is
+    ``ns.lib.launch`` under ``python -m ns.sub.c``; here ``<...>.ns.lib.launch``, one of
+    the names :func:`namespace_prefixes` gives ``ns/lib.py``'s function). ``()`` when
+    the folder's name is no identifier."""
+    package = module_package(path)
+    if package:
+        return package
+    chain = namespace_prefixes(path)
+    return tuple(chain[-1].split(".")) if chain else ()
 
 
 class FunctionInfo(NamedTuple):
@@ -276,7 +324,7 @@ class _AstFacts:
         self.path = path
         self.decide = decide
         self.module = module_name(path)
-        self.package = module_package(path)
+        self.package = package_for_relative_imports(path)
         self.settings = settings
         if analysis is None:
             analysis = _analysis(path, settings, self.package, ModuleAnalysis)
@@ -733,7 +781,7 @@ def _indexer(settings: Settings, given: Mapping[str, FileIndex] | None):
         try:
             from ppo_migrate.analysis.check import ModuleAnalysis
 
-            analysis = _analysis(path, settings, module_package(path), ModuleAnalysis)
+            analysis = _analysis(path, settings, package_for_relative_imports(path), ModuleAnalysis)
             built: FileIndex | None = index_file(analysis, path, settings, stamp, decide)
         except Exception:  # unreadable or unparsable: reported by the main pass already
             built = None
@@ -753,6 +801,14 @@ def _scan(files: Sequence[str], wanted: set[str], index_of, index: _Index) -> No
     index.scanned |= todo
     names = sorted({fq.rsplit(".", 1)[-1].encode("utf-8", "surrogateescape") for fq in todo})
     paired = _paired_names(todo, index)
+    # ``ns.lib.launch`` is ``lib.launch`` of ``ns/lib.py`` (a folder without
+    # ``__init__.py``: :func:`namespace_prefixes`)
+    as_wanted = {fq: fq for fq in todo}
+    for fq in todo:
+        info = index.functions.get(fq)
+        for prefix in namespace_prefixes(info.path) if info is not None else ():
+            as_wanted.setdefault(f"{prefix}.{fq}", fq)
+    asked = set(as_wanted)
     for path in files:
         try:
             data = utf8_source(read_source(Path(path)).data)  # never blocks on a FIFO
@@ -769,7 +825,7 @@ def _scan(files: Sequence[str], wanted: set[str], index_of, index: _Index) -> No
             for n, home, modules in paired
         ) and not _binds_by_name(data):
             continue
-        found = index_of(path, todo)
+        found = index_of(path, asked)
         if found is None:
             continue
         index.records.setdefault(path, found)
@@ -782,10 +838,11 @@ def _scan(files: Sequence[str], wanted: set[str], index_of, index: _Index) -> No
         for fq, info in found.defs.items():
             index.functions.setdefault(fq, info)
         for site in found.sites:
-            if site.callee in todo:
-                index.sites[site.callee].append(site)
-        for fq in sorted(todo & found.values.keys()):
-            index.values[fq].extend((path, line) for line in found.values[fq])
+            if site.callee in as_wanted:
+                fq = as_wanted[site.callee]
+                index.sites[fq].append(site if fq == site.callee else site._replace(callee=fq))
+        for spelled in sorted(asked & found.values.keys()):
+            index.values[as_wanted[spelled]].extend((path, line) for line in found.values[spelled])
 
 
 #: A file binding names at run time (:attr:`FileIndex.dynamic`: ``setattr``, a mock's

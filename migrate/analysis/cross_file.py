@@ -152,7 +152,7 @@ def judge_callers(
 def _judge(
     origins: Iterable[CallerOrigin], paths: Sequence[str], settings: Settings
 ) -> dict[CallerOrigin, str | None]:
-    from ppo_migrate.analysis.callers import module_name
+    from ppo_migrate.analysis.callers import module_name, namespace_prefixes
 
     wanted: dict[str, list[_Wanted]] = defaultdict(list)
     verdicts: dict[CallerOrigin, str | None] = {}
@@ -162,7 +162,12 @@ def _judge(
         method = ""
         if o.kind in _METHOD_KINDS:
             fq, _, method = fq.rpartition(".")
-        wanted[fq].append(_Wanted(o, o.position, o.keyword, os.path.abspath(o.path), o.kind, method))
+        w = _Wanted(o, o.position, o.keyword, os.path.abspath(o.path), o.kind, method)
+        wanted[fq].append(w)
+        # ``ns/lib.py`` in a folder without ``__init__.py`` is ``lib`` to a script beside it and
+        # ``ns.lib`` to one above it (a namespace package): its callers may spell either
+        for prefix in namespace_prefixes(o.path):
+            wanted[f"{prefix}.{fq}"].append(w)
     found: dict[CallerOrigin, list[tuple[str, int, str]]] = defaultdict(list)
     parsed: dict[str, object] = {}
     #: ``pkg.launch`` -> ``pkg.lib.launch``: a module re-exporting a wanted name as it is
@@ -504,8 +509,13 @@ def _analysis(path: str, data: bytes, settings: Settings):
     from ppo_migrate.analysis.check import ModuleAnalysis
     from ppo_migrate.files import decode_source
 
+    from ppo_migrate.analysis.callers import package_for_relative_imports
+
     try:
-        return ModuleAnalysis(decode_source(data)[0], path, settings)
+        # a relative import in a folder without ``__init__.py`` (a namespace package) is
+        # resolved against that folder: a caller it reaches is judged, not ignored
+        package = package_for_relative_imports(path)
+        return ModuleAnalysis(decode_source(data)[0], path, settings, package=package)
     except Exception:  # noqa: BLE001 -- undecodable or unparsable: it cannot run either
         return None
 
@@ -522,8 +532,7 @@ class _FileJudge:
         settings: Settings,
         aliases: dict[str, str],
     ) -> None:
-        from ppo_migrate.analysis.callers import module_name
-        from ppo_migrate.targets import module_package
+        from ppo_migrate.analysis.callers import module_name, package_for_relative_imports
 
         self.aliases = aliases
         self.unresolved: set[str] = set()
@@ -534,7 +543,7 @@ class _FileJudge:
         self.short = short
         self.names = set(settings.config_names)
         self.module = module_name(path)
-        self.package = module_package(path)
+        self.package = package_for_relative_imports(path)
         self.parents: dict[int, ast.AST] = {}
         #: fq -> uses reached from here, judged next round (re-exports, subclasses, ...)
         self.more: dict[str, list[_Wanted]] = defaultdict(list)

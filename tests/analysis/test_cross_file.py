@@ -796,3 +796,71 @@ def test_the_gate_reads_a_file_for_a_name_only_beside_that_name_s_module(
         "latin.py:4 passes `[1]`, which may not be a training config"
     ), verdicts
     assert sorted(parsed) == ["caller.py", "latin.py"]
+
+
+_STRICT_VERL = (
+    "def get_ppo_ray_runtime_env(config=None):\n"
+    "    if config is not None and 'trainer' not in config:\n"
+    "        raise TypeError(f'not a config: {config!r}')\n"
+    "    return {}\n"
+)
+_NS_LIB = (
+    HEAD + "\n\ndef launch(config):\n    return get_ppo_ray_runtime_env()\n\n\n"
+    "def main():\n    return launch(OmegaConf.create({'trainer': {}}))\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("caller", "text", "run"),
+    [
+        ("caller.py", "from ns.lib import launch\n\nlaunch({'a': 1})\n", "caller.py"),
+        ("caller.py", "from ns import lib\n\nlib.launch({'a': 1})\n", "caller.py"),
+        ("ns/caller.py", "from .lib import launch\n\nlaunch({'a': 1})\n", "-m ns.caller"),
+        ("ns/sub/deep.py", "from ..lib import launch\n\nlaunch({'a': 1})\n", "-m ns.sub.deep"),
+        ("top.py", "import proj.ns.lib\n\nproj.ns.lib.launch({'a': 1})\n", "top.py"),
+    ],
+)
+def test_a_caller_through_a_namespace_package_is_judged(
+    tmp_path: Path, caller: str, text: str, run: str
+) -> None:
+    """A fresh tester: ``ns/lib.py`` in a folder without ``__init__.py`` is ``lib`` to the
+    analysis, and its callers spelling ``ns.lib`` (absolute or relative, as Python's
+    namespace packages allow) were not seen: ``apply`` made the safe fix and the caller
+    passing a dict crashed. Each caller is run before and after ``apply``."""
+    root = tmp_path / "w" / "proj" if caller == "top.py" else tmp_path / "w"
+    outer = tmp_path / "w"
+    stub = tmp_path / "stub"
+    for rel, body in {"verl/__init__.py": "", "verl/trainer/__init__.py": "",
+                      "verl/trainer/constants_ppo.py": _STRICT_VERL}.items():
+        (stub / rel).parent.mkdir(parents=True, exist_ok=True)
+        (stub / rel).write_text(body)
+    (root / "ns").mkdir(parents=True)
+    (root / "ns" / "lib.py").write_text(_NS_LIB)
+    (outer / caller).parent.mkdir(parents=True, exist_ok=True)
+    (outer / caller).write_text(text)
+    (outer / "pyproject.toml").write_text('[project]\nname = "w"\nversion = "0"\ndependencies = ["verl==0.9.1"]\n')
+    env = {**os.environ, "PYTHONPATH": f"{stub}{os.pathsep}{outer}"}
+
+    def ran() -> subprocess.CompletedProcess:
+        return subprocess.run(
+            [sys.executable, *run.split()], cwd=outer, env=env, capture_output=True, text=True, timeout=60
+        )
+
+    assert ran().returncode == 0, ran().stderr
+    checked = subprocess.run(
+        [sys.executable, "-m", "ppo_migrate", "check", "--no-progress", "."],
+        cwd=outer, capture_output=True, text=True, timeout=300,
+    )
+    assert f"(unsafe fix: {caller}:3 passes `{{'a': 1}}`, which may not be a training config)" in checked.stdout, checked.stdout
+    applied = subprocess.run(
+        [sys.executable, "-m", "ppo_migrate", "apply", "--no-progress", "."],
+        cwd=outer, capture_output=True, text=True, timeout=300,
+    )
+    assert applied.returncode == 1, applied.stdout + applied.stderr
+    lib = root / "ns" / "lib.py"
+    assert lib.read_text() == _NS_LIB
+    assert ran().returncode == 0
+    # the oracle: the rewrite a name-based judgement would make crashes that caller
+    lib.write_text(_NS_LIB.replace("get_ppo_ray_runtime_env()", "get_ppo_ray_runtime_env(config)"))
+    crashed = ran()
+    assert crashed.returncode == 1 and "TypeError: not a config: {'a': 1}" in crashed.stderr
