@@ -156,6 +156,7 @@ def _judge(
 
     wanted: dict[str, list[_Wanted]] = defaultdict(list)
     verdicts: dict[CallerOrigin, str | None] = {}
+    run_modules: set[str] | None = None  # the module names of ``paths``, once needed
     for o in origins:
         verdicts[o] = None
         fq = f"{module_name(o.path)}.{o.qualname}"
@@ -168,6 +169,17 @@ def _judge(
         # ``ns.lib`` to one above it (a namespace package): its callers may spell either
         for prefix in namespace_prefixes(o.path):
             wanted[f"{prefix}.{fq}"].append(w)
+        # and ``pkg/lib.py`` is ``lib`` to a script that put ``pkg`` on ``sys.path``
+        # (``sys.path.insert(0, "pkg"); from lib import launch``), unless the run has a
+        # module of that name itself (a top-level ``lib.py``: ``import lib`` is that one)
+        module = module_name(o.path)
+        inner = fq[len(module) + 1:]
+        parts = module.split(".")
+        if len(parts) > 1 and run_modules is None:
+            run_modules = {module_name(p) for p in paths}
+        for k in range(1, len(parts)):
+            if ".".join(parts[k:]) not in run_modules:
+                wanted[".".join((*parts[k:], inner))].append(w)
     found: dict[CallerOrigin, list[tuple[str, int, str]]] = defaultdict(list)
     parsed: dict[str, object] = {}
     #: ``pkg.launch`` -> ``pkg.lib.launch``: a module re-exporting a wanted name as it is

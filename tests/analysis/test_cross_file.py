@@ -864,3 +864,25 @@ def test_a_caller_through_a_namespace_package_is_judged(
     lib.write_text(_NS_LIB.replace("get_ppo_ray_runtime_env()", "get_ppo_ray_runtime_env(config)"))
     crashed = ran()
     assert crashed.returncode == 1 and "TypeError: not a config: {'a': 1}" in crashed.stderr
+
+
+def test_a_caller_importing_the_module_through_sys_path_is_judged(tmp_path: Path) -> None:
+    """A fresh tester: ``sys.path.insert(0, "pkg"); from lib import launch`` reaches
+    ``pkg/lib.py`` as ``lib``; its dict argument made no verdict and the safe fix crashed it."""
+    from ppo_migrate.analysis.cross_file import judge_callers
+    from ppo_migrate.diagnostics import CallerOrigin
+    from ppo_migrate.settings import Settings
+
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/lib.py": _NS_LIB,
+        "caller.py": "import sys\nsys.path.insert(0, 'pkg')\nfrom lib import launch\n\nlaunch({'a': 1})\n",
+    }
+    for rel, text in files.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+    origin = CallerOrigin(str(tmp_path / "pkg/lib.py"), "launch", 0, "config")
+    verdict = judge_callers([origin], [str(tmp_path / rel) for rel in files], Settings())[origin]
+    assert verdict is not None and verdict.endswith(
+        "caller.py:5 passes `{'a': 1}`, which may not be a training config"
+    ), verdict
