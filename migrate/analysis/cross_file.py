@@ -748,22 +748,38 @@ class _FileJudge:
         return bool(bindings) and all(b.qualified is not None for b in bindings)
 
     def _in_string(self, node: ast.Constant) -> Iterator[tuple[CallerOrigin, int, str]]:
-        """``getattr(mod, "launch")`` (a function or class fetched by name from its module,
-        or from an object of unknown kind) and ``setattr(mod, "config", d)`` (a module
+        """``getattr(mod, "launch")``, ``vars(mod)["launch"]``, ``mod.__dict__["launch"]`` (a
+        function or class fetched by name from its module, or from an object of unknown
+        kind) and ``setattr(mod, "config", d)``, ``vars(mod)["config"] = d`` (a module
         global written)."""
         value = node.value
         if not isinstance(value, str) or value not in self.short:
             return  # only a wanted name matters: no parent looked up for every string
-        call = self._parent(node)
-        if not (
-            isinstance(call, ast.Call)
-            and isinstance(call.func, ast.Name)
-            and call.func.id in ("getattr", "setattr", "delattr")
-            and len(call.args) >= 2
-            and call.args[1] is node
+        parent = self._parent(node)
+        if (
+            isinstance(parent, ast.Call)
+            and isinstance(parent.func, ast.Name)
+            and parent.func.id in ("getattr", "setattr", "delattr")
+            and len(parent.args) >= 2
+            and parent.args[1] is node
         ):
+            how = label = parent.func.id
+            owner = parent.args[0]
+        elif isinstance(parent, ast.Subscript) and parent.slice is node:
+            # the module's namespace by name: ``vars(mod)["launch"]``, ``mod.__dict__["launch"]``
+            space = parent.value
+            if (
+                isinstance(space, ast.Call) and isinstance(space.func, ast.Name)
+                and space.func.id == "vars" and len(space.args) == 1 and not space.keywords
+            ):
+                owner, label = space.args[0], "vars(...)[...]"
+            elif isinstance(space, ast.Attribute) and space.attr == "__dict__":
+                owner, label = space.value, "__dict__[...]"
+            else:
+                return
+            how = "getattr" if isinstance(parent.ctx, ast.Load) else "setattr"
+        else:
             return
-        owner = call.args[0]
         owners = self._fqs(owner) if isinstance(owner, (ast.Name, ast.Attribute)) else set()
         for fq, ws in self.wanted.items():
             module, _, name = fq.rpartition(".")
@@ -772,12 +788,12 @@ class _FileJudge:
             for w in ws:
                 if w.skip == self.here:
                     continue
-                if w.kind == "global" and call.func.id != "getattr":
-                    yield w.origin, node.lineno, f"writes `{value}` with `{call.func.id}`"
-                elif w.kind in ("call", "init") and call.func.id == "getattr":
+                if w.kind == "global" and how != "getattr":
+                    yield w.origin, node.lineno, f"writes `{value}` with `{label}`"
+                elif w.kind in ("call", "init") and how == "getattr":
                     yield (
                         w.origin, node.lineno,
-                        f"fetches `{value}` by name (`getattr`), to be called with arguments not seen",
+                        f"fetches `{value}` by name (`{label}`), to be called with arguments not seen",
                     )
 
     def _computed_name(self, call: ast.Call) -> Iterator[tuple[CallerOrigin, int, str]]:

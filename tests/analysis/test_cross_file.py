@@ -886,3 +886,22 @@ def test_a_caller_importing_the_module_through_sys_path_is_judged(tmp_path: Path
     assert verdict is not None and verdict.endswith(
         "caller.py:5 passes `{'a': 1}`, which may not be a training config"
     ), verdict
+
+
+@pytest.mark.parametrize(
+    ("caller", "expected"),
+    [
+        ("import pkg.lib\nvars(pkg.lib)['launch']({'a': 1})\n", "caller.py:2 fetches `launch` by name (`vars(...)[...]`)"),
+        ("import pkg.lib\npkg.lib.__dict__['launch']({'a': 1})\n", "caller.py:2 fetches `launch` by name (`__dict__[...]`)"),
+        ("from pkg import lib\nrun = lib.__dict__['launch']\n", "caller.py:2 fetches `launch` by name (`__dict__[...]`)"),
+        ("import pkg.lib\nx = {'launch': 1}['launch']\n", None),  # a dict's key: no namespace
+        ("import pkg.lib\nvars(pkg.lib).get('other')\n", None),
+    ],
+)
+def test_a_function_fetched_from_its_module_s_namespace_by_name_is_judged(
+    tmp_path: Path, caller: str, expected: str | None
+) -> None:
+    """A fresh tester: ``vars(pkg.lib)['launch']({'a': 1})`` kept the safe fix, which then
+    crashed that call (``getattr(pkg.lib, 'launch')`` was judged already)."""
+    files = {"pkg/__init__.py": "", "pkg/lib.py": _NS_LIB, "caller.py": caller}
+    _expect(_verdict(tmp_path, files, "pkg/lib.py", "launch"), expected)
