@@ -59,7 +59,7 @@ def unified_diff(old: bytes, new: bytes, path: str) -> bytes:
     out: list[bytes] = []
     for group in _grouped(opcodes(a, b), _CONTEXT):
         if not out:
-            out += [b"--- a/" + name + b"\n", b"+++ b/" + name + b"\n"]
+            out += [b"--- " + header_name(b"a/", name), b"+++ " + header_name(b"b/", name)]
         first, last = group[0], group[-1]
         out.append(
             b"@@ -%s +%s @@\n"
@@ -74,6 +74,33 @@ def unified_diff(old: bytes, new: bytes, path: str) -> bytes:
             if tag in ("replace", "insert"):
                 out += [b"+" + line for line in b[j1:j2]]
     return b"".join(out)
+
+
+#: git's C-style escapes in a quoted path (``quote.c``); other control bytes are octal
+_ESCAPES = {7: b"\\a", 8: b"\\b", 9: b"\\t", 10: b"\\n", 11: b"\\v", 12: b"\\f", 13: b"\\r",
+            34: b'\\"', 92: b"\\\\"}
+
+
+def header_name(prefix: bytes, name: bytes) -> bytes:
+    """A ``---``/``+++`` line's path and line end, as ``git diff`` writes it: quoted in
+    double quotes with C escapes when it holds a control byte, ``"`` or ``\\`` (``"a/a\\tb.py"``),
+    else as it is, with a tab after it when it holds a space (``a/my dir.py\\t``, which GNU
+    ``patch`` needs to find the name's end).
+
+    Args:
+        prefix: ``b"a/"`` or ``b"b/"``.
+        name: the display path, as bytes.
+
+    Returns:
+        The rest of the header line, ``\\n`` included.
+    """
+    full = prefix + name
+    if any(c < 32 or c == 127 or c in (34, 92) for c in full):
+        quoted = b"".join(
+            _ESCAPES.get(c) or (b"\\%03o" % c if c < 32 or c == 127 else bytes((c,))) for c in full
+        )
+        return b'"' + quoted + b'"\n'
+    return full + (b"\t" if b" " in name else b"") + b"\n"
 
 
 def opcodes(a: Sequence[bytes], b: Sequence[bytes]) -> list[Opcode]:
@@ -216,4 +243,4 @@ def _range(start: int, stop: int) -> bytes:
     return b"%d,%d" % (beginning, length)
 
 
-__all__ = ["diff_lines", "opcodes", "unified_diff"]
+__all__ = ["diff_lines", "header_name", "opcodes", "unified_diff"]

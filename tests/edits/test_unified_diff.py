@@ -171,3 +171,32 @@ def test_git_apply_takes_the_patch(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     for name, (_, new) in cases.items():
         assert (tmp_path / name).read_bytes() == new
+
+
+_ODD_NAMES = ["my dir/m x.py", "a\tb.py", "new\nline.py", 'q"uote.py', "back\\slash.py", "caf\u00e9.py"]
+
+
+@pytest.mark.parametrize("tool", ["git", "patch"])
+def test_odd_file_names_are_written_as_git_writes_them(tmp_path: Path, tool: str) -> None:
+    """A fresh tester: with a space in a name ``patch -p1`` could not find the file, with a tab
+    or a newline ``git apply`` failed. Names are quoted (C escapes) or followed by a tab as
+    ``git diff`` writes them, and both tools apply the patch."""
+    if shutil.which(tool) is None:
+        pytest.skip(f"{tool} is not installed")
+    old, new = b"a = 1\nb = g()\n", b"a = 1\nb = g(config)\n"
+    patch = b""
+    for name in _ODD_NAMES:
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_bytes(old)
+        patch += unified_diff(old, new, name)
+    assert b'--- "a/a\\tb.py"\n' in patch and b"--- a/my dir/m x.py\t\n" in patch
+    assert b'+++ "b/q\\"uote.py"\n' in patch and b'+++ "b/back\\\\slash.py"\n' in patch
+    if tool == "git":
+        subprocess.run(["git", "init", "-q", "."], cwd=tmp_path, check=True)
+        cmd = ["git", "apply", "-"]
+    else:
+        cmd = ["patch", "-p1", "--batch", "--silent"]
+    proc = subprocess.run(cmd, input=patch, cwd=tmp_path, capture_output=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    for name in _ODD_NAMES:
+        assert (tmp_path / name).read_bytes() == new, name
