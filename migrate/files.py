@@ -389,6 +389,10 @@ def decode_source(data: bytes) -> tuple[str, str, bool]:
     return data.decode(encoding), encoding, False
 
 
+#: Where a PEP 263 cookie may stand: the first two lines, as Python's tokenizer splits them.
+_FIRST_TWO_LINES = re.compile(rb"[^\r\n]*(?:\r\n?|\n)?[^\r\n]*")
+
+
 def utf8_source(data: bytes) -> bytes | None:
     """A source file's bytes in UTF-8, for byte searches of names (which are UTF-8):
     ``data`` itself when it is ASCII or UTF-8 (a BOM kept), else its text re-encoded
@@ -400,8 +404,8 @@ def utf8_source(data: bytes) -> bytes | None:
     Returns:
         The UTF-8 bytes, or ``None`` when the file does not decode (it cannot run).
     """
-    if data.isascii():
-        return data
+    if data.isascii() and b"coding" not in _FIRST_TWO_LINES.match(data).group():
+        return data  # (a cookie's UTF-7 spells ``lib`` as ``+AGw-ib`` in ASCII bytes)
     try:
         text, encoding, _ = decode_source(data)
     except (UnicodeDecodeError, SyntaxError):

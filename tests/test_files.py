@@ -414,3 +414,22 @@ def test_encoding_round_trip(data: tuple[str, bool, str]) -> None:
 def test_latin1_bytes_round_trip(body: bytes) -> None:
     raw = b"# coding: latin-1\n" + body
     assert encode_source(*decode_source(raw)) == raw
+
+
+def test_utf8_source_re_encodes_what_a_cookie_declares() -> None:
+    """The caller phase searches names (UTF-8) in these bytes: a Latin-1 file's ``é`` and a
+    UTF-7 file's ``+AGw-`` (``l``, in ASCII bytes: a fresh tester's caller was missed) are
+    re-encoded; UTF-8 and plain ASCII are the bytes themselves; undecodable is ``None``."""
+    from ppo_migrate.files import utf8_source
+
+    plain = b"from pkg.lib import launch\n"
+    assert utf8_source(plain) is plain
+    utf8 = "# caf\u00e9\nfrom pkg.lib import launch\n".encode()
+    assert utf8_source(utf8) is utf8
+    assert utf8_source(b"# -*- coding: utf-7 -*-\nfrom pkg.+AGw-ib import launch\n") == (
+        b"# -*- coding: utf-7 -*-\nfrom pkg.lib import launch\n"
+    )
+    assert utf8_source(b"# -*- coding: latin-1 -*-\ndef _\xe9nv(): pass\n") == (
+        "# -*- coding: latin-1 -*-\ndef _\u00e9nv(): pass\n".encode()
+    )
+    assert utf8_source(b"x = '\xff'\n") is None  # not UTF-8, no cookie: it cannot run
