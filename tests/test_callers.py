@@ -1096,6 +1096,15 @@ _MOCKED = {
     "@mock.patch('pkg.lib.launch', side_effect=fake)\ndef test_x(m, monkeypatch=None):\n    return lib.main()\n",
     "patch-object": "from unittest import mock\nfrom pkg import lib\n\n\ndef test_x(monkeypatch):\n"
     "    with mock.patch.object(lib, 'launch', fake):\n        return lib.main()\n",
+    # a second tester's forms
+    "patch-multiple": "from unittest import mock\nfrom pkg import lib\n\n\ndef test_x(monkeypatch):\n"
+    "    with mock.patch.multiple(lib, launch=fake):\n        return lib.main()\n",
+    "patch-dict": "from unittest import mock\nfrom pkg import lib\n\n\ndef test_x(monkeypatch):\n"
+    "    with mock.patch.dict(lib.__dict__, {'launch': fake}):\n        return lib.main()\n",
+    "patch-target-variable": "from unittest import mock\nfrom pkg import lib\nTARGET = 'pkg.lib.launch'\n\n\n"
+    "def test_x(monkeypatch):\n    with mock.patch(TARGET, fake):\n        return lib.main()\n",
+    "monkeypatch-setitem-vars": "from pkg import lib\n\n\ndef test_x(monkeypatch):\n"
+    "    monkeypatch.setitem(vars(lib), 'launch', fake)\n    return lib.main()\n",
 }
 
 
@@ -1116,6 +1125,7 @@ def test_a_function_a_test_patches_is_not_threaded(tmp_path: Path, name: str) ->
         "import sys, unittest.mock as m; sys.path.insert(0, 'tests'); import test_x\n"
         "class MonkeyPatch:\n    def setattr(self, *a):\n"
         "        (m.patch(*a) if len(a) == 2 else m.patch.object(*a)).start()\n"
+        "    def setitem(self, d, k, v):\n        d[k] = v\n"
         "print(test_x.test_x(MonkeyPatch()))"
     )
     before = run_python(run, tmp_path, tmp_path, stub)

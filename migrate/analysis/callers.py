@@ -60,10 +60,11 @@ def module_name(path: str | Path) -> str:
 
 def namespace_prefixes(path: str | Path, limit: int = 8) -> list[str]:
     """The prefixes under which the module of ``path`` may also be imported, nearest first:
-    the folders above its outermost package (above the file, for a module in no package)
-    that hold no ``__init__.py``, each a namespace package to a script further up
-    (``top/ns/lib.py``, module ``lib``: ``["ns", "top.ns"]``, as ``import ns.lib`` and
-    ``import top.ns.lib`` both load it). Stops at a folder whose name is no identifier, at
+    the folders above its outermost package (above the file, for a module in no package),
+    each a package to a script further up, a namespace package or a regular one holding
+    a namespace folder (``top/ns/lib.py``, module ``lib``: ``["ns", "top.ns"]``, as
+    ``import ns.lib`` and ``import top.ns.lib`` both load it; ``pkg/ns/lib.py`` with
+    ``pkg/__init__.py``: ``pkg.ns``). Stops at a folder whose name is no identifier, at
     the file system's root, or after ``limit`` folders.
 
     Args:
@@ -80,10 +81,7 @@ def namespace_prefixes(path: str | Path, limit: int = 8) -> list[str]:
     for _ in range(limit):
         name = os.path.basename(directory)
         parent = os.path.dirname(directory)
-        if (
-            parent == directory or not name.isidentifier() or keyword.iskeyword(name)
-            or os.path.isfile(os.path.join(directory, "__init__.py"))
-        ):
+        if parent == directory or not name.isidentifier() or keyword.iskeyword(name):
             break
         prefix = f"{name}.{prefix}" if prefix else name
         out.append(prefix)
@@ -568,6 +566,28 @@ def _folder(path: str) -> str:
 _PATCHERS = frozenset({"setattr", "delattr", "patch", "object"})
 
 
+def _is_namespace_of_module(node) -> bool:
+    """``x.__dict__``, ``vars(x)`` or ``sys.modules``: a mapping whose items are a module's
+    names (or the modules)."""
+    import ast
+
+    if isinstance(node, ast.Attribute):
+        return node.attr in ("__dict__", "modules")
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "vars"
+
+
+def _is_mock(func) -> bool:
+    """``patch`` of ``unittest.mock``/pytest-mock, as called: ``patch(...)``,
+    ``mock.patch(...)``, ``mocker.patch(...)``, ``unittest.mock.patch(...)``."""
+    import ast
+
+    if isinstance(func, ast.Name):
+        return func.id == "patch"
+    value = func.value if isinstance(func, ast.Attribute) else None
+    last = value.attr if isinstance(value, ast.Attribute) else getattr(value, "id", None)
+    return last in ("mock", "mocker")
+
+
 def _dynamic_names(call) -> list[str]:
     """The names ``call`` binds at run time: ``setattr(o, "f", v)`` -> ``["f"]``,
     ``type("C", bases, {"f": v, **d})`` -> ``["f", "*"]``; ``"*"`` for a name that is
@@ -582,13 +602,25 @@ def _dynamic_names(call) -> list[str]:
         key = call.args[1]
         return [key.value if isinstance(key, ast.Constant) and isinstance(key.value, str) else "*"]
     last = func.attr if isinstance(func, ast.Attribute) else name
+    if last == "multiple":  # ``mock.patch.multiple(lib, init_ray=fake)``: its keywords
+        return [k.arg if k.arg is not None else "*" for k in call.keywords]
+    if last in ("dict", "setitem") and call.args and _is_namespace_of_module(call.args[0]):
+        # ``mock.patch.dict(lib.__dict__, {...})``, ``monkeypatch.setitem(vars(lib), "f", g)``,
+        # ``monkeypatch.setitem(sys.modules, "lib", fake)`` (the module itself replaced)
+        key = call.args[1] if len(call.args) > 1 else None
+        if isinstance(key, ast.Constant) and isinstance(key.value, str):
+            return [key.value]
+        if isinstance(key, ast.Dict) and all(isinstance(k, ast.Constant) and isinstance(k.value, str) for k in key.keys):
+            return [k.value for k in key.keys]
+        return ["*"]
     if last in _PATCHERS:
         strings = [
             a.value for a in (*call.args, *(k.value for k in call.keywords if k.arg in ("target", "attribute", "name")))
             if isinstance(a, ast.Constant) and isinstance(a.value, str)
         ]
-        if not strings and last != "patch" and len(call.args) >= 2:
-            return ["*"]  # ``monkeypatch.setattr(obj, name, f)``: any name
+        if not strings and (last != "patch" or _is_mock(func)) and call.args:
+            # ``monkeypatch.setattr(obj, name, f)``, ``mock.patch(TARGET, f)``: any name
+            return ["*"]
         return [s.rpartition(".")[2] for s in strings if s.rpartition(".")[2].isidentifier()]
     if name == "type" and len(call.args) == 3:
         namespace = call.args[2]
@@ -975,10 +1007,13 @@ def plan(
     def rebound(info: FunctionInfo) -> str | None:
         """Why ``info``'s name may be bound to another function at run time."""
         name = info.fq.rsplit(".", 1)[-1]
-        for key in (name, "*"):
+        # a module-level function's module replaced too (``mock.patch("app.lib", fake)``:
+        # ``app.lib.init_ray`` is then the fake's)
+        module = info.fq[: -len(info.qualname) - 1].rpartition(".")[2]
+        for key in (name, module, "*") if info.cls is None else (name, "*"):
             if key in index.dynamic:
                 path, line = index.dynamic[key]
-                what = f"`{name}`" if key == name else "a name not known before it runs"
+                what = f"`{key}`" if key != "*" else "a name not known before it runs"
                 return f"{path}:{line} binds {what} at run time (setattr, a mock's patch, type or a namespace), which may replace it"
         return None
 

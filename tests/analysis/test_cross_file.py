@@ -905,3 +905,24 @@ def test_a_function_fetched_from_its_module_s_namespace_by_name_is_judged(
     crashed that call (``getattr(pkg.lib, 'launch')`` was judged already)."""
     files = {"pkg/__init__.py": "", "pkg/lib.py": _NS_LIB, "caller.py": caller}
     _expect(_verdict(tmp_path, files, "pkg/lib.py", "launch"), expected)
+
+
+@pytest.mark.parametrize(
+    ("caller_path", "caller"),
+    [
+        ("main.py", "from pkg.ns.lib import launch\n\nlaunch({'a': 1})\n"),
+        ("pkg/other.py", "from .ns.lib import launch\n\nlaunch({'a': 1})\n"),
+        ("main.py", "import a.b.lib as L\n\nL.launch({'a': 1})\n"),
+    ],
+)
+def test_a_namespace_folder_inside_a_regular_package_is_judged(
+    tmp_path: Path, caller_path: str, caller: str
+) -> None:
+    """A second fresh tester: ``pkg/ns/lib.py`` with ``pkg/__init__.py`` but no
+    ``pkg/ns/__init__.py`` is ``pkg.ns.lib`` to Python; its callers were not seen."""
+    lib = "a/b/lib.py" if "a.b" in caller else "pkg/ns/lib.py"
+    files = {"pkg/__init__.py": "", "a/__init__.py": "", lib: _NS_LIB, caller_path: caller}
+    _expect(
+        _verdict(tmp_path, files, lib, "launch"),
+        f"{caller_path}:3 passes `{{'a': 1}}`, which may not be a training config",
+    )
