@@ -576,6 +576,9 @@ def _run_with_scout(scout, settings, mode, jobs, progress, stop_requested):
                 list(sizes), settings, mode, _after(progress, len(result.outcomes)),
                 result.outcomes, None, check_stop,
             )
+        # the scout's files came one by one: the patches of the runtime function among
+        # them are looked for now (``check`` only: nothing was written)
+        _apply_target_patches(result.outcomes, files, settings)
         _judge_across_files(result.outcomes, files, settings, mode, None, check_stop)
     except KeyboardInterrupt:
         result.interrupted = True
@@ -695,6 +698,7 @@ def _run(
 
     global _on_written
     candidates, sizes = _prefilter([os.fspath(p) for p in paths], settings)
+    settings = _with_target_patches(settings, mode, candidates, paths)
     result = RunResult()
     jobs = jobs or default_jobs()
     # files replaced whose outcome has not come back yet (a Ctrl-C right after the
@@ -737,6 +741,49 @@ def _run(
         _on_written = previous
     result.outcomes.sort(key=lambda o: o.path)
     return result
+
+
+def _with_target_patches(settings: Settings, mode: Mode, candidates, paths) -> Settings:
+    """``settings`` with where the run's files replace the runtime function
+    (:func:`ppo_migrate.analysis.patches.target_patches`), found before any file is
+    analysed, so that a fix they reach is unsafe from the start (``apply`` writes a file
+    as soon as it is done). Only for the run's own files (not standard input, the codemod
+    command, the Fixit rule)."""
+    if mode not in (Mode.CHECK, Mode.APPLY, Mode.DIFF) or settings.target_patches is not None:
+        return settings
+    from ppo_migrate.analysis.patches import target_patches
+
+    found = target_patches(candidates, [os.fspath(p) for p in paths], settings)
+    return settings.replace(target_patches=found)
+
+
+def _apply_target_patches(outcomes: list[FileOutcome], files: Sequence[str], settings: Settings) -> None:
+    """A scouted ``check``'s outcomes (in place) as :func:`_with_target_patches` would have
+    made them: each safe fix that another file's replacement of the runtime function may
+    reach is unsafe, the reason added to its message, as
+    :meth:`ppo_migrate.analysis.check.ModuleAnalysis` words it."""
+    if settings.target_patches is not None or not any(
+        d.fix is not None and d.fix.applicability == "safe" for o in outcomes for d in o.diagnostics
+    ):
+        return
+    from ppo_migrate.analysis.patches import patched_at, target_patches
+
+    patches = target_patches([o.path for o in outcomes], files, settings)
+    if not patches:
+        return
+    for i, outcome in enumerate(outcomes):
+        reason = patched_at(patches, outcome.path)
+        if reason is None:
+            continue
+        outcomes[i] = outcome._replace(diagnostics=tuple(
+            d._replace(
+                message=f"{d.message} (unsafe fix: {reason})",
+                fix=d.fix._replace(applicability="unsafe", origins=()),
+            )
+            if d.code == "PPO001" and d.fix is not None and d.fix.applicability == "safe"
+            else d
+            for d in outcome.diagnostics
+        ), origins=())
 
 
 def _judge_across_files(

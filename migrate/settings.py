@@ -133,6 +133,9 @@ class Settings:
             other files' callers say of the parameters safe fixes rest on
             (:func:`ppo_migrate.analysis.cross_file.judge_callers`; empty: nothing judged
             yet, so ``apply`` holds back a file whose safe fixes rest on one).
+        target_patches: set by :func:`ppo_migrate.runner.run`, never by the user: where the
+            run's files replace the runtime function (a test's fake:
+            :func:`ppo_migrate.analysis.patches.target_patches`); ``None``: not looked for.
 
     Immutable and compared by value, as a frozen dataclass: :meth:`replace` gives a copy with
     some fields changed. A plain class, not a dataclass: ``dataclasses`` imports ``inspect``,
@@ -160,6 +163,7 @@ class Settings:
         "verl_version_from_cli": False,
         "show_notices": False,
         "caller_verdicts": None,
+        "target_patches": None,
     }
     __slots__ = tuple(FIELDS)
 
@@ -181,6 +185,7 @@ class Settings:
     verl_version_from_cli: bool
     show_notices: bool
     caller_verdicts: tuple | None
+    target_patches: tuple | None
 
     def __init__(self, **values: Any) -> None:
         """Keyword arguments only, each a field (:data:`FIELDS`); the others take their defaults.

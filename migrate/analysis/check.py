@@ -395,22 +395,25 @@ class ModuleAnalysis:
             )._replace(callee=in_effect.detail)
         expression = choice.expression
         applicability = choice.applicability
+        message = f"`{self.spelled(t.call)}` called without the config in scope; pass `{expression}`"
         if self._patches_the_function():
             # a test or a shim replaces the function (mock.patch, setattr): the callable
             # at the call may take no config at all
             applicability = "unsafe"
+        elif applicability == "safe" and getattr(self.settings, "target_patches", None):
+            from ppo_migrate.analysis.patches import patched_at
+
+            elsewhere = patched_at(self.settings.target_patches, self.path)
+            if elsewhere is not None:  # another file's (a test's) replacement
+                applicability = "unsafe"
+                message += f" (unsafe fix: {elsewhere})"
         fix = Fix(
             message=f"Pass `{expression}`",
             edits=(self._edit(t, expression),),
             applicability=applicability,
             origins=choice.origins if applicability == "safe" else (),
         )
-        return self._diagnostic(
-            t,
-            "PPO001",
-            f"`{self.spelled(t.call)}` called without the config in scope; pass `{expression}`",
-            fix,
-        )._replace(callee=in_effect.detail)
+        return self._diagnostic(t, "PPO001", message, fix)._replace(callee=in_effect.detail)
 
     def _shims(self):
         """The module's :class:`ppo_migrate.analysis.shims.ShimDetector`, built on first need
