@@ -19,7 +19,7 @@ from ppo_migrate.settings import Settings
 
 #: Bytes a file replacing a function by name holds: a patcher (or the name written as an
 #: attribute, matched with the names in :func:`target_patches`).
-_PATCH_WORDS = rb"setattr|patch|setitem|__dict__"
+_PATCH_WORDS = rb"setattr|patch|setitem|__dict__|\bupdate\b"
 #: The last names of the callables that replace an attribute named in a string or keyword:
 #: ``setattr``, pytest's ``monkeypatch.setattr/setitem``, ``mock.patch`` and its
 #: ``.object``, ``.multiple``, ``.dict``.
@@ -85,29 +85,90 @@ def target_patches(candidates: Iterable[str], paths: Sequence[str], settings: Se
 
 
 def _patches_in(tree: ast.AST, names: set[str]) -> Iterable[tuple[str | None, int]]:
-    """``(module named in a target string, or None, line)`` for each replacement of one of
-    ``names`` in ``tree``."""
-    for node in ast.walk(tree):
+    """``(module, line)`` for each replacement of one of ``names`` in ``tree``: the module a
+    target string names (``"pkg.lib.get_ppo_ray_runtime_env"``) or the patched object is
+    imported as (``monkeypatch.setattr(lib, "get_...", f)`` with ``import pkg.lib as lib``),
+    else ``None`` (any module).
+
+    In a file with a patcher, any string spelling the function's name counts, wherever it
+    stands (a constant ``TARGET = "pkg.lib.get_..."``, a helper's default, an f-string's
+    part, a patcher imported under another name), and so does a keyword of that name
+    (``vars(lib).update(get_...=f)``, ``patch.multiple(lib, get_...=f)``); ``__all__``'s do not."""
+    imported = _imported_modules(tree)
+    exported = {
+        id(e)
+        for node in ast.walk(tree)
+        if isinstance(node, (ast.Assign, ast.AugAssign))
+        and any(
+            isinstance(t, ast.Name) and t.id == "__all__"
+            for t in (node.targets if isinstance(node, ast.Assign) else [node.target])
+        )
+        for e in ast.walk(node.value)
+    }
+    consumed: set[int] = set()  # a patcher's key string, judged with its owner
+    for node in ast.walk(tree):  # (breadth first: a call before its arguments)
         if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store) and node.attr in names:
-            yield None, node.lineno
-            continue
-        if not isinstance(node, ast.Call):
-            continue
-        func = node.func
-        last = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
-        if last not in _PATCHERS:
-            continue
-        values = [*node.args, *(k.value for k in node.keywords)]
-        for value in values:
-            if isinstance(value, ast.Constant) and isinstance(value.value, str):
-                module, _, name = value.value.rpartition(".")
-                if name in names:
-                    yield module or None, node.lineno
-            elif isinstance(value, ast.Dict):  # ``mock.patch.dict(lib.__dict__, {...})``
-                if any(isinstance(k, ast.Constant) and k.value in names for k in value.keys):
-                    yield None, node.lineno
-        if any(k.arg in names for k in node.keywords):  # ``patch.multiple(lib, f=fake)``
-            yield None, node.lineno
+            yield imported.get(_dotted(node.value)), node.lineno
+        elif (
+            isinstance(node, ast.Constant) and isinstance(node.value, str)
+            and id(node) not in exported and id(node) not in consumed
+        ):
+            module, _, name = node.value.rpartition(".")
+            if name in names:
+                yield module or None, node.lineno
+        elif isinstance(node, ast.Call):
+            func = node.func
+            last = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+            if any(k.arg in names for k in node.keywords):  # ``patch.multiple(lib, f=fake)``
+                owner = node.args[0] if node.args else None
+                yield imported.get(_dotted(owner)) if owner is not None else None, node.lineno
+            elif last in _PATCHERS and len(node.args) >= 2:
+                # ``setattr(lib, "get_...", f)``, ``patch.object(lib, ...)``: the owner's module
+                key = node.args[1]
+                if isinstance(key, ast.Constant) and isinstance(key.value, str) and key.value in names:
+                    consumed.add(id(key))
+                    yield imported.get(_dotted(node.args[0])), node.lineno
+            if last in _PATCHERS:
+                for value in [*node.args, *(k.value for k in node.keywords)]:
+                    if isinstance(value, ast.Dict) and any(  # ``patch.dict(lib.__dict__, {...})``
+                        isinstance(k, ast.Constant) and k.value in names for k in value.keys
+                    ):
+                        yield None, node.lineno
+
+
+def _dotted(node: ast.AST | None) -> str | None:
+    """``a.b.c`` for that name or attribute chain, else ``None``."""
+    parts: list[str] = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None
+    return ".".join([node.id, *reversed(parts)])
+
+
+def _imported_modules(tree: ast.AST) -> dict[str | None, str | None]:
+    """What names a module may be reached by in ``tree``: ``{"lib": "pkg.lib"}`` for
+    ``import pkg.lib as lib`` or ``from pkg import lib``; ``{"pkg.lib": "pkg.lib"}`` for
+    ``import pkg.lib``. A name bound twice maps to ``None`` (any)."""
+    out: dict[str | None, str | None] = {}
+
+    def bind(name: str, module: str) -> None:
+        out[name] = module if out.get(name, module) == module else None
+
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.asname:
+                    bind(alias.asname, alias.name)
+                else:
+                    parts = alias.name.split(".")
+                    for k in range(1, len(parts) + 1):
+                        bind(".".join(parts[:k]), ".".join(parts[:k]))
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            for alias in node.names:
+                bind(alias.asname or alias.name, f"{node.module}.{alias.name}")
+    return out
 
 
 def _run_modules(paths: Sequence[str]) -> set[str]:
