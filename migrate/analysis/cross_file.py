@@ -567,7 +567,8 @@ class _FileJudge:
 
     def collect_reexports(self) -> list[tuple[str, str]]:
         """The module-level imports of wanted names (``pkg/__init__.py``: ``from .lib import
-        launch``, ``from .lib import *``): ``pkg.launch`` is ``pkg.lib.launch`` too. Under
+        launch``, ``from .lib import *``; a module holding one, ``import pkg.lib as L``):
+        ``pkg.launch`` is ``pkg.lib.launch`` too. Under
         the same name it joins :attr:`aliases` (followed through chains). Both, and the
         renamed ones (``as start``), are returned as ``(new fq, imported fq)``: a file that
         imports the name from the re-exporting module (``from mypkg.api import launch``)
@@ -576,6 +577,17 @@ class _FileJudge:
 
         renamed: list[tuple[str, str]] = []
         for node in _module_level(self.analysis.module.tree.body):
+            if isinstance(node, ast.Import):
+                # a module holding a wanted name imported whole (``import pkg.lib as L``):
+                # ``helpers.L.launch`` is ``pkg.lib.launch`` to ``from helpers import L``
+                for alias in node.names:
+                    exported = f"{self.module}.{alias.asname or alias.name}"
+                    for fq in list(self.wanted):
+                        if fq.rpartition(".")[0] == alias.name:
+                            via = f"{exported}.{fq.rpartition('.')[2]}"
+                            self.aliases[via] = fq
+                            renamed.append((via, fq))
+                continue
             if not isinstance(node, ast.ImportFrom):
                 continue
             base = "." * node.level + (node.module or "")

@@ -926,3 +926,21 @@ def test_a_namespace_folder_inside_a_regular_package_is_judged(
         _verdict(tmp_path, files, lib, "launch"),
         f"{caller_path}:3 passes `{{'a': 1}}`, which may not be a training config",
     )
+
+
+@pytest.mark.parametrize(
+    ("helper", "caller", "expected"),
+    [
+        ("import pkg.lib as L\n", "from helpers import L\n\nL.launch({'a': 1})\n", "main.py:3 passes"),
+        ("import pkg.lib as L\n", "import helpers\n\nhelpers.L.launch({'a': 1})\n", "main.py:3 passes"),
+        ("import pkg.lib\n", "import helpers\n\nhelpers.pkg.lib.launch({'a': 1})\n", "main.py:3 passes"),
+        ("import pkg.lib as L\n", "from helpers import L\n\n\ndef go(config):\n    return L.launch(config)\n", None),
+    ],
+)
+def test_a_module_imported_whole_by_another_module_is_followed(
+    tmp_path: Path, helper: str, caller: str, expected: str | None
+) -> None:
+    """A second fresh tester: ``helpers.py`` says ``import pkg.lib as L`` and ``main.py``
+    calls ``L.launch({...})`` through it; the safe fix crashed that call."""
+    files = {"pkg/__init__.py": "", "pkg/lib.py": _NS_LIB, "helpers.py": helper, "main.py": caller}
+    _expect(_verdict(tmp_path, files, "pkg/lib.py", "launch"), expected)
