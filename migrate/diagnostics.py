@@ -522,6 +522,33 @@ class Related(NamedTuple):
     message: str
 
 
+class Reason(NamedTuple):
+    """Why a finding is what it is: structured, rendered at the edge (``full``'s ``help:``
+    line, JSON/SARIF ``reason``, a short form in ``concise``).
+
+    Attributes:
+        kind: a stable kebab-case key of what decided it, e.g. ``"possibly-bound"`` (the
+            config is bound on some paths only), ``"evidence-against"`` (a candidate was
+            rejected), ``"in-tree-definition"``, ``"pin"``, ``"installed"``,
+            ``"newest-assumed"`` (nothing decided which verl runs), ``"trusted-by-name"``,
+            ``"patched"`` (a test replaces the function).
+        text: one sentence saying why, without the places (they are in ``lines``).
+        lines: the places that decided it, each a :class:`Related` (path, 1-based line
+            and column, what is there), in the order they matter.
+    """
+
+    kind: str
+    text: str
+    lines: tuple["Related", ...] = ()
+
+    def short(self) -> str:
+        """The reason in one line: its text, then ``(path:line)`` of the first place."""
+        if not self.lines:
+            return self.text
+        first = self.lines[0]
+        return f"{self.text} ({first.path}:{first.line})"
+
+
 class Diagnostic(NamedTuple):
     """One finding.
 
@@ -538,6 +565,9 @@ class Diagnostic(NamedTuple):
         callee: for a target call, which definition it binds to and which source
             decided (see :mod:`ppo_migrate.analysis.signatures`); empty when
             nothing was known and the newest signature was assumed.
+        reason: why the finding is what it is (:class:`Reason`): why a fix is unsafe,
+            why a candidate was rejected, which definition or pin decided a PPO005;
+            ``None`` where nothing beyond the message decided it.
     """
 
     path: str
@@ -551,6 +581,7 @@ class Diagnostic(NamedTuple):
     fix: Fix | None = None
     related: tuple[Related, ...] = ()
     callee: str = ""
+    reason: Reason | None = None
 
     @property
     def fixable(self) -> bool:
