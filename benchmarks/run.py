@@ -42,6 +42,22 @@ prints one table of medians and the target ratios with PASS/FAIL; the exit statu
    and the wall time of ``apply --diff`` against ``check`` (the diff of 5,500 changed
    lines in a file of repeated lines; ``difflib`` alone took 40 s there).
 
+9-14 are issue 26's targets for the project model (each a ratio measured in one run):
+
+9. All-hit tree: 135 generated trainer modules, every one naming the runtime function --
+   ``ppo-migrate check`` vs a ``python -c`` that reads and ``ast.parse``\ s the same files
+   (bound 3).
+10. The caller phase on 600 files: item 7's chain at 600 modules, ``check`` vs the same
+    ``ast.parse`` anchor (bound 4).
+11. One PPO002 in a ``def main()`` added to a 1,000-file tree that never names the function:
+    ``check`` of that tree vs ``check`` of the tree without it (bound 2).
+12. ``apply --diff --jobs 2`` vs ``--jobs 1`` on 200 files that each make 15 configless
+    calls (speed-up at least 1.6; the machine's own parallel capacity is printed beside it).
+13. ``check`` on verl's tree before PR #6976 (the verl 0.8.0 wheel unpacked, or
+    ``--verl-tree PATH`` for a checkout) and, with ``--recipe-tree PATH``, on a verl-recipe
+    checkout, vs ``ruff check --no-cache --select F401 --exit-zero`` (bound 3).
+14. ``check`` on an empty folder vs ``python -c pass`` (bound 2).
+
 Child processes run without ``PYTHONDONTWRITEBYTECODE`` so that, as in a normal
 installation, modules load from cached bytecode (the warm-up round writes it).
 Times are wall-clock medians on whatever else the machine is doing; interleaving
@@ -759,8 +775,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--rss-runs", type=int, default=3, help="runs of the peak-RSS measurement")
     ap.add_argument("--import-runs", type=int, default=20, help="runs of the import timing")
     ap.add_argument(
-        "--only", default="1,2,3,4,5,6,7,8", help="items to run, e.g. 1,2 (default: all)"
+        "--only",
+        default="1,2,3,4,5,6,7,8,9,10,11,12,13,14",
+        help="items to run, e.g. 1,2 (default: all)",
     )
+    ap.add_argument("--verl-tree", type=Path, help="item 13: a verl checkout before PR #6976")
+    ap.add_argument("--recipe-tree", type=Path, help="item 13: a verl-recipe checkout")
     ap.add_argument(
         "--quick", action="store_true", help="small trees and one run each (smoke test only)"
     )
@@ -847,6 +867,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             f"{big.read_bytes().count(TARGET_NAME.encode() + b'()')} configless calls)"
         )
         _item8(rep, big, max(1, args.rss_runs))
+
+    _project_model_items(rep, args, trees, only, n)
 
     _print_report(rep, args)
     return 0 if all(t[3] for t in rep.targets) else 1
@@ -1127,6 +1149,184 @@ def _item8(rep: Report, big: Path, runs: int) -> None:
         rep.target(f"8: peak RSS of {key}, 1 MB module (MB)", mb, "< 300", mb < 300)
     ratio = times["diff"].median / times["check"].median
     rep.target("8: apply --diff / check, 1 MB module", ratio, "<= 2.00", ratio <= 2.0)
+
+
+# =========================================================================== issue 26
+
+ALL_HIT_FILES = 135  # item 9
+CALLER_FILES = 600  # item 10
+NO_HIT_FILES = 1000  # item 11
+JOBS_FILES, JOBS_CALLS = 200, 15  # item 12
+
+_PARSE_ALL = (
+    "import ast, pathlib, sys\n"
+    "for p in sorted(pathlib.Path(sys.argv[1]).rglob('*.py')):\n"
+    "    ast.parse(p.read_bytes())\n"
+)
+
+
+def _parse_anchor(tree: Path) -> list[str]:
+    """A process that reads and ``ast.parse``\ s every ``.py`` file of ``tree``: the anchor
+    the analysis is measured against (same interpreter start, same files)."""
+    return [sys.executable, "-c", _PARSE_ALL, str(tree)]
+
+
+def _write_no_hit(root: Path, n: int, with_main: bool) -> None:
+    """``n`` real-shaped modules none of which names the runtime function; with
+    ``with_main`` one more module, ``entry.py``, whose ``def main()`` makes a configless
+    call with no config in scope (one PPO002 whose hint looks for callers)."""
+    stamp = {"version": GENERATOR_VERSION, "kind": "no-hit", "files": n, "main": with_main}
+    if _stamp_ok(root, stamp):
+        return
+    _fresh_root(root, "no-hit")
+    rng = random.Random(f"no-hit-{n}")
+    pkgs = [f"{rng.choice(_WORDS)}_{k}" for k in range(max(1, n // 40))]
+    for k, pkg in enumerate(pkgs):
+        (root / "src" / "repo" / pkg).mkdir(parents=True)
+        (root / "src" / "repo" / pkg / "__init__.py").write_text("")
+    for i in range(n):
+        g = _Gen(random.Random(f"no-hit-{i}"))
+        pkg = pkgs[i % len(pkgs)]
+        lines = g.module(f"repo.{pkg}", [], g.size())
+        (root / "src" / "repo" / pkg / f"mod_{i}.py").write_text("\n".join(lines) + "\n")
+    if with_main:
+        (root / "src" / "repo" / "entry.py").write_text(
+            f"import ray\nfrom verl.trainer.constants_ppo import {TARGET_NAME}\n\n\n"
+            f"def main():\n    ray.init(runtime_env={TARGET_NAME}())\n\n\n"
+            'if __name__ == "__main__":\n    main()\n'
+        )
+    (root / ".bench-tree.json").write_text(json.dumps(stamp))
+
+
+def _write_many_calls(root: Path, n: int, calls: int) -> None:
+    """``n`` modules of ``calls`` functions, each with a ``config`` parameter and a
+    configless call (every call a safe PPO001)."""
+    stamp = {"version": GENERATOR_VERSION, "kind": "many-calls", "files": n, "calls": calls}
+    if _stamp_ok(root, stamp):
+        return
+    _fresh_root(root, "many-calls")
+    pkg = root / "src" / "many"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    for i in range(n):
+        body = "".join(
+            f"\n\ndef run_{i}_{k}(config, steps={k}):\n"
+            f'    """Start run {k} of module {i}."""\n'
+            f"    for _ in range(steps):\n        pass\n"
+            f"    return {TARGET_NAME}()\n"
+            for k in range(calls)
+        )
+        (pkg / f"m{i}.py").write_text(
+            f"from verl.trainer.constants_ppo import {TARGET_NAME}\n{body}"
+        )
+    (root / ".bench-tree.json").write_text(json.dumps(stamp))
+
+
+def _ratio_item(
+    rep: Report, item: str, runs: int, tree: Path, a: tuple[str, list[str], tuple[int, ...]],
+    b: tuple[str, list[str], tuple[int, ...]], target: str, bound: float, at_most: bool = True,
+) -> float:
+    """Time commands ``a`` and ``b`` (label, argv, accepted exit codes) interleaved in
+    ``tree``; record the target ``median(a) / median(b)`` against ``bound``."""
+    rep.notes.append(f"{item.split()[0]}: load average at start {_load()}")
+    rows = {"a": Row(item, a[0]), "b": Row(item, b[0])}
+    _interleaved(
+        item, runs,
+        {"a": lambda: _run(a[1], tree, a[2]), "b": lambda: _run(b[1], tree, b[2])},
+        rows,
+    )
+    rep.rows.extend(rows.values())
+    ratio = rows["a"].median / rows["b"].median
+    ok = ratio <= bound if at_most else ratio >= bound
+    rep.target(target, ratio, f"{'<=' if at_most else '>='} {bound:.2f}", ok)
+    return ratio
+
+
+def _project_model_items(rep: Report, args, trees: Path, only: set[str], n) -> None:
+    """Items 9-14 (issue 26): see the module docstring."""
+    ppo = _ppo()
+    runs = args.runs
+    if "9" in only:
+        tree = trees / "all-hit"
+        _write_tree(tree, "trainers", n(ALL_HIT_FILES), 9)
+        rep.notes.append(f"9: {tree.relative_to(REPO)} ({_count_py(tree)} .py files, "
+                         f"{_naming(tree)} name the runtime function)")
+        _ratio_item(
+            rep, "9 all-hit tree", runs, tree,
+            ("ppo-migrate check", [*ppo, "check", "--no-progress", "src"], (0, 1)),
+            ("python: read + ast.parse every file", _parse_anchor(tree / "src"), (0,)),
+            "9: check / ast.parse, all-hit tree", 3.0,
+        )
+    if "10" in only:
+        tree = trees / "caller-chain-600"
+        _write_chain(tree, n(CALLER_FILES))
+        _ratio_item(
+            rep, "10 caller phase", runs, tree,
+            ("ppo-migrate check (caller hints)", [*ppo, "check", "--no-progress", "src"], (1,)),
+            ("python: read + ast.parse every file", _parse_anchor(tree / "src"), (0,)),
+            "10: check with callers / ast.parse", 4.0,
+        )
+    if "11" in only:
+        bare, with_main = trees / "no-hit-1k", trees / "no-hit-1k-main"
+        _write_no_hit(bare, n(NO_HIT_FILES), False)
+        _write_no_hit(with_main, n(NO_HIT_FILES), True)
+        rep.notes.append(f"11: load average at start {_load()}")
+        rows = {
+            "main": Row("11 one PPO002", "ppo-migrate check (1,000 files + def main())"),
+            "bare": Row("11 one PPO002", "ppo-migrate check (the 1,000 files alone)"),
+        }
+        _interleaved(
+            "11 one PPO002", runs,
+            {
+                "main": lambda: _run([*ppo, "check", "--no-progress", "src"], with_main, (1,)),
+                "bare": lambda: _run([*ppo, "check", "--no-progress", "src"], bare, (0,)),
+            },
+            rows,
+        )
+        rep.rows.extend(rows.values())
+        ratio = rows["main"].median / rows["bare"].median
+        rep.target("11: one def main() PPO002 / no-hit tree", ratio, "<= 2.00", ratio <= 2.0)
+    if "12" in only:
+        tree = trees / "many-calls"
+        _write_many_calls(tree, n(JOBS_FILES), JOBS_CALLS)
+        capacity = _parallel_capacity()
+        rep.notes.append(f"12: parallel capacity of the machine at start {capacity:.2f} (2.0 idle)")
+        diff = [*ppo, "apply", "--diff", "--no-progress"]
+        _ratio_item(
+            rep, "12 --jobs", runs, tree,
+            ("ppo-migrate apply --diff --jobs 1", [*diff, "--jobs", "1", "src"], (1,)),
+            ("ppo-migrate apply --diff --jobs 2", [*diff, "--jobs", "2", "src"], (1,)),
+            "12: --jobs 1 / --jobs 2 (speed-up)", 1.6, at_most=False,
+        )
+    if "13" in only:
+        ruff = _ruff()
+        assert ruff is not None
+        verl = args.verl_tree
+        if verl is None:
+            wheels = _verl_tree(trees / "verl-wheels", TREES / "verl-wheels")
+            verl = wheels / "verl-0.8.0"
+        named = [("verl before PR #6976", verl)]
+        if args.recipe_tree is not None:
+            named.append(("verl-recipe", args.recipe_tree))
+        for label, tree in named:
+            rep.notes.append(f"13: {label}: {tree} ({_count_py(tree)} .py files)")
+            _ratio_item(
+                rep, f"13 {label}", runs, tree,
+                ("ppo-migrate check", [*ppo, "check", "--no-progress", "."], (0, 1)),
+                ("ruff check --no-cache --select F401 --exit-zero",
+                 [*ruff, "check", "--no-cache", "--select", "F401", "--exit-zero", "."], (0,)),
+                f"13: check / ruff F401, {label}", 3.0,
+            )
+    if "14" in only:
+        empty = trees / "empty"
+        shutil.rmtree(empty, ignore_errors=True)
+        empty.mkdir(parents=True)
+        _ratio_item(
+            rep, "14 empty folder", max(runs, 11), empty,
+            ("ppo-migrate check (empty folder)", [*ppo, "check", "."], (0,)),
+            ("python -c pass", [sys.executable, "-c", "pass"], (0,)),
+            "14: check on an empty folder / python -c pass", 2.0,
+        )
 
 
 def _load() -> str:
