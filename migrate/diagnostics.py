@@ -315,8 +315,11 @@ RULES: dict[str, Rule] = {
             "Run `ppo-migrate apply`: it passes the config in scope, "
             "get_ppo_ray_runtime_env() -> get_ppo_ray_runtime_env(config). Add "
             "`--unsafe-fixes` to also pass a config that is only possibly bound.",
+            "import ray\n"
+            "from verl.trainer.constants_ppo import get_ppo_ray_runtime_env\n\n\n"
             "def run_ppo(config):\n"
-            "    ray.init(runtime_env=get_ppo_ray_runtime_env())        # PPO001\n"
+            "    ray.init(runtime_env=get_ppo_ray_runtime_env())  # PPO001\n\n\n"
+            "def run_ppo_fixed(config):\n"
             "    ray.init(runtime_env=get_ppo_ray_runtime_env(config))  # fixed\n",
             fixable=True,
             availability=(
@@ -335,10 +338,12 @@ RULES: dict[str, Rule] = {
             "Give the enclosing function the training config (a parameter, or load it) "
             "and pass it: get_ppo_ray_runtime_env(config). Where the caller has it, "
             "`ppo-migrate apply --thread-config` threads it through.",
+            "import ray\n"
+            "from verl.trainer.constants_ppo import get_ppo_ray_runtime_env\n\n\n"
             "def init_ray(address):\n"
-            "    ray.init(address, runtime_env=get_ppo_ray_runtime_env())  # PPO002\n\n"
-            "def init_ray(address, config):\n"
-            "    ray.init(address, runtime_env=get_ppo_ray_runtime_env(config))\n",
+            "    ray.init(address, runtime_env=get_ppo_ray_runtime_env())  # PPO002\n\n\n"
+            "def init_ray_fixed(address, config):\n"
+            "    ray.init(address, runtime_env=get_ppo_ray_runtime_env(config))  # fixed\n",
             fix_safety=_SAFETY_NONE_PPO002,
         ),
         Rule(
@@ -372,10 +377,12 @@ RULES: dict[str, Rule] = {
             "so it is neither rewritten nor reported unless `check --show-shims` asks for it; "
             "it never changes the exit code.\n\n" + _WHY_PPO004,
             "Nothing to fix. Remove the shim once every deployment runs verl with PR #6976.",
-            "try:\n"
-            "    env = get_ppo_ray_runtime_env(config)\n"
-            "except TypeError:  # verl before PR #6976\n"
-            "    env = get_ppo_ray_runtime_env()  # PPO004 (shown with --show-shims)\n",
+            "from verl.trainer.constants_ppo import get_ppo_ray_runtime_env\n\n\n"
+            "def runtime_env(config):\n"
+            "    try:\n"
+            "        return get_ppo_ray_runtime_env(config)\n"
+            "    except TypeError:  # verl before PR #6976\n"
+            "        return get_ppo_ray_runtime_env()  # PPO004 (shown with --show-shims)\n",
             availability=(
                 "Fix is not available. Informational: listed only with `check --show-shims`; "
                 "never fails a run."
@@ -428,10 +435,12 @@ RULES: dict[str, Rule] = {
             "apply --use-ppo-runtime`, which imports the function from ppo_runtime (which "
             "takes a config) and passes the config in the same run. The definition itself is "
             "never edited.",
-            "# verl/verl/trainer/constants_ppo.py (a vendored copy, before PR #6976)\n"
+            "# file: verl/trainer/constants_ppo.py (a vendored copy, before PR #6976)\n"
             "def get_ppo_ray_runtime_env():\n"
-            "    ...\n\n"
-            "# recipe/main.py\n"
+            "    return {}\n\n\n"
+            "# file: recipe/main.py\n"
+            "import ray\n"
+            "from verl.trainer.constants_ppo import get_ppo_ray_runtime_env\n\n\n"
             "def run_ppo(config):\n"
             "    ray.init(runtime_env=get_ppo_ray_runtime_env())  # PPO005: left as it is\n",
             availability=(
@@ -459,10 +468,12 @@ RULES: dict[str, Rule] = {
             "Pass the config where the value is called (`factory(config)`, "
             "`functools.partial(get_ppo_ray_runtime_env, config)`), or call the function "
             "directly; then mark the reference `# noqa: PPO006`.",
+            "from verl.trainer.constants_ppo import get_ppo_ray_runtime_env\n\n\n"
             "def start(config, factory=get_ppo_ray_runtime_env):  # PPO006\n"
-            "    return factory()\n\n"
-            "make_env = get_ppo_ray_runtime_env  # an alias: followed, not reported\n"
-            "make_env()  # PPO001/PPO002 like a direct call\n",
+            "    return factory()\n\n\n"
+            "make_env = get_ppo_ray_runtime_env  # an alias: followed, not reported\n\n\n"
+            "def run(config):\n"
+            "    return make_env()  # PPO001, like a direct call\n",
             fix_safety=_SAFETY_NONE_PPO006,
         ),
         Rule(

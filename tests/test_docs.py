@@ -20,8 +20,9 @@ repository's ``fixtures/``, ``tests/data/`` and ``docs/``, with this worktree's
 - ``text``, ``toml``, ``yaml``: not run here (``toml`` and ``yaml`` blocks are run by the
   tests named next to them: docs/settings.md's by its own console block,
   tests/test_precommit_hooks.py, tests/test_action.py). Keep ``text`` blocks few.
-- Rule pages (docs/rules/): the Python examples are fragments of a module; they must
-  compile.
+- Rule pages (docs/rules/): each Python example (split into files at ``# file: PATH``
+  lines) is linted with ``ppo-migrate check``, which must report exactly the codes its
+  comments mark, on those lines.
 """
 
 from __future__ import annotations
@@ -214,12 +215,55 @@ def test_python_block(block, sandbox: Path) -> None:
         assert proc.stderr + proc.stdout == expected
 
 
+def _example_files(body: str) -> dict[str, str]:
+    """A rule example's files: ``# file: PATH`` lines start one (else ``example.py``)."""
+    files: dict[str, str] = {}
+    current = "example.py"
+    for line in body.splitlines(keepends=True):
+        m = re.match(r"# file: (\S+)", line)
+        if m:
+            current = m.group(1)
+            continue
+        files[current] = files.get(current, "") + line
+    return files
+
+
 @pytest.mark.parametrize(
     "block", [b for b in BLOCKS if b[2] == "python" and b[0].startswith("docs/rules/")], ids=_id
 )
-def test_rule_example_compiles(block) -> None:
-    compile(block[3], block[0], "exec")
-    assert re.search(r"# PPO\d{3}", block[3]), "the example marks the line the rule reports"
+def test_rule_example_is_reported_as_marked(block, tmp_path: Path) -> None:
+    """A rule page's example is linted: ``check`` reports exactly the codes its comments
+    mark (``# PPO001``), on those lines, and nothing on the lines marked ``fixed``."""
+    import json
+
+    files = _example_files(block[3])
+    (tmp_path / "pyproject.toml").write_text("[tool.ppo-migrate]\n", encoding="utf-8")
+    for name, text in files.items():
+        path = tmp_path / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+        for package in Path(name).parents:  # a vendored copy is a package
+            if package != Path(".") and not (tmp_path / package / "__init__.py").exists():
+                (tmp_path / package / "__init__.py").write_text("", encoding="utf-8")
+    proc = subprocess.run(
+        [str(BIN / "ppo-migrate"), "check", "--output-format", "json", "--show-shims",
+         "--show-notices", "--exit-zero", "."],
+        cwd=tmp_path, env=_env(), capture_output=True, text=True, timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr
+    got = sorted(
+        (Path(d["filename"]).relative_to(tmp_path).as_posix(), d["location"]["row"], d["code"])
+        for d in json.loads(proc.stdout)
+    )
+    marked = sorted(
+        (name, row, code)
+        for name, text in files.items()
+        for row, line in enumerate(text.splitlines(), 1)
+        for code in re.findall(r"# (PPO\d{3})", line)
+    )
+    assert marked, "the example marks the line the rule reports"
+    assert got == marked
+    assert any(block[0].endswith(f"/{code}.md") for _, _, code in marked)  # its own rule
 
 
 @pytest.mark.parametrize("block", [b for b in BLOCKS if b[2] == "diff"], ids=_id)
