@@ -279,3 +279,30 @@ def test_diff_block(block, sandbox: Path) -> None:
     # and apply makes exactly that change
     run = _run_shell(f"ppo-migrate apply --output-format concise {Path(old).parents[2]} >/dev/null; diff -q {old} {new}", sandbox)
     assert run.returncode == 0, run.stdout + run.stderr
+
+
+def _anchor(heading: str) -> str:
+    """GitHub's anchor of a Markdown heading: lower-case; letters, digits, ``-``, ``_`` and
+    spaces kept; spaces become ``-``."""
+    return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+
+
+def test_relative_links_and_anchors_resolve() -> None:
+    """Every relative link of README.md and docs/ names an existing file, and an anchor
+    into a Markdown page names one of its headings."""
+    broken = []
+    for page in _pages():
+        text = re.sub(r"`[^`\n]*`", "", FENCE.sub("", page.read_text(encoding="utf-8")))
+        for target in re.findall(r"\]\(([^)\s]+)\)", text):
+            if re.match(r"[a-z]+:", target):
+                continue
+            path, _, fragment = target.partition("#")
+            file = (page.parent / path).resolve() if path else page
+            if not file.exists():
+                broken.append((page.name, target))
+                continue
+            if fragment and file.suffix == ".md":
+                headings = re.findall(r"^#+ (.*)$", FENCE.sub("", file.read_text(encoding="utf-8")), re.M)
+                if fragment not in {_anchor(h) for h in headings}:
+                    broken.append((page.name, target))
+    assert broken == []
