@@ -508,17 +508,9 @@ def rule(code: str | None, show_all: bool) -> None:
     if r is None:
         console.fail(f"unknown rule code {code!r}; see `ppo-migrate rule --all`")
     assert r is not None
-    what, _, why = r.description.rpartition("\n\n")
-    if not what:  # one paragraph: it says what the rule does
-        what, why = why, what
-    click.echo(f"# {r.name} ({r.code})\n")
-    click.echo("Fix is always available.\n" if r.fixable else "Fix is not available.\n")
-    click.echo(f"## What it does\n{what}\n")
-    if why:
-        click.echo(f"## Why is this bad?\n{why}\n")
-    click.echo(f"## How to fix\n{r.fix}\n")
-    if r.example:
-        click.echo(f"## Example\n```python\n{r.example.rstrip()}\n```")
+    from ppo_migrate.rules_doc import render_page
+
+    click.echo(render_page(r, page=False), nl=False)
 
 
 def main(argv: Sequence[str] | None = None) -> None:

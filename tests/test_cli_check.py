@@ -202,7 +202,7 @@ def test_json(shared_tree: Path, outputs: dict[str, subprocess.CompletedProcess[
     assert first["end_location"] == {"row": end_line, "column": end_col}
     assert second["location"] == {"row": SERVER_POS[0], "column": SERVER_POS[1]}
     assert first["scope"] == "run_ppo" and second["scope"] == "init_ray"
-    assert first["url"].endswith("/docs/rules.md#ppo001-configless-call-with-config")
+    assert first["url"].endswith("/docs/rules/PPO001.md")
     assert second["fix"] is None
     fix = first["fix"]
     assert fix["applicability"] == "safe"
@@ -533,102 +533,59 @@ def test_rule_documentation() -> None:
 REPO = HERE.parent
 
 
-def _github_anchor(heading: str) -> str:
-    """GitHub's anchor for a Markdown heading (github-slugger), written independently of
-    ``ppo_migrate.rules_doc``: lower-case, keep letters, digits, ``-``, ``_`` and spaces,
-    spaces become ``-`` (the headings must be unique: no ``-1`` suffixes)."""
-    import re
-
-    return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
-
-
-def test_rules_doc_is_the_generators_output() -> None:
-    """Bug: JSON/SARIF linked to docs/rules.md, which did not exist."""
+def test_rules_doc_is_the_generators_output(tmp_path) -> None:
+    """Bug: JSON/SARIF linked to docs/rules.md, which did not exist. The index (stdout)
+    and every page (``--write``) are the generator's output, byte for byte."""
     generated = subprocess.run(
         [sys.executable, "-m", "ppo_migrate.rules_doc"],
         capture_output=True, check=True, cwd=REPO,
     ).stdout
     committed = (REPO / "docs" / "rules.md").read_bytes()
-    assert committed == generated, "run: python -m ppo_migrate.rules_doc > docs/rules.md"
+    assert committed == generated, "run: python -m ppo_migrate.rules_doc --write docs"
+    subprocess.run(
+        [sys.executable, "-m", "ppo_migrate.rules_doc", "--write", str(tmp_path)],
+        capture_output=True, check=True, cwd=REPO,
+    )
+    written = sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*.md"))
+    on_disk = sorted(
+        p.relative_to(REPO / "docs").as_posix() for p in (REPO / "docs" / "rules").glob("*.md")
+    )
+    assert written == ["rules.md", *on_disk]
+    assert len(on_disk) == 10
+    for name in written:
+        assert (tmp_path / name).read_bytes() == (REPO / "docs" / name).read_bytes(), name
 
 
-def test_rule_urls_point_at_real_anchors_of_docs_rules_md() -> None:
-    from ppo_migrate.diagnostics import DOCS_URL, RULES
+def test_rule_urls_point_at_the_rule_pages() -> None:
+    from ppo_migrate.diagnostics import RULE_PAGES_URL, RULES
 
-    text = (REPO / "docs" / "rules.md").read_text(encoding="utf-8")
-    headings = [line[3:] for line in text.splitlines() if line.startswith("## ")]
-    anchors = [_github_anchor(h) for h in headings]
-    assert len(set(anchors)) == len(anchors)
-    assert DOCS_URL.endswith("/docs/rules.md")
+    index = (REPO / "docs" / "rules.md").read_text(encoding="utf-8")
+    assert RULE_PAGES_URL.endswith("/docs/rules")
     for code, rule in RULES.items():
-        base, _, fragment = rule.url.partition("#")
-        assert base == DOCS_URL
-        assert fragment in anchors, (code, fragment)
-        section = text.split(f"\n## {headings[anchors.index(fragment)]}\n", 1)[1].split("\n## ")[0]
-        assert code in headings[anchors.index(fragment)]
-        for needle in ("### What it does", "### How to fix", rule.fix.split(" ")[0]):
-            assert needle in section, (code, needle)
-        if rule.example:
-            assert "### Example" in section and "### Why is this bad?" in section
-    assert RULES["PPO001"].url.endswith("#ppo001-configless-call-with-config")
+        assert rule.url == f"{RULE_PAGES_URL}/{code}.md"
+        assert f"[{code}](rules/{code}.md)" in index
+        page = (REPO / "docs" / "rules" / f"{code}.md").read_text(encoding="utf-8")
+        assert page.startswith(f"# {rule.name} ({code})\n")
+        for needle in ("## What it does", "## How to fix", "## Fix safety", rule.fix.split(" ")[0]):
+            assert needle in page, (code, needle)
 
 
-def test_list_rules() -> None:
-    r = ppo("check", "--list-rules", cwd=HERE)
-    assert r.returncode == 0
-    lines = r.stdout.splitlines()
-    codes = [x.split()[0] for x in lines]
-    assert codes[:3] == ["PPO001", "PPO002", "PPO003"]
-    assert "PPO902" in codes
-    assert lines[0].startswith("PPO001 [*] configless-call-with-config")
-    assert "[*]" not in lines[1]
-
-
-def test_show_files(tree: Path) -> None:
-    (tree / ".venv" / "lib").mkdir(parents=True)
-    (tree / ".venv" / "lib" / "x.py").write_text(SERVER, encoding="utf-8")
-    (tree / "notes.txt").write_text("get_ppo_ray_runtime_env()", encoding="utf-8")
-    r = ppo("check", "--show-files", cwd=tree)
-    assert r.returncode == 0, r.stderr
-    assert r.stdout.splitlines() == [TRAINER_PATH, "clean.py", "other.py", "server.py"]
-
-
-def test_stdin_filename(shared_tree: Path) -> None:
-    def run(args: tuple[str, ...], text: str) -> subprocess.CompletedProcess[str]:
-        return ppo("check", "-", "--stdin-filename", *args, cwd=shared_tree, stdin=text)
-
-    from concurrent.futures import ThreadPoolExecutor
-
-    jobs = [
-        (("pkg/launch.py",), TRAINER),
-        (("pkg/launch.py", "--output-format", "json"), SERVER),
-        (("ok.py",), CLEAN),
-        (("x.py",), BROKEN),
-    ]
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        concise, as_json, clean, broken = pool.map(lambda j: run(*j), jobs)
-    assert concise.returncode == 1, concise.stderr
-    line, col, _, _ = TRAINER_POS
-    assert f"pkg/launch.py:{line}:{col}: PPO001 [*] " in concise.stdout
-    (entry,) = json.loads(as_json.stdout)
-    assert entry["filename"] == str(shared_tree / "pkg" / "launch.py")
-    assert entry["code"] == "PPO002"
-    assert not (shared_tree / "pkg").exists()  # nothing written
-    assert clean.returncode == 0
-    assert broken.returncode == 1
-    assert "x.py:3:7: PPO902" in broken.stdout
-
-
-def test_stdin_filename_without_dash_reads_standard_input(shared_tree: Path) -> None:
-    """Bug: ``check --stdin-filename x.py`` without ``-`` checked the current directory."""
-    r = ppo("check", "--stdin-filename", "pkg/launch.py", cwd=shared_tree, stdin=TRAINER)
-    assert r.returncode == 1, r.stderr
-    line, col, _, _ = TRAINER_POS
-    assert r.stdout.splitlines()[0].startswith(f"pkg/launch.py:{line}:{col}: PPO001 [*] ")
-    assert "server.py" not in r.stdout and TRAINER_PATH not in r.stdout
-    assert "Found 1 error." in r.stdout
-    clean = ppo("check", "--stdin-filename", "ok.py", cwd=shared_tree, stdin=CLEAN)
-    assert clean.returncode == 0 and "All checks passed!" in clean.stdout
+def test_each_rule_page_states_when_its_fix_is_safe_unsafe_or_absent() -> None:
+    """Bug (issue 28): ``ppo-migrate rule PPO001`` said "Fix is always available" while
+    the fix is unsafe when the config is only possibly bound."""
+    docs = ppo_many([("rule", c) for c in ("PPO001", "PPO002", "PPO005")], cwd=HERE)
+    for r in docs:
+        assert r.returncode == 0, r.stderr
+        assert "always available" not in r.stdout
+    ppo001, ppo002, ppo005 = (r.stdout.split("## Fix safety\n", 1)[1] for r in docs)
+    assert "Fix is available: safe in some cases, unsafe (`--unsafe-fixes`) in others" in docs[0].stdout
+    assert ppo001.startswith("\nSafe when the name passed is certainly bound at the call")
+    assert "Unsafe when the name is only possibly bound (assigned on one branch of an `if`" in ppo001
+    assert "`ppo-migrate apply --unsafe-fixes`" in ppo001
+    assert "Never absent for a PPO001" in ppo001
+    assert ppo002.startswith("\nNo fix, neither safe nor unsafe")
+    assert ppo005.startswith("\nNo fix: a notice that never fails a run")
+    assert "Fix is not available. Informational: never fails a run" in docs[2].stdout
 
 
 def test_each_rule_says_its_own_why_and_which_setups_fail_or_slow_down() -> None:
@@ -638,7 +595,7 @@ def test_each_rule_says_its_own_why_and_which_setups_fail_or_slow_down() -> None
     whys = []
     for r in docs:
         assert r.returncode == 0, r.stderr
-        whys.append(r.stdout.split("## Why is this bad?\n", 1)[1].split("\n## ", 1)[0])
+        whys.append(r.stdout.split("## Why is this bad?\n\n", 1)[1].split("\n## ", 1)[0])
     assert len(set(whys)) == 4  # no two rules share their "why"
     assert not any("silently lose" in w for w in whys)
     ppo001, ppo002, ppo003, ppo004 = whys

@@ -81,11 +81,17 @@ def test_migrated_tree_only_keeps_the_entry_points() -> None:
 
 
 def _readme_examples() -> dict[str, str]:
-    """The README's ``console`` blocks: command (after ``$ ``) -> the output shown."""
+    """The ``console`` blocks of README.md and docs/apply.md, docs/check.md: each command
+    (after ``$ ``) -> the output shown up to the next command."""
     import re
 
-    text = (FIXTURES.parent / "README.md").read_text(encoding="utf-8")
-    return dict(re.findall(r"```console\n\$ (.*?)\n(.*?)```", text, re.S))
+    found = {}
+    for name in ("README.md", "docs/apply.md", "docs/check.md"):
+        text = (FIXTURES.parent / name).read_text(encoding="utf-8")
+        for block in re.findall(r"```console\n(.*?)```", text, re.S):
+            for command, output in re.findall(r"^\$ (.*?)\n(.*?)(?=^\$ |\Z)", block, re.S | re.M):
+                found[command] = output
+    return found
 
 
 def _written_in_path_order(stdout: str) -> str:
@@ -102,22 +108,26 @@ def test_readme_apply_example_is_the_real_output(tmp_path: Path) -> None:
     """Bug: the README's ``apply src/`` output was not what the tool prints (the PPO002 hint
     about callers was missing); run it on a copy of fixtures/legacy named src/."""
     shutil.copytree(FIXTURES / "legacy", tmp_path / "src")
-    proc = run_cli("apply", "src/", cwd=tmp_path)
+    proc = run_cli("apply", "--output-format", "concise", "src/", cwd=tmp_path)
     assert proc.returncode == 1, proc.stderr
-    assert _readme_examples()["ppo-migrate apply src/"] == _written_in_path_order(proc.stdout)
-    check_cmd = next(c for c in _readme_examples() if c.startswith("ppo-migrate check "))
+    shown = _readme_examples()["ppo-migrate apply --output-format concise src/"]
+    assert shown == _written_in_path_order(proc.stdout)
+    check_cmd = next(c for c in _readme_examples() if c.startswith("ppo-migrate check --output-format concise fixtures/legacy/verl/trainer/main_ppo.py "))
     check = run_cli(*check_cmd.split()[1:], cwd=FIXTURES.parent)
     assert _readme_examples()[check_cmd] == check.stdout
 
 
 def test_readme_documents_thread_config_with_diff_and_links_the_rules() -> None:
-    text = (FIXTURES.parent / "README.md").read_text(encoding="utf-8")
-    assert "`--thread-config --diff` previews the whole multi-file change as one unified\n  diff" in text
-    assert "[docs/rules.md](docs/rules.md)" in text
+    docs = FIXTURES.parent / "docs"
+    threading = (docs / "threading.md").read_text(encoding="utf-8")
+    assert "`--thread-config --diff` previews the whole multi-file change as one unified\ndiff" in threading
+    assert "[docs/rules.md](docs/rules.md)" in (FIXTURES.parent / "README.md").read_text(encoding="utf-8")
+    check = (docs / "check.md").read_text(encoding="utf-8")
     from ppo_migrate.diagnostics import RULES
 
-    for code, rule in RULES.items():  # the rules table links each rule's section
-        assert f"[{code}](docs/rules.md#{rule.url.partition('#')[2]})" in text
+    for code, rule in RULES.items():  # the rules table links each rule's page
+        assert f"[{code}](rules/{code}.md)" in check
+        assert rule.url.endswith(f"/docs/rules/{code}.md")
     proc = run_cli("apply", "--diff", "--thread-config", "fixtures/legacy", cwd=FIXTURES.parent)
     assert proc.returncode == 1, proc.stderr  # a preview now (tests/test_preview.py), not an error
     assert "+++ b/fixtures/legacy/verl/trainer/main_ppo.py" in proc.stdout

@@ -197,12 +197,12 @@ def test_hooks_file_declares_serial_hooks() -> None:
 def test_readme_snippet_works_as_written(
     hook_repo: Path, pre_commit_home: Path, tmp_path: Path
 ) -> None:
-    """Bug: the README said ``rev: v0.1.0``, a tag the repository does not have, so
+    """Bug: the README (now docs/ci.md) said ``rev: v0.1.0``, a tag the repository does not have, so
     ``pre-commit`` failed at checkout. The snippet is run as written, with only the URL
     pointed at a local copy of this repository (whose default branch is ``main``)."""
     import re
 
-    text = (PROJECT / "README.md").read_text(encoding="utf-8")
+    text = (PROJECT / "docs" / "ci.md").read_text(encoding="utf-8")
     (snippet,) = [b for b in re.findall(r"```yaml\n(.*?)```", text, re.S) if "rev:" in b]
     url = "https://github.com/ppo-migrate/ppo-migrate"
     assert url in snippet

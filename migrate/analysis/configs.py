@@ -23,7 +23,7 @@ answer: **certain** → a safe fix (``apply`` makes it), **possible** → an uns
 fix (``apply --unsafe-fixes`` only), **unbound** → no candidate. A certain
 candidate is preferred to a possible one found earlier in the order.
 
-**Evidence against a training config** (the table in ``docs/rules.md``, PPO001)
+**Evidence against a training config** (the table in ``docs/rules/PPO001.md``)
 makes a name no candidate at all when any binding of it in the scope it
 resolves to has it:
 

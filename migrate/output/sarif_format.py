@@ -113,6 +113,8 @@ def _rule(rule: Rule) -> dict[str, Any]:
     if why:
         markdown += f"*Why it matters:* {why}\n\n"
     markdown += f"*How to fix:* {rule.fix}\n"
+    if rule.fix_safety:
+        markdown += f"\n*Fix safety:* {rule.fix_safety}\n"
     if rule.example:
         markdown += f"\n```python\n{rule.example.rstrip()}\n```\n"
     return {
@@ -120,7 +122,10 @@ def _rule(rule: Rule) -> dict[str, Any]:
         "name": rule.name,
         "shortDescription": {"text": rule.summary},
         "fullDescription": {"text": rule.description},
-        "help": {"text": f"{rule.description}\n\nHow to fix: {rule.fix}", "markdown": markdown},
+        "help": {
+            "text": f"{rule.description}\n\nHow to fix: {rule.fix}\n\nFix safety: {rule.fix_safety}",
+            "markdown": markdown,
+        },
         "helpUri": rule.url,
         "defaultConfiguration": {"level": _level(rule.code)},
         "properties": {"fixable": rule.fixable, "tags": ["ppo-migrate"]},

@@ -176,6 +176,9 @@ def test_rules_carry_documentation(tmp_path: Path) -> None:
     assert by_id["PPO002"]["shortDescription"]["text"] == RULES["PPO002"].summary
     assert "CUDA_DEVICE_MAX_CONNECTIONS" in by_id["PPO002"]["fullDescription"]["text"]
     assert "```python" in by_id["PPO001"]["help"]["markdown"]
+    # the rule's fix safety (issue 28): when the fix is safe, unsafe or absent
+    assert "*Fix safety:* Safe when the name passed is certainly bound" in by_id["PPO001"]["help"]["markdown"]
+    assert "Fix safety: Safe when the name passed is certainly bound" in by_id["PPO001"]["help"]["text"]
     assert by_id["PPO001"]["helpUri"] == RULES["PPO001"].url
 
 
