@@ -291,7 +291,7 @@ def test_unknown_override_is_a_type_error(proj: Path) -> None:
     [
         (
             {"output_format": "xml"},
-            "command line: --output-format: expected one of concise, json, github, "
+            "command line: --output-format: expected one of full, concise, json, github, "
             "sarif, junit, got 'xml'",
         ),
         ({"keyword": "yes"}, "command line: --keyword: expected a bool, got string"),
@@ -381,7 +381,7 @@ def test_error_message_example_from_spec(proj: Path) -> None:
         ('keyword = "true"', "keyword: expected a bool, got string"),
         ("respect-gitignore = 1", "respect-gitignore: expected a bool, got int"),
         ("force-exclude = []", "force-exclude: expected a bool, got list"),
-        ('output-format = "text"', "output-format: expected one of concise, json, github"),
+        ('output-format = "text"', "output-format: expected one of full, concise, json, github"),
         ("output-format = 2", "output-format: expected a string, got int"),
         ('select = ["PPO-1"]', "select: 'PPO-1' is not a rule code or prefix"),
         ('ignore = ["E501x"]', "ignore: 'E501x' is not a rule code or prefix"),

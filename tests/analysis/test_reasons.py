@@ -210,3 +210,29 @@ def test_the_finder_keeps_what_it_rejected() -> None:
     )
     assert analysis.config_at(call) is None
     assert [(w.expression, w.state, w.name) for w in analysis.configs.rejected] == [("cfg", "against", "cfg")]
+
+
+def test_a_caller_in_another_file_gives_a_caller_passes_reason() -> None:
+    """:func:`with_verdicts` makes the fix unsafe and keeps the caller's place structured
+    (:class:`CallerVerdict`: still the text the message quotes)."""
+    import pickle
+
+    from ppo_migrate.analysis.cross_file import CallerVerdict, with_verdicts
+    from ppo_migrate.diagnostics import CallerOrigin, Diagnostic, Edit, Fix
+
+    origin = CallerOrigin("pkg/launch.py", "launch", 0, "config")
+    verdict = CallerVerdict("pkg/main.py", 3, "passes `{'num_gpus': 8}`, which may not be a training config")
+    assert verdict == "pkg/main.py:3 passes `{'num_gpus': 8}`, which may not be a training config"
+    assert pickle.loads(pickle.dumps(verdict)).line == 3
+    d = Diagnostic(
+        "pkg/launch.py", 5, 12, 5, 37, "PPO001", "... pass `config`",
+        fix=Fix("Pass `config`", (Edit("config", 5, 36, 5, 36),), origins=(origin,)),
+    )
+    (judged,) = with_verdicts([d], {origin: verdict})
+    assert judged.fix is not None and judged.fix.applicability == "unsafe"
+    assert judged.reason == Reason(
+        "caller-passes",
+        "`config` comes from a parameter that a caller in another file fills with something "
+        "else than a training config",
+        (Related("pkg/main.py", 3, 1, "passes `{'num_gpus': 8}`, which may not be a training config"),),
+    )
