@@ -149,7 +149,7 @@ def test_with_unsafe_fixes_on_every_report_counts_them_as_fixable(tmp_path: Path
     --unsafe-fixes", and --statistics / --show-fixes counted an unsafe fix as fixable
     without it."""
     root = _tree(tmp_path / "t")
-    on = run_cli("check", "--no-progress", "--unsafe-fixes", ".", cwd=root)
+    on = run_cli("check", "--no-progress", "--unsafe-fixes", "--output-format", "concise", ".", cwd=root)
     assert on.stdout.splitlines()[-2:] == [
         "Found 2 errors.",
         "[*] 2 fixable with `ppo-migrate apply --unsafe-fixes`.",
