@@ -56,12 +56,24 @@ class SourceLines:
         return self._lines[path]
 
 
+#: Files larger than this get no frame (the analysis does not parse them either: PPO902).
+_MAX_BYTES = 1 << 20
+
+
 def _read_lines(path: str) -> list[str] | None:
+    """A regular file's lines; ``None`` for anything else (a FIFO would block the read, a
+    device never end), a file too large, unreadable or undecodable."""
     if path in ("-", ""):
         return None
+    import os
+    import stat
+
     from ppo_migrate.files import decode_source
 
     try:
+        st = os.stat(path)
+        if not stat.S_ISREG(st.st_mode) or st.st_size > _MAX_BYTES:
+            return None
         data = Path(path).read_bytes()
         return decode_source(data)[0].splitlines()
     except (OSError, ValueError, UnicodeDecodeError, SyntaxError):

@@ -117,3 +117,16 @@ def test_concise_adds_the_short_reason() -> None:
         "(`config` is only possibly bound at the call (a.py:4))",
         "a.py:5:12: PPO001 [*] `get_ppo_ray_runtime_env()` called without the config in scope; pass `config`",
     ]
+
+
+def test_a_fifo_or_a_directory_gets_no_frame_and_no_read(tmp_path: Path) -> None:
+    """A finding on a named pipe (PPO901) must not block the output reading it."""
+    import os
+
+    fifo = tmp_path / "pipe.py"
+    os.mkfifo(fifo)
+    assert SourceLines().of(str(fifo)) is None  # returns at once: never opened
+    assert SourceLines().of(str(tmp_path)) is None
+    big = tmp_path / "big.py"
+    big.write_text("x = 1\n" * 200_000)
+    assert SourceLines().of(str(big)) is None
