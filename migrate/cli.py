@@ -416,7 +416,7 @@ def apply(
 
             texts = SourceLines()  # the files as they are now: each read once, here
 
-            def render(d, unsafe):  # noqa: F811 - full's block, a blank line after it
+            def render(d, unsafe):
                 return block(d, texts.of(d.path), unsafe) + "\n"
 
         for d in listed(diagnostics, show_notices=settings.show_notices):

@@ -23,7 +23,12 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING
 
-from ppo_migrate.analysis.module import ParsedModule, SourceProblem, parse, syntax_problem
+from ppo_migrate.analysis.module import (
+    ParsedModule,
+    SourceProblem,
+    parse,
+    syntax_problem,
+)
 from ppo_migrate.constants import CONFIG_PARAMETER
 from ppo_migrate.diagnostics import (
     Diagnostic,

@@ -4,7 +4,6 @@ gives an unsafe PPO001 fix and a PPO002 that rejected candidates, asserted word 
 from __future__ import annotations
 
 import pytest
-
 from ppo_migrate.analysis.check import analyse
 from ppo_migrate.diagnostics import Reason, Related
 from ppo_migrate.settings import Settings

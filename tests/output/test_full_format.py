@@ -113,8 +113,10 @@ def test_concise_adds_the_short_reason() -> None:
     out = io.StringIO()
     emit("concise", [UNSAFE, SAFE], out, root=Path("."))
     assert out.getvalue().splitlines()[:2] == [
-        "a.py:5:12: PPO001 `get_ppo_ray_runtime_env()` called without the config in scope; pass `config` "
-        "(`config` is only possibly bound at the call (a.py:4))",
+        (
+            "a.py:5:12: PPO001 `get_ppo_ray_runtime_env()` called without the config in scope; "
+            "pass `config` (`config` is only possibly bound at the call (a.py:4))"
+        ),
         "a.py:5:12: PPO001 [*] `get_ppo_ray_runtime_env()` called without the config in scope; pass `config`",
     ]
 
