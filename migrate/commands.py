@@ -247,6 +247,7 @@ def report_check(settings, diagnostics, fixed_per_file, options: CheckOptions, s
     (on stdout in the text formats, else on stderr, so stdout holds the document).
     ``sources``: display path -> text the run holds (standard input's), for ``full``'s frames.
     """
+    from ppo_migrate.diagnostics import NOTICE_CODES
     from ppo_migrate.output import TEXT_FORMATS, emit
     from ppo_migrate.output.summary import write_fixes, write_statistics
 
@@ -269,7 +270,11 @@ def report_check(settings, diagnostics, fixed_per_file, options: CheckOptions, s
 
         def fixes_block() -> None:  # ruff's place: after the findings, before the summary
             if any(n for _, n in fixed_per_file):
-                sys.stdout.write("\n")
+                listed = any(
+                    not (d.code in NOTICE_CODES and not settings.show_notices) for d in diagnostics
+                )
+                if fmt == "concise" or not listed:  # full's blocks end in a blank line
+                    sys.stdout.write("\n")
                 write_fixes(fixed_per_file, sys.stdout, applied=fix)
 
         emit_text(
