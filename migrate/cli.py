@@ -86,9 +86,9 @@ def _common_options(func: Callable) -> Callable:
         ),
         click.option(
             "--output-format",
-            type=click.Choice(["concise", "json", "github", "sarif", "junit"]),
+            type=click.Choice(["full", "concise", "json", "github", "sarif", "junit"]),
             default=None,
-            help="Output format (default: concise, or output-format in pyproject.toml).",
+            help="Output format (default: full, or output-format in pyproject.toml).",
         ),
         click.option(
             "--jobs",
@@ -257,8 +257,8 @@ def check(
     if fix and paths == ("-",):
         raise click.UsageError("--fix rewrites files; for standard input use `ppo-migrate apply -`")
     settings = _load(paths, opts)
-    if statistics and settings.output_format not in ("concise", "json"):
-        raise click.UsageError("--statistics prints text (concise) or json")
+    if statistics and settings.output_format not in ("full", "concise", "json"):
+        raise click.UsageError("--statistics prints text (full, concise) or json")
     if show_shims:
         settings = settings.replace(show_shims=True)
     if unsafe_fixes is not None:
@@ -338,7 +338,7 @@ def apply(
     if unsafe_fixes is not None:
         settings = settings.replace(unsafe_fixes=unsafe_fixes)
     mode = Mode.DIFF if diff else Mode.APPLY
-    concise = settings.output_format == "concise"
+    concise = settings.output_format in ("full", "concise")  # text: findings, then a summary
     diff_to_stderr = not concise  # stdout holds the JSON/SARIF/... document alone
     # with --diff in concise format stdout holds the patch alone (`apply --diff > fix.patch`):
     # the findings and the summary go to stderr
@@ -410,9 +410,18 @@ def apply(
     if concise:
         from ppo_migrate.output.concise_format import format_line, listed
 
+        render = format_line
+        if settings.output_format == "full":
+            from ppo_migrate.output.full_format import SourceLines, block
+
+            texts = SourceLines()  # the files as they are now: each read once, here
+
+            def render(d, unsafe):
+                return block(d, texts.of(d.path), unsafe) + "\n"
+
         for d in listed(diagnostics, show_notices=settings.show_notices):
-            click.echo(format_line(d, settings.unsafe_fixes), err=report_to_stderr)
-    elif paths != ("-",) or settings.output_format != "concise":
+            click.echo(render(d, settings.unsafe_fixes), err=report_to_stderr)
+    elif paths != ("-",) or settings.output_format not in ("full", "concise"):
         emit(settings.output_format, diagnostics, sys.stdout, root=commands.project_root(settings))
     verb = "Would rewrite" if diff else "Rewrote"
     remaining = sum(1 for d in diagnostics if d.code not in NOTICE_CODES)
@@ -428,7 +437,13 @@ def apply(
         f"finding{'s' if remaining != 1 else ''} remain{'s' if remaining == 1 else ''}."
     )
     click.echo(summary, err=report_to_stderr or paths == ("-",))
-    if settings.output_format == "concise":  # standard input too: notices are always summed up
+    unsafe = sum(
+        1 for d in diagnostics
+        if not d.informational and d.fixable and not d.applicable(settings.unsafe_fixes)
+    )
+    if unsafe and settings.output_format in ("full", "concise"):  # as check says it (ruff's words)
+        click.echo(f"{unsafe} more fixable with --unsafe-fixes.", err=report_to_stderr or paths == ("-",))
+    if settings.output_format in ("full", "concise"):  # standard input too: notices are always summed up
         from ppo_migrate.output.concise_format import notice_summary
 
         for line in notice_summary(diagnostics):

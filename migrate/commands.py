@@ -154,13 +154,24 @@ def project_root(settings):
     return Path(settings.project_root) if settings.project_root else Path.cwd()
 
 
-def stdin(settings, name: str | None, mode):
-    """The outcome of standard input's bytes analysed as the file ``name`` (``-``)."""
+def stdin(settings, name: str | None, mode, keep: dict[str, str] | None = None):
+    """The outcome of standard input's bytes analysed as the file ``name`` (``-``).
+
+    ``keep``: when given, the decoded text is stored there under the display name (the
+    ``full`` format's frames come from it: the file named by ``--stdin-filename`` on disk
+    may differ, and standard input cannot be read twice)."""
     from ppo_migrate.runner import process_data
 
     if sys.stdin is None:  # started without one (``<&-``)
         console.fail("cannot read standard input: it is closed")
     data = sys.stdin.buffer.read()
+    if keep is not None:
+        from ppo_migrate.files import decode_source
+
+        try:
+            keep[name or "-"] = decode_source(data)[0]
+        except (ValueError, UnicodeDecodeError, SyntaxError):
+            pass  # reported by the analysis (PPO901); no frame
     return process_data(name or "-", data, settings, mode)
 
 
@@ -185,8 +196,9 @@ def check(paths: tuple[str, ...], settings, options: CheckOptions) -> None:
 
     mode = Mode.ADD_NOQA if options.add_noqa else Mode.APPLY if options.fix else Mode.CHECK
     fixed_per_file: list[tuple[str, int]] = []
+    sources: dict[str, str] = {}
     if paths == ("-",):
-        outcomes = [stdin(settings, options.stdin_filename, Mode.CHECK)]
+        outcomes = [stdin(settings, options.stdin_filename, Mode.CHECK, sources)]
         diagnostics = [d for o in outcomes for d in o.diagnostics]
         errors = [o.internal_error for o in outcomes if o.internal_error]
     else:
@@ -218,7 +230,7 @@ def check(paths: tuple[str, ...], settings, options: CheckOptions) -> None:
             )
             if not options.silent:
                 console.say(f"Added {added} noqa directive{'s' if added != 1 else ''}{note}.")
-    report_check(settings, diagnostics, fixed_per_file, options)
+    report_check(settings, diagnostics, fixed_per_file, options, sources)
     for e in errors:
         console.say(f"ppo-migrate: {e}")
     if errors:
@@ -227,15 +239,16 @@ def check(paths: tuple[str, ...], settings, options: CheckOptions) -> None:
         sys.exit(console.EXIT_FINDINGS)
 
 
-def report_check(settings, diagnostics, fixed_per_file, options: CheckOptions) -> None:
+def report_check(settings, diagnostics, fixed_per_file, options: CheckOptions, sources=None) -> None:
     """Print what ``check`` found, as ruff's ``check`` does with the same options.
 
     ``-s`` prints nothing; ``--statistics`` replaces the findings by their counts per
     rule; ``-q`` leaves out the summary lines; ``--show-fixes`` lists the fixes per file
-    (on stdout in the concise format, else on stderr, so stdout holds the document).
+    (on stdout in the text formats, else on stderr, so stdout holds the document).
+    ``sources``: display path -> text the run holds (standard input's), for ``full``'s frames.
     """
-    from ppo_migrate.output import emit
-    from ppo_migrate.output.concise_format import emit as emit_concise
+    from ppo_migrate.diagnostics import NOTICE_CODES
+    from ppo_migrate.output import TEXT_FORMATS, emit
     from ppo_migrate.output.summary import write_fixes, write_statistics
 
     if options.silent:
@@ -246,14 +259,25 @@ def report_check(settings, diagnostics, fixed_per_file, options: CheckOptions) -
         return
     fix = options.fix
     fixed = sum(n for _, n in fixed_per_file) if fix else None
-    if fmt == "concise":
+    if fmt in TEXT_FORMATS:
+        extra = {}
+        if fmt == "full":
+            from ppo_migrate.output.full_format import emit as emit_text
+
+            extra = {"sources": sources}
+        else:
+            from ppo_migrate.output.concise_format import emit as emit_text
 
         def fixes_block() -> None:  # ruff's place: after the findings, before the summary
             if any(n for _, n in fixed_per_file):
-                sys.stdout.write("\n")
+                listed = any(
+                    not (d.code in NOTICE_CODES and not settings.show_notices) for d in diagnostics
+                )
+                if fmt == "concise" or not listed:  # full's blocks end in a blank line
+                    sys.stdout.write("\n")
                 write_fixes(fixed_per_file, sys.stdout, applied=fix)
 
-        emit_concise(
+        emit_text(
             diagnostics,
             sys.stdout,
             root=project_root(settings),
@@ -262,6 +286,7 @@ def report_check(settings, diagnostics, fixed_per_file, options: CheckOptions) -
             summary=not options.quiet,
             unsafe_fixes=settings.unsafe_fixes,
             before_summary=fixes_block if options.show_fixes else None,
+            **extra,
         )
         return
     if options.show_fixes:

@@ -766,7 +766,7 @@ def _apply_target_patches(outcomes: list[FileOutcome], files: Sequence[str], set
         d.fix is not None and d.fix.applicability == "safe" for o in outcomes for d in o.diagnostics
     ):
         return
-    from ppo_migrate.analysis.patches import patched_at, target_patches
+    from ppo_migrate.analysis.patches import patch_reason, patched_at, target_patches
 
     patches = target_patches([o.path for o in outcomes], files, settings)
     if not patches:
@@ -775,10 +775,12 @@ def _apply_target_patches(outcomes: list[FileOutcome], files: Sequence[str], set
         reason = patched_at(patches, outcome.path)
         if reason is None:
             continue
+        why = patch_reason(patches, outcome.path)
         outcomes[i] = outcome._replace(diagnostics=tuple(
             d._replace(
                 message=f"{d.message} (unsafe fix: {reason})",
                 fix=d.fix._replace(applicability="unsafe", origins=()),
+                reason=why,
             )
             if d.code == "PPO001" and d.fix is not None and d.fix.applicability == "safe"
             else d

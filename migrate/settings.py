@@ -14,7 +14,7 @@ files without ``[tool.ruff]``). Keys are kebab-case::
     extend-exclude = ["fixtures"]
     respect-gitignore = true
     force-exclude = false
-    output-format = "concise"    # concise | json | github | sarif | junit
+    output-format = "full"       # full | concise | json | github | sarif | junit
     verl-version = "0.8.0"       # the verl the project runs (target version); see PPO005
     select = ["PPO"]             # rule-code prefixes; empty = every rule
     ignore = ["PPO002"]
@@ -81,7 +81,7 @@ DEFAULT_EXCLUDES: tuple[str, ...] = (
     "site-packages",
     "venv",
 )
-OUTPUT_FORMATS: tuple[str, ...] = ("concise", "json", "github", "sarif", "junit")
+OUTPUT_FORMATS: tuple[str, ...] = ("full", "concise", "json", "github", "sarif", "junit")
 
 TABLE = "tool.ppo-migrate"
 _RULE_CODE = re.compile(r"[A-Z]+[0-9]*\Z")
@@ -152,7 +152,7 @@ class Settings:
         "extend_exclude": (),
         "respect_gitignore": True,
         "force_exclude": False,
-        "output_format": "concise",
+        "output_format": "full",
         "select": (),
         "ignore": (),
         "project_root": None,

@@ -100,7 +100,7 @@ def test_check_decides_each_call_by_its_definition_in_effect() -> None:
 
 
 def test_concise_lists_notices_only_when_asked_and_always_sums_them_up() -> None:
-    plain = run_cli("check", "vendored", "pinned_range", cwd=LEGACY)
+    plain = run_cli("check", "--output-format", "concise", "vendored", "pinned_range", cwd=LEGACY)
     assert plain.returncode == 0, plain.stdout + plain.stderr  # notices never fail the run
     assert plain.stdout.splitlines() == [
         "All checks passed!",
@@ -111,7 +111,7 @@ def test_concise_lists_notices_only_when_asked_and_always_sums_them_up() -> None
         "`get_ppo_ray_runtime_env()` without a config parameter (pre verl PR #6976); update that "
         "copy, or run with --use-ppo-runtime",
     ]
-    shown = run_cli("check", "vendored", "--show-notices", cwd=LEGACY)
+    shown = run_cli("check", "--output-format", "concise", "vendored", "--show-notices", cwd=LEGACY)
     assert shown.returncode == 0
     assert shown.stdout.splitlines()[:2] == [
         f"vendored/recipe/main_grpo.py:5:28: PPO005 {PPO005_VENDORED}",
@@ -120,7 +120,7 @@ def test_concise_lists_notices_only_when_asked_and_always_sums_them_up() -> None
     sarif = json.loads(run_cli("check", "vendored", "--output-format", "sarif", cwd=LEGACY).stdout)
     levels = {r["ruleId"]: r["level"] for r in sarif["runs"][0]["results"]}
     assert levels == {"PPO005": "note"}
-    ignored = run_cli("check", "vendored", "--ignore", "PPO005", cwd=LEGACY)
+    ignored = run_cli("check", "--output-format", "concise", "vendored", "--ignore", "PPO005", cwd=LEGACY)
     assert ignored.stdout.splitlines() == ["All checks passed!"]
 
 

@@ -55,7 +55,10 @@ def test_fixture_hints_as_related_locations_in_json() -> None:
 
 
 def test_show_shims_lists_both_shim_forms() -> None:
-    proc = run_cli("check", "--show-shims", "svc/compat.py", cwd=FIXTURES / "threading" / "legacy")
+    proc = run_cli(
+        "check", "--show-shims", "--output-format", "concise", "svc/compat.py",
+        cwd=FIXTURES / "threading" / "legacy",
+    )
     assert proc.returncode == 0, proc.stdout
     found = [line.split(": ")[0] + " " + line.split(": ")[1].split()[0] for line in proc.stdout.splitlines() if "PPO004" in line]
     assert found == ["svc/compat.py:11:12 PPO004", "svc/compat.py:18:16 PPO004"]
@@ -225,7 +228,7 @@ def test_thread_config_with_diff_previews_and_only_stdin_is_a_usage_error(tmp_pa
 
 def _thread(root: Path, *paths: str):
     """apply --thread-config; every file parses and a second run changes nothing."""
-    proc = run_cli("apply", "--thread-config", *(paths or (".",)), cwd=root)
+    proc = run_cli("apply", "--thread-config", "--output-format", "concise", *(paths or (".",)), cwd=root)
     after = _tree(root)
     for text in after.values():
         ast.parse(text)

@@ -161,7 +161,7 @@ def test_concise_diff_prints_only_the_patch_on_stdout(tmp_path: Path) -> None:
     (src / "b.py").write_bytes(_module(b"\r\n", False))
     (src / "server.py").write_bytes(IMP + b"def init_ray(address):\n    return " + CALL + b"\n")
     before = {p.name: p.read_bytes() for p in src.iterdir()}
-    proc = subprocess.run([*ppo_migrate_exe(), "apply", "--diff", "src"], cwd=tmp_path / "repo",
+    proc = subprocess.run([*ppo_migrate_exe(), "apply", "--diff", "--output-format", "concise", "src"], cwd=tmp_path / "repo",
                           capture_output=True, check=False)
     assert proc.returncode == 1, proc.stderr
     assert proc.stdout.startswith(b"--- a/src/a.py\n+++ b/src/a.py\n")
@@ -243,7 +243,7 @@ def test_use_ppo_runtime_notice_says_the_name_is_taken_instead_of_advising_the_f
     (tmp_path / "free.py").write_text(taken.replace("ppo_runtime = 'mine'\n    return ppo_runtime", "return 1"))
     said = "`ppo_runtime` is bound to something else in this module, so the import cannot be moved"
 
-    proc = run_cli("apply", "--use-ppo-runtime", "--show-notices", ".", cwd=tmp_path)
+    proc = run_cli("apply", "--use-ppo-runtime", "--show-notices", "--output-format", "concise", ".", cwd=tmp_path)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert (tmp_path / "taken.py").read_text() == taken  # left alone
     assert "import ppo_runtime" in (tmp_path / "free.py").read_text()  # moved and rewritten

@@ -31,7 +31,7 @@ def tree(tmp_path: Path) -> Path:
 
 
 def test_check_fix_applies_the_safe_fixes_and_reports_what_remains(tree: Path) -> None:
-    proc = run_cli("check", "--fix", ".", cwd=tree)
+    proc = run_cli("check", "--fix", "--output-format", "concise", ".", cwd=tree)
     assert proc.returncode == 1, proc.stderr  # the PPO002 remains
     assert proc.stdout.splitlines() == [PPO002_LINE, "Found 4 errors (3 fixed, 1 remaining)."]
     assert (tree / "a.py").read_text() == TWO_FIXABLE.replace(
@@ -54,7 +54,7 @@ def test_show_fixes_lists_per_file_with_and_without_fix(tree: Path) -> None:
     js = run_cli("check", "--show-fixes", "--output-format", "json", ".", cwd=tree)
     assert len(json.loads(js.stdout)) == 4  # stdout: the document; the block on stderr
     assert js.stderr == "Would fix 3 errors:\n" + block
-    preview = run_cli("check", "--show-fixes", ".", cwd=tree)
+    preview = run_cli("check", "--show-fixes", "--output-format", "concise", ".", cwd=tree)
     assert preview.returncode == 1
     lines = preview.stdout.splitlines()
     assert [line.split(": ")[1][:6] for line in lines[:4]] == ["PPO001"] * 3 + ["PPO002"]
@@ -62,7 +62,7 @@ def test_show_fixes_lists_per_file_with_and_without_fix(tree: Path) -> None:
         "\nWould fix 3 errors:\n" + block + "Found 4 errors.\n[*] 3 fixable with `ppo-migrate apply`.\n"
     )
     assert (tree / "a.py").read_text() == TWO_FIXABLE  # nothing written
-    fixed = run_cli("check", "--fix", "--show-fixes", ".", cwd=tree)
+    fixed = run_cli("check", "--fix", "--show-fixes", "--output-format", "concise", ".", cwd=tree)
     assert fixed.stdout == (
         PPO002_LINE + "\n\nFixed 3 errors:\n" + block + "Found 4 errors (3 fixed, 1 remaining).\n"
     )
@@ -85,12 +85,12 @@ def test_statistics_counts_per_rule_code(tree: Path) -> None:
         {"code": "PPO001", "name": "configless-call-with-config", "count": 3, "fixable": True},
         {"code": "PPO002", "name": "configless-call-without-config", "count": 1, "fixable": False},
     ]
-    assert sarif.returncode == 2 and "--statistics prints text (concise) or json" in sarif.stderr
+    assert sarif.returncode == 2 and "--statistics prints text (full, concise) or json" in sarif.stderr
 
 
 def test_quiet_prints_findings_only_and_silent_prints_nothing(tree: Path) -> None:
     loud, quiet, q, silent, s = (
-        run_cli("check", *flag, ".", cwd=tree)
+        run_cli("check", "--output-format", "concise", *flag, ".", cwd=tree)
         for flag in ((), ("--quiet",), ("-q",), ("--silent",), ("-s",))
     )
     assert loud.stdout.splitlines()[-2:] == [

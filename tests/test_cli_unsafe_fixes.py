@@ -27,17 +27,66 @@ def _tree(root: Path, pyproject: str | None = None) -> Path:
 
 def test_check_counts_unsafe_fixes_apart(tmp_path: Path) -> None:
     root = _tree(tmp_path / "t")
-    proc = run_cli("check", "--no-progress", ".", cwd=root)
+    proc = run_cli("check", "--no-progress", "--output-format", "concise", ".", cwd=root)
     assert proc.returncode == 1
     assert proc.stdout.splitlines() == [
         "safe.py:3:12: PPO001 [*] `get_ppo_ray_runtime_env()` called without the config in scope; "
         "pass `config`",
         "unsafe.py:5:12: PPO001 `get_ppo_ray_runtime_env()` called without the config in scope; "
-        "pass `config`",
+        "pass `config` (`config` is only possibly bound at the call (unsafe.py:4))",
         "Found 2 errors.",
         "[*] 1 fixable with `ppo-migrate apply`.",
         "1 more fixable with --unsafe-fixes.",
     ]
+
+
+def test_check_says_why_a_fix_is_unsafe_in_the_default_full_format(tmp_path: Path) -> None:
+    """Issue 28: ``full`` is the default; the unsafe fix's block names the assignment under
+    the ``if`` by its line."""
+    root = _tree(tmp_path / "t")
+    proc = run_cli("check", "--no-progress", ".", cwd=root)
+    assert proc.returncode == 1
+    assert proc.stdout.splitlines() == [
+        "safe.py:3:12: PPO001 [*] `get_ppo_ray_runtime_env()` called without the config in scope; "
+        "pass `config`",
+        "  |",
+        "3 |     return get_ppo_ray_runtime_env()",
+        "  |            ^^^^^^^^^^^^^^^^^^^^^^^^^ PPO001",
+        "  |",
+        "  = help: Pass `config`",
+        "",
+        "unsafe.py:5:12: PPO001 `get_ppo_ray_runtime_env()` called without the config in scope; "
+        "pass `config`",
+        "  |",
+        "5 |     return get_ppo_ray_runtime_env()",
+        "  |            ^^^^^^^^^^^^^^^^^^^^^^^^^ PPO001",
+        "  |",
+        "  = help: Pass `config` (unsafe fix: made only with `--unsafe-fixes`)",
+        "  = note: `config` is only possibly bound at the call",
+        "    unsafe.py:4: `config` is assigned under the `if` at line 3",
+        "",
+        "Found 2 errors.",
+        "[*] 1 fixable with `ppo-migrate apply`.",
+        "1 more fixable with --unsafe-fixes.",
+    ]
+
+
+def test_apply_names_unsafe_fixes_that_remain(tmp_path: Path) -> None:
+    """Issue 28: ``apply`` says ``N more fixable with --unsafe-fixes.`` as ``check`` does,
+    and not once they are made."""
+    root = _tree(tmp_path / "t")
+    proc = run_cli("apply", "--no-progress", "--output-format", "concise", ".", cwd=root)
+    assert proc.returncode == 1
+    assert proc.stdout.splitlines() == [
+        "Rewrote safe.py (1 call)",
+        "unsafe.py:5:12: PPO001 `get_ppo_ray_runtime_env()` called without the config in scope; "
+        "pass `config` (`config` is only possibly bound at the call (unsafe.py:4))",
+        "Rewrote 1 call in 1 file; 1 finding remains.",
+        "1 more fixable with --unsafe-fixes.",
+    ]
+    proc = run_cli("apply", "--no-progress", "--unsafe-fixes", "--output-format", "concise", ".", cwd=root)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "more fixable" not in proc.stdout
 
 
 def test_json_and_sarif_carry_the_applicability(tmp_path: Path) -> None:
@@ -100,7 +149,7 @@ def test_with_unsafe_fixes_on_every_report_counts_them_as_fixable(tmp_path: Path
     --unsafe-fixes", and --statistics / --show-fixes counted an unsafe fix as fixable
     without it."""
     root = _tree(tmp_path / "t")
-    on = run_cli("check", "--no-progress", "--unsafe-fixes", ".", cwd=root)
+    on = run_cli("check", "--no-progress", "--unsafe-fixes", "--output-format", "concise", ".", cwd=root)
     assert on.stdout.splitlines()[-2:] == [
         "Found 2 errors.",
         "[*] 2 fixable with `ppo-migrate apply --unsafe-fixes`.",

@@ -43,7 +43,7 @@ def test_defaults_without_pyproject(proj: Path) -> None:
     assert s.exclude == DEFAULT_EXCLUDES
     assert len(DEFAULT_EXCLUDES) == 25 and "node_modules" in DEFAULT_EXCLUDES
     assert s.project_root is None
-    assert s.output_format == "concise"
+    assert s.output_format == "full"
     assert s.respect_gitignore is True and s.force_exclude is False and s.keyword is False
     assert s.target_names == frozenset({"get_ppo_ray_runtime_env"})
 
@@ -262,7 +262,7 @@ def test_none_and_empty_overrides_mean_not_given(proj: Path) -> None:
     )
     assert s.targets == ("a.f",)
     assert s.keyword is True
-    assert s.output_format == "concise"
+    assert s.output_format == "full"
 
 
 def test_command_line_only_flags(proj: Path) -> None:
@@ -291,7 +291,7 @@ def test_unknown_override_is_a_type_error(proj: Path) -> None:
     [
         (
             {"output_format": "xml"},
-            "command line: --output-format: expected one of concise, json, github, "
+            "command line: --output-format: expected one of full, concise, json, github, "
             "sarif, junit, got 'xml'",
         ),
         ({"keyword": "yes"}, "command line: --keyword: expected a bool, got string"),
@@ -381,7 +381,7 @@ def test_error_message_example_from_spec(proj: Path) -> None:
         ('keyword = "true"', "keyword: expected a bool, got string"),
         ("respect-gitignore = 1", "respect-gitignore: expected a bool, got int"),
         ("force-exclude = []", "force-exclude: expected a bool, got list"),
-        ('output-format = "text"', "output-format: expected one of concise, json, github"),
+        ('output-format = "text"', "output-format: expected one of full, concise, json, github"),
         ("output-format = 2", "output-format: expected a string, got int"),
         ('select = ["PPO-1"]', "select: 'PPO-1' is not a rule code or prefix"),
         ('ignore = ["E501x"]', "ignore: 'E501x' is not a rule code or prefix"),
@@ -474,4 +474,4 @@ def test_settings_behave_as_the_frozen_dataclass_they_were(proj: Path) -> None:
     ]
     assert repr(Settings()).startswith("Settings(targets=('verl.trainer.constants_ppo.")
     assert "caller_verdicts=None, target_patches=None)" in repr(Settings())
-    assert Settings().output_format == "concise" and Settings().respect_gitignore is True
+    assert Settings().output_format == "full" and Settings().respect_gitignore is True

@@ -23,9 +23,22 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING
 
-from ppo_migrate.analysis.module import ParsedModule, SourceProblem, parse, syntax_problem
+from ppo_migrate.analysis.module import (
+    ParsedModule,
+    SourceProblem,
+    parse,
+    syntax_problem,
+)
 from ppo_migrate.constants import CONFIG_PARAMETER
-from ppo_migrate.diagnostics import Diagnostic, Edit, Fix, is_suppressed, qualname
+from ppo_migrate.diagnostics import (
+    Diagnostic,
+    Edit,
+    Fix,
+    Reason,
+    Related,
+    is_suppressed,
+    qualname,
+)
 
 if TYPE_CHECKING:
     from ppo_migrate.analysis.configs import ConfigChoice, ConfigFinder
@@ -137,6 +150,7 @@ class ModuleAnalysis:
         self.targets = TargetFinder(self.module, self.scopes, self.matcher, package)
         self._configs: ConfigFinder | None = None
         self._patched: bool | None = None
+        self._patch_node: ast.AST | None = None
         self._shim_detector = None
         from ppo_migrate.analysis.shims import MARKERS
 
@@ -219,10 +233,11 @@ class ModuleAnalysis:
         if self._patched is None:
             names = self.matcher.names
             facts = self.module.facts
-            patched = any(
-                a.attr in names and isinstance(a.ctx, ast.Store) for a in facts.attributes
+            where = next(
+                (a for a in facts.attributes if a.attr in names and isinstance(a.ctx, ast.Store)),
+                None,
             )
-            if not patched:
+            if where is None:
                 for call in facts.calls:
                     func = call.func
                     last = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
@@ -234,10 +249,29 @@ class ModuleAnalysis:
                         and a.value.rsplit(".", 1)[-1] in names
                         for a in call.args
                     ):
-                        patched = True
+                        where = call
                         break
-            self._patched = patched
+            self._patched = where is not None
+            self._patch_node = where
         return self._patched
+
+    def _patch_reason(self) -> Reason:
+        """The ``patched`` reason of a fix this module's own replacement of the runtime
+        function makes unsafe, naming where it replaces it."""
+        node = self._patch_node
+        lines: tuple[Related, ...] = ()
+        if node is not None:
+            line, column = self.module.start(node)
+            spelled = " ".join(self.module.source_of(node).split())
+            if len(spelled) > 60:
+                spelled = spelled[:57] + "..."
+            lines = (Related(self.path, line, column, f"`{spelled}` replaces the runtime function"),)
+        return Reason(
+            "patched",
+            "this module replaces the runtime function (a test's patch, a shim): the "
+            "replacement may take no config",
+            lines,
+        )
 
     def _references(self) -> list[Diagnostic]:
         """PPO006: the runtime function used as a value other than a plain alias (issue 15).
@@ -387,33 +421,48 @@ class ModuleAnalysis:
         if choice is None:
             scope = self.scope_name(t.call)
             where = "at module level" if scope == "<module>" else f"in `{scope}`"
+            reason = None
+            if self.configs.rejected:
+                from ppo_migrate.analysis.reasons import rejection_reason
+
+                reason = rejection_reason(self.configs, self.configs.rejected, t.call, self.path)
             return self._diagnostic(
                 t,
                 "PPO002",
                 f"`{self.spelled(t.call)}` called without a config and no training config is in "
                 f"scope {where}; this entry point must obtain the training config and pass it",
-            )._replace(callee=in_effect.detail)
+            )._replace(callee=in_effect.detail, reason=reason)
         expression = choice.expression
         applicability = choice.applicability
         message = f"`{self.spelled(t.call)}` called without the config in scope; pass `{expression}`"
+        reason = None
+        if choice.why is not None:
+            from ppo_migrate.analysis.reasons import unsafe_reason
+
+            reason = unsafe_reason(self.configs, choice.why, t.call, self.path)
         if self._patches_the_function():
             # a test or a shim replaces the function (mock.patch, setattr): the callable
             # at the call may take no config at all
             applicability = "unsafe"
+            if reason is None:
+                reason = self._patch_reason()
         elif applicability == "safe" and getattr(self.settings, "target_patches", None):
-            from ppo_migrate.analysis.patches import patched_at
+            from ppo_migrate.analysis.patches import patch_reason, patched_at
 
             elsewhere = patched_at(self.settings.target_patches, self.path)
             if elsewhere is not None:  # another file's (a test's) replacement
                 applicability = "unsafe"
                 message += f" (unsafe fix: {elsewhere})"
+                reason = patch_reason(self.settings.target_patches, self.path)
         fix = Fix(
             message=f"Pass `{expression}`",
             edits=(self._edit(t, expression),),
             applicability=applicability,
             origins=choice.origins if applicability == "safe" else (),
         )
-        return self._diagnostic(t, "PPO001", message, fix)._replace(callee=in_effect.detail)
+        return self._diagnostic(t, "PPO001", message, fix)._replace(
+            callee=in_effect.detail, reason=reason
+        )
 
     def _shims(self):
         """The module's :class:`ppo_migrate.analysis.shims.ShimDetector`, built on first need

@@ -144,12 +144,38 @@ class ConfigChoice(NamedTuple):
         origins: the parameters of module-level functions and class ``__init__`` methods
             the value was judged through (:class:`ppo_migrate.diagnostics.CallerOrigin`):
             their callers in other files are judged after the per-file phase.
+        why: for an unsafe choice, what made it unsafe (a :class:`Why`); ``None`` for a
+            safe one. :mod:`ppo_migrate.analysis.reasons` words it.
     """
 
     expression: str
     applicability: str
     kind: str
     origins: tuple[CallerOrigin, ...] = ()
+    why: Why | None = None
+
+
+class Why(NamedTuple):
+    """What the finder saw of one candidate at one call: a small record kept so that the
+    finding can say why (issue 28), worded only when a finding needs it
+    (:mod:`ppo_migrate.analysis.reasons`).
+
+    Attributes:
+        expression: the candidate, e.g. ``"config"``, ``"self.config"``.
+        state: ``"against"`` (a binding is evidence against a training config),
+            ``"unbound"`` (no path binds it before the call), ``"possible"`` (some paths
+            bind it), ``"weak"`` (bound for sure, to a value not known to be a training
+            config), ``"attribute"`` (``self.<name>``: set elsewhere, maybe not yet or not
+            to a config), ``"attribute-against"`` (``self.<name>`` is written a value
+            that is evidence against).
+        name: the name (or attribute) looked up.
+        holder: the scope whose bindings decided (``None`` for an attribute).
+    """
+
+    expression: str
+    state: str
+    name: str
+    holder: Scope | None = None
 
 
 class ConfigFinder:
@@ -192,6 +218,10 @@ class ConfigFinder:
         self._returning: set[int] = set()
         #: the parameters judged while one candidate is (:meth:`find`); ``None`` otherwise
         self._origins: list[CallerOrigin] | None = None
+        #: what the last candidate's check saw (its state and scope), set by the checks
+        self._why: tuple[str, str, Scope | None] = ("unbound", "", None)
+        #: the candidates :meth:`find` rejected at its last call, and why, in lookup order
+        self.rejected: list[Why] = []
 
     # -- the answer -----------------------------------------------------------------
 
@@ -202,8 +232,11 @@ class ConfigFinder:
             call: a configless target call of this module.
         """
         possible: ConfigChoice | None = None
+        rejected: list[Why] = []
+        self.rejected = rejected
         for expression, kind, check in self._candidates(call):
             self._origins = []
+            self._why = ("unbound", "", None)
             try:
                 state = check()
                 origins = tuple(dict.fromkeys(self._origins))
@@ -211,8 +244,12 @@ class ConfigFinder:
                 self._origins = None
             if state is Bound.CERTAIN:
                 return ConfigChoice(expression, "safe", kind, origins)
-            if state is Bound.POSSIBLE and possible is None:
-                possible = ConfigChoice(expression, "unsafe", kind)
+            why = Why(expression, *self._why)
+            if state is Bound.POSSIBLE:
+                if possible is None:
+                    possible = ConfigChoice(expression, "unsafe", kind, why=why)
+            elif why.name:
+                rejected.append(why)
         return possible
 
     def _candidates(self, call: ast.Call) -> Iterator[tuple[str, str, object]]:
@@ -266,10 +303,13 @@ class ConfigFinder:
         def check() -> Bound:
             trust = self._trust(name, holder)
             if trust == "against":
+                self._why = ("against", name, holder)
                 return Bound.UNBOUND
             state = bound_at(self.scopes, name, call)
             if state is Bound.CERTAIN and trust == "weak":
+                self._why = ("weak", name, holder)
                 return Bound.POSSIBLE  # bound for sure, but maybe not to a training config
+            self._why = (state.value if state is not Bound.CERTAIN else "certain", name, holder)
             return state
 
         return check
@@ -696,6 +736,15 @@ class ConfigFinder:
         (:meth:`_method_call_values`). Other calls (through a variable, another module)
         are not seen: a value they pass is not evidence either way.
         """
+        values = self.caller_values(arg, holder)
+        if values is None:
+            return None
+        return _worst(self._passed_trust(v) for v in values)
+
+    def caller_values(self, arg: ast.arg, holder: Scope) -> Iterable[ast.expr] | None:
+        """What the same-file calls :meth:`_callers_trust` judges pass for ``arg`` (an
+        :data:`_UNPACKED` marker for arguments this file does not show), or ``None``
+        when ``arg`` is no parameter such calls fill (``*args``, ``self``, a nested def)."""
         func = holder.node
         parent = holder.parent
         if not isinstance(func, _FUNCTIONS) or parent is None:
@@ -717,7 +766,7 @@ class ConfigFinder:
             values = self._call_values([(func.name, parent)], position, arg.arg, False)
         if self._called_unseen(func):
             values = itertools.chain(values, (_UNPACKED,))
-        return _worst(self._passed_trust(v) for v in values)
+        return values
 
     def _record_origin(self, arg: ast.arg, holder: Scope) -> None:
         """Note, while a candidate is judged, that its value rests on parameter ``arg`` of
@@ -1345,6 +1394,7 @@ class ConfigFinder:
                 or (a is not None and finder._annotation(a, method) == "other")
                 for finder, v, a in values
             ):
+                self._why = ("attribute-against", name, None)
                 return Bound.UNBOUND  # evidence against a training config (the table)
             if bound_at(self.scopes, first, call) is not Bound.CERTAIN:
                 return Bound.UNBOUND
@@ -1361,10 +1411,12 @@ class ConfigFinder:
                 "fields", cls, name, lambda: self._field_trust(cls.node, name, set())
             )
             if fields == "against":
+                self._why = ("attribute-against", name, None)
                 return Bound.UNBOUND  # ``T("ppo.yaml")`` fills the dataclass field
             if weak or fields == "weak" or not self._per_class(
                 "init", cls, name, lambda: self._init_certain(cls.node, name, {id(cls.node)})
             ):
+                self._why = ("attribute" if not (weak or fields == "weak") else "attribute-weak", name, None)
                 return Bound.POSSIBLE  # set somewhere, maybe not yet (or not to a config)
             return Bound.CERTAIN
 

@@ -29,7 +29,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import NamedTuple
 
-from ppo_migrate.diagnostics import CallerOrigin, Diagnostic
+from ppo_migrate.diagnostics import CallerOrigin, Diagnostic, Reason, Related
 from ppo_migrate.files import utf8_source
 from ppo_migrate.settings import Settings
 
@@ -79,9 +79,51 @@ def with_verdicts(
             d = d._replace(
                 message=f"{d.message} (unsafe fix: {reasons[0]})",
                 fix=fix._replace(applicability="unsafe"),
+                reason=_caller_reason(d, reasons[0]),
             )
         out.append(d)
     return out
+
+
+class CallerVerdict(str):
+    """:func:`judge_callers`'s reason against an origin: the text
+    ``"<path>:<line> <what>"`` (a ``str``, as the messages quote it), with its parts kept
+    for the structured :class:`Reason` (``path`` empty when no one place decided:
+    ``"its uses reach further than followed"``)."""
+
+    path: str
+    line: int
+    what: str
+
+    def __new__(cls, path: str, line: int, what: str) -> CallerVerdict:
+        self = super().__new__(cls, f"{path}:{line} {what}" if path else what)
+        self.path, self.line, self.what = path, line, what
+        return self
+
+    def __getnewargs__(self) -> tuple[str, int, str]:  # type: ignore[override]
+        return (self.path, self.line, self.what)
+
+
+def _caller_reason(d: Diagnostic, verdict: str) -> Reason:
+    """The ``caller-passes`` reason of a fix a caller in another file argues against."""
+    expression = d.fix.message.removeprefix("Pass ") if d.fix is not None else "the config"
+    path, line, what = (
+        (verdict.path, verdict.line, verdict.what)
+        if isinstance(verdict, CallerVerdict)
+        else ("", 0, verdict)
+    )
+    if not path:
+        return Reason(
+            "caller-passes",
+            f"{expression} comes from a parameter whose uses in other files were not all "
+            f"followed ({what})",
+        )
+    return Reason(
+        "caller-passes",
+        f"{expression} comes from a parameter that a caller in another file fills "
+        "with something else than a training config",
+        (Related(path, line, 1, what),),
+    )
 
 
 class _Wanted(NamedTuple):
@@ -297,7 +339,7 @@ def _judge(
                 found[w.origin].append(("", 0, "its uses reach further than followed"))
     for origin, reasons in found.items():
         path, line, reason = min(reasons)
-        verdicts[origin] = f"{path}:{line} {reason}" if path else reason
+        verdicts[origin] = CallerVerdict(path, line, reason)
     return verdicts
 
 
@@ -1284,4 +1326,4 @@ def _shown(source: str) -> str:
     return one if len(one) <= 60 else one[:57] + "..."
 
 
-__all__ = ["judge_callers", "pending_origins", "with_verdicts"]
+__all__ = ["CallerVerdict", "judge_callers", "pending_origins", "with_verdicts"]

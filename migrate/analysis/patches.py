@@ -15,6 +15,7 @@ import ast
 import re
 from collections.abc import Iterable, Sequence
 
+from ppo_migrate.diagnostics import Reason, Related
 from ppo_migrate.settings import Settings
 
 #: Bytes a file replacing a function by name holds: a patcher (or the name written as an
@@ -184,9 +185,9 @@ def _run_modules(paths: Sequence[str]) -> set[str]:
     return out
 
 
-def patched_at(patches: Sequence[Patch] | None, path: str) -> str | None:
-    """The first patch of another file that may reach the module at ``path``, as a reason:
-    ``"tests/test_x.py:5 replaces the runtime function, ..."``; ``None`` when there is none."""
+def patch_reaching(patches: Sequence[Patch] | None, path: str) -> Patch | None:
+    """The first patch of another file that may reach the module at ``path`` (a module
+    named by the patch's target, or ``"*"``: any), or ``None`` when there is none."""
     if not patches:
         return None
     import os
@@ -195,7 +196,8 @@ def patched_at(patches: Sequence[Patch] | None, path: str) -> str | None:
 
     here = os.path.abspath(path)
     own: set[str] | None = None
-    for module, where, line in patches:
+    for patch in patches:
+        module, where, _ = patch
         if os.path.abspath(where) == here:
             continue  # the module's own patches: seen by its own analysis
         if module != "*":
@@ -204,10 +206,34 @@ def patched_at(patches: Sequence[Patch] | None, path: str) -> str | None:
                 own = {name, *(f"{p}.{name}" for p in namespace_prefixes(path))}
             if module not in own:
                 continue
-        return (
-            f"{where}:{line} replaces the runtime function, whose replacement may take no config"
-        )
+        return patch
     return None
 
 
-__all__ = ["Patch", "patched_at", "target_patches"]
+def patched_at(patches: Sequence[Patch] | None, path: str) -> str | None:
+    """The first patch of another file that may reach the module at ``path``, as a reason:
+    ``"tests/test_x.py:5 replaces the runtime function, ..."``; ``None`` when there is none."""
+    patch = patch_reaching(patches, path)
+    if patch is None:
+        return None
+    _, where, line = patch
+    return f"{where}:{line} replaces the runtime function, whose replacement may take no config"
+
+
+def patch_reason(patches: Sequence[Patch] | None, path: str) -> Reason | None:
+    """:func:`patched_at` as a structured ``patched`` :class:`Reason` (issue 28): the
+    patch's file and line in ``lines``; ``None`` when no patch reaches ``path``."""
+    patch = patch_reaching(patches, path)
+    if patch is None:
+        return None
+    module, where, line = patch
+    target = "any module" if module == "*" else f"`{module}`"
+    return Reason(
+        "patched",
+        f"another file replaces the runtime function of {target}: the replacement may "
+        "take no config",
+        (Related(where, line, 1, "replaces the runtime function"),),
+    )
+
+
+__all__ = ["Patch", "patch_reaching", "patch_reason", "patched_at", "target_patches"]

@@ -19,7 +19,9 @@ from typing import TextIO
 
 from ppo_migrate.diagnostics import Diagnostic
 
-FORMATS = ("concise", "json", "github", "sarif", "junit")
+FORMATS = ("full", "concise", "json", "github", "sarif", "junit")
+#: The formats written for a person: the findings, then ``concise``'s summary lines.
+TEXT_FORMATS = ("full", "concise")
 
 Emitter = Callable[..., None]
 
@@ -46,10 +48,10 @@ def emit(
 ) -> None:
     """Write ``diagnostics`` to ``stream`` in format ``name``.
 
-    ``show_notices`` matters to ``concise`` only, which lists notices (PPO005) only
-    when it is true; every other format always carries them.
+    ``show_notices`` matters to ``full`` and ``concise`` only, which list notices (PPO005)
+    only when it is true; every other format always carries them.
     """
-    if name == "concise":
+    if name in TEXT_FORMATS:
         get_emitter(name)(diagnostics, stream, root=root, show_notices=show_notices)
     else:
         get_emitter(name)(diagnostics, stream, root=root)

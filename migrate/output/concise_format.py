@@ -1,7 +1,8 @@
 """``concise``: ruff's default text output.
 
 ``path:line:col: CODE [*] message`` per finding (``[*]`` marks one with a safe
-fix), then ``Found N errors.``, ``[*] M fixable with `ppo-migrate apply`.`` and,
+fix; its reason's short form, :meth:`Reason.short`, in parentheses after the message
+when it has one), then ``Found N errors.``, ``[*] M fixable with `ppo-migrate apply`.`` and,
 as ruff says it, ``K more fixable with --unsafe-fixes.`` for unsafe fixes (a
 config only possibly bound at the call).
 Informational findings (PPO004 compatibility shims, listed with ``--show-shims``)
@@ -26,11 +27,38 @@ from ppo_migrate.diagnostics import NOTICE_CODES, Diagnostic
 NOTICE_SEPARATOR = " left as it is: "
 
 
-def format_line(d: Diagnostic, unsafe_fixes: bool = False) -> str:
+def header_line(d: Diagnostic, unsafe_fixes: bool = False) -> str:
     """One finding as ``path:line:col: CODE [*] message`` (``[*]``: a fix ``apply`` makes;
-    an unsafe one only with ``unsafe_fixes``)."""
+    an unsafe one only with ``unsafe_fixes``): the ``full`` format's first line."""
     mark = " [*]" if d.applicable(unsafe_fixes) else ""
     return f"{d.path}:{d.line}:{d.column}: {d.code}{mark} {d.message}"
+
+
+def format_line(d: Diagnostic, unsafe_fixes: bool = False) -> str:
+    """One finding as ``concise`` writes it: :func:`header_line`, then the short form of
+    its reason in parentheses when it has one (:func:`short_reason`)::
+
+        a.py:7:12: PPO001 `...` called without the config in scope; pass `config` (`config` is only possibly bound at the call (a.py:6))
+    """
+    line = header_line(d, unsafe_fixes)
+    short = short_reason(d)
+    if short:
+        line += f" ({short})"
+    return line
+
+
+def short_reason(d: Diagnostic) -> str:
+    """:meth:`Reason.short` of ``d``'s reason, or ``""`` when it has none or when its
+    message already names the reason's first place (``(unsafe fix: tests/test_x.py:13
+    replaces the runtime function, ...)``, said before reasons were structured)."""
+    reason = d.reason
+    if reason is None:
+        return ""
+    if reason.lines:
+        first = reason.lines[0]
+        if f"{first.path}:{first.line} " in d.message:
+            return ""
+    return reason.short()
 
 
 def notice_summary(diagnostics: Sequence[Diagnostic]) -> list[str]:
@@ -68,6 +96,7 @@ def emit(
     summary: bool = True,
     unsafe_fixes: bool = False,
     before_summary: Callable[[], None] | None = None,
+    render: Callable[[Diagnostic, bool], str] | None = None,
 ) -> None:
     """Write the findings and the summary lines (nothing but the summary when clean).
 
@@ -83,9 +112,12 @@ def emit(
             counted as fixable, with no "more fixable" line.
         before_summary: called between the findings and the summary (``--show-fixes``
             writes its block there, as ruff does).
+        render: how one finding is written (``(diagnostic, unsafe_fixes) -> text``, a
+            newline added): :func:`format_line` by default; the ``full`` format's block.
     """
+    write_one = render or format_line
     for d in listed(diagnostics, show_notices=show_notices):
-        stream.write(format_line(d, unsafe_fixes) + "\n")
+        stream.write(write_one(d, unsafe_fixes) + "\n")
     if before_summary is not None:
         before_summary()
     if not summary:

@@ -69,7 +69,13 @@ def format_line(d: Diagnostic, root: Path) -> str:
     }
     head = ",".join(f"{k}={escape_property(v)}" for k, v in props.items())
     command = "notice" if d.informational else "error"
-    return f"::{command} {head}::{escape_data(f'{d.code} {d.message}')}"
+    from ppo_migrate.output.concise_format import short_reason
+
+    text = f"{d.code} {d.message}"
+    short = short_reason(d)
+    if short:
+        text += f" ({short})"
+    return f"::{command} {head}::{escape_data(text)}"
 
 
 def emit(diagnostics: Sequence[Diagnostic], stream: TextIO, *, root: Path) -> None:

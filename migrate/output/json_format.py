@@ -21,7 +21,10 @@ One object per finding, keys sorted as ruff writes them::
 ``{"filename", "location", "message"}``) appears only when the finding has
 related locations; ``callee`` (a string) only when the call's definition in
 effect was decided by something (an in-tree copy, ``verl-version``, the declared
-or installed verl; PPO005 always has it). ``row`` is 1-based; ``column`` is 1-based and counts Unicode
+or installed verl; PPO005 always has it). ``reason`` (why the finding is what it is,
+issue 28: ``{"kind", "text", "lines": [{"filename", "location", "message"}]}``, the
+places that decided it) appears only when the finding has one: a key absent, never
+``null``, like ``related`` and ``callee``. ``row`` is 1-based; ``column`` is 1-based and counts Unicode
 code points; ``end_location`` is exclusive.
 
 ``filename`` is absolute, like ruff's: the path as discovered made absolute
@@ -41,7 +44,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
-from ppo_migrate.diagnostics import Diagnostic, Edit, Related
+from ppo_migrate.diagnostics import Diagnostic, Edit, Reason, Related
 
 
 def absolute_filename(path: str) -> str:
@@ -108,7 +111,19 @@ def to_dict(d: Diagnostic) -> dict[str, Any]:
         out["related"] = [_related(r) for r in d.related]
     if d.callee:
         out["callee"] = d.callee
+    if d.reason is not None:
+        out["reason"] = reason_dict(d.reason)
     return out
+
+
+def reason_dict(reason: Reason) -> dict[str, Any]:
+    """A :class:`Reason` as JSON: ``{"kind", "text", "lines"}``, each line a related
+    location (``{"filename", "location", "message"}``, ``filename`` absolute)."""
+    return {
+        "kind": reason.kind,
+        "lines": [_related(r) for r in reason.lines],
+        "text": reason.text,
+    }
 
 
 def emit(diagnostics: Sequence[Diagnostic], stream: TextIO, *, root: Path) -> None:

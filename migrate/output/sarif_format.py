@@ -172,6 +172,23 @@ def _result(d: Diagnostic, rule_index: dict[str, int], root: Path) -> dict[str, 
                 "properties": {"applicability": d.fix.applicability},
             }
         ]
+    if d.reason is not None:
+        # issue 28: why the finding is what it is, the places that decided it
+        result["properties"] = {
+            "reason": {
+                "kind": d.reason.kind,
+                "text": d.reason.text,
+                "lines": [
+                    {
+                        "uri": artifact_uri(r.path, root),
+                        "startLine": r.line,
+                        "startColumn": r.column,
+                        "message": r.message,
+                    }
+                    for r in d.reason.lines
+                ],
+            }
+        }
     if d.related:
         result["relatedLocations"] = [
             {

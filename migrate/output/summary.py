@@ -34,7 +34,7 @@ def rule_counts(
 def write_statistics(
     diagnostics: Sequence[Diagnostic], stream: TextIO, fmt: str, unsafe_fixes: bool = False
 ) -> None:
-    """Write ``--statistics`` in ``fmt`` (``"concise"`` text or ``"json"``).
+    """Write ``--statistics`` in ``fmt`` (``"full"``/``"concise"`` text or ``"json"``).
 
     Raises:
         ValueError: another format (ruff offers the statistics as text or JSON only).
@@ -48,7 +48,7 @@ def write_statistics(
         ]
         stream.write(json.dumps(doc, indent=2) + "\n")
         return
-    if fmt != "concise":
+    if fmt not in ("full", "concise"):
         raise ValueError(f"--statistics prints text or json, not {fmt}")
     width = max((len(str(n)) for _, n, _ in rows), default=1)
     for code, n, fix in rows:

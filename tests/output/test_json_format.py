@@ -126,3 +126,32 @@ def test_keys_sorted_like_ruff() -> None:
     emit("json", [FIXABLE], out, root=Path("."))
     keys = [line.strip().split('"')[1] for line in out.getvalue().splitlines()[2:] if line.startswith('    "')]
     assert keys == sorted(keys)
+
+
+def test_reason_field_only_when_the_finding_has_one() -> None:
+    """Issue 28: ``reason`` is ``{"kind", "text", "lines"}``; absent (never ``null``) without one."""
+    from ppo_migrate.diagnostics import Reason
+
+    unsafe = FIXABLE._replace(
+        fix=FIXABLE.fix._replace(applicability="unsafe"),  # type: ignore[union-attr]
+        reason=Reason(
+            "possibly-bound",
+            "`config` is only possibly bound at the call",
+            (Related("src/trainer.py", 3, 9, "`config` is assigned under the `if` at line 2"),),
+        ),
+    )
+    assert to_dict(unsafe)["reason"] == {
+        "kind": "possibly-bound",
+        "text": "`config` is only possibly bound at the call",
+        "lines": [
+            {
+                "filename": os.path.abspath("src/trainer.py"),
+                "location": {"column": 9, "row": 3},
+                "message": "`config` is assigned under the `if` at line 2",
+            }
+        ],
+    }
+    assert "reason" not in to_dict(FIXABLE)
+    out = io.StringIO()
+    emit("json", [unsafe], out, root=Path("."))
+    assert json.loads(out.getvalue())[0]["reason"]["kind"] == "possibly-bound"

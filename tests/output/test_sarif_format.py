@@ -203,3 +203,33 @@ def test_compatibility_shim_is_a_note(tmp_path: Path, monkeypatch: pytest.Monkey
         r["id"]: r["defaultConfiguration"]["level"] for r in log["runs"][0]["tool"]["driver"]["rules"]
     }
     assert levels["PPO004"] == "note" and levels["PPO001"] == levels["PPO902"] == "error"
+
+
+def test_reason_in_the_result_properties(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 28: the finding's reason in ``result.properties.reason``, valid SARIF 2.1.0."""
+    from ppo_migrate.diagnostics import Reason
+
+    monkeypatch.chdir(tmp_path)
+    rejected = ENTRY._replace(
+        reason=Reason(
+            "evidence-against",
+            "`config` is in scope but is not the training config",
+            (Related("server.py", 5, 9, "`config` is annotated `PretrainedConfig`"),),
+        )
+    )
+    log = _emit([FIXABLE, rejected], tmp_path)
+    check_sarif(log)
+    first, second = log["runs"][0]["results"]
+    assert "properties" not in first
+    assert second["properties"]["reason"] == {
+        "kind": "evidence-against",
+        "text": "`config` is in scope but is not the training config",
+        "lines": [
+            {
+                "uri": "server.py",
+                "startLine": 5,
+                "startColumn": 9,
+                "message": "`config` is annotated `PretrainedConfig`",
+            }
+        ],
+    }

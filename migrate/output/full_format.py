@@ -1,0 +1,162 @@
+"""``full``: ruff's ``full`` text output, the default format (issue 28).
+
+Each finding is the ``concise`` header line (``path:line:col: CODE [*] message``), then a
+code frame (the finding's source lines behind a line-number gutter, carets under its
+range), its fix as ``= help:`` (with ``(unsafe fix: ...)`` when ``apply`` makes it only
+with ``--unsafe-fixes``) and why it is what it is as ``= note:`` (:class:`Reason`), the
+places that decided it listed below as ``path:line: what``; then a blank line::
+
+    a.py:7:12: PPO001 `get_ppo_ray_runtime_env()` called without the config in scope; pass `config`
+      |
+    7 |     return get_ppo_ray_runtime_env()
+      |            ^^^^^^^^^^^^^^^^^^^^^^^^^ PPO001
+      |
+      = help: Pass `config` (unsafe fix: made only with `--unsafe-fixes`)
+      = note: `config` is only possibly bound at the call
+        a.py:6: `config` is assigned under the `if` at line 5
+
+The summary lines are ``concise``'s (:func:`ppo_migrate.output.concise_format.emit`).
+
+The source of a frame is the text the caller hands in (``sources``: what the run already
+holds, standard input's text); a file it does not hold is read once, here at the edge,
+when its first finding is written (never by the analysis). A file that cannot be read
+(gone, standard input without its text) gets no frame: the rest of the block stays.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import TextIO
+
+from ppo_migrate.diagnostics import Diagnostic
+from ppo_migrate.output.concise_format import emit as emit_concise
+from ppo_migrate.output.concise_format import header_line
+
+#: Lines of a long finding shown at its start and its end (the rest elided as ``...``).
+_MAX_FRAME_LINES = 6
+
+
+class SourceLines:
+    """The lines of the files findings are in, each file read at most once.
+
+    Args:
+        sources: display path -> text the run already holds (not read again).
+    """
+
+    def __init__(self, sources: Mapping[str, str] | None = None) -> None:
+        self._lines: dict[str, list[str] | None] = {
+            path: text.splitlines() for path, text in (sources or {}).items()
+        }
+
+    def of(self, path: str) -> list[str] | None:
+        """The lines of ``path`` (without line endings), or ``None`` when it cannot be read."""
+        if path not in self._lines:
+            self._lines[path] = _read_lines(path)
+        return self._lines[path]
+
+
+#: Files larger than this get no frame (the analysis does not parse them either: PPO902).
+_MAX_BYTES = 1 << 20
+
+
+def _read_lines(path: str) -> list[str] | None:
+    """A regular file's lines; ``None`` for anything else (a FIFO would block the read, a
+    device never end), a file too large, unreadable or undecodable."""
+    if path in ("-", ""):
+        return None
+    import os
+    import stat
+
+    from ppo_migrate.files import decode_source
+
+    try:
+        st = os.stat(path)
+        if not stat.S_ISREG(st.st_mode) or st.st_size > _MAX_BYTES:
+            return None
+        data = Path(path).read_bytes()
+        return decode_source(data)[0].splitlines()
+    except (OSError, ValueError, UnicodeDecodeError, SyntaxError):
+        return None
+
+
+def frame(d: Diagnostic, lines: list[str] | None) -> list[str]:
+    """The code frame of ``d``: its source lines behind a gutter and carets under its
+    range (ruff's), or ``[]`` without the source (or with a range outside it)."""
+    if not lines or not (1 <= d.line <= d.end_line <= len(lines)):
+        return []
+    numbers = list(range(d.line, d.end_line + 1))
+    if len(numbers) > _MAX_FRAME_LINES:
+        half = _MAX_FRAME_LINES // 2
+        numbers = numbers[:half] + [0] + numbers[-half:]
+    width = len(str(d.end_line))
+    blank = " " * width
+    out = [f"{blank} |"]
+    for n in numbers:
+        if n == 0:
+            out.append(f"{'.' * min(width, 3):>{width}} |")
+            continue
+        text = lines[n - 1].expandtabs(1)  # one column per character, as the caret counts
+        out.append(f"{n:>{width}} | {text}".rstrip())
+        start = d.column if n == d.line else _indent(text) + 1
+        end = d.end_column if n == d.end_line else len(text) + 1
+        carets = max(end - start, 1)
+        mark = f" {d.code}" if n == d.end_line else ""
+        out.append(f"{blank} | {' ' * (start - 1)}{'^' * carets}{mark}")
+    out.append(f"{blank} |")
+    return out
+
+
+def _indent(text: str) -> int:
+    return len(text) - len(text.lstrip())
+
+
+def block(d: Diagnostic, lines: list[str] | None, unsafe_fixes: bool = False) -> str:
+    """One finding in the ``full`` format (without the trailing blank line)."""
+    out = [header_line(d, unsafe_fixes), *frame(d, lines)]
+    if d.fix is not None:
+        help_line = f"  = help: {d.fix.message}"
+        if d.fix.applicability != "safe":
+            help_line += (
+                " (unsafe fix: made with `--unsafe-fixes`)"
+                if unsafe_fixes
+                else " (unsafe fix: made only with `--unsafe-fixes`)"
+            )
+        out.append(help_line)
+    if d.reason is not None:
+        out.append(f"  = note: {d.reason.text}")
+        for r in d.reason.lines:
+            where = f"{r.path}:{r.line}" if r.line else r.path
+            out.append(f"    {where}: {r.message}")
+    return "\n".join(out)
+
+
+def emit(
+    diagnostics: Sequence[Diagnostic],
+    stream: TextIO,
+    *,
+    root: Path,
+    show_notices: bool = True,
+    fixed: int | None = None,
+    summary: bool = True,
+    unsafe_fixes: bool = False,
+    before_summary: Callable[[], None] | None = None,
+    sources: Mapping[str, str] | None = None,
+) -> None:
+    """Write each finding's block and the summary lines (``concise``'s).
+
+    Args: as :func:`ppo_migrate.output.concise_format.emit`, and ``sources`` (display path
+        -> text the run holds; other files are read once each, for their frames).
+    """
+    texts = SourceLines(sources)
+    emit_concise(
+        diagnostics,
+        stream,
+        root=root,
+        show_notices=show_notices,
+        fixed=fixed,
+        summary=summary,
+        unsafe_fixes=unsafe_fixes,
+        before_summary=before_summary,
+        render=lambda d, unsafe: block(d, texts.of(d.path), unsafe) + "\n",
+    )
