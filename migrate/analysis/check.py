@@ -387,15 +387,21 @@ class ModuleAnalysis:
         if choice is None:
             scope = self.scope_name(t.call)
             where = "at module level" if scope == "<module>" else f"in `{scope}`"
+            rejected = self.configs.reason(t.call)  # issue 27: the evidence against a candidate
+            against = f" ({rejected.text})" if rejected is not None else ""
             return self._diagnostic(
                 t,
                 "PPO002",
                 f"`{self.spelled(t.call)}` called without a config and no training config is in "
-                f"scope {where}; this entry point must obtain the training config and pass it",
-            )._replace(callee=in_effect.detail)
+                f"scope {where}{against}; this entry point must obtain the training config and pass it",
+            )._replace(callee=in_effect.detail, reason=rejected)
         expression = choice.expression
         applicability = choice.applicability
         message = f"`{self.spelled(t.call)}` called without the config in scope; pass `{expression}`"
+        evidence = self.configs.reason(t.call, expression)
+        if evidence is not None and evidence.kind == "conflicting-evidence":
+            applicability = "unsafe"  # issue 27: evidence for and against, or an uncomposable file
+            message += f" (unsafe fix: {evidence.text})"
         if self._patches_the_function():
             # a test or a shim replaces the function (mock.patch, setattr): the callable
             # at the call may take no config at all
@@ -413,7 +419,9 @@ class ModuleAnalysis:
             applicability=applicability,
             origins=choice.origins if applicability == "safe" else (),
         )
-        return self._diagnostic(t, "PPO001", message, fix)._replace(callee=in_effect.detail)
+        return self._diagnostic(t, "PPO001", message, fix)._replace(
+            callee=in_effect.detail, reason=evidence
+        )
 
     def _shims(self):
         """The module's :class:`ppo_migrate.analysis.shims.ShimDetector`, built on first need
