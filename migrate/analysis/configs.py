@@ -811,7 +811,7 @@ class ConfigFinder:
             found = self.classes.find_function(qualified)
             if found is not None:
                 analysis, d = found
-                return (analysis.path, d.lineno), d
+                return (_display(Path(analysis.path)), d.lineno), d
         return None
 
     def _is_config_part(self, value: ast.expr) -> bool:

@@ -1,0 +1,125 @@
+"""Pass only a training config (issue 27), on the projects of ``fixtures/evidence``.
+
+Each project binds a name the tool looks for (``config``, ``cfg``, ``self.config``) to
+something that is not verl's training config: a logging config made with
+``OmegaConf.create``, a Ray cluster YAML read with ``OmegaConf.load``, a logging config
+``@hydra.main`` composes, a click option's string, a feature flag bound by ``:=``, a
+section a helper of another module hands back, a subclass in another file rebinding
+``self.config``, a test config without a verl section. The fixtures' stub verl
+(``fixtures/evidence/verl``) asserts that its function gets ``None`` or a mapping with a
+verl top-level section. Each entry point runs before and after a plain ``apply``;
+``check --output-format json`` reports PPO002 or an unsafe PPO001 whose message names
+the evidence. Two projects give evidence for: ``OmegaConf.create({"data": {}})`` and a
+Hydra config inheriting a training config through ``defaults``; their safe fixes run.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from cli_helpers import FIXTURES, run_cli
+
+EVIDENCE = FIXTURES / "evidence"
+
+#: (directory, entry point) -> (code, applicability or None, words the message must hold)
+EXPECTED = {
+    ("logging_create", "main.py"): (
+        "PPO002", None,
+        ['`OmegaConf.create({"level": "INFO", "handlers": ["console"]})` has no verl section',
+         "keys: handlers, level"],
+    ),
+    ("ray_cluster_load", "main.py"): (
+        "PPO002", None,
+        ['`OmegaConf.load("ray_cluster.yaml")` loads `evidence/ray_cluster_load/ray_cluster.yaml`',
+         "keys: address, num_cpus"],
+    ),
+    ("hydra_logging", "main.py"): (
+        "PPO002", None,
+        ["composes `evidence/hydra_logging/conf/logging.yaml`, which has no verl section",
+         "keys: handlers, level"],
+    ),
+    ("click_option", "main.py"): (
+        "PPO002", None,
+        ['`config` is the click option `click.option("--config", default="ppo.yaml")`'],
+    ),
+    ("walrus_flag", "main.py"): (
+        "PPO002", None, ['`OmegaConf.create({"enabled": True})` has no verl section (keys: enabled)'],
+    ),
+    ("section_helper", "main.py"): (
+        "PPO002", None,
+        ["`sections.logging_section(training)` returns a part of its argument",
+         "evidence/section_helper/sections.py:4 returns `cfg.logging`"],
+    ),
+    ("subclass_rebind", "main.py"): (
+        "PPO001", "unsafe",
+        ["unsafe fix: evidence/subclass_rebind/logging_trainer.py:9 sets `self.config` in subclass "
+         "`LoggingTrainer`"],
+    ),
+}
+#: the findings in files other than the entry point (path -> line of the call)
+CALL_FILES = {"subclass_rebind": "trainer.py"}
+
+
+def _run(case_dir: Path, entry: str, root: Path) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": str(root), "HYDRA_FULL_ERROR": "1"}
+    return subprocess.run(
+        [sys.executable, entry], cwd=case_dir, env=env, capture_output=True, text=True, timeout=120
+    )
+
+
+@pytest.fixture(scope="module")
+def applied(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict, dict]:
+    """A copy of the fixtures, each entry point run before and after a plain ``apply``,
+    and the JSON findings of ``check`` on the fixtures themselves."""
+    work = tmp_path_factory.mktemp("evidence") / "evidence"
+    shutil.copytree(EVIDENCE, work)
+    entries = [*EXPECTED, ("test_configs", "main.py"), ("hydra_inherits", "main.py")]
+    before = {e: _run(work / e[0], e[1], work) for e in entries}
+    proc = run_cli("apply", ".", cwd=work)
+    assert proc.returncode in (0, 1), proc.stderr
+    after = {e: _run(work / e[0], e[1], work) for e in entries}
+    check = run_cli("check", "evidence", "--output-format", "json", cwd=FIXTURES)
+    findings = {}
+    for d in json.loads(check.stdout):
+        findings.setdefault(os.path.relpath(d["filename"], FIXTURES).replace(os.sep, "/"), []).append(d)
+    return work, {"before": before, "after": after}, findings
+
+
+@pytest.mark.parametrize("case", sorted(EXPECTED), ids=lambda c: c[0])
+def test_wrong_value_is_not_passed(applied, case) -> None:
+    work, runs, findings = applied
+    for when in ("before", "after"):
+        proc = runs[when][case]
+        assert proc.returncode == 0, (when, proc.stdout, proc.stderr)
+        assert proc.stdout.startswith("ran"), (when, proc.stdout)
+    code, applicability, words = EXPECTED[case]
+    path = f"evidence/{case[0]}/{CALL_FILES.get(case[0], case[1])}"
+    (found,) = [d for d in findings[path] if d["code"] in ("PPO001", "PPO002")]
+    assert found["code"] == code
+    if applicability is not None:
+        assert found["fix"]["applicability"] == applicability
+    for w in words:
+        assert w in found["message"], found["message"]
+
+
+def test_evidence_for_keeps_its_safe_fix(applied) -> None:
+    work, runs, findings = applied
+    for entry in (("test_configs", "main.py"), ("hydra_inherits", "main.py")):
+        for when in ("before", "after"):
+            proc = runs[when][entry]
+            assert proc.returncode == 0, (entry, when, proc.stderr)
+    text = (work / "test_configs" / "main.py").read_text()
+    assert "config = OmegaConf.create({\"data\": {}})\n    return get_ppo_ray_runtime_env(config)" in text
+    assert "return config, get_ppo_ray_runtime_env()\n" in text  # the ``foo`` one is left
+    assert "env = get_ppo_ray_runtime_env(cfg)" in (work / "hydra_inherits" / "main.py").read_text()
+    by_line = {d["location"]["row"]: d for d in findings["evidence/test_configs/main.py"]}
+    assert by_line[9]["code"] == "PPO002"
+    assert "`OmegaConf.create({\"foo\": {}})` has no verl section (keys: foo)" in by_line[9]["message"]
+    assert by_line[14]["code"] == "PPO001" and by_line[14]["fix"]["applicability"] == "safe"
