@@ -120,10 +120,42 @@ def composed_keys(config_dir: Path, config_name: str) -> ConfigKeys:
     keys, problem = _own_composition(config_dir, name, ())
     if keys is not None:
         return ConfigKeys(primary, keys)
+    own = _own_keys(primary)
+    if own & sections():
+        # composing only adds keys: a section the primary file holds itself stays
+        return ConfigKeys(primary, own)
     hydra_keys, hydra_problem = _hydra_compose(str(config_dir.resolve()), name, _dir_stamp(config_dir))
     if hydra_keys is not None:
         return ConfigKeys(primary, hydra_keys)
     return ConfigKeys(primary, None, hydra_problem or problem)
+
+
+def sections() -> frozenset[str]:
+    """verl's top-level sections (:data:`ppo_migrate.analysis.configs.VERL_SECTIONS`)."""
+    from ppo_migrate.analysis.configs import VERL_SECTIONS
+
+    return VERL_SECTIONS
+
+
+def _own_keys(path: Path) -> frozenset[str]:
+    """The keys a config file holds itself and the packages its ``defaults`` entries of
+    the form ``group@package: option`` (or ``group: option``) fill: what any composition
+    of it has, whatever its other entries bring."""
+    stamp = _stamp(path)
+    if stamp is None:
+        return frozenset()
+    data, problem = _read(*stamp)
+    if problem is not None or not isinstance(data, dict):
+        return frozenset()
+    keys = {str(k) for k in data if k not in _HYDRA_KEYS}
+    for entry in data.get("defaults") or []:
+        if isinstance(entry, dict) and len(entry) == 1:
+            group = str(next(iter(entry))).removeprefix("optional ").removeprefix("override ").strip()
+            group, _, package = group.partition("@")
+            target = package or group.replace("/", ".")
+            if group.split("/")[0] != "hydra" and not target.startswith(("_here_", "_global_")):
+                keys.add(target.split(".", 1)[0])
+    return frozenset(keys)
 
 
 def _dir_stamp(directory: Path) -> tuple:
@@ -195,8 +227,11 @@ def _hydra_compose(config_dir: str, name: str, stamp: tuple) -> tuple[frozenset[
         return None, "Hydra is not installed to compose it"
     if GlobalHydra.instance().is_initialized():
         return None, "Hydra is initialised in this process"
+    import warnings
+
     try:
-        with initialize_config_dir(config_dir=config_dir, version_base=None):
+        with warnings.catch_warnings(), initialize_config_dir(config_dir=config_dir, version_base=None):
+            warnings.simplefilter("ignore")
             cfg = compose(config_name=name)
         return frozenset(str(k) for k in cfg.keys()), None
     except Exception as exc:  # Hydra raises many kinds for a config it cannot compose
