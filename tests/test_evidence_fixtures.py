@@ -123,3 +123,108 @@ def test_evidence_for_keeps_its_safe_fix(applied) -> None:
     assert by_line[9]["code"] == "PPO002"
     assert "`OmegaConf.create({\"foo\": {}})` has no verl section (keys: foo)" in by_line[9]["message"]
     assert by_line[14]["code"] == "PPO001" and by_line[14]["fix"]["applicability"] == "safe"
+
+
+# -- verl's own trainer configs, composed with Hydra -------------------------------------------
+
+
+def test_verl_trainer_configs_compose_to_a_training_config(tmp_path: Path) -> None:
+    from verl_wheels import unpack
+
+    from ppo_migrate.analysis.evidence import composed_keys
+
+    config_dir = unpack("0.9.1", tmp_path / "wheel") / "verl" / "trainer" / "config"
+    for name in ("ppo_trainer", "ppo_megatron_trainer"):
+        found = composed_keys(config_dir, name)
+        assert found.problem is None
+        assert {"actor_rollout_ref", "critic", "algorithm", "trainer", "data"} <= found.keys
+
+
+def test_config_inheriting_verl_trainer_through_defaults(tmp_path: Path) -> None:
+    """A project config whose own keys hold no verl section but whose ``defaults`` inherit
+    verl 0.9.1's ``ppo_trainer`` through a search path: Hydra composes it (evidence for,
+    a safe fix); one whose inherited config is missing cannot be composed (unsafe, the
+    reason says so); a logging config beside them is evidence against (PPO002)."""
+    from verl_wheels import unpack
+
+    config_dir = unpack("0.9.1", tmp_path / "wheel") / "verl" / "trainer" / "config"
+    project = tmp_path / "project"
+    (project / "conf").mkdir(parents=True)
+    (project / "conf" / "mine.yaml").write_text(
+        f"defaults:\n  - ppo_trainer\n  - _self_\nhydra:\n  searchpath:\n    - file://{config_dir}\n"
+        "project_name: mine\n"
+    )
+    (project / "conf" / "lost.yaml").write_text("defaults:\n  - not_there\n  - _self_\nlevel: 1\n")
+    (project / "conf" / "log.yaml").write_text("defaults:\n  - _self_\nlevel: 1\n")
+    source = (
+        "import hydra\n"
+        "from verl.trainer.constants_ppo import get_ppo_ray_runtime_env\n\n"
+        '@hydra.main(config_path="conf", config_name="mine", version_base=None)\n'
+        "def run_mine(cfg):\n    return get_ppo_ray_runtime_env()\n\n"
+        '@hydra.main(config_path="conf", config_name="lost", version_base=None)\n'
+        "def run_lost(cfg):\n    return get_ppo_ray_runtime_env()\n\n"
+        '@hydra.main(config_path="conf", config_name="log", version_base=None)\n'
+        "def run_log(cfg):\n    return get_ppo_ray_runtime_env()\n"
+    )
+    (project / "train.py").write_text(source)
+    proc = run_cli("check", "train.py", "--output-format", "json", cwd=project)
+    by_row = {d["location"]["row"]: d for d in json.loads(proc.stdout)}
+    assert by_row[6]["code"] == "PPO001" and by_row[6]["fix"]["applicability"] == "safe"
+    assert by_row[10]["code"] == "PPO001" and by_row[10]["fix"]["applicability"] == "unsafe"
+    assert "cannot be composed: Hydra cannot compose `lost`" in by_row[10]["message"]
+    assert by_row[14]["code"] == "PPO002"
+    assert "composes `conf/log.yaml`, which has no verl section (keys: level)" in by_row[14]["message"]
+
+
+# -- differential: no fix safe before issue 27 becomes unsafe on the bundled trees ----------------
+
+
+def _safe_fixes(root: Path) -> set[tuple[str, int]]:
+    from ppo_migrate.analysis.check import analyse
+    from ppo_migrate.settings import Settings
+
+    out = set()
+    for path in sorted(root.rglob("*.py")):
+        try:
+            found = analyse(path.read_text(encoding="utf-8"), str(path), Settings())
+        except Exception:  # a file the analysis refuses (PPO902): the same either way
+            continue
+        out |= {
+            (str(path.relative_to(root)), d.line)
+            for d in found
+            if d.fix is not None and d.fix.applicability == "safe"
+        }
+    return out
+
+
+def _without_new_evidence(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Today's judgement: the evidence issue 27 added said nothing."""
+    from ppo_migrate.analysis.configs import ConfigFinder
+
+    monkeypatch.setattr(ConfigFinder, "_maker_evidence", lambda self, call: None)
+    monkeypatch.setattr(ConfigFinder, "_decorator_evidence", lambda self, arg, holder: None)
+    monkeypatch.setattr(ConfigFinder, "_helper_returns_section", lambda self, call: False)
+
+
+def test_no_safe_fix_becomes_unsafe_on_the_bundled_trees(tmp_path: Path) -> None:
+    from verl_wheels import unpack
+
+    trees = [
+        FIXTURES / "legacy", FIXTURES / "callee" / "legacy", FIXTURES / "threading" / "legacy",
+        unpack("0.9.1", tmp_path / "wheel"),
+    ]
+    now = {t: _safe_fixes(t) for t in trees}
+    with pytest.MonkeyPatch.context() as mp:
+        _without_new_evidence(mp)
+        before = {t: _safe_fixes(t) for t in trees}
+        evidence_before = _safe_fixes(EVIDENCE)
+    for t in trees:
+        assert before[t] - now[t] == set(), t
+    assert sum(len(v) for v in now.values()) >= 8  # the trees have safe fixes to lose
+    # the differential can tell: on fixtures/evidence the old judgement made these safe
+    lost = {p for p, _ in evidence_before - _safe_fixes(EVIDENCE)}
+    assert lost == {
+        "logging_create/main.py", "ray_cluster_load/main.py", "hydra_logging/main.py",
+        "click_option/main.py", "walrus_flag/main.py", "section_helper/main.py",
+        "test_configs/main.py",
+    }
