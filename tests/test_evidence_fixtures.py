@@ -228,3 +228,31 @@ def test_no_safe_fix_becomes_unsafe_on_the_bundled_trees(tmp_path: Path) -> None
         "click_option/main.py", "walrus_flag/main.py", "section_helper/main.py",
         "test_configs/main.py",
     }
+
+
+def test_reasons_of_the_findings(tmp_path: Path) -> None:
+    """The structured reason: ``trusted-by-name`` for a parameter nothing speaks for,
+    ``evidence-against`` naming the literal and its line for a rejected one."""
+    from ppo_migrate.analysis.check import analyse
+    from ppo_migrate.settings import Settings
+
+    source = (
+        "from omegaconf import OmegaConf\n"
+        "from verl.trainer.constants_ppo import get_ppo_ray_runtime_env\n\n"
+        "def launch(config):\n    return get_ppo_ray_runtime_env()\n\n"
+        "def flags():\n"
+        "    config = OmegaConf.create({'enabled': True})\n"
+        "    return get_ppo_ray_runtime_env()\n"
+    )
+    path = tmp_path / "train.py"
+    path.write_text(source)
+    by_line = {d.line: d for d in analyse(source, str(path), Settings())}
+    trusted = by_line[5]
+    assert trusted.code == "PPO001" and trusted.fix.applicability == "safe"
+    assert trusted.reason.kind == "trusted-by-name"
+    assert "`config` of `launch`" in trusted.reason.text
+    assert (trusted.reason.lines[0].line, trusted.reason.lines[0].column) == (4, 12)
+    against = by_line[9]
+    assert against.code == "PPO002" and against.reason.kind == "evidence-against"
+    assert against.reason.text == "`OmegaConf.create({'enabled': True})` has no verl section (keys: enabled)"
+    assert against.reason.lines[0].line == 8

@@ -38,6 +38,12 @@ a dict literal (or ``dict(...)``)       ``config = {"num_cpus": 4}`` — unless 
 without a verl top-level section key    section: ``actor_rollout_ref``, ``critic``,
                                         ``algorithm``, ``trainer``, ``data``,
                                         ``reward_model``, ``reward``
+OmegaConf.create/merge/DictConfig of    ``OmegaConf.create({"level": "INFO"})`` (issue 27)
+such a mapping
+a repository YAML without a section     ``OmegaConf.load("ray_cluster.yaml")``,
+(loaded, or composed by @hydra.main)    ``@hydra.main(config_name="logging")``
+a CLI value                             ``@click.option("--config")``, a typer parameter
+a helper returning a part of its arg    ``config = sections.logging_section(cfg)``
 an attribute of a config                ``cfg = config.actor_rollout_ref.rollout``
 a parameter a same-file caller passes   ``build(config.actor_rollout_ref)`` for
 such a value (a class's instantiation   ``def build(cfg): ...``; ``Launcher({"a": 1})``
