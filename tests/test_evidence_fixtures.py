@@ -256,3 +256,32 @@ def test_reasons_of_the_findings(tmp_path: Path) -> None:
     assert against.code == "PPO002" and against.reason.kind == "evidence-against"
     assert against.reason.text == "`OmegaConf.create({'enabled': True})` has no verl section (keys: enabled)"
     assert against.reason.lines[0].line == 8
+
+
+def test_hydra_compose_api(tmp_path: Path) -> None:
+    """``compose(config_name=...)`` under ``with initialize(config_path=...)``: a composed
+    training config keeps its safe fix, a logging config is evidence against."""
+    (tmp_path / "conf").mkdir()
+    (tmp_path / "conf" / "ppo.yaml").write_text("trainer:\n  nnodes: 1\n")
+    (tmp_path / "conf" / "logs.yaml").write_text("level: INFO\n")
+    source = (
+        "from hydra import compose, initialize\n"
+        "from verl.trainer.constants_ppo import get_ppo_ray_runtime_env\n\n"
+        "def training():\n"
+        '    with initialize(config_path="conf", version_base=None):\n'
+        '        config = compose(config_name="ppo")\n'
+        "    return get_ppo_ray_runtime_env()\n\n"
+        "def logging_only():\n"
+        '    with initialize(config_path="conf", version_base=None):\n'
+        '        config = compose(config_name="logs")\n'
+        "    return get_ppo_ray_runtime_env()\n"
+    )
+    (tmp_path / "train.py").write_text(source)
+    proc = run_cli("check", "train.py", "--output-format", "json", cwd=tmp_path)
+    by_row = {d["location"]["row"]: d for d in json.loads(proc.stdout)}
+    assert by_row[7]["code"] == "PPO001" and by_row[7]["fix"]["applicability"] == "safe"
+    assert by_row[12]["code"] == "PPO002"
+    assert (
+        '(`compose(config_name="logs")` composes `conf/logs.yaml`, which has no verl section '
+        "(keys: level))" in by_row[12]["message"]
+    )

@@ -279,8 +279,7 @@ class ConfigFinder:
     def _name_check(self, name: str, holder: Scope, call: ast.Call):
         def check() -> Bound:
             self._evidence = []
-            trust = self._trust(name, holder)
-            self._keep_reason(call, name, trust)
+            trust = self._keep_reason(call, name, self._trust(name, holder))
             if trust == "against":
                 return Bound.UNBOUND
             state = bound_at(self.scopes, name, call)
@@ -318,8 +317,11 @@ class ConfigFinder:
             return (Related(str(where[0]), int(where[1]), 1, text),)
         return ()
 
-    def _keep_reason(self, call: ast.Call, expression: str, trust: str) -> None:
-        """The :class:`Reason` of a candidate just judged ``trust``, from the evidence noted."""
+    def _keep_reason(self, call: ast.Call, expression: str, trust: str) -> str:
+        """Keep the :class:`Reason` of a candidate just judged ``trust``, from the evidence
+        noted (evidence against one binding or caller decides against the name, though
+        another shows a training config: that path would pass something else; the reason
+        names both); returns ``trust``."""
         evidence = self._evidence
         self._evidence = []
         reason = None
@@ -340,6 +342,7 @@ class ConfigFinder:
                 reason = Reason("trusted-by-name", found[1], self._related(found[2], found[1]))
         if reason is not None:
             self._reasons[(id(call), expression)] = reason
+        return trust
 
     def _trust(self, name: str, holder: Scope) -> str:
         """How far the bindings of ``name`` in ``holder`` show a training config:
@@ -354,6 +357,9 @@ class ConfigFinder:
         for b in self.finder.bindings_in(holder, name):
             trust = self._binding_trust(b.node, b.qualified, holder)
             if trust == "against":
+                # evidence against one binding (or one caller's value) is against the name,
+                # whatever another binding shows for it: on that path the value is not a
+                # training config (``launch(base if flag else {"a": 1})``)
                 return trust
             if trust == "weak":
                 worst = trust
@@ -712,6 +718,8 @@ class ConfigFinder:
             return None
         if names & {"omegaconf.OmegaConf.load"}:
             return self._loaded_file_evidence(call)
+        if names & {"hydra.compose", "hydra.experimental.compose"}:
+            return self._compose_evidence(call)
         keys = self._mapping_keys(call)
         if not keys:  # ``OmegaConf.create()``/``({})``: filled in later, or unknown
             return None
@@ -775,6 +783,72 @@ class ConfigFinder:
             )
             return "weak"
         return trusts.pop()
+
+    def _compose_evidence(self, call: ast.Call) -> str | None:
+        """Hydra's compose API: ``compose(config_name="x")`` under ``with
+        initialize(config_path="conf")`` (or ``initialize_config_dir(config_dir=...)``),
+        or after one such call in the same function: the composed config's keys decide
+        (:meth:`_composed_evidence`)."""
+        name = _keyword_or_arg(call, "config_name", 0)
+        if not (isinstance(name, ast.Constant) and isinstance(name.value, str)):
+            return None
+        directory = self._module_dir()
+        if directory is None:
+            return None
+        initializers: list[ast.Call] = []
+        for up in reversed(self.module.ancestors(call)):
+            if isinstance(up, (ast.With, ast.AsyncWith)):
+                initializers += [
+                    i.context_expr for i in up.items if isinstance(i.context_expr, ast.Call)
+                ]
+            if isinstance(up, (*_FUNCTIONS, ast.Module)):
+                initializers += [
+                    n for n in _walk_here(up) if isinstance(n, ast.Call) and n is not call
+                ]
+                break
+        dirs = set()
+        for init in initializers:
+            names = self._library_names(init.func)
+            if names & {"hydra.initialize", "hydra.initialize.initialize",
+                        "hydra.experimental.initialize"}:
+                path = _keyword_or_arg(init, "config_path", 0)
+                if isinstance(path, ast.Constant) and isinstance(path.value, str):
+                    dirs.add(directory / path.value)
+                else:
+                    return None
+            elif names & {"hydra.initialize_config_dir", "hydra.experimental.initialize_config_dir"}:
+                path = _keyword_or_arg(init, "config_dir", 0)
+                literal = _literal_path(path) if path is not None else None
+                if literal is None:
+                    return None
+                dirs.add(directory / literal)
+        if len(dirs) != 1:
+            return None
+        return self._composed_evidence(call, dirs.pop(), name.value)
+
+    def _composed_evidence(self, call: ast.Call, config_dir: Path, name: str) -> str | None:
+        """The evidence of config ``name`` of ``config_dir`` composed
+        (:func:`ppo_migrate.analysis.evidence.composed_keys`); ``None`` when the file is not
+        in the repository."""
+        from ppo_migrate.analysis.evidence import composed_keys
+
+        result = composed_keys(config_dir, name)
+        shown = _display(result.path)
+        if result.keys is None:
+            if not result.path.is_file():
+                return None  # not in the repository: nothing to go on
+            self._note("weak", f"`{self._spelled(call)}` cannot be composed: {result.problem}", call)
+            return "weak"
+        if result.keys & VERL_SECTIONS:
+            self._note("strong", f"`{shown}` composes a verl section", (shown, 1))
+            return "strong"
+        self._note(
+            "against",
+            f"`{self._spelled(call)}` composes `{shown}`, which has no verl section "
+            f"(keys: {', '.join(sorted(result.keys)) or 'none'})",
+            (shown, 1),
+        )
+        return "against"
 
     def _helper_returns_section(self, call: ast.Call) -> bool:
         """Whether ``call`` calls a function (of this module, or of another module of the
@@ -1000,26 +1074,7 @@ class ConfigFinder:
             return None
         if path.value.startswith(("pkg://", "file://")):
             return None
-        config_dir = directory / path.value
-        from ppo_migrate.analysis.evidence import composed_keys
-
-        result = composed_keys(config_dir, name.value)
-        shown = _display(result.path)
-        if result.keys is None:
-            if not result.path.is_file():
-                return None  # not in the repository: nothing to go on
-            self._note("weak", f"`{self._spelled(call)}` cannot be composed: {result.problem}", call)
-            return "weak"
-        if result.keys & VERL_SECTIONS:
-            self._note("strong", f"`{shown}` composes a verl section", (shown, 1))
-            return "strong"
-        self._note(
-            "against",
-            f"`{self._spelled(call)}` composes `{shown}`, which has no verl section "
-            f"(keys: {', '.join(sorted(result.keys)) or 'none'})",
-            (shown, 1),
-        )
-        return "against"
+        return self._composed_evidence(call, directory / path.value, name.value)
 
     def _callers_trust(self, arg: ast.arg, holder: Scope) -> str | None:
         """What the same-file calls of a function pass for its parameter ``arg``.
@@ -2183,6 +2238,14 @@ def _returns_of(func: ast.FunctionDef) -> list[ast.expr] | None:
     if not func.body or not isinstance(func.body[-1], (ast.Return, ast.Raise)):
         values.append(ast.Constant(value=None))
     return values
+
+
+def _keyword_or_arg(call: ast.Call, keyword: str, position: int) -> ast.expr | None:
+    """The argument ``call`` passes as ``keyword=``, else at ``position``."""
+    for k in call.keywords:
+        if k.arg == keyword:
+            return k.value
+    return call.args[position] if len(call.args) > position else None
 
 
 def _click_name(declared: list[str]) -> str | None:
