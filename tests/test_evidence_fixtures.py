@@ -62,9 +62,14 @@ EXPECTED = {
         ["unsafe fix: evidence/subclass_rebind/logging_trainer.py:9 sets `self.config` in subclass "
          "`LoggingTrainer`"],
     ),
+    ("subclass_own_config", "main.py"): (
+        "PPO001", "unsafe",
+        ["unsafe fix: evidence/subclass_own_config/logging_base.py:9 sets `self.config` in "
+         "subclass `LoggingBase`"],
+    ),
 }
 #: the findings in files other than the entry point (path -> line of the call)
-CALL_FILES = {"subclass_rebind": "trainer.py"}
+CALL_FILES = {"subclass_rebind": "trainer.py", "subclass_own_config": "base.py"}
 
 
 def _run(case_dir: Path, entry: str, root: Path) -> subprocess.CompletedProcess:

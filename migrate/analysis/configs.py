@@ -1765,6 +1765,15 @@ class ConfigFinder:
                 "init", cls, name, lambda: self._init_certain(cls.node, name, {id(cls.node)})
             ):
                 return Bound.POSSIBLE  # set somewhere, maybe not yet (or not to a config)
+            # issue 27: a subclass in another file may rebind ``self.<name>`` after
+            # ``super().__init__()`` (``self.config = LoggingConfig()``): the class is an
+            # origin the cross-file judgement reads the run's other files for
+            scope = self.scopes.scope_for_node(cls.node)
+            if self._origins is not None and scope is not None and not any(
+                o.kind == "init" and o.qualname == qualname(scope_frames(scope))
+                for o in self._origins
+            ):  # (one origin per class: its ``__init__``'s parameter, if that set it)
+                self._record_fields(cls.node, name, None)
             return Bound.CERTAIN
 
         return check
