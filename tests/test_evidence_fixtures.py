@@ -138,11 +138,44 @@ def test_verl_trainer_configs_compose_to_a_training_config(tmp_path: Path) -> No
 
     from ppo_migrate.analysis.evidence import composed_keys
 
+    from ppo_migrate.analysis.evidence import VERL_TRAINER_CONFIGS, VERL_TRAINER_KEYS
+
     config_dir = unpack("0.9.1", tmp_path / "wheel") / "verl" / "trainer" / "config"
-    for name in ("ppo_trainer", "ppo_megatron_trainer"):
+    shipped = sorted(n for n in VERL_TRAINER_CONFIGS if (config_dir / f"{n}.yaml").is_file())
+    assert "ppo_trainer" in shipped and "ppo_megatron_trainer" in shipped and len(shipped) >= 4
+    for name in shipped:
         found = composed_keys(config_dir, name)
-        assert found.problem is None
-        assert {"actor_rollout_ref", "critic", "algorithm", "trainer", "data"} <= found.keys
+        assert found.problem is None, name
+        assert {"actor_rollout_ref", "critic", "algorithm", "trainer", "data"} <= found.keys, name
+        assert VERL_TRAINER_KEYS <= found.keys
+
+
+def test_recipe_config_inheriting_verl_through_its_checkout(tmp_path: Path) -> None:
+    """A recipe's config (verl-recipe's shape: ``hydra.searchpath: [file://verl/trainer/config]``,
+    run from verl's checkout, ``defaults: [ppo_trainer, _self_]``) is a training config
+    though verl's directory is not beside it; an unknown inherited name is not."""
+    (tmp_path / "config").mkdir()
+    (tmp_path / "config" / "recipe_trainer.yaml").write_text(
+        "hydra:\n  searchpath:\n    - file://verl/trainer/config\n"
+        "defaults:\n  - ppo_trainer\n  - _self_\nrecipe:\n  k: 1\n"
+    )
+    (tmp_path / "config" / "other.yaml").write_text(
+        "hydra:\n  searchpath:\n    - file://verl/trainer/config\n"
+        "defaults:\n  - my_logging\n  - _self_\nlevel: 1\n"
+    )
+    (tmp_path / "main_recipe.py").write_text(
+        "import hydra\n"
+        "from verl.trainer.constants_ppo import get_ppo_ray_runtime_env\n\n"
+        '@hydra.main(config_path="config", config_name="recipe_trainer", version_base=None)\n'
+        "def run_recipe(config):\n    return get_ppo_ray_runtime_env()\n\n"
+        '@hydra.main(config_path="config", config_name="other", version_base=None)\n'
+        "def run_other(config):\n    return get_ppo_ray_runtime_env()\n"
+    )
+    proc = run_cli("check", "main_recipe.py", "--output-format", "json", cwd=tmp_path)
+    by_row = {d["location"]["row"]: d for d in json.loads(proc.stdout)}
+    assert by_row[6]["code"] == "PPO001" and by_row[6]["fix"]["applicability"] == "safe"
+    assert by_row[10]["code"] == "PPO001" and by_row[10]["fix"]["applicability"] == "unsafe"
+    assert "cannot be composed: Hydra cannot compose `other`" in by_row[10]["message"]
 
 
 def test_config_inheriting_verl_trainer_through_defaults(tmp_path: Path) -> None:

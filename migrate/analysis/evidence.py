@@ -27,6 +27,15 @@ from typing import NamedTuple
 _HYDRA_KEYS = frozenset({"defaults", "hydra"})
 #: Levels above a module's directory searched for a relative file name (up to the root).
 _MAX_UP = 8
+#: verl's own trainer configs (``verl/trainer/config/<name>.yaml`` of the 0.9.x wheels),
+#: each composing to a training config
+VERL_TRAINER_CONFIGS = frozenset({
+    "ppo_trainer", "ppo_megatron_trainer", "ppo_torchtitan_trainer", "ppo_veomni_trainer",
+    "_generated_ppo_trainer", "_generated_ppo_megatron_trainer",
+    "_generated_ppo_torchtitan_trainer", "_generated_ppo_veomni_trainer",
+})
+#: the top-level sections every one of them composes (tested on the 0.9.1 wheel)
+VERL_TRAINER_KEYS = frozenset({"actor_rollout_ref", "critic", "algorithm", "trainer", "data"})
 
 
 class ConfigKeys(NamedTuple):
@@ -170,12 +179,26 @@ def _dir_stamp(directory: Path) -> tuple:
     return tuple(sorted(out))
 
 
+def _searches_verl(data: dict) -> bool:
+    """Whether a primary config's ``hydra.searchpath`` names verl's trainer configs
+    (``file://verl/trainer/config``, ``pkg://verl.trainer.config``)."""
+    hydra = data.get("hydra")
+    paths = hydra.get("searchpath") if isinstance(hydra, dict) else None
+    if not isinstance(paths, list):
+        return False
+    return any(
+        isinstance(p, str) and ("verl/trainer/config" in p or "verl.trainer.config" in p)
+        for p in paths
+    )
+
+
 def _own_composition(
-    config_dir: Path, name: str, seen: tuple[str, ...]
+    config_dir: Path, name: str, seen: tuple[str, ...], verl_search: bool = False
 ) -> tuple[frozenset[str] | None, str | None]:
     """The keys of a config and the configs its ``defaults`` list inherits from the same
-    directory; ``(None, why)`` when an entry is not found there (a search path, a
-    package, an interpolated name) or a file cannot be read."""
+    directory, or verl's own trainer configs (:data:`VERL_TRAINER_CONFIGS`) through a
+    search path naming verl's config directory; ``(None, why)`` when an entry is not found
+    (another search path, a package, an interpolated name) or a file cannot be read."""
     path = config_dir / f"{name}.yaml"
     stamp = _stamp(path)
     if stamp is None or name in seen:
@@ -191,6 +214,7 @@ def _own_composition(
     defaults = data.get("defaults") or []
     if not isinstance(defaults, list):
         return None, f"`{path.name}`'s defaults is not a list"
+    verl_search = verl_search or _searches_verl(data)
     for entry in defaults:
         if entry == "_self_":
             continue
@@ -198,7 +222,11 @@ def _own_composition(
             option = entry.removeprefix("optional ").removeprefix("override ").strip()
             if "/" in option or "@" in option or "$" in option:
                 return None, f"`{path.name}`'s defaults entry `{entry}` is not read here"
-            inherited, why = _own_composition(config_dir, option, (*seen, name))
+            inherited, why = _own_composition(config_dir, option, (*seen, name), verl_search)
+            if inherited is None and verl_search and option in VERL_TRAINER_CONFIGS:
+                # ``- ppo_trainer`` found through ``hydra.searchpath: [file://verl/trainer/config]``
+                # (a recipe run from verl's checkout): verl's own trainer config
+                inherited = VERL_TRAINER_KEYS
             if inherited is None:
                 return None, why
             keys |= inherited
