@@ -378,6 +378,11 @@ class ConfigFinder:
     def _binding_trust(self, node: ast.AST, qualified: str | None, holder: Scope) -> str:
         if isinstance(node, ast.arg):
             if node.annotation is not None and self._annotation(node.annotation, holder) == "other":
+                self._note(
+                    "against",
+                    f"`{node.arg}` is annotated `{self._spelled(node.annotation)}`",
+                    node.annotation,
+                )
                 return "against"
             if isinstance(holder.node, ast.Lambda):
                 return "weak"  # ``lambda config: ...``: its callers are not followed
@@ -1116,7 +1121,18 @@ class ConfigFinder:
             values = self._call_values([(func.name, parent)], position, arg.arg, False)
         if self._called_unseen(func):
             values = itertools.chain(values, (_UNPACKED,))
-        return _worst(self._passed_trust(v) for v in values)
+        return _worst(self._noted_passed_trust(v, arg) for v in values)
+
+    def _noted_passed_trust(self, value: ast.expr, arg: ast.arg) -> str | None:
+        """:meth:`_passed_trust`, noting a caller's value that is evidence against."""
+        trust = self._passed_trust(value)
+        if trust == "against" and hasattr(value, "lineno") and value is not _UNPACKED:
+            self._note(
+                "against",
+                f"a caller passes `{self._spelled(value)}` for `{arg.arg}` (line {value.lineno})",
+                value,
+            )
+        return trust
 
     def _record_origin(self, arg: ast.arg, holder: Scope) -> None:
         """Note, while a candidate is judged, that its value rests on parameter ``arg`` of
