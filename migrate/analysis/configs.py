@@ -674,7 +674,7 @@ class ConfigFinder:
             return self._is_config_part(value)
         return False
 
-    def _spelled(self, node: ast.AST, limit: int = 60) -> str:
+    def _spelled(self, node: ast.AST, limit: int = 100) -> str:
         """``node``'s source on one line, cut at ``limit`` characters."""
         text = " ".join(self.module.source_of(node).split())
         return text if len(text) <= limit else text[: limit - 3] + "..."
