@@ -208,7 +208,7 @@ def test_cr_only_file_with_an_encoding_cookie_is_checked_and_rewritten_byte_exac
         b"",
         b'if __name__ == "__main__":',
         b"    from omegaconf import OmegaConf",  # a string passed to main would be no config
-        b'    print(ascii(__doc__), ascii(main(OmegaConf.create({"name": "cfg"}))))',
+        b'    print(ascii(__doc__), ascii(main(OmegaConf.create({"trainer": {"name": "cfg"}}))))',
         b"",
     ])
     script = tmp_path / "train.py"
@@ -226,7 +226,7 @@ def test_cr_only_file_with_an_encoding_cookie_is_checked_and_rewritten_byte_exac
     assert "Rewrote train.py (1 call)" in proc.stdout
     assert script.read_bytes() == source.replace(CALL, FIXED)  # only `config` inserted
     ran = subprocess.run([sys.executable, "train.py"], cwd=tmp_path, capture_output=True, check=True)
-    assert ran.stdout == b"'Caf\\xe9 launcher.' ('d\\xe9j\\xe0 vu', {'config': {'name': 'cfg'}})\n"
+    assert ran.stdout == b"'Caf\\xe9 launcher.' ('d\\xe9j\\xe0 vu', {'config': {'trainer': {'name': 'cfg'}}})\n"
 
 
 def test_use_ppo_runtime_notice_says_the_name_is_taken_instead_of_advising_the_flag(tmp_path: Path) -> None:

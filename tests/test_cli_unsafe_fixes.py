@@ -54,6 +54,8 @@ def test_check_says_why_a_fix_is_unsafe_in_the_default_full_format(tmp_path: Pat
         "  |            ^^^^^^^^^^^^^^^^^^^^^^^^^ PPO001",
         "  |",
         "  = help: Pass `config`",
+        "  = note: nothing in the project shows what `config` of `run` holds: trusted by its name",
+        "    safe.py:2",
         "",
         "unsafe.py:5:12: PPO001 `get_ppo_ray_runtime_env()` called without the config in scope; "
         "pass `config`",

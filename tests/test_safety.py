@@ -1042,7 +1042,9 @@ def test_unreadable_and_read_only_files_are_reported_for_an_ordinary_user(tmp_pa
     os.chmod(tmp_path / "m_unreadable.py", 0)
     os.chmod(tmp_path / "r_read_only.py", 0o444)
     try:
-        proc = cli(*command, "--no-progress", ".", cwd=tmp_path, preexec=preexec)
+        proc = cli(
+            *command, "--no-progress", "--output-format", "concise", ".", cwd=tmp_path, preexec=preexec
+        )
     finally:
         os.chmod(tmp_path / "m_unreadable.py", 0o644)
     assert_no_traceback(proc)

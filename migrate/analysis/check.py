@@ -421,31 +421,39 @@ class ModuleAnalysis:
         if choice is None:
             scope = self.scope_name(t.call)
             where = "at module level" if scope == "<module>" else f"in `{scope}`"
+            rejected = self.configs.reason(t.call)  # issue 27: the evidence against a candidate
+            against = f" ({rejected.text})" if rejected is not None else ""
             reason = None
-            if self.configs.rejected:
+            if self.configs.rejected:  # each rejected candidate and its evidence, by line
                 from ppo_migrate.analysis.reasons import rejection_reason
 
                 reason = rejection_reason(self.configs, self.configs.rejected, t.call, self.path)
+            if reason is None:
+                reason = rejected
             return self._diagnostic(
                 t,
                 "PPO002",
                 f"`{self.spelled(t.call)}` called without a config and no training config is in "
-                f"scope {where}; this entry point must obtain the training config and pass it",
+                f"scope {where}{against}; this entry point must obtain the training config and pass it",
             )._replace(callee=in_effect.detail, reason=reason)
         expression = choice.expression
         applicability = choice.applicability
         message = f"`{self.spelled(t.call)}` called without the config in scope; pass `{expression}`"
-        reason = None
-        if choice.why is not None:
+        evidence = self.configs.reason(t.call, expression)
+        reason = evidence
+        if evidence is not None and evidence.kind == "conflicting-evidence":
+            applicability = "unsafe"  # issue 27: evidence for and against, or an uncomposable file
+            message += f" (unsafe fix: {evidence.text})"
+        elif choice.why is not None:
             from ppo_migrate.analysis.reasons import unsafe_reason
 
             reason = unsafe_reason(self.configs, choice.why, t.call, self.path)
         if self._patches_the_function():
             # a test or a shim replaces the function (mock.patch, setattr): the callable
             # at the call may take no config at all
+            if applicability == "safe" or reason is None:
+                reason = self._patch_reason()  # the patch is what makes this fix unsafe
             applicability = "unsafe"
-            if reason is None:
-                reason = self._patch_reason()
         elif applicability == "safe" and getattr(self.settings, "target_patches", None):
             from ppo_migrate.analysis.patches import patch_reason, patched_at
 

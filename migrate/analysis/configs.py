@@ -38,6 +38,12 @@ a dict literal (or ``dict(...)``)       ``config = {"num_cpus": 4}`` — unless 
 without a verl top-level section key    section: ``actor_rollout_ref``, ``critic``,
                                         ``algorithm``, ``trainer``, ``data``,
                                         ``reward_model``, ``reward``
+OmegaConf.create/merge/DictConfig of    ``OmegaConf.create({"level": "INFO"})`` (issue 27)
+such a mapping
+a repository YAML without a section     ``OmegaConf.load("ray_cluster.yaml")``,
+(loaded, or composed by @hydra.main)    ``@hydra.main(config_name="logging")``
+a CLI value                             ``@click.option("--config")``, a typer parameter
+a helper returning a part of its arg    ``config = sections.logging_section(cfg)``
 an attribute of a config                ``cfg = config.actor_rollout_ref.rollout``
 a parameter a same-file caller passes   ``build(config.actor_rollout_ref)`` for
 such a value (a class's instantiation   ``def build(cfg): ...``; ``Launcher({"a": 1})``
@@ -54,8 +60,10 @@ from __future__ import annotations
 import ast
 import functools
 import itertools
+import os
 import re
 from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path
 from typing import NamedTuple
 
 from ppo_migrate.analysis.flow import Bound, bound_at
@@ -64,13 +72,14 @@ from ppo_migrate.analysis.module import ParsedModule
 from ppo_migrate.analysis.scopes import Scope, ScopeKind, ScopeTree
 from ppo_migrate.analysis.scopes import frames as scope_frames
 from ppo_migrate.analysis.targets import TargetFinder, all_args, dotted_parts
-from ppo_migrate.diagnostics import CallerOrigin, qualname
+from ppo_migrate.diagnostics import CallerOrigin, Reason, Related, qualname
 from ppo_migrate.targets import resolve_relative
 
 #: Top-level sections of verl's training config (verl ``trainer/config/ppo_trainer.yaml``).
-VERL_SECTIONS = frozenset(
-    {"actor_rollout_ref", "critic", "algorithm", "trainer", "data", "reward_model", "reward"}
-)
+VERL_SECTIONS = frozenset({
+    "actor_rollout_ref", "critic", "algorithm", "trainer", "data", "reward_model", "reward",
+    "global_profiler",
+})
 #: Qualified names of omegaconf's ``DictConfig``.
 DICTCONFIG_NAMES = frozenset({"omegaconf.DictConfig", "omegaconf.dictconfig.DictConfig"})
 #: Annotations that say nothing against a config (``Any``, ``object``).
@@ -222,6 +231,11 @@ class ConfigFinder:
         self._why: tuple[str, str, Scope | None] = ("unbound", "", None)
         #: the candidates :meth:`find` rejected at its last call, and why, in lookup order
         self.rejected: list[Why] = []
+        #: the evidence met while one candidate is judged: ``(trust, text, node or
+        #: (path, line))`` (:meth:`_note`), the first of each trust deciding its reason
+        self._evidence: list[tuple[str, str, object]] = []
+        #: ``(id(call), expression) -> Reason`` of the candidates judged (:meth:`reason`)
+        self._reasons: dict[tuple[int, str], Reason] = {}
 
     # -- the answer -----------------------------------------------------------------
 
@@ -301,7 +315,8 @@ class ConfigFinder:
     # -- a name -----------------------------------------------------------------------
     def _name_check(self, name: str, holder: Scope, call: ast.Call):
         def check() -> Bound:
-            trust = self._trust(name, holder)
+            self._evidence = []
+            trust = self._keep_reason(call, name, self._trust(name, holder))
             if trust == "against":
                 self._why = ("against", name, holder)
                 return Bound.UNBOUND
@@ -313,6 +328,61 @@ class ConfigFinder:
             return state
 
         return check
+
+    # -- reasons ------------------------------------------------------------------------
+    def reason(self, call: ast.Call, expression: str | None = None) -> Reason | None:
+        """Why the value ``expression`` was (or, with ``None``, the first candidate that
+        was) taken or rejected at ``call`` (after :meth:`find`): ``"evidence-against"``
+        (the value is not a training config: the YAML file and its keys, the CLI option,
+        the helper returning a section, the literal), ``"conflicting-evidence"`` (evidence
+        for and against, or a config file that cannot be composed), ``"trusted-by-name"``
+        (nothing showed what the parameter holds: taken for its name); ``None`` when the
+        evidence decided it plainly (a literal with a verl section, a config YAML)."""
+        if expression is not None:
+            return self._reasons.get((id(call), expression))
+        return next((r for (c, _), r in self._reasons.items() if c == id(call)), None)
+
+    def _note(self, trust: str, text: str, where: object = None) -> None:
+        """Record a piece of evidence met while judging a candidate: ``trust`` ``"against"``,
+        ``"weak"`` (conflicting, or a file that cannot be composed), ``"strong"`` (for),
+        ``"name"`` (a parameter trusted by its name); ``where``: an AST node of this
+        module or ``(path, line)``."""
+        self._evidence.append((trust, text, where))
+
+    def _related(self, where: object, text: str) -> tuple[Related, ...]:
+        if isinstance(where, ast.AST) and hasattr(where, "lineno"):
+            line, column = self.module.start(where)
+            return (Related(self.module.path, line, column, text),)
+        if isinstance(where, tuple) and len(where) == 2:
+            return (Related(str(where[0]), int(where[1]), 1, text),)
+        return ()
+
+    def _keep_reason(self, call: ast.Call, expression: str, trust: str) -> str:
+        """Keep the :class:`Reason` of a candidate just judged ``trust``, from the evidence
+        noted (evidence against one binding or caller decides against the name, though
+        another shows a training config: that path would pass something else; the reason
+        names both); returns ``trust``."""
+        evidence = self._evidence
+        self._evidence = []
+        reason = None
+        if trust == "against":
+            found = next((e for e in evidence if e[0] == "against"), None)
+            text = found[1] if found else f"`{expression}` is not a training config"
+            for_ = next((e for e in evidence if e[0] == "strong"), None)
+            reason = Reason("evidence-against", text, self._related(found[2], text) if found else ())
+            if for_ is not None:
+                reason = reason._replace(text=f"{text} (though {for_[1]})")
+        elif trust == "weak":
+            found = next((e for e in evidence if e[0] == "weak"), None)
+            if found is not None:
+                reason = Reason("conflicting-evidence", found[1], self._related(found[2], found[1]))
+        elif trust == "strong":
+            found = next((e for e in evidence if e[0] == "name"), None)
+            if found is not None and not any(e[0] == "strong" for e in evidence):
+                reason = Reason("trusted-by-name", found[1], self._related(found[2], found[1]))
+        if reason is not None:
+            self._reasons[(id(call), expression)] = reason
+        return trust
 
     def _trust(self, name: str, holder: Scope) -> str:
         """How far the bindings of ``name`` in ``holder`` show a training config:
@@ -327,6 +397,9 @@ class ConfigFinder:
         for b in self.finder.bindings_in(holder, name):
             trust = self._binding_trust(b.node, b.qualified, holder)
             if trust == "against":
+                # evidence against one binding (or one caller's value) is against the name,
+                # whatever another binding shows for it: on that path the value is not a
+                # training config (``launch(base if flag else {"a": 1})``)
                 return trust
             if trust == "weak":
                 worst = trust
@@ -345,6 +418,11 @@ class ConfigFinder:
     def _binding_trust(self, node: ast.AST, qualified: str | None, holder: Scope) -> str:
         if isinstance(node, ast.arg):
             if node.annotation is not None and self._annotation(node.annotation, holder) == "other":
+                self._note(
+                    "against",
+                    f"`{node.arg}` is annotated `{self._spelled(node.annotation)}`",
+                    node.annotation,
+                )
                 return "against"
             if isinstance(holder.node, ast.Lambda):
                 return "weak"  # ``lambda config: ...``: its callers are not followed
@@ -356,13 +434,23 @@ class ConfigFinder:
                 # ``__call__``, ``__new__``, ``__post_init__``, ``__getitem__``, ``__exit__``:
                 # Python calls them with whatever the expression it runs gives
                 return "weak"
+            decorated = self._decorator_evidence(node, holder)
+            if decorated == "against":
+                return decorated  # a CLI option's string, a composed config without a section
             self._record_origin(node, holder)
-            trusts = {self._callers_trust(node, holder)}
+            trusts = {self._callers_trust(node, holder), decorated}
             default = _default_of(holder.node, node)
             if default is not None:
                 # ``def main(config="ppo.yaml")``: a path by default (against);
                 # ``def main(cfg={"trainer": 1})``: a plain dict by default (weak)
                 trusts.add(self._passed_trust(default))
+            if trusts == {None}:
+                self._note(
+                    "name",
+                    f"nothing in the project shows what `{node.arg}` of "
+                    f"`{getattr(holder.node, 'name', '?')}` holds: trusted by its name",
+                    node,
+                )
             return _worst(trusts) or "strong"
         if qualified is not None or isinstance(
             node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.ExceptHandler, ast.Import, ast.ImportFrom)
@@ -408,6 +496,10 @@ class ConfigFinder:
         (see :meth:`_trust`)."""
         if value is None or isinstance(value, ast.Starred):
             return "weak"  # unknown, or a marker (:data:`_UNPACKED`)
+        if isinstance(value, ast.Call) and value is not _ESCAPES and value is not _ATTRIBUTE:
+            made = self._maker_evidence(value)
+            if made in ("against", "weak"):
+                return made  # ``OmegaConf.create({"level": "INFO"})``, a YAML file without a section
         if self._value_against(value) or self._sub_config(value):
             return "against"
         if isinstance(value, ast.Attribute) and value.attr in self.names:
@@ -592,11 +684,17 @@ class ConfigFinder:
     def _value_against(self, value: ast.expr) -> bool:
         """Whether an assigned value is evidence against a training config (see the table)."""
         if isinstance(value, (ast.List, ast.ListComp)):
+            self._note("against", f"`{self._spelled(value)}` is a list", value)
             return True
         if isinstance(value, ast.Dict):
             keys = {k.value for k in value.keys if isinstance(k, ast.Constant)}
-            return not (keys & VERL_SECTIONS) and all(k is not None for k in value.keys)
+            against = not (keys & VERL_SECTIONS) and all(k is not None for k in value.keys)
+            if against:
+                self._note("against", f"`{self._spelled(value)}` has no verl section", value)
+            return against
         if isinstance(value, ast.Call):
+            if self._helper_returns_section(value):
+                return True
             func = value.func
             if isinstance(func, ast.Attribute) and func.attr == "from_pretrained":
                 return True
@@ -615,6 +713,231 @@ class ConfigFinder:
         if isinstance(value, (ast.Attribute, ast.Subscript)):
             return self._is_config_part(value)
         return False
+
+    def _spelled(self, node: ast.AST, limit: int = 100) -> str:
+        """``node``'s source on one line, cut at ``limit`` characters."""
+        text = " ".join(self.module.source_of(node).split())
+        return text if len(text) <= limit else text[: limit - 3] + "..."
+
+    def _mapping_keys(self, value: ast.expr) -> frozenset[str] | None:
+        """The top-level keys of a mapping written out here: a dict literal (no ``**``
+        spread), ``dict(a=...)``, ``OmegaConf.create``/``DictConfig`` of one, ``merge`` of
+        such (every key of each); ``None`` when they cannot all be read."""
+        if isinstance(value, ast.Dict):
+            if not all(isinstance(k, ast.Constant) and isinstance(k.value, str) for k in value.keys):
+                return None
+            return frozenset(k.value for k in value.keys)  # type: ignore[union-attr]
+        if not isinstance(value, ast.Call):
+            return None
+        names = self._library_names(value.func) | self._builtin(value.func)
+        if names & {"dict", "builtins.dict"}:
+            if value.args or any(k.arg is None for k in value.keywords):
+                return None
+            return frozenset(k.arg for k in value.keywords if k.arg is not None)
+        if names & {"omegaconf.OmegaConf.create", "omegaconf.DictConfig",
+                    "omegaconf.dictconfig.DictConfig"}:
+            if len(value.args) != 1 or value.keywords and not all(
+                k.arg in ("flags", "parent") for k in value.keywords
+            ):
+                return None
+            return self._mapping_keys(value.args[0])
+        if names & {"omegaconf.OmegaConf.merge", "omegaconf.OmegaConf.unsafe_merge"}:
+            if not value.args:
+                return None
+            keys: set[str] = set()
+            for a in value.args:
+                found = self._mapping_keys(a)
+                if found is None:
+                    return None
+                keys |= found
+            return frozenset(keys)
+        return None
+
+    def _maker_evidence(self, call: ast.Call) -> str | None:
+        """What an OmegaConf/Hydra maker's call shows: ``"against"`` for a mapping written
+        out with no verl section (``OmegaConf.create({"level": "INFO"})``), a YAML file of
+        the repository ``OmegaConf.load`` reads without one; ``"strong"`` for either with
+        a section; ``"weak"`` for a file that cannot be read; ``None``: nothing to say."""
+        names = self._library_names(call.func)
+        if not names & _CONFIG_MAKERS:
+            return None
+        if names & {"omegaconf.OmegaConf.load"}:
+            return self._loaded_file_evidence(call)
+        if names & {"hydra.compose", "hydra.experimental.compose"}:
+            return self._compose_evidence(call)
+        keys = self._mapping_keys(call)
+        if not keys:  # ``OmegaConf.create()``/``({})``: filled in later, or unknown
+            return None
+        spelled = self._spelled(call)
+        if keys & VERL_SECTIONS:
+            self._note("strong", f"`{spelled}` has a verl section", call)
+            return "strong"
+        self._note(
+            "against",
+            f"`{spelled}` has no verl section (keys: {', '.join(sorted(keys))})",
+            call,
+        )
+        return "against"
+
+    def _module_dir(self) -> Path | None:
+        path = self.module.path
+        if not path or path == "-":
+            return None
+        return Path(path).absolute().parent
+
+    def _loaded_file_evidence(self, call: ast.Call) -> str | None:
+        """``OmegaConf.load("<file>")`` of a file found in the repository (the module's
+        directory and those above it): its top-level keys decide (:mod:`.evidence`)."""
+        if len(call.args) != 1 or call.keywords:
+            return None
+        name = _literal_path(call.args[0])
+        directory = self._module_dir()
+        if name is None or directory is None:
+            return None
+        from ppo_migrate.analysis.evidence import file_keys, find_file
+
+        root = self.classes.root if self.classes is not None else None
+        found = find_file(name, directory, _repository_top(directory, root))
+        if not found:
+            return None
+        results = [file_keys(f) for f in found]
+        trusts = set()
+        for r in results:
+            shown = _display(r.path)
+            if r.keys is None:
+                self._note("weak", f"`{self._spelled(call)}`: {r.problem}", call)
+                trusts.add("weak")
+            elif r.keys & VERL_SECTIONS:
+                self._note("strong", f"`{shown}` has a verl section", (shown, 1))
+                trusts.add("strong")
+            else:
+                self._note(
+                    "against",
+                    f"`{self._spelled(call)}` loads `{shown}`, which has no verl section "
+                    f"(keys: {', '.join(sorted(r.keys)) or 'none'})",
+                    (shown, 1),
+                )
+                trusts.add("against")
+        if len(trusts) > 1:
+            self._note(
+                "weak",
+                f"`{self._spelled(call)}` may load any of "
+                + ", ".join(f"`{_display(r.path)}`" for r in results)
+                + ", which disagree",
+                call,
+            )
+            return "weak"
+        return trusts.pop()
+
+    def _compose_evidence(self, call: ast.Call) -> str | None:
+        """Hydra's compose API: ``compose(config_name="x")`` under ``with
+        initialize(config_path="conf")`` (or ``initialize_config_dir(config_dir=...)``),
+        or after one such call in the same function: the composed config's keys decide
+        (:meth:`_composed_evidence`)."""
+        name = _keyword_or_arg(call, "config_name", 0)
+        if not (isinstance(name, ast.Constant) and isinstance(name.value, str)):
+            return None
+        directory = self._module_dir()
+        if directory is None:
+            return None
+        initializers: list[ast.Call] = []
+        for up in reversed(self.module.ancestors(call)):
+            if isinstance(up, (ast.With, ast.AsyncWith)):
+                initializers += [
+                    i.context_expr for i in up.items if isinstance(i.context_expr, ast.Call)
+                ]
+            if isinstance(up, (*_FUNCTIONS, ast.Module)):
+                initializers += [
+                    n for n in _walk_here(up) if isinstance(n, ast.Call) and n is not call
+                ]
+                break
+        dirs = set()
+        for init in initializers:
+            names = self._library_names(init.func)
+            if names & {"hydra.initialize", "hydra.initialize.initialize",
+                        "hydra.experimental.initialize"}:
+                path = _keyword_or_arg(init, "config_path", 0)
+                if isinstance(path, ast.Constant) and isinstance(path.value, str):
+                    dirs.add(directory / path.value)
+                else:
+                    return None
+            elif names & {"hydra.initialize_config_dir", "hydra.experimental.initialize_config_dir"}:
+                path = _keyword_or_arg(init, "config_dir", 0)
+                literal = _literal_path(path) if path is not None else None
+                if literal is None:
+                    return None
+                dirs.add(directory / literal)
+        if len(dirs) != 1:
+            return None
+        return self._composed_evidence(call, dirs.pop(), name.value)
+
+    def _composed_evidence(self, call: ast.Call, config_dir: Path, name: str) -> str | None:
+        """The evidence of config ``name`` of ``config_dir`` composed
+        (:func:`ppo_migrate.analysis.evidence.composed_keys`); ``None`` when the file is not
+        in the repository."""
+        from ppo_migrate.analysis.evidence import composed_keys
+
+        result = composed_keys(config_dir, name)
+        shown = _display(result.path)
+        if result.keys is None:
+            if not result.path.is_file():
+                return None  # not in the repository: nothing to go on
+            self._note("weak", f"`{self._spelled(call)}` cannot be composed: {result.problem}", call)
+            return "weak"
+        if result.keys & VERL_SECTIONS:
+            self._note("strong", f"`{shown}` composes a verl section", (shown, 1))
+            return "strong"
+        self._note(
+            "against",
+            f"`{self._spelled(call)}` composes `{shown}`, which has no verl section "
+            f"(keys: {', '.join(sorted(result.keys)) or 'none'})",
+            (shown, 1),
+        )
+        return "against"
+
+    def _helper_returns_section(self, call: ast.Call) -> bool:
+        """Whether ``call`` calls a function (of this module, or of another module of the
+        project found through its import) every ``return`` of which gives a section or an
+        attribute of one of its parameters (``def logging_section(cfg): return cfg.logging``):
+        what it hands back is part of the config it is given, not the config."""
+        found = self._function_def(call.func)
+        if found is None:
+            return False
+        where, func = found
+        values = _returns_of(func)
+        if not values:
+            return False
+        params = {a.arg for a in all_args(func.args)}
+        for v in values:
+            if not _part_of(v, params):
+                return False
+        self._note(
+            "against",
+            f"`{self._spelled(call)}` returns a part of its argument "
+            f"(`{func.name}` at {where[0]}:{func.lineno} returns "
+            f"`{' '.join(ast.unparse(values[0]).split())}`)",
+            (where[0], func.lineno),
+        )
+        return True
+
+    def _function_def(self, func: ast.expr) -> tuple[tuple[str, int], ast.FunctionDef] | None:
+        """The ``def`` a call's callee names: a function bound only by ``def`` in this
+        module, or a top-level function of a project module it imports (through the
+        cross-file index); ``None`` otherwise."""
+        if isinstance(func, ast.Name):
+            holder = self.scopes.scope_of(func).lookup(func.id)
+            if holder is not None:
+                defs = [b.node for b in self.finder.bindings_in(holder, func.id)]
+                if len(defs) == 1 and isinstance(defs[0], ast.FunctionDef):
+                    return (self.module.path, defs[0].lineno), defs[0]
+        if self.classes is None or not self._library_names(func):
+            return None
+        for qualified in sorted(self._library_names(func)):
+            found = self.classes.find_function(qualified)
+            if found is not None:
+                analysis, d = found
+                return (_display(Path(analysis.path)), d.lineno), d
+        return None
 
     def _is_config_part(self, value: ast.expr) -> bool:
         """``config.actor_rollout_ref.rollout``, ``cfg["critic"]``, ``self.config.trainer``."""
@@ -717,6 +1040,87 @@ class ConfigFinder:
         return False
 
     # -- parameters and their callers -----------------------------------------------------
+    def _decorator_evidence(self, arg: ast.arg, holder: Scope) -> str | None:
+        """What a parameter's function's decorators show of it: ``"against"`` for a CLI
+        value (``@click.option("--config")``/``@click.argument("config")``, a ``typer``
+        command's parameter: a string or a path) and for ``@hydra.main(config_path=...,
+        config_name=...)`` composing a config without a verl section from the
+        repository; ``"strong"`` for one with a section; ``"weak"`` for one that cannot be
+        composed; ``None``: nothing to say (no such decorator, the config not found)."""
+        func = holder.node
+        if not isinstance(func, _FUNCTIONS):
+            return None
+        for d in func.decorator_list:
+            call = d if isinstance(d, ast.Call) else None
+            names = self._library_names(d.func if call is not None else d)
+            if call is not None and names & {"click.option", "click.argument",
+                                             "click.decorators.option", "click.decorators.argument"}:
+                declared = [
+                    a.value for a in call.args if isinstance(a, ast.Constant) and isinstance(a.value, str)
+                ]
+                if _click_name(declared) == arg.arg:
+                    kind = "option" if names & {"click.option", "click.decorators.option"} else "argument"
+                    self._note(
+                        "against",
+                        f"`{arg.arg}` is the click {kind} `{self._spelled(d)}`: a string, "
+                        "not a training config",
+                        d,
+                    )
+                    return "against"
+            if any(n == "typer" or n.startswith("typer.") for n in self._qualified(d)) or (
+                call is not None and self._typer_command(call)
+            ):
+                self._note(
+                    "against",
+                    f"`{arg.arg}` is a parameter of the typer command `{self._spelled(d)}`: "
+                    "a command-line value, not a training config",
+                    d,
+                )
+                return "against"
+            if call is not None and names & {"hydra.main", "hydra.main.main"}:
+                return self._hydra_main_evidence(call, arg, func)
+        return None
+
+    def _typer_command(self, call: ast.Call) -> bool:
+        """``@app.command(...)``/``@app.callback(...)`` with ``app = typer.Typer(...)`` here."""
+        func = call.func
+        if not (isinstance(func, ast.Attribute) and func.attr in ("command", "callback")
+                and isinstance(func.value, ast.Name)):
+            return False
+        holder = self.scopes.scope_of(func.value).lookup(func.value.id)
+        if holder is None:
+            return False
+        for b in self.finder.bindings_in(holder, func.value.id):
+            parent = self.parents.get(id(b.node))
+            if isinstance(parent, ast.Assign) and isinstance(parent.value, ast.Call) and any(
+                n.startswith("typer.") for n in self._qualified(parent.value.func)
+            ):
+                return True
+        return False
+
+    def _hydra_main_evidence(self, call: ast.Call, arg: ast.arg, func: ast.AST) -> str | None:
+        """``@hydra.main(config_path=..., config_name=...)``: the composed config's top-level
+        keys (:func:`ppo_migrate.analysis.evidence.composed_keys`) decide for the
+        function's first parameter (the one Hydra passes)."""
+        params = (*func.args.posonlyargs, *func.args.args)  # type: ignore[attr-defined]
+        if not params or params[0] is not arg:
+            return None
+        values = {k.arg: k.value for k in call.keywords if k.arg}
+        for i, key in enumerate(("config_path", "config_name")):
+            if key not in values and len(call.args) > i:
+                values[key] = call.args[i]
+        path, name = values.get("config_path"), values.get("config_name")
+        directory = self._module_dir()
+        if not (
+            isinstance(path, ast.Constant) and isinstance(path.value, str)
+            and isinstance(name, ast.Constant) and isinstance(name.value, str)
+            and directory is not None
+        ):
+            return None
+        if path.value.startswith(("pkg://", "file://")):
+            return None
+        return self._composed_evidence(call, directory / path.value, name.value)
+
     def _callers_trust(self, arg: ast.arg, holder: Scope) -> str | None:
         """What the same-file calls of a function pass for its parameter ``arg``.
 
@@ -739,7 +1143,7 @@ class ConfigFinder:
         values = self.caller_values(arg, holder)
         if values is None:
             return None
-        return _worst(self._passed_trust(v) for v in values)
+        return _worst(self._noted_passed_trust(v, arg) for v in values)
 
     def caller_values(self, arg: ast.arg, holder: Scope) -> Iterable[ast.expr] | None:
         """What the same-file calls :meth:`_callers_trust` judges pass for ``arg`` (an
@@ -767,6 +1171,17 @@ class ConfigFinder:
         if self._called_unseen(func):
             values = itertools.chain(values, (_UNPACKED,))
         return values
+
+    def _noted_passed_trust(self, value: ast.expr, arg: ast.arg) -> str | None:
+        """:meth:`_passed_trust`, noting a caller's value that is evidence against."""
+        trust = self._passed_trust(value)
+        if trust == "against" and hasattr(value, "lineno") and value is not _UNPACKED:
+            self._note(
+                "against",
+                f"a caller passes `{self._spelled(value)}` for `{arg.arg}` (line {value.lineno})",
+                value,
+            )
+        return trust
 
     def _record_origin(self, arg: ast.arg, holder: Scope) -> None:
         """Note, while a candidate is judged, that its value rests on parameter ``arg`` of
@@ -1418,6 +1833,15 @@ class ConfigFinder:
             ):
                 self._why = ("attribute" if not (weak or fields == "weak") else "attribute-weak", name, None)
                 return Bound.POSSIBLE  # set somewhere, maybe not yet (or not to a config)
+            # issue 27: a subclass in another file may rebind ``self.<name>`` after
+            # ``super().__init__()`` (``self.config = LoggingConfig()``): the class is an
+            # origin the cross-file judgement reads the run's other files for
+            scope = self.scopes.scope_for_node(cls.node)
+            if self._origins is not None and scope is not None and not any(
+                o.kind == "init" and o.qualname == qualname(scope_frames(scope))
+                for o in self._origins
+            ):  # (one origin per class: its ``__init__``'s parameter, if that set it)
+                self._record_fields(cls.node, name, None)
             return Bound.CERTAIN
 
         return check
@@ -1891,6 +2315,85 @@ def _returns_of(func: ast.FunctionDef) -> list[ast.expr] | None:
     if not func.body or not isinstance(func.body[-1], (ast.Return, ast.Raise)):
         values.append(ast.Constant(value=None))
     return values
+
+
+def _keyword_or_arg(call: ast.Call, keyword: str, position: int) -> ast.expr | None:
+    """The argument ``call`` passes as ``keyword=``, else at ``position``."""
+    for k in call.keywords:
+        if k.arg == keyword:
+            return k.value
+    return call.args[position] if len(call.args) > position else None
+
+
+def _click_name(declared: list[str]) -> str | None:
+    """The parameter name click derives from an option's or argument's declarations: a
+    bare identifier if one is given, else the longest ``--`` (or ``-``) name, dashes
+    turned to underscores, lower-cased (click ``Option._parse_decls``)."""
+    for d in declared:
+        if d.isidentifier():
+            return d
+    dashed = [d for d in declared if d.startswith("-")]
+    if not dashed:
+        return declared[0].replace("-", "_").lower() if declared else None
+    longs = [d for d in dashed if d.startswith("--")] or dashed
+    best = max(longs, key=lambda d: len(d.lstrip("-")))
+    return best.split("/")[0].lstrip("-").replace("-", "_").lower()
+
+
+def _literal_path(node: ast.expr) -> str | None:
+    """A file name written as a string literal: ``"a.yaml"``, ``Path("a.yaml")``,
+    ``os.path.join("conf", "a.yaml")`` of literals; ``None`` otherwise."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    if isinstance(node, ast.Call) and node.args and not node.keywords:
+        last = (dotted_parts(node.func) or [""])[-1]
+        if last in ("Path", "join", "PurePath") and all(
+            isinstance(a, ast.Constant) and isinstance(a.value, str) for a in node.args
+        ):
+            return os.path.join(*(a.value for a in node.args))  # type: ignore[misc]
+    return None
+
+
+def _repository_top(directory: Path, root: Path | None) -> Path | None:
+    """The directory holding ``.git`` above ``directory`` (the repository's top), else
+    ``root`` (the package root)."""
+    d = directory
+    for _ in range(32):
+        if (d / ".git").exists():
+            return d
+        if d.parent == d:
+            break
+        d = d.parent
+    return root
+
+
+def _display(path: Path) -> str:
+    """A path as a finding shows it: relative to the working directory when under it."""
+    try:
+        return os.path.relpath(path)
+    except ValueError:
+        return str(path)
+
+
+def _part_of(value: ast.expr, params: set[str]) -> bool:
+    """``p.section``, ``p["section"]``, ``p.get("section")``, ``getattr(p, "section")``,
+    ``OmegaConf.select(p, "a.b")`` for a parameter ``p``."""
+    if isinstance(value, (ast.Attribute, ast.Subscript)):
+        node: ast.expr = value
+        while isinstance(node, (ast.Attribute, ast.Subscript)):
+            node = node.value
+        return isinstance(node, ast.Name) and node.id in params
+    if isinstance(value, ast.Call):
+        func = value.func
+        if isinstance(func, ast.Attribute) and func.attr in ("get", "select", "pop") and value.args:
+            return _part_of(func.value, params) or (
+                isinstance(func.value, ast.Name) and func.value.id in params
+            ) or (func.attr == "select" and isinstance(value.args[0], ast.Name)
+                  and value.args[0].id in params)
+        if isinstance(func, ast.Name) and func.id == "getattr" and len(value.args) >= 2:
+            first = value.args[0]
+            return isinstance(first, ast.Name) and first.id in params
+    return False
 
 
 def _is_dataclass(cls: ast.ClassDef) -> bool:

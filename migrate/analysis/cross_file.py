@@ -753,7 +753,7 @@ class _FileJudge:
                     reason = self._argues_against(node, w)
                     if reason is not None:
                         yield w.origin, node.lineno, reason
-        for fq, w in sorted(referenced, key=lambda x: (x[0], x[1].origin)):
+        for fq, w in sorted(referenced, key=lambda x: (x[0], repr(x[1].origin))):
             if w.kind in _METHOD_KINDS:
                 yield from self._method_calls(tree, fq, w)
             elif w.kind == "init":

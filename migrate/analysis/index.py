@@ -87,6 +87,32 @@ class ClassIndex:
         ]
         return (analysis, defs[0]) if len(defs) == 1 else None
 
+    def find_function(self, qualified: str) -> tuple[ModuleAnalysis, ast.FunctionDef] | None:
+        """The top-level function ``qualified`` (``pkg.sections.logging_section``) of a
+        project module and that module's analysis, or ``None`` when no file of the project
+        defines exactly one such ``def`` there (no other binding of the name either)."""
+        if self.root is None or "." not in qualified:
+            return None
+        module, _, name = qualified.rpartition(".")
+        path = module_file(self.root, module)
+        if path is None:
+            return None
+        analysis = self._analysis(path, module)
+        if analysis is None:
+            return None
+        defs = [
+            s for s in analysis.module.tree.body
+            if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and s.name == name
+        ]
+        if len(defs) != 1 or not isinstance(defs[0], ast.FunctionDef):
+            return None
+        assigned = any(
+            isinstance(t, ast.Name) and t.id == name
+            for s in analysis.module.tree.body if isinstance(s, (ast.Assign, ast.AnnAssign))
+            for t in (s.targets if isinstance(s, ast.Assign) else [s.target])
+        )
+        return None if assigned else (analysis, defs[0])
+
     def _analysis(self, path: Path, module: str) -> ModuleAnalysis | None:
         from ppo_migrate.analysis.check import ModuleAnalysis
         from ppo_migrate.analysis.module import SourceProblem

@@ -102,35 +102,73 @@ def rejection_reason(finder: ConfigFinder, rejected: list[Why], call: ast.Call, 
     literal without a verl section, a path, ...), or its bindings when none reaches the
     call (a module global bound only under ``if __name__ == "__main__":``)."""
     lines: list[Related] = []
+    named_by_evidence = False
     for why in rejected:
-        if why.state == "against" and why.holder is not None:
-            for b in _bindings(finder, why):
-                if finder._binding_trust(b.node, b.qualified, why.holder) == "against":
-                    lines.append(_place(finder, path, b.node, _evidence(finder, why.name, b.node, why.holder)))
-                    break
-        elif why.state == "attribute-against":
-            lines.extend(_attribute_writes(finder, why, path, against=True))
-        elif why.state == "unbound" and why.holder is not None:
-            for b in _bindings(finder, why):
-                if _main_guard(finder, b.node) is not None:
-                    words = (
-                        f"`{why.name}` is a module global bound only under "
-                        "`if __name__ == \"__main__\":` (not when the module is imported)"
-                    )
-                elif _line(b.node) > call.lineno:
-                    words = f"`{why.name}` is bound only after the call"
-                else:
-                    words = f"`{why.name}` is not bound on any path reaching the call"
-                lines.append(_place(finder, path, b.node, words))
-                break
+        before = len(lines)
+        _rejected_places(finder, why, call, path, lines)
+        found = finder.reason(call, why.expression)  # issue 27's evidence, where it named one
+        if found is not None and found.kind == "evidence-against" and found.lines and (
+            found.text != f"`{why.expression}` is not a training config"
+        ) and all(_generic(p.message) for p in lines[before:]):
+            lines[before:] = found.lines  # the YAML file, the option, the helper, the literal
+            named_by_evidence = True
     if not lines:
         return None
     names = list(dict.fromkeys(f"`{w.expression}`" for w in rejected))
-    if len(names) == 1:
+    if named_by_evidence and len(lines) == 1 and lines[0].message == _evidence_text_of(
+        finder, call, rejected
+    ):
+        text = lines[0].message  # one candidate, named by its evidence (issue 27)
+    elif len(names) == 1:
         text = f"{names[0]} is in scope but is not the training config"
     else:
         text = f"none of {', '.join(names[:-1])} and {names[-1]} in scope is the training config"
     return Reason("evidence-against", text, tuple(lines))
+
+
+#: How the words of :func:`_evidence` end when they name no particular evidence.
+_GENERIC_ENDINGS = (
+    "not a training config", "fills with something else", "is in scope but is not the training config",
+)
+
+
+def _generic(words: str) -> bool:
+    """Whether a rejected candidate's words name no particular evidence."""
+    return words.endswith(_GENERIC_ENDINGS)
+
+
+def _rejected_places(
+    finder: ConfigFinder, why: Why, call: ast.Call, path: str, lines: list[Related]
+) -> None:
+    """Append the places that are evidence against one rejected candidate to ``lines``."""
+    if why.state == "against" and why.holder is not None:
+        for b in _bindings(finder, why):
+            if finder._binding_trust(b.node, b.qualified, why.holder) == "against":
+                lines.append(_place(finder, path, b.node, _evidence(finder, why.name, b.node, why.holder)))
+                break
+    elif why.state == "attribute-against":
+        lines.extend(_attribute_writes(finder, why, path, against=True))
+    elif why.state == "unbound" and why.holder is not None:
+        for b in _bindings(finder, why):
+            if _main_guard(finder, b.node) is not None:
+                words = (
+                    f"`{why.name}` is a module global bound only under "
+                    "`if __name__ == \"__main__\":` (not when the module is imported)"
+                )
+            elif _line(b.node) > call.lineno:
+                words = f"`{why.name}` is bound only after the call"
+            else:
+                words = f"`{why.name}` is not bound on any path reaching the call"
+            lines.append(_place(finder, path, b.node, words))
+            break
+
+
+def _evidence_text_of(finder: ConfigFinder, call: ast.Call, rejected: list[Why]) -> str | None:
+    """The text issue 27's evidence gave the only rejected candidate, if it gave one."""
+    if len(rejected) != 1:
+        return None
+    found = finder.reason(call, rejected[0].expression)
+    return None if found is None else found.text
 
 
 # -- the places -----------------------------------------------------------------------------
@@ -192,7 +230,8 @@ def _branch_words(finder: ConfigFinder, name: str, node: ast.AST) -> str:
     for up in _stmt_ancestors(finder, node):
         if not isinstance(up, _BRANCHES):
             continue
-        line = up.lineno
+        # ast.match_case has no position of its own: its pattern has
+        line = up.pattern.lineno if isinstance(up, ast.match_case) else up.lineno
         if isinstance(up, ast.If):
             if _is_main_test(up.test):
                 return f"`{name}` is {verb} under `if __name__ == \"__main__\":` at line {line}"

@@ -133,7 +133,7 @@ def process_text(
 
         # safe fixes resting on parameters whose callers in other files are not judged
         # yet: the rewrite is made, and written once they are (``ppo_migrate.runner.run``)
-        origins = tuple(sorted(pending_origins(applied, dict(verdicts))))
+        origins = tuple(sorted(pending_origins(applied, dict(verdicts)), key=repr))
     if not applied and not moved:
         return FileResult(path, tuple(diagnostics), index=index(diagnostics))
     remaining = tuple(d for d in diagnostics if not fix_applies(d, settings))

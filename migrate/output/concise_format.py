@@ -48,11 +48,15 @@ def format_line(d: Diagnostic, unsafe_fixes: bool = False) -> str:
 
 
 def short_reason(d: Diagnostic) -> str:
-    """:meth:`Reason.short` of ``d``'s reason, or ``""`` when it has none or when its
-    message already names the reason's first place (``(unsafe fix: tests/test_x.py:13
-    replaces the runtime function, ...)``, said before reasons were structured)."""
+    """:meth:`Reason.short` of ``d``'s reason, or ``""`` when it has none, when the finding's
+    fix is safe (a one-line format says why a fix is *not* made; ``full`` and JSON carry every
+    reason, ``trusted-by-name`` included), or when its message already says it (the reason's
+    text, or its first place: ``(unsafe fix: tests/test_x.py:13 replaces the runtime
+    function, ...)``, said before reasons were structured)."""
     reason = d.reason
-    if reason is None:
+    if reason is None or (d.fix is not None and d.fix.applicability == "safe"):
+        return ""
+    if reason.text in d.message:
         return ""
     if reason.lines:
         first = reason.lines[0]

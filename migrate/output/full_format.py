@@ -127,7 +127,8 @@ def block(d: Diagnostic, lines: list[str] | None, unsafe_fixes: bool = False) ->
         out.append(f"  = note: {d.reason.text}")
         for r in d.reason.lines:
             where = f"{r.path}:{r.line}" if r.line else r.path
-            out.append(f"    {where}: {r.message}")
+            # a place that only repeats the note's text is named by its location alone
+            out.append(f"    {where}" if r.message == d.reason.text else f"    {where}: {r.message}")
     return "\n".join(out)
 
 

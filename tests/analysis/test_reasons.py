@@ -79,8 +79,21 @@ def test_a_value_trusted_by_type_only() -> None:
     )
 
 
-def test_a_safe_fix_has_no_reason() -> None:
+def test_a_safe_fix_on_a_bare_parameter_says_it_was_trusted_by_its_name() -> None:
+    """Issue 27: a parameter nothing in the project speaks for or against keeps its safe fix,
+    and the reason says it was taken for its name (the parameter's place)."""
     d = _one(IMP + "def run(config):\n    return get_ppo_ray_runtime_env()\n")
+    assert d.fix is not None and d.fix.applicability == "safe"
+    text = "nothing in the project shows what `config` of `run` holds: trusted by its name"
+    assert d.reason == Reason("trusted-by-name", text, (Related("m.py", 2, 9, text),))
+
+
+def test_a_safe_fix_on_an_evidenced_config_has_no_reason() -> None:
+    d = _one(
+        IMP + "from omegaconf import OmegaConf\n"
+        + "def run():\n    config = OmegaConf.create({'trainer': {}})\n"
+        + "    return get_ppo_ray_runtime_env()\n"
+    )
     assert d.fix is not None and d.fix.applicability == "safe"
     assert d.reason is None
 
@@ -123,7 +136,7 @@ def test_a_module_patching_the_function_names_the_patch() -> None:
             Related(
                 "m.py", 3, 5,
                 '`config` is `{"num_cpus": 4}`, a dict literal without a verl section '
-                "(actor_rollout_ref, algorithm, critic, data, reward, reward_model, trainer)",
+                "(actor_rollout_ref, algorithm, critic, data, global_profiler, reward, reward_model, trainer)",
             ),
             id="dict-literal",
         ),
@@ -235,3 +248,21 @@ def test_a_caller_in_another_file_gives_a_caller_passes_reason() -> None:
         "else than a training config",
         (Related("pkg/main.py", 3, 1, "passes `{'num_gpus': 8}`, which may not be a training config"),),
     )
+
+
+def test_a_config_bound_in_a_match_case_names_the_case_by_its_pattern_line() -> None:
+    """``ast.match_case`` has no ``lineno``: the reason takes its pattern's (was an
+    AttributeError, an internal error on any possibly-bound config bound in a ``case``)."""
+    d = _one(
+        IMP
+        + "def run(kind, c):\n"  # line 2
+        + "    match kind:\n"
+        + "        case 'ppo':\n"  # line 4
+        + "            config = c\n"  # line 5
+        + "    return get_ppo_ray_runtime_env()\n"
+    )
+    assert d.fix is not None and d.fix.applicability == "unsafe"
+    assert d.reason is not None and d.reason.kind == "possibly-bound"
+    assert [(r.line, r.message) for r in d.reason.lines] == [
+        (5, "`config` is assigned in the `case` at line 4, which may not match")
+    ]
