@@ -19,6 +19,8 @@ from pathlib import Path
 
 import pytest
 
+from cli_helpers import run_cli
+
 HERE = Path(__file__).resolve().parent
 IMPORT = "from verl.trainer.constants_ppo import get_ppo_ray_runtime_env\n"
 CALL = "get_ppo_ray_runtime_env("
@@ -57,31 +59,27 @@ def _command() -> list[str]:
     return [exe]
 
 
-def ppo(*args: str, cwd: Path, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-    """Run ``ppo-migrate ARGS`` in ``cwd``; output decoded as UTF-8."""
-    env = {**os.environ, "PYTHONIOENCODING": "utf-8", "NO_COLOR": "1"}
-    env.pop("CI", None)
-    return subprocess.run(
-        [*_command(), *args],
-        check=False,
+def ppo(*args: str, cwd: Path, stdin: str | None = None, process: bool = False):
+    """Run ``ppo-migrate ARGS`` in ``cwd`` (in this process unless ``process``); output
+    decoded as UTF-8."""
+    return run_cli(
+        *args,
         cwd=cwd,
-        input=stdin,
-        capture_output=True,
-        text=True,
-        encoding="utf-8",
-        env=env,
-        timeout=120,
+        input=None if stdin is None else stdin.encode("utf-8"),
+        env={"PYTHONIOENCODING": "utf-8", "NO_COLOR": "1"},
+        process=process,
     )
 
 
-def ppo_many(
-    runs: list[tuple[str, ...]], *, cwd: Path
-) -> list[subprocess.CompletedProcess[str]]:
-    """Run several read-only ``ppo-migrate`` invocations concurrently, results in order."""
+def ppo_many(runs: list[tuple[str, ...]], *, cwd: Path, process: bool = False) -> list:
+    """Run several read-only ``ppo-migrate`` invocations, results in order (concurrently
+    when they are processes)."""
+    if not process:
+        return [ppo(*args, cwd=cwd) for args in runs]
     from concurrent.futures import ThreadPoolExecutor
 
     with ThreadPoolExecutor(max_workers=min(4, os.cpu_count() or 1, len(runs))) as pool:
-        return list(pool.map(lambda args: ppo(*args, cwd=cwd), runs))
+        return list(pool.map(lambda args: ppo(*args, cwd=cwd, process=True), runs))
 
 
 def write_tree(root: Path, files: dict[str, str], pyproject: str = "[tool.ppo-migrate]\n") -> Path:
@@ -597,16 +595,13 @@ def test_stdin_filename(shared_tree: Path) -> None:
     def run(args: tuple[str, ...], text: str) -> subprocess.CompletedProcess[str]:
         return ppo("check", "-", "--stdin-filename", *args, cwd=shared_tree, stdin=text)
 
-    from concurrent.futures import ThreadPoolExecutor
-
     jobs = [
         (("pkg/launch.py",), TRAINER),
         (("pkg/launch.py", "--output-format", "json"), SERVER),
         (("ok.py",), CLEAN),
         (("x.py",), BROKEN),
     ]
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        concise, as_json, clean, broken = pool.map(lambda j: run(*j), jobs)
+    concise, as_json, clean, broken = (run(*j) for j in jobs)
     assert concise.returncode == 1, concise.stderr
     line, col, _, _ = TRAINER_POS
     assert f"pkg/launch.py:{line}:{col}: PPO001 [*] " in concise.stdout
@@ -663,7 +658,9 @@ def test_everything_printed_reaches_a_pipe_before_the_quick_exit(tmp_path: Path)
     must be flushed first, all of it, and the exit code kept."""
     calls = "".join(f"    get_ppo_ray_runtime_env()  # {i}\n" for i in range(1500))
     root = write_tree(tmp_path / "big", {"t.py": IMPORT + "\n\ndef run(config):\n" + calls})
-    as_json, concise = ppo_many([("check", "--output-format", "json"), ("check",)], cwd=root)
+    as_json, concise = ppo_many(
+        [("check", "--output-format", "json"), ("check",)], cwd=root, process=True
+    )
     assert as_json.returncode == concise.returncode == 1
     found = json.loads(as_json.stdout)
     assert len(found) == 1500
@@ -777,18 +774,12 @@ def test_standard_input_alone_or_a_usage_error(tmp_path: Path) -> None:
     env.pop("CI", None)
     for args in (["check", "-", "-"], ["check", "-", "clean.py"], ["check", "clean.py", "-"],
                  ["apply", "--diff", "-", "clean.py"]):
-        r = subprocess.run(
-            [*_command(), *args], cwd=root, input=finding, capture_output=True, env=env,
-            timeout=120,
-        )
+        r = run_cli(*args, cwd=root, input=finding, env={"NO_COLOR": "1"})
         assert r.returncode == 2, (args, r.stdout, r.stderr)
-        assert r.stdout == b""
-        assert r.stderr.endswith(b"Error: '-' (standard input) cannot be combined with other paths\n")
-    alone = subprocess.run(
-        [*_command(), "check", "-"], cwd=root, input=finding, capture_output=True, env=env,
-        timeout=120,
-    )
-    assert alone.returncode == 1 and b"PPO001" in alone.stdout, alone.stderr
+        assert r.stdout == ""
+        assert r.stderr.endswith("Error: '-' (standard input) cannot be combined with other paths\n")
+    alone = run_cli("check", "-", cwd=root, input=finding, env={"NO_COLOR": "1"})
+    assert alone.returncode == 1 and "PPO001" in alone.stdout, alone.stderr
 
 
 def test_closed_standard_input_and_error(tmp_path: Path) -> None:
