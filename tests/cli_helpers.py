@@ -59,6 +59,8 @@ def run_cli(
     input: bytes | None = None,
     env=None,
     process: bool = False,
+    environ: dict[str, str] | None = None,
+    blocked: tuple[str, ...] = (),
 ):
     """Run ``ppo-migrate ARGS`` and return its exit code and output (decoded as UTF-8).
 
@@ -69,23 +71,39 @@ def run_cli(
         env: variables set on top of this environment (``CI`` is always removed, so that
             progress and CI-only behaviour stay off as on a developer's machine).
         process: run the real executable as a subprocess (see the module's docstring).
+        environ: the whole environment instead of this one's (``env`` still goes on top).
+        blocked: top-level packages made unimportable (``sys.modules[name] = None``, as a
+            process started with ``-c "import sys; sys.modules['hydra'] = None ..."``).
 
     Returns:
         An object with ``returncode``, ``stdout`` and ``stderr`` (``str``), as
         :class:`subprocess.CompletedProcess` has them.
     """
     if process or os.environ.get(SUBPROCESS_ENV) == "1":
-        return run_exe(*args, cwd=cwd, input=input, env=env)
-    return _run_in_process(list(args), cwd=cwd, input=input, env=env)
+        return run_exe(*args, cwd=cwd, input=input, env=env, environ=environ, blocked=blocked)
+    return _run_in_process(list(args), cwd=cwd, input=input, env=env, environ=environ, blocked=blocked)
 
 
-def run_exe(*args: str, cwd: Path | str | None = None, input: bytes | None = None, env=None):
-    """Run the installed ``ppo-migrate`` executable as a subprocess; the
+def run_exe(
+    *args: str,
+    cwd: Path | str | None = None,
+    input: bytes | None = None,
+    env=None,
+    environ: dict[str, str] | None = None,
+    blocked: tuple[str, ...] = (),
+):
+    """Run the installed ``ppo-migrate`` executable as a subprocess (``blocked``: through
+    ``python -c`` with those packages made unimportable); the
     :class:`subprocess.CompletedProcess`, its output decoded as UTF-8."""
-    full_env = {k: v for k, v in os.environ.items() if k not in ("CI", SUBPROCESS_ENV)}
+    base = os.environ if environ is None else environ
+    full_env = {k: v for k, v in base.items() if k not in ("CI", SUBPROCESS_ENV)}
     full_env.update(env or {})
+    command = ppo_migrate_exe()
+    if blocked:
+        block = "".join(f"sys.modules[{name!r}] = None; " for name in blocked)
+        command = [sys.executable, "-c", f"import sys; {block}\nfrom ppo_migrate.entry import main; main()"]
     proc = subprocess.run(
-        [*ppo_migrate_exe(), *args],
+        [*command, *args],
         cwd=cwd,
         input=input,
         capture_output=True,
@@ -105,6 +123,9 @@ _DEFAULT_FILTERS = [
     ("ignore", ImportWarning, None),
     ("ignore", ResourceWarning, None),
 ]
+
+
+_ABSENT = object()
 
 
 def _children() -> set[int]:
@@ -130,7 +151,7 @@ def _fresh_caches() -> None:
 
 
 @contextlib.contextmanager
-def _process_state(argv: list[str], cwd, env):
+def _process_state(argv: list[str], cwd, env, environ=None, blocked=()):
     """Set ``sys.argv``, the working directory and the environment as a process would have
     them, and put back after whatever the command line changes for its process."""
     from ppo_migrate import console, runner
@@ -149,7 +170,13 @@ def _process_state(argv: list[str], cwd, env):
     saved_runner = (runner._on_written, runner._sigint_raises)
     saved_exit = console.exit_without_teardown
     children = _children()
+    saved_modules = {name: sys.modules.get(name, _ABSENT) for name in blocked}
     try:
+        if environ is not None:
+            os.environ.clear()
+            os.environ.update(environ)
+        for name in blocked:
+            sys.modules[name] = None  # type: ignore[assignment]
         os.environ.pop("CI", None)
         os.environ.pop(SUBPROCESS_ENV, None)
         os.environ.update(env or {})
@@ -167,6 +194,11 @@ def _process_state(argv: list[str], cwd, env):
             yield
     finally:
         console.exit_without_teardown = saved_exit
+        for name, module in saved_modules.items():
+            if module is _ABSENT:
+                sys.modules.pop(name, None)
+            else:
+                sys.modules[name] = module
         runner._on_written, runner._sigint_raises = saved_runner
         sys.setrecursionlimit(saved_recursion)
         if gc.get_freeze_count():
@@ -196,7 +228,7 @@ def _wait_for_children(before: set[int], seconds: float = 10.0) -> None:
         raise AssertionError(f"ppo-migrate left child processes: {sorted(left)}")
 
 
-def _run_in_process(argv: list[str], cwd, input: bytes | None, env) -> Completed:
+def _run_in_process(argv: list[str], cwd, input: bytes | None, env, environ=None, blocked=()) -> Completed:
     """:func:`run_cli` inside this process (see the module's docstring)."""
     from ppo_migrate import entry
 
@@ -208,7 +240,7 @@ def _run_in_process(argv: list[str], cwd, input: bytes | None, env) -> Completed
         err_bytes, encoding="utf-8", errors="backslashreplace", newline="\n", line_buffering=True
     )
     code: int
-    with _process_state(argv, cwd, env):
+    with _process_state(argv, cwd, env, environ, blocked):
         sys.stdin, sys.stdout, sys.stderr = stdin, stdout, stderr
         try:
             entry.main()

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from cli_helpers import run_cli
 from ppo_migrate.envcmd import (
     EnvCommandError,
     Override,
@@ -69,22 +70,16 @@ def _clean_env(**extra: str) -> dict[str, str]:
     return env
 
 
-def run(*args: str, env: dict[str, str] | None = None, block_hydra: bool = False):
-    """Run ``ppo-migrate env ARGS`` (with Hydra made unimportable if asked)."""
-    if block_hydra:
-        cmd = [
-            sys.executable,
-            "-c",
-            "import sys; sys.modules['hydra'] = None\nfrom ppo_migrate.cli import main; main()",
-        ]
-    else:
-        cmd = _executable()
-    return subprocess.run(
-        [*cmd, "env", *args],
-        capture_output=True,
-        text=True,
-        env=env if env is not None else _clean_env(),
-        timeout=120,
+def run(*args: str, env: dict[str, str] | None = None, block_hydra: bool = False, process: bool = False):
+    """Run ``ppo-migrate env ARGS`` with the environment ``env`` (default: this one without
+    the variables the command manages), Hydra made unimportable if asked; in this process
+    unless ``process``."""
+    return run_cli(
+        "env",
+        *args,
+        environ=env if env is not None else _clean_env(),
+        blocked=("hydra",) if block_hydra else (),
+        process=process,
     )
 
 
@@ -1155,7 +1150,8 @@ def test_hydra_warnings_do_not_leak(tmp_path):
 def test_torch_and_numpy_warnings_of_the_probe_do_not_leak():
     # No --capability: the device is probed, which imports torch (whose CPU build warns
     # "Failed to initialize NumPy" when NumPy is missing).
-    proc = run(MEGATRON, env=_clean_env(PYTHONWARNINGS="default"))
+    # a process: PYTHONWARNINGS is read at start-up
+    proc = run(MEGATRON, env=_clean_env(PYTHONWARNINGS="default"), process=True)
     assert proc.returncode == 0
     (line,) = proc.stderr.splitlines()
     assert line.startswith("ppo-migrate: warning: Setting CUDA_DEVICE_MAX_CONNECTIONS=1")
