@@ -24,6 +24,9 @@ import pytest
 from cli_helpers import run_cli
 from verl_wheels import VERL_STUBS, wheel_tree
 
+#: one worker runs these (pytest-xdist): the module's project is built and run once
+pytestmark = pytest.mark.xdist_group("cross-file")
+
 HEAD = "from verl.trainer.constants_ppo import get_ppo_ray_runtime_env\nfrom omegaconf import OmegaConf\n"
 CFG = {"actor_rollout_ref": {"actor": {"strategy": "megatron"}}, "trainer": {"device": "cuda"}}
 
