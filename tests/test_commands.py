@@ -264,7 +264,7 @@ INTERRUPTED_IMPORT = textwrap.dedent(
         ("ppo_migrate.cli", ("check", "--jobs", "2", "pkg"), 0),  # click's: before the CLI
     ],
 )
-@pytest.mark.xdist_group("signals")
+@pytest.mark.xdist_group("quiet")
 def test_ctrl_c_during_the_imports_exits_130_and_leaves_no_process(
     tmp_path: Path, module: str, args: tuple[str, ...], forked: int
 ) -> None:

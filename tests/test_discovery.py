@@ -388,6 +388,7 @@ def test_unlistable_directory_reported_not_fatal(
 # ------------------------------------------------------------------ speed
 
 
+@pytest.mark.xdist_group("quiet")  # a timing: one at a time with the others
 def test_2300_files_discover_fast(tree: Path) -> None:
     (tree / ".git").mkdir()
     (tree / ".gitignore").write_text("*.egg-info/\nbuild/\n__pycache__/\n*.log\n/docs/_build/\n")

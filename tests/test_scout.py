@@ -251,7 +251,7 @@ def _forked(pid: int) -> bool:
         return False
 
 
-@pytest.mark.xdist_group("signals")
+@pytest.mark.xdist_group("quiet")
 @pytest.mark.parametrize("entry", ["cli", "script"])
 @pytest.mark.parametrize("target", ["group", "parent"])
 def test_ctrl_c_while_the_scout_walks_exits_130_and_leaves_no_process(
@@ -282,7 +282,7 @@ def test_scout_applies_only_to_directories_with_two_jobs(tmp_path: Path, monkeyp
     assert not scouting.applies(2, [str(tmp_path)])
 
 
-@pytest.mark.xdist_group("signals")
+@pytest.mark.xdist_group("quiet")
 def test_a_scout_killed_before_its_last_message_is_a_failure(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -308,7 +308,7 @@ def test_a_scout_killed_before_its_last_message_is_a_failure(
         os.waitpid(-1, os.WNOHANG)
 
 
-@pytest.mark.xdist_group("signals")
+@pytest.mark.xdist_group("quiet")
 @pytest.mark.parametrize("entry", ["cli", "script"])
 def test_the_scout_ends_when_its_parent_is_killed(tmp_path: Path, entry: str) -> None:
     """A scout that finds no candidate sends nothing until its walk ends: killed with

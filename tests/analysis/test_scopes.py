@@ -335,6 +335,7 @@ def test_full_verl_wheels_equal_symtable(verl_sources) -> None:
     assert bad == []
 
 
+@pytest.mark.xdist_group("quiet")  # a timing: one at a time with the others
 def test_build_costs_a_small_multiple_of_parse() -> None:
     """One walk: building scopes costs a few ``ast.parse`` of the same text, never more."""
     text = Path(ast.__file__).read_text(encoding="utf-8") * 3
