@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -55,13 +54,6 @@ MEGATRON_FSDP_EVERYWHERE = (
     "actor_rollout_ref.ref.megatron.use_megatron_fsdp=true",
     "critic.megatron.use_megatron_fsdp=true",
 )
-
-
-def _executable() -> list[str]:
-    beside = Path(sys.executable).parent / "ppo-migrate"
-    found = str(beside) if beside.exists() else shutil.which("ppo-migrate")
-    assert found, "the ppo-migrate console script is not installed (pip install -e .)"
-    return [found]
 
 
 def _clean_env(**extra: str) -> dict[str, str]:
@@ -1125,14 +1117,7 @@ def test_documented_example_is_the_real_output(doc, command, shown):
         extra[key] = value
     assert words[:2] == ["ppo-migrate", "env"]
     root = CONFIGS.parent.parent.parent
-    proc = subprocess.run(
-        [*_executable(), *words[1:]],
-        capture_output=True,
-        text=True,
-        env=_clean_env(**extra),
-        cwd=root,
-        timeout=120,
-    )
+    proc = run_cli(*words[1:], environ=_clean_env(**extra), cwd=root)
     assert proc.stderr + proc.stdout == shown, (doc, command)
 
 
