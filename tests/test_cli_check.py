@@ -770,8 +770,6 @@ def test_standard_input_alone_or_a_usage_error(tmp_path: Path) -> None:
     input, ``check - a.py`` reported ``a.py`` alone (a tester's false passes)."""
     root = write_tree(tmp_path / "proj", TREE)
     finding = (root / TRAINER_PATH).read_bytes()
-    env = {**os.environ, "NO_COLOR": "1"}
-    env.pop("CI", None)
     for args in (["check", "-", "-"], ["check", "-", "clean.py"], ["check", "clean.py", "-"],
                  ["apply", "--diff", "-", "clean.py"]):
         r = run_cli(*args, cwd=root, input=finding, env={"NO_COLOR": "1"})
