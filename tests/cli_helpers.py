@@ -26,6 +26,7 @@ import traceback
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 
 REPO = Path(__file__).resolve().parent.parent
@@ -45,12 +46,12 @@ def ppo_migrate_exe() -> list[str]:
 
 @dataclass
 class Completed:
-    """What :func:`run_cli` returns: as :class:`subprocess.CompletedProcess` with text output."""
+    """What :func:`run_cli` returns: as :class:`subprocess.CompletedProcess` has it."""
 
     args: list[str]
     returncode: int
-    stdout: str
-    stderr: str
+    stdout: Any
+    stderr: Any
 
 
 def run_cli(
@@ -61,6 +62,7 @@ def run_cli(
     process: bool = False,
     environ: dict[str, str] | None = None,
     blocked: tuple[str, ...] = (),
+    text: bool = True,
 ):
     """Run ``ppo-migrate ARGS`` and return its exit code and output (decoded as UTF-8).
 
@@ -74,14 +76,21 @@ def run_cli(
         environ: the whole environment instead of this one's (``env`` still goes on top).
         blocked: top-level packages made unimportable (``sys.modules[name] = None``, as a
             process started with ``-c "import sys; sys.modules['hydra'] = None ..."``).
+        text: decode the output (``False``: ``stdout`` and ``stderr`` are the bytes written).
 
     Returns:
-        An object with ``returncode``, ``stdout`` and ``stderr`` (``str``), as
-        :class:`subprocess.CompletedProcess` has them.
+        An object with ``returncode``, ``stdout`` and ``stderr`` (``str``, or ``bytes``
+        without ``text``), as :class:`subprocess.CompletedProcess` has them.
     """
     if process or os.environ.get(SUBPROCESS_ENV) == "1":
-        return run_exe(*args, cwd=cwd, input=input, env=env, environ=environ, blocked=blocked)
-    return _run_in_process(list(args), cwd=cwd, input=input, env=env, environ=environ, blocked=blocked)
+        return run_exe(
+            *args, cwd=cwd, input=input, env=env, environ=environ, blocked=blocked, text=text
+        )
+    done = _run_in_process(list(args), cwd=cwd, input=input, env=env, environ=environ, blocked=blocked)
+    if text:
+        done.stdout = done.stdout.decode("utf-8", "replace")
+        done.stderr = done.stderr.decode("utf-8", "replace")
+    return done
 
 
 def run_exe(
@@ -91,10 +100,11 @@ def run_exe(
     env=None,
     environ: dict[str, str] | None = None,
     blocked: tuple[str, ...] = (),
+    text: bool = True,
 ):
     """Run the installed ``ppo-migrate`` executable as a subprocess (``blocked``: through
     ``python -c`` with those packages made unimportable); the
-    :class:`subprocess.CompletedProcess`, its output decoded as UTF-8."""
+    :class:`subprocess.CompletedProcess`, its output decoded as UTF-8 (unless not ``text``)."""
     base = os.environ if environ is None else environ
     full_env = {k: v for k, v in base.items() if k not in ("CI", SUBPROCESS_ENV)}
     full_env.update(env or {})
@@ -110,8 +120,9 @@ def run_exe(
         env=full_env,
         timeout=300,
     )
-    proc.stdout = proc.stdout.decode("utf-8", "replace")  # type: ignore[assignment]
-    proc.stderr = proc.stderr.decode("utf-8", "replace")  # type: ignore[assignment]
+    if text:
+        proc.stdout = proc.stdout.decode("utf-8", "replace")  # type: ignore[assignment]
+        proc.stderr = proc.stderr.decode("utf-8", "replace")  # type: ignore[assignment]
     return proc
 
 
@@ -261,12 +272,7 @@ def _run_in_process(argv: list[str], cwd, input: bytes | None, env, environ=None
         for stream in (sys.stdout, sys.stderr, stdout, stderr):
             with contextlib.suppress(Exception):
                 stream.flush()
-    return Completed(
-        ["ppo-migrate", *argv],
-        code,
-        out_bytes.getvalue().decode("utf-8", "replace"),
-        err_bytes.getvalue().decode("utf-8", "replace"),
-    )
+    return Completed(["ppo-migrate", *argv], code, out_bytes.getvalue(), err_bytes.getvalue())
 
 
 #: verl 0.9's signature and verl 0.5-0.8's, for stubs the rewritten code is run against

@@ -712,13 +712,11 @@ def test_a_file_name_that_is_not_utf8_is_reported_in_every_format(tmp_path: Path
     root = write_tree(tmp_path / "proj", {"ok.py": "x = 1\n"})
     name = os.fsdecode(b"bad\xff.py")
     (root / name).write_text(TRAINER, encoding="utf-8")
-    env = {**os.environ, "NO_COLOR": "1", "PYTHONIOENCODING": "utf-8"}
-    env.pop("CI", None)
     outputs = {}
     for fmt in FORMATS:
-        r = subprocess.run(
-            [*_command(), "check", "--output-format", fmt, "."], cwd=root, capture_output=True,
-            env=env, timeout=120,
+        r = run_cli(
+            "check", "--output-format", fmt, ".", cwd=root, text=False,
+            env={"NO_COLOR": "1", "PYTHONIOENCODING": "utf-8"},
         )
         assert r.returncode == 1, (fmt, r.stderr)
         assert b"internal error" not in r.stderr
