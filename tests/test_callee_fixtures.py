@@ -293,6 +293,7 @@ LAUNCHER = (
 )
 
 
+@pytest.mark.slow
 @pytest.mark.network
 @pytest.mark.parametrize(
     ("argument", "rewritten"),

@@ -19,6 +19,8 @@ from pathlib import Path
 
 import pytest
 
+from cli_helpers import run_cli
+
 HERE = Path(__file__).resolve().parent
 IMPORT = "from verl.trainer.constants_ppo import get_ppo_ray_runtime_env\n"
 CALL = "get_ppo_ray_runtime_env("
@@ -57,31 +59,27 @@ def _command() -> list[str]:
     return [exe]
 
 
-def ppo(*args: str, cwd: Path, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-    """Run ``ppo-migrate ARGS`` in ``cwd``; output decoded as UTF-8."""
-    env = {**os.environ, "PYTHONIOENCODING": "utf-8", "NO_COLOR": "1"}
-    env.pop("CI", None)
-    return subprocess.run(
-        [*_command(), *args],
-        check=False,
+def ppo(*args: str, cwd: Path, stdin: str | None = None, process: bool = False):
+    """Run ``ppo-migrate ARGS`` in ``cwd`` (in this process unless ``process``); output
+    decoded as UTF-8."""
+    return run_cli(
+        *args,
         cwd=cwd,
-        input=stdin,
-        capture_output=True,
-        text=True,
-        encoding="utf-8",
-        env=env,
-        timeout=120,
+        input=None if stdin is None else stdin.encode("utf-8"),
+        env={"PYTHONIOENCODING": "utf-8", "NO_COLOR": "1"},
+        process=process,
     )
 
 
-def ppo_many(
-    runs: list[tuple[str, ...]], *, cwd: Path
-) -> list[subprocess.CompletedProcess[str]]:
-    """Run several read-only ``ppo-migrate`` invocations concurrently, results in order."""
+def ppo_many(runs: list[tuple[str, ...]], *, cwd: Path, process: bool = False) -> list:
+    """Run several read-only ``ppo-migrate`` invocations, results in order (concurrently
+    when they are processes)."""
+    if not process:
+        return [ppo(*args, cwd=cwd) for args in runs]
     from concurrent.futures import ThreadPoolExecutor
 
     with ThreadPoolExecutor(max_workers=min(4, os.cpu_count() or 1, len(runs))) as pool:
-        return list(pool.map(lambda args: ppo(*args, cwd=cwd), runs))
+        return list(pool.map(lambda args: ppo(*args, cwd=cwd, process=True), runs))
 
 
 def write_tree(root: Path, files: dict[str, str], pyproject: str = "[tool.ppo-migrate]\n") -> Path:
@@ -588,6 +586,61 @@ def test_each_rule_page_states_when_its_fix_is_safe_unsafe_or_absent() -> None:
     assert "Fix is not available. Informational: never fails a run" in docs[2].stdout
 
 
+def test_list_rules() -> None:
+    r = ppo("check", "--list-rules", cwd=HERE)
+    assert r.returncode == 0
+    lines = r.stdout.splitlines()
+    codes = [x.split()[0] for x in lines]
+    assert codes[:3] == ["PPO001", "PPO002", "PPO003"]
+    assert "PPO902" in codes
+    assert lines[0].startswith("PPO001 [*] configless-call-with-config")
+    assert "[*]" not in lines[1]
+
+
+def test_show_files(tree: Path) -> None:
+    (tree / ".venv" / "lib").mkdir(parents=True)
+    (tree / ".venv" / "lib" / "x.py").write_text(SERVER, encoding="utf-8")
+    (tree / "notes.txt").write_text("get_ppo_ray_runtime_env()", encoding="utf-8")
+    r = ppo("check", "--show-files", cwd=tree)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.splitlines() == [TRAINER_PATH, "clean.py", "other.py", "server.py"]
+
+
+def test_stdin_filename(shared_tree: Path) -> None:
+    def run(args: tuple[str, ...], text: str) -> subprocess.CompletedProcess[str]:
+        return ppo("check", "-", "--stdin-filename", *args, cwd=shared_tree, stdin=text)
+
+    jobs = [
+        (("pkg/launch.py",), TRAINER),
+        (("pkg/launch.py", "--output-format", "json"), SERVER),
+        (("ok.py",), CLEAN),
+        (("x.py",), BROKEN),
+    ]
+    concise, as_json, clean, broken = (run(*j) for j in jobs)
+    assert concise.returncode == 1, concise.stderr
+    line, col, _, _ = TRAINER_POS
+    assert f"pkg/launch.py:{line}:{col}: PPO001 [*] " in concise.stdout
+    (entry,) = json.loads(as_json.stdout)
+    assert entry["filename"] == str(shared_tree / "pkg" / "launch.py")
+    assert entry["code"] == "PPO002"
+    assert not (shared_tree / "pkg").exists()  # nothing written
+    assert clean.returncode == 0
+    assert broken.returncode == 1
+    assert "x.py:3:7: PPO902" in broken.stdout
+
+
+def test_stdin_filename_without_dash_reads_standard_input(shared_tree: Path) -> None:
+    """Bug: ``check --stdin-filename x.py`` without ``-`` checked the current directory."""
+    r = ppo("check", "--stdin-filename", "pkg/launch.py", cwd=shared_tree, stdin=TRAINER)
+    assert r.returncode == 1, r.stderr
+    line, col, _, _ = TRAINER_POS
+    assert r.stdout.splitlines()[0].startswith(f"pkg/launch.py:{line}:{col}: PPO001 [*] ")
+    assert "server.py" not in r.stdout and TRAINER_PATH not in r.stdout
+    assert "Found 1 error." in r.stdout
+    clean = ppo("check", "--stdin-filename", "ok.py", cwd=shared_tree, stdin=CLEAN)
+    assert clean.returncode == 0 and "All checks passed!" in clean.stdout
+
+
 def test_each_rule_says_its_own_why_and_which_setups_fail_or_slow_down() -> None:
     """Bug: PPO003's and PPO004's "Why is this bad?" were PPO001's, and it said Megatron runs
     "silently lose" the variable while Megatron-LM's validate_args asserts on it."""
@@ -620,7 +673,9 @@ def test_everything_printed_reaches_a_pipe_before_the_quick_exit(tmp_path: Path)
     must be flushed first, all of it, and the exit code kept."""
     calls = "".join(f"    get_ppo_ray_runtime_env()  # {i}\n" for i in range(1500))
     root = write_tree(tmp_path / "big", {"t.py": IMPORT + "\n\ndef run(config):\n" + calls})
-    as_json, concise = ppo_many([("check", "--output-format", "json"), ("check",)], cwd=root)
+    as_json, concise = ppo_many(
+        [("check", "--output-format", "json"), ("check",)], cwd=root, process=True
+    )
     assert as_json.returncode == concise.returncode == 1
     found = json.loads(as_json.stdout)
     assert len(found) == 1500
@@ -672,13 +727,11 @@ def test_a_file_name_that_is_not_utf8_is_reported_in_every_format(tmp_path: Path
     root = write_tree(tmp_path / "proj", {"ok.py": "x = 1\n"})
     name = os.fsdecode(b"bad\xff.py")
     (root / name).write_text(TRAINER, encoding="utf-8")
-    env = {**os.environ, "NO_COLOR": "1", "PYTHONIOENCODING": "utf-8"}
-    env.pop("CI", None)
     outputs = {}
     for fmt in FORMATS:
-        r = subprocess.run(
-            [*_command(), "check", "--output-format", fmt, "."], cwd=root, capture_output=True,
-            env=env, timeout=120,
+        r = run_cli(
+            "check", "--output-format", fmt, ".", cwd=root, text=False,
+            env={"NO_COLOR": "1", "PYTHONIOENCODING": "utf-8"},
         )
         assert r.returncode == 1, (fmt, r.stderr)
         assert b"internal error" not in r.stderr
@@ -730,22 +783,14 @@ def test_standard_input_alone_or_a_usage_error(tmp_path: Path) -> None:
     input, ``check - a.py`` reported ``a.py`` alone (a tester's false passes)."""
     root = write_tree(tmp_path / "proj", TREE)
     finding = (root / TRAINER_PATH).read_bytes()
-    env = {**os.environ, "NO_COLOR": "1"}
-    env.pop("CI", None)
     for args in (["check", "-", "-"], ["check", "-", "clean.py"], ["check", "clean.py", "-"],
                  ["apply", "--diff", "-", "clean.py"]):
-        r = subprocess.run(
-            [*_command(), *args], cwd=root, input=finding, capture_output=True, env=env,
-            timeout=120,
-        )
+        r = run_cli(*args, cwd=root, input=finding, env={"NO_COLOR": "1"})
         assert r.returncode == 2, (args, r.stdout, r.stderr)
-        assert r.stdout == b""
-        assert r.stderr.endswith(b"Error: '-' (standard input) cannot be combined with other paths\n")
-    alone = subprocess.run(
-        [*_command(), "check", "-"], cwd=root, input=finding, capture_output=True, env=env,
-        timeout=120,
-    )
-    assert alone.returncode == 1 and b"PPO001" in alone.stdout, alone.stderr
+        assert r.stdout == ""
+        assert r.stderr.endswith("Error: '-' (standard input) cannot be combined with other paths\n")
+    alone = run_cli("check", "-", cwd=root, input=finding, env={"NO_COLOR": "1"})
+    assert alone.returncode == 1 and "PPO001" in alone.stdout, alone.stderr
 
 
 def test_closed_standard_input_and_error(tmp_path: Path) -> None:

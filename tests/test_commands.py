@@ -21,7 +21,7 @@ import pytest
 from ppo_migrate import cli, commands
 from ppo_migrate.settings import load_settings
 
-from cli_helpers import group_left_after, kill_group, ppo_migrate_exe
+from cli_helpers import group_left_after, kill_group, ppo_migrate_exe, run_cli
 
 IMPORT = "from verl.trainer.constants_ppo import get_ppo_ray_runtime_env\n"
 FIXABLE = IMPORT + "\n\ndef run_ppo(config):\n    return get_ppo_ray_runtime_env()\n"
@@ -264,6 +264,7 @@ INTERRUPTED_IMPORT = textwrap.dedent(
         ("ppo_migrate.cli", ("check", "--jobs", "2", "pkg"), 0),  # click's: before the CLI
     ],
 )
+@pytest.mark.xdist_group("quiet")
 def test_ctrl_c_during_the_imports_exits_130_and_leaves_no_process(
     tmp_path: Path, module: str, args: tuple[str, ...], forked: int
 ) -> None:
@@ -341,3 +342,42 @@ def test_an_unreadable_path_is_clicks_usage_error_in_both_lanes(
         mp.chdir(root)
         mp.delenv(commands.COMPLETION_ENV, raising=False)
         assert commands.plain_check(list(args)) == args[1:]  # root may read it: plain here
+
+
+# ------------------------------------------------ the test suite's in-process runner
+
+
+@pytest.mark.parametrize(
+    ("args", "code"),
+    [
+        (("check", "pkg", "ignored"), 1),  # the plain lane (no click), its scout forked
+        (("check", "--jobs", "1", "--output-format", "json", "pkg"), 1),  # click's lane
+        (("apply", "--diff", "pkg"), 1),
+        (("check", "pkg", "nowhere"), 2),
+        (("check", "clean"), 0),
+        (("rule", "PPO001"), 0),
+        (("check", "-"), 1),  # standard input
+    ],
+)
+def test_run_cli_in_process_prints_what_the_console_script_prints(
+    tmp_path: Path, args: tuple[str, ...], code: int
+) -> None:
+    """Issue 28: ``run_cli`` runs the CLI inside the test process (the console script's
+    entry, both lanes); its exit code and output are the real executable's, byte for byte
+    (a name that is not UTF-8 included), and it leaves nothing of the run behind."""
+    import signal
+    import sys
+
+    root = _tree(tmp_path)
+    stdin = FIXABLE.encode()
+    handlers = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
+    before = (os.getcwd(), dict(os.environ), list(sys.path), sys.stdout, sys.stderr)
+    inside = run_cli(*args, cwd=root, input=stdin, env={"NO_COLOR": "1"})
+    assert (os.getcwd(), dict(os.environ), list(sys.path), sys.stdout, sys.stderr) == before
+    assert {s: signal.getsignal(s) for s in handlers} == handlers
+    real = run_cli(*args, cwd=root, input=stdin, env={"NO_COLOR": "1"}, process=True)
+    assert (inside.returncode, inside.stdout, inside.stderr) == (
+        real.returncode, real.stdout, real.stderr
+    )
+    assert inside.returncode == code, inside.stderr
+    assert inside.stdout or inside.stderr

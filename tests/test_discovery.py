@@ -388,6 +388,7 @@ def test_unlistable_directory_reported_not_fatal(
 # ------------------------------------------------------------------ speed
 
 
+@pytest.mark.xdist_group("quiet")  # a timing: one at a time with the others
 def test_2300_files_discover_fast(tree: Path) -> None:
     (tree / ".git").mkdir()
     (tree / ".gitignore").write_text("*.egg-info/\nbuild/\n__pycache__/\n*.log\n/docs/_build/\n")
@@ -400,10 +401,11 @@ def test_2300_files_discover_fast(tree: Path) -> None:
             (d / "data.json").write_bytes(b"")
     discover(["."], S)  # warm the OS cache and imports
     times = []
-    for _ in range(5):  # the best of 5: robust to a busy machine
-        t0 = time.perf_counter()
+    for _ in range(5):  # the best of 5, in this process's CPU time (user + system: the
+        # walk's own work, not the time other processes held the cores: a parallel run)
+        t0 = time.process_time()
         found = discover(["."], S)
-        times.append(time.perf_counter() - t0)
+        times.append(time.process_time() - t0)
     assert len(found) == 2300
     assert min(times) < 0.1, times
 

@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from cli_helpers import run_cli
 from ppo_migrate.envcmd import (
     EnvCommandError,
     Override,
@@ -56,35 +56,22 @@ MEGATRON_FSDP_EVERYWHERE = (
 )
 
 
-def _executable() -> list[str]:
-    beside = Path(sys.executable).parent / "ppo-migrate"
-    found = str(beside) if beside.exists() else shutil.which("ppo-migrate")
-    assert found, "the ppo-migrate console script is not installed (pip install -e .)"
-    return [found]
-
-
 def _clean_env(**extra: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k not in MANAGED}
     env.update(extra)
     return env
 
 
-def run(*args: str, env: dict[str, str] | None = None, block_hydra: bool = False):
-    """Run ``ppo-migrate env ARGS`` (with Hydra made unimportable if asked)."""
-    if block_hydra:
-        cmd = [
-            sys.executable,
-            "-c",
-            "import sys; sys.modules['hydra'] = None\nfrom ppo_migrate.cli import main; main()",
-        ]
-    else:
-        cmd = _executable()
-    return subprocess.run(
-        [*cmd, "env", *args],
-        capture_output=True,
-        text=True,
-        env=env if env is not None else _clean_env(),
-        timeout=120,
+def run(*args: str, env: dict[str, str] | None = None, block_hydra: bool = False, process: bool = False):
+    """Run ``ppo-migrate env ARGS`` with the environment ``env`` (default: this one without
+    the variables the command manages), Hydra made unimportable if asked; in this process
+    unless ``process``."""
+    return run_cli(
+        "env",
+        *args,
+        environ=env if env is not None else _clean_env(),
+        blocked=("hydra",) if block_hydra else (),
+        process=process,
     )
 
 
@@ -1131,14 +1118,7 @@ def test_documented_example_is_the_real_output(doc, command, shown):
         extra[key] = value
     assert words[:2] == ["ppo-migrate", "env"]
     root = CONFIGS.parent.parent.parent
-    proc = subprocess.run(
-        [*_executable(), *words[1:]],
-        capture_output=True,
-        text=True,
-        env=_clean_env(**extra),
-        cwd=root,
-        timeout=120,
-    )
+    proc = run_cli(*words[1:], environ=_clean_env(**extra), cwd=root)
     assert proc.stderr + proc.stdout == shown, (doc, command)
 
 
@@ -1156,7 +1136,8 @@ def test_hydra_warnings_do_not_leak(tmp_path):
 def test_torch_and_numpy_warnings_of_the_probe_do_not_leak():
     # No --capability: the device is probed, which imports torch (whose CPU build warns
     # "Failed to initialize NumPy" when NumPy is missing).
-    proc = run(MEGATRON, env=_clean_env(PYTHONWARNINGS="default"))
+    # a process: PYTHONWARNINGS is read at start-up
+    proc = run(MEGATRON, env=_clean_env(PYTHONWARNINGS="default"), process=True)
     assert proc.returncode == 0
     (line,) = proc.stderr.splitlines()
     assert line.startswith("ppo-migrate: warning: Setting CUDA_DEVICE_MAX_CONNECTIONS=1")

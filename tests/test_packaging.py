@@ -9,6 +9,9 @@ from pathlib import Path
 
 import pytest
 
+#: one worker runs these (pytest-xdist): the wheel is built once
+pytestmark = pytest.mark.xdist_group("packaging")
+
 REPO = Path(__file__).resolve().parent.parent
 
 

@@ -29,6 +29,10 @@ from ppo_migrate import runner
 from ppo_migrate.runner import Mode
 from ppo_migrate.settings import Settings
 
+#: Ctrl-C and kill tests stop real runs part-way: one worker runs them (and the few timings)
+#: one at a time
+pytestmark = pytest.mark.xdist_group("quiet")
+
 REPO = Path(__file__).resolve().parent.parent
 PPO = [sys.executable, "-m", "ppo_migrate"]
 #: ``--jobs 2`` runs here test the worker pool: pinned to it, small trees included

@@ -20,7 +20,8 @@ from pathlib import Path
 
 import pytest
 
-pytestmark = pytest.mark.slow
+#: one worker runs these (pytest-xdist): the hook environment is built once
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("pre-commit")]
 
 PROJECT = Path(__file__).resolve().parents[1]
 SNAPSHOT_ITEMS = ("pyproject.toml", "README.md", "LICENSE", ".pre-commit-hooks.yaml", "runtime", "migrate")

@@ -378,6 +378,7 @@ def test_no_temp_file_left_after_ctrl_c_inside_the_write(tmp_path, monkeypatch):
     assert not temp_files(tmp_path)
 
 
+@pytest.mark.xdist_group("quiet")
 def test_no_temp_file_left_after_ctrl_c_of_a_real_run(migration_tree, tmp_path):
     """SIGINT to the whole process group (what a terminal's Ctrl-C sends) mid-run."""
     pristine, original, expected = migration_tree
@@ -447,6 +448,7 @@ print(" ".join(sorted(torn)))
 """
 
 
+@pytest.mark.xdist_group("quiet")
 @pytest.mark.slow
 def test_sigkill_at_random_moments_leaves_every_file_original_or_rewritten(
     migration_tree, tmp_path

@@ -222,7 +222,7 @@ SLOW_SCOUT = textwrap.dedent(
 
 def _slow_scout(root: Path, entry: str = "cli") -> subprocess.Popen:
     """``check pkg`` in ``root`` with SLOW_SCOUT, in a session of its own, once it has
-    started (1.5 s after it said ``ready``: the CLI has forked, the scout is reading).
+    started (0.5 s after the CLI has forked: the scout is reading).
     ``entry``: ``"script"`` runs the console script's entry (a plain ``check``, without
     click), ``"cli"`` the CLI's ``main`` (click's lane)."""
     env = {**os.environ, "NO_COLOR": "1"}
@@ -233,10 +233,25 @@ def _slow_scout(root: Path, entry: str = "cli") -> subprocess.Popen:
         start_new_session=True,
     )
     assert proc.stdout is not None and proc.stdout.readline() == b"ready\n"
-    time.sleep(1.5)
+    # the CLI's imports take their time on a loaded machine (a parallel run): wait for the
+    # fork itself, not a fixed time, then a little for the scout to be reading
+    deadline = time.monotonic() + 60
+    while not _forked(proc.pid) and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert _forked(proc.pid), "the CLI never forked its scout"
+    time.sleep(0.5)
     return proc
 
 
+def _forked(pid: int) -> bool:
+    """Whether process ``pid`` has a child (read from /proc, Linux)."""
+    try:
+        return bool(Path(f"/proc/{pid}/task/{pid}/children").read_text().split())
+    except OSError:
+        return False
+
+
+@pytest.mark.xdist_group("quiet")
 @pytest.mark.parametrize("entry", ["cli", "script"])
 @pytest.mark.parametrize("target", ["group", "parent"])
 def test_ctrl_c_while_the_scout_walks_exits_130_and_leaves_no_process(
@@ -267,6 +282,7 @@ def test_scout_applies_only_to_directories_with_two_jobs(tmp_path: Path, monkeyp
     assert not scouting.applies(2, [str(tmp_path)])
 
 
+@pytest.mark.xdist_group("quiet")
 def test_a_scout_killed_before_its_last_message_is_a_failure(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -292,6 +308,7 @@ def test_a_scout_killed_before_its_last_message_is_a_failure(
         os.waitpid(-1, os.WNOHANG)
 
 
+@pytest.mark.xdist_group("quiet")
 @pytest.mark.parametrize("entry", ["cli", "script"])
 def test_the_scout_ends_when_its_parent_is_killed(tmp_path: Path, entry: str) -> None:
     """A scout that finds no candidate sends nothing until its walk ends: killed with

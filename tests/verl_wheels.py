@@ -46,21 +46,28 @@ sys.modules["verl.utils.device"] = _device
 
 
 def wheel(version: str) -> Path:
-    """The verl ``version`` wheel, downloaded on first use (fails the test when it cannot be)."""
+    """The verl ``version`` wheel, downloaded on first use (fails the test when it cannot be).
+
+    The cache is shared by the test processes of a parallel run (pytest-xdist): one downloads
+    under a lock on the cache directory while the others wait for it."""
+    import fcntl
+
     _CACHE.mkdir(parents=True, exist_ok=True)
-    found = sorted(_CACHE.glob(f"verl-{version}-*.whl"))
-    if found:
-        return found[0]
-    proc = subprocess.run(
-        [sys.executable, "-m", "pip", "download", "--no-deps", "-q", "-d", str(_CACHE), f"verl=={version}"],
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    if proc.returncode != 0:
-        pytest.fail(f"could not download verl=={version}: {proc.stderr.strip().splitlines()[-1:]}")
-    (path,) = _CACHE.glob(f"verl-{version}-*.whl")
-    return path
+    with open(_CACHE / ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        found = sorted(_CACHE.glob(f"verl-{version}-*.whl"))
+        if found:
+            return found[0]
+        proc = subprocess.run(
+            [sys.executable, "-m", "pip", "download", "--no-deps", "-q", "-d", str(_CACHE), f"verl=={version}"],
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
+        if proc.returncode != 0:
+            pytest.fail(f"could not download verl=={version}: {proc.stderr.strip().splitlines()[-1:]}")
+        (path,) = _CACHE.glob(f"verl-{version}-*.whl")
+        return path
 
 
 def unpack(version: str, dest: Path) -> Path:

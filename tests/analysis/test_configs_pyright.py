@@ -275,6 +275,7 @@ def _inject_calls(text: str, rng: random.Random) -> tuple[str, tuple[str, ...]] 
     return (out, tuple(sorted(names))) if _valid(out) else None
 
 
+@pytest.mark.slow
 def test_safe_fixes_on_real_files_are_never_flagged_by_basedpyright(tmp_path: Path) -> None:
     rng = random.Random(SEED)
     files = _stdlib_files()

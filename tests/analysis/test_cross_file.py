@@ -21,7 +21,11 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from cli_helpers import run_cli
 from verl_wheels import VERL_STUBS, wheel_tree
+
+#: one worker runs these (pytest-xdist): the module's project is built and run once
+pytestmark = pytest.mark.xdist_group("cross-file")
 
 HEAD = "from verl.trainer.constants_ppo import get_ppo_ray_runtime_env\nfrom omegaconf import OmegaConf\n"
 CFG = {"actor_rollout_ref": {"actor": {"strategy": "megatron"}}, "trainer": {"device": "cuda"}}
@@ -335,11 +339,9 @@ def _run(wheel: Path, tree: Path, names: list[str]) -> dict[str, list]:
     return json.loads(proc.stdout)
 
 
-def _cli(*args: str, cwd: Path) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "ppo_migrate", *args, "--verl-version", "0.9.1", "--no-progress", "."],
-        cwd=cwd, capture_output=True, text=True, timeout=300, check=False,
-    )
+def _cli(*args: str, cwd: Path):
+    """``ppo-migrate ARGS --verl-version 0.9.1 --no-progress .`` in ``cwd`` (in this process)."""
+    return run_cli(*args, "--verl-version", "0.9.1", "--no-progress", ".", cwd=cwd)
 
 
 @pytest.fixture(scope="module")
@@ -378,21 +380,32 @@ def test_a_caller_elsewhere_passing_no_config_leaves_the_file_running(project: d
     assert f"(unsafe fix: {pkg}/{where} " in finding["message"], finding["message"]
 
 
+@pytest.fixture(scope="module")
+def ran_by_name(project: dict, tmp_path_factory: pytest.TempPathFactory) -> dict[str, list]:
+    """Every crashed case rewritten by name (the parameter passed on, as the per-file
+    analysis alone would), run on verl 0.9.1's wheel in one interpreter: package -> outcome."""
+    tree = tmp_path_factory.mktemp("by-name")
+    names = []
+    for name in sorted(CRASHED):
+        pkg = _package(name)
+        shutil.copytree(project["before"] / pkg, tree / pkg)
+        src = (tree / pkg / "launch.py").read_text()
+        arg = "self.config" if "def env(self)" in src else "config"
+        (tree / pkg / "launch.py").write_text(
+            src.replace("get_ppo_ray_runtime_env()", f"get_ppo_ray_runtime_env({arg})")
+        )
+        names.append(pkg)
+    return _run(wheel_tree("0.9.1", tmp_path_factory), tree, names)
+
+
 @pytest.mark.parametrize("name", sorted(CRASHED))
 def test_the_name_based_rewrite_would_crash_or_change_the_run(
-    project: dict, name: str, tmp_path: Path, tmp_path_factory: pytest.TempPathFactory
+    project: dict, ran_by_name: dict[str, list], name: str
 ) -> None:
     """The oracle: passing the parameter on, as the per-file analysis alone would, either
     raises on verl's real function or hands it a section (no Megatron strategy there)."""
     pkg = _package(name)
-    tree = tmp_path / "by-name"
-    shutil.copytree(project["before"] / pkg, tree / pkg)
-    src = (tree / pkg / "launch.py").read_text()
-    arg = "self.config" if "def env(self)" in src else "config"
-    (tree / pkg / "launch.py").write_text(
-        src.replace("get_ppo_ray_runtime_env()", f"get_ppo_ray_runtime_env({arg})")
-    )
-    outcome = _run(wheel_tree("0.9.1", tmp_path_factory), tree, [pkg])[pkg]
+    outcome = ran_by_name[pkg]
     assert outcome != project["ran before"][pkg] or outcome[0] != "ok", outcome
 
 
@@ -847,15 +860,9 @@ def test_a_caller_through_a_namespace_package_is_judged(
         )
 
     assert ran().returncode == 0, ran().stderr
-    checked = subprocess.run(
-        [sys.executable, "-m", "ppo_migrate", "check", "--no-progress", "."],
-        cwd=outer, capture_output=True, text=True, timeout=300,
-    )
+    checked = run_cli("check", "--no-progress", ".", cwd=outer)
     assert f"(unsafe fix: {caller}:3 passes `{{'a': 1}}`, which may not be a training config)" in checked.stdout, checked.stdout
-    applied = subprocess.run(
-        [sys.executable, "-m", "ppo_migrate", "apply", "--no-progress", "."],
-        cwd=outer, capture_output=True, text=True, timeout=300,
-    )
+    applied = run_cli("apply", "--no-progress", ".", cwd=outer)
     assert applied.returncode == 1, applied.stdout + applied.stderr
     lib = root / "ns" / "lib.py"
     assert lib.read_text() == _NS_LIB

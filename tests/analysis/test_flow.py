@@ -764,6 +764,7 @@ def test_answers_hold_when_the_generated_programs_run(closure: bool) -> None:
         {b.value: len(v) for b, v in seen.items()}
 
 
+@pytest.mark.xdist_group("quiet")  # a timing: one at a time with the others
 def test_queries_cost_a_small_multiple_of_parse() -> None:
     """One flow pass per (scope, name) answers every point of that scope: asking for two
     names at a call in every function of ``typing.py`` costs about one ``ast.parse`` of it

@@ -168,6 +168,7 @@ def _inject_reads(text: str, rng: random.Random) -> str | None:
     return out if _valid(out) else None
 
 
+@pytest.mark.slow
 def test_certain_on_real_files_is_never_flagged_by_basedpyright(tmp_path) -> None:
     """Standard-library modules with a read of a local injected in every function: where
     ``bound_at`` says CERTAIN, pyright reports nothing (the safety direction; pyright's extra

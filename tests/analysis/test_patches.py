@@ -122,6 +122,28 @@ def test_a_patch_of_another_module_leaves_a_module_s_fixes_safe(tmp_path: Path, 
     assert target_patches(files, files, Settings()) == ()
 
 
+#: The oracle's runs by the tree's content: the two lanes of a case run the same trees
+_PYTEST_RUNS: dict[str, subprocess.CompletedProcess] = {}
+
+
+def _pytest_of(root: Path, env: dict[str, str]) -> subprocess.CompletedProcess:
+    """``python -m pytest tests`` in ``root`` (a fresh interpreter), run once per content of
+    the tree: the outcome is a function of the files, and the other lane's run of the same
+    files (before the fix, and after the unsafe one) is reused."""
+    import hashlib
+
+    digest = hashlib.sha256()
+    for path in sorted(p for p in root.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
+        digest.update(str(path.relative_to(root)).encode() + b"\0" + path.read_bytes() + b"\0")
+    key = digest.hexdigest()
+    if key not in _PYTEST_RUNS:
+        _PYTEST_RUNS[key] = subprocess.run(
+            [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests"],
+            cwd=root, env=env, capture_output=True, text=True, timeout=120,
+        )
+    return _PYTEST_RUNS[key]
+
+
 @pytest.mark.parametrize(
     "name",
     ["monkeypatch-object", "mock-patch-module", "patch-multiple", "patch-alias", "target-constant",
@@ -139,10 +161,7 @@ def test_a_test_replacing_the_function_keeps_passing_after_apply(
     env = {"PYTHONPATH": f"{tmp_path / 'stub'}:{tmp_path}", "PATH": "/usr/bin:/bin"}
 
     def pytest_run() -> subprocess.CompletedProcess:
-        return subprocess.run(
-            [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests"],
-            cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120,
-        )
+        return _pytest_of(tmp_path, env)
 
     assert pytest_run().returncode == 0
     checked = run_cli(*lane, cwd=tmp_path)

@@ -277,6 +277,18 @@ def test_build_is_cached_per_tree() -> None:
         ScopeTree.build(ast.parse("x", mode="eval"))  # type: ignore[arg-type]
 
 
+#: path -> compare_source's answer (None: not compiled by this Python). The sampled tests
+#: check every K-th file of the corpus the whole-corpus tests check: in one process (their
+#: xdist group), a file is compared once.
+_COMPARED: dict[Path, list[str] | None] = {}
+
+
+def _compared(path: Path, text: str) -> list[str] | None:
+    if path not in _COMPARED:
+        _COMPARED[path] = compare_source(text, str(path))
+    return _COMPARED[path]
+
+
 def _corpus_differences(files: list[Path]) -> tuple[list[str], int]:
     bad, checked = [], 0
     for path in files:
@@ -284,7 +296,7 @@ def _corpus_differences(files: list[Path]) -> tuple[list[str], int]:
             text = path.read_text(encoding="utf-8")
         except (UnicodeDecodeError, OSError):
             continue
-        diffs = compare_source(text, str(path))
+        diffs = _compared(path, text)
         if diffs is None:
             continue
         checked += 1
@@ -298,6 +310,7 @@ def _corpus_differences(files: list[Path]) -> tuple[list[str], int]:
 SAMPLE_EVERY = 6
 
 
+@pytest.mark.xdist_group("symtable-corpus")  # one process: files compared once
 @same_table_as_symtable
 @pytest.mark.parametrize("corpus", ["stdlib", "torch"])
 def test_corpus_sample_equals_symtable(corpus: str) -> None:
@@ -307,6 +320,7 @@ def test_corpus_sample_equals_symtable(corpus: str) -> None:
     assert bad == []
 
 
+@pytest.mark.xdist_group("symtable-corpus")  # one process: files compared once
 @same_table_as_symtable
 @pytest.mark.network
 def test_verl_wheels_equal_symtable(verl_sources) -> None:
@@ -316,6 +330,7 @@ def test_verl_wheels_equal_symtable(verl_sources) -> None:
     assert bad == []
 
 
+@pytest.mark.xdist_group("symtable-corpus")  # one process: files compared once
 @same_table_as_symtable
 @pytest.mark.slow
 @pytest.mark.parametrize("corpus", ["stdlib", "torch"])
@@ -326,6 +341,7 @@ def test_full_corpus_equals_symtable(corpus: str) -> None:
     assert bad == []
 
 
+@pytest.mark.xdist_group("symtable-corpus")  # one process: files compared once
 @same_table_as_symtable
 @pytest.mark.slow
 @pytest.mark.network
@@ -335,6 +351,7 @@ def test_full_verl_wheels_equal_symtable(verl_sources) -> None:
     assert bad == []
 
 
+@pytest.mark.xdist_group("quiet")  # a timing: one at a time with the others
 def test_build_costs_a_small_multiple_of_parse() -> None:
     """One walk: building scopes costs a few ``ast.parse`` of the same text, never more."""
     text = Path(ast.__file__).read_text(encoding="utf-8") * 3

@@ -31,6 +31,9 @@ from ppo_runtime import (
     get_ppo_ray_runtime_env,
 )
 
+#: one two-node Ray cluster for the module: its tests share one worker (pytest-xdist)
+pytestmark = pytest.mark.xdist_group("ray-cluster")
+
 ray = pytest.importorskip("ray")
 
 CUDA = "CUDA_DEVICE_MAX_CONNECTIONS"

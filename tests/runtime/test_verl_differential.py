@@ -289,6 +289,7 @@ def _value(text: str | None) -> str:
     return ABSENT if text is None else text
 
 
+@pytest.mark.slow
 def test_every_difference_from_verl_is_a_row_of_the_docs_table(verl_sources, monkeypatch):
     for name in (
         "TLLM_DISABLE_NVLS_MNNVL", "RAY_JOB_CONFIG_JSON_ENV_VAR", "VERL_KEEP_NVTX_INJECTION",
