@@ -766,19 +766,20 @@ def _apply_target_patches(outcomes: list[FileOutcome], files: Sequence[str], set
         d.fix is not None and d.fix.applicability == "safe" for o in outcomes for d in o.diagnostics
     ):
         return
-    from ppo_migrate.analysis.patches import patched_at, target_patches
+    from ppo_migrate.analysis.patches import patch_reason, reaching_patch, target_patches
 
     patches = target_patches([o.path for o in outcomes], files, settings)
     if not patches:
         return
     for i, outcome in enumerate(outcomes):
-        reason = patched_at(patches, outcome.path)
-        if reason is None:
+        patch = reaching_patch(patches, outcome.path)
+        if patch is None:
             continue
         outcomes[i] = outcome._replace(diagnostics=tuple(
             d._replace(
-                message=f"{d.message} (unsafe fix: {reason})",
+                message=f"{d.message} (unsafe fix: {patch.reason()})",
                 fix=d.fix._replace(applicability="unsafe", origins=()),
+                reason=patch_reason(patch),
             )
             if d.code == "PPO001" and d.fix is not None and d.fix.applicability == "safe"
             else d

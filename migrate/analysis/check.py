@@ -136,7 +136,7 @@ class ModuleAnalysis:
         self.matcher = TargetMatcher.of(settings.targets)
         self.targets = TargetFinder(self.module, self.scopes, self.matcher, package)
         self._configs: ConfigFinder | None = None
-        self._patched: bool | None = None
+        self._patched = None  # a Patch, False (none), None (not looked for)
         self._shim_detector = None
         from ppo_migrate.analysis.shims import MARKERS
 
@@ -210,34 +210,20 @@ class ModuleAnalysis:
         out.sort(key=Diagnostic.sort_key)
         return out
 
-    def _patches_the_function(self) -> bool:
-        """Whether the module replaces the runtime function: ``m.get_ppo_ray_runtime_env =
-        ...``, ``setattr(m, "get_ppo_ray_runtime_env", ...)``, ``mock.patch(".."
-        "get_ppo_ray_runtime_env", ...)`` / ``mock.patch.object(m, "get_...", ...)``,
-        ``monkeypatch.setattr(...)``. Its calls may then reach a replacement taking no
-        config, so a fix there is unsafe."""
+    def _patches_the_function(self):
+        """The module's own replacement of the runtime function, or of a module or alias its
+        calls go through (:func:`ppo_migrate.analysis.patches.own_replacement`: the one
+        table of forms; ``mock.patch.multiple(lib, get_...=f)``, ``mock.patch.dict(
+        lib.__dict__, {...})``, ``globals()["get_..."] = shim``, ``m.get_... = f``), as a
+        :class:`ppo_migrate.analysis.patches.Patch`, else ``None``. Its calls may then
+        reach a replacement taking no config, so a fix there is unsafe."""
         if self._patched is None:
-            names = self.matcher.names
-            facts = self.module.facts
-            patched = any(
-                a.attr in names and isinstance(a.ctx, ast.Store) for a in facts.attributes
-            )
-            if not patched:
-                for call in facts.calls:
-                    func = call.func
-                    last = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
-                    if last not in ("setattr", "patch", "object", "setitem"):
-                        continue
-                    if any(
-                        isinstance(a, ast.Constant)
-                        and isinstance(a.value, str)
-                        and a.value.rsplit(".", 1)[-1] in names
-                        for a in call.args
-                    ):
-                        patched = True
-                        break
-            self._patched = patched
-        return self._patched
+            from ppo_migrate.analysis.patches import own_replacement
+
+            self._patched = own_replacement(
+                self.module.tree, self.module.text, self.matcher.targets, self.path
+            ) or False
+        return self._patched or None
 
     def _references(self) -> list[Diagnostic]:
         """PPO006: the runtime function used as a value other than a plain alias (issue 15).
@@ -396,24 +382,29 @@ class ModuleAnalysis:
         expression = choice.expression
         applicability = choice.applicability
         message = f"`{self.spelled(t.call)}` called without the config in scope; pass `{expression}`"
-        if self._patches_the_function():
-            # a test or a shim replaces the function (mock.patch, setattr): the callable
-            # at the call may take no config at all
-            applicability = "unsafe"
-        elif applicability == "safe" and getattr(self.settings, "target_patches", None):
-            from ppo_migrate.analysis.patches import patched_at
+        reason = None
+        patch = self._patches_the_function()
+        if patch is None and applicability == "safe" and getattr(self.settings, "target_patches", None):
+            from ppo_migrate.analysis.patches import reaching_patch
 
-            elsewhere = patched_at(self.settings.target_patches, self.path)
-            if elsewhere is not None:  # another file's (a test's) replacement
-                applicability = "unsafe"
-                message += f" (unsafe fix: {elsewhere})"
+            # another file's (a test's) replacement
+            patch = reaching_patch(self.settings.target_patches, self.path, self.module.tree)
+        if patch is not None:
+            # a test or a shim replaces the function (mock.patch, setattr, sys.modules, a
+            # module alias swapped): the callable at the call may take no config at all
+            from ppo_migrate.analysis.patches import patch_reason
+
+            applicability = "unsafe"
+            message += f" (unsafe fix: {patch.reason()})"
+            reason = patch_reason(patch)
         fix = Fix(
             message=f"Pass `{expression}`",
             edits=(self._edit(t, expression),),
             applicability=applicability,
             origins=choice.origins if applicability == "safe" else (),
         )
-        return self._diagnostic(t, "PPO001", message, fix)._replace(callee=in_effect.detail)
+        d = self._diagnostic(t, "PPO001", message, fix)._replace(callee=in_effect.detail)
+        return d if reason is None else d._replace(reason=reason)
 
     def _shims(self):
         """The module's :class:`ppo_migrate.analysis.shims.ShimDetector`, built on first need

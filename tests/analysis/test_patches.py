@@ -32,7 +32,9 @@ TESTS = {
     "mock-patch-verl": ("mock.patch('verl.trainer.constants_ppo.get_ppo_ray_runtime_env', fake).start()", "*"),
     "patch-object": ("mock.patch.object(lib, 'get_ppo_ray_runtime_env', fake).start()", "pkg.lib"),
     "patch-multiple": ("mock.patch.multiple(lib, get_ppo_ray_runtime_env=fake).start()", "pkg.lib"),
-    "patch-dict": ("mock.patch.dict(lib.__dict__, {'get_ppo_ray_runtime_env': fake}).start()", "*"),
+    # the namespace's owner is ``lib``: one table of forms reads ``lib.__dict__`` and
+    # ``vars(lib)`` as ``lib`` (issue 26)
+    "patch-dict": ("mock.patch.dict(lib.__dict__, {'get_ppo_ray_runtime_env': fake}).start()", "pkg.lib"),
     "assignment": ("lib.get_ppo_ray_runtime_env = fake", "pkg.lib"),
     # a third tester's forms: the patcher under another name, the target in a variable,
     # an f-string, a helper's default, the namespace updated, an object not an import
@@ -43,7 +45,7 @@ TESTS = {
         "install = lambda mp, m, name='get_ppo_ray_runtime_env': mp.setattr(m, name, fake); "
         "install(monkeypatch, lib)", "*",
     ),
-    "vars-update": ("vars(lib).update(get_ppo_ray_runtime_env=fake)", "*"),
+    "vars-update": ("vars(lib).update(get_ppo_ray_runtime_env=fake)", "pkg.lib"),
     "computed-owner": (
         "FN = 'get_ppo_ray_runtime_env'; "
         "monkeypatch.setattr(importlib.import_module('pkg.lib'), FN, fake)", "*",
@@ -56,6 +58,11 @@ _HEAD = (
     "import importlib\nfrom unittest import mock\nfrom unittest.mock import patch as P\n"
     "from omegaconf import OmegaConf\nfrom pkg import lib\n\n\n"
 )
+
+
+def _where(patches) -> list[tuple[str, str, int]]:
+    """``(module, path, line)`` of each patch."""
+    return [(p.module, p.path, p.line) for p in patches]
 
 
 def _test_file(line: str) -> str:
@@ -83,7 +90,7 @@ def test_target_patches_finds_each_form_and_the_module_it_names(tmp_path: Path, 
     monkeypatch.chdir(tmp_path)
     files = ["pkg/__init__.py", "pkg/lib.py", "tests/test_x.py"]
     at = _test_file(line).splitlines().index("    " + line) + 1
-    assert target_patches(files, files, Settings()) == ((module, "tests/test_x.py", at),)
+    assert _where(target_patches(files, files, Settings())) == [(module, "tests/test_x.py", at)]
     reason = f"tests/test_x.py:{at} replaces the runtime function, whose replacement may take no config"
     assert patched_at(target_patches(files, files, Settings()), "pkg/lib.py") == reason
     assert patched_at(target_patches(files, files, Settings()), "tests/test_x.py") is None  # its own
@@ -97,7 +104,7 @@ def test_a_patch_of_another_module_leaves_a_module_s_fixes_safe(tmp_path: Path, 
         (tmp_path / rel).write_text(text)
     files = ["pkg/__init__.py", "pkg/lib.py", "pkg/other.py", "t.py"]
     patches = target_patches(files, files, Settings())
-    assert patches == (("pkg.other", "t.py", 2),)
+    assert _where(patches) == [("pkg.other", "t.py", 2)]
     assert patched_at(patches, "pkg/lib.py") is None
     assert patched_at(patches, "pkg/other.py") is not None
     # an object imported by its dotted name is that module (a third tester: every module's
@@ -109,14 +116,14 @@ def test_a_patch_of_another_module_leaves_a_module_s_fixes_safe(tmp_path: Path, 
             f"    monkeypatch.setattr({owner}, 'get_ppo_ray_runtime_env', lambda: 1)\n"
         )
         patches = target_patches(files, files, Settings())
-        assert patches == (("pkg.other", "t.py", 5),), spelled
+        assert _where(patches) == [("pkg.other", "t.py", 5)], spelled
         assert patched_at(patches, "pkg/lib.py") is None
     # a name bound twice may be either module: any
     (tmp_path / "t.py").write_text(
         "import pkg.other as lib\nif x:\n    import pkg.lib as lib\n"
         "setattr(lib, 'get_ppo_ray_runtime_env', f)\n"
     )
-    assert target_patches(files, files, Settings()) == (("*", "t.py", 4),)
+    assert _where(target_patches(files, files, Settings())) == [("*", "t.py", 4)]
     # a file without a patcher or the name written is not even parsed
     (tmp_path / "t.py").write_text("get_ppo_ray_runtime_env = 1\nx.get_ppo_ray_runtime_env == 2\n")
     assert target_patches(files, files, Settings()) == ()
