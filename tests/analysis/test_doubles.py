@@ -217,3 +217,80 @@ def test_the_unsafe_fix_carries_a_structured_reason(tmp_path: Path, name: str, m
     assert d.reason is not None and d.reason.kind == kind, d.reason
     (place,) = d.reason.lines
     assert (place.path, place.line) == (rel, _line_of(files, rel, marker))
+
+
+# -- family 6: calls through the project's own re-exports -------------------------------
+REEXPORTS = {
+    "pkg/__init__.py": FROM_IMPORT,
+    "pkg/util.py": FROM_IMPORT + "\nmake_env = get_ppo_ray_runtime_env\n",
+    # ``import pkg; pkg.get_...()``
+    "app/via_init.py": "import pkg\n\n\ndef run(config):\n    return pkg.get_ppo_ray_runtime_env()\n",
+    # ``from pkg import util; util.get_...()``
+    "app/via_util.py": "from pkg import util\n\n\ndef run(config):\n    return util.get_ppo_ray_runtime_env()\n",
+    # an alias defined in one module, imported by another that never names the function
+    "app/via_alias.py": "from pkg.util import make_env\n\n\ndef run(config):\n    return make_env()\n",
+    "tests/test_runs.py": OMEGA + "from app import via_alias, via_init, via_util\n\n\n"
+    "def test_runs():\n"
+    "    for module in (via_init, via_util, via_alias):\n"
+    f"        assert module.run({CFG}) in ({{'got_config': False}}, {{'got_config': True}}, None)\n",
+}
+#: what each ``run`` returns, printed by the project's own interpreter
+PROBE = (
+    "from omegaconf import OmegaConf\nfrom app import via_alias, via_init, via_util\n"
+    f"print([m.run({CFG}) for m in (via_init, via_util, via_alias)])\n"
+)
+REEXPORT_CALLS = [
+    ("app/via_alias.py", 5, "make_env()"),
+    ("app/via_init.py", 5, "pkg.get_ppo_ray_runtime_env()"),
+    ("app/via_util.py", 5, "util.get_ppo_ray_runtime_env()"),
+]
+
+
+def _probe(root: Path) -> str:
+    env = {"PYTHONPATH": f"{root / 'stub'}:{root}", "PATH": "/usr/bin:/bin"}
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE], cwd=root, env=env, capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout.strip()
+
+
+@pytest.mark.parametrize("lane", [(".",), ("--no-progress", "app", "pkg", "tests", "stub")])
+def test_calls_through_the_project_s_re_exports_are_found_and_fixed(tmp_path: Path, lane) -> None:
+    """``check`` said "All checks passed!" on these calls. Now each is a PPO001 with a safe
+    fix (verl >= 0.9 is declared, and its function takes a config), in both lanes (the
+    plain ``check .`` analyses files as its scout finds them); after ``apply`` each call
+    gives verl's function the config, and the tests still pass."""
+    _write(tmp_path, REEXPORTS)
+    assert _pytest(tmp_path).returncode == 0
+    assert _probe(tmp_path) == str([{"got_config": False}] * 3)
+    checked = run_cli("check", "--output-format", "concise", *lane, cwd=tmp_path)
+    assert checked.stdout.splitlines()[:3] == [
+        f"{path}:{line}:12: PPO001 [*] `{call}` called without the config in scope; pass `config`"
+        for path, line, call in REEXPORT_CALLS
+    ], checked.stdout
+    assert run_cli("apply", ".", cwd=tmp_path).returncode == 0
+    assert (tmp_path / "app/via_alias.py").read_text().endswith("    return make_env(config)\n")
+    assert _pytest(tmp_path).returncode == 0
+    assert _probe(tmp_path) == str([{"got_config": True}] * 3)
+
+
+def test_re_exported_calls_of_a_configless_verl_are_notices(tmp_path: Path) -> None:
+    """With verl 0.8 declared (its function takes no config), the same calls are found and
+    left alone: PPO005 notices naming the pin; ``apply`` changes nothing and all still runs."""
+    _write(tmp_path, {
+        **REEXPORTS, "requirements.txt": "verl==0.8.0\n",
+        "stub/verl/trainer/constants_ppo.py": "def get_ppo_ray_runtime_env():\n    return None\n",
+    })
+    assert _probe(tmp_path) == "[None, None, None]"
+    checked = run_cli("check", "--output-format", "json", ".", cwd=tmp_path)
+    found = sorted(
+        (str(Path(d["filename"]).relative_to(tmp_path)), d["location"]["row"], d["code"])
+        for d in json.loads(checked.stdout) if "/app/" in d["filename"]
+    )
+    assert found == [(path, line, "PPO005") for path, line, _ in REEXPORT_CALLS]
+    assert all("0.8" in d["message"] for d in json.loads(checked.stdout) if "/app/" in d["filename"])
+    before = {p: (tmp_path / p).read_text() for p, _, _ in REEXPORT_CALLS}
+    run_cli("apply", ".", cwd=tmp_path)
+    assert {p: (tmp_path / p).read_text() for p in before} == before
+    assert _pytest(tmp_path).returncode == 0
