@@ -317,8 +317,11 @@ def through_names(datas: Iterable[bytes], targets: Iterable[str]) -> Names:
     targets = list(targets)
     functions = {t.rsplit(".", 1)[-1] for t in targets}
     modules = {t.rsplit(".", 1)[0] for t in targets if "." in t}
-    through = {part for m in modules for part in m.split(".")}
-    words = b"|".join(re.escape(w.encode()) for w in sorted(functions | through))
+    # a module's last part only (``constants_ppo``): its packages' (``verl``, ``trainer``)
+    # are common words (``self.trainer = ...``), and an alias of them is found below
+    through = {m.rsplit(".", 1)[-1] for m in modules}
+    parts = {part for m in modules for part in m.split(".")}
+    words = b"|".join(re.escape(w.encode()) for w in sorted(functions | parts))
     aliased = re.compile(rb"\b(?:" + words + rb")\s+as\s+(\w+)")
     fn_words = b"|".join(re.escape(w.encode()) for w in sorted(functions))
     assigned = re.compile(rb"(?m)^\s*(\w+)\s*(?::[^=\n]*)?=\s*(?:[\w.]+\.)?(?:" + fn_words + rb")\s*(?:#.*)?$")
@@ -381,7 +384,13 @@ def target_patches(candidates: Iterable[str], paths: Sequence[str], settings: Se
         except (OSError, ValueError):
             continue
     targets = tuple(settings.targets)
+    reexports = dict(getattr(settings, "reexports", None) or ())
     names = through_names(datas.values(), targets)
+    # a patch of the function in a module re-exporting it reaches that module's importers
+    # (:func:`reaching_patch`), not every module
+    names = names._replace(
+        target_modules=frozenset(t.rsplit(".", 1)[0] for t in targets if "." in t and t not in reexports)
+    )
     patch_bytes = re.compile(_PATCH_WORDS + rb"|" + _ATTRIBUTE_STORE)
     constants: dict[str, tuple[str, str, int]] = {}
     for path, data in datas.items():
@@ -389,27 +398,27 @@ def target_patches(candidates: Iterable[str], paths: Sequence[str], settings: Se
             constants.setdefault(name, (module, path, line))
     wanted = names.all() | constants.keys()
     encoded = [n.encode() for n in wanted]
-    seen = set(datas)
-    others: list[str] = []
-    for path in paths:
-        path = os.fspath(path)
-        if path in seen:
-            continue
-        try:
-            datas[path] = read_bytes(path)
-        except (OSError, ValueError):
-            continue
-        others.append(path)
+    # a file not naming the function must name what it replaces where a replacement does:
+    # in a string, as an attribute or keyword assigned, or a constant holding a target
+    alternatives = b"|".join(re.escape(n) for n in sorted(encoded))
+    strict = re.compile(
+        rb"['\"][\w.]*\b(?:" + alternatives + rb")['\"]|\b(?:" + alternatives + rb")\s*=[^=]"
+        + (b"".join(rb"|\b" + re.escape(c.encode()) + rb"\b" for c in sorted(constants)))
+        + b"".join(  # ``sys.modules["verl"] = fake``
+            rb"|['\"]" + re.escape(p.encode()) + rb"['\"]"
+            for m in names.target_modules for p in _prefixes(m)
+        )
+    )
     found: list[tuple[str | None, str, int, str, str]] = []
-    for path in [*candidates, *others]:
-        data = datas.get(path)
-        if data is None or not any(n in data for n in encoded) or not patch_bytes.search(data):
-            found.extend(_fake_definitions(path, data, names) if data is not None else ())
-            continue
+
+    def look(path: str, data: bytes) -> None:
+        if not any(n in data for n in encoded) or not patch_bytes.search(data):
+            found.extend(_fake_definitions(path, data, names))
+            return
         try:
             tree = ast.parse(decode_source(data)[0])
-        except (SyntaxError, ValueError, UnicodeDecodeError):
-            continue  # it cannot run either
+        except (SyntaxError, ValueError, UnicodeDecodeError, RecursionError):
+            return  # it cannot run either
         found.extend(_fake_definitions(path, data, names, tree))
         for module, line, kind, what in _patches_in(tree, names, constants, _is_test_file(path)):
             if module == "<own>":  # ``globals()[...] = f``: the file's own module
@@ -417,6 +426,21 @@ def target_patches(candidates: Iterable[str], paths: Sequence[str], settings: Se
 
                 module = module_name(path)
             found.append((module, path, line, kind, what))
+
+    for path in candidates:
+        if path in datas:
+            look(path, datas[path])
+    seen = set(candidates)
+    for path in paths:  # the other files, one at a time
+        path = os.fspath(path)
+        if path in seen:
+            continue
+        try:
+            data = read_bytes(path)
+        except (OSError, ValueError):
+            continue
+        if strict.search(data):
+            look(path, data)
     if not found:
         return ()
     modules = _run_modules(paths)
@@ -427,6 +451,11 @@ def target_patches(candidates: Iterable[str], paths: Sequence[str], settings: Se
                 module = None
         out.append(Patch(module or "*", path, line, kind, what))
     return tuple(sorted(set(out), key=lambda p: (p.path, p.line, p.module, p.what)))
+
+
+def _prefixes(module: str) -> list[str]:
+    parts = module.split(".")
+    return [".".join(parts[:k]) for k in range(1, len(parts) + 1)]
 
 
 def _holds_target(module: str, target_modules: Iterable[str]) -> bool:
@@ -462,7 +491,7 @@ def _fake_definitions(path: str, data: bytes, names: Names, tree: ast.AST | None
 
 def _patches_in(
     tree: ast.AST, names: Names, constants: dict[str, tuple[str, str, int]] | None = None,
-    test: bool = True,
+    test: bool = True, generic: bool = True,
 ) -> Iterable[tuple[str | None, int, str, str]]:
     """``(module, line, kind, what)`` for each replacement in ``tree`` that may reach a call
     of the function: the module a target string names (``"pkg.lib.get_..."``) or the
@@ -472,7 +501,8 @@ def _patches_in(
     function's names counts, wherever it stands (a constant ``TARGET = "pkg.lib.get_..."``,
     a helper's default, an f-string's part, a patcher imported under another name), and so
     does a keyword of that name (``SimpleNamespace(get_...=f)`` put in ``sys.modules``);
-    ``__all__``'s do not. A patch of a name another file's constant holds
+    ``__all__``'s do not (``generic=False``: only where the file replaces a name it
+    computes, ``monkeypatch.setattr(lib, NAME, f)``). A patch of a name another file's constant holds
     (``mock.patch(ENV_TARGET, f)``) counts with that constant's module."""
     constants = constants or {}
     imported = _imported_modules(tree)
@@ -482,6 +512,7 @@ def _patches_in(
         module: str | None
         name = r.name
         if name == "*":
+            generic = True
             continue
         if r.space == "modules":
             if name not in wanted and not _holds_target(f"{r.module}.{name}" if r.module else name, names.target_modules):
@@ -496,6 +527,13 @@ def _patches_in(
             module = "<own>"
         elif r.module is not None:
             module = r.module
+        elif r.owner is not None and name not in names.functions:
+            # a module or alias the calls go through: on an imported module only
+            # (``launcher.constants_ppo = Fake``; not ``self.cp = ...``)
+            owner = _dotted(r.owner)
+            if owner not in imported:
+                continue
+            module = imported[owner]
         else:
             module = imported.get(_dotted(r.owner)) if r.owner is not None else None
         counted.add(r.line)
@@ -509,6 +547,8 @@ def _patches_in(
                 "calls go through, with an object whose function may take no config"
             )
         yield module, r.line, kind, what
+    if not generic:
+        return
     exported = {
         id(e)
         for node in ast.walk(tree)
@@ -558,7 +598,8 @@ def own_replacement(tree: ast.AST, text: str, targets: Iterable[str], path: str 
     unsafe."""
     names = through_names([text.encode("utf-8", "surrogateescape")], targets)
     found = sorted(
-        (line, kind, what) for _, line, kind, what in _patches_in(tree, names, None, _is_test_file(path))
+        (line, kind, what)
+        for _, line, kind, what in _patches_in(tree, names, None, _is_test_file(path), generic=False)
     )
     if not found:
         return None

@@ -176,9 +176,9 @@ def _line_of(files: dict[str, str], rel: str, text: str) -> int:
 
 @pytest.mark.parametrize("name", sorted(DOUBLES))
 def test_a_double_or_rebinding_keeps_running_after_apply(tmp_path: Path, name: str) -> None:
-    """The project's tests pass before and after ``apply``; the call's fix is unsafe, its
-    message and its structured reason (kind ``patched`` or ``rebound``) naming the double's
-    file and line; the oracle: the fix, made anyway, fails the tests."""
+    """The project's tests pass before and after ``apply`` (and ``apply --thread-config``);
+    the call's fix is unsafe, its message naming the double's file and line; the oracle:
+    the fix, made anyway, fails the tests."""
     files, (rel, marker), caller = DOUBLES[name]
     where = f"{rel}:{_line_of(files, rel, marker)}"
     _write(tmp_path, files)
@@ -193,6 +193,9 @@ def test_a_double_or_rebinding_keeps_running_after_apply(tmp_path: Path, name: s
     assert (tmp_path / caller).read_text() == original
     after = _pytest(tmp_path)
     assert after.returncode == 0, after.stdout + after.stderr
+    run_cli("apply", "--thread-config", ".", cwd=tmp_path)  # threads nothing the double reaches
+    threaded = _pytest(tmp_path)
+    assert threaded.returncode == 0, threaded.stdout + threaded.stderr
     # the oracle: the double takes no config, so the fix made anyway fails the tests
     assert run_cli("apply", "--unsafe-fixes", ".", cwd=tmp_path).returncode == 0
     assert (tmp_path / caller).read_text() != original

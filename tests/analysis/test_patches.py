@@ -166,3 +166,119 @@ def test_a_test_replacing_the_function_keeps_passing_after_apply(
     assert run_cli("apply", "--unsafe-fixes", ".", cwd=tmp_path).returncode == 0
     after = pytest_run()
     assert after.returncode == 1 and "takes 0 positional arguments but 1 was given" in after.stdout
+
+
+def _replaced(source: str) -> list[tuple[str, str | None, str | None, str]]:
+    """``(name, owner as written, module, space)`` of each replacement of the one table."""
+    import ast
+
+    from ppo_migrate.analysis.patches import replacements
+
+    return sorted(
+        (r.name, ast.unparse(r.owner) if r.owner is not None else None, r.module, r.space)
+        for r in replacements(ast.parse(source))
+    )
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        ("setattr(lib, 'f', g)", [("f", "lib", None, "attribute")]),
+        ("monkeypatch.setattr(lib, 'f', g)", [("f", "lib", None, "attribute")]),
+        ("monkeypatch.setattr('pkg.lib.f', g)", [("f", None, "pkg.lib", "attribute")]),
+        ("monkeypatch.delattr(lib, 'f')", [("f", "lib", None, "attribute")]),
+        ("monkeypatch.setattr(lib, NAME, g)", [("*", "lib", None, "attribute")]),
+        ("mock.patch('pkg.lib.f', g)", [("f", None, "pkg.lib", "attribute")]),
+        ("mocker.patch(target='pkg.lib.f')", [("f", None, "pkg.lib", "attribute")]),
+        ("mock.patch(TARGET, g)", [("*", None, None, "attribute")]),
+        ("requests.patch(url)", []),
+        ("mock.patch.object(lib, 'f', g)", [("f", "lib", None, "attribute")]),
+        ("mock.patch.multiple(lib, f=g, h=k)", [("f", "lib", None, "attribute"), ("h", "lib", None, "attribute")]),
+        ("mock.patch.multiple('pkg.lib', f=g)", [("f", None, "pkg.lib", "attribute")]),
+        ("mock.patch.dict(lib.__dict__, {'f': g})", [("f", "lib", None, "attribute")]),
+        ("mock.patch.dict(sys.modules, {'a.b': m})", [("b", None, "a", "modules")]),
+        ("mock.patch.dict('sys.modules', a=m)", [("a", None, None, "modules")]),
+        ("mock.patch.dict(os.environ, {'f': '1'})", []),
+        ("vars(lib).update(f=g)", [("f", "lib", None, "attribute")]),
+        ("globals().update({'f': g})", [("f", None, None, "globals")]),
+        ("config.update(f=g)", []),
+        ("monkeypatch.setitem(sys.modules, 'verl', m)", [("verl", None, None, "modules")]),
+        ("monkeypatch.setitem(vars(lib), 'f', g)", [("f", "lib", None, "attribute")]),
+        ("monkeypatch.setitem(cfg, 'f', g)", []),
+        ("sys.modules.setdefault('a.b.c', m)", [("c", None, "a.b", "modules")]),
+        ("globals().__setitem__('f', g)", [("f", None, None, "globals")]),
+        ("lib.f = g", [("f", "lib", None, "attribute")]),
+        ("a.f, b.h = g, k", [("f", "a", None, "attribute"), ("h", "b", None, "attribute")]),
+        ("globals()['f'] = g", [("f", None, None, "globals")]),
+        ("sys.modules['a.b'] = m", [("b", None, "a", "modules")]),
+        ("sys.modules[key] = m", [("*", None, None, "modules")]),
+        ("cfg['f'] = g", []),
+    ],
+)
+def test_the_one_table_reads_each_form(source: str, expected: list) -> None:
+    """Issue 26: one table of replacement forms (``PATCHERS`` and the two statement forms)
+    for the look-out, a module's own analysis and the caller plan."""
+    assert _replaced(source) == expected
+
+
+def test_the_caller_plan_asks_the_same_table() -> None:
+    """``--thread-config``'s run-time bindings are the table's names (was a list of its own
+    without ``multiple``/``dict``/``update``/``sys.modules.setdefault``)."""
+    import ast
+
+    from ppo_migrate.analysis.callers import _dynamic_names
+
+    def names(source: str) -> list[str]:
+        return _dynamic_names(ast.parse(source).body[0].value)
+
+    assert names("mock.patch.multiple(lib, launch=fake)") == ["launch"]
+    assert names("vars(lib).update(launch=fake)") == ["launch"]
+    assert names("sys.modules.setdefault('app.lib', fake)") == ["lib"]
+    assert names("monkeypatch.setattr(lib, name, fake)") == ["*"]
+    assert names("type('C', (), {'launch': f})") == ["launch"]
+    assert names("print('launch')") == []
+
+
+@pytest.mark.parametrize(
+    "test",
+    [
+        # not the function, nor a module its calls go through
+        "class T:\n    def setup(self):\n        self.trainer = 1\n        self.constants_ppo = 2\n",
+        "import sys\n\n\ndef test(monkeypatch):\n    monkeypatch.setitem(sys.modules, 'ray', object())\n",
+        "from app import other\n\n\ndef test(monkeypatch):\n    monkeypatch.setattr(other, 'constants_ppo', 1)\n",
+        "from unittest import mock\n\n\ndef test():\n    mock.patch('app.other.constants_ppo').start()\n",
+    ],
+)
+def test_what_replaces_nothing_the_call_reaches_leaves_the_fix_safe(tmp_path: Path, test: str, monkeypatch) -> None:
+    """No over-caution from the new forms: a module's attribute of that name on ``self``, a
+    module in ``sys.modules`` that is not verl's, another module's alias patched."""
+    monkeypatch.chdir(tmp_path)
+    launcher = "from verl.trainer import constants_ppo\n\n\ndef launch(config):\n    return constants_ppo.get_ppo_ray_runtime_env()\n"
+    for rel, text in {"app/__init__.py": "", "app/launcher.py": launcher, "app/other.py": launcher,
+                      "tests/test_x.py": test}.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+    files = ["app/__init__.py", "app/launcher.py", "app/other.py", "tests/test_x.py"]
+    patches = target_patches(["app/launcher.py", "app/other.py"], files, Settings())
+    assert patched_at(patches, "app/launcher.py") is None
+
+
+def test_a_module_s_own_compat_check_is_no_replacement() -> None:
+    """``hasattr(m, "get_ppo_ray_runtime_env")`` names the function in a string, but replaces
+    nothing: the module's own fixes stay safe (the generic string rule applies only beside a
+    replacement whose name is computed)."""
+    import ast
+
+    from ppo_migrate.analysis.patches import own_replacement
+
+    text = (
+        "from verl.trainer import constants_ppo\n\n\ndef launch(config):\n"
+        "    if hasattr(constants_ppo, 'get_ppo_ray_runtime_env'):\n"
+        "        return constants_ppo.get_ppo_ray_runtime_env()\n"
+    )
+    targets = Settings().targets
+    assert own_replacement(ast.parse(text), text, targets, "app/launcher.py") is None
+    text += "\n\ndef test(monkeypatch):\n    monkeypatch.setattr(constants_ppo, NAME, lambda: 1)\n"
+    # a name computed beside a string spelling the function: it may be the function
+    found = own_replacement(ast.parse(text), text, targets, "tests/test_l.py")
+    assert (found.path, found.line, found.kind) == ("tests/test_l.py", 5, "patched")
