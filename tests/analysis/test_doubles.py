@@ -137,6 +137,15 @@ DOUBLES: dict[str, tuple[dict[str, str], tuple[str, str], str]] = {
         "    with mock.patch.dict(lib.__dict__, {'get_ppo_ray_runtime_env': fake}):\n"
         f"        assert launch({CFG}) == {{'fake': 1}}\n",
     }, ("tests/test_launcher.py", "mock.patch.dict"), "tests/test_launcher.py"),
+    "re-export-patched": ({
+        # the project re-exports the function (family 6) and a test patches the re-export
+        "pkg/__init__.py": FROM_IMPORT,
+        "app/launcher.py": "import pkg\n\n\ndef launch(config):\n    return pkg.get_ppo_ray_runtime_env()\n",
+        "tests/test_launcher.py": OMEGA + TEST_HEAD + "from app import launcher\n\n\n" + FAKE
+        + "def test_launch():\n"
+        "    with mock.patch('pkg.get_ppo_ray_runtime_env', fake):\n"
+        f"        assert launcher.launch({CFG}) == {{'fake': 1}}\n",
+    }, ("tests/test_launcher.py", "mock.patch("), "app/launcher.py"),
     # -- family 5: rebinding at run time ------------------------------------------------
     "globals-item": ({
         "app/launcher.py": FROM_IMPORT + "\n\ndef _shim():\n    return {'fake': 1}\n\n\n"
