@@ -317,21 +317,41 @@ def through_names(datas: Iterable[bytes], targets: Iterable[str]) -> Names:
     targets = list(targets)
     functions = {t.rsplit(".", 1)[-1] for t in targets}
     modules = {t.rsplit(".", 1)[0] for t in targets if "." in t}
-    # a module's last part only (``constants_ppo``): its packages' (``verl``, ``trainer``)
-    # are common words (``self.trainer = ...``), and an alias of them is found below
-    through = {m.rsplit(".", 1)[-1] for m in modules}
+    # a module the files import by its last name (``from verl.trainer import
+    # constants_ppo``), not every target module's (``env`` of ``ppo_runtime.env`` is a
+    # common word: ``self.env = ...``), nor its packages' (``verl``, ``trainer``); an
+    # alias of any of them is found below
+    through: set[str] = set()
+    imported_as_last = [
+        (m.rsplit(".", 1)[-1], re.compile(
+            rb"\bfrom\s+" + re.escape(m.rsplit(".", 1)[0].encode()) + rb"\s+import\s+(?:\([^)]*|[^\n]*)\b"
+            + re.escape(m.rsplit(".", 1)[-1].encode()) + rb"\b"
+        ))
+        for m in modules if "." in m
+    ]
     parts = {part for m in modules for part in m.split(".")}
     words = b"|".join(re.escape(w.encode()) for w in sorted(functions | parts))
     aliased = re.compile(rb"\b(?:" + words + rb")\s+as\s+(\w+)")
     fn_words = b"|".join(re.escape(w.encode()) for w in sorted(functions))
     assigned = re.compile(rb"(?m)^\s*(\w+)\s*(?::[^=\n]*)?=\s*(?:[\w.]+\.)?(?:" + fn_words + rb")\s*(?:#.*)?$")
     for data in datas:
+        for last, pattern in imported_as_last:
+            if last not in through and last.encode() in data and pattern.search(data):
+                through.add(last)
         for m in aliased.finditer(data):
             word = m.group(0).split()[0].decode()
             (functions if word in functions else through).add(m.group(1).decode("utf-8", "replace"))
         for m in assigned.finditer(data):
             functions.add(m.group(1).decode("utf-8", "replace"))
     return Names(frozenset(functions), frozenset(through - functions), frozenset(modules))
+
+
+#: folders of test doubles: a copy of verl's module under one is a fake a test may put
+#: first on ``sys.path``
+_DOUBLES_FOLDERS = frozenset({
+    "tests", "test", "testing", "fakes", "fake", "mocks", "mock", "stubs", "stub", "doubles",
+    "test_utils", "testutils",
+})
 
 
 def _is_test_file(path: str) -> bool:
@@ -404,15 +424,16 @@ def target_patches(candidates: Iterable[str], paths: Sequence[str], settings: Se
     strict = re.compile(
         rb"['\"][\w.]*\b(?:" + alternatives + rb")['\"]|\b(?:" + alternatives + rb")\s*=[^=]"
         + (b"".join(rb"|\b" + re.escape(c.encode()) + rb"\b" for c in sorted(constants)))
-        + b"".join(  # ``sys.modules["verl"] = fake``
-            rb"|['\"]" + re.escape(p.encode()) + rb"['\"]"
-            for m in names.target_modules for p in _prefixes(m)
-        )
     )
+    # ``sys.modules["verl.trainer.constants_ppo"] = fake``: a target module (or a package
+    # above it) named in a string
+    module_keys = [
+        q + p.encode() + q for m in names.target_modules for p in _prefixes(m) for q in (b"'", b'"')
+    ]
     found: list[tuple[str | None, str, int, str, str]] = []
 
     def look(path: str, data: bytes) -> None:
-        if not any(n in data for n in encoded) or not patch_bytes.search(data):
+        if not any(n in data for n in [*encoded, *module_keys]) or not patch_bytes.search(data):
             found.extend(_fake_definitions(path, data, names))
             return
         try:
@@ -439,7 +460,7 @@ def target_patches(candidates: Iterable[str], paths: Sequence[str], settings: Se
             data = read_bytes(path)
         except (OSError, ValueError):
             continue
-        if strict.search(data):
+        if any(k in data for k in module_keys) or (any(n in data for n in encoded) and strict.search(data)):
             look(path, data)
     if not found:
         return ()
@@ -469,7 +490,15 @@ def _fake_definitions(path: str, data: bytes, names: Names, tree: ast.AST | None
     first on ``sys.path``."""
     norm = os.path.normpath(os.path.abspath(path)).replace(os.sep, "/")
     tails = [m.replace(".", "/") for m in names.target_modules]
-    if not any(norm.endswith(f"/{t}.py") or norm.endswith(f"/{t}/__init__.py") for t in tails):
+    tail = next(
+        (t for t in tails if norm.endswith(f"/{t}.py") or norm.endswith(f"/{t}/__init__.py")), None
+    )
+    if tail is None:
+        return []
+    # under a folder of test doubles (``tests/fakes/verl/...``), not a copy of verl the
+    # project runs (that one decides the signature in effect: PPO005)
+    above = norm[: norm.rindex("/" + tail)].split("/")
+    if not _DOUBLES_FOLDERS.intersection(above):
         return []
     if tree is None:
         from ppo_migrate.files import decode_source

@@ -247,6 +247,11 @@ def test_the_caller_plan_asks_the_same_table() -> None:
         "import sys\n\n\ndef test(monkeypatch):\n    monkeypatch.setitem(sys.modules, 'ray', object())\n",
         "from app import other\n\n\ndef test(monkeypatch):\n    monkeypatch.setattr(other, 'constants_ppo', 1)\n",
         "from unittest import mock\n\n\ndef test():\n    mock.patch('app.other.constants_ppo').start()\n",
+        # ``env`` of the default target ``ppo_runtime.env``: no module the calls go through
+        "from app import launcher\n\n\ndef test():\n    launcher.env = {}\n    launcher.trainer = 1\n",
+        # a copy of verl's module outside any folder of test doubles is the project's copy
+        # (its signature decides PPO005), not a fake a test puts first on sys.path
+        "",
     ],
 )
 def test_what_replaces_nothing_the_call_reaches_leaves_the_fix_safe(tmp_path: Path, test: str, monkeypatch) -> None:
@@ -258,9 +263,22 @@ def test_what_replaces_nothing_the_call_reaches_leaves_the_fix_safe(tmp_path: Pa
                       "tests/test_x.py": test}.items():
         (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / rel).write_text(text)
-    files = ["app/__init__.py", "app/launcher.py", "app/other.py", "tests/test_x.py"]
-    patches = target_patches(["app/launcher.py", "app/other.py"], files, Settings())
+    legacy = tmp_path / "vendor/verl/trainer/constants_ppo.py"
+    legacy.parent.mkdir(parents=True)
+    legacy.write_text("def get_ppo_ray_runtime_env():\n    return {}\n")
+    files = ["app/__init__.py", "app/launcher.py", "app/other.py", "tests/test_x.py",
+             "vendor/verl/trainer/constants_ppo.py"]
+    patches = target_patches(["app/launcher.py", "app/other.py", files[-1]], files, Settings())
     assert patched_at(patches, "app/launcher.py") is None
+    # the same copy under tests/fakes/ is a fake
+    fake = tmp_path / "tests/fakes/verl/trainer/constants_ppo.py"
+    fake.parent.mkdir(parents=True)
+    fake.write_text(legacy.read_text())
+    patches = target_patches(["app/launcher.py", "tests/fakes/verl/trainer/constants_ppo.py"], files, Settings())
+    assert patched_at(patches, "app/launcher.py") == (
+        "tests/fakes/verl/trainer/constants_ppo.py:1 defines a `get_ppo_ray_runtime_env` taking "
+        "no config, which a test may put first on sys.path"
+    )
 
 
 def test_a_module_s_own_compat_check_is_no_replacement() -> None:
