@@ -125,6 +125,24 @@ def _keyed(space: str, owner: ast.expr | None, key: str | None, line: int, form:
     return Replacement(key, owner, None, space, line, form)
 
 
+def parse_bytes(data: bytes) -> ast.Module | None:
+    """``ast.parse`` of a file's bytes, or ``None`` where the per-file phase reports it
+    instead (longer than ``constants.MAX_SOURCE_CHARS``, undecodable, a syntax error, nested
+    too deeply): such a file cannot run either."""
+    from ppo_migrate.constants import MAX_SOURCE_CHARS
+    from ppo_migrate.files import decode_source
+
+    if len(data) > 4 * MAX_SOURCE_CHARS:
+        return None
+    try:
+        text = decode_source(data)[0]
+        if len(text) > MAX_SOURCE_CHARS:
+            return None
+        return ast.parse(text)
+    except (SyntaxError, ValueError, UnicodeDecodeError, LookupError, RecursionError, MemoryError):
+        return None
+
+
 def _is_mock(func: ast.expr) -> bool:
     """``patch`` of ``unittest.mock``/pytest-mock, as called: ``patch(...)``,
     ``mock.patch(...)``, ``mocker.patch(...)``, ``unittest.mock.patch(...)``."""
@@ -331,9 +349,11 @@ def through_names(datas: Iterable[bytes], targets: Iterable[str]) -> Names:
     ]
     parts = {part for m in modules for part in m.split(".")}
     words = b"|".join(re.escape(w.encode()) for w in sorted(functions | parts))
-    aliased = re.compile(rb"\b(?:" + words + rb")\s+as\s+(\w+)")
+    aliased = re.compile(rb"\b(?:" + words + rb")[ \t]+as[ \t]+(\w+)")
     fn_words = b"|".join(re.escape(w.encode()) for w in sorted(functions))
-    assigned = re.compile(rb"(?m)^\s*(\w+)\s*(?::[^=\n]*)?=\s*(?:[\w.]+\.)?(?:" + fn_words + rb")\s*(?:#.*)?$")
+    assigned = re.compile(
+        rb"(?m)^[ \t]*(\w+)[ \t]*(?::[^=\n]*)?=[ \t]*(?:[\w.]+\.)?(?:" + fn_words + rb")[ \t]*(?:#[^\n]*)?$"
+    )
     for data in datas:
         for last, pattern in imported_as_last:
             if last not in through and last.encode() in data and pattern.search(data):
@@ -367,7 +387,7 @@ def _is_test_file(path: str) -> bool:
 #: another file may import (``mock.patch(NAME, fake)``)
 def _constants(data: bytes, functions: Iterable[str]) -> Iterator[tuple[str, str, int]]:
     words = b"|".join(re.escape(w.encode()) for w in sorted(functions))
-    pattern = re.compile(rb"(?m)^(\w+)\s*(?::[^=\n]*)?=\s*[rbuRBU]?['\"]([\w.]+)\.(?:" + words + rb")['\"]")
+    pattern = re.compile(rb"(?m)^(\w+)[ \t]*(?::[^=\n]*)?=[ \t]*[rbuRBU]?['\"]([\w.]+)\.(?:" + words + rb")['\"]")
     for m in pattern.finditer(data):
         line = data.count(b"\n", 0, m.start()) + 1
         yield m.group(1).decode(), m.group(2).decode(), line
@@ -436,9 +456,8 @@ def target_patches(candidates: Iterable[str], paths: Sequence[str], settings: Se
         if not any(n in data for n in [*encoded, *module_keys]) or not patch_bytes.search(data):
             found.extend(_fake_definitions(path, data, names))
             return
-        try:
-            tree = ast.parse(decode_source(data)[0])
-        except (SyntaxError, ValueError, UnicodeDecodeError, RecursionError):
+        tree = parse_bytes(data)
+        if tree is None:
             return  # it cannot run either
         found.extend(_fake_definitions(path, data, names, tree))
         for module, line, kind, what in _patches_in(tree, names, constants, _is_test_file(path)):
@@ -501,11 +520,8 @@ def _fake_definitions(path: str, data: bytes, names: Names, tree: ast.AST | None
     if not _DOUBLES_FOLDERS.intersection(above):
         return []
     if tree is None:
-        from ppo_migrate.files import decode_source
-
-        try:
-            tree = ast.parse(decode_source(data)[0])
-        except (SyntaxError, ValueError, UnicodeDecodeError):
+        tree = parse_bytes(data)
+        if tree is None:
             return []
     out = []
     for node in getattr(tree, "body", ()):
@@ -748,12 +764,13 @@ def reaching_patch(
 
 def _file_imports(path: str, tree: ast.AST | None, module_package) -> set[str]:
     if tree is None:
-        from ppo_migrate.files import decode_source
         from ppo_migrate.prefilter import read_bytes
 
         try:
-            tree = ast.parse(decode_source(read_bytes(path))[0])
-        except (OSError, SyntaxError, ValueError, UnicodeDecodeError):
+            tree = parse_bytes(read_bytes(path))
+        except (OSError, ValueError):
+            return set()
+        if tree is None:
             return set()
     return _imports_of(tree, module_package(path) if path and path != "-" else ())
 

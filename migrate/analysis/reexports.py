@@ -39,7 +39,7 @@ def project_reexports(
         of the run.
     """
     from ppo_migrate.analysis.callers import module_name
-    from ppo_migrate.files import decode_source
+    from ppo_migrate.analysis.patches import parse_bytes
     from ppo_migrate.targets import module_package
 
     targets = tuple(targets)
@@ -56,9 +56,8 @@ def project_reexports(
             if not any(w in data for w in encoded):
                 continue
             if path not in parsed:
-                try:
-                    tree = ast.parse(decode_source(data)[0])
-                except (SyntaxError, ValueError, UnicodeDecodeError, RecursionError):
+                tree = parse_bytes(data)
+                if tree is None:
                     parsed[path] = None
                     continue
                 module = module_name(path)
