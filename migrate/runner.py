@@ -576,8 +576,10 @@ def _run_with_scout(scout, settings, mode, jobs, progress, stop_requested):
                 list(sizes), settings, mode, _after(progress, len(result.outcomes)),
                 result.outcomes, None, check_stop,
             )
-        # the scout's files came one by one: the patches of the runtime function among
-        # them are looked for now (``check`` only: nothing was written)
+        # the scout's files came one by one: the project's re-exports of the runtime
+        # function and its patches among them are looked for now (``check`` only:
+        # nothing was written)
+        settings = _reanalyse_for_reexports(result.outcomes, files, settings, mode, check_stop)
         _apply_target_patches(result.outcomes, files, settings)
         _judge_across_files(result.outcomes, files, settings, mode, None, check_stop)
     except KeyboardInterrupt:
@@ -698,6 +700,9 @@ def _run(
 
     global _on_written
     candidates, sizes = _prefilter([os.fspath(p) for p in paths], settings)
+    settings, more = _with_reexports(settings, mode, candidates, paths)
+    if more:  # an alias brought a new name (``make_env``): its callers are candidates too
+        candidates, sizes = _prefilter([os.fspath(p) for p in paths], settings)
     settings = _with_target_patches(settings, mode, candidates, paths)
     result = RunResult()
     jobs = jobs or default_jobs()
@@ -743,6 +748,64 @@ def _run(
     return result
 
 
+def _with_reexports(settings: Settings, mode: Mode, candidates, paths) -> tuple[Settings, bool]:
+    """``settings`` with the project's own re-exports of the targets added to them
+    (:func:`ppo_migrate.analysis.reexports.project_reexports`: ``pkg/__init__.py``
+    re-exporting the function, ``make_env = get_ppo_ray_runtime_env`` imported elsewhere;
+    issue 26, family 6), and whether they bring a new last name (then the candidates are
+    looked for again). Only for the run's own files, as :func:`_with_target_patches`."""
+    if mode not in (Mode.CHECK, Mode.APPLY, Mode.DIFF) or settings.reexports is not None:
+        return settings, False
+    from ppo_migrate.analysis.reexports import project_reexports, words_reader
+
+    datas: dict[str, bytes] = {}
+    for path in candidates:
+        try:
+            datas[path] = _read_bytes(path)
+        except (OSError, ValueError):
+            continue
+    files = [os.fspath(p) for p in paths]
+    found = project_reexports(datas, words_reader(files, datas), settings.targets)
+    if not found:
+        return settings.replace(reexports=()), False
+    names = settings.target_names
+    added = tuple(n for n in sorted(found) if n not in settings.targets)
+    extended = settings.replace(targets=(*settings.targets, *added), reexports=tuple(sorted(found.items())))
+    return extended, bool(extended.target_names - names)
+
+
+def _reanalyse_for_reexports(
+    outcomes: list[FileOutcome], files: Sequence[str], settings: Settings, mode: Mode, check_stop
+) -> Settings:
+    """A scouted ``check``'s outcomes (in place) as :func:`_with_reexports` would have made
+    them: the files its scout analysed before the re-exports were known are analysed again
+    with them when they may call one (they spell its name). Returns the settings."""
+    candidates = [o.path for o in outcomes]
+    settings, _ = _with_reexports(settings, mode, candidates, files)
+    if not settings.reexports:
+        return settings
+    again, _ = _prefilter(list(files), settings)
+    before = set(candidates)
+    # a file may reach a re-export only by naming its module (or relatively: ``from .``)
+    words = {name.rsplit(".", 1)[0].rsplit(".", 1)[-1].encode() for name, _ in settings.reexports}
+    words.add(b"from .")
+    redo = []
+    for path in again:
+        try:
+            data = _read_bytes(path)
+        except (OSError, ValueError):
+            continue
+        if path not in before or any(w in data for w in words):
+            redo.append(path)
+    if not redo:
+        return settings
+    fresh: list[FileOutcome] = []
+    _run_serial(redo, settings, mode, None, fresh, None, check_stop)
+    by_path = {o.path: o for o in fresh}
+    outcomes[:] = [by_path.pop(o.path, o) for o in outcomes] + list(by_path.values())
+    return settings
+
+
 def _with_target_patches(settings: Settings, mode: Mode, candidates, paths) -> Settings:
     """``settings`` with where the run's files replace the runtime function
     (:func:`ppo_migrate.analysis.patches.target_patches`), found before any file is
@@ -766,21 +829,20 @@ def _apply_target_patches(outcomes: list[FileOutcome], files: Sequence[str], set
         d.fix is not None and d.fix.applicability == "safe" for o in outcomes for d in o.diagnostics
     ):
         return
-    from ppo_migrate.analysis.patches import patch_reason, patched_at, target_patches
+    from ppo_migrate.analysis.patches import patch_reason, reaching_patch, target_patches
 
     patches = target_patches([o.path for o in outcomes], files, settings)
     if not patches:
         return
     for i, outcome in enumerate(outcomes):
-        reason = patched_at(patches, outcome.path)
-        if reason is None:
+        patch = reaching_patch(patches, outcome.path)
+        if patch is None:
             continue
-        why = patch_reason(patches, outcome.path)
         outcomes[i] = outcome._replace(diagnostics=tuple(
             d._replace(
-                message=f"{d.message} (unsafe fix: {reason})",
+                message=f"{d.message} (unsafe fix: {patch.reason()})",
                 fix=d.fix._replace(applicability="unsafe", origins=()),
-                reason=why,
+                reason=patch_reason(patch),
             )
             if d.code == "PPO001" and d.fix is not None and d.fix.applicability == "safe"
             else d

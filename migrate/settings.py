@@ -136,6 +136,10 @@ class Settings:
         target_patches: set by :func:`ppo_migrate.runner.run`, never by the user: where the
             run's files replace the runtime function (a test's fake:
             :func:`ppo_migrate.analysis.patches.target_patches`); ``None``: not looked for.
+        reexports: set by :func:`ppo_migrate.runner.run`, never by the user: the project's
+            own re-exports of the targets, added to ``targets``, as ``(name, target)``
+            pairs (``("pkg.get_ppo_ray_runtime_env", "verl.trainer.constants_ppo.get_...")``:
+            :func:`ppo_migrate.analysis.reexports.project_reexports`); ``None``: not looked for.
 
     Immutable and compared by value, as a frozen dataclass: :meth:`replace` gives a copy with
     some fields changed. A plain class, not a dataclass: ``dataclasses`` imports ``inspect``,
@@ -164,6 +168,7 @@ class Settings:
         "show_notices": False,
         "caller_verdicts": None,
         "target_patches": None,
+        "reexports": None,
     }
     __slots__ = tuple(FIELDS)
 
@@ -186,6 +191,7 @@ class Settings:
     show_notices: bool
     caller_verdicts: tuple | None
     target_patches: tuple | None
+    reexports: tuple | None
 
     def __init__(self, **values: Any) -> None:
         """Keyword arguments only, each a field (:data:`FIELDS`); the others take their defaults.

@@ -560,69 +560,24 @@ def _folder(path: str) -> str:
     return os.path.dirname(os.path.abspath(path))
 
 
-#: Calls that replace an attribute named in a string, the last name of what they call:
-#: pytest's ``monkeypatch.setattr``/``delattr``, ``unittest.mock.patch``/``patch.object``,
-#: pytest-mock's ``mocker.patch`` (a test's fake then gets the threaded ``config=``).
-_PATCHERS = frozenset({"setattr", "delattr", "patch", "object"})
-
-
-def _is_namespace_of_module(node) -> bool:
-    """``x.__dict__``, ``vars(x)`` or ``sys.modules``: a mapping whose items are a module's
-    names (or the modules)."""
-    import ast
-
-    if isinstance(node, ast.Attribute):
-        return node.attr in ("__dict__", "modules")
-    return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "vars"
-
-
-def _is_mock(func) -> bool:
-    """``patch`` of ``unittest.mock``/pytest-mock, as called: ``patch(...)``,
-    ``mock.patch(...)``, ``mocker.patch(...)``, ``unittest.mock.patch(...)``."""
-    import ast
-
-    if isinstance(func, ast.Name):
-        return func.id == "patch"
-    value = func.value if isinstance(func, ast.Attribute) else None
-    last = value.attr if isinstance(value, ast.Attribute) else getattr(value, "id", None)
-    return last in ("mock", "mocker")
-
-
 def _dynamic_names(call) -> list[str]:
     """The names ``call`` binds at run time: ``setattr(o, "f", v)`` -> ``["f"]``,
     ``type("C", bases, {"f": v, **d})`` -> ``["f", "*"]``; ``"*"`` for a name that is
-    not a string literal. A patcher (:data:`_PATCHERS`: ``monkeypatch.setattr(lib, "f", g)``,
-    ``mock.patch("pkg.lib.f", new=g)``, ``mock.patch.object(lib, "f")``) binds the last
-    dotted part of each string it is given."""
+    not a string literal. The patchers are the one table's
+    (:data:`ppo_migrate.analysis.patches.PATCHERS`: ``monkeypatch.setattr(lib, "f", g)``,
+    ``mock.patch("pkg.lib.f", new=g)``, ``mock.patch.object(lib, "f")``,
+    ``mock.patch.multiple(lib, f=g)``, ``mock.patch.dict(lib.__dict__, {...})``,
+    ``monkeypatch.setitem(sys.modules, "app.lib", fake)``: ``"lib"``, the module itself
+    replaced); each binds the last dotted part of the name it is given."""
     import ast
 
+    from ppo_migrate.analysis.patches import replaced_names
+
+    names = replaced_names(call)
+    if names:
+        return names
     func = call.func
-    name = func.id if isinstance(func, ast.Name) else None
-    if name == "setattr" and len(call.args) >= 2:
-        key = call.args[1]
-        return [key.value if isinstance(key, ast.Constant) and isinstance(key.value, str) else "*"]
-    last = func.attr if isinstance(func, ast.Attribute) else name
-    if last == "multiple":  # ``mock.patch.multiple(lib, init_ray=fake)``: its keywords
-        return [k.arg if k.arg is not None else "*" for k in call.keywords]
-    if last in ("dict", "setitem") and call.args and _is_namespace_of_module(call.args[0]):
-        # ``mock.patch.dict(lib.__dict__, {...})``, ``monkeypatch.setitem(vars(lib), "f", g)``,
-        # ``monkeypatch.setitem(sys.modules, "lib", fake)`` (the module itself replaced)
-        key = call.args[1] if len(call.args) > 1 else None
-        if isinstance(key, ast.Constant) and isinstance(key.value, str):
-            return [key.value]
-        if isinstance(key, ast.Dict) and all(isinstance(k, ast.Constant) and isinstance(k.value, str) for k in key.keys):
-            return [k.value for k in key.keys]
-        return ["*"]
-    if last in _PATCHERS:
-        strings = [
-            a.value for a in (*call.args, *(k.value for k in call.keywords if k.arg in ("target", "attribute", "name")))
-            if isinstance(a, ast.Constant) and isinstance(a.value, str)
-        ]
-        if not strings and (last != "patch" or _is_mock(func)) and call.args:
-            # ``monkeypatch.setattr(obj, name, f)``, ``mock.patch(TARGET, f)``: any name
-            return ["*"]
-        return [s.rpartition(".")[2] for s in strings if s.rpartition(".")[2].isidentifier()]
-    if name == "type" and len(call.args) == 3:
+    if isinstance(func, ast.Name) and func.id == "type" and len(call.args) == 3:
         namespace = call.args[2]
         if not isinstance(namespace, ast.Dict):
             return ["*"]

@@ -34,8 +34,6 @@ from ppo_migrate.diagnostics import (
     Diagnostic,
     Edit,
     Fix,
-    Reason,
-    Related,
     is_suppressed,
     qualname,
 )
@@ -149,8 +147,7 @@ class ModuleAnalysis:
         self.matcher = TargetMatcher.of(settings.targets)
         self.targets = TargetFinder(self.module, self.scopes, self.matcher, package)
         self._configs: ConfigFinder | None = None
-        self._patched: bool | None = None
-        self._patch_node: ast.AST | None = None
+        self._patched = None  # a Patch, False (none), None (not looked for)
         self._shim_detector = None
         from ppo_migrate.analysis.shims import MARKERS
 
@@ -224,54 +221,20 @@ class ModuleAnalysis:
         out.sort(key=Diagnostic.sort_key)
         return out
 
-    def _patches_the_function(self) -> bool:
-        """Whether the module replaces the runtime function: ``m.get_ppo_ray_runtime_env =
-        ...``, ``setattr(m, "get_ppo_ray_runtime_env", ...)``, ``mock.patch(".."
-        "get_ppo_ray_runtime_env", ...)`` / ``mock.patch.object(m, "get_...", ...)``,
-        ``monkeypatch.setattr(...)``. Its calls may then reach a replacement taking no
-        config, so a fix there is unsafe."""
+    def _patches_the_function(self):
+        """The module's own replacement of the runtime function, or of a module or alias its
+        calls go through (:func:`ppo_migrate.analysis.patches.own_replacement`: the one
+        table of forms; ``mock.patch.multiple(lib, get_...=f)``, ``mock.patch.dict(
+        lib.__dict__, {...})``, ``globals()["get_..."] = shim``, ``m.get_... = f``), as a
+        :class:`ppo_migrate.analysis.patches.Patch`, else ``None``. Its calls may then
+        reach a replacement taking no config, so a fix there is unsafe."""
         if self._patched is None:
-            names = self.matcher.names
-            facts = self.module.facts
-            where = next(
-                (a for a in facts.attributes if a.attr in names and isinstance(a.ctx, ast.Store)),
-                None,
-            )
-            if where is None:
-                for call in facts.calls:
-                    func = call.func
-                    last = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
-                    if last not in ("setattr", "patch", "object", "setitem"):
-                        continue
-                    if any(
-                        isinstance(a, ast.Constant)
-                        and isinstance(a.value, str)
-                        and a.value.rsplit(".", 1)[-1] in names
-                        for a in call.args
-                    ):
-                        where = call
-                        break
-            self._patched = where is not None
-            self._patch_node = where
-        return self._patched
+            from ppo_migrate.analysis.patches import own_replacement
 
-    def _patch_reason(self) -> Reason:
-        """The ``patched`` reason of a fix this module's own replacement of the runtime
-        function makes unsafe, naming where it replaces it."""
-        node = self._patch_node
-        lines: tuple[Related, ...] = ()
-        if node is not None:
-            line, column = self.module.start(node)
-            spelled = " ".join(self.module.source_of(node).split())
-            if len(spelled) > 60:
-                spelled = spelled[:57] + "..."
-            lines = (Related(self.path, line, column, f"`{spelled}` replaces the runtime function"),)
-        return Reason(
-            "patched",
-            "this module replaces the runtime function (a test's patch, a shim): the "
-            "replacement may take no config",
-            lines,
-        )
+            self._patched = own_replacement(
+                self.module.tree, self.module.text, self.matcher.targets, self.path
+            ) or False
+        return self._patched or None
 
     def _references(self) -> list[Diagnostic]:
         """PPO006: the runtime function used as a value other than a plain alias (issue 15).
@@ -448,20 +411,21 @@ class ModuleAnalysis:
             from ppo_migrate.analysis.reasons import unsafe_reason
 
             reason = unsafe_reason(self.configs, choice.why, t.call, self.path)
-        if self._patches_the_function():
-            # a test or a shim replaces the function (mock.patch, setattr): the callable
-            # at the call may take no config at all
-            if applicability == "safe" or reason is None:
-                reason = self._patch_reason()  # the patch is what makes this fix unsafe
-            applicability = "unsafe"
-        elif applicability == "safe" and getattr(self.settings, "target_patches", None):
-            from ppo_migrate.analysis.patches import patch_reason, patched_at
+        patch = self._patches_the_function()
+        if patch is None and applicability == "safe" and getattr(self.settings, "target_patches", None):
+            from ppo_migrate.analysis.patches import reaching_patch
 
-            elsewhere = patched_at(self.settings.target_patches, self.path)
-            if elsewhere is not None:  # another file's (a test's) replacement
-                applicability = "unsafe"
-                message += f" (unsafe fix: {elsewhere})"
-                reason = patch_reason(self.settings.target_patches, self.path)
+            # another file's (a test's) replacement
+            patch = reaching_patch(self.settings.target_patches, self.path, self.module.tree)
+        if patch is not None:
+            # a test or a shim replaces the function (mock.patch, setattr, sys.modules, a
+            # module alias swapped): the callable at the call may take no config at all
+            from ppo_migrate.analysis.patches import patch_reason
+
+            if applicability == "safe" or reason is None:
+                reason = patch_reason(patch)  # the patch is what makes this fix unsafe
+            applicability = "unsafe"
+            message += f" (unsafe fix: {patch.reason()})"
         fix = Fix(
             message=f"Pass `{expression}`",
             edits=(self._edit(t, expression),),

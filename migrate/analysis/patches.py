@@ -1,101 +1,599 @@
-"""Files of the run that replace the runtime function itself: a test's fake may take no config.
+"""Replacements of the runtime function, or of a module or alias its calls go through: one
+table of forms (:data:`PATCHERS`, :func:`replacements`) that every part of the tool asks.
 
 ``monkeypatch.setattr(lib, "get_ppo_ray_runtime_env", lambda: {...})`` in a test makes
 ``lib``'s call reach a callable taking no argument: a fix passing the config there would
-make the test fail (a fresh tester's finding; the module's own patches were already seen by
-:meth:`ppo_migrate.analysis.check.ModuleAnalysis._patches_the_function`). The runner looks
-for such patches in the run's candidate files (they spell the function's name) before the
-per-file phase (:func:`target_patches`); a fix in a module they may reach is unsafe, the
-message naming the patch (:func:`patched_at`).
+make the test fail (a fresh tester's finding). So do ``sys.modules["verl.trainer.constants_ppo"]
+= SimpleNamespace(...)``, a fake ``verl`` package a ``conftest.py`` puts first on
+``sys.path``, ``launcher.constants_ppo = Fake`` (the module the call goes through),
+``monkeypatch.setattr(launcher, "make_env", fake)`` (an alias of the function),
+``globals()["get_ppo_ray_runtime_env"] = shim`` and ``app.cp = SimpleNamespace(...)`` run at
+import time (issue 26, families 4 and 5).
+
+Three users share the table:
+
+- the run's look-out before the per-file phase (:func:`target_patches`): replacements in
+  other files, each a :class:`Patch` naming the module it reaches (:func:`patched_at`);
+- a module's own analysis (:func:`own_replacement`, used by
+  :meth:`ppo_migrate.analysis.check.ModuleAnalysis`): replacements in the calling module;
+- ``--thread-config``'s refusal of a function rebound at run time
+  (:func:`replaced_names`, used by :mod:`ppo_migrate.analysis.callers`).
 """
 
 from __future__ import annotations
 
 import ast
+import os
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from typing import NamedTuple
 
 from ppo_migrate.diagnostics import Reason, Related
 from ppo_migrate.settings import Settings
 
-#: Bytes a file replacing a function by name holds: a patcher (or the name written as an
-#: attribute, matched with the names in :func:`target_patches`).
-_PATCH_WORDS = rb"setattr|patch|setitem|__dict__|\bupdate\b"
-#: The last names of the callables that replace an attribute named in a string or keyword:
-#: ``setattr``, pytest's ``monkeypatch.setattr/setitem``, ``mock.patch`` and its
-#: ``.object``, ``.multiple``, ``.dict``.
-_PATCHERS = frozenset({"setattr", "setitem", "patch", "object", "multiple", "dict"})
+#: THE table of callables that replace an attribute or an item named by a string or a
+#: keyword, by the last name of what they call, and how they name it:
+#:
+#: - ``"owner-key"``: ``setattr(o, "f", v)``, ``monkeypatch.setattr(o, "f", v)`` (or its
+#:   ``monkeypatch.setattr("pkg.lib.f", v)``), ``monkeypatch.delattr``,
+#:   ``mock.patch.object(o, "f", v)``;
+#: - ``"dotted"``: ``mock.patch("pkg.lib.f", v)``, pytest-mock's ``mocker.patch``;
+#: - ``"keywords"``: ``mock.patch.multiple(o, f=v)``;
+#: - ``"namespace-items"``: ``mock.patch.dict(o.__dict__, {"f": v})``,
+#:   ``vars(o).update(f=v)``, ``globals().update(...)``, ``sys.modules.update(...)``;
+#: - ``"namespace-key"``: ``monkeypatch.setitem(vars(o), "f", v)``,
+#:   ``monkeypatch.setitem(sys.modules, "pkg.lib", fake)``, ``sys.modules.setdefault(...)``,
+#:   ``ns.__setitem__("f", v)``.
+#:
+#: Two statement forms complete it: an attribute assigned (``o.f = v``) and an item of a
+#: namespace assigned (``globals()["f"] = v``, ``vars(o)["f"] = v``,
+#: ``sys.modules["pkg.lib"] = v``).
+PATCHERS: dict[str, str] = {
+    "setattr": "owner-key",
+    "delattr": "owner-key",
+    "object": "owner-key",
+    "patch": "dotted",
+    "multiple": "keywords",
+    "dict": "namespace-items",
+    "update": "namespace-items",
+    "setitem": "namespace-key",
+    "setdefault": "namespace-key",
+    "__setitem__": "namespace-key",
+}
 
-#: ``(module, path, line)``: a file at ``path`` replaces the runtime function at ``line``, as
-#: ``module`` binds it (a module of the run), or ``"*"`` (anywhere: the verl module itself,
-#: an object the import cannot tell).
-Patch = tuple[str, str, int]
+#: Bytes a file replacing a name holds: a patcher of :data:`PATCHERS`, a namespace, or an
+#: attribute assigned (``x.f = v``; the names are checked on the tree).
+_PATCH_WORDS = rb"setattr|delattr|patch|setitem|setdefault|__dict__|\bupdate\b|\bmodules\b|\bglobals\s*\(|\bvars\s*\("
+_ATTRIBUTE_STORE = rb"\.\s*(\w+)\s*=[^=]"
+
+
+class Replacement(NamedTuple):
+    """One replacement of a name found in a tree (a form of :data:`PATCHERS`).
+
+    Attributes:
+        name: the attribute or item replaced (``"get_ppo_ray_runtime_env"``; the last
+            part of a module for ``sys.modules``; ``"*"``: not known before it runs).
+        owner: the object whose attribute it is, as written (``lib`` of
+            ``setattr(lib, "f", v)``), or ``None``.
+        module: the module a string names (``"pkg.lib"`` of ``"pkg.lib.f"``; for
+            ``sys.modules["a.b.c"]``, ``"a.b"``), or ``None``.
+        space: ``"attribute"``, ``"globals"`` (the module's own namespace) or
+            ``"modules"`` (``sys.modules``: the module itself replaced).
+        line: where.
+        form: a short spelling of the form, for messages (``"monkeypatch.setattr"``).
+    """
+
+    name: str
+    owner: ast.expr | None
+    module: str | None
+    space: str
+    line: int
+    form: str
+
+
+def _namespace(node: ast.AST) -> tuple[str, ast.expr | None] | None:
+    """``("globals", None)`` for ``globals()``/``locals()``, ``("attribute", x)`` for
+    ``vars(x)``/``x.__dict__``, ``("modules", None)`` for ``sys.modules``/``modules``
+    (also the string ``"sys.modules"`` ``mock.patch.dict`` takes); else ``None``."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+        if node.func.id in ("globals", "locals") and not node.args:
+            return "globals", None
+        if node.func.id == "vars":
+            return ("attribute", node.args[0]) if node.args else ("globals", None)
+    if isinstance(node, ast.Attribute):
+        if node.attr == "__dict__":
+            return "attribute", node.value
+        if node.attr == "modules":
+            return "modules", None
+    if isinstance(node, ast.Name) and node.id == "modules":
+        return "modules", None
+    if isinstance(node, ast.Constant) and node.value == "sys.modules":
+        return "modules", None
+    return None
+
+
+def _string(node: ast.AST | None) -> str | None:
+    return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
+
+
+def _keyed(space: str, owner: ast.expr | None, key: str | None, line: int, form: str) -> Replacement:
+    """A replacement of the item ``key`` of a namespace (``None``: computed)."""
+    if key is None:
+        return Replacement("*", owner, None, space, line, form)
+    if space == "modules":
+        module, _, name = key.rpartition(".")
+        return Replacement(name, None, module or None, space, line, form)
+    return Replacement(key, owner, None, space, line, form)
+
+
+def parse_bytes(data: bytes) -> ast.Module | None:
+    """``ast.parse`` of a file's bytes, or ``None`` where the per-file phase reports it
+    instead (longer than ``constants.MAX_SOURCE_CHARS``, undecodable, a syntax error, nested
+    too deeply): such a file cannot run either."""
+    from ppo_migrate.constants import MAX_SOURCE_CHARS
+    from ppo_migrate.files import decode_source
+
+    if len(data) > 4 * MAX_SOURCE_CHARS:
+        return None
+    try:
+        text = decode_source(data)[0]
+        if len(text) > MAX_SOURCE_CHARS:
+            return None
+        return ast.parse(text)
+    except (SyntaxError, ValueError, UnicodeDecodeError, LookupError, RecursionError, MemoryError):
+        return None
+
+
+def _is_mock(func: ast.expr) -> bool:
+    """``patch`` of ``unittest.mock``/pytest-mock, as called: ``patch(...)``,
+    ``mock.patch(...)``, ``mocker.patch(...)``, ``unittest.mock.patch(...)``."""
+    if isinstance(func, ast.Name):
+        return func.id == "patch"
+    value = func.value if isinstance(func, ast.Attribute) else None
+    last = value.attr if isinstance(value, ast.Attribute) else getattr(value, "id", None)
+    return last in ("mock", "mocker")
+
+
+def call_replacements(call: ast.Call) -> list[Replacement]:
+    """The replacements a call makes, by :data:`PATCHERS` (``[]`` for any other call).
+
+    Args:
+        call: any call.
+
+    Returns:
+        One :class:`Replacement` per name it replaces; ``name == "*"`` for a name it
+        computes (``monkeypatch.setattr(obj, name, f)``, ``mock.patch(TARGET, f)``).
+    """
+    func = call.func
+    last = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+    how = PATCHERS.get(last)
+    if how is None:
+        return []
+    line = call.lineno
+    form = last if isinstance(func, ast.Name) else f"{_dotted(func.value) or '...'}.{last}"
+    args = call.args
+    keywords = {k.arg: k.value for k in call.keywords if k.arg is not None}
+    if how == "owner-key":
+        first = args[0] if args else keywords.get("target")
+        if _string(first) is not None and "." in _string(first) and len(args) <= 2 and last != "object":
+            # ``monkeypatch.setattr("pkg.lib.f", v)``
+            module, _, name = _string(first).rpartition(".")
+            return [Replacement(name, None, module, "attribute", line, form)]
+        if first is None:
+            return []
+        key = args[1] if len(args) > 1 else keywords.get("attribute", keywords.get("name"))
+        return [Replacement(_string(key) or "*", first, None, "attribute", line, form)]
+    if how == "dotted":
+        target = args[0] if args else keywords.get("target")
+        text = _string(target)
+        if text is not None:
+            module, _, name = text.rpartition(".")
+            return [Replacement(name, None, module or None, "attribute", line, form)] if name.isidentifier() else []
+        if target is not None and _is_mock(func):
+            return [Replacement("*", None, None, "attribute", line, form)]
+        return []
+    if how == "keywords":  # ``mock.patch.multiple(o, f=v)``
+        owner = args[0] if args else None
+        module = _string(owner)
+        if module is not None:
+            owner = None
+        return [
+            Replacement(k.arg if k.arg is not None else "*", owner, module, "attribute", line, form)
+            for k in call.keywords
+            if k.arg not in ("spec", "spec_set", "create", "new_callable")
+        ]
+    # a namespace's items
+    if how == "namespace-items":
+        if last == "update":
+            if not isinstance(func, ast.Attribute):
+                return []
+            space = _namespace(func.value)
+            items = list(args)
+        else:  # ``mock.patch.dict(ns, {...}, **kw)``
+            space = _namespace(args[0]) if args else None
+            items = list(args[1:2]) + ([keywords["values"]] if "values" in keywords else [])
+        if space is None:
+            return []
+        kind, owner = space
+        out = [_keyed(kind, owner, k.arg, line, form) for k in call.keywords if k.arg not in ("values", "clear")]
+        for item in items:
+            if isinstance(item, ast.Dict):
+                out += [_keyed(kind, owner, _string(k) if k is not None else None, line, form) for k in item.keys]
+            else:
+                out.append(_keyed(kind, owner, None, line, form))
+        return out
+    # ``namespace-key``
+    if last in ("setdefault", "__setitem__"):
+        if not isinstance(func, ast.Attribute) or not args:
+            return []
+        space = _namespace(func.value)
+        key = args[0]
+    else:  # ``monkeypatch.setitem(ns, key, v)``
+        if len(args) < 2:
+            return []
+        space = _namespace(args[0])
+        key = args[1]
+    if space is None:
+        return []
+    return [_keyed(space[0], space[1], _string(key), line, form)]
+
+
+def replacements(tree: ast.AST) -> Iterator[Replacement]:
+    """Every replacement in ``tree`` by a form of the table: the calls of
+    :data:`PATCHERS`, an attribute assigned, an item of a namespace assigned."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            yield from call_replacements(node)
+        elif isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for target in targets:
+                for t in _flat(target):
+                    if isinstance(t, ast.Attribute):
+                        yield Replacement(t.attr, t.value, None, "attribute", t.lineno, "an assignment")
+                    elif isinstance(t, ast.Subscript):
+                        space = _namespace(t.value)
+                        if space is not None:
+                            yield _keyed(space[0], space[1], _string(t.slice), t.lineno, "an assignment")
+
+
+def _flat(target: ast.expr) -> Iterator[ast.expr]:
+    if isinstance(target, (ast.Tuple, ast.List)):
+        for e in target.elts:
+            yield from _flat(e)
+    elif isinstance(target, ast.Starred):
+        yield from _flat(target.value)
+    else:
+        yield target
+
+
+def replaced_names(call: ast.Call) -> list[str]:
+    """The names a call replaces by a form of :data:`PATCHERS` (``"*"``: any), for the
+    caller plan's run-time bindings; a module put in ``sys.modules`` under ``"a.b"``
+    counts as ``"b"``."""
+    return [r.name for r in call_replacements(call)]
+
+
+#: the classic double's reason (a fake of the function itself)
+_REPLACES = "replaces the runtime function, whose replacement may take no config"
+
+
+class Patch(NamedTuple):
+    """A replacement in a file of the run that may reach other modules' calls.
+
+    Attributes:
+        module: the module of the run whose calls it reaches (and the modules importing
+            from it), or ``"*"``: any (verl's module itself, an object the imports cannot
+            tell, a module replaced in ``sys.modules``).
+        path, line: where it is.
+        kind: ``"patched"`` (a test double: a patcher, ``sys.modules``, a fake package)
+            or ``"rebound"`` (an assignment run outside the tests).
+        what: what it does, for the reason (``"replaces the runtime function"``).
+    """
+
+    module: str
+    path: str
+    line: int
+    kind: str = "patched"
+    what: str = "replaces the runtime function, whose replacement may take no config"
+
+    def reason(self) -> str:
+        """The reason as the message words it: ``"tests/t.py:5 replaces the runtime
+        function, whose replacement may take no config"``."""
+        return f"{self.path}:{self.line} {self.what}"
+
+
+class Names(NamedTuple):
+    """The names a replacement must spell to reach a call of the runtime function.
+
+    Attributes:
+        functions: the function's names and its aliases (``make_env =
+            get_ppo_ray_runtime_env``): a string spelling one counts wherever it stands
+            in a file that patches.
+        through: the modules and module aliases calls go through (``constants_ppo``,
+            ``cp`` of ``import verl.trainer.constants_ppo as cp``, ``verl``): only a form of
+            the table replacing one counts.
+        target_modules: the modules holding the function (the targets' own, and the
+            project's modules re-exporting it): replacing the function there reaches
+            every importer.
+    """
+
+    functions: frozenset[str]
+    through: frozenset[str]
+    target_modules: frozenset[str]
+
+    def all(self) -> frozenset[str]:
+        return self.functions | self.through
+
+
+def through_names(datas: Iterable[bytes], targets: Iterable[str]) -> Names:
+    """The :class:`Names` of the runtime function in files holding ``datas`` (bytes;
+    read by regular expressions, generously: a name too many only makes a fix unsafe).
+
+    Args:
+        datas: the bytes of the files naming the function.
+        targets: its qualified names (the settings' targets, and re-exports found).
+    """
+    targets = list(targets)
+    functions = {t.rsplit(".", 1)[-1] for t in targets}
+    modules = {t.rsplit(".", 1)[0] for t in targets if "." in t}
+    # a module the files import by its last name (``from verl.trainer import
+    # constants_ppo``), not every target module's (``env`` of ``ppo_runtime.env`` is a
+    # common word: ``self.env = ...``), nor its packages' (``verl``, ``trainer``); an
+    # alias of any of them is found below
+    through: set[str] = set()
+    imported_as_last = [
+        (m.rsplit(".", 1)[-1], re.compile(
+            rb"\bfrom\s+" + re.escape(m.rsplit(".", 1)[0].encode()) + rb"\s+import\s+(?:\([^)]*|[^\n]*)\b"
+            + re.escape(m.rsplit(".", 1)[-1].encode()) + rb"\b"
+        ))
+        for m in modules if "." in m
+    ]
+    parts = {part for m in modules for part in m.split(".")}
+    words = b"|".join(re.escape(w.encode()) for w in sorted(functions | parts))
+    aliased = re.compile(rb"\b(?:" + words + rb")[ \t]+as[ \t]+(\w+)")
+    fn_words = b"|".join(re.escape(w.encode()) for w in sorted(functions))
+    assigned = re.compile(
+        rb"(?m)^[ \t]*(\w+)[ \t]*(?::[^=\n]*)?=[ \t]*(?:[\w.]+\.)?(?:" + fn_words + rb")[ \t]*(?:#[^\n]*)?$"
+    )
+    for data in datas:
+        for last, pattern in imported_as_last:
+            if last not in through and last.encode() in data and pattern.search(data):
+                through.add(last)
+        for m in aliased.finditer(data):
+            word = m.group(0).split()[0].decode()
+            (functions if word in functions else through).add(m.group(1).decode("utf-8", "replace"))
+        for m in assigned.finditer(data):
+            functions.add(m.group(1).decode("utf-8", "replace"))
+    return Names(frozenset(functions), frozenset(through - functions), frozenset(modules))
+
+
+#: folders of test doubles: a copy of verl's module under one is a fake a test may put
+#: first on ``sys.path``
+_DOUBLES_FOLDERS = frozenset({
+    "tests", "test", "testing", "fakes", "fake", "mocks", "mock", "stubs", "stub", "doubles",
+    "test_utils", "testutils",
+})
+
+
+def _is_test_file(path: str) -> bool:
+    parts = os.path.normpath(path).split(os.sep)
+    base = parts[-1]
+    return (
+        base.startswith("test_") or base.endswith("_test.py") or base == "conftest.py"
+        or any(p in ("tests", "test", "testing") for p in parts[:-1])
+    )
+
+
+#: ``NAME = "pkg.lib.get_..."`` at the start of a line: a patch target kept in a constant
+#: another file may import (``mock.patch(NAME, fake)``)
+def _constants(data: bytes, functions: Iterable[str]) -> Iterator[tuple[str, str, int]]:
+    words = b"|".join(re.escape(w.encode()) for w in sorted(functions))
+    pattern = re.compile(rb"(?m)^(\w+)[ \t]*(?::[^=\n]*)?=[ \t]*[rbuRBU]?['\"]([\w.]+)\.(?:" + words + rb")['\"]")
+    for m in pattern.finditer(data):
+        line = data.count(b"\n", 0, m.start()) + 1
+        yield m.group(1).decode(), m.group(2).decode(), line
 
 
 def target_patches(candidates: Iterable[str], paths: Sequence[str], settings: Settings) -> tuple[Patch, ...]:
-    """Where files of the run replace the runtime function by name.
+    """Where files of the run replace the runtime function, or a module or alias its calls
+    go through, by a form of the table (:func:`replacements`).
 
     Args:
-        candidates: the files naming the runtime function (the prefilter's); only those
-            can name it in a patch.
-        paths: every file of the run (to tell a module of the run in a patch's target
-            string, ``"pkg.lib.get_ppo_ray_runtime_env"``, from another one).
+        candidates: the files naming the runtime function (the prefilter's): the only
+            ones that can call it, alias it or define a fake of it.
+        paths: every file of the run: a file replacing an alias (``make_env``), a module
+            (``launcher.constants_ppo = Fake``) or a target kept in another file's
+            constant need not name the function.
         settings: the run's settings (the targets' names).
 
     Returns:
-        The patches, in path and line order: ``("pkg.lib", path, line)`` for a target
-        string naming a module of the run, else ``("*", path, line)`` (``setattr(lib,
-        "get_ppo_ray_runtime_env", f)``, ``lib.get_ppo_ray_runtime_env = f``,
-        ``mock.patch("verl.trainer.constants_ppo.get_ppo_ray_runtime_env")``).
+        The patches, in path and line order: ``Patch("pkg.lib", path, line, ...)`` for a
+        replacement in a module of the run (it reaches that module and its importers),
+        else ``Patch("*", ...)`` (``setattr(lib, "get_ppo_ray_runtime_env", f)`` on an
+        object the imports cannot tell, ``mock.patch("verl.trainer.constants_ppo.get_...")``,
+        ``sys.modules["verl.trainer.constants_ppo"] = fake``, a fake
+        ``verl/trainer/constants_ppo.py`` defining the function without a config).
     """
-    from ppo_migrate.files import decode_source
     from ppo_migrate.prefilter import read_bytes
 
-    names = {t.rsplit(".", 1)[-1] for t in settings.targets}
-    encoded = [n.encode() for n in names]
-    # a patcher, or the function's name written as an attribute (``lib.get_... = fake``)
-    patch_bytes = re.compile(
-        _PATCH_WORDS + rb"|\.\s*(?:" + b"|".join(re.escape(n) for n in encoded) + rb")\s*=[^=]"
-    )
-    found: list[tuple[str | None, str, int]] = []
+    candidates = list(candidates)
+    datas: dict[str, bytes] = {}
     for path in candidates:
+        try:
+            datas[path] = read_bytes(path)
+        except (OSError, ValueError):
+            continue
+    targets = tuple(settings.targets)
+    reexports = dict(getattr(settings, "reexports", None) or ())
+    names = through_names(datas.values(), targets)
+    # a patch of the function in a module re-exporting it reaches that module's importers
+    # (:func:`reaching_patch`), not every module
+    names = names._replace(
+        target_modules=frozenset(t.rsplit(".", 1)[0] for t in targets if "." in t and t not in reexports)
+    )
+    patch_bytes = re.compile(_PATCH_WORDS + rb"|" + _ATTRIBUTE_STORE)
+    constants: dict[str, tuple[str, str, int]] = {}
+    for path, data in datas.items():
+        for name, module, line in _constants(data, names.functions):
+            constants.setdefault(name, (module, path, line))
+    wanted = names.all() | constants.keys()
+    encoded = [n.encode() for n in wanted]
+    # a file not naming the function must name what it replaces where a replacement does:
+    # in a string, as an attribute or keyword assigned, or a constant holding a target
+    alternatives = b"|".join(re.escape(n) for n in sorted(encoded))
+    strict = re.compile(
+        rb"['\"][\w.]*\b(?:" + alternatives + rb")['\"]|\b(?:" + alternatives + rb")\s*=[^=]"
+        + (b"".join(rb"|\b" + re.escape(c.encode()) + rb"\b" for c in sorted(constants)))
+    )
+    # ``sys.modules["verl.trainer.constants_ppo"] = fake``: a target module (or a package
+    # above it) named in a string
+    module_keys = [
+        q + p.encode() + q for m in names.target_modules for p in _prefixes(m) for q in (b"'", b'"')
+    ]
+    found: list[tuple[str | None, str, int, str, str]] = []
+
+    def look(path: str, data: bytes) -> None:
+        if not any(n in data for n in [*encoded, *module_keys]) or not patch_bytes.search(data):
+            found.extend(_fake_definitions(path, data, names))
+            return
+        tree = parse_bytes(data)
+        if tree is None:
+            return  # it cannot run either
+        found.extend(_fake_definitions(path, data, names, tree))
+        for module, line, kind, what in _patches_in(tree, names, constants, _is_test_file(path)):
+            if module == "<own>":  # ``globals()[...] = f``: the file's own module
+                from ppo_migrate.analysis.callers import module_name
+
+                module = module_name(path)
+            found.append((module, path, line, kind, what))
+
+    for path in candidates:
+        if path in datas:
+            look(path, datas[path])
+    seen = set(candidates)
+    for path in paths:  # the other files, one at a time
+        path = os.fspath(path)
+        if path in seen:
+            continue
         try:
             data = read_bytes(path)
         except (OSError, ValueError):
             continue
-        if not any(n in data for n in encoded) or not patch_bytes.search(data):
-            continue
-        try:
-            tree = ast.parse(decode_source(data)[0])
-        except (SyntaxError, ValueError, UnicodeDecodeError):
-            continue  # it cannot run either
-        for module, line in _patches_in(tree, names):
-            found.append((module, path, line))
+        if any(k in data for k in module_keys) or (any(n in data for n in encoded) and strict.search(data)):
+            look(path, data)
     if not found:
         return ()
-    modules: set[str] | None = None
+    modules = _run_modules(paths)
     out: list[Patch] = []
-    for module, path, line in found:
-        if module is not None:
-            if modules is None:
-                modules = _run_modules(paths)
-            if module not in modules:
+    for module, path, line, kind, what in found:
+        if module is not None and module != "*":
+            if _holds_target(module, names.target_modules) or module not in modules:
                 module = None
-        out.append((module or "*", path, line))
-    return tuple(sorted(set(out), key=lambda p: (p[1], p[2], p[0])))
+        out.append(Patch(module or "*", path, line, kind, what))
+    return tuple(sorted(set(out), key=lambda p: (p.path, p.line, p.module, p.what)))
 
 
-def _patches_in(tree: ast.AST, names: set[str]) -> Iterable[tuple[str | None, int]]:
-    """``(module, line)`` for each replacement of one of ``names`` in ``tree``: the module a
-    target string names (``"pkg.lib.get_ppo_ray_runtime_env"``) or the patched object is
-    imported as (``monkeypatch.setattr(lib, "get_...", f)`` with ``import pkg.lib as lib``),
-    else ``None`` (any module).
+def _prefixes(module: str) -> list[str]:
+    parts = module.split(".")
+    return [".".join(parts[:k]) for k in range(1, len(parts) + 1)]
 
-    In a file with a patcher, any string spelling the function's name counts, wherever it
-    stands (a constant ``TARGET = "pkg.lib.get_..."``, a helper's default, an f-string's
-    part, a patcher imported under another name), and so does a keyword of that name
-    (``vars(lib).update(get_...=f)``, ``patch.multiple(lib, get_...=f)``); ``__all__``'s do not."""
+
+def _holds_target(module: str, target_modules: Iterable[str]) -> bool:
+    """Whether ``module`` is (or is a package above) a module holding the function."""
+    return any(t == module or t.startswith(module + ".") for t in target_modules)
+
+
+def _fake_definitions(path: str, data: bytes, names: Names, tree: ast.AST | None = None) -> list:
+    """A file at a target module's path (``tests/fakes/verl/trainer/constants_ppo.py``) that
+    defines the function without a ``config`` parameter: a fake package a test may put
+    first on ``sys.path``."""
+    norm = os.path.normpath(os.path.abspath(path)).replace(os.sep, "/")
+    tails = [m.replace(".", "/") for m in names.target_modules]
+    tail = next(
+        (t for t in tails if norm.endswith(f"/{t}.py") or norm.endswith(f"/{t}/__init__.py")), None
+    )
+    if tail is None:
+        return []
+    # under a folder of test doubles (``tests/fakes/verl/...``), not a copy of verl the
+    # project runs (that one decides the signature in effect: PPO005)
+    above = norm[: norm.rindex("/" + tail)].split("/")
+    if not _DOUBLES_FOLDERS.intersection(above):
+        return []
+    if tree is None:
+        tree = parse_bytes(data)
+        if tree is None:
+            return []
+    out = []
+    for node in getattr(tree, "body", ()):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name in names.functions:
+            a = node.args
+            params = {p.arg for p in (*a.posonlyargs, *a.args, *a.kwonlyargs)}
+            if "config" not in params and a.kwarg is None:
+                out.append(("*", path, node.lineno, "patched",
+                            f"defines a `{node.name}` taking no config, which a test may put first on sys.path"))
+    return out
+
+
+def _patches_in(
+    tree: ast.AST, names: Names, constants: dict[str, tuple[str, str, int]] | None = None,
+    test: bool = True, generic: bool = True,
+) -> Iterable[tuple[str | None, int, str, str]]:
+    """``(module, line, kind, what)`` for each replacement in ``tree`` that may reach a call
+    of the function: the module a target string names (``"pkg.lib.get_..."``) or the
+    replaced object is imported as (``import pkg.lib as lib``), else ``None`` (any module).
+
+    Besides the table's forms, in a file with a patcher any string spelling one of the
+    function's names counts, wherever it stands (a constant ``TARGET = "pkg.lib.get_..."``,
+    a helper's default, an f-string's part, a patcher imported under another name), and so
+    does a keyword of that name (``SimpleNamespace(get_...=f)`` put in ``sys.modules``);
+    ``__all__``'s do not (``generic=False``: only where the file replaces a name it
+    computes, ``monkeypatch.setattr(lib, NAME, f)``). A patch of a name another file's constant holds
+    (``mock.patch(ENV_TARGET, f)``) counts with that constant's module."""
+    constants = constants or {}
     imported = _imported_modules(tree)
+    wanted = names.all()
+    counted: set[int] = set()
+    for r in replacements(tree):
+        module: str | None
+        name = r.name
+        if name == "*":
+            generic = True
+            continue
+        if r.space == "modules":
+            if name not in wanted and not _holds_target(f"{r.module}.{name}" if r.module else name, names.target_modules):
+                continue
+            counted.add(r.line)
+            module_name = f"{r.module}.{name}" if r.module else name
+            yield None, r.line, "patched", f"puts a stand-in for `{module_name}` in sys.modules, whose function may take no config"
+            continue
+        if name not in wanted:
+            continue
+        if r.space == "globals":
+            module = "<own>"
+        elif r.module is not None:
+            module = r.module
+        elif r.owner is not None and name not in names.functions:
+            # a module or alias the calls go through: on an imported module only
+            # (``launcher.constants_ppo = Fake``; not ``self.cp = ...``)
+            owner = _dotted(r.owner)
+            if owner not in imported:
+                continue
+            module = imported[owner]
+        else:
+            module = imported.get(_dotted(r.owner)) if r.owner is not None else None
+        counted.add(r.line)
+        patcher = r.form != "an assignment" or test
+        kind = "patched" if patcher else "rebound"
+        if name in names.functions and name not in names.through:
+            what = _REPLACES if patcher else f"rebinds `{name}` at run time to a function that may take no config"
+        else:
+            what = (
+                f"{'replaces' if patcher else 'rebinds'} `{name}`, which the runtime function's "
+                "calls go through, with an object whose function may take no config"
+            )
+        yield module, r.line, kind, what
+    if not generic:
+        return
     exported = {
         id(e)
         for node in ast.walk(tree)
@@ -106,35 +604,52 @@ def _patches_in(tree: ast.AST, names: set[str]) -> Iterable[tuple[str | None, in
         )
         for e in ast.walk(node.value)
     }
-    consumed: set[int] = set()  # a patcher's key string, judged with its owner
-    for node in ast.walk(tree):  # (breadth first: a call before its arguments)
-        if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store) and node.attr in names:
-            yield imported.get(_dotted(node.value)), node.lineno
-        elif (
-            isinstance(node, ast.Constant) and isinstance(node.value, str)
-            and id(node) not in exported and id(node) not in consumed
-        ):
+    functions = names.functions
+    for node in ast.walk(tree):
+        line = getattr(node, "lineno", None)
+        if line in counted:
+            continue
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in exported:
             module, _, name = node.value.rpartition(".")
-            if name in names:
-                yield module or None, node.lineno
+            if name in functions:
+                counted.add(line)
+                yield module or None, line, "patched", _REPLACES
         elif isinstance(node, ast.Call):
-            func = node.func
-            last = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
-            if any(k.arg in names for k in node.keywords):  # ``patch.multiple(lib, f=fake)``
+            if any(k.arg in functions for k in node.keywords):  # ``SimpleNamespace(f=fake)``
                 owner = node.args[0] if node.args else None
-                yield imported.get(_dotted(owner)) if owner is not None else None, node.lineno
-            elif last in _PATCHERS and len(node.args) >= 2:
-                # ``setattr(lib, "get_...", f)``, ``patch.object(lib, ...)``: the owner's module
-                key = node.args[1]
-                if isinstance(key, ast.Constant) and isinstance(key.value, str) and key.value in names:
-                    consumed.add(id(key))
-                    yield imported.get(_dotted(node.args[0])), node.lineno
-            if last in _PATCHERS:
-                for value in [*node.args, *(k.value for k in node.keywords)]:
-                    if isinstance(value, ast.Dict) and any(  # ``patch.dict(lib.__dict__, {...})``
-                        isinstance(k, ast.Constant) and k.value in names for k in value.keys
-                    ):
-                        yield None, node.lineno
+                counted.add(line)
+                yield (imported.get(_dotted(owner)) if owner is not None else None), line, "patched", _REPLACES
+            elif constants and PATCHERS.get(_last(node.func)) and node.args:
+                first = node.args[0]
+                held = first.id if isinstance(first, ast.Name) else getattr(first, "attr", None)
+                if held in constants:
+                    module, path, at = constants[held]
+                    counted.add(line)
+                    yield module, line, "patched", (
+                        f"replaces the runtime function named by `{held}` ({path}:{at}), whose "
+                        "replacement may take no config"
+                    )
+
+
+def _last(func: ast.expr) -> str:
+    return func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+
+
+def own_replacement(tree: ast.AST, text: str, targets: Iterable[str], path: str = "") -> Patch | None:
+    """The first replacement, in a module's own tree, of the runtime function or of a
+    module or alias its calls go through (:func:`replacements`'s forms, and
+    ``globals()["get_..."] = shim``), as a :class:`Patch` of ``path``; ``None`` if none.
+    The module's calls may then reach a replacement taking no config: a fix there is
+    unsafe."""
+    names = through_names([text.encode("utf-8", "surrogateescape")], targets)
+    found = sorted(
+        (line, kind, what)
+        for _, line, kind, what in _patches_in(tree, names, None, _is_test_file(path), generic=False)
+    )
+    if not found:
+        return None
+    line, kind, what = found[0]
+    return Patch("<own>", path, line, kind, what)
 
 
 def _dotted(node: ast.AST | None) -> str | None:
@@ -185,55 +700,90 @@ def _run_modules(paths: Sequence[str]) -> set[str]:
     return out
 
 
-def patch_reaching(patches: Sequence[Patch] | None, path: str) -> Patch | None:
-    """The first patch of another file that may reach the module at ``path`` (a module
-    named by the patch's target, or ``"*"``: any), or ``None`` when there is none."""
+def _imports_of(tree: ast.AST, package: tuple[str, ...]) -> set[str]:
+    """The modules ``tree`` imports from (``import a.b``: ``a``, ``a.b``; ``from a import
+    b``: ``a`` and ``a.b``; relative imports resolved against ``package``)."""
+    from ppo_migrate.targets import resolve_relative
+
+    out: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                parts = alias.name.split(".")
+                out.update(".".join(parts[:k]) for k in range(1, len(parts) + 1))
+        elif isinstance(node, ast.ImportFrom):
+            base = resolve_relative("." * node.level + (node.module or ""), package)
+            if base:
+                out.add(base)
+                out.update(f"{base}.{a.name}" for a in node.names)
+    return out
+
+
+def patched_at(patches: Sequence[Patch] | None, path: str, tree: ast.AST | None = None) -> str | None:
+    """:func:`reaching_patch`'s reason, as the message words it: ``"tests/test_x.py:5
+    replaces the runtime function, whose replacement may take no config"``."""
+    patch = reaching_patch(patches, path, tree)
+    return None if patch is None else patch.reason()
+
+
+def reaching_patch(
+    patches: Sequence[Patch] | None, path: str, tree: ast.AST | None = None
+) -> Patch | None:
+    """The first patch of another file that may reach the module at ``path``: one of any
+    module, of that module, or of a module it imports from (``from pkg.lib import
+    get_...`` takes the fake a test installed first); ``None`` when there is none.
+
+    Args:
+        patches: :func:`target_patches`'s.
+        path: the module's file.
+        tree: its parsed tree, if at hand (else it is read when a patch needs it).
+    """
     if not patches:
         return None
-    import os
-
     from ppo_migrate.analysis.callers import module_name, namespace_prefixes
+    from ppo_migrate.targets import module_package
 
     here = os.path.abspath(path)
     own: set[str] | None = None
+    imports: set[str] | None = None
     for patch in patches:
-        module, where, _ = patch
-        if os.path.abspath(where) == here:
+        if os.path.abspath(patch.path) == here:
             continue  # the module's own patches: seen by its own analysis
-        if module != "*":
+        if patch.module != "*":
             if own is None:
                 name = module_name(path)
                 own = {name, *(f"{p}.{name}" for p in namespace_prefixes(path))}
-            if module not in own:
-                continue
+            if patch.module not in own:
+                if imports is None:
+                    imports = _file_imports(path, tree, module_package)
+                if patch.module not in imports:
+                    continue
         return patch
     return None
 
 
-def patched_at(patches: Sequence[Patch] | None, path: str) -> str | None:
-    """The first patch of another file that may reach the module at ``path``, as a reason:
-    ``"tests/test_x.py:5 replaces the runtime function, ..."``; ``None`` when there is none."""
-    patch = patch_reaching(patches, path)
-    if patch is None:
-        return None
-    _, where, line = patch
-    return f"{where}:{line} replaces the runtime function, whose replacement may take no config"
+def _file_imports(path: str, tree: ast.AST | None, module_package) -> set[str]:
+    if tree is None:
+        from ppo_migrate.prefilter import read_bytes
+
+        try:
+            tree = parse_bytes(read_bytes(path))
+        except (OSError, ValueError):
+            return set()
+        if tree is None:
+            return set()
+    return _imports_of(tree, module_package(path) if path and path != "-" else ())
 
 
-def patch_reason(patches: Sequence[Patch] | None, path: str) -> Reason | None:
-    """:func:`patched_at` as a structured ``patched`` :class:`Reason` (issue 28): the
-    patch's file and line in ``lines``; ``None`` when no patch reaches ``path``."""
-    patch = patch_reaching(patches, path)
-    if patch is None:
-        return None
-    module, where, line = patch
-    target = "any module" if module == "*" else f"`{module}`"
-    return Reason(
-        "patched",
-        f"another file replaces the runtime function of {target}: the replacement may "
-        "take no config",
-        (Related(where, line, 1, "replaces the runtime function"),),
-    )
+def patch_reason(patch: Patch):
+    """The structured reason (:class:`ppo_migrate.diagnostics.Reason`) of an unsafe fix a
+    patch decided: kind ``"patched"`` or ``"rebound"``, the patch's place."""
+    text = f"{patch.what[0].upper()}{patch.what[1:]}"
+    return Reason(patch.kind, text, (Related(patch.path, patch.line, 1, patch.what),))
 
 
-__all__ = ["Patch", "patch_reaching", "patch_reason", "patched_at", "target_patches"]
+__all__ = [
+    "PATCHERS", "Names", "Patch", "Replacement", "call_replacements", "own_replacement",
+    "patch_reason", "patched_at", "reaching_patch", "replaced_names", "replacements", "target_patches",
+    "through_names",
+]

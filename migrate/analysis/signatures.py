@@ -693,7 +693,8 @@ def callee_signature(path: str, qualified_names, settings) -> CalleeInEffect:
 
     Args:
         path: the calling file's path (``"-"``: standard input).
-        qualified_names: iterable of absolute qualified names of the callee.
+        qualified_names: iterable of absolute qualified names of the callee (a name of
+            the settings' ``reexports`` is read as the target it re-exports).
         settings: the run's :class:`ppo_migrate.settings.Settings`.
 
     Returns:
@@ -701,7 +702,9 @@ def callee_signature(path: str, qualified_names, settings) -> CalleeInEffect:
         enough to leave the call alone), else the first answer.
     """
     resolver = resolver_for(settings)
-    answers = [resolver.callee(path, q) for q in qualified_names]
+    # the project's own re-export (``pkg.get_...``) stands for the target it re-exports
+    reexported = dict(getattr(settings, "reexports", None) or ())
+    answers = [resolver.callee(path, reexported.get(q, q)) for q in qualified_names]
     if not answers:
         return CalleeInEffect(True, "unknown", "", "")
     return next((a for a in answers if not a.accepts_config), answers[0])

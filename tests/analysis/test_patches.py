@@ -32,7 +32,9 @@ TESTS = {
     "mock-patch-verl": ("mock.patch('verl.trainer.constants_ppo.get_ppo_ray_runtime_env', fake).start()", "*"),
     "patch-object": ("mock.patch.object(lib, 'get_ppo_ray_runtime_env', fake).start()", "pkg.lib"),
     "patch-multiple": ("mock.patch.multiple(lib, get_ppo_ray_runtime_env=fake).start()", "pkg.lib"),
-    "patch-dict": ("mock.patch.dict(lib.__dict__, {'get_ppo_ray_runtime_env': fake}).start()", "*"),
+    # the namespace's owner is ``lib``: one table of forms reads ``lib.__dict__`` and
+    # ``vars(lib)`` as ``lib`` (issue 26)
+    "patch-dict": ("mock.patch.dict(lib.__dict__, {'get_ppo_ray_runtime_env': fake}).start()", "pkg.lib"),
     "assignment": ("lib.get_ppo_ray_runtime_env = fake", "pkg.lib"),
     # a third tester's forms: the patcher under another name, the target in a variable,
     # an f-string, a helper's default, the namespace updated, an object not an import
@@ -43,7 +45,7 @@ TESTS = {
         "install = lambda mp, m, name='get_ppo_ray_runtime_env': mp.setattr(m, name, fake); "
         "install(monkeypatch, lib)", "*",
     ),
-    "vars-update": ("vars(lib).update(get_ppo_ray_runtime_env=fake)", "*"),
+    "vars-update": ("vars(lib).update(get_ppo_ray_runtime_env=fake)", "pkg.lib"),
     "computed-owner": (
         "FN = 'get_ppo_ray_runtime_env'; "
         "monkeypatch.setattr(importlib.import_module('pkg.lib'), FN, fake)", "*",
@@ -56,6 +58,11 @@ _HEAD = (
     "import importlib\nfrom unittest import mock\nfrom unittest.mock import patch as P\n"
     "from omegaconf import OmegaConf\nfrom pkg import lib\n\n\n"
 )
+
+
+def _where(patches) -> list[tuple[str, str, int]]:
+    """``(module, path, line)`` of each patch."""
+    return [(p.module, p.path, p.line) for p in patches]
 
 
 def _test_file(line: str) -> str:
@@ -83,7 +90,7 @@ def test_target_patches_finds_each_form_and_the_module_it_names(tmp_path: Path, 
     monkeypatch.chdir(tmp_path)
     files = ["pkg/__init__.py", "pkg/lib.py", "tests/test_x.py"]
     at = _test_file(line).splitlines().index("    " + line) + 1
-    assert target_patches(files, files, Settings()) == ((module, "tests/test_x.py", at),)
+    assert _where(target_patches(files, files, Settings())) == [(module, "tests/test_x.py", at)]
     reason = f"tests/test_x.py:{at} replaces the runtime function, whose replacement may take no config"
     assert patched_at(target_patches(files, files, Settings()), "pkg/lib.py") == reason
     assert patched_at(target_patches(files, files, Settings()), "tests/test_x.py") is None  # its own
@@ -97,7 +104,7 @@ def test_a_patch_of_another_module_leaves_a_module_s_fixes_safe(tmp_path: Path, 
         (tmp_path / rel).write_text(text)
     files = ["pkg/__init__.py", "pkg/lib.py", "pkg/other.py", "t.py"]
     patches = target_patches(files, files, Settings())
-    assert patches == (("pkg.other", "t.py", 2),)
+    assert _where(patches) == [("pkg.other", "t.py", 2)]
     assert patched_at(patches, "pkg/lib.py") is None
     assert patched_at(patches, "pkg/other.py") is not None
     # an object imported by its dotted name is that module (a third tester: every module's
@@ -109,14 +116,14 @@ def test_a_patch_of_another_module_leaves_a_module_s_fixes_safe(tmp_path: Path, 
             f"    monkeypatch.setattr({owner}, 'get_ppo_ray_runtime_env', lambda: 1)\n"
         )
         patches = target_patches(files, files, Settings())
-        assert patches == (("pkg.other", "t.py", 5),), spelled
+        assert _where(patches) == [("pkg.other", "t.py", 5)], spelled
         assert patched_at(patches, "pkg/lib.py") is None
     # a name bound twice may be either module: any
     (tmp_path / "t.py").write_text(
         "import pkg.other as lib\nif x:\n    import pkg.lib as lib\n"
         "setattr(lib, 'get_ppo_ray_runtime_env', f)\n"
     )
-    assert target_patches(files, files, Settings()) == (("*", "t.py", 4),)
+    assert _where(target_patches(files, files, Settings())) == [("*", "t.py", 4)]
     # a file without a patcher or the name written is not even parsed
     (tmp_path / "t.py").write_text("get_ppo_ray_runtime_env = 1\nx.get_ppo_ray_runtime_env == 2\n")
     assert target_patches(files, files, Settings()) == ()
@@ -178,3 +185,137 @@ def test_a_test_replacing_the_function_keeps_passing_after_apply(
     assert run_cli("apply", "--unsafe-fixes", ".", cwd=tmp_path).returncode == 0
     after = pytest_run()
     assert after.returncode == 1 and "takes 0 positional arguments but 1 was given" in after.stdout
+
+
+def _replaced(source: str) -> list[tuple[str, str | None, str | None, str]]:
+    """``(name, owner as written, module, space)`` of each replacement of the one table."""
+    import ast
+
+    from ppo_migrate.analysis.patches import replacements
+
+    return sorted(
+        (r.name, ast.unparse(r.owner) if r.owner is not None else None, r.module, r.space)
+        for r in replacements(ast.parse(source))
+    )
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        ("setattr(lib, 'f', g)", [("f", "lib", None, "attribute")]),
+        ("monkeypatch.setattr(lib, 'f', g)", [("f", "lib", None, "attribute")]),
+        ("monkeypatch.setattr('pkg.lib.f', g)", [("f", None, "pkg.lib", "attribute")]),
+        ("monkeypatch.delattr(lib, 'f')", [("f", "lib", None, "attribute")]),
+        ("monkeypatch.setattr(lib, NAME, g)", [("*", "lib", None, "attribute")]),
+        ("mock.patch('pkg.lib.f', g)", [("f", None, "pkg.lib", "attribute")]),
+        ("mocker.patch(target='pkg.lib.f')", [("f", None, "pkg.lib", "attribute")]),
+        ("mock.patch(TARGET, g)", [("*", None, None, "attribute")]),
+        ("requests.patch(url)", []),
+        ("mock.patch.object(lib, 'f', g)", [("f", "lib", None, "attribute")]),
+        ("mock.patch.multiple(lib, f=g, h=k)", [("f", "lib", None, "attribute"), ("h", "lib", None, "attribute")]),
+        ("mock.patch.multiple('pkg.lib', f=g)", [("f", None, "pkg.lib", "attribute")]),
+        ("mock.patch.dict(lib.__dict__, {'f': g})", [("f", "lib", None, "attribute")]),
+        ("mock.patch.dict(sys.modules, {'a.b': m})", [("b", None, "a", "modules")]),
+        ("mock.patch.dict('sys.modules', a=m)", [("a", None, None, "modules")]),
+        ("mock.patch.dict(os.environ, {'f': '1'})", []),
+        ("vars(lib).update(f=g)", [("f", "lib", None, "attribute")]),
+        ("globals().update({'f': g})", [("f", None, None, "globals")]),
+        ("config.update(f=g)", []),
+        ("monkeypatch.setitem(sys.modules, 'verl', m)", [("verl", None, None, "modules")]),
+        ("monkeypatch.setitem(vars(lib), 'f', g)", [("f", "lib", None, "attribute")]),
+        ("monkeypatch.setitem(cfg, 'f', g)", []),
+        ("sys.modules.setdefault('a.b.c', m)", [("c", None, "a.b", "modules")]),
+        ("globals().__setitem__('f', g)", [("f", None, None, "globals")]),
+        ("lib.f = g", [("f", "lib", None, "attribute")]),
+        ("a.f, b.h = g, k", [("f", "a", None, "attribute"), ("h", "b", None, "attribute")]),
+        ("globals()['f'] = g", [("f", None, None, "globals")]),
+        ("sys.modules['a.b'] = m", [("b", None, "a", "modules")]),
+        ("sys.modules[key] = m", [("*", None, None, "modules")]),
+        ("cfg['f'] = g", []),
+    ],
+)
+def test_the_one_table_reads_each_form(source: str, expected: list) -> None:
+    """Issue 26: one table of replacement forms (``PATCHERS`` and the two statement forms)
+    for the look-out, a module's own analysis and the caller plan."""
+    assert _replaced(source) == expected
+
+
+def test_the_caller_plan_asks_the_same_table() -> None:
+    """``--thread-config``'s run-time bindings are the table's names (was a list of its own
+    without ``multiple``/``dict``/``update``/``sys.modules.setdefault``)."""
+    import ast
+
+    from ppo_migrate.analysis.callers import _dynamic_names
+
+    def names(source: str) -> list[str]:
+        return _dynamic_names(ast.parse(source).body[0].value)
+
+    assert names("mock.patch.multiple(lib, launch=fake)") == ["launch"]
+    assert names("vars(lib).update(launch=fake)") == ["launch"]
+    assert names("sys.modules.setdefault('app.lib', fake)") == ["lib"]
+    assert names("monkeypatch.setattr(lib, name, fake)") == ["*"]
+    assert names("type('C', (), {'launch': f})") == ["launch"]
+    assert names("print('launch')") == []
+
+
+@pytest.mark.parametrize(
+    "test",
+    [
+        # not the function, nor a module its calls go through
+        "class T:\n    def setup(self):\n        self.trainer = 1\n        self.constants_ppo = 2\n",
+        "import sys\n\n\ndef test(monkeypatch):\n    monkeypatch.setitem(sys.modules, 'ray', object())\n",
+        "from app import other\n\n\ndef test(monkeypatch):\n    monkeypatch.setattr(other, 'constants_ppo', 1)\n",
+        "from unittest import mock\n\n\ndef test():\n    mock.patch('app.other.constants_ppo').start()\n",
+        # ``env`` of the default target ``ppo_runtime.env``: no module the calls go through
+        "from app import launcher\n\n\ndef test():\n    launcher.env = {}\n    launcher.trainer = 1\n",
+        # a copy of verl's module outside any folder of test doubles is the project's copy
+        # (its signature decides PPO005), not a fake a test puts first on sys.path
+        "",
+    ],
+)
+def test_what_replaces_nothing_the_call_reaches_leaves_the_fix_safe(tmp_path: Path, test: str, monkeypatch) -> None:
+    """No over-caution from the new forms: a module's attribute of that name on ``self``, a
+    module in ``sys.modules`` that is not verl's, another module's alias patched."""
+    monkeypatch.chdir(tmp_path)
+    launcher = "from verl.trainer import constants_ppo\n\n\ndef launch(config):\n    return constants_ppo.get_ppo_ray_runtime_env()\n"
+    for rel, text in {"app/__init__.py": "", "app/launcher.py": launcher, "app/other.py": launcher,
+                      "tests/test_x.py": test}.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+    legacy = tmp_path / "vendor/verl/trainer/constants_ppo.py"
+    legacy.parent.mkdir(parents=True)
+    legacy.write_text("def get_ppo_ray_runtime_env():\n    return {}\n")
+    files = ["app/__init__.py", "app/launcher.py", "app/other.py", "tests/test_x.py",
+             "vendor/verl/trainer/constants_ppo.py"]
+    patches = target_patches(["app/launcher.py", "app/other.py", files[-1]], files, Settings())
+    assert patched_at(patches, "app/launcher.py") is None
+    # the same copy under tests/fakes/ is a fake
+    fake = tmp_path / "tests/fakes/verl/trainer/constants_ppo.py"
+    fake.parent.mkdir(parents=True)
+    fake.write_text(legacy.read_text())
+    patches = target_patches(["app/launcher.py", "tests/fakes/verl/trainer/constants_ppo.py"], files, Settings())
+    assert patched_at(patches, "app/launcher.py") == (
+        "tests/fakes/verl/trainer/constants_ppo.py:1 defines a `get_ppo_ray_runtime_env` taking "
+        "no config, which a test may put first on sys.path"
+    )
+
+
+def test_a_module_s_own_compat_check_is_no_replacement() -> None:
+    """``hasattr(m, "get_ppo_ray_runtime_env")`` names the function in a string, but replaces
+    nothing: the module's own fixes stay safe (the generic string rule applies only beside a
+    replacement whose name is computed)."""
+    import ast
+
+    from ppo_migrate.analysis.patches import own_replacement
+
+    text = (
+        "from verl.trainer import constants_ppo\n\n\ndef launch(config):\n"
+        "    if hasattr(constants_ppo, 'get_ppo_ray_runtime_env'):\n"
+        "        return constants_ppo.get_ppo_ray_runtime_env()\n"
+    )
+    targets = Settings().targets
+    assert own_replacement(ast.parse(text), text, targets, "app/launcher.py") is None
+    text += "\n\ndef test(monkeypatch):\n    monkeypatch.setattr(constants_ppo, NAME, lambda: 1)\n"
+    # a name computed beside a string spelling the function: it may be the function
+    found = own_replacement(ast.parse(text), text, targets, "tests/test_l.py")
+    assert (found.path, found.line, found.kind) == ("tests/test_l.py", 5, "patched")

@@ -1,0 +1,193 @@
+"""The project's own re-exports of the runtime function: more names for the same target.
+
+``pkg/__init__.py`` holding ``from verl.trainer.constants_ppo import get_ppo_ray_runtime_env``
+makes ``import pkg; pkg.get_ppo_ray_runtime_env()`` a call of verl's function; so does
+``from pkg.util import make_env; make_env()`` when ``pkg/util.py`` says ``make_env =
+get_ppo_ray_runtime_env`` (issue 26, family 6: ``check`` said "All checks passed!" on such
+calls). A module of the run that binds a target at module level, and that another module of
+the run imports, is itself a source of target names: :func:`project_reexports` finds them,
+to the fixed point (a re-export of a re-export), and the runner adds them to the targets,
+each mapped to the target it stands for (the definition in effect is that target's:
+:func:`ppo_migrate.analysis.signatures.callee_signature`).
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Iterable, Mapping, Sequence
+
+
+def project_reexports(
+    datas: Mapping[str, bytes], read_more, targets: Iterable[str], *, rounds: int = 4
+) -> dict[str, str]:
+    """The run's re-exports of ``targets``.
+
+    Args:
+        datas: path -> bytes of the files known to name a target (the prefilter's
+            candidates); more are read through ``read_more`` when an alias brings a new
+            name (``make_env``).
+        read_more: ``read_more(words) -> Mapping[path, bytes]``: the other files of the
+            run spelling one of ``words`` (bytes).
+        targets: the targets' qualified names.
+        rounds: how many re-exports of re-exports are followed at most.
+
+    Returns:
+        ``{"pkg.get_ppo_ray_runtime_env": "verl.trainer.constants_ppo.get_ppo_ray_runtime_env",
+        "pkg.util.make_env": ...}``: a name bound at module level of a module of the run
+        (not one of the targets' own packages) to a target, and imported by another module
+        of the run.
+    """
+    from ppo_migrate.analysis.callers import module_name
+    from ppo_migrate.analysis.patches import parse_bytes
+    from ppo_migrate.targets import module_package
+
+    targets = tuple(targets)
+    known: dict[str, str] = {t: t for t in targets}
+    tops = {t.split(".", 1)[0] for t in targets}
+    files: dict[str, bytes] = dict(datas)
+    parsed: dict[str, tuple[str, dict[str, str], set[str]] | None] = {}
+    words = {t.rsplit(".", 1)[-1] for t in targets}
+    found: dict[str, str] = {}
+    for _ in range(rounds):
+        changed = False
+        encoded = [w.encode() for w in words]
+        for path, data in files.items():
+            if not any(w in data for w in encoded):
+                continue
+            if path not in parsed:
+                tree = parse_bytes(data)
+                if tree is None:
+                    parsed[path] = None
+                    continue
+                module = module_name(path)
+                parsed[path] = (module, *_module_bindings(tree, module_package(path), module))
+            entry = parsed[path]
+            if entry is None:
+                continue
+            module, bound, _ = entry
+            if module.split(".", 1)[0] in tops:
+                continue  # verl itself: its own modules are not the project's re-exports
+            for name, fq in bound.items():
+                target = known.get(fq)
+                if target is not None and f"{module}.{name}" not in known:
+                    known[f"{module}.{name}"] = target
+                    found[f"{module}.{name}"] = target
+                    changed = True
+        if not changed:
+            break
+        new_words = {n.rsplit(".", 1)[-1] for n in found} - words
+        if new_words:
+            words |= new_words
+            for path, data in read_more([w.encode() for w in new_words]).items():
+                files.setdefault(path, data)
+    if not found:
+        return {}
+    # kept when another module of the run imports the re-exporting module
+    imported = set()
+    for path, entry in parsed.items():
+        if entry is not None:
+            imported.update((entry[0], m) for m in entry[2])
+    used = {m for owner, m in imported if owner != m}
+    return {name: t for name, t in found.items() if name.rsplit(".", 1)[0] in used}
+
+
+def _module_bindings(
+    tree: ast.Module, package: tuple[str, ...], module: str
+) -> tuple[dict[str, str], set[str]]:
+    """``(bound, imports)``: each module-level name bound by an import or a plain alias,
+    with the qualified name it stands for (``{"get_...": "verl.trainer.constants_ppo.get_...",
+    "make_env": same}``), and every module the tree imports (at any depth)."""
+    from ppo_migrate.targets import resolve_relative
+
+    bound: dict[str, str] = {}
+    imports: set[str] = set()
+
+    def resolve(node: ast.expr) -> str | None:
+        parts: list[str] = []
+        while isinstance(node, ast.Attribute):
+            parts.append(node.attr)
+            node = node.value
+        if not isinstance(node, ast.Name):
+            return None
+        head = bound.get(node.id)
+        return ".".join([head, *reversed(parts)]) if head else None
+
+    def visit(body: Sequence[ast.stmt]) -> None:
+        for stmt in body:
+            if isinstance(stmt, ast.ImportFrom):
+                base = resolve_relative("." * stmt.level + (stmt.module or ""), package)
+                if not base:
+                    continue
+                for alias in stmt.names:
+                    if alias.name != "*":
+                        bound[alias.asname or alias.name] = f"{base}.{alias.name}"
+            elif isinstance(stmt, ast.Import):
+                for alias in stmt.names:
+                    if alias.asname:
+                        bound[alias.asname] = alias.name
+                    else:
+                        head = alias.name.split(".", 1)[0]
+                        bound[head] = head
+            elif (
+                isinstance(stmt, (ast.Assign, ast.AnnAssign))
+                and stmt.value is not None
+                and isinstance(stmt.value, (ast.Name, ast.Attribute))
+            ):
+                targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+                fq = resolve(stmt.value)
+                for t in targets:
+                    if isinstance(t, ast.Name):
+                        if fq is not None:
+                            bound[t.id] = fq
+                        else:
+                            bound.pop(t.id, None)
+            elif isinstance(stmt, (ast.If, ast.Try, ast.With)):
+                for field in ("body", "orelse", "finalbody"):
+                    visit(getattr(stmt, field, ()))
+                for handler in getattr(stmt, "handlers", ()):
+                    visit(handler.body)
+            elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                bound.pop(stmt.name, None)
+
+    visit(tree.body)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                parts = alias.name.split(".")
+                imports.update(".".join(parts[:k]) for k in range(1, len(parts) + 1))
+        elif isinstance(node, ast.ImportFrom):
+            base = resolve_relative("." * node.level + (node.module or ""), package)
+            if base:
+                parts = base.split(".")
+                imports.update(".".join(parts[:k]) for k in range(1, len(parts) + 1))
+                imports.update(f"{base}.{a.name}" for a in node.names)
+    imports.discard(module)
+    return bound, imports
+
+
+def words_reader(paths: Sequence[str], skip: Iterable[str]):
+    """A ``read_more`` for :func:`project_reexports`: the files of ``paths`` (but ``skip``)
+    whose bytes spell one of the words asked for."""
+    from ppo_migrate.prefilter import read_bytes
+
+    skipped = set(skip)
+
+    def read_more(words: list[bytes]) -> dict[str, bytes]:
+        pattern = re.compile(rb"|".join(re.escape(w) for w in words))
+        out: dict[str, bytes] = {}
+        for path in paths:
+            if path in skipped:
+                continue
+            try:
+                data = read_bytes(path)
+            except (OSError, ValueError):
+                continue
+            if pattern.search(data):
+                out[path] = data
+        return out
+
+    return read_more
+
+
+__all__ = ["project_reexports", "words_reader"]
