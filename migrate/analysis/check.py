@@ -382,7 +382,7 @@ class ModuleAnalysis:
                 "PPO005",
                 f"`{self.spelled(t.call)}`{NOTICE_SEPARATOR}{in_effect.reason}; "
                 f"{self._remedy(in_effect.remedy)}",
-            )._replace(callee=in_effect.detail)
+            )._replace(callee=in_effect.detail, reason=in_effect.why)
         choice = self.config_at(t.call)
         if choice is None:
             scope = self.scope_name(t.call)
@@ -391,8 +391,9 @@ class ModuleAnalysis:
                 t,
                 "PPO002",
                 f"`{self.spelled(t.call)}` called without a config and no training config is in "
-                f"scope {where}; this entry point must obtain the training config and pass it",
-            )._replace(callee=in_effect.detail)
+                f"scope {where}; this entry point must obtain the training config and pass it"
+                + ("" if in_effect.certain else f" ({in_effect.reason}: {in_effect.remedy})"),
+            )._replace(callee=in_effect.detail, reason=None if in_effect.certain else in_effect.why)
         expression = choice.expression
         applicability = choice.applicability
         message = f"`{self.spelled(t.call)}` called without the config in scope; pass `{expression}`"
@@ -407,13 +408,19 @@ class ModuleAnalysis:
             if elsewhere is not None:  # another file's (a test's) replacement
                 applicability = "unsafe"
                 message += f" (unsafe fix: {elsewhere})"
+        if not in_effect.certain and applicability == "safe":
+            # issue 26, family 3: nothing says which verl runs, the config may not be accepted
+            applicability = "unsafe"
+            message += f" (unsafe fix: {in_effect.reason}; {in_effect.remedy})"
         fix = Fix(
             message=f"Pass `{expression}`",
             edits=(self._edit(t, expression),),
             applicability=applicability,
             origins=choice.origins if applicability == "safe" else (),
         )
-        return self._diagnostic(t, "PPO001", message, fix)._replace(callee=in_effect.detail)
+        return self._diagnostic(t, "PPO001", message, fix)._replace(
+            callee=in_effect.detail, **({} if in_effect.certain else {"reason": in_effect.why})
+        )
 
     def _shims(self):
         """The module's :class:`ppo_migrate.analysis.shims.ShimDetector`, built on first need

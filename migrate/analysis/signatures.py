@@ -48,6 +48,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 from ppo_migrate.constants import CONFIG_PARAMETER
+from ppo_migrate.diagnostics import Reason, Related
 from ppo_migrate.scratch import in_preview, original_cwd, original_path
 from ppo_migrate.targets import absolute_parent
 
@@ -136,6 +137,12 @@ class CalleeInEffect(NamedTuple):
         detail: one line saying how it was decided (JSON ``callee``).
         reason: for a refusal, why the config is not passed (PPO005's message).
         remedy: for a refusal, what the user can do about it.
+        why: the structured reason (:class:`ppo_migrate.diagnostics.Reason`): its kind
+            (``"in-tree-definition"``, ``"uncertain-definition"``, ``"pin"``,
+            ``"installed"``, ``"setting"``, ``"newest-assumed"``) and the place that
+            decided (the definition's or the pin's file and line).
+        certain: ``False`` when nothing decided which verl runs and a config is only
+            assumed to be accepted (``"newest-assumed"``): a fix is then unsafe.
     """
 
     accepts_config: bool
@@ -144,10 +151,43 @@ class CalleeInEffect(NamedTuple):
     detail: str
     reason: str = ""
     remedy: str = ""
+    why: Reason | None = None
+    certain: bool = True
 
 
-def _refuse(source: str, where: str, reason: str, remedy: str) -> CalleeInEffect:
-    return CalleeInEffect(False, source, where, reason, reason, remedy)
+#: The kind of :class:`Reason` each source gives.
+_KINDS = {
+    "in-tree": "in-tree-definition",
+    "declared": "pin",
+    "installed": "installed",
+    "setting": "setting",
+    "unknown": "newest-assumed",
+}
+
+#: What to do when nothing says which verl runs (issue 26, family 3).
+DECLARE_VERL = (
+    "declare the verl the project runs (e.g. `verl>=0.9` in requirements.txt or "
+    "pyproject.toml), or pass --verl-version"
+)
+#: The reason given when nothing says which verl runs.
+NEWEST_ASSUMED = (
+    "nothing says which verl runs (no in-tree copy, verl pin, verl-version or installed verl), "
+    "so the config may not be accepted"
+)
+
+
+def _why(source: str, text: str, path: str | Path | None = None, line: int = 1, kind: str = "") -> Reason:
+    """The :class:`Reason` of an answer: ``path:line`` (shown relative) is the place that decided."""
+    places: tuple[Related, ...] = ()
+    if path:
+        places = (Related(_display(path), max(int(line or 1), 1), 1, text),)
+    return Reason(kind or _KINDS.get(source, source), text, places)
+
+
+def _refuse(
+    source: str, where: str, reason: str, remedy: str, why: Reason | None = None
+) -> CalleeInEffect:
+    return CalleeInEffect(False, source, where, reason, reason, remedy, why or _why(source, reason))
 
 
 def _display(path: str | Path) -> str:
@@ -519,8 +559,8 @@ class SignatureResolver:
             return CalleeInEffect(True, "unknown", "", f"no in-tree definition of `{qualified}`: a config is assumed to be accepted")
         setting = self._setting(directory)
         if setting is not None:
-            version, where = setting
-            return self._by_version(version, "setting", where, where, "runs")
+            version, where, place = setting
+            return self._by_version(version, "setting", where, where, "runs", place)
         from ppo_migrate.analysis.versions import declared_verl, installed_verl
 
         declared = declared_verl(directory, self.stop)
@@ -530,26 +570,37 @@ class SignatureResolver:
                 exact = declared.kind == "lock" or declared.requirement.replace(" ", "").startswith(
                     tuple(f"{n}==" for n in ("verl", "Verl", "VERL"))
                 )
-                return self._by_version(declared.version, "declared", where, declared.why, "runs" if exact else "may run")
+                return self._by_version(
+                    declared.version, "declared", where, declared.why, "runs" if exact else "may run",
+                    (declared.path, declared.line),
+                )
             if declared.local_path is not None:
                 decided = self._read([Path(declared.local_path)], module, name, "declared", verl)
                 if decided is not None:
                     return decided
+            reason = f"the project takes verl from `{where}`, whose release cannot be read"
             return _refuse(
                 "declared",
                 where,
-                f"the project takes verl from `{where}`, whose release cannot be read",
+                reason,
                 "set verl-version (or --verl-version) to the release it holds, or run with --use-ppo-runtime",
+                _why("declared", reason, declared.path, declared.line),
             )
         installed = installed_verl()
         if installed is not None:
             decided = self._installed(module, name, installed)
             if decided is not None:
                 return decided
+        # issue 26, family 3: ruff and pyupgrade assume the oldest target when nothing says;
+        # a config is passed only by an unsafe fix that says what would decide
         return CalleeInEffect(
             True, "unknown", "",
             "nothing says which verl runs (no in-tree copy, verl-version, declared or installed verl): "
             "the newest signature is assumed",
+            NEWEST_ASSUMED,
+            DECLARE_VERL,
+            _why("unknown", f"{NEWEST_ASSUMED}: {DECLARE_VERL}"),
+            certain=False,
         )
 
     def _installed(self, module: str, name: str, installed) -> CalleeInEffect | None:
@@ -565,21 +616,34 @@ class SignatureResolver:
             return decided
         if installed.version is not None:
             where = f"verl {installed.version} (installed)"
-            return self._by_version(installed.version, "installed", where, installed.why, "runs")
+            return self._by_version(
+                installed.version, "installed", where, installed.why, "runs", (installed.path, 1)
+            )
         return None
 
-    def _setting(self, directory: Path) -> tuple[Version, str] | None:
-        """``--verl-version``, else ``verl-version`` of the nearest ``[tool.ppo-migrate]``."""
+    def _setting(self, directory: Path) -> tuple[Version, str, tuple[str, int] | None] | None:
+        """``--verl-version``, else ``verl-version`` of the nearest ``[tool.ppo-migrate]``:
+        the version, how it is shown, and the file and line that set it (``None``: the CLI)."""
         if self.verl_version is not None:
-            return self.verl_version, f"--verl-version {self.verl_version}"
+            return self.verl_version, f"--verl-version {self.verl_version}", None
         key = str(directory)
         if key not in self._settings:
             self._settings[key] = _nearest_setting(directory)
         return self._settings[key]
 
-    def _by_version(self, version: Version, source: str, where: str, why: str, runs: str) -> CalleeInEffect:
+    def _by_version(
+        self,
+        version: Version,
+        source: str,
+        where: str,
+        why: str,
+        runs: str,
+        place: tuple[str, int] | None = None,
+    ) -> CalleeInEffect:
+        path, line = place if place is not None else (None, 1)
         if version >= _first_config_release():
-            return CalleeInEffect(True, source, where, f"verl {version} ({why}) takes a config")
+            detail = f"verl {version} ({why}) takes a config"
+            return CalleeInEffect(True, source, where, detail, why=_why(source, detail, path, line))
         if source == "setting":
             reason = f"`{where}` names a verl release whose `get_ppo_ray_runtime_env()` takes no config"
             remedy = "raise verl-version once the project runs verl>=0.9.0, or run with --use-ppo-runtime"
@@ -589,7 +653,7 @@ class SignatureResolver:
                 "`get_ppo_ray_runtime_env()` takes no config"
             )
             remedy = "require verl>=0.9.0, or run with --use-ppo-runtime"
-        return _refuse(source, where, reason + _PRE_PR, remedy)
+        return _refuse(source, where, reason + _PRE_PR, remedy, _why(source, reason + _PRE_PR, path, line))
 
     def _read(
         self, roots: list[Path], module: str, name: str, source: str, verl: bool
@@ -607,40 +671,36 @@ class SignatureResolver:
         if unreadable:
             u = unreadable[0]
             where = f"{_display(u.path)}:{u.line}"
+            reason = f"`{where}` binds `{name}` by {u.why}, so its signature cannot be read"
             return _refuse(
                 source, where,
-                f"`{where}` binds `{name}` by {u.why}, so its signature cannot be read",
+                reason,
                 "make it a plain def, set verl-version if it is a verl release, or run with "
                 "--use-ppo-runtime" if verl else copy,
+                _why(source, reason, u.path, u.line, "uncertain-definition"),
             )
         definitions = [b for b in bindings if isinstance(b, Definition)]
         refusing = [d for d in definitions if not d.accepts(self.keyword)]
         if not refusing:
             d = definitions[0]
             where = f"{_display(d.path)}:{d.line}"
-            return CalleeInEffect(True, source, where, f"`{where}` defines `{d.spelled}`")
+            detail = f"`{where}` defines `{d.spelled}`"
+            return CalleeInEffect(True, source, where, detail, why=_why(source, detail, d.path, d.line))
         d = refusing[0]  # one copy or branch the call may bind to refuses: never written
         where = f"{_display(d.path)}:{d.line}"
         if not self.keyword and d.keyword:
-            return _refuse(
-                source, where,
-                f"`{where}` defines `{d.spelled}`, which takes the config by keyword only",
-                "run with --keyword (keyword = true)",
-            )
-        if self.keyword and d.positional:
-            return _refuse(
-                source, where,
-                f"`{where}` defines `{d.spelled}`, which takes no `{CONFIG_PARAMETER}=` keyword",
-                "run without --keyword (keyword = false)",
-            )
-        return _refuse(
-            source, where,
-            f"`{where}` defines `{d.spelled}` without a config parameter" + (_PRE_PR if verl else ""),
-            copy,
-        )
+            reason = f"`{where}` defines `{d.spelled}`, which takes the config by keyword only"
+            remedy = "run with --keyword (keyword = true)"
+        elif self.keyword and d.positional:
+            reason = f"`{where}` defines `{d.spelled}`, which takes no `{CONFIG_PARAMETER}=` keyword"
+            remedy = "run without --keyword (keyword = false)"
+        else:
+            reason = f"`{where}` defines `{d.spelled}` without a config parameter" + (_PRE_PR if verl else "")
+            remedy = copy
+        return _refuse(source, where, reason, remedy, _why(source, reason, d.path, d.line))
 
 
-def _nearest_setting(directory: Path) -> tuple[Version, str] | None:
+def _nearest_setting(directory: Path) -> tuple[Version, str, tuple[str, int] | None] | None:
     """``verl-version`` of the nearest ``pyproject.toml`` with a ``[tool.ppo-migrate]`` table
     above ``directory`` (ruff's hierarchical configuration), or ``None``."""
     from ppo_migrate.settings import ConfigError, load_settings
@@ -655,7 +715,15 @@ def _nearest_setting(directory: Path) -> tuple[Version, str] | None:
     from packaging.version import Version
 
     pyproject = Path(settings.project_root) / "pyproject.toml"
-    return Version(value), f"{_display(pyproject)}: verl-version = {value}"
+    line = 1
+    try:
+        for number, text in enumerate(pyproject.read_text(encoding="utf-8").splitlines(), 1):
+            if text.strip().startswith(("verl-version", "verl_version")):
+                line = number
+                break
+    except (OSError, UnicodeError):
+        pass
+    return Version(value), f"{_display(pyproject)}: verl-version = {value}", (str(pyproject), line)
 
 
 _RESOLVERS: dict[tuple[bool, str | None, str | None], SignatureResolver] = {}
