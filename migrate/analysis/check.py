@@ -391,8 +391,7 @@ class ModuleAnalysis:
                 t,
                 "PPO002",
                 f"`{self.spelled(t.call)}` called without a config and no training config is in "
-                f"scope {where}; this entry point must obtain the training config and pass it"
-                + ("" if in_effect.certain else f" ({in_effect.reason}: {in_effect.remedy})"),
+                f"scope {where}; this entry point must obtain the training config and pass it",
             )._replace(callee=in_effect.detail, reason=None if in_effect.certain else in_effect.why)
         expression = choice.expression
         applicability = choice.applicability
