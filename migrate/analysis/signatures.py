@@ -40,7 +40,6 @@ by its in-tree definition or assumed to accept a config (``ppo_runtime``'s does)
 from __future__ import annotations
 
 import ast
-import fnmatch
 import os
 import re
 import warnings
@@ -74,13 +73,11 @@ def _first_config_release() -> Version:
 
 #: Files that make a directory an installable checkout (``pip install -e verl``).
 _CHECKOUT_FILES = ("pyproject.toml", "setup.py", "setup.cfg")
-#: Files (besides ``.git``) that make a directory a project root: the in-tree search stays below it.
-_ROOT_MARKERS = (*_CHECKOUT_FILES, "uv.lock", "poetry.lock", "pdm.lock")
-_ROOT_PATTERNS = ("requirements*.txt", "requirements*.in")
-_ROOT_PATTERN = re.compile("|".join(fnmatch.translate(p) for p in _ROOT_PATTERNS))
 #: How many re-exports are followed before giving up (a cycle, or a long chain).
 _MAX_REEXPORTS = 8
 _PRE_PR = " (pre verl PR #6976)"
+#: A parameter name that says it holds a config: ``config``, ``cfg``, ``conf``, ``ppo_config``.
+_CONFIG_NAME = re.compile(r"(^|_)(config|cfg|conf)($|_)", re.IGNORECASE)
 
 
 class Definition(NamedTuple):
@@ -226,7 +223,10 @@ def _module_file(root: Path, module: str) -> Path | None:
 
 def _definition(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda, name: str, path: Path, line: int) -> Definition:
     args = node.args
-    positional = bool(args.posonlyargs or args.args or args.vararg)
+    first = (*args.posonlyargs, *args.args)[:1]
+    # issue 26: ``def get_ppo_ray_runtime_env(extra_env_vars=None)`` binds a positional
+    # config to another parameter: only a first parameter named for a config (or *args) takes it
+    positional = bool(_CONFIG_NAME.search(first[0].arg)) if first else args.vararg is not None
     keyword = args.kwarg is not None or any(
         a.arg == CONFIG_PARAMETER for a in (*args.args, *args.kwonlyargs)
     )
@@ -382,63 +382,18 @@ def _find(root: Path, module: str, name: str, depth: int) -> Found | None:
             )
             if any(name in _stored(t) for t in targets):
                 found.append(Unreadable(str(path), stmt.lineno, "a loop or with target"))
+    if not found:  # PEP 562: a module ``__getattr__`` may answer the name (issue 26)
+        hook = next(
+            (s for s in tree.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) and s.name == "__getattr__"),
+            None,
+        )
+        if hook is not None:
+            found.append(Unreadable(str(path), hook.lineno, "a module `__getattr__`"))
     return tuple(found) or None
 
 
 def _stored(target: ast.expr) -> set[str]:
     return {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}
-
-
-def _project_root(
-    directory: Path, stop: Path | None, memo: dict[str, Path | None] | None = None
-) -> Path | None:
-    """The nearest directory at or above ``directory`` that is a project root (``.git``,
-    a project file, a lock, requirements), or ``stop`` if reached first; ``None`` if none.
-
-    ``memo`` (for one ``stop``) remembers the answer of every directory the walk passed,
-    so that a walk from a sibling stops where this one went by (the calling files of a
-    tree share their ancestors)."""
-    current = directory
-    passed: list[str] = []
-    while True:
-        if memo is not None:
-            key = str(current)
-            if key in memo:
-                found = memo[key]
-                break
-            passed.append(key)
-        if _marks_project_root(current):
-            found = current
-            break
-        if (stop is not None and current == stop) or current.parent == current:
-            found = None
-            break
-        current = current.parent
-    if memo is not None:
-        for key in passed:
-            memo[key] = found
-    return found
-
-
-def _marks_project_root(directory: Path) -> bool:
-    """Whether ``directory`` holds ``.git``, a file of ``_ROOT_MARKERS`` or one matching
-    ``_ROOT_PATTERNS``: one listing of it, a ``stat`` only for the names that match."""
-    try:
-        names = os.listdir(directory)
-    except OSError:
-        return False
-    try:
-        for name in names:
-            if name == ".git":
-                if os.path.exists(os.path.join(directory, name)):
-                    return True
-            elif (name in _ROOT_MARKERS or _ROOT_PATTERN.match(name)) and os.path.isfile(
-                os.path.join(directory, name)
-            ):
-                return True
-    except OSError:
-        pass
-    return False
 
 
 def install_roots(
@@ -448,55 +403,169 @@ def install_roots(
     *,
     memo: dict[str, Path | None] | None = None,
 ) -> list[Path]:
-    """The install roots of ``package`` that a file in ``start`` sees, nearest first.
-
-    The search stays inside the calling file's project: it walks up from ``start``
-    to the project root (the nearest directory holding ``.git``, a
-    ``pyproject.toml``/``setup.py``/``setup.cfg``, a lock or requirements file, or
-    ``stop``); without any, to the working directory when ``start`` is inside it,
-    else ``start`` alone. At each level ``D`` a root is ``D`` when
-    ``D/package/__init__.py`` exists, or ``D/X`` when ``D/X/package/__init__.py``
-    exists and ``D/X`` is an installable checkout (``pyproject.toml``,
-    ``setup.py`` or ``setup.cfg``: ``pip install -e X``). A clone beside the
-    project (``../verl-latest``) is never taken for its copy. The first level with
-    any root ends the walk; it may hold several (two checkouts side by side).
+    """The install roots of ``package`` at the nearest level of :func:`install_levels`
+    (sorted), or ``[]``: the copies a file in ``start`` sees first.
 
     Args:
         start: the calling file's directory (absolute or relative).
         package: the top-level package, e.g. ``"verl"``.
         stop: a directory where the walk ends in any case (the settings' project root).
-        memo: project roots already found for this ``stop`` (see :func:`_project_root`).
+        memo: unused (kept for callers of the earlier signature).
+    """
+    for roots, _ in install_levels(start, package, stop):
+        if roots:
+            return roots
+    return []
+
+
+#: Folders whose sub-folders are checkouts of other projects (``third_party/verl``).
+_VENDOR_FOLDERS = ("third_party", "third-party", "thirdparty", "3rdparty", "vendor", "vendored", "external", "externals", "deps", "submodules", "libs")
+_PYTHONPATH = re.compile(r"PYTHONPATH\s*=\s*(\"[^\"]*\"|'[^']*'|\S+)")
+_CWD = re.compile(r"\$\{?PWD\}?|\$\(\s*pwd\s*\)|`pwd`")
+
+
+def install_levels(
+    start: Path, package: str, stop: Path | None = None
+) -> list[tuple[list[Path], list[Unreadable]]]:
+    """Every copy of ``package`` a file in ``start`` may import, level by level, nearest first.
+
+    The walk goes up from ``start`` to the repository root (the git top level, else the
+    highest folder with a project marker, else ``stop``; :func:`ppo_migrate.project.root.search_root`),
+    so a sub-folder with its own ``requirements.txt`` does not end it (issue 26). Without
+    any, to the working directory when ``start`` is inside it, else ``start`` alone. At each
+    level ``D`` the install roots are:
+
+    * ``D`` when ``D/package/__init__.py`` exists and ``D`` is no package itself
+      (``mylib/verl/`` is ``mylib.verl``, not ``verl``);
+    * ``D/src`` for a ``src/`` layout (``D/src/package/__init__.py``);
+    * ``D/X`` and ``D/V/X`` for ``V`` in :data:`_VENDOR_FOLDERS` when they hold
+      ``package/__init__.py`` and a packaging file (``pip install -e third_party/verl``);
+    * the folders the launch scripts of ``D`` and ``D/scripts`` (``*.sh``) put on
+      ``PYTHONPATH`` (``export PYTHONPATH=$PWD/verl:$PYTHONPATH``);
+    * the submodules ``D/.gitmodules`` lists: a checked-out one holding the package is a
+      root; one naming the package and not checked out gives an :class:`Unreadable`.
+
+    Args:
+        start: the calling file's directory.
+        package: the top-level package, e.g. ``"verl"``.
+        stop: a folder where the walk ends in any case (the settings' project root).
 
     Returns:
-        The roots found at the nearest level (sorted), or ``[]``.
+        ``(roots, unreadable)`` per level that has any, nearest level first; roots sorted.
     """
+    from ppo_migrate.project.root import search_root
 
     start = start.absolute()
-    boundary = _project_root(start, stop, memo)
+    boundary = search_root(start, stop)
     if boundary is None:
         cwd = original_cwd()
         boundary = cwd if start == cwd or cwd in start.parents else start
-    # strings and one scandir per level (no stat for a child's kind): the walk runs for
-    # each calling file's directory, pathlib's objects were most of its time
     end, directory = str(boundary), str(start)
-    init = os.path.join(package, "__init__.py")
-    isfile, join = os.path.isfile, os.path.join
+    levels: list[tuple[list[Path], list[Unreadable]]] = []
     while True:
-        roots: list[str] = []
-        if isfile(join(directory, init)):
-            roots.append(directory)
-        try:
-            with os.scandir(directory) as entries:
-                children = sorted(e.path for e in entries if e.is_dir())
-        except OSError:
-            children = []
-        for child in children:
-            if isfile(join(child, init)) and any(isfile(join(child, f)) for f in _CHECKOUT_FILES):
-                roots.append(child)
+        roots, problems = _roots_at(directory, package)
+        if roots or problems:
+            levels.append((sorted(set(roots)), problems))
         parent = os.path.dirname(directory)
-        if roots or directory == end or parent == directory:
-            return [Path(r) for r in roots]
+        if directory == end or parent == directory:
+            return levels
         directory = parent
+
+
+def _holds(directory: str, package: str) -> bool:
+    return os.path.isfile(os.path.join(directory, package, "__init__.py"))
+
+
+def _checkout(directory: str) -> bool:
+    return any(os.path.isfile(os.path.join(directory, f)) for f in _CHECKOUT_FILES)
+
+
+def _subdirectories(directory: str) -> list[str]:
+    try:
+        with os.scandir(directory) as entries:
+            return sorted(e.path for e in entries if e.is_dir() and not e.name.startswith("."))
+    except OSError:
+        return []
+
+
+def _roots_at(directory: str, package: str) -> tuple[list[Path], list[Unreadable]]:
+    """The install roots (and unreadable submodules) of one level of :func:`install_levels`."""
+    join = os.path.join
+    roots: list[str] = []
+    if _holds(directory, package) and not os.path.isfile(join(directory, "__init__.py")):
+        roots.append(directory)
+    src = join(directory, "src")
+    if _holds(src, package) and not os.path.isfile(join(src, "__init__.py")):
+        roots.append(src)
+    for child in _subdirectories(directory):
+        if _holds(child, package) and _checkout(child):
+            roots.append(child)
+        if os.path.basename(child).lower() in _VENDOR_FOLDERS:
+            roots.extend(g for g in _subdirectories(child) if _holds(g, package) and _checkout(g))
+    roots.extend(p for p in _script_paths(directory) if _holds(p, package))
+    found, problems = _submodules(directory, package)
+    roots.extend(found)
+    return [Path(r) for r in roots], problems
+
+
+def _script_paths(directory: str) -> list[str]:
+    """Folders the shell scripts of ``directory`` and ``directory/scripts`` put on
+    ``PYTHONPATH`` (``$PWD``/``$(pwd)`` read as ``directory``: scripts run from the root)."""
+    import glob
+
+    paths: list[str] = []
+    scripts = glob.glob(os.path.join(glob.escape(directory), "*.sh")) + glob.glob(
+        os.path.join(glob.escape(directory), "scripts", "*.sh")
+    )
+    for script in sorted(scripts):
+        try:
+            with open(script, encoding="utf-8", errors="replace") as f:
+                text = f.read(200_000)
+        except OSError:
+            continue
+        for m in _PYTHONPATH.finditer(text):
+            for part in m.group(1).strip("\"'").split(":"):
+                part = _CWD.sub(lambda _: directory, part).strip()
+                if not part or "$" in part or "`" in part:
+                    continue
+                paths.append(os.path.normpath(part if os.path.isabs(part) else os.path.join(directory, part)))
+    return list(dict.fromkeys(paths))
+
+
+def _submodules(directory: str, package: str) -> tuple[list[str], list[Unreadable]]:
+    """Submodules of ``directory/.gitmodules``: checked-out roots of ``package``, and those
+    naming it that are not checked out (their definition cannot be read)."""
+    import configparser
+
+    gitmodules = os.path.join(directory, ".gitmodules")
+    if not os.path.isfile(gitmodules):
+        return [], []
+    try:
+        with open(gitmodules, encoding="utf-8") as f:
+            raw = f.read()
+        parser = configparser.ConfigParser(interpolation=None)
+        parser.read_string(raw, source=gitmodules)
+    except (OSError, UnicodeError, configparser.Error):
+        return [], []
+    roots: list[str] = []
+    problems: list[Unreadable] = []
+    for section in parser.sections():
+        path = parser.get(section, "path", fallback="").strip()
+        if not path:
+            continue
+        url = parser.get(section, "url", fallback="")
+        where = os.path.normpath(os.path.join(directory, path))
+        held = [c for c in (where, os.path.join(where, "src")) if _holds(c, package)]
+        roots.extend(held)
+        names = {os.path.basename(path.rstrip("/")), re.sub(r"\.git$", "", url.rstrip("/").rsplit("/", 1)[-1])}
+        try:
+            empty = not os.listdir(where)
+        except OSError:
+            empty = True  # not there at all
+        if package in {n.lower() for n in names} and not held and empty:
+            line = next((i for i, text in enumerate(raw.splitlines(), 1) if text.strip().startswith("path") and path in text), 1)
+            problems.append(Unreadable(gitmodules, line, f"a submodule (`{path}`) that is not checked out"))
+    return roots, problems
 
 
 class SignatureResolver:
@@ -522,7 +591,6 @@ class SignatureResolver:
         self.stop = stop
         self._cache: dict[tuple[str, str], CalleeInEffect] = {}
         self._settings: dict[str, tuple[Version, str] | None] = {}
-        self._roots: dict[str, Path | None] = {}
 
     def callee(self, path: str, qualified: str) -> CalleeInEffect:
         """The definition in effect for a call of ``qualified`` made in ``path``.
@@ -551,10 +619,12 @@ class SignatureResolver:
         top = qualified.split(".", 1)[0]
         verl = top == "verl"
         if module:  # a dotted name: its top-level package may have a copy in the tree
-            roots = install_roots(directory, top, self.stop, memo=self._roots)
-            decided = self._read(roots, module, name, "in-tree", verl)
-            if decided is not None:
-                return decided
+            # issue 26: every level up to the repository root; a copy that does not hold
+            # the module (``tests/verl/`` without ``constants_ppo``) hides nothing
+            for roots, problems in install_levels(directory, top, self.stop):
+                decided = self._read(roots, module, name, "in-tree", verl, problems)
+                if decided is not None:
+                    return decided
         if not verl:
             return CalleeInEffect(True, "unknown", "", f"no in-tree definition of `{qualified}`: a config is assumed to be accepted")
         setting = self._setting(directory)
@@ -656,9 +726,15 @@ class SignatureResolver:
         return _refuse(source, where, reason + _PRE_PR, remedy, _why(source, reason + _PRE_PR, path, line))
 
     def _read(
-        self, roots: list[Path], module: str, name: str, source: str, verl: bool
+        self,
+        roots: list[Path],
+        module: str,
+        name: str,
+        source: str,
+        verl: bool,
+        problems: list[Unreadable] = (),  # type: ignore[assignment]
     ) -> CalleeInEffect | None:
-        bindings: list[Definition | Unreadable] = []
+        bindings: list[Definition | Unreadable] = list(problems)
         for root in roots:
             bindings.extend(find_definitions(root, module, name) or ())
         if not bindings:
