@@ -205,3 +205,105 @@ def test_the_decision_carries_a_structured_reason(tmp_path: Path) -> None:
     assert (d.code, d.fix.applicability, d.reason.kind) == ("PPO001", "unsafe", "newest-assumed")
     assert (configless.code, configless.reason.kind) == ("PPO002", "newest-assumed")
 
+
+
+def _copy(prefix: str, body: str = VERL_08) -> dict[str, str]:
+    """A copy of verl under ``prefix`` (``""``: the root) whose function is ``body``."""
+    return {
+        f"{prefix}verl/__init__.py": "",
+        f"{prefix}verl/trainer/__init__.py": "",
+        f"{prefix}verl/trainer/constants_ppo.py": body,
+    }
+
+
+GETATTR = "def __getattr__(name):\n    if name == 'get_ppo_ray_runtime_env':\n        return lambda: None\n    raise AttributeError(name)\n"
+NOT_A_CONFIG = "def get_ppo_ray_runtime_env(extra_env_vars=None):\n    return None if extra_env_vars is None else 'extra'\n"
+
+#: case -> (files, launcher path, folders on PYTHONPATH, the place PPO005 must name)
+COPIES: dict[str, tuple[dict[str, str], str, tuple[str, ...], str]] = {
+    "src-layout-fork": (
+        {"pyproject.toml": '[project]\nname = "verl"\nversion = "0.8.0"\n', **_copy("src/")},
+        "scripts/train.py", ("src",), "src/verl/trainer/constants_ppo.py:1",
+    ),
+    "third-party-checkout": (
+        {"third_party/verl/pyproject.toml": '[project]\nname = "verl"\n', **_copy("third_party/verl/")},
+        "scripts/train.py", ("third_party/verl",), "third_party/verl/verl/trainer/constants_ppo.py:1",
+    ),
+    "vendor-checkout": (
+        {"vendor/verl/setup.py": "", **_copy("vendor/verl/")},
+        "scripts/train.py", ("vendor/verl",), "vendor/verl/verl/trainer/constants_ppo.py:1",
+    ),
+    "external-checkout": (
+        {"external/verl/pyproject.toml": '[project]\nname = "verl"\n', **_copy("external/verl/")},
+        "scripts/train.py", ("external/verl",), "external/verl/verl/trainer/constants_ppo.py:1",
+    ),
+    "submodule-checked-out": (
+        {".gitmodules": '[submodule "verl"]\n\tpath = code/verl\n\turl = https://github.com/volcengine/verl.git\n',
+         **_copy("code/verl/")},
+        "scripts/train.py", ("code/verl",), "code/verl/verl/trainer/constants_ppo.py:1",
+    ),
+    "submodule-not-checked-out": (  # the verl that runs is the one installed (site: 0.8)
+        {".gitmodules": '[submodule "third_party/verl"]\n\tpath = third_party/verl\n\turl = https://github.com/volcengine/verl.git\n',
+         "third_party/verl/.keep-empty": None},
+        "scripts/train.py", ("@site",), ".gitmodules:2",
+    ),
+    "vendored-on-the-path-by-a-launch-script": (
+        {"scripts/run.sh": "#!/bin/bash\nexport PYTHONPATH=$PWD/verl:$PYTHONPATH\npython scripts/train.py\n", **_copy("verl/")},
+        "scripts/train.py", ("verl",), "verl/verl/trainer/constants_ppo.py:1",
+    ),
+    "sub-folder-with-its-own-requirements": (
+        {"recipe/vla/requirements_vla.txt": "numpy\n", "recipe/pyproject.toml": "[tool.ruff]\nline-length = 120\n", **_copy("")},
+        "recipe/vla/main_ppo.py", (".",), "verl/trainer/constants_ppo.py:1",
+    ),
+    "nested-package-named-verl": (
+        {"mylib/__init__.py": "", **_copy("mylib/", VERL_09), **_copy("")},
+        "mylib/train.py", (".",), "verl/trainer/constants_ppo.py:1",
+    ),
+    "test-package-named-verl": (
+        {"tests/verl/__init__.py": "", **_copy("")},
+        "tests/train_it.py", (".",), "verl/trainer/constants_ppo.py:1",
+    ),
+    "module-getattr": (
+        {**_copy("", GETATTR)},
+        "scripts/train.py", (".",), "verl/trainer/constants_ppo.py:1",
+    ),
+    "first-parameter-not-a-config": (
+        {**_copy("", NOT_A_CONFIG)},
+        "scripts/train.py", (".",), "verl/trainer/constants_ppo.py:1",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(COPIES))
+def test_a_copy_of_verl_the_call_may_import_decides(case: str, tmp_path: Path) -> None:
+    """Family 1: each tree declares ``verl>=0.9`` (so the tool would rewrite if it did not
+    see the copy), yet the copy in effect takes no config: apply leaves the launcher
+    running, check names the copy's definition (or the submodule it cannot read)."""
+    files, launcher, paths, place = COPIES[case]
+    root = tmp_path / "proj"
+    (root / ".git").mkdir(parents=True)
+    for name, text in {**files, "requirements.txt": "verl>=0.9\n", launcher: LAUNCHER}.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if text is None:
+            continue  # an empty folder (a submodule not checked out)
+        path.write_text(text)
+    site = [verl_stub(tmp_path / "site", VERL_08) if p == "@site" else root / p for p in paths]
+    run = f"import runpy, sys; sys.argv = ['x']; runpy.run_path({launcher!r}, run_name='__main__')"
+
+    def runs() -> str:
+        proc = run_python(run, root, *site)
+        assert proc.returncode == 0, proc.stderr
+        return proc.stdout
+
+    before = (root / launcher).read_text()
+    assert runs() == BEFORE
+    for extra in ((), ("--thread-config",)):
+        proc = run_cli("apply", "--exit-zero", *extra, ".", cwd=root)
+        assert proc.returncode == 0, proc.stderr
+        assert (root / launcher).read_text() == before
+        assert runs() == BEFORE
+    found = [f for f in _check(root) if f["filename"].endswith(launcher)]
+    assert [f["code"] for f in found] == ["PPO005", "PPO005"], found
+    for f in found:
+        assert f"`{place}`" in f["message"], f["message"]
