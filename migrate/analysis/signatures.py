@@ -419,7 +419,7 @@ def install_roots(
 
 
 #: Folders whose sub-folders are checkouts of other projects (``third_party/verl``).
-_VENDOR_FOLDERS = ("third_party", "third-party", "thirdparty", "3rdparty", "vendor", "vendored", "external", "externals", "deps", "submodules", "libs")
+_VENDOR_FOLDERS = ("third_party", "third-party", "3rdparty", "vendor", "external", "externals", "deps", "submodules")
 _PYTHONPATH = re.compile(r"PYTHONPATH\s*=\s*(\"[^\"]*\"|'[^']*'|\S+)")
 _CWD = re.compile(r"\$\{?PWD\}?|\$\(\s*pwd\s*\)|`pwd`")
 
@@ -467,9 +467,25 @@ def install_levels(
         if roots or problems:
             levels.append((sorted(set(roots)), problems))
         parent = os.path.dirname(directory)
-        if directory == end or parent == directory:
+        # the package project the file belongs to ends the walk: a sibling project's copy
+        # is not on its path (a folder with requirements or a tools-only pyproject is none)
+        if directory == end or parent == directory or _package_project(directory):
             return levels
         directory = parent
+
+
+def _package_project(directory: str) -> bool:
+    """Whether ``directory`` holds an installable project: ``setup.py``, ``setup.cfg``, or a
+    ``pyproject.toml`` with a ``[project]``, ``[tool.poetry]`` or ``[build-system]`` table."""
+    join = os.path.join
+    if os.path.isfile(join(directory, "setup.py")) or os.path.isfile(join(directory, "setup.cfg")):
+        return True
+    try:
+        with open(join(directory, "pyproject.toml"), encoding="utf-8", errors="replace") as f:
+            text = f.read()
+    except OSError:
+        return False
+    return re.search(r"^\s*\[(project|tool\.poetry|build-system)\]", text, re.MULTILINE) is not None
 
 
 def _holds(directory: str, package: str) -> bool:
