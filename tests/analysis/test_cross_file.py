@@ -21,6 +21,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from cli_helpers import declare_verl
 from verl_wheels import VERL_STUBS, wheel_tree
 
 HEAD = "from verl.trainer.constants_ppo import get_ppo_ray_runtime_env\nfrom omegaconf import OmegaConf\n"
@@ -441,6 +442,7 @@ def _judge(tmp_path: Path, definer: str, caller: str, init: str = "") -> str | N
 
     pkg = tmp_path / "pkg"
     pkg.mkdir()
+    declare_verl(tmp_path)  # issue 26: the tree declares the verl it runs
     (pkg / "__init__.py").write_text(init)
     launch, main = pkg / "launch.py", pkg / "main.py"
     launch.write_text(HEAD + textwrap.dedent(definer))
