@@ -48,7 +48,7 @@ from ppo_migrate.files import is_temp_file
 from ppo_migrate.runner import Mode, process_file
 from ppo_migrate.settings import Settings
 
-from cli_helpers import ppo_migrate_exe, run_cli
+from cli_helpers import declare_verl, ppo_migrate_exe, run_cli
 
 IMP = b"from verl.trainer.constants_ppo import get_ppo_ray_runtime_env\n"
 #: ``--jobs 2`` runs here test the worker pool: pinned to it, small trees included
@@ -58,6 +58,13 @@ IS_ROOT = hasattr(os, "geteuid") and os.geteuid() == 0
 
 
 # ------------------------------------------------------------------ helpers
+
+@pytest.fixture(autouse=True)
+def _declares_verl(tmp_path):
+    """Issue 26: the trees of these tests declare the verl they run (``verl>=0.9``), as a
+    tree that declares nothing gets unsafe fixes."""
+    declare_verl(tmp_path)
+
 
 
 def _env() -> dict[str, str]:

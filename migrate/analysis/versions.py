@@ -59,6 +59,7 @@ from packaging.utils import InvalidSdistFilename, InvalidWheelFilename, canonica
 from packaging.version import InvalidVersion, Version
 
 from ppo_migrate.analysis.pins import PIN_FILES, hatch_envs, read_pins
+from ppo_migrate.project.root import is_marked
 
 __all__ = [
     "KNOWN_VERL_RELEASES",
@@ -334,10 +335,12 @@ def installed_verl() -> VerlDeclaration | None:
 
 
 def _is_project_root(directory: Path) -> bool:
+    """A folder whose dependency files may declare verl: a project marker
+    (:func:`ppo_migrate.project.root.is_marked`), or a ``requirements/`` folder of them."""
+    if is_marked(directory):
+        return True
     try:
-        if any((directory / name).is_file() for name in PROJECT_FILES if "*" not in name):
-            return True
-        return any(p.is_file() for pattern in _REQUIREMENTS_PATTERNS for p in directory.glob(pattern))
+        return any(p.is_file() for pattern in _REQUIREMENTS_PATTERNS[2:] for p in directory.glob(pattern))
     except OSError:
         return False
 

@@ -29,6 +29,8 @@ MARKERS: tuple[str, ...] = (
     "pixi.toml",
     "tox.ini",
     "environment.yml",
+    "environment.yaml",
+    "Pipfile.lock",
 )
 #: Patterns of file names that make a directory a project root.
 MARKER_PATTERNS: tuple[str, ...] = ("*requirements*.txt", "*requirements*.in")
@@ -46,6 +48,12 @@ def _marks(directory: str) -> tuple[bool, bool]:
         (n in MARKERS or _PATTERN.match(n)) and os.path.isfile(os.path.join(directory, n)) for n in names
     )
     return git, marked
+
+
+def is_marked(directory: str | os.PathLike[str]) -> bool:
+    """Whether ``directory`` holds ``.git`` or a project marker (:data:`MARKERS`,
+    :data:`MARKER_PATTERNS`)."""
+    return _marks(os.fspath(directory))[1]
 
 
 def _ancestors(directory: str):
