@@ -196,7 +196,7 @@ N_LARGE = 10  # each about 0.9 MB (under the parser's 1 Mi-character limit)
 def migration_tree(tmp_path_factory):
     """(pristine tree, original bytes, expected bytes) -- expected from one real apply."""
     base = tmp_path_factory.mktemp("migration")
-    pristine = base / "pristine"
+    pristine = declare_verl(base / "pristine")  # issue 26: the tree declares its verl
     for i in range(N_FILES):
         newline = (b"\n", b"\r\n", b"\r")[i % 3]
         data = trainer(i, newline=newline)
@@ -791,7 +791,7 @@ CASE_FILES = {name: re.sub(r"\W+", "_", name).strip("_") + ".py" for name in CAS
 @pytest.fixture(scope="module")
 def applied_cases(tmp_path_factory):
     """Every case file after one real ``apply`` run, and that run's output."""
-    root = tmp_path_factory.mktemp("bytes")
+    root = declare_verl(tmp_path_factory.mktemp("bytes"))  # issue 26: declares its verl
     for name, (before, _) in CASES.items():
         (root / CASE_FILES[name]).write_bytes(before)
     proc = run_cli("apply", "--no-progress", ".", cwd=root)
@@ -810,7 +810,7 @@ def test_apply_preserves_every_byte_but_the_inserted_argument(applied_cases, cas
 @pytest.fixture(scope="module")
 def diffed_cases(tmp_path_factory):
     """Every case file after ``apply --diff``, and the diff printed."""
-    root = tmp_path_factory.mktemp("diff")
+    root = declare_verl(tmp_path_factory.mktemp("diff"))  # issue 26: declares its verl
     for name, (before, _) in CASES.items():
         (root / CASE_FILES[name]).write_bytes(before)
     proc = subprocess.run([*ppo_migrate_exe(), "apply", "--diff", "--no-progress", "."],
@@ -963,7 +963,7 @@ def _bad_tree(root: Path) -> dict[str, str]:
 @pytest.fixture(scope="module")
 def bad_tree_template(tmp_path_factory):
     """The bad-input tree, built once (the 30 MB file takes a moment); copied per test."""
-    root = tmp_path_factory.mktemp("bad-template")
+    root = declare_verl(tmp_path_factory.mktemp("bad-template"))  # issue 26: declares its verl
     bad = _bad_tree(root)
     return root, bad
 
@@ -1105,6 +1105,7 @@ def test_analysed_code_is_never_imported_or_executed(tmp_path, launcher):
     for name in SHADOWS:
         (tree / f"{name}.py").write_bytes(run + b"raise SystemExit(99)\n")
     (tree / "pyproject.toml").write_text("[tool.ppo-migrate]\nconfig-names = ['config']\n")
+    declare_verl(tree)  # issue 26: the tree declares the verl it runs
     exe = ppo_migrate_exe() if launcher == "console-script" else [sys.executable, "-m",
                                                                    "ppo_migrate"]
     for command in (["check"], ["apply", "--diff"], ["apply", "--thread-config"], ["apply"],

@@ -1133,19 +1133,17 @@ def plan(
     return Plan(threadable, reasons, index), entries
 
 
+_PROJECT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git")
 _SKIPPED_DIRS = frozenset({"__pycache__", "node_modules", "site-packages", "build", "dist"})
 
 
 def _project_root(path: str) -> Path:
-    """The project root of ``path`` (:func:`ppo_migrate.project.root.project_root`: the git
-    top level, else the nearest project marker above it); else the directory of its
-    top-level package."""
-    from ppo_migrate.project.root import project_root
-
-    found = project_root([path])
-    if found is not None:
-        return found
+    """The nearest directory above ``path`` holding a project marker (``pyproject.toml``,
+    ``setup.py``, ``setup.cfg``, ``.git``); else the directory of its top-level package."""
     start = Path(path).absolute().parent
+    for directory in (start, *start.parents):
+        if any((directory / m).exists() for m in _PROJECT_MARKERS):
+            return directory
     root = start
     for _ in module_package(path):
         root = root.parent
