@@ -8,15 +8,19 @@ which definition is *in effect* for the calling file. The sources, in order
 (the first that knows decides, and the answer records which one did):
 
 1. ``in-tree``: the definition in a copy of the callee's top-level package that
-   the calling file sees: a ``verl/`` package directory next to it or above it
-   within its project, or a checkout ``X/verl/...`` with its own
-   ``pyproject.toml``/``setup.py`` inside the project (``pip install -e X``); the
-   nearest level wins and several copies at one level must all accept. The
+   the calling file may import (:func:`install_levels`, issue 26): up to the
+   repository root, a ``verl/`` package directory at a level that is no package
+   itself, a ``src/`` layout, a checkout ``X/verl/...`` or one under
+   ``third_party/``, ``vendor/`` or ``external/`` with its own packaging file
+   (``pip install -e X``), a folder launch scripts put on ``PYTHONPATH``, a
+   ``.gitmodules`` submodule (not checked out: uncertain); the nearest level whose
+   copies hold the module wins and several copies at one level must all accept. The
    binding is read with :mod:`ast` through re-exports (``main_ppo`` imports it
    from ``constants_ppo``; star imports honour ``__all__``); nothing is imported
    or executed. A copy that binds the name in a way that cannot be read (an
-   assignment, a decorator, an import from outside the copy) is *uncertain*:
-   the call is left alone.
+   assignment, a decorator, an import from outside the copy, a module
+   ``__getattr__``) is *uncertain*: the call is left alone. A first parameter not
+   named for a config (``extra_env_vars=None``) does not take one.
 2. ``setting``: ``--verl-version``, else ``verl-version`` in the nearest
    ``[tool.ppo-migrate]`` table above the calling file.
 3. ``declared``: the verl the project declares (a lock's version, else the lowest
@@ -25,7 +29,12 @@ which definition is *in effect* for the calling file. The sources, in order
    reference whose version cannot be read is uncertain.
 4. ``installed``: the verl installed in the interpreter running ppo-migrate (its
    source read as in 1, else its metadata version).
-5. ``unknown``: nothing says which verl runs: the newest signature is assumed.
+5. ``unknown``: nothing says which verl runs: a config is assumed to be accepted,
+   but not certainly (``certain=False``): the fix is unsafe and says what to declare
+   (issue 26; ruff and pyupgrade assume the oldest target for the same reason).
+
+Each answer carries a structured :class:`ppo_migrate.diagnostics.Reason` (``why``)
+naming its kind and the definition's or pin's file and line.
 
 Every source is looked up around the calling file's place in the real tree: in
 ``apply --thread-config --diff``'s scratch copy (:mod:`ppo_migrate.preview`), which
