@@ -22,7 +22,13 @@ does not hold the definition itself, this module answers "which verl does this p
    ``[options] install_requires``/``[options.extras_require]`` and literal ``install_requires``/
    ``extras_require`` in ``setup.py`` (read with :mod:`ast`; a module-level name bound once to a
    literal and never imported, mutated or rebound counts as that literal). A bare ``verl`` only
-   decides (with an unknown version) when no other declaration bounds the version.
+   decides (with an unknown version) when no other declaration bounds the version. Also read
+   (issue 26, :mod:`.pins`): ``environment.yml`` (conda and ``pip:``), ``tox.ini`` deps,
+   ``Pipfile``/``Pipfile.lock``, ``pixi.toml``, hatch environments, ``*requirements*.txt``.
+
+Every folder from the calling file to the repository root, and every environment folder of
+the repository (dependency files, no Python code: ``docker/``), gives such a decision; the
+lowest version before 0.9.0 among them wins (every pin that could apply must accept).
 
 "Lowest allowed" is the lowest of :data:`KNOWN_VERL_RELEASES` and the versions written in the
 specifier itself (for ``>=``, ``==``, ``~=``, ``===``) that the specifier set contains; the written
