@@ -247,7 +247,7 @@ _FIRST_CONFIG_RELEASE = Version("0.9.0")
 def _strictest(decisions: list[VerlDeclaration]) -> VerlDeclaration | None:
     """The declaration that decides when several folders' pins could apply (issue 26): every
     one must accept a config, so a version before 0.9.0 (the lowest) wins, then a reference
-    whose release cannot be read, then the lowest known version, then a bare ``verl``."""
+    whose release cannot be read, then the nearest known version, then a bare ``verl``."""
     known = [d for d in decisions if d.version is not None]
     lowest = min(known, key=lambda d: d.version) if known else None
     if lowest is not None and lowest.version < _FIRST_CONFIG_RELEASE:
@@ -255,8 +255,8 @@ def _strictest(decisions: list[VerlDeclaration]) -> VerlDeclaration | None:
     unread = [d for d in decisions if d.version is None and d.kind != "specifier"]
     if unread:
         return unread[0]
-    if lowest is not None:
-        return lowest
+    if known:  # every one accepts: the nearest (the calling file's own project) is shown
+        return known[0]
     return decisions[0] if decisions else None
 
 
