@@ -867,10 +867,14 @@ def callee_signature(path: str, qualified_names, settings) -> CalleeInEffect:
 
     Returns:
         The first answer that refuses a config (one binding that would raise is
-        enough to leave the call alone), else the first answer.
+        enough to leave the call alone), else the first that is not certain (issue 26:
+        nothing decided which verl runs), else the first answer.
     """
     resolver = resolver_for(settings)
     answers = [resolver.callee(path, q) for q in qualified_names]
     if not answers:
         return CalleeInEffect(True, "unknown", "", "")
-    return next((a for a in answers if not a.accepts_config), answers[0])
+    return next(
+        (a for a in answers if not a.accepts_config),
+        next((a for a in answers if not a.certain), answers[0]),  # then one nothing decided
+    )
