@@ -154,11 +154,13 @@ def _children() -> set[int]:
 def _fresh_caches() -> None:
     """Empty the caches a new process would start without (keyed by path and time stamp, or
     by project root: a test rewriting a file or a setting between two runs must see it)."""
-    from ppo_migrate.analysis import index
+    from ppo_migrate.analysis import index, signatures, versions
     from ppo_migrate.edits import import_sections
 
     index._CACHE.clear()
     import_sections._cached.cache_clear()
+    signatures._RESOLVERS.clear()  # the callee in effect, per directory of a run
+    versions._FOLDERS.clear()  # the folders holding dependency files, per project
 
 
 @contextlib.contextmanager
@@ -329,3 +331,25 @@ def kill_group(pgid: int) -> None:
         os.killpg(pgid, signal.SIGKILL)
     except ProcessLookupError:
         pass
+
+
+#: A folder whose ``requirements.txt`` declares ``verl>=0.9``: a file analysed "in" it runs a
+#: verl whose function takes a config. Issue 26: where nothing says which verl runs, a fix
+#: passing the config is unsafe, so a test of a safe fix names its file in a declaring tree.
+DECLARES_VERL = Path(__file__).resolve().parent / "data" / "declares_verl"
+
+
+def declared(name: str = "m.py") -> str:
+    """The path of a (not written) file ``name`` inside :data:`DECLARES_VERL`."""
+    return str(DECLARES_VERL / name)
+
+
+def declare_verl(root: Path, requirement: str = "verl>=0.9") -> Path:
+    """Make the tree at ``root`` declare the verl it runs: write ``root/requirements.txt``
+    holding ``requirement`` (added to one that declares no verl yet) and return ``root``."""
+    root.mkdir(parents=True, exist_ok=True)
+    path = root / "requirements.txt"
+    text = path.read_text() if path.exists() else ""
+    if "verl" not in text:
+        path.write_text(text + ("" if not text or text.endswith("\n") else "\n") + requirement + "\n")
+    return root

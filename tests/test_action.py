@@ -18,6 +18,8 @@ from pathlib import Path
 import pytest
 import yaml  # PyYAML: pre-commit's dependency, in the test extras
 
+from cli_helpers import declare_verl
+
 pytestmark = [pytest.mark.slow, pytest.mark.network]
 
 PROJECT = Path(__file__).resolve().parents[1]
@@ -85,6 +87,7 @@ def test_action_annotates_each_finding_and_fails(action_path: Path, tmp_path: Pa
     (ws / "src" / "clean.py").write_text(CLEAN)
     (ws / "scripts").mkdir()
     (ws / "scripts" / "server.py").write_text(SERVER)
+    declare_verl(ws)  # issue 26: the workspace declares the verl it runs
     temp = tmp_path / "runner-temp"
     temp.mkdir()
     proc = run_action(action_path, ws, temp, args="src scripts --ignore PPO003")

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from cli_helpers import ppo_migrate_exe, run_cli
+from cli_helpers import declare_verl, ppo_migrate_exe, run_cli
 
 IMP = b"from verl.trainer.constants_ppo import get_ppo_ray_runtime_env\n"
 CALL, FIXED = b"get_ppo_ray_runtime_env()", b"get_ppo_ray_runtime_env(config)"
@@ -58,6 +58,7 @@ def test_diff_applies_with_patch_and_reproduces_apply(tmp_path: Path) -> None:
     """Bug: a file with no final newline (or CR-only line endings) got a broken diff:
     ``-old+new`` on one line, no ``\\ No newline at end of file``, the next file's header
     glued on; ``patch -p1`` refused it."""
+    declare_verl(tmp_path)  # issue 26: the tree declares the verl it runs
     src = tmp_path / "diffed" / "src"
     src.mkdir(parents=True)
     for name, data in DIFF_CASES.items():
@@ -91,6 +92,7 @@ def test_diff_applies_with_patch_and_reproduces_apply(tmp_path: Path) -> None:
 @pytest.mark.parametrize("fmt", ["json", "sarif", "github", "junit"])
 def test_diff_goes_to_stderr_with_a_machine_readable_format(tmp_path: Path, fmt: str) -> None:
     """Bug: ``apply --diff --output-format json`` printed the diff into the JSON on stdout."""
+    declare_verl(tmp_path)  # issue 26: the tree declares the verl it runs
     (tmp_path / "a.py").write_bytes(_module(b"\n", True))
     (tmp_path / "server.py").write_bytes(IMP + b"def init_ray(address):\n    return " + CALL + b"\n")
     proc = run_cli("apply", "--diff", "--output-format", fmt, ".", cwd=tmp_path)
@@ -112,6 +114,7 @@ def test_diff_goes_to_stderr_with_a_machine_readable_format(tmp_path: Path, fmt:
 
 def test_stdin_filename_alone_reads_standard_input(tmp_path: Path) -> None:
     """Bug: ``--stdin-filename x.py`` without ``-`` processed the current directory."""
+    declare_verl(tmp_path)  # issue 26: the tree declares the verl it runs
     (tmp_path / "on_disk.py").write_bytes(_module(b"\n", True))
     proc = run_cli("apply", "--stdin-filename", "x.py", cwd=tmp_path, input=_module(b"\n", True))
     assert proc.returncode == 0, proc.stderr
@@ -142,6 +145,7 @@ def run_into_closed_pipe(*args: str, cwd: Path) -> subprocess.CompletedProcess[b
 )
 def test_closed_pipe_is_a_quiet_exit_1(tmp_path: Path, args: tuple[str, ...]) -> None:
     """Bug: ``ppo-migrate rule --all | head -1`` printed "internal error: BrokenPipeError", exit 2."""
+    declare_verl(tmp_path)  # issue 26: the tree declares the verl it runs
     for i in range(3):
         (tmp_path / f"m{i}.py").write_bytes(_module(b"\n", True))
     proc = run_into_closed_pipe(*args, cwd=tmp_path)
@@ -155,6 +159,7 @@ def test_concise_diff_prints_only_the_patch_on_stdout(tmp_path: Path) -> None:
     """``ppo-migrate apply --diff src > fix.patch`` is a clean patch: the findings and the
     summary go to standard error (before, they followed the patch on stdout and
     ``git apply`` rejected the file)."""
+    declare_verl(tmp_path)  # issue 26: the tree declares the verl it runs
     src = tmp_path / "repo" / "src"
     src.mkdir(parents=True)
     (src / "a.py").write_bytes(_module(b"\n", True))

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from cli_helpers import run_cli
+from cli_helpers import declare_verl, run_cli
 
 HERE = Path(__file__).resolve().parent
 IMPORT = "from verl.trainer.constants_ppo import get_ppo_ray_runtime_env\n"
@@ -89,7 +89,7 @@ def write_tree(root: Path, files: dict[str, str], pyproject: str = "[tool.ppo-mi
         path = root / rel
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
-    return root
+    return declare_verl(root)  # issue 26: the tree declares the verl it runs
 
 
 TREE = {TRAINER_PATH: TRAINER, "server.py": SERVER, "clean.py": CLEAN, "other.py": OTHER}

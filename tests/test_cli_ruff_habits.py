@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from cli_helpers import run_cli
+from cli_helpers import declare_verl, run_cli
 
 IMP = "from verl.trainer.constants_ppo import get_ppo_ray_runtime_env\n\n\n"
 TWO_FIXABLE = IMP + "def run(config):\n    a = get_ppo_ray_runtime_env()\n    return get_ppo_ray_runtime_env(None)\n"
@@ -27,7 +27,7 @@ def tree(tmp_path: Path) -> Path:
     (tmp_path / "a.py").write_text(TWO_FIXABLE)
     (tmp_path / "b.py").write_text(ONE_FIXABLE)
     (tmp_path / "server.py").write_text(ENTRY)
-    return tmp_path
+    return declare_verl(tmp_path)  # issue 26: the tree declares the verl it runs
 
 
 def test_check_fix_applies_the_safe_fixes_and_reports_what_remains(tree: Path) -> None:

@@ -8,7 +8,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from cli_helpers import ppo_migrate_exe, run_cli
+from cli_helpers import declare_verl, ppo_migrate_exe, run_cli
 
 SRC = (
     "from mylab.launch import make_runtime_env\n"
@@ -23,6 +23,7 @@ def _project(tmp_path: Path, table: str) -> Path:
     (tmp_path / "pyproject.toml").write_text("[project]\nname = 'x'\n\n[tool.ppo-migrate]\n" + table)
     (tmp_path / "src").mkdir()
     (tmp_path / "src" / "m.py").write_text(SRC)
+    declare_verl(tmp_path)  # issue 26: the tree declares the verl it runs
     return tmp_path / "src" / "m.py"
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from cli_helpers import run_cli
+from cli_helpers import declare_verl, run_cli
 
 IMP = "from verl.trainer.constants_ppo import get_ppo_ray_runtime_env\n"
 SAFE = IMP + "def run(config):\n    return get_ppo_ray_runtime_env()\n"
@@ -22,7 +22,7 @@ def _tree(root: Path, pyproject: str | None = None) -> Path:
     (root / "unsafe.py").write_text(UNSAFE)
     if pyproject is not None:
         (root / "pyproject.toml").write_text(pyproject)
-    return root
+    return declare_verl(root)  # issue 26: the tree declares the verl it runs
 
 
 def test_check_counts_unsafe_fixes_apart(tmp_path: Path) -> None:

@@ -21,7 +21,7 @@ import pytest
 from ppo_migrate import cli, commands
 from ppo_migrate.settings import load_settings
 
-from cli_helpers import group_left_after, kill_group, ppo_migrate_exe, run_cli
+from cli_helpers import declare_verl, group_left_after, kill_group, ppo_migrate_exe, run_cli
 
 IMPORT = "from verl.trainer.constants_ppo import get_ppo_ray_runtime_env\n"
 FIXABLE = IMPORT + "\n\ndef run_ppo(config):\n    return get_ppo_ray_runtime_env()\n"
@@ -56,6 +56,7 @@ def _tree(root: Path, n: int = 40) -> Path:
     (root / "ignored").mkdir()
     (root / ".git").mkdir()
     (root / ".gitignore").write_text("ignored/\n")
+    declare_verl(root)  # issue 26: the tree declares the verl it runs
     (root / "pkg" / "__init__.py").write_text("")
     for i in range(n):
         text = FIXABLE if i % 7 == 0 else ENTRY if i % 11 == 0 else PLAIN

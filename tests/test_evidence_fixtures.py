@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pytest
 
-from cli_helpers import FIXTURES, run_cli
+from cli_helpers import FIXTURES, declare_verl, run_cli
 
 EVIDENCE = FIXTURES / "evidence"
 
@@ -154,6 +154,7 @@ def test_recipe_config_inheriting_verl_through_its_checkout(tmp_path: Path) -> N
     """A recipe's config (verl-recipe's shape: ``hydra.searchpath: [file://verl/trainer/config]``,
     run from verl's checkout, ``defaults: [ppo_trainer, _self_]``) is a training config
     though verl's directory is not beside it; an unknown inherited name is not."""
+    declare_verl(tmp_path)
     (tmp_path / "config").mkdir()
     (tmp_path / "config" / "recipe_trainer.yaml").write_text(
         "hydra:\n  searchpath:\n    - file://verl/trainer/config\n"
@@ -186,7 +187,7 @@ def test_config_inheriting_verl_trainer_through_defaults(tmp_path: Path) -> None
     from verl_wheels import unpack
 
     config_dir = unpack("0.9.1", tmp_path / "wheel") / "verl" / "trainer" / "config"
-    project = tmp_path / "project"
+    project = declare_verl(tmp_path / "project")
     (project / "conf").mkdir(parents=True)
     (project / "conf" / "mine.yaml").write_text(
         f"defaults:\n  - ppo_trainer\n  - _self_\nhydra:\n  searchpath:\n    - file://{config_dir}\n"
@@ -282,7 +283,7 @@ def test_reasons_of_the_findings(tmp_path: Path) -> None:
         "    config = OmegaConf.create({'enabled': True})\n"
         "    return get_ppo_ray_runtime_env()\n"
     )
-    path = tmp_path / "train.py"
+    path = declare_verl(tmp_path) / "train.py"
     path.write_text(source)
     by_line = {d.line: d for d in analyse(source, str(path), Settings())}
     trusted = by_line[5]
@@ -299,6 +300,7 @@ def test_reasons_of_the_findings(tmp_path: Path) -> None:
 def test_hydra_compose_api(tmp_path: Path) -> None:
     """``compose(config_name=...)`` under ``with initialize(config_path=...)``: a composed
     training config keeps its safe fix, a logging config is evidence against."""
+    declare_verl(tmp_path)
     (tmp_path / "conf").mkdir()
     (tmp_path / "conf" / "ppo.yaml").write_text("trainer:\n  nnodes: 1\n")
     (tmp_path / "conf" / "logs.yaml").write_text("level: INFO\n")

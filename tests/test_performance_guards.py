@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from cli_helpers import group_left_after, kill_group
+from cli_helpers import declare_verl, group_left_after, kill_group
 
 from ppo_migrate import runner
 from ppo_migrate.runner import Mode
@@ -124,7 +124,7 @@ def _write(root: Path, files: dict[str, str]) -> Path:
         p = root / rel
         p.parent.mkdir(parents=True, exist_ok=True)
         p.write_text(text)
-    return root
+    return declare_verl(root)  # issue 26: the tree declares the verl it runs
 
 
 def _trainers(

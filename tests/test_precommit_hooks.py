@@ -40,6 +40,9 @@ GIT_ENV = {
     "GIT_CONFIG_NOSYSTEM": "1",
 }
 
+#: issue 26: a sample project declares the verl it runs (else its fixes are unsafe)
+DECLARES_VERL = "verl>=0.9\n"
+
 
 def _git(*args: str, cwd: Path) -> None:
     subprocess.run(
@@ -110,6 +113,7 @@ def test_check_hook_fails_on_a_configless_call(
         tmp_path / "sample",
         {
             "pyproject.toml": PYPROJECT,
+            "requirements.txt": DECLARES_VERL,
             "trainer.py": TRAINER,
             "clean.py": CLEAN,
             "vendored/server.py": SERVER,  # excluded: --force-exclude keeps it so
@@ -144,7 +148,7 @@ def test_apply_hook_rewrites_the_file(
 ) -> None:
     sample = _init_repo(
         tmp_path / "sample",
-        {"pyproject.toml": PYPROJECT, "trainer.py": TRAINER, "clean.py": CLEAN},
+        {"pyproject.toml": PYPROJECT, "requirements.txt": DECLARES_VERL, "trainer.py": TRAINER, "clean.py": CLEAN},
     )
     r = try_repo(hook_repo, pre_commit_home, "ppo-migrate-apply", sample)
     out = r.stdout + r.stderr
@@ -211,6 +215,7 @@ def test_readme_snippet_works_as_written(
         tmp_path / "sample",
         {
             ".pre-commit-config.yaml": snippet.replace(url, str(hook_repo)),
+            "requirements.txt": DECLARES_VERL,
             "trainer.py": TRAINER,
             "clean.py": CLEAN,
         },

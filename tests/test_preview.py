@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from cli_helpers import run_cli
+from cli_helpers import declare_verl, run_cli
 
 IMP = "from verl.trainer.constants_ppo import get_ppo_ray_runtime_env\n"
 SERVER = IMP + "\n\ndef init_ray(address):\n    return get_ppo_ray_runtime_env()\n"
@@ -31,7 +31,7 @@ def _write(root: Path) -> Path:
     (root / "pkg" / "server.py").write_text(SERVER)
     (root / "pkg" / "launch.py").write_text(LAUNCH)
     (root / "tools.py").write_text(LONE)
-    return root
+    return declare_verl(root)  # issue 26: the tree declares the verl it runs
 
 
 def _git_apply(patch: bytes, root: Path) -> None:
@@ -214,6 +214,7 @@ def test_the_preview_sees_the_project_files_outside_the_run_as_the_real_run_does
     (root / "proj" / "svc").mkdir(parents=True)
     (root / "ext").mkdir()
     (root / ".git").mkdir()  # the project's root marker
+    declare_verl(root)  # issue 26: the tree declares the verl it runs
     (root / "proj" / "svc" / "__init__.py").write_text("")
     (root / "proj" / "svc" / "launcher.py").write_text(
         "from omegaconf import OmegaConf\n" + IMP + "\n\nclass Launcher:\n"

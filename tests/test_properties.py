@@ -38,7 +38,7 @@ from ppo_migrate.files import decode_source, encode_source
 from ppo_migrate.runner import Mode, process_data
 from ppo_migrate.settings import Settings
 
-from cli_helpers import run_cli
+from cli_helpers import declare_verl, run_cli
 
 SETTINGS = Settings()
 FAST = settings(
@@ -354,7 +354,7 @@ def test_cli_apply_matches_the_expected_bytes_and_a_second_apply_is_a_no_op(
     tmp_path_factory, targeted: list[Module], plain: Module
 ) -> None:
     """The same through the real executable: exact bytes, nothing else touched, then a no-op."""
-    root = tmp_path_factory.mktemp("generated")
+    root = declare_verl(tmp_path_factory.mktemp("generated"))  # issue 26: declares its verl
     files = {root / f"pkg/mod_{i}.py": m for i, m in enumerate([*targeted, plain])}
     for path, m in files.items():
         path.parent.mkdir(parents=True, exist_ok=True)

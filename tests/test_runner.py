@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from cli_helpers import declare_verl
+
 # Run in a fresh interpreter: a real SIGINT to itself, Python's default handler
 # installed, the real runner on real files. After the first file, the signal is
 # handled inside a finalizer (a ``__del__`` run by ``del``), where the interpreter
@@ -60,6 +62,7 @@ def test_ctrl_c_lost_in_a_finalizer_still_stops_the_run(
     """Bug (the Ctrl-C flake of test_performance_guards): a SIGINT handled while a
     finalizer ran raised KeyboardInterrupt there, Python dropped it, and the run went on
     to the last file. The handler also records the request, checked after every file."""
+    declare_verl(tmp_path)  # issue 26: the tree declares the verl it runs
     pkg = tmp_path / "pkg"
     pkg.mkdir()
     for i in range(30):
@@ -85,6 +88,7 @@ def test_ctrl_c_lost_in_a_finalizer_still_stops_the_run(
 def test_a_name_spelled_with_characters_python_folds_is_found(tmp_path) -> None:
     """``ｇet_ppo_ray_runtime_env`` (full-width g) is ``get_ppo_ray_runtime_env`` to Python
     (NFKC): the byte prefilter let such a file through unseen (a fresh tester's finding)."""
+    declare_verl(tmp_path)  # issue 26: the tree declares the verl it runs
     from cli_helpers import run_cli, run_python, verl_stub
     from ppo_migrate.runner import is_candidate, spells_otherwise
 

@@ -48,7 +48,7 @@ from ppo_migrate.files import is_temp_file
 from ppo_migrate.runner import Mode, process_file
 from ppo_migrate.settings import Settings
 
-from cli_helpers import ppo_migrate_exe, run_cli
+from cli_helpers import declare_verl, ppo_migrate_exe, run_cli
 
 IMP = b"from verl.trainer.constants_ppo import get_ppo_ray_runtime_env\n"
 #: ``--jobs 2`` runs here test the worker pool: pinned to it, small trees included
@@ -58,6 +58,13 @@ IS_ROOT = hasattr(os, "geteuid") and os.geteuid() == 0
 
 
 # ------------------------------------------------------------------ helpers
+
+@pytest.fixture(autouse=True)
+def _declares_verl(tmp_path):
+    """Issue 26: the trees of these tests declare the verl they run (``verl>=0.9``), as a
+    tree that declares nothing gets unsafe fixes."""
+    declare_verl(tmp_path)
+
 
 
 def _env() -> dict[str, str]:
@@ -189,7 +196,7 @@ N_LARGE = 10  # each about 0.9 MB (under the parser's 1 Mi-character limit)
 def migration_tree(tmp_path_factory):
     """(pristine tree, original bytes, expected bytes) -- expected from one real apply."""
     base = tmp_path_factory.mktemp("migration")
-    pristine = base / "pristine"
+    pristine = declare_verl(base / "pristine")  # issue 26: the tree declares its verl
     for i in range(N_FILES):
         newline = (b"\n", b"\r\n", b"\r")[i % 3]
         data = trainer(i, newline=newline)
@@ -786,7 +793,7 @@ CASE_FILES = {name: re.sub(r"\W+", "_", name).strip("_") + ".py" for name in CAS
 @pytest.fixture(scope="module")
 def applied_cases(tmp_path_factory):
     """Every case file after one real ``apply`` run, and that run's output."""
-    root = tmp_path_factory.mktemp("bytes")
+    root = declare_verl(tmp_path_factory.mktemp("bytes"))  # issue 26: declares its verl
     for name, (before, _) in CASES.items():
         (root / CASE_FILES[name]).write_bytes(before)
     proc = run_cli("apply", "--no-progress", ".", cwd=root)
@@ -805,7 +812,7 @@ def test_apply_preserves_every_byte_but_the_inserted_argument(applied_cases, cas
 @pytest.fixture(scope="module")
 def diffed_cases(tmp_path_factory):
     """Every case file after ``apply --diff``, and the diff printed."""
-    root = tmp_path_factory.mktemp("diff")
+    root = declare_verl(tmp_path_factory.mktemp("diff"))  # issue 26: declares its verl
     for name, (before, _) in CASES.items():
         (root / CASE_FILES[name]).write_bytes(before)
     proc = subprocess.run([*ppo_migrate_exe(), "apply", "--diff", "--no-progress", "."],
@@ -958,7 +965,7 @@ def _bad_tree(root: Path) -> dict[str, str]:
 @pytest.fixture(scope="module")
 def bad_tree_template(tmp_path_factory):
     """The bad-input tree, built once (the 30 MB file takes a moment); copied per test."""
-    root = tmp_path_factory.mktemp("bad-template")
+    root = declare_verl(tmp_path_factory.mktemp("bad-template"))  # issue 26: declares its verl
     bad = _bad_tree(root)
     return root, bad
 
@@ -1102,6 +1109,7 @@ def test_analysed_code_is_never_imported_or_executed(tmp_path, launcher):
     for name in SHADOWS:
         (tree / f"{name}.py").write_bytes(run + b"raise SystemExit(99)\n")
     (tree / "pyproject.toml").write_text("[tool.ppo-migrate]\nconfig-names = ['config']\n")
+    declare_verl(tree)  # issue 26: the tree declares the verl it runs
     exe = ppo_migrate_exe() if launcher == "console-script" else [sys.executable, "-m",
                                                                    "ppo_migrate"]
     for command in (["check"], ["apply", "--diff"], ["apply", "--thread-config"], ["apply"],

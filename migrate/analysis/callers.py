@@ -927,6 +927,14 @@ def plan(
         }
     threadable: set[str] = set()
     reasons: dict[str, str] = {}
+    unsure = {
+        entries[key]: d.reason.text
+        for d in diagnostics
+        if d.code == "PPO002"
+        and d.reason is not None
+        and d.reason.kind == "newest-assumed"
+        and (key := (d.path, d.line, d.column)) in entries
+    }
     paths_of_module: dict[str, list[str]] = defaultdict(list)
     for path in files:
         paths_of_module[module_name(path)].append(path)
@@ -1022,6 +1030,9 @@ def plan(
         if fq in threadable:
             return True
         if fq in reasons:
+            return False
+        if fq in unsure:  # issue 26: nothing says the verl in effect takes a config
+            reasons[fq] = unsure[fq]
             return False
         info = index.functions.get(fq)
         name = fq.rsplit(".", 1)[-1]

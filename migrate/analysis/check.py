@@ -379,7 +379,7 @@ class ModuleAnalysis:
                 "PPO005",
                 f"`{self.spelled(t.call)}`{NOTICE_SEPARATOR}{in_effect.reason}; "
                 f"{self._remedy(in_effect.remedy)}",
-            )._replace(callee=in_effect.detail)
+            )._replace(callee=in_effect.detail, reason=in_effect.why)
         choice = self.config_at(t.call)
         if choice is None:
             scope = self.scope_name(t.call)
@@ -398,7 +398,10 @@ class ModuleAnalysis:
                 "PPO002",
                 f"`{self.spelled(t.call)}` called without a config and no training config is in "
                 f"scope {where}{against}; this entry point must obtain the training config and pass it",
-            )._replace(callee=in_effect.detail, reason=reason)
+            )._replace(
+                callee=in_effect.detail,
+                reason=reason if reason is not None or in_effect.certain else in_effect.why,
+            )
         expression = choice.expression
         applicability = choice.applicability
         message = f"`{self.spelled(t.call)}` called without the config in scope; pass `{expression}`"
@@ -426,6 +429,11 @@ class ModuleAnalysis:
                 reason = patch_reason(patch)  # the patch is what makes this fix unsafe
             applicability = "unsafe"
             message += f" (unsafe fix: {patch.reason()})"
+        if not in_effect.certain and applicability == "safe":
+            # issue 26, family 3: nothing says which verl runs, the config may not be accepted
+            applicability = "unsafe"
+            message += f" (unsafe fix: {in_effect.reason}; {in_effect.remedy})"
+            reason = in_effect.why
         fix = Fix(
             message=f"Pass `{expression}`",
             edits=(self._edit(t, expression),),

@@ -8,15 +8,19 @@ which definition is *in effect* for the calling file. The sources, in order
 (the first that knows decides, and the answer records which one did):
 
 1. ``in-tree``: the definition in a copy of the callee's top-level package that
-   the calling file sees: a ``verl/`` package directory next to it or above it
-   within its project, or a checkout ``X/verl/...`` with its own
-   ``pyproject.toml``/``setup.py`` inside the project (``pip install -e X``); the
-   nearest level wins and several copies at one level must all accept. The
+   the calling file may import (:func:`install_levels`, issue 26): up to the
+   repository root, a ``verl/`` package directory at a level that is no package
+   itself, a ``src/`` layout, a checkout ``X/verl/...`` or one under
+   ``third_party/``, ``vendor/`` or ``external/`` with its own packaging file
+   (``pip install -e X``), a folder launch scripts put on ``PYTHONPATH``, a
+   ``.gitmodules`` submodule (not checked out: uncertain); the nearest level whose
+   copies hold the module wins and several copies at one level must all accept. The
    binding is read with :mod:`ast` through re-exports (``main_ppo`` imports it
    from ``constants_ppo``; star imports honour ``__all__``); nothing is imported
    or executed. A copy that binds the name in a way that cannot be read (an
-   assignment, a decorator, an import from outside the copy) is *uncertain*:
-   the call is left alone.
+   assignment, a decorator, an import from outside the copy, a module
+   ``__getattr__``) is *uncertain*: the call is left alone. A first parameter not
+   named for a config (``extra_env_vars=None``) does not take one.
 2. ``setting``: ``--verl-version``, else ``verl-version`` in the nearest
    ``[tool.ppo-migrate]`` table above the calling file.
 3. ``declared``: the verl the project declares (a lock's version, else the lowest
@@ -25,7 +29,12 @@ which definition is *in effect* for the calling file. The sources, in order
    reference whose version cannot be read is uncertain.
 4. ``installed``: the verl installed in the interpreter running ppo-migrate (its
    source read as in 1, else its metadata version).
-5. ``unknown``: nothing says which verl runs: the newest signature is assumed.
+5. ``unknown``: nothing says which verl runs: a config is assumed to be accepted,
+   but not certainly (``certain=False``): the fix is unsafe and says what to declare
+   (issue 26; ruff and pyupgrade assume the oldest target for the same reason).
+
+Each answer carries a structured :class:`ppo_migrate.diagnostics.Reason` (``why``)
+naming its kind and the definition's or pin's file and line.
 
 Every source is looked up around the calling file's place in the real tree: in
 ``apply --thread-config --diff``'s scratch copy (:mod:`ppo_migrate.preview`), which
@@ -40,7 +49,6 @@ by its in-tree definition or assumed to accept a config (``ppo_runtime``'s does)
 from __future__ import annotations
 
 import ast
-import fnmatch
 import os
 import re
 import warnings
@@ -48,6 +56,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 from ppo_migrate.constants import CONFIG_PARAMETER
+from ppo_migrate.diagnostics import Reason, Related
 from ppo_migrate.scratch import in_preview, original_cwd, original_path
 from ppo_migrate.targets import absolute_parent
 
@@ -73,13 +82,11 @@ def _first_config_release() -> Version:
 
 #: Files that make a directory an installable checkout (``pip install -e verl``).
 _CHECKOUT_FILES = ("pyproject.toml", "setup.py", "setup.cfg")
-#: Files (besides ``.git``) that make a directory a project root: the in-tree search stays below it.
-_ROOT_MARKERS = (*_CHECKOUT_FILES, "uv.lock", "poetry.lock", "pdm.lock")
-_ROOT_PATTERNS = ("requirements*.txt", "requirements*.in")
-_ROOT_PATTERN = re.compile("|".join(fnmatch.translate(p) for p in _ROOT_PATTERNS))
 #: How many re-exports are followed before giving up (a cycle, or a long chain).
 _MAX_REEXPORTS = 8
 _PRE_PR = " (pre verl PR #6976)"
+#: A parameter name that says it holds a config: ``config``, ``cfg``, ``conf``, ``ppo_config``.
+_CONFIG_NAME = re.compile(r"(^|_)(config|cfg|conf)($|_)", re.IGNORECASE)
 
 
 class Definition(NamedTuple):
@@ -136,6 +143,12 @@ class CalleeInEffect(NamedTuple):
         detail: one line saying how it was decided (JSON ``callee``).
         reason: for a refusal, why the config is not passed (PPO005's message).
         remedy: for a refusal, what the user can do about it.
+        why: the structured reason (:class:`ppo_migrate.diagnostics.Reason`): its kind
+            (``"in-tree-definition"``, ``"uncertain-definition"``, ``"pin"``,
+            ``"installed"``, ``"setting"``, ``"newest-assumed"``) and the place that
+            decided (the definition's or the pin's file and line).
+        certain: ``False`` when nothing decided which verl runs and a config is only
+            assumed to be accepted (``"newest-assumed"``): a fix is then unsafe.
     """
 
     accepts_config: bool
@@ -144,10 +157,43 @@ class CalleeInEffect(NamedTuple):
     detail: str
     reason: str = ""
     remedy: str = ""
+    why: Reason | None = None
+    certain: bool = True
 
 
-def _refuse(source: str, where: str, reason: str, remedy: str) -> CalleeInEffect:
-    return CalleeInEffect(False, source, where, reason, reason, remedy)
+#: The kind of :class:`Reason` each source gives.
+_KINDS = {
+    "in-tree": "in-tree-definition",
+    "declared": "pin",
+    "installed": "installed",
+    "setting": "setting",
+    "unknown": "newest-assumed",
+}
+
+#: What to do when nothing says which verl runs (issue 26, family 3).
+DECLARE_VERL = (
+    "declare the verl the project runs (e.g. `verl>=0.9` in requirements.txt or "
+    "pyproject.toml), or pass --verl-version"
+)
+#: The reason given when nothing says which verl runs.
+NEWEST_ASSUMED = (
+    "nothing says which verl runs (no in-tree copy, verl pin, verl-version or installed verl), "
+    "so the config may not be accepted"
+)
+
+
+def _why(source: str, text: str, path: str | Path | None = None, line: int = 1, kind: str = "") -> Reason:
+    """The :class:`Reason` of an answer: ``path:line`` (shown relative) is the place that decided."""
+    places: tuple[Related, ...] = ()
+    if path:
+        places = (Related(_display(path), max(int(line or 1), 1), 1, text),)
+    return Reason(kind or _KINDS.get(source, source), text, places)
+
+
+def _refuse(
+    source: str, where: str, reason: str, remedy: str, why: Reason | None = None
+) -> CalleeInEffect:
+    return CalleeInEffect(False, source, where, reason, reason, remedy, why or _why(source, reason))
 
 
 def _display(path: str | Path) -> str:
@@ -186,7 +232,10 @@ def _module_file(root: Path, module: str) -> Path | None:
 
 def _definition(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda, name: str, path: Path, line: int) -> Definition:
     args = node.args
-    positional = bool(args.posonlyargs or args.args or args.vararg)
+    first = (*args.posonlyargs, *args.args)[:1]
+    # issue 26: ``def get_ppo_ray_runtime_env(extra_env_vars=None)`` binds a positional
+    # config to another parameter: only a first parameter named for a config (or *args) takes it
+    positional = bool(_CONFIG_NAME.search(first[0].arg)) if first else args.vararg is not None
     keyword = args.kwarg is not None or any(
         a.arg == CONFIG_PARAMETER for a in (*args.args, *args.kwonlyargs)
     )
@@ -342,63 +391,18 @@ def _find(root: Path, module: str, name: str, depth: int) -> Found | None:
             )
             if any(name in _stored(t) for t in targets):
                 found.append(Unreadable(str(path), stmt.lineno, "a loop or with target"))
+    if not found:  # PEP 562: a module ``__getattr__`` may answer the name (issue 26)
+        hook = next(
+            (s for s in tree.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) and s.name == "__getattr__"),
+            None,
+        )
+        if hook is not None:
+            found.append(Unreadable(str(path), hook.lineno, "a module `__getattr__`"))
     return tuple(found) or None
 
 
 def _stored(target: ast.expr) -> set[str]:
     return {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}
-
-
-def _project_root(
-    directory: Path, stop: Path | None, memo: dict[str, Path | None] | None = None
-) -> Path | None:
-    """The nearest directory at or above ``directory`` that is a project root (``.git``,
-    a project file, a lock, requirements), or ``stop`` if reached first; ``None`` if none.
-
-    ``memo`` (for one ``stop``) remembers the answer of every directory the walk passed,
-    so that a walk from a sibling stops where this one went by (the calling files of a
-    tree share their ancestors)."""
-    current = directory
-    passed: list[str] = []
-    while True:
-        if memo is not None:
-            key = str(current)
-            if key in memo:
-                found = memo[key]
-                break
-            passed.append(key)
-        if _marks_project_root(current):
-            found = current
-            break
-        if (stop is not None and current == stop) or current.parent == current:
-            found = None
-            break
-        current = current.parent
-    if memo is not None:
-        for key in passed:
-            memo[key] = found
-    return found
-
-
-def _marks_project_root(directory: Path) -> bool:
-    """Whether ``directory`` holds ``.git``, a file of ``_ROOT_MARKERS`` or one matching
-    ``_ROOT_PATTERNS``: one listing of it, a ``stat`` only for the names that match."""
-    try:
-        names = os.listdir(directory)
-    except OSError:
-        return False
-    try:
-        for name in names:
-            if name == ".git":
-                if os.path.exists(os.path.join(directory, name)):
-                    return True
-            elif (name in _ROOT_MARKERS or _ROOT_PATTERN.match(name)) and os.path.isfile(
-                os.path.join(directory, name)
-            ):
-                return True
-    except OSError:
-        pass
-    return False
 
 
 def install_roots(
@@ -408,55 +412,185 @@ def install_roots(
     *,
     memo: dict[str, Path | None] | None = None,
 ) -> list[Path]:
-    """The install roots of ``package`` that a file in ``start`` sees, nearest first.
-
-    The search stays inside the calling file's project: it walks up from ``start``
-    to the project root (the nearest directory holding ``.git``, a
-    ``pyproject.toml``/``setup.py``/``setup.cfg``, a lock or requirements file, or
-    ``stop``); without any, to the working directory when ``start`` is inside it,
-    else ``start`` alone. At each level ``D`` a root is ``D`` when
-    ``D/package/__init__.py`` exists, or ``D/X`` when ``D/X/package/__init__.py``
-    exists and ``D/X`` is an installable checkout (``pyproject.toml``,
-    ``setup.py`` or ``setup.cfg``: ``pip install -e X``). A clone beside the
-    project (``../verl-latest``) is never taken for its copy. The first level with
-    any root ends the walk; it may hold several (two checkouts side by side).
+    """The install roots of ``package`` at the nearest level of :func:`install_levels`
+    (sorted), or ``[]``: the copies a file in ``start`` sees first.
 
     Args:
         start: the calling file's directory (absolute or relative).
         package: the top-level package, e.g. ``"verl"``.
         stop: a directory where the walk ends in any case (the settings' project root).
-        memo: project roots already found for this ``stop`` (see :func:`_project_root`).
+        memo: unused (kept for callers of the earlier signature).
+    """
+    for roots, _ in install_levels(start, package, stop):
+        if roots:
+            return roots
+    return []
+
+
+#: Folders whose sub-folders are checkouts of other projects (``third_party/verl``).
+_VENDOR_FOLDERS = ("third_party", "third-party", "3rdparty", "vendor", "external", "externals", "deps", "submodules")
+_PYTHONPATH = re.compile(r"PYTHONPATH\s*=\s*(\"[^\"]*\"|'[^']*'|\S+)")
+_CWD = re.compile(r"\$\{?PWD\}?|\$\(\s*pwd\s*\)|`pwd`")
+
+
+def install_levels(
+    start: Path, package: str, stop: Path | None = None
+) -> list[tuple[list[Path], list[Unreadable]]]:
+    """Every copy of ``package`` a file in ``start`` may import, level by level, nearest first.
+
+    The walk goes up from ``start`` to the repository root (the git top level, else the
+    highest folder with a project marker, else ``stop``; :func:`ppo_migrate.project.root.search_root`),
+    so a sub-folder with its own ``requirements.txt`` does not end it (issue 26). Without
+    any, to the working directory when ``start`` is inside it, else ``start`` alone. At each
+    level ``D`` the install roots are:
+
+    * ``D`` when ``D/package/__init__.py`` exists and ``D`` is no package itself
+      (``mylib/verl/`` is ``mylib.verl``, not ``verl``);
+    * ``D/src`` for a ``src/`` layout (``D/src/package/__init__.py``);
+    * ``D/X`` and ``D/V/X`` for ``V`` in :data:`_VENDOR_FOLDERS` when they hold
+      ``package/__init__.py`` and a packaging file (``pip install -e third_party/verl``);
+    * the folders the launch scripts of ``D`` and ``D/scripts`` (``*.sh``) put on
+      ``PYTHONPATH`` (``export PYTHONPATH=$PWD/verl:$PYTHONPATH``);
+    * the submodules ``D/.gitmodules`` lists: a checked-out one holding the package is a
+      root; one naming the package and not checked out gives an :class:`Unreadable`.
+
+    Args:
+        start: the calling file's directory.
+        package: the top-level package, e.g. ``"verl"``.
+        stop: a folder where the walk ends in any case (the settings' project root).
 
     Returns:
-        The roots found at the nearest level (sorted), or ``[]``.
+        ``(roots, unreadable)`` per level that has any, nearest level first; roots sorted.
     """
+    from ppo_migrate.project.root import search_root
 
     start = start.absolute()
-    boundary = _project_root(start, stop, memo)
+    boundary = search_root(start, stop)
     if boundary is None:
         cwd = original_cwd()
         boundary = cwd if start == cwd or cwd in start.parents else start
-    # strings and one scandir per level (no stat for a child's kind): the walk runs for
-    # each calling file's directory, pathlib's objects were most of its time
     end, directory = str(boundary), str(start)
-    init = os.path.join(package, "__init__.py")
-    isfile, join = os.path.isfile, os.path.join
+    levels: list[tuple[list[Path], list[Unreadable]]] = []
     while True:
-        roots: list[str] = []
-        if isfile(join(directory, init)):
-            roots.append(directory)
-        try:
-            with os.scandir(directory) as entries:
-                children = sorted(e.path for e in entries if e.is_dir())
-        except OSError:
-            children = []
-        for child in children:
-            if isfile(join(child, init)) and any(isfile(join(child, f)) for f in _CHECKOUT_FILES):
-                roots.append(child)
+        roots, problems = _roots_at(directory, package)
+        if roots or problems:
+            levels.append((sorted(set(roots)), problems))
         parent = os.path.dirname(directory)
-        if roots or directory == end or parent == directory:
-            return [Path(r) for r in roots]
+        # the package project the file belongs to ends the walk: a sibling project's copy
+        # is not on its path (a folder with requirements or a tools-only pyproject is none)
+        if directory == end or parent == directory or _package_project(directory):
+            return levels
         directory = parent
+
+
+def _package_project(directory: str) -> bool:
+    """Whether ``directory`` holds an installable project: ``setup.py``, ``setup.cfg``, or a
+    ``pyproject.toml`` with a ``[project]``, ``[tool.poetry]`` or ``[build-system]`` table."""
+    join = os.path.join
+    if os.path.isfile(join(directory, "setup.py")) or os.path.isfile(join(directory, "setup.cfg")):
+        return True
+    try:
+        with open(join(directory, "pyproject.toml"), encoding="utf-8", errors="replace") as f:
+            text = f.read()
+    except OSError:
+        return False
+    return re.search(r"^\s*\[(project|tool\.poetry|build-system)\]", text, re.MULTILINE) is not None
+
+
+def _holds(directory: str, package: str) -> bool:
+    return os.path.isfile(os.path.join(directory, package, "__init__.py"))
+
+
+def _checkout(directory: str) -> bool:
+    return any(os.path.isfile(os.path.join(directory, f)) for f in _CHECKOUT_FILES)
+
+
+def _subdirectories(directory: str) -> list[str]:
+    try:
+        with os.scandir(directory) as entries:
+            return sorted(e.path for e in entries if e.is_dir() and not e.name.startswith("."))
+    except OSError:
+        return []
+
+
+def _roots_at(directory: str, package: str) -> tuple[list[Path], list[Unreadable]]:
+    """The install roots (and unreadable submodules) of one level of :func:`install_levels`."""
+    join = os.path.join
+    roots: list[str] = []
+    if _holds(directory, package) and not os.path.isfile(join(directory, "__init__.py")):
+        roots.append(directory)
+    src = join(directory, "src")
+    if _holds(src, package) and not os.path.isfile(join(src, "__init__.py")):
+        roots.append(src)
+    for child in _subdirectories(directory):
+        if _holds(child, package) and _checkout(child):
+            roots.append(child)
+        if os.path.basename(child).lower() in _VENDOR_FOLDERS:
+            roots.extend(g for g in _subdirectories(child) if _holds(g, package) and _checkout(g))
+    roots.extend(p for p in _script_paths(directory) if _holds(p, package))
+    found, problems = _submodules(directory, package)
+    roots.extend(found)
+    return [Path(r) for r in roots], problems
+
+
+def _script_paths(directory: str) -> list[str]:
+    """Folders the shell scripts of ``directory`` and ``directory/scripts`` put on
+    ``PYTHONPATH`` (``$PWD``/``$(pwd)`` read as ``directory``: scripts run from the root)."""
+    import glob
+
+    paths: list[str] = []
+    scripts = glob.glob(os.path.join(glob.escape(directory), "*.sh")) + glob.glob(
+        os.path.join(glob.escape(directory), "scripts", "*.sh")
+    )
+    for script in sorted(scripts):
+        try:
+            with open(script, encoding="utf-8", errors="replace") as f:
+                text = f.read(200_000)
+        except OSError:
+            continue
+        for m in _PYTHONPATH.finditer(text):
+            for part in m.group(1).strip("\"'").split(":"):
+                part = _CWD.sub(lambda _: directory, part).strip()
+                if not part or "$" in part or "`" in part:
+                    continue
+                paths.append(os.path.normpath(part if os.path.isabs(part) else os.path.join(directory, part)))
+    return list(dict.fromkeys(paths))
+
+
+def _submodules(directory: str, package: str) -> tuple[list[str], list[Unreadable]]:
+    """Submodules of ``directory/.gitmodules``: checked-out roots of ``package``, and those
+    naming it that are not checked out (their definition cannot be read)."""
+    import configparser
+
+    gitmodules = os.path.join(directory, ".gitmodules")
+    if not os.path.isfile(gitmodules):
+        return [], []
+    try:
+        with open(gitmodules, encoding="utf-8") as f:
+            raw = f.read()
+        parser = configparser.ConfigParser(interpolation=None)
+        parser.read_string(raw, source=gitmodules)
+    except (OSError, UnicodeError, configparser.Error):
+        return [], []
+    roots: list[str] = []
+    problems: list[Unreadable] = []
+    for section in parser.sections():
+        path = parser.get(section, "path", fallback="").strip()
+        if not path:
+            continue
+        url = parser.get(section, "url", fallback="")
+        where = os.path.normpath(os.path.join(directory, path))
+        held = [c for c in (where, os.path.join(where, "src")) if _holds(c, package)]
+        roots.extend(held)
+        names = {os.path.basename(path.rstrip("/")), re.sub(r"\.git$", "", url.rstrip("/").rsplit("/", 1)[-1])}
+        try:
+            empty = not os.listdir(where)
+        except OSError:
+            empty = True  # not there at all
+        if package in {n.lower() for n in names} and not held and empty:
+            line = next((i for i, text in enumerate(raw.splitlines(), 1) if text.strip().startswith("path") and path in text), 1)
+            problems.append(Unreadable(gitmodules, line, f"a submodule (`{path}`) that is not checked out"))
+    return roots, problems
 
 
 class SignatureResolver:
@@ -482,7 +616,6 @@ class SignatureResolver:
         self.stop = stop
         self._cache: dict[tuple[str, str], CalleeInEffect] = {}
         self._settings: dict[str, tuple[Version, str] | None] = {}
-        self._roots: dict[str, Path | None] = {}
 
     def callee(self, path: str, qualified: str) -> CalleeInEffect:
         """The definition in effect for a call of ``qualified`` made in ``path``.
@@ -511,16 +644,18 @@ class SignatureResolver:
         top = qualified.split(".", 1)[0]
         verl = top == "verl"
         if module:  # a dotted name: its top-level package may have a copy in the tree
-            roots = install_roots(directory, top, self.stop, memo=self._roots)
-            decided = self._read(roots, module, name, "in-tree", verl)
-            if decided is not None:
-                return decided
+            # issue 26: every level up to the repository root; a copy that does not hold
+            # the module (``tests/verl/`` without ``constants_ppo``) hides nothing
+            for roots, problems in install_levels(directory, top, self.stop):
+                decided = self._read(roots, module, name, "in-tree", verl, problems)
+                if decided is not None:
+                    return decided
         if not verl:
             return CalleeInEffect(True, "unknown", "", f"no in-tree definition of `{qualified}`: a config is assumed to be accepted")
         setting = self._setting(directory)
         if setting is not None:
-            version, where = setting
-            return self._by_version(version, "setting", where, where, "runs")
+            version, where, place = setting
+            return self._by_version(version, "setting", where, where, "runs", place)
         from ppo_migrate.analysis.versions import declared_verl, installed_verl
 
         declared = declared_verl(directory, self.stop)
@@ -530,26 +665,37 @@ class SignatureResolver:
                 exact = declared.kind == "lock" or declared.requirement.replace(" ", "").startswith(
                     tuple(f"{n}==" for n in ("verl", "Verl", "VERL"))
                 )
-                return self._by_version(declared.version, "declared", where, declared.why, "runs" if exact else "may run")
+                return self._by_version(
+                    declared.version, "declared", where, declared.why, "runs" if exact else "may run",
+                    (declared.path, declared.line),
+                )
             if declared.local_path is not None:
                 decided = self._read([Path(declared.local_path)], module, name, "declared", verl)
                 if decided is not None:
                     return decided
+            reason = f"the project takes verl from `{where}`, whose release cannot be read"
             return _refuse(
                 "declared",
                 where,
-                f"the project takes verl from `{where}`, whose release cannot be read",
+                reason,
                 "set verl-version (or --verl-version) to the release it holds, or run with --use-ppo-runtime",
+                _why("declared", reason, declared.path, declared.line),
             )
         installed = installed_verl()
         if installed is not None:
             decided = self._installed(module, name, installed)
             if decided is not None:
                 return decided
+        # issue 26, family 3: ruff and pyupgrade assume the oldest target when nothing says;
+        # a config is passed only by an unsafe fix that says what would decide
         return CalleeInEffect(
             True, "unknown", "",
             "nothing says which verl runs (no in-tree copy, verl-version, declared or installed verl): "
             "the newest signature is assumed",
+            NEWEST_ASSUMED,
+            DECLARE_VERL,
+            _why("unknown", f"{NEWEST_ASSUMED}: {DECLARE_VERL}"),
+            certain=False,
         )
 
     def _installed(self, module: str, name: str, installed) -> CalleeInEffect | None:
@@ -565,21 +711,34 @@ class SignatureResolver:
             return decided
         if installed.version is not None:
             where = f"verl {installed.version} (installed)"
-            return self._by_version(installed.version, "installed", where, installed.why, "runs")
+            return self._by_version(
+                installed.version, "installed", where, installed.why, "runs", (installed.path, 1)
+            )
         return None
 
-    def _setting(self, directory: Path) -> tuple[Version, str] | None:
-        """``--verl-version``, else ``verl-version`` of the nearest ``[tool.ppo-migrate]``."""
+    def _setting(self, directory: Path) -> tuple[Version, str, tuple[str, int] | None] | None:
+        """``--verl-version``, else ``verl-version`` of the nearest ``[tool.ppo-migrate]``:
+        the version, how it is shown, and the file and line that set it (``None``: the CLI)."""
         if self.verl_version is not None:
-            return self.verl_version, f"--verl-version {self.verl_version}"
+            return self.verl_version, f"--verl-version {self.verl_version}", None
         key = str(directory)
         if key not in self._settings:
             self._settings[key] = _nearest_setting(directory)
         return self._settings[key]
 
-    def _by_version(self, version: Version, source: str, where: str, why: str, runs: str) -> CalleeInEffect:
+    def _by_version(
+        self,
+        version: Version,
+        source: str,
+        where: str,
+        why: str,
+        runs: str,
+        place: tuple[str, int] | None = None,
+    ) -> CalleeInEffect:
+        path, line = place if place is not None else (None, 1)
         if version >= _first_config_release():
-            return CalleeInEffect(True, source, where, f"verl {version} ({why}) takes a config")
+            detail = f"verl {version} ({why}) takes a config"
+            return CalleeInEffect(True, source, where, detail, why=_why(source, detail, path, line))
         if source == "setting":
             reason = f"`{where}` names a verl release whose `get_ppo_ray_runtime_env()` takes no config"
             remedy = "raise verl-version once the project runs verl>=0.9.0, or run with --use-ppo-runtime"
@@ -589,12 +748,18 @@ class SignatureResolver:
                 "`get_ppo_ray_runtime_env()` takes no config"
             )
             remedy = "require verl>=0.9.0, or run with --use-ppo-runtime"
-        return _refuse(source, where, reason + _PRE_PR, remedy)
+        return _refuse(source, where, reason + _PRE_PR, remedy, _why(source, reason + _PRE_PR, path, line))
 
     def _read(
-        self, roots: list[Path], module: str, name: str, source: str, verl: bool
+        self,
+        roots: list[Path],
+        module: str,
+        name: str,
+        source: str,
+        verl: bool,
+        problems: list[Unreadable] = (),  # type: ignore[assignment]
     ) -> CalleeInEffect | None:
-        bindings: list[Definition | Unreadable] = []
+        bindings: list[Definition | Unreadable] = list(problems)
         for root in roots:
             bindings.extend(find_definitions(root, module, name) or ())
         if not bindings:
@@ -607,40 +772,36 @@ class SignatureResolver:
         if unreadable:
             u = unreadable[0]
             where = f"{_display(u.path)}:{u.line}"
+            reason = f"`{where}` binds `{name}` by {u.why}, so its signature cannot be read"
             return _refuse(
                 source, where,
-                f"`{where}` binds `{name}` by {u.why}, so its signature cannot be read",
+                reason,
                 "make it a plain def, set verl-version if it is a verl release, or run with "
                 "--use-ppo-runtime" if verl else copy,
+                _why(source, reason, u.path, u.line, "uncertain-definition"),
             )
         definitions = [b for b in bindings if isinstance(b, Definition)]
         refusing = [d for d in definitions if not d.accepts(self.keyword)]
         if not refusing:
             d = definitions[0]
             where = f"{_display(d.path)}:{d.line}"
-            return CalleeInEffect(True, source, where, f"`{where}` defines `{d.spelled}`")
+            detail = f"`{where}` defines `{d.spelled}`"
+            return CalleeInEffect(True, source, where, detail, why=_why(source, detail, d.path, d.line))
         d = refusing[0]  # one copy or branch the call may bind to refuses: never written
         where = f"{_display(d.path)}:{d.line}"
         if not self.keyword and d.keyword:
-            return _refuse(
-                source, where,
-                f"`{where}` defines `{d.spelled}`, which takes the config by keyword only",
-                "run with --keyword (keyword = true)",
-            )
-        if self.keyword and d.positional:
-            return _refuse(
-                source, where,
-                f"`{where}` defines `{d.spelled}`, which takes no `{CONFIG_PARAMETER}=` keyword",
-                "run without --keyword (keyword = false)",
-            )
-        return _refuse(
-            source, where,
-            f"`{where}` defines `{d.spelled}` without a config parameter" + (_PRE_PR if verl else ""),
-            copy,
-        )
+            reason = f"`{where}` defines `{d.spelled}`, which takes the config by keyword only"
+            remedy = "run with --keyword (keyword = true)"
+        elif self.keyword and d.positional:
+            reason = f"`{where}` defines `{d.spelled}`, which takes no `{CONFIG_PARAMETER}=` keyword"
+            remedy = "run without --keyword (keyword = false)"
+        else:
+            reason = f"`{where}` defines `{d.spelled}` without a config parameter" + (_PRE_PR if verl else "")
+            remedy = copy
+        return _refuse(source, where, reason, remedy, _why(source, reason, d.path, d.line))
 
 
-def _nearest_setting(directory: Path) -> tuple[Version, str] | None:
+def _nearest_setting(directory: Path) -> tuple[Version, str, tuple[str, int] | None] | None:
     """``verl-version`` of the nearest ``pyproject.toml`` with a ``[tool.ppo-migrate]`` table
     above ``directory`` (ruff's hierarchical configuration), or ``None``."""
     from ppo_migrate.settings import ConfigError, load_settings
@@ -655,7 +816,15 @@ def _nearest_setting(directory: Path) -> tuple[Version, str] | None:
     from packaging.version import Version
 
     pyproject = Path(settings.project_root) / "pyproject.toml"
-    return Version(value), f"{_display(pyproject)}: verl-version = {value}"
+    line = 1
+    try:
+        for number, text in enumerate(pyproject.read_text(encoding="utf-8").splitlines(), 1):
+            if text.strip().startswith(("verl-version", "verl_version")):
+                line = number
+                break
+    except (OSError, UnicodeError):
+        pass
+    return Version(value), f"{_display(pyproject)}: verl-version = {value}", (str(pyproject), line)
 
 
 _RESOLVERS: dict[tuple[bool, str | None, str | None], SignatureResolver] = {}
@@ -699,7 +868,8 @@ def callee_signature(path: str, qualified_names, settings) -> CalleeInEffect:
 
     Returns:
         The first answer that refuses a config (one binding that would raise is
-        enough to leave the call alone), else the first answer.
+        enough to leave the call alone), else the first that is not certain (issue 26:
+        nothing decided which verl runs), else the first answer.
     """
     resolver = resolver_for(settings)
     # the project's own re-export (``pkg.get_...``) stands for the target it re-exports
@@ -707,4 +877,7 @@ def callee_signature(path: str, qualified_names, settings) -> CalleeInEffect:
     answers = [resolver.callee(path, reexported.get(q, q)) for q in qualified_names]
     if not answers:
         return CalleeInEffect(True, "unknown", "", "")
-    return next((a for a in answers if not a.accepts_config), answers[0])
+    return next(
+        (a for a in answers if not a.accepts_config),
+        next((a for a in answers if not a.certain), answers[0]),  # then one nothing decided
+    )

@@ -22,7 +22,13 @@ does not hold the definition itself, this module answers "which verl does this p
    ``[options] install_requires``/``[options.extras_require]`` and literal ``install_requires``/
    ``extras_require`` in ``setup.py`` (read with :mod:`ast`; a module-level name bound once to a
    literal and never imported, mutated or rebound counts as that literal). A bare ``verl`` only
-   decides (with an unknown version) when no other declaration bounds the version.
+   decides (with an unknown version) when no other declaration bounds the version. Also read
+   (issue 26, :mod:`.pins`): ``environment.yml`` (conda and ``pip:``), ``tox.ini`` deps,
+   ``Pipfile``/``Pipfile.lock``, ``pixi.toml``, hatch environments, ``*requirements*.txt``.
+
+Every folder from the calling file to the repository root, and every environment folder of
+the repository (dependency files, no Python code: ``docker/``), gives such a decision; the
+lowest version before 0.9.0 among them wins (every pin that could apply must accept).
 
 "Lowest allowed" is the lowest of :data:`KNOWN_VERL_RELEASES` and the versions written in the
 specifier itself (for ``>=``, ``==``, ``~=``, ``===``) that the specifier set contains; the written
@@ -43,6 +49,7 @@ from __future__ import annotations
 
 import ast
 import configparser
+import fnmatch
 import importlib.metadata
 import os
 import re
@@ -56,6 +63,9 @@ from packaging.requirements import InvalidRequirement, Requirement
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.utils import InvalidSdistFilename, InvalidWheelFilename, canonicalize_name, parse_sdist_filename, parse_wheel_filename
 from packaging.version import InvalidVersion, Version
+
+from ppo_migrate.analysis.pins import PIN_FILES, hatch_envs, read_pins
+from ppo_migrate.project.root import is_marked
 
 __all__ = [
     "KNOWN_VERL_RELEASES",
@@ -99,13 +109,14 @@ PROJECT_FILES: tuple[str, ...] = (
     "uv.lock",
     "poetry.lock",
     "pdm.lock",
-    "requirements*.txt",
+    "*requirements*.txt",
+    *PIN_FILES,
 )
 
 _VERL = "verl"
 #: Where pip-style requirement files live: ``requirements*.txt``, pip-tools' ``requirements*.in``
 #: and a ``requirements/`` directory of them.
-_REQUIREMENTS_PATTERNS = ("requirements*.txt", "requirements*.in", "requirements/*.txt", "requirements/*.in")
+_REQUIREMENTS_PATTERNS = ("*requirements*.txt", "*requirements*.in", "requirements/*.txt", "requirements/*.in")
 _LOCK_FILES = ("uv.lock", "poetry.lock", "pdm.lock")
 # Errors that mean "this file (or entry) cannot be read": it is skipped, never raised.
 _UNREADABLE = (OSError, UnicodeError, ValueError, SyntaxError, RecursionError, MemoryError, OverflowError, configparser.Error)
@@ -180,11 +191,14 @@ def declared_verl(start: str | os.PathLike[str], stop: str | os.PathLike[str] | 
 
     Walks from ``start`` (a file: its directory; a directory: itself) upwards to ``stop``
     (inclusive; default: the filesystem root), and past neither the repository root (a
-    directory holding ``.git``). The first directory holding a project file
-    (:data:`PROJECT_FILES`) that declares verl decides, by the rules in this module's docstring
-    (lock, else direct reference, else the lowest version any specifier allows); a project file
-    that declares nothing about verl (a ``pyproject.toml`` configuring tools only, a sub-package
-    of a monorepo) lets the walk go on to the workspace above it.
+    directory holding ``.git``). Every directory on the way holding a project file
+    (:data:`PROJECT_FILES`) that declares verl gives its decision, by the rules in this
+    module's docstring (lock, else direct reference, else the lowest version any specifier
+    allows); so does every environment folder of the repository (a folder with dependency
+    files and no Python code, e.g. ``docker/requirements.txt``; the repository is the ``.git``
+    directory's, else the highest project folder found). Issue 26: every pin that could
+    apply must accept a config, so among the decisions the lowest version before 0.9.0 wins,
+    then one whose release cannot be read, then the lowest (:func:`_strictest`).
 
     Args:
         start: a file or directory path (need not exist; a non-directory counts as a file).
@@ -203,14 +217,93 @@ def declared_verl(start: str | os.PathLike[str], stop: str | os.PathLike[str] | 
     if not here.is_dir():
         here = here.parent
     last = Path(os.path.abspath(os.fspath(stop))) if stop is not None else None
+    decisions: list[VerlDeclaration] = []
+    ancestors: set[Path] = set()
+    top: Path | None = None
     while True:
+        ancestors.add(here)
         if _is_project_root(here):
+            top = here
             decided = _decide(here)
             if decided is not None:
-                return decided
+                decisions.append(decided)
         if here == last or here.parent == here or (here / ".git").exists():
-            return None
+            break
         here = here.parent
+    scope = here if (here / ".git").exists() else top
+    if scope is not None:
+        for folder in _environment_folders(scope):
+            if folder not in ancestors:
+                decided = _decide(folder)
+                if decided is not None:
+                    decisions.append(decided)
+    return _strictest(decisions)
+
+
+#: The version whose ``get_ppo_ray_runtime_env`` first takes a config (verl PR #6976).
+_FIRST_CONFIG_RELEASE = Version("0.9.0")
+
+
+def _strictest(decisions: list[VerlDeclaration]) -> VerlDeclaration | None:
+    """The declaration that decides when several folders' pins could apply (issue 26): every
+    one must accept a config, so a version before 0.9.0 (the lowest) wins, then a reference
+    whose release cannot be read, then the nearest known version, then a bare ``verl``."""
+    known = [d for d in decisions if d.version is not None]
+    lowest = min(known, key=lambda d: d.version) if known else None
+    if lowest is not None and lowest.version < _FIRST_CONFIG_RELEASE:
+        return lowest
+    unread = [d for d in decisions if d.version is None and d.kind != "specifier"]
+    if unread:
+        return unread[0]
+    if known:  # every one accepts: the nearest (the calling file's own project) is shown
+        return known[0]
+    return decisions[0] if decisions else None
+
+
+#: Folders never searched for dependency files (environments, caches, build output).
+_SKIPPED = frozenset({"node_modules", "__pycache__", "site-packages", "venv", "build", "dist"})
+#: How many folders of a repository are looked at for environment folders at most.
+_MAX_FOLDERS = 20000
+_FOLDERS: dict[Path, list[Path]] = {}
+
+
+def _environment_folders(scope: Path) -> list[Path]:
+    """Folders under ``scope`` (the repository root) whose dependency files install for the
+    whole repository: they hold a dependency file and no Python file in their subtree
+    (``docker/requirements.txt`` installed by a Dockerfile, ``envs/environment.yml``). A
+    folder holding Python code with its own requirements is a sub-project: its pins apply
+    to the files below it only (found by the upward walk). Hidden folders and those of
+    :data:`_SKIPPED` are not entered. Cached per ``scope`` for the process."""
+    cached = _FOLDERS.get(scope)
+    if cached is not None:
+        return cached
+    has_py: dict[str, bool] = {}
+    candidates: list[str] = []
+    seen = 0
+    for directory, dirs, files in os.walk(scope):
+        seen += 1
+        if seen > _MAX_FOLDERS:
+            break
+        dirs[:] = [d for d in dirs if not d.startswith(".") and d not in _SKIPPED]
+        has_py[directory] = any(f.endswith(".py") for f in files)
+        if any(
+            f in _PIN_NAMES or fnmatch.fnmatch(f, "*requirements*.txt") or fnmatch.fnmatch(f, "*requirements*.in")
+            for f in files
+        ):
+            candidates.append(directory)
+    for directory in sorted(has_py, key=len, reverse=True):  # children before parents
+        if has_py[directory]:
+            parent = os.path.dirname(directory)
+            if parent in has_py:
+                has_py[parent] = True
+    found = [Path(d) for d in candidates if not has_py.get(d, True)]
+    _FOLDERS[scope] = found
+    return found
+
+
+_PIN_NAMES = frozenset(
+    {"pyproject.toml", "setup.cfg", "setup.py", "uv.lock", "poetry.lock", "pdm.lock", *PIN_FILES}
+)
 
 
 def installed_verl() -> VerlDeclaration | None:
@@ -248,10 +341,12 @@ def installed_verl() -> VerlDeclaration | None:
 
 
 def _is_project_root(directory: Path) -> bool:
+    """A folder whose dependency files may declare verl: a project marker
+    (:func:`ppo_migrate.project.root.is_marked`), or a ``requirements/`` folder of them."""
+    if is_marked(directory):
+        return True
     try:
-        if any((directory / name).is_file() for name in PROJECT_FILES if "*" not in name):
-            return True
-        return any(p.is_file() for pattern in _REQUIREMENTS_PATTERNS for p in directory.glob(pattern))
+        return any(p.is_file() for pattern in _REQUIREMENTS_PATTERNS[2:] for p in directory.glob(pattern))
     except OSError:
         return False
 
@@ -270,7 +365,7 @@ class _Found(NamedTuple):
 
 def _decide(root: Path) -> VerlDeclaration | None:
     found: list[_Found] = []
-    for reader in (_read_locks, _read_pyproject, _read_setup_cfg, _read_setup_py, _read_requirements_files):
+    for reader in (_read_locks, _read_pyproject, _read_setup_cfg, _read_setup_py, _read_requirements_files, read_pins):
         found.extend(reader(root))
     locks = [f for f in found if f.kind == "lock"]
     if locks:
@@ -523,6 +618,7 @@ def _read_pyproject(root: Path) -> Iterator[_Found]:
     yield from _pyproject_poetry(data, raw, path)
     yield from _pyproject_pdm(data, raw, path)
     yield from _pyproject_setuptools_dynamic(data, path)
+    yield from hatch_envs(data, raw, path)
 
 
 def _pyproject_setuptools_dynamic(data: dict[str, Any], path: Path) -> Iterator[_Found]:

@@ -196,7 +196,12 @@ def _prepare(path: str, the_plan: Plan, settings: Settings):
         mod = module_name(path)
         for d in analyse(text, path, settings):
             fq = f"{mod}.{d.scope}"
-            if d.code == "PPO002" and fq in the_plan.threadable and (d.line, d.column) in calls:
+            if (
+                d.code == "PPO002"
+                and fq in the_plan.threadable
+                and (d.line, d.column) in calls
+                and (d.reason is None or d.reason.kind != "newest-assumed")
+            ):
                 runtime[calls[(d.line, d.column)]] = functions[fq].param
     if not (params or runtime or callers):
         return None

@@ -9,9 +9,16 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from cli_helpers import FIXTURES, VERL_08, VERL_09, run_cli, run_python, verl_stub
+from cli_helpers import declare_verl, FIXTURES, VERL_08, VERL_09, run_cli, run_python, verl_stub
 
 IMP = "from verl.trainer.constants_ppo import get_ppo_ray_runtime_env\n"
+
+@pytest.fixture(autouse=True)
+def _declares_verl(tmp_path):
+    """Issue 26: the trees of these tests declare the verl they run (``verl>=0.9``), as a
+    tree that declares nothing gets unsafe fixes."""
+    declare_verl(tmp_path)
+
 
 
 def _tree(root: Path) -> dict[str, bytes]:

@@ -14,12 +14,17 @@ from ppo_migrate.analysis.module import SourceProblem
 from ppo_migrate.diagnostics import Edit
 from ppo_migrate.settings import Settings
 
+from cli_helpers import declared
+
+#: the analysed file's path: in a tree that declares verl>=0.9 (issue 26)
+M = declared("m.py")
+
 IMPORT = "from verl.trainer.constants_ppo import get_ppo_ray_runtime_env\n"
 
 
 def test_a_parameter_is_passed() -> None:
     text = IMPORT + "def run(config):\n    return get_ppo_ray_runtime_env()\n"
-    (diag,) = analyse(text, "m.py", Settings())
+    (diag,) = analyse(text, M, Settings())
     assert (diag.code, diag.line, diag.column, diag.end_line, diag.end_column) == (
         "PPO001", 3, 12, 3, 37,
     )
@@ -46,7 +51,7 @@ def test_self_config_and_a_closure() -> None:
         "        return cppo.get_ppo_ray_runtime_env(), n\n"
         "    return launch\n"
     )
-    diags = analyse(text, "m.py", Settings())
+    diags = analyse(text, M, Settings())
     assert [(d.line, d.scope, d.fix.edits[0].content, d.fix.applicability) for d in diags] == [
         (7, "Runner.run", "self.config", "safe"),
         (10, "make.<locals>.launch", "cfg", "safe"),
@@ -56,37 +61,37 @@ def test_self_config_and_a_closure() -> None:
 
 def test_no_finding_when_the_config_is_passed() -> None:
     text = IMPORT + "def run(config):\n    return get_ppo_ray_runtime_env(config)\n"
-    assert analyse(text, "m.py", Settings()) == []
+    assert analyse(text, M, Settings()) == []
 
 
 def test_keyword_mode_ignored_rules_and_other_config_names_follow_the_settings() -> None:
     text = IMPORT + "def run(cfg, config):\n    return get_ppo_ray_runtime_env(x=1)\n"
     keyword = Settings().replace(keyword=True)
-    (diag,) = analyse(text, "m.py", keyword)
+    (diag,) = analyse(text, M, keyword)
     assert diag.fix.edits == (Edit("config=config, ", 3, 36, 3, 36),)
     cfg_first = Settings().replace(config_names=("cfg", "config"))
-    (diag,) = analyse(text, "m.py", cfg_first)
+    (diag,) = analyse(text, M, cfg_first)
     assert diag.fix.edits[0].content == "cfg, "
     ignored = Settings().replace(ignore=("PPO001",))
-    assert analyse(text, "m.py", ignored) == []
+    assert analyse(text, M, ignored) == []
 
 
 def test_columns_count_code_points_not_bytes() -> None:
     text = IMPORT + "def run(config):\n    é = 'ü'; env = get_ppo_ray_runtime_env(None)\n"
-    (diag,) = analyse(text, "m.py", Settings())
+    (diag,) = analyse(text, M, Settings())
     assert (diag.column, diag.end_column) == (20, 49)
     assert diag.fix.edits == (Edit("config", 3, 44, 3, 48),)
 
 
 def test_no_config_is_ppo002_with_its_scope_and_message() -> None:
     text = IMPORT + "def init_ray(address):\n    return get_ppo_ray_runtime_env()\n"
-    (diag,) = analyse(text, "m.py", Settings())
+    (diag,) = analyse(text, M, Settings())
     assert (diag.code, diag.scope, diag.fix) == ("PPO002", "init_ray", None)
     assert diag.message == (
         "`get_ppo_ray_runtime_env()` called without a config and no training config is in scope in "
         "`init_ray`; this entry point must obtain the training config and pass it"
     )
-    (top,) = analyse(IMPORT + "get_ppo_ray_runtime_env()\n", "m.py", Settings())
+    (top,) = analyse(IMPORT + "get_ppo_ray_runtime_env()\n", M, Settings())
     assert "no training config is in scope at module level;" in top.message
 
 
@@ -96,7 +101,7 @@ def test_ambiguous_callee_is_ppo003_naming_both_bindings() -> None:
         "except ImportError:\n    def get_ppo_ray_runtime_env():\n        return {}\n"
         "def f(config):\n    get_ppo_ray_runtime_env()\n"
     )
-    (diag,) = analyse(text, "m.py", Settings())
+    (diag,) = analyse(text, M, Settings())
     assert (diag.code, diag.line, diag.scope) == ("PPO003", 7, "f")
     assert diag.message == (
         "`get_ppo_ray_runtime_env()` may or may not be the runtime function: it is bound to "
@@ -119,7 +124,7 @@ def test_relative_import_past_the_top_is_ppo903(tmp_path) -> None:
 
 def test_parenthesized_callee_keeps_its_parentheses_in_the_message() -> None:
     text = IMPORT + "def run(config):\n    return (get_ppo_ray_runtime_env)()\n"
-    (diag,) = analyse(text, "m.py", Settings())
+    (diag,) = analyse(text, M, Settings())
     assert diag.message.startswith("`(get_ppo_ray_runtime_env)()` called without the config")
     assert (diag.column, diag.end_column) == (12, 39)
 
@@ -133,7 +138,7 @@ def test_comments_inside_the_call_are_left_out_of_the_message() -> None:
         "    b = get_ppo_ray_runtime_env(\n        # nothing\n    )\n"
         "    return get_ppo_ray_runtime_env(\n        config=None,  # 'a' #\n    ), a, b\n"
     )
-    spelled = [d.message.split("` called")[0] for d in analyse(text, "m.py", Settings())]
+    spelled = [d.message.split("` called")[0] for d in analyse(text, M, Settings())]
     assert spelled == [
         "`get_ppo_ray_runtime_env(None,)",
         "`get_ppo_ray_runtime_env()",
@@ -143,9 +148,9 @@ def test_comments_inside_the_call_are_left_out_of_the_message() -> None:
 
 def test_noqa_only_in_a_real_comment() -> None:
     text = IMPORT + "def run(config):\n    return get_ppo_ray_runtime_env()  # noqa: PPO001\n"
-    assert analyse(text, "m.py", Settings()) == []
+    assert analyse(text, M, Settings()) == []
     text = IMPORT + "def f():\n    msg = '# noqa'; return get_ppo_ray_runtime_env()\n"
-    assert [d.code for d in analyse(text, "m.py", Settings())] == ["PPO002"]
+    assert [d.code for d in analyse(text, M, Settings())] == ["PPO002"]
 
 
 @pytest.mark.parametrize(
@@ -160,24 +165,24 @@ def test_noqa_only_in_a_real_comment() -> None:
     ],
 )
 def test_valid_python_libcst_rejected_is_analysed(text: str) -> None:
-    (diag,) = analyse(text, "m.py", Settings())
+    (diag,) = analyse(text, M, Settings())
     assert (diag.code, diag.fix.edits[0].content) == ("PPO001", "config")
 
 
 def test_compile_errors_of_the_symbol_table_are_ppo902() -> None:
     with pytest.raises(SourceProblem) as info:
-        analyse(IMPORT + "nonlocal x\n", "m.py", Settings())
+        analyse(IMPORT + "nonlocal x\n", M, Settings())
     assert info.value.message.startswith("syntax error: nonlocal declaration not allowed at module")
     assert info.value.line == 2
 
 
 def test_nfkc_names_are_the_compilers() -> None:
     text = IMPORT + "def run(\uff43onfig):\n    return get_ppo_ray_runtime_env()\n"
-    (diag,) = analyse(text, "m.py", Settings())
+    (diag,) = analyse(text, M, Settings())
     assert diag.fix.edits[0].content == "config"  # Python binds ``config``
     text = (
         "from verl.trainer.constants_ppo import get_ppo_ray_runtime_env as \uff47\n"
         "def run(config):\n    return g()\n"
     )
-    (diag,) = analyse(text, "m.py", Settings())
+    (diag,) = analyse(text, M, Settings())
     assert diag.code == "PPO001"

@@ -704,10 +704,11 @@ def test_a_base_of_a_base_in_other_files_is_read_with_its_own_module(tmp_path, s
     error for verl's one-step-off and fully-async trainers, their calls never reported)."""
     from pathlib import Path
 
-    from cli_helpers import run_cli
+    from cli_helpers import declare_verl, run_cli
 
     root = Path(tmp_path)
     (root / "pkg").mkdir()
+    declare_verl(root)  # issue 26: the tree declares the verl it runs
     (root / "pkg" / "__init__.py").write_text("")
     (root / "pkg" / "root.py").write_text(
         "class Root:\n    def __init__(self, config):\n        self.config = config\n\n"

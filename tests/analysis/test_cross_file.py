@@ -21,7 +21,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from cli_helpers import run_cli
+from cli_helpers import declare_verl, run_cli
 from verl_wheels import VERL_STUBS, wheel_tree
 
 #: one worker runs these (pytest-xdist): the module's project is built and run once
@@ -454,6 +454,7 @@ def _judge(tmp_path: Path, definer: str, caller: str, init: str = "") -> str | N
 
     pkg = tmp_path / "pkg"
     pkg.mkdir()
+    declare_verl(tmp_path)  # issue 26: the tree declares the verl it runs
     (pkg / "__init__.py").write_text(init)
     launch, main = pkg / "launch.py", pkg / "main.py"
     launch.write_text(HEAD + textwrap.dedent(definer))

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from cli_helpers import run_cli
+from cli_helpers import declare_verl, run_cli
 
 from ppo_migrate.analysis.patches import patched_at, target_patches
 from ppo_migrate.settings import Settings
@@ -81,6 +81,7 @@ def _tree(root: Path, line: str) -> None:
     }.items():
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
         (root / rel).write_text(text)
+    declare_verl(root)  # issue 26: the tree declares the verl it runs
 
 
 @pytest.mark.parametrize("name", sorted(TESTS))

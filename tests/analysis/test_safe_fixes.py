@@ -18,6 +18,8 @@ from ppo_migrate.analysis import analyse
 from ppo_migrate.edits.text_edits import process_text
 from ppo_migrate.settings import Settings
 
+from cli_helpers import declared
+
 HEAD = "from verl.trainer.constants_ppo import get_ppo_ray_runtime_env as g\n"
 
 
@@ -43,12 +45,12 @@ def _run(src: str, entry: str = "main"):
 
 
 def _fix(src: str):
-    (d,) = [d for d in analyse(src, "case.py", Settings()) if d.code in ("PPO001", "PPO002")]
+    (d,) = [d for d in analyse(src, declared("case.py"), Settings()) if d.code in ("PPO001", "PPO002")]
     return d.fix.applicability if d.fix else None, d.fix.edits[0].content if d.fix else None
 
 
 def _applied(src: str, **settings) -> str:
-    result = process_text(src, "case.py", Settings(**settings), fix=True)
+    result = process_text(src, declared("case.py"), Settings(**settings), fix=True)
     return result.new_text if result.new_text is not None else src
 
 

@@ -670,7 +670,11 @@ def test_a_project_file_declaring_nothing_lets_the_walk_go_on(tmp_path: Path) ->
     assert got is not None and (got.version, got.path) == (Version("0.8.0"), str(tmp_path / "repo" / "requirements.txt"))
     _write(tmp_path, "repo/sub/pyproject.toml", '[project]\nname = "sub"\ndependencies = ["verl>=0.9"]\n')
     got = declared_verl(tmp_path / "repo" / "sub")
-    assert got is not None and got.version == Version("0.9.0")  # the nearest declaration decides
+    # issue 26: every pin that could apply must accept: the workspace's 0.8.0 still applies
+    assert got is not None and (got.version, got.path) == (Version("0.8.0"), str(tmp_path / "repo" / "requirements.txt"))
+    _write(tmp_path, "repo/requirements.txt", "verl>=0.9.1\n")
+    got = declared_verl(tmp_path / "repo" / "sub")
+    assert got is not None and (got.version, got.path) == (Version("0.9.0"), str(tmp_path / "repo" / "sub" / "pyproject.toml"))  # both accept: the nearest is shown
     _write(tmp_path, "requirements.txt", "verl==0.5.0\n")
     (tmp_path / "repo" / ".git").mkdir()
     _write(tmp_path, "repo/requirements.txt", "numpy\n")

@@ -16,6 +16,8 @@ from ppo_migrate.edits.cst_calls import configless_kind
 from ppo_migrate.edits.text_edits import process_text
 from ppo_migrate.settings import Settings
 
+from cli_helpers import declare_verl
+
 IMP = "from verl.trainer.constants_ppo import get_ppo_ray_runtime_env\n"
 #: with omegaconf's ``OmegaConf``: ``config = OmegaConf.load(p)`` is certainly a training config
 IMPC = IMP + "from omegaconf import OmegaConf\n"
@@ -121,6 +123,7 @@ def _package(tmp_path, layout: dict[str, str]):
         p = tmp_path / rel
         p.parent.mkdir(parents=True, exist_ok=True)
         p.write_text(text)
+    declare_verl(tmp_path)  # issue 26: the tree declares the verl it runs
 
 
 def test_relative_import_one_level(tmp_path) -> None:

@@ -1,0 +1,308 @@
+"""Declarations of verl in the dependency files :mod:`ppo_migrate.analysis.versions` read
+besides ``pyproject.toml``'s standard tables, ``setup.*``, locks and ``requirements*.txt``.
+
+Issue 26, family 2: a project that pins verl only in one of these files had its pin ignored
+and the newest signature assumed. Each reader yields the ``_Found`` entries of
+:mod:`.versions` (version, file, 1-based line, the requirement as written, kind):
+
+* ``environment.yml``/``environment.yaml`` (conda, read with PyYAML): a conda spec
+  (``verl=0.8.0``, ``verl>=0.8``, ``conda-forge::verl 0.8.0``) and the PEP 508 strings of
+  its ``pip:`` section;
+* ``tox.ini`` (:mod:`configparser`): ``deps`` of ``[testenv]`` and every ``[testenv:*]``
+  (``-r file`` includes read as requirement files);
+* ``Pipfile`` (:mod:`tomllib`): ``[packages]``/``[dev-packages]``, a version string or a
+  table (``git``/``path``: a direct reference); ``Pipfile.lock`` (JSON): an exact version
+  is a lock;
+* ``pixi.toml``: ``[pypi-dependencies]`` (PEP 440), ``[dependencies]`` (conda specs), and
+  those of every ``[feature.*]``;
+* hatch environments in ``pyproject.toml``: ``[tool.hatch.envs.*] dependencies`` and
+  ``extra-dependencies``.
+
+Requirements and specifiers are parsed with :mod:`packaging`; nothing is executed.
+"""
+
+from __future__ import annotations
+
+import configparser
+import json
+import os
+import re
+import tomllib
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
+from packaging.version import InvalidVersion, Version
+
+#: The file names these readers look at in a directory.
+PIN_FILES: tuple[str, ...] = (
+    "environment.yml",
+    "environment.yaml",
+    "tox.ini",
+    "Pipfile",
+    "Pipfile.lock",
+    "pixi.toml",
+)
+
+_CONDA = re.compile(r"^\s*(?:[\w.-]+::)?(?P<name>[A-Za-z0-9_.-]+)\s*(?P<spec>.*?)\s*$")
+
+
+def read_pins(root: Path) -> Iterator[Any]:
+    """Every declaration of verl in ``root``'s files of :data:`PIN_FILES`.
+
+    Args:
+        root: a directory.
+
+    Yields:
+        ``versions._Found`` entries; unreadable files and entries are skipped.
+    """
+    for name in ("environment.yml", "environment.yaml"):
+        yield from _environment(root / name)
+    yield from _tox(root / "tox.ini")
+    yield from _pipfile(root / "Pipfile")
+    yield from _pipfile_lock(root / "Pipfile.lock")
+    yield from _pixi(root / "pixi.toml")
+
+
+def _text(path: Path) -> str | None:
+    try:
+        return path.read_text(encoding="utf-8") if path.is_file() else None
+    except (OSError, UnicodeError):
+        return None
+
+
+def conda_specifier(spec: str) -> SpecifierSet | None:
+    """A conda version spec as a PEP 440 set for its lowest version: ``=0.8`` (0.8.*) and a
+    bare ``0.8.0`` become ``>=`` their version; ``None`` when unparsable.
+
+    Args:
+        spec: the part after the package name, e.g. ``"=0.8.0"``, ``">=0.8,<0.9"``, ``""``.
+    """
+    spec = spec.strip().split("[", 1)[0].strip()
+    if " " in spec:  # "0.8.0 py311_0": the build string says nothing of the version
+        spec = spec.split()[0]
+    if not spec or spec == "*":
+        return SpecifierSet()
+    clauses = []
+    for part in re.split(r"\s*,\s*", spec):
+        part = part.strip().rstrip(".*").rstrip("*")
+        if re.fullmatch(r"=?\d[\w.]*", part):
+            clauses.append(">=" + part.lstrip("="))
+        else:
+            clauses.append(part)
+    try:
+        return SpecifierSet(",".join(clauses))
+    except InvalidSpecifier:
+        return None
+
+
+def _conda(text: str, path: Path, line: int):
+    from ppo_migrate.analysis.versions import _Found, _is_verl, lowest_allowed
+
+    m = _CONDA.match(text)
+    if m is None or not _is_verl(m.group("name")):
+        return None
+    specifier = conda_specifier(m.group("spec"))
+    if specifier is None:
+        return None
+    if not len(specifier):
+        return _Found(None, path, line, text.strip(), "specifier", False)
+    return _Found(lowest_allowed(specifier), path, line, text.strip(), "specifier", True)
+
+
+def _line(raw: str, needle: str) -> int:
+    at = raw.find(needle)
+    return raw.count("\n", 0, at) + 1 if at >= 0 else 1
+
+
+def _environment(path: Path):
+    from ppo_migrate.analysis.versions import _from_reference, _from_requirement, _parses
+
+    raw = _text(path)
+    if raw is None:
+        return
+    import yaml
+
+    try:
+        data = yaml.safe_load(raw)
+    except yaml.YAMLError:
+        return
+    deps = data.get("dependencies") if isinstance(data, dict) else None
+    if not isinstance(deps, list):
+        return
+    for item in deps:
+        if isinstance(item, str):
+            found = _conda(item, path, _line(raw, item))
+            if found is not None:
+                yield found
+        elif isinstance(item, dict) and isinstance(item.get("pip"), list):
+            for text in item["pip"]:
+                if not isinstance(text, str):
+                    continue
+                line = _line(raw, text)
+                if text.startswith("-e ") or not _parses(text):
+                    found = _from_reference(text.removeprefix("-e ").strip().split()[0], path, line, text)
+                else:
+                    found = _from_requirement(text, path, line, lock_pins=True)
+                if found is not None:
+                    yield found
+
+
+def _tox(path: Path):
+    from ppo_migrate.analysis.versions import _from_requirement, _read_requirements
+
+    raw = _text(path)
+    if raw is None:
+        return
+    parser = configparser.ConfigParser(interpolation=None)
+    try:
+        parser.read_string(raw, source=str(path))
+    except configparser.Error:
+        return
+    seen: set[Path] = set()
+    for section in parser.sections():
+        if section != "testenv" and not section.startswith("testenv:"):
+            continue
+        if not parser.has_option(section, "deps"):
+            continue
+        for text in parser.get(section, "deps").splitlines():
+            text = text.split(" #", 1)[0].strip()
+            if not text or text.startswith("#"):
+                continue
+            text = re.sub(r"^[\w,!-]+:\s*", "", text)  # a factor condition (py311: verl==0.8)
+            if text.startswith(("-r", "-c")):
+                name = text[2:].strip().lstrip("=").strip().replace("{toxinidir}", str(path.parent))
+                yield from _read_requirements(Path(os.path.normpath(path.parent / name)), seen)
+                continue
+            found = _from_requirement(text, path, _line(raw, text), lock_pins=True)
+            if found is not None:
+                yield found
+
+
+def _toml(path: Path) -> tuple[dict[str, Any], str] | None:
+    raw = _text(path)
+    if raw is None:
+        return None
+    try:
+        return tomllib.loads(raw), raw
+    except tomllib.TOMLDecodeError:
+        return None
+
+
+def _table_entry(value: Any, path: Path, line: int, written: str, conda: bool = False):
+    """One ``verl = ...`` entry of a Pipfile or pixi.toml table."""
+    from ppo_migrate.analysis.versions import _Found, _local_directory, _tag, lowest_allowed
+
+    if isinstance(value, dict):
+        if {"git", "path", "url", "file"} & set(value):
+            tagged = _tag(value.get("tag") or value.get("ref") or value.get("rev")) if "git" in value else None
+            if tagged is not None:
+                return _Found(tagged, path, line, written, "lock", True)
+            local = value.get("path") or value.get("file")
+            local_dir = _local_directory(local, path) if isinstance(local, str) else None
+            return _Found(None, path, line, written, "direct-reference", True, local_dir)
+        value = value.get("version")
+    if not isinstance(value, str):
+        return None
+    if conda:
+        specifier = conda_specifier(value)
+    else:
+        text = value.strip()
+        if text == "*":
+            text = ""
+        elif re.fullmatch(r"\d[\w.]*", text):
+            text = "==" + text
+        try:
+            specifier = SpecifierSet(text)
+        except InvalidSpecifier:
+            specifier = None
+    if specifier is None:
+        return None
+    if not len(specifier):
+        return _Found(None, path, line, written, "specifier", False)
+    return _Found(lowest_allowed(specifier), path, line, written, "specifier", True)
+
+
+def _entries(table: Any, raw: str, path: Path, conda: bool = False):
+    from ppo_migrate.analysis.versions import _is_verl, _line_of_toml_key, _source_line
+
+    if not isinstance(table, dict):
+        return
+    for name, value in table.items():
+        if not isinstance(name, str) or not _is_verl(name):
+            continue
+        line = _line_of_toml_key(raw, name, 0)
+        found = _table_entry(value, path, line, _source_line(raw, line), conda)
+        if found is not None:
+            yield found
+
+
+def _pipfile(path: Path):
+    loaded = _toml(path)
+    if loaded is None:
+        return
+    data, raw = loaded
+    for key in ("packages", "dev-packages"):
+        yield from _entries(data.get(key), raw, path)
+
+
+def _pipfile_lock(path: Path):
+    from ppo_migrate.analysis.versions import _Found, _is_verl
+
+    raw = _text(path)
+    if raw is None:
+        return
+    try:
+        data = json.loads(raw)
+    except ValueError:
+        return
+    if not isinstance(data, dict):
+        return
+    for group in ("default", "develop"):
+        entries = data.get(group)
+        if not isinstance(entries, dict):
+            continue
+        for name, entry in entries.items():
+            if not isinstance(name, str) or not _is_verl(name) or not isinstance(entry, dict):
+                continue
+            line = _line(raw, f'"{name}"')
+            if {"git", "path", "file", "editable"} & set(entry):
+                yield _Found(None, path, line, f"verl ({path.name})", "lock", True)
+                continue
+            version = str(entry.get("version", "")).lstrip("=")
+            try:
+                yield _Found(Version(version), path, line, f"verl {version} ({path.name})", "lock", True)
+            except InvalidVersion:
+                continue
+
+
+def _pixi(path: Path):
+    loaded = _toml(path)
+    if loaded is None:
+        return
+    data, raw = loaded
+    tables = [data]
+    features = data.get("feature")
+    if isinstance(features, dict):
+        tables += [f for f in features.values() if isinstance(f, dict)]
+    for table in tables:
+        yield from _entries(table.get("pypi-dependencies"), raw, path)
+        yield from _entries(table.get("dependencies"), raw, path, conda=True)
+
+
+def hatch_envs(data: dict[str, Any], raw: str, path: Path):
+    """``[tool.hatch.envs.<name>] dependencies``/``extra-dependencies`` of a ``pyproject.toml``."""
+    from ppo_migrate.analysis.versions import _offset_of_table, _pep508_list, _strings
+
+    tool = data.get("tool")
+    hatch = tool.get("hatch") if isinstance(tool, dict) else None
+    envs = hatch.get("envs") if isinstance(hatch, dict) else None
+    if not isinstance(envs, dict):
+        return
+    for name, env in envs.items():
+        if not isinstance(env, dict):
+            continue
+        start = _offset_of_table(raw, f"tool.hatch.envs.{name}")
+        for key in ("dependencies", "extra-dependencies"):
+            yield from _pep508_list(_strings(env.get(key)), raw, path, start)

@@ -1,0 +1,1 @@
+"""The project a run works on: its root (:mod:`.root`)."""
