@@ -406,11 +406,16 @@ def test_no_temp_file_left_after_ctrl_c_of_a_real_run(migration_tree, tmp_path):
                 proc.wait()
         err_text = err.decode("utf-8", "replace")
         assert "Traceback" not in err_text, err_text
-        if started and proc.returncode != 0:
+        done = _assert_each_file_original_or_rewritten(root, original, expected)
+        if started and proc.returncode == -signal.SIGINT:
+            # the Ctrl-C came after the run's last write, while the interpreter was ending
+            # (its handlers back to the default): killed by the signal, as a shell shows 130;
+            # every file is then already rewritten and nothing is printed
+            assert done == len(original) and err_text == "", (done, err_text)
+        elif started and proc.returncode != 0:
             assert proc.returncode == 130, (proc.returncode, err_text)
             assert "interrupted" in err_text
         assert not temp_files(root), "Ctrl-C left a temporary file"
-        done = _assert_each_file_original_or_rewritten(root, original, expected)
         assert done > 0
 
 
