@@ -307,3 +307,22 @@ def test_a_copy_of_verl_the_call_may_import_decides(case: str, tmp_path: Path) -
     assert [f["code"] for f in found] == ["PPO005", "PPO005"], found
     for f in found:
         assert f"`{place}`" in f["message"], f["message"]
+
+
+def test_a_ppo005_reason_names_the_in_tree_definition_by_file_and_line(tmp_path: Path) -> None:
+    """Issue 28: a PPO005 decided by an in-tree copy carries the definition's file and line in
+    its JSON ``reason``, and ``full`` prints them under ``= note:``."""
+    root = _tree(tmp_path / "proj", {
+        "verl/__init__.py": "",
+        "verl/trainer/__init__.py": "",
+        "verl/trainer/constants_ppo.py": "import os\n\n\n" + VERL_08,  # the def at line 4
+    })
+    proc = run_cli("check", "--output-format", "json", "--show-notices", ".", cwd=root)
+    (found,) = [d for d in json.loads(proc.stdout) if d["code"] == "PPO005"][:1]
+    reason = found["reason"]
+    assert reason["kind"] == "in-tree-definition"
+    place = reason["lines"][0]
+    assert Path(place["filename"]) == (root / "verl" / "trainer" / "constants_ppo.py").resolve()
+    assert place["location"]["row"] == 4
+    full = run_cli("check", "--show-notices", ".", cwd=root).stdout
+    assert "  = note: " in full and "verl/trainer/constants_ppo.py:4" in full
