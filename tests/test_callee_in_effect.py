@@ -87,6 +87,36 @@ PINS: dict[str, tuple[dict[str, str], str]] = {
         {"pixi.toml": '[project]\nname = "rl"\n\n[dependencies]\npython = "3.11.*"\nverl = "0.8.*"\n'},
         "pixi.toml:6",
     ),
+    # a fresh tester's forms: each beside a root `verl>=0.9`, each was a safe rewrite
+    "tox-toml": (
+        {"requirements.txt": "verl>=0.9\n", "tox.toml": '[env_run_base]\ndeps = ["verl==0.8.0", "omegaconf"]\n'},
+        "tox.toml:2",
+    ),
+    "tox-toml-env": (
+        {"requirements.txt": "verl>=0.9\n", "tox.toml": '[env.gpu]\ndeps = [\n  "verl==0.8.0",\n]\n'},
+        "tox.toml:3",
+    ),
+    "setup-cfg-testenv": (
+        {"requirements.txt": "verl>=0.9\n", "setup.cfg": "[metadata]\nname = rl\n\n[testenv]\ndeps =\n    verl==0.8.0\n"},
+        "setup.cfg:6",
+    ),
+    "pyproject-legacy-tox-ini": (
+        {"requirements.txt": "verl>=0.9\n",
+         "pyproject.toml": '[tool.tox]\nlegacy_tox_ini = """\n[testenv]\ndeps = verl==0.8.0\n"""\n'},
+        "pyproject.toml:4",
+    ),
+    "pyproject-tool-tox": (
+        {"requirements.txt": "verl>=0.9\n", "pyproject.toml": '[tool.tox.env_run_base]\ndeps = ["verl==0.8.0"]\n'},
+        "pyproject.toml:2",
+    ),
+    "conda-named-environment": (
+        {"requirements.txt": "verl>=0.9\n", "environment-gpu.yml": "dependencies:\n  - pip\n  - pip:\n    - verl==0.8.0\n"},
+        "environment-gpu.yml:4",
+    ),
+    "pyproject-tool-pixi": (
+        {"pyproject.toml": '[tool.pixi.pypi-dependencies]\nverl = "==0.8.0"\n'},
+        "pyproject.toml:2",
+    ),
     "pins-disagree": (  # the root allows 0.9, docker/ installs 0.8: the lowest wins
         {"requirements.txt": "verl>=0.9\n", "docker/requirements.txt": "verl==0.8.0\n"},
         "docker/requirements.txt:1",

@@ -16,7 +16,12 @@ and the newest signature assumed. Each reader yields the ``_Found`` entries of
 * ``pixi.toml``: ``[pypi-dependencies]`` (PEP 440), ``[dependencies]`` (conda specs), and
   those of every ``[feature.*]``;
 * hatch environments in ``pyproject.toml``: ``[tool.hatch.envs.*] dependencies`` and
-  ``extra-dependencies``.
+  ``extra-dependencies``;
+* a fresh tester's forms (issue 26): any ``environment*.yml``/``.yaml`` (``environment-gpu.yml``),
+  tox 4's ``tox.toml`` (``[env_run_base]``/``[env.*]`` ``deps``) and the same tables under
+  ``[tool.tox]`` of ``pyproject.toml`` (with its ``legacy_tox_ini`` string), tox's
+  ``[testenv]`` sections in ``setup.cfg``, and pixi's tables under ``[tool.pixi]`` of
+  ``pyproject.toml``.
 
 Requirements and specifiers are parsed with :mod:`packaging`; nothing is executed.
 """
@@ -40,6 +45,7 @@ PIN_FILES: tuple[str, ...] = (
     "environment.yml",
     "environment.yaml",
     "tox.ini",
+    "tox.toml",
     "Pipfile",
     "Pipfile.lock",
     "pixi.toml",
@@ -57,9 +63,15 @@ def read_pins(root: Path) -> Iterator[Any]:
     Yields:
         ``versions._Found`` entries; unreadable files and entries are skipped.
     """
-    for name in ("environment.yml", "environment.yaml"):
-        yield from _environment(root / name)
+    try:  # environment.yml, environment-gpu.yml, environment_dev.yaml, ...
+        conda = sorted(p for p in root.glob("environment*.y*ml") if p.suffix in (".yml", ".yaml"))
+    except OSError:
+        conda = []
+    for path in conda:
+        yield from _environment(path)
     yield from _tox(root / "tox.ini")
+    yield from _tox_toml(root / "tox.toml")
+    yield from _setup_cfg_tox(root / "setup.cfg")
     yield from _pipfile(root / "Pipfile")
     yield from _pipfile_lock(root / "Pipfile.lock")
     yield from _pixi(root / "pixi.toml")
@@ -150,14 +162,80 @@ def _environment(path: Path):
 
 
 def _tox(path: Path):
+    raw = _text(path)
+    if raw is not None:
+        yield from tox_ini_pins(raw, path, raw)
+
+
+def _setup_cfg_tox(path: Path):
+    """tox's ``[testenv]`` sections in ``setup.cfg`` (tox reads them there too)."""
+    raw = _text(path)
+    if raw is not None and "testenv" in raw:
+        yield from tox_ini_pins(raw, path, raw)
+
+
+def _tox_deps(deps: Any, path: Path, raw: str):
+    """The ``deps`` list of a tox 4 TOML environment table."""
+    from ppo_migrate.analysis.versions import _from_requirement
+
+    if not isinstance(deps, list):
+        return
+    for text in deps:
+        if not isinstance(text, str):
+            continue
+        found = _from_requirement(text.strip(), path, _line(raw, text), lock_pins=True)
+        if found is not None:
+            yield found
+
+
+def tox_toml_pins(tox: Any, path: Path, raw: str):
+    """``deps`` of ``[env_run_base]`` and every ``[env.<name>]`` of tox 4's TOML
+    configuration (``tox.toml``, or ``[tool.tox]`` of ``pyproject.toml``: ``tox`` is that
+    table), and a ``legacy_tox_ini`` string read as ``tox.ini``."""
+    if not isinstance(tox, dict):
+        return
+    base = tox.get("env_run_base")
+    if isinstance(base, dict):
+        yield from _tox_deps(base.get("deps"), path, raw)
+    envs = tox.get("env")
+    if isinstance(envs, dict):
+        for env in envs.values():
+            if isinstance(env, dict):
+                yield from _tox_deps(env.get("deps"), path, raw)
+    legacy = tox.get("legacy_tox_ini")
+    if isinstance(legacy, str):
+        yield from tox_ini_pins(legacy, path, raw)
+
+
+def _tox_toml(path: Path):
+    loaded = _toml(path)
+    if loaded is not None:
+        yield from tox_toml_pins(loaded[0], path, loaded[1])
+
+
+def pixi_tables(pixi: Any, raw: str, path: Path):
+    """pixi's dependency tables (``pixi.toml``'s top level, or ``[tool.pixi]`` of
+    ``pyproject.toml``): ``[pypi-dependencies]``, ``[dependencies]`` and every feature's."""
+    if not isinstance(pixi, dict):
+        return
+    tables = [pixi]
+    features = pixi.get("feature")
+    if isinstance(features, dict):
+        tables += [f for f in features.values() if isinstance(f, dict)]
+    for table in tables:
+        yield from _entries(table.get("pypi-dependencies"), raw, path)
+        yield from _entries(table.get("dependencies"), raw, path, conda=True)
+
+
+def tox_ini_pins(ini: str, path: Path, raw: str):
+    """``deps`` of ``[testenv]`` and every ``[testenv:*]`` of tox's INI configuration
+    ``ini`` (``tox.ini``, ``setup.cfg``, a ``legacy_tox_ini`` string), lines counted in the
+    file's text ``raw``."""
     from ppo_migrate.analysis.versions import _from_requirement, _read_requirements
 
-    raw = _text(path)
-    if raw is None:
-        return
     parser = configparser.ConfigParser(interpolation=None)
     try:
-        parser.read_string(raw, source=str(path))
+        parser.read_string(ini, source=str(path))
     except configparser.Error:
         return
     seen: set[Path] = set()
@@ -279,16 +357,18 @@ def _pipfile_lock(path: Path):
 
 def _pixi(path: Path):
     loaded = _toml(path)
-    if loaded is None:
-        return
-    data, raw = loaded
-    tables = [data]
-    features = data.get("feature")
-    if isinstance(features, dict):
-        tables += [f for f in features.values() if isinstance(f, dict)]
-    for table in tables:
-        yield from _entries(table.get("pypi-dependencies"), raw, path)
-        yield from _entries(table.get("dependencies"), raw, path, conda=True)
+    if loaded is not None:
+        yield from pixi_tables(loaded[0], loaded[1], path)
+
+
+def pyproject_tool_pins(data: dict[str, Any], raw: str, path: Path):
+    """The other tools' tables of a ``pyproject.toml`` that declare verl: hatch's
+    environments, ``[tool.tox]`` and ``[tool.pixi]``."""
+    yield from hatch_envs(data, raw, path)
+    tool = data.get("tool")
+    if isinstance(tool, dict):
+        yield from tox_toml_pins(tool.get("tox"), path, raw)
+        yield from pixi_tables(tool.get("pixi"), raw, path)
 
 
 def hatch_envs(data: dict[str, Any], raw: str, path: Path):

@@ -64,7 +64,7 @@ from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.utils import InvalidSdistFilename, InvalidWheelFilename, canonicalize_name, parse_sdist_filename, parse_wheel_filename
 from packaging.version import InvalidVersion, Version
 
-from ppo_migrate.analysis.pins import PIN_FILES, hatch_envs, read_pins
+from ppo_migrate.analysis.pins import PIN_FILES, pyproject_tool_pins, read_pins
 from ppo_migrate.project.root import is_marked
 
 __all__ = [
@@ -618,7 +618,7 @@ def _read_pyproject(root: Path) -> Iterator[_Found]:
     yield from _pyproject_poetry(data, raw, path)
     yield from _pyproject_pdm(data, raw, path)
     yield from _pyproject_setuptools_dynamic(data, path)
-    yield from hatch_envs(data, raw, path)
+    yield from pyproject_tool_pins(data, raw, path)
 
 
 def _pyproject_setuptools_dynamic(data: dict[str, Any], path: Path) -> Iterator[_Found]:
