@@ -160,7 +160,6 @@ def _fresh_caches() -> None:
     index._CACHE.clear()
     import_sections._cached.cache_clear()
     signatures._RESOLVERS.clear()  # the callee in effect, per directory of a run
-    signatures._STRAY_COPIES.clear()  # the copies of verl in a repository
     versions._FOLDERS.clear()  # the folders holding dependency files, per project
 
 

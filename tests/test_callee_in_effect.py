@@ -356,28 +356,3 @@ def test_a_ppo005_reason_names_the_in_tree_definition_by_file_and_line(tmp_path:
     assert place["location"]["row"] == 4
     full = run_cli("check", "--show-notices", ".", cwd=root).stdout
     assert "  = note: " in full and "verl/trainer/constants_ppo.py:4" in full
-
-
-@pytest.mark.parametrize("folder", ["third_party/verl", "support/fake_pkgs", "vendor/verl"])
-def test_a_stray_copy_off_the_known_import_roots_makes_the_fix_unsafe(tmp_path: Path, folder: str) -> None:
-    """A fresh tester's hole (issue 26): a verl 0.8 copy without a packaging file that
-    pytest's ``pythonpath`` (or a ``sys.path.insert``, a Dockerfile) puts first on the path,
-    while ``requirements.txt`` says ``verl>=0.9``: a plain apply rewrote the call, which then
-    raised TypeError. Now the fix is unsafe, naming the copy, and the code runs after apply."""
-    root = _tree(tmp_path / "proj", {
-        "requirements.txt": "verl>=0.9\n",
-        f"{folder}/verl/__init__.py": "",
-        f"{folder}/verl/trainer/__init__.py": "",
-        f"{folder}/verl/trainer/constants_ppo.py": VERL_08,
-    })
-    on_path = root / folder
-    assert _runs(root, on_path) == BEFORE
-    proc = run_cli("apply", "--exit-zero", ".", cwd=root)
-    assert proc.returncode == 0, proc.stderr
-    assert _runs(root, on_path) == BEFORE  # nothing rewritten: still runs against the copy
-    found, _ = _check(root)
-    assert (found["code"], found["fix"]["applicability"]) == ("PPO001", "unsafe")
-    assert found["reason"]["kind"] == "uncertain-definition"
-    place = found["reason"]["lines"][0]
-    assert Path(place["filename"]).resolve() == (on_path / "verl" / "trainer" / "constants_ppo.py").resolve()
-    assert place["location"]["row"] == 1

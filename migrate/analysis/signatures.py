@@ -652,50 +652,6 @@ class SignatureResolver:
                     return decided
         if not verl:
             return CalleeInEffect(True, "unknown", "", f"no in-tree definition of `{qualified}`: a config is assumed to be accepted")
-        decided = self._by_release(directory, module, name)
-        if decided.accepts_config and decided.certain:
-            stray = self._stray_copy(directory, top, module, name)
-            if stray is not None:
-                return stray
-        return decided
-
-    def _stray_copy(self, directory: Path, top: str, module: str, name: str) -> CalleeInEffect | None:
-        """A copy of ``top`` anywhere in the repository, off the import roots the walk knows,
-        whose definition takes no config: an uncertain answer (the fix is unsafe) naming it.
-
-        A fresh tester's forms (issue 26): a vendored ``third_party/verl/verl`` without a
-        packaging file that pytest's ``pythonpath``, a ``sys.path.insert``, a Dockerfile's
-        ``PYTHONPATH``, a ``.pth`` file or a Makefile puts first on the path; the pin says 0.9
-        while the copy that runs says 0.8, and the rewritten call raised ``TypeError``."""
-        from ppo_migrate.project.root import search_root
-
-        boundary = search_root(directory.absolute(), self.stop)
-        if boundary is None:
-            return None
-        key = (str(boundary), top)
-        copies = _STRAY_COPIES.get(key)
-        if copies is None:
-            copies = _STRAY_COPIES[key] = _copies_in(str(boundary), top, module)
-        for root in copies:
-            found = self._read([Path(root)], module, name, "in-tree", True)
-            if found is not None and not found.accepts_config:
-                reason = (
-                    f"{found.reason}; a copy in the repository off the paths known to import it: "
-                    "if anything puts it on sys.path (pytest's pythonpath, sys.path.insert, a "
-                    "Dockerfile), the config would raise TypeError"
-                )
-                return CalleeInEffect(
-                    True, "in-tree", found.where, reason, reason,
-                    "remove or update that copy, or exclude it if nothing imports it",
-                    _why("in-tree", reason, found.why.lines[0].path if found.why and found.why.lines else None,
-                         found.why.lines[0].line if found.why and found.why.lines else 1, "uncertain-definition"),
-                    certain=False,
-                )
-        return None
-
-    def _by_release(self, directory: Path, module: str, name: str) -> CalleeInEffect:
-        """The callee decided by the verl release the project runs (sources 2-5)."""
-        verl = True
         setting = self._setting(directory)
         if setting is not None:
             version, where, place = setting
@@ -843,27 +799,6 @@ class SignatureResolver:
             reason = f"`{where}` defines `{d.spelled}` without a config parameter" + (_PRE_PR if verl else "")
             remedy = copy
         return _refuse(source, where, reason, remedy, _why(source, reason, d.path, d.line))
-
-
-#: ``(repository root, package) -> install roots of every copy of the package in it``
-_STRAY_COPIES: dict[tuple[str, str], list[str]] = {}
-#: Folders never searched for stray copies (environments, caches, build output, VCS).
-_NOT_SEARCHED = frozenset({
-    "node_modules", "__pycache__", "site-packages", "dist-packages", "build", "dist", ".git",
-    ".venv", "venv", ".tox", ".nox", ".mypy_cache", ".pytest_cache", ".ruff_cache",
-})
-
-
-def _copies_in(boundary: str, top: str, module: str) -> list[str]:
-    """The folders under ``boundary`` holding ``top/<module's path>.py`` (a copy of the
-    package with the module), each the folder to put on ``sys.path`` for it."""
-    tail = module.split(".")[1:]
-    found: list[str] = []
-    for directory, subdirs, _files in os.walk(boundary):
-        subdirs[:] = sorted(d for d in subdirs if d not in _NOT_SEARCHED and not d.startswith("."))
-        if top in subdirs and os.path.isfile(os.path.join(directory, top, *tail[:-1], f"{tail[-1]}.py") if tail else os.path.join(directory, top, "__init__.py")):
-            found.append(directory)
-    return found
 
 
 def _nearest_setting(directory: Path) -> tuple[Version, str, tuple[str, int] | None] | None:
