@@ -70,9 +70,9 @@ class ClassIndex:
         self.root = root
         self.settings = settings
 
-    def find_class(self, qualified: str) -> tuple[ModuleAnalysis, ast.ClassDef] | None:
-        """The top-level class ``qualified`` (``pkg.base.TrainerBase``) and its module's
-        analysis, or ``None`` when no file of the project defines exactly one such class."""
+    def _module_of(self, qualified: str) -> tuple[ModuleAnalysis, str] | None:
+        """The analysis of the project module holding ``qualified`` and the name's last part,
+        or ``None`` (no project root, no dotted name, no such file, a file that fails)."""
         if self.root is None or "." not in qualified:
             return None
         module, _, name = qualified.rpartition(".")
@@ -80,8 +80,15 @@ class ClassIndex:
         if path is None:
             return None
         analysis = self._analysis(path, module)
-        if analysis is None:
+        return None if analysis is None else (analysis, name)
+
+    def find_class(self, qualified: str) -> tuple[ModuleAnalysis, ast.ClassDef] | None:
+        """The top-level class ``qualified`` (``pkg.base.TrainerBase``) and its module's
+        analysis, or ``None`` when no file of the project defines exactly one such class."""
+        found = self._module_of(qualified)
+        if found is None:
             return None
+        analysis, name = found
         defs = [
             s for s in analysis.module.tree.body if isinstance(s, ast.ClassDef) and s.name == name
         ]
@@ -91,15 +98,10 @@ class ClassIndex:
         """The top-level function ``qualified`` (``pkg.sections.logging_section``) of a
         project module and that module's analysis, or ``None`` when no file of the project
         defines exactly one such ``def`` there (no other binding of the name either)."""
-        if self.root is None or "." not in qualified:
+        found = self._module_of(qualified)
+        if found is None:
             return None
-        module, _, name = qualified.rpartition(".")
-        path = module_file(self.root, module)
-        if path is None:
-            return None
-        analysis = self._analysis(path, module)
-        if analysis is None:
-            return None
+        analysis, name = found
         defs = [
             s for s in analysis.module.tree.body
             if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and s.name == name

@@ -700,9 +700,19 @@ def _run_modules(paths: Sequence[str]) -> set[str]:
     return out
 
 
-def _imports_of(tree: ast.AST, package: tuple[str, ...]) -> set[str]:
-    """The modules ``tree`` imports from (``import a.b``: ``a``, ``a.b``; ``from a import
-    b``: ``a`` and ``a.b``; relative imports resolved against ``package``)."""
+def imported_modules(tree: ast.AST, package: tuple[str, ...], *, from_packages: bool = False) -> set[str]:
+    """The modules ``tree`` imports from, anywhere in it.
+
+    Args:
+        tree: a parsed module.
+        package: its package's parts, for relative imports.
+        from_packages: also the packages above a ``from`` import's module (``from a.b
+            import c``: ``a`` too, whose ``__init__`` runs first).
+
+    Returns:
+        ``import a.b``: ``a``, ``a.b``; ``from a.b import c``: ``a.b`` and ``a.b.c`` (and
+        ``a`` with ``from_packages``); relative imports resolved against ``package``.
+    """
     from ppo_migrate.targets import resolve_relative
 
     out: set[str] = set()
@@ -714,7 +724,8 @@ def _imports_of(tree: ast.AST, package: tuple[str, ...]) -> set[str]:
         elif isinstance(node, ast.ImportFrom):
             base = resolve_relative("." * node.level + (node.module or ""), package)
             if base:
-                out.add(base)
+                parts = base.split(".") if from_packages else [base]
+                out.update(".".join(parts[:k]) for k in range(1, len(parts) + 1))
                 out.update(f"{base}.{a.name}" for a in node.names)
     return out
 
@@ -772,7 +783,7 @@ def _file_imports(path: str, tree: ast.AST | None, module_package) -> set[str]:
             return set()
         if tree is None:
             return set()
-    return _imports_of(tree, module_package(path) if path and path != "-" else ())
+    return imported_modules(tree, module_package(path) if path and path != "-" else ())
 
 
 def patch_reason(patch: Patch):
@@ -783,7 +794,7 @@ def patch_reason(patch: Patch):
 
 
 __all__ = [
-    "PATCHERS", "Names", "Patch", "Replacement", "call_replacements", "own_replacement",
+    "PATCHERS", "Names", "Patch", "imported_modules", "Replacement", "call_replacements", "own_replacement",
     "patch_reason", "patched_at", "reaching_patch", "replaced_names", "replacements", "target_patches",
     "through_names",
 ]

@@ -151,17 +151,9 @@ def _module_bindings(
                 bound.pop(stmt.name, None)
 
     visit(tree.body)
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            for alias in node.names:
-                parts = alias.name.split(".")
-                imports.update(".".join(parts[:k]) for k in range(1, len(parts) + 1))
-        elif isinstance(node, ast.ImportFrom):
-            base = resolve_relative("." * node.level + (node.module or ""), package)
-            if base:
-                parts = base.split(".")
-                imports.update(".".join(parts[:k]) for k in range(1, len(parts) + 1))
-                imports.update(f"{base}.{a.name}" for a in node.names)
+    from ppo_migrate.analysis.patches import imported_modules
+
+    imports.update(imported_modules(tree, package, from_packages=True))
     imports.discard(module)
     return bound, imports
 
