@@ -44,11 +44,13 @@ import pytest
 
 from cli_helpers import FIXTURES, run_cli
 
-from ppo_migrate.diagnostics import INFORMATIONAL_CODES
+from ppo_migrate.diagnostics import INFORMATIONAL_CODES, RULES
 
 RULE_FIXTURES = FIXTURES / "rules"
 UPDATE_ENV = "PPO_MIGRATE_UPDATE_FIXTURES"
 UPDATE = os.environ.get(UPDATE_ENV) == "1"
+#: rules no input file can produce: PPO904 is a file changed on disk during the run
+NOT_FROM_A_FILE = {"PPO904"}
 #: what each stub prints when it is called (a run that never reaches it proves nothing)
 STUB_CALLED = "stub: "
 
@@ -236,3 +238,13 @@ def test_rule_fixture(case: Case, tmp_path: Path) -> None:
     else:
         assert not (case.root / "expected-unsafe").exists(), f"{case} has no unsafe fix"
 
+
+def test_every_rule_from_a_file_has_cases_that_fire_and_near_misses() -> None:
+    """Each rule an input file can produce has a folder with a case finding it and a near
+    miss (``valid_*``); no folder names an unknown code."""
+    by_code: dict[str, list[Case]] = {}
+    for case in CASES:
+        by_code.setdefault(case.code, []).append(case)
+    assert set(by_code) == set(RULES) - NOT_FROM_A_FILE
+    for code, cases in by_code.items():
+        assert any(c.valid for c in cases) and any(not c.valid for c in cases), code
