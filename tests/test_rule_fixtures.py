@@ -155,20 +155,24 @@ def _check_apply(case: Case, work: Path, flags: tuple[str, ...], expected: Path)
         assert after[rel] == want[rel], f"{case}: {expected.name}/{rel} is not what `{command}` made"
 
 
-def _forget_modules(root: Path) -> None:
-    """Drop the modules a run imported from ``root`` (the stub verl above all)."""
+def _forget_modules(root: Path) -> dict[str, object]:
+    """Take out of ``sys.modules`` (and return) every ``verl`` module and every module
+    imported from ``root``: the case's stub verl must be the one its entry point imports."""
     prefix = str(root.resolve())
+    taken = {}
     for name, module in list(sys.modules.items()):
         file = getattr(module, "__file__", None) or ""
         if name == "verl" or name.startswith("verl.") or file.startswith(prefix):
-            del sys.modules[name]
+            taken[name] = sys.modules.pop(name)
+    return taken
 
 
 def _run_entry(root: Path, entry: str) -> tuple[BaseException | None, str]:
     """Run ``root/entry`` as ``__main__`` in this process, ``root`` first on ``sys.path`` and
-    the working directory: the exception it raised (or ``None``) and what it printed."""
+    the working directory: the exception it raised (or ``None``) and what it printed. The
+    modules it imported from ``root`` are dropped after, those it hid put back."""
     saved_path, saved_cwd, saved_bytecode = list(sys.path), os.getcwd(), sys.dont_write_bytecode
-    _forget_modules(root)
+    hidden = _forget_modules(root)
     sys.path.insert(0, str(root))
     os.chdir(root)
     sys.dont_write_bytecode = True
@@ -184,6 +188,7 @@ def _run_entry(root: Path, entry: str) -> tuple[BaseException | None, str]:
         os.chdir(saved_cwd)
         sys.dont_write_bytecode = saved_bytecode
         _forget_modules(root)
+        sys.modules.update(hidden)
 
 
 def _assert_runs(case: Case, tree: str, root: Path) -> None:
