@@ -394,16 +394,36 @@ class ConfigFinder:
         if holder.kind in (ScopeKind.MODULE, ScopeKind.CLASS) and self._globals_rewritten:
             worst = "weak"  # ``globals()["config"] = d``, ``exec(...)``: not all bindings seen
         self._record_global(name, holder)
+        against = conflict = False
         for b in self.finder.bindings_in(holder, name):
+            noted = len(self._evidence)
             trust = self._binding_trust(b.node, b.qualified, holder)
             if trust == "against":
-                # evidence against one binding (or one caller's value) is against the name,
-                # whatever another binding shows for it: on that path the value is not a
-                # training config (``launch(base if flag else {"a": 1})``)
-                return trust
-            if trust == "weak":
+                # evidence against one binding (or one caller's value): on that path the
+                # value is not a training config (``launch(base if flag else {"a": 1})``)
+                against = True
+                conflict = conflict or self._conflict(self._evidence[noted:])
+            elif trust == "weak":
                 worst = trust
-        return worst
+        if against and not conflict:
+            return "against"
+        # the same binding shows evidence for a training config too (one caller passes it,
+        # another a dict; ``config or {...}``): the evidence conflicts, an unsafe fix at best
+        # whose reason names both (issue 27). Another binding's evidence for does not count:
+        # it may never reach the call (``config = str(config)`` after a config parameter).
+        return "weak" if against else worst
+
+    def _conflict(self, evidence: list[tuple[str, str, object]]) -> bool:
+        """Whether ``evidence`` (the pieces one binding's judgement noted) holds both
+        evidence against a training config and evidence for one (a verl section, a config
+        YAML); if so a ``conflicting-evidence`` piece naming both is noted first."""
+        for_ = next((e for e in evidence if e[0] == "strong"), None)
+        against = next((e for e in evidence if e[0] == "against"), None)
+        if for_ is None or against is None:
+            return False
+        text = f"evidence conflicts: {against[1]}, but {for_[1]}"
+        self._evidence.insert(0, ("weak", text, against[2]))
+        return True
 
     @functools.cached_property
     def _globals_rewritten(self) -> bool:
