@@ -124,11 +124,11 @@ def render(rules: Iterable[Rule] | None = None) -> str:
         (
             "Each rule's cases live in [fixtures/rules/](../fixtures/rules) (`<CODE>/<case>/`: the"
             " input project, `expected.json` from `check`, `expected/` from `apply`; near misses"
-            " are `valid_*`), run by [tests/test_rule_fixtures.py](../tests/test_rule_fixtures.py)."
+            " are `valid_*`), run by [tests/integration/test_rule_fixtures.py](../tests/integration/test_rule_fixtures.py)."
         ),
         (
             "After an intended change, regenerate their expected files with"
-            " `PPO_MIGRATE_UPDATE_FIXTURES=1 python -m pytest -n0 tests/test_rule_fixtures.py`"
+            " `PPO_MIGRATE_UPDATE_FIXTURES=1 python -m pytest -n0 tests/integration/test_rule_fixtures.py`"
             " and read the diff before committing it."
         ),
     ]

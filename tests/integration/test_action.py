@@ -22,7 +22,7 @@ from cli_helpers import declare_verl
 
 pytestmark = [pytest.mark.slow, pytest.mark.network]
 
-PROJECT = Path(__file__).resolve().parents[1]
+PROJECT = Path(__file__).resolve().parents[2]
 SNAPSHOT_ITEMS = ("pyproject.toml", "README.md", "LICENSE", "action.yml", "runtime", "migrate")
 IMP = "from verl.trainer.constants_ppo import get_ppo_ray_runtime_env\n"
 TRAINER = IMP + "\n\ndef run_ppo(config):\n    ray.init(runtime_env=get_ppo_ray_runtime_env())\n"

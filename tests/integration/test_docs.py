@@ -19,7 +19,7 @@ repository's ``fixtures/``, ``tests/data/`` and ``docs/``, with this worktree's
   ``---``/``+++`` lines.
 - ``text``, ``toml``, ``yaml``: not run here (``toml`` and ``yaml`` blocks are run by the
   tests named next to them: docs/settings.md's by its own console block,
-  tests/test_precommit_hooks.py, tests/test_action.py). Keep ``text`` blocks few.
+  tests/integration/test_precommit_hooks.py, tests/integration/test_action.py). Keep ``text`` blocks few.
 - Rule pages (docs/rules/): each Python example (split into files at ``# file: PATH``
   lines) is linted with ``ppo-migrate check``, which must report exactly the codes its
   comments mark, on those lines.
@@ -36,7 +36,7 @@ from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
 FENCE = re.compile(r"^```([\w-]*)[^\n]*\n(.*?)^```[ \t]*$", re.S | re.M)
 RUN = {"console", "sh", "python", "diff"}

@@ -12,7 +12,7 @@ import pytest
 #: one worker runs these (pytest-xdist): the wheel is built once
 pytestmark = pytest.mark.xdist_group("packaging")
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")

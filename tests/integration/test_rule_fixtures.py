@@ -21,7 +21,7 @@ A case folder holds:
 A case whose name starts with ``valid_`` is a near miss: its folder's code must not be
 found there; every other case must find it.
 
-``PPO_MIGRATE_UPDATE_FIXTURES=1 python -m pytest -n0 tests/test_rule_fixtures.py`` rewrites
+``PPO_MIGRATE_UPDATE_FIXTURES=1 python -m pytest -n0 tests/integration/test_rule_fixtures.py`` rewrites
 ``expected.json``, ``expected/`` and ``expected-unsafe/`` from what the tool does now (as
 ruff's ``cargo insta`` / ``--update``); read every changed file before committing it.
 """

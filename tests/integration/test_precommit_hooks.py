@@ -23,7 +23,7 @@ import pytest
 #: one worker runs these (pytest-xdist): the hook environment is built once
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("pre-commit")]
 
-PROJECT = Path(__file__).resolve().parents[1]
+PROJECT = Path(__file__).resolve().parents[2]
 SNAPSHOT_ITEMS = ("pyproject.toml", "README.md", "LICENSE", ".pre-commit-hooks.yaml", "runtime", "migrate")
 
 IMPORT = "from verl.trainer.constants_ppo import get_ppo_ray_runtime_env\n"

@@ -33,7 +33,7 @@ from ppo_migrate.settings import Settings
 #: one at a time
 pytestmark = pytest.mark.xdist_group("quiet")
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 PPO = [sys.executable, "-m", "ppo_migrate"]
 #: ``--jobs 2`` runs here test the worker pool: pinned to it, small trees included
 POOL = {runner.FORCE_POOL_ENV: "1"}
