@@ -31,6 +31,7 @@ from ppo_migrate.analysis.module import (
 )
 from ppo_migrate.constants import CONFIG_PARAMETER
 from ppo_migrate.diagnostics import (
+    NOTICE_SEPARATOR,
     Diagnostic,
     Edit,
     Fix,
@@ -107,7 +108,7 @@ def _config_finder(analysis: ModuleAnalysis, settings: Settings, path: str, pack
         analysis.targets,
         tuple(settings.config_names),
         analysis.parents,
-        ClassIndex(package_root(path, package), settings),
+        ClassIndex(package_root(path, package), settings, ModuleAnalysis),
     )
 
 
@@ -372,8 +373,6 @@ class ModuleAnalysis:
         # issue 12: the definition the call binds to decides whether a config may be passed
         in_effect = callee_signature(self.path, t.names, self.settings)
         if not in_effect.accepts_config:
-            from ppo_migrate.output.concise_format import NOTICE_SEPARATOR
-
             return self._diagnostic(
                 t,
                 "PPO005",
