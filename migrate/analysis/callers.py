@@ -30,10 +30,15 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import NamedTuple
 
+from ppo_migrate.analysis.check import ModuleAnalysis
+from ppo_migrate.analysis.patches import replaced_names
+from ppo_migrate.analysis.scopes import ScopeKind, frames as scope_frames
+from ppo_migrate.analysis.targets import all_args
 from ppo_migrate.constants import CONFIG_PARAMETER
 from ppo_migrate.diagnostics import Diagnostic, Related, qualname
 from ppo_migrate.files import UnreadableFile, decode_source, read_source, utf8_source
 from ppo_migrate.prefilter import is_candidate, spells_otherwise
+from ppo_migrate.scratch import original_cwd, original_path
 from ppo_migrate.settings import Settings
 from ppo_migrate.targets import (
     module_name,
@@ -258,10 +263,6 @@ class _AstFacts:
     ) -> None:
         import ast
 
-        from ppo_migrate.analysis.check import ModuleAnalysis
-        from ppo_migrate.analysis.scopes import ScopeKind
-        from ppo_migrate.analysis.targets import all_args
-
         self.path = path
         self.decide = decide
         self.module = module_name(path)
@@ -460,8 +461,6 @@ def reference_fqs(analysis, module: str, package: tuple[str, ...], node) -> set[
     """
     import ast
 
-    from ppo_migrate.analysis.scopes import frames as scope_frames
-
     if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
         # ``self.f`` (any spelling of an instance method's first parameter): the class's f
         method = analysis.targets.instance_method_of(node.value, node.value.id)
@@ -513,8 +512,6 @@ def _dynamic_names(call) -> list[str]:
     ``monkeypatch.setitem(sys.modules, "app.lib", fake)``: ``"lib"``, the module itself
     replaced); each binds the last dotted part of the name it is given."""
     import ast
-
-    from ppo_migrate.analysis.patches import replaced_names
 
     names = replaced_names(call)
     if names:
@@ -595,8 +592,6 @@ def _full_name_parts(node) -> list[str] | None:
 def _local_prefix(analysis, holder) -> str:
     """LibCST's spelling of a local qualified name's prefix: ``""`` at module level,
     ``"Cls."`` in a class body, ``"outer.<locals>."`` in a function."""
-    from ppo_migrate.analysis.scopes import frames as scope_frames
-
     frames = scope_frames(holder)
     if not frames:
         return ""
@@ -709,8 +704,6 @@ def _indexer(settings: Settings, given: Mapping[str, FileIndex] | None):
         if callees is not None:
             decide = frozenset(callees) | (kept.decided if kept is not _MISSING else frozenset())
         try:
-            from ppo_migrate.analysis.check import ModuleAnalysis
-
             analysis = _analysis(path, settings, package_for_relative_imports(path), ModuleAnalysis)
             built: FileIndex | None = index_file(analysis, path, settings, stamp, decide)
         except Exception:  # unreadable or unparsable: reported by the main pass already
@@ -1059,8 +1052,6 @@ def _unanalysed_mention(path: str, name: str, files: Sequence[str]) -> str | Non
     In a preview's scratch copy (``apply --thread-config --diff``) the real project is
     walked, as the real run walks it (:func:`ppo_migrate.scratch.original_path`).
     """
-    from ppo_migrate.scratch import original_cwd, original_path
-
     root = _project_root(str(original_path(path)))
     seen = {os.path.realpath(original_path(f)) for f in files}
     needle = name.encode("utf-8")
