@@ -38,6 +38,7 @@ from ppo_migrate.constants import CONFIG_PARAMETER
 from ppo_migrate.diagnostics import Diagnostic, Related, qualname
 from ppo_migrate.files import UnreadableFile, decode_source, read_source, utf8_source
 from ppo_migrate.prefilter import is_candidate, spells_otherwise
+from ppo_migrate.project.root import project_root
 from ppo_migrate.scratch import original_cwd, original_path
 from ppo_migrate.settings import Settings
 from ppo_migrate.targets import (
@@ -1024,18 +1025,17 @@ def plan(
     return Plan(threadable, reasons, index), entries
 
 
-_PROJECT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git")
 _SKIPPED_DIRS = frozenset({"__pycache__", "node_modules", "site-packages", "build", "dist"})
 
 
 def _project_root(path: str) -> Path:
-    """The nearest directory above ``path`` holding a project marker (``pyproject.toml``,
-    ``setup.py``, ``setup.cfg``, ``.git``); else the directory of its top-level package."""
-    start = Path(path).absolute().parent
-    for directory in (start, *start.parents):
-        if any((directory / m).exists() for m in _PROJECT_MARKERS):
-            return directory
-    root = start
+    """The project root of ``path`` (:func:`ppo_migrate.project.root.project_root`: the git
+    top level, else the nearest project marker above it); else the directory of its
+    top-level package."""
+    found = project_root([path])
+    if found is not None:
+        return found
+    root = Path(path).absolute().parent
     for _ in module_package(path):
         root = root.parent
     return root

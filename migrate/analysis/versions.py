@@ -176,7 +176,7 @@ def declared_verl(start: str | os.PathLike[str], stop: str | os.PathLike[str] | 
     top: Path | None = None
     while True:
         ancestors.add(here)
-        if _is_project_root(here):
+        if is_marked(here):
             top = here
             decided = _decide(here)
             if decided is not None:
@@ -292,17 +292,6 @@ def installed_verl() -> VerlDeclaration | None:
 
 # ---------------------------------------------------------------------------------------------
 # Walking and deciding
-
-
-def _is_project_root(directory: Path) -> bool:
-    """A folder whose dependency files may declare verl: a project marker
-    (:func:`ppo_migrate.project.root.is_marked`), or a ``requirements/`` folder of them."""
-    if is_marked(directory):
-        return True
-    try:
-        return any(p.is_file() for pattern in _REQUIREMENTS_PATTERNS[2:] for p in directory.glob(pattern))
-    except OSError:
-        return False
 
 
 def _decide(root: Path) -> VerlDeclaration | None:
