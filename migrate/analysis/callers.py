@@ -28,7 +28,7 @@ import re
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from ppo_migrate.analysis.check import ModuleAnalysis
 from ppo_migrate.analysis.patches import replaced_names
@@ -40,7 +40,6 @@ from ppo_migrate.files import UnreadableFile, decode_source, read_source, utf8_s
 from ppo_migrate.prefilter import is_candidate, spells_otherwise
 from ppo_migrate.project.root import project_root
 from ppo_migrate.scratch import original_cwd, original_path
-from ppo_migrate.settings import Settings
 from ppo_migrate.targets import (
     module_name,
     module_package,
@@ -48,6 +47,9 @@ from ppo_migrate.targets import (
     package_for_relative_imports,
     resolve_relative,
 )
+
+if TYPE_CHECKING:
+    from ppo_migrate.settings import Settings
 
 DEFAULT_DEPTH = 3
 _TRANSPARENT_DECORATORS = frozenset({"staticmethod", "classmethod"})

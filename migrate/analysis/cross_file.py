@@ -27,7 +27,7 @@ import os
 import re
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from ppo_migrate.analysis.callers import reference_fqs
 from ppo_migrate.analysis.check import ModuleAnalysis
@@ -37,7 +37,6 @@ from ppo_migrate.analysis.targets import dotted_parts
 from ppo_migrate.diagnostics import CallerOrigin, Diagnostic, Reason, Related, qualname
 from ppo_migrate.files import decode_source, utf8_source
 from ppo_migrate.prefilter import is_candidate, read_bytes as _read_bytes
-from ppo_migrate.settings import Settings
 from ppo_migrate.targets import (
     absolute_parent,
     module_name,
@@ -46,6 +45,9 @@ from ppo_migrate.targets import (
     package_for_relative_imports,
     resolve_relative,
 )
+
+if TYPE_CHECKING:
+    from ppo_migrate.settings import Settings
 
 #: Above this many names, a file's identifiers are collected once instead of searching
 #: the bytes for each name.

@@ -26,14 +26,16 @@ import ast
 import os
 import re
 from collections.abc import Iterable, Iterator, Sequence
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from ppo_migrate.constants import MAX_SOURCE_CHARS
 from ppo_migrate.diagnostics import Reason, Related
 from ppo_migrate.files import decode_source
 from ppo_migrate.prefilter import read_bytes
-from ppo_migrate.settings import Settings
 from ppo_migrate.targets import module_name, module_package, namespace_prefixes, resolve_relative
+
+if TYPE_CHECKING:
+    from ppo_migrate.settings import Settings
 
 #: THE table of callables that replace an attribute or an item named by a string or a
 #: keyword, by the last name of what they call, and how they name it:
