@@ -148,10 +148,11 @@ def discover(paths, settings) -> list[str]:
 
 
 def project_root(settings):
-    """The directory paths are shown relative to: the settings' project root, else the cwd."""
-    from pathlib import Path
+    """The directory paths are shown relative to: the settings' project root, else the cwd
+    (:func:`ppo_migrate.project.root.display_root`)."""
+    from ppo_migrate.project.root import display_root
 
-    return Path(settings.project_root) if settings.project_root else Path.cwd()
+    return display_root(settings.project_root)
 
 
 def stdin(settings, name: str | None, mode, keep: dict[str, str] | None = None):

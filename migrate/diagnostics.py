@@ -559,6 +559,9 @@ RULES: dict[str, Rule] = {
 INFORMATIONAL_CODES = frozenset({"PPO004", "PPO005"})
 #: Informational codes the concise output lists only when asked (``--show-notices``).
 NOTICE_CODES = frozenset({"PPO005"})
+#: What separates a notice's call from its reason in its message (the concise output's
+#: summary of notices takes the reason after it).
+NOTICE_SEPARATOR = " left as it is: "
 
 
 class Edit(NamedTuple):

@@ -66,6 +66,7 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import NamedTuple
 
+from ppo_migrate.analysis.evidence import VERL_SECTIONS, composed_keys, file_keys, find_file
 from ppo_migrate.analysis.flow import Bound, bound_at
 from ppo_migrate.analysis.index import ClassIndex
 from ppo_migrate.analysis.module import ParsedModule
@@ -75,11 +76,6 @@ from ppo_migrate.analysis.targets import TargetFinder, all_args, dotted_parts
 from ppo_migrate.diagnostics import CallerOrigin, Reason, Related, qualname
 from ppo_migrate.targets import resolve_relative
 
-#: Top-level sections of verl's training config (verl ``trainer/config/ppo_trainer.yaml``).
-VERL_SECTIONS = frozenset({
-    "actor_rollout_ref", "critic", "algorithm", "trainer", "data", "reward_model", "reward",
-    "global_profiler",
-})
 #: Qualified names of omegaconf's ``DictConfig``.
 DICTCONFIG_NAMES = frozenset({"omegaconf.DictConfig", "omegaconf.dictconfig.DictConfig"})
 #: Annotations that say nothing against a config (``Any``, ``object``).
@@ -814,8 +810,6 @@ class ConfigFinder:
         directory = self._module_dir()
         if name is None or directory is None:
             return None
-        from ppo_migrate.analysis.evidence import file_keys, find_file
-
         root = self.classes.root if self.classes is not None else None
         found = find_file(name, directory, _repository_top(directory, root))
         if not found:
@@ -895,8 +889,6 @@ class ConfigFinder:
         """The evidence of config ``name`` of ``config_dir`` composed
         (:func:`ppo_migrate.analysis.evidence.composed_keys`); ``None`` when the file is not
         in the repository."""
-        from ppo_migrate.analysis.evidence import composed_keys
-
         result = composed_keys(config_dir, name)
         shown = _display(result.path)
         if result.keys is None:

@@ -26,10 +26,16 @@ import ast
 import os
 import re
 from collections.abc import Iterable, Iterator, Sequence
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
+from ppo_migrate.constants import MAX_SOURCE_CHARS
 from ppo_migrate.diagnostics import Reason, Related
-from ppo_migrate.settings import Settings
+from ppo_migrate.files import decode_source
+from ppo_migrate.prefilter import read_bytes
+from ppo_migrate.targets import module_name, module_package, namespace_prefixes, resolve_relative
+
+if TYPE_CHECKING:
+    from ppo_migrate.settings import Settings
 
 #: THE table of callables that replace an attribute or an item named by a string or a
 #: keyword, by the last name of what they call, and how they name it:
@@ -130,9 +136,6 @@ def parse_bytes(data: bytes) -> ast.Module | None:
     """``ast.parse`` of a file's bytes, or ``None`` where the per-file phase reports it
     instead (longer than ``constants.MAX_SOURCE_CHARS``, undecodable, a syntax error, nested
     too deeply): such a file cannot run either."""
-    from ppo_migrate.constants import MAX_SOURCE_CHARS
-    from ppo_migrate.files import decode_source
-
     if len(data) > 4 * MAX_SOURCE_CHARS:
         return None
     try:
@@ -414,8 +417,6 @@ def target_patches(candidates: Iterable[str], paths: Sequence[str], settings: Se
         ``sys.modules["verl.trainer.constants_ppo"] = fake``, a fake
         ``verl/trainer/constants_ppo.py`` defining the function without a config).
     """
-    from ppo_migrate.prefilter import read_bytes
-
     candidates = list(candidates)
     datas: dict[str, bytes] = {}
     for path in candidates:
@@ -462,8 +463,6 @@ def target_patches(candidates: Iterable[str], paths: Sequence[str], settings: Se
         found.extend(_fake_definitions(path, data, names, tree))
         for module, line, kind, what in _patches_in(tree, names, constants, _is_test_file(path)):
             if module == "<own>":  # ``globals()[...] = f``: the file's own module
-                from ppo_migrate.analysis.callers import module_name
-
                 module = module_name(path)
             found.append((module, path, line, kind, what))
 
@@ -689,9 +688,7 @@ def _imported_modules(tree: ast.AST) -> dict[str | None, str | None]:
 
 def _run_modules(paths: Sequence[str]) -> set[str]:
     """Every name a module of the run may be imported by (its own and, above its outermost
-    package, the folders' prefixes: :func:`ppo_migrate.analysis.callers.namespace_prefixes`)."""
-    from ppo_migrate.analysis.callers import module_name, namespace_prefixes
-
+    package, the folders' prefixes: :func:`ppo_migrate.targets.namespace_prefixes`)."""
     out: set[str] = set()
     for path in paths:
         name = module_name(path)
@@ -713,8 +710,6 @@ def imported_modules(tree: ast.AST, package: tuple[str, ...], *, from_packages: 
         ``import a.b``: ``a``, ``a.b``; ``from a.b import c``: ``a.b`` and ``a.b.c`` (and
         ``a`` with ``from_packages``); relative imports resolved against ``package``.
     """
-    from ppo_migrate.targets import resolve_relative
-
     out: set[str] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
@@ -751,8 +746,6 @@ def reaching_patch(
     """
     if not patches:
         return None
-    from ppo_migrate.analysis.callers import module_name, namespace_prefixes
-    from ppo_migrate.targets import module_package
 
     here = os.path.abspath(path)
     own: set[str] | None = None
@@ -775,8 +768,6 @@ def reaching_patch(
 
 def _file_imports(path: str, tree: ast.AST | None, module_package) -> set[str]:
     if tree is None:
-        from ppo_migrate.prefilter import read_bytes
-
         try:
             tree = parse_bytes(read_bytes(path))
         except (OSError, ValueError):

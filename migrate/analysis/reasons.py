@@ -22,6 +22,7 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING
 
+from ppo_migrate.analysis.configs import _PATH_CALLS, VERL_SECTIONS, _default_of, _stringish
 from ppo_migrate.diagnostics import Reason, Related
 
 if TYPE_CHECKING:
@@ -296,8 +297,6 @@ def _evidence(finder: ConfigFinder, name: str, node: ast.AST, holder: Scope) -> 
             return f"`*{name}` is a tuple of arguments"
         if args is not None and node is args.kwarg:
             return f"`**{name}` is a dict of keyword arguments"
-        from ppo_migrate.analysis.configs import _default_of
-
         default = _default_of(holder.node, node)
         if default is not None and finder._passed_trust(default) == "against":
             return f"`{name}` defaults to `{_src(finder, default)}`, {_value_kind(finder, default)}"
@@ -332,8 +331,6 @@ def _evidence(finder: ConfigFinder, name: str, node: ast.AST, holder: Scope) -> 
 
 def _value_kind(finder: ConfigFinder, value: ast.expr) -> str:
     """What kind of value ``value`` is, as evidence against a training config."""
-    from ppo_migrate.analysis.configs import VERL_SECTIONS, _stringish
-
     if isinstance(value, ast.Dict):
         return f"a dict literal without a verl section ({', '.join(sorted(VERL_SECTIONS))})"
     if isinstance(value, (ast.List, ast.ListComp)):
@@ -363,8 +360,6 @@ def _value_kind(finder: ConfigFinder, value: ast.expr) -> str:
             return "a dict without a verl section"
         if isinstance(func, ast.Attribute) and func.attr in ("parse_args", "parse_known_args"):
             return "command-line arguments"
-        from ppo_migrate.analysis.configs import _PATH_CALLS
-
         if names & _PATH_CALLS:
             return "a path"
     if isinstance(value, ast.Name) and value.id.lower().endswith(("path", "file", "dir", "yaml", "yml")):

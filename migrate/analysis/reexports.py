@@ -17,6 +17,10 @@ import ast
 import re
 from collections.abc import Iterable, Mapping, Sequence
 
+from ppo_migrate.analysis.patches import imported_modules, parse_bytes
+from ppo_migrate.prefilter import read_bytes
+from ppo_migrate.targets import module_name, module_package, resolve_relative
+
 
 def project_reexports(
     datas: Mapping[str, bytes], read_more, targets: Iterable[str], *, rounds: int = 4
@@ -38,10 +42,6 @@ def project_reexports(
         (not one of the targets' own packages) to a target, and imported by another module
         of the run.
     """
-    from ppo_migrate.analysis.callers import module_name
-    from ppo_migrate.analysis.patches import parse_bytes
-    from ppo_migrate.targets import module_package
-
     targets = tuple(targets)
     known: dict[str, str] = {t: t for t in targets}
     tops = {t.split(".", 1)[0] for t in targets}
@@ -98,8 +98,6 @@ def _module_bindings(
     """``(bound, imports)``: each module-level name bound by an import or a plain alias,
     with the qualified name it stands for (``{"get_...": "verl.trainer.constants_ppo.get_...",
     "make_env": same}``), and every module the tree imports (at any depth)."""
-    from ppo_migrate.targets import resolve_relative
-
     bound: dict[str, str] = {}
     imports: set[str] = set()
 
@@ -151,8 +149,6 @@ def _module_bindings(
                 bound.pop(stmt.name, None)
 
     visit(tree.body)
-    from ppo_migrate.analysis.patches import imported_modules
-
     imports.update(imported_modules(tree, package, from_packages=True))
     imports.discard(module)
     return bound, imports
@@ -161,8 +157,6 @@ def _module_bindings(
 def words_reader(paths: Sequence[str], skip: Iterable[str]):
     """A ``read_more`` for :func:`project_reexports`: the files of ``paths`` (but ``skip``)
     whose bytes spell one of the words asked for."""
-    from ppo_migrate.prefilter import read_bytes
-
     skipped = set(skip)
 
     def read_more(words: list[bytes]) -> dict[str, bytes]:

@@ -57,7 +57,9 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from ppo_migrate.constants import CONFIG_PARAMETER
 from ppo_migrate.diagnostics import Reason, Related
+from ppo_migrate.project.root import search_root
 from ppo_migrate.scratch import in_preview, original_cwd, original_path
+from ppo_migrate.settings import ConfigError, load_settings
 from ppo_migrate.targets import absolute_parent
 
 if TYPE_CHECKING:
@@ -462,8 +464,6 @@ def install_levels(
     Returns:
         ``(roots, unreadable)`` per level that has any, nearest level first; roots sorted.
     """
-    from ppo_migrate.project.root import search_root
-
     start = start.absolute()
     boundary = search_root(start, stop)
     if boundary is None:
@@ -656,6 +656,9 @@ class SignatureResolver:
         if setting is not None:
             version, where, place = setting
             return self._by_version(version, "setting", where, where, "runs", place)
+        # not a cycle (versions imports nothing of this module): imported on the first call
+        # no in-tree copy or setting decides, as versions pulls packaging's requirement
+        # parser and importlib.metadata (~60 ms of start-up that such a run never needs)
         from ppo_migrate.analysis.versions import declared_verl, installed_verl
 
         declared = declared_verl(directory, self.stop)
@@ -804,8 +807,6 @@ class SignatureResolver:
 def _nearest_setting(directory: Path) -> tuple[Version, str, tuple[str, int] | None] | None:
     """``verl-version`` of the nearest ``pyproject.toml`` with a ``[tool.ppo-migrate]`` table
     above ``directory`` (ruff's hierarchical configuration), or ``None``."""
-    from ppo_migrate.settings import ConfigError, load_settings
-
     try:  # one read: the settings' project root is the directory of the table's pyproject
         settings = load_settings([directory])
     except ConfigError:

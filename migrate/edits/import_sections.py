@@ -26,6 +26,8 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ppo_migrate.scratch import original_cwd
+
 FUTURE, STDLIB, THIRD_PARTY, FIRST_PARTY, LOCAL = range(5)
 
 
@@ -109,8 +111,6 @@ def read_import_sections(project_root: Path | None) -> ImportSections:
     if project_root:
         root = Path(project_root)
     else:  # the real working directory, also in a preview's scratch copy
-        from ppo_migrate.scratch import original_cwd
-
         root = original_cwd()
     ruff: dict | None = None
     for name in ("ruff.toml", ".ruff.toml"):

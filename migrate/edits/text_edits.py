@@ -14,6 +14,10 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, NamedTuple
 
+from ppo_migrate.analysis.callers import index_file
+from ppo_migrate.analysis.check import ModuleAnalysis, analyse
+from ppo_migrate.analysis.cross_file import pending_origins, with_verdicts
+from ppo_migrate.analysis.index import parsed_here
 from ppo_migrate.diagnostics import Diagnostic, Edit
 
 if TYPE_CHECKING:
@@ -89,9 +93,6 @@ def process_text(
         ppo_migrate.codemod.UnparsableSource, libcst.ParserSyntaxError: only with
             ``use_ppo_runtime``, when LibCST cannot take the text for the import move.
     """
-    from ppo_migrate.analysis.check import ModuleAnalysis, analyse
-    from ppo_migrate.analysis.index import parsed_here
-
     analysis = ModuleAnalysis(text, path, settings, module=parsed_here(path, index_stamp, text))
     diagnostics = _judged(analysis.diagnostics(), settings)
     run_settings = settings  # the caller phase's (``_use_ppo_runtime`` may change ``settings``)
@@ -108,8 +109,6 @@ def process_text(
             return None
         if not has_entry_point(remaining):
             return None
-        from ppo_migrate.analysis.callers import index_file
-
         try:
             return index_file(analysis, path, run_settings, index_stamp)
         except Exception:  # noqa: BLE001
@@ -129,8 +128,6 @@ def process_text(
     origins: tuple = ()
     verdicts = getattr(settings, "caller_verdicts", None)
     if verdicts is not None and not getattr(settings, "unsafe_fixes", False):
-        from ppo_migrate.analysis.cross_file import pending_origins
-
         # safe fixes resting on parameters whose callers in other files are not judged
         # yet: the rewrite is made, and written once they are (``ppo_migrate.runner.run``)
         origins = tuple(sorted(pending_origins(applied, dict(verdicts)), key=repr))
@@ -151,8 +148,6 @@ def _judged(diagnostics: Sequence[Diagnostic], settings: Settings) -> list[Diagn
     (:func:`ppo_migrate.analysis.cross_file.with_verdicts`), when it has one."""
     if not getattr(settings, "caller_verdicts", None):
         return list(diagnostics)
-    from ppo_migrate.analysis.cross_file import with_verdicts
-
     return with_verdicts(diagnostics, dict(settings.caller_verdicts))
 
 
@@ -170,6 +165,7 @@ def _use_ppo_runtime(text: str, settings: Settings) -> tuple[str, int, Settings]
         does not print back is kept), how many were moved, and the settings with
         ``ppo_runtime``'s function among the targets (the moved calls resolve to it).
     """
+    # not a cycle: only --use-ppo-runtime needs these (LibCST; import_sections' dataclasses)
     from ppo_migrate.edits.cst_calls import _exact_prefix, parse_module
     from ppo_migrate.edits.import_sections import import_sections
     from ppo_migrate.edits.imports import FUNCTION, PPO_RUNTIME, use_ppo_runtime

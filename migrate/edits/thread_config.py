@@ -20,8 +20,14 @@ import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from ppo_migrate.analysis.callers import Plan, _stamp, module_name
-from ppo_migrate.edits.cst_calls import UnparsableSource, parse_module
+from ppo_migrate.analysis.check import analyse
 from ppo_migrate.diagnostics import Diagnostic
+from ppo_migrate.edits.cst_calls import (
+    UnparsableSource,
+    configless_kind,
+    parse_module,
+    rewrite_call,
+)
 from ppo_migrate.files import FileChanged, atomic_write, decode_source, encode_source, read_source
 from ppo_migrate.settings import Settings
 
@@ -122,8 +128,6 @@ class _ThreadTransformer(cst.CSTTransformer):
 
     def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.Call:
         if original_node in self.runtime:
-            from ppo_migrate.edits.cst_calls import configless_kind, rewrite_call
-
             kind = configless_kind(original_node) or "empty"
             return rewrite_call(updated_node, kind, self.runtime[original_node], keyword=self.keyword)
         if original_node in self.callers:
@@ -191,8 +195,6 @@ def _prepare(path: str, the_plan: Plan, settings: Settings):
                 continue
             needs.add(functions[callee].path)
     if params:
-        from ppo_migrate.analysis.check import analyse
-
         mod = module_name(path)
         for d in analyse(text, path, settings):
             fq = f"{mod}.{d.scope}"

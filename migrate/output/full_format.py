@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import TextIO
 
 from ppo_migrate.diagnostics import Diagnostic
+from ppo_migrate.files import decode_source
 from ppo_migrate.output.concise_format import emit as emit_concise
 from ppo_migrate.output.concise_format import header_line
 
@@ -67,8 +68,6 @@ def _read_lines(path: str) -> list[str] | None:
         return None
     import os
     import stat
-
-    from ppo_migrate.files import decode_source
 
     try:
         st = os.stat(path)
