@@ -368,7 +368,7 @@ def apply(
             """apply's run over ``files``: the outcomes, the findings, the threaded files."""
             result = commands.run_discovered(
                 files, settings, run_mode, opts["jobs"], opts["no_progress"],
-                on_outcome=None if diff else rewrote,
+                on_outcome=None if diff else rewrote, given=paths or (".",),
             )
             found = sorted(
                 (d for o in result.outcomes for d in o.diagnostics), key=lambda d: d.sort_key()

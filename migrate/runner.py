@@ -463,6 +463,7 @@ def run(
     progress: Callable[[int, int, str], None] | None = None,
     on_outcome: Callable[[FileOutcome], None] | None = None,
     force_pool: bool | None = None,
+    given: Sequence[str] | None = None,
 ) -> RunResult:
     """Process files and return their outcomes in path order.
 
@@ -479,6 +480,11 @@ def run(
             order the files finish; ``apply`` prints its "Rewrote ..." lines from it.
         force_pool: for tests of the pool only: see :func:`use_pool` (``None``: as the
             :data:`FORCE_POOL_ENV` environment variable says).
+        given: the command line's paths, if known (``None``: ``paths`` were named one by
+            one). Replacements of the runtime function are looked for in the whole
+            repository (:func:`ppo_migrate.project.repository.repository_files`), not in
+            ``paths`` only; a directory of ``given`` that is the repository's root tells
+            that ``paths`` hold it all already.
 
     Returns:
         A :class:`RunResult`; ``interrupted`` is set when Ctrl-C stopped it (the
@@ -496,7 +502,7 @@ def run(
         settings = settings.replace(caller_verdicts=())
     with _ctrl_c_recorded() as stop_requested:
         return _run(
-            paths, settings, mode, jobs, progress, on_outcome, stop_requested, force_pool
+            paths, settings, mode, jobs, progress, on_outcome, stop_requested, force_pool, given
         )
 
 
@@ -511,6 +517,7 @@ def run_scouted(
     *,
     jobs: int | None = None,
     progress: Callable[[int, int, str], None] | None = None,
+    given: Sequence[str] | None = None,
 ) -> tuple[list[str], RunResult]:
     """Run the files a scout (:func:`ppo_migrate.scout.start`) discovers, analysing each
     candidate as it arrives while the scout walks and prefilters the rest.
@@ -518,7 +525,7 @@ def run_scouted(
     Args:
         scout: the started :class:`ppo_migrate.scout.Scout`; stopped and reaped here
             whatever happens.
-        settings, mode, jobs, progress: as for :func:`run` (``mode`` is ``check``).
+        settings, mode, jobs, progress, given: as for :func:`run` (``mode`` is ``check``).
 
     Returns:
         ``(files, result)``: the discovered files (as
@@ -538,12 +545,12 @@ def run_scouted(
         if settings.caller_verdicts is None:
             settings = settings.replace(caller_verdicts=())
         with _ctrl_c_recorded() as stop_requested:
-            return _run_with_scout(scout, settings, mode, jobs, progress, stop_requested)
+            return _run_with_scout(scout, settings, mode, jobs, progress, stop_requested, given)
     finally:
         scout.kill()
 
 
-def _run_with_scout(scout, settings, mode, jobs, progress, stop_requested):
+def _run_with_scout(scout, settings, mode, jobs, progress, stop_requested, given=None):
     """:func:`run_scouted`'s work once the scout runs."""
 
     def check_stop() -> None:
@@ -579,8 +586,11 @@ def _run_with_scout(scout, settings, mode, jobs, progress, stop_requested):
         # the scout's files came one by one: the project's re-exports of the runtime
         # function and its patches among them are looked for now (``check`` only:
         # nothing was written)
-        settings = _reanalyse_for_reexports(result.outcomes, files, settings, mode, check_stop)
-        _apply_target_patches(result.outcomes, files, settings)
+        others = _repository(files, settings, mode, given)
+        settings = _reanalyse_for_reexports(
+            result.outcomes, files, settings, mode, check_stop, others
+        )
+        _apply_target_patches(result.outcomes, files, settings, others)
         _judge_across_files(result.outcomes, files, settings, mode, None, check_stop)
     except KeyboardInterrupt:
         result.interrupted = True
@@ -690,7 +700,7 @@ def _import_analysis(full: bool = False) -> None:
 
 
 def _run(
-    paths, settings, mode, jobs, progress, on_outcome, stop_requested, force_pool=None
+    paths, settings, mode, jobs, progress, on_outcome, stop_requested, force_pool=None, given=None
 ) -> RunResult:
     """:func:`run`, with ``stop_requested()`` true once Ctrl-C was pressed."""
 
@@ -700,10 +710,11 @@ def _run(
 
     global _on_written
     candidates, sizes = _prefilter([os.fspath(p) for p in paths], settings)
-    settings, more = _with_reexports(settings, mode, candidates, paths)
+    others = _repository(paths, settings, mode, given) if candidates else []
+    settings, more = _with_reexports(settings, mode, candidates, paths, others)
     if more:  # an alias brought a new name (``make_env``): its callers are candidates too
         candidates, sizes = _prefilter([os.fspath(p) for p in paths], settings)
-    settings = _with_target_patches(settings, mode, candidates, paths)
+    settings = _with_target_patches(settings, mode, candidates, paths, others)
     result = RunResult()
     jobs = jobs or default_jobs()
     # files replaced whose outcome has not come back yet (a Ctrl-C right after the
@@ -748,23 +759,52 @@ def _run(
     return result
 
 
-def _with_reexports(settings: Settings, mode: Mode, candidates, paths) -> tuple[Settings, bool]:
+def _repository(paths, settings: Settings, mode: Mode, given=None) -> list[str]:
+    """The repository's Python files beyond ``paths``
+    (:func:`ppo_migrate.project.repository.repository_files`), for the look-outs that must
+    see the whole project whichever files the command line names: the re-exports of the
+    runtime function and its replacements (a pre-commit hook passes the staged files only,
+    and the test holding the double is not among them). ``[]`` for the modes that do not
+    look out (standard input, ``add-noqa``)."""
+    if mode not in (Mode.CHECK, Mode.APPLY, Mode.DIFF):
+        return []
+    if settings.reexports is not None and settings.target_patches is not None:
+        return []
+    from ppo_migrate.project.repository import repository_files
+
+    return repository_files([os.fspath(p) for p in paths], settings, given)
+
+
+def _with_reexports(
+    settings: Settings, mode: Mode, candidates, paths, others: Sequence[str] = ()
+) -> tuple[Settings, bool]:
     """``settings`` with the project's own re-exports of the targets added to them
     (:func:`ppo_migrate.analysis.reexports.project_reexports`: ``pkg/__init__.py``
     re-exporting the function, ``make_env = get_ppo_ray_runtime_env`` imported elsewhere;
     issue 26, family 6), and whether they bring a new last name (then the candidates are
-    looked for again). Only for the run's own files, as :func:`_with_target_patches`."""
+    looked for again). Only for a run on files, as :func:`_with_target_patches`; the
+    re-exporting module may be one of ``others`` (the repository's other files:
+    :func:`_repository`) that names a target and that the run's files may import
+    (:func:`ppo_migrate.analysis.reexports.spelled_modules`)."""
     if mode not in (Mode.CHECK, Mode.APPLY, Mode.DIFF) or settings.reexports is not None:
         return settings, False
     from ppo_migrate.analysis.reexports import project_reexports, words_reader
 
+    named = list(candidates)
+    files = [os.fspath(p) for p in paths]
+    if others:
+        from ppo_migrate.analysis.reexports import spelled_modules
+
+        tops = {t.split(".", 1)[0] for t in settings.targets}
+        loaded = spelled_modules(files, others, tops)
+        named += _prefilter(loaded, settings)[0]
+        files += loaded
     datas: dict[str, bytes] = {}
-    for path in candidates:
+    for path in named:
         try:
             datas[path] = _read_bytes(path)
         except (OSError, ValueError):
             continue
-    files = [os.fspath(p) for p in paths]
     found = project_reexports(datas, words_reader(files, datas), settings.targets)
     if not found:
         return settings.replace(reexports=()), False
@@ -775,13 +815,14 @@ def _with_reexports(settings: Settings, mode: Mode, candidates, paths) -> tuple[
 
 
 def _reanalyse_for_reexports(
-    outcomes: list[FileOutcome], files: Sequence[str], settings: Settings, mode: Mode, check_stop
+    outcomes: list[FileOutcome], files: Sequence[str], settings: Settings, mode: Mode, check_stop,
+    others: Sequence[str] = (),
 ) -> Settings:
     """A scouted ``check``'s outcomes (in place) as :func:`_with_reexports` would have made
     them: the files its scout analysed before the re-exports were known are analysed again
     with them when they may call one (they spell its name). Returns the settings."""
     candidates = [o.path for o in outcomes]
-    settings, _ = _with_reexports(settings, mode, candidates, files)
+    settings, _ = _with_reexports(settings, mode, candidates, files, others)
     if not settings.reexports:
         return settings
     again, _ = _prefilter(list(files), settings)
@@ -806,21 +847,50 @@ def _reanalyse_for_reexports(
     return settings
 
 
-def _with_target_patches(settings: Settings, mode: Mode, candidates, paths) -> Settings:
-    """``settings`` with where the run's files replace the runtime function
+def _with_target_patches(
+    settings: Settings, mode: Mode, candidates, paths, others: Sequence[str] = ()
+) -> Settings:
+    """``settings`` with where the repository's files replace the runtime function
     (:func:`ppo_migrate.analysis.patches.target_patches`), found before any file is
     analysed, so that a fix they reach is unsafe from the start (``apply`` writes a file
-    as soon as it is done). Only for the run's own files (not standard input, the codemod
-    command, the Fixit rule)."""
+    as soon as it is done). Only for a run on files (not standard input, the codemod
+    command, the Fixit rule). ``others``: the repository's other files (:func:`_repository`)."""
     if mode not in (Mode.CHECK, Mode.APPLY, Mode.DIFF) or settings.target_patches is not None:
         return settings
+    candidates, files = _with_reaching(candidates, [os.fspath(p) for p in paths], settings, others)
     from ppo_migrate.analysis.patches import target_patches
 
-    found = target_patches(candidates, [os.fspath(p) for p in paths], settings)
+    found = target_patches(candidates, files, settings)
     return settings.replace(target_patches=found)
 
 
-def _apply_target_patches(outcomes: list[FileOutcome], files: Sequence[str], settings: Settings) -> None:
+def _with_reaching(
+    candidates: Sequence[str], files: list[str], settings: Settings, others: Sequence[str]
+) -> tuple[list[str], list[str]]:
+    """``(candidates, files)`` with those of ``others`` (the repository's files beyond the
+    run) from which a replacement may reach the candidates' calls
+    (:func:`ppo_migrate.analysis.patches.reachable_files`: a test loading the calling
+    module, what it loads, a ``conftest.py`` above it, a fake package beside it): a test
+    double of a call in ``files`` lives in a test the command line may not name (a
+    pre-commit hook passes the staged files only). Those naming a target join the
+    candidates (the look-out takes aliases and constants from them), the rest are read by
+    the look-out's byte check."""
+    candidates = list(candidates)
+    if not candidates or not others:
+        return candidates, files
+    from ppo_migrate.analysis.patches import reachable_files
+
+    modules = {t.rsplit(".", 1)[0] for t in settings.targets if "." in t}
+    more = reachable_files(candidates, others, modules)
+    if not more:
+        return candidates, files
+    named, _ = _prefilter(more, settings)
+    return [*candidates, *named], [*files, *more]
+
+
+def _apply_target_patches(
+    outcomes: list[FileOutcome], files: Sequence[str], settings: Settings, others: Sequence[str] = ()
+) -> None:
     """A scouted ``check``'s outcomes (in place) as :func:`_with_target_patches` would have
     made them: each safe fix that another file's replacement of the runtime function may
     reach is unsafe, the reason added to its message, as
@@ -831,7 +901,10 @@ def _apply_target_patches(outcomes: list[FileOutcome], files: Sequence[str], set
         return
     from ppo_migrate.analysis.patches import patch_reason, reaching_patch, target_patches
 
-    patches = target_patches([o.path for o in outcomes], files, settings)
+    candidates, everything = _with_reaching(
+        [o.path for o in outcomes], [os.fspath(f) for f in files], settings, others
+    )
+    patches = target_patches(candidates, everything, settings)
     if not patches:
         return
     for i, outcome in enumerate(outcomes):

@@ -493,6 +493,200 @@ def target_patches(candidates: Iterable[str], paths: Sequence[str], settings: Se
     return tuple(sorted(set(out), key=lambda p: (p.path, p.line, p.module, p.what)))
 
 
+def _module_names(path: str) -> set[str]:
+    """Every name the module at ``path`` may be imported by (its own, and under the
+    folders above its outermost package: :func:`_run_modules`)."""
+    return _run_modules([path])
+
+
+#: callables loading the module a string names: ``importlib.import_module("pkg.lib")``,
+#: ``__import__("pkg.lib")``
+_LOADERS = frozenset({"import_module", "__import__"})
+_STATEMENT_FIELDS = ("body", "orelse", "finalbody", "handlers", "cases")
+
+
+def _statements(nodes: Iterable[ast.AST]) -> Iterator[ast.AST]:
+    """Every statement under ``nodes``, nested ones included (a function's, a branch's,
+    a handler's): imports are statements, so no expression is visited."""
+    stack = list(nodes)
+    while stack:
+        node = stack.pop()
+        yield node
+        for field in _STATEMENT_FIELDS:
+            stack.extend(getattr(node, field, ()))
+
+
+def loaded_modules(tree: ast.AST, package: tuple[str, ...], data: bytes = b"") -> set[str]:
+    """The modules running ``tree`` may load, with every package above each: its imports
+    anywhere (relative ones resolved against ``package``) and, when ``data`` (the file's
+    bytes) spells a loader, the dotted names given to ``importlib.import_module`` or
+    ``__import__``.
+
+    Args:
+        tree: a parsed module.
+        package: its package's parts (:func:`ppo_migrate.targets.module_package`).
+        data: its bytes, to skip the walk of its expressions when no loader is named.
+
+    Returns:
+        Dotted module names: ``import a.b``: ``a``, ``a.b``; ``from a.b import c``: ``a``,
+        ``a.b``, ``a.b.c`` (``c`` may be a module); ``import_module("a.b")``: ``a``, ``a.b``.
+    """
+    from ppo_migrate.targets import resolve_relative
+
+    out: set[str] = set()
+    for node in _statements(getattr(tree, "body", ())):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                out.update(_prefixes(alias.name))
+        elif isinstance(node, ast.ImportFrom):
+            base = resolve_relative("." * node.level + (node.module or ""), package)
+            if base:
+                out.update(_prefixes(base))
+                out.update(f"{base}.{a.name}" for a in node.names if a.name != "*")
+    if b"import_module" in data or b"__import__" in data:
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call) and node.args and _last(node.func) in _LOADERS:
+                text = _string(node.args[0])
+                if text and all(part.isidentifier() for part in text.split(".")):
+                    out.update(_prefixes(text))
+    return out
+
+
+#: an import statement (``from pkg import (\n    a,\n    b,\n)`` whole) or a loader's
+#: string (``import_module("pkg.lib")``), in bytes
+IMPORT_STATEMENT = re.compile(
+    rb"(?m)(?:^|[;:])[ \t]*(?:from[ \t]+[\w.]+[ \t]+import[ \t]*(?:\([^)]*\)?|[^\n]*)"
+    rb"|import[ \t]+[^\n]*)"
+    rb"|(?:import_module|__import__)[ \t]*\([ \t]*[rbuRBU]?['\"][\w.]*"
+)
+_WORDS = re.compile(rb"\w+")
+
+
+def reachable_files(
+    calling: Sequence[str], others: Sequence[str], target_modules: Iterable[str] = (), read=None,
+    *, rounds: int = 8,
+) -> list[str]:
+    """Which of ``others`` a test process exercising ``calling``'s calls may load: where a
+    replacement of the function reaches those calls from (a run on a few files, the
+    repository's other files: :func:`ppo_migrate.project.repository.repository_files`).
+
+    A test replaces the function and then runs the call: it loads the calling module,
+    itself or through a module that does (``test_x`` imports ``main``, which imports
+    ``launcher``). So the files that count are the *importers* of the calling modules,
+    followed upwards (an importer's own importers; :func:`loaded_modules`, a file parsed
+    only when its import statements spell such a module's last name:
+    :data:`IMPORT_STATEMENT`); the
+    modules an importer loads in turn (a helper installing a fake, a file holding a
+    patch target in a constant); each ``conftest.py`` in a folder at or above one of
+    them (pytest runs it first); and a fake package (``tests/fakes/verl/...``) under
+    the same folder of test doubles as an importer. Strings naming the function in a
+    file no test of the call loads cannot reach it: the tool's own tests, a benchmark.
+
+    Args:
+        calling: the files whose calls may be reached (the run's candidates).
+        others: files beyond the run (display paths).
+        target_modules: the modules holding the function (``verl.trainer.constants_ppo``):
+            a file at such a path under a folder of test doubles is a fake package.
+        read: ``path -> bytes`` (:func:`ppo_migrate.prefilter.read_bytes`); a file that
+            cannot be read, decoded or parsed loads nothing (it cannot run either).
+        rounds: how many times importers are followed upwards, and loaded modules
+            downwards, at most.
+
+    Returns:
+        The reachable files of ``others``, in their order.
+    """
+    if not calling or not others:
+        return []
+    if read is None:
+        from ppo_migrate.prefilter import read_bytes as read
+    from ppo_migrate.targets import module_package
+
+    names_of = {path: _module_names(path) for path in others}
+    reach: set[str] = set()
+    for path in calling:
+        reach |= _module_names(path)
+    spelled: dict[str, frozenset[bytes]] = {}
+    loads: dict[str, set[str]] = {}
+
+    def spelled_by(path: str) -> frozenset[bytes]:
+        """The names ``path``'s import statements spell (bytes; read once)."""
+        if path not in spelled:
+            try:
+                data = read(path)
+            except (OSError, ValueError):
+                data = b""
+            spelled[path] = frozenset(
+                w for m in IMPORT_STATEMENT.finditer(data) for w in _WORDS.findall(m.group(0))
+            )
+        return spelled[path]
+
+    def loads_of(path: str) -> set[str]:
+        if path not in loads:
+            try:
+                data = read(path)
+            except (OSError, ValueError):
+                data = None
+            tree = parse_bytes(data) if data is not None else None
+            loads[path] = set() if tree is None else loaded_modules(tree, module_package(path), data)
+        return loads[path]
+
+    found: set[str] = set()
+    for _ in range(rounds):  # upwards: the importers of what reaches the call
+        words = {m.rsplit(".", 1)[-1].encode() for m in reach}
+        grown = False
+        for path in others:
+            if path in found or not (spelled_by(path) & words):
+                continue
+            if any(m in reach for m in loads_of(path)):
+                found.add(path)
+                reach |= names_of[path]
+                grown = True
+        if not grown:
+            break
+    if not found:
+        return []
+    by_module: dict[str, str] = {}
+    for path in others:
+        for name in names_of[path]:
+            by_module.setdefault(name, path)
+    todo = list(found)
+    for _ in range(rounds):  # downwards: what the importers load in turn
+        more = []
+        for path in todo:
+            for module in loads_of(path):
+                other = by_module.get(module)
+                if other is not None and other not in found:
+                    found.add(other)
+                    more.append(other)
+        if not more:
+            break
+        todo = more
+    # ``conftest.py`` above a reachable file; a fake package beside an importer's tests
+    folders = {os.path.dirname(os.path.abspath(p)) for p in [*found, *calling]}
+    tails = [m.replace(".", "/") for m in target_modules]
+
+    def near(top: str) -> bool:
+        return any(f == top or f.startswith(top + os.sep) for f in folders)
+
+    for path in others:
+        if path in found:
+            continue
+        absolute = os.path.abspath(path)
+        if os.path.basename(absolute) == "conftest.py":
+            if near(os.path.dirname(absolute)):
+                found.add(path)
+            continue
+        norm = absolute.replace(os.sep, "/")
+        tail = next((t for t in tails if norm.endswith((f"/{t}.py", f"/{t}/__init__.py"))), None)
+        if tail is None:
+            continue
+        parts = norm[: norm.rindex("/" + tail)].split("/")
+        doubles = next((i for i, part in enumerate(parts) if part in _DOUBLES_FOLDERS), None)
+        if doubles is not None and near(os.sep.join(parts[: doubles + 1])):
+            found.add(path)
+    return [p for p in others if p in found]
+
+
 def _prefixes(module: str) -> list[str]:
     parts = module.split(".")
     return [".".join(parts[:k]) for k in range(1, len(parts) + 1)]
@@ -794,7 +988,7 @@ def patch_reason(patch: Patch):
 
 
 __all__ = [
-    "PATCHERS", "Names", "Patch", "imported_modules", "Replacement", "call_replacements", "own_replacement",
+    "PATCHERS", "Names", "Patch", "IMPORT_STATEMENT", "imported_modules", "loaded_modules", "reachable_files", "Replacement", "call_replacements", "own_replacement",
     "patch_reason", "patched_at", "reaching_patch", "replaced_names", "replacements", "target_patches",
     "through_names",
 ]
