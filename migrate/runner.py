@@ -90,6 +90,8 @@ class FileOutcome(NamedTuple):
         origins: those parameters (:class:`ppo_migrate.diagnostics.CallerOrigin`).
         source: with ``pending`` in apply: the file as read (the write checks it is unchanged);
             ``new_data`` then holds the rewritten bytes.
+        kept_import: ``apply --use-ppo-runtime`` left the file's imports on verl: the
+            reason (a replacement of the function reaches the file: ``FileResult.kept``).
     """
 
     path: str
@@ -106,6 +108,7 @@ class FileOutcome(NamedTuple):
     pending: bool = False
     origins: tuple = ()
     source: SourceFile | None = None
+    kept_import: str | None = None
 
 
 class RunResult:
@@ -228,7 +231,7 @@ def process_data(
 
     if mode is Mode.FIX_STDOUT:
         new = data if new_text is None else encode_source(new_text, encoding, bom)
-        return FileOutcome(path, True, diagnostics, fixed, new_data=new)
+        return FileOutcome(path, True, diagnostics, fixed, new_data=new, kept_import=result.kept)
     if mode is Mode.DIFF and new_text is not None:
         # the diff is of the file's bytes: its BOM and its encoding (a latin-1 file's
         # diff in UTF-8 would not apply), lines split at b"\n" as patch splits them
@@ -237,7 +240,7 @@ def process_data(
         diff = unified_diff(data, encode_source(new_text, encoding, bom), path)
         return FileOutcome(
             path, True, diagnostics, fixed, diff=diff, imports=imports, index=index,
-            pending=bool(result.origins), origins=result.origins,
+            pending=bool(result.origins), origins=result.origins, kept_import=result.kept,
         )
     if mode is Mode.APPLY and new_text is not None and source is not None and result.origins:
         # held back until the callers in other files are judged (:func:`run`)
@@ -247,11 +250,13 @@ def process_data(
             held = None  # processed again then, and the write reports it
         return FileOutcome(
             path, True, diagnostics, fixed, new_data=held, imports=imports,
-            pending=True, origins=result.origins, source=source,
+            pending=True, origins=result.origins, source=source, kept_import=result.kept,
         )
     if mode is Mode.APPLY and new_text is not None and source is not None:
         new = new_text
-        written = FileOutcome(path, True, diagnostics, fixed, written=True, imports=imports)
+        written = FileOutcome(
+            path, True, diagnostics, fixed, written=True, imports=imports, kept_import=result.kept
+        )
         failed = _write_back(
             path, lambda: encode_source(new, encoding, bom), source, diagnostics, written
         )
@@ -272,7 +277,7 @@ def process_data(
             if failed is not None:
                 return failed
         return FileOutcome(path, True, uncovered, written=bool(added), noqa_added=added)
-    return FileOutcome(path, True, diagnostics, index=index)
+    return FileOutcome(path, True, diagnostics, index=index, kept_import=result.kept)
 
 
 # Told of each file the moment it has been replaced, while Ctrl-C (or a stopped

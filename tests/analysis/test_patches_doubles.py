@@ -383,3 +383,28 @@ def test_the_repository_search_follows_importers_and_leaves_unrelated_files(tmp_
     )
     passed = _pytest(second)
     assert passed.returncode == 0, passed.stdout + passed.stderr
+
+
+@pytest.mark.parametrize("name", sorted(DOUBLES))
+def test_use_ppo_runtime_leaves_the_import_a_double_relies_on(tmp_path: Path, name: str) -> None:
+    """Bug: ``apply --use-ppo-runtime`` switched the call's import from verl's module to
+    ``ppo_runtime`` even where a test replaces verl's function or the module the call goes
+    through (``mock.patch("verl.trainer.constants_ppo.get_...")``, ``sys.modules[...]``,
+    ``launcher.constants_ppo = Fake``): the call then bypassed the fake and the test
+    failed (8 of these 13 projects). Now a file that a replacement reaches keeps its
+    import, the output says so naming the replacement's file and line, and the tests
+    still pass."""
+    files, (rel, marker), caller = DOUBLES[name]
+    where = f"{rel}:{_line_of(files, rel, marker)}"
+    _write(tmp_path, files)
+    assert _pytest(tmp_path).returncode == 0
+    original = (tmp_path / caller).read_text()
+    applied = run_cli("apply", "--use-ppo-runtime", "--output-format", "concise", ".", cwd=tmp_path)
+    assert applied.returncode == 1, applied.stdout + applied.stderr
+    assert (tmp_path / caller).read_text() == original
+    if "verl" in original:  # the caller itself imports from verl (not through ``pkg``)
+        assert (
+            f"Kept the verl import in {caller} (not moved to ppo_runtime): {where} "
+        ) in applied.stdout, applied.stdout
+    after = _pytest(tmp_path)
+    assert after.returncode == 0, after.stdout + after.stderr
