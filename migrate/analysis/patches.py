@@ -451,6 +451,7 @@ def target_patches(candidates: Iterable[str], paths: Sequence[str], settings: Se
         q + p.encode() + q for m in names.target_modules for p in _prefixes(m) for q in (b"'", b'"')
     ]
     found: list[tuple[str | None, str, int, str, str]] = []
+    used: set[tuple[str, int]] = set()  # constants another file's patch reads a target from
 
     def look(path: str, data: bytes) -> None:
         if not any(n in data for n in [*encoded, *module_keys]) or not patch_bytes.search(data):
@@ -460,7 +461,7 @@ def target_patches(candidates: Iterable[str], paths: Sequence[str], settings: Se
         if tree is None:
             return  # it cannot run either
         found.extend(_fake_definitions(path, data, names, tree))
-        for module, line, kind, what in _patches_in(tree, names, constants, _is_test_file(path)):
+        for module, line, kind, what in _patches_in(tree, names, constants, _is_test_file(path), used=used):
             if module == "<own>":  # ``globals()[...] = f``: the file's own module
                 from ppo_migrate.analysis.callers import module_name
 
@@ -481,6 +482,9 @@ def target_patches(candidates: Iterable[str], paths: Sequence[str], settings: Se
             continue
         if any(k in data for k in module_keys) or (any(n in data for n in encoded) and strict.search(data)):
             look(path, data)
+    # the constant a patch elsewhere reads its target from is not a replacement itself: the
+    # patch is, and its reason names the constant
+    found = [f for f in found if not ((f[1], f[2]) in used and f[4] == _REPLACES)]
     if not found:
         return ()
     modules = _run_modules(paths)
@@ -730,7 +734,7 @@ def _fake_definitions(path: str, data: bytes, names: Names, tree: ast.AST | None
 
 def _patches_in(
     tree: ast.AST, names: Names, constants: dict[str, tuple[str, str, int]] | None = None,
-    test: bool = True, generic: bool = True,
+    test: bool = True, generic: bool = True, used: set[tuple[str, int]] | None = None,
 ) -> Iterable[tuple[str | None, int, str, str]]:
     """``(module, line, kind, what)`` for each replacement in ``tree`` that may reach a call
     of the function: the module a target string names (``"pkg.lib.get_..."``) or the
@@ -741,8 +745,11 @@ def _patches_in(
     a helper's default, an f-string's part, a patcher imported under another name), and so
     does a keyword of that name (``SimpleNamespace(get_...=f)`` put in ``sys.modules``);
     ``__all__``'s do not (``generic=False``: only where the file replaces a name it
-    computes, ``monkeypatch.setattr(lib, NAME, f)``). A patch of a name another file's constant holds
-    (``mock.patch(ENV_TARGET, f)``) counts with that constant's module."""
+    computes, ``monkeypatch.setattr(lib, NAME, f)``). A patch of a name a constant holds
+    (``mock.patch(ENV_TARGET, f)``) counts at the patch's line, with that constant's module;
+    the constant itself then does not (the replacement is the patch, not the string):
+    one of this file is skipped, one of another file's is added to ``used`` as
+    ``(path, line)`` for :func:`target_patches` to leave out."""
     constants = constants or {}
     imported = _imported_modules(tree)
     wanted = names.all()
@@ -799,9 +806,25 @@ def _patches_in(
         for e in ast.walk(node.value)
     }
     functions = names.functions
+    # ``NAME = "pkg.lib.get_..."`` in this file, and the names a patcher is given
+    local: dict[str, tuple[str | None, int, int]] = {}
+    patched_names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Assign, ast.AnnAssign)) and isinstance(node.value, ast.Constant):
+            text = _string(node.value)
+            module, _, name = (text or "").rpartition(".")
+            if name in functions:
+                for t in node.targets if isinstance(node, ast.Assign) else [node.target]:
+                    if isinstance(t, ast.Name):
+                        local[t.id] = (module or None, node.lineno, id(node.value))
+        elif isinstance(node, ast.Call) and node.args and PATCHERS.get(_last(node.func)):
+            held = _held(node.args[0])
+            if held is not None:
+                patched_names.add(held)
+    skipped = {local[n][2] for n in patched_names if n in local}
     for node in ast.walk(tree):
         line = getattr(node, "lineno", None)
-        if line in counted:
+        if line in counted or id(node) in skipped:
             continue
         if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in exported:
             module, _, name = node.value.rpartition(".")
@@ -813,16 +836,34 @@ def _patches_in(
                 owner = node.args[0] if node.args else None
                 counted.add(line)
                 yield (imported.get(_dotted(owner)) if owner is not None else None), line, "patched", _REPLACES
-            elif constants and PATCHERS.get(_last(node.func)) and node.args:
-                first = node.args[0]
-                held = first.id if isinstance(first, ast.Name) else getattr(first, "attr", None)
-                if held in constants:
+            elif (constants or local) and PATCHERS.get(_last(node.func)) and node.args:
+                held = _held(node.args[0])
+                if held in local:
+                    module, at, _ = local[held]
+                    counted.add(line)
+                    yield module, line, "patched", _REPLACES if at == line else (
+                        f"replaces the runtime function named by `{held}` (line {at}), whose "
+                        "replacement may take no config"
+                    )
+                elif held in constants:
                     module, path, at = constants[held]
                     counted.add(line)
+                    if used is not None:
+                        used.add((path, at))
                     yield module, line, "patched", (
                         f"replaces the runtime function named by `{held}` ({path}:{at}), whose "
                         "replacement may take no config"
                     )
+
+
+def _held(node: ast.expr) -> str | None:
+    """The name a patcher's first argument reads a target from: ``TARGET`` of
+    ``mock.patch(TARGET, f)`` or of ``mock.patch(targets.TARGET, f)``."""
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        return node.attr
+    return None
 
 
 def _last(func: ast.expr) -> str:
