@@ -24,6 +24,8 @@ from typing import TYPE_CHECKING
 
 from ppo_migrate.diagnostics import Reason, Related
 
+from ppo_migrate.analysis.scopes import ScopeKind
+
 if TYPE_CHECKING:
     from ppo_migrate.analysis.configs import ConfigFinder, Why
     from ppo_migrate.analysis.scopes import Scope
@@ -83,13 +85,29 @@ def unsafe_reason(finder: ConfigFinder, why: Why, call: ast.Call, path: str) -> 
     else:
         text = f"`{name}` is only possibly bound at the call"
     before = [b for b in bindings if _line(b.node) <= call.lineno] or bindings
+    defined = None
     if not guard and finder.scopes.scope_of(call) is not why.holder and why.holder is not None:
         before = bindings  # read later (a def run after): any binding of it may count
+        if why.holder.kind is ScopeKind.MODULE:
+            defined = _top_definition(finder, call)
     return Reason(
         "possibly-bound",
         text,
-        tuple(_place(finder, path, b.node, _branch_words(finder, name, b.node)) for b in before),
+        tuple(
+            _place(finder, path, b.node, _branch_words(finder, name, b.node, defined))
+            for b in before
+        ),
     )
+
+
+def _top_definition(finder: ConfigFinder, node: ast.AST) -> ast.AST | None:
+    """The module-level ``def``/``class`` whose body holds ``node`` (it runs when called, so
+    a module global it reads is bound then only if bound before it is defined and not
+    rebound after), or ``None``."""
+    chain = finder.module.ancestors(node)
+    if len(chain) > 1 and isinstance(chain[1], (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return chain[1]
+    return None
 
 
 def rejection_reason(finder: ConfigFinder, rejected: list[Why], call: ast.Call, path: str) -> Reason | None:
@@ -223,9 +241,17 @@ def _is_main_test(test: ast.expr) -> bool:
     )
 
 
-def _branch_words(finder: ConfigFinder, name: str, node: ast.AST) -> str:
+def _branch_words(
+    finder: ConfigFinder, name: str, node: ast.AST, defined: ast.AST | None = None
+) -> str:
     """``"`config` is assigned under the `if` at line 4"``: the binding and the innermost
-    statement that may skip it."""
+    statement that may skip it.
+
+    ``defined``: for a module global read in a function or class, its module-level
+    ``def``/``class`` (:func:`_top_definition`). A binding no statement may skip is then
+    bound on every path: what leaves the global only possibly bound when the code runs
+    is the order (``flow.bound_at``: certain only when bound before the definition and
+    never rebound after), and the words say so instead of "on some paths only"."""
     verb = "a parameter" if isinstance(node, ast.arg) else "assigned"
     for up in _stmt_ancestors(finder, node):
         if not isinstance(up, _BRANCHES):
@@ -253,6 +279,24 @@ def _branch_words(finder: ConfigFinder, name: str, node: ast.AST) -> str:
             )
         if isinstance(up, ast.match_case):
             return f"`{name}` is {verb} in the `case` at line {line}, which may not match"
+    if defined is not None:
+        what = f"`{getattr(defined, 'name', '')}`"
+        writer = _top_definition(finder, node)
+        if writer is not None:  # ``global config`` in another function
+            return (
+                f"`{name}` is {verb} at line {_line(node)} in `{getattr(writer, 'name', '')}` "
+                f"(a `global` write), which may run before {what} does"
+            )
+        if _line(node) > defined.lineno:
+            return (
+                f"`{name}` is {verb} at line {_line(node)} on every path, but after {what} is "
+                f"defined at line {defined.lineno}: a call of {what} made before line "
+                f"{_line(node)} does not see this value"
+            )
+        return (
+            f"`{name}` is {verb} at line {_line(node)} on every path, before {what} is defined "
+            f"at line {defined.lineno}; the module may bind it again before {what} runs"
+        )
     return f"`{name}` is {verb} at line {_line(node)}, on some paths only"
 
 

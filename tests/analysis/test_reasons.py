@@ -69,6 +69,52 @@ def test_a_global_bound_only_under_the_main_guard() -> None:
     )
 
 
+def test_a_global_bound_on_every_path_is_not_said_bound_on_some_paths_only() -> None:
+    """Bug: a module global assigned at module level, unconditionally, before the function
+    reading it is called was described as "assigned at line 9, on some paths only": no
+    statement may skip that assignment. What leaves it only possibly bound where the
+    function runs is the order (the function is defined before it, a later rebinding, a
+    ``global`` write elsewhere; ``flow.bound_at``), and the places now say which."""
+    after = _one(
+        "from omegaconf import OmegaConf\n" + IMP
+        + "\n\ndef main():\n"  # line 5
+        + "    return get_ppo_ray_runtime_env()\n"
+        + "\n\nconfig = OmegaConf.load('config.yaml')\n"  # line 9
+        + "main()\n"
+    )
+    assert after.reason == Reason(
+        "possibly-bound",
+        "`config` is only possibly bound at the call",
+        (Related(
+            "m.py", 9, 1,
+            "`config` is assigned at line 9 on every path, but after `main` is defined at "
+            "line 5: a call of `main` made before line 9 does not see this value",
+        ),),
+    )
+    writer = _one(
+        "from omegaconf import OmegaConf\n" + IMP
+        + "\nconfig = OmegaConf.load('a.yaml')\n"  # line 4
+        + "\n\ndef reset():\n    global config\n"
+        + "    config = OmegaConf.load('b.yaml')\n"  # line 9
+        + "\n\ndef main():\n"  # line 12
+        + "    return get_ppo_ray_runtime_env()\n"
+        + "\n\nmain()\n"
+    )
+    assert writer.reason is not None and writer.reason.lines == (
+        Related(
+            "m.py", 4, 1,
+            "`config` is assigned at line 4 on every path, before `main` is defined at line 12; "
+            "the module may bind it again before `main` runs",
+        ),
+        Related(
+            "m.py", 9, 5,
+            "`config` is assigned at line 9 in `reset` (a `global` write), which may run "
+            "before `main` does",
+        ),
+    )
+    assert all("on some paths only" not in p.message for d in (after, writer) for p in d.reason.lines)
+
+
 def test_a_value_trusted_by_type_only() -> None:
     d = _one(IMP + "def run(p):\n    config = load_config(p)\n    return get_ppo_ray_runtime_env()\n")
     assert d.fix is not None and d.fix.applicability == "unsafe"
