@@ -36,6 +36,16 @@ _BRANCHES = (
 )
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef, ast.Module)
 
+#: Why a plain dict is no config for verl >= 0.9 (PR #6976): its ``get_ppo_ray_runtime_env``
+#: reads the config with ``OmegaConf.select`` on every call given one (0.9.0's
+#: ``_uses_mindspeed``, 0.9.1's ``_uses_torch_profiler``: ``verl/trainer/constants_ppo.py``
+#: of both wheels), and ``OmegaConf.select`` raises ``AttributeError`` on a ``dict``
+#: (omegaconf 2.3: ``'dict' object has no attribute '_is_none'``).
+DICT_RAISES = (
+    "verl 0.9's `get_ppo_ray_runtime_env` reads its config with `OmegaConf.select`, which "
+    "raises `AttributeError` on a plain dict: it needs an OmegaConf `DictConfig`"
+)
+
 
 def unsafe_reason(finder: ConfigFinder, why: Why, call: ast.Call, path: str) -> Reason:
     """The reason of an unsafe PPO001 fix the finder chose (``why``: its :class:`Why`).
@@ -71,10 +81,22 @@ def unsafe_reason(finder: ConfigFinder, why: Why, call: ast.Call, path: str) -> 
             b for b in bindings
             if finder._binding_trust(b.node, b.qualified, why.holder) != "strong"  # type: ignore[arg-type]
         ] or bindings
+        dicts = [
+            b for b in weak
+            if not isinstance(b.node, ast.arg) and _dict_value(finder, b.node, why.holder) is not None
+        ]
+        text = (
+            f"`{name}` is bound at the call, but to a plain dict, not an OmegaConf `DictConfig`"
+            if dicts and len(dicts) == len(weak)
+            else f"`{name}` is bound at the call, but to a value not known to be a training config"
+        )
         return Reason(
             "unknown-value",
-            f"`{name}` is bound at the call, but to a value not known to be a training config",
-            tuple(_place(finder, path, b.node, _value_words(finder, name, b.node)) for b in weak),
+            text,
+            tuple(
+                _place(finder, path, b.node, _value_words(finder, name, b.node, why.holder))
+                for b in weak
+            ),
         )
     guard = bindings and all(_main_guard(finder, b.node) is not None for b in bindings)
     if guard:
@@ -312,8 +334,40 @@ def _value_of(finder: ConfigFinder, node: ast.AST) -> ast.expr | None:
     return None
 
 
-def _value_words(finder: ConfigFinder, name: str, node: ast.AST) -> str:
+def is_plain_dict(finder: ConfigFinder, value: ast.AST | None) -> bool:
+    """Whether ``value`` makes a plain ``dict``: a literal (``{...}``), a comprehension,
+    or a call of the builtin ``dict`` (``dict(trainer=...)``)."""
+    if isinstance(value, (ast.Dict, ast.DictComp)):
+        return True
+    if isinstance(value, ast.Call):
+        func = value.func
+        return (isinstance(func, ast.Name) and func.id == "dict") or finder._qualified(func) == {"builtins.dict"}
+    return False
+
+
+def _dict_value(finder: ConfigFinder, node: ast.AST, holder: Scope | None) -> ast.expr | None:
+    """The plain dict (:func:`is_plain_dict`) a binding holds: its assigned value, or for a
+    parameter the first a same-file caller passes; ``None`` when it holds none."""
+    if isinstance(node, ast.arg):
+        if holder is None:
+            return None
+        return next(
+            (v for v in finder.caller_values(node, holder) or () if is_plain_dict(finder, v)), None
+        )
+    value = _value_of(finder, node)
+    return value if is_plain_dict(finder, value) else None
+
+
+def _value_words(finder: ConfigFinder, name: str, node: ast.AST, holder: Scope | None = None) -> str:
     """What a binding trusted by type only holds (an unknown-value reason's place)."""
+    plain = _dict_value(finder, node, holder)
+    if plain is not None:
+        if isinstance(node, ast.arg):
+            return (
+                f"`{name}` is a parameter the call at line {plain.lineno} passes "
+                f"`{_src(finder, plain)}`, a plain dict: {DICT_RAISES}"
+            )
+        return f"`{name} = {_src(finder, plain)}` is a plain dict: {DICT_RAISES}"
     if isinstance(node, ast.arg):
         return (
             f"`{name}` is a parameter that a caller in this file (or its default) fills with "
@@ -379,7 +433,10 @@ def _value_kind(finder: ConfigFinder, value: ast.expr) -> str:
     from ppo_migrate.analysis.configs import VERL_SECTIONS, _stringish
 
     if isinstance(value, ast.Dict):
-        return f"a dict literal without a verl section ({', '.join(sorted(VERL_SECTIONS))})"
+        return (
+            f"a dict literal without a verl section ({', '.join(sorted(VERL_SECTIONS))}); "
+            f"{DICT_RAISES}"
+        )
     if isinstance(value, (ast.List, ast.ListComp)):
         return "a list"
     if isinstance(value, (ast.Tuple, ast.Set, ast.SetComp, ast.GeneratorExp)):
@@ -404,7 +461,7 @@ def _value_kind(finder: ConfigFinder, value: ast.expr) -> str:
         if any(n == "transformers" or n.startswith("transformers.") for n in names):
             return "a `transformers` object"
         if isinstance(func, ast.Name) and func.id == "dict" or names == {"builtins.dict"}:
-            return "a dict without a verl section"
+            return f"a dict without a verl section; {DICT_RAISES}"
         if isinstance(func, ast.Attribute) and func.attr in ("parse_args", "parse_known_args"):
             return "command-line arguments"
         from ppo_migrate.analysis.configs import _PATH_CALLS
