@@ -591,7 +591,7 @@ def _run_with_scout(scout, settings, mode, jobs, progress, stop_requested, given
         # the scout's files came one by one: the project's re-exports of the runtime
         # function and its patches among them are looked for now (``check`` only:
         # nothing was written)
-        others = _repository(files, settings, mode, given)
+        others = _repository(files, settings, mode, given) if result.outcomes else []
         settings = _reanalyse_for_reexports(
             result.outcomes, files, settings, mode, check_stop, others
         )

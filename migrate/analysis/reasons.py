@@ -335,13 +335,25 @@ def _value_of(finder: ConfigFinder, node: ast.AST) -> ast.expr | None:
 
 
 def is_plain_dict(finder: ConfigFinder, value: ast.AST | None) -> bool:
-    """Whether ``value`` makes a plain ``dict``: a literal (``{...}``), a comprehension,
-    or a call of the builtin ``dict`` (``dict(trainer=...)``)."""
+    """Whether ``value`` makes a plain ``dict``, which verl 0.9's function raises on
+    (:data:`DICT_RAISES`).
+
+    Args:
+        finder: the module's config finder (it resolves what ``dict`` names there).
+        value: an expression of the module, or ``None``.
+
+    Returns:
+        ``True`` for a literal (``{...}``), a dict comprehension, or a call of the builtin
+        ``dict`` (``dict(trainer=...)``, not one imported from elsewhere); else ``False``.
+    """
     if isinstance(value, (ast.Dict, ast.DictComp)):
         return True
     if isinstance(value, ast.Call):
         func = value.func
-        return (isinstance(func, ast.Name) and func.id == "dict") or finder._qualified(func) == {"builtins.dict"}
+        names = finder._qualified(func)
+        if names:  # an import: ``builtins.dict`` itself, or another ``dict``
+            return names == {"builtins.dict"}
+        return isinstance(func, ast.Name) and func.id == "dict"
     return False
 
 
