@@ -636,7 +636,7 @@ def reachable_files(
 
     found: set[str] = set()
     for _ in range(rounds):  # upwards: the importers of what reaches the call
-        words = {m.rsplit(".", 1)[-1].encode() for m in reach}
+        words = {w.encode() for m in reach if (w := m.rsplit(".", 1)[-1]).isidentifier()}
         grown = False
         for path in others:
             if path in found or not (spelled_by(path) & words):

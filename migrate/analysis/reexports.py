@@ -190,8 +190,10 @@ def spelled_modules(
     last: dict[str, bytes] = {}
     for path in others:
         module = module_name(path)
-        if module.split(".", 1)[0] not in tops:
-            last[path] = module.rsplit(".", 1)[-1].encode()
+        name = module.rsplit(".", 1)[-1]
+        # a file no import can name (``caf\udcff.py``: undecodable bytes) loads for nothing
+        if module.split(".", 1)[0] not in tops and name.isidentifier():
+            last[path] = name.encode()
     found: set[str] = set()
     todo = list(sources)
     for _ in range(rounds):
