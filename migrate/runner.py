@@ -595,8 +595,14 @@ def _run_with_scout(scout, settings, mode, jobs, progress, stop_requested, given
         settings = _reanalyse_for_reexports(
             result.outcomes, files, settings, mode, check_stop, others
         )
-        _apply_target_patches(result.outcomes, files, settings, others)
-        _judge_across_files(result.outcomes, files, settings, mode, None, check_stop)
+        reaching = (
+            _reaching([o.path for o in result.outcomes], others, settings)
+            if any(d.fix is not None and d.fix.applicability == "safe"
+                   for o in result.outcomes for d in o.diagnostics)
+            else []
+        )
+        _apply_target_patches(result.outcomes, files, settings, reaching)
+        _judge_across_files(result.outcomes, [*files, *reaching], settings, mode, None, check_stop)
     except KeyboardInterrupt:
         result.interrupted = True
     finally:
@@ -719,7 +725,8 @@ def _run(
     settings, more = _with_reexports(settings, mode, candidates, paths, others)
     if more:  # an alias brought a new name (``make_env``): its callers are candidates too
         candidates, sizes = _prefilter([os.fspath(p) for p in paths], settings)
-    settings = _with_target_patches(settings, mode, candidates, paths, others)
+    reaching = _reaching(candidates, others, settings)
+    settings = _with_target_patches(settings, mode, candidates, paths, reaching)
     result = RunResult()
     jobs = jobs or default_jobs()
     # files replaced whose outcome has not come back yet (a Ctrl-C right after the
@@ -752,7 +759,9 @@ def _run(
             _run_serial(
                 candidates, settings, mode, progress, result.outcomes, on_outcome, check_stop
             )
-        _judge_across_files(result.outcomes, paths, settings, mode, on_outcome, check_stop)
+        _judge_across_files(
+            result.outcomes, [*paths, *reaching], settings, mode, on_outcome, check_stop
+        )
     except KeyboardInterrupt:
         result.interrupted = True
         for outcome in sorted(announced.values(), key=lambda o: o.path):
@@ -853,48 +862,54 @@ def _reanalyse_for_reexports(
 
 
 def _with_target_patches(
-    settings: Settings, mode: Mode, candidates, paths, others: Sequence[str] = ()
+    settings: Settings, mode: Mode, candidates, paths, reaching: Sequence[str] = ()
 ) -> Settings:
     """``settings`` with where the repository's files replace the runtime function
     (:func:`ppo_migrate.analysis.patches.target_patches`), found before any file is
     analysed, so that a fix they reach is unsafe from the start (``apply`` writes a file
     as soon as it is done). Only for a run on files (not standard input, the codemod
-    command, the Fixit rule). ``others``: the repository's other files (:func:`_repository`)."""
+    command, the Fixit rule). ``reaching``: the repository's other files that may reach
+    the candidates' calls (:func:`_reaching`)."""
     if mode not in (Mode.CHECK, Mode.APPLY, Mode.DIFF) or settings.target_patches is not None:
         return settings
-    candidates, files = _with_reaching(candidates, [os.fspath(p) for p in paths], settings, others)
+    candidates, files = _with_reaching(candidates, [os.fspath(p) for p in paths], settings, reaching)
     from ppo_migrate.analysis.patches import target_patches
 
     found = target_patches(candidates, files, settings)
     return settings.replace(target_patches=found)
 
 
-def _with_reaching(
-    candidates: Sequence[str], files: list[str], settings: Settings, others: Sequence[str]
-) -> tuple[list[str], list[str]]:
-    """``(candidates, files)`` with those of ``others`` (the repository's files beyond the
-    run) from which a replacement may reach the candidates' calls
-    (:func:`ppo_migrate.analysis.patches.reachable_files`: a test loading the calling
-    module, what it loads, a ``conftest.py`` above it, a fake package beside it): a test
-    double of a call in ``files`` lives in a test the command line may not name (a
-    pre-commit hook passes the staged files only). Those naming a target join the
-    candidates (the look-out takes aliases and constants from them), the rest are read by
-    the look-out's byte check."""
-    candidates = list(candidates)
+def _reaching(candidates: Sequence[str], others: Sequence[str], settings: Settings) -> list[str]:
+    """Those of ``others`` (the repository's files beyond the run: :func:`_repository`)
+    from which a replacement of the function may reach the candidates' calls, or a caller
+    call the functions they are in (:func:`ppo_migrate.analysis.patches.reachable_files`:
+    a file loading a calling module, itself or through another, what it loads, a
+    ``conftest.py`` above it, a fake package beside it). A test double, or a caller passing
+    a plain dict, lives in a file the command line may not name (a pre-commit hook passes
+    the staged files only)."""
     if not candidates or not others:
-        return candidates, files
+        return []
     from ppo_migrate.analysis.patches import reachable_files
 
     modules = {t.rsplit(".", 1)[0] for t in settings.targets if "." in t}
-    more = reachable_files(candidates, others, modules)
-    if not more:
+    return reachable_files(list(candidates), others, modules)
+
+
+def _with_reaching(
+    candidates: Sequence[str], files: list[str], settings: Settings, reaching: Sequence[str]
+) -> tuple[list[str], list[str]]:
+    """``(candidates, files)`` with ``reaching`` (:func:`_reaching`) added: those naming a
+    target join the candidates (the look-out takes aliases and constants from them), the
+    rest are read by the look-out's byte check."""
+    candidates = list(candidates)
+    if not candidates or not reaching:
         return candidates, files
-    named, _ = _prefilter(more, settings)
-    return [*candidates, *named], [*files, *more]
+    named, _ = _prefilter(list(reaching), settings)
+    return [*candidates, *named], [*files, *reaching]
 
 
 def _apply_target_patches(
-    outcomes: list[FileOutcome], files: Sequence[str], settings: Settings, others: Sequence[str] = ()
+    outcomes: list[FileOutcome], files: Sequence[str], settings: Settings, reaching: Sequence[str] = ()
 ) -> None:
     """A scouted ``check``'s outcomes (in place) as :func:`_with_target_patches` would have
     made them: each safe fix that another file's replacement of the runtime function may
@@ -907,7 +922,7 @@ def _apply_target_patches(
     from ppo_migrate.analysis.patches import patch_reason, reaching_patch, target_patches
 
     candidates, everything = _with_reaching(
-        [o.path for o in outcomes], [os.fspath(f) for f in files], settings, others
+        [o.path for o in outcomes], [os.fspath(f) for f in files], settings, reaching
     )
     patches = target_patches(candidates, everything, settings)
     if not patches:

@@ -584,7 +584,9 @@ def reachable_files(
     patch target in a constant); each ``conftest.py`` in a folder at or above one of
     them (pytest runs it first); and a fake package (``tests/fakes/verl/...``) under
     the same folder of test doubles as an importer. Strings naming the function in a
-    file no test of the call loads cannot reach it: the tool's own tests, a benchmark.
+    file no test of the call loads cannot reach it: the tool's own tests, a benchmark;
+    nor can a file under a calling module's own name (another copy of it: Python loads
+    one of the two).
 
     Args:
         calling: the files whose calls may be reached (the run's candidates).
@@ -605,10 +607,13 @@ def reachable_files(
         from ppo_migrate.prefilter import read_bytes as read
     from ppo_migrate.targets import module_package
 
-    names_of = {path: _module_names(path) for path in others}
     reach: set[str] = set()
     for path in calling:
         reach |= _module_names(path)
+    # a file under a calling module's own name is another copy of it (a sample tree beside
+    # the migrated one), not a file that may load it: Python loads one of the two
+    names_of = {path: names for path in others if not ((names := _module_names(path)) & reach)}
+    others = [path for path in others if path in names_of]
     spelled: dict[str, frozenset[bytes]] = {}
     loads: dict[str, set[str]] = {}
 

@@ -408,3 +408,43 @@ def test_use_ppo_runtime_leaves_the_import_a_double_relies_on(tmp_path: Path, na
         ) in applied.stdout, applied.stdout
     after = _pytest(tmp_path)
     assert after.returncode == 0, after.stdout + after.stderr
+
+
+#: verl 0.9.1's reading of the config (``_uses_torch_profiler``): ``OmegaConf.select``,
+#: which raises ``AttributeError`` on a plain dict
+SELECTING_VERL = (
+    "from omegaconf import OmegaConf\n\n\n"
+    "def get_ppo_ray_runtime_env(config=None):\n"
+    "    if config is not None:\n"
+    "        OmegaConf.select(config, 'global_profiler.tool', default=None)\n"
+    "    return {'got_config': config is not None}\n"
+)
+
+
+def test_a_caller_in_a_file_not_named_is_judged_too(tmp_path: Path) -> None:
+    """Bug: ``apply app/launcher.py`` judged the callers of ``launch`` in the named files
+    only, so ``app/main.py`` calling ``launch({"trainer": {...}})`` was not seen: the fix
+    passed the plain dict on and verl 0.9's function raised on it. The callers are looked
+    for among the repository's files that load the calling module too, as ``apply .``
+    does: the fix is unsafe, the reason names ``app/main.py:3``, and ``main`` still runs."""
+    _write(tmp_path, {
+        "stub/verl/trainer/constants_ppo.py": SELECTING_VERL,
+        "app/launcher.py": DIRECT,
+        "app/main.py": "from app.launcher import launch\n\nRESULT = launch({'trainer': {'n_gpus_per_node': 8}})\n",
+    })
+    subprocess.run(["git", "init", "-q", "."], cwd=tmp_path, check=True)
+    env = {"PYTHONPATH": f"{tmp_path / 'stub'}:{tmp_path}", "PATH": "/usr/bin:/bin"}
+
+    def run_main() -> subprocess.CompletedProcess:
+        return subprocess.run(
+            [sys.executable, "-c", "import app.main as m; print(m.RESULT)"],
+            cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60,
+        )
+
+    assert run_main().stdout.strip() == "{'got_config': False}"
+    applied = run_cli("apply", "--output-format", "concise", "app/launcher.py", cwd=tmp_path)
+    assert applied.returncode == 1, applied.stdout + applied.stderr
+    assert "(unsafe fix: app/main.py:3 passes `{'trainer': {'n_gpus_per_node': 8}}`, a plain dict" in applied.stdout
+    assert (tmp_path / "app/launcher.py").read_text() == DIRECT
+    after = run_main()
+    assert after.returncode == 0 and after.stdout.strip() == "{'got_config': False}", after.stderr
