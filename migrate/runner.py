@@ -90,6 +90,8 @@ class FileOutcome(NamedTuple):
         origins: those parameters (:class:`ppo_migrate.diagnostics.CallerOrigin`).
         source: with ``pending`` in apply: the file as read (the write checks it is unchanged);
             ``new_data`` then holds the rewritten bytes.
+        kept_import: ``apply --use-ppo-runtime`` left the file's imports on verl: the
+            reason (a replacement of the function reaches the file: ``FileResult.kept``).
     """
 
     path: str
@@ -106,6 +108,7 @@ class FileOutcome(NamedTuple):
     pending: bool = False
     origins: tuple = ()
     source: SourceFile | None = None
+    kept_import: str | None = None
 
 
 class RunResult:
@@ -228,7 +231,7 @@ def process_data(
 
     if mode is Mode.FIX_STDOUT:
         new = data if new_text is None else encode_source(new_text, encoding, bom)
-        return FileOutcome(path, True, diagnostics, fixed, new_data=new)
+        return FileOutcome(path, True, diagnostics, fixed, new_data=new, kept_import=result.kept)
     if mode is Mode.DIFF and new_text is not None:
         # the diff is of the file's bytes: its BOM and its encoding (a latin-1 file's
         # diff in UTF-8 would not apply), lines split at b"\n" as patch splits them
@@ -237,7 +240,7 @@ def process_data(
         diff = unified_diff(data, encode_source(new_text, encoding, bom), path)
         return FileOutcome(
             path, True, diagnostics, fixed, diff=diff, imports=imports, index=index,
-            pending=bool(result.origins), origins=result.origins,
+            pending=bool(result.origins), origins=result.origins, kept_import=result.kept,
         )
     if mode is Mode.APPLY and new_text is not None and source is not None and result.origins:
         # held back until the callers in other files are judged (:func:`run`)
@@ -247,11 +250,13 @@ def process_data(
             held = None  # processed again then, and the write reports it
         return FileOutcome(
             path, True, diagnostics, fixed, new_data=held, imports=imports,
-            pending=True, origins=result.origins, source=source,
+            pending=True, origins=result.origins, source=source, kept_import=result.kept,
         )
     if mode is Mode.APPLY and new_text is not None and source is not None:
         new = new_text
-        written = FileOutcome(path, True, diagnostics, fixed, written=True, imports=imports)
+        written = FileOutcome(
+            path, True, diagnostics, fixed, written=True, imports=imports, kept_import=result.kept
+        )
         failed = _write_back(
             path, lambda: encode_source(new, encoding, bom), source, diagnostics, written
         )
@@ -272,7 +277,7 @@ def process_data(
             if failed is not None:
                 return failed
         return FileOutcome(path, True, uncovered, written=bool(added), noqa_added=added)
-    return FileOutcome(path, True, diagnostics, index=index)
+    return FileOutcome(path, True, diagnostics, index=index, kept_import=result.kept)
 
 
 # Told of each file the moment it has been replaced, while Ctrl-C (or a stopped
@@ -463,6 +468,7 @@ def run(
     progress: Callable[[int, int, str], None] | None = None,
     on_outcome: Callable[[FileOutcome], None] | None = None,
     force_pool: bool | None = None,
+    given: Sequence[str] | None = None,
 ) -> RunResult:
     """Process files and return their outcomes in path order.
 
@@ -479,6 +485,11 @@ def run(
             order the files finish; ``apply`` prints its "Rewrote ..." lines from it.
         force_pool: for tests of the pool only: see :func:`use_pool` (``None``: as the
             :data:`FORCE_POOL_ENV` environment variable says).
+        given: the command line's paths, if known (``None``: ``paths`` were named one by
+            one). Replacements of the runtime function are looked for in the whole
+            repository (:func:`ppo_migrate.project.repository.repository_files`), not in
+            ``paths`` only; a directory of ``given`` that is the repository's root tells
+            that ``paths`` hold it all already.
 
     Returns:
         A :class:`RunResult`; ``interrupted`` is set when Ctrl-C stopped it (the
@@ -496,7 +507,7 @@ def run(
         settings = settings.replace(caller_verdicts=())
     with _ctrl_c_recorded() as stop_requested:
         return _run(
-            paths, settings, mode, jobs, progress, on_outcome, stop_requested, force_pool
+            paths, settings, mode, jobs, progress, on_outcome, stop_requested, force_pool, given
         )
 
 
@@ -511,6 +522,7 @@ def run_scouted(
     *,
     jobs: int | None = None,
     progress: Callable[[int, int, str], None] | None = None,
+    given: Sequence[str] | None = None,
 ) -> tuple[list[str], RunResult]:
     """Run the files a scout (:func:`ppo_migrate.scout.start`) discovers, analysing each
     candidate as it arrives while the scout walks and prefilters the rest.
@@ -518,7 +530,7 @@ def run_scouted(
     Args:
         scout: the started :class:`ppo_migrate.scout.Scout`; stopped and reaped here
             whatever happens.
-        settings, mode, jobs, progress: as for :func:`run` (``mode`` is ``check``).
+        settings, mode, jobs, progress, given: as for :func:`run` (``mode`` is ``check``).
 
     Returns:
         ``(files, result)``: the discovered files (as
@@ -538,12 +550,12 @@ def run_scouted(
         if settings.caller_verdicts is None:
             settings = settings.replace(caller_verdicts=())
         with _ctrl_c_recorded() as stop_requested:
-            return _run_with_scout(scout, settings, mode, jobs, progress, stop_requested)
+            return _run_with_scout(scout, settings, mode, jobs, progress, stop_requested, given)
     finally:
         scout.kill()
 
 
-def _run_with_scout(scout, settings, mode, jobs, progress, stop_requested):
+def _run_with_scout(scout, settings, mode, jobs, progress, stop_requested, given=None):
     """:func:`run_scouted`'s work once the scout runs."""
 
     def check_stop() -> None:
@@ -579,9 +591,18 @@ def _run_with_scout(scout, settings, mode, jobs, progress, stop_requested):
         # the scout's files came one by one: the project's re-exports of the runtime
         # function and its patches among them are looked for now (``check`` only:
         # nothing was written)
-        settings = _reanalyse_for_reexports(result.outcomes, files, settings, mode, check_stop)
-        _apply_target_patches(result.outcomes, files, settings)
-        _judge_across_files(result.outcomes, files, settings, mode, None, check_stop)
+        others = _repository(files, settings, mode, given) if result.outcomes else []
+        settings = _reanalyse_for_reexports(
+            result.outcomes, files, settings, mode, check_stop, others
+        )
+        reaching = (
+            _reaching([o.path for o in result.outcomes], others, settings)
+            if any(d.fix is not None and d.fix.applicability == "safe"
+                   for o in result.outcomes for d in o.diagnostics)
+            else []
+        )
+        _apply_target_patches(result.outcomes, files, settings, reaching)
+        _judge_across_files(result.outcomes, [*files, *reaching], settings, mode, None, check_stop)
     except KeyboardInterrupt:
         result.interrupted = True
     finally:
@@ -690,7 +711,7 @@ def _import_analysis(full: bool = False) -> None:
 
 
 def _run(
-    paths, settings, mode, jobs, progress, on_outcome, stop_requested, force_pool=None
+    paths, settings, mode, jobs, progress, on_outcome, stop_requested, force_pool=None, given=None
 ) -> RunResult:
     """:func:`run`, with ``stop_requested()`` true once Ctrl-C was pressed."""
 
@@ -700,10 +721,12 @@ def _run(
 
     global _on_written
     candidates, sizes = _prefilter([os.fspath(p) for p in paths], settings)
-    settings, more = _with_reexports(settings, mode, candidates, paths)
+    others = _repository(paths, settings, mode, given) if candidates else []
+    settings, more = _with_reexports(settings, mode, candidates, paths, others)
     if more:  # an alias brought a new name (``make_env``): its callers are candidates too
         candidates, sizes = _prefilter([os.fspath(p) for p in paths], settings)
-    settings = _with_target_patches(settings, mode, candidates, paths)
+    reaching = _reaching(candidates, others, settings)
+    settings = _with_target_patches(settings, mode, candidates, paths, reaching)
     result = RunResult()
     jobs = jobs or default_jobs()
     # files replaced whose outcome has not come back yet (a Ctrl-C right after the
@@ -736,7 +759,9 @@ def _run(
             _run_serial(
                 candidates, settings, mode, progress, result.outcomes, on_outcome, check_stop
             )
-        _judge_across_files(result.outcomes, paths, settings, mode, on_outcome, check_stop)
+        _judge_across_files(
+            result.outcomes, [*paths, *reaching], settings, mode, on_outcome, check_stop
+        )
     except KeyboardInterrupt:
         result.interrupted = True
         for outcome in sorted(announced.values(), key=lambda o: o.path):
@@ -748,23 +773,52 @@ def _run(
     return result
 
 
-def _with_reexports(settings: Settings, mode: Mode, candidates, paths) -> tuple[Settings, bool]:
+def _repository(paths, settings: Settings, mode: Mode, given=None) -> list[str]:
+    """The repository's Python files beyond ``paths``
+    (:func:`ppo_migrate.project.repository.repository_files`), for the look-outs that must
+    see the whole project whichever files the command line names: the re-exports of the
+    runtime function and its replacements (a pre-commit hook passes the staged files only,
+    and the test holding the double is not among them). ``[]`` for the modes that do not
+    look out (standard input, ``add-noqa``)."""
+    if mode not in (Mode.CHECK, Mode.APPLY, Mode.DIFF):
+        return []
+    if settings.reexports is not None and settings.target_patches is not None:
+        return []
+    from ppo_migrate.project.repository import repository_files
+
+    return repository_files([os.fspath(p) for p in paths], settings, given)
+
+
+def _with_reexports(
+    settings: Settings, mode: Mode, candidates, paths, others: Sequence[str] = ()
+) -> tuple[Settings, bool]:
     """``settings`` with the project's own re-exports of the targets added to them
     (:func:`ppo_migrate.analysis.reexports.project_reexports`: ``pkg/__init__.py``
     re-exporting the function, ``make_env = get_ppo_ray_runtime_env`` imported elsewhere;
     issue 26, family 6), and whether they bring a new last name (then the candidates are
-    looked for again). Only for the run's own files, as :func:`_with_target_patches`."""
+    looked for again). Only for a run on files, as :func:`_with_target_patches`; the
+    re-exporting module may be one of ``others`` (the repository's other files:
+    :func:`_repository`) that names a target and that the run's files may import
+    (:func:`ppo_migrate.analysis.reexports.spelled_modules`)."""
     if mode not in (Mode.CHECK, Mode.APPLY, Mode.DIFF) or settings.reexports is not None:
         return settings, False
     from ppo_migrate.analysis.reexports import project_reexports, words_reader
 
+    named = list(candidates)
+    files = [os.fspath(p) for p in paths]
+    if others:
+        from ppo_migrate.analysis.reexports import spelled_modules
+
+        tops = {t.split(".", 1)[0] for t in settings.targets}
+        loaded = spelled_modules(files, others, tops)
+        named += _prefilter(loaded, settings)[0]
+        files += loaded
     datas: dict[str, bytes] = {}
-    for path in candidates:
+    for path in named:
         try:
             datas[path] = _read_bytes(path)
         except (OSError, ValueError):
             continue
-    files = [os.fspath(p) for p in paths]
     found = project_reexports(datas, words_reader(files, datas), settings.targets)
     if not found:
         return settings.replace(reexports=()), False
@@ -775,13 +829,14 @@ def _with_reexports(settings: Settings, mode: Mode, candidates, paths) -> tuple[
 
 
 def _reanalyse_for_reexports(
-    outcomes: list[FileOutcome], files: Sequence[str], settings: Settings, mode: Mode, check_stop
+    outcomes: list[FileOutcome], files: Sequence[str], settings: Settings, mode: Mode, check_stop,
+    others: Sequence[str] = (),
 ) -> Settings:
     """A scouted ``check``'s outcomes (in place) as :func:`_with_reexports` would have made
     them: the files its scout analysed before the re-exports were known are analysed again
     with them when they may call one (they spell its name). Returns the settings."""
     candidates = [o.path for o in outcomes]
-    settings, _ = _with_reexports(settings, mode, candidates, files)
+    settings, _ = _with_reexports(settings, mode, candidates, files, others)
     if not settings.reexports:
         return settings
     again, _ = _prefilter(list(files), settings)
@@ -806,21 +861,56 @@ def _reanalyse_for_reexports(
     return settings
 
 
-def _with_target_patches(settings: Settings, mode: Mode, candidates, paths) -> Settings:
-    """``settings`` with where the run's files replace the runtime function
+def _with_target_patches(
+    settings: Settings, mode: Mode, candidates, paths, reaching: Sequence[str] = ()
+) -> Settings:
+    """``settings`` with where the repository's files replace the runtime function
     (:func:`ppo_migrate.analysis.patches.target_patches`), found before any file is
     analysed, so that a fix they reach is unsafe from the start (``apply`` writes a file
-    as soon as it is done). Only for the run's own files (not standard input, the codemod
-    command, the Fixit rule)."""
+    as soon as it is done). Only for a run on files (not standard input, the codemod
+    command, the Fixit rule). ``reaching``: the repository's other files that may reach
+    the candidates' calls (:func:`_reaching`)."""
     if mode not in (Mode.CHECK, Mode.APPLY, Mode.DIFF) or settings.target_patches is not None:
         return settings
+    candidates, files = _with_reaching(candidates, [os.fspath(p) for p in paths], settings, reaching)
     from ppo_migrate.analysis.patches import target_patches
 
-    found = target_patches(candidates, [os.fspath(p) for p in paths], settings)
+    found = target_patches(candidates, files, settings)
     return settings.replace(target_patches=found)
 
 
-def _apply_target_patches(outcomes: list[FileOutcome], files: Sequence[str], settings: Settings) -> None:
+def _reaching(candidates: Sequence[str], others: Sequence[str], settings: Settings) -> list[str]:
+    """Those of ``others`` (the repository's files beyond the run: :func:`_repository`)
+    from which a replacement of the function may reach the candidates' calls, or a caller
+    call the functions they are in (:func:`ppo_migrate.analysis.patches.reachable_files`:
+    a file loading a calling module, itself or through another, what it loads, a
+    ``conftest.py`` above it, a fake package beside it). A test double, or a caller passing
+    a plain dict, lives in a file the command line may not name (a pre-commit hook passes
+    the staged files only)."""
+    if not candidates or not others:
+        return []
+    from ppo_migrate.analysis.patches import reachable_files
+
+    modules = {t.rsplit(".", 1)[0] for t in settings.targets if "." in t}
+    return reachable_files(list(candidates), others, modules)
+
+
+def _with_reaching(
+    candidates: Sequence[str], files: list[str], settings: Settings, reaching: Sequence[str]
+) -> tuple[list[str], list[str]]:
+    """``(candidates, files)`` with ``reaching`` (:func:`_reaching`) added: those naming a
+    target join the candidates (the look-out takes aliases and constants from them), the
+    rest are read by the look-out's byte check."""
+    candidates = list(candidates)
+    if not candidates or not reaching:
+        return candidates, files
+    named, _ = _prefilter(list(reaching), settings)
+    return [*candidates, *named], [*files, *reaching]
+
+
+def _apply_target_patches(
+    outcomes: list[FileOutcome], files: Sequence[str], settings: Settings, reaching: Sequence[str] = ()
+) -> None:
     """A scouted ``check``'s outcomes (in place) as :func:`_with_target_patches` would have
     made them: each safe fix that another file's replacement of the runtime function may
     reach is unsafe, the reason added to its message, as
@@ -831,7 +921,10 @@ def _apply_target_patches(outcomes: list[FileOutcome], files: Sequence[str], set
         return
     from ppo_migrate.analysis.patches import patch_reason, reaching_patch, target_patches
 
-    patches = target_patches([o.path for o in outcomes], files, settings)
+    candidates, everything = _with_reaching(
+        [o.path for o in outcomes], [os.fspath(f) for f in files], settings, reaching
+    )
+    patches = target_patches(candidates, everything, settings)
     if not patches:
         return
     for i, outcome in enumerate(outcomes):

@@ -233,6 +233,23 @@ class ModuleAnalysis:
             ) or False
         return self._patched or None
 
+    def replacement(self):
+        """The replacement of the runtime function, or of a module or alias its calls go
+        through, that may reach this module's calls: its own
+        (:func:`ppo_migrate.analysis.patches.own_replacement`) or another file's among the
+        run's (``Settings.target_patches``: :func:`ppo_migrate.analysis.patches.reaching_patch`).
+
+        Returns:
+            A :class:`ppo_migrate.analysis.patches.Patch`, or ``None``: none was found
+            (or, for other files, none was looked for: standard input, the codemod).
+        """
+        patch = self._patches_the_function()
+        if patch is None and getattr(self.settings, "target_patches", None):
+            from ppo_migrate.analysis.patches import reaching_patch
+
+            patch = reaching_patch(self.settings.target_patches, self.path, self.module.tree)
+        return patch
+
     def _references(self) -> list[Diagnostic]:
         """PPO006: the runtime function used as a value other than a plain alias (issue 15).
 

@@ -909,7 +909,12 @@ class _FileJudge:
         if value is _UNPACKED:
             return "passes unpacked arguments, which may not hold a training config"
         if self.analysis.configs._passed_trust(value) not in (None, "strong"):
-            return f"passes `{_shown(self.analysis.module.source_of(value))}`, which may not be a training config"
+            from ppo_migrate.analysis.reasons import DICT_RAISES, is_plain_dict
+
+            shown = _shown(self.analysis.module.source_of(value))
+            if is_plain_dict(self.analysis.configs, value):
+                return f"passes `{shown}`, a plain dict: {DICT_RAISES}"
+            return f"passes `{shown}`, which may not be a training config"
         self._handed_on(value, w)
         return None
 

@@ -452,6 +452,7 @@ def target_patches(candidates: Iterable[str], paths: Sequence[str], settings: Se
         q + p.encode() + q for m in names.target_modules for p in _prefixes(m) for q in (b"'", b'"')
     ]
     found: list[tuple[str | None, str, int, str, str]] = []
+    used: set[tuple[str, int]] = set()  # constants another file's patch reads a target from
 
     def look(path: str, data: bytes) -> None:
         if not any(n in data for n in [*encoded, *module_keys]) or not patch_bytes.search(data):
@@ -461,7 +462,7 @@ def target_patches(candidates: Iterable[str], paths: Sequence[str], settings: Se
         if tree is None:
             return  # it cannot run either
         found.extend(_fake_definitions(path, data, names, tree))
-        for module, line, kind, what in _patches_in(tree, names, constants, _is_test_file(path)):
+        for module, line, kind, what in _patches_in(tree, names, constants, _is_test_file(path), used=used):
             if module == "<own>":  # ``globals()[...] = f``: the file's own module
                 module = module_name(path)
             found.append((module, path, line, kind, what))
@@ -480,6 +481,9 @@ def target_patches(candidates: Iterable[str], paths: Sequence[str], settings: Se
             continue
         if any(k in data for k in module_keys) or (any(n in data for n in encoded) and strict.search(data)):
             look(path, data)
+    # the constant a patch elsewhere reads its target from is not a replacement itself: the
+    # patch is, and its reason names the constant
+    found = [f for f in found if not ((f[1], f[2]) in used and f[4] == _REPLACES)]
     if not found:
         return ()
     modules = _run_modules(paths)
@@ -490,6 +494,205 @@ def target_patches(candidates: Iterable[str], paths: Sequence[str], settings: Se
                 module = None
         out.append(Patch(module or "*", path, line, kind, what))
     return tuple(sorted(set(out), key=lambda p: (p.path, p.line, p.module, p.what)))
+
+
+def _module_names(path: str) -> set[str]:
+    """Every name the module at ``path`` may be imported by (its own, and under the
+    folders above its outermost package: :func:`_run_modules`)."""
+    return _run_modules([path])
+
+
+#: callables loading the module a string names: ``importlib.import_module("pkg.lib")``,
+#: ``__import__("pkg.lib")``
+_LOADERS = frozenset({"import_module", "__import__"})
+_STATEMENT_FIELDS = ("body", "orelse", "finalbody", "handlers", "cases")
+
+
+def _statements(nodes: Iterable[ast.AST]) -> Iterator[ast.AST]:
+    """Every statement under ``nodes``, nested ones included (a function's, a branch's,
+    a handler's): imports are statements, so no expression is visited."""
+    stack = list(nodes)
+    while stack:
+        node = stack.pop()
+        yield node
+        for field in _STATEMENT_FIELDS:
+            stack.extend(getattr(node, field, ()))
+
+
+def loaded_modules(tree: ast.AST, package: tuple[str, ...], data: bytes = b"") -> set[str]:
+    """The modules running ``tree`` may load, with every package above each: its imports
+    anywhere (relative ones resolved against ``package``) and, when ``data`` (the file's
+    bytes) spells a loader, the dotted names given to ``importlib.import_module`` or
+    ``__import__``.
+
+    Args:
+        tree: a parsed module.
+        package: its package's parts (:func:`ppo_migrate.targets.module_package`).
+        data: its bytes, to skip the walk of its expressions when no loader is named.
+
+    Returns:
+        Dotted module names: ``import a.b``: ``a``, ``a.b``; ``from a.b import c``: ``a``,
+        ``a.b``, ``a.b.c`` (``c`` may be a module); ``import_module("a.b")``: ``a``, ``a.b``.
+    """
+    from ppo_migrate.targets import resolve_relative
+
+    out: set[str] = set()
+    for node in _statements(getattr(tree, "body", ())):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                out.update(_prefixes(alias.name))
+        elif isinstance(node, ast.ImportFrom):
+            base = resolve_relative("." * node.level + (node.module or ""), package)
+            if base:
+                out.update(_prefixes(base))
+                out.update(f"{base}.{a.name}" for a in node.names if a.name != "*")
+    if b"import_module" in data or b"__import__" in data:
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call) and node.args and _last(node.func) in _LOADERS:
+                text = _string(node.args[0])
+                if text and all(part.isidentifier() for part in text.split(".")):
+                    out.update(_prefixes(text))
+    return out
+
+
+#: an import statement (``from pkg import (\n    a,\n    b,\n)`` whole) or a loader's
+#: string (``import_module("pkg.lib")``), in bytes
+IMPORT_STATEMENT = re.compile(
+    rb"(?m)(?:^|[;:])[ \t]*(?:from[ \t]+[\w.]+[ \t]+import[ \t]*(?:\([^)]*\)?|[^\n]*)"
+    rb"|import[ \t]+[^\n]*)"
+    rb"|(?:import_module|__import__)[ \t]*\([ \t]*[rbuRBU]?['\"][\w.]*"
+)
+_WORDS = re.compile(rb"\w+")
+
+
+def reachable_files(
+    calling: Sequence[str], others: Sequence[str], target_modules: Iterable[str] = (), read=None,
+    *, rounds: int = 8,
+) -> list[str]:
+    """Which of ``others`` a test process exercising ``calling``'s calls may load: where a
+    replacement of the function reaches those calls from (a run on a few files, the
+    repository's other files: :func:`ppo_migrate.project.repository.repository_files`).
+
+    A test replaces the function and then runs the call: it loads the calling module,
+    itself or through a module that does (``test_x`` imports ``main``, which imports
+    ``launcher``). So the files that count are the *importers* of the calling modules,
+    followed upwards (an importer's own importers; :func:`loaded_modules`, a file parsed
+    only when its import statements spell such a module's last name:
+    :data:`IMPORT_STATEMENT`); the
+    modules an importer loads in turn (a helper installing a fake, a file holding a
+    patch target in a constant); each ``conftest.py`` in a folder at or above one of
+    them (pytest runs it first); and a fake package (``tests/fakes/verl/...``) under
+    the same folder of test doubles as an importer. Strings naming the function in a
+    file no test of the call loads cannot reach it: the tool's own tests, a benchmark;
+    nor can a file under a calling module's own name (another copy of it: Python loads
+    one of the two).
+
+    Args:
+        calling: the files whose calls may be reached (the run's candidates).
+        others: files beyond the run (display paths).
+        target_modules: the modules holding the function (``verl.trainer.constants_ppo``):
+            a file at such a path under a folder of test doubles is a fake package.
+        read: ``path -> bytes`` (:func:`ppo_migrate.prefilter.read_bytes`); a file that
+            cannot be read, decoded or parsed loads nothing (it cannot run either).
+        rounds: how many times importers are followed upwards, and loaded modules
+            downwards, at most.
+
+    Returns:
+        The reachable files of ``others``, in their order.
+    """
+    if not calling or not others:
+        return []
+    if read is None:
+        from ppo_migrate.prefilter import read_bytes as read
+    from ppo_migrate.targets import module_package
+
+    reach: set[str] = set()
+    for path in calling:
+        reach |= _module_names(path)
+    # a file under a calling module's own name is another copy of it (a sample tree beside
+    # the migrated one), not a file that may load it: Python loads one of the two
+    names_of = {path: names for path in others if not ((names := _module_names(path)) & reach)}
+    others = [path for path in others if path in names_of]
+    spelled: dict[str, frozenset[bytes]] = {}
+    loads: dict[str, set[str]] = {}
+
+    def spelled_by(path: str) -> frozenset[bytes]:
+        """The names ``path``'s import statements spell (bytes; read once)."""
+        if path not in spelled:
+            try:
+                data = read(path)
+            except (OSError, ValueError):
+                data = b""
+            spelled[path] = frozenset(
+                w for m in IMPORT_STATEMENT.finditer(data) for w in _WORDS.findall(m.group(0))
+            )
+        return spelled[path]
+
+    def loads_of(path: str) -> set[str]:
+        if path not in loads:
+            try:
+                data = read(path)
+            except (OSError, ValueError):
+                data = None
+            tree = parse_bytes(data) if data is not None else None
+            loads[path] = set() if tree is None else loaded_modules(tree, module_package(path), data)
+        return loads[path]
+
+    found: set[str] = set()
+    for _ in range(rounds):  # upwards: the importers of what reaches the call
+        words = {w.encode() for m in reach if (w := m.rsplit(".", 1)[-1]).isidentifier()}
+        grown = False
+        for path in others:
+            if path in found or not (spelled_by(path) & words):
+                continue
+            if any(m in reach for m in loads_of(path)):
+                found.add(path)
+                reach |= names_of[path]
+                grown = True
+        if not grown:
+            break
+    if not found:
+        return []
+    by_module: dict[str, str] = {}
+    for path in others:
+        for name in names_of[path]:
+            by_module.setdefault(name, path)
+    todo = list(found)
+    for _ in range(rounds):  # downwards: what the importers load in turn
+        more = []
+        for path in todo:
+            for module in loads_of(path):
+                other = by_module.get(module)
+                if other is not None and other not in found:
+                    found.add(other)
+                    more.append(other)
+        if not more:
+            break
+        todo = more
+    # ``conftest.py`` above a reachable file; a fake package beside an importer's tests
+    folders = {os.path.dirname(os.path.abspath(p)) for p in [*found, *calling]}
+    tails = [m.replace(".", "/") for m in target_modules]
+
+    def near(top: str) -> bool:
+        return any(f == top or f.startswith(top + os.sep) for f in folders)
+
+    for path in others:
+        if path in found:
+            continue
+        absolute = os.path.abspath(path)
+        if os.path.basename(absolute) == "conftest.py":
+            if near(os.path.dirname(absolute)):
+                found.add(path)
+            continue
+        norm = absolute.replace(os.sep, "/")
+        tail = next((t for t in tails if norm.endswith((f"/{t}.py", f"/{t}/__init__.py"))), None)
+        if tail is None:
+            continue
+        parts = norm[: norm.rindex("/" + tail)].split("/")
+        doubles = next((i for i, part in enumerate(parts) if part in _DOUBLES_FOLDERS), None)
+        if doubles is not None and near(os.sep.join(parts[: doubles + 1])):
+            found.add(path)
+    return [p for p in others if p in found]
 
 
 def _prefixes(module: str) -> list[str]:
@@ -535,7 +738,7 @@ def _fake_definitions(path: str, data: bytes, names: Names, tree: ast.AST | None
 
 def _patches_in(
     tree: ast.AST, names: Names, constants: dict[str, tuple[str, str, int]] | None = None,
-    test: bool = True, generic: bool = True,
+    test: bool = True, generic: bool = True, used: set[tuple[str, int]] | None = None,
 ) -> Iterable[tuple[str | None, int, str, str]]:
     """``(module, line, kind, what)`` for each replacement in ``tree`` that may reach a call
     of the function: the module a target string names (``"pkg.lib.get_..."``) or the
@@ -546,8 +749,11 @@ def _patches_in(
     a helper's default, an f-string's part, a patcher imported under another name), and so
     does a keyword of that name (``SimpleNamespace(get_...=f)`` put in ``sys.modules``);
     ``__all__``'s do not (``generic=False``: only where the file replaces a name it
-    computes, ``monkeypatch.setattr(lib, NAME, f)``). A patch of a name another file's constant holds
-    (``mock.patch(ENV_TARGET, f)``) counts with that constant's module."""
+    computes, ``monkeypatch.setattr(lib, NAME, f)``). A patch of a name a constant holds
+    (``mock.patch(ENV_TARGET, f)``) counts at the patch's line, with that constant's module;
+    the constant itself then does not (the replacement is the patch, not the string):
+    one of this file is skipped, one of another file's is added to ``used`` as
+    ``(path, line)`` for :func:`target_patches` to leave out."""
     constants = constants or {}
     imported = _imported_modules(tree)
     wanted = names.all()
@@ -604,9 +810,25 @@ def _patches_in(
         for e in ast.walk(node.value)
     }
     functions = names.functions
+    # ``NAME = "pkg.lib.get_..."`` in this file, and the names a patcher is given
+    local: dict[str, tuple[str | None, int, int]] = {}
+    patched_names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Assign, ast.AnnAssign)) and isinstance(node.value, ast.Constant):
+            text = _string(node.value)
+            module, _, name = (text or "").rpartition(".")
+            if name in functions:
+                for t in node.targets if isinstance(node, ast.Assign) else [node.target]:
+                    if isinstance(t, ast.Name):
+                        local[t.id] = (module or None, node.lineno, id(node.value))
+        elif isinstance(node, ast.Call) and node.args and PATCHERS.get(_last(node.func)):
+            held = _held(node.args[0])
+            if held is not None:
+                patched_names.add(held)
+    skipped = {local[n][2] for n in patched_names if n in local}
     for node in ast.walk(tree):
         line = getattr(node, "lineno", None)
-        if line in counted:
+        if line in counted or id(node) in skipped:
             continue
         if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in exported:
             module, _, name = node.value.rpartition(".")
@@ -618,16 +840,34 @@ def _patches_in(
                 owner = node.args[0] if node.args else None
                 counted.add(line)
                 yield (imported.get(_dotted(owner)) if owner is not None else None), line, "patched", _REPLACES
-            elif constants and PATCHERS.get(_last(node.func)) and node.args:
-                first = node.args[0]
-                held = first.id if isinstance(first, ast.Name) else getattr(first, "attr", None)
-                if held in constants:
+            elif (constants or local) and PATCHERS.get(_last(node.func)) and node.args:
+                held = _held(node.args[0])
+                if held in local:
+                    module, at, _ = local[held]
+                    counted.add(line)
+                    yield module, line, "patched", _REPLACES if at == line else (
+                        f"replaces the runtime function named by `{held}` (line {at}), whose "
+                        "replacement may take no config"
+                    )
+                elif held in constants:
                     module, path, at = constants[held]
                     counted.add(line)
+                    if used is not None:
+                        used.add((path, at))
                     yield module, line, "patched", (
                         f"replaces the runtime function named by `{held}` ({path}:{at}), whose "
                         "replacement may take no config"
                     )
+
+
+def _held(node: ast.expr) -> str | None:
+    """The name a patcher's first argument reads a target from: ``TARGET`` of
+    ``mock.patch(TARGET, f)`` or of ``mock.patch(targets.TARGET, f)``."""
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        return node.attr
+    return None
 
 
 def _last(func: ast.expr) -> str:
@@ -785,7 +1025,7 @@ def patch_reason(patch: Patch):
 
 
 __all__ = [
-    "PATCHERS", "Names", "Patch", "imported_modules", "Replacement", "call_replacements", "own_replacement",
+    "PATCHERS", "Names", "Patch", "IMPORT_STATEMENT", "imported_modules", "loaded_modules", "reachable_files", "Replacement", "call_replacements", "own_replacement",
     "patch_reason", "patched_at", "reaching_patch", "replaced_names", "replacements", "target_patches",
     "through_names",
 ]

@@ -41,6 +41,10 @@ class FileResult(NamedTuple):
         origins: the :class:`ppo_migrate.diagnostics.CallerOrigin` records the rewrite's
             safe fixes rest on whose callers in the run's other files are not judged yet
             (``Settings.caller_verdicts``): the rewrite holds only if none argues against.
+        kept: ``apply --use-ppo-runtime`` left the file's imports on verl because a
+            replacement of the function, or of a module its calls go through, reaches the
+            file: the replacement's reason (``"tests/t.py:5 replaces the runtime function,
+            whose replacement may take no config"``), else ``None``.
     """
 
     path: str
@@ -50,6 +54,7 @@ class FileResult(NamedTuple):
     imports: int = 0
     index: object | None = None
     origins: tuple = ()
+    kept: str | None = None
 
 
 def fix_applies(d: Diagnostic, settings: Settings) -> bool:
@@ -118,9 +123,17 @@ def process_text(
 
     moved = 0
     base = text
+    kept: str | None = None
     if fix and getattr(settings, "use_ppo_runtime", False):
-        base, moved, settings = _use_ppo_runtime(text, settings)
-        if moved:
+        base, moved, moved_settings = _use_ppo_runtime(text, settings)
+        patch = analysis.replacement() if moved else None
+        if patch is not None:
+            # a test double or a rebinding reaches the calls through verl's module or
+            # name (``mock.patch("verl...get_...")``, ``launcher.constants_ppo = Fake``,
+            # ``sys.modules[...]``): moved to ``ppo_runtime``, the calls would bypass it
+            base, moved, kept = text, 0, patch.reason()
+        elif moved:
+            settings = moved_settings
             diagnostics = _judged(analyse(base, path, settings), settings)
     if not fix:
         return FileResult(path, tuple(diagnostics), index=index(diagnostics))
@@ -132,14 +145,14 @@ def process_text(
         # yet: the rewrite is made, and written once they are (``ppo_migrate.runner.run``)
         origins = tuple(sorted(pending_origins(applied, dict(verdicts)), key=repr))
     if not applied and not moved:
-        return FileResult(path, tuple(diagnostics), index=index(diagnostics))
+        return FileResult(path, tuple(diagnostics), index=index(diagnostics), kept=kept)
     remaining = tuple(d for d in diagnostics if not fix_applies(d, settings))
     edits = [e for d in applied for e in d.fix.edits]  # type: ignore[union-attr]
     new_text = apply_edits(base, edits)
     # apply writes ``new_text``: a record of the old text would be dropped unused
     return FileResult(
         path, remaining, new_text, len(applied), moved,
-        None if replaces_file else index(remaining), origins,
+        None if replaces_file else index(remaining), origins, kept,
     )
 
 

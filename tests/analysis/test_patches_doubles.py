@@ -306,3 +306,145 @@ def test_re_exported_calls_of_a_configless_verl_are_notices(tmp_path: Path) -> N
     run_cli("apply", ".", cwd=tmp_path)
     assert {p: (tmp_path / p).read_text() for p in before} == before
     assert _pytest(tmp_path).returncode == 0
+
+
+@pytest.mark.parametrize("name", sorted(DOUBLES))
+def test_a_double_is_seen_when_only_the_calling_file_is_named(tmp_path: Path, name: str) -> None:
+    """Bug: ``apply app/launcher.py`` (a pre-commit hook passes the staged files only)
+    read that file alone, so a test replacing its call with a zero-argument fake was not
+    seen: the fix was made and the test then failed. Now the doubles are looked for in
+    the whole repository (git top level, else the project's marker: ``requirements.txt``
+    here): ``check`` and ``apply`` on the calling file alone reach the answer of
+    ``apply .``, the reason naming the double's file and line, and the tests still pass."""
+    files, (rel, marker), caller = DOUBLES[name]
+    where = f"{rel}:{_line_of(files, rel, marker)}"
+    _write(tmp_path, files)
+    subprocess.run(["git", "init", "-q", "."], cwd=tmp_path, check=True)
+    before = _pytest(tmp_path)
+    assert before.returncode == 0, before.stdout + before.stderr
+    checked = run_cli("check", "--output-format", "json", caller, cwd=tmp_path)
+    found = [d for d in json.loads(checked.stdout) if d["filename"].endswith(caller)]
+    assert [(d["code"], d["fix"]["applicability"]) for d in found] == [("PPO001", "unsafe")], found
+    assert f"(unsafe fix: {where} " in found[0]["message"], found[0]["message"]
+    original = (tmp_path / caller).read_text()
+    applied = run_cli("apply", "--output-format", "concise", caller, cwd=tmp_path)
+    assert applied.returncode == 1, applied.stdout + applied.stderr
+    assert f"(unsafe fix: {where} " in applied.stdout, applied.stdout
+    assert (tmp_path / caller).read_text() == original
+    after = _pytest(tmp_path)
+    assert after.returncode == 0, after.stdout + after.stderr
+
+
+#: a test reaching the launcher's call through another module (``app.main`` imports it)
+THROUGH_MAIN = {
+    "app/launcher.py": THROUGH_MODULE,
+    "app/main.py": "from app import launcher\n\n\ndef run(config):\n    return launcher.launch(config)\n",
+    "tests/test_main.py": OMEGA + TEST_HEAD + "from app import main\n\n\n" + FAKE
+    + "def test_run():\n"
+    "    with mock.patch('verl.trainer.constants_ppo.get_ppo_ray_runtime_env', fake):\n"
+    f"        assert main.run({CFG}) == {{'fake': 1}}\n",
+}
+#: a file that spells the function beside a patcher but loads no module of the call
+UNRELATED = {
+    "app/launcher.py": THROUGH_MODULE,
+    "tools/bench.py": "TARGET_NAME = 'get_ppo_ray_runtime_env'\n\n\n"
+    "def stub(module, fake):\n    setattr(module, TARGET_NAME, fake)\n",
+    "tests/test_launcher.py": OMEGA + "from app import launcher\n\n\n"
+    f"def test_launch():\n    assert launcher.launch({CFG}) == {{'got_config': True}}\n",
+}
+
+
+def test_the_repository_search_follows_importers_and_leaves_unrelated_files(tmp_path: Path) -> None:
+    """Which files beyond the named ones count (:func:`ppo_migrate.analysis.patches.reachable_files`):
+    a test loading the calling module through another (``tests/test_main.py`` imports
+    ``app.main``, which imports ``app.launcher``) does, so ``apply app/launcher.py`` leaves
+    the call alone and the test still passes; a file loading no module of the call
+    (``tools/bench.py``: a benchmark spelling the function's name) does not, so there the
+    fix is made, and the project's test then sees verl's function get the config."""
+    first = tmp_path / "through-main"
+    _write(first, THROUGH_MAIN)
+    assert _pytest(first).returncode == 0
+    applied = run_cli("apply", "--output-format", "concise", "app/launcher.py", cwd=first)
+    assert applied.returncode == 1, applied.stdout + applied.stderr
+    line = _line_of(THROUGH_MAIN, "tests/test_main.py", "mock.patch(")
+    assert f"(unsafe fix: tests/test_main.py:{line} replaces the runtime function" in applied.stdout
+    assert (first / "app/launcher.py").read_text() == THROUGH_MODULE
+    assert _pytest(first).returncode == 0
+
+    second = tmp_path / "unrelated"
+    _write(second, UNRELATED)
+    failing = _pytest(second)  # the project's test wants the config passed
+    assert failing.returncode == 1 and "got_config" in failing.stdout, failing.stdout
+    applied = run_cli("apply", "--output-format", "concise", "app/launcher.py", cwd=second)
+    assert applied.returncode == 0, applied.stdout + applied.stderr
+    assert "Rewrote 1 call in 1 file; 0 findings remain." in applied.stdout, applied.stdout
+    assert (second / "app/launcher.py").read_text() == THROUGH_MODULE.replace(
+        "get_ppo_ray_runtime_env()", "get_ppo_ray_runtime_env(config)"
+    )
+    passed = _pytest(second)
+    assert passed.returncode == 0, passed.stdout + passed.stderr
+
+
+@pytest.mark.parametrize("name", sorted(DOUBLES))
+def test_use_ppo_runtime_leaves_the_import_a_double_relies_on(tmp_path: Path, name: str) -> None:
+    """Bug: ``apply --use-ppo-runtime`` switched the call's import from verl's module to
+    ``ppo_runtime`` even where a test replaces verl's function or the module the call goes
+    through (``mock.patch("verl.trainer.constants_ppo.get_...")``, ``sys.modules[...]``,
+    ``launcher.constants_ppo = Fake``): the call then bypassed the fake and the test
+    failed (8 of these 13 projects). Now a file that a replacement reaches keeps its
+    import, the output says so naming the replacement's file and line, and the tests
+    still pass."""
+    files, (rel, marker), caller = DOUBLES[name]
+    where = f"{rel}:{_line_of(files, rel, marker)}"
+    _write(tmp_path, files)
+    assert _pytest(tmp_path).returncode == 0
+    original = (tmp_path / caller).read_text()
+    applied = run_cli("apply", "--use-ppo-runtime", "--output-format", "concise", ".", cwd=tmp_path)
+    assert applied.returncode == 1, applied.stdout + applied.stderr
+    assert (tmp_path / caller).read_text() == original
+    if "verl" in original:  # the caller itself imports from verl (not through ``pkg``)
+        assert (
+            f"Kept the verl import in {caller} (not moved to ppo_runtime): {where} "
+        ) in applied.stdout, applied.stdout
+    after = _pytest(tmp_path)
+    assert after.returncode == 0, after.stdout + after.stderr
+
+
+#: verl 0.9.1's reading of the config (``_uses_torch_profiler``): ``OmegaConf.select``,
+#: which raises ``AttributeError`` on a plain dict
+SELECTING_VERL = (
+    "from omegaconf import OmegaConf\n\n\n"
+    "def get_ppo_ray_runtime_env(config=None):\n"
+    "    if config is not None:\n"
+    "        OmegaConf.select(config, 'global_profiler.tool', default=None)\n"
+    "    return {'got_config': config is not None}\n"
+)
+
+
+def test_a_caller_in_a_file_not_named_is_judged_too(tmp_path: Path) -> None:
+    """Bug: ``apply app/launcher.py`` judged the callers of ``launch`` in the named files
+    only, so ``app/main.py`` calling ``launch({"trainer": {...}})`` was not seen: the fix
+    passed the plain dict on and verl 0.9's function raised on it. The callers are looked
+    for among the repository's files that load the calling module too, as ``apply .``
+    does: the fix is unsafe, the reason names ``app/main.py:3``, and ``main`` still runs."""
+    _write(tmp_path, {
+        "stub/verl/trainer/constants_ppo.py": SELECTING_VERL,
+        "app/launcher.py": DIRECT,
+        "app/main.py": "from app.launcher import launch\n\nRESULT = launch({'trainer': {'n_gpus_per_node': 8}})\n",
+    })
+    subprocess.run(["git", "init", "-q", "."], cwd=tmp_path, check=True)
+    env = {"PYTHONPATH": f"{tmp_path / 'stub'}:{tmp_path}", "PATH": "/usr/bin:/bin"}
+
+    def run_main() -> subprocess.CompletedProcess:
+        return subprocess.run(
+            [sys.executable, "-c", "import app.main as m; print(m.RESULT)"],
+            cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60,
+        )
+
+    assert run_main().stdout.strip() == "{'got_config': False}"
+    applied = run_cli("apply", "--output-format", "concise", "app/launcher.py", cwd=tmp_path)
+    assert applied.returncode == 1, applied.stdout + applied.stderr
+    assert "(unsafe fix: app/main.py:3 passes `{'trainer': {'n_gpus_per_node': 8}}`, a plain dict" in applied.stdout
+    assert (tmp_path / "app/launcher.py").read_text() == DIRECT
+    after = run_main()
+    assert after.returncode == 0 and after.stdout.strip() == "{'got_config': False}", after.stderr

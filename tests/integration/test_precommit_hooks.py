@@ -92,11 +92,16 @@ def pre_commit_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("pre-commit-home")
 
 
-def try_repo(hook_repo: Path, home: Path, hook: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+def try_repo(
+    hook_repo: Path, home: Path, hook: str, cwd: Path, files: tuple[str, ...] = ()
+) -> subprocess.CompletedProcess[str]:
+    """``pre-commit try-repo`` of ``hook`` on every file, or on ``files`` only (as a commit
+    staging them passes them)."""
     env = {**os.environ, **GIT_ENV, "PRE_COMMIT_HOME": str(home), "PRE_COMMIT_COLOR": "never"}
     env.pop("PRE_COMMIT", None)
+    which = ["--files", *files] if files else ["--all-files"]
     return subprocess.run(
-        ["pre-commit", "try-repo", str(hook_repo), hook, "--all-files", "--verbose"],
+        ["pre-commit", "try-repo", str(hook_repo), hook, *which, "--verbose"],
         check=False,
         cwd=cwd,
         capture_output=True,
@@ -161,6 +166,63 @@ def test_apply_hook_rewrites_the_file(
     # a second run finds nothing left to do
     again = try_repo(hook_repo, pre_commit_home, "ppo-migrate-apply", sample)
     assert again.returncode == 0, again.stdout + again.stderr
+
+
+#: verl >= 0.9's function (PR #6976), for the sample's own tests
+STUB_VERL = {
+    "stub/verl/__init__.py": "",
+    "stub/verl/trainer/__init__.py": "",
+    "stub/verl/trainer/constants_ppo.py": "def get_ppo_ray_runtime_env(config=None):\n"
+    "    return {'got_config': config is not None}\n",
+}
+LAUNCHER = IMPORT + "\n\ndef launch(config):\n    return get_ppo_ray_runtime_env()\n"
+#: a test replacing the launcher's function with a zero-argument fake (line 6)
+LAUNCHER_TEST = (
+    "import launcher\n\n\n"
+    "def test_launch(monkeypatch):\n"
+    "    config = {'trainer': {}}\n"
+    "    monkeypatch.setattr(launcher, 'get_ppo_ray_runtime_env', lambda: {'fake': 1})\n"
+    "    assert launcher.launch(config) == {'fake': 1}\n"
+)
+
+
+def _sample_tests(root: Path) -> subprocess.CompletedProcess[str]:
+    import sys
+
+    env = {"PYTHONPATH": f"{root / 'stub'}:{root}", "PATH": "/usr/bin:/bin"}
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests"],
+        cwd=root, env=env, capture_output=True, text=True, timeout=120, check=False,
+    )
+
+
+def test_apply_hook_on_the_staged_file_sees_the_test_double(
+    hook_repo: Path, pre_commit_home: Path, tmp_path: Path
+) -> None:
+    """Bug: the hook passes the staged files only (``ppo-migrate apply launcher.py``), so
+    the test monkeypatching the launcher's function with a zero-argument fake was not
+    read: the fix was made and the test then failed. The double is looked for in the
+    whole repository now: the hook leaves the call alone, says why, and the test passes."""
+    sample = _init_repo(
+        tmp_path / "sample",
+        {
+            "requirements.txt": DECLARES_VERL, "launcher.py": LAUNCHER,
+            "tests/test_launcher.py": LAUNCHER_TEST, **STUB_VERL,
+        },
+    )
+    assert _sample_tests(sample).returncode == 0
+    r = try_repo(hook_repo, pre_commit_home, "ppo-migrate-apply", sample, files=("launcher.py",))
+    out = r.stdout + r.stderr
+    assert r.returncode == 1, out  # a finding remains: the unsafe fix is not made
+    assert "files were modified by this hook" not in out, out
+    assert (
+        "launcher.py:5:12: PPO001 `get_ppo_ray_runtime_env()` called without the config in "
+        "scope; pass `config` (unsafe fix: tests/test_launcher.py:6 replaces the runtime "
+        "function, whose replacement may take no config)"
+    ) in out, out
+    assert (sample / "launcher.py").read_text(encoding="utf-8") == LAUNCHER
+    after = _sample_tests(sample)
+    assert after.returncode == 0, after.stdout + after.stderr
 
 
 LAUNCH = "from server import init_ray\n\n\ndef run(config):\n    init_ray(config.address)\n"

@@ -142,3 +142,28 @@ def test_check_with_the_scout_matches_one_process_on_real_wheels(tmp_path: Path)
             assert found == [
                 ("PPO001", "main_ppo.py"), ("PPO002", "ray_trainer.py"), ("PPO005", "main_ppo.py")
             ]
+
+
+@pytest.mark.parametrize("version", ["0.9.0", "0.9.1"])
+@pytest.mark.parametrize("capability", [(9, 0), (None, None)], ids=["hopper", "no-gpu"])
+def test_verl_0_9_raises_on_a_plain_dict_and_takes_a_dictconfig(
+    tmp_path_factory: pytest.TempPathFactory, version: str, capability
+) -> None:
+    """What the reasons say of a plain dict (``ppo_migrate.analysis.reasons.DICT_RAISES``),
+    checked on the published code: each 0.9 release's ``get_ppo_ray_runtime_env`` reads
+    the config with ``OmegaConf.select`` on every call given one (0.9.0's
+    ``_uses_mindspeed``, 0.9.1's ``_uses_torch_profiler``), which raises ``AttributeError``
+    on a dict, with a GPU or without; an OmegaConf ``DictConfig`` of the same keys works."""
+    from omegaconf import OmegaConf
+
+    from ppo_migrate.analysis.reasons import DICT_RAISES
+    from verl_wheels import CONSTANTS, load_constants_ppo, wheel_tree
+
+    source = (wheel_tree(version, tmp_path_factory) / CONSTANTS).read_text(encoding="utf-8")
+    module = load_constants_ppo(source, capability=capability, hip=None, environ={})
+    function = module["get_ppo_ray_runtime_env"]
+    keys = {"trainer": {"n_gpus_per_node": 8}, "actor_rollout_ref": {"actor": {"strategy": "fsdp"}}}
+    with pytest.raises(AttributeError):
+        function(keys)
+    assert "env_vars" in function(OmegaConf.create(keys))
+    assert "OmegaConf.select" in source and "`OmegaConf.select`" in DICT_RAISES
