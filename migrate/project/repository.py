@@ -15,8 +15,14 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
+from pathlib import Path
 
-from ppo_migrate.project.root import project_root
+from ppo_migrate.project.root import project_root, search_root
+
+
+def _folder(path: str) -> str:
+    path = os.path.abspath(path)
+    return path if os.path.isdir(path) else os.path.dirname(path)
 
 
 def _covers(given: Sequence[str], root: str) -> bool:
@@ -53,8 +59,9 @@ def repository_files(
         Display paths (relative to the working directory, ``../tests/t.py`` for a root
         above it; absolute during a ``--thread-config --diff`` preview, whose working
         directory is a scratch copy), sorted, none of them among ``files``. Empty when
-        no root is found (:func:`ppo_migrate.project.root.project_root`: no git top
-        level and no project marker), or when the run covers the root.
+        no root is found (no git top level, no project marker, no dependency file above
+        the files and a working directory that does not hold them), or when the run covers
+        the root.
 
     Raises:
         Nothing: a directory that cannot be read is left out (discovery logs it).
@@ -66,7 +73,15 @@ def repository_files(
     if not paths:
         return []
     originals = [os.fspath(original_path(f)) for f in paths]
-    root = project_root(originals)
+    # A tree with no git and no packaging file (a requirements.txt, or nothing at all) still
+    # has tests beside the named files: the highest folder of dependency files, else the
+    # working directory when it holds the files, bounds the search (never wider than the
+    # project, never nothing: a double missed is a rewrite that breaks a test).
+    root = project_root(originals) or search_root(os.path.commonpath([_folder(o) for o in originals]))
+    if root is None:
+        here = os.getcwd()
+        if all(os.path.abspath(o).startswith(here.rstrip(os.sep) + os.sep) for o in originals):
+            root = Path(here)
     if root is None:
         return []
     top = os.fspath(root)

@@ -40,7 +40,7 @@ def test_the_other_files_of_the_repository_as_discovery_walks_them(tmp_path: Pat
 
 def test_nothing_is_walked_when_the_run_holds_the_root_or_no_root_is_found(tmp_path: Path, monkeypatch) -> None:
     """A directory given on the command line that is the root (or above it) means the run's
-    files are the repository's already; without git or a project marker there is no root."""
+    files are the repository's already."""
     _tree(tmp_path / "repo")
     monkeypatch.chdir(tmp_path / "repo")
     assert repository_files(["app/launcher.py"], Settings(), given=["."]) == []
@@ -50,4 +50,19 @@ def test_nothing_is_walked_when_the_run_holds_the_root_or_no_root_is_found(tmp_p
     (bare / "pkg" / "a.py").write_text("")
     (bare / "pkg" / "b.py").write_text("")
     monkeypatch.chdir(bare)
-    assert repository_files(["pkg/a.py"], Settings()) == []
+    # no git, no marker: the working directory that holds the files bounds the search
+    assert repository_files(["pkg/a.py"], Settings()) == ["pkg/b.py"]
+    # ... but not a working directory beside them: nothing to bound it, nothing walked
+    (tmp_path / "elsewhere").mkdir()
+    monkeypatch.chdir(tmp_path / "elsewhere")
+    assert repository_files([str(bare / "pkg" / "a.py")], Settings()) == []
+
+
+def test_a_requirements_file_alone_bounds_the_search_without_git(tmp_path: Path, monkeypatch) -> None:
+    """A project of a ``requirements.txt`` and no git: its tests are still found (a double
+    missed there was a plain apply that broke the project's test)."""
+    for rel, text in {"requirements.txt": "verl>=0.9\n", "app/launcher.py": "", "tests/test_launcher.py": ""}.items():
+        (tmp_path / "proj" / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / "proj" / rel).write_text(text)
+    monkeypatch.chdir(tmp_path / "proj" / "app")
+    assert repository_files(["launcher.py"], Settings()) == ["../tests/test_launcher.py"]
