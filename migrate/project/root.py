@@ -6,7 +6,9 @@ project marker (:data:`MARKERS`, or a file matching :data:`MARKER_PATTERNS`) abo
 analysed path. :func:`search_root` is the root for one file's searches (copies of verl,
 pins): the git top level, else the highest marked directory above it, so that a sub-folder
 with its own ``requirements.txt`` or tools-only ``pyproject.toml`` does not end the search.
-Only names are listed and tested; nothing is read or executed.
+``.gitmodules`` is a marker: without ``.git``, a sub-folder's own pin does not end the search
+below the root whose submodule holds the copy of verl in effect. Only names are listed and
+tested; nothing is read or executed.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ MARKERS: tuple[str, ...] = (
     "environment.yml",
     "environment.yaml",
     "Pipfile.lock",
+    ".gitmodules",  # submodules: the root of the repository they belong to (issue 26)
 )
 #: Patterns of file names that make a directory a project root.
 MARKER_PATTERNS: tuple[str, ...] = ("*requirements*.txt", "*requirements*.in")

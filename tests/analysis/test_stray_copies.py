@@ -1,0 +1,212 @@
+"""Issue 26, family 1, a fresh tester's hole: a verl 0.8 copy the tool did not count.
+
+Each tree declares ``verl>=0.9`` at its root and holds a copy of verl 0.8 (a ``verl/``
+package, no packaging file of its own) that the project puts on ``sys.path`` by a form the
+tool did not read: pytest's ``pythonpath`` (four ini files), ``sys.path.insert``/``append``
+in a project file (literal, ``os.path.join(os.path.dirname(__file__), ...)`` and
+``Path(__file__).parent / ...`` forms), a Dockerfile's ``ENV PYTHONPATH``, a ``.pth`` file,
+a Makefile's ``PYTHONPATH``. The tool trusted the pin and the rewritten call raised
+``TypeError``. Now such a copy is a plausible definition in effect: PPO005 naming the
+copy's definition (file and line), and ``apply`` leaves the call.
+
+A copy that nothing known puts on the path (a *stray* copy) makes the fix unsafe, naming
+the copy; a copy under a test-data folder (``fixtures/``) is the project's test data and
+changes nothing. Without ``.git``, a root ``.gitmodules`` (a project marker) holds the root
+above a sub-folder with its own pin, so the submodule's copy decides.
+
+Every case is *executed*: before, after a plain ``apply`` and after
+``apply --thread-config``, the launcher runs by the project's own mechanism (the pytest
+run, the script's ``sys.path.insert``, ``make``, ``site.addsitedir``), or with the folder a
+Dockerfile names on ``PYTHONPATH`` as the container would have it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from cli_helpers import VERL_08, VERL_09, run_cli
+
+#: the copy's definition sits on line 4, so that a reason naming line 1 would fail
+COPY_08 = "import os\n\n\n" + VERL_08
+COPY_LINE = 4
+COPY = "third_party/verl"
+DEFINITION = f"{COPY}/verl/trainer/constants_ppo.py"
+
+LAUNCHER = (
+    "from omegaconf import OmegaConf\n"
+    "from verl.trainer.constants_ppo import get_ppo_ray_runtime_env\n"
+    "\n"
+    "\n"
+    "def run(config):\n"
+    "    return get_ppo_ray_runtime_env()\n"
+    "\n"
+    "\n"
+    "def helper():\n"
+    "    return get_ppo_ray_runtime_env()\n"
+    "\n"
+    "\n"
+    "def launch(config):\n"
+    "    return run(config), helper()\n"
+    "\n"
+    "\n"
+    "if __name__ == '__main__':\n"
+    "    print('ran', launch(OmegaConf.create({'trainer': 2})))\n"
+)
+BEFORE = "ran (None, None)"
+#: a pytest test of the launcher, for the ``pythonpath`` ini forms
+TEST = (
+    "import runpy\n\nfrom omegaconf import OmegaConf\n\n\n"
+    "def test_launch():\n"
+    "    ns = runpy.run_path('scripts/train.py')\n"
+    "    print('ran', ns['launch'](OmegaConf.create({'trainer': 2})))\n"
+)
+
+
+def _copy(prefix: str, body: str = COPY_08) -> dict[str, str]:
+    return {
+        f"{prefix}/verl/__init__.py": "",
+        f"{prefix}/verl/trainer/__init__.py": "",
+        f"{prefix}/verl/trainer/constants_ppo.py": body,
+    }
+
+
+def _insert(line: str) -> str:
+    """The launcher with ``line`` (which puts the copy on the path) at its top."""
+    return "import os\nimport sys\nfrom pathlib import Path\n\n" + line + "\n" + LAUNCHER
+
+
+#: form -> (files besides the copy and the pin, how it runs: "pytest", "python", "make",
+#: "site:<folder>", "env:<folder>", the declaring file and its line)
+FORMS: dict[str, tuple[dict[str, str], str, tuple[str, int]]] = {
+    "pytest-pyproject": (
+        {"pyproject.toml": '[tool.ruff]\nline-length = 100\n\n[tool.pytest.ini_options]\npythonpath = ["third_party/verl"]\n'},
+        "pytest", ("pyproject.toml", 5),
+    ),
+    "pytest-ini": (
+        {"pytest.ini": "[pytest]\naddopts = -q\npythonpath = third_party/verl\n"},
+        "pytest", ("pytest.ini", 3),
+    ),
+    "pytest-setup-cfg": (
+        {"setup.cfg": "[metadata]\nname = rl\n\n[tool:pytest]\npythonpath =\n    third_party/verl\n"},
+        "pytest", ("setup.cfg", 5),
+    ),
+    "pytest-tox-ini": (
+        {"tox.ini": "[tox]\nenvlist = py311\n\n[pytest]\npythonpath = third_party/verl\n"},
+        "pytest", ("tox.ini", 5),
+    ),
+    "sys-path-insert-literal": (
+        {"scripts/train.py": _insert("sys.path.insert(0, 'third_party/verl')")},
+        "python", ("scripts/train.py", 5),
+    ),
+    "sys-path-insert-os-path-join": (
+        {"scripts/train.py": _insert(
+            "sys.path.insert(0, os.path.join(os.path.dirname(__file__), '..', 'third_party/verl'))")},
+        "python", ("scripts/train.py", 5),
+    ),
+    "sys-path-append-pathlib": (
+        {"scripts/train.py": _insert("ROOT = Path(__file__).resolve().parent.parent\n"
+                                     "sys.path.append(str(ROOT / 'third_party' / 'verl'))")},
+        "python", ("scripts/train.py", 6),
+    ),
+    "dockerfile-env": (
+        {"docker/Dockerfile": "FROM python:3.11\nWORKDIR /workspace\nCOPY . /workspace\n"
+                              "ENV PYTHONPATH=/workspace/third_party/verl:$PYTHONPATH\n"
+                              "CMD [\"python\", \"scripts/train.py\"]\n"},
+        f"env:{COPY}", ("docker/Dockerfile", 4),
+    ),
+    "pth-file": (
+        {"devenv/verl.pth": "# the vendored verl, for `site.addsitedir('devenv')`\n../third_party/verl\n"},
+        "site:devenv", ("devenv/verl.pth", 2),
+    ),
+    "makefile": (
+        {"Makefile": ".PHONY: train\n\ntrain:\n\tPYTHONPATH=$(CURDIR)/third_party/verl python scripts/train.py\n"},
+        "make", ("Makefile", 4),
+    ),
+}
+
+
+def _tree(root: Path, files: dict[str, str | None], git: bool = True) -> Path:
+    if git:
+        (root / ".git").mkdir(parents=True)  # a repository: its root bounds the search
+    files = {"requirements.txt": "verl>=0.9\n", "scripts/train.py": LAUNCHER, **files}
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    return root
+
+
+def _runs(root: Path, how: str, launcher: str = "scripts/train.py") -> str:
+    """Run the launcher the way the project does; its output's ``ran`` line."""
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "PYTHONDONTWRITEBYTECODE": "1"}
+    python = sys.executable
+    if how == "pytest":
+        cmd = [python, "-m", "pytest", "-q", "-s", "-p", "no:cacheprovider", "-p", "no:xdist",
+               "-o", "addopts=", "tests/test_train.py"]
+    elif how == "python":
+        cmd = [python, launcher]
+    elif how == "make":
+        cmd = ["make", "-s", "train"]  # its recipe runs ``python``: this interpreter
+        env["PATH"] = os.path.dirname(python) + os.pathsep + env["PATH"]
+    elif how.startswith("site:"):
+        cmd = [python, "-c", f"import site, runpy; site.addsitedir({how[5:]!r}); "
+                              f"runpy.run_path({launcher!r}, run_name='__main__')"]
+    else:  # ``env:<folder>``: the folder a container's PYTHONPATH names (or an absolute one)
+        env["PYTHONPATH"] = str(root / how[4:])
+        cmd = [python, launcher]
+    proc = subprocess.run(cmd, cwd=root, env=env, capture_output=True, text=True, timeout=180)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return next(line for line in proc.stdout.splitlines() if line.startswith("ran ")).strip()
+
+
+def _check(root: Path, *paths: str, cwd: Path | None = None) -> list[dict]:
+    proc = run_cli("check", "--output-format", "json", "--exit-zero", "--show-notices",
+                   *(paths or (".",)), cwd=cwd or root)
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout)
+
+
+def _apply_leaves_it_running(root: Path, how: str, launcher: str = "scripts/train.py", cwd: Path | None = None) -> None:
+    before = (root / launcher).read_text()
+    assert _runs(root, how, launcher) == BEFORE
+    for extra in ((), ("--thread-config",)):
+        proc = run_cli("apply", "--exit-zero", *extra, ".", cwd=cwd or root)
+        assert proc.returncode == 0, proc.stderr
+        assert (root / launcher).read_text() == before
+        assert _runs(root, how, launcher) == BEFORE
+
+
+def _names_the_copy(found: dict, root: Path, definition: str = DEFINITION, line: int = COPY_LINE) -> None:
+    place = found["reason"]["lines"][0]
+    assert Path(place["filename"]).resolve() == (root / definition).resolve(), found["reason"]
+    assert place["location"]["row"] == line, found["reason"]
+
+
+@pytest.mark.parametrize("where", [".", "sub"])
+def test_without_git_a_root_gitmodules_beats_a_sub_folder_pin(tmp_path: Path, where: str) -> None:
+    """No ``.git``: the root holds only ``.gitmodules`` (a verl submodule checked out at
+    ``ext/verl``, release 0.8), ``sub/requirements.txt`` says ``verl>=0.9`` beside the
+    calling file. The root is found above the sub-folder, and the submodule's copy decides:
+    PPO005 naming its definition, run from the root or from ``sub``."""
+    root = tmp_path / "proj"
+    _tree(root, {
+        ".gitmodules": '[submodule "verl"]\n\tpath = ext/verl\n\turl = https://github.com/volcengine/verl.git\n',
+        **_copy("ext/verl"),
+        "sub/requirements.txt": "verl>=0.9\n",
+        "sub/train.py": LAUNCHER,
+    }, git=False)
+    (root / "requirements.txt").unlink()
+    (root / "scripts" / "train.py").unlink()
+    cwd = root / where
+    _apply_leaves_it_running(root, "env:ext/verl", "sub/train.py", cwd=cwd)
+    found = [f for f in _check(root, cwd=cwd) if f["filename"].endswith("train.py")]
+    assert [f["code"] for f in found] == ["PPO005", "PPO005"], found
+    for f in found:
+        _names_the_copy(f, root, "ext/verl/verl/trainer/constants_ppo.py")
