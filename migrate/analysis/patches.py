@@ -29,6 +29,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import NamedTuple
 
 from ppo_migrate.diagnostics import Reason, Related
+from ppo_migrate.project.tree import DOUBLES_FOLDERS
 from ppo_migrate.settings import Settings
 
 #: THE table of callables that replace an attribute or an item named by a string or a
@@ -368,11 +369,8 @@ def through_names(datas: Iterable[bytes], targets: Iterable[str]) -> Names:
 
 
 #: folders of test doubles: a copy of verl's module under one is a fake a test may put
-#: first on ``sys.path``
-_DOUBLES_FOLDERS = frozenset({
-    "tests", "test", "testing", "fakes", "fake", "mocks", "mock", "stubs", "stub", "doubles",
-    "test_utils", "testutils",
-})
+#: first on ``sys.path`` (one list with the callee's walk for stray copies)
+_DOUBLES_FOLDERS = DOUBLES_FOLDERS
 
 
 def _is_test_file(path: str) -> bool:

@@ -210,3 +210,26 @@ def test_without_git_a_root_gitmodules_beats_a_sub_folder_pin(tmp_path: Path, wh
     assert [f["code"] for f in found] == ["PPO005", "PPO005"], found
     for f in found:
         _names_the_copy(f, root, "ext/verl/verl/trainer/constants_ppo.py")
+
+
+
+
+def test_the_walk_skips_what_discovery_skips_and_test_data(tmp_path: Path) -> None:
+    """One walk per repository (cached): VCS, environment, cache and build folders are not
+    entered, ``.gitignore`` is honoured as discovery honours it, test data (``fixtures/``...)
+    is skipped; a ``verl/`` under a package is that package's, not a copy."""
+    from ppo_migrate.project import tree
+
+    root = _tree(tmp_path / "proj", {
+        **_copy("libs"), **_copy(".venv/lib"), **_copy("build/lib"), **_copy("node_modules/x"),
+        **_copy("ignored/vendor"), **_copy("fixtures/old"), **_copy("tests/testdata/old"),
+        **_copy("mylib"), "mylib/__init__.py": "", ".gitignore": "ignored/\n",
+    })
+    tree._LISTINGS.clear()
+    listing = tree.repository_listing(root)
+    assert tree.repository_listing(root) is listing  # once per repository and run
+    copies = tree.package_copies(listing, "verl", "verl.trainer.constants_ppo")
+    assert [Path(c).relative_to(root).as_posix() for c in copies] == ["libs"]
+    everything = tree.repository_listing(root, respect_gitignore=False)
+    assert [Path(c).relative_to(root).as_posix() for c in tree.package_copies(everything, "verl", "verl.trainer")] == [
+        "ignored/vendor", "libs"]
