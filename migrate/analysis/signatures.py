@@ -33,6 +33,12 @@ which definition is *in effect* for the calling file. The sources, in order
    but not certainly (``certain=False``): the fix is unsafe and says what to declare
    (issue 26; ruff and pyupgrade assume the oldest target for the same reason).
 
+Whatever source decided "takes a config", the whole repository is asked too (issue 26, a
+fresh tester's forms; :meth:`SignatureResolver._repository_copies`): a copy on a folder that
+a file of the repository puts on ``sys.path`` (pytest's ``pythonpath``, ``sys.path.insert``,
+a Dockerfile's, a Makefile's or a shell script's ``PYTHONPATH``, a ``.pth`` file;
+:mod:`ppo_migrate.project.import_roots`) that takes no config refuses (PPO005).
+
 Each answer carries a structured :class:`ppo_migrate.diagnostics.Reason` (``why``)
 naming its kind and the definition's or pin's file and line.
 
@@ -600,6 +606,8 @@ class SignatureResolver:
         keyword: the rewrite passes ``config=<expr>`` (settings ``keyword``).
         verl_version: ``--verl-version`` (beats every ``verl-version`` setting), or ``None``.
         stop: where the searches stop (the settings' project root), or ``None``.
+        respect_gitignore: the walk of the repository for copies of verl and declared
+            import roots honours ``.gitignore`` (settings ``respect-gitignore``).
 
     A plain class, not a dataclass: one ``@dataclass`` costs ~1 ms at import, a share of
     every run's start (issue 13, item 6).
@@ -610,10 +618,12 @@ class SignatureResolver:
         keyword: bool = False,
         verl_version: Version | None = None,
         stop: Path | None = None,
+        respect_gitignore: bool = True,
     ) -> None:
         self.keyword = keyword
         self.verl_version = verl_version
         self.stop = stop
+        self.respect_gitignore = respect_gitignore
         self._cache: dict[tuple[str, str], CalleeInEffect] = {}
         self._settings: dict[str, tuple[Version, str] | None] = {}
 
@@ -640,6 +650,60 @@ class SignatureResolver:
         return answer
 
     def _decide(self, directory: Path, qualified: str) -> CalleeInEffect:
+        answer = self._first_source(directory, qualified)
+        module, _, name = qualified.rpartition(".")
+        if not module or not answer.accepts_config:
+            return answer
+        return self._repository_copies(directory, qualified.split(".", 1)[0], module, name, answer)
+
+    def _repository_copies(
+        self, directory: Path, top: str, module: str, name: str, answer: CalleeInEffect
+    ) -> CalleeInEffect:
+        """``answer`` (which accepts a config), unless another copy of ``top`` in the
+        repository may be the one in effect (issue 26, a fresh tester's forms):
+
+        a copy on a declared import root (:func:`ppo_migrate.project.import_roots.declared_roots`:
+        pytest's ``pythonpath``, ``sys.path.insert``, a Dockerfile's, a Makefile's or a
+        shell script's ``PYTHONPATH``, a ``.pth`` file) is a plausible definition in
+        effect: one that takes no config (or cannot be read) refuses, certainly (PPO005
+        naming the definition and the declaration).
+
+        A copy under a folder of test doubles (``tests/fakes/verl``) is a fake the tests put
+        on the path: the doubles table's (:mod:`ppo_migrate.analysis.patches`: an unsafe
+        fix, never a notice)."""
+        from ppo_migrate.project.root import search_root
+
+        boundary = search_root(directory.absolute(), self.stop)
+        if boundary is None:
+            return answer
+        from ppo_migrate.project.import_roots import declared_roots
+        from ppo_migrate.project.tree import in_doubles_folder, walk_root
+
+        root = walk_root(directory.absolute(), boundary)  # a sample project in test data: its own
+        if root is None:
+            return answer
+        verl = top == "verl"
+        checked: set[str] = set()
+        for declared in declared_roots(root, self.respect_gitignore):
+            if declared.path in checked or in_doubles_folder(declared.path, root):
+                continue
+            checked.add(declared.path)
+            found = self._read([Path(declared.path)], module, name, "in-tree", verl)
+            if found is None or found.accepts_config:
+                continue
+            how = (
+                f"{found.reason}; {declared.form} at `{_display(declared.source)}:{declared.line}` "
+                f"puts `{_display(declared.path)}` on sys.path"
+            )
+            lines = (found.why.lines if found.why is not None else ()) + (
+                Related(_display(declared.source), declared.line, 1, f"{declared.form} puts the copy on sys.path"),
+            )
+            kind = found.why.kind if found.why is not None else "in-tree-definition"
+            return found._replace(reason=how, detail=how, why=Reason(kind, how, lines))
+        return answer
+
+    def _first_source(self, directory: Path, qualified: str) -> CalleeInEffect:
+        """The first source of the module docstring's list that decides."""
         module, _, name = qualified.rpartition(".")
         top = qualified.split(".", 1)[0]
         verl = top == "verl"
@@ -827,7 +891,7 @@ def _nearest_setting(directory: Path) -> tuple[Version, str, tuple[str, int] | N
     return Version(value), f"{_display(pyproject)}: verl-version = {value}", (str(pyproject), line)
 
 
-_RESOLVERS: dict[tuple[bool, str | None, str | None], SignatureResolver] = {}
+_RESOLVERS: dict[tuple[bool, str | None, str | None, bool], SignatureResolver] = {}
 
 
 def resolver_for(settings) -> SignatureResolver:
@@ -840,7 +904,8 @@ def resolver_for(settings) -> SignatureResolver:
     """
     version = getattr(settings, "verl_version", None) if getattr(settings, "verl_version_from_cli", False) else None
     root = getattr(settings, "project_root", None)
-    key = (bool(settings.keyword), version, str(root) if root else None)
+    respect = bool(getattr(settings, "respect_gitignore", True))
+    key = (bool(settings.keyword), version, str(root) if root else None, respect)
     resolver = _RESOLVERS.get(key)
     if resolver is None:
         verl_version = None
@@ -852,6 +917,7 @@ def resolver_for(settings) -> SignatureResolver:
             keyword=bool(settings.keyword),
             verl_version=verl_version,
             stop=Path(root).absolute() if root else None,
+            respect_gitignore=respect,
         )
     return resolver
 

@@ -233,3 +233,36 @@ def test_the_walk_skips_what_discovery_skips_and_test_data(tmp_path: Path) -> No
     everything = tree.repository_listing(root, respect_gitignore=False)
     assert [Path(c).relative_to(root).as_posix() for c in tree.package_copies(everything, "verl", "verl.trainer")] == [
         "ignored/vendor", "libs"]
+
+
+@pytest.mark.parametrize("form", sorted(FORMS))
+def test_a_copy_a_project_file_puts_on_the_path_is_a_definition_in_effect(tmp_path: Path, form: str) -> None:
+    """(a)-(e): the copy is on a declared import root: PPO005 for both calls, naming the
+    copy's definition (file and line) and the file that puts it on the path."""
+    files, how, (declaring, line) = FORMS[form]
+    if how == "make" and shutil.which("make") is None:
+        pytest.skip("make is not installed")
+    extra = {"tests/test_train.py": TEST} if how == "pytest" else {}
+    root = _tree(tmp_path / "proj", {**_copy(COPY), **extra, **files})
+    _apply_leaves_it_running(root, how)
+    found = [f for f in _check(root) if f["filename"].endswith("train.py") and "tests" not in f["filename"]]
+    assert [f["code"] for f in found] == ["PPO005", "PPO005"], found
+    for f in found:
+        assert f["reason"]["kind"] == "in-tree-definition"
+        _names_the_copy(f, root)
+        assert f"`{DEFINITION}:{COPY_LINE}`" in f["message"], f["message"]
+        assert f"`{declaring}:{line}`" in f["message"], f["message"]
+
+
+def test_the_same_declared_copy_taking_a_config_lets_the_fix_through(tmp_path: Path) -> None:
+    """No over-caution: a declared copy of verl 0.9 is a safe fix, and the rewritten launcher
+    runs against it (pytest's ``pythonpath`` puts it on the path)."""
+    files, how, _ = FORMS["pytest-pyproject"]
+    root = _tree(tmp_path / "proj", {**_copy(COPY, VERL_09), "tests/test_train.py": TEST, **files})
+    found = [f for f in _check(root) if f["filename"].endswith("scripts/train.py")]
+    assert [(f["code"], (f["fix"] or {}).get("applicability")) for f in found] == [
+        ("PPO001", "safe"), ("PPO002", None)], found
+    proc = run_cli("apply", "--exit-zero", ".", cwd=root)
+    assert proc.returncode == 0, proc.stderr
+    assert "return get_ppo_ray_runtime_env(config)" in (root / "scripts/train.py").read_text()
+    assert _runs(root, how) == "ran ({'trainer': 2}, None)"
