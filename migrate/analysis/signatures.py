@@ -37,7 +37,9 @@ Whatever source decided "takes a config", the whole repository is asked too (iss
 fresh tester's forms; :meth:`SignatureResolver._repository_copies`): a copy on a folder that
 a file of the repository puts on ``sys.path`` (pytest's ``pythonpath``, ``sys.path.insert``,
 a Dockerfile's, a Makefile's or a shell script's ``PYTHONPATH``, a ``.pth`` file;
-:mod:`ppo_migrate.project.import_roots`) that takes no config refuses (PPO005).
+:mod:`ppo_migrate.project.import_roots`) that takes no config refuses (PPO005), and when a
+release decided, a *stray* copy (anywhere under the root but in test data;
+:mod:`ppo_migrate.project.tree`) that takes none makes the fix unsafe.
 
 Each answer carries a structured :class:`ppo_migrate.diagnostics.Reason` (``why``)
 naming its kind and the definition's or pin's file and line.
@@ -662,22 +664,30 @@ class SignatureResolver:
         """``answer`` (which accepts a config), unless another copy of ``top`` in the
         repository may be the one in effect (issue 26, a fresh tester's forms):
 
-        a copy on a declared import root (:func:`ppo_migrate.project.import_roots.declared_roots`:
-        pytest's ``pythonpath``, ``sys.path.insert``, a Dockerfile's, a Makefile's or a
-        shell script's ``PYTHONPATH``, a ``.pth`` file) is a plausible definition in
-        effect: one that takes no config (or cannot be read) refuses, certainly (PPO005
-        naming the definition and the declaration).
+        1. a copy on a declared import root (:func:`ppo_migrate.project.import_roots.declared_roots`:
+           pytest's ``pythonpath``, ``sys.path.insert``, a Dockerfile's, a Makefile's or a
+           shell script's ``PYTHONPATH``, a ``.pth`` file) is a plausible definition in
+           effect: one that takes no config (or cannot be read) refuses, certainly (PPO005
+           naming the definition and the declaration);
+        2. when a release decided (``setting``, ``declared``, ``installed``), a *stray* copy
+           of verl (:func:`ppo_migrate.project.tree.package_copies`: anywhere in the
+           repository but its test data, on no import root the walk knows) that takes no
+           config makes the answer uncertain: the fix is unsafe, its reason naming the copy.
+
+        The repository is the one walk of :func:`ppo_migrate.project.tree.repository_listing`
+        from the search root (:func:`ppo_migrate.project.tree.walk_root`: a file in test data
+        is judged within its sample project).
 
         A copy under a folder of test doubles (``tests/fakes/verl``) is a fake the tests put
-        on the path: the doubles table's (:mod:`ppo_migrate.analysis.patches`: an unsafe
-        fix, never a notice)."""
+        on the path: case 2 whether or not a file declares it (the doubles table's rule,
+        :mod:`ppo_migrate.analysis.patches`: an unsafe fix, never a notice)."""
         from ppo_migrate.project.root import search_root
 
         boundary = search_root(directory.absolute(), self.stop)
         if boundary is None:
             return answer
         from ppo_migrate.project.import_roots import declared_roots
-        from ppo_migrate.project.tree import in_doubles_folder, walk_root
+        from ppo_migrate.project.tree import in_doubles_folder, package_copies, repository_listing, walk_root
 
         root = walk_root(directory.absolute(), boundary)  # a sample project in test data: its own
         if root is None:
@@ -700,6 +710,33 @@ class SignatureResolver:
             )
             kind = found.why.kind if found.why is not None else "in-tree-definition"
             return found._replace(reason=how, detail=how, why=Reason(kind, how, lines))
+        if not (verl and answer.certain and answer.source in ("setting", "declared", "installed")):
+            return answer
+        for copy in package_copies(repository_listing(root, self.respect_gitignore), top, module):
+            if copy in checked:
+                continue
+            found = self._read([Path(copy)], module, name, "in-tree", verl)
+            if found is None or found.accepts_config:
+                continue
+            place = found.why.lines[0] if found.why is not None and found.why.lines else None
+            if place is not None and in_doubles_folder(copy, root):
+                # worded as the doubles table words the fakes it sees (patches.py)
+                reason = f"{place.path}:{place.line} defines a `{name}` taking no config, which a test may put first on sys.path"
+                remedy = f"give the fake a `{CONFIG_PARAMETER}=None` parameter, or run with --use-ppo-runtime"
+            else:
+                reason = (
+                    f"{found.reason}: a copy in the repository besides the verl that `{answer.where}` "
+                    "names; if anything puts it on sys.path (pytest's pythonpath, sys.path.insert, "
+                    "a Dockerfile, a .pth file), passing the config raises TypeError"
+                )
+                remedy = (
+                    "update or remove that copy (test data belongs under a `fixtures/` folder), "
+                    "or run with --use-ppo-runtime"
+                )
+            why = Reason("uncertain-definition", reason, (place,) if place is not None else ())
+            return CalleeInEffect(
+                True, answer.source, answer.where, answer.detail, reason, remedy, why, certain=False
+            )
         return answer
 
     def _first_source(self, directory: Path, qualified: str) -> CalleeInEffect:

@@ -266,3 +266,98 @@ def test_the_same_declared_copy_taking_a_config_lets_the_fix_through(tmp_path: P
     assert proc.returncode == 0, proc.stderr
     assert "return get_ppo_ray_runtime_env(config)" in (root / "scripts/train.py").read_text()
     assert _runs(root, how) == "ran ({'trainer': 2}, None)"
+
+
+def test_a_stray_copy_makes_the_fix_unsafe_naming_it(tmp_path: Path) -> None:
+    """A copy no file of the repository is seen to put on the path (here a CI variable the
+    tool cannot read puts ``libs`` there): the pin decides "takes a config", but the fix is
+    unsafe, its reason naming the copy's file and line; a plain apply leaves the call."""
+    root = _tree(tmp_path / "proj", _copy("libs"))
+    _apply_leaves_it_running(root, "env:libs")
+    found = [f for f in _check(root) if f["filename"].endswith("train.py")]
+    assert [(f["code"], (f["fix"] or {}).get("applicability")) for f in found] == [
+        ("PPO001", "unsafe"), ("PPO002", None)], found
+    unsafe = found[0]
+    assert unsafe["reason"]["kind"] == "uncertain-definition"
+    _names_the_copy(unsafe, root, "libs/verl/trainer/constants_ppo.py")
+    assert "(unsafe fix: `libs/verl/trainer/constants_ppo.py:4` defines" in unsafe["message"], unsafe["message"]
+    assert "requirements.txt:1 verl>=0.9" in unsafe["message"]
+    # --unsafe-fixes writes it: the user's choice, and then it raises as the reason says
+    proc = run_cli("apply", "--exit-zero", "--unsafe-fixes", ".", cwd=root)
+    assert proc.returncode == 0, proc.stderr
+    assert "get_ppo_ray_runtime_env(config)" in (root / "scripts/train.py").read_text()
+
+
+@pytest.mark.parametrize("folder", ["fixtures/legacy", "examples/testdata/old", "test_data"])
+def test_a_copy_in_test_data_changes_nothing(tmp_path: Path, folder: str) -> None:
+    """The test-data rule: a copy under ``fixtures/``, ``testdata/``, ``test_data/`` is
+    input of the project's own tests (as this repository's ``fixtures/callee/``): the pin
+    decides, the fix stays safe and the rewritten launcher runs against verl 0.9."""
+    root = _tree(tmp_path / "proj", _copy(folder))
+    (stub := tmp_path / "site").mkdir()
+    for rel, text in _copy(".", VERL_09).items():
+        (stub / rel).parent.mkdir(parents=True, exist_ok=True)
+        (stub / rel).write_text(text)
+    found = [f for f in _check(root) if f["filename"].endswith("train.py")]
+    assert [(f["code"], (f["fix"] or {}).get("applicability")) for f in found] == [
+        ("PPO001", "safe"), ("PPO002", None)], found
+    proc = run_cli("apply", "--exit-zero", ".", cwd=root)
+    assert proc.returncode == 0, proc.stderr
+    assert _runs(root, f"env:{stub}") == "ran ({'trainer': 2}, None)"
+
+
+def test_a_fake_package_a_conftest_declares_is_an_unsafe_fix_not_a_notice(tmp_path: Path) -> None:
+    """A copy under a folder of test doubles that a ``conftest.py`` puts first on the path is
+    a fake for the tests: the fix is unsafe (the doubles table's rule), naming the fake."""
+    root = _tree(tmp_path / "proj", {
+        **_copy("tests/fakes"),
+        "tests/conftest.py": "import pathlib\nimport sys\n\nsys.path.insert(0, str(pathlib.Path(__file__).parent / 'fakes'))\n",
+    })
+    found = [f for f in _check(root) if f["filename"].endswith("scripts/train.py")]
+    assert [(f["code"], (f["fix"] or {}).get("applicability")) for f in found] == [
+        ("PPO001", "unsafe"), ("PPO002", None)], found
+    assert "tests/fakes/verl/trainer/constants_ppo.py:4" in found[0]["message"], found[0]["message"]
+
+
+def test_a_sample_project_in_test_data_is_judged_on_its_own(tmp_path: Path) -> None:
+    """A file inside test data belongs to its sample project (the highest folder with a marker
+    below ``fixtures/``), walked on its own: its own stray copy makes its fix unsafe; another
+    sample's copy and the repository's code outside test data are not touched by it (this
+    repository's ``fixtures/callee/legacy`` beside ``fixtures/callee/migrated``)."""
+    root = _tree(tmp_path / "proj", {
+        "fixtures/a/requirements.txt": "verl>=0.9\n", "fixtures/a/train.py": LAUNCHER, **_copy("fixtures/a/libs"),
+        "fixtures/b/requirements.txt": "verl>=0.9\n", "fixtures/b/train.py": LAUNCHER,
+    })
+    found = {(Path(f["filename"]).resolve().relative_to(root.resolve()).as_posix(), f["code"]):
+             (f["fix"] or {}).get("applicability") for f in _check(root)}
+    assert found == {
+        ("fixtures/a/train.py", "PPO001"): "unsafe", ("fixtures/a/train.py", "PPO002"): None,
+        ("fixtures/b/train.py", "PPO001"): "safe", ("fixtures/b/train.py", "PPO002"): None,
+        ("scripts/train.py", "PPO001"): "safe", ("scripts/train.py", "PPO002"): None,
+    }, found
+    (unsafe,) = [f for f in _check(root, "fixtures/a") if f["code"] == "PPO001"]
+    _names_the_copy(unsafe, root, "fixtures/a/libs/verl/trainer/constants_ppo.py")
+    assert _runs(root / "fixtures" / "a", "env:libs", "train.py") == BEFORE
+
+
+def test_the_walk_never_opens_a_fifo(tmp_path: Path) -> None:
+    """A FIFO named like a file the walk reads (``*.py``, ``Makefile``, ``x.pth``) is not
+    listed and never opened: opening one blocks until a writer comes (test_safety's bad tree
+    hung ``check --jobs 2`` here). The run ends, the stray copy still found."""
+    from ppo_migrate.project import import_roots, tree
+
+    root = _tree(tmp_path / "proj", _copy("libs"))
+    for name in ("fifo.py", "Makefile", "x.pth", "docker/Dockerfile"):
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        os.mkfifo(root / name)
+    tree._LISTINGS.clear()
+    listing = tree.repository_listing(root)
+    assert "fifo.py" not in listing.folders[str(root)] and "Makefile" not in listing.folders[str(root)]
+    assert import_roots._read(str(root / "fifo.py")) is None
+    proc = subprocess.run(
+        [sys.executable, "-m", "ppo_migrate", "check", "--output-format", "json", "--exit-zero", "--jobs", "2", "."],
+        cwd=root, capture_output=True, text=True, timeout=120,
+    )
+    found = [f for f in json.loads(proc.stdout) if f["filename"].endswith("train.py")]
+    assert [(f["code"], (f["fix"] or {}).get("applicability")) for f in found] == [
+        ("PPO001", "unsafe"), ("PPO002", None)], found
