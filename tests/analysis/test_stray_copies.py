@@ -361,3 +361,48 @@ def test_the_walk_never_opens_a_fifo(tmp_path: Path) -> None:
     found = [f for f in json.loads(proc.stdout) if f["filename"].endswith("train.py")]
     assert [(f["code"], (f["fix"] or {}).get("applicability")) for f in found] == [
         ("PPO001", "unsafe"), ("PPO002", None)], found
+
+
+REJECTED = (
+    "from omegaconf import OmegaConf\n"
+    "from verl.trainer.constants_ppo import get_ppo_ray_runtime_env\n"
+    "\n"
+    "\n"
+    "def helper():\n"
+    "    config = 'tokenizer.json'  # a candidate the evidence rejects\n"
+    "    return get_ppo_ray_runtime_env()\n"
+    "\n"
+    "\n"
+    "def launch(config):\n"
+    "    return helper()\n"
+    "\n"
+    "\n"
+    "if __name__ == '__main__':\n"
+    "    print('ran', launch(OmegaConf.create({'trainer': 2})))\n"
+)
+
+
+@pytest.mark.parametrize("case", ["stray-copy", "nothing-declared"])
+def test_thread_config_never_threads_into_a_callee_not_known_to_take_it(tmp_path: Path, case: str) -> None:
+    """A PPO002 whose scope also has a rejected candidate gave that evidence as its reason,
+    so ``--thread-config`` (which reads the reason) threaded a config into a call whose
+    callee was not known to take one: ``TypeError``. The callee's uncertainty is the reason."""
+    root = _tree(tmp_path / "proj", {"scripts/train.py": REJECTED, **(_copy("libs") if case == "stray-copy" else {})})
+    how = "env:libs"
+    if case == "nothing-declared":  # no pin; the interpreter's verl (outside the tree) is 0.8
+        (root / "requirements.txt").unlink()
+        for rel, text in _copy(str(tmp_path / "site")).items():
+            Path(rel).parent.mkdir(parents=True, exist_ok=True)
+            Path(rel).write_text(text)
+        how = f"env:{tmp_path / 'site'}"
+    before = (root / "scripts/train.py").read_text()
+    assert _runs(root, how) == "ran None"
+    found = [f for f in _check(root) if f["filename"].endswith("train.py")]
+    assert [f["code"] for f in found] == ["PPO002"], found
+    kind = "uncertain-definition" if case == "stray-copy" else "newest-assumed"
+    assert found[0]["reason"]["kind"] == kind, found[0]["reason"]
+    for extra in ((), ("--thread-config",)):
+        proc = run_cli("apply", "--exit-zero", *extra, ".", cwd=root)
+        assert proc.returncode == 0, proc.stderr
+        assert (root / "scripts/train.py").read_text() == before
+        assert _runs(root, how) == "ran None"
