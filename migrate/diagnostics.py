@@ -648,6 +648,12 @@ class Related(NamedTuple):
     message: str
 
 
+#: Reason kinds saying the callee in effect is not known to take a config (issue 26): nothing
+#: decides which verl runs, or a copy of it that may be in effect takes none or cannot be read.
+#: ``--thread-config`` never threads a config into a PPO002 call with one.
+UNSURE_CALLEE_KINDS = frozenset({"newest-assumed", "uncertain-definition"})
+
+
 class Reason(NamedTuple):
     """Why a finding is what it is: structured, rendered at the edge (``full``'s ``help:``
     line, JSON/SARIF ``reason``, a short form in ``concise``).

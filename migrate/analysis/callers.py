@@ -35,7 +35,7 @@ from ppo_migrate.analysis.patches import replaced_names
 from ppo_migrate.analysis.scopes import ScopeKind, frames as scope_frames
 from ppo_migrate.analysis.targets import all_args
 from ppo_migrate.constants import CONFIG_PARAMETER
-from ppo_migrate.diagnostics import Diagnostic, Related, qualname
+from ppo_migrate.diagnostics import UNSURE_CALLEE_KINDS, Diagnostic, Related, qualname
 from ppo_migrate.files import UnreadableFile, decode_source, read_source, utf8_source
 from ppo_migrate.prefilter import is_candidate, spells_otherwise
 from ppo_migrate.project.root import project_root
@@ -871,7 +871,7 @@ def plan(
         for d in diagnostics
         if d.code == "PPO002"
         and d.reason is not None
-        and d.reason.kind == "newest-assumed"
+        and d.reason.kind in UNSURE_CALLEE_KINDS
         and (key := (d.path, d.line, d.column)) in entries
     }
     paths_of_module: dict[str, list[str]] = defaultdict(list)

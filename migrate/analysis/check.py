@@ -401,7 +401,9 @@ class ModuleAnalysis:
                 f"scope {where}{against}; this entry point must obtain the training config and pass it",
             )._replace(
                 callee=in_effect.detail,
-                reason=reason if reason is not None or in_effect.certain else in_effect.why,
+                # issue 26: a callee not known to take a config is the reason that matters (and
+                # the one --thread-config reads): no candidate's evidence changes it
+                reason=reason if in_effect.certain else in_effect.why,
             )
         expression = choice.expression
         applicability = choice.applicability

@@ -32,6 +32,7 @@ from ppo_migrate.constants import MAX_SOURCE_CHARS
 from ppo_migrate.diagnostics import Reason, Related
 from ppo_migrate.files import decode_source
 from ppo_migrate.prefilter import read_bytes
+from ppo_migrate.project.tree import DOUBLES_FOLDERS
 from ppo_migrate.targets import module_name, module_package, namespace_prefixes, resolve_relative
 
 if TYPE_CHECKING:
@@ -371,11 +372,8 @@ def through_names(datas: Iterable[bytes], targets: Iterable[str]) -> Names:
 
 
 #: folders of test doubles: a copy of verl's module under one is a fake a test may put
-#: first on ``sys.path``
-_DOUBLES_FOLDERS = frozenset({
-    "tests", "test", "testing", "fakes", "fake", "mocks", "mock", "stubs", "stub", "doubles",
-    "test_utils", "testutils",
-})
+#: first on ``sys.path`` (one list with the callee's walk for stray copies)
+_DOUBLES_FOLDERS = DOUBLES_FOLDERS
 
 
 def _is_test_file(path: str) -> bool:

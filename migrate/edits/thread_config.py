@@ -21,7 +21,7 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 
 from ppo_migrate.analysis.callers import Plan, _stamp, module_name
 from ppo_migrate.analysis.check import analyse
-from ppo_migrate.diagnostics import Diagnostic
+from ppo_migrate.diagnostics import UNSURE_CALLEE_KINDS, Diagnostic
 from ppo_migrate.edits.cst_calls import (
     UnparsableSource,
     configless_kind,
@@ -202,7 +202,7 @@ def _prepare(path: str, the_plan: Plan, settings: Settings):
                 d.code == "PPO002"
                 and fq in the_plan.threadable
                 and (d.line, d.column) in calls
-                and (d.reason is None or d.reason.kind != "newest-assumed")
+                and (d.reason is None or d.reason.kind not in UNSURE_CALLEE_KINDS)
             ):
                 runtime[calls[(d.line, d.column)]] = functions[fq].param
     if not (params or runtime or callers):

@@ -13,6 +13,8 @@ decided here too, each by its own documented rule, and nowhere else.
 * :func:`git_root`: the git work tree alone (SARIF and GitHub paths are relative to it).
 * :func:`display_root`: the folder paths are shown relative to, as ruff shows them.
 
+``.gitmodules`` is a project marker too: without ``.git``, a sub-folder's own pin does not
+end the search below the root whose submodule holds the copy of verl in effect.
 Only names are listed and tested; nothing is read or executed.
 """
 
@@ -42,6 +44,7 @@ MARKERS: tuple[str, ...] = (
     "environment.yml",
     "environment.yaml",
     "Pipfile.lock",
+    ".gitmodules",  # submodules: the root of the repository they belong to (issue 26)
 )
 #: Patterns of file names that make a directory one of dependency files; so does a
 #: ``requirements/`` folder holding files of these suffixes (``-r requirements/base.txt``).
