@@ -66,8 +66,7 @@ def test_diff_applies_with_patch_and_reproduces_apply(tmp_path: Path) -> None:
     expected = tmp_path / "applied"
     shutil.copytree(tmp_path / "diffed", expected)
 
-    proc = subprocess.run([*ppo_migrate_exe(), "apply", "--diff", "src"],
-                          cwd=tmp_path / "diffed", capture_output=True, check=False)
+    proc = run_cli("apply", "--diff", "src", cwd=tmp_path / "diffed", text=False)
     assert proc.returncode == 1, proc.stderr
     patch_text = proc.stdout
     for name, data in DIFF_CASES.items():  # --diff writes nothing
@@ -166,8 +165,7 @@ def test_concise_diff_prints_only_the_patch_on_stdout(tmp_path: Path) -> None:
     (src / "b.py").write_bytes(_module(b"\r\n", False))
     (src / "server.py").write_bytes(IMP + b"def init_ray(address):\n    return " + CALL + b"\n")
     before = {p.name: p.read_bytes() for p in src.iterdir()}
-    proc = subprocess.run([*ppo_migrate_exe(), "apply", "--diff", "--output-format", "concise", "src"], cwd=tmp_path / "repo",
-                          capture_output=True, check=False)
+    proc = run_cli("apply", "--diff", "--output-format", "concise", "src", cwd=tmp_path / "repo", text=False)
     assert proc.returncode == 1, proc.stderr
     assert proc.stdout.startswith(b"--- a/src/a.py\n+++ b/src/a.py\n")
     assert b"PPO002" not in proc.stdout and b"Would rewrite" not in proc.stdout

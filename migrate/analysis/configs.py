@@ -221,6 +221,8 @@ class ConfigFinder:
         self._visiting: set[int] = set()
         self._positive_visiting: set[int] = set()
         self._returning: set[int] = set()
+        #: id of a ``def`` -> (the node, :func:`_returns_of` it), found once per resolver
+        self._returns: dict[int, tuple[ast.AST, list[ast.expr] | None]] = {}
         #: the parameters judged while one candidate is (:meth:`find`); ``None`` otherwise
         self._origins: list[CallerOrigin] | None = None
         #: what the last candidate's check saw (its state and scope), set by the checks
@@ -637,7 +639,7 @@ class ConfigFinder:
             return None
         values: list[ast.expr] = []
         for d in defs:
-            found = _returns_of(d)  # type: ignore[arg-type]
+            found = self._returns_of(d)  # type: ignore[arg-type]
             if found is None:
                 return None  # a generator
             values.extend(found)
@@ -646,6 +648,14 @@ class ConfigFinder:
             return [judge(v) for v in values]
         finally:
             self._returning -= ids
+
+    def _returns_of(self, func: ast.FunctionDef) -> list[ast.expr] | None:
+        """:func:`_returns_of`, walked once per function (the same helper is asked about
+        at every call of it: ``_pydecimal.py`` walked its functions 16,956 times)."""
+        known = self._returns.get(id(func))
+        if known is None or known[0] is not func:
+            known = self._returns[id(func)] = (func, _returns_of(func))
+        return known[1]
 
     def _builtin(self, func: ast.expr) -> set[str]:
         """``{name}`` for a call of a builtin by its plain, unshadowed name, else empty."""
@@ -916,7 +926,7 @@ class ConfigFinder:
         if found is None:
             return False
         where, func = found
-        values = _returns_of(func)
+        values = self._returns_of(func)
         if not values:
             return False
         params = {a.arg for a in all_args(func.args)}
@@ -1531,29 +1541,40 @@ class ConfigFinder:
             if position == 0:
                 return  # ``self`` / ``cls`` itself
             position -= 1
-        for call in self.module.facts.calls:
-            callee = call.func
-            if isinstance(callee, ast.Attribute) and callee.attr == "remote":
-                callee = callee.value
-            if not (isinstance(callee, ast.Attribute) and callee.attr == func.name):
-                continue
+        calls, handed_on = self._method_uses.get(func.name, ((), ()))
+        for call, callee in calls:
             if self._imported(callee.value):
                 continue  # an imported module's or object's: ``subprocess.run(cmd)``
             value = _passed_value(call, position, keyword)
             if value is not None:
                 yield value
-        called = set()
+        for attr in handed_on:
+            if not self._imported(attr.value):
+                yield _UNPACKED  # ``r = t.run; r(d)``: a bound method handed on
+
+    @functools.cached_property
+    def _method_uses(
+        self,
+    ) -> dict[str, tuple[list[tuple[ast.Call, ast.Attribute]], list[ast.Attribute]]]:
+        """Method name -> (the calls ``<obj>.<name>(...)`` and ``<obj>.<name>.remote(...)``
+        with their ``<obj>.<name>``, in source order; the reads ``<obj>.<name>`` that are
+        not called). Indexed once per module for :meth:`_method_call_values`: scanning
+        every call and attribute of the module once per method asked about was quadratic
+        (``_pydecimal.py``: 58 s of its 59 s)."""
+        uses: dict[str, tuple[list, list]] = {}
+        called: set[int] = set()
         for call in self.module.facts.calls:
             callee = call.func
             called.add(id(callee))
             if isinstance(callee, ast.Attribute) and callee.attr == "remote":
                 called.add(id(callee.value))
+                callee = callee.value
+            if isinstance(callee, ast.Attribute):
+                uses.setdefault(callee.attr, ([], []))[0].append((call, callee))
         for attr in self.module.facts.attributes:
-            if (
-                attr.attr == func.name and id(attr) not in called
-                and isinstance(attr.ctx, ast.Load) and not self._imported(attr.value)
-            ):
-                yield _UNPACKED  # ``r = t.run; r(d)``: a bound method handed on
+            if id(attr) not in called and isinstance(attr.ctx, ast.Load):
+                uses.setdefault(attr.attr, ([], []))[1].append(attr)
+        return uses
 
     def _imported(self, expr: ast.expr) -> bool:
         """Whether ``expr`` (``subprocess``, ``os.path``) reads a name bound by an import."""

@@ -673,6 +673,12 @@ def outcomes(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list]:
     return {"modules": modules, **_run_all(root, modules)}
 
 
+#: the tests of ``outcomes`` share one worker (pytest-xdist): its runs are made once, not
+#: once on each worker that happens to take one of them
+uses_outcomes = pytest.mark.xdist_group("class-flows-outcomes")
+
+
+@uses_outcomes
 @pytest.mark.parametrize("name", sorted(CRASHED))
 def test_a_plain_apply_leaves_it_running_on_verls_real_function(outcomes: dict, name: str) -> None:
     assert outcomes[f"{name}/before"] == ["ok", None]
@@ -682,6 +688,7 @@ def test_a_plain_apply_leaves_it_running_on_verls_real_function(outcomes: dict, 
     assert outcomes[f"{name}/after"] == ["ok", None]
 
 
+@uses_outcomes
 @pytest.mark.parametrize("name", sorted(KEPT))
 def test_a_config_through_the_same_path_keeps_its_safe_fix(outcomes: dict, name: str) -> None:
     _, expected = KEPT[name]

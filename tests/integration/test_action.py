@@ -42,16 +42,28 @@ def _substitute(value: str, inputs: dict[str, str], action_path: Path) -> str:
     return re.sub(r"\$\{\{(.*?)\}\}", one, str(value))
 
 
-def run_action(action_path: Path, workspace: Path, runner_temp: Path, **given: str):
-    """Run every step of the composite action; return the last step's CompletedProcess."""
+def run_action(action_path: Path, workspace: Path, runner_temp: Path, *, installed: bool = False,
+               **given: str):
+    """Run every step of the composite action; return the last step's CompletedProcess.
+
+    ``installed``: a later job on the same runner temp directory, which an earlier run
+    installed into: its install step is skipped and the ``$GITHUB_PATH`` it wrote is kept
+    (the install, a build and ``pip install`` of the project, is most of the test's time)."""
     action = yaml.safe_load((action_path / "action.yml").read_text(encoding="utf-8"))
     assert action["runs"]["using"] == "composite"
     inputs = {k: given.get(k, v.get("default", "")) for k, v in action["inputs"].items()}
     github_path = runner_temp / "github_path"
-    github_path.write_text("")
-    path = os.environ["PATH"]
+    steps = action["runs"]["steps"]
+    if installed:
+        assert steps[0]["name"] == "Install ppo-migrate"
+        steps = steps[1:]
+        added = [line for line in github_path.read_text().splitlines() if line]
+        path = os.pathsep.join([*reversed(added), os.environ["PATH"]])
+    else:
+        github_path.write_text("")
+        path = os.environ["PATH"]
     proc = None
-    for step in action["runs"]["steps"]:
+    for step in steps:
         assert step["shell"] == "bash"
         assert "${{" not in step["run"]  # inputs only through env: no script injection
         env = {k: v for k, v in os.environ.items() if not k.startswith(("VIRTUAL_ENV", "CI"))}
@@ -107,7 +119,7 @@ def test_action_annotates_each_finding_and_fails(action_path: Path, tmp_path: Pa
     clean = tmp_path / "clean"
     clean.mkdir()
     (clean / "clean.py").write_text(CLEAN)
-    ok = run_action(action_path, clean, temp)
+    ok = run_action(action_path, clean, temp, installed=True)
     assert ok is not None and ok.returncode == 0, ok.stdout + ok.stderr
     assert "::error" not in ok.stdout
 

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from cli_helpers import FIXTURES, run_cli
-from verl_wheels import run_entry_point, unpack
+from verl_wheels import run_entry_point, run_entry_points, unpack
 
 LEGACY = FIXTURES / "callee" / "legacy"
 MIGRATED = FIXTURES / "callee" / "migrated"
@@ -217,8 +217,9 @@ def test_rewritten_code_runs_against_the_real_wheel(
     root = tmp_path_factory.getbasetemp() / f"verl-{version}"
     if not root.exists():
         unpack(version, root)
-    before = run_entry_point(root, LEGACY / caller, "run_ppo", stub=True)
-    after = run_entry_point(root, MIGRATED / caller, "run_ppo", stub=True)
+    before, after = run_entry_points(
+        root, [(LEGACY / caller, "run_ppo"), (MIGRATED / caller, "run_ppo")], stub=True
+    )
     assert before.returncode == 0, before.stderr
     assert after.returncode == 0, after.stderr
     env_before, env_after = json.loads(before.stdout), json.loads(after.stdout)
@@ -313,14 +314,26 @@ def test_a_parameter_a_caller_fills_with_a_dict_is_not_passed_on(
         unpack("0.9.1", root)
     source = LAUNCHER.replace("{CALL}", argument)
     _files_at(tmp_path, {"requirements.txt": "verl==0.9.1\n", "trainer/launch.py": source})
-    before = run_entry_point(root, tmp_path / "trainer/launch.py", "run_ppo", stub=True)
-    assert before.returncode == 0, before.stderr
+    # each version of the trainer is kept in a file of its own (outside the project apply
+    # reads), and all are run at the end in one interpreter (run_entry_points: torch and
+    # Ray imported once, not four times)
+    kept = tmp_path_factory.mktemp("versions")
+    before = kept / "before.py"
+    before.write_text(source)
     # the rewrite a name-based fixer would make, run against the real function
     by_name = tmp_path / "by_name.py"
     by_name.write_text(source.replace("get_ppo_ray_runtime_env()", "get_ppo_ray_runtime_env(config)"))
-    crashed = run_entry_point(root, by_name, "run_ppo", stub=True)
     proc = run_cli("apply", "trainer", cwd=tmp_path)
-    after = run_entry_point(root, tmp_path / "trainer/launch.py", "run_ppo", stub=True)
+    applied = (tmp_path / "trainer/launch.py").read_text()
+    after = kept / "after.py"
+    after.write_text(applied)
+    runs = [before, by_name, after]
+    if not rewritten:
+        # the hint's way: a parameter of its own, filled with the config by both calls
+        threaded = run_cli("apply", "--thread-config", "trainer", cwd=tmp_path)
+        runs.append(tmp_path / "trainer/launch.py")
+    before, crashed, after, *final = run_entry_points(root, [(p, "run_ppo") for p in runs], stub=True)
+    assert before.returncode == 0, before.stderr
     assert after.returncode == 0, after.stderr
     if rewritten:
         assert crashed.returncode == 0, crashed.stderr
@@ -330,15 +343,13 @@ def test_a_parameter_a_caller_fills_with_a_dict_is_not_passed_on(
     else:
         assert crashed.returncode != 0 and "AttributeError" in crashed.stderr
         assert proc.returncode == 1, proc.stdout + proc.stderr
-        assert (tmp_path / "trainer/launch.py").read_text() == source
+        assert applied == source
         assert "trainer/launch.py:5:28: PPO002" in proc.stdout
         assert "run with --thread-config" in proc.stdout
         assert "CUDA_DEVICE_MAX_CONNECTIONS" not in json.loads(after.stdout)
-        # the hint's way: a parameter of its own, filled with the config by both calls
-        threaded = run_cli("apply", "--thread-config", "trainer", cwd=tmp_path)
         assert threaded.returncode == 0, threaded.stdout + threaded.stderr
         text = (tmp_path / "trainer/launch.py").read_text()
         assert "return launch({\"num_cpus\": 4}, ppo_config=config)" in text
-        final = run_entry_point(root, tmp_path / "trainer/launch.py", "run_ppo", stub=True)
+        (final,) = final
         assert final.returncode == 0, final.stderr
         assert json.loads(final.stdout)["CUDA_DEVICE_MAX_CONNECTIONS"] == "1"

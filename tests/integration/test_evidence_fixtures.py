@@ -97,6 +97,12 @@ def applied(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict, dict]
     return work, {"before": before, "after": after}, findings
 
 
+#: the tests of ``applied`` share one worker (pytest-xdist): its 20 runs are made once, not
+#: once on each worker that happens to take one of them
+uses_applied = pytest.mark.xdist_group("evidence-applied")
+
+
+@uses_applied
 @pytest.mark.parametrize("case", sorted(EXPECTED), ids=lambda c: c[0])
 def test_wrong_value_is_not_passed(applied, case) -> None:
     work, runs, findings = applied
@@ -114,6 +120,7 @@ def test_wrong_value_is_not_passed(applied, case) -> None:
         assert w in found["message"], found["message"]
 
 
+@uses_applied
 def test_evidence_for_keeps_its_safe_fix(applied) -> None:
     work, runs, findings = applied
     for entry in (("test_configs", "main.py"), ("hydra_inherits", "main.py")):

@@ -1,14 +1,18 @@
-"""``.pre-commit-hooks.yaml`` through the real ``pre-commit try-repo``.
+"""``.pre-commit-hooks.yaml`` through the real ``pre-commit``.
 
 pre-commit installs the hook repository into its own virtualenv (``pip install .``
-of this project, so it needs the package index for the dependencies). The repo
-handed to ``try-repo`` is a snapshot of this working tree — the files a build
-needs (``pyproject.toml``, ``README.md``, ``runtime/``, ``migrate/``) and the
-hooks file, committed into a fresh git repo — rather than the checkout itself:
-``try-repo`` on a checkout with uncommitted changes makes a new shadow commit,
-and so a new install, on every call, and leaves untracked files out. With a
-snapshot and one ``PRE_COMMIT_HOME`` per session, the hook environment is built
-once and the three runs below reuse it.
+of this project, so it needs the package index for the dependencies). The hook
+repository is a snapshot of this working tree -- the files a build needs
+(``pyproject.toml``, ``README.md``, ``runtime/``, ``migrate/``) and the hooks file,
+committed into a fresh git repo -- rather than the checkout itself, so that
+uncommitted changes are tested and untracked files are left out.
+
+Each test runs ``pre-commit run --all-files`` with a configuration naming that
+repository at ``rev: main`` and one hook, which is what ``pre-commit try-repo``
+writes and runs; but ``try-repo`` keeps its store (the clone and the hook's
+virtualenv) in a fresh temporary directory on every call, so each test paid a
+``pip install`` of the project. Here one ``PRE_COMMIT_HOME`` serves the session,
+and ``rev: main`` is also the README snippet's: the hook environment is built once.
 """
 
 from __future__ import annotations
@@ -88,20 +92,27 @@ def hook_repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="session")
 def pre_commit_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """One isolated pre-commit cache for the session: the hook env is installed once."""
+    """One isolated pre-commit store for the session: the hook env is installed once."""
     return tmp_path_factory.mktemp("pre-commit-home")
 
 
 def try_repo(
     hook_repo: Path, home: Path, hook: str, cwd: Path, files: tuple[str, ...] = ()
 ) -> subprocess.CompletedProcess[str]:
-    """``pre-commit try-repo`` of ``hook`` on every file, or on ``files`` only (as a commit
-    staging them passes them)."""
+    """``pre-commit try-repo <hook_repo> <hook> --verbose`` on every file, or on ``files``
+    only (as a commit staging them passes them), with the store in ``home``: the
+    configuration ``try-repo`` writes (the repository at a revision, the one hook), kept
+    outside the sample repository as ``try-repo`` keeps it, then ``run``."""
+    config = cwd.parent / f"{cwd.name}-{hook}.pre-commit-config.yaml"
+    config.write_text(
+        f"repos:\n  - repo: {hook_repo}\n    rev: main\n    hooks:\n      - id: {hook}\n",
+        encoding="utf-8",
+    )
     env = {**os.environ, **GIT_ENV, "PRE_COMMIT_HOME": str(home), "PRE_COMMIT_COLOR": "never"}
     env.pop("PRE_COMMIT", None)
     which = ["--files", *files] if files else ["--all-files"]
     return subprocess.run(
-        ["pre-commit", "try-repo", str(hook_repo), hook, *which, "--verbose"],
+        ["pre-commit", "run", "--config", str(config), *which, "--verbose"],
         check=False,
         cwd=cwd,
         capture_output=True,

@@ -820,8 +820,7 @@ def diffed_cases(tmp_path_factory):
     root = declare_verl(tmp_path_factory.mktemp("diff"))  # issue 26: declares its verl
     for name, (before, _) in CASES.items():
         (root / CASE_FILES[name]).write_bytes(before)
-    proc = subprocess.run([*ppo_migrate_exe(), "apply", "--diff", "--no-progress", "."],
-                          cwd=root, capture_output=True, env=_env(), timeout=300)
+    proc = run_cli("apply", "--diff", "--no-progress", ".", cwd=root, text=False)
     return root, proc
 
 
