@@ -298,19 +298,41 @@ KEPT = {
         """, "config"),
 }
 
+#: One interpreter for several trees: argv = wheel, JSON ``[[tree, names, out], ...]``.
+#: verl's stubs and the modules its ``constants_ppo`` imports (torch, Ray: ~4 s of CPU an
+#: interpreter) are set up once; each tree runs in a child forked from that state, so no
+#: tree sees another's modules (the trees hold packages of the same names), and writes
+#: ``{package: outcome}`` to its ``out``.
 _RUNNER = r"""
-import importlib, json, sys, traceback, types
-wheel, tree, names = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])
-sys.path[:0] = [tree, wheel]
+import importlib, json, os, sys, traceback, types
+wheel, trees = sys.argv[1], json.loads(sys.argv[2])
+sys.path[:0] = [wheel]
 """ + VERL_STUBS + r"""
-out = {}
-for name in names:
-    try:
-        env = importlib.import_module(name + ".main").RESULT
-        out[name] = ["ok", env["env_vars"].get("CUDA_DEVICE_MAX_CONNECTIONS")]
-    except Exception as e:
-        out[name] = [type(e).__name__, str(e)[:200]]
-print(json.dumps(out))
+for heavy in ("torch", "ray._private.runtime_env.constants", "omegaconf"):
+    importlib.import_module(heavy)
+for tree, names, result in trees:
+    sys.stdout.flush(); sys.stderr.flush()
+    pid = os.fork()
+    if pid == 0:
+        code = 1
+        try:
+            sys.path[:0] = [tree]
+            out = {}
+            for name in names:
+                try:
+                    env = importlib.import_module(name + ".main").RESULT
+                    out[name] = ["ok", env["env_vars"].get("CUDA_DEVICE_MAX_CONNECTIONS")]
+                except Exception as e:
+                    out[name] = [type(e).__name__, str(e)[:200]]
+            with open(result, "w") as f:
+                json.dump(out, f)
+            code = 0
+        except BaseException:
+            traceback.print_exc()
+        sys.stdout.flush(); sys.stderr.flush()
+        os._exit(code)
+    status = os.waitpid(pid, 0)[1]
+    assert os.waitstatus_to_exitcode(status) == 0, (tree, status)
 """
 
 #: what a caller passing a plain dict is told (verl 0.9's function raises on one)
@@ -336,14 +358,18 @@ def _write(root: Path, cases: dict) -> None:
             (pkg / file).write_text(text)
 
 
-def _run(wheel: Path, tree: Path, names: list[str]) -> dict[str, list]:
+def _run(wheel: Path, trees: list[tuple[Path, list[str]]]) -> list[dict[str, list]]:
+    """Import each ``<package>.main`` of each tree on the wheel's function, one tree at a
+    time in a fresh copy of one interpreter: ``[{package: ["ok", CUDA_DEVICE_MAX_CONNECTIONS]
+    or [exception type, message]}]``, in the order of ``trees``."""
     env = {k: v for k, v in os.environ.items() if k != "CUDA_DEVICE_MAX_CONNECTIONS"}
+    jobs = [[str(tree), names, str(tree) + ".ran.json"] for tree, names in trees]
     proc = subprocess.run(
-        [sys.executable, "-c", _RUNNER, str(wheel), str(tree), json.dumps(names)],
+        [sys.executable, "-c", _RUNNER, str(wheel), json.dumps(jobs)],
         capture_output=True, text=True, timeout=300, check=False, env=env,
     )
     assert proc.returncode == 0, proc.stderr
-    return json.loads(proc.stdout)
+    return [json.loads(Path(result).read_text()) for _, _, result in jobs]
 
 
 def _cli(*args: str, cwd: Path):
@@ -365,10 +391,26 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> dict:
     applied = _cli("apply", cwd=after)
     assert applied.returncode == 1, applied.stderr  # the unsafe fixes remain
     names = [_package(n) for n in {**CRASHED, **KEPT}]
+    # every crashed case rewritten by name (the parameter passed on, as the per-file
+    # analysis alone would): run with the two trees above, in one interpreter
+    by_name = base / "by-name"
+    by_name_names = []
+    for name in sorted(CRASHED):
+        pkg = _package(name)
+        shutil.copytree(before / pkg, by_name / pkg)
+        src = (by_name / pkg / "launch.py").read_text()
+        arg = "self.config" if "def env(self)" in src else "config"
+        (by_name / pkg / "launch.py").write_text(
+            src.replace("get_ppo_ray_runtime_env()", f"get_ppo_ray_runtime_env({arg})")
+        )
+        by_name_names.append(pkg)
+    ran_before, ran_after, ran_by_name = _run(
+        wheel, [(before, names), (after, names), (by_name, by_name_names)]
+    )
     return {
         "before": before, "after": after, "applied": applied,
         "check": {Path(d["filename"]).parent.name: d for d in json.loads(checked.stdout)},
-        "ran before": _run(wheel, before, names), "ran after": _run(wheel, after, names),
+        "ran before": ran_before, "ran after": ran_after, "ran by name": ran_by_name,
     }
 
 
@@ -388,21 +430,11 @@ def test_a_caller_elsewhere_passing_no_config_leaves_the_file_running(project: d
 
 
 @pytest.fixture(scope="module")
-def ran_by_name(project: dict, tmp_path_factory: pytest.TempPathFactory) -> dict[str, list]:
+def ran_by_name(project: dict) -> dict[str, list]:
     """Every crashed case rewritten by name (the parameter passed on, as the per-file
-    analysis alone would), run on verl 0.9.1's wheel in one interpreter: package -> outcome."""
-    tree = tmp_path_factory.mktemp("by-name")
-    names = []
-    for name in sorted(CRASHED):
-        pkg = _package(name)
-        shutil.copytree(project["before"] / pkg, tree / pkg)
-        src = (tree / pkg / "launch.py").read_text()
-        arg = "self.config" if "def env(self)" in src else "config"
-        (tree / pkg / "launch.py").write_text(
-            src.replace("get_ppo_ray_runtime_env()", f"get_ppo_ray_runtime_env({arg})")
-        )
-        names.append(pkg)
-    return _run(wheel_tree("0.9.1", tmp_path_factory), tree, names)
+    analysis alone would), run on verl 0.9.1's wheel: package -> outcome (run with the
+    project's trees, :func:`project`)."""
+    return project["ran by name"]
 
 
 @pytest.mark.parametrize("name", sorted(CRASHED))

@@ -166,7 +166,10 @@ def test_a_test_replacing_the_function_keeps_passing_after_apply(
     ``check .`` analyses files as its scout finds them, the other before any)."""
     _tree(tmp_path, TESTS[name][0])
     at = _test_file(TESTS[name][0]).splitlines().index("    " + TESTS[name][0]) + 1
-    env = {"PYTHONPATH": f"{tmp_path / 'stub'}:{tmp_path}", "PATH": "/usr/bin:/bin"}
+    # the sample project's own pytest: not the plugins installed here (xdist, hypothesis,
+    # benchmark, ...), whose loading was two thirds of each run's start-up
+    env = {"PYTHONPATH": f"{tmp_path / 'stub'}:{tmp_path}", "PATH": "/usr/bin:/bin",
+           "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
 
     def pytest_run() -> subprocess.CompletedProcess:
         return _pytest_of(tmp_path, env)
