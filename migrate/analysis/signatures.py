@@ -681,9 +681,12 @@ class SignatureResolver:
         A copy under a folder of test doubles (``tests/fakes/verl``) is a fake the tests put
         on the path: case 2 whether or not a file declares it (the doubles table's rule,
         :mod:`ppo_migrate.analysis.patches`: an unsafe fix, never a notice)."""
-        from ppo_migrate.project.root import search_root
+        from ppo_migrate.project.root import git_root, search_root
 
-        boundary = search_root(directory.absolute(), self.stop)
+        # the repository is the git top level, even above the settings' folder: a
+        # sub-project's ``[tool.ppo-migrate]`` does not hide a root copy that
+        # ``python -m sub.launcher`` from the top level imports
+        boundary = git_root(directory.absolute()) or search_root(directory.absolute(), self.stop)
         if boundary is None:
             return answer
         from ppo_migrate.project.import_roots import declared_roots

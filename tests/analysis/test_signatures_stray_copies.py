@@ -288,6 +288,42 @@ def test_a_stray_copy_makes_the_fix_unsafe_naming_it(tmp_path: Path) -> None:
     assert "get_ppo_ray_runtime_env(config)" in (root / "scripts/train.py").read_text()
 
 
+@pytest.mark.parametrize("where", ["sub", "."])
+def test_a_sub_project_s_settings_do_not_hide_the_root_copy(tmp_path: Path, where: str) -> None:
+    """A git repository whose top level holds a verl 0.8 copy, and a sub-project with its
+    own ``[tool.ppo-migrate]`` settings and a ``verl>=0.9`` pin. Run from the top level as
+    ``python -m sub.train``, the launcher imports the root copy; the settings' folder used
+    to end the search for copies, so the pin decided and the rewrite raised TypeError.
+    The repository (the git top level) is searched whatever folder the settings are in:
+    the fix is unsafe, naming the root copy, from either working directory."""
+    root = tmp_path / "proj"
+    (root / ".git").mkdir(parents=True)
+    files = {
+        **_copy("."),
+        "sub/__init__.py": "",
+        "sub/pyproject.toml": '[project]\nname = "sub"\nversion = "0"\ndependencies = ["verl>=0.9"]\n\n[tool.ppo-migrate]\n',
+        "sub/train.py": LAUNCHER,
+    }
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    cwd = root / where
+    target = "train.py" if where == "sub" else "sub"
+    proc = subprocess.run([sys.executable, "-m", "sub.train"], cwd=root, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0 and BEFORE in proc.stdout, proc.stderr
+    found = [f for f in _check(root, target, cwd=cwd) if f["filename"].endswith("train.py")]
+    assert [(f["code"], (f["fix"] or {}).get("applicability")) for f in found] == [
+        ("PPO001", "unsafe"), ("PPO002", None)], found
+    assert found[0]["reason"]["kind"] == "uncertain-definition"
+    _names_the_copy(found[0], root, "verl/trainer/constants_ppo.py")
+    for extra in ((), ("--thread-config",)):
+        proc = run_cli("apply", "--exit-zero", *extra, target, cwd=cwd)
+        assert proc.returncode == 0, proc.stderr
+        assert (root / "sub/train.py").read_text() == LAUNCHER
+    proc = subprocess.run([sys.executable, "-m", "sub.train"], cwd=root, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0 and BEFORE in proc.stdout, proc.stderr
+
+
 @pytest.mark.parametrize("folder", ["fixtures/legacy", "examples/testdata/old", "test_data"])
 def test_a_copy_in_test_data_changes_nothing(tmp_path: Path, folder: str) -> None:
     """The test-data rule: a copy under ``fixtures/``, ``testdata/``, ``test_data/`` is
