@@ -140,6 +140,11 @@ class Settings:
             own re-exports of the targets, added to ``targets``, as ``(name, target)``
             pairs (``("pkg.get_ppo_ray_runtime_env", "verl.trainer.constants_ppo.get_...")``:
             :func:`ppo_migrate.analysis.reexports.project_reexports`); ``None``: not looked for.
+        follow_values: never set by the user (no key, no option): ``False`` judges each
+            config candidate as before issue 27, by its name, without the evidence of its
+            value issue 27 added (:class:`ppo_migrate.analysis.configs.ConfigFinder`'s
+            ``follow_values``); the differential test
+            (``tests/integration/test_evidence_differential.py``) compares the two.
 
     Immutable and compared by value, as a frozen dataclass: :meth:`replace` gives a copy with
     some fields changed. A plain class, not a dataclass: ``dataclasses`` imports ``inspect``,
@@ -169,6 +174,7 @@ class Settings:
         "caller_verdicts": None,
         "target_patches": None,
         "reexports": None,
+        "follow_values": True,
     }
     __slots__ = tuple(FIELDS)
 
@@ -192,6 +198,7 @@ class Settings:
     caller_verdicts: tuple | None
     target_patches: tuple | None
     reexports: tuple | None
+    follow_values: bool
 
     def __init__(self, **values: Any) -> None:
         """Keyword arguments only, each a field (:data:`FIELDS`); the others take their defaults.

@@ -109,7 +109,8 @@ def _symbol_table_errors(module: ParsedModule) -> None:
 
 def _config_finder(analysis: ModuleAnalysis, settings: Settings, path: str, package) -> ConfigFinder:
     """The module's :class:`ConfigFinder`, made on the first call whose definition takes a
-    config (a tree of pre-PR #6976 copies never needs one)."""
+    config (a tree of pre-PR #6976 copies never needs one). ``Settings.follow_values``
+    off: the judgement before issue 27 (the differential test's)."""
     return ConfigFinder(
         analysis.module,
         analysis.scopes,
@@ -117,6 +118,7 @@ def _config_finder(analysis: ModuleAnalysis, settings: Settings, path: str, pack
         tuple(settings.config_names),
         analysis.parents,
         ClassIndex(package_root(path, package), settings, ModuleAnalysis),
+        follow_values=getattr(settings, "follow_values", True),
     )
 
 

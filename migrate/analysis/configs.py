@@ -196,6 +196,16 @@ class ConfigFinder:
             (``module.facts.parents``).
         classes: the cross-file index of the project's classes (base classes in
             other files); ``None``: this module's classes only.
+        follow_values: ``True`` (the tool's judgement): a candidate's value decides, with
+            the evidence issue 27 added. ``False``: the judgement that preceded issue 27,
+            which trusts a config name the older evidence (the module's table, less issue
+            27's rows) says nothing against: no OmegaConf/Hydra maker's mapping or YAML
+            file is read (:meth:`_maker_evidence`), no decorator (click, typer,
+            ``@hydra.main``) speaks (:meth:`_decorator_evidence`), no helper is taken to
+            return a section (:meth:`_helper_returns_section`) and a class whose
+            ``self.<name>`` its own ``__init__`` sets is no origin for other files'
+            subclasses. Only the differential test sets it
+            (``Settings.follow_values``): every fix safe that way must stay safe.
     """
 
     def __init__(
@@ -206,8 +216,11 @@ class ConfigFinder:
         config_names: tuple[str, ...],
         parents: dict[int, ast.AST],
         classes: ClassIndex | None = None,
+        *,
+        follow_values: bool = True,
     ) -> None:
         self.module = module
+        self.follow_values = follow_values
         self.classes = classes
         self.scopes = scopes
         self.finder = finder
@@ -783,7 +796,10 @@ class ConfigFinder:
         """What an OmegaConf/Hydra maker's call shows: ``"against"`` for a mapping written
         out with no verl section (``OmegaConf.create({"level": "INFO"})``), a YAML file of
         the repository ``OmegaConf.load`` reads without one; ``"strong"`` for either with
-        a section; ``"weak"`` for a file that cannot be read; ``None``: nothing to say."""
+        a section; ``"weak"`` for a file that cannot be read; ``None``: nothing to say
+        (always, without :attr:`follow_values`)."""
+        if not self.follow_values:
+            return None
         names = self._library_names(call.func)
         if not names & _CONFIG_MAKERS:
             return None
@@ -921,7 +937,10 @@ class ConfigFinder:
         """Whether ``call`` calls a function (of this module, or of another module of the
         project found through its import) every ``return`` of which gives a section or an
         attribute of one of its parameters (``def logging_section(cfg): return cfg.logging``):
-        what it hands back is part of the config it is given, not the config."""
+        what it hands back is part of the config it is given, not the config (never
+        without :attr:`follow_values`)."""
+        if not self.follow_values:
+            return False
         found = self._function_def(call.func)
         if found is None:
             return False
@@ -1068,9 +1087,10 @@ class ConfigFinder:
         command's parameter: a string or a path) and for ``@hydra.main(config_path=...,
         config_name=...)`` composing a config without a verl section from the
         repository; ``"strong"`` for one with a section; ``"weak"`` for one that cannot be
-        composed; ``None``: nothing to say (no such decorator, the config not found)."""
+        composed; ``None``: nothing to say (no such decorator, the config not found;
+        always without :attr:`follow_values`)."""
         func = holder.node
-        if not isinstance(func, _FUNCTIONS):
+        if not self.follow_values or not isinstance(func, _FUNCTIONS):
             return None
         for d in func.decorator_list:
             call = d if isinstance(d, ast.Call) else None
@@ -1870,7 +1890,7 @@ class ConfigFinder:
             # ``super().__init__()`` (``self.config = LoggingConfig()``): the class is an
             # origin the cross-file judgement reads the run's other files for
             scope = self.scopes.scope_for_node(cls.node)
-            if self._origins is not None and scope is not None and not any(
+            if self.follow_values and self._origins is not None and scope is not None and not any(
                 o.kind == "init" and o.qualname == qualname(scope_frames(scope))
                 for o in self._origins
             ):  # (one origin per class: its ``__init__``'s parameter, if that set it)

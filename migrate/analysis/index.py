@@ -31,7 +31,10 @@ if TYPE_CHECKING:
 
 #: Files held per process (a module analysis is a few hundred kilobytes at most).
 _MAX_FILES = 256
-_CACHE: dict[tuple[str, int, int], ModuleAnalysis | None] = {}
+#: ``(path, st_mtime_ns, st_size, follow_values)``: the analysis a file's settings
+#: judge with (``Settings.follow_values``: the differential test's two judgements of
+#: one tree, in one process, must not share another file's)
+_CACHE: dict[tuple[str, int, int, bool], ModuleAnalysis | None] = {}
 
 
 def package_root(path: str, package: tuple[str, ...]) -> Path | None:
@@ -130,7 +133,8 @@ class ClassIndex:
             stat = path.stat()
         except OSError:
             return None
-        key = (str(path), stat.st_mtime_ns, stat.st_size)
+        follow = getattr(self.settings, "follow_values", True)
+        key = (str(path), stat.st_mtime_ns, stat.st_size, follow)
         if key in _CACHE:
             return _CACHE[key]
         result: ModuleAnalysis | None
@@ -168,7 +172,8 @@ def parsed_here(path: str, stamp: tuple[int, int] | None, text: str):
     """
     if stamp is None or not path or path == "-" or not _CACHE:
         return None
-    found = _CACHE.get((str(Path(path).absolute()), *stamp))
+    where = str(Path(path).absolute())
+    found = _CACHE.get((where, *stamp, True)) or _CACHE.get((where, *stamp, False))
     if found is None or found.module.text != text:
         return None
     return found.module

@@ -839,3 +839,49 @@ def test_a_function_named_in_a_string_is_still_called_unseen() -> None:
         assert [(d.code, d.fix.applicability if d.fix else None) for d in result.diagnostics] == [
             ("PPO001", expected)
         ], call
+
+
+# ------------------------------------- follow_values: the judgement before issue 27 (a switch)
+
+
+def test_follow_values_off_judges_by_the_name_as_before_issue_27() -> None:
+    """``Settings.follow_values=False`` (the differential test's other judgement) ignores
+    only issue 27's evidence: an OmegaConf maker's mapping without a verl section and a
+    click option are trusted by their name again (safe fixes), while the older evidence
+    (a plain dict literal, a model's ``model.config``) still decides as it did."""
+    body = HEAD + (
+        "import click\n\n\n"
+        "def logging_only():\n"
+        '    config = OmegaConf.create({"level": "INFO"})\n'
+        "    return get_env()\n\n\n"
+        '@click.command()\n@click.option("--config")\n'
+        "def cli(config):\n"
+        "    return get_env()\n\n\n"
+        "def hf(model):\n"
+        "    config = model.config\n"
+        "    return get_env()\n\n\n"
+        "def plain():\n"
+        '    config = {"num_cpus": 4}\n'
+        "    return get_env()\n"
+    )
+
+    def judged(follow: bool) -> list[tuple[int, str, str | None, str | None]]:
+        settings = SETTINGS.replace(follow_values=follow)
+        found = process_text(body, "under_test.py", settings, fix=False).diagnostics
+        return [
+            (d.line, d.code, d.fix and d.fix.applicability, d.reason and d.reason.kind)
+            for d in found
+        ]
+
+    assert judged(True) == [
+        (8, "PPO002", None, "evidence-against"),
+        (14, "PPO002", None, "evidence-against"),
+        (19, "PPO002", None, "evidence-against"),
+        (24, "PPO002", None, "evidence-against"),
+    ]
+    assert judged(False) == [
+        (8, "PPO001", "safe", None),
+        (14, "PPO001", "safe", "trusted-by-name"),
+        (19, "PPO002", None, "evidence-against"),
+        (24, "PPO002", None, "evidence-against"),
+    ]

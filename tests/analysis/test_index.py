@@ -141,3 +141,23 @@ def test_a_base_class_module_parsed_for_another_file_is_not_parsed_again(
         "tpkg/a_launch.py:6:16: PPO001", "tpkg/a_launch.py:9:16: PPO001", "tpkg/base.py:6:16: PPO001"
     ], result.output
     assert result.output.count("pass `self.config`") == 3
+
+
+def test_each_judgement_keeps_its_own_analysis_of_the_other_file(tree) -> None:
+    """The differential test judges a tree with and without issue 27's evidence in one
+    process (``Settings.follow_values``): the base class's file is analysed once for each,
+    not handed from one judgement to the other. Its ``self.config`` is a logging config
+    made with ``OmegaConf.create``: evidence against it (an unsafe fix) when values are
+    followed, a config trusted by its name (a safe fix) when they are not."""
+    root, _ = tree
+    (root / "tpkg" / "base.py").write_text(
+        "from omegaconf import OmegaConf\n\n"
+        "class TrainerBase:\n"
+        "    def __init__(self):\n"
+        '        self.config = OmegaConf.create({"level": "INFO"})\n'
+    )
+    path = str(root / "tpkg" / "launch.py")
+    for follow, applicability in ((True, "unsafe"), (False, "safe"), (True, "unsafe")):
+        settings = SETTINGS.replace(follow_values=follow)
+        found = process_text(LAUNCH, path, settings, fix=False).diagnostics
+        assert [(d.code, d.fix.applicability) for d in found] == [("PPO001", applicability)] * 2, follow

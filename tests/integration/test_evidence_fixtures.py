@@ -222,64 +222,6 @@ def test_config_inheriting_verl_trainer_through_defaults(tmp_path: Path) -> None
     assert "composes `conf/log.yaml`, which has no verl section (keys: level)" in by_row[14]["message"]
 
 
-# -- differential: no fix safe before issue 27 becomes unsafe on the bundled trees ----------------
-
-
-def _safe_fixes(root: Path) -> set[tuple[str, int]]:
-    from ppo_migrate.analysis.check import analyse
-    from ppo_migrate.prefilter import prefilter
-    from ppo_migrate.settings import Settings
-
-    out = set()
-    # the files naming a target, as a run picks them: a file that does not name the
-    # function has no call of it, so no fix in either judgement (parsing the wheel's
-    # other files was four fifths of the test)
-    for path in map(Path, prefilter([str(p) for p in sorted(root.rglob("*.py"))], Settings())):
-        try:
-            found = analyse(path.read_text(encoding="utf-8"), str(path), Settings())
-        except Exception:  # a file the analysis refuses (PPO902): the same either way
-            continue
-        out |= {
-            (str(path.relative_to(root)), d.line)
-            for d in found
-            if d.fix is not None and d.fix.applicability == "safe"
-        }
-    return out
-
-
-def _without_new_evidence(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Today's judgement: the evidence issue 27 added said nothing."""
-    from ppo_migrate.analysis.configs import ConfigFinder
-
-    monkeypatch.setattr(ConfigFinder, "_maker_evidence", lambda self, call: None)
-    monkeypatch.setattr(ConfigFinder, "_decorator_evidence", lambda self, arg, holder: None)
-    monkeypatch.setattr(ConfigFinder, "_helper_returns_section", lambda self, call: False)
-
-
-def test_no_safe_fix_becomes_unsafe_on_the_bundled_trees(tmp_path: Path) -> None:
-    from verl_wheels import unpack
-
-    trees = [
-        FIXTURES / "legacy", FIXTURES / "callee" / "legacy", FIXTURES / "threading" / "legacy",
-        unpack("0.9.1", tmp_path / "wheel"),
-    ]
-    now = {t: _safe_fixes(t) for t in trees}
-    with pytest.MonkeyPatch.context() as mp:
-        _without_new_evidence(mp)
-        before = {t: _safe_fixes(t) for t in trees}
-        evidence_before = _safe_fixes(EVIDENCE)
-    for t in trees:
-        assert before[t] - now[t] == set(), t
-    assert sum(len(v) for v in now.values()) >= 8  # the trees have safe fixes to lose
-    # the differential can tell: on fixtures/evidence the old judgement made these safe
-    lost = {p for p, _ in evidence_before - _safe_fixes(EVIDENCE)}
-    assert lost == {
-        "logging_create/main.py", "ray_cluster_load/main.py", "hydra_logging/main.py",
-        "click_option/main.py", "walrus_flag/main.py", "section_helper/main.py",
-        "test_configs/main.py",
-    }
-
-
 def test_reasons_of_the_findings(tmp_path: Path) -> None:
     """The structured reason: ``trusted-by-name`` for a parameter nothing speaks for,
     ``evidence-against`` naming the literal and its line for a rejected one."""
