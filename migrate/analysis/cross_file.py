@@ -134,12 +134,15 @@ def _caller_reason(d: Diagnostic, verdict: str) -> Reason:
             f"{expression} comes from a parameter whose uses in other files were not all "
             f"followed ({what})",
         )
-    return Reason(
-        "caller-passes",
-        f"{expression} comes from a parameter that a caller in another file fills "
-        "with something else than a training config",
-        (Related(path, line, 1, what),),
-    )
+    if " in subclass `" in what or what.startswith("subclasses `"):
+        # :meth:`_FileJudge._subclass`: no caller's argument, a subclass's own binding
+        text = f"{expression} may hold another value: a subclass in another file rebinds or redefines it"
+    else:
+        text = (
+            f"{expression} comes from a parameter that a caller in another file fills "
+            "with something else than a training config"
+        )
+    return Reason("caller-passes", text, (Related(path, line, 1, what),))
 
 
 class _Wanted(NamedTuple):

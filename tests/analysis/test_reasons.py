@@ -347,6 +347,28 @@ def test_a_caller_in_another_file_gives_a_caller_passes_reason() -> None:
     )
 
 
+def test_a_subclass_s_rebinding_is_no_caller_s_argument() -> None:
+    """A subclass in another file that sets ``self.config`` itself fills no parameter: the
+    reason says it rebinds the value, naming the subclass's line (it said "a caller ...
+    fills" a parameter of an ``__init__`` that takes none)."""
+    from ppo_migrate.analysis.cross_file import CallerVerdict, with_verdicts
+    from ppo_migrate.diagnostics import CallerOrigin, Diagnostic, Edit, Fix
+
+    origin = CallerOrigin("base.py", "Base", 0, "self.config")
+    verdict = CallerVerdict("logging_base.py", 9, "sets `self.config` in subclass `LoggingBase`")
+    d = Diagnostic(
+        "base.py", 12, 16, 12, 41, "PPO001", "... pass `self.config`",
+        fix=Fix("Pass `self.config`", (Edit("self.config", 12, 40, 12, 40),), origins=(origin,)),
+    )
+    (judged,) = with_verdicts([d], {origin: verdict})
+    assert judged.fix is not None and judged.fix.applicability == "unsafe"
+    assert judged.reason == Reason(
+        "caller-passes",
+        "`self.config` may hold another value: a subclass in another file rebinds or redefines it",
+        (Related("logging_base.py", 9, 1, "sets `self.config` in subclass `LoggingBase`"),),
+    )
+
+
 def test_a_config_bound_in_a_match_case_names_the_case_by_its_pattern_line() -> None:
     """``ast.match_case`` has no ``lineno``: the reason takes its pattern's (was an
     AttributeError, an internal error on any possibly-bound config bound in a ``case``)."""
