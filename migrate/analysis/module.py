@@ -163,12 +163,14 @@ def split_lines(text: str) -> list[str]:
     return _LINE_SPLIT.split(text)
 
 
-def parse(text: str, path: str) -> ParsedModule:
+def parse(text: str, path: str, tree_of=None) -> ParsedModule:
     """Parse ``text`` once (``compile(..., ast.PyCF_ONLY_AST)``) behind the size and nesting guards.
 
     Args:
         text: the decoded module source.
         path: the display path (only used in the compiler's messages).
+        tree_of: what gives ``text``'s tree, raising as ``compile`` raises, when it is
+            made elsewhere (:meth:`ppo_migrate.project.snapshot.SourceFile.tree`: once a run).
 
     Returns:
         The :class:`ParsedModule`.
@@ -187,9 +189,12 @@ def parse(text: str, path: str) -> ParsedModule:
             f"the limit is {MAX_SOURCE_CHARS})"
         )
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # e.g. invalid escape sequences
-            tree = compile(text, path, "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
+        if tree_of is not None:
+            tree = tree_of()
+        else:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # e.g. invalid escape sequences
+                tree = compile(text, path, "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
     except SyntaxError as exc:
         raise syntax_problem(exc) from None
     except (RecursionError, MemoryError):

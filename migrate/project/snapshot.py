@@ -1,0 +1,486 @@
+"""The run's snapshot of the project's files: each read once, decoded once, parsed once.
+
+Issue 26 (step 4 of ``docs/design/project-model.md``). A :class:`Snapshot` holds, per path
+(made absolute: ``app/x.py`` and ``/repo/app/x.py`` are one entry), a :class:`SourceFile`:
+its bytes and the ``stat`` they were read under (read once, by :func:`ppo_migrate.files.read_source`'s
+rules: nothing but a regular file is opened), its text (decoded once, by
+:func:`ppo_migrate.files.decode_source`), its ``ast`` tree (compiled on the first demand and
+kept) and its LibCST module (parsed on the first demand: only a file that gets a structural
+edit asks). :attr:`Snapshot.counts` counts, per path, the reads, the ``ast`` parses and the
+LibCST parses: the test of issue 26's acceptance reads them (``tests/project/test_snapshot.py``).
+
+Which files: every Python file a run reads (the prefilter's, the per-file phase's, the
+re-exports' and the test doubles' searches, the cross-file judge, the caller phase and
+``--thread-config``, the class index, the callee in effect's copies of verl, the ``full``
+format's frames, the ``--diff`` preview's copies) and the dependency files the callee in
+effect reads (``pyproject.toml``, requirements, ``setup.cfg``/``setup.py``, lock files,
+``Pipfile``, ``pixi.toml``, ``environment.yml``, ``tox.ini``; ``.gitmodules`` and launch
+scripts), as bytes (:meth:`Snapshot.read_bytes`) or as the text ``open()`` would give
+(:meth:`Snapshot.read_text`).
+
+How it is reached: **a run-scoped current snapshot** (a :mod:`contextvars` variable), not
+a parameter: the readers sit at the bottom of deep call chains (the callee in effect is
+decided inside each module's analysis, the class index inside the config finder), and
+threading a parameter through them would touch most signatures of the analysis. The
+commands (``check``, ``apply``; the plain ``check``) and :func:`ppo_migrate.runner.run` enter
+:func:`run_scope`, which makes a snapshot when none is current and clears it at the end;
+the readers ask :func:`current`. Outside a run (the LibCST codemod command, the Fixit rule,
+a test calling an analysis directly) :func:`current` hands out a fresh snapshot each time:
+every read is then a read, as before. Worker processes of ``--jobs N`` are forked with the
+parent's snapshot as it was at the fork (the prefilter's bytes, the trees parsed so far)
+and go on with their own copy; they keep no tree they parse (:attr:`Snapshot.keep_trees`),
+as nothing after the per-file phase runs there. A file a worker rewrites is dropped from
+the parent's snapshot when its outcome comes back (:meth:`Snapshot.forget`), so that the
+phases after read its new bytes. The scout of a ``check`` (:mod:`ppo_migrate.scout`) reads
+in its own process, for the prefilter only, and keeps nothing.
+
+What is not counted as a read: :func:`ppo_migrate.files.atomic_write`'s check that the file
+on disk is still the one read (a comparison before replacing it), and the roll-back of a
+``--thread-config`` change that could not be written whole. A file the run writes is
+recorded with the bytes written (:meth:`Snapshot.written`): it is not read again, and its
+new text, a text the run made, is parsed under :attr:`Counts.rewritten_parses`, not
+:attr:`Counts.ast_parses`.
+
+Memory: bytes are kept for the whole run, but those of files the prefilter turned away
+(:meth:`Snapshot.optional`) only up to :data:`OPTIONAL_BYTES`; trees are kept up to
+:data:`TREE_CHARS` characters of source, the least recently used dropped beyond (a tree is
+~35 times its source). A file read or parsed again after such a drop counts again: the
+counts stay true.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import os
+from collections import OrderedDict
+
+from ppo_migrate.files import SourceFile as _ReadFile
+from ppo_migrate.files import UnreadableFile, decode_source, read_source
+
+TYPE_CHECKING = False  # ``typing`` is ~3 ms of a plain ``check``'s start: annotations only
+if TYPE_CHECKING:
+    import ast
+    from collections.abc import Callable, Iterator
+    from typing import Any
+
+    from ppo_migrate.analysis.module import ParsedModule
+
+#: Bytes of files the prefilter turned away that a snapshot keeps (a later search for a
+#: caller or a test double reads them from the snapshot); beyond it they are dropped.
+OPTIONAL_BYTES = 64 << 20
+#: Characters of source whose ``ast`` trees a snapshot keeps (least recently used dropped).
+TREE_CHARS = 2 << 20
+
+#: Exceptions ``compile(..., ast.PyCF_ONLY_AST)`` raises for a text it cannot take.
+_COMPILE_ERRORS = (SyntaxError, RecursionError, MemoryError, ValueError, OverflowError)
+
+
+class Counts:
+    """What a snapshot did for one path.
+
+    Attributes:
+        reads: reads of the file from disk.
+        ast_parses: ``ast`` parses of the text as read.
+        cst_parses: LibCST parses (of the text as read or as rewritten).
+        writes: times the run replaced the file.
+        rewritten_parses: ``ast`` parses of text the run wrote to the file.
+    """
+
+    __slots__ = ("ast_parses", "cst_parses", "reads", "rewritten_parses", "writes")
+
+    def __init__(self) -> None:
+        self.reads = 0
+        self.ast_parses = 0
+        self.cst_parses = 0
+        self.writes = 0
+        self.rewritten_parses = 0
+
+    def __repr__(self) -> str:
+        fields = ", ".join(f"{n}={getattr(self, n)}" for n in self.__slots__)
+        return f"Counts({fields})"
+
+
+class SourceFile(_ReadFile):
+    """One file of the snapshot: :class:`ppo_migrate.files.SourceFile`'s bytes and ``stat``
+    (so that :func:`ppo_migrate.files.atomic_write` takes it as what was read), and what is
+    made of them, each once.
+
+    Attributes:
+        key: the absolute path the snapshot files it under.
+        rewritten: the bytes are the run's own write, not a read.
+    """
+
+    __slots__ = ("_cst", "_decoded", "_modules", "_snapshot", "_tree", "key", "rewritten")
+
+    def __init__(self, snapshot: Snapshot, key: str, read: _ReadFile, *, rewritten: bool = False) -> None:
+        super().__init__(read.path, read.data, read.stat)
+        self._snapshot = snapshot
+        self.key = key
+        self.rewritten = rewritten
+        self._decoded: Any = None
+        self._tree: Any = None
+        self._modules: dict[str, ParsedModule] = {}
+        self._cst: Any = None
+
+    def __reduce__(self):
+        """Sent to another process (a pool worker's outcome) as the plain
+        :class:`ppo_migrate.files.SourceFile`: the bytes and the ``stat``, never the snapshot."""
+        return _ReadFile, (self.path, self.data, self.stat)
+
+    # -- text -------------------------------------------------------------------------
+    def decoded(self) -> tuple[str, str, bool]:
+        """``(text, encoding, had_bom)`` (:func:`ppo_migrate.files.decode_source`), decoded once.
+
+        Raises:
+            UnicodeDecodeError, SyntaxError, LookupError: as ``decode_source`` (each time).
+        """
+        if self._decoded is None:
+            try:
+                self._decoded = decode_source(self.data)
+            except (UnicodeDecodeError, SyntaxError, LookupError) as exc:
+                self._decoded = exc
+        if isinstance(self._decoded, BaseException):
+            raise _again(self._decoded)
+        return self._decoded
+
+    @property
+    def text(self) -> str:
+        """The decoded text (see :meth:`decoded`)."""
+        return self.decoded()[0]
+
+    # -- ast --------------------------------------------------------------------------
+    def tree(self) -> ast.Module:
+        """The ``ast`` of the text (``compile(..., ast.PyCF_ONLY_AST)``), compiled once.
+
+        Raises:
+            UnicodeDecodeError, SyntaxError, LookupError: the bytes do not decode.
+            SyntaxError, RecursionError, MemoryError, ValueError, OverflowError: as
+                ``compile`` raises them (each time).
+        """
+        if self._tree is None:
+            import ast
+            import warnings
+
+            text = self.text
+            self._snapshot._parsed(self)
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")  # e.g. invalid escape sequences
+                    self._tree = compile(text, self.key, "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
+            except _COMPILE_ERRORS as exc:
+                self._tree = exc
+        self._snapshot._used(self)
+        if isinstance(self._tree, BaseException):
+            raise _again(self._tree)
+        return self._tree
+
+    def module(self, path: str) -> ParsedModule:
+        """The text parsed as :func:`ppo_migrate.analysis.module.parse` parses it, for the
+        display path ``path`` (one tree, and one walk of it, for every path it is asked for).
+
+        Raises:
+            ppo_migrate.analysis.module.SourceProblem: as ``parse`` raises it.
+            UnicodeDecodeError, SyntaxError, LookupError: the bytes do not decode.
+        """
+        from ppo_migrate.analysis.module import ParsedModule, parse
+
+        found = self._modules.get(path)
+        if found is None:
+            if self._modules:
+                other = next(iter(self._modules.values()))
+                found = ParsedModule(other.text, path, other.tree, other.lines, other.facts)
+            else:
+                found = parse(self.text, path, tree_of=self.tree)
+            self._modules[path] = found
+        self._snapshot._used(self)
+        return found
+
+    # -- LibCST -----------------------------------------------------------------------
+    def cst(self):
+        """The LibCST module of the text (:func:`ppo_migrate.edits.cst_calls.parse_module`,
+        its nesting guard judged on :meth:`tree`), parsed once.
+
+        Raises:
+            as ``parse_module`` (each time).
+        """
+        if self._cst is None:
+            from ppo_migrate.edits.cst_calls import parse_module
+
+            self._snapshot.counts_of(self.key).cst_parses += 1
+            try:
+                self._cst = parse_module(self.text, tree_of=self.tree)
+            except Exception as exc:  # noqa: BLE001 - kept, raised again for every asker
+                self._cst = exc
+        if isinstance(self._cst, BaseException):
+            raise _again(self._cst)
+        return self._cst
+
+    def release(self) -> None:
+        """Drop the trees (the bytes and the text stay)."""
+        self._tree = self._cst = None
+        self._modules = {}
+
+
+class _Failed:
+    """A read that failed: ``read_source``'s :class:`UnreadableFile` and the ``OSError`` an
+    ``open`` would have raised (the system's, kept as the error's context; for a file that is
+    not a regular one, ``IsADirectoryError`` or one made of the reason)."""
+
+    __slots__ = ("error", "os_error")
+
+    def __init__(self, error: UnreadableFile) -> None:
+        self.error = error
+        original = error.__context__
+        if isinstance(original, OSError):
+            self.os_error = original
+        elif str(error).endswith("is a directory"):
+            import errno
+
+            self.os_error = IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR))
+        else:
+            self.os_error = OSError(str(error))
+
+
+def _again(exc: BaseException) -> BaseException:
+    """``exc`` to raise once more (without the tracebacks of its earlier raises)."""
+    return exc.with_traceback(None)
+
+
+class Snapshot:
+    """The files of one run, by absolute path (see the module docstring).
+
+    Args:
+        keep_trees: keep the ``ast`` trees parsed (up to :data:`TREE_CHARS`); a worker
+            process keeps none.
+
+    Attributes:
+        counts: absolute path -> :class:`Counts`.
+    """
+
+    def __init__(self, *, keep_trees: bool = True) -> None:
+        self.keep_trees = keep_trees
+        self.counts: dict[str, Counts] = {}
+        self._files: dict[str, SourceFile | _Failed] = {}
+        self._optional: dict[str, int] = {}
+        self._optional_bytes = 0
+        self._trees: OrderedDict[str, int] = OrderedDict()
+        self._tree_chars = 0
+
+    @staticmethod
+    def key(path: str | os.PathLike[str]) -> str:
+        """The absolute path ``path`` is filed under."""
+        return os.path.abspath(path)
+
+    def counts_of(self, path: str | os.PathLike[str]) -> Counts:
+        """The :class:`Counts` of ``path`` (zeros when the snapshot never saw it)."""
+        key = self.key(path)
+        found = self.counts.get(key)
+        if found is None:
+            found = self.counts[key] = Counts()
+        return found
+
+    # -- reading ----------------------------------------------------------------------
+    def source(self, path: str | os.PathLike[str]) -> SourceFile:
+        """The file's :class:`SourceFile`, read now if the snapshot does not hold it.
+
+        Raises:
+            UnreadableFile: as :func:`ppo_migrate.files.read_source` (each time; the
+                failed read counts once).
+            ValueError: a NUL in the path (nothing read).
+        """
+        key = self.key(path)
+        found = self._files.get(key)
+        if found is None:
+            self.counts_of(key).reads += 1
+            try:
+                found = SourceFile(self, key, read_source(path))  # type: ignore[arg-type]
+            except UnreadableFile as exc:
+                found = _Failed(exc)
+            self._files[key] = found
+        if isinstance(found, _Failed):
+            raise _again(found.error)
+        return found
+
+    def read_bytes(self, path: str | os.PathLike[str]) -> bytes:
+        """The file's bytes (:meth:`source`).
+
+        Raises:
+            OSError: the file cannot be read (the ``OSError`` the system gave, as ``open``
+                raises it), or is not a regular file (a FIFO is never opened):
+                ``IsADirectoryError`` for a directory, else ``read_source``'s reason.
+            ValueError: a NUL in the path.
+        """
+        found = self._files.get(self.key(path))
+        if found is None:
+            try:
+                return self.source(path).data
+            except UnreadableFile:
+                found = self._files[self.key(path)]
+        if isinstance(found, _Failed):
+            raise _again(found.os_error) from None
+        return found.data
+
+    def read_text(
+        self, path: str | os.PathLike[str], encoding: str = "utf-8", errors: str = "strict"
+    ) -> str:
+        """The text ``open(path, encoding=encoding, errors=errors).read()`` gives (universal
+        newlines: ``\\r\\n`` and ``\\r`` read as ``\\n``), from the snapshot's bytes.
+
+        Raises:
+            OSError: as :meth:`read_bytes`. UnicodeDecodeError: as ``open`` would.
+        """
+        text = self.read_bytes(path).decode(encoding, errors)
+        if "\r" in text:
+            text = text.replace("\r\n", "\n").replace("\r", "\n")
+        return text
+
+    def holds(self, path: str | os.PathLike[str]) -> bool:
+        """Whether the snapshot holds ``path``'s bytes (or its read failure)."""
+        return self.key(path) in self._files
+
+    # -- the run's own changes --------------------------------------------------------
+    def written(self, path: str | os.PathLike[str], data: bytes) -> SourceFile | None:
+        """Record that the run replaced ``path`` with ``data``: later askers get those
+        bytes (with the file's new ``stat``), not a read. ``None`` (and the file dropped
+        from the snapshot) when the file cannot be stat-ed now."""
+        key = self.key(path)
+        self.counts_of(key).writes += 1
+        self._drop(key)
+        try:
+            st = os.stat(path)
+        except (OSError, ValueError):
+            return None
+        from pathlib import Path
+
+        found = SourceFile(self, key, _ReadFile(Path(path), data, st), rewritten=True)
+        self._files[key] = found
+        return found
+
+    def forget(self, path: str | os.PathLike[str]) -> None:
+        """Drop ``path`` (another process replaced it): its next asker reads it."""
+        self._drop(self.key(path))
+
+    def optional(self, path: str | os.PathLike[str]) -> None:
+        """``path`` was read for the prefilter and turned away: its bytes are kept only
+        while those of all such files stay within :data:`OPTIONAL_BYTES`."""
+        key = self.key(path)
+        found = self._files.get(key)
+        if not isinstance(found, SourceFile) or key in self._optional:
+            return
+        size = len(found.data)
+        if self._optional_bytes + size > OPTIONAL_BYTES:
+            self._drop(key)
+            return
+        self._optional[key] = size
+        self._optional_bytes += size
+
+    def release_trees(self) -> None:
+        """Drop every tree held (the bytes stay)."""
+        for key in list(self._trees):
+            found = self._files.get(key)
+            if isinstance(found, SourceFile):
+                found.release()
+        self._trees.clear()
+        self._tree_chars = 0
+
+    # -- bookkeeping ------------------------------------------------------------------
+    def _drop(self, key: str) -> None:
+        found = self._files.pop(key, None)
+        if isinstance(found, SourceFile):
+            found.release()
+        self._optional_bytes -= self._optional.pop(key, 0)
+        self._tree_chars -= self._trees.pop(key, 0)
+
+    def _parsed(self, source: SourceFile) -> None:
+        """``source`` is about to be compiled: count it."""
+        counts = self.counts_of(source.key)
+        if source.rewritten:
+            counts.rewritten_parses += 1
+        else:
+            counts.ast_parses += 1
+
+    def _used(self, source: SourceFile) -> None:
+        """``source``'s tree was asked for: keep it (most recently used), within budget."""
+        key = source.key
+        if key in self._trees:
+            self._trees.move_to_end(key)
+            return
+        if self._files.get(key) is not source:
+            return  # dropped or replaced meanwhile: nothing to account for
+        if not self.keep_trees:
+            return
+        size = len(source.data)
+        self._trees[key] = size
+        self._tree_chars += size
+        while self._tree_chars > TREE_CHARS and len(self._trees) > 1:
+            old, chars = self._trees.popitem(last=False)
+            self._tree_chars -= chars
+            held = self._files.get(old)
+            if isinstance(held, SourceFile):
+                held.release()
+
+
+_CURRENT: contextvars.ContextVar[Snapshot | None] = contextvars.ContextVar(
+    "ppo_migrate_snapshot", default=None
+)
+#: Called with each snapshot :func:`run_scope` makes (tests: :func:`recorded`).
+_observers: list[Callable[[Snapshot], None]] = []
+
+
+def current() -> Snapshot:
+    """The run's snapshot; outside a run, a fresh one (each call: nothing is kept)."""
+    found = _CURRENT.get()
+    return found if found is not None else Snapshot()
+
+
+def active() -> Snapshot | None:
+    """The run's snapshot, or ``None`` outside a run."""
+    return _CURRENT.get()
+
+
+@contextlib.contextmanager
+def run_scope() -> Iterator[Snapshot]:
+    """The current snapshot while the block runs: the one already current (a run inside
+    a command), else a new one, cleared when the block ends."""
+    found = _CURRENT.get()
+    if found is not None:
+        yield found
+        return
+    snapshot = Snapshot()
+    for observe in _observers:
+        observe(snapshot)
+    token = _CURRENT.set(snapshot)
+    try:
+        yield snapshot
+    finally:
+        _CURRENT.reset(token)
+
+
+def scoped(func: Callable) -> Callable:
+    """``func`` run inside :func:`run_scope` (the commands' decorator)."""
+    import functools
+
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        with run_scope():
+            return func(*args, **kwargs)
+
+    return wrapper
+
+
+@contextlib.contextmanager
+def recorded() -> Iterator[list[Snapshot]]:
+    """Collect every snapshot :func:`run_scope` makes while the block runs (for tests)."""
+    made: list[Snapshot] = []
+    _observers.append(made.append)
+    try:
+        yield made
+    finally:
+        _observers.remove(made.append)
+
+
+__all__ = [
+    "Counts", "OPTIONAL_BYTES", "Snapshot", "SourceFile", "TREE_CHARS", "active", "current",
+    "recorded", "run_scope", "scoped",
+]
