@@ -30,7 +30,6 @@ from ppo_migrate.files import (
     atomic_write,
     decode_source,
     encode_source,
-    read_source,
 )
 from ppo_migrate.modes import (
     FORCE_POOL_ENV,
@@ -44,7 +43,6 @@ from ppo_migrate.prefilter import (  # noqa: F401 - prefilter, is_candidate: thi
     is_candidate,
     iter_candidates,
     prefilter,
-    read_bytes as _read_bytes,
     spells_otherwise,
 )
 from ppo_migrate.settings import Settings
@@ -166,8 +164,10 @@ def process_file(
         unparsable candidate PPO902, a file changed during the run PPO904;
         a crash of the analysis itself is an ``internal_error``.
     """
+    from ppo_migrate.project.snapshot import current
+
     try:
-        source = read_source(Path(path))
+        source = current().source(path)  # read once a run (issue 26)
     except UnreadableFile as exc:
         return FileOutcome(path, diagnostics=(_file_diag(path, "PPO901", str(exc)),))
     return process_data(
@@ -190,7 +190,9 @@ def process_data(
         data: the source bytes.
         settings: the run's settings.
         mode: what to do; APPLY and ADD_NOQA need ``source`` to write back.
-        source: the file read, for the atomic write's change check.
+        source: the file read, for the atomic write's change check; a
+            :class:`ppo_migrate.project.snapshot.SourceFile` (the run's snapshot) gives its
+            text and its parse too, each made once a run.
 
     Returns:
         A :class:`FileOutcome` (see :func:`process_file`).
@@ -199,7 +201,7 @@ def process_data(
     if not is_candidate(data, names):
         return FileOutcome(path, new_data=data if mode is Mode.FIX_STDOUT else None)
     try:
-        text, encoding, bom = decode_source(data)
+        text, encoding, bom = decode_source(data) if not hasattr(source, "decoded") else source.decoded()  # type: ignore[union-attr]
     except UnicodeDecodeError as exc:
         line, col = _line_of_offset(data, exc.start)
         return FileOutcome(
@@ -218,7 +220,7 @@ def process_data(
     stamp = None
     if source is not None and mode in (Mode.CHECK, Mode.APPLY, Mode.DIFF):
         stamp = (source.stat.st_mtime_ns, source.stat.st_size)
-    result = _analyse(path, text, settings, mode, stamp)
+    result = _analyse(path, text, settings, mode, stamp, source)
     if isinstance(result, FileOutcome):
         return result
     diagnostics = result.diagnostics
@@ -301,7 +303,11 @@ def _write_back(
     """
     try:
         with _signals_deferred():
-            atomic_write(Path(path), text(), expected=source)
+            data = text()
+            atomic_write(Path(path), data, expected=source)
+            from ppo_migrate.project.snapshot import current
+
+            current().written(path, data)  # later phases read these bytes, not the disk
             if written is not None and _on_written is not None:
                 _on_written(written)
     except FileChanged as exc:
@@ -315,9 +321,15 @@ def _write_back(
 
 
 def _analyse(
-    path: str, text: str, settings: Settings, mode: Mode, stamp: tuple[int, int] | None = None
+    path: str,
+    text: str,
+    settings: Settings,
+    mode: Mode,
+    stamp: tuple[int, int] | None = None,
+    source: SourceFile | None = None,
 ):
-    """The analysis (and, for apply/diff/stdin, the rewrite) of one decoded file.
+    """The analysis (and, for apply/diff/stdin, the rewrite) of one decoded file
+    (``source``: the snapshot's file the text is of, whose parse is used).
 
     Returns:
         The :class:`ppo_migrate.edits.text_edits.FileResult`, or a :class:`FileOutcome` with
@@ -334,6 +346,7 @@ def _analyse(
             fix=mode in (Mode.APPLY, Mode.DIFF, Mode.FIX_STDOUT),
             index_stamp=stamp,
             replaces_file=mode is Mode.APPLY,
+            source=source if hasattr(source, "module") else None,
         )
     except SourceProblem as exc:
         diag = _file_diag(path, "PPO902", exc.message, exc.line, exc.column)
@@ -492,9 +505,11 @@ def run(
     (``FileOutcome.pending``) and process it once more with the verdicts, so each file
     is still written at most once.
     """
+    from ppo_migrate.project.snapshot import run_scope
+
     if mode in (Mode.CHECK, Mode.APPLY, Mode.DIFF) and settings.caller_verdicts is None:
         settings = settings.replace(caller_verdicts=())
-    with _ctrl_c_recorded() as stop_requested:
+    with _ctrl_c_recorded() as stop_requested, run_scope():
         return _run(
             paths, settings, mode, jobs, progress, on_outcome, stop_requested, force_pool
         )
@@ -533,11 +548,13 @@ def run_scouted(
         ScoutFailed: the scout ended early (killed, crashed): nothing was reported; run
             without it.
     """
+    from ppo_migrate.project.snapshot import run_scope
+
     try:
         assert mode is Mode.CHECK, mode  # a scout's run writes nothing
         if settings.caller_verdicts is None:
             settings = settings.replace(caller_verdicts=())
-        with _ctrl_c_recorded() as stop_requested:
+        with _ctrl_c_recorded() as stop_requested, run_scope():
             return _run_with_scout(scout, settings, mode, jobs, progress, stop_requested)
     finally:
         scout.kill()
@@ -699,10 +716,10 @@ def _run(
             raise KeyboardInterrupt
 
     global _on_written
-    candidates, sizes = _prefilter([os.fspath(p) for p in paths], settings)
+    candidates, sizes = _snapshot_prefilter([os.fspath(p) for p in paths], settings)
     settings, more = _with_reexports(settings, mode, candidates, paths)
     if more:  # an alias brought a new name (``make_env``): its callers are candidates too
-        candidates, sizes = _prefilter([os.fspath(p) for p in paths], settings)
+        candidates, sizes = _snapshot_prefilter([os.fspath(p) for p in paths], settings)
     settings = _with_target_patches(settings, mode, candidates, paths)
     result = RunResult()
     jobs = jobs or default_jobs()
@@ -748,6 +765,16 @@ def _run(
     return result
 
 
+def _snapshot_prefilter(paths: list[str], settings: Settings) -> tuple[list[str], dict[str, int]]:
+    """:func:`ppo_migrate.prefilter._prefilter` reading through the run's snapshot: each file
+    is read once a run; those turned away are kept within the snapshot's budget for them
+    (:meth:`ppo_migrate.project.snapshot.Snapshot.optional`)."""
+    from ppo_migrate.project.snapshot import current
+
+    snapshot = current()
+    return _prefilter(paths, settings, snapshot.read_bytes, snapshot.optional)
+
+
 def _with_reexports(settings: Settings, mode: Mode, candidates, paths) -> tuple[Settings, bool]:
     """``settings`` with the project's own re-exports of the targets added to them
     (:func:`ppo_migrate.analysis.reexports.project_reexports`: ``pkg/__init__.py``
@@ -757,11 +784,13 @@ def _with_reexports(settings: Settings, mode: Mode, candidates, paths) -> tuple[
     if mode not in (Mode.CHECK, Mode.APPLY, Mode.DIFF) or settings.reexports is not None:
         return settings, False
     from ppo_migrate.analysis.reexports import project_reexports, words_reader
+    from ppo_migrate.project.snapshot import current
 
+    snapshot = current()
     datas: dict[str, bytes] = {}
     for path in candidates:
         try:
-            datas[path] = _read_bytes(path)
+            datas[path] = snapshot.read_bytes(path)
         except (OSError, ValueError):
             continue
     files = [os.fspath(p) for p in paths]
@@ -784,7 +813,10 @@ def _reanalyse_for_reexports(
     settings, _ = _with_reexports(settings, mode, candidates, files)
     if not settings.reexports:
         return settings
-    again, _ = _prefilter(list(files), settings)
+    from ppo_migrate.project.snapshot import current
+
+    snapshot = current()
+    again, _ = _snapshot_prefilter(list(files), settings)
     before = set(candidates)
     # a file may reach a re-export only by naming its module (or relatively: ``from .``)
     words = {name.rsplit(".", 1)[0].rsplit(".", 1)[-1].encode() for name, _ in settings.reexports}
@@ -792,7 +824,7 @@ def _reanalyse_for_reexports(
     redo = []
     for path in again:
         try:
-            data = _read_bytes(path)
+            data = snapshot.read_bytes(path)
         except (OSError, ValueError):
             continue
         if path not in before or any(w in data for w in words):
@@ -829,7 +861,11 @@ def _apply_target_patches(outcomes: list[FileOutcome], files: Sequence[str], set
         d.fix is not None and d.fix.applicability == "safe" for o in outcomes for d in o.diagnostics
     ):
         return
-    from ppo_migrate.analysis.patches import patch_reason, reaching_patch, target_patches
+    from ppo_migrate.analysis.patches import (
+        patch_reason,
+        reaching_patch,
+        target_patches,
+    )
 
     patches = target_patches([o.path for o in outcomes], files, settings)
     if not patches:
@@ -962,6 +998,11 @@ def _worker_init(written_queue=None, lifeline: tuple[int, int] | None = None) ->
     """
     global _on_written
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    from ppo_migrate.project.snapshot import active
+
+    snapshot = active()  # the parent's, as it was at the fork: this worker's own copy
+    if snapshot is not None:
+        snapshot.keep_trees = False  # nothing after the per-file phase runs here
     if lifeline is not None:
         _watch_parent(*lifeline)
     if written_queue is not None:
@@ -1079,8 +1120,14 @@ def _feed_pool(
             if _on_written is not None:
                 _on_written(outcome)
 
+    from ppo_migrate.project.snapshot import current
+
+    snapshot = current()
+
     def finished(outcome: FileOutcome) -> None:
         nonlocal done_count
+        if outcome.written:  # by a worker: this process's snapshot holds the old bytes
+            snapshot.forget(outcome.path)
         outcomes.append(outcome)
         if on_outcome is not None and not outcome.pending:
             on_outcome(outcome)

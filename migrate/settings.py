@@ -292,10 +292,10 @@ def _start_dir(path: str | Path) -> str:
 def _parse_pyproject(path: Path) -> dict[str, Any]:
     """Parse ``path`` with tomllib; syntax errors become :class:`ConfigError`."""
     import tomllib  # here: most runs find no pyproject.toml that may hold our table
+    from ppo_migrate.project.snapshot import current
 
     try:
-        with open(path, "rb") as f:
-            raw = f.read()
+        raw = current().read_bytes(path)  # read once a run (issue 26)
         return tomllib.loads(raw.decode("utf-8"))
     except tomllib.TOMLDecodeError as e:
         msg = str(e)
@@ -350,8 +350,9 @@ def _find(paths: Sequence[str | Path]) -> tuple[Path, dict[str, Any]] | None:
         candidate = os.path.join(d, "pyproject.toml")
         if os.path.isfile(candidate):
             try:
-                with open(candidate, "rb") as f:
-                    raw = f.read()
+                from ppo_migrate.project.snapshot import current
+
+                raw = current().read_bytes(candidate)  # read once a run (issue 26)
             except OSError as e:  # it may hold our table: never run without it unsaid
                 shown = _display(Path(candidate))
                 raise ConfigError(f"{shown}: cannot read: {e.strerror or e}") from None

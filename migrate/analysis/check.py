@@ -355,7 +355,7 @@ class ModuleAnalysis:
         (:meth:`ppo_migrate.analysis.names.ModuleNames.binds_only_package`, as the move asks)."""
         from ppo_migrate.analysis.names import ModuleNames
 
-        names = ModuleNames(self.module.text, self.path, self.package)
+        names = ModuleNames(self.module.text, self.path, self.package, module=self.module)
         if names.binds_only_package(_PPO_RUNTIME):
             return False
         verl = [t for t in self.settings.targets if t.startswith("verl.")]

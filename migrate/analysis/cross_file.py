@@ -400,10 +400,10 @@ def _collect() -> None:
 
 
 def _read(path: str) -> bytes | None:
-    from ppo_migrate.prefilter import read_bytes as _read_bytes
+    from ppo_migrate.project.snapshot import current
 
     try:
-        return _read_bytes(path)
+        return current().read_bytes(path)  # read once a run
     except (OSError, ValueError):
         return None
 
@@ -565,12 +565,28 @@ def _analysis(path: str, data: bytes, settings: Settings):
 
     from ppo_migrate.analysis.callers import package_for_relative_imports
 
+    from ppo_migrate.project.snapshot import active
+
     try:
         # a relative import in a folder without ``__init__.py`` (a namespace package) is
         # resolved against that folder: a caller it reaches is judged, not ignored
         package = package_for_relative_imports(path)
+        source = _held(active(), path)
+        if source is not None and source.data is data:  # the run's parse of it, made once
+            return ModuleAnalysis(source.text, path, settings, package=package, module=source.module(path))
         return ModuleAnalysis(decode_source(data)[0], path, settings, package=package)
     except Exception:  # noqa: BLE001 -- undecodable or unparsable: it cannot run either
+        return None
+
+
+def _held(snapshot, path: str):
+    """The snapshot's :class:`ppo_migrate.project.snapshot.SourceFile` of ``path`` when it holds
+    the file read, else ``None``."""
+    if snapshot is None or not snapshot.holds(path):
+        return None
+    try:
+        return snapshot.source(path)
+    except Exception:  # noqa: BLE001 - a read that failed
         return None
 
 

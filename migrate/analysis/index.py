@@ -118,7 +118,8 @@ class ClassIndex:
     def _analysis(self, path: Path, module: str) -> ModuleAnalysis | None:
         from ppo_migrate.analysis.check import ModuleAnalysis
         from ppo_migrate.analysis.module import SourceProblem
-        from ppo_migrate.files import UnreadableFile, decode_source, read_source
+        from ppo_migrate.files import UnreadableFile
+        from ppo_migrate.project.snapshot import current
 
         try:
             stat = path.stat()
@@ -129,11 +130,13 @@ class ClassIndex:
             return _CACHE[key]
         result: ModuleAnalysis | None
         try:
-            text = decode_source(read_source(path).data)[0]
+            source = current().source(path)  # read and parsed once a run
             package = tuple(module.split(".")[:-1]) if path.name != "__init__.py" else tuple(
                 module.split(".")
             )
-            result = ModuleAnalysis(text, str(path), self.settings, package=package)
+            result = ModuleAnalysis(
+                source.text, str(path), self.settings, package=package, module=source.module(str(path))
+            )
         except (UnreadableFile, SourceProblem, UnicodeDecodeError, SyntaxError, LookupError,
                 ValueError, RecursionError):
             result = None

@@ -144,6 +144,34 @@ def parse_bytes(data: bytes) -> ast.Module | None:
         return None
 
 
+def parse_file(path: str, data: bytes) -> ast.Module | None:
+    """:func:`parse_bytes` of ``path``'s bytes ``data``, the tree made once a run: the run's
+    snapshot's (:meth:`ppo_migrate.project.snapshot.SourceFile.tree`) when ``data`` are the
+    bytes it holds for ``path``, else parsed here."""
+    from ppo_migrate.project.snapshot import active
+
+    snapshot = active()
+    if snapshot is None or not snapshot.holds(path):
+        return parse_bytes(data)
+    try:
+        source = snapshot.source(path)
+    except Exception:  # noqa: BLE001 - its read failed: these bytes came from elsewhere
+        return parse_bytes(data)
+    if source.data is not data and source.data != data:
+        return parse_bytes(data)
+    from ppo_migrate.constants import MAX_SOURCE_CHARS
+
+    if len(data) > 4 * MAX_SOURCE_CHARS:
+        return None
+    try:
+        if len(source.text) > MAX_SOURCE_CHARS:
+            return None
+        return source.tree()
+    except (SyntaxError, ValueError, UnicodeDecodeError, LookupError, RecursionError, MemoryError,
+            OverflowError):
+        return None
+
+
 def _is_mock(func: ast.expr) -> bool:
     """``patch`` of ``unittest.mock``/pytest-mock, as called: ``patch(...)``,
     ``mock.patch(...)``, ``mocker.patch(...)``, ``unittest.mock.patch(...)``."""
@@ -414,8 +442,9 @@ def target_patches(candidates: Iterable[str], paths: Sequence[str], settings: Se
         ``sys.modules["verl.trainer.constants_ppo"] = fake``, a fake
         ``verl/trainer/constants_ppo.py`` defining the function without a config).
     """
-    from ppo_migrate.prefilter import read_bytes
+    from ppo_migrate.project.snapshot import current
 
+    read_bytes = current().read_bytes  # each file read once a run
     candidates = list(candidates)
     datas: dict[str, bytes] = {}
     for path in candidates:
@@ -456,7 +485,7 @@ def target_patches(candidates: Iterable[str], paths: Sequence[str], settings: Se
         if not any(n in data for n in [*encoded, *module_keys]) or not patch_bytes.search(data):
             found.extend(_fake_definitions(path, data, names))
             return
-        tree = parse_bytes(data)
+        tree = parse_file(path, data)
         if tree is None:
             return  # it cannot run either
         found.extend(_fake_definitions(path, data, names, tree))
@@ -520,7 +549,7 @@ def _fake_definitions(path: str, data: bytes, names: Names, tree: ast.AST | None
     if not _DOUBLES_FOLDERS.intersection(above):
         return []
     if tree is None:
-        tree = parse_bytes(data)
+        tree = parse_file(path, data)
         if tree is None:
             return []
     out = []
@@ -775,10 +804,10 @@ def reaching_patch(
 
 def _file_imports(path: str, tree: ast.AST | None, module_package) -> set[str]:
     if tree is None:
-        from ppo_migrate.prefilter import read_bytes
+        from ppo_migrate.project.snapshot import current
 
         try:
-            tree = parse_bytes(read_bytes(path))
+            tree = parse_file(path, current().read_bytes(path))
         except (OSError, ValueError):
             return set()
         if tree is None:

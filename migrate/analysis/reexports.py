@@ -39,7 +39,7 @@ def project_reexports(
         of the run.
     """
     from ppo_migrate.analysis.callers import module_name
-    from ppo_migrate.analysis.patches import parse_bytes
+    from ppo_migrate.analysis.patches import parse_file
     from ppo_migrate.targets import module_package
 
     targets = tuple(targets)
@@ -56,7 +56,7 @@ def project_reexports(
             if not any(w in data for w in encoded):
                 continue
             if path not in parsed:
-                tree = parse_bytes(data)
+                tree = parse_file(path, data)
                 if tree is None:
                     parsed[path] = None
                     continue
@@ -161,8 +161,9 @@ def _module_bindings(
 def words_reader(paths: Sequence[str], skip: Iterable[str]):
     """A ``read_more`` for :func:`project_reexports`: the files of ``paths`` (but ``skip``)
     whose bytes spell one of the words asked for."""
-    from ppo_migrate.prefilter import read_bytes
+    from ppo_migrate.project.snapshot import current
 
+    read_bytes = current().read_bytes  # each file read once a run
     skipped = set(skip)
 
     def read_more(words: list[bytes]) -> dict[str, bytes]:

@@ -54,7 +54,6 @@ import importlib.metadata
 import os
 import re
 import tomllib
-import warnings
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -544,9 +543,17 @@ def _line_of_string(text: str, value: str, start: int) -> int:
 # Lock files
 
 
+def _read_text(path: Path) -> str:
+    """``path.read_text(encoding="utf-8")``, the bytes read once a run
+    (:meth:`ppo_migrate.project.snapshot.Snapshot.read_text`)."""
+    from ppo_migrate.project.snapshot import current
+
+    return current().read_text(path)
+
+
 def _load_toml(path: Path) -> tuple[dict[str, Any], str] | None:
     try:
-        raw = path.read_text(encoding="utf-8")
+        raw = _read_text(path)
         return tomllib.loads(raw), raw
     except _UNREADABLE:
         return None
@@ -817,7 +824,7 @@ def _read_setup_cfg(root: Path) -> Iterator[_Found]:
         return
     parser = configparser.ConfigParser(interpolation=None)
     try:
-        raw = path.read_text(encoding="utf-8")
+        raw = _read_text(path)
         parser.read_string(raw, source=str(path))
     except _UNREADABLE:
         return
@@ -842,12 +849,12 @@ def _read_setup_py(root: Path) -> Iterator[_Found]:
     path = root / "setup.py"
     if not path.is_file():
         return
-    try:
-        raw = path.read_bytes()
-        with warnings.catch_warnings():  # the project's invalid escapes are not the tool's to report
-            warnings.simplefilter("ignore")
-            tree = ast.parse(raw, filename=str(path))
-    except _UNREADABLE:
+    from ppo_migrate.files import UnreadableFile
+    from ppo_migrate.project.snapshot import current
+
+    try:  # read and parsed once a run (the project's invalid escapes are not the tool's to report)
+        tree = current().source(path).tree()
+    except (UnreadableFile, *_UNREADABLE):
         return
     literals = _single_literal_assignments(tree)
     for node in ast.walk(tree):
@@ -960,7 +967,7 @@ def _read_requirements(path: Path, seen: set[Path]) -> Iterator[_Found]:
         return  # an include cycle, or a file already read through another include
     seen.add(resolved)
     try:
-        raw = path.read_text(encoding="utf-8")
+        raw = _read_text(path)
     except _UNREADABLE:
         return
     for line, text in _logical_lines(raw):

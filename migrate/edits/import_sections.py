@@ -79,9 +79,10 @@ class ImportSections:
 
 def _load_toml(path: Path) -> dict:
     import tomllib
+    from ppo_migrate.project.snapshot import current
 
     try:
-        return tomllib.loads(path.read_text(encoding="utf-8"))
+        return tomllib.loads(current().read_text(path))  # read once a run (issue 26)
     except (OSError, ValueError):
         return {}
 

@@ -64,6 +64,7 @@ def process_text(
     fix: bool,
     index_stamp: tuple[int, int] | None = None,
     replaces_file: bool = False,
+    source=None,
 ) -> FileResult:
     """Analyse (and with ``fix``, rewrite) one module's source text.
 
@@ -79,6 +80,9 @@ def process_text(
             (:func:`ppo_migrate.analysis.callers.index_file`) of the text as read.
         replaces_file: the rewritten text will replace the file (``apply``): a
             rewritten file gets no record (the caller phase reads its new text).
+        source: the run's snapshot's file ``text`` is the text of
+            (:class:`ppo_migrate.project.snapshot.SourceFile`): its ``ast`` and LibCST
+            parses are used, each made once a run; else ``text`` is parsed here.
 
     Returns:
         A :class:`FileResult`.
@@ -92,7 +96,8 @@ def process_text(
     from ppo_migrate.analysis.check import ModuleAnalysis, analyse
     from ppo_migrate.analysis.index import parsed_here
 
-    analysis = ModuleAnalysis(text, path, settings, module=parsed_here(path, index_stamp, text))
+    module = source.module(path) if source is not None else parsed_here(path, index_stamp, text)
+    analysis = ModuleAnalysis(text, path, settings, module=module)
     diagnostics = _judged(analysis.diagnostics(), settings)
     run_settings = settings  # the caller phase's (``_use_ppo_runtime`` may change ``settings``)
 
@@ -120,7 +125,7 @@ def process_text(
     moved = 0
     base = text
     if fix and getattr(settings, "use_ppo_runtime", False):
-        base, moved, settings = _use_ppo_runtime(text, settings)
+        base, moved, settings = _use_ppo_runtime(text, settings, analysis.module, source)
         if moved:
             diagnostics = _judged(analyse(base, path, settings), settings)
     if not fix:
@@ -162,8 +167,14 @@ def has_entry_point(diagnostics: Sequence[Diagnostic]) -> bool:
     return any(d.code == "PPO002" and d.scope != "<module>" for d in diagnostics)
 
 
-def _use_ppo_runtime(text: str, settings: Settings) -> tuple[str, int, Settings]:
+def _use_ppo_runtime(
+    text: str, settings: Settings, parsed=None, source=None
+) -> tuple[str, int, Settings]:
     """Move the runtime function's imports to ``ppo_runtime`` with LibCST.
+
+    ``parsed``: ``text``'s :class:`ppo_migrate.analysis.module.ParsedModule` (the move's view
+    of the names is made of it, not of a parse of its own).
+    ``source``: the run's snapshot's file of ``text`` (its LibCST parse is made once a run).
 
     Returns:
         ``(text, moved, settings)``: the text with the imports moved (a tail LibCST
@@ -172,11 +183,23 @@ def _use_ppo_runtime(text: str, settings: Settings) -> tuple[str, int, Settings]
     """
     from ppo_migrate.edits.cst_calls import _exact_prefix, parse_module
     from ppo_migrate.edits.import_sections import import_sections
-    from ppo_migrate.edits.imports import FUNCTION, PPO_RUNTIME, use_ppo_runtime
+    from ppo_migrate.edits.imports import (
+        FUNCTION,
+        PPO_RUNTIME,
+        VERL_MODULES,
+        use_ppo_runtime,
+    )
 
-    module = parse_module(text)
+    module = source.cst() if source is not None else parse_module(text)
+    names = None
+    if parsed is not None and module.code == text:  # the core's view of it, parsed already
+        from ppo_migrate.analysis.names import ModuleNames
+
+        names = ModuleNames(text, module=parsed)
     targets = [t for t in settings.targets if t.startswith("verl.")]
-    new_module, moved = use_ppo_runtime(module, targets, import_sections(settings.project_root))
+    new_module, moved = use_ppo_runtime(
+        module, targets, import_sections(settings.project_root), names=names
+    )
     if not moved:
         return text, 0, settings
     _exact_prefix(text, module.code)

@@ -20,17 +20,20 @@ import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from ppo_migrate.analysis.callers import Plan, _stamp, module_name
-from ppo_migrate.edits.cst_calls import UnparsableSource, parse_module
+from ppo_migrate.edits.cst_calls import UnparsableSource
 from ppo_migrate.diagnostics import Diagnostic
-from ppo_migrate.files import FileChanged, atomic_write, decode_source, encode_source, read_source
+from ppo_migrate.files import FileChanged, atomic_write, encode_source, read_source
 from ppo_migrate.settings import Settings
 
 
 def _parse(path: str):
-    source = read_source(Path(path))
-    text, encoding, bom = decode_source(source.data)
-    tree = parse_module(text)  # guarded: deep nesting would crash LibCST's native parser
-    return source, text, encoding, bom, tree
+    """The file as the run's snapshot holds it (read once a run) and its LibCST module (parsed
+    once, guarded: deep nesting would crash LibCST's native parser)."""
+    from ppo_migrate.project.snapshot import current
+
+    source = current().source(path)
+    text, encoding, bom = source.decoded()
+    return source, text, encoding, bom, source.cst()
 
 
 def _nodes(tree: cst.Module) -> tuple[dict[int, cst.FunctionDef], dict[tuple[int, int], cst.Call]]:
@@ -194,7 +197,7 @@ def _prepare(path: str, the_plan: Plan, settings: Settings):
         from ppo_migrate.analysis.check import analyse
 
         mod = module_name(path)
-        for d in analyse(text, path, settings):
+        for d in analyse(text, path, settings, module=source.module(path)):  # the run's parse
             fq = f"{mod}.{d.scope}"
             if (
                 d.code == "PPO002"
@@ -220,10 +223,13 @@ def _roll_back(written: list[tuple[str, bytes, bytes]], fail) -> None:
     a file changed since it was written is left as it is and reported."""
     for path, original, data in reversed(written):
         try:
-            now = read_source(Path(path))
+            now = read_source(Path(path))  # the disk as it is now, not the snapshot's
             if now.data != data:
                 raise FileChanged(f"{path} changed after it was rewritten")
             atomic_write(Path(path), original, expected=now)
+            from ppo_migrate.project.snapshot import current
+
+            current().written(path, original)
         except (FileChanged, OSError) as exc:
             fail(path, "PPO901", f"rewritten, then could not be restored ({exc}): check it")
         else:
@@ -284,6 +290,8 @@ def thread(the_plan: Plan, settings: Settings) -> tuple[list[str], list[Diagnost
     # callee files first (a new parameter with a default is harmless alone), so that a run
     # stopped between two writes never leaves a call passing ``config=`` to a function
     # without that parameter (within a cycle of files, the paths' order)
+    from ppo_migrate.project.snapshot import current
+
     written: list[tuple[str, bytes, bytes]] = []
     done: set[str] = set()
     try:
@@ -294,6 +302,7 @@ def thread(the_plan: Plan, settings: Settings) -> tuple[list[str], list[Diagnost
                 data = encode_source(new_text, encoding, bom)
                 try:
                     atomic_write(Path(path), data, expected=source)
+                    current().written(path, data)  # the run's phases after read these bytes
                 except (FileChanged, OSError) as exc:
                     code = "PPO904" if isinstance(exc, FileChanged) else "PPO901"
                     text = f"not rewritten: {exc}" if code == "PPO904" else f"cannot write: {exc.strerror or exc}"

@@ -69,14 +69,21 @@ def _read_lines(path: str) -> list[str] | None:
     import stat
 
     from ppo_migrate.files import decode_source
+    from ppo_migrate.project.snapshot import active
 
+    snapshot = active()
     try:
+        if snapshot is not None:  # in a run: the bytes it read (or wrote), read once a run
+            data = snapshot.read_bytes(path)
+            if len(data) > _MAX_BYTES:
+                return None
+            return snapshot.source(path).text.splitlines()
         st = os.stat(path)
         if not stat.S_ISREG(st.st_mode) or st.st_size > _MAX_BYTES:
             return None
         data = Path(path).read_bytes()
         return decode_source(data)[0].splitlines()
-    except (OSError, ValueError, UnicodeDecodeError, SyntaxError):
+    except (OSError, ValueError, UnicodeDecodeError, SyntaxError, LookupError):
         return None
 
 
