@@ -172,8 +172,8 @@ def _use_ppo_runtime(
 ) -> tuple[str, int, Settings]:
     """Move the runtime function's imports to ``ppo_runtime`` with LibCST.
 
-    ``parsed``: ``text``'s :class:`ppo_migrate.analysis.module.ParsedModule` (the move's view
-    of the names is made of it, not of a parse of its own).
+    ``parsed``: ``text``'s :class:`ppo_migrate.analysis.module.ParsedModule`: a module that
+    imports nothing the move could move (:func:`_may_move`) is left without a LibCST parse.
     ``source``: the run's snapshot's file of ``text`` (its LibCST parse is made once a run).
 
     Returns:
@@ -190,6 +190,8 @@ def _use_ppo_runtime(
         use_ppo_runtime,
     )
 
+    if parsed is not None and not _may_move(parsed.facts, VERL_MODULES, FUNCTION):
+        return text, 0, settings  # LibCST parses only a file that gets a structural edit
     module = source.cst() if source is not None else parse_module(text)
     names = None
     if parsed is not None and module.code == text:  # the core's view of it, parsed already
@@ -207,6 +209,23 @@ def _use_ppo_runtime(
     if moved_target not in settings.targets:
         settings = settings.replace(targets=(*settings.targets, moved_target))
     return new_module.code + text[len(module.code) :], moved, settings
+
+
+def _may_move(facts, modules, function: str) -> bool:
+    """Whether ``--use-ppo-runtime``'s move (:func:`ppo_migrate.edits.imports.use_ppo_runtime`)
+    may change a module (its :class:`ppo_migrate.analysis.module.ModuleFacts`): it imports
+    ``function`` or ``*`` from one of ``modules``, or reads an attribute named ``function``
+    (``c.get_ppo_ray_runtime_env``). A superset of what the move changes, judged on the
+    ``ast`` (NFKC-folded names: more, never fewer)."""
+    import ast
+
+    if any(a.attr == function for a in facts.attributes):
+        return True
+    return any(
+        isinstance(node, ast.ImportFrom) and node.level == 0 and node.module in modules
+        and any(a.name in (function, "*") for a in node.names)
+        for node in facts.imports
+    )
 
 
 def line_starts(text: str) -> list[int]:

@@ -164,6 +164,8 @@ def _prepare(path: str, the_plan: Plan, settings: Settings):
     record = the_plan.index.records.get(path)
     if record is None or record.stamp is None or _stamp(path) != record.stamp:
         raise _Stale
+    if not _edits_in(path, the_plan):
+        return None  # LibCST parses only a file that gets a structural edit
     source, text, encoding, bom, tree = _parse(path)
     defs, calls = _nodes(tree)
     params: dict[cst.FunctionDef, str] = {}
@@ -216,6 +218,19 @@ def _prepare(path: str, the_plan: Plan, settings: Settings):
     if new_text == text:
         return None
     return source, new_text, encoding, bom, needs - {path}
+
+
+def _edits_in(path: str, the_plan: Plan) -> bool:
+    """Whether the plan may edit ``path``: a threadable function defined there, or a call
+    there of one that passes a config (the caller's, or its own new parameter)."""
+    functions = the_plan.index.functions
+    for fq in the_plan.threadable:
+        if functions[fq].path == path:
+            return True
+        for site in the_plan.index.sites.get(fq, ()):
+            if site.path == path and (site.config is not None or site.caller in the_plan.threadable):
+                return True
+    return False
 
 
 def _roll_back(written: list[tuple[str, bytes, bytes]], fail) -> None:

@@ -133,6 +133,16 @@ def test_a_file_written_by_the_run_is_not_read_again(tmp_path: Path) -> None:
         assert c.reads == 1 and c.ast_parses <= 1, (key, c)
 
 
+def test_use_ppo_runtime_parses_with_libcst_only_the_files_whose_imports_move(tmp_path: Path) -> None:
+    root = _tree(tmp_path / "project")
+    _, snapshot = _run(root, "apply", "--use-ppo-runtime", "--diff")
+    counts = _relative(snapshot, root)
+    for key, c in counts.items():
+        assert c.reads == 1 and c.ast_parses <= 1, (key, c)
+        moved = key in ("app/train.py", "app/helpers.py")  # ``from verl... import get_...``
+        assert c.cst_parses == (1 if moved else 0), (key, c)
+
+
 # ----------------------------------------------------------------------------- the counts
 
 
