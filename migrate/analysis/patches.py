@@ -25,6 +25,7 @@ from __future__ import annotations
 import ast
 import os
 import re
+import weakref
 from collections.abc import Iterable, Iterator, Sequence
 from typing import NamedTuple
 
@@ -266,10 +267,56 @@ def call_replacements(call: ast.Call) -> list[Replacement]:
     return [_keyed(space[0], space[1], _string(key), line, form)]
 
 
+class _Nodes:
+    """The nodes of a tree the tables here look at, from one walk (``ast.walk``'s order).
+
+    Attributes:
+        changes: calls and assignments (:func:`replacements`).
+        imports: ``import`` and ``from ... import`` statements.
+        generic: calls and string constants (:func:`_patches_in`'s spellings).
+        assigns: ``=`` and ``+=`` assignments (``__all__``'s).
+    """
+
+    __slots__ = ("assigns", "changes", "generic", "imports", "__weakref__")
+
+    def __init__(self, tree: ast.AST) -> None:
+        changes: list[ast.AST] = []
+        imports: list[ast.AST] = []
+        generic: list[ast.AST] = []
+        assigns: list[ast.AST] = []
+        call, assign, import_ = ast.Call, (ast.Assign, ast.AugAssign, ast.AnnAssign), (ast.Import, ast.ImportFrom)
+        for node in ast.walk(tree):
+            if isinstance(node, call):
+                changes.append(node)
+                generic.append(node)
+            elif isinstance(node, assign):
+                changes.append(node)
+                if not isinstance(node, ast.AnnAssign):
+                    assigns.append(node)
+            elif isinstance(node, import_):
+                imports.append(node)
+            elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+                generic.append(node)
+        self.changes, self.imports, self.generic, self.assigns = changes, imports, generic, assigns
+
+
+#: tree -> its :class:`_Nodes`, while the tree lives (the run's snapshot keeps a file's tree
+#: for every phase that asks: the re-exports, the test doubles, the file's own analysis)
+_NODES: weakref.WeakKeyDictionary[ast.AST, _Nodes] = weakref.WeakKeyDictionary()
+
+
+def _nodes(tree: ast.AST) -> _Nodes:
+    """``tree``'s :class:`_Nodes`, walked once however often asked."""
+    found = _NODES.get(tree)
+    if found is None:
+        found = _NODES[tree] = _Nodes(tree)
+    return found
+
+
 def replacements(tree: ast.AST) -> Iterator[Replacement]:
     """Every replacement in ``tree`` by a form of the table: the calls of
     :data:`PATCHERS`, an attribute assigned, an item of a namespace assigned."""
-    for node in ast.walk(tree):
+    for node in _nodes(tree).changes:
         if isinstance(node, ast.Call):
             yield from call_replacements(node)
         elif isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
@@ -369,13 +416,31 @@ def through_names(datas: Iterable[bytes], targets: Iterable[str]) -> Names:
     # common word: ``self.env = ...``), nor its packages' (``verl``, ``trainer``); an
     # alias of any of them is found below
     through: set[str] = set()
-    imported_as_last = [
-        (m.rsplit(".", 1)[-1], re.compile(
-            rb"\bfrom\s+" + re.escape(m.rsplit(".", 1)[0].encode()) + rb"\s+import\s+(?:\([^)]*|[^\n]*)\b"
-            + re.escape(m.rsplit(".", 1)[-1].encode()) + rb"\b"
-        ))
-        for m in modules if "." in m
-    ]
+    # by the module's package: a file that never says ``from <package> import`` imports none
+    # of its modules by their last names, and a module's own pattern is compiled only for a
+    # file that does (a run's targets grow with the project's re-exports: hundreds of
+    # modules, which ``re``'s cache of 512 patterns no longer held)
+    by_package: dict[str, list[str]] = {}
+    for m in modules:
+        if "." in m:
+            package, last = m.rsplit(".", 1)
+            by_package.setdefault(package, []).append(last)
+    from_package = {
+        package: re.compile(rb"\bfrom\s+" + re.escape(package.encode()) + rb"\s+import\s")
+        for package in by_package
+    }
+    patterns: dict[tuple[str, str], re.Pattern[bytes]] = {}
+
+    def imports_last(package: str, last: str, data: bytes) -> bool:
+        """``from <package> import (..., <last>`` / ``... <last>`` on the line."""
+        pattern = patterns.get((package, last))
+        if pattern is None:
+            pattern = patterns[(package, last)] = re.compile(
+                rb"\bfrom\s+" + re.escape(package.encode()) + rb"\s+import\s+(?:\([^)]*|[^\n]*)\b"
+                + re.escape(last.encode()) + rb"\b"
+            )
+        return pattern.search(data) is not None
+
     parts = {part for m in modules for part in m.split(".")}
     words = b"|".join(re.escape(w.encode()) for w in sorted(functions | parts))
     aliased = re.compile(rb"\b(?:" + words + rb")[ \t]+as[ \t]+(\w+)")
@@ -384,9 +449,12 @@ def through_names(datas: Iterable[bytes], targets: Iterable[str]) -> Names:
         rb"(?m)^[ \t]*(\w+)[ \t]*(?::[^=\n]*)?=[ \t]*(?:[\w.]+\.)?(?:" + fn_words + rb")[ \t]*(?:#[^\n]*)?$"
     )
     for data in datas:
-        for last, pattern in imported_as_last:
-            if last not in through and last.encode() in data and pattern.search(data):
-                through.add(last)
+        for package, lasts in by_package.items():
+            if from_package[package].search(data) is None:
+                continue
+            for last in lasts:
+                if last not in through and last.encode() in data and imports_last(package, last, data):
+                    through.add(last)
         for m in aliased.finditer(data):
             word = m.group(0).split()[0].decode()
             (functions if word in functions else through).add(m.group(1).decode("utf-8", "replace"))
@@ -625,16 +693,15 @@ def _patches_in(
         return
     exported = {
         id(e)
-        for node in ast.walk(tree)
-        if isinstance(node, (ast.Assign, ast.AugAssign))
-        and any(
+        for node in _nodes(tree).assigns
+        if any(
             isinstance(t, ast.Name) and t.id == "__all__"
             for t in (node.targets if isinstance(node, ast.Assign) else [node.target])
         )
         for e in ast.walk(node.value)
     }
     functions = names.functions
-    for node in ast.walk(tree):
+    for node in _nodes(tree).generic:
         line = getattr(node, "lineno", None)
         if line in counted:
             continue
@@ -701,7 +768,7 @@ def _imported_modules(tree: ast.AST) -> dict[str | None, str | None]:
     def bind(name: str, module: str) -> None:
         out[name] = module if out.get(name, module) == module else None
 
-    for node in ast.walk(tree):
+    for node in _nodes(tree).imports:
         if isinstance(node, ast.Import):
             for alias in node.names:
                 if alias.asname:
@@ -745,7 +812,7 @@ def imported_modules(tree: ast.AST, package: tuple[str, ...], *, from_packages: 
     from ppo_migrate.targets import resolve_relative
 
     out: set[str] = set()
-    for node in ast.walk(tree):
+    for node in _nodes(tree).imports:
         if isinstance(node, ast.Import):
             for alias in node.names:
                 parts = alias.name.split(".")
