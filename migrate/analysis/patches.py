@@ -285,7 +285,7 @@ class _Nodes:
         generic: list[ast.AST] = []
         assigns: list[ast.AST] = []
         call, assign, import_ = ast.Call, (ast.Assign, ast.AugAssign, ast.AnnAssign), (ast.Import, ast.ImportFrom)
-        for node in ast.walk(tree):
+        for node in _walk(tree):
             if isinstance(node, call):
                 changes.append(node)
                 generic.append(node)
@@ -298,6 +298,37 @@ class _Nodes:
             elif isinstance(node, ast.Constant) and isinstance(node.value, str):
                 generic.append(node)
         self.changes, self.imports, self.generic, self.assigns = changes, imports, generic, assigns
+
+
+#: node type -> the fields that may hold child nodes: ``_fields`` less the leaf singletons
+#: (``ctx``: ``Load()``; ``op``, ``ops``: ``Add()``, ``Eq()``), which hold none of the nodes
+#: looked for
+_CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _walk(tree: ast.AST) -> Iterator[ast.AST]:
+    """``ast.walk(tree)``'s nodes in its order (breadth first, each node's children in
+    field order), the leaf singletons left out; without its generator per node."""
+    from collections import deque
+
+    todo = deque([tree])
+    pop, push, AST = todo.popleft, todo.append, ast.AST
+    fields_of = _CHILD_FIELDS
+    while todo:
+        node = pop()
+        yield node
+        t = type(node)
+        fields = fields_of.get(t)
+        if fields is None:
+            fields = fields_of[t] = tuple(f for f in t._fields if f not in ("ctx", "op", "ops"))
+        for name in fields:
+            value = getattr(node, name, None)
+            if isinstance(value, AST):
+                push(value)
+            elif type(value) is list:
+                for item in value:
+                    if isinstance(item, AST):
+                        push(item)
 
 
 #: tree -> its :class:`_Nodes`, while the tree lives (the run's snapshot keeps a file's tree
