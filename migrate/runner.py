@@ -583,6 +583,11 @@ def _run_with_scout(scout, settings, mode, jobs, progress, stop_requested):
         jobs = jobs or default_jobs()
         sizes = dict(rest)
         if use_pool(jobs, list(sizes.values())):
+            from ppo_migrate.project.snapshot import current
+
+            # the trees of the files analysed so far are no use to the workers, which are
+            # forked with them: each would carry them (the peak memory of a large check)
+            current().release_trees()
             biggest_first = sorted(sizes, key=lambda p: -sizes[p])
             _run_pool(
                 biggest_first, settings, mode, jobs, _after(progress, len(result.outcomes)),
@@ -772,7 +777,11 @@ def _snapshot_prefilter(paths: list[str], settings: Settings) -> tuple[list[str]
     from ppo_migrate.project.snapshot import current
 
     snapshot = current()
-    return _prefilter(paths, settings, snapshot.read_bytes, snapshot.optional)
+
+    def read(path: str) -> bytes:
+        return snapshot.read_bytes(path, keep=True)
+
+    return _prefilter(paths, settings, read, snapshot.optional)
 
 
 def _with_reexports(settings: Settings, mode: Mode, candidates, paths) -> tuple[Settings, bool]:

@@ -572,7 +572,7 @@ def _analysis(path: str, data: bytes, settings: Settings):
         # resolved against that folder: a caller it reaches is judged, not ignored
         package = package_for_relative_imports(path)
         source = _held(active(), path)
-        if source is not None and source.data is data:  # the run's parse of it, made once
+        if source is not None and (source.data is data or source.data == data):  # the run's parse
             return ModuleAnalysis(source.text, path, settings, package=package, module=source.module(path))
         return ModuleAnalysis(decode_source(data)[0], path, settings, package=package)
     except Exception:  # noqa: BLE001 -- undecodable or unparsable: it cannot run either
@@ -580,9 +580,9 @@ def _analysis(path: str, data: bytes, settings: Settings):
 
 
 def _held(snapshot, path: str):
-    """The snapshot's :class:`ppo_migrate.project.snapshot.SourceFile` of ``path`` when it holds
-    the file read, else ``None``."""
-    if snapshot is None or not snapshot.holds(path):
+    """The snapshot's :class:`ppo_migrate.project.snapshot.SourceFile` of ``path`` (kept from
+    now on: it is analysed), else ``None``."""
+    if snapshot is None:
         return None
     try:
         return snapshot.source(path)

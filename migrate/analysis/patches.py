@@ -147,12 +147,12 @@ def parse_bytes(data: bytes) -> ast.Module | None:
 
 def parse_file(path: str, data: bytes) -> ast.Module | None:
     """:func:`parse_bytes` of ``path``'s bytes ``data``, the tree made once a run: the run's
-    snapshot's (:meth:`ppo_migrate.project.snapshot.SourceFile.tree`) when ``data`` are the
-    bytes it holds for ``path``, else parsed here."""
+    snapshot's (:meth:`ppo_migrate.project.snapshot.SourceFile.tree`; the file kept from now
+    on) when ``data`` are the bytes it holds for ``path``, else parsed here."""
     from ppo_migrate.project.snapshot import active
 
     snapshot = active()
-    if snapshot is None or not snapshot.holds(path):
+    if snapshot is None:
         return parse_bytes(data)
     try:
         source = snapshot.source(path)

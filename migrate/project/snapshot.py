@@ -28,11 +28,13 @@ the readers ask :func:`current`. Outside a run (the LibCST codemod command, the 
 a test calling an analysis directly) :func:`current` hands out a fresh snapshot each time:
 every read is then a read, as before. Worker processes of ``--jobs N`` are forked with the
 parent's snapshot as it was at the fork (the prefilter's bytes, the trees parsed so far)
-and go on with their own copy; they keep no tree they parse (:attr:`Snapshot.keep_trees`),
-as nothing after the per-file phase runs there. A file a worker rewrites is dropped from
-the parent's snapshot when its outcome comes back (:meth:`Snapshot.forget`), so that the
-phases after read its new bytes. The scout of a ``check`` (:mod:`ppo_migrate.scout`) reads
-in its own process, for the prefilter only, and keeps nothing.
+and go on with their own copy; they keep only the tree of the file at hand
+(:attr:`Snapshot.keep_trees`), as nothing after the per-file phase runs there (a scouted
+``check`` drops its trees before it forks them: each worker would carry them). A file a
+worker rewrites is dropped from the parent's snapshot when its outcome comes back
+(:meth:`Snapshot.forget`), so that the phases after read its new bytes. The scout of a
+``check`` (:mod:`ppo_migrate.scout`) reads in its own process, for the prefilter only, and
+keeps nothing: a candidate is read there and once more in the parent.
 
 What is not counted as a read: :func:`ppo_migrate.files.atomic_write`'s check that the file
 on disk is still the one read (a comparison before replacing it), and the roll-back of a
@@ -41,11 +43,16 @@ recorded with the bytes written (:meth:`Snapshot.written`): it is not read again
 new text, a text the run made, is parsed under :attr:`Counts.rewritten_parses`, not
 :attr:`Counts.ast_parses`.
 
-Memory: bytes are kept for the whole run, but those of files the prefilter turned away
-(:meth:`Snapshot.optional`) only up to :data:`OPTIONAL_BYTES`; trees are kept up to
-:data:`TREE_CHARS` characters of source, the least recently used dropped beyond (a tree is
-~35 times its source). A file read or parsed again after such a drop counts again: the
-counts stay true.
+Memory, bounded whatever the size of the tree: the bytes of the files the run analyses are
+kept for the run; those of files read only for a search (the prefilter's rejects, the
+searches of every file for callers and test doubles) up to :data:`OPTIONAL_BYTES`; trees up
+to :data:`TREE_CHARS` characters of source, the first ones made (the phases go over the
+files in the same order), a tree beyond only until the next is made (a tree is ~35 times
+its source: issue 6's peak memory of a 10,000-file ``check``). An exception a read, a
+decode or a parse raised is kept without its traceback (whose frames would hold their
+callers' analyses) and raised again as a copy. A file read or parsed again after such a
+drop counts again: the counts stay true; on a small run (a few dozen files) nothing is
+dropped.
 """
 
 from __future__ import annotations
@@ -53,7 +60,6 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import os
-from collections import OrderedDict
 
 from ppo_migrate.files import SourceFile as _ReadFile
 from ppo_migrate.files import UnreadableFile, decode_source, read_source
@@ -68,9 +74,9 @@ if TYPE_CHECKING:
 
 #: Bytes of files the prefilter turned away that a snapshot keeps (a later search for a
 #: caller or a test double reads them from the snapshot); beyond it they are dropped.
-OPTIONAL_BYTES = 64 << 20
+OPTIONAL_BYTES = 8 << 20
 #: Characters of source whose ``ast`` trees a snapshot keeps (least recently used dropped).
-TREE_CHARS = 2 << 20
+TREE_CHARS = 128 << 10
 
 #: Exceptions ``compile(..., ast.PyCF_ONLY_AST)`` raises for a text it cannot take.
 _COMPILE_ERRORS = (SyntaxError, RecursionError, MemoryError, ValueError, OverflowError)
@@ -139,7 +145,7 @@ class SourceFile(_ReadFile):
             try:
                 self._decoded = decode_source(self.data)
             except (UnicodeDecodeError, SyntaxError, LookupError) as exc:
-                self._decoded = exc
+                self._decoded = _kept(exc)
         if isinstance(self._decoded, BaseException):
             raise _again(self._decoded)
         return self._decoded
@@ -169,7 +175,7 @@ class SourceFile(_ReadFile):
                     warnings.simplefilter("ignore")  # e.g. invalid escape sequences
                     self._tree = compile(text, self.key, "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
             except _COMPILE_ERRORS as exc:
-                self._tree = exc
+                self._tree = _kept(exc)
         self._snapshot._used(self)
         if isinstance(self._tree, BaseException):
             raise _again(self._tree)
@@ -211,7 +217,7 @@ class SourceFile(_ReadFile):
             try:
                 self._cst = parse_module(self.text, tree_of=self.tree)
             except Exception as exc:  # noqa: BLE001 - kept, raised again for every asker
-                self._cst = exc
+                self._cst = _kept(exc)
         if isinstance(self._cst, BaseException):
             raise _again(self._cst)
         return self._cst
@@ -230,10 +236,10 @@ class _Failed:
     __slots__ = ("error", "os_error")
 
     def __init__(self, error: UnreadableFile) -> None:
-        self.error = error
         original = error.__context__
+        self.error = _kept(error)
         if isinstance(original, OSError):
-            self.os_error = original
+            self.os_error = _kept(original)
         elif str(error).endswith("is a directory"):
             import errno
 
@@ -242,9 +248,25 @@ class _Failed:
             self.os_error = OSError(str(error))
 
 
-def _again(exc: BaseException) -> BaseException:
-    """``exc`` to raise once more (without the tracebacks of its earlier raises)."""
+def _kept(exc: BaseException) -> BaseException:
+    """``exc`` to keep: without its traceback and context. A traceback holds the frames it
+    went through, and each frame its callers' (an analysis, its tree, ...): kept with the
+    exception, they would live as long as the snapshot."""
+    exc.__context__ = exc.__cause__ = None
     return exc.with_traceback(None)
+
+
+def _again(exc: BaseException) -> BaseException:
+    """A copy of the kept ``exc`` to raise once more. Never the kept one itself: the
+    traceback a raise gives it holds the frames it went through (an analysis and its
+    tree), which the snapshot would then keep for the run."""
+    import copy
+
+    try:
+        fresh = copy.copy(exc)
+    except Exception:  # noqa: BLE001 - an exception that cannot be copied: raised as it is
+        return exc.with_traceback(None)
+    return fresh if type(fresh) is type(exc) else exc.with_traceback(None)
 
 
 class Snapshot:
@@ -252,7 +274,7 @@ class Snapshot:
 
     Args:
         keep_trees: keep the ``ast`` trees parsed (up to :data:`TREE_CHARS`); a worker
-            process keeps none.
+            process keeps only the tree of the file at hand.
 
     Attributes:
         counts: absolute path -> :class:`Counts`.
@@ -264,8 +286,9 @@ class Snapshot:
         self._files: dict[str, SourceFile | _Failed] = {}
         self._optional: dict[str, int] = {}
         self._optional_bytes = 0
-        self._trees: OrderedDict[str, int] = OrderedDict()
+        self._trees: dict[str, int] = {}
         self._tree_chars = 0
+        self._overflow: SourceFile | None = None  # the one tree kept beyond the budget
 
     @staticmethod
     def key(path: str | os.PathLike[str]) -> str:
@@ -298,12 +321,16 @@ class Snapshot:
             except UnreadableFile as exc:
                 found = _Failed(exc)
             self._files[key] = found
+        elif key in self._optional:  # analysed now: kept for the run
+            self._optional_bytes -= self._optional.pop(key)
         if isinstance(found, _Failed):
             raise _again(found.error)
         return found
 
-    def read_bytes(self, path: str | os.PathLike[str]) -> bytes:
-        """The file's bytes (:meth:`source`).
+    def read_bytes(self, path: str | os.PathLike[str], *, keep: bool = False) -> bytes:
+        """The file's bytes. Read now, they are kept for the run with ``keep`` (as
+        :meth:`source` keeps a file), else within :data:`OPTIONAL_BYTES`
+        (:meth:`optional`): a search of every file of the run reads through here.
 
         Raises:
             OSError: the file cannot be read (the ``OSError`` the system gave, as ``open``
@@ -311,12 +338,17 @@ class Snapshot:
                 ``IsADirectoryError`` for a directory, else ``read_source``'s reason.
             ValueError: a NUL in the path.
         """
-        found = self._files.get(self.key(path))
+        key = self.key(path)
+        found = self._files.get(key)
         if found is None:
             try:
-                return self.source(path).data
+                data = self.source(path).data
             except UnreadableFile:
-                found = self._files[self.key(path)]
+                found = self._files[key]
+            else:
+                if not keep:
+                    self.optional(key)
+                return data
         if isinstance(found, _Failed):
             raise _again(found.os_error) from None
         return found.data
@@ -362,8 +394,10 @@ class Snapshot:
         self._drop(self.key(path))
 
     def optional(self, path: str | os.PathLike[str]) -> None:
-        """``path`` was read for the prefilter and turned away: its bytes are kept only
-        while those of all such files stay within :data:`OPTIONAL_BYTES`."""
+        """``path`` was read for a search (the prefilter, which turned it away; a search of
+        every file for callers or test doubles): its bytes are kept only while those of all
+        such files stay within :data:`OPTIONAL_BYTES` (and until it is analysed:
+        :meth:`source`)."""
         key = self.key(path)
         found = self._files.get(key)
         if not isinstance(found, SourceFile) or key in self._optional:
@@ -383,6 +417,9 @@ class Snapshot:
                 found.release()
         self._trees.clear()
         self._tree_chars = 0
+        if self._overflow is not None:
+            self._overflow.release()
+            self._overflow = None
 
     # -- bookkeeping ------------------------------------------------------------------
     def _drop(self, key: str) -> None:
@@ -391,6 +428,8 @@ class Snapshot:
             found.release()
         self._optional_bytes -= self._optional.pop(key, 0)
         self._tree_chars -= self._trees.pop(key, 0)
+        if self._overflow is not None and self._overflow.key == key:
+            self._overflow = None
 
     def _parsed(self, source: SourceFile) -> None:
         """``source`` is about to be compiled: count it."""
@@ -401,24 +440,23 @@ class Snapshot:
             counts.ast_parses += 1
 
     def _used(self, source: SourceFile) -> None:
-        """``source``'s tree was asked for: keep it (most recently used), within budget."""
+        """``source``'s tree was asked for: kept for the run while the trees kept stay within
+        :data:`TREE_CHARS` (the first ones: a run's phases go over the files in the same
+        order, where the least recently used would always be the next one asked for);
+        beyond, kept only until another file's tree is made."""
         key = source.key
-        if key in self._trees:
-            self._trees.move_to_end(key)
+        if key in self._trees or source is self._overflow:
             return
         if self._files.get(key) is not source:
             return  # dropped or replaced meanwhile: nothing to account for
-        if not self.keep_trees:
-            return
         size = len(source.data)
-        self._trees[key] = size
-        self._tree_chars += size
-        while self._tree_chars > TREE_CHARS and len(self._trees) > 1:
-            old, chars = self._trees.popitem(last=False)
-            self._tree_chars -= chars
-            held = self._files.get(old)
-            if isinstance(held, SourceFile):
-                held.release()
+        if self.keep_trees and self._tree_chars + size <= TREE_CHARS:
+            self._trees[key] = size
+            self._tree_chars += size
+            return
+        previous, self._overflow = self._overflow, source
+        if previous is not None and previous.key not in self._trees:
+            previous.release()
 
 
 _CURRENT: contextvars.ContextVar[Snapshot | None] = contextvars.ContextVar(

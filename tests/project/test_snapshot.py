@@ -248,3 +248,47 @@ def test_a_snapshot_file_goes_to_another_process_as_the_plain_file(tmp_path: Pat
     source.tree()
     sent = pickle.loads(pickle.dumps(source))
     assert type(sent) is ReadFile and sent == source
+
+
+def test_trees_are_kept_within_the_budget_the_first_ones_first(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setattr(snapshots, "TREE_CHARS", 10)
+    paths = []
+    for name in ("a", "b", "c"):
+        path = tmp_path / f"{name}.py"
+        path.write_text("x = 1\n")  # 6 bytes: the budget holds one
+        paths.append(path)
+    snapshot = Snapshot()
+    a, b, c = (snapshot.source(p) for p in paths)
+    for source in (a, b, c, a, b):
+        source.tree()
+    counts = [snapshot.counts_of(p).ast_parses for p in paths]
+    assert counts == [1, 2, 1]  # a kept; b dropped when c's tree was made, parsed again
+    assert a.tree() is a.tree() and b.tree() is b.tree()
+    snapshot.release_trees()
+    a.tree()
+    assert snapshot.counts_of(paths[0]).ast_parses == 2
+
+
+def test_search_reads_are_kept_within_their_budget(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setattr(snapshots, "OPTIONAL_BYTES", 10)
+    first, second = tmp_path / "a.py", tmp_path / "b.py"
+    first.write_text("x = 1\n")
+    second.write_text("y = 2\n")
+    snapshot = Snapshot()
+    assert snapshot.read_bytes(first) == b"x = 1\n"
+    assert snapshot.read_bytes(second) == b"y = 2\n"  # over the budget: not kept
+    assert snapshot.holds(first) and not snapshot.holds(second)
+    snapshot.read_bytes(second, keep=True)  # analysed: kept whatever the budget
+    assert snapshot.holds(second)
+    assert snapshot.counts_of(second).reads == 2
+
+
+def test_a_kept_failure_holds_no_frames(tmp_path: Path) -> None:
+    snapshot = Snapshot()
+    missing = tmp_path / "gone.py"
+    for _ in range(2):
+        with pytest.raises(OSError) as raised:
+            snapshot.read_bytes(missing)
+        assert raised.value.__traceback__ is not None  # the copy raised has one
+    kept = snapshot._files[snapshot.key(missing)]
+    assert kept.error.__traceback__ is None and kept.os_error.__traceback__ is None
