@@ -43,6 +43,7 @@ from ppo_migrate.prefilter import (  # noqa: F401 - prefilter, is_candidate: thi
     is_candidate,
     iter_candidates,
     prefilter,
+    read_bytes as _read_bytes,
     spells_otherwise,
 )
 from ppo_migrate.settings import Settings
