@@ -107,7 +107,7 @@ def run_in_copy(files: Sequence[str], job: Callable[[list[str]], T]) -> tuple[T,
 
     def copy(source: Path, target: Path) -> None:
         try:
-            data = snapshot.read_bytes(source)
+            data = snapshot.read_bytes(source, keep=True)  # kept: the diff needs it at the end
         except OSError:
             shutil.copyfile(source, target)  # what it says of a file it cannot read
             return
