@@ -371,7 +371,7 @@ def apply(
             """apply's run over ``files``: the outcomes, the findings, the threaded files."""
             result = commands.run_discovered(
                 files, settings, run_mode, opts["jobs"], opts["no_progress"],
-                on_outcome=None if diff else rewrote,
+                on_outcome=None if diff else rewrote, given=paths or (".",),
             )
             found = sorted(
                 (d for o in result.outcomes for d in o.diagnostics), key=lambda d: d.sort_key()
@@ -406,6 +406,12 @@ def apply(
     if paths == ("-",):
         diagnostics = sorted((d for o in outcomes for d in o.diagnostics), key=lambda d: d.sort_key())
         threaded, threaded_fixes = [], {}
+    for o in sorted((o for o in outcomes if o.kept_import), key=lambda o: o.path):
+        # --use-ppo-runtime left the import: a replacement reaches the calls through verl
+        click.echo(
+            f"Kept the verl import in {o.path} (not moved to ppo_runtime): {o.kept_import}",
+            err=report_to_stderr or paths == ("-",),
+        )
     errors = [f"{o.path}: {o.internal_error}" for o in outcomes if o.internal_error]
     # the calls given a config: the per-file fixes and those threading reached
     fixed = sum(o.fixed for o in outcomes) + sum(threaded_fixes.values())

@@ -9,6 +9,7 @@ The names this module offered before the package was split into ``analysis/``,
 
 from __future__ import annotations
 
+from ppo_migrate.adapters import codemod
 from ppo_migrate.edits.cst_calls import (
     MAX_NESTING,
     MAX_SOURCE_CHARS,
@@ -26,8 +27,6 @@ from ppo_migrate.edits.text_edits import FileResult, apply_edits, process_text
 def __getattr__(name: str) -> object:
     """PEP 562: ``PassConfigCommand`` from :mod:`ppo_migrate.adapters.codemod`, built on first access."""
     if name == "PassConfigCommand":
-        from ppo_migrate.adapters import codemod
-
         cls = codemod.PassConfigCommand
         globals()[name] = cls
         return cls

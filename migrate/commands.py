@@ -151,10 +151,11 @@ def discover(paths, settings) -> list[str]:
 
 
 def project_root(settings):
-    """The directory paths are shown relative to: the settings' project root, else the cwd."""
-    from pathlib import Path
+    """The directory paths are shown relative to: the settings' project root, else the cwd
+    (:func:`ppo_migrate.project.root.display_root`)."""
+    from ppo_migrate.project.root import display_root
 
-    return Path(settings.project_root) if settings.project_root else Path.cwd()
+    return display_root(settings.project_root)
 
 
 def stdin(settings, name: str | None, mode, keep: dict[str, str] | None = None):
@@ -312,7 +313,9 @@ def run_files(paths, settings, mode, options: CheckOptions):
         for f in files:
             sys.stdout.write(f + "\n")
         return files, None
-    return files, run_discovered(files, settings, mode, options.jobs, options.no_progress)
+    return files, run_discovered(
+        files, settings, mode, options.jobs, options.no_progress, given=paths or ["."]
+    )
 
 
 def run_scouted(paths, settings, mode, options: CheckOptions):
@@ -341,7 +344,9 @@ def run_scouted(paths, settings, mode, options: CheckOptions):
         raise
     progress = Progress(sys.stderr, no_progress=options.no_progress)
     try:
-        files, result = run(scout, settings, mode, jobs=options.jobs, progress=progress)
+        files, result = run(
+            scout, settings, mode, jobs=options.jobs, progress=progress, given=paths
+        )
     except ScoutFailed:
         return None
     except (FileNotFoundError, NotADirectoryError, PermissionError) as exc:
@@ -353,8 +358,14 @@ def run_scouted(paths, settings, mode, options: CheckOptions):
     return files, result
 
 
-def run_discovered(files, settings, mode, jobs: int | None, no_progress: bool, on_outcome=None):
+def run_discovered(
+    files, settings, mode, jobs: int | None, no_progress: bool, on_outcome=None, given=None
+):
     """Process discovered files with a progress bar; Ctrl-C raises KeyboardInterrupt.
+
+    ``given``: the command line's paths the files were discovered from (see
+    :func:`ppo_migrate.runner.run`: with a directory holding the whole repository, its
+    other files need no second walk).
 
     ``on_outcome(outcome, progress)`` is called as each file finishes (see
     :func:`ppo_migrate.runner.run`); ``progress`` is the bar, to clear before printing.
@@ -371,6 +382,7 @@ def run_discovered(files, settings, mode, jobs: int | None, no_progress: bool, o
             jobs=jobs,
             progress=progress,
             on_outcome=(lambda o: on_outcome(o, progress)) if on_outcome else None,
+            given=given,
         )
     finally:
         progress.finish()

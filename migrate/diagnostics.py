@@ -559,6 +559,9 @@ RULES: dict[str, Rule] = {
 INFORMATIONAL_CODES = frozenset({"PPO004", "PPO005"})
 #: Informational codes the concise output lists only when asked (``--show-notices``).
 NOTICE_CODES = frozenset({"PPO005"})
+#: What separates a notice's call from its reason in its message (the concise output's
+#: summary of notices takes the reason after it).
+NOTICE_SEPARATOR = " left as it is: "
 
 
 class Edit(NamedTuple):
@@ -643,6 +646,12 @@ class Related(NamedTuple):
     line: int
     column: int
     message: str
+
+
+#: Reason kinds saying the callee in effect is not known to take a config (issue 26): nothing
+#: decides which verl runs, or a copy of it that may be in effect takes none or cannot be read.
+#: ``--thread-config`` never threads a config into a PPO002 call with one.
+UNSURE_CALLEE_KINDS = frozenset({"newest-assumed", "uncertain-definition"})
 
 
 class Reason(NamedTuple):

@@ -589,3 +589,41 @@ def discover_files(
     for p in paths:
         d.add_path(p)
     return d.result()
+
+
+class IgnoreRules:
+    """Discovery's ``.gitignore`` rules for another walk of a repository (issue 26: the walk
+    for copies of verl and the files that put folders on ``sys.path``,
+    :mod:`ppo_migrate.project.tree`): the same layers (``info/exclude``, each ``.gitignore``
+    from the git root down, a nested repository starting afresh), matched the same way.
+
+    Args:
+        settings: gives ``respect_gitignore`` (``False``: nothing is ignored) and the excludes
+            (the walk's callers test those themselves).
+    """
+
+    __slots__ = ("_d", "_respect")
+
+    def __init__(self, settings: Settings) -> None:
+        self._d = _Discovery(settings, lambda path, message: None)
+        self._respect = bool(settings.respect_gitignore)
+
+    def start(self, directory: str) -> tuple | None:
+        """The layers in force for the entries of ``directory`` (absolute), before its own
+        ``.gitignore``; ``None`` outside a git repository or when ignoring is off."""
+        return self._d._parent_layers(directory) if self._respect else None
+
+    def enter(self, layers: tuple | None, directory: str, names: Iterable[str]) -> tuple | None:
+        """The layers for ``directory``'s entries, given its parent's and its entry ``names``."""
+        if not self._respect:
+            return None
+        names = set(names)
+        if ".git" in names:  # a repository (or a nested one) starts here
+            layers = self._d._repo_layers(directory)
+        if layers is not None and ".gitignore" in names:
+            layers = self._d._add_dir_layer(layers, directory)
+        return layers
+
+    def ignored(self, layers: tuple | None, path: str, name: str, is_dir: bool) -> bool:
+        """Whether the entry ``path`` (absolute; base name ``name``) is ignored under ``layers``."""
+        return bool(layers) and self._d._ignored(layers, path, name, is_dir)

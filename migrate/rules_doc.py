@@ -88,7 +88,8 @@ def render_page(rule: Rule, *, page: bool = True) -> str:
 
 
 def render(rules: Iterable[Rule] | None = None) -> str:
-    """The rules index, ``docs/rules.md``: one row per rule, linking its page.
+    """The rules index, ``docs/rules.md``: one row per rule, linking its page, then where
+    each rule's fixture cases live (``fixtures/rules``) and how to regenerate them.
 
     Args:
         rules: the rules to list; every rule of :data:`RULES` by default.
@@ -118,6 +119,19 @@ def render(rules: Iterable[Rule] | None = None) -> str:
             f"| [{rule.code}](rules/{page_name(rule)}) | {rule.name} | {fix} "
             f"| {_markdown(rule.summary)} |"
         )
+    lines += [
+        "",
+        (
+            "Each rule's cases live in [fixtures/rules/](../fixtures/rules) (`<CODE>/<case>/`: the"
+            " input project, `expected.json` from `check`, `expected/` from `apply`; near misses"
+            " are `valid_*`), run by [tests/integration/test_rule_fixtures.py](../tests/integration/test_rule_fixtures.py)."
+        ),
+        (
+            "After an intended change, regenerate their expected files with"
+            " `PPO_MIGRATE_UPDATE_FIXTURES=1 python -m pytest -n0 tests/integration/test_rule_fixtures.py`"
+            " and read the diff before committing it."
+        ),
+    ]
     return "\n".join(lines) + "\n"
 
 

@@ -46,6 +46,8 @@ from ppo_migrate.prefilter import (  # noqa: F401 - prefilter, is_candidate: thi
     read_bytes as _read_bytes,
     spells_otherwise,
 )
+from ppo_migrate.project.snapshot import SourceFile as SnapshotFile
+from ppo_migrate.project.snapshot import active, current, run_scope
 from ppo_migrate.settings import Settings
 
 # A pool is used for at least this much estimated work (:func:`pool_work`): below it,
@@ -89,6 +91,8 @@ class FileOutcome(NamedTuple):
         origins: those parameters (:class:`ppo_migrate.diagnostics.CallerOrigin`).
         source: with ``pending`` in apply: the file as read (the write checks it is unchanged);
             ``new_data`` then holds the rewritten bytes.
+        kept_import: ``apply --use-ppo-runtime`` left the file's imports on verl: the
+            reason (a replacement of the function reaches the file: ``FileResult.kept``).
     """
 
     path: str
@@ -105,6 +109,7 @@ class FileOutcome(NamedTuple):
     pending: bool = False
     origins: tuple = ()
     source: SourceFile | None = None
+    kept_import: str | None = None
 
 
 class RunResult:
@@ -165,8 +170,6 @@ def process_file(
         unparsable candidate PPO902, a file changed during the run PPO904;
         a crash of the analysis itself is an ``internal_error``.
     """
-    from ppo_migrate.project.snapshot import current
-
     try:
         source = current().source(path)  # read once a run (issue 26)
     except UnreadableFile as exc:
@@ -202,7 +205,7 @@ def process_data(
     if not is_candidate(data, names):
         return FileOutcome(path, new_data=data if mode is Mode.FIX_STDOUT else None)
     try:
-        text, encoding, bom = decode_source(data) if not hasattr(source, "decoded") else source.decoded()  # type: ignore[union-attr]
+        text, encoding, bom = source.decoded() if isinstance(source, SnapshotFile) else decode_source(data)
     except UnicodeDecodeError as exc:
         line, col = _line_of_offset(data, exc.start)
         return FileOutcome(
@@ -231,7 +234,7 @@ def process_data(
 
     if mode is Mode.FIX_STDOUT:
         new = data if new_text is None else encode_source(new_text, encoding, bom)
-        return FileOutcome(path, True, diagnostics, fixed, new_data=new)
+        return FileOutcome(path, True, diagnostics, fixed, new_data=new, kept_import=result.kept)
     if mode is Mode.DIFF and new_text is not None:
         # the diff is of the file's bytes: its BOM and its encoding (a latin-1 file's
         # diff in UTF-8 would not apply), lines split at b"\n" as patch splits them
@@ -240,7 +243,7 @@ def process_data(
         diff = unified_diff(data, encode_source(new_text, encoding, bom), path)
         return FileOutcome(
             path, True, diagnostics, fixed, diff=diff, imports=imports, index=index,
-            pending=bool(result.origins), origins=result.origins,
+            pending=bool(result.origins), origins=result.origins, kept_import=result.kept,
         )
     if mode is Mode.APPLY and new_text is not None and source is not None and result.origins:
         # held back until the callers in other files are judged (:func:`run`)
@@ -250,11 +253,13 @@ def process_data(
             held = None  # processed again then, and the write reports it
         return FileOutcome(
             path, True, diagnostics, fixed, new_data=held, imports=imports,
-            pending=True, origins=result.origins, source=source,
+            pending=True, origins=result.origins, source=source, kept_import=result.kept,
         )
     if mode is Mode.APPLY and new_text is not None and source is not None:
         new = new_text
-        written = FileOutcome(path, True, diagnostics, fixed, written=True, imports=imports)
+        written = FileOutcome(
+            path, True, diagnostics, fixed, written=True, imports=imports, kept_import=result.kept
+        )
         failed = _write_back(
             path, lambda: encode_source(new, encoding, bom), source, diagnostics, written
         )
@@ -275,7 +280,7 @@ def process_data(
             if failed is not None:
                 return failed
         return FileOutcome(path, True, uncovered, written=bool(added), noqa_added=added)
-    return FileOutcome(path, True, diagnostics, index=index)
+    return FileOutcome(path, True, diagnostics, index=index, kept_import=result.kept)
 
 
 # Told of each file the moment it has been replaced, while Ctrl-C (or a stopped
@@ -306,8 +311,6 @@ def _write_back(
         with _signals_deferred():
             data = text()
             atomic_write(Path(path), data, expected=source)
-            from ppo_migrate.project.snapshot import current
-
             current().written(path, data)  # later phases read these bytes, not the disk
             if written is not None and _on_written is not None:
                 _on_written(written)
@@ -347,7 +350,7 @@ def _analyse(
             fix=mode in (Mode.APPLY, Mode.DIFF, Mode.FIX_STDOUT),
             index_stamp=stamp,
             replaces_file=mode is Mode.APPLY,
-            source=source if hasattr(source, "module") else None,
+            source=source if isinstance(source, SnapshotFile) else None,
         )
     except SourceProblem as exc:
         diag = _file_diag(path, "PPO902", exc.message, exc.line, exc.column)
@@ -477,6 +480,7 @@ def run(
     progress: Callable[[int, int, str], None] | None = None,
     on_outcome: Callable[[FileOutcome], None] | None = None,
     force_pool: bool | None = None,
+    given: Sequence[str] | None = None,
 ) -> RunResult:
     """Process files and return their outcomes in path order.
 
@@ -493,6 +497,11 @@ def run(
             order the files finish; ``apply`` prints its "Rewrote ..." lines from it.
         force_pool: for tests of the pool only: see :func:`use_pool` (``None``: as the
             :data:`FORCE_POOL_ENV` environment variable says).
+        given: the command line's paths, if known (``None``: ``paths`` were named one by
+            one). Replacements of the runtime function are looked for in the whole
+            repository (:func:`ppo_migrate.project.repository.repository_files`), not in
+            ``paths`` only; a directory of ``given`` that is the repository's root tells
+            that ``paths`` hold it all already.
 
     Returns:
         A :class:`RunResult`; ``interrupted`` is set when Ctrl-C stopped it (the
@@ -506,13 +515,11 @@ def run(
     (``FileOutcome.pending``) and process it once more with the verdicts, so each file
     is still written at most once.
     """
-    from ppo_migrate.project.snapshot import run_scope
-
     if mode in (Mode.CHECK, Mode.APPLY, Mode.DIFF) and settings.caller_verdicts is None:
         settings = settings.replace(caller_verdicts=())
     with _ctrl_c_recorded() as stop_requested, run_scope():
         return _run(
-            paths, settings, mode, jobs, progress, on_outcome, stop_requested, force_pool
+            paths, settings, mode, jobs, progress, on_outcome, stop_requested, force_pool, given
         )
 
 
@@ -527,6 +534,7 @@ def run_scouted(
     *,
     jobs: int | None = None,
     progress: Callable[[int, int, str], None] | None = None,
+    given: Sequence[str] | None = None,
 ) -> tuple[list[str], RunResult]:
     """Run the files a scout (:func:`ppo_migrate.scout.start`) discovers, analysing each
     candidate as it arrives while the scout walks and prefilters the rest.
@@ -534,7 +542,7 @@ def run_scouted(
     Args:
         scout: the started :class:`ppo_migrate.scout.Scout`; stopped and reaped here
             whatever happens.
-        settings, mode, jobs, progress: as for :func:`run` (``mode`` is ``check``).
+        settings, mode, jobs, progress, given: as for :func:`run` (``mode`` is ``check``).
 
     Returns:
         ``(files, result)``: the discovered files (as
@@ -549,19 +557,17 @@ def run_scouted(
         ScoutFailed: the scout ended early (killed, crashed): nothing was reported; run
             without it.
     """
-    from ppo_migrate.project.snapshot import run_scope
-
     try:
         assert mode is Mode.CHECK, mode  # a scout's run writes nothing
         if settings.caller_verdicts is None:
             settings = settings.replace(caller_verdicts=())
         with _ctrl_c_recorded() as stop_requested, run_scope():
-            return _run_with_scout(scout, settings, mode, jobs, progress, stop_requested)
+            return _run_with_scout(scout, settings, mode, jobs, progress, stop_requested, given)
     finally:
         scout.kill()
 
 
-def _run_with_scout(scout, settings, mode, jobs, progress, stop_requested):
+def _run_with_scout(scout, settings, mode, jobs, progress, stop_requested, given=None):
     """:func:`run_scouted`'s work once the scout runs."""
 
     def check_stop() -> None:
@@ -584,8 +590,6 @@ def _run_with_scout(scout, settings, mode, jobs, progress, stop_requested):
         jobs = jobs or default_jobs()
         sizes = dict(rest)
         if use_pool(jobs, list(sizes.values())):
-            from ppo_migrate.project.snapshot import current
-
             # the trees of the files analysed so far are no use to the workers, which are
             # forked with them: each would carry them (the peak memory of a large check)
             current().release_trees()
@@ -602,9 +606,18 @@ def _run_with_scout(scout, settings, mode, jobs, progress, stop_requested):
         # the scout's files came one by one: the project's re-exports of the runtime
         # function and its patches among them are looked for now (``check`` only:
         # nothing was written)
-        settings = _reanalyse_for_reexports(result.outcomes, files, settings, mode, check_stop)
-        _apply_target_patches(result.outcomes, files, settings)
-        _judge_across_files(result.outcomes, files, settings, mode, None, check_stop)
+        others = _repository(files, settings, mode, given) if result.outcomes else []
+        settings = _reanalyse_for_reexports(
+            result.outcomes, files, settings, mode, check_stop, others
+        )
+        reaching = (
+            _reaching([o.path for o in result.outcomes], others, settings)
+            if any(d.fix is not None and d.fix.applicability == "safe"
+                   for o in result.outcomes for d in o.diagnostics)
+            else []
+        )
+        _apply_target_patches(result.outcomes, files, settings, reaching)
+        _judge_across_files(result.outcomes, [*files, *reaching], settings, mode, None, check_stop)
     except KeyboardInterrupt:
         result.interrupted = True
     finally:
@@ -713,7 +726,7 @@ def _import_analysis(full: bool = False) -> None:
 
 
 def _run(
-    paths, settings, mode, jobs, progress, on_outcome, stop_requested, force_pool=None
+    paths, settings, mode, jobs, progress, on_outcome, stop_requested, force_pool=None, given=None
 ) -> RunResult:
     """:func:`run`, with ``stop_requested()`` true once Ctrl-C was pressed."""
 
@@ -723,10 +736,12 @@ def _run(
 
     global _on_written
     candidates, sizes = _snapshot_prefilter([os.fspath(p) for p in paths], settings)
-    settings, more = _with_reexports(settings, mode, candidates, paths)
+    others = _repository(paths, settings, mode, given) if candidates else []
+    settings, more = _with_reexports(settings, mode, candidates, paths, others)
     if more:  # an alias brought a new name (``make_env``): its callers are candidates too
         candidates, sizes = _snapshot_prefilter([os.fspath(p) for p in paths], settings)
-    settings = _with_target_patches(settings, mode, candidates, paths)
+    reaching = _reaching(candidates, others, settings)
+    settings = _with_target_patches(settings, mode, candidates, paths, reaching)
     result = RunResult()
     jobs = jobs or default_jobs()
     # files replaced whose outcome has not come back yet (a Ctrl-C right after the
@@ -759,7 +774,9 @@ def _run(
             _run_serial(
                 candidates, settings, mode, progress, result.outcomes, on_outcome, check_stop
             )
-        _judge_across_files(result.outcomes, paths, settings, mode, on_outcome, check_stop)
+        _judge_across_files(
+            result.outcomes, [*paths, *reaching], settings, mode, on_outcome, check_stop
+        )
     except KeyboardInterrupt:
         result.interrupted = True
         for outcome in sorted(announced.values(), key=lambda o: o.path):
@@ -775,8 +792,6 @@ def _snapshot_prefilter(paths: list[str], settings: Settings) -> tuple[list[str]
     """:func:`ppo_migrate.prefilter._prefilter` reading through the run's snapshot: each file
     is read once a run; those turned away are kept within the snapshot's budget for them
     (:meth:`ppo_migrate.project.snapshot.Snapshot.optional`)."""
-    from ppo_migrate.project.snapshot import current
-
     snapshot = current()
 
     def read(path: str) -> bytes:
@@ -785,25 +800,53 @@ def _snapshot_prefilter(paths: list[str], settings: Settings) -> tuple[list[str]
     return _prefilter(paths, settings, read, snapshot.optional)
 
 
-def _with_reexports(settings: Settings, mode: Mode, candidates, paths) -> tuple[Settings, bool]:
+def _repository(paths, settings: Settings, mode: Mode, given=None) -> list[str]:
+    """The repository's Python files beyond ``paths``
+    (:func:`ppo_migrate.project.repository.repository_files`), for the look-outs that must
+    see the whole project whichever files the command line names: the re-exports of the
+    runtime function and its replacements (a pre-commit hook passes the staged files only,
+    and the test holding the double is not among them). ``[]`` for the modes that do not
+    look out (standard input, ``add-noqa``)."""
+    if mode not in (Mode.CHECK, Mode.APPLY, Mode.DIFF):
+        return []
+    if settings.reexports is not None and settings.target_patches is not None:
+        return []
+    from ppo_migrate.project.repository import repository_files
+
+    return repository_files([os.fspath(p) for p in paths], settings, given)
+
+
+def _with_reexports(
+    settings: Settings, mode: Mode, candidates, paths, others: Sequence[str] = ()
+) -> tuple[Settings, bool]:
     """``settings`` with the project's own re-exports of the targets added to them
     (:func:`ppo_migrate.analysis.reexports.project_reexports`: ``pkg/__init__.py``
     re-exporting the function, ``make_env = get_ppo_ray_runtime_env`` imported elsewhere;
     issue 26, family 6), and whether they bring a new last name (then the candidates are
-    looked for again). Only for the run's own files, as :func:`_with_target_patches`."""
+    looked for again). Only for a run on files, as :func:`_with_target_patches`; the
+    re-exporting module may be one of ``others`` (the repository's other files:
+    :func:`_repository`) that names a target and that the run's files may import
+    (:func:`ppo_migrate.analysis.reexports.spelled_modules`)."""
     if mode not in (Mode.CHECK, Mode.APPLY, Mode.DIFF) or settings.reexports is not None:
         return settings, False
     from ppo_migrate.analysis.reexports import project_reexports, words_reader
-    from ppo_migrate.project.snapshot import current
 
     snapshot = current()
+    named = list(candidates)
+    files = [os.fspath(p) for p in paths]
+    if others:
+        from ppo_migrate.analysis.reexports import spelled_modules
+
+        tops = {t.split(".", 1)[0] for t in settings.targets}
+        loaded = spelled_modules(files, others, tops)
+        named += _snapshot_prefilter(loaded, settings)[0]
+        files += loaded
     datas: dict[str, bytes] = {}
-    for path in candidates:
+    for path in named:
         try:
             datas[path] = snapshot.read_bytes(path)
         except (OSError, ValueError):
             continue
-    files = [os.fspath(p) for p in paths]
     found = project_reexports(datas, words_reader(files, datas), settings.targets)
     if not found:
         return settings.replace(reexports=()), False
@@ -814,17 +857,16 @@ def _with_reexports(settings: Settings, mode: Mode, candidates, paths) -> tuple[
 
 
 def _reanalyse_for_reexports(
-    outcomes: list[FileOutcome], files: Sequence[str], settings: Settings, mode: Mode, check_stop
+    outcomes: list[FileOutcome], files: Sequence[str], settings: Settings, mode: Mode, check_stop,
+    others: Sequence[str] = (),
 ) -> Settings:
     """A scouted ``check``'s outcomes (in place) as :func:`_with_reexports` would have made
     them: the files its scout analysed before the re-exports were known are analysed again
     with them when they may call one (they spell its name). Returns the settings."""
     candidates = [o.path for o in outcomes]
-    settings, _ = _with_reexports(settings, mode, candidates, files)
+    settings, _ = _with_reexports(settings, mode, candidates, files, others)
     if not settings.reexports:
         return settings
-    from ppo_migrate.project.snapshot import current
-
     snapshot = current()
     again, _ = _snapshot_prefilter(list(files), settings)
     before = set(candidates)
@@ -848,21 +890,56 @@ def _reanalyse_for_reexports(
     return settings
 
 
-def _with_target_patches(settings: Settings, mode: Mode, candidates, paths) -> Settings:
-    """``settings`` with where the run's files replace the runtime function
+def _with_target_patches(
+    settings: Settings, mode: Mode, candidates, paths, reaching: Sequence[str] = ()
+) -> Settings:
+    """``settings`` with where the repository's files replace the runtime function
     (:func:`ppo_migrate.analysis.patches.target_patches`), found before any file is
     analysed, so that a fix they reach is unsafe from the start (``apply`` writes a file
-    as soon as it is done). Only for the run's own files (not standard input, the codemod
-    command, the Fixit rule)."""
+    as soon as it is done). Only for a run on files (not standard input, the codemod
+    command, the Fixit rule). ``reaching``: the repository's other files that may reach
+    the candidates' calls (:func:`_reaching`)."""
     if mode not in (Mode.CHECK, Mode.APPLY, Mode.DIFF) or settings.target_patches is not None:
         return settings
+    candidates, files = _with_reaching(candidates, [os.fspath(p) for p in paths], settings, reaching)
     from ppo_migrate.analysis.patches import target_patches
 
-    found = target_patches(candidates, [os.fspath(p) for p in paths], settings)
+    found = target_patches(candidates, files, settings)
     return settings.replace(target_patches=found)
 
 
-def _apply_target_patches(outcomes: list[FileOutcome], files: Sequence[str], settings: Settings) -> None:
+def _reaching(candidates: Sequence[str], others: Sequence[str], settings: Settings) -> list[str]:
+    """Those of ``others`` (the repository's files beyond the run: :func:`_repository`)
+    from which a replacement of the function may reach the candidates' calls, or a caller
+    call the functions they are in (:func:`ppo_migrate.analysis.patches.reachable_files`:
+    a file loading a calling module, itself or through another, what it loads, a
+    ``conftest.py`` above it, a fake package beside it). A test double, or a caller passing
+    a plain dict, lives in a file the command line may not name (a pre-commit hook passes
+    the staged files only)."""
+    if not candidates or not others:
+        return []
+    from ppo_migrate.analysis.patches import reachable_files
+
+    modules = {t.rsplit(".", 1)[0] for t in settings.targets if "." in t}
+    return reachable_files(list(candidates), others, modules)
+
+
+def _with_reaching(
+    candidates: Sequence[str], files: list[str], settings: Settings, reaching: Sequence[str]
+) -> tuple[list[str], list[str]]:
+    """``(candidates, files)`` with ``reaching`` (:func:`_reaching`) added: those naming a
+    target join the candidates (the look-out takes aliases and constants from them), the
+    rest are read by the look-out's byte check."""
+    candidates = list(candidates)
+    if not candidates or not reaching:
+        return candidates, files
+    named, _ = _snapshot_prefilter(list(reaching), settings)
+    return [*candidates, *named], [*files, *reaching]
+
+
+def _apply_target_patches(
+    outcomes: list[FileOutcome], files: Sequence[str], settings: Settings, reaching: Sequence[str] = ()
+) -> None:
     """A scouted ``check``'s outcomes (in place) as :func:`_with_target_patches` would have
     made them: each safe fix that another file's replacement of the runtime function may
     reach is unsafe, the reason added to its message, as
@@ -871,13 +948,12 @@ def _apply_target_patches(outcomes: list[FileOutcome], files: Sequence[str], set
         d.fix is not None and d.fix.applicability == "safe" for o in outcomes for d in o.diagnostics
     ):
         return
-    from ppo_migrate.analysis.patches import (
-        patch_reason,
-        reaching_patch,
-        target_patches,
-    )
+    from ppo_migrate.analysis.patches import patch_reason, reaching_patch, target_patches
 
-    patches = target_patches([o.path for o in outcomes], files, settings)
+    candidates, everything = _with_reaching(
+        [o.path for o in outcomes], [os.fspath(f) for f in files], settings, reaching
+    )
+    patches = target_patches(candidates, everything, settings)
     if not patches:
         return
     for i, outcome in enumerate(outcomes):
@@ -1008,8 +1084,6 @@ def _worker_init(written_queue=None, lifeline: tuple[int, int] | None = None) ->
     """
     global _on_written
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    from ppo_migrate.project.snapshot import active
-
     snapshot = active()  # the parent's, as it was at the fork: this worker's own copy
     if snapshot is not None:
         snapshot.keep_trees = False  # nothing after the per-file phase runs here
@@ -1129,8 +1203,6 @@ def _feed_pool(
             outcome = written_queue.get()
             if _on_written is not None:
                 _on_written(outcome)
-
-    from ppo_migrate.project.snapshot import current
 
     snapshot = current()
 

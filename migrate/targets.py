@@ -125,6 +125,69 @@ def _last_names(targets: frozenset[str]) -> frozenset[str]:
     return frozenset(t.rsplit(".", 1)[-1] for t in targets)
 
 
+def module_name(path: str | Path) -> str:
+    """The dotted module name of a source file, from the ``__init__.py`` files above it.
+
+    Args:
+        path: a ``.py`` file's path.
+
+    Returns:
+        e.g. ``"verl.workers.rollout.server"``; ``"verl.workers"`` for
+        ``verl/workers/__init__.py``; the bare stem for a file outside any package.
+    """
+    p = Path(path)
+    package = module_package(p)
+    if p.stem == "__init__" and package:
+        return ".".join(package)
+    return ".".join((*package, p.stem))
+
+
+def namespace_prefixes(path: str | Path, limit: int = 8) -> list[str]:
+    """The prefixes under which the module of ``path`` may also be imported, nearest first:
+    the folders above its outermost package (above the file, for a module in no package),
+    each a package to a script further up, a namespace package or a regular one holding
+    a namespace folder (``top/ns/lib.py``, module ``lib``: ``["ns", "top.ns"]``, as
+    ``import ns.lib`` and ``import top.ns.lib`` both load it; ``pkg/ns/lib.py`` with
+    ``pkg/__init__.py``: ``pkg.ns``). Stops at a folder whose name is no identifier, at
+    the file system's root, or after ``limit`` folders.
+
+    Args:
+        path: a ``.py`` file's path.
+        limit: how many folders up to look at most.
+    """
+    import keyword
+
+    directory = absolute_parent(path)
+    for _ in module_package(path):
+        directory = os.path.dirname(directory)
+    out: list[str] = []
+    prefix = ""
+    for _ in range(limit):
+        name = os.path.basename(directory)
+        parent = os.path.dirname(directory)
+        if parent == directory or not name.isidentifier() or keyword.iskeyword(name):
+            break
+        prefix = f"{name}.{prefix}" if prefix else name
+        out.append(prefix)
+        directory = parent
+    return out
+
+
+def package_for_relative_imports(path: str | Path) -> tuple[str, ...]:
+    """The package a file's relative imports are resolved against: its own
+    (:func:`module_package`), or, for a file in a folder without
+    ``__init__.py``, the folders above it as namespace packages, as far as
+    :func:`namespace_prefixes` goes (``ns/sub/c.py``'s ``from ..lib import launch`` is
+    ``ns.lib.launch`` under ``python -m ns.sub.c``; here ``<...>.ns.lib.launch``, one of
+    the names :func:`namespace_prefixes` gives ``ns/lib.py``'s function). ``()`` when
+    the folder's name is no identifier."""
+    package = module_package(path)
+    if package:
+        return package
+    chain = namespace_prefixes(path)
+    return tuple(chain[-1].split(".")) if chain else ()
+
+
 class TargetMatcher(NamedTuple):
     """Classifies callees by their qualified names.
 

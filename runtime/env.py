@@ -81,7 +81,7 @@ __all__ = [
 ]
 
 #: The verl release whose ``verl/trainer/constants_ppo.py`` this module tracks; the
-#: differential test (tests/runtime/test_verl_differential.py) compares with it and the
+#: differential test (tests/runtime/test_env_verl_differential.py) compares with it and the
 #: release before it.
 TRACKED_VERL_VERSION = "0.9.1"
 

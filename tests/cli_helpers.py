@@ -156,11 +156,14 @@ def _fresh_caches() -> None:
     by project root: a test rewriting a file or a setting between two runs must see it)."""
     from ppo_migrate.analysis import index, signatures, versions
     from ppo_migrate.edits import import_sections
+    from ppo_migrate.project import import_roots, tree
 
     index._CACHE.clear()
     import_sections._cached.cache_clear()
     signatures._RESOLVERS.clear()  # the callee in effect, per directory of a run
     versions._FOLDERS.clear()  # the folders holding dependency files, per project
+    tree._LISTINGS.clear()  # the one walk of a repository (copies of verl, import roots)
+    import_roots._DECLARED.clear()  # the folders a repository's files put on sys.path
 
 
 @contextlib.contextmanager

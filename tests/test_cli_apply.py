@@ -66,8 +66,7 @@ def test_diff_applies_with_patch_and_reproduces_apply(tmp_path: Path) -> None:
     expected = tmp_path / "applied"
     shutil.copytree(tmp_path / "diffed", expected)
 
-    proc = subprocess.run([*ppo_migrate_exe(), "apply", "--diff", "src"],
-                          cwd=tmp_path / "diffed", capture_output=True, check=False)
+    proc = run_cli("apply", "--diff", "src", cwd=tmp_path / "diffed", text=False)
     assert proc.returncode == 1, proc.stderr
     patch_text = proc.stdout
     for name, data in DIFF_CASES.items():  # --diff writes nothing
@@ -166,8 +165,7 @@ def test_concise_diff_prints_only_the_patch_on_stdout(tmp_path: Path) -> None:
     (src / "b.py").write_bytes(_module(b"\r\n", False))
     (src / "server.py").write_bytes(IMP + b"def init_ray(address):\n    return " + CALL + b"\n")
     before = {p.name: p.read_bytes() for p in src.iterdir()}
-    proc = subprocess.run([*ppo_migrate_exe(), "apply", "--diff", "--output-format", "concise", "src"], cwd=tmp_path / "repo",
-                          capture_output=True, check=False)
+    proc = run_cli("apply", "--diff", "--output-format", "concise", "src", cwd=tmp_path / "repo", text=False)
     assert proc.returncode == 1, proc.stderr
     assert proc.stdout.startswith(b"--- a/src/a.py\n+++ b/src/a.py\n")
     assert b"PPO002" not in proc.stdout and b"Would rewrite" not in proc.stdout
@@ -262,3 +260,68 @@ def test_use_ppo_runtime_notice_says_the_name_is_taken_instead_of_advising_the_f
     # without the flag, the flag is still the advice
     plain = run_cli("apply", "--diff", "--show-notices", "taken.py", cwd=tmp_path)
     assert "or run with --use-ppo-runtime" in plain.stderr and said not in plain.stderr
+
+
+#: a call spelled with spaces around its dot (legal Python): ``cp .get_...()``
+SPACED = (
+    "import verl.trainer.constants_ppo as cp\n\n\n"
+    "def launch(config):\n    return cp .get_ppo_ray_runtime_env()\n\n\n"
+    "def launch_split(config):\n    return (cp\n            .get_ppo_ray_runtime_env())\n\n\n"
+    "def launch_after(config):\n    return cp. get_ppo_ray_runtime_env ()\n"
+)
+#: verl >= 0.9's function, saying whether it got a config
+SPACED_VERL = "def get_ppo_ray_runtime_env(config=None):\n    return {'got_config': config is not None}\n"
+
+
+@pytest.mark.parametrize(
+    ("options", "rewritten"),
+    [
+        ((), [
+            "cp .get_ppo_ray_runtime_env(config)", "            .get_ppo_ray_runtime_env(config))",
+            "cp. get_ppo_ray_runtime_env (config)",
+        ]),
+        (("--use-ppo-runtime",), [
+            "ppo_runtime .get_ppo_ray_runtime_env(config)",
+            "            .get_ppo_ray_runtime_env(config))",
+            "ppo_runtime. get_ppo_ray_runtime_env (config)",
+        ]),
+    ],
+    ids=["plain", "use-ppo-runtime"],
+)
+def test_a_call_spelled_with_a_space_before_the_dot_keeps_it(
+    tmp_path: Path, options: tuple[str, ...], rewritten: list[str]
+) -> None:
+    """``cp .get_ppo_ray_runtime_env()`` (a space before the dot) and its kin are rewritten
+    in place, the user's spacing kept, and the rewritten module, run, gives verl's
+    function the config at every call."""
+    root = declare_verl(tmp_path)
+    for rel, text in {
+        "stub/verl/__init__.py": "", "stub/verl/trainer/__init__.py": "",
+        "stub/verl/trainer/constants_ppo.py": SPACED_VERL, "launcher.py": SPACED,
+    }.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    probe = (
+        "import launcher\n"
+        "print([f({'trainer': {}}) for f in (launcher.launch, launcher.launch_split, launcher.launch_after)])\n"
+    )
+
+    def run() -> str:
+        import sys
+
+        done = subprocess.run(
+            [sys.executable, "-c", probe], cwd=root, capture_output=True, text=True, timeout=60,
+            env={**os.environ, "PYTHONPATH": f"{root / 'stub'}:{root}"},
+        )
+        assert done.returncode == 0, done.stderr
+        return done.stdout.strip()
+
+    assert run() == str([{"got_config": False}] * 3)
+    applied = run_cli("apply", *options, "--output-format", "concise", "launcher.py", cwd=root)
+    assert applied.returncode == 0, applied.stdout + applied.stderr
+    text = (root / "launcher.py").read_text()
+    assert [line.removeprefix("    return ") for line in text.splitlines() if "get_ppo" in line] == rewritten
+    if options:  # ppo_runtime's own function: a runtime_env, the config taken
+        assert run().startswith("[{'env_vars'")
+    else:
+        assert run() == str([{"got_config": True}] * 3)

@@ -1094,7 +1094,7 @@ def test_verl_wheel_ray_kwargs_are_merged_and_named(verl_config_dir):
 def _documented_env_examples() -> list[tuple[str, str, str]]:
     """``(file, command line, output shown)`` of every one-command ``console`` block that
     runs ``ppo-migrate env`` in README.md and docs/runtime.md (a block of several commands
-    is run by tests/test_docs.py)."""
+    is run by tests/integration/test_docs.py)."""
     import re
 
     root = CONFIGS.parent.parent.parent

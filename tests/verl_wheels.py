@@ -150,6 +150,68 @@ result = getattr(module, function)(OmegaConf.create(json.loads(config)))
 print(json.dumps(result["runtime_env"]["env_vars"], sort_keys=True))
 """
 
+#: Runs in one interpreter: argv = root, stub (0/1), jobs JSON ``[[caller, function, out,
+#: err], ...]``, config JSON. The third-party modules the root's ``constants_ppo`` imports
+#: (0.9.x: torch and Ray's constant, ~4 s of CPU a process) and OmegaConf are imported once;
+#: each job then runs in a child forked from that state -- as in a fresh interpreter, no
+#: job sees another's modules, ``verl`` included -- its output written to ``out``/``err``
+#: and its exit status as :data:`_RUNNER` ends (1 on an uncaught exception).
+_BATCH_RUNNER = r"""
+import importlib.util, json, os, sys, traceback, types
+root, stub, jobs, config = sys.argv[1], sys.argv[2] == "1", json.loads(sys.argv[3]), sys.argv[4]
+sys.path.insert(0, root)
+if stub:  # a wheel: skip verl/__init__.py (it imports the whole framework); stub the GPU probe only
+    for name in ("verl", "verl.trainer", "verl.utils"):
+        module = types.ModuleType(name)
+        module.__path__ = [root + "/" + name.replace(".", "/")]
+        sys.modules[name] = module
+    device = types.ModuleType("verl.utils.device")
+    device.get_device_capability = lambda: (9, 0)  # stand-in for a Hopper GPU (none here)
+    sys.modules["verl.utils.device"] = device
+import ast
+constants_ppo = os.path.join(root, "verl", "trainer", "constants_ppo.py")
+imported = []
+if os.path.exists(constants_ppo):
+    with open(constants_ppo, encoding="utf-8") as f:
+        for node in ast.parse(f.read()).body:
+            if isinstance(node, ast.Import):
+                imported += [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                imported.append(node.module)
+for heavy in imported:  # its third-party imports (torch, Ray's constant), once for all jobs
+    if heavy.split(".")[0] != "verl":
+        try:
+            importlib.import_module(heavy)
+        except Exception:
+            pass
+from omegaconf import OmegaConf
+codes = []
+for caller, function, out, err in jobs:
+    sys.stdout.flush(); sys.stderr.flush()
+    pid = os.fork()
+    if pid == 0:
+        for fd, path in ((1, out), (2, err)):
+            os.dup2(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC), fd)
+        code = 0
+        try:
+            spec = importlib.util.spec_from_file_location("entry_point", caller)
+            module = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(module)
+            result = getattr(module, function)(OmegaConf.create(json.loads(config)))
+            print(json.dumps(result["runtime_env"]["env_vars"], sort_keys=True))
+        except SystemExit as exc:  # as the interpreter ends on it
+            code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+            if not isinstance(exc.code, (int, type(None))):
+                print(exc.code, file=sys.stderr)
+        except BaseException:
+            traceback.print_exc()
+            code = 1
+        sys.stdout.flush(); sys.stderr.flush()
+        os._exit(code)
+    codes.append(os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]))
+print(json.dumps(codes))
+"""
+
 #: A Megatron actor on a Hopper: verl PR #6976 sets CUDA_DEVICE_MAX_CONNECTIONS=1 for it.
 MEGATRON_CONFIG = {
     "num_cpus": 2,
@@ -183,3 +245,34 @@ def run_entry_point(
         timeout=120,
         env=env,
     )
+
+
+def run_entry_points(
+    root: Path, calls: list[tuple[Path, str]], *, stub: bool, config: dict | None = None
+) -> list[subprocess.CompletedProcess]:
+    """:func:`run_entry_point` for each ``(caller, function)``, with the same ``root``: one
+    interpreter imports torch and Ray once, and each call runs in a child forked from it
+    (see :data:`_BATCH_RUNNER`). One :class:`subprocess.CompletedProcess` per call."""
+    env = {k: v for k, v in os.environ.items() if k not in ("CUDA_DEVICE_MAX_CONNECTIONS", "NCCL_DEBUG")}
+    with tempfile.TemporaryDirectory() as tmp:
+        jobs = [[str(caller), function, f"{tmp}/{i}.out", f"{tmp}/{i}.err"]
+                for i, (caller, function) in enumerate(calls)]
+        proc = subprocess.run(
+            [sys.executable, "-c", _BATCH_RUNNER, str(root), "1" if stub else "0", json.dumps(jobs),
+             json.dumps(config or MEGATRON_CONFIG)],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            env=env,
+        )
+        assert proc.returncode == 0, proc.stderr
+        codes = json.loads(proc.stdout.splitlines()[-1])
+        return [
+            subprocess.CompletedProcess(
+                [sys.executable, "-c", _RUNNER, str(root), "1" if stub else "0", caller, function],
+                code,
+                Path(out).read_text(encoding="utf-8"),
+                Path(err).read_text(encoding="utf-8"),
+            )
+            for (caller, function, out, err), code in zip(jobs, codes)
+        ]

@@ -14,8 +14,10 @@ from collections.abc import Sequence
 
 import libcst as cst
 
+from ppo_migrate.analysis.check import analyse
+from ppo_migrate.analysis.module import SourceProblem
 from ppo_migrate.edits.cst_calls import _Rewriter, call_positions, replacements
-from ppo_migrate.settings import Settings
+from ppo_migrate.settings import DEFAULT_TARGETS, Settings
 
 
 def _pass_config_command() -> type:
@@ -46,8 +48,6 @@ def _pass_config_command() -> type:
             keyword: bool = False,
         ) -> None:
             super().__init__(context)
-            from ppo_migrate.settings import DEFAULT_TARGETS
-
             self.settings = Settings(targets=tuple(targets or DEFAULT_TARGETS), keyword=keyword)
 
         @staticmethod
@@ -67,9 +67,6 @@ def _pass_config_command() -> type:
         def transform_module_impl(self, tree: cst.Module) -> cst.Module:
             """Rewrite ``tree``; diagnostics without an applied fix become context warnings."""
             from libcst.metadata import MetadataWrapper
-
-            from ppo_migrate.analysis.check import analyse
-            from ppo_migrate.analysis.module import SourceProblem
 
             path = self.context.filename or "<unknown>"
             try:

@@ -33,7 +33,7 @@ from libcst.metadata import CodeRange, FilePathProvider, PositionProvider
 
 from ppo_migrate.analysis.check import analyse
 from ppo_migrate.analysis.module import SourceProblem
-from ppo_migrate.edits.cst_calls import fix_expression, rewrite_call
+from ppo_migrate.edits.cst_calls import configless_kind, fix_expression, rewrite_call
 from ppo_migrate.settings import ConfigError, Settings, load_settings
 
 LOG = logging.getLogger(__name__)
@@ -252,8 +252,6 @@ class ConfiglessRuntimeEnvCall(LintRule):
         message, expression = found
         replacement = None
         if expression is not None:
-            from ppo_migrate.edits.cst_calls import configless_kind
-
             kind = configless_kind(node)
             if kind is not None:
                 replacement = rewrite_call(node, kind, expression, keyword=self._settings.keyword)

@@ -28,80 +28,33 @@ import re
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
+from ppo_migrate.analysis.check import ModuleAnalysis
+from ppo_migrate.analysis.module import parsed_source
+from ppo_migrate.analysis.patches import replaced_names
+from ppo_migrate.analysis.scopes import ScopeKind, frames as scope_frames
+from ppo_migrate.analysis.targets import all_args
 from ppo_migrate.constants import CONFIG_PARAMETER
-from ppo_migrate.diagnostics import Diagnostic, Related, qualname
+from ppo_migrate.diagnostics import UNSURE_CALLEE_KINDS, Diagnostic, Related, qualname
 from ppo_migrate.files import utf8_source
 from ppo_migrate.prefilter import is_candidate, spells_otherwise
-from ppo_migrate.settings import Settings
-from ppo_migrate.targets import absolute_parent, module_package, resolve_relative
+from ppo_migrate.project.root import project_root
+from ppo_migrate.project.snapshot import current
+from ppo_migrate.scratch import original_cwd, original_path
+from ppo_migrate.targets import (
+    module_name,
+    module_package,
+    namespace_prefixes,
+    package_for_relative_imports,
+    resolve_relative,
+)
+
+if TYPE_CHECKING:
+    from ppo_migrate.settings import Settings
 
 DEFAULT_DEPTH = 3
 _TRANSPARENT_DECORATORS = frozenset({"staticmethod", "classmethod"})
-
-
-def module_name(path: str | Path) -> str:
-    """The dotted module name of a source file, from the ``__init__.py`` files above it.
-
-    Args:
-        path: a ``.py`` file's path.
-
-    Returns:
-        e.g. ``"verl.workers.rollout.server"``; ``"verl.workers"`` for
-        ``verl/workers/__init__.py``; the bare stem for a file outside any package.
-    """
-    p = Path(path)
-    package = module_package(p)
-    if p.stem == "__init__" and package:
-        return ".".join(package)
-    return ".".join((*package, p.stem))
-
-
-def namespace_prefixes(path: str | Path, limit: int = 8) -> list[str]:
-    """The prefixes under which the module of ``path`` may also be imported, nearest first:
-    the folders above its outermost package (above the file, for a module in no package),
-    each a package to a script further up, a namespace package or a regular one holding
-    a namespace folder (``top/ns/lib.py``, module ``lib``: ``["ns", "top.ns"]``, as
-    ``import ns.lib`` and ``import top.ns.lib`` both load it; ``pkg/ns/lib.py`` with
-    ``pkg/__init__.py``: ``pkg.ns``). Stops at a folder whose name is no identifier, at
-    the file system's root, or after ``limit`` folders.
-
-    Args:
-        path: a ``.py`` file's path.
-        limit: how many folders up to look at most.
-    """
-    import keyword
-
-    directory = absolute_parent(path)
-    for _ in module_package(path):
-        directory = os.path.dirname(directory)
-    out: list[str] = []
-    prefix = ""
-    for _ in range(limit):
-        name = os.path.basename(directory)
-        parent = os.path.dirname(directory)
-        if parent == directory or not name.isidentifier() or keyword.iskeyword(name):
-            break
-        prefix = f"{name}.{prefix}" if prefix else name
-        out.append(prefix)
-        directory = parent
-    return out
-
-
-def package_for_relative_imports(path: str | Path) -> tuple[str, ...]:
-    """The package a file's relative imports are resolved against: its own
-    (:func:`ppo_migrate.targets.module_package`), or, for a file in a folder without
-    ``__init__.py``, the folders above it as namespace packages, as far as
-    :func:`namespace_prefixes` goes (``ns/sub/c.py``'s ``from ..lib import launch`` is
-    ``ns.lib.launch`` under ``python -m ns.sub.c``; here ``<...>.ns.lib.launch``, one of
-    the names :func:`namespace_prefixes` gives ``ns/lib.py``'s function). ``()`` when
-    the folder's name is no identifier."""
-    package = module_package(path)
-    if package:
-        return package
-    chain = namespace_prefixes(path)
-    return tuple(chain[-1].split(".")) if chain else ()
 
 
 class FunctionInfo(NamedTuple):
@@ -188,10 +141,8 @@ def _analysis(path: str, settings: Settings, package: tuple[str, ...], factory):
     Raises:
         UnreadableFile, UnicodeDecodeError, SourceProblem, ...: as reading and parsing do.
     """
-    from ppo_migrate.project.snapshot import current
-
     source = current().source(path)
-    return factory(source.text, path, settings, package=package, module=source.module(path))
+    return factory(source.text, path, settings, package=package, module=parsed_source(source, path))
 
 
 class FileIndex(NamedTuple):
@@ -319,10 +270,6 @@ class _AstFacts:
         decide: frozenset[str] | None = None,
     ) -> None:
         import ast
-
-        from ppo_migrate.analysis.check import ModuleAnalysis
-        from ppo_migrate.analysis.scopes import ScopeKind
-        from ppo_migrate.analysis.targets import all_args
 
         self.path = path
         self.decide = decide
@@ -522,8 +469,6 @@ def reference_fqs(analysis, module: str, package: tuple[str, ...], node) -> set[
     """
     import ast
 
-    from ppo_migrate.analysis.scopes import frames as scope_frames
-
     if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
         # ``self.f`` (any spelling of an instance method's first parameter): the class's f
         method = analysis.targets.instance_method_of(node.value, node.value.id)
@@ -575,8 +520,6 @@ def _dynamic_names(call) -> list[str]:
     ``monkeypatch.setitem(sys.modules, "app.lib", fake)``: ``"lib"``, the module itself
     replaced); each binds the last dotted part of the name it is given."""
     import ast
-
-    from ppo_migrate.analysis.patches import replaced_names
 
     names = replaced_names(call)
     if names:
@@ -657,8 +600,6 @@ def _full_name_parts(node) -> list[str] | None:
 def _local_prefix(analysis, holder) -> str:
     """LibCST's spelling of a local qualified name's prefix: ``""`` at module level,
     ``"Cls."`` in a class body, ``"outer.<locals>."`` in a function."""
-    from ppo_migrate.analysis.scopes import frames as scope_frames
-
     frames = scope_frames(holder)
     if not frames:
         return ""
@@ -771,8 +712,6 @@ def _indexer(settings: Settings, given: Mapping[str, FileIndex] | None):
         if callees is not None:
             decide = frozenset(callees) | (kept.decided if kept is not _MISSING else frozenset())
         try:
-            from ppo_migrate.analysis.check import ModuleAnalysis
-
             analysis = _analysis(path, settings, package_for_relative_imports(path), ModuleAnalysis)
             built: FileIndex | None = index_file(analysis, path, settings, stamp, decide)
         except Exception:  # unreadable or unparsable: reported by the main pass already
@@ -801,8 +740,6 @@ def _scan(files: Sequence[str], wanted: set[str], index_of, index: _Index) -> No
         for prefix in namespace_prefixes(info.path) if info is not None else ():
             as_wanted.setdefault(f"{prefix}.{fq}", fq)
     asked = set(as_wanted)
-    from ppo_migrate.project.snapshot import current
-
     snapshot = current()
     for path in files:
         try:
@@ -940,7 +877,7 @@ def plan(
         for d in diagnostics
         if d.code == "PPO002"
         and d.reason is not None
-        and d.reason.kind == "newest-assumed"
+        and d.reason.kind in UNSURE_CALLEE_KINDS
         and (key := (d.path, d.line, d.column)) in entries
     }
     paths_of_module: dict[str, list[str]] = defaultdict(list)
@@ -1096,18 +1033,17 @@ def plan(
     return Plan(threadable, reasons, index), entries
 
 
-_PROJECT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git")
 _SKIPPED_DIRS = frozenset({"__pycache__", "node_modules", "site-packages", "build", "dist"})
 
 
 def _project_root(path: str) -> Path:
-    """The nearest directory above ``path`` holding a project marker (``pyproject.toml``,
-    ``setup.py``, ``setup.cfg``, ``.git``); else the directory of its top-level package."""
-    start = Path(path).absolute().parent
-    for directory in (start, *start.parents):
-        if any((directory / m).exists() for m in _PROJECT_MARKERS):
-            return directory
-    root = start
+    """The project root of ``path`` (:func:`ppo_migrate.project.root.project_root`: the git
+    top level, else the nearest project marker above it); else the directory of its
+    top-level package."""
+    found = project_root([path])
+    if found is not None:
+        return found
+    root = Path(path).absolute().parent
     for _ in module_package(path):
         root = root.parent
     return root
@@ -1124,9 +1060,6 @@ def _unanalysed_mention(path: str, name: str, files: Sequence[str]) -> str | Non
     In a preview's scratch copy (``apply --thread-config --diff``) the real project is
     walked, as the real run walks it (:func:`ppo_migrate.scratch.original_path`).
     """
-    from ppo_migrate.project.snapshot import current
-    from ppo_migrate.scratch import original_cwd, original_path
-
     read_bytes = current().read_bytes  # once a run
     root = _project_root(str(original_path(path)))
     seen = {os.path.realpath(original_path(f)) for f in files}

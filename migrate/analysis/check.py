@@ -23,23 +23,35 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING
 
+from ppo_migrate.analysis.configs import ConfigFinder
+from ppo_migrate.analysis.index import ClassIndex, package_root
 from ppo_migrate.analysis.module import (
     ParsedModule,
     SourceProblem,
     parse,
     syntax_problem,
 )
+from ppo_migrate.analysis.names import ModuleNames
+from ppo_migrate.analysis.patches import own_replacement, patch_reason, reaching_patch
+from ppo_migrate.analysis.reasons import rejection_reason, unsafe_reason
+from ppo_migrate.analysis.scopes import ScopeKind, ScopeTree, frames
+from ppo_migrate.analysis.shims import MARKERS, ShimDetector
+from ppo_migrate.analysis.signatures import callee_signature
+from ppo_migrate.analysis.targets import TargetFinder, configless_kind, dotted_parts
 from ppo_migrate.constants import CONFIG_PARAMETER
 from ppo_migrate.diagnostics import (
+    NOTICE_SEPARATOR,
     Diagnostic,
     Edit,
     Fix,
+    comment_lines,
     is_suppressed,
     qualname,
 )
+from ppo_migrate.targets import TargetMatcher, Verdict, module_package, resolve_relative
 
 if TYPE_CHECKING:
-    from ppo_migrate.analysis.configs import ConfigChoice, ConfigFinder
+    from ppo_migrate.analysis.configs import ConfigChoice
     from ppo_migrate.analysis.targets import TargetCall
     from ppo_migrate.settings import Settings
 
@@ -96,18 +108,15 @@ def _symbol_table_errors(module: ParsedModule) -> None:
 
 
 def _config_finder(analysis: ModuleAnalysis, settings: Settings, path: str, package) -> ConfigFinder:
-    """The module's :class:`ConfigFinder`; imported here, on the first call whose definition
-    takes a config (a tree of pre-PR #6976 copies never needs it: ~4 ms of imports)."""
-    from ppo_migrate.analysis.configs import ConfigFinder
-    from ppo_migrate.analysis.index import ClassIndex, package_root
-
+    """The module's :class:`ConfigFinder`, made on the first call whose definition takes a
+    config (a tree of pre-PR #6976 copies never needs one)."""
     return ConfigFinder(
         analysis.module,
         analysis.scopes,
         analysis.targets,
         tuple(settings.config_names),
         analysis.parents,
-        ClassIndex(package_root(path, package), settings),
+        ClassIndex(package_root(path, package), settings, ModuleAnalysis),
     )
 
 
@@ -129,10 +138,6 @@ class ModuleAnalysis:
         package: tuple[str, ...] | None = None,
         module: ParsedModule | None = None,
     ) -> None:
-        from ppo_migrate.analysis.scopes import ScopeTree
-        from ppo_migrate.analysis.targets import TargetFinder
-        from ppo_migrate.targets import TargetMatcher, module_package
-
         self.settings = settings
         self.path = path
         self.module = module if module is not None else parse(text, path)
@@ -149,8 +154,6 @@ class ModuleAnalysis:
         self._configs: ConfigFinder | None = None
         self._patched = None  # a Patch, False (none), None (not looked for)
         self._shim_detector = None
-        from ppo_migrate.analysis.shims import MARKERS
-
         text = self.module.text
         self._may_hold_shims = any(word in text for word in MARKERS)
         self._make_configs = lambda: _config_finder(self, settings, path, package)
@@ -174,8 +177,6 @@ class ModuleAnalysis:
     def frames(self, node: ast.AST) -> tuple[tuple[str, str], ...]:
         """The ``(kind, name)`` frames of the functions, lambdas and classes around ``node``
         (the scope whose code evaluates it, outwards; comprehensions do not count)."""
-        from ppo_migrate.analysis.scopes import frames
-
         return frames(self.scopes.scope_of(node))
 
     def scope_name(self, node: ast.AST) -> str:
@@ -184,8 +185,6 @@ class ModuleAnalysis:
 
     def diagnostics(self) -> list[Diagnostic]:
         """See :func:`analyse`."""
-        from ppo_migrate.targets import Verdict
-
         settings = self.settings
         show_shims = getattr(settings, "show_shims", False)
         out: list[Diagnostic] = []
@@ -229,12 +228,27 @@ class ModuleAnalysis:
         :class:`ppo_migrate.analysis.patches.Patch`, else ``None``. Its calls may then
         reach a replacement taking no config, so a fix there is unsafe."""
         if self._patched is None:
-            from ppo_migrate.analysis.patches import own_replacement
-
             self._patched = own_replacement(
                 self.module.tree, self.module.text, self.matcher.targets, self.path
             ) or False
         return self._patched or None
+
+    def replacement(self):
+        """The replacement of the runtime function, or of a module or alias its calls go
+        through, that may reach this module's calls: its own
+        (:func:`ppo_migrate.analysis.patches.own_replacement`) or another file's among the
+        run's (``Settings.target_patches``: :func:`ppo_migrate.analysis.patches.reaching_patch`).
+
+        Returns:
+            A :class:`ppo_migrate.analysis.patches.Patch`, or ``None``: none was found
+            (or, for other files, none was looked for: standard input, the codemod).
+        """
+        patch = self._patches_the_function()
+        if patch is None and getattr(self.settings, "target_patches", None):
+            from ppo_migrate.analysis.patches import reaching_patch
+
+            patch = reaching_patch(self.settings.target_patches, self.path, self.module.tree)
+        return patch
 
     def _references(self) -> list[Diagnostic]:
         """PPO006: the runtime function used as a value other than a plain alias (issue 15).
@@ -245,9 +259,6 @@ class ModuleAnalysis:
         reference (``functools.partial(f)``, a default ``factory=f``, a callback, a dict
         value) hands the function to code whose calls cannot be checked.
         """
-        from ppo_migrate.analysis.targets import dotted_parts
-        from ppo_migrate.targets import Verdict
-
         targets, facts = self.targets, self.module.facts
         wanted = targets.wanted()
         candidates: list[ast.expr] = [n for name in wanted for n in facts.loads.get(name, ())]
@@ -303,8 +314,6 @@ class ModuleAnalysis:
         if isinstance(parent, (ast.Assign, ast.AnnAssign)) and parent.value is node:
             targets = parent.targets if isinstance(parent, ast.Assign) else [parent.target]
             if len(targets) == 1 and isinstance(targets[0], ast.Name):
-                from ppo_migrate.analysis.scopes import ScopeKind
-
                 if self.scopes.scope_of(node).kind is ScopeKind.CLASS:
                     return "stored as a class attribute (called as a method, it gets `self`)"
                 return None  # a plain alias: its calls are followed
@@ -353,8 +362,6 @@ class ModuleAnalysis:
         """Whether ``--use-ppo-runtime`` refuses this module's ``<verl module>.<function>``
         references because the name ``ppo_runtime`` means something else in it
         (:meth:`ppo_migrate.analysis.names.ModuleNames.binds_only_package`, as the move asks)."""
-        from ppo_migrate.analysis.names import ModuleNames
-
         names = ModuleNames(self.module.text, self.path, self.package, module=self.module)
         if names.binds_only_package(_PPO_RUNTIME):
             return False
@@ -367,13 +374,9 @@ class ModuleAnalysis:
             return self._diagnostic(
                 t, "PPO004", f"`{t.callee}()` is a compatibility shim ({shim}); left as it is"
             )
-        from ppo_migrate.analysis.signatures import callee_signature
-
         # issue 12: the definition the call binds to decides whether a config may be passed
         in_effect = callee_signature(self.path, t.names, self.settings)
         if not in_effect.accepts_config:
-            from ppo_migrate.output.concise_format import NOTICE_SEPARATOR
-
             return self._diagnostic(
                 t,
                 "PPO005",
@@ -388,8 +391,6 @@ class ModuleAnalysis:
             against = f" ({rejected.text})" if rejected is not None else ""
             reason = None
             if self.configs.rejected:  # each rejected candidate and its evidence, by line
-                from ppo_migrate.analysis.reasons import rejection_reason
-
                 reason = rejection_reason(self.configs, self.configs.rejected, t.call, self.path)
             if reason is None:
                 reason = rejected
@@ -400,7 +401,9 @@ class ModuleAnalysis:
                 f"scope {where}{against}; this entry point must obtain the training config and pass it",
             )._replace(
                 callee=in_effect.detail,
-                reason=reason if reason is not None or in_effect.certain else in_effect.why,
+                # issue 26: a callee not known to take a config is the reason that matters (and
+                # the one --thread-config reads): no candidate's evidence changes it
+                reason=reason if in_effect.certain else in_effect.why,
             )
         expression = choice.expression
         applicability = choice.applicability
@@ -411,20 +414,14 @@ class ModuleAnalysis:
             applicability = "unsafe"  # issue 27: evidence for and against, or an uncomposable file
             message += f" (unsafe fix: {evidence.text})"
         elif choice.why is not None:
-            from ppo_migrate.analysis.reasons import unsafe_reason
-
             reason = unsafe_reason(self.configs, choice.why, t.call, self.path)
         patch = self._patches_the_function()
         if patch is None and applicability == "safe" and getattr(self.settings, "target_patches", None):
-            from ppo_migrate.analysis.patches import reaching_patch
-
             # another file's (a test's) replacement
             patch = reaching_patch(self.settings.target_patches, self.path, self.module.tree)
         if patch is not None:
             # a test or a shim replaces the function (mock.patch, setattr, sys.modules, a
             # module alias swapped): the callable at the call may take no config at all
-            from ppo_migrate.analysis.patches import patch_reason
-
             if applicability == "safe" or reason is None:
                 reason = patch_reason(patch)  # the patch is what makes this fix unsafe
             applicability = "unsafe"
@@ -452,10 +449,6 @@ class ModuleAnalysis:
         return self._shim_detector
 
     def _make_shims(self):
-        from ppo_migrate.analysis.shims import ShimDetector
-        from ppo_migrate.analysis.targets import configless_kind
-        from ppo_migrate.targets import resolve_relative
-
         targets = self.matcher.targets
 
         def qualified(expr: ast.expr) -> set[str]:
@@ -529,11 +522,9 @@ class ModuleAnalysis:
             if 0 < n <= len(lines)
         ):
             return diagnostics
-        from ppo_migrate.diagnostics import comment_lines
-
         _, comments = comment_lines(self.module.text)
-        comment_lines = [comments[i][1] if i in comments else "" for i in range(1, len(lines) + 1)]
-        return [d for d in diagnostics if not is_suppressed(d, comment_lines)]
+        per_line = [comments[i][1] if i in comments else "" for i in range(1, len(lines) + 1)]
+        return [d for d in diagnostics if not is_suppressed(d, per_line)]
 
 
 #: Calls that look at a function without calling it (a reference passed to them is no use).

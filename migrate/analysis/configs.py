@@ -66,6 +66,7 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import NamedTuple
 
+from ppo_migrate.analysis.evidence import VERL_SECTIONS, composed_keys, file_keys, find_file
 from ppo_migrate.analysis.flow import Bound, bound_at
 from ppo_migrate.analysis.index import ClassIndex
 from ppo_migrate.analysis.module import ParsedModule
@@ -75,11 +76,6 @@ from ppo_migrate.analysis.targets import TargetFinder, all_args, dotted_parts
 from ppo_migrate.diagnostics import CallerOrigin, Reason, Related, qualname
 from ppo_migrate.targets import resolve_relative
 
-#: Top-level sections of verl's training config (verl ``trainer/config/ppo_trainer.yaml``).
-VERL_SECTIONS = frozenset({
-    "actor_rollout_ref", "critic", "algorithm", "trainer", "data", "reward_model", "reward",
-    "global_profiler",
-})
 #: Qualified names of omegaconf's ``DictConfig``.
 DICTCONFIG_NAMES = frozenset({"omegaconf.DictConfig", "omegaconf.dictconfig.DictConfig"})
 #: Annotations that say nothing against a config (``Any``, ``object``).
@@ -225,6 +221,8 @@ class ConfigFinder:
         self._visiting: set[int] = set()
         self._positive_visiting: set[int] = set()
         self._returning: set[int] = set()
+        #: id of a ``def`` -> (the node, :func:`_returns_of` it), found once per resolver
+        self._returns: dict[int, tuple[ast.AST, list[ast.expr] | None]] = {}
         #: the parameters judged while one candidate is (:meth:`find`); ``None`` otherwise
         self._origins: list[CallerOrigin] | None = None
         #: what the last candidate's check saw (its state and scope), set by the checks
@@ -394,16 +392,36 @@ class ConfigFinder:
         if holder.kind in (ScopeKind.MODULE, ScopeKind.CLASS) and self._globals_rewritten:
             worst = "weak"  # ``globals()["config"] = d``, ``exec(...)``: not all bindings seen
         self._record_global(name, holder)
+        against = conflict = False
         for b in self.finder.bindings_in(holder, name):
+            noted = len(self._evidence)
             trust = self._binding_trust(b.node, b.qualified, holder)
             if trust == "against":
-                # evidence against one binding (or one caller's value) is against the name,
-                # whatever another binding shows for it: on that path the value is not a
-                # training config (``launch(base if flag else {"a": 1})``)
-                return trust
-            if trust == "weak":
+                # evidence against one binding (or one caller's value): on that path the
+                # value is not a training config (``launch(base if flag else {"a": 1})``)
+                against = True
+                conflict = conflict or self._conflict(self._evidence[noted:])
+            elif trust == "weak":
                 worst = trust
-        return worst
+        if against and not conflict:
+            return "against"
+        # the same binding shows evidence for a training config too (one caller passes it,
+        # another a dict; ``config or {...}``): the evidence conflicts, an unsafe fix at best
+        # whose reason names both (issue 27). Another binding's evidence for does not count:
+        # it may never reach the call (``config = str(config)`` after a config parameter).
+        return "weak" if against else worst
+
+    def _conflict(self, evidence: list[tuple[str, str, object]]) -> bool:
+        """Whether ``evidence`` (the pieces one binding's judgement noted) holds both
+        evidence against a training config and evidence for one (a verl section, a config
+        YAML); if so a ``conflicting-evidence`` piece naming both is noted first."""
+        for_ = next((e for e in evidence if e[0] == "strong"), None)
+        against = next((e for e in evidence if e[0] == "against"), None)
+        if for_ is None or against is None:
+            return False
+        text = f"evidence conflicts: {against[1]}, but {for_[1]}"
+        self._evidence.insert(0, ("weak", text, against[2]))
+        return True
 
     @functools.cached_property
     def _globals_rewritten(self) -> bool:
@@ -621,7 +639,7 @@ class ConfigFinder:
             return None
         values: list[ast.expr] = []
         for d in defs:
-            found = _returns_of(d)  # type: ignore[arg-type]
+            found = self._returns_of(d)  # type: ignore[arg-type]
             if found is None:
                 return None  # a generator
             values.extend(found)
@@ -630,6 +648,14 @@ class ConfigFinder:
             return [judge(v) for v in values]
         finally:
             self._returning -= ids
+
+    def _returns_of(self, func: ast.FunctionDef) -> list[ast.expr] | None:
+        """:func:`_returns_of`, walked once per function (the same helper is asked about
+        at every call of it: ``_pydecimal.py`` walked its functions 16,956 times)."""
+        known = self._returns.get(id(func))
+        if known is None or known[0] is not func:
+            known = self._returns[id(func)] = (func, _returns_of(func))
+        return known[1]
 
     def _builtin(self, func: ast.expr) -> set[str]:
         """``{name}`` for a call of a builtin by its plain, unshadowed name, else empty."""
@@ -794,8 +820,6 @@ class ConfigFinder:
         directory = self._module_dir()
         if name is None or directory is None:
             return None
-        from ppo_migrate.analysis.evidence import file_keys, find_file
-
         root = self.classes.root if self.classes is not None else None
         found = find_file(name, directory, _repository_top(directory, root))
         if not found:
@@ -875,8 +899,6 @@ class ConfigFinder:
         """The evidence of config ``name`` of ``config_dir`` composed
         (:func:`ppo_migrate.analysis.evidence.composed_keys`); ``None`` when the file is not
         in the repository."""
-        from ppo_migrate.analysis.evidence import composed_keys
-
         result = composed_keys(config_dir, name)
         shown = _display(result.path)
         if result.keys is None:
@@ -904,7 +926,7 @@ class ConfigFinder:
         if found is None:
             return False
         where, func = found
-        values = _returns_of(func)
+        values = self._returns_of(func)
         if not values:
             return False
         params = {a.arg for a in all_args(func.args)}
@@ -1519,29 +1541,40 @@ class ConfigFinder:
             if position == 0:
                 return  # ``self`` / ``cls`` itself
             position -= 1
-        for call in self.module.facts.calls:
-            callee = call.func
-            if isinstance(callee, ast.Attribute) and callee.attr == "remote":
-                callee = callee.value
-            if not (isinstance(callee, ast.Attribute) and callee.attr == func.name):
-                continue
+        calls, handed_on = self._method_uses.get(func.name, ((), ()))
+        for call, callee in calls:
             if self._imported(callee.value):
                 continue  # an imported module's or object's: ``subprocess.run(cmd)``
             value = _passed_value(call, position, keyword)
             if value is not None:
                 yield value
-        called = set()
+        for attr in handed_on:
+            if not self._imported(attr.value):
+                yield _UNPACKED  # ``r = t.run; r(d)``: a bound method handed on
+
+    @functools.cached_property
+    def _method_uses(
+        self,
+    ) -> dict[str, tuple[list[tuple[ast.Call, ast.Attribute]], list[ast.Attribute]]]:
+        """Method name -> (the calls ``<obj>.<name>(...)`` and ``<obj>.<name>.remote(...)``
+        with their ``<obj>.<name>``, in source order; the reads ``<obj>.<name>`` that are
+        not called). Indexed once per module for :meth:`_method_call_values`: scanning
+        every call and attribute of the module once per method asked about was quadratic
+        (``_pydecimal.py``: 58 s of its 59 s)."""
+        uses: dict[str, tuple[list, list]] = {}
+        called: set[int] = set()
         for call in self.module.facts.calls:
             callee = call.func
             called.add(id(callee))
             if isinstance(callee, ast.Attribute) and callee.attr == "remote":
                 called.add(id(callee.value))
+                callee = callee.value
+            if isinstance(callee, ast.Attribute):
+                uses.setdefault(callee.attr, ([], []))[0].append((call, callee))
         for attr in self.module.facts.attributes:
-            if (
-                attr.attr == func.name and id(attr) not in called
-                and isinstance(attr.ctx, ast.Load) and not self._imported(attr.value)
-            ):
-                yield _UNPACKED  # ``r = t.run; r(d)``: a bound method handed on
+            if id(attr) not in called and isinstance(attr.ctx, ast.Load):
+                uses.setdefault(attr.attr, ([], []))[1].append(attr)
+        return uses
 
     def _imported(self, expr: ast.expr) -> bool:
         """Whether ``expr`` (``subprocess``, ``os.path``) reads a name bound by an import."""

@@ -27,11 +27,29 @@ import os
 import re
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
-from ppo_migrate.diagnostics import CallerOrigin, Diagnostic, Reason, Related
-from ppo_migrate.files import utf8_source
-from ppo_migrate.settings import Settings
+from ppo_migrate.analysis.callers import reference_fqs
+from ppo_migrate.analysis.check import ModuleAnalysis
+from ppo_migrate.analysis.configs import _UNPACKED, _passed_value
+from ppo_migrate.analysis.module import parsed_source
+from ppo_migrate.analysis.scopes import frames
+from ppo_migrate.analysis.targets import dotted_parts
+from ppo_migrate.diagnostics import CallerOrigin, Diagnostic, Reason, Related, qualname
+from ppo_migrate.files import decode_source, utf8_source
+from ppo_migrate.prefilter import is_candidate
+from ppo_migrate.project.snapshot import active, current
+from ppo_migrate.targets import (
+    absolute_parent,
+    module_name,
+    module_package,
+    namespace_prefixes,
+    package_for_relative_imports,
+    resolve_relative,
+)
+
+if TYPE_CHECKING:
+    from ppo_migrate.settings import Settings
 
 #: Above this many names, a file's identifiers are collected once instead of searching
 #: the bytes for each name.
@@ -194,8 +212,6 @@ def judge_callers(
 def _judge(
     origins: Iterable[CallerOrigin], paths: Sequence[str], settings: Settings
 ) -> dict[CallerOrigin, str | None]:
-    from ppo_migrate.analysis.callers import module_name, namespace_prefixes
-
     wanted: dict[str, list[_Wanted]] = defaultdict(list)
     verdicts: dict[CallerOrigin, str | None] = {}
     run_modules: set[str] | None = None  # the module names of ``paths``, once needed
@@ -352,8 +368,6 @@ def _decorators(
     (:meth:`ppo_migrate.analysis.configs.ConfigFinder.def_passes_through`). A decorator
     factory (``@deprecated("...")``) is trusted, as one of another package is. Decorators of other packages
     (``hydra.main``, ``ray.remote``) are trusted, their code not being here."""
-    from ppo_migrate.analysis.callers import module_name
-
     modules: dict[str, str] | None = None
     for origin in origins:
         for spec in origin.decorators:
@@ -400,8 +414,6 @@ def _collect() -> None:
 
 
 def _read(path: str) -> bytes | None:
-    from ppo_migrate.project.snapshot import current
-
     try:
         return current().read_bytes(path)  # read once a run
     except (OSError, ValueError):
@@ -423,8 +435,6 @@ def _package_roots(wanted: dict[str, list[_Wanted]]) -> set[str] | None:
     """The directories of the outermost packages holding the wanted names' modules (the
     files they were found in: :attr:`_Wanted.skip` or :attr:`_Wanted.home`); ``None`` when
     one's file is not known (then any file may reach it)."""
-    from ppo_migrate.targets import absolute_parent, module_package
-
     roots: set[str] = set()
     for entries in wanted.values():
         for w in entries:
@@ -464,8 +474,6 @@ def _module_parts(wanted: dict[str, list[_Wanted]], paths: Sequence[str]) -> dic
     (``from pkg import launch``); the others need not be read for it. A package between
     that binds another package (``from . import sub``) hands on nothing by itself: a use
     through it names ``lib``, or a package below that is checked in turn."""
-    from ppo_migrate.analysis.callers import module_name
-
     #: package -> (wanted name, {the name, its module's last part}) for each name below it
     under: dict[str, list[tuple[str, set[str]]]] = defaultdict(list)
     parts_of: dict[str, set[str]] = defaultdict(set)
@@ -516,8 +524,6 @@ def _mentions(data: bytes, names: set[str]) -> bool:
 def _spelled(data: bytes, names: set[str]) -> set[str] | None:
     """The ``names`` the file spells as identifiers (``train`` is not in ``trainer``);
     ``None`` for a non-ASCII file that may spell one otherwise (NFKC)."""
-    from ppo_migrate.prefilter import is_candidate
-
     # a module named after a file name that is not UTF-8 (``bad\xff.py``): its bytes
     encoded = [n.encode("utf-8", "surrogateescape") for n in names]
     if not data.isascii():
@@ -560,20 +566,13 @@ def _any_of(words: tuple[bytes, ...]) -> re.Pattern[bytes]:
 
 def _analysis(path: str, data: bytes, settings: Settings):
     """The core's analysis of another file, or ``None`` when it cannot be had."""
-    from ppo_migrate.analysis.check import ModuleAnalysis
-    from ppo_migrate.files import decode_source
-
-    from ppo_migrate.analysis.callers import package_for_relative_imports
-
-    from ppo_migrate.project.snapshot import active
-
     try:
         # a relative import in a folder without ``__init__.py`` (a namespace package) is
         # resolved against that folder: a caller it reaches is judged, not ignored
         package = package_for_relative_imports(path)
         source = _held(active(), path)
         if source is not None and (source.data is data or source.data == data):  # the run's parse
-            return ModuleAnalysis(source.text, path, settings, package=package, module=source.module(path))
+            return ModuleAnalysis(source.text, path, settings, package=package, module=parsed_source(source, path))
         return ModuleAnalysis(decode_source(data)[0], path, settings, package=package)
     except Exception:  # noqa: BLE001 -- undecodable or unparsable: it cannot run either
         return None
@@ -602,8 +601,6 @@ class _FileJudge:
         settings: Settings,
         aliases: dict[str, str],
     ) -> None:
-        from ppo_migrate.analysis.callers import module_name, package_for_relative_imports
-
         self.aliases = aliases
         self.unresolved: set[str] = set()
         self.path = path
@@ -619,8 +616,6 @@ class _FileJudge:
         self.more: dict[str, list[_Wanted]] = defaultdict(list)
 
     def _fqs(self, node: ast.AST) -> set[str]:
-        from ppo_migrate.analysis.callers import reference_fqs
-
         return reference_fqs(self.analysis, self.module, self.package, node)
 
     def collect_reexports(self) -> list[tuple[str, str]]:
@@ -631,8 +626,6 @@ class _FileJudge:
         renamed ones (``as start``), are returned as ``(new fq, imported fq)``: a file that
         imports the name from the re-exporting module (``from mypkg.api import launch``)
         names none of the original module's parts, so the next round looks for it."""
-        from ppo_migrate.targets import resolve_relative
-
         renamed: list[tuple[str, str]] = []
         for node in _module_level(self.analysis.module.tree.body):
             if isinstance(node, ast.Import):
@@ -926,15 +919,18 @@ class _FileJudge:
         return None
 
     def _passes(self, call: ast.Call, position: int | None, keyword: str, w: _Wanted) -> str | None:
-        from ppo_migrate.analysis.configs import _UNPACKED, _passed_value
-
         value = _passed_value(call, position, keyword)
         if value is None:
             return None  # passes nothing there: the parameter's default
         if value is _UNPACKED:
             return "passes unpacked arguments, which may not hold a training config"
         if self.analysis.configs._passed_trust(value) not in (None, "strong"):
-            return f"passes `{_shown(self.analysis.module.source_of(value))}`, which may not be a training config"
+            from ppo_migrate.analysis.reasons import DICT_RAISES, is_plain_dict
+
+            shown = _shown(self.analysis.module.source_of(value))
+            if is_plain_dict(self.analysis.configs, value):
+                return f"passes `{shown}`, a plain dict: {DICT_RAISES}"
+            return f"passes `{shown}`, which may not be a training config"
         self._handed_on(value, w)
         return None
 
@@ -1038,9 +1034,6 @@ class _FileJudge:
 
     def _subclass(self, cls: ast.ClassDef, w: _Wanted) -> str | None:
         """A subclass of a wanted class: its own ``__init__`` judged, its calls wanted next."""
-        from ppo_migrate.analysis.scopes import frames
-        from ppo_migrate.diagnostics import qualname
-
         scope = self.analysis.scopes.scope_for_node(cls)
         outer = frames(scope.parent) if scope is not None else (("function", "?"),)
         if any(kind == "function" for kind, _ in outer):
@@ -1094,8 +1087,6 @@ class _FileJudge:
             reason = self._passes(c, position, w.keyword, w)
             if reason is not None:
                 return f"(subclass `{cls.name}`) {reason}"
-            from ppo_migrate.analysis.configs import _passed_value
-
             value = _passed_value(c, position, w.keyword)
             if isinstance(value, ast.Name):
                 own = next((i for i, a in enumerate(params) if a.arg == value.id), None)
@@ -1129,10 +1120,6 @@ class _FileJudge:
         instances run the base's, so its calls are wanted next round; its own method that
         calls the base's (``super().run(x)``) passes ``x`` on: judged here, and when ``x`` is
         its own parameter, that method's calls are wanted next round."""
-        from ppo_migrate.analysis.configs import _passed_value
-        from ppo_migrate.analysis.scopes import frames
-        from ppo_migrate.diagnostics import qualname
-
         scope = self.analysis.scopes.scope_for_node(cls)
         outer = frames(scope.parent) if scope is not None else (("function", "?"),)
         if any(kind == "function" for kind, _ in outer):
@@ -1286,8 +1273,6 @@ def _within(module: str, name: str) -> bool:
 
 def dotted_name(node: ast.expr) -> str | None:
     """``a.b.c`` for a chain of names, else ``None`` (:func:`ppo_migrate.analysis.targets.dotted_parts`)."""
-    from ppo_migrate.analysis.targets import dotted_parts
-
     parts = dotted_parts(node)
     return ".".join(parts) if parts else None
 

@@ -4,7 +4,7 @@ config_name=...)``, Hydra's ``compose`` API), to tell a training config from ano
 
 A training config is a mapping with one of verl's top-level sections (verl
 ``verl/trainer/config/ppo_trainer.yaml``: ``actor_rollout_ref``, ``critic``, ...;
-:data:`ppo_migrate.analysis.configs.VERL_SECTIONS`). The keys of a composed config are
+:data:`VERL_SECTIONS`). The keys of a composed config are
 its own keys and, through its ``defaults`` list, the keys of the configs it inherits
 (``- ppo_trainer``: that file's keys, found in the same config directory) and the packages
 of the config groups it selects (``- actor@actor_rollout_ref.actor: dp_actor`` puts
@@ -27,6 +27,11 @@ from typing import NamedTuple
 _HYDRA_KEYS = frozenset({"defaults", "hydra"})
 #: Levels above a module's directory searched for a relative file name (up to the root).
 _MAX_UP = 8
+#: Top-level sections of verl's training config (verl ``trainer/config/ppo_trainer.yaml``).
+VERL_SECTIONS = frozenset({
+    "actor_rollout_ref", "critic", "algorithm", "trainer", "data", "reward_model", "reward",
+    "global_profiler",
+})
 #: verl's own trainer configs (``verl/trainer/config/<name>.yaml`` of the 0.9.x wheels),
 #: each composing to a training config
 VERL_TRAINER_CONFIGS = frozenset({
@@ -140,9 +145,7 @@ def composed_keys(config_dir: Path, config_name: str) -> ConfigKeys:
 
 
 def sections() -> frozenset[str]:
-    """verl's top-level sections (:data:`ppo_migrate.analysis.configs.VERL_SECTIONS`)."""
-    from ppo_migrate.analysis.configs import VERL_SECTIONS
-
+    """verl's top-level sections (:data:`VERL_SECTIONS`)."""
     return VERL_SECTIONS
 
 
@@ -270,4 +273,4 @@ def _hydra_compose(config_dir: str, name: str, stamp: tuple) -> tuple[frozenset[
             GlobalHydra.instance().clear()
 
 
-__all__ = ["ConfigKeys", "composed_keys", "file_keys", "find_file"]
+__all__ = ["VERL_SECTIONS", "ConfigKeys", "composed_keys", "file_keys", "find_file"]

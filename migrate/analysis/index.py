@@ -6,7 +6,8 @@ project (``class Launcher(TrainerBase)`` whose ``TrainerBase.__init__`` in
 import (``from .base import TrainerBase``, ``import pkg.base as b; b.TrainerBase``),
 :class:`ClassIndex` finds the module's file the way Python would find it from the
 calling file's package root (``<root>/pkg/base.py`` or ``<root>/pkg/base/__init__.py``),
-parses it with the same core (:class:`ppo_migrate.analysis.check.ModuleAnalysis`),
+parses it with the same core (:class:`ppo_migrate.analysis.check.ModuleAnalysis`, which
+the index is handed: check builds the index, so the index does not import check),
 never importing or executing it, and hands back the class definition with the
 analysis that can judge its assignments. Each file is parsed at most once per
 process (the pool's workers each keep their own).
@@ -16,8 +17,14 @@ from __future__ import annotations
 
 import ast
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+from ppo_migrate.analysis.module import SourceProblem, parsed_source
+from ppo_migrate.files import UnreadableFile
+from ppo_migrate.project.snapshot import current
+from ppo_migrate.targets import absolute_parent
 
 if TYPE_CHECKING:
     from ppo_migrate.analysis.check import ModuleAnalysis
@@ -37,8 +44,6 @@ def package_root(path: str, package: tuple[str, ...]) -> Path | None:
     """
     if not path or path == "-":
         return None
-    from ppo_migrate.targets import absolute_parent
-
     directory = absolute_parent(path)
     for _ in package:
         directory = os.path.dirname(directory)
@@ -64,11 +69,17 @@ class ClassIndex:
         root: the package root the calling file's imports resolve from
             (:func:`package_root`); ``None`` disables cross-file lookups.
         settings: the run's settings (the other file's analysis uses them).
+        analyse: makes the other file's analysis, called as
+            ``analyse(text, path, settings, package=package)``
+            (:class:`ppo_migrate.analysis.check.ModuleAnalysis`).
     """
 
-    def __init__(self, root: Path | None, settings: Settings) -> None:
+    def __init__(
+        self, root: Path | None, settings: Settings, analyse: Callable[..., ModuleAnalysis]
+    ) -> None:
         self.root = root
         self.settings = settings
+        self.analyse = analyse
 
     def _module_of(self, qualified: str) -> tuple[ModuleAnalysis, str] | None:
         """The analysis of the project module holding ``qualified`` and the name's last part,
@@ -116,11 +127,6 @@ class ClassIndex:
         return None if assigned else (analysis, defs[0])
 
     def _analysis(self, path: Path, module: str) -> ModuleAnalysis | None:
-        from ppo_migrate.analysis.check import ModuleAnalysis
-        from ppo_migrate.analysis.module import SourceProblem
-        from ppo_migrate.files import UnreadableFile
-        from ppo_migrate.project.snapshot import current
-
         try:
             stat = path.stat()
         except OSError:
@@ -134,8 +140,8 @@ class ClassIndex:
             package = tuple(module.split(".")[:-1]) if path.name != "__init__.py" else tuple(
                 module.split(".")
             )
-            result = ModuleAnalysis(
-                source.text, str(path), self.settings, package=package, module=source.module(str(path))
+            result = self.analyse(
+                source.text, str(path), self.settings, package=package, module=parsed_source(source, str(path))
             )
         except (UnreadableFile, SourceProblem, UnicodeDecodeError, SyntaxError, LookupError,
                 ValueError, RecursionError):

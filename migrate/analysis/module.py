@@ -18,6 +18,10 @@ import warnings
 
 from ppo_migrate.constants import MAX_NESTING, MAX_SOURCE_CHARS
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from ppo_migrate.project.snapshot import SourceFile
+
 _LINE_SPLIT = re.compile(r"\r\n|\r|\n")
 
 
@@ -211,6 +215,37 @@ def parse(text: str, path: str, tree_of=None) -> ParsedModule:
     return module
 
 
+def parsed_source(source: SourceFile, path: str) -> ParsedModule:
+    """The run's snapshot's file ``source`` parsed as :func:`parse` parses it, for the display
+    path ``path``: made once a run, on the snapshot's tree (one tree, and one walk of it,
+    for every path it is asked for), and kept with it
+    (:meth:`ppo_migrate.project.snapshot.SourceFile.derived`).
+
+    Raises:
+        SourceProblem: as :func:`parse` raises it.
+        UnicodeDecodeError, SyntaxError, LookupError: the bytes do not decode.
+    """
+    modules: dict[str, ParsedModule] = source.derived(_PARSED, _by_path)
+    found = modules.get(path)
+    if found is None:
+        if modules:
+            other = next(iter(modules.values()))
+            found = ParsedModule(other.text, path, other.tree, other.lines, other.facts)
+        else:
+            # looked up when called: a test logging the run's parses replaces this module's
+            found = parse(source.text, path, tree_of=source.tree)
+        modules[path] = found
+    return found
+
+
+#: :func:`parsed_source`'s kind in a snapshot's file: its :class:`ParsedModule` by display path
+_PARSED = "ppo_migrate.analysis.module.ParsedModule"
+
+
+def _by_path(source: SourceFile) -> dict[str, ParsedModule]:
+    return {}
+
+
 def syntax_problem(exc: SyntaxError) -> SourceProblem:
     """A PPO902 :class:`SourceProblem` from Python's ``SyntaxError`` (its message and position).
 
@@ -400,6 +435,7 @@ __all__ = [
     "SourceProblem",
     "nesting_problem",
     "parse",
+    "parsed_source",
     "split_lines",
     "syntax_problem",
     "walk_facts",

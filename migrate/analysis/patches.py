@@ -27,10 +27,17 @@ import os
 import re
 import weakref
 from collections.abc import Iterable, Iterator, Sequence
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
+from ppo_migrate.constants import MAX_SOURCE_CHARS
 from ppo_migrate.diagnostics import Reason, Related
-from ppo_migrate.settings import Settings
+from ppo_migrate.files import decode_source
+from ppo_migrate.project.snapshot import active, current
+from ppo_migrate.project.tree import DOUBLES_FOLDERS
+from ppo_migrate.targets import module_name, module_package, namespace_prefixes, resolve_relative
+
+if TYPE_CHECKING:
+    from ppo_migrate.settings import Settings
 
 #: THE table of callables that replace an attribute or an item named by a string or a
 #: keyword, by the last name of what they call, and how they name it:
@@ -66,6 +73,37 @@ PATCHERS: dict[str, str] = {
 #: attribute assigned (``x.f = v``; the names are checked on the tree).
 _PATCH_WORDS = rb"setattr|delattr|patch|setitem|setdefault|__dict__|\bupdate\b|\bmodules\b|\bglobals\s*\(|\bvars\s*\("
 _ATTRIBUTE_STORE = rb"\.\s*(\w+)\s*=[^=]"
+#: a literal each alternative of :data:`_PATCH_WORDS` contains, in the same order
+_PATCH_LITERALS = (b"setattr", b"delattr", b"patch", b"setitem", b"setdefault", b"__dict__",
+                   b"update", b"modules", b"globals", b"vars")
+_PATCH_WORDS_RE = re.compile(_PATCH_WORDS)
+_ATTRIBUTE_STORE_RE = re.compile(_ATTRIBUTE_STORE)
+
+
+def _may_patch(data: bytes) -> bool:
+    """Whether ``re.search(_PATCH_WORDS + b"|" + _ATTRIBUTE_STORE, data)`` finds anything.
+
+    The alternation of words is tried at every position of the file (~0.1 s a MB), so it
+    runs only on a file holding one of its literals (``bytes.__contains__`` is ~100 times
+    faster); the attribute store starts with a literal ``.``, which the engine skips to."""
+    if any(word in data for word in _PATCH_LITERALS) and _PATCH_WORDS_RE.search(data):
+        return True
+    return _ATTRIBUTE_STORE_RE.search(data) is not None
+
+
+def _lines_holding(data: bytes, words: Iterable[bytes]) -> list[tuple[int, int]]:
+    """``(start, end)`` of each line (``\n``-ended, end excluded) holding one of
+    ``words``, in order."""
+    spans = set()
+    for word in words:
+        at = data.find(word)
+        while at != -1:
+            start = data.rfind(b"\n", 0, at) + 1
+            end = data.find(b"\n", at)
+            end = len(data) if end == -1 else end
+            spans.add((start, end))
+            at = data.find(word, end)
+    return sorted(spans)
 
 
 class Replacement(NamedTuple):
@@ -131,9 +169,6 @@ def parse_bytes(data: bytes) -> ast.Module | None:
     """``ast.parse`` of a file's bytes, or ``None`` where the per-file phase reports it
     instead (longer than ``constants.MAX_SOURCE_CHARS``, undecodable, a syntax error, nested
     too deeply): such a file cannot run either."""
-    from ppo_migrate.constants import MAX_SOURCE_CHARS
-    from ppo_migrate.files import decode_source
-
     if len(data) > 4 * MAX_SOURCE_CHARS:
         return None
     try:
@@ -149,8 +184,6 @@ def parse_file(path: str, data: bytes) -> ast.Module | None:
     """:func:`parse_bytes` of ``path``'s bytes ``data``, the tree made once a run: the run's
     snapshot's (:meth:`ppo_migrate.project.snapshot.SourceFile.tree`; the file kept from now
     on) when ``data`` are the bytes it holds for ``path``, else parsed here."""
-    from ppo_migrate.project.snapshot import active
-
     snapshot = active()
     if snapshot is None:
         return parse_bytes(data)
@@ -160,8 +193,6 @@ def parse_file(path: str, data: bytes) -> ast.Module | None:
         return parse_bytes(data)
     if source.data is not data and source.data != data:
         return parse_bytes(data)
-    from ppo_migrate.constants import MAX_SOURCE_CHARS
-
     if len(data) > 4 * MAX_SOURCE_CHARS:
         return None
     try:
@@ -457,7 +488,7 @@ def through_names(datas: Iterable[bytes], targets: Iterable[str]) -> Names:
             package, last = m.rsplit(".", 1)
             by_package.setdefault(package, []).append(last)
     from_package = {
-        package: re.compile(rb"\bfrom\s+" + re.escape(package.encode()) + rb"\s+import\s")
+        package: (package.encode(), re.compile(rb"\bfrom\s+" + re.escape(package.encode()) + rb"\s+import\s"))
         for package in by_package
     }
     patterns: dict[tuple[str, str], re.Pattern[bytes]] = {}
@@ -479,27 +510,32 @@ def through_names(datas: Iterable[bytes], targets: Iterable[str]) -> Names:
     assigned = re.compile(
         rb"(?m)^[ \t]*(\w+)[ \t]*(?::[^=\n]*)?=[ \t]*(?:[\w.]+\.)?(?:" + fn_words + rb")[ \t]*(?:#[^\n]*)?$"
     )
+    fn_encoded = [w.encode() for w in functions]
     for data in datas:
         for package, lasts in by_package.items():
-            if from_package[package].search(data) is None:
+            spelled, statement = from_package[package]
+            if spelled not in data or statement.search(data) is None:
                 continue
             for last in lasts:
                 if last not in through and last.encode() in data and imports_last(package, last, data):
                     through.add(last)
-        for m in aliased.finditer(data):
-            word = m.group(0).split()[0].decode()
-            (functions if word in functions else through).add(m.group(1).decode("utf-8", "replace"))
-        for m in assigned.finditer(data):
-            functions.add(m.group(1).decode("utf-8", "replace"))
+        # `` as `` (a blank each side) in the file, or no alias to find: the alternation
+        # of words is tried at every position otherwise (seconds on a 30 MB file)
+        if any(sep in data for sep in (b" as ", b" as\t", b"\tas ", b"\tas\t")):
+            for m in aliased.finditer(data):
+                word = m.group(0).split()[0].decode()
+                (functions if word in functions else through).add(m.group(1).decode("utf-8", "replace"))
+        # a match is one line, which spells a function: only those lines are tried
+        spans = _lines_holding(data, fn_encoded) if fn_encoded else [(0, len(data))]
+        for start, end in spans:
+            for m in assigned.finditer(data, start, end):
+                functions.add(m.group(1).decode("utf-8", "replace"))
     return Names(frozenset(functions), frozenset(through - functions), frozenset(modules))
 
 
 #: folders of test doubles: a copy of verl's module under one is a fake a test may put
-#: first on ``sys.path``
-_DOUBLES_FOLDERS = frozenset({
-    "tests", "test", "testing", "fakes", "fake", "mocks", "mock", "stubs", "stub", "doubles",
-    "test_utils", "testutils",
-})
+#: first on ``sys.path`` (one list with the callee's walk for stray copies)
+_DOUBLES_FOLDERS = DOUBLES_FOLDERS
 
 
 def _is_test_file(path: str) -> bool:
@@ -514,7 +550,11 @@ def _is_test_file(path: str) -> bool:
 #: ``NAME = "pkg.lib.get_..."`` at the start of a line: a patch target kept in a constant
 #: another file may import (``mock.patch(NAME, fake)``)
 def _constants(data: bytes, functions: Iterable[str]) -> Iterator[tuple[str, str, int]]:
-    words = b"|".join(re.escape(w.encode()) for w in sorted(functions))
+    functions = sorted(functions)
+    # a match holds ``.<function>'`` or ``.<function>"``: without one, nothing to find
+    if functions and not any(b"." + w.encode() + q in data for w in functions for q in (b"'", b'"')):
+        return
+    words = b"|".join(re.escape(w.encode()) for w in functions)
     pattern = re.compile(rb"(?m)^(\w+)[ \t]*(?::[^=\n]*)?=[ \t]*[rbuRBU]?['\"]([\w.]+)\.(?:" + words + rb")['\"]")
     for m in pattern.finditer(data):
         line = data.count(b"\n", 0, m.start()) + 1
@@ -541,8 +581,6 @@ def target_patches(candidates: Iterable[str], paths: Sequence[str], settings: Se
         ``sys.modules["verl.trainer.constants_ppo"] = fake``, a fake
         ``verl/trainer/constants_ppo.py`` defining the function without a config).
     """
-    from ppo_migrate.project.snapshot import current
-
     read_bytes = current().read_bytes  # each file read once a run
     candidates = list(candidates)
     datas: dict[str, bytes] = {}
@@ -559,7 +597,6 @@ def target_patches(candidates: Iterable[str], paths: Sequence[str], settings: Se
     names = names._replace(
         target_modules=frozenset(t.rsplit(".", 1)[0] for t in targets if "." in t and t not in reexports)
     )
-    patch_bytes = re.compile(_PATCH_WORDS + rb"|" + _ATTRIBUTE_STORE)
     constants: dict[str, tuple[str, str, int]] = {}
     for path, data in datas.items():
         for name, module, line in _constants(data, names.functions):
@@ -579,19 +616,18 @@ def target_patches(candidates: Iterable[str], paths: Sequence[str], settings: Se
         q + p.encode() + q for m in names.target_modules for p in _prefixes(m) for q in (b"'", b'"')
     ]
     found: list[tuple[str | None, str, int, str, str]] = []
+    used: set[tuple[str, int]] = set()  # constants another file's patch reads a target from
 
     def look(path: str, data: bytes) -> None:
-        if not any(n in data for n in [*encoded, *module_keys]) or not patch_bytes.search(data):
+        if not any(n in data for n in [*encoded, *module_keys]) or not _may_patch(data):
             found.extend(_fake_definitions(path, data, names))
             return
         tree = parse_file(path, data)
         if tree is None:
             return  # it cannot run either
         found.extend(_fake_definitions(path, data, names, tree))
-        for module, line, kind, what in _patches_in(tree, names, constants, _is_test_file(path)):
+        for module, line, kind, what in _patches_in(tree, names, constants, _is_test_file(path), used=used):
             if module == "<own>":  # ``globals()[...] = f``: the file's own module
-                from ppo_migrate.analysis.callers import module_name
-
                 module = module_name(path)
             found.append((module, path, line, kind, what))
 
@@ -609,6 +645,9 @@ def target_patches(candidates: Iterable[str], paths: Sequence[str], settings: Se
             continue
         if any(k in data for k in module_keys) or (any(n in data for n in encoded) and strict.search(data)):
             look(path, data)
+    # the constant a patch elsewhere reads its target from is not a replacement itself: the
+    # patch is, and its reason names the constant
+    found = [f for f in found if not ((f[1], f[2]) in used and f[4] == _REPLACES)]
     if not found:
         return ()
     modules = _run_modules(paths)
@@ -619,6 +658,205 @@ def target_patches(candidates: Iterable[str], paths: Sequence[str], settings: Se
                 module = None
         out.append(Patch(module or "*", path, line, kind, what))
     return tuple(sorted(set(out), key=lambda p: (p.path, p.line, p.module, p.what)))
+
+
+def _module_names(path: str) -> set[str]:
+    """Every name the module at ``path`` may be imported by (its own, and under the
+    folders above its outermost package: :func:`_run_modules`)."""
+    return _run_modules([path])
+
+
+#: callables loading the module a string names: ``importlib.import_module("pkg.lib")``,
+#: ``__import__("pkg.lib")``
+_LOADERS = frozenset({"import_module", "__import__"})
+_STATEMENT_FIELDS = ("body", "orelse", "finalbody", "handlers", "cases")
+
+
+def _statements(nodes: Iterable[ast.AST]) -> Iterator[ast.AST]:
+    """Every statement under ``nodes``, nested ones included (a function's, a branch's,
+    a handler's): imports are statements, so no expression is visited."""
+    stack = list(nodes)
+    while stack:
+        node = stack.pop()
+        yield node
+        for field in _STATEMENT_FIELDS:
+            stack.extend(getattr(node, field, ()))
+
+
+def loaded_modules(tree: ast.AST, package: tuple[str, ...], data: bytes = b"") -> set[str]:
+    """The modules running ``tree`` may load, with every package above each: its imports
+    anywhere (relative ones resolved against ``package``) and, when ``data`` (the file's
+    bytes) spells a loader, the dotted names given to ``importlib.import_module`` or
+    ``__import__``.
+
+    Args:
+        tree: a parsed module.
+        package: its package's parts (:func:`ppo_migrate.targets.module_package`).
+        data: its bytes, to skip the walk of its expressions when no loader is named.
+
+    Returns:
+        Dotted module names: ``import a.b``: ``a``, ``a.b``; ``from a.b import c``: ``a``,
+        ``a.b``, ``a.b.c`` (``c`` may be a module); ``import_module("a.b")``: ``a``, ``a.b``.
+    """
+    from ppo_migrate.targets import resolve_relative
+
+    out: set[str] = set()
+    for node in _statements(getattr(tree, "body", ())):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                out.update(_prefixes(alias.name))
+        elif isinstance(node, ast.ImportFrom):
+            base = resolve_relative("." * node.level + (node.module or ""), package)
+            if base:
+                out.update(_prefixes(base))
+                out.update(f"{base}.{a.name}" for a in node.names if a.name != "*")
+    if b"import_module" in data or b"__import__" in data:
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call) and node.args and _last(node.func) in _LOADERS:
+                text = _string(node.args[0])
+                if text and all(part.isidentifier() for part in text.split(".")):
+                    out.update(_prefixes(text))
+    return out
+
+
+#: an import statement (``from pkg import (\n    a,\n    b,\n)`` whole) or a loader's
+#: string (``import_module("pkg.lib")``), in bytes
+IMPORT_STATEMENT = re.compile(
+    rb"(?m)(?:^|[;:])[ \t]*(?:from[ \t]+[\w.]+[ \t]+import[ \t]*(?:\([^)]*\)?|[^\n]*)"
+    rb"|import[ \t]+[^\n]*)"
+    rb"|(?:import_module|__import__)[ \t]*\([ \t]*[rbuRBU]?['\"][\w.]*"
+)
+_WORDS = re.compile(rb"\w+")
+
+
+def reachable_files(
+    calling: Sequence[str], others: Sequence[str], target_modules: Iterable[str] = (), read=None,
+    *, rounds: int = 8,
+) -> list[str]:
+    """Which of ``others`` a test process exercising ``calling``'s calls may load: where a
+    replacement of the function reaches those calls from (a run on a few files, the
+    repository's other files: :func:`ppo_migrate.project.repository.repository_files`).
+
+    A test replaces the function and then runs the call: it loads the calling module,
+    itself or through a module that does (``test_x`` imports ``main``, which imports
+    ``launcher``). So the files that count are the *importers* of the calling modules,
+    followed upwards (an importer's own importers; :func:`loaded_modules`, a file parsed
+    only when its import statements spell such a module's last name:
+    :data:`IMPORT_STATEMENT`); the
+    modules an importer loads in turn (a helper installing a fake, a file holding a
+    patch target in a constant); each ``conftest.py`` in a folder at or above one of
+    them (pytest runs it first); and a fake package (``tests/fakes/verl/...``) under
+    the same folder of test doubles as an importer. Strings naming the function in a
+    file no test of the call loads cannot reach it: the tool's own tests, a benchmark;
+    nor can a file under a calling module's own name (another copy of it: Python loads
+    one of the two).
+
+    Args:
+        calling: the files whose calls may be reached (the run's candidates).
+        others: files beyond the run (display paths).
+        target_modules: the modules holding the function (``verl.trainer.constants_ppo``):
+            a file at such a path under a folder of test doubles is a fake package.
+        read: ``path -> bytes`` (the run's snapshot's, by default); a file that
+            cannot be read, decoded or parsed loads nothing (it cannot run either).
+        rounds: how many times importers are followed upwards, and loaded modules
+            downwards, at most.
+
+    Returns:
+        The reachable files of ``others``, in their order.
+    """
+    if not calling or not others:
+        return []
+    if read is None:
+        read = current().read_bytes  # each file read once a run
+    from ppo_migrate.targets import module_package
+
+    reach: set[str] = set()
+    for path in calling:
+        reach |= _module_names(path)
+    # a file under a calling module's own name is another copy of it (a sample tree beside
+    # the migrated one), not a file that may load it: Python loads one of the two
+    names_of = {path: names for path in others if not ((names := _module_names(path)) & reach)}
+    others = [path for path in others if path in names_of]
+    spelled: dict[str, frozenset[bytes]] = {}
+    loads: dict[str, set[str]] = {}
+
+    def spelled_by(path: str) -> frozenset[bytes]:
+        """The names ``path``'s import statements spell (bytes; read once)."""
+        if path not in spelled:
+            try:
+                data = read(path)
+            except (OSError, ValueError):
+                data = b""
+            spelled[path] = frozenset(
+                w for m in IMPORT_STATEMENT.finditer(data) for w in _WORDS.findall(m.group(0))
+            )
+        return spelled[path]
+
+    def loads_of(path: str) -> set[str]:
+        if path not in loads:
+            try:
+                data = read(path)
+            except (OSError, ValueError):
+                data = None
+            tree = parse_file(path, data) if data is not None else None
+            loads[path] = set() if tree is None else loaded_modules(tree, module_package(path), data)
+        return loads[path]
+
+    found: set[str] = set()
+    for _ in range(rounds):  # upwards: the importers of what reaches the call
+        words = {w.encode() for m in reach if (w := m.rsplit(".", 1)[-1]).isidentifier()}
+        grown = False
+        for path in others:
+            if path in found or not (spelled_by(path) & words):
+                continue
+            if any(m in reach for m in loads_of(path)):
+                found.add(path)
+                reach |= names_of[path]
+                grown = True
+        if not grown:
+            break
+    if not found:
+        return []
+    by_module: dict[str, str] = {}
+    for path in others:
+        for name in names_of[path]:
+            by_module.setdefault(name, path)
+    todo = list(found)
+    for _ in range(rounds):  # downwards: what the importers load in turn
+        more = []
+        for path in todo:
+            for module in loads_of(path):
+                other = by_module.get(module)
+                if other is not None and other not in found:
+                    found.add(other)
+                    more.append(other)
+        if not more:
+            break
+        todo = more
+    # ``conftest.py`` above a reachable file; a fake package beside an importer's tests
+    folders = {os.path.dirname(os.path.abspath(p)) for p in [*found, *calling]}
+    tails = [m.replace(".", "/") for m in target_modules]
+
+    def near(top: str) -> bool:
+        return any(f == top or f.startswith(top + os.sep) for f in folders)
+
+    for path in others:
+        if path in found:
+            continue
+        absolute = os.path.abspath(path)
+        if os.path.basename(absolute) == "conftest.py":
+            if near(os.path.dirname(absolute)):
+                found.add(path)
+            continue
+        norm = absolute.replace(os.sep, "/")
+        tail = next((t for t in tails if norm.endswith((f"/{t}.py", f"/{t}/__init__.py"))), None)
+        if tail is None:
+            continue
+        parts = norm[: norm.rindex("/" + tail)].split("/")
+        doubles = next((i for i, part in enumerate(parts) if part in _DOUBLES_FOLDERS), None)
+        if doubles is not None and near(os.sep.join(parts[: doubles + 1])):
+            found.add(path)
+    return [p for p in others if p in found]
 
 
 def _prefixes(module: str) -> list[str]:
@@ -664,7 +902,7 @@ def _fake_definitions(path: str, data: bytes, names: Names, tree: ast.AST | None
 
 def _patches_in(
     tree: ast.AST, names: Names, constants: dict[str, tuple[str, str, int]] | None = None,
-    test: bool = True, generic: bool = True,
+    test: bool = True, generic: bool = True, used: set[tuple[str, int]] | None = None,
 ) -> Iterable[tuple[str | None, int, str, str]]:
     """``(module, line, kind, what)`` for each replacement in ``tree`` that may reach a call
     of the function: the module a target string names (``"pkg.lib.get_..."``) or the
@@ -675,8 +913,11 @@ def _patches_in(
     a helper's default, an f-string's part, a patcher imported under another name), and so
     does a keyword of that name (``SimpleNamespace(get_...=f)`` put in ``sys.modules``);
     ``__all__``'s do not (``generic=False``: only where the file replaces a name it
-    computes, ``monkeypatch.setattr(lib, NAME, f)``). A patch of a name another file's constant holds
-    (``mock.patch(ENV_TARGET, f)``) counts with that constant's module."""
+    computes, ``monkeypatch.setattr(lib, NAME, f)``). A patch of a name a constant holds
+    (``mock.patch(ENV_TARGET, f)``) counts at the patch's line, with that constant's module;
+    the constant itself then does not (the replacement is the patch, not the string):
+    one of this file is skipped, one of another file's is added to ``used`` as
+    ``(path, line)`` for :func:`target_patches` to leave out."""
     constants = constants or {}
     imported = _imported_modules(tree)
     wanted = names.all()
@@ -732,9 +973,25 @@ def _patches_in(
         for e in ast.walk(node.value)
     }
     functions = names.functions
+    # ``NAME = "pkg.lib.get_..."`` in this file, and the names a patcher is given
+    local: dict[str, tuple[str | None, int, int]] = {}
+    patched_names: set[str] = set()
+    for node in _nodes(tree).changes:  # calls and assignments, in ``ast.walk``'s order
+        if isinstance(node, (ast.Assign, ast.AnnAssign)) and isinstance(node.value, ast.Constant):
+            text = _string(node.value)
+            module, _, name = (text or "").rpartition(".")
+            if name in functions:
+                for t in node.targets if isinstance(node, ast.Assign) else [node.target]:
+                    if isinstance(t, ast.Name):
+                        local[t.id] = (module or None, node.lineno, id(node.value))
+        elif isinstance(node, ast.Call) and node.args and PATCHERS.get(_last(node.func)):
+            held = _held(node.args[0])
+            if held is not None:
+                patched_names.add(held)
+    skipped = {local[n][2] for n in patched_names if n in local}
     for node in _nodes(tree).generic:
         line = getattr(node, "lineno", None)
-        if line in counted:
+        if line in counted or id(node) in skipped:
             continue
         if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in exported:
             module, _, name = node.value.rpartition(".")
@@ -746,16 +1003,34 @@ def _patches_in(
                 owner = node.args[0] if node.args else None
                 counted.add(line)
                 yield (imported.get(_dotted(owner)) if owner is not None else None), line, "patched", _REPLACES
-            elif constants and PATCHERS.get(_last(node.func)) and node.args:
-                first = node.args[0]
-                held = first.id if isinstance(first, ast.Name) else getattr(first, "attr", None)
-                if held in constants:
+            elif (constants or local) and PATCHERS.get(_last(node.func)) and node.args:
+                held = _held(node.args[0])
+                if held in local:
+                    module, at, _ = local[held]
+                    counted.add(line)
+                    yield module, line, "patched", _REPLACES if at == line else (
+                        f"replaces the runtime function named by `{held}` (line {at}), whose "
+                        "replacement may take no config"
+                    )
+                elif held in constants:
                     module, path, at = constants[held]
                     counted.add(line)
+                    if used is not None:
+                        used.add((path, at))
                     yield module, line, "patched", (
                         f"replaces the runtime function named by `{held}` ({path}:{at}), whose "
                         "replacement may take no config"
                     )
+
+
+def _held(node: ast.expr) -> str | None:
+    """The name a patcher's first argument reads a target from: ``TARGET`` of
+    ``mock.patch(TARGET, f)`` or of ``mock.patch(targets.TARGET, f)``."""
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        return node.attr
+    return None
 
 
 def _last(func: ast.expr) -> str:
@@ -816,9 +1091,7 @@ def _imported_modules(tree: ast.AST) -> dict[str | None, str | None]:
 
 def _run_modules(paths: Sequence[str]) -> set[str]:
     """Every name a module of the run may be imported by (its own and, above its outermost
-    package, the folders' prefixes: :func:`ppo_migrate.analysis.callers.namespace_prefixes`)."""
-    from ppo_migrate.analysis.callers import module_name, namespace_prefixes
-
+    package, the folders' prefixes: :func:`ppo_migrate.targets.namespace_prefixes`)."""
     out: set[str] = set()
     for path in paths:
         name = module_name(path)
@@ -840,8 +1113,6 @@ def imported_modules(tree: ast.AST, package: tuple[str, ...], *, from_packages: 
         ``import a.b``: ``a``, ``a.b``; ``from a.b import c``: ``a.b`` and ``a.b.c`` (and
         ``a`` with ``from_packages``); relative imports resolved against ``package``.
     """
-    from ppo_migrate.targets import resolve_relative
-
     out: set[str] = set()
     for node in _nodes(tree).imports:
         if isinstance(node, ast.Import):
@@ -878,8 +1149,6 @@ def reaching_patch(
     """
     if not patches:
         return None
-    from ppo_migrate.analysis.callers import module_name, namespace_prefixes
-    from ppo_migrate.targets import module_package
 
     here = os.path.abspath(path)
     own: set[str] | None = None
@@ -902,8 +1171,6 @@ def reaching_patch(
 
 def _file_imports(path: str, tree: ast.AST | None, module_package) -> set[str]:
     if tree is None:
-        from ppo_migrate.project.snapshot import current
-
         try:
             tree = parse_file(path, current().read_bytes(path))
         except (OSError, ValueError):
@@ -921,7 +1188,7 @@ def patch_reason(patch: Patch):
 
 
 __all__ = [
-    "PATCHERS", "Names", "Patch", "imported_modules", "Replacement", "call_replacements", "own_replacement",
+    "PATCHERS", "Names", "Patch", "IMPORT_STATEMENT", "imported_modules", "loaded_modules", "reachable_files", "Replacement", "call_replacements", "own_replacement",
     "patch_reason", "patched_at", "reaching_patch", "replaced_names", "replacements", "target_patches",
     "through_names",
 ]

@@ -3,7 +3,7 @@ besides ``pyproject.toml``'s standard tables, ``setup.*``, locks and ``requireme
 
 Issue 26, family 2: a project that pins verl only in one of these files had its pin ignored
 and the newest signature assumed. Each reader yields the ``_Found`` entries of
-:mod:`.versions` (version, file, 1-based line, the requirement as written, kind):
+:mod:`.requirements` (version, file, 1-based line, the requirement as written, kind):
 
 * ``environment.yml``/``environment.yaml`` (conda, read with PyYAML): a conda spec
   (``verl=0.8.0``, ``verl>=0.8``, ``conda-forge::verl 0.8.0``) and the PEP 508 strings of
@@ -40,6 +40,24 @@ from typing import Any
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
+from ppo_migrate.analysis.requirements import (
+    _Found,
+    _from_reference,
+    _from_requirement,
+    _is_verl,
+    _line_of_toml_key,
+    _local_directory,
+    _offset_of_table,
+    _parses,
+    _pep508_list,
+    _read_requirements,
+    _source_line,
+    _strings,
+    _tag,
+    lowest_allowed,
+)
+from ppo_migrate.project.snapshot import current
+
 #: The file names these readers look at in a directory.
 PIN_FILES: tuple[str, ...] = (
     "environment.yml",
@@ -61,7 +79,7 @@ def read_pins(root: Path) -> Iterator[Any]:
         root: a directory.
 
     Yields:
-        ``versions._Found`` entries; unreadable files and entries are skipped.
+        ``requirements._Found`` entries; unreadable files and entries are skipped.
     """
     try:  # environment.yml, environment-gpu.yml, environment_dev.yaml, ...
         conda = sorted(p for p in root.glob("environment*.y*ml") if p.suffix in (".yml", ".yaml"))
@@ -80,8 +98,6 @@ def read_pins(root: Path) -> Iterator[Any]:
 def _text(path: Path) -> str | None:
     """The file's text (as ``path.read_text(encoding="utf-8")``), its bytes read once a run
     (:mod:`ppo_migrate.project.snapshot`); ``None`` when it cannot be had."""
-    from ppo_migrate.project.snapshot import current
-
     try:
         return current().read_text(path) if path.is_file() else None
     except (OSError, UnicodeError):
@@ -114,8 +130,6 @@ def conda_specifier(spec: str) -> SpecifierSet | None:
 
 
 def _conda(text: str, path: Path, line: int):
-    from ppo_migrate.analysis.versions import _Found, _is_verl, lowest_allowed
-
     m = _CONDA.match(text)
     if m is None or not _is_verl(m.group("name")):
         return None
@@ -133,8 +147,6 @@ def _line(raw: str, needle: str) -> int:
 
 
 def _environment(path: Path):
-    from ppo_migrate.analysis.versions import _from_reference, _from_requirement, _parses
-
     raw = _text(path)
     if raw is None:
         return
@@ -180,8 +192,6 @@ def _setup_cfg_tox(path: Path):
 
 def _tox_deps(deps: Any, path: Path, raw: str):
     """The ``deps`` list of a tox 4 TOML environment table."""
-    from ppo_migrate.analysis.versions import _from_requirement
-
     if not isinstance(deps, list):
         return
     for text in deps:
@@ -235,8 +245,6 @@ def tox_ini_pins(ini: str, path: Path, raw: str):
     """``deps`` of ``[testenv]`` and every ``[testenv:*]`` of tox's INI configuration
     ``ini`` (``tox.ini``, ``setup.cfg``, a ``legacy_tox_ini`` string), lines counted in the
     file's text ``raw``."""
-    from ppo_migrate.analysis.versions import _from_requirement, _read_requirements
-
     parser = configparser.ConfigParser(interpolation=None)
     try:
         parser.read_string(ini, source=str(path))
@@ -274,8 +282,6 @@ def _toml(path: Path) -> tuple[dict[str, Any], str] | None:
 
 def _table_entry(value: Any, path: Path, line: int, written: str, conda: bool = False):
     """One ``verl = ...`` entry of a Pipfile or pixi.toml table."""
-    from ppo_migrate.analysis.versions import _Found, _local_directory, _tag, lowest_allowed
-
     if isinstance(value, dict):
         if {"git", "path", "url", "file"} & set(value):
             tagged = _tag(value.get("tag") or value.get("ref") or value.get("rev")) if "git" in value else None
@@ -307,8 +313,6 @@ def _table_entry(value: Any, path: Path, line: int, written: str, conda: bool = 
 
 
 def _entries(table: Any, raw: str, path: Path, conda: bool = False):
-    from ppo_migrate.analysis.versions import _is_verl, _line_of_toml_key, _source_line
-
     if not isinstance(table, dict):
         return
     for name, value in table.items():
@@ -330,8 +334,6 @@ def _pipfile(path: Path):
 
 
 def _pipfile_lock(path: Path):
-    from ppo_migrate.analysis.versions import _Found, _is_verl
-
     raw = _text(path)
     if raw is None:
         return
@@ -377,8 +379,6 @@ def pyproject_tool_pins(data: dict[str, Any], raw: str, path: Path):
 
 def hatch_envs(data: dict[str, Any], raw: str, path: Path):
     """``[tool.hatch.envs.<name>] dependencies``/``extra-dependencies`` of a ``pyproject.toml``."""
-    from ppo_migrate.analysis.versions import _offset_of_table, _pep508_list, _strings
-
     tool = data.get("tool")
     hatch = tool.get("hatch") if isinstance(tool, dict) else None
     envs = hatch.get("envs") if isinstance(hatch, dict) else None

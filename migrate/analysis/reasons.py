@@ -22,7 +22,10 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING
 
+from ppo_migrate.analysis.configs import _PATH_CALLS, VERL_SECTIONS, _default_of, _stringish
 from ppo_migrate.diagnostics import Reason, Related
+
+from ppo_migrate.analysis.scopes import ScopeKind
 
 if TYPE_CHECKING:
     from ppo_migrate.analysis.configs import ConfigFinder, Why
@@ -33,6 +36,16 @@ _BRANCHES = (
     ast.ExceptHandler, ast.match_case,
 )
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef, ast.Module)
+
+#: Why a plain dict is no config for verl >= 0.9 (PR #6976): its ``get_ppo_ray_runtime_env``
+#: reads the config with ``OmegaConf.select`` on every call given one (0.9.0's
+#: ``_uses_mindspeed``, 0.9.1's ``_uses_torch_profiler``: ``verl/trainer/constants_ppo.py``
+#: of both wheels), and ``OmegaConf.select`` raises ``AttributeError`` on a ``dict``
+#: (omegaconf 2.3: ``'dict' object has no attribute '_is_none'``).
+DICT_RAISES = (
+    "verl 0.9's `get_ppo_ray_runtime_env` reads its config with `OmegaConf.select`, which "
+    "raises `AttributeError` on a plain dict: it needs an OmegaConf `DictConfig`"
+)
 
 
 def unsafe_reason(finder: ConfigFinder, why: Why, call: ast.Call, path: str) -> Reason:
@@ -69,10 +82,22 @@ def unsafe_reason(finder: ConfigFinder, why: Why, call: ast.Call, path: str) -> 
             b for b in bindings
             if finder._binding_trust(b.node, b.qualified, why.holder) != "strong"  # type: ignore[arg-type]
         ] or bindings
+        dicts = [
+            b for b in weak
+            if not isinstance(b.node, ast.arg) and _dict_value(finder, b.node, why.holder) is not None
+        ]
+        text = (
+            f"`{name}` is bound at the call, but to a plain dict, not an OmegaConf `DictConfig`"
+            if dicts and len(dicts) == len(weak)
+            else f"`{name}` is bound at the call, but to a value not known to be a training config"
+        )
         return Reason(
             "unknown-value",
-            f"`{name}` is bound at the call, but to a value not known to be a training config",
-            tuple(_place(finder, path, b.node, _value_words(finder, name, b.node)) for b in weak),
+            text,
+            tuple(
+                _place(finder, path, b.node, _value_words(finder, name, b.node, why.holder))
+                for b in weak
+            ),
         )
     guard = bindings and all(_main_guard(finder, b.node) is not None for b in bindings)
     if guard:
@@ -83,13 +108,29 @@ def unsafe_reason(finder: ConfigFinder, why: Why, call: ast.Call, path: str) -> 
     else:
         text = f"`{name}` is only possibly bound at the call"
     before = [b for b in bindings if _line(b.node) <= call.lineno] or bindings
+    defined = None
     if not guard and finder.scopes.scope_of(call) is not why.holder and why.holder is not None:
         before = bindings  # read later (a def run after): any binding of it may count
+        if why.holder.kind is ScopeKind.MODULE:
+            defined = _top_definition(finder, call)
     return Reason(
         "possibly-bound",
         text,
-        tuple(_place(finder, path, b.node, _branch_words(finder, name, b.node)) for b in before),
+        tuple(
+            _place(finder, path, b.node, _branch_words(finder, name, b.node, defined))
+            for b in before
+        ),
     )
+
+
+def _top_definition(finder: ConfigFinder, node: ast.AST) -> ast.AST | None:
+    """The module-level ``def``/``class`` whose body holds ``node`` (it runs when called, so
+    a module global it reads is bound then only if bound before it is defined and not
+    rebound after), or ``None``."""
+    chain = finder.module.ancestors(node)
+    if len(chain) > 1 and isinstance(chain[1], (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return chain[1]
+    return None
 
 
 def rejection_reason(finder: ConfigFinder, rejected: list[Why], call: ast.Call, path: str) -> Reason | None:
@@ -223,9 +264,17 @@ def _is_main_test(test: ast.expr) -> bool:
     )
 
 
-def _branch_words(finder: ConfigFinder, name: str, node: ast.AST) -> str:
+def _branch_words(
+    finder: ConfigFinder, name: str, node: ast.AST, defined: ast.AST | None = None
+) -> str:
     """``"`config` is assigned under the `if` at line 4"``: the binding and the innermost
-    statement that may skip it."""
+    statement that may skip it.
+
+    ``defined``: for a module global read in a function or class, its module-level
+    ``def``/``class`` (:func:`_top_definition`). A binding no statement may skip is then
+    bound on every path: what leaves the global only possibly bound when the code runs
+    is the order (``flow.bound_at``: certain only when bound before the definition and
+    never rebound after), and the words say so instead of "on some paths only"."""
     verb = "a parameter" if isinstance(node, ast.arg) else "assigned"
     for up in _stmt_ancestors(finder, node):
         if not isinstance(up, _BRANCHES):
@@ -253,6 +302,24 @@ def _branch_words(finder: ConfigFinder, name: str, node: ast.AST) -> str:
             )
         if isinstance(up, ast.match_case):
             return f"`{name}` is {verb} in the `case` at line {line}, which may not match"
+    if defined is not None:
+        what = f"`{getattr(defined, 'name', '')}`"
+        writer = _top_definition(finder, node)
+        if writer is not None:  # ``global config`` in another function
+            return (
+                f"`{name}` is {verb} at line {_line(node)} in `{getattr(writer, 'name', '')}` "
+                f"(a `global` write), which may run before {what} does"
+            )
+        if _line(node) > defined.lineno:
+            return (
+                f"`{name}` is {verb} at line {_line(node)} on every path, but after {what} is "
+                f"defined at line {defined.lineno}: a call of {what} made before line "
+                f"{_line(node)} does not see this value"
+            )
+        return (
+            f"`{name}` is {verb} at line {_line(node)} on every path, before {what} is defined "
+            f"at line {defined.lineno}; the module may bind it again before {what} runs"
+        )
     return f"`{name}` is {verb} at line {_line(node)}, on some paths only"
 
 
@@ -268,8 +335,52 @@ def _value_of(finder: ConfigFinder, node: ast.AST) -> ast.expr | None:
     return None
 
 
-def _value_words(finder: ConfigFinder, name: str, node: ast.AST) -> str:
+def is_plain_dict(finder: ConfigFinder, value: ast.AST | None) -> bool:
+    """Whether ``value`` makes a plain ``dict``, which verl 0.9's function raises on
+    (:data:`DICT_RAISES`).
+
+    Args:
+        finder: the module's config finder (it resolves what ``dict`` names there).
+        value: an expression of the module, or ``None``.
+
+    Returns:
+        ``True`` for a literal (``{...}``), a dict comprehension, or a call of the builtin
+        ``dict`` (``dict(trainer=...)``, not one imported from elsewhere); else ``False``.
+    """
+    if isinstance(value, (ast.Dict, ast.DictComp)):
+        return True
+    if isinstance(value, ast.Call):
+        func = value.func
+        names = finder._qualified(func)
+        if names:  # an import: ``builtins.dict`` itself, or another ``dict``
+            return names == {"builtins.dict"}
+        return isinstance(func, ast.Name) and func.id == "dict"
+    return False
+
+
+def _dict_value(finder: ConfigFinder, node: ast.AST, holder: Scope | None) -> ast.expr | None:
+    """The plain dict (:func:`is_plain_dict`) a binding holds: its assigned value, or for a
+    parameter the first a same-file caller passes; ``None`` when it holds none."""
+    if isinstance(node, ast.arg):
+        if holder is None:
+            return None
+        return next(
+            (v for v in finder.caller_values(node, holder) or () if is_plain_dict(finder, v)), None
+        )
+    value = _value_of(finder, node)
+    return value if is_plain_dict(finder, value) else None
+
+
+def _value_words(finder: ConfigFinder, name: str, node: ast.AST, holder: Scope | None = None) -> str:
     """What a binding trusted by type only holds (an unknown-value reason's place)."""
+    plain = _dict_value(finder, node, holder)
+    if plain is not None:
+        if isinstance(node, ast.arg):
+            return (
+                f"`{name}` is a parameter the call at line {plain.lineno} passes "
+                f"`{_src(finder, plain)}`, a plain dict: {DICT_RAISES}"
+            )
+        return f"`{name} = {_src(finder, plain)}` is a plain dict: {DICT_RAISES}"
     if isinstance(node, ast.arg):
         return (
             f"`{name}` is a parameter that a caller in this file (or its default) fills with "
@@ -296,8 +407,6 @@ def _evidence(finder: ConfigFinder, name: str, node: ast.AST, holder: Scope) -> 
             return f"`*{name}` is a tuple of arguments"
         if args is not None and node is args.kwarg:
             return f"`**{name}` is a dict of keyword arguments"
-        from ppo_migrate.analysis.configs import _default_of
-
         default = _default_of(holder.node, node)
         if default is not None and finder._passed_trust(default) == "against":
             return f"`{name}` defaults to `{_src(finder, default)}`, {_value_kind(finder, default)}"
@@ -332,10 +441,11 @@ def _evidence(finder: ConfigFinder, name: str, node: ast.AST, holder: Scope) -> 
 
 def _value_kind(finder: ConfigFinder, value: ast.expr) -> str:
     """What kind of value ``value`` is, as evidence against a training config."""
-    from ppo_migrate.analysis.configs import VERL_SECTIONS, _stringish
-
     if isinstance(value, ast.Dict):
-        return f"a dict literal without a verl section ({', '.join(sorted(VERL_SECTIONS))})"
+        return (
+            f"a dict literal without a verl section ({', '.join(sorted(VERL_SECTIONS))}); "
+            f"{DICT_RAISES}"
+        )
     if isinstance(value, (ast.List, ast.ListComp)):
         return "a list"
     if isinstance(value, (ast.Tuple, ast.Set, ast.SetComp, ast.GeneratorExp)):
@@ -360,11 +470,9 @@ def _value_kind(finder: ConfigFinder, value: ast.expr) -> str:
         if any(n == "transformers" or n.startswith("transformers.") for n in names):
             return "a `transformers` object"
         if isinstance(func, ast.Name) and func.id == "dict" or names == {"builtins.dict"}:
-            return "a dict without a verl section"
+            return f"a dict without a verl section; {DICT_RAISES}"
         if isinstance(func, ast.Attribute) and func.attr in ("parse_args", "parse_known_args"):
             return "command-line arguments"
-        from ppo_migrate.analysis.configs import _PATH_CALLS
-
         if names & _PATH_CALLS:
             return "a path"
     if isinstance(value, ast.Name) and value.id.lower().endswith(("path", "file", "dir", "yaml", "yml")):

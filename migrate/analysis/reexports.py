@@ -17,6 +17,10 @@ import ast
 import re
 from collections.abc import Iterable, Mapping, Sequence
 
+from ppo_migrate.analysis.patches import imported_modules, parse_file
+from ppo_migrate.project.snapshot import current
+from ppo_migrate.targets import module_name, module_package, resolve_relative
+
 
 def project_reexports(
     datas: Mapping[str, bytes], read_more, targets: Iterable[str], *, rounds: int = 4
@@ -38,10 +42,6 @@ def project_reexports(
         (not one of the targets' own packages) to a target, and imported by another module
         of the run.
     """
-    from ppo_migrate.analysis.callers import module_name
-    from ppo_migrate.analysis.patches import parse_file
-    from ppo_migrate.targets import module_package
-
     targets = tuple(targets)
     known: dict[str, str] = {t: t for t in targets}
     tops = {t.split(".", 1)[0] for t in targets}
@@ -98,8 +98,6 @@ def _module_bindings(
     """``(bound, imports)``: each module-level name bound by an import or a plain alias,
     with the qualified name it stands for (``{"get_...": "verl.trainer.constants_ppo.get_...",
     "make_env": same}``), and every module the tree imports (at any depth)."""
-    from ppo_migrate.targets import resolve_relative
-
     bound: dict[str, str] = {}
     imports: set[str] = set()
 
@@ -151,18 +149,70 @@ def _module_bindings(
                 bound.pop(stmt.name, None)
 
     visit(tree.body)
-    from ppo_migrate.analysis.patches import imported_modules
-
     imports.update(imported_modules(tree, package, from_packages=True))
     imports.discard(module)
     return bound, imports
 
 
+def spelled_modules(
+    sources: Sequence[str], others: Sequence[str], skip_tops: Iterable[str] = (), read=None,
+    *, rounds: int = 4,
+) -> list[str]:
+    """Which of ``others`` hold a module that ``sources`` (or, in turn, a file found) may
+    import: the module's last name (the package's, for an ``__init__.py``) spelled in their
+    bytes where an import stands (:data:`ppo_migrate.analysis.patches.IMPORT_STATEMENT`). A call of the run can go through a re-export only in a module the run loads
+    (``import pkg; pkg.get_...()``: ``pkg/__init__.py``), so of the repository's files
+    beyond the run only those are read for :func:`project_reexports` (the tool's own
+    tests, naming the function in strings, are not).
+
+    Args:
+        sources: the run's files (display paths).
+        others: the repository's files beyond the run naming a target (the prefilter's).
+        skip_tops: top-level packages left out (verl itself: its modules are not the
+            project's re-exports).
+        read: ``path -> bytes`` (:func:`ppo_migrate.prefilter.read_bytes`); a file that
+            cannot be read spells nothing.
+        rounds: how many re-exports of re-exports are followed at most.
+
+    Returns:
+        The files of ``others`` found, in their order.
+    """
+    from ppo_migrate.analysis.callers import module_name
+    from ppo_migrate.analysis.patches import IMPORT_STATEMENT
+
+    if read is None:
+        read = current().read_bytes  # each file read once a run
+    tops = set(skip_tops)
+    last: dict[str, bytes] = {}
+    for path in others:
+        module = module_name(path)
+        name = module.rsplit(".", 1)[-1]
+        # a file no import can name (``caf\udcff.py``: undecodable bytes) loads for nothing
+        if module.split(".", 1)[0] not in tops and name.isidentifier():
+            last[path] = name.encode()
+    found: set[str] = set()
+    todo = list(sources)
+    for _ in range(rounds):
+        wanted = {w for p, w in last.items() if p not in found}
+        if not todo or not wanted:
+            break
+        words = re.compile(rb"\b(?:" + b"|".join(re.escape(w) for w in sorted(wanted)) + rb")\b")
+        spelled: set[bytes] = set()
+        for path in todo:
+            try:
+                data = read(path)
+            except (OSError, ValueError):
+                continue
+            for m in IMPORT_STATEMENT.finditer(data):
+                spelled.update(words.findall(m.group(0)))
+        todo = [p for p, w in last.items() if p not in found and w in spelled]
+        found.update(todo)
+    return [p for p in others if p in found]
+
+
 def words_reader(paths: Sequence[str], skip: Iterable[str]):
     """A ``read_more`` for :func:`project_reexports`: the files of ``paths`` (but ``skip``)
     whose bytes spell one of the words asked for."""
-    from ppo_migrate.project.snapshot import current
-
     read_bytes = current().read_bytes  # each file read once a run
     skipped = set(skip)
 
@@ -183,4 +233,4 @@ def words_reader(paths: Sequence[str], skip: Iterable[str]):
     return read_more
 
 
-__all__ = ["project_reexports", "words_reader"]
+__all__ = ["project_reexports", "spelled_modules", "words_reader"]

@@ -33,6 +33,14 @@ which definition is *in effect* for the calling file. The sources, in order
    but not certainly (``certain=False``): the fix is unsafe and says what to declare
    (issue 26; ruff and pyupgrade assume the oldest target for the same reason).
 
+Whatever source decided "takes a config", the whole repository is asked too (issue 26, a
+fresh tester's forms; :meth:`SignatureResolver._repository_copies`): a copy on a folder that
+a file of the repository puts on ``sys.path`` (pytest's ``pythonpath``, ``sys.path.insert``,
+a Dockerfile's, a Makefile's or a shell script's ``PYTHONPATH``, a ``.pth`` file;
+:mod:`ppo_migrate.project.import_roots`) that takes no config refuses (PPO005), and when a
+release decided, a *stray* copy (anywhere under the root but in test data;
+:mod:`ppo_migrate.project.tree`) that takes none makes the fix unsafe.
+
 Each answer carries a structured :class:`ppo_migrate.diagnostics.Reason` (``why``)
 naming its kind and the definition's or pin's file and line.
 
@@ -56,7 +64,9 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from ppo_migrate.constants import CONFIG_PARAMETER
 from ppo_migrate.diagnostics import Reason, Related
+from ppo_migrate.project.root import search_root
 from ppo_migrate.scratch import in_preview, original_cwd, original_path
+from ppo_migrate.settings import ConfigError, load_settings
 from ppo_migrate.targets import absolute_parent
 
 if TYPE_CHECKING:
@@ -473,8 +483,6 @@ def install_levels(
     Returns:
         ``(roots, unreadable)`` per level that has any, nearest level first; roots sorted.
     """
-    from ppo_migrate.project.root import search_root
-
     start = start.absolute()
     boundary = search_root(start, stop)
     if boundary is None:
@@ -608,6 +616,8 @@ class SignatureResolver:
         keyword: the rewrite passes ``config=<expr>`` (settings ``keyword``).
         verl_version: ``--verl-version`` (beats every ``verl-version`` setting), or ``None``.
         stop: where the searches stop (the settings' project root), or ``None``.
+        respect_gitignore: the walk of the repository for copies of verl and declared
+            import roots honours ``.gitignore`` (settings ``respect-gitignore``).
 
     A plain class, not a dataclass: one ``@dataclass`` costs ~1 ms at import, a share of
     every run's start (issue 13, item 6).
@@ -618,10 +628,12 @@ class SignatureResolver:
         keyword: bool = False,
         verl_version: Version | None = None,
         stop: Path | None = None,
+        respect_gitignore: bool = True,
     ) -> None:
         self.keyword = keyword
         self.verl_version = verl_version
         self.stop = stop
+        self.respect_gitignore = respect_gitignore
         self._cache: dict[tuple[str, str], CalleeInEffect] = {}
         self._settings: dict[str, tuple[Version, str] | None] = {}
 
@@ -648,6 +660,95 @@ class SignatureResolver:
         return answer
 
     def _decide(self, directory: Path, qualified: str) -> CalleeInEffect:
+        answer = self._first_source(directory, qualified)
+        module, _, name = qualified.rpartition(".")
+        if not module or not answer.accepts_config:
+            return answer
+        return self._repository_copies(directory, qualified.split(".", 1)[0], module, name, answer)
+
+    def _repository_copies(
+        self, directory: Path, top: str, module: str, name: str, answer: CalleeInEffect
+    ) -> CalleeInEffect:
+        """``answer`` (which accepts a config), unless another copy of ``top`` in the
+        repository may be the one in effect (issue 26, a fresh tester's forms):
+
+        1. a copy on a declared import root (:func:`ppo_migrate.project.import_roots.declared_roots`:
+           pytest's ``pythonpath``, ``sys.path.insert``, a Dockerfile's, a Makefile's or a
+           shell script's ``PYTHONPATH``, a ``.pth`` file) is a plausible definition in
+           effect: one that takes no config (or cannot be read) refuses, certainly (PPO005
+           naming the definition and the declaration);
+        2. when a release decided (``setting``, ``declared``, ``installed``), a *stray* copy
+           of verl (:func:`ppo_migrate.project.tree.package_copies`: anywhere in the
+           repository but its test data, on no import root the walk knows) that takes no
+           config makes the answer uncertain: the fix is unsafe, its reason naming the copy.
+
+        The repository is the one walk of :func:`ppo_migrate.project.tree.repository_listing`
+        from the search root (:func:`ppo_migrate.project.tree.walk_root`: a file in test data
+        is judged within its sample project).
+
+        A copy under a folder of test doubles (``tests/fakes/verl``) is a fake the tests put
+        on the path: case 2 whether or not a file declares it (the doubles table's rule,
+        :mod:`ppo_migrate.analysis.patches`: an unsafe fix, never a notice)."""
+        from ppo_migrate.project.root import search_root
+
+        boundary = search_root(directory.absolute(), self.stop)
+        if boundary is None:
+            return answer
+        from ppo_migrate.project.import_roots import declared_roots
+        from ppo_migrate.project.tree import in_doubles_folder, package_copies, repository_listing, walk_root
+
+        root = walk_root(directory.absolute(), boundary)  # a sample project in test data: its own
+        if root is None:
+            return answer
+        verl = top == "verl"
+        checked: set[str] = set()
+        for declared in declared_roots(root, self.respect_gitignore):
+            if declared.path in checked or in_doubles_folder(declared.path, root):
+                continue
+            checked.add(declared.path)
+            found = self._read([Path(declared.path)], module, name, "in-tree", verl)
+            if found is None or found.accepts_config:
+                continue
+            how = (
+                f"{found.reason}; {declared.form} at `{_display(declared.source)}:{declared.line}` "
+                f"puts `{_display(declared.path)}` on sys.path"
+            )
+            lines = (found.why.lines if found.why is not None else ()) + (
+                Related(_display(declared.source), declared.line, 1, f"{declared.form} puts the copy on sys.path"),
+            )
+            kind = found.why.kind if found.why is not None else "in-tree-definition"
+            return found._replace(reason=how, detail=how, why=Reason(kind, how, lines))
+        if not (verl and answer.certain and answer.source in ("setting", "declared", "installed")):
+            return answer
+        for copy in package_copies(repository_listing(root, self.respect_gitignore), top, module):
+            if copy in checked:
+                continue
+            found = self._read([Path(copy)], module, name, "in-tree", verl)
+            if found is None or found.accepts_config:
+                continue
+            place = found.why.lines[0] if found.why is not None and found.why.lines else None
+            if place is not None and in_doubles_folder(copy, root):
+                # worded as the doubles table words the fakes it sees (patches.py)
+                reason = f"{place.path}:{place.line} defines a `{name}` taking no config, which a test may put first on sys.path"
+                remedy = f"give the fake a `{CONFIG_PARAMETER}=None` parameter, or run with --use-ppo-runtime"
+            else:
+                reason = (
+                    f"{found.reason}: a copy in the repository besides the verl that `{answer.where}` "
+                    "names; if anything puts it on sys.path (pytest's pythonpath, sys.path.insert, "
+                    "a Dockerfile, a .pth file), passing the config raises TypeError"
+                )
+                remedy = (
+                    "update or remove that copy (test data belongs under a `fixtures/` folder), "
+                    "or run with --use-ppo-runtime"
+                )
+            why = Reason("uncertain-definition", reason, (place,) if place is not None else ())
+            return CalleeInEffect(
+                True, answer.source, answer.where, answer.detail, reason, remedy, why, certain=False
+            )
+        return answer
+
+    def _first_source(self, directory: Path, qualified: str) -> CalleeInEffect:
+        """The first source of the module docstring's list that decides."""
         module, _, name = qualified.rpartition(".")
         top = qualified.split(".", 1)[0]
         verl = top == "verl"
@@ -664,6 +765,9 @@ class SignatureResolver:
         if setting is not None:
             version, where, place = setting
             return self._by_version(version, "setting", where, where, "runs", place)
+        # not a cycle (versions imports nothing of this module): imported on the first call
+        # no in-tree copy or setting decides, as versions pulls packaging's requirement
+        # parser and importlib.metadata (~60 ms of start-up that such a run never needs)
         from ppo_migrate.analysis.versions import declared_verl, installed_verl
 
         declared = declared_verl(directory, self.stop)
@@ -812,8 +916,6 @@ class SignatureResolver:
 def _nearest_setting(directory: Path) -> tuple[Version, str, tuple[str, int] | None] | None:
     """``verl-version`` of the nearest ``pyproject.toml`` with a ``[tool.ppo-migrate]`` table
     above ``directory`` (ruff's hierarchical configuration), or ``None``."""
-    from ppo_migrate.settings import ConfigError, load_settings
-
     try:  # one read: the settings' project root is the directory of the table's pyproject
         settings = load_settings([directory])
     except ConfigError:
@@ -835,7 +937,7 @@ def _nearest_setting(directory: Path) -> tuple[Version, str, tuple[str, int] | N
     return Version(value), f"{_display(pyproject)}: verl-version = {value}", (str(pyproject), line)
 
 
-_RESOLVERS: dict[tuple[bool, str | None, str | None], SignatureResolver] = {}
+_RESOLVERS: dict[tuple[bool, str | None, str | None, bool], SignatureResolver] = {}
 
 
 def resolver_for(settings) -> SignatureResolver:
@@ -848,7 +950,8 @@ def resolver_for(settings) -> SignatureResolver:
     """
     version = getattr(settings, "verl_version", None) if getattr(settings, "verl_version_from_cli", False) else None
     root = getattr(settings, "project_root", None)
-    key = (bool(settings.keyword), version, str(root) if root else None)
+    respect = bool(getattr(settings, "respect_gitignore", True))
+    key = (bool(settings.keyword), version, str(root) if root else None, respect)
     resolver = _RESOLVERS.get(key)
     if resolver is None:
         verl_version = None
@@ -860,6 +963,7 @@ def resolver_for(settings) -> SignatureResolver:
             keyword=bool(settings.keyword),
             verl_version=verl_version,
             stop=Path(root).absolute() if root else None,
+            respect_gitignore=respect,
         )
     return resolver
 

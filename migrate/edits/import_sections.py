@@ -26,6 +26,9 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ppo_migrate.project.snapshot import current
+from ppo_migrate.scratch import original_cwd
+
 FUTURE, STDLIB, THIRD_PARTY, FIRST_PARTY, LOCAL = range(5)
 
 
@@ -79,8 +82,6 @@ class ImportSections:
 
 def _load_toml(path: Path) -> dict:
     import tomllib
-    from ppo_migrate.project.snapshot import current
-
     try:
         return tomllib.loads(current().read_text(path))  # read once a run (issue 26)
     except (OSError, ValueError):
@@ -110,8 +111,6 @@ def read_import_sections(project_root: Path | None) -> ImportSections:
     if project_root:
         root = Path(project_root)
     else:  # the real working directory, also in a preview's scratch copy
-        from ppo_migrate.scratch import original_cwd
-
         root = original_cwd()
     ruff: dict | None = None
     for name in ("ruff.toml", ".ruff.toml"):

@@ -10,10 +10,17 @@ unsafe ones too with ``--unsafe-fixes``) are spliced into the original text with
 
 from __future__ import annotations
 
+import ast
 import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, NamedTuple
 
+from ppo_migrate.analysis.callers import index_file
+from ppo_migrate.analysis.check import ModuleAnalysis, analyse
+from ppo_migrate.analysis.cross_file import pending_origins, with_verdicts
+from ppo_migrate.analysis.index import parsed_here
+from ppo_migrate.analysis.module import parsed_source
+from ppo_migrate.analysis.names import ModuleNames
 from ppo_migrate.diagnostics import Diagnostic, Edit
 
 if TYPE_CHECKING:
@@ -37,6 +44,10 @@ class FileResult(NamedTuple):
         origins: the :class:`ppo_migrate.diagnostics.CallerOrigin` records the rewrite's
             safe fixes rest on whose callers in the run's other files are not judged yet
             (``Settings.caller_verdicts``): the rewrite holds only if none argues against.
+        kept: ``apply --use-ppo-runtime`` left the file's imports on verl because a
+            replacement of the function, or of a module its calls go through, reaches the
+            file: the replacement's reason (``"tests/t.py:5 replaces the runtime function,
+            whose replacement may take no config"``), else ``None``.
     """
 
     path: str
@@ -46,6 +57,7 @@ class FileResult(NamedTuple):
     imports: int = 0
     index: object | None = None
     origins: tuple = ()
+    kept: str | None = None
 
 
 def fix_applies(d: Diagnostic, settings: Settings) -> bool:
@@ -93,10 +105,7 @@ def process_text(
         ppo_migrate.codemod.UnparsableSource, libcst.ParserSyntaxError: only with
             ``use_ppo_runtime``, when LibCST cannot take the text for the import move.
     """
-    from ppo_migrate.analysis.check import ModuleAnalysis, analyse
-    from ppo_migrate.analysis.index import parsed_here
-
-    module = source.module(path) if source is not None else parsed_here(path, index_stamp, text)
+    module = parsed_source(source, path) if source is not None else parsed_here(path, index_stamp, text)
     analysis = ModuleAnalysis(text, path, settings, module=module)
     diagnostics = _judged(analysis.diagnostics(), settings)
     run_settings = settings  # the caller phase's (``_use_ppo_runtime`` may change ``settings``)
@@ -113,8 +122,6 @@ def process_text(
             return None
         if not has_entry_point(remaining):
             return None
-        from ppo_migrate.analysis.callers import index_file
-
         try:
             return index_file(analysis, path, run_settings, index_stamp)
         except Exception:  # noqa: BLE001
@@ -124,9 +131,17 @@ def process_text(
 
     moved = 0
     base = text
+    kept: str | None = None
     if fix and getattr(settings, "use_ppo_runtime", False):
-        base, moved, settings = _use_ppo_runtime(text, settings, analysis.module, source)
-        if moved:
+        base, moved, moved_settings = _use_ppo_runtime(text, settings, analysis.module, source)
+        patch = analysis.replacement() if moved else None
+        if patch is not None:
+            # a test double or a rebinding reaches the calls through verl's module or
+            # name (``mock.patch("verl...get_...")``, ``launcher.constants_ppo = Fake``,
+            # ``sys.modules[...]``): moved to ``ppo_runtime``, the calls would bypass it
+            base, moved, kept = text, 0, patch.reason()
+        elif moved:
+            settings = moved_settings
             diagnostics = _judged(analyse(base, path, settings), settings)
     if not fix:
         return FileResult(path, tuple(diagnostics), index=index(diagnostics))
@@ -134,20 +149,18 @@ def process_text(
     origins: tuple = ()
     verdicts = getattr(settings, "caller_verdicts", None)
     if verdicts is not None and not getattr(settings, "unsafe_fixes", False):
-        from ppo_migrate.analysis.cross_file import pending_origins
-
         # safe fixes resting on parameters whose callers in other files are not judged
         # yet: the rewrite is made, and written once they are (``ppo_migrate.runner.run``)
         origins = tuple(sorted(pending_origins(applied, dict(verdicts)), key=repr))
     if not applied and not moved:
-        return FileResult(path, tuple(diagnostics), index=index(diagnostics))
+        return FileResult(path, tuple(diagnostics), index=index(diagnostics), kept=kept)
     remaining = tuple(d for d in diagnostics if not fix_applies(d, settings))
     edits = [e for d in applied for e in d.fix.edits]  # type: ignore[union-attr]
     new_text = apply_edits(base, edits)
     # apply writes ``new_text``: a record of the old text would be dropped unused
     return FileResult(
         path, remaining, new_text, len(applied), moved,
-        None if replaces_file else index(remaining), origins,
+        None if replaces_file else index(remaining), origins, kept,
     )
 
 
@@ -156,8 +169,6 @@ def _judged(diagnostics: Sequence[Diagnostic], settings: Settings) -> list[Diagn
     (:func:`ppo_migrate.analysis.cross_file.with_verdicts`), when it has one."""
     if not getattr(settings, "caller_verdicts", None):
         return list(diagnostics)
-    from ppo_migrate.analysis.cross_file import with_verdicts
-
     return with_verdicts(diagnostics, dict(settings.caller_verdicts))
 
 
@@ -181,6 +192,7 @@ def _use_ppo_runtime(
         does not print back is kept), how many were moved, and the settings with
         ``ppo_runtime``'s function among the targets (the moved calls resolve to it).
     """
+    # not a cycle: only --use-ppo-runtime needs these (LibCST; import_sections' dataclasses)
     from ppo_migrate.edits.cst_calls import _exact_prefix, parse_module
     from ppo_migrate.edits.import_sections import import_sections
     from ppo_migrate.edits.imports import (
@@ -192,11 +204,9 @@ def _use_ppo_runtime(
 
     if parsed is not None and not _may_move(parsed.facts, VERL_MODULES, FUNCTION):
         return text, 0, settings  # LibCST parses only a file that gets a structural edit
-    module = source.cst() if source is not None else parse_module(text)
+    module = source.cst(parse_module) if source is not None else parse_module(text)
     names = None
     if parsed is not None and module.code == text:  # the core's view of it, parsed already
-        from ppo_migrate.analysis.names import ModuleNames
-
         names = ModuleNames(text, module=parsed)
     targets = [t for t in settings.targets if t.startswith("verl.")]
     new_module, moved = use_ppo_runtime(
@@ -217,8 +227,6 @@ def _may_move(facts, modules, function: str) -> bool:
     ``function`` or ``*`` from one of ``modules``, or reads an attribute named ``function``
     (``c.get_ppo_ray_runtime_env``). A superset of what the move changes, judged on the
     ``ast`` (NFKC-folded names: more, never fewer)."""
-    import ast
-
     if any(a.attr == function for a in facts.attributes):
         return True
     return any(

@@ -20,20 +20,26 @@ import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from ppo_migrate.analysis.callers import Plan, _stamp, module_name
-from ppo_migrate.edits.cst_calls import UnparsableSource
-from ppo_migrate.diagnostics import Diagnostic
+from ppo_migrate.analysis.check import analyse
+from ppo_migrate.analysis.module import parsed_source
+from ppo_migrate.diagnostics import UNSURE_CALLEE_KINDS, Diagnostic
+from ppo_migrate.edits.cst_calls import (
+    UnparsableSource,
+    configless_kind,
+    parse_module,
+    rewrite_call,
+)
 from ppo_migrate.files import FileChanged, atomic_write, encode_source, read_source
+from ppo_migrate.project.snapshot import current
 from ppo_migrate.settings import Settings
 
 
 def _parse(path: str):
     """The file as the run's snapshot holds it (read once a run) and its LibCST module (parsed
     once, guarded: deep nesting would crash LibCST's native parser)."""
-    from ppo_migrate.project.snapshot import current
-
     source = current().source(path)
     text, encoding, bom = source.decoded()
-    return source, text, encoding, bom, source.cst()
+    return source, text, encoding, bom, source.cst(parse_module)
 
 
 def _nodes(tree: cst.Module) -> tuple[dict[int, cst.FunctionDef], dict[tuple[int, int], cst.Call]]:
@@ -125,8 +131,6 @@ class _ThreadTransformer(cst.CSTTransformer):
 
     def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.Call:
         if original_node in self.runtime:
-            from ppo_migrate.edits.cst_calls import configless_kind, rewrite_call
-
             kind = configless_kind(original_node) or "empty"
             return rewrite_call(updated_node, kind, self.runtime[original_node], keyword=self.keyword)
         if original_node in self.callers:
@@ -196,16 +200,14 @@ def _prepare(path: str, the_plan: Plan, settings: Settings):
                 continue
             needs.add(functions[callee].path)
     if params:
-        from ppo_migrate.analysis.check import analyse
-
         mod = module_name(path)
-        for d in analyse(text, path, settings, module=source.module(path)):  # the run's parse
+        for d in analyse(text, path, settings, module=parsed_source(source, path)):  # the run's parse
             fq = f"{mod}.{d.scope}"
             if (
                 d.code == "PPO002"
                 and fq in the_plan.threadable
                 and (d.line, d.column) in calls
-                and (d.reason is None or d.reason.kind != "newest-assumed")
+                and (d.reason is None or d.reason.kind not in UNSURE_CALLEE_KINDS)
             ):
                 runtime[calls[(d.line, d.column)]] = functions[fq].param
     if not (params or runtime or callers):
@@ -242,8 +244,6 @@ def _roll_back(written: list[tuple[str, bytes, bytes]], fail) -> None:
             if now.data != data:
                 raise FileChanged(f"{path} changed after it was rewritten")
             atomic_write(Path(path), original, expected=now)
-            from ppo_migrate.project.snapshot import current
-
             current().written(path, original)
         except (FileChanged, OSError) as exc:
             fail(path, "PPO901", f"rewritten, then could not be restored ({exc}): check it")
@@ -305,8 +305,6 @@ def thread(the_plan: Plan, settings: Settings) -> tuple[list[str], list[Diagnost
     # callee files first (a new parameter with a default is harmless alone), so that a run
     # stopped between two writes never leaves a call passing ``config=`` to a function
     # without that parameter (within a cycle of files, the paths' order)
-    from ppo_migrate.project.snapshot import current
-
     written: list[tuple[str, bytes, bytes]] = []
     done: set[str] = set()
     try:

@@ -21,10 +21,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TextIO
 
-from ppo_migrate.diagnostics import NOTICE_CODES, Diagnostic
-
-#: What separates a notice's call from its reason in its message.
-NOTICE_SEPARATOR = " left as it is: "
+from ppo_migrate.diagnostics import NOTICE_CODES, NOTICE_SEPARATOR, Diagnostic
 
 
 def header_line(d: Diagnostic, unsafe_fixes: bool = False) -> str:

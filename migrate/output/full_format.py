@@ -30,8 +30,10 @@ from pathlib import Path
 from typing import TextIO
 
 from ppo_migrate.diagnostics import Diagnostic
+from ppo_migrate.files import decode_source
 from ppo_migrate.output.concise_format import emit as emit_concise
 from ppo_migrate.output.concise_format import header_line
+from ppo_migrate.project.snapshot import active
 
 #: Lines of a long finding shown at its start and its end (the rest elided as ``...``).
 _MAX_FRAME_LINES = 6
@@ -67,9 +69,6 @@ def _read_lines(path: str) -> list[str] | None:
         return None
     import os
     import stat
-
-    from ppo_migrate.files import decode_source
-    from ppo_migrate.project.snapshot import active
 
     snapshot = active()
     try:

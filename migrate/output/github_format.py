@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import TextIO
 
 from ppo_migrate.diagnostics import Diagnostic
+from ppo_migrate.output.concise_format import short_reason
 from ppo_migrate.output.sarif_format import relative_path, repository_root
 
 
@@ -69,8 +70,6 @@ def format_line(d: Diagnostic, root: Path) -> str:
     }
     head = ",".join(f"{k}={escape_property(v)}" for k, v in props.items())
     command = "notice" if d.informational else "error"
-    from ppo_migrate.output.concise_format import short_reason
-
     text = f"{d.code} {d.message}"
     short = short_reason(d)
     if short:

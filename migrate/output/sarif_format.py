@@ -29,6 +29,7 @@ from urllib.parse import quote
 
 from ppo_migrate import __version__
 from ppo_migrate.diagnostics import INFORMATIONAL_CODES, RULES, Diagnostic, Rule
+from ppo_migrate.project.root import git_root
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 VERSION = "2.1.0"
@@ -43,14 +44,10 @@ def repository_root(root: Path) -> Path:
 
     Returns:
         The nearest directory at or above ``root`` containing ``.git`` (a
-        directory, or a file for worktrees and submodules); ``root`` when there
-        is none.
+        directory, or a file for worktrees and submodules:
+        :func:`ppo_migrate.project.root.git_root`); ``root`` when there is none.
     """
-    start = Path(os.path.abspath(root))
-    for directory in (start, *start.parents):
-        if (directory / ".git").exists():
-            return directory
-    return root
+    return git_root(root) or root
 
 
 def relative_path(path: str, root: Path) -> str | None:

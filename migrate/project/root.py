@@ -1,11 +1,20 @@
-"""One function decides the project root (issue 26).
+"""One function decides the project root (issue 26); the other roots a run needs are
+decided here too, each by its own documented rule, and nowhere else.
 
-The root is the git top level (the nearest directory at or above the analysed paths
-holding ``.git``, a directory or a worktree's file), else the nearest directory holding a
-project marker (:data:`MARKERS`, or a file matching :data:`MARKER_PATTERNS`) above every
-analysed path. :func:`search_root` is the root for one file's searches (copies of verl,
-pins): the git top level, else the highest marked directory above it, so that a sub-folder
-with its own ``requirements.txt`` or tools-only ``pyproject.toml`` does not end the search.
+* :func:`project_root`: the git top level (the nearest directory at or above the analysed
+  paths holding ``.git``, a directory or a worktree's file), else the nearest directory
+  above every analysed path holding a project marker (:data:`PROJECT_MARKERS`: a Python
+  project's packaging files, ``.gitmodules``). The caller phase walks it for files that
+  may override a method it would thread.
+* :func:`search_root`: where one file's searches for copies of verl and pins end: the git
+  top level, else the highest directory above it holding a dependency file
+  (:func:`is_marked`), so that a sub-folder with its own ``requirements.txt`` or
+  tools-only ``pyproject.toml`` does not end the search.
+* :func:`git_root`: the git work tree alone (SARIF and GitHub paths are relative to it).
+* :func:`display_root`: the folder paths are shown relative to, as ruff shows them.
+
+``.gitmodules`` is a project marker too: without ``.git``, a sub-folder's own pin does not
+end the search below the root whose submodule holds the copy of verl in effect.
 Only names are listed and tested; nothing is read or executed.
 """
 
@@ -17,7 +26,11 @@ import re
 from collections.abc import Iterable
 from pathlib import Path
 
-#: Files that make a directory a project root.
+#: Files that make a directory a project's root when no git work tree holds it (the design
+#: note's rule: a requirements file or a lock alone marks a folder of dependencies, not a
+#: project; a test tree's ``requirements.txt`` beside other trees does not join them).
+PROJECT_MARKERS: tuple[str, ...] = ("pyproject.toml", "setup.py", "setup.cfg", ".gitmodules")
+#: Files that make a directory one whose dependency files may declare verl.
 MARKERS: tuple[str, ...] = (
     "pyproject.toml",
     "setup.py",
@@ -31,14 +44,18 @@ MARKERS: tuple[str, ...] = (
     "environment.yml",
     "environment.yaml",
     "Pipfile.lock",
+    ".gitmodules",  # submodules: the root of the repository they belong to (issue 26)
 )
-#: Patterns of file names that make a directory a project root.
+#: Patterns of file names that make a directory one of dependency files; so does a
+#: ``requirements/`` folder holding files of these suffixes (``-r requirements/base.txt``).
 MARKER_PATTERNS: tuple[str, ...] = ("*requirements*.txt", "*requirements*.in")
 _PATTERN = re.compile("|".join(fnmatch.translate(p) for p in MARKER_PATTERNS))
+_REQUIREMENTS_FOLDER = "requirements"
+_REQUIREMENTS_SUFFIXES = (".txt", ".in")
 
 
 def _marks(directory: str) -> tuple[bool, bool]:
-    """``(holds .git, holds a project marker)`` for ``directory``: one listing."""
+    """``(holds .git, holds .git or a dependency marker)`` for ``directory``: one listing."""
     try:
         names = os.listdir(directory)
     except OSError:
@@ -47,12 +64,23 @@ def _marks(directory: str) -> tuple[bool, bool]:
     marked = git or any(
         (n in MARKERS or _PATTERN.match(n)) and os.path.isfile(os.path.join(directory, n)) for n in names
     )
+    if not marked and _REQUIREMENTS_FOLDER in names:
+        marked = _holds_requirement_files(os.path.join(directory, _REQUIREMENTS_FOLDER))
     return git, marked
 
 
+def _holds_requirement_files(folder: str) -> bool:
+    try:
+        with os.scandir(folder) as entries:
+            return any(e.name.endswith(_REQUIREMENTS_SUFFIXES) and e.is_file() for e in entries)
+    except OSError:
+        return False
+
+
 def is_marked(directory: str | os.PathLike[str]) -> bool:
-    """Whether ``directory`` holds ``.git`` or a project marker (:data:`MARKERS`,
-    :data:`MARKER_PATTERNS`)."""
+    """Whether ``directory``'s own files may declare verl: it holds ``.git``, a dependency
+    file (:data:`MARKERS`, :data:`MARKER_PATTERNS`) or a ``requirements/`` folder of
+    requirement files."""
     return _marks(os.fspath(directory))[1]
 
 
@@ -86,7 +114,8 @@ def project_root(paths: Iterable[str | os.PathLike[str]]) -> Path | None:
 
     Returns:
         The git top level of the paths' common directory, else the nearest directory at or
-        above it holding a project marker; ``None`` when there is neither.
+        above it holding a project marker (:data:`PROJECT_MARKERS`); ``None`` when there is
+        neither.
     """
     directories = [_directory(p) for p in paths] or [os.getcwd()]
     try:
@@ -97,15 +126,23 @@ def project_root(paths: Iterable[str | os.PathLike[str]]) -> Path | None:
     if top is not None:
         return top
     for directory in _ancestors(common):
-        if _marks(directory)[1]:
+        if any(os.path.isfile(os.path.join(directory, m)) for m in PROJECT_MARKERS):
             return Path(directory)
     return None
 
 
+def display_root(configured: str | os.PathLike[str] | None) -> Path:
+    """The folder a run's paths are shown relative to: the folder of the ``pyproject.toml``
+    the settings came from (``configured``), else the working directory, as ruff shows them.
+    Not :func:`project_root`: a path is never shown relative to a folder above the ones the
+    user named or configured (SARIF and GitHub output start from it for :func:`git_root`)."""
+    return Path(configured) if configured else Path.cwd()
+
+
 def search_root(path: str | os.PathLike[str], stop: str | os.PathLike[str] | None = None) -> Path | None:
     """Where a search around ``path`` ends: the git top level, else the highest directory at
-    or above ``path`` holding a project marker (``stop``, when reached first, ends the walk
-    and counts as marked); ``None`` when there is none."""
+    or above ``path`` holding a dependency file (:func:`is_marked`; ``stop``, when reached
+    first, ends the walk and counts as marked); ``None`` when there is none."""
     last = os.path.abspath(os.fspath(stop)) if stop is not None else None
     highest: str | None = None
     for directory in _ancestors(_directory(path)):

@@ -5,9 +5,16 @@ Issue 26 (step 4 of ``docs/design/project-model.md``). A :class:`Snapshot` holds
 its bytes and the ``stat`` they were read under (read once, by :func:`ppo_migrate.files.read_source`'s
 rules: nothing but a regular file is opened), its text (decoded once, by
 :func:`ppo_migrate.files.decode_source`), its ``ast`` tree (compiled on the first demand and
-kept) and its LibCST module (parsed on the first demand: only a file that gets a structural
-edit asks). :attr:`Snapshot.counts` counts, per path, the reads, the ``ast`` parses and the
-LibCST parses: the test of issue 26's acceptance reads them (``tests/project/test_snapshot.py``).
+kept), its LibCST module (parsed on the first demand: only a file that gets a structural
+edit asks) and what the higher layers make of the tree (:meth:`SourceFile.derived`: the
+analysis's :class:`ppo_migrate.analysis.module.ParsedModule`, made once a run).
+:attr:`Snapshot.counts` counts, per path, the reads, the ``ast`` parses and the LibCST
+parses: the test of issue 26's acceptance reads them (``tests/project/test_snapshot.py``).
+
+A low layer: the analysis and the edits read through it, so it imports neither (no import
+cycle, ``tests/integration/test_architecture.py``). Their parsers are theirs and handed in
+when asked for (:meth:`SourceFile.cst` takes LibCST's, :meth:`SourceFile.derived` any other
+builder); the counting stays here.
 
 Which files: every Python file a run reads (the prefilter's, the per-file phase's, the
 re-exports' and the test doubles' searches, the cross-file judge, the caller phase and
@@ -63,14 +70,15 @@ import os
 
 from ppo_migrate.files import SourceFile as _ReadFile
 from ppo_migrate.files import UnreadableFile, decode_source, read_source
+from ppo_migrate.settings import set_config_reader
 
 TYPE_CHECKING = False  # ``typing`` is ~3 ms of a plain ``check``'s start: annotations only
 if TYPE_CHECKING:
     import ast
-    from collections.abc import Callable, Iterator
-    from typing import Any
+    from collections.abc import Callable, Hashable, Iterator
+    from typing import Any, TypeVar
 
-    from ppo_migrate.analysis.module import ParsedModule
+    _T = TypeVar("_T")
 
 #: Bytes of files the prefilter turned away that a snapshot keeps (a later search for a
 #: caller or a test double reads them from the snapshot); beyond it they are dropped.
@@ -117,7 +125,7 @@ class SourceFile(_ReadFile):
         rewritten: the bytes are the run's own write, not a read.
     """
 
-    __slots__ = ("_cst", "_decoded", "_modules", "_snapshot", "_tree", "key", "rewritten")
+    __slots__ = ("_cst", "_decoded", "_derived", "_snapshot", "_tree", "key", "rewritten")
 
     def __init__(self, snapshot: Snapshot, key: str, read: _ReadFile, *, rewritten: bool = False) -> None:
         super().__init__(read.path, read.data, read.stat)
@@ -126,7 +134,7 @@ class SourceFile(_ReadFile):
         self.rewritten = rewritten
         self._decoded: Any = None
         self._tree: Any = None
-        self._modules: dict[str, ParsedModule] = {}
+        self._derived: dict[Hashable, Any] = {}
         self._cst: Any = None
 
     def __reduce__(self):
@@ -181,41 +189,41 @@ class SourceFile(_ReadFile):
             raise _again(self._tree)
         return self._tree
 
-    def module(self, path: str) -> ParsedModule:
-        """The text parsed as :func:`ppo_migrate.analysis.module.parse` parses it, for the
-        display path ``path`` (one tree, and one walk of it, for every path it is asked for).
+    def derived(self, kind: Hashable, build: Callable[[SourceFile], _T]) -> _T:
+        """What ``build(self)`` makes of this file, made once and kept with its tree (the
+        higher layers' own structures, built by their own code: the snapshot imports none
+        of them). ``kind`` names what is asked for (its owner's module name, say); ``build``
+        reaches the text and the tree through ``self`` (:attr:`text`, :meth:`tree`: parsed
+        once, counted). Dropped with the trees (:meth:`release`).
 
         Raises:
-            ppo_migrate.analysis.module.SourceProblem: as ``parse`` raises it.
-            UnicodeDecodeError, SyntaxError, LookupError: the bytes do not decode.
+            as ``build`` (each time; an exception is kept, and a copy raised again).
         """
-        from ppo_migrate.analysis.module import ParsedModule, parse
-
-        found = self._modules.get(path)
-        if found is None:
-            if self._modules:
-                other = next(iter(self._modules.values()))
-                found = ParsedModule(other.text, path, other.tree, other.lines, other.facts)
-            else:
-                found = parse(self.text, path, tree_of=self.tree)
-            self._modules[path] = found
+        found = self._derived.get(kind, _MISSING)
+        if found is _MISSING:
+            try:
+                found = build(self)
+            except Exception as exc:  # noqa: BLE001 - kept, raised again for every asker
+                found = _kept(exc)
+            self._derived[kind] = found
         self._snapshot._used(self)
+        if isinstance(found, BaseException):
+            raise _again(found)
         return found
 
     # -- LibCST -----------------------------------------------------------------------
-    def cst(self):
-        """The LibCST module of the text (:func:`ppo_migrate.edits.cst_calls.parse_module`,
-        its nesting guard judged on :meth:`tree`), parsed once.
+    def cst(self, parse: Callable[..., Any]) -> Any:
+        """The LibCST module of the text, parsed once by ``parse(text, tree_of=self.tree)``
+        (the edits' :func:`ppo_migrate.edits.cst_calls.parse_module`, handed in: its nesting
+        guard judged on :meth:`tree`); counted in :attr:`Counts.cst_parses`.
 
         Raises:
-            as ``parse_module`` (each time).
+            as ``parse`` (each time).
         """
         if self._cst is None:
-            from ppo_migrate.edits.cst_calls import parse_module
-
             self._snapshot.counts_of(self.key).cst_parses += 1
             try:
-                self._cst = parse_module(self.text, tree_of=self.tree)
+                self._cst = parse(self.text, tree_of=self.tree)
             except Exception as exc:  # noqa: BLE001 - kept, raised again for every asker
                 self._cst = _kept(exc)
         if isinstance(self._cst, BaseException):
@@ -225,7 +233,11 @@ class SourceFile(_ReadFile):
     def release(self) -> None:
         """Drop the trees (the bytes and the text stay)."""
         self._tree = self._cst = None
-        self._modules = {}
+        self._derived = {}
+
+
+#: :meth:`SourceFile.derived`'s "not made yet" (``None`` may be what a builder makes)
+_MISSING = object()
 
 
 class _Failed:
@@ -522,3 +534,8 @@ __all__ = [
     "Counts", "OPTIONAL_BYTES", "Snapshot", "SourceFile", "TREE_CHARS", "active", "current",
     "recorded", "run_scope", "scoped",
 ]
+
+
+# ``ppo_migrate.settings`` reads its configuration files through the run's snapshot (it
+# cannot import this module: ``project`` imports ``settings``)
+set_config_reader(lambda path: current().read_bytes(path))

@@ -850,7 +850,9 @@ def _outcomes(root: Path, entries: list[str]) -> list[str]:
     ``folder/main.py``'s ``main``; ``mod`` runs ``mod.main``; ``mod:Cls`` runs ``Cls().go``."""
     out = []
     for version, body in SIGNATURES.items():
-        stub = verl_stub(root.parent / f"stub-{version}", body)
+        # the harness's stubs are test data (issue 26: a verl 0.8 copy elsewhere in the
+        # repository is a stray copy that makes every fix unsafe): under ``fixtures/``
+        stub = verl_stub(root.parent / "fixtures" / f"stub-{version}", body)
         for entry in entries:
             cwd = root / entry if (root / entry).is_dir() else root
             module, _, cls = (entry if not (root / entry).is_dir() else "main").partition(":")

@@ -526,6 +526,9 @@ def test_a_value_of_unknown_type_from_a_caller_makes_the_fix_unsafe(envmod, call
     ],
 )
 def test_a_caller_passing_no_config_at_all_leaves_the_parameter_out(envmod, call) -> None:
+    """One caller passes no config, another a training config: the evidence conflicts
+    (issue 27), so the fix is unsafe at best, never made by a plain apply, and its reason
+    names both the value against and the one for."""
     src = f"""
     import json
     base = OmegaConf.create({{"trainer": 1}})
@@ -537,7 +540,16 @@ def test_a_caller_passing_no_config_at_all_leaves_the_parameter_out(envmod, call
     """
     new, diags, after = before_and_after(src, "entry", envmod=envmod)
     assert new == HEAD + textwrap.dedent(src) and after[-1] is None
-    assert [d.code for d in diags] == ["PPO002"]
+    assert [(d.code, d.fix.applicability if d.fix else None) for d in diags] == [("PPO001", "unsafe")]
+    reason = diags[0].reason
+    assert reason.kind == "conflicting-evidence"
+    against = {
+        "launch(x for x in [1])": "a caller passes `(x for x in [1])` for `config` (line 9)",
+        "launch(base if flag else {'a': 1})": "`{'a': 1}` has no verl section",
+    }.get(call, f"a caller passes `{call[len('launch('):-1]}` for `config` (line 9)")
+    assert reason.text == (
+        f'evidence conflicts: {against}, but `OmegaConf.create({{"trainer": 1}})` has a verl section'
+    )
 
 
 def test_a_ray_remote_call_is_a_call_with_the_same_arguments(envmod) -> None:
@@ -592,7 +604,8 @@ def test_a_caller_passing_a_config_keeps_the_safe_fix(envmod, value) -> None:
 @pytest.mark.parametrize(
     ("binding", "expected"),
     [
-        ('config = config or {"num_cpus": 4}', ("PPO002", None)),
+        # the config on one path, a dict on the other: conflicting evidence (issue 27)
+        ('config = config or {"num_cpus": 4}', ("PPO001", "unsafe")),
         ('config = config or {"trainer": {}}', ("PPO001", "unsafe")),
         ("config = dict(config)", ("PPO001", "unsafe")),
         ("config = OmegaConf.to_container(config)", ("PPO001", "unsafe")),
@@ -624,8 +637,9 @@ def test_a_local_rebinding_to_another_kind_of_value(envmod, binding, expected) -
 @pytest.mark.parametrize(
     ("caller", "expected"),
     [
-        ('Launcher().launch({"num_cpus": 4})', "PPO002"),
-        ('self_call', "PPO002"),
+        # one call passes a dict, another a training config: conflicting evidence (issue 27)
+        ('Launcher().launch({"num_cpus": 4})', "conflict"),
+        ('self_call', "conflict"),
         ("Launcher().launch(make())", "unsafe"),  # ``make`` may return a dict
         ("Launcher().launch(make(True))", "unsafe"),
         ("Launcher().launch(base)", "safe"),
@@ -659,7 +673,13 @@ def test_a_method_parameter_judged_by_the_calls_of_the_method(envmod, caller, ex
     else:
         assert new == HEAD + textwrap.dedent(src) and after[-1] is None
         got = [(d.code, d.fix.applicability if d.fix else None) for d in diags]
-        assert got == ([("PPO002", None)] if expected == "PPO002" else [("PPO001", "unsafe")])
+        assert got == [("PPO001", "unsafe")]
+        if expected == "conflict":
+            assert diags[0].reason.kind == "conflicting-evidence"
+            assert diags[0].reason.text == (
+                'evidence conflicts: `{"num_cpus": 4}` has no verl section, '
+                'but `OmegaConf.create({"trainer": 1})` has a verl section'
+            )
 
 
 @pytest.mark.parametrize(

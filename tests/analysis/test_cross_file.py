@@ -313,6 +313,13 @@ for name in names:
 print(json.dumps(out))
 """
 
+#: what a caller passing a plain dict is told (verl 0.9's function raises on one)
+PLAIN_DICT = (
+    "a plain dict: verl 0.9's `get_ppo_ray_runtime_env` reads its config with "
+    "`OmegaConf.select`, which raises `AttributeError` on a plain dict: it needs an "
+    "OmegaConf `DictConfig`"
+)
+
 
 def _package(name: str) -> str:
     return "case_" + name.replace("-", "_")
@@ -520,14 +527,14 @@ def test_a_caller_in_a_file_outside_the_run_is_not_judged(tmp_path: Path) -> Non
     settings = Settings()
     assert judge_callers([origin], [str(pkg / "launch.py")], settings) == {origin: None}
     both = judge_callers([origin], [str(pkg / "launch.py"), str(pkg / "main.py")], settings)
-    assert both[origin] is not None and both[origin].endswith("main.py:2 passes `{}`, which may not be a training config")
+    assert both[origin] is not None and both[origin].endswith("main.py:2 passes `{}`, " + PLAIN_DICT)
 
 
 def test_a_star_re_export_that_never_spells_the_name_is_followed(tmp_path: Path) -> None:
     """``pkg/__init__.py`` says ``from .launch import *``: ``from pkg import Worker`` in
     another file reaches the class though the package's file never spells its name."""
     verdict = _judge(tmp_path, WORKER, "from pkg import Worker\nWorker({'a': 1}).env()\n", "from .launch import *\n")
-    assert verdict is not None and verdict.endswith("main.py:2 passes `{'a': 1}`, which may not be a training config")
+    assert verdict is not None and verdict.endswith("main.py:2 passes `{'a': 1}`, " + PLAIN_DICT)
 
 
 def _verdict(tmp_path: Path, files: dict[str, str], home: str, qualname: str, kind: str = "call"):
@@ -567,7 +574,7 @@ def test_a_re_export_from_a_module_that_is_not_a_parent_is_followed(tmp_path: Pa
     }
     verdict = _verdict(tmp_path, files, "pkg/sub/lib.py", "start")
     assert verdict is not None
-    assert verdict.endswith("caller.py:2 passes `{'num_gpus': 8}`, which may not be a training config")
+    assert verdict.endswith("caller.py:2 passes `{'num_gpus': 8}`, " + PLAIN_DICT)
     # the chain alone, without the caller: nothing argues against the fix
     del files["caller.py"]
     assert _verdict(tmp_path, files, "pkg/sub/lib.py", "start") is None
@@ -603,7 +610,7 @@ def test_a_star_re_export_from_a_module_that_is_not_a_parent_is_followed(tmp_pat
     }
     verdict = _verdict(tmp_path, files, "pkg/sub/lib.py", "start")
     assert verdict is not None
-    assert verdict.endswith("caller.py:2 passes `{'num_gpus': 8}`, which may not be a training config")
+    assert verdict.endswith("caller.py:2 passes `{'num_gpus': 8}`, " + PLAIN_DICT)
 
 
 @pytest.mark.parametrize("imported", ["launch as start", "launch"])
@@ -637,7 +644,7 @@ def test_a_re_export_beside_a_fallback_of_the_same_name_is_followed(
     verdicts = judge_callers([fast, fallback], [str(tmp_path / rel) for rel in files], Settings())
     for origin in (fast, fallback):
         assert verdicts[origin] is not None, origin
-        assert verdicts[origin].endswith("cli.py:5 passes `{'num_gpus': 8}`, which may not be a training config")
+        assert verdicts[origin].endswith("cli.py:5 passes `{'num_gpus': 8}`, " + PLAIN_DICT)
 
 
 RUNNER = HEAD + "\n\nclass Runner:\n    def run(self, config):\n        return get_ppo_ray_runtime_env()\n"
@@ -706,7 +713,7 @@ def test_a_module_re_exported_under_another_name_is_followed(tmp_path: Path, whe
     files[where] = "from pkg.sub import lib as engine\n"
     verdict = _verdict(tmp_path, files, "pkg/sub/lib.py", "start")
     assert verdict is not None and verdict.endswith(
-        "caller.py:3 passes `{'num_gpus': 8}`, which may not be a training config"
+        "caller.py:3 passes `{'num_gpus': 8}`, " + PLAIN_DICT
     ), verdict
 
 
@@ -804,7 +811,7 @@ def test_the_gate_reads_a_file_for_a_name_only_beside_that_name_s_module(
     paths = [str(tmp_path / rel) for rel in files] + [str(latin)]
     verdicts = judge_callers([launch, prepare], paths, Settings())
     assert verdicts[launch] is not None and verdicts[launch].endswith(
-        "caller.py:3 passes `{'num_gpus': 8}`, which may not be a training config"
+        "caller.py:3 passes `{'num_gpus': 8}`, " + PLAIN_DICT
     ), verdicts
     assert verdicts[prepare] is not None and verdicts[prepare].endswith(
         "latin.py:4 passes `[1]`, which may not be a training config"
@@ -862,7 +869,7 @@ def test_a_caller_through_a_namespace_package_is_judged(
 
     assert ran().returncode == 0, ran().stderr
     checked = run_cli("check", "--no-progress", ".", cwd=outer)
-    assert f"(unsafe fix: {caller}:3 passes `{{'a': 1}}`, which may not be a training config)" in checked.stdout, checked.stdout
+    assert f"(unsafe fix: {caller}:3 passes `{{'a': 1}}`, {PLAIN_DICT})" in checked.stdout, checked.stdout
     applied = run_cli("apply", "--no-progress", ".", cwd=outer)
     assert applied.returncode == 1, applied.stdout + applied.stderr
     lib = root / "ns" / "lib.py"
@@ -892,7 +899,7 @@ def test_a_caller_importing_the_module_through_sys_path_is_judged(tmp_path: Path
     origin = CallerOrigin(str(tmp_path / "pkg/lib.py"), "launch", 0, "config")
     verdict = judge_callers([origin], [str(tmp_path / rel) for rel in files], Settings())[origin]
     assert verdict is not None and verdict.endswith(
-        "caller.py:5 passes `{'a': 1}`, which may not be a training config"
+        "caller.py:5 passes `{'a': 1}`, " + PLAIN_DICT
     ), verdict
 
 
@@ -932,7 +939,7 @@ def test_a_namespace_folder_inside_a_regular_package_is_judged(
     files = {"pkg/__init__.py": "", "a/__init__.py": "", lib: _NS_LIB, caller_path: caller}
     _expect(
         _verdict(tmp_path, files, lib, "launch"),
-        f"{caller_path}:3 passes `{{'a': 1}}`, which may not be a training config",
+        f"{caller_path}:3 passes `{{'a': 1}}`, {PLAIN_DICT}",
     )
 
 

@@ -9,6 +9,7 @@ import types
 from pathlib import Path
 
 import pytest
+from ppo_migrate.analysis.check import ModuleAnalysis
 from ppo_migrate.analysis.index import ClassIndex, module_file, package_root
 from ppo_migrate.edits.text_edits import process_text
 from ppo_migrate.settings import Settings
@@ -97,11 +98,11 @@ def test_module_files_and_package_roots(tmp_path) -> None:
     assert module_file(tmp_path, "a.missing") is None
     assert package_root(str(tmp_path / "a" / "b" / "m.py"), ("a", "b")) == tmp_path
     assert package_root("-", ()) is None
-    index = ClassIndex(tmp_path, Settings())
+    index = ClassIndex(tmp_path, Settings(), ModuleAnalysis)
     analysis, cls = index.find_class("a.c.K2")
     assert cls.name == "K2" and analysis.path == str(tmp_path / "a" / "c.py")
     assert index.find_class("a.c.Missing") is None
-    assert ClassIndex(None, Settings()).find_class("a.c.K") is None
+    assert ClassIndex(None, Settings(), ModuleAnalysis).find_class("a.c.K") is None
 
 
 def test_a_base_class_module_parsed_for_another_file_is_not_parsed_again(

@@ -320,3 +320,48 @@ def test_a_module_s_own_compat_check_is_no_replacement() -> None:
     # a name computed beside a string spelling the function: it may be the function
     found = own_replacement(ast.parse(text), text, targets, "tests/test_l.py")
     assert (found.path, found.line, found.kind) == ("tests/test_l.py", 5, "patched")
+
+
+#: a launcher whose call a test patches through a target kept in a constant
+CONSTANT_LAUNCHER = IMP + "\n\ndef launch(config):\n    return get_ppo_ray_runtime_env()\n"
+CONSTANT_TEST_HEAD = "from unittest import mock\n\nfrom omegaconf import OmegaConf\n"
+CONSTANT_TEST_BODY = (
+    "\n\ndef test_launch():\n"
+    "    with mock.patch(ENV_TARGET, lambda: {'fake': 1}):\n"
+    "        assert launcher.launch(OmegaConf.create({'trainer': {}})) == {'fake': 1}\n"
+)
+
+
+@pytest.mark.parametrize("where", ["another-file", "same-file"])
+def test_a_patch_through_a_constant_is_named_at_the_patch_s_line(tmp_path: Path, where: str) -> None:
+    """Bug: a patch whose target a constant holds (``mock.patch(ENV_TARGET, fake)``) was
+    reported at the constant's line (``tests/targets.py:3``: the string read as a
+    replacement of its own, and first by path and line), not at the patch. Now the patch's
+    line is the reason's place, and the constant is named beside it."""
+    root = declare_verl(tmp_path)
+    (root / "app").mkdir()
+    (root / "app/__init__.py").write_text("")
+    (root / "app/launcher.py").write_text(CONSTANT_LAUNCHER)
+    (root / "tests").mkdir()
+    if where == "another-file":
+        # the constants' module says "patch" (its docstring): the look-out parses it
+        (root / "tests/targets.py").write_text(
+            '"""Targets for mock.patch, kept in one place."""\n\n'
+            "ENV_TARGET = 'app.launcher.get_ppo_ray_runtime_env'\n"
+        )
+        test = CONSTANT_TEST_HEAD + "from targets import ENV_TARGET\n\nfrom app import launcher\n" + CONSTANT_TEST_BODY
+        named = "`ENV_TARGET` (tests/targets.py:3)"
+    else:
+        test = (
+            CONSTANT_TEST_HEAD + "\nfrom app import launcher\n\n"
+            "ENV_TARGET = 'app.launcher.get_ppo_ray_runtime_env'\n" + CONSTANT_TEST_BODY
+        )
+        named = "`ENV_TARGET` (line 7)"
+    (root / "tests/test_launcher.py").write_text(test)
+    line = next(i for i, text in enumerate(test.splitlines(), 1) if "mock.patch(" in text)
+    checked = run_cli("check", "--output-format", "concise", ".", cwd=root)
+    assert checked.stdout.splitlines()[0] == (
+        "app/launcher.py:5:12: PPO001 `get_ppo_ray_runtime_env()` called without the config in "
+        f"scope; pass `config` (unsafe fix: tests/test_launcher.py:{line} replaces the runtime "
+        f"function named by {named}, whose replacement may take no config)"
+    ), checked.stdout

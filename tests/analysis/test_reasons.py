@@ -69,6 +69,104 @@ def test_a_global_bound_only_under_the_main_guard() -> None:
     )
 
 
+def test_a_global_bound_on_every_path_is_not_said_bound_on_some_paths_only() -> None:
+    """Bug: a module global assigned at module level, unconditionally, before the function
+    reading it is called was described as "assigned at line 9, on some paths only": no
+    statement may skip that assignment. What leaves it only possibly bound where the
+    function runs is the order (the function is defined before it, a later rebinding, a
+    ``global`` write elsewhere; ``flow.bound_at``), and the places now say which."""
+    after = _one(
+        "from omegaconf import OmegaConf\n" + IMP
+        + "\n\ndef main():\n"  # line 5
+        + "    return get_ppo_ray_runtime_env()\n"
+        + "\n\nconfig = OmegaConf.load('config.yaml')\n"  # line 9
+        + "main()\n"
+    )
+    assert after.reason == Reason(
+        "possibly-bound",
+        "`config` is only possibly bound at the call",
+        (Related(
+            "m.py", 9, 1,
+            "`config` is assigned at line 9 on every path, but after `main` is defined at "
+            "line 5: a call of `main` made before line 9 does not see this value",
+        ),),
+    )
+    writer = _one(
+        "from omegaconf import OmegaConf\n" + IMP
+        + "\nconfig = OmegaConf.load('a.yaml')\n"  # line 4
+        + "\n\ndef reset():\n    global config\n"
+        + "    config = OmegaConf.load('b.yaml')\n"  # line 9
+        + "\n\ndef main():\n"  # line 12
+        + "    return get_ppo_ray_runtime_env()\n"
+        + "\n\nmain()\n"
+    )
+    assert writer.reason is not None and writer.reason.lines == (
+        Related(
+            "m.py", 4, 1,
+            "`config` is assigned at line 4 on every path, before `main` is defined at line 12; "
+            "the module may bind it again before `main` runs",
+        ),
+        Related(
+            "m.py", 9, 5,
+            "`config` is assigned at line 9 in `reset` (a `global` write), which may run "
+            "before `main` does",
+        ),
+    )
+    assert all("on some paths only" not in p.message for d in (after, writer) for p in d.reason.lines)
+
+
+#: verl 0.9's function on a plain dict (both 0.9 wheels: ``OmegaConf.select``), as a reason says it
+RAISES_ON_DICT = (
+    "verl 0.9's `get_ppo_ray_runtime_env` reads its config with `OmegaConf.select`, which "
+    "raises `AttributeError` on a plain dict: it needs an OmegaConf `DictConfig`"
+)
+
+
+@pytest.mark.parametrize(
+    ("body", "line", "column", "words"),
+    [
+        pytest.param(
+            "def run():\n    config = {'trainer': {'n_gpus_per_node': 8}}\n", 3, 5,
+            "`config = {'trainer': {'n_gpus_per_node': 8}}` is a plain dict: " + RAISES_ON_DICT,
+            id="literal",
+        ),
+        pytest.param(
+            "def run():\n    config = dict(trainer={'n_gpus_per_node': 8})\n", 3, 5,
+            "`config = dict(trainer={'n_gpus_per_node': 8})` is a plain dict: " + RAISES_ON_DICT,
+            id="dict-call",
+        ),
+    ],
+)
+def test_a_plain_dict_with_a_verl_section_says_verl_raises_on_it(
+    body: str, line: int, column: int, words: str
+) -> None:
+    """A dict holding a verl section is a plain dict all the same: verl 0.9's function
+    reads the config with ``OmegaConf.select``, which raises on a dict (checked on both
+    0.9 wheels: tests/test_verl_wheels.py). The reason said "a value of a type not known
+    here"; it now says what the value is and why verl rejects it."""
+    d = _one(IMP + body + "    return get_ppo_ray_runtime_env()\n")
+    assert d.code == "PPO001" and d.fix is not None and d.fix.applicability == "unsafe"
+    assert d.reason == Reason(
+        "unknown-value",
+        "`config` is bound at the call, but to a plain dict, not an OmegaConf `DictConfig`",
+        (Related("m.py", line, column, words),),
+    )
+
+
+def test_a_parameter_a_caller_fills_with_a_plain_dict_says_verl_raises_on_it() -> None:
+    d = _one(
+        IMP + "def launch(config):\n    return get_ppo_ray_runtime_env()\n\n\n"
+        "def main():\n    launch({'trainer': {}})\n"  # line 7
+    )
+    assert d.reason is not None and d.reason.lines == (
+        Related(
+            "m.py", 2, 12,
+            "`config` is a parameter the call at line 7 passes `{'trainer': {}}`, a plain dict: "
+            + RAISES_ON_DICT,
+        ),
+    )
+
+
 def test_a_value_trusted_by_type_only() -> None:
     d = _one(IMP + "def run(p):\n    config = load_config(p)\n    return get_ppo_ray_runtime_env()\n")
     assert d.fix is not None and d.fix.applicability == "unsafe"
@@ -133,7 +231,9 @@ def test_a_module_patching_the_function_names_the_patch() -> None:
             Related(
                 "m.py", 3, 5,
                 '`config` is `{"num_cpus": 4}`, a dict literal without a verl section '
-                "(actor_rollout_ref, algorithm, critic, data, global_profiler, reward, reward_model, trainer)",
+                "(actor_rollout_ref, algorithm, critic, data, global_profiler, reward, reward_model, trainer); "
+                "verl 0.9's `get_ppo_ray_runtime_env` reads its config with `OmegaConf.select`, which "
+                "raises `AttributeError` on a plain dict: it needs an OmegaConf `DictConfig`",
             ),
             id="dict-literal",
         ),

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 from cli_helpers import SUBPROCESS_ENV, run_cli
+from ppo_migrate.analysis.module import parsed_source
 from ppo_migrate.files import UnreadableFile
 from ppo_migrate.project import snapshot as snapshots
 from ppo_migrate.project.snapshot import Snapshot
@@ -157,7 +158,7 @@ def test_a_second_read_through_the_snapshot_is_not_counted_but_a_fresh_snapshot_
     assert snapshot.read_bytes(path) == b"x = 1\n"
     assert snapshot.read_text(path) == "x = 1\n"
     assert snapshot.counts_of(path).reads == 1
-    assert first.tree() is first.tree() and first.module("m.py").tree is first.tree()
+    assert first.tree() is first.tree() and parsed_source(first, "m.py").tree is first.tree()
     assert snapshot.counts_of(path).ast_parses == 1
     path.write_text("x = 2\n")  # the snapshot keeps what it read
     assert snapshot.read_bytes(path) == b"x = 1\n"
@@ -204,7 +205,7 @@ def test_a_syntax_error_is_parsed_once(tmp_path: Path) -> None:
         with pytest.raises(SyntaxError):
             source.tree()
         with pytest.raises(SourceProblem, match="syntax error"):
-            source.module("bad.py")
+            parsed_source(source, "bad.py")
     assert snapshot.counts_of(path).ast_parses == 1
 
 

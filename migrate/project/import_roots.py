@@ -1,0 +1,510 @@
+"""Folders a repository's own files put on ``sys.path`` (issue 26, declared import roots).
+
+A copy of verl without a packaging file of its own is imported when something puts its
+folder first on the path. Besides the launch scripts of the calling file's folders
+(:func:`ppo_migrate.analysis.signatures.install_levels`), these forms anywhere in the
+repository (:func:`ppo_migrate.project.tree.repository_listing`) declare such a folder:
+
+* **pytest's** ``pythonpath`` ini option: ``[tool.pytest.ini_options]`` (and pytest 9's
+  ``[tool.pytest]``) of ``pyproject.toml``, ``[pytest]`` of ``pytest.ini``/``.pytest.ini``,
+  ``pytest.toml``/``.pytest.toml`` and ``tox.ini``, ``[tool:pytest]`` of ``setup.cfg``; its
+  paths are relative to the ini file's folder (pytest's rootdir);
+* ``sys.path.insert(i, P)``, ``sys.path.append(P)``, ``sys.path.extend([...])``,
+  ``sys.path[:0] = [...]``, ``sys.path += [...]`` and ``site.addsitedir(P)`` in a Python
+  file, where ``P`` is a literal or is built from literals, ``__file__``, ``os.getcwd()``,
+  ``os.path.join/dirname/abspath/realpath/normpath``, ``pathlib.Path`` (``/``, ``.parent``,
+  ``.parents[n]``, ``.resolve()``, ``.joinpath()``), ``str()``/``os.fspath()``, f-strings and
+  names the file assigns once to such an expression;
+* ``PYTHONPATH=...`` (and ``ENV PYTHONPATH /x``) in a Dockerfile (``Dockerfile``,
+  ``Dockerfile.*``, ``*.Dockerfile``, ``Containerfile``), a Makefile (``Makefile``,
+  ``GNUmakefile``, ``*.mk``; ``:=``, ``?=``, ``+=``; ``$(CURDIR)``, ``$(PWD)``,
+  ``$(shell pwd)`` read as the Makefile's folder) or a shell script (``*.sh``; ``$PWD``,
+  ``$(pwd)`` read as the repository root and as the script's folder);
+* each path line of a ``.pth`` file.
+
+A relative path is read against the repository root (scripts run from there) and against
+the declaring file's folder; an absolute path that does not exist here (a container's
+``/workspace/third_party/verl``) is matched against the repository by its trailing
+components (``third_party/verl``). Parts that expand another variable (``$PYTHONPATH``) are
+dropped. Only folders that exist count. Nothing is imported or executed; files are read
+as text and Python files parsed with :mod:`ast` only when their bytes name ``sys.path`` or
+``addsitedir``.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import re
+import warnings
+from typing import NamedTuple
+
+
+class DeclaredRoot(NamedTuple):
+    """A folder a file of the repository puts on ``sys.path``.
+
+    Attributes:
+        path: the folder (absolute, normalised).
+        source: the declaring file (absolute).
+        line: 1-based line of the declaration.
+        form: how, for messages: ``"pytest's pythonpath"``, ``"sys.path.insert"``,
+            ``"a Dockerfile's PYTHONPATH"``, ``"a .pth file"``, ``"a Makefile's PYTHONPATH"``,
+            ``"a shell script's PYTHONPATH"``.
+    """
+
+    path: str
+    source: str
+    line: int
+    form: str
+
+
+#: ``(root, respect_gitignore) -> the declared roots``, one reading per repository per run
+_DECLARED: dict[tuple[str, bool], tuple[DeclaredRoot, ...]] = {}
+#: How much of one file is read at most.
+_MAX_BYTES = 1_000_000
+
+
+def declared_roots(root: str | os.PathLike[str], respect_gitignore: bool = True) -> tuple[DeclaredRoot, ...]:
+    """Every folder a file under ``root`` puts on ``sys.path`` by a form of the module's list.
+
+    Args:
+        root: the repository root (:func:`ppo_migrate.project.root.search_root`).
+        respect_gitignore: passed to :func:`ppo_migrate.project.tree.repository_listing`.
+
+    Returns:
+        The :class:`DeclaredRoot` s in file and line order, each folder once per declaring
+        line; kept for the process. Never raises: unreadable or unparsable files declare nothing.
+    """
+    from ppo_migrate.project.tree import repository_listing
+
+    root = os.path.abspath(os.fspath(root))
+    key = (root, bool(respect_gitignore))
+    cached = _DECLARED.get(key)
+    if cached is not None:
+        return cached
+    listing = repository_listing(root, respect_gitignore)
+    found: list[DeclaredRoot] = []
+    for directory, names in listing.folders.items():
+        for name in names:
+            reader = _reader(name)
+            if reader is None:
+                continue
+            path = os.path.join(directory, name)
+            data = _read(path)
+            # a Python file is parsed only when its bytes name what puts a folder on the path
+            if data is None or (reader is _python and b"sys.path" not in data and b"addsitedir" not in data):
+                continue
+            text = data.decode("utf-8", "replace")
+            for value, line, form, bases in reader(text, path, root):
+                for folder in _folders(value, bases, root):
+                    found.append(DeclaredRoot(folder, path, line, form))
+    result = _DECLARED[key] = tuple(dict.fromkeys(found))
+    return result
+
+
+def _read(path: str) -> bytes | None:
+    """The first :data:`_MAX_BYTES` of a regular file; ``None`` for anything else (opened
+    without blocking: a FIFO that replaced a listed file must not hang the run)."""
+    import stat
+
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    except OSError:
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        chunks, left = [], _MAX_BYTES
+        while left > 0:
+            chunk = os.read(fd, min(left, 1 << 20))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            left -= len(chunk)
+        return b"".join(chunks)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
+_PYTEST_FILES = frozenset({"pyproject.toml", "pytest.ini", ".pytest.ini", "pytest.toml", ".pytest.toml", "tox.ini", "setup.cfg"})
+
+
+def _reader(name: str):
+    """The reader of a file named ``name``, or ``None`` when it declares nothing."""
+    if name.endswith(".py"):
+        return _python
+    if name in _PYTEST_FILES:
+        return _pytest
+    if name in ("Dockerfile", "Containerfile") or name.startswith("Dockerfile.") or name.endswith((".Dockerfile", ".dockerfile")):
+        return _dockerfile
+    if name in ("Makefile", "makefile", "GNUmakefile") or name.endswith(".mk"):
+        return _makefile
+    if name.endswith(".sh"):
+        return _shell
+    if name.endswith(".pth"):
+        return _pth
+    return None
+
+
+def _line(text: str, offset: int) -> int:
+    return text.count("\n", 0, offset) + 1
+
+
+# -- pytest's ``pythonpath`` ------------------------------------------------------------------
+
+_INI_SECTIONS = {"pytest.ini": "pytest", ".pytest.ini": "pytest", "tox.ini": "pytest", "setup.cfg": "tool:pytest"}
+
+
+def _pytest(text: str, path: str, root: str):
+    name = os.path.basename(path)
+    here = os.path.dirname(path)
+    if name in _INI_SECTIONS:
+        section = _INI_SECTIONS[name]
+        header = re.search(rf"(?mi)^\s*\[{re.escape(section)}\]\s*$", text)
+        if header is None:
+            return
+        body_end = re.compile(r"(?m)^\s*\[").search(text, header.end())
+        body = text[header.end(): body_end.start() if body_end else len(text)]
+        m = re.search(r"(?m)^pythonpath\s*[=:](.*(?:\n[ \t]+\S.*)*)", body)
+        if m is None:
+            return
+        line = _line(text, header.end() + m.start())
+        for value in m.group(1).split():
+            yield value, line, "pytest's pythonpath", (here,)
+        return
+    import tomllib
+
+    try:
+        data = tomllib.loads(text)
+    except (tomllib.TOMLDecodeError, ValueError):
+        return
+    tables = []
+    if name == "pyproject.toml":
+        tool = data.get("tool", {})
+        pytest = tool.get("pytest", {}) if isinstance(tool, dict) else {}
+        if isinstance(pytest, dict):
+            tables = [pytest.get("ini_options", {}), pytest]
+    else:
+        tables = [data.get("pytest", {})]
+    for table in tables:
+        value = table.get("pythonpath") if isinstance(table, dict) else None
+        if value is None:
+            continue
+        values = value.split() if isinstance(value, str) else [v for v in value if isinstance(v, str)] if isinstance(value, list) else []
+        m = re.search(r"(?m)^\s*pythonpath\s*=", text)
+        line = _line(text, m.start()) if m else 1
+        for v in values:
+            yield v, line, "pytest's pythonpath", (here,)
+
+
+# -- PYTHONPATH in Dockerfiles, Makefiles and shell scripts ------------------------------------
+
+_PYTHONPATH = re.compile(r"PYTHONPATH\s*[:?+!]?=\s*(\"[^\"]*\"|'[^']*'|\S+)")
+_DOCKER_ENV = re.compile(r"(?mi)^\s*ENV\s+PYTHONPATH\s+(\"[^\"]*\"|'[^']*'|\S+)\s*$")
+_SHELL_CWD = re.compile(r"\$\{?PWD\}?|\$\(\s*pwd\s*\)|`pwd`")
+_MAKE_CWD = re.compile(r"\$[({]\s*(?:CURDIR|PWD|shell\s+pwd)\s*[)}]|\$\$\{?PWD\}?|\$\$\(\s*pwd\s*\)")
+_HERE = "\x00here\x00"
+
+
+def _path_list(text: str, path: str, root: str, pattern: re.Pattern[str], form: str, cwd: re.Pattern[str] | None, bases):
+    for m in pattern.finditer(text):
+        line = _line(text, m.start())
+        for part in m.group(1).strip("\"'").split(":"):
+            part = part.strip()
+            if cwd is not None:
+                part = cwd.sub(_HERE, part)
+            if not part or "$" in part or "`" in part:
+                continue
+            if part.startswith(_HERE):  # ``$PWD/verl``: from each base
+                rest = part[len(_HERE):].lstrip("/")
+                for base in bases:
+                    yield os.path.join(base, rest), line, form, (base,)
+                continue
+            yield part, line, form, bases
+
+
+def _dockerfile(text: str, path: str, root: str):
+    bases = (root, os.path.dirname(path))
+    yield from _path_list(text, path, root, _PYTHONPATH, "a Dockerfile's PYTHONPATH", None, bases)
+    yield from _path_list(text, path, root, _DOCKER_ENV, "a Dockerfile's PYTHONPATH", None, bases)
+
+
+def _makefile(text: str, path: str, root: str):
+    here = os.path.dirname(path)
+    yield from _path_list(text, path, root, _PYTHONPATH, "a Makefile's PYTHONPATH", _MAKE_CWD, (here, root))
+
+
+def _shell(text: str, path: str, root: str):
+    bases = (root, os.path.dirname(path))
+    yield from _path_list(text, path, root, _PYTHONPATH, "a shell script's PYTHONPATH", _SHELL_CWD, bases)
+
+
+def _pth(text: str, path: str, root: str):
+    for number, raw in enumerate(text.splitlines(), 1):
+        line = raw.strip()
+        if not line or line.startswith(("#", "import ", "import\t")):
+            continue
+        yield line, number, "a .pth file", (os.path.dirname(path), root)
+
+
+# -- sys.path in Python files -------------------------------------------------------------------
+
+_PATH_METHODS = frozenset({"insert", "append", "extend"})
+
+
+#: where a statement may put a folder on the path: ``sys.path.insert(``/``append(``/``extend(``,
+#: ``sys.path[...] =``, ``sys.path +=``, ``sys.path =``, ``addsitedir(``
+_PATH_STATEMENT = re.compile(
+    r"sys\.path\s*(?:\.\s*(?:insert|append|extend)\s*\(|\[[^\]\n]*\]\s*=|\+=|=(?!=))|addsitedir\s*\("
+)
+#: How many lines one statement may span (a call split over lines).
+_MAX_STATEMENT_LINES = 12
+
+
+def _python(text: str, path: str, root: str):
+    """Only the statements around a match of :data:`_PATH_STATEMENT` are parsed (a test
+    module naming ``sys.path`` in its data costs a regex, not a parse of the file); a match
+    inside a string parses as no such statement."""
+    matches = list(_PATH_STATEMENT.finditer(text))
+    if not matches:
+        return
+    lines = text.splitlines(keepends=True)
+    starts = _line_starts(lines)
+    bases = (root, os.path.dirname(path))
+    evaluate = _Evaluator(path, _NamesOf(text, lines, starts))
+    done: set[int] = set()
+    for m in matches:
+        index = _index_of(starts, m.start())
+        if index in done:
+            continue
+        done.add(index)
+        parsed = _statement(lines, index)
+        if parsed is None:
+            continue
+        for node in ast.walk(parsed):
+            values: list[ast.expr] = []
+            form = "sys.path"
+            if isinstance(node, ast.Call):
+                func = node.func
+                if isinstance(func, ast.Attribute) and func.attr in _PATH_METHODS and _is_sys_path(func.value):
+                    form = f"sys.path.{func.attr}"
+                    if func.attr == "insert" and len(node.args) >= 2:
+                        values = [node.args[1]]
+                    elif func.attr == "append" and node.args:
+                        values = [node.args[0]]
+                    elif func.attr == "extend" and node.args:
+                        values = _elements(node.args[0])
+                elif (isinstance(func, ast.Attribute) and func.attr == "addsitedir") or (
+                    isinstance(func, ast.Name) and func.id == "addsitedir"
+                ):
+                    form = "site.addsitedir"
+                    values = node.args[:1]
+            elif isinstance(node, (ast.Assign, ast.AugAssign)):
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                if any(_is_sys_path(t) or (isinstance(t, ast.Subscript) and _is_sys_path(t.value)) for t in targets):
+                    values = [e for e in _elements(node.value) if not _is_sys_path(e)]
+            for value in values:
+                result = evaluate(value)
+                if result is not None:
+                    yield result, index + 1, form, bases
+
+
+def _line_starts(lines: list[str]) -> list[int]:
+    starts, offset = [], 0
+    for line in lines:
+        starts.append(offset)
+        offset += len(line)
+    return starts
+
+
+def _index_of(starts: list[int], offset: int) -> int:
+    import bisect
+
+    return bisect.bisect_right(starts, offset) - 1
+
+
+def _statement(lines: list[str], index: int) -> ast.Module | None:
+    """The statement starting on line ``index`` (0-based), dedented, spanning up to
+    :data:`_MAX_STATEMENT_LINES` lines; ``None`` when no such span parses."""
+    import textwrap
+
+    for end in range(index + 1, min(len(lines), index + _MAX_STATEMENT_LINES) + 1):
+        chunk = textwrap.dedent("".join(lines[index:end]))
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                return ast.parse(chunk)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            continue
+    return None
+
+
+def _is_sys_path(node: ast.AST) -> bool:
+    return (
+        isinstance(node, ast.Attribute) and node.attr == "path"
+        and isinstance(node.value, ast.Name) and node.value.id == "sys"
+    )
+
+
+def _elements(node: ast.expr) -> list[ast.expr]:
+    """The items a list, tuple or concatenation of them holds (``[a] + sys.path``)."""
+    if isinstance(node, (ast.List, ast.Tuple)):
+        return list(node.elts)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        return _elements(node.left) + _elements(node.right)
+    return [node]
+
+
+class _NamesOf:
+    """The value of a name the file binds exactly once, by a plain ``name = value`` at the
+    start of a line (any scope), found by a regex and that statement parsed; ``None`` for
+    any other name (bound twice, by ``for``/``with``/``def``/an import, or not at all)."""
+
+    def __init__(self, text: str, lines: list[str], starts: list[int]) -> None:
+        self.text, self.lines, self.starts = text, lines, starts
+        self.cache: dict[str, ast.expr | None] = {}
+
+    def get(self, name: str) -> ast.expr | None:
+        if name not in self.cache:
+            self.cache[name] = self._find(name)
+        return self.cache[name]
+
+    def _find(self, name: str) -> ast.expr | None:
+        word = re.escape(name)
+        bound = re.findall(rf"(?m)^[ \t]*{word}[ \t]*(?::[^=\n]*)?(?:[-+*/|&]?=)(?!=)", self.text)
+        # bound otherwise too: a loop or ``with ... as``/import target, a def or a class
+        other = re.search(rf"\b(?:for|as|def|class|import)\b[^\n]*\b{word}\b", self.text)
+        if len(bound) != 1 or other is not None:
+            return None
+        m = re.search(rf"(?m)^[ \t]*{word}[ \t]*(?::[^=\n]*)?=(?!=)", self.text)
+        if m is None:
+            return None
+        parsed = _statement(self.lines, _index_of(self.starts, m.start()))
+        stmt = parsed.body[0] if parsed is not None and parsed.body else None
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
+            return stmt.value
+        if isinstance(stmt, ast.AnnAssign) and stmt.value is not None:
+            return stmt.value
+        return None
+
+
+_CWD_CALLS = frozenset({"getcwd", "cwd", "getcwdb"})
+_SAME = frozenset({"abspath", "realpath", "normpath", "resolve", "absolute", "expanduser", "str", "fspath", "Path", "PurePath", "PosixPath"})
+
+
+class _Evaluator:
+    """The path an expression builds (:mod:`ast` only), or ``None`` when it cannot be told."""
+
+    def __init__(self, path: str, names: _NamesOf) -> None:
+        self.path = path
+        self.names = names
+        self.depth = 0
+
+    def __call__(self, node: ast.expr) -> str | None:
+        if self.depth > 20:
+            return None
+        self.depth += 1
+        try:
+            return self._value(node)
+        finally:
+            self.depth -= 1
+
+    def _value(self, node: ast.expr) -> str | None:
+        if isinstance(node, ast.Constant):
+            return node.value if isinstance(node.value, str) else None
+        if isinstance(node, ast.Name):
+            if node.id == "__file__":
+                return self.path
+            value = self.names.get(node.id)
+            return self(value) if value is not None else None
+        if isinstance(node, ast.JoinedStr):
+            parts = []
+            for value in node.values:
+                inner = value.value if isinstance(value, ast.FormattedValue) else value
+                text = self(inner)
+                if text is None:
+                    return None
+                parts.append(text)
+            return "".join(parts)
+        if isinstance(node, ast.BinOp):
+            left, right = self(node.left), self(node.right)
+            if left is None or right is None:
+                return None
+            if isinstance(node.op, ast.Add):
+                return left + right
+            if isinstance(node.op, ast.Div):
+                return os.path.join(left, right)
+            return None
+        if isinstance(node, ast.Attribute) and node.attr == "parent":
+            inner = self(node.value)
+            return os.path.dirname(os.path.normpath(inner)) if inner is not None else None
+        if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute) and node.value.attr == "parents":
+            inner = self(node.value.value)
+            index = node.slice
+            if inner is None or not (isinstance(index, ast.Constant) and isinstance(index.value, int)):
+                return None
+            inner = os.path.normpath(inner)
+            for _ in range(index.value + 1):
+                inner = os.path.dirname(inner)
+            return inner
+        if isinstance(node, ast.Call):
+            return self._call(node)
+        return None
+
+    def _call(self, node: ast.Call) -> str | None:
+        func = node.func
+        name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
+        if name is None or node.keywords:
+            return None
+        if name in _CWD_CALLS and not node.args:
+            return os.curdir
+        method = isinstance(func, ast.Attribute) and name in ("resolve", "absolute", "expanduser", "joinpath")
+        receiver = None
+        if method:  # ``Path(...).resolve()``: the receiver is the path (``os.path.x`` is a module)
+            receiver = self(func.value)
+            if receiver is None:
+                method = False
+        if method:
+            if name == "joinpath":
+                args = [self(a) for a in node.args]
+                return None if None in args else os.path.join(receiver, *args)  # type: ignore[arg-type]
+            return receiver
+        args = [self(a) for a in node.args]
+        if None in args:
+            return None
+        if name == "dirname" and len(args) == 1:
+            return os.path.dirname(os.path.normpath(args[0]))  # type: ignore[arg-type]
+        if name in ("join", "joinpath") and args:
+            return os.path.join(*args)  # type: ignore[arg-type]
+        if name in _SAME and len(args) <= 1:
+            return args[0] if args else os.curdir  # type: ignore[return-value]
+        return None
+
+
+# -- from a declared path to folders of this repository -----------------------------------------
+
+
+def _folders(value: str, bases, root: str) -> list[str]:
+    """The existing folders ``value`` may name (see the module docstring)."""
+    value = os.path.expanduser(value.strip())
+    if not value:
+        return []
+    out: list[str] = []
+    if os.path.isabs(value):
+        candidates = [value]
+        if not os.path.isdir(value):  # a container's path: match its tail in the repository
+            parts = [p for p in os.path.normpath(value).split(os.sep) if p]
+            candidates = [os.path.join(root, *parts[k:]) for k in range(len(parts))]
+        for c in candidates:
+            c = os.path.normpath(c)
+            if os.path.isdir(c):
+                out.append(c)
+                break
+    else:
+        for base in bases:
+            c = os.path.normpath(os.path.join(base, value))
+            if os.path.isdir(c):
+                out.append(c)
+    return list(dict.fromkeys(out))

@@ -1,0 +1,105 @@
+"""The repository's other files: what a run on a few files must still see (issue 26).
+
+A test double lives in a test file, and a pre-commit hook passes only the files staged
+(``ppo-migrate apply launcher.py``): the test monkeypatching ``launcher``'s call with a
+zero-argument fake is then not among the run's files, so the fix was made and the test
+then failed. The issue asks for the doubles to be found "from the whole repository":
+:func:`repository_files` lists the repository's Python files that a run on ``paths``
+does not hold, walked as discovery walks (``.gitignore``, ``exclude``), so that the
+look-out for replacements (:func:`ppo_migrate.analysis.patches.target_patches`) reaches
+the same answer whichever files the command line names. Only names are listed here; the
+files are read (their bytes, prefiltered) by the look-out.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+from ppo_migrate.project.root import project_root, search_root
+
+
+def _folder(path: str) -> str:
+    path = os.path.abspath(path)
+    return path if os.path.isdir(path) else os.path.dirname(path)
+
+
+def _covers(given: Sequence[str], root: str) -> bool:
+    """Whether a path given on the command line is the directory ``root`` or one above it
+    (its walk then listed every file of the repository already)."""
+    from ppo_migrate.scratch import original_path
+
+    prefix = root if root.endswith(os.sep) else root + os.sep
+    for path in given:
+        if path == "-":
+            continue
+        real = os.fspath(original_path(path))
+        if os.path.isdir(real) and (real == root or prefix.startswith(real.rstrip(os.sep) + os.sep)):
+            return True
+    return False
+
+
+def repository_files(
+    files: Sequence[str], settings, given: Sequence[str] | None = None
+) -> list[str]:
+    """The Python files of the repository holding ``files`` that the run does not hold.
+
+    Args:
+        files: the run's files (display paths, as :func:`ppo_migrate.discovery.discover_files`
+            gives them).
+        settings: the run's :class:`ppo_migrate.settings.Settings` (``exclude``,
+            ``extend_exclude``, ``respect_gitignore``, ``project_root``: the walk honours
+            them as discovery does).
+        given: the command line's paths, when known: a directory among them that is the
+            root (or above it) means the run's files are the repository's already, and
+            nothing is walked. ``None``: not known (an explicit list of files).
+
+    Returns:
+        Display paths (relative to the working directory, ``../tests/t.py`` for a root
+        above it; absolute during a ``--thread-config --diff`` preview, whose working
+        directory is a scratch copy), sorted, none of them among ``files``. Empty when
+        no root is found (no git top level, no project marker, no dependency file above
+        the files and a working directory that does not hold them), or when the run covers
+        the root.
+
+    Raises:
+        Nothing: a directory that cannot be read is left out (discovery logs it).
+    """
+    from ppo_migrate.discovery import discover_files
+    from ppo_migrate.scratch import in_preview, original_path
+
+    paths = [f for f in files if f != "-"]
+    if not paths:
+        return []
+    originals = [os.fspath(original_path(f)) for f in paths]
+    # A tree with no git and no packaging file (a requirements.txt, or nothing at all) still
+    # has tests beside the named files: the highest folder of dependency files, else the
+    # working directory when it holds the files, bounds the search (never wider than the
+    # project, never nothing: a double missed is a rewrite that breaks a test).
+    root = project_root(originals) or search_root(os.path.commonpath([_folder(o) for o in originals]))
+    if root is None:
+        here = os.getcwd()
+        if all(os.path.abspath(o).startswith(here.rstrip(os.sep) + os.sep) for o in originals):
+            root = Path(here)
+    if root is None:
+        return []
+    top = os.fspath(root)
+    if given is not None and _covers(given, top):
+        return []
+    if in_preview():
+        display = top
+    else:
+        try:
+            display = os.path.relpath(top)
+        except ValueError:  # another drive (Windows)
+            display = top
+    held = set(originals)
+    try:
+        found = discover_files([display], settings, on_error=lambda *_: None)
+    except (FileNotFoundError, NotADirectoryError, PermissionError):
+        return []
+    return [f for f in found if os.path.abspath(f) not in held]
+
+
+__all__ = ["repository_files"]

@@ -1,0 +1,220 @@
+"""One walk of a repository per run: its folders and the names of their files (issue 26).
+
+The callee in effect asks two questions of the whole repository, not only of the analysed
+paths: which files put a folder on ``sys.path`` (:mod:`ppo_migrate.project.import_roots`),
+and where copies of verl lie that nothing known puts there (stray copies,
+:func:`package_copies`). Both read :func:`repository_listing`, made once per repository
+root and kept for the process (``_LISTINGS``).
+
+What the walk does not enter:
+
+* what discovery would not: ruff's default excludes (:data:`ppo_migrate.settings.DEFAULT_EXCLUDES`:
+  VCS folders, virtual environments, caches, ``site-packages``), build output
+  (:data:`NOT_WALKED`), and what ``.gitignore`` ignores inside a git repository
+  (:class:`ppo_migrate.discovery.IgnoreRules`, the same layers discovery applies); symbolic
+  links to folders are not followed;
+* **test data** (:data:`TEST_DATA_FOLDERS`): a folder named ``fixtures``, ``testdata``,
+  ``test_data`` or ``test-data`` holds inputs of the project's own tests (a tool's sample
+  projects: this repository keeps verl 0.8 copies under ``fixtures/callee/``). Nothing in
+  it is imported by the project's code: its copies are not stray, and its files declare no
+  import root of the project. A file *inside* test data belongs to its sample project,
+  walked on its own (:func:`walk_root`). A folder of *test doubles* (:data:`DOUBLES_FOLDERS`:
+  ``tests/``, ``fakes/``, ``stubs/`` ...) is walked: a fake package there runs in the
+  project's tests, so a zero-argument fake makes the fix unsafe (as
+  :mod:`ppo_migrate.analysis.patches` says for the fakes it sees).
+
+The rule is a name rule on purpose: it needs no reading of files, holds for any layout,
+and a user whose real code sits under ``fixtures/`` can say what runs with
+``verl-version`` or a pin.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import NamedTuple
+
+#: Folders of test data (inputs of the project's own tests, never imported by its code).
+TEST_DATA_FOLDERS: frozenset[str] = frozenset({"fixtures", "testdata", "test_data", "test-data"})
+#: Folders of test doubles: a copy of verl's module under one is a fake a test may put first
+#: on ``sys.path`` (:mod:`ppo_migrate.analysis.patches`).
+DOUBLES_FOLDERS: frozenset[str] = frozenset({
+    "tests", "test", "testing", "fakes", "fake", "mocks", "mock", "stubs", "stub", "doubles",
+    "test_utils", "testutils",
+})
+#: Folders of build output and caches not in ruff's default excludes.
+NOT_WALKED: frozenset[str] = frozenset({"__pycache__", "build", ".eggs", ".hypothesis", ".cache"})
+#: How many folders of a repository are listed at most (a walk of a home directory by mistake).
+MAX_FOLDERS = 20000
+
+
+class Listing(NamedTuple):
+    """A repository's folders and their files, as :func:`repository_listing` found them.
+
+    Attributes:
+        root: the repository root (absolute).
+        folders: ``{absolute folder: names of its regular files}`` (links to regular files
+            included; FIFOs, sockets and broken links not), in walk order (parents first).
+        complete: ``False`` when the walk stopped at :data:`MAX_FOLDERS`.
+    """
+
+    root: str
+    folders: dict[str, tuple[str, ...]]
+    complete: bool = True
+
+    def files(self, predicate) -> list[str]:
+        """The absolute paths of the files whose name satisfies ``predicate(name)``."""
+        return [os.path.join(d, n) for d, names in self.folders.items() for n in names if predicate(n)]
+
+
+#: ``(root, respect_gitignore) -> Listing``: one walk per repository per run
+_LISTINGS: dict[tuple[str, bool], Listing] = {}
+
+
+def repository_listing(root: str | os.PathLike[str], respect_gitignore: bool = True) -> Listing:
+    """The folders under ``root`` and the names of their files, walked once per process.
+
+    Args:
+        root: the repository root (:func:`ppo_migrate.project.root.search_root`).
+        respect_gitignore: honour ``.gitignore`` as discovery does (the run's
+            ``respect-gitignore``).
+
+    Returns:
+        A :class:`Listing`; an unreadable folder is listed empty. Never raises.
+
+    The rules of what is not entered are the module's (test data, excludes, build output,
+    ignored paths, folder links).
+    """
+    root = os.path.abspath(os.fspath(root))
+    key = (root, bool(respect_gitignore))
+    cached = _LISTINGS.get(key)
+    if cached is not None:
+        return cached
+    from ppo_migrate.discovery import IgnoreRules
+    from ppo_migrate.settings import DEFAULT_EXCLUDES, Settings
+
+    rules = IgnoreRules(Settings(project_root=root, respect_gitignore=bool(respect_gitignore)))
+    skipped = NOT_WALKED | TEST_DATA_FOLDERS | frozenset(DEFAULT_EXCLUDES)
+    folders: dict[str, tuple[str, ...]] = {}
+    stack = [(root, rules.start(root))]
+    complete = True
+    while stack:
+        if len(folders) >= MAX_FOLDERS:
+            complete = False
+            break
+        directory, layers = stack.pop()
+        try:
+            with os.scandir(directory) as it:
+                entries = list(it)
+        except OSError:
+            folders[directory] = ()
+            continue
+        layers = rules.enter(layers, directory, (e.name for e in entries))
+        files: list[str] = []
+        below: list[str] = []
+        for entry in entries:
+            name = entry.name
+            try:
+                is_dir = entry.is_dir(follow_symlinks=False)
+            except OSError:
+                continue
+            if is_dir and (name in skipped or name.endswith(".egg-info")):
+                continue
+            if layers and rules.ignored(layers, entry.path, name, is_dir):
+                continue
+            if is_dir:
+                below.append(entry.path)
+                continue
+            try:  # a regular file (or a link to one): never a FIFO, whose open would block
+                regular = entry.is_file()
+            except OSError:
+                regular = False
+            if regular:
+                files.append(name)
+        folders[directory] = tuple(sorted(files))
+        stack.extend((d, layers) for d in sorted(below, reverse=True))
+    listing = _LISTINGS[key] = Listing(root, folders, complete)
+    return listing
+
+
+def package_copies(listing: Listing, package: str, module: str) -> list[str]:
+    """The install roots of every copy of ``package`` holding ``module`` in ``listing``.
+
+    Args:
+        listing: a :func:`repository_listing`.
+        package: the top-level package, e.g. ``"verl"``.
+        module: a dotted module of it, e.g. ``"verl.trainer.constants_ppo"``.
+
+    Returns:
+        Each folder ``D`` (absolute, walk order) holding ``D/<package>/.../<module>.py`` (or the
+        module's package ``__init__.py``) where ``D`` is no package itself (``mylib/verl/`` under
+        a ``mylib/__init__.py`` is ``mylib.verl``, not a copy: the rule of
+        :func:`ppo_migrate.analysis.signatures.install_levels`).
+    """
+    parts = module.split(".")
+    if parts[0] != package:
+        return []
+    tail = parts[1:]
+    found: list[str] = []
+    folders = listing.folders
+    for directory in folders:
+        if os.path.basename(directory) != package:
+            continue
+        parent = os.path.dirname(directory)
+        if "__init__.py" in folders.get(parent, ()):
+            continue
+        if tail:
+            holder = folders.get(os.path.join(directory, *tail[:-1]), ())
+            inside = f"{tail[-1]}.py" in holder or "__init__.py" in folders.get(
+                os.path.join(directory, *tail), ()
+            )
+        else:
+            inside = "__init__.py" in folders.get(directory, ())
+        if inside:
+            found.append(parent)
+    return found
+
+
+def walk_root(directory: str | os.PathLike[str], root: str | os.PathLike[str]) -> str | None:
+    """Where the walk for a file in ``directory`` starts, given its repository ``root``.
+
+    Args:
+        directory: the calling file's folder (absolute).
+        root: its repository root (:func:`ppo_migrate.project.root.search_root`).
+
+    Returns:
+        ``root``; for a file inside test data (below a folder of :data:`TEST_DATA_FOLDERS`, the
+        innermost one counting), its *sample project*: the highest folder with a project
+        marker (:func:`ppo_migrate.project.root.is_marked`) between the test-data folder and
+        ``directory``, else the test-data folder's child holding the file. Test data is data
+        for the code outside it; a sample project in it is a repository of its own (this
+        repository's ``fixtures/callee/legacy/vendored`` is judged apart from
+        ``fixtures/callee/migrated``). ``None`` for a file directly in a test-data folder.
+    """
+    directory, root = os.path.abspath(os.fspath(directory)), os.path.abspath(os.fspath(root))
+    parts = relative_parts(directory, root)
+    inner = max((i for i, p in enumerate(parts) if p in TEST_DATA_FOLDERS), default=None)
+    if inner is None:
+        return root
+    if inner == len(parts) - 1:
+        return None
+    from ppo_migrate.project.root import is_marked
+
+    for end in range(inner + 2, len(parts) + 1):
+        candidate = os.path.join(root, *parts[:end])
+        if is_marked(candidate):
+            return candidate
+    return os.path.join(root, *parts[: inner + 2])
+
+
+def relative_parts(path: str, root: str) -> list[str]:
+    """The components of ``path`` below ``root`` (both absolute); ``[]`` outside it."""
+    rel = os.path.relpath(path, root)
+    if rel == os.curdir or rel.startswith(os.pardir):
+        return []
+    return rel.split(os.sep)
+
+
+def in_doubles_folder(path: str, root: str) -> bool:
+    """Whether ``path`` lies under a folder of test doubles (:data:`DOUBLES_FOLDERS`) below
+    ``root``: a fake package a test puts on ``sys.path``, not the project's copy."""
+    return bool(DOUBLES_FOLDERS.intersection(relative_parts(path, root)))

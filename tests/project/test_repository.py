@@ -1,0 +1,68 @@
+"""``ppo_migrate.project.repository``: the repository's files beyond the ones a run names,
+walked as discovery walks them (issue 26: test doubles are found "from the whole
+repository", whichever files a pre-commit hook passes)."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+from ppo_migrate.project.repository import repository_files
+from ppo_migrate.settings import Settings
+
+
+def _tree(root: Path) -> None:
+    for rel, text in {
+        ".gitignore": "build/\n",
+        "requirements.txt": "verl>=0.9\n",
+        "app/launcher.py": "x = 1\n",
+        "app/__init__.py": "",
+        "tests/test_launcher.py": "y = 2\n",
+        "build/lib/app/launcher.py": "z = 3\n",  # ignored by .gitignore
+        "vendored/old.py": "w = 4\n",  # excluded by the settings below
+    }.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    subprocess.run(["git", "init", "-q", "."], cwd=root, check=True)
+
+
+def test_the_other_files_of_the_repository_as_discovery_walks_them(tmp_path: Path, monkeypatch) -> None:
+    """From a file named alone: every other Python file of the git top level, less what
+    ``.gitignore`` and ``extend-exclude`` leave out, displayed from the working directory."""
+    _tree(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    settings = Settings(extend_exclude=("vendored",))
+    assert repository_files(["app/launcher.py"], settings) == ["app/__init__.py", "tests/test_launcher.py"]
+    # from a sub-folder: the root is above the working directory
+    monkeypatch.chdir(tmp_path / "app")
+    assert repository_files(["launcher.py"], settings) == ["../app/__init__.py", "../tests/test_launcher.py"]
+
+
+def test_nothing_is_walked_when_the_run_holds_the_root_or_no_root_is_found(tmp_path: Path, monkeypatch) -> None:
+    """A directory given on the command line that is the root (or above it) means the run's
+    files are the repository's already."""
+    _tree(tmp_path / "repo")
+    monkeypatch.chdir(tmp_path / "repo")
+    assert repository_files(["app/launcher.py"], Settings(), given=["."]) == []
+    assert repository_files(["app/launcher.py"], Settings(), given=["app"]) != []
+    bare = tmp_path / "bare"
+    (bare / "pkg").mkdir(parents=True)
+    (bare / "pkg" / "a.py").write_text("")
+    (bare / "pkg" / "b.py").write_text("")
+    monkeypatch.chdir(bare)
+    # no git, no marker: the working directory that holds the files bounds the search
+    assert repository_files(["pkg/a.py"], Settings()) == ["pkg/b.py"]
+    # ... but not a working directory beside them: nothing to bound it, nothing walked
+    (tmp_path / "elsewhere").mkdir()
+    monkeypatch.chdir(tmp_path / "elsewhere")
+    assert repository_files([str(bare / "pkg" / "a.py")], Settings()) == []
+
+
+def test_a_requirements_file_alone_bounds_the_search_without_git(tmp_path: Path, monkeypatch) -> None:
+    """A project of a ``requirements.txt`` and no git: its tests are still found (a double
+    missed there was a plain apply that broke the project's test)."""
+    for rel, text in {"requirements.txt": "verl>=0.9\n", "app/launcher.py": "", "tests/test_launcher.py": ""}.items():
+        (tmp_path / "proj" / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / "proj" / rel).write_text(text)
+    monkeypatch.chdir(tmp_path / "proj" / "app")
+    assert repository_files(["launcher.py"], Settings()) == ["../tests/test_launcher.py"]
