@@ -88,7 +88,10 @@ def _relative(snapshot: Snapshot, root: Path) -> dict[str, snapshots.Counts]:
 
 @pytest.mark.parametrize(
     "args",
-    [("check",), ("apply", "--diff"), ("apply",), ("apply", "--thread-config", "--diff")],
+    [
+        ("check",), ("apply", "--diff"), ("apply",), ("apply", "--thread-config"),
+        ("apply", "--thread-config", "--diff"),
+    ],
     ids=lambda a: " ".join(a),
 )
 def test_each_file_is_read_once_and_parsed_once_per_run(tmp_path: Path, args: tuple[str, ...]) -> None:
@@ -115,10 +118,14 @@ def test_each_file_is_read_once_and_parsed_once_per_run(tmp_path: Path, args: tu
     if args == ("apply",):
         assert "get_ppo_ray_runtime_env(config)" in (root / "app/train.py").read_text()
         assert counts["app/train.py"].writes == 1
-    if "--thread-config" in args:
+    if preview:
         assert "+def start(config=None):" in proc.stdout
         assert "+    start(config=cfg)" in proc.stdout
         assert (root / "app/main.py").read_text() == TREE["app/main.py"]  # a preview writes nothing
+    elif "--thread-config" in args:
+        assert "start(config=cfg)" in (root / "app/main.py").read_text()
+        for rel in THREADED:  # written once, and not read or parsed again after
+            assert counts[rel].writes == 1, rel
 
 
 def test_a_file_written_by_the_run_is_not_read_again(tmp_path: Path) -> None:
@@ -167,6 +174,37 @@ def test_a_second_read_through_the_snapshot_is_not_counted_but_a_fresh_snapshot_
     assert fresh.counts_of(path).reads == 1 and fresh.counts_of(path).ast_parses == 0
     fresh.source(path).tree()
     assert fresh.counts_of(path).ast_parses == 1
+
+
+def test_what_a_higher_layer_derives_is_made_once_and_dropped_with_the_trees(tmp_path: Path) -> None:
+    """The snapshot imports no analysis: a layer above hands in its own builder
+    (:func:`ppo_migrate.analysis.module.parsed_source` does), made once a file; a failure is
+    kept and raised again; all of it goes with the trees."""
+    path = tmp_path / "m.py"
+    path.write_text("x = 1\n")
+    snapshot = Snapshot()
+    source = snapshot.source(path)
+    built: list[str] = []
+
+    def build(file):
+        built.append(file.key)
+        return len(file.tree().body)
+
+    assert source.derived("test.kind", build) == 1
+    assert source.derived("test.kind", build) == 1 and len(built) == 1
+    assert snapshot.counts_of(path).ast_parses == 1
+
+    def fail(file):
+        built.append("failed")
+        raise ValueError("no")
+
+    for _ in range(2):
+        with pytest.raises(ValueError, match="no"):
+            source.derived("test.failing", fail)
+    assert built.count("failed") == 1
+    snapshot.release_trees()
+    assert source.derived("test.kind", build) == 1 and len(built) == 3
+    assert snapshot.counts_of(path).ast_parses == 2  # the tree went too: counted again
 
 
 def test_outside_a_run_every_read_is_a_read(tmp_path: Path) -> None:
