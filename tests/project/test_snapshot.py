@@ -207,6 +207,30 @@ def test_what_a_higher_layer_derives_is_made_once_and_dropped_with_the_trees(tmp
     assert snapshot.counts_of(path).ast_parses == 2  # the tree went too: counted again
 
 
+def test_the_search_for_import_roots_reads_through_the_snapshot(tmp_path: Path, monkeypatch) -> None:
+    """The files a repository may put folders on ``sys.path`` with are the run's files too:
+    read once a run (a FIFO never opened; a file beyond the search's limit read for its head
+    only, and not kept)."""
+    from ppo_migrate.project import import_roots
+
+    monkeypatch.setattr(import_roots, "_MAX_BYTES", 16)
+    path = tmp_path / "m.py"
+    path.write_text("import sys\nsys.path.insert(0, 'x')\n")
+    small = tmp_path / "s.py"
+    small.write_text("x = 1\n")
+    with snapshots.run_scope() as run:
+        run.read_bytes(small, keep=True)  # the prefilter's
+        small.write_text("y = 22\n")
+        assert import_roots._read(str(small)) == b"x = 1\n"  # the run's bytes, not read again
+        assert import_roots._read(str(path)) == b"import sys\nsys.p"
+        assert not run.holds(path)
+        os.mkfifo(tmp_path / "fifo.py")
+        assert import_roots._read(str(tmp_path / "fifo.py")) is None
+        assert import_roots._read(str(tmp_path / "gone.py")) is None
+    assert run.counts_of(small).reads == 1
+    assert run.counts_of(tmp_path / "fifo.py").reads == 0
+
+
 def test_outside_a_run_every_read_is_a_read(tmp_path: Path) -> None:
     path = tmp_path / "m.py"
     path.write_text("x = 1\n")
