@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 import click
 from ppo_migrate import __version__, commands, console
 from ppo_migrate.console import EXIT_ERROR, EXIT_FINDINGS
+from ppo_migrate.project.snapshot import scoped
 
 
 def _codes(values: Sequence[str]) -> tuple[str, ...] | None:
@@ -233,6 +234,7 @@ def cli() -> None:
     "-s", "--silent", is_flag=True, help="Print nothing; the exit code still tells."
 )
 @_guard
+@scoped  # one snapshot of the project's files for the whole command (issue 26)
 def check(
     paths: tuple[str, ...],
     exit_zero: bool,
@@ -314,6 +316,7 @@ def check(
     "(default: unsafe-fixes in pyproject.toml, else off).",
 )
 @_guard
+@scoped  # one snapshot of the project's files for the whole command (issue 26)
 def apply(
     paths: tuple[str, ...],
     diff: bool,

@@ -120,7 +120,10 @@ def run_plain_check(paths: tuple[str, ...]) -> None:
 
 
 def _plain_check(paths: tuple[str, ...]) -> None:
-    check(paths, load(paths, {}), CheckOptions())
+    from ppo_migrate.project.snapshot import run_scope
+
+    with run_scope():  # one snapshot of the project's files for the whole command (issue 26)
+        check(paths, load(paths, {}), CheckOptions())
 
 
 def load(paths, overrides: dict):

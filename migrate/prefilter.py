@@ -97,11 +97,19 @@ def prefilter(paths: Sequence[str], settings) -> list[str]:
     return _prefilter(paths, settings)[0]
 
 
-def _prefilter(paths: Sequence[str], settings) -> tuple[list[str], dict[str, int]]:
-    """:func:`prefilter`, plus each candidate's size in bytes (-1 when unreadable)."""
+def _prefilter(
+    paths: Sequence[str], settings, read=None, rejected=None
+) -> tuple[list[str], dict[str, int]]:
+    """:func:`prefilter`, plus each candidate's size in bytes (-1 when unreadable);
+    ``read`` and ``rejected`` as for :func:`iter_candidates`."""
     candidates: list[str] = []
     sizes: dict[str, int] = {}
-    for p, size in iter_candidates(paths, settings):
+    found = (
+        iter_candidates(paths, settings)
+        if read is None and rejected is None
+        else _candidates(paths, settings, read or read_bytes, rejected)
+    )
+    for p, size in found:
         candidates.append(p)
         sizes[p] = size
     return candidates, sizes
@@ -111,11 +119,20 @@ def iter_candidates(paths: Iterable[str], settings) -> Iterator[tuple[str, int]]
     """:func:`prefilter` as it goes: ``(path, size in bytes)`` of each candidate, in the
     order given, as soon as it is read (size -1: unreadable, a candidate so that
     :func:`process_file` reports it)."""
+    return _candidates(paths, settings, read_bytes, None)
+
+
+def _candidates(
+    paths: Iterable[str], settings, read, rejected
+) -> Iterator[tuple[str, int]]:
+    """:func:`iter_candidates`, the bytes given by ``read(path)`` (the runner's read through
+    the run's snapshot, :mod:`ppo_migrate.project.snapshot`); ``rejected(path)``, when given,
+    is told of each file read and turned away."""
     names = [n.encode() for n in settings.target_names]
     (only,) = names if len(names) == 1 else (None,)
     for p in paths:
         try:
-            data = read_bytes(p)
+            data = read(p)
         except (OSError, ValueError):  # ValueError: a NUL in the path
             yield p, -1  # let process_file name the exact problem
             continue
@@ -125,3 +142,5 @@ def iter_candidates(paths: Iterable[str], settings) -> Iterator[tuple[str, int]]
             else is_candidate(data, names)
         ):
             yield p, len(data)
+        elif rejected is not None:
+            rejected(p)

@@ -101,6 +101,17 @@ def run_in_copy(files: Sequence[str], job: Callable[[list[str]], T]) -> tuple[T,
         NotPreviewable: a path lies outside the working directory.
     """
     from ppo_migrate.edits.unified_diff import unified_diff
+    from ppo_migrate.project.snapshot import current
+
+    snapshot = current()  # the run's: each file read once, for the copy and for the diff
+
+    def copy(source: Path, target: Path) -> None:
+        try:
+            data = snapshot.read_bytes(source, keep=True)  # kept: the diff needs it at the end
+        except OSError:
+            shutil.copyfile(source, target)  # what it says of a file it cannot read
+            return
+        target.write_bytes(data)
 
     cwd = Path.cwd()
     relative = {f: str(_inside(f, cwd)) for f in files}
@@ -112,19 +123,19 @@ def run_in_copy(files: Sequence[str], job: Callable[[list[str]], T]) -> tuple[T,
         for d in reversed(chain):  # outermost package first
             work = work / d.name
             work.mkdir()
-            shutil.copyfile(d / "__init__.py", work / "__init__.py")
+            copy(d / "__init__.py", work / "__init__.py")
         if not chain:
             work = scratch / "work"
             work.mkdir()
         for f in copies:
             target = work / f
             target.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(cwd / f, target)
+            copy(cwd / f, target)
             parent = Path(f).parent
             while parent != Path("."):  # the packages between the working directory and f
                 init = cwd / parent / "__init__.py"
                 if init.is_file() and not (work / parent / "__init__.py").exists():
-                    shutil.copyfile(init, work / parent / "__init__.py")
+                    copy(init, work / parent / "__init__.py")
                 parent = parent.parent
         before = os.environ.get(PREVIEW_ENV)
         os.chdir(work)
@@ -140,7 +151,7 @@ def run_in_copy(files: Sequence[str], job: Callable[[list[str]], T]) -> tuple[T,
         patches: dict[str, bytes] = {}  # one diff per copy, under the first spelling in order
         for f in sorted(files):
             rel = relative[f]
-            old, new = (cwd / rel).read_bytes(), (work / rel).read_bytes()
+            old, new = snapshot.read_bytes(cwd / rel), snapshot.read_bytes(work / rel)
             if rel not in patches and old != new:
                 patches[rel] = unified_diff(old, new, f)
         patch = b"".join(patches.values())

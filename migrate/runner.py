@@ -30,7 +30,6 @@ from ppo_migrate.files import (
     atomic_write,
     decode_source,
     encode_source,
-    read_source,
 )
 from ppo_migrate.modes import (
     FORCE_POOL_ENV,
@@ -47,6 +46,8 @@ from ppo_migrate.prefilter import (  # noqa: F401 - prefilter, is_candidate: thi
     read_bytes as _read_bytes,
     spells_otherwise,
 )
+from ppo_migrate.project.snapshot import SourceFile as SnapshotFile
+from ppo_migrate.project.snapshot import active, current, run_scope
 from ppo_migrate.settings import Settings
 
 # A pool is used for at least this much estimated work (:func:`pool_work`): below it,
@@ -170,7 +171,7 @@ def process_file(
         a crash of the analysis itself is an ``internal_error``.
     """
     try:
-        source = read_source(Path(path))
+        source = current().source(path)  # read once a run (issue 26)
     except UnreadableFile as exc:
         return FileOutcome(path, diagnostics=(_file_diag(path, "PPO901", str(exc)),))
     return process_data(
@@ -193,7 +194,9 @@ def process_data(
         data: the source bytes.
         settings: the run's settings.
         mode: what to do; APPLY and ADD_NOQA need ``source`` to write back.
-        source: the file read, for the atomic write's change check.
+        source: the file read, for the atomic write's change check; a
+            :class:`ppo_migrate.project.snapshot.SourceFile` (the run's snapshot) gives its
+            text and its parse too, each made once a run.
 
     Returns:
         A :class:`FileOutcome` (see :func:`process_file`).
@@ -202,7 +205,7 @@ def process_data(
     if not is_candidate(data, names):
         return FileOutcome(path, new_data=data if mode is Mode.FIX_STDOUT else None)
     try:
-        text, encoding, bom = decode_source(data)
+        text, encoding, bom = source.decoded() if isinstance(source, SnapshotFile) else decode_source(data)
     except UnicodeDecodeError as exc:
         line, col = _line_of_offset(data, exc.start)
         return FileOutcome(
@@ -221,7 +224,7 @@ def process_data(
     stamp = None
     if source is not None and mode in (Mode.CHECK, Mode.APPLY, Mode.DIFF):
         stamp = (source.stat.st_mtime_ns, source.stat.st_size)
-    result = _analyse(path, text, settings, mode, stamp)
+    result = _analyse(path, text, settings, mode, stamp, source)
     if isinstance(result, FileOutcome):
         return result
     diagnostics = result.diagnostics
@@ -306,7 +309,9 @@ def _write_back(
     """
     try:
         with _signals_deferred():
-            atomic_write(Path(path), text(), expected=source)
+            data = text()
+            atomic_write(Path(path), data, expected=source)
+            current().written(path, data)  # later phases read these bytes, not the disk
             if written is not None and _on_written is not None:
                 _on_written(written)
     except FileChanged as exc:
@@ -320,9 +325,15 @@ def _write_back(
 
 
 def _analyse(
-    path: str, text: str, settings: Settings, mode: Mode, stamp: tuple[int, int] | None = None
+    path: str,
+    text: str,
+    settings: Settings,
+    mode: Mode,
+    stamp: tuple[int, int] | None = None,
+    source: SourceFile | None = None,
 ):
-    """The analysis (and, for apply/diff/stdin, the rewrite) of one decoded file.
+    """The analysis (and, for apply/diff/stdin, the rewrite) of one decoded file
+    (``source``: the snapshot's file the text is of, whose parse is used).
 
     Returns:
         The :class:`ppo_migrate.edits.text_edits.FileResult`, or a :class:`FileOutcome` with
@@ -339,6 +350,7 @@ def _analyse(
             fix=mode in (Mode.APPLY, Mode.DIFF, Mode.FIX_STDOUT),
             index_stamp=stamp,
             replaces_file=mode is Mode.APPLY,
+            source=source if isinstance(source, SnapshotFile) else None,
         )
     except SourceProblem as exc:
         diag = _file_diag(path, "PPO902", exc.message, exc.line, exc.column)
@@ -505,7 +517,7 @@ def run(
     """
     if mode in (Mode.CHECK, Mode.APPLY, Mode.DIFF) and settings.caller_verdicts is None:
         settings = settings.replace(caller_verdicts=())
-    with _ctrl_c_recorded() as stop_requested:
+    with _ctrl_c_recorded() as stop_requested, run_scope():
         return _run(
             paths, settings, mode, jobs, progress, on_outcome, stop_requested, force_pool, given
         )
@@ -549,7 +561,7 @@ def run_scouted(
         assert mode is Mode.CHECK, mode  # a scout's run writes nothing
         if settings.caller_verdicts is None:
             settings = settings.replace(caller_verdicts=())
-        with _ctrl_c_recorded() as stop_requested:
+        with _ctrl_c_recorded() as stop_requested, run_scope():
             return _run_with_scout(scout, settings, mode, jobs, progress, stop_requested, given)
     finally:
         scout.kill()
@@ -578,6 +590,9 @@ def _run_with_scout(scout, settings, mode, jobs, progress, stop_requested, given
         jobs = jobs or default_jobs()
         sizes = dict(rest)
         if use_pool(jobs, list(sizes.values())):
+            # the trees of the files analysed so far are no use to the workers, which are
+            # forked with them: each would carry them (the peak memory of a large check)
+            current().release_trees()
             biggest_first = sorted(sizes, key=lambda p: -sizes[p])
             _run_pool(
                 biggest_first, settings, mode, jobs, _after(progress, len(result.outcomes)),
@@ -720,11 +735,11 @@ def _run(
             raise KeyboardInterrupt
 
     global _on_written
-    candidates, sizes = _prefilter([os.fspath(p) for p in paths], settings)
+    candidates, sizes = _snapshot_prefilter([os.fspath(p) for p in paths], settings)
     others = _repository(paths, settings, mode, given) if candidates else []
     settings, more = _with_reexports(settings, mode, candidates, paths, others)
     if more:  # an alias brought a new name (``make_env``): its callers are candidates too
-        candidates, sizes = _prefilter([os.fspath(p) for p in paths], settings)
+        candidates, sizes = _snapshot_prefilter([os.fspath(p) for p in paths], settings)
     reaching = _reaching(candidates, others, settings)
     settings = _with_target_patches(settings, mode, candidates, paths, reaching)
     result = RunResult()
@@ -773,6 +788,18 @@ def _run(
     return result
 
 
+def _snapshot_prefilter(paths: list[str], settings: Settings) -> tuple[list[str], dict[str, int]]:
+    """:func:`ppo_migrate.prefilter._prefilter` reading through the run's snapshot: each file
+    is read once a run; those turned away are kept within the snapshot's budget for them
+    (:meth:`ppo_migrate.project.snapshot.Snapshot.optional`)."""
+    snapshot = current()
+
+    def read(path: str) -> bytes:
+        return snapshot.read_bytes(path, keep=True)
+
+    return _prefilter(paths, settings, read, snapshot.optional)
+
+
 def _repository(paths, settings: Settings, mode: Mode, given=None) -> list[str]:
     """The repository's Python files beyond ``paths``
     (:func:`ppo_migrate.project.repository.repository_files`), for the look-outs that must
@@ -804,6 +831,7 @@ def _with_reexports(
         return settings, False
     from ppo_migrate.analysis.reexports import project_reexports, words_reader
 
+    snapshot = current()
     named = list(candidates)
     files = [os.fspath(p) for p in paths]
     if others:
@@ -811,12 +839,12 @@ def _with_reexports(
 
         tops = {t.split(".", 1)[0] for t in settings.targets}
         loaded = spelled_modules(files, others, tops)
-        named += _prefilter(loaded, settings)[0]
+        named += _snapshot_prefilter(loaded, settings)[0]
         files += loaded
     datas: dict[str, bytes] = {}
     for path in named:
         try:
-            datas[path] = _read_bytes(path)
+            datas[path] = snapshot.read_bytes(path)
         except (OSError, ValueError):
             continue
     found = project_reexports(datas, words_reader(files, datas), settings.targets)
@@ -839,7 +867,8 @@ def _reanalyse_for_reexports(
     settings, _ = _with_reexports(settings, mode, candidates, files, others)
     if not settings.reexports:
         return settings
-    again, _ = _prefilter(list(files), settings)
+    snapshot = current()
+    again, _ = _snapshot_prefilter(list(files), settings)
     before = set(candidates)
     # a file may reach a re-export only by naming its module (or relatively: ``from .``)
     words = {name.rsplit(".", 1)[0].rsplit(".", 1)[-1].encode() for name, _ in settings.reexports}
@@ -847,7 +876,7 @@ def _reanalyse_for_reexports(
     redo = []
     for path in again:
         try:
-            data = _read_bytes(path)
+            data = snapshot.read_bytes(path)
         except (OSError, ValueError):
             continue
         if path not in before or any(w in data for w in words):
@@ -904,7 +933,7 @@ def _with_reaching(
     candidates = list(candidates)
     if not candidates or not reaching:
         return candidates, files
-    named, _ = _prefilter(list(reaching), settings)
+    named, _ = _snapshot_prefilter(list(reaching), settings)
     return [*candidates, *named], [*files, *reaching]
 
 
@@ -1055,6 +1084,9 @@ def _worker_init(written_queue=None, lifeline: tuple[int, int] | None = None) ->
     """
     global _on_written
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    snapshot = active()  # the parent's, as it was at the fork: this worker's own copy
+    if snapshot is not None:
+        snapshot.keep_trees = False  # nothing after the per-file phase runs here
     if lifeline is not None:
         _watch_parent(*lifeline)
     if written_queue is not None:
@@ -1172,8 +1204,12 @@ def _feed_pool(
             if _on_written is not None:
                 _on_written(outcome)
 
+    snapshot = current()
+
     def finished(outcome: FileOutcome) -> None:
         nonlocal done_count
+        if outcome.written:  # by a worker: this process's snapshot holds the old bytes
+            snapshot.forget(outcome.path)
         outcomes.append(outcome)
         if on_outcome is not None and not outcome.pending:
             on_outcome(outcome)

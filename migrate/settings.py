@@ -25,10 +25,11 @@ and the key.
 
 from __future__ import annotations
 
+import functools
 import keyword as _keyword
 import os
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 TYPE_CHECKING = False  # ``typing`` is ~3 ms of a plain ``check``'s start: annotations only
@@ -251,7 +252,7 @@ class Settings:
         Returns:
             e.g. ``frozenset({"get_ppo_ray_runtime_env"})`` for the defaults.
         """
-        return frozenset(t.rsplit(".", 1)[-1] for t in self.targets)
+        return _last_names(self.targets)
 
     def rule_enabled(self, code: str) -> bool:
         """Whether rule ``code`` is enabled, with ruff's prefix semantics.
@@ -270,6 +271,14 @@ class Settings:
         if self.select and not any(s == "ALL" or code.startswith(s) for s in self.select):
             return False
         return not any(i == "ALL" or code.startswith(i) for i in self.ignore)
+
+
+@functools.lru_cache(maxsize=32)
+def _last_names(targets: tuple[str, ...]) -> frozenset[str]:
+    """:attr:`Settings.target_names` of ``targets``, made once: asked for by every file's
+    analysis, and a run's targets grow with the project's re-exports (one a module of a
+    chain whose modules import the function and each other: 600 in issue 26's item 10)."""
+    return frozenset(t.rsplit(".", 1)[-1] for t in targets)
 
 
 def _settings_from(values: tuple) -> Settings:
@@ -296,13 +305,33 @@ def _start_dir(path: str | Path) -> str:
     return p if os.path.isdir(p) else os.path.dirname(p)
 
 
+#: How a configuration file's bytes are read: the run's snapshot's reader
+#: (:meth:`ppo_migrate.project.snapshot.Snapshot.read_bytes`, each file read once a run),
+#: which :mod:`ppo_migrate.project.snapshot` installs when it is imported
+#: (:func:`set_config_reader`); the disk before (no run can be under way then). Not an
+#: import of the snapshot here: ``project`` imports ``settings`` (its walks read the
+#: excludes), and the import would close a cycle (``tests/integration/test_architecture.py``).
+_config_reader: Callable[[str | Path], bytes] | None = None
+
+
+def set_config_reader(read: Callable[[str | Path], bytes] | None) -> None:
+    """Read the configuration files with ``read`` (``None``: from the disk)."""
+    global _config_reader
+    _config_reader = read
+
+
+def _read_config(path: str | Path) -> bytes:
+    """The bytes of a configuration file, through :data:`_config_reader`."""
+    read = _config_reader
+    return read(path) if read is not None else Path(path).read_bytes()
+
+
 def _parse_pyproject(path: Path) -> dict[str, Any]:
     """Parse ``path`` with tomllib; syntax errors become :class:`ConfigError`."""
     import tomllib  # here: most runs find no pyproject.toml that may hold our table
 
     try:
-        with open(path, "rb") as f:
-            raw = f.read()
+        raw = _read_config(path)  # read once a run (issue 26)
         return tomllib.loads(raw.decode("utf-8"))
     except tomllib.TOMLDecodeError as e:
         msg = str(e)
@@ -357,8 +386,7 @@ def _find(paths: Sequence[str | Path]) -> tuple[Path, dict[str, Any]] | None:
         candidate = os.path.join(d, "pyproject.toml")
         if os.path.isfile(candidate):
             try:
-                with open(candidate, "rb") as f:
-                    raw = f.read()
+                raw = _read_config(candidate)  # read once a run (issue 26)
             except OSError as e:  # it may hold our table: never run without it unsaid
                 shown = _display(Path(candidate))
                 raise ConfigError(f"{shown}: cannot read: {e.strerror or e}") from None

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import enum
 import errno
+import functools
 import os
 import stat
 from collections.abc import Iterable
@@ -117,6 +118,13 @@ def resolve_relative(qualified_name: str, package: tuple[str, ...]) -> str | Non
     return ".".join((*base, rest)) if rest else ".".join(base)
 
 
+@functools.lru_cache(maxsize=32)
+def _last_names(targets: frozenset[str]) -> frozenset[str]:
+    """:attr:`TargetMatcher.names` of ``targets``, made once (asked twice a file, of targets
+    that grow with the project's re-exports)."""
+    return frozenset(t.rsplit(".", 1)[-1] for t in targets)
+
+
 def module_name(path: str | Path) -> str:
     """The dotted module name of a source file, from the ``__init__.py`` files above it.
 
@@ -197,7 +205,7 @@ class TargetMatcher(NamedTuple):
     @property
     def names(self) -> frozenset[str]:
         """The targets' last components: the words the byte prefilter looks for."""
-        return frozenset(t.rsplit(".", 1)[-1] for t in self.targets)
+        return _last_names(self.targets)
 
     @property
     def modules(self) -> frozenset[str]:

@@ -31,14 +31,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 from ppo_migrate.analysis.check import ModuleAnalysis
+from ppo_migrate.analysis.module import parsed_source
 from ppo_migrate.analysis.patches import replaced_names
 from ppo_migrate.analysis.scopes import ScopeKind, frames as scope_frames
 from ppo_migrate.analysis.targets import all_args
 from ppo_migrate.constants import CONFIG_PARAMETER
 from ppo_migrate.diagnostics import UNSURE_CALLEE_KINDS, Diagnostic, Related, qualname
-from ppo_migrate.files import UnreadableFile, decode_source, read_source, utf8_source
+from ppo_migrate.files import utf8_source
 from ppo_migrate.prefilter import is_candidate, spells_otherwise
 from ppo_migrate.project.root import project_root
+from ppo_migrate.project.snapshot import current
 from ppo_migrate.scratch import original_cwd, original_path
 from ppo_migrate.targets import (
     module_name,
@@ -133,11 +135,14 @@ def _analysis(path: str, settings: Settings, package: tuple[str, ...], factory):
     small index record built from it (:data:`_INDEXES`), so a file is still parsed once
     however many levels of callers are followed, and no tree outlives its record.
 
+    The file is read and parsed through the run's snapshot (:mod:`ppo_migrate.project.snapshot`):
+    once a run, however many phases ask.
+
     Raises:
         UnreadableFile, UnicodeDecodeError, SourceProblem, ...: as reading and parsing do.
     """
-    text = decode_source(read_source(Path(path)).data)[0]
-    return factory(text, path, settings, package=package)
+    source = current().source(path)
+    return factory(source.text, path, settings, package=package, module=parsed_source(source, path))
 
 
 class FileIndex(NamedTuple):
@@ -735,10 +740,11 @@ def _scan(files: Sequence[str], wanted: set[str], index_of, index: _Index) -> No
         for prefix in namespace_prefixes(info.path) if info is not None else ():
             as_wanted.setdefault(f"{prefix}.{fq}", fq)
     asked = set(as_wanted)
+    snapshot = current()
     for path in files:
         try:
-            data = utf8_source(read_source(Path(path)).data)  # never blocks on a FIFO
-        except UnreadableFile:
+            data = utf8_source(snapshot.read_bytes(path))  # never blocks on a FIFO; once a run
+        except (OSError, ValueError):
             continue
         if data is None:
             continue  # it does not decode: it cannot run, nor call anything
@@ -1054,6 +1060,7 @@ def _unanalysed_mention(path: str, name: str, files: Sequence[str]) -> str | Non
     In a preview's scratch copy (``apply --thread-config --diff``) the real project is
     walked, as the real run walks it (:func:`ppo_migrate.scratch.original_path`).
     """
+    read_bytes = current().read_bytes  # once a run
     root = _project_root(str(original_path(path)))
     seen = {os.path.realpath(original_path(f)) for f in files}
     needle = name.encode("utf-8")
@@ -1066,9 +1073,8 @@ def _unanalysed_mention(path: str, name: str, files: Sequence[str]) -> str | Non
             if os.path.realpath(full) in seen:
                 continue
             try:
-                with open(full, "rb") as f:
-                    data = f.read()
-            except OSError:
+                data = read_bytes(full)
+            except (OSError, ValueError):
                 continue
             if needle in data or not data.isascii():
                 return os.path.relpath(full, original_cwd())

@@ -364,7 +364,7 @@ class ModuleAnalysis:
         """Whether ``--use-ppo-runtime`` refuses this module's ``<verl module>.<function>``
         references because the name ``ppo_runtime`` means something else in it
         (:meth:`ppo_migrate.analysis.names.ModuleNames.binds_only_package`, as the move asks)."""
-        names = ModuleNames(self.module.text, self.path, self.package)
+        names = ModuleNames(self.module.text, self.path, self.package, module=self.module)
         if names.binds_only_package(_PPO_RUNTIME):
             return False
         verl = [t for t in self.settings.targets if t.startswith("verl.")]

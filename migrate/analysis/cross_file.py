@@ -32,11 +32,13 @@ from typing import TYPE_CHECKING, NamedTuple
 from ppo_migrate.analysis.callers import reference_fqs
 from ppo_migrate.analysis.check import ModuleAnalysis
 from ppo_migrate.analysis.configs import _UNPACKED, _passed_value
+from ppo_migrate.analysis.module import parsed_source
 from ppo_migrate.analysis.scopes import frames
 from ppo_migrate.analysis.targets import dotted_parts
 from ppo_migrate.diagnostics import CallerOrigin, Diagnostic, Reason, Related, qualname
 from ppo_migrate.files import decode_source, utf8_source
-from ppo_migrate.prefilter import is_candidate, read_bytes as _read_bytes
+from ppo_migrate.prefilter import is_candidate
+from ppo_migrate.project.snapshot import active, current
 from ppo_migrate.targets import (
     absolute_parent,
     module_name,
@@ -416,7 +418,7 @@ def _collect() -> None:
 
 def _read(path: str) -> bytes | None:
     try:
-        return _read_bytes(path)
+        return current().read_bytes(path)  # read once a run
     except (OSError, ValueError):
         return None
 
@@ -571,8 +573,22 @@ def _analysis(path: str, data: bytes, settings: Settings):
         # a relative import in a folder without ``__init__.py`` (a namespace package) is
         # resolved against that folder: a caller it reaches is judged, not ignored
         package = package_for_relative_imports(path)
+        source = _held(active(), path)
+        if source is not None and (source.data is data or source.data == data):  # the run's parse
+            return ModuleAnalysis(source.text, path, settings, package=package, module=parsed_source(source, path))
         return ModuleAnalysis(decode_source(data)[0], path, settings, package=package)
     except Exception:  # noqa: BLE001 -- undecodable or unparsable: it cannot run either
+        return None
+
+
+def _held(snapshot, path: str):
+    """The snapshot's :class:`ppo_migrate.project.snapshot.SourceFile` of ``path`` (kept from
+    now on: it is analysed), else ``None``."""
+    if snapshot is None:
+        return None
+    try:
+        return snapshot.source(path)
+    except Exception:  # noqa: BLE001 - a read that failed
         return None
 
 

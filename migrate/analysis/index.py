@@ -21,8 +21,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ppo_migrate.analysis.module import SourceProblem
-from ppo_migrate.files import UnreadableFile, decode_source, read_source
+from ppo_migrate.analysis.module import SourceProblem, parsed_source
+from ppo_migrate.files import UnreadableFile
+from ppo_migrate.project.snapshot import current
 from ppo_migrate.targets import absolute_parent
 
 if TYPE_CHECKING:
@@ -139,11 +140,13 @@ class ClassIndex:
             return _CACHE[key]
         result: ModuleAnalysis | None
         try:
-            text = decode_source(read_source(path).data)[0]
+            source = current().source(path)  # read and parsed once a run
             package = tuple(module.split(".")[:-1]) if path.name != "__init__.py" else tuple(
                 module.split(".")
             )
-            result = self.analyse(text, str(path), self.settings, package=package)
+            result = self.analyse(
+                source.text, str(path), self.settings, package=package, module=parsed_source(source, str(path))
+            )
         except (UnreadableFile, SourceProblem, UnicodeDecodeError, SyntaxError, LookupError,
                 ValueError, RecursionError):
             result = None

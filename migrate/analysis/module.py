@@ -18,6 +18,10 @@ import warnings
 
 from ppo_migrate.constants import MAX_NESTING, MAX_SOURCE_CHARS
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from ppo_migrate.project.snapshot import SourceFile
+
 _LINE_SPLIT = re.compile(r"\r\n|\r|\n")
 
 
@@ -163,12 +167,14 @@ def split_lines(text: str) -> list[str]:
     return _LINE_SPLIT.split(text)
 
 
-def parse(text: str, path: str) -> ParsedModule:
+def parse(text: str, path: str, tree_of=None) -> ParsedModule:
     """Parse ``text`` once (``compile(..., ast.PyCF_ONLY_AST)``) behind the size and nesting guards.
 
     Args:
         text: the decoded module source.
         path: the display path (only used in the compiler's messages).
+        tree_of: what gives ``text``'s tree, raising as ``compile`` raises, when it is
+            made elsewhere (:meth:`ppo_migrate.project.snapshot.SourceFile.tree`: once a run).
 
     Returns:
         The :class:`ParsedModule`.
@@ -187,9 +193,12 @@ def parse(text: str, path: str) -> ParsedModule:
             f"the limit is {MAX_SOURCE_CHARS})"
         )
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # e.g. invalid escape sequences
-            tree = compile(text, path, "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
+        if tree_of is not None:
+            tree = tree_of()
+        else:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # e.g. invalid escape sequences
+                tree = compile(text, path, "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
     except SyntaxError as exc:
         raise syntax_problem(exc) from None
     except (RecursionError, MemoryError):
@@ -204,6 +213,37 @@ def parse(text: str, path: str) -> ParsedModule:
             problem.column = module.column(problem.line, problem.column - 1) + 1
         raise problem
     return module
+
+
+def parsed_source(source: SourceFile, path: str) -> ParsedModule:
+    """The run's snapshot's file ``source`` parsed as :func:`parse` parses it, for the display
+    path ``path``: made once a run, on the snapshot's tree (one tree, and one walk of it,
+    for every path it is asked for), and kept with it
+    (:meth:`ppo_migrate.project.snapshot.SourceFile.derived`).
+
+    Raises:
+        SourceProblem: as :func:`parse` raises it.
+        UnicodeDecodeError, SyntaxError, LookupError: the bytes do not decode.
+    """
+    modules: dict[str, ParsedModule] = source.derived(_PARSED, _by_path)
+    found = modules.get(path)
+    if found is None:
+        if modules:
+            other = next(iter(modules.values()))
+            found = ParsedModule(other.text, path, other.tree, other.lines, other.facts)
+        else:
+            # looked up when called: a test logging the run's parses replaces this module's
+            found = parse(source.text, path, tree_of=source.tree)
+        modules[path] = found
+    return found
+
+
+#: :func:`parsed_source`'s kind in a snapshot's file: its :class:`ParsedModule` by display path
+_PARSED = "ppo_migrate.analysis.module.ParsedModule"
+
+
+def _by_path(source: SourceFile) -> dict[str, ParsedModule]:
+    return {}
 
 
 def syntax_problem(exc: SyntaxError) -> SourceProblem:
@@ -395,6 +435,7 @@ __all__ = [
     "SourceProblem",
     "nesting_problem",
     "parse",
+    "parsed_source",
     "split_lines",
     "syntax_problem",
     "walk_facts",

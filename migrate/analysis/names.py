@@ -40,13 +40,20 @@ class ModuleNames:
         text: the module's source.
         path: its display path (for messages).
         package: the file's package parts (relative imports); ``()`` when unknown.
+        module: ``text`` already parsed (not parsed again).
 
     Raises:
         ppo_migrate.analysis.module.SourceProblem: the text does not parse.
     """
 
-    def __init__(self, text: str, path: str = "-", package: tuple[str, ...] = ()) -> None:
-        self.module: ParsedModule = parse(text, path)
+    def __init__(
+        self,
+        text: str,
+        path: str = "-",
+        package: tuple[str, ...] = (),
+        module: ParsedModule | None = None,
+    ) -> None:
+        self.module: ParsedModule = module if module is not None else parse(text, path)
         self.scopes = ScopeTree.build(self.module.tree)
         self.finder = TargetFinder(self.module, self.scopes, TargetMatcher.of(()), package)
 

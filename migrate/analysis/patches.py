@@ -25,13 +25,14 @@ from __future__ import annotations
 import ast
 import os
 import re
+import weakref
 from collections.abc import Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, NamedTuple
 
 from ppo_migrate.constants import MAX_SOURCE_CHARS
 from ppo_migrate.diagnostics import Reason, Related
 from ppo_migrate.files import decode_source
-from ppo_migrate.prefilter import read_bytes
+from ppo_migrate.project.snapshot import active, current
 from ppo_migrate.project.tree import DOUBLES_FOLDERS
 from ppo_migrate.targets import module_name, module_package, namespace_prefixes, resolve_relative
 
@@ -179,6 +180,30 @@ def parse_bytes(data: bytes) -> ast.Module | None:
         return None
 
 
+def parse_file(path: str, data: bytes) -> ast.Module | None:
+    """:func:`parse_bytes` of ``path``'s bytes ``data``, the tree made once a run: the run's
+    snapshot's (:meth:`ppo_migrate.project.snapshot.SourceFile.tree`; the file kept from now
+    on) when ``data`` are the bytes it holds for ``path``, else parsed here."""
+    snapshot = active()
+    if snapshot is None:
+        return parse_bytes(data)
+    try:
+        source = snapshot.source(path)
+    except Exception:  # noqa: BLE001 - its read failed: these bytes came from elsewhere
+        return parse_bytes(data)
+    if source.data is not data and source.data != data:
+        return parse_bytes(data)
+    if len(data) > 4 * MAX_SOURCE_CHARS:
+        return None
+    try:
+        if len(source.text) > MAX_SOURCE_CHARS:
+            return None
+        return source.tree()
+    except (SyntaxError, ValueError, UnicodeDecodeError, LookupError, RecursionError, MemoryError,
+            OverflowError):
+        return None
+
+
 def _is_mock(func: ast.expr) -> bool:
     """``patch`` of ``unittest.mock``/pytest-mock, as called: ``patch(...)``,
     ``mock.patch(...)``, ``mocker.patch(...)``, ``unittest.mock.patch(...)``."""
@@ -273,10 +298,87 @@ def call_replacements(call: ast.Call) -> list[Replacement]:
     return [_keyed(space[0], space[1], _string(key), line, form)]
 
 
+class _Nodes:
+    """The nodes of a tree the tables here look at, from one walk (``ast.walk``'s order).
+
+    Attributes:
+        changes: calls and assignments (:func:`replacements`).
+        imports: ``import`` and ``from ... import`` statements.
+        generic: calls and string constants (:func:`_patches_in`'s spellings).
+        assigns: ``=`` and ``+=`` assignments (``__all__``'s).
+    """
+
+    __slots__ = ("assigns", "changes", "generic", "imports", "__weakref__")
+
+    def __init__(self, tree: ast.AST) -> None:
+        changes: list[ast.AST] = []
+        imports: list[ast.AST] = []
+        generic: list[ast.AST] = []
+        assigns: list[ast.AST] = []
+        call, assign, import_ = ast.Call, (ast.Assign, ast.AugAssign, ast.AnnAssign), (ast.Import, ast.ImportFrom)
+        for node in _walk(tree):
+            if isinstance(node, call):
+                changes.append(node)
+                generic.append(node)
+            elif isinstance(node, assign):
+                changes.append(node)
+                if not isinstance(node, ast.AnnAssign):
+                    assigns.append(node)
+            elif isinstance(node, import_):
+                imports.append(node)
+            elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+                generic.append(node)
+        self.changes, self.imports, self.generic, self.assigns = changes, imports, generic, assigns
+
+
+#: node type -> the fields that may hold child nodes: ``_fields`` less the leaf singletons
+#: (``ctx``: ``Load()``; ``op``, ``ops``: ``Add()``, ``Eq()``), which hold none of the nodes
+#: looked for
+_CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _walk(tree: ast.AST) -> Iterator[ast.AST]:
+    """``ast.walk(tree)``'s nodes in its order (breadth first, each node's children in
+    field order), the leaf singletons left out; without its generator per node."""
+    from collections import deque
+
+    todo = deque([tree])
+    pop, push, AST = todo.popleft, todo.append, ast.AST
+    fields_of = _CHILD_FIELDS
+    while todo:
+        node = pop()
+        yield node
+        t = type(node)
+        fields = fields_of.get(t)
+        if fields is None:
+            fields = fields_of[t] = tuple(f for f in t._fields if f not in ("ctx", "op", "ops"))
+        for name in fields:
+            value = getattr(node, name, None)
+            if isinstance(value, AST):
+                push(value)
+            elif type(value) is list:
+                for item in value:
+                    if isinstance(item, AST):
+                        push(item)
+
+
+#: tree -> its :class:`_Nodes`, while the tree lives (the run's snapshot keeps a file's tree
+#: for every phase that asks: the re-exports, the test doubles, the file's own analysis)
+_NODES: weakref.WeakKeyDictionary[ast.AST, _Nodes] = weakref.WeakKeyDictionary()
+
+
+def _nodes(tree: ast.AST) -> _Nodes:
+    """``tree``'s :class:`_Nodes`, walked once however often asked."""
+    found = _NODES.get(tree)
+    if found is None:
+        found = _NODES[tree] = _Nodes(tree)
+    return found
+
+
 def replacements(tree: ast.AST) -> Iterator[Replacement]:
     """Every replacement in ``tree`` by a form of the table: the calls of
     :data:`PATCHERS`, an attribute assigned, an item of a namespace assigned."""
-    for node in ast.walk(tree):
+    for node in _nodes(tree).changes:
         if isinstance(node, ast.Call):
             yield from call_replacements(node)
         elif isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
@@ -376,13 +478,31 @@ def through_names(datas: Iterable[bytes], targets: Iterable[str]) -> Names:
     # common word: ``self.env = ...``), nor its packages' (``verl``, ``trainer``); an
     # alias of any of them is found below
     through: set[str] = set()
-    imported_as_last = [
-        (m.rsplit(".", 1)[-1], m.rsplit(".", 1)[0].encode(), re.compile(
-            rb"\bfrom\s+" + re.escape(m.rsplit(".", 1)[0].encode()) + rb"\s+import\s+(?:\([^)]*|[^\n]*)\b"
-            + re.escape(m.rsplit(".", 1)[-1].encode()) + rb"\b"
-        ))
-        for m in modules if "." in m
-    ]
+    # by the module's package: a file that never says ``from <package> import`` imports none
+    # of its modules by their last names, and a module's own pattern is compiled only for a
+    # file that does (a run's targets grow with the project's re-exports: hundreds of
+    # modules, which ``re``'s cache of 512 patterns no longer held)
+    by_package: dict[str, list[str]] = {}
+    for m in modules:
+        if "." in m:
+            package, last = m.rsplit(".", 1)
+            by_package.setdefault(package, []).append(last)
+    from_package = {
+        package: (package.encode(), re.compile(rb"\bfrom\s+" + re.escape(package.encode()) + rb"\s+import\s"))
+        for package in by_package
+    }
+    patterns: dict[tuple[str, str], re.Pattern[bytes]] = {}
+
+    def imports_last(package: str, last: str, data: bytes) -> bool:
+        """``from <package> import (..., <last>`` / ``... <last>`` on the line."""
+        pattern = patterns.get((package, last))
+        if pattern is None:
+            pattern = patterns[(package, last)] = re.compile(
+                rb"\bfrom\s+" + re.escape(package.encode()) + rb"\s+import\s+(?:\([^)]*|[^\n]*)\b"
+                + re.escape(last.encode()) + rb"\b"
+            )
+        return pattern.search(data) is not None
+
     parts = {part for m in modules for part in m.split(".")}
     words = b"|".join(re.escape(w.encode()) for w in sorted(functions | parts))
     aliased = re.compile(rb"\b(?:" + words + rb")[ \t]+as[ \t]+(\w+)")
@@ -392,9 +512,13 @@ def through_names(datas: Iterable[bytes], targets: Iterable[str]) -> Names:
     )
     fn_encoded = [w.encode() for w in functions]
     for data in datas:
-        for last, package, pattern in imported_as_last:
-            if last not in through and last.encode() in data and package in data and pattern.search(data):
-                through.add(last)
+        for package, lasts in by_package.items():
+            spelled, statement = from_package[package]
+            if spelled not in data or statement.search(data) is None:
+                continue
+            for last in lasts:
+                if last not in through and last.encode() in data and imports_last(package, last, data):
+                    through.add(last)
         # `` as `` (a blank each side) in the file, or no alias to find: the alternation
         # of words is tried at every position otherwise (seconds on a 30 MB file)
         if any(sep in data for sep in (b" as ", b" as\t", b"\tas ", b"\tas\t")):
@@ -457,6 +581,7 @@ def target_patches(candidates: Iterable[str], paths: Sequence[str], settings: Se
         ``sys.modules["verl.trainer.constants_ppo"] = fake``, a fake
         ``verl/trainer/constants_ppo.py`` defining the function without a config).
     """
+    read_bytes = current().read_bytes  # each file read once a run
     candidates = list(candidates)
     datas: dict[str, bytes] = {}
     for path in candidates:
@@ -497,7 +622,7 @@ def target_patches(candidates: Iterable[str], paths: Sequence[str], settings: Se
         if not any(n in data for n in [*encoded, *module_keys]) or not _may_patch(data):
             found.extend(_fake_definitions(path, data, names))
             return
-        tree = parse_bytes(data)
+        tree = parse_file(path, data)
         if tree is None:
             return  # it cannot run either
         found.extend(_fake_definitions(path, data, names, tree))
@@ -631,7 +756,7 @@ def reachable_files(
         others: files beyond the run (display paths).
         target_modules: the modules holding the function (``verl.trainer.constants_ppo``):
             a file at such a path under a folder of test doubles is a fake package.
-        read: ``path -> bytes`` (:func:`ppo_migrate.prefilter.read_bytes`); a file that
+        read: ``path -> bytes`` (the run's snapshot's, by default); a file that
             cannot be read, decoded or parsed loads nothing (it cannot run either).
         rounds: how many times importers are followed upwards, and loaded modules
             downwards, at most.
@@ -642,7 +767,7 @@ def reachable_files(
     if not calling or not others:
         return []
     if read is None:
-        from ppo_migrate.prefilter import read_bytes as read
+        read = current().read_bytes  # each file read once a run
     from ppo_migrate.targets import module_package
 
     reach: set[str] = set()
@@ -673,7 +798,7 @@ def reachable_files(
                 data = read(path)
             except (OSError, ValueError):
                 data = None
-            tree = parse_bytes(data) if data is not None else None
+            tree = parse_file(path, data) if data is not None else None
             loads[path] = set() if tree is None else loaded_modules(tree, module_package(path), data)
         return loads[path]
 
@@ -761,7 +886,7 @@ def _fake_definitions(path: str, data: bytes, names: Names, tree: ast.AST | None
     if not _DOUBLES_FOLDERS.intersection(above):
         return []
     if tree is None:
-        tree = parse_bytes(data)
+        tree = parse_file(path, data)
         if tree is None:
             return []
     out = []
@@ -840,9 +965,8 @@ def _patches_in(
         return
     exported = {
         id(e)
-        for node in ast.walk(tree)
-        if isinstance(node, (ast.Assign, ast.AugAssign))
-        and any(
+        for node in _nodes(tree).assigns
+        if any(
             isinstance(t, ast.Name) and t.id == "__all__"
             for t in (node.targets if isinstance(node, ast.Assign) else [node.target])
         )
@@ -852,7 +976,7 @@ def _patches_in(
     # ``NAME = "pkg.lib.get_..."`` in this file, and the names a patcher is given
     local: dict[str, tuple[str | None, int, int]] = {}
     patched_names: set[str] = set()
-    for node in ast.walk(tree):
+    for node in _nodes(tree).changes:  # calls and assignments, in ``ast.walk``'s order
         if isinstance(node, (ast.Assign, ast.AnnAssign)) and isinstance(node.value, ast.Constant):
             text = _string(node.value)
             module, _, name = (text or "").rpartition(".")
@@ -865,7 +989,7 @@ def _patches_in(
             if held is not None:
                 patched_names.add(held)
     skipped = {local[n][2] for n in patched_names if n in local}
-    for node in ast.walk(tree):
+    for node in _nodes(tree).generic:
         line = getattr(node, "lineno", None)
         if line in counted or id(node) in skipped:
             continue
@@ -950,7 +1074,7 @@ def _imported_modules(tree: ast.AST) -> dict[str | None, str | None]:
     def bind(name: str, module: str) -> None:
         out[name] = module if out.get(name, module) == module else None
 
-    for node in ast.walk(tree):
+    for node in _nodes(tree).imports:
         if isinstance(node, ast.Import):
             for alias in node.names:
                 if alias.asname:
@@ -990,7 +1114,7 @@ def imported_modules(tree: ast.AST, package: tuple[str, ...], *, from_packages: 
         ``a`` with ``from_packages``); relative imports resolved against ``package``.
     """
     out: set[str] = set()
-    for node in ast.walk(tree):
+    for node in _nodes(tree).imports:
         if isinstance(node, ast.Import):
             for alias in node.names:
                 parts = alias.name.split(".")
@@ -1048,7 +1172,7 @@ def reaching_patch(
 def _file_imports(path: str, tree: ast.AST | None, module_package) -> set[str]:
     if tree is None:
         try:
-            tree = parse_bytes(read_bytes(path))
+            tree = parse_file(path, current().read_bytes(path))
         except (OSError, ValueError):
             return set()
         if tree is None:

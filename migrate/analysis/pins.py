@@ -56,6 +56,7 @@ from ppo_migrate.analysis.requirements import (
     _tag,
     lowest_allowed,
 )
+from ppo_migrate.project.snapshot import current
 
 #: The file names these readers look at in a directory.
 PIN_FILES: tuple[str, ...] = (
@@ -95,8 +96,10 @@ def read_pins(root: Path) -> Iterator[Any]:
 
 
 def _text(path: Path) -> str | None:
+    """The file's text (as ``path.read_text(encoding="utf-8")``), its bytes read once a run
+    (:mod:`ppo_migrate.project.snapshot`); ``None`` when it cannot be had."""
     try:
-        return path.read_text(encoding="utf-8") if path.is_file() else None
+        return current().read_text(path) if path.is_file() else None
     except (OSError, UnicodeError):
         return None
 

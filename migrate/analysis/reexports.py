@@ -17,8 +17,8 @@ import ast
 import re
 from collections.abc import Iterable, Mapping, Sequence
 
-from ppo_migrate.analysis.patches import imported_modules, parse_bytes
-from ppo_migrate.prefilter import read_bytes
+from ppo_migrate.analysis.patches import imported_modules, parse_file
+from ppo_migrate.project.snapshot import current
 from ppo_migrate.targets import module_name, module_package, resolve_relative
 
 
@@ -56,7 +56,7 @@ def project_reexports(
             if not any(w in data for w in encoded):
                 continue
             if path not in parsed:
-                tree = parse_bytes(data)
+                tree = parse_file(path, data)
                 if tree is None:
                     parsed[path] = None
                     continue
@@ -181,7 +181,7 @@ def spelled_modules(
     from ppo_migrate.analysis.patches import IMPORT_STATEMENT
 
     if read is None:
-        from ppo_migrate.prefilter import read_bytes as read
+        read = current().read_bytes  # each file read once a run
     tops = set(skip_tops)
     last: dict[str, bytes] = {}
     for path in others:
@@ -213,6 +213,7 @@ def spelled_modules(
 def words_reader(paths: Sequence[str], skip: Iterable[str]):
     """A ``read_more`` for :func:`project_reexports`: the files of ``paths`` (but ``skip``)
     whose bytes spell one of the words asked for."""
+    read_bytes = current().read_bytes  # each file read once a run
     skipped = set(skip)
 
     def read_more(words: list[bytes]) -> dict[str, bytes]:

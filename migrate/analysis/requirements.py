@@ -29,6 +29,8 @@ from packaging.utils import (
 )
 from packaging.version import InvalidVersion, Version
 
+from ppo_migrate.project.snapshot import current
+
 #: Every verl release on the package index, oldest first, as listed by ``pip index versions verl``
 #: on 2026-12-01. Only used to find the lowest version a specifier set allows (a lower bound), so a
 #: release published later matters only when a specifier excludes every release listed here.
@@ -289,6 +291,12 @@ def _logical_lines(raw: str) -> Iterator[tuple[int, str]]:
 
 
 
+def _read_text(path: Path) -> str:
+    """``path.read_text(encoding="utf-8")``, the bytes read once a run
+    (:meth:`ppo_migrate.project.snapshot.Snapshot.read_text`)."""
+    return current().read_text(path)
+
+
 def _read_requirements(path: Path, seen: set[Path]) -> Iterator[_Found]:
     try:
         resolved = path.resolve()
@@ -298,7 +306,7 @@ def _read_requirements(path: Path, seen: set[Path]) -> Iterator[_Found]:
         return  # an include cycle, or a file already read through another include
     seen.add(resolved)
     try:
-        raw = path.read_text(encoding="utf-8")
+        raw = _read_text(path)
     except _UNREADABLE:
         return
     for line, text in _logical_lines(raw):

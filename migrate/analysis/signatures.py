@@ -59,7 +59,6 @@ from __future__ import annotations
 import ast
 import os
 import re
-import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -219,16 +218,28 @@ def _display(path: str | Path) -> str:
 
 
 def _parse(path: Path) -> ast.Module | None:
+    """The file's ``ast``, read and parsed once a run (:mod:`ppo_migrate.project.snapshot`);
+    ``None`` when it cannot be read, decoded or parsed."""
+    from ppo_migrate.files import UnreadableFile
+    from ppo_migrate.project.snapshot import current
+
     try:
-        data = path.read_bytes()
-    except OSError:
+        return current().source(path).tree()
+    except (UnreadableFile, SyntaxError, ValueError, RecursionError, MemoryError, LookupError,
+            OverflowError):
         return None
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            return ast.parse(data, str(path))
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return None
+
+
+def _read_text(path: str | os.PathLike[str], errors: str = "strict") -> str:
+    """``open(path, encoding="utf-8", errors=errors).read()``, the bytes read once a run
+    (:meth:`ppo_migrate.project.snapshot.Snapshot.read_text`).
+
+    Raises:
+        OSError, ValueError (a NUL in the path), UnicodeDecodeError: as ``open`` would.
+    """
+    from ppo_migrate.project.snapshot import current
+
+    return current().read_text(path, "utf-8", errors)
 
 
 def _module_file(root: Path, module: str) -> Path | None:
@@ -498,8 +509,7 @@ def _package_project(directory: str) -> bool:
     if os.path.isfile(join(directory, "setup.py")) or os.path.isfile(join(directory, "setup.cfg")):
         return True
     try:
-        with open(join(directory, "pyproject.toml"), encoding="utf-8", errors="replace") as f:
-            text = f.read()
+        text = _read_text(join(directory, "pyproject.toml"), errors="replace")
     except OSError:
         return False
     return re.search(r"^\s*\[(project|tool\.poetry|build-system)\]", text, re.MULTILINE) is not None
@@ -552,8 +562,7 @@ def _script_paths(directory: str) -> list[str]:
     )
     for script in sorted(scripts):
         try:
-            with open(script, encoding="utf-8", errors="replace") as f:
-                text = f.read(200_000)
+            text = _read_text(script, errors="replace")[:200_000]
         except OSError:
             continue
         for m in _PYTHONPATH.finditer(text):
@@ -574,8 +583,7 @@ def _submodules(directory: str, package: str) -> tuple[list[str], list[Unreadabl
     if not os.path.isfile(gitmodules):
         return [], []
     try:
-        with open(gitmodules, encoding="utf-8") as f:
-            raw = f.read()
+        raw = _read_text(gitmodules)
         parser = configparser.ConfigParser(interpolation=None)
         parser.read_string(raw, source=gitmodules)
     except (OSError, UnicodeError, configparser.Error):
@@ -923,7 +931,7 @@ def _nearest_setting(directory: Path) -> tuple[Version, str, tuple[str, int] | N
     pyproject = Path(settings.project_root) / "pyproject.toml"
     line = 1
     try:
-        for number, text in enumerate(pyproject.read_text(encoding="utf-8").splitlines(), 1):
+        for number, text in enumerate(_read_text(pyproject).splitlines(), 1):
             if text.strip().startswith(("verl-version", "verl_version")):
                 line = number
                 break

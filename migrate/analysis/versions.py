@@ -54,7 +54,6 @@ import importlib.metadata
 import os
 import re
 import tomllib
-import warnings
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -76,12 +75,15 @@ from ppo_migrate.analysis.requirements import (
     _offset_of_table,
     _pep508_list,
     _read_requirements,
+    _read_text,
     _source_line,
     _strings,
     _tag,
     lowest_allowed,
 )
+from ppo_migrate.files import UnreadableFile
 from ppo_migrate.project.root import is_marked
+from ppo_migrate.project.snapshot import current
 
 __all__ = [
     "KNOWN_VERL_RELEASES",
@@ -357,7 +359,7 @@ def _declaration(found: _Found, why: str) -> VerlDeclaration:
 
 def _load_toml(path: Path) -> tuple[dict[str, Any], str] | None:
     try:
-        raw = path.read_text(encoding="utf-8")
+        raw = _read_text(path)
         return tomllib.loads(raw), raw
     except _UNREADABLE:
         return None
@@ -606,7 +608,7 @@ def _read_setup_cfg(root: Path) -> Iterator[_Found]:
         return
     parser = configparser.ConfigParser(interpolation=None)
     try:
-        raw = path.read_text(encoding="utf-8")
+        raw = _read_text(path)
         parser.read_string(raw, source=str(path))
     except _UNREADABLE:
         return
@@ -631,12 +633,9 @@ def _read_setup_py(root: Path) -> Iterator[_Found]:
     path = root / "setup.py"
     if not path.is_file():
         return
-    try:
-        raw = path.read_bytes()
-        with warnings.catch_warnings():  # the project's invalid escapes are not the tool's to report
-            warnings.simplefilter("ignore")
-            tree = ast.parse(raw, filename=str(path))
-    except _UNREADABLE:
+    try:  # read and parsed once a run (the project's invalid escapes are not the tool's to report)
+        tree = current().source(path).tree()
+    except (UnreadableFile, *_UNREADABLE):
         return
     literals = _single_literal_assignments(tree)
     for node in ast.walk(tree):

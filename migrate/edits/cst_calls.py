@@ -147,15 +147,19 @@ class _Rewriter(cst.CSTTransformer):
         return updated_node.with_changes(args=new.args)
 
 
-def _nesting_problem(text: str) -> UnparsableSource | None:
-    """Why ``text`` must not reach LibCST's parser, judged by Python's own parser."""
+def _nesting_problem(text: str, tree_of=None) -> UnparsableSource | None:
+    """Why ``text`` must not reach LibCST's parser, judged by Python's own parser
+    (``tree_of()``'s tree when given, raising as ``compile`` raises)."""
     import ast
     import warnings
 
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # e.g. invalid escape sequences
-            tree = compile(text, "<source>", "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
+        if tree_of is not None:
+            tree = tree_of()
+        else:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # e.g. invalid escape sequences
+                tree = compile(text, "<source>", "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
     except (RecursionError, MemoryError):
         return UnparsableSource(f"nested too deeply (depth > {MAX_NESTING})")
     except SyntaxError as exc:
@@ -217,7 +221,7 @@ def _line_starts(text: str) -> list[int]:
     return [0, *(m.end() for m in _LINE_SPLIT.finditer(text))]
 
 
-def parse_module(text: str) -> cst.Module:
+def parse_module(text: str, *, tree_of=None) -> cst.Module:
     """``libcst.parse_module`` behind guards for input that would crash or stall it.
 
     LibCST's native parser kills the whole process (SIGSEGV) on deeply nested
@@ -229,6 +233,9 @@ def parse_module(text: str) -> cst.Module:
 
     Args:
         text: the decoded module source.
+        tree_of: what gives ``text``'s ``ast`` tree for the nesting guard, raising as
+            ``compile`` raises (:meth:`ppo_migrate.project.snapshot.SourceFile.tree`), when
+            it is made elsewhere; else the guard compiles the text itself.
 
     Returns:
         The parsed module.
@@ -241,7 +248,7 @@ def parse_module(text: str) -> cst.Module:
         raise UnparsableSource(
             f"too large to parse ({len(text)} characters; the limit is {MAX_SOURCE_CHARS})"
         )
-    problem = _nesting_problem(text)
+    problem = _nesting_problem(text, tree_of)
     if problem is not None:
         raise problem
     return cst.parse_module(text)

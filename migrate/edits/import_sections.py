@@ -26,6 +26,7 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ppo_migrate.project.snapshot import current
 from ppo_migrate.scratch import original_cwd
 
 FUTURE, STDLIB, THIRD_PARTY, FIRST_PARTY, LOCAL = range(5)
@@ -81,9 +82,8 @@ class ImportSections:
 
 def _load_toml(path: Path) -> dict:
     import tomllib
-
     try:
-        return tomllib.loads(path.read_text(encoding="utf-8"))
+        return tomllib.loads(current().read_text(path))  # read once a run (issue 26)
     except (OSError, ValueError):
         return {}
 

@@ -495,6 +495,7 @@ def use_ppo_runtime(
     module: cst.Module,
     targets: Iterable[str] | None = None,
     sections: ImportSections | None = None,
+    names: ModuleNames | None = None,
 ) -> tuple[cst.Module, int]:
     """Make ``module`` import the runtime function from ``ppo_runtime``.
 
@@ -512,6 +513,8 @@ def use_ppo_runtime(
             ``<m>.get_ppo_ray_runtime_env`` for ``m`` in :data:`VERL_MODULES`).
         sections: the project's import-sorting settings (default: none configured,
             the working directory as the source root).
+        names: the core's view of ``module.code`` when it is at hand (a parse made
+            already); else ``module.code`` is parsed here.
 
     Returns:
         ``(new_module, count)``: the rewritten module and how many imports or
@@ -519,7 +522,8 @@ def use_ppo_runtime(
     """
     sections = sections or import_sections(None)
     ppo_lines_before = _ppo_runtime_lines(module)
-    names = ModuleNames(module.code)
+    if names is None:
+        names = ModuleNames(module.code)
     uses_before = _verl_module_bindings(names)
     new, count = _use_ppo_runtime(module, targets, names)
     if count == 0:

@@ -10,6 +10,7 @@ unsafe ones too with ``--unsafe-fixes``) are spliced into the original text with
 
 from __future__ import annotations
 
+import ast
 import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, NamedTuple
@@ -18,6 +19,8 @@ from ppo_migrate.analysis.callers import index_file
 from ppo_migrate.analysis.check import ModuleAnalysis, analyse
 from ppo_migrate.analysis.cross_file import pending_origins, with_verdicts
 from ppo_migrate.analysis.index import parsed_here
+from ppo_migrate.analysis.module import parsed_source
+from ppo_migrate.analysis.names import ModuleNames
 from ppo_migrate.diagnostics import Diagnostic, Edit
 
 if TYPE_CHECKING:
@@ -73,6 +76,7 @@ def process_text(
     fix: bool,
     index_stamp: tuple[int, int] | None = None,
     replaces_file: bool = False,
+    source=None,
 ) -> FileResult:
     """Analyse (and with ``fix``, rewrite) one module's source text.
 
@@ -88,6 +92,9 @@ def process_text(
             (:func:`ppo_migrate.analysis.callers.index_file`) of the text as read.
         replaces_file: the rewritten text will replace the file (``apply``): a
             rewritten file gets no record (the caller phase reads its new text).
+        source: the run's snapshot's file ``text`` is the text of
+            (:class:`ppo_migrate.project.snapshot.SourceFile`): its ``ast`` and LibCST
+            parses are used, each made once a run; else ``text`` is parsed here.
 
     Returns:
         A :class:`FileResult`.
@@ -98,7 +105,8 @@ def process_text(
         ppo_migrate.codemod.UnparsableSource, libcst.ParserSyntaxError: only with
             ``use_ppo_runtime``, when LibCST cannot take the text for the import move.
     """
-    analysis = ModuleAnalysis(text, path, settings, module=parsed_here(path, index_stamp, text))
+    module = parsed_source(source, path) if source is not None else parsed_here(path, index_stamp, text)
+    analysis = ModuleAnalysis(text, path, settings, module=module)
     diagnostics = _judged(analysis.diagnostics(), settings)
     run_settings = settings  # the caller phase's (``_use_ppo_runtime`` may change ``settings``)
 
@@ -125,7 +133,7 @@ def process_text(
     base = text
     kept: str | None = None
     if fix and getattr(settings, "use_ppo_runtime", False):
-        base, moved, moved_settings = _use_ppo_runtime(text, settings)
+        base, moved, moved_settings = _use_ppo_runtime(text, settings, analysis.module, source)
         patch = analysis.replacement() if moved else None
         if patch is not None:
             # a test double or a rebinding reaches the calls through verl's module or
@@ -170,8 +178,14 @@ def has_entry_point(diagnostics: Sequence[Diagnostic]) -> bool:
     return any(d.code == "PPO002" and d.scope != "<module>" for d in diagnostics)
 
 
-def _use_ppo_runtime(text: str, settings: Settings) -> tuple[str, int, Settings]:
+def _use_ppo_runtime(
+    text: str, settings: Settings, parsed=None, source=None
+) -> tuple[str, int, Settings]:
     """Move the runtime function's imports to ``ppo_runtime`` with LibCST.
+
+    ``parsed``: ``text``'s :class:`ppo_migrate.analysis.module.ParsedModule`: a module that
+    imports nothing the move could move (:func:`_may_move`) is left without a LibCST parse.
+    ``source``: the run's snapshot's file of ``text`` (its LibCST parse is made once a run).
 
     Returns:
         ``(text, moved, settings)``: the text with the imports moved (a tail LibCST
@@ -181,11 +195,23 @@ def _use_ppo_runtime(text: str, settings: Settings) -> tuple[str, int, Settings]
     # not a cycle: only --use-ppo-runtime needs these (LibCST; import_sections' dataclasses)
     from ppo_migrate.edits.cst_calls import _exact_prefix, parse_module
     from ppo_migrate.edits.import_sections import import_sections
-    from ppo_migrate.edits.imports import FUNCTION, PPO_RUNTIME, use_ppo_runtime
+    from ppo_migrate.edits.imports import (
+        FUNCTION,
+        PPO_RUNTIME,
+        VERL_MODULES,
+        use_ppo_runtime,
+    )
 
-    module = parse_module(text)
+    if parsed is not None and not _may_move(parsed.facts, VERL_MODULES, FUNCTION):
+        return text, 0, settings  # LibCST parses only a file that gets a structural edit
+    module = source.cst(parse_module) if source is not None else parse_module(text)
+    names = None
+    if parsed is not None and module.code == text:  # the core's view of it, parsed already
+        names = ModuleNames(text, module=parsed)
     targets = [t for t in settings.targets if t.startswith("verl.")]
-    new_module, moved = use_ppo_runtime(module, targets, import_sections(settings.project_root))
+    new_module, moved = use_ppo_runtime(
+        module, targets, import_sections(settings.project_root), names=names
+    )
     if not moved:
         return text, 0, settings
     _exact_prefix(text, module.code)
@@ -193,6 +219,21 @@ def _use_ppo_runtime(text: str, settings: Settings) -> tuple[str, int, Settings]
     if moved_target not in settings.targets:
         settings = settings.replace(targets=(*settings.targets, moved_target))
     return new_module.code + text[len(module.code) :], moved, settings
+
+
+def _may_move(facts, modules, function: str) -> bool:
+    """Whether ``--use-ppo-runtime``'s move (:func:`ppo_migrate.edits.imports.use_ppo_runtime`)
+    may change a module (its :class:`ppo_migrate.analysis.module.ModuleFacts`): it imports
+    ``function`` or ``*`` from one of ``modules``, or reads an attribute named ``function``
+    (``c.get_ppo_ray_runtime_env``). A superset of what the move changes, judged on the
+    ``ast`` (NFKC-folded names: more, never fewer)."""
+    if any(a.attr == function for a in facts.attributes):
+        return True
+    return any(
+        isinstance(node, ast.ImportFrom) and node.level == 0 and node.module in modules
+        and any(a.name in (function, "*") for a in node.names)
+        for node in facts.imports
+    )
 
 
 def line_starts(text: str) -> list[int]:

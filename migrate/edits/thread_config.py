@@ -21,6 +21,7 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 
 from ppo_migrate.analysis.callers import Plan, _stamp, module_name
 from ppo_migrate.analysis.check import analyse
+from ppo_migrate.analysis.module import parsed_source
 from ppo_migrate.diagnostics import UNSURE_CALLEE_KINDS, Diagnostic
 from ppo_migrate.edits.cst_calls import (
     UnparsableSource,
@@ -28,15 +29,17 @@ from ppo_migrate.edits.cst_calls import (
     parse_module,
     rewrite_call,
 )
-from ppo_migrate.files import FileChanged, atomic_write, decode_source, encode_source, read_source
+from ppo_migrate.files import FileChanged, atomic_write, encode_source, read_source
+from ppo_migrate.project.snapshot import current
 from ppo_migrate.settings import Settings
 
 
 def _parse(path: str):
-    source = read_source(Path(path))
-    text, encoding, bom = decode_source(source.data)
-    tree = parse_module(text)  # guarded: deep nesting would crash LibCST's native parser
-    return source, text, encoding, bom, tree
+    """The file as the run's snapshot holds it (read once a run) and its LibCST module (parsed
+    once, guarded: deep nesting would crash LibCST's native parser)."""
+    source = current().source(path)
+    text, encoding, bom = source.decoded()
+    return source, text, encoding, bom, source.cst(parse_module)
 
 
 def _nodes(tree: cst.Module) -> tuple[dict[int, cst.FunctionDef], dict[tuple[int, int], cst.Call]]:
@@ -165,6 +168,8 @@ def _prepare(path: str, the_plan: Plan, settings: Settings):
     record = the_plan.index.records.get(path)
     if record is None or record.stamp is None or _stamp(path) != record.stamp:
         raise _Stale
+    if not _edits_in(path, the_plan):
+        return None  # LibCST parses only a file that gets a structural edit
     source, text, encoding, bom, tree = _parse(path)
     defs, calls = _nodes(tree)
     params: dict[cst.FunctionDef, str] = {}
@@ -196,7 +201,7 @@ def _prepare(path: str, the_plan: Plan, settings: Settings):
             needs.add(functions[callee].path)
     if params:
         mod = module_name(path)
-        for d in analyse(text, path, settings):
+        for d in analyse(text, path, settings, module=parsed_source(source, path)):  # the run's parse
             fq = f"{mod}.{d.scope}"
             if (
                 d.code == "PPO002"
@@ -217,15 +222,29 @@ def _prepare(path: str, the_plan: Plan, settings: Settings):
     return source, new_text, encoding, bom, needs - {path}
 
 
+def _edits_in(path: str, the_plan: Plan) -> bool:
+    """Whether the plan may edit ``path``: a threadable function defined there, or a call
+    there of one that passes a config (the caller's, or its own new parameter)."""
+    functions = the_plan.index.functions
+    for fq in the_plan.threadable:
+        if functions[fq].path == path:
+            return True
+        for site in the_plan.index.sites.get(fq, ()):
+            if site.path == path and (site.config is not None or site.caller in the_plan.threadable):
+                return True
+    return False
+
+
 def _roll_back(written: list[tuple[str, bytes, bytes]], fail) -> None:
     """Put back the original bytes of the files this change already wrote (newest first);
     a file changed since it was written is left as it is and reported."""
     for path, original, data in reversed(written):
         try:
-            now = read_source(Path(path))
+            now = read_source(Path(path))  # the disk as it is now, not the snapshot's
             if now.data != data:
                 raise FileChanged(f"{path} changed after it was rewritten")
             atomic_write(Path(path), original, expected=now)
+            current().written(path, original)
         except (FileChanged, OSError) as exc:
             fail(path, "PPO901", f"rewritten, then could not be restored ({exc}): check it")
         else:
@@ -296,6 +315,7 @@ def thread(the_plan: Plan, settings: Settings) -> tuple[list[str], list[Diagnost
                 data = encode_source(new_text, encoding, bom)
                 try:
                     atomic_write(Path(path), data, expected=source)
+                    current().written(path, data)  # the run's phases after read these bytes
                 except (FileChanged, OSError) as exc:
                     code = "PPO904" if isinstance(exc, FileChanged) else "PPO901"
                     text = f"not rewritten: {exc}" if code == "PPO904" else f"cannot write: {exc.strerror or exc}"

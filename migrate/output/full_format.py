@@ -33,6 +33,7 @@ from ppo_migrate.diagnostics import Diagnostic
 from ppo_migrate.files import decode_source
 from ppo_migrate.output.concise_format import emit as emit_concise
 from ppo_migrate.output.concise_format import header_line
+from ppo_migrate.project.snapshot import active
 
 #: Lines of a long finding shown at its start and its end (the rest elided as ``...``).
 _MAX_FRAME_LINES = 6
@@ -69,13 +70,19 @@ def _read_lines(path: str) -> list[str] | None:
     import os
     import stat
 
+    snapshot = active()
     try:
+        if snapshot is not None:  # in a run: the bytes it read (or wrote), read once a run
+            data = snapshot.read_bytes(path)
+            if len(data) > _MAX_BYTES:
+                return None
+            return snapshot.source(path).text.splitlines()
         st = os.stat(path)
         if not stat.S_ISREG(st.st_mode) or st.st_size > _MAX_BYTES:
             return None
         data = Path(path).read_bytes()
         return decode_source(data)[0].splitlines()
-    except (OSError, ValueError, UnicodeDecodeError, SyntaxError):
+    except (OSError, ValueError, UnicodeDecodeError, SyntaxError, LookupError):
         return None
 
 

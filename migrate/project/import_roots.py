@@ -39,6 +39,8 @@ import re
 import warnings
 from typing import NamedTuple
 
+from ppo_migrate.project.snapshot import current
+
 
 class DeclaredRoot(NamedTuple):
     """A folder a file of the repository puts on ``sys.path``.
@@ -103,8 +105,31 @@ def declared_roots(root: str | os.PathLike[str], respect_gitignore: bool = True)
 
 
 def _read(path: str) -> bytes | None:
-    """The first :data:`_MAX_BYTES` of a regular file; ``None`` for anything else (opened
-    without blocking: a FIFO that replaced a listed file must not hang the run)."""
+    """The first :data:`_MAX_BYTES` of a regular file, its bytes read once a run (the run's
+    snapshot, :meth:`ppo_migrate.project.snapshot.Snapshot.read_bytes`: the files analysed
+    are the files searched here); ``None`` for anything else (never opened: a FIFO that
+    replaced a listed file must not hang the run). A larger file the snapshot does not hold
+    is read here, its head only."""
+    import stat
+
+    snapshot = current()
+    if not snapshot.holds(path):
+        try:
+            st = os.stat(path)
+        except (OSError, ValueError):
+            return None
+        if not stat.S_ISREG(st.st_mode):
+            return None
+        if st.st_size > _MAX_BYTES:
+            return _head(path)
+    try:
+        return snapshot.read_bytes(path)[:_MAX_BYTES]
+    except (OSError, ValueError):
+        return None
+
+
+def _head(path: str) -> bytes | None:
+    """The first :data:`_MAX_BYTES` of a regular file (opened without blocking)."""
     import stat
 
     try:

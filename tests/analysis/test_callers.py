@@ -434,20 +434,23 @@ def test_no_file_is_parsed_twice_in_a_run(
     """The caller phase takes each analysed file's index from the per-file phase (in the
     pool's workers too): every ``parse`` of the run, in any process, is logged to a file."""
     import ppo_migrate.analysis.check as check_module
+    import ppo_migrate.analysis.module as module_module
     from click.testing import CliRunner
     from ppo_migrate.cli import cli
 
     _chain(tmp_path / "src", 12)
     monkeypatch.setenv("PPO_MIGRATE_TEST_FORCE_POOL", "1")  # jobs 2: the pool's workers
     log = tmp_path / "parses.log"
-    real_parse = check_module.parse
+    real_parse = module_module.parse
 
-    def logged_parse(text: str, path: str):
+    def logged_parse(text: str, path: str, *args, **kwargs):
         with open(log, "a") as f:  # appended by whichever process parses (forked workers too)
             f.write(f"{path}\n")
-        return real_parse(text, path)
+        return real_parse(text, path, *args, **kwargs)
 
+    # the core's own parse and the run's snapshot's (issue 26: a file's parse is made there)
     monkeypatch.setattr(check_module, "parse", logged_parse)
+    monkeypatch.setattr(module_module, "parse", logged_parse)
     monkeypatch.chdir(tmp_path / "src")
     before = _tree(tmp_path / "src")
     result = CliRunner().invoke(cli, [*command, "--jobs", jobs, "--output-format", "concise", "pkg"])
@@ -480,14 +483,18 @@ def test_a_file_apply_rewrote_is_read_again_for_the_caller_phase(
     m1.write_text(m1.read_text().replace(
         "\n\ndef helper_1", "\n\ndef train(config):\n    return get_ppo_ray_runtime_env()\n\n\ndef helper_1"
     ))
+    import ppo_migrate.analysis.module as module_module
+
     parsed: list[str] = []
-    real_parse = check_module.parse
+    real_parse = module_module.parse
 
-    def logged_parse(text: str, path: str):
+    def logged_parse(text: str, path: str, *args, **kwargs):
         parsed.append(path)
-        return real_parse(text, path)
+        return real_parse(text, path, *args, **kwargs)
 
+    # the core's own parse and the run's snapshot's (issue 26: a file's parse is made there)
     monkeypatch.setattr(check_module, "parse", logged_parse)
+    monkeypatch.setattr(module_module, "parse", logged_parse)
     monkeypatch.chdir(tmp_path / "src")
     result = CliRunner().invoke(cli, ["apply", "--jobs", "1", "--output-format", "concise", "pkg"])
     assert "get_ppo_ray_runtime_env(config)" in m1.read_text()
