@@ -729,6 +729,39 @@ IMPORT_STATEMENT = re.compile(
 _WORDS = re.compile(rb"\w+")
 
 
+def import_statements(data: bytes) -> Iterator[bytes]:
+    """The matches of :data:`IMPORT_STATEMENT` in ``data``, in order, found ~10 times faster:
+    the pattern (which begins with an alternation Python's ``re`` tries at every byte) runs
+    only over the lines around each ``import`` (every form it matches spells it), a
+    parenthesised ``from x import (...)`` up to its ``)``.
+
+    Args:
+        data: a file's bytes.
+
+    Yields:
+        Each matched statement's bytes (``match.group(0)``).
+    """
+    pos, size = 0, len(data)
+    while True:
+        i = data.find(b"import", pos)
+        if i < 0:
+            return
+        start = data.rfind(b"\n", 0, i) + 1
+        end = data.find(b"\n", i)
+        end = size if end < 0 else end
+        opening = data.find(b"(", i, end)
+        if opening >= 0:  # a statement continued in parentheses: to the ``)``'s line end
+            closing = data.find(b")", opening)
+            if closing < 0:  # never closed: the pattern runs to the end
+                end = size
+            elif closing > end:
+                end = data.find(b"\n", closing)
+                end = size if end < 0 else end
+        for m in IMPORT_STATEMENT.finditer(data, start, end):
+            yield m.group(0)
+        pos = end + 1
+
+
 def reachable_files(
     calling: Sequence[str], others: Sequence[str], target_modules: Iterable[str] = (), read=None,
     *, rounds: int = 8,
@@ -788,7 +821,7 @@ def reachable_files(
             except (OSError, ValueError):
                 data = b""
             spelled[path] = frozenset(
-                w for m in IMPORT_STATEMENT.finditer(data) for w in _WORDS.findall(m.group(0))
+                w for statement in import_statements(data) for w in _WORDS.findall(statement)
             )
         return spelled[path]
 
@@ -1188,7 +1221,7 @@ def patch_reason(patch: Patch):
 
 
 __all__ = [
-    "PATCHERS", "Names", "Patch", "IMPORT_STATEMENT", "imported_modules", "loaded_modules", "reachable_files", "Replacement", "call_replacements", "own_replacement",
+    "PATCHERS", "Names", "Patch", "IMPORT_STATEMENT", "import_statements", "imported_modules", "loaded_modules", "reachable_files", "Replacement", "call_replacements", "own_replacement",
     "patch_reason", "patched_at", "reaching_patch", "replaced_names", "replacements", "target_patches",
     "through_names",
 ]

@@ -154,6 +154,9 @@ def _module_bindings(
     return bound, imports
 
 
+_WORD = re.compile(rb"\w+")
+
+
 def spelled_modules(
     sources: Sequence[str], others: Sequence[str], skip_tops: Iterable[str] = (), read=None,
     *, rounds: int = 4,
@@ -178,7 +181,7 @@ def spelled_modules(
         The files of ``others`` found, in their order.
     """
     from ppo_migrate.analysis.callers import module_name
-    from ppo_migrate.analysis.patches import IMPORT_STATEMENT
+    from ppo_migrate.analysis.patches import import_statements
 
     if read is None:
         read = current().read_bytes  # each file read once a run
@@ -196,15 +199,18 @@ def spelled_modules(
         wanted = {w for p, w in last.items() if p not in found}
         if not todo or not wanted:
             break
-        words = re.compile(rb"\b(?:" + b"|".join(re.escape(w) for w in sorted(wanted)) + rb")\b")
+        # the words of the import statements, met against the names wanted as a set: one
+        # alternation of a thousand module names was run over every statement (0.9 s of a
+        # ``check src`` on 1,000 files that never name the function)
         spelled: set[bytes] = set()
         for path in todo:
             try:
                 data = read(path)
             except (OSError, ValueError):
                 continue
-            for m in IMPORT_STATEMENT.finditer(data):
-                spelled.update(words.findall(m.group(0)))
+            for statement in import_statements(data):
+                spelled.update(_WORD.findall(statement))
+        spelled &= wanted
         todo = [p for p, w in last.items() if p not in found and w in spelled]
         found.update(todo)
     return [p for p in others if p in found]

@@ -368,3 +368,34 @@ def test_a_patch_through_a_constant_is_named_at_the_patch_s_line(tmp_path: Path,
         f"scope; pass `config` (unsafe fix: tests/test_launcher.py:{line} replaces the runtime "
         f"function named by {named}, whose replacement may take no config)"
     ), checked.stdout
+
+
+def test_import_statements_match_the_pattern_everywhere() -> None:
+    """:func:`import_statements` (the pattern run only around each ``import``) yields what
+    ``IMPORT_STATEMENT.finditer`` over the whole bytes yields: on edge cases (a statement
+    after ``;`` or ``:``, a parenthesised list over lines, ``import_module``/``__import__``,
+    ``import`` in a name, a string or the last line without a newline) and on 400 files of
+    the standard library (21,715 files of it and torch agreed when it was written)."""
+    import random
+    import sysconfig
+
+    from ppo_migrate.analysis.patches import IMPORT_STATEMENT, import_statements
+
+    cases = [
+        b"import os\nx = 1; import sys\nif x: import json\n",
+        b"from pkg import (\n    util,  # the helper\n    make_env,\n)\nfrom a import b\n",
+        b"m = importlib.import_module('pkg.util')\nn = __import__(\"x.y\")\n",
+        b"important = 1\nreimport()\ns = 'import nothing'\nfrom . import (a\n",
+        b"from x import (a, b)  ; import y\nimport z",
+        b"",
+    ]
+    stdlib = sorted(Path(sysconfig.get_paths()["stdlib"]).rglob("*.py"))
+    random.Random(26).shuffle(stdlib)
+    datas = cases + [p.read_bytes() for p in stdlib[:400]]
+    found = 0
+    for data in datas:
+        expected = [m.group(0) for m in IMPORT_STATEMENT.finditer(data)]
+        assert list(import_statements(data)) == expected, data[:200]
+        found += len(expected)
+    assert found > 1000  # the files held import statements: not an empty comparison
+    assert list(import_statements(cases[1]))[0] == b"from pkg import (\n    util,  # the helper\n    make_env,\n)"
