@@ -606,7 +606,7 @@ def _run_with_scout(scout, settings, mode, jobs, progress, stop_requested, given
         # the scout's files came one by one: the project's re-exports of the runtime
         # function and its patches among them are looked for now (``check`` only:
         # nothing was written)
-        others = _repository(files, settings, mode, given) if result.outcomes else []
+        others = _repository(files, settings, mode, given)
         settings = _reanalyse_for_reexports(
             result.outcomes, files, settings, mode, check_stop, others
         )
@@ -736,7 +736,10 @@ def _run(
 
     global _on_written
     candidates, sizes = _snapshot_prefilter([os.fspath(p) for p in paths], settings)
-    others = _repository(paths, settings, mode, given) if candidates else []
+    # the repository beyond the named paths, even when none of them names the function:
+    # ``make_env()`` in ``app/b.py`` goes through ``pkg/util.py``'s re-export, which only
+    # the repository shows (``check app/b.py``, a pre-commit hook's staged files)
+    others = _repository(paths, settings, mode, given)
     settings, more = _with_reexports(settings, mode, candidates, paths, others)
     if more:  # an alias brought a new name (``make_env``): its callers are candidates too
         candidates, sizes = _snapshot_prefilter([os.fspath(p) for p in paths], settings)
@@ -834,7 +837,9 @@ def _with_reexports(
     snapshot = current()
     named = list(candidates)
     files = [os.fspath(p) for p in paths]
-    if others:
+    # a re-export ends in a file that names a target: with none beyond the run's files
+    # (a tree that never names the function) no module is followed
+    if others and _snapshot_prefilter(list(others), settings)[0]:
         from ppo_migrate.analysis.reexports import spelled_modules
 
         tops = {t.split(".", 1)[0] for t in settings.targets}

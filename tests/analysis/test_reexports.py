@@ -1,0 +1,70 @@
+"""Issue 26, family 6: a call through the project's own re-export is found whichever files
+the command line names, also when none of them names the runtime function
+(``from pkg.util import make_env``; ``pkg/util.py`` re-exports it): the re-export is
+looked for in the repository beyond the named paths."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from cli_helpers import run_cli, verl_stub
+
+UTIL = "from verl.trainer.constants_ppo import get_ppo_ray_runtime_env as make_env\n"
+CALLER = (
+    "from omegaconf import OmegaConf\n"
+    "\n"
+    "from pkg.util import make_env\n"
+    "\n"
+    "\n"
+    "def run(config):\n"
+    "    return make_env()\n"
+    "\n"
+    "\n"
+    "if __name__ == '__main__':\n"
+    "    print('ran', run(OmegaConf.create({'trainer': {'n_gpus_per_node': 1}})))\n"
+)
+
+
+def _project(root: Path) -> Path:
+    (root / ".git").mkdir(parents=True)
+    files = {
+        "requirements.txt": "verl>=0.9\n",
+        "pkg/__init__.py": "",
+        "pkg/util.py": UTIL,
+        "app/__init__.py": "",
+        "app/b.py": CALLER,
+    }
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    return root
+
+
+def _ran(root: Path, stub: Path) -> str:
+    env = {**os.environ, "PYTHONPATH": f"{root}{os.pathsep}{stub}"}
+    proc = subprocess.run([sys.executable, "-m", "app.b"], cwd=root, env=env, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout.strip()
+
+
+@pytest.mark.parametrize(("where", "target"), [(".", "app/b.py"), (".", "app"), ("app", "b.py"), ("app", ".")])
+def test_a_call_through_a_re_export_is_found_from_the_named_file_alone(tmp_path: Path, where: str, target: str) -> None:
+    root = _project(tmp_path / "proj")
+    stub = verl_stub(tmp_path / "stub")
+    assert _ran(root, stub) == "ran None"
+    proc = run_cli("check", "--output-format", "json", "--exit-zero", target, cwd=root / where)
+    assert proc.returncode == 0, proc.stderr
+    found = [(f["code"], f["location"]["row"], f["location"]["column"], (f["fix"] or {}).get("applicability"))
+             for f in json.loads(proc.stdout)]
+    assert found == [("PPO001", 7, 12, "safe")], proc.stdout
+    proc = run_cli("apply", target, cwd=root / where)
+    assert proc.returncode == 0, proc.stderr
+    assert "    return make_env(config)\n" in (root / "app/b.py").read_text()
+    # the stub's 0.9 function returns the config it is given: the rewritten call passes it
+    assert _ran(root, stub) == "ran {'trainer': {'n_gpus_per_node': 1}}"
