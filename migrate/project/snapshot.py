@@ -83,8 +83,11 @@ if TYPE_CHECKING:
 #: Bytes of files the prefilter turned away that a snapshot keeps (a later search for a
 #: caller or a test double reads them from the snapshot); beyond it they are dropped.
 OPTIONAL_BYTES = 8 << 20
-#: Characters of source whose ``ast`` trees a snapshot keeps (least recently used dropped).
-TREE_CHARS = 128 << 10
+#: Characters of source whose ``ast`` trees a snapshot keeps (least recently used dropped):
+#: ~80 bytes of tree a character, so ~40 MB at most. At 128 KB, a tree of 135 trainer
+#: modules (~400 KB, benchmark item 9) was parsed twice a file (the look-outs for re-exports
+#: and test doubles, then the per-file phase): 15% of its CPU time.
+TREE_CHARS = 512 << 10
 
 #: Exceptions ``compile(..., ast.PyCF_ONLY_AST)`` raises for a text it cannot take.
 _COMPILE_ERRORS = (SyntaxError, RecursionError, MemoryError, ValueError, OverflowError)
