@@ -90,7 +90,7 @@ REPO = HERE.parent
 TREES = HERE / "trees"
 
 #: Bump when a generator changes; trees with another stamp are rebuilt.
-GENERATOR_VERSION = 5
+GENERATOR_VERSION = 6
 TARGET_NAME = "get_ppo_ray_runtime_env"
 
 REAL_SHAPED_FILES = 3000
@@ -370,7 +370,11 @@ def _fresh_root(root: Path, kind: str) -> None:
         shutil.rmtree(root)
     (root / "src").mkdir(parents=True)
     (root / "pyproject.toml").write_text(
-        f'[project]\nname = "bench-{kind}"\nversion = "0"\n\n[tool.ruff]\nline-length = 100\n'
+        # the verl the trees run is declared: since issue 26, a project that declares none
+        # gets unsafe fixes only ("nothing says which verl runs"), and the trees meant to be
+        # rewritten (items 3, 9, 12) were timed on a run that rewrote nothing
+        f'[project]\nname = "bench-{kind}"\nversion = "0"\ndependencies = ["verl>=0.9"]\n'
+        '\n[tool.ruff]\nline-length = 100\n'
         "\n[tool.ppo-migrate]\n"
     )
     (root / ".gitignore").write_text("__pycache__/\n*.egg-info/\nbuild/\n")

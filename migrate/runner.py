@@ -832,7 +832,7 @@ def _with_reexports(
     (:func:`ppo_migrate.analysis.reexports.spelled_modules`)."""
     if mode not in (Mode.CHECK, Mode.APPLY, Mode.DIFF) or settings.reexports is not None:
         return settings, False
-    from ppo_migrate.analysis.reexports import project_reexports, words_reader
+    from ppo_migrate.analysis.reexports import import_words, project_reexports, words_reader
 
     snapshot = current()
     named = list(candidates)
@@ -852,7 +852,13 @@ def _with_reexports(
             datas[path] = snapshot.read_bytes(path)
         except (OSError, ValueError):
             continue
-    found = project_reexports(datas, words_reader(files, datas), settings.targets)
+    imports: dict[str, set[bytes]] = {}
+    for path in dict.fromkeys([*files, *named]):
+        try:
+            imports[path] = import_words(snapshot.read_bytes(path))
+        except (OSError, ValueError):
+            continue
+    found = project_reexports(datas, words_reader(files, datas), settings.targets, imports=imports)
     if not found:
         return settings.replace(reexports=()), False
     names = settings.target_names

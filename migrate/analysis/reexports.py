@@ -14,16 +14,19 @@ each mapped to the target it stands for (the definition in effect is that target
 from __future__ import annotations
 
 import ast
+import os
 import re
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 
-from ppo_migrate.analysis.patches import imported_modules, parse_file
+from ppo_migrate.analysis.patches import import_statements, imported_modules, parse_file
 from ppo_migrate.project.snapshot import current
 from ppo_migrate.targets import module_name, module_package, resolve_relative
 
 
 def project_reexports(
-    datas: Mapping[str, bytes], read_more, targets: Iterable[str], *, rounds: int = 4
+    datas: Mapping[str, bytes], read_more, targets: Iterable[str], *, rounds: int = 4,
+    imports: Mapping[str, set[bytes]] | None = None,
 ) -> dict[str, str]:
     """The run's re-exports of ``targets``.
 
@@ -35,6 +38,10 @@ def project_reexports(
             run spelling one of ``words`` (bytes).
         targets: the targets' qualified names.
         rounds: how many re-exports of re-exports are followed at most.
+        imports: the words of the import statements of every file of the run (path ->
+            set of bytes: :func:`import_words`); a file is parsed only when its module may
+            be imported by another or may import another (``None``: every file of
+            ``datas`` and of ``read_more`` is parsed).
 
     Returns:
         ``{"pkg.get_ppo_ray_runtime_env": "verl.trainer.constants_ppo.get_ppo_ray_runtime_env",
@@ -49,11 +56,26 @@ def project_reexports(
     parsed: dict[str, tuple[str, dict[str, str], set[str]] | None] = {}
     words = {t.rsplit(".", 1)[-1] for t in targets}
     found: dict[str, str] = {}
+    # A re-export counts only where a module of the run imports another one, so a file is
+    # parsed only when its module's last name is spelled in another file's import
+    # statement (it may re-export) or its own imports spell another file's (it may use a
+    # re-export): bytes decide, as :func:`spelled_modules` does. 200 trainer modules that
+    # import only verl were all parsed here, in the parent, before the pool's workers.
+    if imports is not None:
+        by_last = Counter(_last_name(p) for p in imports)
+        by_word = Counter(w for words_ in imports.values() for w in words_)
     for _ in range(rounds):
         changed = False
         encoded = [w.encode() for w in words]
         for path, data in files.items():
             if not any(w in data for w in encoded):
+                continue
+            if (
+                imports is not None
+                and path not in parsed
+                and path in imports
+                and not _may_take_part(_last_name(path), imports[path], by_last, by_word)
+            ):
                 continue
             if path not in parsed:
                 tree = parse_file(path, data)
@@ -90,6 +112,29 @@ def project_reexports(
             imported.update((entry[0], m) for m in entry[2])
     used = {m for owner, m in imported if owner != m}
     return {name: t for name, t in found.items() if name.rsplit(".", 1)[0] in used}
+
+
+def import_words(data: bytes) -> set[bytes]:
+    """The words of ``data``'s import statements
+    (:func:`ppo_migrate.analysis.patches.import_statements`)."""
+    return {w for statement in import_statements(data) for w in _WORD.findall(statement)}
+
+
+def _last_name(path: str) -> bytes:
+    """The last name of ``path``'s module: its stem, its folder's for an ``__init__.py``."""
+    head, name = os.path.split(path)
+    stem = name.rsplit(".", 1)[0]
+    return (os.path.basename(head) if stem == "__init__" else stem).encode()
+
+
+def _may_take_part(own: bytes, mine: set[bytes], by_last: Counter[bytes], by_word: Counter[bytes]) -> bool:
+    """Whether ``path`` (its module's last name ``own``, the words of its import statements
+    ``mine``) may re-export (another file's import statement spells ``own``: ``by_word``
+    counts the files spelling each word) or import a re-export (``mine`` spells another
+    file's last name: ``by_last`` counts the files of each last name)."""
+    if by_word[own] - (own in mine) > 0:
+        return True
+    return any(by_last[w] - (w == own) > 0 for w in mine)
 
 
 def _module_bindings(
@@ -239,4 +284,4 @@ def words_reader(paths: Sequence[str], skip: Iterable[str]):
     return read_more
 
 
-__all__ = ["project_reexports", "spelled_modules", "words_reader"]
+__all__ = ["import_words", "project_reexports", "spelled_modules", "words_reader"]
