@@ -1378,6 +1378,10 @@ class ConfigFinder:
                 values[key] = call.args[i]
         path, name = values.get("config_path"), values.get("config_name")
         directory = self._module_dir()
+        if (path is None or isinstance(path, ast.Constant) and path.value is None) and (
+            isinstance(name, ast.Constant) and isinstance(name.value, str)
+        ):
+            return self._stored_config_evidence(call, name.value)
         if not (
             isinstance(path, ast.Constant) and isinstance(path.value, str)
             and isinstance(name, ast.Constant) and isinstance(name.value, str)
@@ -1387,6 +1391,51 @@ class ConfigFinder:
         if path.value.startswith(("pkg://", "file://")):
             return None
         return self._composed_evidence(call, directory / path.value, name.value)
+
+    def _stored_config_evidence(self, call: ast.Call, name: str) -> str:
+        """``@hydra.main(config_path=None, config_name=name)``: no file; the config is a
+        node of Hydra's ``ConfigStore`` (``ConfigStore.instance().store(name=name,
+        node=AppCfg)``, trial 27 r06). The stored dataclass's fields decide when this
+        module stores it; otherwise it cannot be read (``"weak"``)."""
+        spelled = self._spelled(call)
+        for node in ast.walk(self.module.tree):
+            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                    and node.func.attr == "store"):
+                continue
+            stored = {k.arg: k.value for k in node.keywords if k.arg}
+            key = stored.get("name")
+            if not (isinstance(key, ast.Constant) and key.value == name) or "group" in stored:
+                continue
+            value = stored.get("node")
+            if value is None:
+                break
+            keys = self._mapping_keys(value)
+            if keys is not None:
+                return self._keys_evidence(value, keys) if keys else "weak"
+            cls_expr = value.func if isinstance(value, ast.Call) else value
+            found = self._base_class(cls_expr) if isinstance(cls_expr, (ast.Name, ast.Attribute)) else None
+            fields = _dataclass_fields(found, set()) if found is not None else None
+            if fields is None:
+                break
+            finder, class_def = found  # type: ignore[misc]
+            where = (_display(Path(finder.module.path)), class_def.lineno)
+            if fields & VERL_SECTIONS:
+                self._note("strong", f"`{spelled}` composes the stored dataclass `{class_def.name}`, "
+                           "which has a verl section", where)
+                return "strong"
+            self._note(
+                "against",
+                f"`{spelled}` composes the ConfigStore node `{name}`, dataclass `{class_def.name}`, "
+                f"which has no verl section (fields: {', '.join(sorted(fields)) or 'none'})",
+                where,
+            )
+            return "against"
+        self._note(
+            "unread",
+            f"`{spelled}` composes the ConfigStore node `{name}`, which cannot be read here",
+            call,
+        )
+        return "weak"
 
     def _callers_trust(self, arg: ast.arg, holder: Scope) -> str | None:
         """What the same-file calls of a function pass for its parameter ``arg``.

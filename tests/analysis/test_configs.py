@@ -987,3 +987,35 @@ def test_self_config_loaded_from_a_logging_file_names_the_file(tmp_path) -> None
     (d,) = process_text(text, str(path), SETTINGS, fix=False).diagnostics
     assert d.code == "PPO002", d.message
     assert "logging.yaml" in d.message and "no verl section" in d.message, d.message
+
+
+@pytest.mark.parametrize(
+    ("node", "expected", "words"),
+    [
+        ("AppCfg", "PPO002", "dataclass `AppCfg`, which has no verl section (fields: level)"),
+        ("TrainCfg", "safe", ""),
+        ("Unknown", "unsafe", "ConfigStore node `app`, which cannot be read here"),
+    ],
+)
+def test_hydra_main_of_a_config_store_node_reads_the_stored_dataclass(tmp_path, node, expected, words) -> None:
+    """r06: ``@hydra.main(config_path=None, config_name="app")`` composes the ConfigStore
+    node stored under ``app``: its dataclass's fields decide, never the parameter's name."""
+    (tmp_path / ".git").mkdir()
+    text = HEAD + (
+        "from dataclasses import dataclass, field\nfrom typing import Any\n"
+        "import hydra\nfrom hydra.core.config_store import ConfigStore\n"
+        "from somewhere_else import Unknown\n\n\n"
+        "@dataclass\nclass AppCfg:\n    level: str = 'INFO'\n\n\n"
+        "@dataclass\nclass TrainCfg:\n    trainer: Any = field(default_factory=dict)\n\n\n"
+        f"ConfigStore.instance().store(name='app', node={node})\n\n\n"
+        "@hydra.main(config_path=None, config_name='app', version_base=None)\n"
+        "def main(config):\n    return get_env()\n"
+    )
+    path = tmp_path / "main.py"
+    path.write_text(text)
+    (d,) = process_text(text, str(path), SETTINGS, fix=False).diagnostics
+    assert (d.code, d.fix.applicability if d.fix else None) == (
+        ("PPO002", None) if expected == "PPO002" else ("PPO001", expected)
+    ), d.message
+    assert words in d.message, d.message
+    assert d.reason is None or d.reason.kind != "trusted-by-name"
