@@ -531,7 +531,7 @@ def _judge(tmp_path: Path, definer: str, caller: str, init: str = "") -> str | N
         ("import ray\nfrom pkg.launch import Worker\nW = ray.remote(Worker)\n", "main.py:3 hands `Worker`"),
         ("from pkg.launch import Worker\nclass Sub(Worker):\n    config = None\n", None),
         ("from pkg.launch import Worker\nclass Sub(Worker):\n    def env(self):\n        self.config = {}\n",
-         "main.py:2 sets `self.config` in subclass `Sub`"),
+         "main.py:4 sets `self.config` in subclass `Sub`"),  # the rebinding's line (trial 27, r12)
         ("from pkg.launch import Worker\nclass Sub(Worker):\n    def __init__(self):\n        pass\n",
          "main.py:2 subclass `Sub` has an `__init__` that does not call the base's"),
         ("from pkg.launch import Worker\ndef f():\n    class Sub(Worker):\n        pass\n",

@@ -59,12 +59,12 @@ EXPECTED = {
     ),
     ("subclass_rebind", "main.py"): (
         "PPO001", "unsafe",
-        ["unsafe fix: evidence/subclass_rebind/logging_trainer.py:9 sets `self.config` in subclass "
+        ["unsafe fix: evidence/subclass_rebind/logging_trainer.py:12 sets `self.config` in subclass "
          "`LoggingTrainer`"],
     ),
     ("subclass_own_config", "main.py"): (
         "PPO001", "unsafe",
-        ["unsafe fix: evidence/subclass_own_config/logging_base.py:9 sets `self.config` in "
+        ["unsafe fix: evidence/subclass_own_config/logging_base.py:12 sets `self.config` in "
          "subclass `LoggingBase`"],
     ),
     # trial 27: the header nests the composed config under ``wrapped`` (r05)
