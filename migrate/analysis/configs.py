@@ -38,10 +38,14 @@ a dict literal (or ``dict(...)``)       ``config = {"num_cpus": 4}`` — unless 
 without a verl top-level section key    section: ``actor_rollout_ref``, ``critic``,
                                         ``algorithm``, ``trainer``, ``data``,
                                         ``reward_model``, ``reward``
-OmegaConf.create/merge/DictConfig of    ``OmegaConf.create({"level": "INFO"})`` (issue 27)
-such a mapping
+OmegaConf.create/merge/DictConfig of    ``OmegaConf.create({"level": "INFO"})`` (issue 27),
+such a mapping (every part of a merge;  ``OmegaConf.merge(OmegaConf.load("logging.yaml"), {})``,
+structured of such a dataclass; a       ``OmegaConf.structured(LogCfg)``,
+dotlist of such keys)                   ``OmegaConf.from_dotlist(["level=INFO"])`` (trial 27)
 a repository YAML without a section     ``OmegaConf.load("ray_cluster.yaml")``,
-(loaded, or composed by @hydra.main)    ``@hydra.main(config_name="logging")``
+(loaded, the path built from            ``OmegaConf.load(Path(__file__).parent / "x.yaml")``,
+``__file__`` or a name; composed by     ``@hydra.main(config_name="logging")``,
+@hydra.main, or its ConfigStore node)   ``store(name="app", node=AppCfg)``
 a CLI value                             ``@click.option("--config")``, a typer parameter
 a helper returning a part of its arg    ``config = sections.logging_section(cfg)``
 an attribute of a config                ``cfg = config.actor_rollout_ref.rollout``
@@ -49,6 +53,10 @@ a parameter a same-file caller passes   ``build(config.actor_rollout_ref)`` for
 such a value (a class's instantiation   ``def build(cfg): ...``; ``Launcher({"a": 1})``
 for ``__init__``)                       for ``Base.__init__(self, config)``
 =====================================  ==========================================
+
+A maker whose content cannot be read (``OmegaConf.load(sys.argv[1])``, a file not in the
+repository, ``OmegaConf.from_cli()``) is no known training config: an unsafe fix whose reason
+says what could not be read (trial 27).
 
 The top-level sections are those of verl's ``ppo_trainer.yaml`` (verl
 ``verl/trainer/config``), the object ``get_ppo_ray_runtime_env(config)`` reads
@@ -328,7 +336,9 @@ class ConfigFinder:
     def _name_check(self, name: str, holder: Scope, call: ast.Call):
         def check() -> Bound:
             self._evidence = []
-            trust = self._keep_reason(call, name, self._trust(name, holder))
+            trust = self._keep_reason(
+                call, name, self._trust(name, holder, self._overwritten_parameter(name, holder, call))
+            )
             if trust == "against":
                 self._why = ("against", name, holder)
                 return Bound.UNBOUND
@@ -401,7 +411,33 @@ class ConfigFinder:
             self._reasons[(id(call), expression)] = reason
         return trust
 
-    def _trust(self, name: str, holder: Scope) -> str:
+    def _overwritten_parameter(self, name: str, holder: Scope, call: ast.Call) -> ast.arg | None:
+        """The parameter ``name`` of ``holder``'s function when a statement of the
+        function's own body (not under a branch, a loop, a ``try`` or a ``with``) rebinds
+        it, by ``name = value``, before the statement holding ``call``: the parameter's
+        value never reaches the call (``config = OmegaConf.load(config)`` after a click
+        option's string: trial 27, r11)."""
+        func = holder.node
+        if not isinstance(func, _FUNCTIONS):
+            return None
+        param = next((a for a in all_args(func.args) if a.arg == name), None)
+        if param is None:
+            return None
+        chain = self.module.ancestors(call)
+        if func not in chain:
+            return None
+        index = chain.index(func)
+        top = chain[index + 1] if index + 1 < len(chain) else call
+        if top not in func.body or self.scopes.scope_of(call) is not holder:
+            return None
+        for stmt in func.body[: func.body.index(top)]:
+            if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(
+                stmt.targets[0], ast.Name
+            ) and stmt.targets[0].id == name:
+                return param
+        return None
+
+    def _trust(self, name: str, holder: Scope, overwritten: ast.arg | None = None) -> str:
         """How far the bindings of ``name`` in ``holder`` show a training config:
         ``"against"`` (evidence against it: the table, or a binding that is never a
         config -- an import, a ``def``/``class``, an ``except ... as``, ``with open(...) as``),
@@ -413,6 +449,8 @@ class ConfigFinder:
         self._record_global(name, holder)
         against = conflict = False
         for b in self.finder.bindings_in(holder, name):
+            if overwritten is not None and b.node is overwritten:
+                continue  # rebound before the call on every path: its value never reaches it
             noted = len(self._evidence)
             trust = self._binding_trust(b.node, b.qualified, holder)
             if trust == "against":

@@ -1019,3 +1019,20 @@ def test_hydra_main_of_a_config_store_node_reads_the_stored_dataclass(tmp_path, 
     ), d.message
     assert words in d.message, d.message
     assert d.reason is None or d.reason.kind != "trusted-by-name"
+
+
+def test_a_parameter_rebound_before_the_call_is_judged_by_its_rebinding(tmp_path) -> None:
+    """r11: ``config = OmegaConf.load(config)`` at the top of a click command: the call sees
+    the loaded value (a file the command line names: unread, an unsafe fix), not the string."""
+    (tmp_path / ".git").mkdir()
+    text = HEAD + (
+        "import click\n\n\n"
+        "@click.command()\n@click.option('--config', default='ppo_trainer.yaml')\n"
+        "def main(config):\n    config = OmegaConf.load(config)\n    return get_env()\n"
+    )
+    path = tmp_path / "main.py"
+    path.write_text(text)
+    (d,) = process_text(text, str(path), SETTINGS, fix=False).diagnostics
+    assert (d.code, d.fix.applicability if d.fix else None) == ("PPO001", "unsafe"), d.message
+    assert "`OmegaConf.load(config)`: which file it loads cannot be told here" in d.message
+    assert "click option" not in d.message
