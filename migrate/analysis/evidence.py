@@ -9,8 +9,9 @@ its own keys and, through its ``defaults`` list, the keys of the configs it inhe
 (``- ppo_trainer``: that file's keys, found in the same config directory) and the packages
 of the config groups it selects (``- actor@actor_rollout_ref.actor: dp_actor`` puts
 ``actor_rollout_ref``; ``- data: legacy_data`` puts ``data``). When a ``defaults`` entry
-cannot be found beside the file (a search path, a package), Hydra itself
-(``hydra.compose``) is asked; a file that neither can compose is reported as such.
+cannot be found beside the file (a search path, a package), or a ``# @package`` header
+moves a file's keys elsewhere (``# @package wrapped`` nests the config under ``wrapped``),
+Hydra itself (``hydra.compose``) is asked; a file that neither can compose is reported as such.
 
 Files are read (PyYAML) and composed at most once per process, keyed by path, modification
 time and size; the analysis that asks stays a function of the files' contents.
