@@ -2770,7 +2770,7 @@ def _dataclass_fields(found: tuple[ConfigFinder, ast.ClassDef], seen: set[int]) 
 
 def _repository_top(directory: Path, root: Path | None) -> Path | None:
     """The directory holding ``.git`` above ``directory`` (the repository's top), else
-    ``root`` (the package root)."""
+    ``root`` (the package root) when it is above ``directory``, else ``None``."""
     d = directory
     for _ in range(32):
         if (d / ".git").exists():
@@ -2778,6 +2778,10 @@ def _repository_top(directory: Path, root: Path | None) -> Path | None:
         if d.parent == d:
             break
         d = d.parent
+    if root is not None and root == directory:
+        # a script's folder is its own package root: no bound on where the project's files
+        # are (``scripts/launch.py`` loading ``examples/conf/x.yaml`` from the top)
+        return None
     return root
 
 
