@@ -415,6 +415,12 @@ class ModuleAnalysis:
         if evidence is not None and evidence.kind == "conflicting-evidence":
             applicability = "unsafe"  # issue 27: evidence for and against, or an uncomposable file
             message += f" (unsafe fix: {evidence.text})"
+        elif evidence is not None and evidence.kind == "unknown-value" and choice.why is not None:
+            # trial 27: a maker whose content cannot be read; bound only on some paths, the
+            # possibly-bound reason stays the finding's (the message names both)
+            message += f" (unsafe fix: {evidence.text})"
+            if choice.why.state != "weak":
+                reason = unsafe_reason(self.configs, choice.why, t.call, self.path)
         elif choice.why is not None:
             reason = unsafe_reason(self.configs, choice.why, t.call, self.path)
         patch = self._patches_the_function()

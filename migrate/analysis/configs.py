@@ -38,10 +38,14 @@ a dict literal (or ``dict(...)``)       ``config = {"num_cpus": 4}`` — unless 
 without a verl top-level section key    section: ``actor_rollout_ref``, ``critic``,
                                         ``algorithm``, ``trainer``, ``data``,
                                         ``reward_model``, ``reward``
-OmegaConf.create/merge/DictConfig of    ``OmegaConf.create({"level": "INFO"})`` (issue 27)
-such a mapping
+OmegaConf.create/merge/DictConfig of    ``OmegaConf.create({"level": "INFO"})`` (issue 27),
+such a mapping (every part of a merge;  ``OmegaConf.merge(OmegaConf.load("logging.yaml"), {})``,
+structured of such a dataclass; a       ``OmegaConf.structured(LogCfg)``,
+dotlist of such keys)                   ``OmegaConf.from_dotlist(["level=INFO"])`` (trial 27)
 a repository YAML without a section     ``OmegaConf.load("ray_cluster.yaml")``,
-(loaded, or composed by @hydra.main)    ``@hydra.main(config_name="logging")``
+(loaded, the path built from            ``OmegaConf.load(Path(__file__).parent / "x.yaml")``,
+``__file__`` or a name; composed by     ``@hydra.main(config_name="logging")``,
+@hydra.main, or its ConfigStore node)   ``store(name="app", node=AppCfg)``
 a CLI value                             ``@click.option("--config")``, a typer parameter
 a helper returning a part of its arg    ``config = sections.logging_section(cfg)``
 an attribute of a config                ``cfg = config.actor_rollout_ref.rollout``
@@ -49,6 +53,10 @@ a parameter a same-file caller passes   ``build(config.actor_rollout_ref)`` for
 such a value (a class's instantiation   ``def build(cfg): ...``; ``Launcher({"a": 1})``
 for ``__init__``)                       for ``Base.__init__(self, config)``
 =====================================  ==========================================
+
+A maker whose content cannot be read (``OmegaConf.load(sys.argv[1])``, a file not in the
+repository, ``OmegaConf.from_cli()``) is no known training config: an unsafe fix whose reason
+says what could not be read (trial 27).
 
 The top-level sections are those of verl's ``ppo_trainer.yaml`` (verl
 ``verl/trainer/config``), the object ``get_ppo_ray_runtime_env(config)`` reads
@@ -74,6 +82,7 @@ from ppo_migrate.analysis.scopes import Scope, ScopeKind, ScopeTree
 from ppo_migrate.analysis.scopes import frames as scope_frames
 from ppo_migrate.analysis.targets import TargetFinder, all_args, dotted_parts
 from ppo_migrate.diagnostics import CallerOrigin, Reason, Related, qualname
+from ppo_migrate.project.path_expr import PathEvaluator
 from ppo_migrate.targets import resolve_relative
 
 #: Qualified names of omegaconf's ``DictConfig``.
@@ -327,7 +336,9 @@ class ConfigFinder:
     def _name_check(self, name: str, holder: Scope, call: ast.Call):
         def check() -> Bound:
             self._evidence = []
-            trust = self._keep_reason(call, name, self._trust(name, holder))
+            trust = self._keep_reason(
+                call, name, self._trust(name, holder, self._overwritten_parameter(name, holder, call))
+            )
             if trust == "against":
                 self._why = ("against", name, holder)
                 return Bound.UNBOUND
@@ -355,7 +366,8 @@ class ConfigFinder:
 
     def _note(self, trust: str, text: str, where: object = None) -> None:
         """Record a piece of evidence met while judging a candidate: ``trust`` ``"against"``,
-        ``"weak"`` (conflicting, or a file that cannot be composed), ``"strong"`` (for),
+        ``"weak"`` (conflicting, or a file that cannot be composed), ``"unread"`` (a maker
+        whose content cannot be read: a weak value), ``"strong"`` (for),
         ``"name"`` (a parameter trusted by its name); ``where``: an AST node of this
         module or ``(path, line)``."""
         self._evidence.append((trust, text, where))
@@ -385,8 +397,12 @@ class ConfigFinder:
                 reason = reason._replace(text=f"{text} (though {for_[1]})")
         elif trust == "weak":
             found = next((e for e in evidence if e[0] == "weak"), None)
+            unread = next((e for e in evidence if e[0] == "unread"), None)
             if found is not None:
                 reason = Reason("conflicting-evidence", found[1], self._related(found[2], found[1]))
+            elif unread is not None:
+                # trial 27: a maker whose content cannot be read (``OmegaConf.load(sys.argv[1])``)
+                reason = Reason("unknown-value", unread[1], self._related(unread[2], unread[1]))
         elif trust == "strong":
             found = next((e for e in evidence if e[0] == "name"), None)
             if found is not None and not any(e[0] == "strong" for e in evidence):
@@ -395,7 +411,33 @@ class ConfigFinder:
             self._reasons[(id(call), expression)] = reason
         return trust
 
-    def _trust(self, name: str, holder: Scope) -> str:
+    def _overwritten_parameter(self, name: str, holder: Scope, call: ast.Call) -> ast.arg | None:
+        """The parameter ``name`` of ``holder``'s function when a statement of the
+        function's own body (not under a branch, a loop, a ``try`` or a ``with``) rebinds
+        it, by ``name = value``, before the statement holding ``call``: the parameter's
+        value never reaches the call (``config = OmegaConf.load(config)`` after a click
+        option's string: trial 27, r11)."""
+        func = holder.node
+        if not isinstance(func, _FUNCTIONS):
+            return None
+        param = next((a for a in all_args(func.args) if a.arg == name), None)
+        if param is None:
+            return None
+        chain = self.module.ancestors(call)
+        if func not in chain:
+            return None
+        index = chain.index(func)
+        top = chain[index + 1] if index + 1 < len(chain) else call
+        if top not in func.body or self.scopes.scope_of(call) is not holder:
+            return None
+        for stmt in func.body[: func.body.index(top)]:
+            if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(
+                stmt.targets[0], ast.Name
+            ) and stmt.targets[0].id == name:
+                return param
+        return None
+
+    def _trust(self, name: str, holder: Scope, overwritten: ast.arg | None = None) -> str:
         """How far the bindings of ``name`` in ``holder`` show a training config:
         ``"against"`` (evidence against it: the table, or a binding that is never a
         config -- an import, a ``def``/``class``, an ``except ... as``, ``with open(...) as``),
@@ -407,6 +449,8 @@ class ConfigFinder:
         self._record_global(name, holder)
         against = conflict = False
         for b in self.finder.bindings_in(holder, name):
+            if overwritten is not None and b.node is overwritten:
+                continue  # rebound before the call on every path: its value never reaches it
             noted = len(self._evidence)
             trust = self._binding_trust(b.node, b.qualified, holder)
             if trust == "against":
@@ -793,31 +837,190 @@ class ConfigFinder:
         return None
 
     def _maker_evidence(self, call: ast.Call) -> str | None:
-        """What an OmegaConf/Hydra maker's call shows: ``"against"`` for a mapping written
-        out with no verl section (``OmegaConf.create({"level": "INFO"})``), a YAML file of
-        the repository ``OmegaConf.load`` reads without one; ``"strong"`` for either with
-        a section; ``"weak"`` for a file that cannot be read; ``None``: nothing to say
-        (always, without :attr:`follow_values`)."""
+        """What an OmegaConf/Hydra maker's call shows of the config it makes (issue 27):
+        ``"strong"`` when its content has a verl section, ``"against"`` when its content
+        is read and has none, ``"weak"`` when it cannot be read (an unsafe fix at best:
+        ``OmegaConf.load(sys.argv[1])``, ``OmegaConf.from_cli()``); ``None``: no maker
+        (always, without :attr:`follow_values`). The content is read from
+
+        * a mapping written out (``OmegaConf.create({"level": "INFO"})``, ``DictConfig``);
+        * ``OmegaConf.load(<path>)`` of a file of the repository, the path a literal, a
+          name bound once to one, a path built from ``__file__`` (``os.path.join``,
+          ``pathlib.Path``, f-strings: :class:`ppo_migrate.project.path_expr.PathEvaluator`)
+          or a file object ``open(<path>)`` gives (:meth:`_loaded_file_evidence`);
+        * ``merge``/``unsafe_merge``: ``"strong"`` when any part shows a verl section,
+          ``"against"`` when every part is read and none has one, else ``"weak"``;
+        * ``create``/``DictConfig``/``copy.deepcopy``/``copy.copy`` of another value: that
+          value's (:meth:`_part_evidence`);
+        * ``structured(<dataclass or instance>)``: the dataclass's fields
+          (:meth:`_structured_evidence`);
+        * ``from_dotlist([...])`` (``from_cli([...])``) of literals: the first key of each;
+        * Hydra's ``compose``: the composed file (:meth:`_compose_evidence`).
+        """
         if not self.follow_values:
             return None
         names = self._library_names(call.func)
+        if names & _COPIES:
+            if len(call.args) == 1 and not call.keywords and isinstance(call.args[0], ast.Call) and (
+                self._library_names(call.args[0].func) & (_CONFIG_MAKERS | _COPIES)
+            ):
+                return self._maker_evidence(call.args[0])  # ``copy.deepcopy(OmegaConf.load(p))``
+            return None
         if not names & _CONFIG_MAKERS:
             return None
+        spelled = self._spelled(call)
         if names & {"omegaconf.OmegaConf.load"}:
             return self._loaded_file_evidence(call)
         if names & {"hydra.compose", "hydra.experimental.compose"}:
-            return self._compose_evidence(call)
+            found = self._compose_evidence(call)
+            if found is None:
+                self._note("unread", f"`{spelled}`: which config it composes cannot be told here", call)
+                return "weak"
+            return found
+        if names & {"omegaconf.OmegaConf.from_cli", "omegaconf.OmegaConf.from_dotlist"}:
+            items = call.args[0] if len(call.args) == 1 and not call.keywords else None
+            if items is None and "omegaconf.OmegaConf.from_cli" in names and not call.args:
+                self._note(
+                    "unread", f"`{spelled}` reads the command line: what it holds cannot be read here", call
+                )
+                return "weak"
+            keys = _dotlist_keys(items)
+            if keys is None:
+                self._note("unread", f"`{spelled}`: the keys it sets cannot be read here", call)
+                return "weak"
+            return self._keys_evidence(call, keys)
+        if names & {"omegaconf.OmegaConf.structured"}:
+            return self._structured_evidence(call)
+        if names & {"omegaconf.OmegaConf.merge", "omegaconf.OmegaConf.unsafe_merge"}:
+            if not call.args or call.keywords:
+                self._note("unread", f"`{spelled}`: what it merges cannot be read here", call)
+                return "weak"
+            keys = self._mapping_keys(call)
+            if keys:  # every part a mapping written out
+                return self._keys_evidence(call, keys)
+            if keys is not None:  # ``merge({}, {})``: filled in later, by code not read here
+                return None
+            trusts = [self._part_evidence(a) for a in call.args]
+            if "strong" in trusts:
+                return "strong"
+            if all(t == "against" for t in trusts):
+                return "against"
+            return "weak"
+        # ``OmegaConf.create(...)``, ``DictConfig(...)``
         keys = self._mapping_keys(call)
-        if not keys:  # ``OmegaConf.create()``/``({})``: filled in later, or unknown
+        if keys:
+            return self._keys_evidence(call, keys)
+        if keys is None and len(call.args) == 1 and all(
+            k.arg in ("flags", "parent") for k in call.keywords
+        ):
+            return self._part_evidence(call.args[0])
+        if keys is not None or not call.args:
+            return None  # ``OmegaConf.create()``, ``create({})``: filled in later, by code not read here
+        self._note("unread", f"`{spelled}`: what it holds cannot be read here", call)
+        return "weak"
+
+    def maker_against(self, value: ast.expr | None) -> str | None:
+        """The words of the evidence against a training config a maker's call shows
+        (``OmegaConf.load("logging.yaml")`` of a file without a verl section), or ``None``
+        (not a maker, or not evidence against); nothing is noted."""
+        if not isinstance(value, ast.Call):
             return None
+        noted = len(self._evidence)
+        try:
+            if self._maker_evidence(value) != "against":
+                return None
+            return next((e[1] for e in self._evidence[noted:] if e[0] == "against"), None)
+        finally:
+            del self._evidence[noted:]
+
+    def _quiet_maker_evidence(self, call: ast.Call) -> str | None:
+        """:meth:`_maker_evidence` without noting its evidence (a question asked on the way)."""
+        noted = len(self._evidence)
+        try:
+            return self._maker_evidence(call)
+        finally:
+            del self._evidence[noted:]
+
+    def _keys_evidence(self, call: ast.AST, keys: frozenset[str]) -> str:
+        """``"strong"`` or ``"against"`` for a maker whose top-level keys are ``keys``."""
         spelled = self._spelled(call)
         if keys & VERL_SECTIONS:
             self._note("strong", f"`{spelled}` has a verl section", call)
             return "strong"
         self._note(
             "against",
-            f"`{spelled}` has no verl section (keys: {', '.join(sorted(keys))})",
+            f"`{spelled}` has no verl section (keys: {', '.join(sorted(keys)) or 'none'})",
             call,
+        )
+        return "against"
+
+    def _part_evidence(self, value: ast.expr) -> str:
+        """What one argument of a maker (a part of a merge, the value ``create`` copies)
+        shows: a maker's own evidence (:meth:`_maker_evidence`); a mapping written out;
+        ``"strong"`` for a value positively a training config (a config name, a
+        parameter judged by its callers: :meth:`_positively_config`); ``"against"`` for
+        evidence against one; else ``"weak"``, noted."""
+        if isinstance(value, ast.Call):
+            made = self._maker_evidence(value)
+            if made is not None:
+                return made
+        keys = self._mapping_keys(value)
+        if keys is not None:
+            if not keys:
+                return "against"  # ``{}`` adds nothing
+            return self._keys_evidence(value, keys)
+        if isinstance(value, ast.Name) and value.id in self.names:
+            # ``OmegaConf.merge(config, overrides)``: the config name vouches, as for the
+            # function's own bindings; what its bindings show against it is judged there
+            return "strong"
+        if isinstance(value, ast.Name) and id(value) not in self._visiting:
+            # ``CFG = {"trainer": {}}`` ... ``OmegaConf.create(CFG)``: what it is bound to
+            holder = self.scopes.scope_of(value).lookup(value.id)
+            bindings = list(self.finder.bindings_in(holder, value.id)) if holder is not None else []
+            values = [self._single_value_of(b.node) for b in bindings]
+            if bindings and all(v is not None for v in values):
+                self._visiting.add(id(value))
+                try:
+                    trusts = [self._part_evidence(v) for v in values]  # type: ignore[arg-type]
+                finally:
+                    self._visiting.discard(id(value))
+                return _worst(trusts) or "weak"
+        noted = len(self._evidence)
+        trust = self.value_trust(value)
+        if trust == "against":
+            return "against"
+        if trust == "strong" and self._positively_config(value):
+            return "strong"
+        if not any(e[0] in ("weak", "unread") for e in self._evidence[noted:]):
+            self._note("unread", f"what `{self._spelled(value)}` holds cannot be read here", value)
+        return "weak"
+
+    def _structured_evidence(self, call: ast.Call) -> str:
+        """``OmegaConf.structured(X)``/``(X(...))``: the fields of dataclass ``X`` of this
+        module (or, through an import, of another module of the project) decide;
+        ``"weak"`` when it cannot be found or read."""
+        spelled = self._spelled(call)
+        first = call.args[0] if len(call.args) == 1 else None
+        if first is not None and self._mapping_keys(first) is not None:
+            return self._part_evidence(first)
+        cls_expr = first.func if isinstance(first, ast.Call) else first
+        found = self._base_class(cls_expr) if isinstance(cls_expr, (ast.Name, ast.Attribute)) else None
+        fields = _dataclass_fields(found, set()) if found is not None else None
+        if fields is None:
+            self._note(
+                "unread", f"`{spelled}`: the fields of the class it is given cannot be read here", call
+            )
+            return "weak"
+        finder, class_def = found  # type: ignore[misc]
+        where = (_display(Path(finder.module.path)), class_def.lineno)
+        if fields & VERL_SECTIONS:
+            self._note("strong", f"`{spelled}` has a verl section (dataclass `{class_def.name}`)", where)
+            return "strong"
+        self._note(
+            "against",
+            f"`{spelled}` has no verl section (the fields of dataclass `{class_def.name}`: "
+            f"{', '.join(sorted(fields)) or 'none'})",
+            where,
         )
         return "against"
 
@@ -827,25 +1030,31 @@ class ConfigFinder:
             return None
         return Path(path).absolute().parent
 
-    def _loaded_file_evidence(self, call: ast.Call) -> str | None:
-        """``OmegaConf.load("<file>")`` of a file found in the repository (the module's
-        directory and those above it): its top-level keys decide (:mod:`.evidence`)."""
-        if len(call.args) != 1 or call.keywords:
-            return None
-        name = _literal_path(call.args[0])
+    def _loaded_file_evidence(self, call: ast.Call) -> str:
+        """``OmegaConf.load(<file>)`` of a file found in the repository (the module's
+        directory and those above it): its top-level keys decide (:mod:`.evidence`); a
+        file that cannot be told or found is ``"weak"``."""
+        spelled = self._spelled(call)
         directory = self._module_dir()
+        name = self._path_of(call.args[0]) if len(call.args) == 1 and not call.keywords else None
         if name is None or directory is None:
-            return None
+            self._note("unread", f"`{spelled}`: which file it loads cannot be told here", call)
+            return "weak"
         root = self.classes.root if self.classes is not None else None
         found = find_file(name, directory, _repository_top(directory, root))
         if not found:
-            return None
+            self._note(
+                "unread",
+                f"`{spelled}`: `{name}` is not in the repository: what it holds cannot be read",
+                call,
+            )
+            return "weak"
         results = [file_keys(f) for f in found]
         trusts = set()
         for r in results:
             shown = _display(r.path)
             if r.keys is None:
-                self._note("weak", f"`{self._spelled(call)}`: {r.problem}", call)
+                self._note("weak", f"`{spelled}`: {r.problem}", call)
                 trusts.add("weak")
             elif r.keys & VERL_SECTIONS:
                 self._note("strong", f"`{shown}` has a verl section", (shown, 1))
@@ -853,7 +1062,7 @@ class ConfigFinder:
             else:
                 self._note(
                     "against",
-                    f"`{self._spelled(call)}` loads `{shown}`, which has no verl section "
+                    f"`{spelled}` loads `{shown}`, which has no verl section "
                     f"(keys: {', '.join(sorted(r.keys)) or 'none'})",
                     (shown, 1),
                 )
@@ -861,13 +1070,67 @@ class ConfigFinder:
         if len(trusts) > 1:
             self._note(
                 "weak",
-                f"`{self._spelled(call)}` may load any of "
+                f"`{spelled}` may load any of "
                 + ", ".join(f"`{_display(r.path)}`" for r in results)
                 + ", which disagree",
                 call,
             )
             return "weak"
         return trusts.pop()
+
+    def _path_of(self, node: ast.expr) -> str | None:
+        """The file name an ``OmegaConf.load`` argument names: a literal, a path built
+        from literals, ``__file__`` and names bound once here
+        (:class:`ppo_migrate.project.path_expr.PathEvaluator`), or the file a file object
+        from ``open(<path>)`` reads (``with open("a.yaml") as f: OmegaConf.load(f)``)."""
+        literal = _literal_path(node)
+        if literal is not None:
+            return literal
+        opened = self._opened(node)
+        if opened is not None:
+            node = opened
+        path = self.module.path
+        if not path or path == "-":
+            return None
+        return PathEvaluator(str(Path(path).absolute()), self._single_value)(node)
+
+    def _opened(self, node: ast.expr) -> ast.expr | None:
+        """The path argument of ``open(<path>)`` a file object comes from: the call
+        itself, or a name bound once by ``with open(<path>) as f``."""
+        if isinstance(node, ast.Name):
+            holder = self.scopes.scope_of(node).lookup(node.id)
+            bindings = list(self.finder.bindings_in(holder, node.id)) if holder is not None else []
+            if len(bindings) != 1:
+                return None
+            parent = self.parents.get(id(bindings[0].node))
+            if not (isinstance(parent, ast.withitem) and parent.optional_vars is bindings[0].node):
+                return None
+            node = parent.context_expr
+        if isinstance(node, ast.Call) and node.args and (
+            self._qualified(node.func) & _FILE_OPENERS or self._builtin(node.func) & {"open"}
+        ):
+            return node.args[0]
+        return None
+
+    def _single_value(self, name: ast.Name) -> ast.expr | None:
+        """The value of a name bound once here by a plain assignment (``path = "a.yaml"``);
+        ``None`` for a name bound otherwise or more than once."""
+        holder = self.scopes.scope_of(name).lookup(name.id)
+        if holder is None:
+            return None
+        bindings = list(self.finder.bindings_in(holder, name.id))
+        if len(bindings) != 1:
+            return None
+        return self._single_value_of(bindings[0].node)
+
+    def _single_value_of(self, node: ast.AST) -> ast.expr | None:
+        """The value a binding node assigns by ``name = value`` (one target), else ``None``."""
+        parent = self.parents.get(id(node)) if isinstance(node, ast.Name) else None
+        if isinstance(parent, ast.Assign) and len(parent.targets) == 1 and parent.targets[0] is node:
+            return parent.value
+        if isinstance(parent, ast.AnnAssign) and parent.target is node:
+            return parent.value
+        return None
 
     def _compose_evidence(self, call: ast.Call) -> str | None:
         """Hydra's compose API: ``compose(config_name="x")`` under ``with
@@ -1153,6 +1416,10 @@ class ConfigFinder:
                 values[key] = call.args[i]
         path, name = values.get("config_path"), values.get("config_name")
         directory = self._module_dir()
+        if (path is None or isinstance(path, ast.Constant) and path.value is None) and (
+            isinstance(name, ast.Constant) and isinstance(name.value, str)
+        ):
+            return self._stored_config_evidence(call, name.value)
         if not (
             isinstance(path, ast.Constant) and isinstance(path.value, str)
             and isinstance(name, ast.Constant) and isinstance(name.value, str)
@@ -1162,6 +1429,51 @@ class ConfigFinder:
         if path.value.startswith(("pkg://", "file://")):
             return None
         return self._composed_evidence(call, directory / path.value, name.value)
+
+    def _stored_config_evidence(self, call: ast.Call, name: str) -> str:
+        """``@hydra.main(config_path=None, config_name=name)``: no file; the config is a
+        node of Hydra's ``ConfigStore`` (``ConfigStore.instance().store(name=name,
+        node=AppCfg)``, trial 27 r06). The stored dataclass's fields decide when this
+        module stores it; otherwise it cannot be read (``"weak"``)."""
+        spelled = self._spelled(call)
+        for node in ast.walk(self.module.tree):
+            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                    and node.func.attr == "store"):
+                continue
+            stored = {k.arg: k.value for k in node.keywords if k.arg}
+            key = stored.get("name")
+            if not (isinstance(key, ast.Constant) and key.value == name) or "group" in stored:
+                continue
+            value = stored.get("node")
+            if value is None:
+                break
+            keys = self._mapping_keys(value)
+            if keys is not None:
+                return self._keys_evidence(value, keys) if keys else "weak"
+            cls_expr = value.func if isinstance(value, ast.Call) else value
+            found = self._base_class(cls_expr) if isinstance(cls_expr, (ast.Name, ast.Attribute)) else None
+            fields = _dataclass_fields(found, set()) if found is not None else None
+            if fields is None:
+                break
+            finder, class_def = found  # type: ignore[misc]
+            where = (_display(Path(finder.module.path)), class_def.lineno)
+            if fields & VERL_SECTIONS:
+                self._note("strong", f"`{spelled}` composes the stored dataclass `{class_def.name}`, "
+                           "which has a verl section", where)
+                return "strong"
+            self._note(
+                "against",
+                f"`{spelled}` composes the ConfigStore node `{name}`, dataclass `{class_def.name}`, "
+                f"which has no verl section (fields: {', '.join(sorted(fields)) or 'none'})",
+                where,
+            )
+            return "against"
+        self._note(
+            "unread",
+            f"`{spelled}` composes the ConfigStore node `{name}`, which cannot be read here",
+            call,
+        )
+        return "weak"
 
     def _callers_trust(self, arg: ast.arg, holder: Scope) -> str | None:
         """What the same-file calls of a function pass for its parameter ``arg``.
@@ -1672,6 +1984,10 @@ class ConfigFinder:
             if returned:  # ``launch(load())`` with ``def load(): return OmegaConf.load(p)``
                 return all(returned)
             names = self._library_names(value.func)
+            if names & (_CONFIG_MAKERS | _COPIES) and self._quiet_maker_evidence(value) in (
+                "against", "weak"
+            ):
+                return False  # what it makes is read, and is no training config (or unread)
             if names & _CONFIG_MAKERS:
                 return self._makes_a_dictconfig(value, names)
             return bool(names & _COPIES) and len(value.args) == 1 and self._positively_config(
@@ -1858,11 +2174,18 @@ class ConfigFinder:
             if values is None:
                 return Bound.UNBOUND
             if any(
-                (v is not None and finder._value_against(v))
+                (v is not None and (finder._value_against(v) or finder.maker_against(v)))
                 or (a is not None and finder._annotation(a, method) == "other")
                 for finder, v, a in values
             ):
                 self._why = ("attribute-against", name, None)
+                for finder, v, _ in values:  # trial 27: the file, as a local's reason names it
+                    made = finder.maker_against(v) if v is not None else None
+                    if made is not None:
+                        self._reasons[(id(call), f"{first}.{name}")] = Reason(
+                            "evidence-against", made, finder._related(v, made)
+                        )
+                        break
                 return Bound.UNBOUND  # evidence against a training config (the table)
             if bound_at(self.scopes, first, call) is not Bound.CERTAIN:
                 return Bound.UNBOUND
@@ -2407,9 +2730,47 @@ def _literal_path(node: ast.expr) -> str | None:
     return None
 
 
+def _dotlist_keys(items: ast.expr | None) -> frozenset[str] | None:
+    """The top-level keys a dotlist written out sets (``["trainer.total_epochs=1"]``:
+    ``trainer``); ``None`` when an item is not a string literal."""
+    if not isinstance(items, (ast.List, ast.Tuple)):
+        return None
+    keys = set()
+    for e in items.elts:
+        if not (isinstance(e, ast.Constant) and isinstance(e.value, str)):
+            return None
+        key = e.value.split("=", 1)[0].strip().lstrip("+~").split(".", 1)[0]
+        keys.add(key)
+    return frozenset(keys)
+
+
+def _dataclass_fields(found: tuple[ConfigFinder, ast.ClassDef], seen: set[int]) -> frozenset[str] | None:
+    """The fields of a dataclass (its annotated class attributes, not ``ClassVar``s, and
+    those of its dataclass bases); ``None`` when it is no dataclass or a base cannot be read."""
+    finder, cls = found
+    if id(cls) in seen or not _is_dataclass(cls):
+        return None
+    seen.add(id(cls))
+    fields: set[str] = set()
+    for base in cls.bases:
+        if isinstance(base, ast.Name) and base.id == "object":
+            continue
+        inherited = finder._base_class(base)
+        base_fields = _dataclass_fields(inherited, seen) if inherited is not None else None
+        if base_fields is None:
+            return None
+        fields |= base_fields
+    for stmt in cls.body:
+        if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
+            if "ClassVar" in ast.unparse(stmt.annotation):
+                continue
+            fields.add(stmt.target.id)
+    return frozenset(fields)
+
+
 def _repository_top(directory: Path, root: Path | None) -> Path | None:
     """The directory holding ``.git`` above ``directory`` (the repository's top), else
-    ``root`` (the package root)."""
+    ``root`` (the package root) when it is above ``directory``, else ``None``."""
     d = directory
     for _ in range(32):
         if (d / ".git").exists():
@@ -2417,6 +2778,10 @@ def _repository_top(directory: Path, root: Path | None) -> Path | None:
         if d.parent == d:
             break
         d = d.parent
+    if root is not None and root == directory:
+        # a script's folder is its own package root: no bound on where the project's files
+        # are (``scripts/launch.py`` loading ``examples/conf/x.yaml`` from the top)
+        return None
     return root
 
 

@@ -147,6 +147,18 @@ def _caller_reason(d: Diagnostic, verdict: str) -> Reason:
     return Reason("caller-passes", text, (Related(path, line, 1, what),))
 
 
+class _At(str):
+    """A verdict's words and the line that argues (``self.config = ...`` in a subclass, not
+    the ``class`` line naming the base: trial 27, r12)."""
+
+    line: int
+
+    def __new__(cls, text: str, line: int) -> _At:
+        made = super().__new__(cls, text)
+        made.line = line
+        return made
+
+
 class _Wanted(NamedTuple):
     """A function, class or module global whose uses in other files decide an origin.
 
@@ -764,7 +776,8 @@ class _FileJudge:
                         continue
                     reason = self._argues_against(node, w)
                     if reason is not None:
-                        yield w.origin, node.lineno, reason
+                        # the line of what argues (a subclass's rebinding), else the reference
+                        yield w.origin, getattr(reason, "line", node.lineno), str(reason)
         for fq, w in sorted(referenced, key=lambda x: (x[0], repr(x[1].origin))):
             if w.kind in _METHOD_KINDS:
                 yield from self._method_calls(tree, fq, w)
@@ -1043,7 +1056,7 @@ class _FileJudge:
             return f"subclasses `{cls.name}` inside a function, called with arguments not seen"
         for stmt in cls.body:
             if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) and stmt.name in self.names:
-                return f"defines `{stmt.name}` in subclass `{cls.name}`"
+                return _At(f"defines `{stmt.name}` in subclass `{cls.name}`", stmt.lineno)
             targets = stmt.targets if isinstance(stmt, ast.Assign) else [getattr(stmt, "target", None)]
             value = getattr(stmt, "value", None)
             if isinstance(stmt, (ast.Assign, ast.AnnAssign)) and isinstance(value, (ast.Call, ast.Name, ast.Attribute)) and any(
@@ -1051,7 +1064,11 @@ class _FileJudge:
             ):
                 # ``config = property(...)``, a descriptor: it beats the instance's attribute
                 # (a plain value, ``config = None``, is hidden by the one ``__init__`` sets)
-                return f"defines `{next(t.id for t in targets if isinstance(t, ast.Name) and t.id in self.names)}` in subclass `{cls.name}`"
+                return _At(
+                    f"defines `{next(t.id for t in targets if isinstance(t, ast.Name) and t.id in self.names)}` "
+                    f"in subclass `{cls.name}`",
+                    stmt.lineno,
+                )
         fq = f"{self.module}.{qualname((*outer, ('class', cls.name)))}"
         init = next(
             (s for s in cls.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) and s.name == "__init__"),
@@ -1067,7 +1084,7 @@ class _FileJudge:
             ):
                 own = self._own_parameter_stored(node, init, params)
                 if own is None:
-                    return f"sets `{self.analysis.module.source_of(node)}` in subclass `{cls.name}`"
+                    return _At(f"sets `{self.analysis.module.source_of(node)}` in subclass `{cls.name}`", node.lineno)
                 sets_its_own = True
                 self.more[fq].append(_Wanted(w.origin, own[0], own[1], None, "init", "", self.path))
         if init is None:

@@ -9,8 +9,9 @@ its own keys and, through its ``defaults`` list, the keys of the configs it inhe
 (``- ppo_trainer``: that file's keys, found in the same config directory) and the packages
 of the config groups it selects (``- actor@actor_rollout_ref.actor: dp_actor`` puts
 ``actor_rollout_ref``; ``- data: legacy_data`` puts ``data``). When a ``defaults`` entry
-cannot be found beside the file (a search path, a package), Hydra itself
-(``hydra.compose``) is asked; a file that neither can compose is reported as such.
+cannot be found beside the file (a search path, a package), or a ``# @package`` header
+moves a file's keys elsewhere (``# @package wrapped`` nests the config under ``wrapped``),
+Hydra itself (``hydra.compose``) is asked; a file that neither can compose is reported as such.
 
 Files are read (PyYAML) and composed at most once per process, keyed by path, modification
 time and size; the analysis that asks stays a function of the files' contents.
@@ -149,12 +150,42 @@ def sections() -> frozenset[str]:
     return VERL_SECTIONS
 
 
+def _package_header(path: Path) -> str | None:
+    """The package a Hydra config file's ``# @package <package>`` header names (Hydra reads
+    it from the comment lines opening the file), or ``None`` without one."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            for _, line in zip(range(50), f):
+                stripped = line.strip()
+                if not stripped:
+                    continue
+                if not stripped.startswith("#"):
+                    break
+                words = stripped.lstrip("#").split()
+                if len(words) == 2 and words[0] == "@package":
+                    return words[1]
+    except OSError:
+        return None
+    return None
+
+
+def _moved(path: Path, default: str) -> str | None:
+    """Why a config file's keys do not land where its place in the composition puts them
+    (``default``: ``"_global_"`` for a primary or inherited config, ``"_group_"`` for a
+    config group's option): a ``# @package`` header naming another package (trial 27, r05:
+    ``# @package wrapped`` nests the whole config under ``wrapped``); ``None`` otherwise."""
+    header = _package_header(path)
+    if header is None or header == default:
+        return None
+    return f"`{path.name}` has a `# @package {header}` header"
+
+
 def _own_keys(path: Path) -> frozenset[str]:
     """The keys a config file holds itself and the packages its ``defaults`` entries of
     the form ``group@package: option`` (or ``group: option``) fill: what any composition
     of it has, whatever its other entries bring."""
     stamp = _stamp(path)
-    if stamp is None:
+    if stamp is None or _moved(path, "_global_") is not None:
         return frozenset()
     data, problem = _read(*stamp)
     if problem is not None or not isinstance(data, dict):
@@ -213,6 +244,9 @@ def _own_composition(
         data = {}
     if not isinstance(data, dict):
         return None, f"`{path.name}` does not hold a mapping"
+    moved = _moved(path, "_global_")
+    if moved is not None:
+        return None, moved  # Hydra itself composes it
     keys = {str(k) for k in data if k not in _HYDRA_KEYS}
     defaults = data.get("defaults") or []
     if not isinstance(defaults, list):
@@ -242,6 +276,12 @@ def _own_composition(
             target = package or group.replace("/", ".")
             if target in ("_here_", "_global_") or target.startswith(("_here_", "_global_")):
                 return None, f"`{path.name}`'s defaults entry `{group}@{package}` is not read here"
+            option = next(iter(entry.values()))
+            if not package and isinstance(option, str) and "$" not in option:
+                # the option's own ``# @package`` header decides where its keys go
+                moved = _moved(config_dir / group / f"{option}.yaml", "_group_")
+                if moved is not None:
+                    return None, moved
             keys.add(target.split(".", 1)[0])
         else:
             return None, f"`{path.name}`'s defaults entry `{entry}` is not read here"

@@ -494,9 +494,13 @@ def _attribute_writes(finder: ConfigFinder, why: Why, path: str, against: bool =
         stmt = parent[-1] if parent else None
         value = getattr(stmt, "value", None) if isinstance(stmt, (ast.Assign, ast.AnnAssign)) else None
         if against:
-            if value is None or not finder._value_against(value):
+            made = finder.maker_against(value)
+            if made is not None:
+                words = f"`{_src(finder, node)}` is set to `{_src(finder, value)}`: {made}"
+            elif value is None or not finder._value_against(value):
                 continue
-            words = f"`{_src(finder, node)}` is set to `{_src(finder, value)}`, {_value_kind(finder, value)}"
+            else:
+                words = f"`{_src(finder, node)}` is set to `{_src(finder, value)}`, {_value_kind(finder, value)}"
         else:
             shown = f" = {_src(finder, value)}" if value is not None else ""
             words = f"`{_src(finder, node)}{shown}` is set here"

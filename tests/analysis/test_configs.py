@@ -584,7 +584,7 @@ def test_a_ray_remote_call_is_a_call_with_the_same_arguments(envmod) -> None:
         'OmegaConf.create({"trainer": 2})',
         'OmegaConf.merge(base, {"trainer": 2})',
         "copy.deepcopy(base)",
-        "base if flag else OmegaConf.load(path)",
+        'base if flag else OmegaConf.create({"trainer": 2})',
     ],
 )
 def test_a_caller_passing_a_config_keeps_the_safe_fix(envmod, value) -> None:
@@ -689,7 +689,8 @@ def test_a_method_parameter_judged_by_the_calls_of_the_method(envmod, caller, ex
         ("launch(**kwargs)", "unsafe"),
         ("launch(OmegaConf.create([1, 2]))", "unsafe"),  # a ListConfig: verl's select raises
         ('launch(OmegaConf.create("- 1"))', "unsafe"),
-        ('launch(OmegaConf.load(path))', "safe"),
+        # a YAML written at run time: what it holds cannot be read (trial 27, r08)
+        ('launch(OmegaConf.load(path))', "unsafe"),
     ],
 )
 def test_unpacked_arguments_and_list_configs_from_a_caller(envmod, call, applicability) -> None:
@@ -885,3 +886,153 @@ def test_follow_values_off_judges_by_the_name_as_before_issue_27() -> None:
         (19, "PPO002", None, "evidence-against"),
         (24, "PPO002", None, "evidence-against"),
     ]
+
+
+# -- what a maker's value holds (a fresh tester's trial 27) -----------------------------------
+
+#: the files of the project the maker cases judge
+MAKER_FILES = {
+    "logging.yaml": "version: 1\nlevel: INFO\n",
+    "ppo.yaml": "trainer:\n  total_epochs: 1\n",
+    "conf/logging.yaml": "version: 1\nlevel: INFO\n",
+    "conf/ppo.yaml": "trainer:\n  total_epochs: 1\n",
+}
+MAKER_HEAD = (
+    "import copy\nimport os\nimport sys\nfrom dataclasses import dataclass, field\n"
+    "from pathlib import Path\nfrom typing import Any\n"
+    "from somewhere_else import Unknown\n\n"
+    "ROOT = os.path.dirname(os.path.abspath(__file__))\n\n\n"
+    "@dataclass\nclass LogCfg:\n    level: str = \"INFO\"\n\n\n"
+    "@dataclass\nclass TrainCfg:\n    trainer: Any = field(default_factory=dict)\n\n\n"
+)
+
+
+def _judge_maker(tmp_path, body: str):
+    """The one finding of ``entry`` (its body ``body``) in a project holding :data:`MAKER_FILES`."""
+    (tmp_path / ".git").mkdir(exist_ok=True)  # the repository's top: no file is looked for above
+    for name, text in MAKER_FILES.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    text = HEAD + MAKER_HEAD + "def entry():\n" + textwrap.indent(textwrap.dedent(body) + "\n", "    ")
+    text += "    return get_env()\n"
+    path = tmp_path / "main.py"
+    path.write_text(text)
+    found = process_text(text, str(path), SETTINGS, fix=False).diagnostics
+    (d,) = found
+    words = (d.reason.text + " " + " ".join(r.message for r in d.reason.lines)) if d.reason else ""
+    return d.code, d.fix.applicability if d.fix else None, d.message + " " + words
+
+
+@pytest.mark.parametrize(
+    ("body", "expected", "words"),
+    [
+        # r01: a merge is a training config when a part shows a section, not when none does
+        ('config = OmegaConf.merge(OmegaConf.load("logging.yaml"), {"level": "DEBUG"})',
+         "PPO002", "logging.yaml"),
+        ('config = OmegaConf.merge(OmegaConf.load("logging.yaml"))', "PPO002", "logging.yaml"),
+        ('config = OmegaConf.merge(OmegaConf.load("ppo.yaml"), {"level": "DEBUG"})', "safe", ""),
+        ('config = OmegaConf.merge(OmegaConf.load("logging.yaml"), OmegaConf.load(sys.argv[1]))',
+         "unsafe", "sys.argv[1]"),
+        # r02: a dataclass's fields
+        ("config = OmegaConf.structured(LogCfg)", "PPO002", "LogCfg"),
+        ('config = OmegaConf.structured(LogCfg(level="DEBUG"))', "PPO002", "LogCfg"),
+        ("config = OmegaConf.structured(TrainCfg)", "safe", ""),
+        ("config = OmegaConf.structured(Unknown)", "unsafe", "Unknown"),
+        # r03: a path built from ``__file__``, a variable, an f-string
+        ('config = OmegaConf.load(os.path.join(ROOT, "conf", "logging.yaml"))', "PPO002", "logging.yaml"),
+        ('config = OmegaConf.load(f"{ROOT}/conf/logging.yaml")', "PPO002", "logging.yaml"),
+        ('config = OmegaConf.load(Path(__file__).parent / "conf" / "logging.yaml")', "PPO002", "logging.yaml"),
+        ('config = OmegaConf.load(Path(__file__).parent / "conf" / "ppo.yaml")', "safe", ""),
+        ('path = "logging.yaml"\nconfig = OmegaConf.load(path)', "PPO002", "logging.yaml"),
+        ('config = OmegaConf.load(os.path.abspath("logging.yaml"))', "PPO002", "logging.yaml"),
+        ('config = OmegaConf.load("./logging.yaml")', "PPO002", "logging.yaml"),
+        # r04: a file object
+        ('with open("logging.yaml") as f:\n    config = OmegaConf.load(f)', "PPO002", "logging.yaml"),
+        # r07: nested makers
+        ('config = OmegaConf.create(OmegaConf.load("logging.yaml"))', "PPO002", "logging.yaml"),
+        ('config = copy.deepcopy(OmegaConf.load("logging.yaml"))', "PPO002", "logging.yaml"),
+        ('config = OmegaConf.unsafe_merge(OmegaConf.load("logging.yaml"), {"level": "x"})',
+         "PPO002", "logging.yaml"),
+        ('config = OmegaConf.from_dotlist(["level=INFO"])', "PPO002", "level"),
+        ('config = OmegaConf.from_dotlist(["trainer.total_epochs=1"])', "safe", ""),
+        ("config = OmegaConf.from_cli()", "unsafe", "command line"),
+        # r08: a file the project does not show
+        ("config = OmegaConf.load(sys.argv[1])", "unsafe", "sys.argv[1]"),
+        ('config = OmegaConf.load("missing.yaml")', "unsafe", "missing.yaml"),
+        ("config = OmegaConf.create(Unknown())", "unsafe", "Unknown()"),
+    ],
+)
+def test_what_a_maker_makes_decides(tmp_path, body, expected, words) -> None:
+    code, applicability, text = _judge_maker(tmp_path, body)
+    if expected == "PPO002":
+        assert (code, applicability) == ("PPO002", None), text
+    else:
+        assert (code, applicability) == ("PPO001", expected), text
+    assert words in text, text
+
+
+def test_self_config_loaded_from_a_logging_file_names_the_file(tmp_path) -> None:
+    """r09: ``self.config = OmegaConf.load("logging.yaml")`` is the same evidence as a local's."""
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "logging.yaml").write_text("version: 1\nlevel: INFO\n")
+    text = HEAD + (
+        "class Server:\n"
+        "    def __init__(self):\n"
+        '        self.config = OmegaConf.load("logging.yaml")\n\n'
+        "    def start(self):\n"
+        "        return get_env()\n"
+    )
+    path = tmp_path / "main.py"
+    path.write_text(text)
+    (d,) = process_text(text, str(path), SETTINGS, fix=False).diagnostics
+    assert d.code == "PPO002", d.message
+    assert "logging.yaml" in d.message and "no verl section" in d.message, d.message
+
+
+@pytest.mark.parametrize(
+    ("node", "expected", "words"),
+    [
+        ("AppCfg", "PPO002", "dataclass `AppCfg`, which has no verl section (fields: level)"),
+        ("TrainCfg", "safe", ""),
+        ("Unknown", "unsafe", "ConfigStore node `app`, which cannot be read here"),
+    ],
+)
+def test_hydra_main_of_a_config_store_node_reads_the_stored_dataclass(tmp_path, node, expected, words) -> None:
+    """r06: ``@hydra.main(config_path=None, config_name="app")`` composes the ConfigStore
+    node stored under ``app``: its dataclass's fields decide, never the parameter's name."""
+    (tmp_path / ".git").mkdir()
+    text = HEAD + (
+        "from dataclasses import dataclass, field\nfrom typing import Any\n"
+        "import hydra\nfrom hydra.core.config_store import ConfigStore\n"
+        "from somewhere_else import Unknown\n\n\n"
+        "@dataclass\nclass AppCfg:\n    level: str = 'INFO'\n\n\n"
+        "@dataclass\nclass TrainCfg:\n    trainer: Any = field(default_factory=dict)\n\n\n"
+        f"ConfigStore.instance().store(name='app', node={node})\n\n\n"
+        "@hydra.main(config_path=None, config_name='app', version_base=None)\n"
+        "def main(config):\n    return get_env()\n"
+    )
+    path = tmp_path / "main.py"
+    path.write_text(text)
+    (d,) = process_text(text, str(path), SETTINGS, fix=False).diagnostics
+    assert (d.code, d.fix.applicability if d.fix else None) == (
+        ("PPO002", None) if expected == "PPO002" else ("PPO001", expected)
+    ), d.message
+    assert words in d.message, d.message
+    assert d.reason is None or d.reason.kind != "trusted-by-name"
+
+
+def test_a_parameter_rebound_before_the_call_is_judged_by_its_rebinding(tmp_path) -> None:
+    """r11: ``config = OmegaConf.load(config)`` at the top of a click command: the call sees
+    the loaded value (a file the command line names: unread, an unsafe fix), not the string."""
+    (tmp_path / ".git").mkdir()
+    text = HEAD + (
+        "import click\n\n\n"
+        "@click.command()\n@click.option('--config', default='ppo_trainer.yaml')\n"
+        "def main(config):\n    config = OmegaConf.load(config)\n    return get_env()\n"
+    )
+    path = tmp_path / "main.py"
+    path.write_text(text)
+    (d,) = process_text(text, str(path), SETTINGS, fix=False).diagnostics
+    assert (d.code, d.fix.applicability if d.fix else None) == ("PPO001", "unsafe"), d.message
+    assert "`OmegaConf.load(config)`: which file it loads cannot be told here" in d.message
+    assert "click option" not in d.message

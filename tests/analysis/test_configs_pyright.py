@@ -94,13 +94,13 @@ class _Gen:
         kind = r.choice(kinds)
         d = depth + 1
         if kind == "bind":
-            return [f"{n} = OmegaConf.load(p)"]
+            return [f"{n} = OmegaConf.create(TRAINING)"]
         if kind == "pass":
             return ["pass"]
         if kind == "del":
-            return ["if a:", f"    del {n}"] if r.random() < 0.5 else [f"{n} = OmegaConf.load(p)", f"del {n}"]
+            return ["if a:", f"    del {n}"] if r.random() < 0.5 else [f"{n} = OmegaConf.create(TRAINING)", f"del {n}"]
         if kind == "walrus":
-            return [f"if ({n} := OmegaConf.load(p)):", "    pass"]
+            return [f"if ({n} := OmegaConf.create(TRAINING)):", "    pass"]
         if kind == "return":
             return ["if b:", "    return None"]
         if kind in ("break", "continue"):
@@ -145,7 +145,10 @@ def _insert_call(lines: list[str], rng: random.Random) -> list[str]:
 
 def _module(rng: random.Random) -> str:
     gen = _Gen(rng)
-    out = ["import contextlib", "from omegaconf import OmegaConf", IMPORT.rstrip("\n"), ""]
+    # a training config the tool reads (``OmegaConf.load(p)`` of an unknown file is no
+    # longer taken for one: trial 27)
+    out = ["import contextlib", "from omegaconf import OmegaConf", IMPORT.rstrip("\n"), "",
+           'TRAINING = {"trainer": {}}', ""]
     for k in range(FUNCS_PER_FILE):
         body = _insert_call(gen.block(0, False), rng)
         params = "a, b, xs, p" + (", cfg" if rng.random() < 0.2 else "")

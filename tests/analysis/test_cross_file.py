@@ -517,14 +517,21 @@ def _judge(tmp_path: Path, definer: str, caller: str, init: str = "") -> str | N
          "main.py:3 hands `Worker`"),
         ("from pkg.launch import Worker\nclass Sub(Worker):\n    pass\nassert issubclass(Sub, Worker)\n", None),
         ("from pkg.launch import Worker\nassert not isinstance(1, (Worker, str))\n", None),
-        (("from omegaconf import OmegaConf\nfrom pkg.launch import Worker\nBASE = OmegaConf.load('a.yaml')\n"
-          "Worker(BASE.copy())\nWorker(OmegaConf.from_cli())\nWorker(OmegaConf.from_dotlist(['a=1']))\n"), None),
+        (("from omegaconf import OmegaConf\nfrom pkg.launch import Worker\nBASE = OmegaConf.create({'data': {}})\n"
+          "Worker(BASE.copy())\nWorker(OmegaConf.from_dotlist(['trainer.n=1']))\n"), None),
+        # issue 27, trial 27: a maker whose content is read and has no verl section, or is unread
+        ("from omegaconf import OmegaConf\nfrom pkg.launch import Worker\nWorker(OmegaConf.from_dotlist(['a=1']))\n",
+         "main.py:3 passes `OmegaConf.from_dotlist(['a=1'])`"),
+        ("from omegaconf import OmegaConf\nfrom pkg.launch import Worker\nWorker(OmegaConf.from_cli())\n",
+         "main.py:3 passes `OmegaConf.from_cli()`"),
+        ("from omegaconf import OmegaConf\nfrom pkg.launch import Worker\nWorker(OmegaConf.load('a.yaml'))\n",
+         "main.py:3 passes `OmegaConf.load('a.yaml')`"),
         (("from omegaconf import OmegaConf\nfrom pkg.launch import Worker\nCFG = OmegaConf.create({'trainer': {}})\n"
           "def trainer(config):\n    return Worker(config)\ntrainer(CFG)\n"), None),
         ("import ray\nfrom pkg.launch import Worker\nW = ray.remote(Worker)\n", "main.py:3 hands `Worker`"),
         ("from pkg.launch import Worker\nclass Sub(Worker):\n    config = None\n", None),
         ("from pkg.launch import Worker\nclass Sub(Worker):\n    def env(self):\n        self.config = {}\n",
-         "main.py:2 sets `self.config` in subclass `Sub`"),
+         "main.py:4 sets `self.config` in subclass `Sub`"),  # the rebinding's line (trial 27, r12)
         ("from pkg.launch import Worker\nclass Sub(Worker):\n    def __init__(self):\n        pass\n",
          "main.py:2 subclass `Sub` has an `__init__` that does not call the base's"),
         ("from pkg.launch import Worker\ndef f():\n    class Sub(Worker):\n        pass\n",
@@ -769,6 +776,7 @@ def test_an_override_handing_its_parameter_to_super_is_judged_by_its_callers(
             "    def run(self, config):\n        print('sub')\n        return super().run(config)\n"
         ),
         "caller.py": f"from omegaconf import OmegaConf\nfrom pkg.sub import Sub\n\n{caller}\n",
+        "ppo.yaml": "trainer: {}\n",  # what ``OmegaConf.load('ppo.yaml')`` reads (trial 27)
     }
     verdict = _verdict(tmp_path, files, "pkg/base.py", "Base.run", "method")
     _expect(verdict, expected)
@@ -798,6 +806,7 @@ def test_a_subclass_handing_all_its_arguments_to_the_base_is_judged_by_its_calle
             "    def __init__(self, *args, **kwargs):\n        super().__init__(*args, **kwargs)\n"
         ),
         "caller.py": f"from omegaconf import OmegaConf\nfrom pkg.ext import KwTrainer\n\n{caller}\n",
+        "ppo.yaml": "trainer: {}\n",  # what ``OmegaConf.load('ppo.yaml')`` reads (trial 27)
     }
     verdict = _verdict(tmp_path, files, "pkg/trainer.py", "Trainer", "init")
     _expect(verdict, expected)

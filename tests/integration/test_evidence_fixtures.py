@@ -59,13 +59,26 @@ EXPECTED = {
     ),
     ("subclass_rebind", "main.py"): (
         "PPO001", "unsafe",
-        ["unsafe fix: evidence/subclass_rebind/logging_trainer.py:9 sets `self.config` in subclass "
+        ["unsafe fix: evidence/subclass_rebind/logging_trainer.py:12 sets `self.config` in subclass "
          "`LoggingTrainer`"],
     ),
     ("subclass_own_config", "main.py"): (
         "PPO001", "unsafe",
-        ["unsafe fix: evidence/subclass_own_config/logging_base.py:9 sets `self.config` in "
+        ["unsafe fix: evidence/subclass_own_config/logging_base.py:12 sets `self.config` in "
          "subclass `LoggingBase`"],
+    ),
+    # trial 27: the header nests the composed config under ``wrapped`` (r05)
+    ("hydra_package", "main.py"): (
+        "PPO002", None,
+        ["composes `evidence/hydra_package/conf/wrapped.yaml`, which has no verl section",
+         "keys: wrapped"],
+    ),
+    # trial 27: a merge none of whose parts has a verl section (r01), the file's path
+    # built from ``__file__`` (r03)
+    ("logging_merge", "main.py"): (
+        "PPO002", None,
+        ["loads `evidence/logging_merge/logging.yaml`, which has no verl section",
+         "keys: level, version"],
     ),
 }
 #: the findings in files other than the entry point (path -> line of the call)

@@ -1,0 +1,116 @@
+"""The path an expression builds from literals, ``__file__``, ``os.getcwd()``,
+``os.path.join/dirname/abspath/realpath/normpath``, ``pathlib.Path`` (``/``, ``.parent``,
+``.parents[n]``, ``.resolve()``, ``.joinpath()``), ``str()``/``os.fspath()``, f-strings and
+names bound once to such an expression, read with :mod:`ast` only (nothing is run).
+
+Shared by the declared import roots (``sys.path.insert(0, os.path.join(ROOT, "verl"))``:
+:mod:`ppo_migrate.project.import_roots`) and the files a module's ``OmegaConf.load`` reads
+(:mod:`ppo_migrate.analysis.configs`).
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+from collections.abc import Callable
+
+_CWD_CALLS = frozenset({"getcwd", "cwd", "getcwdb"})
+_SAME = frozenset({"abspath", "realpath", "normpath", "resolve", "absolute", "expanduser", "str", "fspath", "Path", "PurePath", "PosixPath"})
+
+
+class PathEvaluator:
+    """The path an expression builds (:mod:`ast` only), or ``None`` when it cannot be told.
+
+    Args:
+        path: the file the expression is in (what ``__file__`` is).
+        names: the expression a name read in it stands for (its one assigned value), or
+            ``None`` when it cannot be told.
+    """
+
+    def __init__(self, path: str, names: Callable[[ast.Name], ast.expr | None]) -> None:
+        self.path = path
+        self.names = names
+        self.depth = 0
+
+    def __call__(self, node: ast.expr) -> str | None:
+        if self.depth > 20:
+            return None
+        self.depth += 1
+        try:
+            return self._value(node)
+        finally:
+            self.depth -= 1
+
+    def _value(self, node: ast.expr) -> str | None:
+        if isinstance(node, ast.Constant):
+            return node.value if isinstance(node.value, str) else None
+        if isinstance(node, ast.Name):
+            if node.id == "__file__":
+                return self.path
+            value = self.names(node)
+            return self(value) if value is not None else None
+        if isinstance(node, ast.JoinedStr):
+            parts = []
+            for value in node.values:
+                inner = value.value if isinstance(value, ast.FormattedValue) else value
+                text = self(inner)
+                if text is None:
+                    return None
+                parts.append(text)
+            return "".join(parts)
+        if isinstance(node, ast.BinOp):
+            left, right = self(node.left), self(node.right)
+            if left is None or right is None:
+                return None
+            if isinstance(node.op, ast.Add):
+                return left + right
+            if isinstance(node.op, ast.Div):
+                return os.path.join(left, right)
+            return None
+        if isinstance(node, ast.Attribute) and node.attr == "parent":
+            inner = self(node.value)
+            return os.path.dirname(os.path.normpath(inner)) if inner is not None else None
+        if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute) and node.value.attr == "parents":
+            inner = self(node.value.value)
+            index = node.slice
+            if inner is None or not (isinstance(index, ast.Constant) and isinstance(index.value, int)):
+                return None
+            inner = os.path.normpath(inner)
+            for _ in range(index.value + 1):
+                inner = os.path.dirname(inner)
+            return inner
+        if isinstance(node, ast.Call):
+            return self._call(node)
+        return None
+
+    def _call(self, node: ast.Call) -> str | None:
+        func = node.func
+        name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
+        if name is None or node.keywords:
+            return None
+        if name in _CWD_CALLS and not node.args:
+            return os.curdir
+        method = isinstance(func, ast.Attribute) and name in ("resolve", "absolute", "expanduser", "joinpath")
+        receiver = None
+        if method:  # ``Path(...).resolve()``: the receiver is the path (``os.path.x`` is a module)
+            receiver = self(func.value)
+            if receiver is None:
+                method = False
+        if method:
+            if name == "joinpath":
+                args = [self(a) for a in node.args]
+                return None if None in args else os.path.join(receiver, *args)  # type: ignore[arg-type]
+            return receiver
+        args = [self(a) for a in node.args]
+        if None in args:
+            return None
+        if name == "dirname" and len(args) == 1:
+            return os.path.dirname(os.path.normpath(args[0]))  # type: ignore[arg-type]
+        if name in ("join", "joinpath") and args:
+            return os.path.join(*args)  # type: ignore[arg-type]
+        if name in _SAME and len(args) <= 1:
+            return args[0] if args else os.curdir  # type: ignore[return-value]
+        return None
+
+
+__all__ = ["PathEvaluator"]
