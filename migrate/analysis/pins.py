@@ -153,7 +153,7 @@ def _environment(path: Path):
     import yaml
 
     try:
-        data = yaml.safe_load(raw)
+        data = yaml.load(raw, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
     except yaml.YAMLError:
         return
     deps = data.get("dependencies") if isinstance(data, dict) else None

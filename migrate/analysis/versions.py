@@ -357,9 +357,14 @@ def _declaration(found: _Found, why: str) -> VerlDeclaration:
 # Lock files
 
 
-def _load_toml(path: Path) -> tuple[dict[str, Any], str] | None:
+def _load_toml(path: Path, needle: str | None = None) -> tuple[dict[str, Any], str] | None:
+    """``(data, text)`` of the TOML file ``path``; ``None`` when it cannot be read, or when
+    ``needle`` is given and the text does not spell it (case aside): a lock file that never
+    names verl is not parsed (a uv.lock is thousands of tables; tomllib is pure Python)."""
     try:
         raw = _read_text(path)
+        if needle is not None and needle not in raw.lower():
+            return None
         return tomllib.loads(raw), raw
     except _UNREADABLE:
         return None
@@ -370,7 +375,7 @@ def _read_locks(root: Path) -> Iterator[_Found]:
         path = root / name
         if not path.is_file():
             continue
-        loaded = _load_toml(path)
+        loaded = _load_toml(path, "verl")
         if loaded is None:
             continue
         data, raw = loaded
