@@ -53,7 +53,8 @@ def short_reason(d: Diagnostic) -> str:
     reason = d.reason
     if reason is None or (d.fix is not None and d.fix.applicability == "safe"):
         return ""
-    if reason.text in d.message:
+    # the message may join the reason to its remedy with ``;`` where the reason has ``:``
+    if reason.text in d.message or reason.text.replace(": ", "; ") in d.message:
         return ""
     if reason.lines:
         first = reason.lines[0]

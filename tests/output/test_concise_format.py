@@ -55,3 +55,18 @@ def test_compatibility_shims_are_listed_but_not_counted_as_errors() -> None:
         "All checks passed!",
         "2 compatibility shims listed (not errors).",
     ]
+
+
+def test_a_reason_the_message_already_says_with_a_semicolon_is_not_said_twice() -> None:
+    """The message joins a reason to its remedy with ``;`` where the reason's own text has
+    ``:`` ("nothing says which verl runs ...: declare ..."): the line said it twice."""
+    from ppo_migrate.diagnostics import Reason
+
+    said = "nothing says which verl runs, so the config may not be accepted"
+    remedy = "declare the verl the project runs, or pass --verl-version"
+    d = Diagnostic(
+        "app/train.py", 7, 11, 7, 36, "PPO001", f"pass `config` (unsafe fix: {said}; {remedy})",
+        fix=Fix("Pass `config`", (Edit("config", 7, 35, 7, 35),), applicability="unsafe"),
+        reason=Reason("newest-assumed", f"{said}: {remedy}"),
+    )
+    assert _emit([d])[0] == f"app/train.py:7:11: PPO001 pass `config` (unsafe fix: {said}; {remedy})"
