@@ -839,7 +839,7 @@ def _with_reexports(
     files = [os.fspath(p) for p in paths]
     # a re-export ends in a file that names a target: with none beyond the run's files
     # (a tree that never names the function) no module is followed
-    if others and _snapshot_prefilter(list(others), settings)[0]:
+    if others and (_snapshot_prefilter(list(others), settings)[0] or _star_importers(others)):
         from ppo_migrate.analysis.reexports import spelled_modules
 
         tops = {t.split(".", 1)[0] for t in settings.targets}
@@ -852,6 +852,14 @@ def _with_reexports(
             datas[path] = snapshot.read_bytes(path)
         except (OSError, ValueError):
             continue
+    for path in files:  # a star import re-exports without naming the function
+        if path not in datas:
+            try:
+                data = snapshot.read_bytes(path)
+            except (OSError, ValueError):
+                continue
+            if b"import *" in data:
+                datas[path] = data
     imports: dict[str, set[bytes]] = {}
     for path in dict.fromkeys([*files, *named]):
         try:
@@ -865,6 +873,19 @@ def _with_reexports(
     added = tuple(n for n in sorted(found) if n not in settings.targets)
     extended = settings.replace(targets=(*settings.targets, *added), reexports=tuple(sorted(found.items())))
     return extended, bool(extended.target_names - names)
+
+
+def _star_importers(paths: Sequence[str]) -> bool:
+    """Whether a file of ``paths`` holds a star import (``from verl.trainer.constants_ppo
+    import *`` re-exports the function without spelling it)."""
+    snapshot = current()
+    for path in paths:
+        try:
+            if b"import *" in snapshot.read_bytes(path, keep=True):
+                return True
+        except (OSError, ValueError):
+            continue
+    return False
 
 
 def _reanalyse_for_reexports(

@@ -68,7 +68,7 @@ def project_reexports(
         changed = False
         encoded = [w.encode() for w in words]
         for path, data in files.items():
-            if not any(w in data for w in encoded):
+            if not any(w in data for w in encoded) and _STAR not in data:
                 continue
             if (
                 imports is not None
@@ -91,11 +91,20 @@ def project_reexports(
             if module.split(".", 1)[0] in tops:
                 continue  # verl itself: its own modules are not the project's re-exports
             for name, fq in bound.items():
-                target = known.get(fq)
-                if target is not None and f"{module}.{name}" not in known:
-                    known[f"{module}.{name}"] = target
-                    found[f"{module}.{name}"] = target
-                    changed = True
+                if name.startswith("*"):  # a star import: every public name of it known so far
+                    pairs = [
+                        (last, target)
+                        for qualified, target in list(known.items())
+                        for owner, _, last in [qualified.rpartition(".")]
+                        if owner == fq and not last.startswith("_")
+                    ]
+                else:
+                    pairs = [(name, known.get(fq))]
+                for last, target in pairs:
+                    if target is not None and f"{module}.{last}" not in known:
+                        known[f"{module}.{last}"] = target
+                        found[f"{module}.{last}"] = target
+                        changed = True
         if not changed:
             break
         new_words = {n.rsplit(".", 1)[-1] for n in found} - words
@@ -124,7 +133,8 @@ def _last_name(path: str) -> bytes:
     """The last name of ``path``'s module: its stem, its folder's for an ``__init__.py``."""
     head, name = os.path.split(path)
     stem = name.rsplit(".", 1)[0]
-    return (os.path.basename(head) if stem == "__init__" else stem).encode()
+    # a name that is no identifier (undecodable bytes: ``caf\udcff.py``) is imported by nothing
+    return (os.path.basename(head) if stem == "__init__" else stem).encode("utf-8", "surrogateescape")
 
 
 def _may_take_part(own: bytes, mine: set[bytes], by_last: Counter[bytes], by_word: Counter[bytes]) -> bool:
@@ -165,6 +175,8 @@ def _module_bindings(
                 for alias in stmt.names:
                     if alias.name != "*":
                         bound[alias.asname or alias.name] = f"{base}.{alias.name}"
+                    else:  # ``from .util import *``: the base's public names, once known
+                        bound[f"*{base}"] = base
             elif isinstance(stmt, ast.Import):
                 for alias in stmt.names:
                     if alias.asname:
@@ -200,6 +212,8 @@ def _module_bindings(
 
 
 _WORD = re.compile(rb"\w+")
+#: a star import re-exports without spelling the name (``from .util import *``)
+_STAR = b"import *"
 
 
 def spelled_modules(

@@ -68,3 +68,38 @@ def test_a_call_through_a_re_export_is_found_from_the_named_file_alone(tmp_path:
     assert "    return make_env(config)\n" in (root / "app/b.py").read_text()
     # the stub's 0.9 function returns the config it is given: the rewritten call passes it
     assert _ran(root, stub) == "ran {'trainer': {'n_gpus_per_node': 1}}"
+
+
+STAR_CALLER = CALLER.replace("from pkg.util import make_env", "from pkg import get_ppo_ray_runtime_env").replace(
+    "make_env()", "get_ppo_ray_runtime_env()"
+)
+
+
+@pytest.mark.parametrize(
+    ("init", "util"),
+    [
+        ("from .util import *\n", "from verl.trainer.constants_ppo import get_ppo_ray_runtime_env\n"),
+        ("from pkg.util import *\n", "from verl.trainer.constants_ppo import get_ppo_ray_runtime_env\n"),
+        ("from verl.trainer.constants_ppo import *\n", ""),
+    ],
+)
+def test_a_star_import_re_exports_the_function(tmp_path: Path, init: str, util: str) -> None:
+    """``pkg/__init__.py`` re-exporting by a star import spells no name of the function: the
+    call in ``app/b.py`` (``from pkg import get_ppo_ray_runtime_env``) was not found ("All
+    checks passed!", a fresh tester's x04). It is, and the rewritten call runs."""
+    root = _project(tmp_path / "proj")
+    (root / "pkg/__init__.py").write_text(init)
+    (root / "pkg/util.py").write_text(util)
+    (root / "app/b.py").write_text(STAR_CALLER)
+    stub = verl_stub(tmp_path / "stub")
+    (stub / "verl/trainer/constants_ppo.py").write_text(
+        "__all__ = ['get_ppo_ray_runtime_env']\n\n\ndef get_ppo_ray_runtime_env(config=None):\n    return config\n"
+    )
+    assert _ran(root, stub) == "ran None"
+    proc = run_cli("check", "--output-format", "json", "--exit-zero", ".", cwd=root)
+    assert proc.returncode == 0, proc.stderr
+    found = [(f["filename"].replace(os.sep, "/").rsplit("proj/", 1)[-1], f["code"], f["location"]["row"],
+              (f["fix"] or {}).get("applicability")) for f in json.loads(proc.stdout)]
+    assert found == [("app/b.py", "PPO001", 7, "safe")], proc.stdout
+    assert run_cli("apply", "app/b.py", cwd=root).returncode == 0
+    assert _ran(root, stub) == "ran {'trainer': {'n_gpus_per_node': 1}}"
