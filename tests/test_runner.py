@@ -51,7 +51,7 @@ SCRIPT = textwrap.dedent(
 TRAINER = (
     "from omegaconf import OmegaConf\n"
     "from verl.trainer.constants_ppo import get_ppo_ray_runtime_env\n\n\n"
-    "def run_ppo_{i}():\n    config = OmegaConf.load('ppo.yaml')\n    return get_ppo_ray_runtime_env()\n"
+    "def run_ppo_{i}():\n    config = OmegaConf.create({{'trainer': {{'n_gpus_per_node': 1}}}})\n    return get_ppo_ray_runtime_env()\n"
 )
 
 

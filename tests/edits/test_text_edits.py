@@ -19,7 +19,7 @@ from ppo_migrate.settings import Settings
 from cli_helpers import declare_verl
 
 IMP = "from verl.trainer.constants_ppo import get_ppo_ray_runtime_env\n"
-#: with omegaconf's ``OmegaConf``: ``config = OmegaConf.load(p)`` is certainly a training config
+#: with omegaconf's ``OmegaConf``: ``config = OmegaConf.create({'trainer': p})`` is certainly a training config (a written-out mapping with a verl section; ``OmegaConf.load(p)`` of a path not known is weak since issue 27)
 IMPC = IMP + "from omegaconf import OmegaConf\n"
 
 
@@ -296,9 +296,9 @@ def test_dictconfig_annotation_resolved_by_qualified_name() -> None:
 @pytest.mark.parametrize(
     ("binding", "expected"),
     [
-        ("config = OmegaConf.load(p)", "config"),
-        ("config: DictConfig = OmegaConf.load(p)", "config"),
-        ("(config := OmegaConf.load(p))", "config"),
+        ("config = OmegaConf.create({'trainer': p})", "config"),
+        ("config: DictConfig = OmegaConf.create({'trainer': p})", "config"),
+        ("(config := OmegaConf.create({'trainer': p}))", "config"),
     ],
 )
 def test_earlier_local_binding(binding: str, expected: str) -> None:
@@ -423,8 +423,8 @@ def test_del_undoes_binding() -> None:
 
 def test_rebinding_after_del_counts() -> None:
     rewrite(
-        IMPC + "def f(config, p):\n    del config\n    config = OmegaConf.load(p)\n    get_ppo_ray_runtime_env()\n",
-        IMPC + "def f(config, p):\n    del config\n    config = OmegaConf.load(p)\n    get_ppo_ray_runtime_env(config)\n",
+        IMPC + "def f(config, p):\n    del config\n    config = OmegaConf.create({'trainer': p})\n    get_ppo_ray_runtime_env()\n",
+        IMPC + "def f(config, p):\n    del config\n    config = OmegaConf.create({'trainer': p})\n    get_ppo_ray_runtime_env(config)\n",
     )
 
 
@@ -465,8 +465,8 @@ def test_comprehension_variable_not_visible_after() -> None:
 
 def test_class_body_name_directly_in_class_body() -> None:
     rewrite(
-        IMPC + "class Launcher:\n    config = OmegaConf.load(p)\n    ENV = get_ppo_ray_runtime_env()\n",
-        IMPC + "class Launcher:\n    config = OmegaConf.load(p)\n    ENV = get_ppo_ray_runtime_env(config)\n",
+        IMPC + "class Launcher:\n    config = OmegaConf.create({'trainer': p})\n    ENV = get_ppo_ray_runtime_env()\n",
+        IMPC + "class Launcher:\n    config = OmegaConf.create({'trainer': p})\n    ENV = get_ppo_ray_runtime_env(config)\n",
     )
 
 
@@ -526,7 +526,7 @@ def test_global_bound_anywhere_for_calls_inside_functions() -> None:
 
 
 def test_global_bound_earlier_for_module_level_calls() -> None:
-    rewrite(IMPC + "config = OmegaConf.load(p)\nget_ppo_ray_runtime_env()\n", IMPC + "config = OmegaConf.load(p)\nget_ppo_ray_runtime_env(config)\n")
+    rewrite(IMPC + "config = OmegaConf.create({'trainer': p})\nget_ppo_ray_runtime_env()\n", IMPC + "config = OmegaConf.create({'trainer': p})\nget_ppo_ray_runtime_env(config)\n")
     assert untouched(IMP + "get_ppo_ray_runtime_env()\nconfig = load()\n") == [(2, "PPO002", "<module>")]
 
 
@@ -610,15 +610,15 @@ def test_binding_on_another_branch_does_not_count(src: str, line: int) -> None:
 
 def test_binding_on_the_same_branch_counts() -> None:
     rewrite(
-        IMPC + "def f(p, flag):\n    if flag:\n        config = OmegaConf.load(p)\n        return get_ppo_ray_runtime_env()\n",
-        IMPC + "def f(p, flag):\n    if flag:\n        config = OmegaConf.load(p)\n        return get_ppo_ray_runtime_env(config)\n",
+        IMPC + "def f(p, flag):\n    if flag:\n        config = OmegaConf.create({'trainer': p})\n        return get_ppo_ray_runtime_env()\n",
+        IMPC + "def f(p, flag):\n    if flag:\n        config = OmegaConf.create({'trainer': p})\n        return get_ppo_ray_runtime_env(config)\n",
     )
 
 
 def test_binding_in_if_test_counts_in_both_branches() -> None:
     rewrite(
-        IMPC + "def f(p):\n    if (config := OmegaConf.load(p)) is None:\n        pass\n    return get_ppo_ray_runtime_env()\n",
-        IMPC + "def f(p):\n    if (config := OmegaConf.load(p)) is None:\n        pass\n    return get_ppo_ray_runtime_env(config)\n",
+        IMPC + "def f(p):\n    if (config := OmegaConf.create({'trainer': p})) is None:\n        pass\n    return get_ppo_ray_runtime_env()\n",
+        IMPC + "def f(p):\n    if (config := OmegaConf.create({'trainer': p})) is None:\n        pass\n    return get_ppo_ray_runtime_env(config)\n",
     )
 
 

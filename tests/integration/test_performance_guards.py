@@ -88,15 +88,16 @@ def debug_{i}():
     ray.init(runtime_env=get_ppo_ray_runtime_env())
 '''
 
-#: :data:`TRAINER` with configs loaded where they are used: no fix rests on a parameter,
+#: :data:`TRAINER` with configs made where they are used (a written-out mapping with a verl
+#: section: ``OmegaConf.load(path)`` of a path not known is weak since issue 27): no fix rests on a parameter,
 #: so ``apply`` writes each file as it finishes it (a fix passing a parameter waits for the
 #: judgement of the callers in other files, after every file: ``runner.run``), which the
 #: Ctrl-C tests below need to stop a run part-way through its writes
 LOADED_TRAINER = TRAINER.replace(
-    "def run_ppo_{i}(config):\n", "def run_ppo_{i}(path):\n    config = OmegaConf.load(path)\n"
+    "def run_ppo_{i}(config):\n", "def run_ppo_{i}(path):\n    config = OmegaConf.create({{'trainer': path}})\n"
 ).replace(
     "    def __init__(self, config):\n        self.config = config\n",
-    "    def __init__(self, path):\n        self.config = OmegaConf.load(path)\n",
+    "    def __init__(self, path):\n        self.config = OmegaConf.create({{'trainer': path}})\n",
 ).replace("import ray\n", "import ray\nfrom omegaconf import OmegaConf\n")
 
 MIGRATED = '''\
