@@ -277,6 +277,27 @@ COPIES: dict[str, tuple[dict[str, str], str, tuple[str, ...], str]] = {
          "third_party/verl/.keep-empty": None},
         "scripts/train.py", ("@site",), ".gitmodules:2",
     ),
+    "submodule-folder-holds-only-its-git-file": (  # registered, never updated: no package content
+        {".gitmodules": '[submodule "deps/verl"]\n\tpath = deps/verl\n\turl = https://github.com/volcengine/verl.git\n',
+         "deps/verl/.git": "gitdir: ../../.git/modules/deps/verl\n"},
+        "scripts/train.py", ("@site",), ".gitmodules:2",
+    ),
+    "submodule-folder-holds-a-placeholder": (
+        {".gitmodules": '[submodule "deps/verl"]\n\tpath = deps/verl\n\turl = https://github.com/volcengine/verl.git\n',
+         "deps/verl/.keep": ""},
+        "scripts/train.py", ("@site",), ".gitmodules:2",
+    ),
+    "submodule-fork-name-absent-folder": (  # verl-fork: a candidate though not named `verl` exactly
+        {".gitmodules": '[submodule "third_party/verl-fork"]\n\tpath = third_party/verl-fork\n'
+                        '\turl = https://github.com/myorg/verl-fork.git\n',
+         "Makefile": "train:\n\tPYTHONPATH=third_party/verl-fork python scripts/train.py\n"},
+        "scripts/train.py", ("@site",), ".gitmodules:2",
+    ),
+    "submodule-my-verl-with-placeholder": (
+        {".gitmodules": '[submodule "libs"]\n\tpath = libs/my_verl\n\turl = git@example.org:org/rl.git\n',
+         "libs/my_verl/README.keep": ""},
+        "scripts/train.py", ("@site",), ".gitmodules:2",
+    ),
     "vendored-on-the-path-by-a-launch-script": (
         {"scripts/run.sh": "#!/bin/bash\nexport PYTHONPATH=$PWD/verl:$PYTHONPATH\npython scripts/train.py\n", **_copy("verl/")},
         "scripts/train.py", ("verl",), "verl/verl/trainer/constants_ppo.py:1",
