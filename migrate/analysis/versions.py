@@ -17,7 +17,7 @@ does not hold the definition itself, this module answers "which verl does this p
 3. Else the **lowest version the specifiers allow**, across every place the project declares verl:
    ``[project] dependencies``, every ``[project.optional-dependencies]`` extra, every PEP 735
    ``[dependency-groups]`` group, ``[tool.poetry.*dependencies]`` (``^``/``~`` translated),
-   ``[tool.pdm.dev-dependencies]``, ``[tool.uv] dev-dependencies``/``override-dependencies``,
+   ``[tool.pdm.dev-dependencies]``, ``[tool.uv] dev-dependencies``/``override-dependencies``/``constraint-dependencies``,
    ``requirements*.txt`` (with ``-r`` includes; ``-c`` constraints declare nothing), ``setup.cfg``
    ``[options] install_requires``/``[options.extras_require]`` and literal ``install_requires``/
    ``extras_require`` in ``setup.py`` (read with :mod:`ast`; a module-level name bound once to a
@@ -485,9 +485,9 @@ def _pyproject_uv_sources(data: dict[str, Any], raw: str, path: Path) -> Iterato
     tool = data.get("tool")
     uv = tool.get("uv") if isinstance(tool, dict) else None
     sources = uv.get("sources") if isinstance(uv, dict) else None
-    if isinstance(uv, dict):  # uv's legacy dev group and its overrides declare versions too
+    if isinstance(uv, dict):  # uv's legacy dev group, overrides and constraints bound versions too
         start = _offset_of_table(raw, "tool.uv")
-        for key in ("dev-dependencies", "override-dependencies"):
+        for key in ("dev-dependencies", "override-dependencies", "constraint-dependencies"):
             yield from _pep508_list(_strings(uv.get(key)), raw, path, start)
     if not isinstance(sources, dict):
         return

@@ -117,6 +117,11 @@ PINS: dict[str, tuple[dict[str, str], str]] = {
         {"pyproject.toml": '[tool.pixi.pypi-dependencies]\nverl = "==0.8.0"\n'},
         "pyproject.toml:2",
     ),
+    "uv-constraint-dependencies": (  # uv resolves within its constraints: 0.8 installs
+        {"pyproject.toml": '[project]\nname = "p"\nversion = "0"\ndependencies = ["verl>=0.9"]\n'
+                           '[tool.uv]\nconstraint-dependencies = ["verl<0.9"]\n'},
+        "pyproject.toml:6",
+    ),
     "pins-disagree": (  # the root allows 0.9, docker/ installs 0.8: the lowest wins
         {"requirements.txt": "verl>=0.9\n", "docker/requirements.txt": "verl==0.8.0\n"},
         "docker/requirements.txt:1",

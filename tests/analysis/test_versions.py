@@ -630,6 +630,18 @@ def test_uv_dev_and_override_dependencies(tmp_path: Path) -> None:
     assert got is not None and (got.version, got.line) == (Version("0.7.0"), 7)
 
 
+def test_uv_constraint_dependencies_bound_the_version(tmp_path: Path) -> None:
+    """uv resolves within ``constraint-dependencies``: ``verl<0.9`` there installs a 0.8."""
+    _write(
+        tmp_path,
+        "pyproject.toml",
+        '[project]\nname = "p"\ndependencies = ["verl>=0.9"]\n\n[tool.uv]\n'
+        'constraint-dependencies = ["verl<0.9"]\n',
+    )
+    got = declared_verl(tmp_path)
+    assert got is not None and got.line == 6 and got.version < Version("0.9")
+
+
 def test_poetry_markers_are_not_evaluated(tmp_path: Path) -> None:
     _write(
         tmp_path,
