@@ -26,8 +26,10 @@ does not hold the definition itself, this module answers "which verl does this p
    (issue 26, :mod:`.pins`): ``environment.yml`` (conda and ``pip:``), ``tox.ini`` deps,
    ``Pipfile``/``Pipfile.lock``, ``pixi.toml``, hatch environments, ``*requirements*.txt``.
 
-Every folder from the calling file to the repository root, and every environment folder of
-the repository (dependency files, no Python code: ``docker/``), gives such a decision; the
+Every folder from the calling file to the repository root, every environment folder of
+the repository (dependency files, no Python code: ``docker/``), and the install commands of
+its Dockerfiles, Makefiles, shell scripts and GitHub workflows (``RUN pip install
+'verl==0.8.0'``, ``pip install -r deps/gpu.txt``; :mod:`.install_pins`) give such a decision; the
 lowest version before 0.9.0 among them wins (every pin that could apply must accept).
 
 "Lowest allowed" is the lowest of :data:`KNOWN_VERL_RELEASES` and the versions written in the
@@ -61,6 +63,7 @@ from typing import Any, NamedTuple
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
+from ppo_migrate.analysis.install_pins import install_pins
 from ppo_migrate.analysis.pins import PIN_FILES, pyproject_tool_pins, read_pins
 from ppo_migrate.analysis.requirements import (
     _UNREADABLE,
@@ -193,6 +196,13 @@ def declared_verl(start: str | os.PathLike[str], stop: str | os.PathLike[str] | 
                 decided = _decide(folder)
                 if decided is not None:
                     decisions.append(decided)
+        # ``RUN pip install 'verl==0.8.0'``, a CI step's or a script's install: they build
+        # the environment the code runs in, so their pins join the others (each command
+        # installs: every one decides alone, an exact pin elsewhere does not hide it)
+        for found in install_pins(scope):
+            decided = _choose(scope, [found])
+            if decided is not None:
+                decisions.append(decided)
     return _strictest(decisions)
 
 
@@ -300,6 +310,12 @@ def _decide(root: Path) -> VerlDeclaration | None:
     found: list[_Found] = []
     for reader in (_read_locks, _read_pyproject, _read_setup_cfg, _read_setup_py, _read_requirements_files, read_pins):
         found.extend(reader(root))
+    return _choose(root, found)
+
+
+def _choose(root: Path, found: list[_Found]) -> VerlDeclaration | None:
+    """The decision of one folder's declarations (lock, else direct reference, else the
+    lowest version a specifier allows, else a bare ``verl``)."""
     locks = [f for f in found if f.kind == "lock"]
     if locks:
         known = [f for f in locks if f.version is not None]
