@@ -574,9 +574,22 @@ def _script_paths(directory: str) -> list[str]:
     return list(dict.fromkeys(paths))
 
 
+def _package_content(where: str, package: str) -> bool:
+    """Whether a submodule's folder holds the package: ``where/package/__init__.py`` (also
+    under ``src/``), or ``where`` is the package itself (``__init__.py`` beside
+    ``trainer/constants_ppo.py``). A ``.git`` file or a placeholder (``.keep``) is no content:
+    such a folder is not checked out."""
+    join = os.path.join
+    if _holds(where, package) or _holds(join(where, "src"), package):
+        return True
+    return os.path.isfile(join(where, "__init__.py")) and os.path.isfile(join(where, "trainer", "constants_ppo.py"))
+
+
 def _submodules(directory: str, package: str) -> tuple[list[str], list[Unreadable]]:
     """Submodules of ``directory/.gitmodules``: checked-out roots of ``package``, and those
-    naming it that are not checked out (their definition cannot be read)."""
+    whose path or URL mentions it (``verl``, ``verl-fork``, ``my_verl``) whose folder lacks
+    the package content (:func:`_package_content`; absent, empty, only a ``.git`` file or a
+    placeholder): not checked out, their definition cannot be read."""
     import configparser
 
     gitmodules = os.path.join(directory, ".gitmodules")
@@ -598,12 +611,9 @@ def _submodules(directory: str, package: str) -> tuple[list[str], list[Unreadabl
         where = os.path.normpath(os.path.join(directory, path))
         held = [c for c in (where, os.path.join(where, "src")) if _holds(c, package)]
         roots.extend(held)
-        names = {os.path.basename(path.rstrip("/")), re.sub(r"\.git$", "", url.rstrip("/").rsplit("/", 1)[-1])}
-        try:
-            empty = not os.listdir(where)
-        except OSError:
-            empty = True  # not there at all
-        if package in {n.lower() for n in names} and not held and empty:
+        # a candidate: its path or URL mentions the package in any form (`verl-fork`, `my_verl`)
+        candidate = package in path.lower() or package in url.lower()
+        if candidate and not held and not _package_content(where, package):
             line = next((i for i, text in enumerate(raw.splitlines(), 1) if text.strip().startswith("path") and path in text), 1)
             problems.append(Unreadable(gitmodules, line, f"a submodule (`{path}`) that is not checked out"))
     return roots, problems

@@ -17,7 +17,7 @@ does not hold the definition itself, this module answers "which verl does this p
 3. Else the **lowest version the specifiers allow**, across every place the project declares verl:
    ``[project] dependencies``, every ``[project.optional-dependencies]`` extra, every PEP 735
    ``[dependency-groups]`` group, ``[tool.poetry.*dependencies]`` (``^``/``~`` translated),
-   ``[tool.pdm.dev-dependencies]``, ``[tool.uv] dev-dependencies``/``override-dependencies``,
+   ``[tool.pdm.dev-dependencies]``, ``[tool.uv] dev-dependencies``/``override-dependencies``/``constraint-dependencies``,
    ``requirements*.txt`` (with ``-r`` includes; ``-c`` constraints declare nothing), ``setup.cfg``
    ``[options] install_requires``/``[options.extras_require]`` and literal ``install_requires``/
    ``extras_require`` in ``setup.py`` (read with :mod:`ast`; a module-level name bound once to a
@@ -26,8 +26,10 @@ does not hold the definition itself, this module answers "which verl does this p
    (issue 26, :mod:`.pins`): ``environment.yml`` (conda and ``pip:``), ``tox.ini`` deps,
    ``Pipfile``/``Pipfile.lock``, ``pixi.toml``, hatch environments, ``*requirements*.txt``.
 
-Every folder from the calling file to the repository root, and every environment folder of
-the repository (dependency files, no Python code: ``docker/``), gives such a decision; the
+Every folder from the calling file to the repository root, every environment folder of
+the repository (dependency files, no Python code: ``docker/``), and the install commands of
+its Dockerfiles, Makefiles, shell scripts and GitHub workflows (``RUN pip install
+'verl==0.8.0'``, ``pip install -r deps/gpu.txt``; :mod:`.install_pins`) give such a decision; the
 lowest version before 0.9.0 among them wins (every pin that could apply must accept).
 
 "Lowest allowed" is the lowest of :data:`KNOWN_VERL_RELEASES` and the versions written in the
@@ -61,6 +63,7 @@ from typing import Any, NamedTuple
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
+from ppo_migrate.analysis.install_pins import install_pins
 from ppo_migrate.analysis.pins import PIN_FILES, pyproject_tool_pins, read_pins
 from ppo_migrate.analysis.requirements import (
     _UNREADABLE,
@@ -193,6 +196,13 @@ def declared_verl(start: str | os.PathLike[str], stop: str | os.PathLike[str] | 
                 decided = _decide(folder)
                 if decided is not None:
                     decisions.append(decided)
+        # ``RUN pip install 'verl==0.8.0'``, a CI step's or a script's install: they build
+        # the environment the code runs in, so their pins join the others (each command
+        # installs: every one decides alone, an exact pin elsewhere does not hide it)
+        for found in install_pins(scope):
+            decided = _choose(scope, [found])
+            if decided is not None:
+                decisions.append(decided)
     return _strictest(decisions)
 
 
@@ -300,6 +310,12 @@ def _decide(root: Path) -> VerlDeclaration | None:
     found: list[_Found] = []
     for reader in (_read_locks, _read_pyproject, _read_setup_cfg, _read_setup_py, _read_requirements_files, read_pins):
         found.extend(reader(root))
+    return _choose(root, found)
+
+
+def _choose(root: Path, found: list[_Found]) -> VerlDeclaration | None:
+    """The decision of one folder's declarations (lock, else direct reference, else the
+    lowest version a specifier allows, else a bare ``verl``)."""
     locks = [f for f in found if f.kind == "lock"]
     if locks:
         known = [f for f in locks if f.version is not None]
@@ -485,9 +501,9 @@ def _pyproject_uv_sources(data: dict[str, Any], raw: str, path: Path) -> Iterato
     tool = data.get("tool")
     uv = tool.get("uv") if isinstance(tool, dict) else None
     sources = uv.get("sources") if isinstance(uv, dict) else None
-    if isinstance(uv, dict):  # uv's legacy dev group and its overrides declare versions too
+    if isinstance(uv, dict):  # uv's legacy dev group, overrides and constraints bound versions too
         start = _offset_of_table(raw, "tool.uv")
-        for key in ("dev-dependencies", "override-dependencies"):
+        for key in ("dev-dependencies", "override-dependencies", "constraint-dependencies"):
             yield from _pep508_list(_strings(uv.get(key)), raw, path, start)
     if not isinstance(sources, dict):
         return

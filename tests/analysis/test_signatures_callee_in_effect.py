@@ -44,6 +44,7 @@ BEFORE = "ran (None, None)\n"
 #: the launcher's folder (scripts/) is not the root: pins are looked for in the repository
 RUN = "import runpy, sys; sys.argv = ['train.py']; runpy.run_path('scripts/train.py', run_name='__main__')"
 
+PROJECT_09 = '[project]\nname = "p"\nversion = "0"\ndependencies = ["verl>=0.9"]\n'
 PINS: dict[str, tuple[dict[str, str], str]] = {
     # case -> (files, the place PPO005 must name)
     "environment-yml-conda": (
@@ -116,6 +117,49 @@ PINS: dict[str, tuple[dict[str, str], str]] = {
     "pyproject-tool-pixi": (
         {"pyproject.toml": '[tool.pixi.pypi-dependencies]\nverl = "==0.8.0"\n'},
         "pyproject.toml:2",
+    ),
+    "uv-constraint-dependencies": (  # uv resolves within its constraints: 0.8 installs
+        {"pyproject.toml": '[project]\nname = "p"\nversion = "0"\ndependencies = ["verl>=0.9"]\n'
+                           '[tool.uv]\nconstraint-dependencies = ["verl<0.9"]\n'},
+        "pyproject.toml:6",
+    ),
+    # install commands build the environment that runs: their pins join the others
+    "dockerfile-pip-install": (
+        {"pyproject.toml": PROJECT_09, "Dockerfile": "FROM python:3.11\nRUN pip install 'verl==0.8.0'\n"},
+        "Dockerfile:2",
+    ),
+    "dockerfile-pip3-continued": (
+        {"pyproject.toml": PROJECT_09,
+         "docker/Dockerfile.gpu": "FROM python:3.11\nRUN pip3 install --no-cache-dir -U \\\n    torch verl==0.8.0 && echo ok\n"},
+        "docker/Dockerfile.gpu:2",
+    ),
+    "dockerfile-python-m-pip": (
+        {"pyproject.toml": PROJECT_09, "Dockerfile": "FROM python:3.11\nRUN python -m pip install -i https://example.org/simple \"verl>=0.7,<0.9\"\n"},
+        "Dockerfile:2",
+    ),
+    "dockerfile-uv-pip-install": (
+        {"pyproject.toml": PROJECT_09, "Dockerfile": "FROM python:3.11\nRUN uv pip install --system verl==0.8.0\n"},
+        "Dockerfile:2",
+    ),
+    "shell-script-pip-install": (
+        {"pyproject.toml": PROJECT_09, "scripts/setup.sh": "#!/bin/bash\nset -e\npip install verl==0.8.0 omegaconf\n"},
+        "scripts/setup.sh:3",
+    ),
+    "github-workflow-run-step": (
+        {"pyproject.toml": PROJECT_09,
+         ".github/workflows/ci.yml": "on: push\njobs:\n  t:\n    runs-on: ubuntu-latest\n    steps:\n"
+                                     "      - run: |\n          pip install verl==0.8.0\n          python scripts/train.py\n"},
+        ".github/workflows/ci.yml:7",
+    ),
+    "dockerfile-requirements-of-any-name": (  # copied to the image's workdir, installed with -r
+        {"pyproject.toml": PROJECT_09, "deps/gpu.txt": "torch\nverl==0.8.0\n",
+         "Dockerfile": "FROM python:3.11\nCOPY deps/gpu.txt .\nRUN pip install -r gpu.txt\n"},
+        "deps/gpu.txt:2",
+    ),
+    "script-requirements-of-any-name": (
+        {"pyproject.toml": PROJECT_09, "deps/gpu.txt": "verl>=0.8,<0.9\n",
+         "install.sh": "#!/bin/sh\npip install --requirement=deps/gpu.txt\n"},
+        "deps/gpu.txt:1",
     ),
     "pins-disagree": (  # the root allows 0.9, docker/ installs 0.8: the lowest wins
         {"requirements.txt": "verl>=0.9\n", "docker/requirements.txt": "verl==0.8.0\n"},
@@ -275,6 +319,27 @@ COPIES: dict[str, tuple[dict[str, str], str, tuple[str, ...], str]] = {
     "submodule-not-checked-out": (  # the verl that runs is the one installed (site: 0.8)
         {".gitmodules": '[submodule "third_party/verl"]\n\tpath = third_party/verl\n\turl = https://github.com/volcengine/verl.git\n',
          "third_party/verl/.keep-empty": None},
+        "scripts/train.py", ("@site",), ".gitmodules:2",
+    ),
+    "submodule-folder-holds-only-its-git-file": (  # registered, never updated: no package content
+        {".gitmodules": '[submodule "deps/verl"]\n\tpath = deps/verl\n\turl = https://github.com/volcengine/verl.git\n',
+         "deps/verl/.git": "gitdir: ../../.git/modules/deps/verl\n"},
+        "scripts/train.py", ("@site",), ".gitmodules:2",
+    ),
+    "submodule-folder-holds-a-placeholder": (
+        {".gitmodules": '[submodule "deps/verl"]\n\tpath = deps/verl\n\turl = https://github.com/volcengine/verl.git\n',
+         "deps/verl/.keep": ""},
+        "scripts/train.py", ("@site",), ".gitmodules:2",
+    ),
+    "submodule-fork-name-absent-folder": (  # verl-fork: a candidate though not named `verl` exactly
+        {".gitmodules": '[submodule "third_party/verl-fork"]\n\tpath = third_party/verl-fork\n'
+                        '\turl = https://github.com/myorg/verl-fork.git\n',
+         "Makefile": "train:\n\tPYTHONPATH=third_party/verl-fork python scripts/train.py\n"},
+        "scripts/train.py", ("@site",), ".gitmodules:2",
+    ),
+    "submodule-my-verl-with-placeholder": (
+        {".gitmodules": '[submodule "libs"]\n\tpath = libs/my_verl\n\turl = git@example.org:org/rl.git\n',
+         "libs/my_verl/README.keep": ""},
         "scripts/train.py", ("@site",), ".gitmodules:2",
     ),
     "vendored-on-the-path-by-a-launch-script": (

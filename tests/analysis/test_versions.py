@@ -630,6 +630,18 @@ def test_uv_dev_and_override_dependencies(tmp_path: Path) -> None:
     assert got is not None and (got.version, got.line) == (Version("0.7.0"), 7)
 
 
+def test_uv_constraint_dependencies_bound_the_version(tmp_path: Path) -> None:
+    """uv resolves within ``constraint-dependencies``: ``verl<0.9`` there installs a 0.8."""
+    _write(
+        tmp_path,
+        "pyproject.toml",
+        '[project]\nname = "p"\ndependencies = ["verl>=0.9"]\n\n[tool.uv]\n'
+        'constraint-dependencies = ["verl<0.9"]\n',
+    )
+    got = declared_verl(tmp_path)
+    assert got is not None and got.line == 6 and got.version < Version("0.9")
+
+
 def test_poetry_markers_are_not_evaluated(tmp_path: Path) -> None:
     _write(
         tmp_path,
@@ -914,3 +926,21 @@ def test_more_places_requirements_live(tmp_path: Path, files: dict[str, str], wh
     got = declared_verl(tmp_path)
     assert got is not None and got.path == str(tmp_path / where)
     assert got.version in (Version("0.8.0"), Version("0.7.1"))
+
+
+def test_install_commands_pins_join_the_others(tmp_path: Path) -> None:
+    """A Dockerfile's, a script's or a workflow's ``pip install`` builds the environment:
+    its pin joins the project's (the lowest before 0.9 wins); at 0.9 it lets the fix be."""
+    for name in ("at09", "at08"):
+        (tmp_path / name / ".git").mkdir(parents=True)
+        _write(tmp_path / name, "pyproject.toml", '[project]\nname = "p"\ndependencies = ["verl>=0.9"]\n')
+        _write(tmp_path / name, "Dockerfile", "FROM python:3.11\nRUN pip install -e . && pip install -U verl==0.9.1\n")
+    got = declared_verl(tmp_path / "at09" / "src" / "trainer.py")
+    assert got is not None and got.version >= Version("0.9")
+    _write(
+        tmp_path / "at08",
+        "ci/run.sh",
+        "#!/bin/sh\npython3 -m pip install --index-url https://example.org/simple \\\n  'verl>=0.8,<0.9'\n",
+    )
+    got = declared_verl(tmp_path / "at08" / "src" / "trainer.py")
+    assert got is not None and (Path(got.path).name, got.line, got.version) == ("run.sh", 2, Version("0.8.0"))
