@@ -561,6 +561,75 @@ def _constants(data: bytes, functions: Iterable[str]) -> Iterator[tuple[str, str
         yield m.group(1).decode(), m.group(2).decode(), line
 
 
+#: a module-level assignment that may compute a string: ``A + B``, an f-string, ``'.'.join``
+_COMPUTED_ASSIGN = re.compile(rb"(?m)^\w+[ \t]*(?::[^=\n]*)?=[^=\n][^\n]*(?:\+|\b[fF][rR]?['\"]|\.join\s*\()")
+
+
+def _str_value(node: ast.AST, env: dict[str, str]) -> str | None:
+    """The string ``node`` evaluates to, from string constants and the names of ``env``:
+    ``A + B``, ``f"{A}.{B}"``, ``".".join([A, "b"])``; ``None`` if it cannot tell."""
+    if isinstance(node, ast.Constant):
+        return node.value if isinstance(node.value, str) else None
+    if isinstance(node, ast.Name):
+        return env.get(node.id)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        left, right = _str_value(node.left, env), _str_value(node.right, env)
+        return None if left is None or right is None else left + right
+    if isinstance(node, ast.JoinedStr):
+        parts = []
+        for value in node.values:
+            if isinstance(value, ast.FormattedValue):
+                if value.format_spec is not None or value.conversion not in (-1, ord("s")):
+                    return None
+                text = _str_value(value.value, env)
+            else:
+                text = _str_value(value, env)
+            if text is None:
+                return None
+            parts.append(text)
+        return "".join(parts)
+    if (
+        isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "join"
+        and len(node.args) == 1 and not node.keywords and isinstance(node.args[0], (ast.List, ast.Tuple))
+    ):
+        sep = _str_value(node.func.value, env)
+        items = [_str_value(e, env) for e in node.args[0].elts]
+        return None if sep is None or None in items else sep.join(items)  # type: ignore[arg-type]
+    return None
+
+
+def _computed_constants(tree: ast.AST, functions: Iterable[str]) -> Iterator[tuple[str, str, int]]:
+    """``(name, module, line)`` of each module-level name bound once to a string, computed
+    from other such names (``ENV = MOD + ".get_..."``, ``f"{MOD}.{FN}"``, ``".".join([...])``),
+    that names the function in a module: a patch target another file may import."""
+    functions = set(functions)
+    bound: dict[str, int] = {}
+    for node in getattr(tree, "body", ()):
+        targets = node.targets if isinstance(node, ast.Assign) else (
+            [node.target] if isinstance(node, (ast.AugAssign, ast.AnnAssign)) else [])
+        for target in targets:
+            for t in _flat(target):
+                if isinstance(t, ast.Name):
+                    bound[t.id] = bound.get(t.id, 0) + 1
+    env: dict[str, str] = {}
+    for node in getattr(tree, "body", ()):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1:
+            target, value = node.targets[0], node.value
+        elif isinstance(node, ast.AnnAssign) and node.value is not None:
+            target, value = node.target, node.value
+        else:
+            continue
+        if not isinstance(target, ast.Name) or bound.get(target.id) != 1:
+            continue
+        text = _str_value(value, env)
+        if text is None:
+            continue
+        env[target.id] = text
+        module, _, name = text.rpartition(".")
+        if name in functions and module and not isinstance(value, ast.Constant):
+            yield target.id, module, node.lineno
+
+
 def target_patches(candidates: Iterable[str], paths: Sequence[str], settings: Settings) -> tuple[Patch, ...]:
     """Where files of the run replace the runtime function, or a module or alias its calls
     go through, by a form of the table (:func:`replacements`).
@@ -601,6 +670,11 @@ def target_patches(candidates: Iterable[str], paths: Sequence[str], settings: Se
     for path, data in datas.items():
         for name, module, line in _constants(data, names.functions):
             constants.setdefault(name, (module, path, line))
+        if _COMPUTED_ASSIGN.search(data):  # ``ENV = MOD + ".get_..."``, an f-string, a join
+            tree = parse_file(path, data)
+            if tree is not None:
+                for name, module, line in _computed_constants(tree, names.functions):
+                    constants.setdefault(name, (module, path, line))
     wanted = names.all() | constants.keys()
     encoded = [n.encode() for n in wanted]
     # a file not naming the function must name what it replaces where a replacement does:

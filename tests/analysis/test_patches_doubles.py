@@ -124,6 +124,32 @@ DOUBLES: dict[str, tuple[dict[str, str], tuple[str, str], str]] = {
         + "def test_launch():\n    with mock.patch(ENV_TARGET, fake):\n"
         f"        assert launcher.launch({CFG}) == {{'fake': 1}}\n",
     }, ("tests/test_launcher.py", "mock.patch("), "app/launcher.py"),
+    # the target computed in another file: ``+``, an f-string, ``'.'.join`` of constants
+    "target-concatenated-elsewhere": ({
+        "app/launcher.py": DIRECT,
+        "tests/patch_targets.py": "MOD = 'app.launcher'\nENV = MOD + '.get_ppo_ray_runtime_env'\n",
+        "tests/test_launcher.py": OMEGA + TEST_HEAD + "from patch_targets import ENV\n\n"
+        "from app import launcher\n\n\n" + FAKE
+        + "def test_launch():\n    with mock.patch(ENV, fake):\n"
+        f"        assert launcher.launch({CFG}) == {{'fake': 1}}\n",
+    }, ("tests/test_launcher.py", "mock.patch("), "app/launcher.py"),
+    "target-f-string-elsewhere": ({
+        "app/launcher.py": DIRECT,
+        "tests/patch_targets.py": "MOD = 'app.launcher'\nFN = 'get_ppo_ray_runtime_env'\n"
+        "ENV = f'{MOD}.{FN}'\n",
+        "tests/test_launcher.py": OMEGA + TEST_HEAD + "import patch_targets\n\n"
+        "from app import launcher\n\n\n" + FAKE
+        + "def test_launch():\n    with mock.patch(patch_targets.ENV, new=fake):\n"
+        f"        assert launcher.launch({CFG}) == {{'fake': 1}}\n",
+    }, ("tests/test_launcher.py", "mock.patch("), "app/launcher.py"),
+    "target-joined-elsewhere": ({
+        "app/launcher.py": DIRECT,
+        "tests/patch_targets.py": "ENV = '.'.join(['app', 'launcher', 'get_ppo_ray_runtime_env'])\n",
+        "tests/test_launcher.py": OMEGA + TEST_HEAD + "from patch_targets import ENV\n\n"
+        "from app import launcher\n\n\n" + FAKE
+        + "def test_launch():\n    with mock.patch(ENV, fake):\n"
+        f"        assert launcher.launch({CFG}) == {{'fake': 1}}\n",
+    }, ("tests/test_launcher.py", "mock.patch("), "app/launcher.py"),
     "same-file-patch-multiple": ({
         "tests/test_launcher.py": OMEGA + TEST_HEAD + "import verl.trainer.constants_ppo as lib\n\n\n"
         + FAKE + "def launch(config):\n    return lib.get_ppo_ray_runtime_env()\n\n\n"
