@@ -71,11 +71,11 @@ PATCHERS: dict[str, str] = {
 
 #: Bytes a file replacing a name holds: a patcher of :data:`PATCHERS`, a namespace, or an
 #: attribute assigned (``x.f = v``; the names are checked on the tree).
-_PATCH_WORDS = rb"setattr|delattr|patch|setitem|setdefault|__dict__|\bupdate\b|\bmodules\b|\bglobals\s*\(|\bvars\s*\("
+_PATCH_WORDS = rb"setattr|delattr|patch|setitem|setdefault|__dict__|\bupdate\b|\bmodules\b|\bglobals\s*\(|\bvars\s*\(|\bexec\s*\("
 _ATTRIBUTE_STORE = rb"\.\s*(\w+)\s*=[^=]"
 #: a literal each alternative of :data:`_PATCH_WORDS` contains, in the same order
 _PATCH_LITERALS = (b"setattr", b"delattr", b"patch", b"setitem", b"setdefault", b"__dict__",
-                   b"update", b"modules", b"globals", b"vars")
+                   b"update", b"modules", b"globals", b"vars", b"exec")
 _PATCH_WORDS_RE = re.compile(_PATCH_WORDS)
 _ATTRIBUTE_STORE_RE = re.compile(_ATTRIBUTE_STORE)
 
@@ -226,6 +226,8 @@ def call_replacements(call: ast.Call) -> list[Replacement]:
     """
     func = call.func
     last = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+    if last == "exec" and isinstance(func, ast.Name):
+        return _exec_replacements(call)
     how = PATCHERS.get(last)
     if how is None:
         return []
@@ -296,6 +298,40 @@ def call_replacements(call: ast.Call) -> list[Replacement]:
     if space is None:
         return []
     return [_keyed(space[0], space[1], _string(key), line, form)]
+
+
+#: the form of a replacement made by ``exec(code, globals())``
+EXEC_FORM = "exec"
+
+
+def _exec_replacements(call: ast.Call) -> list[Replacement]:
+    """``exec(code, globals())`` (or ``vars()``, ``locals()``): the names the code binds in
+    the module's namespace (``exec("f = lambda: {}", globals())``: ``f``); ``"*"`` when the
+    code is not a string constant (``exec(code, globals())``) or cannot be parsed. Without
+    a namespace of the module (``exec(code)`` in a function, ``exec(code, {})``) nothing."""
+    spaces = [_namespace(a) for a in call.args[1:3]]
+    spaces += [_namespace(k.value) for k in call.keywords if k.arg in ("globals", "locals")]
+    if not any(space is not None and space[0] == "globals" for space in spaces):
+        return []
+    line = call.lineno
+    code = _string(call.args[0]) if call.args else None
+    try:
+        tree = ast.parse(code) if code is not None else None
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        tree = None
+    if tree is None:
+        return [Replacement("*", None, None, "globals", line, EXEC_FORM)]
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            names.add(node.id)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            names.update(a.asname or a.name.split(".")[0] for a in node.names)
+        elif isinstance(node, ast.Call):  # ``exec`` of code rebinding by a patcher of its own
+            names.update(r.name for r in call_replacements(node))
+    return [Replacement(n, None, None, "globals", line, EXEC_FORM) for n in sorted(names)]
 
 
 class _Nodes:
@@ -1032,6 +1068,15 @@ def _patches_in(
     for r in replacements(tree):
         module: str | None
         name = r.name
+        if name == "*" and r.form == EXEC_FORM:
+            # ``exec(code, globals())`` of code not known before it runs: it may rebind any
+            # name of the module, the function's too
+            counted.add(r.line)
+            yield "<own>", r.line, "rebound", (
+                "runs `exec` in the module's namespace, which may rebind the runtime function "
+                "to one taking no config"
+            )
+            continue
         if name == "*":
             generic = True
             continue
@@ -1058,9 +1103,12 @@ def _patches_in(
         else:
             module = imported.get(_dotted(r.owner)) if r.owner is not None else None
         counted.add(r.line)
-        patcher = r.form != "an assignment" or test
+        patcher = r.form not in ("an assignment", EXEC_FORM) or test
         kind = "patched" if patcher else "rebound"
-        if name in names.functions and name not in names.through:
+        if r.form == EXEC_FORM:
+            kind = "rebound"
+            what = f"runs `exec` rebinding `{name}` at run time, to one that may take no config"
+        elif name in names.functions and name not in names.through:
             what = _REPLACES if patcher else f"rebinds `{name}` at run time to a function that may take no config"
         else:
             what = (

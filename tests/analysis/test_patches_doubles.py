@@ -180,6 +180,18 @@ DOUBLES: dict[str, tuple[dict[str, str], tuple[str, str], str]] = {
         "tests/test_launcher.py": OMEGA + "from app import launcher\n\n\n"
         f"def test_launch():\n    assert launcher.launch({CFG}) == {{'fake': 1}}\n",
     }, ("app/launcher.py", "globals()"), "app/launcher.py"),
+    "exec-in-globals": ({
+        "app/launcher.py": FROM_IMPORT + "\nexec(\"get_ppo_ray_runtime_env = lambda: {'fake': 1}\", globals())\n\n\n"
+        "def launch(config):\n    return get_ppo_ray_runtime_env()\n",
+        "tests/test_launcher.py": OMEGA + "from app import launcher\n\n\n"
+        f"def test_launch():\n    assert launcher.launch({CFG}) == {{'fake': 1}}\n",
+    }, ("app/launcher.py", "exec("), "app/launcher.py"),
+    "exec-of-computed-code-in-vars": ({
+        "app/launcher.py": FROM_IMPORT + "\nCODE = 'get_ppo_ray_runtime_env = ' + \"lambda: {'fake': 1}\"\n"
+        "exec(CODE, vars())\n\n\ndef launch(config):\n    return get_ppo_ray_runtime_env()\n",
+        "tests/test_launcher.py": OMEGA + "from app import launcher\n\n\n"
+        f"def test_launch():\n    assert launcher.launch({CFG}) == {{'fake': 1}}\n",
+    }, ("app/launcher.py", "exec("), "app/launcher.py"),
     "module-alias-swapped-elsewhere": ({
         "app/__init__.py": "import verl.trainer.constants_ppo as cp\n\n\n"
         "def launch(config):\n    return cp.get_ppo_ray_runtime_env()\n",
@@ -254,7 +266,9 @@ def test_the_unsafe_fix_carries_a_structured_reason(tmp_path: Path, name: str, m
     paths = sorted(str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*.py"))
     result = run(paths, Settings(), Mode.CHECK, jobs=1)
     (d,) = [d for o in result.outcomes if o.path == caller for d in o.diagnostics]
-    kind = "rebound" if name in ("globals-item", "module-alias-swapped-elsewhere") else "patched"
+    kind = "rebound" if name in (
+        "globals-item", "module-alias-swapped-elsewhere", "exec-in-globals", "exec-of-computed-code-in-vars"
+    ) else "patched"
     assert d.reason is not None and d.reason.kind == kind, d.reason
     (place,) = d.reason.lines
     assert (place.path, place.line) == (rel, _line_of(files, rel, marker))
