@@ -958,24 +958,30 @@ def reachable_files(
                 grown = True
         if not grown:
             break
-    if not found:
-        return []
+    importers = bool(found)
     by_module: dict[str, str] = {}
     for path in others:
         for name in names_of[path]:
             by_module.setdefault(name, path)
-    todo = list(found)
-    for _ in range(rounds):  # downwards: what the importers load in turn
-        more = []
-        for path in todo:
-            for module in loads_of(path):
-                other = by_module.get(module)
-                if other is not None and other not in found:
-                    found.add(other)
-                    more.append(other)
-        if not more:
-            break
-        todo = more
+
+    def downwards(todo: list[str]) -> None:
+        for _ in range(rounds):  # what the importers load in turn
+            more = []
+            for path in todo:
+                for module in loads_of(path):
+                    other = by_module.get(module)
+                    if other is not None and other not in found:
+                        found.add(other)
+                        more.append(other)
+            if not more:
+                break
+            todo = more
+
+    # the calling modules' own imports too: a module the call goes through may rebind the
+    # function (``exec("get_... = lambda: {}", globals())`` in ``app/shim.py``)
+    downwards([*found, *calling])
+    if not importers:
+        return [p for p in others if p in found]
     # ``conftest.py`` above a reachable file; a fake package beside an importer's tests
     folders = {os.path.dirname(os.path.abspath(p)) for p in [*found, *calling]}
     tails = [m.replace(".", "/") for m in target_modules]
@@ -999,7 +1005,82 @@ def reachable_files(
         doubles = next((i for i, part in enumerate(parts) if part in _DOUBLES_FOLDERS), None)
         if doubles is not None and near(os.sep.join(parts[: doubles + 1])):
             found.add(path)
+    # pytest plugins: ``pytest_plugins = ["tests.plugins.stub"]`` in a conftest (or a module
+    # it names) and ``-p tests.plugins.stub`` in the ini options load a module no import
+    # statement names, whose fixture may patch the function for every test
+    plugins = _ini_plugins(folders)
+    checked: set[str] = set()
+    for _ in range(rounds):
+        for path in [*calling, *found]:
+            if path not in checked:
+                checked.add(path)
+                plugins |= _declared_plugins(path, read)
+        more = [by_module[m] for m in plugins if m in by_module and by_module[m] not in found]
+        if not more:
+            break
+        found.update(more)
+        downwards(more)
     return [p for p in others if p in found]
+
+
+#: ``-p NAME`` / ``-pNAME`` / ``"-p", "NAME"`` in a file of pytest's options
+_PLUGIN_OPTION = re.compile(r"""(?<![\w-])-p(?:[ \t]+|['"],?[ \t]*['"]|)([\w.:]+)""")
+#: the files pytest reads its ini options from
+_INI_FILES = ("pytest.ini", ".pytest.ini", "pyproject.toml", "setup.cfg", "tox.ini")
+
+
+def _ini_plugins(folders: Iterable[str]) -> set[str]:
+    """The modules ``-p NAME`` names in the ini files (``pytest.ini``, ``pyproject.toml``,
+    ``setup.cfg``, ``tox.ini``) of ``folders`` and the folders above them, up to a git
+    top level (``.git`` in it); ``-p no:NAME`` left out. Generous: a name too many only
+    makes a file count."""
+    out: set[str] = set()
+    seen: set[str] = set()
+    for folder in folders:
+        here = folder
+        while here not in seen:
+            seen.add(here)
+            for name in _INI_FILES:
+                try:
+                    with open(os.path.join(here, name), "rb") as handle:
+                        text = handle.read(1 << 20).decode("utf-8", "replace")
+                except OSError:
+                    continue
+                if "-p" in text:
+                    out.update(
+                        m.group(1).rstrip(".") for m in _PLUGIN_OPTION.finditer(text)
+                        if not m.group(1).startswith("no:") and ":" not in m.group(1)
+                    )
+            parent = os.path.dirname(here)
+            if parent == here or os.path.exists(os.path.join(here, ".git")):
+                break
+            here = parent
+    return out
+
+
+def _declared_plugins(path: str, read) -> set[str]:
+    """The modules a module-level ``pytest_plugins = "a.b"`` / ``["a.b", ...]`` of ``path``
+    names (in a ``conftest.py``, or in a plugin module it names)."""
+    try:
+        data = read(path)
+    except (OSError, ValueError):
+        return set()
+    if b"pytest_plugins" not in data:
+        return set()
+    tree = parse_file(path, data)
+    out: set[str] = set()
+    for node in getattr(tree, "body", ()):
+        if isinstance(node, ast.Assign):
+            targets, value = node.targets, node.value
+        elif isinstance(node, (ast.AnnAssign, ast.AugAssign)) and node.value is not None:
+            targets, value = [node.target], node.value
+        else:
+            continue
+        if not any(isinstance(t, ast.Name) and t.id == "pytest_plugins" for t in targets):
+            continue
+        items = value.elts if isinstance(value, (ast.List, ast.Tuple, ast.Set)) else [value]
+        out.update(text for e in items if (text := _string(e)))
+    return out
 
 
 def _prefixes(module: str) -> list[str]:
