@@ -307,11 +307,13 @@ EXEC_FORM = "exec"
 def _exec_replacements(call: ast.Call) -> list[Replacement]:
     """``exec(code, globals())`` (or ``vars()``, ``locals()``): the names the code binds in
     the module's namespace (``exec("f = lambda: {}", globals())``: ``f``); ``"*"`` when the
-    code is not a string constant (``exec(code, globals())``) or cannot be parsed. Without
-    a namespace of the module (``exec(code)`` in a function, ``exec(code, {})``) nothing."""
-    spaces = [_namespace(a) for a in call.args[1:3]]
-    spaces += [_namespace(k.value) for k in call.keywords if k.arg in ("globals", "locals")]
-    if not any(space is not None and space[0] == "globals" for space in spaces):
+    code is not a string constant (``exec(code, globals())``) or cannot be parsed. A bare
+    ``exec(code)`` counts too (at module level it runs in the module's namespace; in a
+    function it may not, but a name too many only makes a fix unsafe); with namespaces
+    given, none of the module's (``exec(code, {})``), nothing."""
+    given = [*call.args[1:3], *(k.value for k in call.keywords if k.arg in ("globals", "locals"))]
+    spaces = [_namespace(a) for a in given]
+    if given and not any(space is not None and space[0] == "globals" for space in spaces):
         return []
     line = call.lineno
     code = _string(call.args[0]) if call.args else None

@@ -207,6 +207,12 @@ DOUBLES: dict[str, tuple[dict[str, str], tuple[str, str], str]] = {
         "tests/test_launcher.py": OMEGA + "from app import launcher\n\n\n"
         f"def test_launch():\n    assert launcher.launch({CFG}) == {{'fake': 1}}\n",
     }, ("app/launcher.py", "exec("), "app/launcher.py"),
+    "exec-without-namespace": ({
+        "app/launcher.py": FROM_IMPORT + "\nexec(\"get_ppo_ray_runtime_env = lambda: {'fake': 1}\")\n\n\n"
+        "def launch(config):\n    return get_ppo_ray_runtime_env()\n",
+        "tests/test_launcher.py": OMEGA + "from app import launcher\n\n\n"
+        f"def test_launch():\n    assert launcher.launch({CFG}) == {{'fake': 1}}\n",
+    }, ("app/launcher.py", "exec("), "app/launcher.py"),
     "exec-of-computed-code-in-vars": ({
         "app/launcher.py": FROM_IMPORT + "\nCODE = 'get_ppo_ray_runtime_env = ' + \"lambda: {'fake': 1}\"\n"
         "exec(CODE, vars())\n\n\ndef launch(config):\n    return get_ppo_ray_runtime_env()\n",
@@ -296,7 +302,7 @@ def test_the_unsafe_fix_carries_a_structured_reason(tmp_path: Path, name: str, m
     (d,) = [d for o in result.outcomes if o.path == caller for d in o.diagnostics]
     kind = "rebound" if name in (
         "globals-item", "module-alias-swapped-elsewhere", "exec-in-globals", "exec-of-computed-code-in-vars",
-        "exec-in-a-module-the-call-goes-through",
+        "exec-in-a-module-the-call-goes-through", "exec-without-namespace",
     ) else "patched"
     assert d.reason is not None and d.reason.kind == kind, d.reason
     (place,) = d.reason.lines
