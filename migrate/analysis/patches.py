@@ -71,11 +71,11 @@ PATCHERS: dict[str, str] = {
 
 #: Bytes a file replacing a name holds: a patcher of :data:`PATCHERS`, a namespace, or an
 #: attribute assigned (``x.f = v``; the names are checked on the tree).
-_PATCH_WORDS = rb"setattr|delattr|patch|setitem|setdefault|__dict__|\bupdate\b|\bmodules\b|\bglobals\s*\(|\bvars\s*\("
+_PATCH_WORDS = rb"setattr|delattr|patch|setitem|setdefault|__dict__|\bupdate\b|\bmodules\b|\bglobals\s*\(|\bvars\s*\(|\bexec\s*\("
 _ATTRIBUTE_STORE = rb"\.\s*(\w+)\s*=[^=]"
 #: a literal each alternative of :data:`_PATCH_WORDS` contains, in the same order
 _PATCH_LITERALS = (b"setattr", b"delattr", b"patch", b"setitem", b"setdefault", b"__dict__",
-                   b"update", b"modules", b"globals", b"vars")
+                   b"update", b"modules", b"globals", b"vars", b"exec")
 _PATCH_WORDS_RE = re.compile(_PATCH_WORDS)
 _ATTRIBUTE_STORE_RE = re.compile(_ATTRIBUTE_STORE)
 
@@ -226,6 +226,8 @@ def call_replacements(call: ast.Call) -> list[Replacement]:
     """
     func = call.func
     last = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+    if last == "exec" and isinstance(func, ast.Name):
+        return _exec_replacements(call)
     how = PATCHERS.get(last)
     if how is None:
         return []
@@ -296,6 +298,42 @@ def call_replacements(call: ast.Call) -> list[Replacement]:
     if space is None:
         return []
     return [_keyed(space[0], space[1], _string(key), line, form)]
+
+
+#: the form of a replacement made by ``exec(code, globals())``
+EXEC_FORM = "exec"
+
+
+def _exec_replacements(call: ast.Call) -> list[Replacement]:
+    """``exec(code, globals())`` (or ``vars()``, ``locals()``): the names the code binds in
+    the module's namespace (``exec("f = lambda: {}", globals())``: ``f``); ``"*"`` when the
+    code is not a string constant (``exec(code, globals())``) or cannot be parsed. A bare
+    ``exec(code)`` counts too (at module level it runs in the module's namespace; in a
+    function it may not, but a name too many only makes a fix unsafe); with namespaces
+    given, none of the module's (``exec(code, {})``), nothing."""
+    given = [*call.args[1:3], *(k.value for k in call.keywords if k.arg in ("globals", "locals"))]
+    spaces = [_namespace(a) for a in given]
+    if given and not any(space is not None and space[0] == "globals" for space in spaces):
+        return []
+    line = call.lineno
+    code = _string(call.args[0]) if call.args else None
+    try:
+        tree = ast.parse(code) if code is not None else None
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        tree = None
+    if tree is None:
+        return [Replacement("*", None, None, "globals", line, EXEC_FORM)]
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            names.add(node.id)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            names.update(a.asname or a.name.split(".")[0] for a in node.names)
+        elif isinstance(node, ast.Call):  # ``exec`` of code rebinding by a patcher of its own
+            names.update(r.name for r in call_replacements(node))
+    return [Replacement(n, None, None, "globals", line, EXEC_FORM) for n in sorted(names)]
 
 
 class _Nodes:
@@ -561,6 +599,75 @@ def _constants(data: bytes, functions: Iterable[str]) -> Iterator[tuple[str, str
         yield m.group(1).decode(), m.group(2).decode(), line
 
 
+#: a module-level assignment that may compute a string: ``A + B``, an f-string, ``'.'.join``
+_COMPUTED_ASSIGN = re.compile(rb"(?m)^\w+[ \t]*(?::[^=\n]*)?=[^=\n][^\n]*(?:\+|\b[fF][rR]?['\"]|\.join\s*\()")
+
+
+def _str_value(node: ast.AST, env: dict[str, str]) -> str | None:
+    """The string ``node`` evaluates to, from string constants and the names of ``env``:
+    ``A + B``, ``f"{A}.{B}"``, ``".".join([A, "b"])``; ``None`` if it cannot tell."""
+    if isinstance(node, ast.Constant):
+        return node.value if isinstance(node.value, str) else None
+    if isinstance(node, ast.Name):
+        return env.get(node.id)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        left, right = _str_value(node.left, env), _str_value(node.right, env)
+        return None if left is None or right is None else left + right
+    if isinstance(node, ast.JoinedStr):
+        parts = []
+        for value in node.values:
+            if isinstance(value, ast.FormattedValue):
+                if value.format_spec is not None or value.conversion not in (-1, ord("s")):
+                    return None
+                text = _str_value(value.value, env)
+            else:
+                text = _str_value(value, env)
+            if text is None:
+                return None
+            parts.append(text)
+        return "".join(parts)
+    if (
+        isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "join"
+        and len(node.args) == 1 and not node.keywords and isinstance(node.args[0], (ast.List, ast.Tuple))
+    ):
+        sep = _str_value(node.func.value, env)
+        items = [_str_value(e, env) for e in node.args[0].elts]
+        return None if sep is None or None in items else sep.join(items)  # type: ignore[arg-type]
+    return None
+
+
+def _computed_constants(tree: ast.AST, functions: Iterable[str]) -> Iterator[tuple[str, str, int]]:
+    """``(name, module, line)`` of each module-level name bound once to a string, computed
+    from other such names (``ENV = MOD + ".get_..."``, ``f"{MOD}.{FN}"``, ``".".join([...])``),
+    that names the function in a module: a patch target another file may import."""
+    functions = set(functions)
+    bound: dict[str, int] = {}
+    for node in getattr(tree, "body", ()):
+        targets = node.targets if isinstance(node, ast.Assign) else (
+            [node.target] if isinstance(node, (ast.AugAssign, ast.AnnAssign)) else [])
+        for target in targets:
+            for t in _flat(target):
+                if isinstance(t, ast.Name):
+                    bound[t.id] = bound.get(t.id, 0) + 1
+    env: dict[str, str] = {}
+    for node in getattr(tree, "body", ()):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1:
+            target, value = node.targets[0], node.value
+        elif isinstance(node, ast.AnnAssign) and node.value is not None:
+            target, value = node.target, node.value
+        else:
+            continue
+        if not isinstance(target, ast.Name) or bound.get(target.id) != 1:
+            continue
+        text = _str_value(value, env)
+        if text is None:
+            continue
+        env[target.id] = text
+        module, _, name = text.rpartition(".")
+        if name in functions and module and not isinstance(value, ast.Constant):
+            yield target.id, module, node.lineno
+
+
 def target_patches(candidates: Iterable[str], paths: Sequence[str], settings: Settings) -> tuple[Patch, ...]:
     """Where files of the run replace the runtime function, or a module or alias its calls
     go through, by a form of the table (:func:`replacements`).
@@ -601,6 +708,11 @@ def target_patches(candidates: Iterable[str], paths: Sequence[str], settings: Se
     for path, data in datas.items():
         for name, module, line in _constants(data, names.functions):
             constants.setdefault(name, (module, path, line))
+        if _COMPUTED_ASSIGN.search(data):  # ``ENV = MOD + ".get_..."``, an f-string, a join
+            tree = parse_file(path, data)
+            if tree is not None:
+                for name, module, line in _computed_constants(tree, names.functions):
+                    constants.setdefault(name, (module, path, line))
     wanted = names.all() | constants.keys()
     encoded = [n.encode() for n in wanted]
     # a file not naming the function must name what it replaces where a replacement does:
@@ -848,24 +960,30 @@ def reachable_files(
                 grown = True
         if not grown:
             break
-    if not found:
-        return []
+    importers = bool(found)
     by_module: dict[str, str] = {}
     for path in others:
         for name in names_of[path]:
             by_module.setdefault(name, path)
-    todo = list(found)
-    for _ in range(rounds):  # downwards: what the importers load in turn
-        more = []
-        for path in todo:
-            for module in loads_of(path):
-                other = by_module.get(module)
-                if other is not None and other not in found:
-                    found.add(other)
-                    more.append(other)
-        if not more:
-            break
-        todo = more
+
+    def downwards(todo: list[str]) -> None:
+        for _ in range(rounds):  # what the importers load in turn
+            more = []
+            for path in todo:
+                for module in loads_of(path):
+                    other = by_module.get(module)
+                    if other is not None and other not in found:
+                        found.add(other)
+                        more.append(other)
+            if not more:
+                break
+            todo = more
+
+    # the calling modules' own imports too: a module the call goes through may rebind the
+    # function (``exec("get_... = lambda: {}", globals())`` in ``app/shim.py``)
+    downwards([*found, *calling])
+    if not importers:
+        return [p for p in others if p in found]
     # ``conftest.py`` above a reachable file; a fake package beside an importer's tests
     folders = {os.path.dirname(os.path.abspath(p)) for p in [*found, *calling]}
     tails = [m.replace(".", "/") for m in target_modules]
@@ -889,7 +1007,82 @@ def reachable_files(
         doubles = next((i for i, part in enumerate(parts) if part in _DOUBLES_FOLDERS), None)
         if doubles is not None and near(os.sep.join(parts[: doubles + 1])):
             found.add(path)
+    # pytest plugins: ``pytest_plugins = ["tests.plugins.stub"]`` in a conftest (or a module
+    # it names) and ``-p tests.plugins.stub`` in the ini options load a module no import
+    # statement names, whose fixture may patch the function for every test
+    plugins = _ini_plugins(folders)
+    checked: set[str] = set()
+    for _ in range(rounds):
+        for path in [*calling, *found]:
+            if path not in checked:
+                checked.add(path)
+                plugins |= _declared_plugins(path, read)
+        more = [by_module[m] for m in plugins if m in by_module and by_module[m] not in found]
+        if not more:
+            break
+        found.update(more)
+        downwards(more)
     return [p for p in others if p in found]
+
+
+#: ``-p NAME`` / ``-pNAME`` / ``"-p", "NAME"`` in a file of pytest's options
+_PLUGIN_OPTION = re.compile(r"""(?<![\w-])-p(?:[ \t]+|['"],?[ \t]*['"]|)([\w.:]+)""")
+#: the files pytest reads its ini options from
+_INI_FILES = ("pytest.ini", ".pytest.ini", "pyproject.toml", "setup.cfg", "tox.ini")
+
+
+def _ini_plugins(folders: Iterable[str]) -> set[str]:
+    """The modules ``-p NAME`` names in the ini files (``pytest.ini``, ``pyproject.toml``,
+    ``setup.cfg``, ``tox.ini``) of ``folders`` and the folders above them, up to a git
+    top level (``.git`` in it); ``-p no:NAME`` left out. Generous: a name too many only
+    makes a file count."""
+    out: set[str] = set()
+    seen: set[str] = set()
+    for folder in folders:
+        here = folder
+        while here not in seen:
+            seen.add(here)
+            for name in _INI_FILES:
+                try:
+                    with open(os.path.join(here, name), "rb") as handle:
+                        text = handle.read(1 << 20).decode("utf-8", "replace")
+                except OSError:
+                    continue
+                if "-p" in text:
+                    out.update(
+                        m.group(1).rstrip(".") for m in _PLUGIN_OPTION.finditer(text)
+                        if not m.group(1).startswith("no:") and ":" not in m.group(1)
+                    )
+            parent = os.path.dirname(here)
+            if parent == here or os.path.exists(os.path.join(here, ".git")):
+                break
+            here = parent
+    return out
+
+
+def _declared_plugins(path: str, read) -> set[str]:
+    """The modules a module-level ``pytest_plugins = "a.b"`` / ``["a.b", ...]`` of ``path``
+    names (in a ``conftest.py``, or in a plugin module it names)."""
+    try:
+        data = read(path)
+    except (OSError, ValueError):
+        return set()
+    if b"pytest_plugins" not in data:
+        return set()
+    tree = parse_file(path, data)
+    out: set[str] = set()
+    for node in getattr(tree, "body", ()):
+        if isinstance(node, ast.Assign):
+            targets, value = node.targets, node.value
+        elif isinstance(node, (ast.AnnAssign, ast.AugAssign)) and node.value is not None:
+            targets, value = [node.target], node.value
+        else:
+            continue
+        if not any(isinstance(t, ast.Name) and t.id == "pytest_plugins" for t in targets):
+            continue
+        items = value.elts if isinstance(value, (ast.List, ast.Tuple, ast.Set)) else [value]
+        out.update(text for e in items if (text := _string(e)))
+    return out
 
 
 def _prefixes(module: str) -> list[str]:
@@ -958,6 +1151,15 @@ def _patches_in(
     for r in replacements(tree):
         module: str | None
         name = r.name
+        if name == "*" and r.form == EXEC_FORM:
+            # ``exec(code, globals())`` of code not known before it runs: it may rebind any
+            # name of the module, the function's too
+            counted.add(r.line)
+            yield "<own>", r.line, "rebound", (
+                "runs `exec` in the module's namespace, which may rebind the runtime function "
+                "to one taking no config"
+            )
+            continue
         if name == "*":
             generic = True
             continue
@@ -984,9 +1186,12 @@ def _patches_in(
         else:
             module = imported.get(_dotted(r.owner)) if r.owner is not None else None
         counted.add(r.line)
-        patcher = r.form != "an assignment" or test
+        patcher = r.form not in ("an assignment", EXEC_FORM) or test
         kind = "patched" if patcher else "rebound"
-        if name in names.functions and name not in names.through:
+        if r.form == EXEC_FORM:
+            kind = "rebound"
+            what = f"runs `exec` rebinding `{name}` at run time, to one that may take no config"
+        elif name in names.functions and name not in names.through:
             what = _REPLACES if patcher else f"rebinds `{name}` at run time to a function that may take no config"
         else:
             what = (

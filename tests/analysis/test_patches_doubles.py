@@ -50,6 +50,12 @@ CLASS_FAKE = (
     "        return {'fake': 1}\n\n\n"
 )
 
+#: a pytest plugin whose autouse fixture replaces the launcher's function
+PLUGIN = (
+    "import pytest\n\n\n@pytest.fixture(autouse=True)\ndef stub(monkeypatch):\n"
+    "    monkeypatch.setattr('app.launcher.get_ppo_ray_runtime_env', lambda: {'fake': 1})\n"
+)
+
 #: name -> (files, (the file holding the double, text on its line: the reason must name
 #: that file and line), the file whose call must be left alone or made unsafe)
 DOUBLES: dict[str, tuple[dict[str, str], tuple[str, str], str]] = {
@@ -124,6 +130,47 @@ DOUBLES: dict[str, tuple[dict[str, str], tuple[str, str], str]] = {
         + "def test_launch():\n    with mock.patch(ENV_TARGET, fake):\n"
         f"        assert launcher.launch({CFG}) == {{'fake': 1}}\n",
     }, ("tests/test_launcher.py", "mock.patch("), "app/launcher.py"),
+    # the target computed in another file: ``+``, an f-string, ``'.'.join`` of constants
+    "target-concatenated-elsewhere": ({
+        "app/launcher.py": DIRECT,
+        "tests/patch_targets.py": "MOD = 'app.launcher'\nENV = MOD + '.get_ppo_ray_runtime_env'\n",
+        "tests/test_launcher.py": OMEGA + TEST_HEAD + "from patch_targets import ENV\n\n"
+        "from app import launcher\n\n\n" + FAKE
+        + "def test_launch():\n    with mock.patch(ENV, fake):\n"
+        f"        assert launcher.launch({CFG}) == {{'fake': 1}}\n",
+    }, ("tests/test_launcher.py", "mock.patch("), "app/launcher.py"),
+    "target-f-string-elsewhere": ({
+        "app/launcher.py": DIRECT,
+        "tests/patch_targets.py": "MOD = 'app.launcher'\nFN = 'get_ppo_ray_runtime_env'\n"
+        "ENV = f'{MOD}.{FN}'\n",
+        "tests/test_launcher.py": OMEGA + TEST_HEAD + "import patch_targets\n\n"
+        "from app import launcher\n\n\n" + FAKE
+        + "def test_launch():\n    with mock.patch(patch_targets.ENV, new=fake):\n"
+        f"        assert launcher.launch({CFG}) == {{'fake': 1}}\n",
+    }, ("tests/test_launcher.py", "mock.patch("), "app/launcher.py"),
+    "target-joined-elsewhere": ({
+        "app/launcher.py": DIRECT,
+        "tests/patch_targets.py": "ENV = '.'.join(['app', 'launcher', 'get_ppo_ray_runtime_env'])\n",
+        "tests/test_launcher.py": OMEGA + TEST_HEAD + "from patch_targets import ENV\n\n"
+        "from app import launcher\n\n\n" + FAKE
+        + "def test_launch():\n    with mock.patch(ENV, fake):\n"
+        f"        assert launcher.launch({CFG}) == {{'fake': 1}}\n",
+    }, ("tests/test_launcher.py", "mock.patch("), "app/launcher.py"),
+    # a pytest plugin no import statement names: ``pytest_plugins`` in a conftest, ``-p``
+    "plugin-named-by-pytest-plugins": ({
+        "app/launcher.py": DIRECT,
+        "tests/conftest.py": "pytest_plugins = ['tests.plugins.stub']\n",
+        "tests/plugins/stub.py": PLUGIN,
+        "tests/test_launcher.py": OMEGA + "from app import launcher\n\n\n"
+        f"def test_launch():\n    assert launcher.launch({CFG}) == {{'fake': 1}}\n",
+    }, ("tests/plugins/stub.py", "monkeypatch.setattr"), "app/launcher.py"),
+    "plugin-named-by-ini-addopts": ({
+        "app/launcher.py": DIRECT,
+        "pytest.ini": "[pytest]\naddopts = -p tests.plugins.stub\n",
+        "tests/plugins/stub.py": PLUGIN,
+        "tests/test_launcher.py": OMEGA + "from app import launcher\n\n\n"
+        f"def test_launch():\n    assert launcher.launch({CFG}) == {{'fake': 1}}\n",
+    }, ("tests/plugins/stub.py", "monkeypatch.setattr"), "app/launcher.py"),
     "same-file-patch-multiple": ({
         "tests/test_launcher.py": OMEGA + TEST_HEAD + "import verl.trainer.constants_ppo as lib\n\n\n"
         + FAKE + "def launch(config):\n    return lib.get_ppo_ray_runtime_env()\n\n\n"
@@ -154,6 +201,31 @@ DOUBLES: dict[str, tuple[dict[str, str], tuple[str, str], str]] = {
         "tests/test_launcher.py": OMEGA + "from app import launcher\n\n\n"
         f"def test_launch():\n    assert launcher.launch({CFG}) == {{'fake': 1}}\n",
     }, ("app/launcher.py", "globals()"), "app/launcher.py"),
+    "exec-in-globals": ({
+        "app/launcher.py": FROM_IMPORT + "\nexec(\"get_ppo_ray_runtime_env = lambda: {'fake': 1}\", globals())\n\n\n"
+        "def launch(config):\n    return get_ppo_ray_runtime_env()\n",
+        "tests/test_launcher.py": OMEGA + "from app import launcher\n\n\n"
+        f"def test_launch():\n    assert launcher.launch({CFG}) == {{'fake': 1}}\n",
+    }, ("app/launcher.py", "exec("), "app/launcher.py"),
+    "exec-without-namespace": ({
+        "app/launcher.py": FROM_IMPORT + "\nexec(\"get_ppo_ray_runtime_env = lambda: {'fake': 1}\")\n\n\n"
+        "def launch(config):\n    return get_ppo_ray_runtime_env()\n",
+        "tests/test_launcher.py": OMEGA + "from app import launcher\n\n\n"
+        f"def test_launch():\n    assert launcher.launch({CFG}) == {{'fake': 1}}\n",
+    }, ("app/launcher.py", "exec("), "app/launcher.py"),
+    "exec-of-computed-code-in-vars": ({
+        "app/launcher.py": FROM_IMPORT + "\nCODE = 'get_ppo_ray_runtime_env = ' + \"lambda: {'fake': 1}\"\n"
+        "exec(CODE, vars())\n\n\ndef launch(config):\n    return get_ppo_ray_runtime_env()\n",
+        "tests/test_launcher.py": OMEGA + "from app import launcher\n\n\n"
+        f"def test_launch():\n    assert launcher.launch({CFG}) == {{'fake': 1}}\n",
+    }, ("app/launcher.py", "exec("), "app/launcher.py"),
+    "exec-in-a-module-the-call-goes-through": ({
+        "app/shim.py": FROM_IMPORT + "\nexec(\"get_ppo_ray_runtime_env = lambda: {'fake': 1}\", globals())\n",
+        "app/launcher.py": "from app.shim import get_ppo_ray_runtime_env\n\n\n"
+        "def launch(config):\n    return get_ppo_ray_runtime_env()\n",
+        "tests/test_launcher.py": OMEGA + "from app import launcher\n\n\n"
+        f"def test_launch():\n    assert launcher.launch({CFG}) == {{'fake': 1}}\n",
+    }, ("app/shim.py", "exec("), "app/launcher.py"),
     "module-alias-swapped-elsewhere": ({
         "app/__init__.py": "import verl.trainer.constants_ppo as cp\n\n\n"
         "def launch(config):\n    return cp.get_ppo_ray_runtime_env()\n",
@@ -228,7 +300,10 @@ def test_the_unsafe_fix_carries_a_structured_reason(tmp_path: Path, name: str, m
     paths = sorted(str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*.py"))
     result = run(paths, Settings(), Mode.CHECK, jobs=1)
     (d,) = [d for o in result.outcomes if o.path == caller for d in o.diagnostics]
-    kind = "rebound" if name in ("globals-item", "module-alias-swapped-elsewhere") else "patched"
+    kind = "rebound" if name in (
+        "globals-item", "module-alias-swapped-elsewhere", "exec-in-globals", "exec-of-computed-code-in-vars",
+        "exec-in-a-module-the-call-goes-through", "exec-without-namespace",
+    ) else "patched"
     assert d.reason is not None and d.reason.kind == kind, d.reason
     (place,) = d.reason.lines
     assert (place.path, place.line) == (rel, _line_of(files, rel, marker))
