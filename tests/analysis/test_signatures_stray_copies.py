@@ -150,6 +150,9 @@ def _runs(root: Path, how: str, launcher: str = "scripts/train.py") -> str:
     if how == "pytest":
         cmd = [python, "-m", "pytest", "-q", "-s", "-p", "no:cacheprovider", "-p", "no:xdist",
                "-o", "addopts=", "tests/test_train.py"]
+        # the sample project's own pytest: not the plugins installed here (hypothesis,
+        # benchmark, ...), whose loading was two thirds of each run
+        env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
     elif how == "python":
         cmd = [python, launcher]
     elif how == "make":
