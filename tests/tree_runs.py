@@ -40,14 +40,32 @@ def tree_digest(root: Path) -> str:
 
 
 def run_per_tree(
-    cmd: list[str], root: Path, *, env: dict[str, str], cwd: Path | None = None, timeout: float = 120
+    cmd: list[str],
+    root: Path,
+    *,
+    env: dict[str, str],
+    cwd: Path | None = None,
+    timeout: float = 120,
+    reads: tuple[Path, ...] = (),
 ) -> subprocess.CompletedProcess:
     """``subprocess.run(cmd, cwd=cwd or root, env=env, capture_output=True, text=True)``,
-    run once per (content of ``root``, ``root``, ``cmd``, ``cwd``, ``env``)."""
+    run once per (content of ``root``, ``root``, ``cmd``, ``cwd``, ``env``, and the content
+    of each folder of ``reads``: what the run reads outside ``root``, a stub's folder on
+    its ``PYTHONPATH``)."""
     where = Path(cwd or root)
-    key = (tree_digest(root), str(root), tuple(cmd), str(where), tuple(sorted(env.items())))
+    key = (tree_digest(root), str(root), tuple(cmd), str(where), tuple(sorted(env.items())),
+           tuple((str(p), Path(p).exists(), tree_digest(Path(p))) for p in reads))
     if key not in _RUNS:
         _RUNS[key] = subprocess.run(
             cmd, cwd=where, env=env, capture_output=True, text=True, timeout=timeout
         )
     return _RUNS[key]
+
+
+def run_python_per_tree(code: str, cwd: Path, *paths: Path) -> subprocess.CompletedProcess:
+    """:func:`cli_helpers.run_python` (``python -c code`` in ``cwd``, only ``paths`` on
+    ``PYTHONPATH``), run once per content of ``cwd`` and of each of ``paths``."""
+    import sys
+
+    env = {"PYTHONPATH": os.pathsep.join(map(str, paths)), "PATH": "/usr/bin:/bin"}
+    return run_per_tree([sys.executable, "-c", code], cwd, env=env, reads=tuple(paths))
