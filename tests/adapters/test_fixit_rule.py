@@ -93,6 +93,46 @@ def test_settings_from_pyproject_and_fallback(tmp_path: Path) -> None:
 
 
 def _fixit(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    """``fixit ARGS`` in ``cwd``. A lint of a directory is the real ``fixit`` process: Fixit
+    lints several files in a pool of spawned interpreters, each importing the rule afresh.
+    The rest (a lint of one file, and ``fix``, which Fixit always runs in its own process)
+    run Fixit's command line in this process: the same command, without the ~1.3 s of CPU
+    an interpreter spends importing Fixit, LibCST and ppo_migrate."""
+    paths = [a for a in args[1:] if not a.startswith("-")]
+    if args[0] == "lint" and any((cwd / p).is_dir() for p in paths):
+        return _fixit_process(*args, cwd=cwd)
+    return _fixit_in_process(*args, cwd=cwd)
+
+
+def _fixit_in_process(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    """Fixit's console script (``fixit.cli:main``) called here, in ``cwd``, with the caches
+    a new process would start without emptied (the rule's settings per folder: a test
+    edits ``pyproject.toml`` between two runs)."""
+    import traceback
+
+    from click.testing import CliRunner
+    from cli_helpers import _fresh_caches
+    from fixit.cli import main as fixit_main
+
+    from ppo_migrate.adapters.fixit_rule import settings_for
+
+    settings_for.cache_clear()
+    _fresh_caches()
+    here = os.getcwd()
+    try:
+        os.chdir(cwd)
+        result = CliRunner(mix_stderr=False).invoke(fixit_main, list(args))
+    finally:
+        os.chdir(here)
+        settings_for.cache_clear()
+        _fresh_caches()
+    stderr = result.stderr
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        stderr += "".join(traceback.format_exception(result.exception))  # as the process prints it
+    return subprocess.CompletedProcess(["fixit", *args], result.exit_code, result.stdout, stderr)
+
+
+def _fixit_process(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     exe = shutil.which("fixit")
     cmd = [exe] if exe else [sys.executable, "-m", "fixit"]
     env = {**os.environ, "PYTHONIOENCODING": "utf-8"}

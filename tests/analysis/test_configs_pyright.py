@@ -52,7 +52,10 @@ def _pyright(root: Path, expected_files: int) -> set[tuple[str, int, int]]:
     )
     if exe is None:
         pytest.skip("basedpyright is not installed (pip install -e '.[test]')")
+    # the possibly-unbound rule under both of its names (pyright renamed it; basedpyright
+    # >= 1.20 knows only reportPossiblyUnboundVariable, and ignored the old name alone)
     config = {"typeCheckingMode": "off", "reportPossiblyUnbound": "error",
+              "reportPossiblyUnboundVariable": "error",
               "reportUnboundVariable": "error", "reportUndefinedVariable": "error",
               "reportMissingImports": "none",
               "pythonVersion": f"{sys.version_info[0]}.{sys.version_info[1]}"}

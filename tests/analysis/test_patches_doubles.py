@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from cli_helpers import run_cli
+from tree_runs import run_per_tree
 
 #: verl >= 0.9's signature (PR #6976): a config, checked; it says whether it got one
 STRICT_VERL = (
@@ -244,13 +245,14 @@ def _write(root: Path, files: dict[str, str]) -> None:
 
 
 def _pytest(root: Path) -> subprocess.CompletedProcess:
+    """The sample project's tests, run once per content of its tree (an ``apply`` that left
+    every file as it was leaves the run before it standing: tests/tree_runs.py)."""
     # the sample project's own pytest: not the plugins installed here (xdist, hypothesis,
     # benchmark, ...), whose loading was two thirds of each run's start-up
     env = {"PYTHONPATH": f"{root / 'stub'}:{root}", "PATH": "/usr/bin:/bin",
            "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
-    return subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests"],
-        cwd=root, env=env, capture_output=True, text=True, timeout=120,
+    return run_per_tree(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests"], root, env=env
     )
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import gc
+import operator
 import symtable
 import sys
 import textwrap
@@ -28,13 +29,29 @@ KIND = {ScopeKind.MODULE: "module", ScopeKind.CLASS: "class", ScopeKind.FUNCTION
         ScopeKind.LAMBDA: "function", ScopeKind.COMPREHENSION: "function"}
 
 
-def _oracle_symbol(table: symtable.SymbolTable, name: str) -> symtable.Symbol:
-    """symtable's Symbol, minus its quirk of treating any *function named* ``top`` as the
-    module (``symtable.py`` decides ``module_scope`` by the table's name)."""
-    # ``table.lookup`` builds the same Symbol, plus the child tables of the same name (its
-    # namespaces, no flag of FLAGS reads them): a third of the comparison's time on torch
-    module_scope = table.get_type() == "module" and table.get_name() == "top"
-    return symtable.Symbol(name, table._table.symbols[name], module_scope=module_scope)
+def _is_module(table: symtable.SymbolTable) -> bool:
+    """Whether symtable's Symbols of ``table`` have ``module_scope``, minus its quirk of
+    treating any *function named* ``top`` as the module (``symtable.py`` decides it by the
+    table's name)."""
+    return table.get_type() == "module" and table.get_name() == "top"
+
+
+#: (the compiler's flags of a name, module scope) -> the values of FLAGS symtable's Symbol
+#: gives for them. Each of its FLAGS methods reads only those two (neither the name nor
+#: the namespaces: ``table.lookup`` builds the same Symbol plus the child tables of the
+#: name, which cost a third of the comparison's time on torch), so one Symbol answers for
+#: every name with the same flags: a corpus has a few hundred distinct ones for ~10^6
+#: names, and asking each name's own Symbol nine questions was a third of what was left.
+_ORACLE_FLAGS: dict[tuple[int, bool], tuple[bool, ...]] = {}
+_our_flags = operator.attrgetter(*FLAGS)
+
+
+def _oracle_flags(raw: int, module_scope: bool) -> tuple[bool, ...]:
+    key = (raw, module_scope)
+    if key not in _ORACLE_FLAGS:
+        sym = symtable.Symbol("name", raw, module_scope=module_scope)
+        _ORACLE_FLAGS[key] = tuple(getattr(sym, flag)() for flag in FLAGS)
+    return _ORACLE_FLAGS[key]
 
 
 #: Python 3.12+ changed the compiler's table, not the language's scoping: PEP 709 inlines list/
@@ -53,15 +70,17 @@ def scope_differences(ours, theirs: symtable.SymbolTable, path: str = "") -> lis
     if KIND[ours.kind] != theirs.get_type() or ours.name != theirs.get_name():
         return [f"{where}: ours {ours.kind.value} {ours.name!r}"]
     out = []
+    symbols = ours.symbols
     names = set(theirs.get_identifiers())
-    if names != set(ours.symbols):
-        out.append(f"{where}: extra {sorted(set(ours.symbols) - names)} "
-                   f"missing {sorted(names - set(ours.symbols))}")
-    for name in sorted(names & set(ours.symbols)):
-        sym = _oracle_symbol(theirs, name)
-        for flag in FLAGS:
-            if getattr(ours.symbols[name], flag) != getattr(sym, flag)():
-                out.append(f"{where}: {name}.{flag} ours={getattr(ours.symbols[name], flag)}")
+    if names != symbols.keys():
+        out.append(f"{where}: extra {sorted(symbols.keys() - names)} "
+                   f"missing {sorted(names - symbols.keys())}")
+    raw, module_scope = theirs._table.symbols, _is_module(theirs)
+    for name in sorted(names & symbols.keys()):
+        mine, oracle = _our_flags(symbols[name]), _oracle_flags(raw[name], module_scope)
+        if mine != oracle:  # each differing flag, in FLAGS order
+            out += [f"{where}: {name}.{flag} ours={m}"
+                    for flag, m, o in zip(FLAGS, mine, oracle) if m != o]
     kids = theirs.get_children()
     if [c.get_name() for c in kids] != [c.name for c in ours.children]:
         return [*out, f"{where}: children {[c.name for c in ours.children]} vs "

@@ -19,7 +19,8 @@ from pathlib import Path
 
 import pytest
 
-from cli_helpers import VERL_08, VERL_09, declare_verl, run_cli, run_python, verl_stub
+from cli_helpers import VERL_08, VERL_09, declare_verl, run_cli, verl_stub
+from tree_runs import run_python_per_tree
 
 LAUNCHER = (
     "from omegaconf import OmegaConf\n"
@@ -178,7 +179,9 @@ def _tree(root: Path, files: dict[str, str]) -> Path:
 
 
 def _runs(root: Path, site: Path) -> str:
-    proc = run_python(RUN, root, site)
+    """The launcher's output, run against ``site``: once per content of the tree and the
+    site (an apply that changed no file leaves the run before it standing)."""
+    proc = run_python_per_tree(RUN, root, site)
     assert proc.returncode == 0, proc.stderr
     return proc.stdout
 
@@ -386,8 +389,8 @@ def test_a_copy_of_verl_the_call_may_import_decides(case: str, tmp_path: Path) -
     site = [verl_stub(tmp_path / "site", VERL_08) if p == "@site" else root / p for p in paths]
     run = f"import runpy, sys; sys.argv = ['x']; runpy.run_path({launcher!r}, run_name='__main__')"
 
-    def runs() -> str:
-        proc = run_python(run, root, *site)
+    def runs() -> str:  # once per content of the tree and the site (tests/tree_runs.py)
+        proc = run_python_per_tree(run, root, *site)
         assert proc.returncode == 0, proc.stderr
         return proc.stdout
 

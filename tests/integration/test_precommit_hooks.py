@@ -200,7 +200,10 @@ LAUNCHER_TEST = (
 def _sample_tests(root: Path) -> subprocess.CompletedProcess[str]:
     import sys
 
-    env = {"PYTHONPATH": f"{root / 'stub'}:{root}", "PATH": "/usr/bin:/bin"}
+    # the sample project's own pytest: not the plugins installed here (xdist, hypothesis,
+    # benchmark, ...), whose loading was two thirds of each run's start-up
+    env = {"PYTHONPATH": f"{root / 'stub'}:{root}", "PATH": "/usr/bin:/bin",
+           "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
     return subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests"],
         cwd=root, env=env, capture_output=True, text=True, timeout=120, check=False,
