@@ -132,7 +132,7 @@ def modules(draw, with_target: bool = True) -> Module:
         add(0, line)
     add(0, "from omegaconf import OmegaConf")  # a config it loads is certainly one
     if has_global:
-        add(0, "config = OmegaConf.load(PATH)  # the module's config, café ✓")
+        add(0, "config = OmegaConf.create({'trainer': PATH})  # the module's config, café ✓")
     glob = "config" if has_global else None
 
     blocks = draw(
@@ -186,7 +186,7 @@ def modules(draw, with_target: bool = True) -> Module:
             call(2, "self.config", prefix="return ")
         elif kind == "class-body":
             add(0, f"class Settings{i}:")
-            add(1, "config = OmegaConf.load(PATH)")
+            add(1, "config = OmegaConf.create({'trainer': PATH})")
             call(1, "config", prefix="ENV = ")
         elif kind == "comprehension":
             add(0, f"def many_{i}({name}, n):")

@@ -164,12 +164,12 @@ def trainer(i: int = 0, *, newline: bytes = b"\n") -> bytes:
         + b"from omegaconf import OmegaConf\n"
         + b"\n\n"
         + f"def run_ppo_{i}(path):\n".encode()
-        + b"    config = OmegaConf.load(path)\n"
+        + b"    config = OmegaConf.create({'trainer': path})\n"
         + b"    ray.init(runtime_env=get_ppo_ray_runtime_env())\n"
         + b"\n\n"
         + f"class TaskRunner{i}:\n".encode()
         + b"    def __init__(self, path):\n"
-        + b"        self.config = OmegaConf.load(path)\n"
+        + b"        self.config = OmegaConf.create({'trainer': path})\n"
         + b"\n"
         + b"    def run(self):\n"
         + b"        return get_ppo_ray_runtime_env(None)\n"
@@ -758,9 +758,9 @@ CASES: dict[str, tuple[bytes, bytes]] = {
         + b"\x0cdef other():\n    pass\n",
     ),
     "form feed LibCST moves": (
-        IMP + b"from omegaconf import OmegaConf\n\x0cclass Settings:\n\x0c    config = OmegaConf.load(p)\n"
+        IMP + b"from omegaconf import OmegaConf\n\x0cclass Settings:\n\x0c    config = OmegaConf.create({'trainer': p})\n"
         + b"    ENV = get_ppo_ray_runtime_env()\n",
-        IMP + b"from omegaconf import OmegaConf\n\x0cclass Settings:\n\x0c    config = OmegaConf.load(p)\n"
+        IMP + b"from omegaconf import OmegaConf\n\x0cclass Settings:\n\x0c    config = OmegaConf.create({'trainer': p})\n"
         + b"    ENV = get_ppo_ray_runtime_env(config)\n",
     ),
     "continuation before the first line": (
