@@ -40,7 +40,7 @@ def _is_module(table: symtable.SymbolTable) -> bool:
 #: gives for them. Each of its FLAGS methods reads only those two (neither the name nor
 #: the namespaces: ``table.lookup`` builds the same Symbol plus the child tables of the
 #: name, which cost a third of the comparison's time on torch), so one Symbol answers for
-#: every name with the same flags: a corpus has a few hundred distinct ones for ~10^6
+#: every name with the same flags: a corpus has a few dozen distinct ones for ~10^6
 #: names, and asking each name's own Symbol nine questions was a third of what was left.
 _ORACLE_FLAGS: dict[tuple[int, bool], tuple[bool, ...]] = {}
 _our_flags = operator.attrgetter(*FLAGS)
