@@ -832,7 +832,7 @@ def _with_reexports(
     (:func:`ppo_migrate.analysis.reexports.spelled_modules`)."""
     if mode not in (Mode.CHECK, Mode.APPLY, Mode.DIFF) or settings.reexports is not None:
         return settings, False
-    from ppo_migrate.analysis.reexports import import_words, project_reexports, words_reader
+    from ppo_migrate.analysis.reexports import STAR_IMPORT, import_words, project_reexports, words_reader
 
     snapshot = current()
     named = list(candidates)
@@ -858,9 +858,9 @@ def _with_reexports(
                 data = snapshot.read_bytes(path)
             except (OSError, ValueError):
                 continue
-            if b"import *" in data:
+            if STAR_IMPORT in data:
                 datas[path] = data
-    imports: dict[str, set[bytes]] = {}
+    imports: dict[str, frozenset[bytes]] = {}
     for path in dict.fromkeys([*files, *named]):
         try:
             imports[path] = import_words(snapshot.read_bytes(path))
@@ -878,10 +878,12 @@ def _with_reexports(
 def _star_importers(paths: Sequence[str]) -> bool:
     """Whether a file of ``paths`` holds a star import (``from verl.trainer.constants_ppo
     import *`` re-exports the function without spelling it)."""
+    from ppo_migrate.analysis.reexports import STAR_IMPORT
+
     snapshot = current()
     for path in paths:
         try:
-            if b"import *" in snapshot.read_bytes(path, keep=True):
+            if STAR_IMPORT in snapshot.read_bytes(path, keep=True):
                 return True
         except (OSError, ValueError):
             continue

@@ -874,6 +874,12 @@ def import_statements(data: bytes) -> Iterator[bytes]:
         pos = end + 1
 
 
+def import_words(data: bytes) -> frozenset[bytes]:
+    """The words of ``data``'s import statements (:func:`import_statements`): the module
+    names a file may import, by their parts."""
+    return frozenset(w for statement in import_statements(data) for w in _WORDS.findall(statement))
+
+
 def reachable_files(
     calling: Sequence[str], others: Sequence[str], target_modules: Iterable[str] = (), read=None,
     *, rounds: int = 8,
@@ -932,9 +938,7 @@ def reachable_files(
                 data = read(path)
             except (OSError, ValueError):
                 data = b""
-            spelled[path] = frozenset(
-                w for statement in import_statements(data) for w in _WORDS.findall(statement)
-            )
+            spelled[path] = import_words(data)
         return spelled[path]
 
     def loads_of(path: str) -> set[str]:
@@ -1426,7 +1430,7 @@ def patch_reason(patch: Patch):
 
 
 __all__ = [
-    "PATCHERS", "Names", "Patch", "IMPORT_STATEMENT", "import_statements", "imported_modules", "loaded_modules", "reachable_files", "Replacement", "call_replacements", "own_replacement",
+    "PATCHERS", "Names", "Patch", "IMPORT_STATEMENT", "import_statements", "import_words", "imported_modules", "loaded_modules", "reachable_files", "Replacement", "call_replacements", "own_replacement",
     "patch_reason", "patched_at", "reaching_patch", "replaced_names", "replacements", "target_patches",
     "through_names",
 ]

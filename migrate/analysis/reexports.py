@@ -19,14 +19,14 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 
-from ppo_migrate.analysis.patches import import_statements, imported_modules, parse_file
+from ppo_migrate.analysis.patches import import_words, imported_modules, parse_file
 from ppo_migrate.project.snapshot import current
 from ppo_migrate.targets import module_name, module_package, resolve_relative
 
 
 def project_reexports(
     datas: Mapping[str, bytes], read_more, targets: Iterable[str], *, rounds: int = 4,
-    imports: Mapping[str, set[bytes]] | None = None,
+    imports: Mapping[str, frozenset[bytes]] | None = None,
 ) -> dict[str, str]:
     """The run's re-exports of ``targets``.
 
@@ -39,7 +39,7 @@ def project_reexports(
         targets: the targets' qualified names.
         rounds: how many re-exports of re-exports are followed at most.
         imports: the words of the import statements of every file of the run (path ->
-            set of bytes: :func:`import_words`); a file is parsed only when its module may
+            set of bytes: :func:`ppo_migrate.analysis.patches.import_words`); a file is parsed only when its module may
             be imported by another or may import another (``None``: every file of
             ``datas`` and of ``read_more`` is parsed).
 
@@ -68,7 +68,7 @@ def project_reexports(
         changed = False
         encoded = [w.encode() for w in words]
         for path, data in files.items():
-            if not any(w in data for w in encoded) and _STAR not in data:
+            if not any(w in data for w in encoded) and STAR_IMPORT not in data:
                 continue
             if (
                 imports is not None
@@ -123,12 +123,6 @@ def project_reexports(
     return {name: t for name, t in found.items() if name.rsplit(".", 1)[0] in used}
 
 
-def import_words(data: bytes) -> set[bytes]:
-    """The words of ``data``'s import statements
-    (:func:`ppo_migrate.analysis.patches.import_statements`)."""
-    return {w for statement in import_statements(data) for w in _WORD.findall(statement)}
-
-
 def _last_name(path: str) -> bytes:
     """The last name of ``path``'s module: its stem, its folder's for an ``__init__.py``."""
     head, name = os.path.split(path)
@@ -137,7 +131,7 @@ def _last_name(path: str) -> bytes:
     return (os.path.basename(head) if stem == "__init__" else stem).encode("utf-8", "surrogateescape")
 
 
-def _may_take_part(own: bytes, mine: set[bytes], by_last: Counter[bytes], by_word: Counter[bytes]) -> bool:
+def _may_take_part(own: bytes, mine: frozenset[bytes], by_last: Counter[bytes], by_word: Counter[bytes]) -> bool:
     """Whether ``path`` (its module's last name ``own``, the words of its import statements
     ``mine``) may re-export (another file's import statement spells ``own``: ``by_word``
     counts the files spelling each word) or import a re-export (``mine`` spells another
@@ -211,9 +205,8 @@ def _module_bindings(
     return bound, imports
 
 
-_WORD = re.compile(rb"\w+")
 #: a star import re-exports without spelling the name (``from .util import *``)
-_STAR = b"import *"
+STAR_IMPORT = b"import *"
 
 
 def spelled_modules(
@@ -240,7 +233,6 @@ def spelled_modules(
         The files of ``others`` found, in their order.
     """
     from ppo_migrate.analysis.callers import module_name
-    from ppo_migrate.analysis.patches import import_statements
 
     if read is None:
         read = current().read_bytes  # each file read once a run
@@ -267,8 +259,7 @@ def spelled_modules(
                 data = read(path)
             except (OSError, ValueError):
                 continue
-            for statement in import_statements(data):
-                spelled.update(_WORD.findall(statement))
+            spelled.update(import_words(data))
         spelled &= wanted
         todo = [p for p, w in last.items() if p not in found and w in spelled]
         found.update(todo)
@@ -298,4 +289,4 @@ def words_reader(paths: Sequence[str], skip: Iterable[str]):
     return read_more
 
 
-__all__ = ["import_words", "project_reexports", "spelled_modules", "words_reader"]
+__all__ = ["STAR_IMPORT", "import_words", "project_reexports", "spelled_modules", "words_reader"]
