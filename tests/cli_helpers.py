@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import warm_python
 
 REPO = Path(__file__).resolve().parent.parent
 FIXTURES = REPO / "fixtures"
@@ -299,7 +300,7 @@ def verl_stub(root: Path, body: str = VERL_09) -> Path:
 def run_python(code: str, cwd: Path, *paths: Path) -> subprocess.CompletedProcess:
     """Run ``python -c code`` in ``cwd`` with only ``paths`` on ``PYTHONPATH``."""
     env = {"PYTHONPATH": os.pathsep.join(map(str, paths)), "PATH": "/usr/bin:/bin"}
-    return subprocess.run([sys.executable, "-c", code], cwd=cwd, env=env, capture_output=True, text=True, timeout=120)
+    return warm_python.run([sys.executable, "-c", code], cwd=cwd, env=env, capture_output=True, text=True, timeout=120)
 
 
 def live_in_group(pgid: int) -> list[str]:

@@ -11,7 +11,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
+import warm_python
 from cli_helpers import declare_verl, ppo_migrate_exe, run_cli
 
 IMP = b"from verl.trainer.constants_ppo import get_ppo_ray_runtime_env\n"
@@ -216,7 +216,7 @@ def test_cr_only_file_with_an_encoding_cookie_is_checked_and_rewritten_byte_exac
     ])
     script = tmp_path / "train.py"
     script.write_bytes(source)
-    ran = subprocess.run([sys.executable, "train.py"], cwd=tmp_path, capture_output=True, check=True)
+    ran = warm_python.run([sys.executable, "train.py"], cwd=tmp_path, capture_output=True, check=True)
     assert ran.stdout == b"'Caf\\xe9 launcher.' ('d\\xe9j\\xe0 vu', {'config': None})\n"
 
     check = run_cli("check", "train.py", cwd=tmp_path)
@@ -228,7 +228,7 @@ def test_cr_only_file_with_an_encoding_cookie_is_checked_and_rewritten_byte_exac
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "Rewrote train.py (1 call)" in proc.stdout
     assert script.read_bytes() == source.replace(CALL, FIXED)  # only `config` inserted
-    ran = subprocess.run([sys.executable, "train.py"], cwd=tmp_path, capture_output=True, check=True)
+    ran = warm_python.run([sys.executable, "train.py"], cwd=tmp_path, capture_output=True, check=True)
     assert ran.stdout == b"'Caf\\xe9 launcher.' ('d\\xe9j\\xe0 vu', {'config': {'trainer': {'name': 'cfg'}}})\n"
 
 
@@ -309,7 +309,7 @@ def test_a_call_spelled_with_a_space_before_the_dot_keeps_it(
     def run() -> str:
         import sys
 
-        done = subprocess.run(
+        done = warm_python.run(
             [sys.executable, "-c", probe], cwd=root, capture_output=True, text=True, timeout=60,
             env={**os.environ, "PYTHONPATH": f"{root / 'stub'}:{root}"},
         )

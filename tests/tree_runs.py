@@ -21,6 +21,8 @@ import os
 import subprocess
 from pathlib import Path
 
+import warm_python
+
 _RUNS: dict[tuple, subprocess.CompletedProcess] = {}
 
 
@@ -56,7 +58,7 @@ def run_per_tree(
     key = (tree_digest(root), str(root), tuple(cmd), str(where), tuple(sorted(env.items())),
            tuple((str(p), Path(p).exists(), tree_digest(Path(p))) for p in reads))
     if key not in _RUNS:
-        _RUNS[key] = subprocess.run(
+        _RUNS[key] = warm_python.run(
             cmd, cwd=where, env=env, capture_output=True, text=True, timeout=timeout
         )
     return _RUNS[key]

@@ -21,6 +21,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
+import warm_python
 from cli_helpers import declare_verl, run_cli
 from verl_wheels import VERL_STUBS, wheel_tree
 
@@ -904,7 +905,7 @@ def test_a_caller_through_a_namespace_package_is_judged(
     env = {**os.environ, "PYTHONPATH": f"{stub}{os.pathsep}{outer}"}
 
     def ran() -> subprocess.CompletedProcess:
-        return subprocess.run(
+        return warm_python.run(
             [sys.executable, *run.split()], cwd=outer, env=env, capture_output=True, text=True, timeout=60
         )
 

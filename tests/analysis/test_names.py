@@ -12,7 +12,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
-
+import warm_python
 from ppo_migrate.analysis.names import ModuleNames
 from ppo_migrate.codemod import process_text
 from ppo_migrate.settings import Settings
@@ -35,7 +35,7 @@ def _run(tmp_path: Path, name: str, text: str) -> subprocess.CompletedProcess:
         "print(m.run({'trainer': {}})['env_vars'].get('FROM', 'ppo_runtime'))"
     )
     env = {"PYTHONPATH": f"{tmp_path}:{tmp_path / 'stub'}", "PATH": "/usr/bin:/bin"}
-    return subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+    return warm_python.run([sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
 
 
 def _move(src: str) -> str:

@@ -8,9 +8,8 @@ import sys
 from pathlib import Path
 
 import pytest
-
+import warm_python
 from cli_helpers import declare_verl, run_cli
-
 from ppo_migrate.analysis.patches import patched_at, target_patches
 from ppo_migrate.settings import Settings
 
@@ -145,7 +144,7 @@ def _pytest_of(root: Path, env: dict[str, str]) -> subprocess.CompletedProcess:
         digest.update(str(path.relative_to(root)).encode() + b"\0" + path.read_bytes() + b"\0")
     key = digest.hexdigest()
     if key not in _PYTEST_RUNS:
-        _PYTEST_RUNS[key] = subprocess.run(
+        _PYTEST_RUNS[key] = warm_python.run(
             [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests"],
             cwd=root, env=env, capture_output=True, text=True, timeout=120,
         )

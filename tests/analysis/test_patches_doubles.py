@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 
 import pytest
-
+import warm_python
 from cli_helpers import run_cli
 from tree_runs import run_per_tree
 
@@ -340,7 +340,7 @@ REEXPORT_CALLS = [
 
 def _probe(root: Path) -> str:
     env = {"PYTHONPATH": f"{root / 'stub'}:{root}", "PATH": "/usr/bin:/bin"}
-    done = subprocess.run(
+    done = warm_python.run(
         [sys.executable, "-c", PROBE], cwd=root, env=env, capture_output=True, text=True, timeout=60
     )
     assert done.returncode == 0, done.stderr
@@ -516,7 +516,7 @@ def test_a_caller_in_a_file_not_named_is_judged_too(tmp_path: Path) -> None:
     env = {"PYTHONPATH": f"{tmp_path / 'stub'}:{tmp_path}", "PATH": "/usr/bin:/bin"}
 
     def run_main() -> subprocess.CompletedProcess:
-        return subprocess.run(
+        return warm_python.run(
             [sys.executable, "-c", "import app.main as m; print(m.RESULT)"],
             cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60,
         )

@@ -7,12 +7,11 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-
+import warm_python
 from cli_helpers import run_cli, verl_stub
 
 UTIL = "from verl.trainer.constants_ppo import get_ppo_ray_runtime_env as make_env\n"
@@ -48,7 +47,7 @@ def _project(root: Path) -> Path:
 
 def _ran(root: Path, stub: Path) -> str:
     env = {**os.environ, "PYTHONPATH": f"{root}{os.pathsep}{stub}"}
-    proc = subprocess.run([sys.executable, "-m", "app.b"], cwd=root, env=env, capture_output=True, text=True, timeout=120)
+    proc = warm_python.run([sys.executable, "-m", "app.b"], cwd=root, env=env, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
     return proc.stdout.strip()
 

@@ -30,7 +30,7 @@ import sys
 from pathlib import Path
 
 import pytest
-
+import warm_python
 from cli_helpers import VERL_08, VERL_09, run_cli
 from tree_runs import run_per_tree
 
@@ -167,7 +167,7 @@ def _runs(root: Path, how: str, launcher: str = "scripts/train.py") -> str:
         cmd = [python, launcher]
     if how.startswith("env:") and not (root / how[4:]).resolve().is_relative_to(root.resolve()):
         # the folder on the path is outside the tree: not part of what run_per_tree compares
-        proc = subprocess.run(cmd, cwd=root, env=env, capture_output=True, text=True, timeout=180)
+        proc = warm_python.run(cmd, cwd=root, env=env, capture_output=True, text=True, timeout=180)
     else:  # everything the run reads is in the tree: once per content of the tree
         proc = run_per_tree(cmd, root, env=env, timeout=180)
     assert proc.returncode == 0, proc.stdout + proc.stderr
@@ -317,7 +317,7 @@ def test_a_sub_project_s_settings_do_not_hide_the_root_copy(tmp_path: Path, wher
         (root / name).write_text(text)
     cwd = root / where
     target = "train.py" if where == "sub" else "sub"
-    proc = subprocess.run([sys.executable, "-m", "sub.train"], cwd=root, capture_output=True, text=True, timeout=120)
+    proc = warm_python.run([sys.executable, "-m", "sub.train"], cwd=root, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0 and BEFORE in proc.stdout, proc.stderr
     found = [f for f in _check(root, target, cwd=cwd) if f["filename"].endswith("train.py")]
     assert [(f["code"], (f["fix"] or {}).get("applicability")) for f in found] == [
@@ -328,7 +328,7 @@ def test_a_sub_project_s_settings_do_not_hide_the_root_copy(tmp_path: Path, wher
         proc = run_cli("apply", "--exit-zero", *extra, target, cwd=cwd)
         assert proc.returncode == 0, proc.stderr
         assert (root / "sub/train.py").read_text() == LAUNCHER
-    proc = subprocess.run([sys.executable, "-m", "sub.train"], cwd=root, capture_output=True, text=True, timeout=120)
+    proc = warm_python.run([sys.executable, "-m", "sub.train"], cwd=root, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0 and BEFORE in proc.stdout, proc.stderr
 
 

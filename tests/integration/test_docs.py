@@ -35,6 +35,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import warm_python
 
 REPO = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
@@ -198,7 +199,7 @@ def _python_runs(block, sandbox: Path) -> subprocess.CompletedProcess[str]:
         stub = sandbox.parent / "docs_stub_ray"
         stub.mkdir(exist_ok=True)
         (stub / "ray.py").write_text(STUB_RAY, encoding="utf-8")
-    return subprocess.run(
+    return warm_python.run(
         [sys.executable, "-c", block[3]], cwd=sandbox, env=_env(stub),
         capture_output=True, text=True, timeout=300,
     )

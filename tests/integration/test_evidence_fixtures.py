@@ -23,7 +23,7 @@ import sys
 from pathlib import Path
 
 import pytest
-
+import warm_python
 from cli_helpers import FIXTURES, declare_verl, run_cli
 
 EVIDENCE = FIXTURES / "evidence"
@@ -87,7 +87,7 @@ CALL_FILES = {"subclass_rebind": "trainer.py", "subclass_own_config": "base.py"}
 
 def _run(case_dir: Path, entry: str, root: Path) -> subprocess.CompletedProcess:
     env = {**os.environ, "PYTHONPATH": str(root), "HYDRA_FULL_ERROR": "1"}
-    return subprocess.run(
+    return warm_python.run(
         [sys.executable, entry], cwd=case_dir, env=env, capture_output=True, text=True, timeout=120
     )
 
@@ -154,11 +154,12 @@ def test_evidence_for_keeps_its_safe_fix(applied) -> None:
 
 
 def test_verl_trainer_configs_compose_to_a_training_config(tmp_path: Path) -> None:
+    from ppo_migrate.analysis.evidence import (
+        VERL_TRAINER_CONFIGS,
+        VERL_TRAINER_KEYS,
+        composed_keys,
+    )
     from verl_wheels import unpack
-
-    from ppo_migrate.analysis.evidence import composed_keys
-
-    from ppo_migrate.analysis.evidence import VERL_TRAINER_CONFIGS, VERL_TRAINER_KEYS
 
     config_dir = unpack("0.9.1", tmp_path / "wheel") / "verl" / "trainer" / "config"
     shipped = sorted(n for n in VERL_TRAINER_CONFIGS if (config_dir / f"{n}.yaml").is_file())

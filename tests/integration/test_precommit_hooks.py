@@ -23,6 +23,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+import warm_python
 
 #: one worker runs these (pytest-xdist): the hook environment is built once
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("pre-commit")]
@@ -204,7 +205,7 @@ def _sample_tests(root: Path) -> subprocess.CompletedProcess[str]:
     # benchmark, ...), whose loading was two thirds of each run's start-up
     env = {"PYTHONPATH": f"{root / 'stub'}:{root}", "PATH": "/usr/bin:/bin",
            "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
-    return subprocess.run(
+    return warm_python.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests"],
         cwd=root, env=env, capture_output=True, text=True, timeout=120, check=False,
     )
