@@ -24,6 +24,7 @@ from typing import Any
 from unittest import mock
 
 import pytest
+import warm_python
 
 _CACHE = Path(os.environ.get("PPO_MIGRATE_WHEEL_CACHE", Path(tempfile.gettempdir()) / "ppo-migrate-verl-wheels"))
 
@@ -128,6 +129,11 @@ def load_constants_ppo(
     with mock.patch.dict(sys.modules, stubs), mock.patch.dict("os.environ", environ):
         exec(compile(source, CONSTANTS, "exec"), namespace)
     return namespace
+
+#: What verl 0.9's ``constants_ppo`` imports from outside verl (~4 s of CPU a fresh
+#: interpreter): the warm interpreter the entry points run in imports it once
+#: (tests/warm_python.py), as if each run had imported it itself.
+PRELOAD = ("torch", "ray._private.runtime_env.constants")
 
 #: Runs in a fresh interpreter: argv = root, stub (0/1), caller file, function, config JSON.
 _RUNNER = r"""
@@ -237,13 +243,14 @@ def run_entry_point(
         The finished process: ``stdout`` is the JSON of the ``env_vars`` on success.
     """
     env = {k: v for k, v in os.environ.items() if k not in ("CUDA_DEVICE_MAX_CONNECTIONS", "NCCL_DEBUG")}
-    return subprocess.run(
+    return warm_python.run(  # torch and Ray's constant imported once (tests/warm_python.py)
         [sys.executable, "-c", _RUNNER, str(root), "1" if stub else "0", str(caller), function,
          json.dumps(config or MEGATRON_CONFIG)],
         capture_output=True,
         text=True,
         timeout=120,
         env=env,
+        preload=PRELOAD,
     )
 
 
@@ -257,13 +264,14 @@ def run_entry_points(
     with tempfile.TemporaryDirectory() as tmp:
         jobs = [[str(caller), function, f"{tmp}/{i}.out", f"{tmp}/{i}.err"]
                 for i, (caller, function) in enumerate(calls)]
-        proc = subprocess.run(
+        proc = warm_python.run(
             [sys.executable, "-c", _BATCH_RUNNER, str(root), "1" if stub else "0", json.dumps(jobs),
              json.dumps(config or MEGATRON_CONFIG)],
             capture_output=True,
             text=True,
             timeout=120,
             env=env,
+            preload=PRELOAD,
         )
         assert proc.returncode == 0, proc.stderr
         codes = json.loads(proc.stdout.splitlines()[-1])

@@ -56,6 +56,11 @@ import atexit, json, os, struct, sys, types
 import pytest, _pytest.config, _pytest.main, _pytest.python, _pytest.assertion.rewrite
 import omegaconf, yaml
 import importlib
+for _name in sys.argv[1:]:  # the caller's heavy imports (torch), once for all its runs
+    try:
+        importlib.import_module(_name)
+    except Exception:
+        pass
 for _name in _pytest.config.default_plugins:  # what each pytest run loads first
     try:
         importlib.import_module("_pytest." + _name)
@@ -163,10 +168,10 @@ while True:
 class _Server:
     """One warm interpreter (a child of this test process) and its request pipes."""
 
-    def __init__(self) -> None:
+    def __init__(self, preload: tuple[str, ...]) -> None:
         env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
         self.proc = subprocess.Popen(
-            [sys.executable, "-c", _SERVER], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            [sys.executable, "-c", _SERVER, *preload], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
             env=env, cwd="/",
         )
         self.lock = threading.Lock()
@@ -207,26 +212,30 @@ class _Server:
             return answer["status"], False
 
 
-_SERVERS: dict[int, _Server] = {}
+_SERVERS: dict[tuple[int, tuple[str, ...]], _Server] = {}
 
 
-def _server() -> _Server:
-    """This process's warm interpreter (a forked test process starts its own)."""
-    server = _SERVERS.get(os.getpid())
+def _server(preload: tuple[str, ...]) -> _Server:
+    """This process's warm interpreter that has imported ``preload`` too (a forked test
+    process starts its own)."""
+    key = (os.getpid(), preload)
+    server = _SERVERS.get(key)
     if server is None or server.proc.poll() is not None:
-        server = _SERVERS[os.getpid()] = _Server()
+        server = _SERVERS[key] = _Server(preload)
     return server
 
 
-def _shadows(folder: str) -> bool:
+def _shadows(folder: str, preload: tuple[str, ...] = ()) -> bool:
     """Whether ``folder`` holds a module the server has imported, or a site customisation."""
-    for name in (*_PRELOADED, "sitecustomize", "usercustomize"):
+    for name in (*_PRELOADED, *(p.split(".")[0] for p in preload), "sitecustomize", "usercustomize"):
         if os.path.exists(os.path.join(folder, name + ".py")) or os.path.isdir(os.path.join(folder, name)):
             return True
     return False
 
 
-def _request(cmd: Any, cwd: Any, env: dict[str, str]) -> dict[str, Any] | None:
+def _request(
+    cmd: Any, cwd: Any, env: dict[str, str], preload: tuple[str, ...] = ()
+) -> dict[str, Any] | None:
     """The server's request for ``cmd``, or ``None`` when only a real process gives its answer."""
     if not isinstance(cmd, (list, tuple)) or len(cmd) < 2 or str(cmd[0]) != sys.executable:
         return None
@@ -253,17 +262,19 @@ def _request(cmd: Any, cwd: Any, env: dict[str, str]) -> dict[str, Any] | None:
         e = os.path.normpath(e)
         if e not in pythonpath:
             pythonpath.append(e)
-    if any(_shadows(folder) for folder in (first or where, *pythonpath)):
+    if any(_shadows(folder, preload) for folder in (first or where, *pythonpath)):
         return None
     return {"argv": argv, "cwd": where, "env": dict(env), "first": first, "pythonpath": pythonpath}
 
 
-def run(cmd: Any, **kwargs: Any) -> subprocess.CompletedProcess:
+def run(cmd: Any, *, preload: tuple[str, ...] = (), **kwargs: Any) -> subprocess.CompletedProcess:
     """``subprocess.run(cmd, **kwargs)``, started from the warm interpreter when it can be
     (see the module docstring); otherwise a real process.
 
     Args:
         cmd: the command line; only ``[sys.executable, ...]`` is started warm.
+        preload: modules the server imports too, before it forks (``("torch",)``: ~4 s of
+            CPU a fresh interpreter); one server per distinct tuple.
         kwargs: ``subprocess.run``'s: ``cwd``, ``env`` (default: this process's),
             ``capture_output``, ``text``, ``timeout``, ``check``, ``input``; any other one
             (``stdout=``, ``encoding=``, ...) makes it a real process.
@@ -280,7 +291,7 @@ def run(cmd: Any, **kwargs: Any) -> subprocess.CompletedProcess:
     request = None
     if (os.environ.get("PPO_MIGRATE_TESTS_COLD") != "1" and set(kwargs) <= allowed
             and kwargs.get("capture_output")):
-        request = _request(cmd, kwargs.get("cwd"), env)
+        request = _request(cmd, kwargs.get("cwd"), env, preload)
     if request is None:
         return subprocess.run(cmd, **kwargs)  # noqa: PLW1510 (check is in kwargs when given)
     text = bool(kwargs.get("text"))
@@ -290,7 +301,7 @@ def run(cmd: Any, **kwargs: Any) -> subprocess.CompletedProcess:
         data = given.encode() if isinstance(given, str) else (given or b"")
         for name, path in files.items():
             Path(path).write_bytes(data if name == "stdin" else b"")
-        status, timed_out = _server().run({**request, **files}, kwargs.get("timeout"))
+        status, timed_out = _server(preload).run({**request, **files}, kwargs.get("timeout"))
         out, err = Path(files["stdout"]).read_bytes(), Path(files["stderr"]).read_bytes()
     if timed_out:
         raise subprocess.TimeoutExpired(cmd, kwargs["timeout"], output=out, stderr=err)
