@@ -11,6 +11,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -936,11 +937,45 @@ MEGATRON_FSDP_GRPO = (
 
 
 @pytest.fixture(scope="module")
-def verl_config_dir(tmp_path_factory) -> str:
-    """``verl/trainer/config`` of the published verl 0.9.1 wheel."""
+def _verl_wheel_config_dir(tmp_path_factory) -> str:
     from verl_wheels import wheel_tree
 
     return str(wheel_tree("0.9.1", tmp_path_factory) / "verl" / "trainer" / "config")
+
+
+#: (directory, its YAML files' digest, config name, overrides) -> the composed config
+_COMPOSED: dict[tuple, Any] = {}
+
+
+@pytest.fixture
+def verl_config_dir(_verl_wheel_config_dir, monkeypatch) -> str:
+    """``verl/trainer/config`` of the published verl 0.9.1 wheel.
+
+    Hydra composes verl's trainer config in ~1 s (PyYAML's pure-Python scanner over some
+    hundred files), and a test here composes the same config up to four times (its
+    oracle, then each output format). While it runs, ``compose_config`` is Hydra's
+    composition done once per (directory and its files' content, name, overrides) in
+    this process: the first call is the real one; each call gets its own deep copy
+    (OmegaConf's ``__deepcopy__``: flags and interpolations as composed); errors are not
+    kept, and propagate each time."""
+    import copy
+    import hashlib
+
+    from ppo_migrate import envcmd
+
+    real = envcmd.compose_config
+
+    def composed_once(config_dir, config_name, overrides=()):
+        digest = hashlib.sha256()
+        for path in sorted(Path(config_dir).rglob("*.yaml")):
+            digest.update(str(path).encode() + b"\0" + path.read_bytes() + b"\0")
+        key = (os.path.abspath(config_dir), digest.hexdigest(), config_name, tuple(overrides))
+        if key not in _COMPOSED:
+            _COMPOSED[key] = real(config_dir, config_name, overrides)
+        return copy.deepcopy(_COMPOSED[key])
+
+    monkeypatch.setattr(envcmd, "compose_config", composed_once)
+    return _verl_wheel_config_dir
 
 
 # (row, args after the config, CUDA_DEVICE_MAX_CONNECTIONS line must start with, and contain)
