@@ -172,9 +172,10 @@ class _Server:
         env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
         self.proc = subprocess.Popen(
             [sys.executable, "-c", _SERVER, *preload], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-            env=env, cwd="/",
+            env=env, cwd="/", bufsize=0,
         )
         self.lock = threading.Lock()
+        self.pending = b""
 
     def _send(self, obj: dict[str, Any]) -> None:
         data = json.dumps(obj).encode()
@@ -183,16 +184,29 @@ class _Server:
         self.proc.stdin.flush()
 
     def _receive(self, timeout: float | None) -> dict[str, Any] | None:
+        """The server's next reply, or ``None`` when none came within ``timeout`` seconds.
+        Read with ``os.read`` into this object's own buffer: a buffered reader could hold
+        the next reply already, where ``select`` would not see it."""
         import select
+        import time
 
         assert self.proc.stdout is not None
         fd = self.proc.stdout.fileno()
-        if timeout is not None and not select.select([fd], [], [], timeout)[0]:
-            return None
-        head = self.proc.stdout.read(4)
-        if len(head) < 4:
-            raise RuntimeError("the warm interpreter ended")
-        return json.loads(self.proc.stdout.read(struct.unpack("<I", head)[0]))
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while True:
+            if len(self.pending) >= 4:
+                size = struct.unpack("<I", self.pending[:4])[0]
+                if len(self.pending) >= 4 + size:
+                    reply, self.pending = self.pending[4:4 + size], self.pending[4 + size:]
+                    return json.loads(reply)
+            if deadline is not None:
+                left = deadline - time.monotonic()
+                if left <= 0 or not select.select([fd], [], [], left)[0]:
+                    return None
+            chunk = os.read(fd, 65536)
+            if not chunk:
+                raise RuntimeError("the warm interpreter ended")
+            self.pending += chunk
 
     def run(self, request: dict[str, Any], timeout: float | None) -> tuple[int, bool]:
         """``(exit status, timed out)`` of one command; a command over ``timeout`` is killed."""
@@ -223,6 +237,13 @@ def _server(preload: tuple[str, ...]) -> _Server:
     if server is None or server.proc.poll() is not None:
         server = _SERVERS[key] = _Server(preload)
     return server
+
+
+def server_pids() -> set[int]:
+    """The pids of this process's warm interpreters (children of this process that a test
+    counting its own children leaves aside)."""
+    return {s.proc.pid for (owner, _), s in _SERVERS.items() if owner == os.getpid()
+            and s.proc.poll() is None}
 
 
 def _shadows(folder: str, preload: tuple[str, ...] = ()) -> bool:

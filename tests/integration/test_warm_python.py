@@ -107,3 +107,24 @@ def test_what_a_warm_run_cannot_reproduce_runs_as_a_real_process(
         (tmp_path / shadow).write_text("")
     assert warm_python._request([sys.executable, *args], tmp_path, {"PATH": "/usr/bin", **env}) is None
     assert warm_python._request(["python3", "-c", "pass"], tmp_path, {}) is None
+
+
+def test_quick_runs_never_wait_for_their_timeout(project: Path) -> None:
+    """Bug: the server's two replies (the child's pid, then its status) of a command that
+    ends at once can arrive in one read; a buffered reader held the second where
+    ``select`` could not see it, and the run waited out its whole timeout."""
+    import time
+
+    started = time.monotonic()
+    for _ in range(30):
+        done = warm_python.run([sys.executable, "-c", "pass"], cwd=project,
+                               env={"PATH": "/usr/bin:/bin"}, capture_output=True, timeout=20)
+        assert done.returncode == 0
+    assert time.monotonic() - started < 15
+
+
+def test_server_pids_are_this_process_s_warm_interpreters(project: Path) -> None:
+    warm_python.run([sys.executable, "-c", "pass"], cwd=project, env={"PATH": "/usr/bin"},
+                    capture_output=True)
+    pids = warm_python.server_pids()
+    assert pids and all(Path(f"/proc/{pid}").exists() for pid in pids)
