@@ -721,8 +721,8 @@ def _import_analysis(full: bool = False) -> None:
 
     Args:
         full: also those only a fixable call needs (the config resolver and its flow
-            analysis, the shims' detector, the caller phase): a pool's workers would each
-            import them again.
+            analysis, the shims' detector, the caller phase, the declared verl's readers): a
+            pool's workers would each import them again.
     """
     import ppo_migrate.analysis.check
     import ppo_migrate.analysis.signatures
@@ -732,7 +732,12 @@ def _import_analysis(full: bool = False) -> None:
         import ppo_migrate.analysis.callers
         import ppo_migrate.analysis.configs
         import ppo_migrate.analysis.flow
-        import ppo_migrate.analysis.shims  # noqa: F401
+        import ppo_migrate.analysis.shims
+        # which verl a project declares (``packaging``, ``tomllib``, ``importlib.metadata``)
+        # and the roots it puts on sys.path: the first call of each worker asked them,
+        # ~50 ms of imports per worker (benchmark items 9 and 10)
+        import ppo_migrate.analysis.versions
+        import ppo_migrate.project.import_roots  # noqa: F401
 
 
 def _run(
