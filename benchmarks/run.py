@@ -8,7 +8,9 @@ One command from a fresh checkout (after ``pip install -e .`` and ``pip install 
     python benchmarks/run.py --quick        # small trees, one run: a smoke test only
 
 It builds its input trees reproducibly (one fixed seed per module) under
-``benchmarks/trees/`` (git-ignored; rebuilt only when the generator changes), runs
+``benchmarks/trees/`` (git-ignored; rebuilt only when the generator changes), each tree a
+git repository of its own (``git init``: the tool's project-wide searches end at the git
+top level, which would otherwise be this checkout, its tests and fixtures), runs
 the commands of each measurement interleaved (after one untimed warm-up round), and
 prints one table of medians and the target ratios with PASS/FAIL; the exit status is
 1 when a target is missed.
@@ -90,7 +92,7 @@ REPO = HERE.parent
 TREES = HERE / "trees"
 
 #: Bump when a generator changes; trees with another stamp are rebuilt.
-GENERATOR_VERSION = 6
+GENERATOR_VERSION = 7  # 7: every tree a git repository of its own
 TARGET_NAME = "get_ppo_ray_runtime_env"
 
 REAL_SHAPED_FILES = 3000
@@ -365,10 +367,22 @@ def _stamp_ok(root: Path, stamp: dict) -> bool:
         return False
 
 
+def _own_repository(root: Path) -> None:
+    """Make ``root`` (created if missing) a git repository of its own, unless it is one.
+
+    The trees live inside this checkout's work tree; without their own ``.git`` the git top
+    level of a run on them is this checkout, and the project-wide searches (callers,
+    overrides, copies of verl, pins) read this project's tests and fixtures."""
+    root.mkdir(parents=True, exist_ok=True)
+    if not (root / ".git").exists():
+        subprocess.run(["git", "init", "-q", str(root)], check=True)
+
+
 def _fresh_root(root: Path, kind: str) -> None:
     if root.exists():
         shutil.rmtree(root)
     (root / "src").mkdir(parents=True)
+    _own_repository(root)
     (root / "pyproject.toml").write_text(
         # the verl the trees run is declared: since issue 26, a project that declares none
         # gets unsafe fixes only ("nothing says which verl runs"), and the trees meant to be
@@ -991,6 +1005,7 @@ def _verl_tree(wheels: Path, shared: Path) -> Path:
 
     shared.mkdir(parents=True, exist_ok=True)
     tree = wheels / "tree"
+    _own_repository(tree)  # item 6's root: the four versions side by side
     for v in VERL_VERSIONS:
         found = sorted(shared.glob(f"verl-{v}-*.whl"))
         if not found:
@@ -1003,11 +1018,12 @@ def _verl_tree(wheels: Path, shared: Path) -> Path:
             found = sorted(shared.glob(f"verl-{v}-*.whl"))
         dest = tree / f"verl-{v}"
         stamp = dest / ".unpacked-from"
-        if stamp.is_file() and stamp.read_text() == found[0].name:
+        if stamp.is_file() and stamp.read_text() == found[0].name and (dest / ".git").is_dir():
             continue
         shutil.rmtree(dest, ignore_errors=True)
         with zipfile.ZipFile(found[0]) as zf:
             zf.extractall(dest)
+        _own_repository(dest)  # item 13's root: one version alone
         stamp.write_text(found[0].name)
     return tree
 
@@ -1113,9 +1129,10 @@ def _write_big_module(path: Path, size: int) -> None:
         total += len(part)
         i += 1
     text = "".join(parts)
-    if path.is_file() and path.read_text() == text:
+    if path.is_file() and path.read_text() == text and (path.parent / ".git").is_dir():
         return
     path.parent.mkdir(parents=True, exist_ok=True)
+    _own_repository(path.parent)
     path.write_text(text)
 
 
@@ -1329,7 +1346,7 @@ def _project_model_items(rep: Report, args, trees: Path, only: set[str], n) -> N
     if "14" in only:
         empty = trees / "empty"
         shutil.rmtree(empty, ignore_errors=True)
-        empty.mkdir(parents=True)
+        _own_repository(empty)  # empty but for .git: the check reads nothing above it
         _ratio_item(
             rep, "14 empty folder", max(runs, 11), empty,
             ("ppo-migrate check (empty folder)", [*ppo, "check", "."], (0,)),

@@ -18,7 +18,7 @@ import os
 import signal
 import sys
 import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import NamedTuple
 
@@ -589,6 +589,17 @@ def _run_with_scout(scout, settings, mode, jobs, progress, stop_requested, given
             )
         jobs = jobs or default_jobs()
         sizes = dict(rest)
+        # the scout's files came one by one: the project's re-exports of the runtime
+        # function and its patches among them are looked for now that every file is known
+        # (``check`` only: nothing was written). The candidates not analysed yet that the
+        # re-exports send back to the analysis are analysed with them, once, rather than
+        # without them and again with them (every file of a 600-file chain, benchmark
+        # item 10: a third of its time)
+        others = _repository(files, settings, mode, given)
+        planned = _reexport_redo(
+            [o.path for o in result.outcomes], files, settings, mode, others, pending=list(sizes)
+        )
+        with_reexports = {p: planned[0] for p in planned[1] if p in sizes}
         if use_pool(jobs, list(sizes.values())):
             # the trees of the files analysed so far are no use to the workers, which are
             # forked with them: each would carry them (the peak memory of a large check)
@@ -596,19 +607,16 @@ def _run_with_scout(scout, settings, mode, jobs, progress, stop_requested, given
             biggest_first = sorted(sizes, key=lambda p: -sizes[p])
             _run_pool(
                 biggest_first, settings, mode, jobs, _after(progress, len(result.outcomes)),
-                result.outcomes, None, check_stop,
+                result.outcomes, None, check_stop, settings_of=with_reexports,
             )
         else:
             _run_serial(
                 list(sizes), settings, mode, _after(progress, len(result.outcomes)),
-                result.outcomes, None, check_stop,
+                result.outcomes, None, check_stop, settings_of=with_reexports,
             )
-        # the scout's files came one by one: the project's re-exports of the runtime
-        # function and its patches among them are looked for now (``check`` only:
-        # nothing was written)
-        others = _repository(files, settings, mode, given)
         settings = _reanalyse_for_reexports(
-            result.outcomes, files, settings, mode, check_stop, others
+            result.outcomes, files, settings, mode, check_stop, others,
+            planned=(planned[0], [p for p in planned[1] if p not in sizes]),
         )
         reaching = (
             _reaching([o.path for o in result.outcomes], others, settings)
@@ -686,10 +694,12 @@ def _run_serial(
     outcomes: list[FileOutcome],
     on_outcome: Callable[[FileOutcome], None] | None,
     check_stop: Callable[[], None],
+    settings_of: Mapping[str, Settings] | None = None,
 ) -> None:
-    """Process ``candidates`` one after the other in this process, appending to ``outcomes``."""
+    """Process ``candidates`` one after the other in this process, appending to ``outcomes``
+    (``settings_of``: path -> the settings of a file analysed with others than ``settings``)."""
     for i, p in enumerate(candidates, 1):
-        outcome = _process_star((p, settings, mode))
+        outcome = _process_star((p, settings_of.get(p, settings) if settings_of else settings, mode))
         outcomes.append(outcome)
         if on_outcome is not None and not outcome.pending:
             on_outcome(outcome)
@@ -711,8 +721,8 @@ def _import_analysis(full: bool = False) -> None:
 
     Args:
         full: also those only a fixable call needs (the config resolver and its flow
-            analysis, the shims' detector, the caller phase): a pool's workers would each
-            import them again.
+            analysis, the shims' detector, the caller phase, the declared verl's readers): a
+            pool's workers would each import them again.
     """
     import ppo_migrate.analysis.check
     import ppo_migrate.analysis.signatures
@@ -722,7 +732,12 @@ def _import_analysis(full: bool = False) -> None:
         import ppo_migrate.analysis.callers
         import ppo_migrate.analysis.configs
         import ppo_migrate.analysis.flow
-        import ppo_migrate.analysis.shims  # noqa: F401
+        import ppo_migrate.analysis.shims
+        # which verl a project declares (``packaging``, ``tomllib``, ``importlib.metadata``)
+        # and the roots it puts on sys.path: the first call of each worker asked them,
+        # ~50 ms of imports per worker (benchmark items 9 and 10)
+        import ppo_migrate.analysis.versions
+        import ppo_migrate.project.import_roots  # noqa: F401
 
 
 def _run(
@@ -890,17 +905,19 @@ def _star_importers(paths: Sequence[str]) -> bool:
     return False
 
 
-def _reanalyse_for_reexports(
-    outcomes: list[FileOutcome], files: Sequence[str], settings: Settings, mode: Mode, check_stop,
-    others: Sequence[str] = (),
-) -> Settings:
-    """A scouted ``check``'s outcomes (in place) as :func:`_with_reexports` would have made
-    them: the files its scout analysed before the re-exports were known are analysed again
-    with them when they may call one (they spell its name). Returns the settings."""
-    candidates = [o.path for o in outcomes]
+def _reexport_redo(
+    analysed: Sequence[str], files: Sequence[str], settings: Settings, mode: Mode,
+    others: Sequence[str] = (), pending: Sequence[str] = (),
+) -> tuple[Settings, list[str]]:
+    """``(settings, redo)``: ``settings`` with the project's re-exports (:func:`_with_reexports`)
+    and the files of a scouted ``check`` to analyse with them: those that may call one (they
+    spell its module's name) among the candidates ``analysed`` without them and ``pending``
+    (not analysed yet), and the files only the re-exports make candidates. ``[]`` when the
+    project re-exports nothing."""
+    candidates = [*analysed, *pending]
     settings, _ = _with_reexports(settings, mode, candidates, files, others)
     if not settings.reexports:
-        return settings
+        return settings, []
     snapshot = current()
     again, _ = _snapshot_prefilter(list(files), settings)
     before = set(candidates)
@@ -915,6 +932,22 @@ def _reanalyse_for_reexports(
             continue
         if path not in before or any(w in data for w in words):
             redo.append(path)
+    return settings, redo
+
+
+def _reanalyse_for_reexports(
+    outcomes: list[FileOutcome], files: Sequence[str], settings: Settings, mode: Mode, check_stop,
+    others: Sequence[str] = (), planned: tuple[Settings, list[str]] | None = None,
+) -> Settings:
+    """A scouted ``check``'s outcomes (in place) as :func:`_with_reexports` would have made
+    them: the files its scout analysed before the re-exports were known are analysed again
+    with them when they may call one (they spell its name). Returns the settings.
+
+    ``planned``: :func:`_reexport_redo`'s answer, made before the last candidates were
+    analysed (with the re-exports where it said so: left out of its list)."""
+    if planned is None:
+        planned = _reexport_redo([o.path for o in outcomes], files, settings, mode, others)
+    settings, redo = planned
     if not redo:
         return settings
     fresh: list[FileOutcome] = []
@@ -1181,8 +1214,10 @@ def _run_pool(
     outcomes: list[FileOutcome],
     on_outcome: Callable[[FileOutcome], None] | None = None,
     check_stop: Callable[[], None] = lambda: None,
+    settings_of: Mapping[str, Settings] | None = None,
 ) -> None:
-    """Process ``candidates`` in worker processes, appending to ``outcomes``.
+    """Process ``candidates`` in worker processes, appending to ``outcomes`` (``settings_of``:
+    path -> the settings of a file analysed with others than ``settings``).
 
     Each worker holds at most ``_IN_FLIGHT_PER_WORKER`` files, so when a worker
     dies (a segfault, the OOM killer) only those files are suspects: each is
@@ -1210,7 +1245,7 @@ def _run_pool(
     try:
         _feed_pool(
             candidates, settings, mode, jobs, progress, outcomes, on_outcome, check_stop,
-            context, written_queue, lifeline,
+            context, written_queue, lifeline, settings_of or {},
         )
     finally:
         _sigint_raises = previous
@@ -1220,7 +1255,7 @@ def _run_pool(
 
 def _feed_pool(
     candidates, settings, mode, jobs, progress, outcomes, on_outcome, check_stop,
-    context, written_queue, lifeline,
+    context, written_queue, lifeline, settings_of,
 ) -> None:
     """:func:`_run_pool`'s loop: pools of workers until every candidate is done."""
     from collections import deque
@@ -1262,7 +1297,7 @@ def _feed_pool(
             while todo or in_flight:
                 while todo and not suspects and len(in_flight) < workers * _IN_FLIGHT_PER_WORKER:
                     p = todo.popleft()
-                    in_flight[executor.submit(_process_star, (p, settings, mode))] = p
+                    in_flight[executor.submit(_process_star, (p, settings_of.get(p, settings), mode))] = p
                 if not in_flight:
                     break
                 ready, _ = wait(in_flight, timeout=_STOP_POLL_SECONDS, return_when=FIRST_COMPLETED)
@@ -1280,7 +1315,7 @@ def _feed_pool(
             raise
         executor.shutdown(wait=True)
         for p in sorted(suspects):
-            finished(_run_isolated(p, settings, mode, context, check_stop, lifeline))
+            finished(_run_isolated(p, settings_of.get(p, settings), mode, context, check_stop, lifeline))
             check_stop()
 
 

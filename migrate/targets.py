@@ -19,6 +19,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import NamedTuple
 
+from ppo_migrate.project.snapshot import active
+
 
 class Verdict(enum.Enum):
     """What a callee is, as far as static analysis can tell."""
@@ -41,15 +43,25 @@ def module_package(path: Path | str) -> tuple[str, ...]:
         ``pkg/sub/mod.py`` and ``pkg/sub/__init__.py`` alike it is
         ``("pkg", "sub")``.
     """
-    parts: list[str] = []
     directory = absolute_parent(path)
+    snapshot = active()
+    memo = snapshot.memo(module_package) if snapshot is not None else None
+    if memo is not None:
+        found = memo.get(directory)
+        if found is not None:
+            return found
+    start = directory
+    parts: list[str] = []
     while _is_file(os.path.join(directory, "__init__.py")):
         parts.append(os.path.basename(directory))
         parent = os.path.dirname(directory)
         if parent == directory:
             break
         directory = parent
-    return tuple(reversed(parts))
+    package = tuple(reversed(parts))
+    if memo is not None:  # asked several times a file, of the same few folders (issue 26)
+        memo[start] = package
+    return package
 
 
 def absolute_parent(path: Path | str) -> str:

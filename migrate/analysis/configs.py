@@ -256,6 +256,9 @@ class ConfigFinder:
         self._evidence: list[tuple[str, str, object]] = []
         #: ``(id(call), expression) -> Reason`` of the candidates judged (:meth:`reason`)
         self._reasons: dict[tuple[int, str], Reason] = {}
+        #: ``id(call) -> (call, answer, rejected)`` of :meth:`find` (asked again by the
+        #: caller index of a file whose diagnostics asked first: the judgement is the same)
+        self._found: dict[int, tuple[ast.Call, ConfigChoice | None, list[Why]]] = {}
 
     # -- the answer -----------------------------------------------------------------
 
@@ -265,6 +268,16 @@ class ConfigFinder:
         Args:
             call: a configless target call of this module.
         """
+        known = self._found.get(id(call))
+        if known is not None and known[0] is call:  # judged already: the same answer
+            self.rejected = list(known[2])
+            return known[1]
+        answer = self._find(call)
+        self._found[id(call)] = (call, answer, list(self.rejected))
+        return answer
+
+    def _find(self, call: ast.Call) -> ConfigChoice | None:
+        """:meth:`find`'s judgement of the candidates, in lookup order."""
         possible: ConfigChoice | None = None
         rejected: list[Why] = []
         self.rejected = rejected

@@ -304,6 +304,7 @@ class Snapshot:
         self._trees: dict[str, int] = {}
         self._tree_chars = 0
         self._overflow: SourceFile | None = None  # the one tree kept beyond the budget
+        self._memos: dict[Hashable, dict] = {}
 
     @staticmethod
     def key(path: str | os.PathLike[str]) -> str:
@@ -381,6 +382,17 @@ class Snapshot:
         if "\r" in text:
             text = text.replace("\r\n", "\n").replace("\r", "\n")
         return text
+
+    def memo(self, kind: Hashable) -> dict:
+        """A dictionary kept for the run under ``kind`` (its owner's name, say): a higher
+        layer's answers to questions about the file system that the run never changes the
+        answer to (which folders hold an ``__init__.py``: a run rewrites files, it makes or
+        removes none), asked once a run instead of once a file. Forked workers go on with a
+        copy."""
+        found = self._memos.get(kind)
+        if found is None:
+            found = self._memos[kind] = {}
+        return found
 
     def holds(self, path: str | os.PathLike[str]) -> bool:
         """Whether the snapshot holds ``path``'s bytes (or its read failure)."""
