@@ -12,7 +12,6 @@ import subprocess
 import sys
 
 import pytest
-import torch
 from ppo_runtime import (
     CAPABILITY_UNKNOWN,
     get_ppo_ray_runtime_env,
@@ -21,6 +20,21 @@ from ppo_runtime import (
     resolve_device_capability,
     torch_hip_version,
 )
+
+
+class _LazyTorch:
+    """``torch``, imported on first use (~3 s of CPU): collecting this module on each
+    pytest-xdist worker no longer imports it; the tests share one worker (below)."""
+
+    def __getattr__(self, name: str):
+        import torch as real
+
+        return getattr(real, name)
+
+
+torch = _LazyTorch()
+#: one worker imports torch for these tests (pytest-xdist)
+pytestmark = pytest.mark.xdist_group("torch")
 
 
 def _fake_gpu(monkeypatch, capability):
@@ -39,7 +53,7 @@ def _fake_gpu(monkeypatch, capability):
 # --- the real probe -------------------------------------------------------------------
 
 
-@pytest.mark.skipif(torch.cuda.is_available(), reason="this test is for CPU-only machines")
+@pytest.mark.skipif("torch.cuda.is_available()", reason="this test is for CPU-only machines")
 def test_real_probe_on_this_cpu_machine_is_unknown():
     probe = probe_device_capability()
     assert probe.capability is None
