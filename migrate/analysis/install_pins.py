@@ -14,6 +14,13 @@ scripts) and in GitHub workflows (``.github/workflows/*.yml``, their ``run:`` st
   ``/app/gpu.txt``, copied there by ``COPY deps/gpu.txt .``) is matched against the
   repository by its trailing components.
 
+A Dockerfile's exec form (``RUN ["pip", "install", "verl==0.8.0"]``) is read as the command
+it runs. A variable in an argument (``verl==${VERL_VERSION}``) takes the value the file itself
+gives it before the command: a Dockerfile's ``ARG``/``ENV`` default, a script's or Makefile's
+assignment (``VERL_VERSION=0.8.0``, ``export ...``, ``?=``, ``:=``), a ``${NAME:-default}``. An
+argument naming verl whose variable has no such value is a declaration of a verl whose
+release cannot be read (the build may pass any): the fix is then refused, never assumed.
+
 Nothing is executed; a command that cannot be tokenised is split on white space.
 """
 
@@ -105,7 +112,67 @@ def _SCRIPT_READERS() -> tuple[object, ...]:  # the readers of import_roots
     return (import_roots._dockerfile, import_roots._makefile, import_roots._shell)
 
 
+#: ``RUN ["pip", "install", ...]``: a Dockerfile instruction in exec form (a JSON array)
+_EXEC_FORM = re.compile(r"^([ \t]*RUN[ \t]+)(\[.*\])[ \t]*$", re.MULTILINE | re.IGNORECASE)
+#: an assignment a later command of the same file sees: ``ARG N=v``, ``ENV N=v``, ``ENV N v``,
+#: ``export N=v``, ``N=v``, ``N ?= v``, ``N := v`` (a value quoted or a single word)
+_ASSIGNMENT = re.compile(
+    r"^[ \t]*(?:(?:ARG|ENV|export|declare(?:[ \t]+-x)?|readonly)[ \t]+)?([A-Za-z_][A-Za-z0-9_]*)"
+    r"[ \t]*[:?+]?=[ \t]*(\"[^\"\n]*\"|'[^'\n]*'|[^\s;&|#]+)?[ \t]*(?:#.*)?$"
+    r"|^[ \t]*ENV[ \t]+([A-Za-z_][A-Za-z0-9_]*)[ \t]+(\"[^\"\n]*\"|'[^'\n]*'|[^\s#]+)[ \t]*$",
+    re.MULTILINE,
+)
+#: ``$N``, ``${N}``, ``${N:-default}``, ``${N-default}``, ``$(N)`` (make)
+_VARIABLE = re.compile(r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)(?::?-([^}]*))?\}|\(([A-Za-z_][A-Za-z0-9_]*)\)|([A-Za-z_][A-Za-z0-9_]*))")
+
+
+def _exec_form_as_shell(text: str) -> str:
+    """``text`` with each ``RUN [...]`` exec-form instruction written as the shell command it
+    runs (same line; a JSON array that cannot be read is left as it is)."""
+    import json
+
+    def one(m: re.Match[str]) -> str:
+        try:
+            words = json.loads(m.group(2))
+        except ValueError:
+            return m.group(0)
+        if not isinstance(words, list) or not all(isinstance(w, str) for w in words):
+            return m.group(0)
+        return m.group(1) + shlex.join(words)
+
+    return _EXEC_FORM.sub(one, text)
+
+
+def _assignments(text: str, before: int) -> dict[str, str]:
+    """The variables the file assigns before offset ``before`` (the last assignment wins)."""
+    values: dict[str, str] = {}
+    for m in _ASSIGNMENT.finditer(text, 0, before):
+        name, value = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
+        if value is not None:
+            values[name] = value.strip("\"'")
+    return values
+
+
+def _expanded(token: str, values: dict[str, str]) -> str | None:
+    """``token`` with its variables replaced by their values, or None when one has none."""
+    missing = False
+
+    def one(m: re.Match[str]) -> str:
+        nonlocal missing
+        name = m.group(1) or m.group(3) or m.group(4)
+        if name in values:
+            return values[name]
+        if m.group(2) is not None:
+            return m.group(2)
+        missing = True
+        return ""
+
+    out = _VARIABLE.sub(one, token)
+    return None if missing or "`" in out else out
+
+
 def _commands(text: str, path: str, root: str, everything: list[str], seen: set[Path]) -> Iterator[_Found]:
+    text = _exec_form_as_shell(text)
     # a continuation (``\`` at the end of a line) joins the next line; offsets are kept
     joined = re.sub(r"\\\r?\n", lambda m: " " * len(m.group(0)), text)
     here = Path(path)
@@ -141,12 +208,24 @@ def _commands(text: str, path: str, root: str, everything: list[str], seen: set[
                         yield found
                 continue
             if "$" in token or "`" in token:
-                continue  # expands a variable: not readable here
+                expanded = _expanded(token, _assignments(text, m.start()))
+                if expanded is None:
+                    if _names_verl(token):  # a verl the build chooses: its release cannot be read
+                        yield _Found(None, here, line, token, "direct-reference", True)
+                    continue
+                token = expanded
             found = _from_requirement(token, here, line, lock_pins=True)
             if found is None:
                 found = _from_reference(token, here, line, token)
             if found is not None:
                 yield found
+
+
+def _names_verl(token: str) -> bool:
+    """Whether an install argument with an unread variable names verl (``verl==$V``,
+    ``verl[vllm]${SPEC}``, ``git+https://.../verl@${REF}``)."""
+    head = re.split(r"[=<>!~\[;@ $]", token.strip("\"'"), maxsplit=1)[0]
+    return head.lower() == "verl" or bool(re.search(r"[/@]verl(?:\.git)?(?:[@#/]|$)", token, re.IGNORECASE))
 
 
 def _requirement_files(value: str, path: str, root: str, everything: list[str]) -> list[str]:

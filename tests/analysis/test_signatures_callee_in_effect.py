@@ -162,6 +162,16 @@ PINS: dict[str, tuple[dict[str, str], str]] = {
          "install.sh": "#!/bin/sh\npip install --requirement=deps/gpu.txt\n"},
         "deps/gpu.txt:1",
     ),
+    "dockerfile-exec-form": (  # RUN in exec form: the command it runs
+        {"pyproject.toml": PROJECT_09,
+         "Dockerfile": 'FROM python:3.11\nRUN ["pip", "install", "verl==0.8.0"]\n'},
+        "Dockerfile:2",
+    ),
+    "dockerfile-arg-variable": (  # the pin's variable takes the ARG's default
+        {"pyproject.toml": PROJECT_09,
+         "Dockerfile": 'FROM python:3.11\nARG VERL_VERSION=0.8.0\nRUN pip install "verl==${VERL_VERSION}"\n'},
+        "Dockerfile:3",
+    ),
     "pins-disagree": (  # the root allows 0.9, docker/ installs 0.8: the lowest wins
         {"requirements.txt": "verl>=0.9\n", "docker/requirements.txt": "verl==0.8.0\n"},
         "docker/requirements.txt:1",
@@ -424,3 +434,18 @@ def test_a_ppo005_reason_names_the_in_tree_definition_by_file_and_line(tmp_path:
     assert place["location"]["row"] == 4
     full = run_cli("check", "--show-notices", ".", cwd=root).stdout
     assert "  = note: " in full and "verl/trainer/constants_ppo.py:4" in full
+
+
+def test_a_pin_whose_version_a_build_variable_chooses_is_never_assumed(tmp_path: Path) -> None:
+    """``ARG VERL_VERSION`` without a default: the image may install any verl. The project's
+    ``verl>=0.9`` does not decide alone: the call is left as it is, the run says which
+    line could not be read, and the launcher still runs against verl 0.8."""
+    files = {"pyproject.toml": PROJECT_09,
+             "Dockerfile": 'FROM python:3.11\nARG VERL_VERSION\nRUN pip install "verl==${VERL_VERSION}"\n'}
+    root = _tree(tmp_path / "proj", files)
+    site = verl_stub(tmp_path / "site", VERL_08)
+    _apply_keeps_it_running(root, site)
+    proc = run_cli("check", "--output-format", "concise", ".", cwd=root)
+    assert "the project takes verl from `Dockerfile:3 verl==${VERL_VERSION}`, whose release cannot be read" in (
+        proc.stdout + proc.stderr
+    )

@@ -944,3 +944,47 @@ def test_install_commands_pins_join_the_others(tmp_path: Path) -> None:
     )
     got = declared_verl(tmp_path / "at08" / "src" / "trainer.py")
     assert got is not None and (Path(got.path).name, got.line, got.version) == ("run.sh", 2, Version("0.8.0"))
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "line", "version"),
+    [
+        # a Dockerfile's exec form is the command it runs
+        ("Dockerfile", 'FROM python:3.11\nRUN ["pip", "install", "verl==0.8.0"]\n', 2, "0.8.0"),
+        ("Dockerfile", 'FROM python:3.11\nRUN ["python", "-m", "pip", "install", "-U", "verl>=0.7.1,<0.9"]\n', 2, "0.7.1"),
+        # a variable takes the value the file gives it before the command
+        ("Dockerfile", "FROM python:3.11\nARG VERL_VERSION=0.8.0\nRUN pip install \"verl==${VERL_VERSION}\"\n", 3, "0.8.0"),
+        ("Dockerfile", "FROM python:3.11\nENV VERL_VERSION 0.7.1\nRUN pip install verl==$VERL_VERSION\n", 3, "0.7.1"),
+        ("scripts/setup.sh", "#!/bin/sh\nexport VERL=0.8.0\npip install \"verl==${VERL}\" torch\n", 3, "0.8.0"),
+        ("scripts/setup.sh", "#!/bin/sh\npip install \"verl==${VERL_VERSION:-0.6.1}\"\n", 2, "0.6.1"),
+        ("Makefile", "VERL_VERSION ?= 0.8.0\ninstall:\n\tpip install verl==$(VERL_VERSION)\n", 3, "0.8.0"),
+        # a variable with no value here: a verl the build chooses, its release unread
+        ("Dockerfile", "FROM python:3.11\nARG VERL_VERSION\nRUN pip install verl==${VERL_VERSION}\n", 3, None),
+        ("scripts/setup.sh", "#!/bin/sh\npip install \"git+https://github.com/volcengine/verl@${REF}\"\n", 2, None),
+    ],
+)
+def test_install_commands_in_exec_form_and_with_variables(
+    tmp_path: Path, name: str, text: str, line: int, version: str | None
+) -> None:
+    """Holes found after issue 26's pin families: ``RUN ["pip", "install", ...]`` was not read
+    as a command, and an argument holding a variable was skipped, so the project's
+    ``verl>=0.9`` decided alone and the fix was made for a build that installs verl 0.8."""
+    (tmp_path / ".git").mkdir()
+    _write(tmp_path, "pyproject.toml", '[project]\nname = "p"\ndependencies = ["verl>=0.9"]\n')
+    _write(tmp_path, name, text)
+    got = declared_verl(tmp_path / "src" / "trainer.py")
+    assert got is not None
+    assert (Path(got.path).name, got.line) == (Path(name).name, line)
+    assert got.version == (Version(version) if version else None)
+    if version is None:
+        assert got.kind == "direct-reference" and "$" in got.requirement
+
+
+def test_a_variable_of_another_package_or_an_unrelated_assignment_decides_nothing(tmp_path: Path) -> None:
+    (tmp_path / ".git").mkdir()
+    _write(tmp_path, "pyproject.toml", '[project]\nname = "p"\ndependencies = ["verl>=0.9"]\n')
+    _write(tmp_path, "Dockerfile", "FROM python:3.11\nENV VERL_HOME /opt/verl\n"
+                                   "RUN pip install torch==${TORCH_VERSION} ${EXTRA}\n")
+    got = declared_verl(tmp_path / "src" / "trainer.py")
+    assert got is not None and got.path == str(tmp_path / "pyproject.toml")
+    assert got.version is not None and got.version >= Version("0.9")
