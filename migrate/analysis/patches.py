@@ -600,7 +600,9 @@ def _constants(data: bytes, functions: Iterable[str]) -> Iterator[tuple[str, str
 
 
 #: a module-level assignment that may compute a string: ``A + B``, an f-string, ``'.'.join``
-_COMPUTED_ASSIGN = re.compile(rb"(?m)^\w+[ \t]*(?::[^=\n]*)?=[^=\n][^\n]*(?:\+|\b[fF][rR]?['\"]|\.join\s*\()")
+_COMPUTED_ASSIGN = re.compile(
+    rb"(?m)^\w+[ \t]*(?::[^=\n]*)?=[^=\n][^\n]*(?:\+|\b[fF][rR]?['\"]|\.join\s*\(|\.format\s*\(|['\"]\s*%)"
+)
 
 
 def _str_value(node: ast.AST, env: dict[str, str]) -> str | None:
@@ -636,10 +638,22 @@ def _str_value(node: ast.AST, env: dict[str, str]) -> str | None:
     return None
 
 
-def _computed_constants(tree: ast.AST, functions: Iterable[str]) -> Iterator[tuple[str, str, int]]:
+def _spells_function(value: ast.AST, functions: set[str]) -> bool:
+    """Whether a string part of ``value`` is one of ``functions`` or ends with ``.<function>``."""
+    for node in ast.walk(value):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            text = node.value.strip()
+            if text in functions or any(text.endswith("." + f) for f in functions):
+                return True
+    return False
+
+
+def _computed_constants(tree: ast.AST, functions: Iterable[str]) -> Iterator[tuple[str, str | None, int]]:
     """``(name, module, line)`` of each module-level name bound once to a string, computed
     from other such names (``ENV = MOD + ".get_..."``, ``f"{MOD}.{FN}"``, ``".".join([...])``),
-    that names the function in a module: a patch target another file may import."""
+    that names the function in a module: a patch target another file may import. A value
+    computed from what cannot be read here that still spells the function
+    (``os.environ.get("M", "app.launcher") + ".get_..."``) gives module ``None``: any module."""
     functions = set(functions)
     bound: dict[str, int] = {}
     for node in getattr(tree, "body", ()):
@@ -661,6 +675,11 @@ def _computed_constants(tree: ast.AST, functions: Iterable[str]) -> Iterator[tup
             continue
         text = _str_value(value, env)
         if text is None:
+            # computed from what cannot be read here (``os.environ.get(...) + ".get_..."``,
+            # ``"{}.get_...".format(m)``): a target in a module nobody can tell, which may
+            # be the calls' (issue 26, family 4)
+            if _spells_function(value, functions):
+                yield target.id, None, node.lineno
             continue
         env[target.id] = text
         module, _, name = text.rpartition(".")

@@ -149,6 +149,25 @@ DOUBLES: dict[str, tuple[dict[str, str], tuple[str, str], str]] = {
         + "def test_launch():\n    with mock.patch(patch_targets.ENV, new=fake):\n"
         f"        assert launcher.launch({CFG}) == {{'fake': 1}}\n",
     }, ("tests/test_launcher.py", "mock.patch("), "app/launcher.py"),
+    # computed in another file from what cannot be read there (the environment, a format)
+    "target-from-the-environment-elsewhere": ({
+        "app/launcher.py": DIRECT,
+        "tests/patch_targets.py": "import os\nMOD = os.environ.get('LAUNCHER', 'app.launcher')\n"
+        "ENV = MOD + '.' + 'get_ppo_ray_runtime_env'\n",
+        "tests/test_launcher.py": OMEGA + TEST_HEAD + "from patch_targets import ENV\n\n"
+        "from app import launcher\n\n\n" + FAKE
+        + "def test_launch():\n    with mock.patch(ENV, fake):\n"
+        f"        assert launcher.launch({CFG}) == {{'fake': 1}}\n",
+    }, ("tests/test_launcher.py", "mock.patch("), "app/launcher.py"),
+    "target-formatted-elsewhere": ({
+        "app/launcher.py": DIRECT,
+        "tests/patch_targets.py": "import importlib\n"
+        "ENV = '{}.get_ppo_ray_runtime_env'.format(importlib.import_module('app.launcher').__name__)\n",
+        "tests/test_launcher.py": OMEGA + TEST_HEAD + "from patch_targets import ENV\n\n"
+        "from app import launcher\n\n\n" + FAKE
+        + "def test_launch():\n    with mock.patch(ENV, fake):\n"
+        f"        assert launcher.launch({CFG}) == {{'fake': 1}}\n",
+    }, ("tests/test_launcher.py", "mock.patch("), "app/launcher.py"),
     "target-joined-elsewhere": ({
         "app/launcher.py": DIRECT,
         "tests/patch_targets.py": "ENV = '.'.join(['app', 'launcher', 'get_ppo_ray_runtime_env'])\n",
