@@ -192,6 +192,42 @@ class Why(NamedTuple):
     holder: Scope | None = None
 
 
+class _Frame:
+    """One memoised judgement under way (:meth:`ConfigFinder._begin`): what it will be
+    kept with if nothing made it depend on more than its arguments and the module."""
+
+    __slots__ = ("start", "deps", "cacheable", "evidence", "noted", "origins", "origins_start", "retargets")
+
+    def __init__(self, start: int, evidence: list, origins: list | None, retargets: int) -> None:
+        #: the tick it began at: a guard entered later is its own (:meth:`ConfigFinder._guarded`)
+        self.start = start
+        #: ``(guard, id) -> in it`` of each cycle guard it read that it did not set itself
+        self.deps: dict[tuple[int, int], bool] = {}
+        #: ``False``: it touched another finder's state (:meth:`ConfigFinder._base_class`)
+        self.cacheable = True
+        self.evidence = evidence
+        self.noted = len(evidence)
+        self.origins = origins
+        self.origins_start = len(origins) if origins is not None else 0
+        self.retargets = retargets
+
+
+class _Memo(NamedTuple):
+    """A memoised judgement's answer (:meth:`ConfigFinder._recall`): valid wherever each
+    guard in ``deps`` holds its id exactly when it did then; ``noted`` and ``origins`` are
+    the evidence and origins it recorded, recorded again when it is recalled."""
+
+    anchors: tuple  # the nodes (and scopes) its key names by id, kept alive
+    deps: dict[tuple[int, int], bool]
+    noted: tuple
+    origins: tuple
+    result: object
+
+
+#: how many variants (one per guard state met) of one memo key are kept
+_MEMO_VARIANTS = 8
+
+
 class ConfigFinder:
     """Decides the config to pass at each configless target call of one module.
 
@@ -217,6 +253,11 @@ class ConfigFinder:
             (``Settings.follow_values``): every fix safe that way must stay safe.
     """
 
+    #: how many times, in the process, one finder pointed another's :attr:`_origins` at
+    #: its own (:meth:`_base_class`): a memoised judgement during which this count
+    #: changed touched state its memo could not restore, and is not kept (:meth:`_end`)
+    _retargets = 0
+
     def __init__(
         self,
         module: ParsedModule,
@@ -240,9 +281,18 @@ class ConfigFinder:
         #: methods whatever the call: its writes (:meth:`_attribute_writes`), whether every
         #: instance has it (:meth:`_init_certain`), the fields' trust (:meth:`_field_trust`)
         self._attribute_facts: dict[tuple[int, str, str], tuple[object, tuple]] = {}
-        self._visiting: set[int] = set()
-        self._positive_visiting: set[int] = set()
-        self._returning: set[int] = set()
+        # the cycle guards of the recursive judgements: ``id(node) -> tick`` of when it
+        # was entered (:meth:`_tick`), so that a memo (:meth:`_recall`) can tell a guard
+        # its own judgement set from one set on the path that led to it
+        self._visiting: dict[int, int] = {}
+        self._positive_visiting: dict[int, int] = {}
+        self._returning: dict[int, int] = {}
+        self._guards = (self._visiting, self._positive_visiting, self._returning)
+        self._clock = 0
+        #: the memoised judgements under way, innermost last (:meth:`_begin`)
+        self._frames: list[_Frame] = []
+        #: key -> the answers kept of a memoised judgement (:meth:`_recall`)
+        self._memo: dict[tuple, list[_Memo]] = {}
         #: id of a ``def`` -> (the node, :func:`_returns_of` it), found once per resolver
         self._returns: dict[int, tuple[ast.AST, list[ast.expr] | None]] = {}
         #: the parameters judged while one candidate is (:meth:`find`); ``None`` otherwise
@@ -344,6 +394,93 @@ class ConfigFinder:
                 yield f"{first}.{name}", kind, check
             else:
                 yield name, kind, check
+
+    # -- memos ------------------------------------------------------------------------
+    # The recursive judgements (a binding's trust, a name's value, a callee's returns, a
+    # parameter's callers) are asked of the same nodes again and again: every candidate
+    # of every call judges its bindings, and each judgement follows names, callers and
+    # callees into the rest of the module. Their answers depend only on their arguments,
+    # the module (fixed for the finder's life), whether origins are recorded, and the
+    # cycle guards (:attr:`_visiting`, :attr:`_positive_visiting`, :attr:`_returning`),
+    # which cut a recursion short with a fixed answer. So an answer is kept with the
+    # guards it read that it did not set itself -- each with whether the id was in the
+    # guard -- and reused only where each of those reads would give the same (a
+    # memoising abstract interpreter's path-sensitive cache); the evidence it noted and
+    # the origins it recorded are recorded again when it is reused. A judgement that
+    # pointed another finder's origins elsewhere is not kept (its effect would be lost).
+
+    def _tick(self) -> int:
+        self._clock += 1
+        return self._clock
+
+    def _guarded(self, which: int, key: int) -> bool:
+        """Whether ``key`` is in cycle guard ``which`` (an index of :attr:`_guards`); the
+        read is a dependency of the innermost memoised judgement under way unless that
+        judgement entered the guard itself (a guard entered before it began stays until
+        it ends: the guards are entered and left in a stack's order)."""
+        added = self._guards[which].get(key)
+        if self._frames:
+            frame = self._frames[-1]
+            if added is None or added < frame.start:
+                frame.deps[(which, key)] = added is not None
+        return added is not None
+
+    def _depend(self, frame: _Frame, deps: dict[tuple[int, int], bool]) -> None:
+        """Add an inner judgement's guard reads to ``frame``'s, less those of guards
+        ``frame`` entered itself."""
+        guards = self._guards
+        mine = frame.deps
+        start = frame.start
+        for dep, present in deps.items():
+            if present and guards[dep[0]][dep[1]] > start:
+                continue
+            mine[dep] = present
+
+    def _recall(self, key: tuple) -> _Memo | None:
+        """The kept answer of ``key`` valid with the guards as they are now, its evidence
+        and origins recorded again and its guard reads made dependencies of the judgement
+        under way; ``None`` when there is none."""
+        known = self._memo.get(key)
+        if not known:
+            return None
+        guards = self._guards
+        for memo in known:
+            if all((dep[1] in guards[dep[0]]) is present for dep, present in memo.deps.items()):
+                if memo.noted:
+                    self._evidence.extend(memo.noted)
+                if memo.origins:
+                    self._origins.extend(memo.origins)  # type: ignore[union-attr]
+                if self._frames:
+                    self._depend(self._frames[-1], memo.deps)
+                return memo
+        return None
+
+    def _begin(self) -> _Frame:
+        """Start a memoised judgement (end it with :meth:`_end`, in a ``finally``)."""
+        frame = _Frame(self._tick(), self._evidence, self._origins, ConfigFinder._retargets)
+        self._frames.append(frame)
+        return frame
+
+    def _end(self, frame: _Frame) -> None:
+        """End a memoised judgement: its guard reads become the enclosing one's."""
+        self._frames.pop()
+        if ConfigFinder._retargets != frame.retargets:
+            frame.cacheable = False
+        if self._frames:
+            outer = self._frames[-1]
+            self._depend(outer, frame.deps)
+            if not frame.cacheable:
+                outer.cacheable = False
+
+    def _keep(self, frame: _Frame, key: tuple, anchors: tuple, result: object) -> None:
+        """Keep the answer of a judgement :meth:`_end` ended (not after an exception)."""
+        if not frame.cacheable or self._evidence is not frame.evidence or self._origins is not frame.origins:
+            return
+        known = self._memo.setdefault(key, [])
+        if len(known) >= _MEMO_VARIANTS:
+            return
+        origins = tuple(self._origins[frame.origins_start:]) if self._origins is not None else ()
+        known.append(_Memo(anchors, frame.deps, tuple(self._evidence[frame.noted:]), origins, result))
 
     # -- a name -----------------------------------------------------------------------
     def _name_check(self, name: str, holder: Scope, call: ast.Call):
@@ -504,6 +641,22 @@ class ConfigFinder:
         )
 
     def _binding_trust(self, node: ast.AST, qualified: str | None, holder: Scope) -> str:
+        """How far one binding of a name in ``holder`` shows a training config (see
+        :meth:`_trust`), memoised (:meth:`_recall`): keyed by the binding node, its
+        qualified name, the scope and whether origins are recorded."""
+        key = ("binding", id(node), qualified, id(holder), self._origins is not None)
+        known = self._recall(key)
+        if known is not None:
+            return known.result  # type: ignore[return-value]
+        frame = self._begin()
+        try:
+            trust = self._judge_binding(node, qualified, holder)
+        finally:
+            self._end(frame)
+        self._keep(frame, key, (node, holder), trust)
+        return trust
+
+    def _judge_binding(self, node: ast.AST, qualified: str | None, holder: Scope) -> str:
         if isinstance(node, ast.arg):
             if node.annotation is not None and self._annotation(node.annotation, holder) == "other":
                 self._note(
@@ -705,7 +858,7 @@ class ConfigFinder:
         if not defs or not all(isinstance(d, ast.FunctionDef) for d in defs):
             return None
         ids = {id(d) for d in defs}
-        if ids & self._returning:
+        if any([self._guarded(2, i) for i in ids]):
             return None
         values: list[ast.expr] = []
         for d in defs:
@@ -713,11 +866,25 @@ class ConfigFinder:
             if found is None:
                 return None  # a generator
             values.extend(found)
-        self._returning |= ids
+        # memoised (:meth:`_recall`) by the judge, the ``def``s in order and whether
+        # origins are recorded: the values judged are those ``def``s' returns
+        key = ("returns", judge.__name__, tuple(id(d) for d in defs), self._origins is not None)
+        known = self._recall(key)
+        if known is not None:
+            return list(known.result)  # type: ignore[call-overload]
+        frame = self._begin()
+        for i in ids:
+            self._returning[i] = self._tick()
         try:
-            return [judge(v) for v in values]
+            judged = []
+            for v in values:
+                judged.append(judge(v))
         finally:
-            self._returning -= ids
+            for i in ids:
+                del self._returning[i]
+            self._end(frame)
+        self._keep(frame, key, tuple(defs), tuple(judged))
+        return judged
 
     def _returns_of(self, func: ast.FunctionDef) -> list[ast.expr] | None:
         """:func:`_returns_of`, walked once per function (the same helper is asked about
@@ -740,19 +907,25 @@ class ConfigFinder:
         if value.id.lower().endswith(_PATH_SUFFIXES):
             return "against"
         holder = self.scopes.scope_of(value).lookup(value.id)
-        if holder is None or id(value) in self._visiting:
+        if holder is None or self._guarded(0, id(value)):
             return "weak"
-        self._visiting.add(id(value))
+        # memoised (:meth:`_recall`) by the name read and whether origins are recorded
+        key = ("name", id(value), self._origins is not None)
+        known = self._recall(key)
+        if known is not None:
+            return known.result  # type: ignore[return-value]
+        frame = self._begin()
+        self._visiting[id(value)] = self._tick()
         try:
-            trusts = {
-                self._binding_trust(b.node, b.qualified, holder)
-                for b in self.finder.bindings_in(holder, value.id)
-            }
+            trusts = set()
+            for b in self.finder.bindings_in(holder, value.id):
+                trusts.add(self._binding_trust(b.node, b.qualified, holder))
         finally:
-            self._visiting.discard(id(value))
-        if not trusts:
-            return "weak"
-        return _worst(trusts) or "strong"
+            del self._visiting[id(value)]
+            self._end(frame)
+        trust = (_worst(trusts) or "strong") if trusts else "weak"
+        self._keep(frame, key, (value,), trust)
+        return trust
 
     def _sub_config(self, value: ast.expr) -> bool:
         """A section taken out of a config by a call: ``copy.deepcopy(config.actor_rollout_ref)``,
@@ -986,17 +1159,17 @@ class ConfigFinder:
             # ``OmegaConf.merge(config, overrides)``: the config name vouches, as for the
             # function's own bindings; what its bindings show against it is judged there
             return "strong"
-        if isinstance(value, ast.Name) and id(value) not in self._visiting:
+        if isinstance(value, ast.Name) and not self._guarded(0, id(value)):
             # ``CFG = {"trainer": {}}`` ... ``OmegaConf.create(CFG)``: what it is bound to
             holder = self.scopes.scope_of(value).lookup(value.id)
             bindings = list(self.finder.bindings_in(holder, value.id)) if holder is not None else []
             values = [self._single_value_of(b.node) for b in bindings]
             if bindings and all(v is not None for v in values):
-                self._visiting.add(id(value))
+                self._visiting[id(value)] = self._tick()
                 try:
                     trusts = [self._part_evidence(v) for v in values]  # type: ignore[arg-type]
                 finally:
-                    self._visiting.discard(id(value))
+                    del self._visiting[id(value)]
                 return _worst(trusts) or "weak"
         noted = len(self._evidence)
         trust = self.value_trust(value)
@@ -1507,10 +1680,19 @@ class ConfigFinder:
         (:meth:`_method_call_values`). Other calls (through a variable, another module)
         are not seen: a value they pass is not evidence either way.
         """
-        values = self.caller_values(arg, holder)
-        if values is None:
-            return None
-        return _worst(self._noted_passed_trust(v, arg) for v in values)
+        # memoised (:meth:`_recall`) by the parameter, its scope and whether origins are recorded
+        key = ("callers", id(arg), id(holder), self._origins is not None)
+        known = self._recall(key)
+        if known is not None:
+            return known.result  # type: ignore[return-value]
+        frame = self._begin()
+        try:
+            values = self.caller_values(arg, holder)
+            trust = None if values is None else _worst(self._noted_passed_trust(v, arg) for v in values)
+        finally:
+            self._end(frame)
+        self._keep(frame, key, (arg, holder), trust)
+        return trust
 
     def caller_values(self, arg: ast.arg, holder: Scope) -> Iterable[ast.expr] | None:
         """What the same-file calls :meth:`_callers_trust` judges pass for ``arg`` (an
@@ -1662,18 +1844,21 @@ class ConfigFinder:
                 targets = node.targets if isinstance(node, ast.Assign) else [node.target]
                 if any(isinstance(t, ast.Name) and t.id == "__all__" for t in targets):
                     exported.update(id(n) for n in ast.walk(node))
+        # one walk of the module for both the string constants and the data dicts' keys
+        # (two walks were most of what ``_called_unseen`` cost); the keys are dropped
+        # from the strings once the walk has seen every dict
+        strings: list[ast.Constant] = []
         for node in ast.walk(self.module.tree):
-            if isinstance(node, ast.Dict) and not any(
+            if isinstance(node, ast.Constant):
+                if isinstance(node.value, str) and node.value.isidentifier():
+                    strings.append(node)
+            elif isinstance(node, ast.Dict) and not any(
                 isinstance(v, (ast.Name, ast.Attribute, ast.Lambda)) for v in node.values
             ):
                 # ``{"trainer": {...}}``: a key of data (a config's section); a table of
                 # callables (``{"train": train}``) may be dispatched by name
                 exported.update(id(k) for k in node.keys if k is not None)
-        return frozenset(
-            n.value for n in ast.walk(self.module.tree)
-            if isinstance(n, ast.Constant) and isinstance(n.value, str)
-            and n.value.isidentifier() and id(n) not in exported
-        )
+        return frozenset(n.value for n in strings if id(n) not in exported)
 
     def _passes_through(self, decorator: ast.expr) -> bool:
         """Whether a decorator hands the decorated function's arguments on unchanged:
@@ -2030,9 +2215,9 @@ class ConfigFinder:
         """Whether ``name`` has bindings where it is read and ``test(node)`` holds for each
         (``False`` for a name met again while it is being judged: a cycle)."""
         holder = self.scopes.scope_of(name).lookup(name.id)
-        if holder is None or id(name) in self._positive_visiting:
+        if holder is None or self._guarded(1, id(name)):
             return False
-        self._positive_visiting.add(id(name))
+        self._positive_visiting[id(name)] = self._tick()
         try:
             bindings = list(self.finder.bindings_in(holder, name.id))
             if test == self._binding_positive:
@@ -2041,7 +2226,7 @@ class ConfigFinder:
                         self._record_origin(b.node, holder)
             return bool(bindings) and all(test(b.node) for b in bindings)
         finally:
-            self._positive_visiting.discard(id(name))
+            del self._positive_visiting[id(name)]
 
     def _library_names(self, func: ast.expr) -> set[str]:
         """The qualified names of a callee bound only by imports (empty when any binding
@@ -2290,17 +2475,17 @@ class ConfigFinder:
                 (dotted_parts(d) or [""])[-1] in ("classmethod", "staticmethod") for d in b.decorator_list
             )
         }
-        for attr in self.module.facts.attributes:
+        for attr in self._class_attribute_reads:
             # ``T.run(other)``, ``types.MethodType(T.run, other)``: a method of the class
             # called on an object that may be no instance of it
-            if isinstance(attr.value, ast.Name) and self._is_class_name(attr.value) and any(
+            if any(
                 isinstance(b, _FUNCTIONS) and b.name == attr.attr and id(b) in borrowed
                 for c in family for b in c.body
-            ) and attr.attr != "__init__":
+            ):
                 yield self, _UNPACKED, None
                 break
-        for attr in self.module.facts.attributes:
-            if attr.attr == "__dict__" or (attr.attr == name and not isinstance(attr.ctx, ast.Load)):
+        for attr in self._attribute_stores:
+            if attr.attr == "__dict__" or attr.attr == name:
                 if attr.attr == name and self._an_instance_seen(attr.value):
                     continue  # ``self.config = ...``: its class's own attribute
                 chain = self.module.ancestors(attr)
@@ -2313,7 +2498,7 @@ class ConfigFinder:
                 value = up.value if isinstance(up, (ast.Assign, ast.AnnAssign)) else None
                 if value is None or self._passed_trust(value) != "strong":
                     yield self, _UNPACKED, None
-        for call in self.module.facts.calls:
+        for call in self._builtin_or_dunder_calls:
             func = call.func
             args = call.args
             if isinstance(func, ast.Attribute) and func.attr in ("__setattr__", "__delattr__"):
@@ -2335,6 +2520,39 @@ class ConfigFinder:
                 chain = self.module.ancestors(call)
                 if chain and self._written_through(call, chain[-1]):
                     yield self, _UNPACKED, None
+
+    # The module's nodes :meth:`_other_writes` looks at, whatever the class and attribute
+    # it is asked about (once per class and attribute: 441 times over the 60 files of
+    # ``test_safe_fixes_on_real_files_are_never_flagged_by_basedpyright``, each time
+    # resolving every attribute's object and every call's callee again). Each keeps the
+    # module's order, and the tests it drops are pure lookups of the module's bindings.
+
+    @functools.cached_property
+    def _class_attribute_reads(self) -> list[ast.Attribute]:
+        """``T.<attr>`` with ``T`` a name bound by a ``class`` statement, ``<attr>`` not
+        ``__init__``, in source order."""
+        return [
+            attr for attr in self.module.facts.attributes
+            if isinstance(attr.value, ast.Name) and attr.attr != "__init__" and self._is_class_name(attr.value)
+        ]
+
+    @functools.cached_property
+    def _attribute_stores(self) -> list[ast.Attribute]:
+        """Every ``<obj>.__dict__`` and every attribute written or deleted, in source order."""
+        return [
+            attr for attr in self.module.facts.attributes
+            if attr.attr == "__dict__" or not isinstance(attr.ctx, ast.Load)
+        ]
+
+    @functools.cached_property
+    def _builtin_or_dunder_calls(self) -> list[ast.Call]:
+        """The calls of a builtin by its plain name and of ``<obj>.__setattr__``/
+        ``<obj>.__delattr__``, in source order."""
+        return [
+            call for call in self.module.facts.calls
+            if (isinstance(call.func, ast.Attribute) and call.func.attr in ("__setattr__", "__delattr__"))
+            or (isinstance(call.func, ast.Name) and self._builtin(call.func) != set())
+        ]
 
     def _written_through(self, mapping: ast.expr, up: ast.AST | None) -> bool:
         """Whether an instance's ``__dict__`` / ``vars(x)`` is written: assigned,
@@ -2606,7 +2824,9 @@ class ConfigFinder:
         finder = analysis.configs
         # what the other file's parameters vouch for is judged with this candidate's
         # callers in other files too (:meth:`_record_origin`)
-        finder._origins = self._origins
+        if finder._origins is not self._origins:
+            finder._origins = self._origins
+            ConfigFinder._retargets += 1
         return finder, class_def
 
 
