@@ -172,6 +172,57 @@ PINS: dict[str, tuple[dict[str, str], str]] = {
          "Dockerfile": 'FROM python:3.11\nARG VERL_VERSION=0.8.0\nRUN pip install "verl==${VERL_VERSION}"\n'},
         "Dockerfile:3",
     ),
+    # a fresh tester's install commands (issue 26): more files, more installers
+    "gitlab-ci-script": (
+        {"requirements.txt": "verl>=0.9.0\n", ".gitlab-ci.yml": "test:\n  script:\n    - pip install verl==0.8.0\n    - pytest\n"},
+        ".gitlab-ci.yml:3",
+    ),
+    "justfile-recipe": (
+        {"requirements.txt": "verl>=0.9.0\n", "justfile": "install:\n    pip install verl==0.8.0\n"},
+        "justfile:2",
+    ),
+    "compose-command": (
+        {"requirements.txt": "verl>=0.9.0\n",
+         "docker-compose.yml": "services:\n  train:\n    command: sh -c \"pip install verl==0.8.0 && python t.py\"\n"},
+        "docker-compose.yml:3",
+    ),
+    "devcontainer-post-create": (
+        {"requirements.txt": "verl>=0.9.0\n",
+         ".devcontainer/devcontainer.json": '{"image": "python:3.11",\n "postCreateCommand": "pip install verl==0.8.0"}\n'},
+        ".devcontainer/devcontainer.json:2",
+    ),
+    "extensionless-shell-script": (
+        {"requirements.txt": "verl>=0.9.0\n", "bin/bootstrap": "#!/usr/bin/env bash\npip install verl==0.8.0\n"},
+        "bin/bootstrap:2",
+    ),
+    "noxfile-session-install": (
+        {"requirements.txt": "verl>=0.9.0\n",
+         "noxfile.py": "import nox\n@nox.session\ndef tests(session):\n    session.install('verl==0.8.0', 'pytest')\n"},
+        "noxfile.py:4",
+    ),
+    "conda-install-single-eq": (
+        {"requirements.txt": "verl>=0.9.0\n", "setup_env.sh": "#!/bin/bash\nconda install -y -c conda-forge verl=0.8.0\n"},
+        "setup_env.sh:2",
+    ),
+    "uv-add": (
+        {"requirements.txt": "verl>=0.9.0\n", "setup_env.sh": "#!/bin/bash\nuv add \"verl==0.8.0\"\n"},
+        "setup_env.sh:2",
+    ),
+    "poetry-add": (
+        {"requirements.txt": "verl>=0.9.0\n", "setup_env.sh": "#!/bin/bash\npoetry add verl@0.8.0\n"},
+        "setup_env.sh:2",
+    ),
+    "pip-constraint-variable": (
+        {"requirements.txt": "verl>=0.9.0\n", "constraints/train.cst": "verl==0.8.0\n",
+         "setup_env.sh": "#!/bin/bash\nexport PIP_CONSTRAINT=constraints/train.cst\npip install verl\n"},
+        "constraints/train.cst:1",
+    ),
+    "github-workflow-matrix": (
+        {"requirements.txt": "verl>=0.9.0\n",
+         ".github/workflows/ci.yml": "on: push\njobs:\n  t:\n    runs-on: ubuntu-latest\n    strategy:\n      matrix:\n"
+                                     "        verl: [\"0.8.0\"]\n    steps:\n      - run: pip install \"verl==${{ matrix.verl }}\"\n"},
+        ".github/workflows/ci.yml:9",
+    ),
     "pins-disagree": (  # the root allows 0.9, docker/ installs 0.8: the lowest wins
         {"requirements.txt": "verl>=0.9\n", "docker/requirements.txt": "verl==0.8.0\n"},
         "docker/requirements.txt:1",

@@ -988,3 +988,60 @@ def test_a_variable_of_another_package_or_an_unrelated_assignment_decides_nothin
     got = declared_verl(tmp_path / "src" / "trainer.py")
     assert got is not None and got.path == str(tmp_path / "pyproject.toml")
     assert got.version is not None and got.version >= Version("0.9")
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "line", "version"),
+    [
+        # install commands in more files
+        (".gitlab-ci.yml", "test:\n  script:\n    - pip install verl==0.8.0\n    - pytest\n", 3, "0.8.0"),
+        ("justfile", "install:\n    pip install verl==0.8.0\n", 2, "0.8.0"),
+        ("docker-compose.yml", "services:\n  t:\n    command: sh -c \"pip install verl==0.8.0 && python t.py\"\n", 3, "0.8.0"),
+        ("compose.gpu.yaml", "services:\n  t:\n    command: pip install 'verl>=0.7.1,<0.9'\n", 3, "0.7.1"),
+        (".devcontainer/devcontainer.json", '{\n  "image": "python:3.11",\n  "postCreateCommand": "pip install verl==0.8.0"\n}\n', 3, "0.8.0"),
+        ("devcontainer.json", '{"onCreateCommand": {"a": ["pip", "install", "verl==0.7.1"]}}\n', 1, "0.7.1"),
+        ("bin/bootstrap", "#!/usr/bin/env bash\npip install verl==0.8.0\n", 2, "0.8.0"),
+        ("noxfile.py", "import nox\n@nox.session\ndef t(session):\n    session.install('verl==0.8.0', 'pytest')\n", 4, "0.8.0"),
+        ("noxfile.py", "def t(session):\n    session.run('python', '-m', 'pip', 'install', 'verl<0.9')\n", 2, "0.1"),
+        ("noxfile.py", "def t(session, v):\n    session.install(f'verl=={v}')\n", 2, None),
+        # other installers
+        ("setup_env.sh", "#!/bin/bash\nconda install -y -c conda-forge verl=0.8.0\n", 2, "0.8.0"),
+        ("setup_env.sh", "#!/bin/bash\nmicromamba install -n rl conda-forge::verl=0.7.1 python=3.11\n", 2, "0.7.1"),
+        ("setup_env.sh", "#!/bin/bash\nuv add \"verl==0.8.0\"\n", 2, "0.8.0"),
+        ("setup_env.sh", "#!/bin/bash\npoetry add verl@0.8.0\n", 2, "0.8.0"),
+        ("setup_env.sh", "#!/bin/bash\npoetry add --group train verl@^0.8\n", 2, "0.8"),
+        ("setup_env.sh", "#!/bin/bash\npoetry add 'verl==0.7.1'\n", 2, "0.7.1"),
+        # PIP_CONSTRAINT names the file every install runs within
+        ("setup_env.sh", "#!/bin/bash\nexport PIP_CONSTRAINT=constraints/train.cst\npip install verl\n", 1, "0.8.0"),
+        # a workflow's matrix: every value counts, an unreadable expression is no release
+        (".github/workflows/ci.yml", "jobs:\n  t:\n    strategy:\n      matrix:\n        verl: ['0.9.1', '0.8.0']\n"
+                                     "    steps:\n      - run: pip install \"verl==${{ matrix.verl }}\"\n", 7, "0.8.0"),
+        (".github/workflows/ci.yml", "jobs:\n  t:\n    steps:\n      - run: pip install verl==${{ inputs.verl }}\n", 4, None),
+    ],
+)
+def test_install_commands_of_more_files_and_installers(
+    tmp_path: Path, name: str, text: str, line: int, version: str | None
+) -> None:
+    """A fresh tester's install commands (issue 26): CI, task-runner, compose, devcontainer,
+    extensionless scripts, nox sessions, conda/uv add/poetry add, ``PIP_CONSTRAINT`` and a
+    workflow's matrix were not read, so ``verl>=0.9`` decided alone."""
+    (tmp_path / ".git").mkdir()
+    _write(tmp_path, "pyproject.toml", '[project]\nname = "p"\ndependencies = ["verl>=0.9"]\n')
+    _write(tmp_path, "constraints/train.cst", "verl==0.8.0\n")
+    _write(tmp_path, name, text)
+    got = declared_verl(tmp_path / "src" / "trainer.py")
+    assert got is not None
+    expected = "train.cst" if "PIP_CONSTRAINT" in text else Path(name).name
+    assert (Path(got.path).name, got.line) == (expected, line)
+    assert got.version == (Version(version) if version else None)
+    if version is None:
+        assert got.kind == "direct-reference"
+
+
+def test_an_extensionless_file_without_a_shell_shebang_is_not_read(tmp_path: Path) -> None:
+    (tmp_path / ".git").mkdir()
+    _write(tmp_path, "pyproject.toml", '[project]\nname = "p"\ndependencies = ["verl>=0.9"]\n')
+    _write(tmp_path, "NOTES", "to downgrade: pip install verl==0.8.0\n")
+    _write(tmp_path, "bin/tool", "#!/usr/bin/env python\nos.system('pip install verl==0.8.0')\n")
+    got = declared_verl(tmp_path / "src" / "trainer.py")
+    assert got is not None and got.path == str(tmp_path / "pyproject.toml")
