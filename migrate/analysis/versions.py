@@ -22,7 +22,10 @@ does not hold the definition itself, this module answers "which verl does this p
    ``requirements*.txt`` (with ``-r`` includes; ``-c`` constraints declare nothing), ``setup.cfg``
    ``[options] install_requires``/``[options.extras_require]`` and literal ``install_requires``/
    ``extras_require`` in ``setup.py`` (read with :mod:`ast`; a module-level name bound once to a
-   literal and never imported, mutated or rebound counts as that literal). A bare ``verl`` only
+   literal and never imported, mutated or rebound counts as that literal; issue 26: any other
+   string literal of ``setup.py`` that is a requirement on verl with a version counts too, and an
+   f-string/``.format``/``%`` template naming verl is evaluated from such literals, else it is a
+   direct reference whose release cannot be read). A bare ``verl`` only
    decides (with an unknown version) when no other declaration bounds the version. Also read
    (issue 26, :mod:`.pins`): ``environment.yml`` (conda and ``pip:``), ``tox.ini`` deps,
    ``Pipfile``/``Pipfile.lock``, ``pixi.toml``, hatch environments, ``*requirements*.txt``.
@@ -726,6 +729,78 @@ def _read_setup_py(root: Path) -> Iterator[_Found]:
                 if isinstance(value, ast.Dict):
                     for item in value.values:
                         yield from _setup_py_requirements(item, literals, path)
+    yield from _setup_py_strings(tree, literals, path)
+
+
+#: a requirement template naming verl: ``verl==``, ``verl[vllm]>=``, ``verl @``
+_VERL_TEMPLATE = re.compile(r"\s*verl\s*(?:\[[^\]]*\])?\s*(?:===?|[<>!~]=?|@)", re.IGNORECASE)
+
+
+def _setup_py_strings(tree: ast.Module, literals: dict[str, ast.expr], path: Path) -> Iterator[_Found]:
+    """Every other string of ``setup.py`` that declares verl with a version (issue 26):
+    a literal that parses as a PEP 508 requirement (``REQS.append("verl==0.8.0")``), and an
+    f-string, ``.format`` or ``%`` template naming verl: evaluated when its values are
+    module-level literals bound once, else a declaration whose release cannot be read."""
+
+    def value_of(node: ast.expr) -> str | None:
+        if isinstance(node, ast.Name):
+            node = literals.get(node.id, node)
+        if isinstance(node, ast.Constant) and isinstance(node.value, (str, int, float)):
+            return str(node.value)
+        return None
+
+    for node in ast.walk(tree):
+        text: str | None = None
+        template: str | None = None
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            text = node.value.strip()
+        elif isinstance(node, ast.JoinedStr):
+            parts: list[str] = []
+            pieces: list[str | None] = []
+            for v in node.values:
+                if isinstance(v, ast.Constant):
+                    parts.append(str(v.value))
+                    pieces.append(str(v.value))
+                else:
+                    plain = isinstance(v, ast.FormattedValue) and v.conversion == -1 and v.format_spec is None
+                    parts.append("${VALUE}")
+                    pieces.append(value_of(v.value) if plain else None)
+            template = "".join(parts)
+            text = None if None in pieces else "".join(p for p in pieces if p is not None)
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "format"
+            and isinstance(node.func.value, ast.Constant)
+            and isinstance(node.func.value.value, str)
+        ):
+            template = node.func.value.value
+            values = [value_of(a) for a in node.args]
+            try:
+                text = None if None in values or node.keywords else template.format(*values)
+            except (IndexError, KeyError, ValueError):
+                text = None
+        elif (
+            isinstance(node, ast.BinOp)
+            and isinstance(node.op, ast.Mod)
+            and isinstance(node.left, ast.Constant)
+            and isinstance(node.left.value, str)
+        ):
+            template = node.left.value
+            right = node.right.elts if isinstance(node.right, ast.Tuple) else [node.right]
+            values = [value_of(a) for a in right]
+            try:
+                text = None if None in values else template % tuple(values)
+            except (TypeError, ValueError):
+                text = None
+        if text is not None:
+            found = _from_requirement(text, path, node.lineno, lock_pins=False)
+            if found is not None and found.bounded:  # a bare "verl" (``name="verl"``) says nothing
+                yield found
+                continue
+        if template is not None and text is None and _VERL_TEMPLATE.match(template):
+            shown = ast.unparse(node) if hasattr(ast, "unparse") else template
+            yield _Found(None, path, node.lineno, shown, "direct-reference", True)
 
 
 def _single_literal_assignments(tree: ast.Module) -> dict[str, ast.expr]:

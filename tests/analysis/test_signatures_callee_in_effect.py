@@ -242,6 +242,16 @@ PINS: dict[str, tuple[dict[str, str], str]] = {
          "pip.conf": "[global]\nconstraint = constraints.pip\n"},
         "constraints.pip:1",
     ),
+    "setup-py-appended-literal": (
+        {"requirements.txt": "verl>=0.9.0\n",
+         "setup.py": 'from setuptools import setup\nREQS = ["ray"]\nREQS.append("verl==0.8.0")\nsetup(name="p", install_requires=REQS)\n'},
+        "setup.py:3",
+    ),
+    "setup-py-f-string": (
+        {"requirements.txt": "verl>=0.9.0\n",
+         "setup.py": 'from setuptools import setup\nVERL = "0.8.0"\nsetup(name="p", install_requires=["ray", f"verl=={VERL}"])\n'},
+        "setup.py:3",
+    ),
     "pins-disagree": (  # the root allows 0.9, docker/ installs 0.8: the lowest wins
         {"requirements.txt": "verl>=0.9\n", "docker/requirements.txt": "verl==0.8.0\n"},
         "docker/requirements.txt:1",

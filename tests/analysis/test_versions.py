@@ -552,16 +552,20 @@ def test_setup_py_literal_read_with_ast_and_never_executed(tmp_path: Path) -> No
         "setup(\n"  # 7
         "    name='p',\n"  # 8
         "    install_requires=REQUIRES,\n"  # 9
-        "    extras_require={'pin': ['verl==0.8.0'], 'dyn': [f'verl=={0}']},\n"  # 10
+        "    extras_require={'pin': ['verl==0.8.0'], 'dyn': [f'verl=={V}']},\n"  # 10
         ")\n",
     )
     got = declared_verl(tmp_path)
     assert not marker.exists()
     assert got is not None
-    assert (got.version, got.line, got.requirement, got.kind) == (Version("0.7.0"), 5, "verl>=0.7.0", "specifier")
+    # issue 26: the f-string naming verl whose value is unknown is a release that cannot be read;
+    # it decides over the specifiers (as a direct reference does), the literal is never run
+    assert (got.version, got.line, got.kind) == (None, 10, "direct-reference")
 
 
-def test_setup_py_non_literal_is_ignored(tmp_path: Path) -> None:
+def test_setup_py_literals_in_non_literal_values_count(tmp_path: Path) -> None:
+    """Issue 26: any string literal of setup.py that is a requirement on verl counts, even
+    in a value that is not a literal (a rebound name, a sum): it may be installed."""
     _write(
         tmp_path,
         "setup.py",
@@ -569,7 +573,8 @@ def test_setup_py_non_literal_is_ignored(tmp_path: Path) -> None:
         "extra = ['verl==0.5.0']\nextra = extra + []\n"
         "setup(install_requires=reqs + ['verl==0.6.0'], extras_require={'x': extra})\n",
     )
-    assert declared_verl(tmp_path) is None
+    got = declared_verl(tmp_path)
+    assert got is not None and (got.version, got.line) == (Version("0.5.0"), 3)
 
 
 def test_setup_py_warnings_do_not_leak(tmp_path: Path) -> None:
@@ -588,7 +593,8 @@ def test_setup_py_mutated_or_imported_names_are_not_literals(tmp_path: Path) -> 
         "B = ['verl>=0.9.0']\nfrom reqs import B\n"
         "setup(install_requires=A, extras_require={'b': B})\n",
     )
-    assert declared_verl(tmp_path) is None
+    got = declared_verl(tmp_path)  # issue 26: the appended literal counts
+    assert got is not None and (got.version, got.line) == (Version("0.5.0"), 3)
 
 
 def test_specifier_no_known_release_satisfies(tmp_path: Path) -> None:
@@ -1079,3 +1085,35 @@ def test_pipfile_scripts_are_not_packages(tmp_path: Path) -> None:
     _write(tmp_path, "Pipfile", '[packages]\nverl = ">=0.9"\n\n[scripts]\nverl = "python -m verl==0.8.0"\n')
     got = declared_verl(tmp_path / "src" / "trainer.py")
     assert got is not None and got.version is not None and got.version >= Version("0.9")
+
+
+@pytest.mark.parametrize(
+    ("text", "line", "version"),
+    [
+        ('from setuptools import setup\nREQS = ["ray"]\nREQS.append("verl==0.8.0")\nsetup(name="p", install_requires=REQS)\n', 3, "0.8.0"),
+        ('from setuptools import setup\nVERL = "0.8.0"\nsetup(name="p", install_requires=["ray", f"verl=={VERL}"])\n', 3, "0.8.0"),
+        ('from setuptools import setup\nsetup(name="p", install_requires=["verl>={}".format("0.7.1")])\n', 2, "0.7.1"),
+        ('import os\nfrom setuptools import setup\nV = os.environ["V"]\nsetup(name="p", install_requires=[f"verl=={V}"])\n', 4, None),
+        ('from setuptools import setup\nsetup(name="p", install_requires=["verl==%s" % get()])\n', 2, None),
+    ],
+)
+def test_setup_py_strings_naming_verl(tmp_path: Path, text: str, line: int, version: str | None) -> None:
+    """Any string of setup.py that is a requirement on verl counts; a computed one is
+    evaluated from literals, else it is a verl whose release cannot be read (issue 26)."""
+    (tmp_path / ".git").mkdir()
+    _write(tmp_path, "requirements.txt", "verl>=0.9.0\n")
+    _write(tmp_path, "setup.py", text)
+    got = declared_verl(tmp_path / "src" / "trainer.py")
+    assert got is not None
+    assert (Path(got.path).name, got.line) == ("setup.py", line)
+    assert got.version == (Version(version) if version else None)
+    if version is None:
+        assert got.kind == "direct-reference"
+
+
+def test_setup_py_name_verl_and_messages_are_not_declarations(tmp_path: Path) -> None:
+    (tmp_path / ".git").mkdir()
+    _write(tmp_path, "requirements.txt", "verl>=0.9.0\n")
+    _write(tmp_path, "setup.py", 'from setuptools import setup\nv = input()\nprint(f"verl {v}")\nsetup(name="verl")\n')
+    got = declared_verl(tmp_path / "src" / "trainer.py")
+    assert got is not None and got.path == str(tmp_path / "requirements.txt")
