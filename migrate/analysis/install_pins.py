@@ -21,6 +21,18 @@ assignment (``VERL_VERSION=0.8.0``, ``export ...``, ``?=``, ``:=``), a ``${NAME:
 argument naming verl whose variable has no such value is a declaration of a verl whose
 release cannot be read (the build may pass any): the fix is then refused, never assumed.
 
+A fresh tester's forms (issue 26) are read too: ``.gitlab-ci.yml`` (``script:`` lines),
+``justfile``/``Justfile``, ``docker-compose*.yml``/``compose*.yml`` (``command:``),
+``devcontainer.json`` (``postCreateCommand`` and the other lifecycle commands: a string, an
+array, an object of either), an extensionless script whose first line is a shell's shebang
+(``bin/bootstrap``), and ``noxfile.py`` (``session.install(...)``, ``session.run("pip",
+"install", ...)``, read with :mod:`ast`). Besides pip: ``conda``/``mamba``/``micromamba install``
+(conda's single ``=`` is that release: ``verl=0.8.0``), ``uv add`` (PEP 508) and ``poetry add``
+(``verl@0.8.0``, ``verl@^0.8``, ``verl==0.8.0``). A ``PIP_CONSTRAINT=file`` the file sets names
+a constraint file every install runs within: its pins count. In a workflow, a
+``${{ matrix.NAME }}`` takes every value of a literal list under a job's ``strategy: matrix:``
+(the lowest decides); any other expression naming verl is a release that cannot be read.
+
 Nothing is executed; a command that cannot be tokenised is split on white space.
 """
 
@@ -32,11 +44,15 @@ import shlex
 from collections.abc import Iterator
 from pathlib import Path
 
+from packaging.version import Version
+
 from ppo_migrate.analysis.requirements import (
     _Found,
     _from_reference,
     _from_requirement,
+    _is_verl,
     _read_requirements,
+    lowest_allowed,
 )
 
 __all__ = ["install_pins"]
@@ -45,7 +61,12 @@ __all__ = ["install_pins"]
 _PINS: dict[str, tuple[_Found, ...]] = {}
 
 _INSTALL = re.compile(
-    r"(?:^|(?<=[\s;&|(`\"'\[]))(?:\S*/)?(?:(?:python[\d.]*|py)\s+-m\s+pip[\d.]*|pip[\d.]*|uv\s+pip)\s+install\b"
+    r"(?:^|(?<=[\s;&|(`\"'\[]))(?:\S*/)?(?:"
+    r"(?:(?:python[\d.]*|py)\s+-m\s+pip[\d.]*|pip[\d.]*|uv\s+pip)\s+install"
+    r"|(?P<conda>(?:conda|mamba|micromamba)\s+install)"
+    r"|uv\s+add"
+    r"|(?P<poetry>poetry\s+add)"
+    r")\b"
 )
 #: where one command ends: a new line, a separator, a comment
 _END = re.compile(r"\n|&&|\|\||[;|]|\s#")
@@ -94,16 +115,161 @@ def install_pins(scope: str | os.PathLike[str]) -> tuple[_Found, ...]:
     for directory, names in listing.folders.items():
         workflows = directory.replace("\\", "/").endswith("/.github/workflows")
         for name in names:
-            if not (_reader(name) in _SCRIPT_READERS() or (workflows and name.endswith((".yml", ".yaml")))):
+            kind = _kind(name, workflows)
+            if kind is None:
                 continue
             path = os.path.join(directory, name)
             data = _read(path)
-            if data is None or b"install" not in data:
+            if data is None or not (b"install" in data or b"add" in data or b"PIP_CONSTRAINT" in data):
+                continue
+            if kind == "maybe-script" and not _shell_shebang(data):
                 continue
             text = data.decode("utf-8", "replace")
-            found.extend(_commands(text, path, root, everything, seen))
+            if kind == "devcontainer":
+                for line, command in _devcontainer_commands(text):
+                    found.extend(_commands("\n" * (line - 1) + command, path, root, everything, seen))
+                continue
+            if kind == "noxfile":
+                for line, command in _nox_commands(text):
+                    found.extend(_commands("\n" * (line - 1) + command, path, root, everything, seen))
+                continue
+            matrix = _workflow_matrix(text) if workflows else None
+            found.extend(_commands(text, path, root, everything, seen, matrix))
+            found.extend(_constraint_variables(text, path, root, everything, seen))
     result = _PINS[root] = tuple(found)
     return result
+
+
+def _kind(name: str, workflows: bool) -> str | None:
+    """How a file named ``name`` is read for install commands, or None when it is not."""
+    from ppo_migrate.project.import_roots import _reader
+
+    if _reader(name) in _SCRIPT_READERS() or (workflows and name.endswith((".yml", ".yaml"))):
+        return "text"
+    if name in (".gitlab-ci.yml", ".gitlab-ci.yaml", "justfile", "Justfile", ".justfile"):
+        return "text"
+    if re.fullmatch(r"(?:docker-)?compose[\w.-]*\.ya?ml", name):
+        return "text"
+    if name in ("devcontainer.json", ".devcontainer.json"):
+        return "devcontainer"
+    if name == "noxfile.py":
+        return "noxfile"
+    if "." not in name:
+        return "maybe-script"
+    return None
+
+
+def _shell_shebang(data: bytes) -> bool:
+    """Whether ``data`` starts with a shell's shebang (``#!/bin/sh``, ``#!/usr/bin/env bash``)."""
+    if not data.startswith(b"#!"):
+        return False
+    first = data.split(b"\n", 1)[0]
+    return b"sh" in first and b"python" not in first
+
+
+#: the devcontainer.json properties whose value is a command
+_DEVCONTAINER_KEYS = (
+    "initializeCommand", "onCreateCommand", "updateContentCommand", "postCreateCommand",
+    "postStartCommand", "postAttachCommand",
+)
+
+
+def _line_of_text(text: str, needle: str) -> int:
+    at = text.find(needle)
+    return text.count("\n", 0, at) + 1 if at >= 0 else 1
+
+
+def _devcontainer_commands(text: str) -> Iterator[tuple[int, str]]:
+    """``(line, shell command)`` of a ``devcontainer.json``'s lifecycle commands: a string,
+    an array (one command, exec form) or an object of either (commands run in parallel)."""
+    import json
+
+    try:
+        data = json.loads(text)
+    except ValueError:
+        try:  # JSON with comments (allowed there): drop whole-line ``//`` comments
+            data = json.loads(re.sub(r"(?m)^\s*//.*$", "", text))
+        except ValueError:
+            return
+    if not isinstance(data, dict):
+        return
+    for key in _DEVCONTAINER_KEYS:
+        value = data.get(key)
+        values = list(value.values()) if isinstance(value, dict) else [value]
+        for one in values:
+            if isinstance(one, list) and all(isinstance(w, str) for w in one):
+                one = shlex.join(one)
+            if isinstance(one, str):
+                yield _line_of_text(text, f'"{key}"'), one.replace("\n", " ; ")
+
+
+def _nox_commands(text: str) -> Iterator[tuple[int, str]]:
+    """``(line, shell command)`` of a ``noxfile.py``'s installs: ``session.install(...)``
+    (``pip install`` its arguments), ``session.run("pip", "install", ...)`` and
+    ``session.run_install(...)``; an argument that is not a string literal is a
+    ``$NOX_ARGUMENT`` (its release cannot be read when it names verl)."""
+    import ast
+
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError):
+        return
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
+            continue
+        words: list[str] = []
+        for arg in node.args:
+            if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+                words.append(arg.value)
+            elif isinstance(arg, ast.JoinedStr):
+                words.append("".join(
+                    v.value if isinstance(v, ast.Constant) else "${NOX_ARGUMENT}" for v in arg.values
+                ))
+            else:
+                words.append("${NOX_ARGUMENT}")
+        if node.func.attr == "install":
+            yield node.lineno, "pip install " + " ".join(shlex.quote(w) if "$" not in w else f'"{w}"' for w in words)
+        elif node.func.attr in ("run", "run_install", "run_always"):
+            yield node.lineno, " ".join(shlex.quote(w) if "$" not in w else f'"{w}"' for w in words)
+
+
+#: ``PIP_CONSTRAINT=file`` (a script's, a Dockerfile's ``ENV``, a workflow's ``env:``)
+_PIP_CONSTRAINT = re.compile(r"\bPIP_CONSTRAINTS?[ \t]*(?:=|:[ \t]|[ \t])[ \t]*[\"']?([^\s\"';&|]+)")
+
+
+def _constraint_variables(text: str, path: str, root: str, everything: list[str], seen: set[Path]) -> Iterator[_Found]:
+    """The pins of the constraint files a ``PIP_CONSTRAINT`` the file sets names: every
+    ``pip install`` then runs within them."""
+    for m in _PIP_CONSTRAINT.finditer(text):
+        for value in m.group(1).split():
+            for file in _requirement_files(value, path, root, everything):
+                yield from _read_requirements(Path(file), seen)
+
+
+def _workflow_matrix(text: str) -> dict[str, list[str]]:
+    """``name -> values`` of the literal lists under the jobs' ``strategy: matrix:`` of a
+    GitHub workflow (a name several jobs give: every value of any job, the lowest decides)."""
+    import yaml
+
+    try:
+        data = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    except yaml.YAMLError:
+        return {}
+    jobs = data.get("jobs") if isinstance(data, dict) else None
+    values: dict[str, list[str]] = {}
+    if not isinstance(jobs, dict):
+        return values
+    for job in jobs.values():
+        strategy = job.get("strategy") if isinstance(job, dict) else None
+        matrix = strategy.get("matrix") if isinstance(strategy, dict) else None
+        if not isinstance(matrix, dict):
+            continue
+        for name, listed in matrix.items():
+            if isinstance(name, str) and isinstance(listed, list) and all(
+                isinstance(v, (str, int, float)) and not isinstance(v, bool) for v in listed
+            ):
+                values.setdefault(name, []).extend(str(v) for v in listed)
+    return values
 
 
 def _SCRIPT_READERS() -> tuple[object, ...]:  # the readers of import_roots
@@ -171,15 +337,31 @@ def _expanded(token: str, values: dict[str, str]) -> str | None:
     return None if missing or "`" in out else out
 
 
-def _commands(text: str, path: str, root: str, everything: list[str], seen: set[Path]) -> Iterator[_Found]:
+def _commands(
+    text: str,
+    path: str,
+    root: str,
+    everything: list[str],
+    seen: set[Path],
+    matrix: dict[str, list[str]] | None = None,
+) -> Iterator[_Found]:
     text = _exec_form_as_shell(text)
     # a continuation (``\`` at the end of a line) joins the next line; offsets are kept
     joined = re.sub(r"\\\r?\n", lambda m: " " * len(m.group(0)), text)
     here = Path(path)
     for m in _INSTALL.finditer(joined):
+        tool = "conda" if m.group("conda") else "poetry" if m.group("poetry") else "pip"
         line = text.count("\n", 0, m.start()) + 1
         end = _END.search(joined, m.end())
         body = joined[m.end() : end.start() if end else len(joined)]
+        expressions: dict[str, str] = {}
+
+        def hide(e: re.Match[str]) -> str:  # ``${{ matrix.verl }}``: one word, read below
+            name = f"GHA_EXPRESSION_{len(expressions)}"
+            expressions[name] = e.group(1).strip()
+            return "${" + name + "}"
+
+        body = re.sub(r"\$\{\{(.*?)\}\}", hide, body)
         try:
             tokens = shlex.split(body)
         except ValueError:
@@ -192,13 +374,16 @@ def _commands(text: str, path: str, root: str, everything: list[str], seen: set[
                 option, eq, value = token.partition("=")
                 if not option.startswith("--") and len(option) > 2 and option[:2] in ("-r", "-c", "-e"):
                     option, value, eq = option[:2], token[2:], "="  # ``-rfile``
-                if option not in _REQUIREMENT_OPTIONS and option not in _EDITABLE and option not in _WITH_VALUE:
+                with_value = _CONDA_WITH_VALUE if tool == "conda" else _WITH_VALUE
+                if option not in _REQUIREMENT_OPTIONS and option not in _EDITABLE and option not in with_value:
                     continue  # a flag: --upgrade, -q, --no-deps ...
                 if not eq:
                     if i >= len(tokens):
                         continue
                     value = tokens[i]
                     i += 1
+                if tool == "conda" and option in with_value:
+                    continue  # conda's -c is a channel, -p a prefix
                 if option in _REQUIREMENT_OPTIONS:
                     for file in _requirement_files(value, path, root, everything):
                         yield from _read_requirements(Path(file), seen)
@@ -207,18 +392,93 @@ def _commands(text: str, path: str, root: str, everything: list[str], seen: set[
                     if found is not None:
                         yield found
                 continue
-            if "$" in token or "`" in token:
-                expanded = _expanded(token, _assignments(text, m.start()))
-                if expanded is None:
-                    if _names_verl(token):  # a verl the build chooses: its release cannot be read
-                        yield _Found(None, here, line, token, "direct-reference", True)
-                    continue
-                token = expanded
-            found = _from_requirement(token, here, line, lock_pins=True)
-            if found is None:
-                found = _from_reference(token, here, line, token)
-            if found is not None:
-                yield found
+            for word in _matrix_values(token, expressions, matrix or {}):
+                if word is None:
+                    if _names_verl(token):  # a verl the workflow chooses: its release cannot be read
+                        yield _Found(None, here, line, _shown(token, expressions), "direct-reference", True)
+                    break
+                if "$" in word or "`" in word:
+                    expanded = _expanded(word, _assignments(text, m.start()))
+                    if expanded is None:
+                        if _names_verl(word):  # a verl the build chooses: its release cannot be read
+                            yield _Found(None, here, line, word, "direct-reference", True)
+                        continue
+                    word = expanded
+                found = _argument(tool, word, here, line)
+                if found is not None:
+                    yield found
+
+
+#: options of ``conda``/``mamba``/``micromamba install`` that take a value
+_CONDA_WITH_VALUE = frozenset(
+    {"-c", "--channel", "-n", "--name", "-p", "--prefix", "--file", "--repodata-fn", "--platform", "--subdir",
+     "-r", "--root-prefix", "--solver", "--override-channels-for"}
+)
+
+
+def _argument(tool: str, word: str, here: Path, line: int) -> _Found | None:
+    """The verl declaration of one install argument of ``tool`` (pip/uv, conda, poetry)."""
+    if tool == "conda":
+        from ppo_migrate.analysis.pins import _conda
+
+        m = re.fullmatch(r"(?:[\w.-]+::)?([A-Za-z0-9_.-]+)=(\d+(?:\.\d+)*)", word)
+        if m is not None and _is_verl(m.group(1)):  # conda's single ``=``: that release
+            return _Found(Version(m.group(2)), here, line, word, "lock", True)
+        if not re.search(r"[=<>!~]", word) and " " not in word:  # a bare name
+            return _conda(word, here, line)
+        return _conda(word, here, line) or _from_requirement(word, here, line, lock_pins=True)
+    if tool == "poetry":
+        m = re.fullmatch(r"([A-Za-z0-9_.-]+(?:\[[^\]]*\])?)@(?!\s*(?:git\+|https?:|file:|/|\.))(.+)", word)
+        if m is not None:
+            name = re.sub(r"\[.*\]$", "", m.group(1))
+            if not _is_verl(name):
+                return None
+            from ppo_migrate.analysis.versions import _poetry_specifier
+
+            constraint = m.group(2).strip()
+            if constraint in ("latest", "*"):
+                return _Found(None, here, line, word, "specifier", False)
+            if re.fullmatch(r"\d+(?:\.\d+)*", constraint):
+                return _Found(Version(constraint), here, line, word, "lock", True)
+            specifier = _poetry_specifier(constraint)
+            if specifier is None:
+                return None
+            return _Found(lowest_allowed(specifier), here, line, word, "specifier", True)
+    found = _from_requirement(word, here, line, lock_pins=True)
+    if found is None:
+        found = _from_reference(word, here, line, word)
+    return found
+
+
+def _matrix_values(token: str, expressions: dict[str, str], matrix: dict[str, list[str]]) -> Iterator[str | None]:
+    """``token`` once per combination of the values its workflow expressions take (a
+    ``matrix.NAME`` with a literal list); ``None`` (once) when one cannot be read."""
+    names = [n for n in expressions if "${" + n + "}" in token]
+    if not names:
+        yield token
+        return
+    choices: list[list[str]] = []
+    for name in names:
+        expression = expressions[name]
+        m = re.fullmatch(r"matrix\.([A-Za-z_][\w-]*)", expression)
+        listed = matrix.get(m.group(1)) if m else None
+        if not listed:
+            yield None
+            return
+        choices.append(listed)
+    import itertools
+
+    for combination in itertools.islice(itertools.product(*choices), 256):
+        word = token
+        for name, value in zip(names, combination):
+            word = word.replace("${" + name + "}", value)
+        yield word
+
+
+def _shown(token: str, expressions: dict[str, str]) -> str:
+    for name, expression in expressions.items():
+        token = token.replace("${" + name + "}", "${{ " + expression + " }}")
+    return token
 
 
 def _names_verl(token: str) -> bool:

@@ -10,7 +10,8 @@ and the newest signature assumed. Each reader yields the ``_Found`` entries of
   its ``pip:`` section;
 * ``tox.ini`` (:mod:`configparser`): ``deps`` of ``[testenv]`` and every ``[testenv:*]``
   (``-r file`` includes read as requirement files);
-* ``Pipfile`` (:mod:`tomllib`): ``[packages]``/``[dev-packages]``, a version string or a
+* ``Pipfile`` (:mod:`tomllib`): ``[packages]``/``[dev-packages]`` and any custom category
+  (every table but ``[[source]]``, ``[requires]``, ``[scripts]``, ``[pipenv]``), a version string or a
   table (``git``/``path``: a direct reference); ``Pipfile.lock`` (JSON): an exact version
   is a lock;
 * ``pixi.toml``: ``[pypi-dependencies]`` (PEP 440), ``[dependencies]`` (conda specs), and
@@ -21,7 +22,9 @@ and the newest signature assumed. Each reader yields the ``_Found`` entries of
   tox 4's ``tox.toml`` (``[env_run_base]``/``[env.*]`` ``deps``) and the same tables under
   ``[tool.tox]`` of ``pyproject.toml`` (with its ``legacy_tox_ini`` string), tox's
   ``[testenv]`` sections in ``setup.cfg``, and pixi's tables under ``[tool.pixi]`` of
-  ``pyproject.toml``.
+  ``pyproject.toml``;
+* ``pip.conf``/``pip.ini`` (:mod:`configparser`): the files its ``constraint`` (or
+  ``requirement``) option names, read as requirements files (every install runs within them).
 
 Requirements and specifiers are parsed with :mod:`packaging`; nothing is executed.
 """
@@ -67,6 +70,8 @@ PIN_FILES: tuple[str, ...] = (
     "Pipfile",
     "Pipfile.lock",
     "pixi.toml",
+    "pip.conf",
+    "pip.ini",
 )
 
 _CONDA = re.compile(r"^\s*(?:[\w.-]+::)?(?P<name>[A-Za-z0-9_.-]+)\s*(?P<spec>.*?)\s*$")
@@ -93,6 +98,28 @@ def read_pins(root: Path) -> Iterator[Any]:
     yield from _pipfile(root / "Pipfile")
     yield from _pipfile_lock(root / "Pipfile.lock")
     yield from _pixi(root / "pixi.toml")
+    for name in ("pip.conf", "pip.ini"):
+        yield from _pip_conf(root / name)
+
+
+def _pip_conf(path: Path):
+    """A ``pip.conf``/``pip.ini``'s ``constraint``/``requirement`` files (any section): every
+    ``pip install`` run with that configuration installs within their pins."""
+    raw = _text(path)
+    if raw is None:
+        return
+    parser = configparser.ConfigParser(interpolation=None)
+    try:
+        parser.read_string(raw, source=str(path))
+    except configparser.Error:
+        return
+    seen: set[Path] = set()
+    for section in parser.sections():
+        for option in ("constraint", "constraints", "requirement"):
+            if not parser.has_option(section, option):
+                continue
+            for name in parser.get(section, option).split():
+                yield from _read_requirements(Path(os.path.normpath(path.parent / os.path.expanduser(name))), seen)
 
 
 def _text(path: Path) -> str | None:
@@ -329,8 +356,22 @@ def _pipfile(path: Path):
     if loaded is None:
         return
     data, raw = loaded
-    for key in ("packages", "dev-packages"):
-        yield from _entries(data.get(key), raw, path)
+    # [packages], [dev-packages] and any custom category (``[train]``): a table of packages
+    for key, table in data.items():
+        if key in _PIPFILE_NOT_PACKAGES or not isinstance(table, dict):
+            continue
+        start = _offset_of_table(raw, key)
+        for name, value in table.items():
+            if not isinstance(name, str) or not _is_verl(name):
+                continue
+            line = _line_of_toml_key(raw, name, start)
+            found = _table_entry(value, path, line, _source_line(raw, line))
+            if found is not None:
+                yield found
+
+
+#: the Pipfile tables that do not list packages
+_PIPFILE_NOT_PACKAGES = frozenset({"source", "requires", "scripts", "pipenv"})
 
 
 def _pipfile_lock(path: Path):

@@ -6,7 +6,8 @@ it without one, so the version a project runs decides whether a rewrite is valid
 does not hold the definition itself, this module answers "which verl does this project declare?":
 
 1. A **lock** decides when there is one: ``uv.lock``, ``poetry.lock``, ``pdm.lock`` (``[[package]]``
-   with ``name = "verl"``), exact pins (``==``/``===``) in ``requirements*.txt`` (and the files
+   with ``name = "verl"``), PEP 751 ``pylock.toml``/``pylock.<name>.toml`` (``[[packages]]``),
+   rye's ``requirements.lock``/``requirements-dev.lock`` (pip's syntax), exact pins (``==``/``===``) in ``requirements*.txt`` (and the files
    they include with ``-r``), and a reference to a verl wheel or sdist whose file name states the
    version (``verl @ https://.../verl-0.8.0-py3-none-any.whl``). Several lock entries: the lowest
    version decides. A lock entry from git/a URL/a path has no version (uv's ``source``, Poetry's
@@ -21,7 +22,10 @@ does not hold the definition itself, this module answers "which verl does this p
    ``requirements*.txt`` (with ``-r`` includes; ``-c`` constraints declare nothing), ``setup.cfg``
    ``[options] install_requires``/``[options.extras_require]`` and literal ``install_requires``/
    ``extras_require`` in ``setup.py`` (read with :mod:`ast`; a module-level name bound once to a
-   literal and never imported, mutated or rebound counts as that literal). A bare ``verl`` only
+   literal and never imported, mutated or rebound counts as that literal; issue 26: any other
+   string literal of ``setup.py`` that is a requirement on verl with a version counts too, and an
+   f-string/``.format``/``%`` template naming verl is evaluated from such literals, else it is a
+   direct reference whose release cannot be read). A bare ``verl`` only
    decides (with an unknown version) when no other declaration bounds the version. Also read
    (issue 26, :mod:`.pins`): ``environment.yml`` (conda and ``pip:``), ``tox.ini`` deps,
    ``Pipfile``/``Pipfile.lock``, ``pixi.toml``, hatch environments, ``*requirements*.txt``.
@@ -106,13 +110,21 @@ PROJECT_FILES: tuple[str, ...] = (
     "uv.lock",
     "poetry.lock",
     "pdm.lock",
+    "pylock.toml",
     "*requirements*.txt",
+    "requirements*.lock",
     *PIN_FILES,
 )
 
 #: Where pip-style requirement files live: ``requirements*.txt``, pip-tools' ``requirements*.in``
 #: and a ``requirements/`` directory of them.
-_REQUIREMENTS_PATTERNS = ("*requirements*.txt", "*requirements*.in", "requirements/*.txt", "requirements/*.in")
+_REQUIREMENTS_PATTERNS = (
+    "*requirements*.txt",
+    "*requirements*.in",
+    "requirements/*.txt",
+    "requirements/*.in",
+    "requirements*.lock",  # rye's requirements.lock/requirements-dev.lock: pip's syntax, exact pins
+)
 _LOCK_FILES = ("uv.lock", "poetry.lock", "pdm.lock")
 
 
@@ -253,7 +265,11 @@ def _environment_folders(scope: Path) -> list[Path]:
         dirs[:] = [d for d in dirs if not d.startswith(".") and d not in _SKIPPED]
         has_py[directory] = any(f.endswith(".py") for f in files)
         if any(
-            f in _PIN_NAMES or fnmatch.fnmatch(f, "*requirements*.txt") or fnmatch.fnmatch(f, "*requirements*.in")
+            f in _PIN_NAMES
+            or fnmatch.fnmatch(f, "*requirements*.txt")
+            or fnmatch.fnmatch(f, "*requirements*.in")
+            or fnmatch.fnmatch(f, "requirements*.lock")
+            or fnmatch.fnmatch(f, "pylock.*toml")
             for f in files
         ):
             candidates.append(directory)
@@ -268,7 +284,7 @@ def _environment_folders(scope: Path) -> list[Path]:
 
 
 _PIN_NAMES = frozenset(
-    {"pyproject.toml", "setup.cfg", "setup.py", "uv.lock", "poetry.lock", "pdm.lock", *PIN_FILES}
+    {"pyproject.toml", "setup.cfg", "setup.py", "uv.lock", "poetry.lock", "pdm.lock", "pylock.toml", *PIN_FILES}
 )
 
 
@@ -308,7 +324,15 @@ def installed_verl() -> VerlDeclaration | None:
 
 def _decide(root: Path) -> VerlDeclaration | None:
     found: list[_Found] = []
-    for reader in (_read_locks, _read_pyproject, _read_setup_cfg, _read_setup_py, _read_requirements_files, read_pins):
+    for reader in (
+        _read_locks,
+        _read_pylock,
+        _read_pyproject,
+        _read_setup_cfg,
+        _read_setup_py,
+        _read_requirements_files,
+        read_pins,
+    ):
         found.extend(reader(root))
     return _choose(root, found)
 
@@ -321,7 +345,7 @@ def _choose(root: Path, found: list[_Found]) -> VerlDeclaration | None:
         known = [f for f in locks if f.version is not None]
         if known:
             best = _lowest(known)
-            if best.path.name in _LOCK_FILES:
+            if best.path.name in _LOCK_FILES or best.path.name.startswith("pylock."):
                 return _declaration(best, f"{_where(root, best)} resolves verl {best.version}")
             return _declaration(best, f"{_where(root, best)} {best.requirement} pins verl {best.version}")
         best = locks[0]
@@ -420,6 +444,41 @@ def _read_locks(root: Path) -> Iterator[_Found]:
                 if version is None:
                     continue
             shown = f"verl {raw_version} ({name})" if isinstance(raw_version, str) else f"verl ({name})"
+            yield _Found(version, path, line, shown, "lock", True)
+
+
+def _read_pylock(root: Path) -> Iterator[_Found]:
+    """PEP 751 lock files (``pylock.toml``, ``pylock.<name>.toml``): a ``[[packages]]`` entry
+    named verl with a ``version`` is a lock on it; one from ``vcs``/``directory``/``archive``
+    without a version is a lock whose release cannot be read."""
+    try:
+        files = sorted(p for p in root.glob("pylock*.toml") if p.is_file() and re.fullmatch(r"pylock(\.[^.]+)?\.toml", p.name))
+    except OSError:
+        return
+    for path in files:
+        loaded = _load_toml(path, "verl")
+        if loaded is None:
+            continue
+        data, raw = loaded
+        packages = data.get("packages")
+        if not isinstance(packages, list):
+            continue
+        headers = [m.end() for m in re.finditer(r"^[ \t]*\[\[[ \t]*packages[ \t]*\]\]", raw, re.MULTILINE)]
+        for index, entry in enumerate(packages):
+            if not isinstance(entry, dict) or not isinstance(entry.get("name"), str) or not _is_verl(entry["name"]):
+                continue
+            line = 1
+            if len(headers) == len(packages):
+                m = re.compile(r"^[ \t]*name[ \t]*=", re.MULTILINE).search(raw, headers[index])
+                line = raw.count("\n", 0, m.start() if m else headers[index]) + 1
+            raw_version = entry.get("version")
+            try:
+                version = Version(raw_version) if isinstance(raw_version, str) else None
+            except InvalidVersion:
+                version = None
+            if version is None and not {"vcs", "directory", "archive"} & set(entry):
+                continue
+            shown = f"verl {raw_version} ({path.name})" if version is not None else f"verl ({path.name})"
             yield _Found(version, path, line, shown, "lock", True)
 
 
@@ -670,6 +729,78 @@ def _read_setup_py(root: Path) -> Iterator[_Found]:
                 if isinstance(value, ast.Dict):
                     for item in value.values:
                         yield from _setup_py_requirements(item, literals, path)
+    yield from _setup_py_strings(tree, literals, path)
+
+
+#: a requirement template naming verl: ``verl==``, ``verl[vllm]>=``, ``verl @``
+_VERL_TEMPLATE = re.compile(r"\s*verl\s*(?:\[[^\]]*\])?\s*(?:===?|[<>!~]=?|@)", re.IGNORECASE)
+
+
+def _setup_py_strings(tree: ast.Module, literals: dict[str, ast.expr], path: Path) -> Iterator[_Found]:
+    """Every other string of ``setup.py`` that declares verl with a version (issue 26):
+    a literal that parses as a PEP 508 requirement (``REQS.append("verl==0.8.0")``), and an
+    f-string, ``.format`` or ``%`` template naming verl: evaluated when its values are
+    module-level literals bound once, else a declaration whose release cannot be read."""
+
+    def value_of(node: ast.expr) -> str | None:
+        if isinstance(node, ast.Name):
+            node = literals.get(node.id, node)
+        if isinstance(node, ast.Constant) and isinstance(node.value, (str, int, float)):
+            return str(node.value)
+        return None
+
+    for node in ast.walk(tree):
+        text: str | None = None
+        template: str | None = None
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            text = node.value.strip()
+        elif isinstance(node, ast.JoinedStr):
+            parts: list[str] = []
+            pieces: list[str | None] = []
+            for v in node.values:
+                if isinstance(v, ast.Constant):
+                    parts.append(str(v.value))
+                    pieces.append(str(v.value))
+                else:
+                    plain = isinstance(v, ast.FormattedValue) and v.conversion == -1 and v.format_spec is None
+                    parts.append("${VALUE}")
+                    pieces.append(value_of(v.value) if plain else None)
+            template = "".join(parts)
+            text = None if None in pieces else "".join(p for p in pieces if p is not None)
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "format"
+            and isinstance(node.func.value, ast.Constant)
+            and isinstance(node.func.value.value, str)
+        ):
+            template = node.func.value.value
+            values = [value_of(a) for a in node.args]
+            try:
+                text = None if None in values or node.keywords else template.format(*values)
+            except (IndexError, KeyError, ValueError):
+                text = None
+        elif (
+            isinstance(node, ast.BinOp)
+            and isinstance(node.op, ast.Mod)
+            and isinstance(node.left, ast.Constant)
+            and isinstance(node.left.value, str)
+        ):
+            template = node.left.value
+            right = node.right.elts if isinstance(node.right, ast.Tuple) else [node.right]
+            values = [value_of(a) for a in right]
+            try:
+                text = None if None in values else template % tuple(values)
+            except (TypeError, ValueError):
+                text = None
+        if text is not None:
+            found = _from_requirement(text, path, node.lineno, lock_pins=False)
+            if found is not None and found.bounded:  # a bare "verl" (``name="verl"``) says nothing
+                yield found
+                continue
+        if template is not None and text is None and _VERL_TEMPLATE.match(template):
+            shown = ast.unparse(node) if hasattr(ast, "unparse") else template
+            yield _Found(None, path, node.lineno, shown, "direct-reference", True)
 
 
 def _single_literal_assignments(tree: ast.Module) -> dict[str, ast.expr]:

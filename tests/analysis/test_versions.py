@@ -552,16 +552,20 @@ def test_setup_py_literal_read_with_ast_and_never_executed(tmp_path: Path) -> No
         "setup(\n"  # 7
         "    name='p',\n"  # 8
         "    install_requires=REQUIRES,\n"  # 9
-        "    extras_require={'pin': ['verl==0.8.0'], 'dyn': [f'verl=={0}']},\n"  # 10
+        "    extras_require={'pin': ['verl==0.8.0'], 'dyn': [f'verl=={V}']},\n"  # 10
         ")\n",
     )
     got = declared_verl(tmp_path)
     assert not marker.exists()
     assert got is not None
-    assert (got.version, got.line, got.requirement, got.kind) == (Version("0.7.0"), 5, "verl>=0.7.0", "specifier")
+    # issue 26: the f-string naming verl whose value is unknown is a release that cannot be read;
+    # it decides over the specifiers (as a direct reference does), the literal is never run
+    assert (got.version, got.line, got.kind) == (None, 10, "direct-reference")
 
 
-def test_setup_py_non_literal_is_ignored(tmp_path: Path) -> None:
+def test_setup_py_literals_in_non_literal_values_count(tmp_path: Path) -> None:
+    """Issue 26: any string literal of setup.py that is a requirement on verl counts, even
+    in a value that is not a literal (a rebound name, a sum): it may be installed."""
     _write(
         tmp_path,
         "setup.py",
@@ -569,7 +573,8 @@ def test_setup_py_non_literal_is_ignored(tmp_path: Path) -> None:
         "extra = ['verl==0.5.0']\nextra = extra + []\n"
         "setup(install_requires=reqs + ['verl==0.6.0'], extras_require={'x': extra})\n",
     )
-    assert declared_verl(tmp_path) is None
+    got = declared_verl(tmp_path)
+    assert got is not None and (got.version, got.line) == (Version("0.5.0"), 3)
 
 
 def test_setup_py_warnings_do_not_leak(tmp_path: Path) -> None:
@@ -588,7 +593,8 @@ def test_setup_py_mutated_or_imported_names_are_not_literals(tmp_path: Path) -> 
         "B = ['verl>=0.9.0']\nfrom reqs import B\n"
         "setup(install_requires=A, extras_require={'b': B})\n",
     )
-    assert declared_verl(tmp_path) is None
+    got = declared_verl(tmp_path)  # issue 26: the appended literal counts
+    assert got is not None and (got.version, got.line) == (Version("0.5.0"), 3)
 
 
 def test_specifier_no_known_release_satisfies(tmp_path: Path) -> None:
@@ -988,3 +994,126 @@ def test_a_variable_of_another_package_or_an_unrelated_assignment_decides_nothin
     got = declared_verl(tmp_path / "src" / "trainer.py")
     assert got is not None and got.path == str(tmp_path / "pyproject.toml")
     assert got.version is not None and got.version >= Version("0.9")
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "line", "version"),
+    [
+        # install commands in more files
+        (".gitlab-ci.yml", "test:\n  script:\n    - pip install verl==0.8.0\n    - pytest\n", 3, "0.8.0"),
+        ("justfile", "install:\n    pip install verl==0.8.0\n", 2, "0.8.0"),
+        ("docker-compose.yml", "services:\n  t:\n    command: sh -c \"pip install verl==0.8.0 && python t.py\"\n", 3, "0.8.0"),
+        ("compose.gpu.yaml", "services:\n  t:\n    command: pip install 'verl>=0.7.1,<0.9'\n", 3, "0.7.1"),
+        (".devcontainer/devcontainer.json", '{\n  "image": "python:3.11",\n  "postCreateCommand": "pip install verl==0.8.0"\n}\n', 3, "0.8.0"),
+        ("devcontainer.json", '{"onCreateCommand": {"a": ["pip", "install", "verl==0.7.1"]}}\n', 1, "0.7.1"),
+        ("bin/bootstrap", "#!/usr/bin/env bash\npip install verl==0.8.0\n", 2, "0.8.0"),
+        ("noxfile.py", "import nox\n@nox.session\ndef t(session):\n    session.install('verl==0.8.0', 'pytest')\n", 4, "0.8.0"),
+        ("noxfile.py", "def t(session):\n    session.run('python', '-m', 'pip', 'install', 'verl<0.9')\n", 2, "0.1"),
+        ("noxfile.py", "def t(session, v):\n    session.install(f'verl=={v}')\n", 2, None),
+        # other installers
+        ("setup_env.sh", "#!/bin/bash\nconda install -y -c conda-forge verl=0.8.0\n", 2, "0.8.0"),
+        ("setup_env.sh", "#!/bin/bash\nmicromamba install -n rl conda-forge::verl=0.7.1 python=3.11\n", 2, "0.7.1"),
+        ("setup_env.sh", "#!/bin/bash\nuv add \"verl==0.8.0\"\n", 2, "0.8.0"),
+        ("setup_env.sh", "#!/bin/bash\npoetry add verl@0.8.0\n", 2, "0.8.0"),
+        ("setup_env.sh", "#!/bin/bash\npoetry add --group train verl@^0.8\n", 2, "0.8"),
+        ("setup_env.sh", "#!/bin/bash\npoetry add 'verl==0.7.1'\n", 2, "0.7.1"),
+        # PIP_CONSTRAINT names the file every install runs within
+        ("setup_env.sh", "#!/bin/bash\nexport PIP_CONSTRAINT=constraints/train.cst\npip install verl\n", 1, "0.8.0"),
+        # a workflow's matrix: every value counts, an unreadable expression is no release
+        (".github/workflows/ci.yml", "jobs:\n  t:\n    strategy:\n      matrix:\n        verl: ['0.9.1', '0.8.0']\n"
+                                     "    steps:\n      - run: pip install \"verl==${{ matrix.verl }}\"\n", 7, "0.8.0"),
+        (".github/workflows/ci.yml", "jobs:\n  t:\n    steps:\n      - run: pip install verl==${{ inputs.verl }}\n", 4, None),
+    ],
+)
+def test_install_commands_of_more_files_and_installers(
+    tmp_path: Path, name: str, text: str, line: int, version: str | None
+) -> None:
+    """A fresh tester's install commands (issue 26): CI, task-runner, compose, devcontainer,
+    extensionless scripts, nox sessions, conda/uv add/poetry add, ``PIP_CONSTRAINT`` and a
+    workflow's matrix were not read, so ``verl>=0.9`` decided alone."""
+    (tmp_path / ".git").mkdir()
+    _write(tmp_path, "pyproject.toml", '[project]\nname = "p"\ndependencies = ["verl>=0.9"]\n')
+    _write(tmp_path, "constraints/train.cst", "verl==0.8.0\n")
+    _write(tmp_path, name, text)
+    got = declared_verl(tmp_path / "src" / "trainer.py")
+    assert got is not None
+    expected = "train.cst" if "PIP_CONSTRAINT" in text else Path(name).name
+    assert (Path(got.path).name, got.line) == (expected, line)
+    assert got.version == (Version(version) if version else None)
+    if version is None:
+        assert got.kind == "direct-reference"
+
+
+def test_an_extensionless_file_without_a_shell_shebang_is_not_read(tmp_path: Path) -> None:
+    (tmp_path / ".git").mkdir()
+    _write(tmp_path, "pyproject.toml", '[project]\nname = "p"\ndependencies = ["verl>=0.9"]\n')
+    _write(tmp_path, "NOTES", "to downgrade: pip install verl==0.8.0\n")
+    _write(tmp_path, "bin/tool", "#!/usr/bin/env python\nos.system('pip install verl==0.8.0')\n")
+    got = declared_verl(tmp_path / "src" / "trainer.py")
+    assert got is not None and got.path == str(tmp_path / "pyproject.toml")
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "line", "version"),
+    [
+        ("pylock.toml", 'lock-version = "1.0"\n\n[[packages]]\nname = "ray"\nversion = "2.0"\n\n[[packages]]\nname = "verl"\nversion = "0.8.0"\n', 8, "0.8.0"),
+        ("pylock.gpu.toml", 'lock-version = "1.0"\n[[packages]]\nname = "verl"\nversion = "0.7.1"\n', 3, "0.7.1"),
+        ("requirements.lock", "# generated by rye\n-e file:.\nverl==0.8.0\n", 3, "0.8.0"),
+        ("requirements-dev.lock", "# generated by rye\nverl==0.7.1\n", 2, "0.7.1"),
+        ("Pipfile", '[packages]\nrequests = "*"\n\n[train]\nverl = "==0.8.0"\n', 5, "0.8.0"),
+        ("pip.conf", "[global]\nconstraint = constraints.pip\n", 1, "0.8.0"),
+        ("pip.ini", "[install]\nconstraint = constraints.pip\n", 1, "0.8.0"),
+    ],
+)
+def test_pylock_rye_lock_pipfile_categories_and_pip_conf(
+    tmp_path: Path, name: str, text: str, line: int, version: str
+) -> None:
+    """A fresh tester's pin files (issue 26): a PEP 751 lock, rye's locks, a Pipfile custom
+    category and a pip configuration's constraint file were not read."""
+    (tmp_path / ".git").mkdir()
+    _write(tmp_path, "requirements.txt", "verl>=0.9.0\n")
+    _write(tmp_path, "constraints.pip", "verl==0.8.0\n")
+    _write(tmp_path, name, text)
+    got = declared_verl(tmp_path / "src" / "trainer.py")
+    assert got is not None
+    expected = "constraints.pip" if name.startswith("pip.") else name
+    assert (Path(got.path).name, got.line, got.version) == (expected, line, Version(version))
+
+
+def test_pipfile_scripts_are_not_packages(tmp_path: Path) -> None:
+    (tmp_path / ".git").mkdir()
+    _write(tmp_path, "Pipfile", '[packages]\nverl = ">=0.9"\n\n[scripts]\nverl = "python -m verl==0.8.0"\n')
+    got = declared_verl(tmp_path / "src" / "trainer.py")
+    assert got is not None and got.version is not None and got.version >= Version("0.9")
+
+
+@pytest.mark.parametrize(
+    ("text", "line", "version"),
+    [
+        ('from setuptools import setup\nREQS = ["ray"]\nREQS.append("verl==0.8.0")\nsetup(name="p", install_requires=REQS)\n', 3, "0.8.0"),
+        ('from setuptools import setup\nVERL = "0.8.0"\nsetup(name="p", install_requires=["ray", f"verl=={VERL}"])\n', 3, "0.8.0"),
+        ('from setuptools import setup\nsetup(name="p", install_requires=["verl>={}".format("0.7.1")])\n', 2, "0.7.1"),
+        ('import os\nfrom setuptools import setup\nV = os.environ["V"]\nsetup(name="p", install_requires=[f"verl=={V}"])\n', 4, None),
+        ('from setuptools import setup\nsetup(name="p", install_requires=["verl==%s" % get()])\n', 2, None),
+    ],
+)
+def test_setup_py_strings_naming_verl(tmp_path: Path, text: str, line: int, version: str | None) -> None:
+    """Any string of setup.py that is a requirement on verl counts; a computed one is
+    evaluated from literals, else it is a verl whose release cannot be read (issue 26)."""
+    (tmp_path / ".git").mkdir()
+    _write(tmp_path, "requirements.txt", "verl>=0.9.0\n")
+    _write(tmp_path, "setup.py", text)
+    got = declared_verl(tmp_path / "src" / "trainer.py")
+    assert got is not None
+    assert (Path(got.path).name, got.line) == ("setup.py", line)
+    assert got.version == (Version(version) if version else None)
+    if version is None:
+        assert got.kind == "direct-reference"
+
+
+def test_setup_py_name_verl_and_messages_are_not_declarations(tmp_path: Path) -> None:
+    (tmp_path / ".git").mkdir()
+    _write(tmp_path, "requirements.txt", "verl>=0.9.0\n")
+    _write(tmp_path, "setup.py", 'from setuptools import setup\nv = input()\nprint(f"verl {v}")\nsetup(name="verl")\n')
+    got = declared_verl(tmp_path / "src" / "trainer.py")
+    assert got is not None and got.path == str(tmp_path / "requirements.txt")
