@@ -689,7 +689,8 @@ class SignatureResolver:
            naming the definition and the declaration);
         2. when a release decided (``setting``, ``declared``, ``installed``), a *stray* copy
            of verl (:func:`ppo_migrate.project.tree.package_copies`: anywhere in the
-           repository but its test data, on no import root the walk knows) that takes no
+           repository but its test data, on no import root the walk knows; and
+           :func:`ppo_migrate.project.tree.build_copies`: a stale ``build/lib/``) that takes no
            config makes the answer uncertain: the fix is unsafe, its reason naming the copy.
 
         The repository is the one walk of :func:`ppo_migrate.project.tree.repository_listing`
@@ -708,7 +709,9 @@ class SignatureResolver:
         if boundary is None:
             return answer
         from ppo_migrate.project.import_roots import declared_roots
-        from ppo_migrate.project.tree import in_doubles_folder, package_copies, repository_listing, walk_root
+        from ppo_migrate.project.tree import (
+            build_copies, in_doubles_folder, package_copies, repository_listing, walk_root,
+        )
 
         root = walk_root(directory.absolute(), boundary)  # a sample project in test data: its own
         if root is None:
@@ -733,7 +736,8 @@ class SignatureResolver:
             return found._replace(reason=how, detail=how, why=Reason(kind, how, lines))
         if not (verl and answer.certain and answer.source in ("setting", "declared", "installed")):
             return answer
-        for copy in package_copies(repository_listing(root, self.respect_gitignore), top, module):
+        listing = repository_listing(root, self.respect_gitignore)
+        for copy in package_copies(listing, top, module) + build_copies(listing, top, module):
             if copy in checked:
                 continue
             found = self._read([Path(copy)], module, name, "in-tree", verl)

@@ -296,6 +296,19 @@ def test_a_stray_copy_makes_the_fix_unsafe_naming_it(tmp_path: Path) -> None:
     assert "get_ppo_ray_runtime_env(config)" in (root / "scripts/train.py").read_text()
 
 
+@pytest.mark.parametrize("lib", ["build/lib", "build/lib.linux-x86_64-cpython-311"])
+def test_a_stale_build_copy_is_stray_though_the_walk_skips_build(tmp_path: Path, lib: str) -> None:
+    """setuptools' ``build/lib*/verl`` (git-ignored, as builds are) is a copy of the release
+    it was built from: the walk does not enter ``build/``, but a copy there makes the fix
+    unsafe, naming it; a plain apply leaves the call and the launcher keeps running."""
+    root = _tree(tmp_path / "proj", {**_copy(lib), ".gitignore": "build/\n"})
+    _apply_leaves_it_running(root, f"env:{lib}")
+    found = [f for f in _check(root) if f["filename"].endswith("train.py")]
+    assert [(f["code"], (f["fix"] or {}).get("applicability")) for f in found] == [
+        ("PPO001", "unsafe"), ("PPO002", None)], found
+    _names_the_copy(found[0], root, f"{lib}/verl/trainer/constants_ppo.py")
+
+
 @pytest.mark.parametrize("where", ["sub", "."])
 def test_a_sub_project_s_settings_do_not_hide_the_root_copy(tmp_path: Path, where: str) -> None:
     """A git repository whose top level holds a verl 0.8 copy, and a sub-project with its
