@@ -129,6 +129,44 @@ FORMS: dict[str, tuple[dict[str, str], str, tuple[str, int]]] = {
     "makefile": (
         {"Makefile": ".PHONY: train\n\ntrain:\n\tPYTHONPATH=$(CURDIR)/third_party/verl python scripts/train.py\n"},
         "make", ("Makefile", 4),
+    ),    # a tester's second round: forms that declare a root without naming sys.path
+    "monkeypatch-syspath-prepend": (
+        {"conftest.py": "import pytest\n\n\n@pytest.fixture(autouse=True)\ndef _legacy(monkeypatch):\n"
+                        "    monkeypatch.syspath_prepend('third_party/verl')\n"},
+        "pytest", ("conftest.py", 6),
+    ),
+    "sys-path-insert-loop": (
+        {"scripts/train.py": _insert("for p in ('third_party/verl',):\n    sys.path.insert(0, p)")},
+        "python", ("scripts/train.py", 6),
+    ),
+    "subprocess-env-pythonpath": (
+        {"launch.py": "import os, subprocess, sys\n\nenv = dict(os.environ)\n"
+                      "env['PYTHONPATH'] = os.pathsep.join(['third_party/verl', env.get('PYTHONPATH', '')])\n"
+                      "subprocess.run([sys.executable, 'scripts/train.py'], env=env, check=True)\n"},
+        "launch", ("launch.py", 4),
+    ),
+    "tox-setenv": (  # tox is not run: its setenv emulated
+        {"tox.ini": "[testenv]\nsetenv =\n    PYTHONPATH = {toxinidir}/third_party/verl\ncommands = python scripts/train.py\n"},
+        f"env:{COPY}", ("tox.ini", 3),
+    ),
+    "tox-setenv-gitignored": (  # a folder a declaration names is read though git ignores it
+        {"tox.ini": "[testenv]\nsetenv =\n    PYTHONPATH = {toxinidir}/third_party/verl\n",
+         ".gitignore": "third_party/\n"},
+        f"env:{COPY}", ("tox.ini", 3),
+    ),
+    "dotenv": (
+        {".env": "PYTHONPATH=third_party/verl:${PYTHONPATH}\n",
+         "run.sh": "set -a\n. ./.env\nset +a\nexec python scripts/train.py\n"},
+        "sh:run.sh", (".env", 1),
+    ),
+    "envrc": (
+        {".envrc": "export PYTHONPATH=$PWD/third_party/verl:$PYTHONPATH\n"},
+        "sh:.envrc", (".envrc", 1),
+    ),
+    "workflow-env": (
+        {".github/workflows/ci.yml": "on: push\njobs:\n  t:\n    runs-on: ubuntu-latest\n    env:\n"
+                                     "      PYTHONPATH: third_party/verl\n    steps:\n      - run: python scripts/train.py\n"},
+        f"env:{COPY}", (".github/workflows/ci.yml", 6),
     ),
 }
 
@@ -156,6 +194,12 @@ def _runs(root: Path, how: str, launcher: str = "scripts/train.py") -> str:
         env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
     elif how == "python":
         cmd = [python, launcher]
+    elif how == "launch":  # a launcher passing PYTHONPATH to its child
+        cmd = [python, "launch.py"]
+    elif how.startswith("sh:"):  # ``.env`` sourced by a script, ``.envrc`` sourced by direnv
+        script = how[3:]
+        cmd = ["bash", script] if script.endswith(".sh") else ["bash", "-c", f". ./{script}; exec python {launcher}"]
+        env["PATH"] = os.path.dirname(python) + os.pathsep + env["PATH"]
     elif how == "make":
         cmd = ["make", "-s", "train"]  # its recipe runs ``python``: this interpreter
         env["PATH"] = os.path.dirname(python) + os.pathsep + env["PATH"]
