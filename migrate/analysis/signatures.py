@@ -339,6 +339,57 @@ def find_definitions(root: Path, module: str, name: str) -> Found | None:
     return _find(root, module, name, 0)
 
 
+#: ``archive -> the folder its Python files were extracted to`` (one extraction a run)
+_ARCHIVES: dict[str, object] = {}
+#: How much an archive may hold, uncompressed, of the package looked for.
+_MAX_ARCHIVE_BYTES = 50_000_000
+
+
+def archive_definitions(archive: str, module: str, name: str) -> list[Definition | Unreadable]:
+    """The bindings of ``name`` in ``module`` inside a ``.zip``/``.whl``/``.egg`` archive on
+    ``sys.path`` (zipimport imports from it as from a folder).
+
+    Args:
+        archive: the archive file (absolute).
+        module: the dotted module, e.g. ``"verl.trainer.constants_ppo"``.
+        name: the function, e.g. ``"get_ppo_ray_runtime_env"``.
+
+    Returns:
+        What :func:`find_definitions` finds in the archive's ``<package>/`` Python files
+        (extracted once a run to a temporary folder, read with ``ast`` only), their paths
+        spelled ``<archive>/<member>``; ``[]`` when the archive does not hold the module; an
+        :class:`Unreadable` naming the archive when it cannot be read.
+    """
+    import tempfile
+    import zipfile
+
+    top = module.split(".", 1)[0]
+    folder = _ARCHIVES.get(archive)
+    if folder is None:
+        try:
+            with zipfile.ZipFile(archive) as zf:
+                members = [
+                    m for m in zf.infolist()
+                    if m.filename.startswith(f"{top}/") and m.filename.endswith(".py")
+                    and ".." not in m.filename.split("/") and not m.filename.startswith("/")
+                ]
+                if sum(m.file_size for m in members) > _MAX_ARCHIVE_BYTES:
+                    raise ValueError("too large")
+                folder = tempfile.TemporaryDirectory(prefix="ppo-migrate-archive-")
+                for m in members:
+                    zf.extract(m, folder.name)
+        except (OSError, ValueError, zipfile.BadZipFile, RuntimeError, EOFError):
+            return [Unreadable(archive, 1, "an archive that cannot be read")]
+        _ARCHIVES[archive] = folder
+    base = folder.name  # type: ignore[attr-defined]
+    found = find_definitions(Path(base), module, name) or ()
+    out: list[Definition | Unreadable] = []
+    for b in found:
+        inside = os.path.relpath(b.path, base).replace(os.sep, "/")
+        out.append(b._replace(path=f"{archive}/{inside}"))
+    return out
+
+
 def _find(root: Path, module: str, name: str, depth: int) -> Found | None:
     path = _module_file(root, module)
     if path is None:
@@ -722,7 +773,10 @@ class SignatureResolver:
             if declared.path in checked or in_doubles_folder(declared.path, root):
                 continue
             checked.add(declared.path)
-            found = self._read([Path(declared.path)], module, name, "in-tree", verl)
+            if os.path.isfile(declared.path):  # ``sys.path.insert(0, "vendor/verl.zip")``
+                found = self._read([], module, name, "in-tree", verl, archive_definitions(declared.path, module, name))
+            else:
+                found = self._read([Path(declared.path)], module, name, "in-tree", verl)
             if found is None or found.accepts_config:
                 continue
             how = (

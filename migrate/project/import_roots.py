@@ -29,7 +29,8 @@ repository (:func:`ppo_migrate.project.tree.repository_listing`) declare such a 
   ``PYTHONPATH=`` in a ``.env`` file or direnv's ``.envrc`` (``$PWD``), and a YAML
   ``PYTHONPATH:`` (a workflow's or job's ``env:``; ``${{ github.workspace }}``).
 
-A folder a declaration names is read even where the walk does not go (git-ignored, a
+An archive on the path (a ``.zip``, ``.whl`` or ``.egg`` file) is a root too: its copy is
+read from inside it. A folder a declaration names is read even where the walk does not go (git-ignored, a
 ``build/`` folder).
 
 A relative path is read against the repository root (scripts run from there) and against
@@ -527,25 +528,35 @@ class _NamesOf:
 # -- from a declared path to folders of this repository -----------------------------------------
 
 
+#: archives ``zipimport`` imports from when they are on ``sys.path``
+ARCHIVE_SUFFIXES = (".zip", ".whl", ".egg")
+
+
+def _is_root(path: str) -> bool:
+    """A folder, or an archive file zipimport reads (``vendor/verl-0.8.0.zip``)."""
+    return os.path.isdir(path) or (path.endswith(ARCHIVE_SUFFIXES) and os.path.isfile(path))
+
+
 def _folders(value: str, bases, root: str) -> list[str]:
-    """The existing folders ``value`` may name (see the module docstring)."""
+    """The existing folders (or archives, :data:`ARCHIVE_SUFFIXES`) ``value`` may name (see
+    the module docstring)."""
     value = os.path.expanduser(value.strip())
     if not value:
         return []
     out: list[str] = []
     if os.path.isabs(value):
         candidates = [value]
-        if not os.path.isdir(value):  # a container's path: match its tail in the repository
+        if not _is_root(value):  # a container's path: match its tail in the repository
             parts = [p for p in os.path.normpath(value).split(os.sep) if p]
             candidates = [os.path.join(root, *parts[k:]) for k in range(len(parts))]
         for c in candidates:
             c = os.path.normpath(c)
-            if os.path.isdir(c):
+            if _is_root(c):
                 out.append(c)
                 break
     else:
         for base in bases:
             c = os.path.normpath(os.path.join(base, value))
-            if os.path.isdir(c):
+            if _is_root(c):
                 out.append(c)
     return list(dict.fromkeys(out))

@@ -340,6 +340,34 @@ def test_a_stray_copy_makes_the_fix_unsafe_naming_it(tmp_path: Path) -> None:
     assert "get_ppo_ray_runtime_env(config)" in (root / "scripts/train.py").read_text()
 
 
+@pytest.mark.parametrize("archive", ["vendor/verl-0.8.0.zip", "wheels/verl-0.8.0-py3-none-any.whl"])
+@pytest.mark.parametrize("body", ["0.8", "0.9"])
+def test_an_archive_on_the_path_is_read_inside(tmp_path: Path, archive: str, body: str) -> None:
+    """``sys.path.insert(0, "vendor/verl-0.8.0.zip")``: zipimport imports verl from the
+    archive, so its ``constants_ppo.py`` is read inside it: a 0.8 copy gives PPO005 naming
+    the member and the declaring line; a 0.9 copy lets the fix through and the rewritten
+    launcher runs against it."""
+    import zipfile
+
+    line = f"sys.path.insert(0, {archive!r})"
+    root = _tree(tmp_path / "proj", {"scripts/train.py": _insert(line)})
+    (root / archive).parent.mkdir(parents=True)
+    with zipfile.ZipFile(root / archive, "w") as zf:
+        for name, text in _copy("", COPY_08 if body == "0.8" else VERL_09).items():
+            zf.writestr(name.lstrip("/"), text)
+    found = [f for f in _check(root) if f["filename"].endswith("train.py")]
+    if body == "0.9":
+        assert [f["code"] for f in found] == ["PPO001", "PPO002"], found
+        proc = run_cli("apply", "--exit-zero", ".", cwd=root)
+        assert proc.returncode == 0, proc.stderr
+        assert _runs(root, "python") == "ran ({'trainer': 2}, None)"
+        return
+    assert [f["code"] for f in found] == ["PPO005", "PPO005"], found
+    assert f"`{archive}/verl/trainer/constants_ppo.py:{COPY_LINE}`" in found[0]["message"], found[0]["message"]
+    assert "`scripts/train.py:5`" in found[0]["message"], found[0]["message"]
+    _apply_leaves_it_running(root, "python")
+
+
 @pytest.mark.parametrize("lib", ["build/lib", "build/lib.linux-x86_64-cpython-311"])
 def test_a_stale_build_copy_is_stray_though_the_walk_skips_build(tmp_path: Path, lib: str) -> None:
     """setuptools' ``build/lib*/verl`` (git-ignored, as builds are) is a copy of the release
