@@ -390,6 +390,41 @@ def archive_definitions(archive: str, module: str, name: str) -> list[Definition
     return out
 
 
+def mapped_definitions(folder: str, module: str, name: str) -> list[Definition | Unreadable]:
+    """The bindings of ``name`` in ``module`` where the module's top-level package is
+    installed from ``folder`` (a ``package-dir`` mapping, :func:`ppo_migrate.project.tree.mapped_copies`).
+
+    Args:
+        folder: the folder the package is mapped to (absolute), e.g. ``.../legacy_verl``.
+        module: the dotted module, e.g. ``"verl.trainer.constants_ppo"``.
+        name: the function, e.g. ``"get_ppo_ray_runtime_env"``.
+
+    Returns:
+        What :func:`find_definitions` finds through a temporary install root whose
+        ``<package>`` links to ``folder``, paths spelled inside ``folder``; ``[]`` when no
+        link can be made.
+    """
+    import tempfile
+
+    top = module.split(".", 1)[0]
+    key = f"{folder}\x00{top}"
+    holder = _ARCHIVES.get(key)
+    if holder is None:
+        holder = tempfile.TemporaryDirectory(prefix="ppo-migrate-mapped-")
+        try:
+            os.symlink(folder, os.path.join(holder.name, top), target_is_directory=True)
+        except (OSError, NotImplementedError):
+            holder.cleanup()
+            return []
+        _ARCHIVES[key] = holder
+    link = os.path.join(holder.name, top)  # type: ignore[attr-defined]
+    out: list[Definition | Unreadable] = []
+    for b in find_definitions(Path(holder.name), module, name) or ():  # type: ignore[attr-defined]
+        rel = os.path.relpath(b.path, link)
+        out.append(b._replace(path=os.path.join(folder, rel) if not rel.startswith(os.pardir) else b.path))
+    return out
+
+
 def _find(root: Path, module: str, name: str, depth: int) -> Found | None:
     path = _module_file(root, module)
     if path is None:
@@ -741,7 +776,8 @@ class SignatureResolver:
         2. when a release decided (``setting``, ``declared``, ``installed``), a *stray* copy
            of verl (:func:`ppo_migrate.project.tree.package_copies`: anywhere in the
            repository but its test data, on no import root the walk knows; and
-           :func:`ppo_migrate.project.tree.build_copies`: a stale ``build/lib/``) that takes no
+           :func:`ppo_migrate.project.tree.build_copies`: a stale ``build/lib/``;
+           :func:`ppo_migrate.project.tree.mapped_copies`: a ``package-dir`` mapping) that takes no
            config makes the answer uncertain: the fix is unsafe, its reason naming the copy.
 
         The repository is the one walk of :func:`ppo_migrate.project.tree.repository_listing`
@@ -761,7 +797,7 @@ class SignatureResolver:
             return answer
         from ppo_migrate.project.import_roots import declared_roots
         from ppo_migrate.project.tree import (
-            build_copies, in_doubles_folder, package_copies, repository_listing, walk_root,
+            build_copies, in_doubles_folder, mapped_copies, package_copies, repository_listing, walk_root,
         )
 
         root = walk_root(directory.absolute(), boundary)  # a sample project in test data: its own
@@ -791,10 +827,15 @@ class SignatureResolver:
         if not (verl and answer.certain and answer.source in ("setting", "declared", "installed")):
             return answer
         listing = repository_listing(root, self.respect_gitignore)
-        for copy in package_copies(listing, top, module) + build_copies(listing, top, module):
+        copies = package_copies(listing, top, module) + build_copies(listing, top, module)
+        mapped = {folder: pyproject for pyproject, folder in mapped_copies(listing, top, module)}
+        for copy in copies + list(mapped):
             if copy in checked:
                 continue
-            found = self._read([Path(copy)], module, name, "in-tree", verl)
+            if copy in mapped:  # ``package-dir``: ``verl`` installed from ``legacy_verl/``
+                found = self._read([], module, name, "in-tree", verl, mapped_definitions(copy, module, name))
+            else:
+                found = self._read([Path(copy)], module, name, "in-tree", verl)
             if found is None or found.accepts_config:
                 continue
             place = found.why.lines[0] if found.why is not None and found.why.lines else None

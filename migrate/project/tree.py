@@ -215,6 +215,56 @@ def build_copies(listing: Listing, package: str, module: str) -> list[str]:
     return found
 
 
+def mapped_copies(listing: Listing, package: str, module: str) -> list[tuple[str, str]]:
+    """Copies of ``package`` a sub-project installs from a folder of another name.
+
+    ``[tool.setuptools.package-dir] verl = "legacy_verl"`` in ``third_party/fork/pyproject.toml``
+    makes ``pip install -e third_party/fork`` import ``verl`` from ``legacy_verl/``, which no
+    folder named ``verl`` shows.
+
+    Args:
+        listing: a :func:`repository_listing`.
+        package: the top-level package, e.g. ``"verl"``.
+        module: a dotted module of it, e.g. ``"verl.trainer.constants_ppo"``.
+
+    Returns:
+        ``(pyproject.toml, mapped folder)`` (absolute) for each mapping of ``package`` to a
+        folder not named ``package`` that holds ``module`` (its file or package
+        ``__init__.py``); a ``pyproject.toml`` is parsed only when it names ``package-dir``.
+    """
+    import tomllib
+
+    parts = module.split(".")
+    if parts[0] != package:
+        return []
+    found: list[tuple[str, str]] = []
+    for directory, names in listing.folders.items():
+        if "pyproject.toml" not in names:
+            continue
+        path = os.path.join(directory, "pyproject.toml")
+        try:
+            with open(path, "rb") as f:
+                data = f.read(1_000_000)
+            if b"package-dir" not in data:
+                continue
+            table = tomllib.loads(data.decode("utf-8", "replace"))
+        except (OSError, ValueError, tomllib.TOMLDecodeError):
+            continue
+        tool = table.get("tool")
+        setuptools = tool.get("setuptools") if isinstance(tool, dict) else None
+        mapping = setuptools.get("package-dir") if isinstance(setuptools, dict) else None
+        target = mapping.get(package) if isinstance(mapping, dict) else None
+        if not isinstance(target, str) or not target.strip() or os.path.isabs(target):
+            continue
+        folder = os.path.normpath(os.path.join(directory, target))
+        if os.path.basename(folder) == package or not folder.startswith(directory + os.sep):
+            continue
+        base = os.path.join(folder, *parts[1:])
+        if os.path.isfile(base + ".py") or os.path.isfile(os.path.join(base, "__init__.py")):
+            found.append((path, folder))
+    return found
+
+
 def walk_root(directory: str | os.PathLike[str], root: str | os.PathLike[str]) -> str | None:
     """Where the walk for a file in ``directory`` starts, given its repository ``root``.
 

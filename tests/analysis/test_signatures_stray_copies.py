@@ -200,6 +200,12 @@ def _runs(root: Path, how: str, launcher: str = "scripts/train.py") -> str:
         script = how[3:]
         cmd = ["bash", script] if script.endswith(".sh") else ["bash", "-c", f". ./{script}; exec python {launcher}"]
         env["PATH"] = os.path.dirname(python) + os.pathsep + env["PATH"]
+    elif how.startswith("pkgdir:"):  # ``pip install -e`` of a ``package-dir`` mapping: its finder
+        cmd = [python, "-c", "import importlib.util, runpy, sys; "
+               f"spec = importlib.util.spec_from_file_location('verl', {how[7:] + '/__init__.py'!r}, "
+               f"submodule_search_locations=[{how[7:]!r}]); m = importlib.util.module_from_spec(spec); "
+               "sys.modules['verl'] = m; spec.loader.exec_module(m); "
+               f"runpy.run_path({launcher!r}, run_name='__main__')"]
     elif how == "make":
         cmd = ["make", "-s", "train"]  # its recipe runs ``python``: this interpreter
         env["PATH"] = os.path.dirname(python) + os.pathsep + env["PATH"]
@@ -366,6 +372,24 @@ def test_an_archive_on_the_path_is_read_inside(tmp_path: Path, archive: str, bod
     assert f"`{archive}/verl/trainer/constants_ppo.py:{COPY_LINE}`" in found[0]["message"], found[0]["message"]
     assert "`scripts/train.py:5`" in found[0]["message"], found[0]["message"]
     _apply_leaves_it_running(root, "python")
+
+
+def test_a_package_dir_mapping_is_a_stray_copy(tmp_path: Path) -> None:
+    """``[tool.setuptools.package-dir] verl = "legacy_verl"`` in a fork's pyproject: ``pip
+    install -e third_party/verlfork`` imports ``verl`` from ``legacy_verl/``, which no folder
+    named ``verl`` shows. Its 0.8 definition makes the fix unsafe, naming the mapped file."""
+    fork = "third_party/verlfork"
+    root = _tree(tmp_path / "proj", {
+        **{k.replace("/verl/", "/legacy_verl/"): v for k, v in _copy(fork).items()},
+        f"{fork}/pyproject.toml": '[project]\nname = "verl"\nversion = "0.8.0"\n\n'
+                                  '[tool.setuptools.package-dir]\nverl = "legacy_verl"\n',
+        "setup_env.sh": f"pip install -e {fork}\n",
+    })
+    _apply_leaves_it_running(root, f"pkgdir:{fork}/legacy_verl")
+    found = [f for f in _check(root) if f["filename"].endswith("train.py")]
+    assert [(f["code"], (f["fix"] or {}).get("applicability")) for f in found] == [
+        ("PPO001", "unsafe"), ("PPO002", None)], found
+    _names_the_copy(found[0], root, f"{fork}/legacy_verl/trainer/constants_ppo.py")
 
 
 @pytest.mark.parametrize("lib", ["build/lib", "build/lib.linux-x86_64-cpython-311"])
