@@ -339,6 +339,92 @@ def find_definitions(root: Path, module: str, name: str) -> Found | None:
     return _find(root, module, name, 0)
 
 
+#: ``archive -> the folder its Python files were extracted to`` (one extraction a run)
+_ARCHIVES: dict[str, object] = {}
+#: How much an archive may hold, uncompressed, of the package looked for.
+_MAX_ARCHIVE_BYTES = 50_000_000
+
+
+def archive_definitions(archive: str, module: str, name: str) -> list[Definition | Unreadable]:
+    """The bindings of ``name`` in ``module`` inside a ``.zip``/``.whl``/``.egg`` archive on
+    ``sys.path`` (zipimport imports from it as from a folder).
+
+    Args:
+        archive: the archive file (absolute).
+        module: the dotted module, e.g. ``"verl.trainer.constants_ppo"``.
+        name: the function, e.g. ``"get_ppo_ray_runtime_env"``.
+
+    Returns:
+        What :func:`find_definitions` finds in the archive's ``<package>/`` Python files
+        (extracted once a run to a temporary folder, read with ``ast`` only), their paths
+        spelled ``<archive>/<member>``; ``[]`` when the archive does not hold the module; an
+        :class:`Unreadable` naming the archive when it cannot be read.
+    """
+    import tempfile
+    import zipfile
+
+    top = module.split(".", 1)[0]
+    folder = _ARCHIVES.get(archive)
+    if folder is None:
+        try:
+            with zipfile.ZipFile(archive) as zf:
+                members = [
+                    m for m in zf.infolist()
+                    if m.filename.startswith(f"{top}/") and m.filename.endswith(".py")
+                    and ".." not in m.filename.split("/") and not m.filename.startswith("/")
+                ]
+                if sum(m.file_size for m in members) > _MAX_ARCHIVE_BYTES:
+                    raise ValueError("too large")
+                folder = tempfile.TemporaryDirectory(prefix="ppo-migrate-archive-")
+                for m in members:
+                    zf.extract(m, folder.name)
+        except (OSError, ValueError, zipfile.BadZipFile, RuntimeError, EOFError):
+            return [Unreadable(archive, 1, "an archive that cannot be read")]
+        _ARCHIVES[archive] = folder
+    base = folder.name  # type: ignore[attr-defined]
+    found = find_definitions(Path(base), module, name) or ()
+    out: list[Definition | Unreadable] = []
+    for b in found:
+        inside = os.path.relpath(b.path, base).replace(os.sep, "/")
+        out.append(b._replace(path=f"{archive}/{inside}"))
+    return out
+
+
+def mapped_definitions(folder: str, module: str, name: str) -> list[Definition | Unreadable]:
+    """The bindings of ``name`` in ``module`` where the module's top-level package is
+    installed from ``folder`` (a ``package-dir`` mapping, :func:`ppo_migrate.project.tree.mapped_copies`).
+
+    Args:
+        folder: the folder the package is mapped to (absolute), e.g. ``.../legacy_verl``.
+        module: the dotted module, e.g. ``"verl.trainer.constants_ppo"``.
+        name: the function, e.g. ``"get_ppo_ray_runtime_env"``.
+
+    Returns:
+        What :func:`find_definitions` finds through a temporary install root whose
+        ``<package>`` links to ``folder``, paths spelled inside ``folder``; ``[]`` when no
+        link can be made.
+    """
+    import tempfile
+
+    top = module.split(".", 1)[0]
+    key = f"{folder}\x00{top}"
+    holder = _ARCHIVES.get(key)
+    if holder is None:
+        holder = tempfile.TemporaryDirectory(prefix="ppo-migrate-mapped-")
+        try:
+            os.symlink(folder, os.path.join(holder.name, top), target_is_directory=True)
+        except (OSError, NotImplementedError):
+            holder.cleanup()
+            return []
+        _ARCHIVES[key] = holder
+    link = os.path.join(holder.name, top)  # type: ignore[attr-defined]
+    out: list[Definition | Unreadable] = []
+    for b in find_definitions(Path(holder.name), module, name) or ():  # type: ignore[attr-defined]
+        rel = os.path.relpath(b.path, link)
+        out.append(b._replace(path=os.path.join(folder, rel) if not rel.startswith(os.pardir) else b.path))
+    return out
+
+
 def _find(root: Path, module: str, name: str, depth: int) -> Found | None:
     path = _module_file(root, module)
     if path is None:
@@ -689,7 +775,9 @@ class SignatureResolver:
            naming the definition and the declaration);
         2. when a release decided (``setting``, ``declared``, ``installed``), a *stray* copy
            of verl (:func:`ppo_migrate.project.tree.package_copies`: anywhere in the
-           repository but its test data, on no import root the walk knows) that takes no
+           repository but its test data, on no import root the walk knows; and
+           :func:`ppo_migrate.project.tree.build_copies`: a stale ``build/lib/``;
+           :func:`ppo_migrate.project.tree.mapped_copies`: a ``package-dir`` mapping) that takes no
            config makes the answer uncertain: the fix is unsafe, its reason naming the copy.
 
         The repository is the one walk of :func:`ppo_migrate.project.tree.repository_listing`
@@ -708,7 +796,9 @@ class SignatureResolver:
         if boundary is None:
             return answer
         from ppo_migrate.project.import_roots import declared_roots
-        from ppo_migrate.project.tree import in_doubles_folder, package_copies, repository_listing, walk_root
+        from ppo_migrate.project.tree import (
+            build_copies, in_doubles_folder, mapped_copies, package_copies, repository_listing, walk_root,
+        )
 
         root = walk_root(directory.absolute(), boundary)  # a sample project in test data: its own
         if root is None:
@@ -719,7 +809,10 @@ class SignatureResolver:
             if declared.path in checked or in_doubles_folder(declared.path, root):
                 continue
             checked.add(declared.path)
-            found = self._read([Path(declared.path)], module, name, "in-tree", verl)
+            if os.path.isfile(declared.path):  # ``sys.path.insert(0, "vendor/verl.zip")``
+                found = self._read([], module, name, "in-tree", verl, archive_definitions(declared.path, module, name))
+            else:
+                found = self._read([Path(declared.path)], module, name, "in-tree", verl)
             if found is None or found.accepts_config:
                 continue
             how = (
@@ -733,10 +826,16 @@ class SignatureResolver:
             return found._replace(reason=how, detail=how, why=Reason(kind, how, lines))
         if not (verl and answer.certain and answer.source in ("setting", "declared", "installed")):
             return answer
-        for copy in package_copies(repository_listing(root, self.respect_gitignore), top, module):
+        listing = repository_listing(root, self.respect_gitignore)
+        copies = package_copies(listing, top, module) + build_copies(listing, top, module)
+        mapped = {folder: pyproject for pyproject, folder in mapped_copies(listing, top, module)}
+        for copy in copies + list(mapped):
             if copy in checked:
                 continue
-            found = self._read([Path(copy)], module, name, "in-tree", verl)
+            if copy in mapped:  # ``package-dir``: ``verl`` installed from ``legacy_verl/``
+                found = self._read([], module, name, "in-tree", verl, mapped_definitions(copy, module, name))
+            else:
+                found = self._read([Path(copy)], module, name, "in-tree", verl)
             if found is None or found.accepts_config:
                 continue
             place = found.why.lines[0] if found.why is not None and found.why.lines else None

@@ -20,7 +20,18 @@ repository (:func:`ppo_migrate.project.tree.repository_listing`) declare such a 
   ``GNUmakefile``, ``*.mk``; ``:=``, ``?=``, ``+=``; ``$(CURDIR)``, ``$(PWD)``,
   ``$(shell pwd)`` read as the Makefile's folder) or a shell script (``*.sh``; ``$PWD``,
   ``$(pwd)`` read as the repository root and as the script's folder);
-* each path line of a ``.pth`` file.
+* each path line of a ``.pth`` file;
+* ``monkeypatch.syspath_prepend(P)`` (a conftest fixture), a ``for`` loop over a literal
+  tuple or list whose variable feeds ``sys.path.insert``/``append``, and a ``PYTHONPATH`` a
+  Python file hands a child process (``env["PYTHONPATH"] = ...``,
+  ``os.environ["PYTHONPATH"] = ...``, ``{"PYTHONPATH": ...}``; ``os.pathsep.join([...])``);
+* tox's ``setenv``/``set_env`` ``PYTHONPATH`` (``tox.ini``, ``tox.toml``; ``{toxinidir}``),
+  ``PYTHONPATH=`` in a ``.env`` file or direnv's ``.envrc`` (``$PWD``), and a YAML
+  ``PYTHONPATH:`` (a workflow's or job's ``env:``; ``${{ github.workspace }}``).
+
+An archive on the path (a ``.zip``, ``.whl`` or ``.egg`` file) is a root too: its copy is
+read from inside it. A folder a declaration names is read even where the walk does not go (git-ignored, a
+``build/`` folder).
 
 A relative path is read against the repository root (scripts run from there) and against
 the declaring file's folder; an absolute path that does not exist here (a container's
@@ -52,7 +63,10 @@ class DeclaredRoot(NamedTuple):
         line: 1-based line of the declaration.
         form: how, for messages: ``"pytest's pythonpath"``, ``"sys.path.insert"``,
             ``"a Dockerfile's PYTHONPATH"``, ``"a .pth file"``, ``"a Makefile's PYTHONPATH"``,
-            ``"a shell script's PYTHONPATH"``.
+            ``"a shell script's PYTHONPATH"``, ``"monkeypatch.syspath_prepend"``,
+            ``"an environment's PYTHONPATH"``, ``"tox's setenv PYTHONPATH"``,
+            ``"a .env file's PYTHONPATH"``, ``"direnv's .envrc PYTHONPATH"``,
+            ``"a workflow's PYTHONPATH"``, ``"a YAML file's PYTHONPATH"``.
     """
 
     path: str
@@ -95,7 +109,7 @@ def declared_roots(root: str | os.PathLike[str], respect_gitignore: bool = True)
             path = os.path.join(directory, name)
             data = _read(path)
             # a Python file is parsed only when its bytes name what puts a folder on the path
-            if data is None or (reader is _python and b"sys.path" not in data and b"addsitedir" not in data):
+            if data is None or (reader is _python and not any(w in data for w in _PYTHON_WORDS)):
                 continue
             text = data.decode("utf-8", "replace")
             for value, line, form, bases in reader(text, path, root):
@@ -154,6 +168,8 @@ def _head(path: str) -> bytes | None:
         os.close(fd)
 
 
+#: what a Python file's bytes name when it may put a folder on the path
+_PYTHON_WORDS = (b"sys.path", b"addsitedir", b"syspath_prepend", b"PYTHONPATH")
 _PYTEST_FILES = frozenset({"pyproject.toml", "pytest.ini", ".pytest.ini", "pytest.toml", ".pytest.toml", "tox.ini", "setup.cfg"})
 
 
@@ -161,8 +177,14 @@ def _reader(name: str):
     """The reader of a file named ``name``, or ``None`` when it declares nothing."""
     if name.endswith(".py"):
         return _python
+    if name in ("tox.ini", "tox.toml"):
+        return _tox
     if name in _PYTEST_FILES:
         return _pytest
+    if name in (".env", ".envrc") or name.startswith(".env."):
+        return _dotenv
+    if name.endswith((".yml", ".yaml")):
+        return _yaml
     if name in ("Dockerfile", "Containerfile") or name.startswith("Dockerfile.") or name.endswith((".Dockerfile", ".dockerfile")):
         return _dockerfile
     if name in ("Makefile", "makefile", "GNUmakefile") or name.endswith(".mk"):
@@ -267,6 +289,41 @@ def _shell(text: str, path: str, root: str):
     yield from _path_list(text, path, root, _PYTHONPATH, "a shell script's PYTHONPATH", _SHELL_CWD, bases)
 
 
+_TOX_DIR = re.compile(r"\{toxinidir\}|\{tox_root\}")
+_WORKSPACE = re.compile(r"\$\{\{\s*github\.workspace\s*\}\}|\$\{?(?:GITHUB_WORKSPACE|CI_PROJECT_DIR|PWD)\}?")
+#: ``PYTHONPATH: value`` (a YAML mapping: a workflow's or a job's ``env:``)
+_YAML_PYTHONPATH = re.compile(r"(?m)^[ \t-]*[\"']?PYTHONPATH[\"']?[ \t]*:[ \t]+(\"[^\"]*\"|'[^']*'|[^\s#]+)")
+
+
+def _tox(text: str, path: str, root: str):
+    """tox's ``setenv``/``set_env`` ``PYTHONPATH = ...`` (``{toxinidir}`` is the ini's
+    folder), and the ``[pytest]`` section's ``pythonpath`` of ``tox.ini``."""
+    here = os.path.dirname(path)
+    if os.path.basename(path) == "tox.ini":
+        yield from _pytest(text, path, root)
+    yield from _path_list(text, path, root, _PYTHONPATH, "tox's setenv PYTHONPATH", _TOX_DIR, (here,))
+
+
+def _dotenv(text: str, path: str, root: str):
+    """``PYTHONPATH=...`` in a ``.env`` file (``set -a; . ./.env``, docker compose, IDEs)
+    or direnv's ``.envrc`` (``export PYTHONPATH=$PWD/...``): relative to its folder."""
+    here = os.path.dirname(path)
+    form = "direnv's .envrc PYTHONPATH" if os.path.basename(path) == ".envrc" else "a .env file's PYTHONPATH"
+    yield from _path_list(text, path, root, _PYTHONPATH, form, _SHELL_CWD, (here, root))
+
+
+def _yaml(text: str, path: str, root: str):
+    """``PYTHONPATH: ...`` of a YAML ``env:`` mapping (a GitHub workflow, GitLab CI, a
+    compose file) and ``PYTHONPATH=...`` in its ``run:`` steps or lists; read only when the
+    file names ``PYTHONPATH``. ``${{ github.workspace }}`` is the repository root."""
+    if "PYTHONPATH" not in text:
+        return
+    form = "a workflow's PYTHONPATH" if f"{os.sep}.github{os.sep}" in path else "a YAML file's PYTHONPATH"
+    bases = (root, os.path.dirname(path))
+    yield from _path_list(text, path, root, _YAML_PYTHONPATH, form, _WORKSPACE, bases)
+    yield from _path_list(text, path, root, _PYTHONPATH, form, _WORKSPACE, bases)
+
+
 def _pth(text: str, path: str, root: str):
     for number, raw in enumerate(text.splitlines(), 1):
         line = raw.strip()
@@ -284,6 +341,7 @@ _PATH_METHODS = frozenset({"insert", "append", "extend"})
 #: ``sys.path[...] =``, ``sys.path +=``, ``sys.path =``, ``addsitedir(``
 _PATH_STATEMENT = re.compile(
     r"sys\.path\s*(?:\.\s*(?:insert|append|extend)\s*\(|\[[^\]\n]*\]\s*=|\+=|=(?!=))|addsitedir\s*\("
+    r"|syspath_prepend\s*\(|\[\s*[\"']PYTHONPATH[\"']\s*\]\s*=|[\"']PYTHONPATH[\"']\s*:"
 )
 #: How many lines one statement may span (a call split over lines).
 _MAX_STATEMENT_LINES = 12
@@ -328,14 +386,64 @@ def _python(text: str, path: str, root: str):
                 ):
                     form = "site.addsitedir"
                     values = node.args[:1]
+                elif isinstance(func, ast.Attribute) and func.attr == "syspath_prepend" and node.args:
+                    form = "monkeypatch.syspath_prepend"
+                    values = node.args[:1]
+            elif isinstance(node, ast.Dict):  # ``env={"PYTHONPATH": ...}``
+                form = "an environment's PYTHONPATH"
+                values = [_pythonpath_parts(v) for k, v in zip(node.keys, node.values) if _is_pythonpath(k)]
+                values = [e for group in values for e in group]
             elif isinstance(node, (ast.Assign, ast.AugAssign)):
                 targets = node.targets if isinstance(node, ast.Assign) else [node.target]
                 if any(_is_sys_path(t) or (isinstance(t, ast.Subscript) and _is_sys_path(t.value)) for t in targets):
                     values = [e for e in _elements(node.value) if not _is_sys_path(e)]
+                elif any(isinstance(t, ast.Subscript) and _is_pythonpath(t.slice) for t in targets):
+                    form = "an environment's PYTHONPATH"  # ``env["PYTHONPATH"] = ...``
+                    values = _pythonpath_parts(node.value)
             for value in values:
-                result = evaluate(value)
-                if result is not None:
-                    yield result, index + 1, form, bases
+                candidates = [value]
+                if isinstance(value, ast.Name) and names.get(value.id) is None:
+                    # ``for p in ("build/lib",): sys.path.insert(0, p)``: a literal loop's items
+                    candidates = _loop_items(text, value.id) or candidates
+                for candidate in candidates:
+                    result = evaluate(candidate)
+                    if result is None:
+                        continue
+                    parts = result.split(os.pathsep) if form == "an environment's PYTHONPATH" else [result]
+                    for part in parts:
+                        if part and "$" not in part:
+                            yield part, index + 1, form, bases
+
+
+def _is_pythonpath(node: ast.AST | None) -> bool:
+    return isinstance(node, ast.Constant) and node.value == "PYTHONPATH"
+
+
+def _pythonpath_parts(node: ast.expr) -> list[ast.expr]:
+    """The items a ``PYTHONPATH`` value joins: ``os.pathsep.join([...])``, ``":".join(...)``,
+    ``a + os.pathsep + b``, else the value itself (split on ``os.pathsep`` once evaluated)."""
+    if (
+        isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "join"
+        and node.args and isinstance(node.args[0], (ast.List, ast.Tuple))
+        and not (isinstance(node.func.value, ast.Attribute) and node.func.value.attr == "path")
+    ):
+        return list(node.args[0].elts)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        return _pythonpath_parts(node.left) + _pythonpath_parts(node.right)
+    return [node]
+
+
+def _loop_items(text: str, name: str) -> list[ast.expr]:
+    """The items of every ``for name in (<literal>, ...):`` / ``[...]`` loop of the file."""
+    items: list[ast.expr] = []
+    for m in re.finditer(rf"(?m)^[ \t]*for[ \t]+{re.escape(name)}[ \t]+in[ \t]+([(\[][^\n]*?[)\]])[ \t]*:", text):
+        try:
+            node = ast.parse(m.group(1), mode="eval").body
+        except (SyntaxError, ValueError, RecursionError):
+            continue
+        if isinstance(node, (ast.Tuple, ast.List)):
+            items.extend(e for e in node.elts if isinstance(e, ast.Constant) and isinstance(e.value, str))
+    return items
 
 
 def _line_starts(lines: list[str]) -> list[int]:
@@ -420,25 +528,35 @@ class _NamesOf:
 # -- from a declared path to folders of this repository -----------------------------------------
 
 
+#: archives ``zipimport`` imports from when they are on ``sys.path``
+ARCHIVE_SUFFIXES = (".zip", ".whl", ".egg")
+
+
+def _is_root(path: str) -> bool:
+    """A folder, or an archive file zipimport reads (``vendor/verl-0.8.0.zip``)."""
+    return os.path.isdir(path) or (path.endswith(ARCHIVE_SUFFIXES) and os.path.isfile(path))
+
+
 def _folders(value: str, bases, root: str) -> list[str]:
-    """The existing folders ``value`` may name (see the module docstring)."""
+    """The existing folders (or archives, :data:`ARCHIVE_SUFFIXES`) ``value`` may name (see
+    the module docstring)."""
     value = os.path.expanduser(value.strip())
     if not value:
         return []
     out: list[str] = []
     if os.path.isabs(value):
         candidates = [value]
-        if not os.path.isdir(value):  # a container's path: match its tail in the repository
+        if not _is_root(value):  # a container's path: match its tail in the repository
             parts = [p for p in os.path.normpath(value).split(os.sep) if p]
             candidates = [os.path.join(root, *parts[k:]) for k in range(len(parts))]
         for c in candidates:
             c = os.path.normpath(c)
-            if os.path.isdir(c):
+            if _is_root(c):
                 out.append(c)
                 break
     else:
         for base in bases:
             c = os.path.normpath(os.path.join(base, value))
-            if os.path.isdir(c):
+            if _is_root(c):
                 out.append(c)
     return list(dict.fromkeys(out))

@@ -43,6 +43,9 @@ DOUBLES_FOLDERS: frozenset[str] = frozenset({
 })
 #: Folders of build output and caches not in ruff's default excludes.
 NOT_WALKED: frozenset[str] = frozenset({"__pycache__", "build", ".eggs", ".hypothesis", ".cache"})
+#: Build output whose stale copy of verl is what ``pip install .``/``setup.py build`` left:
+#: not walked, but looked into for copies (:func:`build_copies`).
+BUILD_FOLDERS: frozenset[str] = frozenset({"build"})
 #: How many folders of a repository are listed at most (a walk of a home directory by mistake).
 MAX_FOLDERS = 20000
 
@@ -55,11 +58,14 @@ class Listing(NamedTuple):
         folders: ``{absolute folder: names of its regular files}`` (links to regular files
             included; FIFOs, sockets and broken links not), in walk order (parents first).
         complete: ``False`` when the walk stopped at :data:`MAX_FOLDERS`.
+        builds: the build-output folders (:data:`BUILD_FOLDERS`) the walk found and did not
+            enter, ignored by ``.gitignore`` or not: :func:`build_copies` looks into them.
     """
 
     root: str
     folders: dict[str, tuple[str, ...]]
     complete: bool = True
+    builds: tuple[str, ...] = ()
 
     def files(self, predicate) -> list[str]:
         """The absolute paths of the files whose name satisfies ``predicate(name)``."""
@@ -95,6 +101,7 @@ def repository_listing(root: str | os.PathLike[str], respect_gitignore: bool = T
     rules = IgnoreRules(Settings(project_root=root, respect_gitignore=bool(respect_gitignore)))
     skipped = NOT_WALKED | TEST_DATA_FOLDERS | frozenset(DEFAULT_EXCLUDES)
     folders: dict[str, tuple[str, ...]] = {}
+    builds: list[str] = []
     stack = [(root, rules.start(root))]
     complete = True
     while stack:
@@ -118,6 +125,8 @@ def repository_listing(root: str | os.PathLike[str], respect_gitignore: bool = T
             except OSError:
                 continue
             if is_dir and (name in skipped or name.endswith(".egg-info")):
+                if name in BUILD_FOLDERS:  # recorded before .gitignore: a build is ignored
+                    builds.append(entry.path)
                 continue
             if layers and rules.ignored(layers, entry.path, name, is_dir):
                 continue
@@ -132,7 +141,7 @@ def repository_listing(root: str | os.PathLike[str], respect_gitignore: bool = T
                 files.append(name)
         folders[directory] = tuple(sorted(files))
         stack.extend((d, layers) for d in sorted(below, reverse=True))
-    listing = _LISTINGS[key] = Listing(root, folders, complete)
+    listing = _LISTINGS[key] = Listing(root, folders, complete, tuple(sorted(builds)))
     return listing
 
 
@@ -171,6 +180,88 @@ def package_copies(listing: Listing, package: str, module: str) -> list[str]:
             inside = "__init__.py" in folders.get(directory, ())
         if inside:
             found.append(parent)
+    return found
+
+
+def build_copies(listing: Listing, package: str, module: str) -> list[str]:
+    """The install roots of copies of ``package`` holding ``module`` in the build output
+    the walk skipped: ``build/lib/`` and ``build/lib.<platform>/`` (setuptools' ``build_py``).
+
+    Args:
+        listing: a :func:`repository_listing` (its :attr:`Listing.builds`).
+        package: the top-level package, e.g. ``"verl"``.
+        module: a dotted module of it, e.g. ``"verl.trainer.constants_ppo"``.
+
+    Returns:
+        Each ``build/lib*`` folder (absolute) holding ``<package>/.../<module>.py`` (or the
+        module's package ``__init__.py``). A stale build is a copy of the release it was
+        built from, and a conftest or a tox ``setenv`` may put it first on the path; the
+        walk itself still skips build folders (their other files declare nothing).
+    """
+    parts = module.split(".")
+    if parts[0] != package:
+        return []
+    found: list[str] = []
+    for build in listing.builds:
+        try:
+            names = sorted(n for n in os.listdir(build) if n == "lib" or n.startswith("lib."))
+        except OSError:
+            continue
+        for name in names:
+            lib = os.path.join(build, name)
+            base = os.path.join(lib, *parts)
+            if os.path.isfile(base + ".py") or os.path.isfile(os.path.join(base, "__init__.py")):
+                found.append(lib)
+    return found
+
+
+def mapped_copies(listing: Listing, package: str, module: str) -> list[tuple[str, str]]:
+    """Copies of ``package`` a sub-project installs from a folder of another name.
+
+    ``[tool.setuptools.package-dir] verl = "legacy_verl"`` in ``third_party/fork/pyproject.toml``
+    makes ``pip install -e third_party/fork`` import ``verl`` from ``legacy_verl/``, which no
+    folder named ``verl`` shows.
+
+    Args:
+        listing: a :func:`repository_listing`.
+        package: the top-level package, e.g. ``"verl"``.
+        module: a dotted module of it, e.g. ``"verl.trainer.constants_ppo"``.
+
+    Returns:
+        ``(pyproject.toml, mapped folder)`` (absolute) for each mapping of ``package`` to a
+        folder not named ``package`` that holds ``module`` (its file or package
+        ``__init__.py``); a ``pyproject.toml`` is parsed only when it names ``package-dir``.
+    """
+    import tomllib
+
+    parts = module.split(".")
+    if parts[0] != package:
+        return []
+    found: list[tuple[str, str]] = []
+    for directory, names in listing.folders.items():
+        if "pyproject.toml" not in names:
+            continue
+        path = os.path.join(directory, "pyproject.toml")
+        try:
+            with open(path, "rb") as f:
+                data = f.read(1_000_000)
+            if b"package-dir" not in data:
+                continue
+            table = tomllib.loads(data.decode("utf-8", "replace"))
+        except (OSError, ValueError, tomllib.TOMLDecodeError):
+            continue
+        tool = table.get("tool")
+        setuptools = tool.get("setuptools") if isinstance(tool, dict) else None
+        mapping = setuptools.get("package-dir") if isinstance(setuptools, dict) else None
+        target = mapping.get(package) if isinstance(mapping, dict) else None
+        if not isinstance(target, str) or not target.strip() or os.path.isabs(target):
+            continue
+        folder = os.path.normpath(os.path.join(directory, target))
+        if os.path.basename(folder) == package or not folder.startswith(directory + os.sep):
+            continue
+        base = os.path.join(folder, *parts[1:])
+        if os.path.isfile(base + ".py") or os.path.isfile(os.path.join(base, "__init__.py")):
+            found.append((path, folder))
     return found
 
 

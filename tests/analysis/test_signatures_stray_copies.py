@@ -129,6 +129,44 @@ FORMS: dict[str, tuple[dict[str, str], str, tuple[str, int]]] = {
     "makefile": (
         {"Makefile": ".PHONY: train\n\ntrain:\n\tPYTHONPATH=$(CURDIR)/third_party/verl python scripts/train.py\n"},
         "make", ("Makefile", 4),
+    ),    # a tester's second round: forms that declare a root without naming sys.path
+    "monkeypatch-syspath-prepend": (
+        {"conftest.py": "import pytest\n\n\n@pytest.fixture(autouse=True)\ndef _legacy(monkeypatch):\n"
+                        "    monkeypatch.syspath_prepend('third_party/verl')\n"},
+        "pytest", ("conftest.py", 6),
+    ),
+    "sys-path-insert-loop": (
+        {"scripts/train.py": _insert("for p in ('third_party/verl',):\n    sys.path.insert(0, p)")},
+        "python", ("scripts/train.py", 6),
+    ),
+    "subprocess-env-pythonpath": (
+        {"launch.py": "import os, subprocess, sys\n\nenv = dict(os.environ)\n"
+                      "env['PYTHONPATH'] = os.pathsep.join(['third_party/verl', env.get('PYTHONPATH', '')])\n"
+                      "subprocess.run([sys.executable, 'scripts/train.py'], env=env, check=True)\n"},
+        "launch", ("launch.py", 4),
+    ),
+    "tox-setenv": (  # tox is not run: its setenv emulated
+        {"tox.ini": "[testenv]\nsetenv =\n    PYTHONPATH = {toxinidir}/third_party/verl\ncommands = python scripts/train.py\n"},
+        f"env:{COPY}", ("tox.ini", 3),
+    ),
+    "tox-setenv-gitignored": (  # a folder a declaration names is read though git ignores it
+        {"tox.ini": "[testenv]\nsetenv =\n    PYTHONPATH = {toxinidir}/third_party/verl\n",
+         ".gitignore": "third_party/\n"},
+        f"env:{COPY}", ("tox.ini", 3),
+    ),
+    "dotenv": (
+        {".env": "PYTHONPATH=third_party/verl:${PYTHONPATH}\n",
+         "run.sh": "set -a\n. ./.env\nset +a\nexec python scripts/train.py\n"},
+        "sh:run.sh", (".env", 1),
+    ),
+    "envrc": (
+        {".envrc": "export PYTHONPATH=$PWD/third_party/verl:$PYTHONPATH\n"},
+        "sh:.envrc", (".envrc", 1),
+    ),
+    "workflow-env": (
+        {".github/workflows/ci.yml": "on: push\njobs:\n  t:\n    runs-on: ubuntu-latest\n    env:\n"
+                                     "      PYTHONPATH: third_party/verl\n    steps:\n      - run: python scripts/train.py\n"},
+        f"env:{COPY}", (".github/workflows/ci.yml", 6),
     ),
 }
 
@@ -156,6 +194,18 @@ def _runs(root: Path, how: str, launcher: str = "scripts/train.py") -> str:
         env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
     elif how == "python":
         cmd = [python, launcher]
+    elif how == "launch":  # a launcher passing PYTHONPATH to its child
+        cmd = [python, "launch.py"]
+    elif how.startswith("sh:"):  # ``.env`` sourced by a script, ``.envrc`` sourced by direnv
+        script = how[3:]
+        cmd = ["bash", script] if script.endswith(".sh") else ["bash", "-c", f". ./{script}; exec python {launcher}"]
+        env["PATH"] = os.path.dirname(python) + os.pathsep + env["PATH"]
+    elif how.startswith("pkgdir:"):  # ``pip install -e`` of a ``package-dir`` mapping: its finder
+        cmd = [python, "-c", "import importlib.util, runpy, sys; "
+               f"spec = importlib.util.spec_from_file_location('verl', {how[7:] + '/__init__.py'!r}, "
+               f"submodule_search_locations=[{how[7:]!r}]); m = importlib.util.module_from_spec(spec); "
+               "sys.modules['verl'] = m; spec.loader.exec_module(m); "
+               f"runpy.run_path({launcher!r}, run_name='__main__')"]
     elif how == "make":
         cmd = ["make", "-s", "train"]  # its recipe runs ``python``: this interpreter
         env["PATH"] = os.path.dirname(python) + os.pathsep + env["PATH"]
@@ -294,6 +344,65 @@ def test_a_stray_copy_makes_the_fix_unsafe_naming_it(tmp_path: Path) -> None:
     proc = run_cli("apply", "--exit-zero", "--unsafe-fixes", ".", cwd=root)
     assert proc.returncode == 0, proc.stderr
     assert "get_ppo_ray_runtime_env(config)" in (root / "scripts/train.py").read_text()
+
+
+@pytest.mark.parametrize("archive", ["vendor/verl-0.8.0.zip", "wheels/verl-0.8.0-py3-none-any.whl"])
+@pytest.mark.parametrize("body", ["0.8", "0.9"])
+def test_an_archive_on_the_path_is_read_inside(tmp_path: Path, archive: str, body: str) -> None:
+    """``sys.path.insert(0, "vendor/verl-0.8.0.zip")``: zipimport imports verl from the
+    archive, so its ``constants_ppo.py`` is read inside it: a 0.8 copy gives PPO005 naming
+    the member and the declaring line; a 0.9 copy lets the fix through and the rewritten
+    launcher runs against it."""
+    import zipfile
+
+    line = f"sys.path.insert(0, {archive!r})"
+    root = _tree(tmp_path / "proj", {"scripts/train.py": _insert(line)})
+    (root / archive).parent.mkdir(parents=True)
+    with zipfile.ZipFile(root / archive, "w") as zf:
+        for name, text in _copy("", COPY_08 if body == "0.8" else VERL_09).items():
+            zf.writestr(name.lstrip("/"), text)
+    found = [f for f in _check(root) if f["filename"].endswith("train.py")]
+    if body == "0.9":
+        assert [f["code"] for f in found] == ["PPO001", "PPO002"], found
+        proc = run_cli("apply", "--exit-zero", ".", cwd=root)
+        assert proc.returncode == 0, proc.stderr
+        assert _runs(root, "python") == "ran ({'trainer': 2}, None)"
+        return
+    assert [f["code"] for f in found] == ["PPO005", "PPO005"], found
+    assert f"`{archive}/verl/trainer/constants_ppo.py:{COPY_LINE}`" in found[0]["message"], found[0]["message"]
+    assert "`scripts/train.py:5`" in found[0]["message"], found[0]["message"]
+    _apply_leaves_it_running(root, "python")
+
+
+def test_a_package_dir_mapping_is_a_stray_copy(tmp_path: Path) -> None:
+    """``[tool.setuptools.package-dir] verl = "legacy_verl"`` in a fork's pyproject: ``pip
+    install -e third_party/verlfork`` imports ``verl`` from ``legacy_verl/``, which no folder
+    named ``verl`` shows. Its 0.8 definition makes the fix unsafe, naming the mapped file."""
+    fork = "third_party/verlfork"
+    root = _tree(tmp_path / "proj", {
+        **{k.replace("/verl/", "/legacy_verl/"): v for k, v in _copy(fork).items()},
+        f"{fork}/pyproject.toml": '[project]\nname = "verl"\nversion = "0.8.0"\n\n'
+                                  '[tool.setuptools.package-dir]\nverl = "legacy_verl"\n',
+        "setup_env.sh": f"pip install -e {fork}\n",
+    })
+    _apply_leaves_it_running(root, f"pkgdir:{fork}/legacy_verl")
+    found = [f for f in _check(root) if f["filename"].endswith("train.py")]
+    assert [(f["code"], (f["fix"] or {}).get("applicability")) for f in found] == [
+        ("PPO001", "unsafe"), ("PPO002", None)], found
+    _names_the_copy(found[0], root, f"{fork}/legacy_verl/trainer/constants_ppo.py")
+
+
+@pytest.mark.parametrize("lib", ["build/lib", "build/lib.linux-x86_64-cpython-311"])
+def test_a_stale_build_copy_is_stray_though_the_walk_skips_build(tmp_path: Path, lib: str) -> None:
+    """setuptools' ``build/lib*/verl`` (git-ignored, as builds are) is a copy of the release
+    it was built from: the walk does not enter ``build/``, but a copy there makes the fix
+    unsafe, naming it; a plain apply leaves the call and the launcher keeps running."""
+    root = _tree(tmp_path / "proj", {**_copy(lib), ".gitignore": "build/\n"})
+    _apply_leaves_it_running(root, f"env:{lib}")
+    found = [f for f in _check(root) if f["filename"].endswith("train.py")]
+    assert [(f["code"], (f["fix"] or {}).get("applicability")) for f in found] == [
+        ("PPO001", "unsafe"), ("PPO002", None)], found
+    _names_the_copy(found[0], root, f"{lib}/verl/trainer/constants_ppo.py")
 
 
 @pytest.mark.parametrize("where", ["sub", "."])
