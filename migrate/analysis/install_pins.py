@@ -45,7 +45,6 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from packaging.version import Version
-
 from ppo_migrate.analysis.requirements import (
     _Found,
     _from_reference,
@@ -53,6 +52,7 @@ from ppo_migrate.analysis.requirements import (
     _is_verl,
     _read_requirements,
     lowest_allowed,
+    poetry_specifier,
 )
 
 __all__ = ["install_pins"]
@@ -97,7 +97,7 @@ def install_pins(scope: str | os.PathLike[str]) -> tuple[_Found, ...]:
         The declarations (path: the declaring file, or the requirements file a ``-r`` names;
         line: its line), in file order; kept for the process. Never raises.
     """
-    from ppo_migrate.project.import_roots import _read, _reader
+    from ppo_migrate.project.import_roots import _read
     from ppo_migrate.project.tree import repository_listing
 
     root = os.path.abspath(os.fspath(scope))
@@ -356,7 +356,7 @@ def _commands(
         body = joined[m.end() : end.start() if end else len(joined)]
         expressions: dict[str, str] = {}
 
-        def hide(e: re.Match[str]) -> str:  # ``${{ matrix.verl }}``: one word, read below
+        def hide(e: re.Match[str], expressions: dict[str, str] = expressions) -> str:  # ``${{ matrix.verl }}``: one word, read below
             name = f"GHA_EXPRESSION_{len(expressions)}"
             expressions[name] = e.group(1).strip()
             return "${" + name + "}"
@@ -433,14 +433,13 @@ def _argument(tool: str, word: str, here: Path, line: int) -> _Found | None:
             name = re.sub(r"\[.*\]$", "", m.group(1))
             if not _is_verl(name):
                 return None
-            from ppo_migrate.analysis.versions import _poetry_specifier
 
             constraint = m.group(2).strip()
             if constraint in ("latest", "*"):
                 return _Found(None, here, line, word, "specifier", False)
             if re.fullmatch(r"\d+(?:\.\d+)*", constraint):
                 return _Found(Version(constraint), here, line, word, "lock", True)
-            specifier = _poetry_specifier(constraint)
+            specifier = poetry_specifier(constraint)
             if specifier is None:
                 return None
             return _Found(lowest_allowed(specifier), here, line, word, "specifier", True)

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from packaging.requirements import InvalidRequirement, Requirement
-from packaging.specifiers import SpecifierSet
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.utils import (
     InvalidSdistFilename,
     InvalidWheelFilename,
@@ -28,7 +28,6 @@ from packaging.utils import (
     parse_wheel_filename,
 )
 from packaging.version import InvalidVersion, Version
-
 from ppo_migrate.project.snapshot import current
 
 #: Every verl release on the package index, oldest first, as listed by ``pip index versions verl``
@@ -361,3 +360,40 @@ def _from_reference(reference: str, path: Path, line: int, written: str) -> _Fou
         return _Found(tagged, path, line, written, "lock", True)
     return _Found(None, path, line, written, "direct-reference", True, _local_directory(reference, path))
 
+
+def poetry_specifier(constraint: str) -> SpecifierSet | None:
+    """Poetry's constraint syntax as a PEP 440 set: ``^X``/``~X``/bare ``X``/``*``/comma lists;
+    ``a || b`` keeps the alternative with the lowest bound. ``None`` when unparsable."""
+    options: list[SpecifierSet] = []
+    for alternative in constraint.split("||"):
+        clauses: list[str] = []
+        for part in re.split(r"\s*,\s*|\s+(?=[<>=!~^])", alternative.strip()):
+            part = part.strip()
+            if not part or part == "*":
+                continue
+            m = re.fullmatch(r"([\^~])\s*(\d+(?:\.\d+)*)(.*)", part)
+            if m:  # ``~=`` does not match: its second character is not a digit
+                op, base, rest = m.groups()
+                nums = [int(n) for n in base.split(".")]
+                if op == "^":  # up to the first non-zero component
+                    first = next((i for i, n in enumerate(nums) if n != 0), len(nums) - 1)
+                    upper = nums[: first + 1]
+                else:  # ~X.Y[.Z] up to the minor, ~X up to the major
+                    upper = nums[:2] if len(nums) >= 2 else nums[:1]
+                upper = upper[:-1] + [upper[-1] + 1]
+                clauses += [f">={base}{rest}", "<" + ".".join(map(str, upper))]
+            elif re.fullmatch(r"\d+(\.\d+)*(\.\*)?", part):
+                clauses.append(f"=={part}")
+            else:
+                clauses.append(part)
+        try:
+            spec = SpecifierSet(",".join(clauses))
+        except InvalidSpecifier:
+            return None
+        if not len(spec):
+            return spec  # one alternative allows anything
+        options.append(spec)
+    if not options:
+        return None
+    # the alternative with the lowest bound (one with no known bound only when none has one)
+    return min(options, key=lambda s: (lowest_allowed(s) is None, lowest_allowed(s) or Version("0")))

@@ -59,14 +59,12 @@ import fnmatch
 import importlib.metadata
 import os
 import re
-import tomllib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from packaging.specifiers import InvalidSpecifier, SpecifierSet
+import tomllib
 from packaging.version import InvalidVersion, Version
-
 from ppo_migrate.analysis.install_pins import install_pins
 from ppo_migrate.analysis.pins import PIN_FILES, pyproject_tool_pins, read_pins
 from ppo_migrate.analysis.requirements import (
@@ -87,6 +85,7 @@ from ppo_migrate.analysis.requirements import (
     _strings,
     _tag,
     lowest_allowed,
+    poetry_specifier,
 )
 from ppo_migrate.files import UnreadableFile
 from ppo_migrate.project.root import is_marked
@@ -621,50 +620,12 @@ def _from_poetry(constraint: Any, path: Path, line: int, written: str) -> _Found
         constraint = constraint.get("version")
     if not isinstance(constraint, str):
         return None
-    specifier = _poetry_specifier(constraint)
+    specifier = poetry_specifier(constraint)
     if specifier is None:
         return None
     if not len(specifier):
         return _Found(None, path, line, written, "specifier", False)
     return _Found(lowest_allowed(specifier), path, line, written, "specifier", True)
-
-
-def _poetry_specifier(constraint: str) -> SpecifierSet | None:
-    """Poetry's constraint syntax as a PEP 440 set: ``^X``/``~X``/bare ``X``/``*``/comma lists;
-    ``a || b`` keeps the alternative with the lowest bound. ``None`` when unparsable."""
-    options: list[SpecifierSet] = []
-    for alternative in constraint.split("||"):
-        clauses: list[str] = []
-        for part in re.split(r"\s*,\s*|\s+(?=[<>=!~^])", alternative.strip()):
-            part = part.strip()
-            if not part or part == "*":
-                continue
-            m = re.fullmatch(r"([\^~])\s*(\d+(?:\.\d+)*)(.*)", part)
-            if m:  # ``~=`` does not match: its second character is not a digit
-                op, base, rest = m.groups()
-                nums = [int(n) for n in base.split(".")]
-                if op == "^":  # up to the first non-zero component
-                    first = next((i for i, n in enumerate(nums) if n != 0), len(nums) - 1)
-                    upper = nums[: first + 1]
-                else:  # ~X.Y[.Z] up to the minor, ~X up to the major
-                    upper = nums[:2] if len(nums) >= 2 else nums[:1]
-                upper = upper[:-1] + [upper[-1] + 1]
-                clauses += [f">={base}{rest}", "<" + ".".join(map(str, upper))]
-            elif re.fullmatch(r"\d+(\.\d+)*(\.\*)?", part):
-                clauses.append(f"=={part}")
-            else:
-                clauses.append(part)
-        try:
-            spec = SpecifierSet(",".join(clauses))
-        except InvalidSpecifier:
-            return None
-        if not len(spec):
-            return spec  # one alternative allows anything
-        options.append(spec)
-    if not options:
-        return None
-    # the alternative with the lowest bound (one with no known bound only when none has one)
-    return min(options, key=lambda s: (lowest_allowed(s) is None, lowest_allowed(s) or Version("0")))
 
 
 def _pyproject_pdm(data: dict[str, Any], raw: str, path: Path) -> Iterator[_Found]:
