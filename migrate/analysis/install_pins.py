@@ -385,8 +385,11 @@ def _commands(
                 if tool == "conda" and option in with_value:
                     continue  # conda's -c is a channel, -p a prefix
                 if option in _REQUIREMENT_OPTIONS:
-                    for file in _requirement_files(value, path, root, everything):
+                    files = _requirement_files(value, path, root, everything)
+                    for file in files:
                         yield from _read_requirements(Path(file), seen)
+                    if not files:  # written by the script itself: ``cat > req.txt <<EOF``
+                        yield from _heredoc_requirements(text, value, here)
                 elif option in _EDITABLE:
                     found = _from_reference(value, here, line, f"-e {value}")
                     if found is not None:
@@ -485,6 +488,33 @@ def _names_verl(token: str) -> bool:
     ``verl[vllm]${SPEC}``, ``git+https://.../verl@${REF}``)."""
     head = re.split(r"[=<>!~\[;@ $]", token.strip("\"'"), maxsplit=1)[0]
     return head.lower() == "verl" or bool(re.search(r"[/@]verl(?:\.git)?(?:[@#/]|$)", token, re.IGNORECASE))
+
+
+#: ``cat > FILE <<EOF`` / ``cat <<EOF > FILE`` / ``tee FILE <<EOF``: a file the script
+#: writes from the lines up to the closing word
+_HEREDOC = re.compile(
+    r"^[^\n]*?\b(?:cat|tee)\b(?P<before>[^\n<]*)<<-?[ \t]*(?P<q>['\"]?)(?P<word>\w+)(?P=q)(?P<after>[^\n]*)\n"
+    r"(?P<body>.*?)^[ \t]*(?P=word)[ \t]*$",
+    re.MULTILINE | re.DOTALL,
+)
+
+
+def _heredoc_requirements(text: str, value: str, here: Path) -> Iterator[_Found]:
+    """The verl requirements of the here-documents of ``text`` written to the file a
+    ``-r value`` reads (its path, or its last components), each at its line of the script."""
+    wanted = value.replace("\\", "/").rstrip("/")
+    for m in _HEREDOC.finditer(text):
+        redirect = re.search(r"(?:>>?|\btee(?:[ \t]+-a)?)[ \t]*([^\s;&|<>]+)", m.group("before") + " " + m.group("after"))
+        if redirect is None:
+            continue
+        target = redirect.group(1).strip("\"'")
+        if not (target == wanted or target.endswith("/" + wanted.lstrip("./")) or wanted.endswith("/" + target.lstrip("./"))):
+            continue
+        first = text.count("\n", 0, m.start("body")) + 1
+        for k, line in enumerate(m.group("body").splitlines()):
+            found = _from_requirement(line.split("#", 1)[0].strip(), here, first + k, lock_pins=True)
+            if found is not None:
+                yield found
 
 
 def _requirement_files(value: str, path: str, root: str, everything: list[str]) -> list[str]:

@@ -162,6 +162,11 @@ PINS: dict[str, tuple[dict[str, str], str]] = {
          "install.sh": "#!/bin/sh\npip install --requirement=deps/gpu.txt\n"},
         "deps/gpu.txt:1",
     ),
+    "script-heredoc-requirements": (  # the script writes the file it installs with -r
+        {"pyproject.toml": PROJECT_09,
+         "setup_env.sh": "#!/bin/bash\ncat > /tmp/req.txt <<REQ\nverl==0.8.0\nREQ\npip install -r /tmp/req.txt\n"},
+        "setup_env.sh:3",
+    ),
     "dockerfile-exec-form": (  # RUN in exec form: the command it runs
         {"pyproject.toml": PROJECT_09,
          "Dockerfile": 'FROM python:3.11\nRUN ["pip", "install", "verl==0.8.0"]\n'},

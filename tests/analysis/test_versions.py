@@ -964,6 +964,9 @@ def test_install_commands_pins_join_the_others(tmp_path: Path) -> None:
         ("scripts/setup.sh", "#!/bin/sh\nexport VERL=0.8.0\npip install \"verl==${VERL}\" torch\n", 3, "0.8.0"),
         ("scripts/setup.sh", "#!/bin/sh\npip install \"verl==${VERL_VERSION:-0.6.1}\"\n", 2, "0.6.1"),
         ("Makefile", "VERL_VERSION ?= 0.8.0\ninstall:\n\tpip install verl==$(VERL_VERSION)\n", 3, "0.8.0"),
+        # requirements the script writes itself, then installs with -r
+        ("scripts/setup.sh", "#!/bin/bash\ncat > /tmp/req.txt <<REQ\nverl==0.8.0\nREQ\npip install -r /tmp/req.txt\n", 3, "0.8.0"),
+        ("scripts/setup.sh", "#!/bin/sh\ncat <<'EOF' > deps/r.txt\ntorch\nverl>=0.8,<0.9  # gpu\nEOF\npip install -r deps/r.txt\n", 4, "0.8.0"),
         # a variable with no value here: a verl the build chooses, its release unread
         ("Dockerfile", "FROM python:3.11\nARG VERL_VERSION\nRUN pip install verl==${VERL_VERSION}\n", 3, None),
         ("scripts/setup.sh", "#!/bin/sh\npip install \"git+https://github.com/volcengine/verl@${REF}\"\n", 2, None),
