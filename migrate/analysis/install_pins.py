@@ -120,6 +120,8 @@ def install_pins(scope: str | os.PathLike[str]) -> tuple[_Found, ...]:
                 continue
             path = os.path.join(directory, name)
             data = _read(path)
+            if data is not None and b"verl" in data and b"FROM" in data.upper():
+                found.extend(_verl_images(data.decode("utf-8", "replace"), path))
             if data is None or not (b"install" in data or b"add" in data or b"PIP_CONSTRAINT" in data):
                 continue
             if kind == "maybe-script" and not _shell_shebang(data):
@@ -138,6 +140,26 @@ def install_pins(scope: str | os.PathLike[str]) -> tuple[_Found, ...]:
             found.extend(_constraint_variables(text, path, root, everything, seen))
     result = _PINS[root] = tuple(found)
     return result
+
+
+#: ``FROM verlai/verl:app-verl0.8-vllm0.10.0-...``: verl's own images name the release they
+#: hold in the tag (``verl0.8``, ``verl0.8.0``)
+_VERL_IMAGE = re.compile(
+    r"^[ \t]*FROM[ \t]+(?:--\S+[ \t]+)*(?P<image>\S*verl\S*?:\S*?verl-?v?(?P<version>\d+\.\d+(?:\.\d+)?)\S*)",
+    re.MULTILINE | re.IGNORECASE,
+)
+
+
+def _verl_images(text: str, path: str) -> Iterator[_Found]:
+    """The verl release each ``FROM`` of a verl image states in its tag (a Dockerfile's base
+    image holds that verl): ``verl0.8`` allows any 0.8.x (the lowest decides)."""
+    from packaging.specifiers import SpecifierSet
+
+    for m in _VERL_IMAGE.finditer(text):
+        version = m.group("version")
+        spec = SpecifierSet(f"=={version}.*" if version.count(".") == 1 else f"=={version}")
+        line = text.count("\n", 0, m.start()) + 1
+        yield _Found(lowest_allowed(spec), Path(path), line, m.group("image"), "specifier", True)
 
 
 def _kind(name: str, workflows: bool) -> str | None:

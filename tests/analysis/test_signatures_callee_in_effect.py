@@ -162,6 +162,11 @@ PINS: dict[str, tuple[dict[str, str], str]] = {
          "install.sh": "#!/bin/sh\npip install --requirement=deps/gpu.txt\n"},
         "deps/gpu.txt:1",
     ),
+    "dockerfile-verl-image": (  # verl's own image: the tag names the release it holds
+        {"pyproject.toml": PROJECT_09,
+         "Dockerfile": "FROM verlai/verl:app-verl0.8-vllm0.10.0-mcore0.13.0-te2.2\nCOPY . /app\n"},
+        "Dockerfile:1",
+    ),
     "script-heredoc-requirements": (  # the script writes the file it installs with -r
         {"pyproject.toml": PROJECT_09,
          "setup_env.sh": "#!/bin/bash\ncat > /tmp/req.txt <<REQ\nverl==0.8.0\nREQ\npip install -r /tmp/req.txt\n"},

@@ -964,6 +964,8 @@ def test_install_commands_pins_join_the_others(tmp_path: Path) -> None:
         ("scripts/setup.sh", "#!/bin/sh\nexport VERL=0.8.0\npip install \"verl==${VERL}\" torch\n", 3, "0.8.0"),
         ("scripts/setup.sh", "#!/bin/sh\npip install \"verl==${VERL_VERSION:-0.6.1}\"\n", 2, "0.6.1"),
         ("Makefile", "VERL_VERSION ?= 0.8.0\ninstall:\n\tpip install verl==$(VERL_VERSION)\n", 3, "0.8.0"),
+        # verl's own image states its release in the tag
+        ("Dockerfile", "FROM verlai/verl:app-verl0.8-vllm0.10.0-mcore0.13.0-te2.2\nCOPY . /app\n", 1, "0.8.0"),
         # requirements the script writes itself, then installs with -r
         ("scripts/setup.sh", "#!/bin/bash\ncat > /tmp/req.txt <<REQ\nverl==0.8.0\nREQ\npip install -r /tmp/req.txt\n", 3, "0.8.0"),
         ("scripts/setup.sh", "#!/bin/sh\ncat <<'EOF' > deps/r.txt\ntorch\nverl>=0.8,<0.9  # gpu\nEOF\npip install -r deps/r.txt\n", 4, "0.8.0"),
