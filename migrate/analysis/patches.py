@@ -750,6 +750,10 @@ def target_patches(candidates: Iterable[str], paths: Sequence[str], settings: Se
     used: set[tuple[str, int]] = set()  # constants another file's patch reads a target from
 
     def look(path: str, data: bytes) -> None:
+        if _STAR in data and not _holds_target(module_name(path), names.target_modules):
+            star_tree = parse_file(path, data)
+            if star_tree is not None:
+                found.extend(star_rebindings(path, star_tree, names))
         if not any(n in data for n in [*encoded, *module_keys]) or not _may_patch(data):
             found.extend(_fake_definitions(path, data, names))
             return
@@ -789,6 +793,159 @@ def target_patches(candidates: Iterable[str], paths: Sequence[str], settings: Se
                 module = None
         out.append(Patch(module or "*", path, line, kind, what))
     return tuple(sorted(set(out), key=lambda p: (p.path, p.line, p.module, p.what)))
+
+
+#: a star import (``from .legacy import *``): it binds every public name of its module
+_STAR = b"import *"
+
+
+def _exported_names(tree: ast.Module) -> tuple[dict[str, ast.stmt], list[ast.ImportFrom], bool]:
+    """``(bound, stars, listed)`` of a module a star import reads: each public name it binds
+    at module level with the statement binding it last (``__all__``'s names only, when it is
+    a literal list or tuple: ``listed``), and its own star imports (which may bind more)."""
+    bound: dict[str, ast.stmt] = {}
+    stars: list[ast.ImportFrom] = []
+    listed: set[str] | None = None
+    for stmt in _statements(tree.body):
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            bound[stmt.name] = stmt
+        elif isinstance(stmt, (ast.Import, ast.ImportFrom)):
+            for alias in stmt.names:
+                if alias.name == "*":
+                    stars.append(stmt)  # type: ignore[arg-type]
+                else:
+                    bound[alias.asname or alias.name.split(".")[0]] = stmt
+        elif isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+            targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+            for target in targets:
+                for t in _flat(target):
+                    if isinstance(t, ast.Name):
+                        if t.id == "__all__" and isinstance(stmt.value, (ast.List, ast.Tuple)):
+                            items = {_string(e) for e in stmt.value.elts}
+                            listed = (listed or set()) | {i for i in items if i} if isinstance(
+                                stmt, ast.AugAssign) else {i for i in items if i}
+                        bound[t.id] = stmt
+        elif isinstance(stmt, (ast.For, ast.AsyncFor, ast.With, ast.AsyncWith)):
+            targets = [stmt.target] if isinstance(stmt, (ast.For, ast.AsyncFor)) else [
+                i.optional_vars for i in stmt.items if i.optional_vars is not None]
+            for target in targets:
+                for t in _flat(target):
+                    if isinstance(t, ast.Name):
+                        bound[t.id] = stmt
+    if listed is not None:
+        return {n: bound.get(n, tree) for n in listed}, [], True
+    return {n: s for n, s in bound.items() if not n.startswith("_")}, stars, False
+
+
+def _module_file(module: str, roots: Iterable[str]) -> str | None:
+    """The file of ``module`` under one of ``roots`` (``a/b.py`` or ``a/b/__init__.py``)."""
+    rel = module.replace(".", os.sep)
+    for root in roots:
+        for candidate in (os.path.join(root, rel + ".py"), os.path.join(root, rel, "__init__.py")):
+            if os.path.isfile(candidate):
+                return candidate
+    return None
+
+
+def star_rebindings(path: str, tree: ast.Module, names: Names, read=None, depth: int = 3) -> list:
+    """``(module, path, line, kind, what)`` for each module-level star import of ``path``
+    that comes after the module binds one of the function's names and may rebind it: a
+    module of the project binding that name to anything but an import of the function
+    (``from .legacy import *`` where ``legacy.py`` defines a ``get_...`` of its own), or a
+    module whose names cannot be told (not found, its own star imports unresolved). The
+    calls going through the module (``from mypkg import get_...``) may then reach the
+    star-imported callable, which may take no config: their fixes are unsafe.
+
+    Args:
+        path: the module's file.
+        tree: its parsed tree.
+        names: the function's names (:func:`through_names`).
+        read: ``path -> bytes`` (the run's snapshot's, by default).
+        depth: how many star imports of star imports are followed.
+    """
+    if read is None:
+        read = current().read_bytes
+    module = module_name(path)
+    package = module_package(path)
+    # the folder the module's top package sits in: absolute imports of the project from there
+    top = os.path.dirname(os.path.abspath(path))
+    for _ in range(len(module.split(".")) - (0 if os.path.basename(path) == "__init__.py" else 1)):
+        top = os.path.dirname(top)
+    roots = [top]
+    tops = {m.split(".", 1)[0] for m in names.target_modules}
+    import sys as _sys
+
+    def verdict(base: str, wanted: set[str], level: int) -> str | None:
+        """``"binds"``, ``"may"`` or ``None``: whether ``import *`` of ``base`` rebinds one of
+        ``wanted`` to something other than the function."""
+        head = base.split(".", 1)[0]
+        if head in tops or head in _sys.stdlib_module_names:
+            return None  # verl's own module: its names are the function's; the stdlib's: not these
+        found = _module_file(base, roots)
+        if found is None:
+            return "may"
+        try:
+            star_tree = parse_file(found, read(found))
+        except (OSError, ValueError):
+            star_tree = None
+        if star_tree is None:
+            return "may"
+        bound, stars, _ = _exported_names(star_tree)
+        for name in wanted & bound.keys():
+            stmt = bound[name]
+            if isinstance(stmt, ast.ImportFrom) and not stmt.level and stmt.module and any(
+                _holds_target(stmt.module, [m]) or m == stmt.module for m in names.target_modules
+            ):
+                continue  # the function itself, re-exported
+            if isinstance(stmt, ast.Assign) and _last(stmt.value) in names.functions and isinstance(
+                stmt.value, (ast.Name, ast.Attribute)
+            ):
+                continue  # an alias of it (``make_env = get_...``)
+            return "binds"
+        rest = wanted - bound.keys()
+        if not rest or not stars:
+            return None
+        if level >= depth:
+            return "may"
+        star_package = module_package(found)
+        for star in stars:
+            inner = resolve_relative("." * star.level + (star.module or ""), star_package)
+            answer = verdict(inner, rest, level + 1) if inner else "may"
+            if answer:
+                return answer
+        return None
+
+    out = []
+    bound_here: set[str] = set()
+    for stmt in tree.body:
+        if isinstance(stmt, ast.ImportFrom):
+            if any(a.name == "*" for a in stmt.names):
+                if not bound_here:
+                    continue
+                base = resolve_relative("." * stmt.level + (stmt.module or ""), package)
+                answer = verdict(base, set(bound_here), 0) if base else "may"
+                if answer is not None:
+                    shown = "." * stmt.level + (stmt.module or "")
+                    what = (
+                        f"star-imports `{shown}`, which rebinds the runtime function's name to a "
+                        "callable that may take no config"
+                        if answer == "binds" else
+                        f"star-imports `{shown}`, whose names cannot be told: it may rebind the "
+                        "runtime function's name to a callable taking no config"
+                    )
+                    out.append((module, path, stmt.lineno, "rebound", what))
+                continue
+            bound_here.update(a.asname or a.name for a in stmt.names if (a.asname or a.name) in names.functions)
+        elif isinstance(stmt, ast.Import):
+            continue
+        elif isinstance(stmt, (ast.Assign, ast.AnnAssign)):
+            targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+            for t in targets:
+                if isinstance(t, ast.Name) and t.id in names.functions:
+                    bound_here.add(t.id)
+        elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            bound_here.discard(stmt.name)
+    return out
 
 
 def _module_names(path: str) -> set[str]:
@@ -1450,6 +1607,6 @@ def patch_reason(patch: Patch):
 
 __all__ = [
     "PATCHERS", "Names", "Patch", "IMPORT_STATEMENT", "import_statements", "import_words", "imported_modules", "loaded_modules", "reachable_files", "Replacement", "call_replacements", "own_replacement",
-    "patch_reason", "patched_at", "reaching_patch", "replaced_names", "replacements", "target_patches",
+    "patch_reason", "patched_at", "reaching_patch", "replaced_names", "replacements", "star_rebindings", "target_patches",
     "through_names",
 ]

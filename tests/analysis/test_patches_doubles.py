@@ -51,6 +51,9 @@ CLASS_FAKE = (
     "        return {'fake': 1}\n\n\n"
 )
 
+#: a launcher calling the function through the project's package (``pkg`` re-exports it)
+VIA_PKG = "from pkg import get_ppo_ray_runtime_env\n\n\ndef launch(config):\n    return get_ppo_ray_runtime_env()\n"
+
 #: a pytest plugin whose autouse fixture replaces the launcher's function
 PLUGIN = (
     "import pytest\n\n\n@pytest.fixture(autouse=True)\ndef stub(monkeypatch):\n"
@@ -254,6 +257,22 @@ DOUBLES: dict[str, tuple[dict[str, str], tuple[str, str], str]] = {
         "tests/test_launcher.py": OMEGA + "import app\nimport app.plugins  # noqa: F401\n\n\n"
         f"def test_launch():\n    assert app.launch({CFG}) == {{'fake': 1}}\n",
     }, ("app/plugins.py", "app.cp ="), "app/__init__.py"),
+    # a later star import of the re-exporting module rebinds the name (trial 26, f5s)
+    "star-import-over-a-re-export": ({
+        "pkg/__init__.py": FROM_IMPORT + "from .legacy import *  # noqa\n",
+        "pkg/legacy.py": "def get_ppo_ray_runtime_env():\n    return {'fake': 1}\n",
+        "app/launcher.py": VIA_PKG,
+        "tests/test_launcher.py": OMEGA + "from app import launcher\n\n\n"
+        f"def test_launch():\n    assert launcher.launch({CFG}) == {{'fake': 1}}\n",
+    }, ("pkg/__init__.py", "import *"), "app/launcher.py"),
+    "star-import-over-a-re-export-all": ({
+        "pkg/__init__.py": FROM_IMPORT + "from .legacy import *  # noqa\n",
+        "pkg/legacy.py": "__all__ = ['get_ppo_ray_runtime_env']\n"
+        "get_ppo_ray_runtime_env = lambda: {'fake': 1}  # noqa: E731\n",
+        "app/launcher.py": VIA_PKG,
+        "tests/test_launcher.py": OMEGA + "from app import launcher\n\n\n"
+        f"def test_launch():\n    assert launcher.launch({CFG}) == {{'fake': 1}}\n",
+    }, ("pkg/__init__.py", "import *"), "app/launcher.py"),
 }
 
 
@@ -308,6 +327,10 @@ def test_a_double_or_rebinding_keeps_running_after_apply(tmp_path: Path, name: s
     assert broken.returncode == 1 and "positional argument" in broken.stdout, broken.stdout
 
 
+#: the cases whose replacement runs outside the tests: kind ``"rebound"``
+REBOUND_PREFIXES = ("star-import-",)
+
+
 @pytest.mark.parametrize("name", sorted(DOUBLES))
 def test_the_unsafe_fix_carries_a_structured_reason(tmp_path: Path, name: str, monkeypatch) -> None:
     """The finding's :class:`ppo_migrate.diagnostics.Reason` names the double: kind
@@ -324,7 +347,7 @@ def test_the_unsafe_fix_carries_a_structured_reason(tmp_path: Path, name: str, m
     kind = "rebound" if name in (
         "globals-item", "module-alias-swapped-elsewhere", "exec-in-globals", "exec-of-computed-code-in-vars",
         "exec-in-a-module-the-call-goes-through", "exec-without-namespace",
-    ) else "patched"
+    ) or name.startswith(REBOUND_PREFIXES) else "patched"
     assert d.reason is not None and d.reason.kind == kind, d.reason
     (place,) = d.reason.lines
     assert (place.path, place.line) == (rel, _line_of(files, rel, marker))
