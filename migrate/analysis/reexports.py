@@ -64,9 +64,12 @@ def project_reexports(
     if imports is not None:
         by_last = Counter(_last_name(p) for p in imports)
         by_word = Counter(w for words_ in imports.values() for w in words_)
+    # a module holding a target may itself be re-exported (``from verl.trainer import
+    # constants_ppo as cp`` in ``pkg/_compat.py``), in a file never naming the function
+    module_words = {t.rsplit(".", 1)[0].rsplit(".", 1)[-1].encode() for t in targets if "." in t}
     for _ in range(rounds):
         changed = False
-        encoded = [w.encode() for w in words]
+        encoded = [w.encode() for w in words] + sorted(module_words)
         for path, data in files.items():
             if not any(w in data for w in encoded) and STAR_IMPORT not in data:
                 continue
@@ -100,6 +103,15 @@ def project_reexports(
                     ]
                 else:
                     pairs = [(name, known.get(fq))]
+                    # a module re-exported (``from verl.trainer import constants_ppo as
+                    # cp`` in ``pkg/_compat.py``): ``from pkg._compat import cp;
+                    # cp.get_...()`` calls each function of it
+                    pairs += [
+                        (f"{name}.{last}", target)
+                        for qualified, target in list(known.items())
+                        for owner, _, last in [qualified.rpartition(".")]
+                        if owner == fq
+                    ]
                 for last, target in pairs:
                     if target is not None and f"{module}.{last}" not in known:
                         known[f"{module}.{last}"] = target

@@ -363,19 +363,23 @@ REEXPORTS = {
     "app/via_util.py": "from pkg import util\n\n\ndef run(config):\n    return util.get_ppo_ray_runtime_env()\n",
     # an alias defined in one module, imported by another that never names the function
     "app/via_alias.py": "from pkg.util import make_env\n\n\ndef run(config):\n    return make_env()\n",
-    "tests/test_runs.py": OMEGA + "from app import via_alias, via_init, via_util\n\n\n"
+    # a module re-exported under an alias (trial 26, f5): ``from pkg._compat import cp``
+    "pkg/_compat.py": "from verl.trainer import constants_ppo as cp  # noqa: F401\n",
+    "app/via_module.py": "from pkg._compat import cp\n\n\ndef run(config):\n    return cp.get_ppo_ray_runtime_env()\n",
+    "tests/test_runs.py": OMEGA + "from app import via_alias, via_init, via_module, via_util\n\n\n"
     "def test_runs():\n"
-    "    for module in (via_init, via_util, via_alias):\n"
+    "    for module in (via_init, via_util, via_alias, via_module):\n"
     f"        assert module.run({CFG}) in ({{'got_config': False}}, {{'got_config': True}}, None)\n",
 }
 #: what each ``run`` returns, printed by the project's own interpreter
 PROBE = (
-    "from omegaconf import OmegaConf\nfrom app import via_alias, via_init, via_util\n"
-    f"print([m.run({CFG}) for m in (via_init, via_util, via_alias)])\n"
+    "from omegaconf import OmegaConf\nfrom app import via_alias, via_init, via_module, via_util\n"
+    f"print([m.run({CFG}) for m in (via_init, via_util, via_alias, via_module)])\n"
 )
 REEXPORT_CALLS = [
     ("app/via_alias.py", 5, "make_env()"),
     ("app/via_init.py", 5, "pkg.get_ppo_ray_runtime_env()"),
+    ("app/via_module.py", 5, "cp.get_ppo_ray_runtime_env()"),
     ("app/via_util.py", 5, "util.get_ppo_ray_runtime_env()"),
 ]
 
@@ -397,16 +401,16 @@ def test_calls_through_the_project_s_re_exports_are_found_and_fixed(tmp_path: Pa
     gives verl's function the config, and the tests still pass."""
     _write(tmp_path, REEXPORTS)
     assert _pytest(tmp_path).returncode == 0
-    assert _probe(tmp_path) == str([{"got_config": False}] * 3)
+    assert _probe(tmp_path) == str([{"got_config": False}] * len(REEXPORT_CALLS))
     checked = run_cli("check", "--output-format", "concise", *lane, cwd=tmp_path)
-    assert checked.stdout.splitlines()[:3] == [
+    assert checked.stdout.splitlines()[:len(REEXPORT_CALLS)] == [
         f"{path}:{line}:12: PPO001 [*] `{call}` called without the config in scope; pass `config`"
         for path, line, call in REEXPORT_CALLS
     ], checked.stdout
     assert run_cli("apply", ".", cwd=tmp_path).returncode == 0
     assert (tmp_path / "app/via_alias.py").read_text().endswith("    return make_env(config)\n")
     assert _pytest(tmp_path).returncode == 0
-    assert _probe(tmp_path) == str([{"got_config": True}] * 3)
+    assert _probe(tmp_path) == str([{"got_config": True}] * len(REEXPORT_CALLS))
 
 
 def test_re_exported_calls_of_a_configless_verl_are_notices(tmp_path: Path) -> None:
@@ -416,7 +420,7 @@ def test_re_exported_calls_of_a_configless_verl_are_notices(tmp_path: Path) -> N
         **REEXPORTS, "requirements.txt": "verl==0.8.0\n",
         "stub/verl/trainer/constants_ppo.py": "def get_ppo_ray_runtime_env():\n    return None\n",
     })
-    assert _probe(tmp_path) == "[None, None, None]"
+    assert _probe(tmp_path) == str([None] * len(REEXPORT_CALLS))
     checked = run_cli("check", "--output-format", "json", ".", cwd=tmp_path)
     found = sorted(
         (str(Path(d["filename"]).relative_to(tmp_path)), d["location"]["row"], d["code"])
