@@ -71,13 +71,31 @@ PATCHERS: dict[str, str] = {
 
 #: Bytes a file replacing a name holds: a patcher of :data:`PATCHERS`, a namespace, or an
 #: attribute assigned (``x.f = v``; the names are checked on the tree).
-_PATCH_WORDS = rb"setattr|delattr|patch|setitem|setdefault|__dict__|\bupdate\b|\bmodules\b|\bglobals\s*\(|\bvars\s*\(|\bexec\s*\("
+_PATCH_WORDS = rb"setattr|delattr|patch|setitem|setdefault|__dict__|\bupdate\b|\bmodules\b|\bglobals\s*\(|\bvars\s*\(|\bexec\s*\(|\bmeta_path\b"
 _ATTRIBUTE_STORE = rb"\.\s*(\w+)\s*=[^=]"
 #: a literal each alternative of :data:`_PATCH_WORDS` contains, in the same order
 _PATCH_LITERALS = (b"setattr", b"delattr", b"patch", b"setitem", b"setdefault", b"__dict__",
-                   b"update", b"modules", b"globals", b"vars", b"exec")
+                   b"update", b"modules", b"globals", b"vars", b"exec", b"meta_path")
 _PATCH_WORDS_RE = re.compile(_PATCH_WORDS)
 _ATTRIBUTE_STORE_RE = re.compile(_ATTRIBUTE_STORE)
+
+
+#: a replacement of a name not known before it runs (:func:`_unknown_name`): a setattr
+#: whose name is no string literal, a namespace updated, ``sys.modules[name] = m``, an
+#: import hook
+_UNKNOWN_FORMS = re.compile(
+    rb"setattr\s*\(\s*[\w.]+\s*,\s*[^'\"\s]|__dict__\s*\)?\s*\.\s*update\s*\("
+    rb"|\b(?:globals|vars)\s*\(\s*\)\s*\.\s*update\s*\(\s*[^{)\s]"
+    rb"|\bmodules\s*\[\s*[^'\"\s]|\bmeta_path\s*\.\s*(?:append|insert|extend)\b"
+)
+
+
+def _unknown_forms(data: bytes) -> bool:
+    """Whether ``data`` may replace a name not known before it runs (:data:`_UNKNOWN_FORMS`),
+    tried only on a file holding one of its literals."""
+    if not any(w in data for w in (b"setattr", b"__dict__", b"update", b"modules", b"meta_path")):
+        return False
+    return _UNKNOWN_FORMS.search(data) is not None
 
 
 def _may_patch(data: bytes) -> bool:
@@ -228,6 +246,9 @@ def call_replacements(call: ast.Call) -> list[Replacement]:
     last = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
     if last == "exec" and isinstance(func, ast.Name):
         return _exec_replacements(call)
+    if last in ("append", "insert", "extend") and isinstance(func, ast.Attribute) and _last(func.value) == "meta_path":
+        # ``sys.meta_path.insert(0, finder)``: any import may be served by the finder
+        return [Replacement("*", None, None, "modules", call.lineno, f"{_dotted(func.value) or 'meta_path'}.{last}")]
     how = PATCHERS.get(last)
     if how is None:
         return []
@@ -754,7 +775,9 @@ def target_patches(candidates: Iterable[str], paths: Sequence[str], settings: Se
             star_tree = parse_file(path, data)
             if star_tree is not None:
                 found.extend(star_rebindings(path, star_tree, names))
-        if not any(n in data for n in [*encoded, *module_keys]) or not _may_patch(data):
+        if (
+            not any(n in data for n in [*encoded, *module_keys]) and not _unknown_forms(data)
+        ) or not _may_patch(data):
             found.extend(_fake_definitions(path, data, names))
             return
         tree = parse_file(path, data)
@@ -778,7 +801,11 @@ def target_patches(candidates: Iterable[str], paths: Sequence[str], settings: Se
             data = read_bytes(path)
         except (OSError, ValueError):
             continue
-        if any(k in data for k in module_keys) or (any(n in data for n in encoded) and strict.search(data)):
+        if (
+            any(k in data for k in module_keys)
+            or (any(n in data for n in encoded) and strict.search(data))
+            or _unknown_forms(data)
+        ):
             look(path, data)
     # the constant a patch elsewhere reads its target from is not a replacement itself: the
     # patch is, and its reason names the constant
@@ -1342,6 +1369,10 @@ def _patches_in(
             continue
         if name == "*":
             generic = True
+            unknown = _unknown_name(r, imported, names, tree)
+            if unknown is not None:
+                counted.add(r.line)
+                yield unknown[0], r.line, "patched" if test else "rebound", unknown[1]
             continue
         if r.space == "modules":
             if name not in wanted and not _holds_target(f"{r.module}.{name}" if r.module else name, names.target_modules):
@@ -1439,6 +1470,55 @@ def _patches_in(
                         f"replaces the runtime function named by `{held}` ({path}:{at}), whose "
                         "replacement may take no config"
                     )
+
+
+def _unknown_name(
+    r: Replacement, imported: dict[str | None, str | None], names: Names, tree: ast.AST
+) -> tuple[str | None, str] | None:
+    """``(module, what)`` for a replacement of a name not known before it runs that may
+    reach a call of the function: ``globals().update(vars(legacy))`` (the module's own
+    names: ``"<own>"``), ``setattr(cp, name, f)`` or ``cp.__dict__.update(...)`` on an
+    imported module (that module), ``sys.modules[name] = m`` in a file spelling verl's
+    module in a string (``for name in ["verl.trainer.constants_ppo"]: ...``; not a file
+    loading another under a name of its own) and ``sys.meta_path.insert(0, finder)``
+    (``None``: any module); ``None`` for anything else (``self.__dict__.update``)."""
+    if r.space == "globals":
+        return "<own>", (
+            "updates the module's namespace with names not known before it runs, "
+            "which may rebind the runtime function to one taking no config"
+        )
+    if r.space == "modules":
+        if "meta_path" in r.form:
+            return None, (
+                f"adds an import hook ({r.form}), which may serve verl's module with a "
+                "function taking no config"
+            )
+        if not _spells_target_module(tree, names.target_modules):
+            return None
+        return None, (
+            "puts a module under a name not known before it runs in sys.modules, whose "
+            "function may take no config"
+        )
+    if r.owner is None:
+        return None
+    owner = _dotted(r.owner)
+    module = imported.get(owner)
+    if module is None or module.rsplit(".", 1)[-1] in names.functions:
+        return None
+    return module, (
+        f"replaces an attribute of `{owner}` named at run time ({r.form}), which may be the "
+        "runtime function or a module its calls go through, with one taking no config"
+    )
+
+
+def _spells_target_module(tree: ast.AST, target_modules: Iterable[str]) -> bool:
+    """Whether a string of ``tree`` names a module holding the function, or a package above
+    it other than the top one (``"verl.trainer.constants_ppo"``, ``"verl.trainer"``)."""
+    for node in _nodes(tree).generic:
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and "." in node.value:
+            if any(t == node.value or t.startswith(node.value + ".") for t in target_modules):
+                return True
+    return False
 
 
 def _held(node: ast.expr) -> str | None:

@@ -54,6 +54,16 @@ CLASS_FAKE = (
 #: a launcher calling the function through the project's package (``pkg`` re-exports it)
 VIA_PKG = "from pkg import get_ppo_ray_runtime_env\n\n\ndef launch(config):\n    return get_ppo_ray_runtime_env()\n"
 
+#: a zero-argument function of the project's, and a launcher loading a module that
+#: installs it at run time before importing verl's function
+LEGACY = "def get_ppo_ray_runtime_env():\n    return {'fake': 1}\n"
+THROUGH_COMPAT = "import app.compat  # noqa: F401\n" + DIRECT
+#: a test expecting the launcher to reach the fake
+FAKED_TEST = (
+    OMEGA + "from app import launcher\n\n\n"
+    f"def test_launch():\n    assert launcher.launch({CFG}) == {{'fake': 1}}\n"
+)
+
 #: a pytest plugin whose autouse fixture replaces the launcher's function
 PLUGIN = (
     "import pytest\n\n\n@pytest.fixture(autouse=True)\ndef stub(monkeypatch):\n"
@@ -273,6 +283,55 @@ DOUBLES: dict[str, tuple[dict[str, str], tuple[str, str], str]] = {
         "tests/test_launcher.py": OMEGA + "from app import launcher\n\n\n"
         f"def test_launch():\n    assert launcher.launch({CFG}) == {{'fake': 1}}\n",
     }, ("pkg/__init__.py", "import *"), "app/launcher.py"),
+    # -- names not known before they run: any name of the module concerned (trial 26) ----
+    "globals-updated-from-a-module": ({
+        "app/legacy.py": LEGACY,
+        "app/launcher.py": FROM_IMPORT + "from app import legacy\n\nglobals().update(vars(legacy))\n\n\n"
+        "def launch(config):\n    return get_ppo_ray_runtime_env()\n",
+        "tests/test_launcher.py": FAKED_TEST,
+    }, ("app/launcher.py", "globals().update"), "app/launcher.py"),
+    "verl-module-dict-updated": ({
+        "app/legacy.py": LEGACY,
+        "app/compat.py": "import verl.trainer.constants_ppo as cp\n\nfrom app import legacy\n\n"
+        "cp.__dict__.update({k: v for k, v in vars(legacy).items() if not k.startswith('_')})\n",
+        "app/launcher.py": THROUGH_COMPAT,
+        "tests/test_launcher.py": FAKED_TEST,
+    }, ("app/compat.py", "__dict__.update"), "app/launcher.py"),
+    "verl-module-setattr-loop": ({
+        "app/legacy.py": LEGACY,
+        "app/compat.py": "import inspect\n\nimport verl.trainer.constants_ppo as cp\n\nfrom app import legacy\n\n"
+        "for _n, _f in inspect.getmembers(legacy, inspect.isfunction):\n    setattr(cp, _n, _f)\n",
+        "app/launcher.py": THROUGH_COMPAT,
+        "tests/test_launcher.py": FAKED_TEST,
+    }, ("app/compat.py", "setattr("), "app/launcher.py"),
+    "monkeypatch-setattr-named-by-dunder-name": ({
+        "app/launcher.py": DIRECT,
+        "tests/conftest.py": "import pytest\n\nfrom app import launcher\n\n\n" + FAKE
+        + "@pytest.fixture(autouse=True)\ndef stub(monkeypatch):\n"
+        "    real = launcher.get_ppo_ray_runtime_env\n    monkeypatch.setattr(launcher, real.__name__, fake)\n",
+        "tests/test_launcher.py": FAKED_TEST,
+    }, ("tests/conftest.py", "monkeypatch.setattr"), "app/launcher.py"),
+    "sys-modules-key-from-a-loop": ({
+        "app/legacy.py": LEGACY,
+        "app/compat.py": "import sys\n\nfrom app import legacy\n\n"
+        "for _name in ['verl.trainer.constants_ppo']:\n    sys.modules[_name] = legacy\n",
+        "app/launcher.py": "import app.compat  # noqa: F401\n\n\ndef launch(config):\n"
+        "    from verl.trainer.constants_ppo import get_ppo_ray_runtime_env\n\n"
+        "    return get_ppo_ray_runtime_env()\n",
+        "tests/test_launcher.py": FAKED_TEST,
+    }, ("app/compat.py", "sys.modules["), "app/launcher.py"),
+    "import-hook-on-meta-path": ({
+        "app/legacy.py": LEGACY,
+        "app/compat.py": "import importlib.abc\nimport importlib.util\nimport os\nimport sys\n\n\n"
+        "class Redirect(importlib.abc.MetaPathFinder):\n"
+        "    def find_spec(self, name, path, target=None):\n"
+        "        if name == 'verl.trainer.constants_ppo':\n"
+        "            legacy = os.path.join(os.path.dirname(__file__), 'legacy.py')\n"
+        "            return importlib.util.spec_from_file_location(name, legacy)\n"
+        "        return None\n\n\nsys.meta_path.insert(0, Redirect())\n",
+        "app/launcher.py": THROUGH_COMPAT,
+        "tests/test_launcher.py": FAKED_TEST,
+    }, ("app/compat.py", "meta_path.insert"), "app/launcher.py"),
 }
 
 
@@ -328,7 +387,9 @@ def test_a_double_or_rebinding_keeps_running_after_apply(tmp_path: Path, name: s
 
 
 #: the cases whose replacement runs outside the tests: kind ``"rebound"``
-REBOUND_PREFIXES = ("star-import-",)
+REBOUND_PREFIXES = (
+    "star-import-", "globals-updated-", "verl-module-", "sys-modules-key-", "import-hook-",
+)
 
 
 @pytest.mark.parametrize("name", sorted(DOUBLES))
