@@ -170,6 +170,10 @@ def _namespace(node: ast.AST) -> tuple[str, ast.expr | None] | None:
 
 
 def _string(node: ast.AST | None) -> str | None:
+    """The string a constant, or a concatenation of constants (``"get_ppo_ray_" +
+    "runtime_env"``), holds; ``None`` for anything else."""
+    if isinstance(node, ast.BinOp):
+        return _str_value(node, {})
     return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
 
 

@@ -311,6 +311,13 @@ DOUBLES: dict[str, tuple[dict[str, str], tuple[str, str], str]] = {
         "    real = launcher.get_ppo_ray_runtime_env\n    monkeypatch.setattr(launcher, real.__name__, fake)\n",
         "tests/test_launcher.py": FAKED_TEST,
     }, ("tests/conftest.py", "monkeypatch.setattr"), "app/launcher.py"),
+    "module-attribute-named-by-a-concatenation": ({
+        "app/launcher.py": THROUGH_MODULE,
+        "tests/test_launcher.py": OMEGA + "from app import launcher\n\n\n" + CLASS_FAKE
+        + "def test_launch(monkeypatch):\n"
+        "    monkeypatch.setattr(launcher, 'constants_' + 'ppo', Fake)\n"
+        f"    assert launcher.launch({CFG}) == {{'fake': 1}}\n",
+    }, ("tests/test_launcher.py", "monkeypatch.setattr"), "app/launcher.py"),
     "sys-modules-key-from-a-loop": ({
         "app/legacy.py": LEGACY,
         "app/compat.py": "import sys\n\nfrom app import legacy\n\n"
