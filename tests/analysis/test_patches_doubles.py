@@ -642,3 +642,37 @@ def test_a_caller_in_a_file_not_named_is_judged_too(tmp_path: Path) -> None:
     assert (tmp_path / "app/launcher.py").read_text() == DIRECT
     after = run_main()
     assert after.returncode == 0 and after.stdout.strip() == "{'got_config': False}", after.stderr
+
+
+#: calls reading the function by a literal name (trial 26, f5): each one of verl's
+SPELLINGS = {
+    "getattr-alias": "from verl.trainer import constants_ppo\n\n"
+    "make_env = getattr(constants_ppo, 'get_ppo_ray_runtime_env')\n\n\n"
+    "def launch(config):\n    return make_env()\n",
+    "vars-subscript": "from verl.trainer import constants_ppo\n\n\n"
+    "def launch(config):\n    return vars(constants_ppo)['get_ppo_ray_runtime_env']()\n",
+    "import-module": "import importlib\n\n\ndef launch(config):\n"
+    "    cp = importlib.import_module('verl.trainer.constants_ppo')\n    return cp.get_ppo_ray_runtime_env()\n",
+    "dunder-import": "def launch(config):\n"
+    "    return __import__('verl.trainer.constants_ppo', fromlist=['_']).get_ppo_ray_runtime_env()\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(SPELLINGS))
+def test_calls_spelled_by_a_literal_name_are_found_and_fixed(tmp_path: Path, name: str) -> None:
+    """``check`` said "All checks passed!" on ``getattr(cp, "get_...")``,
+    ``vars(cp)["get_..."]()``, ``importlib.import_module("verl...").get_...()`` and
+    ``__import__(...)``: each is now a PPO001 with a safe fix, and after ``apply`` verl's
+    function gets the config."""
+    _write(tmp_path, {
+        "app/launcher.py": SPELLINGS[name],
+        "tests/test_launcher.py": OMEGA + "from app import launcher\n\n\n"
+        f"def test_launch():\n    assert launcher.launch({CFG}) == {{'got_config': True}}\n",
+    })
+    assert _pytest(tmp_path).returncode == 1  # verl's function wants the config
+    checked = run_cli("check", "--output-format", "json", ".", cwd=tmp_path)
+    found = [d for d in json.loads(checked.stdout) if d["filename"].endswith("app/launcher.py")]
+    assert [(d["code"], d["fix"]["applicability"]) for d in found] == [("PPO001", "safe")], found
+    assert run_cli("apply", ".", cwd=tmp_path).returncode == 0
+    after = _pytest(tmp_path)
+    assert after.returncode == 0, after.stdout + after.stderr
