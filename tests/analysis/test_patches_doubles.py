@@ -676,3 +676,25 @@ def test_calls_spelled_by_a_literal_name_are_found_and_fixed(tmp_path: Path, nam
     assert run_cli("apply", ".", cwd=tmp_path).returncode == 0
     after = _pytest(tmp_path)
     assert after.returncode == 0, after.stdout + after.stderr
+
+
+def test_a_re_export_deleted_and_served_by_getattr_is_no_re_export(tmp_path: Path) -> None:
+    """``pkg/__init__.py`` star-importing verl's module, then ``del get_...`` and a module
+    ``__getattr__`` serving its own zero-argument function (trial 26, f5s_getattr_pep562):
+    ``from pkg import get_...`` is no call of verl's, so ``apply`` leaves it and the
+    tests still pass."""
+    _write(tmp_path, {
+        "pkg/__init__.py": "from verl.trainer.constants_ppo import *  # noqa\n"
+        "from . import legacy as _legacy\n\ndel get_ppo_ray_runtime_env  # noqa: F821\n\n\n"
+        "def __getattr__(name):\n    return getattr(_legacy, name)\n",
+        "pkg/legacy.py": LEGACY,
+        "app/launcher.py": VIA_PKG,
+        "tests/test_launcher.py": FAKED_TEST,
+    })
+    assert _pytest(tmp_path).returncode == 0
+    checked = run_cli("check", "--output-format", "json", ".", cwd=tmp_path)
+    assert not [d for d in json.loads(checked.stdout) if d["filename"].endswith("app/launcher.py")]
+    run_cli("apply", ".", cwd=tmp_path)
+    assert (tmp_path / "app/launcher.py").read_text() == VIA_PKG
+    after = _pytest(tmp_path)
+    assert after.returncode == 0, after.stdout + after.stderr
