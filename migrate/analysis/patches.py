@@ -791,6 +791,8 @@ def target_patches(candidates: Iterable[str], paths: Sequence[str], settings: Se
         for module, line, kind, what in _patches_in(tree, names, constants, _is_test_file(path), used=used):
             if module == "<own>":  # ``globals()[...] = f``: the file's own module
                 module = module_name(path)
+            elif module == "<package>":  # ``setattr(sys.modules[__package__], k, f)``
+                module = ".".join(module_package(path)) or module_name(path)
             found.append((module, path, line, kind, what))
 
     for path in candidates:
@@ -1506,13 +1508,36 @@ def _unknown_name(
     if r.owner is None:
         return None
     owner = _dotted(r.owner)
-    module = imported.get(owner)
+    module = imported.get(owner) or _running_module(r.owner, tree)
     if module is None or module.rsplit(".", 1)[-1] in names.functions:
         return None
     return module, (
         f"replaces an attribute of `{owner}` named at run time ({r.form}), which may be the "
         "runtime function or a module its calls go through, with one taking no config"
     )
+
+
+def _running_module(owner: ast.expr, tree: ast.AST) -> str | None:
+    """``"<own>"`` or ``"<package>"`` when ``owner`` is the running module or its package
+    taken from ``sys.modules`` (``sys.modules[__name__]``, ``sys.modules[__package__]``),
+    directly or through a name assigned it in ``tree`` (``pkg = sys.modules[__package__]``);
+    else ``None``."""
+    def of(node: ast.AST | None) -> str | None:
+        if isinstance(node, ast.Subscript) and _namespace(node.value) == ("modules", None):
+            key = node.slice
+            if isinstance(key, ast.Name):
+                return {"__name__": "<own>", "__package__": "<package>"}.get(key.id)
+        return None
+
+    found = of(owner)
+    if found is not None or not isinstance(owner, ast.Name):
+        return found
+    for node in _nodes(tree).assigns:
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == owner.id for t in node.targets):
+            found = of(node.value)
+            if found is not None:
+                return found
+    return None
 
 
 def _spells_target_module(tree: ast.AST, target_modules: Iterable[str]) -> bool:

@@ -318,6 +318,15 @@ DOUBLES: dict[str, tuple[dict[str, str], tuple[str, str], str]] = {
         "    monkeypatch.setattr(launcher, 'constants_' + 'ppo', Fake)\n"
         f"    assert launcher.launch({CFG}) == {{'fake': 1}}\n",
     }, ("tests/test_launcher.py", "monkeypatch.setattr"), "app/launcher.py"),
+    "package-attributes-set-by-a-submodule": ({
+        "pkg/__init__.py": FROM_IMPORT + "from .patches import apply as _apply\n\n_apply()\n",
+        "pkg/legacy.py": LEGACY,
+        "pkg/patches.py": "import sys\n\nfrom . import legacy\n\n\ndef apply():\n"
+        "    pkg = sys.modules[__package__]\n    for k in dir(legacy):\n"
+        "        if not k.startswith('_'):\n            setattr(pkg, k, getattr(legacy, k))\n",
+        "app/launcher.py": VIA_PKG,
+        "tests/test_launcher.py": FAKED_TEST,
+    }, ("pkg/patches.py", "setattr("), "app/launcher.py"),
     "sys-modules-key-from-a-loop": ({
         "app/legacy.py": LEGACY,
         "app/compat.py": "import sys\n\nfrom app import legacy\n\n"
@@ -396,6 +405,7 @@ def test_a_double_or_rebinding_keeps_running_after_apply(tmp_path: Path, name: s
 #: the cases whose replacement runs outside the tests: kind ``"rebound"``
 REBOUND_PREFIXES = (
     "star-import-", "globals-updated-", "verl-module-", "sys-modules-key-", "import-hook-",
+    "package-attributes-",
 )
 
 
