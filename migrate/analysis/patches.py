@@ -798,6 +798,7 @@ def target_patches(candidates: Iterable[str], paths: Sequence[str], settings: Se
     for path in candidates:
         if path in datas:
             look(path, datas[path])
+    found.extend(_helper_patches(paths, names, read_bytes))
     seen = set(candidates)
     for path in paths:  # the other files, one at a time
         path = os.fspath(path)
@@ -1515,6 +1516,79 @@ def _unknown_name(
         f"replaces an attribute of `{owner}` named at run time ({r.form}), which may be the "
         "runtime function or a module its calls go through, with one taking no config"
     )
+
+
+#: a patcher given two names: ``mock.patch.object(mod, attr, ...)``, ``setattr(o, name, v)``
+_HELPER_PATCHER = re.compile(rb"(?:patch\.object|setattr)\s*\(\s*\w+\s*,\s*\w+\s*[,)]")
+
+
+def _helper_patches(paths: Sequence[str], names: Names, read) -> list:
+    """``(module, path, line, kind, what)`` for each call of a patch helper (a function
+    handing two of its parameters to a patcher as the owner and the name:
+    ``def fake(mod, attr): return mock.patch.object(mod, attr, ...)``) whose name argument
+    reads, as a literal or a module constant built of literals
+    (``NAME = "get_ppo_ray_" + "runtime_env"``), one of the function's names, and whose
+    owner is an imported module (``fake(train, NAME)``; trial 26,
+    f3_mock_side_effect_helper)."""
+    helpers: dict[str, tuple[int, int, str, int]] = {}
+    datas: dict[str, bytes] = {}
+    for path in paths:
+        path = os.fspath(path)
+        try:
+            data = read(path)
+        except (OSError, ValueError):
+            continue
+        datas[path] = data
+        if (b"setattr" not in data and b"patch" not in data) or not _HELPER_PATCHER.search(data):
+            continue
+        tree = parse_file(path, data)
+        if tree is None:
+            continue
+        for fn in ast.walk(tree):
+            if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            params = [a.arg for a in (*fn.args.posonlyargs, *fn.args.args)]
+            for node in ast.walk(fn):
+                if not isinstance(node, ast.Call) or len(node.args) < 2:
+                    continue
+                if not any(r.name == "*" and r.space == "attribute" for r in call_replacements(node)):
+                    continue
+                owner, key = node.args[0], node.args[1]
+                if isinstance(owner, ast.Name) and isinstance(key, ast.Name) and owner.id in params \
+                        and key.id in params:
+                    helpers.setdefault(fn.name, (params.index(owner.id), params.index(key.id), path, node.lineno))
+    if not helpers:
+        return []
+    spelled = [h.encode() for h in helpers]
+    wanted = names.all()
+    out = []
+    for path, data in datas.items():
+        if not any(h in data for h in spelled):
+            continue
+        tree = parse_file(path, data)
+        if tree is None:
+            continue
+        env: dict[str, str] = {}
+        for stmt in getattr(tree, "body", ()):
+            if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
+                text = _str_value(stmt.value, env)
+                if text is not None:
+                    env[stmt.targets[0].id] = text
+        imported = _imported_modules(tree)
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.Call) or _last(node.func) not in helpers:
+                continue
+            at_owner, at_key, hpath, hline = helpers[_last(node.func)]
+            if len(node.args) <= max(at_owner, at_key):
+                continue
+            key = _str_value(node.args[at_key], env)
+            module = imported.get(_dotted(node.args[at_owner]))
+            if key not in wanted or module is None:
+                continue
+            out.append((module, path, node.lineno, "patched" if _is_test_file(path) else "rebound",
+                        f"calls `{_last(node.func)}` ({hpath}:{hline}), which replaces `{key}` of "
+                        f"`{_dotted(node.args[at_owner])}` with a callable that may take no config"))
+    return out
 
 
 def _running_module(owner: ast.expr, tree: ast.AST) -> str | None:

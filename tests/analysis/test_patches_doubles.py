@@ -327,6 +327,15 @@ DOUBLES: dict[str, tuple[dict[str, str], tuple[str, str], str]] = {
         "app/launcher.py": VIA_PKG,
         "tests/test_launcher.py": FAKED_TEST,
     }, ("pkg/patches.py", "setattr("), "app/launcher.py"),
+    "patch-helper-named-by-a-concatenation": ({
+        "app/launcher.py": DIRECT,
+        "tests/__init__.py": "",
+        "tests/helpers.py": "from unittest import mock\n\n\ndef fake(mod, attr):\n"
+        "    return mock.patch.object(mod, attr, side_effect=lambda: {'fake': 1})\n",
+        "tests/test_launcher.py": OMEGA + "from app import launcher\nfrom tests.helpers import fake\n\n"
+        "NAME = 'get_ppo_ray_' + 'runtime_env'\n\n\ndef test_launch():\n    with fake(launcher, NAME):\n"
+        f"        assert launcher.launch({CFG}) == {{'fake': 1}}\n",
+    }, ("tests/test_launcher.py", "with fake("), "app/launcher.py"),
     "sys-modules-key-from-a-loop": ({
         "app/legacy.py": LEGACY,
         "app/compat.py": "import sys\n\nfrom app import legacy\n\n"
