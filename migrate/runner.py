@@ -881,6 +881,15 @@ def _with_reexports(
             imports[path] = import_words(snapshot.read_bytes(path))
         except (OSError, ValueError):
             continue
+    # a module holding a target imported by its last name may be re-exported as a module
+    # (``from verl.trainer import constants_ppo as cp`` in ``pkg/_compat.py``)
+    module_words = {t.rsplit(".", 1)[0].rsplit(".", 1)[-1].encode() for t in settings.targets if "." in t}
+    for path in files:
+        if path not in datas and imports.get(path, frozenset()) & module_words:
+            try:
+                datas[path] = snapshot.read_bytes(path)
+            except (OSError, ValueError):
+                continue
     found = project_reexports(datas, words_reader(files, datas), settings.targets, imports=imports)
     if not found:
         return settings.replace(reexports=()), False

@@ -301,7 +301,9 @@ class ModuleAnalysis:
 
     def _reference_use(self, node: ast.expr, parent: ast.AST | None) -> str | None:
         """How a reference to the runtime function uses it, or ``None`` when it is a call,
-        part of a longer dotted name, a plain alias, or introspection."""
+        part of a longer dotted name, a plain alias, introspection, or a ``del``."""
+        if isinstance(getattr(node, "ctx", None), ast.Del):  # ``del get_...``: no use of it
+            return None
         if isinstance(parent, ast.Call):
             if parent.func is node:
                 return None

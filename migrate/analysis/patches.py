@@ -71,13 +71,31 @@ PATCHERS: dict[str, str] = {
 
 #: Bytes a file replacing a name holds: a patcher of :data:`PATCHERS`, a namespace, or an
 #: attribute assigned (``x.f = v``; the names are checked on the tree).
-_PATCH_WORDS = rb"setattr|delattr|patch|setitem|setdefault|__dict__|\bupdate\b|\bmodules\b|\bglobals\s*\(|\bvars\s*\(|\bexec\s*\("
+_PATCH_WORDS = rb"setattr|delattr|patch|setitem|setdefault|__dict__|\bupdate\b|\bmodules\b|\bglobals\s*\(|\bvars\s*\(|\bexec\s*\(|\bmeta_path\b"
 _ATTRIBUTE_STORE = rb"\.\s*(\w+)\s*=[^=]"
 #: a literal each alternative of :data:`_PATCH_WORDS` contains, in the same order
 _PATCH_LITERALS = (b"setattr", b"delattr", b"patch", b"setitem", b"setdefault", b"__dict__",
-                   b"update", b"modules", b"globals", b"vars", b"exec")
+                   b"update", b"modules", b"globals", b"vars", b"exec", b"meta_path")
 _PATCH_WORDS_RE = re.compile(_PATCH_WORDS)
 _ATTRIBUTE_STORE_RE = re.compile(_ATTRIBUTE_STORE)
+
+
+#: a replacement of a name not known before it runs (:func:`_unknown_name`): a setattr
+#: whose name is no string literal, a namespace updated, ``sys.modules[name] = m``, an
+#: import hook
+_UNKNOWN_FORMS = re.compile(
+    rb"setattr\s*\(\s*[\w.]+\s*,\s*[^'\"\s]|__dict__\s*\)?\s*\.\s*update\s*\("
+    rb"|\b(?:globals|vars)\s*\(\s*\)\s*\.\s*update\s*\(\s*[^{)\s]"
+    rb"|\bmodules\s*\[\s*[^'\"\s]|\bmeta_path\s*\.\s*(?:append|insert|extend)\b"
+)
+
+
+def _unknown_forms(data: bytes) -> bool:
+    """Whether ``data`` may replace a name not known before it runs (:data:`_UNKNOWN_FORMS`),
+    tried only on a file holding one of its literals."""
+    if not any(w in data for w in (b"setattr", b"__dict__", b"update", b"modules", b"meta_path")):
+        return False
+    return _UNKNOWN_FORMS.search(data) is not None
 
 
 def _may_patch(data: bytes) -> bool:
@@ -152,6 +170,10 @@ def _namespace(node: ast.AST) -> tuple[str, ast.expr | None] | None:
 
 
 def _string(node: ast.AST | None) -> str | None:
+    """The string a constant, or a concatenation of constants (``"get_ppo_ray_" +
+    "runtime_env"``), holds; ``None`` for anything else."""
+    if isinstance(node, ast.BinOp):
+        return _str_value(node, {})
     return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
 
 
@@ -228,6 +250,9 @@ def call_replacements(call: ast.Call) -> list[Replacement]:
     last = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
     if last == "exec" and isinstance(func, ast.Name):
         return _exec_replacements(call)
+    if last in ("append", "insert", "extend") and isinstance(func, ast.Attribute) and _last(func.value) == "meta_path":
+        # ``sys.meta_path.insert(0, finder)``: any import may be served by the finder
+        return [Replacement("*", None, None, "modules", call.lineno, f"{_dotted(func.value) or 'meta_path'}.{last}")]
     how = PATCHERS.get(last)
     if how is None:
         return []
@@ -750,7 +775,13 @@ def target_patches(candidates: Iterable[str], paths: Sequence[str], settings: Se
     used: set[tuple[str, int]] = set()  # constants another file's patch reads a target from
 
     def look(path: str, data: bytes) -> None:
-        if not any(n in data for n in [*encoded, *module_keys]) or not _may_patch(data):
+        if _STAR in data and not _holds_target(module_name(path), names.target_modules):
+            star_tree = parse_file(path, data)
+            if star_tree is not None:
+                found.extend(star_rebindings(path, star_tree, names))
+        if (
+            not any(n in data for n in [*encoded, *module_keys]) and not _unknown_forms(data)
+        ) or not _may_patch(data):
             found.extend(_fake_definitions(path, data, names))
             return
         tree = parse_file(path, data)
@@ -760,11 +791,14 @@ def target_patches(candidates: Iterable[str], paths: Sequence[str], settings: Se
         for module, line, kind, what in _patches_in(tree, names, constants, _is_test_file(path), used=used):
             if module == "<own>":  # ``globals()[...] = f``: the file's own module
                 module = module_name(path)
+            elif module == "<package>":  # ``setattr(sys.modules[__package__], k, f)``
+                module = ".".join(module_package(path)) or module_name(path)
             found.append((module, path, line, kind, what))
 
     for path in candidates:
         if path in datas:
             look(path, datas[path])
+    found.extend(_helper_patches(paths, names, read_bytes))
     seen = set(candidates)
     for path in paths:  # the other files, one at a time
         path = os.fspath(path)
@@ -774,7 +808,11 @@ def target_patches(candidates: Iterable[str], paths: Sequence[str], settings: Se
             data = read_bytes(path)
         except (OSError, ValueError):
             continue
-        if any(k in data for k in module_keys) or (any(n in data for n in encoded) and strict.search(data)):
+        if (
+            any(k in data for k in module_keys)
+            or (any(n in data for n in encoded) and strict.search(data))
+            or _unknown_forms(data)
+        ):
             look(path, data)
     # the constant a patch elsewhere reads its target from is not a replacement itself: the
     # patch is, and its reason names the constant
@@ -789,6 +827,159 @@ def target_patches(candidates: Iterable[str], paths: Sequence[str], settings: Se
                 module = None
         out.append(Patch(module or "*", path, line, kind, what))
     return tuple(sorted(set(out), key=lambda p: (p.path, p.line, p.module, p.what)))
+
+
+#: a star import (``from .legacy import *``): it binds every public name of its module
+_STAR = b"import *"
+
+
+def _exported_names(tree: ast.Module) -> tuple[dict[str, ast.stmt], list[ast.ImportFrom], bool]:
+    """``(bound, stars, listed)`` of a module a star import reads: each public name it binds
+    at module level with the statement binding it last (``__all__``'s names only, when it is
+    a literal list or tuple: ``listed``), and its own star imports (which may bind more)."""
+    bound: dict[str, ast.stmt] = {}
+    stars: list[ast.ImportFrom] = []
+    listed: set[str] | None = None
+    for stmt in _statements(tree.body):
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            bound[stmt.name] = stmt
+        elif isinstance(stmt, (ast.Import, ast.ImportFrom)):
+            for alias in stmt.names:
+                if alias.name == "*":
+                    stars.append(stmt)  # type: ignore[arg-type]
+                else:
+                    bound[alias.asname or alias.name.split(".")[0]] = stmt
+        elif isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+            targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+            for target in targets:
+                for t in _flat(target):
+                    if isinstance(t, ast.Name):
+                        if t.id == "__all__" and isinstance(stmt.value, (ast.List, ast.Tuple)):
+                            items = {_string(e) for e in stmt.value.elts}
+                            listed = (listed or set()) | {i for i in items if i} if isinstance(
+                                stmt, ast.AugAssign) else {i for i in items if i}
+                        bound[t.id] = stmt
+        elif isinstance(stmt, (ast.For, ast.AsyncFor, ast.With, ast.AsyncWith)):
+            targets = [stmt.target] if isinstance(stmt, (ast.For, ast.AsyncFor)) else [
+                i.optional_vars for i in stmt.items if i.optional_vars is not None]
+            for target in targets:
+                for t in _flat(target):
+                    if isinstance(t, ast.Name):
+                        bound[t.id] = stmt
+    if listed is not None:
+        return {n: bound.get(n, tree) for n in listed}, [], True
+    return {n: s for n, s in bound.items() if not n.startswith("_")}, stars, False
+
+
+def _module_file(module: str, roots: Iterable[str]) -> str | None:
+    """The file of ``module`` under one of ``roots`` (``a/b.py`` or ``a/b/__init__.py``)."""
+    rel = module.replace(".", os.sep)
+    for root in roots:
+        for candidate in (os.path.join(root, rel + ".py"), os.path.join(root, rel, "__init__.py")):
+            if os.path.isfile(candidate):
+                return candidate
+    return None
+
+
+def star_rebindings(path: str, tree: ast.Module, names: Names, read=None, depth: int = 3) -> list:
+    """``(module, path, line, kind, what)`` for each module-level star import of ``path``
+    that comes after the module binds one of the function's names and may rebind it: a
+    module of the project binding that name to anything but an import of the function
+    (``from .legacy import *`` where ``legacy.py`` defines a ``get_...`` of its own), or a
+    module whose names cannot be told (not found, its own star imports unresolved). The
+    calls going through the module (``from mypkg import get_...``) may then reach the
+    star-imported callable, which may take no config: their fixes are unsafe.
+
+    Args:
+        path: the module's file.
+        tree: its parsed tree.
+        names: the function's names (:func:`through_names`).
+        read: ``path -> bytes`` (the run's snapshot's, by default).
+        depth: how many star imports of star imports are followed.
+    """
+    if read is None:
+        read = current().read_bytes
+    module = module_name(path)
+    package = module_package(path)
+    # the folder the module's top package sits in: absolute imports of the project from there
+    top = os.path.dirname(os.path.abspath(path))
+    for _ in range(len(module.split(".")) - (0 if os.path.basename(path) == "__init__.py" else 1)):
+        top = os.path.dirname(top)
+    roots = [top]
+    tops = {m.split(".", 1)[0] for m in names.target_modules}
+    import sys as _sys
+
+    def verdict(base: str, wanted: set[str], level: int) -> str | None:
+        """``"binds"``, ``"may"`` or ``None``: whether ``import *`` of ``base`` rebinds one of
+        ``wanted`` to something other than the function."""
+        head = base.split(".", 1)[0]
+        if head in tops or head in _sys.stdlib_module_names:
+            return None  # verl's own module: its names are the function's; the stdlib's: not these
+        found = _module_file(base, roots)
+        if found is None:
+            return "may"
+        try:
+            star_tree = parse_file(found, read(found))
+        except (OSError, ValueError):
+            star_tree = None
+        if star_tree is None:
+            return "may"
+        bound, stars, _ = _exported_names(star_tree)
+        for name in wanted & bound.keys():
+            stmt = bound[name]
+            if isinstance(stmt, ast.ImportFrom) and not stmt.level and stmt.module and any(
+                _holds_target(stmt.module, [m]) or m == stmt.module for m in names.target_modules
+            ):
+                continue  # the function itself, re-exported
+            if isinstance(stmt, ast.Assign) and _last(stmt.value) in names.functions and isinstance(
+                stmt.value, (ast.Name, ast.Attribute)
+            ):
+                continue  # an alias of it (``make_env = get_...``)
+            return "binds"
+        rest = wanted - bound.keys()
+        if not rest or not stars:
+            return None
+        if level >= depth:
+            return "may"
+        star_package = module_package(found)
+        for star in stars:
+            inner = resolve_relative("." * star.level + (star.module or ""), star_package)
+            answer = verdict(inner, rest, level + 1) if inner else "may"
+            if answer:
+                return answer
+        return None
+
+    out = []
+    bound_here: set[str] = set()
+    for stmt in tree.body:
+        if isinstance(stmt, ast.ImportFrom):
+            if any(a.name == "*" for a in stmt.names):
+                if not bound_here:
+                    continue
+                base = resolve_relative("." * stmt.level + (stmt.module or ""), package)
+                answer = verdict(base, set(bound_here), 0) if base else "may"
+                if answer is not None:
+                    shown = "." * stmt.level + (stmt.module or "")
+                    what = (
+                        f"star-imports `{shown}`, which rebinds the runtime function's name to a "
+                        "callable that may take no config"
+                        if answer == "binds" else
+                        f"star-imports `{shown}`, whose names cannot be told: it may rebind the "
+                        "runtime function's name to a callable taking no config"
+                    )
+                    out.append((module, path, stmt.lineno, "rebound", what))
+                continue
+            bound_here.update(a.asname or a.name for a in stmt.names if (a.asname or a.name) in names.functions)
+        elif isinstance(stmt, ast.Import):
+            continue
+        elif isinstance(stmt, (ast.Assign, ast.AnnAssign)):
+            targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+            for t in targets:
+                if isinstance(t, ast.Name) and t.id in names.functions:
+                    bound_here.add(t.id)
+        elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            bound_here.discard(stmt.name)
+    return out
 
 
 def _module_names(path: str) -> set[str]:
@@ -1185,6 +1376,10 @@ def _patches_in(
             continue
         if name == "*":
             generic = True
+            unknown = _unknown_name(r, imported, names, tree)
+            if unknown is not None:
+                counted.add(r.line)
+                yield unknown[0], r.line, "patched" if test else "rebound", unknown[1]
             continue
         if r.space == "modules":
             if name not in wanted and not _holds_target(f"{r.module}.{name}" if r.module else name, names.target_modules):
@@ -1282,6 +1477,151 @@ def _patches_in(
                         f"replaces the runtime function named by `{held}` ({path}:{at}), whose "
                         "replacement may take no config"
                     )
+
+
+def _unknown_name(
+    r: Replacement, imported: dict[str | None, str | None], names: Names, tree: ast.AST
+) -> tuple[str | None, str] | None:
+    """``(module, what)`` for a replacement of a name not known before it runs that may
+    reach a call of the function: ``globals().update(vars(legacy))`` (the module's own
+    names: ``"<own>"``), ``setattr(cp, name, f)`` or ``cp.__dict__.update(...)`` on an
+    imported module (that module), ``sys.modules[name] = m`` in a file spelling verl's
+    module in a string (``for name in ["verl.trainer.constants_ppo"]: ...``; not a file
+    loading another under a name of its own) and ``sys.meta_path.insert(0, finder)``
+    (``None``: any module); ``None`` for anything else (``self.__dict__.update``)."""
+    if r.space == "globals":
+        return "<own>", (
+            "updates the module's namespace with names not known before it runs, "
+            "which may rebind the runtime function to one taking no config"
+        )
+    if r.space == "modules":
+        if "meta_path" in r.form:
+            return None, (
+                f"adds an import hook ({r.form}), which may serve verl's module with a "
+                "function taking no config"
+            )
+        if not _spells_target_module(tree, names.target_modules):
+            return None
+        return None, (
+            "puts a module under a name not known before it runs in sys.modules, whose "
+            "function may take no config"
+        )
+    if r.owner is None:
+        return None
+    owner = _dotted(r.owner)
+    module = imported.get(owner) or _running_module(r.owner, tree)
+    if module is None or module.rsplit(".", 1)[-1] in names.functions:
+        return None
+    return module, (
+        f"replaces an attribute of `{owner}` named at run time ({r.form}), which may be the "
+        "runtime function or a module its calls go through, with one taking no config"
+    )
+
+
+#: a patcher given two names: ``mock.patch.object(mod, attr, ...)``, ``setattr(o, name, v)``
+_HELPER_PATCHER = re.compile(rb"(?:patch\.object|setattr)\s*\(\s*\w+\s*,\s*\w+\s*[,)]")
+
+
+def _helper_patches(paths: Sequence[str], names: Names, read) -> list:
+    """``(module, path, line, kind, what)`` for each call of a patch helper (a function
+    handing two of its parameters to a patcher as the owner and the name:
+    ``def fake(mod, attr): return mock.patch.object(mod, attr, ...)``) whose name argument
+    reads, as a literal or a module constant built of literals
+    (``NAME = "get_ppo_ray_" + "runtime_env"``), one of the function's names, and whose
+    owner is an imported module (``fake(train, NAME)``; trial 26,
+    f3_mock_side_effect_helper)."""
+    helpers: dict[str, tuple[int, int, str, int]] = {}
+    datas: dict[str, bytes] = {}
+    for path in paths:
+        path = os.fspath(path)
+        try:
+            data = read(path)
+        except (OSError, ValueError):
+            continue
+        datas[path] = data
+        if (b"setattr" not in data and b"patch" not in data) or not _HELPER_PATCHER.search(data):
+            continue
+        tree = parse_file(path, data)
+        if tree is None:
+            continue
+        for fn in ast.walk(tree):
+            if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            params = [a.arg for a in (*fn.args.posonlyargs, *fn.args.args)]
+            for node in ast.walk(fn):
+                if not isinstance(node, ast.Call) or len(node.args) < 2:
+                    continue
+                if not any(r.name == "*" and r.space == "attribute" for r in call_replacements(node)):
+                    continue
+                owner, key = node.args[0], node.args[1]
+                if isinstance(owner, ast.Name) and isinstance(key, ast.Name) and owner.id in params \
+                        and key.id in params:
+                    helpers.setdefault(fn.name, (params.index(owner.id), params.index(key.id), path, node.lineno))
+    if not helpers:
+        return []
+    spelled = [h.encode() for h in helpers]
+    wanted = names.all()
+    out = []
+    for path, data in datas.items():
+        if not any(h in data for h in spelled):
+            continue
+        tree = parse_file(path, data)
+        if tree is None:
+            continue
+        env: dict[str, str] = {}
+        for stmt in getattr(tree, "body", ()):
+            if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
+                text = _str_value(stmt.value, env)
+                if text is not None:
+                    env[stmt.targets[0].id] = text
+        imported = _imported_modules(tree)
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.Call) or _last(node.func) not in helpers:
+                continue
+            at_owner, at_key, hpath, hline = helpers[_last(node.func)]
+            if len(node.args) <= max(at_owner, at_key):
+                continue
+            key = _str_value(node.args[at_key], env)
+            module = imported.get(_dotted(node.args[at_owner]))
+            if key not in wanted or module is None:
+                continue
+            out.append((module, path, node.lineno, "patched" if _is_test_file(path) else "rebound",
+                        f"calls `{_last(node.func)}` ({hpath}:{hline}), which replaces `{key}` of "
+                        f"`{_dotted(node.args[at_owner])}` with a callable that may take no config"))
+    return out
+
+
+def _running_module(owner: ast.expr, tree: ast.AST) -> str | None:
+    """``"<own>"`` or ``"<package>"`` when ``owner`` is the running module or its package
+    taken from ``sys.modules`` (``sys.modules[__name__]``, ``sys.modules[__package__]``),
+    directly or through a name assigned it in ``tree`` (``pkg = sys.modules[__package__]``);
+    else ``None``."""
+    def of(node: ast.AST | None) -> str | None:
+        if isinstance(node, ast.Subscript) and _namespace(node.value) == ("modules", None):
+            key = node.slice
+            if isinstance(key, ast.Name):
+                return {"__name__": "<own>", "__package__": "<package>"}.get(key.id)
+        return None
+
+    found = of(owner)
+    if found is not None or not isinstance(owner, ast.Name):
+        return found
+    for node in _nodes(tree).assigns:
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == owner.id for t in node.targets):
+            found = of(node.value)
+            if found is not None:
+                return found
+    return None
+
+
+def _spells_target_module(tree: ast.AST, target_modules: Iterable[str]) -> bool:
+    """Whether a string of ``tree`` names a module holding the function, or a package above
+    it other than the top one (``"verl.trainer.constants_ppo"``, ``"verl.trainer"``)."""
+    for node in _nodes(tree).generic:
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and "." in node.value:
+            if any(t == node.value or t.startswith(node.value + ".") for t in target_modules):
+                return True
+    return False
 
 
 def _held(node: ast.expr) -> str | None:
@@ -1450,6 +1790,6 @@ def patch_reason(patch: Patch):
 
 __all__ = [
     "PATCHERS", "Names", "Patch", "IMPORT_STATEMENT", "import_statements", "import_words", "imported_modules", "loaded_modules", "reachable_files", "Replacement", "call_replacements", "own_replacement",
-    "patch_reason", "patched_at", "reaching_patch", "replaced_names", "replacements", "target_patches",
+    "patch_reason", "patched_at", "reaching_patch", "replaced_names", "replacements", "star_rebindings", "target_patches",
     "through_names",
 ]

@@ -64,9 +64,12 @@ def project_reexports(
     if imports is not None:
         by_last = Counter(_last_name(p) for p in imports)
         by_word = Counter(w for words_ in imports.values() for w in words_)
+    # a module holding a target may itself be re-exported (``from verl.trainer import
+    # constants_ppo as cp`` in ``pkg/_compat.py``), in a file never naming the function
+    module_words = {t.rsplit(".", 1)[0].rsplit(".", 1)[-1].encode() for t in targets if "." in t}
     for _ in range(rounds):
         changed = False
-        encoded = [w.encode() for w in words]
+        encoded = [w.encode() for w in words] + sorted(module_words)
         for path, data in files.items():
             if not any(w in data for w in encoded) and STAR_IMPORT not in data:
                 continue
@@ -91,15 +94,26 @@ def project_reexports(
             if module.split(".", 1)[0] in tops:
                 continue  # verl itself: its own modules are not the project's re-exports
             for name, fq in bound.items():
+                if name.startswith(UNBOUND):
+                    continue
                 if name.startswith("*"):  # a star import: every public name of it known so far
                     pairs = [
                         (last, target)
                         for qualified, target in list(known.items())
                         for owner, _, last in [qualified.rpartition(".")]
-                        if owner == fq and not last.startswith("_")
+                        if owner == fq and not last.startswith("_") and UNBOUND + last not in bound
                     ]
                 else:
                     pairs = [(name, known.get(fq))]
+                    # a module re-exported (``from verl.trainer import constants_ppo as
+                    # cp`` in ``pkg/_compat.py``): ``from pkg._compat import cp;
+                    # cp.get_...()`` calls each function of it
+                    pairs += [
+                        (f"{name}.{last}", target)
+                        for qualified, target in list(known.items())
+                        for owner, _, last in [qualified.rpartition(".")]
+                        if owner == fq
+                    ]
                 for last, target in pairs:
                     if target is not None and f"{module}.{last}" not in known:
                         known[f"{module}.{last}"] = target
@@ -150,6 +164,17 @@ def _module_bindings(
     bound: dict[str, str] = {}
     imports: set[str] = set()
 
+    def unbind(name: str) -> None:
+        """``name`` deleted or rebound to what no import names after the module's star
+        imports: none of them re-exports it (``del get_...`` then a module ``__getattr__``
+        serving another callable)."""
+        bound.pop(name, None)
+        bound[UNBOUND + name] = ""
+
+    def rebind(name: str, fq: str) -> None:
+        bound.pop(UNBOUND + name, None)
+        bound[name] = fq
+
     def resolve(node: ast.expr) -> str | None:
         parts: list[str] = []
         while isinstance(node, ast.Attribute):
@@ -168,16 +193,22 @@ def _module_bindings(
                     continue
                 for alias in stmt.names:
                     if alias.name != "*":
-                        bound[alias.asname or alias.name] = f"{base}.{alias.name}"
+                        rebind(alias.asname or alias.name, f"{base}.{alias.name}")
                     else:  # ``from .util import *``: the base's public names, once known
+                        for key in [k for k in bound if k.startswith(UNBOUND)]:
+                            del bound[key]  # it binds them again
                         bound[f"*{base}"] = base
             elif isinstance(stmt, ast.Import):
                 for alias in stmt.names:
                     if alias.asname:
-                        bound[alias.asname] = alias.name
+                        rebind(alias.asname, alias.name)
                     else:
                         head = alias.name.split(".", 1)[0]
-                        bound[head] = head
+                        rebind(head, head)
+            elif isinstance(stmt, ast.Delete):
+                for target in stmt.targets:
+                    if isinstance(target, ast.Name):
+                        unbind(target.id)
             elif (
                 isinstance(stmt, (ast.Assign, ast.AnnAssign))
                 and stmt.value is not None
@@ -188,22 +219,26 @@ def _module_bindings(
                 for t in targets:
                     if isinstance(t, ast.Name):
                         if fq is not None:
-                            bound[t.id] = fq
+                            rebind(t.id, fq)
                         else:
-                            bound.pop(t.id, None)
+                            unbind(t.id)
             elif isinstance(stmt, (ast.If, ast.Try, ast.With)):
                 for field in ("body", "orelse", "finalbody"):
                     visit(getattr(stmt, field, ()))
                 for handler in getattr(stmt, "handlers", ()):
                     visit(handler.body)
             elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                bound.pop(stmt.name, None)
+                unbind(stmt.name)
 
     visit(tree.body)
     imports.update(imported_modules(tree, package, from_packages=True))
     imports.discard(module)
     return bound, imports
 
+
+#: the prefix of a name :func:`_module_bindings` saw deleted or rebound after the module's
+#: star imports (no star import re-exports it)
+UNBOUND = "-"
 
 #: a star import re-exports without spelling the name (``from .util import *``)
 STAR_IMPORT = b"import *"

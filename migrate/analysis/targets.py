@@ -96,6 +96,72 @@ def dotted_parts(func: ast.expr) -> list[str] | None:
     return parts
 
 
+#: the head :func:`callee_parts` gives a module loaded by name (``importlib.import_module``)
+LOADED = "\0"
+
+
+def callee_parts(func: ast.expr) -> list[str] | None:
+    """:func:`dotted_parts`, also through the spellings that read an attribute by a literal
+    name: ``getattr(cp, "get_...")``, ``vars(cp)["get_..."]``, ``cp.__dict__["get_..."]``
+    (``["cp", "get_..."]``), and a module loaded by a literal name:
+    ``importlib.import_module("a.b").f`` and ``__import__("a.b", fromlist=[...]).f``
+    (``[LOADED + "a.b", "f"]``; ``__import__`` without a ``fromlist`` gives the top
+    package). ``None`` for anything else."""
+    parts: list[str] = []
+    node = func
+    while True:
+        if isinstance(node, ast.Attribute):
+            parts.append(node.attr)
+            node = node.value
+            continue
+        if isinstance(node, ast.Subscript):
+            key = node.slice
+            if not (isinstance(key, ast.Constant) and isinstance(key.value, str)):
+                return None
+            inner = node.value
+            if isinstance(inner, ast.Call) and isinstance(inner.func, ast.Name) and inner.func.id == "vars" \
+                    and len(inner.args) == 1 and not inner.keywords:
+                parts.append(key.value)
+                node = inner.args[0]
+                continue
+            if isinstance(inner, ast.Attribute) and inner.attr == "__dict__":
+                parts.append(key.value)
+                node = inner.value
+                continue
+            return None
+        if isinstance(node, ast.Call):
+            last = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", None)
+            args = node.args
+            if last == "getattr" and isinstance(node.func, ast.Name) and len(args) == 2 and not node.keywords:
+                key = args[1]
+                if not (isinstance(key, ast.Constant) and isinstance(key.value, str) and key.value.isidentifier()):
+                    return None
+                parts.append(key.value)
+                node = args[0]
+                continue
+            if last in ("import_module", "__import__") and args and isinstance(args[0], ast.Constant) \
+                    and isinstance(args[0].value, str) and args[0].value \
+                    and all(p.isidentifier() for p in args[0].value.split(".")):
+                name = args[0].value
+                if last == "import_module":
+                    if len(args) > 1 or node.keywords:
+                        return None  # a package for a relative name
+                else:
+                    fromlist = args[3] if len(args) > 3 else next(
+                        (k.value for k in node.keywords if k.arg == "fromlist"), None)
+                    if not (isinstance(fromlist, (ast.List, ast.Tuple)) and fromlist.elts):
+                        name = name.split(".", 1)[0]
+                parts.append(LOADED + name)
+                break
+            return None
+        if isinstance(node, ast.Name):
+            parts.append(node.id)
+            break
+        return None
+    parts.reverse()
+    return parts
+
+
 class _Binding(NamedTuple):
     node: ast.AST  # the node that binds (a Name, an alias's statement, a def, a parameter)
     qualified: str | None  # for an import: the qualified name it binds (relative: leading dots)
@@ -166,7 +232,7 @@ class TargetFinder:
             value = parent.value
         else:
             return None, []
-        parts = dotted_parts(value)
+        parts = callee_parts(value)
         return (node, parts) if parts else (None, [])
 
     def alias_value(self, node: ast.AST) -> ast.expr | None:
@@ -182,7 +248,7 @@ class TargetFinder:
         wanted = self.wanted()
         out: list[TargetCall] = []
         for node in self.module.facts.calls:
-            parts = dotted_parts(node.func)
+            parts = callee_parts(node.func)
             if parts is None or parts[-1] not in wanted and parts[0] not in wanted:
                 continue
             found = self.classify(node)
@@ -220,10 +286,12 @@ class TargetFinder:
             the bare head name), and whether any binding is not an import;
             ``None`` when ``func`` is not a plain dotted name.
         """
-        parts = dotted_parts(func)
+        parts = callee_parts(func)
         if parts is None:
             return None
         head, rest = parts[0], parts[1:]
+        if head.startswith(LOADED):  # ``importlib.import_module("a.b").f``
+            return [".".join((head[len(LOADED):], *rest))], False
         holder = self.scopes.scope_of(func).lookup(head)
         names: list[str] = []
         local = False

@@ -51,6 +51,19 @@ CLASS_FAKE = (
     "        return {'fake': 1}\n\n\n"
 )
 
+#: a launcher calling the function through the project's package (``pkg`` re-exports it)
+VIA_PKG = "from pkg import get_ppo_ray_runtime_env\n\n\ndef launch(config):\n    return get_ppo_ray_runtime_env()\n"
+
+#: a zero-argument function of the project's, and a launcher loading a module that
+#: installs it at run time before importing verl's function
+LEGACY = "def get_ppo_ray_runtime_env():\n    return {'fake': 1}\n"
+THROUGH_COMPAT = "import app.compat  # noqa: F401\n" + DIRECT
+#: a test expecting the launcher to reach the fake
+FAKED_TEST = (
+    OMEGA + "from app import launcher\n\n\n"
+    f"def test_launch():\n    assert launcher.launch({CFG}) == {{'fake': 1}}\n"
+)
+
 #: a pytest plugin whose autouse fixture replaces the launcher's function
 PLUGIN = (
     "import pytest\n\n\n@pytest.fixture(autouse=True)\ndef stub(monkeypatch):\n"
@@ -254,6 +267,96 @@ DOUBLES: dict[str, tuple[dict[str, str], tuple[str, str], str]] = {
         "tests/test_launcher.py": OMEGA + "import app\nimport app.plugins  # noqa: F401\n\n\n"
         f"def test_launch():\n    assert app.launch({CFG}) == {{'fake': 1}}\n",
     }, ("app/plugins.py", "app.cp ="), "app/__init__.py"),
+    # a later star import of the re-exporting module rebinds the name (trial 26, f5s)
+    "star-import-over-a-re-export": ({
+        "pkg/__init__.py": FROM_IMPORT + "from .legacy import *  # noqa\n",
+        "pkg/legacy.py": "def get_ppo_ray_runtime_env():\n    return {'fake': 1}\n",
+        "app/launcher.py": VIA_PKG,
+        "tests/test_launcher.py": OMEGA + "from app import launcher\n\n\n"
+        f"def test_launch():\n    assert launcher.launch({CFG}) == {{'fake': 1}}\n",
+    }, ("pkg/__init__.py", "import *"), "app/launcher.py"),
+    "star-import-over-a-re-export-all": ({
+        "pkg/__init__.py": FROM_IMPORT + "from .legacy import *  # noqa\n",
+        "pkg/legacy.py": "__all__ = ['get_ppo_ray_runtime_env']\n"
+        "get_ppo_ray_runtime_env = lambda: {'fake': 1}  # noqa: E731\n",
+        "app/launcher.py": VIA_PKG,
+        "tests/test_launcher.py": OMEGA + "from app import launcher\n\n\n"
+        f"def test_launch():\n    assert launcher.launch({CFG}) == {{'fake': 1}}\n",
+    }, ("pkg/__init__.py", "import *"), "app/launcher.py"),
+    # -- names not known before they run: any name of the module concerned (trial 26) ----
+    "globals-updated-from-a-module": ({
+        "app/legacy.py": LEGACY,
+        "app/launcher.py": FROM_IMPORT + "from app import legacy\n\nglobals().update(vars(legacy))\n\n\n"
+        "def launch(config):\n    return get_ppo_ray_runtime_env()\n",
+        "tests/test_launcher.py": FAKED_TEST,
+    }, ("app/launcher.py", "globals().update"), "app/launcher.py"),
+    "verl-module-dict-updated": ({
+        "app/legacy.py": LEGACY,
+        "app/compat.py": "import verl.trainer.constants_ppo as cp\n\nfrom app import legacy\n\n"
+        "cp.__dict__.update({k: v for k, v in vars(legacy).items() if not k.startswith('_')})\n",
+        "app/launcher.py": THROUGH_COMPAT,
+        "tests/test_launcher.py": FAKED_TEST,
+    }, ("app/compat.py", "__dict__.update"), "app/launcher.py"),
+    "verl-module-setattr-loop": ({
+        "app/legacy.py": LEGACY,
+        "app/compat.py": "import inspect\n\nimport verl.trainer.constants_ppo as cp\n\nfrom app import legacy\n\n"
+        "for _n, _f in inspect.getmembers(legacy, inspect.isfunction):\n    setattr(cp, _n, _f)\n",
+        "app/launcher.py": THROUGH_COMPAT,
+        "tests/test_launcher.py": FAKED_TEST,
+    }, ("app/compat.py", "setattr("), "app/launcher.py"),
+    "monkeypatch-setattr-named-by-dunder-name": ({
+        "app/launcher.py": DIRECT,
+        "tests/conftest.py": "import pytest\n\nfrom app import launcher\n\n\n" + FAKE
+        + "@pytest.fixture(autouse=True)\ndef stub(monkeypatch):\n"
+        "    real = launcher.get_ppo_ray_runtime_env\n    monkeypatch.setattr(launcher, real.__name__, fake)\n",
+        "tests/test_launcher.py": FAKED_TEST,
+    }, ("tests/conftest.py", "monkeypatch.setattr"), "app/launcher.py"),
+    "module-attribute-named-by-a-concatenation": ({
+        "app/launcher.py": THROUGH_MODULE,
+        "tests/test_launcher.py": OMEGA + "from app import launcher\n\n\n" + CLASS_FAKE
+        + "def test_launch(monkeypatch):\n"
+        "    monkeypatch.setattr(launcher, 'constants_' + 'ppo', Fake)\n"
+        f"    assert launcher.launch({CFG}) == {{'fake': 1}}\n",
+    }, ("tests/test_launcher.py", "monkeypatch.setattr"), "app/launcher.py"),
+    "package-attributes-set-by-a-submodule": ({
+        "pkg/__init__.py": FROM_IMPORT + "from .patches import apply as _apply\n\n_apply()\n",
+        "pkg/legacy.py": LEGACY,
+        "pkg/patches.py": "import sys\n\nfrom . import legacy\n\n\ndef apply():\n"
+        "    pkg = sys.modules[__package__]\n    for k in dir(legacy):\n"
+        "        if not k.startswith('_'):\n            setattr(pkg, k, getattr(legacy, k))\n",
+        "app/launcher.py": VIA_PKG,
+        "tests/test_launcher.py": FAKED_TEST,
+    }, ("pkg/patches.py", "setattr("), "app/launcher.py"),
+    "patch-helper-named-by-a-concatenation": ({
+        "app/launcher.py": DIRECT,
+        "tests/__init__.py": "",
+        "tests/helpers.py": "from unittest import mock\n\n\ndef fake(mod, attr):\n"
+        "    return mock.patch.object(mod, attr, side_effect=lambda: {'fake': 1})\n",
+        "tests/test_launcher.py": OMEGA + "from app import launcher\nfrom tests.helpers import fake\n\n"
+        "NAME = 'get_ppo_ray_' + 'runtime_env'\n\n\ndef test_launch():\n    with fake(launcher, NAME):\n"
+        f"        assert launcher.launch({CFG}) == {{'fake': 1}}\n",
+    }, ("tests/test_launcher.py", "with fake("), "app/launcher.py"),
+    "sys-modules-key-from-a-loop": ({
+        "app/legacy.py": LEGACY,
+        "app/compat.py": "import sys\n\nfrom app import legacy\n\n"
+        "for _name in ['verl.trainer.constants_ppo']:\n    sys.modules[_name] = legacy\n",
+        "app/launcher.py": "import app.compat  # noqa: F401\n\n\ndef launch(config):\n"
+        "    from verl.trainer.constants_ppo import get_ppo_ray_runtime_env\n\n"
+        "    return get_ppo_ray_runtime_env()\n",
+        "tests/test_launcher.py": FAKED_TEST,
+    }, ("app/compat.py", "sys.modules["), "app/launcher.py"),
+    "import-hook-on-meta-path": ({
+        "app/legacy.py": LEGACY,
+        "app/compat.py": "import importlib.abc\nimport importlib.util\nimport os\nimport sys\n\n\n"
+        "class Redirect(importlib.abc.MetaPathFinder):\n"
+        "    def find_spec(self, name, path, target=None):\n"
+        "        if name == 'verl.trainer.constants_ppo':\n"
+        "            legacy = os.path.join(os.path.dirname(__file__), 'legacy.py')\n"
+        "            return importlib.util.spec_from_file_location(name, legacy)\n"
+        "        return None\n\n\nsys.meta_path.insert(0, Redirect())\n",
+        "app/launcher.py": THROUGH_COMPAT,
+        "tests/test_launcher.py": FAKED_TEST,
+    }, ("app/compat.py", "meta_path.insert"), "app/launcher.py"),
 }
 
 
@@ -308,6 +411,13 @@ def test_a_double_or_rebinding_keeps_running_after_apply(tmp_path: Path, name: s
     assert broken.returncode == 1 and "positional argument" in broken.stdout, broken.stdout
 
 
+#: the cases whose replacement runs outside the tests: kind ``"rebound"``
+REBOUND_PREFIXES = (
+    "star-import-", "globals-updated-", "verl-module-", "sys-modules-key-", "import-hook-",
+    "package-attributes-",
+)
+
+
 @pytest.mark.parametrize("name", sorted(DOUBLES))
 def test_the_unsafe_fix_carries_a_structured_reason(tmp_path: Path, name: str, monkeypatch) -> None:
     """The finding's :class:`ppo_migrate.diagnostics.Reason` names the double: kind
@@ -324,7 +434,7 @@ def test_the_unsafe_fix_carries_a_structured_reason(tmp_path: Path, name: str, m
     kind = "rebound" if name in (
         "globals-item", "module-alias-swapped-elsewhere", "exec-in-globals", "exec-of-computed-code-in-vars",
         "exec-in-a-module-the-call-goes-through", "exec-without-namespace",
-    ) else "patched"
+    ) or name.startswith(REBOUND_PREFIXES) else "patched"
     assert d.reason is not None and d.reason.kind == kind, d.reason
     (place,) = d.reason.lines
     assert (place.path, place.line) == (rel, _line_of(files, rel, marker))
@@ -340,19 +450,23 @@ REEXPORTS = {
     "app/via_util.py": "from pkg import util\n\n\ndef run(config):\n    return util.get_ppo_ray_runtime_env()\n",
     # an alias defined in one module, imported by another that never names the function
     "app/via_alias.py": "from pkg.util import make_env\n\n\ndef run(config):\n    return make_env()\n",
-    "tests/test_runs.py": OMEGA + "from app import via_alias, via_init, via_util\n\n\n"
+    # a module re-exported under an alias (trial 26, f5): ``from pkg._compat import cp``
+    "pkg/_compat.py": "from verl.trainer import constants_ppo as cp  # noqa: F401\n",
+    "app/via_module.py": "from pkg._compat import cp\n\n\ndef run(config):\n    return cp.get_ppo_ray_runtime_env()\n",
+    "tests/test_runs.py": OMEGA + "from app import via_alias, via_init, via_module, via_util\n\n\n"
     "def test_runs():\n"
-    "    for module in (via_init, via_util, via_alias):\n"
+    "    for module in (via_init, via_util, via_alias, via_module):\n"
     f"        assert module.run({CFG}) in ({{'got_config': False}}, {{'got_config': True}}, None)\n",
 }
 #: what each ``run`` returns, printed by the project's own interpreter
 PROBE = (
-    "from omegaconf import OmegaConf\nfrom app import via_alias, via_init, via_util\n"
-    f"print([m.run({CFG}) for m in (via_init, via_util, via_alias)])\n"
+    "from omegaconf import OmegaConf\nfrom app import via_alias, via_init, via_module, via_util\n"
+    f"print([m.run({CFG}) for m in (via_init, via_util, via_alias, via_module)])\n"
 )
 REEXPORT_CALLS = [
     ("app/via_alias.py", 5, "make_env()"),
     ("app/via_init.py", 5, "pkg.get_ppo_ray_runtime_env()"),
+    ("app/via_module.py", 5, "cp.get_ppo_ray_runtime_env()"),
     ("app/via_util.py", 5, "util.get_ppo_ray_runtime_env()"),
 ]
 
@@ -374,16 +488,16 @@ def test_calls_through_the_project_s_re_exports_are_found_and_fixed(tmp_path: Pa
     gives verl's function the config, and the tests still pass."""
     _write(tmp_path, REEXPORTS)
     assert _pytest(tmp_path).returncode == 0
-    assert _probe(tmp_path) == str([{"got_config": False}] * 3)
+    assert _probe(tmp_path) == str([{"got_config": False}] * len(REEXPORT_CALLS))
     checked = run_cli("check", "--output-format", "concise", *lane, cwd=tmp_path)
-    assert checked.stdout.splitlines()[:3] == [
+    assert checked.stdout.splitlines()[:len(REEXPORT_CALLS)] == [
         f"{path}:{line}:12: PPO001 [*] `{call}` called without the config in scope; pass `config`"
         for path, line, call in REEXPORT_CALLS
     ], checked.stdout
     assert run_cli("apply", ".", cwd=tmp_path).returncode == 0
     assert (tmp_path / "app/via_alias.py").read_text().endswith("    return make_env(config)\n")
     assert _pytest(tmp_path).returncode == 0
-    assert _probe(tmp_path) == str([{"got_config": True}] * 3)
+    assert _probe(tmp_path) == str([{"got_config": True}] * len(REEXPORT_CALLS))
 
 
 def test_re_exported_calls_of_a_configless_verl_are_notices(tmp_path: Path) -> None:
@@ -393,7 +507,7 @@ def test_re_exported_calls_of_a_configless_verl_are_notices(tmp_path: Path) -> N
         **REEXPORTS, "requirements.txt": "verl==0.8.0\n",
         "stub/verl/trainer/constants_ppo.py": "def get_ppo_ray_runtime_env():\n    return None\n",
     })
-    assert _probe(tmp_path) == "[None, None, None]"
+    assert _probe(tmp_path) == str([None] * len(REEXPORT_CALLS))
     checked = run_cli("check", "--output-format", "json", ".", cwd=tmp_path)
     found = sorted(
         (str(Path(d["filename"]).relative_to(tmp_path)), d["location"]["row"], d["code"])
@@ -547,3 +661,59 @@ def test_a_caller_in_a_file_not_named_is_judged_too(tmp_path: Path) -> None:
     assert (tmp_path / "app/launcher.py").read_text() == DIRECT
     after = run_main()
     assert after.returncode == 0 and after.stdout.strip() == "{'got_config': False}", after.stderr
+
+
+#: calls reading the function by a literal name (trial 26, f5): each one of verl's
+SPELLINGS = {
+    "getattr-alias": "from verl.trainer import constants_ppo\n\n"
+    "make_env = getattr(constants_ppo, 'get_ppo_ray_runtime_env')\n\n\n"
+    "def launch(config):\n    return make_env()\n",
+    "vars-subscript": "from verl.trainer import constants_ppo\n\n\n"
+    "def launch(config):\n    return vars(constants_ppo)['get_ppo_ray_runtime_env']()\n",
+    "import-module": "import importlib\n\n\ndef launch(config):\n"
+    "    cp = importlib.import_module('verl.trainer.constants_ppo')\n    return cp.get_ppo_ray_runtime_env()\n",
+    "dunder-import": "def launch(config):\n"
+    "    return __import__('verl.trainer.constants_ppo', fromlist=['_']).get_ppo_ray_runtime_env()\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(SPELLINGS))
+def test_calls_spelled_by_a_literal_name_are_found_and_fixed(tmp_path: Path, name: str) -> None:
+    """``check`` said "All checks passed!" on ``getattr(cp, "get_...")``,
+    ``vars(cp)["get_..."]()``, ``importlib.import_module("verl...").get_...()`` and
+    ``__import__(...)``: each is now a PPO001 with a safe fix, and after ``apply`` verl's
+    function gets the config."""
+    _write(tmp_path, {
+        "app/launcher.py": SPELLINGS[name],
+        "tests/test_launcher.py": OMEGA + "from app import launcher\n\n\n"
+        f"def test_launch():\n    assert launcher.launch({CFG}) == {{'got_config': True}}\n",
+    })
+    assert _pytest(tmp_path).returncode == 1  # verl's function wants the config
+    checked = run_cli("check", "--output-format", "json", ".", cwd=tmp_path)
+    found = [d for d in json.loads(checked.stdout) if d["filename"].endswith("app/launcher.py")]
+    assert [(d["code"], d["fix"]["applicability"]) for d in found] == [("PPO001", "safe")], found
+    assert run_cli("apply", ".", cwd=tmp_path).returncode == 0
+    after = _pytest(tmp_path)
+    assert after.returncode == 0, after.stdout + after.stderr
+
+
+def test_a_re_export_deleted_and_served_by_getattr_is_no_re_export(tmp_path: Path) -> None:
+    """``pkg/__init__.py`` star-importing verl's module, then ``del get_...`` and a module
+    ``__getattr__`` serving its own zero-argument function (trial 26, f5s_getattr_pep562):
+    ``from pkg import get_...`` is no call of verl's, so ``apply`` leaves it and the
+    tests still pass."""
+    _write(tmp_path, {
+        "pkg/__init__.py": "from verl.trainer.constants_ppo import *  # noqa\n"
+        "from . import legacy as _legacy\n\ndel get_ppo_ray_runtime_env  # noqa: F821\n\n\n"
+        "def __getattr__(name):\n    return getattr(_legacy, name)\n",
+        "pkg/legacy.py": LEGACY,
+        "app/launcher.py": VIA_PKG,
+        "tests/test_launcher.py": FAKED_TEST,
+    })
+    assert _pytest(tmp_path).returncode == 0
+    checked = run_cli("check", "--output-format", "json", ".", cwd=tmp_path)
+    assert not [d for d in json.loads(checked.stdout) if d["filename"].endswith("app/launcher.py")]
+    run_cli("apply", ".", cwd=tmp_path)
+    assert (tmp_path / "app/launcher.py").read_text() == VIA_PKG
+    after = _pytest(tmp_path)
+    assert after.returncode == 0, after.stdout + after.stderr

@@ -133,3 +133,12 @@ def test_a_reference_can_be_suppressed_with_noqa(tmp_path: Path) -> None:
         ENV = functools.partial(get_ppo_ray_runtime_env, None)  # noqa: PPO006
         """)
     assert _findings(tmp_path) == []
+
+
+def test_a_del_of_the_function_is_no_reference(tmp_path: Path) -> None:
+    """``del get_...`` (a package dropping verl's name for its own ``__getattr__``; trial
+    26, f5s_getattr_pep562) hands the function to nothing: no PPO006."""
+    _project(tmp_path, """
+        del get_ppo_ray_runtime_env
+        """)
+    assert _findings(tmp_path) == []
