@@ -428,10 +428,7 @@ def _read_locks(root: Path) -> Iterator[_Found]:
                 continue
             if not _is_verl(entry["name"]):
                 continue
-            line = 1
-            if len(headers) == len(packages):
-                m = re.compile(r"^[ \t]*name[ \t]*=", re.MULTILINE).search(raw, headers[index])
-                line = raw.count("\n", 0, m.start() if m else headers[index]) + 1
+            line = _entry_line(raw, headers, index, len(packages))
             raw_version = entry.get("version")
             direct = _lock_entry_is_direct(name, entry)
             version: Version | None = None
@@ -444,6 +441,19 @@ def _read_locks(root: Path) -> Iterator[_Found]:
                     continue
             shown = f"verl {raw_version} ({name})" if isinstance(raw_version, str) else f"verl ({name})"
             yield _Found(version, path, line, shown, "lock", True)
+
+
+def _entry_line(raw: str, headers: list[int], index: int, entries: int) -> int:
+    """The 1-based line of the ``index``-th array-of-tables entry of a TOML lock: its first
+    ``name =`` line after its header (``headers``: the offsets just after each header);
+    1 when the headers do not match the entries one for one."""
+    if len(headers) != entries:
+        return 1
+    m = _NAME_KEY.search(raw, headers[index])
+    return raw.count("\n", 0, m.start() if m else headers[index]) + 1
+
+
+_NAME_KEY = re.compile(r"^[ \t]*name[ \t]*=", re.MULTILINE)
 
 
 def _read_pylock(root: Path) -> Iterator[_Found]:
@@ -466,10 +476,7 @@ def _read_pylock(root: Path) -> Iterator[_Found]:
         for index, entry in enumerate(packages):
             if not isinstance(entry, dict) or not isinstance(entry.get("name"), str) or not _is_verl(entry["name"]):
                 continue
-            line = 1
-            if len(headers) == len(packages):
-                m = re.compile(r"^[ \t]*name[ \t]*=", re.MULTILINE).search(raw, headers[index])
-                line = raw.count("\n", 0, m.start() if m else headers[index]) + 1
+            line = _entry_line(raw, headers, index, len(packages))
             raw_version = entry.get("version")
             try:
                 version = Version(raw_version) if isinstance(raw_version, str) else None
