@@ -511,6 +511,13 @@ class ModuleAnalysis:
         if kind == "empty":
             line, column = m.end(call)  # just after ``)``: insert before it
             return Edit(text, line, column - 1, line, column - 1)
+        if kind == "unpacked":  # ``f(*(), **{})``: the unpackings give way to the config
+            first = call.args[0] if call.args else call.keywords[0]
+            last = call.keywords[-1] if call.keywords else call.args[-1]
+            (line, column), (end_line, end_column) = m.start(first), m.end(last)
+            if "#" in "".join(m.lines[line - 1:end_line]):  # a comment may sit among them:
+                return Edit(f"{text}, ", line, column, line, column)  # kept, config put first
+            return Edit(text, line, column, end_line, end_column)
         if kind == "keywords":
             line, column = m.start(call.keywords[0])
             return Edit(f"{text}, ", line, column, line, column)

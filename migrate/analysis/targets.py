@@ -59,13 +59,18 @@ def configless_kind(call: ast.Call) -> str | None:
         call: a target call.
 
     Returns:
-        ``"empty"`` for ``f()``, ``"keywords"`` for ``f(other=...)`` without a
-        config, ``"none"`` for ``f(None)``, ``"config=None"`` for
-        ``f(config=None)``; ``None`` when a config (or ``*args``/``**kwargs``,
-        which may hold one) is passed.
+        ``"empty"`` for ``f()``, ``"unpacked"`` for a call whose every argument is an
+        empty literal unpacking (``f(*())``, ``f(*[], **{})``: the same call as ``f()``),
+        ``"keywords"`` for ``f(other=...)`` without a config, ``"none"`` for ``f(None)``,
+        ``"config=None"`` for ``f(config=None)``; ``None`` when a config (or
+        ``*args``/``**kwargs``, which may hold one) is passed.
     """
     if not call.args and not call.keywords:
         return "empty"
+    if all(_empty_unpacking(a) for a in call.args) and all(
+        k.arg is None and isinstance(k.value, ast.Dict) and not k.value.keys for k in call.keywords
+    ):
+        return "unpacked"
     if any(isinstance(a, ast.Starred) for a in call.args) or any(
         k.arg is None for k in call.keywords
     ):
@@ -76,6 +81,12 @@ def configless_kind(call: ast.Call) -> str | None:
         if k.arg == CONFIG_PARAMETER:
             return "config=None" if _is_none(k.value) else None
     return "keywords"
+
+
+def _empty_unpacking(node: ast.expr) -> bool:
+    """``*()`` or ``*[]``: an unpacking that passes nothing."""
+    return isinstance(node, ast.Starred) and isinstance(node.value, (ast.Tuple, ast.List)) \
+        and not node.value.elts
 
 
 def _is_none(node: ast.expr) -> bool:
@@ -106,9 +117,12 @@ def callee_parts(func: ast.expr) -> list[str] | None:
     (``["cp", "get_..."]``), and a module loaded by a literal name:
     ``importlib.import_module("a.b").f`` and ``__import__("a.b", fromlist=[...]).f``
     (``[LOADED + "a.b", "f"]``; ``__import__`` without a ``fromlist`` gives the top
-    package). ``None`` for anything else."""
+    package). A trailing ``.__call__`` is the function itself (``f.__call__()`` calls
+    ``f``). ``None`` for anything else."""
     parts: list[str] = []
     node = func
+    while isinstance(node, ast.Attribute) and node.attr == "__call__":
+        node = node.value  # ``f.__call__()`` calls ``f``
     while True:
         if isinstance(node, ast.Attribute):
             parts.append(node.attr)

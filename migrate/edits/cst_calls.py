@@ -59,6 +59,13 @@ def _is_none(node: cst.BaseExpression) -> bool:
     return isinstance(node, cst.Name) and node.value == "None"
 
 
+def _empty_unpacking(arg: cst.Arg) -> bool:
+    """``*()``, ``*[]`` or ``**{}``: an unpacking that passes nothing."""
+    if arg.star == "*":
+        return isinstance(arg.value, (cst.Tuple, cst.List)) and not arg.value.elements
+    return arg.star == "**" and isinstance(arg.value, cst.Dict) and not arg.value.elements
+
+
 def configless_kind(call: cst.Call) -> str | None:
     """How a target call omits its config.
 
@@ -66,14 +73,18 @@ def configless_kind(call: cst.Call) -> str | None:
         call: a call of the runtime function.
 
     Returns:
-        ``"empty"`` for ``f()``, ``"keywords"`` for ``f(other=...)`` without a
-        config, ``"none"`` for ``f(None)``, ``"config=None"`` for
-        ``f(config=None)``; ``None`` when a config (or ``*args``/``**kwargs``,
-        which may hold one) is passed.
+        ``"empty"`` for ``f()``, ``"unpacked"`` for a call whose every argument is an
+        empty literal unpacking (``f(*())``, ``f(*[], **{})``), ``"keywords"`` for
+        ``f(other=...)`` without a config, ``"none"`` for ``f(None)``, ``"config=None"``
+        for ``f(config=None)``; ``None`` when a config (or ``*args``/``**kwargs``, which
+        may hold one) is passed. The same answers as
+        :func:`ppo_migrate.analysis.targets.configless_kind` gives for the ``ast`` node.
     """
     args = call.args
     if not args:
         return "empty"
+    if all(_empty_unpacking(a) for a in args):
+        return "unpacked"
     if any(a.star for a in args):
         return None
     positional = [a for a in args if a.keyword is None]
@@ -107,7 +118,9 @@ def rewrite_call(call: cst.Call, kind: str, expression: str, *, keyword: bool) -
         if keyword
         else cst.MaybeSentinel.DEFAULT
     )
-    if kind == "empty":
+    if kind == "unpacked" and "#" in _code(call):  # a comment among them: kept, config first
+        kind = "keywords"
+    if kind in ("empty", "unpacked"):  # the empty unpackings give way to the config
         return call.with_changes(args=(cst.Arg(value=value, keyword=kw, equal=equal),))
     if kind == "keywords":
         first = cst.Arg(

@@ -246,6 +246,22 @@ SAFE = {
         def main():
             return Child(OmegaConf.create({"trainer": 1}), 2).run()
         """, "self.config"),
+    # issue 26: calls that pass nothing by other spellings are found and fixed
+    "empty-tuple-unpacked": ("""
+        from omegaconf import OmegaConf
+        def main(cfg=OmegaConf.create({"trainer": 1})):
+            return g(*())
+        """, "cfg"),
+    "empty-dict-unpacked": ("""
+        from omegaconf import OmegaConf
+        def main(cfg=OmegaConf.create({"trainer": 1})):
+            return g(*[], **{})
+        """, "cfg"),
+    "dunder-call": ("""
+        from omegaconf import OmegaConf
+        def main(cfg=OmegaConf.create({"trainer": 1})):
+            return g.__call__()
+        """, "cfg"),
     "parameter-beside-an-exception-named-config": ("""
         from omegaconf import OmegaConf
         def main(cfg=OmegaConf.create({"trainer": 1})):

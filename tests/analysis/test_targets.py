@@ -89,3 +89,9 @@ def test_configless_kinds() -> None:
     assert [kind(c) for c in ("f()", "f(None)", "f(config=None)", "f(x=1)", "f(c)", "f(*a)",
                               "f(**k)", "f(config=c)", "f(x=1, config=None)")] == [
         "empty", "none", "config=None", "keywords", None, None, None, None, "config=None"]
+    # empty literal unpackings pass nothing: the call is ``f()`` (issue 26); any that may
+    # pass something, or any other argument beside them, is not configless
+    assert [kind(c) for c in ("f(*())", "f(*[])", "f(**{})", "f(*(), **{})", "f(*(), *[])",
+                              "f(*(c,))", "f(**{'config': c})", "f(*(), c)", "f(*(), x=1)",
+                              "f(*a, **{})")] == [
+        "unpacked", "unpacked", "unpacked", "unpacked", "unpacked", None, None, None, None, None]

@@ -240,6 +240,35 @@ def test_configless_kind_none_only_as_first_positional() -> None:
     assert kind("f(c)") is None
     assert kind("f(*a)") is None
     assert kind("f(**k)") is None
+    # the same answers as the ``ast`` side (tests/analysis/test_targets.py)
+    assert [kind(c) for c in ("f(*())", "f(*[])", "f(**{})", "f(*(), **{})", "f(*(c,))",
+                              "f(**{'config': c})", "f(*(), c)", "f(*(), x=1)")] == [
+        "unpacked", "unpacked", "unpacked", "unpacked", None, None, None, None]
+
+
+def test_rewrite_call_replaces_empty_unpackings_and_keeps_a_comment_among_them() -> None:
+    import libcst as cst
+
+    from ppo_migrate.edits.cst_calls import rewrite_call
+
+    def rewritten(code: str, keyword: bool = False) -> str:
+        call = cst.parse_expression(code)
+        return cst.Module(body=()).code_for_node(
+            rewrite_call(call, configless_kind(call), "cfg", keyword=keyword))  # type: ignore[arg-type]
+
+    assert rewritten("f(*())") == "f(cfg)"
+    assert rewritten("f(*[], **{})") == "f(cfg)"
+    assert rewritten("f(**{})", keyword=True) == "f(config=cfg)"
+    assert rewritten("f(*(  # why\n))") == "f(cfg, *(  # why\n))"
+
+
+def test_empty_unpackings_give_way_to_the_config() -> None:
+    rewrite(IMP + "def f(config):\n    get_ppo_ray_runtime_env(*(), **{})\n",
+            IMP + "def f(config):\n    get_ppo_ray_runtime_env(config)\n")
+    rewrite(IMP + "def f(config):\n    get_ppo_ray_runtime_env(*[  # none yet\n    ])\n",
+            IMP + "def f(config):\n    get_ppo_ray_runtime_env(config, *[  # none yet\n    ])\n")
+    rewrite(IMP + "def f(config):\n    get_ppo_ray_runtime_env.__call__()\n",
+            IMP + "def f(config):\n    get_ppo_ray_runtime_env.__call__(config)\n")
 
 
 # --------------------------------------------------------------------- scoping rules
