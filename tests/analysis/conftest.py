@@ -1,4 +1,5 @@
-"""Fixtures for the analysis-core tests: real source corpora (stdlib, torch, verl wheels)."""
+"""Fixtures for the analysis-core tests: real source corpora (stdlib, torch, verl wheels)
+and the one basedpyright run of the oracle tests."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from pyright_oracle import Answer, run_cases
 
 VERL_VERSIONS = ("0.8.0", "0.9.1")
 
@@ -24,3 +26,10 @@ def verl_sources(tmp_path_factory) -> dict[str, Path]:
             zf.extractall(dest / "src")
         roots[version] = dest / "src"
     return roots
+
+
+@pytest.fixture(scope="session")
+def basedpyright_cases(tmp_path_factory) -> dict[str, Answer]:
+    """Every case of ``pyright_oracle`` written and checked by one basedpyright run: name →
+    ``Answer(state, flagged)`` (the tests marked ``xdist_group("basedpyright")``)."""
+    return run_cases(tmp_path_factory.mktemp("basedpyright"))

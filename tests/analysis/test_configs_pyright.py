@@ -1,8 +1,8 @@
 """The resolver against an independent oracle: basedpyright's code-flow analysis (issue 13).
 
 ``analyse`` decides, at each configless target call, which config name to pass and
-whether the fix is safe. basedpyright (``--outputjson``, one run per test: it is slow to
-start) checks the rewritten code:
+whether the fix is safe. basedpyright (``--outputjson``, one run for all the oracle tests:
+``pyright_oracle.py``; it is slow to start) checks the rewritten code:
 
 * generated modules: every **safe fix** passes a name basedpyright reports neither
   unbound, possibly unbound nor undefined at that position; every **PPO002** is a place
@@ -21,11 +21,7 @@ the flow pass and basedpyright agree that the body may not complete.
 from __future__ import annotations
 
 import ast
-import json
 import random
-import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -35,40 +31,14 @@ from ppo_migrate.diagnostics import Edit
 from ppo_migrate.edits.text_edits import apply_edits
 from ppo_migrate.settings import Settings
 
+from pyright_oracle import Prepared, case
+
 IMPORT = "from verl.trainer.constants_ppo import get_ppo_ray_runtime_env\n"
 CALL = "get_ppo_ray_runtime_env()"
 NAMES = ("config", "cfg")
 SEED = 1313
 N_FILES = 120
 FUNCS_PER_FILE = 5
-RULES = {"reportPossiblyUnbound", "reportPossiblyUnboundVariable", "reportUnboundVariable",
-         "reportUndefinedVariable"}
-
-
-def _pyright(root: Path, expected_files: int) -> set[tuple[str, int, int]]:
-    """(file name, 1-based line, 0-based column) of every unbound/possibly-unbound/undefined."""
-    exe = shutil.which("basedpyright", path=str(Path(sys.executable).parent)) or shutil.which(
-        "basedpyright"
-    )
-    if exe is None:
-        pytest.skip("basedpyright is not installed (pip install -e '.[test]')")
-    # the possibly-unbound rule under both of its names (pyright renamed it; basedpyright
-    # >= 1.20 knows only reportPossiblyUnboundVariable, and ignored the old name alone)
-    config = {"typeCheckingMode": "off", "reportPossiblyUnbound": "error",
-              "reportPossiblyUnboundVariable": "error",
-              "reportUnboundVariable": "error", "reportUndefinedVariable": "error",
-              "reportMissingImports": "none",
-              "pythonVersion": f"{sys.version_info[0]}.{sys.version_info[1]}"}
-    (root / "pyrightconfig.json").write_text(json.dumps(config), encoding="utf-8")
-    proc = subprocess.run([exe, "--outputjson", str(root)], capture_output=True, text=True,
-                          timeout=600, cwd=root)
-    report = json.loads(proc.stdout)
-    assert report["summary"]["filesAnalyzed"] == expected_files
-    return {
-        (Path(d["file"]).name, d["range"]["start"]["line"] + 1, d["range"]["start"]["character"])
-        for d in report["generalDiagnostics"]
-        if d.get("rule") in RULES
-    }
 
 
 class _Gen:
@@ -209,7 +179,10 @@ def _probe(text: str, path: str, settings: Settings) -> tuple[str, list, list]:
     return apply_edits(text, edits), safe, missing
 
 
-def test_safe_fixes_and_ppo002_agree_with_basedpyright(tmp_path: Path) -> None:
+@case("configs_generated")
+def _write_generated(folder: Path) -> Prepared:
+    """N_FILES generated modules, each with its safe fixes applied and every PPO002 call
+    given all the config names (:func:`_probe`): name -> (safe fixes, PPO002 sites)."""
     rng = random.Random(SEED)
     # verl 0.9.1 decides the callee (issue 26: with nothing declaring verl every fix is unsafe)
     settings = Settings(config_names=NAMES, verl_version="0.9.1", verl_version_from_cli=True)
@@ -219,11 +192,16 @@ def test_safe_fixes_and_ppo002_agree_with_basedpyright(tmp_path: Path) -> None:
         if not _valid(src):
             continue
         name = f"gen_{len(probes):03d}.py"
-        text, safe, missing = _probe(src, str(tmp_path / name), settings)
+        text, safe, missing = _probe(src, str(folder / name), settings)
         assert _valid(text), text
-        (tmp_path / name).write_text(text, encoding="utf-8")
+        (folder / name).write_text(text, encoding="utf-8")
         probes[name] = (safe, missing)
-    flagged = _pyright(tmp_path, N_FILES)
+    return Prepared(N_FILES, probes)
+
+
+@pytest.mark.xdist_group("basedpyright")  # the one run of pyright_oracle
+def test_safe_fixes_and_ppo002_agree_with_basedpyright(basedpyright_cases) -> None:
+    probes, flagged = basedpyright_cases["configs_generated"]
     wrong_safe, wrong_002 = [], []
     n_safe = n_002 = 0
     for name, (safe, missing) in probes.items():
@@ -282,8 +260,10 @@ def _inject_calls(text: str, rng: random.Random) -> tuple[str, tuple[str, ...]] 
     return (out, tuple(sorted(names))) if _valid(out) else None
 
 
-@pytest.mark.slow
-def test_safe_fixes_on_real_files_are_never_flagged_by_basedpyright(tmp_path: Path) -> None:
+@case("configs_real")
+def _write_real(folder: Path) -> Prepared:
+    """N_REAL standard-library modules with a call injected into every function, their
+    safe fixes applied: name -> [(line, column, expression)] of each safe fix."""
     rng = random.Random(SEED)
     files = _stdlib_files()
     rng.shuffle(files)
@@ -298,15 +278,21 @@ def test_safe_fixes_on_real_files_are_never_flagged_by_basedpyright(tmp_path: Pa
         name = f"real_{len(probes):03d}.py"
         settings = Settings(config_names=names, verl_version="0.9.1", verl_version_from_cli=True)  # a release that takes config
         try:
-            diags = analyse(src, str(tmp_path / name), settings)
+            diags = analyse(src, str(folder / name), settings)
         except Exception as exc:  # noqa: BLE001
             pytest.fail(f"{path}: {type(exc).__name__}: {exc}")
         fixes = [d for d in diags if d.code == "PPO001" and d.fix.applicability == "safe"]
         text = apply_edits(src, [e for d in fixes for e in d.fix.edits])
-        (tmp_path / name).write_text(text, encoding="utf-8")
+        (folder / name).write_text(text, encoding="utf-8")
         probes[name] = [(d.fix.edits[0].line, d.fix.edits[0].column - 1, d.fix.edits[0].content)
                         for d in fixes]
-    flagged = _pyright(tmp_path, len(probes))
+    return Prepared(len(probes), probes)
+
+
+@pytest.mark.xdist_group("basedpyright")  # the one run of pyright_oracle
+@pytest.mark.slow
+def test_safe_fixes_on_real_files_are_never_flagged_by_basedpyright(basedpyright_cases) -> None:
+    probes, flagged = basedpyright_cases["configs_real"]
     wrong = [f"{name}:{line}:{col} {expr}" for name, safe in probes.items()
              for line, col, expr in safe if (name, line, col) in flagged]
     assert sum(len(v) for v in probes.values()) > 50

@@ -1,13 +1,13 @@
 """``bound_at`` against an independent oracle: basedpyright's code-flow analysis.
 
-Two runs of basedpyright (one subprocess each, it is slow to start): generated modules
-(both directions checked) and real standard-library modules with injected reads (the
-safety direction: CERTAIN is never flagged).
+basedpyright's answers come from the one run of ``pyright_oracle.py`` (it is slow to
+start): generated modules (both directions checked) and real standard-library modules with
+injected reads (the safety direction: CERTAIN is never flagged).
 
 A seeded generator writes ~200 modules of small functions (nested if/try/for/while/with/
 match/del/return/break/continue/walrus around bindings of ``config``, and one read of
 ``config`` at a marked site ``sink(config)`` per function); ``basedpyright --outputjson``
-runs ONCE over the directory (it is slow to start). Then, at every marked site:
+runs once over them and the other cases. Then, at every marked site:
 
 1. where ``bound_at`` says CERTAIN, pyright reports neither possibly-unbound, unbound nor
    undefined there;
@@ -40,11 +40,7 @@ Known, deliberate differences, kept out of the generated code rather than papere
 from __future__ import annotations
 
 import ast
-import json
 import random
-import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -54,52 +50,29 @@ from ppo_migrate.analysis.flow import Bound, bound_at
 from ppo_migrate.analysis.scopes import ScopeTree
 
 from flow_programs import FUNCS_PER_FILE, compiles as _valid, generate_module as _module
+from pyright_oracle import Prepared, case
 
 N_FILES = 200
 SEED = 13
-PYRIGHT_RULES = {"reportPossiblyUnbound", "reportPossiblyUnboundVariable",
-                 "reportUnboundVariable", "reportUndefinedVariable"}
 
 
-def _pyright() -> list[str] | None:
-    exe = shutil.which("basedpyright", path=str(Path(sys.executable).parent)) or \
-        shutil.which("basedpyright")
-    return [exe] if exe else None
-
-
-@pytest.fixture(scope="module")
-def generated(tmp_path_factory) -> tuple[Path, dict[str, str]]:
-    root = tmp_path_factory.mktemp("pyright_flow")
+@case("flow_generated")
+def _write_generated(folder: Path) -> Prepared:
+    """N_FILES generated modules: name -> source."""
     rng = random.Random(SEED)
     sources: dict[str, str] = {}
     while len(sources) < N_FILES:
         src = _module(rng)
         if _valid(src):
             name = f"gen_{len(sources):03d}.py"
-            (root / name).write_text(src, encoding="utf-8")
+            (folder / name).write_text(src, encoding="utf-8")
             sources[name] = src
-    config = {"typeCheckingMode": "off", "reportPossiblyUnboundVariable": "error",
-              "reportUnboundVariable": "error", "reportUndefinedVariable": "error",
-              "pythonVersion": f"{sys.version_info[0]}.{sys.version_info[1]}"}
-    (root / "pyrightconfig.json").write_text(json.dumps(config), encoding="utf-8")
-    return root, sources
+    return Prepared(N_FILES, sources)
 
 
-def _pyright_diagnostics(root: Path) -> set[tuple[str, int, int]]:
-    exe = _pyright()
-    if exe is None:
-        pytest.skip("basedpyright is not installed (pip install -e '.[test]')")
-    proc = subprocess.run([*exe, "--outputjson", str(root)], capture_output=True, text=True,
-                          timeout=300, cwd=root)
-    report = json.loads(proc.stdout)
-    assert report["summary"]["filesAnalyzed"] == N_FILES
-    return {(Path(d["file"]).name, d["range"]["start"]["line"] + 1, d["range"]["start"]["character"])
-            for d in report["generalDiagnostics"] if d.get("rule") in PYRIGHT_RULES}
-
-
-def test_bound_at_agrees_with_basedpyright(generated) -> None:
-    root, sources = generated
-    flagged = _pyright_diagnostics(root)
+@pytest.mark.xdist_group("basedpyright")  # the one run of pyright_oracle
+def test_bound_at_agrees_with_basedpyright(basedpyright_cases) -> None:
+    sources, flagged = basedpyright_cases["flow_generated"]
     checked = certain = skipped = 0
     wrong_certain, missed_certain = [], []
     for name, src in sources.items():
@@ -168,11 +141,10 @@ def _inject_reads(text: str, rng: random.Random) -> str | None:
     return out if _valid(out) else None
 
 
-@pytest.mark.slow
-def test_certain_on_real_files_is_never_flagged_by_basedpyright(tmp_path) -> None:
-    """Standard-library modules with a read of a local injected in every function: where
-    ``bound_at`` says CERTAIN, pyright reports nothing (the safety direction; pyright's extra
-    knowledge — NoReturn inference, platform checks — only makes it flag less)."""
+@case("flow_real")
+def _write_real(folder: Path) -> Prepared:
+    """N_REAL standard-library modules with a read of a local injected in every function:
+    name -> source."""
     from corpora import stdlib_files
 
     rng = random.Random(SEED)
@@ -185,21 +157,18 @@ def test_certain_on_real_files_is_never_flagged_by_basedpyright(tmp_path) -> Non
         src = _inject_reads(path.read_text(encoding="utf-8"), rng)
         if src is not None:
             name = f"real_{len(written):03d}.py"
-            (tmp_path / name).write_text(src, encoding="utf-8")
+            (folder / name).write_text(src, encoding="utf-8")
             written[name] = src
-    config = {"typeCheckingMode": "off", "reportPossiblyUnboundVariable": "error",
-              "reportUnboundVariable": "error", "reportUndefinedVariable": "error",
-              "pythonVersion": f"{sys.version_info[0]}.{sys.version_info[1]}"}
-    (tmp_path / "pyrightconfig.json").write_text(json.dumps(config), encoding="utf-8")
-    exe = _pyright()
-    if exe is None:
-        pytest.skip("basedpyright is not installed (pip install -e '.[test]')")
-    proc = subprocess.run([*exe, "--outputjson", str(tmp_path)], capture_output=True,
-                          text=True, timeout=300, cwd=tmp_path)
-    report = json.loads(proc.stdout)
-    flagged = {(Path(d["file"]).name, d["range"]["start"]["line"] + 1,
-                d["range"]["start"]["character"])
-               for d in report["generalDiagnostics"] if d.get("rule") in PYRIGHT_RULES}
+    return Prepared(len(written), written)
+
+
+@pytest.mark.xdist_group("basedpyright")  # the one run of pyright_oracle
+@pytest.mark.slow
+def test_certain_on_real_files_is_never_flagged_by_basedpyright(basedpyright_cases) -> None:
+    """Standard-library modules with a read of a local injected in every function: where
+    ``bound_at`` says CERTAIN, pyright reports nothing (the safety direction; pyright's extra
+    knowledge — NoReturn inference, platform checks — only makes it flag less)."""
+    written, flagged = basedpyright_cases["flow_real"]
     counts: dict[tuple[str, bool], int] = {}
     wrong = []
     for name, src in written.items():
