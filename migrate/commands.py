@@ -12,6 +12,7 @@ import os
 import sys
 
 from ppo_migrate import console
+from ppo_migrate.project.root import display_root
 
 #: The environment variable that asks click for shell completion instead of a run
 #: (click's ``_{PROG_NAME}_COMPLETE``): such a command line is always click's.
@@ -150,14 +151,6 @@ def discover(paths, settings) -> list[str]:
     return []  # unreachable
 
 
-def project_root(settings):
-    """The directory paths are shown relative to: the settings' project root, else the cwd
-    (:func:`ppo_migrate.project.root.display_root`)."""
-    from ppo_migrate.project.root import display_root
-
-    return display_root(settings.project_root)
-
-
 def stdin(settings, name: str | None, mode, keep: dict[str, str] | None = None):
     """The outcome of standard input's bytes analysed as the file ``name`` (``-``).
 
@@ -284,7 +277,7 @@ def report_check(settings, diagnostics, fixed_per_file, options: CheckOptions, s
         emit_text(
             diagnostics,
             sys.stdout,
-            root=project_root(settings),
+            root=display_root(settings.project_root),
             show_notices=settings.show_notices,
             fixed=fixed,
             summary=not options.quiet,
@@ -295,7 +288,7 @@ def report_check(settings, diagnostics, fixed_per_file, options: CheckOptions, s
         return
     if options.show_fixes:
         write_fixes(fixed_per_file, sys.stderr, applied=fix)
-    emit(fmt, diagnostics, sys.stdout, root=project_root(settings))
+    emit(fmt, diagnostics, sys.stdout, root=display_root(settings.project_root))
 
 
 def run_files(paths, settings, mode, options: CheckOptions):
