@@ -140,9 +140,9 @@ def load(paths, overrides: dict):
 
 
 def discover(paths, settings) -> list[str]:
-    """The files to analyse under ``paths`` (:func:`ppo_migrate.discovery.discover_files`);
+    """The files to analyse under ``paths`` (:func:`ppo_migrate.project.discovery.discover_files`);
     a path that does not exist or cannot be read is a one-line error, exit 2."""
-    from ppo_migrate.discovery import discover_files
+    from ppo_migrate.project.discovery import discover_files
 
     try:
         return discover_files(list(paths) or ["."], settings)

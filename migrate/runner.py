@@ -485,7 +485,7 @@ def run(
     """Process files and return their outcomes in path order.
 
     Args:
-        paths: display paths of the files (from :func:`ppo_migrate.discovery.discover_files`).
+        paths: display paths of the files (from :func:`ppo_migrate.project.discovery.discover_files`).
         settings: the run's settings.
         mode: check, apply, diff or add-noqa.
         jobs: worker processes; ``None`` means :func:`default_jobs`. A pool is used
@@ -546,14 +546,14 @@ def run_scouted(
 
     Returns:
         ``(files, result)``: the discovered files (as
-        :func:`ppo_migrate.discovery.discover_files` returns them; each directory the walk
+        :func:`ppo_migrate.project.discovery.discover_files` returns them; each directory the walk
         could not read is logged as it would log it) and the run's :class:`RunResult`, the
         same as :func:`run` gives for them. Candidates left when the scout is done go
         through the pool when their work calls for it (:func:`use_pool`).
 
     Raises:
         FileNotFoundError, NotADirectoryError, PermissionError: as
-            :func:`ppo_migrate.discovery.discover_files` raises them.
+            :func:`ppo_migrate.project.discovery.discover_files` raises them.
         ScoutFailed: the scout ended early (killed, crashed): nothing was reported; run
             without it.
     """
@@ -679,7 +679,7 @@ def _follow_scout(
     if files is None or not scout.finish():
         raise ScoutFailed("the scout process ended early")
     if errors:
-        from ppo_migrate.discovery import warn
+        from ppo_migrate.project.discovery import warn
 
         for path, message in errors:
             warn(path, message)

@@ -55,8 +55,8 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
-from .files import TEMP_PREFIX, is_temp_file
-from .settings import Settings
+from ppo_migrate.files import TEMP_PREFIX, is_temp_file
+from ppo_migrate.settings import Settings
 
 __all__ = ["discover"]
 
