@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -138,3 +140,64 @@ def test_the_analysis_walks_stop_at_the_git_top(tmp_path: Path) -> None:
     assert patches._ini_plugins([str(repo / "tests" / "unit")]) == {"tests.plugins.stub"}
     assert _repository_top(repo / "tests" / "unit", None) == repo
     assert _repository_top(tmp_path / "loose", tmp_path) == tmp_path
+
+
+# ------------------------------------------------------------------ the guard: one spelling of .git
+
+PACKAGE = Path(__file__).resolve().parents[2] / "migrate"
+#: a string that names git's entry as a path: ``.git``, ``.git/info``, ``{d}/.git`` (an
+#: f-string's constant part), not a regular expression (``r"\.git$"``) nor prose in a docstring
+_GIT_PATH = re.compile(r"(?:.*/)?\.git(?:/.*)?")
+
+
+def git_spellings(source: str, filename: str = "<test>") -> list[int]:
+    """The lines of ``source`` where a string constant names ``.git`` as a path outside a
+    literal tuple, list or set of plain names (a list of names to exclude, as settings'
+    defaults, is data; a test of a directory's entries or a path joined to it is a walk
+    that must ask :mod:`ppo_migrate.project.root`)."""
+    tree = ast.parse(source, filename)
+    allowed: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Tuple, ast.List, ast.Set)) and node.elts and all(
+            isinstance(e, ast.Constant) and isinstance(e.value, str) for e in node.elts
+        ):
+            allowed.update(id(e) for e in node.elts)
+    return sorted(
+        node.lineno
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant)
+        and isinstance(node.value, str)
+        and _GIT_PATH.fullmatch(node.value)
+        and id(node) not in allowed
+    )
+
+
+def test_the_checker_finds_an_ad_hoc_git_test_and_spares_a_list_of_names() -> None:
+    source = (
+        "import os\n"
+        "EXCLUDES = ('.git', '.venv', 'build')\n"  # 2: data, allowed
+        "def walk(d, names):\n"
+        "    if '.git' in names:\n"  # 4
+        "        return os.path.join(d, '.git')\n"  # 5
+        "    return f'{d}/.git/info/exclude', r'\\.git$', 'a .git folder'\n"  # 6: the f-string only
+        "SKIP = {'.git', '.hg'}\n"  # 7: data, allowed
+        "MIXED = ['.git', os.sep]\n"  # 8: not a list of plain names
+    )
+    assert git_spellings(source) == [4, 5, 6, 8]
+
+
+def test_only_project_root_spells_the_git_entry() -> None:
+    """Issue 26: one function decides the project root; every walk that looks for ``.git``
+    asks :mod:`ppo_migrate.project.root` (``is_git_top``, ``up_to_git_top``, ``git_top``,
+    ``lists_git``, ``GIT_ENTRY``, ``git_dir``)."""
+    modules = sorted(PACKAGE.rglob("*.py"))
+    assert PACKAGE / "project" / "root.py" in modules and len(modules) > 50
+    assert git_spellings((PACKAGE / "project" / "root.py").read_text()) != []  # the checker sees it
+    found = {
+        str(path.relative_to(PACKAGE)): lines
+        for path in modules
+        if path != PACKAGE / "project" / "root.py"
+        for lines in [git_spellings(path.read_text(encoding="utf-8"), str(path))]
+        if lines
+    }
+    assert found == {}
