@@ -130,8 +130,9 @@ def _plain_check(paths: tuple[str, ...]) -> None:
 def load(paths, overrides: dict):
     """The run's settings: :func:`ppo_migrate.settings.load_settings` for ``paths`` (``"."``
     when none) with the command line's ``overrides`` (keyword arguments, ``None`` for not
-    given); a :class:`ppo_migrate.settings.ConfigError` is a one-line error, exit 2."""
-    from ppo_migrate.settings import ConfigError, load_settings
+    given); a :class:`ppo_migrate.settings_model.ConfigError` is a one-line error, exit 2."""
+    from ppo_migrate.settings import load_settings
+    from ppo_migrate.settings_model import ConfigError
 
     try:
         return load_settings(list(paths) or ["."], **overrides)
@@ -182,7 +183,7 @@ def check(paths: tuple[str, ...], settings, options: CheckOptions) -> None:
 
     Args:
         paths: the command line's paths (``("-",)``: standard input).
-        settings: the run's :class:`ppo_migrate.settings.Settings`, the command line's
+        settings: the run's :class:`ppo_migrate.settings_model.Settings`, the command line's
             overrides applied.
         options: the other options.
 

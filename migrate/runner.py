@@ -48,7 +48,12 @@ from ppo_migrate.prefilter import (  # noqa: F401 - prefilter, is_candidate: thi
 )
 from ppo_migrate.project.snapshot import SourceFile as SnapshotFile
 from ppo_migrate.project.snapshot import active, current, run_scope
-from ppo_migrate.settings import Settings
+from ppo_migrate.settings_model import Settings
+
+# the loader installs the model's reader of a folder's own settings when imported
+# (:func:`ppo_migrate.settings_model.directory_settings`); imported here so that every
+# worker has it, forked or spawned (the judging modules never import the loader)
+import ppo_migrate.settings  # noqa: E402,F401,I001
 
 # A pool is used for at least this much estimated work (:func:`pool_work`): below it,
 # starting the workers and handing them files costs more than a second core saves

@@ -159,7 +159,7 @@ def start(paths: Sequence[str], settings) -> Scout:
 
     Args:
         paths: files and directories as given (see :func:`ppo_migrate.project.discovery.discover_files`).
-        settings: the run's :class:`ppo_migrate.settings.Settings`.
+        settings: the run's :class:`ppo_migrate.settings_model.Settings`.
 
     Returns:
         The parent's :class:`Scout`. Call only where :func:`applies` is true.

@@ -38,7 +38,7 @@ from ppo_migrate.project.tree import DOUBLES_FOLDERS
 from ppo_migrate.targets import module_name, module_package, namespace_prefixes, resolve_relative
 
 if TYPE_CHECKING:
-    from ppo_migrate.settings import Settings
+    from ppo_migrate.settings_model import Settings
 
 #: THE table of callables that replace an attribute or an item named by a string or a
 #: keyword, by the last name of what they call, and how they name it:

@@ -58,7 +58,7 @@ from pathlib import Path
 
 from ppo_migrate.files import TEMP_PREFIX, is_temp_file
 from ppo_migrate.project.root import GIT_ENTRY, git_common_dir, git_top, lists_git
-from ppo_migrate.settings import Settings
+from ppo_migrate.settings_model import Settings
 
 __all__ = ["discover"]
 
@@ -530,7 +530,7 @@ def discover(
     Args:
         paths: files and directories as given on the command line; ``"-"``
             (stdin) is skipped.
-        settings: the run's :class:`~ppo_migrate.settings.Settings` (``exclude``,
+        settings: the run's :class:`~ppo_migrate.settings_model.Settings` (``exclude``,
             ``extend_exclude``, ``respect_gitignore``, ``force_exclude``,
             ``project_root``).
         on_error: called with ``(directory, message)`` for a directory inside a

@@ -48,7 +48,7 @@ def repository_files(
     Args:
         files: the run's files (display paths, as :func:`ppo_migrate.project.discovery.discover_files`
             gives them).
-        settings: the run's :class:`ppo_migrate.settings.Settings` (``exclude``,
+        settings: the run's :class:`ppo_migrate.settings_model.Settings` (``exclude``,
             ``extend_exclude``, ``respect_gitignore``, ``project_root``: the walk honours
             them as discovery does).
         given: the command line's paths, when known: a directory among them that is the

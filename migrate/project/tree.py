@@ -8,7 +8,7 @@ root and kept for the process (``_LISTINGS``).
 
 What the walk does not enter:
 
-* what discovery would not: ruff's default excludes (:data:`ppo_migrate.settings.DEFAULT_EXCLUDES`:
+* what discovery would not: ruff's default excludes (:data:`ppo_migrate.settings_model.DEFAULT_EXCLUDES`:
   VCS folders, virtual environments, caches, ``site-packages``), build output
   (:data:`NOT_WALKED`), and what ``.gitignore`` ignores inside a git repository
   (:class:`ppo_migrate.project.discovery.IgnoreRules`, the same layers discovery applies); symbolic
@@ -96,7 +96,7 @@ def repository_listing(root: str | os.PathLike[str], respect_gitignore: bool = T
     if cached is not None:
         return cached
     from ppo_migrate.project.discovery import IgnoreRules
-    from ppo_migrate.settings import DEFAULT_EXCLUDES, Settings
+    from ppo_migrate.settings_model import DEFAULT_EXCLUDES, Settings
 
     rules = IgnoreRules(Settings(project_root=root, respect_gitignore=bool(respect_gitignore)))
     skipped = NOT_WALKED | TEST_DATA_FOLDERS | frozenset(DEFAULT_EXCLUDES)

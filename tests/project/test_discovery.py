@@ -12,7 +12,7 @@ from hypothesis import given
 from hypothesis import settings as hsettings
 from hypothesis import strategies as st
 from ppo_migrate.project.discovery import _Matcher, discover, discover_files
-from ppo_migrate.settings import DEFAULT_EXCLUDES, Settings
+from ppo_migrate.settings_model import DEFAULT_EXCLUDES, Settings
 
 
 def touch(root: Path, *names: str) -> None:
