@@ -944,7 +944,7 @@ def _item5(rep: Report, n_files: int, runs: int) -> None:
     import time
 
     from ppo_migrate.analysis.check import analyse
-    from ppo_migrate.settings import Settings
+    from ppo_migrate.settings_model import Settings
 
     roots = [Path(sysconfig.get_paths()["stdlib"])]
     spec = importlib.util.find_spec("torch")

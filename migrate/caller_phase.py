@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 
 from ppo_migrate.analysis.callers import DEFAULT_DEPTH, FileIndex, hint, plan
 from ppo_migrate.diagnostics import Diagnostic
-from ppo_migrate.settings import Settings
+from ppo_migrate.settings_model import Settings
 
 
 def follow_callers(

@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 import click
 from ppo_migrate import __version__, commands, console
 from ppo_migrate.console import EXIT_ERROR, EXIT_FINDINGS
+from ppo_migrate.project.root import display_root
 from ppo_migrate.project.snapshot import scoped
 
 
@@ -431,7 +432,7 @@ def apply(
         for d in listed(diagnostics, show_notices=settings.show_notices):
             click.echo(render(d, settings.unsafe_fixes), err=report_to_stderr)
     elif paths != ("-",) or settings.output_format not in ("full", "concise"):
-        emit(settings.output_format, diagnostics, sys.stdout, root=commands.project_root(settings))
+        emit(settings.output_format, diagnostics, sys.stdout, root=display_root(settings.project_root))
     verb = "Would rewrite" if diff else "Rewrote"
     remaining = sum(1 for d in diagnostics if d.code not in NOTICE_CODES)
     threaded_note = (

@@ -12,6 +12,7 @@ import os
 import sys
 
 from ppo_migrate import console
+from ppo_migrate.project.root import display_root
 
 #: The environment variable that asks click for shell completion instead of a run
 #: (click's ``_{PROG_NAME}_COMPLETE``): such a command line is always click's.
@@ -129,8 +130,9 @@ def _plain_check(paths: tuple[str, ...]) -> None:
 def load(paths, overrides: dict):
     """The run's settings: :func:`ppo_migrate.settings.load_settings` for ``paths`` (``"."``
     when none) with the command line's ``overrides`` (keyword arguments, ``None`` for not
-    given); a :class:`ppo_migrate.settings.ConfigError` is a one-line error, exit 2."""
-    from ppo_migrate.settings import ConfigError, load_settings
+    given); a :class:`ppo_migrate.settings_model.ConfigError` is a one-line error, exit 2."""
+    from ppo_migrate.settings import load_settings
+    from ppo_migrate.settings_model import ConfigError
 
     try:
         return load_settings(list(paths) or ["."], **overrides)
@@ -139,23 +141,15 @@ def load(paths, overrides: dict):
 
 
 def discover(paths, settings) -> list[str]:
-    """The files to analyse under ``paths`` (:func:`ppo_migrate.discovery.discover_files`);
+    """The files to analyse under ``paths`` (:func:`ppo_migrate.project.discovery.discover_files`);
     a path that does not exist or cannot be read is a one-line error, exit 2."""
-    from ppo_migrate.discovery import discover_files
+    from ppo_migrate.project.discovery import discover_files
 
     try:
         return discover_files(list(paths) or ["."], settings)
     except (FileNotFoundError, NotADirectoryError, PermissionError) as exc:
         console.fail(str(exc) if str(exc) else f"{exc!r}")
     return []  # unreachable
-
-
-def project_root(settings):
-    """The directory paths are shown relative to: the settings' project root, else the cwd
-    (:func:`ppo_migrate.project.root.display_root`)."""
-    from ppo_migrate.project.root import display_root
-
-    return display_root(settings.project_root)
 
 
 def stdin(settings, name: str | None, mode, keep: dict[str, str] | None = None):
@@ -189,7 +183,7 @@ def check(paths: tuple[str, ...], settings, options: CheckOptions) -> None:
 
     Args:
         paths: the command line's paths (``("-",)``: standard input).
-        settings: the run's :class:`ppo_migrate.settings.Settings`, the command line's
+        settings: the run's :class:`ppo_migrate.settings_model.Settings`, the command line's
             overrides applied.
         options: the other options.
 
@@ -284,7 +278,7 @@ def report_check(settings, diagnostics, fixed_per_file, options: CheckOptions, s
         emit_text(
             diagnostics,
             sys.stdout,
-            root=project_root(settings),
+            root=display_root(settings.project_root),
             show_notices=settings.show_notices,
             fixed=fixed,
             summary=not options.quiet,
@@ -295,7 +289,7 @@ def report_check(settings, diagnostics, fixed_per_file, options: CheckOptions, s
         return
     if options.show_fixes:
         write_fixes(fixed_per_file, sys.stderr, applied=fix)
-    emit(fmt, diagnostics, sys.stdout, root=project_root(settings))
+    emit(fmt, diagnostics, sys.stdout, root=display_root(settings.project_root))
 
 
 def run_files(paths, settings, mode, options: CheckOptions):

@@ -48,7 +48,12 @@ from ppo_migrate.prefilter import (  # noqa: F401 - prefilter, is_candidate: thi
 )
 from ppo_migrate.project.snapshot import SourceFile as SnapshotFile
 from ppo_migrate.project.snapshot import active, current, run_scope
-from ppo_migrate.settings import Settings
+from ppo_migrate.settings_model import Settings
+
+# the loader installs the model's reader of a folder's own settings when imported
+# (:func:`ppo_migrate.settings_model.directory_settings`); imported here so that every
+# worker has it, forked or spawned (the judging modules never import the loader)
+import ppo_migrate.settings  # noqa: E402,F401,I001
 
 # A pool is used for at least this much estimated work (:func:`pool_work`): below it,
 # starting the workers and handing them files costs more than a second core saves
@@ -485,7 +490,7 @@ def run(
     """Process files and return their outcomes in path order.
 
     Args:
-        paths: display paths of the files (from :func:`ppo_migrate.discovery.discover_files`).
+        paths: display paths of the files (from :func:`ppo_migrate.project.discovery.discover_files`).
         settings: the run's settings.
         mode: check, apply, diff or add-noqa.
         jobs: worker processes; ``None`` means :func:`default_jobs`. A pool is used
@@ -546,14 +551,14 @@ def run_scouted(
 
     Returns:
         ``(files, result)``: the discovered files (as
-        :func:`ppo_migrate.discovery.discover_files` returns them; each directory the walk
+        :func:`ppo_migrate.project.discovery.discover_files` returns them; each directory the walk
         could not read is logged as it would log it) and the run's :class:`RunResult`, the
         same as :func:`run` gives for them. Candidates left when the scout is done go
         through the pool when their work calls for it (:func:`use_pool`).
 
     Raises:
         FileNotFoundError, NotADirectoryError, PermissionError: as
-            :func:`ppo_migrate.discovery.discover_files` raises them.
+            :func:`ppo_migrate.project.discovery.discover_files` raises them.
         ScoutFailed: the scout ended early (killed, crashed): nothing was reported; run
             without it.
     """
@@ -679,7 +684,7 @@ def _follow_scout(
     if files is None or not scout.finish():
         raise ScoutFailed("the scout process ended early")
     if errors:
-        from ppo_migrate.discovery import warn
+        from ppo_migrate.project.discovery import warn
 
         for path, message in errors:
             warn(path, message)

@@ -12,7 +12,7 @@ fields separated by NUL (paths as ``os.fsencode`` gives them, so any name surviv
 
 - ``C size NUL path``: a file whose bytes name a target (size -1: unreadable);
 - ``E path NUL message``: a directory the walk could not read (or a temporary file it could not
-  remove), as :func:`ppo_migrate.discovery.discover_files` reports it to ``on_error``;
+  remove), as :func:`ppo_migrate.project.discovery.discover_files` reports it to ``on_error``;
 - ``F path NUL path ...``: discovered files, sorted, as ``discover_files`` returns them, in
   order, up to ``_FILES_PER_MESSAGE`` a message;
 - ``D``: done (every file has been sent);
@@ -158,8 +158,8 @@ def start(paths: Sequence[str], settings) -> Scout:
     """Fork a scout for ``paths`` (the command line's) and ``settings``.
 
     Args:
-        paths: files and directories as given (see :func:`ppo_migrate.discovery.discover_files`).
-        settings: the run's :class:`ppo_migrate.settings.Settings`.
+        paths: files and directories as given (see :func:`ppo_migrate.project.discovery.discover_files`).
+        settings: the run's :class:`ppo_migrate.settings_model.Settings`.
 
     Returns:
         The parent's :class:`Scout`. Call only where :func:`applies` is true.
@@ -192,7 +192,7 @@ def _child(paths: Sequence[str], settings, reader: int, writer: int) -> None:  #
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
         os.close(reader)
         _end_with_parent(writer)
-        from ppo_migrate.discovery import discover_files
+        from ppo_migrate.project.discovery import discover_files
         from ppo_migrate.prefilter import iter_candidates
 
         def on_error(path, message: str) -> None:

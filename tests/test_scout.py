@@ -19,7 +19,7 @@ import pytest
 import warm_python
 from cli_helpers import group_left_after, kill_group, ppo_migrate_exe
 from ppo_migrate import scout as scouting
-from ppo_migrate.discovery import discover_files
+from ppo_migrate.project.discovery import discover_files
 from ppo_migrate.modes import Mode
 from ppo_migrate.prefilter import iter_candidates
 from ppo_migrate.runner import ScoutFailed, run, run_scouted

@@ -8,15 +8,13 @@ import pytest
 from hypothesis import given
 from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
-from ppo_migrate.settings import (
+from ppo_migrate.settings import _may_hold_our_table, find_pyproject, load_settings
+from ppo_migrate.settings_model import (
     DEFAULT_CONFIG_NAMES,
     DEFAULT_EXCLUDES,
     DEFAULT_TARGETS,
     ConfigError,
     Settings,
-    _may_hold_our_table,
-    find_pyproject,
-    load_settings,
 )
 
 
@@ -477,3 +475,31 @@ def test_settings_behave_as_the_frozen_dataclass_they_were(proj: Path) -> None:
         Settings()
     )
     assert Settings().output_format == "full" and Settings().respect_gitignore is True
+
+
+# ------------------------------------------------------------------ a folder's own settings
+
+
+def test_the_loader_installs_the_reader_of_a_folder_s_settings(proj: Path) -> None:
+    """Issue 26: the judging modules ask :mod:`ppo_migrate.settings_model` for a folder's
+    ``verl-version``; the loader answers (its own table's, nearest first), ``None`` for a
+    folder without a table or with a broken one."""
+    from ppo_migrate import settings_model
+    from ppo_migrate.settings import directory_settings
+
+    write(proj / "app" / "pyproject.toml", '[tool.ppo-migrate]\nverl-version = "0.8.0"\n')
+    (proj / "app" / "pkg").mkdir()
+    write(proj / "bad" / "pyproject.toml", "[tool.ppo-migrate]\nverl-version = 8\n")
+    (proj / "none").mkdir()
+    found = settings_model.directory_settings(proj / "app" / "pkg")
+    assert found is not None and found.verl_version == "0.8.0" and found.project_root == proj / "app"
+    assert found == directory_settings(proj / "app" / "pkg")
+    assert settings_model.directory_settings(proj / "bad") is None
+    assert settings_model.directory_settings(proj / "none") is None
+    try:  # without the loader's reader no folder has settings of its own
+        settings_model.set_directory_reader(None)
+        assert settings_model.directory_settings(proj / "app" / "pkg") is None
+        settings_model.set_directory_reader(lambda d: Settings(verl_version=d.name))
+        assert settings_model.directory_settings(proj / "app" / "pkg").verl_version == "pkg"
+    finally:
+        settings_model.set_directory_reader(directory_settings)

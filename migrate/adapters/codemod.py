@@ -17,7 +17,11 @@ import libcst as cst
 from ppo_migrate.analysis.check import analyse
 from ppo_migrate.analysis.module import SourceProblem
 from ppo_migrate.edits.cst_calls import _Rewriter, call_positions, replacements
-from ppo_migrate.settings import DEFAULT_TARGETS, Settings
+from ppo_migrate.settings_model import DEFAULT_TARGETS, Settings
+
+# installs the model's reader of a folder's own settings (a ``[tool.ppo-migrate]`` table's
+# ``verl-version`` nearest a file): the judging modules ask the model, never the loader
+import ppo_migrate.settings  # noqa: E402,F401,I001
 
 
 def _pass_config_command() -> type:

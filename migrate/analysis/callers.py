@@ -51,7 +51,7 @@ from ppo_migrate.targets import (
 )
 
 if TYPE_CHECKING:
-    from ppo_migrate.settings import Settings
+    from ppo_migrate.settings_model import Settings
 
 DEFAULT_DEPTH = 3
 _TRANSPARENT_DECORATORS = frozenset({"staticmethod", "classmethod"})

@@ -53,7 +53,7 @@ from ppo_migrate.targets import TargetMatcher, Verdict, module_package, resolve_
 if TYPE_CHECKING:
     from ppo_migrate.analysis.configs import ConfigChoice
     from ppo_migrate.analysis.targets import TargetCall
-    from ppo_migrate.settings import Settings
+    from ppo_migrate.settings_model import Settings
 
 def analyse(
     text: str,

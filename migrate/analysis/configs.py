@@ -83,6 +83,7 @@ from ppo_migrate.analysis.scopes import frames as scope_frames
 from ppo_migrate.analysis.targets import TargetFinder, all_args, dotted_parts
 from ppo_migrate.diagnostics import CallerOrigin, Reason, Related, qualname
 from ppo_migrate.project.path_expr import PathEvaluator
+from ppo_migrate.project.root import git_top
 from ppo_migrate.targets import resolve_relative
 
 #: Qualified names of omegaconf's ``DictConfig``.
@@ -3002,15 +3003,11 @@ def _dataclass_fields(found: tuple[ConfigFinder, ast.ClassDef], seen: set[int]) 
 
 
 def _repository_top(directory: Path, root: Path | None) -> Path | None:
-    """The directory holding ``.git`` above ``directory`` (the repository's top), else
-    ``root`` (the package root) when it is above ``directory``, else ``None``."""
-    d = directory
-    for _ in range(32):
-        if (d / ".git").exists():
-            return d
-        if d.parent == d:
-            break
-        d = d.parent
+    """The git top level at or above ``directory`` (:func:`ppo_migrate.project.root.git_top`),
+    else ``root`` (the package root) when it is above ``directory``, else ``None``."""
+    top = git_top(directory)
+    if top is not None:
+        return Path(top)
     if root is not None and root == directory:
         # a script's folder is its own package root: no bound on where the project's files
         # are (``scripts/launch.py`` loading ``examples/conf/x.yaml`` from the top)

@@ -49,7 +49,7 @@ from ppo_migrate.targets import (
 )
 
 if TYPE_CHECKING:
-    from ppo_migrate.settings import Settings
+    from ppo_migrate.settings_model import Settings
 
 #: Above this many names, a file's identifiers are collected once instead of searching
 #: the bytes for each name.

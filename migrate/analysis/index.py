@@ -28,7 +28,7 @@ from ppo_migrate.targets import absolute_parent
 
 if TYPE_CHECKING:
     from ppo_migrate.analysis.check import ModuleAnalysis
-    from ppo_migrate.settings import Settings
+    from ppo_migrate.settings_model import Settings
 
 #: Files held per process (a module analysis is a few hundred kilobytes at most).
 _MAX_FILES = 256

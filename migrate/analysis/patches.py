@@ -32,12 +32,13 @@ from typing import TYPE_CHECKING, NamedTuple
 from ppo_migrate.constants import MAX_SOURCE_CHARS
 from ppo_migrate.diagnostics import Reason, Related
 from ppo_migrate.files import decode_source
+from ppo_migrate.project.root import up_to_git_top
 from ppo_migrate.project.snapshot import active, current
 from ppo_migrate.project.tree import DOUBLES_FOLDERS
 from ppo_migrate.targets import module_name, module_package, namespace_prefixes, resolve_relative
 
 if TYPE_CHECKING:
-    from ppo_migrate.settings import Settings
+    from ppo_migrate.settings_model import Settings
 
 #: THE table of callables that replace an attribute or an item named by a string or a
 #: keyword, by the last name of what they call, and how they name it:
@@ -1248,13 +1249,14 @@ _INI_FILES = ("pytest.ini", ".pytest.ini", "pyproject.toml", "setup.cfg", "tox.i
 def _ini_plugins(folders: Iterable[str]) -> set[str]:
     """The modules ``-p NAME`` names in the ini files (``pytest.ini``, ``pyproject.toml``,
     ``setup.cfg``, ``tox.ini``) of ``folders`` and the folders above them, up to a git
-    top level (``.git`` in it); ``-p no:NAME`` left out. Generous: a name too many only
+    top level (:func:`ppo_migrate.project.root.up_to_git_top`); ``-p no:NAME`` left out. Generous: a name too many only
     makes a file count."""
     out: set[str] = set()
     seen: set[str] = set()
     for folder in folders:
-        here = folder
-        while here not in seen:
+        for here in up_to_git_top(folder):
+            if here in seen:
+                break
             seen.add(here)
             for name in _INI_FILES:
                 try:
@@ -1267,10 +1269,6 @@ def _ini_plugins(folders: Iterable[str]) -> set[str]:
                         m.group(1).rstrip(".") for m in _PLUGIN_OPTION.finditer(text)
                         if not m.group(1).startswith("no:") and ":" not in m.group(1)
                     )
-            parent = os.path.dirname(here)
-            if parent == here or os.path.exists(os.path.join(here, ".git")):
-                break
-            here = parent
     return out
 
 

@@ -66,7 +66,7 @@ from ppo_migrate.constants import CONFIG_PARAMETER
 from ppo_migrate.diagnostics import Reason, Related
 from ppo_migrate.project.root import search_root
 from ppo_migrate.scratch import in_preview, original_cwd, original_path
-from ppo_migrate.settings import ConfigError, load_settings
+from ppo_migrate.settings_model import directory_settings
 from ppo_migrate.targets import absolute_parent
 
 if TYPE_CHECKING:
@@ -1027,11 +1027,13 @@ class SignatureResolver:
 
 def _nearest_setting(directory: Path) -> tuple[Version, str, tuple[str, int] | None] | None:
     """``verl-version`` of the nearest ``pyproject.toml`` with a ``[tool.ppo-migrate]`` table
-    above ``directory`` (ruff's hierarchical configuration), or ``None``."""
-    try:  # one read: the settings' project root is the directory of the table's pyproject
-        settings = load_settings([directory])
-    except ConfigError:
-        return None  # the run's own settings report a broken file
+    above ``directory`` (ruff's hierarchical configuration), or ``None``: read by the
+    loader's reader (:func:`ppo_migrate.settings_model.directory_settings`)."""
+    # one read, through the loader's reader (no import of the loader here, issue 26): the
+    # settings' project root is the directory of the table's pyproject
+    settings = directory_settings(directory)
+    if settings is None:
+        return None  # no table, or a broken one (the run's own settings report it)
     value = settings.verl_version
     if value is None or settings.project_root is None:
         return None
@@ -1058,7 +1060,7 @@ def resolver_for(settings) -> SignatureResolver:
     shared by every file a process analyses).
 
     Args:
-        settings: a :class:`ppo_migrate.settings.Settings`.
+        settings: a :class:`ppo_migrate.settings_model.Settings`.
     """
     version = getattr(settings, "verl_version", None) if getattr(settings, "verl_version_from_cli", False) else None
     root = getattr(settings, "project_root", None)
@@ -1088,7 +1090,7 @@ def callee_signature(path: str, qualified_names, settings) -> CalleeInEffect:
         path: the calling file's path (``"-"``: standard input).
         qualified_names: iterable of absolute qualified names of the callee (a name of
             the settings' ``reexports`` is read as the target it re-exports).
-        settings: the run's :class:`ppo_migrate.settings.Settings`.
+        settings: the run's :class:`ppo_migrate.settings_model.Settings`.
 
     Returns:
         The first answer that refuses a config (one binding that would raise is

@@ -88,7 +88,7 @@ from ppo_migrate.analysis.requirements import (
     poetry_specifier,
 )
 from ppo_migrate.files import UnreadableFile
-from ppo_migrate.project.root import is_marked
+from ppo_migrate.project.root import is_git_top, is_marked, up_to_git_top
 from ppo_migrate.project.snapshot import current
 
 __all__ = [
@@ -160,13 +160,13 @@ def declared_verl(start: str | os.PathLike[str], stop: str | os.PathLike[str] | 
     """What the project holding ``start`` declares about verl, without executing anything.
 
     Walks from ``start`` (a file: its directory; a directory: itself) upwards to ``stop``
-    (inclusive; default: the filesystem root), and past neither the repository root (a
-    directory holding ``.git``). Every directory on the way holding a project file
-    (:data:`PROJECT_FILES`) that declares verl gives its decision, by the rules in this
-    module's docstring (lock, else direct reference, else the lowest version any specifier
+    (inclusive; default: the filesystem root), and past neither the repository root (the git
+    top level: :func:`ppo_migrate.project.root.up_to_git_top`). Every directory on the way
+    holding a project file (:data:`PROJECT_FILES`) that declares verl gives its decision, by
+    the rules in this module's docstring (lock, else direct reference, else the lowest version any specifier
     allows); so does every environment folder of the repository (a folder with dependency
-    files and no Python code, e.g. ``docker/requirements.txt``; the repository is the ``.git``
-    directory's, else the highest project folder found). Issue 26: every pin that could
+    files and no Python code, e.g. ``docker/requirements.txt``; the repository is the git top
+    level, else the highest project folder found). Issue 26: every pin that could
     apply must accept a config, so among the decisions the lowest version before 0.9.0 wins,
     then one whose release cannot be read, then the lowest (:func:`_strictest`).
 
@@ -183,24 +183,22 @@ def declared_verl(start: str | os.PathLike[str], stop: str | os.PathLike[str] | 
         Nothing: unreadable or unparsable files and entries are skipped (a ``pyproject.toml``
         that ``tomllib`` rejects contributes nothing).
     """
-    here = Path(os.path.abspath(os.fspath(start)))
-    if not here.is_dir():
-        here = here.parent
-    last = Path(os.path.abspath(os.fspath(stop))) if stop is not None else None
+    first = Path(os.path.abspath(os.fspath(start)))
+    if not first.is_dir():
+        first = first.parent
     decisions: list[VerlDeclaration] = []
     ancestors: set[Path] = set()
     top: Path | None = None
-    while True:
+    here = first
+    for directory in up_to_git_top(first, stop):
+        here = Path(directory)
         ancestors.add(here)
         if is_marked(here):
             top = here
             decided = _decide(here)
             if decided is not None:
                 decisions.append(decided)
-        if here == last or here.parent == here or (here / ".git").exists():
-            break
-        here = here.parent
-    scope = here if (here / ".git").exists() else top
+    scope = here if is_git_top(here) else top
     if scope is not None:
         for folder in _environment_folders(scope):
             if folder not in ancestors:

@@ -18,7 +18,7 @@ import libcst as cst
 
 from ppo_migrate.constants import CONFIG_PARAMETER, MAX_NESTING, MAX_SOURCE_CHARS
 from ppo_migrate.diagnostics import Diagnostic
-from ppo_migrate.settings import Settings
+from ppo_migrate.settings_model import Settings
 
 _LINE_SPLIT = re.compile(r"\r\n|\r|\n")  # LibCST's line breaks (PositionProvider's NEWLINE_RE)
 #: CPython's limit on nested brackets (``MAXLEVEL`` in its tokenizer, 3.8 to 3.13).

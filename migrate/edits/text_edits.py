@@ -24,7 +24,7 @@ from ppo_migrate.analysis.names import ModuleNames
 from ppo_migrate.diagnostics import Diagnostic, Edit
 
 if TYPE_CHECKING:
-    from ppo_migrate.settings import Settings
+    from ppo_migrate.settings_model import Settings
 
 _LINE_SPLIT = re.compile(r"\r\n|\r|\n")  # Python's (and LibCST's) line breaks
 

@@ -31,7 +31,7 @@ from ppo_migrate.edits.cst_calls import (
 )
 from ppo_migrate.files import FileChanged, atomic_write, encode_source, read_source
 from ppo_migrate.project.snapshot import current
-from ppo_migrate.settings import Settings
+from ppo_migrate.settings_model import Settings
 
 
 def _parse(path: str):

@@ -46,9 +46,9 @@ def repository_files(
     """The Python files of the repository holding ``files`` that the run does not hold.
 
     Args:
-        files: the run's files (display paths, as :func:`ppo_migrate.discovery.discover_files`
+        files: the run's files (display paths, as :func:`ppo_migrate.project.discovery.discover_files`
             gives them).
-        settings: the run's :class:`ppo_migrate.settings.Settings` (``exclude``,
+        settings: the run's :class:`ppo_migrate.settings_model.Settings` (``exclude``,
             ``extend_exclude``, ``respect_gitignore``, ``project_root``: the walk honours
             them as discovery does).
         given: the command line's paths, when known: a directory among them that is the
@@ -66,7 +66,7 @@ def repository_files(
     Raises:
         Nothing: a directory that cannot be read is left out (discovery logs it).
     """
-    from ppo_migrate.discovery import discover_files
+    from ppo_migrate.project.discovery import discover_files
     from ppo_migrate.scratch import in_preview, original_path
 
     paths = [f for f in files if f != "-"]

@@ -13,6 +13,12 @@ decided here too, each by its own documented rule, and nowhere else.
 * :func:`git_root`: the git work tree alone (SARIF and GitHub paths are relative to it).
 * :func:`display_root`: the folder paths are shown relative to, as ruff shows them.
 
+Every other module that needs git's layout asks the small helpers here, so the spelling of
+``.git`` and the rule for a worktree's or submodule's ``.git`` file live in one place:
+:func:`is_git_top` (does a directory start a work tree), :func:`lists_git` (the same, from a
+listing a walk already made), :func:`git_top` and :func:`up_to_git_top` (the walk up to it),
+:func:`git_dir` / :func:`git_common_dir` (where the repository's own files are: ``info/exclude``).
+
 ``.gitmodules`` is a project marker too: without ``.git``, a sub-folder's own pin does not
 end the search below the root whose submodule holds the copy of verl in effect.
 Only names are listed and tested; nothing is read or executed.
@@ -23,8 +29,13 @@ from __future__ import annotations
 import fnmatch
 import os
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
+
+#: The entry that makes a directory the top of a git work tree: a directory, or a file
+#: ``gitdir: <path>`` for a worktree or a submodule (git's ``gitrepository-layout``). The
+#: only spelling of it in the package (``tests/project/test_root.py`` guards that).
+GIT_ENTRY = ".git"
 
 #: Files that make a directory a project's root when no git work tree holds it (the design
 #: note's rule: a requirements file or a lock alone marks a folder of dependencies, not a
@@ -60,7 +71,7 @@ def _marks(directory: str) -> tuple[bool, bool]:
         names = os.listdir(directory)
     except OSError:
         names = []
-    git = ".git" in names
+    git = GIT_ENTRY in names
     marked = git or any(
         (n in MARKERS or _PATTERN.match(n)) and os.path.isfile(os.path.join(directory, n)) for n in names
     )
@@ -98,12 +109,116 @@ def _directory(path: str | os.PathLike[str]) -> str:
     return path if os.path.isdir(path) else os.path.dirname(path)
 
 
-def git_root(path: str | os.PathLike[str]) -> Path | None:
-    """The git top level holding ``path`` (the nearest ancestor with ``.git``), or ``None``."""
-    for directory in _ancestors(_directory(path)):
-        if _marks(directory)[0]:
-            return Path(directory)
+def is_git_top(directory: str | os.PathLike[str]) -> bool:
+    """Whether ``directory`` is the top of a git work tree: it holds :data:`GIT_ENTRY`, a
+    directory or a worktree's or submodule's ``gitdir:`` file (even a dangling link counts,
+    as in a listing).
+
+    Args:
+        directory: a directory path, absolute or relative to the working directory.
+
+    Returns:
+        ``True`` when the entry exists; ``False`` otherwise or when it cannot be looked at.
+    """
+    return os.path.lexists(os.path.join(os.fspath(directory), GIT_ENTRY))
+
+
+def lists_git(names: Iterable[str]) -> bool:
+    """:func:`is_git_top` from a listing the caller already made (a walk's ``os.scandir``):
+    whether ``names``, a directory's entry names, hold :data:`GIT_ENTRY`.
+
+    Args:
+        names: entry names of one directory (a set is fastest).
+    """
+    return GIT_ENTRY in names
+
+
+def up_to_git_top(
+    start: str | os.PathLike[str], stop: str | os.PathLike[str] | None = None
+) -> Iterator[str]:
+    """The directories a walk up from ``start`` visits, nearest first: ``start`` itself, then
+    each parent, ending with the first that is a git top level (:func:`is_git_top`), ``stop``
+    (when reached), or the filesystem root. Each is yielded before the test, so a caller looks
+    in the top level too (pytest's ini files, a pin beside ``.git``).
+
+    Args:
+        start: a directory; made absolute, not resolved (symlinks stay as written).
+        stop: the last directory to visit; one that is not an ancestor of ``start`` never
+            ends the walk.
+
+    Yields:
+        Absolute directory paths as strings.
+    """
+    last = os.path.abspath(os.fspath(stop)) if stop is not None else None
+    for directory in _ancestors(os.path.abspath(os.fspath(start))):
+        yield directory
+        if directory == last or is_git_top(directory):
+            return
+
+
+def git_top(directory: str | os.PathLike[str]) -> str | None:
+    """The git top level at or above ``directory`` (the nearest one holding
+    :data:`GIT_ENTRY`), as an absolute string; ``None`` outside any work tree.
+
+    Args:
+        directory: a directory (absolute, or relative to the working directory).
+    """
+    for here in _ancestors(os.path.abspath(os.fspath(directory))):
+        if is_git_top(here):
+            return here
     return None
+
+
+def git_root(path: str | os.PathLike[str]) -> Path | None:
+    """The git top level holding ``path`` (a file: its folder; :func:`git_top`), or ``None``."""
+    top = git_top(_directory(path))
+    return Path(top) if top is not None else None
+
+
+def git_dir(repo: str | os.PathLike[str]) -> str | None:
+    """The git directory of the work tree whose top is ``repo``: ``repo/.git`` when that is a
+    directory, else the path a worktree's or submodule's ``.git`` file names on its first
+    line ``gitdir: <path>`` (relative to ``repo`` when not absolute, as git reads it).
+
+    Args:
+        repo: a git top level (:func:`git_top`).
+
+    Returns:
+        The directory path (not checked to exist); ``None`` when ``repo`` has no ``.git``,
+        or its ``.git`` file cannot be read or does not start with ``gitdir:``.
+    """
+    dotgit = os.path.join(os.fspath(repo), GIT_ENTRY)
+    if os.path.isdir(dotgit):
+        return dotgit
+    try:
+        with open(dotgit, encoding="utf-8", errors="replace") as handle:
+            line = handle.readline().strip()
+    except OSError:
+        return None
+    if not line.startswith("gitdir:"):
+        return None
+    return os.path.join(os.fspath(repo), line[len("gitdir:") :].strip())
+
+
+def git_common_dir(repo: str | os.PathLike[str]) -> str | None:
+    """The directory holding the files a repository's worktrees share (``info/exclude``,
+    ``config``): :func:`git_dir`, followed through its ``commondir`` file when it has one
+    (a linked worktree: ``commondir`` names the main ``.git``, relative to the git dir).
+
+    Args:
+        repo: a git top level.
+
+    Returns:
+        The directory path; ``None`` as :func:`git_dir`.
+    """
+    gitdir = git_dir(repo)
+    if gitdir is None:
+        return None
+    try:
+        with open(os.path.join(gitdir, "commondir"), encoding="utf-8") as handle:
+            return os.path.join(gitdir, handle.read().strip())
+    except OSError:
+        return gitdir
 
 
 def project_root(paths: Iterable[str | os.PathLike[str]]) -> Path | None:

@@ -70,7 +70,6 @@ import os
 
 from ppo_migrate.files import SourceFile as _ReadFile
 from ppo_migrate.files import UnreadableFile, decode_source, read_source
-from ppo_migrate.settings import set_config_reader
 
 TYPE_CHECKING = False  # ``typing`` is ~3 ms of a plain ``check``'s start: annotations only
 if TYPE_CHECKING:
@@ -549,8 +548,3 @@ __all__ = [
     "Counts", "OPTIONAL_BYTES", "Snapshot", "SourceFile", "TREE_CHARS", "active", "current",
     "recorded", "run_scope", "scoped",
 ]
-
-
-# ``ppo_migrate.settings`` reads its configuration files through the run's snapshot (it
-# cannot import this module: ``project`` imports ``settings``)
-set_config_reader(lambda path: current().read_bytes(path))

@@ -8,10 +8,10 @@ root and kept for the process (``_LISTINGS``).
 
 What the walk does not enter:
 
-* what discovery would not: ruff's default excludes (:data:`ppo_migrate.settings.DEFAULT_EXCLUDES`:
+* what discovery would not: ruff's default excludes (:data:`ppo_migrate.settings_model.DEFAULT_EXCLUDES`:
   VCS folders, virtual environments, caches, ``site-packages``), build output
   (:data:`NOT_WALKED`), and what ``.gitignore`` ignores inside a git repository
-  (:class:`ppo_migrate.discovery.IgnoreRules`, the same layers discovery applies); symbolic
+  (:class:`ppo_migrate.project.discovery.IgnoreRules`, the same layers discovery applies); symbolic
   links to folders are not followed;
 * **test data** (:data:`TEST_DATA_FOLDERS`): a folder named ``fixtures``, ``testdata``,
   ``test_data`` or ``test-data`` holds inputs of the project's own tests (a tool's sample
@@ -95,8 +95,8 @@ def repository_listing(root: str | os.PathLike[str], respect_gitignore: bool = T
     cached = _LISTINGS.get(key)
     if cached is not None:
         return cached
-    from ppo_migrate.discovery import IgnoreRules
-    from ppo_migrate.settings import DEFAULT_EXCLUDES, Settings
+    from ppo_migrate.project.discovery import IgnoreRules
+    from ppo_migrate.settings_model import DEFAULT_EXCLUDES, Settings
 
     rules = IgnoreRules(Settings(project_root=root, respect_gitignore=bool(respect_gitignore)))
     skipped = NOT_WALKED | TEST_DATA_FOLDERS | frozenset(DEFAULT_EXCLUDES)

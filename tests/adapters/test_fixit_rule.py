@@ -80,7 +80,7 @@ def test_public_name() -> None:
 
 def test_settings_from_pyproject_and_fallback(tmp_path: Path) -> None:
     from ppo_migrate.adapters.fixit_rule import settings_for
-    from ppo_migrate.settings import Settings
+    from ppo_migrate.settings_model import Settings
 
     good, bad = tmp_path / "good", tmp_path / "bad"
     good.mkdir()

@@ -511,7 +511,7 @@ def test_index_record_of_one_file_holds_defs_sites_and_values(tmp_path: Path) ->
 
     from ppo_migrate.analysis.check import ModuleAnalysis
     from ppo_migrate.analysis.callers import index_file
-    from ppo_migrate.settings import Settings
+    from ppo_migrate.settings_model import Settings
 
     _write(tmp_path, {
         "pkg/__init__.py": "",
@@ -553,7 +553,7 @@ def test_index_record_of_one_file_holds_defs_sites_and_values(tmp_path: Path) ->
 def _plan_of(root: Path):
     from ppo_migrate.analysis.check import analyse
     from ppo_migrate.analysis.callers import plan
-    from ppo_migrate.settings import Settings
+    from ppo_migrate.settings_model import Settings
 
     settings = Settings()
     files = sorted(str(p.relative_to(root)) for p in root.rglob("*.py"))

@@ -12,7 +12,7 @@ import pytest
 from ppo_migrate.analysis.check import analyse
 from ppo_migrate.analysis.module import SourceProblem
 from ppo_migrate.diagnostics import Edit
-from ppo_migrate.settings import Settings
+from ppo_migrate.settings_model import Settings
 
 from cli_helpers import declared
 

@@ -16,7 +16,7 @@ import pytest
 
 from ppo_migrate.analysis import analyse
 from ppo_migrate.edits.text_edits import process_text
-from ppo_migrate.settings import Settings
+from ppo_migrate.settings_model import Settings
 
 from cli_helpers import declared
 

@@ -20,7 +20,7 @@ from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
 
 from ppo_migrate.edits.text_edits import process_text
-from ppo_migrate.settings import Settings
+from ppo_migrate.settings_model import Settings
 
 HEAD = "from envmod import get_env\nfrom omegaconf import OmegaConf\n"
 SETTINGS = Settings(targets=("envmod.get_env",))

@@ -31,7 +31,7 @@ from pathlib import Path
 
 import pytest
 from ppo_migrate.edits.text_edits import process_text
-from ppo_migrate.settings import Settings
+from ppo_migrate.settings_model import Settings
 from verl_wheels import VERL_STUBS, wheel_tree
 
 HEAD = "from verl.trainer.constants_ppo import get_ppo_ray_runtime_env\nfrom omegaconf import OmegaConf\n"

@@ -29,7 +29,7 @@ import pytest
 from ppo_migrate.analysis.check import analyse
 from ppo_migrate.diagnostics import Edit
 from ppo_migrate.edits.text_edits import apply_edits
-from ppo_migrate.settings import Settings
+from ppo_migrate.settings_model import Settings
 
 from pyright_oracle import Prepared, case
 

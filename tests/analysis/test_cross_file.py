@@ -490,7 +490,7 @@ def _judge(tmp_path: Path, definer: str, caller: str, init: str = "") -> str | N
     """judge_callers's verdict on ``pkg/launch.py``'s one origin, ``pkg/main.py`` calling."""
     from ppo_migrate.analysis.cross_file import judge_callers
     from ppo_migrate.edits.text_edits import process_text
-    from ppo_migrate.settings import Settings
+    from ppo_migrate.settings_model import Settings
 
     pkg = tmp_path / "pkg"
     pkg.mkdir()
@@ -556,7 +556,7 @@ def test_a_caller_in_a_file_outside_the_run_is_not_judged(tmp_path: Path) -> Non
     keeps the safe fix (what ``pre-commit`` passes is the staged files alone)."""
     from ppo_migrate.analysis.cross_file import judge_callers
     from ppo_migrate.diagnostics import CallerOrigin
-    from ppo_migrate.settings import Settings
+    from ppo_migrate.settings_model import Settings
 
     pkg = tmp_path / "pkg"
     pkg.mkdir()
@@ -582,7 +582,7 @@ def _verdict(tmp_path: Path, files: dict[str, str], home: str, qualname: str, ki
     ``config`` at position 0) of ``home`` against all of them."""
     from ppo_migrate.analysis.cross_file import judge_callers
     from ppo_migrate.diagnostics import CallerOrigin
-    from ppo_migrate.settings import Settings
+    from ppo_migrate.settings_model import Settings
 
     for rel, text in files.items():
         (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
@@ -664,7 +664,7 @@ def test_a_re_export_beside_a_fallback_of_the_same_name_is_followed(
     before that too)."""
     from ppo_migrate.analysis.cross_file import judge_callers
     from ppo_migrate.diagnostics import CallerOrigin
-    from ppo_migrate.settings import Settings
+    from ppo_migrate.settings_model import Settings
 
     name = imported.split()[-1]
     files = {
@@ -823,7 +823,7 @@ def test_the_gate_reads_a_file_for_a_name_only_beside_that_name_s_module(
     from ppo_migrate.analysis import cross_file
     from ppo_migrate.analysis.cross_file import judge_callers
     from ppo_migrate.diagnostics import CallerOrigin
-    from ppo_migrate.settings import Settings
+    from ppo_migrate.settings_model import Settings
 
     files = {
         "pkg/__init__.py": "",
@@ -928,7 +928,7 @@ def test_a_caller_importing_the_module_through_sys_path_is_judged(tmp_path: Path
     ``pkg/lib.py`` as ``lib``; its dict argument made no verdict and the safe fix crashed it."""
     from ppo_migrate.analysis.cross_file import judge_callers
     from ppo_migrate.diagnostics import CallerOrigin
-    from ppo_migrate.settings import Settings
+    from ppo_migrate.settings_model import Settings
 
     files = {
         "pkg/__init__.py": "",

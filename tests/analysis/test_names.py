@@ -15,7 +15,7 @@ import pytest
 import warm_python
 from ppo_migrate.analysis.names import ModuleNames
 from ppo_migrate.codemod import process_text
-from ppo_migrate.settings import Settings
+from ppo_migrate.settings_model import Settings
 
 SETTINGS = Settings().replace(use_ppo_runtime=True)
 # verl 0.9's signature; ``typing`` so that the annotation ``"cp.typing.Any"`` resolves

@@ -11,7 +11,7 @@ import pytest
 import warm_python
 from cli_helpers import declare_verl, run_cli
 from ppo_migrate.analysis.patches import patched_at, target_patches
-from ppo_migrate.settings import Settings
+from ppo_migrate.settings_model import Settings
 
 IMP = "from verl.trainer.constants_ppo import get_ppo_ray_runtime_env\n"
 LIB = IMP + "\n\ndef launch(config):\n    return get_ppo_ray_runtime_env()\n"

@@ -423,7 +423,7 @@ def test_the_unsafe_fix_carries_a_structured_reason(tmp_path: Path, name: str, m
     """The finding's :class:`ppo_migrate.diagnostics.Reason` names the double: kind
     ``"rebound"`` for an assignment run outside the tests, ``"patched"`` for the rest."""
     from ppo_migrate.runner import Mode, run
-    from ppo_migrate.settings import Settings
+    from ppo_migrate.settings_model import Settings
 
     files, (rel, marker), caller = DOUBLES[name]
     _write(tmp_path, files)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from ppo_migrate.analysis.check import analyse
 from ppo_migrate.diagnostics import Reason, Related
-from ppo_migrate.settings import Settings
+from ppo_migrate.settings_model import Settings
 
 IMP = "from verl.trainer.constants_ppo import get_ppo_ray_runtime_env\n"
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from ppo_migrate.codemod import process_text
-from ppo_migrate.settings import Settings
+from ppo_migrate.settings_model import Settings
 
 HEAD = "import inspect\nfrom inspect import signature\nfrom verl.trainer.constants_ppo import get_ppo_ray_runtime_env as g\n"
 

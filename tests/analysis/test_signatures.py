@@ -14,7 +14,7 @@ from ppo_migrate.analysis.signatures import (
     find_definitions,
     install_roots,
 )
-from ppo_migrate.settings import Settings
+from ppo_migrate.settings_model import Settings
 
 CONSTANTS = "verl.trainer.constants_ppo"
 TARGET = f"{CONSTANTS}.get_ppo_ray_runtime_env"

@@ -370,7 +370,7 @@ def test_nothing_decides_with_verl_version_given_the_fix_is_safe(tmp_path: Path)
 def test_the_decision_carries_a_structured_reason(tmp_path: Path) -> None:
     """The callee decision's Reason: its kind and the pin's place (issue 26, item 5)."""
     from ppo_migrate.analysis.check import analyse
-    from ppo_migrate.settings import Settings
+    from ppo_migrate.settings_model import Settings
 
     root = _tree(tmp_path / "proj", {"tox.ini": "[testenv]\ndeps =\n    verl==0.8.0\n"})
     d, _ = analyse(LAUNCHER, str(root / "scripts" / "train.py"), Settings())

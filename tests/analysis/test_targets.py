@@ -7,7 +7,7 @@ import pytest
 from ppo_migrate.analysis.module import parse
 from ppo_migrate.analysis.scopes import ScopeTree
 from ppo_migrate.analysis.targets import TargetFinder, configless_kind
-from ppo_migrate.settings import Settings
+from ppo_migrate.settings_model import Settings
 from ppo_migrate.targets import TargetMatcher
 
 T = "verl.trainer.constants_ppo.get_ppo_ray_runtime_env"

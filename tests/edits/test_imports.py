@@ -10,7 +10,7 @@ import pytest
 from cli_helpers import run_cli
 from ppo_migrate.codemod import process_text
 from ppo_migrate.edits.imports import use_ppo_runtime
-from ppo_migrate.settings import Settings
+from ppo_migrate.settings_model import Settings
 
 SETTINGS = Settings().replace(use_ppo_runtime=True)
 

@@ -14,7 +14,7 @@ import pytest
 
 from ppo_migrate.edits.cst_calls import configless_kind
 from ppo_migrate.edits.text_edits import process_text
-from ppo_migrate.settings import Settings
+from ppo_migrate.settings_model import Settings
 
 from cli_helpers import declare_verl
 

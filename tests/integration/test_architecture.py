@@ -52,7 +52,29 @@ def test_the_import_linter_contracts_are_kept(capsys: pytest.CaptureFixture[str]
     kept = use_cases.lint_imports(config_filename=str(PYPROJECT), cache_dir=None)
     report = capsys.readouterr().out
     assert kept, report
-    assert "Contracts: 2 kept, 0 broken." in report, report
+    assert "Contracts: 3 kept, 0 broken." in report, report
+
+
+def test_judging_reads_no_settings_is_a_contract_on_every_analysis_module() -> None:
+    """Issue 26: ``judging-reads-no-settings`` forbids ``ppo_migrate.analysis`` (the package
+    and every module under it, directly or through another module) the settings loader and
+    the preview; the analysis imports :mod:`ppo_migrate.settings_model` instead."""
+    import tomllib
+
+    contracts = tomllib.loads(PYPROJECT.read_text())["tool"]["importlinter"]["contracts"]
+    found = {c["id"]: c for c in contracts}["judging-reads-no-settings"]
+    assert (found["type"], found["source_modules"]) == ("forbidden", ["ppo_migrate.analysis"])
+    assert found["forbidden_modules"] == ["ppo_migrate.settings", "ppo_migrate.preview"]
+    assert not found.get("allow_indirect_imports", False)
+    graph = _graph()
+    reached = {
+        module: graph.find_shortest_chain(importer=module, imported="ppo_migrate.settings")
+        for module in sorted(graph.find_children("ppo_migrate.analysis"))
+    }
+    assert {m: chain for m, chain in reached.items() if chain} == {}
+    assert graph.find_shortest_chain(
+        importer="ppo_migrate.analysis.signatures", imported="ppo_migrate.settings_model"
+    ) == ("ppo_migrate.analysis.signatures", "ppo_migrate.settings_model")
 
 
 def test_no_import_cycle_among_the_package_s_modules() -> None:

@@ -281,7 +281,7 @@ def test_no_safe_fix_is_lost_on_verl_0_8_0(tmp_path_factory: pytest.TempPathFact
     from verl_wheels import wheel_tree
 
     from ppo_migrate.edits.text_edits import _use_ppo_runtime
-    from ppo_migrate.settings import Settings
+    from ppo_migrate.settings_model import Settings
 
     work = tmp_path / "verl-0.8.0"
     shutil.copytree(wheel_tree("0.8.0", tmp_path_factory) / "verl", work / "verl")

@@ -240,7 +240,7 @@ def test_reasons_of_the_findings(tmp_path: Path) -> None:
     """The structured reason: ``trusted-by-name`` for a parameter nothing speaks for,
     ``evidence-against`` naming the literal and its line for a rejected one."""
     from ppo_migrate.analysis.check import analyse
-    from ppo_migrate.settings import Settings
+    from ppo_migrate.settings_model import Settings
 
     source = (
         "from omegaconf import OmegaConf\n"

@@ -27,7 +27,7 @@ from cli_helpers import declare_verl, group_left_after, kill_group
 
 from ppo_migrate import runner
 from ppo_migrate.runner import Mode
-from ppo_migrate.settings import Settings
+from ppo_migrate.settings_model import Settings
 
 #: Ctrl-C and kill tests stop real runs part-way: one worker runs them (and the few timings)
 #: one at a time
@@ -541,7 +541,7 @@ def wait(*args, **kwargs):
 concurrent.futures.wait = wait
 from pathlib import Path
 from ppo_migrate.runner import Mode, run
-from ppo_migrate.settings import Settings
+from ppo_migrate.settings_model import Settings
 
 files = sorted(str(p) for p in Path("tree").rglob("*.py"))
 result = run(files, Settings(), Mode.CHECK, jobs=2, force_pool=True)

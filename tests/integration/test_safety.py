@@ -46,7 +46,7 @@ import pytest
 
 from ppo_migrate.files import is_temp_file
 from ppo_migrate.runner import Mode, process_file
-from ppo_migrate.settings import Settings
+from ppo_migrate.settings_model import Settings
 
 from cli_helpers import declare_verl, ppo_migrate_exe, run_cli
 

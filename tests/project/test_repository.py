@@ -8,7 +8,7 @@ import subprocess
 from pathlib import Path
 
 from ppo_migrate.project.repository import repository_files
-from ppo_migrate.settings import Settings
+from ppo_migrate.settings_model import Settings
 
 
 def _tree(root: Path) -> None:

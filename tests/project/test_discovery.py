@@ -1,4 +1,4 @@
-"""Tests for ppo_migrate.discovery: walking, excludes, .gitignore, named paths, symlinks."""
+"""Tests for ppo_migrate.project.discovery: walking, excludes, .gitignore, named paths, symlinks."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ import pytest
 from hypothesis import given
 from hypothesis import settings as hsettings
 from hypothesis import strategies as st
-from ppo_migrate.discovery import _Matcher, discover, discover_files
-from ppo_migrate.settings import DEFAULT_EXCLUDES, Settings
+from ppo_migrate.project.discovery import _Matcher, discover, discover_files
+from ppo_migrate.settings_model import DEFAULT_EXCLUDES, Settings
 
 
 def touch(root: Path, *names: str) -> None:
@@ -414,7 +414,7 @@ def test_discovery_does_not_import_libcst() -> None:
     import subprocess
     import sys
 
-    code = "import sys, ppo_migrate.discovery; print('libcst' in sys.modules)"
+    code = "import sys, ppo_migrate.project.discovery; print('libcst' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
 

@@ -18,7 +18,8 @@ Rules (ruff's, where ruff has one):
   outside the project root are matched by base name only.
 * **.gitignore** (when ``settings.respect_gitignore``): as git sees it, so only
   inside a git repository (a directory holding ``.git``, found at or above the
-  walked path; ruff does the same since it reverted ``require_git(false)``).
+  walked path by :func:`ppo_migrate.project.root.git_top`; ruff does the same
+  since it reverted ``require_git(false)``).
   The ``.gitignore`` files of the parent directories up to the git root and of
   every walked directory apply, deeper files taking precedence, then
   ``.git/info/exclude``. A nested repository (a directory holding ``.git``)
@@ -55,8 +56,9 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
-from .files import TEMP_PREFIX, is_temp_file
-from .settings import Settings
+from ppo_migrate.files import TEMP_PREFIX, is_temp_file
+from ppo_migrate.project.root import GIT_ENTRY, git_common_dir, git_top, lists_git
+from ppo_migrate.settings_model import Settings
 
 __all__ = ["discover"]
 
@@ -319,24 +321,11 @@ class _Discovery:
         return matcher
 
     def _info_exclude(self, repo: str) -> str | None:
-        """Path of ``info/exclude`` for the repository at ``repo``."""
-        dotgit = os.path.join(repo, ".git")
-        if os.path.isdir(dotgit):
-            return os.path.join(dotgit, "info", "exclude")
-        try:  # a worktree or submodule: ".git" is a file "gitdir: <path>"
-            with open(dotgit, encoding="utf-8", errors="replace") as f:
-                line = f.readline().strip()
-        except OSError:
-            return None
-        if not line.startswith("gitdir:"):
-            return None
-        gitdir = os.path.join(repo, line[len("gitdir:") :].strip())
-        try:
-            with open(os.path.join(gitdir, "commondir"), encoding="utf-8") as f:
-                gitdir = os.path.join(gitdir, f.read().strip())
-        except OSError:
-            pass
-        return os.path.join(gitdir, "info", "exclude")
+        """Path of ``info/exclude`` for the repository at ``repo`` (in its common git
+        directory: :func:`ppo_migrate.project.root.git_common_dir`, which reads a worktree's
+        or submodule's ``gitdir:`` file)."""
+        common = git_common_dir(repo)
+        return os.path.join(common, "info", "exclude") if common is not None else None
 
     def _repo_layers(self, repo: str) -> tuple:
         """The layers a repository starts with: its ``info/exclude``."""
@@ -347,17 +336,6 @@ class _Discovery:
     def _add_dir_layer(self, layers: tuple, abs_dir: str) -> tuple:
         m = self._gitignore(os.path.join(abs_dir, ".gitignore"))
         return layers + ((_prefix(abs_dir), m),) if m is not None else layers
-
-    @staticmethod
-    def _git_root(abs_dir: str) -> str | None:
-        d = abs_dir
-        while True:
-            if os.path.lexists(os.path.join(d, ".git")):
-                return d
-            parent = os.path.dirname(d)
-            if parent == d:
-                return None
-            d = parent
 
     @staticmethod
     def _ignored(layers: tuple | None, abs_path: str, name: str, is_dir: bool) -> bool:
@@ -376,7 +354,7 @@ class _Discovery:
         """Ignore layers in force for the entries of ``abs_dir``, excluding its own .gitignore."""
         if not self.settings.respect_gitignore:
             return None
-        repo = self._git_root(abs_dir)
+        repo = git_top(abs_dir)
         if repo is None:
             return None
         if repo == abs_dir:
@@ -402,7 +380,7 @@ class _Discovery:
             return True
         if not self.settings.respect_gitignore:
             return False
-        repo = self._git_root(os.path.dirname(abs_path) if not is_dir else abs_path)
+        repo = git_top(os.path.dirname(abs_path) if not is_dir else abs_path)
         if repo is None or repo == abs_path:
             return False
         layers = self._add_dir_layer(self._repo_layers(repo), repo)
@@ -473,7 +451,7 @@ class _Discovery:
                 continue
             if respect:
                 names = {e.name for e in entries}
-                if ".git" in names:  # a repository (or a nested one) starts here
+                if lists_git(names):  # a repository (or a nested one) starts here
                     layers = self._repo_layers(abs_dir)
                 if layers is not None and ".gitignore" in names:
                     layers = self._add_dir_layer(layers, abs_dir)
@@ -490,7 +468,7 @@ class _Discovery:
                 except OSError:
                     is_dir = False
                 if is_dir:
-                    if name == ".git":
+                    if name == GIT_ENTRY:
                         continue
                 elif not name.endswith(".py"):
                     continue
@@ -552,7 +530,7 @@ def discover(
     Args:
         paths: files and directories as given on the command line; ``"-"``
             (stdin) is skipped.
-        settings: the run's :class:`~ppo_migrate.settings.Settings` (``exclude``,
+        settings: the run's :class:`~ppo_migrate.settings_model.Settings` (``exclude``,
             ``extend_exclude``, ``respect_gitignore``, ``force_exclude``,
             ``project_root``).
         on_error: called with ``(directory, message)`` for a directory inside a
@@ -618,7 +596,7 @@ class IgnoreRules:
         if not self._respect:
             return None
         names = set(names)
-        if ".git" in names:  # a repository (or a nested one) starts here
+        if lists_git(names):  # a repository (or a nested one) starts here
             layers = self._d._repo_layers(directory)
         if layers is not None and ".gitignore" in names:
             layers = self._d._add_dir_layer(layers, directory)
