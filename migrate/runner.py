@@ -55,12 +55,22 @@ from ppo_migrate.settings_model import Settings
 # worker has it, forked or spawned (the judging modules never import the loader)
 import ppo_migrate.settings  # noqa: E402,F401,I001
 
-# A pool is used for at least this much estimated work (:func:`pool_work`): below it,
-# starting the workers and handing them files costs more than a second core saves
-# (issue 13, item 6: the verl tree's 8 candidates, 75 kB, ran 1.3x slower in a pool).
-POOL_MIN_WORK = 256 * 1024
-# The work of one candidate beyond its bytes (reading, the analysis's fixed costs), in bytes.
-POOL_WORK_PER_FILE = 1024
+# The estimated CPU time of one candidate's analysis (:func:`candidate_work`), in
+# microseconds: a fixed part, a part per byte and a part per time its bytes spell a
+# target's name (each a reference to resolve, most a call to judge). Fitted to serial runs
+# of benchmarks/run.py's trees on the 2-core machine of benchmarks/README.md (issue 26):
+# 600 chain modules of 224 bytes naming the function twice, 0.6 ms a file; 135 trainer
+# modules of 2.2 kB naming it 5 times, 1.9 ms; 200 modules of 2.3 kB naming it 16 times,
+# 4.9 ms; 30 real-shaped modules of 9 kB naming it 3 times, 5.5 ms.
+WORK_PER_FILE_US = 300
+WORK_PER_KB_US = 300
+WORK_PER_NAME_US = 250
+# What the pool costs (:func:`use_pool`): per candidate, handing it to a worker and its
+# outcome back and the worker's own look-ups the parent had made already (~1 ms a file on
+# the 600-file chain, whose pool ran 1.8x the serial run's CPU time); once per worker,
+# starting it. A pool whose candidates each take less than the first saves nothing.
+POOL_COST_PER_FILE_US = 1000
+POOL_START_US = 100_000
 # With the pool forced (:data:`FORCE_POOL_ENV`), below this many candidate files no pool.
 POOL_MIN_CANDIDATES = 8
 # Files handed to each worker ahead of time: one running, one queued.
@@ -448,32 +458,64 @@ def _process_star(
         )
 
 
-def pool_work(sizes: Sequence[int]) -> int:
-    """The estimated work of analysing candidates: their bytes plus
-    ``POOL_WORK_PER_FILE`` each (an unreadable file counts that alone).
+def candidate_work(size: int, names: int = 0) -> int:
+    """The estimated CPU time of analysing one candidate, in microseconds.
 
     Args:
-        sizes: each candidate's size in bytes (-1 when unreadable).
+        size: its size in bytes (-1 when unreadable: the fixed part alone).
+        names: how many times its bytes spell a target's last name (0 when not known).
+
+    Returns:
+        ``WORK_PER_FILE_US + size * WORK_PER_KB_US / 1024 + names * WORK_PER_NAME_US``.
     """
-    return sum(max(size, 0) + POOL_WORK_PER_FILE for size in sizes)
+    return WORK_PER_FILE_US + max(size, 0) * WORK_PER_KB_US // 1024 + names * WORK_PER_NAME_US
 
 
-def use_pool(jobs: int, sizes: Sequence[int], force: bool | None = None) -> bool:
-    """Whether a run of these candidates goes through the worker pool.
+def use_pool(jobs: int, works: Sequence[int], force: bool | None = None) -> bool:
+    """Whether a run of these candidates goes through the worker pool: when the time
+    ``jobs`` workers save on the candidates' work is more than what the pool costs
+    (:data:`POOL_COST_PER_FILE_US` a candidate, :data:`POOL_START_US` a worker), i.e.
+    ``W * (n - 1) - files * POOL_COST_PER_FILE_US > n * POOL_START_US`` for ``n`` workers
+    and ``W`` the sum of ``works``. Issue 26's benchmark items 9 and 10 (135 trainer
+    modules, a 600-module chain) ran 1.4 and 1.8 times the CPU time of a serial run in the
+    pool, and no faster; a pool pays on files of heavier analyses (200 modules of 15 calls
+    each: 1.5 times faster on two cores).
 
     Args:
         jobs: worker processes allowed.
-        sizes: each candidate's size in bytes (-1 when unreadable).
+        works: each candidate's estimated work in microseconds (:func:`candidate_work`).
         force: use the pool for ``POOL_MIN_CANDIDATES`` or more candidates, whatever
             their work (tests of the pool only); ``None``: as :data:`FORCE_POOL_ENV` says.
     """
-    if jobs <= 1 or len(sizes) < 2:
+    if jobs <= 1 or len(works) < 2:
         return False
     if force is None:
         force = os.environ.get(FORCE_POOL_ENV, "") == "1"
     if force:
-        return len(sizes) >= POOL_MIN_CANDIDATES
-    return pool_work(sizes) >= POOL_MIN_WORK
+        return len(works) >= POOL_MIN_CANDIDATES
+    workers = min(jobs, len(works))
+    saved = sum(works) * (workers - 1) - len(works) * POOL_COST_PER_FILE_US
+    return saved > workers * POOL_START_US
+
+
+def _works(paths: Sequence[str], sizes: Mapping[str, int], settings: Settings) -> list[int]:
+    """:func:`candidate_work` of each of ``paths`` (``sizes``: bytes, -1 unreadable), the
+    target names counted in the bytes the run's snapshot holds (a file it does not hold is
+    not read for this: its size alone counts)."""
+    snapshot = current()
+    names = [n.encode() for n in settings.target_names]
+    works = []
+    for p in paths:
+        size = sizes.get(p, 0)
+        spelled = 0
+        if size > 0 and snapshot.holds(p):
+            try:
+                data = snapshot.read_bytes(p)
+            except (OSError, ValueError):
+                data = b""
+            spelled = sum(data.count(n) for n in names)
+        works.append(candidate_work(size, spelled))
+    return works
 
 
 def run(
@@ -494,8 +536,8 @@ def run(
         settings: the run's settings.
         mode: check, apply, diff or add-noqa.
         jobs: worker processes; ``None`` means :func:`default_jobs`. A pool is used
-            only when ``jobs > 1`` and the candidates' estimated work is at least
-            ``POOL_MIN_WORK`` (:func:`use_pool`).
+            only when ``jobs > 1`` and the candidates' estimated work pays for it
+            (:func:`use_pool`).
         progress: called as ``progress(done, total, path)`` after each candidate.
         on_outcome: called in this process with each candidate's outcome as soon as
             it is known (a rewritten file has then been replaced on disk), in the
@@ -605,7 +647,7 @@ def _run_with_scout(scout, settings, mode, jobs, progress, stop_requested, given
             [o.path for o in result.outcomes], files, settings, mode, others, pending=list(sizes)
         )
         with_reexports = {p: planned[0] for p in planned[1] if p in sizes}
-        if use_pool(jobs, list(sizes.values())):
+        if use_pool(jobs, _works(list(sizes), sizes, settings)):
             # the trees of the files analysed so far are no use to the workers, which are
             # forked with them: each would carry them (the peak memory of a large check)
             current().release_trees()
@@ -785,7 +827,7 @@ def _run(
     previous, _on_written = _on_written, lambda o: announced.__setitem__(o.path, o)
     try:
         check_stop()
-        if use_pool(jobs, [sizes.get(p, 0) for p in candidates], force_pool):
+        if use_pool(jobs, _works(candidates, sizes, settings), force_pool):
             # Largest first, so that no big file starts last and runs alone at the
             # end; the outcomes are sorted by path below whatever the order.
             biggest_first = sorted(candidates, key=lambda p: -sizes.get(p, 0))

@@ -105,3 +105,47 @@ def test_a_name_spelled_with_characters_python_folds_is_found(tmp_path) -> None:
     stub = verl_stub(tmp_path / "stub")
     run = run_python("import m; print(m.main({'a': 1}))", tmp_path, tmp_path, stub)
     assert run.stdout.strip() == "{'a': 1}", run.stderr
+
+
+def test_the_pool_is_used_only_where_its_work_pays_for_it(monkeypatch) -> None:
+    """Issue 26: the pool was picked by the candidates' bytes (256 kB), so benchmark items 9
+    and 10 (135 trainer modules; a 600-module chain of 224-byte files) ran in it at 1.4 and
+    1.8 times a serial run's CPU time and no faster. The estimate now counts, per file, a
+    fixed part, its bytes and the names it spells; the pool is used when two workers save
+    more than it costs (1 ms a file, 100 ms a worker)."""
+    from ppo_migrate import runner
+    from ppo_migrate.runner import candidate_work, use_pool
+
+    monkeypatch.delenv(runner.FORCE_POOL_ENV, raising=False)
+    assert candidate_work(2231, 5) == 300 + 2231 * 300 // 1024 + 5 * 250 == 2203
+    assert candidate_work(-1) == 300  # unreadable: the fixed part alone
+    assert not use_pool(2, [candidate_work(224, 2)] * 600)  # item 10's chain: 865 us a file
+    assert not use_pool(2, [candidate_work(2231, 5)] * 135)  # item 9: saves 162 ms < 200 ms
+    assert not use_pool(2, [candidate_work(9054, 3)] * 30)  # 30 real-shaped candidates
+    assert use_pool(2, [candidate_work(2282, 16)] * 200)  # item 12: 15 calls a file
+    assert use_pool(2, [candidate_work(2278, 5)] * 2000)  # item 3's 2,000 trainer modules
+    assert not use_pool(1, [candidate_work(2282, 16)] * 200)  # --jobs 1
+    assert not use_pool(2, [10**9])  # one file: nothing to share
+    # the pool forced (tests of the pool): from POOL_MIN_CANDIDATES files, whatever the work
+    assert use_pool(2, [300] * runner.POOL_MIN_CANDIDATES, force=True)
+    assert not use_pool(2, [300] * (runner.POOL_MIN_CANDIDATES - 1), force=True)
+
+
+def test_the_work_estimate_counts_the_names_in_the_bytes_the_snapshot_holds(tmp_path) -> None:
+    """:func:`ppo_migrate.runner._works` reads no file: a file the run's snapshot holds
+    counts its target names, one it does not hold its size alone."""
+    from ppo_migrate.project.snapshot import run_scope
+    from ppo_migrate.runner import _works
+    from ppo_migrate.settings import Settings
+
+    held, other = tmp_path / "held.py", tmp_path / "other.py"
+    text = b"from verl.trainer.constants_ppo import get_ppo_ray_runtime_env\nget_ppo_ray_runtime_env()\n"
+    held.write_bytes(text)
+    other.write_bytes(text)
+    with run_scope() as snapshot:
+        snapshot.read_bytes(held, keep=True)
+        sizes = {str(held): len(text), str(other): len(text)}
+        works = _works([str(held), str(other)], sizes, Settings())
+        assert not snapshot.holds(other)
+        assert snapshot.counts_of(other).reads == 0 and snapshot.counts_of(held).reads == 1
+    assert works == [300 + len(text) * 300 // 1024 + 2 * 250, 300 + len(text) * 300 // 1024]

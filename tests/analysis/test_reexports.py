@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 import warm_python
 from cli_helpers import run_cli, verl_stub
+from ppo_migrate.analysis.reexports import project_reexports
 
 UTIL = "from verl.trainer.constants_ppo import get_ppo_ray_runtime_env as make_env\n"
 CALLER = (
@@ -102,3 +103,34 @@ def test_a_star_import_re_exports_the_function(tmp_path: Path, init: str, util: 
     assert found == [("app/b.py", "PPO001", 7, "safe")], proc.stdout
     assert run_cli("apply", "app/b.py", cwd=root).returncode == 0
     assert _ran(root, stub) == "ran {'trainer': {'n_gpus_per_node': 1}}"
+
+
+def test_re_exports_of_re_exports_through_module_aliases_and_star_imports(tmp_path: Path) -> None:
+    """:func:`project_reexports` follows a module re-exported under an alias
+    (``pkg/_compat.py``: ``from verl.trainer import constants_ppo as cp``), a star import of
+    that module's re-export and a plain alias of it, each found once its owner's names are
+    known (the names known are looked up by their owner module; a scan of every name known
+    was quadratic in the run), and a private name stays out of the star import."""
+    target = "verl.trainer.constants_ppo.get_ppo_ray_runtime_env"
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "app").mkdir()
+    texts = {
+        "pkg/__init__.py": "",
+        "pkg/_compat.py": "from verl.trainer import constants_ppo as cp\nfrom verl.trainer.constants_ppo import get_ppo_ray_runtime_env as _private\n",
+        "pkg/util.py": "from pkg._compat import cp\nmake_env = cp.get_ppo_ray_runtime_env\n",
+        "pkg/api.py": "from pkg.util import *\nfrom pkg._compat import *\n",
+        "app/__init__.py": "",
+        "app/b.py": "from pkg.api import make_env\nfrom pkg.util import cp\nfrom pkg._compat import cp\n",
+    }
+    datas = {}
+    for name, text in texts.items():
+        (tmp_path / name).write_text(text)
+        datas[str(tmp_path / name)] = text.encode()
+    found = project_reexports(datas, lambda words: {}, [target])
+    assert found == {
+        "pkg._compat.cp.get_ppo_ray_runtime_env": target,
+        "pkg._compat._private": target,  # a re-export of its own, but no star import's
+        "pkg.util.cp.get_ppo_ray_runtime_env": target,
+        "pkg.util.make_env": target,
+        "pkg.api.make_env": target,
+    }
