@@ -358,3 +358,40 @@ def test_a_kept_failure_holds_no_frames(tmp_path: Path) -> None:
         assert raised.value.__traceback__ is not None  # the copy raised has one
     kept = snapshot._files[snapshot.key(missing)]
     assert kept.error.__traceback__ is None and kept.os_error.__traceback__ is None
+
+
+# ----------------------------------------------------------------------------- the overlay
+
+
+def test_the_overlay_is_what_every_read_sees_and_writes_nothing(tmp_path: Path) -> None:
+    """Issue 26, step 7: ``overlay`` records new bytes; ``source``, ``read_bytes``,
+    ``read_text``, the tree and ``stamp`` see them, a budget's drop does not lose them, the
+    bytes before the first overlay are kept, and the disk is never touched."""
+    path = tmp_path / "m.py"
+    path.write_bytes(b"x = 1\r\n")
+    disk = os.stat(path)
+    snapshot = Snapshot()
+    assert snapshot.stamp(path) == (disk.st_mtime_ns, 7)
+    snapshot.source(path).tree()
+    snapshot.overlay(path, b"x = 22\n")
+    staged = snapshot.source(path)
+    assert (staged.data, snapshot.read_bytes(path), snapshot.read_text(path)) == (
+        b"x = 22\n", b"x = 22\n", "x = 22\n"
+    )
+    assert staged.tree().body[0].value.value == 22
+    first = snapshot.stamp(path)
+    assert first[0] < 0 and first[1] == 7  # its own stamp: the overlaid size, no disk mtime
+    snapshot.optional(path)
+    snapshot.forget(path)  # dropped from the files held: the overlay stays
+    assert snapshot.read_bytes(path) == b"x = 22\n" and snapshot.holds(path)
+    snapshot.overlay(path, b"x = 333\n")
+    second = snapshot.stamp(path)
+    assert second[1] == 8 and second[0] < 0 and second != first
+    assert snapshot.overlaid() == {str(path): (b"x = 1\r\n", b"x = 333\n")}
+    c = snapshot.counts_of(path)
+    assert (c.reads, c.ast_parses, c.rewritten_parses, c.writes) == (1, 1, 1, 2)
+    assert path.read_bytes() == b"x = 1\r\n" and os.stat(path).st_mtime_ns == disk.st_mtime_ns
+    assert Snapshot().read_bytes(path) == b"x = 1\r\n"  # another run: the disk
+    state = snapshot.worker_state()
+    assert state is not None and state[0] is False and set(state[1]) == {str(path)}
+    assert Snapshot().worker_state() is None
