@@ -389,15 +389,15 @@ def apply(
                 click.echo(f)
             return
         if thread_config and diff:
-            # every step of the multi-file rewrite, in a scratch copy: one diff of them all
-            from ppo_migrate.preview import NotPreviewable, run_in_copy
+            # every step of the multi-file rewrite, the real apply (Mode.APPLY) with its
+            # writes staged in the snapshot's overlay: its later steps and re-checks read
+            # the edited text there; nothing is written or copied; one diff of them all
+            from ppo_migrate.edits.unified_diff import overlay_diff
+            from ppo_migrate.project.snapshot import current, staged
 
-            try:  # the real apply (Mode.APPLY) on the copies
-                (outcomes, diagnostics, threaded, threaded_fixes), patch = run_in_copy(
-                    files, lambda copies: rewrite(copies, Mode.APPLY)
-                )
-            except NotPreviewable as exc:
-                raise click.UsageError(str(exc)) from None
+            with staged(current()) as snapshot:
+                outcomes, diagnostics, threaded, threaded_fixes = rewrite(files, Mode.APPLY)
+            patch = overlay_diff(snapshot.overlaid(), files)
             click.echo(patch, nl=False, err=diff_to_stderr)
         else:
             outcomes, diagnostics, threaded, threaded_fixes = rewrite(files, mode)

@@ -47,7 +47,7 @@ from ppo_migrate.prefilter import (  # noqa: F401 - prefilter, is_candidate: thi
     spells_otherwise,
 )
 from ppo_migrate.project.snapshot import SourceFile as SnapshotFile
-from ppo_migrate.project.snapshot import active, current, run_scope
+from ppo_migrate.project.snapshot import active, current, enter_worker, run_scope
 from ppo_migrate.settings_model import Settings
 
 # the loader installs the model's reader of a folder's own settings when imported
@@ -317,16 +317,25 @@ def _write_back(
     ``written`` (the outcome of a rewrite) is handed to ``_on_written`` once the
     file is replaced, before a held-back signal can stop the process.
 
+    In a preview (the run's snapshot staging: :func:`ppo_migrate.project.snapshot.staged`)
+    the bytes go into the snapshot's overlay instead, and nothing is written.
+
     Returns:
-        ``None`` when written; otherwise the file's outcome: PPO904 when it changed
-        on disk since it was read (it is left as it is), PPO901 when it cannot be
-        written or the new text cannot be encoded in the file's encoding.
+        ``None`` when written; ``written`` with ``new_data`` (the bytes) when staged in the
+        overlay (a pool worker's parent overlays them in its own snapshot); otherwise the
+        file's outcome: PPO904 when it changed on disk since it was read (it is left as
+        it is), PPO901 when it cannot be written or the new text cannot be encoded in the
+        file's encoding.
     """
     try:
         with _signals_deferred():
             data = text()
+            snapshot = current()
+            if snapshot.staging:  # a preview: into the overlay, which later phases read
+                snapshot.overlay(path, data)
+                return None if written is None else written._replace(new_data=data)
             atomic_write(Path(path), data, expected=source)
-            current().written(path, data)  # later phases read these bytes, not the disk
+            snapshot.written(path, data)  # later phases read these bytes, not the disk
             if written is not None and _on_written is not None:
                 _on_written(written)
     except FileChanged as exc:
@@ -1194,7 +1203,9 @@ def _ctrl_c_recorded() -> Iterator[Callable[[], bool]]:
         signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
-def _worker_init(written_queue=None, lifeline: tuple[int, int] | None = None) -> None:
+def _worker_init(
+    written_queue=None, lifeline: tuple[int, int] | None = None, snapshot_state=None
+) -> None:
     """Pool workers leave Ctrl-C to the parent, which stops them with SIGTERM.
 
     Args:
@@ -1204,8 +1215,12 @@ def _worker_init(written_queue=None, lifeline: tuple[int, int] | None = None) ->
             a file written by a worker it stopped.
         lifeline: a forked worker's copy of :func:`_lifeline`'s pipe: the worker ends
             itself when the parent dies (see :func:`_watch_parent`).
+        snapshot_state: a spawned worker's copy of the parent's overlay and staging
+            (:meth:`ppo_migrate.project.snapshot.Snapshot.worker_state`, pickled; a forked
+            worker inherits the snapshot itself): a preview's worker stages its rewrites.
     """
     global _on_written
+    enter_worker(snapshot_state)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     snapshot = active()  # the parent's, as it was at the fork: this worker's own copy
     if snapshot is not None:
@@ -1221,6 +1236,15 @@ def _worker_init(written_queue=None, lifeline: tuple[int, int] | None = None) ->
             ))
 
         _on_written = announce
+
+
+def _snapshot_state(context):
+    """What a worker started by ``context`` must be handed of the run's snapshot: nothing
+    when forked (it inherits the snapshot, overlay and staging included), else the overlay
+    and staging, pickled (:meth:`ppo_migrate.project.snapshot.Snapshot.worker_state`)."""
+    if context.get_start_method() == "fork":
+        return None
+    return current().worker_state()
 
 
 def _lifeline(context) -> tuple[int, int] | None:
@@ -1333,7 +1357,11 @@ def _feed_pool(
 
     def finished(outcome: FileOutcome) -> None:
         nonlocal done_count
-        if outcome.written:  # by a worker: this process's snapshot holds the old bytes
+        if outcome.written and outcome.new_data is not None and snapshot.staging:
+            # staged by a worker (a preview): into this process's overlay too
+            snapshot.overlay(outcome.path, outcome.new_data)
+            outcome = outcome._replace(new_data=None)
+        elif outcome.written:  # by a worker: this process's snapshot holds the old bytes
             snapshot.forget(outcome.path)
         outcomes.append(outcome)
         if on_outcome is not None and not outcome.pending:
@@ -1345,7 +1373,8 @@ def _feed_pool(
     while todo:
         workers = min(jobs, len(todo))
         executor = ProcessPoolExecutor(
-            workers, context, initializer=_worker_init, initargs=(written_queue, lifeline)
+            workers, context, initializer=_worker_init,
+            initargs=(written_queue, lifeline, _snapshot_state(context)),
         )
         in_flight: dict[Future[FileOutcome], str] = {}
         suspects: list[str] = []
@@ -1388,7 +1417,9 @@ def _run_isolated(
     from concurrent.futures import TimeoutError as FutureTimeout
     from concurrent.futures.process import BrokenProcessPool
 
-    executor = ProcessPoolExecutor(1, context, initializer=_worker_init, initargs=(None, lifeline))
+    executor = ProcessPoolExecutor(
+        1, context, initializer=_worker_init, initargs=(None, lifeline, _snapshot_state(context))
+    )
     future = executor.submit(_process_star, (path, settings, mode))
     try:
         while True:

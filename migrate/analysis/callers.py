@@ -41,7 +41,6 @@ from ppo_migrate.files import utf8_source
 from ppo_migrate.prefilter import is_candidate, spells_otherwise
 from ppo_migrate.project.root import project_root
 from ppo_migrate.project.snapshot import current
-from ppo_migrate.scratch import original_cwd, original_path
 from ppo_migrate.targets import (
     module_name,
     module_package,
@@ -234,11 +233,13 @@ def index_file(
 
 
 def _stamp(path: str) -> tuple[int, int] | None:
+    """``(st_mtime_ns, st_size)`` of ``path`` as the run sees it (an overlaid file's own
+    stamp in a preview: :meth:`ppo_migrate.project.snapshot.Snapshot.stamp`); ``None``
+    when it cannot be stat-ed."""
     try:
-        st = Path(path).stat()
+        return current().stamp(path)
     except (OSError, ValueError):
         return None
-    return (st.st_mtime_ns, st.st_size)
 
 
 class _AstFacts:
@@ -1057,12 +1058,10 @@ def _unanalysed_mention(path: str, name: str, files: Sequence[str]) -> str | Non
     subclass in a file outside the given paths (pre-commit passes only staged files)
     would keep a signature without the new parameter. Hidden directories and
     ``__pycache__``, ``node_modules``, ``site-packages``, ``build``, ``dist`` are skipped.
-    In a preview's scratch copy (``apply --thread-config --diff``) the real project is
-    walked, as the real run walks it (:func:`ppo_migrate.scratch.original_path`).
     """
     read_bytes = current().read_bytes  # once a run
-    root = _project_root(str(original_path(path)))
-    seen = {os.path.realpath(original_path(f)) for f in files}
+    root = _project_root(os.path.abspath(path))
+    seen = {os.path.realpath(f) for f in files}
     needle = name.encode("utf-8")
     for directory, subdirs, filenames in os.walk(root):
         subdirs[:] = sorted(d for d in subdirs if not d.startswith(".") and d not in _SKIPPED_DIRS)
@@ -1077,7 +1076,7 @@ def _unanalysed_mention(path: str, name: str, files: Sequence[str]) -> str | Non
             except (OSError, ValueError):
                 continue
             if needle in data or not data.isascii():
-                return os.path.relpath(full, original_cwd())
+                return os.path.relpath(full)
     return None
 
 

@@ -131,11 +131,11 @@ class ClassIndex:
 
     def _analysis(self, path: Path, module: str) -> ModuleAnalysis | None:
         try:
-            stat = path.stat()
-        except OSError:
+            stamp = current().stamp(path)  # an overlaid file's own stamp in a preview
+        except (OSError, ValueError):
             return None
         follow = getattr(self.settings, "follow_values", True)
-        key = (str(path), stat.st_mtime_ns, stat.st_size, follow)
+        key = (str(path), *stamp, follow)
         if key in _CACHE:
             return _CACHE[key]
         result: ModuleAnalysis | None

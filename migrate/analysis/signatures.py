@@ -44,11 +44,10 @@ release decided, a *stray* copy (anywhere under the root but in test data;
 Each answer carries a structured :class:`ppo_migrate.diagnostics.Reason` (``why``)
 naming its kind and the definition's or pin's file and line.
 
-Every source is looked up around the calling file's place in the real tree: in
-``apply --thread-config --diff``'s scratch copy (:mod:`ppo_migrate.preview`), which
-holds the files of the run only, a file's directory is first mapped back to the
-original it copies (:func:`ppo_migrate.scratch.original_path`), and paths in messages
-are relative to the original working directory.
+Every source is looked up around the calling file's place in the tree (a preview,
+``apply --thread-config --diff``, runs at the files' own paths: its edits are in the
+snapshot's overlay, :mod:`ppo_migrate.project.snapshot`), and paths in messages are
+relative to the working directory.
 
 Sources 2-4 speak of verl's releases only; a target outside ``verl`` is decided
 by its in-tree definition or assumed to accept a config (``ppo_runtime``'s does).
@@ -65,7 +64,6 @@ from typing import TYPE_CHECKING, NamedTuple
 from ppo_migrate.constants import CONFIG_PARAMETER
 from ppo_migrate.diagnostics import Reason, Related
 from ppo_migrate.project.root import search_root
-from ppo_migrate.scratch import in_preview, original_cwd, original_path
 from ppo_migrate.settings_model import directory_settings
 from ppo_migrate.targets import absolute_parent
 
@@ -206,12 +204,11 @@ def _refuse(
 
 
 def _display(path: str | Path) -> str:
-    """``path`` relative to the working directory when inside it, else absolute (the real
-    run's working directory during a preview)."""
+    """``path`` relative to the working directory when inside it, else absolute."""
 
     path = os.path.abspath(path)
     try:
-        rel = os.path.relpath(path, original_cwd())
+        rel = os.path.relpath(path, os.getcwd())
     except ValueError:  # another drive (Windows)
         return path
     return path if rel.startswith("..") else rel
@@ -572,7 +569,7 @@ def install_levels(
     start = start.absolute()
     boundary = search_root(start, stop)
     if boundary is None:
-        cwd = original_cwd()
+        cwd = Path.cwd()
         boundary = cwd if start == cwd or cwd in start.parents else start
     end, directory = str(boundary), str(start)
     levels: list[tuple[list[Path], list[Unreadable]]] = []
@@ -738,8 +735,7 @@ class SignatureResolver:
 
         Args:
             path: the calling file's path (``"-"`` for standard input: the working
-                directory stands in for its directory). In a preview's scratch copy
-                the original file's directory is looked at instead.
+                directory stands in for its directory).
             qualified: the callee's absolute qualified name, e.g.
                 ``"verl.trainer.main_ppo.get_ppo_ray_runtime_env"``.
 
@@ -747,8 +743,6 @@ class SignatureResolver:
             A :class:`CalleeInEffect`; never raises for unreadable or odd trees.
         """
         directory = absolute_parent(path) if path and path != "-" else os.getcwd()
-        if in_preview():  # a scratch copy: the project around it is the real one
-            directory = str(original_path(directory))
         key = (directory, qualified)
         answer = self._cache.get(key)
         if answer is None:

@@ -27,7 +27,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ppo_migrate.project.snapshot import current
-from ppo_migrate.scratch import original_cwd
 
 FUTURE, STDLIB, THIRD_PARTY, FIRST_PARTY, LOCAL = range(5)
 
@@ -110,8 +109,8 @@ def read_import_sections(project_root: Path | None) -> ImportSections:
     """
     if project_root:
         root = Path(project_root)
-    else:  # the real working directory, also in a preview's scratch copy
-        root = original_cwd()
+    else:  # the working directory
+        root = Path.cwd()
     ruff: dict | None = None
     for name in ("ruff.toml", ".ruff.toml"):
         if (root / name).is_file():

@@ -238,13 +238,17 @@ def _edits_in(path: str, the_plan: Plan) -> bool:
 def _roll_back(written: list[tuple[str, bytes, bytes]], fail) -> None:
     """Put back the original bytes of the files this change already wrote (newest first);
     a file changed since it was written is left as it is and reported."""
+    snapshot = current()
     for path, original, data in reversed(written):
         try:
-            now = read_source(Path(path))  # the disk as it is now, not the snapshot's
-            if now.data != data:
-                raise FileChanged(f"{path} changed after it was rewritten")
-            atomic_write(Path(path), original, expected=now)
-            current().written(path, original)
+            if snapshot.staging:  # a preview: the overlay gets the bytes back
+                snapshot.overlay(path, original)
+            else:
+                now = read_source(Path(path))  # the disk as it is now, not the snapshot's
+                if now.data != data:
+                    raise FileChanged(f"{path} changed after it was rewritten")
+                atomic_write(Path(path), original, expected=now)
+                snapshot.written(path, original)
         except (FileChanged, OSError) as exc:
             fail(path, "PPO901", f"rewritten, then could not be restored ({exc}): check it")
         else:
@@ -314,8 +318,12 @@ def thread(the_plan: Plan, settings: Settings) -> tuple[list[str], list[Diagnost
                 source, new_text, encoding, bom, _ = prepared.pop(path)
                 data = encode_source(new_text, encoding, bom)
                 try:
-                    atomic_write(Path(path), data, expected=source)
-                    current().written(path, data)  # the run's phases after read these bytes
+                    snapshot = current()
+                    if snapshot.staging:  # a preview: into the overlay, nothing written
+                        snapshot.overlay(path, data)
+                    else:
+                        atomic_write(Path(path), data, expected=source)
+                        snapshot.written(path, data)  # the run's phases after read these bytes
                 except (FileChanged, OSError) as exc:
                     code = "PPO904" if isinstance(exc, FileChanged) else "PPO901"
                     text = f"not rewritten: {exc}" if code == "PPO904" else f"cannot write: {exc.strerror or exc}"

@@ -243,4 +243,32 @@ def _range(start: int, stop: int) -> bytes:
     return b"%d,%d" % (beginning, length)
 
 
-__all__ = ["diff_lines", "header_name", "opcodes", "unified_diff"]
+def overlay_diff(overlaid: dict[str, tuple[bytes, bytes]], files: Sequence[str]) -> bytes:
+    """The one patch of a preview: every overlaid file whose bytes differ from what it held
+    before (``apply --thread-config --diff``, whose edits are in the run's snapshot's overlay:
+    :meth:`ppo_migrate.project.snapshot.Snapshot.overlaid`), as ``apply --diff`` prints a file.
+
+    Args:
+        overlaid: absolute path -> ``(bytes before, bytes overlaid)``.
+        files: the run's display paths (relative to the working directory, or absolute, as
+            discovered): a file's diff is named by its first spelling among them in sorted
+            order, and the diffs come in that order; an overlaid file outside them comes
+            after, named relative to the working directory.
+
+    Returns:
+        The concatenated unified diffs (:func:`unified_diff`), ``b""`` when nothing differs.
+    """
+    named: dict[str, str] = {}
+    for f in sorted(files):
+        named.setdefault(os.path.abspath(f), f)
+    for key in sorted(overlaid):
+        named.setdefault(key, os.path.relpath(key))
+    out = []
+    for key, name in named.items():
+        old, new = overlaid.get(key, (b"", b""))
+        if old != new:
+            out.append(unified_diff(old, new, name))
+    return b"".join(out)
+
+
+__all__ = ["diff_lines", "header_name", "opcodes", "overlay_diff", "unified_diff"]

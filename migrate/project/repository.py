@@ -28,13 +28,11 @@ def _folder(path: str) -> str:
 def _covers(given: Sequence[str], root: str) -> bool:
     """Whether a path given on the command line is the directory ``root`` or one above it
     (its walk then listed every file of the repository already)."""
-    from ppo_migrate.scratch import original_path
-
     prefix = root if root.endswith(os.sep) else root + os.sep
     for path in given:
         if path == "-":
             continue
-        real = os.fspath(original_path(path))
+        real = os.path.abspath(path)
         if os.path.isdir(real) and (real == root or prefix.startswith(real.rstrip(os.sep) + os.sep)):
             return True
     return False
@@ -57,8 +55,7 @@ def repository_files(
 
     Returns:
         Display paths (relative to the working directory, ``../tests/t.py`` for a root
-        above it; absolute during a ``--thread-config --diff`` preview, whose working
-        directory is a scratch copy), sorted, none of them among ``files``. Empty when
+        above it), sorted, none of them among ``files``. Empty when
         no root is found (no git top level, no project marker, no dependency file above
         the files and a working directory that does not hold them), or when the run covers
         the root.
@@ -67,12 +64,11 @@ def repository_files(
         Nothing: a directory that cannot be read is left out (discovery logs it).
     """
     from ppo_migrate.project.discovery import discover_files
-    from ppo_migrate.scratch import in_preview, original_path
 
     paths = [f for f in files if f != "-"]
     if not paths:
         return []
-    originals = [os.fspath(original_path(f)) for f in paths]
+    originals = [os.path.abspath(f) for f in paths]
     # A tree with no git and no packaging file (a requirements.txt, or nothing at all) still
     # has tests beside the named files: the highest folder of dependency files, else the
     # working directory when it holds the files, bounds the search (never wider than the
@@ -87,13 +83,10 @@ def repository_files(
     top = os.fspath(root)
     if given is not None and _covers(given, top):
         return []
-    if in_preview():
+    try:
+        display = os.path.relpath(top)
+    except ValueError:  # another drive (Windows)
         display = top
-    else:
-        try:
-            display = os.path.relpath(top)
-        except ValueError:  # another drive (Windows)
-            display = top
     held = set(originals)
     try:
         found = discover_files([display], settings, on_error=lambda *_: None)

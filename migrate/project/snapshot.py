@@ -19,7 +19,7 @@ builder); the counting stays here.
 Which files: every Python file a run reads (the prefilter's, the per-file phase's, the
 re-exports' and the test doubles' searches, the cross-file judge, the caller phase and
 ``--thread-config``, the class index, the callee in effect's copies of verl, the ``full``
-format's frames, the ``--diff`` preview's copies) and the dependency files the callee in
+format's frames) and the dependency files the callee in
 effect reads (``pyproject.toml``, requirements, ``setup.cfg``/``setup.py``, lock files,
 ``Pipfile``, ``pixi.toml``, ``environment.yml``, ``tox.ini``; ``.gitmodules`` and launch
 scripts), as bytes (:meth:`Snapshot.read_bytes`) or as the text ``open()`` would give
@@ -42,6 +42,21 @@ worker rewrites is dropped from the parent's snapshot when its outcome comes bac
 (:meth:`Snapshot.forget`), so that the phases after read its new bytes. The scout of a
 ``check`` (:mod:`ppo_migrate.scout`) reads in its own process, for the prefilter only, and
 keeps nothing: a candidate is read there and once more in the parent.
+
+**The overlay** (issue 26, step 7 of the design note): a preview (``apply --diff`` with
+``--thread-config``) runs the real rewrite with the snapshot *staging*
+(:func:`staged`): each replacement of a file the per-file phase or ``--thread-config`` makes
+goes into the overlay instead of onto the disk (:meth:`Snapshot.overlay`), and every read through the snapshot (:meth:`Snapshot.source`,
+:meth:`Snapshot.read_bytes`, :meth:`Snapshot.read_text`, the trees, :meth:`Snapshot.stamp`)
+sees the overlaid bytes: the re-checks of edited text read them, and the preview is the diff
+of :meth:`Snapshot.overlaid`'s originals against them. Nothing is written and nothing is
+copied. An overlaid file is one the run read (a run rewrites files, it makes none), so it
+exists on disk too; the overlay is its own dictionary, never dropped by the memory budgets.
+Its ``stat`` is the file's with ``st_mtime_ns`` negative and unique in the process and
+``st_size`` the overlaid size, so that the caches keyed by ``(mtime, size)`` (the caller
+index's records, the class index) never take overlaid text for the file on disk or the
+reverse. Worker processes get the overlay with the snapshot: forked ones inherit it, a
+spawned one is handed :meth:`Snapshot.worker_state` and enters :func:`enter_worker`.
 
 What is not counted as a read: :func:`ppo_migrate.files.atomic_write`'s check that the file
 on disk is still the one read (a comparison before replacing it), and the roll-back of a
@@ -66,6 +81,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import itertools
 import os
 
 from ppo_migrate.files import SourceFile as _ReadFile
@@ -88,6 +104,10 @@ OPTIONAL_BYTES = 8 << 20
 #: and test doubles, then the per-file phase): 15% of its CPU time.
 TREE_CHARS = 512 << 10
 
+#: The overlay's ``st_mtime_ns`` stamps: ``-next(_OVERLAY_STAMPS)``, unique in the process (the
+#: caches keyed by ``(path, mtime, size)`` live as long as the process, across runs).
+_OVERLAY_STAMPS = itertools.count(1)
+
 #: Exceptions ``compile(..., ast.PyCF_ONLY_AST)`` raises for a text it cannot take.
 _COMPILE_ERRORS = (SyntaxError, RecursionError, MemoryError, ValueError, OverflowError)
 
@@ -99,7 +119,7 @@ class Counts:
         reads: reads of the file from disk.
         ast_parses: ``ast`` parses of the text as read.
         cst_parses: LibCST parses (of the text as read or as rewritten).
-        writes: times the run replaced the file.
+        writes: times the run replaced the file (on disk, or in the overlay while staging).
         rewritten_parses: ``ast`` parses of text the run wrote to the file.
     """
 
@@ -292,11 +312,16 @@ class Snapshot:
 
     Attributes:
         counts: absolute path -> :class:`Counts`.
+        staging: the run's replacements of files go into the overlay (:meth:`overlay`), not
+            onto the disk (a preview: :func:`staged`); the writers ask.
     """
 
     def __init__(self, *, keep_trees: bool = True) -> None:
         self.keep_trees = keep_trees
         self.counts: dict[str, Counts] = {}
+        self.staging = False
+        #: absolute path -> (the bytes before the first overlay, the overlaid read)
+        self._overlay: dict[str, tuple[bytes, _ReadFile]] = {}
         self._files: dict[str, SourceFile | _Failed] = {}
         self._optional: dict[str, int] = {}
         self._optional_bytes = 0
@@ -329,6 +354,8 @@ class Snapshot:
         """
         key = self.key(path)
         found = self._files.get(key)
+        if found is None and key in self._overlay:  # dropped by a budget: never read again
+            found = self._files[key] = SourceFile(self, key, self._overlay[key][1], rewritten=True)
         if found is None:
             self.counts_of(key).reads += 1
             try:
@@ -355,6 +382,8 @@ class Snapshot:
         """
         key = self.key(path)
         found = self._files.get(key)
+        if found is None and key in self._overlay:
+            return self._overlay[key][1].data
         if found is None:
             try:
                 data = self.source(path).data
@@ -395,7 +424,19 @@ class Snapshot:
 
     def holds(self, path: str | os.PathLike[str]) -> bool:
         """Whether the snapshot holds ``path``'s bytes (or its read failure)."""
-        return self.key(path) in self._files
+        key = self.key(path)
+        return key in self._files or key in self._overlay
+
+    def stamp(self, path: str | os.PathLike[str]) -> tuple[int, int]:
+        """``(st_mtime_ns, st_size)`` of ``path`` as the run sees it: an overlaid file's
+        overlay stamp (see the module docstring), else ``os.stat``'s (links followed).
+
+        Raises:
+            OSError: the path cannot be stat-ed. ValueError: a NUL in the path.
+        """
+        staged = self._overlay.get(self.key(path))
+        st = staged[1].stat if staged is not None else os.stat(path)
+        return (st.st_mtime_ns, st.st_size)
 
     # -- the run's own changes --------------------------------------------------------
     def written(self, path: str | os.PathLike[str], data: bytes) -> SourceFile | None:
@@ -415,8 +456,62 @@ class Snapshot:
         self._files[key] = found
         return found
 
+    def overlay(self, path: str | os.PathLike[str], data: bytes) -> SourceFile:
+        """Record ``data`` as ``path``'s bytes for the rest of the run, writing nothing:
+        every read through the snapshot sees them (as a text the run made: its ``ast``
+        parse counts in :attr:`Counts.rewritten_parses`), :meth:`stamp` gives them a stamp
+        of their own, and :meth:`overlaid` keeps the bytes they replace.
+
+        Args:
+            path: a file the run read (it is read now if the snapshot does not hold it).
+            data: its new bytes.
+
+        Returns:
+            The overlaid :class:`SourceFile`.
+
+        Raises:
+            UnreadableFile: ``path`` was never overlaid and cannot be read (its bytes
+                before the overlay are needed for the diff).
+        """
+        key = self.key(path)
+        staged = self._overlay.get(key)
+        if staged is not None:
+            original, before = staged[0], staged[1]
+        else:
+            before = self.source(path)
+            original = before.data
+        self.counts_of(key).writes += 1
+        base = before.stat
+        fields = tuple(base)
+        st = os.stat_result(
+            (*fields[:6], len(data), *fields[7:]),
+            {
+                "st_atime_ns": base.st_atime_ns,
+                "st_mtime_ns": -next(_OVERLAY_STAMPS),
+                "st_ctime_ns": base.st_ctime_ns,
+            },
+        )
+        read = _ReadFile(before.path, data, st)
+        self._drop(key)
+        self._overlay[key] = (original, read)
+        found = self._files[key] = SourceFile(self, key, read, rewritten=True)
+        return found
+
+    def overlaid(self) -> dict[str, tuple[bytes, bytes]]:
+        """Every overlaid path (absolute, in the order first overlaid) -> ``(its bytes before
+        the overlay, its overlaid bytes)``; a path overlaid back to its first bytes is kept."""
+        return {key: (original, read.data) for key, (original, read) in self._overlay.items()}
+
+    def worker_state(self) -> tuple[bool, dict[str, tuple[bytes, _ReadFile]]] | None:
+        """What a spawned worker process needs of this snapshot (picklable): ``None`` when
+        neither staging nor overlaid, else ``(staging, overlay)`` for :func:`enter_worker`."""
+        if not self.staging and not self._overlay:
+            return None
+        return self.staging, dict(self._overlay)
+
     def forget(self, path: str | os.PathLike[str]) -> None:
-        """Drop ``path`` (another process replaced it): its next asker reads it."""
+        """Drop ``path`` (another process replaced it): its next asker reads it (an
+        overlaid path: its overlaid bytes, which stay)."""
         self._drop(self.key(path))
 
     def optional(self, path: str | os.PathLike[str]) -> None:
@@ -521,6 +616,29 @@ def run_scope() -> Iterator[Snapshot]:
         _CURRENT.reset(token)
 
 
+@contextlib.contextmanager
+def staged(snapshot: Snapshot) -> Iterator[Snapshot]:
+    """``snapshot`` staging while the block runs (:attr:`Snapshot.staging`): the run's
+    replacements of files go into its overlay, nothing is written (a preview)."""
+    before, snapshot.staging = snapshot.staging, True
+    try:
+        yield snapshot
+    finally:
+        snapshot.staging = before
+
+
+def enter_worker(state: tuple[bool, dict] | None) -> None:
+    """In a spawned worker process (which inherits no snapshot): make the run's snapshot
+    current for the worker's life, with the parent's overlay and staging
+    (:meth:`Snapshot.worker_state`); ``None``: nothing to carry, nothing done. A forked
+    worker has the parent's snapshot already and does not call this."""
+    if state is None or _CURRENT.get() is not None:
+        return
+    snapshot = Snapshot(keep_trees=False)
+    snapshot.staging, snapshot._overlay = state[0], dict(state[1])
+    _CURRENT.set(snapshot)
+
+
 def scoped(func: Callable) -> Callable:
     """``func`` run inside :func:`run_scope` (the commands' decorator)."""
     import functools
@@ -546,5 +664,5 @@ def recorded() -> Iterator[list[Snapshot]]:
 
 __all__ = [
     "Counts", "OPTIONAL_BYTES", "Snapshot", "SourceFile", "TREE_CHARS", "active", "current",
-    "recorded", "run_scope", "scoped",
+    "enter_worker", "recorded", "run_scope", "scoped", "staged",
 ]
