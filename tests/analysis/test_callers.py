@@ -221,7 +221,7 @@ def test_depth_bound(tmp_path: Path) -> None:
 
 
 def test_thread_config_with_diff_previews_and_only_stdin_is_a_usage_error(tmp_path: Path) -> None:
-    """Was a usage error; now a preview (tests/test_preview.py). Standard input still is one."""
+    """Was a usage error; now a preview (tests/test_cli_preview.py). Standard input still is one."""
     _write(tmp_path, {"m.py": IMP})
     proc = run_cli("apply", "--thread-config", "--diff", ".", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr  # nothing to change
