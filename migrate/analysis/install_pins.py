@@ -68,6 +68,8 @@ _INSTALL = re.compile(
     r"|(?P<poetry>poetry\s+add)"
     r")\b"
 )
+#: a comment's start on a line (shell, Dockerfile, Makefile, YAML): ``#`` first or after a space
+_COMMENTED = re.compile(r"(?:^|(?<=\s))#")
 #: where one command ends: a new line, a separator, a comment
 _END = re.compile(r"\n|&&|\|\||[;|]|\s#")
 #: options of ``pip install`` (and ``uv pip install``) that take a value
@@ -372,6 +374,8 @@ def _commands(
     joined = re.sub(r"\\\r?\n", lambda m: " " * len(m.group(0)), text)
     here = Path(path)
     for m in _INSTALL.finditer(joined):
+        if _COMMENTED.search(joined, joined.rfind("\n", 0, m.start()) + 1, m.start()):
+            continue  # ``# future: pip install 'verl>=0.9'``: a comment runs nothing
         tool = "conda" if m.group("conda") else "poetry" if m.group("poetry") else "pip"
         line = text.count("\n", 0, m.start()) + 1
         end = _END.search(joined, m.end())

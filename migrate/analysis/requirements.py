@@ -55,6 +55,9 @@ KNOWN_VERL_RELEASES: tuple[Version, ...] = tuple(
     )
 )
 
+#: The first release whose ``get_ppo_ray_runtime_env`` takes a config (verl PR #6976).
+FIRST_CONFIG_RELEASE = Version("0.9.0")
+
 _VERL = "verl"
 # Errors that mean "this file (or entry) cannot be read": it is skipped, never raised.
 _UNREADABLE = (OSError, UnicodeError, ValueError, SyntaxError, RecursionError, MemoryError, OverflowError, configparser.Error)
@@ -126,7 +129,19 @@ def _from_requirement(text: str, path: Path, line: int, *, lock_pins: bool) -> _
         return None
     if not _is_verl(req.name):  # markers are not evaluated: every branch of a split counts
         return None
-    written = text.strip()
+    found = _requirement_found(req, text.strip(), path, line, lock_pins=lock_pins)
+    if req.marker is not None and found.kind != "direct-reference" and (
+        found.version is None or found.version >= FIRST_CONFIG_RELEASE
+    ):
+        # ``verl>=0.9; python_version < "3.0"``: where the marker is false, nothing here
+        # constrains verl. Such a line can lower the release in effect, never show a new
+        # one: it counts as a bare ``verl``.
+        return found._replace(version=None, kind="specifier", bounded=False)
+    return found
+
+
+def _requirement_found(req: Requirement, written: str, path: Path, line: int, *, lock_pins: bool) -> _Found:
+    """The declaration a parsed verl requirement makes, its marker aside."""
     if req.url:
         archived = _archive_version(req.url) or _git_tag_version(req.url)
         if archived is not None:

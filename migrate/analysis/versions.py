@@ -70,6 +70,7 @@ from ppo_migrate.analysis.pins import PIN_FILES, pyproject_tool_pins, read_pins
 from ppo_migrate.analysis.requirements import (
     _UNREADABLE,
     _VERL,
+    FIRST_CONFIG_RELEASE,
     KNOWN_VERL_RELEASES,
     _Found,
     _from_requirement,
@@ -215,17 +216,13 @@ def declared_verl(start: str | os.PathLike[str], stop: str | os.PathLike[str] | 
     return _strictest(decisions)
 
 
-#: The version whose ``get_ppo_ray_runtime_env`` first takes a config (verl PR #6976).
-_FIRST_CONFIG_RELEASE = Version("0.9.0")
-
-
 def _strictest(decisions: list[VerlDeclaration]) -> VerlDeclaration | None:
     """The declaration that decides when several folders' pins could apply (issue 26): every
     one must accept a config, so a version before 0.9.0 (the lowest) wins, then a reference
     whose release cannot be read, then the nearest known version, then a bare ``verl``."""
     known = [d for d in decisions if d.version is not None]
     lowest = min(known, key=lambda d: d.version) if known else None
-    if lowest is not None and lowest.version < _FIRST_CONFIG_RELEASE:
+    if lowest is not None and lowest.version < FIRST_CONFIG_RELEASE:
         return lowest
     unread = [d for d in decisions if d.version is None and d.kind != "specifier"]
     if unread:

@@ -17,7 +17,8 @@ from ppo_migrate.analysis.names import ModuleNames
 from ppo_migrate.codemod import process_text
 from ppo_migrate.settings_model import Settings
 
-SETTINGS = Settings().replace(use_ppo_runtime=True)
+# verl 0.9.1 decides the callee (issue 26: where nothing declares verl every fix is unsafe)
+SETTINGS = Settings(verl_version="0.9.1", verl_version_from_cli=True).replace(use_ppo_runtime=True)
 # verl 0.9's signature; ``typing`` so that the annotation ``"cp.typing.Any"`` resolves
 STUB = "import typing\ndef get_ppo_ray_runtime_env(config=None):\n    return {'env_vars': {'FROM': 'verl'}}\n"
 

@@ -8,11 +8,14 @@ from ppo_migrate.analysis.check import analyse
 from ppo_migrate.diagnostics import Reason, Related
 from ppo_migrate.settings_model import Settings
 
+#: verl 0.9.1 decides the callee (issue 26: where nothing declares verl every fix is unsafe)
+DECIDED = Settings(verl_version="0.9.1", verl_version_from_cli=True)
+
 IMP = "from verl.trainer.constants_ppo import get_ppo_ray_runtime_env\n"
 
 
 def _one(text: str, path: str = "m.py"):
-    found = [d for d in analyse(text, path, Settings()) if d.code in ("PPO001", "PPO002")]
+    found = [d for d in analyse(text, path, DECIDED) if d.code in ("PPO001", "PPO002")]
     assert len(found) == 1, found
     return found[0]
 

@@ -8,6 +8,9 @@ import pytest
 from ppo_migrate.codemod import process_text
 from ppo_migrate.settings_model import Settings
 
+#: verl 0.9.1 decides the callee (issue 26: where nothing declares verl every fix is unsafe)
+DECIDED = Settings(verl_version="0.9.1", verl_version_from_cli=True)
+
 HEAD = "import inspect\nfrom inspect import signature\nfrom verl.trainer.constants_ppo import get_ppo_ray_runtime_env as g\n"
 
 SHIMS = {
@@ -26,7 +29,7 @@ SHIMS = {
 @pytest.mark.parametrize("name", sorted(SHIMS))
 def test_shim_is_left_alone_and_hidden(name: str) -> None:
     src = HEAD + SHIMS[name]
-    result = process_text(src, "m.py", Settings(), fix=True)
+    result = process_text(src, "m.py", DECIDED, fix=True)
     assert result.new_text is None
     assert result.diagnostics == ()
 
@@ -34,7 +37,7 @@ def test_shim_is_left_alone_and_hidden(name: str) -> None:
 @pytest.mark.parametrize("name", sorted(SHIMS))
 def test_shim_is_listed_with_show_shims(name: str) -> None:
     src = HEAD + SHIMS[name]
-    settings = Settings().replace(show_shims=True)
+    settings = DECIDED.replace(show_shims=True)
     result = process_text(src, "m.py", settings, fix=False)
     codes = [d.code for d in result.diagnostics]
     assert codes == ["PPO004"]
@@ -57,7 +60,7 @@ NOT_SHIMS = {
 @pytest.mark.parametrize("name", sorted(NOT_SHIMS))
 def test_not_a_shim_is_fixed(name: str) -> None:
     src = HEAD + NOT_SHIMS[name]
-    result = process_text(src, "m.py", Settings(), fix=True)
+    result = process_text(src, "m.py", DECIDED, fix=True)
     assert result.new_text is not None
     assert "g(config)" in result.new_text.split("def f", 1)[1]
     assert result.new_text.count("g()") < src.count("g()")
@@ -130,8 +133,8 @@ LOCAL_NOT_SHIMS = {
 @pytest.mark.parametrize("name", sorted(LOCAL_SHIMS))
 def test_local_variable_shims_are_left_alone_and_listed(name: str) -> None:
     src = HEAD + LOCAL_SHIMS[name]
-    assert process_text(src, "m.py", Settings(), fix=True).new_text is None
-    shown = process_text(src, "m.py", Settings().replace(show_shims=True), fix=False)
+    assert process_text(src, "m.py", DECIDED, fix=True).new_text is None
+    shown = process_text(src, "m.py", DECIDED.replace(show_shims=True), fix=False)
     assert [d.code for d in shown.diagnostics] == ["PPO004"], shown.diagnostics
 
 
@@ -148,5 +151,5 @@ def test_local_variable_shims_run_against_both_signatures(name: str) -> None:
 @pytest.mark.parametrize("name", sorted(LOCAL_NOT_SHIMS))
 def test_what_only_looks_like_a_local_shim_is_not_one(name: str) -> None:
     src = HEAD + LOCAL_NOT_SHIMS[name]
-    result = process_text(src, "m.py", Settings().replace(show_shims=True), fix=False)
+    result = process_text(src, "m.py", DECIDED.replace(show_shims=True), fix=False)
     assert "PPO004" not in [d.code for d in result.diagnostics]

@@ -1122,3 +1122,49 @@ def test_setup_py_name_verl_and_messages_are_not_declarations(tmp_path: Path) ->
     _write(tmp_path, "setup.py", 'from setuptools import setup\nv = input()\nprint(f"verl {v}")\nsetup(name="verl")\n')
     got = declared_verl(tmp_path / "src" / "trainer.py")
     assert got is not None and got.path == str(tmp_path / "requirements.txt")
+
+
+def _repository(root: Path, files: dict[str, str]) -> Path:
+    """A git work tree at ``root`` holding ``files`` (a fresh folder per state: the pins of
+    a repository are read once a process)."""
+    (root / ".git").mkdir(parents=True)
+    for name, text in files.items():
+        _write(root, name, text)
+    return root / "train.py"
+
+
+@pytest.mark.parametrize(
+    ("name", "commented", "uncommented"),
+    [
+        ("install.sh", "#!/bin/sh\n# downgrade: pip install verl==0.8.0\npip install ray\n",
+         "#!/bin/sh\npip install verl==0.8.0\npip install ray\n"),
+        ("Dockerfile", "FROM python:3.11\n# TODO: RUN pip install verl==0.8.0\nRUN pip install ray\n",
+         "FROM python:3.11\nRUN pip install verl==0.8.0\nRUN pip install ray\n"),
+        (".github/workflows/ci.yml", "jobs:\n  t:\n    steps:\n      # - run: pip install verl==0.8.0\n"
+                                     "      - run: pip install ray\n",
+         "jobs:\n  t:\n    steps:\n      - run: pip install verl==0.8.0\n      - run: pip install ray\n"),
+    ],
+)
+def test_an_install_in_a_comment_runs_nothing(
+    tmp_path: Path, name: str, commented: str, uncommented: str
+) -> None:
+    """Trial 26b: ``# downgrade: pip install verl==0.8.0`` in a script, a Dockerfile or a
+    workflow runs nothing; the same line uncommented is a pin that decides."""
+    own = {"requirements.txt": "verl>=0.9.1\n"}
+    got = declared_verl(_repository(tmp_path / "commented", {**own, name: commented}))
+    assert (Path(got.path).name, got.version) == ("requirements.txt", Version("0.9.1"))
+    got = declared_verl(_repository(tmp_path / "uncommented", {**own, name: uncommented}))
+    assert (Path(got.path).name, got.line, got.version) == (Path(name).name, 4 if name.endswith(".yml") else 2,
+                                                            Version("0.8.0"))
+
+
+def test_a_marker_makes_a_new_verl_a_bare_verl_and_keeps_an_old_one(tmp_path: Path) -> None:
+    """``verl>=0.9; python_version < "3.0"`` constrains nothing where its marker is false:
+    it cannot show a new verl (its release is not known); an old pin under a marker still
+    counts (every branch of a split may run)."""
+    got = declared_verl(_repository(tmp_path / "never", {"requirements.txt": 'verl>=0.9.0; python_version < "3.0"\n'}))
+    assert (got.version, got.kind, got.requirement) == (
+        None, "specifier", 'verl>=0.9.0; python_version < "3.0"')
+    split = "verl==0.8.0; python_version < '3.11'\nverl>=0.9; python_version >= '3.11'\n"
+    got = declared_verl(_repository(tmp_path / "split", {"requirements.txt": split}))
+    assert (got.version, got.line) == (Version("0.8.0"), 1)

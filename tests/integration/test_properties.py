@@ -40,7 +40,9 @@ from ppo_migrate.settings_model import Settings
 
 from cli_helpers import declare_verl, run_cli
 
-SETTINGS = Settings()
+#: verl 0.9.1 decides the callee (issue 26: where nothing declares verl every fix is unsafe;
+#: the generator's expectations are those of a project that runs verl 0.9)
+SETTINGS = Settings(verl_version="0.9.1", verl_version_from_cli=True)
 FAST = settings(
     max_examples=20,
     deadline=None,
