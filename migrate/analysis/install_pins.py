@@ -33,7 +33,9 @@ a constraint file every install runs within: its pins count. In a workflow, a
 ``${{ matrix.NAME }}`` takes every value of a literal list under a job's ``strategy: matrix:``
 (the lowest decides); any other expression naming verl is a release that cannot be read.
 
-Nothing is executed; a command that cannot be tokenised is split on white space.
+Nothing is executed; a command that cannot be tokenised is split on white space. What
+runs nothing is not read: an install in a comment (``# pip install verl==0.8.0``) or printed
+by ``echo``/``printf`` (a help text); a Makefile recipe's ``@pip install`` is a command.
 """
 
 from __future__ import annotations
@@ -61,7 +63,7 @@ __all__ = ["install_pins"]
 _PINS: dict[str, tuple[_Found, ...]] = {}
 
 _INSTALL = re.compile(
-    r"(?:^|(?<=[\s;&|(`\"'\[]))(?:\S*/)?(?:"
+    r"(?:^|(?<=[\s;&|(`\"'\[@]))(?:\S*/)?(?:"
     r"(?:(?:python[\d.]*|py)\s+-m\s+pip[\d.]*|pip[\d.]*|uv\s+pip)\s+install"
     r"|(?P<conda>(?:conda|mamba|micromamba)\s+install)"
     r"|uv\s+add"
@@ -70,6 +72,10 @@ _INSTALL = re.compile(
 )
 #: a comment's start on a line (shell, Dockerfile, Makefile, YAML): ``#`` first or after a space
 _COMMENTED = re.compile(r"(?:^|(?<=\s))#")
+#: where one command of a line starts: after a separator, a subshell's or substitution's start
+_SEPARATOR = re.compile(r"&&|\|\||[;|(`]|\$\(")
+#: a command that prints its arguments (a help text, a hint) rather than running them
+_PRINTS = re.compile(r"^\s*@?\s*(?:echo|printf)\b")
 #: where one command ends: a new line, a separator, a comment
 _END = re.compile(r"\n|&&|\|\||[;|]|\s#")
 #: options of ``pip install`` (and ``uv pip install``) that take a value
@@ -374,8 +380,11 @@ def _commands(
     joined = re.sub(r"\\\r?\n", lambda m: " " * len(m.group(0)), text)
     here = Path(path)
     for m in _INSTALL.finditer(joined):
-        if _COMMENTED.search(joined, joined.rfind("\n", 0, m.start()) + 1, m.start()):
+        before = joined[joined.rfind("\n", 0, m.start()) + 1 : m.start()]  # the line so far
+        if _COMMENTED.search(before):
             continue  # ``# future: pip install 'verl>=0.9'``: a comment runs nothing
+        if _PRINTS.search(_SEPARATOR.split(before)[-1]):
+            continue  # ``echo "then: pip install verl>=0.9"``: printed, not run
         tool = "conda" if m.group("conda") else "poetry" if m.group("poetry") else "pip"
         line = text.count("\n", 0, m.start()) + 1
         end = _END.search(joined, m.end())

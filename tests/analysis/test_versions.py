@@ -1168,3 +1168,24 @@ def test_a_marker_makes_a_new_verl_a_bare_verl_and_keeps_an_old_one(tmp_path: Pa
     split = "verl==0.8.0; python_version < '3.11'\nverl>=0.9; python_version >= '3.11'\n"
     got = declared_verl(_repository(tmp_path / "split", {"requirements.txt": split}))
     assert (got.version, got.line) == (Version("0.8.0"), 1)
+
+
+@pytest.mark.parametrize(
+    ("name", "printed", "run"),
+    [
+        ("install.sh", "#!/bin/sh\necho 'next: pip install \"verl==0.8.0\"'\n",
+         "#!/bin/sh\necho start && pip install \"verl==0.8.0\"\n"),
+        ("Makefile", "help:\n\t@echo \"  pip install verl==0.8.0   downgrade\"\n",
+         "setup:\n\t@pip install verl==0.8.0\n"),
+        ("install.sh", "#!/bin/sh\nprintf '%s\\n' 'pip install verl==0.8.0'\n",
+         "#!/bin/sh\nprintf 'go\\n'; pip install verl==0.8.0\n"),
+    ],
+)
+def test_an_install_that_is_only_printed_runs_nothing(tmp_path: Path, name: str, printed: str, run: str) -> None:
+    """Trial 26b: ``echo``/``printf`` of an install line (a help text) installs nothing; the
+    same install run after a separator on that line does."""
+    own = {"requirements.txt": "verl>=0.9.1\n"}
+    got = declared_verl(_repository(tmp_path / "printed", {**own, name: printed}))
+    assert (Path(got.path).name, got.version) == ("requirements.txt", Version("0.9.1"))
+    got = declared_verl(_repository(tmp_path / "run", {**own, name: run}))
+    assert (Path(got.path).name, got.line, got.version) == (name, 2, Version("0.8.0"))
