@@ -18,7 +18,7 @@ does not hold the definition itself, this module answers "which verl does this p
 3. Else the **lowest version the specifiers allow**, across every place the project declares verl:
    ``[project] dependencies``, every ``[project.optional-dependencies]`` extra, every PEP 735
    ``[dependency-groups]`` group, ``[tool.poetry.*dependencies]`` (``^``/``~`` translated),
-   ``[tool.pdm.dev-dependencies]``, ``[tool.uv] dev-dependencies``/``override-dependencies``/``constraint-dependencies``,
+   ``[tool.pdm.dev-dependencies]``, ``[tool.pdm.resolution.overrides]``, ``[tool.uv] dev-dependencies``/``override-dependencies``/``constraint-dependencies``,
    ``requirements*.txt`` (with ``-r`` includes; ``-c`` constraints declare nothing), ``setup.cfg``
    ``[options] install_requires``/``[options.extras_require]`` and literal ``install_requires``/
    ``extras_require`` in ``setup.py`` (read with :mod:`ast`; a module-level name bound once to a
@@ -633,12 +633,35 @@ def _from_poetry(constraint: Any, path: Path, line: int, written: str) -> _Found
 def _pyproject_pdm(data: dict[str, Any], raw: str, path: Path) -> Iterator[_Found]:
     tool = data.get("tool")
     pdm = tool.get("pdm") if isinstance(tool, dict) else None
-    groups = pdm.get("dev-dependencies") if isinstance(pdm, dict) else None
+    if not isinstance(pdm, dict):
+        return
+    yield from _pdm_overrides(pdm, raw, path)
+    groups = pdm.get("dev-dependencies")
     if not isinstance(groups, dict):
         return
     start = _offset_of_table(raw, "tool.pdm.dev-dependencies")
     for values in groups.values():
         yield from _pep508_list(_strings(values), raw, path, start)
+
+
+def _pdm_overrides(pdm: dict[str, Any], raw: str, path: Path) -> Iterator[_Found]:
+    """``[tool.pdm.resolution.overrides] verl = "0.8.0"``: pdm installs what an override says
+    whatever the dependencies ask (trial 26b). A bare version is that release, a specifier
+    (``">=0.8,<0.9"``) bounds it, anything else is a URL (a direct reference)."""
+    resolution = pdm.get("resolution")
+    overrides = resolution.get("overrides") if isinstance(resolution, dict) else None
+    if not isinstance(overrides, dict):
+        return
+    start = _offset_of_table(raw, "tool.pdm.resolution.overrides")
+    for name, value in overrides.items():
+        if not (isinstance(name, str) and _is_verl(name) and isinstance(value, str) and value.strip()):
+            continue
+        text = value.strip()
+        requirement = (f"{name}=={text}" if text[0].isdigit()
+                       else f"{name}{text}" if text[0] in "<>=!~" else f"{name} @ {text}")
+        found = _from_requirement(requirement, path, _line_of_toml_key(raw, name, start), lock_pins=True)
+        if found is not None:
+            yield found._replace(requirement=f'{name} = "{text}"')
 
 
 # ---------------------------------------------------------------------------------------------

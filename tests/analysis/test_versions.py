@@ -1189,3 +1189,21 @@ def test_an_install_that_is_only_printed_runs_nothing(tmp_path: Path, name: str,
     assert (Path(got.path).name, got.version) == ("requirements.txt", Version("0.9.1"))
     got = declared_verl(_repository(tmp_path / "run", {**own, name: run}))
     assert (Path(got.path).name, got.line, got.version) == (name, 2, Version("0.8.0"))
+
+
+@pytest.mark.parametrize(
+    ("override", "version", "kind"),
+    [('"0.8.0"', "0.8.0", "lock"), ('">=0.7.1,<0.9"', "0.7.1", "specifier"),
+     ('"https://example.invalid/verl-0.8.0-py3-none-any.whl"', "0.8.0", "lock")],
+)
+def test_a_pdm_override_decides_over_the_dependencies(
+    tmp_path: Path, override: str, version: str, kind: str
+) -> None:
+    """Trial 26b: pdm installs what ``[tool.pdm.resolution.overrides]`` says, whatever the
+    dependencies ask: ``verl>=0.9`` beside an override of 0.8.0 runs verl 0.8.0."""
+    (tmp_path / ".git").mkdir()
+    _write(tmp_path, "pyproject.toml", '[project]\nname = "t"\ndependencies = ["verl>=0.9.0"]\n\n'
+                                       f"[tool.pdm.resolution.overrides]\nverl = {override}\n")
+    got = declared_verl(tmp_path / "train.py")
+    assert (got.version, got.line, got.kind) == (Version(version), 6, kind)
+    assert got.requirement == f"verl = {override}"
