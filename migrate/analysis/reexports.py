@@ -63,6 +63,7 @@ def project_reexports(
     parsed: dict[str, tuple[str, dict[str, str], set[str]] | None] = {}
     words = {t.rsplit(".", 1)[-1] for t in targets}
     found: dict[str, str] = {}
+    exporter: dict[str, str] = {}  # found name -> the module whose binding re-exports it
     # A re-export counts only where a module of the run imports another one, so a file is
     # parsed only when its module's last name is spelled in another file's import
     # statement (it may re-export) or its own imports spell another file's (it may use a
@@ -121,6 +122,7 @@ def project_reexports(
                     if target is not None and qualified not in known:
                         known[qualified] = target
                         found[qualified] = target
+                        exporter[qualified] = module
                         owner, _, tail = qualified.rpartition(".")
                         by_owner.setdefault(owner, {})[tail] = target
                         changed = True
@@ -139,7 +141,9 @@ def project_reexports(
         if entry is not None:
             imported.update((entry[0], m) for m in entry[2])
     used = {m for owner, m in imported if owner != m}
-    return {name: t for name, t in found.items() if name.rsplit(".", 1)[0] in used}
+    # the re-exporting module imported, whatever the name's depth in it: ``import pkg.deps;
+    # pkg.deps.cp.get_...()`` goes through ``pkg.deps``'s module alias ``cp`` (trial 26b)
+    return {name: t for name, t in found.items() if exporter[name] in used}
 
 
 def _last_name(path: str) -> bytes:

@@ -117,7 +117,7 @@ def callee_parts(func: ast.expr) -> list[str] | None:
     (``["cp", "get_..."]``), and a module loaded by a literal name:
     ``importlib.import_module("a.b").f`` and ``__import__("a.b", fromlist=[...]).f``
     (``[LOADED + "a.b", "f"]``; ``__import__`` without a ``fromlist`` gives the top
-    package). A trailing ``.__call__`` is the function itself (``f.__call__()`` calls
+    package), and a module looked up in ``sys.modules["a.b"]`` (the same). A trailing ``.__call__`` is the function itself (``f.__call__()`` calls
     ``f``). ``None`` for anything else."""
     parts: list[str] = []
     node = func
@@ -133,6 +133,11 @@ def callee_parts(func: ast.expr) -> list[str] | None:
             if not (isinstance(key, ast.Constant) and isinstance(key.value, str)):
                 return None
             inner = node.value
+            if isinstance(inner, ast.Attribute) and inner.attr == "modules" \
+                    and isinstance(inner.value, ast.Name) and inner.value.id == "sys" \
+                    and key.value and all(p.isidentifier() for p in key.value.split(".")):
+                parts.append(LOADED + key.value)  # ``sys.modules["a.b"].f``: the loaded module
+                break
             if isinstance(inner, ast.Call) and isinstance(inner.func, ast.Name) and inner.func.id == "vars" \
                     and len(inner.args) == 1 and not inner.keywords:
                 parts.append(key.value)

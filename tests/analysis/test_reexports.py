@@ -105,6 +105,37 @@ def test_a_star_import_re_exports_the_function(tmp_path: Path, init: str, util: 
     assert _ran(root, stub) == "ran {'trainer': {'n_gpus_per_node': 1}}"
 
 
+@pytest.mark.parametrize(
+    ("imports", "call"),
+    [
+        ("import pkg.deps", "pkg.deps.cp.get_ppo_ray_runtime_env()"),
+        ("from pkg import deps", "deps.cp.get_ppo_ray_runtime_env()"),
+        ("import sys\nimport verl.trainer.constants_ppo",
+         "sys.modules['verl.trainer.constants_ppo'].get_ppo_ray_runtime_env()"),
+    ],
+)
+def test_a_call_through_a_module_alias_of_an_imported_module_is_found(
+    tmp_path: Path, imports: str, call: str
+) -> None:
+    """Trial 26b (family 6, "All checks passed!"): ``pkg/deps.py`` binds verl's module as
+    ``cp`` and the caller reaches it through the module it imports (``pkg.deps.cp.f()``), or
+    looks the module up in ``sys.modules``. The call is found, and the rewritten call runs."""
+    root = _project(tmp_path / "proj")
+    (root / "pkg/deps.py").write_text("import verl.trainer.constants_ppo as cp  # noqa: F401\n")
+    (root / "app/b.py").write_text(CALLER.replace("from pkg.util import make_env", imports)
+                                   .replace("make_env()", call))
+    stub = verl_stub(tmp_path / "stub")
+    assert _ran(root, stub) == "ran None"
+    proc = run_cli("check", "--output-format", "json", "--exit-zero", ".", cwd=root)
+    assert proc.returncode == 0, proc.stderr
+    found = [(f["filename"].replace(os.sep, "/").rsplit("proj/", 1)[-1], f["code"],
+              (f["fix"] or {}).get("applicability")) for f in json.loads(proc.stdout)]
+    assert found == [("app/b.py", "PPO001", "safe")], proc.stdout
+    assert run_cli("apply", ".", cwd=root).returncode == 0
+    assert call.replace("()", "(config)") in (root / "app/b.py").read_text()
+    assert _ran(root, stub) == "ran {'trainer': {'n_gpus_per_node': 1}}"
+
+
 def test_re_exports_of_re_exports_through_module_aliases_and_star_imports(tmp_path: Path) -> None:
     """:func:`project_reexports` follows a module re-exported under an alias
     (``pkg/_compat.py``: ``from verl.trainer import constants_ppo as cp``), a star import of
