@@ -229,6 +229,14 @@ class _Memo(NamedTuple):
 _MEMO_VARIANTS = 8
 
 
+def _key_of(node: ast.Attribute | ast.Subscript) -> str | None:
+    """The attribute (``x.critic``) or literal string key (``x["critic"]``) ``node`` reads."""
+    if isinstance(node, ast.Attribute):
+        return node.attr
+    key = node.slice
+    return key.value if isinstance(key, ast.Constant) and isinstance(key.value, str) else None
+
+
 class ConfigFinder:
     """Decides the config to pass at each configless target call of one module.
 
@@ -1431,12 +1439,17 @@ class ConfigFinder:
         return None
 
     def _is_config_part(self, value: ast.expr) -> bool:
-        """``config.actor_rollout_ref.rollout``, ``cfg["critic"]``, ``self.config.trainer``."""
+        """``config.actor_rollout_ref.rollout``, ``cfg["critic"]``, ``self.config.trainer``, and
+        a verl section of any other name (``root.actor_rollout_ref``, ``full["critic"]``: a
+        fresh user's sub-configs passed by an unsafe fix; :data:`VERL_SECTIONS`)."""
         node = value
         depth = 0
         while isinstance(node, (ast.Attribute, ast.Subscript)):
             inner = node.value
             if isinstance(inner, ast.Name) and inner.id in self.names:
+                return True
+            if isinstance(inner, ast.Name) and inner.id not in ("self", "cls") \
+                    and _key_of(node) in VERL_SECTIONS:
                 return True
             if (
                 isinstance(node, ast.Attribute)

@@ -222,6 +222,20 @@ def test_a_module_patching_the_function_names_the_patch() -> None:
             Related("m.py", 3, 5, "`cfg` is `trainer.config.actor_rollout_ref`, a section of the config, not the whole"),
             id="sub-config",
         ),
+        # a fresh user's: a section of a value not named like a config (was an unsafe fix
+        # passing the section, "a value of a type not known here")
+        pytest.param(
+            "def run(rollout_cfg):\n    cfg = rollout_cfg.actor_rollout_ref\n",
+            "`cfg` is in scope but is not the training config",
+            Related("m.py", 3, 5, "`cfg` is `rollout_cfg.actor_rollout_ref`, a section of the config, not the whole"),
+            id="section-of-any-name",
+        ),
+        pytest.param(
+            'def run(full):\n    cfg = full["critic"]\n',
+            "`cfg` is in scope but is not the training config",
+            Related("m.py", 3, 5, '`cfg` is `full["critic"]`, a section of the config, not the whole'),
+            id="section-by-key",
+        ),
         pytest.param(
             "from transformers import PretrainedConfig\n\ndef run(config: PretrainedConfig):\n",
             "`config` is in scope but is not the training config",
