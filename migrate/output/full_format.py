@@ -3,7 +3,8 @@
 Each finding is the ``concise`` header line (``path:line:col: CODE [*] message``), then a
 code frame (the finding's source lines behind a line-number gutter, carets under its
 range), its fix as ``= help:`` (with ``(unsafe fix: ...)`` when ``apply`` makes it only
-with ``--unsafe-fixes``) and why it is what it is as ``= note:`` (:class:`Reason`), the
+with ``--unsafe-fixes``; a finding with no fix gets the first sentence of its rule's remedy,
+:attr:`ppo_migrate.diagnostics.Rule.fix`, so every finding says what to do) and why it is what it is as ``= note:`` (:class:`Reason`), the
 places that decided it listed below as ``path:line: what``; then a blank line::
 
     a.py:7:12: PPO001 `get_ppo_ray_runtime_env()` called without the config in scope; pass `config`
@@ -29,7 +30,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TextIO
 
-from ppo_migrate.diagnostics import Diagnostic
+from ppo_migrate.diagnostics import RULES, Diagnostic
 from ppo_migrate.files import decode_source
 from ppo_migrate.output.concise_format import emit as emit_concise
 from ppo_migrate.output.concise_format import header_line
@@ -117,6 +118,13 @@ def _indent(text: str) -> int:
     return len(text) - len(text.lstrip())
 
 
+def _first_sentence(text: str) -> str:
+    """``text`` up to the end of its first sentence (a ``.`` before a space or the end)."""
+    flat = " ".join(text.split())
+    end = flat.find(". ")
+    return flat if end < 0 else flat[: end + 1]
+
+
 def block(d: Diagnostic, lines: list[str] | None, unsafe_fixes: bool = False) -> str:
     """One finding in the ``full`` format (without the trailing blank line)."""
     out = [header_line(d, unsafe_fixes), *frame(d, lines)]
@@ -129,6 +137,10 @@ def block(d: Diagnostic, lines: list[str] | None, unsafe_fixes: bool = False) ->
                 else " (unsafe fix: made only with `--unsafe-fixes`)"
             )
         out.append(help_line)
+    else:  # no fix: what to do instead, the first sentence of the rule's own remedy
+        remedy = _first_sentence(RULES[d.code].fix) if d.code in RULES else ""
+        if remedy:
+            out.append(f"  = help: {remedy}")
     if d.reason is not None:
         out.append(f"  = note: {d.reason.text}")
         for r in d.reason.lines:

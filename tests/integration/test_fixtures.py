@@ -41,7 +41,7 @@ def test_apply_reproduces_migrated_tree_byte_for_byte(tmp_path: Path) -> None:
     rewritten = [line.split()[1] for line in proc.stdout.splitlines() if line.startswith("Rewrote ") and "(" in line and ":" not in line]
     # printed as each file is replaced: in the order the workers finish them
     assert sorted(rewritten) == EXPECTED_REWRITTEN
-    remaining = [" ".join(line.split()[:2]) for line in proc.stdout.splitlines() if ": PPO" in line]
+    remaining = [" ".join(line.split()[:2]) for line in proc.stdout.splitlines() if ": PPO" in line and not line.startswith(" ")]
     assert remaining == EXPECTED_REMAINING
     assert "Rewrote 7 calls in 7 files; 4 findings remain." in proc.stdout
 
@@ -54,7 +54,7 @@ def test_apply_reproduces_migrated_tree_byte_for_byte(tmp_path: Path) -> None:
 def test_check_on_legacy_lists_fixable_and_remaining() -> None:
     proc = run_cli("check", "fixtures/legacy", cwd=FIXTURES.parent)
     assert proc.returncode == 1
-    lines = [line for line in proc.stdout.splitlines() if ": PPO" in line]
+    lines = [line for line in proc.stdout.splitlines() if ": PPO" in line and not line.startswith(" ")]
     assert len(lines) == 11
     assert sum(" PPO001 [*] " in line for line in lines) == 7
     assert proc.stdout.rstrip().endswith("[*] 7 fixable with `ppo-migrate apply`.")
@@ -76,7 +76,7 @@ def test_diff_writes_nothing(tmp_path: Path) -> None:
 def test_migrated_tree_only_keeps_the_entry_points() -> None:
     proc = run_cli("check", "fixtures/migrated", cwd=FIXTURES.parent)
     assert proc.returncode == 1
-    found = [" ".join(line.split()[:2]) for line in proc.stdout.splitlines() if ": PPO" in line]
+    found = [" ".join(line.split()[:2]) for line in proc.stdout.splitlines() if ": PPO" in line and not line.startswith(" ")]
     assert found == [f"fixtures/migrated/{x}" for x in EXPECTED_REMAINING]
 
 

@@ -50,6 +50,20 @@ def test_a_safe_fix_is_marked_and_its_help_says_nothing_more() -> None:
     assert not any("note:" in line for line in lines)
 
 
+def test_a_finding_without_a_fix_gets_its_rule_s_remedy_as_help() -> None:
+    """Issue 28: every finding of ``full`` says what to do; one with no fix (a PPO002, an
+    unreadable file) says it in its rule's words (the first sentence of ``Rule.fix``)."""
+    no_fix = UNSAFE._replace(code="PPO002", fix=None, reason=None, message="no config in scope")
+    assert block(no_fix, SOURCE.splitlines()).splitlines()[-1] == (
+        "  = help: Give the enclosing function the training config (a parameter, or load it) "
+        "and pass it: get_ppo_ray_runtime_env(config).")
+    unreadable = Diagnostic("b.py", 1, 1, 1, 1, "PPO901", "cannot read b.py: permission denied")
+    assert block(unreadable, None).splitlines() == [
+        "b.py:1:1: PPO901 cannot read b.py: permission denied",
+        "  = help: Fix the file's permissions or encoding, or exclude it.",
+    ]
+
+
 def test_a_multi_line_range_has_carets_on_each_line() -> None:
     text = "x = 1\ncall(\n    a,\n)\n"
     d = Diagnostic("m.py", 2, 1, 4, 2, "PPO002", "no config")
