@@ -63,6 +63,8 @@ from typing import Any, Literal
 
 import click
 
+from ppo_migrate.analysis.evidence import VERL_SECTIONS
+
 __all__ = [
     "EnvCommandError",
     "EnvResult",
@@ -796,6 +798,20 @@ class EnvResult:
     #: ``{NAME: (value, why)}``: what ``main_ppo``'s ``run_ppo`` writes into the driver's
     #: ``os.environ`` before it calls the function (see :func:`main_ppo_environ`).
     main_ppo_environ: dict[str, tuple[str, str]] = field(default_factory=dict)
+    #: the command's own warnings (a config with no verl training section)
+    warnings: tuple[str, ...] = ()
+
+
+def _no_section_warning(cfg: Any, where: str) -> tuple[str, ...]:
+    """A warning when ``cfg`` (the composed config) has none of verl's training sections
+    (:data:`ppo_migrate.analysis.evidence.VERL_SECTIONS`): a sub-config (``actor/
+    megatron_actor.yaml``), an empty file or another tool's YAML gets verl's defaults for
+    every component, which is rarely what was meant (a fresh user's trial)."""
+    keys = set(cfg.keys()) if hasattr(cfg, "keys") else set()
+    if keys & VERL_SECTIONS:
+        return ()
+    return (f"{where} has no verl training section ({', '.join(sorted(VERL_SECTIONS))}): "
+            "every component takes verl's defaults",)
 
 
 def _select(cfg: Any, key: str) -> Any:
@@ -1192,6 +1208,7 @@ def _run_env(
         merged.other_ray_kwargs,
         merged.main_ppo_added,
         set_before_call,
+        _no_section_warning(cfg, config_path or f"{config_dir}/{config_name}"),
     )
 
 
@@ -1313,7 +1330,7 @@ def env_command(
     except EnvCommandError as exc:
         click.echo(f"ppo-migrate: error: {exc}", err=True)
         sys.exit(EXIT_ERROR)
-    for warning in result.report.warnings:
+    for warning in (*result.report.warnings, *result.warnings):
         click.echo(f"ppo-migrate: warning: {warning}", err=True)
     if output_format == "json":
         click.echo(render_json(result, explain=explain), nl=False)

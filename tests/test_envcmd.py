@@ -1162,7 +1162,8 @@ def test_documented_example_is_the_real_output(doc, command, shown):
 
 def test_hydra_warnings_do_not_leak(tmp_path):
     # Hydra warns "Defaults list is missing `_self_`" for this primary config.
-    conf = _hydra_dir(tmp_path, {"main.yaml": "defaults:\n  - grp: x\na: 1\n", "grp/x.yaml": "b: 1\n"})
+    # (``trainer`` makes it a training config: a config without one gets a warning of ours)
+    conf = _hydra_dir(tmp_path, {"main.yaml": "defaults:\n  - grp: x\ntrainer: {}\n", "grp/x.yaml": "b: 1\n"})
     for proc in (compose(conf, "--capability", "9.0"), run(str(conf / "main.yaml"), "--capability", "9.0")):
         assert (proc.returncode, proc.stderr) == (0, ""), proc.stderr
         assert text_lines(proc.stdout)[CUDA].startswith("CUDA_DEVICE_MAX_CONNECTIONS (left out)")
@@ -1333,3 +1334,22 @@ def test_error_non_string_ray_kwargs_env_var_names_the_key(value, shown):
 def test_error_bad_values_name_the_key_instead_of_a_guess(override, message):
     proc = run(FSDP, override, "--capability", "9.0")
     assert assert_one_line_error(proc) == f"ppo-migrate: error: {message}"
+
+
+@pytest.mark.parametrize(
+    ("content", "warned"),
+    [("foo: 1\n", True), ("", True), ("strategy: megatron\nmegatron: {}\n", True),
+     ("trainer:\n  n_gpus_per_node: 1\n", False)],
+)
+def test_a_config_with_no_verl_section_is_warned_about(tmp_path, content, warned):
+    """A fresh user's trial: a sub-config (``actor/megatron_actor.yaml``: ``strategy:
+    megatron`` at the top), an empty file or another tool's YAML silently gave verl's
+    defaults ("no-megatron ... left out", exit 0). It still does, with one warning line."""
+    path = tmp_path / "cfg.yaml"
+    path.write_text(content)
+    proc = run(str(path), "--capability", "9.0")
+    assert proc.returncode == 0, proc.stderr
+    lines = [line for line in proc.stderr.splitlines() if "no verl training section" in line]
+    assert lines == ([f"ppo-migrate: warning: {path} has no verl training section (actor_rollout_ref, "
+                      "algorithm, critic, data, global_profiler, reward, reward_model, trainer): "
+                      "every component takes verl's defaults"] if warned else [])
