@@ -203,6 +203,8 @@ def check(paths: tuple[str, ...], settings, options: CheckOptions) -> None:
         files, result = run_files(paths, settings, mode, options)
         if result is None:
             return
+        if not files and not options.silent:  # as ruff: the paths hold nothing to check
+            console.say("ppo-migrate: warning: No Python files found under the given path(s)")
         diagnostics, errors = result.diagnostics, result.internal_errors
         if options.fix:
             fixed_per_file = [(o.path, o.fixed) for o in result.outcomes if o.written]

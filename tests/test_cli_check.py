@@ -821,3 +821,17 @@ def test_closed_standard_input_and_error(tmp_path: Path) -> None:
             assert r.stdout == with_stderr.stdout, args
         else:
             assert TRAINER_PATH.encode() in r.stdout and b"Found 1 error" in r.stdout
+
+
+def test_a_folder_without_python_files_is_warned_about_as_ruff_does(tmp_path: Path) -> None:
+    """A fresh user's trial: ``check empty/`` said only "All checks passed!". As ruff, the run
+    still passes (exit 0) and one warning on stderr says nothing was checked; ``-s`` silences
+    it, and a folder with a Python file gets no warning."""
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "empty" / "notes.txt").write_text("pip install verl\n")
+    proc = run_cli("check", "empty", cwd=tmp_path)
+    assert (proc.returncode, proc.stdout) == (0, "All checks passed!\n")
+    assert proc.stderr == "ppo-migrate: warning: No Python files found under the given path(s)\n"
+    assert run_cli("check", "-s", "empty", cwd=tmp_path).stderr == ""
+    (tmp_path / "empty" / "a.py").write_text("x = 1\n")
+    assert run_cli("check", "empty", cwd=tmp_path).stderr == ""
