@@ -17,7 +17,8 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
-from ppo_migrate.project.root import project_root, search_root
+from ppo_migrate.project.root import search_bound
+from ppo_migrate.project.snapshot import current
 
 
 def _folder(path: str) -> str:
@@ -61,7 +62,8 @@ def repository_files(
         directory is a scratch copy), sorted, none of them among ``files``. Empty when
         no root is found (no git top level, no project marker, no dependency file above
         the files and a working directory that does not hold them), or when the run covers
-        the root.
+        the root. The root is the run's (``Snapshot.root_of``: decided once a run by
+        :func:`ppo_migrate.project.root.project_root`) when it holds the files.
 
     Raises:
         Nothing: a directory that cannot be read is left out (discovery logs it).
@@ -73,11 +75,13 @@ def repository_files(
     if not paths:
         return []
     originals = [os.fspath(original_path(f)) for f in paths]
-    # A tree with no git and no packaging file (a requirements.txt, or nothing at all) still
-    # has tests beside the named files: the highest folder of dependency files, else the
-    # working directory when it holds the files, bounds the search (never wider than the
-    # project, never nothing: a double missed is a rewrite that breaks a test).
-    root = project_root(originals) or search_root(os.path.commonpath([_folder(o) for o in originals]))
+    # The run's root (decided once, ``Snapshot.root_of``). A tree with no git and no
+    # packaging file (a requirements.txt, or nothing at all) still has tests beside the
+    # named files: the highest folder of dependency files (search_bound without a root),
+    # else the working directory when it holds the files, bounds the search (never wider
+    # than the project, never nothing: a double missed is a rewrite that breaks a test).
+    common = os.path.commonpath([_folder(o) for o in originals])
+    root = current().root_of(common) or search_bound(common, None)
     if root is None:
         here = os.getcwd()
         if all(os.path.abspath(o).startswith(here.rstrip(os.sep) + os.sep) for o in originals):
