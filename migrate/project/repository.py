@@ -41,6 +41,32 @@ def _covers(given: Sequence[str], root: str) -> bool:
     return False
 
 
+def doubles_root(originals: Sequence[str]) -> Path | None:
+    """The folder whose Python files the look-out for test doubles walks, for a run on
+    ``originals``: the run's root when it holds them (``Snapshot.root_of``: decided once a
+    run by :func:`ppo_migrate.project.root.project_root`). A tree with no git and no
+    packaging file (a requirements.txt, or nothing at all) still has tests beside the
+    named files: the highest folder of dependency files above them
+    (:func:`ppo_migrate.project.root.search_bound` without a root), else the working
+    directory when it holds the files (never wider than the project, never nothing: a
+    double missed is a rewrite that breaks a test).
+
+    Args:
+        originals: the run's files, not in a scratch copy (at least one; absolute or
+            relative to the working directory).
+
+    Returns:
+        The folder, or ``None`` when none of the above holds the files.
+    """
+    common = os.path.commonpath([_folder(o) for o in originals])
+    root = current().root_of(common) or search_bound(common, None)
+    if root is None:
+        here = os.getcwd()
+        if all(os.path.abspath(o).startswith(here.rstrip(os.sep) + os.sep) for o in originals):
+            root = Path(here)
+    return root
+
+
 def repository_files(
     files: Sequence[str], settings, given: Sequence[str] | None = None
 ) -> list[str]:
@@ -75,17 +101,7 @@ def repository_files(
     if not paths:
         return []
     originals = [os.fspath(original_path(f)) for f in paths]
-    # The run's root (decided once, ``Snapshot.root_of``). A tree with no git and no
-    # packaging file (a requirements.txt, or nothing at all) still has tests beside the
-    # named files: the highest folder of dependency files (search_bound without a root),
-    # else the working directory when it holds the files, bounds the search (never wider
-    # than the project, never nothing: a double missed is a rewrite that breaks a test).
-    common = os.path.commonpath([_folder(o) for o in originals])
-    root = current().root_of(common) or search_bound(common, None)
-    if root is None:
-        here = os.getcwd()
-        if all(os.path.abspath(o).startswith(here.rstrip(os.sep) + os.sep) for o in originals):
-            root = Path(here)
+    root = doubles_root(originals)
     if root is None:
         return []
     top = os.fspath(root)
@@ -106,4 +122,4 @@ def repository_files(
     return [f for f in found if os.path.abspath(f) not in held]
 
 
-__all__ = ["repository_files"]
+__all__ = ["doubles_root", "repository_files"]
