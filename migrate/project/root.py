@@ -25,7 +25,8 @@ listing a walk already made), :func:`git_top` and :func:`up_to_git_top` (the wal
 
 ``.gitmodules`` is a project marker too: without ``.git``, a sub-folder's own pin does not
 end the search below the root whose submodule holds the copy of verl in effect.
-Only names are listed and tested; nothing is read or executed.
+Only names are listed and tested, except a ``pyproject.toml`` on the walk up of
+:func:`project_root`, read for its tables; nothing is executed.
 """
 
 from __future__ import annotations
@@ -233,8 +234,10 @@ def project_root(paths: Iterable[str | os.PathLike[str]]) -> Path | None:
 
     Returns:
         The git top level of the paths' common directory, else the nearest directory at or
-        above it holding a project marker (:data:`PROJECT_MARKERS`); ``None`` when there is
-        neither.
+        above it holding a project marker (:data:`PROJECT_MARKERS`; a ``pyproject.toml``
+        counts when it declares a project or a build, :func:`_declares_project`), else the
+        highest one holding a tools-only ``pyproject.toml`` (a sub-folder's ``[tool.ruff]``
+        never ends the search: the design note's rule); ``None`` when there is none of these.
     """
     directories = [_directory(p) for p in paths] or [os.getcwd()]
     try:
@@ -244,10 +247,33 @@ def project_root(paths: Iterable[str | os.PathLike[str]]) -> Path | None:
     top = git_root(common)
     if top is not None:
         return top
+    tools_only: str | None = None
     for directory in _ancestors(common):
-        if any(os.path.isfile(os.path.join(directory, m)) for m in PROJECT_MARKERS):
-            return Path(directory)
-    return None
+        for marker in PROJECT_MARKERS:
+            path = os.path.join(directory, marker)
+            if not os.path.isfile(path):
+                continue
+            if marker != "pyproject.toml" or _declares_project(path):
+                return Path(directory)
+            tools_only = directory
+    return Path(tools_only) if tools_only is not None else None
+
+
+#: A ``pyproject.toml`` table that makes its folder a project (PEP 621, PEP 518, Poetry).
+_PROJECT_TABLE = re.compile(r"^\s*\[(project|tool\.poetry|build-system)\]", re.MULTILINE)
+
+
+def _declares_project(pyproject: str) -> bool:
+    """Whether the ``pyproject.toml`` at ``pyproject`` has a ``[project]``,
+    ``[build-system]`` or ``[tool.poetry]`` table (the rule of
+    ``signatures._package_project``); one that cannot be read counts as declaring one
+    (the nearer root, as before the rule)."""
+    try:
+        with open(pyproject, encoding="utf-8", errors="replace") as handle:
+            text = handle.read()
+    except OSError:
+        return True
+    return _PROJECT_TABLE.search(text) is not None
 
 
 def display_root(configured: str | os.PathLike[str] | None) -> Path:

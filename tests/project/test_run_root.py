@@ -59,8 +59,20 @@ def _old_search_root(path, stop=None):
     return Path(highest) if highest is not None else None
 
 
+def _old_project_root(paths):
+    """``root.project_root`` as it was (commit 171accb): any ``pyproject.toml`` was a marker."""
+    common = os.path.commonpath([_directory(p) for p in paths])
+    top = root_module.git_root(common)
+    if top is not None:
+        return top
+    for directory in _ancestors(common):
+        if any(os.path.isfile(os.path.join(directory, m)) for m in root_module.PROJECT_MARKERS):
+            return Path(directory)
+    return None
+
+
 def _old_callers_root(path: str) -> Path:
-    found = project_root([path])
+    found = _old_project_root([path])
     if found is not None:
         return found
     root = Path(path).absolute().parent
@@ -70,7 +82,7 @@ def _old_callers_root(path: str) -> Path:
 
 
 def _old_repository_root(file: str):
-    return project_root([file]) or _old_search_root(os.path.dirname(os.path.abspath(file)))
+    return _old_project_root([file]) or _old_search_root(os.path.dirname(os.path.abspath(file)))
 
 
 def _old_copies_boundary(directory: Path, stop=None):
@@ -173,11 +185,33 @@ def test_no_git_a_sub_folder_with_its_own_requirements_does_not_end_the_search(t
     assert [roots for roots, _ in levels] == [[top]]  # the root copy, found from the sub-folder
 
 
+def test_no_git_a_sub_folder_with_a_tools_only_pyproject_does_not_end_the_search(tmp_path: Path) -> None:
+    """The same with ``[tool.ruff]`` in a ``pyproject.toml`` of the sub-folder: the copies
+    of verl are looked for up to the top as before; the caller walk, which stopped at the
+    sub-folder's file, now covers the project (wider: an override elsewhere blocks threading)."""
+    top = tmp_path / "verl_repo"
+    _touch(top, "verl/__init__.py", "verl/experimental/__init__.py", "verl/experimental/vla/__init__.py")
+    (top / "pyproject.toml").write_text('[build-system]\nrequires = ["setuptools"]\n')
+    vla = top / "verl" / "experimental" / "vla"
+    (vla / "pyproject.toml").write_text("[tool.ruff]\nline-length = 120\n")
+    mod = vla / "main_ppo.py"
+    mod.write_text(CALLER)
+    assert _old_answers(mod) == {"callers": vla, "repository": vla, "install_levels": top, "copies": top}
+    expected = dict.fromkeys(("callers", "repository", "install_levels", "copies"), top)
+    assert _answers([vla], mod) == expected
+    assert project_root([vla]) == top
+    # tools-only files alone: the highest of them
+    (top / "pyproject.toml").write_text("[tool.black]\n")
+    assert project_root([mod]) == top
+    (vla / "setup.cfg").write_text("[metadata]\nname = vla\n")  # a package of its own: nearest
+    assert project_root([mod]) == vla
+
+
 def test_no_marker_at_all_each_place_keeps_its_fallback(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     bare = tmp_path / "bare"
     _touch(bare, "pkg/__init__.py", "pkg/sub/__init__.py", "pkg/sub/mod.py")
     mod = bare / "pkg" / "sub" / "mod.py"
-    if project_root([mod]) is not None or _old_search_root(mod) is not None:
+    if _old_project_root([mod]) is not None or _old_search_root(mod) is not None:
         pytest.skip("a marker above the temporary folder")
     expected = {"callers": bare, "repository": None, "install_levels": None, "copies": None}
     assert _old_answers(mod) == expected
