@@ -43,6 +43,11 @@ worker rewrites is dropped from the parent's snapshot when its outcome comes bac
 ``check`` (:mod:`ppo_migrate.scout`) reads in its own process, for the prefilter only, and
 keeps nothing: a candidate is read there and once more in the parent.
 
+The run's root is kept here too: :meth:`Snapshot.analyse` decides it once from the run's
+paths (:func:`ppo_migrate.project.root.project_root`), and :meth:`Snapshot.root_of` is what
+every search that needs a root asks (the caller phase, the test doubles' look-out, the
+copies of verl); :attr:`Snapshot.root_decisions` counts the decisions for the tests.
+
 What is not counted as a read: :func:`ppo_migrate.files.atomic_write`'s check that the file
 on disk is still the one read (a comparison before replacing it), and the roll-back of a
 ``--thread-config`` change that could not be written whole. A file the run writes is
