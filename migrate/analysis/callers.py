@@ -39,7 +39,6 @@ from ppo_migrate.constants import CONFIG_PARAMETER
 from ppo_migrate.diagnostics import UNSURE_CALLEE_KINDS, Diagnostic, Related, qualname
 from ppo_migrate.files import utf8_source
 from ppo_migrate.prefilter import is_candidate, spells_otherwise
-from ppo_migrate.project.root import project_root
 from ppo_migrate.project.snapshot import current
 from ppo_migrate.targets import (
     module_name,
@@ -1038,10 +1037,11 @@ _SKIPPED_DIRS = frozenset({"__pycache__", "node_modules", "site-packages", "buil
 
 
 def _project_root(path: str) -> Path:
-    """The project root of ``path`` (:func:`ppo_migrate.project.root.project_root`: the git
-    top level, else the nearest project marker above it); else the directory of its
-    top-level package."""
-    found = project_root([path])
+    """The folder walked for files that may override a method of ``path``: the run's root
+    (:meth:`ppo_migrate.project.snapshot.Snapshot.root_of`, decided once a run by
+    :func:`ppo_migrate.project.root.project_root`: the git top level, else the nearest
+    project marker); without one, the directory of ``path``'s top-level package."""
+    found = current().root_of(path)
     if found is not None:
         return found
     root = Path(path).absolute().parent

@@ -63,7 +63,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from ppo_migrate.constants import CONFIG_PARAMETER
 from ppo_migrate.diagnostics import Reason, Related
-from ppo_migrate.project.root import search_root
+from ppo_migrate.project.root import search_bound
 from ppo_migrate.settings_model import directory_settings
 from ppo_migrate.targets import absolute_parent
 
@@ -542,8 +542,9 @@ def install_levels(
 ) -> list[tuple[list[Path], list[Unreadable]]]:
     """Every copy of ``package`` a file in ``start`` may import, level by level, nearest first.
 
-    The walk goes up from ``start`` to the repository root (the git top level, else the
-    highest folder with a project marker, else ``stop``; :func:`ppo_migrate.project.root.search_root`),
+    The walk goes up from ``start`` to the run's root (decided once a run,
+    ``Snapshot.root_of``; a submodule's top level within it; without a root the highest
+    folder with a dependency file, else ``stop``: :func:`ppo_migrate.project.root.search_bound`),
     so a sub-folder with its own ``requirements.txt`` does not end it (issue 26). Without
     any, to the working directory when ``start`` is inside it, else ``start`` alone. At each
     level ``D`` the install roots are:
@@ -567,7 +568,9 @@ def install_levels(
         ``(roots, unreadable)`` per level that has any, nearest level first; roots sorted.
     """
     start = start.absolute()
-    boundary = search_root(start, stop)
+    from ppo_migrate.project.snapshot import current
+
+    boundary = search_bound(start, current().root_of(start), stop)
     if boundary is None:
         cwd = Path.cwd()
         boundary = cwd if start == cwd or cwd in start.parents else start
@@ -781,12 +784,13 @@ class SignatureResolver:
         A copy under a folder of test doubles (``tests/fakes/verl``) is a fake the tests put
         on the path: case 2 whether or not a file declares it (the doubles table's rule,
         :mod:`ppo_migrate.analysis.patches`: an unsafe fix, never a notice)."""
-        from ppo_migrate.project.root import git_root, search_root
+        # the repository is the run's root (the git top level, even above the settings'
+        # folder: a sub-project's ``[tool.ppo-migrate]`` does not hide a root copy that
+        # ``python -m sub.launcher`` from the top level imports), a submodule's within it
+        from ppo_migrate.project.snapshot import current
 
-        # the repository is the git top level, even above the settings' folder: a
-        # sub-project's ``[tool.ppo-migrate]`` does not hide a root copy that
-        # ``python -m sub.launcher`` from the top level imports
-        boundary = git_root(directory.absolute()) or search_root(directory.absolute(), self.stop)
+        here = directory.absolute()
+        boundary = search_bound(here, current().root_of(here), self.stop)
         if boundary is None:
             return answer
         from ppo_migrate.project.import_roots import declared_roots

@@ -58,6 +58,11 @@ index's records, the class index) never take overlaid text for the file on disk 
 reverse. Worker processes get the overlay with the snapshot: forked ones inherit it, a
 spawned one is handed :meth:`Snapshot.worker_state` and enters :func:`enter_worker`.
 
+The run's root is kept here too: :meth:`Snapshot.analyse` decides it once from the run's
+paths (:func:`ppo_migrate.project.root.project_root`), and :meth:`Snapshot.root_of` is what
+every search that needs a root asks (the caller phase, the test doubles' look-out, the
+copies of verl); :attr:`Snapshot.root_decisions` counts the decisions for the tests.
+
 What is not counted as a read: :func:`ppo_migrate.files.atomic_write`'s check that the file
 on disk is still the one read (a comparison before replacing it), and the roll-back of a
 ``--thread-config`` change that could not be written whole. A file the run writes is
@@ -90,7 +95,8 @@ from ppo_migrate.files import UnreadableFile, decode_source, read_source
 TYPE_CHECKING = False  # ``typing`` is ~3 ms of a plain ``check``'s start: annotations only
 if TYPE_CHECKING:
     import ast
-    from collections.abc import Callable, Hashable, Iterator
+    from collections.abc import Callable, Hashable, Iterable, Iterator
+    from pathlib import Path
     from typing import Any, TypeVar
 
     _T = TypeVar("_T")
@@ -329,6 +335,66 @@ class Snapshot:
         self._tree_chars = 0
         self._overflow: SourceFile | None = None  # the one tree kept beyond the budget
         self._memos: dict[Hashable, dict] = {}
+        self._paths: tuple[str, ...] | None = None
+        self._root: Path | None = None
+        #: times this snapshot asked :func:`ppo_migrate.project.root.project_root` (the
+        #: run's root once; a folder outside it once each): read by the tests.
+        self.root_decisions = 0
+
+    # -- the root ---------------------------------------------------------------------
+    def analyse(self, paths: Iterable[str | os.PathLike[str]]) -> None:
+        """Record the run's paths and decide the run's root from them, once: the first
+        call wins (a preview runs on the real paths with its edits in the overlay, so its
+        root is the command's).
+
+        Args:
+            paths: the analysed paths (the command line's, else the discovered files);
+                ``"-"`` (standard input) is left out, and no path at all stands for the
+                working directory (as :func:`ppo_migrate.project.root.project_root` reads it).
+        """
+        if self._paths is not None:
+            return
+        self._paths = tuple(os.fspath(p) for p in paths if os.fspath(p) != "-")
+        self._root = self._decide(self._paths)
+
+    @property
+    def root(self) -> Path | None:
+        """The run's root (:func:`ppo_migrate.project.root.project_root` of the paths given
+        to :meth:`analyse`, decided there once); ``None`` when the run has none or no paths
+        were given (outside a run: see :meth:`root_of`)."""
+        return self._root
+
+    def root_of(self, path: str | os.PathLike[str]) -> Path | None:
+        """The root that bounds the searches around ``path``: the run's :attr:`root` when
+        ``path`` lies at or below it; else (outside a run, where no paths were given: the
+        codemod and Fixit adapters, an ``analyse()`` called directly; or a path outside the
+        run's root) :func:`ppo_migrate.project.root.project_root` of ``path`` alone, decided
+        once per folder for this snapshot. The one rule either way: the git top level, else
+        the nearest project marker.
+
+        Args:
+            path: a file or directory, absolute or relative to the working directory.
+
+        Returns:
+            A directory, or ``None`` when neither git nor a project marker holds ``path``.
+        """
+        key = os.path.abspath(os.fspath(path))
+        root = self._root
+        if root is not None:
+            top = os.fspath(root)
+            if key == top or key.startswith(top.rstrip(os.sep) + os.sep):
+                return root
+        folder = key if os.path.isdir(key) else os.path.dirname(key)
+        roots = self.memo("ppo_migrate.project.root")
+        if folder not in roots:
+            roots[folder] = self._decide((folder,))
+        return roots[folder]
+
+    def _decide(self, paths: tuple[str, ...]) -> Path | None:
+        from ppo_migrate.project import root as _root  # the module's attribute: tests count it
+
+        self.root_decisions += 1
+        return _root.project_root(paths)
 
     @staticmethod
     def key(path: str | os.PathLike[str]) -> str:
