@@ -69,6 +69,7 @@ import contextvars
 import os
 
 from ppo_migrate.files import SourceFile as _ReadFile
+from ppo_migrate.project.filesystem import FileSystem
 from ppo_migrate.files import UnreadableFile, decode_source, read_source
 from ppo_migrate.settings import set_config_reader
 
@@ -102,12 +103,21 @@ class Counts:
         cst_parses: LibCST parses (of the text as read or as rewritten).
         writes: times the run replaced the file.
         rewritten_parses: ``ast`` parses of text the run wrote to the file.
+        stats: ``os.stat`` calls on the path (:class:`ppo_migrate.project.filesystem.FileSystem`).
+        listings: listings of the path as a folder (``os.scandir``, :class:`~ppo_migrate.project.filesystem.FileSystem`).
+        archive_reads: openings of the path as a zip archive (:class:`~ppo_migrate.project.filesystem.FileSystem`).
     """
 
-    __slots__ = ("ast_parses", "cst_parses", "reads", "rewritten_parses", "writes")
+    __slots__ = (
+        "archive_reads", "ast_parses", "cst_parses", "listings", "reads", "rewritten_parses", "stats",
+        "writes",
+    )
 
     def __init__(self) -> None:
         self.reads = 0
+        self.stats = 0
+        self.listings = 0
+        self.archive_reads = 0
         self.ast_parses = 0
         self.cst_parses = 0
         self.writes = 0
@@ -293,11 +303,16 @@ class Snapshot:
 
     Attributes:
         counts: absolute path -> :class:`Counts`.
+        fs: the run's questions about paths and folders (``stat``, listings, walks, an
+            archive's members), each asked of the disk once
+            (:class:`ppo_migrate.project.filesystem.FileSystem`): the analysis asks here,
+            never ``os``.
     """
 
     def __init__(self, *, keep_trees: bool = True) -> None:
         self.keep_trees = keep_trees
         self.counts: dict[str, Counts] = {}
+        self.fs = FileSystem(self.counts_of)
         self._files: dict[str, SourceFile | _Failed] = {}
         self._optional: dict[str, int] = {}
         self._optional_bytes = 0
@@ -406,6 +421,7 @@ class Snapshot:
         key = self.key(path)
         self.counts_of(key).writes += 1
         self._drop(key)
+        self.fs.forget(key)
         try:
             st = os.stat(path)
         except (OSError, ValueError):
@@ -419,6 +435,7 @@ class Snapshot:
     def forget(self, path: str | os.PathLike[str]) -> None:
         """Drop ``path`` (another process replaced it): its next asker reads it."""
         self._drop(self.key(path))
+        self.fs.forget(path)
 
     def optional(self, path: str | os.PathLike[str]) -> None:
         """``path`` was read for a search (the prefilter, which turned it away; a search of
