@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import os
 import stat as _stat
+from typing import NamedTuple
 
 TYPE_CHECKING = False  # ``typing`` only for annotations (start-up cost, as snapshot.py)
 if TYPE_CHECKING:
@@ -40,29 +41,19 @@ if TYPE_CHECKING:
     from ppo_migrate.project.snapshot import Counts
 
 
-class Entry(tuple):
-    """One name of a folder's listing: ``(name, is_dir, is_link)``.
+class Entry(NamedTuple):
+    """One name of a folder's listing.
 
-    ``is_dir`` is :meth:`os.DirEntry.is_dir` (a link to a folder counts, as for
-    :func:`os.walk`'s sorting of names); ``is_link`` is :meth:`os.DirEntry.is_symlink`.
+    Attributes:
+        name: the name in the folder.
+        is_dir: :meth:`os.DirEntry.is_dir` (a link to a folder counts, as in :func:`os.walk`'s
+            ``dirnames``).
+        is_link: :meth:`os.DirEntry.is_symlink`.
     """
 
-    __slots__ = ()
-
-    def __new__(cls, name: str, is_dir: bool, is_link: bool) -> Entry:
-        return tuple.__new__(cls, (name, is_dir, is_link))
-
-    @property
-    def name(self) -> str:
-        return self[0]
-
-    @property
-    def is_dir(self) -> bool:
-        return self[1]
-
-    @property
-    def is_link(self) -> bool:
-        return self[2]
+    name: str
+    is_dir: bool
+    is_link: bool
 
 
 class FileSystem:
