@@ -59,8 +59,9 @@ def module_file(root: Path, module: str) -> Path | None:
     if not all(p.isidentifier() for p in parts):
         return None
     base = root.joinpath(*parts)
+    fs = current().fs  # each path stat-ed once a run
     for candidate in (base.with_suffix(".py"), base / "__init__.py"):
-        if candidate.is_file():
+        if fs.is_file(candidate):
             return candidate
     return None
 
@@ -131,8 +132,8 @@ class ClassIndex:
 
     def _analysis(self, path: Path, module: str) -> ModuleAnalysis | None:
         try:
-            stat = path.stat()
-        except OSError:
+            stat = current().fs.stat(path)  # once a run
+        except (OSError, ValueError):
             return None
         follow = getattr(self.settings, "follow_values", True)
         key = (str(path), stat.st_mtime_ns, stat.st_size, follow)
