@@ -235,7 +235,7 @@ def index_file(
 
 def _stamp(path: str) -> tuple[int, int] | None:
     try:
-        st = Path(path).stat()
+        st = current().fs.stat(path)  # once a run
     except (OSError, ValueError):
         return None
     return (st.st_mtime_ns, st.st_size)
@@ -1060,11 +1060,12 @@ def _unanalysed_mention(path: str, name: str, files: Sequence[str]) -> str | Non
     In a preview's scratch copy (``apply --thread-config --diff``) the real project is
     walked, as the real run walks it (:func:`ppo_migrate.scratch.original_path`).
     """
-    read_bytes = current().read_bytes  # once a run
+    snapshot = current()
+    read_bytes = snapshot.read_bytes  # once a run
     root = _project_root(str(original_path(path)))
     seen = {os.path.realpath(original_path(f)) for f in files}
     needle = name.encode("utf-8")
-    for directory, subdirs, filenames in os.walk(root):
+    for directory, subdirs, filenames in snapshot.fs.walk(root):  # each folder listed once a run
         subdirs[:] = sorted(d for d in subdirs if not d.startswith(".") and d not in _SKIPPED_DIRS)
         for filename in sorted(filenames):
             if not filename.endswith(".py"):
