@@ -985,13 +985,9 @@ class SignatureResolver:
         )
 
     def _installed(self, module: str, name: str, installed) -> CalleeInEffect | None:
-        import importlib.util
+        from ppo_migrate.project.installed import package_locations
 
-        try:
-            spec = importlib.util.find_spec("verl")
-        except (ImportError, ValueError):
-            spec = None
-        locations = list(spec.submodule_search_locations or []) if spec else []
+        locations = package_locations("verl")  # the collect layer asks importlib
         decided = self._read([Path(loc).parent for loc in locations], module, name, "installed", True)
         if decided is not None:
             return decided
