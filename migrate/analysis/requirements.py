@@ -191,7 +191,7 @@ def _local_directory(reference: str, declared_in: Path) -> Path | None:
         return None
     directory = Path(ref) if os.path.isabs(ref) else declared_in.parent / ref
     directory = Path(os.path.normpath(directory))
-    return directory if directory.is_dir() else None
+    return directory if current().fs.is_dir(directory) else None  # stat-ed once a run
 
 
 
