@@ -71,10 +71,15 @@ def _run(root: Path, *args: str):
 
 def _relative(snapshot: Snapshot, root: Path) -> dict[str, snapshots.Counts]:
     """The snapshot's counts by path relative to ``root``; ``scratch:<path>`` for the files of a
-    preview's scratch copy (``apply --thread-config --diff``), at the same relative paths."""
+    preview's scratch copy (``apply --thread-config --diff``), at the same relative paths.
+    Paths the run only stat-ed or listed (:attr:`Snapshot.fs`), never read, parsed or wrote,
+    are left out (:func:`test_a_run_stats_and_lists_each_path_once` counts those)."""
     out: dict[str, snapshots.Counts] = {}
     base = os.path.realpath(root)
     for key, counts in snapshot.counts.items():
+        if not (counts.reads or counts.writes or counts.ast_parses or counts.cst_parses
+                or counts.rewritten_parses):
+            continue
         real = os.path.realpath(key)
         parts = Path(key).parts
         if real.startswith(base + os.sep):
@@ -355,3 +360,19 @@ def test_a_kept_failure_holds_no_frames(tmp_path: Path) -> None:
         assert raised.value.__traceback__ is not None  # the copy raised has one
     kept = snapshot._files[snapshot.key(missing)]
     assert kept.error.__traceback__ is None and kept.os_error.__traceback__ is None
+
+
+@pytest.mark.parametrize("args", [("check",), ("apply", "--thread-config")], ids=" ".join)
+def test_a_run_stats_and_lists_each_path_once(tmp_path: Path, args: tuple[str, ...]) -> None:
+    """Issue 26: the analysis's questions about the file system go through the snapshot's
+    FileSystem, which asks the disk once a run: no path is stat-ed twice, no folder listed
+    twice, whatever the number of files asking (the callee in effect asks, for every calling
+    file, whether ``verl/__init__.py`` exists at each level up to the root)."""
+    root = _tree(tmp_path / "project")
+    _, snapshot = _run(root, *args)
+    stats = {k: c.stats for k, c in snapshot.counts.items() if c.stats}
+    listings = {k: c.listings for k, c in snapshot.counts.items() if c.listings}
+    assert stats and all(n == 1 for n in stats.values()), stats
+    assert all(n == 1 for n in listings.values()), listings
+    # the copy's package file was asked about (the levels' search), once
+    assert snapshot.counts_of(root / "app" / "verl" / "__init__.py").stats == 1
