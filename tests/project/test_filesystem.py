@@ -48,7 +48,7 @@ def test_walk_prunes_and_does_not_follow_links(tmp_path: Path) -> None:
         seen.append(os.path.relpath(here, tmp_path))
         dirs[:] = [d for d in dirs if d != "other"]
     assert seen == [".", "pkg", os.path.join("pkg", "sub")]  # "link" listed, not entered
-    assert list(os.walk(tmp_path))[0][1] != []  # os.walk lists the link as a folder too
+    assert "link" in next(os.walk(tmp_path))[1]  # os.walk lists the link as a folder too
     assert sorted(next(fs.walk(tmp_path))[1]) == sorted(next(os.walk(tmp_path))[1])
 
 
