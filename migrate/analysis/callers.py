@@ -1063,7 +1063,8 @@ def _unanalysed_mention(path: str, name: str, files: Sequence[str]) -> str | Non
     snapshot = current()
     read_bytes = snapshot.read_bytes  # once a run
     root = _project_root(str(original_path(path)))
-    seen = {os.path.realpath(original_path(f)) for f in files}
+    realpath = snapshot.fs.realpath  # once a run
+    seen = {realpath(original_path(f)) for f in files}
     needle = name.encode("utf-8")
     for directory, subdirs, filenames in snapshot.fs.walk(root):  # each folder listed once a run
         subdirs[:] = sorted(d for d in subdirs if not d.startswith(".") and d not in _SKIPPED_DIRS)
@@ -1071,7 +1072,7 @@ def _unanalysed_mention(path: str, name: str, files: Sequence[str]) -> str | Non
             if not filename.endswith(".py"):
                 continue
             full = os.path.join(directory, filename)
-            if os.path.realpath(full) in seen:
+            if realpath(full) in seen:
                 continue
             try:
                 data = read_bytes(full)

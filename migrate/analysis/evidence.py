@@ -95,7 +95,7 @@ def _stamp(path: Path) -> tuple[str, int, int] | None:
         st = current().fs.stat(path)  # once a run
     except (OSError, ValueError):
         return None
-    return (str(path.resolve()), st.st_mtime_ns, st.st_size)
+    return (current().fs.realpath(path), st.st_mtime_ns, st.st_size)
 
 
 def file_keys(path: Path) -> ConfigKeys:
@@ -147,7 +147,7 @@ def composed_keys(config_dir: Path, config_name: str) -> ConfigKeys:
     if own & sections():
         # composing only adds keys: a section the primary file holds itself stays
         return ConfigKeys(primary, own)
-    hydra_keys, hydra_problem = _hydra_compose(str(config_dir.resolve()), name, _dir_stamp(config_dir))
+    hydra_keys, hydra_problem = _hydra_compose(current().fs.realpath(config_dir), name, _dir_stamp(config_dir))
     if hydra_keys is not None:
         return ConfigKeys(primary, hydra_keys)
     return ConfigKeys(primary, None, hydra_problem or problem)

@@ -298,8 +298,8 @@ def _read_text(path: Path) -> str:
 
 def _read_requirements(path: Path, seen: set[Path]) -> Iterator[_Found]:
     try:
-        resolved = path.resolve()
-    except (OSError, RuntimeError):
+        resolved = Path(current().fs.realpath(path))  # ``path.resolve()``, once a run
+    except (OSError, RuntimeError, ValueError):
         return
     if resolved in seen:
         return  # an include cycle, or a file already read through another include

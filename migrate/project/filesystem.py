@@ -20,8 +20,8 @@ Counted as the reads are (:class:`ppo_migrate.project.snapshot.Counts`): ``stats
 Outside a run, :func:`ppo_migrate.project.snapshot.current` hands out a fresh snapshot each
 time, so every question is asked of the disk, as before.
 
-Semantics follow the standard library's, named at each method: ``is_file``/``is_dir``/
-``exists`` are :func:`os.path.isfile`/:func:`os.path.isdir`/:func:`os.path.exists` (links
+Semantics follow the standard library's, named at each method: ``realpath`` is
+:func:`os.path.realpath`, ``is_file``/``is_dir``/``exists`` are :func:`os.path.isfile`/:func:`os.path.isdir`/:func:`os.path.exists` (links
 followed; any ``OSError`` or ``ValueError`` is ``False``), :meth:`FileSystem.walk` is
 :func:`os.walk` top-down without following links to folders, and :meth:`FileSystem.archive_members`
 reads a zip file (a ``.zip``, ``.whl`` or ``.egg`` on ``sys.path``: zipimport's format) in
@@ -69,6 +69,7 @@ class FileSystem:
         self._stats: dict[str, os.stat_result | BaseException] = {}
         self._listings: dict[str, tuple[Entry, ...] | BaseException] = {}
         self._archives: dict[tuple[str, str, str, int], dict[str, bytes] | BaseException] = {}
+        self._real: dict[str, str] = {}
 
     @staticmethod
     def key(path: str | os.PathLike[str]) -> str:
@@ -116,6 +117,18 @@ class FileSystem:
     def exists(self, path: str | os.PathLike[str]) -> bool:
         """:func:`os.path.exists`: anything the path reaches (links followed)."""
         return self._mode(path) is not None
+
+    def realpath(self, path: str | os.PathLike[str]) -> str:
+        """:func:`os.path.realpath` (links resolved, an absolute path), asked once a run.
+
+        Raises:
+            ValueError: a NUL in the path (as ``os.path.realpath`` may).
+        """
+        key = self.key(path)
+        found = self._real.get(key)
+        if found is None:
+            found = self._real[key] = os.path.realpath(key)
+        return found
 
     def forget(self, path: str | os.PathLike[str]) -> None:
         """Drop the ``stat`` of ``path`` (the run rewrote the file: its size and times changed)."""

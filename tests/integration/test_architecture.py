@@ -105,14 +105,14 @@ FORBIDDEN_CALLS = frozenset({
     "open", "io.open", "builtins.open",
     "os.walk", "os.scandir", "os.listdir", "os.stat", "os.lstat",
     "os.path.isfile", "os.path.isdir", "os.path.exists", "os.path.lexists", "os.path.islink",
-    "os.path.getsize", "os.path.getmtime",
+    "os.path.getsize", "os.path.getmtime", "os.path.realpath",
     "importlib.metadata.distribution", "importlib.metadata.version",
     "importlib.metadata.distributions", "importlib.util.find_spec",
 })
 #: Methods of ``pathlib.Path`` that ask the disk (``p.is_file()``, ``root.glob("*.txt")``).
 FORBIDDEN_METHODS = frozenset({
     "read_text", "read_bytes", "stat", "lstat", "is_file", "is_dir", "exists", "iterdir",
-    "glob", "rglob", "open",
+    "glob", "rglob", "open", "resolve",
 })
 #: Receivers whose methods of those names are the snapshot's (``current().read_text(p)``).
 SNAPSHOT_RECEIVERS = frozenset({
@@ -190,21 +190,22 @@ def reads(p):
     for _ in os.walk(p): pass
     os.listdir(p); os.scandir(p)
     Path(p).read_text(); p.read_bytes(); p.stat(); p.is_file(); p.is_dir(); p.exists()
-    p.glob("*.txt")
+    p.glob("*.txt"); os.path.realpath(p); p.resolve()
 
 class K:
     def m(self, p):
         return self.root.is_file()
 
 def fine(p):
-    current().read_bytes(p); current().fs.is_file(p); fs.walk(p); _fs().stat(p)
+    current().read_bytes(p); current().fs.is_file(p); fs.walk(p); _fs().stat(p); fs.realpath(p)
     os.path.join(p, "x"); p.name.startswith("x")
 '''
     found = io_calls(source)
     assert [s for _, _, s in found] == [
         "open()", "os.path.isfile()", "os.path.exists()", "os.path.lexists()", "os.path.isdir()",
         "os.walk()", "os.listdir()", "os.scandir()", "Path(p).read_text()", "p.read_bytes()",
-        "p.stat()", "p.is_file()", "p.is_dir()", "p.exists()", "p.glob()", "self.root.is_file()",
+        "p.stat()", "p.is_file()", "p.is_dir()", "p.exists()", "p.glob()", "os.path.realpath()",
+        "p.resolve()", "self.root.is_file()",
     ]
     assert {scope for scope, _, _ in found} == {"reads", "K.m"}
     assert found[0][1] == 6

@@ -116,3 +116,12 @@ def test_outside_a_run_nothing_is_kept_and_inside_one_it_is(tmp_path: Path) -> N
         current().fs.list_dir(tmp_path)
         assert current().fs is snapshot.fs
         assert snapshot.counts_of(tmp_path).listings == 1
+
+
+def test_realpath_resolves_links_once_a_run(tmp_path: Path) -> None:
+    _tree(tmp_path)
+    (tmp_path / "alias").symlink_to(tmp_path / "pkg", target_is_directory=True)
+    fs = Snapshot().fs
+    assert fs.realpath(tmp_path / "alias" / "__init__.py") == os.path.realpath(tmp_path / "pkg" / "__init__.py")
+    assert fs.realpath(tmp_path / "alias") is fs.realpath(tmp_path / "alias")  # kept
+    assert fs.realpath(tmp_path / "missing") == os.path.realpath(tmp_path / "missing")
