@@ -91,6 +91,7 @@ import os
 
 from ppo_migrate.files import SourceFile as _ReadFile
 from ppo_migrate.files import UnreadableFile, decode_source, read_source
+from ppo_migrate.project.filesystem import FileSystem
 
 TYPE_CHECKING = False  # ``typing`` is ~3 ms of a plain ``check``'s start: annotations only
 if TYPE_CHECKING:
@@ -127,12 +128,21 @@ class Counts:
         cst_parses: LibCST parses (of the text as read or as rewritten).
         writes: times the run replaced the file (on disk, or in the overlay while staging).
         rewritten_parses: ``ast`` parses of text the run wrote to the file.
+        stats: ``os.stat`` calls on the path (:class:`ppo_migrate.project.filesystem.FileSystem`).
+        listings: listings of the path as a folder (``os.scandir``, :class:`~ppo_migrate.project.filesystem.FileSystem`).
+        archive_reads: openings of the path as a zip archive (:class:`~ppo_migrate.project.filesystem.FileSystem`).
     """
 
-    __slots__ = ("ast_parses", "cst_parses", "reads", "rewritten_parses", "writes")
+    __slots__ = (
+        "archive_reads", "ast_parses", "cst_parses", "listings", "reads", "rewritten_parses", "stats",
+        "writes",
+    )
 
     def __init__(self) -> None:
         self.reads = 0
+        self.stats = 0
+        self.listings = 0
+        self.archive_reads = 0
         self.ast_parses = 0
         self.cst_parses = 0
         self.writes = 0
@@ -320,6 +330,10 @@ class Snapshot:
         counts: absolute path -> :class:`Counts`.
         staging: the run's replacements of files go into the overlay (:meth:`overlay`), not
             onto the disk (a preview: :func:`staged`); the writers ask.
+        fs: the run's questions about paths and folders (``stat``, listings, walks, an
+            archive's members), each asked of the disk once
+            (:class:`ppo_migrate.project.filesystem.FileSystem`): the analysis asks here,
+            never ``os``.
     """
 
     def __init__(self, *, keep_trees: bool = True) -> None:
@@ -328,6 +342,7 @@ class Snapshot:
         self.staging = False
         #: absolute path -> (the bytes before the first overlay, the overlaid read)
         self._overlay: dict[str, tuple[bytes, _ReadFile]] = {}
+        self.fs = FileSystem(self.counts_of)
         self._files: dict[str, SourceFile | _Failed] = {}
         self._optional: dict[str, int] = {}
         self._optional_bytes = 0
@@ -384,7 +399,7 @@ class Snapshot:
             top = os.fspath(root)
             if key == top or key.startswith(top.rstrip(os.sep) + os.sep):
                 return root
-        folder = key if os.path.isdir(key) else os.path.dirname(key)
+        folder = key if self.fs.is_dir(key) else os.path.dirname(key)  # stat-ed once a run
         roots = self.memo("ppo_migrate.project.root")
         if folder not in roots:
             roots[folder] = self._decide((folder,))
@@ -495,13 +510,14 @@ class Snapshot:
 
     def stamp(self, path: str | os.PathLike[str]) -> tuple[int, int]:
         """``(st_mtime_ns, st_size)`` of ``path`` as the run sees it: an overlaid file's
-        overlay stamp (see the module docstring), else ``os.stat``'s (links followed).
+        overlay stamp (see the module docstring), else ``os.stat``'s (links followed), asked
+        once a run through :attr:`fs` (:meth:`ppo_migrate.project.filesystem.FileSystem.stat`).
 
         Raises:
             OSError: the path cannot be stat-ed. ValueError: a NUL in the path.
         """
         staged = self._overlay.get(self.key(path))
-        st = staged[1].stat if staged is not None else os.stat(path)
+        st = staged[1].stat if staged is not None else self.fs.stat(path)
         return (st.st_mtime_ns, st.st_size)
 
     # -- the run's own changes --------------------------------------------------------
@@ -512,6 +528,7 @@ class Snapshot:
         key = self.key(path)
         self.counts_of(key).writes += 1
         self._drop(key)
+        self.fs.forget(key)
         try:
             st = os.stat(path)
         except (OSError, ValueError):
@@ -559,6 +576,7 @@ class Snapshot:
         )
         read = _ReadFile(before.path, data, st)
         self._drop(key)
+        self.fs.forget(key)
         self._overlay[key] = (original, read)
         found = self._files[key] = SourceFile(self, key, read, rewritten=True)
         return found
@@ -579,6 +597,7 @@ class Snapshot:
         """Drop ``path`` (another process replaced it): its next asker reads it (an
         overlaid path: its overlaid bytes, which stay)."""
         self._drop(self.key(path))
+        self.fs.forget(path)
 
     def optional(self, path: str | os.PathLike[str]) -> None:
         """``path`` was read for a search (the prefilter, which turned it away; a search of
