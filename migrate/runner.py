@@ -574,9 +574,17 @@ def run(
     if mode in (Mode.CHECK, Mode.APPLY, Mode.DIFF) and settings.caller_verdicts is None:
         settings = settings.replace(caller_verdicts=())
     with _ctrl_c_recorded() as stop_requested, run_scope():
+        _decide_root(given if given is not None else paths)
         return _run(
             paths, settings, mode, jobs, progress, on_outcome, stop_requested, force_pool, given
         )
+
+
+def _decide_root(paths: Sequence[str]) -> None:
+    """Decide the run's root once, from its paths (the command line's when known, else the
+    files), on the snapshot (:meth:`ppo_migrate.project.snapshot.Snapshot.analyse`: the first
+    run of a command decides; a preview runs on the same paths, its edits in the overlay)."""
+    current().analyse(paths)
 
 
 class ScoutFailed(Exception):
@@ -618,6 +626,7 @@ def run_scouted(
         if settings.caller_verdicts is None:
             settings = settings.replace(caller_verdicts=())
         with _ctrl_c_recorded() as stop_requested, run_scope():
+            _decide_root(given if given is not None else ["."])
             return _run_with_scout(scout, settings, mode, jobs, progress, stop_requested, given)
     finally:
         scout.kill()

@@ -39,7 +39,6 @@ from ppo_migrate.constants import CONFIG_PARAMETER
 from ppo_migrate.diagnostics import UNSURE_CALLEE_KINDS, Diagnostic, Related, qualname
 from ppo_migrate.files import utf8_source
 from ppo_migrate.prefilter import is_candidate, spells_otherwise
-from ppo_migrate.project.root import project_root
 from ppo_migrate.project.snapshot import current
 from ppo_migrate.targets import (
     module_name,
@@ -237,7 +236,7 @@ def _stamp(path: str) -> tuple[int, int] | None:
     stamp in a preview: :meth:`ppo_migrate.project.snapshot.Snapshot.stamp`); ``None``
     when it cannot be stat-ed."""
     try:
-        return current().stamp(path)
+        return current().stamp(path)  # once a run
     except (OSError, ValueError):
         return None
 
@@ -1038,10 +1037,11 @@ _SKIPPED_DIRS = frozenset({"__pycache__", "node_modules", "site-packages", "buil
 
 
 def _project_root(path: str) -> Path:
-    """The project root of ``path`` (:func:`ppo_migrate.project.root.project_root`: the git
-    top level, else the nearest project marker above it); else the directory of its
-    top-level package."""
-    found = project_root([path])
+    """The folder walked for files that may override a method of ``path``: the run's root
+    (:meth:`ppo_migrate.project.snapshot.Snapshot.root_of`, decided once a run by
+    :func:`ppo_migrate.project.root.project_root`: the git top level, else the nearest
+    project marker); without one, the directory of ``path``'s top-level package."""
+    found = current().root_of(path)
     if found is not None:
         return found
     root = Path(path).absolute().parent
@@ -1059,17 +1059,19 @@ def _unanalysed_mention(path: str, name: str, files: Sequence[str]) -> str | Non
     would keep a signature without the new parameter. Hidden directories and
     ``__pycache__``, ``node_modules``, ``site-packages``, ``build``, ``dist`` are skipped.
     """
-    read_bytes = current().read_bytes  # once a run
+    snapshot = current()
+    read_bytes = snapshot.read_bytes  # once a run
     root = _project_root(os.path.abspath(path))
-    seen = {os.path.realpath(f) for f in files}
+    realpath = snapshot.fs.realpath  # once a run
+    seen = {realpath(os.path.abspath(f)) for f in files}
     needle = name.encode("utf-8")
-    for directory, subdirs, filenames in os.walk(root):
+    for directory, subdirs, filenames in snapshot.fs.walk(root):  # each folder listed once a run
         subdirs[:] = sorted(d for d in subdirs if not d.startswith(".") and d not in _SKIPPED_DIRS)
         for filename in sorted(filenames):
             if not filename.endswith(".py"):
                 continue
             full = os.path.join(directory, filename)
-            if os.path.realpath(full) in seen:
+            if realpath(full) in seen:
                 continue
             try:
                 data = read_bytes(full)

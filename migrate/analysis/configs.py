@@ -84,6 +84,7 @@ from ppo_migrate.analysis.targets import TargetFinder, all_args, dotted_parts
 from ppo_migrate.diagnostics import CallerOrigin, Reason, Related, qualname
 from ppo_migrate.project.path_expr import PathEvaluator
 from ppo_migrate.project.root import git_top
+from ppo_migrate.project.snapshot import current
 from ppo_migrate.targets import resolve_relative
 
 #: Qualified names of omegaconf's ``DictConfig``.
@@ -1376,7 +1377,7 @@ class ConfigFinder:
         result = composed_keys(config_dir, name)
         shown = _display(result.path)
         if result.keys is None:
-            if not result.path.is_file():
+            if not current().fs.is_file(result.path):  # stat-ed once a run
                 return None  # not in the repository: nothing to go on
             self._note("weak", f"`{self._spelled(call)}` cannot be composed: {result.problem}", call)
             return "weak"

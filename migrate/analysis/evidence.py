@@ -14,15 +14,20 @@ moves a file's keys elsewhere (``# @package wrapped`` nests the config under ``w
 Hydra itself (``hydra.compose``) is asked; a file that neither can compose is reported as such.
 
 Files are read (PyYAML) and composed at most once per process, keyed by path, modification
-time and size; the analysis that asks stays a function of the files' contents.
+time and size; the analysis that asks stays a function of the files' contents. Their bytes
+and ``stat`` come from the run's snapshot (:mod:`ppo_migrate.project.snapshot`, its
+:class:`~ppo_migrate.project.filesystem.FileSystem`): this module opens, stats and walks
+nothing itself (issue 26). Hydra's own composition (:func:`_hydra_compose`) still reads the
+config directory itself.
 """
 
 from __future__ import annotations
 
 import functools
-import os
 from pathlib import Path
 from typing import NamedTuple
+
+from ppo_migrate.project.snapshot import current
 
 #: Keys a Hydra primary config may hold that are not part of the composed config's content.
 _HYDRA_KEYS = frozenset({"defaults", "hydra"})
@@ -70,13 +75,14 @@ def find_file(name: str, directory: Path, root: Path | None) -> list[Path]:
             :data:`_MAX_UP` levels above).
     """
     p = Path(name)
+    fs = current().fs
     if p.is_absolute():
-        return [p] if p.is_file() else []
+        return [p] if fs.is_file(p) else []
     found: list[Path] = []
     d = directory
     for _ in range(_MAX_UP + 1):
         candidate = d / p
-        if candidate.is_file() and candidate not in found:
+        if fs.is_file(candidate) and candidate not in found:
             found.append(candidate)
         if root is not None and d == root or d.parent == d:
             break
@@ -86,10 +92,10 @@ def find_file(name: str, directory: Path, root: Path | None) -> list[Path]:
 
 def _stamp(path: Path) -> tuple[str, int, int] | None:
     try:
-        st = path.stat()
-    except OSError:
+        st = current().fs.stat(path)  # once a run
+    except (OSError, ValueError):
         return None
-    return (str(path.resolve()), st.st_mtime_ns, st.st_size)
+    return (current().fs.realpath(path), st.st_mtime_ns, st.st_size)
 
 
 def file_keys(path: Path) -> ConfigKeys:
@@ -111,10 +117,10 @@ def _read(path: str, mtime: int, size: int) -> tuple[object, str | None]:
     import yaml
 
     try:
-        with open(path, encoding="utf-8") as f:
-            # libyaml's safe loader where PyYAML has it: the pure-Python one took 0.05 s a
-            # verl trainer config (half of a check of verl-recipe, benchmark item 13)
-            return yaml.load(f, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)), None
+        text = current().read_text(path)  # as ``open(path, encoding="utf-8")``, read once a run
+        # libyaml's safe loader where PyYAML has it: the pure-Python one took 0.05 s a
+        # verl trainer config (half of a check of verl-recipe, benchmark item 13)
+        return yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)), None
     except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
         first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         return None, f"`{Path(path).name}` cannot be read as YAML ({first})"
@@ -141,7 +147,7 @@ def composed_keys(config_dir: Path, config_name: str) -> ConfigKeys:
     if own & sections():
         # composing only adds keys: a section the primary file holds itself stays
         return ConfigKeys(primary, own)
-    hydra_keys, hydra_problem = _hydra_compose(str(config_dir.resolve()), name, _dir_stamp(config_dir))
+    hydra_keys, hydra_problem = _hydra_compose(current().fs.realpath(config_dir), name, _dir_stamp(config_dir))
     if hydra_keys is not None:
         return ConfigKeys(primary, hydra_keys)
     return ConfigKeys(primary, None, hydra_problem or problem)
@@ -156,18 +162,18 @@ def _package_header(path: Path) -> str | None:
     """The package a Hydra config file's ``# @package <package>`` header names (Hydra reads
     it from the comment lines opening the file), or ``None`` without one."""
     try:
-        with open(path, encoding="utf-8", errors="replace") as f:
-            for _, line in zip(range(50), f):
-                stripped = line.strip()
-                if not stripped:
-                    continue
-                if not stripped.startswith("#"):
-                    break
-                words = stripped.lstrip("#").split()
-                if len(words) == 2 and words[0] == "@package":
-                    return words[1]
-    except OSError:
+        text = current().read_text(path, "utf-8", "replace")  # read once a run
+    except (OSError, ValueError):
         return None
+    for line in text.split("\n", 50)[:50]:
+        stripped = line.strip()
+        if not stripped:
+            continue
+        if not stripped.startswith("#"):
+            break
+        words = stripped.lstrip("#").split()
+        if len(words) == 2 and words[0] == "@package":
+            return words[1]
     return None
 
 
@@ -206,7 +212,7 @@ def _own_keys(path: Path) -> frozenset[str]:
 def _dir_stamp(directory: Path) -> tuple:
     """The modification stamps of the YAML files of a config directory (a cache key)."""
     out = []
-    for dirpath, _, files in os.walk(directory):
+    for dirpath, _, files in current().fs.walk(directory):  # each folder listed once a run
         for f in sorted(files):
             if f.endswith((".yaml", ".yml")):
                 s = _stamp(Path(dirpath) / f)

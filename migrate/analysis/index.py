@@ -59,8 +59,9 @@ def module_file(root: Path, module: str) -> Path | None:
     if not all(p.isidentifier() for p in parts):
         return None
     base = root.joinpath(*parts)
+    fs = current().fs  # each path stat-ed once a run
     for candidate in (base.with_suffix(".py"), base / "__init__.py"):
-        if candidate.is_file():
+        if fs.is_file(candidate):
             return candidate
     return None
 
@@ -131,7 +132,7 @@ class ClassIndex:
 
     def _analysis(self, path: Path, module: str) -> ModuleAnalysis | None:
         try:
-            stamp = current().stamp(path)  # an overlaid file's own stamp in a preview
+            stamp = current().stamp(path)  # once a run; an overlaid file's own stamp in a preview
         except (OSError, ValueError):
             return None
         follow = getattr(self.settings, "follow_values", True)

@@ -56,6 +56,7 @@ from ppo_migrate.analysis.requirements import (
     lowest_allowed,
     poetry_specifier,
 )
+from ppo_migrate.project.snapshot import current
 
 __all__ = ["install_pins"]
 
@@ -561,7 +562,7 @@ def _requirement_files(value: str, path: str, root: str, everything: list[str]) 
     if not os.path.isabs(value):
         for base in (os.path.dirname(path), root):
             candidate = os.path.normpath(os.path.join(base, value))
-            if os.path.isfile(candidate):
+            if current().fs.is_file(candidate):  # stat-ed once a run
                 return [candidate]
     tail = "/" + value.lstrip("/").removeprefix("./").lstrip("/")
     if tail == "/":

@@ -875,9 +875,10 @@ def _exported_names(tree: ast.Module) -> tuple[dict[str, ast.stmt], list[ast.Imp
 def _module_file(module: str, roots: Iterable[str]) -> str | None:
     """The file of ``module`` under one of ``roots`` (``a/b.py`` or ``a/b/__init__.py``)."""
     rel = module.replace(".", os.sep)
+    fs = current().fs  # each path stat-ed once a run
     for root in roots:
         for candidate in (os.path.join(root, rel + ".py"), os.path.join(root, rel, "__init__.py")):
-            if os.path.isfile(candidate):
+            if fs.is_file(candidate):
                 return candidate
     return None
 

@@ -32,6 +32,7 @@ Requirements and specifiers are parsed with :mod:`packaging`; nothing is execute
 from __future__ import annotations
 
 import configparser
+import fnmatch
 import json
 import os
 import re
@@ -86,9 +87,13 @@ def read_pins(root: Path) -> Iterator[Any]:
     Yields:
         ``requirements._Found`` entries; unreadable files and entries are skipped.
     """
-    try:  # environment.yml, environment-gpu.yml, environment_dev.yaml, ...
-        conda = sorted(p for p in root.glob("environment*.y*ml") if p.suffix in (".yml", ".yaml"))
-    except OSError:
+    try:  # environment.yml, environment-gpu.yml, environment_dev.yaml, ... (``root.glob``'s
+        # names, from the folder's listing: once a run)
+        conda = sorted(
+            root / n for n in current().fs.list_dir(root)
+            if fnmatch.fnmatchcase(n, "environment*.y*ml") and n.endswith((".yml", ".yaml"))
+        )
+    except (OSError, ValueError):
         conda = []
     for path in conda:
         yield from _environment(path)
@@ -126,7 +131,8 @@ def _text(path: Path) -> str | None:
     """The file's text (as ``path.read_text(encoding="utf-8")``), its bytes read once a run
     (:mod:`ppo_migrate.project.snapshot`); ``None`` when it cannot be had."""
     try:
-        return current().read_text(path) if path.is_file() else None
+        snapshot = current()
+        return snapshot.read_text(path) if snapshot.fs.is_file(path) else None
     except (OSError, UnicodeError):
         return None
 

@@ -206,7 +206,7 @@ def _local_directory(reference: str, declared_in: Path) -> Path | None:
         return None
     directory = Path(ref) if os.path.isabs(ref) else declared_in.parent / ref
     directory = Path(os.path.normpath(directory))
-    return directory if directory.is_dir() else None
+    return directory if current().fs.is_dir(directory) else None  # stat-ed once a run
 
 
 
@@ -313,8 +313,8 @@ def _read_text(path: Path) -> str:
 
 def _read_requirements(path: Path, seen: set[Path]) -> Iterator[_Found]:
     try:
-        resolved = path.resolve()
-    except (OSError, RuntimeError):
+        resolved = Path(current().fs.realpath(path))  # ``path.resolve()``, once a run
+    except (OSError, RuntimeError, ValueError):
         return
     if resolved in seen:
         return  # an include cycle, or a file already read through another include

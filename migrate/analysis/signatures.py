@@ -63,7 +63,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from ppo_migrate.constants import CONFIG_PARAMETER
 from ppo_migrate.diagnostics import Reason, Related
-from ppo_migrate.project.root import search_root
+from ppo_migrate.project.root import search_bound
 from ppo_migrate.settings_model import directory_settings
 from ppo_migrate.targets import absolute_parent
 
@@ -239,13 +239,109 @@ def _read_text(path: str | os.PathLike[str], errors: str = "strict") -> str:
     return current().read_text(path, "utf-8", errors)
 
 
-def _module_file(root: Path, module: str) -> Path | None:
-    """The file ``import module`` loads from the install root ``root``, or ``None``."""
-    base = root.joinpath(*module.split("."))
-    for candidate in (base.with_suffix(".py"), base / "__init__.py"):
-        if candidate.is_file():
-            return candidate
-    return None
+def _fs():
+    """The run's file-system answers (:attr:`ppo_migrate.project.snapshot.Snapshot.fs`:
+    each path stat-ed, each folder listed once a run); this module asks nothing of ``os``."""
+    from ppo_migrate.project.snapshot import current
+
+    return current().fs
+
+
+class _DiskTree:
+    """An install root on disk, as :func:`_find` reads it: ``import module`` loads
+    ``root/a/b.py`` or ``root/a/b/__init__.py``; trees parsed once a run (:func:`_parse`).
+
+    Args:
+        root: the install root (the directory holding the top-level package).
+    """
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+
+    def module_file(self, module: str) -> Path | None:
+        """The file ``import module`` loads, or ``None``."""
+        base = self.root.joinpath(*module.split("."))
+        fs = _fs()
+        for candidate in (base.with_suffix(".py"), base / "__init__.py"):
+            if fs.is_file(candidate):
+                return candidate
+        return None
+
+    def parse(self, path: Path) -> ast.Module | None:
+        """The file's ``ast`` (:func:`_parse`), ``None`` when it cannot be read or parsed."""
+        return _parse(path)
+
+
+class _MappedTree(_DiskTree):
+    """A package installed from another folder (a ``package-dir`` mapping): ``import
+    top.a.b`` loads ``folder/a/b.py``; no other top-level package is found.
+
+    Args:
+        folder: the folder the package is mapped to.
+        top: the top-level package, e.g. ``"verl"``.
+    """
+
+    def __init__(self, folder: str, top: str) -> None:
+        super().__init__(Path(folder))
+        self.top = top
+
+    def module_file(self, module: str) -> Path | None:
+        first, _, rest = module.partition(".")
+        if first != self.top:
+            return None
+        fs = _fs()
+        if not rest:
+            candidate = self.root / "__init__.py"
+            return candidate if fs.is_file(candidate) else None
+        base = self.root.joinpath(*rest.split("."))
+        for candidate in (base.with_suffix(".py"), base / "__init__.py"):
+            if fs.is_file(candidate):
+                return candidate
+        return None
+
+
+class _ArchiveTree:
+    """The Python files of a zip archive on ``sys.path``, read in memory
+    (:meth:`ppo_migrate.project.filesystem.FileSystem.archive_members`): ``import a.b``
+    loads the member ``a/b.py`` or ``a/b/__init__.py``, whose path is spelled
+    ``<archive>/<member>``.
+
+    Args:
+        archive: the archive (absolute).
+        members: ``{member name: bytes}``.
+    """
+
+    def __init__(self, archive: str, members: dict[str, bytes]) -> None:
+        self.archive = archive
+        self.members = members
+        self._trees: dict[str, ast.Module | None] = {}
+
+    def module_file(self, module: str) -> Path | None:
+        base = module.replace(".", "/")
+        for member in (f"{base}.py", f"{base}/__init__.py"):
+            if member in self.members:
+                return Path(f"{self.archive}/{member}")
+        return None
+
+    def parse(self, path: Path) -> ast.Module | None:
+        """The member's ``ast`` (decoded as a source file, :func:`ppo_migrate.files.decode_source`),
+        parsed once; ``None`` when it does not decode or parse."""
+        member = os.path.relpath(path, self.archive).replace(os.sep, "/")
+        if member not in self._trees:
+            import warnings
+
+            from ppo_migrate.files import decode_source
+
+            try:
+                text = decode_source(self.members[member])[0]
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    tree = compile(text, str(path), "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
+            except (KeyError, UnicodeDecodeError, SyntaxError, LookupError, ValueError, RecursionError,
+                    MemoryError, OverflowError):
+                tree = None
+            self._trees[member] = tree
+        return self._trees[member]
 
 
 def _definition(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda, name: str, path: Path, line: int) -> Definition:
@@ -333,11 +429,8 @@ def find_definitions(root: Path, module: str, name: str) -> Found | None:
         a decorated ``def``, a class, ``import x as name``, a re-export from outside
         ``root``, a chain longer than 8 or a file that does not parse).
     """
-    return _find(root, module, name, 0)
+    return _find(_DiskTree(root), module, name, 0)
 
-
-#: ``archive -> the folder its Python files were extracted to`` (one extraction a run)
-_ARCHIVES: dict[str, object] = {}
 #: How much an archive may hold, uncompressed, of the package looked for.
 _MAX_ARCHIVE_BYTES = 50_000_000
 
@@ -353,38 +446,18 @@ def archive_definitions(archive: str, module: str, name: str) -> list[Definition
 
     Returns:
         What :func:`find_definitions` finds in the archive's ``<package>/`` Python files
-        (extracted once a run to a temporary folder, read with ``ast`` only), their paths
-        spelled ``<archive>/<member>``; ``[]`` when the archive does not hold the module; an
-        :class:`Unreadable` naming the archive when it cannot be read.
+        (read in memory once a run, :meth:`ppo_migrate.project.filesystem.FileSystem.archive_members`;
+        parsed with ``ast`` only; nothing extracted), their paths spelled
+        ``<archive>/<member>``; ``[]`` when the archive does not hold the module; an
+        :class:`Unreadable` naming the archive when it cannot be read or holds more than
+        :data:`_MAX_ARCHIVE_BYTES` of the package.
     """
-    import tempfile
-    import zipfile
-
     top = module.split(".", 1)[0]
-    folder = _ARCHIVES.get(archive)
-    if folder is None:
-        try:
-            with zipfile.ZipFile(archive) as zf:
-                members = [
-                    m for m in zf.infolist()
-                    if m.filename.startswith(f"{top}/") and m.filename.endswith(".py")
-                    and ".." not in m.filename.split("/") and not m.filename.startswith("/")
-                ]
-                if sum(m.file_size for m in members) > _MAX_ARCHIVE_BYTES:
-                    raise ValueError("too large")
-                folder = tempfile.TemporaryDirectory(prefix="ppo-migrate-archive-")
-                for m in members:
-                    zf.extract(m, folder.name)
-        except (OSError, ValueError, zipfile.BadZipFile, RuntimeError, EOFError):
-            return [Unreadable(archive, 1, "an archive that cannot be read")]
-        _ARCHIVES[archive] = folder
-    base = folder.name  # type: ignore[attr-defined]
-    found = find_definitions(Path(base), module, name) or ()
-    out: list[Definition | Unreadable] = []
-    for b in found:
-        inside = os.path.relpath(b.path, base).replace(os.sep, "/")
-        out.append(b._replace(path=f"{archive}/{inside}"))
-    return out
+    try:
+        members = _fs().archive_members(archive, f"{top}/", ".py", _MAX_ARCHIVE_BYTES)
+    except (OSError, ValueError):
+        return [Unreadable(archive, 1, "an archive that cannot be read")]
+    return list(_find(_ArchiveTree(archive, members), module, name, 0) or ())
 
 
 def mapped_definitions(folder: str, module: str, name: str) -> list[Definition | Unreadable]:
@@ -397,38 +470,22 @@ def mapped_definitions(folder: str, module: str, name: str) -> list[Definition |
         name: the function, e.g. ``"get_ppo_ray_runtime_env"``.
 
     Returns:
-        What :func:`find_definitions` finds through a temporary install root whose
-        ``<package>`` links to ``folder``, paths spelled inside ``folder``; ``[]`` when no
-        link can be made.
+        What :func:`find_definitions` finds when ``import <package>`` loads ``folder``
+        (:class:`_MappedTree`: ``verl.trainer.x`` is ``folder/trainer/x.py``), paths spelled
+        inside ``folder``; ``[]`` when the module is not there.
     """
-    import tempfile
-
     top = module.split(".", 1)[0]
-    key = f"{folder}\x00{top}"
-    holder = _ARCHIVES.get(key)
-    if holder is None:
-        holder = tempfile.TemporaryDirectory(prefix="ppo-migrate-mapped-")
-        try:
-            os.symlink(folder, os.path.join(holder.name, top), target_is_directory=True)
-        except (OSError, NotImplementedError):
-            holder.cleanup()
-            return []
-        _ARCHIVES[key] = holder
-    link = os.path.join(holder.name, top)  # type: ignore[attr-defined]
-    out: list[Definition | Unreadable] = []
-    for b in find_definitions(Path(holder.name), module, name) or ():  # type: ignore[attr-defined]
-        rel = os.path.relpath(b.path, link)
-        out.append(b._replace(path=os.path.join(folder, rel) if not rel.startswith(os.pardir) else b.path))
-    return out
+    return list(_find(_MappedTree(folder, top), module, name, 0) or ())
 
 
-def _find(root: Path, module: str, name: str, depth: int) -> Found | None:
-    path = _module_file(root, module)
+def _find(root: _DiskTree | _ArchiveTree, module: str, name: str, depth: int) -> Found | None:
+    """:func:`find_definitions` in the install root (or archive, or mapped folder) ``root``."""
+    path = root.module_file(module)
     if path is None:
         return None
     if depth > _MAX_REEXPORTS:
         return (Unreadable(str(path), 1, "a chain of re-exports too long to follow"),)
-    tree = _parse(path)
+    tree = root.parse(path)
     if tree is None:
         return (Unreadable(str(path), 1, "a file Python cannot parse"),)
     is_package = path.name == "__init__.py"
@@ -456,8 +513,8 @@ def _find(root: Path, module: str, name: str, depth: int) -> Found | None:
                 if alias.name == "*":
                     if source is None:
                         continue
-                    source_path = _module_file(root, source)
-                    source_tree = _parse(source_path) if source_path is not None else None
+                    source_path = root.module_file(source)
+                    source_tree = root.parse(source_path) if source_path is not None else None
                     if source_tree is None or not _exports(source_tree, name):
                         continue
                     inner = _find(root, source, name, depth + 1)
@@ -542,8 +599,9 @@ def install_levels(
 ) -> list[tuple[list[Path], list[Unreadable]]]:
     """Every copy of ``package`` a file in ``start`` may import, level by level, nearest first.
 
-    The walk goes up from ``start`` to the repository root (the git top level, else the
-    highest folder with a project marker, else ``stop``; :func:`ppo_migrate.project.root.search_root`),
+    The walk goes up from ``start`` to the run's root (decided once a run,
+    ``Snapshot.root_of``; a submodule's top level within it; without a root the highest
+    folder with a dependency file, else ``stop``: :func:`ppo_migrate.project.root.search_bound`),
     so a sub-folder with its own ``requirements.txt`` does not end it (issue 26). Without
     any, to the working directory when ``start`` is inside it, else ``start`` alone. At each
     level ``D`` the install roots are:
@@ -567,7 +625,9 @@ def install_levels(
         ``(roots, unreadable)`` per level that has any, nearest level first; roots sorted.
     """
     start = start.absolute()
-    boundary = search_root(start, stop)
+    from ppo_migrate.project.snapshot import current
+
+    boundary = search_bound(start, current().root_of(start), stop)
     if boundary is None:
         cwd = Path.cwd()
         boundary = cwd if start == cwd or cwd in start.parents else start
@@ -589,7 +649,8 @@ def _package_project(directory: str) -> bool:
     """Whether ``directory`` holds an installable project: ``setup.py``, ``setup.cfg``, or a
     ``pyproject.toml`` with a ``[project]``, ``[tool.poetry]`` or ``[build-system]`` table."""
     join = os.path.join
-    if os.path.isfile(join(directory, "setup.py")) or os.path.isfile(join(directory, "setup.cfg")):
+    fs = _fs()
+    if fs.is_file(join(directory, "setup.py")) or fs.is_file(join(directory, "setup.cfg")):
         return True
     try:
         text = _read_text(join(directory, "pyproject.toml"), errors="replace")
@@ -599,29 +660,29 @@ def _package_project(directory: str) -> bool:
 
 
 def _holds(directory: str, package: str) -> bool:
-    return os.path.isfile(os.path.join(directory, package, "__init__.py"))
+    return _fs().is_file(os.path.join(directory, package, "__init__.py"))
 
 
 def _checkout(directory: str) -> bool:
-    return any(os.path.isfile(os.path.join(directory, f)) for f in _CHECKOUT_FILES)
+    fs = _fs()
+    return any(fs.is_file(os.path.join(directory, f)) for f in _CHECKOUT_FILES)
 
 
 def _subdirectories(directory: str) -> list[str]:
-    try:
-        with os.scandir(directory) as entries:
-            return sorted(e.path for e in entries if e.is_dir() and not e.name.startswith("."))
-    except OSError:
-        return []
+    """The sub-folders of ``directory`` (links to folders included) but hidden ones, sorted;
+    listed once a run (:meth:`ppo_migrate.project.filesystem.FileSystem.subdirectories`)."""
+    return [p for p in _fs().subdirectories(directory) if not os.path.basename(p).startswith(".")]
 
 
 def _roots_at(directory: str, package: str) -> tuple[list[Path], list[Unreadable]]:
     """The install roots (and unreadable submodules) of one level of :func:`install_levels`."""
     join = os.path.join
     roots: list[str] = []
-    if _holds(directory, package) and not os.path.isfile(join(directory, "__init__.py")):
+    fs = _fs()
+    if _holds(directory, package) and not fs.is_file(join(directory, "__init__.py")):
         roots.append(directory)
     src = join(directory, "src")
-    if _holds(src, package) and not os.path.isfile(join(src, "__init__.py")):
+    if _holds(src, package) and not fs.is_file(join(src, "__init__.py")):
         roots.append(src)
     for child in _subdirectories(directory):
         if _holds(child, package) and _checkout(child):
@@ -637,12 +698,15 @@ def _roots_at(directory: str, package: str) -> tuple[list[Path], list[Unreadable
 def _script_paths(directory: str) -> list[str]:
     """Folders the shell scripts of ``directory`` and ``directory/scripts`` put on
     ``PYTHONPATH`` (``$PWD``/``$(pwd)`` read as ``directory``: scripts run from the root)."""
-    import glob
-
     paths: list[str] = []
-    scripts = glob.glob(os.path.join(glob.escape(directory), "*.sh")) + glob.glob(
-        os.path.join(glob.escape(directory), "scripts", "*.sh")
-    )
+    scripts: list[str] = []
+    fs = _fs()
+    for folder in (directory, os.path.join(directory, "scripts")):
+        try:  # as ``glob("*.sh")``: names not starting with a dot; the folder listed once a run
+            names = fs.list_dir(folder)
+        except (OSError, ValueError):
+            continue
+        scripts.extend(os.path.join(folder, n) for n in names if n.endswith(".sh") and not n.startswith("."))
     for script in sorted(scripts):
         try:
             text = _read_text(script, errors="replace")[:200_000]
@@ -665,7 +729,8 @@ def _package_content(where: str, package: str) -> bool:
     join = os.path.join
     if _holds(where, package) or _holds(join(where, "src"), package):
         return True
-    return os.path.isfile(join(where, "__init__.py")) and os.path.isfile(join(where, "trainer", "constants_ppo.py"))
+    fs = _fs()
+    return fs.is_file(join(where, "__init__.py")) and fs.is_file(join(where, "trainer", "constants_ppo.py"))
 
 
 def _submodules(directory: str, package: str) -> tuple[list[str], list[Unreadable]]:
@@ -676,7 +741,7 @@ def _submodules(directory: str, package: str) -> tuple[list[str], list[Unreadabl
     import configparser
 
     gitmodules = os.path.join(directory, ".gitmodules")
-    if not os.path.isfile(gitmodules):
+    if not _fs().is_file(gitmodules):
         return [], []
     try:
         raw = _read_text(gitmodules)
@@ -781,12 +846,13 @@ class SignatureResolver:
         A copy under a folder of test doubles (``tests/fakes/verl``) is a fake the tests put
         on the path: case 2 whether or not a file declares it (the doubles table's rule,
         :mod:`ppo_migrate.analysis.patches`: an unsafe fix, never a notice)."""
-        from ppo_migrate.project.root import git_root, search_root
+        # the repository is the run's root (the git top level, even above the settings'
+        # folder: a sub-project's ``[tool.ppo-migrate]`` does not hide a root copy that
+        # ``python -m sub.launcher`` from the top level imports), a submodule's within it
+        from ppo_migrate.project.snapshot import current
 
-        # the repository is the git top level, even above the settings' folder: a
-        # sub-project's ``[tool.ppo-migrate]`` does not hide a root copy that
-        # ``python -m sub.launcher`` from the top level imports
-        boundary = git_root(directory.absolute()) or search_root(directory.absolute(), self.stop)
+        here = directory.absolute()
+        boundary = search_bound(here, current().root_of(here), self.stop)
         if boundary is None:
             return answer
         from ppo_migrate.project.import_roots import declared_roots
@@ -803,7 +869,7 @@ class SignatureResolver:
             if declared.path in checked or in_doubles_folder(declared.path, root):
                 continue
             checked.add(declared.path)
-            if os.path.isfile(declared.path):  # ``sys.path.insert(0, "vendor/verl.zip")``
+            if _fs().is_file(declared.path):  # ``sys.path.insert(0, "vendor/verl.zip")``
                 found = self._read([], module, name, "in-tree", verl, archive_definitions(declared.path, module, name))
             else:
                 found = self._read([Path(declared.path)], module, name, "in-tree", verl)
@@ -917,13 +983,9 @@ class SignatureResolver:
         )
 
     def _installed(self, module: str, name: str, installed) -> CalleeInEffect | None:
-        import importlib.util
+        from ppo_migrate.project.installed import package_locations
 
-        try:
-            spec = importlib.util.find_spec("verl")
-        except (ImportError, ValueError):
-            spec = None
-        locations = list(spec.submodule_search_locations or []) if spec else []
+        locations = package_locations("verl")  # the collect layer asks importlib
         decided = self._read([Path(loc).parent for loc in locations], module, name, "installed", True)
         if decided is not None:
             return decided

@@ -56,7 +56,6 @@ from __future__ import annotations
 import ast
 import configparser
 import fnmatch
-import importlib.metadata
 import os
 import re
 from collections.abc import Iterator
@@ -91,6 +90,7 @@ from ppo_migrate.analysis.requirements import (
 from ppo_migrate.files import UnreadableFile
 from ppo_migrate.project.root import is_git_top, is_marked, up_to_git_top
 from ppo_migrate.project.snapshot import current
+from ppo_migrate.project.installed import installed_metadata
 
 __all__ = [
     "KNOWN_VERL_RELEASES",
@@ -252,7 +252,7 @@ def _environment_folders(scope: Path) -> list[Path]:
     has_py: dict[str, bool] = {}
     candidates: list[str] = []
     seen = 0
-    for directory, dirs, files in os.walk(scope):
+    for directory, dirs, files in current().fs.walk(scope):  # each folder listed once a run
         seen += 1
         if seen > _MAX_FOLDERS:
             break
@@ -290,18 +290,14 @@ def installed_verl() -> VerlDeclaration | None:
         directory, ``line`` 1; ``version`` ``None`` when the metadata's version is not PEP 440), or
         ``None`` when :func:`importlib.metadata.distribution` finds no ``verl`` on ``sys.path``.
     """
-    try:
-        dist = importlib.metadata.distribution(_VERL)
-    except importlib.metadata.PackageNotFoundError:
+    found = installed_metadata(_VERL)  # the collect layer asks importlib
+    if found is None:
         return None
-    raw = dist.version or ""
+    raw, path = found
     try:
         version: Version | None = Version(raw)
     except InvalidVersion:
         version = None
-    # PathDistribution (the finder's own class) keeps its metadata directory in ``_path``.
-    location = getattr(dist, "_path", None)
-    path = str(location) if location is not None else str(dist.locate_file(""))
     return VerlDeclaration(
         version=version,
         path=path,
@@ -310,6 +306,33 @@ def installed_verl() -> VerlDeclaration | None:
         kind="installed",
         why=f"verl {raw} installed in this interpreter ({path})",
     )
+
+
+# ---------------------------------------------------------------------------------------------
+# The file system, asked through the run's snapshot (issue 26: the analysis does no I/O)
+
+
+def _is_file(path: Path) -> bool:
+    """``path.is_file()``, stat-ed once a run (:class:`ppo_migrate.project.filesystem.FileSystem`)."""
+    return current().fs.is_file(path)
+
+
+def _glob(root: Path, pattern: str) -> list[Path]:
+    """The regular files ``root.glob(pattern)`` gives for a ``pattern`` whose last part only
+    holds wildcards (``"requirements/*.txt"``): names matched case-sensitively as
+    :meth:`pathlib.Path.glob` matches them on POSIX (hidden names included), from the
+    folder's listing (once a run).
+
+    Raises:
+        Nothing: a folder that cannot be listed gives ``[]``.
+    """
+    *folders, last = pattern.split("/")
+    folder = root.joinpath(*folders)
+    try:
+        names = current().fs.list_dir(folder)
+    except (OSError, ValueError):
+        return []
+    return [folder / n for n in names if fnmatch.fnmatchcase(n, last) and _is_file(folder / n)]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -407,7 +430,7 @@ def _load_toml(path: Path, needle: str | None = None) -> tuple[dict[str, Any], s
 def _read_locks(root: Path) -> Iterator[_Found]:
     for name in _LOCK_FILES:
         path = root / name
-        if not path.is_file():
+        if not _is_file(path):
             continue
         loaded = _load_toml(path, "verl")
         if loaded is None:
@@ -456,7 +479,7 @@ def _read_pylock(root: Path) -> Iterator[_Found]:
     named verl with a ``version`` is a lock on it; one from ``vcs``/``directory``/``archive``
     without a version is a lock whose release cannot be read."""
     try:
-        files = sorted(p for p in root.glob("pylock*.toml") if p.is_file() and re.fullmatch(r"pylock(\.[^.]+)?\.toml", p.name))
+        files = sorted(p for p in _glob(root, "pylock*.toml") if re.fullmatch(r"pylock(\.[^.]+)?\.toml", p.name))
     except OSError:
         return
     for path in files:
@@ -500,7 +523,7 @@ def _lock_entry_is_direct(lock: str, entry: dict[str, Any]) -> bool:
 
 def _read_pyproject(root: Path) -> Iterator[_Found]:
     path = root / "pyproject.toml"
-    if not path.is_file():
+    if not _is_file(path):
         return
     loaded = _load_toml(path)
     if loaded is None:
@@ -670,7 +693,7 @@ def _pdm_overrides(pdm: dict[str, Any], raw: str, path: Path) -> Iterator[_Found
 
 def _read_setup_cfg(root: Path) -> Iterator[_Found]:
     path = root / "setup.cfg"
-    if not path.is_file():
+    if not _is_file(path):
         return
     parser = configparser.ConfigParser(interpolation=None)
     try:
@@ -697,7 +720,7 @@ def _read_setup_cfg(root: Path) -> Iterator[_Found]:
 
 def _read_setup_py(root: Path) -> Iterator[_Found]:
     path = root / "setup.py"
-    if not path.is_file():
+    if not _is_file(path):
         return
     try:  # read and parsed once a run (the project's invalid escapes are not the tool's to report)
         tree = current().source(path).tree()
@@ -841,12 +864,7 @@ def _setup_py_requirements(node: ast.expr, literals: dict[str, ast.expr], path: 
 def _read_requirements_files(root: Path) -> Iterator[_Found]:
     seen: set[Path] = set()
     try:
-        files = sorted(
-            p
-            for pattern in _REQUIREMENTS_PATTERNS
-            for p in root.glob(pattern)
-            if p.is_file()
-        )
+        files = sorted(p for pattern in _REQUIREMENTS_PATTERNS for p in _glob(root, pattern))
     except OSError:
         return
     for path in files:

@@ -85,7 +85,7 @@ def declared_roots(root: str | os.PathLike[str], respect_gitignore: bool = True)
     """Every folder a file under ``root`` puts on ``sys.path`` by a form of the module's list.
 
     Args:
-        root: the repository root (:func:`ppo_migrate.project.root.search_root`).
+        root: the repository root (:func:`ppo_migrate.project.root.search_bound`).
         respect_gitignore: passed to :func:`ppo_migrate.project.tree.repository_listing`.
 
     Returns:

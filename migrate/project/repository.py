@@ -17,7 +17,8 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
-from ppo_migrate.project.root import project_root, search_root
+from ppo_migrate.project.root import search_bound
+from ppo_migrate.project.snapshot import current
 
 
 def _folder(path: str) -> str:
@@ -36,6 +37,32 @@ def _covers(given: Sequence[str], root: str) -> bool:
         if os.path.isdir(real) and (real == root or prefix.startswith(real.rstrip(os.sep) + os.sep)):
             return True
     return False
+
+
+def doubles_root(originals: Sequence[str]) -> Path | None:
+    """The folder whose Python files the look-out for test doubles walks, for a run on
+    ``originals``: the run's root when it holds them (``Snapshot.root_of``: decided once a
+    run by :func:`ppo_migrate.project.root.project_root`). A tree with no git and no
+    packaging file (a requirements.txt, or nothing at all) still has tests beside the
+    named files: the highest folder of dependency files above them
+    (:func:`ppo_migrate.project.root.search_bound` without a root), else the working
+    directory when it holds the files (never wider than the project, never nothing: a
+    double missed is a rewrite that breaks a test).
+
+    Args:
+        originals: the run's files (at least one; absolute or relative to the working
+            directory).
+
+    Returns:
+        The folder, or ``None`` when none of the above holds the files.
+    """
+    common = os.path.commonpath([_folder(o) for o in originals])
+    root = current().root_of(common) or search_bound(common, None)
+    if root is None:
+        here = os.getcwd()
+        if all(os.path.abspath(o).startswith(here.rstrip(os.sep) + os.sep) for o in originals):
+            root = Path(here)
+    return root
 
 
 def repository_files(
@@ -58,7 +85,8 @@ def repository_files(
         above it), sorted, none of them among ``files``. Empty when
         no root is found (no git top level, no project marker, no dependency file above
         the files and a working directory that does not hold them), or when the run covers
-        the root.
+        the root. The root is the run's (``Snapshot.root_of``: decided once a run by
+        :func:`ppo_migrate.project.root.project_root`) when it holds the files.
 
     Raises:
         Nothing: a directory that cannot be read is left out (discovery logs it).
@@ -69,15 +97,7 @@ def repository_files(
     if not paths:
         return []
     originals = [os.path.abspath(f) for f in paths]
-    # A tree with no git and no packaging file (a requirements.txt, or nothing at all) still
-    # has tests beside the named files: the highest folder of dependency files, else the
-    # working directory when it holds the files, bounds the search (never wider than the
-    # project, never nothing: a double missed is a rewrite that breaks a test).
-    root = project_root(originals) or search_root(os.path.commonpath([_folder(o) for o in originals]))
-    if root is None:
-        here = os.getcwd()
-        if all(os.path.abspath(o).startswith(here.rstrip(os.sep) + os.sep) for o in originals):
-            root = Path(here)
+    root = doubles_root(originals)
     if root is None:
         return []
     top = os.fspath(root)
@@ -95,4 +115,4 @@ def repository_files(
     return [f for f in found if os.path.abspath(f) not in held]
 
 
-__all__ = ["repository_files"]
+__all__ = ["doubles_root", "repository_files"]

@@ -1,15 +1,19 @@
-"""One function decides the project root (issue 26); the other roots a run needs are
-decided here too, each by its own documented rule, and nowhere else.
+"""One function decides the project root (issue 26): :func:`project_root`. The other
+answers a run needs about where things end are functions of that root, or of git's layout,
+each named for the question it answers, and made nowhere else.
 
 * :func:`project_root`: the git top level (the nearest directory at or above the analysed
   paths holding ``.git``, a directory or a worktree's file), else the nearest directory
   above every analysed path holding a project marker (:data:`PROJECT_MARKERS`: a Python
   project's packaging files, ``.gitmodules``). The caller phase walks it for files that
   may override a method it would thread.
-* :func:`search_root`: where one file's searches for copies of verl and pins end: the git
-  top level, else the highest directory above it holding a dependency file
-  (:func:`is_marked`), so that a sub-folder with its own ``requirements.txt`` or
-  tools-only ``pyproject.toml`` does not end the search.
+  A run decides it once, from its paths (``Snapshot.root``,
+  :mod:`ppo_migrate.project.snapshot`); every other place asks the snapshot.
+* :func:`search_bound`: where one file's searches for copies of verl and test doubles end,
+  a function of that root: the nearest git top level between the file and the root (a
+  submodule), else the root; only without a root the highest directory above the file
+  holding a dependency file (:func:`is_marked`), so that a sub-folder with its own
+  ``requirements.txt`` or tools-only ``pyproject.toml`` does not end the search.
 * :func:`git_root`: the git work tree alone (SARIF and GitHub paths are relative to it).
 * :func:`display_root`: the folder paths are shown relative to, as ruff shows them.
 
@@ -21,7 +25,8 @@ listing a walk already made), :func:`git_top` and :func:`up_to_git_top` (the wal
 
 ``.gitmodules`` is a project marker too: without ``.git``, a sub-folder's own pin does not
 end the search below the root whose submodule holds the copy of verl in effect.
-Only names are listed and tested; nothing is read or executed.
+Only names are listed and tested, except a ``pyproject.toml`` on the walk up of
+:func:`project_root`, read for its tables; nothing is executed.
 """
 
 from __future__ import annotations
@@ -229,8 +234,10 @@ def project_root(paths: Iterable[str | os.PathLike[str]]) -> Path | None:
 
     Returns:
         The git top level of the paths' common directory, else the nearest directory at or
-        above it holding a project marker (:data:`PROJECT_MARKERS`); ``None`` when there is
-        neither.
+        above it holding a project marker (:data:`PROJECT_MARKERS`; a ``pyproject.toml``
+        counts when it declares a project or a build, :func:`_declares_project`), else the
+        highest one holding a tools-only ``pyproject.toml`` (a sub-folder's ``[tool.ruff]``
+        never ends the search: the design note's rule); ``None`` when there is none of these.
     """
     directories = [_directory(p) for p in paths] or [os.getcwd()]
     try:
@@ -240,10 +247,33 @@ def project_root(paths: Iterable[str | os.PathLike[str]]) -> Path | None:
     top = git_root(common)
     if top is not None:
         return top
+    tools_only: str | None = None
     for directory in _ancestors(common):
-        if any(os.path.isfile(os.path.join(directory, m)) for m in PROJECT_MARKERS):
-            return Path(directory)
-    return None
+        for marker in PROJECT_MARKERS:
+            path = os.path.join(directory, marker)
+            if not os.path.isfile(path):
+                continue
+            if marker != "pyproject.toml" or _declares_project(path):
+                return Path(directory)
+            tools_only = directory
+    return Path(tools_only) if tools_only is not None else None
+
+
+#: A ``pyproject.toml`` table that makes its folder a project (PEP 621, PEP 518, Poetry).
+_PROJECT_TABLE = re.compile(r"^\s*\[(project|tool\.poetry|build-system)\]", re.MULTILINE)
+
+
+def _declares_project(pyproject: str) -> bool:
+    """Whether the ``pyproject.toml`` at ``pyproject`` has a ``[project]``,
+    ``[build-system]`` or ``[tool.poetry]`` table (the rule of
+    ``signatures._package_project``); one that cannot be read counts as declaring one
+    (the nearer root, as before the rule)."""
+    try:
+        with open(pyproject, encoding="utf-8", errors="replace") as handle:
+            text = handle.read()
+    except OSError:
+        return True
+    return _PROJECT_TABLE.search(text) is not None
 
 
 def display_root(configured: str | os.PathLike[str] | None) -> Path:
@@ -254,13 +284,49 @@ def display_root(configured: str | os.PathLike[str] | None) -> Path:
     return Path(configured) if configured else Path.cwd()
 
 
-def search_root(path: str | os.PathLike[str], stop: str | os.PathLike[str] | None = None) -> Path | None:
-    """Where a search around ``path`` ends: the git top level, else the highest directory at
-    or above ``path`` holding a dependency file (:func:`is_marked`; ``stop``, when reached
-    first, ends the walk and counts as marked); ``None`` when there is none."""
+def _within(directory: str, top: str) -> bool:
+    return directory == top or directory.startswith(top.rstrip(os.sep) + os.sep)
+
+
+def search_bound(
+    path: str | os.PathLike[str],
+    root: str | os.PathLike[str] | None,
+    stop: str | os.PathLike[str] | None = None,
+) -> Path | None:
+    """Where one file's searches end (the walk up for copies of verl, the repository's
+    listing for copies and test doubles), given the run's root: not a second root, a
+    function of :func:`project_root`'s answer.
+
+    * ``path`` at or below ``root``: the nearest git top level between ``path`` and
+      ``root`` (a submodule or a repository nested in the run's is a project of its own,
+      with its own copies), else ``root`` itself. A sub-folder's own ``requirements.txt``
+      or ``pyproject.toml`` below the root never ends the search (verl's
+      ``verl/experimental/vla/requirements_vla.txt`` hid the root copy, issue 26).
+    * no root, or ``path`` outside it (a tree with neither git nor a project marker: a
+      folder of scripts with a ``requirements.txt``): the highest directory at or above
+      ``path`` holding a dependency file (:func:`is_marked`); ``stop``, when reached
+      first, ends the walk and counts as marked.
+
+    Args:
+        path: a file or directory (absolute or relative to the working directory).
+        root: the run's root (``Snapshot.root_of(path)``, :mod:`ppo_migrate.project.snapshot`),
+            or ``None``.
+        stop: the last directory of the fallback walk (the settings' folder), or ``None``.
+
+    Returns:
+        A directory, or ``None`` when there is no root and no dependency file above ``path``
+        (and no ``stop`` on the way).
+    """
+    start = _directory(path)
+    if root is not None:
+        top = os.path.abspath(os.fspath(root))
+        if _within(start, top):
+            for directory in _ancestors(start):
+                if directory == top or is_git_top(directory):
+                    return Path(directory)
     last = os.path.abspath(os.fspath(stop)) if stop is not None else None
     highest: str | None = None
-    for directory in _ancestors(_directory(path)):
+    for directory in _ancestors(start):
         git, marked = _marks(directory)
         if git:
             return Path(directory)

@@ -58,6 +58,11 @@ index's records, the class index) never take overlaid text for the file on disk 
 reverse. Worker processes get the overlay with the snapshot: forked ones inherit it, a
 spawned one is handed :meth:`Snapshot.worker_state` and enters :func:`enter_worker`.
 
+The run's root is kept here too: :meth:`Snapshot.analyse` decides it once from the run's
+paths (:func:`ppo_migrate.project.root.project_root`), and :meth:`Snapshot.root_of` is what
+every search that needs a root asks (the caller phase, the test doubles' look-out, the
+copies of verl); :attr:`Snapshot.root_decisions` counts the decisions for the tests.
+
 What is not counted as a read: :func:`ppo_migrate.files.atomic_write`'s check that the file
 on disk is still the one read (a comparison before replacing it), and the roll-back of a
 ``--thread-config`` change that could not be written whole. A file the run writes is
@@ -86,11 +91,13 @@ import os
 
 from ppo_migrate.files import SourceFile as _ReadFile
 from ppo_migrate.files import UnreadableFile, decode_source, read_source
+from ppo_migrate.project.filesystem import FileSystem
 
 TYPE_CHECKING = False  # ``typing`` is ~3 ms of a plain ``check``'s start: annotations only
 if TYPE_CHECKING:
     import ast
-    from collections.abc import Callable, Hashable, Iterator
+    from collections.abc import Callable, Hashable, Iterable, Iterator
+    from pathlib import Path
     from typing import Any, TypeVar
 
     _T = TypeVar("_T")
@@ -121,12 +128,21 @@ class Counts:
         cst_parses: LibCST parses (of the text as read or as rewritten).
         writes: times the run replaced the file (on disk, or in the overlay while staging).
         rewritten_parses: ``ast`` parses of text the run wrote to the file.
+        stats: ``os.stat`` calls on the path (:class:`ppo_migrate.project.filesystem.FileSystem`).
+        listings: listings of the path as a folder (``os.scandir``, :class:`~ppo_migrate.project.filesystem.FileSystem`).
+        archive_reads: openings of the path as a zip archive (:class:`~ppo_migrate.project.filesystem.FileSystem`).
     """
 
-    __slots__ = ("ast_parses", "cst_parses", "reads", "rewritten_parses", "writes")
+    __slots__ = (
+        "archive_reads", "ast_parses", "cst_parses", "listings", "reads", "rewritten_parses", "stats",
+        "writes",
+    )
 
     def __init__(self) -> None:
         self.reads = 0
+        self.stats = 0
+        self.listings = 0
+        self.archive_reads = 0
         self.ast_parses = 0
         self.cst_parses = 0
         self.writes = 0
@@ -314,6 +330,10 @@ class Snapshot:
         counts: absolute path -> :class:`Counts`.
         staging: the run's replacements of files go into the overlay (:meth:`overlay`), not
             onto the disk (a preview: :func:`staged`); the writers ask.
+        fs: the run's questions about paths and folders (``stat``, listings, walks, an
+            archive's members), each asked of the disk once
+            (:class:`ppo_migrate.project.filesystem.FileSystem`): the analysis asks here,
+            never ``os``.
     """
 
     def __init__(self, *, keep_trees: bool = True) -> None:
@@ -322,6 +342,7 @@ class Snapshot:
         self.staging = False
         #: absolute path -> (the bytes before the first overlay, the overlaid read)
         self._overlay: dict[str, tuple[bytes, _ReadFile]] = {}
+        self.fs = FileSystem(self.counts_of)
         self._files: dict[str, SourceFile | _Failed] = {}
         self._optional: dict[str, int] = {}
         self._optional_bytes = 0
@@ -329,6 +350,66 @@ class Snapshot:
         self._tree_chars = 0
         self._overflow: SourceFile | None = None  # the one tree kept beyond the budget
         self._memos: dict[Hashable, dict] = {}
+        self._paths: tuple[str, ...] | None = None
+        self._root: Path | None = None
+        #: times this snapshot asked :func:`ppo_migrate.project.root.project_root` (the
+        #: run's root once; a folder outside it once each): read by the tests.
+        self.root_decisions = 0
+
+    # -- the root ---------------------------------------------------------------------
+    def analyse(self, paths: Iterable[str | os.PathLike[str]]) -> None:
+        """Record the run's paths and decide the run's root from them, once: the first
+        call wins (a preview runs on the real paths with its edits in the overlay, so its
+        root is the command's).
+
+        Args:
+            paths: the analysed paths (the command line's, else the discovered files);
+                ``"-"`` (standard input) is left out, and no path at all stands for the
+                working directory (as :func:`ppo_migrate.project.root.project_root` reads it).
+        """
+        if self._paths is not None:
+            return
+        self._paths = tuple(os.fspath(p) for p in paths if os.fspath(p) != "-")
+        self._root = self._decide(self._paths)
+
+    @property
+    def root(self) -> Path | None:
+        """The run's root (:func:`ppo_migrate.project.root.project_root` of the paths given
+        to :meth:`analyse`, decided there once); ``None`` when the run has none or no paths
+        were given (outside a run: see :meth:`root_of`)."""
+        return self._root
+
+    def root_of(self, path: str | os.PathLike[str]) -> Path | None:
+        """The root that bounds the searches around ``path``: the run's :attr:`root` when
+        ``path`` lies at or below it; else (outside a run, where no paths were given: the
+        codemod and Fixit adapters, an ``analyse()`` called directly; or a path outside the
+        run's root) :func:`ppo_migrate.project.root.project_root` of ``path`` alone, decided
+        once per folder for this snapshot. The one rule either way: the git top level, else
+        the nearest project marker.
+
+        Args:
+            path: a file or directory, absolute or relative to the working directory.
+
+        Returns:
+            A directory, or ``None`` when neither git nor a project marker holds ``path``.
+        """
+        key = os.path.abspath(os.fspath(path))
+        root = self._root
+        if root is not None:
+            top = os.fspath(root)
+            if key == top or key.startswith(top.rstrip(os.sep) + os.sep):
+                return root
+        folder = key if self.fs.is_dir(key) else os.path.dirname(key)  # stat-ed once a run
+        roots = self.memo("ppo_migrate.project.root")
+        if folder not in roots:
+            roots[folder] = self._decide((folder,))
+        return roots[folder]
+
+    def _decide(self, paths: tuple[str, ...]) -> Path | None:
+        from ppo_migrate.project import root as _root  # the module's attribute: tests count it
+
+        self.root_decisions += 1
+        return _root.project_root(paths)
 
     @staticmethod
     def key(path: str | os.PathLike[str]) -> str:
@@ -429,13 +510,14 @@ class Snapshot:
 
     def stamp(self, path: str | os.PathLike[str]) -> tuple[int, int]:
         """``(st_mtime_ns, st_size)`` of ``path`` as the run sees it: an overlaid file's
-        overlay stamp (see the module docstring), else ``os.stat``'s (links followed).
+        overlay stamp (see the module docstring), else ``os.stat``'s (links followed), asked
+        once a run through :attr:`fs` (:meth:`ppo_migrate.project.filesystem.FileSystem.stat`).
 
         Raises:
             OSError: the path cannot be stat-ed. ValueError: a NUL in the path.
         """
         staged = self._overlay.get(self.key(path))
-        st = staged[1].stat if staged is not None else os.stat(path)
+        st = staged[1].stat if staged is not None else self.fs.stat(path)
         return (st.st_mtime_ns, st.st_size)
 
     # -- the run's own changes --------------------------------------------------------
@@ -446,6 +528,7 @@ class Snapshot:
         key = self.key(path)
         self.counts_of(key).writes += 1
         self._drop(key)
+        self.fs.forget(key)
         try:
             st = os.stat(path)
         except (OSError, ValueError):
@@ -493,6 +576,7 @@ class Snapshot:
         )
         read = _ReadFile(before.path, data, st)
         self._drop(key)
+        self.fs.forget(key)
         self._overlay[key] = (original, read)
         found = self._files[key] = SourceFile(self, key, read, rewritten=True)
         return found
@@ -513,6 +597,7 @@ class Snapshot:
         """Drop ``path`` (another process replaced it): its next asker reads it (an
         overlaid path: its overlaid bytes, which stay)."""
         self._drop(self.key(path))
+        self.fs.forget(path)
 
     def optional(self, path: str | os.PathLike[str]) -> None:
         """``path`` was read for a search (the prefilter, which turned it away; a search of

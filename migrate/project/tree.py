@@ -80,7 +80,7 @@ def repository_listing(root: str | os.PathLike[str], respect_gitignore: bool = T
     """The folders under ``root`` and the names of their files, walked once per process.
 
     Args:
-        root: the repository root (:func:`ppo_migrate.project.root.search_root`).
+        root: the repository root (:func:`ppo_migrate.project.root.search_bound`).
         respect_gitignore: honour ``.gitignore`` as discovery does (the run's
             ``respect-gitignore``).
 
@@ -270,7 +270,7 @@ def walk_root(directory: str | os.PathLike[str], root: str | os.PathLike[str]) -
 
     Args:
         directory: the calling file's folder (absolute).
-        root: its repository root (:func:`ppo_migrate.project.root.search_root`).
+        root: its repository root (:func:`ppo_migrate.project.root.search_bound`).
 
     Returns:
         ``root``; for a file inside test data (below a folder of :data:`TEST_DATA_FOLDERS`, the

@@ -230,3 +230,39 @@ def test_two_calls_in_one_file_may_bind_to_different_definitions(tmp_path: Path)
     assert callee_signature(caller, ["mylib.env.get_ppo_ray_runtime_env"], settings).accepts_config
     # a callee bound to either: one refusing binding is enough to leave it alone
     assert not callee_signature(caller, ["mylib.env.get_ppo_ray_runtime_env", TARGET], settings).accepts_config
+
+
+def test_archive_and_mapped_definitions_read_no_temporary_folder(tmp_path, monkeypatch) -> None:
+    """Issue 26 (judging does no I/O): an archive's members are read in memory and a mapped
+    folder is read in place; no temporary folder, extraction or link is made."""
+    import tempfile
+    import zipfile
+
+    from ppo_migrate.analysis.signatures import archive_definitions, mapped_definitions
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("a temporary folder")
+
+    monkeypatch.setattr(tempfile, "TemporaryDirectory", refuse)
+    archive = tmp_path / "verl.zip"
+    with zipfile.ZipFile(archive, "w") as zf:
+        zf.writestr("verl/__init__.py", "")
+        zf.writestr("verl/trainer/__init__.py", "")
+        zf.writestr("verl/trainer/main_ppo.py", "from .constants_ppo import get_ppo_ray_runtime_env\n")
+        zf.writestr("verl/trainer/constants_ppo.py", "x = 1\n\ndef get_ppo_ray_runtime_env():\n    pass\n")
+    (d,) = archive_definitions(str(archive), "verl.trainer.main_ppo", "get_ppo_ray_runtime_env")
+    assert d.path == f"{archive}/verl/trainer/constants_ppo.py" and d.line == 3
+    assert not d.positional and not d.keyword
+    assert archive_definitions(str(archive), "verl.trainer.missing", "get_ppo_ray_runtime_env") == []
+    (tmp_path / "bad.zip").write_bytes(b"no zip")
+    (u,) = archive_definitions(str(tmp_path / "bad.zip"), "verl.trainer.main_ppo", "get_ppo_ray_runtime_env")
+    assert u.path == str(tmp_path / "bad.zip") and u.why == "an archive that cannot be read"
+    mapped = tmp_path / "legacy_verl"
+    (mapped / "trainer").mkdir(parents=True)
+    (mapped / "__init__.py").write_text("")
+    (mapped / "trainer" / "__init__.py").write_text("")
+    (mapped / "trainer" / "constants_ppo.py").write_text("def get_ppo_ray_runtime_env(config=None):\n    pass\n")
+    (d,) = mapped_definitions(str(mapped), "verl.trainer.constants_ppo", "get_ppo_ray_runtime_env")
+    assert d.path == str(mapped / "trainer" / "constants_ppo.py") and d.line == 1 and d.keyword
+    assert mapped_definitions(str(mapped), "verl.trainer.missing", "get_ppo_ray_runtime_env") == []
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.zip", "legacy_verl", "verl.zip"]

@@ -22,7 +22,7 @@ from ppo_migrate.project.root import (
     is_marked,
     lists_git,
     project_root,
-    search_root,
+    search_bound,
     up_to_git_top,
 )
 
@@ -46,13 +46,13 @@ def test_the_project_root_is_the_git_top_level_over_a_nested_project(tmp_path: P
 
 def test_without_git_the_nearest_project_marker_and_not_a_requirements_file(tmp_path: Path) -> None:
     """A test tree's ``requirements.txt`` beside other trees joins none of them into one
-    project: requirement files and locks mark folders of dependencies (:func:`search_root`),
+    project: requirement files and locks mark folders of dependencies (:func:`search_bound`),
     a project is marked by its packaging files (the design note)."""
     _touch(tmp_path, "requirements.txt", "proj/setup.cfg", "proj/pkg/mod.py", "loose/mod.py")
     assert project_root([tmp_path / "proj" / "pkg" / "mod.py"]) == tmp_path / "proj"
     found = project_root([tmp_path / "loose" / "mod.py"])
     assert found is None or found not in (tmp_path, tmp_path / "loose")
-    assert search_root(tmp_path / "loose" / "mod.py", tmp_path) == tmp_path  # the pins' bound
+    assert search_bound(tmp_path / "loose" / "mod.py", None, tmp_path) == tmp_path  # the pins' bound
 
 
 def test_a_requirements_folder_marks_a_folder_of_dependencies(tmp_path: Path) -> None:
@@ -61,7 +61,7 @@ def test_a_requirements_folder_marks_a_folder_of_dependencies(tmp_path: Path) ->
     _touch(tmp_path, "app/requirements/base.txt", "app/src/mod.py", "other/requirements/notes.md")
     assert is_marked(tmp_path / "app")
     assert not is_marked(tmp_path / "other")
-    assert search_root(tmp_path / "app" / "src" / "mod.py") == tmp_path / "app"
+    assert search_bound(tmp_path / "app" / "src" / "mod.py", None) == tmp_path / "app"
     (tmp_path / "app" / "requirements" / "base.txt").write_text("verl==0.8.0\n")
     declared = versions.declared_verl(tmp_path / "app" / "src" / "mod.py", tmp_path)
     assert declared is not None and str(declared.version) == "0.8.0"

@@ -71,10 +71,15 @@ def _run(root: Path, *args: str):
 
 def _relative(snapshot: Snapshot, root: Path) -> dict[str, snapshots.Counts]:
     """The snapshot's counts by path relative to ``root`` (a preview, ``apply --thread-config
-    --diff``, reads and stages at the files' own paths: there is no copy)."""
+    --diff``, reads and stages at the files' own paths: there is no copy). Paths the run
+    only stat-ed or listed (:attr:`Snapshot.fs`), never read, parsed or wrote, are left out
+    (:func:`test_a_run_stats_and_lists_each_path_once` counts those)."""
     out: dict[str, snapshots.Counts] = {}
     base = os.path.realpath(root)
     for key, counts in snapshot.counts.items():
+        if not (counts.reads or counts.writes or counts.ast_parses or counts.cst_parses
+                or counts.rewritten_parses):
+            continue
         real = os.path.realpath(key)
         out[os.path.relpath(real, base) if real.startswith(base + os.sep) else key] = counts
     return out
@@ -372,8 +377,12 @@ def test_the_overlay_is_what_every_read_sees_and_writes_nothing(tmp_path: Path) 
     disk = os.stat(path)
     snapshot = Snapshot()
     assert snapshot.stamp(path) == (disk.st_mtime_ns, 7)
+    assert snapshot.stamp(path) == (disk.st_mtime_ns, 7)
+    assert snapshot.counts_of(path).stats == 1  # through the FileSystem, once a run
     snapshot.source(path).tree()
     snapshot.overlay(path, b"x = 22\n")
+    snapshot.fs.stat(path)  # the overlay made the FileSystem forget the path's stat
+    assert snapshot.counts_of(path).stats == 2
     staged = snapshot.source(path)
     assert (staged.data, snapshot.read_bytes(path), snapshot.read_text(path)) == (
         b"x = 22\n", b"x = 22\n", "x = 22\n"
@@ -395,3 +404,19 @@ def test_the_overlay_is_what_every_read_sees_and_writes_nothing(tmp_path: Path) 
     state = snapshot.worker_state()
     assert state is not None and state[0] is False and set(state[1]) == {str(path)}
     assert Snapshot().worker_state() is None
+
+
+@pytest.mark.parametrize("args", [("check",), ("apply", "--thread-config")], ids=" ".join)
+def test_a_run_stats_and_lists_each_path_once(tmp_path: Path, args: tuple[str, ...]) -> None:
+    """Issue 26: the analysis's questions about the file system go through the snapshot's
+    FileSystem, which asks the disk once a run: no path is stat-ed twice, no folder listed
+    twice, whatever the number of files asking (the callee in effect asks, for every calling
+    file, whether ``verl/__init__.py`` exists at each level up to the root)."""
+    root = _tree(tmp_path / "project")
+    _, snapshot = _run(root, *args)
+    stats = {k: c.stats for k, c in snapshot.counts.items() if c.stats}
+    listings = {k: c.listings for k, c in snapshot.counts.items() if c.listings}
+    assert stats and all(n == 1 for n in stats.values()), stats
+    assert all(n == 1 for n in listings.values()), listings
+    # the copy's package file was asked about (the levels' search), once
+    assert snapshot.counts_of(root / "app" / "verl" / "__init__.py").stats == 1
