@@ -357,6 +357,44 @@ DOUBLES: dict[str, tuple[dict[str, str], tuple[str, str], str]] = {
         "app/launcher.py": THROUGH_COMPAT,
         "tests/test_launcher.py": FAKED_TEST,
     }, ("app/compat.py", "meta_path.insert"), "app/launcher.py"),
+    # -- trial 26b: a name or target built at run time, in a file never spelling it ------
+    "patch-target-kept-in-a-concatenated-constant": ({
+        "app/launcher.py": DIRECT,
+        "tests/test_launcher.py": OMEGA + "from unittest import mock\n\nfrom app import launcher\n\n"
+        "TARGET = 'app.launcher.' + 'get_ppo_ray_' + 'runtime_env'\n\n\ndef test_launch():\n"
+        "    with mock.patch(TARGET, lambda: {'fake': 1}):\n"
+        f"        assert launcher.launch({CFG}) == {{'fake': 1}}\n",
+    }, ("tests/test_launcher.py", "mock.patch(TARGET"), "app/launcher.py"),
+    "patch-target-built-by-nested-joins": ({
+        "app/launcher.py": DIRECT,
+        "tests/test_launcher.py": OMEGA + "from unittest import mock\n\nfrom app import launcher\n\n\n"
+        "def test_launch():\n"
+        "    with mock.patch('.'.join(['app', 'launcher', '_'.join(['get', 'ppo', 'ray', 'runtime', 'env'])]),\n"
+        "                    lambda: {'fake': 1}):\n"
+        f"        assert launcher.launch({CFG}) == {{'fake': 1}}\n",
+    }, ("tests/test_launcher.py", "mock.patch("), "app/launcher.py"),
+    "patch-target-with-a-name-not-known": ({
+        "app/launcher.py": DIRECT,
+        "tests/test_launcher.py": OMEGA + "from unittest import mock\n\nfrom app import launcher\n\n\n"
+        "def test_launch():\n    name = launcher.get_ppo_ray_runtime_env.__name__\n"
+        "    with mock.patch(f'app.launcher.{name}', lambda: {'fake': 1}):\n"
+        f"        assert launcher.launch({CFG}) == {{'fake': 1}}\n",
+    }, ("tests/test_launcher.py", "mock.patch("), "app/launcher.py"),
+    "plugin-fixture-setattr-by-a-concatenation": ({
+        "app/launcher.py": DIRECT,
+        "pytest.ini": "[pytest]\naddopts = -p testing_plugin\n",
+        "testing_plugin.py": "import pytest\n\n\n@pytest.fixture(autouse=True)\ndef _stub(monkeypatch):\n"
+        "    from app import launcher\n\n"
+        "    monkeypatch.setattr(launcher, 'get_ppo_ray_' + 'runtime_env', lambda: {'fake': 1})\n",
+        "tests/test_launcher.py": FAKED_TEST,
+    }, ("testing_plugin.py", "monkeypatch.setattr("), "app/launcher.py"),
+    "package-attributes-rebound-by-a-concatenation": ({
+        "pkg/__init__.py": FROM_IMPORT.rstrip("\n") + "  # noqa: F401\nfrom pkg import _compat  # noqa: E402,F401\n",
+        "pkg/_compat.py": "import pkg\n\n\ndef _legacy():\n    return {'fake': 1}\n\n\n"
+        "setattr(pkg, 'get_ppo_ray_' + 'runtime_env', _legacy)\n",
+        "app/launcher.py": "import pkg\n\n\ndef launch(config):\n    return pkg.get_ppo_ray_runtime_env()\n",
+        "tests/test_launcher.py": FAKED_TEST,
+    }, ("pkg/_compat.py", "setattr("), "app/launcher.py"),
 }
 
 
