@@ -1575,6 +1575,53 @@ def _patches_in(
                     )
 
 
+def computed_bindings(path: str, data: bytes, wanted: Iterable[str]) -> list[tuple[str, int]]:
+    """``(name, line)`` for each replacement in ``path`` (bytes ``data``) whose name or
+    target is built at run time and may be one of ``wanted`` (qualified names of
+    functions, ``"launcher.init_ray"``), for ``--thread-config``'s refusal of a function
+    rebound at run time in a file that never spells its name:
+    ``mock.patch.object(launcher, "init_" + "ray", fake)`` (read: ``"init_ray"``), or a
+    name not known on a module holding wanted functions (``setattr(launcher, name, f)``,
+    ``mock.patch(f"launcher.{name}", f)``: each of that module's wanted functions).
+    Only files holding such a form (:func:`_unknown_forms`) are parsed (trial 26b,
+    t_wrapper_patched_concat).
+
+    Args:
+        path: the file's display path.
+        data: its bytes.
+        wanted: the functions' qualified names.
+
+    Returns:
+        The pairs, in the tree's order; ``[]`` for a file that cannot be parsed.
+    """
+    if not _unknown_forms(data):
+        return []
+    tree = parse_file(path, data)
+    if tree is None:
+        return []
+    lasts: set[str] = set()
+    by_module: dict[str, set[str]] = {}
+    for fq in wanted:
+        module, _, last = fq.rpartition(".")
+        lasts.add(last)
+        by_module.setdefault(module, set()).add(last)
+    env = string_env(tree)
+    imported = _imported_modules(tree)
+    out: list[tuple[str, int]] = []
+    for node in _nodes(tree).changes:
+        if not isinstance(node, ast.Call):
+            continue
+        for r in call_replacements(node, env):
+            if r.space != "attribute":
+                continue
+            if r.name in lasts:
+                out.append((r.name, r.line))
+            elif r.name == "*":
+                module = r.module if r.owner is None else imported.get(_dotted(r.owner))
+                out.extend((last, r.line) for last in sorted(by_module.get(module or "", ())))
+    return out
+
+
 def _bound_at(tree: ast.AST, name: str) -> int | None:
     """The line of the ``=`` binding ``name`` in ``tree`` (:func:`string_env`'s), or ``None``."""
     for node in _nodes(tree).assigns:
@@ -1900,7 +1947,7 @@ def patch_reason(patch: Patch):
 
 
 __all__ = [
-    "PATCHERS", "Names", "Patch", "IMPORT_STATEMENT", "import_statements", "import_words", "imported_modules", "loaded_modules", "reachable_files", "Replacement", "call_replacements", "own_replacement",
+    "PATCHERS", "Names", "Patch", "computed_bindings", "string_env", "IMPORT_STATEMENT", "import_statements", "import_words", "imported_modules", "loaded_modules", "reachable_files", "Replacement", "call_replacements", "own_replacement",
     "patch_reason", "patched_at", "reaching_patch", "replaced_names", "replacements", "star_rebindings", "target_patches",
     "through_names",
 ]

@@ -755,3 +755,64 @@ def test_a_re_export_deleted_and_served_by_getattr_is_no_re_export(tmp_path: Pat
     assert (tmp_path / "app/launcher.py").read_text() == VIA_PKG
     after = _pytest(tmp_path)
     assert after.returncode == 0, after.stdout + after.stderr
+
+
+# -- trial 26b: a function --thread-config would thread, patched by a name built at run time
+#: a wrapper without a config between the entry and the call: ``--thread-config`` would give
+#: ``init_ray`` a config parameter and pass it at its call in ``launch``
+WRAPPER = (
+    FROM_IMPORT + "\n\ndef init_ray():\n    return get_ppo_ray_runtime_env()\n\n\n"
+    "def launch(config):\n    return init_ray()\n"
+)
+#: name -> the test's body replacing ``init_ray`` with a zero-argument fake; the text on
+#: the patch's line
+THREAD_DOUBLES = {
+    "patch-object-by-a-concatenation": (
+        "    with mock.patch.object(launcher, 'init_' + 'ray', lambda: {'fake': 1}):\n",
+        "mock.patch.object(",
+    ),
+    "patch-target-in-a-joined-constant": (
+        "    with mock.patch(TARGET, lambda: {'fake': 1}):\n",
+        "mock.patch(TARGET",
+    ),
+    "patch-object-of-a-name-not-known": (
+        "    name = ''.join(reversed('yar_tini'))\n"
+        "    with mock.patch.object(launcher, name, lambda: {'fake': 1}):\n",
+        "mock.patch.object(",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(THREAD_DOUBLES))
+def test_a_wrapper_patched_by_a_computed_name_is_not_threaded(tmp_path: Path, name: str) -> None:
+    """``apply --thread-config`` refuses to thread ``init_ray`` when a test replaces it by a
+    name built at run time (the test file never spells ``init_ray``), naming the patch's
+    file and line; the tests pass before and after. The oracle: the threading written by
+    hand makes the zero-argument fake fail the test."""
+    body, marker = THREAD_DOUBLES[name]
+    test = (
+        OMEGA + "from unittest import mock\n\nfrom app import launcher\n\n"
+        "TARGET = '.'.join(['app', 'launcher', 'init_' + 'ray'])\n\n\n"
+        "def test_launch():\n" + body
+        + f"        assert launcher.launch({CFG}) == {{'fake': 1}}\n"
+    )
+    files = {"app/launcher.py": WRAPPER, "tests/test_launcher.py": test}
+    _write(tmp_path, files)
+    assert "init_ray" not in test
+    before = _pytest(tmp_path)
+    assert before.returncode == 0, before.stdout + before.stderr
+    done = run_cli("apply", "--thread-config", "--output-format", "concise", ".", cwd=tmp_path)
+    line = _line_of(files, "tests/test_launcher.py", marker)
+    assert f"`init_ray` cannot be threaded: tests/test_launcher.py:{line} binds `init_ray` at run time" \
+        in done.stdout, done.stdout
+    assert (tmp_path / "app/launcher.py").read_text() == WRAPPER
+    after = _pytest(tmp_path)
+    assert after.returncode == 0, after.stdout + after.stderr
+    # the oracle: the threading refused, made by hand, fails the test
+    (tmp_path / "app/launcher.py").write_text(
+        WRAPPER.replace("def init_ray():\n    return get_ppo_ray_runtime_env()",
+                        "def init_ray(config):\n    return get_ppo_ray_runtime_env(config)")
+        .replace("return init_ray()", "return init_ray(config)")
+    )
+    broken = _pytest(tmp_path)
+    assert broken.returncode == 1 and "positional argument" in broken.stdout, broken.stdout
