@@ -322,9 +322,14 @@ class _AstFacts:
         #: ``type("C", bases, {"f": g})``, ``globals()["f"] = g``); ``"*"`` when the name
         #: is not a literal (then any name may be bound)
         self.dynamic: dict[str, int] = {}
-        env = string_env(m.tree) if m.facts.calls else {}
+        env: dict[str, str] | None = None  # the file's strings, read for a name not literal only
         for call in m.facts.calls:
-            for name in _dynamic_names(call, env):
+            bound = _dynamic_names(call)
+            if "*" in bound:
+                if env is None:
+                    env = string_env(m.tree)
+                bound = _dynamic_names(call, env)
+            for name in bound:
                 self.dynamic.setdefault(name, call.lineno)
         for node in m.facts.attributes:
             if isinstance(node.ctx, ast.Store):
