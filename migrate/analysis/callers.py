@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from ppo_migrate.analysis.check import ModuleAnalysis
 from ppo_migrate.analysis.module import parsed_source
-from ppo_migrate.analysis.patches import replaced_names
+from ppo_migrate.analysis.patches import computed_bindings, replaced_names, string_env
 from ppo_migrate.analysis.scopes import ScopeKind, frames as scope_frames
 from ppo_migrate.analysis.targets import all_args
 from ppo_migrate.constants import CONFIG_PARAMETER
@@ -321,8 +321,14 @@ class _AstFacts:
         #: ``type("C", bases, {"f": g})``, ``globals()["f"] = g``); ``"*"`` when the name
         #: is not a literal (then any name may be bound)
         self.dynamic: dict[str, int] = {}
+        env: dict[str, str] | None = None  # the file's strings, read for a name not literal only
         for call in m.facts.calls:
-            for name in _dynamic_names(call):
+            bound = _dynamic_names(call)
+            if "*" in bound:
+                if env is None:
+                    env = string_env(m.tree)
+                bound = _dynamic_names(call, env)
+            for name in bound:
                 self.dynamic.setdefault(name, call.lineno)
         for node in m.facts.attributes:
             if isinstance(node.ctx, ast.Store):
@@ -510,7 +516,7 @@ def _folder(path: str) -> str:
     return os.path.dirname(os.path.abspath(path))
 
 
-def _dynamic_names(call) -> list[str]:
+def _dynamic_names(call, env: dict[str, str] | None = None) -> list[str]:
     """The names ``call`` binds at run time: ``setattr(o, "f", v)`` -> ``["f"]``,
     ``type("C", bases, {"f": v, **d})`` -> ``["f", "*"]``; ``"*"`` for a name that is
     not a string literal. The patchers are the one table's
@@ -518,10 +524,12 @@ def _dynamic_names(call) -> list[str]:
     ``mock.patch("pkg.lib.f", new=g)``, ``mock.patch.object(lib, "f")``,
     ``mock.patch.multiple(lib, f=g)``, ``mock.patch.dict(lib.__dict__, {...})``,
     ``monkeypatch.setitem(sys.modules, "app.lib", fake)``: ``"lib"``, the module itself
-    replaced); each binds the last dotted part of the name it is given."""
+    replaced); each binds the last dotted part of the name it is given, read from the
+    strings the file's names hold (``env``: :func:`ppo_migrate.analysis.patches.string_env`)
+    where it is built at run time (``"init_" + "ray"``)."""
     import ast
 
-    names = replaced_names(call)
+    names = replaced_names(call, env)
     if names:
         return names
     func = call.func
@@ -751,6 +759,10 @@ def _scan(files: Sequence[str], wanted: set[str], index_of, index: _Index) -> No
         # (a file with other bytes may spell a name another way: characters NFKC folds,
         # ``_ｅnv`` being ``_env`` to Python)
         if not is_candidate(data, names):
+            # a file that never spells the name may still replace it by a name built at
+            # run time (``mock.patch.object(launcher, "init_" + "ray", fake)``)
+            for name, line in computed_bindings(path, data, todo):
+                index.dynamic.setdefault(name, (path, line))
             continue
         if paired is not None and not any(
             _spells(data, n) and (home == path or any(_spells(data, m) for m in modules))

@@ -86,6 +86,12 @@ _ATTRIBUTE_STORE_RE = re.compile(_ATTRIBUTE_STORE)
 #: import hook
 _UNKNOWN_FORMS = re.compile(
     rb"setattr\s*\(\s*[\w.]+\s*,\s*[^'\"\s]|__dict__\s*\)?\s*\.\s*update\s*\("
+    # a name or target built at run time: ``setattr(o, "get_" + "...", f)``,
+    # ``mock.patch.object(o, "init_" + "ray", f)``, ``mock.patch(TARGET, f)``,
+    # ``mock.patch(".".join([...]), f)``, ``mock.patch("a." + b, f)`` (trial 26b)
+    rb"|(?:setattr|delattr|patch\.object)\s*\(\s*[\w.]+\s*,\s*(?:[rbuRBU]?['\"][^'\"\n]*['\"]\s*[+%.]"
+    rb"|[^'\"\s])"
+    rb"|\bpatch\s*\(\s*(?:[^'\"\s)rbuRBU]|[rbuRBU](?!['\"])|[rbuRBU]?['\"][^'\"\n]*['\"]\s*[+%.])"
     rb"|\b(?:globals|vars)\s*\(\s*\)\s*\.\s*update\s*\(\s*[^{)\s]"
     rb"|\bmodules\s*\[\s*[^'\"\s]|\bmeta_path\s*\.\s*(?:append|insert|extend)\b"
 )
@@ -94,7 +100,7 @@ _UNKNOWN_FORMS = re.compile(
 def _unknown_forms(data: bytes) -> bool:
     """Whether ``data`` may replace a name not known before it runs (:data:`_UNKNOWN_FORMS`),
     tried only on a file holding one of its literals."""
-    if not any(w in data for w in (b"setattr", b"__dict__", b"update", b"modules", b"meta_path")):
+    if not any(w in data for w in (b"setattr", b"__dict__", b"update", b"modules", b"meta_path", b"patch")):
         return False
     return _UNKNOWN_FORMS.search(data) is not None
 
@@ -139,6 +145,8 @@ class Replacement(NamedTuple):
             ``"modules"`` (``sys.modules``: the module itself replaced).
         line: where.
         form: a short spelling of the form, for messages (``"monkeypatch.setattr"``).
+        held: the name whose string gave the target or the name replaced
+            (``TARGET`` of ``mock.patch(TARGET, f)``: :func:`string_env`), else ``None``.
     """
 
     name: str
@@ -147,6 +155,7 @@ class Replacement(NamedTuple):
     space: str
     line: int
     form: str
+    held: str | None = None
 
 
 def _namespace(node: ast.AST) -> tuple[str, ast.expr | None] | None:
@@ -170,12 +179,84 @@ def _namespace(node: ast.AST) -> tuple[str, ast.expr | None] | None:
     return None
 
 
-def _string(node: ast.AST | None) -> str | None:
-    """The string a constant, or a concatenation of constants (``"get_ppo_ray_" +
-    "runtime_env"``), holds; ``None`` for anything else."""
-    if isinstance(node, ast.BinOp):
-        return _str_value(node, {})
-    return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
+def _string(node: ast.AST | None, env: dict[str, str] | None = None) -> str | None:
+    """The string ``node`` holds: a constant, or one built of constants and of the names of
+    ``env`` (:func:`string_env`) by ``+``, an f-string or ``"sep".join([...])``
+    (``"get_ppo_ray_" + "runtime_env"``, ``".".join(["launcher", NAME])``: :func:`_str_value`);
+    ``None`` for anything else.
+
+    Args:
+        node: an expression, or ``None``.
+        env: name -> the string it is bound to (``None``: names are not read)."""
+    if isinstance(node, ast.Constant):
+        return node.value if isinstance(node.value, str) else None
+    if node is None:
+        return None
+    return _str_value(node, env or {})
+
+
+def _leading_module(node: ast.AST | None, env: dict[str, str] | None) -> str | None:
+    """The module a dotted target computed in part names: ``"launcher"`` of
+    ``f"launcher.{name}"`` or ``"launcher." + name`` (the string's leading part read with
+    :func:`_str_value`, up to its last dot); ``None`` when no dotted prefix can be read."""
+    env = env or {}
+    head = ""
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        left = node
+        while isinstance(left, ast.BinOp) and isinstance(left.op, ast.Add):
+            left = left.left
+        head = _str_value(left, env) or ""
+    elif isinstance(node, ast.JoinedStr):
+        for value in node.values:
+            text = _str_value(value, env) if not isinstance(value, ast.FormattedValue) else None
+            if text is None:
+                break
+            head += text
+    elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "join" \
+            and len(node.args) == 1 and isinstance(node.args[0], (ast.List, ast.Tuple)):
+        sep = _str_value(node.func.value, env)
+        items = []
+        for e in node.args[0].elts:
+            text = _str_value(e, env)
+            if text is None:
+                break
+            items.append(text)
+        head = sep.join(items) + sep if sep is not None and items else ""
+    module = head.rpartition(".")[0]
+    return module if module and all(p.isidentifier() for p in module.split(".")) else None
+
+
+#: tree -> :func:`string_env`'s answer, while the tree lives
+_ENVS: weakref.WeakKeyDictionary[ast.AST, dict[str, str]] = weakref.WeakKeyDictionary()
+
+
+def string_env(tree: ast.AST) -> dict[str, str]:
+    """The names ``tree`` binds once (by ``=``, anywhere in it) to a string built of string
+    constants and of such names (``TARGET = "launcher." + "get_ppo_ray_" + "runtime_env"``,
+    ``NAME = "_".join(["get", ...])``): what a patcher given ``TARGET`` replaces. A name
+    bound twice, or augmented, is left out; one bound in a function counts too (generous:
+    a target too many only makes a fix unsafe). Cached per tree."""
+    found = _ENVS.get(tree)
+    if found is not None:
+        return found
+    assigns = _nodes(tree).assigns
+    counts: dict[str, int] = {}
+    for node in assigns:
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        for target in targets:
+            for t in _flat(target):
+                if isinstance(t, ast.Name):
+                    counts[t.id] = counts.get(t.id, 0) + (2 if isinstance(node, ast.AugAssign) else 1)
+    env: dict[str, str] = {}
+    for node in assigns:  # ``ast.walk``'s order: the module's statements first, in order
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            name = node.targets[0].id
+            if counts.get(name) == 1:
+                text = _str_value(node.value, env)
+                if text is not None:
+                    env[name] = text
+    _ENVS[tree] = env
+    return env
 
 
 def _keyed(space: str, owner: ast.expr | None, key: str | None, line: int, form: str) -> Replacement:
@@ -237,15 +318,21 @@ def _is_mock(func: ast.expr) -> bool:
     return last in ("mock", "mocker")
 
 
-def call_replacements(call: ast.Call) -> list[Replacement]:
+def call_replacements(call: ast.Call, env: dict[str, str] | None = None) -> list[Replacement]:
     """The replacements a call makes, by :data:`PATCHERS` (``[]`` for any other call).
 
     Args:
         call: any call.
+        env: the strings the file's names hold (:func:`string_env`): a name or target
+            built at run time from them (``mock.patch(TARGET, f)`` with ``TARGET =
+            "launcher." + "get_..."``, ``".".join([...])``) is read as the string it spells
+            (trial 26b, f4_target_concat, f4_join_target).
 
     Returns:
         One :class:`Replacement` per name it replaces; ``name == "*"`` for a name it
-        computes (``monkeypatch.setattr(obj, name, f)``, ``mock.patch(TARGET, f)``).
+        cannot read (``monkeypatch.setattr(obj, name, f)``, ``mock.patch(target, f)``),
+        with the module a target's readable dotted prefix names (``f"launcher.{name}"``:
+        ``"launcher"``).
     """
     func = call.func
     last = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
@@ -263,26 +350,28 @@ def call_replacements(call: ast.Call) -> list[Replacement]:
     keywords = {k.arg: k.value for k in call.keywords if k.arg is not None}
     if how == "owner-key":
         first = args[0] if args else keywords.get("target")
-        if _string(first) is not None and "." in _string(first) and len(args) <= 2 and last != "object":
+        text = _string(first, env)
+        if text is not None and "." in text and len(args) <= 2 and last != "object":
             # ``monkeypatch.setattr("pkg.lib.f", v)``
-            module, _, name = _string(first).rpartition(".")
+            module, _, name = text.rpartition(".")
             return [Replacement(name, None, module, "attribute", line, form)]
         if first is None:
             return []
         key = args[1] if len(args) > 1 else keywords.get("attribute", keywords.get("name"))
-        return [Replacement(_string(key) or "*", first, None, "attribute", line, form)]
+        return [Replacement(_string(key, env) or "*", first, None, "attribute", line, form)]
     if how == "dotted":
         target = args[0] if args else keywords.get("target")
-        text = _string(target)
+        text = _string(target, env)
         if text is not None:
             module, _, name = text.rpartition(".")
-            return [Replacement(name, None, module or None, "attribute", line, form)] if name.isidentifier() else []
+            held = target.id if isinstance(target, ast.Name) else None
+            return [Replacement(name, None, module or None, "attribute", line, form, held)] if name.isidentifier() else []
         if target is not None and _is_mock(func):
-            return [Replacement("*", None, None, "attribute", line, form)]
+            return [Replacement("*", None, _leading_module(target, env), "attribute", line, form)]
         return []
     if how == "keywords":  # ``mock.patch.multiple(o, f=v)``
         owner = args[0] if args else None
-        module = _string(owner)
+        module = _string(owner, env)
         if module is not None:
             owner = None
         return [
@@ -306,7 +395,7 @@ def call_replacements(call: ast.Call) -> list[Replacement]:
         out = [_keyed(kind, owner, k.arg, line, form) for k in call.keywords if k.arg not in ("values", "clear")]
         for item in items:
             if isinstance(item, ast.Dict):
-                out += [_keyed(kind, owner, _string(k) if k is not None else None, line, form) for k in item.keys]
+                out += [_keyed(kind, owner, _string(k, env) if k is not None else None, line, form) for k in item.keys]
             else:
                 out.append(_keyed(kind, owner, None, line, form))
         return out
@@ -323,7 +412,7 @@ def call_replacements(call: ast.Call) -> list[Replacement]:
         key = args[1]
     if space is None:
         return []
-    return [_keyed(space[0], space[1], _string(key), line, form)]
+    return [_keyed(space[0], space[1], _string(key, env), line, form)]
 
 
 #: the form of a replacement made by ``exec(code, globals())``
@@ -442,9 +531,10 @@ def _nodes(tree: ast.AST) -> _Nodes:
 def replacements(tree: ast.AST) -> Iterator[Replacement]:
     """Every replacement in ``tree`` by a form of the table: the calls of
     :data:`PATCHERS`, an attribute assigned, an item of a namespace assigned."""
+    env = string_env(tree)
     for node in _nodes(tree).changes:
         if isinstance(node, ast.Call):
-            yield from call_replacements(node)
+            yield from call_replacements(node, env)
         elif isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             for target in targets:
@@ -454,7 +544,7 @@ def replacements(tree: ast.AST) -> Iterator[Replacement]:
                     elif isinstance(t, ast.Subscript):
                         space = _namespace(t.value)
                         if space is not None:
-                            yield _keyed(space[0], space[1], _string(t.slice), t.lineno, "an assignment")
+                            yield _keyed(space[0], space[1], _string(t.slice, env), t.lineno, "an assignment")
 
 
 def _flat(target: ast.expr) -> Iterator[ast.expr]:
@@ -467,11 +557,11 @@ def _flat(target: ast.expr) -> Iterator[ast.expr]:
         yield target
 
 
-def replaced_names(call: ast.Call) -> list[str]:
+def replaced_names(call: ast.Call, env: dict[str, str] | None = None) -> list[str]:
     """The names a call replaces by a form of :data:`PATCHERS` (``"*"``: any), for the
     caller plan's run-time bindings; a module put in ``sys.modules`` under ``"a.b"``
-    counts as ``"b"``."""
-    return [r.name for r in call_replacements(call)]
+    counts as ``"b"``. ``env``: :func:`call_replacements`'s (names built at run time)."""
+    return [r.name for r in call_replacements(call, env)]
 
 
 #: the classic double's reason (a fake of the function itself)
@@ -1403,13 +1493,21 @@ def _patches_in(
         else:
             module = imported.get(_dotted(r.owner)) if r.owner is not None else None
         counted.add(r.line)
-        patcher = r.form not in ("an assignment", EXEC_FORM) or test
+        # an assignment, or the builtin ``setattr``, outside the tests rebinds at run time
+        # (``setattr(pkg, "get_" + "...", _legacy)`` in ``pkg/_compat.py``)
+        patcher = r.form not in ("an assignment", EXEC_FORM, "setattr", "delattr") or test
         kind = "patched" if patcher else "rebound"
         if r.form == EXEC_FORM:
             kind = "rebound"
             what = f"runs `exec` rebinding `{name}` at run time, to one that may take no config"
         elif name in names.functions and name not in names.through:
             what = _REPLACES if patcher else f"rebinds `{name}` at run time to a function that may take no config"
+            at = _bound_at(tree, r.held) if r.held is not None and patcher else None
+            if at is not None and at != r.line:  # ``mock.patch(TARGET, f)``: the constant named
+                what = (
+                    f"replaces the runtime function named by `{r.held}` (line {at}), whose "
+                    "replacement may take no config"
+                )
         else:
             what = (
                 f"{'replaces' if patcher else 'rebinds'} `{name}`, which the runtime function's "
@@ -1478,6 +1576,61 @@ def _patches_in(
                     )
 
 
+def computed_bindings(path: str, data: bytes, wanted: Iterable[str]) -> list[tuple[str, int]]:
+    """``(name, line)`` for each replacement in ``path`` (bytes ``data``) whose name or
+    target is built at run time and may be one of ``wanted`` (qualified names of
+    functions, ``"launcher.init_ray"``), for ``--thread-config``'s refusal of a function
+    rebound at run time in a file that never spells its name:
+    ``mock.patch.object(launcher, "init_" + "ray", fake)`` (read: ``"init_ray"``), or a
+    name not known on a module holding wanted functions (``setattr(launcher, name, f)``,
+    ``mock.patch(f"launcher.{name}", f)``: each of that module's wanted functions).
+    Only files holding such a form (:func:`_unknown_forms`) are parsed (trial 26b,
+    t_wrapper_patched_concat).
+
+    Args:
+        path: the file's display path.
+        data: its bytes.
+        wanted: the functions' qualified names.
+
+    Returns:
+        The pairs, in the tree's order; ``[]`` for a file that cannot be parsed.
+    """
+    if not _unknown_forms(data):
+        return []
+    tree = parse_file(path, data)
+    if tree is None:
+        return []
+    lasts: set[str] = set()
+    by_module: dict[str, set[str]] = {}
+    for fq in wanted:
+        module, _, last = fq.rpartition(".")
+        lasts.add(last)
+        by_module.setdefault(module, set()).add(last)
+    env = string_env(tree)
+    imported = _imported_modules(tree)
+    out: list[tuple[str, int]] = []
+    for node in _nodes(tree).changes:
+        if not isinstance(node, ast.Call):
+            continue
+        for r in call_replacements(node, env):
+            if r.space != "attribute":
+                continue
+            if r.name in lasts:
+                out.append((r.name, r.line))
+            elif r.name == "*":
+                module = r.module if r.owner is None else imported.get(_dotted(r.owner))
+                out.extend((last, r.line) for last in sorted(by_module.get(module or "", ())))
+    return out
+
+
+def _bound_at(tree: ast.AST, name: str) -> int | None:
+    """The line of the ``=`` binding ``name`` in ``tree`` (:func:`string_env`'s), or ``None``."""
+    for node in _nodes(tree).assigns:
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in node.targets):
+            return node.lineno
+    return None
+
+
 def _unknown_name(
     r: Replacement, imported: dict[str | None, str | None], names: Names, tree: ast.AST
 ) -> tuple[str | None, str] | None:
@@ -1506,7 +1659,14 @@ def _unknown_name(
             "function may take no config"
         )
     if r.owner is None:
-        return None
+        if r.module is None:
+            return None
+        # ``mock.patch(f"launcher.{name}", f)``: an attribute of the module its readable
+        # prefix names
+        return r.module, (
+            f"replaces an attribute of `{r.module}` named at run time ({r.form}), which may be "
+            "the runtime function or a module its calls go through, with one taking no config"
+        )
     owner = _dotted(r.owner)
     module = imported.get(owner) or _running_module(r.owner, tree)
     if module is None or module.rsplit(".", 1)[-1] in names.functions:
@@ -1788,7 +1948,7 @@ def patch_reason(patch: Patch):
 
 
 __all__ = [
-    "PATCHERS", "Names", "Patch", "IMPORT_STATEMENT", "import_statements", "import_words", "imported_modules", "loaded_modules", "reachable_files", "Replacement", "call_replacements", "own_replacement",
+    "PATCHERS", "Names", "Patch", "computed_bindings", "string_env", "IMPORT_STATEMENT", "import_statements", "import_words", "imported_modules", "loaded_modules", "reachable_files", "Replacement", "call_replacements", "own_replacement",
     "patch_reason", "patched_at", "reaching_patch", "replaced_names", "replacements", "star_rebindings", "target_patches",
     "through_names",
 ]

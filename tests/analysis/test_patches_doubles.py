@@ -357,6 +357,44 @@ DOUBLES: dict[str, tuple[dict[str, str], tuple[str, str], str]] = {
         "app/launcher.py": THROUGH_COMPAT,
         "tests/test_launcher.py": FAKED_TEST,
     }, ("app/compat.py", "meta_path.insert"), "app/launcher.py"),
+    # -- trial 26b: a name or target built at run time, in a file never spelling it ------
+    "patch-target-kept-in-a-concatenated-constant": ({
+        "app/launcher.py": DIRECT,
+        "tests/test_launcher.py": OMEGA + "from unittest import mock\n\nfrom app import launcher\n\n"
+        "TARGET = 'app.launcher.' + 'get_ppo_ray_' + 'runtime_env'\n\n\ndef test_launch():\n"
+        "    with mock.patch(TARGET, lambda: {'fake': 1}):\n"
+        f"        assert launcher.launch({CFG}) == {{'fake': 1}}\n",
+    }, ("tests/test_launcher.py", "mock.patch(TARGET"), "app/launcher.py"),
+    "patch-target-built-by-nested-joins": ({
+        "app/launcher.py": DIRECT,
+        "tests/test_launcher.py": OMEGA + "from unittest import mock\n\nfrom app import launcher\n\n\n"
+        "def test_launch():\n"
+        "    with mock.patch('.'.join(['app', 'launcher', '_'.join(['get', 'ppo', 'ray', 'runtime', 'env'])]),\n"
+        "                    lambda: {'fake': 1}):\n"
+        f"        assert launcher.launch({CFG}) == {{'fake': 1}}\n",
+    }, ("tests/test_launcher.py", "mock.patch("), "app/launcher.py"),
+    "patch-target-with-a-name-not-known": ({
+        "app/launcher.py": DIRECT,
+        "tests/test_launcher.py": OMEGA + "from unittest import mock\n\nfrom app import launcher\n\n\n"
+        "def test_launch():\n    name = launcher.get_ppo_ray_runtime_env.__name__\n"
+        "    with mock.patch(f'app.launcher.{name}', lambda: {'fake': 1}):\n"
+        f"        assert launcher.launch({CFG}) == {{'fake': 1}}\n",
+    }, ("tests/test_launcher.py", "mock.patch("), "app/launcher.py"),
+    "plugin-fixture-setattr-by-a-concatenation": ({
+        "app/launcher.py": DIRECT,
+        "pytest.ini": "[pytest]\naddopts = -p testing_plugin\n",
+        "testing_plugin.py": "import pytest\n\n\n@pytest.fixture(autouse=True)\ndef _stub(monkeypatch):\n"
+        "    from app import launcher\n\n"
+        "    monkeypatch.setattr(launcher, 'get_ppo_ray_' + 'runtime_env', lambda: {'fake': 1})\n",
+        "tests/test_launcher.py": FAKED_TEST,
+    }, ("testing_plugin.py", "monkeypatch.setattr("), "app/launcher.py"),
+    "package-attributes-rebound-by-a-concatenation": ({
+        "pkg/__init__.py": FROM_IMPORT.rstrip("\n") + "  # noqa: F401\nfrom pkg import _compat  # noqa: E402,F401\n",
+        "pkg/_compat.py": "import pkg\n\n\ndef _legacy():\n    return {'fake': 1}\n\n\n"
+        "setattr(pkg, 'get_ppo_ray_' + 'runtime_env', _legacy)\n",
+        "app/launcher.py": "import pkg\n\n\ndef launch(config):\n    return pkg.get_ppo_ray_runtime_env()\n",
+        "tests/test_launcher.py": FAKED_TEST,
+    }, ("pkg/_compat.py", "setattr("), "app/launcher.py"),
 }
 
 
@@ -717,3 +755,64 @@ def test_a_re_export_deleted_and_served_by_getattr_is_no_re_export(tmp_path: Pat
     assert (tmp_path / "app/launcher.py").read_text() == VIA_PKG
     after = _pytest(tmp_path)
     assert after.returncode == 0, after.stdout + after.stderr
+
+
+# -- trial 26b: a function --thread-config would thread, patched by a name built at run time
+#: a wrapper without a config between the entry and the call: ``--thread-config`` would give
+#: ``init_ray`` a config parameter and pass it at its call in ``launch``
+WRAPPER = (
+    FROM_IMPORT + "\n\ndef init_ray():\n    return get_ppo_ray_runtime_env()\n\n\n"
+    "def launch(config):\n    return init_ray()\n"
+)
+#: name -> the test's body replacing ``init_ray`` with a zero-argument fake; the text on
+#: the patch's line
+THREAD_DOUBLES = {
+    "patch-object-by-a-concatenation": (
+        "    with mock.patch.object(launcher, 'init_' + 'ray', lambda: {'fake': 1}):\n",
+        "mock.patch.object(",
+    ),
+    "patch-target-in-a-joined-constant": (
+        "    with mock.patch(TARGET, lambda: {'fake': 1}):\n",
+        "mock.patch(TARGET",
+    ),
+    "patch-object-of-a-name-not-known": (
+        "    name = ''.join(reversed('yar_tini'))\n"
+        "    with mock.patch.object(launcher, name, lambda: {'fake': 1}):\n",
+        "mock.patch.object(",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(THREAD_DOUBLES))
+def test_a_wrapper_patched_by_a_computed_name_is_not_threaded(tmp_path: Path, name: str) -> None:
+    """``apply --thread-config`` refuses to thread ``init_ray`` when a test replaces it by a
+    name built at run time (the test file never spells ``init_ray``), naming the patch's
+    file and line; the tests pass before and after. The oracle: the threading written by
+    hand makes the zero-argument fake fail the test."""
+    body, marker = THREAD_DOUBLES[name]
+    test = (
+        OMEGA + "from unittest import mock\n\nfrom app import launcher\n\n"
+        "TARGET = '.'.join(['app', 'launcher', 'init_' + 'ray'])\n\n\n"
+        "def test_launch():\n" + body
+        + f"        assert launcher.launch({CFG}) == {{'fake': 1}}\n"
+    )
+    files = {"app/launcher.py": WRAPPER, "tests/test_launcher.py": test}
+    _write(tmp_path, files)
+    assert "init_ray" not in test
+    before = _pytest(tmp_path)
+    assert before.returncode == 0, before.stdout + before.stderr
+    done = run_cli("apply", "--thread-config", "--output-format", "concise", ".", cwd=tmp_path)
+    line = _line_of(files, "tests/test_launcher.py", marker)
+    assert f"`init_ray` cannot be threaded: tests/test_launcher.py:{line} binds `init_ray` at run time" \
+        in done.stdout, done.stdout
+    assert (tmp_path / "app/launcher.py").read_text() == WRAPPER
+    after = _pytest(tmp_path)
+    assert after.returncode == 0, after.stdout + after.stderr
+    # the oracle: the threading refused, made by hand, fails the test
+    (tmp_path / "app/launcher.py").write_text(
+        WRAPPER.replace("def init_ray():\n    return get_ppo_ray_runtime_env()",
+                        "def init_ray(config):\n    return get_ppo_ray_runtime_env(config)")
+        .replace("return init_ray()", "return init_ray(config)")
+    )
+    broken = _pytest(tmp_path)
+    assert broken.returncode == 1 and "positional argument" in broken.stdout, broken.stdout
