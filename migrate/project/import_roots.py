@@ -12,9 +12,11 @@ repository (:func:`ppo_migrate.project.tree.repository_listing`) declare such a 
 * ``sys.path.insert(i, P)``, ``sys.path.append(P)``, ``sys.path.extend([...])``,
   ``sys.path[:0] = [...]``, ``sys.path += [...]`` and ``site.addsitedir(P)`` in a Python
   file, where ``P`` is a literal or is built from literals, ``__file__``, ``os.getcwd()``,
-  ``os.path.join/dirname/abspath/realpath/normpath``, ``pathlib.Path`` (``/``, ``.parent``,
-  ``.parents[n]``, ``.resolve()``, ``.joinpath()``), ``str()``/``os.fspath()``, f-strings and
-  names the file assigns once to such an expression;
+  ``os.pardir``/``os.curdir``/``os.sep``, ``os.path.join/dirname/abspath/realpath/normpath``,
+  ``pathlib.Path`` (``/``, ``.parent``, ``.parents[n]``, ``.resolve()``, ``.joinpath()``,
+  ``.with_name()``), ``str()``/``os.fspath()``, f-strings, ``'%s/x' % a``,
+  ``os.environ.get(NAME, default)`` and names the file assigns once to such an expression
+  (:class:`ppo_migrate.project.path_expr.PathEvaluator`);
 * ``PYTHONPATH=...`` (and ``ENV PYTHONPATH /x``) in a Dockerfile (``Dockerfile``,
   ``Dockerfile.*``, ``*.Dockerfile``, ``Containerfile``), a Makefile (``Makefile``,
   ``GNUmakefile``, ``*.mk``; ``:=``, ``?=``, ``+=``; ``$(CURDIR)``, ``$(PWD)``,

@@ -1,0 +1,140 @@
+"""Issue 26, family 1, trial 26b: copies of verl the tool could not read.
+
+Each tree runs before ``apply``; a plain ``apply`` (and ``apply --thread-config``) used to
+pass the config to a verl 0.8 definition that the tool had not read, and the launcher then
+raised ``TypeError``. Each case is *executed* before and after both applies, and ``check``
+must say why it leaves the call (the finding's code and the file:line the reason names):
+
+* a path on ``sys.path`` spelled with ``os.pardir`` / ``os.sep``, ``'%s/x' % HERE``,
+  ``Path(__file__).with_name(...)``, ``os.path.join(*[...])`` or ``os.environ.get(NAME,
+  default)`` is evaluated like its literal spelling;
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from cli_helpers import VERL_08, VERL_09, run_cli
+
+#: the old copy's definition sits on line 3, so that a reason naming line 1 would fail
+OLD = "import os\n\n" + VERL_08
+OLD_LINE = 3
+
+LAUNCHER = (
+    "from omegaconf import OmegaConf\n"
+    "from verl.trainer.constants_ppo import get_ppo_ray_runtime_env\n"
+    "\n"
+    "\n"
+    "def launch(config):\n"
+    "    return get_ppo_ray_runtime_env()\n"
+    "\n"
+    "\n"
+    "if __name__ == '__main__':\n"
+    "    print('ran', launch(OmegaConf.create({'trainer': 2})))\n"
+)
+BEFORE = "ran None"
+
+
+def _copy(prefix: str, body: str = OLD) -> dict[str, str]:
+    prefix = f"{prefix}/" if prefix else ""
+    return {
+        f"{prefix}verl/__init__.py": "",
+        f"{prefix}verl/trainer/__init__.py": "",
+        f"{prefix}verl/trainer/constants_ppo.py": body,
+    }
+
+
+def _tree(root: Path, files: dict[str, str]) -> Path:
+    (root / ".git").mkdir(parents=True)
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    return root
+
+
+def _runs(root: Path, cmd: list[str]) -> str:
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "PYTHONDONTWRITEBYTECODE": "1",
+           "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
+    proc = subprocess.run([sys.executable, *cmd], cwd=root, env=env, capture_output=True, text=True, timeout=180)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return next(line for line in proc.stdout.splitlines() if line.startswith("ran ")).strip()
+
+
+def _check(root: Path) -> list[dict]:
+    proc = run_cli("check", "--output-format", "json", "--exit-zero", "--show-notices", ".", cwd=root)
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout)
+
+
+def _apply_leaves_it_running(root: Path, cmd: list[str], launcher: str) -> None:
+    before = (root / launcher).read_text()
+    assert _runs(root, cmd) == BEFORE
+    for extra in ((), ("--thread-config",)):
+        proc = run_cli("apply", "--exit-zero", *extra, ".", cwd=root)
+        assert proc.returncode == 0, proc.stderr
+        assert (root / launcher).read_text() == before
+        assert _runs(root, cmd) == BEFORE
+
+
+def _finding(root: Path, launcher: str) -> dict:
+    (found,) = [f for f in _check(root) if f["filename"].endswith(launcher)]
+    return found
+
+
+# -- paths spelled with os.pardir, '%s' % HERE, HERE + os.sep, with_name, join(*[...]) ----------
+
+TEST_LAUNCH = (
+    "from omegaconf import OmegaConf\nimport launcher\n\n\n"
+    "def test_launch():\n    print('ran', launcher.launch(OmegaConf.create({'trainer': 2})))\n"
+)
+
+#: spelling -> the line that puts ``vendor`` (beside ``train.py``) first on the path
+SPELLINGS = {
+    "percent-format": "HERE = os.path.dirname(os.path.abspath(__file__))\nsys.path.insert(0, '%s/vendor' % HERE)",
+    "str-concat-os-sep": "HERE = os.path.dirname(os.path.abspath(__file__))\nsys.path.insert(0, HERE + os.sep + 'vendor')",
+    "with-name": "sys.path.insert(0, str(Path(__file__).with_name('vendor')))",
+    "join-star-list": "sys.path.insert(0, os.path.join(*[os.path.dirname(os.path.abspath(__file__)), 'vendor']))",
+    "environ-default": "sys.path.insert(0, os.environ.get('VERL_VENDOR_DIR', 'vendor'))",
+}
+
+
+@pytest.mark.parametrize("spelling", sorted(SPELLINGS))
+def test_a_path_spelled_another_way_is_evaluated(tmp_path: Path, spelling: str) -> None:
+    """The root ``verl/`` takes a config, an old ``vendor/verl`` is put first on the path by
+    ``spelling``: PPO005 naming the old definition and the declaring line."""
+    head = "import os\nimport sys\nfrom pathlib import Path\n" + SPELLINGS[spelling] + "\n"
+    line = head.count("\n")
+    root = _tree(tmp_path / "proj", {**_copy(""), **_copy("vendor"), "train.py": head + LAUNCHER})
+    (root / "verl/trainer/constants_ppo.py").write_text(VERL_09)
+    _apply_leaves_it_running(root, ["train.py"], "train.py")
+    found = _finding(root, "train.py")
+    assert found["code"] == "PPO005", found
+    assert f"`vendor/verl/trainer/constants_ppo.py:{OLD_LINE}`" in found["message"], found["message"]
+    assert f"`train.py:{line}`" in found["message"], found["message"]
+
+
+def test_os_pardir_in_a_conftest_path_is_read_as_dot_dot(tmp_path: Path) -> None:
+    """``tests/conftest.py`` puts ``tests/../qa/pkgs`` (spelled with ``os.pardir``) first on
+    the path, where an old verl lies; the root ``verl/`` takes a config. The pytest run
+    imports the old one: PPO005 naming it and the conftest's line."""
+    root = _tree(tmp_path / "proj", {
+        **_copy(""), **_copy("qa/pkgs"),
+        "pyproject.toml": '[project]\nname = "t"\nversion = "0"\n',
+        "launcher.py": LAUNCHER,
+        "tests/conftest.py": "import os\nimport sys\n\n"
+                             "sys.path.insert(0, os.path.join(os.path.dirname(__file__), os.pardir, 'qa', 'pkgs'))\n",
+        "tests/test_launch.py": TEST_LAUNCH,
+    })
+    (root / "verl/trainer/constants_ppo.py").write_text(VERL_09)
+    cmd = ["-m", "pytest", "-q", "-s", "-p", "no:cacheprovider", "-o", "addopts=", "tests/test_launch.py"]
+    _apply_leaves_it_running(root, cmd, "launcher.py")
+    found = _finding(root, "launcher.py")
+    assert found["code"] == "PPO005", found
+    assert f"`qa/pkgs/verl/trainer/constants_ppo.py:{OLD_LINE}`" in found["message"], found["message"]
+    assert "`tests/conftest.py:4`" in found["message"], found["message"]
