@@ -248,6 +248,38 @@ def _module_file(root: Path, module: str) -> Path | None:
     return None
 
 
+#: suffixes of an extension module (``constants_ppo.cpython-311-x86_64-linux-gnu.so``,
+#: ``constants_ppo.abi3.so``, ``constants_ppo.cp311-win_amd64.pyd``)
+_EXTENSION_SUFFIXES = (".so", ".pyd")
+
+
+def _compiled_module(root: Path, module: str) -> Path | None:
+    """A file ``import module`` loads from ``root`` whose source cannot be read: an
+    extension module (``<name>[.<tag>].so``/``.pyd``, which Python's path finder tries
+    *before* ``<name>.py``), or a sourceless ``<name>.pyc`` beside no ``<name>.py`` (the
+    path finder's order: extensions, source, bytecode; ``importlib.machinery``'s
+    ``EXTENSION_SUFFIXES``, ``SOURCE_SUFFIXES``, ``BYTECODE_SUFFIXES``). The package form
+    (``<name>/__init__.so``, ``<name>/__init__.pyc``) counts the same. ``None`` when the
+    module is read from source or not there.
+
+    Args:
+        root: the install root (the directory holding the top-level package).
+        module: the dotted module, e.g. ``"verl.trainer.constants_ppo"``.
+    """
+    *packages, last = module.split(".")
+    for folder, stem in ((root.joinpath(*packages), last), (root.joinpath(*packages, last), "__init__")):
+        try:
+            names = os.listdir(folder)
+        except OSError:
+            continue
+        for n in sorted(names):
+            if n.startswith(stem + ".") and n.endswith(_EXTENSION_SUFFIXES) and (folder / n).is_file():
+                return folder / n
+        if f"{stem}.pyc" in names and f"{stem}.py" not in names and (folder / f"{stem}.pyc").is_file():
+            return folder / f"{stem}.pyc"
+    return None
+
+
 def _definition(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda, name: str, path: Path, line: int) -> Definition:
     args = node.args
     first = (*args.posonlyargs, *args.args)[:1]
@@ -324,7 +356,9 @@ def find_definitions(root: Path, module: str, name: str) -> Found | None:
 
     Returns:
         ``None`` when the module is not under ``root`` or never binds the name (the
-        copy says nothing: the next source decides). Otherwise every binding the
+        copy says nothing: the next source decides). An :class:`Unreadable` naming the
+        file when the module is an extension module or a ``.pyc`` without its source
+        (:func:`_compiled_module`: the tool cannot read what runs). Otherwise every binding the
         name may have at import (more than one when the module binds it on several
         branches): a :class:`Definition` for a ``def`` or a ``lambda`` assignment
         (followed through ``from ... import`` re-exports, star imports that export
@@ -423,6 +457,10 @@ def mapped_definitions(folder: str, module: str, name: str) -> list[Definition |
 
 
 def _find(root: Path, module: str, name: str, depth: int) -> Found | None:
+    compiled = _compiled_module(root, module)
+    if compiled is not None:  # trial 26b: a ``.pyc`` alone, or an extension module
+        kind = "a sourceless bytecode file" if compiled.suffix == ".pyc" else "an extension module"
+        return (Unreadable(str(compiled), 1, f"{kind} (`{compiled.name}`) that runs instead of any source"),)
     path = _module_file(root, module)
     if path is None:
         return None

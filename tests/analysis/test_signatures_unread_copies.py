@@ -138,3 +138,44 @@ def test_os_pardir_in_a_conftest_path_is_read_as_dot_dot(tmp_path: Path) -> None
     assert found["code"] == "PPO005", found
     assert f"`qa/pkgs/verl/trainer/constants_ppo.py:{OLD_LINE}`" in found["message"], found["message"]
     assert "`tests/conftest.py:4`" in found["message"], found["message"]
+
+
+# -- a module present only as bytecode, or as an extension module --------------------------------
+
+
+def test_a_sourceless_pyc_is_a_copy_that_cannot_be_read(tmp_path: Path) -> None:
+    """``verl/trainer/constants_ppo.pyc`` alone (compiled from verl 0.8, no ``.py``), and
+    ``requirements.txt`` says ``verl>=0.9.0``: Python imports the bytecode, so the pin does
+    not decide; PPO005 naming the ``.pyc``."""
+    import py_compile
+
+    files = _copy("")
+    root = _tree(tmp_path / "proj", {**files, "requirements.txt": "verl>=0.9.0\n", "train.py": LAUNCHER})
+    source = root / "verl/trainer/constants_ppo.py"
+    py_compile.compile(str(source), cfile=str(source.with_suffix(".pyc")), doraise=True)
+    source.unlink()
+    _apply_leaves_it_running(root, ["train.py"], "train.py")
+    found = _finding(root, "train.py")
+    assert found["code"] == "PPO005", found
+    assert found["reason"]["kind"] == "uncertain-definition"
+    assert "`verl/trainer/constants_ppo.pyc:1`" in found["message"], found["message"]
+
+
+@pytest.mark.parametrize("name", ["constants_ppo.cpython-311-x86_64-linux-gnu.so", "constants_ppo.pyd"])
+def test_an_extension_module_beats_the_source_beside_it(tmp_path: Path, name: str) -> None:
+    """An extension module is tried before ``constants_ppo.py`` by Python's path finder: the
+    0.9 source beside it is not what runs, so PPO005 names the extension module (not
+    executed: no compiler here to build one)."""
+    root = _tree(tmp_path / "proj", {**_copy("", VERL_09), "requirements.txt": "verl>=0.9.0\n", "train.py": LAUNCHER})
+    (root / "verl/trainer" / name).write_bytes(b"\x7fELF")
+    found = _finding(root, "train.py")
+    assert found["code"] == "PPO005", found
+    assert f"`verl/trainer/{name}:1`" in found["message"], found["message"]
+
+
+def test_a_pyc_beside_its_source_is_not_what_runs(tmp_path: Path) -> None:
+    """No over-caution: a ``.pyc`` beside its ``.py`` (the source wins) changes nothing."""
+    root = _tree(tmp_path / "proj", {**_copy("", VERL_09), "train.py": LAUNCHER})
+    (root / "verl/trainer/constants_ppo.pyc").write_bytes(b"")
+    found = _finding(root, "train.py")
+    assert (found["code"], found["fix"]["applicability"]) == ("PPO001", "safe"), found
