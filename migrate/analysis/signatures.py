@@ -377,8 +377,9 @@ _MAX_ARCHIVE_BYTES = 50_000_000
 
 
 def archive_definitions(archive: str, module: str, name: str) -> list[Definition | Unreadable]:
-    """The bindings of ``name`` in ``module`` inside a ``.zip``/``.whl``/``.egg`` archive on
-    ``sys.path`` (zipimport imports from it as from a folder).
+    """The bindings of ``name`` in ``module`` inside a zip archive on ``sys.path``
+    (``.zip``/``.whl``/``.egg``, and any other name: ``.pyz``, ``.bundle``; zipimport
+    imports from it as from a folder).
 
     Args:
         archive: the archive file (absolute).
@@ -419,6 +420,17 @@ def archive_definitions(archive: str, module: str, name: str) -> list[Definition
         inside = os.path.relpath(b.path, base).replace(os.sep, "/")
         out.append(b._replace(path=f"{archive}/{inside}"))
     return out
+
+
+def _is_zip(path: str) -> bool:
+    """Whether ``path`` is a zip archive by its content (:func:`zipfile.is_zipfile`: a
+    ``.pyz`` with a shebang line counts), whatever its name."""
+    import zipfile
+
+    try:
+        return zipfile.is_zipfile(path)
+    except (OSError, ValueError):
+        return False
 
 
 def mapped_definitions(folder: str, module: str, name: str) -> list[Definition | Unreadable]:
@@ -842,7 +854,14 @@ class SignatureResolver:
                 continue
             checked.add(declared.path)
             if os.path.isfile(declared.path):  # ``sys.path.insert(0, "vendor/verl.zip")``
-                found = self._read([], module, name, "in-tree", verl, archive_definitions(declared.path, module, name))
+                if _is_zip(declared.path):  # any name: ``.pyz``, ``verl-0.8.0.bundle``
+                    bindings = archive_definitions(declared.path, module, name)
+                elif top in os.path.basename(declared.path).lower():
+                    # not a zip, yet named for the package: what it holds cannot be told
+                    bindings = [Unreadable(declared.path, 1, "a file on sys.path that is no zip archive")]
+                else:  # a script or a data file: Python's import system skips it
+                    continue
+                found = self._read([], module, name, "in-tree", verl, bindings)
             else:
                 found = self._read([Path(declared.path)], module, name, "in-tree", verl)
             if found is None or found.accepts_config:

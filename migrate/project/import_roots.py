@@ -31,8 +31,9 @@ repository (:func:`ppo_migrate.project.tree.repository_listing`) declare such a 
   ``PYTHONPATH=`` in a ``.env`` file or direnv's ``.envrc`` (``$PWD``), and a YAML
   ``PYTHONPATH:`` (a workflow's or job's ``env:``; ``${{ github.workspace }}``).
 
-An archive on the path (a ``.zip``, ``.whl`` or ``.egg`` file) is a root too: its copy is
-read from inside it. A folder a declaration names is read even where the walk does not go (git-ignored, a
+An archive on the path (a ``.zip``, ``.whl`` or ``.egg`` file, and any other file: Python's
+import system reads every file on ``sys.path`` as a zip archive whatever its extension) is a
+root too: its copy is read from inside it. A folder a declaration names is read even where the walk does not go (git-ignored, a
 ``build/`` folder).
 
 A relative path is read against the repository root (scripts run from there) and against
@@ -530,13 +531,17 @@ class _NamesOf:
 # -- from a declared path to folders of this repository -----------------------------------------
 
 
-#: archives ``zipimport`` imports from when they are on ``sys.path``
+#: the usual names of archives ``zipimport`` imports from on ``sys.path`` (any file on it is
+#: tried as one: :func:`_is_root`)
 ARCHIVE_SUFFIXES = (".zip", ".whl", ".egg")
 
 
 def _is_root(path: str) -> bool:
-    """A folder, or an archive file zipimport reads (``vendor/verl-0.8.0.zip``)."""
-    return os.path.isdir(path) or (path.endswith(ARCHIVE_SUFFIXES) and os.path.isfile(path))
+    """A folder, or a regular file: zipimport's path hook is asked for *every* file on
+    ``sys.path`` whatever its name (``vendor/verl-0.8.0.bundle``, ``vendor/verl.pyz``; the
+    ``zipimport`` docs: "any item of sys.path that is a path to a ZIP archive"), so the
+    judging decides from its content (:func:`zipfile.is_zipfile`), not its suffix."""
+    return os.path.isdir(path) or os.path.isfile(path)
 
 
 def _folders(value: str, bases, root: str) -> list[str]:

@@ -8,6 +8,9 @@ must say why it leaves the call (the finding's code and the file:line the reason
 * a path on ``sys.path`` spelled with ``os.pardir`` / ``os.sep``, ``'%s/x' % HERE``,
   ``Path(__file__).with_name(...)``, ``os.path.join(*[...])`` or ``os.environ.get(NAME,
   default)`` is evaluated like its literal spelling;
+* a module present only as ``.pyc`` (or as an extension module) cannot be read: PPO005;
+* any file on ``sys.path`` is a zip archive to Python's import system whatever its name
+  (``.bundle``, ``.pyz``): read inside;
 """
 
 from __future__ import annotations
@@ -177,5 +180,50 @@ def test_a_pyc_beside_its_source_is_not_what_runs(tmp_path: Path) -> None:
     """No over-caution: a ``.pyc`` beside its ``.py`` (the source wins) changes nothing."""
     root = _tree(tmp_path / "proj", {**_copy("", VERL_09), "train.py": LAUNCHER})
     (root / "verl/trainer/constants_ppo.pyc").write_bytes(b"")
+    found = _finding(root, "train.py")
+    assert (found["code"], found["fix"]["applicability"]) == ("PPO001", "safe"), found
+
+
+# -- a zip archive on sys.path whatever its name ---------------------------------------------------
+
+
+def _zip(path: Path, files: dict[str, str], shebang: bool = False) -> None:
+    import io
+    import zipfile
+
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as zf:
+        for name, text in files.items():
+            zf.writestr(name, text)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes((b"#!/usr/bin/env python3\n" if shebang else b"") + buffer.getvalue())
+
+
+@pytest.mark.parametrize("archive", ["vendor/verl-0.8.0.bundle", "vendor/verl.pyz"])
+def test_a_zip_archive_of_any_name_is_read_inside(tmp_path: Path, archive: str) -> None:
+    """``sys.path.insert(0, .../vendor/verl-0.8.0.bundle)`` (or a ``.pyz`` with a shebang
+    line): Python imports verl 0.8 from the archive whatever its suffix, ahead of the pin
+    ``verl>=0.9.0``. PPO005 naming the member's line and the declaring line."""
+    head = f"import os, sys\nsys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), {archive!r}))\n"
+    root = _tree(tmp_path / "proj", {"requirements.txt": "verl>=0.9.0\n", "train.py": head + LAUNCHER})
+    _zip(root / archive, _copy(""), shebang=archive.endswith(".pyz"))
+    _apply_leaves_it_running(root, ["train.py"], "train.py")
+    found = _finding(root, "train.py")
+    assert found["code"] == "PPO005", found
+    assert f"`{archive}/verl/trainer/constants_ppo.py:{OLD_LINE}`" in found["message"], found["message"]
+    assert "`train.py:2`" in found["message"], found["message"]
+
+
+def test_a_file_on_the_path_that_is_no_zip(tmp_path: Path) -> None:
+    """A file on ``sys.path`` that is no zip: named for verl, what it holds cannot be told
+    (PPO005 naming it and the declaring line); named otherwise, Python's import system skips
+    it and the pin decides (a safe fix)."""
+    head = "import sys\nsys.path.insert(0, 'vendor/verl.bundle')\nsys.path.insert(0, 'tools/run.cfg')\n"
+    root = _tree(tmp_path / "proj", {"requirements.txt": "verl>=0.9.0\n", "train.py": head + LAUNCHER,
+                                     "vendor/verl.bundle": "not a zip\n", "tools/run.cfg": "[x]\n"})
+    found = _finding(root, "train.py")
+    assert found["code"] == "PPO005", found
+    assert "`vendor/verl.bundle:1`" in found["message"] and "`train.py:2`" in found["message"], found["message"]
+    (root / "vendor/verl.bundle").unlink()
     found = _finding(root, "train.py")
     assert (found["code"], found["fix"]["applicability"]) == ("PPO001", "safe"), found
