@@ -358,7 +358,8 @@ def find_definitions(root: Path, module: str, name: str) -> Found | None:
         ``None`` when the module is not under ``root`` or never binds the name (the
         copy says nothing: the next source decides). An :class:`Unreadable` naming the
         file when the module is an extension module or a ``.pyc`` without its source
-        (:func:`_compiled_module`: the tool cannot read what runs). Otherwise every binding the
+        (:func:`_compiled_module`: the tool cannot read what runs), or naming the line
+        where a package on the way changes its ``__path__`` (:func:`_overlaid`). Otherwise every binding the
         name may have at import (more than one when the module binds it on several
         branches): a :class:`Definition` for a ``def`` or a ``lambda`` assignment
         (followed through ``from ... import`` re-exports, star imports that export
@@ -468,7 +469,97 @@ def mapped_definitions(folder: str, module: str, name: str) -> list[Definition |
     return out
 
 
+#: ``__path__.<method>(...)`` calls that add folders after the package's own one
+_PATH_APPENDS = frozenset({"append", "extend"})
+
+
+def _path_changes(init: Path) -> list[tuple[int, str, bool]]:
+    """Where a package's ``__init__.py`` changes its ``__path__`` (read with :mod:`ast`; the
+    file is parsed only when its text names ``__path__``).
+
+    Args:
+        init: the package's ``__init__.py``.
+
+    Returns:
+        ``(line, form, ahead)`` for each change: ``ahead`` when the folders it adds may come
+        before the package's own folder (``__path__.insert(...)``, ``__path__ = [...]``,
+        ``__path__[:0] = ...``, any other rebinding), not when they only come after it
+        (``__path__.append``/``.extend``, ``__path__ += ...``,
+        ``__path__ = pkgutil.extend_path(__path__, __name__)``: the import system's rule,
+        the first folder of ``__path__`` holding the submodule wins).
+    """
+    try:
+        text = _read_text(init, errors="replace")
+    except OSError:
+        return []
+    if "__path__" not in text:
+        return []
+    tree = _parse(init)
+    if tree is None:
+        return []
+
+    def is_path(node: ast.AST) -> bool:
+        return isinstance(node, ast.Name) and node.id == "__path__"
+
+    changes: list[tuple[int, str, bool]] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and is_path(node.func.value):
+            method = node.func.attr
+            if method in _PATH_APPENDS or method == "insert":
+                changes.append((node.lineno, f"__path__.{method}", method not in _PATH_APPENDS))
+        elif isinstance(node, ast.AugAssign) and is_path(node.target):
+            changes.append((node.lineno, "__path__ +=" if isinstance(node.op, ast.Add) else "__path__ op=",
+                            not isinstance(node.op, ast.Add)))
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for t in targets:
+                if is_path(t):
+                    value = node.value
+                    func = value.func if isinstance(value, ast.Call) else None
+                    called = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+                    if called == "extend_path":
+                        changes.append((node.lineno, "pkgutil.extend_path", False))
+                    else:
+                        changes.append((node.lineno, "__path__ =", True))
+                elif isinstance(t, ast.Subscript) and is_path(t.value):
+                    changes.append((node.lineno, "__path__[...] =", True))
+    return sorted(changes)
+
+
+def _overlaid(root: Path, module: str) -> Unreadable | None:
+    """A package on the way to ``module`` under ``root`` whose ``__init__.py`` changes its
+    ``__path__`` so that which file ``module`` is imported from cannot be read (trial 26b:
+    ``verl/__init__.py`` doing ``__path__.insert(0, .../overlay/verl)``): a change that may
+    put a folder ahead of the package's own (:func:`_path_changes`), or one that adds folders
+    after it when the own folder does not hold the next component. ``None`` when no package
+    of the chain changes its ``__path__`` that way.
+
+    Args:
+        root: the install root (the directory holding the top-level package).
+        module: the dotted module, e.g. ``"verl.trainer.constants_ppo"``.
+    """
+    parts = module.split(".")
+    for i in range(1, len(parts)):
+        folder = root.joinpath(*parts[:i])
+        init = folder / "__init__.py"
+        if not init.is_file():
+            continue
+        for line, form, ahead in _path_changes(init):
+            nxt = parts[i]
+            own = (folder / f"{nxt}.py").is_file() or (folder / nxt).is_dir() or (folder / f"{nxt}.pyc").is_file()
+            if ahead or not own:
+                package = ".".join(parts[:i])
+                return Unreadable(
+                    str(init), line,
+                    f"a change of `{package}.__path__` (`{form}`) that decides which `{parts[-1]}` is imported",
+                )
+    return None
+
+
 def _find(root: Path, module: str, name: str, depth: int) -> Found | None:
+    overlay = _overlaid(root, module)
+    if overlay is not None:  # trial 26b: ``__path__.insert(0, overlay)`` in a package
+        return (overlay,)
     compiled = _compiled_module(root, module)
     if compiled is not None:  # trial 26b: a ``.pyc`` alone, or an extension module
         kind = "a sourceless bytecode file" if compiled.suffix == ".pyc" else "an extension module"

@@ -11,6 +11,9 @@ must say why it leaves the call (the finding's code and the file:line the reason
 * a module present only as ``.pyc`` (or as an extension module) cannot be read: PPO005;
 * any file on ``sys.path`` is a zip archive to Python's import system whatever its name
   (``.bundle``, ``.pyz``): read inside;
+* a package whose ``__init__.py`` changes ``__path__`` (``insert``, an assignment,
+  ``pkgutil.extend_path`` when its own folder lacks the module) decides which file is
+  imported in a way the tool does not read: PPO005 naming that line.
 """
 
 from __future__ import annotations
@@ -227,3 +230,62 @@ def test_a_file_on_the_path_that_is_no_zip(tmp_path: Path) -> None:
     (root / "vendor/verl.bundle").unlink()
     found = _finding(root, "train.py")
     assert (found["code"], found["fix"]["applicability"]) == ("PPO001", "safe"), found
+
+
+# -- a package that changes its __path__ -------------------------------------------------------------
+
+#: case -> (files besides the root verl 0.9 copy, the package __init__ that changes __path__, its line)
+OVERLAYS = {
+    "verl-insert-pardir": ({
+        "verl/__init__.py": "import os\n__path__.insert(0, os.path.join(os.path.dirname(__file__), os.pardir, 'overlay', 'verl'))\n",
+        "overlay/verl/trainer/__init__.py": "", "overlay/verl/trainer/constants_ppo.py": OLD,
+    }, "verl/__init__.py", 2),
+    "trainer-insert": ({
+        "verl/trainer/__init__.py": "import os\n\n__path__.insert(0, os.path.join(os.path.dirname(__file__), '_legacy'))\n",
+        "verl/trainer/_legacy/constants_ppo.py": OLD,
+    }, "verl/trainer/__init__.py", 3),
+    "trainer-assign": ({
+        "verl/trainer/__init__.py": "import os\n__path__ = [os.path.join(os.path.dirname(__file__), '_legacy')] + __path__\n",
+        "verl/trainer/_legacy/constants_ppo.py": OLD,
+    }, "verl/trainer/__init__.py", 2),
+    "append-elsewhere": ({  # the own folder lacks the module: it comes from the appended one
+        "verl/trainer/__init__.py": "import os\n__path__.append(os.path.join(os.path.dirname(__file__), '_legacy'))\n",
+        "verl/trainer/constants_ppo.py": None,
+        "verl/trainer/_legacy/constants_ppo.py": OLD,
+    }, "verl/trainer/__init__.py", 2),
+}
+
+
+@pytest.mark.parametrize("case", sorted(OVERLAYS))
+def test_a_package_changing_its_path_makes_the_module_unreadable(tmp_path: Path, case: str) -> None:
+    """The root verl's ``constants_ppo.py`` takes a config, but ``verl/__init__.py`` (or
+    ``verl/trainer/__init__.py``) changes ``__path__`` so that an old ``constants_ppo`` is
+    imported: PPO005 naming the line that changes ``__path__``."""
+    extra, init, line = OVERLAYS[case]
+    files = {**_copy("", VERL_09), "train.py": LAUNCHER, **{k: v for k, v in extra.items() if v is not None}}
+    root = _tree(tmp_path / "proj", files)
+    for k, v in extra.items():
+        if v is None:
+            (root / k).unlink()
+    _apply_leaves_it_running(root, ["train.py"], "train.py")
+    found = _finding(root, "train.py")
+    assert found["code"] == "PPO005", found
+    assert f"`{init}:{line}`" in found["message"], found["message"]
+    assert "__path__" in found["message"], found["message"]
+
+
+def test_a_path_appended_after_the_own_folder_changes_nothing(tmp_path: Path) -> None:
+    """No over-caution: ``__path__.append(...)`` (or ``pkgutil.extend_path``) adds folders
+    *after* the package's own, which holds ``constants_ppo.py`` (verl 0.9): that one is
+    imported, the fix is safe and the rewritten launcher runs."""
+    root = _tree(tmp_path / "proj", {
+        **_copy("", VERL_09), "train.py": LAUNCHER,
+        "verl/trainer/__init__.py": "import os, pkgutil\n__path__ = pkgutil.extend_path(__path__, __name__)\n"
+                                    "__path__.append(os.path.join(os.path.dirname(__file__), '_legacy'))\n",
+        "verl/trainer/_legacy/constants_ppo.py": OLD,
+    })
+    found = _finding(root, "train.py")
+    assert (found["code"], found["fix"]["applicability"]) == ("PPO001", "safe"), found
+    proc = run_cli("apply", "--exit-zero", ".", cwd=root)
+    assert proc.returncode == 0, proc.stderr
+    assert _runs(root, ["train.py"]) == "ran {'trainer': 2}"
