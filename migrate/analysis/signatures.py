@@ -908,7 +908,10 @@ class SignatureResolver:
            shell script's ``PYTHONPATH``, a ``.pth`` file) is a plausible definition in
            effect: one that takes no config (or cannot be read) refuses, certainly (PPO005
            naming the definition and the declaration);
-        2. when a release decided (``setting``, ``declared``, ``installed``), a *stray* copy
+        2. when a release decided (``setting``, ``declared``, ``installed``), or an in-tree
+           copy decided while a Python file of the repository puts a folder the tool cannot
+           evaluate on ``sys.path`` (:func:`ppo_migrate.project.import_roots.opaque_roots`:
+           ``_add('vendor')``, paths read from ``paths.json``; trial 26b), a *stray* copy
            of verl (:func:`ppo_migrate.project.tree.package_copies`: anywhere in the
            repository but its test data, on no import root the walk knows; and
            :func:`ppo_migrate.project.tree.build_copies`: a stale ``build/lib/``;
@@ -966,7 +969,18 @@ class SignatureResolver:
             )
             kind = found.why.kind if found.why is not None else "in-tree-definition"
             return found._replace(reason=how, detail=how, why=Reason(kind, how, lines))
-        if not (verl and answer.certain and answer.source in ("setting", "declared", "installed")):
+        if not (verl and answer.certain):
+            return answer
+        opaque = None
+        if answer.source == "in-tree":
+            # trial 26b: an in-tree copy decided, but a statement puts a folder the tool cannot
+            # evaluate on sys.path: any stray copy may be the one it puts first
+            from ppo_migrate.project.import_roots import opaque_roots
+
+            opaque = next(iter(opaque_roots(root, self.respect_gitignore)), None)
+            if opaque is None:
+                return answer
+        elif answer.source not in ("setting", "declared", "installed"):
             return answer
         listing = repository_listing(root, self.respect_gitignore)
         copies = package_copies(listing, top, module) + build_copies(listing, top, module)
@@ -985,6 +999,17 @@ class SignatureResolver:
                 # worded as the doubles table words the fakes it sees (patches.py)
                 reason = f"{place.path}:{place.line} defines a `{name}` taking no config, which a test may put first on sys.path"
                 remedy = f"give the fake a `{CONFIG_PARAMETER}=None` parameter, or run with --use-ppo-runtime"
+            elif opaque is not None:
+                reason = (
+                    f"{found.reason}: a copy in the repository besides the one at `{answer.where}`, "
+                    f"and {opaque.form} at `{_display(opaque.source)}:{opaque.line}` puts a folder "
+                    "the tool cannot evaluate on sys.path; if that is this copy's, passing the "
+                    "config raises TypeError"
+                )
+                remedy = (
+                    "update or remove that copy, spell the sys.path change with literals, "
+                    "or run with --use-ppo-runtime"
+                )
             else:
                 reason = (
                     f"{found.reason}: a copy in the repository besides the verl that `{answer.where}` "
@@ -995,7 +1020,10 @@ class SignatureResolver:
                     "update or remove that copy (test data belongs under a `fixtures/` folder), "
                     "or run with --use-ppo-runtime"
                 )
-            why = Reason("uncertain-definition", reason, (place,) if place is not None else ())
+            places = (place,) if place is not None else ()
+            if opaque is not None:
+                places += (Related(_display(opaque.source), opaque.line, 1, f"{opaque.form} of a folder the tool cannot evaluate"),)
+            why = Reason("uncertain-definition", reason, places)
             return CalleeInEffect(
                 True, answer.source, answer.where, answer.detail, reason, remedy, why, certain=False
             )

@@ -13,7 +13,10 @@ must say why it leaves the call (the finding's code and the file:line the reason
   (``.bundle``, ``.pyz``): read inside;
 * a package whose ``__init__.py`` changes ``__path__`` (``insert``, an assignment,
   ``pkgutil.extend_path`` when its own folder lacks the module) decides which file is
-  imported in a way the tool does not read: PPO005 naming that line.
+  imported in a way the tool does not read: PPO005 naming that line;
+* an in-tree copy decided, a stray old copy lies in the repository, and a Python file puts
+  a folder the tool cannot evaluate on ``sys.path`` (a helper's parameter, ``paths.json``):
+  the fix is unsafe, naming the copy and the statement.
 """
 
 from __future__ import annotations
@@ -284,6 +287,55 @@ def test_a_path_appended_after_the_own_folder_changes_nothing(tmp_path: Path) ->
                                     "__path__.append(os.path.join(os.path.dirname(__file__), '_legacy'))\n",
         "verl/trainer/_legacy/constants_ppo.py": OLD,
     })
+    found = _finding(root, "train.py")
+    assert (found["code"], found["fix"]["applicability"]) == ("PPO001", "safe"), found
+    proc = run_cli("apply", "--exit-zero", ".", cwd=root)
+    assert proc.returncode == 0, proc.stderr
+    assert _runs(root, ["train.py"]) == "ran {'trainer': 2}"
+
+
+# -- an in-tree copy decided, a sys.path change the tool cannot evaluate, a stray old copy ------------
+
+#: case -> (the launcher's head, the line of the sys.path change, extra files)
+OPAQUE = {
+    "helper-function": (
+        "import os, sys\n\n\ndef _add(p):\n    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), p))\n\n\n"
+        "_add('vendor')\n", 5, {}),
+    "paths-from-json": (
+        "import json, os, sys\nHERE = os.path.dirname(os.path.abspath(__file__))\n"
+        "for p in json.load(open(os.path.join(HERE, 'paths.json'))):\n    sys.path.insert(0, os.path.join(HERE, p))\n",
+        4, {"paths.json": '["vendor"]\n'}),
+}
+
+
+@pytest.mark.parametrize("case", sorted(OPAQUE))
+def test_an_unreadable_sys_path_change_makes_a_stray_copy_count(tmp_path: Path, case: str) -> None:
+    """The root ``verl/`` takes a config and decides, but the launcher puts ``vendor`` (an
+    old copy) first on the path by a value the tool cannot evaluate (a helper's parameter,
+    paths read from ``paths.json``): the fix is unsafe, its reason naming the old copy's
+    definition and the sys.path change; a plain apply leaves the call."""
+    head, line, extra = OPAQUE[case]
+    root = _tree(tmp_path / "proj", {**_copy("", VERL_09), **_copy("vendor"), "train.py": head + LAUNCHER, **extra})
+    _apply_leaves_it_running(root, ["train.py"], "train.py")
+    found = _finding(root, "train.py")
+    assert (found["code"], found["fix"]["applicability"]) == ("PPO001", "unsafe"), found
+    assert found["reason"]["kind"] == "uncertain-definition"
+    assert [(Path(p["filename"]).resolve().relative_to(root.resolve()).as_posix(), p["location"]["row"])
+            for p in found["reason"]["lines"]] == [
+        ("vendor/verl/trainer/constants_ppo.py", OLD_LINE), ("train.py", line)], found["reason"]
+    assert f"`vendor/verl/trainer/constants_ppo.py:{OLD_LINE}`" in found["message"], found["message"]
+    assert f"`train.py:{line}`" in found["message"], found["message"]
+
+
+@pytest.mark.parametrize("head", [
+    "",  # nothing changes sys.path: the in-tree copy decides, whatever stray copy lies around
+    "import os, sys\nsys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))\n",  # evaluated: no copy there
+    "import os, sys\nsys.path.insert(0, os.environ.get('PYTHONPATH', ''))\n",  # reads PYTHONPATH: adds nothing
+])
+def test_an_in_tree_decision_stays_safe_without_an_unreadable_change(tmp_path: Path, head: str) -> None:
+    """No over-caution: with a stray old copy but no sys.path change the tool cannot
+    evaluate, the root copy decides and the fix stays safe; the rewritten launcher runs."""
+    root = _tree(tmp_path / "proj", {**_copy("", VERL_09), **_copy("libs"), "train.py": head + LAUNCHER})
     found = _finding(root, "train.py")
     assert (found["code"], found["fix"]["applicability"]) == ("PPO001", "safe"), found
     proc = run_cli("apply", "--exit-zero", ".", cwd=root)
