@@ -165,6 +165,7 @@ def _fresh_caches() -> None:
     versions._FOLDERS.clear()  # the folders holding dependency files, per project
     tree._LISTINGS.clear()  # the one walk of a repository (copies of verl, import roots)
     import_roots._DECLARED.clear()  # the folders a repository's files put on sys.path
+    import_roots._OPAQUE.clear()
 
 
 @contextlib.contextmanager

@@ -344,6 +344,39 @@ class _ArchiveTree:
         return self._trees[member]
 
 
+#: suffixes of an extension module (``constants_ppo.cpython-311-x86_64-linux-gnu.so``,
+#: ``constants_ppo.abi3.so``, ``constants_ppo.cp311-win_amd64.pyd``)
+_EXTENSION_SUFFIXES = (".so", ".pyd")
+
+
+def _compiled_module(root: Path, module: str) -> Path | None:
+    """A file ``import module`` loads from ``root`` whose source cannot be read: an
+    extension module (``<name>[.<tag>].so``/``.pyd``, which Python's path finder tries
+    *before* ``<name>.py``), or a sourceless ``<name>.pyc`` beside no ``<name>.py`` (the
+    path finder's order: extensions, source, bytecode; ``importlib.machinery``'s
+    ``EXTENSION_SUFFIXES``, ``SOURCE_SUFFIXES``, ``BYTECODE_SUFFIXES``). The package form
+    (``<name>/__init__.so``, ``<name>/__init__.pyc``) counts the same. ``None`` when the
+    module is read from source or not there.
+
+    Args:
+        root: the install root (the directory holding the top-level package).
+        module: the dotted module, e.g. ``"verl.trainer.constants_ppo"``.
+    """
+    *packages, last = module.split(".")
+    fs = _fs()
+    for folder, stem in ((root.joinpath(*packages), last), (root.joinpath(*packages, last), "__init__")):
+        try:
+            names = fs.list_dir(folder)
+        except (OSError, ValueError):
+            continue
+        for n in names:  # sorted
+            if n.startswith(stem + ".") and n.endswith(_EXTENSION_SUFFIXES) and fs.is_file(folder / n):
+                return folder / n
+        if f"{stem}.pyc" in names and f"{stem}.py" not in names and fs.is_file(folder / f"{stem}.pyc"):
+            return folder / f"{stem}.pyc"
+    return None
+
+
 def _definition(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda, name: str, path: Path, line: int) -> Definition:
     args = node.args
     first = (*args.posonlyargs, *args.args)[:1]
@@ -420,7 +453,10 @@ def find_definitions(root: Path, module: str, name: str) -> Found | None:
 
     Returns:
         ``None`` when the module is not under ``root`` or never binds the name (the
-        copy says nothing: the next source decides). Otherwise every binding the
+        copy says nothing: the next source decides). An :class:`Unreadable` naming the
+        file when the module is an extension module or a ``.pyc`` without its source
+        (:func:`_compiled_module`: the tool cannot read what runs), or naming the line
+        where a package on the way changes its ``__path__`` (:func:`_overlaid`). Otherwise every binding the
         name may have at import (more than one when the module binds it on several
         branches): a :class:`Definition` for a ``def`` or a ``lambda`` assignment
         (followed through ``from ... import`` re-exports, star imports that export
@@ -436,8 +472,9 @@ _MAX_ARCHIVE_BYTES = 50_000_000
 
 
 def archive_definitions(archive: str, module: str, name: str) -> list[Definition | Unreadable]:
-    """The bindings of ``name`` in ``module`` inside a ``.zip``/``.whl``/``.egg`` archive on
-    ``sys.path`` (zipimport imports from it as from a folder).
+    """The bindings of ``name`` in ``module`` inside a zip archive on ``sys.path``
+    (``.zip``/``.whl``/``.egg``, and any other name: ``.pyz``, ``.bundle``; zipimport
+    imports from it as from a folder).
 
     Args:
         archive: the archive file (absolute).
@@ -478,8 +515,104 @@ def mapped_definitions(folder: str, module: str, name: str) -> list[Definition |
     return list(_find(_MappedTree(folder, top), module, name, 0) or ())
 
 
+#: ``__path__.<method>(...)`` calls that add folders after the package's own one
+_PATH_APPENDS = frozenset({"append", "extend"})
+
+
+def _path_changes(init: Path) -> list[tuple[int, str, bool]]:
+    """Where a package's ``__init__.py`` changes its ``__path__`` (read with :mod:`ast`; the
+    file is parsed only when its text names ``__path__``).
+
+    Args:
+        init: the package's ``__init__.py``.
+
+    Returns:
+        ``(line, form, ahead)`` for each change: ``ahead`` when the folders it adds may come
+        before the package's own folder (``__path__.insert(...)``, ``__path__ = [...]``,
+        ``__path__[:0] = ...``, any other rebinding), not when they only come after it
+        (``__path__.append``/``.extend``, ``__path__ += ...``,
+        ``__path__ = pkgutil.extend_path(__path__, __name__)``: the import system's rule,
+        the first folder of ``__path__`` holding the submodule wins).
+    """
+    try:
+        text = _read_text(init, errors="replace")
+    except OSError:
+        return []
+    if "__path__" not in text:
+        return []
+    tree = _parse(init)
+    if tree is None:
+        return []
+
+    def is_path(node: ast.AST) -> bool:
+        return isinstance(node, ast.Name) and node.id == "__path__"
+
+    changes: list[tuple[int, str, bool]] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and is_path(node.func.value):
+            method = node.func.attr
+            if method in _PATH_APPENDS or method == "insert":
+                changes.append((node.lineno, f"__path__.{method}", method not in _PATH_APPENDS))
+        elif isinstance(node, ast.AugAssign) and is_path(node.target):
+            changes.append((node.lineno, "__path__ +=" if isinstance(node.op, ast.Add) else "__path__ op=",
+                            not isinstance(node.op, ast.Add)))
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for t in targets:
+                if is_path(t):
+                    value = node.value
+                    func = value.func if isinstance(value, ast.Call) else None
+                    called = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+                    if called == "extend_path":
+                        changes.append((node.lineno, "pkgutil.extend_path", False))
+                    else:
+                        changes.append((node.lineno, "__path__ =", True))
+                elif isinstance(t, ast.Subscript) and is_path(t.value):
+                    changes.append((node.lineno, "__path__[...] =", True))
+    return sorted(changes)
+
+
+def _overlaid(root: Path, module: str) -> Unreadable | None:
+    """A package on the way to ``module`` under ``root`` whose ``__init__.py`` changes its
+    ``__path__`` so that which file ``module`` is imported from cannot be read (trial 26b:
+    ``verl/__init__.py`` doing ``__path__.insert(0, .../overlay/verl)``): a change that may
+    put a folder ahead of the package's own (:func:`_path_changes`), or one that adds folders
+    after it when the own folder does not hold the next component. ``None`` when no package
+    of the chain changes its ``__path__`` that way.
+
+    Args:
+        root: the install root (the directory holding the top-level package).
+        module: the dotted module, e.g. ``"verl.trainer.constants_ppo"``.
+    """
+    parts = module.split(".")
+    for i in range(1, len(parts)):
+        folder = root.joinpath(*parts[:i])
+        init = folder / "__init__.py"
+        fs = _fs()
+        if not fs.is_file(init):
+            continue
+        for line, form, ahead in _path_changes(init):
+            nxt = parts[i]
+            own = fs.is_file(folder / f"{nxt}.py") or fs.is_dir(folder / nxt) or fs.is_file(folder / f"{nxt}.pyc")
+            if ahead or not own:
+                package = ".".join(parts[:i])
+                return Unreadable(
+                    str(init), line,
+                    f"a change of `{package}.__path__` (`{form}`) that decides which `{parts[-1]}` is imported",
+                )
+    return None
+
+
 def _find(root: _DiskTree | _ArchiveTree, module: str, name: str, depth: int) -> Found | None:
     """:func:`find_definitions` in the install root (or archive, or mapped folder) ``root``."""
+    if type(root) is _DiskTree:  # an install root on disk (trial 26b): what the path finder
+        overlay = _overlaid(root.root, module)  # loads may be no source the tool reads
+        if overlay is not None:  # ``__path__.insert(0, overlay)`` in a package
+            return (overlay,)
+        compiled = _compiled_module(root.root, module)
+        if compiled is not None:  # a ``.pyc`` alone, or an extension module
+            kind = "a sourceless bytecode file" if compiled.suffix == ".pyc" else "an extension module"
+            return (Unreadable(str(compiled), 1, f"{kind} (`{compiled.name}`) that runs instead of any source"),)
     path = root.module_file(module)
     if path is None:
         return None
@@ -832,7 +965,10 @@ class SignatureResolver:
            shell script's ``PYTHONPATH``, a ``.pth`` file) is a plausible definition in
            effect: one that takes no config (or cannot be read) refuses, certainly (PPO005
            naming the definition and the declaration);
-        2. when a release decided (``setting``, ``declared``, ``installed``), a *stray* copy
+        2. when a release decided (``setting``, ``declared``, ``installed``), or an in-tree
+           copy decided while a Python file of the repository puts a folder the tool cannot
+           evaluate on ``sys.path`` (:func:`ppo_migrate.project.import_roots.opaque_roots`:
+           ``_add('vendor')``, paths read from ``paths.json``; trial 26b), a *stray* copy
            of verl (:func:`ppo_migrate.project.tree.package_copies`: anywhere in the
            repository but its test data, on no import root the walk knows; and
            :func:`ppo_migrate.project.tree.build_copies`: a stale ``build/lib/``;
@@ -870,7 +1006,14 @@ class SignatureResolver:
                 continue
             checked.add(declared.path)
             if _fs().is_file(declared.path):  # ``sys.path.insert(0, "vendor/verl.zip")``
-                found = self._read([], module, name, "in-tree", verl, archive_definitions(declared.path, module, name))
+                if _fs().is_zip(declared.path):  # any name: ``.pyz``, ``verl-0.8.0.bundle``
+                    bindings = archive_definitions(declared.path, module, name)
+                elif top in os.path.basename(declared.path).lower():
+                    # not a zip, yet named for the package: what it holds cannot be told
+                    bindings = [Unreadable(declared.path, 1, "a file on sys.path that is no zip archive")]
+                else:  # a script or a data file: Python's import system skips it
+                    continue
+                found = self._read([], module, name, "in-tree", verl, bindings)
             else:
                 found = self._read([Path(declared.path)], module, name, "in-tree", verl)
             if found is None or found.accepts_config:
@@ -884,7 +1027,18 @@ class SignatureResolver:
             )
             kind = found.why.kind if found.why is not None else "in-tree-definition"
             return found._replace(reason=how, detail=how, why=Reason(kind, how, lines))
-        if not (verl and answer.certain and answer.source in ("setting", "declared", "installed")):
+        if not (verl and answer.certain):
+            return answer
+        opaque = None
+        if answer.source == "in-tree":
+            # trial 26b: an in-tree copy decided, but a statement puts a folder the tool cannot
+            # evaluate on sys.path: any stray copy may be the one it puts first
+            from ppo_migrate.project.import_roots import opaque_roots
+
+            opaque = next(iter(opaque_roots(root, self.respect_gitignore)), None)
+            if opaque is None:
+                return answer
+        elif answer.source not in ("setting", "declared", "installed"):
             return answer
         listing = repository_listing(root, self.respect_gitignore)
         copies = package_copies(listing, top, module) + build_copies(listing, top, module)
@@ -903,6 +1057,17 @@ class SignatureResolver:
                 # worded as the doubles table words the fakes it sees (patches.py)
                 reason = f"{place.path}:{place.line} defines a `{name}` taking no config, which a test may put first on sys.path"
                 remedy = f"give the fake a `{CONFIG_PARAMETER}=None` parameter, or run with --use-ppo-runtime"
+            elif opaque is not None:
+                reason = (
+                    f"{found.reason}: a copy in the repository besides the one at `{answer.where}`, "
+                    f"and {opaque.form} at `{_display(opaque.source)}:{opaque.line}` puts a folder "
+                    "the tool cannot evaluate on sys.path; if that is this copy's, passing the "
+                    "config raises TypeError"
+                )
+                remedy = (
+                    "update or remove that copy, spell the sys.path change with literals, "
+                    "or run with --use-ppo-runtime"
+                )
             else:
                 reason = (
                     f"{found.reason}: a copy in the repository besides the verl that `{answer.where}` "
@@ -913,7 +1078,10 @@ class SignatureResolver:
                     "update or remove that copy (test data belongs under a `fixtures/` folder), "
                     "or run with --use-ppo-runtime"
                 )
-            why = Reason("uncertain-definition", reason, (place,) if place is not None else ())
+            places = (place,) if place is not None else ()
+            if opaque is not None:
+                places += (Related(_display(opaque.source), opaque.line, 1, f"{opaque.form} of a folder the tool cannot evaluate"),)
+            why = Reason("uncertain-definition", reason, places)
             return CalleeInEffect(
                 True, answer.source, answer.where, answer.detail, reason, remedy, why, certain=False
             )

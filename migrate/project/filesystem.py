@@ -70,6 +70,7 @@ class FileSystem:
         self._listings: dict[str, tuple[Entry, ...] | BaseException] = {}
         self._archives: dict[tuple[str, str, str, int], dict[str, bytes] | BaseException] = {}
         self._real: dict[str, str] = {}
+        self._zips: dict[str, bool] = {}
 
     @staticmethod
     def key(path: str | os.PathLike[str]) -> str:
@@ -220,6 +221,21 @@ class FileSystem:
                     stack.append(os.path.join(here, name))
 
     # -- archives ---------------------------------------------------------------------
+    def is_zip(self, path: str | os.PathLike[str]) -> bool:
+        """Whether ``path`` is a zip archive by its content (:func:`zipfile.is_zipfile`: a
+        ``.pyz`` with a shebang line counts; Python's import system reads any file on
+        ``sys.path`` that way, whatever its name), asked once a run; ``False`` when it cannot
+        be read."""
+        import zipfile
+
+        key = self.key(path)
+        if key not in self._zips:
+            try:
+                self._zips[key] = zipfile.is_zipfile(key)
+            except (OSError, ValueError):
+                self._zips[key] = False
+        return self._zips[key]
+
     def archive_members(
         self, archive: str | os.PathLike[str], prefix: str, suffix: str, max_bytes: int
     ) -> dict[str, bytes]:

@@ -12,9 +12,11 @@ repository (:func:`ppo_migrate.project.tree.repository_listing`) declare such a 
 * ``sys.path.insert(i, P)``, ``sys.path.append(P)``, ``sys.path.extend([...])``,
   ``sys.path[:0] = [...]``, ``sys.path += [...]`` and ``site.addsitedir(P)`` in a Python
   file, where ``P`` is a literal or is built from literals, ``__file__``, ``os.getcwd()``,
-  ``os.path.join/dirname/abspath/realpath/normpath``, ``pathlib.Path`` (``/``, ``.parent``,
-  ``.parents[n]``, ``.resolve()``, ``.joinpath()``), ``str()``/``os.fspath()``, f-strings and
-  names the file assigns once to such an expression;
+  ``os.pardir``/``os.curdir``/``os.sep``, ``os.path.join/dirname/abspath/realpath/normpath``,
+  ``pathlib.Path`` (``/``, ``.parent``, ``.parents[n]``, ``.resolve()``, ``.joinpath()``,
+  ``.with_name()``), ``str()``/``os.fspath()``, f-strings, ``'%s/x' % a``,
+  ``os.environ.get(NAME, default)`` and names the file assigns once to such an expression
+  (:class:`ppo_migrate.project.path_expr.PathEvaluator`);
 * ``PYTHONPATH=...`` (and ``ENV PYTHONPATH /x``) in a Dockerfile (``Dockerfile``,
   ``Dockerfile.*``, ``*.Dockerfile``, ``Containerfile``), a Makefile (``Makefile``,
   ``GNUmakefile``, ``*.mk``; ``:=``, ``?=``, ``+=``; ``$(CURDIR)``, ``$(PWD)``,
@@ -29,8 +31,9 @@ repository (:func:`ppo_migrate.project.tree.repository_listing`) declare such a 
   ``PYTHONPATH=`` in a ``.env`` file or direnv's ``.envrc`` (``$PWD``), and a YAML
   ``PYTHONPATH:`` (a workflow's or job's ``env:``; ``${{ github.workspace }}``).
 
-An archive on the path (a ``.zip``, ``.whl`` or ``.egg`` file) is a root too: its copy is
-read from inside it. A folder a declaration names is read even where the walk does not go (git-ignored, a
+An archive on the path (a ``.zip``, ``.whl`` or ``.egg`` file, and any other file: Python's
+import system reads every file on ``sys.path`` as a zip archive whatever its extension) is a
+root too: its copy is read from inside it. A folder a declaration names is read even where the walk does not go (git-ignored, a
 ``build/`` folder).
 
 A relative path is read against the repository root (scripts run from there) and against
@@ -75,8 +78,25 @@ class DeclaredRoot(NamedTuple):
     form: str
 
 
+class OpaqueRoot(NamedTuple):
+    """A statement of a Python file that puts a folder on ``sys.path`` by a value the tool
+    cannot evaluate (:func:`opaque_roots`).
+
+    Attributes:
+        source: the file (absolute).
+        line: 1-based line of the statement.
+        form: how, as :attr:`DeclaredRoot.form` (``"sys.path.insert"`` ...).
+    """
+
+    source: str
+    line: int
+    form: str
+
+
 #: ``(root, respect_gitignore) -> the declared roots``, one reading per repository per run
 _DECLARED: dict[tuple[str, bool], tuple[DeclaredRoot, ...]] = {}
+#: ``(root, respect_gitignore) -> the statements whose folder cannot be evaluated``
+_OPAQUE: dict[tuple[str, bool], tuple[OpaqueRoot, ...]] = {}
 #: How much of one file is read at most.
 _MAX_BYTES = 1_000_000
 
@@ -101,6 +121,7 @@ def declared_roots(root: str | os.PathLike[str], respect_gitignore: bool = True)
         return cached
     listing = repository_listing(root, respect_gitignore)
     found: list[DeclaredRoot] = []
+    opaque: list[OpaqueRoot] = []
     for directory, names in listing.folders.items():
         for name in names:
             reader = _reader(name)
@@ -113,10 +134,38 @@ def declared_roots(root: str | os.PathLike[str], respect_gitignore: bool = True)
                 continue
             text = data.decode("utf-8", "replace")
             for value, line, form, bases in reader(text, path, root):
+                if value is None:  # a Python statement whose folder cannot be evaluated
+                    opaque.append(OpaqueRoot(path, line, form))
+                    continue
                 for folder in _folders(value, bases, root):
                     found.append(DeclaredRoot(folder, path, line, form))
     result = _DECLARED[key] = tuple(dict.fromkeys(found))
+    _OPAQUE[key] = tuple(dict.fromkeys(opaque))
     return result
+
+
+def opaque_roots(root: str | os.PathLike[str], respect_gitignore: bool = True) -> tuple[OpaqueRoot, ...]:
+    """The statements of Python files under ``root`` that put a folder on ``sys.path`` (or
+    on a child's ``PYTHONPATH``) by a value the tool cannot evaluate: a helper's parameter
+    (``def _add(p): sys.path.insert(0, p)``), paths read from a file (``for p in
+    json.load(...)``), a call it does not know. Any copy of verl in the repository may be
+    the one they put first (trial 26b, :meth:`ppo_migrate.analysis.signatures.SignatureResolver._repository_copies`).
+
+    Args:
+        root: the repository root, as for :func:`declared_roots`.
+        respect_gitignore: as for :func:`declared_roots`.
+
+    Returns:
+        :class:`OpaqueRoot` s in file and line order (one reading with
+        :func:`declared_roots`, kept for the process). A value that reads the
+        ``PYTHONPATH`` already set or ``sys.path`` itself is not one. Never raises.
+    """
+    root = os.path.abspath(os.fspath(root))
+    key = (root, bool(respect_gitignore))
+    if key not in _DECLARED or key not in _OPAQUE:  # both made by one reading
+        _DECLARED.pop(key, None)
+        declared_roots(root, respect_gitignore)
+    return _OPAQUE.get(key, ())
 
 
 def _read(path: str) -> bytes | None:
@@ -408,11 +457,19 @@ def _python(text: str, path: str, root: str):
                 for candidate in candidates:
                     result = evaluate(candidate)
                     if result is None:
+                        if not _reads_pythonpath(candidate):  # a folder the tool cannot tell
+                            yield None, index + 1, form, bases
                         continue
                     parts = result.split(os.pathsep) if form == "an environment's PYTHONPATH" else [result]
                     for part in parts:
                         if part and "$" not in part:
                             yield part, index + 1, form, bases
+
+
+def _reads_pythonpath(node: ast.expr) -> bool:
+    """Whether ``node`` reads the ``PYTHONPATH`` already set (``env.get("PYTHONPATH", "")``)
+    or ``sys.path`` itself: it adds no folder of its own."""
+    return any(_is_pythonpath(n) or _is_sys_path(n) for n in ast.walk(node))
 
 
 def _is_pythonpath(node: ast.AST | None) -> bool:
@@ -528,13 +585,17 @@ class _NamesOf:
 # -- from a declared path to folders of this repository -----------------------------------------
 
 
-#: archives ``zipimport`` imports from when they are on ``sys.path``
+#: the usual names of archives ``zipimport`` imports from on ``sys.path`` (any file on it is
+#: tried as one: :func:`_is_root`)
 ARCHIVE_SUFFIXES = (".zip", ".whl", ".egg")
 
 
 def _is_root(path: str) -> bool:
-    """A folder, or an archive file zipimport reads (``vendor/verl-0.8.0.zip``)."""
-    return os.path.isdir(path) or (path.endswith(ARCHIVE_SUFFIXES) and os.path.isfile(path))
+    """A folder, or a regular file: zipimport's path hook is asked for *every* file on
+    ``sys.path`` whatever its name (``vendor/verl-0.8.0.bundle``, ``vendor/verl.pyz``; the
+    ``zipimport`` docs: "any item of sys.path that is a path to a ZIP archive"), so the
+    judging decides from its content (:func:`zipfile.is_zipfile`), not its suffix."""
+    return os.path.isdir(path) or os.path.isfile(path)
 
 
 def _folders(value: str, bases, root: str) -> list[str]:

@@ -1,6 +1,10 @@
 """The path an expression builds from literals, ``__file__``, ``os.getcwd()``,
-``os.path.join/dirname/abspath/realpath/normpath``, ``pathlib.Path`` (``/``, ``.parent``,
-``.parents[n]``, ``.resolve()``, ``.joinpath()``), ``str()``/``os.fspath()``, f-strings and
+``os.pardir``/``os.curdir``/``os.sep`` (``..``, ``.``, ``/``: their values on POSIX, as
+the ``os.path`` docs give them), ``os.path.join/dirname/abspath/realpath/normpath`` (a
+starred literal list ``os.path.join(*[a, b])`` too), ``pathlib.Path`` (``/``, ``.parent``,
+``.parents[n]``, ``.resolve()``, ``.joinpath()``, ``.with_name()``), ``str()``/``os.fspath()``,
+f-strings, ``'%s/x' % a`` (``%s`` only), ``os.environ.get(NAME, default)`` /
+``os.getenv(NAME, default)`` (the default: what runs when the variable is not set) and
 names bound once to such an expression, read with :mod:`ast` only (nothing is run).
 
 Shared by the declared import roots (``sys.path.insert(0, os.path.join(ROOT, "verl"))``:
@@ -12,9 +16,12 @@ from __future__ import annotations
 
 import ast
 import os
+import re
 from collections.abc import Callable
 
 _CWD_CALLS = frozenset({"getcwd", "cwd", "getcwdb"})
+#: ``os.<name>``/``os.path.<name>`` constants a path may be spelled with (POSIX values)
+_OS_CONSTANTS = {"pardir": "..", "curdir": ".", "sep": "/"}
 _SAME = frozenset({"abspath", "realpath", "normpath", "resolve", "absolute", "expanduser", "str", "fspath", "Path", "PurePath", "PosixPath"})
 
 
@@ -58,6 +65,12 @@ class PathEvaluator:
                     return None
                 parts.append(text)
             return "".join(parts)
+        if (
+            isinstance(node, ast.Attribute) and node.attr in _OS_CONSTANTS and _is_os(node.value)
+        ):  # ``os.pardir``, ``os.path.curdir``, ``os.sep``
+            return _OS_CONSTANTS[node.attr]
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod):
+            return self._percent(node)
         if isinstance(node, ast.BinOp):
             left, right = self(node.left), self(node.right)
             if left is None or right is None:
@@ -83,6 +96,21 @@ class PathEvaluator:
             return self._call(node)
         return None
 
+    def _percent(self, node: ast.BinOp) -> str | None:
+        """``'%s/vendor' % HERE`` (or a tuple of values): only ``%s`` (and ``%%``)."""
+        template = self(node.left)
+        items = node.right.elts if isinstance(node.right, ast.Tuple) else [node.right]
+        values = [self(v) for v in items]
+        if template is None or None in values:
+            return None
+        pieces = re.split(r"(%%|%s)", template)
+        if "%" in "".join(pieces[0::2]) or sum(p == "%s" for p in pieces) != len(values):
+            return None  # another conversion (``%d``, ``%(name)s``): not read
+        out, it = [], iter(values)
+        for piece in pieces:
+            out.append("%" if piece == "%%" else next(it) if piece == "%s" else piece)
+        return "".join(out)  # type: ignore[arg-type]
+
     def _call(self, node: ast.Call) -> str | None:
         func = node.func
         name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
@@ -90,6 +118,23 @@ class PathEvaluator:
             return None
         if name in _CWD_CALLS and not node.args:
             return os.curdir
+        if _is_environ_get(func) and len(node.args) == 2:  # the default, when the variable is unset
+            return self(node.args[1])
+        if isinstance(func, ast.Attribute) and name == "with_name" and len(node.args) == 1:
+            receiver, other = self(func.value), self(node.args[0])
+            if receiver is None or other is None:
+                return None
+            return os.path.join(os.path.dirname(os.path.normpath(receiver)), other)
+        if any(isinstance(a, ast.Starred) for a in node.args):  # ``os.path.join(*[a, b])``
+            spread: list[ast.expr] = []
+            for a in node.args:
+                if not isinstance(a, ast.Starred):
+                    spread.append(a)
+                elif isinstance(a.value, (ast.List, ast.Tuple)):
+                    spread.extend(a.value.elts)
+                else:
+                    return None
+            node = ast.Call(func=func, args=spread, keywords=[])
         method = isinstance(func, ast.Attribute) and name in ("resolve", "absolute", "expanduser", "joinpath")
         receiver = None
         if method:  # ``Path(...).resolve()``: the receiver is the path (``os.path.x`` is a module)
@@ -111,6 +156,27 @@ class PathEvaluator:
         if name in _SAME and len(args) <= 1:
             return args[0] if args else os.curdir  # type: ignore[return-value]
         return None
+
+
+def _is_os(node: ast.expr) -> bool:
+    """``os`` or ``os.path``."""
+    if isinstance(node, ast.Name):
+        return node.id == "os"
+    return isinstance(node, ast.Attribute) and node.attr == "path" and isinstance(node.value, ast.Name) and node.value.id == "os"
+
+
+def _is_environ_get(func: ast.expr) -> bool:
+    """``os.environ.get`` or ``os.getenv`` (also imported bare: ``getenv``)."""
+    if isinstance(func, ast.Name):
+        return func.id == "getenv"
+    if not isinstance(func, ast.Attribute):
+        return False
+    if func.attr == "getenv":
+        return isinstance(func.value, ast.Name) and func.value.id == "os"
+    return (
+        func.attr == "get" and isinstance(func.value, ast.Attribute) and func.value.attr == "environ"
+        and isinstance(func.value.value, ast.Name) and func.value.value.id == "os"
+    )
 
 
 __all__ = ["PathEvaluator"]

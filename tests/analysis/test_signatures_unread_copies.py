@@ -1,0 +1,343 @@
+"""Issue 26, family 1, trial 26b: copies of verl the tool could not read.
+
+Each tree runs before ``apply``; a plain ``apply`` (and ``apply --thread-config``) used to
+pass the config to a verl 0.8 definition that the tool had not read, and the launcher then
+raised ``TypeError``. Each case is *executed* before and after both applies, and ``check``
+must say why it leaves the call (the finding's code and the file:line the reason names):
+
+* a path on ``sys.path`` spelled with ``os.pardir`` / ``os.sep``, ``'%s/x' % HERE``,
+  ``Path(__file__).with_name(...)``, ``os.path.join(*[...])`` or ``os.environ.get(NAME,
+  default)`` is evaluated like its literal spelling;
+* a module present only as ``.pyc`` (or as an extension module) cannot be read: PPO005;
+* any file on ``sys.path`` is a zip archive to Python's import system whatever its name
+  (``.bundle``, ``.pyz``): read inside;
+* a package whose ``__init__.py`` changes ``__path__`` (``insert``, an assignment,
+  ``pkgutil.extend_path`` when its own folder lacks the module) decides which file is
+  imported in a way the tool does not read: PPO005 naming that line;
+* an in-tree copy decided, a stray old copy lies in the repository, and a Python file puts
+  a folder the tool cannot evaluate on ``sys.path`` (a helper's parameter, ``paths.json``):
+  the fix is unsafe, naming the copy and the statement.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from cli_helpers import VERL_08, VERL_09, run_cli
+
+#: the old copy's definition sits on line 3, so that a reason naming line 1 would fail
+OLD = "import os\n\n" + VERL_08
+OLD_LINE = 3
+
+LAUNCHER = (
+    "from omegaconf import OmegaConf\n"
+    "from verl.trainer.constants_ppo import get_ppo_ray_runtime_env\n"
+    "\n"
+    "\n"
+    "def launch(config):\n"
+    "    return get_ppo_ray_runtime_env()\n"
+    "\n"
+    "\n"
+    "if __name__ == '__main__':\n"
+    "    print('ran', launch(OmegaConf.create({'trainer': 2})))\n"
+)
+BEFORE = "ran None"
+
+
+def _copy(prefix: str, body: str = OLD) -> dict[str, str]:
+    prefix = f"{prefix}/" if prefix else ""
+    return {
+        f"{prefix}verl/__init__.py": "",
+        f"{prefix}verl/trainer/__init__.py": "",
+        f"{prefix}verl/trainer/constants_ppo.py": body,
+    }
+
+
+def _tree(root: Path, files: dict[str, str]) -> Path:
+    (root / ".git").mkdir(parents=True)
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    return root
+
+
+def _runs(root: Path, cmd: list[str]) -> str:
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "PYTHONDONTWRITEBYTECODE": "1",
+           "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
+    proc = subprocess.run([sys.executable, *cmd], cwd=root, env=env, capture_output=True, text=True, timeout=180)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return next(line for line in proc.stdout.splitlines() if line.startswith("ran ")).strip()
+
+
+def _check(root: Path) -> list[dict]:
+    proc = run_cli("check", "--output-format", "json", "--exit-zero", "--show-notices", ".", cwd=root)
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout)
+
+
+def _apply_leaves_it_running(root: Path, cmd: list[str], launcher: str) -> None:
+    before = (root / launcher).read_text()
+    assert _runs(root, cmd) == BEFORE
+    for extra in ((), ("--thread-config",)):
+        proc = run_cli("apply", "--exit-zero", *extra, ".", cwd=root)
+        assert proc.returncode == 0, proc.stderr
+        assert (root / launcher).read_text() == before
+        assert _runs(root, cmd) == BEFORE
+
+
+def _finding(root: Path, launcher: str) -> dict:
+    (found,) = [f for f in _check(root) if f["filename"].endswith(launcher)]
+    return found
+
+
+# -- paths spelled with os.pardir, '%s' % HERE, HERE + os.sep, with_name, join(*[...]) ----------
+
+TEST_LAUNCH = (
+    "from omegaconf import OmegaConf\nimport launcher\n\n\n"
+    "def test_launch():\n    print('ran', launcher.launch(OmegaConf.create({'trainer': 2})))\n"
+)
+
+#: spelling -> the line that puts ``vendor`` (beside ``train.py``) first on the path
+SPELLINGS = {
+    "percent-format": "HERE = os.path.dirname(os.path.abspath(__file__))\nsys.path.insert(0, '%s/vendor' % HERE)",
+    "str-concat-os-sep": "HERE = os.path.dirname(os.path.abspath(__file__))\nsys.path.insert(0, HERE + os.sep + 'vendor')",
+    "with-name": "sys.path.insert(0, str(Path(__file__).with_name('vendor')))",
+    "join-star-list": "sys.path.insert(0, os.path.join(*[os.path.dirname(os.path.abspath(__file__)), 'vendor']))",
+    "environ-default": "sys.path.insert(0, os.environ.get('VERL_VENDOR_DIR', 'vendor'))",
+}
+
+
+@pytest.mark.parametrize("spelling", sorted(SPELLINGS))
+def test_a_path_spelled_another_way_is_evaluated(tmp_path: Path, spelling: str) -> None:
+    """The root ``verl/`` takes a config, an old ``vendor/verl`` is put first on the path by
+    ``spelling``: PPO005 naming the old definition and the declaring line."""
+    head = "import os\nimport sys\nfrom pathlib import Path\n" + SPELLINGS[spelling] + "\n"
+    line = head.count("\n")
+    root = _tree(tmp_path / "proj", {**_copy(""), **_copy("vendor"), "train.py": head + LAUNCHER})
+    (root / "verl/trainer/constants_ppo.py").write_text(VERL_09)
+    _apply_leaves_it_running(root, ["train.py"], "train.py")
+    found = _finding(root, "train.py")
+    assert found["code"] == "PPO005", found
+    assert f"`vendor/verl/trainer/constants_ppo.py:{OLD_LINE}`" in found["message"], found["message"]
+    assert f"`train.py:{line}`" in found["message"], found["message"]
+
+
+def test_os_pardir_in_a_conftest_path_is_read_as_dot_dot(tmp_path: Path) -> None:
+    """``tests/conftest.py`` puts ``tests/../qa/pkgs`` (spelled with ``os.pardir``) first on
+    the path, where an old verl lies; the root ``verl/`` takes a config. The pytest run
+    imports the old one: PPO005 naming it and the conftest's line."""
+    root = _tree(tmp_path / "proj", {
+        **_copy(""), **_copy("qa/pkgs"),
+        "pyproject.toml": '[project]\nname = "t"\nversion = "0"\n',
+        "launcher.py": LAUNCHER,
+        "tests/conftest.py": "import os\nimport sys\n\n"
+                             "sys.path.insert(0, os.path.join(os.path.dirname(__file__), os.pardir, 'qa', 'pkgs'))\n",
+        "tests/test_launch.py": TEST_LAUNCH,
+    })
+    (root / "verl/trainer/constants_ppo.py").write_text(VERL_09)
+    cmd = ["-m", "pytest", "-q", "-s", "-p", "no:cacheprovider", "-o", "addopts=", "tests/test_launch.py"]
+    _apply_leaves_it_running(root, cmd, "launcher.py")
+    found = _finding(root, "launcher.py")
+    assert found["code"] == "PPO005", found
+    assert f"`qa/pkgs/verl/trainer/constants_ppo.py:{OLD_LINE}`" in found["message"], found["message"]
+    assert "`tests/conftest.py:4`" in found["message"], found["message"]
+
+
+# -- a module present only as bytecode, or as an extension module --------------------------------
+
+
+def test_a_sourceless_pyc_is_a_copy_that_cannot_be_read(tmp_path: Path) -> None:
+    """``verl/trainer/constants_ppo.pyc`` alone (compiled from verl 0.8, no ``.py``), and
+    ``requirements.txt`` says ``verl>=0.9.0``: Python imports the bytecode, so the pin does
+    not decide; PPO005 naming the ``.pyc``."""
+    import py_compile
+
+    files = _copy("")
+    root = _tree(tmp_path / "proj", {**files, "requirements.txt": "verl>=0.9.0\n", "train.py": LAUNCHER})
+    source = root / "verl/trainer/constants_ppo.py"
+    py_compile.compile(str(source), cfile=str(source.with_suffix(".pyc")), doraise=True)
+    source.unlink()
+    _apply_leaves_it_running(root, ["train.py"], "train.py")
+    found = _finding(root, "train.py")
+    assert found["code"] == "PPO005", found
+    assert found["reason"]["kind"] == "uncertain-definition"
+    assert "`verl/trainer/constants_ppo.pyc:1`" in found["message"], found["message"]
+
+
+@pytest.mark.parametrize("name", ["constants_ppo.cpython-311-x86_64-linux-gnu.so", "constants_ppo.pyd"])
+def test_an_extension_module_beats_the_source_beside_it(tmp_path: Path, name: str) -> None:
+    """An extension module is tried before ``constants_ppo.py`` by Python's path finder: the
+    0.9 source beside it is not what runs, so PPO005 names the extension module (not
+    executed: no compiler here to build one)."""
+    root = _tree(tmp_path / "proj", {**_copy("", VERL_09), "requirements.txt": "verl>=0.9.0\n", "train.py": LAUNCHER})
+    (root / "verl/trainer" / name).write_bytes(b"\x7fELF")
+    found = _finding(root, "train.py")
+    assert found["code"] == "PPO005", found
+    assert f"`verl/trainer/{name}:1`" in found["message"], found["message"]
+
+
+def test_a_pyc_beside_its_source_is_not_what_runs(tmp_path: Path) -> None:
+    """No over-caution: a ``.pyc`` beside its ``.py`` (the source wins) changes nothing."""
+    root = _tree(tmp_path / "proj", {**_copy("", VERL_09), "train.py": LAUNCHER})
+    (root / "verl/trainer/constants_ppo.pyc").write_bytes(b"")
+    found = _finding(root, "train.py")
+    assert (found["code"], found["fix"]["applicability"]) == ("PPO001", "safe"), found
+
+
+# -- a zip archive on sys.path whatever its name ---------------------------------------------------
+
+
+def _zip(path: Path, files: dict[str, str], shebang: bool = False) -> None:
+    import io
+    import zipfile
+
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as zf:
+        for name, text in files.items():
+            zf.writestr(name, text)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes((b"#!/usr/bin/env python3\n" if shebang else b"") + buffer.getvalue())
+
+
+@pytest.mark.parametrize("archive", ["vendor/verl-0.8.0.bundle", "vendor/verl.pyz"])
+def test_a_zip_archive_of_any_name_is_read_inside(tmp_path: Path, archive: str) -> None:
+    """``sys.path.insert(0, .../vendor/verl-0.8.0.bundle)`` (or a ``.pyz`` with a shebang
+    line): Python imports verl 0.8 from the archive whatever its suffix, ahead of the pin
+    ``verl>=0.9.0``. PPO005 naming the member's line and the declaring line."""
+    head = f"import os, sys\nsys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), {archive!r}))\n"
+    root = _tree(tmp_path / "proj", {"requirements.txt": "verl>=0.9.0\n", "train.py": head + LAUNCHER})
+    _zip(root / archive, _copy(""), shebang=archive.endswith(".pyz"))
+    _apply_leaves_it_running(root, ["train.py"], "train.py")
+    found = _finding(root, "train.py")
+    assert found["code"] == "PPO005", found
+    assert f"`{archive}/verl/trainer/constants_ppo.py:{OLD_LINE}`" in found["message"], found["message"]
+    assert "`train.py:2`" in found["message"], found["message"]
+
+
+def test_a_file_on_the_path_that_is_no_zip(tmp_path: Path) -> None:
+    """A file on ``sys.path`` that is no zip: named for verl, what it holds cannot be told
+    (PPO005 naming it and the declaring line); named otherwise, Python's import system skips
+    it and the pin decides (a safe fix)."""
+    head = "import sys\nsys.path.insert(0, 'vendor/verl.bundle')\nsys.path.insert(0, 'tools/run.cfg')\n"
+    root = _tree(tmp_path / "proj", {"requirements.txt": "verl>=0.9.0\n", "train.py": head + LAUNCHER,
+                                     "vendor/verl.bundle": "not a zip\n", "tools/run.cfg": "[x]\n"})
+    found = _finding(root, "train.py")
+    assert found["code"] == "PPO005", found
+    assert "`vendor/verl.bundle:1`" in found["message"] and "`train.py:2`" in found["message"], found["message"]
+    (root / "vendor/verl.bundle").unlink()
+    found = _finding(root, "train.py")
+    assert (found["code"], found["fix"]["applicability"]) == ("PPO001", "safe"), found
+
+
+# -- a package that changes its __path__ -------------------------------------------------------------
+
+#: case -> (files besides the root verl 0.9 copy, the package __init__ that changes __path__, its line)
+OVERLAYS = {
+    "verl-insert-pardir": ({
+        "verl/__init__.py": "import os\n__path__.insert(0, os.path.join(os.path.dirname(__file__), os.pardir, 'overlay', 'verl'))\n",
+        "overlay/verl/trainer/__init__.py": "", "overlay/verl/trainer/constants_ppo.py": OLD,
+    }, "verl/__init__.py", 2),
+    "trainer-insert": ({
+        "verl/trainer/__init__.py": "import os\n\n__path__.insert(0, os.path.join(os.path.dirname(__file__), '_legacy'))\n",
+        "verl/trainer/_legacy/constants_ppo.py": OLD,
+    }, "verl/trainer/__init__.py", 3),
+    "trainer-assign": ({
+        "verl/trainer/__init__.py": "import os\n__path__ = [os.path.join(os.path.dirname(__file__), '_legacy')] + __path__\n",
+        "verl/trainer/_legacy/constants_ppo.py": OLD,
+    }, "verl/trainer/__init__.py", 2),
+    "append-elsewhere": ({  # the own folder lacks the module: it comes from the appended one
+        "verl/trainer/__init__.py": "import os\n__path__.append(os.path.join(os.path.dirname(__file__), '_legacy'))\n",
+        "verl/trainer/constants_ppo.py": None,
+        "verl/trainer/_legacy/constants_ppo.py": OLD,
+    }, "verl/trainer/__init__.py", 2),
+}
+
+
+@pytest.mark.parametrize("case", sorted(OVERLAYS))
+def test_a_package_changing_its_path_makes_the_module_unreadable(tmp_path: Path, case: str) -> None:
+    """The root verl's ``constants_ppo.py`` takes a config, but ``verl/__init__.py`` (or
+    ``verl/trainer/__init__.py``) changes ``__path__`` so that an old ``constants_ppo`` is
+    imported: PPO005 naming the line that changes ``__path__``."""
+    extra, init, line = OVERLAYS[case]
+    files = {**_copy("", VERL_09), "train.py": LAUNCHER, **{k: v for k, v in extra.items() if v is not None}}
+    root = _tree(tmp_path / "proj", files)
+    for k, v in extra.items():
+        if v is None:
+            (root / k).unlink()
+    _apply_leaves_it_running(root, ["train.py"], "train.py")
+    found = _finding(root, "train.py")
+    assert found["code"] == "PPO005", found
+    assert f"`{init}:{line}`" in found["message"], found["message"]
+    assert "__path__" in found["message"], found["message"]
+
+
+def test_a_path_appended_after_the_own_folder_changes_nothing(tmp_path: Path) -> None:
+    """No over-caution: ``__path__.append(...)`` (or ``pkgutil.extend_path``) adds folders
+    *after* the package's own, which holds ``constants_ppo.py`` (verl 0.9): that one is
+    imported, the fix is safe and the rewritten launcher runs."""
+    root = _tree(tmp_path / "proj", {
+        **_copy("", VERL_09), "train.py": LAUNCHER,
+        "verl/trainer/__init__.py": "import os, pkgutil\n__path__ = pkgutil.extend_path(__path__, __name__)\n"
+                                    "__path__.append(os.path.join(os.path.dirname(__file__), '_legacy'))\n",
+        "verl/trainer/_legacy/constants_ppo.py": OLD,
+    })
+    found = _finding(root, "train.py")
+    assert (found["code"], found["fix"]["applicability"]) == ("PPO001", "safe"), found
+    proc = run_cli("apply", "--exit-zero", ".", cwd=root)
+    assert proc.returncode == 0, proc.stderr
+    assert _runs(root, ["train.py"]) == "ran {'trainer': 2}"
+
+
+# -- an in-tree copy decided, a sys.path change the tool cannot evaluate, a stray old copy ------------
+
+#: case -> (the launcher's head, the line of the sys.path change, extra files)
+OPAQUE = {
+    "helper-function": (
+        "import os, sys\n\n\ndef _add(p):\n    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), p))\n\n\n"
+        "_add('vendor')\n", 5, {}),
+    "paths-from-json": (
+        "import json, os, sys\nHERE = os.path.dirname(os.path.abspath(__file__))\n"
+        "for p in json.load(open(os.path.join(HERE, 'paths.json'))):\n    sys.path.insert(0, os.path.join(HERE, p))\n",
+        4, {"paths.json": '["vendor"]\n'}),
+}
+
+
+@pytest.mark.parametrize("case", sorted(OPAQUE))
+def test_an_unreadable_sys_path_change_makes_a_stray_copy_count(tmp_path: Path, case: str) -> None:
+    """The root ``verl/`` takes a config and decides, but the launcher puts ``vendor`` (an
+    old copy) first on the path by a value the tool cannot evaluate (a helper's parameter,
+    paths read from ``paths.json``): the fix is unsafe, its reason naming the old copy's
+    definition and the sys.path change; a plain apply leaves the call."""
+    head, line, extra = OPAQUE[case]
+    root = _tree(tmp_path / "proj", {**_copy("", VERL_09), **_copy("vendor"), "train.py": head + LAUNCHER, **extra})
+    _apply_leaves_it_running(root, ["train.py"], "train.py")
+    found = _finding(root, "train.py")
+    assert (found["code"], found["fix"]["applicability"]) == ("PPO001", "unsafe"), found
+    assert found["reason"]["kind"] == "uncertain-definition"
+    assert [(Path(p["filename"]).resolve().relative_to(root.resolve()).as_posix(), p["location"]["row"])
+            for p in found["reason"]["lines"]] == [
+        ("vendor/verl/trainer/constants_ppo.py", OLD_LINE), ("train.py", line)], found["reason"]
+    assert f"`vendor/verl/trainer/constants_ppo.py:{OLD_LINE}`" in found["message"], found["message"]
+    assert f"`train.py:{line}`" in found["message"], found["message"]
+
+
+@pytest.mark.parametrize("head", [
+    "",  # nothing changes sys.path: the in-tree copy decides, whatever stray copy lies around
+    "import os, sys\nsys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))\n",  # evaluated: no copy there
+    "import os, sys\nsys.path.insert(0, os.environ.get('PYTHONPATH', ''))\n",  # reads PYTHONPATH: adds nothing
+])
+def test_an_in_tree_decision_stays_safe_without_an_unreadable_change(tmp_path: Path, head: str) -> None:
+    """No over-caution: with a stray old copy but no sys.path change the tool cannot
+    evaluate, the root copy decides and the fix stays safe; the rewritten launcher runs."""
+    root = _tree(tmp_path / "proj", {**_copy("", VERL_09), **_copy("libs"), "train.py": head + LAUNCHER})
+    found = _finding(root, "train.py")
+    assert (found["code"], found["fix"]["applicability"]) == ("PPO001", "safe"), found
+    proc = run_cli("apply", "--exit-zero", ".", cwd=root)
+    assert proc.returncode == 0, proc.stderr
+    assert _runs(root, ["train.py"]) == "ran {'trainer': 2}"
