@@ -65,7 +65,8 @@ _MAX_BYTES = 1 << 20
 
 def _read_lines(path: str) -> list[str] | None:
     """A regular file's lines; ``None`` for anything else (a FIFO would block the read, a
-    device never end), a file too large, unreadable or undecodable."""
+    device never end), a file too large or unreadable. A file that does not decode gets its
+    UTF-8 reading with a replacement character for each bad byte (its PPO901 is framed)."""
     if path in ("-", ""):
         return None
     import os
@@ -75,16 +76,23 @@ def _read_lines(path: str) -> list[str] | None:
     try:
         if snapshot is not None:  # in a run: the bytes it read (or wrote), read once a run
             data = snapshot.read_bytes(path)
-            if len(data) > _MAX_BYTES:
+        else:
+            st = os.stat(path)
+            if not stat.S_ISREG(st.st_mode) or st.st_size > _MAX_BYTES:
                 return None
+            data = Path(path).read_bytes()
+    except (OSError, ValueError):
+        return None
+    if len(data) > _MAX_BYTES:
+        return None
+    try:
+        if snapshot is not None:
             return snapshot.source(path).text.splitlines()
-        st = os.stat(path)
-        if not stat.S_ISREG(st.st_mode) or st.st_size > _MAX_BYTES:
-            return None
-        data = Path(path).read_bytes()
         return decode_source(data)[0].splitlines()
     except (OSError, ValueError, UnicodeDecodeError, SyntaxError, LookupError):
-        return None
+        # a file that does not decode (PPO901) is framed as UTF-8 with U+FFFD for each bad
+        # byte, as ruff shows it: the finding's line and column still point into it
+        return data.decode("utf-8", errors="replace").splitlines()
 
 
 def frame(d: Diagnostic, lines: list[str] | None) -> list[str]:

@@ -146,3 +146,19 @@ def test_a_fifo_or_a_directory_gets_no_frame_and_no_read(tmp_path: Path) -> None
     big = tmp_path / "big.py"
     big.write_text("x = 1\n" * 200_000)
     assert SourceLines().of(str(big)) is None
+
+
+def test_a_file_that_does_not_decode_is_framed_with_replacement_characters(tmp_path: Path) -> None:
+    """A fresh user's trial: a Latin-1 byte in a file with no coding line (PPO901 "cannot
+    decode") got no frame. It is framed as ruff shows it, U+FFFD for the bad byte."""
+    path = tmp_path / "latin.py"
+    path.write_bytes(b"# caf\xe9\nx = 1\n")
+    d = Diagnostic(str(path), 1, 6, 1, 7, "PPO901", "cannot decode: invalid continuation byte (utf-8)")
+    lines = block(d, SourceLines().of(str(path))).splitlines()
+    assert lines[:5] == [
+        f"{path}:1:6: PPO901 cannot decode: invalid continuation byte (utf-8)",
+        "  |",
+        "1 | # caf\ufffd",
+        "  |      ^ PPO901",
+        "  |",
+    ]
