@@ -1,5 +1,5 @@
-"""Constants the LibCST pass and the AST fast path share (importing LibCST for them would
-cost ``check`` half a second of start-up)."""
+"""Constants the LibCST pass, the AST fast path and the commands share (importing LibCST, or
+the analysis, for them would cost start-up: ``env`` needs only the verl sections)."""
 
 CONFIG_PARAMETER = "config"  # the runtime function's parameter name (verl PR #6976)
 
@@ -13,3 +13,9 @@ MAX_SOURCE_CHARS = 1 << 20
 #: (minutes at a few thousand), and its native parser overflows its stack and
 #: kills the process (SIGSEGV) at depths CPython still accepts.
 MAX_NESTING = 500
+
+#: Top-level sections of verl's training config (verl ``trainer/config/ppo_trainer.yaml``).
+VERL_SECTIONS = frozenset({
+    "actor_rollout_ref", "critic", "algorithm", "trainer", "data", "reward_model", "reward",
+    "global_profiler",
+})

@@ -63,7 +63,7 @@ from typing import Any, Literal
 
 import click
 
-from ppo_migrate.analysis.evidence import VERL_SECTIONS
+from ppo_migrate.constants import VERL_SECTIONS
 
 __all__ = [
     "EnvCommandError",
@@ -804,7 +804,7 @@ class EnvResult:
 
 def _no_section_warning(cfg: Any, where: str) -> tuple[str, ...]:
     """A warning when ``cfg`` (the composed config) has none of verl's training sections
-    (:data:`ppo_migrate.analysis.evidence.VERL_SECTIONS`): a sub-config (``actor/
+    (:data:`ppo_migrate.constants.VERL_SECTIONS`): a sub-config (``actor/
     megatron_actor.yaml``), an empty file or another tool's YAML gets verl's defaults for
     every component, which is rarely what was meant (a fresh user's trial)."""
     keys = set(cfg.keys()) if hasattr(cfg, "keys") else set()

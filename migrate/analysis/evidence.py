@@ -27,17 +27,13 @@ import functools
 from pathlib import Path
 from typing import NamedTuple
 
+from ppo_migrate.constants import VERL_SECTIONS
 from ppo_migrate.project.snapshot import current
 
 #: Keys a Hydra primary config may hold that are not part of the composed config's content.
 _HYDRA_KEYS = frozenset({"defaults", "hydra"})
 #: Levels above a module's directory searched for a relative file name (up to the root).
 _MAX_UP = 8
-#: Top-level sections of verl's training config (verl ``trainer/config/ppo_trainer.yaml``).
-VERL_SECTIONS = frozenset({
-    "actor_rollout_ref", "critic", "algorithm", "trainer", "data", "reward_model", "reward",
-    "global_profiler",
-})
 #: verl's own trainer configs (``verl/trainer/config/<name>.yaml`` of the 0.9.x wheels),
 #: each composing to a training config
 VERL_TRAINER_CONFIGS = frozenset({
