@@ -665,9 +665,10 @@ class Related(NamedTuple):
 
 
 #: Reason kinds saying the callee in effect is not known to take a config (issue 26): nothing
-#: decides which verl runs, or a copy of it that may be in effect takes none or cannot be read.
+#: decides which verl runs, or a copy of it that may be in effect takes none or cannot be read,
+#: or a file in a format the tool does not read mentions a verl before 0.9.0 (``unread-pin``).
 #: ``--thread-config`` never threads a config into a PPO002 call with one.
-UNSURE_CALLEE_KINDS = frozenset({"newest-assumed", "uncertain-definition"})
+UNSURE_CALLEE_KINDS = frozenset({"newest-assumed", "uncertain-definition", "unread-pin"})
 
 
 class Reason(NamedTuple):
