@@ -17,9 +17,10 @@ a longer name (``myverl``, ``verl-recipe``, ``verl_tools`` are other packages):
 * a **requirement**: ``verl`` (extras allowed) then a PEP 440 specifier set:
   ``verl==0.8.0``, ``verl<0.9``, ``verl~=0.8.0``, ``verl==0.7.*``, ``verl[vllm] >= 0.7, < 0.9``;
 * a **name and its version as key and value**: ``verl = "0.8.0"``, ``verl: ==0.8``,
-  ``"verl": "^0.8"`` (a bare version is that release; ``^``/``~`` are Poetry's), conda's
-  ``verl=0.8.0``, Poetry's ``verl@0.8.0``, and the name and its specifier as two strings in a
-  row: ``"verl", "==0.8"``;
+  ``"verl": "^0.8"`` (a bare version is that release; ``^``/``~`` are Poetry's), a TOML
+  inline table's ``version`` (``verl = { version = "0.8.0" }``), conda's ``verl=0.8.0``,
+  Poetry's ``verl@0.8.0``, and the name and its specifier as two strings in a row:
+  ``"verl", "==0.8"``;
 * a **distribution file** naming its release: ``verl-0.8.0-py3-none-any.whl``,
   ``verl-0.8.0.tar.gz``, ``verl-0.8.0-pyhd8ed1ab_0.conda``;
 * a **git tag** naming a release: ``.../verl.git@v0.8.0`` (``@v0.8.0-backport`` is a branch:
@@ -92,9 +93,10 @@ def excludes_config_releases(specifier: SpecifierSet) -> bool:
 
     Returns:
         ``True`` when a release before 0.9.0 is allowed (a known one or one written in the
-        set) and no candidate from 0.9.0 on is: 0.9.0, the known releases after it, each
-        version written in the set from 0.9.0 on and the one right after it, and a far
-        release (10000). Pre-releases count as releases.
+        set, or the one right after such a version) and no candidate from 0.9.0 on is:
+        0.9.0, the known releases after it, each version written in the set from 0.9.0 on
+        and the one right after it, and a far release (10000). Pre-releases count as
+        releases.
     """
     if not len(specifier):
         return False
@@ -112,7 +114,11 @@ def excludes_config_releases(specifier: SpecifierSet) -> bool:
             high.add(Version(".".join(str(p) for p in (*v.release, 1))))
     if any(specifier.contains(v, prereleases=True) for v in high):
         return False
-    low = {*(v for v in KNOWN_VERL_RELEASES if v < FIRST_CONFIG_RELEASE), *(v for v in written if v < FIRST_CONFIG_RELEASE)}
+    low = {v for v in KNOWN_VERL_RELEASES if v < FIRST_CONFIG_RELEASE}
+    for v in written:  # ``>0.8.0,<0.9`` allows 0.8.0.1 (a 0.8.1 published later)
+        if v < FIRST_CONFIG_RELEASE:
+            low.add(v)
+            low.add(Version(".".join(str(p) for p in (*v.release, 1))))
     return any(specifier.contains(v, prereleases=True) for v in low)
 
 
@@ -159,12 +165,14 @@ _REQUIREMENT = re.compile(
     re.IGNORECASE,
 )
 #: ``verl = "0.8.0"``, ``"verl": "^0.8"``, ``verl: ==0.8``, conda's ``verl=0.8.0``, Poetry's
-#: ``verl@0.8.0``, and ``"verl", "==0.8"`` (the name a string of its own, then its specifier)
+#: ``verl@0.8.0``, ``"verl", "==0.8"`` (the name a string of its own, then its specifier) and
+#: a TOML inline table ``verl = { version = "==0.8.0", ... }``
 _KEY_VALUE = re.compile(
     r"(?<![\w.\-/@])(?P<q>[\"']?)(?P<name>verl)(?P=q)[ \t]*"
     r"(?:(?P<sep>=(?!=)|:(?!:)|@)[ \t]*[\"']?(?P<value>[\^~]?[=<>!~]*[ \t]*[0-9][A-Za-z0-9_.*+!]*"
     r"(?:[ \t]*,[ \t]*[=<>!~]+[ \t]*[0-9][A-Za-z0-9_.*+!]*)*)"
-    r"|,[ \t]*[\"'](?P<spec>[=<>!~]+[^\"'\n]*)[\"'])",
+    r"|,[ \t]*[\"'](?P<spec>[=<>!~]+[^\"'\n]*)[\"']"
+    r"|=[ \t]*\{[^}\n]*\bversion[ \t]*=[ \t]*[\"'](?P<table>[^\"'\n]+)[\"'][^}\n]*\})",
     re.IGNORECASE,
 )
 #: ``verl-0.8.0-py3-none-any.whl``, ``verl-0.8.0.tar.gz``, ``verl-0.8.0-pyhd8ed1ab_0.conda``
@@ -179,8 +187,8 @@ _GIT_TAG = re.compile(
     re.IGNORECASE,
 )
 #: a lock entry's name line and version line
-_ENTRY_NAME = re.compile(r"^[ \t\-]*[\"']?name[\"']?[ \t]*[:=][ \t]*[\"']?(?P<name>[\w.\-]+)[\"']?[ \t]*,?[ \t]*$", re.MULTILINE)
-_ENTRY_VERSION = re.compile(r"^[ \t\-]*[\"']?version[\"']?[ \t]*[:=][ \t]*[\"']?(?P<version>[0-9][\w.+!]*)[\"']?[ \t]*,?[ \t]*$")
+_ENTRY_NAME = re.compile(r"^[ \t\-\[{,]*[\"']?name[\"']?[ \t]*[:=][ \t]*[\"']?(?P<name>[\w.\-]+)[\"']?[ \t,}\]]*$")
+_ENTRY_VERSION = re.compile(r"^[ \t\-\[{,]*[\"']?version[\"']?[ \t]*[:=][ \t]*[\"']?(?P<version>[0-9][\w.+!]*)[\"']?[ \t,}\]]*$")
 #: how many lines after a lock entry's ``name`` its ``version`` may come
 _ENTRY_LINES = 8
 #: a comment's start in the text formats: ``#`` first on a line or after white space
@@ -221,13 +229,22 @@ def text_mentions(text: str, kind: str = "text") -> list[tuple[int, str]]:
             continue
         for m in _REQUIREMENT.finditer(line):
             if _old_specifier(m.group("spec")):
-                found[(number, m.start())] = m.group(0).strip()
+                found[(number, m.start())] = m.group(0).strip().rstrip(".,")
         for m in _KEY_VALUE.finditer(line):
             if (number, m.start()) in found or (number, m.start("name")) in found:
                 continue
-            value = m.group("value")
-            if _old_value(value) if value is not None else _old_specifier(m.group("spec")):
-                found[(number, m.start("name"))] = m.group(0).strip()
+            value, spec, table = m.group("value"), m.group("spec"), m.group("table")
+            if value is not None:
+                old = _old_value(value)
+            else:
+                old = _old_specifier(spec) if spec is not None else _old_value(table)
+            if old:
+                end = m.end()
+                if value is not None and m.group("q") == "" and end < len(line) and line[end] in "\"'":
+                    end += 1  # ``verl = "0.8.0"``: the value's closing quote
+                elif value is not None and m.group("q") and line[end : end + 1] == m.group("q"):
+                    end += 1
+                found[(number, m.start("name"))] = line[m.start() : end].strip().rstrip(".,")
         for pattern in (_DISTRIBUTION, _GIT_TAG):
             for m in pattern.finditer(line):
                 if _old_release(m.group("version")) and (number, m.start("name")) not in found:
