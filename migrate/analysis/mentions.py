@@ -48,14 +48,18 @@ for the files' text once a run (:meth:`ppo_migrate.project.snapshot.Snapshot.mem
 from __future__ import annotations
 
 import ast
+import itertools
 import os
 import re
 from typing import NamedTuple
 
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
-
-from ppo_migrate.analysis.requirements import FIRST_CONFIG_RELEASE, KNOWN_VERL_RELEASES, poetry_specifier
+from ppo_migrate.analysis.requirements import (
+    FIRST_CONFIG_RELEASE,
+    KNOWN_VERL_RELEASES,
+    poetry_specifier,
+)
 from ppo_migrate.project.snapshot import current
 
 __all__ = [
@@ -102,7 +106,7 @@ def excludes_config_releases(specifier: SpecifierSet) -> bool:
         return False
     written: list[Version] = []
     for clause in specifier:
-        text = clause.version[:-2] if clause.version.endswith(".*") else clause.version
+        text = clause.version.removesuffix(".*")
         try:
             written.append(Version(text))
         except InvalidVersion:
@@ -314,15 +318,17 @@ def python_mentions(tree: ast.Module) -> list[tuple[int, str]]:
                     found[(node.lineno + offset - 1, written)] = None
         elif isinstance(node, (ast.List, ast.Tuple, ast.Set, ast.Call)):
             items = node.args if isinstance(node, ast.Call) else node.elts
-            for a, b in zip(items, items[1:]):
-                if _string(a) is not None and _is_verl(_string(a).strip()) and _string(b) is not None:
-                    if _old_value(_string(b)) and _string(b).strip()[:1] in tuple("=<>!~"):
-                        found[(a.lineno, f"{_string(a)!r}, {_string(b)!r}")] = None
+            for a, b in itertools.pairwise(items):
+                name, spec = _string(a), _string(b)
+                if name is not None and spec is not None and _is_verl(name.strip()) \
+                        and spec.strip()[:1] in tuple("=<>!~") and _old_value(spec):
+                    found[(a.lineno, f"{name!r}, {spec!r}")] = None
         elif isinstance(node, ast.Dict):
             for key, value in zip(node.keys, node.values):
-                if key is not None and _string(key) is not None and _is_verl(_string(key).strip()):
-                    if _string(value) is not None and _old_value(_string(value)):
-                        found[(key.lineno, f"{_string(key)!r}: {_string(value)!r}")] = None
+                name, spec = _string(key), _string(value)
+                if key is not None and name is not None and spec is not None and _is_verl(name.strip()) \
+                        and _old_value(spec):
+                    found[(key.lineno, f"{name!r}: {spec!r}")] = None
     return sorted(found)
 
 

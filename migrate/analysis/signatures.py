@@ -979,9 +979,8 @@ class SignatureResolver:
         root = walk_root(here, boundary) if boundary is not None else None
         if root is None:
             return answer
-        from ppo_migrate.analysis.mentions import unread_mentions
-
         from ppo_migrate.analysis.install_pins import install_pins
+        from ppo_migrate.analysis.mentions import unread_mentions
         from ppo_migrate.project.import_roots import declared_roots
 
         # a line the tool reads already keeps its own handling: ``sys.path.insert(0,

@@ -35,18 +35,23 @@ Which files (:func:`mention_kind`), and why:
 Cheap on purpose: the names decide without reading; a file is read through the run's
 snapshot (:meth:`ppo_migrate.project.snapshot.Snapshot.read_bytes`, the first
 :data:`ppo_migrate.project.import_roots._MAX_BYTES` of a larger one, as the other searches
-of the repository read it) and handed on only when its bytes hold ``verl`` (spelled ``verl``, ``Verl``, ``VERL`` or ``VeRL``).
+of the repository read it) and handed on only when its bytes hold the name ``verl`` (:func:`names_verl`: not the letters inside
+``overload``). A file the search for import roots read this run
+(:data:`ppo_migrate.project.import_roots.HOLDS_VERL`) without ``verl`` in it is not read again.
 """
 
 from __future__ import annotations
 
 import fnmatch
 import os
+import re
 from collections.abc import Iterator
 
+from ppo_migrate.project.import_roots import HOLDS_VERL, _read, names_verl
+from ppo_migrate.project.snapshot import current
 from ppo_migrate.project.tree import DOUBLES_FOLDERS, relative_parts, repository_listing
 
-__all__ = ["READ_NAMES", "READ_PATTERNS", "candidate_texts", "mention_kind"]
+__all__ = ["READ_NAMES", "READ_PATTERNS", "candidate_texts", "mention_kind", "names_verl"]
 
 #: Files the tool's pin readers read in whole (:mod:`ppo_migrate.analysis.versions`,
 #: :mod:`ppo_migrate.analysis.pins`): never searched for mentions.
@@ -70,10 +75,10 @@ _TEXT_NAMES = frozenset({
     "Dockerfile", "Containerfile", "Singularity", "Makefile", "makefile", "GNUmakefile",
     "justfile", "Justfile", ".justfile",
 })
-_TEST_FILES = ("test_*.py", "*_test.py", "conftest.py")
-#: The bytes a mention holds: the name as it is spelled (pip's names ignore case; these are
-#: the spellings seen: the package's, the README's "VeRL", a constant's).
-_NEEDLES = (b"verl", b"VERL", b"Verl", b"VeRL")
+#: :data:`READ_PATTERNS` and the tests' file names, each one regular expression (a name is
+#: matched once, not once a pattern).
+_READ = re.compile("|".join(fnmatch.translate(p) for p in READ_PATTERNS))
+_TEST_FILE = re.compile(r"test_.*\.py|.*_test\.py|conftest\.py")
 
 
 def mention_kind(name: str, parts: tuple[str, ...] | list[str] = ()) -> str | None:
@@ -89,10 +94,10 @@ def mention_kind(name: str, parts: tuple[str, ...] | list[str] = ()) -> str | No
         when it starts with a shell's shebang), or ``None`` when the file is not searched
         (the module's list: read by the pin readers, documentation, a test's Python file).
     """
-    if name in READ_NAMES or any(fnmatch.fnmatchcase(name, p) for p in READ_PATTERNS):
+    if name in READ_NAMES or _READ.match(name):
         return None
     if name.endswith(".py"):
-        if DOUBLES_FOLDERS.intersection(parts) or any(fnmatch.fnmatchcase(name, p) for p in _TEST_FILES):
+        if DOUBLES_FOLDERS.intersection(parts) or _TEST_FILE.fullmatch(name):
             return None
         return "python"
     if name.endswith((".txt", ".in")):
@@ -125,10 +130,9 @@ def candidate_texts(root: str | os.PathLike[str], respect_gitignore: bool = True
         to ``"text"``, or the file skipped when it has no shell shebang); ``text`` the bytes
         decoded as UTF-8 (errors replaced). Never raises: an unreadable file is skipped.
     """
-    from ppo_migrate.project.import_roots import _read
-
     root = os.path.abspath(os.fspath(root))
     listing = repository_listing(root, respect_gitignore)
+    holds_verl = current().memo(HOLDS_VERL)  # what the search for import roots read already
     for directory, names in listing.folders.items():
         parts: tuple[str, ...] | None = None
         for name in names:
@@ -138,8 +142,10 @@ def candidate_texts(root: str | os.PathLike[str], respect_gitignore: bool = True
             if kind is None:
                 continue
             path = os.path.join(directory, name)
+            if holds_verl.get(path) is False:
+                continue
             data = _read(path)
-            if data is None or not any(n in data for n in _NEEDLES):
+            if data is None or not names_verl(data):
                 continue
             if kind == "maybe-script":
                 first = data.split(b"\n", 1)[0]

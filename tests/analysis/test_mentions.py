@@ -9,14 +9,13 @@ from pathlib import Path
 
 import pytest
 from packaging.specifiers import SpecifierSet
-
 from ppo_migrate.analysis.mentions import (
     excludes_config_releases,
     python_mentions,
     text_mentions,
     unread_mentions,
 )
-from ppo_migrate.project.mentions import candidate_texts, mention_kind
+from ppo_migrate.project.mentions import candidate_texts, mention_kind, names_verl
 from ppo_migrate.project.snapshot import run_scope
 
 #: text -> the mention written, as found (a line of a ``*.yaml``/``*.sh``/``.def`` file)
@@ -187,6 +186,18 @@ def test_python_strings_count_docstrings_and_comments_do_not() -> None:
 ])
 def test_which_files_are_searched(name: str, parts: tuple[str, ...], kind: str | None) -> None:
     assert mention_kind(name, parts) == kind
+
+
+@pytest.mark.parametrize(("data", "names"), [
+    (b"pip install verl==0.8.0", True),
+    (b"verl", True),
+    (b"x/verl-0.8.0.whl", True),
+    (b"from typing import overload\n@overload\ndef f(): ...\n" * 50, False),  # the letters, not the name
+    (b"myverl==0.8 my_verl", False),
+    (b"VERL==0.8.0", False),  # the name as pip's files write it: lower case
+])
+def test_the_byte_search_finds_the_name_not_the_letters(data: bytes, names: bool) -> None:
+    assert names_verl(data) is names
 
 
 def _repo(root: Path, files: dict[str, str]) -> Path:
