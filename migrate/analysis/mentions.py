@@ -36,8 +36,10 @@ decided with :mod:`packaging` (:func:`excludes_config_releases`): ``verl<0.9``,
 
 What does not count: a mention in a comment (``#`` at a line's start or after white space in
 the text formats; a Python comment), which installs nothing, and in a project that moved to
-0.9 is often the old pin kept for the record (``# was verl==0.8.0``); a Python docstring; in a
-``*.txt``/``*.in`` file, a line that is not a whole requirement (prose). Which files are
+0.9 is often the old pin kept for the record (``# was verl==0.8.0``); in a ``*.txt``/``*.in``
+file, a line that is not a whole requirement (prose); in Python, a docstring and a string
+line that is prose rather than code (a message, a help text: only a single token, a whole
+requirement or an install command counts). Which files are
 searched is :mod:`ppo_migrate.project.mentions`' (by name; not the files the pin readers read,
 nor documentation, nor the tests' Python files).
 
@@ -297,12 +299,13 @@ def python_mentions(tree: ast.Module) -> list[tuple[int, str]]:
         tree: the module's :mod:`ast`.
 
     Returns:
-        ``(line, written)`` pairs, in line order: each string literal's value searched as
-        ``"plain"`` text (:func:`text_mentions`; a multi-line string's mention at its own
-        line), and the name and its version as two literals: ``["verl", "==0.8"]`` (two
-        elements of a list, tuple or call in a row), ``{"verl": "0.8.0"}``. Docstrings (a
-        module's, a class's, a function's first statement) are prose and left out; comments
-        are not in the tree.
+        ``(line, written)`` pairs, in line order: each line of a string literal that is
+        code (:func:`_code_line`: one token, a whole requirement, an install command)
+        searched as ``"plain"`` text (:func:`text_mentions`; a multi-line string's mention at
+        its own line), and the name and its version as two literals: ``["verl", "==0.8"]``
+        (two elements of a list, tuple or call in a row), ``{"verl": "0.8.0"}``. Docstrings
+        (a module's, a class's, a function's first statement), messages and other prose are
+        left out (a tool's own help text names old pins); comments are not in the tree.
     """
     docstrings: set[int] = set()
     for node in ast.walk(tree):
@@ -314,8 +317,11 @@ def python_mentions(tree: ast.Module) -> list[tuple[int, str]]:
     for node in ast.walk(tree):
         if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings:
             if "verl" in node.value.lower():
-                for offset, written in text_mentions(node.value, "plain"):
-                    found[(node.lineno + offset - 1, written)] = None
+                spans_lines = (node.end_lineno or node.lineno) > node.lineno  # not ``"a\\nb"``
+                for offset, line in enumerate(node.value.split("\n")):
+                    if _code_line(line):
+                        for _, written in text_mentions(line, "plain"):
+                            found[(node.lineno + (offset if spans_lines else 0), written)] = None
         elif isinstance(node, (ast.List, ast.Tuple, ast.Set, ast.Call)):
             items = node.args if isinstance(node, ast.Call) else node.elts
             for a, b in itertools.pairwise(items):
@@ -330,6 +336,22 @@ def python_mentions(tree: ast.Module) -> list[tuple[int, str]]:
                         and _old_value(spec):
                     found[(key.lineno, f"{name!r}: {spec!r}")] = None
     return sorted(found)
+
+
+#: a command that installs: ``pip install``, ``uv pip install``, ``uv add``, ``conda install``,
+#: ``poetry add``, ``python -m pip install`` (the words in a row, options between allowed)
+_INSTALLS = re.compile(r"\b(?:pip[\d.]*|uv|conda|mamba|micromamba|poetry|pipx)\b.*?\b(?:install|add)\b")
+
+
+def _code_line(line: str) -> bool:
+    """A line of a Python string that is code, not prose: one token (``"verl==0.8"``, a
+    path, a URL), a whole PEP 508 requirement (a requirements file's text a script writes) or
+    a command that installs (``c.run("pip install verl==0.8.0")``). A message or help text
+    ("since verl==0.8.0 the call takes no config") is prose."""
+    stripped = line.strip()
+    return bool(stripped) and (
+        not any(c.isspace() for c in stripped) or _whole_requirement(stripped) or _INSTALLS.search(stripped) is not None
+    )
 
 
 def _string(node: ast.expr | None) -> str | None:

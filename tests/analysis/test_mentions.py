@@ -136,15 +136,21 @@ def setup(c):
 verl<0.9
 """
     subprocess.run(["pip", "install", "verl>=0.9"])
+    raise SystemExit("since verl==0.8.0 the call takes no config: run pip with verl>=0.9")
+    sys.path.insert(0, "vendor/verl-0.7.1.zip")
+    Path("req.txt").write_text("ray\\nverl==0.7.1\\n")
 '''
 
 
-def test_python_strings_count_docstrings_and_comments_do_not() -> None:
+def test_python_strings_count_docstrings_comments_and_prose_do_not() -> None:
     assert python_mentions(ast.parse(PYTHON)) == [
         (8, "verl==0.8.0"),
         (10, "'verl', '==0.8'"),  # two elements in a row: at the name's line
         (11, "'verl': '0.8.0'"),
         (13, "verl<0.9"),  # a line of a multi-line string at its own line
+        # line 16's message is prose; one token and a whole requirement line are code
+        (17, "verl-0.7.1.zip"),
+        (18, "verl==0.7.1"),
     ]
 
 
