@@ -240,3 +240,33 @@ def test_the_repository_s_mentions_are_collected_once_a_run(tmp_path: Path) -> N
         ("ci/runtime_env.yaml", 3, "verl==0.8.0"),
         ("tasks.py", 2, "verl<0.9"),
     ]
+
+
+def test_the_search_reads_no_file_the_import_roots_search_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """One pass: after :func:`declared_roots` (which reads every Python file, script and
+    YAML file of the walk in the same run), the search for mentions asks again only for the
+    files that name verl (``setup_env.py``), and reads the files only it searches
+    (``hatch.toml``) once; the snapshot counts one read of each."""
+    from ppo_migrate.project import mentions as collect
+    from ppo_migrate.project.import_roots import declared_roots
+
+    asked: list[str] = []
+    read = collect._read
+    monkeypatch.setattr(collect, "_read", lambda path: asked.append(Path(path).name) or read(path))
+
+    root = _repo(tmp_path / "proj", {
+        "train.py": "from typing import overload\n",  # the letters, not the name
+        "setup_env.py": "import subprocess\nsubprocess.run(['pip', 'install', 'verl==0.8.0'])\n",
+        "ci/env.yaml": "pip:\n  - ray\n",
+        "hatch.toml": '[envs.default]\ndependencies = ["verl<0.9"]\n',
+    })
+    with run_scope() as snapshot:
+        declared_roots(root)
+        found = unread_mentions(root)
+        reads = {name: snapshot.counts_of(root / name).reads for name in ("train.py", "setup_env.py", "ci/env.yaml", "hatch.toml")}
+        parses = {name: snapshot.counts_of(root / name).ast_parses for name in ("train.py", "setup_env.py")}
+    assert sorted(asked) == ["hatch.toml", "setup_env.py"]
+    assert reads == {"train.py": 1, "setup_env.py": 1, "ci/env.yaml": 1, "hatch.toml": 1}
+    assert parses == {"train.py": 0, "setup_env.py": 1}  # only a file naming verl is parsed
+    assert [(Path(m.path).name, m.line, m.written) for m in found] == [
+        ("hatch.toml", 2, "verl<0.9"), ("setup_env.py", 2, "verl==0.8.0")]
