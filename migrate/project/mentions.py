@@ -35,9 +35,10 @@ Which files (:func:`mention_kind`), and why:
 Cheap on purpose: the names decide without reading; a file is read through the run's
 snapshot (:meth:`ppo_migrate.project.snapshot.Snapshot.read_bytes`, the first
 :data:`ppo_migrate.project.import_roots._MAX_BYTES` of a larger one, as the other searches
-of the repository read it) and handed on only when its bytes hold the name ``verl`` (:func:`names_verl`: not the letters inside
-``overload``). A file the search for import roots read this run
-(:data:`ppo_migrate.project.import_roots.HOLDS_VERL`) without ``verl`` in it is not read again.
+of the repository read it) and handed on only when its bytes hold the name ``verl``
+(:func:`ppo_migrate.project.import_roots.names_verl`: not the letters inside ``overload``).
+A file the search for import roots read this run without the name in it
+(:data:`ppo_migrate.project.import_roots.HOLDS_VERL`) is not read again.
 """
 
 from __future__ import annotations
@@ -119,7 +120,7 @@ def mention_kind(name: str, parts: tuple[str, ...] | list[str] = ()) -> str | No
 
 def candidate_texts(root: str | os.PathLike[str], respect_gitignore: bool = True) -> Iterator[tuple[str, str, str]]:
     """``(path, kind, text)`` of every file under ``root`` to search for mentions whose bytes
-    hold ``verl``, in walk order.
+    hold the name ``verl``, in walk order.
 
     Args:
         root: the repository root (absolute or not).
