@@ -139,6 +139,18 @@ _SAFETY_PPO001 = (
     "be a training config (a plain dict, a loop variable, an unpacking, `load_config()` of "
     "another module, a `with` target), or when another file of the run hands the function "
     "something else or patches the runtime function (the message names that file and line). "
+    "Unsafe too when the verl in effect is not known for certain: nothing says which verl "
+    "runs (declare it, or pass `--verl-version`), a stray copy of verl in the repository "
+    "takes no config, or a release decided (a pin, the verl installed beside ppo-migrate, or "
+    "nothing) while a file in a format ppo-migrate does not read mentions a verl before "
+    "0.9.0 -- `verl==0.8.0`, `verl<0.9`, `verl = \"^0.8\"`, `verl-0.8.0-py3-none-any.whl`, a "
+    "lock entry -- in a `hatch.toml`, `pixi.lock`, `conda-lock.yml`, an Apptainer `%post`, "
+    "SkyPilot's `setup:`, a Ray `runtime_env` or `--runtime-env-json`, KubeRay's "
+    "`runtimeEnvYAML`, or a Python string that runs pip (`c.run(...)`, `subprocess`): the "
+    "reason (`unread-pin`) names that file and line. Such a mention in a comment, in "
+    "documentation (`.md`, `.rst`, notebooks), in the tests' Python files, in prose of a "
+    "`.txt`, or in a file ppo-migrate reads as a pin (which keeps its own handling) does "
+    "not count. "
     "An unsafe fix is made only by `ppo-migrate apply --unsafe-fixes` (or "
     "`unsafe-fixes = true` in `[tool.ppo-migrate]`); `check` counts it as \"N more fixable "
     "with --unsafe-fixes\", and JSON/SARIF carry `\"applicability\": \"unsafe\"`. It may "
@@ -665,9 +677,10 @@ class Related(NamedTuple):
 
 
 #: Reason kinds saying the callee in effect is not known to take a config (issue 26): nothing
-#: decides which verl runs, or a copy of it that may be in effect takes none or cannot be read.
+#: decides which verl runs, or a copy of it that may be in effect takes none or cannot be read,
+#: or a file in a format the tool does not read mentions a verl before 0.9.0 (``unread-pin``).
 #: ``--thread-config`` never threads a config into a PPO002 call with one.
-UNSURE_CALLEE_KINDS = frozenset({"newest-assumed", "uncertain-definition"})
+UNSURE_CALLEE_KINDS = frozenset({"newest-assumed", "uncertain-definition", "unread-pin"})
 
 
 class Reason(NamedTuple):

@@ -89,6 +89,8 @@ def _first_config_release() -> Version:
 
 #: Files that make a directory an installable checkout (``pip install -e verl``).
 _CHECKOUT_FILES = ("pyproject.toml", "setup.py", "setup.cfg")
+#: How many mentions of an old verl a reason lists as its places (the message counts the rest).
+_MAX_MENTIONS = 5
 #: How many re-exports are followed before giving up (a cycle, or a long chain).
 _MAX_REEXPORTS = 8
 _PRE_PR = " (pre verl PR #6976)"
@@ -952,7 +954,57 @@ class SignatureResolver:
         module, _, name = qualified.rpartition(".")
         if not module or not answer.accepts_config:
             return answer
-        return self._repository_copies(directory, qualified.split(".", 1)[0], module, name, answer)
+        top = qualified.split(".", 1)[0]
+        answer = self._repository_copies(directory, top, module, name, answer)
+        return self._unread_mentions(directory, top, answer)
+
+    def _unread_mentions(self, directory: Path, top: str, answer: CalleeInEffect) -> CalleeInEffect:
+        """``answer``, unless a release decided it (a pin, the verl installed beside the
+        tool) or nothing did, and a file of the repository in a format ppo-migrate does not
+        read mentions a verl before 0.9.0 (trial 26b: ``hatch.toml``, ``pixi.lock``,
+        ``conda-lock.yml``, an Apptainer ``%post``, a Ray ``runtime_env``...;
+        :mod:`ppo_migrate.analysis.mentions`): then the fix is unsafe (``certain=False``,
+        reason kind ``"unread-pin"``), its reason naming the file and line. An in-tree copy,
+        ``verl-version`` and an answer a stray copy already made unsafe are left as they are.
+        The repository is the one :meth:`_repository_copies` walks."""
+        if top != "verl" or not answer.accepts_config or answer.source not in ("declared", "installed", "unknown"):
+            return answer
+        if not answer.certain and answer.source != "unknown":  # a stray copy's reason stays
+            return answer
+        from ppo_migrate.project.snapshot import current
+        from ppo_migrate.project.tree import walk_root
+
+        here = directory.absolute()
+        boundary = search_bound(here, current().root_of(here), self.stop)
+        root = walk_root(here, boundary) if boundary is not None else None
+        if root is None:
+            return answer
+        from ppo_migrate.analysis.install_pins import install_pins
+        from ppo_migrate.analysis.mentions import unread_mentions
+        from ppo_migrate.project.import_roots import declared_roots
+
+        # a line the tool reads already keeps its own handling: ``sys.path.insert(0,
+        # "vendor/verl-0.8.0.zip")`` is read inside the archive, an install command as a pin
+        read = {(os.path.abspath(d.source), d.line) for d in declared_roots(root, self.respect_gitignore)}
+        read.update((os.path.abspath(p.path), p.line) for p in install_pins(root))
+        mentions = [m for m in unread_mentions(root, self.respect_gitignore) if (m.path, m.line) not in read]
+        if not mentions:
+            return answer
+        first = mentions[0]
+        place = f"`{_display(first.path)}:{first.line}` mentions {first.written} in a format ppo-migrate does not read"
+        if len(mentions) > 1:
+            place += f" ({len(mentions) - 1} more such mention{'s' if len(mentions) > 2 else ''})"
+        if answer.source == "unknown":
+            reason = f"nothing ppo-migrate reads says which verl runs, and {place}; if that verl runs, passing the config raises TypeError"
+        else:
+            reason = f"{place}; if that verl runs rather than the one `{answer.where}` names, passing the config raises TypeError"
+        remedy = (
+            "require verl>=0.9.0 there, or say which verl runs with verl-version (or --verl-version), "
+            "or run with --use-ppo-runtime"
+        )
+        places = tuple(Related(_display(m.path), m.line, 1, f"mentions {m.written}") for m in mentions[:_MAX_MENTIONS])
+        why = Reason("unread-pin", reason, places)
+        return CalleeInEffect(True, answer.source, answer.where, answer.detail, reason, remedy, why, certain=False)
 
     def _repository_copies(
         self, directory: Path, top: str, module: str, name: str, answer: CalleeInEffect

@@ -99,6 +99,28 @@ _DECLARED: dict[tuple[str, bool], tuple[DeclaredRoot, ...]] = {}
 _OPAQUE: dict[tuple[str, bool], tuple[OpaqueRoot, ...]] = {}
 #: How much of one file is read at most.
 _MAX_BYTES = 1_000_000
+#: The snapshot's memo (:meth:`ppo_migrate.project.snapshot.Snapshot.memo`) of ``path ->
+#: whether the bytes :func:`declared_roots` read name verl`` (:func:`names_verl`): the
+#: search for mentions of an old verl (:mod:`ppo_migrate.project.mentions`) reads again only
+#: the files that do.
+HOLDS_VERL = "import_roots.holds_verl"
+#: The bytes a name is made of (what may not come right before ``verl``).
+_IDENTIFIER = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
+
+
+def names_verl(data: bytes) -> bool:
+    """Whether ``data`` holds the name ``verl`` where a name may start: not after a letter,
+    digit or ``_`` (``overload``, ``overlap``, ``myverl`` hold the letters, not the name;
+    Python modules name ``overload`` often). A fast byte search, before any decoding or
+    parsing; the name as pip's locks, install commands and requirements write it, in lower
+    case (``VERL==0.8.0`` is not looked for: a full case-folded copy of every file cost a
+    third more)."""
+    at = data.find(b"verl")
+    while at >= 0:
+        if at == 0 or data[at - 1] not in _IDENTIFIER:
+            return True
+        at = data.find(b"verl", at + 4)
+    return False
 
 
 def declared_roots(root: str | os.PathLike[str], respect_gitignore: bool = True) -> tuple[DeclaredRoot, ...]:
@@ -122,6 +144,7 @@ def declared_roots(root: str | os.PathLike[str], respect_gitignore: bool = True)
     listing = repository_listing(root, respect_gitignore)
     found: list[DeclaredRoot] = []
     opaque: list[OpaqueRoot] = []
+    holds_verl = current().memo(HOLDS_VERL)
     for directory, names in listing.folders.items():
         for name in names:
             reader = _reader(name)
@@ -129,6 +152,8 @@ def declared_roots(root: str | os.PathLike[str], respect_gitignore: bool = True)
                 continue
             path = os.path.join(directory, name)
             data = _read(path)
+            if data is not None:  # the search for mentions of verl reads no file twice
+                holds_verl[path] = names_verl(data)
             # a Python file is parsed only when its bytes name what puts a folder on the path
             if data is None or (reader is _python and not any(w in data for w in _PYTHON_WORDS)):
                 continue

@@ -1,0 +1,272 @@
+"""Issue 26, trial 26b: what counts as a mention of an old verl in a file whose format the
+tool does not read (:mod:`ppo_migrate.analysis.mentions`), and which files are searched
+(:mod:`ppo_migrate.project.mentions`)."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+from packaging.specifiers import SpecifierSet
+from ppo_migrate.analysis.mentions import (
+    excludes_config_releases,
+    python_mentions,
+    text_mentions,
+    unread_mentions,
+)
+from ppo_migrate.project.mentions import candidate_texts, mention_kind, names_verl
+from ppo_migrate.project.snapshot import run_scope
+
+#: text -> the mention written, as found (a line of a ``*.yaml``/``*.sh``/``.def`` file)
+OLD = {
+    "pip install verl==0.8.0": "verl==0.8.0",
+    "  - verl<0.9": "verl<0.9",
+    "verl~=0.8.0": "verl~=0.8.0",
+    "dependencies = [\"verl==0.7.*\"]": "verl==0.7.*",
+    "VERL==0.8.0": "VERL==0.8.0",
+    "pip install 'verl[vllm] >= 0.7, < 0.9'": "verl[vllm] >= 0.7, < 0.9",
+    "verl>0.8.0,<0.9": "verl>0.8.0,<0.9",  # 0.8.1 may be published: allowed, and no 0.9
+    "pip install verl<0.9.0rc1": "verl<0.9.0rc1",
+    "echo ok && pip install verl==0.8.0.": "verl==0.8.0",  # a sentence's full stop is no part of it
+    'verl = "0.8.0"': 'verl = "0.8.0"',
+    'verl = "^0.8"': 'verl = "^0.8"',  # Poetry's caret: >=0.8,<0.9
+    "verl: '==0.8'": "verl: '==0.8'",
+    '"verl": "0.8.0",': '"verl": "0.8.0"',
+    "conda install verl=0.8.0": "verl=0.8.0",
+    "poetry add verl@0.8.0": "verl@0.8.0",
+    '["verl", "==0.8"]': '"verl", "==0.8"',
+    'verl = { version = "0.8" }': 'verl = { version = "0.8" }',
+    "- pypi: https://host/packages/verl-0.8.0-py3-none-any.whl": "verl-0.8.0-py3-none-any.whl",
+    "url: https://host/verl-0.7.1.tar.gz": "verl-0.7.1.tar.gz",
+    "pip install git+https://github.com/org/verl.git@v0.8.0": "verl.git@v0.8.0",
+    "pip install verl==0.8.0  # the cluster's": "verl==0.8.0",  # the comment comes after it
+}
+
+#: text -> why it is no mention of an old verl
+NOT_OLD = {
+    "verl>=0.9": "allows 0.9",
+    "verl!=0.9.0": "allows 0.9.1",
+    "verl~=0.8": "~=0.8 is >=0.8,==0.*: allows 0.9",
+    "verl<=0.9.0": "allows 0.9.0",
+    "verl==0.9.*": "0.9",
+    "verl<0.5,>0.9": "allows nothing: no release is mentioned",
+    'verl = "^0.9"': "0.9",
+    "verl-0.9.1-py3-none-any.whl": "0.9.1",
+    "verl-recipe==0.1": "another package",
+    "verl_tools==0.1": "another package",
+    "myverl==0.8": "another package",
+    "my-verl==0.8": "another package",
+    "VERL_VERSION=0.8.0": "a variable, not the package",
+    "verl 0.8.0": "no operator: prose",
+    "verl @ git+https://host/verl": "a reference whose release cannot be read",
+    "pip install git+https://github.com/org/verl.git@v0.8.0-backport": "a branch, not a release tag",
+    "# pip install verl==0.8.0": "a comment installs nothing",
+    "RUN pip install ray  # was verl==0.8.0": "a comment after a command",
+}
+
+
+@pytest.mark.parametrize("text", sorted(OLD))
+def test_an_old_verl_is_a_mention(text: str) -> None:
+    assert text_mentions("first line\n" + text + "\n", "text") == [(2, OLD[text])]
+
+
+@pytest.mark.parametrize("text", sorted(NOT_OLD))
+def test_what_is_no_mention_of_an_old_verl(text: str) -> None:
+    assert text_mentions(text + "\n", "text") == [], NOT_OLD[text]
+
+
+def test_json_has_no_comments_and_a_hash_is_text() -> None:
+    """In JSON a ``#`` starts no comment: ``"#"`` then the pin still counts."""
+    text = '{"note": "# x", "pip": ["verl==0.8.0"]}'
+    assert text_mentions(text, "json") == [(1, "verl==0.8.0")]
+    assert text_mentions("x # " + text, "text") == []
+
+
+def test_a_requirements_file_counts_whole_requirement_lines_only() -> None:
+    """A ``*.txt`` the pin readers do not read (``NOTES.txt``, ``deps/gpu.txt``): a line that
+    is one requirement on verl counts, prose naming the same pin does not."""
+    text = "Since verl==0.8.0 the API changed.\nray>=2\nverl==0.8.0  # cluster\n# verl==0.7.0\nverl>=0.9\n"
+    assert text_mentions(text, "requirements") == [(3, "verl==0.8.0")]
+
+
+@pytest.mark.parametrize(("text", "line"), [
+    ("package:\n- name: verl\n  version: 0.8.0\n  manager: pip\n", 2),  # conda-lock.yml
+    ('[[package]]\nname = "verl"\nversion = "0.8.0"\n', 2),  # a TOML lock
+    ('[{"name": "verl",\n  "version": "0.7.1"}]\n', 1),  # a JSON lock
+])
+def test_a_lock_entry_names_its_version_on_a_later_line(text: str, line: int) -> None:
+    (found,) = text_mentions(text, "json" if text.startswith("[{") else "text")
+    assert found[0] == line and found[1].endswith("(a lock entry)"), found
+
+
+def test_a_lock_entry_of_a_new_verl_or_another_package_is_none() -> None:
+    assert text_mentions("- name: verl\n  version: 0.9.1\n", "text") == []
+    assert text_mentions("- name: verl\n- name: ray\n  version: 0.8.0\n", "text") == []
+
+
+def test_several_mentions_each_at_its_line() -> None:
+    text = "a\n- verl==0.8.0\nb\n  verl-0.8.0-py3-none-any.whl and verl<0.9\n"
+    assert text_mentions(text, "text") == [
+        (2, "verl==0.8.0"), (4, "verl-0.8.0-py3-none-any.whl"), (4, "verl<0.9")]
+
+
+@pytest.mark.parametrize(("spec", "old"), [
+    ("==0.8.0", True), ("<0.9", True), ("~=0.8.0", True), ("==0.7.*", True), ("<0.9.0", True),
+    (">=0.7.1,<0.9.0", True), ("===0.8.0", True), (">0.8.0,<0.9", True),
+    (">=0.9", False), ("~=0.8", False), ("!=0.9.0", False), ("<1.0", False), ("", False),
+    ("<0.5,>0.9", False), (">0.9.5", False), ("==0.9.1", False), ("<0.9.1", False),
+])
+def test_old_is_no_release_from_0_9_allowed(spec: str, old: bool) -> None:
+    assert excludes_config_releases(SpecifierSet(spec)) is old
+
+
+PYTHON = '''"""Install the cluster's environment: verl==0.7.0 in a docstring is prose."""
+import subprocess
+import sys
+
+
+def setup(c):
+    """verl==0.7.0: prose too."""
+    c.run("pip install --force-reinstall verl==0.8.0")  # verl==0.7.1 in a comment
+    subprocess.check_call([sys.executable, "-m", "pip", "install",
+                           "verl", "==0.8"])
+    pins = {"verl": "0.8.0", "ray": "2.40"}
+    text = """ray
+verl<0.9
+"""
+    subprocess.run(["pip", "install", "verl>=0.9"])
+    raise SystemExit("since verl==0.8.0 the call takes no config: run pip with verl>=0.9")
+    sys.path.insert(0, "vendor/verl-0.7.1.zip")
+    Path("req.txt").write_text("ray\\nverl==0.7.1\\n")
+'''
+
+
+def test_python_strings_count_docstrings_comments_and_prose_do_not() -> None:
+    assert python_mentions(ast.parse(PYTHON)) == [
+        (8, "verl==0.8.0"),
+        (10, "'verl', '==0.8'"),  # two elements in a row: at the name's line
+        (11, "'verl': '0.8.0'"),
+        (13, "verl<0.9"),  # a line of a multi-line string at its own line
+        # line 16's message is prose; one token and a whole requirement line are code
+        (17, "verl-0.7.1.zip"),
+        (18, "verl==0.7.1"),
+    ]
+
+
+# -- which files are searched ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("name", "parts", "kind"), [
+    ("hatch.toml", (), "text"),
+    ("pixi.lock", (), "text"),
+    ("conda-lock.yml", (), "text"),
+    ("verl.def", (), "text"),
+    ("Singularity", (), "text"),
+    ("sky.yaml", (), "text"),
+    ("runtime_env.json", ("ci",), "json"),
+    ("rayjob.yaml", ("k8s",), "text"),
+    ("submit.sh", (), "text"),
+    ("Dockerfile.gpu", (), "text"),
+    ("tasks.py", (), "python"),
+    ("setup_env.py", ("scripts",), "python"),
+    ("gpu.txt", ("deps",), "requirements"),
+    ("bootstrap", ("bin",), "maybe-script"),
+    # read in whole by the pin readers: their handling stays
+    ("pyproject.toml", (), None),
+    ("requirements-dev.txt", (), None),
+    ("gpu.txt", ("requirements",), None),
+    ("environment-gpu.yml", (), None),
+    ("pixi.toml", (), None),
+    ("uv.lock", (), None),
+    ("setup.py", (), None),
+    ("tox.ini", (), None),
+    # documentation, and the tests' Python files
+    ("CHANGELOG.md", (), None),
+    ("index.rst", ("docs",), None),
+    ("demo.ipynb", (), None),
+    ("test_env.py", (), None),
+    ("conftest.py", (), None),
+    ("helpers.py", ("tests",), None),
+    ("LICENSE.html", (), None),
+])
+def test_which_files_are_searched(name: str, parts: tuple[str, ...], kind: str | None) -> None:
+    assert mention_kind(name, parts) == kind
+
+
+@pytest.mark.parametrize(("data", "names"), [
+    (b"pip install verl==0.8.0", True),
+    (b"verl", True),
+    (b"x/verl-0.8.0.whl", True),
+    (b"from typing import overload\n@overload\ndef f(): ...\n" * 50, False),  # the letters, not the name
+    (b"myverl==0.8 my_verl", False),
+    (b"VERL==0.8.0", False),  # the name as pip's files write it: lower case
+])
+def test_the_byte_search_finds_the_name_not_the_letters(data: bytes, names: bool) -> None:
+    assert names_verl(data) is names
+
+
+def _repo(root: Path, files: dict[str, str]) -> Path:
+    (root / ".git").mkdir(parents=True)
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    return root
+
+
+def test_the_repository_s_mentions_are_collected_once_a_run(tmp_path: Path) -> None:
+    """The walk hands on only the searched files holding ``verl``; the mentions are kept for
+    the run: asked twice, each file is read once (the snapshot's counts)."""
+    root = _repo(tmp_path / "proj", {
+        "ci/runtime_env.yaml": "pip:\n  - ray\n  - verl==0.8.0\n",
+        "bin/bootstrap": "#!/bin/sh\npip install verl==0.7.1\n",
+        "bin/notes": "pip install verl==0.7.1\n",  # no shebang: not a script
+        "tasks.py": "def setup(c):\n    c.run('pip install verl<0.9')\n",
+        "tests/test_pins.py": "PIN = 'verl==0.8.0'\n",
+        "CHANGELOG.md": "since verl==0.8.0\n",
+        "requirements.txt": "verl==0.8.0\n",  # read by the pin readers
+        "node_modules/x/env.yaml": "- verl==0.8.0\n",  # not walked
+        "other.yaml": "- ray\n",  # no verl: not handed on
+    })
+    kinds = {Path(p).relative_to(root).as_posix(): k for p, k, _ in candidate_texts(root)}
+    assert kinds == {"ci/runtime_env.yaml": "text", "bin/bootstrap": "text", "tasks.py": "python"}
+    with run_scope() as snapshot:
+        first = unread_mentions(root)
+        assert unread_mentions(root) is first
+        assert snapshot.counts_of(root / "ci/runtime_env.yaml").reads == 1
+    shown = [(Path(m.path).relative_to(root).as_posix(), m.line, m.written) for m in first]
+    assert sorted(shown) == [
+        ("bin/bootstrap", 2, "verl==0.7.1"),
+        ("ci/runtime_env.yaml", 3, "verl==0.8.0"),
+        ("tasks.py", 2, "verl<0.9"),
+    ]
+
+
+def test_the_search_reads_no_file_the_import_roots_search_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """One pass: after :func:`declared_roots` (which reads every Python file, script and
+    YAML file of the walk in the same run), the search for mentions asks again only for the
+    files that name verl (``setup_env.py``), and reads the files only it searches
+    (``hatch.toml``) once; the snapshot counts one read of each."""
+    from ppo_migrate.project import mentions as collect
+    from ppo_migrate.project.import_roots import declared_roots
+
+    asked: list[str] = []
+    read = collect._read
+    monkeypatch.setattr(collect, "_read", lambda path: asked.append(Path(path).name) or read(path))
+
+    root = _repo(tmp_path / "proj", {
+        "train.py": "from typing import overload\n",  # the letters, not the name
+        "setup_env.py": "import subprocess\nsubprocess.run(['pip', 'install', 'verl==0.8.0'])\n",
+        "ci/env.yaml": "pip:\n  - ray\n",
+        "hatch.toml": '[envs.default]\ndependencies = ["verl<0.9"]\n',
+    })
+    with run_scope() as snapshot:
+        declared_roots(root)
+        found = unread_mentions(root)
+        reads = {name: snapshot.counts_of(root / name).reads for name in ("train.py", "setup_env.py", "ci/env.yaml", "hatch.toml")}
+        parses = {name: snapshot.counts_of(root / name).ast_parses for name in ("train.py", "setup_env.py")}
+    assert sorted(asked) == ["hatch.toml", "setup_env.py"]
+    assert reads == {"train.py": 1, "setup_env.py": 1, "ci/env.yaml": 1, "hatch.toml": 1}
+    assert parses == {"train.py": 0, "setup_env.py": 1}  # only a file naming verl is parsed
+    assert [(Path(m.path).name, m.line, m.written) for m in found] == [
+        ("hatch.toml", 2, "verl<0.9"), ("setup_env.py", 2, "verl==0.8.0")]
