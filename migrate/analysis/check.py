@@ -24,7 +24,7 @@ import ast
 from typing import TYPE_CHECKING
 
 from ppo_migrate.analysis.configs import ConfigFinder
-from ppo_migrate.analysis.index import ClassIndex, package_root
+from ppo_migrate.analysis.index import ClassIndex
 from ppo_migrate.analysis.module import (
     ParsedModule,
     SourceProblem,
@@ -48,6 +48,7 @@ from ppo_migrate.diagnostics import (
     is_suppressed,
     qualname,
 )
+from ppo_migrate.project.references import package_root
 from ppo_migrate.targets import TargetMatcher, Verdict, module_package, resolve_relative
 
 if TYPE_CHECKING:

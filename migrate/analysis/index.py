@@ -8,7 +8,8 @@ import (``from .base import TrainerBase``, ``import pkg.base as b; b.TrainerBase
 calling file's package root (``<root>/pkg/base.py`` or ``<root>/pkg/base/__init__.py``),
 parses it with the same core (:class:`ppo_migrate.analysis.check.ModuleAnalysis`, which
 the index is handed: check builds the index, so the index does not import check),
-never importing or executing it, and hands back the class definition with the
+(the run's one resolver: :func:`ppo_migrate.project.references.module_file`), never
+importing or executing it, and hands back the class definition with the
 analysis that can judge its assignments. Each file is parsed at most once per
 process (the pool's workers each keep their own).
 """
@@ -16,15 +17,14 @@ process (the pool's workers each keep their own).
 from __future__ import annotations
 
 import ast
-import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ppo_migrate.analysis.module import SourceProblem, parsed_source
 from ppo_migrate.files import UnreadableFile
+from ppo_migrate.project.references import module_file
 from ppo_migrate.project.snapshot import current
-from ppo_migrate.targets import absolute_parent
 
 if TYPE_CHECKING:
     from ppo_migrate.analysis.check import ModuleAnalysis
@@ -38,40 +38,13 @@ _MAX_FILES = 256
 _CACHE: dict[tuple[str, int, int, bool], ModuleAnalysis | None] = {}
 
 
-def package_root(path: str, package: tuple[str, ...]) -> Path | None:
-    """The directory a file's top-level package (or, for a script, the file) lives in.
-
-    Args:
-        path: the analysed file's path (``"-"``/``""``: standard input, no root).
-        package: its package parts (:func:`ppo_migrate.targets.module_package`).
-    """
-    if not path or path == "-":
-        return None
-    directory = absolute_parent(path)
-    for _ in package:
-        directory = os.path.dirname(directory)
-    return Path(directory)
-
-
-def module_file(root: Path, module: str) -> Path | None:
-    """``<root>/a/b.py`` or ``<root>/a/b/__init__.py`` for module ``a.b``, if it exists."""
-    parts = module.split(".")
-    if not all(p.isidentifier() for p in parts):
-        return None
-    base = root.joinpath(*parts)
-    fs = current().fs  # each path stat-ed once a run
-    for candidate in (base.with_suffix(".py"), base / "__init__.py"):
-        if fs.is_file(candidate):
-            return candidate
-    return None
-
-
 class ClassIndex:
     """Class definitions of the project's other files, by absolute qualified name.
 
     Args:
         root: the package root the calling file's imports resolve from
-            (:func:`package_root`); ``None`` disables cross-file lookups.
+            (:func:`ppo_migrate.project.references.package_root`); ``None`` disables
+            cross-file lookups.
         settings: the run's settings (the other file's analysis uses them).
         analyse: makes the other file's analysis, called as
             ``analyse(text, path, settings, package=package)``
@@ -183,4 +156,4 @@ def parsed_here(path: str, stamp: tuple[int, int] | None, text: str):
     return found.module
 
 
-__all__ = ["ClassIndex", "module_file", "package_root", "parsed_here"]
+__all__ = ["ClassIndex", "parsed_here"]

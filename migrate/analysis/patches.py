@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from ppo_migrate.constants import MAX_SOURCE_CHARS
 from ppo_migrate.diagnostics import Reason, Related
 from ppo_migrate.files import decode_source
+from ppo_migrate.project.references import module_file
 from ppo_migrate.project.root import up_to_git_top
 from ppo_migrate.project.snapshot import active, current
 from ppo_migrate.project.tree import DOUBLES_FOLDERS
@@ -962,17 +963,6 @@ def _exported_names(tree: ast.Module) -> tuple[dict[str, ast.stmt], list[ast.Imp
     return {n: s for n, s in bound.items() if not n.startswith("_")}, stars, False
 
 
-def _module_file(module: str, roots: Iterable[str]) -> str | None:
-    """The file of ``module`` under one of ``roots`` (``a/b.py`` or ``a/b/__init__.py``)."""
-    rel = module.replace(".", os.sep)
-    fs = current().fs  # each path stat-ed once a run
-    for root in roots:
-        for candidate in (os.path.join(root, rel + ".py"), os.path.join(root, rel, "__init__.py")):
-            if fs.is_file(candidate):
-                return candidate
-    return None
-
-
 def star_rebindings(path: str, tree: ast.Module, names: Names, read=None, depth: int = 3) -> list:
     """``(module, path, line, kind, what)`` for each module-level star import of ``path``
     that comes after the module binds one of the function's names and may rebind it: a
@@ -1007,7 +997,7 @@ def star_rebindings(path: str, tree: ast.Module, names: Names, read=None, depth:
         head = base.split(".", 1)[0]
         if head in tops or head in _sys.stdlib_module_names:
             return None  # verl's own module: its names are the function's; the stdlib's: not these
-        found = _module_file(base, roots)
+        found = next((os.fspath(f) for f in (module_file(r, base) for r in roots) if f is not None), None)
         if found is None:
             return "may"
         try:

@@ -63,6 +63,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from ppo_migrate.constants import CONFIG_PARAMETER
 from ppo_migrate.diagnostics import Reason, Related
+from ppo_migrate.project.references import module_file
 from ppo_migrate.project.root import search_bound
 from ppo_migrate.settings_model import directory_settings
 from ppo_migrate.targets import absolute_parent
@@ -259,13 +260,9 @@ class _DiskTree:
         self.root = root
 
     def module_file(self, module: str) -> Path | None:
-        """The file ``import module`` loads, or ``None``."""
-        base = self.root.joinpath(*module.split("."))
-        fs = _fs()
-        for candidate in (base.with_suffix(".py"), base / "__init__.py"):
-            if fs.is_file(candidate):
-                return candidate
-        return None
+        """The file ``import module`` loads, or ``None`` (the run's one resolver:
+        :func:`ppo_migrate.project.references.module_file`)."""
+        return module_file(self.root, module, _fs())
 
     def parse(self, path: Path) -> ast.Module | None:
         """The file's ``ast`` (:func:`_parse`), ``None`` when it cannot be read or parsed."""
@@ -293,11 +290,7 @@ class _MappedTree(_DiskTree):
         if not rest:
             candidate = self.root / "__init__.py"
             return candidate if fs.is_file(candidate) else None
-        base = self.root.joinpath(*rest.split("."))
-        for candidate in (base.with_suffix(".py"), base / "__init__.py"):
-            if fs.is_file(candidate):
-                return candidate
-        return None
+        return module_file(self.root, rest, fs)
 
 
 class _ArchiveTree:
