@@ -26,7 +26,7 @@ import ast
 import os
 import re
 import weakref
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, NamedTuple
 
 from ppo_migrate.constants import MAX_SOURCE_CHARS
@@ -804,7 +804,10 @@ def _computed_constants(tree: ast.AST, functions: Iterable[str]) -> Iterator[tup
             yield target.id, module, node.lineno
 
 
-def target_patches(candidates: Iterable[str], paths: Sequence[str], settings: Settings) -> tuple[Patch, ...]:
+def target_patches(
+    candidates: Iterable[str], paths: Sequence[str], settings: Settings,
+    reexports: Mapping[str, str] | None = None,
+) -> tuple[Patch, ...]:
     """Where files of the run replace the runtime function, or a module or alias its calls
     go through, by a form of the table (:func:`replacements`).
 
@@ -815,6 +818,9 @@ def target_patches(candidates: Iterable[str], paths: Sequence[str], settings: Se
             (``launcher.constants_ppo = Fake``) or a target kept in another file's
             constant need not name the function.
         settings: the run's settings (the targets' names).
+        reexports: the project's own re-exports among the targets, name -> target (the
+            run's reference index's: :attr:`ppo_migrate.project.references.References.reexports`);
+            ``None``: none.
 
     Returns:
         The patches, in path and line order: ``Patch("pkg.lib", path, line, ...)`` for a
@@ -833,7 +839,7 @@ def target_patches(candidates: Iterable[str], paths: Sequence[str], settings: Se
         except (OSError, ValueError):
             continue
     targets = tuple(settings.targets)
-    reexports = dict(getattr(settings, "reexports", None) or ())
+    reexports = reexports or {}
     names = through_names(datas.values(), targets)
     # a patch of the function in a module re-exporting it reaches that module's importers
     # (:func:`reaching_patch`), not every module

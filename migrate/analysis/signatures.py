@@ -1299,15 +1299,18 @@ def resolver_for(settings) -> SignatureResolver:
     return resolver
 
 
-def callee_signature(path: str, qualified_names, settings) -> CalleeInEffect:
+def callee_signature(path: str, qualified_names, settings, reexports=None) -> CalleeInEffect:
     """The definition in effect for a target call whose callee may be any of
     ``qualified_names`` (one per binding that reaches the call).
 
     Args:
         path: the calling file's path (``"-"``: standard input).
         qualified_names: iterable of absolute qualified names of the callee (a name of
-            the settings' ``reexports`` is read as the target it re-exports).
+            ``reexports`` is read as the target it re-exports).
         settings: the run's :class:`ppo_migrate.settings_model.Settings`.
+        reexports: the project's own re-exports of the targets, name -> target (the run's
+            reference index's: :attr:`ppo_migrate.project.references.References.reexports`);
+            ``None``: none known.
 
     Returns:
         The first answer that refuses a config (one binding that would raise is
@@ -1316,7 +1319,7 @@ def callee_signature(path: str, qualified_names, settings) -> CalleeInEffect:
     """
     resolver = resolver_for(settings)
     # the project's own re-export (``pkg.get_...``) stands for the target it re-exports
-    reexported = dict(getattr(settings, "reexports", None) or ())
+    reexported = reexports or {}
     answers = [resolver.callee(path, reexported.get(q, q)) for q in qualified_names]
     if not answers:
         return CalleeInEffect(True, "unknown", "", "")

@@ -136,13 +136,23 @@ class References:
         return module_file(root, module)
 
     # -- the run's tables ---------------------------------------------------------------
-    def start_run(self) -> None:
-        """A run begins (:func:`ppo_migrate.runner.run`): its tables are its own. Nothing
-        looked for yet; the callers in other files will be judged (an empty verdict table).
-        The per-file records stay: they are keyed by the file's stamp."""
+    def start_run(self, *, judged: bool = True) -> None:
+        """A run begins (:func:`ppo_migrate.runner.run`): its tables are its own, nothing
+        looked for yet. The per-file records stay: they are keyed by the file's stamp.
+
+        Args:
+            judged: the callers in other files will be judged (a run on files: an empty
+                verdict table); ``False`` (standard input, ``add-noqa``): they are not
+                consulted (``None``, as outside a run).
+        """
         self.reexports = None
         self.target_patches = None
-        self.caller_verdicts = {}
+        self.caller_verdicts = {} if judged else None
+
+    def end_run(self) -> None:
+        """The run ended: no table is set (what runs after it in the same command judges
+        without them)."""
+        self.reexports = self.target_patches = self.caller_verdicts = None
 
     def tables(self) -> tuple | None:
         """What a spawned worker process needs of the index (picklable): ``None`` when no
