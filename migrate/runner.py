@@ -1235,7 +1235,7 @@ def _ctrl_c_recorded() -> Iterator[Callable[[], bool]]:
 
 
 def _worker_init(
-    written_queue=None, lifeline: tuple[int, int] | None = None, snapshot_state=None
+    written_queue=None, lifeline: tuple[int, int] | None = None, snapshot_state=None, tables=None
 ) -> None:
     """Pool workers leave Ctrl-C to the parent, which stops them with SIGTERM.
 
@@ -1248,13 +1248,13 @@ def _worker_init(
             itself when the parent dies (see :func:`_watch_parent`).
         snapshot_state: a spawned worker's copy of the parent's overlay and staging
             (:meth:`ppo_migrate.project.snapshot.Snapshot.worker_state`, pickled; a forked
-            worker inherits the snapshot itself): a preview's worker stages its rewrites;
-            with the tables of the run's reference index
-            (:meth:`ppo_migrate.project.references.References.tables`).
+            worker inherits the snapshot itself): a preview's worker stages its rewrites.
+        tables: a spawned worker's copy of the tables of the run's reference index
+            (:meth:`ppo_migrate.project.references.References.tables`; a forked worker
+            inherits the index).
     """
     global _on_written
-    state, tables = snapshot_state if snapshot_state is not None else (None, None)
-    enter_worker(state)
+    enter_worker(snapshot_state)
     if tables is not None:  # the reference index's tables of the parent's run
         if active() is None:
             enter_worker((False, {}))
@@ -1282,8 +1282,16 @@ def _snapshot_state(context):
     and staging, pickled (:meth:`ppo_migrate.project.snapshot.Snapshot.worker_state`)."""
     if context.get_start_method() == "fork":
         return None
-    snapshot = current()
-    return snapshot.worker_state(), references.of(snapshot).tables()
+    return current().worker_state()
+
+
+def _index_tables(context):
+    """What a worker started by ``context`` must be handed of the run's reference index:
+    nothing when forked (it inherits it), else its tables, pickled
+    (:meth:`ppo_migrate.project.references.References.tables`)."""
+    if context.get_start_method() == "fork":
+        return None
+    return references.of(current()).tables()
 
 
 def _lifeline(context) -> tuple[int, int] | None:
@@ -1413,7 +1421,7 @@ def _feed_pool(
         workers = min(jobs, len(todo))
         executor = ProcessPoolExecutor(
             workers, context, initializer=_worker_init,
-            initargs=(written_queue, lifeline, _snapshot_state(context)),
+            initargs=(written_queue, lifeline, _snapshot_state(context), _index_tables(context)),
         )
         in_flight: dict[Future[FileOutcome], str] = {}
         suspects: list[str] = []
@@ -1457,7 +1465,8 @@ def _run_isolated(
     from concurrent.futures.process import BrokenProcessPool
 
     executor = ProcessPoolExecutor(
-        1, context, initializer=_worker_init, initargs=(None, lifeline, _snapshot_state(context))
+        1, context, initializer=_worker_init,
+        initargs=(None, lifeline, _snapshot_state(context), _index_tables(context)),
     )
     future = executor.submit(_process_star, (path, settings, mode))
     try:
