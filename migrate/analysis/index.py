@@ -5,13 +5,14 @@ project (``class Launcher(TrainerBase)`` whose ``TrainerBase.__init__`` in
 ``pkg/base.py`` sets it). When a base class of the method's class resolves to an
 import (``from .base import TrainerBase``, ``import pkg.base as b; b.TrainerBase``),
 :class:`ClassIndex` finds the module's file the way Python would find it from the
-calling file's package root (``<root>/pkg/base.py`` or ``<root>/pkg/base/__init__.py``),
-parses it with the same core (:class:`ppo_migrate.analysis.check.ModuleAnalysis`, which
-the index is handed: check builds the index, so the index does not import check),
-(the run's one resolver: :func:`ppo_migrate.project.references.module_file`), never
-importing or executing it, and hands back the class definition with the
-analysis that can judge its assignments. Each file is parsed at most once per
-process (the pool's workers each keep their own).
+calling file's package root (``<root>/pkg/base.py`` or ``<root>/pkg/base/__init__.py``:
+the run's one resolver, :func:`ppo_migrate.project.references.module_file`), parses it
+with the same core (:class:`ppo_migrate.analysis.check.ModuleAnalysis`, which the index
+is handed: check builds the index, so the index does not import check), never importing
+or executing it, and hands back the class definition with the analysis that can judge
+its assignments. The analyses are kept by the run's reference index
+(:attr:`ppo_migrate.project.references.References.classes`; outside a run, the process's):
+each file is parsed at most once a run (the pool's workers each keep their own).
 """
 
 from __future__ import annotations
@@ -23,19 +24,16 @@ from typing import TYPE_CHECKING
 
 from ppo_migrate.analysis.module import SourceProblem, parsed_source
 from ppo_migrate.files import UnreadableFile
-from ppo_migrate.project.references import module_file
+from ppo_migrate.project.references import current_references, module_file
 from ppo_migrate.project.snapshot import current
 
 if TYPE_CHECKING:
     from ppo_migrate.analysis.check import ModuleAnalysis
     from ppo_migrate.settings_model import Settings
 
-#: Files held per process (a module analysis is a few hundred kilobytes at most).
-_MAX_FILES = 256
-#: ``(path, st_mtime_ns, st_size, follow_values)``: the analysis a file's settings
-#: judge with (``Settings.follow_values``: the differential test's two judgements of
-#: one tree, in one process, must not share another file's)
-_CACHE: dict[tuple[str, int, int, bool], ModuleAnalysis | None] = {}
+#: The analyses are kept under ``(path, st_mtime_ns, st_size, follow_values)``: the analysis
+#: a file's settings judge with (``Settings.follow_values``: the differential test's two
+#: judgements of one tree, in one process, must not share another file's)
 
 
 class ClassIndex:
@@ -110,8 +108,9 @@ class ClassIndex:
             return None
         follow = getattr(self.settings, "follow_values", True)
         key = (str(path), *stamp, follow)
-        if key in _CACHE:
-            return _CACHE[key]
+        kept = current_references().classes
+        if key in kept:
+            return kept[key]
         result: ModuleAnalysis | None
         try:
             source = current().source(path)  # read and parsed once a run
@@ -124,9 +123,7 @@ class ClassIndex:
         except (UnreadableFile, SourceProblem, UnicodeDecodeError, SyntaxError, LookupError,
                 ValueError, RecursionError):
             result = None
-        if len(_CACHE) >= _MAX_FILES:
-            _CACHE.pop(next(iter(_CACHE)))
-        _CACHE[key] = result
+        current_references().keep_class_module(key, result)
         return result
 
 
@@ -147,10 +144,11 @@ def parsed_here(path: str, stamp: tuple[int, int] | None, text: str):
     Returns:
         The ``ParsedModule``, or ``None``.
     """
-    if stamp is None or not path or path == "-" or not _CACHE:
+    kept = current_references().classes
+    if stamp is None or not path or path == "-" or not kept:
         return None
     where = str(Path(path).absolute())
-    found = _CACHE.get((where, *stamp, True)) or _CACHE.get((where, *stamp, False))
+    found = kept.get((where, *stamp, True)) or kept.get((where, *stamp, False))
     if found is None or found.module.text != text:
         return None
     return found.module

@@ -190,6 +190,14 @@ def _bounded_put(table: dict, key: Hashable, value: Any, most: int) -> None:
 _OUTSIDE = References()
 
 
+def forget_outside() -> None:
+    """Empty the records of the index used outside a run (a test rewriting a file between
+    two analyses in one process must see the new text: the keys hold the stamps, and a
+    file rewritten within the same clock tick keeps them)."""
+    _OUTSIDE.records.clear()
+    _OUTSIDE.classes.clear()
+
+
 def of(snapshot: Snapshot) -> References:
     """``snapshot``'s index, made on the first demand and kept on it
     (:attr:`ppo_migrate.project.snapshot.Snapshot.references`; each making counted in
@@ -209,6 +217,6 @@ def current_references() -> References:
 
 
 __all__ = [
-    "MAX_CLASSES", "MAX_RECORDS", "References", "current_references", "module_file", "of",
+    "MAX_CLASSES", "MAX_RECORDS", "References", "current_references", "forget_outside", "module_file", "of",
     "package_root",
 ]
