@@ -47,9 +47,11 @@ MAX_CLASSES = 256
 
 def module_file(root: str | os.PathLike[str], module: str, fs: FileSystem | None = None) -> Path | None:
     """The file ``import module`` loads from the import root ``root``: ``<root>/a/b.py`` or
-    else ``<root>/a/b/__init__.py`` for ``a.b`` (Python's path finder's order for a source
-    module and a regular package), if it is a file. The one resolver of the project (the
-    class index, the star imports' modules, the install roots of the callee in effect).
+    else ``<root>/a/b/__init__.py`` for ``a.b``, if it is a file. The one resolver of the
+    project (the class index, the star imports' modules, the install roots of the callee in
+    effect, the build and mapped copies of verl). The source module is tried first, as each
+    of the three resolvers it replaced did (Python's path finder prefers the package when a
+    folder holds both, a layout that does not run as its author means either way).
 
     Args:
         root: the import root (the folder holding the top-level package).

@@ -10,10 +10,14 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-
 from ppo_migrate.cli import cli
 from ppo_migrate.project import references
-from ppo_migrate.project.references import References, current_references, module_file, package_root
+from ppo_migrate.project.references import (
+    References,
+    current_references,
+    module_file,
+    package_root,
+)
 from ppo_migrate.project.snapshot import Snapshot, recorded, run_scope
 from ppo_migrate.settings_model import Settings
 
