@@ -930,7 +930,7 @@ def _with_reexports(
     index = references.of(snapshot)
     if mode not in (Mode.CHECK, Mode.APPLY, Mode.DIFF) or index.reexports is not None:
         return settings, False
-    from ppo_migrate.analysis.reexports import STAR_IMPORT, import_words, project_reexports, words_reader
+    from ppo_migrate.analysis.reexports import STAR_IMPORT, import_words, project_reexports
 
     named = list(candidates)
     files = [os.fspath(p) for p in paths]
@@ -972,7 +972,7 @@ def _with_reexports(
                 datas[path] = snapshot.read_bytes(path)
             except (OSError, ValueError):
                 continue
-    found = project_reexports(datas, words_reader(files, datas), settings.targets, imports=imports)
+    found = project_reexports(datas, index.spelling(files, datas), settings.targets, imports=imports)
     index.reexports = dict(sorted(found.items()))
     if not found:
         return settings, False

@@ -26,13 +26,14 @@ it holds is made by the analysis and the runner and handed in; it only keeps it,
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 from ppo_migrate.project.snapshot import active, current
 
 TYPE_CHECKING = False  # ``typing`` is ~3 ms of a plain ``check``'s start: annotations only
 if TYPE_CHECKING:
-    from collections.abc import Hashable
+    from collections.abc import Callable, Hashable, Iterable, Sequence
     from typing import Any
 
     from ppo_migrate.project.filesystem import FileSystem
@@ -168,6 +169,36 @@ class References:
         """Set the tables :meth:`tables` gave in another process (``None``: nothing)."""
         if tables is not None:
             self.reexports, self.target_patches, self.caller_verdicts = tables
+
+    # -- which files name a word ---------------------------------------------------------
+    def spelling(self, paths: Sequence[str], skip: Iterable[str] = ()) -> Callable[[list[bytes]], dict[str, bytes]]:
+        """``read_more(words)``: the files of ``paths`` (but ``skip``) whose bytes spell one
+        of ``words``, with their bytes (each file read once a run, through the snapshot; a
+        file that cannot be read spells nothing). The re-exports' search for the files an
+        alias brings in (``make_env``: :func:`ppo_migrate.analysis.reexports.project_reexports`).
+
+        Args:
+            paths: the files to search, in the order the answer keeps.
+            skip: files left out (those the caller holds already).
+        """
+        read_bytes = current().read_bytes
+        skipped = set(skip)
+
+        def read_more(words: list[bytes]) -> dict[str, bytes]:
+            pattern = re.compile(rb"|".join(re.escape(w) for w in words))
+            out: dict[str, bytes] = {}
+            for path in paths:
+                if path in skipped:
+                    continue
+                try:
+                    data = read_bytes(path)
+                except (OSError, ValueError):
+                    continue
+                if pattern.search(data):
+                    out[path] = data
+            return out
+
+        return read_more
 
     # -- per-file records ---------------------------------------------------------------
     def keep_record(self, key: Hashable, record: Any) -> None:

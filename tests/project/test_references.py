@@ -99,6 +99,21 @@ def test_outside_a_run_one_index_of_the_process_holds_records_and_no_table() -> 
         assert current_references() is inside and snapshot.reference_builds == 1
 
 
+def test_the_files_spelling_a_word_are_read_once_a_run(tmp_path: Path) -> None:
+    _write(tmp_path, {"a.py": "make_env = f\n", "b.py": "x = 1\n", "c.py": "from m import make_env, other\n"})
+    paths = [str(tmp_path / n) for n in ("a.py", "b.py", "c.py", "gone.py")]
+    with run_scope() as snapshot:
+        read_more = snapshot_index(snapshot).spelling(paths, skip=[paths[0]])
+        assert read_more([b"make_env"]) == {paths[2]: b"from m import make_env, other\n"}
+        assert read_more([b"x =", b"other"]) == {paths[1]: b"x = 1\n", paths[2]: b"from m import make_env, other\n"}
+        assert [snapshot.counts_of(p).reads for p in paths[1:3]] == [1, 1]
+        assert snapshot.counts_of(paths[0]).reads == 0  # skipped: never read
+
+
+def snapshot_index(snapshot: Snapshot) -> References:
+    return references.of(snapshot)
+
+
 def test_settings_carry_no_table_of_the_run() -> None:
     assert not {"caller_verdicts", "target_patches", "reexports"} & set(Settings.FIELDS)
 
@@ -154,10 +169,11 @@ def test_the_index_is_made_once_a_run_and_holds_its_tables(
 
 
 # ------------------------------------------------------------------ the guard
-#: Functions that resolve a module name to its file: only the index defines them. The
+#: Functions that resolve a module name to its file, or search the run's files for a word
+#: (``reexports.words_reader`` was one): only the index defines them. The
 #: install-root trees of the callee in effect keep a method of that name that asks the
 #: index (``_ArchiveTree``'s finds a zip archive's members, no file).
-RESOLVERS = {"module_file", "_module_file", "package_root"}
+RESOLVERS = {"module_file", "_module_file", "package_root", "words_reader"}
 DELEGATES = {
     ("analysis/signatures.py", "_DiskTree.module_file"),
     ("analysis/signatures.py", "_MappedTree.module_file"),
