@@ -574,9 +574,11 @@ def run(
     """
     with _ctrl_c_recorded() as stop_requested, run_scope(), _run_tables(mode):
         _decide_root(given if given is not None else paths)
-        return _run(
+        result = _run(
             paths, settings, mode, jobs, progress, on_outcome, stop_requested, force_pool, given
         )
+        references.of(current()).file_records(result.indexes)  # the caller phase's, after
+        return result
 
 
 @contextlib.contextmanager
@@ -641,7 +643,9 @@ def run_scouted(
         assert mode is Mode.CHECK, mode  # a scout's run writes nothing
         with _ctrl_c_recorded() as stop_requested, run_scope(), _run_tables(mode):
             _decide_root(given if given is not None else ["."])
-            return _run_with_scout(scout, settings, mode, jobs, progress, stop_requested, given)
+            files, result = _run_with_scout(scout, settings, mode, jobs, progress, stop_requested, given)
+            references.of(current()).file_records(result.indexes)  # the caller phase's, after
+            return files, result
     finally:
         scout.kill()
 

@@ -695,11 +695,12 @@ _MISSING = object()
 
 def _indexer(settings: Settings, given: Mapping[str, FileIndex] | None):
     """``index_of(path)``: the per-file phase's record of ``path`` while the file is
-    unchanged, else a record built here from one parse, kept by the run's reference index
-    (:attr:`ppo_migrate.project.references.References.records`; outside a run, the
-    process's); ``None`` when the file cannot be read or parsed now."""
-    given = given or {}
+    unchanged (``given``, else those the run's reference index holds:
+    :attr:`ppo_migrate.project.references.References.per_file`), else a record built here
+    from one parse, kept by the index (:attr:`~ppo_migrate.project.references.References.records`;
+    outside a run, the process's); ``None`` when the file cannot be read or parsed now."""
     index = current_references()
+    given = given if given is not None else index.per_file
 
     def index_of(path: str, callees: set[str] | None = None) -> FileIndex | None:
         """``callees``: the sites' configs needed (``None``: all); a record kept from an
@@ -861,6 +862,8 @@ def plan(
         depth: how many levels of callers may be threaded (default 3).
         indexes: display path -> :class:`FileIndex` from the per-file phase; a file
             with an up-to-date record is not parsed here (the others are, once).
+            ``None``: those the run's reference index holds (the runner files them there:
+            :meth:`ppo_migrate.project.references.References.file_records`).
 
     Returns:
         ``(plan, entries)`` where ``entries`` maps each PPO002's (path, line,

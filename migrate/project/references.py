@@ -33,7 +33,7 @@ from ppo_migrate.project.snapshot import active, current
 
 TYPE_CHECKING = False  # ``typing`` is ~3 ms of a plain ``check``'s start: annotations only
 if TYPE_CHECKING:
-    from collections.abc import Callable, Hashable, Iterable, Sequence
+    from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
     from typing import Any
 
     from ppo_migrate.project.filesystem import FileSystem
@@ -116,6 +116,11 @@ class References:
             other files are not consulted (outside a run: standard input, the codemod
             command, the Fixit rule), empty while the run has not judged them yet (so
             ``apply`` holds back a file whose safe fixes rest on one).
+        per_file: the per-file phase's records, display path ->
+            :class:`ppo_migrate.analysis.callers.FileIndex` (made from the analysis's own
+            parse, in the process that analysed the file, and filed here by the runner as
+            each run ends: :meth:`file_records`); the caller phase uses one while the
+            file's stamp is the record's, so no file the run analysed is parsed again.
         records: the caller phase's records of the files it indexes itself, by
             ``(path, stamp, targets, config names, unsafe fixes)``
             (:class:`ppo_migrate.analysis.callers.FileIndex`, or ``None`` for a file that
@@ -125,12 +130,13 @@ class References:
             at most :data:`MAX_CLASSES`.
     """
 
-    __slots__ = ("caller_verdicts", "classes", "records", "reexports", "target_patches")
+    __slots__ = ("caller_verdicts", "classes", "per_file", "records", "reexports", "target_patches")
 
     def __init__(self) -> None:
         self.reexports: dict[str, str] | None = None
         self.target_patches: tuple | None = None
         self.caller_verdicts: dict | None = None
+        self.per_file: dict[str, Any] = {}
         self.records: dict[Hashable, Any] = {}
         self.classes: dict[Hashable, Any] = {}
 
@@ -201,6 +207,12 @@ class References:
         return read_more
 
     # -- per-file records ---------------------------------------------------------------
+    def file_records(self, records: Mapping[str, Any]) -> None:
+        """File the per-file phase's ``records`` (display path -> ``FileIndex``) of a run:
+        a later run's record of a path replaces an earlier one (``--thread-config``'s
+        re-check of the files it threaded)."""
+        self.per_file.update(records)
+
     def keep_record(self, key: Hashable, record: Any) -> None:
         """Keep the caller phase's ``record`` under ``key`` (see :attr:`records`)."""
         _bounded_put(self.records, key, record, MAX_RECORDS)

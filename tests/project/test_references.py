@@ -242,6 +242,10 @@ def test_no_module_but_the_index_resolves_modules_or_builds_cross_file_tables() 
                 or (isinstance(n.func, ast.Name) and n.func.id == "Settings")
             ):
                 tables += [f"{name}:{n.lineno} {k.arg}=" for k in n.keywords if k.arg in TABLES]
+            if isinstance(n, ast.Call) and any(k.arg == "indexes" for k in n.keywords):
+                # the per-file phase's records handed around by hand: the run files them
+                # on its index, where the caller phase finds them
+                tables.append(f"{name}:{n.lineno} passes indexes=")
         if name.startswith("analysis/"):
             # a process-wide table of other files' records (the caller phase's, the class
             # index's) kept by a module of the analysis: the index keeps them
@@ -297,3 +301,40 @@ def test_a_spawned_worker_judges_with_the_runs_tables() -> None:
         assert pool.submit(_tables_here).result(120) == tables
     with ProcessPoolExecutor(1, context, initializer=runner._worker_init, initargs=(None, None, None, None)) as pool:
         assert pool.submit(_tables_here).result(120) is None  # outside a run: no table
+
+
+LAUNCH = (
+    "from verl.trainer.constants_ppo import get_ppo_ray_runtime_env\n\n\n"
+    "def start():\n    return get_ppo_ray_runtime_env()\n"
+)
+MAIN = "from app.launch import start\n\n\ndef main(config):\n    return start()\n"
+
+
+def test_the_caller_phase_reads_the_runs_records_from_the_index(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The per-file phase's record of ``app/launch.py`` (a PPO002 entry point) is filed on the
+    run's index; the caller phase finds it there and parses only the caller ``app/main.py``
+    (the record of a file never naming the function is its own: no per-file phase made it)."""
+    from ppo_migrate.analysis import callers
+
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    _write(repo, {"requirements.txt": "verl>=0.9\n", "app/__init__.py": "", "app/launch.py": LAUNCH,
+                  "app/main.py": MAIN})
+    parsed: list[str] = []
+    real = callers._analysis
+
+    def counted(path, *args):
+        parsed.append(Path(path).name)
+        return real(path, *args)
+
+    monkeypatch.setattr(callers, "_analysis", counted)
+    monkeypatch.chdir(repo)
+    with recorded() as made:
+        result = CliRunner().invoke(cli, ["check", "--no-progress", "--jobs", "1", "--output-format", "concise", "app"])
+    assert result.exit_code == 1, result.output
+    assert "app/launch.py:5:12: PPO002" in result.output and "app/main.py:5" in result.output
+    per_file = made[0].references.per_file
+    assert sorted(per_file) == ["app/launch.py"] and per_file["app/launch.py"].stamp is not None
+    assert parsed == ["main.py"]
