@@ -8,9 +8,9 @@ LibCST, imported only then), then the hints (:func:`ppo_migrate.analysis.callers
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 
-from ppo_migrate.analysis.callers import DEFAULT_DEPTH, FileIndex, hint, plan
+from ppo_migrate.analysis.callers import DEFAULT_DEPTH, hint, plan
 from ppo_migrate.diagnostics import Diagnostic
 from ppo_migrate.settings_model import Settings
 
@@ -23,7 +23,6 @@ def follow_callers(
     apply: bool,
     depth: int = DEFAULT_DEPTH,
     threading: bool | None = None,
-    indexes: Mapping[str, FileIndex] | None = None,
 ) -> tuple[list[Diagnostic], list[str], list[Diagnostic]]:
     """Add caller hints to PPO002 diagnostics and, with ``apply``, thread the config.
 
@@ -34,8 +33,6 @@ def follow_callers(
         apply: thread the config (``apply --thread-config``).
         depth: bound on the call chain (default 3).
         threading: word the hints for a ``--thread-config`` run (default: ``apply``).
-        indexes: the per-file phase's :class:`FileIndex` records by display path
-            (:attr:`ppo_migrate.runner.RunResult.indexes`), so that no file is parsed twice.
 
     Returns:
         ``(diagnostics, changed_paths, problems)``: the diagnostics with hints
@@ -44,7 +41,10 @@ def follow_callers(
     """
     if not any(d.code == "PPO002" and d.scope != "<module>" for d in diagnostics):
         return list(diagnostics), [], []
-    the_plan, entries = plan(files, diagnostics, settings, depth=depth, indexes=indexes)
+    # the per-file phase's records, so that no file is parsed twice: those the run's
+    # reference index holds (the runner files them there after each run:
+    # :attr:`ppo_migrate.project.references.References.per_file`)
+    the_plan, entries = plan(files, diagnostics, settings, depth=depth)
     changed: list[str] = []
     problems: list[Diagnostic] = []
     if apply:

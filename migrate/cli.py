@@ -379,7 +379,6 @@ def apply(
             )
             found, threaded, threaded_fixes = _follow_callers(
                 files, found, settings, thread_config, thread_depth, report_to_stderr, diff,
-                result.indexes,
             )
             return result.outcomes, found, threaded, threaded_fixes
 
@@ -467,11 +466,13 @@ def apply(
         sys.exit(EXIT_FINDINGS)
 
 
-def _follow_callers(files, diagnostics, settings, thread_config, depth, to_stderr, diff, indexes=None):
+def _follow_callers(files, diagnostics, settings, thread_config, depth, to_stderr, diff):
     """Caller hints for PPO002 and, with ``--thread-config``, the threading itself.
 
-    ``indexes`` are the per-file phase's :class:`ppo_migrate.analysis.callers.FileIndex` records by
-    path (a record is used only while its file is unchanged on disk).
+    The per-file phase's :class:`ppo_migrate.analysis.callers.FileIndex` records are those
+    the runs filed on the command's reference index
+    (:attr:`ppo_migrate.project.references.References.per_file`; a record is used only while
+    its file is unchanged): the re-check of the threaded files files its own over them.
 
     Returns:
         ``(diagnostics, threaded, threaded_fixes)``: the findings (hints added, those of
@@ -488,7 +489,7 @@ def _follow_callers(files, diagnostics, settings, thread_config, depth, to_stder
     from ppo_migrate.caller_phase import follow_callers
 
     diagnostics, threaded, problems = follow_callers(
-        files, diagnostics, settings, apply=thread_config, depth=depth, indexes=indexes
+        files, diagnostics, settings, apply=thread_config, depth=depth
     )
     if threaded:
         for p in threaded:
@@ -500,10 +501,8 @@ def _follow_callers(files, diagnostics, settings, thread_config, depth, to_stder
         before.subtract(d.path for d in refreshed.diagnostics if d.code == "PPO002")
         threaded_fixes = {p: n for p, n in before.items() if n > 0}
         diagnostics = [d for d in diagnostics if d.path not in done] + refreshed.diagnostics
-        indexes = {**(indexes or {}), **refreshed.indexes}
         diagnostics, _, _ = follow_callers(
             files, diagnostics, settings, apply=False, depth=depth, threading=True,
-            indexes=indexes,
         )
     else:
         threaded_fixes = {}

@@ -217,9 +217,8 @@ def check(paths: tuple[str, ...], settings, options: CheckOptions) -> None:
         if not options.add_noqa and has_entry_points(diagnostics):
             from ppo_migrate.caller_phase import follow_callers
 
-            diagnostics, _, _ = follow_callers(
-                files, diagnostics, settings, apply=False, indexes=result.indexes
-            )
+            # the per-file phase's records: the run filed them on its reference index
+            diagnostics, _, _ = follow_callers(files, diagnostics, settings, apply=False)
         if options.add_noqa:
             added = sum(o.noqa_added for o in result.outcomes)
             left = sum(1 for d in diagnostics if not d.informational)

@@ -46,6 +46,7 @@ from ppo_migrate.prefilter import (  # noqa: F401 - prefilter, is_candidate: thi
     read_bytes as _read_bytes,
     spells_otherwise,
 )
+from ppo_migrate.project import references
 from ppo_migrate.project.snapshot import SourceFile as SnapshotFile
 from ppo_migrate.project.snapshot import active, current, enter_worker, run_scope
 from ppo_migrate.settings_model import Settings
@@ -571,13 +572,30 @@ def run(
     (``FileOutcome.pending``) and process it once more with the verdicts, so each file
     is still written at most once.
     """
-    if mode in (Mode.CHECK, Mode.APPLY, Mode.DIFF) and settings.caller_verdicts is None:
-        settings = settings.replace(caller_verdicts=())
-    with _ctrl_c_recorded() as stop_requested, run_scope():
+    with _ctrl_c_recorded() as stop_requested, run_scope(), _run_tables(mode):
         _decide_root(given if given is not None else paths)
-        return _run(
+        result = _run(
             paths, settings, mode, jobs, progress, on_outcome, stop_requested, force_pool, given
         )
+        references.of(current()).file_records(result.indexes)  # the caller phase's, after
+        return result
+
+
+@contextlib.contextmanager
+def _run_tables(mode: Mode) -> Iterator[None]:
+    """The reference index's tables are this run's while the block runs
+    (:meth:`ppo_migrate.project.references.References.start_run`): for a run on files (check,
+    apply, diff), nothing looked for yet and the callers in other files to be judged; for
+    the others (standard input, ``add-noqa``), no table, as outside a run. Cleared when the
+    run ends (:meth:`~ppo_migrate.project.references.References.end_run`): what the command
+    does after it (the caller phase, ``--thread-config``'s re-checks) judged without them
+    when they were settings of the run, and still does."""
+    index = references.of(current())
+    index.start_run(judged=mode in (Mode.CHECK, Mode.APPLY, Mode.DIFF))
+    try:
+        yield
+    finally:
+        index.end_run()
 
 
 def _decide_root(paths: Sequence[str]) -> None:
@@ -623,11 +641,11 @@ def run_scouted(
     """
     try:
         assert mode is Mode.CHECK, mode  # a scout's run writes nothing
-        if settings.caller_verdicts is None:
-            settings = settings.replace(caller_verdicts=())
-        with _ctrl_c_recorded() as stop_requested, run_scope():
+        with _ctrl_c_recorded() as stop_requested, run_scope(), _run_tables(mode):
             _decide_root(given if given is not None else ["."])
-            return _run_with_scout(scout, settings, mode, jobs, progress, stop_requested, given)
+            files, result = _run_with_scout(scout, settings, mode, jobs, progress, stop_requested, given)
+            references.of(current()).file_records(result.indexes)  # the caller phase's, after
+            return files, result
     finally:
         scout.kill()
 
@@ -824,7 +842,7 @@ def _run(
     if more:  # an alias brought a new name (``make_env``): its callers are candidates too
         candidates, sizes = _snapshot_prefilter([os.fspath(p) for p in paths], settings)
     reaching = _reaching(candidates, others, settings)
-    settings = _with_target_patches(settings, mode, candidates, paths, reaching)
+    _with_target_patches(settings, mode, candidates, paths, reaching)
     result = RunResult()
     jobs = jobs or default_jobs()
     # files replaced whose outcome has not come back yet (a Ctrl-C right after the
@@ -892,7 +910,8 @@ def _repository(paths, settings: Settings, mode: Mode, given=None) -> list[str]:
     look out (standard input, ``add-noqa``)."""
     if mode not in (Mode.CHECK, Mode.APPLY, Mode.DIFF):
         return []
-    if settings.reexports is not None and settings.target_patches is not None:
+    index = references.of(current())
+    if index.reexports is not None and index.target_patches is not None:
         return []
     from ppo_migrate.project.repository import repository_files
 
@@ -902,19 +921,21 @@ def _repository(paths, settings: Settings, mode: Mode, given=None) -> list[str]:
 def _with_reexports(
     settings: Settings, mode: Mode, candidates, paths, others: Sequence[str] = ()
 ) -> tuple[Settings, bool]:
-    """``settings`` with the project's own re-exports of the targets added to them
-    (:func:`ppo_migrate.analysis.reexports.project_reexports`: ``pkg/__init__.py``
+    """``settings`` with the project's own re-exports of the targets added to them, kept
+    on the run's reference index (:attr:`ppo_migrate.project.references.References.reexports`;
+    :func:`ppo_migrate.analysis.reexports.project_reexports`: ``pkg/__init__.py``
     re-exporting the function, ``make_env = get_ppo_ray_runtime_env`` imported elsewhere;
     issue 26, family 6), and whether they bring a new last name (then the candidates are
     looked for again). Only for a run on files, as :func:`_with_target_patches`; the
     re-exporting module may be one of ``others`` (the repository's other files:
     :func:`_repository`) that names a target and that the run's files may import
     (:func:`ppo_migrate.analysis.reexports.spelled_modules`)."""
-    if mode not in (Mode.CHECK, Mode.APPLY, Mode.DIFF) or settings.reexports is not None:
-        return settings, False
-    from ppo_migrate.analysis.reexports import STAR_IMPORT, import_words, project_reexports, words_reader
-
     snapshot = current()
+    index = references.of(snapshot)
+    if mode not in (Mode.CHECK, Mode.APPLY, Mode.DIFF) or index.reexports is not None:
+        return settings, False
+    from ppo_migrate.analysis.reexports import STAR_IMPORT, import_words, project_reexports
+
     named = list(candidates)
     files = [os.fspath(p) for p in paths]
     # a re-export ends in a file that names a target: with none beyond the run's files
@@ -955,12 +976,13 @@ def _with_reexports(
                 datas[path] = snapshot.read_bytes(path)
             except (OSError, ValueError):
                 continue
-    found = project_reexports(datas, words_reader(files, datas), settings.targets, imports=imports)
+    found = project_reexports(datas, index.spelling(files, datas), settings.targets, imports=imports)
+    index.reexports = dict(sorted(found.items()))
     if not found:
-        return settings.replace(reexports=()), False
+        return settings, False
     names = settings.target_names
     added = tuple(n for n in sorted(found) if n not in settings.targets)
-    extended = settings.replace(targets=(*settings.targets, *added), reexports=tuple(sorted(found.items())))
+    extended = settings.replace(targets=(*settings.targets, *added))
     return extended, bool(extended.target_names - names)
 
 
@@ -990,13 +1012,14 @@ def _reexport_redo(
     project re-exports nothing."""
     candidates = [*analysed, *pending]
     settings, _ = _with_reexports(settings, mode, candidates, files, others)
-    if not settings.reexports:
-        return settings, []
     snapshot = current()
+    found = references.of(snapshot).reexports
+    if not found:
+        return settings, []
     again, _ = _snapshot_prefilter(list(files), settings)
     before = set(candidates)
     # a file may reach a re-export only by naming its module (or relatively: ``from .``)
-    words = {name.rsplit(".", 1)[0].rsplit(".", 1)[-1].encode() for name, _ in settings.reexports}
+    words = {name.rsplit(".", 1)[0].rsplit(".", 1)[-1].encode() for name in found}
     words.add(b"from .")
     redo = []
     for path in again:
@@ -1033,20 +1056,21 @@ def _reanalyse_for_reexports(
 
 def _with_target_patches(
     settings: Settings, mode: Mode, candidates, paths, reaching: Sequence[str] = ()
-) -> Settings:
-    """``settings`` with where the repository's files replace the runtime function
-    (:func:`ppo_migrate.analysis.patches.target_patches`), found before any file is
+) -> None:
+    """Where the repository's files replace the runtime function
+    (:func:`ppo_migrate.analysis.patches.target_patches`), kept on the run's reference index
+    (:attr:`ppo_migrate.project.references.References.target_patches`), found before any file is
     analysed, so that a fix they reach is unsafe from the start (``apply`` writes a file
     as soon as it is done). Only for a run on files (not standard input, the codemod
     command, the Fixit rule). ``reaching``: the repository's other files that may reach
     the candidates' calls (:func:`_reaching`)."""
-    if mode not in (Mode.CHECK, Mode.APPLY, Mode.DIFF) or settings.target_patches is not None:
-        return settings
+    index = references.of(current())
+    if mode not in (Mode.CHECK, Mode.APPLY, Mode.DIFF) or index.target_patches is not None:
+        return
     candidates, files = _with_reaching(candidates, [os.fspath(p) for p in paths], settings, reaching)
     from ppo_migrate.analysis.patches import target_patches
 
-    found = target_patches(candidates, files, settings)
-    return settings.replace(target_patches=found)
+    index.target_patches = target_patches(candidates, files, settings, index.reexports)
 
 
 def _reaching(candidates: Sequence[str], others: Sequence[str], settings: Settings) -> list[str]:
@@ -1085,7 +1109,8 @@ def _apply_target_patches(
     made them: each safe fix that another file's replacement of the runtime function may
     reach is unsafe, the reason added to its message, as
     :meth:`ppo_migrate.analysis.check.ModuleAnalysis` words it."""
-    if settings.target_patches is not None or not any(
+    index = references.of(current())
+    if index.target_patches is not None or not any(
         d.fix is not None and d.fix.applicability == "safe" for o in outcomes for d in o.diagnostics
     ):
         return
@@ -1094,7 +1119,7 @@ def _apply_target_patches(
     candidates, everything = _with_reaching(
         [o.path for o in outcomes], [os.fspath(f) for f in files], settings, reaching
     )
-    patches = target_patches(candidates, everything, settings)
+    patches = target_patches(candidates, everything, settings, index.reexports)
     if not patches:
         return
     for i, outcome in enumerate(outcomes):
@@ -1140,11 +1165,11 @@ def _judge_across_files(
     if not origins:
         return
     verdicts = judge_callers(origins, [os.fspath(p) for p in paths], settings)
-    judged = settings.replace(caller_verdicts=tuple(verdicts.items()))
+    references.of(current()).caller_verdicts = dict(verdicts)  # a file processed again reads them
     for i, outcome in enumerate(outcomes):
         if outcome.pending:
             check_stop()
-            outcomes[i] = _finish(outcome, verdicts, judged, mode)
+            outcomes[i] = _finish(outcome, verdicts, settings, mode)
             if on_outcome is not None:
                 on_outcome(outcomes[i])
         elif any(d.fix is not None and d.fix.origins for d in outcome.diagnostics):
@@ -1156,7 +1181,8 @@ def _judge_across_files(
 def _finish(outcome: FileOutcome, verdicts: dict, judged: Settings, mode: Mode) -> FileOutcome:
     """A held-back file once its callers in other files are judged: the rewrite made in
     the per-file phase when no verdict argues against its fixes (nothing parsed again),
-    else the file processed once more with the verdicts (those fixes then unsafe)."""
+    else the file processed once more with the verdicts (those fixes then unsafe: the
+    run's reference index holds the verdicts, ``judged`` are the run's settings)."""
     kept = all(verdicts.get(o) is None for o in outcome.origins)
     if kept and mode is Mode.DIFF:
         return outcome._replace(pending=False, origins=())
@@ -1213,7 +1239,7 @@ def _ctrl_c_recorded() -> Iterator[Callable[[], bool]]:
 
 
 def _worker_init(
-    written_queue=None, lifeline: tuple[int, int] | None = None, snapshot_state=None
+    written_queue=None, lifeline: tuple[int, int] | None = None, snapshot_state=None, tables=None
 ) -> None:
     """Pool workers leave Ctrl-C to the parent, which stops them with SIGTERM.
 
@@ -1227,9 +1253,16 @@ def _worker_init(
         snapshot_state: a spawned worker's copy of the parent's overlay and staging
             (:meth:`ppo_migrate.project.snapshot.Snapshot.worker_state`, pickled; a forked
             worker inherits the snapshot itself): a preview's worker stages its rewrites.
+        tables: a spawned worker's copy of the tables of the run's reference index
+            (:meth:`ppo_migrate.project.references.References.tables`; a forked worker
+            inherits the index).
     """
     global _on_written
     enter_worker(snapshot_state)
+    if tables is not None:  # the reference index's tables of the parent's run
+        if active() is None:
+            enter_worker((False, {}))
+        references.of(current()).take_tables(tables)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     snapshot = active()  # the parent's, as it was at the fork: this worker's own copy
     if snapshot is not None:
@@ -1254,6 +1287,15 @@ def _snapshot_state(context):
     if context.get_start_method() == "fork":
         return None
     return current().worker_state()
+
+
+def _index_tables(context):
+    """What a worker started by ``context`` must be handed of the run's reference index:
+    nothing when forked (it inherits it), else its tables, pickled
+    (:meth:`ppo_migrate.project.references.References.tables`)."""
+    if context.get_start_method() == "fork":
+        return None
+    return references.of(current()).tables()
 
 
 def _lifeline(context) -> tuple[int, int] | None:
@@ -1383,7 +1425,7 @@ def _feed_pool(
         workers = min(jobs, len(todo))
         executor = ProcessPoolExecutor(
             workers, context, initializer=_worker_init,
-            initargs=(written_queue, lifeline, _snapshot_state(context)),
+            initargs=(written_queue, lifeline, _snapshot_state(context), _index_tables(context)),
         )
         in_flight: dict[Future[FileOutcome], str] = {}
         suspects: list[str] = []
@@ -1427,7 +1469,8 @@ def _run_isolated(
     from concurrent.futures.process import BrokenProcessPool
 
     executor = ProcessPoolExecutor(
-        1, context, initializer=_worker_init, initargs=(None, lifeline, _snapshot_state(context))
+        1, context, initializer=_worker_init,
+        initargs=(None, lifeline, _snapshot_state(context), _index_tables(context)),
     )
     future = executor.submit(_process_star, (path, settings, mode))
     try:

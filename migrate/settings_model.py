@@ -111,19 +111,6 @@ class Settings:
             beats the ``verl-version`` of every ``[tool.ppo-migrate]`` table (without
             it each file takes its nearest table's, as ruff's settings are per file).
         show_notices: list notices (PPO005) in concise output too; command line only.
-        caller_verdicts: set by :func:`ppo_migrate.runner.run`, never by the user:
-            ``None`` when the run's other files are not consulted (standard input, the
-            codemod command, the Fixit rule); else ``(origin, reason)`` pairs, what the
-            other files' callers say of the parameters safe fixes rest on
-            (:func:`ppo_migrate.analysis.cross_file.judge_callers`; empty: nothing judged
-            yet, so ``apply`` holds back a file whose safe fixes rest on one).
-        target_patches: set by :func:`ppo_migrate.runner.run`, never by the user: where the
-            run's files replace the runtime function (a test's fake:
-            :func:`ppo_migrate.analysis.patches.target_patches`); ``None``: not looked for.
-        reexports: set by :func:`ppo_migrate.runner.run`, never by the user: the project's
-            own re-exports of the targets, added to ``targets``, as ``(name, target)``
-            pairs (``("pkg.get_ppo_ray_runtime_env", "verl.trainer.constants_ppo.get_...")``:
-            :func:`ppo_migrate.analysis.reexports.project_reexports`); ``None``: not looked for.
         follow_values: never set by the user (no key, no option): ``False`` judges each
             config candidate as before issue 27, by its name, without the evidence of its
             value issue 27 added (:class:`ppo_migrate.analysis.configs.ConfigFinder`'s
@@ -155,9 +142,6 @@ class Settings:
         "verl_version": None,
         "verl_version_from_cli": False,
         "show_notices": False,
-        "caller_verdicts": None,
-        "target_patches": None,
-        "reexports": None,
         "follow_values": True,
     }
     __slots__ = tuple(FIELDS)
@@ -179,9 +163,6 @@ class Settings:
     verl_version: str | None
     verl_version_from_cli: bool
     show_notices: bool
-    caller_verdicts: tuple | None
-    target_patches: tuple | None
-    reexports: tuple | None
     follow_values: bool
 
     def __init__(self, **values: Any) -> None:

@@ -155,11 +155,11 @@ def _children() -> set[int]:
 def _fresh_caches() -> None:
     """Empty the caches a new process would start without (keyed by path and time stamp, or
     by project root: a test rewriting a file or a setting between two runs must see it)."""
-    from ppo_migrate.analysis import index, signatures, versions
+    from ppo_migrate.analysis import signatures, versions
     from ppo_migrate.edits import import_sections
-    from ppo_migrate.project import import_roots, tree
+    from ppo_migrate.project import import_roots, references, tree
 
-    index._CACHE.clear()
+    references.forget_outside()  # the class index's and caller phase's records outside a run
     import_sections._cached.cache_clear()
     signatures._RESOLVERS.clear()  # the callee in effect, per directory of a run
     versions._FOLDERS.clear()  # the folders holding dependency files, per project

@@ -468,12 +468,15 @@ def test_settings_behave_as_the_frozen_dataclass_they_were(proj: Path) -> None:
         "targets", "config_names", "keyword", "exclude", "extend_exclude", "respect_gitignore",
         "force_exclude", "output_format", "select", "ignore", "project_root", "show_shims",
         "use_ppo_runtime", "unsafe_fixes", "verl_version", "verl_version_from_cli",
-        "show_notices", "caller_verdicts", "target_patches", "reexports", "follow_values",
+        "show_notices", "follow_values",
     ]
     assert repr(Settings()).startswith("Settings(targets=('verl.trainer.constants_ppo.")
-    assert "caller_verdicts=None, target_patches=None, reexports=None, follow_values=True)" in repr(
-        Settings()
-    )
+    # what a run finds (re-exports, replacements, callers' verdicts) is the run's reference
+    # index's, no setting (issue 26, step 5)
+    assert "show_notices=False, follow_values=True)" in repr(Settings())
+    for found in ("caller_verdicts", "target_patches", "reexports"):
+        with pytest.raises(TypeError, match=found):
+            Settings(**{found: ()})
     assert Settings().output_format == "full" and Settings().respect_gitignore is True
 
 

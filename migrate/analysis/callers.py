@@ -39,6 +39,7 @@ from ppo_migrate.constants import CONFIG_PARAMETER
 from ppo_migrate.diagnostics import UNSURE_CALLEE_KINDS, Diagnostic, Related, qualname
 from ppo_migrate.files import utf8_source
 from ppo_migrate.prefilter import is_candidate, spells_otherwise
+from ppo_migrate.project.references import current_references
 from ppo_migrate.project.snapshot import current
 from ppo_migrate.targets import (
     module_name,
@@ -130,7 +131,8 @@ class _Index:
 
 def _analysis(path: str, settings: Settings, package: tuple[str, ...], factory):
     """The core's analysis of ``path``, parsed now. Not kept: the caller phase keeps the
-    small index record built from it (:data:`_INDEXES`), so a file is still parsed once
+    small index record built from it (the run's reference index keeps it:
+    :attr:`ppo_migrate.project.references.References.records`), so a file is still parsed once
     however many levels of callers are followed, and no tree outlives its record.
 
     The file is read and parsed through the run's snapshot (:mod:`ppo_migrate.project.snapshot`):
@@ -688,18 +690,17 @@ def _entry_functions(diagnostics: Iterable[Diagnostic], index_of, index: _Index)
     return result
 
 
-#: Records of files the caller phase had to index itself (those the per-file phase never
-#: parsed: they do not name a target), kept per process (small: no tree is kept).
-_INDEXES: dict[tuple, FileIndex | None] = {}
 _MISSING = object()
-_MAX_INDEXES = 4096
 
 
 def _indexer(settings: Settings, given: Mapping[str, FileIndex] | None):
     """``index_of(path)``: the per-file phase's record of ``path`` while the file is
-    unchanged, else a record built here from one parse (cached per process);
-    ``None`` when the file cannot be read or parsed now."""
-    given = given or {}
+    unchanged (``given``, else those the run's reference index holds:
+    :attr:`ppo_migrate.project.references.References.per_file`), else a record built here
+    from one parse, kept by the index (:attr:`~ppo_migrate.project.references.References.records`;
+    outside a run, the process's); ``None`` when the file cannot be read or parsed now."""
+    index = current_references()
+    given = given if given is not None else index.per_file
 
     def index_of(path: str, callees: set[str] | None = None) -> FileIndex | None:
         """``callees``: the sites' configs needed (``None``: all); a record kept from an
@@ -710,7 +711,7 @@ def _indexer(settings: Settings, given: Mapping[str, FileIndex] | None):
             return record
         key = (path, stamp, settings.targets, settings.config_names,
                bool(getattr(settings, "unsafe_fixes", False)))
-        kept = _INDEXES.get(key, _MISSING)
+        kept = index.records.get(key, _MISSING)
         if kept is not _MISSING and (
             kept is None or kept.decided is None
             or (callees is not None and callees <= kept.decided)
@@ -724,9 +725,7 @@ def _indexer(settings: Settings, given: Mapping[str, FileIndex] | None):
             built: FileIndex | None = index_file(analysis, path, settings, stamp, decide)
         except Exception:  # unreadable or unparsable: reported by the main pass already
             built = None
-        if len(_INDEXES) >= _MAX_INDEXES:
-            _INDEXES.pop(next(iter(_INDEXES)))
-        _INDEXES[key] = built
+        index.keep_record(key, built)
         return built
 
     return index_of
@@ -863,6 +862,8 @@ def plan(
         depth: how many levels of callers may be threaded (default 3).
         indexes: display path -> :class:`FileIndex` from the per-file phase; a file
             with an up-to-date record is not parsed here (the others are, once).
+            ``None``: those the run's reference index holds (the runner files them there:
+            :meth:`ppo_migrate.project.references.References.file_records`).
 
     Returns:
         ``(plan, entries)`` where ``entries`` maps each PPO002's (path, line,

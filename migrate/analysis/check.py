@@ -24,7 +24,7 @@ import ast
 from typing import TYPE_CHECKING
 
 from ppo_migrate.analysis.configs import ConfigFinder
-from ppo_migrate.analysis.index import ClassIndex, package_root
+from ppo_migrate.analysis.index import ClassIndex
 from ppo_migrate.analysis.module import (
     ParsedModule,
     SourceProblem,
@@ -48,6 +48,7 @@ from ppo_migrate.diagnostics import (
     is_suppressed,
     qualname,
 )
+from ppo_migrate.project.references import current_references, package_root
 from ppo_migrate.targets import TargetMatcher, Verdict, module_package, resolve_relative
 
 if TYPE_CHECKING:
@@ -239,17 +240,17 @@ class ModuleAnalysis:
         """The replacement of the runtime function, or of a module or alias its calls go
         through, that may reach this module's calls: its own
         (:func:`ppo_migrate.analysis.patches.own_replacement`) or another file's among the
-        run's (``Settings.target_patches``: :func:`ppo_migrate.analysis.patches.reaching_patch`).
+        run's (the run's reference index: :attr:`ppo_migrate.project.references.References.target_patches`,
+        :func:`ppo_migrate.analysis.patches.reaching_patch`).
 
         Returns:
             A :class:`ppo_migrate.analysis.patches.Patch`, or ``None``: none was found
             (or, for other files, none was looked for: standard input, the codemod).
         """
         patch = self._patches_the_function()
-        if patch is None and getattr(self.settings, "target_patches", None):
-            from ppo_migrate.analysis.patches import reaching_patch
-
-            patch = reaching_patch(self.settings.target_patches, self.path, self.module.tree)
+        patches = current_references().target_patches
+        if patch is None and patches:
+            patch = reaching_patch(patches, self.path, self.module.tree)
         return patch
 
     def _references(self) -> list[Diagnostic]:
@@ -379,7 +380,9 @@ class ModuleAnalysis:
                 t, "PPO004", f"`{t.callee}()` is a compatibility shim ({shim}); left as it is"
             )
         # issue 12: the definition the call binds to decides whether a config may be passed
-        in_effect = callee_signature(self.path, t.names, self.settings)
+        in_effect = callee_signature(
+            self.path, t.names, self.settings, reexports=current_references().reexports
+        )
         if not in_effect.accepts_config:
             return self._diagnostic(
                 t,
@@ -426,9 +429,9 @@ class ModuleAnalysis:
         elif choice.why is not None:
             reason = unsafe_reason(self.configs, choice.why, t.call, self.path)
         patch = self._patches_the_function()
-        if patch is None and applicability == "safe" and getattr(self.settings, "target_patches", None):
-            # another file's (a test's) replacement
-            patch = reaching_patch(self.settings.target_patches, self.path, self.module.tree)
+        patches = current_references().target_patches if patch is None and applicability == "safe" else None
+        if patches:  # another file's (a test's) replacement
+            patch = reaching_patch(patches, self.path, self.module.tree)
         if patch is not None:
             # a test or a shim replaces the function (mock.patch, setattr, sys.modules, a
             # module alias swapped): the callable at the call may take no config at all

@@ -5,65 +5,35 @@ project (``class Launcher(TrainerBase)`` whose ``TrainerBase.__init__`` in
 ``pkg/base.py`` sets it). When a base class of the method's class resolves to an
 import (``from .base import TrainerBase``, ``import pkg.base as b; b.TrainerBase``),
 :class:`ClassIndex` finds the module's file the way Python would find it from the
-calling file's package root (``<root>/pkg/base.py`` or ``<root>/pkg/base/__init__.py``),
-parses it with the same core (:class:`ppo_migrate.analysis.check.ModuleAnalysis`, which
-the index is handed: check builds the index, so the index does not import check),
-never importing or executing it, and hands back the class definition with the
-analysis that can judge its assignments. Each file is parsed at most once per
-process (the pool's workers each keep their own).
+calling file's package root (``<root>/pkg/base.py`` or ``<root>/pkg/base/__init__.py``:
+the run's one resolver, :func:`ppo_migrate.project.references.module_file`), parses it
+with the same core (:class:`ppo_migrate.analysis.check.ModuleAnalysis`, which the index
+is handed: check builds the index, so the index does not import check), never importing
+or executing it, and hands back the class definition with the analysis that can judge
+its assignments. The analyses are kept by the run's reference index
+(:attr:`ppo_migrate.project.references.References.classes`; outside a run, the process's):
+each file is parsed at most once a run (the pool's workers each keep their own).
 """
 
 from __future__ import annotations
 
 import ast
-import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ppo_migrate.analysis.module import SourceProblem, parsed_source
 from ppo_migrate.files import UnreadableFile
+from ppo_migrate.project.references import current_references, module_file
 from ppo_migrate.project.snapshot import current
-from ppo_migrate.targets import absolute_parent
 
 if TYPE_CHECKING:
     from ppo_migrate.analysis.check import ModuleAnalysis
     from ppo_migrate.settings_model import Settings
 
-#: Files held per process (a module analysis is a few hundred kilobytes at most).
-_MAX_FILES = 256
-#: ``(path, st_mtime_ns, st_size, follow_values)``: the analysis a file's settings
-#: judge with (``Settings.follow_values``: the differential test's two judgements of
-#: one tree, in one process, must not share another file's)
-_CACHE: dict[tuple[str, int, int, bool], ModuleAnalysis | None] = {}
-
-
-def package_root(path: str, package: tuple[str, ...]) -> Path | None:
-    """The directory a file's top-level package (or, for a script, the file) lives in.
-
-    Args:
-        path: the analysed file's path (``"-"``/``""``: standard input, no root).
-        package: its package parts (:func:`ppo_migrate.targets.module_package`).
-    """
-    if not path or path == "-":
-        return None
-    directory = absolute_parent(path)
-    for _ in package:
-        directory = os.path.dirname(directory)
-    return Path(directory)
-
-
-def module_file(root: Path, module: str) -> Path | None:
-    """``<root>/a/b.py`` or ``<root>/a/b/__init__.py`` for module ``a.b``, if it exists."""
-    parts = module.split(".")
-    if not all(p.isidentifier() for p in parts):
-        return None
-    base = root.joinpath(*parts)
-    fs = current().fs  # each path stat-ed once a run
-    for candidate in (base.with_suffix(".py"), base / "__init__.py"):
-        if fs.is_file(candidate):
-            return candidate
-    return None
+#: The analyses are kept under ``(path, st_mtime_ns, st_size, follow_values)``: the analysis
+#: a file's settings judge with (``Settings.follow_values``: the differential test's two
+#: judgements of one tree, in one process, must not share another file's)
 
 
 class ClassIndex:
@@ -71,7 +41,8 @@ class ClassIndex:
 
     Args:
         root: the package root the calling file's imports resolve from
-            (:func:`package_root`); ``None`` disables cross-file lookups.
+            (:func:`ppo_migrate.project.references.package_root`); ``None`` disables
+            cross-file lookups.
         settings: the run's settings (the other file's analysis uses them).
         analyse: makes the other file's analysis, called as
             ``analyse(text, path, settings, package=package)``
@@ -137,8 +108,9 @@ class ClassIndex:
             return None
         follow = getattr(self.settings, "follow_values", True)
         key = (str(path), *stamp, follow)
-        if key in _CACHE:
-            return _CACHE[key]
+        kept = current_references().classes
+        if key in kept:
+            return kept[key]
         result: ModuleAnalysis | None
         try:
             source = current().source(path)  # read and parsed once a run
@@ -151,9 +123,7 @@ class ClassIndex:
         except (UnreadableFile, SourceProblem, UnicodeDecodeError, SyntaxError, LookupError,
                 ValueError, RecursionError):
             result = None
-        if len(_CACHE) >= _MAX_FILES:
-            _CACHE.pop(next(iter(_CACHE)))
-        _CACHE[key] = result
+        current_references().keep_class_module(key, result)
         return result
 
 
@@ -174,13 +144,14 @@ def parsed_here(path: str, stamp: tuple[int, int] | None, text: str):
     Returns:
         The ``ParsedModule``, or ``None``.
     """
-    if stamp is None or not path or path == "-" or not _CACHE:
+    kept = current_references().classes
+    if stamp is None or not path or path == "-" or not kept:
         return None
     where = str(Path(path).absolute())
-    found = _CACHE.get((where, *stamp, True)) or _CACHE.get((where, *stamp, False))
+    found = kept.get((where, *stamp, True)) or kept.get((where, *stamp, False))
     if found is None or found.module.text != text:
         return None
     return found.module
 
 
-__all__ = ["ClassIndex", "module_file", "package_root", "parsed_here"]
+__all__ = ["ClassIndex", "parsed_here"]

@@ -26,12 +26,13 @@ import ast
 import os
 import re
 import weakref
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, NamedTuple
 
 from ppo_migrate.constants import MAX_SOURCE_CHARS
 from ppo_migrate.diagnostics import Reason, Related
 from ppo_migrate.files import decode_source
+from ppo_migrate.project.references import module_file
 from ppo_migrate.project.root import up_to_git_top
 from ppo_migrate.project.snapshot import active, current
 from ppo_migrate.project.tree import DOUBLES_FOLDERS
@@ -803,7 +804,10 @@ def _computed_constants(tree: ast.AST, functions: Iterable[str]) -> Iterator[tup
             yield target.id, module, node.lineno
 
 
-def target_patches(candidates: Iterable[str], paths: Sequence[str], settings: Settings) -> tuple[Patch, ...]:
+def target_patches(
+    candidates: Iterable[str], paths: Sequence[str], settings: Settings,
+    reexports: Mapping[str, str] | None = None,
+) -> tuple[Patch, ...]:
     """Where files of the run replace the runtime function, or a module or alias its calls
     go through, by a form of the table (:func:`replacements`).
 
@@ -814,6 +818,9 @@ def target_patches(candidates: Iterable[str], paths: Sequence[str], settings: Se
             (``launcher.constants_ppo = Fake``) or a target kept in another file's
             constant need not name the function.
         settings: the run's settings (the targets' names).
+        reexports: the project's own re-exports among the targets, name -> target (the
+            run's reference index's: :attr:`ppo_migrate.project.references.References.reexports`);
+            ``None``: none.
 
     Returns:
         The patches, in path and line order: ``Patch("pkg.lib", path, line, ...)`` for a
@@ -832,7 +839,7 @@ def target_patches(candidates: Iterable[str], paths: Sequence[str], settings: Se
         except (OSError, ValueError):
             continue
     targets = tuple(settings.targets)
-    reexports = dict(getattr(settings, "reexports", None) or ())
+    reexports = reexports or {}
     names = through_names(datas.values(), targets)
     # a patch of the function in a module re-exporting it reaches that module's importers
     # (:func:`reaching_patch`), not every module
@@ -962,17 +969,6 @@ def _exported_names(tree: ast.Module) -> tuple[dict[str, ast.stmt], list[ast.Imp
     return {n: s for n, s in bound.items() if not n.startswith("_")}, stars, False
 
 
-def _module_file(module: str, roots: Iterable[str]) -> str | None:
-    """The file of ``module`` under one of ``roots`` (``a/b.py`` or ``a/b/__init__.py``)."""
-    rel = module.replace(".", os.sep)
-    fs = current().fs  # each path stat-ed once a run
-    for root in roots:
-        for candidate in (os.path.join(root, rel + ".py"), os.path.join(root, rel, "__init__.py")):
-            if fs.is_file(candidate):
-                return candidate
-    return None
-
-
 def star_rebindings(path: str, tree: ast.Module, names: Names, read=None, depth: int = 3) -> list:
     """``(module, path, line, kind, what)`` for each module-level star import of ``path``
     that comes after the module binds one of the function's names and may rebind it: a
@@ -1007,7 +1003,7 @@ def star_rebindings(path: str, tree: ast.Module, names: Names, read=None, depth:
         head = base.split(".", 1)[0]
         if head in tops or head in _sys.stdlib_module_names:
             return None  # verl's own module: its names are the function's; the stdlib's: not these
-        found = _module_file(base, roots)
+        found = next((os.fspath(f) for f in (module_file(r, base) for r in roots) if f is not None), None)
         if found is None:
             return "may"
         try:

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import ast
 import os
-import re
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 
@@ -35,7 +34,8 @@ def project_reexports(
             candidates); more are read through ``read_more`` when an alias brings a new
             name (``make_env``).
         read_more: ``read_more(words) -> Mapping[path, bytes]``: the other files of the
-            run spelling one of ``words`` (bytes).
+            run spelling one of ``words`` (bytes): the run's reference index answers it
+            (:meth:`ppo_migrate.project.references.References.spelling`).
         targets: the targets' qualified names.
         rounds: how many re-exports of re-exports are followed at most.
         imports: the words of the import statements of every file of the run (path ->
@@ -310,27 +310,4 @@ def spelled_modules(
     return [p for p in others if p in found]
 
 
-def words_reader(paths: Sequence[str], skip: Iterable[str]):
-    """A ``read_more`` for :func:`project_reexports`: the files of ``paths`` (but ``skip``)
-    whose bytes spell one of the words asked for."""
-    read_bytes = current().read_bytes  # each file read once a run
-    skipped = set(skip)
-
-    def read_more(words: list[bytes]) -> dict[str, bytes]:
-        pattern = re.compile(rb"|".join(re.escape(w) for w in words))
-        out: dict[str, bytes] = {}
-        for path in paths:
-            if path in skipped:
-                continue
-            try:
-                data = read_bytes(path)
-            except (OSError, ValueError):
-                continue
-            if pattern.search(data):
-                out[path] = data
-        return out
-
-    return read_more
-
-
-__all__ = ["STAR_IMPORT", "import_words", "project_reexports", "spelled_modules", "words_reader"]
+__all__ = ["STAR_IMPORT", "import_words", "project_reexports", "spelled_modules"]

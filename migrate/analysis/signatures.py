@@ -63,6 +63,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from ppo_migrate.constants import CONFIG_PARAMETER
 from ppo_migrate.diagnostics import Reason, Related
+from ppo_migrate.project.references import module_file
 from ppo_migrate.project.root import search_bound
 from ppo_migrate.settings_model import directory_settings
 from ppo_migrate.targets import absolute_parent
@@ -261,13 +262,9 @@ class _DiskTree:
         self.root = root
 
     def module_file(self, module: str) -> Path | None:
-        """The file ``import module`` loads, or ``None``."""
-        base = self.root.joinpath(*module.split("."))
-        fs = _fs()
-        for candidate in (base.with_suffix(".py"), base / "__init__.py"):
-            if fs.is_file(candidate):
-                return candidate
-        return None
+        """The file ``import module`` loads, or ``None`` (the run's one resolver:
+        :func:`ppo_migrate.project.references.module_file`)."""
+        return module_file(self.root, module, _fs())
 
     def parse(self, path: Path) -> ast.Module | None:
         """The file's ``ast`` (:func:`_parse`), ``None`` when it cannot be read or parsed."""
@@ -295,11 +292,7 @@ class _MappedTree(_DiskTree):
         if not rest:
             candidate = self.root / "__init__.py"
             return candidate if fs.is_file(candidate) else None
-        base = self.root.joinpath(*rest.split("."))
-        for candidate in (base.with_suffix(".py"), base / "__init__.py"):
-            if fs.is_file(candidate):
-                return candidate
-        return None
+        return module_file(self.root, rest, fs)
 
 
 class _ArchiveTree:
@@ -1358,15 +1351,18 @@ def resolver_for(settings) -> SignatureResolver:
     return resolver
 
 
-def callee_signature(path: str, qualified_names, settings) -> CalleeInEffect:
+def callee_signature(path: str, qualified_names, settings, reexports=None) -> CalleeInEffect:
     """The definition in effect for a target call whose callee may be any of
     ``qualified_names`` (one per binding that reaches the call).
 
     Args:
         path: the calling file's path (``"-"``: standard input).
         qualified_names: iterable of absolute qualified names of the callee (a name of
-            the settings' ``reexports`` is read as the target it re-exports).
+            ``reexports`` is read as the target it re-exports).
         settings: the run's :class:`ppo_migrate.settings_model.Settings`.
+        reexports: the project's own re-exports of the targets, name -> target (the run's
+            reference index's: :attr:`ppo_migrate.project.references.References.reexports`);
+            ``None``: none known.
 
     Returns:
         The first answer that refuses a config (one binding that would raise is
@@ -1375,7 +1371,7 @@ def callee_signature(path: str, qualified_names, settings) -> CalleeInEffect:
     """
     resolver = resolver_for(settings)
     # the project's own re-export (``pkg.get_...``) stands for the target it re-exports
-    reexported = dict(getattr(settings, "reexports", None) or ())
+    reexported = reexports or {}
     answers = [resolver.callee(path, reexported.get(q, q)) for q in qualified_names]
     if not answers:
         return CalleeInEffect(True, "unknown", "", "")

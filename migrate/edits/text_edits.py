@@ -22,6 +22,7 @@ from ppo_migrate.analysis.index import parsed_here
 from ppo_migrate.analysis.module import parsed_source
 from ppo_migrate.analysis.names import ModuleNames
 from ppo_migrate.diagnostics import Diagnostic, Edit
+from ppo_migrate.project.references import current_references
 
 if TYPE_CHECKING:
     from ppo_migrate.settings_model import Settings
@@ -43,7 +44,8 @@ class FileResult(NamedTuple):
             parse as the diagnostics) when asked for and the file has a PPO002 entry point.
         origins: the :class:`ppo_migrate.diagnostics.CallerOrigin` records the rewrite's
             safe fixes rest on whose callers in the run's other files are not judged yet
-            (``Settings.caller_verdicts``): the rewrite holds only if none argues against.
+            (the run's :attr:`ppo_migrate.project.references.References.caller_verdicts`):
+            the rewrite holds only if none argues against.
         kept: ``apply --use-ppo-runtime`` left the file's imports on verl because a
             replacement of the function, or of a module its calls go through, reaches the
             file: the replacement's reason (``"tests/t.py:5 replaces the runtime function,
@@ -107,7 +109,7 @@ def process_text(
     """
     module = parsed_source(source, path) if source is not None else parsed_here(path, index_stamp, text)
     analysis = ModuleAnalysis(text, path, settings, module=module)
-    diagnostics = _judged(analysis.diagnostics(), settings)
+    diagnostics = _judged(analysis.diagnostics())
     run_settings = settings  # the caller phase's (``_use_ppo_runtime`` may change ``settings``)
 
     def index(remaining: Sequence[Diagnostic]):
@@ -142,16 +144,16 @@ def process_text(
             base, moved, kept = text, 0, patch.reason()
         elif moved:
             settings = moved_settings
-            diagnostics = _judged(analyse(base, path, settings), settings)
+            diagnostics = _judged(analyse(base, path, settings))
     if not fix:
         return FileResult(path, tuple(diagnostics), index=index(diagnostics))
     applied = [d for d in diagnostics if fix_applies(d, settings)]
     origins: tuple = ()
-    verdicts = getattr(settings, "caller_verdicts", None)
+    verdicts = current_references().caller_verdicts  # the run's: ``None`` outside a run
     if verdicts is not None and not getattr(settings, "unsafe_fixes", False):
         # safe fixes resting on parameters whose callers in other files are not judged
         # yet: the rewrite is made, and written once they are (``ppo_migrate.runner.run``)
-        origins = tuple(sorted(pending_origins(applied, dict(verdicts)), key=repr))
+        origins = tuple(sorted(pending_origins(applied, verdicts), key=repr))
     if not applied and not moved:
         return FileResult(path, tuple(diagnostics), index=index(diagnostics), kept=kept)
     remaining = tuple(d for d in diagnostics if not fix_applies(d, settings))
@@ -164,12 +166,14 @@ def process_text(
     )
 
 
-def _judged(diagnostics: Sequence[Diagnostic], settings: Settings) -> list[Diagnostic]:
+def _judged(diagnostics: Sequence[Diagnostic]) -> list[Diagnostic]:
     """``diagnostics`` with the run's judgement of callers in other files applied
-    (:func:`ppo_migrate.analysis.cross_file.with_verdicts`), when it has one."""
-    if not getattr(settings, "caller_verdicts", None):
+    (:func:`ppo_migrate.analysis.cross_file.with_verdicts`), when it has one (the run's
+    reference index holds it: :attr:`ppo_migrate.project.references.References.caller_verdicts`)."""
+    verdicts = current_references().caller_verdicts
+    if not verdicts:
         return list(diagnostics)
-    return with_verdicts(diagnostics, dict(settings.caller_verdicts))
+    return with_verdicts(diagnostics, verdicts)
 
 
 def has_entry_point(diagnostics: Sequence[Diagnostic]) -> bool:

@@ -355,6 +355,12 @@ class Snapshot:
         #: times this snapshot asked :func:`ppo_migrate.project.root.project_root` (the
         #: run's root once; a folder outside it once each): read by the tests.
         self.root_decisions = 0
+        #: the run's reference index (:class:`ppo_migrate.project.references.References`),
+        #: made by :func:`ppo_migrate.project.references.of` on the first demand (this
+        #: module does not import it: the index sits above the snapshot)
+        self.references: Any = None
+        #: times the reference index was made for this snapshot (once): read by the tests
+        self.reference_builds = 0
 
     # -- the root ---------------------------------------------------------------------
     def analyse(self, paths: Iterable[str | os.PathLike[str]]) -> None:

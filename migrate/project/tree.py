@@ -33,6 +33,8 @@ from __future__ import annotations
 import os
 from typing import NamedTuple
 
+from ppo_migrate.project.references import module_file
+
 #: Folders of test data (inputs of the project's own tests, never imported by its code).
 TEST_DATA_FOLDERS: frozenset[str] = frozenset({"fixtures", "testdata", "test_data", "test-data"})
 #: Folders of test doubles: a copy of verl's module under one is a fake a test may put first
@@ -209,8 +211,7 @@ def build_copies(listing: Listing, package: str, module: str) -> list[str]:
             continue
         for name in names:
             lib = os.path.join(build, name)
-            base = os.path.join(lib, *parts)
-            if os.path.isfile(base + ".py") or os.path.isfile(os.path.join(base, "__init__.py")):
+            if module_file(lib, module) is not None:  # the one resolver
                 found.append(lib)
     return found
 
@@ -259,8 +260,12 @@ def mapped_copies(listing: Listing, package: str, module: str) -> list[tuple[str
         folder = os.path.normpath(os.path.join(directory, target))
         if os.path.basename(folder) == package or not folder.startswith(directory + os.sep):
             continue
-        base = os.path.join(folder, *parts[1:])
-        if os.path.isfile(base + ".py") or os.path.isfile(os.path.join(base, "__init__.py")):
+        # ``import verl.a.b`` loads ``folder/a/b.py``: the one resolver, from the folder
+        # above the mapped one under the package's own name (``verl`` alone: its ``__init__.py``)
+        if (
+            module_file(folder, ".".join(parts[1:])) if len(parts) > 1
+            else module_file(folder, "__init__")
+        ) is not None:
             found.append((path, folder))
     return found
 

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from cli_helpers import declare_verl, FIXTURES, VERL_08, VERL_09, run_cli, run_python, verl_stub
+from ppo_migrate.project.references import forget_outside
 
 IMP = "from verl.trainer.constants_ppo import get_ppo_ray_runtime_env\n"
 
@@ -977,12 +978,12 @@ def test_a_file_indexed_for_its_callers_decides_the_config_only_at_their_calls(
         return real(self, call)
 
     monkeypatch.setattr(ConfigFinder, "find", counted)
-    callers._INDEXES.clear()
+    forget_outside()
     lazy, _ = callers.plan(files, result.diagnostics, settings, indexes=result.indexes)
     lazy_count = len(decided)
 
     decided.clear()
-    callers._INDEXES.clear()
+    forget_outside()
     real_index_file = callers.index_file
     monkeypatch.setattr(
         callers, "index_file", lambda a, p, s, stamp, decide=None: real_index_file(a, p, s, stamp)
@@ -997,7 +998,7 @@ def test_a_file_indexed_for_its_callers_decides_the_config_only_at_their_calls(
     callers_of_main = sorted(s.path for s in lazy.index.sites["pkg.server.main"])
     assert [p.split("/")[-1] for p in callers_of_main] == ["alt.py", "cli.py", "modref.py", "star.py"]
     assert len(decided) >= 40 > lazy_count  # every helper(...) call of trainer.py, then none
-    callers._INDEXES.clear()
+    forget_outside()
 
 
 def test_a_method_called_through_a_local_object_is_not_threaded(tmp_path: Path) -> None:
@@ -1081,7 +1082,7 @@ def test_the_plan_reads_a_file_for_a_function_only_beside_its_module(tmp_path: P
 
     def planned():
         parsed.clear()
-        callers._INDEXES.clear()
+        forget_outside()
         settings = load_settings(["pkg"])
         files = sorted(str(p.relative_to(tmp_path)) for p in (tmp_path / "pkg").glob("*.py"))
         result = run(files, settings, Mode.CHECK, jobs=1)
@@ -1101,7 +1102,7 @@ def test_the_plan_reads_a_file_for_a_function_only_beside_its_module(tmp_path: P
         "pkg/patch.py:2 binds a name not known before it runs at run time (setattr, a mock's "
         "patch, type or a namespace), which may replace it"
     )
-    callers._INDEXES.clear()
+    forget_outside()
 
 
 _MOCKED = {

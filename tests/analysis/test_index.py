@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pytest
 from ppo_migrate.analysis.check import ModuleAnalysis
-from ppo_migrate.analysis.index import ClassIndex, module_file, package_root
+from ppo_migrate.analysis.index import ClassIndex
 from ppo_migrate.edits.text_edits import process_text
+from ppo_migrate.project.references import module_file, package_root
 from ppo_migrate.settings_model import Settings
 
 SETTINGS = Settings(targets=("envmod.get_env",))

@@ -1,0 +1,340 @@
+"""migrate/project/references.py: one reference index answers the cross-file questions
+(issue 26, step 5 of docs/design/project-model.md; acceptance: "one index answers every
+cross-file question")."""
+
+from __future__ import annotations
+
+import ast
+import pickle
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from ppo_migrate.cli import cli
+from ppo_migrate.project import references
+from ppo_migrate.project.references import (
+    References,
+    current_references,
+    module_file,
+    package_root,
+)
+from ppo_migrate.project.snapshot import Snapshot, recorded, run_scope
+from ppo_migrate.settings_model import Settings
+
+PACKAGE = Path(references.__file__).resolve().parents[1]  # migrate/, installed as ppo_migrate
+
+
+def _write(root: Path, files: dict[str, str]) -> None:
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+
+
+# ------------------------------------------------------------------ the one resolver
+def test_a_module_is_its_file_under_the_root_a_source_module_before_a_package(tmp_path: Path) -> None:
+    _write(tmp_path, {"a/__init__.py": "", "a/b.py": "", "a/b/__init__.py": "", "a/c/__init__.py": ""})
+    assert module_file(tmp_path, "a.b") == tmp_path / "a" / "b.py"  # the order the three used
+    assert module_file(tmp_path, "a.c") == tmp_path / "a" / "c" / "__init__.py"
+    assert module_file(tmp_path, "a") == tmp_path / "a" / "__init__.py"
+    assert module_file(tmp_path, "a.missing") is None
+    # a name with a part no import can spell names no file
+    for name in ("", "a..b", "a.b-c", ".a"):
+        assert module_file(tmp_path, name) is None, name
+    assert module_file(str(tmp_path), "a.c") == tmp_path / "a" / "c" / "__init__.py"
+
+
+def test_the_resolver_stats_each_path_once_a_run(tmp_path: Path) -> None:
+    _write(tmp_path, {"pkg/__init__.py": "", "pkg/mod.py": ""})
+    with run_scope() as snapshot:
+        for _ in range(3):
+            assert module_file(tmp_path, "pkg.mod") == tmp_path / "pkg" / "mod.py"
+            assert module_file(tmp_path, "pkg.gone") is None
+        assert snapshot.counts_of(tmp_path / "pkg" / "mod.py").stats == 1
+        assert snapshot.counts_of(tmp_path / "pkg" / "gone.py").stats == 1
+        assert snapshot.counts_of(tmp_path / "pkg" / "gone" / "__init__.py").stats == 1
+
+
+def test_a_files_package_root_is_the_folder_above_its_top_package(tmp_path: Path) -> None:
+    assert package_root(str(tmp_path / "a" / "b" / "m.py"), ("a", "b")) == tmp_path
+    assert package_root(str(tmp_path / "script.py"), ()) == tmp_path
+    assert package_root("-", ()) is None and package_root("", ()) is None
+
+
+# ------------------------------------------------------------------ the run's tables
+def test_the_tables_are_a_runs_and_travel_to_a_spawned_worker() -> None:
+    index = References()
+    assert index.tables() is None and index.caller_verdicts is None
+    index.start_run()
+    assert (index.reexports, index.target_patches, index.caller_verdicts) == (None, None, {})
+    index.reexports = {"pkg.f": "verl.trainer.constants_ppo.f"}
+    index.target_patches = ()
+    worker = References()
+    worker.take_tables(pickle.loads(pickle.dumps(index.tables())))
+    assert worker.reexports == {"pkg.f": "verl.trainer.constants_ppo.f"}
+    assert worker.target_patches == () and worker.caller_verdicts == {}
+    index.end_run()
+    assert index.tables() is None
+    index.start_run(judged=False)  # standard input, add-noqa: no caller is consulted
+    assert index.caller_verdicts is None
+
+
+def test_the_records_are_bounded() -> None:
+    index = References()
+    for i in range(references.MAX_RECORDS + 3):
+        index.keep_record(("p", i), i)
+    assert len(index.records) == references.MAX_RECORDS and ("p", 0) not in index.records
+    assert index.records[("p", references.MAX_RECORDS + 2)] == references.MAX_RECORDS + 2
+    for i in range(references.MAX_CLASSES + 1):
+        index.keep_class_module(("c", i), None)
+    assert len(index.classes) == references.MAX_CLASSES and ("c", 0) not in index.classes
+
+
+def test_outside_a_run_one_index_of_the_process_holds_records_and_no_table() -> None:
+    outside = current_references()
+    assert outside is current_references()
+    assert outside.tables() is None
+    with run_scope() as snapshot:
+        inside = current_references()
+        assert inside is not outside and inside is snapshot.references
+        assert current_references() is inside and snapshot.reference_builds == 1
+
+
+def test_the_files_spelling_a_word_are_read_once_a_run(tmp_path: Path) -> None:
+    _write(tmp_path, {"a.py": "make_env = f\n", "b.py": "x = 1\n", "c.py": "from m import make_env, other\n"})
+    paths = [str(tmp_path / n) for n in ("a.py", "b.py", "c.py", "gone.py")]
+    with run_scope() as snapshot:
+        read_more = snapshot_index(snapshot).spelling(paths, skip=[paths[0]])
+        assert read_more([b"make_env"]) == {paths[2]: b"from m import make_env, other\n"}
+        assert read_more([b"x =", b"other"]) == {paths[1]: b"x = 1\n", paths[2]: b"from m import make_env, other\n"}
+        assert [snapshot.counts_of(p).reads for p in paths[1:3]] == [1, 1]
+        assert snapshot.counts_of(paths[0]).reads == 0  # skipped: never read
+
+
+def snapshot_index(snapshot: Snapshot) -> References:
+    return references.of(snapshot)
+
+
+def test_settings_carry_no_table_of_the_run() -> None:
+    assert not {"caller_verdicts", "target_patches", "reexports"} & set(Settings.FIELDS)
+
+
+UTIL = "from verl.trainer.constants_ppo import get_ppo_ray_runtime_env as make_env\n"
+CALLER = "from pkg.util import make_env\n\n\ndef run(config):\n    return make_env()\n"
+DOUBLE = (
+    "from unittest import mock\n\nfrom app import b\n\n\n"
+    "def test_run():\n    with mock.patch('pkg.util.make_env', lambda: {}):\n        b.run({})\n"
+)
+
+
+@pytest.mark.parametrize("argv", [["check"], ["apply", "--diff"]])
+def test_the_index_is_made_once_a_run_and_holds_its_tables(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, argv: list[str]
+) -> None:
+    """One reference index a run (counted on the snapshot, as the root's decisions), holding
+    the re-exports the runner found (``pkg.util.make_env``) and the test double that replaces
+    one (``mock.patch('pkg.util.make_env', ...)`` in ``tests/test_b.py``): the call's fix is
+    unsafe for it. The tables are the run's: cleared when it ends."""
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    _write(repo, {
+        "requirements.txt": "verl>=0.9\n",
+        "pkg/__init__.py": "", "pkg/util.py": UTIL,
+        "app/__init__.py": "", "app/b.py": CALLER,
+        "tests/test_b.py": DOUBLE,
+    })
+    seen: list[tuple] = []
+    end_run = References.end_run
+
+    def ending(self: References) -> None:
+        seen.append((dict(self.reexports or {}), self.target_patches, self.caller_verdicts))
+        end_run(self)
+
+    monkeypatch.setattr(References, "end_run", ending)
+    monkeypatch.chdir(repo)
+    with recorded() as made:
+        result = CliRunner().invoke(
+            cli, [*argv, "--no-progress", "--jobs", "1", "--output-format", "concise", "app"]
+        )
+    assert result.exit_code in (0, 1), result.output
+    assert len(made) == 1 and made[0].reference_builds == 1
+    assert made[0].references.tables() is None  # the run ended: no table left set
+    assert len(seen) == 1
+    reexports, patches, verdicts = seen[0]
+    assert reexports == {"pkg.util.make_env": "verl.trainer.constants_ppo.get_ppo_ray_runtime_env"}
+    assert [(p.path.replace("\\", "/").rsplit("repo/", 1)[-1], p.line) for p in patches] == [
+        ("tests/test_b.py", 7)
+    ]
+    assert verdicts == {}
+    assert "app/b.py:5:12: PPO001" in result.output and "unsafe fix" in result.output.lower()
+
+
+# ------------------------------------------------------------------ the guard
+#: Functions that resolve a module name to its file, or search the run's files for a word
+#: (``reexports.words_reader`` was one): only the index defines them. The
+#: install-root trees of the callee in effect keep a method of that name that asks the
+#: index (``_ArchiveTree``'s finds a zip archive's members, no file).
+RESOLVERS = {"module_file", "_module_file", "package_root", "words_reader"}
+DELEGATES = {
+    ("analysis/signatures.py", "_DiskTree.module_file"),
+    ("analysis/signatures.py", "_MappedTree.module_file"),
+}
+ARCHIVE = {("analysis/signatures.py", "_ArchiveTree.module_file")}
+#: The builders of the run's cross-file tables: the runner alone calls them, and keeps what
+#: they give on the run's index.
+TABLE_BUILDERS = {"project_reexports", "target_patches", "judge_callers"}
+#: What left Settings for the index.
+TABLES = {"caller_verdicts", "target_patches", "reexports"}
+
+
+def _modules():
+    for path in sorted(PACKAGE.rglob("*.py")):
+        yield path.relative_to(PACKAGE).as_posix(), ast.parse(path.read_text(encoding="utf-8"))
+
+
+def _defs(tree: ast.Module):
+    """``(qualname, node)`` of each function, methods as ``Class.name``."""
+    def walk(body, prefix):
+        for node in body:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                yield f"{prefix}{node.name}", node
+                yield from walk(node.body, f"{prefix}{node.name}.")
+            elif isinstance(node, ast.ClassDef):
+                yield from walk(node.body, f"{prefix}{node.name}.")
+
+    yield from walk(tree.body, "")
+
+
+def _called(node: ast.AST) -> set[str]:
+    return {
+        n.func.id if isinstance(n.func, ast.Name) else n.func.attr
+        for n in ast.walk(node)
+        if isinstance(n, ast.Call) and isinstance(n.func, (ast.Name, ast.Attribute))
+    }
+
+
+def test_no_module_but_the_index_resolves_modules_or_builds_cross_file_tables() -> None:
+    resolvers, delegates, builders, tables, caches = [], set(), [], [], []
+    for name, tree in _modules():
+        if name == "project/references.py":
+            continue
+        for qualname, node in _defs(tree):
+            if node.name in RESOLVERS and (name, qualname) not in ARCHIVE:
+                if (name, qualname) in DELEGATES and "module_file" in _called(node):
+                    delegates.add((name, qualname))
+                else:
+                    resolvers.append(f"{name}: {qualname}")
+        if name != "runner.py":
+            builders += [
+                f"{name}:{n.lineno} calls {n.func.id}"
+                for n in ast.walk(tree)
+                if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in TABLE_BUILDERS
+            ]
+        for n in ast.walk(tree):
+            # ``settings.reexports``, ``getattr(settings, "target_patches", ...)``,
+            # ``settings.replace(caller_verdicts=...)``
+            if isinstance(n, ast.Attribute) and n.attr in TABLES and "settings" in ast.unparse(n.value).lower():
+                tables.append(f"{name}:{n.lineno} {ast.unparse(n)}")
+            elif isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in ("getattr", "hasattr"):
+                if len(n.args) > 1 and isinstance(n.args[1], ast.Constant) and n.args[1].value in TABLES:
+                    tables.append(f"{name}:{n.lineno} {ast.unparse(n)}")
+            elif isinstance(n, ast.Call) and (
+                (isinstance(n.func, ast.Attribute) and n.func.attr == "replace")
+                or (isinstance(n.func, ast.Name) and n.func.id == "Settings")
+            ):
+                tables += [f"{name}:{n.lineno} {k.arg}=" for k in n.keywords if k.arg in TABLES]
+            if isinstance(n, ast.Call) and any(k.arg == "indexes" for k in n.keywords):
+                # the per-file phase's records handed around by hand: the run files them
+                # on its index, where the caller phase finds them
+                tables.append(f"{name}:{n.lineno} passes indexes=")
+        if name.startswith("analysis/"):
+            # a process-wide table of other files' records (the caller phase's, the class
+            # index's) kept by a module of the analysis: the index keeps them
+            caches += [
+                f"{name}:{s.lineno} {ast.unparse(s.targets[0] if isinstance(s, ast.Assign) else s.target)}"
+                for s in tree.body
+                if isinstance(s, (ast.Assign, ast.AnnAssign))
+                and isinstance(s.value, ast.Dict) and not s.value.keys
+                and any(w in ast.unparse(s.targets[0] if isinstance(s, ast.Assign) else s.target)
+                        for w in ("INDEX", "CACHE", "RECORD", "CLASSES"))
+            ]
+    assert resolvers == [], "resolve a module to its file with ppo_migrate.project.references.module_file"
+    assert delegates == DELEGATES  # each asks the index
+    assert builders == [], "only the runner builds the run's cross-file tables"
+    assert tables == [], "the run's tables are on its reference index, not in Settings"
+    assert caches == [], "the reference index keeps the per-file records"
+
+
+def test_the_guard_sees_a_resolver_by_hand(tmp_path: Path) -> None:
+    """The guard's own check: a ``def module_file`` of another module and a builder called
+    outside the runner are seen."""
+    tree = ast.parse(
+        "def module_file(root, module):\n    return None\n\n"
+        "class T:\n    def package_root(self):\n        return target_patches([], [], None)\n"
+    )
+    assert [q for q, node in _defs(tree) if node.name in RESOLVERS] == ["module_file", "T.package_root"]
+    assert "target_patches" in _called(tree)
+
+
+def test_the_snapshot_counts_its_index() -> None:
+    snapshot = Snapshot()
+    assert snapshot.references is None and snapshot.reference_builds == 0
+    first = references.of(snapshot)
+    assert references.of(snapshot) is first and snapshot.reference_builds == 1
+
+
+def _tables_here() -> tuple | None:
+    """In a pool worker: the tables of the index it judges with."""
+    return current_references().tables()
+
+
+def test_a_spawned_worker_judges_with_the_runs_tables() -> None:
+    """Where workers are spawned (not Linux) they inherit no index: the parent hands them its
+    tables, and the worker's analysis reads them from its own run's index."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    from ppo_migrate import runner
+
+    tables = ({"pkg.make_env": "verl.trainer.constants_ppo.get_ppo_ray_runtime_env"}, (), {})
+    context = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(1, context, initializer=runner._worker_init, initargs=(None, None, None, tables)) as pool:
+        assert pool.submit(_tables_here).result(120) == tables
+    with ProcessPoolExecutor(1, context, initializer=runner._worker_init, initargs=(None, None, None, None)) as pool:
+        assert pool.submit(_tables_here).result(120) is None  # outside a run: no table
+
+
+LAUNCH = (
+    "from verl.trainer.constants_ppo import get_ppo_ray_runtime_env\n\n\n"
+    "def start():\n    return get_ppo_ray_runtime_env()\n"
+)
+MAIN = "from app.launch import start\n\n\ndef main(config):\n    return start()\n"
+
+
+def test_the_caller_phase_reads_the_runs_records_from_the_index(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The per-file phase's record of ``app/launch.py`` (a PPO002 entry point) is filed on the
+    run's index; the caller phase finds it there and parses only the caller ``app/main.py``
+    (the record of a file never naming the function is its own: no per-file phase made it)."""
+    from ppo_migrate.analysis import callers
+
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    _write(repo, {"requirements.txt": "verl>=0.9\n", "app/__init__.py": "", "app/launch.py": LAUNCH,
+                  "app/main.py": MAIN})
+    parsed: list[str] = []
+    real = callers._analysis
+
+    def counted(path, *args):
+        parsed.append(Path(path).name)
+        return real(path, *args)
+
+    monkeypatch.setattr(callers, "_analysis", counted)
+    monkeypatch.chdir(repo)
+    with recorded() as made:
+        result = CliRunner().invoke(cli, ["check", "--no-progress", "--jobs", "1", "--output-format", "concise", "app"])
+    assert result.exit_code == 1, result.output
+    assert "app/launch.py:5:12: PPO002" in result.output and "app/main.py:5" in result.output
+    per_file = made[0].references.per_file
+    assert sorted(per_file) == ["app/launch.py"] and per_file["app/launch.py"].stamp is not None
+    assert parsed == ["main.py"]
