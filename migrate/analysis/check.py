@@ -32,7 +32,7 @@ from ppo_migrate.analysis.module import (
     syntax_problem,
 )
 from ppo_migrate.analysis.names import ModuleNames
-from ppo_migrate.analysis.patches import own_replacement, patch_reason, reaching_patch
+from ppo_migrate.analysis.patches import PATCHERS, own_replacement, patch_reason, reaching_patch
 from ppo_migrate.analysis.reasons import rejection_reason, unsafe_reason
 from ppo_migrate.analysis.scopes import ScopeKind, ScopeTree, frames
 from ppo_migrate.analysis.shims import MARKERS, ShimDetector
@@ -44,6 +44,8 @@ from ppo_migrate.diagnostics import (
     Diagnostic,
     Edit,
     Fix,
+    Reason,
+    Related,
     comment_lines,
     is_suppressed,
     qualname,
@@ -436,6 +438,14 @@ class ModuleAnalysis:
                 reason = patch_reason(patch)  # the patch is what makes this fix unsafe
             applicability = "unsafe"
             message += f" (unsafe fix: {patch.reason()})"
+        if t.held is not None:
+            rebound = self._held_rebound(t)
+            if rebound is not None:
+                # issue 26, family 6: read through a class attribute something may rebind
+                if applicability == "safe" or reason is None:
+                    reason = rebound
+                applicability = "unsafe"
+                message += f" (unsafe fix: {rebound.short()})"
         if not in_effect.certain and applicability == "safe":
             # issue 26, family 3: nothing says which verl runs, the config may not be accepted
             applicability = "unsafe"
@@ -450,6 +460,28 @@ class ModuleAnalysis:
         return self._diagnostic(t, "PPO001", message, fix)._replace(
             callee=in_effect.detail, reason=reason
         )
+
+    def _held_rebound(self, t: TargetCall) -> Reason | None:
+        """Why a call read through a class attribute (``Env.cp.f()``, ``self.cp.f()``,
+        ``Env.make()``: :attr:`TargetCall.held`) may reach another object than the one the
+        class body binds, as a :class:`Reason` of kind ``"rebound"`` naming the first place
+        (:meth:`ppo_migrate.analysis.targets.TargetFinder.held_rebindings`), else ``None``.
+        Another file's replacement of it is the run's look-out's
+        (:meth:`replacement`)."""
+        held = t.held
+        assert held is not None
+        found = self.targets.held_rebindings(held, PATCHERS)
+        if not found:
+            return None
+        spelled = ".".join(
+            (held.owner.name if held.receiver == "class" else held.receiver, held.attribute)
+        )
+        text = f"`{spelled}` may be rebound to an object whose function takes no config"
+        places = []
+        for node, what in found:
+            line, column = self.module.start(node)
+            places.append(Related(self.path, line, column, what))
+        return Reason("rebound", text, tuple(places))
 
     def _shims(self):
         """The module's :class:`ppo_migrate.analysis.shims.ShimDetector`, built on first need
