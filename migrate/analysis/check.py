@@ -312,6 +312,8 @@ class ModuleAnalysis:
             callee = " ".join(self.module.source_of(parent.func).split())
             if callee.rsplit(".", 1)[-1] in _INTROSPECTION:
                 return None
+            if self._static_alias(node, parent):
+                return None  # ``make = staticmethod(f)`` in a class body: its calls are followed
             return f"passed to `{callee}(...)`"
         if isinstance(parent, ast.Attribute):  # ``f.__code__`` / the head of ``c.f``
             return None
@@ -335,6 +337,23 @@ class ModuleAnalysis:
         if isinstance(parent, (ast.Return, ast.Yield)):
             return "returned as a value"
         return "used as a value"
+
+    def _static_alias(self, node: ast.expr, call: ast.Call) -> bool:
+        """Whether ``call`` is ``staticmethod(node)`` bound to a name by a class body's plain
+        assignment (``make = staticmethod(get_...)``): the calls read through it
+        (``Launcher.make()``, ``self.make()``) are target calls
+        (:meth:`ppo_migrate.analysis.targets.TargetFinder.held_by_class`)."""
+        if not (isinstance(call.func, ast.Name) and call.func.id == "staticmethod" and call.args == [node]
+                and not call.keywords):
+            return False
+        scope = self.scopes.scope_of(call)
+        if scope.kind is not ScopeKind.CLASS or scope.lookup("staticmethod") is not None:
+            return False
+        chain = self.module.ancestors(call)
+        statement = chain[-1] if chain else None
+        if isinstance(statement, ast.Assign):
+            return len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name)
+        return isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name)
 
     def spelled(self, call: ast.Call) -> str:
         """The call as written, on one line (comments left out; runs of whitespace,
@@ -383,11 +402,17 @@ class ModuleAnalysis:
         # issue 12: the definition the call binds to decides whether a config may be passed
         in_effect = callee_signature(self.path, t.names, self.settings)
         if not in_effect.accepts_config:
+            remedy = in_effect.remedy
+            if t.held is not None and t.held.rest and remedy.endswith(_RUN_WITH_FLAG) \
+                    and not getattr(self.settings, "use_ppo_runtime", False):
+                # ``Env.cp.get_...()``: the import move leaves a module read through a class
+                # attribute alone (its calls may reach what a test puts there)
+                remedy = remedy[: -len(_RUN_WITH_FLAG)]
             return self._diagnostic(
                 t,
                 "PPO005",
                 f"`{self.spelled(t.call)}`{NOTICE_SEPARATOR}{in_effect.reason}; "
-                f"{self._remedy(in_effect.remedy)}",
+                f"{self._remedy(remedy)}",
             )._replace(callee=in_effect.detail, reason=in_effect.why)
         choice = self.config_at(t.call)
         if choice is None:
