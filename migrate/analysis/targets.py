@@ -42,8 +42,11 @@ class Held(NamedTuple):
     Attributes:
         owner: the ``class`` statement whose body binds the attribute.
         attribute: the attribute read (``"cp"``).
-        binding: the class body's ``ast.Name`` that binds it.
-        value: the expression it is bound to (for ``staticmethod(f)``: ``f``).
+        bindings: the class body's bindings of it (one, but for ``if ...: cp = other``).
+        values: for each binding, the expression it binds that the call reaches (for
+            ``staticmethod(f)``: ``f``), or ``None`` for another binding (a ``def``, a
+            value that is no dotted name, a function that is a bound method here): two
+            bindings one of which is ``None`` make the call ambiguous (PPO003).
         receiver: what the attribute is read on: ``"class"`` (the class itself, by its
             name), ``"cls"`` (a ``classmethod``'s first parameter: the class or a
             subclass) or ``"self"`` (an instance method's first parameter: an instance
@@ -54,8 +57,8 @@ class Held(NamedTuple):
 
     owner: ast.ClassDef
     attribute: str
-    binding: ast.Name
-    value: ast.expr
+    bindings: tuple[ast.AST, ...]
+    values: tuple[ast.expr | None, ...]
     receiver: str
     rest: tuple[str, ...]
 
@@ -437,12 +440,13 @@ class TargetFinder:
         The callee must start ``C.attr`` (``C`` bound once in its scope, by the ``class``
         statement), ``self.attr`` (an instance method's first parameter:
         :meth:`instance_method_of`) or ``cls.attr`` (a ``classmethod``'s), and ``C``'s body
-        must bind ``attr`` exactly once, by ``attr = <dotted name>`` or ``attr =
-        staticmethod(<dotted name>)``. Not followed, by Python's own rules: an attribute
-        the class body binds otherwise (a ``def``, an import, two assignments), a base
-        class's attribute, and a plain function stored in the class and called on an
-        instance (``self.make()`` with ``make = get_...``: a bound method, which passes
-        ``self`` as the config; PPO006 says so at the assignment).
+        must bind ``attr`` by ``attr = <dotted name>`` or ``attr = staticmethod(<dotted
+        name>)``; every binding of it there counts (``if ...: cp = other`` too: the call is
+        then ambiguous). Not followed, by Python's own rules: an attribute the class body
+        binds only otherwise (a ``def``, an import), a base class's attribute, and a plain
+        function stored in the class and called on an instance (``self.make()`` with
+        ``make = get_...``: a bound method, which passes ``self`` as the config; PPO006
+        says so at the assignment).
 
         Args:
             func: a call's ``func``.
@@ -456,20 +460,20 @@ class TargetFinder:
             return None
         body, receiver = found
         bindings = self.bindings_in(body, attribute)
-        if len(bindings) != 1 or not isinstance(bindings[0].node, ast.Name):
+        values: list[ast.expr | None] = []
+        for b in bindings:
+            value = self.alias_value(b.node) if b.qualified is None else None
+            static = self._static_function(value, body) if value is not None else None
+            if static is not None:
+                value = None if rest else static
+            elif value is not None and not rest and receiver == "self":
+                value = None  # a function read on an instance is a bound method: ``self`` is passed
+            values.append(value)
+        if not any(v is not None for v in values):
             return None
-        binding = bindings[0].node
-        value = self.alias_value(binding)
-        if value is None:
-            return None
-        static = self._static_function(value, body)
-        if static is not None:
-            if rest:
-                return None
-            value = static
-        elif not rest and receiver == "self":
-            return None  # a function read on an instance is a bound method: ``self`` is passed
-        return Held(body.node, attribute, binding, value, receiver, rest)  # type: ignore[arg-type]
+        return Held(
+            body.node, attribute, tuple(b.node for b in bindings), tuple(values), receiver, rest  # type: ignore[arg-type]
+        )
 
     def _receiver(self, node: ast.expr, name: str) -> tuple[Scope, str] | None:
         """``(class body scope, receiver)`` for a read of ``name`` at ``node`` that is a class
@@ -603,18 +607,26 @@ class TargetFinder:
 
     def _through_class(self, held: Held) -> tuple[list[str], bool] | None:
         """:meth:`qualified_names`'s answer for a callee read through ``held``: the names of
-        what the class body binds, followed by the attributes read after it."""
-        key = id(held.binding)
-        if key in self._following:
-            return None
-        self._following.add(key)
-        try:
-            inner = self.qualified_names(held.value)
-        finally:
-            self._following.discard(key)
-        if inner is None or not inner[0]:
-            return None
-        return [".".join((n, *held.rest)) for n in inner[0]], inner[1]
+        what the class body binds, followed by the attributes read after it (a binding
+        that is no alias gives the attribute's bare name, as a local binding does)."""
+        names: list[str] = []
+        local = False
+        for binding, value in zip(held.bindings, held.values):
+            key = id(binding)
+            inner = None
+            if value is not None and key not in self._following:
+                self._following.add(key)
+                try:
+                    inner = self.qualified_names(value)
+                finally:
+                    self._following.discard(key)
+            if inner is None or not inner[0]:
+                names.append(held.attribute)
+                local = True
+                continue
+            names.extend(".".join((n, *held.rest)) for n in inner[0])
+            local = local or inner[1]
+        return names, local
 
     def callee_text(self, call: ast.Call) -> str:
         """The callee as written (with parentheses around it, as in ``(f)()``)."""
