@@ -695,15 +695,17 @@ def through_names(datas: Iterable[bytes], targets: Iterable[str]) -> Names:
     # ``cp = constants_ppo`` (a class body's, above all): a module alias on any object
     # (the value a module alias of the files, or a target module spelled in full)
     held: set[str] = set()
-    module_words = b"|".join(
-        re.escape(w.encode()) for w in sorted(through | modules) if all(p.isidentifier() for p in w.split("."))
-    )
-    if module_words and any(b"=" in data for data in datas):
+    values = sorted(w for w in through | modules if all(p.isidentifier() for p in w.split(".")))
+    if values:
         bound = re.compile(
-            rb"(?m)^[ \t]*(\w+)[ \t]*(?::[^=\n]*)?=[ \t]*(?:" + module_words + rb")[ \t]*(?:#[^\n]*)?$"
+            rb"(?m)^[ \t]*(\w+)[ \t]*(?::[^=\n]*)?=[ \t]*(?:" + b"|".join(re.escape(w.encode()) for w in values)
+            + rb")[ \t]*(?:#[^\n]*)?$"
         )
+        lasts = sorted({w.rsplit(".", 1)[-1].encode() for w in values})
         for data in datas:
-            held.update(m.group(1).decode("utf-8", "replace") for m in bound.finditer(data))
+            # a match is one line, which spells a module: only those lines are tried
+            for start, end in _lines_holding(data, lasts):
+                held.update(m.group(1).decode("utf-8", "replace") for m in bound.finditer(data, start, end))
     held -= functions | parts
     return Names(frozenset(functions), frozenset(through - functions), frozenset(modules), frozenset(held))
 
