@@ -622,6 +622,10 @@ class Names(NamedTuple):
         return self.functions | self.through | self.held
 
 
+#: an indented ``import`` statement on one line: group 1 the ``from`` part, group 2 the names
+_INDENTED_IMPORT = re.compile(rb"[ \t]+(from[ \t]+[\w.]+[ \t]+)?import[ \t]+([^\n#;]*)")
+
+
 def through_names(datas: Iterable[bytes], targets: Iterable[str]) -> Names:
     """The :class:`Names` of the runtime function in files holding ``datas`` (bytes;
     read by regular expressions, generously: a name too many only makes a fix unsafe).
@@ -706,6 +710,19 @@ def through_names(datas: Iterable[bytes], targets: Iterable[str]) -> Names:
             # a match is one line, which spells a module: only those lines are tried
             for start, end in _lines_holding(data, lasts):
                 held.update(m.group(1).decode("utf-8", "replace") for m in bound.finditer(data, start, end))
+                # an indented import (a class body's: ``from verl.trainer import constants_ppo
+                # as cp``): the names it binds to a module
+                m = _INDENTED_IMPORT.match(data, start, end)
+                if m is None:
+                    continue
+                for item in m.group(2).strip(b" \t()\\").split(b","):
+                    words = item.split()
+                    if not words or words[0].rsplit(b".", 1)[-1] not in lasts:
+                        continue
+                    if len(words) == 3 and words[1] == b"as":
+                        held.add(words[2].decode("utf-8", "replace"))
+                    elif len(words) == 1 and m.group(1):
+                        held.add(words[0].decode("utf-8", "replace"))
     held -= functions | parts
     return Names(frozenset(functions), frozenset(through - functions), frozenset(modules), frozenset(held))
 

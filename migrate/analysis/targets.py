@@ -44,9 +44,12 @@ class Held(NamedTuple):
         attribute: the attribute read (``"cp"``).
         bindings: the class body's bindings of it (one, but for ``if ...: cp = other``).
         values: for each binding, the expression it binds that the call reaches (for
-            ``staticmethod(f)``: ``f``), or ``None`` for another binding (a ``def``, a
-            value that is no dotted name, a function that is a bound method here): two
-            bindings one of which is ``None`` make the call ambiguous (PPO003).
+            ``staticmethod(f)``: ``f``), the qualified name an import in the class body
+            binds (``"verl.trainer.constants_ppo"`` of ``from verl.trainer import
+            constants_ppo as cp``; relative ones keep their dots), or ``None`` for another
+            binding (a ``def``, a value that is no dotted name, a function that is a bound
+            method here): two bindings one of which is ``None`` make the call ambiguous
+            (PPO003).
         receiver: what the attribute is read on: ``"class"`` (the class itself, by its
             name), ``"cls"`` (a ``classmethod``'s first parameter: the class or a
             subclass) or ``"self"`` (an instance method's first parameter: an instance
@@ -58,7 +61,7 @@ class Held(NamedTuple):
     owner: ast.ClassDef
     attribute: str
     bindings: tuple[ast.AST, ...]
-    values: tuple[ast.expr | None, ...]
+    values: tuple[ast.expr | str | None, ...]
     receiver: str
     rest: tuple[str, ...]
 
@@ -440,10 +443,11 @@ class TargetFinder:
         The callee must start ``C.attr`` (``C`` bound once in its scope, by the ``class``
         statement), ``self.attr`` (an instance method's first parameter:
         :meth:`instance_method_of`) or ``cls.attr`` (a ``classmethod``'s), and ``C``'s body
-        must bind ``attr`` by ``attr = <dotted name>`` or ``attr = staticmethod(<dotted
-        name>)``; every binding of it there counts (``if ...: cp = other`` too: the call is
+        must bind ``attr`` by ``attr = <dotted name>``, ``attr = staticmethod(<dotted
+        name>)`` or an import (``from verl.trainer import constants_ppo as cp``); every
+        binding of it there counts (``if ...: cp = other`` too: the call is
         then ambiguous). Not followed, by Python's own rules: an attribute the class body
-        binds only otherwise (a ``def``, an import), a base class's attribute, and a plain
+        binds only otherwise (a ``def``, a value that is no dotted name), a base class's attribute, and a plain
         function stored in the class and called on an instance (``self.make()`` with
         ``make = get_...``: a bound method, which passes ``self`` as the config; PPO006
         says so at the assignment).
@@ -460,9 +464,12 @@ class TargetFinder:
             return None
         body, receiver = found
         bindings = self.bindings_in(body, attribute)
-        values: list[ast.expr | None] = []
+        values: list[ast.expr | str | None] = []
         for b in bindings:
-            value = self.alias_value(b.node) if b.qualified is None else None
+            if b.qualified is not None:  # an import in the class body
+                values.append(None if not rest and receiver == "self" else b.qualified)
+                continue
+            value = self.alias_value(b.node)
             static = self._static_function(value, body) if value is not None else None
             if static is not None:
                 value = None if rest else static
@@ -614,7 +621,9 @@ class TargetFinder:
         for binding, value in zip(held.bindings, held.values):
             key = id(binding)
             inner = None
-            if value is not None and key not in self._following:
+            if isinstance(value, str):
+                inner = [value], False
+            elif value is not None and key not in self._following:
                 self._following.add(key)
                 try:
                     inner = self.qualified_names(value)

@@ -130,6 +130,17 @@ FOUND = {
         def main(config):
             return Env().start(config)
         """, "        return self.make(config)\n", 9),
+    "class-body-import": ("""
+        class Env:
+            from verl.trainer import constants_ppo as cp
+
+            def start(self, config):
+                return self.cp.get_ppo_ray_runtime_env()
+
+
+        def main(config):
+            return Env().start(config)
+        """, "        return self.cp.get_ppo_ray_runtime_env(config)\n", 9),
     "class-plain-function": ("""
         class Env:
             plain = get_ppo_ray_runtime_env  # noqa: PPO006
@@ -347,14 +358,20 @@ DOUBLES = {
 }
 
 
+#: the launcher binding ``cp`` by an import in its class body
+LAUNCHER_IMPORT = LAUNCHER.replace("cp = constants_ppo", "from verl.trainer import constants_ppo as cp")
+
+
 @pytest.mark.parametrize("case", sorted(DOUBLES))
-@pytest.mark.parametrize("named", [".", "app.py"])
-def test_a_test_double_put_in_the_attribute_makes_the_fix_unsafe(tmp_path: Path, case: str, named: str) -> None:
+@pytest.mark.parametrize(("named", "launcher"), [(".", LAUNCHER), ("app.py", LAUNCHER), ("app.py", LAUNCHER_IMPORT)])
+def test_a_test_double_put_in_the_attribute_makes_the_fix_unsafe(
+    tmp_path: Path, case: str, named: str, launcher: str
+) -> None:
     """``tests/test_app.py`` puts a zero-argument double in ``cp`` (on an instance, or in a
     subclass): the look-out of the run's other files finds it, also when the command line
     names ``app.py`` alone (a pre-commit hook), and the test still passes after ``apply``."""
     test, line = DOUBLES[case]
-    root = _project(tmp_path / "proj", LAUNCHER, files={
+    root = _project(tmp_path / "proj", launcher, files={
         "tests/__init__.py": "", "tests/fakes.py": FAKES, "tests/test_app.py": DOUBLE_HEAD + test,
     })
     stub = verl_stub(tmp_path / "stub", VERL_09)
