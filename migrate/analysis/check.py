@@ -37,7 +37,7 @@ from ppo_migrate.analysis.reasons import rejection_reason, unsafe_reason
 from ppo_migrate.analysis.scopes import ScopeKind, ScopeTree, frames
 from ppo_migrate.analysis.shims import MARKERS, ShimDetector
 from ppo_migrate.analysis.signatures import callee_signature
-from ppo_migrate.analysis.targets import TargetFinder, configless_kind, dotted_parts
+from ppo_migrate.analysis.targets import TargetFinder, callee_parts, configless_kind, dotted_parts
 from ppo_migrate.constants import CONFIG_PARAMETER
 from ppo_migrate.diagnostics import (
     NOTICE_SEPARATOR,
@@ -498,9 +498,8 @@ class ModuleAnalysis:
         found = self.targets.held_rebindings(held, PATCHERS)
         if not found:
             return None
-        spelled = ".".join(
-            (held.owner.name if held.receiver == "class" else held.receiver, held.attribute)
-        )
+        parts = callee_parts(t.call.func) or [held.owner.name]
+        spelled = f"{parts[0]}.{held.attribute}"  # ``Env.cp``, ``self.cp``, ``this.cp``
         text = f"`{spelled}` may be rebound to an object whose function takes no config"
         places = []
         for node, what in found:

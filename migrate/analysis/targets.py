@@ -787,4 +787,4 @@ def all_args(args: ast.arguments) -> list[ast.arg]:
     return out
 
 
-__all__ = ["Held", "TargetCall", "TargetFinder", "all_args", "configless_kind", "dotted_parts"]
+__all__ = ["Held", "TargetCall", "TargetFinder", "all_args", "callee_parts", "configless_kind", "dotted_parts"]
