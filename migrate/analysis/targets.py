@@ -588,11 +588,11 @@ class TargetFinder:
         seen.add(id(owner))
         out: list[tuple[ast.AST, str]] = []
         for d in owner.decorator_list:
-            out.append((d, f"decorates class `{owner.name}` with `{self.module.source_of(d)}`, "
-                           "which may change or replace it"))
+            what = f"decorates class `{owner.name}` with `{self.module.source_of(d)}`, which may change or replace it"
+            out.append((d, what))
         for k in owner.keywords:
-            out.append((k, f"gives class `{owner.name}` `{self.module.source_of(k)}`, which may "
-                           "change how its attributes are read"))
+            what = f"gives class `{owner.name}` `{self.module.source_of(k)}`, which may change how its attributes are read"
+            out.append((k, what))
         for stmt in owner.body:
             if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) and stmt.name == "__getattribute__":
                 out.append((stmt, f"defines `{owner.name}.__getattribute__`"))
@@ -606,8 +606,11 @@ class TargetFinder:
                 if len(bindings) == 1 and isinstance(bindings[0].node, ast.ClassDef):
                     local = bindings[0].node
             if local is None:
-                out.append((base, f"gives class `{owner.name}` the base `{self.module.source_of(base)}`, "
-                                  "whose attributes, `__init__` or metaclass the tool does not follow"))
+                what = (
+                    f"gives class `{owner.name}` the base `{self.module.source_of(base)}`, whose "
+                    "attributes, `__init__` or metaclass the tool does not follow"
+                )
+                out.append((base, what))
             else:
                 out.extend(self._class_doubts(local, name, seen))
         return out

@@ -313,8 +313,8 @@ def test_a_base_class_of_another_module_makes_the_fix_unsafe(tmp_path: Path) -> 
     assert _ran(root, stub) == "ran {'fake': 1}"
     found = _check(root)
     assert [f[:5] for f in found] == [("app.py", "PPO001", 12, "unsafe", "rebound")]
-    assert found[0][5] == [(8, "gives class `Env` the base `Base`, whose attributes, `__init__` or "
-                                "metaclass the tool does not follow")]
+    assert found[0][5] == [(8, ("gives class `Env` the base `Base`, whose attributes, `__init__` or "
+                                "metaclass the tool does not follow"))]
     _apply(root)
     assert _ran(root, stub) == "ran {'fake': 1}"
 
@@ -340,21 +340,21 @@ TEST_HEAD = "from omegaconf import OmegaConf\nimport app\n\n\n"
 FAKES = "class FAKE:\n    @staticmethod\n    def get_ppo_ray_runtime_env():\n        return {}\n"
 DOUBLE_HEAD = TEST_HEAD.replace("import app\n", "import app\nfrom tests.fakes import FAKE\n")
 DOUBLES = {
-    "monkeypatch-instance": (
+    "monkeypatch-instance": ((
         "def test_env(monkeypatch):\n"
         "    launcher = app.Launcher(OmegaConf.create({'trainer': 1}))\n"
         "    monkeypatch.setattr(launcher, 'cp', FAKE)\n"
-        "    assert launcher.env() == {}\n", 8),
-    "instance-assignment": (
+        "    assert launcher.env() == {}\n"), 8),
+    "instance-assignment": ((
         "def test_env():\n"
         "    launcher = app.Launcher(OmegaConf.create({'trainer': 1}))\n"
         "    launcher.cp = FAKE\n"
-        "    assert launcher.env() == {}\n", 8),
-    "subclass": (
+        "    assert launcher.env() == {}\n"), 8),
+    "subclass": ((
         "class FakeLauncher(app.Launcher):\n"
         "    cp = FAKE\n\n\n"
         "def test_env():\n"
-        "    assert FakeLauncher(OmegaConf.create({'trainer': 1})).env() == {}\n", 7),
+        "    assert FakeLauncher(OmegaConf.create({'trainer': 1})).env() == {}\n"), 7),
 }
 
 
