@@ -545,8 +545,8 @@ class TargetFinder:
             patchers: the last names of the callables that replace an attribute.
 
         Returns:
-            ``(node, what)`` pairs in source order; ``what`` reads after the line number
-            (``"assigns `self.cp`"``).
+            ``(node, what)`` pairs in source order: the node and what it does
+            (``"assigns `self.cp`"``), as a reason's related place says it.
         """
         name, patcher_names = held.attribute, frozenset(patchers)
         out: list[tuple[ast.AST, str]] = []
