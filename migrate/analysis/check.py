@@ -32,18 +32,20 @@ from ppo_migrate.analysis.module import (
     syntax_problem,
 )
 from ppo_migrate.analysis.names import ModuleNames
-from ppo_migrate.analysis.patches import own_replacement, patch_reason, reaching_patch
+from ppo_migrate.analysis.patches import PATCHERS, own_replacement, patch_reason, reaching_patch
 from ppo_migrate.analysis.reasons import rejection_reason, unsafe_reason
 from ppo_migrate.analysis.scopes import ScopeKind, ScopeTree, frames
 from ppo_migrate.analysis.shims import MARKERS, ShimDetector
 from ppo_migrate.analysis.signatures import callee_signature
-from ppo_migrate.analysis.targets import TargetFinder, configless_kind, dotted_parts
+from ppo_migrate.analysis.targets import TargetFinder, callee_parts, configless_kind, dotted_parts
 from ppo_migrate.constants import CONFIG_PARAMETER
 from ppo_migrate.diagnostics import (
     NOTICE_SEPARATOR,
     Diagnostic,
     Edit,
     Fix,
+    Reason,
+    Related,
     comment_lines,
     is_suppressed,
     qualname,
@@ -311,6 +313,8 @@ class ModuleAnalysis:
             callee = " ".join(self.module.source_of(parent.func).split())
             if callee.rsplit(".", 1)[-1] in _INTROSPECTION:
                 return None
+            if self._static_alias(node, parent):
+                return None  # ``make = staticmethod(f)`` in a class body: its calls are followed
             return f"passed to `{callee}(...)`"
         if isinstance(parent, ast.Attribute):  # ``f.__code__`` / the head of ``c.f``
             return None
@@ -334,6 +338,23 @@ class ModuleAnalysis:
         if isinstance(parent, (ast.Return, ast.Yield)):
             return "returned as a value"
         return "used as a value"
+
+    def _static_alias(self, node: ast.expr, call: ast.Call) -> bool:
+        """Whether ``call`` is ``staticmethod(node)`` bound to a name by a class body's plain
+        assignment (``make = staticmethod(get_...)``): the calls read through it
+        (``Launcher.make()``, ``self.make()``) are target calls
+        (:meth:`ppo_migrate.analysis.targets.TargetFinder.held_by_class`)."""
+        if not (isinstance(call.func, ast.Name) and call.func.id == "staticmethod" and call.args == [node]
+                and not call.keywords):
+            return False
+        scope = self.scopes.scope_of(call)
+        if scope.kind is not ScopeKind.CLASS or scope.lookup("staticmethod") is not None:
+            return False
+        chain = self.module.ancestors(call)
+        statement = chain[-1] if chain else None
+        if isinstance(statement, ast.Assign):
+            return len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name)
+        return isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name)
 
     def spelled(self, call: ast.Call) -> str:
         """The call as written, on one line (comments left out; runs of whitespace,
@@ -384,11 +405,17 @@ class ModuleAnalysis:
             self.path, t.names, self.settings, reexports=current_references().reexports
         )
         if not in_effect.accepts_config:
+            remedy = in_effect.remedy
+            if t.held is not None and t.held.rest and remedy.endswith(_RUN_WITH_FLAG) \
+                    and not getattr(self.settings, "use_ppo_runtime", False):
+                # ``Env.cp.get_...()``: the import move leaves a module read through a class
+                # attribute alone (its calls may reach what a test puts there)
+                remedy = remedy[: -len(_RUN_WITH_FLAG)]
             return self._diagnostic(
                 t,
                 "PPO005",
                 f"`{self.spelled(t.call)}`{NOTICE_SEPARATOR}{in_effect.reason}; "
-                f"{self._remedy(in_effect.remedy)}",
+                f"{self._remedy(remedy)}",
             )._replace(callee=in_effect.detail, reason=in_effect.why)
         choice = self.config_at(t.call)
         if choice is None:
@@ -439,6 +466,14 @@ class ModuleAnalysis:
                 reason = patch_reason(patch)  # the patch is what makes this fix unsafe
             applicability = "unsafe"
             message += f" (unsafe fix: {patch.reason()})"
+        if t.held is not None:
+            rebound = self._held_rebound(t)
+            if rebound is not None:
+                # issue 26, family 6: read through a class attribute something may rebind
+                if applicability == "safe" or reason is None:
+                    reason = rebound
+                applicability = "unsafe"
+                message += f" (unsafe fix: {rebound.short()})"
         if not in_effect.certain and applicability == "safe":
             # issue 26, family 3: nothing says which verl runs, the config may not be accepted
             applicability = "unsafe"
@@ -453,6 +488,27 @@ class ModuleAnalysis:
         return self._diagnostic(t, "PPO001", message, fix)._replace(
             callee=in_effect.detail, reason=reason
         )
+
+    def _held_rebound(self, t: TargetCall) -> Reason | None:
+        """Why a call read through a class attribute (``Env.cp.f()``, ``self.cp.f()``,
+        ``Env.make()``: :attr:`TargetCall.held`) may reach another object than the one the
+        class body binds, as a :class:`Reason` of kind ``"rebound"`` naming the first place
+        (:meth:`ppo_migrate.analysis.targets.TargetFinder.held_rebindings`), else ``None``.
+        Another file's replacement of it is the run's look-out's
+        (:meth:`replacement`)."""
+        held = t.held
+        assert held is not None
+        found = self.targets.held_rebindings(held, PATCHERS)
+        if not found:
+            return None
+        parts = callee_parts(t.call.func) or [held.owner.name]
+        spelled = f"{parts[0]}.{held.attribute}"  # ``Env.cp``, ``self.cp``, ``this.cp``
+        text = f"`{spelled}` may be rebound to an object whose function takes no config"
+        places = []
+        for node, what in found:
+            line, column = self.module.start(node)
+            places.append(Related(self.path, line, column, what))
+        return Reason("rebound", text, tuple(places))
 
     def _shims(self):
         """The module's :class:`ppo_migrate.analysis.shims.ShimDetector`, built on first need

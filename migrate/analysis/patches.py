@@ -607,14 +607,24 @@ class Names(NamedTuple):
         target_modules: the modules holding the function (the targets' own, and the
             project's modules re-exporting it): replacing the function there reaches
             every importer.
+        held: those of ``through`` an assignment binds to a module the calls go through
+            (``cp = constants_ppo``, in a class body above all: ``Env.cp.get_...()``,
+            ``self.cp.get_...()``, issue 26 family 6): replaced on any object (a class
+            or an instance: ``launcher.cp = fake``), or bound again in a class body (a
+            subclass overriding it), they reach the calls.
     """
 
     functions: frozenset[str]
     through: frozenset[str]
     target_modules: frozenset[str]
+    held: frozenset[str] = frozenset()
 
     def all(self) -> frozenset[str]:
-        return self.functions | self.through
+        return self.functions | self.through | self.held
+
+
+#: an indented ``import`` statement on one line: group 1 the ``from`` part, group 2 the names
+_INDENTED_IMPORT = re.compile(rb"[ \t]+(from[ \t]+[\w.]+[ \t]+)?import[ \t]+([^\n#;]*)")
 
 
 def through_names(datas: Iterable[bytes], targets: Iterable[str]) -> Names:
@@ -626,6 +636,7 @@ def through_names(datas: Iterable[bytes], targets: Iterable[str]) -> Names:
         targets: its qualified names (the settings' targets, and re-exports found).
     """
     targets = list(targets)
+    datas = list(datas)
     functions = {t.rsplit(".", 1)[-1] for t in targets}
     modules = {t.rsplit(".", 1)[0] for t in targets if "." in t}
     # a module the files import by its last name (``from verl.trainer import
@@ -663,7 +674,8 @@ def through_names(datas: Iterable[bytes], targets: Iterable[str]) -> Names:
     aliased = re.compile(rb"\b(?:" + words + rb")[ \t]+as[ \t]+(\w+)")
     fn_words = b"|".join(re.escape(w.encode()) for w in sorted(functions))
     assigned = re.compile(
-        rb"(?m)^[ \t]*(\w+)[ \t]*(?::[^=\n]*)?=[ \t]*(?:[\w.]+\.)?(?:" + fn_words + rb")[ \t]*(?:#[^\n]*)?$"
+        rb"(?m)^[ \t]*(\w+)[ \t]*(?::[^=\n]*)?=[ \t]*(?:staticmethod\([ \t]*)?(?:[\w.]+\.)?(?:" + fn_words
+        + rb")[ \t]*\)?[ \t]*(?:#[^\n]*)?$"
     )
     fn_encoded = [w.encode() for w in functions]
     for data in datas:
@@ -685,7 +697,35 @@ def through_names(datas: Iterable[bytes], targets: Iterable[str]) -> Names:
         for start, end in spans:
             for m in assigned.finditer(data, start, end):
                 functions.add(m.group(1).decode("utf-8", "replace"))
-    return Names(frozenset(functions), frozenset(through - functions), frozenset(modules))
+    # ``cp = constants_ppo`` (a class body's, above all): a module alias on any object
+    # (the value a module alias of the files, or a target module spelled in full)
+    held: set[str] = set()
+    values = sorted(w for w in through | modules if all(p.isidentifier() for p in w.split(".")))
+    if values:
+        bound = re.compile(
+            rb"(?m)^[ \t]*(\w+)[ \t]*(?::[^=\n]*)?=[ \t]*(?:" + b"|".join(re.escape(w.encode()) for w in values)
+            + rb")[ \t]*(?:#[^\n]*)?$"
+        )
+        lasts = sorted({w.rsplit(".", 1)[-1].encode() for w in values})
+        for data in datas:
+            # a match is one line, which spells a module: only those lines are tried
+            for start, end in _lines_holding(data, lasts):
+                held.update(m.group(1).decode("utf-8", "replace") for m in bound.finditer(data, start, end))
+                # an indented import (a class body's: ``from verl.trainer import constants_ppo
+                # as cp``): the names it binds to a module
+                m = _INDENTED_IMPORT.match(data, start, end)
+                if m is None:
+                    continue
+                for item in m.group(2).strip(b" \t()\\").split(b","):
+                    words = item.split()
+                    if not words or words[0].rsplit(b".", 1)[-1] not in lasts:
+                        continue
+                    if len(words) == 3 and words[1] == b"as":
+                        held.add(words[2].decode("utf-8", "replace"))
+                    elif len(words) == 1 and m.group(1):
+                        held.add(words[0].decode("utf-8", "replace"))
+    held -= functions | parts
+    return Names(frozenset(functions), frozenset(through - functions), frozenset(modules), frozenset(held))
 
 
 #: folders of test doubles: a copy of verl's module under one is a fake a test may put
@@ -872,7 +912,14 @@ def target_patches(
     found: list[tuple[str | None, str, int, str, str]] = []
     used: set[tuple[str, int]] = set()  # constants another file's patch reads a target from
 
+    held = [n.encode() for n in sorted(names.held)]
+
     def look(path: str, data: bytes) -> None:
+        if held and any(n in data for n in held):  # a subclass overriding ``cp``
+            held_tree = parse_file(path, data)
+            if held_tree is not None:
+                test = _is_test_file(path)
+                found.extend((m, path, line, kind, what) for m, line, kind, what in _held_overrides(held_tree, names, test))
         if _STAR in data and not _holds_target(module_name(path), names.target_modules):
             star_tree = parse_file(path, data)
             if star_tree is not None:
@@ -1481,11 +1528,12 @@ def _patches_in(
             module = r.module
         elif r.owner is not None and name not in names.functions:
             # a module or alias the calls go through: on an imported module only
-            # (``launcher.constants_ppo = Fake``; not ``self.cp = ...``)
+            # (``launcher.constants_ppo = Fake``; not ``self.cp = ...``), but on any object
+            # for one bound by an assignment (``Env.cp = fake``, ``launcher.cp = fake``)
             owner = _dotted(r.owner)
-            if owner not in imported:
+            if owner not in imported and name not in names.held:
                 continue
-            module = imported[owner]
+            module = imported.get(owner)
         else:
             module = imported.get(_dotted(r.owner)) if r.owner is not None else None
         counted.add(r.line)
@@ -1569,6 +1617,43 @@ def _patches_in(
                     yield module, line, "patched", (
                         f"replaces the runtime function named by `{held}` ({path}:{at}), whose "
                         "replacement may take no config"
+                    )
+
+
+def _held_overrides(tree: ast.AST, names: Names, test: bool) -> Iterator[tuple[str | None, int, str, str]]:
+    """``(module, line, kind, what)`` for each class with a base whose body binds a name of
+    ``names.held`` (``class FakeLauncher(Launcher): cp = fake_cp``): a subclass overriding
+    the class attribute ``self.cp.get_...()`` goes through (issue 26, family 6). One binding
+    it to a module the calls go through again (``cp = constants_ppo``) is none. ``module``:
+    the module the first base is imported from, else ``None`` (any)."""
+    imported = _imported_modules(tree)
+    again = names.through | names.held
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.ClassDef) or not node.bases:
+            continue
+        base = _dotted(node.bases[0])
+        module = None
+        if base is not None:
+            if base in imported:  # ``from app import Launcher``: ``app.Launcher``
+                module = (imported[base] or "").rpartition(".")[0] or None
+            else:  # ``app.Launcher`` of ``import app``
+                module = imported.get(base.rpartition(".")[0]) if "." in base else None
+        for stmt in node.body:
+            if isinstance(stmt, (ast.Assign, ast.AnnAssign)):
+                value = _dotted(stmt.value) if stmt.value is not None else None
+                if value is not None and (value.rsplit(".", 1)[-1] in again or value in names.target_modules):
+                    continue
+                bound = [t.id for t in (stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target])
+                         if isinstance(t, ast.Name)]
+            elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                bound = [stmt.name]
+            else:
+                continue
+            for name in bound:
+                if name in names.held:
+                    yield module, stmt.lineno, "patched" if test else "rebound", (
+                        f"binds `{name}` in class `{node.name}`, overriding the class attribute the "
+                        "runtime function's calls go through with an object whose function may take no config"
                     )
 
 
@@ -1799,7 +1884,10 @@ def own_replacement(tree: ast.AST, text: str, targets: Iterable[str], path: str 
     ``globals()["get_..."] = shim``), as a :class:`Patch` of ``path``; ``None`` if none.
     The module's calls may then reach a replacement taking no config: a fix there is
     unsafe."""
+    # a class attribute rebound in the module itself: judged per call by its analysis
+    # (:meth:`ppo_migrate.analysis.targets.TargetFinder.held_rebindings`)
     names = through_names([text.encode("utf-8", "surrogateescape")], targets)
+    names = names._replace(held=frozenset())
     found = sorted(
         (line, kind, what)
         for _, line, kind, what in _patches_in(tree, names, None, _is_test_file(path), generic=False)

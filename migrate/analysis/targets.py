@@ -22,6 +22,7 @@ pass had.
 
 import ast
 from collections import defaultdict
+from collections.abc import Iterable
 from typing import NamedTuple
 
 from ppo_migrate.analysis.module import ParsedModule
@@ -30,6 +31,39 @@ from ppo_migrate.constants import CONFIG_PARAMETER
 from ppo_migrate.targets import TargetMatcher, Verdict, resolve_relative
 
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
+
+
+class Held(NamedTuple):
+    """A callee read through an attribute a class body binds (issue 26, family 6):
+    ``Env.cp.get_ppo_ray_runtime_env()`` or ``self.cp.get_...()`` with ``cp =
+    constants_ppo`` in ``class Env``; ``Env.make()`` with ``make = get_...`` or
+    ``make = staticmethod(get_...)`` there (``self.make()`` too for the latter).
+
+    Attributes:
+        owner: the ``class`` statement whose body binds the attribute.
+        attribute: the attribute read (``"cp"``).
+        bindings: the class body's bindings of it (one, but for ``if ...: cp = other``).
+        values: for each binding, the expression it binds that the call reaches (for
+            ``staticmethod(f)``: ``f``), the qualified name an import in the class body
+            binds (``"verl.trainer.constants_ppo"`` of ``from verl.trainer import
+            constants_ppo as cp``; relative ones keep their dots), or ``None`` for another
+            binding (a ``def``, a value that is no dotted name, a function that is a bound
+            method here): two bindings one of which is ``None`` make the call ambiguous
+            (PPO003).
+        receiver: what the attribute is read on: ``"class"`` (the class itself, by its
+            name), ``"cls"`` (a ``classmethod``'s first parameter: the class or a
+            subclass) or ``"self"`` (an instance method's first parameter: an instance
+            of the class or of a subclass).
+        rest: the attributes read after it (``("get_ppo_ray_runtime_env",)``; ``()`` when
+            the attribute itself is called).
+    """
+
+    owner: ast.ClassDef
+    attribute: str
+    bindings: tuple[ast.AST, ...]
+    values: tuple[ast.expr | str | None, ...]
+    receiver: str
+    rest: tuple[str, ...]
 
 
 class TargetCall(NamedTuple):
@@ -43,6 +77,9 @@ class TargetCall(NamedTuple):
         callee: the callee as written, e.g. ``"c.get_ppo_ray_runtime_env"`` or ``"(f)"``.
         kind: how the call omits its config (:func:`configless_kind`), ``None``
             when it passes one.
+        held: the class attribute the callee is read through (``Env.cp.f()``,
+            ``self.make()``: :meth:`TargetFinder.held_by_class`), ``None`` for any other
+            callee.
     """
 
     call: ast.Call
@@ -50,6 +87,7 @@ class TargetCall(NamedTuple):
     names: tuple[str, ...]
     callee: str
     kind: str | None
+    held: Held | None = None
 
 
 def configless_kind(call: ast.Call) -> str | None:
@@ -251,6 +289,9 @@ class TargetFinder:
             value = parent.value
         else:
             return None, []
+        if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) \
+                and value.func.id == "staticmethod" and len(value.args) == 1 and not value.keywords:
+            value = value.args[0]  # ``make = staticmethod(f)`` in a class body
         parts = callee_parts(value)
         return (node, parts) if parts else (None, [])
 
@@ -374,8 +415,16 @@ class TargetFinder:
         return timeline[-1][1] if timeline else None
 
     def classify(self, call: ast.Call) -> TargetCall | None:
-        """The :class:`TargetCall` for ``call``, or ``None`` when it is not one."""
-        found = self.qualified_names(call.func)
+        """The :class:`TargetCall` for ``call``, or ``None`` when it is not one.
+
+        A callee read through a class attribute (:meth:`held_by_class`) resolves to what
+        the class body binds it to; only here (the import move of ``--use-ppo-runtime``
+        and the other questions :meth:`qualified_names` answers do not follow it)."""
+        held = self.held_by_class(call.func)
+        found = self._through_class(held) if held is not None else None
+        if found is None:
+            held = None
+            found = self.qualified_names(call.func)
         if found is None:
             return None
         names, _ = found
@@ -384,7 +433,212 @@ class TargetFinder:
         verdict, resolved = self.matcher.classify(names, self.package)
         if verdict is Verdict.OTHER:
             return None
-        return TargetCall(call, verdict, resolved, self.callee_text(call), configless_kind(call))
+        return TargetCall(call, verdict, resolved, self.callee_text(call), configless_kind(call), held)
+
+    # -- callees read through a class attribute (issue 26, family 6) ------------------------
+    def held_by_class(self, func: ast.expr) -> Held | None:
+        """The class attribute a call's callee ``func`` is read through, when a class body
+        binds it by one plain assignment, else ``None``.
+
+        The callee must start ``C.attr`` (``C`` bound once in its scope, by the ``class``
+        statement), ``self.attr`` (an instance method's first parameter:
+        :meth:`instance_method_of`) or ``cls.attr`` (a ``classmethod``'s), and ``C``'s body
+        must bind ``attr`` by ``attr = <dotted name>``, ``attr = staticmethod(<dotted
+        name>)`` or an import (``from verl.trainer import constants_ppo as cp``); every
+        binding of it there counts (``if ...: cp = other`` too: the call is
+        then ambiguous). Not followed, by Python's own rules: an attribute the class body
+        binds only otherwise (a ``def``, a value that is no dotted name), a base class's attribute, and a plain
+        function stored in the class and called on an instance (``self.make()`` with
+        ``make = get_...``: a bound method, which passes ``self`` as the config; PPO006
+        says so at the assignment).
+
+        Args:
+            func: a call's ``func``.
+        """
+        parts = callee_parts(func)
+        if parts is None or len(parts) < 2 or parts[0].startswith(LOADED):
+            return None
+        head, attribute, rest = parts[0], parts[1], tuple(parts[2:])
+        found = self._receiver(func, head)
+        if found is None:
+            return None
+        body, receiver = found
+        bindings = self.bindings_in(body, attribute)
+        values: list[ast.expr | str | None] = []
+        for b in bindings:
+            if b.qualified is not None:  # an import in the class body
+                values.append(None if not rest and receiver == "self" else b.qualified)
+                continue
+            value = self.alias_value(b.node)
+            static = self._static_function(value, body) if value is not None else None
+            if static is not None:
+                value = None if rest else static
+            elif value is not None and not rest and receiver == "self":
+                value = None  # a function read on an instance is a bound method: ``self`` is passed
+            values.append(value)
+        if not any(v is not None for v in values):
+            return None
+        return Held(
+            body.node, attribute, tuple(b.node for b in bindings), tuple(values), receiver, rest  # type: ignore[arg-type]
+        )
+
+    def _receiver(self, node: ast.expr, name: str) -> tuple[Scope, str] | None:
+        """``(class body scope, receiver)`` for a read of ``name`` at ``node`` that is a class
+        (by its name), an instance method's ``self`` or a classmethod's ``cls``
+        (:class:`Held`'s ``receiver``); ``None`` otherwise."""
+        holder = self.scopes.scope_of(node).lookup(name)
+        if holder is None:
+            return None
+        bindings = self.bindings_in(holder, name)
+        if len(bindings) == 1 and isinstance(bindings[0].node, ast.ClassDef):
+            body = self.scopes.scope_for_node(bindings[0].node)
+            return (body, "class") if body is not None else None
+        if self.instance_method_of(node, name) is not None:
+            return holder.parent, "self"  # type: ignore[return-value]
+        method = holder.node
+        if holder.parent is None or holder.parent.kind is not ScopeKind.CLASS \
+                or not isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            return None
+        positional = (*method.args.posonlyargs, *method.args.args)
+        if not positional or positional[0].arg != name:
+            return None
+        if not any(isinstance(d, ast.Name) and d.id == "classmethod" for d in method.decorator_list):
+            return None
+        if any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in method.decorator_list):
+            return None
+        if any(not isinstance(b.node, ast.arg) for b in bindings):
+            return None
+        return holder.parent, "cls"
+
+    def _static_function(self, value: ast.expr, body: Scope) -> ast.expr | None:
+        """``f`` of a class body's ``staticmethod(f)`` (the builtin: the name bound nowhere),
+        else ``None``."""
+        if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) \
+                and value.func.id == "staticmethod" and len(value.args) == 1 \
+                and not value.keywords and not isinstance(value.args[0], ast.Starred) \
+                and body.lookup("staticmethod") is None:
+            return value.args[0]
+        return None
+
+    def held_rebindings(self, held: Held, patchers: Iterable[str]) -> list[tuple[ast.AST, str]]:
+        """What in this module may make ``held``'s attribute another object than the one its
+        class body binds, so that a call read through it may reach a function taking no
+        config; ``[]`` when nothing does. Read generously (a name too many makes a fix
+        unsafe, never a finding wrong):
+
+        * an attribute of that name assigned or deleted on anything (``self.cp = ...``,
+          ``Env.cp = ...``, ``launcher.cp = fake``, ``del obj.cp``): an instance's
+          attribute hides the class's, and the class's may be replaced;
+        * a patcher (``patchers``: the last names of :data:`ppo_migrate.analysis.patches.PATCHERS`,
+          ``setattr``, ``mock.patch.object`` ...) given the name in a string
+          (``"cp"``, ``"app.Env.cp"``) or as a keyword (``mock.patch.multiple(Env, cp=...)``),
+          and ``setattr``/``delattr`` given a name not known before it runs;
+        * for a read through ``self``/``cls``, another class body binding the name (a
+          subclass may override it);
+        * the class itself: a decorator (``@dataclass`` makes ``cp`` a field an instance
+          may be given), a metaclass or other class keyword, a ``__getattribute__``, or a
+          base class that is not a class of this module checked the same way (a base's
+          ``__init__`` may set ``self.cp``; an ``Enum`` base makes ``cp`` a member).
+
+        Args:
+            held: :meth:`held_by_class`'s answer for a call of this module.
+            patchers: the last names of the callables that replace an attribute.
+
+        Returns:
+            ``(node, what)`` pairs in source order: the node and what it does
+            (``"assigns `self.cp`"``), as a reason's related place says it.
+        """
+        name, patcher_names = held.attribute, frozenset(patchers)
+        out: list[tuple[ast.AST, str]] = []
+        for node in self.module.facts.attributes:
+            if node.attr == name and isinstance(node.ctx, (ast.Store, ast.Del)):
+                verb = "deletes" if isinstance(node.ctx, ast.Del) else "assigns"
+                out.append((node, f"{verb} `{self.module.source_of(node)}`"))
+        for call in self.module.facts.calls:
+            last = call.func.attr if isinstance(call.func, ast.Attribute) else getattr(call.func, "id", "")
+            if last not in patcher_names:
+                continue
+            if last in ("setattr", "delattr") and len(call.args) > 1 and not (
+                isinstance(call.args[1], ast.Constant) and isinstance(call.args[1].value, str)
+            ):
+                out.append((call, f"calls `{last}` with a name not known before it runs"))
+                continue
+            named = any(k.arg == name for k in call.keywords) or any(
+                isinstance(c, ast.Constant) and isinstance(c.value, str)
+                and (c.value == name or c.value.endswith("." + name))
+                for arg in (*call.args, *(k.value for k in call.keywords)) for c in ast.walk(arg)
+            )
+            if named:
+                out.append((call, f"replaces `{name}` with `{last}`"))
+        body = self.scopes.scope_for_node(held.owner)
+        if held.receiver != "class":
+            for b in self.bindings_of(name):
+                where = self._landing(b, name)
+                if where is not None and where is not body and where.kind is ScopeKind.CLASS:
+                    out.append((b.node, f"binds `{name}` in class `{where.name}`, which may be a subclass"))
+        out.extend(self._class_doubts(held.owner, name, set()))
+        out.sort(key=lambda item: (getattr(item[0], "lineno", 0), getattr(item[0], "col_offset", 0)))
+        return out
+
+    def _class_doubts(self, owner: ast.ClassDef, name: str, seen: set[int]) -> list[tuple[ast.AST, str]]:
+        """What about class ``owner`` (and, recursively, its bases of this module) may change
+        how its attribute ``name`` is read: see :meth:`held_rebindings`."""
+        if id(owner) in seen:
+            return []
+        seen.add(id(owner))
+        out: list[tuple[ast.AST, str]] = []
+        for d in owner.decorator_list:
+            what = f"decorates class `{owner.name}` with `{self.module.source_of(d)}`, which may change or replace it"
+            out.append((d, what))
+        for k in owner.keywords:
+            what = f"gives class `{owner.name}` `{self.module.source_of(k)}`, which may change how its attributes are read"
+            out.append((k, what))
+        for stmt in owner.body:
+            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) and stmt.name == "__getattribute__":
+                out.append((stmt, f"defines `{owner.name}.__getattribute__`"))
+        for base in owner.bases:
+            if isinstance(base, ast.Name) and base.id == "object" and self.scopes.scope_of(base).lookup("object") is None:
+                continue
+            local = None
+            if isinstance(base, ast.Name):
+                holder = self.scopes.scope_of(base).lookup(base.id)
+                bindings = self.bindings_in(holder, base.id) if holder is not None else []
+                if len(bindings) == 1 and isinstance(bindings[0].node, ast.ClassDef):
+                    local = bindings[0].node
+            if local is None:
+                what = (
+                    f"gives class `{owner.name}` the base `{self.module.source_of(base)}`, whose "
+                    "attributes, `__init__` or metaclass the tool does not follow"
+                )
+                out.append((base, what))
+            else:
+                out.extend(self._class_doubts(local, name, seen))
+        return out
+
+    def _through_class(self, held: Held) -> tuple[list[str], bool] | None:
+        """:meth:`qualified_names`'s answer for a callee read through ``held``: the names of
+        what the class body binds, followed by the attributes read after it (a binding
+        that is no alias gives the attribute's bare name, as a local binding does)."""
+        names: list[str] = []
+        local = False
+        for binding, value in zip(held.bindings, held.values):
+            key = id(binding)
+            inner = None
+            if isinstance(value, str):
+                inner = [value], False
+            elif value is not None and key not in self._following:
+                self._following.add(key)
+                try:
+                    inner = self.qualified_names(value)
+                finally:
+                    self._following.discard(key)
+            if inner is None or not inner[0]:
+                names.append(held.attribute)
+                local = True
+                continue
+            names.extend(".".join((n, *held.rest)) for n in inner[0])
+            local = local or inner[1]
+        return names, local
 
     def callee_text(self, call: ast.Call) -> str:
         """The callee as written (with parentheses around it, as in ``(f)()``)."""
@@ -536,4 +790,4 @@ def all_args(args: ast.arguments) -> list[ast.arg]:
     return out
 
 
-__all__ = ["TargetCall", "TargetFinder", "all_args", "configless_kind", "dotted_parts"]
+__all__ = ["Held", "TargetCall", "TargetFinder", "all_args", "callee_parts", "configless_kind", "dotted_parts"]
