@@ -147,7 +147,6 @@ _BLOCKS = frozenset(
 #: a word between two double (single) quotes, the quotes not consumed: ``"a"b"`` holds two
 _DOUBLE_QUOTED = re.compile(r'(?<=")\w+(?=")')
 _SINGLE_QUOTED = re.compile(r"(?<=')\w+(?=')")
-_DEL_WORD = re.compile(r"(?<!\w)del(?!\w)")
 
 
 class ConfigChoice(NamedTuple):
@@ -2019,11 +2018,20 @@ class ConfigFinder:
 
     @functools.cached_property
     def _may_delete(self) -> bool:
-        """Whether the module's text holds the keyword ``del`` as a word: a ``del``
-        statement (the only ``ast.Delete``) is spelled so, a keyword being ASCII and
-        standing between characters no identifier or number holds. Without one, no class
-        of the module is walked for it (:meth:`_init_certain`)."""
-        return _DEL_WORD.search(self.module.text) is not None
+        """Whether the module's text holds the keyword ``del`` as a word (no word character,
+        as ``re``'s ``\\w`` counts them, on either side): a ``del`` statement (the only
+        ``ast.Delete``) is spelled so, a keyword being ASCII and standing between characters
+        no identifier or number holds. Without one, no class of the module is walked for it
+        (:meth:`_init_certain`)."""
+        text = self.module.text
+        at = text.find("del")
+        while at != -1:  # ``str.find``: the word's neighbours tested only where it stands
+            before = text[at - 1] if at else " "
+            after = text[at + 3] if at + 3 < len(text) else " "
+            if not (before.isalnum() or before == "_" or after.isalnum() or after == "_"):
+                return True
+            at = text.find("del", at + 3)
+        return False
 
     @functools.cached_property
     def _class_names(self) -> frozenset[str]:
