@@ -224,8 +224,8 @@ def exit_without_teardown(exc: SystemExit) -> None:
 def _freeze_for_exit() -> None:
     """Move every object the cycle collector tracks to its permanent generation
     (:func:`gc.freeze`) before Python's own exit, which the process takes when an ``atexit``
-    handler is registered (``logging``'s, imported with :mod:`packaging`'s requirement
-    parser; a ``.pth`` file's).
+    handler is registered (``logging``'s, once anything imports it; a ``.pth`` file's, on
+    some machines).
 
     That exit collects every generation once more before it frees the modules: with the
     run's trees and analyses still held (the snapshot keeps the trees for the run), the
