@@ -1,11 +1,12 @@
 """What ``check`` does, and the steps ``apply`` shares with it, without click.
 
 :mod:`ppo_migrate.cli` parses the command line with click and calls these. A plain
-``ppo-migrate check [PATH ...]`` (no option at all: what CI and pre-commit hooks run) is
-recognised by the console script before click is imported (:func:`plain_check`) and runs
-:func:`check` with the same settings and options click would give it (tested: the options
-click parses for such a command line equal :class:`CheckOptions`' defaults). Importing click
-and the CLI is a tenth of such a run (issue 13, item 6).
+``ppo-migrate check [PATH ...]`` (no option but ``--no-progress`` and ``--exit-zero``: what
+CI and pre-commit hooks run) is recognised by the console script before click is imported
+(:func:`plain_check`) and runs :func:`check` with the same settings and options click would
+give it (tested: the options click parses for such a command line equal
+:func:`plain_options`). Importing click and the CLI is a tenth of such a run (issue 13,
+item 6).
 """
 
 import os
@@ -13,6 +14,11 @@ import sys
 
 from ppo_migrate import console
 from ppo_migrate.project.root import display_root
+
+#: The flags a plain ``check`` may hold among its paths (:func:`plain_check`): each takes no
+#: value and only sets its :class:`CheckOptions` field, as click's flag does (CI's
+#: ``check --no-progress src``; ``--exit-zero`` for a report that must not fail the job).
+PLAIN_FLAGS = {"--exit-zero": "exit_zero", "--no-progress": "no_progress"}
 
 #: The environment variable that asks click for shell completion instead of a run
 #: (click's ``_{PROG_NAME}_COMPLETE``): such a command line is always click's.
@@ -86,45 +92,61 @@ class CheckOptions:
 def plain_check(argv: list[str]) -> tuple[str, ...] | None:
     """The paths of a plain ``check`` command line, ``None`` for any other.
 
-    Plain: ``check`` followed by paths only, none starting with ``-`` (so no option, no
-    ``--``, no ``-`` for standard input), each either absent or readable (click's
-    ``click.Path`` rejects a path that exists but cannot be read, with its usage error), outside
-    Windows (where click expands wildcards in the arguments) and not a shell-completion request
-    (:data:`COMPLETION_ENV`). click parses such a command line into exactly these paths and the
-    default of every option.
+    Plain: ``check`` followed by paths and :data:`PLAIN_FLAGS` only, no path starting with
+    ``-`` (so no other option, no ``--``, no ``-`` for standard input), each either absent or
+    readable (click's ``click.Path`` rejects a path that exists but cannot be read, with its
+    usage error), outside Windows (where click expands wildcards in the arguments) and not a
+    shell-completion request (:data:`COMPLETION_ENV`). click parses such a command line into
+    exactly these paths, the flags' options (:func:`plain_options`) and the default of every
+    other option.
 
     Args:
         argv: the command line after the program's name (``sys.argv[1:]``).
+
+    Returns:
+        The paths, in order (the flags left out); ``None`` for a command line that is not plain.
     """
     if not argv or argv[0] != "check" or sys.platform == "win32":
         return None
-    if any(arg.startswith("-") for arg in argv[1:]) or COMPLETION_ENV in os.environ:
+    paths = [arg for arg in argv[1:] if arg not in PLAIN_FLAGS]
+    if any(arg.startswith("-") for arg in paths) or COMPLETION_ENV in os.environ:
         return None
-    for path in argv[1:]:  # as click.Path(readable=True) checks: an existing path is readable
+    for path in paths:  # as click.Path(readable=True) checks: an existing path is readable
         try:
             os.stat(path)
         except (OSError, ValueError):
             continue
         if not os.access(path, os.R_OK):
             return None
-    return tuple(argv[1:])
+    return tuple(paths)
 
 
-def run_plain_check(paths: tuple[str, ...]) -> None:
+def plain_options(argv: list[str]) -> CheckOptions:
+    """The :class:`CheckOptions` click gives a plain ``check`` command line
+    (:func:`plain_check`): the defaults, with each :data:`PLAIN_FLAGS` flag it holds set.
+
+    Args:
+        argv: the command line after the program's name (``sys.argv[1:]``).
+    """
+    return CheckOptions(**{PLAIN_FLAGS[arg]: True for arg in argv[1:] if arg in PLAIN_FLAGS})
+
+
+def run_plain_check(paths: tuple[str, ...], options: CheckOptions | None = None) -> None:
     """``ppo-migrate check PATH ...`` without click: the settings for ``paths`` alone and
-    the default options (what :func:`ppo_migrate.cli.check` does with the same command line).
+    ``options`` (:func:`plain_options`; ``None``: the defaults), what
+    :func:`ppo_migrate.cli.check` does with the same command line.
 
     Raises:
         SystemExit: the command's exit code (as :func:`check`).
     """
-    console.guard(_plain_check)(paths)
+    console.guard(_plain_check)(paths, options or CheckOptions())
 
 
-def _plain_check(paths: tuple[str, ...]) -> None:
+def _plain_check(paths: tuple[str, ...], options: CheckOptions) -> None:
     from ppo_migrate.project.snapshot import run_scope
 
     with run_scope():  # one snapshot of the project's files for the whole command (issue 26)
-        check(paths, load(paths, {}), CheckOptions())
+        check(paths, load(paths, {}), options)
 
 
 def load(paths, overrides: dict):

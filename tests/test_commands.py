@@ -102,6 +102,7 @@ def _click(args: tuple[str, ...], cwd: Path) -> subprocess.CompletedProcess:
 
 CASES = {
     "findings, hints and errors": ("check", "pkg", "ignored"),
+    "CI's flags among the paths": ("check", "--no-progress", "pkg", "--exit-zero"),
     "the working directory": ("check",),
     "a file only (no scout)": ("check", "pkg/m000.py"),
     "a path that does not exist": ("check", "pkg", "nowhere"),
@@ -121,6 +122,7 @@ def test_a_plain_check_runs_without_click_as_click_runs_it(tmp_path: Path, case:
     assert said.startswith(b"click=False"), said
     expected = {  # what each case is, so that equal outputs cannot both be empty or wrong
         "findings, hints and errors": 1,
+        "CI's flags among the paths": 0,  # --exit-zero
         "the working directory": 1,
         "a file only (no scout)": 1,
         "a path that does not exist": 2,
@@ -134,6 +136,11 @@ def test_a_plain_check_runs_without_click_as_click_runs_it(tmp_path: Path, case:
         assert "hidden.py" in out  # named on the command line: not skipped
         assert "pkg/broken.py:2:5: PPO902 syntax error" in out
         assert out.endswith("Found 14 errors.\n[*] 9 fixable with `ppo-migrate apply`.\n")
+        assert said == b"click=False forked=1\n"
+    if case == "CI's flags among the paths":
+        out = script.stdout.decode("utf-8", "surrogateescape")
+        assert "pkg/m000.py:5:12: PPO001" in out and "hidden.py" not in out
+        assert out.endswith("Found 13 errors.\n[*] 8 fixable with `ppo-migrate apply`.\n")
         assert said == b"click=False forked=1\n"
     if case == "the working directory":
         assert b"hidden.py" not in script.stdout and b"Found 13 errors." in script.stdout
@@ -175,11 +182,16 @@ def test_a_plain_check_reads_the_settings_as_click_does(tmp_path: Path, pyprojec
 
 def test_any_option_leaves_the_command_line_to_click(tmp_path: Path) -> None:
     root = _tree(tmp_path, n=8)
-    for args in (("check", "--exit-zero", "pkg"), ("check", "pkg", "-q"), ("check", "--", "pkg")):
+    for args in (
+        ("check", "--statistics", "pkg"), ("check", "pkg", "-q"), ("check", "--", "pkg"),
+        ("check", "--exit-zero", "--", "pkg"), ("check", "--no-progress=1", "pkg"),
+    ):
         script, said = _script(args, root)
         assert said.startswith(b"click=True"), (args, said)
         oracle = _click(args, root)
-        assert (script.returncode, script.stdout) == (oracle.returncode, oracle.stdout)
+        assert (script.returncode, script.stdout, script.stderr) == (
+            oracle.returncode, oracle.stdout, oracle.stderr
+        )
     quiet, _ = _script(("check", "pkg", "-q"), root)
     assert quiet.returncode == 1 and b"Found" not in quiet.stdout
 
@@ -188,6 +200,8 @@ def test_plain_check_recognises_only_check_and_paths(monkeypatch) -> None:
     monkeypatch.delenv(commands.COMPLETION_ENV, raising=False)
     assert commands.plain_check(["check", "src", "a b.py"]) == ("src", "a b.py")
     assert commands.plain_check(["check"]) == ()
+    assert commands.plain_check(["check", "--no-progress", "src", "--exit-zero"]) == ("src",)
+    assert commands.plain_check(["check", "--exit-zero"]) == ()
     for argv in (
         [],
         ["apply", "src"],
@@ -196,6 +210,9 @@ def test_plain_check_recognises_only_check_and_paths(monkeypatch) -> None:
         ["check", "--", "src"],
         ["check", "src", "--fix"],
         ["check", "-q", "src"],
+        ["check", "--no-progress=1", "src"],  # click: the flag takes no value
+        ["check", "--no-prog", "src"],
+        ["check", "--exit-zero", "-", "src"],
         ["--version"],
         ["chek", "src"],  # click's "Did you mean" for a misspelt command
     ):
@@ -209,19 +226,25 @@ def test_click_parses_a_plain_command_line_into_the_plain_lanes_call(
 ) -> None:
     """The one place the defaults could drift apart: the options and settings click's
     ``check`` hands to :func:`commands.check` for ``check PATH ...`` are exactly those the
-    plain lane builds (``CheckOptions()`` and the settings for the paths alone)."""
+    plain lane builds (``CheckOptions()``, with the flags of :data:`commands.PLAIN_FLAGS`
+    set, and the settings for the paths alone)."""
     (tmp_path / "pyproject.toml").write_text('[tool.ppo-migrate]\nconfig-names = ["cfg"]\n')
     (tmp_path / "src").mkdir()
     monkeypatch.chdir(tmp_path)
     calls = []
     monkeypatch.setattr(commands, "check", lambda *a: calls.append(a))
-    for argv in (["check", "src", "x.py"], ["check"]):
+    flags = [["check", "--no-progress", "src"], ["check", "--exit-zero", "x.py", "--no-progress"]]
+    for argv in (["check", "src", "x.py"], ["check"], *flags):
         with pytest.raises(SystemExit) as exit_:
             cli.main(argv)
         assert exit_.value.code == 0
         paths, settings, options = calls.pop()
         assert paths == commands.plain_check(argv)
-        assert options == commands.CheckOptions()
+        assert options == commands.plain_options(argv)
+        if argv in flags:
+            assert (options.no_progress, options.exit_zero) == (True, "--exit-zero" in argv)
+        else:
+            assert options == commands.CheckOptions()
         assert settings == commands.load(paths, {}) == load_settings(list(paths) or ["."])
         assert settings.config_names == ("cfg",)
     # and a command line with options is different there (the comparison can fail)

@@ -272,10 +272,15 @@ class ModuleAnalysis:
             if a.attr in wanted and isinstance(a.ctx, ast.Load) and dotted_parts(a) is not None
         ]
         out: list[Diagnostic] = []
+        called: dict[int, ast.Call] | None = None  # id(func) -> its call: the parent of most
         for node in candidates:
-            parent = (
-                facts.parents.get(id(node)) if isinstance(node, ast.Name) else self.module.ancestors(node)[-1]
-            )
+            if isinstance(node, ast.Name):
+                parent = facts.parents.get(id(node))
+            else:
+                if called is None:
+                    called = {id(c.func): c for c in facts.calls}
+                # ``cp.get_...(...)``: its call, found without descending from the module
+                parent = called.get(id(node)) or self.module.ancestors(node)[-1]
             how = self._reference_use(node, parent)
             if how is None:
                 continue

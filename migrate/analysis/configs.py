@@ -583,6 +583,8 @@ class ConfigFinder:
         param = next((a for a in all_args(func.args) if a.arg == name), None)
         if param is None:
             return None
+        if not any(_rebinds(stmt, name) for stmt in func.body):
+            return None  # nearly every function: the call's ancestors are not looked for
         chain = self.module.ancestors(call)
         if func not in chain:
             return None
@@ -591,9 +593,7 @@ class ConfigFinder:
         if top not in func.body or self.scopes.scope_of(call) is not holder:
             return None
         for stmt in func.body[: func.body.index(top)]:
-            if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(
-                stmt.targets[0], ast.Name
-            ) and stmt.targets[0].id == name:
+            if _rebinds(stmt, name):
                 return param
         return None
 
@@ -1975,7 +1975,7 @@ class ConfigFinder:
                 isinstance(func.func, ast.Name) and func.func.id == "type" and len(func.args) == 1
                 and self.scopes.scope_of(func.func).lookup("type") is None
             )
-        if not isinstance(func, ast.Name):
+        if not isinstance(func, ast.Name) or func.id not in self._constructor_params:
             return False
         holder = self.scopes.scope_of(func).lookup(func.id)
         node = holder.node if holder is not None else None
@@ -1987,11 +1987,57 @@ class ConfigFinder:
             or any((dotted_parts(d) or [""])[-1] == "classmethod" for d in node.decorator_list)
         )
 
+    @functools.cached_property
+    def _constructor_params(self) -> frozenset[str]:
+        """The first positional parameters of the module's ``__new__`` and
+        ``classmethod``-decorated functions: the only names :meth:`_builds_instance` can
+        find a class's ``cls`` in (a superset: where each function stands is not asked
+        here), so that every other plain call of the module is answered without a lookup."""
+        out = set()
+        for node in self.module.facts.binders:
+            if isinstance(node, _FUNCTIONS) and (
+                node.name == "__new__"
+                or any((dotted_parts(d) or [""])[-1] == "classmethod" for d in node.decorator_list)
+            ):
+                params = (*node.args.posonlyargs, *node.args.args)
+                if params:
+                    out.add(params[0].arg)
+        return frozenset(out)
+
     def _is_class_name(self, name: ast.Name) -> bool:
+        """Whether ``name`` resolves to a binding made by a ``class`` statement. Only a name
+        some ``class`` statement of the module binds can (:attr:`_class_names`): any other
+        is answered without resolving it (every ``logger.info``, ``os.path`` of a module
+        is asked about by :attr:`_class_attribute_reads`)."""
+        if name.id not in self._class_names:
+            return False
         holder = self.scopes.scope_of(name).lookup(name.id)
         return holder is not None and any(
             isinstance(b.node, ast.ClassDef) for b in self.finder.bindings_in(holder, name.id)
         )
+
+    @functools.cached_property
+    def _may_delete(self) -> bool:
+        """Whether the module's text holds the keyword ``del`` as a word (no word character,
+        as ``re``'s ``\\w`` counts them, on either side): a ``del`` statement (the only
+        ``ast.Delete``) is spelled so, a keyword being ASCII and standing between characters
+        no identifier or number holds. Without one, no class of the module is walked for it
+        (:meth:`_init_certain`)."""
+        text = self.module.text
+        at = text.find("del")
+        while at != -1:  # ``str.find``: the word's neighbours tested only where it stands
+            before = text[at - 1] if at else " "
+            after = text[at + 3] if at + 3 < len(text) else " "
+            if not (before.isalnum() or before == "_" or after.isalnum() or after == "_"):
+                return True
+            at = text.find("del", at + 3)
+        return False
+
+    @functools.cached_property
+    def _class_names(self) -> frozenset[str]:
+        """The names the module's ``class`` statements bind (a class binding's node is its
+        ``ClassDef``, named by it: :meth:`TargetFinder.bindings_in`)."""
+        return frozenset(n.name for n in self.module.facts.binders if isinstance(n, ast.ClassDef))
 
     def _enclosing_class(self, node: ast.AST) -> ast.ClassDef | None:
         s: Scope | None = self.scopes.scope_of(node)
@@ -2652,7 +2698,7 @@ class ConfigFinder:
         ``Base.__init__(self, ...)``; and nothing in the class deletes it."""
         if self._makes_bare_instances:
             return False  # ``cls.__new__(cls)`` makes instances no __init__ ran on
-        for node in ast.walk(cls):
+        for node in ast.walk(cls) if self._may_delete else ():
             if isinstance(node, ast.Delete) and any(
                 isinstance(t, ast.Attribute) and t.attr == name for t in node.targets
             ):
@@ -2843,6 +2889,14 @@ class ConfigFinder:
             finder._origins = self._origins
             ConfigFinder._retargets += 1
         return finder, class_def
+
+
+def _rebinds(stmt: ast.stmt, name: str) -> bool:
+    """Whether ``stmt`` is ``name = value`` (one plain name as its only target)."""
+    return (
+        isinstance(stmt, ast.Assign) and len(stmt.targets) == 1
+        and isinstance(stmt.targets[0], ast.Name) and stmt.targets[0].id == name
+    )
 
 
 def _own_attributes(cls: ast.ClassDef) -> dict[str, list]:

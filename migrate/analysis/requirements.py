@@ -16,19 +16,19 @@ import os
 import re
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
-from packaging.requirements import InvalidRequirement, Requirement
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
-from packaging.utils import (
-    InvalidSdistFilename,
-    InvalidWheelFilename,
-    canonicalize_name,
-    parse_sdist_filename,
-    parse_wheel_filename,
-)
 from packaging.version import InvalidVersion, Version
 from ppo_migrate.project.snapshot import current
+
+if TYPE_CHECKING:
+    from packaging.requirements import Requirement
+
+# ``packaging.requirements`` and ``packaging.utils`` are imported by the first question that
+# needs them (:func:`_parsed_requirement`, :func:`_archive_version`): with ``markers`` and
+# ``tags`` they import ``logging``, ``subprocess`` and ``platform`` (~35 ms, 4% of a check of
+# benchmark items 9 and 10), and a project declaring ``verl>=0.9`` never needs them.
 
 #: Every verl release on the package index, oldest first, as listed by ``pip index versions verl``
 #: on 2026-12-01. Only used to find the lowest version a specifier set allows (a lower bound), so a
@@ -115,7 +115,47 @@ def lowest_allowed(specifier: SpecifierSet) -> Version | None:
 
 
 def _is_verl(name: str) -> bool:
-    return canonicalize_name(name) == _VERL
+    """Whether ``name`` is verl's distribution name: ``packaging.utils.canonicalize_name(name)
+    == "verl"`` (PEP 503: runs of ``-_.`` become one ``-``, then lower case), which holds
+    exactly when ``name.lower()`` is ``"verl"`` (a name holding ``-``, ``_`` or ``.`` keeps a
+    ``-``)."""
+    return name.lower() == _VERL
+
+
+#: A requirement that is verl's name and release clauses only (``verl>=0.9``,
+#: ``Verl==0.8.0``, ``verl>=0.9,<1.0``; no space, extra, marker, URL, pre-release or
+#: wildcard): read without ``packaging``'s requirement parser (:func:`_parsed_requirement`).
+_PLAIN_VERL = re.compile(
+    r"(?P<name>[Vv][Ee][Rr][Ll])"
+    r"(?P<specifier>(?:==|!=|~=|<=|>=|<|>)[0-9]+(?:\.[0-9]+)*(?:,(?:==|!=|~=|<=|>=|<|>)[0-9]+(?:\.[0-9]+)*)*)?"
+)
+
+
+class _PlainRequirement(NamedTuple):
+    """What :class:`packaging.requirements.Requirement` holds for a :data:`_PLAIN_VERL` string."""
+
+    name: str
+    specifier: SpecifierSet
+    url: None = None
+    marker: None = None
+
+
+def _parsed_requirement(text: str):
+    """``packaging.requirements.Requirement(text)``, or ``None`` when it raises
+    ``InvalidRequirement``; a :data:`_PLAIN_VERL` string is read here to the same name and
+    specifier set (its clauses parsed by :class:`SpecifierSet`, as the parser hands them)."""
+    plain = _PLAIN_VERL.fullmatch(text)
+    if plain is not None:
+        try:
+            return _PlainRequirement(plain.group("name"), SpecifierSet(plain.group("specifier") or ""))
+        except InvalidSpecifier:  # ``verl~=1``: the parser refuses it too, as below
+            pass
+    from packaging.requirements import InvalidRequirement, Requirement
+
+    try:
+        return Requirement(text)
+    except InvalidRequirement:
+        return None
 
 
 
@@ -123,9 +163,8 @@ def _from_requirement(text: str, path: Path, line: int, *, lock_pins: bool) -> _
     """A PEP 508 string: a verl declaration, or None (another package, unparsable).
 
     ``lock_pins``: an exact ``==``/``===`` pin counts as a lock (requirements files)."""
-    try:
-        req = Requirement(text)
-    except InvalidRequirement:
+    req = _parsed_requirement(text)
+    if req is None:
         return None
     if not _is_verl(req.name):  # markers are not evaluated: every branch of a split counts
         return None
@@ -159,6 +198,13 @@ def _requirement_found(req: Requirement, written: str, path: Path, line: int, *,
 
 def _archive_version(reference: str) -> Version | None:
     """The version a verl wheel or sdist file name states (``.../verl-0.8.0-py3-none-any.whl``), else None."""
+    from packaging.utils import (
+        InvalidSdistFilename,
+        InvalidWheelFilename,
+        parse_sdist_filename,
+        parse_wheel_filename,
+    )
+
     base = re.split(r"[/\\]", re.split(r"[#?]", reference, maxsplit=1)[0].rstrip("/\\"))[-1]
     try:
         if base.endswith(".whl"):
@@ -347,11 +393,7 @@ def _read_requirements(path: Path, seen: set[Path]) -> Iterator[_Found]:
 
 
 def _parses(text: str) -> bool:
-    try:
-        Requirement(text)
-    except InvalidRequirement:
-        return False
-    return True
+    return _parsed_requirement(text) is not None
 
 
 
