@@ -993,7 +993,13 @@ class SignatureResolver:
             return answer
         from ppo_migrate.project.import_roots import declared_roots
         from ppo_migrate.project.tree import (
-            build_copies, in_doubles_folder, mapped_copies, package_copies, repository_listing, walk_root,
+            build_copies,
+            in_doubles_folder,
+            mapped_copies,
+            package_copies,
+            repository_listing,
+            unlisted_copies,
+            walk_root,
         )
 
         root = walk_root(directory.absolute(), boundary)  # a sample project in test data: its own
@@ -1042,6 +1048,9 @@ class SignatureResolver:
             return answer
         listing = repository_listing(root, self.respect_gitignore)
         copies = package_copies(listing, top, module) + build_copies(listing, top, module)
+        # trial 26c (D): .gitignore decides what is analysed, not which verl may be in effect
+        unlisted = {c.root: c for c in unlisted_copies(listing, top, module)}
+        copies += [c for c in unlisted if c not in copies]
         mapped = {folder: pyproject for pyproject, folder in mapped_copies(listing, top, module)}
         for copy in copies + list(mapped):
             if copy in checked:
@@ -1068,6 +1077,25 @@ class SignatureResolver:
                     "update or remove that copy, spell the sys.path change with literals, "
                     "or run with --use-ppo-runtime"
                 )
+            elif copy in unlisted and unlisted[copy].kind == "environment":
+                reason = (
+                    f"{found.reason}: verl installed in the environment `{_display(unlisted[copy].folder)}` "
+                    f"of the repository, besides the verl that `{answer.where}` names; if the project "
+                    "runs with that environment (`uv run`, an activated virtual environment), passing "
+                    "the config raises TypeError"
+                )
+                remedy = (
+                    f"install verl>={_first_config_release()} in that environment (or remove it), "
+                    "or run with --use-ppo-runtime"
+                )
+            elif copy in unlisted:
+                reason = (
+                    f"{found.reason}: a copy in `{_display(unlisted[copy].folder)}`, which git ignores, "
+                    f"besides the verl that `{answer.where}` names; if anything puts it on sys.path "
+                    "(`cd` into its folder before `python -m`, direnv, an editor's or a workflow's "
+                    "PYTHONPATH, a launch script), passing the config raises TypeError"
+                )
+                remedy = "update or remove that copy, or run with --use-ppo-runtime"
             else:
                 reason = (
                     f"{found.reason}: a copy in the repository besides the verl that `{answer.where}` "
