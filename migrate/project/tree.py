@@ -85,9 +85,9 @@ class Listing(NamedTuple):
         builds: the build-output folders (:data:`BUILD_FOLDERS`) the walk found and did not
             enter, ignored by ``.gitignore`` or not: :func:`build_copies` looks into them.
         ignored: the folders the walk did not enter because ``.gitignore`` ignores them
-            (walk order): :func:`unlisted_copies` looks into them.
+            (sorted): :func:`unlisted_copies` looks into them.
         environments: the folders of :data:`ENVIRONMENT_NAMES` the walk skipped by name
-            (walk order): :func:`unlisted_copies` looks into their ``site-packages``.
+            (sorted): :func:`unlisted_copies` looks into their ``site-packages``.
     """
 
     root: str
@@ -178,7 +178,7 @@ def repository_listing(root: str | os.PathLike[str], respect_gitignore: bool = T
         folders[directory] = tuple(sorted(files))
         stack.extend((d, layers) for d in sorted(below, reverse=True))
     listing = _LISTINGS[key] = Listing(
-        root, folders, complete, tuple(sorted(builds)), tuple(ignored), tuple(environments)
+        root, folders, complete, tuple(sorted(builds)), tuple(sorted(ignored)), tuple(sorted(environments))
     )
     return listing
 
@@ -352,7 +352,7 @@ def unlisted_copies(listing: Listing, package: str, module: str) -> list[Unliste
         module: a dotted module of it, e.g. ``"verl.trainer.constants_ppo"``.
 
     Returns:
-        The copies found (environments first, then the ignored folders in walk order);
+        The copies found (environments first, then the ignored folders, each sorted);
         ``[]`` for a module outside ``package``. Never raises.
     """
     parts = module.split(".")
