@@ -34,13 +34,14 @@ an editor's or a workflow's ``PYTHONPATH``) puts it first on the path. The walk 
 the folders it did not enter because git ignores them (:attr:`Listing.ignored`) and the
 virtual environments it skipped by name (:attr:`Listing.environments`);
 :func:`unlisted_copies` looks into them for a copy of verl, a few levels deep
-(:data:`IGNORED_DEPTH`), within a budget of folders (:data:`MAX_IGNORED_FOLDERS`), once a
-run, through the run's :class:`ppo_migrate.project.filesystem.FileSystem`.
+(:data:`IGNORED_DEPTH`), within a budget of folders listed and entries read
+(:data:`MAX_IGNORED_FOLDERS`, :data:`MAX_IGNORED_ENTRIES`), once a run.
 """
 
 from __future__ import annotations
 
 import os
+from collections import deque
 from typing import NamedTuple
 
 #: Folders of test data (inputs of the project's own tests, never imported by its code).
@@ -61,9 +62,14 @@ MAX_FOLDERS = 20000
 #: How deep below a folder git ignores a copy's install root may lie (``work/`` ignored,
 #: ``work/rl/verl/``: 1; ``deps/`` ignored, ``deps/fork/src/verl/``: 2).
 IGNORED_DEPTH = 3
-#: How many folders :func:`unlisted_copies` lists at most per repository and run (a data set
-#: or a model cache in an ignored folder is not walked).
-MAX_IGNORED_FOLDERS = 2000
+#: How many folders :func:`unlisted_copies` lists at most per repository and run, and how
+#: many entries it reads in all of them (a data set or a model cache in an ignored folder is
+#: not walked): about 20 ms at most.
+MAX_IGNORED_FOLDERS = 300
+MAX_IGNORED_ENTRIES = 10000
+#: A folder with more entries than this is data (a clone's folders hold far fewer): not
+#: looked into further; its listing stops there.
+MAX_FOLDER_ENTRIES = 1000
 #: Virtual environments the walk skips by name (ruff's default excludes) whose
 #: ``site-packages`` :func:`unlisted_copies` looks into: a project run with ``.venv``
 #: (``uv run``, ``poetry run``, an activated environment, direnv's ``layout python`` under
@@ -327,8 +333,10 @@ def unlisted_copies(listing: Listing, package: str, module: str) -> list[Unliste
     """Copies of ``package`` holding ``module`` in the folders the walk did not enter.
 
     Trial 26c (D): ``.gitignore`` decides which files are analysed, not which verl may be in
-    effect. Searched, once per listing (the run's), through the run's
-    :class:`ppo_migrate.project.filesystem.FileSystem` (each folder listed once a run):
+    effect. Searched once per listing (the run's); the folders are listed here, by
+    :func:`_scan` (a listing stopped at :data:`MAX_FOLDER_ENTRIES` must not stand for the
+    folder in the run's :class:`ppo_migrate.project.filesystem.FileSystem`), and the copies'
+    files stat-ed through that ``FileSystem``:
 
     * each folder git ignores (:attr:`Listing.ignored`): a folder ``D`` at most
       :data:`IGNORED_DEPTH` levels below it holding ``D/<package>/.../<module>.py`` (or the
@@ -343,8 +351,12 @@ def unlisted_copies(listing: Listing, package: str, module: str) -> list[Unliste
       activated ``.venv``), so its verl may be the one in effect; an editable install there
       (a ``.pth`` file) holds no copy and is not followed.
 
-    At most :data:`MAX_IGNORED_FOLDERS` folders are listed: a data set or a model cache in an
-    ignored folder costs that many listings at most, and its deeper folders none.
+    The ignored folders are searched level by level, all of them at once (a shallow clone is
+    found before a data set in another ignored folder is listed further); a folder of more
+    than :data:`MAX_FOLDER_ENTRIES` entries is data, not looked into; and at most
+    :data:`MAX_IGNORED_FOLDERS` folders are listed and :data:`MAX_IGNORED_ENTRIES` entries
+    read in all: a data set or a model cache in an ignored folder costs that much at most
+    (about 20 ms), its deeper folders nothing.
 
     Args:
         listing: a :func:`repository_listing`.
@@ -352,7 +364,8 @@ def unlisted_copies(listing: Listing, package: str, module: str) -> list[Unliste
         module: a dotted module of it, e.g. ``"verl.trainer.constants_ppo"``.
 
     Returns:
-        The copies found (environments first, then the ignored folders, each sorted);
+        The copies found (environments first, then those in ignored folders, each sorted by
+        install root);
         ``[]`` for a module outside ``package``. Never raises.
     """
     parts = module.split(".")
@@ -365,16 +378,15 @@ def unlisted_copies(listing: Listing, package: str, module: str) -> list[Unliste
     from ppo_migrate.project.snapshot import current
 
     fs = current().fs
-    budget = [MAX_IGNORED_FOLDERS]
+    budget = [MAX_IGNORED_ENTRIES, MAX_IGNORED_FOLDERS]  # entries, folders
 
-    def entries(folder: str):
-        if budget[0] <= 0:
-            return ()
-        budget[0] -= 1
-        try:
-            return fs.entries(folder)
-        except (OSError, ValueError):
-            return ()
+    def entries(folder: str) -> tuple[set[str], list[str]]:
+        if budget[0] <= 0 or budget[1] <= 0:
+            return set(), []
+        names, dirs, read = _scan(folder, MAX_FOLDER_ENTRIES)
+        budget[0] -= read + 1
+        budget[1] -= 1
+        return names, dirs
 
     def holds(folder: str) -> bool:  # ``folder/<package>/.../<module>`` exists
         base = os.path.join(folder, *parts)
@@ -384,49 +396,82 @@ def unlisted_copies(listing: Listing, package: str, module: str) -> list[Unliste
         sites = [os.path.join(folder, "Lib", "site-packages")]
         lib = os.path.join(folder, "lib")
         if "lib" in names:
-            sites += [os.path.join(lib, e.name, "site-packages") for e in entries(lib)
-                      if e.is_dir and e.name.startswith("python")]
+            sites += [os.path.join(lib, d, "site-packages") for d in entries(lib)[1] if d.startswith("python")]
         return [UnlistedCopy(site, folder, "environment") for site in sites if holds(site)]
 
     found: list[UnlistedCopy] = []
     for folder in listing.environments:
-        names = {e.name for e in entries(folder)}
+        names, dirs = entries(folder)
         if names.intersection(ENVIRONMENT_MARKERS):
             found += environment(folder, names)
             continue
-        for child in sorted(names):  # ``.direnv/python-3.11/``: one environment per child
+        for child in dirs:  # ``.direnv/python-3.11/``: one environment per child
             where = os.path.join(folder, child)
-            inner = {e.name for e in entries(where)} if fs.is_dir(where) else set()
+            inner = entries(where)[0]
             if inner.intersection(ENVIRONMENT_MARKERS):
                 found += environment(where, inner)
     skipped = NOT_WALKED | TEST_DATA_FOLDERS | _default_excludes()
     folders = listing.folders
+    # level by level across every ignored folder: a shallow clone (``work/rl/verl``) is found
+    # before a data set in another ignored folder spends the budget
+    queue: deque[tuple[str, str, int, str]] = deque()  # (parent, name, depth, ignored folder)
+    ignored: list[UnlistedCopy] = []
     for top in listing.ignored:
         if os.path.basename(top) == package:  # ``verl/`` itself ignored
             parent = os.path.dirname(top)
             if "__init__.py" not in folders.get(parent, ()) and holds(parent):
-                found.append(UnlistedCopy(parent, top, "ignored"))
+                ignored.append(UnlistedCopy(parent, top, "ignored"))
+        else:
+            queue.append((os.path.dirname(top), os.path.basename(top), 0, top))
+    while queue and budget[0] > 0 and budget[1] > 0:
+        parent, name, depth, top = queue.popleft()
+        here = os.path.join(parent, name)
+        names, dirs = entries(here)
+        if names.intersection(ENVIRONMENT_MARKERS):  # a virtual environment git ignores
+            ignored += environment(here, names)
             continue
-        stack = [(top, 0)]
-        while stack and budget[0] > 0:
-            here, depth = stack.pop()
-            listed = entries(here)
-            names = {e.name for e in listed}
-            if names.intersection(ENVIRONMENT_MARKERS):  # a virtual environment git ignores
-                found += environment(here, names)
-                continue
-            if package in names and "__init__.py" not in names and holds(here):
-                found.append(UnlistedCopy(here, top, "ignored"))
-            if depth >= IGNORED_DEPTH:
-                continue
-            below = [
-                e.name for e in listed
-                if e.is_dir and not e.is_link and e.name != package
-                and not e.name.startswith(".") and e.name not in skipped and not e.name.endswith(".egg-info")
-            ]
-            stack.extend((os.path.join(here, n), depth + 1) for n in sorted(below, reverse=True))
+        if package in names and "__init__.py" not in names and holds(here):
+            ignored.append(UnlistedCopy(here, top, "ignored"))
+        if depth >= IGNORED_DEPTH:
+            continue
+        queue.extend(
+            (here, d, depth + 1, top) for d in dirs
+            if d != package and not d.startswith(".") and d not in skipped and not d.endswith(".egg-info")
+        )
+    found += sorted(ignored)
     _UNLISTED[key] = (listing, found)
     return found
+
+
+def _scan(folder: str, limit: int) -> tuple[set[str], list[str], int]:
+    """The names in ``folder`` and its sub-folders (links to folders not counted), read with
+    :func:`os.scandir` up to ``limit + 1`` entries.
+
+    Args:
+        folder: an absolute folder.
+        limit: the most entries a folder may have to be looked into.
+
+    Returns:
+        ``(names, sorted sub-folder names, entries read)``; ``(set(), [], read)`` for a
+        folder of more than ``limit`` entries (data: what was read would depend on the file
+        system's order) or one that cannot be listed. Never raises.
+    """
+    names: set[str] = set()
+    dirs: list[str] = []
+    try:
+        with os.scandir(folder) as it:
+            for entry in it:
+                if len(names) >= limit:
+                    return set(), [], len(names) + 1
+                names.add(entry.name)
+                try:
+                    if entry.is_dir(follow_symlinks=False):
+                        dirs.append(entry.name)
+                except OSError:
+                    continue
+    except (OSError, ValueError):
+        return set(), [], 0
+    return names, sorted(dirs), len(names)
 
 
 def _default_excludes() -> frozenset[str]:

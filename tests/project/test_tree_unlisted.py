@@ -3,7 +3,7 @@
 
 Each test writes a tree, walks it with :func:`repository_listing` and asserts exactly which
 copies :func:`unlisted_copies` finds (install root, folder, kind), and what it costs in
-folder listings, counted at the run's snapshot.
+folders listed and entries read.
 """
 
 from __future__ import annotations
@@ -13,7 +13,6 @@ from pathlib import Path
 import pytest
 
 from ppo_migrate.project import tree
-from ppo_migrate.project.snapshot import run_scope
 
 MODULE = "verl.trainer.constants_ppo"
 
@@ -100,27 +99,69 @@ def test_environments_site_packages(tmp_path: Path) -> None:
     ]
 
 
-def test_a_big_ignored_folder_costs_a_bounded_number_of_listings_once(
+def _counted(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, int]]:
+    """Record each folder :func:`tree._scan` lists and the entries it reads."""
+    scans: list[tuple[str, int]] = []
+    scan = tree._scan
+
+    def counting(folder: str, limit: int):
+        got = scan(folder, limit)
+        scans.append((folder, got[2]))
+        return got
+
+    monkeypatch.setattr(tree, "_scan", counting)
+    return scans
+
+
+def test_a_big_ignored_folder_costs_a_bounded_number_of_entries_once(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A data set of many folders: at most :data:`MAX_IGNORED_FOLDERS` listings (here 10),
-    none below :data:`IGNORED_DEPTH`, and a second search in the run lists nothing again."""
+    """A data set of many folders: every folder down to :data:`IGNORED_DEPTH` listed once,
+    none below, a second search in the run lists nothing again; with a budget of 40 entries
+    (:data:`MAX_IGNORED_ENTRIES`) or of 3 folders (:data:`MAX_IGNORED_FOLDERS`), the search
+    stops there and the shallow copy in another ignored folder is still found."""
     names = [f"data/s{i:02}/t{j}/u/v/w/x.bin" for i in range(30) for j in range(3)]
-    root = _files(tmp_path / "p", [".gitignore", *names, *_copy("data/zz")])
-    (root / ".gitignore").write_text("data/\n")
+    root = _files(tmp_path / "p", [".gitignore", *names, *_copy("data/zz"), *_copy("libs")])
+    (root / ".gitignore").write_text("data/\nlibs/\n")
     tree._LISTINGS.clear()
     tree._UNLISTED.clear()
     listing = tree.repository_listing(root)
-    with run_scope() as snapshot:
-        found = tree.unlisted_copies(listing, "verl", MODULE)
-        listed = [k for k, c in snapshot.counts.items() if c.listings]
-        # every folder of depth <= 3 is 1 + 31 + 90 + 90 = 212 listings; none of depth 4
-        assert [Path(c.root).relative_to(root).as_posix() for c in found] == ["data/zz"]
-        assert len(listed) == 212
-        assert not any(Path(k).relative_to(root).parts[4:] for k in listed), listed
-        assert tree.unlisted_copies(listing, "verl", MODULE) is found  # once a run
-    monkeypatch.setattr(tree, "MAX_IGNORED_FOLDERS", 10)
+    scans = _counted(monkeypatch)
+    found = tree.unlisted_copies(listing, "verl", MODULE)
+    # every folder of depth <= 3: 1 + 31 + 90 + 90 = 212 listings in data/, 1 in libs/;
+    # none of depth 4
+    assert [Path(c.root).relative_to(root).as_posix() for c in found] == ["data/zz", "libs"]
+    assert len(scans) == len({f for f, _ in scans}) == 213
+    assert not any(Path(f).relative_to(root).parts[4:] for f, _ in scans), scans
+    assert tree.unlisted_copies(listing, "verl", MODULE) is found  # once a run
+    assert len(scans) == 213
+    monkeypatch.setattr(tree, "MAX_IGNORED_ENTRIES", 40)
     tree._UNLISTED.clear()
-    with run_scope() as snapshot:
-        assert tree.unlisted_copies(listing, "verl", MODULE) == []  # data/zz lies past the budget
-        assert sum(c.listings for c in snapshot.counts.values()) == 10
+    scans.clear()
+    # level by level: libs/ (depth 0) is listed before data/'s sub-folders spend the budget;
+    # data/zz (depth 1, after s00..s29) lies past it
+    found = tree.unlisted_copies(listing, "verl", MODULE)
+    assert [Path(c.root).relative_to(root).as_posix() for c in found] == ["libs"]
+    # each listing spends its entries + 1: data/ 32, libs/ 2, data/s00 4, data/s01 4 (42 >= 40)
+    assert [(Path(f).relative_to(root).as_posix(), n) for f, n in scans] == [
+        ("data", 31), ("libs", 1), ("data/s00", 3), ("data/s01", 3)]
+    # the folders' budget (:data:`MAX_IGNORED_FOLDERS`) alike
+    monkeypatch.setattr(tree, "MAX_IGNORED_ENTRIES", 10000)
+    monkeypatch.setattr(tree, "MAX_IGNORED_FOLDERS", 3)
+    tree._UNLISTED.clear()
+    scans.clear()
+    found = tree.unlisted_copies(listing, "verl", MODULE)
+    assert [Path(c.root).relative_to(root).as_posix() for c in found] == ["libs"]
+    assert [Path(f).relative_to(root).as_posix() for f, _ in scans] == ["data", "libs", "data/s00"]
+
+
+def test_a_folder_of_more_entries_than_the_limit_is_data(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A folder of more than :data:`MAX_FOLDER_ENTRIES` entries is not looked into (its
+    listing stops there, whatever the file system's order); one at the limit is."""
+    monkeypatch.setattr(tree, "MAX_FOLDER_ENTRIES", 5)
+    root = _files(tmp_path / "p", [".gitignore", *_copy("big"), *[f"big/f{i}" for i in range(5)],
+                                   *_copy("small"), *[f"small/f{i}" for i in range(4)]])
+    (root / ".gitignore").write_text("big/\nsmall/\n")
+    scans = _counted(monkeypatch)
+    assert _found(root) == [("small", "small", "ignored")]
+    assert sorted((Path(f).name, n) for f, n in scans) == [("big", 6), ("small", 5)]
