@@ -38,7 +38,8 @@ fresh tester's forms; :meth:`SignatureResolver._repository_copies`): a copy on a
 a file of the repository puts on ``sys.path`` (pytest's ``pythonpath``, ``sys.path.insert``,
 a Dockerfile's, a Makefile's or a shell script's ``PYTHONPATH``, a ``.pth`` file;
 :mod:`ppo_migrate.project.import_roots`) that takes no config refuses (PPO005), and when a
-release decided, a *stray* copy (anywhere under the root but in test data;
+release decided, a *stray* copy (anywhere under the root but in test data, in a folder git
+ignores too, and the verl of the repository's virtual environment: trial 26c;
 :mod:`ppo_migrate.project.tree`) that takes none makes the fix unsafe.
 
 Each answer carries a structured :class:`ppo_migrate.diagnostics.Reason` (``why``)
@@ -972,8 +973,11 @@ class SignatureResolver:
            of verl (:func:`ppo_migrate.project.tree.package_copies`: anywhere in the
            repository but its test data, on no import root the walk knows; and
            :func:`ppo_migrate.project.tree.build_copies`: a stale ``build/lib/``;
-           :func:`ppo_migrate.project.tree.mapped_copies`: a ``package-dir`` mapping) that takes no
-           config makes the answer uncertain: the fix is unsafe, its reason naming the copy.
+           :func:`ppo_migrate.project.tree.mapped_copies`: a ``package-dir`` mapping;
+           :func:`ppo_migrate.project.tree.unlisted_copies`: a copy in a folder git ignores, or
+           in the ``site-packages`` of the repository's virtual environment, trial 26c) that
+           takes no config makes the answer uncertain: the fix is unsafe, its reason naming the
+           copy (and the ignored folder or the environment).
 
         The repository is the one walk of :func:`ppo_migrate.project.tree.repository_listing`
         from the search root (:func:`ppo_migrate.project.tree.walk_root`: a file in test data
