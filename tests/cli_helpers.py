@@ -164,6 +164,7 @@ def _fresh_caches() -> None:
     signatures._RESOLVERS.clear()  # the callee in effect, per directory of a run
     versions._FOLDERS.clear()  # the folders holding dependency files, per project
     tree._LISTINGS.clear()  # the one walk of a repository (copies of verl, import roots)
+    tree._UNLISTED.clear()  # its search of ignored folders and environments
     import_roots._DECLARED.clear()  # the folders a repository's files put on sys.path
     import_roots._OPAQUE.clear()
 

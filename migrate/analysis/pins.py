@@ -6,8 +6,9 @@ and the newest signature assumed. Each reader yields the ``_Found`` entries of
 :mod:`.requirements` (version, file, 1-based line, the requirement as written, kind):
 
 * ``environment.yml``/``environment.yaml`` (conda, read with PyYAML): a conda spec
-  (``verl=0.8.0``, ``verl>=0.8``, ``conda-forge::verl 0.8.0``) and the PEP 508 strings of
-  its ``pip:`` section;
+  (``verl=0.8.0``, ``verl>=0.8``, ``conda-forge::verl 0.8.0``) and its ``pip:`` section,
+  whose entries are pip requirement lines (``-r``/``--requirement=`` and ``-c`` files
+  followed, relative to the environment file's folder, as conda has pip read them);
 * ``tox.ini`` (:mod:`configparser`): ``deps`` of ``[testenv]`` and every ``[testenv:*]``
   (``-r file`` includes read as requirement files);
 * ``Pipfile`` (:mod:`tomllib`): ``[packages]``/``[dev-packages]`` and any custom category
@@ -46,15 +47,14 @@ from packaging.version import InvalidVersion, Version
 
 from ppo_migrate.analysis.requirements import (
     _Found,
-    _from_reference,
     _from_requirement,
     _is_verl,
     _line_of_toml_key,
     _local_directory,
     _offset_of_table,
-    _parses,
     _pep508_list,
     _read_requirements,
+    requirement_lines,
     _source_line,
     _strings,
     _tag,
@@ -180,6 +180,16 @@ def _line(raw: str, needle: str) -> int:
 
 
 def _environment(path: Path):
+    """The declarations of verl in a conda environment file: its conda specs
+    (:func:`_conda`) and its ``pip:`` section read as pip requirement lines
+    (:func:`ppo_migrate.analysis.requirements.requirement_lines`).
+
+    Args:
+        path: an ``environment*.yml``/``.yaml`` file.
+
+    Yields:
+        ``_Found`` entries; a file that cannot be read or parsed yields nothing.
+    """
     raw = _text(path)
     if raw is None:
         return
@@ -198,16 +208,11 @@ def _environment(path: Path):
             if found is not None:
                 yield found
         elif isinstance(item, dict) and isinstance(item.get("pip"), list):
-            for text in item["pip"]:
-                if not isinstance(text, str):
-                    continue
-                line = _line(raw, text)
-                if text.startswith("-e ") or not _parses(text):
-                    found = _from_reference(text.removeprefix("-e ").strip().split()[0], path, line, text)
-                else:
-                    found = _from_requirement(text, path, line, lock_pins=True)
-                if found is not None:
-                    yield found
+            # conda writes the entries into a requirements file beside the environment file
+            # and runs ``pip install -r`` on it: each is a requirement line, ``-r``/
+            # ``--requirement=``/``-c`` includes relative to this folder (trial 26c, B)
+            entries = [t.strip() for t in item["pip"] if isinstance(t, str) and t.strip()]
+            yield from requirement_lines(((_line(raw, t), t) for t in entries), path, set())
 
 
 def _tox(path: Path):

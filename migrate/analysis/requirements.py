@@ -358,6 +358,17 @@ def _read_text(path: Path) -> str:
 
 
 def _read_requirements(path: Path, seen: set[Path]) -> Iterator[_Found]:
+    """The declarations of verl in the pip requirements file ``path`` and the files its
+    ``-r``/``-c`` lines include (:func:`requirement_lines`).
+
+    Args:
+        path: the requirements file.
+        seen: the (resolved) files already read in this search, updated: an include cycle,
+            or a file reached twice, is read once.
+
+    Yields:
+        ``_Found`` entries; a file that cannot be read yields nothing (never raises).
+    """
     try:
         resolved = Path(current().fs.realpath(path))  # ``path.resolve()``, once a run
     except (OSError, RuntimeError, ValueError):
@@ -369,14 +380,39 @@ def _read_requirements(path: Path, seen: set[Path]) -> Iterator[_Found]:
         raw = _read_text(path)
     except _UNREADABLE:
         return
-    for line, text in _logical_lines(raw):
+    yield from requirement_lines(_logical_lines(raw), path, seen)
+
+
+def requirement_lines(lines: Iterable[tuple[int, str]], path: Path, seen: set[Path]) -> Iterator[_Found]:
+    """The declarations of verl in pip requirement lines, as pip reads a requirements file.
+
+    Args:
+        lines: ``(line number, logical line)`` pairs (comments and continuations already
+            handled: :func:`_logical_lines`), counted in ``path``.
+        path: the file the lines are written in; ``-r``/``--requirement[=]`` and
+            ``-c``/``--constraint[=]`` includes are read relative to its folder, as pip
+            reads them relative to the requirements file (a constraints file pins the
+            versions the project installs: its pins count too).
+        seen: the files already read (:func:`_read_requirements`), updated by includes.
+
+    Yields:
+        ``_Found`` entries: a requirement (``--hash`` options dropped), an ``-e``/
+        ``--editable`` reference, or a path or URL naming verl; options that name no
+        requirement (``--index-url``, ``-f``) are skipped. Never raises.
+
+    Also used for the entries of an ``environment.yml``'s ``pip:`` section, which conda
+    writes into a requirements file beside the environment file and hands to ``pip install
+    -r`` (conda's ``conda/env/installers/pip.py``; trial 26c, B).
+    """
+    for line, text in lines:
         if text.startswith("-"):
             m = _OPTION_WITH_VALUE.match(text)
             if m is None:
                 continue  # --index-url, --hash, -f ...: no requirement
             option, value = m.group(1), m.group(2).strip()
+            if not value:
+                continue
             if option in ("-r", "--requirement", "-c", "--constraint"):
-                # a constraints file pins the versions the project installs: its pins count too
                 yield from _read_requirements(Path(os.path.normpath(path.parent / value.split()[0])), seen)
             elif option in ("-e", "--editable"):
                 found = _from_reference(value.split()[0], path, line, text)
@@ -389,7 +425,6 @@ def _read_requirements(path: Path, seen: set[Path]) -> Iterator[_Found]:
             found = _from_reference(requirement.split()[0], path, line, text)
         if found is not None:
             yield found
-
 
 
 def _parses(text: str) -> bool:

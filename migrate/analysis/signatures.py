@@ -38,7 +38,8 @@ fresh tester's forms; :meth:`SignatureResolver._repository_copies`): a copy on a
 a file of the repository puts on ``sys.path`` (pytest's ``pythonpath``, ``sys.path.insert``,
 a Dockerfile's, a Makefile's or a shell script's ``PYTHONPATH``, a ``.pth`` file;
 :mod:`ppo_migrate.project.import_roots`) that takes no config refuses (PPO005), and when a
-release decided, a *stray* copy (anywhere under the root but in test data;
+release decided, a *stray* copy (anywhere under the root but in test data, in a folder git
+ignores too, and the verl of the repository's virtual environment: trial 26c;
 :mod:`ppo_migrate.project.tree`) that takes none makes the fix unsafe.
 
 Each answer carries a structured :class:`ppo_migrate.diagnostics.Reason` (``why``)
@@ -1017,8 +1018,11 @@ class SignatureResolver:
            of verl (:func:`ppo_migrate.project.tree.package_copies`: anywhere in the
            repository but its test data, on no import root the walk knows; and
            :func:`ppo_migrate.project.tree.build_copies`: a stale ``build/lib/``;
-           :func:`ppo_migrate.project.tree.mapped_copies`: a ``package-dir`` mapping) that takes no
-           config makes the answer uncertain: the fix is unsafe, its reason naming the copy.
+           :func:`ppo_migrate.project.tree.mapped_copies`: a ``package-dir`` mapping;
+           :func:`ppo_migrate.project.tree.unlisted_copies`: a copy in a folder git ignores, or
+           in the ``site-packages`` of the repository's virtual environment, trial 26c) that
+           takes no config makes the answer uncertain: the fix is unsafe, its reason naming the
+           copy (and the ignored folder or the environment).
 
         The repository is the one walk of :func:`ppo_migrate.project.tree.repository_listing`
         from the search root (:func:`ppo_migrate.project.tree.walk_root`: a file in test data
@@ -1038,7 +1042,13 @@ class SignatureResolver:
             return answer
         from ppo_migrate.project.import_roots import declared_roots
         from ppo_migrate.project.tree import (
-            build_copies, in_doubles_folder, mapped_copies, package_copies, repository_listing, walk_root,
+            build_copies,
+            in_doubles_folder,
+            mapped_copies,
+            package_copies,
+            repository_listing,
+            unlisted_copies,
+            walk_root,
         )
 
         root = walk_root(directory.absolute(), boundary)  # a sample project in test data: its own
@@ -1087,6 +1097,9 @@ class SignatureResolver:
             return answer
         listing = repository_listing(root, self.respect_gitignore)
         copies = package_copies(listing, top, module) + build_copies(listing, top, module)
+        # trial 26c (D): .gitignore decides what is analysed, not which verl may be in effect
+        unlisted = {c.root: c for c in unlisted_copies(listing, top, module)}
+        copies += [c for c in unlisted if c not in copies]
         mapped = {folder: pyproject for pyproject, folder in mapped_copies(listing, top, module)}
         for copy in copies + list(mapped):
             if copy in checked:
@@ -1113,6 +1126,25 @@ class SignatureResolver:
                     "update or remove that copy, spell the sys.path change with literals, "
                     "or run with --use-ppo-runtime"
                 )
+            elif copy in unlisted and unlisted[copy].kind == "environment":
+                reason = (
+                    f"{found.reason}: verl installed in the environment `{_display(unlisted[copy].folder)}` "
+                    f"of the repository, besides the verl that `{answer.where}` names; if the project "
+                    "runs with that environment (`uv run`, an activated virtual environment), passing "
+                    "the config raises TypeError"
+                )
+                remedy = (
+                    f"install verl>={_first_config_release()} in that environment (or remove it), "
+                    "or run with --use-ppo-runtime"
+                )
+            elif copy in unlisted:
+                reason = (
+                    f"{found.reason}: a copy in `{_display(unlisted[copy].folder)}`, which git ignores, "
+                    f"besides the verl that `{answer.where}` names; if anything puts it on sys.path "
+                    "(`cd` into its folder before `python -m`, direnv, an editor's or a workflow's "
+                    "PYTHONPATH, a launch script), passing the config raises TypeError"
+                )
+                remedy = "update or remove that copy, or run with --use-ppo-runtime"
             else:
                 reason = (
                     f"{found.reason}: a copy in the repository besides the verl that `{answer.where}` "

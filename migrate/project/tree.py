@@ -26,11 +26,22 @@ What the walk does not enter:
 The rule is a name rule on purpose: it needs no reading of files, holds for any layout,
 and a user whose real code sits under ``fixtures/`` can say what runs with
 ``verl-version`` or a pin.
+
+``.gitignore`` decides which files are *analysed*, not which verl may be *in effect*
+(trial 26c, D): a setup script clones verl into an ignored folder by design, and a launch
+step the tool does not read (``cd work/rl && python -m app.train``, direnv's ``path_add``,
+an editor's or a workflow's ``PYTHONPATH``) puts it first on the path. The walk records
+the folders it did not enter because git ignores them (:attr:`Listing.ignored`) and the
+virtual environments it skipped by name (:attr:`Listing.environments`);
+:func:`unlisted_copies` looks into them for a copy of verl, a few levels deep
+(:data:`IGNORED_DEPTH`), within a budget of folders listed and entries read
+(:data:`MAX_IGNORED_FOLDERS`, :data:`MAX_IGNORED_ENTRIES`), once a run.
 """
 
 from __future__ import annotations
 
 import os
+from collections import deque
 from typing import NamedTuple
 
 from ppo_migrate.project.references import module_file
@@ -50,6 +61,25 @@ NOT_WALKED: frozenset[str] = frozenset({"__pycache__", "build", ".eggs", ".hypot
 BUILD_FOLDERS: frozenset[str] = frozenset({"build"})
 #: How many folders of a repository are listed at most (a walk of a home directory by mistake).
 MAX_FOLDERS = 20000
+#: How deep below a folder git ignores a copy's install root may lie (``work/`` ignored,
+#: ``work/rl/verl/``: 1; ``deps/`` ignored, ``deps/fork/src/verl/``: 2).
+IGNORED_DEPTH = 3
+#: How many folders :func:`unlisted_copies` lists at most per repository and run, and how
+#: many entries it reads in all of them (a data set or a model cache in an ignored folder is
+#: not walked): about 20 ms at most.
+MAX_IGNORED_FOLDERS = 300
+MAX_IGNORED_ENTRIES = 10000
+#: A folder with more entries than this is data (a clone's folders hold far fewer): not
+#: looked into further; its listing stops there.
+MAX_FOLDER_ENTRIES = 1000
+#: Virtual environments the walk skips by name (ruff's default excludes) whose
+#: ``site-packages`` :func:`unlisted_copies` looks into: a project run with ``.venv``
+#: (``uv run``, ``poetry run``, an activated environment, direnv's ``layout python`` under
+#: ``.direnv/``) imports that environment's verl. ``.tox``/``.nox`` are not among them: tox
+#: and nox rebuild their environments from their configuration, whose pins are read.
+ENVIRONMENT_NAMES: frozenset[str] = frozenset({".venv", "venv", ".direnv"})
+#: Files or folders that make a folder an environment (a virtual environment, a conda one).
+ENVIRONMENT_MARKERS: tuple[str, ...] = ("pyvenv.cfg", "conda-meta")
 
 
 class Listing(NamedTuple):
@@ -62,12 +92,18 @@ class Listing(NamedTuple):
         complete: ``False`` when the walk stopped at :data:`MAX_FOLDERS`.
         builds: the build-output folders (:data:`BUILD_FOLDERS`) the walk found and did not
             enter, ignored by ``.gitignore`` or not: :func:`build_copies` looks into them.
+        ignored: the folders the walk did not enter because ``.gitignore`` ignores them
+            (sorted): :func:`unlisted_copies` looks into them.
+        environments: the folders of :data:`ENVIRONMENT_NAMES` the walk skipped by name
+            (sorted): :func:`unlisted_copies` looks into their ``site-packages``.
     """
 
     root: str
     folders: dict[str, tuple[str, ...]]
     complete: bool = True
     builds: tuple[str, ...] = ()
+    ignored: tuple[str, ...] = ()
+    environments: tuple[str, ...] = ()
 
     def files(self, predicate) -> list[str]:
         """The absolute paths of the files whose name satisfies ``predicate(name)``."""
@@ -104,6 +140,8 @@ def repository_listing(root: str | os.PathLike[str], respect_gitignore: bool = T
     skipped = NOT_WALKED | TEST_DATA_FOLDERS | frozenset(DEFAULT_EXCLUDES)
     folders: dict[str, tuple[str, ...]] = {}
     builds: list[str] = []
+    ignored: list[str] = []
+    environments: list[str] = []
     stack = [(root, rules.start(root))]
     complete = True
     while stack:
@@ -129,8 +167,12 @@ def repository_listing(root: str | os.PathLike[str], respect_gitignore: bool = T
             if is_dir and (name in skipped or name.endswith(".egg-info")):
                 if name in BUILD_FOLDERS:  # recorded before .gitignore: a build is ignored
                     builds.append(entry.path)
+                elif name in ENVIRONMENT_NAMES:
+                    environments.append(entry.path)
                 continue
             if layers and rules.ignored(layers, entry.path, name, is_dir):
+                if is_dir:  # not analysed, but a copy of verl there may be in effect
+                    ignored.append(entry.path)
                 continue
             if is_dir:
                 below.append(entry.path)
@@ -143,7 +185,9 @@ def repository_listing(root: str | os.PathLike[str], respect_gitignore: bool = T
                 files.append(name)
         folders[directory] = tuple(sorted(files))
         stack.extend((d, layers) for d in sorted(below, reverse=True))
-    listing = _LISTINGS[key] = Listing(root, folders, complete, tuple(sorted(builds)))
+    listing = _LISTINGS[key] = Listing(
+        root, folders, complete, tuple(sorted(builds)), tuple(sorted(ignored)), tuple(sorted(environments))
+    )
     return listing
 
 
@@ -268,6 +312,177 @@ def mapped_copies(listing: Listing, package: str, module: str) -> list[tuple[str
         ) is not None:
             found.append((path, folder))
     return found
+
+
+class UnlistedCopy(NamedTuple):
+    """A copy of a package the walk did not list (:func:`unlisted_copies`).
+
+    Attributes:
+        root: the copy's install root (absolute): the folder holding ``<package>/``.
+        folder: the folder the walk did not enter that holds it: a folder git ignores, or a
+            virtual environment.
+        kind: ``"ignored"`` (under a folder git ignores) or ``"environment"`` (an
+            environment's ``site-packages``).
+    """
+
+    root: str
+    folder: str
+    kind: str
+
+
+#: ``(id(listing), package, module) -> (listing, copies)``: one search per listing
+_UNLISTED: dict[tuple[int, str, str], tuple[Listing, list[UnlistedCopy]]] = {}
+
+
+def unlisted_copies(listing: Listing, package: str, module: str) -> list[UnlistedCopy]:
+    """Copies of ``package`` holding ``module`` in the folders the walk did not enter.
+
+    Trial 26c (D): ``.gitignore`` decides which files are analysed, not which verl may be in
+    effect. Searched once per listing (the run's); the folders are listed here, by
+    :func:`_scan` (a listing stopped at :data:`MAX_FOLDER_ENTRIES` must not stand for the
+    folder in the run's :class:`ppo_migrate.project.filesystem.FileSystem`), and the copies'
+    files stat-ed through that ``FileSystem``:
+
+    * each folder git ignores (:attr:`Listing.ignored`): a folder ``D`` at most
+      :data:`IGNORED_DEPTH` levels below it holding ``D/<package>/.../<module>.py`` (or the
+      module's package ``__init__.py``), ``D`` no package itself (``mylib/verl/`` is
+      ``mylib.verl``); the ignored folder itself when it is named ``package``. Not entered:
+      what the walk does not enter by name (ruff's default excludes, build output, test
+      data), hidden folders, links to folders, and a ``package/`` folder's own sub-folders;
+    * an environment (a folder holding ``pyvenv.cfg`` or ``conda-meta``: one of
+      :attr:`Listing.environments` or a child of it, or one met in an ignored folder): its
+      ``lib/python*/site-packages`` and ``Lib/site-packages``. A virtual environment in the
+      repository is the interpreter the project runs with (``uv run``, ``poetry run``, an
+      activated ``.venv``), so its verl may be the one in effect; an editable install there
+      (a ``.pth`` file) holds no copy and is not followed.
+
+    The ignored folders are searched level by level, all of them at once (a shallow clone is
+    found before a data set in another ignored folder is listed further); a folder of more
+    than :data:`MAX_FOLDER_ENTRIES` entries is data, not looked into; and at most
+    :data:`MAX_IGNORED_FOLDERS` folders are listed and :data:`MAX_IGNORED_ENTRIES` entries
+    read in all: a data set or a model cache in an ignored folder costs that much at most
+    (about 20 ms), its deeper folders nothing.
+
+    Args:
+        listing: a :func:`repository_listing`.
+        package: the top-level package, e.g. ``"verl"``.
+        module: a dotted module of it, e.g. ``"verl.trainer.constants_ppo"``.
+
+    Returns:
+        The copies found (environments first, then those in ignored folders, each sorted by
+        install root);
+        ``[]`` for a module outside ``package``. Never raises.
+    """
+    parts = module.split(".")
+    if parts[0] != package:
+        return []
+    key = (id(listing), package, module)
+    cached = _UNLISTED.get(key)
+    if cached is not None and cached[0] is listing:
+        return cached[1]
+    from ppo_migrate.project.snapshot import current
+
+    fs = current().fs
+    budget = [MAX_IGNORED_ENTRIES, MAX_IGNORED_FOLDERS]  # entries, folders
+
+    def entries(folder: str) -> tuple[set[str], list[str]]:
+        if budget[0] <= 0 or budget[1] <= 0:
+            return set(), []
+        names, dirs, read = _scan(folder, MAX_FOLDER_ENTRIES)
+        budget[0] -= read + 1
+        budget[1] -= 1
+        return names, dirs
+
+    def holds(folder: str) -> bool:  # ``folder/<package>/.../<module>`` exists
+        base = os.path.join(folder, *parts)
+        return fs.is_file(base + ".py") or fs.is_file(os.path.join(base, "__init__.py"))
+
+    def environment(folder: str, names: set[str]) -> list[UnlistedCopy]:
+        sites = [os.path.join(folder, "Lib", "site-packages")]
+        lib = os.path.join(folder, "lib")
+        if "lib" in names:
+            sites += [os.path.join(lib, d, "site-packages") for d in entries(lib)[1] if d.startswith("python")]
+        return [UnlistedCopy(site, folder, "environment") for site in sites if holds(site)]
+
+    found: list[UnlistedCopy] = []
+    for folder in listing.environments:
+        names, dirs = entries(folder)
+        if names.intersection(ENVIRONMENT_MARKERS):
+            found += environment(folder, names)
+            continue
+        for child in dirs:  # ``.direnv/python-3.11/``: one environment per child
+            where = os.path.join(folder, child)
+            inner = entries(where)[0]
+            if inner.intersection(ENVIRONMENT_MARKERS):
+                found += environment(where, inner)
+    skipped = NOT_WALKED | TEST_DATA_FOLDERS | _default_excludes()
+    folders = listing.folders
+    # level by level across every ignored folder: a shallow clone (``work/rl/verl``) is found
+    # before a data set in another ignored folder spends the budget
+    queue: deque[tuple[str, str, int, str]] = deque()  # (parent, name, depth, ignored folder)
+    ignored: list[UnlistedCopy] = []
+    for top in listing.ignored:
+        if os.path.basename(top) == package:  # ``verl/`` itself ignored
+            parent = os.path.dirname(top)
+            if "__init__.py" not in folders.get(parent, ()) and holds(parent):
+                ignored.append(UnlistedCopy(parent, top, "ignored"))
+        else:
+            queue.append((os.path.dirname(top), os.path.basename(top), 0, top))
+    while queue and budget[0] > 0 and budget[1] > 0:
+        parent, name, depth, top = queue.popleft()
+        here = os.path.join(parent, name)
+        names, dirs = entries(here)
+        if names.intersection(ENVIRONMENT_MARKERS):  # a virtual environment git ignores
+            ignored += environment(here, names)
+            continue
+        if package in names and "__init__.py" not in names and holds(here):
+            ignored.append(UnlistedCopy(here, top, "ignored"))
+        if depth >= IGNORED_DEPTH:
+            continue
+        queue.extend(
+            (here, d, depth + 1, top) for d in dirs
+            if d != package and not d.startswith(".") and d not in skipped and not d.endswith(".egg-info")
+        )
+    found += sorted(ignored)
+    _UNLISTED[key] = (listing, found)
+    return found
+
+
+def _scan(folder: str, limit: int) -> tuple[set[str], list[str], int]:
+    """The names in ``folder`` and its sub-folders (links to folders not counted), read with
+    :func:`os.scandir` up to ``limit + 1`` entries.
+
+    Args:
+        folder: an absolute folder.
+        limit: the most entries a folder may have to be looked into.
+
+    Returns:
+        ``(names, sorted sub-folder names, entries read)``; ``(set(), [], read)`` for a
+        folder of more than ``limit`` entries (data: what was read would depend on the file
+        system's order) or one that cannot be listed. Never raises.
+    """
+    names: set[str] = set()
+    dirs: list[str] = []
+    try:
+        with os.scandir(folder) as it:
+            for entry in it:
+                if len(names) >= limit:
+                    return set(), [], len(names) + 1
+                names.add(entry.name)
+                try:
+                    if entry.is_dir(follow_symlinks=False):
+                        dirs.append(entry.name)
+                except OSError:
+                    continue
+    except (OSError, ValueError):
+        return set(), [], 0
+    return names, sorted(dirs), len(names)
+
+
+def _default_excludes() -> frozenset[str]:
+    from ppo_migrate.settings_model import DEFAULT_EXCLUDES
+
+    return frozenset(DEFAULT_EXCLUDES)
 
 
 def walk_root(directory: str | os.PathLike[str], root: str | os.PathLike[str]) -> str | None:

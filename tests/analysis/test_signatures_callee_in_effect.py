@@ -262,6 +262,28 @@ PINS: dict[str, tuple[dict[str, str], str]] = {
          "setup.py": 'from setuptools import setup\nVERL = "0.8.0"\nsetup(name="p", install_requires=["ray", f"verl=={VERL}"])\n'},
         "setup.py:3",
     ),
+    # trial 26c, B: conda hands the pip section to ``pip install -r``: its includes are followed,
+    # relative to the environment file's folder
+    "environment-yml-pip-r": (
+        {"pyproject.toml": PROJECT_09, "deps/cluster.txt": "ray\nverl==0.8.0\n",
+         "environment.yml": "name: rl\ndependencies:\n  - python=3.11\n  - pip\n  - pip:\n    - -r deps/cluster.txt\n"},
+        "deps/cluster.txt:2",
+    ),
+    "environment-yml-pip-requirement-eq": (
+        {"pyproject.toml": PROJECT_09, "deps/cluster.txt": "verl>=0.7,<0.9\n",
+         "environment.yml": "name: rl\ndependencies:\n  - pip\n  - pip:\n    - --requirement=deps/cluster.txt\n"},
+        "deps/cluster.txt:1",
+    ),
+    "environment-yml-pip-constraint": (
+        {"pyproject.toml": PROJECT_09, "deps/pins.txt": "omegaconf\nverl==0.8.0\n",
+         "environment.yml": "dependencies:\n  - pip:\n    - verl\n    - -c deps/pins.txt\n"},
+        "deps/pins.txt:2",
+    ),
+    "environment-yml-pip-r-beside-the-file": (  # relative to envs/, not to the root
+        {"pyproject.toml": PROJECT_09, "envs/cluster.txt": "verl==0.8.0\n", "cluster.txt": "verl>=0.9\n",
+         "envs/environment.yml": "dependencies:\n  - pip:\n    - --requirement cluster.txt\n"},
+        "envs/cluster.txt:1",
+    ),
     "pins-disagree": (  # the root allows 0.9, docker/ installs 0.8: the lowest wins
         {"requirements.txt": "verl>=0.9\n", "docker/requirements.txt": "verl==0.8.0\n"},
         "docker/requirements.txt:1",

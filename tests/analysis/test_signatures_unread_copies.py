@@ -16,7 +16,11 @@ must say why it leaves the call (the finding's code and the file:line the reason
   imported in a way the tool does not read: PPO005 naming that line;
 * an in-tree copy decided, a stray old copy lies in the repository, and a Python file puts
   a folder the tool cannot evaluate on ``sys.path`` (a helper's parameter, ``paths.json``):
-  the fix is unsafe, naming the copy and the statement.
+  the fix is unsafe, naming the copy and the statement;
+* trial 26c (D): a copy in a folder git ignores (cloned there by a setup step, put first on
+  the path by ``cd X && python -m``, direnv, VS Code's or a workflow's ``PYTHONPATH``), and
+  the verl of the repository's ``.venv``, count as stray copies: the fix is unsafe, naming
+  the copy and the ignored folder or the environment.
 """
 
 from __future__ import annotations
@@ -28,7 +32,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from cli_helpers import VERL_08, VERL_09, run_cli
+from cli_helpers import VERL_08, VERL_09, run_cli, verl_stub
 
 #: the old copy's definition sits on line 3, so that a reason naming line 1 would fail
 OLD = "import os\n\n" + VERL_08
@@ -341,3 +345,134 @@ def test_an_in_tree_decision_stays_safe_without_an_unreadable_change(tmp_path: P
     proc = run_cli("apply", "--exit-zero", ".", cwd=root)
     assert proc.returncode == 0, proc.stderr
     assert _runs(root, ["train.py"]) == "ran {'trainer': 2}"
+
+
+# -- a copy in a folder git ignores, or in the repository's virtual environment (trial 26c, D) -------
+# ``.gitignore`` decides which files are analysed, not which verl may be in effect: a setup
+# script clones verl into an ignored folder, and a launch step the tool does not read puts it
+# first on the path. Each case runs the launcher as that step would (the folder ``cd`` makes
+# the working directory of ``python -m``, the PYTHONPATH direnv, VS Code or the workflow sets).
+
+PROJECT_09 = '[project]\nname = "p"\nversion = "0"\ndependencies = ["verl>=0.9.0"]\n'
+#: case -> (files, launcher, working directory of the run, PYTHONPATH of the run, the
+#: copy's folder, the ignored folder the reason names)
+IGNORED: dict[str, tuple[dict[str, str], str, str, tuple[str, ...], str, str]] = {
+    "cd-then-python-m": ({
+        ".gitignore": "/work/\n__pycache__/\n", "app/__init__.py": "", "app/train.py": LAUNCHER,
+        "run.sh": 'ROOT=$(pwd)\ncd work/rl && PYTHONPATH=$ROOT python -m app.train\n',
+    }, "app/train.py", "work/rl", (".",), "work/rl", "work"),
+    "direnv-path-add": ({
+        ".gitignore": "/libs/\n", "train.py": LAUNCHER, ".envrc": "path_add PYTHONPATH libs/rlcore\n",
+    }, "train.py", ".", ("libs/rlcore",), "libs/rlcore", "libs"),
+    "vscode-workspace-folder": ({
+        ".gitignore": "/deps/\n", "train.py": LAUNCHER,
+        ".vscode/settings.json": '{"terminal.integrated.env.linux": {"PYTHONPATH": "${workspaceFolder}/deps/rl"}}\n',
+    }, "train.py", ".", ("deps/rl",), "deps/rl", "deps"),
+    "workflow-github-workspace": ({
+        ".gitignore": "deps/\n", "train.py": LAUNCHER,
+        ".github/workflows/train.yml": "on: push\njobs:\n  t:\n    runs-on: ubuntu-latest\n    env:\n"
+                                       "      PYTHONPATH: ${{ github.workspace }}/deps/rl\n    steps:\n      - run: python train.py\n",
+    }, "train.py", ".", ("deps/rl",), "deps/rl", "deps"),
+    "ignored-package-folder-itself": ({  # no packaging file beside it: a plain folder
+        ".gitignore": "third_party/verl/\n", "train.py": LAUNCHER,
+        "tools/run.sh": 'cd "$(dirname "$0")/.." && PYTHONPATH="third""_party" python train.py\n',
+    }, "train.py", ".", ("third_party",), "third_party", "third_party/verl"),
+}
+
+
+def _runs_as(root: Path, cmd: list[str], cwd: str, pythonpath: tuple[str, ...], python: str = sys.executable) -> str:
+    """The launcher's ``ran ...`` line, run from ``root/cwd`` with ``root/p`` for each ``p``
+    of ``pythonpath`` on ``PYTHONPATH``."""
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "PYTHONDONTWRITEBYTECODE": "1",
+           "PYTHONPATH": os.pathsep.join(str(root / p) for p in pythonpath)}
+    proc = subprocess.run([python, *cmd], cwd=root / cwd, env=env, capture_output=True, text=True, timeout=180)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return next(line for line in proc.stdout.splitlines() if line.startswith("ran ")).strip()
+
+
+@pytest.mark.parametrize("case", sorted(IGNORED))
+def test_a_copy_in_a_folder_git_ignores_makes_the_fix_unsafe(tmp_path: Path, case: str) -> None:
+    """``pyproject.toml`` declares ``verl>=0.9.0``; an old copy lies in a folder git ignores,
+    put first on the path by a step the tool does not read: the launcher runs before and
+    after both applies, and ``check`` gives an unsafe fix naming the copy's definition and the
+    ignored folder (before trial 26c: a safe fix, and ``TypeError`` after ``apply``)."""
+    files, launcher, cwd, pythonpath, copy, ignored = IGNORED[case]
+    root = _tree(tmp_path / "proj", {"pyproject.toml": PROJECT_09, **_copy(copy), **files})
+    cmd = ["-m", launcher[:-3].replace("/", ".")] if cwd != "." else [launcher]
+    before = (root / launcher).read_text()
+    assert _runs_as(root, cmd, cwd, pythonpath) == BEFORE
+    for extra in ((), ("--thread-config",)):
+        proc = run_cli("apply", "--exit-zero", *extra, ".", cwd=root)
+        assert proc.returncode == 0, proc.stderr
+        assert (root / launcher).read_text() == before
+        assert _runs_as(root, cmd, cwd, pythonpath) == BEFORE
+    found = _finding(root, launcher)
+    assert (found["code"], found["fix"]["applicability"]) == ("PPO001", "unsafe"), found
+    assert found["reason"]["kind"] == "uncertain-definition"
+    assert [(Path(p["filename"]).resolve().relative_to(root.resolve()).as_posix(), p["location"]["row"])
+            for p in found["reason"]["lines"]] == [(f"{copy}/verl/trainer/constants_ppo.py", OLD_LINE)], found["reason"]
+    assert f"`{copy}/verl/trainer/constants_ppo.py:{OLD_LINE}`" in found["message"], found["message"]
+    assert f"a copy in `{ignored}`, which git ignores" in found["message"], found["message"]
+    assert "`pyproject.toml:4 verl>=0.9.0`" in found["message"], found["message"]
+
+
+def _venv(root: Path, body: str = OLD) -> Path:
+    """A real virtual environment ``root/.venv`` (no pip; the system's packages visible, for
+    omegaconf) whose ``site-packages`` holds a verl defined by ``body``; its interpreter."""
+    import venv
+
+    venv.EnvBuilder(system_site_packages=True, with_pip=False, symlinks=True).create(root / ".venv")
+    (site,) = (root / ".venv" / "lib").glob("python*/site-packages")
+    for name, text in _copy("", body).items():
+        (site / name).parent.mkdir(parents=True, exist_ok=True)
+        (site / name).write_text(text)
+    return root / ".venv" / "bin" / "python"
+
+
+def test_verl_in_the_repositorys_virtual_environment_makes_the_fix_unsafe(tmp_path: Path) -> None:
+    """Decided (trial 26c, D): a ``.venv`` in the repository is the interpreter a project run
+    with it uses (``uv run``, an activated environment), so its verl 0.8 may be the one in
+    effect although ``pyproject.toml`` asks for 0.9: an unsafe fix naming the environment's
+    definition. The launcher, run by that interpreter, runs before and after both applies."""
+    root = _tree(tmp_path / "proj", {"pyproject.toml": PROJECT_09, "train.py": LAUNCHER, ".gitignore": ".venv/\n"})
+    python = str(_venv(root))
+    (site,) = [p.relative_to(root).as_posix() for p in (root / ".venv" / "lib").glob("python*/site-packages")]
+    assert _runs_as(root, ["train.py"], ".", (), python) == BEFORE
+    for extra in ((), ("--thread-config",)):
+        proc = run_cli("apply", "--exit-zero", *extra, ".", cwd=root)
+        assert proc.returncode == 0, proc.stderr
+        assert _runs_as(root, ["train.py"], ".", (), python) == BEFORE
+    found = _finding(root, "train.py")
+    assert (found["code"], found["fix"]["applicability"]) == ("PPO001", "unsafe"), found
+    assert f"`{site}/verl/trainer/constants_ppo.py:{OLD_LINE}`" in found["message"], found["message"]
+    assert "verl installed in the environment `.venv`" in found["message"], found["message"]
+    assert "install verl>=0.9.0 in that environment" in found["fix"]["message"] + found["message"], found
+
+
+@pytest.mark.parametrize("case", ["ignored-copy-takes-config", "venv-takes-config", "ignored-under-a-package", "tox-environment"])
+def test_no_over_caution_for_what_cannot_be_in_effect_with_an_old_signature(tmp_path: Path, case: str) -> None:
+    """An ignored copy or a ``.venv`` verl that takes a config, ``build_cache/mylib/verl``
+    (``mylib.verl``: no copy of ``verl``) and a tox environment's old verl (tox rebuilds it
+    from ``tox.ini``, whose pins are read) leave the pin deciding: a safe fix, and the
+    rewritten launcher runs against verl 0.9."""
+    files = {"pyproject.toml": PROJECT_09, "train.py": LAUNCHER, ".gitignore": "/deps/\n/build_cache/\n"}
+    if case == "ignored-copy-takes-config":
+        files.update(_copy("deps/rl", VERL_09))
+    elif case == "ignored-under-a-package":
+        files.update({**_copy("build_cache/mylib"), "build_cache/mylib/__init__.py": ""})
+    elif case == "tox-environment":
+        files.update(_copy(".tox/py311/lib/python3.11/site-packages"))
+        files[".tox/py311/pyvenv.cfg"] = "home = /usr/bin\n"
+    root = _tree(tmp_path / "proj", files)
+    python = str(_venv(root, VERL_09)) if case == "venv-takes-config" else sys.executable
+    found = _finding(root, "train.py")
+    assert (found["code"], found["fix"]["applicability"]) == ("PPO001", "safe"), found
+    proc = run_cli("apply", "--exit-zero", ".", cwd=root)
+    assert proc.returncode == 0, proc.stderr
+    assert "get_ppo_ray_runtime_env(config)" in (root / "train.py").read_text()
+    site = verl_stub(tmp_path / "site09", VERL_09)
+    if case == "venv-takes-config":
+        assert _runs_as(root, ["train.py"], ".", (), python) == "ran {'trainer': 2}"
+    else:
+        env_path = (os.path.relpath(site, root),)
+        assert _runs_as(root, ["train.py"], ".", env_path) == "ran {'trainer': 2}"
