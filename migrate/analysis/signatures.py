@@ -72,6 +72,8 @@ from ppo_migrate.targets import absolute_parent
 if TYPE_CHECKING:
     from packaging.version import Version
 
+    from ppo_migrate.analysis.versions import VerlDeclaration
+
 
 def __getattr__(name: str) -> object:
     """PEP 562: ``FIRST_CONFIG_RELEASE``, the first verl release whose
@@ -191,6 +193,31 @@ NEWEST_ASSUMED = (
     "nothing says which verl runs (no in-tree copy, verl pin, verl-version or installed verl), "
     "so the config may not be accepted"
 )
+
+
+def _newest_assumed(set_aside: tuple[VerlDeclaration, ...]) -> tuple[str, tuple[str | None, int]]:
+    """The reason of a fix that nothing decides, and the place it names (``(None, 1)``: none).
+
+    Args:
+        set_aside: the environments' pins that allow only new releases
+            (:class:`ppo_migrate.analysis.versions.VerlEvidence`'s ``set_aside``), in the order found.
+
+    Returns:
+        :data:`NEWEST_ASSUMED`, or (trial 26b, "an environment's pin alone shows a new verl")
+        that text naming the first three such pins as ``path:line requirement``, e.g.
+        ``docs/requirements.txt:2 verl>=0.9.0``, with the first one's file and line.
+    """
+    if not set_aside:
+        return NEWEST_ASSUMED, (None, 1)
+    shown = ", ".join(f"`{_display(d.path)}:{d.line} {d.requirement}`" for d in set_aside[:3])
+    more = f" and {len(set_aside) - 3} more" if len(set_aside) > 3 else ""
+    verb = "is an environment's pin" if len(set_aside) == 1 else "are environments' pins"
+    reason = (
+        "nothing the project declares says which verl runs (no in-tree copy, verl pin of the "
+        f"project, verl-version or installed verl; {shown}{more} {verb}, which may only lower "
+        "the release), so the config may not be accepted"
+    )
+    return reason, (set_aside[0].path, set_aside[0].line)
 
 
 def _why(source: str, text: str, path: str | Path | None = None, line: int = 1, kind: str = "") -> Reason:
@@ -1185,9 +1212,10 @@ class SignatureResolver:
         # not a cycle (versions imports nothing of this module): imported on the first call
         # no in-tree copy or setting decides, as versions pulls packaging's requirement
         # parser and importlib.metadata (~60 ms of start-up that such a run never needs)
-        from ppo_migrate.analysis.versions import declared_verl, installed_verl
+        from ppo_migrate.analysis.versions import installed_verl, verl_evidence
 
-        declared = declared_verl(directory, self.stop)
+        evidence = verl_evidence(directory, self.stop)
+        declared = evidence.decided
         if declared is not None:
             where = f"{_display(declared.path)}:{declared.line} {declared.requirement}"
             if declared.version is not None:
@@ -1217,13 +1245,14 @@ class SignatureResolver:
                 return decided
         # issue 26, family 3: ruff and pyupgrade assume the oldest target when nothing says;
         # a config is passed only by an unsafe fix that says what would decide
+        reason, place = _newest_assumed(evidence.set_aside)
         return CalleeInEffect(
             True, "unknown", "",
             "nothing says which verl runs (no in-tree copy, verl-version, declared or installed verl): "
             "the newest signature is assumed",
-            NEWEST_ASSUMED,
+            reason,
             DECLARE_VERL,
-            _why("unknown", f"{NEWEST_ASSUMED}: {DECLARE_VERL}"),
+            _why("unknown", f"{reason}: {DECLARE_VERL}", *place),
             certain=False,
         )
 

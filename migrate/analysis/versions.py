@@ -30,11 +30,16 @@ does not hold the definition itself, this module answers "which verl does this p
    (issue 26, :mod:`.pins`): ``environment.yml`` (conda and ``pip:``), ``tox.ini`` deps,
    ``Pipfile``/``Pipfile.lock``, ``pixi.toml``, hatch environments, ``*requirements*.txt``.
 
-Every folder from the calling file to the repository root, every environment folder of
-the repository (dependency files, no Python code: ``docker/``), and the install commands of
-its Dockerfiles, Makefiles, shell scripts and GitHub workflows (``RUN pip install
-'verl==0.8.0'``, ``pip install -r deps/gpu.txt``; :mod:`.install_pins`) give such a decision; the
-lowest version before 0.9.0 among them wins (every pin that could apply must accept).
+Every folder from the calling file to the repository root (the project's own declarations),
+every environment folder of the repository (dependency files, no Python code: ``docker/``,
+``docs/``), and the install commands of its Dockerfiles, Makefiles, shell scripts and GitHub
+workflows (``RUN pip install 'verl==0.8.0'``, ``pip install -r deps/gpu.txt``;
+:mod:`.install_pins`) give such a decision; the lowest version before 0.9.0 among them wins
+(every pin that could apply must accept). Only the project's own declarations may show that a
+config is taken: an environment's pin (a Sphinx build's ``docs/requirements.txt``, a
+``continue-on-error`` nightly job, an install under a shell ``if``) may only lower the
+release, and when it alone allows only new releases nothing decides (trial 26b,
+docs/design/project-model.md; :func:`verl_evidence`).
 
 "Lowest allowed" is the lowest of :data:`KNOWN_VERL_RELEASES` and the versions written in the
 specifier itself (for ``>=``, ``==``, ``~=``, ``===``) that the specifier set contains; the written
@@ -96,9 +101,11 @@ __all__ = [
     "KNOWN_VERL_RELEASES",
     "PROJECT_FILES",
     "VerlDeclaration",
+    "VerlEvidence",
     "declared_verl",
     "installed_verl",
     "lowest_allowed",
+    "verl_evidence",
 ]
 
 
@@ -160,16 +167,7 @@ class VerlDeclaration(NamedTuple):
 def declared_verl(start: str | os.PathLike[str], stop: str | os.PathLike[str] | None = None) -> VerlDeclaration | None:
     """What the project holding ``start`` declares about verl, without executing anything.
 
-    Walks from ``start`` (a file: its directory; a directory: itself) upwards to ``stop``
-    (inclusive; default: the filesystem root), and past neither the repository root (the git
-    top level: :func:`ppo_migrate.project.root.up_to_git_top`). Every directory on the way
-    holding a project file (:data:`PROJECT_FILES`) that declares verl gives its decision, by
-    the rules in this module's docstring (lock, else direct reference, else the lowest version any specifier
-    allows); so does every environment folder of the repository (a folder with dependency
-    files and no Python code, e.g. ``docker/requirements.txt``; the repository is the git top
-    level, else the highest project folder found). Issue 26: every pin that could
-    apply must accept a config, so among the decisions the lowest version before 0.9.0 wins,
-    then one whose release cannot be read, then the lowest (:func:`_strictest`).
+    The decision of :func:`verl_evidence` (its ``decided``); see there.
 
     Args:
         start: a file or directory path (need not exist; a non-directory counts as a file).
@@ -177,8 +175,62 @@ def declared_verl(start: str | os.PathLike[str], stop: str | os.PathLike[str] | 
             to the filesystem root.
 
     Returns:
-        The deciding :class:`VerlDeclaration`, or ``None`` when no project file is found or the
-        project roots' files up to the repository root do not declare verl.
+        The deciding :class:`VerlDeclaration`, or ``None`` when nothing the project declares
+        decides (no project file declares verl, or only an environment shows a release that
+        takes a config).
+
+    Raises:
+        Nothing: unreadable or unparsable files and entries are skipped.
+    """
+    return verl_evidence(start, stop).decided
+
+
+class VerlEvidence(NamedTuple):
+    """What :func:`verl_evidence` found.
+
+    Attributes:
+        decided: the declaration that decides, or ``None`` when nothing decides.
+        set_aside: the environments' pins (an environment folder's file, an install command)
+            that allow only releases taking a config and so decided nothing, in the order
+            found (e.g. ``docs/requirements.txt:2 verl>=0.9.0``); shown by the reason of a
+            fix that nothing decides.
+    """
+
+    decided: VerlDeclaration | None
+    set_aside: tuple[VerlDeclaration, ...] = ()
+
+
+def verl_evidence(start: str | os.PathLike[str], stop: str | os.PathLike[str] | None = None) -> VerlEvidence:
+    """Which verl the project holding ``start`` runs, from its files, without executing anything.
+
+    Walks from ``start`` (a file: its directory; a directory: itself) upwards to ``stop``
+    (inclusive; default: the filesystem root), and past neither the repository root (the git
+    top level: :func:`ppo_migrate.project.root.up_to_git_top`). Every directory on the way
+    holding a project file (:data:`PROJECT_FILES`) that declares verl gives its decision, by
+    the rules in this module's docstring (lock, else direct reference, else the lowest version
+    any specifier allows): these are the project's **own** declarations. Every environment
+    folder of the repository (a folder with dependency files and no Python code, e.g.
+    ``docker/requirements.txt``, ``docs/requirements.txt``; the repository is the git top level,
+    else the highest project folder found) and every install command of its Dockerfiles,
+    Makefiles, scripts and workflows (:mod:`.install_pins`) give an **environment's** decision.
+
+    Issue 26 (trial 26b, "an environment's pin alone shows a new verl"; the rule of
+    docs/design/project-model.md): every pin that could apply must accept a config, so the
+    lowest version before 0.9.0 among all decisions wins, then one whose release cannot be
+    read; only the project's own declarations may show that a config is taken (a Sphinx
+    build's ``docs/requirements.txt``, a ``continue-on-error`` nightly job or an install under
+    a shell ``if`` builds another environment than the one the code runs in). When only an
+    environment shows a new release, nothing decides: those pins are returned as
+    ``set_aside`` (:func:`_strictest`).
+
+    Args:
+        start: a file or directory path (need not exist; a non-directory counts as a file).
+        stop: the last directory to look in; when it is not an ancestor of ``start`` the walk goes
+            to the filesystem root.
+
+    Returns:
+        A :class:`VerlEvidence`: the deciding declaration (``None`` when nothing decides) and
+        the environments' pins set aside.
 
     Raises:
         Nothing: unreadable or unparsable files and entries are skipped (a ``pyproject.toml``
@@ -187,7 +239,8 @@ def declared_verl(start: str | os.PathLike[str], stop: str | os.PathLike[str] | 
     first = Path(os.path.abspath(os.fspath(start)))
     if not first.is_dir():
         first = first.parent
-    decisions: list[VerlDeclaration] = []
+    own: list[VerlDeclaration] = []
+    environment: list[VerlDeclaration] = []
     ancestors: set[Path] = set()
     top: Path | None = None
     here = first
@@ -198,38 +251,45 @@ def declared_verl(start: str | os.PathLike[str], stop: str | os.PathLike[str] | 
             top = here
             decided = _decide(here)
             if decided is not None:
-                decisions.append(decided)
+                own.append(decided)
     scope = here if is_git_top(here) else top
     if scope is not None:
         for folder in _environment_folders(scope):
             if folder not in ancestors:
                 decided = _decide(folder)
                 if decided is not None:
-                    decisions.append(decided)
+                    environment.append(decided)
         # ``RUN pip install 'verl==0.8.0'``, a CI step's or a script's install: they build
-        # the environment the code runs in, so their pins join the others (each command
+        # an environment the code may run in, so their pins join the others (each command
         # installs: every one decides alone, an exact pin elsewhere does not hide it)
         for found in install_pins(scope):
             decided = _choose(scope, [found])
             if decided is not None:
-                decisions.append(decided)
-    return _strictest(decisions)
+                environment.append(decided)
+    return _strictest(own, environment)
 
 
-def _strictest(decisions: list[VerlDeclaration]) -> VerlDeclaration | None:
-    """The declaration that decides when several folders' pins could apply (issue 26): every
-    one must accept a config, so a version before 0.9.0 (the lowest) wins, then a reference
-    whose release cannot be read, then the nearest known version, then a bare ``verl``."""
+def _strictest(own: list[VerlDeclaration], environment: list[VerlDeclaration]) -> VerlEvidence:
+    """The declaration that decides when several pins could apply (issue 26): every one must
+    accept a config, so a version before 0.9.0 (the lowest, from anywhere) wins, then a
+    reference whose release cannot be read (the project's own first), then the nearest of the
+    project's own known versions, then a bare ``verl``. An environment's pin may only lower
+    the release (trial 26b): one that allows only releases taking a config decides nothing
+    and is set aside."""
+    decisions = own + environment
     known = [d for d in decisions if d.version is not None]
     lowest = min(known, key=lambda d: d.version) if known else None
     if lowest is not None and lowest.version < FIRST_CONFIG_RELEASE:
-        return lowest
+        return VerlEvidence(lowest)
     unread = [d for d in decisions if d.version is None and d.kind != "specifier"]
     if unread:
-        return unread[0]
-    if known:  # every one accepts: the nearest (the calling file's own project) is shown
-        return known[0]
-    return decisions[0] if decisions else None
+        return VerlEvidence(unread[0])
+    mine = [d for d in own if d.version is not None]
+    if mine:  # every one accepts: the nearest (the calling file's own project) is shown
+        return VerlEvidence(mine[0])
+    set_aside = tuple(d for d in environment if d.version is not None)
+    bare = [d for d in decisions if d.version is None]
+    return VerlEvidence(bare[0] if bare else None, set_aside)
 
 
 #: Folders never searched for dependency files (environments, caches, build output).

@@ -21,13 +21,25 @@ fixit = pytest.importorskip("fixit")
 
 from fixit.testing import add_lint_rule_tests_to_module, generate_lint_rule_test_cases  # noqa: E402
 
+from cli_helpers import DECLARES_VERL  # noqa: E402
 from ppo_migrate.fixit import ConfiglessRuntimeEnvCall  # noqa: E402
 
 # Fixit's own generator: one unittest method per VALID/INVALID case, collected by
 # pytest. (It names the class after the rule, so keep it out of this namespace.)
 _generated: dict[str, type] = {}
 add_lint_rule_tests_to_module(_generated, [ConfiglessRuntimeEnvCall()])
-TestConfiglessRuntimeEnvCallCases = _generated["ConfiglessRuntimeEnvCall"]
+
+
+@pytest.fixture
+def in_declaring_tree(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Fixit lints each case as ``valid.py``/``invalid.py`` of the working directory: run it
+    in a tree whose own ``requirements.txt`` declares ``verl>=0.9`` (:data:`DECLARES_VERL`),
+    so the INVALID cases' autofixes are safe fixes (issue 26: where nothing says which verl
+    runs, a fix passing the config is unsafe and Fixit would get no replacement)."""
+    monkeypatch.chdir(DECLARES_VERL)
+
+
+TestConfiglessRuntimeEnvCallCases = pytest.mark.usefixtures("in_declaring_tree")(_generated["ConfiglessRuntimeEnvCall"])
 TestConfiglessRuntimeEnvCallCases.__module__ = __name__
 
 IMPORT = "from verl.trainer.constants_ppo import get_ppo_ray_runtime_env\n"
@@ -58,7 +70,7 @@ extend-targets = ["mylib.env.get_ppo_ray_runtime_env"]
 REPORT = re.compile(r"^(?P<path>\S+)@(?P<line>\d+):(?P<col>\d+) ConfiglessRuntimeEnvCall: (?P<code>PPO\d+) ")
 
 
-def test_every_case_is_generated_and_passes() -> None:
+def test_every_case_is_generated_and_passes(in_declaring_tree: None) -> None:
     rule = ConfiglessRuntimeEnvCall()
     assert len(rule.VALID) >= 4 and len(rule.INVALID) >= 4
     assert ConfiglessRuntimeEnvCall.AUTOFIX  # INVALID cases carry expected replacements

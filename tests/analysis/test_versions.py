@@ -27,6 +27,7 @@ from ppo_migrate.analysis.versions import (
     declared_verl,
     installed_verl,
     lowest_allowed,
+    verl_evidence,
 )
 
 
@@ -1207,3 +1208,89 @@ def test_a_pdm_override_decides_over_the_dependencies(
     got = declared_verl(tmp_path / "train.py")
     assert (got.version, got.line, got.kind) == (Version(version), 6, kind)
     assert got.requirement == f"verl = {override}"
+
+
+# --------------------------------------------------------------------------------------------
+# trial 26b: an environment's pin may only lower the release
+
+#: the project's own declaration of a verl that takes a config
+OWN_09 = '[project]\nname = "p"\ndependencies = ["verl>=0.9"]\n'
+#: environment -> (files, the pin that is set aside: file, line, requirement)
+ENVIRONMENTS = {
+    "docs-requirements": ({"docs/requirements.txt": "sphinx\nverl>=0.9.0  # autodoc\n"},
+                          ("docs/requirements.txt", 2, "verl>=0.9.0")),
+    "continue-on-error-workflow": (
+        {".github/workflows/nightly.yml": "on: {schedule: [{cron: '0 3 * * *'}]}\njobs:\n  future:\n"
+         "    runs-on: ubuntu-latest\n    continue-on-error: true\n    steps:\n"
+         "      - run: pip install \"verl>=0.9.0\" && python -c 'import verl'\n"},
+        (".github/workflows/nightly.yml", 7, "verl>=0.9.0")),
+    "shell-if": ({"install.sh": "#!/bin/sh\nif [ \"$NIGHTLY\" = 1 ]; then\n  pip install 'verl>=0.9.0'\nfi\n"},
+                 ("install.sh", 3, "verl>=0.9.0")),
+    "dockerfile": ({"docker/Dockerfile": "FROM python:3.11\nRUN pip install verl==0.9.1\n"},
+                   ("docker/Dockerfile", 2, "verl==0.9.1")),
+}
+
+
+@pytest.mark.parametrize("environment", sorted(ENVIRONMENTS))
+def test_an_environment_alone_showing_a_new_verl_decides_nothing(tmp_path: Path, environment: str) -> None:
+    """Only the project's own declarations may show that a config is taken; an environment's
+    pin (a Sphinx build, a nightly job, an install under a shell ``if``, an image) that allows
+    only new releases decides nothing and is set aside, named for the reason."""
+    (tmp_path / ".git").mkdir()
+    files, (name, line, requirement) = ENVIRONMENTS[environment]
+    for file, text in files.items():
+        _write(tmp_path, file, text)
+    _write(tmp_path, "train.py", "")
+    got = verl_evidence(tmp_path / "train.py")
+    assert got.decided is None
+    assert declared_verl(tmp_path / "train.py") is None
+    assert [(d.path, d.line, d.requirement) for d in got.set_aside] == [(str(tmp_path / name), line, requirement)]
+    assert got.set_aside[0].version >= Version("0.9.0")
+
+
+@pytest.mark.parametrize("environment", sorted(ENVIRONMENTS))
+def test_the_project_own_declaration_decides_beside_a_new_environment(tmp_path: Path, environment: str) -> None:
+    (tmp_path / ".git").mkdir()
+    for file, text in ENVIRONMENTS[environment][0].items():
+        _write(tmp_path, file, text)
+    _write(tmp_path, "pyproject.toml", OWN_09)
+    got = verl_evidence(tmp_path / "src" / "train.py")
+    assert got.decided is not None
+    assert (got.decided.path, got.decided.line, got.decided.version) == (str(tmp_path / "pyproject.toml"), 3, Version("0.9.0"))
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "line", "version"),
+    [
+        ("docs/requirements.txt", "sphinx\nverl==0.8.0\n", 2, "0.8.0"),
+        ("install.sh", "#!/bin/sh\nif [ \"$OLD\" = 1 ]; then\n  pip install 'verl>=0.7.1,<0.9'\nfi\n", 3, "0.7.1"),
+        (".github/workflows/ci.yml", "jobs:\n  t:\n    steps:\n      - run: pip install verl==0.8.0\n", 4, "0.8.0"),
+    ],
+)
+def test_an_environment_may_still_lower_the_release(tmp_path: Path, name: str, text: str, line: int, version: str) -> None:
+    """The project declares ``verl>=0.9``; an environment installing an old verl still wins."""
+    (tmp_path / ".git").mkdir()
+    _write(tmp_path, "pyproject.toml", OWN_09)
+    _write(tmp_path, name, text)
+    got = verl_evidence(tmp_path / "train.py")
+    assert got.decided is not None and got.set_aside == ()
+    assert (got.decided.path, got.decided.line, got.decided.version) == (str(tmp_path / name), line, Version(version))
+
+
+def test_an_old_own_pin_wins_over_a_new_environment(tmp_path: Path) -> None:
+    (tmp_path / ".git").mkdir()
+    _write(tmp_path, "requirements.txt", "ray\nverl==0.8.0\n")
+    _write(tmp_path, "docs/requirements.txt", "verl>=0.9.0\n")
+    got = verl_evidence(tmp_path / "train.py")
+    assert got.decided is not None
+    assert (got.decided.path, got.decided.line, got.decided.version) == (str(tmp_path / "requirements.txt"), 2, Version("0.8.0"))
+
+
+def test_requirements_beside_the_analysed_code_are_its_own(tmp_path: Path) -> None:
+    """``docs/requirements.txt`` is an environment for ``train.py`` at the root, and the
+    project's own declaration for a file under ``docs/`` (on the way up from it)."""
+    (tmp_path / ".git").mkdir()
+    _write(tmp_path, "docs/requirements.txt", "sphinx\nverl>=0.9.0\n")
+    assert declared_verl(tmp_path / "train.py") is None
+    got = declared_verl(tmp_path / "docs" / "conf.py")
+    assert got is not None and (got.path, got.line, got.version) == (str(tmp_path / "docs" / "requirements.txt"), 2, Version("0.9.0"))

@@ -12,7 +12,9 @@ from ppo_migrate.codemod import process_text
 from ppo_migrate.edits.imports import use_ppo_runtime
 from ppo_migrate.settings_model import Settings
 
-SETTINGS = Settings().replace(use_ppo_runtime=True)
+#: ``--use-ppo-runtime`` on files of a project running verl 0.9.1 (said as ``--verl-version``
+#: says it: the analysed "m.py" names no tree that declares its verl, issue 26)
+SETTINGS = Settings(verl_version="0.9.1", verl_version_from_cli=True).replace(use_ppo_runtime=True)
 
 
 def moved(src: str) -> str:

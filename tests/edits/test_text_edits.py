@@ -23,10 +23,17 @@ IMP = "from verl.trainer.constants_ppo import get_ppo_ray_runtime_env\n"
 IMPC = IMP + "from omegaconf import OmegaConf\n"
 
 
+#: What these cases assume: the analysed "mod.py" runs verl 0.9.1, whose function takes a
+#: config (as ``--verl-version 0.9.1`` says; without it nothing would decide and every fix
+#: passing the config would be unsafe, issue 26)
+VERL_091 = {"verl_version": "0.9.1", "verl_version_from_cli": True}
+
+
 def run(src: str, **settings) -> tuple[str, list[tuple[int, str, str]]]:
-    """(rewritten text, [(line, code, scope)]) for ``src``."""
+    """(rewritten text, [(line, code, scope)]) for ``src``, analysed as ``mod.py`` of a project
+    running verl 0.9.1 (:data:`VERL_091`, unless ``settings`` says otherwise)."""
     src = textwrap.dedent(src)
-    result = process_text(src, "mod.py", Settings(**settings), fix=True)
+    result = process_text(src, "mod.py", Settings(**{**VERL_091, **settings}), fix=True)
     out = src if result.new_text is None else result.new_text
     ast.parse(out)  # every output parses
     return out, [(d.line, d.code, d.scope) for d in result.diagnostics]

@@ -147,7 +147,7 @@ ALLOWED: dict[str, str] = {
     # root walks: moved into project/root.py helpers by the root-finding change (issue 26
     # "one function decides the project root"), not converted here
     "patches.py:_ini_plugins": "walks up to a git top reading ini files (root helpers' change)",
-    "versions.py:declared_verl": "walks up to .git (root helpers' change)",
+    "versions.py:verl_evidence": "walks up to .git (root helpers' change)",
 }
 
 

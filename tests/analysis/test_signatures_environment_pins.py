@@ -1,0 +1,127 @@
+"""Issue 26, family 3, trial 26b: an environment's pin alone showed a new verl.
+
+Each project runs verl 0.8 (a stub on ``PYTHONPATH``, as the project's interpreter has it;
+the tool never sees it) and declares nothing of its own; only an environment of the
+repository installs ``verl>=0.9``: the Sphinx build's ``docs/requirements.txt``, a
+``continue-on-error`` nightly workflow, an install under a shell ``if``. A plain ``apply``
+(and ``apply --thread-config``) took that pin as the project's, passed the config, and the
+launcher raised ``TypeError``. The rule (docs/design/project-model.md, "Trial 26b"): only the
+project's own declarations may show that a config is taken; an environment's pin may only
+lower the release. Nothing decides here, so the fix is unsafe, and its reason names the
+pin set aside (file:line) and what to declare. Each case is *executed* before and after
+both applies.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from cli_helpers import VERL_08, run_cli, verl_stub
+
+LAUNCHER = (
+    "from omegaconf import OmegaConf\n"
+    "from verl.trainer.constants_ppo import get_ppo_ray_runtime_env\n"
+    "\n"
+    "\n"
+    "def launch(config):\n"
+    "    return get_ppo_ray_runtime_env()\n"
+    "\n"
+    "\n"
+    "if __name__ == '__main__':\n"
+    "    print('ran', launch(OmegaConf.create({'trainer': 2})))\n"
+)
+BEFORE = "ran None"
+CALL_LINE = 6
+
+#: shape -> (the environment's files, the pin set aside as the reason shows it: `path:line requirement`)
+SHAPES = {
+    "docs-requirements": (
+        {"docs/requirements.txt": "sphinx\nsphinx-autodoc-typehints\nverl>=0.9.0  # autodoc of the new API\n"},
+        "docs/requirements.txt:3 verl>=0.9.0",
+    ),
+    "continue-on-error-workflow": (
+        {
+            ".github/workflows/nightly.yml": (
+                "name: nightly-compat\n"
+                'on: {schedule: [{cron: "0 3 * * *"}]}\n'
+                "jobs:\n"
+                "  future:\n"
+                "    runs-on: ubuntu-latest\n"
+                "    continue-on-error: true\n"
+                "    steps:\n"
+                '      - run: pip install "verl>=0.9.0" && python -c "import verl"\n'
+            )
+        },
+        ".github/workflows/nightly.yml:8 verl>=0.9.0",
+    ),
+    "shell-if": (
+        {"install.sh": '#!/bin/sh\npip install ray\nif [ "$NIGHTLY" = 1 ]; then\n  pip install "verl>=0.9"\nfi\n'},
+        "install.sh:4 verl>=0.9",
+    ),
+}
+
+
+def _project(tmp_path: Path, files: dict[str, str]) -> tuple[Path, Path]:
+    """The project (a git top level holding ``train.py`` and ``files``) and the folder of
+    the verl 0.8 its interpreter has (put on ``PYTHONPATH`` for the launcher only)."""
+    root = tmp_path / "project"
+    (root / ".git").mkdir(parents=True)
+    for name, text in {"train.py": LAUNCHER, **files}.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    return root, verl_stub(tmp_path / "site", VERL_08)
+
+
+def _runs(root: Path, site: Path) -> str:
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "PYTHONDONTWRITEBYTECODE": "1", "PYTHONPATH": str(site)}
+    proc = subprocess.run([sys.executable, "train.py"], cwd=root, env=env, capture_output=True, text=True, timeout=180)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return next(line for line in proc.stdout.splitlines() if line.startswith("ran ")).strip()
+
+
+def _finding(root: Path) -> dict:
+    proc = run_cli("check", "--output-format", "json", "--exit-zero", "--show-notices", ".", cwd=root)
+    assert proc.returncode == 0, proc.stderr
+    (found,) = json.loads(proc.stdout)
+    return found
+
+
+@pytest.mark.parametrize("shape", sorted(SHAPES))
+def test_an_environment_pin_alone_leaves_the_call_running(tmp_path: Path, shape: str) -> None:
+    files, pin = SHAPES[shape]
+    root, site = _project(tmp_path, files)
+    assert _runs(root, site) == BEFORE
+
+    found = _finding(root)
+    assert (found["code"], found["location"]["row"], found["fix"]["applicability"]) == ("PPO001", CALL_LINE, "unsafe")
+    assert found["reason"]["kind"] == "newest-assumed"
+    assert f"`{pin}` is an environment's pin, which may only lower the release" in found["reason"]["text"]
+    assert "declare the verl the project runs" in found["reason"]["text"]
+    path, line = pin.split(" ", 1)[0].rsplit(":", 1)
+    assert [(r["filename"], r["location"]["row"]) for r in found["reason"]["lines"]] == [(str(root / path), int(line))]
+
+    for extra in ((), ("--thread-config",)):
+        proc = run_cli("apply", "--exit-zero", *extra, ".", cwd=root)
+        assert proc.returncode == 0, proc.stderr
+        assert (root / "train.py").read_text() == LAUNCHER
+        assert _runs(root, site) == BEFORE
+
+
+@pytest.mark.parametrize("shape", sorted(SHAPES))
+def test_the_project_own_declaration_still_decides(tmp_path: Path, shape: str) -> None:
+    """The same repository whose own ``requirements.txt`` declares ``verl>=0.9``: that
+    decides, the fix is safe and ``apply`` passes the config (the environment sets nothing aside)."""
+    files, _ = SHAPES[shape]
+    root, _site = _project(tmp_path, {**files, "requirements.txt": "ray\nverl>=0.9\n"})
+    found = _finding(root)
+    assert (found["code"], found["fix"]["applicability"]) == ("PPO001", "safe")
+    assert "requirements.txt:2 verl>=0.9" in found["callee"]
+    proc = run_cli("apply", "--exit-zero", ".", cwd=root)
+    assert proc.returncode == 0, proc.stderr
+    assert (root / "train.py").read_text() == LAUNCHER.replace("get_ppo_ray_runtime_env()", "get_ppo_ray_runtime_env(config)")
