@@ -26,9 +26,13 @@ a longer name (``myverl``, ``verl-recipe``, ``verl_tools`` are other packages):
 * a **git tag** naming a release: ``.../verl.git@v0.8.0`` (``@v0.8.0-backport`` is a branch:
   its release cannot be read);
 * a **lock entry**: a line ``name: verl`` (``name = "verl"``, ``"name": "verl"``) and, within
-  the next :data:`_ENTRY_LINES` lines and before another ``name``, its ``version: 0.8.0``.
+  the next :data:`_ENTRY_LINES` lines and before another ``name``, its ``version: 0.8.0``;
+* a **requirement whose version is a template** (trial 26c), any release, since which one the
+  build fills in cannot be read: ``verl==${VERL_VERSION}``, ``verl==$V``, ``verl==$(V)``,
+  ``verl=={{verl_version}}``, ``verl>=@V@``, ``verl==%(v)s``, ``verl=={}``, an f-string's
+  ``f"verl=={version}"`` (:data:`ppo_migrate.analysis.requirements.TEMPLATED_VERL`).
 
-"Old" means that the specifier allows some release and none from
+"Old" (all but the templates) means that the specifier allows some release and none from
 :data:`ppo_migrate.analysis.requirements.FIRST_CONFIG_RELEASE` (0.9.0, verl PR #6976) on,
 decided with :mod:`packaging` (:func:`excludes_config_releases`): ``verl<0.9``,
 ``verl==0.8.*``, ``verl~=0.8.0`` are old; ``verl>=0.9``, ``verl!=0.9.0``, ``verl~=0.8``
@@ -60,7 +64,9 @@ from packaging.version import InvalidVersion, Version
 from ppo_migrate.analysis.requirements import (
     FIRST_CONFIG_RELEASE,
     KNOWN_VERL_RELEASES,
+    TEMPLATED_VERL,
     poetry_specifier,
+    templated_verl,
 )
 from ppo_migrate.project.snapshot import current
 
@@ -228,7 +234,7 @@ def text_mentions(text: str, kind: str = "text") -> list[tuple[int, str]]:
             kept.append(line[: m.start()] if m else line)
         lines = kept
     if kind == "requirements":
-        lines = [line if _whole_requirement(line) else "" for line in lines]
+        lines = [line if _whole_requirement(line) or _whole_template(line) else "" for line in lines]
     found: dict[tuple[int, int], str] = {}
     for number, line in enumerate(lines, 1):
         if "verl" not in line.lower():
@@ -255,6 +261,8 @@ def text_mentions(text: str, kind: str = "text") -> list[tuple[int, str]]:
             for m in pattern.finditer(line):
                 if _old_release(m.group("version")) and (number, m.start("name")) not in found:
                     found[(number, m.start("name"))] = m.group(0).lstrip("/")
+        for m in TEMPLATED_VERL.finditer(line):  # trial 26c: a release that cannot be read
+            found.setdefault((number, m.start("name")), m.group(0).rstrip(".,\"'"))
     for number, written in _lock_entries(lines):
         found.setdefault((number, -1), written)
     return [(number, written) for (number, _), written in sorted(found.items())]
@@ -271,6 +279,14 @@ def _whole_requirement(line: str) -> bool:
         return _is_verl(Requirement(stripped).name)
     except InvalidRequirement:
         return False
+
+
+def _whole_template(line: str) -> bool:
+    """``line`` (a comment already cut) is one verl requirement whose version is a template
+    (``verl==${VERL_VERSION}``, ``verl[vllm]=={{ v }}; python_version >= "3.10"``)."""
+    stripped = line.strip()
+    m = templated_verl(stripped)
+    return m is not None and m.start() == 0 and (m.end() == len(stripped) or stripped[m.end()] in " \t;")
 
 
 def _lock_entries(lines: list[str]) -> list[tuple[int, str]]:
@@ -322,7 +338,16 @@ def python_mentions(tree: ast.Module) -> list[tuple[int, str]]:
                     if _code_line(line):
                         for _, written in text_mentions(line, "plain"):
                             found[(node.lineno + (offset if spans_lines else 0), written)] = None
-        elif isinstance(node, (ast.List, ast.Tuple, ast.Set, ast.Call)):
+        elif isinstance(node, ast.JoinedStr):  # ``f"verl=={version}"``: a release that cannot be read
+            text = "".join(
+                v.value if isinstance(v, ast.Constant) and isinstance(v.value, str)
+                else "{%s}" % (v.value.id if isinstance(v, ast.FormattedValue) and isinstance(v.value, ast.Name) else "")
+                for v in node.values
+            )
+            if "verl" in text.lower() and "\n" not in text and _code_line(text):
+                for m in TEMPLATED_VERL.finditer(text):
+                    found[(node.lineno, m.group(0))] = None
+        if isinstance(node, (ast.List, ast.Tuple, ast.Set, ast.Call)):
             items = node.args if isinstance(node, ast.Call) else node.elts
             for a, b in itertools.pairwise(items):
                 name, spec = _string(a), _string(b)
