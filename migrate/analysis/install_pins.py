@@ -17,9 +17,15 @@ scripts) and in GitHub workflows (``.github/workflows/*.yml``, their ``run:`` st
 A Dockerfile's exec form (``RUN ["pip", "install", "verl==0.8.0"]``) is read as the command
 it runs. A variable in an argument (``verl==${VERL_VERSION}``) takes the value the file itself
 gives it before the command: a Dockerfile's ``ARG``/``ENV`` default, a script's or Makefile's
-assignment (``VERL_VERSION=0.8.0``, ``export ...``, ``?=``, ``:=``), a ``${NAME:-default}``. An
-argument naming verl whose variable has no such value is a declaration of a verl whose
-release cannot be read (the build may pass any): the fix is then refused, never assumed.
+assignment (``VERL_VERSION=0.8.0``, ``export ...``, ``?=``, ``:=``), a ``${NAME:-default}``;
+each assignment's value is expanded with the ones before it (``V="${V:-0.8.0}"`` is 0.8.0;
+``ARG V=${V}`` gives no value). just's ``{{name}}`` takes a ``name := "..."`` of the file, and a
+shell array's ``"${PKGS[@]}"`` its words (``PKGS=(ray "verl==0.8.0")``). Trial 26c: an argument
+naming verl that still cannot be read (its variable has no such value, a ``$(shell ...)``, a
+template the tool does not evaluate) is never dropped: it is a declaration of a verl whose
+release cannot be read (the build may pass any), and the fix is then refused, never assumed.
+A requirements file's ``verl==${VAR}`` (pip fills in the environment's value) is one too
+(:func:`ppo_migrate.analysis.requirements.templated_verl`).
 
 A fresh tester's forms (issue 26) are read too: ``.gitlab-ci.yml`` (``script:`` lines),
 ``justfile``/``Justfile``, ``docker-compose*.yml``/``compose*.yml`` (``command:``),
