@@ -30,7 +30,9 @@ a longer name (``myverl``, ``verl-recipe``, ``verl_tools`` are other packages):
 * a **requirement whose version is a template** (trial 26c), any release, since which one the
   build fills in cannot be read: ``verl==${VERL_VERSION}``, ``verl==$V``, ``verl==$(V)``,
   ``verl=={{verl_version}}``, ``verl>=@V@``, ``verl==%(v)s``, ``verl=={}``, an f-string's
-  ``f"verl=={version}"`` (:data:`ppo_migrate.analysis.requirements.TEMPLATED_VERL`).
+  ``f"verl=={version}"`` (:data:`ppo_migrate.analysis.requirements.TEMPLATED_VERL`); in
+  Python only where it is installed (an install command's text, or beside ``"install"``
+  in a list or call: ``pip download verl=={v}`` installs nothing).
 
 "Old" (all but the templates) means that the specifier allows some release and none from
 :data:`ppo_migrate.analysis.requirements.FIRST_CONFIG_RELEASE` (0.9.0, verl PR #6976) on,
@@ -329,6 +331,15 @@ def python_mentions(tree: ast.Module) -> list[tuple[int, str]]:
             first = node.body[0]
             if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str):
                 docstrings.add(id(first.value))
+    # a template version counts only where it is installed (trial 26c): an install command's
+    # text, or an argument of a list or call holding "install"/"add" (``pip download
+    # verl=={v}`` of a benchmark fetches wheels, it installs nothing)
+    installing: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.List, ast.Tuple, ast.Call)):
+            items = node.args if isinstance(node, ast.Call) else node.elts
+            if any(_string(item) in ("install", "add") for item in items):
+                installing.update(id(item) for item in items)
     found: dict[tuple[int, str], None] = {}
     for node in ast.walk(tree):
         if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings:
@@ -337,7 +348,8 @@ def python_mentions(tree: ast.Module) -> list[tuple[int, str]]:
                 for offset, line in enumerate(node.value.split("\n")):
                     if _code_line(line):
                         for _, written in text_mentions(line, "plain"):
-                            found[(node.lineno + (offset if spans_lines else 0), written)] = None
+                            if _installed(written, line, id(node) in installing):
+                                found[(node.lineno + (offset if spans_lines else 0), written)] = None
         elif isinstance(node, ast.JoinedStr):  # ``f"verl=={version}"``: a release that cannot be read
             text = "".join(
                 v.value if isinstance(v, ast.Constant) and isinstance(v.value, str)
@@ -346,7 +358,8 @@ def python_mentions(tree: ast.Module) -> list[tuple[int, str]]:
             )
             if "verl" in text.lower() and "\n" not in text and _code_line(text):
                 for m in TEMPLATED_VERL.finditer(text):
-                    found[(node.lineno, m.group(0))] = None
+                    if _installed(m.group(0), text, id(node) in installing):
+                        found[(node.lineno, m.group(0))] = None
         if isinstance(node, (ast.List, ast.Tuple, ast.Set, ast.Call)):
             items = node.args if isinstance(node, ast.Call) else node.elts
             for a, b in itertools.pairwise(items):
@@ -366,6 +379,14 @@ def python_mentions(tree: ast.Module) -> list[tuple[int, str]]:
 #: a command that installs: ``pip install``, ``uv pip install``, ``uv add``, ``conda install``,
 #: ``poetry add``, ``python -m pip install`` (the words in a row, options between allowed)
 _INSTALLS = re.compile(r"\b(?:pip[\d.]*|uv|conda|mamba|micromamba|poetry|pipx)\b.*?\b(?:install|add)\b")
+
+
+def _installed(written: str, line: str, in_install: bool) -> bool:
+    """A mention ``written`` found in a Python string's ``line`` counts: an old release
+    always; a template version only in an install (the line is an install command, or the
+    string an argument beside ``"install"``)."""
+    m = TEMPLATED_VERL.fullmatch(written)
+    return m is None or in_install or _INSTALLS.search(line) is not None
 
 
 def _code_line(line: str) -> bool:

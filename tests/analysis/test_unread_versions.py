@@ -312,7 +312,10 @@ def test_text_and_python_mentions_of_a_template() -> None:
                          "requirements") == [(1, "verl==${VERL_VERSION}"), (3, "verl>=@V@")]
     tree = ast.parse(
         "import subprocess\nV = '0.8.0'\nsubprocess.run(['pip', 'install', f'verl=={V}'])\n"
-        "subprocess.run(f'pip install verl=={cfg.v}', shell=True)\nx = 'verl==%(v)s' % {'v': V}\n"
+        "subprocess.run(f'pip install verl=={cfg.v}', shell=True)\nc.run('pip install verl==%(v)s' % {'v': V})\n"
         "print(f'using verl {V}')\nlog(f'installed verl=={V} on the cluster')\n"
+        "subprocess.run(['pip', 'download', f'verl=={V}'])\nx = 'verl==%(v)s' % {'v': V}\n"
+        "subprocess.run(['pip', 'install', 'verl==0.8.0'])\n"
     )
-    assert python_mentions(tree) == [(3, "verl=={V}"), (4, "verl=={}"), (5, "verl==%(v)s")]
+    # a template version counts only where it is installed; an old release anywhere code is
+    assert python_mentions(tree) == [(3, "verl=={V}"), (4, "verl=={}"), (5, "verl==%(v)s"), (10, "verl==0.8.0")]
