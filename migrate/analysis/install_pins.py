@@ -516,7 +516,7 @@ def _commands(
                         continue
                     word = expanded
                 found = _argument(tool, word, here, line)
-                if found is None and _names_verl(written):
+                if found is None and _unread_verl(written):
                     # trial 26c: an install of verl the tool cannot read is never dropped
                     # (another file's ``verl>=0.9.0`` would then decide): its release
                     # cannot be read, which refuses the fix
@@ -601,6 +601,15 @@ def _names_verl(token: str) -> bool:
     ``verl[vllm]${SPEC}``, ``git+https://.../verl@${REF}``)."""
     head = re.split(r"[=<>!~\[;@ $]", token.strip("\"'"), maxsplit=1)[0]
     return head.lower() == "verl" or bool(re.search(r"[/@]verl(?:\.git)?(?:[@#/]|$)", token, re.IGNORECASE))
+
+
+def _unread_verl(word: str) -> bool:
+    """Whether an install argument the tool could not read installs verl: its name is verl
+    (``verl=={{v}}``, ``verl==@V@``, ``verl>=$(shell ...)``), or it holds a variable and names
+    verl as :func:`_names_verl` does. A path through a folder named ``verl``
+    (``./tools/verl/plugin``) is another package."""
+    head = re.split(r"[=<>!~\[;@ $]", word.strip("\"'"), maxsplit=1)[0]
+    return head.lower() == "verl" or (any(c in word for c in "$`{") and _names_verl(word))
 
 
 #: ``cat > FILE <<EOF`` / ``cat <<EOF > FILE`` / ``tee FILE <<EOF``: a file the script

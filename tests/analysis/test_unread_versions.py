@@ -285,7 +285,7 @@ def test_install_pins_read_or_refuse(tmp_path: Path) -> None:
     (tmp_path / ".git").mkdir()
     (tmp_path / "a.sh").write_text(
         '#!/bin/bash\nV="${V:-0.8.0}"\npip install "verl==${V}"\nPKGS=(ray "verl==0.7.0")\npip install "${PKGS[@]}"\n'
-        "pip install verl=={{nothing}}\npip install ray==${RAY}\n"
+        "pip install verl=={{nothing}}\npip install ray==${RAY} ./tools/verl/plugin\n"
     )
     (tmp_path / "justfile").write_text('v := "0.6.0"\nx:\n    pip install verl=={{v}} verl=={{w}}\n')
     found = sorted(((f.path.name, f.line, f.requirement), f.version, f.kind) for f in install_pins(tmp_path))
