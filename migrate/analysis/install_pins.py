@@ -17,9 +17,15 @@ scripts) and in GitHub workflows (``.github/workflows/*.yml``, their ``run:`` st
 A Dockerfile's exec form (``RUN ["pip", "install", "verl==0.8.0"]``) is read as the command
 it runs. A variable in an argument (``verl==${VERL_VERSION}``) takes the value the file itself
 gives it before the command: a Dockerfile's ``ARG``/``ENV`` default, a script's or Makefile's
-assignment (``VERL_VERSION=0.8.0``, ``export ...``, ``?=``, ``:=``), a ``${NAME:-default}``. An
-argument naming verl whose variable has no such value is a declaration of a verl whose
-release cannot be read (the build may pass any): the fix is then refused, never assumed.
+assignment (``VERL_VERSION=0.8.0``, ``export ...``, ``?=``, ``:=``), a ``${NAME:-default}``;
+each assignment's value is expanded with the ones before it (``V="${V:-0.8.0}"`` is 0.8.0;
+``ARG V=${V}`` gives no value). just's ``{{name}}`` takes a ``name := "..."`` of the file, and a
+shell array's ``"${PKGS[@]}"`` its words (``PKGS=(ray "verl==0.8.0")``). Trial 26c: an argument
+naming verl that still cannot be read (its variable has no such value, a ``$(shell ...)``, a
+template the tool does not evaluate) is never dropped: it is a declaration of a verl whose
+release cannot be read (the build may pass any), and the fix is then refused, never assumed.
+A requirements file's ``verl==${VAR}`` (pip fills in the environment's value) is one too
+(:func:`ppo_migrate.analysis.requirements.templated_verl`).
 
 A fresh tester's forms (issue 26) are read too: ``.gitlab-ci.yml`` (``script:`` lines),
 ``justfile``/``Justfile``, ``docker-compose*.yml``/``compose*.yml`` (``command:``),
@@ -341,17 +347,73 @@ def _exec_form_as_shell(text: str) -> str:
 
 
 def _assignments(text: str, before: int) -> dict[str, str]:
-    """The variables the file assigns before offset ``before`` (the last assignment wins)."""
+    """The variables the file assigns before offset ``before`` (the last assignment wins).
+
+    Each value is expanded with the values assigned before it, as the shell does
+    (trial 26c): ``V="${V:-0.8.0}"`` is ``0.8.0``; a value naming a variable that has none
+    (``ARG V=${V}``, ``W=$(shell ...)``) leaves the variable without a value, so a version
+    written with it cannot be read (never the text of the template)."""
     values: dict[str, str] = {}
     for m in _ASSIGNMENT.finditer(text, 0, before):
         name, value = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
-        if value is not None:
-            values[name] = value.strip("\"'")
+        if value is None:
+            continue
+        value = value.strip("\"'")
+        if "$" in value or "`" in value or "{{" in value:
+            expanded = _expanded(value, values)
+            if expanded is None:
+                values.pop(name, None)
+                continue
+            value = expanded
+        values[name] = value
     return values
 
 
+#: a shell array's assignment: ``PKGS=(ray "verl==0.8.0")``, ``declare -a PKGS=(...)``,
+#: ``PKGS+=(...)`` (its words may span lines)
+_ARRAY = re.compile(
+    r"^[ \t]*(?:(?:declare|local|typeset|readonly)(?:[ \t]+-\w+)*[ \t]+)?([A-Za-z_][A-Za-z0-9_]*)(\+?)=\(([^()]*)\)",
+    re.MULTILINE,
+)
+#: ``${PKGS[@]}``, ``${PKGS[*]}``: every word of an array
+_ARRAY_WORDS = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\[[@*]\]\}")
+
+
+def _arrays(text: str, before: int) -> dict[str, list[str]]:
+    """The shell arrays the file assigns before offset ``before``: ``name -> words``
+    (``+=`` appends; comments dropped; a body that cannot be tokenised is split on white
+    space)."""
+    arrays: dict[str, list[str]] = {}
+    for m in _ARRAY.finditer(text, 0, before):
+        body = "\n".join(_COMMENTED.split(line, 1)[0] for line in m.group(3).split("\n"))
+        try:
+            words = shlex.split(body)
+        except ValueError:
+            words = [w.strip("\"'") for w in body.split()]
+        arrays[m.group(1)] = (arrays.get(m.group(1), []) if m.group(2) else []) + words
+    return arrays
+
+
+def _spread(tokens: list[str], arrays: dict[str, list[str]]) -> list[str]:
+    """``tokens`` with each ``${NAME[@]}`` of a known array replaced by its words."""
+    out: list[str] = []
+    for token in tokens:
+        m = _ARRAY_WORDS.fullmatch(token)
+        if m is not None and m.group(1) in arrays:
+            out.extend(arrays[m.group(1)])
+        else:
+            out.append(token)
+    return out
+
+
+#: just's and Jinja's ``{{ name }}``
+_TEMPLATE_VARIABLE = re.compile(r"\{\{[ \t]*([A-Za-z_][A-Za-z0-9_]*)[ \t]*\}\}")
+
+
 def _expanded(token: str, values: dict[str, str]) -> str | None:
-    """``token`` with its variables replaced by their values, or None when one has none."""
+    """``token`` with its variables (``$V``, ``${V}``, ``${V:-d}``, ``$(V)``, just's
+    ``{{v}}``) replaced by their values, or None when one has none or a substitution is left
+    that cannot be evaluated (a command's output, an array, just's expression)."""
     missing = False
 
     def one(m: re.Match[str]) -> str:
@@ -364,8 +426,15 @@ def _expanded(token: str, values: dict[str, str]) -> str | None:
         missing = True
         return ""
 
-    out = _VARIABLE.sub(one, token)
-    return None if missing or "`" in out else out
+    def template(m: re.Match[str]) -> str:
+        nonlocal missing
+        if m.group(1) in values:
+            return values[m.group(1)]
+        missing = True
+        return ""
+
+    out = _TEMPLATE_VARIABLE.sub(template, _VARIABLE.sub(one, token))
+    return None if missing or "`" in out or "$" in out or "{{" in out else out
 
 
 def _commands(
@@ -402,6 +471,8 @@ def _commands(
             tokens = shlex.split(body)
         except ValueError:
             tokens = [t.strip("\"'") for t in body.split()]
+        if "[" in body and "${" in body:  # ``pip install "${PKGS[@]}"``: the array's words
+            tokens = _spread(tokens, _arrays(text, m.start()))
         i = 0
         while i < len(tokens):
             token = tokens[i]
@@ -436,7 +507,8 @@ def _commands(
                     if _names_verl(token):  # a verl the workflow chooses: its release cannot be read
                         yield _Found(None, here, line, _shown(token, expressions), "direct-reference", True)
                     break
-                if "$" in word or "`" in word:
+                written = word
+                if "$" in word or "`" in word or "{{" in word:
                     expanded = _expanded(word, _assignments(text, m.start()))
                     if expanded is None:
                         if _names_verl(word):  # a verl the build chooses: its release cannot be read
@@ -444,6 +516,11 @@ def _commands(
                         continue
                     word = expanded
                 found = _argument(tool, word, here, line)
+                if found is None and _unread_verl(written):
+                    # trial 26c: an install of verl the tool cannot read is never dropped
+                    # (another file's ``verl>=0.9.0`` would then decide): its release
+                    # cannot be read, which refuses the fix
+                    found = _Found(None, here, line, written, "direct-reference", True)
                 if found is not None:
                     yield found
 
@@ -524,6 +601,15 @@ def _names_verl(token: str) -> bool:
     ``verl[vllm]${SPEC}``, ``git+https://.../verl@${REF}``)."""
     head = re.split(r"[=<>!~\[;@ $]", token.strip("\"'"), maxsplit=1)[0]
     return head.lower() == "verl" or bool(re.search(r"[/@]verl(?:\.git)?(?:[@#/]|$)", token, re.IGNORECASE))
+
+
+def _unread_verl(word: str) -> bool:
+    """Whether an install argument the tool could not read installs verl: its name is verl
+    (``verl=={{v}}``, ``verl==@V@``, ``verl>=$(shell ...)``), or it holds a variable and names
+    verl as :func:`_names_verl` does. A path through a folder named ``verl``
+    (``./tools/verl/plugin``) is another package."""
+    head = re.split(r"[=<>!~\[;@ $]", word.strip("\"'"), maxsplit=1)[0]
+    return head.lower() == "verl" or (any(c in word for c in "$`{") and _names_verl(word))
 
 
 #: ``cat > FILE <<EOF`` / ``cat <<EOF > FILE`` / ``tee FILE <<EOF``: a file the script

@@ -26,9 +26,15 @@ a longer name (``myverl``, ``verl-recipe``, ``verl_tools`` are other packages):
 * a **git tag** naming a release: ``.../verl.git@v0.8.0`` (``@v0.8.0-backport`` is a branch:
   its release cannot be read);
 * a **lock entry**: a line ``name: verl`` (``name = "verl"``, ``"name": "verl"``) and, within
-  the next :data:`_ENTRY_LINES` lines and before another ``name``, its ``version: 0.8.0``.
+  the next :data:`_ENTRY_LINES` lines and before another ``name``, its ``version: 0.8.0``;
+* a **requirement whose version is a template** (trial 26c), any release, since which one the
+  build fills in cannot be read: ``verl==${VERL_VERSION}``, ``verl==$V``, ``verl==$(V)``,
+  ``verl=={{verl_version}}``, ``verl>=@V@``, ``verl==%(v)s``, ``verl=={}``, an f-string's
+  ``f"verl=={version}"`` (:data:`ppo_migrate.analysis.requirements.TEMPLATED_VERL`); in
+  Python only where it is installed (an install command's text, or beside ``"install"``
+  in a list or call: ``pip download verl=={v}`` installs nothing).
 
-"Old" means that the specifier allows some release and none from
+"Old" (all but the templates) means that the specifier allows some release and none from
 :data:`ppo_migrate.analysis.requirements.FIRST_CONFIG_RELEASE` (0.9.0, verl PR #6976) on,
 decided with :mod:`packaging` (:func:`excludes_config_releases`): ``verl<0.9``,
 ``verl==0.8.*``, ``verl~=0.8.0`` are old; ``verl>=0.9``, ``verl!=0.9.0``, ``verl~=0.8``
@@ -60,7 +66,9 @@ from packaging.version import InvalidVersion, Version
 from ppo_migrate.analysis.requirements import (
     FIRST_CONFIG_RELEASE,
     KNOWN_VERL_RELEASES,
+    TEMPLATED_VERL,
     poetry_specifier,
+    templated_verl,
 )
 from ppo_migrate.project.snapshot import current
 
@@ -228,7 +236,7 @@ def text_mentions(text: str, kind: str = "text") -> list[tuple[int, str]]:
             kept.append(line[: m.start()] if m else line)
         lines = kept
     if kind == "requirements":
-        lines = [line if _whole_requirement(line) else "" for line in lines]
+        lines = [line if _whole_requirement(line) or _whole_template(line) else "" for line in lines]
     found: dict[tuple[int, int], str] = {}
     for number, line in enumerate(lines, 1):
         if "verl" not in line.lower():
@@ -255,6 +263,8 @@ def text_mentions(text: str, kind: str = "text") -> list[tuple[int, str]]:
             for m in pattern.finditer(line):
                 if _old_release(m.group("version")) and (number, m.start("name")) not in found:
                     found[(number, m.start("name"))] = m.group(0).lstrip("/")
+        for m in TEMPLATED_VERL.finditer(line):  # trial 26c: a release that cannot be read
+            found.setdefault((number, m.start("name")), m.group(0).rstrip(".,\"'"))
     for number, written in _lock_entries(lines):
         found.setdefault((number, -1), written)
     return [(number, written) for (number, _), written in sorted(found.items())]
@@ -271,6 +281,14 @@ def _whole_requirement(line: str) -> bool:
         return _is_verl(Requirement(stripped).name)
     except InvalidRequirement:
         return False
+
+
+def _whole_template(line: str) -> bool:
+    """``line`` (a comment already cut) is one verl requirement whose version is a template
+    (``verl==${VERL_VERSION}``, ``verl[vllm]=={{ v }}; python_version >= "3.10"``)."""
+    stripped = line.strip()
+    m = templated_verl(stripped)
+    return m is not None and m.start() == 0 and (m.end() == len(stripped) or stripped[m.end()] in " \t;")
 
 
 def _lock_entries(lines: list[str]) -> list[tuple[int, str]]:
@@ -313,6 +331,15 @@ def python_mentions(tree: ast.Module) -> list[tuple[int, str]]:
             first = node.body[0]
             if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str):
                 docstrings.add(id(first.value))
+    # a template version counts only where it is installed (trial 26c): an install command's
+    # text, or an argument of a list or call holding "install"/"add" (``pip download
+    # verl=={v}`` of a benchmark fetches wheels, it installs nothing)
+    installing: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.List, ast.Tuple, ast.Call)):
+            items = node.args if isinstance(node, ast.Call) else node.elts
+            if any(_string(item) in ("install", "add") for item in items):
+                installing.update(id(item) for item in items)
     found: dict[tuple[int, str], None] = {}
     for node in ast.walk(tree):
         if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings:
@@ -321,8 +348,19 @@ def python_mentions(tree: ast.Module) -> list[tuple[int, str]]:
                 for offset, line in enumerate(node.value.split("\n")):
                     if _code_line(line):
                         for _, written in text_mentions(line, "plain"):
-                            found[(node.lineno + (offset if spans_lines else 0), written)] = None
-        elif isinstance(node, (ast.List, ast.Tuple, ast.Set, ast.Call)):
+                            if _installed(written, line, id(node) in installing):
+                                found[(node.lineno + (offset if spans_lines else 0), written)] = None
+        elif isinstance(node, ast.JoinedStr):  # ``f"verl=={version}"``: a release that cannot be read
+            text = "".join(
+                v.value if isinstance(v, ast.Constant) and isinstance(v.value, str)
+                else "{%s}" % (v.value.id if isinstance(v, ast.FormattedValue) and isinstance(v.value, ast.Name) else "")
+                for v in node.values
+            )
+            if "verl" in text.lower() and "\n" not in text and _code_line(text):
+                for m in TEMPLATED_VERL.finditer(text):
+                    if _installed(m.group(0), text, id(node) in installing):
+                        found[(node.lineno, m.group(0))] = None
+        if isinstance(node, (ast.List, ast.Tuple, ast.Set, ast.Call)):
             items = node.args if isinstance(node, ast.Call) else node.elts
             for a, b in itertools.pairwise(items):
                 name, spec = _string(a), _string(b)
@@ -341,6 +379,14 @@ def python_mentions(tree: ast.Module) -> list[tuple[int, str]]:
 #: a command that installs: ``pip install``, ``uv pip install``, ``uv add``, ``conda install``,
 #: ``poetry add``, ``python -m pip install`` (the words in a row, options between allowed)
 _INSTALLS = re.compile(r"\b(?:pip[\d.]*|uv|conda|mamba|micromamba|poetry|pipx)\b.*?\b(?:install|add)\b")
+
+
+def _installed(written: str, line: str, in_install: bool) -> bool:
+    """A mention ``written`` found in a Python string's ``line`` counts: an old release
+    always; a template version only in an install (the line is an install command, or the
+    string an argument beside ``"install"``)."""
+    m = TEMPLATED_VERL.fullmatch(written)
+    return m is None or in_install or _INSTALLS.search(line) is not None
 
 
 def _code_line(line: str) -> bool:

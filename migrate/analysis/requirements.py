@@ -158,6 +158,37 @@ def _parsed_requirement(text: str):
         return None
 
 
+#: a template or variable standing for text a build fills in: a shell's or Dockerfile's
+#: ``${V}``/``${V:-d}``/``$V``, make's ``$(V)``, just's or Jinja's ``{{ v }}``, autoconf's
+#: and CMake's ``@V@``
+_VARIABLE_TEMPLATE = r"(?:\$\{[^}\n]*\}|\$\(?[A-Za-z_]\w*\)?|\{\{[^}\n]*\}\}|@[A-Za-z_]\w*@)"
+#: Python's format templates, ``{}``/``{v}`` and ``%(v)s``: only after a PEP 440 operator
+#: (``"verl={}".format(v)`` is as often a message as a requirement)
+_FORMAT_TEMPLATE = r"(?:\{\w*\}|%\(\w+\)[sdr]|%[sdr])"
+_VERSION_CHARS = r"[\w.*+!]"
+#: A verl requirement whose version is a template or a variable (issue 26, trial 26c):
+#: ``verl==${VERL_VERSION}``, ``verl=={{verl_version}}``, ``verl==%(v)s``, ``verl>=@V@``,
+#: conda's ``verl=$V``, Poetry's ``verl@${V}``. Its release cannot be read.
+TEMPLATED_VERL = re.compile(
+    r"(?<![\w.\-/@])(?P<name>verl)(?:[ \t]*\[[^\]\n]*\])?[ \t]*(?P<version>"
+    rf"(?:===|==|~=|!=|<=|>=|<|>|=|@)[ \t]*{_VERSION_CHARS}*{_VARIABLE_TEMPLATE}(?:{_VERSION_CHARS}|{_VARIABLE_TEMPLATE})*"
+    rf"|(?:===|==|~=|!=|<=|>=|<|>)[ \t]*{_VERSION_CHARS}*{_FORMAT_TEMPLATE}(?:{_VERSION_CHARS}|{_FORMAT_TEMPLATE})*)",
+    re.IGNORECASE,
+)
+
+
+def templated_verl(text: str) -> re.Match[str] | None:
+    """The first verl requirement of ``text`` whose version is a template (:data:`TEMPLATED_VERL`).
+
+    Args:
+        text: a requirement, an install argument or a line of a file.
+
+    Returns:
+        The match (``group(0)`` the requirement as written), or ``None``.
+    """
+    return TEMPLATED_VERL.search(text) if "verl" in text.lower() else None
+
+
 
 def _from_requirement(text: str, path: Path, line: int, *, lock_pins: bool) -> _Found | None:
     """A PEP 508 string: a verl declaration, or None (another package, unparsable).
@@ -423,6 +454,10 @@ def requirement_lines(lines: Iterable[tuple[int, str]], path: Path, seen: set[Pa
         found = _from_requirement(requirement, path, line, lock_pins=True)
         if found is None and not _parses(requirement):
             found = _from_reference(requirement.split()[0], path, line, text)
+        if found is None and templated_verl(requirement) is not None:
+            # ``verl==${VERL_VERSION}``: pip fills in the environment's value (trial 26c); the
+            # release cannot be read, which refuses the fix (never dropped)
+            found = _Found(None, path, line, requirement, "direct-reference", True)
         if found is not None:
             yield found
 

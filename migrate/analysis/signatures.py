@@ -29,8 +29,8 @@ which definition is *in effect* for the calling file. The sources, in order
    reference whose version cannot be read is uncertain.
 4. ``installed``: the verl installed in the interpreter running ppo-migrate (its
    source read as in 1, else its metadata version).
-5. ``unknown``: nothing says which verl runs: a config is assumed to be accepted,
-   but not certainly (``certain=False``): the fix is unsafe and says what to declare
+5. ``unknown``: nothing says which verl runs: the config may not be accepted
+   (``certain=False``): the fix is unsafe and says what to declare
    (issue 26; ruff and pyupgrade assume the oldest target for the same reason).
 
 Whatever source decided "takes a config", the whole repository is asked too (issue 26, a
@@ -188,10 +188,18 @@ DECLARE_VERL = (
     "declare the verl the project runs (e.g. `verl>=0.9` in requirements.txt or "
     "pyproject.toml), or pass --verl-version"
 )
+#: What nothing said (trial 26c: a pin in a file the tool does not follow, a setup.py's
+#: ``open("deps/runtime.txt")``, is still a pin: only the ones it reads are ruled out).
+_NOTHING_READ = (
+    "no in-tree copy, no verl pin in a file ppo-migrate reads, no verl-version, no installed verl"
+)
 #: The reason given when nothing says which verl runs.
-NEWEST_ASSUMED = (
-    "nothing says which verl runs (no in-tree copy, verl pin, verl-version or installed verl), "
-    "so the config may not be accepted"
+NEWEST_ASSUMED = f"nothing says which verl runs ({_NOTHING_READ}), so the config may not be accepted"
+#: How the callee was decided then (JSON ``callee``): what the tool assumes, which is not
+#: the newest signature (trial 26c: the field said so while the fix was unsafe).
+UNKNOWN_CALLEE = (
+    f"nothing says which verl runs ({_NOTHING_READ}): the config may not be accepted, "
+    "so passing it is an unsafe fix"
 )
 
 
@@ -1012,20 +1020,23 @@ class SignatureResolver:
         if not mentions:
             return answer
         first = mentions[0]
-        place = f"`{_display(first.path)}:{first.line}` mentions {first.written} in a format ppo-migrate does not read"
+        place = f"`{_display(first.path)}:{first.line}` mentions {first.written} in a file whose pins ppo-migrate does not read"
         if len(mentions) > 1:
             place += f" ({len(mentions) - 1} more such mention{'s' if len(mentions) > 2 else ''})"
         if answer.source == "unknown":
             reason = f"nothing ppo-migrate reads says which verl runs, and {place}; if that verl runs, passing the config raises TypeError"
+            # JSON ``callee``: what is assumed, as the reason says it (trial 26c)
+            detail = f"nothing ppo-migrate reads says which verl runs, and {place}: passing the config is an unsafe fix"
         else:
             reason = f"{place}; if that verl runs rather than the one `{answer.where}` names, passing the config raises TypeError"
+            detail = f"{answer.detail}; but {place}: passing the config is an unsafe fix"
         remedy = (
             "require verl>=0.9.0 there, or say which verl runs with verl-version (or --verl-version), "
             "or run with --use-ppo-runtime"
         )
         places = tuple(Related(_display(m.path), m.line, 1, f"mentions {m.written}") for m in mentions[:_MAX_MENTIONS])
         why = Reason("unread-pin", reason, places)
-        return CalleeInEffect(True, answer.source, answer.where, answer.detail, reason, remedy, why, certain=False)
+        return CalleeInEffect(True, answer.source, answer.where, detail, reason, remedy, why, certain=False)
 
     def _repository_copies(
         self, directory: Path, top: str, module: str, name: str, answer: CalleeInEffect
@@ -1248,8 +1259,7 @@ class SignatureResolver:
         reason, place = _newest_assumed(evidence.set_aside)
         return CalleeInEffect(
             True, "unknown", "",
-            "nothing says which verl runs (no in-tree copy, verl-version, declared or installed verl): "
-            "the newest signature is assumed",
+            UNKNOWN_CALLEE,
             reason,
             DECLARE_VERL,
             _why("unknown", f"{reason}: {DECLARE_VERL}", *place),

@@ -164,7 +164,7 @@ def test_an_old_verl_in_an_unread_format_makes_the_fix_unsafe(tmp_path: Path, ca
         assert reason["kind"] == "unread-pin", reason
         assert (_rel(root, reason["lines"][0]["filename"]), reason["lines"][0]["location"]["row"]) == (where, line), reason
         assert f"`{where}:{line}` mentions verl" in reason["text"], reason["text"]
-        assert "in a format ppo-migrate does not read" in reason["text"], reason["text"]
+        assert "in a file whose pins ppo-migrate does not read" in reason["text"], reason["text"]
     message = found[0]["message"]
     assert "(unsafe fix: " in message and f"`{where}:{line}` mentions" in message, message
     if "requirements.txt" in files:
