@@ -63,6 +63,7 @@ from typing import NamedTuple
 
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
+from ppo_migrate.constants import MAX_SOURCE_CHARS
 from ppo_migrate.analysis.requirements import (
     FIRST_CONFIG_RELEASE,
     KNOWN_VERL_RELEASES,
@@ -206,6 +207,10 @@ _ENTRY_VERSION = re.compile(r"^[ \t\-\[{,]*[\"']?version[\"']?[ \t]*[:=][ \t]*[\
 #: how many lines after a lock entry's ``name`` its ``version`` may come
 _ENTRY_LINES = 8
 #: a comment's start in the text formats: ``#`` first on a line or after white space
+#: What a Python file must hold before it is parsed for mentions: ``verl``, perhaps extras,
+#: then an operator or ``@`` (``"verl==0.8.0"``, ``f"verl=={v}"``, ``["pip", "install", "verl<0.9"]``).
+#: Every form :func:`python_mentions` finds spells one; an import of verl does not.
+_MAY_PIN = re.compile(r"verl\s*(?:\[[^\]]*\]\s*)?[=<>~!@]", re.IGNORECASE)
 _COMMENT = re.compile(r"(?:^|(?<=\s))#")
 
 
@@ -400,6 +405,14 @@ def _code_line(line: str) -> bool:
     )
 
 
+def _size(path: str) -> int:
+    """``path``'s size in bytes (the run's file-system view); 0 when it cannot be stat-ed."""
+    try:
+        return current().fs.stat(path).st_size
+    except (OSError, ValueError):
+        return 0
+
+
 def _string(node: ast.expr | None) -> str | None:
     return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
 
@@ -431,6 +444,14 @@ def unread_mentions(root: str | os.PathLike[str], respect_gitignore: bool = True
     found: list[Mention] = []
     for path, kind, text in candidate_texts(root, respect_gitignore):
         if kind == "python":
+            if _MAY_PIN.search(text) is None:
+                continue  # names verl (an import, a path) but spells no version of it: no parse
+            if _size(path) > MAX_SOURCE_CHARS:
+                # the analysis refuses to parse it too (PPO902); a 30 MB module's tree took
+                # gigabytes: its text (the first megabyte the search reads) is searched instead
+                pairs = text_mentions(text, "text")
+                found.extend(Mention(path, line, written) for line, written in pairs)
+                continue
             try:
                 pairs = python_mentions(current().source(path).tree())
             except Exception:  # noqa: BLE001 - unreadable or no Python: its text is searched

@@ -270,3 +270,25 @@ def test_the_search_reads_no_file_the_import_roots_search_read(tmp_path: Path, m
     assert parses == {"train.py": 0, "setup_env.py": 1}  # only a file naming verl is parsed
     assert [(Path(m.path).name, m.line, m.written) for m in found] == [
         ("hatch.toml", 2, "verl<0.9"), ("setup_env.py", 2, "verl==0.8.0")]
+
+
+def test_a_python_file_is_parsed_only_when_it_spells_a_version_of_verl(tmp_path: Path) -> None:
+    """Naming verl (an import) is not enough to parse a file for mentions, and a module over
+    the parse limit is searched as text: the bad-input tree's 30 MB ``huge.py``, which imports
+    verl, once took ~10 GB of memory to parse here (the analysis itself refuses it, PPO902)."""
+    from ppo_migrate.constants import MAX_SOURCE_CHARS
+
+    big = "from verl.trainer.constants_ppo import get_ppo_ray_runtime_env\n"
+    big += "subprocess.run(['pip', 'install', 'verl==0.8.0'])  # searched as text\n"
+    big += "x = 1\n" * (MAX_SOURCE_CHARS // 6 + 1)
+    root = _repo(tmp_path / "proj", {
+        "train.py": "from verl.trainer.constants_ppo import get_ppo_ray_runtime_env\n",
+        "huge.py": big,
+        "setup_env.py": "import subprocess\nsubprocess.run(['pip', 'install', 'verl==0.7.1'])\n",
+    })
+    with run_scope() as snapshot:
+        found = unread_mentions(root)
+        parses = {n: snapshot.counts_of(root / n).ast_parses for n in ("train.py", "huge.py", "setup_env.py")}
+    assert parses == {"train.py": 0, "huge.py": 0, "setup_env.py": 1}
+    assert sorted((Path(m.path).name, m.line, m.written) for m in found) == [
+        ("huge.py", 2, "verl==0.8.0"), ("setup_env.py", 2, "verl==0.7.1")]
