@@ -185,6 +185,40 @@ def namespace_prefixes(path: str | Path, limit: int = 8) -> list[str]:
     return out
 
 
+def module_names(path: str | Path, root: str | os.PathLike[str] | None = None) -> tuple[str, ...]:
+    """Every name ``import`` may load the module of ``path`` under: its own
+    (:func:`module_name`, from the ``__init__.py`` files above it), then, for a module in a
+    folder without ``__init__.py`` (or in a package inside one), the same name under each
+    folder above it as a namespace package, nearest first, up to the import root ``root``
+    (PEP 420: a folder without ``__init__.py`` under an import root is a namespace
+    package; ``<root>/myproj/env.py`` is ``env`` to a script beside it and ``myproj.env``
+    to one at the root). The last name is the module's name under ``root``.
+
+    Args:
+        path: a ``.py`` file's path.
+        root: the import root bounding the namespace folders (the run's root,
+            :meth:`ppo_migrate.project.snapshot.Snapshot.root_of`); ``None``: as far as
+            :func:`namespace_prefixes` goes.
+
+    Returns:
+        ``("env", "myproj.env")`` for ``<root>/myproj/env.py``; ``("pkg.mod",)`` for a file
+        of a regular package whose folder is the root's child, or for a file at the root.
+    """
+    own = module_name(path)
+    prefixes = namespace_prefixes(path)
+    if root is not None:
+        directory = absolute_parent(path)
+        for _ in module_package(path):
+            directory = os.path.dirname(directory)
+        top = os.path.abspath(os.fspath(root))
+        # the folders between the outermost package (or the file) and the root
+        if directory == top or not directory.startswith(top.rstrip(os.sep) + os.sep):
+            return (own,)
+        depth = len(os.path.relpath(directory, top).split(os.sep))
+        prefixes = prefixes[:depth]
+    return (own, *(f"{prefix}.{own}" for prefix in prefixes))
+
+
 def package_for_relative_imports(path: str | Path) -> tuple[str, ...]:
     """The package a file's relative imports are resolved against: its own
     (:func:`module_package`), or, for a file in a folder without

@@ -20,7 +20,7 @@ from collections.abc import Iterable, Mapping, Sequence
 
 from ppo_migrate.analysis.patches import import_words, imported_modules, parse_file
 from ppo_migrate.project.snapshot import current
-from ppo_migrate.targets import module_name, module_package, resolve_relative
+from ppo_migrate.targets import module_name, module_names, resolve_relative
 
 
 def project_reexports(
@@ -93,14 +93,24 @@ def project_reexports(
                 if tree is None:
                     parsed[path] = None
                     continue
-                module = module_name(path)
-                parsed[path] = (module, *_module_bindings(tree, module_package(path), module))
+                # a module in a namespace folder (no ``__init__.py``, PEP 420) has a name
+                # under each folder up to the root: ``myproj/env.py`` is ``myproj.env`` to
+                # ``train.py`` at the root (trial 26c's MISSED); the last is the root's
+                names = module_names(path, current().root_of(path))
+                module = names[-1]
+                package = tuple(module.split("."))
+                if os.path.basename(path) != "__init__.py":
+                    package = package[:-1]
+                parsed[path] = (names, *_module_bindings(tree, package, module))
             entry = parsed[path]
             if entry is None:
                 continue
-            module, bound, _ = entry
-            if module.split(".", 1)[0] in tops:
-                continue  # verl itself: its own modules are not the project's re-exports
+            names, bound, _ = entry
+            if names[-1].split(".", 1)[0] in tops:
+                # verl itself, as a regular package or a namespace one under the root
+                # (``verl/trainer/`` without ``__init__.py``): its own modules are not the
+                # project's re-exports
+                continue
             for name, fq in bound.items():
                 if name.startswith(UNBOUND):
                     continue
@@ -118,14 +128,15 @@ def project_reexports(
                     # cp.get_...()`` calls each function of it
                     pairs += [(f"{name}.{last}", target) for last, target in members]
                 for last, target in pairs:
-                    qualified = f"{module}.{last}"
-                    if target is not None and qualified not in known:
-                        known[qualified] = target
-                        found[qualified] = target
-                        exporter[qualified] = module
-                        owner, _, tail = qualified.rpartition(".")
-                        by_owner.setdefault(owner, {})[tail] = target
-                        changed = True
+                    for module in names:  # each name the module is imported under
+                        qualified = f"{module}.{last}"
+                        if target is not None and qualified not in known:
+                            known[qualified] = target
+                            found[qualified] = target
+                            exporter[qualified] = module
+                            owner, _, tail = qualified.rpartition(".")
+                            by_owner.setdefault(owner, {})[tail] = target
+                            changed = True
         if not changed:
             break
         new_words = {n.rsplit(".", 1)[-1] for n in found} - words
@@ -139,7 +150,7 @@ def project_reexports(
     imported = set()
     for path, entry in parsed.items():
         if entry is not None:
-            imported.update((entry[0], m) for m in entry[2])
+            imported.update((entry[0][-1], m) for m in entry[2])
     used = {m for owner, m in imported if owner != m}
     # the re-exporting module imported, whatever the name's depth in it: ``import pkg.deps;
     # pkg.deps.cp.get_...()`` goes through ``pkg.deps``'s module alias ``cp`` (trial 26b)
@@ -276,8 +287,6 @@ def spelled_modules(
     Returns:
         The files of ``others`` found, in their order.
     """
-    from ppo_migrate.analysis.callers import module_name
-
     if read is None:
         read = current().read_bytes  # each file read once a run
     tops = set(skip_tops)

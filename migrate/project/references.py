@@ -63,7 +63,9 @@ def module_file(root: str | os.PathLike[str], module: str, fs: FileSystem | None
 
     Returns:
         The file's path (``root`` joined with the parts, as :class:`pathlib.Path` joins
-        them), or ``None``.
+        them), or ``None``. A folder on the way needs no ``__init__.py`` (PEP 420: a folder
+        without one under an import root is a namespace package, ``myproj.env`` is
+        ``<root>/myproj/env.py``); a namespace package itself loads no file (``None``).
     """
     parts = module.split(".")
     if not all(p.isidentifier() for p in parts):

@@ -43,6 +43,16 @@ def test_a_module_is_its_file_under_the_root_a_source_module_before_a_package(tm
     assert module_file(str(tmp_path), "a.c") == tmp_path / "a" / "c" / "__init__.py"
 
 
+def test_a_namespace_packages_module_is_its_file_and_the_package_none(tmp_path: Path) -> None:
+    """PEP 420: ``myproj/`` without ``__init__.py`` under the root is a namespace package;
+    ``myproj.env`` loads ``myproj/env.py``, and the package itself is no file."""
+    _write(tmp_path, {"myproj/env.py": "", "myproj/sub/deep.py": "", "myproj/sub/reg/__init__.py": ""})
+    assert module_file(tmp_path, "myproj.env") == tmp_path / "myproj" / "env.py"
+    assert module_file(tmp_path, "myproj.sub.deep") == tmp_path / "myproj" / "sub" / "deep.py"
+    assert module_file(tmp_path, "myproj.sub.reg") == tmp_path / "myproj" / "sub" / "reg" / "__init__.py"
+    assert module_file(tmp_path, "myproj") is None and module_file(tmp_path, "myproj.sub") is None
+
+
 def test_the_resolver_stats_each_path_once_a_run(tmp_path: Path) -> None:
     _write(tmp_path, {"pkg/__init__.py": "", "pkg/mod.py": ""})
     with run_scope() as snapshot:
