@@ -886,7 +886,12 @@ def target_patches(
         if tree is None:
             return  # it cannot run either
         found.extend(_fake_definitions(path, data, names, tree))
-        for module, line, kind, what in _patches_in(tree, names, constants, _is_test_file(path), used=used):
+        patches = list(_patches_in(tree, names, constants, _is_test_file(path), used=used))
+        if b">>>" in data:  # its doctests are test code (:func:`doctest_tree`)
+            doctests = doctest_tree(tree)
+            if doctests is not None:
+                patches += _patches_in(doctests, names, constants, True, used=used)
+        for module, line, kind, what in patches:
             if module == "<own>":  # ``globals()[...] = f``: the file's own module
                 module = module_name(path)
             elif module == "<package>":  # ``setattr(sys.modules[__package__], k, f)``
@@ -1793,6 +1798,65 @@ def _last(func: ast.expr) -> str:
     return func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
 
 
+#: a doctest example's first line and its continuation lines (doctest's own syntax:
+#: ``>>>`` or ``...`` then a space or the line's end)
+_DOCTEST_PROMPT = re.compile(r"^([ \t]*)>>>(?: |$)")
+_DOCTEST_MORE = "..."
+
+
+def doctest_tree(tree: ast.AST) -> ast.Module | None:
+    """The doctest examples of ``tree``'s docstrings (the module's, each class's and
+    function's: what ``doctest``'s finder collects, and pytest's ``--doctest-modules`` runs)
+    as one module of test code, each statement at its line in the file; ``None`` when no
+    docstring holds one.
+
+    A doctest is test code (trial 26c, section E: ``>>> launcher.get_ppo_ray_runtime_env =
+    lambda: ...`` run by ``pytest --doctest-modules`` replaces the function the rewritten
+    call then passes a config to), so the replacement table reads it like a test file's.
+    An example that does not parse on its own is left out (doctest would fail on it too).
+    The lines are those of the docstring's literal: a docstring whose escapes make lines
+    (``"\\n"`` in a one-line string) gives the examples the string's first line.
+
+    Args:
+        tree: a parsed module.
+    """
+    body: list[ast.stmt] = []
+    for node in ast.walk(tree):
+        if not isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        first = node.body[0] if node.body else None
+        if not (
+            isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant)
+            and isinstance(first.value.value, str) and ">>>" in first.value.value
+        ):
+            continue
+        start = first.value.lineno
+        lines = first.value.value.split("\n")
+        one_line = first.value.end_lineno == start
+        index = 0
+        while index < len(lines):
+            match = _DOCTEST_PROMPT.match(lines[index])
+            if match is None:
+                index += 1
+                continue
+            indent = match.group(1)
+            at = index
+            source = [lines[index][len(indent) + 4:]]
+            index += 1
+            while index < len(lines) and lines[index].startswith(indent + _DOCTEST_MORE) and (
+                lines[index][len(indent) + 3:len(indent) + 4] in ("", " ")
+            ):
+                source.append(lines[index][len(indent) + 4:])
+                index += 1
+            try:
+                example = ast.parse("\n".join(source))
+            except (SyntaxError, ValueError, RecursionError, MemoryError):
+                continue
+            ast.increment_lineno(example, start - 1 + (0 if one_line else at))
+            body.extend(example.body)
+    return ast.Module(body=body, type_ignores=[]) if body else None
+
+
 def own_replacement(tree: ast.AST, text: str, targets: Iterable[str], path: str = "") -> Patch | None:
     """The first replacement, in a module's own tree, of the runtime function or of a
     module or alias its calls go through (:func:`replacements`'s forms, and
@@ -1804,6 +1868,11 @@ def own_replacement(tree: ast.AST, text: str, targets: Iterable[str], path: str 
         (line, kind, what)
         for _, line, kind, what in _patches_in(tree, names, None, _is_test_file(path), generic=False)
     )
+    if ">>>" in text:  # the module's doctests are test code (:func:`doctest_tree`)
+        doctests = doctest_tree(tree)
+        if doctests is not None:
+            found += sorted((line, kind, what) for _, line, kind, what in _patches_in(doctests, names, None, True))
+            found.sort()
     if not found:
         return None
     line, kind, what = found[0]
