@@ -32,11 +32,21 @@ from typing import TYPE_CHECKING, NamedTuple
 from ppo_migrate.constants import MAX_SOURCE_CHARS
 from ppo_migrate.diagnostics import Reason, Related
 from ppo_migrate.files import decode_source
-from ppo_migrate.project.references import module_file
+from ppo_migrate.project.modules import (
+    IMPORT_STATEMENT,
+    import_statements,
+    import_words,
+)
+from ppo_migrate.project.references import current_references, module_file
 from ppo_migrate.project.root import up_to_git_top
 from ppo_migrate.project.snapshot import active, current
 from ppo_migrate.project.tree import DOUBLES_FOLDERS
-from ppo_migrate.targets import module_name, module_package, namespace_prefixes, resolve_relative
+from ppo_migrate.targets import (
+    module_name,
+    module_package,
+    namespace_prefixes,
+    resolve_relative,
+)
 
 if TYPE_CHECKING:
     from ppo_migrate.settings_model import Settings
@@ -1134,55 +1144,6 @@ def loaded_modules(tree: ast.AST, package: tuple[str, ...], data: bytes = b"") -
     return out
 
 
-#: an import statement (``from pkg import (\n    a,\n    b,\n)`` whole) or a loader's
-#: string (``import_module("pkg.lib")``), in bytes
-IMPORT_STATEMENT = re.compile(
-    rb"(?m)(?:^|[;:])[ \t]*(?:from[ \t]+[\w.]+[ \t]+import[ \t]*(?:\([^)]*\)?|[^\n]*)"
-    rb"|import[ \t]+[^\n]*)"
-    rb"|(?:import_module|__import__)[ \t]*\([ \t]*[rbuRBU]?['\"][\w.]*"
-)
-_WORDS = re.compile(rb"\w+")
-
-
-def import_statements(data: bytes) -> Iterator[bytes]:
-    """The matches of :data:`IMPORT_STATEMENT` in ``data``, in order, found ~10 times faster:
-    the pattern (which begins with an alternation Python's ``re`` tries at every byte) runs
-    only over the lines around each ``import`` (every form it matches spells it), a
-    parenthesised ``from x import (...)`` up to its ``)``.
-
-    Args:
-        data: a file's bytes.
-
-    Yields:
-        Each matched statement's bytes (``match.group(0)``).
-    """
-    pos, size = 0, len(data)
-    while True:
-        i = data.find(b"import", pos)
-        if i < 0:
-            return
-        start = data.rfind(b"\n", 0, i) + 1
-        end = data.find(b"\n", i)
-        end = size if end < 0 else end
-        opening = data.find(b"(", i, end)
-        if opening >= 0:  # a statement continued in parentheses: to the ``)``'s line end
-            closing = data.find(b")", opening)
-            if closing < 0:  # never closed: the pattern runs to the end
-                end = size
-            elif closing > end:
-                end = data.find(b"\n", closing)
-                end = size if end < 0 else end
-        for m in IMPORT_STATEMENT.finditer(data, start, end):
-            yield m.group(0)
-        pos = end + 1
-
-
-def import_words(data: bytes) -> frozenset[bytes]:
-    """The words of ``data``'s import statements (:func:`import_statements`): the module
-    names a file may import, by their parts."""
-    return frozenset(w for statement in import_statements(data) for w in _WORDS.findall(statement))
-
-
 def reachable_files(
     calling: Sequence[str], others: Sequence[str], target_modules: Iterable[str] = (), read=None,
     *, rounds: int = 8,
@@ -1222,7 +1183,6 @@ def reachable_files(
         return []
     if read is None:
         read = current().read_bytes  # each file read once a run
-    from ppo_migrate.targets import module_package
 
     reach: set[str] = set()
     for path in calling:
@@ -1231,18 +1191,7 @@ def reachable_files(
     # the migrated one), not a file that may load it: Python loads one of the two
     names_of = {path: names for path in others if not ((names := _module_names(path)) & reach)}
     others = [path for path in others if path in names_of]
-    spelled: dict[str, frozenset[bytes]] = {}
     loads: dict[str, set[str]] = {}
-
-    def spelled_by(path: str) -> frozenset[bytes]:
-        """The names ``path``'s import statements spell (bytes; read once)."""
-        if path not in spelled:
-            try:
-                data = read(path)
-            except (OSError, ValueError):
-                data = b""
-            spelled[path] = import_words(data)
-        return spelled[path]
 
     def loads_of(path: str) -> set[str]:
         if path not in loads:
@@ -1254,19 +1203,10 @@ def reachable_files(
             loads[path] = set() if tree is None else loaded_modules(tree, module_package(path), data)
         return loads[path]
 
-    found: set[str] = set()
-    for _ in range(rounds):  # upwards: the importers of what reaches the call
-        words = {w.encode() for m in reach if (w := m.rsplit(".", 1)[-1]).isidentifier()}
-        grown = False
-        for path in others:
-            if path in found or not (spelled_by(path) & words):
-                continue
-            if any(m in reach for m in loads_of(path)):
-                found.add(path)
-                reach |= names_of[path]
-                grown = True
-        if not grown:
-            break
+    # upwards: the importers of what reaches the call (the run's reference index answers
+    # which files import a module; what a file loads is this module's rule)
+    index = current_references()
+    found: set[str] = set(index.importers_of(reach, others, loads_of, names_of.__getitem__, rounds=rounds))
     importers = bool(found)
     by_module: dict[str, str] = {}
     for path in others:

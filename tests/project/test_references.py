@@ -183,7 +183,17 @@ def test_the_index_is_made_once_a_run_and_holds_its_tables(
 #: (``reexports.words_reader`` was one): only the index defines them. The
 #: install-root trees of the callee in effect keep a method of that name that asks the
 #: index (``_ArchiveTree``'s finds a zip archive's members, no file).
-RESOLVERS = {"module_file", "_module_file", "package_root", "words_reader"}
+RESOLVERS = {"module_file", "_module_file", "package_root", "words_reader", "spelled_modules", "importers",
+             "importers_of"}
+#: The file -> module direction (a file's module names, the words of its import statements):
+#: defined in ``project/modules.py`` alone, below the index (``targets`` re-exports them).
+FILE_MODULE = {"module_name", "module_names", "module_package", "namespace_prefixes", "package_for_relative_imports",
+               "resolve_relative", "import_words", "import_statements", "absolute_parent"}
+#: Reading the words of import statements is the first step of "which files import a
+#: module": only the index (and the module defining it) does it.
+IMPORT_READERS = {"import_words", "import_statements"}
+#: Who must ask the index which files import a module.
+IMPORTER_DELEGATES = {("analysis/patches.py", "reachable_files"): "importers_of"}
 DELEGATES = {
     ("analysis/signatures.py", "_DiskTree.module_file"),
     ("analysis/signatures.py", "_MappedTree.module_file"),
@@ -224,7 +234,21 @@ def _called(node: ast.AST) -> set[str]:
 
 def test_no_module_but_the_index_resolves_modules_or_builds_cross_file_tables() -> None:
     resolvers, delegates, builders, tables, caches = [], set(), [], [], []
+    file_module, readers, asking = [], [], set()
     for name, tree in _modules():
+        if name != "project/modules.py":
+            file_module += [f"{name}: {q}" for q, node in _defs(tree) if node.name in FILE_MODULE]
+            if name != "project/references.py":
+                readers += [
+                    f"{name}:{n.lineno} calls {n.func.id if isinstance(n.func, ast.Name) else n.func.attr}"
+                    for n in ast.walk(tree)
+                    if isinstance(n, ast.Call)
+                    and (n.func.id if isinstance(n.func, ast.Name) else getattr(n.func, "attr", None)) in IMPORT_READERS
+                ]
+        for qualname, node in _defs(tree):
+            wanted = IMPORTER_DELEGATES.get((name, qualname))
+            if wanted is not None and wanted in _called(node):
+                asking.add((name, qualname))
         if name == "project/references.py":
             continue
         for qualname, node in _defs(tree):
@@ -272,6 +296,9 @@ def test_no_module_but_the_index_resolves_modules_or_builds_cross_file_tables() 
     assert builders == [], "only the runner builds the run's cross-file tables"
     assert tables == [], "the run's tables are on its reference index, not in Settings"
     assert caches == [], "the reference index keeps the per-file records"
+    assert file_module == [], "a file's module names are ppo_migrate.project.modules'"
+    assert readers == [], "ask the reference index which files import a module (References.imports/importers)"
+    assert asking == set(IMPORTER_DELEGATES)
 
 
 def test_the_guard_sees_a_resolver_by_hand(tmp_path: Path) -> None:
@@ -348,3 +375,57 @@ def test_the_caller_phase_reads_the_runs_records_from_the_index(
     per_file = made[0].references.per_file
     assert sorted(per_file) == ["app/launch.py"] and per_file["app/launch.py"].stamp is not None
     assert parsed == ["main.py"]
+
+
+def test_the_guard_sees_a_file_module_function_or_an_import_reader_by_hand() -> None:
+    tree = ast.parse("def module_name(path):\n    return import_words(b'')\n")
+    assert [q for q, node in _defs(tree) if node.name in FILE_MODULE] == ["module_name"]
+    assert IMPORT_READERS & _called(tree) == {"import_words"}
+
+
+# ------------------------------------------------------------------ which files import a module
+def test_the_files_a_run_imports_are_found_by_the_words_of_its_import_statements(tmp_path: Path) -> None:
+    """``importers`` (once ``reexports.spelled_modules``): the files of ``others`` whose
+    module a source, or in turn a file found, may import; verl's own modules and a file no
+    import can name are left out; each file read once a run."""
+    _write(tmp_path, {
+        "app/__init__.py": "", "app/main.py": "from pkg.util import make_env\n",
+        "pkg/__init__.py": "", "pkg/util.py": "from pkg.deep import make_env\n",
+        "pkg/deep.py": "make_env = 1\n", "pkg/unused.py": "x = 1\n",
+        "verl/__init__.py": "", "verl/util.py": "",
+    })
+    p = {n: str(tmp_path / n) for n in ("app/main.py", "pkg/util.py", "pkg/deep.py", "pkg/unused.py", "verl/util.py")}
+    others = [p["pkg/unused.py"], p["pkg/deep.py"], p["verl/util.py"], p["pkg/util.py"]]
+    with run_scope() as snapshot:
+        index = references.of(snapshot)
+        assert index.importers([p["app/main.py"]], others, {"verl"}) == [p["pkg/deep.py"], p["pkg/util.py"]]
+        assert index.importers([p["app/main.py"]], others, {"verl"}, rounds=1) == [p["pkg/util.py"]]
+        assert index.imports([p["app/main.py"], str(tmp_path / "gone.py")]) == {
+            p["app/main.py"]: frozenset({b"from", b"pkg", b"util", b"import", b"make_env"})
+        }
+        assert snapshot.counts_of(p["app/main.py"]).reads == 1
+        assert snapshot.counts_of(p["pkg/unused.py"]).reads == 0  # no import spells ``unused``
+
+
+def test_the_importers_of_a_module_are_followed_upwards(tmp_path: Path) -> None:
+    """``importers_of``: a file is asked what it loads only when its import statements spell
+    a wanted module's last name; an importer found is reached under its own names in turn."""
+    _write(tmp_path, {
+        "tests/test_x.py": "import main\n", "main.py": "from app import launcher\n",
+        "other.py": "import launcher_notes\n", "app/__init__.py": "", "app/launcher.py": "",
+    })
+    files = {n: str(tmp_path / n) for n in ("tests/test_x.py", "main.py", "other.py")}
+    loads = {files["tests/test_x.py"]: {"main"}, files["main.py"]: {"app", "app.launcher"}, files["other.py"]: set()}
+    asked: list[str] = []
+
+    def loads_of(path: str) -> set[str]:
+        asked.append(Path(path).name)
+        return loads[path]
+
+    with run_scope() as snapshot:
+        index = references.of(snapshot)
+        others = [files["tests/test_x.py"], files["other.py"], files["main.py"]]
+        found = index.importers_of({"app.launcher"}, others, loads_of, lambda path: {Path(path).stem})
+        assert found == [files["tests/test_x.py"], files["main.py"]]
+        assert "other.py" not in asked  # ``launcher_notes`` is not the word ``launcher``
+        assert index.importers_of({"app.launcher"}, others, loads_of, lambda path: set(), rounds=1) == [files["main.py"]]
