@@ -11,12 +11,14 @@ without one under an import root is a namespace package (PEP 420).
 
 from __future__ import annotations
 
+import ast
 import errno
 import os
 import re
 import stat
 from collections.abc import Iterator
 from pathlib import Path
+from typing import NamedTuple
 
 from ppo_migrate.project.snapshot import active
 
@@ -266,7 +268,66 @@ def import_words(data: bytes) -> frozenset[bytes]:
     return frozenset(w for statement in import_statements(data) for w in _WORDS.findall(statement))
 
 
+class ModuleImport(NamedTuple):
+    """An import statement's name run at a module's level (:func:`module_imports`).
+
+    Attributes:
+        kind: ``"import"`` (``import a.b`` / ``import a.b as c``), ``"from"`` (``from m
+            import f`` / ``as g``) or ``"star"`` (``from m import *``).
+        name: the name imported as written (``"a.b"``, ``"f"``; ``"*"`` for a star).
+        asname: its ``as`` name, or ``None``.
+        source: the absolute dotted name it stands for (``"a.b"``, ``"m.f"``, the star's
+            module ``"m"``), relative imports resolved against the file's package; ``None``
+            when a relative import climbs past the top package.
+        line: the statement's line.
+    """
+
+    kind: str
+    name: str
+    asname: str | None
+    source: str | None
+    line: int
+
+
+def module_level(body: list[ast.stmt]) -> Iterator[ast.stmt]:
+    """The statements run at module level: ``body`` and the blocks of its ``if``/``try``/
+    ``with`` statements (``try: from .lib import launch`` / ``except ImportError``)."""
+    for stmt in body:
+        yield stmt
+        if isinstance(stmt, (ast.If, ast.Try, ast.With)) or type(stmt).__name__ == "TryStar":
+            for block in ("body", "orelse", "finalbody"):
+                yield from module_level(getattr(stmt, block, []))
+            for handler in getattr(stmt, "handlers", []):
+                yield from module_level(handler.body)
+
+
+def module_imports(tree: ast.Module, package: tuple[str, ...]) -> list[ModuleImport]:
+    """The imports run at ``tree``'s module level (:func:`module_level`), in order, each
+    name resolved against ``package`` (:func:`resolve_relative`): what the module may hand
+    on to its importers (a re-export). The reference index answers it for a file
+    (:meth:`ppo_migrate.project.references.References.module_imports`).
+
+    Args:
+        tree: a parsed module.
+        package: the package its relative imports resolve against
+            (:func:`package_for_relative_imports`).
+    """
+    out: list[ModuleImport] = []
+    for node in module_level(tree.body):
+        if isinstance(node, ast.Import):
+            out += [ModuleImport("import", a.name, a.asname, a.name, node.lineno) for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = "." * node.level + (node.module or "")
+            for a in node.names:
+                if a.name == "*":
+                    out.append(ModuleImport("star", "*", None, resolve_relative(base, package), node.lineno))
+                    continue
+                source = resolve_relative(f"{base}.{a.name}" if base.strip(".") else base + a.name, package)
+                out.append(ModuleImport("from", a.name, a.asname, source, node.lineno))
+    return out
+
+
 __all__ = [
-    "IMPORT_STATEMENT", "absolute_parent", "import_statements", "import_words", "module_name", "module_names",
+    "IMPORT_STATEMENT", "ModuleImport", "module_imports", "module_level", "absolute_parent", "import_statements", "import_words", "module_name", "module_names",
     "module_package", "namespace_prefixes", "package_for_relative_imports", "resolve_relative",
 ]

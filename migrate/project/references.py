@@ -25,11 +25,18 @@ it holds is made by the analysis and the runner and handed in; it only keeps it,
 
 from __future__ import annotations
 
+import ast
 import os
 import re
 from pathlib import Path
 
-from ppo_migrate.project.modules import import_words, module_name
+from ppo_migrate.project.modules import (
+    ModuleImport,
+    import_words,
+    module_imports,
+    module_name,
+    package_for_relative_imports,
+)
 from ppo_migrate.project.snapshot import active, current
 
 TYPE_CHECKING = False  # ``typing`` is ~3 ms of a plain ``check``'s start: annotations only
@@ -320,6 +327,14 @@ class References:
             if not grown:
                 break
         return [p for p in others if p in found]
+
+    def module_imports(self, path: str, tree: ast.Module) -> list[ModuleImport]:
+        """What the module at ``path`` (parsed as ``tree``) imports at its level, each name
+        resolved against its package (a namespace folder's as far as
+        :func:`ppo_migrate.project.modules.package_for_relative_imports` goes): the
+        re-exports it may make (:func:`ppo_migrate.project.modules.module_imports`). The
+        cross-file judge's collector of re-exports asks it."""
+        return module_imports(tree, package_for_relative_imports(path))
 
     # -- per-file records ---------------------------------------------------------------
     def file_records(self, records: Mapping[str, Any]) -> None:

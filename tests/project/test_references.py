@@ -188,12 +188,18 @@ RESOLVERS = {"module_file", "_module_file", "package_root", "words_reader", "spe
 #: The file -> module direction (a file's module names, the words of its import statements):
 #: defined in ``project/modules.py`` alone, below the index (``targets`` re-exports them).
 FILE_MODULE = {"module_name", "module_names", "module_package", "namespace_prefixes", "package_for_relative_imports",
-               "resolve_relative", "import_words", "import_statements", "absolute_parent"}
+               "resolve_relative", "import_words", "import_statements", "absolute_parent", "module_level",
+               "_module_level"}
 #: Reading the words of import statements is the first step of "which files import a
 #: module": only the index (and the module defining it) does it.
 IMPORT_READERS = {"import_words", "import_statements"}
-#: Who must ask the index which files import a module.
-IMPORTER_DELEGATES = {("analysis/patches.py", "reachable_files"): "importers_of"}
+#: Who must ask the index which files import a module, where a file's package lives and
+#: what a module imports at its level (the re-exports it may make).
+IMPORTER_DELEGATES = {
+    ("analysis/patches.py", "reachable_files"): "importers_of",
+    ("analysis/cross_file.py", "_package_roots"): "package_root",
+    ("analysis/cross_file.py", "_FileJudge.collect_reexports"): "module_imports",
+}
 DELEGATES = {
     ("analysis/signatures.py", "_DiskTree.module_file"),
     ("analysis/signatures.py", "_MappedTree.module_file"),
@@ -429,3 +435,28 @@ def test_the_importers_of_a_module_are_followed_upwards(tmp_path: Path) -> None:
         assert found == [files["tests/test_x.py"], files["main.py"]]
         assert "other.py" not in asked  # ``launcher_notes`` is not the word ``launcher``
         assert index.importers_of({"app.launcher"}, others, loads_of, lambda path: set(), rounds=1) == [files["main.py"]]
+
+
+def test_a_modules_imports_are_resolved_against_its_package(tmp_path: Path) -> None:
+    """``module_imports``: the imports run at module level (in ``try``/``if`` blocks too, not
+    in a function), relative ones resolved against the file's package (a namespace
+    folder's as far as ``package_for_relative_imports`` goes); one climbing too far: no source."""
+    _write(tmp_path, {
+        "pkg/__init__.py": "", "pkg/sub/__init__.py": "",
+        "pkg/sub/api.py": (
+            "import a.b as c, d\ntry:\n    from .lib import launch as start\nexcept ImportError:\n    pass\n"
+            "from .. import x\nfrom ...far import y\nfrom .util import *\n\n\ndef f():\n    import hidden\n"
+        ),
+    })
+    path = str(tmp_path / "pkg/sub/api.py")
+    tree = ast.parse((tmp_path / "pkg/sub/api.py").read_text())
+    with run_scope() as snapshot:
+        records = references.of(snapshot).module_imports(path, tree)
+    assert [(r.kind, r.name, r.asname, r.source, r.line) for r in records] == [
+        ("import", "a.b", "c", "a.b", 1),
+        ("import", "d", None, "d", 1),
+        ("from", "launch", "start", "pkg.sub.lib.launch", 3),
+        ("from", "x", None, "pkg.x", 6),
+        ("from", "y", None, None, 7),
+        ("star", "*", None, "pkg.sub.util", 8),
+    ]
