@@ -23,6 +23,7 @@ Three users share the table:
 from __future__ import annotations
 
 import ast
+import fnmatch
 import os
 import re
 import weakref
@@ -40,7 +41,7 @@ from ppo_migrate.project.modules import (
 from ppo_migrate.project.references import current_references, module_file
 from ppo_migrate.project.root import up_to_git_top
 from ppo_migrate.project.snapshot import active, current
-from ppo_migrate.project.tree import DOUBLES_FOLDERS
+from ppo_migrate.project.tree import DOUBLES_FOLDERS, repository_listing
 from ppo_migrate.targets import (
     module_name,
     module_package,
@@ -927,6 +928,13 @@ def target_patches(
             or _unknown_forms(data)
         ):
             look(path, data)
+    # the text files pytest runs as doctests (``--doctest-glob``; ``test*.txt`` by
+    # default): their examples are test code, read when they spell a name looked for
+    for path, data in _doctest_files(candidates, encoded, read_bytes):
+        doctests = doctest_file_tree(data.decode("utf-8", "replace"))
+        if doctests is not None:
+            for module, line, kind, what in _patches_in(doctests, names, constants, True, used=used):
+                found.append((None if module in ("<own>", "<package>") else module, path, line, kind, what))
     # the constant a patch elsewhere reads its target from is not a replacement itself: the
     # patch is, and its reason names the constant
     found = [f for f in found if not ((f[1], f[2]) in used and f[4] == _REPLACES)]
@@ -940,6 +948,32 @@ def target_patches(
                 module = None
         out.append(Patch(module or "*", path, line, kind, what))
     return tuple(sorted(set(out), key=lambda p: (p.path, p.line, p.module, p.what)))
+
+
+def _doctest_files(candidates: Sequence[str], words: Sequence[bytes], read) -> list[tuple[str, bytes]]:
+    """The repository's text files pytest runs as doctests (:func:`doctest_globs` of the
+    calling files' folders) that hold an example (``>>>``) and spell one of ``words``, with
+    their bytes: ``(display path, bytes)``, in the listing's order. The listing is the
+    run's root's (:func:`ppo_migrate.project.tree.repository_listing`, walked once)."""
+    folders = sorted({os.path.dirname(os.path.abspath(p)) for p in candidates})
+    if not folders:
+        return []
+    root = current().root_of(folders[0])
+    if root is None:
+        return []
+    globs = {os.path.basename(g) for g in doctest_globs(folders)}
+    listing = repository_listing(root)
+    out: list[tuple[str, bytes]] = []
+    cwd = os.getcwd()
+    for path in listing.files(lambda n: not n.endswith(".py") and any(fnmatch.fnmatch(n, g) for g in globs)):
+        try:
+            data = read(path)
+        except (OSError, ValueError):
+            continue
+        if b">>>" in data and any(w in data for w in words):
+            shown = os.path.relpath(path, cwd) if path.startswith(cwd.rstrip(os.sep) + os.sep) else path
+            out.append((shown, data))
+    return out
 
 
 #: a star import (``from .legacy import *``): it binds every public name of its module
@@ -1770,31 +1804,80 @@ def doctest_tree(tree: ast.AST) -> ast.Module | None:
             and isinstance(first.value.value, str) and ">>>" in first.value.value
         ):
             continue
-        start = first.value.lineno
-        lines = first.value.value.split("\n")
-        one_line = first.value.end_lineno == start
-        index = 0
-        while index < len(lines):
-            match = _DOCTEST_PROMPT.match(lines[index])
-            if match is None:
-                index += 1
-                continue
-            indent = match.group(1)
-            at = index
-            source = [lines[index][len(indent) + 4:]]
-            index += 1
-            while index < len(lines) and lines[index].startswith(indent + _DOCTEST_MORE) and (
-                lines[index][len(indent) + 3:len(indent) + 4] in ("", " ")
-            ):
-                source.append(lines[index][len(indent) + 4:])
-                index += 1
-            try:
-                example = ast.parse("\n".join(source))
-            except (SyntaxError, ValueError, RecursionError, MemoryError):
-                continue
-            ast.increment_lineno(example, start - 1 + (0 if one_line else at))
-            body.extend(example.body)
+        one_line = first.value.end_lineno == first.value.lineno
+        body += _doctest_examples(first.value.value, first.value.lineno, one_line)
     return ast.Module(body=body, type_ignores=[]) if body else None
+
+
+def _doctest_examples(text: str, start: int, one_line: bool = False) -> list[ast.stmt]:
+    """The statements of the doctest examples in ``text`` (a docstring's value, or a doctest
+    text file's), each at its line: ``text``'s first line is line ``start``; ``one_line``:
+    every example at ``start`` (a one-line literal whose escapes make lines)."""
+    body: list[ast.stmt] = []
+    lines = text.split("\n")
+    index = 0
+    while index < len(lines):
+        match = _DOCTEST_PROMPT.match(lines[index])
+        if match is None:
+            index += 1
+            continue
+        indent = match.group(1)
+        at = index
+        source = [lines[index][len(indent) + 4:]]
+        index += 1
+        while index < len(lines) and lines[index].startswith(indent + _DOCTEST_MORE) and (
+            lines[index][len(indent) + 3:len(indent) + 4] in ("", " ")
+        ):
+            source.append(lines[index][len(indent) + 4:])
+            index += 1
+        try:
+            example = ast.parse("\n".join(source))
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            continue
+        ast.increment_lineno(example, start - 1 + (0 if one_line else at))
+        body.extend(example.body)
+    return body
+
+
+def doctest_file_tree(text: str) -> ast.Module | None:
+    """The doctest examples of a text file pytest runs as a doctest (``--doctest-glob``;
+    ``test*.txt`` by default) as one module of test code, each statement at its line;
+    ``None`` when it holds none (:func:`doctest_tree` for docstrings)."""
+    body = _doctest_examples(text, 1)
+    return ast.Module(body=body, type_ignores=[]) if body else None
+
+
+#: ``--doctest-glob=PATTERN`` / ``--doctest-glob PATTERN`` in pytest's ini options
+_DOCTEST_GLOB = re.compile(r"""--doctest-glob(?:=|[ \t]+)['"]?([^\s'",\]]+)""")
+#: the text files pytest runs as doctests without any option (its ``--doctest-glob`` default)
+DOCTEST_GLOB_DEFAULT = "test*.txt"
+
+
+def doctest_globs(folders: Iterable[str]) -> set[str]:
+    """The name patterns of the text files pytest runs as doctests: its default
+    (:data:`DOCTEST_GLOB_DEFAULT`) and each ``--doctest-glob`` of the ini files
+    (:data:`_INI_FILES`) of ``folders`` and the folders above them, up to a git top level.
+    Generous: a pattern too many only makes a file read.
+
+    Args:
+        folders: absolute folders (the calling files').
+    """
+    out = {DOCTEST_GLOB_DEFAULT}
+    read_bytes = current().read_bytes
+    seen: set[str] = set()
+    for folder in folders:
+        for here in up_to_git_top(folder):
+            if here in seen:
+                break
+            seen.add(here)
+            for name in _INI_FILES:
+                try:
+                    text = read_bytes(os.path.join(here, name))[: 1 << 20].decode("utf-8", "replace")
+                except (OSError, ValueError):
+                    continue
+                if "--doctest-glob" in text:
+                    out.update(m.group(1) for m in _DOCTEST_GLOB.finditer(text))
+    return out
 
 
 def own_replacement(tree: ast.AST, text: str, targets: Iterable[str], path: str = "") -> Patch | None:

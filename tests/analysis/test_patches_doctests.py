@@ -100,3 +100,45 @@ def test_doctest_examples_are_statements_at_their_lines() -> None:
     # a class's and a method's docstrings count; a plain string does not
     src = 'class C:\n    """\n    >>> a = 1\n    """\n    def m(self):\n        """>>> b = 2"""\n\nS = """\n>>> c = 3\n"""\n'
     assert [(ast.unparse(s), s.lineno) for s in doctest_tree(ast.parse(src)).body] == [("a = 1", 3), ("b = 2", 6)]
+
+
+TEXT_DOCTEST = (
+    "The launcher, replaced:\n"
+    "\n"
+    ">>> import launcher\n"
+    ">>> launcher.get_ppo_ray_runtime_env = lambda: {'env_vars': {}}\n"
+    ">>> launcher.launch({'trainer': {}})\n"
+    "{'env_vars': {}}\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("ini", "name"),
+    [
+        ("[pytest]\naddopts = --doctest-glob='*.rst'\n", "docs/usage.rst"),
+        ("[pytest]\naddopts = -ra --doctest-glob *.md\n", "README.md"),
+        ("[pytest]\n", "test_launcher.txt"),  # pytest's default pattern: test*.txt
+    ],
+)
+def test_a_replacement_in_a_doctest_text_file_makes_the_fix_unsafe(tmp_path: Path, ini: str, name: str) -> None:
+    """The text files pytest runs as doctests (``--doctest-glob`` in its ini options, and
+    ``test*.txt`` without any) are test code too: the call's fix is unsafe, its reason
+    names the file and line, and the doctest still passes after a plain ``apply``."""
+    root = _project(tmp_path / "proj", {"launcher.py": PLAIN_LAUNCHER, name: TEXT_DOCTEST, "pytest.ini": ini})
+    before = _doctests(root)
+    assert before.returncode == 0 and "1 passed" in before.stdout, before.stdout + before.stderr
+    proc = run_cli("check", "--output-format", "concise", "--exit-zero", ".", cwd=root)
+    assert proc.returncode == 0, proc.stderr
+    assert f"launcher.py:7:12: PPO001 `get_ppo_ray_runtime_env()`" in proc.stdout, proc.stdout
+    assert f"unsafe fix: {name}:4 replaces the runtime function" in proc.stdout, proc.stdout
+    launcher = (root / "launcher.py").read_text()
+    run_cli("apply", ".", cwd=root)
+    assert (root / "launcher.py").read_text() == launcher
+    assert _doctests(root).returncode == 0
+
+
+def test_a_text_file_pytest_does_not_run_is_no_double(tmp_path: Path) -> None:
+    """``notes.txt`` matches no doctest pattern: its example is no test, and the fix stays safe."""
+    root = _project(tmp_path / "proj", {"launcher.py": PLAIN_LAUNCHER, "notes.txt": TEXT_DOCTEST, "pytest.ini": "[pytest]\n"})
+    proc = run_cli("check", "--output-format", "json", "--exit-zero", ".", cwd=root)
+    assert [(f["code"], (f["fix"] or {}).get("applicability")) for f in json.loads(proc.stdout)] == [("PPO001", "safe")]
