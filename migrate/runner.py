@@ -935,22 +935,20 @@ def _with_reexports(
     looked for again). Only for a run on files, as :func:`_with_target_patches`; the
     re-exporting module may be one of ``others`` (the repository's other files:
     :func:`_repository`) that names a target and that the run's files may import
-    (:func:`ppo_migrate.analysis.reexports.spelled_modules`)."""
+    (:meth:`ppo_migrate.project.references.References.importers`)."""
     snapshot = current()
     index = references.of(snapshot)
     if mode not in (Mode.CHECK, Mode.APPLY, Mode.DIFF) or index.reexports is not None:
         return settings, False
-    from ppo_migrate.analysis.reexports import STAR_IMPORT, import_words, project_reexports
+    from ppo_migrate.analysis.reexports import STAR_IMPORT, project_reexports
 
     named = list(candidates)
     files = [os.fspath(p) for p in paths]
     # a re-export ends in a file that names a target: with none beyond the run's files
     # (a tree that never names the function) no module is followed
     if others and (_snapshot_prefilter(list(others), settings)[0] or _star_importers(others)):
-        from ppo_migrate.analysis.reexports import spelled_modules
-
         tops = {t.split(".", 1)[0] for t in settings.targets}
-        loaded = spelled_modules(files, others, tops)
+        loaded = index.importers(files, others, tops)
         named += _snapshot_prefilter(loaded, settings)[0]
         files += loaded
     datas: dict[str, bytes] = {}
@@ -967,12 +965,7 @@ def _with_reexports(
                 continue
             if STAR_IMPORT in data:
                 datas[path] = data
-    imports: dict[str, frozenset[bytes]] = {}
-    for path in dict.fromkeys([*files, *named]):
-        try:
-            imports[path] = import_words(snapshot.read_bytes(path))
-        except (OSError, ValueError):
-            continue
+    imports = index.imports([*files, *named])
     # a module holding a target imported by its last name may be re-exported as a module
     # (``from verl.trainer import constants_ppo as cp`` in ``pkg/_compat.py``)
     module_words = {t.rsplit(".", 1)[0].rsplit(".", 1)[-1].encode() for t in settings.targets if "." in t}

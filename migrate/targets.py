@@ -11,15 +11,19 @@ package found by walking up the directories that hold ``__init__.py``.
 from __future__ import annotations
 
 import enum
-import errno
 import functools
-import os
-import stat
 from collections.abc import Iterable
-from pathlib import Path
 from typing import NamedTuple
 
-from ppo_migrate.project.snapshot import active
+from ppo_migrate.project.modules import (  # the file -> module direction, kept in project/
+    absolute_parent,
+    module_name,
+    module_names,
+    module_package,
+    namespace_prefixes,
+    package_for_relative_imports,
+    resolve_relative,
+)
 
 
 class Verdict(enum.Enum):
@@ -31,173 +35,11 @@ class Verdict(enum.Enum):
     OTHER = "other"  #: not the runtime function
 
 
-def module_package(path: Path | str) -> tuple[str, ...]:
-    """The package a file belongs to, from the ``__init__.py`` files above it.
-
-    Args:
-        path: the source file's path.
-
-    Returns:
-        The package's dotted parts, outermost first; ``()`` when the file's
-        directory holds no ``__init__.py`` (a top-level module or script). For
-        ``pkg/sub/mod.py`` and ``pkg/sub/__init__.py`` alike it is
-        ``("pkg", "sub")``.
-    """
-    directory = absolute_parent(path)
-    snapshot = active()
-    memo = snapshot.memo(module_package) if snapshot is not None else None
-    if memo is not None:
-        found = memo.get(directory)
-        if found is not None:
-            return found
-    start = directory
-    parts: list[str] = []
-    while _is_file(os.path.join(directory, "__init__.py")):
-        parts.append(os.path.basename(directory))
-        parent = os.path.dirname(directory)
-        if parent == directory:
-            break
-        directory = parent
-    package = tuple(reversed(parts))
-    if memo is not None:  # asked several times a file, of the same few folders (issue 26)
-        memo[start] = package
-    return package
-
-
-def absolute_parent(path: Path | str) -> str:
-    """``str(Path(path).absolute().parent)``, without building ``Path`` objects for the
-    common spellings (a file's directory is looked up several times per analysed file).
-
-    Args:
-        path: a file's path, relative (to the working directory) or absolute.
-
-    Returns:
-        The absolute directory, spelled as pathlib spells it (``..`` kept, no symlink
-        resolved).
-    """
-    p = os.fspath(path)
-    if (
-        os.sep != "/" or os.altsep is not None or not isinstance(p, str) or not p
-        or p.startswith("//") or p.startswith("./") or "/./" in p or "//" in p
-        or p.endswith("/") or p.endswith("/.") or p == "."
-    ):
-        return str(Path(p).absolute().parent)
-    if p[0] != "/":
-        cwd = os.getcwd()
-        p = cwd + p if cwd.endswith("/") else f"{cwd}/{p}"
-    return os.path.dirname(p)
-
-
-def _is_file(path: str) -> bool:
-    """``Path(path).is_file()``: false for a missing file, a non-directory on the way,
-    a symlink loop or a bad name; other errors (a directory that may not be searched)
-    raise as pathlib raises them."""
-    try:
-        return stat.S_ISREG(os.stat(path).st_mode)
-    except OSError as exc:
-        if exc.errno in _IGNORED_ERRNOS or getattr(exc, "winerror", None) in _IGNORED_WINERRORS:
-            return False
-        raise
-    except ValueError:
-        return False
-
-
-# pathlib's own lists (``pathlib._ignore_error``)
-_IGNORED_ERRNOS = (errno.ENOENT, errno.ENOTDIR, errno.EBADF, errno.ELOOP)
-_IGNORED_WINERRORS = (21, 123, 1921)  # not ready, invalid name, cannot resolve the name
-
-
-def resolve_relative(qualified_name: str, package: tuple[str, ...]) -> str | None:
-    """Resolve a relative qualified name against a package.
-
-    Args:
-        qualified_name: e.g. ``".constants_ppo.get_ppo_ray_runtime_env"`` (one
-            leading dot per level, as ``from .constants_ppo import ...`` spells it) or an
-            absolute name, returned unchanged.
-        package: the file's package parts (:func:`module_package`).
-
-    Returns:
-        The absolute dotted name, or ``None`` when the import climbs past the
-        top-level package (Python raises ``ImportError`` there).
-    """
-    if not qualified_name.startswith("."):
-        return qualified_name
-    rest = qualified_name.lstrip(".")
-    level = len(qualified_name) - len(rest)
-    if level > len(package):
-        return None
-    base = package[: len(package) - (level - 1)]
-    return ".".join((*base, rest)) if rest else ".".join(base)
-
-
 @functools.lru_cache(maxsize=32)
 def _last_names(targets: frozenset[str]) -> frozenset[str]:
     """:attr:`TargetMatcher.names` of ``targets``, made once (asked twice a file, of targets
     that grow with the project's re-exports)."""
     return frozenset(t.rsplit(".", 1)[-1] for t in targets)
-
-
-def module_name(path: str | Path) -> str:
-    """The dotted module name of a source file, from the ``__init__.py`` files above it.
-
-    Args:
-        path: a ``.py`` file's path.
-
-    Returns:
-        e.g. ``"verl.workers.rollout.server"``; ``"verl.workers"`` for
-        ``verl/workers/__init__.py``; the bare stem for a file outside any package.
-    """
-    p = Path(path)
-    package = module_package(p)
-    if p.stem == "__init__" and package:
-        return ".".join(package)
-    return ".".join((*package, p.stem))
-
-
-def namespace_prefixes(path: str | Path, limit: int = 8) -> list[str]:
-    """The prefixes under which the module of ``path`` may also be imported, nearest first:
-    the folders above its outermost package (above the file, for a module in no package),
-    each a package to a script further up, a namespace package or a regular one holding
-    a namespace folder (``top/ns/lib.py``, module ``lib``: ``["ns", "top.ns"]``, as
-    ``import ns.lib`` and ``import top.ns.lib`` both load it; ``pkg/ns/lib.py`` with
-    ``pkg/__init__.py``: ``pkg.ns``). Stops at a folder whose name is no identifier, at
-    the file system's root, or after ``limit`` folders.
-
-    Args:
-        path: a ``.py`` file's path.
-        limit: how many folders up to look at most.
-    """
-    import keyword
-
-    directory = absolute_parent(path)
-    for _ in module_package(path):
-        directory = os.path.dirname(directory)
-    out: list[str] = []
-    prefix = ""
-    for _ in range(limit):
-        name = os.path.basename(directory)
-        parent = os.path.dirname(directory)
-        if parent == directory or not name.isidentifier() or keyword.iskeyword(name):
-            break
-        prefix = f"{name}.{prefix}" if prefix else name
-        out.append(prefix)
-        directory = parent
-    return out
-
-
-def package_for_relative_imports(path: str | Path) -> tuple[str, ...]:
-    """The package a file's relative imports are resolved against: its own
-    (:func:`module_package`), or, for a file in a folder without
-    ``__init__.py``, the folders above it as namespace packages, as far as
-    :func:`namespace_prefixes` goes (``ns/sub/c.py``'s ``from ..lib import launch`` is
-    ``ns.lib.launch`` under ``python -m ns.sub.c``; here ``<...>.ns.lib.launch``, one of
-    the names :func:`namespace_prefixes` gives ``ns/lib.py``'s function). ``()`` when
-    the folder's name is no identifier."""
-    package = module_package(path)
-    if package:
-        return package
-    chain = namespace_prefixes(path)
-    return tuple(chain[-1].split(".")) if chain else ()
 
 
 class TargetMatcher(NamedTuple):
@@ -254,3 +96,16 @@ class TargetMatcher(NamedTuple):
         if len(hits) == len(resolved) and not unresolvable:
             return Verdict.TARGET, tuple(sorted(set(resolved)))
         return Verdict.AMBIGUOUS, tuple(sorted(set(resolved) | set(unresolvable)))
+
+
+__all__ = [
+    "TargetMatcher",
+    "Verdict",
+    "absolute_parent",
+    "module_name",
+    "module_names",
+    "module_package",
+    "namespace_prefixes",
+    "package_for_relative_imports",
+    "resolve_relative",
+]

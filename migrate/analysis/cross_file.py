@@ -38,14 +38,13 @@ from ppo_migrate.analysis.targets import dotted_parts
 from ppo_migrate.diagnostics import CallerOrigin, Diagnostic, Reason, Related, qualname
 from ppo_migrate.files import decode_source, utf8_source
 from ppo_migrate.prefilter import is_candidate
+from ppo_migrate.project.references import current_references, package_root
 from ppo_migrate.project.snapshot import active, current
 from ppo_migrate.targets import (
-    absolute_parent,
     module_name,
     module_package,
     namespace_prefixes,
     package_for_relative_imports,
-    resolve_relative,
 )
 
 if TYPE_CHECKING:
@@ -458,10 +457,11 @@ def _package_roots(wanted: dict[str, list[_Wanted]]) -> set[str] | None:
                 return None
             package = module_package(where)
             if package:  # a module in no package is reached by no relative import
-                top = absolute_parent(where)
-                for _ in package[1:]:
-                    top = os.path.dirname(top)
-                roots.add(top)
+                # the folder the outermost package lives in (the index's package root), and
+                # that package's own folder below it
+                root = package_root(where, package)
+                if root is not None:
+                    roots.add(os.path.join(os.fspath(root), package[0]))
     return roots
 
 
@@ -642,49 +642,42 @@ class _FileJudge:
         imports the name from the re-exporting module (``from mypkg.api import launch``)
         names none of the original module's parts, so the next round looks for it."""
         renamed: list[tuple[str, str]] = []
-        for node in _module_level(self.analysis.module.tree.body):
-            if isinstance(node, ast.Import):
+        # the module-level imports, resolved, as the run's reference index gives them
+        for record in current_references().module_imports(self.path, self.analysis.module.tree):
+            if record.kind == "import":
                 # a module holding a wanted name imported whole (``import pkg.lib as L``):
                 # ``helpers.L.launch`` is ``pkg.lib.launch`` to ``from helpers import L``
-                for alias in node.names:
-                    exported = f"{self.module}.{alias.asname or alias.name}"
-                    for fq in list(self.wanted):
-                        if fq.rpartition(".")[0] == alias.name:
-                            via = f"{exported}.{fq.rpartition('.')[2]}"
-                            self.aliases[via] = fq
-                            renamed.append((via, fq))
-                continue
-            if not isinstance(node, ast.ImportFrom):
-                continue
-            base = "." * node.level + (node.module or "")
-            for alias in node.names:
-                if alias.name == "*":
-                    source = resolve_relative(base, self.package) if base.strip(".") or node.level else None
-                    for fq in self.wanted:
-                        if source is not None and fq.rpartition(".")[0] == source:
-                            exported = f"{self.module}.{fq.rpartition('.')[2]}"
-                            self.aliases[exported] = fq
-                            renamed.append((exported, fq))  # its users: next round too
-                    continue
-                target = resolve_relative(
-                    f"{base}.{alias.name}" if base.strip(".") else base + alias.name, self.package
-                )
-                if not target:
-                    continue
-                exported = f"{self.module}.{alias.asname or alias.name}"
+                exported = f"{self.module}.{record.asname or record.name}"
                 for fq in list(self.wanted):
-                    # a module holding a wanted name re-exported (``from .sub import lib as
-                    # engine``): ``pkg.engine.launch`` is ``pkg.sub.lib.launch``
-                    if fq.rpartition(".")[0] == target:
+                    if fq.rpartition(".")[0] == record.name:
                         via = f"{exported}.{fq.rpartition('.')[2]}"
                         self.aliases[via] = fq
                         renamed.append((via, fq))
-                if alias.asname is None or alias.asname == alias.name:
-                    if alias.name in self.short:
-                        self.aliases[exported] = target
-                        renamed.append((exported, target))  # its users: next round too
-                else:
-                    renamed.append((exported, target))
+                continue
+            if record.kind == "star":
+                for fq in self.wanted:
+                    if record.source is not None and fq.rpartition(".")[0] == record.source:
+                        exported = f"{self.module}.{fq.rpartition('.')[2]}"
+                        self.aliases[exported] = fq
+                        renamed.append((exported, fq))  # its users: next round too
+                continue
+            target = record.source
+            if not target:
+                continue
+            exported = f"{self.module}.{record.asname or record.name}"
+            for fq in list(self.wanted):
+                # a module holding a wanted name re-exported (``from .sub import lib as
+                # engine``): ``pkg.engine.launch`` is ``pkg.sub.lib.launch``
+                if fq.rpartition(".")[0] == target:
+                    via = f"{exported}.{fq.rpartition('.')[2]}"
+                    self.aliases[via] = fq
+                    renamed.append((via, fq))
+            if record.asname is None or record.asname == record.name:
+                if record.name in self.short:
+                    self.aliases[exported] = target
+                    renamed.append((exported, target))  # its users: next round too
+            else:
+                renamed.append((exported, target))
         return renamed
 
     def _walk(self) -> None:
@@ -1271,18 +1264,6 @@ def _resolved(fq: str, wanted: Mapping[str, list[_Wanted]], aliases: Mapping[str
             return fq
         fq = aliases[fq]
     return fq
-
-
-def _module_level(body: list[ast.stmt]) -> Iterator[ast.stmt]:
-    """The statements run at module level: ``body`` and the blocks of its ``if``/``try``/
-    ``with`` statements (``try: from .lib import launch`` / ``except ImportError``)."""
-    for stmt in body:
-        yield stmt
-        if isinstance(stmt, (ast.If, ast.Try, ast.With)) or type(stmt).__name__ == "TryStar":
-            for block in ("body", "orelse", "finalbody"):
-                yield from _module_level(getattr(stmt, block, []))
-            for handler in getattr(stmt, "handlers", []):
-                yield from _module_level(handler.body)
 
 
 def _within(module: str, name: str) -> bool:

@@ -23,6 +23,7 @@ Three users share the table:
 from __future__ import annotations
 
 import ast
+import fnmatch
 import os
 import re
 import weakref
@@ -32,11 +33,21 @@ from typing import TYPE_CHECKING, NamedTuple
 from ppo_migrate.constants import MAX_SOURCE_CHARS
 from ppo_migrate.diagnostics import Reason, Related
 from ppo_migrate.files import decode_source
-from ppo_migrate.project.references import module_file
+from ppo_migrate.project.modules import (
+    IMPORT_STATEMENT,
+    import_statements,
+    import_words,
+)
+from ppo_migrate.project.references import current_references, module_file
 from ppo_migrate.project.root import up_to_git_top
 from ppo_migrate.project.snapshot import active, current
-from ppo_migrate.project.tree import DOUBLES_FOLDERS
-from ppo_migrate.targets import module_name, module_package, namespace_prefixes, resolve_relative
+from ppo_migrate.project.tree import DOUBLES_FOLDERS, repository_listing
+from ppo_migrate.targets import (
+    module_name,
+    module_package,
+    namespace_prefixes,
+    resolve_relative,
+)
 
 if TYPE_CHECKING:
     from ppo_migrate.settings_model import Settings
@@ -933,7 +944,12 @@ def target_patches(
         if tree is None:
             return  # it cannot run either
         found.extend(_fake_definitions(path, data, names, tree))
-        for module, line, kind, what in _patches_in(tree, names, constants, _is_test_file(path), used=used):
+        patches = list(_patches_in(tree, names, constants, _is_test_file(path), used=used))
+        if b">>>" in data:  # its doctests are test code (:func:`doctest_tree`)
+            doctests = doctest_tree(tree)
+            if doctests is not None:
+                patches += _patches_in(doctests, names, constants, True, used=used)
+        for module, line, kind, what in patches:
             if module == "<own>":  # ``globals()[...] = f``: the file's own module
                 module = module_name(path)
             elif module == "<package>":  # ``setattr(sys.modules[__package__], k, f)``
@@ -959,6 +975,13 @@ def target_patches(
             or _unknown_forms(data)
         ):
             look(path, data)
+    # the text files pytest runs as doctests (``--doctest-glob``; ``test*.txt`` by
+    # default): their examples are test code, read when they spell a name looked for
+    for path, data in _doctest_files(candidates, encoded, read_bytes):
+        doctests = doctest_file_tree(data.decode("utf-8", "replace"))
+        if doctests is not None:
+            for module, line, kind, what in _patches_in(doctests, names, constants, True, used=used):
+                found.append((None if module in ("<own>", "<package>") else module, path, line, kind, what))
     # the constant a patch elsewhere reads its target from is not a replacement itself: the
     # patch is, and its reason names the constant
     found = [f for f in found if not ((f[1], f[2]) in used and f[4] == _REPLACES)]
@@ -972,6 +995,32 @@ def target_patches(
                 module = None
         out.append(Patch(module or "*", path, line, kind, what))
     return tuple(sorted(set(out), key=lambda p: (p.path, p.line, p.module, p.what)))
+
+
+def _doctest_files(candidates: Sequence[str], words: Sequence[bytes], read) -> list[tuple[str, bytes]]:
+    """The repository's text files pytest runs as doctests (:func:`doctest_globs` of the
+    calling files' folders) that hold an example (``>>>``) and spell one of ``words``, with
+    their bytes: ``(display path, bytes)``, in the listing's order. The listing is the
+    run's root's (:func:`ppo_migrate.project.tree.repository_listing`, walked once)."""
+    folders = sorted({os.path.dirname(os.path.abspath(p)) for p in candidates})
+    if not folders:
+        return []
+    root = current().root_of(folders[0])
+    if root is None:
+        return []
+    globs = {os.path.basename(g) for g in doctest_globs(folders)}
+    listing = repository_listing(root)
+    out: list[tuple[str, bytes]] = []
+    cwd = os.getcwd()
+    for path in listing.files(lambda n: not n.endswith(".py") and any(fnmatch.fnmatch(n, g) for g in globs)):
+        try:
+            data = read(path)
+        except (OSError, ValueError):
+            continue
+        if b">>>" in data and any(w in data for w in words):
+            shown = os.path.relpath(path, cwd) if path.startswith(cwd.rstrip(os.sep) + os.sep) else path
+            out.append((shown, data))
+    return out
 
 
 #: a star import (``from .legacy import *``): it binds every public name of its module
@@ -1176,55 +1225,6 @@ def loaded_modules(tree: ast.AST, package: tuple[str, ...], data: bytes = b"") -
     return out
 
 
-#: an import statement (``from pkg import (\n    a,\n    b,\n)`` whole) or a loader's
-#: string (``import_module("pkg.lib")``), in bytes
-IMPORT_STATEMENT = re.compile(
-    rb"(?m)(?:^|[;:])[ \t]*(?:from[ \t]+[\w.]+[ \t]+import[ \t]*(?:\([^)]*\)?|[^\n]*)"
-    rb"|import[ \t]+[^\n]*)"
-    rb"|(?:import_module|__import__)[ \t]*\([ \t]*[rbuRBU]?['\"][\w.]*"
-)
-_WORDS = re.compile(rb"\w+")
-
-
-def import_statements(data: bytes) -> Iterator[bytes]:
-    """The matches of :data:`IMPORT_STATEMENT` in ``data``, in order, found ~10 times faster:
-    the pattern (which begins with an alternation Python's ``re`` tries at every byte) runs
-    only over the lines around each ``import`` (every form it matches spells it), a
-    parenthesised ``from x import (...)`` up to its ``)``.
-
-    Args:
-        data: a file's bytes.
-
-    Yields:
-        Each matched statement's bytes (``match.group(0)``).
-    """
-    pos, size = 0, len(data)
-    while True:
-        i = data.find(b"import", pos)
-        if i < 0:
-            return
-        start = data.rfind(b"\n", 0, i) + 1
-        end = data.find(b"\n", i)
-        end = size if end < 0 else end
-        opening = data.find(b"(", i, end)
-        if opening >= 0:  # a statement continued in parentheses: to the ``)``'s line end
-            closing = data.find(b")", opening)
-            if closing < 0:  # never closed: the pattern runs to the end
-                end = size
-            elif closing > end:
-                end = data.find(b"\n", closing)
-                end = size if end < 0 else end
-        for m in IMPORT_STATEMENT.finditer(data, start, end):
-            yield m.group(0)
-        pos = end + 1
-
-
-def import_words(data: bytes) -> frozenset[bytes]:
-    """The words of ``data``'s import statements (:func:`import_statements`): the module
-    names a file may import, by their parts."""
-    return frozenset(w for statement in import_statements(data) for w in _WORDS.findall(statement))
-
-
 def reachable_files(
     calling: Sequence[str], others: Sequence[str], target_modules: Iterable[str] = (), read=None,
     *, rounds: int = 8,
@@ -1264,7 +1264,6 @@ def reachable_files(
         return []
     if read is None:
         read = current().read_bytes  # each file read once a run
-    from ppo_migrate.targets import module_package
 
     reach: set[str] = set()
     for path in calling:
@@ -1273,18 +1272,7 @@ def reachable_files(
     # the migrated one), not a file that may load it: Python loads one of the two
     names_of = {path: names for path in others if not ((names := _module_names(path)) & reach)}
     others = [path for path in others if path in names_of]
-    spelled: dict[str, frozenset[bytes]] = {}
     loads: dict[str, set[str]] = {}
-
-    def spelled_by(path: str) -> frozenset[bytes]:
-        """The names ``path``'s import statements spell (bytes; read once)."""
-        if path not in spelled:
-            try:
-                data = read(path)
-            except (OSError, ValueError):
-                data = b""
-            spelled[path] = import_words(data)
-        return spelled[path]
 
     def loads_of(path: str) -> set[str]:
         if path not in loads:
@@ -1296,19 +1284,10 @@ def reachable_files(
             loads[path] = set() if tree is None else loaded_modules(tree, module_package(path), data)
         return loads[path]
 
-    found: set[str] = set()
-    for _ in range(rounds):  # upwards: the importers of what reaches the call
-        words = {w.encode() for m in reach if (w := m.rsplit(".", 1)[-1]).isidentifier()}
-        grown = False
-        for path in others:
-            if path in found or not (spelled_by(path) & words):
-                continue
-            if any(m in reach for m in loads_of(path)):
-                found.add(path)
-                reach |= names_of[path]
-                grown = True
-        if not grown:
-            break
+    # upwards: the importers of what reaches the call (the run's reference index answers
+    # which files import a module; what a file loads is this module's rule)
+    index = current_references()
+    found: set[str] = set(index.importers_of(reach, others, loads_of, names_of.__getitem__, rounds=rounds))
     importers = bool(found)
     by_module: dict[str, str] = {}
     for path in others:
@@ -1878,6 +1857,114 @@ def _last(func: ast.expr) -> str:
     return func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
 
 
+#: a doctest example's first line and its continuation lines (doctest's own syntax:
+#: ``>>>`` or ``...`` then a space or the line's end)
+_DOCTEST_PROMPT = re.compile(r"^([ \t]*)>>>(?: |$)")
+_DOCTEST_MORE = "..."
+
+
+def doctest_tree(tree: ast.AST) -> ast.Module | None:
+    """The doctest examples of ``tree``'s docstrings (the module's, each class's and
+    function's: what ``doctest``'s finder collects, and pytest's ``--doctest-modules`` runs)
+    as one module of test code, each statement at its line in the file; ``None`` when no
+    docstring holds one.
+
+    A doctest is test code (trial 26c, section E: ``>>> launcher.get_ppo_ray_runtime_env =
+    lambda: ...`` run by ``pytest --doctest-modules`` replaces the function the rewritten
+    call then passes a config to), so the replacement table reads it like a test file's.
+    An example that does not parse on its own is left out (doctest would fail on it too).
+    The lines are those of the docstring's literal: a docstring whose escapes make lines
+    (``"\\n"`` in a one-line string) gives the examples the string's first line.
+
+    Args:
+        tree: a parsed module.
+    """
+    body: list[ast.stmt] = []
+    for node in ast.walk(tree):
+        if not isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        first = node.body[0] if node.body else None
+        if not (
+            isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant)
+            and isinstance(first.value.value, str) and ">>>" in first.value.value
+        ):
+            continue
+        one_line = first.value.end_lineno == first.value.lineno
+        body += _doctest_examples(first.value.value, first.value.lineno, one_line)
+    return ast.Module(body=body, type_ignores=[]) if body else None
+
+
+def _doctest_examples(text: str, start: int, one_line: bool = False) -> list[ast.stmt]:
+    """The statements of the doctest examples in ``text`` (a docstring's value, or a doctest
+    text file's), each at its line: ``text``'s first line is line ``start``; ``one_line``:
+    every example at ``start`` (a one-line literal whose escapes make lines)."""
+    body: list[ast.stmt] = []
+    lines = text.split("\n")
+    index = 0
+    while index < len(lines):
+        match = _DOCTEST_PROMPT.match(lines[index])
+        if match is None:
+            index += 1
+            continue
+        indent = match.group(1)
+        at = index
+        source = [lines[index][len(indent) + 4:]]
+        index += 1
+        while index < len(lines) and lines[index].startswith(indent + _DOCTEST_MORE) and (
+            lines[index][len(indent) + 3:len(indent) + 4] in ("", " ")
+        ):
+            source.append(lines[index][len(indent) + 4:])
+            index += 1
+        try:
+            example = ast.parse("\n".join(source))
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            continue
+        ast.increment_lineno(example, start - 1 + (0 if one_line else at))
+        body.extend(example.body)
+    return body
+
+
+def doctest_file_tree(text: str) -> ast.Module | None:
+    """The doctest examples of a text file pytest runs as a doctest (``--doctest-glob``;
+    ``test*.txt`` by default) as one module of test code, each statement at its line;
+    ``None`` when it holds none (:func:`doctest_tree` for docstrings)."""
+    body = _doctest_examples(text, 1)
+    return ast.Module(body=body, type_ignores=[]) if body else None
+
+
+#: ``--doctest-glob=PATTERN`` / ``--doctest-glob PATTERN`` in pytest's ini options
+_DOCTEST_GLOB = re.compile(r"""--doctest-glob(?:=|[ \t]+)['"]?([^\s'",\]]+)""")
+#: the text files pytest runs as doctests without any option (its ``--doctest-glob`` default)
+DOCTEST_GLOB_DEFAULT = "test*.txt"
+
+
+def doctest_globs(folders: Iterable[str]) -> set[str]:
+    """The name patterns of the text files pytest runs as doctests: its default
+    (:data:`DOCTEST_GLOB_DEFAULT`) and each ``--doctest-glob`` of the ini files
+    (:data:`_INI_FILES`) of ``folders`` and the folders above them, up to a git top level.
+    Generous: a pattern too many only makes a file read.
+
+    Args:
+        folders: absolute folders (the calling files').
+    """
+    out = {DOCTEST_GLOB_DEFAULT}
+    read_bytes = current().read_bytes
+    seen: set[str] = set()
+    for folder in folders:
+        for here in up_to_git_top(folder):
+            if here in seen:
+                break
+            seen.add(here)
+            for name in _INI_FILES:
+                try:
+                    text = read_bytes(os.path.join(here, name))[: 1 << 20].decode("utf-8", "replace")
+                except (OSError, ValueError):
+                    continue
+                if "--doctest-glob" in text:
+                    out.update(m.group(1) for m in _DOCTEST_GLOB.finditer(text))
+    return out
+
+
 def own_replacement(tree: ast.AST, text: str, targets: Iterable[str], path: str = "") -> Patch | None:
     """The first replacement, in a module's own tree, of the runtime function or of a
     module or alias its calls go through (:func:`replacements`'s forms, and
@@ -1892,6 +1979,11 @@ def own_replacement(tree: ast.AST, text: str, targets: Iterable[str], path: str 
         (line, kind, what)
         for _, line, kind, what in _patches_in(tree, names, None, _is_test_file(path), generic=False)
     )
+    if ">>>" in text:  # the module's doctests are test code (:func:`doctest_tree`)
+        doctests = doctest_tree(tree)
+        if doctests is not None:
+            found += sorted((line, kind, what) for _, line, kind, what in _patches_in(doctests, names, None, True))
+            found.sort()
     if not found:
         return None
     line, kind, what = found[0]

@@ -20,7 +20,7 @@ from collections.abc import Iterable, Mapping, Sequence
 
 from ppo_migrate.analysis.patches import import_words, imported_modules, parse_file
 from ppo_migrate.project.snapshot import current
-from ppo_migrate.targets import module_name, module_package, resolve_relative
+from ppo_migrate.targets import module_names, resolve_relative
 
 
 def project_reexports(
@@ -67,7 +67,7 @@ def project_reexports(
     # A re-export counts only where a module of the run imports another one, so a file is
     # parsed only when its module's last name is spelled in another file's import
     # statement (it may re-export) or its own imports spell another file's (it may use a
-    # re-export): bytes decide, as :func:`spelled_modules` does. 200 trainer modules that
+    # re-export): bytes decide, as the index's :meth:`ppo_migrate.project.references.References.importers` does. 200 trainer modules that
     # import only verl were all parsed here, in the parent, before the pool's workers.
     if imports is not None:
         by_last = Counter(_last_name(p) for p in imports)
@@ -93,14 +93,24 @@ def project_reexports(
                 if tree is None:
                     parsed[path] = None
                     continue
-                module = module_name(path)
-                parsed[path] = (module, *_module_bindings(tree, module_package(path), module))
+                # a module in a namespace folder (no ``__init__.py``, PEP 420) has a name
+                # under each folder up to the root: ``myproj/env.py`` is ``myproj.env`` to
+                # ``train.py`` at the root (trial 26c's MISSED); the last is the root's
+                names = module_names(path, current().root_of(path))
+                module = names[-1]
+                package = tuple(module.split("."))
+                if os.path.basename(path) != "__init__.py":
+                    package = package[:-1]
+                parsed[path] = (names, *_module_bindings(tree, package, module))
             entry = parsed[path]
             if entry is None:
                 continue
-            module, bound, _ = entry
-            if module.split(".", 1)[0] in tops:
-                continue  # verl itself: its own modules are not the project's re-exports
+            names, bound, _ = entry
+            if names[-1].split(".", 1)[0] in tops:
+                # verl itself, as a regular package or a namespace one under the root
+                # (``verl/trainer/`` without ``__init__.py``): its own modules are not the
+                # project's re-exports
+                continue
             for name, fq in bound.items():
                 if name.startswith(UNBOUND):
                     continue
@@ -118,14 +128,15 @@ def project_reexports(
                     # cp.get_...()`` calls each function of it
                     pairs += [(f"{name}.{last}", target) for last, target in members]
                 for last, target in pairs:
-                    qualified = f"{module}.{last}"
-                    if target is not None and qualified not in known:
-                        known[qualified] = target
-                        found[qualified] = target
-                        exporter[qualified] = module
-                        owner, _, tail = qualified.rpartition(".")
-                        by_owner.setdefault(owner, {})[tail] = target
-                        changed = True
+                    for module in names:  # each name the module is imported under
+                        qualified = f"{module}.{last}"
+                        if target is not None and qualified not in known:
+                            known[qualified] = target
+                            found[qualified] = target
+                            exporter[qualified] = module
+                            owner, _, tail = qualified.rpartition(".")
+                            by_owner.setdefault(owner, {})[tail] = target
+                            changed = True
         if not changed:
             break
         new_words = {n.rsplit(".", 1)[-1] for n in found} - words
@@ -139,7 +150,7 @@ def project_reexports(
     imported = set()
     for path, entry in parsed.items():
         if entry is not None:
-            imported.update((entry[0], m) for m in entry[2])
+            imported.update((entry[0][-1], m) for m in entry[2])
     used = {m for owner, m in imported if owner != m}
     # the re-exporting module imported, whatever the name's depth in it: ``import pkg.deps;
     # pkg.deps.cp.get_...()`` goes through ``pkg.deps``'s module alias ``cp`` (trial 26b)
@@ -253,61 +264,4 @@ UNBOUND = "-"
 STAR_IMPORT = b"import *"
 
 
-def spelled_modules(
-    sources: Sequence[str], others: Sequence[str], skip_tops: Iterable[str] = (), read=None,
-    *, rounds: int = 4,
-) -> list[str]:
-    """Which of ``others`` hold a module that ``sources`` (or, in turn, a file found) may
-    import: the module's last name (the package's, for an ``__init__.py``) spelled in their
-    bytes where an import stands (:data:`ppo_migrate.analysis.patches.IMPORT_STATEMENT`). A call of the run can go through a re-export only in a module the run loads
-    (``import pkg; pkg.get_...()``: ``pkg/__init__.py``), so of the repository's files
-    beyond the run only those are read for :func:`project_reexports` (the tool's own
-    tests, naming the function in strings, are not).
-
-    Args:
-        sources: the run's files (display paths).
-        others: the repository's files beyond the run naming a target (the prefilter's).
-        skip_tops: top-level packages left out (verl itself: its modules are not the
-            project's re-exports).
-        read: ``path -> bytes`` (:func:`ppo_migrate.prefilter.read_bytes`); a file that
-            cannot be read spells nothing.
-        rounds: how many re-exports of re-exports are followed at most.
-
-    Returns:
-        The files of ``others`` found, in their order.
-    """
-    from ppo_migrate.analysis.callers import module_name
-
-    if read is None:
-        read = current().read_bytes  # each file read once a run
-    tops = set(skip_tops)
-    last: dict[str, bytes] = {}
-    for path in others:
-        module = module_name(path)
-        name = module.rsplit(".", 1)[-1]
-        # a file no import can name (``caf\udcff.py``: undecodable bytes) loads for nothing
-        if module.split(".", 1)[0] not in tops and name.isidentifier():
-            last[path] = name.encode()
-    found: set[str] = set()
-    todo = list(sources)
-    for _ in range(rounds):
-        wanted = {w for p, w in last.items() if p not in found}
-        if not todo or not wanted:
-            break
-        # the words of the import statements, met against the names wanted as a set: one
-        # alternation of a thousand module names was run over every statement (0.9 s of a
-        # ``check src`` on 1,000 files that never name the function)
-        spelled: set[bytes] = set()
-        for path in todo:
-            try:
-                data = read(path)
-            except (OSError, ValueError):
-                continue
-            spelled.update(import_words(data))
-        spelled &= wanted
-        todo = [p for p, w in last.items() if p not in found and w in spelled]
-        found.update(todo)
-    return [p for p in others if p in found]
-
-
-__all__ = ["STAR_IMPORT", "import_words", "project_reexports", "spelled_modules"]
+__all__ = ["STAR_IMPORT", "import_words", "project_reexports"]

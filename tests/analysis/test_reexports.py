@@ -165,3 +165,80 @@ def test_re_exports_of_re_exports_through_module_aliases_and_star_imports(tmp_pa
         "pkg.util.make_env": target,
         "pkg.api.make_env": target,
     }
+
+
+NAMESPACE_TRAIN = {
+    "from": "from myproj.env import get_ppo_ray_runtime_env\n",
+    "alias": "import myproj.env as e\n",
+}
+
+
+@pytest.mark.parametrize("init", [False, True])
+@pytest.mark.parametrize("form", ["from", "alias"])
+@pytest.mark.parametrize("target", [".", "train.py"])
+def test_a_re_export_through_a_namespace_package_is_found(tmp_path: Path, init: bool, form: str, target: str) -> None:
+    """Trial 26c's MISSED (g6_namespace_pkg_reexport, g6b_namespace_module_alias): PEP 420,
+    a folder without ``__init__.py`` under an import root is a namespace package, so
+    ``myproj/env.py`` is ``myproj.env`` to ``train.py`` at the root. Its re-export was not
+    followed ("All checks passed!"; with an ``__init__.py`` it was). Both are found, from the
+    run on the root and on ``train.py`` alone (``myproj/env.py`` then beyond the run), and
+    the rewritten call runs."""
+    root = tmp_path / "proj"
+    (root / ".git").mkdir(parents=True)
+    (root / "myproj").mkdir()
+    (root / "requirements.txt").write_text("verl>=0.9\n")
+    (root / "myproj/env.py").write_text("from verl.trainer.constants_ppo import get_ppo_ray_runtime_env  # noqa: F401\n")
+    if init:
+        (root / "myproj/__init__.py").write_text("")
+    call = "get_ppo_ray_runtime_env()" if form == "from" else "e.get_ppo_ray_runtime_env()"
+    (root / "train.py").write_text(
+        f"from omegaconf import OmegaConf\n{NAMESPACE_TRAIN[form]}\n\ndef main(config):\n    return {call}\n\n\n"
+        "if __name__ == '__main__':\n    print('ran', main(OmegaConf.create({'trainer': {'n_gpus_per_node': 1}})))\n"
+    )
+    stub = verl_stub(tmp_path / "stub")
+    env = {**os.environ, "PYTHONPATH": str(stub)}
+
+    def ran() -> str:
+        proc = warm_python.run([sys.executable, "train.py"], cwd=root, env=env, capture_output=True, text=True, timeout=120)
+        assert proc.returncode == 0, proc.stderr
+        return proc.stdout.strip()
+
+    assert ran() == "ran None"
+    proc = run_cli("check", "--output-format", "json", "--exit-zero", target, cwd=root)
+    assert proc.returncode == 0, proc.stderr
+    found = [(f["filename"].replace(os.sep, "/").rsplit("proj/", 1)[-1], f["code"], f["location"]["row"],
+              (f["fix"] or {}).get("applicability")) for f in json.loads(proc.stdout)]
+    assert found == [("train.py", "PPO001", 6, "safe")], proc.stdout
+    assert run_cli("apply", target, cwd=root).returncode == 0
+    assert call.replace("()", "(config)") in (root / "train.py").read_text()
+    assert ran() == "ran {'trainer': {'n_gpus_per_node': 1}}"
+
+
+def test_namespace_modules_are_named_under_the_root_and_verls_own_are_no_re_exports(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """:func:`project_reexports` names a namespace folder's module under each folder up to
+    the run's root, keeping the names another module imports (``myproj.env``, not ``env``);
+    a copy of verl without ``__init__.py`` files is verl under the root (its own modules
+    re-export nothing of the project's, as with a regular copy)."""
+    target = "verl.trainer.constants_ppo.get_ppo_ray_runtime_env"
+    (tmp_path / ".git").mkdir()
+    texts = {
+        "myproj/env.py": "from verl.trainer.constants_ppo import get_ppo_ray_runtime_env\n",
+        "myproj/sub/deep.py": "from verl.trainer.constants_ppo import get_ppo_ray_runtime_env as make_env\n",
+        "verl/trainer/constants_ppo.py": "def get_ppo_ray_runtime_env(config=None):\n    return config\n",
+        "verl/trainer/main_ppo.py": "from verl.trainer.constants_ppo import get_ppo_ray_runtime_env\n",
+        "verl/utils/shim.py": "from verl.trainer.main_ppo import get_ppo_ray_runtime_env\n",
+        "train.py": "from myproj.env import get_ppo_ray_runtime_env\nimport myproj.sub.deep\n"
+                    "from verl.utils.shim import get_ppo_ray_runtime_env as g\n",
+    }
+    datas = {}
+    for name, text in texts.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+        datas[str(tmp_path / name)] = text.encode()
+    monkeypatch.chdir(tmp_path)
+    assert project_reexports(datas, lambda words: {}, [target]) == {
+        "myproj.env.get_ppo_ray_runtime_env": target,
+        "myproj.sub.deep.make_env": target,
+    }

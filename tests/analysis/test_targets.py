@@ -95,3 +95,25 @@ def test_configless_kinds() -> None:
                               "f(*(c,))", "f(**{'config': c})", "f(*(), c)", "f(*(), x=1)",
                               "f(*a, **{})")] == [
         "unpacked", "unpacked", "unpacked", "unpacked", "unpacked", None, None, None, None, None]
+
+
+def test_module_names_of_a_namespace_folder_go_up_to_the_import_root(tmp_path) -> None:
+    """PEP 420: a folder without ``__init__.py`` under an import root is a namespace package;
+    a module has a name under each such folder up to the root, the root's last."""
+    from ppo_migrate.targets import module_names
+
+    for name in ("myproj/env.py", "myproj/pkg/__init__.py", "myproj/pkg/mod.py", "a/b/c.py", "top.py",
+                 "reg/__init__.py", "reg/m.py"):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text("")
+    assert module_names(tmp_path / "myproj/env.py", tmp_path) == ("env", "myproj.env")
+    assert module_names(tmp_path / "myproj/pkg/mod.py", tmp_path) == ("pkg.mod", "myproj.pkg.mod")
+    assert module_names(tmp_path / "myproj/pkg/__init__.py", tmp_path) == ("pkg", "myproj.pkg")
+    assert module_names(tmp_path / "a/b/c.py", tmp_path) == ("c", "b.c", "a.b.c")
+    assert module_names(tmp_path / "a/b/c.py", tmp_path / "a") == ("c", "b.c")
+    assert module_names(tmp_path / "top.py", tmp_path) == ("top",)
+    assert module_names(tmp_path / "reg/m.py", tmp_path) == ("reg.m",)
+    # a file outside the root: its own name only
+    assert module_names(tmp_path / "a/b/c.py", tmp_path / "myproj") == ("c",)
+    # no root: as far as namespace_prefixes goes
+    assert module_names(tmp_path / "a/b/c.py")[:3] == ("c", "b.c", "a.b.c")

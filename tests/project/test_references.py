@@ -43,6 +43,16 @@ def test_a_module_is_its_file_under_the_root_a_source_module_before_a_package(tm
     assert module_file(str(tmp_path), "a.c") == tmp_path / "a" / "c" / "__init__.py"
 
 
+def test_a_namespace_packages_module_is_its_file_and_the_package_none(tmp_path: Path) -> None:
+    """PEP 420: ``myproj/`` without ``__init__.py`` under the root is a namespace package;
+    ``myproj.env`` loads ``myproj/env.py``, and the package itself is no file."""
+    _write(tmp_path, {"myproj/env.py": "", "myproj/sub/deep.py": "", "myproj/sub/reg/__init__.py": ""})
+    assert module_file(tmp_path, "myproj.env") == tmp_path / "myproj" / "env.py"
+    assert module_file(tmp_path, "myproj.sub.deep") == tmp_path / "myproj" / "sub" / "deep.py"
+    assert module_file(tmp_path, "myproj.sub.reg") == tmp_path / "myproj" / "sub" / "reg" / "__init__.py"
+    assert module_file(tmp_path, "myproj") is None and module_file(tmp_path, "myproj.sub") is None
+
+
 def test_the_resolver_stats_each_path_once_a_run(tmp_path: Path) -> None:
     _write(tmp_path, {"pkg/__init__.py": "", "pkg/mod.py": ""})
     with run_scope() as snapshot:
@@ -173,7 +183,23 @@ def test_the_index_is_made_once_a_run_and_holds_its_tables(
 #: (``reexports.words_reader`` was one): only the index defines them. The
 #: install-root trees of the callee in effect keep a method of that name that asks the
 #: index (``_ArchiveTree``'s finds a zip archive's members, no file).
-RESOLVERS = {"module_file", "_module_file", "package_root", "words_reader"}
+RESOLVERS = {"module_file", "_module_file", "package_root", "words_reader", "spelled_modules", "importers",
+             "importers_of"}
+#: The file -> module direction (a file's module names, the words of its import statements):
+#: defined in ``project/modules.py`` alone, below the index (``targets`` re-exports them).
+FILE_MODULE = {"module_name", "module_names", "module_package", "namespace_prefixes", "package_for_relative_imports",
+               "resolve_relative", "import_words", "import_statements", "absolute_parent", "module_level",
+               "_module_level"}
+#: Reading the words of import statements is the first step of "which files import a
+#: module": only the index (and the module defining it) does it.
+IMPORT_READERS = {"import_words", "import_statements"}
+#: Who must ask the index which files import a module, where a file's package lives and
+#: what a module imports at its level (the re-exports it may make).
+IMPORTER_DELEGATES = {
+    ("analysis/patches.py", "reachable_files"): "importers_of",
+    ("analysis/cross_file.py", "_package_roots"): "package_root",
+    ("analysis/cross_file.py", "_FileJudge.collect_reexports"): "module_imports",
+}
 DELEGATES = {
     ("analysis/signatures.py", "_DiskTree.module_file"),
     ("analysis/signatures.py", "_MappedTree.module_file"),
@@ -214,7 +240,21 @@ def _called(node: ast.AST) -> set[str]:
 
 def test_no_module_but_the_index_resolves_modules_or_builds_cross_file_tables() -> None:
     resolvers, delegates, builders, tables, caches = [], set(), [], [], []
+    file_module, readers, asking = [], [], set()
     for name, tree in _modules():
+        if name != "project/modules.py":
+            file_module += [f"{name}: {q}" for q, node in _defs(tree) if node.name in FILE_MODULE]
+            if name != "project/references.py":
+                readers += [
+                    f"{name}:{n.lineno} calls {n.func.id if isinstance(n.func, ast.Name) else n.func.attr}"
+                    for n in ast.walk(tree)
+                    if isinstance(n, ast.Call)
+                    and (n.func.id if isinstance(n.func, ast.Name) else getattr(n.func, "attr", None)) in IMPORT_READERS
+                ]
+        for qualname, node in _defs(tree):
+            wanted = IMPORTER_DELEGATES.get((name, qualname))
+            if wanted is not None and wanted in _called(node):
+                asking.add((name, qualname))
         if name == "project/references.py":
             continue
         for qualname, node in _defs(tree):
@@ -262,6 +302,9 @@ def test_no_module_but_the_index_resolves_modules_or_builds_cross_file_tables() 
     assert builders == [], "only the runner builds the run's cross-file tables"
     assert tables == [], "the run's tables are on its reference index, not in Settings"
     assert caches == [], "the reference index keeps the per-file records"
+    assert file_module == [], "a file's module names are ppo_migrate.project.modules'"
+    assert readers == [], "ask the reference index which files import a module (References.imports/importers)"
+    assert asking == set(IMPORTER_DELEGATES)
 
 
 def test_the_guard_sees_a_resolver_by_hand(tmp_path: Path) -> None:
@@ -338,3 +381,82 @@ def test_the_caller_phase_reads_the_runs_records_from_the_index(
     per_file = made[0].references.per_file
     assert sorted(per_file) == ["app/launch.py"] and per_file["app/launch.py"].stamp is not None
     assert parsed == ["main.py"]
+
+
+def test_the_guard_sees_a_file_module_function_or_an_import_reader_by_hand() -> None:
+    tree = ast.parse("def module_name(path):\n    return import_words(b'')\n")
+    assert [q for q, node in _defs(tree) if node.name in FILE_MODULE] == ["module_name"]
+    assert IMPORT_READERS & _called(tree) == {"import_words"}
+
+
+# ------------------------------------------------------------------ which files import a module
+def test_the_files_a_run_imports_are_found_by_the_words_of_its_import_statements(tmp_path: Path) -> None:
+    """``importers`` (once ``reexports.spelled_modules``): the files of ``others`` whose
+    module a source, or in turn a file found, may import; verl's own modules and a file no
+    import can name are left out; each file read once a run."""
+    _write(tmp_path, {
+        "app/__init__.py": "", "app/main.py": "from pkg.util import make_env\n",
+        "pkg/__init__.py": "", "pkg/util.py": "from pkg.deep import make_env\n",
+        "pkg/deep.py": "make_env = 1\n", "pkg/unused.py": "x = 1\n",
+        "verl/__init__.py": "", "verl/util.py": "",
+    })
+    p = {n: str(tmp_path / n) for n in ("app/main.py", "pkg/util.py", "pkg/deep.py", "pkg/unused.py", "verl/util.py")}
+    others = [p["pkg/unused.py"], p["pkg/deep.py"], p["verl/util.py"], p["pkg/util.py"]]
+    with run_scope() as snapshot:
+        index = references.of(snapshot)
+        assert index.importers([p["app/main.py"]], others, {"verl"}) == [p["pkg/deep.py"], p["pkg/util.py"]]
+        assert index.importers([p["app/main.py"]], others, {"verl"}, rounds=1) == [p["pkg/util.py"]]
+        assert index.imports([p["app/main.py"], str(tmp_path / "gone.py")]) == {
+            p["app/main.py"]: frozenset({b"from", b"pkg", b"util", b"import", b"make_env"})
+        }
+        assert snapshot.counts_of(p["app/main.py"]).reads == 1
+        assert snapshot.counts_of(p["pkg/unused.py"]).reads == 0  # no import spells ``unused``
+
+
+def test_the_importers_of_a_module_are_followed_upwards(tmp_path: Path) -> None:
+    """``importers_of``: a file is asked what it loads only when its import statements spell
+    a wanted module's last name; an importer found is reached under its own names in turn."""
+    _write(tmp_path, {
+        "tests/test_x.py": "import main\n", "main.py": "from app import launcher\n",
+        "other.py": "import launcher_notes\n", "app/__init__.py": "", "app/launcher.py": "",
+    })
+    files = {n: str(tmp_path / n) for n in ("tests/test_x.py", "main.py", "other.py")}
+    loads = {files["tests/test_x.py"]: {"main"}, files["main.py"]: {"app", "app.launcher"}, files["other.py"]: set()}
+    asked: list[str] = []
+
+    def loads_of(path: str) -> set[str]:
+        asked.append(Path(path).name)
+        return loads[path]
+
+    with run_scope() as snapshot:
+        index = references.of(snapshot)
+        others = [files["tests/test_x.py"], files["other.py"], files["main.py"]]
+        found = index.importers_of({"app.launcher"}, others, loads_of, lambda path: {Path(path).stem})
+        assert found == [files["tests/test_x.py"], files["main.py"]]
+        assert "other.py" not in asked  # ``launcher_notes`` is not the word ``launcher``
+        assert index.importers_of({"app.launcher"}, others, loads_of, lambda path: set(), rounds=1) == [files["main.py"]]
+
+
+def test_a_modules_imports_are_resolved_against_its_package(tmp_path: Path) -> None:
+    """``module_imports``: the imports run at module level (in ``try``/``if`` blocks too, not
+    in a function), relative ones resolved against the file's package (a namespace
+    folder's as far as ``package_for_relative_imports`` goes); one climbing too far: no source."""
+    _write(tmp_path, {
+        "pkg/__init__.py": "", "pkg/sub/__init__.py": "",
+        "pkg/sub/api.py": (
+            "import a.b as c, d\ntry:\n    from .lib import launch as start\nexcept ImportError:\n    pass\n"
+            "from .. import x\nfrom ...far import y\nfrom .util import *\n\n\ndef f():\n    import hidden\n"
+        ),
+    })
+    path = str(tmp_path / "pkg/sub/api.py")
+    tree = ast.parse((tmp_path / "pkg/sub/api.py").read_text())
+    with run_scope() as snapshot:
+        records = references.of(snapshot).module_imports(path, tree)
+    assert [(r.kind, r.name, r.asname, r.source, r.line) for r in records] == [
+        ("import", "a.b", "c", "a.b", 1),
+        ("import", "d", None, "d", 1),
+        ("from", "launch", "start", "pkg.sub.lib.launch", 3),
+        ("from", "x", None, "pkg.x", 6),
+        ("from", "y", None, None, 7),
+        ("star", "*", None, "pkg.sub.util", 8),
+    ]
