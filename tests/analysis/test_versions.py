@@ -113,11 +113,15 @@ def test_project_dependencies_lowest_allowed(tmp_path: Path) -> None:
     )
 
 
-def test_optional_dependency_extra(tmp_path: Path) -> None:
+def test_optional_dependency_extra_alone_decides_nothing(tmp_path: Path) -> None:
+    """Trial 26c, C: an extra is installed only where asked for, so alone it may not show
+    that a config is taken; it is set aside (named by the reason)."""
     _write(tmp_path, "pyproject.toml", '[project]\nname = "p"\n\n[project.optional-dependencies]\nrl = ["verl~=0.9"]\n')
-    got = declared_verl(tmp_path)
-    assert got is not None
-    assert (got.version, got.line, got.kind, got.requirement) == (Version("0.9.0"), 5, "specifier", "verl~=0.9")
+    got = verl_evidence(tmp_path)
+    assert got.decided is None and declared_verl(tmp_path) is None
+    assert [(d.version, d.line, d.kind, d.requirement) for d in got.set_aside] == [
+        (Version("0.9.0"), 5, "specifier", "verl~=0.9")
+    ]
 
 
 def test_several_declarations_lowest_wins_with_its_line(tmp_path: Path) -> None:
@@ -137,8 +141,9 @@ def test_dependency_group_alone_with_include_group(tmp_path: Path) -> None:
         "pyproject.toml",
         '[dependency-groups]\nrl = ["verl>=0.9.1"]\nall = [{include-group = "rl"}, {include-group = "missing"}]\n',
     )
-    got = declared_verl(tmp_path)
-    assert got is not None and (got.version, got.line) == (Version("0.9.1"), 2)
+    got = verl_evidence(tmp_path)
+    assert got.decided is None  # a group alone decides nothing (trial 26c, C)
+    assert [(d.version, d.line) for d in got.set_aside] == [(Version("0.9.1"), 2)]
 
 
 def test_pyproject_equal_pin_is_a_specifier_not_a_lock(tmp_path: Path) -> None:
@@ -159,10 +164,23 @@ def test_bare_verl_yields_to_a_bounded_declaration(tmp_path: Path) -> None:
     _write(
         tmp_path,
         "pyproject.toml",
-        '[project]\nname = "p"\ndependencies = ["verl[vllm]"]\n[dependency-groups]\nci = ["verl>=0.9"]\n',
+        '[project]\nname = "p"\ndependencies = ["verl[vllm]"]\n[tool.uv]\nconstraint-dependencies = ["verl>=0.9"]\n',
     )
     got = declared_verl(tmp_path)
     assert got is not None and (got.version, got.line) == (Version("0.9.0"), 5)
+
+
+def test_bare_verl_does_not_yield_to_a_group(tmp_path: Path) -> None:
+    """Trial 26c, C: a group's ``verl>=0.9`` says nothing of the verl installed without the
+    group; the bare required ``verl`` decides (its release cannot be read)."""
+    _write(
+        tmp_path,
+        "pyproject.toml",
+        '[project]\nname = "p"\ndependencies = ["verl[vllm]"]\n[dependency-groups]\nci = ["verl>=0.9"]\n',
+    )
+    got = verl_evidence(tmp_path)
+    assert got.decided is not None and (got.decided.version, got.decided.line) == (None, 3)
+    assert [(d.version, d.line) for d in got.set_aside] == [(Version("0.9.0"), 5)]
 
 
 @pytest.mark.parametrize("name", ["Verl", "VERL", "verl"])
@@ -559,9 +577,10 @@ def test_setup_py_literal_read_with_ast_and_never_executed(tmp_path: Path) -> No
     got = declared_verl(tmp_path)
     assert not marker.exists()
     assert got is not None
-    # issue 26: the f-string naming verl whose value is unknown is a release that cannot be read;
-    # it decides over the specifiers (as a direct reference does), the literal is never run
-    assert (got.version, got.line, got.kind) == (None, 10, "direct-reference")
+    # issue 26: the f-string naming verl whose value is unknown is a release that cannot be read,
+    # the literal is never run; it is an extra's (trial 26c, C), so the lowest release that
+    # any declaration allows decides: install_requires' 0.7.0
+    assert (got.version, got.line, got.kind) == (Version("0.7.0"), 5, "specifier")
 
 
 def test_setup_py_literals_in_non_literal_values_count(tmp_path: Path) -> None:
@@ -733,10 +752,10 @@ def test_every_broken_file_is_skipped(tmp_path: Path) -> None:
     _write(tmp_path, "setup.cfg", "no section header\ninstall_requires = verl==0.5.0\n")
     _write(tmp_path, "setup.py", "setup(install_requires=['verl==0.5.0'\n")
     _write(tmp_path, "requirements.txt", b"\xff\xfeverl==0.5.0\n")
-    _write(tmp_path, "requirements-ok.txt", "verl @ \nverl >>= 1\nverl==0.9.1\n")
+    _write(tmp_path, "requirements.in", "verl @ \nverl >>= 1\nverl==0.9.1\n")
     got = declared_verl(tmp_path)
     assert got is not None
-    assert (got.version, Path(got.path).name, got.line) == (Version("0.9.1"), "requirements-ok.txt", 3)
+    assert (got.version, Path(got.path).name, got.line) == (Version("0.9.1"), "requirements.in", 3)
 
 
 _TOKENS = [*'verl=<>~^!.,;@#-\\ \n"\'[]{}01789_:/+*|', "verl", "\n-r requirements.txt\n", "\n-e ", "[project]\n",
