@@ -923,12 +923,12 @@ def _optional_setup_nodes(tree: ast.Module, literals: dict[str, ast.expr]) -> se
                     values.append(literals[n.id])
     if not names:
         return ids
-    inside = {id(n) for call in calls for n in ast.walk(call)}
+    setups = {id(call) for call in calls}  # (``ast.Load()`` is one shared node: ids of calls only)
     for stmt in ast.walk(tree):
-        if not isinstance(stmt, _SIMPLE) or id(stmt) in inside:
+        if not isinstance(stmt, _SIMPLE):
             continue
         nodes = list(ast.walk(stmt))
-        if any(id(n) in inside for n in nodes):
+        if any(id(n) in setups for n in nodes):
             continue  # the statement holding ``setup(...)`` itself
         mentioned = {n.id for n in nodes if isinstance(n, ast.Name)}
         if mentioned & names and not mentioned & required:
