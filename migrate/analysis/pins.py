@@ -27,6 +27,11 @@ and the newest signature assumed. Each reader yields the ``_Found`` entries of
 * ``pip.conf``/``pip.ini`` (:mod:`configparser`): the files its ``constraint`` (or
   ``requirement``) option names, read as requirements files (every install runs within them).
 
+Trial 26c (C): an entry of an environment other than the default one (a ``[testenv:X]``,
+tox 4's ``[env.X]``, a hatch environment other than ``default``, a pixi feature, a ``Pipfile``
+category other than ``[packages]``, ``Pipfile.lock``'s ``develop``, an ``environment-X.yml``)
+is marked ``optional``: it may only lower the release (:mod:`.versions`).
+
 Requirements and specifiers are parsed with :mod:`packaging`; nothing is executed.
 """
 

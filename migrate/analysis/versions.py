@@ -35,11 +35,16 @@ every environment folder of the repository (dependency files, no Python code: ``
 ``docs/``), and the install commands of its Dockerfiles, Makefiles, shell scripts and GitHub
 workflows (``RUN pip install 'verl==0.8.0'``, ``pip install -r deps/gpu.txt``;
 :mod:`.install_pins`) give such a decision; the lowest version before 0.9.0 among them wins
-(every pin that could apply must accept). Only the project's own declarations may show that a
-config is taken: an environment's pin (a Sphinx build's ``docs/requirements.txt``, a
-``continue-on-error`` nightly job, an install under a shell ``if``) may only lower the
-release, and when it alone allows only new releases nothing decides (trial 26b,
-docs/design/project-model.md; :func:`verl_evidence`).
+(every pin that could apply must accept). Only the project's own declarations that are in
+every environment the code runs in may show that a config is taken: an environment's pin (a
+Sphinx build's ``docs/requirements.txt``, a ``continue-on-error`` nightly job, an install under
+a shell ``if``, a nox session, another interpreter's ``/opt/venv/bin/pip``) and an optional
+declaration (``_Found.optional``, trial 26c, C: an extra, a dependency group, a dev group, a
+poetry group, ``extras_require``/``tests_require``, a tox ``[testenv:X]``, a hatch environment
+other than ``default``, a pixi feature, ``Pipfile``'s other categories, a requirements file
+other than the root ``requirements.txt``/``.in``/``.lock``, ``pylock.<name>.toml``,
+``environment-<name>.yml``) may only lower the release, and when they alone allow only new
+releases nothing decides (trial 26b, docs/design/project-model.md; :func:`verl_evidence`).
 
 "Lowest allowed" is the lowest of :data:`KNOWN_VERL_RELEASES` and the versions written in the
 specifier itself (for ``>=``, ``==``, ``~=``, ``===``) that the specifier set contains; the written
@@ -209,7 +214,9 @@ def verl_evidence(start: str | os.PathLike[str], stop: str | os.PathLike[str] | 
     top level: :func:`ppo_migrate.project.root.up_to_git_top`). Every directory on the way
     holding a project file (:data:`PROJECT_FILES`) that declares verl gives its decision, by
     the rules in this module's docstring (lock, else direct reference, else the lowest version
-    any specifier allows): these are the project's **own** declarations. Every environment
+    any specifier allows): these are the project's **own** declarations, except those marked
+    optional (an extra, a group, another tox/hatch/pixi environment, ...: :func:`_decide`),
+    which count as an environment's (trial 26c, C). Every environment
     folder of the repository (a folder with dependency files and no Python code, e.g.
     ``docker/requirements.txt``, ``docs/requirements.txt``; the repository is the git top level,
     else the highest project folder found) and every install command of its Dockerfiles,
