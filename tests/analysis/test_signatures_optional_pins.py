@@ -122,7 +122,9 @@ def _project(tmp_path: Path, files: dict[str, str], body: str) -> tuple[Path, Pa
 def _runs(root: Path, site: Path) -> str:
     """The launcher's ``ran ...`` line, run by the project's interpreter (``site`` on the path)."""
     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "PYTHONDONTWRITEBYTECODE": "1", "PYTHONPATH": str(site)}
-    proc = subprocess.run([sys.executable, "train.py"], cwd=root, env=env, capture_output=True, text=True, timeout=180)
+    proc = subprocess.run(
+        [sys.executable, "train.py"], cwd=root, env=env, capture_output=True, text=True, timeout=180, check=False
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     return next(line for line in proc.stdout.splitlines() if line.startswith("ran ")).strip()
 
