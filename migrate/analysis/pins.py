@@ -27,6 +27,11 @@ and the newest signature assumed. Each reader yields the ``_Found`` entries of
 * ``pip.conf``/``pip.ini`` (:mod:`configparser`): the files its ``constraint`` (or
   ``requirement``) option names, read as requirements files (every install runs within them).
 
+Trial 26c (C): an entry of an environment other than the default one (a ``[testenv:X]``,
+tox 4's ``[env.X]``, a hatch environment other than ``default``, a pixi feature, a ``Pipfile``
+category other than ``[packages]``, ``Pipfile.lock``'s ``develop``, an ``environment-X.yml``)
+is marked ``optional``: it may only lower the release (:mod:`.versions`).
+
 Requirements and specifiers are parsed with :mod:`packaging`; nothing is executed.
 """
 
@@ -59,6 +64,7 @@ from ppo_migrate.analysis.requirements import (
     _strings,
     _tag,
     lowest_allowed,
+    optional,
 )
 from ppo_migrate.project.snapshot import current
 
@@ -74,6 +80,10 @@ PIN_FILES: tuple[str, ...] = (
     "pip.conf",
     "pip.ini",
 )
+
+#: The conda environment files of the project's own environment; ``environment-gpu.yml`` and
+#: the like build another one (trial 26c, C: they may only lower the release).
+_DEFAULT_CONDA = frozenset({"environment.yml", "environment.yaml"})
 
 _CONDA = re.compile(r"^\s*(?:[\w.-]+::)?(?P<name>[A-Za-z0-9_.-]+)\s*(?P<spec>.*?)\s*$")
 
@@ -95,8 +105,9 @@ def read_pins(root: Path) -> Iterator[Any]:
         )
     except (OSError, ValueError):
         conda = []
-    for path in conda:
-        yield from _environment(path)
+    for path in conda:  # ``environment.yml`` is the project's; ``environment-next.yml`` another one
+        found = _environment(path)
+        yield from found if path.name in _DEFAULT_CONDA else optional(found)
     yield from _tox(root / "tox.ini")
     yield from _tox_toml(root / "tox.toml")
     yield from _setup_cfg_tox(root / "setup.cfg")
@@ -251,9 +262,9 @@ def tox_toml_pins(tox: Any, path: Path, raw: str):
         yield from _tox_deps(base.get("deps"), path, raw)
     envs = tox.get("env")
     if isinstance(envs, dict):
-        for env in envs.values():
+        for env in envs.values():  # a named environment: not the default one (trial 26c, C)
             if isinstance(env, dict):
-                yield from _tox_deps(env.get("deps"), path, raw)
+                yield from optional(_tox_deps(env.get("deps"), path, raw))
     legacy = tox.get("legacy_tox_ini")
     if isinstance(legacy, str):
         yield from tox_ini_pins(legacy, path, raw)
@@ -270,13 +281,16 @@ def pixi_tables(pixi: Any, raw: str, path: Path):
     ``pyproject.toml``): ``[pypi-dependencies]``, ``[dependencies]`` and every feature's."""
     if not isinstance(pixi, dict):
         return
-    tables = [pixi]
+    tables = [(pixi, False)]
     features = pixi.get("feature")
-    if isinstance(features, dict):
-        tables += [f for f in features.values() if isinstance(f, dict)]
-    for table in tables:
-        yield from _entries(table.get("pypi-dependencies"), raw, path)
-        yield from _entries(table.get("dependencies"), raw, path, conda=True)
+    if isinstance(features, dict):  # a feature is in the environments that name it only
+        tables += [(f, True) for f in features.values() if isinstance(f, dict)]
+    for table, feature in tables:
+        found = [
+            *_entries(table.get("pypi-dependencies"), raw, path),
+            *_entries(table.get("dependencies"), raw, path, conda=True),
+        ]
+        yield from optional(found) if feature else found
 
 
 def tox_ini_pins(ini: str, path: Path, raw: str):
@@ -289,11 +303,13 @@ def tox_ini_pins(ini: str, path: Path, raw: str):
     except configparser.Error:
         return
     seen: set[Path] = set()
-    for section in parser.sections():
+    # ``[testenv]`` first: a file it and a named environment both include is the default's
+    for section in sorted(parser.sections(), key=lambda name: name != "testenv"):
         if section != "testenv" and not section.startswith("testenv:"):
             continue
         if not parser.has_option(section, "deps"):
             continue
+        named = section != "testenv"  # ``[testenv:next]``: not the default environment (trial 26c, C)
         for text in parser.get(section, "deps").splitlines():
             text = text.split(" #", 1)[0].strip()
             if not text or text.startswith("#"):
@@ -301,11 +317,12 @@ def tox_ini_pins(ini: str, path: Path, raw: str):
             text = re.sub(r"^[\w,!-]+:\s*", "", text)  # a factor condition (py311: verl==0.8)
             if text.startswith(("-r", "-c")):
                 name = text[2:].strip().lstrip("=").strip().replace("{toxinidir}", str(path.parent))
-                yield from _read_requirements(Path(os.path.normpath(path.parent / name)), seen)
+                included = _read_requirements(Path(os.path.normpath(path.parent / name)), seen)
+                yield from optional(included) if named else included
                 continue
             found = _from_requirement(text, path, _line(raw, text), lock_pins=True)
             if found is not None:
-                yield found
+                yield found._replace(optional=named)
 
 
 def _toml(path: Path) -> tuple[dict[str, Any], str] | None:
@@ -377,8 +394,8 @@ def _pipfile(path: Path):
                 continue
             line = _line_of_toml_key(raw, name, start)
             found = _table_entry(value, path, line, _source_line(raw, line))
-            if found is not None:
-                yield found
+            if found is not None:  # ``[dev-packages]``, ``[train]``: installed only where asked for
+                yield found._replace(optional=key != "packages")
 
 
 #: the Pipfile tables that do not list packages
@@ -396,6 +413,7 @@ def _pipfile_lock(path: Path):
     if not isinstance(data, dict):
         return
     for group in ("default", "develop"):
+        develop = group == "develop"  # ``pipenv install --dev`` only (trial 26c, C)
         entries = data.get(group)
         if not isinstance(entries, dict):
             continue
@@ -404,11 +422,11 @@ def _pipfile_lock(path: Path):
                 continue
             line = _line(raw, f'"{name}"')
             if {"git", "path", "file", "editable"} & set(entry):
-                yield _Found(None, path, line, f"verl ({path.name})", "lock", True)
+                yield _Found(None, path, line, f"verl ({path.name})", "lock", True, optional=develop)
                 continue
             version = str(entry.get("version", "")).lstrip("=")
             try:
-                yield _Found(Version(version), path, line, f"verl {version} ({path.name})", "lock", True)
+                yield _Found(Version(version), path, line, f"verl {version} ({path.name})", "lock", True, optional=develop)
             except InvalidVersion:
                 continue
 
@@ -441,4 +459,6 @@ def hatch_envs(data: dict[str, Any], raw: str, path: Path):
             continue
         start = _offset_of_table(raw, f"tool.hatch.envs.{name}")
         for key in ("dependencies", "extra-dependencies"):
-            yield from _pep508_list(_strings(env.get(key)), raw, path, start)
+            found = _pep508_list(_strings(env.get(key)), raw, path, start)
+            # an environment other than ``default`` is used only where asked for (trial 26c, C)
+            yield from found if name == "default" else optional(found)

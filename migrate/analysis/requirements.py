@@ -73,6 +73,25 @@ class _Found(NamedTuple):
     kind: str  # "lock" | "specifier" | "direct-reference"
     bounded: bool  # a specifier that constrains the version (False for a bare ``verl``)
     local_path: Path | None = None  # a direct reference to a local directory
+    #: declared for another environment only (an extra, a dependency group, a tox/hatch/
+    #: pixi/Pipfile environment other than the default, a requirements file other than the
+    #: root one): not in every environment the code runs in, so it may only lower the
+    #: release (trial 26c, C; :func:`ppo_migrate.analysis.versions.verl_evidence`)
+    optional: bool = False
+
+
+def optional(found: Iterable[_Found]) -> Iterator[_Found]:
+    """``found``, each marked as declared for another environment only (:attr:`_Found.optional`).
+
+    Args:
+        found: declarations read from an optional table (``[project.optional-dependencies]``,
+            ``[dependency-groups]``, ``[testenv:next]``, ...).
+
+    Yields:
+        The same ``_Found`` entries with ``optional=True``; never raises.
+    """
+    for one in found:
+        yield one._replace(optional=True)
 
 
 def lowest_allowed(specifier: SpecifierSet) -> Version | None:

@@ -35,11 +35,16 @@ every environment folder of the repository (dependency files, no Python code: ``
 ``docs/``), and the install commands of its Dockerfiles, Makefiles, shell scripts and GitHub
 workflows (``RUN pip install 'verl==0.8.0'``, ``pip install -r deps/gpu.txt``;
 :mod:`.install_pins`) give such a decision; the lowest version before 0.9.0 among them wins
-(every pin that could apply must accept). Only the project's own declarations may show that a
-config is taken: an environment's pin (a Sphinx build's ``docs/requirements.txt``, a
-``continue-on-error`` nightly job, an install under a shell ``if``) may only lower the
-release, and when it alone allows only new releases nothing decides (trial 26b,
-docs/design/project-model.md; :func:`verl_evidence`).
+(every pin that could apply must accept). Only the project's own declarations that are in
+every environment the code runs in may show that a config is taken: an environment's pin (a
+Sphinx build's ``docs/requirements.txt``, a ``continue-on-error`` nightly job, an install under
+a shell ``if``, a nox session, another interpreter's ``/opt/venv/bin/pip``) and an optional
+declaration (``_Found.optional``, trial 26c, C: an extra, a dependency group, a dev group, a
+poetry group, ``extras_require``/``tests_require``, a tox ``[testenv:X]``, a hatch environment
+other than ``default``, a pixi feature, ``Pipfile``'s other categories, a requirements file
+other than the root ``requirements.txt``/``.in``/``.lock``, ``pylock.<name>.toml``,
+``environment-<name>.yml``) may only lower the release, and when they alone allow only new
+releases nothing decides (trial 26b, docs/design/project-model.md; :func:`verl_evidence`).
 
 "Lowest allowed" is the lowest of :data:`KNOWN_VERL_RELEASES` and the versions written in the
 specifier itself (for ``>=``, ``==``, ``~=``, ``===``) that the specifier set contains; the written
@@ -63,7 +68,7 @@ import configparser
 import fnmatch
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Set as AbstractSet
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -90,6 +95,7 @@ from ppo_migrate.analysis.requirements import (
     _strings,
     _tag,
     lowest_allowed,
+    optional,
     poetry_specifier,
 )
 from ppo_migrate.files import UnreadableFile
@@ -208,7 +214,9 @@ def verl_evidence(start: str | os.PathLike[str], stop: str | os.PathLike[str] | 
     top level: :func:`ppo_migrate.project.root.up_to_git_top`). Every directory on the way
     holding a project file (:data:`PROJECT_FILES`) that declares verl gives its decision, by
     the rules in this module's docstring (lock, else direct reference, else the lowest version
-    any specifier allows): these are the project's **own** declarations. Every environment
+    any specifier allows): these are the project's **own** declarations, except those marked
+    optional (an extra, a group, another tox/hatch/pixi environment, ...: :func:`_decide`),
+    which count as an environment's (trial 26c, C). Every environment
     folder of the repository (a folder with dependency files and no Python code, e.g.
     ``docker/requirements.txt``, ``docs/requirements.txt``; the repository is the git top level,
     else the highest project folder found) and every install command of its Dockerfiles,
@@ -249,16 +257,16 @@ def verl_evidence(start: str | os.PathLike[str], stop: str | os.PathLike[str] | 
         ancestors.add(here)
         if is_marked(here):
             top = here
-            decided = _decide(here)
+            decided, elsewhere = _decide(here)
             if decided is not None:
                 own.append(decided)
+            if elsewhere is not None:  # an extra, a group, another tox/hatch environment
+                environment.append(elsewhere)
     scope = here if is_git_top(here) else top
     if scope is not None:
         for folder in _environment_folders(scope):
             if folder not in ancestors:
-                decided = _decide(folder)
-                if decided is not None:
-                    environment.append(decided)
+                environment.extend(d for d in _decide(folder) if d is not None)
         # ``RUN pip install 'verl==0.8.0'``, a CI step's or a script's install: they build
         # an environment the code may run in, so their pins join the others (each command
         # installs: every one decides alone, an exact pin elsewhere does not hide it)
@@ -399,7 +407,24 @@ def _glob(root: Path, pattern: str) -> list[Path]:
 # Walking and deciding
 
 
-def _decide(root: Path) -> VerlDeclaration | None:
+def _decide(root: Path) -> tuple[VerlDeclaration | None, VerlDeclaration | None]:
+    """The decisions of ``root``'s own files: ``(required, optional)``.
+
+    ``required`` comes from the declarations installed wherever the project is
+    (``[project] dependencies``, ``install_requires``, poetry's main group, the root
+    requirements file, locks, ...), ``optional`` from those installed only in another
+    environment (``_Found.optional``: an extra, a dependency group, a tox/hatch/pixi/Pipfile
+    environment other than the default, another requirements file), which may only lower the
+    release (trial 26c, C). A lock file's entry (``uv.lock``, ``poetry.lock``, ``pdm.lock``,
+    ``pylock.toml``) is optional too when only optional tables of the folder declare verl:
+    the lock then resolves it for those environments only.
+
+    Args:
+        root: a directory.
+
+    Returns:
+        Each decision by :func:`_choose`, ``None`` where nothing of that side declares verl.
+    """
     found: list[_Found] = []
     for reader in (
         _read_locks,
@@ -411,7 +436,17 @@ def _decide(root: Path) -> VerlDeclaration | None:
         read_pins,
     ):
         found.extend(reader(root))
-    return _choose(root, found)
+    required = [f for f in found if not f.optional]
+    elsewhere = [f for f in found if f.optional]
+    if elsewhere and all(_is_lock_file(f.path) for f in required):
+        required, elsewhere = [], elsewhere + required
+    return _choose(root, required), _choose(root, elsewhere)
+
+
+def _is_lock_file(path: Path) -> bool:
+    """Whether ``path`` is a lock file of a resolver (``uv.lock``, ``poetry.lock``,
+    ``pdm.lock``, ``pylock.toml``/``pylock.<name>.toml``), not a requirements file's pin."""
+    return path.name in _LOCK_FILES or path.name.startswith("pylock.")
 
 
 def _choose(root: Path, found: list[_Found]) -> VerlDeclaration | None:
@@ -422,7 +457,7 @@ def _choose(root: Path, found: list[_Found]) -> VerlDeclaration | None:
         known = [f for f in locks if f.version is not None]
         if known:
             best = _lowest(known)
-            if best.path.name in _LOCK_FILES or best.path.name.startswith("pylock."):
+            if _is_lock_file(best.path):
                 return _declaration(best, f"{_where(root, best)} resolves verl {best.version}")
             return _declaration(best, f"{_where(root, best)} {best.requirement} pins verl {best.version}")
         best = locks[0]
@@ -537,7 +572,9 @@ _NAME_KEY = re.compile(r"^[ \t]*name[ \t]*=", re.MULTILINE)
 def _read_pylock(root: Path) -> Iterator[_Found]:
     """PEP 751 lock files (``pylock.toml``, ``pylock.<name>.toml``): a ``[[packages]]`` entry
     named verl with a ``version`` is a lock on it; one from ``vcs``/``directory``/``archive``
-    without a version is a lock whose release cannot be read."""
+    without a version is a lock whose release cannot be read. ``pylock.<name>.toml`` locks
+    the named environment ``<name>`` (PEP 751), another one than the project's: its entries
+    are ``optional`` (trial 26c, C: they may only lower the release)."""
     try:
         files = sorted(p for p in _glob(root, "pylock*.toml") if re.fullmatch(r"pylock(\.[^.]+)?\.toml", p.name))
     except OSError:
@@ -563,7 +600,7 @@ def _read_pylock(root: Path) -> Iterator[_Found]:
             if version is None and not {"vcs", "directory", "archive"} & set(entry):
                 continue
             shown = f"verl {raw_version} ({path.name})" if version is not None else f"verl ({path.name})"
-            yield _Found(version, path, line, shown, "lock", True)
+            yield _Found(version, path, line, shown, "lock", True, optional=path.name != "pylock.toml")
 
 
 def _lock_entry_is_direct(lock: str, entry: dict[str, Any]) -> bool:
@@ -606,15 +643,16 @@ def _pyproject_setuptools_dynamic(data: dict[str, Any], path: Path) -> Iterator[
     dynamic = setuptools.get("dynamic") if isinstance(setuptools, dict) else None
     if not isinstance(dynamic, dict):
         return
-    tables: list[Any] = [dynamic.get("dependencies")]
+    tables: list[tuple[Any, bool]] = [(dynamic.get("dependencies"), False)]
     extras = dynamic.get("optional-dependencies")
     if isinstance(extras, dict):
-        tables += list(extras.values())
+        tables += [(table, True) for table in extras.values()]
     seen: set[Path] = set()
-    for table in tables:
+    for table, extra in tables:  # the required files first: a file both name is required
         files = table.get("file") if isinstance(table, dict) else None
         for name in [files] if isinstance(files, str) else _strings(files):
-            yield from _read_requirements(Path(os.path.normpath(path.parent / name)), seen)
+            found = _read_requirements(Path(os.path.normpath(path.parent / name)), seen)
+            yield from optional(found) if extra else found
 
 
 def _pyproject_project(data: dict[str, Any], raw: str, path: Path) -> Iterator[_Found]:
@@ -626,8 +664,8 @@ def _pyproject_project(data: dict[str, Any], raw: str, path: Path) -> Iterator[_
     extras = project.get("optional-dependencies")
     if isinstance(extras, dict):
         start = _offset_of_table(raw, "project.optional-dependencies") or start
-        for values in extras.values():
-            yield from _pep508_list(_strings(values), raw, path, start)
+        for values in extras.values():  # an extra is installed only where asked for
+            yield from optional(_pep508_list(_strings(values), raw, path, start))
 
 
 def _pyproject_groups(data: dict[str, Any], raw: str, path: Path) -> Iterator[_Found]:
@@ -636,8 +674,8 @@ def _pyproject_groups(data: dict[str, Any], raw: str, path: Path) -> Iterator[_F
     if not isinstance(groups, dict):
         return
     start = _offset_of_table(raw, "dependency-groups")
-    for values in groups.values():
-        yield from _pep508_list(_strings(values), raw, path, start)
+    for values in groups.values():  # a group is installed only where asked for (trial 26c, C)
+        yield from optional(_pep508_list(_strings(values), raw, path, start))
 
 
 def _pyproject_uv_sources(data: dict[str, Any], raw: str, path: Path) -> Iterator[_Found]:
@@ -646,10 +684,16 @@ def _pyproject_uv_sources(data: dict[str, Any], raw: str, path: Path) -> Iterato
     sources = uv.get("sources") if isinstance(uv, dict) else None
     if isinstance(uv, dict):  # uv's legacy dev group, overrides and constraints bound versions too
         start = _offset_of_table(raw, "tool.uv")
-        for key in ("dev-dependencies", "override-dependencies", "constraint-dependencies"):
+        # the dev group is installed only where asked for; overrides and constraints apply to
+        # every resolution of the project (trial 26c, C)
+        yield from optional(_pep508_list(_strings(uv.get("dev-dependencies")), raw, path, start))
+        for key in ("override-dependencies", "constraint-dependencies"):
             yield from _pep508_list(_strings(uv.get(key)), raw, path, start)
     if not isinstance(sources, dict):
         return
+    # a source applies to the declarations of verl: when only extras, groups or the dev
+    # group declare it, the source's release is installed only where they are
+    only_optional = _verl_only_optional(data)
     for name, source in sources.items():
         if not isinstance(name, str) or not _is_verl(name):
             continue
@@ -660,10 +704,45 @@ def _pyproject_uv_sources(data: dict[str, Any], raw: str, path: Path) -> Iterato
             line = _line_of_toml_key(raw, name, _offset_of_table(raw, "tool.uv.sources"))
             tagged = _tag(e.get("tag")) if "git" in e else None
             if tagged is not None:
-                yield _Found(tagged, path, line, _source_line(raw, line), "lock", True)
+                yield _Found(tagged, path, line, _source_line(raw, line), "lock", True, optional=only_optional)
                 continue
             local = _local_directory(e["path"], path) if isinstance(e.get("path"), str) else None
-            yield _Found(None, path, line, _source_line(raw, line), "direct-reference", True, local)
+            yield _Found(None, path, line, _source_line(raw, line), "direct-reference", True, local, only_optional)
+
+
+def _names_verl(values: Any) -> bool:
+    """Whether a list of PEP 508 strings holds a requirement on verl (by its name)."""
+    for text in _strings(values):
+        m = _VERL_NAME.match(text)
+        if m is not None and _is_verl(m.group(1)):
+            return True
+    return False
+
+
+#: the distribution name a PEP 508 string starts with
+_VERL_NAME = re.compile(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)")
+
+
+def _verl_only_optional(data: dict[str, Any]) -> bool:
+    """Whether a ``pyproject.toml`` declares verl in an extra, a ``[dependency-groups]`` group
+    or uv's dev group, and not in ``[project] dependencies`` (trial 26c, C: a
+    ``[tool.uv.sources]`` entry then gives the release of those environments only)."""
+    project = data.get("project")
+    project = project if isinstance(project, dict) else {}
+    if _names_verl(project.get("dependencies")):
+        return False
+    tables: list[Any] = []
+    extras = project.get("optional-dependencies")
+    if isinstance(extras, dict):
+        tables += list(extras.values())
+    groups = data.get("dependency-groups")
+    if isinstance(groups, dict):
+        tables += list(groups.values())
+    tool = data.get("tool")
+    uv = tool.get("uv") if isinstance(tool, dict) else None
+    if isinstance(uv, dict):
+        tables.append(uv.get("dev-dependencies"))
+    return any(_names_verl(values) for values in tables)
 
 
 def _pyproject_poetry(data: dict[str, Any], raw: str, path: Path) -> Iterator[_Found]:
@@ -671,16 +750,18 @@ def _pyproject_poetry(data: dict[str, Any], raw: str, path: Path) -> Iterator[_F
     poetry = tool.get("poetry") if isinstance(tool, dict) else None
     if not isinstance(poetry, dict):
         return
-    tables: list[tuple[str, Any]] = [
-        ("tool.poetry.dependencies", poetry.get("dependencies")),
-        ("tool.poetry.dev-dependencies", poetry.get("dev-dependencies")),
+    # only the main group is in every environment; the dev group and other groups are
+    # installed only where asked for (trial 26c, C)
+    tables: list[tuple[str, Any, bool]] = [
+        ("tool.poetry.dependencies", poetry.get("dependencies"), False),
+        ("tool.poetry.dev-dependencies", poetry.get("dev-dependencies"), True),
     ]
     groups = poetry.get("group")
     if isinstance(groups, dict):
         for group_name, group in groups.items():
             if isinstance(group, dict):
-                tables.append((f"tool.poetry.group.{group_name}.dependencies", group.get("dependencies")))
-    for header, table in tables:
+                tables.append((f"tool.poetry.group.{group_name}.dependencies", group.get("dependencies"), True))
+    for header, table, in_group in tables:
         if not isinstance(table, dict):
             continue
         for name, constraint in table.items():
@@ -691,7 +772,9 @@ def _pyproject_poetry(data: dict[str, Any], raw: str, path: Path) -> Iterator[_F
             for one in constraint if isinstance(constraint, list) else [constraint]:
                 found = _from_poetry(one, path, line, written)
                 if found is not None:
-                    yield found
+                    # ``verl = {version = ">=0.9", optional = true}``: installed by an extra only
+                    extra = isinstance(one, dict) and one.get("optional") is True
+                    yield found._replace(optional=in_group or extra)
 
 
 def _from_poetry(constraint: Any, path: Path, line: int, written: str) -> _Found | None:
@@ -723,8 +806,8 @@ def _pyproject_pdm(data: dict[str, Any], raw: str, path: Path) -> Iterator[_Foun
     if not isinstance(groups, dict):
         return
     start = _offset_of_table(raw, "tool.pdm.dev-dependencies")
-    for values in groups.values():
-        yield from _pep508_list(_strings(values), raw, path, start)
+    for values in groups.values():  # a dev group is installed only where asked for
+        yield from optional(_pep508_list(_strings(values), raw, path, start))
 
 
 def _pdm_overrides(pdm: dict[str, Any], raw: str, path: Path) -> Iterator[_Found]:
@@ -767,6 +850,7 @@ def _read_setup_cfg(root: Path) -> Iterator[_Found]:
     if parser.has_section("options.extras_require"):
         values += [("options.extras_require", v) for _, v in parser.items("options.extras_require")]
     for section, value in values:
+        extra = section == "options.extras_require"  # installed only where asked for
         start = _offset_of_table(raw, section)
         # setuptools' list-semi: a dangling list is one requirement a line, a one-line value splits on ";"
         for text in value.splitlines() if "\n" in value else value.split(";"):
@@ -775,7 +859,7 @@ def _read_setup_cfg(root: Path) -> Iterator[_Found]:
                 continue
             found = _from_requirement(text, path, _line_of(raw, text, start), lock_pins=False)
             if found is not None:
-                yield found
+                yield found._replace(optional=extra)
 
 
 def _read_setup_py(root: Path) -> Iterator[_Found]:
@@ -793,23 +877,85 @@ def _read_setup_py(root: Path) -> Iterator[_Found]:
         for kw in node.keywords:
             if kw.arg == "install_requires":
                 yield from _setup_py_requirements(kw.value, literals, path)
-            elif kw.arg == "extras_require":
+            elif kw.arg == "extras_require":  # an extra is installed only where asked for
                 value = literals.get(kw.value.id, kw.value) if isinstance(kw.value, ast.Name) else kw.value
                 if isinstance(value, ast.Dict):
                     for item in value.values:
-                        yield from _setup_py_requirements(item, literals, path)
-    yield from _setup_py_strings(tree, literals, path)
+                        yield from optional(_setup_py_requirements(item, literals, path))
+    yield from _setup_py_strings(tree, literals, path, _optional_setup_nodes(tree, literals))
+
+
+#: ``setup()`` keywords whose requirements are not installed with the project: extras, the
+#: test runner's and the build's (another environment; trial 26c, C)
+_OPTIONAL_KEYWORDS = frozenset({"extras_require", "tests_require", "setup_requires"})
+#: the statements whose strings :func:`_optional_setup_nodes` may mark
+_SIMPLE = (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Expr)
+
+
+def _optional_setup_nodes(tree: ast.Module, literals: dict[str, ast.expr]) -> set[int]:
+    """The ``id`` of every node of ``setup.py`` that declares requirements for another
+    environment only (trial 26c, C): the values of :data:`_OPTIONAL_KEYWORDS`, the literals
+    their names are bound to (:func:`_single_literal_assignments`), and each simple statement
+    outside such a call that names one of those names and no name ``install_requires`` uses
+    (``EXTRAS["next"] = ["verl>=0.9"]``, ``TESTS.append("verl>=0.9")``).
+
+    Args:
+        tree: the parsed ``setup.py``.
+        literals: its module-level names bound once to a literal.
+
+    Returns:
+        A set of ``id(node)``; empty when no call passes those keywords. Never raises.
+    """
+    required: set[str] = set()
+    values: list[ast.expr] = []
+    calls: list[ast.Call] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            for kw in node.keywords:
+                if kw.arg == "install_requires":
+                    required |= {n.id for n in ast.walk(kw.value) if isinstance(n, ast.Name)}
+                elif kw.arg in _OPTIONAL_KEYWORDS:
+                    values.append(kw.value)
+                    calls.append(node)
+    ids: set[int] = set()
+    names: set[str] = set()
+    while values:
+        for n in ast.walk(values.pop()):
+            if id(n) in ids:
+                continue
+            ids.add(id(n))
+            if isinstance(n, ast.Name) and n.id not in required and n.id not in names:
+                names.add(n.id)
+                if n.id in literals:
+                    values.append(literals[n.id])
+    if not names:
+        return ids
+    setups = {id(call) for call in calls}  # (``ast.Load()`` is one shared node: ids of calls only)
+    for stmt in ast.walk(tree):
+        if not isinstance(stmt, _SIMPLE):
+            continue
+        nodes = list(ast.walk(stmt))
+        if any(id(n) in setups for n in nodes):
+            continue  # the statement holding ``setup(...)`` itself
+        mentioned = {n.id for n in nodes if isinstance(n, ast.Name)}
+        if mentioned & names and not mentioned & required:
+            ids |= {id(n) for n in nodes}
+    return ids
 
 
 #: a requirement template naming verl: ``verl==``, ``verl[vllm]>=``, ``verl @``
 _VERL_TEMPLATE = re.compile(r"\s*verl\s*(?:\[[^\]]*\])?\s*(?:===?|[<>!~]=?|@)", re.IGNORECASE)
 
 
-def _setup_py_strings(tree: ast.Module, literals: dict[str, ast.expr], path: Path) -> Iterator[_Found]:
+def _setup_py_strings(
+    tree: ast.Module, literals: dict[str, ast.expr], path: Path, extras: AbstractSet[int] = frozenset()
+) -> Iterator[_Found]:
     """Every other string of ``setup.py`` that declares verl with a version (issue 26):
     a literal that parses as a PEP 508 requirement (``REQS.append("verl==0.8.0")``), and an
     f-string, ``.format`` or ``%`` template naming verl: evaluated when its values are
-    module-level literals bound once, else a declaration whose release cannot be read."""
+    module-level literals bound once, else a declaration whose release cannot be read.
+    A node whose ``id`` is in ``extras`` (:func:`_optional_setup_nodes`) is declared for
+    another environment only (``_Found.optional``)."""
 
     def value_of(node: ast.expr) -> str | None:
         if isinstance(node, ast.Name):
@@ -862,14 +1008,15 @@ def _setup_py_strings(tree: ast.Module, literals: dict[str, ast.expr], path: Pat
                 text = None if None in values else template % tuple(values)
             except (TypeError, ValueError):
                 text = None
+        extra = id(node) in extras
         if text is not None:
             found = _from_requirement(text, path, node.lineno, lock_pins=False)
             if found is not None and found.bounded:  # a bare "verl" (``name="verl"``) says nothing
-                yield found
+                yield found._replace(optional=extra)
                 continue
         if template is not None and text is None and _VERL_TEMPLATE.match(template):
             shown = ast.unparse(node) if hasattr(ast, "unparse") else template
-            yield _Found(None, path, node.lineno, shown, "direct-reference", True)
+            yield _Found(None, path, node.lineno, shown, "direct-reference", True, optional=extra)
 
 
 def _single_literal_assignments(tree: ast.Module) -> dict[str, ast.expr]:
@@ -922,12 +1069,33 @@ def _setup_py_requirements(node: ast.expr, literals: dict[str, ast.expr], path: 
 
 
 def _read_requirements_files(root: Path) -> Iterator[_Found]:
+    """The declarations of verl in ``root``'s pip requirements files (:data:`_REQUIREMENTS_PATTERNS`).
+
+    The root requirements file (:data:`_ROOT_REQUIREMENTS`: ``requirements.txt``, pip-tools'
+    ``requirements.in``, rye's ``requirements.lock``) and the files it includes are installed
+    wherever the code runs; every other one (``requirements-dev.txt``, ``requirements/gpu.txt``,
+    ``requirements-next.txt``) builds another environment, so its entries are marked
+    ``optional`` (trial 26c, C: it may only lower the release). The root ones are read first,
+    so a file they include is theirs even when its name matches a pattern too.
+
+    Args:
+        root: a directory.
+
+    Yields:
+        ``_Found`` entries; never raises (an unreadable folder or file yields nothing).
+    """
     seen: set[Path] = set()
     try:
         files = sorted(p for pattern in _REQUIREMENTS_PATTERNS for p in _glob(root, pattern))
     except OSError:
         return
-    for path in files:
-        yield from _read_requirements(path, seen)
+    for path in sorted(files, key=lambda p: p.name not in _ROOT_REQUIREMENTS):  # stable: sorted within
+        found = _read_requirements(path, seen)
+        yield from found if path.name in _ROOT_REQUIREMENTS and path.parent == root else optional(found)
+
+
+#: The requirements files installed with the project itself (trial 26c, C): the root one,
+#: pip-tools' input and rye's lock of the default environment.
+_ROOT_REQUIREMENTS = frozenset({"requirements.txt", "requirements.in", "requirements.lock"})
 
 

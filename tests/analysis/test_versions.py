@@ -113,11 +113,15 @@ def test_project_dependencies_lowest_allowed(tmp_path: Path) -> None:
     )
 
 
-def test_optional_dependency_extra(tmp_path: Path) -> None:
+def test_optional_dependency_extra_alone_decides_nothing(tmp_path: Path) -> None:
+    """Trial 26c, C: an extra is installed only where asked for, so alone it may not show
+    that a config is taken; it is set aside (named by the reason)."""
     _write(tmp_path, "pyproject.toml", '[project]\nname = "p"\n\n[project.optional-dependencies]\nrl = ["verl~=0.9"]\n')
-    got = declared_verl(tmp_path)
-    assert got is not None
-    assert (got.version, got.line, got.kind, got.requirement) == (Version("0.9.0"), 5, "specifier", "verl~=0.9")
+    got = verl_evidence(tmp_path)
+    assert got.decided is None and declared_verl(tmp_path) is None
+    assert [(d.version, d.line, d.kind, d.requirement) for d in got.set_aside] == [
+        (Version("0.9.0"), 5, "specifier", "verl~=0.9")
+    ]
 
 
 def test_several_declarations_lowest_wins_with_its_line(tmp_path: Path) -> None:
@@ -137,8 +141,9 @@ def test_dependency_group_alone_with_include_group(tmp_path: Path) -> None:
         "pyproject.toml",
         '[dependency-groups]\nrl = ["verl>=0.9.1"]\nall = [{include-group = "rl"}, {include-group = "missing"}]\n',
     )
-    got = declared_verl(tmp_path)
-    assert got is not None and (got.version, got.line) == (Version("0.9.1"), 2)
+    got = verl_evidence(tmp_path)
+    assert got.decided is None  # a group alone decides nothing (trial 26c, C)
+    assert [(d.version, d.line) for d in got.set_aside] == [(Version("0.9.1"), 2)]
 
 
 def test_pyproject_equal_pin_is_a_specifier_not_a_lock(tmp_path: Path) -> None:
@@ -159,10 +164,23 @@ def test_bare_verl_yields_to_a_bounded_declaration(tmp_path: Path) -> None:
     _write(
         tmp_path,
         "pyproject.toml",
-        '[project]\nname = "p"\ndependencies = ["verl[vllm]"]\n[dependency-groups]\nci = ["verl>=0.9"]\n',
+        '[project]\nname = "p"\ndependencies = ["verl[vllm]"]\n[tool.uv]\nconstraint-dependencies = ["verl>=0.9"]\n',
     )
     got = declared_verl(tmp_path)
     assert got is not None and (got.version, got.line) == (Version("0.9.0"), 5)
+
+
+def test_bare_verl_does_not_yield_to_a_group(tmp_path: Path) -> None:
+    """Trial 26c, C: a group's ``verl>=0.9`` says nothing of the verl installed without the
+    group; the bare required ``verl`` decides (its release cannot be read)."""
+    _write(
+        tmp_path,
+        "pyproject.toml",
+        '[project]\nname = "p"\ndependencies = ["verl[vllm]"]\n[dependency-groups]\nci = ["verl>=0.9"]\n',
+    )
+    got = verl_evidence(tmp_path)
+    assert got.decided is not None and (got.decided.version, got.decided.line) == (None, 3)
+    assert [(d.version, d.line) for d in got.set_aside] == [(Version("0.9.0"), 5)]
 
 
 @pytest.mark.parametrize("name", ["Verl", "VERL", "verl"])
@@ -559,9 +577,10 @@ def test_setup_py_literal_read_with_ast_and_never_executed(tmp_path: Path) -> No
     got = declared_verl(tmp_path)
     assert not marker.exists()
     assert got is not None
-    # issue 26: the f-string naming verl whose value is unknown is a release that cannot be read;
-    # it decides over the specifiers (as a direct reference does), the literal is never run
-    assert (got.version, got.line, got.kind) == (None, 10, "direct-reference")
+    # issue 26: the f-string naming verl whose value is unknown is a release that cannot be read,
+    # the literal is never run; it is an extra's (trial 26c, C), so the lowest release that
+    # any declaration allows decides: install_requires' 0.7.0
+    assert (got.version, got.line, got.kind) == (Version("0.7.0"), 5, "specifier")
 
 
 def test_setup_py_literals_in_non_literal_values_count(tmp_path: Path) -> None:
@@ -733,10 +752,10 @@ def test_every_broken_file_is_skipped(tmp_path: Path) -> None:
     _write(tmp_path, "setup.cfg", "no section header\ninstall_requires = verl==0.5.0\n")
     _write(tmp_path, "setup.py", "setup(install_requires=['verl==0.5.0'\n")
     _write(tmp_path, "requirements.txt", b"\xff\xfeverl==0.5.0\n")
-    _write(tmp_path, "requirements-ok.txt", "verl @ \nverl >>= 1\nverl==0.9.1\n")
+    _write(tmp_path, "requirements.in", "verl @ \nverl >>= 1\nverl==0.9.1\n")
     got = declared_verl(tmp_path)
     assert got is not None
-    assert (got.version, Path(got.path).name, got.line) == (Version("0.9.1"), "requirements-ok.txt", 3)
+    assert (got.version, Path(got.path).name, got.line) == (Version("0.9.1"), "requirements.in", 3)
 
 
 _TOKENS = [*'verl=<>~^!.,;@#-\\ \n"\'[]{}01789_:/+*|', "verl", "\n-r requirements.txt\n", "\n-e ", "[project]\n",
@@ -1294,3 +1313,149 @@ def test_requirements_beside_the_analysed_code_are_its_own(tmp_path: Path) -> No
     assert declared_verl(tmp_path / "train.py") is None
     got = declared_verl(tmp_path / "docs" / "conf.py")
     assert got is not None and (got.path, got.line, got.version) == (str(tmp_path / "docs" / "requirements.txt"), 2, Version("0.9.0"))
+
+
+# --------------------------------------------------------------------------------------------
+# trial 26c, C: an optional or other environment alone shows a new verl
+
+#: shape -> (files, the pin set aside: file, line, version). Each installs verl>=0.9 only in
+#: an environment the code need not run in; the required dependencies name no verl.
+OPTIONAL = {
+    "extra": ({"pyproject.toml": '[project]\nname = "p"\ndependencies = ["ray"]\n\n'
+               '[project.optional-dependencies]\nnext = ["verl>=0.9.0"]\n'}, ("pyproject.toml", 6, "0.9.0")),
+    "dependency-group": ({"pyproject.toml": '[project]\nname = "p"\n[dependency-groups]\nnext = ["verl>=0.9.1"]\n'},
+                         ("pyproject.toml", 4, "0.9.1")),
+    "uv-dev-dependencies": ({"pyproject.toml": '[project]\nname = "p"\n[tool.uv]\ndev-dependencies = ["verl>=0.9"]\n'},
+                            ("pyproject.toml", 4, "0.9.0")),
+    "uv-source-of-a-group": (
+        {"pyproject.toml": '[project]\nname = "p"\n[dependency-groups]\nnext = ["verl"]\n'
+         '[tool.uv.sources]\nverl = { git = "https://example.invalid/verl.git", tag = "v0.9.1" }\n'},
+        ("pyproject.toml", 6, "0.9.1")),
+    "uv-lock-of-an-extra": (
+        {"pyproject.toml": '[project]\nname = "p"\n[project.optional-dependencies]\nnext = ["verl>=0.9"]\n',
+         "uv.lock": 'version = 1\n\n[[package]]\nname = "verl"\nversion = "0.9.1"\n'},
+        ("uv.lock", 4, "0.9.1")),
+    "poetry-group": ({"pyproject.toml": '[tool.poetry.dependencies]\npython = "^3.10"\n\n'
+                      '[tool.poetry.group.next.dependencies]\nverl = "^0.9"\n'}, ("pyproject.toml", 5, "0.9.0")),
+    "poetry-optional": ({"pyproject.toml": '[tool.poetry.dependencies]\npython = "^3.10"\n'
+                         'verl = { version = ">=0.9", optional = true }\n'}, ("pyproject.toml", 3, "0.9.0")),
+    "pdm-dev": ({"pyproject.toml": '[project]\nname = "p"\n[tool.pdm.dev-dependencies]\nnext = ["verl>=0.9"]\n'},
+                ("pyproject.toml", 4, "0.9.0")),
+    "hatch-env": ({"pyproject.toml": '[project]\nname = "p"\n[tool.hatch.envs.next]\ndependencies = ["verl>=0.9"]\n'},
+                  ("pyproject.toml", 4, "0.9.0")),
+    "pyproject-tox-env": ({"pyproject.toml": '[project]\nname = "p"\n[tool.tox.env.next]\ndeps = ["verl>=0.9"]\n'},
+                          ("pyproject.toml", 4, "0.9.0")),
+    "pyproject-pixi-feature": (
+        {"pyproject.toml": '[project]\nname = "p"\n[tool.pixi.feature.next.pypi-dependencies]\nverl = ">=0.9"\n'},
+        ("pyproject.toml", 4, "0.9.0")),
+    "setuptools-dynamic-extra": (
+        {"pyproject.toml": '[project]\nname = "p"\ndynamic = ["optional-dependencies"]\n'
+         '[tool.setuptools.dynamic.optional-dependencies]\nnext = { file = ["next.txt"] }\n',
+         "next.txt": "verl>=0.9\n"}, ("next.txt", 1, "0.9.0")),
+    "setup-py-extras": ({"setup.py": "from setuptools import setup\nsetup(\n    install_requires=['ray'],\n"
+                         "    extras_require={'next': ['verl>=0.9']},\n)\n"}, ("setup.py", 4, "0.9.0")),
+    "setup-py-extras-name": ({"setup.py": "from setuptools import setup\nEXTRAS = {'next': ['verl>=0.9']}\n"
+                              "setup(install_requires=['ray'], extras_require=EXTRAS)\n"}, ("setup.py", 2, "0.9.0")),
+    "setup-py-extras-mutated": ({"setup.py": "from setuptools import setup\nEXTRAS = {}\nEXTRAS['next'] = ['verl>=0.9']\n"
+                                 "setup(install_requires=['ray'], extras_require=EXTRAS)\n"}, ("setup.py", 3, "0.9.0")),
+    "setup-py-tests-require": ({"setup.py": "from setuptools import setup\n"
+                                "setup(install_requires=['ray'], tests_require=['verl>=0.9'])\n"}, ("setup.py", 2, "0.9.0")),
+    "setup-cfg-extras": ({"setup.cfg": "[options]\ninstall_requires =\n    ray\n\n[options.extras_require]\n"
+                          "next =\n    verl>=0.9\n"}, ("setup.cfg", 7, "0.9.0")),
+    "requirements-next": ({"requirements.txt": "ray\n", "requirements-next.txt": "verl>=0.9\n"},
+                          ("requirements-next.txt", 1, "0.9.0")),
+    "requirements-folder": ({"requirements/next.txt": "verl>=0.9\n"}, ("requirements/next.txt", 1, "0.9.0")),
+    "rye-dev-lock": ({"requirements-dev.lock": "# generated by rye\nverl==0.9.1\n"}, ("requirements-dev.lock", 2, "0.9.1")),
+    "pylock-named": ({"pylock.next.toml": 'lock-version = "1.0"\n[[packages]]\nname = "verl"\nversion = "0.9.1"\n'},
+                     ("pylock.next.toml", 3, "0.9.1")),
+    "tox-env": ({"tox.ini": "[testenv]\ndeps = ray\n\n[testenv:next]\ndeps =\n    verl>=0.9\n"}, ("tox.ini", 6, "0.9.0")),
+    "tox-env-include": ({"tox.ini": "[testenv]\ndeps = ray\n\n[testenv:next]\ndeps = -rnext.txt\n",
+                         "next.txt": "verl>=0.9\n"}, ("next.txt", 1, "0.9.0")),
+    "tox-toml-env": ({"tox.toml": '[env_run_base]\ndeps = ["ray"]\n[env.next]\ndeps = ["verl>=0.9"]\n'}, ("tox.toml", 4, "0.9.0")),
+    "pixi-feature": ({"pixi.toml": '[dependencies]\npython = "3.11"\n[feature.next.pypi-dependencies]\nverl = ">=0.9"\n'},
+                     ("pixi.toml", 4, "0.9.0")),
+    "pipfile-dev": ({"Pipfile": '[packages]\nray = "*"\n\n[dev-packages]\nverl = ">=0.9"\n'}, ("Pipfile", 5, "0.9.0")),
+    "pipfile-lock-develop": ({"Pipfile.lock": '{"default": {}, "develop": {"verl": {"version": "==0.9.1"}}}\n'},
+                             ("Pipfile.lock", 1, "0.9.1")),
+    "conda-other-environment": ({"environment-next.yml": "dependencies:\n  - pip\n  - pip:\n    - verl>=0.9\n"},
+                                ("environment-next.yml", 4, "0.9.0")),
+}
+
+
+@pytest.mark.parametrize("shape", sorted(OPTIONAL))
+def test_an_optional_environment_alone_decides_nothing(tmp_path: Path, shape: str) -> None:
+    """Only declarations in every environment the code runs in may show that a config is
+    taken; the others are set aside, named for the reason (trial 26c, C)."""
+    (tmp_path / ".git").mkdir()
+    files, (name, line, version) = OPTIONAL[shape]
+    for file, text in files.items():
+        _write(tmp_path, file, text)
+    got = verl_evidence(tmp_path / "train.py")
+    assert got.decided is None
+    assert [(d.path, d.line, d.version) for d in got.set_aside] == [(str(tmp_path / name), line, Version(version))]
+
+
+@pytest.mark.parametrize("shape", sorted(OPTIONAL))
+def test_a_required_verl_beside_an_optional_pin_decides(tmp_path: Path, shape: str) -> None:
+    """The same optional pin and ``verl>=0.9`` in the root requirements file: that decides."""
+    (tmp_path / ".git").mkdir()
+    files, _ = OPTIONAL[shape]
+    for file, text in files.items():
+        _write(tmp_path, file, text)
+    _write(tmp_path, "requirements.txt", "ray\nverl>=0.9\n")
+    got = verl_evidence(tmp_path / "train.py")
+    assert got.decided is not None and got.set_aside == ()
+    # a lock resolves the required declaration too: its version decides
+    expected = ("uv.lock", 4, "0.9.1") if shape == "uv-lock-of-an-extra" else ("requirements.txt", 2, "0.9.0")
+    assert (got.decided.path, got.decided.line, got.decided.version) == (
+        str(tmp_path / expected[0]), expected[1], Version(expected[2])
+    )
+
+
+@pytest.mark.parametrize(
+    ("files", "where", "line", "version"),
+    [
+        # the default environments stay the project's own
+        ({"tox.ini": "[testenv]\ndeps =\n    verl>=0.9\n"}, "tox.ini", 3, "0.9.0"),
+        ({"pyproject.toml": '[tool.hatch.envs.default]\ndependencies = ["verl>=0.9"]\n'}, "pyproject.toml", 2, "0.9.0"),
+        ({"Pipfile": '[packages]\nverl = ">=0.9"\n'}, "Pipfile", 2, "0.9.0"),
+        ({"pixi.toml": '[pypi-dependencies]\nverl = ">=0.9"\n'}, "pixi.toml", 2, "0.9.0"),
+        ({"environment.yml": "dependencies:\n  - pip:\n    - verl>=0.9\n"}, "environment.yml", 3, "0.9.0"),
+        ({"pylock.toml": 'lock-version = "1.0"\n[[packages]]\nname = "verl"\nversion = "0.9.1"\n'}, "pylock.toml", 3, "0.9.1"),
+        ({"pyproject.toml": '[tool.poetry.dependencies]\nverl = "^0.9"\n'}, "pyproject.toml", 2, "0.9.0"),
+        ({"setup.cfg": "[options]\ninstall_requires =\n    verl>=0.9\n"}, "setup.cfg", 3, "0.9.0"),
+        # a file the root requirements file includes is installed with it
+        ({"requirements.txt": "-r requirements-gpu.txt\n", "requirements-gpu.txt": "verl>=0.9\n"},
+         "requirements-gpu.txt", 1, "0.9.0"),
+        # a lock beside a required declaration is the project's (it resolves that one)
+        ({"pyproject.toml": '[project]\nname = "p"\ndependencies = ["verl>=0.9"]\n'
+          '[project.optional-dependencies]\nnext = ["verl>=0.9"]\n',
+          "uv.lock": 'version = 1\n\n[[package]]\nname = "verl"\nversion = "0.9.1"\n'}, "uv.lock", 4, "0.9.1"),
+        # a setup.py name used by install_requires and an extra is required
+        ({"setup.py": "from setuptools import setup\nREQS = ['verl>=0.9']\n"
+          "setup(install_requires=REQS, extras_require={'all': REQS})\n"}, "setup.py", 2, "0.9.0"),
+    ],
+)
+def test_the_default_environment_is_the_project_own(
+    tmp_path: Path, files: dict[str, str], where: str, line: int, version: str
+) -> None:
+    (tmp_path / ".git").mkdir()
+    for file, text in files.items():
+        _write(tmp_path, file, text)
+    got = verl_evidence(tmp_path / "train.py")
+    assert got.set_aside == () and got.decided is not None
+    assert (got.decided.path, got.decided.line, got.decided.version) == (str(tmp_path / where), line, Version(version))
+
+
+@pytest.mark.parametrize("shape", ["extra", "dependency-group", "tox-env", "setup-py-extras", "pipfile-dev"])
+def test_an_optional_environment_may_still_lower_the_release(tmp_path: Path, shape: str) -> None:
+    """The same optional places pinning an old verl beside a required ``verl>=0.9``: the old
+    one decides (every environment that could run the code must accept a config)."""
+    (tmp_path / ".git").mkdir()
+    files, (name, line, _) = OPTIONAL[shape]
+    for file, text in files.items():
+        _write(tmp_path, file, text.replace(">=0.9.1", "==0.8.0").replace(">=0.9.0", "==0.8.0").replace(">=0.9", "==0.8.0"))
+    _write(tmp_path, "requirements.txt", "verl>=0.9\n")
+    got = verl_evidence(tmp_path / "train.py")
+    assert got.decided is not None
+    assert (got.decided.path, got.decided.line, got.decided.version) == (str(tmp_path / name), line, Version("0.8.0"))

@@ -1,0 +1,173 @@
+"""Issue 26, family 3, trial 26c (REPORT.md, C): an optional or other environment alone shows a new verl.
+
+Each project runs verl 0.8 (a stub on ``PYTHONPATH``, as the project's interpreter has it; the
+tool never sees it). Its required dependencies do not name verl; only an environment the code
+does not run in installs ``verl>=0.9.0``: an optional extra, a PEP 735 dependency group, a tox
+``[testenv:verl-next]``, a hatch environment other than ``default``, a nox session, or a
+Dockerfile's second interpreter (``/opt/evaltools/bin/pip``). A plain ``apply`` (and
+``apply --thread-config``) took that pin as the project's, passed the config, and the launcher
+raised ``TypeError``. The rule (docs/callee.md, row 3; ``versions.verl_evidence``): only
+declarations present in every environment the code runs in (``[project] dependencies``,
+``install_requires``, poetry's main group, the root requirements file) may show that the config
+is taken; the others may only lower the release. Here nothing decides: the fix is unsafe and
+its reason names the pin set aside (``file:line``). Each case is *executed* before and after
+both applies.
+
+The counter-case adds a required ``verl>=0.9`` beside the same optional pin: it decides, the
+fix is safe, ``apply`` writes it, and the rewritten launcher runs against verl 0.9.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from cli_helpers import VERL_08, VERL_09, run_cli, verl_stub
+
+LAUNCHER = (
+    "from omegaconf import OmegaConf\n"
+    "from verl.trainer.constants_ppo import get_ppo_ray_runtime_env\n"
+    "\n"
+    "\n"
+    "def launch(config):\n"
+    "    return get_ppo_ray_runtime_env()\n"
+    "\n"
+    "\n"
+    "if __name__ == '__main__':\n"
+    "    print('ran', launch(OmegaConf.create({'trainer': 2})))\n"
+)
+FIXED = LAUNCHER.replace("get_ppo_ray_runtime_env()", "get_ppo_ray_runtime_env(config)")
+CALL_LINE = 6
+
+#: a pyproject.toml whose required dependencies are ``{deps}`` and that ends with ``{tail}``
+PYPROJECT = '[project]\nname = "proj"\nversion = "0.1.0"\ndependencies = [{deps}]\n\n{tail}'
+#: the required dependencies without verl, and with it (the counter-case)
+WITHOUT, WITH = '"ray", "omegaconf"', '"ray", "omegaconf", "verl>=0.9"'
+
+#: shape -> (files given the required dependencies, the pin set aside `path:line requirement`,
+#:           the required declaration of the counter-case as the callee names it)
+SHAPES = {
+    "extra": (
+        lambda deps: {"pyproject.toml": PYPROJECT.format(
+            deps=deps, tail='[project.optional-dependencies]\nverl-next = ["verl>=0.9.0"]\n')},
+        "pyproject.toml:7 verl>=0.9.0",
+        "pyproject.toml:4 verl>=0.9",
+    ),
+    "dependency-group": (
+        lambda deps: {"pyproject.toml": PYPROJECT.format(
+            deps=deps, tail='[dependency-groups]\ncompat-next = ["verl>=0.9.0"]\n')},
+        "pyproject.toml:7 verl>=0.9.0",
+        "pyproject.toml:4 verl>=0.9",
+    ),
+    "hatch-env": (
+        lambda deps: {"pyproject.toml": PYPROJECT.format(
+            deps=deps, tail='[tool.hatch.envs.next]\ndependencies = ["verl>=0.9.0"]\n')},
+        "pyproject.toml:7 verl>=0.9.0",
+        "pyproject.toml:4 verl>=0.9",
+    ),
+    "tox-env": (
+        lambda deps: {
+            "requirements.txt": "ray\nomegaconf\n" + ("verl>=0.9\n" if "verl" in deps else ""),
+            "tox.ini": (
+                "[tox]\nenvlist = py311, verl-next\n\n"
+                "[testenv]\ndeps = -rrequirements.txt\ncommands = python train.py\n\n"
+                "[testenv:verl-next]\nignore_outcome = true\ndeps =\n    {[testenv]deps}\n    verl>=0.9.0\n"
+            ),
+        },
+        "tox.ini:12 verl>=0.9.0",
+        "requirements.txt:3 verl>=0.9",
+    ),
+    "nox-session": (
+        lambda deps: {
+            **({"requirements.txt": "ray\nverl>=0.9\n"} if "verl" in deps else {}),
+            "noxfile.py": (
+                "import nox\n\n\n@nox.session\ndef verl_next(session):\n"
+                '    session.install("verl>=0.9.0")\n    session.run("pytest", success_codes=[0, 1])\n'
+            ),
+        },
+        "noxfile.py:6 verl>=0.9.0",
+        "requirements.txt:2 verl>=0.9",
+    ),
+    "docker-second-interpreter": (
+        lambda deps: {
+            **({"requirements.txt": "ray\nverl>=0.9\n"} if "verl" in deps else {}),
+            "Dockerfile": (
+                "FROM verlai/verl:base\n"
+                "RUN python -m venv /opt/evaltools && /opt/evaltools/bin/pip install 'verl>=0.9.0' lm-eval\n"
+                "COPY . /app\n"
+            ),
+        },
+        "Dockerfile:2 verl>=0.9.0",
+        "requirements.txt:2 verl>=0.9",
+    ),
+}
+
+
+def _project(tmp_path: Path, files: dict[str, str], body: str) -> tuple[Path, Path]:
+    """The project (a git top level holding ``train.py`` and ``files``) and the folder of the
+    verl (``body``: :data:`VERL_08` or :data:`VERL_09`) its interpreter has."""
+    root = tmp_path / "project"
+    (root / ".git").mkdir(parents=True)
+    for name, text in {"train.py": LAUNCHER, **files}.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    return root, verl_stub(tmp_path / "site", body)
+
+
+def _runs(root: Path, site: Path) -> str:
+    """The launcher's ``ran ...`` line, run by the project's interpreter (``site`` on the path)."""
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "PYTHONDONTWRITEBYTECODE": "1", "PYTHONPATH": str(site)}
+    proc = subprocess.run(
+        [sys.executable, "train.py"], cwd=root, env=env, capture_output=True, text=True, timeout=180, check=False
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return next(line for line in proc.stdout.splitlines() if line.startswith("ran ")).strip()
+
+
+def _finding(root: Path) -> dict:
+    proc = run_cli("check", "--output-format", "json", "--exit-zero", "--show-notices", ".", cwd=root)
+    assert proc.returncode == 0, proc.stderr
+    (found,) = json.loads(proc.stdout)
+    return found
+
+
+@pytest.mark.parametrize("shape", sorted(SHAPES))
+def test_an_optional_environment_alone_leaves_the_call_running(tmp_path: Path, shape: str) -> None:
+    files, pin, _ = SHAPES[shape]
+    root, site = _project(tmp_path, files(WITHOUT), VERL_08)
+    assert _runs(root, site) == "ran None"
+
+    found = _finding(root)
+    assert (found["code"], found["location"]["row"], found["fix"]["applicability"]) == ("PPO001", CALL_LINE, "unsafe")
+    assert found["reason"]["kind"] == "newest-assumed"
+    assert f"`{pin}` is an environment's pin, which may only lower the release" in found["reason"]["text"]
+    assert "declare the verl the project runs" in found["reason"]["text"]
+    path, line = pin.split(" ", 1)[0].rsplit(":", 1)
+    assert [(r["filename"], r["location"]["row"]) for r in found["reason"]["lines"]] == [(str(root / path), int(line))]
+
+    for extra in ((), ("--thread-config",)):
+        proc = run_cli("apply", "--exit-zero", *extra, ".", cwd=root)
+        assert proc.returncode == 0, proc.stderr
+        assert (root / "train.py").read_text() == LAUNCHER
+        assert _runs(root, site) == "ran None"
+
+
+@pytest.mark.parametrize("shape", sorted(SHAPES))
+def test_a_required_verl_beside_the_same_pin_still_decides(tmp_path: Path, shape: str) -> None:
+    """The same optional pin and a required ``verl>=0.9``: the required one decides, the fix
+    is safe, ``apply`` passes the config, and the rewritten launcher runs against verl 0.9."""
+    files, _, required = SHAPES[shape]
+    root, site = _project(tmp_path, files(WITH), VERL_09)
+    assert _runs(root, site) == "ran None"
+    found = _finding(root)
+    assert (found["code"], found["fix"]["applicability"]) == ("PPO001", "safe")
+    assert required in found["callee"]
+    proc = run_cli("apply", "--exit-zero", ".", cwd=root)
+    assert proc.returncode == 0, proc.stderr
+    assert (root / "train.py").read_text() == FIXED
+    assert _runs(root, site) == "ran {'trainer': 2}"
