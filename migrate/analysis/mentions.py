@@ -207,10 +207,14 @@ _ENTRY_VERSION = re.compile(r"^[ \t\-\[{,]*[\"']?version[\"']?[ \t]*[:=][ \t]*[\
 #: how many lines after a lock entry's ``name`` its ``version`` may come
 _ENTRY_LINES = 8
 #: a comment's start in the text formats: ``#`` first on a line or after white space
-#: What a Python file must hold before it is parsed for mentions: ``verl``, perhaps extras,
-#: then an operator or ``@`` (``"verl==0.8.0"``, ``f"verl=={v}"``, ``["pip", "install", "verl<0.9"]``).
-#: Every form :func:`python_mentions` finds spells one; an import of verl does not.
-_MAY_PIN = re.compile(r"verl\s*(?:\[[^\]]*\]\s*)?[=<>~!@]", re.IGNORECASE)
+#: What a Python file must hold before it is parsed for mentions: ``verl`` (perhaps
+#: ``.git``, extras) then an operator, ``=``, ``:`` or ``@`` (``"verl==0.8.0"``,
+#: ``f"verl=={v}"``, ``verl@v0.8.0``, ``"verl": "^0.8"``), a quote then ``,`` or ``:``
+#: (``"verl", "==0.8"``), or ``-`` and a digit (``verl-0.8.0.zip``): a superset of the
+#: forms above, each of which spells one; a plain import of verl does not.
+_MAY_PIN = re.compile(
+    r"verl(?:\.git)?(?:[\"']\s*[:,]|\s*(?:\[[^\]]*\]\s*)?[=<>~!@:]|-\d)", re.IGNORECASE
+)
 _COMMENT = re.compile(r"(?:^|(?<=\s))#")
 
 

@@ -20,7 +20,7 @@ from collections.abc import Iterable, Mapping, Sequence
 
 from ppo_migrate.analysis.patches import import_words, imported_modules, parse_file
 from ppo_migrate.project.snapshot import current
-from ppo_migrate.targets import module_names, resolve_relative
+from ppo_migrate.targets import module_name, module_names, resolve_relative
 
 
 def project_reexports(
@@ -96,7 +96,11 @@ def project_reexports(
                 # a module in a namespace folder (no ``__init__.py``, PEP 420) has a name
                 # under each folder up to the root: ``myproj/env.py`` is ``myproj.env`` to
                 # ``train.py`` at the root (trial 26c's MISSED); the last is the root's
-                names = module_names(path, current().root_of(path))
+                # without a root (no git, no project marker) nothing bounds the namespace
+                # folders: the module's own name only, as before (a fixture tree run from
+                # its folder once lost its re-export to ``tmp.<...>.pkg.env``)
+                root = current().root_of(path)
+                names = module_names(path, root) if root is not None else (module_name(path),)
                 module = names[-1]
                 package = tuple(module.split("."))
                 if os.path.basename(path) != "__init__.py":

@@ -292,3 +292,16 @@ def test_a_python_file_is_parsed_only_when_it_spells_a_version_of_verl(tmp_path:
     assert parses == {"train.py": 0, "huge.py": 0, "setup_env.py": 1}
     assert sorted((Path(m.path).name, m.line, m.written) for m in found) == [
         ("huge.py", 2, "verl==0.8.0"), ("setup_env.py", 2, "verl==0.7.1")]
+
+
+@pytest.mark.parametrize("text", [
+    "PIN = 'verl==0.8.0'", "f'verl=={v}'", "'git+https://x/verl.git@v0.8.0'", "{'verl': '^0.8'}",
+    "('verl', '==0.8')", "'vendor/verl-0.8.0.zip'", "'verl[vllm]<0.9'",
+])
+def test_the_parse_prefilter_lets_every_form_through(text: str) -> None:
+    """Each form the Python search finds passes the cheap test that decides the parse
+    (a file failing it is never parsed); a plain import does not."""
+    from ppo_migrate.analysis.mentions import _MAY_PIN
+
+    assert _MAY_PIN.search(text) is not None
+    assert _MAY_PIN.search("from verl.trainer.constants_ppo import get_ppo_ray_runtime_env\nimport verl\n") is None
