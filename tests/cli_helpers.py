@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import gc
 import io
+import json
 import os
 import shutil
 import signal
@@ -24,6 +25,7 @@ import sys
 import time
 import traceback
 import warnings
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -297,6 +299,90 @@ def verl_stub(root: Path, body: str = VERL_09) -> Path:
     (trainer / "__init__.py").write_text("")
     (trainer / "constants_ppo.py").write_text(body)
     return root
+
+
+#: the launcher the executed callee tests run: it passes a config to verl 0.9's signature
+#: only once a fix has rewritten the call (line 6), and prints its ``ran ...`` line
+LAUNCHER = (
+    "from omegaconf import OmegaConf\n"
+    "from verl.trainer.constants_ppo import get_ppo_ray_runtime_env\n"
+    "\n"
+    "\n"
+    "def launch(config):\n"
+    "    return get_ppo_ray_runtime_env()\n"
+    "\n"
+    "\n"
+    "if __name__ == '__main__':\n"
+    "    print('ran', launch(OmegaConf.create({'trainer': 2})))\n"
+)
+
+
+def write_tree(root: Path, files: dict[str, str]) -> Path:
+    """Make ``root`` a git top level (an empty ``.git``) holding ``files`` (path -> text);
+    return ``root``."""
+    (root / ".git").mkdir(parents=True)
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    return root
+
+
+def launcher_project(tmp_path: Path, files: dict[str, str], body: str = VERL_08) -> tuple[Path, Path]:
+    """The project (``tmp_path/project``, a git top level holding :data:`LAUNCHER` as
+    ``train.py`` and ``files``) and the folder of the verl (``body``) its interpreter has,
+    to put on ``PYTHONPATH`` for the launcher only (ppo-migrate never sees it)."""
+    root = write_tree(tmp_path / "project", {"train.py": LAUNCHER, **files})
+    return root, verl_stub(tmp_path / "site", body)
+
+
+def run_launcher(
+    root: Path,
+    site: Path | None = None,
+    cmd: Sequence[str] = ("train.py",),
+    *,
+    pythonpath: Sequence[Path] | None = None,
+    cwd: Path | None = None,
+    python: str = sys.executable,
+    timeout: float = 180,
+    env: dict[str, str] | None = None,
+) -> subprocess.CompletedProcess[str]:
+    """Run ``python cmd`` in ``cwd`` (default ``root``) as the project's interpreter would:
+    ``PYTHONPATH`` is ``site`` (or ``pythonpath`` joined; unset when neither is given), plus
+    ``env``."""
+    environ = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "PYTHONDONTWRITEBYTECODE": "1", **(env or {})}
+    if site is not None:
+        environ["PYTHONPATH"] = str(site)
+    elif pythonpath is not None:
+        environ["PYTHONPATH"] = os.pathsep.join(map(str, pythonpath))
+    return subprocess.run([python, *cmd], cwd=root if cwd is None else cwd, env=environ, capture_output=True,
+                          text=True, timeout=timeout, check=False)
+
+
+def launcher_ran(root: Path, site: Path | None = None, cmd: Sequence[str] = ("train.py",), *,
+                 whole_output: bool = False, **how: Any) -> str:
+    """:func:`run_launcher` (``how``: its keywords), which must exit 0; return its ``ran ...``
+    line (its whole output, stripped, with ``whole_output``)."""
+    proc = run_launcher(root, site, cmd, **how)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    if whole_output:
+        return proc.stdout.strip()
+    return next(line for line in proc.stdout.splitlines() if line.startswith("ran ")).strip()
+
+
+def check_findings(root: Path, *extra: str, launcher: str | None = None) -> list[dict]:
+    """The findings of ``check --output-format json --exit-zero --show-notices *extra .`` in
+    ``root`` (which must exit 0); only those of files ending with ``launcher`` when given."""
+    proc = run_cli("check", "--output-format", "json", "--exit-zero", "--show-notices", *extra, ".", cwd=root)
+    assert proc.returncode == 0, proc.stderr
+    found = json.loads(proc.stdout)
+    return found if launcher is None else [f for f in found if f["filename"].endswith(launcher)]
+
+
+def only_finding(root: Path, launcher: str | None = None) -> dict:
+    """The one finding of :func:`check_findings` (of ``launcher`` when given)."""
+    (found,) = check_findings(root, launcher=launcher)
+    return found
 
 
 def run_python(code: str, cwd: Path, *paths: Path) -> subprocess.CompletedProcess:

@@ -16,31 +16,31 @@ Each project is *executed* before, after a plain ``apply`` and after ``apply --t
 from __future__ import annotations
 
 import ast
-import json
-import os
-import subprocess
-import sys
+import functools
 from pathlib import Path
 
 import pytest
-from cli_helpers import VERL_08, VERL_09, run_cli
+from cli_helpers import (
+    LAUNCHER,
+    VERL_08,
+    VERL_09,
+    check_findings,
+    launcher_ran,
+    run_cli,
+    run_launcher,
+    verl_stub,
+    write_tree,
+)
 from packaging.version import Version
-from ppo_migrate.analysis.install_pins import _arrays, _assignments, _expanded, install_pins
+from ppo_migrate.analysis.install_pins import (
+    _arrays,
+    _assignments,
+    _expanded,
+    install_pins,
+)
 from ppo_migrate.analysis.mentions import python_mentions, text_mentions
 from ppo_migrate.analysis.requirements import _read_requirements, templated_verl
 
-LAUNCHER = (
-    "from omegaconf import OmegaConf\n"
-    "from verl.trainer.constants_ppo import get_ppo_ray_runtime_env\n"
-    "\n"
-    "\n"
-    "def launch(config):\n"
-    "    return get_ppo_ray_runtime_env()\n"
-    "\n"
-    "\n"
-    "if __name__ == '__main__':\n"
-    "    print('ran', launch(OmegaConf.create({'trainer': 2})))\n"
-)
 BEFORE = "ran None"
 NEW_PIN = {"pyproject.toml": '[project]\nname = "proj"\nversion = "0.1.0"\ndependencies = ["verl>=0.9.0"]\n'}
 
@@ -97,40 +97,17 @@ MENTIONED: dict[str, tuple[dict[str, str], str, int]] = {
 
 
 def _tree(root: Path, files: dict[str, str]) -> Path:
-    (root / ".git").mkdir(parents=True)
-    for name, text in {**NEW_PIN, **files, "train.py": LAUNCHER}.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)
-    return root
+    return write_tree(root, {**NEW_PIN, **files, "train.py": LAUNCHER})
 
 
-def _site(tmp_path: Path, body: str = VERL_08) -> Path:
-    """The project's interpreter's verl (outside the project: ppo-migrate never sees it)."""
-    site = tmp_path / "site"
-    (site / "verl/trainer").mkdir(parents=True)
-    (site / "verl/__init__.py").write_text("")
-    (site / "verl/trainer/__init__.py").write_text("")
-    (site / "verl/trainer/constants_ppo.py").write_text(body)
-    return site
-
-
-def _run(root: Path, site: Path) -> subprocess.CompletedProcess[str]:
-    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "PYTHONDONTWRITEBYTECODE": "1", "PYTHONPATH": str(site)}
-    return subprocess.run([sys.executable, "train.py"], cwd=root, env=env, capture_output=True, text=True, timeout=120,
-                          check=False)
-
-
-def _ran(root: Path, site: Path) -> str:
-    proc = _run(root, site)
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    return proc.stdout.strip()
+#: the launcher run with ``site`` (the project's interpreter's verl) on its path, within
+#: 120 s, and its whole output
+_run = functools.partial(run_launcher, timeout=120)
+_ran = functools.partial(launcher_ran, timeout=120, whole_output=True)
 
 
 def _check(root: Path) -> list[dict]:
-    proc = run_cli("check", "--output-format", "json", "--exit-zero", "--show-notices", ".", cwd=root)
-    assert proc.returncode == 0, proc.stderr
-    return [f for f in json.loads(proc.stdout) if f["filename"].endswith("train.py")]
+    return check_findings(root, launcher="train.py")
 
 
 def _rel(root: Path, filename: str) -> str:
@@ -154,7 +131,7 @@ def test_an_install_whose_version_is_a_variable_refuses_the_fix(tmp_path: Path, 
     """PPO005 naming the install's file and line: the release the file's own assignments
     give it, or "cannot be read"; never the pyproject's ``verl>=0.9.0``."""
     files, where, line, says = REFUSED[case]
-    root, site = _tree(tmp_path / "proj", files), _site(tmp_path)
+    root, site = _tree(tmp_path / "proj", files), verl_stub(tmp_path / "site", VERL_08)
     _applies_nothing(root, site)
     (found,) = _check(root)
     assert found["code"] == "PPO005", found
@@ -170,7 +147,7 @@ def test_a_template_version_in_an_unread_file_makes_the_fix_unsafe(tmp_path: Pat
     an unsafe PPO001 whose reason (``unread-pin``) names the file and line; with
     ``--unsafe-fixes`` the fix is written and the launcher raises, as the reason says."""
     files, where, line = MENTIONED[case]
-    root, site = _tree(tmp_path / "proj", files), _site(tmp_path)
+    root, site = _tree(tmp_path / "proj", files), verl_stub(tmp_path / "site", VERL_08)
     _applies_nothing(root, site)
     (found,) = _check(root)
     assert (found["code"], found["fix"]["applicability"], found["reason"]["kind"]) == ("PPO001", "unsafe", "unread-pin")
@@ -196,7 +173,7 @@ def test_a_new_verl_or_no_install_leaves_the_fix_safe(tmp_path: Path, name: str,
     """No over-caution: an install the file's assignments make 0.9.1, and templates in
     prose, comments and messages, leave the pin's safe fix; the rewritten launcher runs
     against verl 0.9."""
-    root, site = _tree(tmp_path / "proj", {name: text}), _site(tmp_path, VERL_09)
+    root, site = _tree(tmp_path / "proj", {name: text}), verl_stub(tmp_path / "site", VERL_09)
     (found,) = _check(root)
     assert (found["code"], found["fix"]["applicability"]) == ("PPO001", "safe"), found
     proc = run_cli("apply", "--exit-zero", ".", cwd=root)

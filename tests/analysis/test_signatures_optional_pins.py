@@ -19,27 +19,19 @@ fix is safe, ``apply`` writes it, and the rewritten launcher runs against verl 0
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from cli_helpers import VERL_08, VERL_09, run_cli, verl_stub
-
-LAUNCHER = (
-    "from omegaconf import OmegaConf\n"
-    "from verl.trainer.constants_ppo import get_ppo_ray_runtime_env\n"
-    "\n"
-    "\n"
-    "def launch(config):\n"
-    "    return get_ppo_ray_runtime_env()\n"
-    "\n"
-    "\n"
-    "if __name__ == '__main__':\n"
-    "    print('ran', launch(OmegaConf.create({'trainer': 2})))\n"
+from cli_helpers import (
+    LAUNCHER,
+    VERL_08,
+    VERL_09,
+    launcher_project,
+    launcher_ran,
+    only_finding,
+    run_cli,
 )
+
 FIXED = LAUNCHER.replace("get_ppo_ray_runtime_env()", "get_ppo_ray_runtime_env(config)")
 CALL_LINE = 6
 
@@ -107,33 +99,10 @@ SHAPES = {
 }
 
 
-def _project(tmp_path: Path, files: dict[str, str], body: str) -> tuple[Path, Path]:
-    """The project (a git top level holding ``train.py`` and ``files``) and the folder of the
-    verl (``body``: :data:`VERL_08` or :data:`VERL_09`) its interpreter has."""
-    root = tmp_path / "project"
-    (root / ".git").mkdir(parents=True)
-    for name, text in {"train.py": LAUNCHER, **files}.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)
-    return root, verl_stub(tmp_path / "site", body)
-
-
-def _runs(root: Path, site: Path) -> str:
-    """The launcher's ``ran ...`` line, run by the project's interpreter (``site`` on the path)."""
-    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "PYTHONDONTWRITEBYTECODE": "1", "PYTHONPATH": str(site)}
-    proc = subprocess.run(
-        [sys.executable, "train.py"], cwd=root, env=env, capture_output=True, text=True, timeout=180, check=False
-    )
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    return next(line for line in proc.stdout.splitlines() if line.startswith("ran ")).strip()
-
-
-def _finding(root: Path) -> dict:
-    proc = run_cli("check", "--output-format", "json", "--exit-zero", "--show-notices", ".", cwd=root)
-    assert proc.returncode == 0, proc.stderr
-    (found,) = json.loads(proc.stdout)
-    return found
+#: the project with the verl ``body`` on the launcher's path, the launcher's ``ran ...`` line and the one finding
+_project = launcher_project
+_runs = launcher_ran
+_finding = only_finding
 
 
 @pytest.mark.parametrize("shape", sorted(SHAPES))

@@ -25,31 +25,25 @@ must say why it leaves the call (the finding's code and the file:line the reason
 
 from __future__ import annotations
 
-import json
 import os
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from cli_helpers import VERL_08, VERL_09, run_cli, verl_stub
+from cli_helpers import (
+    LAUNCHER,
+    VERL_08,
+    VERL_09,
+    launcher_ran,
+    only_finding,
+    run_cli,
+    verl_stub,
+    write_tree,
+)
 
 #: the old copy's definition sits on line 3, so that a reason naming line 1 would fail
 OLD = "import os\n\n" + VERL_08
 OLD_LINE = 3
-
-LAUNCHER = (
-    "from omegaconf import OmegaConf\n"
-    "from verl.trainer.constants_ppo import get_ppo_ray_runtime_env\n"
-    "\n"
-    "\n"
-    "def launch(config):\n"
-    "    return get_ppo_ray_runtime_env()\n"
-    "\n"
-    "\n"
-    "if __name__ == '__main__':\n"
-    "    print('ran', launch(OmegaConf.create({'trainer': 2})))\n"
-)
 BEFORE = "ran None"
 
 
@@ -62,27 +56,12 @@ def _copy(prefix: str, body: str = OLD) -> dict[str, str]:
     }
 
 
-def _tree(root: Path, files: dict[str, str]) -> Path:
-    (root / ".git").mkdir(parents=True)
-    for name, text in files.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)
-    return root
+_tree = write_tree
 
 
 def _runs(root: Path, cmd: list[str]) -> str:
-    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "PYTHONDONTWRITEBYTECODE": "1",
-           "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
-    proc = subprocess.run([sys.executable, *cmd], cwd=root, env=env, capture_output=True, text=True, timeout=180)
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    return next(line for line in proc.stdout.splitlines() if line.startswith("ran ")).strip()
-
-
-def _check(root: Path) -> list[dict]:
-    proc = run_cli("check", "--output-format", "json", "--exit-zero", "--show-notices", ".", cwd=root)
-    assert proc.returncode == 0, proc.stderr
-    return json.loads(proc.stdout)
+    """The ``ran ...`` line of ``python cmd`` in ``root``, no ``PYTHONPATH``, no pytest plugins."""
+    return launcher_ran(root, None, cmd, env={"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"})
 
 
 def _apply_leaves_it_running(root: Path, cmd: list[str], launcher: str) -> None:
@@ -95,9 +74,7 @@ def _apply_leaves_it_running(root: Path, cmd: list[str], launcher: str) -> None:
         assert _runs(root, cmd) == BEFORE
 
 
-def _finding(root: Path, launcher: str) -> dict:
-    (found,) = [f for f in _check(root) if f["filename"].endswith(launcher)]
-    return found
+_finding = only_finding
 
 
 # -- paths spelled with os.pardir, '%s' % HERE, HERE + os.sep, with_name, join(*[...]) ----------
@@ -383,11 +360,7 @@ IGNORED: dict[str, tuple[dict[str, str], str, str, tuple[str, ...], str, str]] =
 def _runs_as(root: Path, cmd: list[str], cwd: str, pythonpath: tuple[str, ...], python: str = sys.executable) -> str:
     """The launcher's ``ran ...`` line, run from ``root/cwd`` with ``root/p`` for each ``p``
     of ``pythonpath`` on ``PYTHONPATH``."""
-    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "PYTHONDONTWRITEBYTECODE": "1",
-           "PYTHONPATH": os.pathsep.join(str(root / p) for p in pythonpath)}
-    proc = subprocess.run([python, *cmd], cwd=root / cwd, env=env, capture_output=True, text=True, timeout=180)
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    return next(line for line in proc.stdout.splitlines() if line.startswith("ran ")).strip()
+    return launcher_ran(root, None, cmd, pythonpath=[root / p for p in pythonpath], cwd=root / cwd, python=python)
 
 
 @pytest.mark.parametrize("case", sorted(IGNORED))

@@ -12,14 +12,20 @@ launcher raises, as the reason says.
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
+import functools
 from pathlib import Path
 
 import pytest
-from cli_helpers import VERL_08, VERL_09, run_cli
+from cli_helpers import (
+    VERL_08,
+    VERL_09,
+    check_findings,
+    launcher_ran,
+    run_cli,
+    run_launcher,
+    verl_stub,
+    write_tree,
+)
 
 LAUNCHER = (
     "from omegaconf import OmegaConf\n"
@@ -102,40 +108,16 @@ FORMATS: dict[str, tuple[dict[str, str], str, int]] = {
 
 
 def _tree(root: Path, files: dict[str, str]) -> Path:
-    (root / ".git").mkdir(parents=True)
-    for name, text in {**files, "train.py": LAUNCHER}.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)
-    return root
+    return write_tree(root, {**files, "train.py": LAUNCHER})
 
 
-def _site(tmp_path: Path, body: str = VERL_08) -> Path:
-    """The project's interpreter's verl (outside the project: ppo-migrate never sees it)."""
-    site = tmp_path / "site"
-    (site / "verl/trainer").mkdir(parents=True)
-    (site / "verl/__init__.py").write_text("")
-    (site / "verl/trainer/__init__.py").write_text("")
-    (site / "verl/trainer/constants_ppo.py").write_text(body)
-    return site
+#: the launcher run with ``site`` (the project's interpreter's verl) on its path, within
+#: 120 s, and its whole output
+_run = functools.partial(run_launcher, timeout=120)
+_ran = functools.partial(launcher_ran, timeout=120, whole_output=True)
 
 
-def _run(root: Path, site: Path) -> subprocess.CompletedProcess[str]:
-    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "PYTHONDONTWRITEBYTECODE": "1", "PYTHONPATH": str(site)}
-    return subprocess.run([sys.executable, "train.py"], cwd=root, env=env, capture_output=True, text=True, timeout=120,
-                          check=False)
-
-
-def _ran(root: Path, site: Path) -> str:
-    proc = _run(root, site)
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    return proc.stdout.strip()
-
-
-def _check(root: Path, *extra: str) -> list[dict]:
-    proc = run_cli("check", "--output-format", "json", "--exit-zero", "--show-notices", *extra, ".", cwd=root)
-    assert proc.returncode == 0, proc.stderr
-    return json.loads(proc.stdout)
+_check = check_findings
 
 
 def _rel(root: Path, filename: str) -> str:
@@ -148,7 +130,7 @@ def test_an_old_verl_in_an_unread_format_makes_the_fix_unsafe(tmp_path: Path, ca
     (which leave the launcher as it is); ``check`` gives an unsafe PPO001 and a PPO002
     whose reason (kind ``unread-pin``) names the mention's file and line."""
     files, where, line = FORMATS[case]
-    root, site = _tree(tmp_path / "proj", files), _site(tmp_path)
+    root, site = _tree(tmp_path / "proj", files), verl_stub(tmp_path / "site", VERL_08)
     before = (root / "train.py").read_text()
     assert _ran(root, site) == BEFORE
     for extra in ((), ("--thread-config",)):
@@ -217,7 +199,7 @@ def test_what_is_no_mention_leaves_the_fix_safe(tmp_path: Path, name: str, text:
     against verl 0.9) when the repository mentions a new verl, or an old one only in a
     comment, documentation, a test's string, prose or another package's name."""
     root = _tree(tmp_path / "proj", {**NEW_PIN, name: text})
-    _safe_and_runs(root, _site(tmp_path, VERL_09))
+    _safe_and_runs(root, verl_stub(tmp_path / "site", VERL_09))
 
 
 def test_an_in_tree_copy_or_verl_version_still_decides(tmp_path: Path) -> None:
@@ -225,7 +207,7 @@ def test_an_in_tree_copy_or_verl_version_still_decides(tmp_path: Path) -> None:
     in-tree copy of verl 0.9 decides as before, and so does ``--verl-version``."""
     files, _, _ = FORMATS["ray-runtime-env-yaml"]
     root = _tree(tmp_path / "proj", files)
-    _safe_and_runs(root, _site(tmp_path, VERL_09), "--verl-version", "0.9.1")
+    _safe_and_runs(root, verl_stub(tmp_path / "site", VERL_09), "--verl-version", "0.9.1")
     copy = _tree(tmp_path / "copy", {**files, "verl/__init__.py": "", "verl/trainer/__init__.py": "",
                                      "verl/trainer/constants_ppo.py": VERL_09})
     found = [f for f in _check(copy) if f["filename"].endswith("train.py")]
