@@ -450,11 +450,15 @@ def _package_roots(wanted: dict[str, list[_Wanted]]) -> set[str] | None:
     files they were found in: :attr:`_Wanted.skip` or :attr:`_Wanted.home`); ``None`` when
     one's file is not known (then any file may reach it)."""
     roots: set[str] = set()
+    seen: set[str] = set()  # a file holds many wanted names (15 calls a file: 9,000 entries)
     for entries in wanted.values():
         for w in entries:
             where = w.home or w.skip
             if not where:
                 return None
+            if where in seen:
+                continue
+            seen.add(where)
             package = module_package(where)
             if package:  # a module in no package is reached by no relative import
                 # the folder the outermost package lives in (the index's package root), and
@@ -539,15 +543,16 @@ def _mentions(data: bytes, names: set[str]) -> bool:
 def _spelled(data: bytes, names: set[str]) -> set[str] | None:
     """The ``names`` the file spells as identifiers (``train`` is not in ``trainer``);
     ``None`` for a non-ASCII file that may spell one otherwise (NFKC)."""
-    # a module named after a file name that is not UTF-8 (``bad\xff.py``): its bytes
-    encoded = [n.encode("utf-8", "surrogateescape") for n in names]
+    # a module named after a file name that is not UTF-8 (``bad\xff.py``): its bytes;
+    # encoded and sorted once for the run's files (200 files asked of 7,000 names each)
+    encoded = _encoded(frozenset(names))
     if not data.isascii():
         return None if is_candidate(data, encoded) else set()
     found: set[str] = set()
     if len(encoded) > _MANY_NAMES:
         # one pass of a regex whose alternatives share their prefixes (``run_ppo_1``,
         # ``run_ppo_2``, ...), instead of one pass of the bytes per name
-        for m in _any_of(tuple(sorted(encoded))).finditer(data):
+        for m in _any_of(encoded).finditer(data):
             start, end = m.span()
             if not (start and _WORD.match(data, start - 1)) and not _WORD.match(data, end):
                 found.add(m.group().decode())  # a whole identifier (``\\b`` would slow the scan)
@@ -556,6 +561,12 @@ def _spelled(data: bytes, names: set[str]) -> set[str] | None:
         if n in data and re.search(rb"\b" + re.escape(n) + rb"\b", data):
             found.add(n.decode())
     return found
+
+
+@functools.lru_cache(maxsize=8)
+def _encoded(names: frozenset[str]) -> tuple[bytes, ...]:
+    """``names`` as bytes (a name that is not UTF-8 keeps its bytes), sorted."""
+    return tuple(sorted(n.encode("utf-8", "surrogateescape") for n in names))
 
 
 @functools.lru_cache(maxsize=8)
