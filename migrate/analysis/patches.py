@@ -1365,6 +1365,21 @@ def _ini_plugins(folders: Iterable[str]) -> set[str]:
     top level (:func:`ppo_migrate.project.root.up_to_git_top`); ``-p no:NAME`` left out. Generous: a name too many only
     makes a file count."""
     out: set[str] = set()
+    for text in _ini_texts(folders):
+        if "-p" in text:
+            out.update(
+                m.group(1).rstrip(".") for m in _PLUGIN_OPTION.finditer(text)
+                if not m.group(1).startswith("no:") and ":" not in m.group(1)
+            )
+    return out
+
+
+def _ini_texts(folders: Iterable[str]) -> Iterator[str]:
+    """The text (first megabyte, UTF-8 with errors replaced) of each pytest ini file
+    (:data:`_INI_FILES`) in ``folders`` and the folders above them, up to a git top level
+    (:func:`ppo_migrate.project.root.up_to_git_top`), each folder once, read through the
+    run's snapshot; a file that cannot be read is skipped."""
+    read_bytes = current().read_bytes
     seen: set[str] = set()
     for folder in folders:
         for here in up_to_git_top(folder):
@@ -1373,16 +1388,9 @@ def _ini_plugins(folders: Iterable[str]) -> set[str]:
             seen.add(here)
             for name in _INI_FILES:
                 try:
-                    with open(os.path.join(here, name), "rb") as handle:
-                        text = handle.read(1 << 20).decode("utf-8", "replace")
-                except OSError:
+                    yield read_bytes(os.path.join(here, name))[: 1 << 20].decode("utf-8", "replace")
+                except (OSError, ValueError):
                     continue
-                if "-p" in text:
-                    out.update(
-                        m.group(1).rstrip(".") for m in _PLUGIN_OPTION.finditer(text)
-                        if not m.group(1).startswith("no:") and ":" not in m.group(1)
-                    )
-    return out
 
 
 def _declared_plugins(path: str, read) -> set[str]:
@@ -1948,20 +1956,9 @@ def doctest_globs(folders: Iterable[str]) -> set[str]:
         folders: absolute folders (the calling files').
     """
     out = {DOCTEST_GLOB_DEFAULT}
-    read_bytes = current().read_bytes
-    seen: set[str] = set()
-    for folder in folders:
-        for here in up_to_git_top(folder):
-            if here in seen:
-                break
-            seen.add(here)
-            for name in _INI_FILES:
-                try:
-                    text = read_bytes(os.path.join(here, name))[: 1 << 20].decode("utf-8", "replace")
-                except (OSError, ValueError):
-                    continue
-                if "--doctest-glob" in text:
-                    out.update(m.group(1) for m in _DOCTEST_GLOB.finditer(text))
+    for text in _ini_texts(folders):
+        if "--doctest-glob" in text:
+            out.update(m.group(1) for m in _DOCTEST_GLOB.finditer(text))
     return out
 
 

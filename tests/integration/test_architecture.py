@@ -146,7 +146,6 @@ SNAPSHOT_RECEIVERS = frozenset({
 ALLOWED: dict[str, str] = {
     # root walks: moved into project/root.py helpers by the root-finding change (issue 26
     # "one function decides the project root"), not converted here
-    "patches.py:_ini_plugins": "walks up to a git top reading ini files (root helpers' change)",
     "versions.py:verl_evidence": "walks up to .git (root helpers' change)",
 }
 
