@@ -245,7 +245,7 @@ def verl_evidence(start: str | os.PathLike[str], stop: str | os.PathLike[str] | 
         that ``tomllib`` rejects contributes nothing).
     """
     first = Path(os.path.abspath(os.fspath(start)))
-    if not first.is_dir():
+    if not current().fs.is_dir(first):  # the snapshot's stat, once a run
         first = first.parent
     own: list[VerlDeclaration] = []
     environment: list[VerlDeclaration] = []

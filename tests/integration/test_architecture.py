@@ -143,11 +143,7 @@ SNAPSHOT_RECEIVERS = frozenset({
 })
 
 #: ``file:function`` -> why it still does its own I/O. Each is left for a later step.
-ALLOWED: dict[str, str] = {
-    # root walks: moved into project/root.py helpers by the root-finding change (issue 26
-    # "one function decides the project root"), not converted here
-    "versions.py:verl_evidence": "walks up to .git (root helpers' change)",
-}
+ALLOWED: dict[str, str] = {}
 
 
 def _dotted(node: ast.expr) -> str | None:
