@@ -21,7 +21,7 @@ def _drop_working_directory_from_path() -> None:
 
 _drop_working_directory_from_path()
 
-from ppo_migrate.entry import main  # noqa: E402
+from ppo_migrate.cli.entry import main  # noqa: E402
 
 if __name__ == "__main__":
     main()

@@ -654,7 +654,7 @@ class Fix(NamedTuple):
         applicability: ruff's term: ``"safe"`` for fixes ``apply`` makes.
         origins: the parameters a safe fix's config comes from (:class:`CallerOrigin`):
             until their callers in the run's other files are judged, ``apply`` holds the
-            fix back (a run through :func:`ppo_migrate.runner.run`).
+            fix back (a run through :func:`ppo_migrate.cli.runner.run`).
     """
 
     message: str

@@ -371,7 +371,7 @@ def decode_source(data: bytes) -> tuple[str, str, bool]:
         SyntaxError: a bad declaration: an unknown encoding in the cookie, or a
             BOM with a non-UTF-8 cookie (from ``tokenize.detect_encoding``).
     """
-    import tokenize  # here: the scout (ppo_migrate.scout) imports this module, never decodes
+    import tokenize  # here: the scout (ppo_migrate.cli.scout) imports this module, never decodes
 
     try:
         encoding, _ = tokenize.detect_encoding(_tokenizer_lines(data))

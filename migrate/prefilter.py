@@ -4,7 +4,7 @@ Most files stop here: a file whose bytes contain none of the targets' last names
 refer to a target (every static reference to a function names it), so it is never decoded
 or parsed. Python folds some non-ASCII spellings into ASCII names (NFKC), checked for files
 with non-ASCII bytes (:func:`spells_otherwise`). Light to import: the scout process
-(:mod:`ppo_migrate.scout`) runs it without the runner or the analysis.
+(:mod:`ppo_migrate.cli.scout`) runs it without the runner or the analysis.
 """
 
 from __future__ import annotations

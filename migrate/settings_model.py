@@ -1,6 +1,6 @@
 """The settings' data model: :class:`Settings` (one run's resolved settings), its defaults,
 :class:`ConfigError`, and the hook through which the judging modules get a directory's own
-settings. No file is read here: :mod:`ppo_migrate.settings` is the loader (it reads the
+settings. No file is read here: :mod:`ppo_migrate.cli.settings` is the loader (it reads the
 ``[tool.ppo-migrate]`` tables of ``pyproject.toml``).
 
 Issue 26: the judging modules (``ppo_migrate.analysis``) import this module, never the
@@ -258,7 +258,7 @@ _directory_reader: Callable[[Path], Settings | None] | None = None
 def set_directory_reader(read: Callable[[Path], Settings | None] | None) -> None:
     """Install ``read`` as the reader of a folder's own settings (``None``: remove it).
 
-    :mod:`ppo_migrate.settings` installs :func:`ppo_migrate.settings.directory_settings`
+    :mod:`ppo_migrate.cli.settings` installs :func:`ppo_migrate.cli.settings.directory_settings`
     when it is imported; a test may install another.
 
     Args:

@@ -1,6 +1,6 @@
 """Shared helpers: run the ``ppo-migrate`` command line, in this process or as a real one.
 
-:func:`run_cli` runs the console script's own entry (:func:`ppo_migrate.entry.main`, which
+:func:`run_cli` runs the console script's own entry (:func:`ppo_migrate.cli.entry.main`, which
 takes both of its lanes: the plain ``check`` without click and click's command line) inside
 the test process, ~10 times cheaper than a process (issue 28, part 3): ``sys.argv``, the
 working directory, the environment and the standard streams are set as a process would have
@@ -114,7 +114,7 @@ def run_exe(
     command = ppo_migrate_exe()
     if blocked:
         block = "".join(f"sys.modules[{name!r}] = None; " for name in blocked)
-        command = [sys.executable, "-c", f"import sys; {block}\nfrom ppo_migrate.entry import main; main()"]
+        command = [sys.executable, "-c", f"import sys; {block}\nfrom ppo_migrate.cli.entry import main; main()"]
     proc = subprocess.run(
         [*command, *args],
         cwd=cwd,
@@ -175,7 +175,7 @@ def _fresh_caches() -> None:
 def _process_state(argv: list[str], cwd, env, environ=None, blocked=()):
     """Set ``sys.argv``, the working directory and the environment as a process would have
     them, and put back after whatever the command line changes for its process."""
-    from ppo_migrate import console, runner
+    from ppo_migrate.cli import console, runner
 
     saved_environ = dict(os.environ)
     saved_cwd = os.getcwd()
@@ -251,7 +251,7 @@ def _wait_for_children(before: set[int], seconds: float = 10.0) -> None:
 
 def _run_in_process(argv: list[str], cwd, input: bytes | None, env, environ=None, blocked=()) -> Completed:
     """:func:`run_cli` inside this process (see the module's docstring)."""
-    from ppo_migrate import entry
+    from ppo_migrate.cli import entry
 
     stdin = io.TextIOWrapper(io.BytesIO(input or b""), encoding="utf-8")
     out_bytes, err_bytes = io.BytesIO(), io.BytesIO()

@@ -21,7 +21,7 @@ from ppo_migrate.settings_model import DEFAULT_TARGETS, Settings
 
 # installs the model's reader of a folder's own settings (a ``[tool.ppo-migrate]`` table's
 # ``verl-version`` nearest a file): the judging modules ask the model, never the loader
-import ppo_migrate.settings  # noqa: E402,F401,I001
+import ppo_migrate.cli.settings  # noqa: E402,F401,I001
 
 
 def _pass_config_command() -> type:

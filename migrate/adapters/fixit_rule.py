@@ -34,7 +34,7 @@ from libcst.metadata import CodeRange, FilePathProvider, PositionProvider
 from ppo_migrate.analysis.check import analyse
 from ppo_migrate.analysis.module import SourceProblem
 from ppo_migrate.edits.cst_calls import configless_kind, fix_expression, rewrite_call
-from ppo_migrate.settings import load_settings
+from ppo_migrate.cli.settings import load_settings
 from ppo_migrate.settings_model import ConfigError, Settings
 
 LOG = logging.getLogger(__name__)

@@ -152,7 +152,7 @@ def process_text(
     verdicts = current_references().caller_verdicts  # the run's: ``None`` outside a run
     if verdicts is not None and not getattr(settings, "unsafe_fixes", False):
         # safe fixes resting on parameters whose callers in other files are not judged
-        # yet: the rewrite is made, and written once they are (``ppo_migrate.runner.run``)
+        # yet: the rewrite is made, and written once they are (``ppo_migrate.cli.runner.run``)
         origins = tuple(sorted(pending_origins(applied, verdicts), key=repr))
     if not applied and not moved:
         return FileResult(path, tuple(diagnostics), index=index(diagnostics), kept=kept)

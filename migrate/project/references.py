@@ -156,7 +156,7 @@ class References:
 
     # -- the run's tables ---------------------------------------------------------------
     def start_run(self, *, judged: bool = True) -> None:
-        """A run begins (:func:`ppo_migrate.runner.run`): its tables are its own, nothing
+        """A run begins (:func:`ppo_migrate.cli.runner.run`): its tables are its own, nothing
         looked for yet. The per-file records stay: they are keyed by the file's stamp.
 
         Args:

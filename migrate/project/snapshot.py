@@ -29,7 +29,7 @@ How it is reached: **a run-scoped current snapshot** (a :mod:`contextvars` varia
 a parameter: the readers sit at the bottom of deep call chains (the callee in effect is
 decided inside each module's analysis, the class index inside the config finder), and
 threading a parameter through them would touch most signatures of the analysis. The
-commands (``check``, ``apply``; the plain ``check``) and :func:`ppo_migrate.runner.run` enter
+commands (``check``, ``apply``; the plain ``check``) and :func:`ppo_migrate.cli.runner.run` enter
 :func:`run_scope`, which makes a snapshot when none is current and clears it at the end;
 the readers ask :func:`current`. Outside a run (the LibCST codemod command, the Fixit rule,
 a test calling an analysis directly) :func:`current` hands out a fresh snapshot each time:
@@ -40,7 +40,7 @@ and go on with their own copy; they keep only the tree of the file at hand
 ``check`` drops its trees before it forks them: each worker would carry them). A file a
 worker rewrites is dropped from the parent's snapshot when its outcome comes back
 (:meth:`Snapshot.forget`), so that the phases after read its new bytes. The scout of a
-``check`` (:mod:`ppo_migrate.scout`) reads in its own process, for the prefilter only, and
+``check`` (:mod:`ppo_migrate.cli.scout`) reads in its own process, for the prefilter only, and
 keeps nothing: a candidate is read there and once more in the parent.
 
 **The overlay** (issue 26, step 7 of the design note): a preview (``apply --diff`` with

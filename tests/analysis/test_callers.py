@@ -222,7 +222,7 @@ def test_depth_bound(tmp_path: Path) -> None:
 
 
 def test_thread_config_with_diff_previews_and_only_stdin_is_a_usage_error(tmp_path: Path) -> None:
-    """Was a usage error; now a preview (tests/test_cli_preview.py). Standard input still is one."""
+    """Was a usage error; now a preview (tests/cli/test_app_preview.py). Standard input still is one."""
     _write(tmp_path, {"m.py": IMP})
     proc = run_cli("apply", "--thread-config", "--diff", ".", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr  # nothing to change
@@ -437,7 +437,7 @@ def test_no_file_is_parsed_twice_in_a_run(
     import ppo_migrate.analysis.check as check_module
     import ppo_migrate.analysis.module as module_module
     from click.testing import CliRunner
-    from ppo_migrate.cli import cli
+    from ppo_migrate.cli.app import cli
 
     _chain(tmp_path / "src", 12)
     monkeypatch.setenv("PPO_MIGRATE_TEST_FORCE_POOL", "1")  # jobs 2: the pool's workers
@@ -476,7 +476,7 @@ def test_a_file_apply_rewrote_is_read_again_for_the_caller_phase(
     phase parses the new text (once) and its hints point into it."""
     import ppo_migrate.analysis.check as check_module
     from click.testing import CliRunner
-    from ppo_migrate.cli import cli
+    from ppo_migrate.cli.app import cli
 
     _chain(tmp_path / "src", 3)
     m1 = tmp_path / "src" / "pkg" / "m1.py"
@@ -942,9 +942,9 @@ def test_a_file_indexed_for_its_callers_decides_the_config_only_at_their_calls(
     the functions followed are decided, and the plan is the one deciding every call gives."""
     from ppo_migrate.analysis import callers
     from ppo_migrate.analysis.configs import ConfigFinder
-    from ppo_migrate.modes import Mode
-    from ppo_migrate.runner import run
-    from ppo_migrate.settings import load_settings
+    from ppo_migrate.cli.modes import Mode
+    from ppo_migrate.cli.runner import run
+    from ppo_migrate.cli.settings import load_settings
 
     methods = "".join(
         f"    def step{i}(self):\n        return helper(self.config, {i})\n" for i in range(40)
@@ -1059,8 +1059,8 @@ def test_the_plan_reads_a_file_for_a_function_only_beside_its_module(tmp_path: P
     ``main``, 33 now); one naming the module in characters NFKC folds is; so is one that
     may bind any name at run time (``setattr``), which then keeps the function unthreaded."""
     from ppo_migrate.analysis import callers
-    from ppo_migrate.runner import Mode, run
-    from ppo_migrate.settings import load_settings
+    from ppo_migrate.cli.runner import Mode, run
+    from ppo_migrate.cli.settings import load_settings
 
     _write(tmp_path, {
         "pkg/__init__.py": "",

@@ -119,7 +119,7 @@ def test_a_base_class_module_parsed_for_another_file_is_not_parsed_again(
     import ppo_migrate.analysis.check as check_module
     import ppo_migrate.analysis.module as module_module
     from click.testing import CliRunner
-    from ppo_migrate.cli import cli
+    from ppo_migrate.cli.app import cli
 
     root, _ = tree
     base = root / "tpkg" / "base.py"

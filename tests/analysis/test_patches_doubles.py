@@ -460,7 +460,7 @@ REBOUND_PREFIXES = (
 def test_the_unsafe_fix_carries_a_structured_reason(tmp_path: Path, name: str, monkeypatch) -> None:
     """The finding's :class:`ppo_migrate.diagnostics.Reason` names the double: kind
     ``"rebound"`` for an assignment run outside the tests, ``"patched"`` for the rest."""
-    from ppo_migrate.runner import Mode, run
+    from ppo_migrate.cli.runner import Mode, run
     from ppo_migrate.settings_model import Settings
 
     files, (rel, marker), caller = DOUBLES[name]

@@ -68,11 +68,11 @@ def test_judging_reads_no_settings_is_a_contract_on_every_analysis_module() -> N
     contracts = tomllib.loads(PYPROJECT.read_text())["tool"]["importlinter"]["contracts"]
     found = {c["id"]: c for c in contracts}["judging-reads-no-settings"]
     assert (found["type"], found["source_modules"]) == ("forbidden", ["ppo_migrate.analysis"])
-    assert found["forbidden_modules"] == ["ppo_migrate.settings"]
+    assert found["forbidden_modules"] == ["ppo_migrate.cli.settings"]
     assert not found.get("allow_indirect_imports", False)
     graph = _graph()
     reached = {
-        module: graph.find_shortest_chain(importer=module, imported="ppo_migrate.settings")
+        module: graph.find_shortest_chain(importer=module, imported="ppo_migrate.cli.settings")
         for module in sorted(graph.find_children("ppo_migrate.analysis"))
     }
     assert {m: chain for m, chain in reached.items() if chain} == {}

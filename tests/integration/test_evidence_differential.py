@@ -1,7 +1,7 @@
 """No fix that was safe before issue 27 becomes unsafe (issue 27's last acceptance item).
 
 Each tree is judged twice in one process, as ``ppo-migrate check .`` run from its root judges
-it (:func:`ppo_migrate.runner.run`, one job, the cross-file phase included): with the
+it (:func:`ppo_migrate.cli.runner.run`, one job, the cross-file phase included): with the
 evidence of the value, the tool as it is, and with the name-only judgement that preceded
 issue 27 (``Settings.follow_values=False``: :class:`ppo_migrate.analysis.configs.ConfigFinder`
 reads no OmegaConf/Hydra maker, YAML file, click/typer/``@hydra.main`` decorator or
@@ -136,10 +136,10 @@ RECIPE_FIXES: dict[str, tuple[int, int]] = {
 def _judge(tree: Path, follow_values: bool, **overrides) -> dict[Place, Diagnostic]:
     """The findings of ``check .`` run from ``tree``'s root, by place, the caches emptied first
     (as a new process starts), with ``Settings.follow_values`` as given."""
-    from ppo_migrate.commands import discover
-    from ppo_migrate.modes import Mode
-    from ppo_migrate.runner import run
-    from ppo_migrate.settings import load_settings
+    from ppo_migrate.cli.commands import discover
+    from ppo_migrate.cli.modes import Mode
+    from ppo_migrate.cli.runner import run
+    from ppo_migrate.cli.settings import load_settings
 
     _fresh_caches()
     with pytest.MonkeyPatch.context() as mp:

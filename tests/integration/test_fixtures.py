@@ -129,5 +129,5 @@ def test_readme_documents_thread_config_with_diff_and_links_the_rules() -> None:
         assert f"[{code}](rules/{code}.md)" in check
         assert rule.url.endswith(f"/docs/rules/{code}.md")
     proc = run_cli("apply", "--diff", "--thread-config", "fixtures/legacy", cwd=FIXTURES.parent)
-    assert proc.returncode == 1, proc.stderr  # a preview now (tests/test_cli_preview.py), not an error
+    assert proc.returncode == 1, proc.stderr  # a preview now (tests/cli/test_app_preview.py), not an error
     assert "+++ b/fixtures/legacy/verl/trainer/main_ppo.py" in proc.stdout

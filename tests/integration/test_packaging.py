@@ -37,7 +37,7 @@ def test_wheel_ships_the_two_import_packages_only(wheel: Path) -> None:
     assert "ppo_migrate/output/sarif_format.py" in names
     entry_points = next(n for n in names if n.endswith("entry_points.txt"))
     text = zipfile.ZipFile(wheel).read(entry_points).decode()
-    assert "ppo-migrate = ppo_migrate.entry:main" in text
+    assert "ppo-migrate = ppo_migrate.cli.entry:main" in text
 
 
 @pytest.mark.slow

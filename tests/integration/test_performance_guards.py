@@ -25,8 +25,8 @@ import pytest
 
 from cli_helpers import declare_verl, group_left_after, kill_group
 
-from ppo_migrate import runner
-from ppo_migrate.runner import Mode
+from ppo_migrate.cli import runner
+from ppo_migrate.cli.runner import Mode
 from ppo_migrate.settings_model import Settings
 
 #: Ctrl-C and kill tests stop real runs part-way: one worker runs them (and the few timings)
@@ -142,7 +142,7 @@ def _trainers(
 
 def test_help_does_not_import_libcst() -> None:
     mods = _modules_after(
-        "from ppo_migrate.cli import main\n"
+        "from ppo_migrate.cli.app import main\n"
         "for args in (['--help'], ['check', '--help'], ['apply', '--help']):\n"
         "    try:\n"
         "        main(args)\n"
@@ -157,7 +157,7 @@ def test_check_without_candidates_does_not_import_libcst(tmp_path: Path) -> None
     _write(tmp_path, {f"pkg/m{i}.py": PLAIN for i in range(30)})
     _write(tmp_path, {"pkg/doc.md": "get_ppo_ray_runtime_env() in a non-Python file\n"})
     code = (
-        "from ppo_migrate.cli import main\n"
+        "from ppo_migrate.cli.app import main\n"
         "try:\n"
         "    main(['check', '--jobs', '2', 'pkg'])\n"
         "except SystemExit as e:\n"
@@ -178,7 +178,7 @@ def test_check_of_plain_candidates_does_not_import_libcst(tmp_path: Path) -> Non
         },
     )
     code = (
-        "from ppo_migrate.cli import main\n"
+        "from ppo_migrate.cli.app import main\n"
         "try:\n"
         "    main(['check', '--jobs', '2', '--output-format', 'json', 'pkg'])\n"
         "except SystemExit as e:\n"
@@ -202,7 +202,7 @@ def test_check_with_entry_points_and_their_callers_does_not_import_libcst(tmp_pa
         },
     )
     code = (
-        "from ppo_migrate.cli import main\n"
+        "from ppo_migrate.cli.app import main\n"
         "try:\n"
         "    main(['check', '--jobs', '1', 'pkg'])\n"
         "except SystemExit as e:\n"
@@ -540,7 +540,7 @@ def wait(*args, **kwargs):
 
 concurrent.futures.wait = wait
 from pathlib import Path
-from ppo_migrate.runner import Mode, run
+from ppo_migrate.cli.runner import Mode, run
 from ppo_migrate.settings_model import Settings
 
 files = sorted(str(p) for p in Path("tree").rglob("*.py"))
@@ -602,18 +602,18 @@ def test_workers_end_when_the_parent_is_killed(tmp_path: Path, sig: signal.Signa
 FORK_IMPORTS = """
 import sys
 at_start = set(sys.modules)  # the interpreter's own start (site's .pth files) is not ours
-import ppo_migrate.scout as scouting
+import ppo_migrate.cli.scout as scouting
 
 real_start = scouting.start
 
 def start(*args):
-    heavy = ("click", "typing", "dataclasses", "inspect", "ast", "ppo_migrate.runner")
+    heavy = ("click", "typing", "dataclasses", "inspect", "ast", "ppo_migrate.cli.runner")
     ours = [m for m in heavy if m in sys.modules and m not in at_start]
     print("at fork:", ours, file=sys.stderr, flush=True)
     return real_start(*args)
 
 scouting.start = start
-from ppo_migrate.entry import main
+from ppo_migrate.cli.entry import main
 main()
 """
 

@@ -35,7 +35,7 @@ from hypothesis import strategies as st
 
 from ppo_migrate.codemod import process_text
 from ppo_migrate.files import decode_source, encode_source
-from ppo_migrate.runner import Mode, process_data
+from ppo_migrate.cli.runner import Mode, process_data
 from ppo_migrate.settings_model import Settings
 
 from cli_helpers import declare_verl, run_cli

@@ -45,7 +45,7 @@ from pathlib import Path
 import pytest
 
 from ppo_migrate.files import is_temp_file
-from ppo_migrate.runner import Mode, process_file
+from ppo_migrate.cli.runner import Mode, process_file
 from ppo_migrate.settings_model import Settings
 
 from cli_helpers import declare_verl, ppo_migrate_exe, run_cli
@@ -526,7 +526,7 @@ def test_file_changed_between_read_and_write_is_not_overwritten_and_is_reported(
     ``runner.atomic_write`` is wrapped so that the change lands after
     ``read_source`` and the analysis and just before the write begins.
     """
-    import ppo_migrate.runner as runner
+    import ppo_migrate.cli.runner as runner
 
     path = tmp_path / "trainer.py"
     path.write_bytes(trainer())
@@ -1128,7 +1128,7 @@ def test_analysed_code_is_never_imported_or_executed(tmp_path, launcher):
 
 def test_an_exception_that_cannot_be_formatted_is_still_one_line() -> None:
     """LibCST's exceptions may hold a node whose repr recurses past the limit."""
-    from ppo_migrate.runner import _describe
+    from ppo_migrate.cli.runner import _describe
 
     class Deep(Exception):
         def __str__(self) -> str:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from ppo_migrate.cli import cli
+from ppo_migrate.cli.app import cli
 from ppo_migrate.project import references
 from ppo_migrate.project.references import (
     References,
@@ -263,7 +263,7 @@ def test_no_module_but_the_index_resolves_modules_or_builds_cross_file_tables() 
                     delegates.add((name, qualname))
                 else:
                     resolvers.append(f"{name}: {qualname}")
-        if name != "runner.py":
+        if name != "cli/runner.py":
             builders += [
                 f"{name}:{n.lineno} calls {n.func.id}"
                 for n in ast.walk(tree)
@@ -336,7 +336,7 @@ def test_a_spawned_worker_judges_with_the_runs_tables() -> None:
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
-    from ppo_migrate import runner
+    from ppo_migrate.cli import runner
 
     tables = ({"pkg.make_env": "verl.trainer.constants_ppo.get_ppo_ray_runtime_env"}, (), {})
     context = multiprocessing.get_context("spawn")

@@ -19,7 +19,7 @@ from click.testing import CliRunner
 from cli_helpers import declare_verl
 from ppo_migrate.analysis import callers
 from ppo_migrate.analysis.signatures import install_levels
-from ppo_migrate.cli import cli
+from ppo_migrate.cli.app import cli
 from ppo_migrate.targets import module_package
 from ppo_migrate.project import root as root_module
 from ppo_migrate.project.repository import doubles_root

@@ -287,7 +287,7 @@ def _validate_list(
                     "a rule code; see `ppo-migrate rule --all`)"
                 )
     elif key in ("exclude", "extend-exclude") and items and items != DEFAULT_EXCLUDES:
-        import pathspec  # local: keeps `import ppo_migrate.settings` light
+        import pathspec  # local: keeps `import ppo_migrate.cli.settings` light
 
         for pattern in items:
             try:

@@ -48,17 +48,17 @@ def applies(jobs: int | None, paths: Sequence[str]) -> bool:
     """Whether a ``check`` of ``paths`` runs with a scout.
 
     Args:
-        jobs: ``--jobs`` (``None``: :func:`ppo_migrate.modes.default_jobs`); 2 or more.
+        jobs: ``--jobs`` (``None``: :func:`ppo_migrate.cli.modes.default_jobs`); 2 or more.
         paths: the command line's paths; a directory must be among them (a list of files,
             as pre-commit passes, is read faster than a process forks).
 
-    Also: not with the pool forced (:data:`ppo_migrate.modes.FORCE_POOL_ENV`, for the pool's
+    Also: not with the pool forced (:data:`ppo_migrate.cli.modes.FORCE_POOL_ENV`, for the pool's
     own tests), on Linux only, where ``fork`` copies the process cheaply and safely, and
     only while no other thread runs.
     """
     import sys
 
-    from ppo_migrate.modes import FORCE_POOL_ENV, default_jobs
+    from ppo_migrate.cli.modes import FORCE_POOL_ENV, default_jobs
 
     if (jobs or default_jobs()) < 2 or os.environ.get(FORCE_POOL_ENV, "") == "1":
         return False

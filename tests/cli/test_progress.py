@@ -1,4 +1,4 @@
-"""``ppo_migrate.progress``: click's progress bar, only on a terminal, outside CI, for long runs."""
+"""``ppo_migrate.cli.progress``: click's progress bar, only on a terminal, outside CI, for long runs."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import io
 
 import pytest
 
-from ppo_migrate.progress import LONG_RUN_FILES, Progress
+from ppo_migrate.cli.progress import LONG_RUN_FILES, Progress
 
 
 class _FakeStream(io.StringIO):
@@ -58,7 +58,7 @@ def test_progress_waits_for_a_long_run(monkeypatch) -> None:
 
 
 def test_progress_after_a_second_even_for_few_files(monkeypatch) -> None:
-    import ppo_migrate.progress as mod
+    import ppo_migrate.cli.progress as mod
 
     stream = _FakeStream(True)
     monkeypatch.delenv("CI", raising=False)

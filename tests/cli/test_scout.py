@@ -1,4 +1,4 @@
-"""``ppo_migrate.scout``: ``check`` walks and prefilters in a forked process (issue 13, item 6).
+"""``ppo_migrate.cli.scout``: ``check`` walks and prefilters in a forked process (issue 13, item 6).
 
 Real forks, real files, the CLI as a subprocess. The oracle is the same run in one process
 (``--jobs 1``, which never forks a scout): the output must be the same, byte for byte, and no
@@ -17,12 +17,12 @@ from pathlib import Path
 
 import pytest
 from cli_helpers import group_left_after, kill_group, ppo_migrate_exe
-from ppo_migrate import scout as scouting
+from ppo_migrate.cli import scout as scouting
 from ppo_migrate.project.discovery import discover_files
-from ppo_migrate.modes import Mode
+from ppo_migrate.cli.modes import Mode
 from ppo_migrate.prefilter import iter_candidates
-from ppo_migrate.runner import ScoutFailed, run, run_scouted
-from ppo_migrate.settings import load_settings
+from ppo_migrate.cli.runner import ScoutFailed, run, run_scouted
+from ppo_migrate.cli.settings import load_settings
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="the scout forks on Linux only")
 
@@ -158,7 +158,7 @@ def test_a_directory_the_walk_cannot_list_is_reported_once(tmp_path: Path) -> No
 DYING_SCOUT = textwrap.dedent(
     """
     import os, signal, sys
-    import ppo_migrate.runner
+    import ppo_migrate.cli.runner
     import ppo_migrate.prefilter as prefilter
 
     parent = os.getpid()
@@ -170,7 +170,7 @@ DYING_SCOUT = textwrap.dedent(
         return real(files, settings)
 
     prefilter.iter_candidates = dying
-    from ppo_migrate.cli import main
+    from ppo_migrate.cli.app import main
     main(sys.argv[1:])
     """
 )
@@ -197,7 +197,7 @@ def test_a_scout_that_dies_leaves_the_run_to_one_process(tmp_path: Path, how: st
 SLOW_SCOUT = textwrap.dedent(
     """
     import os, sys, time
-    import ppo_migrate.runner
+    import ppo_migrate.cli.runner
     import ppo_migrate.prefilter as prefilter
 
     parent = os.getpid()
@@ -211,12 +211,12 @@ SLOW_SCOUT = textwrap.dedent(
     prefilter.read_bytes = slow
     print("ready", flush=True)
     if sys.argv[1] == "script":  # the console script's entry: a plain check, without click
-        from ppo_migrate.entry import main
+        from ppo_migrate.cli.entry import main
 
         sys.argv[1:2] = []
         main()
     else:
-        from ppo_migrate.cli import main
+        from ppo_migrate.cli.app import main
 
         main(sys.argv[2:])
     """

@@ -15,11 +15,11 @@ from pathlib import Path
 import pytest
 
 from cli_helpers import SUBPROCESS_ENV, declare_verl, run_cli
-from ppo_migrate import runner
+from ppo_migrate.cli import runner
 from ppo_migrate.edits.unified_diff import unified_diff
-from ppo_migrate.modes import FORCE_POOL_ENV, Mode
+from ppo_migrate.cli.modes import FORCE_POOL_ENV, Mode
 from ppo_migrate.project.snapshot import Snapshot, current
-from ppo_migrate.settings import load_settings
+from ppo_migrate.cli.settings import load_settings
 
 DATA = Path(__file__).parent / "data" / "preview"
 

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 from cli_helpers import run_cli
-from ppo_migrate.envcmd import (
+from ppo_migrate.cli.envcmd import (
     EnvCommandError,
     Override,
     env_command,
@@ -537,7 +537,7 @@ def test_python_dash_m_envcmd():
         [
             sys.executable,
             "-m",
-            "ppo_migrate.envcmd",
+            "ppo_migrate.cli.envcmd",
             MEGATRON,
             "--capability",
             "10.0",
@@ -961,7 +961,7 @@ def verl_config_dir(_verl_wheel_config_dir, monkeypatch) -> str:
     import copy
     import hashlib
 
-    from ppo_migrate import envcmd
+    from ppo_migrate.cli import envcmd
 
     real = envcmd.compose_config
 
@@ -1260,7 +1260,7 @@ MAIN_PPO_CASES = [
 @pytest.mark.network
 @pytest.mark.parametrize(("case", "overrides"), MAIN_PPO_CASES, ids=[c[0] for c in MAIN_PPO_CASES])
 def test_env_sets_what_verl_main_ppo_sets_before_the_call(verl_config_dir, case, overrides):
-    from ppo_migrate.envcmd import compose_config
+    from ppo_migrate.cli.envcmd import compose_config
 
     source = (Path(verl_config_dir).parents[0] / "main_ppo.py").read_text(encoding="utf-8")
     expected = _run_ppo_env_setup(source)(compose_config(verl_config_dir, "ppo_trainer", list(overrides)))

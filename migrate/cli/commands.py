@@ -1,6 +1,6 @@
 """What ``check`` does, and the steps ``apply`` shares with it, without click.
 
-:mod:`ppo_migrate.cli` parses the command line with click and calls these. A plain
+:mod:`ppo_migrate.cli.app` parses the command line with click and calls these. A plain
 ``ppo-migrate check [PATH ...]`` (no option but ``--no-progress`` and ``--exit-zero``: what
 CI and pre-commit hooks run) is recognised by the console script before click is imported
 (:func:`plain_check`) and runs :func:`check` with the same settings and options click would
@@ -12,7 +12,7 @@ item 6).
 import os
 import sys
 
-from ppo_migrate import console
+from ppo_migrate.cli import console
 from ppo_migrate.project.root import display_root
 
 #: The flags a plain ``check`` may hold among its paths (:func:`plain_check`): each takes no
@@ -134,7 +134,7 @@ def plain_options(argv: list[str]) -> CheckOptions:
 def run_plain_check(paths: tuple[str, ...], options: CheckOptions | None = None) -> None:
     """``ppo-migrate check PATH ...`` without click: the settings for ``paths`` alone and
     ``options`` (:func:`plain_options`; ``None``: the defaults), what
-    :func:`ppo_migrate.cli.check` does with the same command line.
+    :func:`ppo_migrate.cli.app.check` does with the same command line.
 
     Raises:
         SystemExit: the command's exit code (as :func:`check`).
@@ -150,10 +150,10 @@ def _plain_check(paths: tuple[str, ...], options: CheckOptions) -> None:
 
 
 def load(paths, overrides: dict):
-    """The run's settings: :func:`ppo_migrate.settings.load_settings` for ``paths`` (``"."``
+    """The run's settings: :func:`ppo_migrate.cli.settings.load_settings` for ``paths`` (``"."``
     when none) with the command line's ``overrides`` (keyword arguments, ``None`` for not
     given); a :class:`ppo_migrate.settings_model.ConfigError` is a one-line error, exit 2."""
-    from ppo_migrate.settings import load_settings
+    from ppo_migrate.cli.settings import load_settings
     from ppo_migrate.settings_model import ConfigError
 
     try:
@@ -180,7 +180,7 @@ def stdin(settings, name: str | None, mode, keep: dict[str, str] | None = None):
     ``keep``: when given, the decoded text is stored there under the display name (the
     ``full`` format's frames come from it: the file named by ``--stdin-filename`` on disk
     may differ, and standard input cannot be read twice)."""
-    from ppo_migrate.runner import process_data
+    from ppo_migrate.cli.runner import process_data
 
     if sys.stdin is None:  # started without one (``<&-``)
         console.fail("cannot read standard input: it is closed")
@@ -212,7 +212,7 @@ def check(paths: tuple[str, ...], settings, options: CheckOptions) -> None:
     Raises:
         SystemExit: 1 when findings remain (unless ``exit_zero``), 2 on internal errors.
     """
-    from ppo_migrate.modes import Mode
+    from ppo_migrate.cli.modes import Mode
 
     mode = Mode.ADD_NOQA if options.add_noqa else Mode.APPLY if options.fix else Mode.CHECK
     fixed_per_file: list[tuple[str, int]] = []
@@ -237,7 +237,7 @@ def check(paths: tuple[str, ...], settings, options: CheckOptions) -> None:
                     counts[d.path] = counts.get(d.path, 0) + 1
             fixed_per_file = list(counts.items())
         if not options.add_noqa and has_entry_points(diagnostics):
-            from ppo_migrate.caller_phase import follow_callers
+            from ppo_migrate.cli.caller_phase import follow_callers
 
             # the per-file phase's records: the run filed them on its reference index
             diagnostics, _, _ = follow_callers(files, diagnostics, settings, apply=False)
@@ -319,7 +319,7 @@ def run_files(paths, settings, mode, options: CheckOptions):
     """Discover and process files; ``(files, None)`` after printing them for --show-files.
 
     ``check`` of a directory walks and prefilters it in a forked scout process while this
-    one analyses (:func:`ppo_migrate.runner.run_scouted`) where it can.
+    one analyses (:func:`ppo_migrate.cli.runner.run_scouted`) where it can.
     """
     if not options.show_files:
         scouted = run_scouted(paths or ["."], settings, mode, options)
@@ -336,14 +336,14 @@ def run_files(paths, settings, mode, options: CheckOptions):
 
 
 def run_scouted(paths, settings, mode, options: CheckOptions):
-    """``(files, result)`` of :func:`ppo_migrate.runner.run_scouted`; ``None`` where a scout does
+    """``(files, result)`` of :func:`ppo_migrate.cli.runner.run_scouted`; ``None`` where a scout does
     not apply or failed (the caller then runs without one).
 
     The scout forks before the runner and the analysis modules are imported: this process
     imports them while the scout walks the tree.
     """
-    from ppo_migrate import scout as scouting
-    from ppo_migrate.modes import Mode, collector_paused
+    from ppo_migrate.cli import scout as scouting
+    from ppo_migrate.cli.modes import Mode, collector_paused
 
     if mode is not Mode.CHECK or not scouting.applies(options.jobs, paths):
         return None
@@ -353,9 +353,9 @@ def run_scouted(paths, settings, mode, options: CheckOptions):
         return None
     try:
         with collector_paused():
-            from ppo_migrate.progress import Progress
-            from ppo_migrate.runner import ScoutFailed
-            from ppo_migrate.runner import run_scouted as run
+            from ppo_migrate.cli.progress import Progress
+            from ppo_migrate.cli.runner import ScoutFailed
+            from ppo_migrate.cli.runner import run_scouted as run
     except BaseException:
         scout.kill()
         raise
@@ -381,14 +381,14 @@ def run_discovered(
     """Process discovered files with a progress bar; Ctrl-C raises KeyboardInterrupt.
 
     ``given``: the command line's paths the files were discovered from (see
-    :func:`ppo_migrate.runner.run`: with a directory holding the whole repository, its
+    :func:`ppo_migrate.cli.runner.run`: with a directory holding the whole repository, its
     other files need no second walk).
 
     ``on_outcome(outcome, progress)`` is called as each file finishes (see
-    :func:`ppo_migrate.runner.run`); ``progress`` is the bar, to clear before printing.
+    :func:`ppo_migrate.cli.runner.run`); ``progress`` is the bar, to clear before printing.
     """
-    from ppo_migrate.progress import Progress
-    from ppo_migrate.runner import run
+    from ppo_migrate.cli.progress import Progress
+    from ppo_migrate.cli.runner import run
 
     progress = Progress(sys.stderr, no_progress=no_progress)
     try:

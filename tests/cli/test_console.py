@@ -1,4 +1,4 @@
-"""The process's end (:func:`ppo_migrate.console.run_command` with ``process_ends``)."""
+"""The process's end (:func:`ppo_migrate.cli.console.run_command` with ``process_ends``)."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ def test_an_exit_with_an_atexit_handler_freezes_the_collector_after_running_it()
     done = _end_of(
         """
         import atexit, gc, sys
-        from ppo_migrate import console
+        from ppo_migrate.cli import console
         held = [[i] for i in range(50_000)]  # what a run holds at its end
         atexit.register(lambda: print("handler ran, frozen", gc.get_freeze_count() >= 50_000, flush=True))
         console.run_command(lambda: sys.exit(1), process_ends=True)
@@ -35,7 +35,7 @@ def test_a_test_calling_main_keeps_its_collector() -> None:
     done = _end_of(
         """
         import gc, sys
-        from ppo_migrate import console
+        from ppo_migrate.cli import console
         try:
             console.run_command(lambda: sys.exit(0), process_ends=False)
         except SystemExit as exc:

@@ -1,4 +1,4 @@
-"""Tests for ppo_migrate.settings: pyproject discovery, validation, overrides."""
+"""Tests for ppo_migrate.cli.settings: pyproject discovery, validation, overrides."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
-from ppo_migrate.settings import _may_hold_our_table, find_pyproject, load_settings
+from ppo_migrate.cli.settings import _may_hold_our_table, find_pyproject, load_settings
 from ppo_migrate.settings_model import (
     DEFAULT_CONFIG_NAMES,
     DEFAULT_EXCLUDES,
@@ -125,7 +125,7 @@ _TABLE_FORMS = [
 ]
 # Files that mention ppo-migrate without the table: not parsed (tomllib imported for nothing).
 _NOT_OURS = [
-    '[project]\nname = "ppo-migrate"\n[project.scripts]\nppo-migrate = "ppo_migrate.entry:main"\n'
+    '[project]\nname = "ppo-migrate"\n[project.scripts]\nppo-migrate = "ppo_migrate.cli.entry:main"\n'
     '[tool.setuptools]\npackages = ["x"]\n',
     '[project.optional-dependencies]\ndev = ["ppo-migrate>=0.1", "ruff"]\n[tool.ruff]\nline-length = 99\n',
     '# ppo-migrate runs in CI\n[tool.black]\nline-length = 99\n',
@@ -151,7 +151,7 @@ def test_a_pyproject_that_only_mentions_us_is_not_parsed(
     write(proj / "pyproject.toml", text)
     parsed: list[Path] = []
     monkeypatch.setattr(
-        "ppo_migrate.settings._parse_pyproject", lambda path: parsed.append(path) or {}
+        "ppo_migrate.cli.settings._parse_pyproject", lambda path: parsed.append(path) or {}
     )
     assert find_pyproject(["."]) is None and parsed == []
 
@@ -488,7 +488,7 @@ def test_the_loader_installs_the_reader_of_a_folder_s_settings(proj: Path) -> No
     ``verl-version``; the loader answers (its own table's, nearest first), ``None`` for a
     folder without a table or with a broken one."""
     from ppo_migrate import settings_model
-    from ppo_migrate.settings import directory_settings
+    from ppo_migrate.cli.settings import directory_settings
 
     write(proj / "app" / "pyproject.toml", '[tool.ppo-migrate]\nverl-version = "0.8.0"\n')
     (proj / "app" / "pkg").mkdir()

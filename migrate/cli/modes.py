@@ -1,7 +1,7 @@
 """What a run does and with how many processes: light enough to import before any work.
 
-The CLI needs these before it decides how to run (:mod:`ppo_migrate.scout` forks before
-:mod:`ppo_migrate.runner` and the analysis modules are imported).
+The CLI needs these before it decides how to run (:mod:`ppo_migrate.cli.scout` forks before
+:mod:`ppo_migrate.cli.runner` and the analysis modules are imported).
 """
 
 from __future__ import annotations

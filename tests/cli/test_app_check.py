@@ -691,7 +691,7 @@ def test_exit_handlers_registered_before_the_run_still_run(tmp_path: Path) -> No
         "import atexit, sys\n"
         "atexit.register(lambda: print('handler ran', flush=True))\n"
         "sys.argv = ['ppo-migrate', 'check', '.']\n"
-        "from ppo_migrate.cli import main\n"
+        "from ppo_migrate.cli.app import main\n"
         "main()\n"
     )
     env = {**os.environ, "NO_COLOR": "1"}

@@ -27,7 +27,7 @@ def _clock(seconds: float) -> str:
 
 
 class Progress:
-    """``progress(done, total, path)`` for :func:`ppo_migrate.runner.run`.
+    """``progress(done, total, path)`` for :func:`ppo_migrate.cli.runner.run`.
 
     Args:
         stream: where the bar is drawn (standard error); nothing is drawn unless it is

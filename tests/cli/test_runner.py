@@ -1,4 +1,4 @@
-"""``ppo_migrate.runner``: a Ctrl-C the interpreter would lose still stops the run."""
+"""``ppo_migrate.cli.runner``: a Ctrl-C the interpreter would lose still stops the run."""
 
 from __future__ import annotations
 
@@ -19,8 +19,8 @@ from cli_helpers import declare_verl
 SCRIPT = textwrap.dedent(
     """
     import os, signal, sys, time
-    from ppo_migrate.runner import Mode, run
-    from ppo_migrate.settings import load_settings
+    from ppo_migrate.cli.runner import Mode, run
+    from ppo_migrate.cli.settings import load_settings
 
     class SignalledInFinalizer:
         def __del__(self):
@@ -90,7 +90,7 @@ def test_a_name_spelled_with_characters_python_folds_is_found(tmp_path) -> None:
     (NFKC): the byte prefilter let such a file through unseen (a fresh tester's finding)."""
     declare_verl(tmp_path)  # issue 26: the tree declares the verl it runs
     from cli_helpers import run_cli, run_python, verl_stub
-    from ppo_migrate.runner import is_candidate, spells_otherwise
+    from ppo_migrate.cli.runner import is_candidate, spells_otherwise
 
     name = [b"get_ppo_ray_runtime_env"]
     odd = "from verl.trainer.constants_ppo import \uff47et_ppo_ray_runtime_env\n# 中文，注释（１２）\n\n\ndef main(config):\n    return \uff47et_ppo_ray_runtime_env()\n"
@@ -113,8 +113,8 @@ def test_the_pool_is_used_only_where_its_work_pays_for_it(monkeypatch) -> None:
     1.8 times a serial run's CPU time and no faster. The estimate now counts, per file, a
     fixed part, its bytes and the names it spells; the pool is used when two workers save
     more than it costs (1 ms a file, 100 ms a worker)."""
-    from ppo_migrate import runner
-    from ppo_migrate.runner import candidate_work, use_pool
+    from ppo_migrate.cli import runner
+    from ppo_migrate.cli.runner import candidate_work, use_pool
 
     monkeypatch.delenv(runner.FORCE_POOL_ENV, raising=False)
     assert candidate_work(2231, 5) == 300 + 2231 * 300 // 1024 + 5 * 250 == 2203
@@ -132,11 +132,11 @@ def test_the_pool_is_used_only_where_its_work_pays_for_it(monkeypatch) -> None:
 
 
 def test_the_work_estimate_counts_the_names_in_the_bytes_the_snapshot_holds(tmp_path) -> None:
-    """:func:`ppo_migrate.runner._works` reads no file: a file the run's snapshot holds
+    """:func:`ppo_migrate.cli.runner._works` reads no file: a file the run's snapshot holds
     counts its target names, one it does not hold its size alone."""
     from ppo_migrate.project.snapshot import run_scope
-    from ppo_migrate.runner import _works
-    from ppo_migrate.settings import Settings
+    from ppo_migrate.cli.runner import _works
+    from ppo_migrate.cli.settings import Settings
 
     held, other = tmp_path / "held.py", tmp_path / "other.py"
     text = b"from verl.trainer.constants_ppo import get_ppo_ray_runtime_env\nget_ppo_ray_runtime_env()\n"

@@ -8,7 +8,7 @@ imported for it. Candidates go through :func:`process_file`: the analysis core
 decides them and :mod:`ppo_migrate.edits.text_edits` splices the fixes into the original
 text, in this process or in a pool of worker processes (:func:`run`), or, for ``check``
 of a directory, as a forked scout sends them (:func:`run_scouted`,
-:mod:`ppo_migrate.scout`). LibCST is imported only for ``apply --use-ppo-runtime``.
+:mod:`ppo_migrate.cli.scout`). LibCST is imported only for ``apply --use-ppo-runtime``.
 Results come back in path order whatever the worker count.
 """
 
@@ -31,7 +31,7 @@ from ppo_migrate.files import (
     decode_source,
     encode_source,
 )
-from ppo_migrate.modes import (
+from ppo_migrate.cli.modes import (
     FORCE_POOL_ENV,
     Mode,
     collector_paused,
@@ -54,7 +54,7 @@ from ppo_migrate.settings_model import Settings
 # the loader installs the model's reader of a folder's own settings when imported
 # (:func:`ppo_migrate.settings_model.directory_settings`); imported here so that every
 # worker has it, forked or spawned (the judging modules never import the loader)
-import ppo_migrate.settings  # noqa: E402,F401,I001
+import ppo_migrate.cli.settings  # noqa: E402,F401,I001
 
 # The estimated CPU time of one candidate's analysis (:func:`candidate_work`), in
 # microseconds: a fixed part, a part per byte and a part per time its bytes spell a
@@ -618,11 +618,11 @@ def run_scouted(
     progress: Callable[[int, int, str], None] | None = None,
     given: Sequence[str] | None = None,
 ) -> tuple[list[str], RunResult]:
-    """Run the files a scout (:func:`ppo_migrate.scout.start`) discovers, analysing each
+    """Run the files a scout (:func:`ppo_migrate.cli.scout.start`) discovers, analysing each
     candidate as it arrives while the scout walks and prefilters the rest.
 
     Args:
-        scout: the started :class:`ppo_migrate.scout.Scout`; stopped and reaped here
+        scout: the started :class:`ppo_migrate.cli.scout.Scout`; stopped and reaped here
             whatever happens.
         settings, mode, jobs, progress, given: as for :func:`run` (``mode`` is ``check``).
 

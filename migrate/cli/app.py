@@ -1,7 +1,7 @@
 """The ``ppo-migrate`` command line: click's parsing, the usage errors, ``apply``'s printing.
 
-``check``'s work is :mod:`ppo_migrate.commands`' (also run without click for a plain
-``check PATH ...``), the streams and exit codes :mod:`ppo_migrate.console`'s. Exit codes
+``check``'s work is :mod:`ppo_migrate.cli.commands`' (also run without click for a plain
+``check PATH ...``), the streams and exit codes :mod:`ppo_migrate.cli.console`'s. Exit codes
 follow ruff: 0 nothing found, 1 findings remain (or, with ``apply --diff``, there would be a
 change), 2 usage or configuration errors and internal crashes, 130 interrupted by Ctrl-C.
 """
@@ -12,8 +12,9 @@ import sys
 from collections.abc import Callable, Sequence
 
 import click
-from ppo_migrate import __version__, commands, console
-from ppo_migrate.console import EXIT_ERROR, EXIT_FINDINGS
+from ppo_migrate import __version__
+from ppo_migrate.cli import commands, console
+from ppo_migrate.cli.console import EXIT_ERROR, EXIT_FINDINGS
 from ppo_migrate.project.root import display_root
 from ppo_migrate.project.snapshot import scoped
 
@@ -134,7 +135,7 @@ def _load(paths: Sequence[str], opts: dict):
 
 
 #: Turn Ctrl-C into exit 130, a closed pipe into a quiet exit 1 and crashes into a
-#: one-line error with exit 2 (:func:`ppo_migrate.console.guard`); click's own usage errors
+#: one-line error with exit 2 (:func:`ppo_migrate.cli.console.guard`); click's own usage errors
 #: and exits are click's to report.
 def _guard(func: Callable) -> Callable:
     return console.guard(func, passthrough=(click.exceptions.Exit, click.ClickException))
@@ -155,7 +156,7 @@ def _stdin_paths(paths: tuple[str, ...], opts: dict) -> tuple[str, ...]:
 
 #: Commands imported only when they are run or listed (``ppo-migrate env`` pulls in
 #: json, YAML handling and more: none of it is needed by ``check`` or ``apply``).
-_LAZY_COMMANDS = {"env": ("ppo_migrate.envcmd", "env_command")}
+_LAZY_COMMANDS = {"env": ("ppo_migrate.cli.envcmd", "env_command")}
 
 
 class _Group(click.Group):
@@ -331,7 +332,7 @@ def apply(
     """Pass the config in scope to every configless call; list the calls with none."""
     from ppo_migrate.diagnostics import NOTICE_CODES
     from ppo_migrate.output import emit
-    from ppo_migrate.runner import Mode
+    from ppo_migrate.cli.runner import Mode
 
     paths = _stdin_paths(paths, opts)
     if thread_config and diff and paths == ("-",):
@@ -482,11 +483,11 @@ def _follow_callers(files, diagnostics, settings, thread_config, depth, to_stder
     """
     from collections import Counter
 
-    from ppo_migrate.runner import Mode, run
+    from ppo_migrate.cli.runner import Mode, run
 
     if not commands.has_entry_points(diagnostics):
         return diagnostics, [], {}
-    from ppo_migrate.caller_phase import follow_callers
+    from ppo_migrate.cli.caller_phase import follow_callers
 
     diagnostics, threaded, problems = follow_callers(
         files, diagnostics, settings, apply=thread_config, depth=depth
@@ -539,7 +540,7 @@ def rule(code: str | None, show_all: bool) -> None:
 
 def main(argv: Sequence[str] | None = None) -> None:
     """Console-script entry point (``ppo-migrate``): click's, through
-    :func:`ppo_migrate.console.run_command` (standard output flushed here, so that a reader
+    :func:`ppo_migrate.cli.console.run_command` (standard output flushed here, so that a reader
     that went away is a quiet exit 1 rather than a traceback).
 
     Args:

@@ -1,7 +1,7 @@
 """The process's standard streams and exit, without click: error lines, crashes, closed outputs.
 
-Shared by the click command line (:mod:`ppo_migrate.cli`) and the console script's lane for a
-plain ``check`` (:mod:`ppo_migrate.entry`), so that both print the same lines and exit with the
+Shared by the click command line (:mod:`ppo_migrate.cli.app`) and the console script's lane for a
+plain ``check`` (:mod:`ppo_migrate.cli.entry`), so that both print the same lines and exit with the
 same codes. Exit codes follow ruff: 0 nothing found, 1 findings remain, 2 usage or
 configuration errors and internal crashes, 130 interrupted by Ctrl-C.
 """

@@ -1,6 +1,6 @@
-"""``ppo_migrate.commands``: a plain ``check PATH ...`` runs without click, as click would run it.
+"""``ppo_migrate.cli.commands``: a plain ``check PATH ...`` runs without click, as click would run it.
 
-The oracle is click's own lane: the same command line given to :func:`ppo_migrate.cli.main`
+The oracle is click's own lane: the same command line given to :func:`ppo_migrate.cli.app.main`
 (which always parses with click). Both run as real subprocesses; their exit codes, standard
 output and standard error must be equal byte for byte.
 """
@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from ppo_migrate import cli, commands
-from ppo_migrate.settings import load_settings
+from ppo_migrate.cli import app as cli, commands
+from ppo_migrate.cli.settings import load_settings
 
 from cli_helpers import declare_verl, group_left_after, kill_group, ppo_migrate_exe, run_cli
 
@@ -29,13 +29,13 @@ ENTRY = IMPORT + "\n\ndef init_ray(address):\n    return get_ppo_ray_runtime_env
 CALLER = "from pkg.m011 import init_ray\n\n\ndef main(config):\n    init_ray(config.ray)\n"
 PLAIN = "def f(x):\n    return x + 1\n"
 
-# click's lane for any command line: ppo_migrate.cli.main parses it with click
-CLICK_LANE = "import sys\nfrom ppo_migrate.cli import main\nmain(sys.argv[1:])\n"
+# click's lane for any command line: ppo_migrate.cli.app.main parses it with click
+CLICK_LANE = "import sys\nfrom ppo_migrate.cli.app import main\nmain(sys.argv[1:])\n"
 # the console script, saying at exit whether click was imported and how many scouts forked
 SCRIPT_LANE = textwrap.dedent(
     """
     import atexit, sys
-    import ppo_migrate.scout as scouting
+    import ppo_migrate.cli.scout as scouting
 
     forked = []
     real_start = scouting.start
@@ -43,7 +43,7 @@ SCRIPT_LANE = textwrap.dedent(
     atexit.register(
         lambda: print(f"click={'click' in sys.modules} forked={len(forked)}", file=sys.stderr)
     )
-    from ppo_migrate.entry import main
+    from ppo_migrate.cli.entry import main
     main()
     """
 )
@@ -259,7 +259,7 @@ def test_click_parses_a_plain_command_line_into_the_plain_lanes_call(
 INTERRUPTED_IMPORT = textwrap.dedent(
     """
     import atexit, sys
-    import ppo_migrate.scout as scouting
+    import ppo_migrate.cli.scout as scouting
 
     forked = []
     real_start = scouting.start
@@ -274,7 +274,7 @@ INTERRUPTED_IMPORT = textwrap.dedent(
 
     sys.meta_path.insert(0, CtrlC())
     atexit.register(lambda: print(f"forked={len(forked)}", file=sys.stderr))
-    from ppo_migrate.entry import main
+    from ppo_migrate.cli.entry import main
     main()
     """
 )
@@ -284,8 +284,8 @@ INTERRUPTED_IMPORT = textwrap.dedent(
 @pytest.mark.parametrize(
     ("module", "args", "forked"),
     [
-        ("ppo_migrate.runner", ("check", "pkg"), 1),  # plain: the scout has forked
-        ("ppo_migrate.cli", ("check", "--jobs", "2", "pkg"), 0),  # click's: before the CLI
+        ("ppo_migrate.cli.runner", ("check", "pkg"), 1),  # plain: the scout has forked
+        ("ppo_migrate.cli.app", ("check", "--jobs", "2", "pkg"), 0),  # click's: before the CLI
     ],
 )
 @pytest.mark.xdist_group("quiet")
