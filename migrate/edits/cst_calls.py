@@ -2,7 +2,7 @@
 
 The findings and fixes come from :func:`ppo_migrate.analysis.check.analyse` (Python's
 own ``ast``); this module only maps them onto LibCST nodes where LibCST does the
-editing: the codemod command (:mod:`ppo_migrate.adapters.codemod`), the Fixit rule
+editing: the codemod command (:mod:`ppo_migrate.adapters.codemod_command`), the Fixit rule
 (:mod:`ppo_migrate.adapters.fixit_rule`), ``--thread-config``
 (:mod:`ppo_migrate.edits.thread_config`) and ``--use-ppo-runtime``
 (:mod:`ppo_migrate.edits.imports`). :func:`parse_module` refuses a text LibCST's
