@@ -21,7 +21,7 @@ import pytest
 
 from cli_helpers import declare_verl, run_cli
 
-HERE = Path(__file__).resolve().parent
+HERE = Path(__file__).resolve().parents[1]  # tests/
 IMPORT = "from verl.trainer.constants_ppo import get_ppo_ray_runtime_env\n"
 CALL = "get_ppo_ray_runtime_env("
 

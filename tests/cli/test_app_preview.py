@@ -21,7 +21,7 @@ from ppo_migrate.cli.modes import FORCE_POOL_ENV, Mode
 from ppo_migrate.project.snapshot import Snapshot, current
 from ppo_migrate.cli.settings import load_settings
 
-DATA = Path(__file__).parent / "data" / "preview"
+DATA = Path(__file__).resolve().parents[1] / "data" / "preview"
 
 IMP = "from verl.trainer.constants_ppo import get_ppo_ray_runtime_env\n"
 SERVER = IMP + "\n\ndef init_ray(address):\n    return get_ppo_ray_runtime_env()\n"

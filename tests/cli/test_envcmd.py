@@ -30,7 +30,7 @@ from ppo_runtime import (
     RAY_JOB_CONFIG_JSON_ENV_VAR,
 )
 
-CONFIGS = Path(__file__).resolve().parent / "data" / "configs"
+CONFIGS = Path(__file__).resolve().parents[1] / "data" / "configs"
 HYDRA_DIR = CONFIGS / "hydra"
 FSDP = str(CONFIGS / "ppo_trainer.yaml")
 MEGATRON = str(CONFIGS / "ppo_megatron_trainer.yaml")
