@@ -209,6 +209,23 @@ def _module_bindings(
         head = bound.get(node.id)
         return ".".join([head, *reversed(parts)]) if head else None
 
+    def looked_up(call: ast.Call) -> str | None:
+        """What a constant look-up by name binds (trial 26d, family 6): ``getattr(cp,
+        "get_...")`` an attribute of a bound module, ``importlib.import_module("a.b")``
+        (or ``import_module`` imported from ``importlib``) the module itself."""
+        args = call.args
+        if call.keywords or not args or any(isinstance(a, ast.Starred) for a in args):
+            return None
+        name = args[1] if len(args) == 2 else args[0]
+        if not (isinstance(name, ast.Constant) and isinstance(name.value, str)):
+            return None
+        if isinstance(call.func, ast.Name) and call.func.id == "getattr" and len(args) == 2:
+            owner = resolve(args[0])
+            return f"{owner}.{name.value}" if owner else None
+        if len(args) == 1 and resolve(call.func) == "importlib.import_module" and not name.value.startswith("."):
+            return name.value
+        return None
+
     def visit(body: Sequence[ast.stmt]) -> None:
         for stmt in body:
             if isinstance(stmt, ast.ImportFrom):
@@ -236,10 +253,15 @@ def _module_bindings(
             elif (
                 isinstance(stmt, (ast.Assign, ast.AnnAssign))
                 and stmt.value is not None
-                and isinstance(stmt.value, (ast.Name, ast.Attribute))
+                and isinstance(stmt.value, (ast.Name, ast.Attribute, ast.Call))
             ):
                 targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
-                fq = resolve(stmt.value)
+                if isinstance(stmt.value, ast.Call):
+                    fq = looked_up(stmt.value)
+                    if fq is None:
+                        continue  # another call's result: the name keeps what it had
+                else:
+                    fq = resolve(stmt.value)
                 for t in targets:
                     if isinstance(t, ast.Name):
                         if fq is not None:

@@ -242,3 +242,34 @@ def test_namespace_modules_are_named_under_the_root_and_verls_own_are_no_re_expo
         "myproj.env.get_ppo_ray_runtime_env": target,
         "myproj.sub.deep.make_env": target,
     }
+
+
+@pytest.mark.parametrize(
+    ("util", "imports", "call"),
+    [
+        ("from verl.trainer import constants_ppo\n\nmake_env = getattr(constants_ppo, 'get_ppo_ray_runtime_env')\n",
+         "from pkg.util import make_env", "make_env()"),
+        ("import importlib\n\ncp = importlib.import_module('verl.trainer.constants_ppo')\n",
+         "from pkg.util import cp", "cp.get_ppo_ray_runtime_env()"),
+        ("from importlib import import_module\n\ncp = import_module('verl.trainer.constants_ppo')\n",
+         "from pkg import util", "util.cp.get_ppo_ray_runtime_env()"),
+    ],
+)
+def test_a_re_export_bound_by_a_constant_look_up_is_found(tmp_path: Path, util: str, imports: str, call: str) -> None:
+    """Trial 26d (family 6, "check mentions 0 of 1 calls"): ``pkg/util.py`` binds the function
+    by ``getattr`` with a constant name, or verl's module by ``importlib.import_module`` of a
+    constant; another module calls it through that name. The call is found (the same look-ups
+    in the calling file were found already) and the rewritten call runs."""
+    root = _project(tmp_path / "proj")
+    (root / "pkg/util.py").write_text(util)
+    (root / "app/b.py").write_text(CALLER.replace("from pkg.util import make_env", imports).replace("make_env()", call))
+    stub = verl_stub(tmp_path / "stub")
+    assert _ran(root, stub) == "ran None"
+    proc = run_cli("check", "--output-format", "json", "--exit-zero", ".", cwd=root)
+    assert proc.returncode == 0, proc.stderr
+    found = [(f["filename"].replace(os.sep, "/").rsplit("proj/", 1)[-1], f["code"], f["location"]["row"],
+              (f["fix"] or {}).get("applicability")) for f in json.loads(proc.stdout)]
+    assert found == [("app/b.py", "PPO001", 7, "safe")], proc.stdout
+    assert run_cli("apply", ".", cwd=root).returncode == 0
+    assert call.replace("()", "(config)") in (root / "app/b.py").read_text()
+    assert _ran(root, stub) == "ran {'trainer': {'n_gpus_per_node': 1}}"
