@@ -68,11 +68,9 @@ from __future__ import annotations
 import ast
 import functools
 import itertools
-import os
 import re
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import NamedTuple
 
 from ppo_migrate.analysis.evidence import VERL_SECTIONS, composed_keys, file_keys, find_file
 from ppo_migrate.analysis.flow import Bound, bound_at
@@ -81,164 +79,39 @@ from ppo_migrate.analysis.module import ParsedModule
 from ppo_migrate.analysis.scopes import Scope, ScopeKind, ScopeTree
 from ppo_migrate.analysis.scopes import frames as scope_frames
 from ppo_migrate.analysis.targets import TargetFinder, all_args, dotted_parts
-from ppo_migrate.diagnostics import CallerOrigin, Reason, Related, qualname
+from ppo_migrate.diagnostics import CallerOrigin, Reason, qualname
 from ppo_migrate.project.path_expr import PathEvaluator
-from ppo_migrate.project.root import git_top
 from ppo_migrate.project.snapshot import current
 from ppo_migrate.targets import resolve_relative
-
-#: Qualified names of omegaconf's ``DictConfig``.
-DICTCONFIG_NAMES = frozenset({"omegaconf.DictConfig", "omegaconf.dictconfig.DictConfig"})
-#: Annotations that say nothing against a config (``Any``, ``object``).
-_OPEN_NAMES = frozenset({"typing.Any", "typing_extensions.Any", "object", "builtins.object"})
-_WRAPPERS = frozenset(
-    {"typing.Optional", "typing.Union", "typing.Annotated", "typing_extensions.Annotated",
-     "typing_extensions.Optional", "typing_extensions.Union"}
-)
-#: Names a string annotation may spell and still say nothing against a config.
-_OPEN_WORDS = frozenset({"Any", "object", "Optional", "typing", "None", "t"})
-#: Calls whose result is a path.
-_PATH_CALLS = frozenset({"os.path.join", "os.path.abspath", "os.path.expanduser", "pathlib.Path", "pathlib.PurePath", "str", "builtins.str", "os.fspath"})
-#: Calls whose result is plain data (a dict): verl's own function needs an OmegaConf DictConfig.
-_PLAIN_DATA = frozenset({"yaml.safe_load", "yaml.load", "yaml.full_load", "json.load", "json.loads", "tomllib.load", "tomllib.loads", "toml.load"})
-#: Names that hold a path, not a config.
-_PATH_SUFFIXES = ("path", "file", "dir", "filename", "yaml", "yml", "json", "url", "uri")
-#: Methods whose result is another kind of object than a training config.
-_NOT_CONFIG_METHODS = frozenset({
-    "from_pretrained", "from_dict", "from_json_file", "from_json", "parse_args", "parse_known_args",
-})
-#: Calls whose result is another kind of object than a training config.
-_NOT_CONFIG_CALLS = frozenset({"argparse.ArgumentParser", "argparse.Namespace", "builtins.open", "open"})
-_FILE_OPENERS = frozenset({"builtins.open", "open", "io.open", "gzip.open", "pathlib.Path.open"})
-#: Calls whose result is a string or a sequence: never a training config.
-_NOT_CONFIG_VALUES = frozenset({
-    "str", "builtins.str", "repr", "builtins.repr", "format", "builtins.format", "json.dumps", "yaml.dump",
-    "yaml.safe_dump", "omegaconf.OmegaConf.to_yaml", "os.getenv", "os.environ.get",
-    "list", "builtins.list", "tuple", "builtins.tuple", "set", "builtins.set",
-    "frozenset", "builtins.frozenset", "sorted", "builtins.sorted",
-})
-#: Calls (and values) that give a plain dict or another mapping verl's function rejects.
-_MAPPINGS = frozenset({
-    "dict", "builtins.dict", "vars", "builtins.vars", "omegaconf.OmegaConf.to_container",
-    "omegaconf.OmegaConf.to_object", "dataclasses.asdict", "collections.OrderedDict",
-    "collections.defaultdict", "os.environ.copy", "types.SimpleNamespace",
-})
-#: Calls that return an OmegaConf config (verl's training config is one).
-_CONFIG_MAKERS = frozenset({
-    "omegaconf.OmegaConf.create", "omegaconf.OmegaConf.load", "omegaconf.OmegaConf.merge",
-    "omegaconf.OmegaConf.unsafe_merge", "omegaconf.OmegaConf.structured",
-    "omegaconf.DictConfig", "hydra.compose", "hydra.experimental.compose",
-    "omegaconf.OmegaConf.from_cli", "omegaconf.OmegaConf.from_dotlist",
-})
-#: Top-level modules whose functions return things other than the config they are given.
-_OTHER_RESULTS = frozenset({
-    "omegaconf", "builtins", "copy", "json", "yaml", "pickle", "typing", "typing_extensions",
-    "dataclasses", "os", "operator", "functools", "itertools", "collections", "inspect", "types",
-})
-#: Calls that return a copy of their first argument.
-_COPIES = frozenset({"copy.deepcopy", "copy.copy"})
-_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
-_STATEMENT_BLOCKS = ("body", "orelse", "finalbody", "handlers")
-_BLOCKS = frozenset(
-    {ScopeKind.MODULE, ScopeKind.CLASS, ScopeKind.FUNCTION, ScopeKind.LAMBDA, ScopeKind.COMPREHENSION}
-)
-
 
 #: a word between two double (single) quotes, the quotes not consumed: ``"a"b"`` holds two
 _DOUBLE_QUOTED = re.compile(r'(?<=")\w+(?=")')
 _SINGLE_QUOTED = re.compile(r"(?<=')\w+(?=')")
+from ppo_migrate.analysis.config_lookup import NameLookup
+from ppo_migrate.analysis.config_memo import JudgementMemo, _Frame, _Memo
+from ppo_migrate.analysis.config_model import (
+    _BLOCKS, _CONFIG_MAKERS, _COPIES, _FILE_OPENERS, _FUNCTIONS, _MAPPINGS, _NOT_CONFIG_CALLS,
+    _NOT_CONFIG_METHODS, _NOT_CONFIG_VALUES, _OPEN_NAMES, _OPEN_WORDS, _OTHER_RESULTS,
+    _PATH_SUFFIXES, _PLAIN_DATA, _STATEMENT_BLOCKS, _WRAPPERS, DICTCONFIG_NAMES, ConfigChoice, Why,
+)
+from ppo_migrate.analysis.config_model import _PATH_CALLS as _PATH_CALLS
+from ppo_migrate.analysis.config_notes import EvidenceNotes
+from ppo_migrate.analysis.config_syntax import (
+    _ATTRIBUTE, _ESCAPES, _dataclass_fields, _display, _dotlist_keys, _is_dataclass, _key_of,
+    _keyword_or_arg, _literal_path, _part_of, _rebinds, _returns_of, _walk_here, _worst,
+)
+from ppo_migrate.analysis.config_syntax import _UNPACKED as _UNPACKED
+from ppo_migrate.analysis.config_syntax import _default_of as _default_of
+from ppo_migrate.analysis.config_syntax import _passed_value as _passed_value
+from ppo_migrate.analysis.config_syntax import _repository_top as _repository_top
+from ppo_migrate.analysis.config_syntax import _stringish as _stringish
 
 
-class ConfigChoice(NamedTuple):
-    """The config expression to pass at one call.
-
-    Attributes:
-        expression: Python source, e.g. ``"config"`` or ``"self.config"``.
-        applicability: ``"safe"`` (certainly bound) or ``"unsafe"`` (possibly bound),
-            ruff's fix applicability.
-        kind: how it was found: ``"name"``, ``"dictconfig"`` or ``"attribute"``.
-        origins: the parameters of module-level functions and class ``__init__`` methods
-            the value was judged through (:class:`ppo_migrate.diagnostics.CallerOrigin`):
-            their callers in other files are judged after the per-file phase.
-        why: for an unsafe choice, what made it unsafe (a :class:`Why`); ``None`` for a
-            safe one. :mod:`ppo_migrate.analysis.reasons` words it.
-    """
-
-    expression: str
-    applicability: str
-    kind: str
-    origins: tuple[CallerOrigin, ...] = ()
-    why: Why | None = None
-
-
-class Why(NamedTuple):
-    """What the finder saw of one candidate at one call: a small record kept so that the
-    finding can say why (issue 28), worded only when a finding needs it
-    (:mod:`ppo_migrate.analysis.reasons`).
-
-    Attributes:
-        expression: the candidate, e.g. ``"config"``, ``"self.config"``.
-        state: ``"against"`` (a binding is evidence against a training config),
-            ``"unbound"`` (no path binds it before the call), ``"possible"`` (some paths
-            bind it), ``"weak"`` (bound for sure, to a value not known to be a training
-            config), ``"attribute"`` (``self.<name>``: set elsewhere, maybe not yet or not
-            to a config), ``"attribute-against"`` (``self.<name>`` is written a value
-            that is evidence against).
-        name: the name (or attribute) looked up.
-        holder: the scope whose bindings decided (``None`` for an attribute).
-    """
-
-    expression: str
-    state: str
-    name: str
-    holder: Scope | None = None
-
-
-class _Frame:
-    """One memoised judgement under way (:meth:`ConfigFinder._begin`): what it will be
-    kept with if nothing made it depend on more than its arguments and the module."""
-
-    __slots__ = ("start", "deps", "cacheable", "evidence", "noted", "origins", "origins_start", "retargets")
-
-    def __init__(self, start: int, evidence: list, origins: list | None, retargets: int) -> None:
-        #: the tick it began at: a guard entered later is its own (:meth:`ConfigFinder._guarded`)
-        self.start = start
-        #: ``(guard, id) -> in it`` of each cycle guard it read that it did not set itself
-        self.deps: dict[tuple[int, int], bool] = {}
-        #: ``False``: it touched another finder's state (:meth:`ConfigFinder._base_class`)
-        self.cacheable = True
-        self.evidence = evidence
-        self.noted = len(evidence)
-        self.origins = origins
-        self.origins_start = len(origins) if origins is not None else 0
-        self.retargets = retargets
-
-
-class _Memo(NamedTuple):
-    """A memoised judgement's answer (:meth:`ConfigFinder._recall`): valid wherever each
-    guard in ``deps`` holds its id exactly when it did then; ``noted`` and ``origins`` are
-    the evidence and origins it recorded, recorded again when it is recalled."""
-
-    anchors: tuple  # the nodes (and scopes) its key names by id, kept alive
-    deps: dict[tuple[int, int], bool]
-    noted: tuple
-    origins: tuple
-    result: object
-
-
-#: how many variants (one per guard state met) of one memo key are kept
-_MEMO_VARIANTS = 8
-
-
-def _key_of(node: ast.Attribute | ast.Subscript) -> str | None:
-    """The attribute (``x.critic``) or literal string key (``x["critic"]``) ``node`` reads."""
-    if isinstance(node, ast.Attribute):
-        return node.attr
-    key = node.slice
-    return key.value if isinstance(key, ast.Constant) and isinstance(key.value, str) else None
-
-
-class ConfigFinder:
+class ConfigFinder(
+    JudgementMemo,
+    EvidenceNotes,
+    NameLookup,
+):
     """Decides the config to pass at each configless target call of one module.
 
     Args:
@@ -262,11 +135,6 @@ class ConfigFinder:
             subclasses. Only the differential test sets it
             (``Settings.follow_values``): every fix safe that way must stay safe.
     """
-
-    #: how many times, in the process, one finder pointed another's :attr:`_origins` at
-    #: its own (:meth:`_base_class`): a memoised judgement during which this count
-    #: changed touched state its memo could not restore, and is not kept (:meth:`_end`)
-    _retargets = 0
 
     def __init__(
         self,
@@ -405,93 +273,6 @@ class ConfigFinder:
             else:
                 yield name, kind, check
 
-    # -- memos ------------------------------------------------------------------------
-    # The recursive judgements (a binding's trust, a name's value, a callee's returns, a
-    # parameter's callers) are asked of the same nodes again and again: every candidate
-    # of every call judges its bindings, and each judgement follows names, callers and
-    # callees into the rest of the module. Their answers depend only on their arguments,
-    # the module (fixed for the finder's life), whether origins are recorded, and the
-    # cycle guards (:attr:`_visiting`, :attr:`_positive_visiting`, :attr:`_returning`),
-    # which cut a recursion short with a fixed answer. So an answer is kept with the
-    # guards it read that it did not set itself -- each with whether the id was in the
-    # guard -- and reused only where each of those reads would give the same (a
-    # memoising abstract interpreter's path-sensitive cache); the evidence it noted and
-    # the origins it recorded are recorded again when it is reused. A judgement that
-    # pointed another finder's origins elsewhere is not kept (its effect would be lost).
-
-    def _tick(self) -> int:
-        self._clock += 1
-        return self._clock
-
-    def _guarded(self, which: int, key: int) -> bool:
-        """Whether ``key`` is in cycle guard ``which`` (an index of :attr:`_guards`); the
-        read is a dependency of the innermost memoised judgement under way unless that
-        judgement entered the guard itself (a guard entered before it began stays until
-        it ends: the guards are entered and left in a stack's order)."""
-        added = self._guards[which].get(key)
-        if self._frames:
-            frame = self._frames[-1]
-            if added is None or added < frame.start:
-                frame.deps[(which, key)] = added is not None
-        return added is not None
-
-    def _depend(self, frame: _Frame, deps: dict[tuple[int, int], bool]) -> None:
-        """Add an inner judgement's guard reads to ``frame``'s, less those of guards
-        ``frame`` entered itself."""
-        guards = self._guards
-        mine = frame.deps
-        start = frame.start
-        for dep, present in deps.items():
-            if present and guards[dep[0]][dep[1]] > start:
-                continue
-            mine[dep] = present
-
-    def _recall(self, key: tuple) -> _Memo | None:
-        """The kept answer of ``key`` valid with the guards as they are now, its evidence
-        and origins recorded again and its guard reads made dependencies of the judgement
-        under way; ``None`` when there is none."""
-        known = self._memo.get(key)
-        if not known:
-            return None
-        guards = self._guards
-        for memo in known:
-            if all((dep[1] in guards[dep[0]]) is present for dep, present in memo.deps.items()):
-                if memo.noted:
-                    self._evidence.extend(memo.noted)
-                if memo.origins:
-                    self._origins.extend(memo.origins)  # type: ignore[union-attr]
-                if self._frames:
-                    self._depend(self._frames[-1], memo.deps)
-                return memo
-        return None
-
-    def _begin(self) -> _Frame:
-        """Start a memoised judgement (end it with :meth:`_end`, in a ``finally``)."""
-        frame = _Frame(self._tick(), self._evidence, self._origins, ConfigFinder._retargets)
-        self._frames.append(frame)
-        return frame
-
-    def _end(self, frame: _Frame) -> None:
-        """End a memoised judgement: its guard reads become the enclosing one's."""
-        self._frames.pop()
-        if ConfigFinder._retargets != frame.retargets:
-            frame.cacheable = False
-        if self._frames:
-            outer = self._frames[-1]
-            self._depend(outer, frame.deps)
-            if not frame.cacheable:
-                outer.cacheable = False
-
-    def _keep(self, frame: _Frame, key: tuple, anchors: tuple, result: object) -> None:
-        """Keep the answer of a judgement :meth:`_end` ended (not after an exception)."""
-        if not frame.cacheable or self._evidence is not frame.evidence or self._origins is not frame.origins:
-            return
-        known = self._memo.setdefault(key, [])
-        if len(known) >= _MEMO_VARIANTS:
-            return
-        origins = tuple(self._origins[frame.origins_start:]) if self._origins is not None else ()
-        known.append(_Memo(anchors, frame.deps, tuple(self._evidence[frame.noted:]), origins, result))
-
     # -- a name -----------------------------------------------------------------------
     def _name_check(self, name: str, holder: Scope, call: ast.Call):
         def check() -> Bound:
@@ -510,66 +291,6 @@ class ConfigFinder:
             return state
 
         return check
-
-    # -- reasons ------------------------------------------------------------------------
-    def reason(self, call: ast.Call, expression: str | None = None) -> Reason | None:
-        """Why the value ``expression`` was (or, with ``None``, the first candidate that
-        was) taken or rejected at ``call`` (after :meth:`find`): ``"evidence-against"``
-        (the value is not a training config: the YAML file and its keys, the CLI option,
-        the helper returning a section, the literal), ``"conflicting-evidence"`` (evidence
-        for and against, or a config file that cannot be composed), ``"trusted-by-name"``
-        (nothing showed what the parameter holds: taken for its name); ``None`` when the
-        evidence decided it plainly (a literal with a verl section, a config YAML)."""
-        if expression is not None:
-            return self._reasons.get((id(call), expression))
-        return next((r for (c, _), r in self._reasons.items() if c == id(call)), None)
-
-    def _note(self, trust: str, text: str, where: object = None) -> None:
-        """Record a piece of evidence met while judging a candidate: ``trust`` ``"against"``,
-        ``"weak"`` (conflicting, or a file that cannot be composed), ``"unread"`` (a maker
-        whose content cannot be read: a weak value), ``"strong"`` (for),
-        ``"name"`` (a parameter trusted by its name); ``where``: an AST node of this
-        module or ``(path, line)``."""
-        self._evidence.append((trust, text, where))
-
-    def _related(self, where: object, text: str) -> tuple[Related, ...]:
-        if isinstance(where, ast.AST) and hasattr(where, "lineno"):
-            line, column = self.module.start(where)
-            return (Related(self.module.path, line, column, text),)
-        if isinstance(where, tuple) and len(where) == 2:
-            return (Related(str(where[0]), int(where[1]), 1, text),)
-        return ()
-
-    def _keep_reason(self, call: ast.Call, expression: str, trust: str) -> str:
-        """Keep the :class:`Reason` of a candidate just judged ``trust``, from the evidence
-        noted (evidence against one binding or caller decides against the name, though
-        another shows a training config: that path would pass something else; the reason
-        names both); returns ``trust``."""
-        evidence = self._evidence
-        self._evidence = []
-        reason = None
-        if trust == "against":
-            found = next((e for e in evidence if e[0] == "against"), None)
-            text = found[1] if found else f"`{expression}` is not a training config"
-            for_ = next((e for e in evidence if e[0] == "strong"), None)
-            reason = Reason("evidence-against", text, self._related(found[2], text) if found else ())
-            if for_ is not None:
-                reason = reason._replace(text=f"{text} (though {for_[1]})")
-        elif trust == "weak":
-            found = next((e for e in evidence if e[0] == "weak"), None)
-            unread = next((e for e in evidence if e[0] == "unread"), None)
-            if found is not None:
-                reason = Reason("conflicting-evidence", found[1], self._related(found[2], found[1]))
-            elif unread is not None:
-                # trial 27: a maker whose content cannot be read (``OmegaConf.load(sys.argv[1])``)
-                reason = Reason("unknown-value", unread[1], self._related(unread[2], unread[1]))
-        elif trust == "strong":
-            found = next((e for e in evidence if e[0] == "name"), None)
-            if found is not None and not any(e[0] == "strong" for e in evidence):
-                reason = Reason("trusted-by-name", found[1], self._related(found[2], found[1]))
-        if reason is not None:
-            self._reasons[(id(call), expression)] = reason
-        return trust
 
     def _overwritten_parameter(self, name: str, holder: Scope, call: ast.Call) -> ast.arg | None:
         """The parameter ``name`` of ``holder``'s function when a statement of the
@@ -627,18 +348,6 @@ class ConfigFinder:
         # whose reason names both (issue 27). Another binding's evidence for does not count:
         # it may never reach the call (``config = str(config)`` after a config parameter).
         return "weak" if against else worst
-
-    def _conflict(self, evidence: list[tuple[str, str, object]]) -> bool:
-        """Whether ``evidence`` (the pieces one binding's judgement noted) holds both
-        evidence against a training config and evidence for one (a verl section, a config
-        YAML); if so a ``conflicting-evidence`` piece naming both is noted first."""
-        for_ = next((e for e in evidence if e[0] == "strong"), None)
-        against = next((e for e in evidence if e[0] == "against"), None)
-        if for_ is None or against is None:
-            return False
-        text = f"evidence conflicts: {against[1]}, but {for_[1]}"
-        self._evidence.insert(0, ("weak", text, against[2]))
-        return True
 
     @functools.cached_property
     def _globals_rewritten(self) -> bool:
@@ -904,12 +613,6 @@ class ConfigFinder:
             known = self._returns[id(func)] = (func, _returns_of(func))
         return known[1]
 
-    def _builtin(self, func: ast.expr) -> set[str]:
-        """``{name}`` for a call of a builtin by its plain, unshadowed name, else empty."""
-        if isinstance(func, ast.Name) and self.scopes.scope_of(func).lookup(func.id) is None:
-            return {func.id}
-        return set()
-
     def _name_value_trust(self, value: ast.Name) -> str:
         """The trust of another name's value: what its own bindings show (a parameter:
         strong; ``rollout = config.actor_rollout_ref``: against); a name spelled as a path
@@ -992,11 +695,6 @@ class ConfigFinder:
         if isinstance(value, (ast.Attribute, ast.Subscript)):
             return self._is_config_part(value)
         return False
-
-    def _spelled(self, node: ast.AST, limit: int = 100) -> str:
-        """``node``'s source on one line, cut at ``limit`` characters."""
-        text = " ".join(self.module.source_of(node).split())
-        return text if len(text) <= limit else text[: limit - 3] + "..."
 
     def _mapping_keys(self, value: ast.expr) -> frozenset[str] | None:
         """The top-level keys of a mapping written out here: a dict literal (no ``**``
@@ -1308,26 +1006,6 @@ class ConfigFinder:
             return node.args[0]
         return None
 
-    def _single_value(self, name: ast.Name) -> ast.expr | None:
-        """The value of a name bound once here by a plain assignment (``path = "a.yaml"``);
-        ``None`` for a name bound otherwise or more than once."""
-        holder = self.scopes.scope_of(name).lookup(name.id)
-        if holder is None:
-            return None
-        bindings = list(self.finder.bindings_in(holder, name.id))
-        if len(bindings) != 1:
-            return None
-        return self._single_value_of(bindings[0].node)
-
-    def _single_value_of(self, node: ast.AST) -> ast.expr | None:
-        """The value a binding node assigns by ``name = value`` (one target), else ``None``."""
-        parent = self.parents.get(id(node)) if isinstance(node, ast.Name) else None
-        if isinstance(parent, ast.Assign) and len(parent.targets) == 1 and parent.targets[0] is node:
-            return parent.value
-        if isinstance(parent, ast.AnnAssign) and parent.target is node:
-            return parent.value
-        return None
-
     def _compose_evidence(self, call: ast.Call) -> str | None:
         """Hydra's compose API: ``compose(config_name="x")`` under ``with
         initialize(config_path="conf")`` (or ``initialize_config_dir(config_dir=...)``),
@@ -1463,17 +1141,6 @@ class ConfigFinder:
             node = inner
             depth += 1
         return False
-
-    def _qualified(self, expr: ast.expr) -> set[str]:
-        found = self.finder.qualified_names(expr)
-        if found is None:
-            return set()
-        out = set()
-        for n in found[0]:
-            r = resolve_relative(n, self.finder.package)
-            if r is not None:
-                out.add(r)
-        return out
 
     # -- annotations --------------------------------------------------------------------
     def _annotation(self, annotation: ast.expr, scope: Scope) -> str:
@@ -2004,18 +1671,6 @@ class ConfigFinder:
                     out.add(params[0].arg)
         return frozenset(out)
 
-    def _is_class_name(self, name: ast.Name) -> bool:
-        """Whether ``name`` resolves to a binding made by a ``class`` statement. Only a name
-        some ``class`` statement of the module binds can (:attr:`_class_names`): any other
-        is answered without resolving it (every ``logger.info``, ``os.path`` of a module
-        is asked about by :attr:`_class_attribute_reads`)."""
-        if name.id not in self._class_names:
-            return False
-        holder = self.scopes.scope_of(name).lookup(name.id)
-        return holder is not None and any(
-            isinstance(b.node, ast.ClassDef) for b in self.finder.bindings_in(holder, name.id)
-        )
-
     @functools.cached_property
     def _may_delete(self) -> bool:
         """Whether the module's text holds the keyword ``del`` as a word (no word character,
@@ -2032,20 +1687,6 @@ class ConfigFinder:
                 return True
             at = text.find("del", at + 3)
         return False
-
-    @functools.cached_property
-    def _class_names(self) -> frozenset[str]:
-        """The names the module's ``class`` statements bind (a class binding's node is its
-        ``ClassDef``, named by it: :meth:`TargetFinder.bindings_in`)."""
-        return frozenset(n.name for n in self.module.facts.binders if isinstance(n, ast.ClassDef))
-
-    def _enclosing_class(self, node: ast.AST) -> ast.ClassDef | None:
-        s: Scope | None = self.scopes.scope_of(node)
-        while s is not None:
-            if s.kind is ScopeKind.CLASS and isinstance(s.node, ast.ClassDef):
-                return s.node
-            s = s.parent
-        return None
 
     def _subclasses(self, cls: Scope) -> list[ast.ClassDef]:
         """The same-file classes that inherit from ``cls`` (bases by plain name,
@@ -2167,18 +1808,6 @@ class ConfigFinder:
                 uses.setdefault(attr.attr, ([], []))[1].append(attr)
         return uses
 
-    def _imported(self, expr: ast.expr) -> bool:
-        """Whether ``expr`` (``subprocess``, ``os.path``) reads a name bound by an import."""
-        while isinstance(expr, ast.Attribute):
-            expr = expr.value
-        if not isinstance(expr, ast.Name):
-            return False
-        holder = self.scopes.scope_of(expr).lookup(expr.id)
-        return holder is not None and any(
-            isinstance(b.node, (ast.Import, ast.ImportFrom))
-            for b in self.finder.bindings_in(holder, expr.id)
-        )
-
     def _call_through(self, load: ast.Name):
         """The call a use of a function's name makes: ``f(...)``, ``f.remote(...)`` and
         ``f.options(...).remote(...)`` (Ray: the same arguments); ``None`` for a read of
@@ -2289,21 +1918,6 @@ class ConfigFinder:
         finally:
             del self._positive_visiting[id(name)]
 
-    def _library_names(self, func: ast.expr) -> set[str]:
-        """The qualified names of a callee bound only by imports (empty when any binding
-        is not an import: ``class OmegaConf`` here may shadow omegaconf's); an
-        ``x.OmegaConf.<maker>`` re-exported by an import
-        (``from verl.trainer.constants_ppo import *``) counts as omegaconf's."""
-        found = self.finder.qualified_names(func)
-        if found is None or found[1]:
-            return set()
-        names = self._qualified(func)
-        extra = {
-            "omegaconf." + n[n.index("OmegaConf."):] for n in names
-            if ".OmegaConf." in n and not n.startswith("omegaconf.")
-        }
-        return names | extra
-
     def _makes_a_dictconfig(self, call: ast.Call, names: set[str]) -> bool:
         """Whether a call of an OmegaConf/Hydra maker gives a ``DictConfig``, not a
         ``ListConfig``: ``OmegaConf.load(p)``, ``hydra.compose(...)``, ``DictConfig(...)``
@@ -2326,19 +1940,6 @@ class ConfigFinder:
                 return self._names_a_class(first)
             return False
         return self._a_mapping(first)
-
-    def _names_a_class(self, expr: ast.expr) -> bool:
-        """A name bound only by ``class`` statements or imports (``OmegaConf.structured(PPOConfig)``)."""
-        if isinstance(expr, ast.Attribute):
-            return self._imported(expr)
-        assert isinstance(expr, ast.Name)
-        holder = self.scopes.scope_of(expr).lookup(expr.id)
-        if holder is None:
-            return False
-        bindings = list(self.finder.bindings_in(holder, expr.id))
-        return bool(bindings) and all(
-            isinstance(b.node, (ast.ClassDef, ast.Import, ast.ImportFrom)) for b in bindings
-        )
 
     def _a_mapping(self, value: ast.expr) -> bool:
         """A dict literal or comprehension, ``dict(...)``, ``OmegaConf.to_container`` of a
@@ -2887,16 +2488,8 @@ class ConfigFinder:
         # callers in other files too (:meth:`_record_origin`)
         if finder._origins is not self._origins:
             finder._origins = self._origins
-            ConfigFinder._retargets += 1
+            JudgementMemo._retargets += 1
         return finder, class_def
-
-
-def _rebinds(stmt: ast.stmt, name: str) -> bool:
-    """Whether ``stmt`` is ``name = value`` (one plain name as its only target)."""
-    return (
-        isinstance(stmt, ast.Assign) and len(stmt.targets) == 1
-        and isinstance(stmt.targets[0], ast.Name) and stmt.targets[0].id == name
-    )
 
 
 def _own_attributes(cls: ast.ClassDef) -> dict[str, list]:
@@ -2963,46 +2556,6 @@ def _own_attributes(cls: ast.ClassDef) -> dict[str, list]:
 __all__ = ["DICTCONFIG_NAMES", "VERL_SECTIONS", "ConfigChoice", "ConfigFinder"]
 
 
-def _walk_here(node: ast.AST) -> Iterator[ast.AST]:
-    """``ast.walk`` without descending into nested functions, classes and lambdas."""
-    stack = [node]
-    while stack:
-        n = stack.pop()
-        yield n
-        for child in ast.iter_child_nodes(n):
-            if not isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
-                stack.append(child)
-
-
-def _returns_of(func: ast.FunctionDef) -> list[ast.expr] | None:
-    """The values ``func``'s ``return`` statements give (nested functions and classes
-    aside), with a ``None`` constant for a bare ``return`` and for falling off the end
-    (assumed possible unless the body ends in ``return``/``raise``); ``None`` for a
-    generator (``yield`` in its body)."""
-    values: list[ast.expr] = []
-    stack: list[ast.AST] = list(func.body)
-    while stack:
-        node = stack.pop()
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
-            continue
-        if isinstance(node, (ast.Yield, ast.YieldFrom)):
-            return None
-        if isinstance(node, ast.Return):
-            values.append(node.value if node.value is not None else ast.Constant(value=None))
-        stack.extend(ast.iter_child_nodes(node))
-    if not func.body or not isinstance(func.body[-1], (ast.Return, ast.Raise)):
-        values.append(ast.Constant(value=None))
-    return values
-
-
-def _keyword_or_arg(call: ast.Call, keyword: str, position: int) -> ast.expr | None:
-    """The argument ``call`` passes as ``keyword=``, else at ``position``."""
-    for k in call.keywords:
-        if k.arg == keyword:
-            return k.value
-    return call.args[position] if len(call.args) > position else None
-
-
 def _click_name(declared: list[str]) -> str | None:
     """The parameter name click derives from an option's or argument's declarations: a
     bare identifier if one is given, else the longest ``--`` (or ``-``) name, dashes
@@ -3016,165 +2569,3 @@ def _click_name(declared: list[str]) -> str | None:
     longs = [d for d in dashed if d.startswith("--")] or dashed
     best = max(longs, key=lambda d: len(d.lstrip("-")))
     return best.split("/")[0].lstrip("-").replace("-", "_").lower()
-
-
-def _literal_path(node: ast.expr) -> str | None:
-    """A file name written as a string literal: ``"a.yaml"``, ``Path("a.yaml")``,
-    ``os.path.join("conf", "a.yaml")`` of literals; ``None`` otherwise."""
-    if isinstance(node, ast.Constant) and isinstance(node.value, str):
-        return node.value
-    if isinstance(node, ast.Call) and node.args and not node.keywords:
-        last = (dotted_parts(node.func) or [""])[-1]
-        if last in ("Path", "join", "PurePath") and all(
-            isinstance(a, ast.Constant) and isinstance(a.value, str) for a in node.args
-        ):
-            return os.path.join(*(a.value for a in node.args))  # type: ignore[misc]
-    return None
-
-
-def _dotlist_keys(items: ast.expr | None) -> frozenset[str] | None:
-    """The top-level keys a dotlist written out sets (``["trainer.total_epochs=1"]``:
-    ``trainer``); ``None`` when an item is not a string literal."""
-    if not isinstance(items, (ast.List, ast.Tuple)):
-        return None
-    keys = set()
-    for e in items.elts:
-        if not (isinstance(e, ast.Constant) and isinstance(e.value, str)):
-            return None
-        key = e.value.split("=", 1)[0].strip().lstrip("+~").split(".", 1)[0]
-        keys.add(key)
-    return frozenset(keys)
-
-
-def _dataclass_fields(found: tuple[ConfigFinder, ast.ClassDef], seen: set[int]) -> frozenset[str] | None:
-    """The fields of a dataclass (its annotated class attributes, not ``ClassVar``s, and
-    those of its dataclass bases); ``None`` when it is no dataclass or a base cannot be read."""
-    finder, cls = found
-    if id(cls) in seen or not _is_dataclass(cls):
-        return None
-    seen.add(id(cls))
-    fields: set[str] = set()
-    for base in cls.bases:
-        if isinstance(base, ast.Name) and base.id == "object":
-            continue
-        inherited = finder._base_class(base)
-        base_fields = _dataclass_fields(inherited, seen) if inherited is not None else None
-        if base_fields is None:
-            return None
-        fields |= base_fields
-    for stmt in cls.body:
-        if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
-            if "ClassVar" in ast.unparse(stmt.annotation):
-                continue
-            fields.add(stmt.target.id)
-    return frozenset(fields)
-
-
-def _repository_top(directory: Path, root: Path | None) -> Path | None:
-    """The git top level at or above ``directory`` (:func:`ppo_migrate.project.root.git_top`),
-    else ``root`` (the package root) when it is above ``directory``, else ``None``."""
-    top = git_top(directory)
-    if top is not None:
-        return Path(top)
-    if root is not None and root == directory:
-        # a script's folder is its own package root: no bound on where the project's files
-        # are (``scripts/launch.py`` loading ``examples/conf/x.yaml`` from the top)
-        return None
-    return root
-
-
-def _display(path: Path) -> str:
-    """A path as a finding shows it: relative to the working directory when under it."""
-    try:
-        return os.path.relpath(path)
-    except ValueError:
-        return str(path)
-
-
-def _part_of(value: ast.expr, params: set[str]) -> bool:
-    """``p.section``, ``p["section"]``, ``p.get("section")``, ``getattr(p, "section")``,
-    ``OmegaConf.select(p, "a.b")`` for a parameter ``p``."""
-    if isinstance(value, (ast.Attribute, ast.Subscript)):
-        node: ast.expr = value
-        while isinstance(node, (ast.Attribute, ast.Subscript)):
-            node = node.value
-        return isinstance(node, ast.Name) and node.id in params
-    if isinstance(value, ast.Call):
-        func = value.func
-        if isinstance(func, ast.Attribute) and func.attr in ("get", "select", "pop") and value.args:
-            return _part_of(func.value, params) or (
-                isinstance(func.value, ast.Name) and func.value.id in params
-            ) or (func.attr == "select" and isinstance(value.args[0], ast.Name)
-                  and value.args[0].id in params)
-        if isinstance(func, ast.Name) and func.id == "getattr" and len(value.args) >= 2:
-            first = value.args[0]
-            return isinstance(first, ast.Name) and first.id in params
-    return False
-
-
-def _is_dataclass(cls: ast.ClassDef) -> bool:
-    """Whether a ``@dataclass`` / ``@dataclasses.dataclass(...)`` decorator is on ``cls``."""
-    return any(
-        (dotted_parts(d.func if isinstance(d, ast.Call) else d) or [""])[-1] == "dataclass"
-        for d in cls.decorator_list
-    )
-
-
-def _stringish(node: ast.expr) -> bool:
-    """A ``/`` or ``+`` expression with a string literal in it (a path or a name being built)."""
-    return isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Div, ast.Add, ast.Mod)) and any(
-        isinstance(n, (ast.Constant, ast.JoinedStr)) and isinstance(getattr(n, "value", ""), str)
-        for n in ast.walk(node)
-    )
-
-
-def _worst(trusts: Iterable[str | None]) -> str | None:
-    """The lowest of some trusts (``"against"`` < ``"weak"`` < ``"strong"``; ``None``, which
-    says nothing, is skipped); ``None`` when there is none. Stops at the first ``"against"``."""
-    worst = None
-    for trust in trusts:
-        if trust == "against":
-            return trust
-        if trust == "weak" or (trust == "strong" and worst is None):
-            worst = trust
-    return worst
-
-
-#: :func:`_passed_value`'s answer for an argument unpacked from ``*args`` / ``**kwargs``.
-_UNPACKED = ast.Starred(value=ast.Name(id="<unpacked>"))
-#: :meth:`ConfigFinder._call_through`'s answer for a function handed on as a value.
-_ESCAPES = ast.Call(func=ast.Name(id="<escapes>"), args=[], keywords=[])
-#: :meth:`ConfigFinder._call_through`'s answer for an attribute of it read or written.
-_ATTRIBUTE = ast.Call(func=ast.Name(id="<attribute>"), args=[], keywords=[])
-
-
-def _passed_value(call: ast.Call, position: int | None, keyword: str) -> ast.expr | None:
-    """The argument ``call`` passes for a parameter at ``position`` (``None``: keyword-only)
-    named ``keyword``; ``None`` when it passes none; :data:`_UNPACKED` when it cannot be
-    told (``*args`` at or before the position, ``**kwargs``)."""
-    if position is not None:
-        for i, a in enumerate(call.args):
-            if isinstance(a, ast.Starred):
-                return _UNPACKED
-            if i == position:
-                return a
-    for k in call.keywords:
-        if k.arg == keyword:
-            return k.value
-    if any(k.arg is None for k in call.keywords):
-        return _UNPACKED
-    return None
-
-
-def _default_of(function: ast.AST, arg: ast.arg) -> ast.expr | None:
-    """The default value of parameter ``arg`` of ``function`` (``None`` when it has none)."""
-    args = getattr(function, "args", None)
-    if not isinstance(args, ast.arguments):
-        return None
-    positional = [*args.posonlyargs, *args.args]
-    if arg in positional:
-        i = positional.index(arg) - (len(positional) - len(args.defaults))
-        return args.defaults[i] if i >= 0 else None
-    if arg in args.kwonlyargs:
-        return args.kw_defaults[args.kwonlyargs.index(arg)]
-    return None
