@@ -138,6 +138,38 @@ class ConfigFinder(
             ``self.<name>`` its own ``__init__`` sets is no origin for other files'
             subclasses. Only the differential test sets it
             (``Settings.follow_values``): every fix safe that way must stay safe.
+
+    This class holds the finder's state and its answer (:meth:`find`, the candidates in
+    lookup order, a name's check); the judgements are split by concern (issue 26), one
+    class each, mixed in here:
+
+    * :class:`~ppo_migrate.analysis.config_memo.JudgementMemo`: the memo of the recursive
+      judgements and their cycle guards;
+    * :class:`~ppo_migrate.analysis.config_notes.EvidenceNotes`: the evidence noted and the
+      :class:`ppo_migrate.diagnostics.Reason` kept (:meth:`reason`);
+    * :class:`~ppo_migrate.analysis.config_lookup.NameLookup`: qualified names, builtins,
+      imports, single values;
+    * :class:`~ppo_migrate.analysis.config_annotations.AnnotationKinds`: what an
+      annotation says;
+    * :class:`~ppo_migrate.analysis.config_trust.BindingTrust`: a binding's and a value's
+      trust (:meth:`value_trust`);
+    * :class:`~ppo_migrate.analysis.config_returns.CalleeReturns`: what a same-file callee
+      returns;
+    * :class:`~ppo_migrate.analysis.config_makers.MakerEvidence`,
+      :class:`~ppo_migrate.analysis.config_files.ConfigFileEvidence`,
+      :class:`~ppo_migrate.analysis.config_entry_points.EntryPointEvidence`: where a
+      config comes from (an OmegaConf/Hydra maker, a YAML file, a CLI decorator);
+    * :class:`~ppo_migrate.analysis.config_callers.CallerValues`,
+      :class:`~ppo_migrate.analysis.config_positive.PositiveConfig`: what callers pass
+      (:meth:`caller_values`), and what is positively a training config;
+    * :class:`~ppo_migrate.analysis.config_classes.ClassConstruction`,
+      :class:`~ppo_migrate.analysis.config_instances.InstanceState`,
+      :class:`~ppo_migrate.analysis.config_attributes.SelfAttributes`: classes, what every
+      instance holds, and the ``<self>.<name>`` candidate.
+
+    The vocabulary (the evidence table's names, :class:`ConfigChoice`, :class:`Why`) is
+    :mod:`ppo_migrate.analysis.config_model`'s; the pure AST helpers are
+    :mod:`ppo_migrate.analysis.config_syntax`'s.
     """
 
     def __init__(
