@@ -10,6 +10,7 @@ it was given.
 
 from __future__ import annotations
 
+import functools
 import sys
 import textwrap
 import types
@@ -1036,3 +1037,44 @@ def test_a_parameter_rebound_before_the_call_is_judged_by_its_rebinding(tmp_path
     assert (d.code, d.fix.applicability if d.fix else None) == ("PPO001", "unsafe"), d.message
     assert "`OmegaConf.load(config)`: which file it loads cannot be told here" in d.message
     assert "click option" not in d.message
+
+
+# ------------------------------------------------- the finder, split by concern (issue 26)
+
+
+def test_the_finder_s_concerns_share_no_name_and_each_stays_small() -> None:
+    """``ConfigFinder`` is mixed from one class per concern (issue 26: no class a reader
+    cannot hold in mind). No two of them define the same name: one would silently hide
+    the other's, whichever the method resolution order puts first (the process-wide
+    retarget count, read by the memo and raised by ``_base_class``, must be one
+    attribute). Each stays under 400 lines and 25 methods."""
+    import inspect
+
+    from ppo_migrate.analysis.config_memo import JudgementMemo
+    from ppo_migrate.analysis.configs import ConfigFinder
+
+    parts = ConfigFinder.__mro__[:-1]
+    assert [p.__name__ for p in parts] == [
+        "ConfigFinder", "JudgementMemo", "EvidenceNotes", "NameLookup", "AnnotationKinds",
+        "BindingTrust", "CalleeReturns", "MakerEvidence", "ConfigFileEvidence",
+        "EntryPointEvidence", "CallerValues", "PositiveConfig", "ClassConstruction",
+        "InstanceState", "SelfAttributes",
+    ]
+    owners: dict[str, list[str]] = {}
+    for part in parts:
+        for name in vars(part):
+            if not (name.startswith("__") and name.endswith("__")):
+                owners.setdefault(name, []).append(part.__name__)
+    assert {n: o for n, o in owners.items() if len(o) > 1} == {}
+    assert owners["_retargets"] == ["JudgementMemo"] and ConfigFinder._retargets == JudgementMemo._retargets
+    assert owners["find"] == ["ConfigFinder"] and owners["value_trust"] == ["BindingTrust"]
+    assert owners["_base_class"] == ["ClassConstruction"] and owners["caller_values"] == ["CallerValues"]
+    sizes = {p.__name__: len(inspect.getsource(p).splitlines()) for p in parts}
+    kinds = (functools.cached_property, staticmethod)
+    methods = {
+        p.__name__: sum(inspect.isfunction(v) or isinstance(v, kinds) for v in vars(p).values())
+        for p in parts
+    }
+    assert {n: s for n, s in sizes.items() if s > 400} == {}
+    assert {n: m for n, m in methods.items() if m > 25} == {}
+    assert sum(methods.values()) == 116  # every method of the one class it was, none lost
