@@ -19,6 +19,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 
 from ppo_migrate.analysis.patches import import_words, imported_modules, parse_file
+from ppo_migrate.analysis.targets import forwarded_callee
 from ppo_migrate.project.snapshot import current
 from ppo_migrate.targets import module_name, module_names, resolve_relative
 
@@ -274,7 +275,12 @@ def _module_bindings(
                 for handler in getattr(stmt, "handlers", ()):
                     visit(handler.body)
             elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                unbind(stmt.name)
+                callee = forwarded_callee(stmt)  # ``def ray_env(*a, **k): return f(*a, **k)``
+                fq = resolve(callee) if callee is not None else None
+                if fq is not None:
+                    rebind(stmt.name, fq)
+                else:
+                    unbind(stmt.name)
 
     visit(tree.body)
     imports.update(imported_modules(tree, package, from_packages=True))

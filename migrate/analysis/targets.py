@@ -149,6 +149,45 @@ def dotted_parts(func: ast.expr) -> list[str] | None:
 LOADED = "\0"
 
 
+def forwarded_callee(node: ast.AST) -> ast.expr | None:
+    """The callee a *forwarding function* passes every argument on to, else ``None``.
+
+    A forwarding function (trial 26d, family 6: ``def ray_env(*args, **kwargs): return
+    get_ppo_ray_runtime_env(*args, **kwargs)``) is a plain, undecorated ``def`` whose only
+    parameters are ``*args`` (required: a positional config must reach the callee) and
+    optionally ``**kwargs``, and whose body (a docstring aside) is one ``return`` or
+    expression statement calling a dotted name with exactly ``*args`` (and ``**kwargs``).
+    Calling it is calling that callee with the same arguments, so it is followed as an
+    alias of it (``make_env = get_ppo_ray_runtime_env``): a configless ``ray_env()`` is a
+    configless call of the runtime function, fixed as ``ray_env(config)``.
+
+    Args:
+        node: a binding node (any node: only an ``ast.FunctionDef`` can forward).
+    """
+    if not isinstance(node, ast.FunctionDef) or node.decorator_list:
+        return None
+    a = node.args
+    if a.posonlyargs or a.args or a.kwonlyargs or a.vararg is None:
+        return None
+    body = node.body
+    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
+            and isinstance(body[0].value.value, str):
+        body = body[1:]
+    if len(body) != 1 or not isinstance(body[0], (ast.Return, ast.Expr)):
+        return None
+    call = body[0].value
+    if not isinstance(call, ast.Call) or len(call.args) != 1:
+        return None
+    star = call.args[0]
+    if not (isinstance(star, ast.Starred) and isinstance(star.value, ast.Name) and star.value.id == a.vararg.arg):
+        return None
+    wanted_keywords = [a.kwarg.arg] if a.kwarg is not None else []
+    if [k.value.id for k in call.keywords if k.arg is None and isinstance(k.value, ast.Name)] != wanted_keywords \
+            or len(call.keywords) != len(wanted_keywords):
+        return None
+    return call.func if dotted_parts(call.func) else None
+
+
 def callee_parts(func: ast.expr) -> list[str] | None:
     """:func:`dotted_parts`, also through the spellings that read an attribute by a literal
     name: ``getattr(cp, "get_...")``, ``vars(cp)["get_..."]``, ``cp.__dict__["get_..."]``
@@ -263,7 +302,7 @@ class TargetFinder:
         if self._wanted is None:
             wanted = set(self.matcher.names) | self._import_aliases()
             aliases = [
-                (target.id, parts)
+                (target.id if isinstance(target, ast.Name) else target.name, parts)
                 for target, parts in (self._alias_of(b) for b in self.module.facts.binders)
                 if target is not None
             ]
@@ -277,9 +316,17 @@ class TargetFinder:
             self._wanted = wanted
         return self._wanted
 
-    def _alias_of(self, node: ast.AST) -> tuple[ast.Name | None, list[str]]:
+    def _alias_of(self, node: ast.AST) -> tuple[ast.Name | ast.FunctionDef | None, list[str]]:
         """For a ``Name`` stored by ``name = a.b.c`` (or ``name: T = a.b.c``), the name and the
-        dotted parts of its value; ``(None, [])`` for any other binding."""
+        dotted parts of its value; for a forwarding ``def`` (:func:`forwarded_callee`), the
+        ``def`` and the parts of the callee it forwards to; ``(None, [])`` for any other
+        binding."""
+        if isinstance(node, ast.FunctionDef):
+            callee = forwarded_callee(node)
+            if callee is None or self.scopes.scope_of(node).kind is ScopeKind.CLASS:
+                return None, []  # a method's first argument is its instance
+            parts = callee_parts(callee)
+            return (node, parts) if parts else (None, [])
         if not isinstance(node, ast.Name):
             return None, []
         parent = self.module.facts.parents.get(id(node))
@@ -300,6 +347,8 @@ class TargetFinder:
         target, _ = self._alias_of(node)
         if target is None:
             return None
+        if isinstance(target, ast.FunctionDef):
+            return forwarded_callee(target)
         parent = self.module.facts.parents[id(node)]
         return parent.value  # type: ignore[attr-defined,no-any-return]
 
