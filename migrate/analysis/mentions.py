@@ -437,7 +437,7 @@ def unread_mentions(root: str | os.PathLike[str], respect_gitignore: bool = True
         The :class:`Mention` s in walk and line order; kept for the run (the snapshot's memo).
         Never raises: a Python file that does not parse is searched as plain text.
     """
-    from ppo_migrate.project.mentions import candidate_texts
+    from ppo_migrate.project.mentions import candidate_texts, distribution_files
 
     root = os.path.abspath(os.fspath(root))
     memo = current().memo(__name__)
@@ -463,5 +463,7 @@ def unread_mentions(root: str | os.PathLike[str], respect_gitignore: bool = True
         else:
             pairs = text_mentions(text, kind)
         found.extend(Mention(path, line, written) for line, written in pairs)
+    for path in distribution_files(root, respect_gitignore):  # a wheel kept in the tree
+        found.extend(Mention(path, 1, written) for _, written in text_mentions(os.path.basename(path), "text"))
     result = memo[key] = tuple(found)
     return result

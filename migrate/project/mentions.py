@@ -52,7 +52,7 @@ from ppo_migrate.project.import_roots import HOLDS_VERL, _read, names_verl
 from ppo_migrate.project.snapshot import current
 from ppo_migrate.project.tree import DOUBLES_FOLDERS, relative_parts, repository_listing
 
-__all__ = ["READ_NAMES", "READ_PATTERNS", "candidate_texts", "mention_kind", "names_verl"]
+__all__ = ["READ_NAMES", "READ_PATTERNS", "candidate_texts", "distribution_files", "mention_kind", "names_verl"]
 
 #: Files the tool's pin readers read in whole (:mod:`ppo_migrate.analysis.versions`,
 #: :mod:`ppo_migrate.analysis.pins`): never searched for mentions.
@@ -154,3 +154,36 @@ def candidate_texts(root: str | os.PathLike[str], respect_gitignore: bool = True
                     continue
                 kind = "text"
             yield path, kind, data.decode("utf-8", "replace")
+
+
+#: A distribution file of verl by its name alone: ``verl-0.8.0-py3-none-any.whl``,
+#: ``verl-0.8.0.tar.gz``, ``verl-0.8.0.zip`` (the sdist and wheel names of PEP 625/427).
+_DISTRIBUTION_NAME = re.compile(
+    r"verl-\d[\w.+!-]*\.(?:whl|tar\.gz|tar\.bz2|zip|conda)", re.IGNORECASE
+)
+
+
+def distribution_files(root: str | os.PathLike[str], respect_gitignore: bool = True) -> list[str]:
+    """The distribution files of verl kept in the repository at ``root`` (trial 26d: a
+    committed ``wheelhouse/verl-0.8.0-py3-none-any.whl`` that the trainer extracts and puts
+    first on ``sys.path`` at run time), from the one walk's names alone, in walk order.
+
+    Such a file is a copy of that release the code may run: its name is a mention of it
+    (:func:`ppo_migrate.analysis.mentions.unread_mentions`), whatever reads it.
+
+    Args:
+        root: the repository root (absolute or not).
+        respect_gitignore: as for :func:`ppo_migrate.project.tree.repository_listing`.
+
+    Returns:
+        Absolute paths. Never raises.
+    """
+    root = os.path.abspath(os.fspath(root))
+    listing = repository_listing(root, respect_gitignore)
+    return [
+        os.path.join(directory, name)
+        for directory, names in listing.folders.items()
+        for name in names
+        if name[:5].lower() == "verl-" and _DISTRIBUTION_NAME.fullmatch(name)
+    ]
+
