@@ -107,6 +107,8 @@ def project_reexports(
                 if os.path.basename(path) != "__init__.py":
                     package = package[:-1]
                 parsed[path] = (names, *_module_bindings(tree, package, module))
+                if b"import_module" in data or b"__import__" in data:
+                    parsed[path][2].update(_loaded_by_name(tree))
             entry = parsed[path]
             if entry is None:
                 continue
@@ -286,6 +288,23 @@ def _module_bindings(
     imports.update(imported_modules(tree, package, from_packages=True))
     imports.discard(module)
     return bound, imports
+
+
+def _loaded_by_name(tree: ast.Module) -> set[str]:
+    """The modules ``tree`` loads by a constant name anywhere in it (trial 26d, family 6:
+    ``importlib.import_module("pkg.env").get_...()`` calls ``pkg/env.py``'s re-export, as
+    ``import pkg.env`` would): ``import_module("a.b")`` (however ``importlib`` or the
+    function is bound) and ``__import__("a.b")``, absolute names only."""
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and node.args and not node.keywords:
+            func = node.func
+            last = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
+            name = node.args[0]
+            if last in ("import_module", "__import__") and isinstance(name, ast.Constant) \
+                    and isinstance(name.value, str) and name.value and not name.value.startswith("."):
+                found.add(name.value)
+    return found
 
 
 #: the prefix of a name :func:`_module_bindings` saw deleted or rebound after the module's

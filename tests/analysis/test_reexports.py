@@ -253,6 +253,9 @@ def test_namespace_modules_are_named_under_the_root_and_verls_own_are_no_re_expo
          "from pkg.util import cp", "cp.get_ppo_ray_runtime_env()"),
         ("from importlib import import_module\n\ncp = import_module('verl.trainer.constants_ppo')\n",
          "from pkg import util", "util.cp.get_ppo_ray_runtime_env()"),
+        # the re-exporting module loaded by name: only the call's string names it
+        ("from verl.trainer.constants_ppo import get_ppo_ray_runtime_env  # noqa: F401\n",
+         "import importlib", "importlib.import_module('pkg.util').get_ppo_ray_runtime_env()"),
     ],
 )
 def test_a_re_export_bound_by_a_constant_look_up_is_found(tmp_path: Path, util: str, imports: str, call: str) -> None:
