@@ -1242,6 +1242,13 @@ class SignatureResolver:
                 if decided is not None:
                     return decided
             reason = f"the project takes verl from `{where}`, whose release cannot be read"
+            if declared.kind == "specifier" and ";" in declared.requirement:
+                # ``verl>=0.9.0; platform_machine == 'aarch64'`` (trial 26d): the release is
+                # read; markers describe the machine that runs the trainer, not this one
+                reason = (
+                    f"the project takes verl from `{where}`, which applies only where its marker "
+                    "holds: elsewhere nothing says which release runs"
+                )
             return _refuse(
                 "declared",
                 where,

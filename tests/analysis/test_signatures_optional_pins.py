@@ -140,3 +140,21 @@ def test_a_required_verl_beside_the_same_pin_still_decides(tmp_path: Path, shape
     assert proc.returncode == 0, proc.stderr
     assert (root / "train.py").read_text() == FIXED
     assert _runs(root, site) == "ran {'trainer': 2}"
+
+
+@pytest.mark.parametrize("marker", ["platform_machine == 'aarch64'", 'python_version >= "3.8"'])
+def test_a_marker_on_the_only_pin_is_named_as_the_uncertainty(tmp_path: Path, marker: str) -> None:
+    """Trial 26d (WRONG): ``verl>=0.9.0; <marker>`` said the release "cannot be read"; it can,
+    only where the marker holds is unknown (markers describe the machine that runs the
+    trainer). The call is left alone (PPO005) with that reason, and keeps running."""
+    requirement = f"verl>=0.9.0; {marker}"
+    root, site = launcher_project(tmp_path, {"pyproject.toml": PYPROJECT.format(deps=repr(requirement), tail="")}, VERL_08)
+    assert launcher_ran(root, site) == "ran None"
+    found = _finding(root)
+    assert (found["code"], found["location"]["row"], found["fix"]) == ("PPO005", CALL_LINE, None)
+    assert (f"`pyproject.toml:4 {requirement}`, which applies only where its marker holds: elsewhere nothing "
+            "says which release runs") in found["message"]
+    assert "cannot be read" not in found["message"]
+    assert run_cli("apply", "--exit-zero", ".", cwd=root).returncode == 0
+    assert (root / "train.py").read_text() == LAUNCHER
+    assert launcher_ran(root, site) == "ran None"
