@@ -424,6 +424,27 @@ def _string(node: ast.expr | None) -> str | None:
 # -- the repository's mentions, once a run ---------------------------------------------------------
 
 
+def _archive_takes_config(path: str) -> bool:
+    """Whether the zip archive ``path`` (a wheel, a ``.zip``) holds verl's runtime module
+    whose ``get_ppo_ray_runtime_env`` has a ``config`` parameter: then its name names no
+    release that would fail (``vendor/verl-0.8.0.zip`` holding a 0.9 copy is read as a copy
+    where it is put on the path). ``False`` for anything else: an sdist, no such member, a
+    zero-argument definition, an archive that cannot be read."""
+    fs = current().fs
+    if not path.endswith((".whl", ".zip")) or not fs.is_zip(path):
+        return False
+    try:
+        members = fs.archive_members(path, "verl/trainer/", "constants_ppo.py", 4 * 1024 * 1024)
+        tree = ast.parse(members["verl/trainer/constants_ppo.py"])
+    except (OSError, ValueError, KeyError, SyntaxError, MemoryError, RecursionError):
+        return False
+    return any(
+        isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == "get_ppo_ray_runtime_env"
+        and any(a.arg == "config" for a in (*node.args.posonlyargs, *node.args.args))
+        for node in tree.body
+    )
+
+
 def unread_mentions(root: str | os.PathLike[str], respect_gitignore: bool = True) -> tuple[Mention, ...]:
     """Every mention of an old verl in the repository at ``root``, in the files
     :func:`ppo_migrate.project.mentions.candidate_texts` hands on (the formats the pin
@@ -464,6 +485,8 @@ def unread_mentions(root: str | os.PathLike[str], respect_gitignore: bool = True
             pairs = text_mentions(text, kind)
         found.extend(Mention(path, line, written) for line, written in pairs)
     for path in distribution_files(root, respect_gitignore):  # a wheel kept in the tree
+        if _archive_takes_config(path):
+            continue  # what would run from it takes a config, whatever its name says
         found.extend(Mention(path, 1, written) for _, written in text_mentions(os.path.basename(path), "text"))
     result = memo[key] = tuple(found)
     return result
