@@ -276,7 +276,20 @@ def _judge(
     parsed: dict[str, object] = {}
     #: ``pkg.launch`` -> ``pkg.lib.launch``: a module re-exporting a wanted name as it is
     aliases: dict[str, str] = {}
-    seen: set[tuple[str, _Wanted]] = {(fq, w) for fq, ws in wanted.items() for w in ws}
+    #: every (name, use) wanted so far, made when a use found is first to be added (most
+    #: judgements find none: 15,000 pairs hashed for nothing on benchmark item 12's tree)
+    seen: set[tuple[str, _Wanted]] = set()
+    first = wanted
+
+    def first_time(fq: str, w: _Wanted) -> bool:
+        """Whether ``(fq, w)`` is wanted for the first time (it is from now on)."""
+        if not seen:
+            seen.update((name, use) for name, uses in first.items() for use in uses)
+        if (fq, w) in seen:
+            return False
+        seen.add((fq, w))
+        return True
+
     for origin, line, reason in _decorators(verdicts, paths, settings, parsed):
         found[origin].append(line + (reason,))
     for _ in range(_MAX_ROUNDS):
@@ -326,8 +339,7 @@ def _judge(
                 found[origin].append((path, line, reason))
             for fq, entries in judge.more.items():
                 for w in entries:
-                    if (fq, w) not in seen:
-                        seen.add((fq, w))
+                    if first_time(fq, w):
                         more[fq].append(w)
             if judge.unresolved:
                 unresolved[path] = judge.unresolved
@@ -378,8 +390,7 @@ def _judge(
             # name ``api``, not ``lib``: this round's look did not read them)
             for w in wanted.get(_resolved(target, wanted, aliases), ()):
                 follow = w._replace(skip=None, home=where)
-                if (exported, follow) not in seen:  # once: the re-export is met each round
-                    seen.add((exported, follow))
+                if first_time(exported, follow):  # once: the re-export is met each round
                     more[exported].append(follow)
         wanted = more
     else:
