@@ -62,6 +62,7 @@ from ppo_migrate.analysis.requirements import (
     lowest_allowed,
     poetry_specifier,
 )
+from ppo_migrate.files import decode_text, utf8_text
 from ppo_migrate.project.snapshot import current
 
 __all__ = ["install_pins"]
@@ -135,13 +136,15 @@ def install_pins(scope: str | os.PathLike[str]) -> tuple[_Found, ...]:
                 continue
             path = os.path.join(directory, name)
             data = _read(path)
+            if data is not None:  # a UTF-16 Dockerfile's words, as UTF-8 bytes (trial 26d)
+                data = utf8_text(data)
             if data is not None and b"verl" in data and b"FROM" in data.upper():
-                found.extend(_verl_images(data.decode("utf-8", "replace"), path))
+                found.extend(_verl_images(decode_text(data, "replace"), path))
             if data is None or not (b"install" in data or b"add" in data or b"PIP_CONSTRAINT" in data):
                 continue
             if kind == "maybe-script" and not _shell_shebang(data):
                 continue
-            text = data.decode("utf-8", "replace")
+            text = decode_text(data, "replace")
             if kind == "devcontainer":
                 for line, command in _devcontainer_commands(text):
                     found.extend(_commands("\n" * (line - 1) + command, path, root, everything, seen))

@@ -139,8 +139,9 @@ def _pip_conf(path: Path):
 
 
 def _text(path: Path) -> str | None:
-    """The file's text (as ``path.read_text(encoding="utf-8")``), its bytes read once a run
-    (:mod:`ppo_migrate.project.snapshot`); ``None`` when it cannot be had."""
+    """The file's text (as ``path.read_text(encoding="utf-8")``, decoded by its byte-order
+    mark when it has one: :meth:`ppo_migrate.project.snapshot.Snapshot.read_text`), its bytes
+    read once a run; ``None`` when it cannot be had."""
     try:
         snapshot = current()
         return snapshot.read_text(path) if snapshot.fs.is_file(path) else None

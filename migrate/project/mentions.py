@@ -48,6 +48,7 @@ import os
 import re
 from collections.abc import Iterator
 
+from ppo_migrate.files import decode_text, utf8_text
 from ppo_migrate.project.import_roots import HOLDS_VERL, _read, names_verl
 from ppo_migrate.project.snapshot import current
 from ppo_migrate.project.tree import DOUBLES_FOLDERS, relative_parts, repository_listing
@@ -146,6 +147,8 @@ def candidate_texts(root: str | os.PathLike[str], respect_gitignore: bool = True
             if holds_verl.get(path) is False:
                 continue
             data = _read(path)
+            if data is not None:
+                data = utf8_text(data)  # a UTF-16 file's text by its byte-order mark (trial 26d)
             if data is None or not names_verl(data):
                 continue
             if kind == "maybe-script":
@@ -153,7 +156,7 @@ def candidate_texts(root: str | os.PathLike[str], respect_gitignore: bool = True
                 if not (first.startswith(b"#!") and b"sh" in first and b"python" not in first):
                     continue
                 kind = "text"
-            yield path, kind, data.decode("utf-8", "replace")
+            yield path, kind, decode_text(data, "replace")
 
 
 #: A distribution file of verl by its name alone: ``verl-0.8.0-py3-none-any.whl``,
