@@ -45,9 +45,12 @@ the text formats; a Python comment), which installs nothing, and in a project th
 0.9 is often the old pin kept for the record (``# was verl==0.8.0``); in a ``*.txt``/``*.in``
 file, a line that is not a whole requirement (prose); in Python, a docstring and a string
 line that is prose rather than code (a message, a help text: only a single token, a whole
-requirement or an install command counts). Which files are
-searched is :mod:`ppo_migrate.project.mentions`' (by name; not the files the pin readers read,
-nor documentation, nor the tests' Python files).
+requirement or an install command counts; the strings of one call or list that together spell
+an install command count too: nbconvert's ``get_ipython().run_line_magic('pip', 'install
+verl==0.8.0')``, trial 26d); in a notebook, its markdown cells and outputs
+(:func:`notebook_mentions`). Which files are searched is :mod:`ppo_migrate.project.mentions`'
+(every file by name but the files the pin readers read, documentation, data, binaries and
+the tests' Python files).
 
 Pure functions of text and trees, but :func:`unread_mentions`, which asks the collect layer
 for the files' text once a run (:meth:`ppo_migrate.project.snapshot.Snapshot.memo`).
