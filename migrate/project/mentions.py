@@ -75,7 +75,7 @@ __all__ = ["READ_NAMES", "READ_PATTERNS", "candidate_texts", "distribution_files
 #: :mod:`ppo_migrate.analysis.pins`): never searched for mentions.
 READ_NAMES: frozenset[str] = frozenset({
     "pyproject.toml", "setup.cfg", "setup.py", "uv.lock", "poetry.lock", "pdm.lock", "pylock.toml",
-    "tox.ini", "tox.toml", "Pipfile", "Pipfile.lock", "pixi.toml", "pip.conf", "pip.ini",
+    "tox.ini", "tox.toml", "Pipfile", "Pipfile.lock", "pixi.toml", "pip.conf", "pip.ini", "uv.toml",
 })
 #: Name patterns of the files those readers read in whole (:func:`fnmatch.fnmatch`).
 READ_PATTERNS: tuple[str, ...] = (
