@@ -1032,6 +1032,10 @@ def test_a_variable_of_another_package_or_an_unrelated_assignment_decides_nothin
         (".devcontainer/devcontainer.json", '{\n  "image": "python:3.11",\n  "postCreateCommand": "pip install verl==0.8.0"\n}\n', 3, "0.8.0"),
         ("devcontainer.json", '{"onCreateCommand": {"a": ["pip", "install", "verl==0.7.1"]}}\n', 1, "0.7.1"),
         ("bin/bootstrap", "#!/usr/bin/env bash\npip install verl==0.8.0\n", 2, "0.8.0"),
+        # trial 26d: another shell's extension (no shebang needed), a batch job with a shebang
+        ("scripts/install.bash", "set -e\npip install verl==0.8.0\n", 2, "0.8.0"),
+        ("jobs/ppo.sbatch", "#!/bin/bash\n#SBATCH --nodes=1\npip install verl==0.8.0\n", 3, "0.8.0"),
+        ("jobs/train.slurm", "#!/usr/bin/env bash\nsource venv/bin/activate\npip install verl==0.7.1\n", 3, "0.7.1"),
         ("noxfile.py", "import nox\n@nox.session\ndef t(session):\n    session.install('verl==0.8.0', 'pytest')\n", 4, "0.8.0"),
         ("noxfile.py", "def t(session):\n    session.run('python', '-m', 'pip', 'install', 'verl<0.9')\n", 2, "0.1"),
         ("noxfile.py", "def t(session, v):\n    session.install(f'verl=={v}')\n", 2, None),
@@ -1074,6 +1078,7 @@ def test_an_extensionless_file_without_a_shell_shebang_is_not_read(tmp_path: Pat
     _write(tmp_path, "pyproject.toml", '[project]\nname = "p"\ndependencies = ["verl>=0.9"]\n')
     _write(tmp_path, "NOTES", "to downgrade: pip install verl==0.8.0\n")
     _write(tmp_path, "bin/tool", "#!/usr/bin/env python\nos.system('pip install verl==0.8.0')\n")
+    _write(tmp_path, "jobs/notes.job", "to downgrade: pip install verl==0.8.0\n")  # a batch name, no shebang
     got = declared_verl(tmp_path / "src" / "trainer.py")
     assert got is not None and got.path == str(tmp_path / "pyproject.toml")
 
