@@ -21,10 +21,11 @@ How a file is searched (:func:`mention_kind`), from its name alone:
 * **as a notebook**: ``*.ipynb``, the lines of its code cells only (a markdown cell is prose;
   ``%pip install`` and ``!pip install`` are commands it runs);
 * **as requirement lines** (a line counts only when it is a whole PEP 508 requirement, so
-  that prose does not): other ``*.txt`` and ``*.in`` files;
+  that prose does not): other ``*.txt`` files;
 * **as text**, ``#`` starting a comment: **any other file**, with or without an extension
   (YAML, TOML, INI, shell, Dockerfiles, Makefiles, ``Earthfile``, ``Vagrantfile``, ``*.tf``,
-  ``*.nix``, ``*.j2``, ``*.ps1``, ``*.sbatch``, ...).
+  ``*.nix``, ``*.j2``, ``*.ps1``, ``*.sbatch``, a template's ``*.in`` such as ``Dockerfile.in``,
+  ...).
 
 Not searched, and why (a short list; being searched costs only a needless unsafe fix, being
 skipped a broken launcher):
@@ -136,9 +137,9 @@ def mention_kind(name: str, parts: tuple[str, ...] | list[str] = ()) -> str | No
     base, _, extension = name.partition(".")
     if lower.endswith(_SKIPPED_SUFFIXES) or (base.upper() in PROSE_NAMES and extension.lower() in ("", "txt")):
         return None
-    if lower.endswith((".txt", ".in")):
-        if parts and parts[-1] == _REQUIREMENTS_FOLDER:  # requirements/*.txt: read already
-            return None
+    if parts and parts[-1] == _REQUIREMENTS_FOLDER and name.endswith((".txt", ".in")):
+        return None  # requirements/*.txt and *.in: read already
+    if lower.endswith(".txt"):
         return "requirements"
     if lower.endswith(".json"):
         return "json"

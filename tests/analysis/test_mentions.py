@@ -223,6 +223,7 @@ def test_a_notebook_s_code_cells_count_its_prose_and_outputs_do_not() -> None:
     ("shell.nix", (), "text"),
     ("requirements.txt.j2", ("ansible", "roles", "trainer", "templates"), "text"),
     ("all.yml", ("ansible", "group_vars"), "text"),
+    ("Dockerfile.in", ("docker",), "text"),  # a template, not a pip-compile input
     ("Jenkinsfile", (), "text"),
     ("setup.ps1", ("scripts",), "text"),
     ("ppo.sbatch", ("jobs",), "text"),
@@ -232,6 +233,7 @@ def test_a_notebook_s_code_cells_count_its_prose_and_outputs_do_not() -> None:
     ("pyproject.toml", (), None),
     ("requirements-dev.txt", (), None),
     ("gpu.txt", ("requirements",), None),
+    ("gpu.in", ("requirements",), None),
     ("environment-gpu.yml", (), None),
     ("pixi.toml", (), None),
     ("uv.lock", (), None),
