@@ -133,10 +133,7 @@ FORMATS: dict[str, tuple[dict[str, str], str, int]] = {
         **NEW_PIN,
         "scripts/setup.ps1": "python -m venv .venv\n.\\.venv\\Scripts\\Activate.ps1\npip install verl==0.8.0\n",
     }, "scripts/setup.ps1", 3),
-    "slurm-batch": ({
-        **NEW_PIN,
-        "jobs/train.slurm": "#!/bin/bash\n#SBATCH --nodes=2\npip install verl==0.8.0\nsrun python train.py\n",
-    }, "jobs/train.slurm", 3),
+    # (a Slurm job with a shebang is an install pin: test_signatures_callee_in_effect.py)
     "nbconvert-pip-magic": ({
         **NEW_PIN,
         "notebooks/prepare.py": "#!/usr/bin/env python\n# coding: utf-8\n\n# In[1]:\n\n\n"
