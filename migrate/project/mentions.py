@@ -41,6 +41,9 @@ skipped a broken launcher):
 * data that installs nothing (:data:`DATA_SUFFIXES`: images, archives, model weights,
   tables, logs), and any file whose first bytes hold a NUL (binary), unless a UTF-16 or
   UTF-32 byte-order mark says it is text;
+* sources of compiled languages and type stubs (:data:`COMPILED_SUFFIXES`: ``*.h``,
+  ``*.cpp``, ``*.cu``, ``*.rs``, ``*.go``, ``*.pyi``, ...): built into binaries or read by
+  a type checker, never run to build an environment (and a C++ tree holds thousands);
 * the Python files of the tests (under a folder of
   :data:`ppo_migrate.project.tree.DOUBLES_FOLDERS`, ``test_*.py``, ``*_test.py``,
   ``conftest.py``): their strings are a test's inputs and expectations, not what installs
@@ -107,7 +110,15 @@ DATA_SUFFIXES: tuple[str, ...] = (
     ".hdf5", ".parquet", ".arrow", ".feather", ".csv", ".tsv", ".jsonl", ".ttf", ".otf", ".woff",
     ".woff2", ".mp3", ".mp4", ".wav", ".log", ".so", ".dylib", ".dll", ".exe", ".o", ".a", ".pyc",
 )
-_SKIPPED_SUFFIXES = PROSE_SUFFIXES + DATA_SUFFIXES
+#: Sources of compiled languages and type stubs: built into binaries or read by a type checker,
+#: never run to build an environment (a C++ tree's thousands of headers are not read: torch's
+#: 9,300 ``*.h`` doubled the search's time).
+COMPILED_SUFFIXES: tuple[str, ...] = (
+    ".h", ".hh", ".hpp", ".hxx", ".inl", ".c", ".cc", ".cpp", ".cxx", ".cu", ".cuh", ".m", ".mm",
+    ".rs", ".go", ".java", ".kt", ".scala", ".swift", ".f", ".f90", ".s", ".asm", ".metal", ".cl",
+    ".proto", ".pyi",
+)
+_SKIPPED_SUFFIXES = PROSE_SUFFIXES + DATA_SUFFIXES + COMPILED_SUFFIXES
 #: :data:`READ_PATTERNS` and the tests' file names, each one regular expression (a name is
 #: matched once, not once a pattern).
 _READ = re.compile("|".join(fnmatch.translate(p) for p in READ_PATTERNS))

@@ -251,6 +251,10 @@ def test_a_notebook_s_code_cells_count_its_prose_and_outputs_do_not() -> None:
     ("model.safetensors", ("ckpt",), None),
     ("train.log", ("runs",), None),
     ("verl-0.8.0-py3-none-any.whl", ("wheels",), None),
+    # compiled sources and stubs: never run to build an environment
+    ("ops.cuh", ("csrc",), None),
+    ("bindings.cpp", ("csrc",), None),
+    ("constants_ppo.pyi", ("verl", "trainer"), None),
     ("test_env.py", (), None),
     ("conftest.py", (), None),
     ("helpers.py", ("tests",), None),
