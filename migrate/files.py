@@ -47,6 +47,9 @@ __all__ = [
     "decode_source",
     "utf8_source",
     "encode_source",
+    "text_bom",
+    "decode_text",
+    "utf8_text",
 ]
 
 TEMP_PREFIX = ".ppo-migrate-"
@@ -411,6 +414,75 @@ def utf8_source(data: bytes) -> bytes | None:
     except (UnicodeDecodeError, SyntaxError):
         return None
     return data if encoding == "utf-8" else text.encode("utf-8", "surrogateescape")
+
+
+#: The byte-order marks a text file may open with and the codec each names, UTF-32's first:
+#: UTF-32 LE's mark (``FF FE 00 00``) begins with UTF-16 LE's (``FF FE``).
+_BOMS: tuple[tuple[bytes, str], ...] = (
+    (codecs.BOM_UTF32_LE, "utf-32-le"),
+    (codecs.BOM_UTF32_BE, "utf-32-be"),
+    (codecs.BOM_UTF8, "utf-8"),
+    (codecs.BOM_UTF16_LE, "utf-16-le"),
+    (codecs.BOM_UTF16_BE, "utf-16-be"),
+)
+
+
+def text_bom(data: bytes) -> tuple[str, int]:
+    """The codec a text file's byte-order mark names and the mark's length in bytes.
+
+    Source of the rule: pip decodes a requirements file by its BOM (``auto_decode`` in
+    ``pip/_internal/utils/encoding.py``: UTF-8, UTF-16 and UTF-32, either byte order), which
+    is how Windows PowerShell 5's ``pip freeze > requirements.txt`` (UTF-16 LE) and an
+    editor's UTF-8 BOM are read (trial 26d). The UTF-32 marks are tried first.
+
+    Args:
+        data: the file's bytes (its start is enough).
+
+    Returns:
+        ``(codec, length)``; ``("utf-8", 0)`` when the bytes open with no mark.
+    """
+    if data[:1] in (b"\xef", b"\xfe", b"\xff", b"\x00"):
+        for bom, codec in _BOMS:
+            if data.startswith(bom):
+                return codec, len(bom)
+    return "utf-8", 0
+
+
+def decode_text(data: bytes, errors: str = "strict") -> str:
+    """A dependency file's text (a requirements file, ``pyproject.toml``, ``setup.cfg``,
+    ``environment.yml``, a Dockerfile, ...): decoded by its byte-order mark
+    (:func:`text_bom`, as pip reads requirement files), else as UTF-8; the mark is not part
+    of the text. Newlines are kept as they are.
+
+    Args:
+        data: the file's bytes.
+        errors: the codec's error handler (``"strict"``, ``"replace"``).
+
+    Returns:
+        The text.
+
+    Raises:
+        UnicodeDecodeError: with ``errors="strict"``, bytes not valid in that encoding.
+    """
+    codec, skip = text_bom(data)
+    return (data[skip:] if skip else data).decode(codec, errors)
+
+
+def utf8_text(data: bytes) -> bytes:
+    """A text file's bytes in UTF-8, for byte searches (``names_verl``, ``b"install" in
+    data``): ``data`` itself unless it opens with a UTF-16 or UTF-32 byte-order mark
+    (:func:`text_bom`), whose text (errors replaced) is re-encoded, its mark dropped.
+
+    Args:
+        data: the file's bytes.
+
+    Returns:
+        UTF-8 bytes (a UTF-8 file's mark kept: it is UTF-8 already).
+    """
+    codec, skip = text_bom(data)
+    if codec == "utf-8":
+        return data
+    return data[skip:].decode(codec, "replace").encode("utf-8")
 
 
 def encode_source(text: str, encoding: str, had_bom: bool) -> bytes:

@@ -31,7 +31,9 @@ A fresh tester's forms (issue 26) are read too: ``.gitlab-ci.yml`` (``script:`` 
 ``justfile``/``Justfile``, ``docker-compose*.yml``/``compose*.yml`` (``command:``),
 ``devcontainer.json`` (``postCreateCommand`` and the other lifecycle commands: a string, an
 array, an object of either), an extensionless script whose first line is a shell's shebang
-(``bin/bootstrap``), and ``noxfile.py`` (``session.install(...)``, ``session.run("pip",
+(``bin/bootstrap``), ``*.bash``/``*.zsh``/``*.ksh`` scripts, a batch job (``*.sbatch``,
+``*.slurm``, ``*.pbs``, ``*.qsub``, ``*.job``) whose first line is a shell's shebang (trial
+26d), and ``noxfile.py`` (``session.install(...)``, ``session.run("pip",
 "install", ...)``, read with :mod:`ast`). Besides pip: ``conda``/``mamba``/``micromamba install``
 (conda's single ``=`` is that release: ``verl=0.8.0``), ``uv add`` (PEP 508) and ``poetry add``
 (``verl@0.8.0``, ``verl@^0.8``, ``verl==0.8.0``). A ``PIP_CONSTRAINT=file`` the file sets names
@@ -62,6 +64,7 @@ from ppo_migrate.analysis.requirements import (
     lowest_allowed,
     poetry_specifier,
 )
+from ppo_migrate.files import decode_text, utf8_text
 from ppo_migrate.project.snapshot import current
 
 __all__ = ["install_pins"]
@@ -135,13 +138,15 @@ def install_pins(scope: str | os.PathLike[str]) -> tuple[_Found, ...]:
                 continue
             path = os.path.join(directory, name)
             data = _read(path)
+            if data is not None:  # a UTF-16 Dockerfile's words, as UTF-8 bytes (trial 26d)
+                data = utf8_text(data)
             if data is not None and b"verl" in data and b"FROM" in data.upper():
-                found.extend(_verl_images(data.decode("utf-8", "replace"), path))
+                found.extend(_verl_images(decode_text(data, "replace"), path))
             if data is None or not (b"install" in data or b"add" in data or b"PIP_CONSTRAINT" in data):
                 continue
             if kind == "maybe-script" and not _shell_shebang(data):
                 continue
-            text = data.decode("utf-8", "replace")
+            text = decode_text(data, "replace")
             if kind == "devcontainer":
                 for line, command in _devcontainer_commands(text):
                     found.extend(_commands("\n" * (line - 1) + command, path, root, everything, seen))
@@ -191,9 +196,19 @@ def _kind(name: str, workflows: bool) -> str | None:
         return "devcontainer"
     if name == "noxfile.py":
         return "noxfile"
-    if "." not in name:
+    lower = name.lower()
+    if lower.endswith(_SHELL_SUFFIXES):  # a shell's own extension, as ``.sh``
+        return "text"
+    if "." not in name or lower.endswith(_BATCH_SUFFIXES):
         return "maybe-script"
     return None
+
+
+#: the other shells' script extensions, read as ``*.sh`` is (trial 26d, ``install.bash``)
+_SHELL_SUFFIXES = (".bash", ".zsh", ".ksh")
+#: batch-scheduler job files (Slurm's ``sbatch`` and PBS's ``qsub`` run them as scripts; Slurm
+#: requires their first line to be a shebang): read when it names a shell (trial 26d)
+_BATCH_SUFFIXES = (".sbatch", ".slurm", ".pbs", ".qsub", ".job")
 
 
 def _shell_shebang(data: bytes) -> bool:

@@ -45,9 +45,12 @@ the text formats; a Python comment), which installs nothing, and in a project th
 0.9 is often the old pin kept for the record (``# was verl==0.8.0``); in a ``*.txt``/``*.in``
 file, a line that is not a whole requirement (prose); in Python, a docstring and a string
 line that is prose rather than code (a message, a help text: only a single token, a whole
-requirement or an install command counts). Which files are
-searched is :mod:`ppo_migrate.project.mentions`' (by name; not the files the pin readers read,
-nor documentation, nor the tests' Python files).
+requirement or an install command counts; the strings of one call or list that together spell
+an install command count too: nbconvert's ``get_ipython().run_line_magic('pip', 'install
+verl==0.8.0')``, trial 26d); in a notebook, its markdown cells and outputs
+(:func:`notebook_mentions`). Which files are searched is :mod:`ppo_migrate.project.mentions`'
+(every file by name but the files the pin readers read, documentation, data, binaries and
+the tests' Python files).
 
 Pure functions of text and trees, but :func:`unread_mentions`, which asks the collect layer
 for the files' text once a run (:meth:`ppo_migrate.project.snapshot.Snapshot.memo`).
@@ -57,6 +60,7 @@ from __future__ import annotations
 
 import ast
 import itertools
+import json
 import os
 import re
 from typing import NamedTuple
@@ -76,6 +80,7 @@ from ppo_migrate.project.snapshot import current
 __all__ = [
     "Mention",
     "excludes_config_releases",
+    "notebook_mentions",
     "python_mentions",
     "text_mentions",
     "unread_mentions",
@@ -279,6 +284,62 @@ def text_mentions(text: str, kind: str = "text") -> list[tuple[int, str]]:
     return [(number, written) for (number, _), written in sorted(found.items())]
 
 
+def notebook_mentions(text: str) -> list[tuple[int, str]]:
+    """The mentions of an old verl in a Jupyter notebook's code cells (trial 26d).
+
+    Args:
+        text: the ``.ipynb`` file's text (nbformat's JSON).
+
+    Returns:
+        ``(line, written)`` pairs, the line counted in ``text`` (the first line from the
+        cell's start that spells ``written``), in cell order. Each line of a code cell is
+        searched as ``"text"`` (a ``#`` comment is left out); a ``%pip``/``%conda`` magic or
+        a ``!`` shell line is searched as the command it runs. Markdown and raw cells (prose)
+        and outputs (what ran once, not what installs) are left out. A notebook that is not
+        JSON (the head of a larger one) is searched as JSON text.
+    """
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return text_mentions(text, "json")
+    cells = data.get("cells") if isinstance(data, dict) else None
+    if not isinstance(cells, list):
+        return []
+    raw = text.split("\n")
+    cursor = 0
+
+    def locate(line: str) -> int | None:
+        """The first raw line from ``cursor`` on that holds ``line`` as JSON writes it."""
+        nonlocal cursor
+        if not line.strip():
+            return None
+        for fragment in dict.fromkeys((json.dumps(line, ensure_ascii=False)[1:-1], json.dumps(line)[1:-1])):
+            for index in range(cursor, len(raw)):
+                if fragment in raw[index]:
+                    cursor = index
+                    return index
+        return None
+
+    found: list[tuple[int, str]] = []
+    for cell in cells:  # every cell's lines are located, so that the lines of a code cell are its own
+        if not isinstance(cell, dict):
+            continue
+        source = cell.get("source")
+        lines = [p for p in source if isinstance(p, str)] if isinstance(source, list) else (
+            source.splitlines(keepends=True) if isinstance(source, str) else [])
+        code = cell.get("cell_type") == "code"
+        for line in lines:
+            at = locate(line)
+            if not code or "verl" not in line.lower():
+                continue
+            command = line.strip()
+            if command.startswith(("%", "!")):  # ``%pip install ...``, ``!pip install ...``
+                command = command.lstrip("%!")
+            for _, written in text_mentions(command, "text"):
+                found.append(((at if at is not None else cursor) + 1, written))
+    return found
+
+
 def _whole_requirement(line: str) -> bool:
     """``line`` (a comment already cut) is one PEP 508 requirement on verl."""
     from packaging.requirements import InvalidRequirement, Requirement
@@ -344,10 +405,18 @@ def python_mentions(tree: ast.Module) -> list[tuple[int, str]]:
     # text, or an argument of a list or call holding "install"/"add" (``pip download
     # verl=={v}`` of a benchmark fetches wheels, it installs nothing)
     installing: set[int] = set()
+    # the strings of a call or list that together spell an install command: a notebook's
+    # ``get_ipython().run_line_magic('pip', 'install verl==0.8.0')`` (nbconvert's ``%pip``,
+    # trial 26d), ``run(["pip", "install verl==0.8.0"])``: each is code, not prose
+    commands: set[int] = set()
     for node in ast.walk(tree):
         if isinstance(node, (ast.List, ast.Tuple, ast.Call)):
             items = node.args if isinstance(node, ast.Call) else node.elts
-            if any(_string(item) in ("install", "add") for item in items):
+            strings = [text for text in map(_string, items) if text is not None]
+            if any(text in ("install", "add") for text in strings):
+                installing.update(id(item) for item in items)
+            if len(strings) > 1 and _INSTALLS.search(" ".join(strings)) is not None:
+                commands.update(id(item) for item in items)
                 installing.update(id(item) for item in items)
     found: dict[tuple[int, str], None] = {}
     for node in ast.walk(tree):
@@ -355,7 +424,7 @@ def python_mentions(tree: ast.Module) -> list[tuple[int, str]]:
             if "verl" in node.value.lower():
                 spans_lines = (node.end_lineno or node.lineno) > node.lineno  # not ``"a\\nb"``
                 for offset, line in enumerate(node.value.split("\n")):
-                    if _code_line(line):
+                    if _code_line(line) or id(node) in commands:
                         for _, written in text_mentions(line, "plain"):
                             if _installed(written, line, id(node) in installing):
                                 found[(node.lineno + (offset if spans_lines else 0), written)] = None
@@ -481,6 +550,8 @@ def unread_mentions(root: str | os.PathLike[str], respect_gitignore: bool = True
                 pairs = python_mentions(current().source(path).tree())
             except Exception:  # noqa: BLE001 - unreadable or no Python: its text is searched
                 pairs = text_mentions(text, "text")
+        elif kind == "notebook":
+            pairs = notebook_mentions(text)
         else:
             pairs = text_mentions(text, kind)
         found.extend(Mention(path, line, written) for line, written in pairs)

@@ -25,7 +25,9 @@ and the newest signature assumed. Each reader yields the ``_Found`` entries of
   ``[testenv]`` sections in ``setup.cfg``, and pixi's tables under ``[tool.pixi]`` of
   ``pyproject.toml``;
 * ``pip.conf``/``pip.ini`` (:mod:`configparser`): the files its ``constraint`` (or
-  ``requirement``) option names, read as requirements files (every install runs within them).
+  ``requirement``) option names, read as requirements files (every install runs within them);
+* ``uv.toml`` (trial 26d): ``override-dependencies`` and ``constraint-dependencies``, which
+  apply to every resolution of the project as ``[tool.uv]``'s do.
 
 Trial 26c (C): an entry of an environment other than the default one (a ``[testenv:X]``,
 tox 4's ``[env.X]``, a hatch environment other than ``default``, a pixi feature, a ``Pipfile``
@@ -79,6 +81,7 @@ PIN_FILES: tuple[str, ...] = (
     "pixi.toml",
     "pip.conf",
     "pip.ini",
+    "uv.toml",
 )
 
 #: The conda environment files of the project's own environment; ``environment-gpu.yml`` and
@@ -116,6 +119,21 @@ def read_pins(root: Path) -> Iterator[Any]:
     yield from _pixi(root / "pixi.toml")
     for name in ("pip.conf", "pip.ini"):
         yield from _pip_conf(root / name)
+    yield from _uv_toml(root / "uv.toml")
+
+
+def _uv_toml(path: Path):
+    """A ``uv.toml``'s ``override-dependencies`` and ``constraint-dependencies`` (uv reads the
+    file beside the project as its ``[tool.uv]`` table; both apply to every resolution of the
+    project, as in ``pyproject.toml``: trial 26d, ``d2_uv_toml_override``)."""
+    loaded = _toml(path)
+    if loaded is None:
+        return
+    data, raw = loaded
+    for key in ("override-dependencies", "constraint-dependencies"):
+        values = data.get(key)
+        start = raw.find(key)
+        yield from _pep508_list(_strings(values), raw, path, max(start, 0))
 
 
 def _pip_conf(path: Path):
@@ -139,8 +157,9 @@ def _pip_conf(path: Path):
 
 
 def _text(path: Path) -> str | None:
-    """The file's text (as ``path.read_text(encoding="utf-8")``), its bytes read once a run
-    (:mod:`ppo_migrate.project.snapshot`); ``None`` when it cannot be had."""
+    """The file's text (as ``path.read_text(encoding="utf-8")``, decoded by its byte-order
+    mark when it has one: :meth:`ppo_migrate.project.snapshot.Snapshot.read_text`), its bytes
+    read once a run; ``None`` when it cannot be had."""
     try:
         snapshot = current()
         return snapshot.read_text(path) if snapshot.fs.is_file(path) else None

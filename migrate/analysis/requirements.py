@@ -403,7 +403,13 @@ def _logical_lines(raw: str) -> Iterator[tuple[int, str]]:
 
 def _read_text(path: Path) -> str:
     """``path.read_text(encoding="utf-8")``, the bytes read once a run
-    (:meth:`ppo_migrate.project.snapshot.Snapshot.read_text`)."""
+    (:meth:`ppo_migrate.project.snapshot.Snapshot.read_text`), decoded by the file's
+    byte-order mark when it has one (UTF-8, UTF-16, UTF-32: pip's ``auto_decode``, trial 26d),
+    the mark dropped: every dependency file's reader reads through here or ``read_text``.
+
+    Raises:
+        OSError, ValueError, UnicodeDecodeError: as :meth:`~ppo_migrate.project.snapshot.Snapshot.read_text`.
+    """
     return current().read_text(path)
 
 

@@ -268,14 +268,16 @@ def _parse(path: Path) -> ast.Module | None:
 
 def _read_text(path: str | os.PathLike[str], errors: str = "strict") -> str:
     """``open(path, encoding="utf-8", errors=errors).read()``, the bytes read once a run
-    (:meth:`ppo_migrate.project.snapshot.Snapshot.read_text`).
+    (:meth:`ppo_migrate.project.snapshot.Snapshot.read_text`); a file opening with a
+    byte-order mark is decoded by it, the mark dropped (trial 26d: a UTF-16 or UTF-8-BOM
+    ``pyproject.toml``, ``.gitmodules`` or launch script).
 
     Raises:
         OSError, ValueError (a NUL in the path), UnicodeDecodeError: as ``open`` would.
     """
     from ppo_migrate.project.snapshot import current
 
-    return current().read_text(path, "utf-8", errors)
+    return current().read_text(path, None, errors)
 
 
 def _fs():

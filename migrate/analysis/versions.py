@@ -40,7 +40,9 @@ every environment the code runs in may show that a config is taken: an environme
 Sphinx build's ``docs/requirements.txt``, a ``continue-on-error`` nightly job, an install under
 a shell ``if``, a nox session, another interpreter's ``/opt/venv/bin/pip``) and an optional
 declaration (``_Found.optional``, trial 26c, C: an extra, a dependency group, a dev group, a
-poetry group, ``extras_require``/``tests_require``, a tox ``[testenv:X]``, a hatch environment
+poetry group, ``extras_require``/``tests_require``, a requirement ``setup.py`` writes only
+under a condition (an ``if`` branch, a conditional expression, a ``match`` case, an ``except``
+handler, an operand of ``and``/``or``: trial 26d), a tox ``[testenv:X]``, a hatch environment
 other than ``default``, a pixi feature, ``Pipfile``'s other categories, a requirements file
 other than the root ``requirements.txt``/``.in``/``.lock``, ``pylock.<name>.toml``,
 ``environment-<name>.yml``) may only lower the release, and when they alone allow only new
@@ -871,18 +873,70 @@ def _read_setup_py(root: Path) -> Iterator[_Found]:
     except (UnreadableFile, *_UNREADABLE):
         return
     literals = _single_literal_assignments(tree)
+    conditional = _conditional_nodes(tree)
     for node in ast.walk(tree):
         if not isinstance(node, ast.Call):
             continue
         for kw in node.keywords:
             if kw.arg == "install_requires":
-                yield from _setup_py_requirements(kw.value, literals, path)
+                for found in _setup_py_requirements(kw.value, literals, path):
+                    yield found._replace(optional=id(kw.value) in conditional)
             elif kw.arg == "extras_require":  # an extra is installed only where asked for
                 value = literals.get(kw.value.id, kw.value) if isinstance(kw.value, ast.Name) else kw.value
                 if isinstance(value, ast.Dict):
                     for item in value.values:
                         yield from optional(_setup_py_requirements(item, literals, path))
-    yield from _setup_py_strings(tree, literals, path, _optional_setup_nodes(tree, literals))
+    yield from _setup_py_strings(tree, literals, path, _optional_setup_nodes(tree, literals) | conditional)
+
+
+def _conditional_nodes(tree: ast.Module) -> set[int]:
+    """The ``id`` of every node of ``setup.py`` that runs only under a condition (trial 26d,
+    ``d3_setup_py_conditional_append``): the branches of an ``if`` (but the body of
+    ``if __name__ == "__main__":``, which a build runs), of a conditional expression and of a
+    ``match``, an ``except`` handler's body, and the operands of ``and``/``or`` after the
+    first. A requirement written there (``if os.environ.get("X") == "1":
+    install_requires.append("verl>=0.9.0")``, ``["verl>=0.9"] if NEXT else []``, ``if
+    platform.machine() == "aarch64": reqs += [...]``) is installed in some environments only:
+    it is an optional environment's, like an extra's, and may only lower the release
+    (:func:`_decide`; the condition is never evaluated).
+
+    Args:
+        tree: the parsed ``setup.py``.
+
+    Returns:
+        A set of ``id(node)`` (the condition itself and the statement holding it are not in
+        it). Never raises.
+    """
+    branches: list[ast.AST] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If):
+            if not _is_main_guard(node.test):
+                branches += [*node.body, *node.orelse]
+            else:
+                branches += node.orelse
+        elif isinstance(node, ast.IfExp):
+            branches += [node.body, node.orelse]
+        elif isinstance(node, ast.Match):
+            branches += [stmt for case in node.cases for stmt in case.body]
+        elif isinstance(node, ast.Try | getattr(ast, "TryStar", ast.Try)):
+            branches += [stmt for handler in node.handlers for stmt in handler.body]
+        elif isinstance(node, ast.BoolOp):
+            branches += node.values[1:]
+    ids: set[int] = set()
+    for branch in branches:
+        if id(branch) not in ids:
+            ids.update(id(n) for n in ast.walk(branch) if not isinstance(n, ast.expr_context))
+    return ids
+
+
+def _is_main_guard(test: ast.expr) -> bool:
+    """``__name__ == "__main__"`` (either side first)."""
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq)):
+        return False
+    sides = (test.left, test.comparators[0])
+    return any(isinstance(s, ast.Name) and s.id == "__name__" for s in sides) and any(
+        isinstance(s, ast.Constant) and s.value == "__main__" for s in sides
+    )
 
 
 #: ``setup()`` keywords whose requirements are not installed with the project: extras, the

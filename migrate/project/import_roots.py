@@ -53,6 +53,7 @@ import re
 import warnings
 from typing import NamedTuple
 
+from ppo_migrate.files import decode_text, utf8_text
 from ppo_migrate.project.path_expr import PathEvaluator
 from ppo_migrate.project.snapshot import current
 
@@ -153,11 +154,12 @@ def declared_roots(root: str | os.PathLike[str], respect_gitignore: bool = True)
             path = os.path.join(directory, name)
             data = _read(path)
             if data is not None:  # the search for mentions of verl reads no file twice
+                data = utf8_text(data)  # UTF-16/32 text by its byte-order mark (trial 26d)
                 holds_verl[path] = names_verl(data)
             # a Python file is parsed only when its bytes name what puts a folder on the path
             if data is None or (reader is _python and not any(w in data for w in _PYTHON_WORDS)):
                 continue
-            text = data.decode("utf-8", "replace")
+            text = decode_text(data, "replace")
             for value, line, form, bases in reader(text, path, root):
                 if value is None:  # a Python statement whose folder cannot be evaluated
                     opaque.append(OpaqueRoot(path, line, form))

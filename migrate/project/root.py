@@ -37,6 +37,8 @@ import re
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
+from ppo_migrate.files import decode_text
+
 #: The entry that makes a directory the top of a git work tree: a directory, or a file
 #: ``gitdir: <path>`` for a worktree or a submodule (git's ``gitrepository-layout``). The
 #: only spelling of it in the package (``tests/project/test_root.py`` guards that).
@@ -267,10 +269,11 @@ def _declares_project(pyproject: str) -> bool:
     """Whether the ``pyproject.toml`` at ``pyproject`` has a ``[project]``,
     ``[build-system]`` or ``[tool.poetry]`` table (the rule of
     ``signatures._package_project``); one that cannot be read counts as declaring one
-    (the nearer root, as before the rule)."""
+    (the nearer root, as before the rule). Decoded by its byte-order mark when it has one
+    (:func:`ppo_migrate.files.decode_text`, trial 26d)."""
     try:
-        with open(pyproject, encoding="utf-8", errors="replace") as handle:
-            text = handle.read()
+        with open(pyproject, "rb") as handle:
+            text = decode_text(handle.read(), "replace")
     except OSError:
         return True
     return _PROJECT_TABLE.search(text) is not None

@@ -90,7 +90,7 @@ import itertools
 import os
 
 from ppo_migrate.files import SourceFile as _ReadFile
-from ppo_migrate.files import UnreadableFile, decode_source, read_source
+from ppo_migrate.files import UnreadableFile, decode_source, decode_text, read_source
 from ppo_migrate.project.filesystem import FileSystem
 
 TYPE_CHECKING = False  # ``typing`` is ~3 ms of a plain ``check``'s start: annotations only
@@ -485,15 +485,24 @@ class Snapshot:
         return found.data
 
     def read_text(
-        self, path: str | os.PathLike[str], encoding: str = "utf-8", errors: str = "strict"
+        self, path: str | os.PathLike[str], encoding: str | None = None, errors: str = "strict"
     ) -> str:
         """The text ``open(path, encoding=encoding, errors=errors).read()`` gives (universal
         newlines: ``\\r\\n`` and ``\\r`` read as ``\\n``), from the snapshot's bytes.
 
+        Args:
+            path: the file.
+            encoding: a codec; ``None`` (the default, every dependency file's reader): by the
+                file's byte-order mark, else UTF-8, the mark dropped
+                (:func:`ppo_migrate.files.decode_text`, as pip reads a requirements file:
+                trial 26d, a UTF-16 ``requirements.txt`` or a UTF-8 BOM before ``verl==0.8.0``).
+            errors: the codec's error handler.
+
         Raises:
             OSError: as :meth:`read_bytes`. UnicodeDecodeError: as ``open`` would.
         """
-        text = self.read_bytes(path).decode(encoding, errors)
+        data = self.read_bytes(path)
+        text = decode_text(data, errors) if encoding is None else data.decode(encoding, errors)
         if "\r" in text:
             text = text.replace("\r\n", "\n").replace("\r", "\n")
         return text

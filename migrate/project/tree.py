@@ -44,6 +44,7 @@ import os
 from collections import deque
 from typing import NamedTuple
 
+from ppo_migrate.files import decode_text, utf8_text
 from ppo_migrate.project.references import module_file
 
 #: Folders of test data (inputs of the project's own tests, never imported by its code).
@@ -289,10 +290,10 @@ def mapped_copies(listing: Listing, package: str, module: str) -> list[tuple[str
         path = os.path.join(directory, "pyproject.toml")
         try:
             with open(path, "rb") as f:
-                data = f.read(1_000_000)
+                data = utf8_text(f.read(1_000_000))  # by its byte-order mark (trial 26d)
             if b"package-dir" not in data:
                 continue
-            table = tomllib.loads(data.decode("utf-8", "replace"))
+            table = tomllib.loads(decode_text(data, "replace"))
         except (OSError, ValueError, tomllib.TOMLDecodeError):
             continue
         tool = table.get("tool")

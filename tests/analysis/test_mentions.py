@@ -5,12 +5,14 @@ tool does not read (:mod:`ppo_migrate.analysis.mentions`), and which files are s
 from __future__ import annotations
 
 import ast
+import json
 from pathlib import Path
 
 import pytest
 from packaging.specifiers import SpecifierSet
 from ppo_migrate.analysis.mentions import (
     excludes_config_releases,
+    notebook_mentions,
     python_mentions,
     text_mentions,
     unread_mentions,
@@ -154,6 +156,48 @@ def test_python_strings_count_docstrings_comments_and_prose_do_not() -> None:
     ]
 
 
+#: a notebook converted to a script (``jupyter nbconvert --to script``): its magics are calls
+NBCONVERT = """#!/usr/bin/env python
+# coding: utf-8
+
+# In[1]:
+
+
+get_ipython().run_line_magic('pip', 'install verl==0.8.0')
+get_ipython().system('pip install -q verl<0.9 omegaconf')
+# !pip install verl==0.7.1
+get_ipython().run_line_magic('conda', 'install -y verl=0.7.1')
+print("pip", "is how we installed things")
+"""
+
+
+def test_a_converted_notebook_s_magics_are_installs_its_comments_are_not() -> None:
+    """Trial 26d (``d2_nbconvert_pip_magic``): ``%pip install verl==0.8.0`` becomes a call
+    whose two strings spell the command; ``!pip`` becomes ``system('pip install ...')``. A
+    ``# !pip`` comment runs nothing."""
+    assert python_mentions(ast.parse(NBCONVERT)) == [(7, "verl==0.8.0"), (8, "verl<0.9"), (10, "verl=0.7.1")]
+
+
+def test_a_notebook_s_code_cells_count_its_prose_and_outputs_do_not() -> None:
+    notebook = json.dumps({
+        "cells": [
+            {"cell_type": "markdown", "metadata": {}, "source": ["Made for verl==0.8.0 once.\n"]},
+            {"cell_type": "code", "metadata": {}, "execution_count": 1, "source": [
+                "%pip install verl==0.8.0\n", "# !pip install verl==0.7.1\n", "import verl\n"],
+             "outputs": [{"output_type": "stream", "name": "stdout", "text": ["verl==0.6.0\n"]}]},
+            {"cell_type": "code", "metadata": {}, "execution_count": 2, "source": "x = 1\n!pip install -q 'verl<0.9' ray",
+             "outputs": []},
+        ],
+        "metadata": {}, "nbformat": 4, "nbformat_minor": 5,
+    }, indent=1, ensure_ascii=False)
+    lines = notebook.split("\n")
+    assert notebook_mentions(notebook) == [
+        (lines.index('    "%pip install verl==0.8.0\\n",') + 1, "verl==0.8.0"),
+        (next(i for i, line in enumerate(lines) if "verl<0.9" in line) + 1, "verl<0.9"),
+    ]
+    assert notebook_mentions('{"cells": [') == []  # the head of a larger one, searched as JSON text
+
+
 # -- which files are searched ---------------------------------------------------------------------
 
 
@@ -171,11 +215,25 @@ def test_python_strings_count_docstrings_comments_and_prose_do_not() -> None:
     ("tasks.py", (), "python"),
     ("setup_env.py", ("scripts",), "python"),
     ("gpu.txt", ("deps",), "requirements"),
-    ("bootstrap", ("bin",), "maybe-script"),
+    ("bootstrap", ("bin",), "text"),
+    # trial 26d: every other file is text, whatever its name
+    ("Earthfile", (), "text"),
+    ("Vagrantfile", (), "text"),
+    ("main.tf", ("infra",), "text"),
+    ("shell.nix", (), "text"),
+    ("requirements.txt.j2", ("ansible", "roles", "trainer", "templates"), "text"),
+    ("all.yml", ("ansible", "group_vars"), "text"),
+    ("Dockerfile.in", ("docker",), "text"),  # a template, not a pip-compile input
+    ("Jenkinsfile", (), "text"),
+    ("setup.ps1", ("scripts",), "text"),
+    ("ppo.sbatch", ("jobs",), "text"),
+    ("train.slurm", ("jobs",), "text"),
+    ("demo.ipynb", (), "notebook"),
     # read in whole by the pin readers: their handling stays
     ("pyproject.toml", (), None),
     ("requirements-dev.txt", (), None),
     ("gpu.txt", ("requirements",), None),
+    ("gpu.in", ("requirements",), None),
     ("environment-gpu.yml", (), None),
     ("pixi.toml", (), None),
     ("uv.lock", (), None),
@@ -184,7 +242,19 @@ def test_python_strings_count_docstrings_comments_and_prose_do_not() -> None:
     # documentation, and the tests' Python files
     ("CHANGELOG.md", (), None),
     ("index.rst", ("docs",), None),
-    ("demo.ipynb", (), None),
+    ("README", (), None),
+    ("LICENSE.txt", (), None),
+    ("guide.adoc", ("docs",), None),
+    ("index.HTML", ("site",), None),
+    # data that installs nothing
+    ("logo.png", (), None),
+    ("model.safetensors", ("ckpt",), None),
+    ("train.log", ("runs",), None),
+    ("verl-0.8.0-py3-none-any.whl", ("wheels",), None),
+    # compiled sources and stubs: never run to build an environment
+    ("ops.cuh", ("csrc",), None),
+    ("bindings.cpp", ("csrc",), None),
+    ("constants_ppo.pyi", ("verl", "trainer"), None),
     ("test_env.py", (), None),
     ("conftest.py", (), None),
     ("helpers.py", ("tests",), None),
@@ -220,7 +290,9 @@ def test_the_repository_s_mentions_are_collected_once_a_run(tmp_path: Path) -> N
     root = _repo(tmp_path / "proj", {
         "ci/runtime_env.yaml": "pip:\n  - ray\n  - verl==0.8.0\n",
         "bin/bootstrap": "#!/bin/sh\npip install verl==0.7.1\n",
-        "bin/notes": "pip install verl==0.7.1\n",  # no shebang: not a script
+        "bin/notes": "pip install verl==0.7.1\n",  # no shebang: text all the same (trial 26d)
+        "bin/README": "pip install verl==0.7.1\n",  # documentation by its name
+        "data/blob": "\0\1verl==0.7.1\n",  # binary: a NUL in its bytes
         "tasks.py": "def setup(c):\n    c.run('pip install verl<0.9')\n",
         "tests/test_pins.py": "PIN = 'verl==0.8.0'\n",
         "CHANGELOG.md": "since verl==0.8.0\n",
@@ -229,7 +301,7 @@ def test_the_repository_s_mentions_are_collected_once_a_run(tmp_path: Path) -> N
         "other.yaml": "- ray\n",  # no verl: not handed on
     })
     kinds = {Path(p).relative_to(root).as_posix(): k for p, k, _ in candidate_texts(root)}
-    assert kinds == {"ci/runtime_env.yaml": "text", "bin/bootstrap": "text", "tasks.py": "python"}
+    assert kinds == {"ci/runtime_env.yaml": "text", "bin/bootstrap": "text", "bin/notes": "text", "tasks.py": "python"}
     with run_scope() as snapshot:
         first = unread_mentions(root)
         assert unread_mentions(root) is first
@@ -237,6 +309,7 @@ def test_the_repository_s_mentions_are_collected_once_a_run(tmp_path: Path) -> N
     shown = [(Path(m.path).relative_to(root).as_posix(), m.line, m.written) for m in first]
     assert sorted(shown) == [
         ("bin/bootstrap", 2, "verl==0.7.1"),
+        ("bin/notes", 1, "verl==0.7.1"),
         ("ci/runtime_env.yaml", 3, "verl==0.8.0"),
         ("tasks.py", 2, "verl<0.9"),
     ]

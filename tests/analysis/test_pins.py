@@ -92,3 +92,17 @@ def test_requirement_lines_read_includes_relative_to_the_named_file(tmp_path: Pa
         (Version("0.8.0"), root / "sub" / "pins.txt", 1, "lock"),
         (Version("0.9.0"), root / "sub" / "x.yml", 8, "specifier"),
     ]
+
+
+def test_uv_toml_overrides_and_constraints_are_read(tmp_path: Path) -> None:
+    """Trial 26d (``d2_uv_toml_override``): uv reads ``uv.toml`` as the project's
+    ``[tool.uv]``; its overrides and constraints apply to every resolution (required pins)."""
+    root = _write(tmp_path, {
+        "uv.toml": '# the cluster image is on 0.8\noverride-dependencies = ["verl==0.8.0"]\n'
+                   'constraint-dependencies = [\n  "ray<3",\n  "verl<0.9",\n]\n',
+    })
+    assert _found(root) == [
+        ("0.8.0", "uv.toml", 2, "verl==0.8.0", "specifier"),
+        ("0.1", "uv.toml", 5, "verl<0.9", "specifier"),
+    ]
+    assert not any(f.optional for f in read_pins(root))

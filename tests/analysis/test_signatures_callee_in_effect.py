@@ -205,6 +205,15 @@ PINS: dict[str, tuple[dict[str, str], str]] = {
         {"requirements.txt": "verl>=0.9.0\n", "bin/bootstrap": "#!/usr/bin/env bash\npip install verl==0.8.0\n"},
         "bin/bootstrap:2",
     ),
+    "bash-extension-script": (  # trial 26d
+        {"requirements.txt": "verl>=0.9.0\n", "scripts/install.bash": "set -e\npip install verl==0.8.0\n"},
+        "scripts/install.bash:2",
+    ),
+    "slurm-batch-job": (  # trial 26d
+        {"requirements.txt": "verl>=0.9.0\n",
+         "jobs/train.slurm": "#!/bin/bash\n#SBATCH --nodes=2\npip install verl==0.8.0\nsrun python train.py\n"},
+        "jobs/train.slurm:3",
+    ),
     "noxfile-session-install": (
         {"requirements.txt": "verl>=0.9.0\n",
          "noxfile.py": "import nox\n@nox.session\ndef tests(session):\n    session.install('verl==0.8.0', 'pytest')\n"},

@@ -84,6 +84,39 @@ SHAPES = {
         "noxfile.py:6 verl>=0.9.0",
         "requirements.txt:2 verl>=0.9",
     ),
+    # trial 26d: a requirement setup.py adds only under a condition (an opt-in variable, a
+    # conditional expression, the machine) is installed in some environments only
+    "setup-py-conditional-append": (
+        lambda deps: {"setup.py": (
+            "import os\nfrom setuptools import setup\n\n"
+            f"install_requires = [{deps}]\n"
+            'if os.environ.get("RL_NEXT") == "1":  # opt in to the next verl\n'
+            '    install_requires.append("verl>=0.9.0")\n'
+            'setup(name="proj", version="0.1.0", install_requires=install_requires)\n'
+        )},
+        "setup.py:6 verl>=0.9.0",
+        "setup.py:4 verl>=0.9",
+    ),
+    "setup-py-conditional-expression": (
+        lambda deps: {"setup.py": (
+            "import os\nfrom setuptools import setup\n\n"
+            f'setup(name="proj", version="0.1.0", install_requires=[{deps}]'
+            ' + (["verl>=0.9.0"] if os.environ.get("RL_NEXT") else []))\n'
+        )},
+        "setup.py:4 verl>=0.9.0",
+        "setup.py:4 verl>=0.9",
+    ),
+    "setup-py-platform-if": (
+        lambda deps: {"setup.py": (
+            "import platform\nfrom setuptools import setup\n\n"
+            f"reqs = [{deps}]\n"
+            'if platform.machine() == "aarch64":  # GH200 nodes get the new verl\n'
+            '    reqs += ["verl>=0.9.0"]\n'
+            'setup(name="proj", version="0.1.0", install_requires=reqs)\n'
+        )},
+        "setup.py:6 verl>=0.9.0",
+        "setup.py:4 verl>=0.9",
+    ),
     "docker-second-interpreter": (
         lambda deps: {
             **({"requirements.txt": "ray\nverl>=0.9\n"} if "verl" in deps else {}),

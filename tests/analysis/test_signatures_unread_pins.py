@@ -100,6 +100,53 @@ FORMATS: dict[str, tuple[dict[str, str], str, int]] = {
         "tasks.py": "from invoke import task\n\n\n@task\ndef setup(c):\n    c.run('pip install -r requirements.txt')\n"
                     "    c.run('pip install --force-reinstall verl==0.8.0')\n",
     }, "tasks.py", 7),
+    # trial 26d: every file is searched as text, whatever its name (not only known formats)
+    "earthfile": ({
+        **NEW_PIN,
+        "Earthfile": "VERSION 0.8\nFROM python:3.11\n\ndeps:\n    RUN pip install verl==0.8.0 ray[default]\n",
+    }, "Earthfile", 5),
+    "vagrantfile": ({
+        **NEW_PIN,
+        "Vagrantfile": 'Vagrant.configure("2") do |config|\n  config.vm.provision "shell", inline: <<-SHELL\n'
+                       "    pip install verl==0.8.0\n  SHELL\nend\n",
+    }, "Vagrantfile", 3),
+    "terraform-user-data": ({
+        **NEW_PIN,
+        "infra/main.tf": 'resource "aws_instance" "trainer" {\n  user_data = <<-EOF\n    #!/bin/bash\n'
+                         "    pip install verl==0.8.0\n  EOF\n}\n",
+    }, "infra/main.tf", 4),
+    "nix-shell-hook": ({
+        **NEW_PIN,
+        "shell.nix": "{ pkgs ? import <nixpkgs> {} }:\npkgs.mkShell {\n  shellHook = ''\n"
+                     "    pip install verl==0.8.0\n  '';\n}\n",
+    }, "shell.nix", 4),
+    "ansible-template": ({
+        **NEW_PIN,
+        "ansible/group_vars/all.yml": 'verl_version: "0.8.0"\n',
+        "ansible/roles/trainer/templates/requirements.txt.j2": "ray[default]=={{ ray_version }}\nverl=={{ verl_version }}\n",
+    }, "ansible/roles/trainer/templates/requirements.txt.j2", 2),
+    "jenkinsfile": ({
+        **NEW_PIN,
+        "Jenkinsfile": "pipeline {\n  stages {\n    stage('deps') { steps { sh 'pip install verl==0.8.0' } }\n  }\n}\n",
+    }, "Jenkinsfile", 3),
+    "powershell": ({
+        **NEW_PIN,
+        "scripts/setup.ps1": "python -m venv .venv\n.\\.venv\\Scripts\\Activate.ps1\npip install verl==0.8.0\n",
+    }, "scripts/setup.ps1", 3),
+    # (a Slurm job with a shebang is an install pin: test_signatures_callee_in_effect.py)
+    "nbconvert-pip-magic": ({
+        **NEW_PIN,
+        "notebooks/prepare.py": "#!/usr/bin/env python\n# coding: utf-8\n\n# In[1]:\n\n\n"
+                                "get_ipython().run_line_magic('pip', 'install verl==0.8.0')\n",
+    }, "notebooks/prepare.py", 7),
+    "notebook-pip-magic": ({
+        **NEW_PIN,
+        "notebooks/prepare.ipynb": '{\n "cells": [\n  {\n   "cell_type": "markdown",\n   "metadata": {},\n'
+                                   '   "source": ["Made for verl==0.7.1 once.\\n"]\n  },\n  {\n   "cell_type": "code",\n'
+                                   '   "metadata": {},\n   "outputs": [],\n   "source": [\n'
+                                   '    "%pip install verl==0.8.0\\n"\n   ]\n  }\n ],\n "metadata": {},\n'
+                                   ' "nbformat": 4,\n "nbformat_minor": 5\n}\n',
+    }, "notebooks/prepare.ipynb", 13),
     "subprocess-pip": ({
         **NEW_PIN,
         "setup_env.py": "import subprocess, sys\n\nsubprocess.check_call([sys.executable, '-m', 'pip', 'install', 'verl==0.8'])\n",
@@ -192,6 +239,10 @@ def _safe_and_runs(root: Path, site: Path, *extra: str) -> None:
     ("CHANGELOG.md", "## 2.0\nMoved from verl==0.8.0 to verl 0.9.\n"),  # documentation
     ("tests/test_pins.py", "def test_old():\n    assert 'verl==0.8.0' != 'verl>=0.9'\n"),  # a test's string
     ("NOTES.txt", "Since verl==0.8.0 the runtime env takes no config.\n"),  # prose in a .txt
+    ("docs/guide.adoc", "Since verl==0.8.0 the runtime env takes no config.\n"),  # documentation
+    ("README", "pip install verl==0.8.0 was the old way.\n"),  # documentation by its name
+    ("runs/train.log", "Successfully installed verl==0.8.0\n"),  # a log: data, installs nothing
+    ("notebooks/prepare.py", "# In[1]:\n\n\n# !pip install verl==0.8.0\nimport verl\n"),  # a comment: runs nothing
     ("setup_env.py", "import subprocess\nsubprocess.run(['pip', 'install', 'verl-recipe==0.1', 'myverl==0.8'])\n"),
 ])
 def test_what_is_no_mention_leaves_the_fix_safe(tmp_path: Path, name: str, text: str) -> None:

@@ -1032,6 +1032,10 @@ def test_a_variable_of_another_package_or_an_unrelated_assignment_decides_nothin
         (".devcontainer/devcontainer.json", '{\n  "image": "python:3.11",\n  "postCreateCommand": "pip install verl==0.8.0"\n}\n', 3, "0.8.0"),
         ("devcontainer.json", '{"onCreateCommand": {"a": ["pip", "install", "verl==0.7.1"]}}\n', 1, "0.7.1"),
         ("bin/bootstrap", "#!/usr/bin/env bash\npip install verl==0.8.0\n", 2, "0.8.0"),
+        # trial 26d: another shell's extension (no shebang needed), a batch job with a shebang
+        ("scripts/install.bash", "set -e\npip install verl==0.8.0\n", 2, "0.8.0"),
+        ("jobs/ppo.sbatch", "#!/bin/bash\n#SBATCH --nodes=1\npip install verl==0.8.0\n", 3, "0.8.0"),
+        ("jobs/train.slurm", "#!/usr/bin/env bash\nsource venv/bin/activate\npip install verl==0.7.1\n", 3, "0.7.1"),
         ("noxfile.py", "import nox\n@nox.session\ndef t(session):\n    session.install('verl==0.8.0', 'pytest')\n", 4, "0.8.0"),
         ("noxfile.py", "def t(session):\n    session.run('python', '-m', 'pip', 'install', 'verl<0.9')\n", 2, "0.1"),
         ("noxfile.py", "def t(session, v):\n    session.install(f'verl=={v}')\n", 2, None),
@@ -1074,6 +1078,7 @@ def test_an_extensionless_file_without_a_shell_shebang_is_not_read(tmp_path: Pat
     _write(tmp_path, "pyproject.toml", '[project]\nname = "p"\ndependencies = ["verl>=0.9"]\n')
     _write(tmp_path, "NOTES", "to downgrade: pip install verl==0.8.0\n")
     _write(tmp_path, "bin/tool", "#!/usr/bin/env python\nos.system('pip install verl==0.8.0')\n")
+    _write(tmp_path, "jobs/notes.job", "to downgrade: pip install verl==0.8.0\n")  # a batch name, no shebang
     got = declared_verl(tmp_path / "src" / "trainer.py")
     assert got is not None and got.path == str(tmp_path / "pyproject.toml")
 
@@ -1134,6 +1139,22 @@ def test_setup_py_strings_naming_verl(tmp_path: Path, text: str, line: int, vers
     assert got.version == (Version(version) if version else None)
     if version is None:
         assert got.kind == "direct-reference"
+
+
+@pytest.mark.parametrize("text", [
+    "from setuptools import setup\nif __name__ == '__main__':\n    setup(install_requires=['verl>=0.9'])\n",
+    "from setuptools import setup\nif '__main__' == __name__:\n    REQS = ['verl>=0.9']\n    setup(install_requires=REQS)\n",
+    "from setuptools import setup\nREQS = ['verl>=0.9']\nif not REQS:\n    raise SystemExit('none')\nsetup(install_requires=REQS)\n",
+])
+def test_setup_py_requirements_outside_a_condition_still_decide(tmp_path: Path, text: str) -> None:
+    """Trial 26d's rule leaves the unconditional requirements required: the body of the
+    ``__main__`` guard runs in every build, and a condition elsewhere in the file does not
+    make the requirement optional."""
+    (tmp_path / ".git").mkdir()
+    _write(tmp_path, "setup.py", text)
+    got = verl_evidence(tmp_path / "train.py")
+    assert got.decided is not None and got.set_aside == ()
+    assert (Path(got.decided.path).name, got.decided.version) == ("setup.py", Version("0.9.0"))
 
 
 def test_setup_py_name_verl_and_messages_are_not_declarations(tmp_path: Path) -> None:
@@ -1360,6 +1381,27 @@ OPTIONAL = {
                                  "setup(install_requires=['ray'], extras_require=EXTRAS)\n"}, ("setup.py", 3, "0.9.0")),
     "setup-py-tests-require": ({"setup.py": "from setuptools import setup\n"
                                 "setup(install_requires=['ray'], tests_require=['verl>=0.9'])\n"}, ("setup.py", 2, "0.9.0")),
+    # trial 26d: a requirement setup.py writes only under a condition (never evaluated)
+    "setup-py-if-append": ({"setup.py": "import os\nfrom setuptools import setup\nREQS = ['ray']\n"
+                            "if os.environ.get('NEXT') == '1':\n    REQS.append('verl>=0.9')\n"
+                            "setup(install_requires=REQS)\n"}, ("setup.py", 5, "0.9.0")),
+    "setup-py-else": ({"setup.py": "import sys\nfrom setuptools import setup\nif sys.platform == 'win32':\n"
+                       "    REQS = ['ray']\nelse:\n    REQS = ['ray', 'verl>=0.9']\nsetup(install_requires=REQS)\n"},
+                      ("setup.py", 6, "0.9.0")),
+    "setup-py-ifexp": ({"setup.py": "import os\nfrom setuptools import setup\n"
+                        "setup(install_requires=['ray'] + (['verl>=0.9'] if os.environ.get('NEXT') else []))\n"},
+                       ("setup.py", 3, "0.9.0")),
+    "setup-py-and": ({"setup.py": "import os\nfrom setuptools import setup\n"
+                      "setup(install_requires=['ray'] + (os.environ.get('NEXT') and ['verl>=0.9'] or []))\n"},
+                     ("setup.py", 3, "0.9.0")),
+    "setup-py-except": ({"setup.py": "from setuptools import setup\nREQS = ['ray']\ntry:\n    import torch\n"
+                         "except ImportError:\n    REQS += ['verl>=0.9']\nsetup(install_requires=REQS)\n"},
+                        ("setup.py", 6, "0.9.0")),
+    "setup-py-match": ({"setup.py": "import os\nfrom setuptools import setup\nREQS = ['ray']\n"
+                        "match os.environ.get('TRACK'):\n    case 'next':\n        REQS.append('verl>=0.9')\n"
+                        "setup(install_requires=REQS)\n"}, ("setup.py", 6, "0.9.0")),
+    "setup-py-call-under-if": ({"setup.py": "import os\nfrom setuptools import setup\nif os.environ.get('NEXT'):\n"
+                                "    setup(install_requires=['verl>=0.9'])\n"}, ("setup.py", 4, "0.9.0")),
     "setup-cfg-extras": ({"setup.cfg": "[options]\ninstall_requires =\n    ray\n\n[options.extras_require]\n"
                           "next =\n    verl>=0.9\n"}, ("setup.cfg", 7, "0.9.0")),
     "requirements-next": ({"requirements.txt": "ray\n", "requirements-next.txt": "verl>=0.9\n"},
