@@ -1057,8 +1057,10 @@ class SignatureResolver:
            repository but its test data, on no import root the walk knows; and
            :func:`ppo_migrate.project.tree.build_copies`: a stale ``build/lib/``;
            :func:`ppo_migrate.project.tree.mapped_copies`: a ``package-dir`` mapping;
-           :func:`ppo_migrate.project.tree.unlisted_copies`: a copy in a folder git ignores, or
-           in the ``site-packages`` of the repository's virtual environment, trial 26c) that
+           :func:`ppo_migrate.project.tree.unlisted_copies`: a copy in a folder git ignores
+           (hidden or not, a clone's top folder named ``verl`` included, trial 26d), in a
+           folder skipped by name (``dist/``, ``__pypackages__/``), or in the
+           ``site-packages`` of the repository's virtual environment, trial 26c) that
            takes no config makes the answer uncertain: the fix is unsafe, its reason naming the
            copy (and the ignored folder or the environment).
 
@@ -1176,8 +1178,9 @@ class SignatureResolver:
                     "or run with --use-ppo-runtime"
                 )
             elif copy in unlisted:
+                which = "which git ignores" if unlisted[copy].kind == "ignored" else "which the analysis skips"
                 reason = (
-                    f"{found.reason}: a copy in `{_display(unlisted[copy].folder)}`, which git ignores, "
+                    f"{found.reason}: a copy in `{_display(unlisted[copy].folder)}`, {which}, "
                     f"besides the verl that `{answer.where}` names; if anything puts it on sys.path "
                     "(`cd` into its folder before `python -m`, direnv, an editor's or a workflow's "
                     "PYTHONPATH, a launch script), passing the config raises TypeError"
