@@ -20,7 +20,9 @@ must say why it leaves the call (the finding's code and the file:line the reason
 * trial 26c (D): a copy in a folder git ignores (cloned there by a setup step, put first on
   the path by ``cd X && python -m``, direnv, VS Code's or a workflow's ``PYTHONPATH``), and
   the verl of the repository's ``.venv``, count as stray copies: the fix is unsafe, naming
-  the copy and the ignored folder or the environment.
+  the copy and the ignored folder or the environment; trial 26d: so does a clone whose top
+  folder is named ``verl``, one under a hidden folder (``.deps/checkouts/volcengine/verl``),
+  four levels down, or in a folder the walk skips by name (``__pypackages__/``).
 """
 
 from __future__ import annotations
@@ -354,7 +356,29 @@ IGNORED: dict[str, tuple[dict[str, str], str, str, tuple[str, ...], str, str]] =
         ".gitignore": "third_party/verl/\n", "train.py": LAUNCHER,
         "tools/run.sh": 'cd "$(dirname "$0")/.." && PYTHONPATH="third""_party" python train.py\n',
     }, "train.py", ".", ("third_party",), "third_party", "third_party/verl"),
+    # trial 26d: a clone's top folder named ``verl`` (holding ``verl/``), under a hidden
+    # folder, deeper than three levels, or in a folder the walk skips by name
+    "pth-written-by-script": ({
+        ".gitignore": "/vendor/src/\n", "train.py": LAUNCHER, "vendor/src/github/verl/setup.py": "",
+        "scripts/dev_setup.sh": "git clone https://example.invalid/verl vendor/src/github/verl\n"
+                                'echo "$PWD/vendor/src/github/verl" > "$SITE/verl-dev.pth"\n',
+    }, "train.py", ".", ("vendor/src/github/verl",), "vendor/src/github/verl", "vendor/src"),
+    "hidden-deep-devcontainer": ({
+        ".gitignore": "/.deps/\n", "train.py": LAUNCHER, ".deps/checkouts/volcengine/verl/setup.py": "",
+        ".devcontainer/clone.sh": "git clone https://example.invalid/verl .deps/checkouts/volcengine/verl\n",
+        ".devcontainer/devcontainer.json":
+            '{"containerEnv": {"PYTHONPATH": "/workspaces/proj/.deps/checkouts/volcengine/verl"}}\n',
+    }, "train.py", ".", (".deps/checkouts/volcengine/verl",), ".deps/checkouts/volcengine/verl", ".deps"),
+    "gopath-layout-four-deep": ({
+        ".gitignore": "/build-deps/\n", "train.py": LAUNCHER,
+    }, "train.py", ".", ("build-deps/src/github.com/volcengine/verl",),
+        "build-deps/src/github.com/volcengine/verl", "build-deps"),
+    "pep582-pypackages": ({  # skipped by name (ruff's excludes), not ignored by git
+        "train.py": LAUNCHER,
+    }, "train.py", ".", ("__pypackages__/3.11/lib",), "__pypackages__/3.11/lib", "__pypackages__"),
 }
+#: the cases whose folder the walk skips by name (not one git ignores)
+SKIPPED_BY_NAME = frozenset({"pep582-pypackages"})
 
 
 def _runs_as(root: Path, cmd: list[str], cwd: str, pythonpath: tuple[str, ...], python: str = sys.executable) -> str:
@@ -385,7 +409,8 @@ def test_a_copy_in_a_folder_git_ignores_makes_the_fix_unsafe(tmp_path: Path, cas
     assert [(Path(p["filename"]).resolve().relative_to(root.resolve()).as_posix(), p["location"]["row"])
             for p in found["reason"]["lines"]] == [(f"{copy}/verl/trainer/constants_ppo.py", OLD_LINE)], found["reason"]
     assert f"`{copy}/verl/trainer/constants_ppo.py:{OLD_LINE}`" in found["message"], found["message"]
-    assert f"a copy in `{ignored}`, which git ignores" in found["message"], found["message"]
+    which = "which the analysis skips" if case in SKIPPED_BY_NAME else "which git ignores"
+    assert f"a copy in `{ignored}`, {which}" in found["message"], found["message"]
     assert "`pyproject.toml:4 verl>=0.9.0`" in found["message"], found["message"]
 
 
