@@ -191,7 +191,7 @@ def repository_listing(root: str | os.PathLike[str], respect_gitignore: bool = T
                     builds.append(entry.path)
                 elif name in ENVIRONMENT_NAMES:
                     environments.append(entry.path)
-                elif name not in NO_CHECKOUT and name not in TEST_DATA_FOLDERS:
+                elif name not in NO_CHECKOUT and name not in TEST_DATA_FOLDERS and not name.endswith(".egg-info"):
                     unentered.append(entry.path)  # ``dist/``, ``__pypackages__/``: ignored or not
                 continue
             if layers and rules.ignored(layers, entry.path, name, is_dir):

@@ -108,6 +108,7 @@ def test_copies_in_folders_skipped_by_name(tmp_path: Path) -> None:
         ".gitignore", "app.py",
         *_copy("dist/verl-0.8.0"), *_copy("__pypackages__/3.11/lib"), *_copy("layer/site-packages"),
         *_copy("node_modules/x"), *_copy(".mypy_cache/x"), *_copy(".tox/x"), *_copy("fixtures/x"),
+        "src/app.egg-info/PKG-INFO",
     ])
     (root / ".gitignore").write_text("dist/\n")
     tree._LISTINGS.clear()
