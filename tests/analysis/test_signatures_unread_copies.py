@@ -111,6 +111,63 @@ def test_a_path_spelled_another_way_is_evaluated(tmp_path: Path, spelling: str) 
     assert f"`train.py:{line}`" in found["message"], found["message"]
 
 
+#: trial 26d: a package's ``__init__.py`` puts its own folder first on the path (pip's
+#: ``_vendor`` style); spelling -> the ``__init__.py`` text
+OWN_FOLDER = {
+    "dunder-path": "import sys\n\nsys.path.insert(0, __path__[0])\n",
+    "spec-locations": "import sys\n\nsys.path.insert(0, __spec__.submodule_search_locations[0])\n",
+    "resources-files": "import importlib.resources\nimport sys\nsys.path.insert(0, str(importlib.resources.files(__name__)))\n",
+}
+#: a call inside the vendored copy itself (its ``main_ppo.py``): bound to that copy
+VENDORED_MAIN = (
+    "from verl.trainer.constants_ppo import get_ppo_ray_runtime_env\n\n\n"
+    "def run_ppo(config):\n    return get_ppo_ray_runtime_env()\n"
+)
+
+
+@pytest.mark.parametrize("spelling", sorted(OWN_FOLDER))
+def test_a_package_putting_its_own_folder_on_the_path(tmp_path: Path, spelling: str) -> None:
+    """``myproj/_vendor/__init__.py`` puts ``myproj/_vendor`` (holding a verl 0.8 copy) first
+    on the path by ``spelling``; ``pyproject.toml`` asks for verl>=0.9.0. Read as
+    ``os.path.dirname(__file__)``: PPO005 for the launcher and for the vendored copy's own
+    call, both naming the ``__init__.py`` line; the launcher runs before and after both
+    applies (a plain ``apply`` rewrote both calls, trial 26d)."""
+    root = _tree(tmp_path / "proj", {
+        "pyproject.toml": '[project]\nname = "p"\nversion = "0"\ndependencies = ["verl>=0.9.0"]\n',
+        "myproj/__init__.py": "from . import _vendor  # noqa: F401\n",
+        "myproj/_vendor/__init__.py": OWN_FOLDER[spelling],
+        **_copy("myproj/_vendor"),
+        "myproj/_vendor/verl/trainer/main_ppo.py": VENDORED_MAIN,
+        "train.py": "import myproj  # noqa: F401\n" + LAUNCHER,
+    })
+    main = (root / "myproj/_vendor/verl/trainer/main_ppo.py").read_text()
+    _apply_leaves_it_running(root, ["train.py"], "train.py")
+    assert (root / "myproj/_vendor/verl/trainer/main_ppo.py").read_text() == main
+    for launcher in ("train.py", "main_ppo.py"):
+        found = _finding(root, launcher)
+        assert found["code"] == "PPO005", found
+        assert f"`myproj/_vendor/verl/trainer/constants_ppo.py:{OLD_LINE}`" in found["message"], found["message"]
+        assert "at `myproj/_vendor/__init__.py:3` puts `myproj/_vendor` on sys.path" in found["message"], found["message"]
+
+
+def test_the_own_folder_is_read_in_a_package_init_only() -> None:
+    """``__path__[0]`` names the package's folder in its ``__init__.py``; elsewhere (a module
+    has no ``__path__``) it is not read."""
+    import ast
+
+    from ppo_migrate.project.path_expr import PathEvaluator
+
+    def value(text: str, path: str) -> str | None:
+        return PathEvaluator(path, lambda _: None)(ast.parse(text, mode="eval").body)
+
+    assert value("__path__[0]", "/r/pkg/_vendor/__init__.py") == "/r/pkg/_vendor"
+    assert value("__spec__.submodule_search_locations[0]", "/r/pkg/__init__.py") == "/r/pkg"
+    assert value("str(importlib.resources.files(__name__))", "/r/pkg/__init__.py") == "/r/pkg"
+    assert value("__path__[0]", "/r/pkg/mod.py") is None
+    assert value("__path__[1]", "/r/pkg/__init__.py") is None
+    assert value("importlib.resources.files('other')", "/r/pkg/__init__.py") is None
+
+
 def test_os_pardir_in_a_conftest_path_is_read_as_dot_dot(tmp_path: Path) -> None:
     """``tests/conftest.py`` puts ``tests/../qa/pkgs`` (spelled with ``os.pardir``) first on
     the path, where an old verl lies; the root ``verl/`` takes a config. The pytest run
