@@ -531,3 +531,49 @@ def test_no_over_caution_for_what_cannot_be_in_effect_with_an_old_signature(tmp_
     else:
         env_path = (os.path.relpath(site, root),)
         assert _runs_as(root, ["train.py"], ".", env_path) == "ran {'trainer': 2}"
+
+
+# -- a wheel of verl committed to the repository (trial 26d) -------------------------------------------
+
+#: the launcher extracts the newest committed wheel to an ignored cache and puts it first
+WHEEL_BOOT = (
+    "import glob, os, sys, zipfile\n"
+    "HERE = os.path.dirname(os.path.abspath(__file__))\n"
+    "_WHEEL = sorted(glob.glob(os.path.join(HERE, 'wheelhouse', 'verl-*.whl')))[-1]\n"
+    "_CACHE = os.path.join(HERE, '.cache', os.path.basename(_WHEEL)[:-4])\n"
+    "zipfile.ZipFile(_WHEEL).extractall(_CACHE)\n"
+    "sys.path.insert(0, _CACHE)\n"
+)
+
+
+def _wheel(path: Path, body: str) -> None:
+    import zipfile
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with zipfile.ZipFile(path, "w") as zf:
+        for name, text in _copy("", body).items():
+            zf.writestr(name, text)
+
+
+@pytest.mark.parametrize("release", ["0.8.0", "0.9.1"])
+def test_a_committed_wheel_of_verl_is_a_stray_copy(tmp_path: Path, release: str) -> None:
+    """``wheelhouse/verl-<release>-py3-none-any.whl`` is extracted and put first on the path
+    by the launcher; ``pyproject.toml`` asks for verl>=0.9.0. The 0.8.0 wheel (read inside,
+    a zero-argument definition) makes the fix unsafe, naming the wheel, and the launcher runs
+    before and after both applies (a plain ``apply`` broke it, trial 26d); a 0.9.1 wheel
+    (its definition takes a config) leaves the fix safe."""
+    root = _tree(tmp_path / "proj", {
+        "pyproject.toml": PROJECT_09, ".gitignore": "/.cache/\n", "train.py": WHEEL_BOOT + LAUNCHER,
+    })
+    wheel = f"wheelhouse/verl-{release}-py3-none-any.whl"
+    _wheel(root / wheel, OLD if release == "0.8.0" else VERL_09)
+    found = _finding(root, "train.py")
+    if release == "0.9.1":
+        assert (found["code"], found["fix"]["applicability"]) == ("PPO001", "safe"), found
+        return
+    _apply_leaves_it_running(root, ["train.py"], "train.py")
+    found = _finding(root, "train.py")
+    assert (found["code"], found["fix"]["applicability"]) == ("PPO001", "unsafe"), found
+    assert f"`{wheel}/verl/trainer/constants_ppo.py:{OLD_LINE}`" in found["message"], found["message"]
+    assert f"a wheel of verl in the repository (`{wheel}`)" in found["message"], found["message"]
+
