@@ -771,7 +771,10 @@ def install_levels(
     level ``D`` the install roots are:
 
     * ``D`` when ``D/package/__init__.py`` exists and ``D`` is no package itself
-      (``mylib/verl/`` is ``mylib.verl``, not ``verl``);
+      (``mylib/verl/`` is ``mylib.verl``, not ``verl``), or when the calling file lies inside
+      ``D/package/``: a call in a copy of verl binds to that copy's own definition (its
+      modules import ``verl.*`` absolutely, so a vendored ``myproj/_vendor/verl/`` runs only
+      with ``myproj/_vendor`` on the path; trial 26d: never rewritten against a pin);
     * ``D/src`` for a ``src/`` layout (``D/src/package/__init__.py``);
     * ``D/X`` and ``D/V/X`` for ``V`` in :data:`_VENDOR_FOLDERS` when they hold
       ``package/__init__.py`` and a packaging file (``pip install -e third_party/verl``);
@@ -796,9 +799,11 @@ def install_levels(
         cwd = Path.cwd()
         boundary = cwd if start == cwd or cwd in start.parents else start
     end, directory = str(boundary), str(start)
+    start_s = directory
     levels: list[tuple[list[Path], list[Unreadable]]] = []
     while True:
-        roots, problems = _roots_at(directory, package)
+        own = os.path.join(directory, package)
+        roots, problems = _roots_at(directory, package, start_s == own or start_s.startswith(own + os.sep))
         if roots or problems:
             levels.append((sorted(set(roots)), problems))
         parent = os.path.dirname(directory)
@@ -838,12 +843,14 @@ def _subdirectories(directory: str) -> list[str]:
     return [p for p in _fs().subdirectories(directory) if not os.path.basename(p).startswith(".")]
 
 
-def _roots_at(directory: str, package: str) -> tuple[list[Path], list[Unreadable]]:
-    """The install roots (and unreadable submodules) of one level of :func:`install_levels`."""
+def _roots_at(directory: str, package: str, own: bool = False) -> tuple[list[Path], list[Unreadable]]:
+    """The install roots (and unreadable submodules) of one level of :func:`install_levels`;
+    ``own``: the calling file lies inside ``directory/package/`` (its own copy, a root even
+    when ``directory`` is a package)."""
     join = os.path.join
     roots: list[str] = []
     fs = _fs()
-    if _holds(directory, package) and not fs.is_file(join(directory, "__init__.py")):
+    if _holds(directory, package) and (own or not fs.is_file(join(directory, "__init__.py"))):
         roots.append(directory)
     src = join(directory, "src")
     if _holds(src, package) and not fs.is_file(join(src, "__init__.py")):

@@ -150,6 +150,33 @@ def test_a_package_putting_its_own_folder_on_the_path(tmp_path: Path, spelling: 
         assert "at `myproj/_vendor/__init__.py:3` puts `myproj/_vendor` on sys.path" in found["message"], found["message"]
 
 
+@pytest.mark.parametrize("pin", [True, False])
+def test_a_call_inside_a_vendored_copy_binds_to_that_copy(tmp_path: Path, pin: bool) -> None:
+    """``myproj/_vendor/verl/`` (verl 0.8, under a package: ``myproj._vendor.verl``) with
+    nothing the tool reads putting it on the path: its own ``main_ppo.py`` imports
+    ``verl.*`` absolutely, so it runs only with ``myproj/_vendor`` first on the path, where
+    its own zero-argument definition is the one in effect: PPO005 naming it, pin or not,
+    and the vendored code runs after both applies as before (trial 26d: rewritten against
+    the pin)."""
+    files = {"myproj/__init__.py": "", "myproj/_vendor/__init__.py": "", **_copy("myproj/_vendor"),
+             "myproj/_vendor/verl/trainer/main_ppo.py": VENDORED_MAIN}
+    if pin:
+        files["pyproject.toml"] = PROJECT_09
+    root = _tree(tmp_path / "proj", files)
+    main = root / "myproj/_vendor/verl/trainer/main_ppo.py"
+    text = main.read_text()
+    code = "import sys; sys.path.insert(0, 'myproj/_vendor'); from verl.trainer.main_ppo import run_ppo; print('ran', run_ppo({}))"
+    assert _runs(root, ["-c", code]) == BEFORE
+    for extra in ((), ("--thread-config",)):
+        proc = run_cli("apply", "--exit-zero", *extra, ".", cwd=root)
+        assert proc.returncode == 0, proc.stderr
+        assert main.read_text() == text
+        assert _runs(root, ["-c", code]) == BEFORE
+    found = _finding(root, "main_ppo.py")
+    assert found["code"] == "PPO005", found
+    assert f"`myproj/_vendor/verl/trainer/constants_ppo.py:{OLD_LINE}`" in found["message"], found["message"]
+
+
 def test_the_own_folder_is_read_in_a_package_init_only() -> None:
     """``__path__[0]`` names the package's folder in its ``__init__.py``; elsewhere (a module
     has no ``__path__``) it is not read."""
