@@ -1067,9 +1067,7 @@ class SignatureResolver:
            :func:`ppo_migrate.project.tree.unlisted_copies`: a copy in a folder git ignores
            (hidden or not, a clone's top folder named ``verl`` included, trial 26d), in a
            folder skipped by name (``dist/``, ``__pypackages__/``), or in the
-           ``site-packages`` of the repository's virtual environment, trial 26c;
-           :func:`ppo_migrate.project.tree.wheel_copies`: a committed ``verl-*.whl``, read
-           inside, trial 26d) that
+           ``site-packages`` of the repository's virtual environment, trial 26c) that
            takes no config makes the answer uncertain: the fix is unsafe, its reason naming the
            copy (and the ignored folder or the environment).
 
@@ -1098,7 +1096,6 @@ class SignatureResolver:
             repository_listing,
             unlisted_copies,
             walk_root,
-            wheel_copies,
         )
 
         root = walk_root(directory.absolute(), boundary)  # a sample project in test data: its own
@@ -1151,15 +1148,11 @@ class SignatureResolver:
         unlisted = {c.root: c for c in unlisted_copies(listing, top, module)}
         copies += [c for c in unlisted if c not in copies]
         mapped = {folder: pyproject for pyproject, folder in mapped_copies(listing, top, module)}
-        # trial 26d: a wheel of verl committed to the repository, read inside
-        wheels = [w for w in wheel_copies(listing, top) if w not in copies]
-        for copy in copies + list(mapped) + wheels:
+        for copy in copies + list(mapped):
             if copy in checked:
                 continue
             if copy in mapped:  # ``package-dir``: ``verl`` installed from ``legacy_verl/``
                 found = self._read([], module, name, "in-tree", verl, mapped_definitions(copy, module, name))
-            elif copy in wheels:
-                found = self._read([], module, name, "in-tree", verl, archive_definitions(copy, module, name))
             else:
                 found = self._read([Path(copy)], module, name, "in-tree", verl)
             if found is None or found.accepts_config:
@@ -1180,14 +1173,6 @@ class SignatureResolver:
                     "update or remove that copy, spell the sys.path change with literals, "
                     "or run with --use-ppo-runtime"
                 )
-            elif copy in wheels:
-                reason = (
-                    f"{found.reason}: a wheel of verl in the repository (`{_display(copy)}`) besides the "
-                    f"verl that `{answer.where}` names; if the project installs it or puts its files on "
-                    "sys.path (a launcher extracting it, `pip install` of the wheel), passing the config "
-                    "raises TypeError"
-                )
-                remedy = f"replace that wheel with verl>={_first_config_release()}, or run with --use-ppo-runtime"
             elif copy in unlisted and unlisted[copy].kind == "environment":
                 reason = (
                     f"{found.reason}: verl installed in the environment `{_display(unlisted[copy].folder)}` "

@@ -47,7 +47,6 @@ or a ``PYTHONPATH`` the tool does not read may have put it, except under VCS int
 from __future__ import annotations
 
 import os
-import re
 from collections import deque
 from typing import NamedTuple
 
@@ -338,39 +337,6 @@ def mapped_copies(listing: Listing, package: str, module: str) -> list[tuple[str
         ) is not None:
             found.append((path, folder))
     return found
-
-
-#: A wheel's file name (PEP 427): ``{distribution}-{version}(-{build})?-{python}-{abi}-{platform}.whl``
-_WHEEL_NAME = re.compile(r"^(?P<dist>[A-Za-z0-9_.]+)-(?P<version>\d[^-]*)(?:-\d[^-]*)?-[^-]+-[^-]+-[^-]+\.whl$")
-
-
-def wheel_copies(listing: Listing, package: str) -> list[str]:
-    """The wheels of the distribution ``package`` committed to the repository: copies of
-    verl whose files a launcher may extract and put first on ``sys.path``, or that
-    ``pip install wheelhouse/verl-*.whl`` installs (trial 26d: ``wheelhouse/verl-0.8.0-py3-none-any.whl``
-    found by ``glob``, extracted to an ignored cache at run time).
-
-    Args:
-        listing: a :func:`repository_listing` (its files: what the walk enters).
-        package: the distribution's name as its wheels spell it, e.g. ``"verl"`` (compared
-            normalised: case, ``-``, ``_`` and ``.`` alike, PEP 503).
-
-    Returns:
-        Each file (absolute, the listing's order) whose name is a wheel's (PEP 427) of that
-        distribution. What it holds is read by the caller (a wheel is a zip archive).
-    """
-    wanted = _normalised(package)
-
-    def is_wheel(name: str) -> bool:
-        match = _WHEEL_NAME.match(name)
-        return match is not None and _normalised(match.group("dist")) == wanted
-
-    return listing.files(is_wheel)
-
-
-def _normalised(name: str) -> str:
-    """A distribution name normalised as PEP 503 says (``Verl_X`` and ``verl-x`` alike)."""
-    return re.sub(r"[-_.]+", "-", name).lower()
 
 
 class UnlistedCopy(NamedTuple):

@@ -209,20 +209,3 @@ def test_a_folder_of_more_entries_than_the_limit_is_data(tmp_path: Path, monkeyp
     scans = _counted(monkeypatch)
     assert _found(root) == [("small", "small", "ignored")]
     assert sorted((Path(f).name, n) for f, n in scans) == [("big", 6), ("small", 5)]
-
-
-def test_wheel_copies_by_their_file_names(tmp_path: Path) -> None:
-    """A wheel of the distribution (PEP 427 name, PEP 503 normalised: ``Verl``), with or
-    without a build tag, wherever the walk goes; not another distribution's
-    (``verl_tools``), not an sdist, not a wheel in an ignored folder."""
-    root = _files(tmp_path / "p", [
-        ".gitignore", "wheelhouse/verl-0.8.0-py3-none-any.whl", "vendor/Verl-0.7.1-1-py3-none-any.whl",
-        "wheelhouse/verl_tools-1.0-py3-none-any.whl", "wheelhouse/verl-0.8.0.tar.gz",
-        "ignored/verl-0.8.0-py3-none-any.whl",
-    ])
-    (root / ".gitignore").write_text("/ignored/\n")
-    tree._LISTINGS.clear()
-    listing = tree.repository_listing(root)
-    assert [Path(p).relative_to(root).as_posix() for p in tree.wheel_copies(listing, "verl")] == [
-        "vendor/Verl-0.7.1-1-py3-none-any.whl", "wheelhouse/verl-0.8.0-py3-none-any.whl"]
-
