@@ -39,7 +39,9 @@ root too: its copy is read from inside it. A folder a declaration names is read 
 A relative path is read against the repository root (scripts run from there) and against
 the declaring file's folder; an absolute path that does not exist here (a container's
 ``/workspace/third_party/verl``) is matched against the repository by its trailing
-components (``third_party/verl``). Parts that expand another variable (``$PYTHONPATH``) are
+components (``third_party/verl``); a shell's ``${NAME:-word}`` is ``word`` and its
+``${NAME:+word}`` is dropped (``"$PWD/x${PYTHONPATH:+:$PYTHONPATH}"`` is ``$PWD/x``; trial
+26d). Parts that expand another variable (``$PYTHONPATH``) are
 dropped. Only folders that exist count. Nothing is imported or executed; files are read
 as text and Python files parsed with :mod:`ast` only when their bytes name ``sys.path`` or
 ``addsitedir``.
@@ -330,10 +332,18 @@ _MAKE_CWD = re.compile(r"\$[({]\s*(?:CURDIR|PWD|shell\s+pwd)\s*[)}]|\$\$\{?PWD\}
 _HERE = "\x00here\x00"
 
 
+#: a shell's ``${NAME:-word}`` (``word`` when ``NAME`` is unset) and ``${NAME:+word}``
+#: (``word`` when it is set: the idiom ``"$PWD/x${PYTHONPATH:+:$PYTHONPATH}"`` adds the
+#: inherited path, a part that expands a variable, never read)
+_SHELL_DEFAULT = re.compile(r"\$\{[A-Za-z_]\w*:?-([^}$]*)\}")
+_SHELL_ALTERNATE = re.compile(r"\$\{[A-Za-z_]\w*:?\+[^}]*\}")
+
+
 def _path_list(text: str, path: str, root: str, pattern: re.Pattern[str], form: str, cwd: re.Pattern[str] | None, bases):
     for m in pattern.finditer(text):
         line = _line(text, m.start())
-        for part in m.group(1).strip("\"'").split(":"):
+        value = _SHELL_ALTERNATE.sub("", _SHELL_DEFAULT.sub(r"\1", m.group(1).strip("\"'")))
+        for part in value.split(":"):
             part = part.strip()
             if cwd is not None:
                 part = cwd.sub(_HERE, part)

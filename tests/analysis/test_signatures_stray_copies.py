@@ -163,6 +163,16 @@ FORMS: dict[str, tuple[dict[str, str], str, tuple[str, int]]] = {
         {".envrc": "export PYTHONPATH=$PWD/third_party/verl:$PYTHONPATH\n"},
         "sh:.envrc", (".envrc", 1),
     ),
+    # trial 26d: the shell idioms for "prepend, keeping what is set" and "a default"
+    "shell-alternate-expansion": (
+        {"run.sh": 'export PYTHONPATH="$PWD/third_party/verl${PYTHONPATH:+:$PYTHONPATH}"\n'
+                   "exec python scripts/train.py\n"},
+        "sh:run.sh", ("run.sh", 1),
+    ),
+    "shell-default-expansion": (
+        {"run.sh": 'export PYTHONPATH="${VERL_SRC:-third_party/verl}"\nexec python scripts/train.py\n'},
+        "sh:run.sh", ("run.sh", 1),
+    ),
     "workflow-env": (
         {".github/workflows/ci.yml": "on: push\njobs:\n  t:\n    runs-on: ubuntu-latest\n    env:\n"
                                      "      PYTHONPATH: third_party/verl\n    steps:\n      - run: python scripts/train.py\n"},
