@@ -28,8 +28,10 @@ repository (:func:`ppo_migrate.project.tree.repository_listing`) declare such a 
   Python file hands a child process (``env["PYTHONPATH"] = ...``,
   ``os.environ["PYTHONPATH"] = ...``, ``{"PYTHONPATH": ...}``; ``os.pathsep.join([...])``);
 * tox's ``setenv``/``set_env`` ``PYTHONPATH`` (``tox.ini``, ``tox.toml``; ``{toxinidir}``),
-  ``PYTHONPATH=`` in a ``.env`` file or direnv's ``.envrc`` (``$PWD``), and a YAML
-  ``PYTHONPATH:`` (a workflow's or job's ``env:``; ``${{ github.workspace }}``).
+  ``PYTHONPATH=`` in a ``.env`` file or direnv's ``.envrc`` (``$PWD``), a YAML
+  ``PYTHONPATH:`` (a workflow's or job's ``env:``; ``${{ github.workspace }}``) or
+  Kubernetes ``- name: PYTHONPATH`` / ``value:`` pair, and a dev container's
+  ``"PYTHONPATH"`` (``devcontainer.json``; ``${containerWorkspaceFolder}``; trial 26d).
 
 An archive on the path (a ``.zip``, ``.whl`` or ``.egg`` file, and any other file: Python's
 import system reads every file on ``sys.path`` as a zip archive whatever its extension) is a
@@ -71,7 +73,8 @@ class DeclaredRoot(NamedTuple):
             ``"a shell script's PYTHONPATH"``, ``"monkeypatch.syspath_prepend"``,
             ``"an environment's PYTHONPATH"``, ``"tox's setenv PYTHONPATH"``,
             ``"a .env file's PYTHONPATH"``, ``"direnv's .envrc PYTHONPATH"``,
-            ``"a workflow's PYTHONPATH"``, ``"a YAML file's PYTHONPATH"``.
+            ``"a workflow's PYTHONPATH"``, ``"a YAML file's PYTHONPATH"``,
+            ``"a dev container's PYTHONPATH"``.
     """
 
     path: str
@@ -261,6 +264,8 @@ def _reader(name: str):
         return _dotenv
     if name.endswith((".yml", ".yaml")):
         return _yaml
+    if name in ("devcontainer.json", ".devcontainer.json"):
+        return _devcontainer
     if name in ("Dockerfile", "Containerfile") or name.startswith("Dockerfile.") or name.endswith((".Dockerfile", ".dockerfile")):
         return _dockerfile
     if name in ("Makefile", "makefile", "GNUmakefile") or name.endswith(".mk"):
@@ -406,6 +411,34 @@ def _yaml(text: str, path: str, root: str):
     bases = (root, os.path.dirname(path))
     yield from _path_list(text, path, root, _YAML_PYTHONPATH, form, _WORKSPACE, bases)
     yield from _path_list(text, path, root, _PYTHONPATH, form, _WORKSPACE, bases)
+    yield from _k8s(text, path, root, form, bases)  # trial 26d: ``- name: PYTHONPATH`` / ``value:``
+
+
+#: ``- name: PYTHONPATH`` then ``value: ...`` (a Kubernetes container's ``env:`` list: a
+#: KubeRay ``RayJob``, a ``Job``, a Helm chart's rendered manifest)
+_K8S_PYTHONPATH = re.compile(
+    r"(?m)^[ \t-]*name:[ \t]*[\"']?PYTHONPATH[\"']?[ \t]*\r?\n[ \t]*value:[ \t]*(\"[^\"]*\"|'[^']*'|[^\s#]+)"
+)
+
+
+def _k8s(text: str, path: str, root: str, form: str, bases):
+    yield from _path_list(text, path, root, _K8S_PYTHONPATH, form, _WORKSPACE, bases)
+
+
+#: ``"PYTHONPATH": "..."`` in a dev container's ``containerEnv``/``remoteEnv``
+_JSON_PYTHONPATH = re.compile(r"\"PYTHONPATH\"\s*:\s*(\"[^\"]*\")")
+#: the repository's folder inside the dev container
+_CONTAINER_DIR = re.compile(r"\$\{(?:containerWorkspaceFolder|localWorkspaceFolder)\}")
+
+
+def _devcontainer(text: str, path: str, root: str):
+    """``"PYTHONPATH": "..."`` of a dev container's ``containerEnv``/``remoteEnv``
+    (``devcontainer.json``; trial 26d): ``${containerWorkspaceFolder}`` is the repository
+    root, and an absolute ``/workspaces/proj/.deps/verl`` is matched by its trailing
+    components as any container path is."""
+    if "PYTHONPATH" not in text:
+        return
+    yield from _path_list(text, path, root, _JSON_PYTHONPATH, "a dev container's PYTHONPATH", _CONTAINER_DIR, (root,))
 
 
 def _pth(text: str, path: str, root: str):

@@ -451,8 +451,6 @@ IGNORED: dict[str, tuple[dict[str, str], str, str, tuple[str, ...], str, str]] =
     "hidden-deep-devcontainer": ({
         ".gitignore": "/.deps/\n", "train.py": LAUNCHER, ".deps/checkouts/volcengine/verl/setup.py": "",
         ".devcontainer/clone.sh": "git clone https://example.invalid/verl .deps/checkouts/volcengine/verl\n",
-        ".devcontainer/devcontainer.json":
-            '{"containerEnv": {"PYTHONPATH": "/workspaces/proj/.deps/checkouts/volcengine/verl"}}\n',
     }, "train.py", ".", (".deps/checkouts/volcengine/verl",), ".deps/checkouts/volcengine/verl", ".deps"),
     "gopath-layout-four-deep": ({
         ".gitignore": "/build-deps/\n", "train.py": LAUNCHER,
