@@ -30,6 +30,7 @@ import weakref
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, NamedTuple
 
+from ppo_migrate.analysis.doc_doctests import doc_doctest_files
 from ppo_migrate.constants import MAX_SOURCE_CHARS
 from ppo_migrate.diagnostics import Reason, Related
 from ppo_migrate.files import decode_source
@@ -976,8 +977,11 @@ def target_patches(
         ):
             look(path, data)
     # the text files pytest runs as doctests (``--doctest-glob``; ``test*.txt`` by
-    # default): their examples are test code, read when they spell a name looked for
-    for path, data in _doctest_files(candidates, encoded, read_bytes):
+    # default) and every documentation file (``doctest.testfile``, ``python -m doctest``;
+    # trial 26d): their examples are test code, read when they spell a name looked for
+    texts = _doctest_files(candidates, encoded, read_bytes)
+    texts += [t for t in doc_doctest_files(candidates, encoded, read_bytes) if t not in texts]
+    for path, data in texts:
         doctests = doctest_file_tree(data.decode("utf-8", "replace"))
         if doctests is not None:
             for module, line, kind, what in _patches_in(doctests, names, constants, True, used=used):

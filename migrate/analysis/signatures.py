@@ -773,7 +773,10 @@ def install_levels(
     level ``D`` the install roots are:
 
     * ``D`` when ``D/package/__init__.py`` exists and ``D`` is no package itself
-      (``mylib/verl/`` is ``mylib.verl``, not ``verl``);
+      (``mylib/verl/`` is ``mylib.verl``, not ``verl``), or when the calling file lies inside
+      ``D/package/``: a call in a copy of verl binds to that copy's own definition (its
+      modules import ``verl.*`` absolutely, so a vendored ``myproj/_vendor/verl/`` runs only
+      with ``myproj/_vendor`` on the path; trial 26d: never rewritten against a pin);
     * ``D/src`` for a ``src/`` layout (``D/src/package/__init__.py``);
     * ``D/X`` and ``D/V/X`` for ``V`` in :data:`_VENDOR_FOLDERS` when they hold
       ``package/__init__.py`` and a packaging file (``pip install -e third_party/verl``);
@@ -798,9 +801,11 @@ def install_levels(
         cwd = Path.cwd()
         boundary = cwd if start == cwd or cwd in start.parents else start
     end, directory = str(boundary), str(start)
+    start_s = directory
     levels: list[tuple[list[Path], list[Unreadable]]] = []
     while True:
-        roots, problems = _roots_at(directory, package)
+        own = os.path.join(directory, package)
+        roots, problems = _roots_at(directory, package, start_s == own or start_s.startswith(own + os.sep))
         if roots or problems:
             levels.append((sorted(set(roots)), problems))
         parent = os.path.dirname(directory)
@@ -840,12 +845,14 @@ def _subdirectories(directory: str) -> list[str]:
     return [p for p in _fs().subdirectories(directory) if not os.path.basename(p).startswith(".")]
 
 
-def _roots_at(directory: str, package: str) -> tuple[list[Path], list[Unreadable]]:
-    """The install roots (and unreadable submodules) of one level of :func:`install_levels`."""
+def _roots_at(directory: str, package: str, own: bool = False) -> tuple[list[Path], list[Unreadable]]:
+    """The install roots (and unreadable submodules) of one level of :func:`install_levels`;
+    ``own``: the calling file lies inside ``directory/package/`` (its own copy, a root even
+    when ``directory`` is a package)."""
     join = os.path.join
     roots: list[str] = []
     fs = _fs()
-    if _holds(directory, package) and not fs.is_file(join(directory, "__init__.py")):
+    if _holds(directory, package) and (own or not fs.is_file(join(directory, "__init__.py"))):
         roots.append(directory)
     src = join(directory, "src")
     if _holds(src, package) and not fs.is_file(join(src, "__init__.py")):
@@ -1059,8 +1066,10 @@ class SignatureResolver:
            repository but its test data, on no import root the walk knows; and
            :func:`ppo_migrate.project.tree.build_copies`: a stale ``build/lib/``;
            :func:`ppo_migrate.project.tree.mapped_copies`: a ``package-dir`` mapping;
-           :func:`ppo_migrate.project.tree.unlisted_copies`: a copy in a folder git ignores, or
-           in the ``site-packages`` of the repository's virtual environment, trial 26c) that
+           :func:`ppo_migrate.project.tree.unlisted_copies`: a copy in a folder git ignores
+           (hidden or not, a clone's top folder named ``verl`` included, trial 26d), in a
+           folder skipped by name (``dist/``, ``__pypackages__/``), or in the
+           ``site-packages`` of the repository's virtual environment, trial 26c) that
            takes no config makes the answer uncertain: the fix is unsafe, its reason naming the
            copy (and the ignored folder or the environment).
 
@@ -1178,8 +1187,9 @@ class SignatureResolver:
                     "or run with --use-ppo-runtime"
                 )
             elif copy in unlisted:
+                which = "which git ignores" if unlisted[copy].kind == "ignored" else "which the analysis skips"
                 reason = (
-                    f"{found.reason}: a copy in `{_display(unlisted[copy].folder)}`, which git ignores, "
+                    f"{found.reason}: a copy in `{_display(unlisted[copy].folder)}`, {which}, "
                     f"besides the verl that `{answer.where}` names; if anything puts it on sys.path "
                     "(`cd` into its folder before `python -m`, direnv, an editor's or a workflow's "
                     "PYTHONPATH, a launch script), passing the config raises TypeError"

@@ -28,8 +28,10 @@ repository (:func:`ppo_migrate.project.tree.repository_listing`) declare such a 
   Python file hands a child process (``env["PYTHONPATH"] = ...``,
   ``os.environ["PYTHONPATH"] = ...``, ``{"PYTHONPATH": ...}``; ``os.pathsep.join([...])``);
 * tox's ``setenv``/``set_env`` ``PYTHONPATH`` (``tox.ini``, ``tox.toml``; ``{toxinidir}``),
-  ``PYTHONPATH=`` in a ``.env`` file or direnv's ``.envrc`` (``$PWD``), and a YAML
-  ``PYTHONPATH:`` (a workflow's or job's ``env:``; ``${{ github.workspace }}``).
+  ``PYTHONPATH=`` in a ``.env`` file or direnv's ``.envrc`` (``$PWD``), a YAML
+  ``PYTHONPATH:`` (a workflow's or job's ``env:``; ``${{ github.workspace }}``) or
+  Kubernetes ``- name: PYTHONPATH`` / ``value:`` pair, and a dev container's
+  ``"PYTHONPATH"`` (``devcontainer.json``; ``${containerWorkspaceFolder}``; trial 26d).
 
 An archive on the path (a ``.zip``, ``.whl`` or ``.egg`` file, and any other file: Python's
 import system reads every file on ``sys.path`` as a zip archive whatever its extension) is a
@@ -39,7 +41,9 @@ root too: its copy is read from inside it. A folder a declaration names is read 
 A relative path is read against the repository root (scripts run from there) and against
 the declaring file's folder; an absolute path that does not exist here (a container's
 ``/workspace/third_party/verl``) is matched against the repository by its trailing
-components (``third_party/verl``). Parts that expand another variable (``$PYTHONPATH``) are
+components (``third_party/verl``); a shell's ``${NAME:-word}`` is ``word`` and its
+``${NAME:+word}`` is dropped (``"$PWD/x${PYTHONPATH:+:$PYTHONPATH}"`` is ``$PWD/x``; trial
+26d). Parts that expand another variable (``$PYTHONPATH``) are
 dropped. Only folders that exist count. Nothing is imported or executed; files are read
 as text and Python files parsed with :mod:`ast` only when their bytes name ``sys.path`` or
 ``addsitedir``.
@@ -70,7 +74,8 @@ class DeclaredRoot(NamedTuple):
             ``"a shell script's PYTHONPATH"``, ``"monkeypatch.syspath_prepend"``,
             ``"an environment's PYTHONPATH"``, ``"tox's setenv PYTHONPATH"``,
             ``"a .env file's PYTHONPATH"``, ``"direnv's .envrc PYTHONPATH"``,
-            ``"a workflow's PYTHONPATH"``, ``"a YAML file's PYTHONPATH"``.
+            ``"a workflow's PYTHONPATH"``, ``"a YAML file's PYTHONPATH"``,
+            ``"a dev container's PYTHONPATH"``.
     """
 
     path: str
@@ -261,6 +266,8 @@ def _reader(name: str):
         return _dotenv
     if name.endswith((".yml", ".yaml")):
         return _yaml
+    if name in ("devcontainer.json", ".devcontainer.json"):
+        return _devcontainer
     if name in ("Dockerfile", "Containerfile") or name.startswith("Dockerfile.") or name.endswith((".Dockerfile", ".dockerfile")):
         return _dockerfile
     if name in ("Makefile", "makefile", "GNUmakefile") or name.endswith(".mk"):
@@ -332,10 +339,18 @@ _MAKE_CWD = re.compile(r"\$[({]\s*(?:CURDIR|PWD|shell\s+pwd)\s*[)}]|\$\$\{?PWD\}
 _HERE = "\x00here\x00"
 
 
+#: a shell's ``${NAME:-word}`` (``word`` when ``NAME`` is unset) and ``${NAME:+word}``
+#: (``word`` when it is set: the idiom ``"$PWD/x${PYTHONPATH:+:$PYTHONPATH}"`` adds the
+#: inherited path, a part that expands a variable, never read)
+_SHELL_DEFAULT = re.compile(r"\$\{[A-Za-z_]\w*:?-([^}$]*)\}")
+_SHELL_ALTERNATE = re.compile(r"\$\{[A-Za-z_]\w*:?\+[^}]*\}")
+
+
 def _path_list(text: str, path: str, root: str, pattern: re.Pattern[str], form: str, cwd: re.Pattern[str] | None, bases):
     for m in pattern.finditer(text):
         line = _line(text, m.start())
-        for part in m.group(1).strip("\"'").split(":"):
+        value = _SHELL_ALTERNATE.sub("", _SHELL_DEFAULT.sub(r"\1", m.group(1).strip("\"'")))
+        for part in value.split(":"):
             part = part.strip()
             if cwd is not None:
                 part = cwd.sub(_HERE, part)
@@ -398,6 +413,34 @@ def _yaml(text: str, path: str, root: str):
     bases = (root, os.path.dirname(path))
     yield from _path_list(text, path, root, _YAML_PYTHONPATH, form, _WORKSPACE, bases)
     yield from _path_list(text, path, root, _PYTHONPATH, form, _WORKSPACE, bases)
+    yield from _k8s(text, path, root, form, bases)  # trial 26d: ``- name: PYTHONPATH`` / ``value:``
+
+
+#: ``- name: PYTHONPATH`` then ``value: ...`` (a Kubernetes container's ``env:`` list: a
+#: KubeRay ``RayJob``, a ``Job``, a Helm chart's rendered manifest)
+_K8S_PYTHONPATH = re.compile(
+    r"(?m)^[ \t-]*name:[ \t]*[\"']?PYTHONPATH[\"']?[ \t]*\r?\n[ \t]*value:[ \t]*(\"[^\"]*\"|'[^']*'|[^\s#]+)"
+)
+
+
+def _k8s(text: str, path: str, root: str, form: str, bases):
+    yield from _path_list(text, path, root, _K8S_PYTHONPATH, form, _WORKSPACE, bases)
+
+
+#: ``"PYTHONPATH": "..."`` in a dev container's ``containerEnv``/``remoteEnv``
+_JSON_PYTHONPATH = re.compile(r"\"PYTHONPATH\"\s*:\s*(\"[^\"]*\")")
+#: the repository's folder inside the dev container
+_CONTAINER_DIR = re.compile(r"\$\{(?:containerWorkspaceFolder|localWorkspaceFolder)\}")
+
+
+def _devcontainer(text: str, path: str, root: str):
+    """``"PYTHONPATH": "..."`` of a dev container's ``containerEnv``/``remoteEnv``
+    (``devcontainer.json``; trial 26d): ``${containerWorkspaceFolder}`` is the repository
+    root, and an absolute ``/workspaces/proj/.deps/verl`` is matched by its trailing
+    components as any container path is."""
+    if "PYTHONPATH" not in text:
+        return
+    yield from _path_list(text, path, root, _JSON_PYTHONPATH, "a dev container's PYTHONPATH", _CONTAINER_DIR, (root,))
 
 
 def _pth(text: str, path: str, root: str):

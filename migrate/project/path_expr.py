@@ -4,7 +4,9 @@ the ``os.path`` docs give them), ``os.path.join/dirname/abspath/realpath/normpat
 starred literal list ``os.path.join(*[a, b])`` too), ``pathlib.Path`` (``/``, ``.parent``,
 ``.parents[n]``, ``.resolve()``, ``.joinpath()``, ``.with_name()``), ``str()``/``os.fspath()``,
 f-strings, ``'%s/x' % a`` (``%s`` only), ``os.environ.get(NAME, default)`` /
-``os.getenv(NAME, default)`` (the default: what runs when the variable is not set) and
+``os.getenv(NAME, default)`` (the default: what runs when the variable is not set), a
+package's own folder in its ``__init__.py`` (``__path__[0]``,
+``__spec__.submodule_search_locations[0]``, ``importlib.resources.files(__name__)``) and
 names bound once to such an expression, read with :mod:`ast` only (nothing is run).
 
 Shared by the declared import roots (``sys.path.insert(0, os.path.join(ROOT, "verl"))``:
@@ -83,6 +85,8 @@ class PathEvaluator:
         if isinstance(node, ast.Attribute) and node.attr == "parent":
             inner = self(node.value)
             return os.path.dirname(os.path.normpath(inner)) if inner is not None else None
+        if isinstance(node, ast.Subscript) and _own_folder(node, self.path):
+            return os.path.dirname(self.path)  # ``__path__[0]`` in a package's ``__init__.py``
         if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute) and node.value.attr == "parents":
             inner = self(node.value.value)
             index = node.slice
@@ -116,6 +120,11 @@ class PathEvaluator:
         name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
         if name is None or node.keywords:
             return None
+        if (  # ``importlib.resources.files(__name__)`` in a package's ``__init__.py``
+            name == "files" and len(node.args) == 1 and isinstance(node.args[0], ast.Name)
+            and node.args[0].id in ("__name__", "__package__") and _is_init(self.path)
+        ):
+            return os.path.dirname(self.path)
         if name in _CWD_CALLS and not node.args:
             return os.curdir
         if _is_environ_get(func) and len(node.args) == 2:  # the default, when the variable is unset
@@ -180,3 +189,29 @@ def _is_environ_get(func: ast.expr) -> bool:
 
 
 __all__ = ["PathEvaluator"]
+
+
+def _is_init(path: str) -> bool:
+    """Whether ``path`` is a package's ``__init__.py`` (whose ``__path__`` is its folder)."""
+    return os.path.basename(path) == "__init__.py"
+
+
+def _own_folder(node: ast.Subscript, path: str) -> bool:
+    """Whether ``node`` is ``__path__[0]`` or ``__spec__.submodule_search_locations[0]`` in a
+    package's ``__init__.py`` ``path``: the package's own folder, as ``os.path.dirname(__file__)``
+    (trial 26d: pip's ``_vendor`` style ``sys.path.insert(0, __path__[0])``).
+
+    Args:
+        node: a subscript expression.
+        path: the file it is in.
+    """
+    index = node.slice
+    if not (isinstance(index, ast.Constant) and index.value == 0 and _is_init(path)):
+        return False
+    value = node.value
+    if isinstance(value, ast.Name):
+        return value.id == "__path__"
+    return (
+        isinstance(value, ast.Attribute) and value.attr == "submodule_search_locations"
+        and isinstance(value.value, ast.Name) and value.value.id == "__spec__"
+    )

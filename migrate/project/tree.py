@@ -31,11 +31,17 @@ and a user whose real code sits under ``fixtures/`` can say what runs with
 (trial 26c, D): a setup script clones verl into an ignored folder by design, and a launch
 step the tool does not read (``cd work/rl && python -m app.train``, direnv's ``path_add``,
 an editor's or a workflow's ``PYTHONPATH``) puts it first on the path. The walk records
-the folders it did not enter because git ignores them (:attr:`Listing.ignored`) and the
-virtual environments it skipped by name (:attr:`Listing.environments`);
-:func:`unlisted_copies` looks into them for a copy of verl, a few levels deep
-(:data:`IGNORED_DEPTH`), within a budget of folders listed and entries read
-(:data:`MAX_IGNORED_FOLDERS`, :data:`MAX_IGNORED_ENTRIES`), once a run.
+the folders it did not enter because git ignores them (:attr:`Listing.ignored`), the
+virtual environments it skipped by name (:attr:`Listing.environments`) and the other folders
+it skipped by name that may hold a checkout (:attr:`Listing.skipped`: ``dist/``,
+``__pypackages__/``, ``site-packages/`` ...); :func:`unlisted_copies` looks into them for a
+copy of verl, hidden folders included (trial 26d: ``.deps/checkouts/volcengine/verl``),
+down to :data:`IGNORED_DEPTH` levels, within a budget of folders listed and entries read
+(:data:`MAX_IGNORED_FOLDERS`, :data:`MAX_IGNORED_ENTRIES`), once a run. Together with the
+walk itself (:func:`package_copies`), every checked-out copy of verl's module in the
+repository's tree is seen, wherever a clone script, a ``.pth`` file, ``pip install -e``
+or a ``PYTHONPATH`` the tool does not read may have put it, except under VCS internals
+(``.git/``), ``node_modules/``, caches and test data.
 """
 
 from __future__ import annotations
@@ -63,13 +69,24 @@ BUILD_FOLDERS: frozenset[str] = frozenset({"build"})
 #: How many folders of a repository are listed at most (a walk of a home directory by mistake).
 MAX_FOLDERS = 20000
 #: How deep below a folder git ignores a copy's install root may lie (``work/`` ignored,
-#: ``work/rl/verl/``: 1; ``deps/`` ignored, ``deps/fork/src/verl/``: 2).
-IGNORED_DEPTH = 3
+#: ``work/rl/verl/``: 1; ``deps/`` ignored, ``deps/fork/src/verl/``: 2; a GOPATH-like
+#: ``build-deps/src/github.com/volcengine/verl/``: 4; trial 26d).
+IGNORED_DEPTH = 6
 #: How many folders :func:`unlisted_copies` lists at most per repository and run, and how
 #: many entries it reads in all of them (a data set or a model cache in an ignored folder is
-#: not walked): about 20 ms at most.
-MAX_IGNORED_FOLDERS = 300
-MAX_IGNORED_ENTRIES = 10000
+#: not walked): about 30 ms at most.
+MAX_IGNORED_FOLDERS = 600
+MAX_IGNORED_ENTRIES = 15000
+#: Folders skipped by name (ruff's default excludes, :data:`NOT_WALKED`) that no checkout of
+#: verl lies in: VCS internals, ``node_modules``, caches, and tox's and nox's environments
+#: (rebuilt from their configuration, whose pins are read). The others the walk skips by
+#: name (``dist/``, ``__pypackages__/``, ``site-packages/``, ``.eggs/``, ``_build/`` ...),
+#: when no environment, are recorded (:attr:`Listing.skipped`) and looked into.
+NO_CHECKOUT: frozenset[str] = frozenset({
+    ".git", ".git-rewrite", ".hg", ".svn", ".bzr", "node_modules", "__pycache__", ".mypy_cache",
+    ".pytest_cache", ".ruff_cache", ".pytype", ".ipynb_checkpoints", ".hypothesis", ".cache",
+    ".tox", ".nox",
+})
 #: A folder with more entries than this is data (a clone's folders hold far fewer): not
 #: looked into further; its listing stops there.
 MAX_FOLDER_ENTRIES = 1000
@@ -97,6 +114,9 @@ class Listing(NamedTuple):
             (sorted): :func:`unlisted_copies` looks into them.
         environments: the folders of :data:`ENVIRONMENT_NAMES` the walk skipped by name
             (sorted): :func:`unlisted_copies` looks into their ``site-packages``.
+        skipped: the other folders the walk skipped by name, but for those of
+            :data:`NO_CHECKOUT`, :data:`TEST_DATA_FOLDERS` and build output (sorted):
+            :func:`unlisted_copies` looks into them as into ignored ones.
     """
 
     root: str
@@ -105,6 +125,7 @@ class Listing(NamedTuple):
     builds: tuple[str, ...] = ()
     ignored: tuple[str, ...] = ()
     environments: tuple[str, ...] = ()
+    skipped: tuple[str, ...] = ()
 
     def files(self, predicate) -> list[str]:
         """The absolute paths of the files whose name satisfies ``predicate(name)``."""
@@ -143,6 +164,7 @@ def repository_listing(root: str | os.PathLike[str], respect_gitignore: bool = T
     builds: list[str] = []
     ignored: list[str] = []
     environments: list[str] = []
+    unentered: list[str] = []  # skipped by name, may hold a checkout
     stack = [(root, rules.start(root))]
     complete = True
     while stack:
@@ -170,6 +192,8 @@ def repository_listing(root: str | os.PathLike[str], respect_gitignore: bool = T
                     builds.append(entry.path)
                 elif name in ENVIRONMENT_NAMES:
                     environments.append(entry.path)
+                elif name not in NO_CHECKOUT and name not in TEST_DATA_FOLDERS and not name.endswith(".egg-info"):
+                    unentered.append(entry.path)  # ``dist/``, ``__pypackages__/``: ignored or not
                 continue
             if layers and rules.ignored(layers, entry.path, name, is_dir):
                 if is_dir:  # not analysed, but a copy of verl there may be in effect
@@ -187,7 +211,8 @@ def repository_listing(root: str | os.PathLike[str], respect_gitignore: bool = T
         folders[directory] = tuple(sorted(files))
         stack.extend((d, layers) for d in sorted(below, reverse=True))
     listing = _LISTINGS[key] = Listing(
-        root, folders, complete, tuple(sorted(builds)), tuple(sorted(ignored)), tuple(sorted(environments))
+        root, folders, complete, tuple(sorted(builds)), tuple(sorted(ignored)), tuple(sorted(environments)),
+        tuple(sorted(unentered)),
     )
     return listing
 
@@ -320,10 +345,11 @@ class UnlistedCopy(NamedTuple):
 
     Attributes:
         root: the copy's install root (absolute): the folder holding ``<package>/``.
-        folder: the folder the walk did not enter that holds it: a folder git ignores, or a
-            virtual environment.
-        kind: ``"ignored"`` (under a folder git ignores) or ``"environment"`` (an
-            environment's ``site-packages``).
+        folder: the folder the walk did not enter that holds it: a folder git ignores, a
+            virtual environment, or a folder skipped by name (:attr:`Listing.skipped`).
+        kind: ``"ignored"`` (under a folder git ignores), ``"environment"`` (an
+            environment's ``site-packages``) or ``"skipped"`` (under a folder the walk
+            skipped by name: ``dist/``, ``__pypackages__/``).
     """
 
     root: str
@@ -344,12 +370,17 @@ def unlisted_copies(listing: Listing, package: str, module: str) -> list[Unliste
     folder in the run's :class:`ppo_migrate.project.filesystem.FileSystem`), and the copies'
     files stat-ed through that ``FileSystem``:
 
-    * each folder git ignores (:attr:`Listing.ignored`): a folder ``D`` at most
+    * each folder git ignores (:attr:`Listing.ignored`) and each folder the walk skipped by
+      name that may hold a checkout (:attr:`Listing.skipped`): a folder ``D`` at most
       :data:`IGNORED_DEPTH` levels below it holding ``D/<package>/.../<module>.py`` (or the
-      module's package ``__init__.py``), ``D`` no package itself (``mylib/verl/`` is
-      ``mylib.verl``); the ignored folder itself when it is named ``package``. Not entered:
-      what the walk does not enter by name (ruff's default excludes, build output, test
-      data), hidden folders, links to folders, and a ``package/`` folder's own sub-folders;
+      module's package ``__init__.py``; a namespace ``<package>/`` too), ``D`` no package
+      itself (``mylib/verl/`` is ``mylib.verl``); the ignored folder itself when it is named
+      ``package``. Hidden folders are entered (``.deps/checkouts/volcengine/verl``, trial
+      26d), and so is a folder named ``package`` that is no package (a clone's top folder,
+      ``vendor/src/github/verl/``, holding ``verl/``). Not entered: VCS internals,
+      ``node_modules`` and caches (:data:`NO_CHECKOUT`), build output, test data, links to
+      folders, a package named ``package`` (its sub-folders are the package's) and a folder
+      holding a copy (one copy a clone: its own sub-folders are not searched further);
     * an environment (a folder holding ``pyvenv.cfg`` or ``conda-meta``: one of
       :attr:`Listing.environments` or a child of it, or one met in an ignored folder): its
       ``lib/python*/site-packages`` and ``Lib/site-packages``. A virtual environment in the
@@ -416,33 +447,38 @@ def unlisted_copies(listing: Listing, package: str, module: str) -> list[Unliste
             inner = entries(where)[0]
             if inner.intersection(ENVIRONMENT_MARKERS):
                 found += environment(where, inner)
-    skipped = NOT_WALKED | TEST_DATA_FOLDERS | _default_excludes()
+    skipped = NOT_WALKED | TEST_DATA_FOLDERS | NO_CHECKOUT  # environments: by their markers
     folders = listing.folders
     # level by level across every ignored folder: a shallow clone (``work/rl/verl``) is found
     # before a data set in another ignored folder spends the budget
-    queue: deque[tuple[str, str, int, str]] = deque()  # (parent, name, depth, ignored folder)
+    # (parent, name, depth, top folder, kind)
+    queue: deque[tuple[str, str, int, str, str]] = deque()
     ignored: list[UnlistedCopy] = []
-    for top in listing.ignored:
+    tops = [(t, "ignored") for t in listing.ignored] + [(t, "skipped") for t in listing.skipped]
+    for top, kind in sorted(tops):
         if os.path.basename(top) == package:  # ``verl/`` itself ignored
             parent = os.path.dirname(top)
             if "__init__.py" not in folders.get(parent, ()) and holds(parent):
-                ignored.append(UnlistedCopy(parent, top, "ignored"))
-        else:
-            queue.append((os.path.dirname(top), os.path.basename(top), 0, top))
+                ignored.append(UnlistedCopy(parent, top, kind))
+                continue
+        queue.append((os.path.dirname(top), os.path.basename(top), 0, top, kind))
     while queue and budget[0] > 0 and budget[1] > 0:
-        parent, name, depth, top = queue.popleft()
+        parent, name, depth, top, kind = queue.popleft()
         here = os.path.join(parent, name)
         names, dirs = entries(here)
         if names.intersection(ENVIRONMENT_MARKERS):  # a virtual environment git ignores
             ignored += environment(here, names)
             continue
+        if name == package and "__init__.py" in names:
+            continue  # a package ``verl/``: its sub-folders are its own
         if package in names and "__init__.py" not in names and holds(here):
-            ignored.append(UnlistedCopy(here, top, "ignored"))
+            ignored.append(UnlistedCopy(here, top, kind))
+            continue  # a clone: not searched further
         if depth >= IGNORED_DEPTH:
             continue
         queue.extend(
-            (here, d, depth + 1, top) for d in dirs
-            if d != package and not d.startswith(".") and d not in skipped and not d.endswith(".egg-info")
+            (here, d, depth + 1, top, kind) for d in dirs
+            if d not in skipped and not d.endswith(".egg-info")
         )
     found += sorted(ignored)
     _UNLISTED[key] = (listing, found)
@@ -478,12 +514,6 @@ def _scan(folder: str, limit: int) -> tuple[set[str], list[str], int]:
     except (OSError, ValueError):
         return set(), [], 0
     return names, sorted(dirs), len(names)
-
-
-def _default_excludes() -> frozenset[str]:
-    from ppo_migrate.settings_model import DEFAULT_EXCLUDES
-
-    return frozenset(DEFAULT_EXCLUDES)
 
 
 def walk_root(directory: str | os.PathLike[str], root: str | os.PathLike[str]) -> str | None:

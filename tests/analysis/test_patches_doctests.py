@@ -2,8 +2,10 @@
 doctest (``>>> launcher.get_ppo_ray_runtime_env = lambda: ...``), run by pytest's
 ``--doctest-modules`` (the project's ``addopts``). Doctest lines are test code: the
 replacement table reads them (:func:`ppo_migrate.analysis.patches.doctest_tree`), in the
-calling module and in another module that loads it. Each project's doctests are *run*
-before and after a plain ``apply``."""
+calling module and in another module that loads it. Trial 26d: so is every documentation
+file holding such an example, which a test may load with ``doctest.testfile`` or a Makefile
+run with ``python -m doctest`` (:mod:`ppo_migrate.analysis.doc_doctests`). Each project's
+doctests are *run* before and after a plain ``apply``."""
 
 from __future__ import annotations
 
@@ -137,8 +139,92 @@ def test_a_replacement_in_a_doctest_text_file_makes_the_fix_unsafe(tmp_path: Pat
     assert _doctests(root).returncode == 0
 
 
-def test_a_text_file_pytest_does_not_run_is_no_double(tmp_path: Path) -> None:
-    """``notes.txt`` matches no doctest pattern: its example is no test, and the fix stays safe."""
-    root = _project(tmp_path / "proj", {"launcher.py": PLAIN_LAUNCHER, "notes.txt": TEXT_DOCTEST, "pytest.ini": "[pytest]\n"})
+#: trial 26d: a test loads a documentation file as a doctest by itself
+TEST_DOCS = (
+    "import doctest\n"
+    "from pathlib import Path\n"
+    "\n"
+    "\n"
+    "def test_usage_doc():\n"
+    "    result = doctest.testfile(str(Path(__file__).parents[1] / 'docs' / 'usage.rst'), module_relative=False)\n"
+    "    assert result.failed == 0\n"
+)
+TEST_LAUNCH = (
+    "import launcher\n"
+    "\n"
+    "\n"
+    "def test_launch_real():\n"
+    "    assert 'env_vars' in launcher.launch({'trainer': {}})\n"
+)
+#: the same example in a Markdown code block, as ``python -m doctest docs/usage.md`` runs it
+MD_DOCTEST = "# Usage\n\n```pycon\n" + TEXT_DOCTEST.split("\n", 2)[2] + "\n```\n"
+
+
+def _python_doctest(root: Path, name: str) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if k != "PYTEST_ADDOPTS"}
+    env["PYTHONPATH"] = str(root)
+    return subprocess.run([sys.executable, "-m", "doctest", name], cwd=root, env=env,
+                          capture_output=True, text=True, timeout=300)
+
+
+@pytest.mark.parametrize("runner", ["doctest-testfile", "python-m-doctest"])
+def test_a_documentation_file_a_test_loads_makes_the_fix_unsafe(tmp_path: Path, runner: str) -> None:
+    """Trial 26d: no ``--doctest-glob`` names the file; ``tests/test_docs.py`` loads
+    ``docs/usage.rst`` with ``doctest.testfile`` (and the replacement then also reaches the
+    next test of the session), or a Makefile runs ``python -m doctest docs/usage.md``. Every
+    documentation file holding an example that spells the function is test code: the fix is
+    unsafe, its reason names the file and line, and the doctest runs after a plain ``apply``
+    and ``apply --thread-config`` as before (it failed with ``TypeError`` before the rule)."""
+    if runner == "doctest-testfile":
+        name = "docs/usage.rst"
+        files = {"docs/usage.rst": "Usage\n=====\n\nStub the env::\n\n" + "".join(
+            f"    {line}\n" for line in TEXT_DOCTEST.splitlines()[2:]),
+            "tests/test_docs.py": TEST_DOCS, "tests/test_launch.py": TEST_LAUNCH, "pytest.ini": "[pytest]\n"}
+        line = 7
+
+        def runs() -> subprocess.CompletedProcess:
+            return _doctests(root)
+    else:
+        name, line = "docs/usage.md", 5
+        files = {name: MD_DOCTEST, "pytest.ini": "[pytest]\n", "Makefile": f"test:\n\tPYTHONPATH=. python -m doctest {name}\n"}
+
+        def runs() -> subprocess.CompletedProcess:
+            return _python_doctest(root, name)
+    root = _project(tmp_path / "proj", {"launcher.py": PLAIN_LAUNCHER, **files})
+    before = runs()
+    assert before.returncode == 0, before.stdout + before.stderr
+    if runner == "doctest-testfile":
+        assert "2 passed" in before.stdout, before.stdout
+    proc = run_cli("check", "--output-format", "concise", "--exit-zero", ".", cwd=root)
+    assert proc.returncode == 0, proc.stderr
+    assert "launcher.py:7:12: PPO001 `get_ppo_ray_runtime_env()`" in proc.stdout, proc.stdout
+    assert f"unsafe fix: {name}:{line} replaces the runtime function" in proc.stdout, proc.stdout
+    launcher = (root / "launcher.py").read_text()
+    for extra in ((), ("--thread-config",)):
+        run_cli("apply", *extra, ".", cwd=root)
+        assert (root / "launcher.py").read_text() == launcher
+        after = runs()
+        assert after.returncode == 0, after.stdout + after.stderr
+
+
+@pytest.mark.parametrize("case", ["call-only", "no-example", "too-large", "replaces"])
+def test_which_documentation_files_count(tmp_path: Path, case: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``notes.txt`` matches no pytest pattern: its example replacing the function counts
+    all the same (trial 26d: a test may load it with ``doctest.testfile``); an example that
+    only calls it, a file without examples, and a file larger than
+    :data:`ppo_migrate.analysis.doc_doctests.MAX_DOC_BYTES` (data) leave the fix safe."""
+    from ppo_migrate.analysis import doc_doctests
+
+    text = {
+        "call-only": ">>> import launcher\n>>> launcher.get_ppo_ray_runtime_env()\n",
+        "no-example": "launcher.get_ppo_ray_runtime_env = lambda: {}\n",
+        "too-large": TEXT_DOCTEST + "x" * 200 + "\n",
+        "replaces": TEXT_DOCTEST,
+    }[case]
+    monkeypatch.setattr(doc_doctests, "MAX_DOC_BYTES", 200)
+    root = _project(tmp_path / "proj", {"launcher.py": PLAIN_LAUNCHER, "notes.txt": text, "pytest.ini": "[pytest]\n"})
     proc = run_cli("check", "--output-format", "json", "--exit-zero", ".", cwd=root)
-    assert [(f["code"], (f["fix"] or {}).get("applicability")) for f in json.loads(proc.stdout)] == [("PPO001", "safe")]
+    found = [(f["code"], (f["fix"] or {}).get("applicability")) for f in json.loads(proc.stdout)]
+    assert found == [("PPO001", "unsafe" if case == "replaces" else "safe")], proc.stdout
+    if case == "replaces":
+        assert "notes.txt:4 replaces the runtime function" in json.loads(proc.stdout)[0]["message"]

@@ -163,6 +163,31 @@ FORMS: dict[str, tuple[dict[str, str], str, tuple[str, int]]] = {
         {".envrc": "export PYTHONPATH=$PWD/third_party/verl:$PYTHONPATH\n"},
         "sh:.envrc", (".envrc", 1),
     ),
+    # trial 26d: the shell idioms for "prepend, keeping what is set" and "a default"
+    "shell-alternate-expansion": (
+        {"run.sh": 'export PYTHONPATH="$PWD/third_party/verl${PYTHONPATH:+:$PYTHONPATH}"\n'
+                   "exec python scripts/train.py\n"},
+        "sh:run.sh", ("run.sh", 1),
+    ),
+    "devcontainer-container-env": (  # an absolute container path: its trailing components
+        {".devcontainer/devcontainer.json": '{\n  "image": "python:3.11",\n  "containerEnv": {\n'
+                                            '    "PYTHONPATH": "/workspaces/proj/third_party/verl"\n  }\n}\n'},
+        f"env:{COPY}", (".devcontainer/devcontainer.json", 4),
+    ),
+    "devcontainer-workspace-folder": (
+        {".devcontainer/devcontainer.json": '{"remoteEnv": {"PYTHONPATH": "${containerWorkspaceFolder}/third_party/verl"}}\n'},
+        f"env:{COPY}", (".devcontainer/devcontainer.json", 1),
+    ),
+    "k8s-env-name-value": (
+        {"k8s/rayjob.yaml": "apiVersion: ray.io/v1\nkind: RayJob\nspec:\n  entrypoint: python /app/scripts/train.py\n"
+                            "  submitterPodTemplate:\n    spec:\n      containers:\n        - name: submitter\n"
+                            "          env:\n            - name: PYTHONPATH\n              value: /app/third_party/verl\n"},
+        f"env:{COPY}", ("k8s/rayjob.yaml", 10),
+    ),
+    "shell-default-expansion": (
+        {"run.sh": 'export PYTHONPATH="${VERL_SRC:-third_party/verl}"\nexec python scripts/train.py\n'},
+        "sh:run.sh", ("run.sh", 1),
+    ),
     "workflow-env": (
         {".github/workflows/ci.yml": "on: push\njobs:\n  t:\n    runs-on: ubuntu-latest\n    env:\n"
                                      "      PYTHONPATH: third_party/verl\n    steps:\n      - run: python scripts/train.py\n"},

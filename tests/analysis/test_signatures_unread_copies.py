@@ -20,7 +20,9 @@ must say why it leaves the call (the finding's code and the file:line the reason
 * trial 26c (D): a copy in a folder git ignores (cloned there by a setup step, put first on
   the path by ``cd X && python -m``, direnv, VS Code's or a workflow's ``PYTHONPATH``), and
   the verl of the repository's ``.venv``, count as stray copies: the fix is unsafe, naming
-  the copy and the ignored folder or the environment.
+  the copy and the ignored folder or the environment; trial 26d: so does a clone whose top
+  folder is named ``verl``, one under a hidden folder (``.deps/checkouts/volcengine/verl``),
+  four levels down, or in a folder the walk skips by name (``__pypackages__/``).
 """
 
 from __future__ import annotations
@@ -107,6 +109,91 @@ def test_a_path_spelled_another_way_is_evaluated(tmp_path: Path, spelling: str) 
     assert found["code"] == "PPO005", found
     assert f"`vendor/verl/trainer/constants_ppo.py:{OLD_LINE}`" in found["message"], found["message"]
     assert f"`train.py:{line}`" in found["message"], found["message"]
+
+
+#: trial 26d: a package's ``__init__.py`` puts its own folder first on the path (pip's
+#: ``_vendor`` style); spelling -> the ``__init__.py`` text
+OWN_FOLDER = {
+    "dunder-path": "import sys\n\nsys.path.insert(0, __path__[0])\n",
+    "spec-locations": "import sys\n\nsys.path.insert(0, __spec__.submodule_search_locations[0])\n",
+    "resources-files": "import importlib.resources\nimport sys\nsys.path.insert(0, str(importlib.resources.files(__name__)))\n",
+}
+#: a call inside the vendored copy itself (its ``main_ppo.py``): bound to that copy
+VENDORED_MAIN = (
+    "from verl.trainer.constants_ppo import get_ppo_ray_runtime_env\n\n\n"
+    "def run_ppo(config):\n    return get_ppo_ray_runtime_env()\n"
+)
+
+
+@pytest.mark.parametrize("spelling", sorted(OWN_FOLDER))
+def test_a_package_putting_its_own_folder_on_the_path(tmp_path: Path, spelling: str) -> None:
+    """``myproj/_vendor/__init__.py`` puts ``myproj/_vendor`` (holding a verl 0.8 copy) first
+    on the path by ``spelling``; ``pyproject.toml`` asks for verl>=0.9.0. Read as
+    ``os.path.dirname(__file__)``: PPO005 for the launcher, naming the ``__init__.py`` line,
+    and for the vendored copy's own call (its own copy); the launcher runs before and after
+    both applies (a plain ``apply`` rewrote both calls, trial 26d)."""
+    root = _tree(tmp_path / "proj", {
+        "pyproject.toml": '[project]\nname = "p"\nversion = "0"\ndependencies = ["verl>=0.9.0"]\n',
+        "myproj/__init__.py": "from . import _vendor  # noqa: F401\n",
+        "myproj/_vendor/__init__.py": OWN_FOLDER[spelling],
+        **_copy("myproj/_vendor"),
+        "myproj/_vendor/verl/trainer/main_ppo.py": VENDORED_MAIN,
+        "train.py": "import myproj  # noqa: F401\n" + LAUNCHER,
+    })
+    main = (root / "myproj/_vendor/verl/trainer/main_ppo.py").read_text()
+    _apply_leaves_it_running(root, ["train.py"], "train.py")
+    assert (root / "myproj/_vendor/verl/trainer/main_ppo.py").read_text() == main
+    for launcher in ("train.py", "main_ppo.py"):
+        found = _finding(root, launcher)
+        assert found["code"] == "PPO005", found
+        assert f"`myproj/_vendor/verl/trainer/constants_ppo.py:{OLD_LINE}`" in found["message"], found["message"]
+        if launcher == "train.py":  # the vendored copy's own call: its own copy decides
+            assert "at `myproj/_vendor/__init__.py:3` puts `myproj/_vendor` on sys.path" in found["message"], found["message"]
+
+
+@pytest.mark.parametrize("pin", [True, False])
+def test_a_call_inside_a_vendored_copy_binds_to_that_copy(tmp_path: Path, pin: bool) -> None:
+    """``myproj/_vendor/verl/`` (verl 0.8, under a package: ``myproj._vendor.verl``) with
+    nothing the tool reads putting it on the path: its own ``main_ppo.py`` imports
+    ``verl.*`` absolutely, so it runs only with ``myproj/_vendor`` first on the path, where
+    its own zero-argument definition is the one in effect: PPO005 naming it, pin or not,
+    and the vendored code runs after both applies as before (trial 26d: rewritten against
+    the pin)."""
+    files = {"myproj/__init__.py": "", "myproj/_vendor/__init__.py": "", **_copy("myproj/_vendor"),
+             "myproj/_vendor/verl/trainer/main_ppo.py": VENDORED_MAIN}
+    if pin:
+        files["pyproject.toml"] = PROJECT_09
+    root = _tree(tmp_path / "proj", files)
+    main = root / "myproj/_vendor/verl/trainer/main_ppo.py"
+    text = main.read_text()
+    code = "import sys; sys.path.insert(0, 'myproj/_vendor'); from verl.trainer.main_ppo import run_ppo; print('ran', run_ppo({}))"
+    assert _runs(root, ["-c", code]) == BEFORE
+    for extra in ((), ("--thread-config",)):
+        proc = run_cli("apply", "--exit-zero", *extra, ".", cwd=root)
+        assert proc.returncode == 0, proc.stderr
+        assert main.read_text() == text
+        assert _runs(root, ["-c", code]) == BEFORE
+    found = _finding(root, "main_ppo.py")
+    assert found["code"] == "PPO005", found
+    assert f"`myproj/_vendor/verl/trainer/constants_ppo.py:{OLD_LINE}`" in found["message"], found["message"]
+
+
+def test_the_own_folder_is_read_in_a_package_init_only() -> None:
+    """``__path__[0]`` names the package's folder in its ``__init__.py``; elsewhere (a module
+    has no ``__path__``) it is not read."""
+    import ast
+
+    from ppo_migrate.project.path_expr import PathEvaluator
+
+    def value(text: str, path: str) -> str | None:
+        return PathEvaluator(path, lambda _: None)(ast.parse(text, mode="eval").body)
+
+    assert value("__path__[0]", "/r/pkg/_vendor/__init__.py") == "/r/pkg/_vendor"
+    assert value("__spec__.submodule_search_locations[0]", "/r/pkg/__init__.py") == "/r/pkg"
+    assert value("str(importlib.resources.files(__name__))", "/r/pkg/__init__.py") == "/r/pkg"
+    assert value("__path__[0]", "/r/pkg/mod.py") is None
+    assert value("__path__[1]", "/r/pkg/__init__.py") is None
+    assert value("importlib.resources.files('other')", "/r/pkg/__init__.py") is None
 
 
 def test_os_pardir_in_a_conftest_path_is_read_as_dot_dot(tmp_path: Path) -> None:
@@ -354,7 +441,27 @@ IGNORED: dict[str, tuple[dict[str, str], str, str, tuple[str, ...], str, str]] =
         ".gitignore": "third_party/verl/\n", "train.py": LAUNCHER,
         "tools/run.sh": 'cd "$(dirname "$0")/.." && PYTHONPATH="third""_party" python train.py\n',
     }, "train.py", ".", ("third_party",), "third_party", "third_party/verl"),
+    # trial 26d: a clone's top folder named ``verl`` (holding ``verl/``), under a hidden
+    # folder, deeper than three levels, or in a folder the walk skips by name
+    "pth-written-by-script": ({
+        ".gitignore": "/vendor/src/\n", "train.py": LAUNCHER, "vendor/src/github/verl/setup.py": "",
+        "scripts/dev_setup.sh": "git clone https://example.invalid/verl vendor/src/github/verl\n"
+                                'echo "$PWD/vendor/src/github/verl" > "$SITE/verl-dev.pth"\n',
+    }, "train.py", ".", ("vendor/src/github/verl",), "vendor/src/github/verl", "vendor/src"),
+    "hidden-deep-devcontainer": ({
+        ".gitignore": "/.deps/\n", "train.py": LAUNCHER, ".deps/checkouts/volcengine/verl/setup.py": "",
+        ".devcontainer/clone.sh": "git clone https://example.invalid/verl .deps/checkouts/volcengine/verl\n",
+    }, "train.py", ".", (".deps/checkouts/volcengine/verl",), ".deps/checkouts/volcengine/verl", ".deps"),
+    "gopath-layout-four-deep": ({
+        ".gitignore": "/build-deps/\n", "train.py": LAUNCHER,
+    }, "train.py", ".", ("build-deps/src/github.com/volcengine/verl",),
+        "build-deps/src/github.com/volcengine/verl", "build-deps"),
+    "pep582-pypackages": ({  # skipped by name (ruff's excludes), not ignored by git
+        "train.py": LAUNCHER,
+    }, "train.py", ".", ("__pypackages__/3.11/lib",), "__pypackages__/3.11/lib", "__pypackages__"),
 }
+#: the cases whose folder the walk skips by name (not one git ignores)
+SKIPPED_BY_NAME = frozenset({"pep582-pypackages"})
 
 
 def _runs_as(root: Path, cmd: list[str], cwd: str, pythonpath: tuple[str, ...], python: str = sys.executable) -> str:
@@ -385,7 +492,8 @@ def test_a_copy_in_a_folder_git_ignores_makes_the_fix_unsafe(tmp_path: Path, cas
     assert [(Path(p["filename"]).resolve().relative_to(root.resolve()).as_posix(), p["location"]["row"])
             for p in found["reason"]["lines"]] == [(f"{copy}/verl/trainer/constants_ppo.py", OLD_LINE)], found["reason"]
     assert f"`{copy}/verl/trainer/constants_ppo.py:{OLD_LINE}`" in found["message"], found["message"]
-    assert f"a copy in `{ignored}`, which git ignores" in found["message"], found["message"]
+    which = "which the analysis skips" if case in SKIPPED_BY_NAME else "which git ignores"
+    assert f"a copy in `{ignored}`, {which}" in found["message"], found["message"]
     assert "`pyproject.toml:4 verl>=0.9.0`" in found["message"], found["message"]
 
 

@@ -55,27 +55,71 @@ def test_the_walk_records_ignored_folders_and_environments(tmp_path: Path) -> No
 
 
 def test_copies_in_ignored_folders_up_to_the_depth(tmp_path: Path) -> None:
-    """Depth 0 (the ignored folder holds ``verl/``) to :data:`IGNORED_DEPTH`; deeper is not
-    looked at; a ``verl/`` inside a package is that package's; the ignored ``verl/`` itself."""
+    """Depth 0 (the ignored folder holds ``verl/``) to :data:`IGNORED_DEPTH` (6); deeper is
+    not looked at; a ``verl/`` inside a package is that package's; the ignored ``verl/``
+    itself; hidden folders and a clone's top folder named ``verl`` are entered (trial 26d);
+    VCS internals, ``node_modules`` and test data are not."""
     root = _files(tmp_path / "p", [
         ".gitignore",
         *_copy("libs"),                      # depth 0
         *_copy("work/rl"),                   # depth 1
-        *_copy("deps/a/b/c"),                # depth 3: found
-        *_copy("deep/a/b/c/d"),              # depth 4: not looked at
+        *_copy("deps/a/b/c"),                # depth 3
+        *_copy("deep/a/b/c/d"),              # depth 4: found
+        *_copy("deeper/a/b/c/d/e/f"),        # depth 6: found
+        *_copy("deepest/a/b/c/d/e/f/g"),     # depth 7: not looked at
         *_copy("cache/mylib"), "cache/mylib/__init__.py",   # mylib.verl
         *_copy("third_party"),               # third_party/verl/ itself ignored
         *_copy("other/.hidden"), *_copy("other/node_modules/x"), *_copy("other/fixtures/old"),
+        *_copy("other/.git/modules"),
+        # trial 26d: a clone named ``verl`` holding ``verl/``, in a hidden folder or not
+        *_copy("vendor/src/github/verl"), "vendor/keep.py",
+        *_copy(".deps/checkouts/volcengine/verl"),
+        # a clone holding a second copy further down: not searched further
+        *_copy("clones/verl"), *_copy("clones/verl/examples/old"),
+        # a namespace copy (no ``verl/__init__.py``)
+        "ns/verl/trainer/constants_ppo.py",
     ])
-    (root / ".gitignore").write_text("/libs/\n/work/\n/deps/\n/deep/\n/cache/\n/other/\nthird_party/verl/\n")
+    (root / ".gitignore").write_text(
+        "/libs/\n/work/\n/deps/\n/deep/\n/deeper/\n/deepest/\n/cache/\n/other/\nthird_party/verl/\n"
+        "/vendor/src/\n/.deps/\n/clones/\n/ns/\n"
+    )
     assert _found(root) == [
+        (".deps/checkouts/volcengine/verl", ".deps", "ignored"),
+        ("clones/verl", "clones", "ignored"),
+        ("deep/a/b/c/d", "deep", "ignored"),
+        ("deeper/a/b/c/d/e/f", "deeper", "ignored"),
         ("deps/a/b/c", "deps", "ignored"),
         ("libs", "libs", "ignored"),
+        ("ns", "ns", "ignored"),
+        ("other/.hidden", "other", "ignored"),
         ("third_party", "third_party/verl", "ignored"),
+        ("vendor/src/github/verl", "vendor/src", "ignored"),
         ("work/rl", "work", "ignored"),
     ]
     # a module the copies do not hold: none
     assert _found(root, "verl.trainer.main_ppo") == []
+
+
+def test_copies_in_folders_skipped_by_name(tmp_path: Path) -> None:
+    """The folders the walk skips by name that may hold a checkout (``dist/``,
+    ``__pypackages__/``, ``site-packages/``), ignored by git or not, are looked into;
+    ``node_modules/``, ``.git/``, caches, ``.tox/`` and test data are not."""
+    root = _files(tmp_path / "p", [
+        ".gitignore", "app.py",
+        *_copy("dist/verl-0.8.0"), *_copy("__pypackages__/3.11/lib"), *_copy("layer/site-packages"),
+        *_copy("node_modules/x"), *_copy(".mypy_cache/x"), *_copy(".tox/x"), *_copy("fixtures/x"),
+        "src/app.egg-info/PKG-INFO",
+    ])
+    (root / ".gitignore").write_text("dist/\n")
+    tree._LISTINGS.clear()
+    listing = tree.repository_listing(root)
+    assert [Path(p).relative_to(root).as_posix() for p in listing.skipped] == [
+        "__pypackages__", "dist", "layer/site-packages"]
+    assert _found(root) == [
+        ("__pypackages__/3.11/lib", "__pypackages__", "skipped"),
+        ("dist/verl-0.8.0", "dist", "skipped"),
+        ("layer/site-packages", "layer/site-packages", "skipped"),
+    ]
 
 
 def test_environments_site_packages(tmp_path: Path) -> None:
@@ -116,11 +160,11 @@ def _counted(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, int]]:
 def test_a_big_ignored_folder_costs_a_bounded_number_of_entries_once(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A data set of many folders: every folder down to :data:`IGNORED_DEPTH` listed once,
+    """A data set of many folders: every folder down to :data:`IGNORED_DEPTH` (6) listed once,
     none below, a second search in the run lists nothing again; with a budget of 40 entries
     (:data:`MAX_IGNORED_ENTRIES`) or of 3 folders (:data:`MAX_IGNORED_FOLDERS`), the search
     stops there and the shallow copy in another ignored folder is still found."""
-    names = [f"data/s{i:02}/t{j}/u/v/w/x.bin" for i in range(30) for j in range(3)]
+    names = [f"data/s{i:02}/t{j}/u/v/w/y/z/x.bin" for i in range(30) for j in range(3)]
     root = _files(tmp_path / "p", [".gitignore", *names, *_copy("data/zz"), *_copy("libs")])
     (root / ".gitignore").write_text("data/\nlibs/\n")
     tree._LISTINGS.clear()
@@ -128,13 +172,13 @@ def test_a_big_ignored_folder_costs_a_bounded_number_of_entries_once(
     listing = tree.repository_listing(root)
     scans = _counted(monkeypatch)
     found = tree.unlisted_copies(listing, "verl", MODULE)
-    # every folder of depth <= 3: 1 + 31 + 90 + 90 = 212 listings in data/, 1 in libs/;
-    # none of depth 4
+    # every folder of depth <= 6: 1 + 31 + 5 * 90 = 482 listings in data/ (data/zz, a
+    # copy, not searched further), 1 in libs/; none of depth 7 (data/s00/t0/u/v/w/y/z)
     assert [Path(c.root).relative_to(root).as_posix() for c in found] == ["data/zz", "libs"]
-    assert len(scans) == len({f for f, _ in scans}) == 213
-    assert not any(Path(f).relative_to(root).parts[4:] for f, _ in scans), scans
+    assert len(scans) == len({f for f, _ in scans}) == 483
+    assert not any(Path(f).relative_to(root).parts[7:] for f, _ in scans), scans
     assert tree.unlisted_copies(listing, "verl", MODULE) is found  # once a run
-    assert len(scans) == 213
+    assert len(scans) == 483
     monkeypatch.setattr(tree, "MAX_IGNORED_ENTRIES", 40)
     tree._UNLISTED.clear()
     scans.clear()
