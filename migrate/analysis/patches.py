@@ -638,23 +638,53 @@ class Names(NamedTuple):
 _INDENTED_IMPORT = re.compile(rb"[ \t]+(from[ \t]+[\w.]+[ \t]+)?import[ \t]+([^\n#;]*)")
 
 
-def through_names(datas: Iterable[bytes], targets: Iterable[str]) -> Names:
-    """The :class:`Names` of the runtime function in files holding ``datas`` (bytes;
-    read by regular expressions, generously: a name too many only makes a fix unsafe).
+class _TargetForms(NamedTuple):
+    """What :func:`through_names` makes of the targets alone, whatever the files: made once
+    per set of targets (:func:`_target_forms`), not once per file (a run's targets grow
+    with the project's re-exports: item 9's 76 targets rebuilt and escaped every pattern
+    for each of its 135 files, ~15% of its ``check``).
 
-    Args:
-        datas: the bytes of the files naming the function.
-        targets: its qualified names (the settings' targets, and re-exports found).
+    Attributes:
+        functions: the targets' last names.
+        modules: the modules holding them.
+        parts: every dotted part of ``modules``.
+        by_package: package -> the last names of its target modules.
+        from_package: package -> (its name encoded, ``from <package> import`` pattern).
+        patterns: ``(package, last)`` -> ``from <package> import ... <last>`` pattern,
+            compiled when first asked (filled as the files ask).
+        aliased: ``<function or part> as <alias>``.
+        assigned: ``<name> = [<dotted>.]<function>`` on a line.
+        fn_encoded: ``functions`` encoded.
+        bound: the sorted module values -> (their ``<name> = <value>`` pattern, their last
+            names encoded), made when first asked (filled as the files ask).
     """
-    targets = list(targets)
-    datas = list(datas)
-    functions = {t.rsplit(".", 1)[-1] for t in targets}
-    modules = {t.rsplit(".", 1)[0] for t in targets if "." in t}
-    # a module the files import by its last name (``from verl.trainer import
-    # constants_ppo``), not every target module's (``env`` of ``ppo_runtime.env`` is a
-    # common word: ``self.env = ...``), nor its packages' (``verl``, ``trainer``); an
-    # alias of any of them is found below
-    through: set[str] = set()
+
+    functions: frozenset[str]
+    modules: frozenset[str]
+    parts: frozenset[str]
+    by_package: dict[str, list[str]]
+    from_package: dict[str, tuple[bytes, re.Pattern[bytes]]]
+    patterns: dict[tuple[str, str], re.Pattern[bytes]]
+    aliased: re.Pattern[bytes]
+    assigned: re.Pattern[bytes]
+    fn_encoded: list[bytes]
+    bound: dict[tuple[str, ...], tuple[re.Pattern[bytes], list[bytes]]]
+
+
+#: how many sets of targets :func:`_target_forms` keeps (a run has one, growing once with
+#: the project's re-exports)
+_TARGET_FORMS_KEPT = 8
+_target_forms_kept: dict[tuple[str, ...], _TargetForms] = {}
+
+
+def _target_forms(targets: tuple[str, ...]) -> _TargetForms:
+    """The :class:`_TargetForms` of ``targets`` (qualified names), made once per set of
+    targets (at most :data:`_TARGET_FORMS_KEPT` kept, the oldest dropped first)."""
+    forms = _target_forms_kept.get(targets)
+    if forms is not None:
+        return forms
+    functions = frozenset(t.rsplit(".", 1)[-1] for t in targets)
+    modules = frozenset(t.rsplit(".", 1)[0] for t in targets if "." in t)
     # by the module's package: a file that never says ``from <package> import`` imports none
     # of its modules by their last names, and a module's own pattern is compiled only for a
     # file that does (a run's targets grow with the project's re-exports: hundreds of
@@ -668,7 +698,42 @@ def through_names(datas: Iterable[bytes], targets: Iterable[str]) -> Names:
         package: (package.encode(), re.compile(rb"\bfrom\s+" + re.escape(package.encode()) + rb"\s+import\s"))
         for package in by_package
     }
-    patterns: dict[tuple[str, str], re.Pattern[bytes]] = {}
+    parts = frozenset(part for m in modules for part in m.split("."))
+    words = b"|".join(re.escape(w.encode()) for w in sorted(functions | parts))
+    aliased = re.compile(rb"\b(?:" + words + rb")[ \t]+as[ \t]+(\w+)")
+    fn_words = b"|".join(re.escape(w.encode()) for w in sorted(functions))
+    assigned = re.compile(
+        rb"(?m)^[ \t]*(\w+)[ \t]*(?::[^=\n]*)?=[ \t]*(?:staticmethod\([ \t]*)?(?:[\w.]+\.)?(?:" + fn_words
+        + rb")[ \t]*\)?[ \t]*(?:#[^\n]*)?$"
+    )
+    forms = _TargetForms(
+        functions, modules, parts, by_package, from_package, {}, aliased, assigned,
+        [w.encode() for w in functions], {},
+    )
+    while len(_target_forms_kept) >= _TARGET_FORMS_KEPT:
+        del _target_forms_kept[next(iter(_target_forms_kept))]
+    _target_forms_kept[targets] = forms
+    return forms
+
+
+def through_names(datas: Iterable[bytes], targets: Iterable[str]) -> Names:
+    """The :class:`Names` of the runtime function in files holding ``datas`` (bytes;
+    read by regular expressions, generously: a name too many only makes a fix unsafe).
+
+    Args:
+        datas: the bytes of the files naming the function.
+        targets: its qualified names (the settings' targets, and re-exports found).
+    """
+    forms = _target_forms(tuple(targets))
+    datas = list(datas)
+    functions = set(forms.functions)
+    modules = forms.modules
+    # a module the files import by its last name (``from verl.trainer import
+    # constants_ppo``), not every target module's (``env`` of ``ppo_runtime.env`` is a
+    # common word: ``self.env = ...``), nor its packages' (``verl``, ``trainer``); an
+    # alias of any of them is found below
+    through: set[str] = set()
+    by_package, from_package, patterns = forms.by_package, forms.from_package, forms.patterns
 
     def imports_last(package: str, last: str, data: bytes) -> bool:
         """``from <package> import (..., <last>`` / ``... <last>`` on the line."""
@@ -680,15 +745,8 @@ def through_names(datas: Iterable[bytes], targets: Iterable[str]) -> Names:
             )
         return pattern.search(data) is not None
 
-    parts = {part for m in modules for part in m.split(".")}
-    words = b"|".join(re.escape(w.encode()) for w in sorted(functions | parts))
-    aliased = re.compile(rb"\b(?:" + words + rb")[ \t]+as[ \t]+(\w+)")
-    fn_words = b"|".join(re.escape(w.encode()) for w in sorted(functions))
-    assigned = re.compile(
-        rb"(?m)^[ \t]*(\w+)[ \t]*(?::[^=\n]*)?=[ \t]*(?:staticmethod\([ \t]*)?(?:[\w.]+\.)?(?:" + fn_words
-        + rb")[ \t]*\)?[ \t]*(?:#[^\n]*)?$"
-    )
-    fn_encoded = [w.encode() for w in functions]
+    parts = forms.parts
+    aliased, assigned, fn_encoded = forms.aliased, forms.assigned, forms.fn_encoded
     for data in datas:
         for package, lasts in by_package.items():
             spelled, statement = from_package[package]
@@ -713,11 +771,18 @@ def through_names(datas: Iterable[bytes], targets: Iterable[str]) -> Names:
     held: set[str] = set()
     values = sorted(w for w in through | modules if all(p.isidentifier() for p in w.split(".")))
     if values:
-        bound = re.compile(
-            rb"(?m)^[ \t]*(\w+)[ \t]*(?::[^=\n]*)?=[ \t]*(?:" + b"|".join(re.escape(w.encode()) for w in values)
-            + rb")[ \t]*(?:#[^\n]*)?$"
-        )
-        lasts = sorted({w.rsplit(".", 1)[-1].encode() for w in values})
+        made = forms.bound.get(tuple(values))
+        if made is None:
+            if len(forms.bound) >= 64:
+                forms.bound.clear()
+            made = forms.bound[tuple(values)] = (
+                re.compile(
+                    rb"(?m)^[ \t]*(\w+)[ \t]*(?::[^=\n]*)?=[ \t]*(?:"
+                    + b"|".join(re.escape(w.encode()) for w in values) + rb")[ \t]*(?:#[^\n]*)?$"
+                ),
+                sorted({w.rsplit(".", 1)[-1].encode() for w in values}),
+            )
+        bound, lasts = made
         for data in datas:
             # a match is one line, which spells a module: only those lines are tried
             for start, end in _lines_holding(data, lasts):

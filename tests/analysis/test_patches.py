@@ -398,3 +398,22 @@ def test_import_statements_match_the_pattern_everywhere() -> None:
         found += len(expected)
     assert found > 1000  # the files held import statements: not an empty comparison
     assert list(import_statements(cases[1]))[0] == b"from pkg import (\n    util,  # the helper\n    make_env,\n)"
+
+
+def test_the_names_of_the_targets_are_made_once_and_each_file_s_own_are_kept_apart() -> None:
+    """:func:`through_names` makes its patterns once per set of targets, and an alias one
+    file binds (``make_env = get_ppo_ray_runtime_env``) is not another file's."""
+    from ppo_migrate.analysis import patches
+
+    targets = ("verl.trainer.constants_ppo.get_ppo_ray_runtime_env", "pkg.util.get_ppo_ray_runtime_env")
+    aliased = b"from verl.trainer import constants_ppo as cp\nmake_env = get_ppo_ray_runtime_env\n"
+    first = patches.through_names([aliased], targets)
+    assert first.functions == {"get_ppo_ray_runtime_env", "make_env"}
+    assert first.through == {"cp", "constants_ppo"}
+    forms = patches._target_forms(targets)
+    plain = patches.through_names([IMP.encode()], list(targets))
+    assert patches._target_forms(targets) is forms  # made once for these targets
+    assert plain.functions == {"get_ppo_ray_runtime_env"}
+    assert plain.through == set()
+    assert plain.target_modules == {"verl.trainer.constants_ppo", "pkg.util"}
+    assert forms.functions == {"get_ppo_ray_runtime_env"}  # the first file's alias not kept
