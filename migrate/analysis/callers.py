@@ -38,7 +38,7 @@ from ppo_migrate.analysis.targets import all_args
 from ppo_migrate.constants import CONFIG_PARAMETER
 from ppo_migrate.diagnostics import UNSURE_CALLEE_KINDS, Diagnostic, Related, qualname
 from ppo_migrate.files import utf8_source
-from ppo_migrate.prefilter import is_candidate, spells_otherwise
+from ppo_migrate.prefilter import Words, spells_otherwise
 from ppo_migrate.project.references import current_references
 from ppo_migrate.project.snapshot import current
 from ppo_migrate.targets import (
@@ -747,6 +747,13 @@ def _scan(files: Sequence[str], wanted: set[str], index_of, index: _Index) -> No
         for prefix in namespace_prefixes(info.path) if info is not None else ():
             as_wanted.setdefault(f"{prefix}.{fq}", fq)
     asked = set(as_wanted)
+    # the words looked for in every file, read once per file and not once per word
+    # (:class:`ppo_migrate.prefilter.Words`: the wanted names are hundreds on a chain)
+    spelling = Words(names)
+    pairs_of: dict[bytes, list[tuple[str, frozenset[bytes]]]] = {}
+    for n, home, modules in paired or ():
+        pairs_of.setdefault(n, []).append((home, frozenset(modules)))
+    paired_words = Words({*pairs_of, *(m for pairs in pairs_of.values() for _, ms in pairs for m in ms)})
     snapshot = current()
     for path in files:
         try:
@@ -757,16 +764,18 @@ def _scan(files: Sequence[str], wanted: set[str], index_of, index: _Index) -> No
             continue  # it does not decode: it cannot run, nor call anything
         # (a file with other bytes may spell a name another way: characters NFKC folds,
         # ``_ｅnv`` being ``_env`` to Python)
-        if not is_candidate(data, names):
-            # a file that never spells the name may still replace it by a name built at
+        if not (spelling.any_in(data) or (not data.isascii() and spells_otherwise(data, names))):
+            # (:func:`ppo_migrate.prefilter.is_candidate`'s test) a file that never spells
+            # the name may still replace it by a name built at
             # run time (``mock.patch.object(launcher, "init_" + "ray", fake)``)
             for name, line in computed_bindings(path, data, todo):
                 index.dynamic.setdefault(name, (path, line))
             continue
-        if paired is not None and not any(
-            _spells(data, n) and (home == path or any(_spells(data, m) for m in modules))
-            for n, home, modules in paired
-        ) and not _binds_by_name(data):
+        if (
+            paired is not None
+            and not _calls_paired(data, path, paired, pairs_of, paired_words)
+            and not _binds_by_name(data)
+        ):
             continue
         found = index_of(path, asked)
         if found is None:
@@ -792,6 +801,29 @@ def _scan(files: Sequence[str], wanted: set[str], index_of, index: _Index) -> No
 #: ``patch``, a three-argument ``type``, a namespace's items): it may rebind any wanted
 #: function, whatever it imports.
 _BINDS_BY_NAME = re.compile(rb"setattr|delattr|\bpatch\b|\btype\s*\(|\b(?:globals|vars|locals)\s*\(|__dict__")
+
+
+def _calls_paired(
+    data: bytes, path: str, paired: list[tuple[bytes, str, tuple[bytes, ...]]],
+    pairs_of: Mapping[bytes, list[tuple[str, frozenset[bytes]]]], words: Words,
+) -> bool:
+    """Whether the file at ``path`` holding ``data`` may call one of ``paired``
+    (:func:`_paired_names`: it spells the function's name and is its own file or spells one
+    of its module's parts). ``pairs_of``: ``paired`` by name; ``words``: every name and part
+    of them. An ASCII file's words are read once (:class:`ppo_migrate.prefilter.Words`),
+    then met against ``pairs_of``; another file may spell them in forms NFKC folds
+    (:func:`_spells`), asked pair by pair."""
+    if not data.isascii():
+        return any(
+            _spells(data, n) and (home == path or any(_spells(data, m) for m in modules))
+            for n, home, modules in paired
+        )
+    spelled = words.spelled(data)
+    return any(
+        home == path or not modules.isdisjoint(spelled)
+        for n in spelled
+        for home, modules in pairs_of.get(n, ())
+    )
 
 
 def _spells(data: bytes, word: bytes) -> bool:
