@@ -132,11 +132,25 @@ def module_name(path: str | Path) -> str:
         e.g. ``"verl.workers.rollout.server"``; ``"verl.workers"`` for
         ``verl/workers/__init__.py``; the bare stem for a file outside any package.
     """
-    p = Path(path)
-    package = module_package(p)
-    if p.stem == "__init__" and package:
+    package = module_package(path)
+    stem = _stem(path)
+    if stem == "__init__" and package:
         return ".".join(package)
-    return ".".join((*package, p.stem))
+    return ".".join((*package, stem))
+
+
+def _stem(path: str | Path) -> str:
+    """``Path(path).stem``, without a ``Path`` for a plain spelling (asked of every file
+    several times a run: :func:`absolute_parent`'s spellings)."""
+    p = os.fspath(path)
+    if (
+        os.sep != "/" or os.altsep is not None or not isinstance(p, str) or not p
+        or p.endswith(("/", "/.", "/..")) or p in (".", "..")
+    ):
+        return Path(p).stem
+    name = p.rpartition("/")[2]
+    i = name.rfind(".")
+    return name[:i] if 0 < i < len(name) - 1 else name
 
 
 def namespace_prefixes(path: str | Path, limit: int = 8) -> list[str]:

@@ -460,3 +460,19 @@ def test_a_modules_imports_are_resolved_against_its_package(tmp_path: Path) -> N
         ("from", "y", None, None, 7),
         ("star", "*", None, "pkg.sub.util", 8),
     ]
+
+
+@pytest.mark.parametrize(
+    "path",
+    ["a.py", "src/a.py", "/x/y/__init__.py", ".hidden", "a.", "a.b.c", "x/.py", "x/..", "..", ".",
+     "x/", "x//y.py", "./z.py", "a/./b.py", "name", "d/e.tar.gz", "x/.", "x/...", "x/a.."],
+)
+def test_a_module_s_stem_is_pathlib_s(path: str) -> None:
+    """:func:`ppo_migrate.project.modules._stem` (no ``Path`` for a plain spelling) is
+    ``Path(path).stem`` for every spelling."""
+    from pathlib import Path
+
+    from ppo_migrate.project.modules import _stem
+
+    assert _stem(path) == Path(path).stem
+    assert _stem(Path(path)) == Path(path).stem
