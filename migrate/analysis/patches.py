@@ -634,6 +634,9 @@ class Names(NamedTuple):
         return self.functions | self.through | self.held
 
 
+#: `` as `` with a blank each side: in every match of :func:`through_names`'s aliases
+_AS_SEPARATORS = (b" as ", b" as\t", b"\tas ", b"\tas\t")
+
 #: an indented ``import`` statement on one line: group 1 the ``from`` part, group 2 the names
 _INDENTED_IMPORT = re.compile(rb"[ \t]+(from[ \t]+[\w.]+[ \t]+)?import[ \t]+([^\n#;]*)")
 
@@ -757,8 +760,10 @@ def through_names(datas: Iterable[bytes], targets: Iterable[str]) -> Names:
                     through.add(last)
         # `` as `` (a blank each side) in the file, or no alias to find: the alternation
         # of words is tried at every position otherwise (seconds on a 30 MB file)
-        if any(sep in data for sep in (b" as ", b" as\t", b"\tas ", b"\tas\t")):
-            for m in aliased.finditer(data):
+        # a match is one line, holding one of them: only those lines are tried (the
+        # alternation of the targets' modules, 80 on item 9's tree, was ~5% of its run)
+        for start, end in _lines_holding(data, _AS_SEPARATORS):
+            for m in aliased.finditer(data, start, end):
                 word = m.group(0).split()[0].decode()
                 (functions if word in functions else through).add(m.group(1).decode("utf-8", "replace"))
         # a match is one line, which spells a function: only those lines are tried

@@ -417,3 +417,20 @@ def test_the_names_of_the_targets_are_made_once_and_each_file_s_own_are_kept_apa
     assert plain.through == set()
     assert plain.target_modules == {"verl.trainer.constants_ppo", "pkg.util"}
     assert forms.functions == {"get_ppo_ray_runtime_env"}  # the first file's alias not kept
+
+
+def test_aliases_are_found_on_the_lines_holding_as_only() -> None:
+    """:func:`through_names` reads `` as `` aliases line by line (a blank or a tab each
+    side), the module's and the function's alike, wherever they stand in the file."""
+    from ppo_migrate.analysis.patches import through_names
+
+    data = (
+        b"import os\nfrom verl.trainer import constants_ppo\tas  cp\n\n"
+        b"def f():\n    from verl.trainer.constants_ppo import get_ppo_ray_runtime_env as make\n"
+        b"    return make()\nx = 'get_ppo_ray_runtime_env as'\n"
+    )
+    names = through_names([data], Settings().targets)
+    assert names.functions == {"get_ppo_ray_runtime_env", "make"}
+    assert names.through == {"cp", "constants_ppo"}
+    assert through_names([b"import verl as v"], Settings().targets).through == {"v"}
+    assert through_names([b"import verl as\nv"], Settings().targets).through == set()
