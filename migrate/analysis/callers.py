@@ -663,10 +663,15 @@ def _ast_param_name(node) -> str:
             used.add(n.name)
         elif isinstance(n, ast.MatchMapping) and n.rest:
             used.add(n.rest)
-    for candidate in (CONFIG_PARAMETER, "ppo_config", *(f"ppo_config_{i}" for i in range(2, 100))):
+    for candidate in _PARAM_CANDIDATES:
         if candidate not in used:
             return candidate
     return "ppo_config_thread"  # pragma: no cover
+
+
+#: the parameter names :func:`_ast_param_name` tries, in order (made once: the tuple
+#: spelled in the loop formatted its 98 names again at every function naming ``config``)
+_PARAM_CANDIDATES = (CONFIG_PARAMETER, "ppo_config", *(f"ppo_config_{i}" for i in range(2, 100)))
 
 
 def _entry_functions(diagnostics: Iterable[Diagnostic], index_of, index: _Index) -> dict[tuple[str, int, int], str]:
@@ -818,12 +823,17 @@ def _calls_paired(
             _spells(data, n) and (home == path or any(_spells(data, m) for m in modules))
             for n, home, modules in paired
         )
-    spelled = words.spelled(data)
-    return any(
-        home == path or not modules.isdisjoint(spelled)
-        for n in spelled
-        for home, modules in pairs_of.get(n, ())
-    )
+
+    def calls(spelled: set[bytes]) -> bool:
+        return any(
+            home == path or not modules.isdisjoint(spelled)
+            for n in spelled
+            for home, modules in pairs_of.get(n, ())
+        )
+
+    # the names and parts that are whole tokens decide most files (a module calling the
+    # function it defines, or importing it by its module's name); the rest need every word
+    return calls(words.whole(data)) or calls(words.spelled(data))
 
 
 def _spells(data: bytes, word: bytes) -> bool:
