@@ -74,10 +74,25 @@ def absolute_parent(path: Path | str) -> str:
         or p.endswith("/") or p.endswith("/.") or p == "."
     ):
         return str(Path(p).absolute().parent)
-    if p[0] != "/":
-        cwd = os.getcwd()
-        p = cwd + p if cwd.endswith("/") else f"{cwd}/{p}"
-    return os.path.dirname(p)
+    # kept per spelling and working directory (asked ~10 times a file: ``dirname`` is
+    # Python code), as :func:`ppo_migrate.project.filesystem.absolute` keeps its answers
+    key = p if p[0] == "/" else (os.getcwd(), p)
+    found = _parents.get(key)
+    if found is None:
+        if p[0] != "/":
+            cwd = key[0]
+            p = cwd + p if cwd.endswith("/") else f"{cwd}/{p}"
+        found = os.path.dirname(p)
+        if len(_parents) >= _PARENTS_KEPT:
+            del _parents[next(iter(_parents))]
+        _parents[key] = found
+    return found
+
+
+#: :func:`absolute_parent`'s answers for the plain spellings (at most :data:`_PARENTS_KEPT`,
+#: the oldest dropped first)
+_parents: dict = {}
+_PARENTS_KEPT = 1 << 16
 
 
 def _is_file(path: str) -> bool:

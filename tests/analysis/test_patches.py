@@ -434,3 +434,44 @@ def test_aliases_are_found_on_the_lines_holding_as_only() -> None:
     assert names.through == {"cp", "constants_ppo"}
     assert through_names([b"import verl as v"], Settings().targets).through == {"v"}
     assert through_names([b"import verl as\nv"], Settings().targets).through == set()
+
+
+@pytest.mark.parametrize(
+    ("data", "found"),
+    [
+        (b"from a.b import c\n", True),
+        (b"xfrom a.b import c\n", False),  # ``\\b`` before ``from``
+        (b"x = 1\nfrom  a.b\timport (d,\n  c)\n", True),
+        (b"from a.bc import c\nfrom a.b import d, c\n", True),  # the second ``from``
+        (b"from a.b import cd\n", False),
+        (b"", False),
+    ],
+)
+def test_a_from_import_is_looked_for_where_from_stands(data: bytes, found: bool) -> None:
+    """:func:`_from_search` answers as ``pattern.search`` does, trying the pattern only at
+    each ``from``."""
+    import re
+
+    from ppo_migrate.analysis.patches import _from_search
+
+    pattern = re.compile(rb"\bfrom\s+a\.b\s+import\s+(?:\([^)]*|[^\n]*)\bc\b")
+    assert (pattern.search(data) is not None) is found
+    assert _from_search(pattern, data) is found
+
+
+def test_the_packages_a_file_imports_from_are_those_each_pattern_finds() -> None:
+    """:func:`_from_imported` gives, in one scan, the packages whose own ``from <package>
+    import`` pattern finds a match (a ``from`` inside another statement's name included)."""
+    import re
+
+    from ppo_migrate.analysis.patches import _from_imported
+
+    data = (
+        b"from a.b import c\nxfrom d import e\nfrom  f.g\n import h\nfrom i.j.k import (l)\n"
+        b"# from m import\nfrom n import\n"
+    )
+    found = _from_imported(data)
+    assert found == {b"a.b", b"f.g", b"i.j.k", b"m", b"n"}
+    for package in (b"a.b", b"a", b"d", b"f.g", b"i.j", b"i.j.k", b"m", b"n"):
+        pattern = re.compile(rb"\bfrom\s+" + re.escape(package) + rb"\s+import\s")
+        assert (pattern.search(data) is not None) is (package in found)
