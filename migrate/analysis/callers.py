@@ -26,7 +26,7 @@ from __future__ import annotations
 import os
 import re
 from collections import defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -304,7 +304,7 @@ class _AstFacts:
             # the text never spells ``config``: no identifier in it can be that name
             # (non-ASCII text may spell it otherwise: ``ｃonfig`` is ``config`` to Python)
             fast = CONFIG_PARAMETER not in segment and segment.isascii()
-            param = CONFIG_PARAMETER if fast else _ast_param_name(node)
+            param = CONFIG_PARAMETER if fast else _ast_param_name(node, segment)
             cls = qualname(frames) if frames and frames[-1][0] == "class" else None
             def_lines[fq].append(node.lineno)
             self.defs[fq] = (None, FunctionInfo(fq, path, name, node.lineno, self._block(node, name, param), param, cls))
@@ -632,41 +632,65 @@ def _module_level_statements(tree):
                 stack.extend(reversed([x for x in inner if isinstance(x, (ast.stmt, ast.excepthandler))]))
 
 
-def _ast_param_name(node) -> str:
+def _ast_param_name(node, text: str | None = None) -> str:
     """:func:`_param_name` on ``ast``: the first of ``config``, ``ppo_config``, ... that no
-    identifier in the function uses (names, parameters, attributes, keywords, imports)."""
+    identifier in the function uses (names, parameters, attributes, keywords, imports).
+
+    Args:
+        node: the function's ``ast`` node.
+        text: its source text, if at hand: in ASCII text a name it does not spell is
+            used by no identifier, so the walk stops as soon as the names before it are
+            seen used (``def run(config)``: at its parameter).
+    """
+    plain = text is not None and text.isascii()
+    used: set[str] = set()
+    seen = _identifiers(node)
+    for candidate in _PARAM_CANDIDATES:
+        if candidate in used:
+            continue
+        if plain and candidate not in text:  # type: ignore[operator]
+            return candidate
+        for name in seen:  # the walk goes on where it stopped
+            used.add(name)
+            if name == candidate:
+                break
+        else:
+            if candidate not in used:
+                return candidate
+    return "ppo_config_thread"  # pragma: no cover
+
+
+def _identifiers(node) -> Iterator[str]:
+    """Every identifier the function at ``node`` uses, in ``ast.walk``'s order (names,
+    parameters, attributes, keywords, definitions, imported modules' parts and aliases,
+    ``global``/``nonlocal``, handlers' and patterns' names)."""
     import ast
 
-    used: set[str] = set()
     for n in ast.walk(node):
         if isinstance(n, ast.Name):
-            used.add(n.id)
+            yield n.id
         elif isinstance(n, ast.arg):
-            used.add(n.arg)
+            yield n.arg
         elif isinstance(n, ast.Attribute):
-            used.add(n.attr)
+            yield n.attr
         elif isinstance(n, ast.keyword) and n.arg:
-            used.add(n.arg)
+            yield n.arg
         elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            used.add(n.name)
+            yield n.name
         elif isinstance(n, ast.ImportFrom) and n.module:
-            used.update(n.module.split("."))
+            yield from n.module.split(".")
         elif isinstance(n, ast.alias):
-            used.update(n.name.split("."))
+            yield from n.name.split(".")
             if n.asname:
-                used.add(n.asname)
+                yield n.asname
         elif isinstance(n, (ast.Global, ast.Nonlocal)):
-            used.update(n.names)
+            yield from n.names
         elif isinstance(n, ast.ExceptHandler) and n.name:
-            used.add(n.name)
+            yield n.name
         elif isinstance(n, (ast.MatchAs, ast.MatchStar)) and n.name:
-            used.add(n.name)
+            yield n.name
         elif isinstance(n, ast.MatchMapping) and n.rest:
-            used.add(n.rest)
-    for candidate in _PARAM_CANDIDATES:
-        if candidate not in used:
-            return candidate
-    return "ppo_config_thread"  # pragma: no cover
+            yield n.rest
 
 
 #: the parameter names :func:`_ast_param_name` tries, in order (made once: the tuple

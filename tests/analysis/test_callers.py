@@ -1207,3 +1207,26 @@ def test_a_file_may_call_a_wanted_function_only_by_its_name_and_module() -> None
     # a name spelled with characters NFKC folds (``ｈ``), in a file that is not ASCII
     assert calls("from pkg.m4 import ｈelper_4\n".encode()) is True
     assert calls("from pkg.m4 import ｈelper_5\n".encode()) is False
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        ("def f(config):\n    return config\n", "ppo_config"),
+        ("def f(config, ppo_config):\n    ppo_config_2 = 1\n    return ppo_config_3\n", "ppo_config_4"),
+        ("def f(a):\n    '''config, ppo_config'''\n    return a\n", "config"),  # spelled, not used
+        ("def f(a):\n    return a.config(ppo_config=1)\n", "ppo_config_2"),
+        ("def f(config):\n    import ppo_config.x as ppo_config_2\n", "ppo_config_3"),
+        ("def f(ｃonfig):\n    return ｃonfig\n", "ppo_config"),  # NFKC: ``config`` to Python
+    ],
+)
+def test_the_parameter_threaded_is_the_first_name_no_identifier_uses(source: str, expected: str) -> None:
+    """:func:`_ast_param_name`, with the function's text (the walk stops once the names
+    before the answer are seen used) and without it (the whole function walked)."""
+    import ast
+
+    from ppo_migrate.analysis.callers import _ast_param_name
+
+    node = ast.parse(source).body[0]
+    assert _ast_param_name(node, source) == expected
+    assert _ast_param_name(node) == expected
