@@ -10,6 +10,7 @@ with non-ASCII bytes (:func:`spells_otherwise`). Light to import: the scout proc
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterable, Iterator, Sequence
 from stat import S_ISREG
 
@@ -144,3 +145,100 @@ def _candidates(
             yield p, len(data)
         elif rejected is not None:
             rejected(p)
+
+
+#: a run of word characters in bytes (``[A-Za-z0-9_]``: a bytes pattern's ``\w`` is ASCII)
+_WORD_RUN = re.compile(rb"\w+")
+
+#: :class:`Words` looks for each word with ``bytes.__contains__`` (a ``memchr``-fast search
+#: each) while the words are fewer than ``WORDS_BY_TOKEN + len(data) // BYTES_A_WORD``; with
+#: more it reads the file's tokens once (measured on the benchmark trees: a 220-byte module
+#: breaks even at ~40 words, a 2 kB one at ~140)
+WORDS_BY_TOKEN = 32
+BYTES_A_WORD = 20
+
+
+class Words:
+    """Which of many words a file's bytes hold as substrings, in time linear in the file
+    and not in the words: ``Words(ws).any_in(data)`` is ``any(w in data for w in ws)``
+    exactly, and :meth:`spelled` the set of those found.
+
+    A word made of word characters only (``[A-Za-z0-9_]``: an identifier, a module's last
+    name) lies, wherever it occurs, inside one run of word characters of the file (a
+    token), so the file's tokens are read once, met against the words as a set, and each
+    distinct token longer than the shortest word is cut into the slices of the words'
+    lengths, met against them too; a token's answer is kept for the next file (tokens
+    repeat across a project's files). Other words (``b"from ."``) are looked for one by
+    one, and so is every word while they are few for the file's size
+    (:data:`WORDS_BY_TOKEN`). The quadratic ``any(n in data for n in names)`` over a run's
+    files and the caller phase's hundreds of wanted names was ~10% of a ``check`` on item
+    10's 600-module chain (``benchmarks/README.md``).
+
+    Args:
+        words: the words (bytes).
+    """
+
+    __slots__ = ("_least", "_lengths", "_other", "_plain", "_tokens", "words")
+
+    def __init__(self, words: Iterable[bytes]) -> None:
+        self.words = frozenset(words)
+        self._plain = frozenset(w for w in self.words if w.isascii() and _WORD_RUN.fullmatch(w))
+        self._other = tuple(sorted(self.words - self._plain))
+        self._lengths = sorted({len(w) for w in self._plain})
+        self._least = self._lengths[0] if self._lengths else 0
+        self._tokens: dict[bytes, frozenset[bytes]] = {}
+
+    def by_token(self, data: bytes) -> bool:
+        """Whether ``data``'s tokens are read (else each word is looked for in it)."""
+        return len(self._plain) >= WORDS_BY_TOKEN + len(data) // BYTES_A_WORD
+
+    def _in_token(self, token: bytes) -> frozenset[bytes]:
+        """The plain words ``token`` holds (kept per token)."""
+        found = self._tokens.get(token)
+        if found is None:
+            plain, n, hits = self._plain, len(token), set()
+            for size in self._lengths:
+                if size > n:
+                    break
+                for i in range(n - size + 1):
+                    piece = token[i : i + size]
+                    if piece in plain:
+                        hits.add(piece)
+            found = self._tokens[token] = frozenset(hits)
+        return found
+
+    def any_in(self, data: bytes) -> bool:
+        """``any(w in data for w in words)``."""
+        for w in self._other:
+            if w in data:
+                return True
+        if not self._plain:
+            return False
+        if not self.by_token(data):
+            return any(w in data for w in self._plain)
+        tokens = set(_WORD_RUN.findall(data))
+        if not tokens.isdisjoint(self._plain):
+            return True  # a word that is a whole token
+        least, in_token = self._least, self._in_token
+        return any(len(t) > least and in_token(t) for t in tokens)
+
+    def whole(self, data: bytes) -> set[bytes]:
+        """The words ``data`` holds as whole tokens (a part of :meth:`spelled`, found
+        without cutting tokens); ``set()`` while :meth:`by_token` is false."""
+        if not self._plain or not self.by_token(data):
+            return set()
+        return self._plain.intersection(_WORD_RUN.findall(data))
+
+    def spelled(self, data: bytes) -> set[bytes]:
+        """``{w for w in words if w in data}``."""
+        out = {w for w in self._other if w in data}
+        if not self._plain:
+            return out
+        if not self.by_token(data):
+            out.update(w for w in self._plain if w in data)
+            return out
+        least, in_token = self._least, self._in_token
+        for token in set(_WORD_RUN.findall(data)):
+            if len(token) >= least:
+                out.update(in_token(token))
+        return out

@@ -42,6 +42,10 @@ def _last_names(targets: frozenset[str]) -> frozenset[str]:
     return frozenset(t.rsplit(".", 1)[-1] for t in targets)
 
 
+#: ``[targets, matcher]``: the tuple :meth:`TargetMatcher.of` last built a matcher of, and it
+_last_matcher: list = []
+
+
 class TargetMatcher(NamedTuple):
     """Classifies callees by their qualified names.
 
@@ -53,8 +57,16 @@ class TargetMatcher(NamedTuple):
 
     @classmethod
     def of(cls, targets: Iterable[str]) -> TargetMatcher:
-        """Build a matcher from dotted target names."""
-        return cls(frozenset(targets))
+        """Build a matcher from dotted target names; the last one built is given again for
+        the same tuple of names (the settings' targets, asked once a file: hundreds of
+        names once the project's re-exports join them)."""
+        last = _last_matcher
+        if last and last[0] is targets:
+            return last[1]
+        matcher = cls(frozenset(targets))
+        if isinstance(targets, tuple):  # immutable: the same object is the same names
+            _last_matcher[:] = [targets, matcher]
+        return matcher
 
     @property
     def names(self) -> frozenset[str]:

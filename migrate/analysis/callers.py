@@ -26,7 +26,7 @@ from __future__ import annotations
 import os
 import re
 from collections import defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -38,7 +38,7 @@ from ppo_migrate.analysis.targets import all_args
 from ppo_migrate.constants import CONFIG_PARAMETER
 from ppo_migrate.diagnostics import UNSURE_CALLEE_KINDS, Diagnostic, Related, qualname
 from ppo_migrate.files import utf8_source
-from ppo_migrate.prefilter import is_candidate, spells_otherwise
+from ppo_migrate.prefilter import Words, spells_otherwise
 from ppo_migrate.project.references import current_references
 from ppo_migrate.project.snapshot import current
 from ppo_migrate.targets import (
@@ -304,7 +304,7 @@ class _AstFacts:
             # the text never spells ``config``: no identifier in it can be that name
             # (non-ASCII text may spell it otherwise: ``ｃonfig`` is ``config`` to Python)
             fast = CONFIG_PARAMETER not in segment and segment.isascii()
-            param = CONFIG_PARAMETER if fast else _ast_param_name(node)
+            param = CONFIG_PARAMETER if fast else _ast_param_name(node, segment)
             cls = qualname(frames) if frames and frames[-1][0] == "class" else None
             def_lines[fq].append(node.lineno)
             self.defs[fq] = (None, FunctionInfo(fq, path, name, node.lineno, self._block(node, name, param), param, cls))
@@ -632,41 +632,70 @@ def _module_level_statements(tree):
                 stack.extend(reversed([x for x in inner if isinstance(x, (ast.stmt, ast.excepthandler))]))
 
 
-def _ast_param_name(node) -> str:
+def _ast_param_name(node, text: str | None = None) -> str:
     """:func:`_param_name` on ``ast``: the first of ``config``, ``ppo_config``, ... that no
-    identifier in the function uses (names, parameters, attributes, keywords, imports)."""
+    identifier in the function uses (names, parameters, attributes, keywords, imports).
+
+    Args:
+        node: the function's ``ast`` node.
+        text: its source text, if at hand: in ASCII text a name it does not spell is
+            used by no identifier, so the walk stops as soon as the names before it are
+            seen used (``def run(config)``: at its parameter).
+    """
+    plain = text is not None and text.isascii()
+    used: set[str] = set()
+    seen = _identifiers(node)
+    for candidate in _PARAM_CANDIDATES:
+        if candidate in used:
+            continue
+        if plain and candidate not in text:  # type: ignore[operator]
+            return candidate
+        for name in seen:  # the walk goes on where it stopped
+            used.add(name)
+            if name == candidate:
+                break
+        else:
+            if candidate not in used:
+                return candidate
+    return "ppo_config_thread"  # pragma: no cover
+
+
+def _identifiers(node) -> Iterator[str]:
+    """Every identifier the function at ``node`` uses, in ``ast.walk``'s order (names,
+    parameters, attributes, keywords, definitions, imported modules' parts and aliases,
+    ``global``/``nonlocal``, handlers' and patterns' names)."""
     import ast
 
-    used: set[str] = set()
     for n in ast.walk(node):
         if isinstance(n, ast.Name):
-            used.add(n.id)
+            yield n.id
         elif isinstance(n, ast.arg):
-            used.add(n.arg)
+            yield n.arg
         elif isinstance(n, ast.Attribute):
-            used.add(n.attr)
+            yield n.attr
         elif isinstance(n, ast.keyword) and n.arg:
-            used.add(n.arg)
+            yield n.arg
         elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            used.add(n.name)
+            yield n.name
         elif isinstance(n, ast.ImportFrom) and n.module:
-            used.update(n.module.split("."))
+            yield from n.module.split(".")
         elif isinstance(n, ast.alias):
-            used.update(n.name.split("."))
+            yield from n.name.split(".")
             if n.asname:
-                used.add(n.asname)
+                yield n.asname
         elif isinstance(n, (ast.Global, ast.Nonlocal)):
-            used.update(n.names)
+            yield from n.names
         elif isinstance(n, ast.ExceptHandler) and n.name:
-            used.add(n.name)
+            yield n.name
         elif isinstance(n, (ast.MatchAs, ast.MatchStar)) and n.name:
-            used.add(n.name)
+            yield n.name
         elif isinstance(n, ast.MatchMapping) and n.rest:
-            used.add(n.rest)
-    for candidate in (CONFIG_PARAMETER, "ppo_config", *(f"ppo_config_{i}" for i in range(2, 100))):
-        if candidate not in used:
-            return candidate
-    return "ppo_config_thread"  # pragma: no cover
+            yield n.rest
+
+
+#: the parameter names :func:`_ast_param_name` tries, in order (made once: the tuple
+#: spelled in the loop formatted its 98 names again at every function naming ``config``)
+_PARAM_CANDIDATES = (CONFIG_PARAMETER, "ppo_config", *(f"ppo_config_{i}" for i in range(2, 100)))
 
 
 def _entry_functions(diagnostics: Iterable[Diagnostic], index_of, index: _Index) -> dict[tuple[str, int, int], str]:
@@ -747,6 +776,13 @@ def _scan(files: Sequence[str], wanted: set[str], index_of, index: _Index) -> No
         for prefix in namespace_prefixes(info.path) if info is not None else ():
             as_wanted.setdefault(f"{prefix}.{fq}", fq)
     asked = set(as_wanted)
+    # the words looked for in every file, read once per file and not once per word
+    # (:class:`ppo_migrate.prefilter.Words`: the wanted names are hundreds on a chain)
+    spelling = Words(names)
+    pairs_of: dict[bytes, list[tuple[str, frozenset[bytes]]]] = {}
+    for n, home, modules in paired or ():
+        pairs_of.setdefault(n, []).append((home, frozenset(modules)))
+    paired_words = Words({*pairs_of, *(m for pairs in pairs_of.values() for _, ms in pairs for m in ms)})
     snapshot = current()
     for path in files:
         try:
@@ -757,16 +793,18 @@ def _scan(files: Sequence[str], wanted: set[str], index_of, index: _Index) -> No
             continue  # it does not decode: it cannot run, nor call anything
         # (a file with other bytes may spell a name another way: characters NFKC folds,
         # ``_ｅnv`` being ``_env`` to Python)
-        if not is_candidate(data, names):
-            # a file that never spells the name may still replace it by a name built at
+        if not (spelling.any_in(data) or (not data.isascii() and spells_otherwise(data, names))):
+            # (:func:`ppo_migrate.prefilter.is_candidate`'s test) a file that never spells
+            # the name may still replace it by a name built at
             # run time (``mock.patch.object(launcher, "init_" + "ray", fake)``)
             for name, line in computed_bindings(path, data, todo):
                 index.dynamic.setdefault(name, (path, line))
             continue
-        if paired is not None and not any(
-            _spells(data, n) and (home == path or any(_spells(data, m) for m in modules))
-            for n, home, modules in paired
-        ) and not _binds_by_name(data):
+        if (
+            paired is not None
+            and not _calls_paired(data, path, paired, pairs_of, paired_words)
+            and not _binds_by_name(data)
+        ):
             continue
         found = index_of(path, asked)
         if found is None:
@@ -792,6 +830,34 @@ def _scan(files: Sequence[str], wanted: set[str], index_of, index: _Index) -> No
 #: ``patch``, a three-argument ``type``, a namespace's items): it may rebind any wanted
 #: function, whatever it imports.
 _BINDS_BY_NAME = re.compile(rb"setattr|delattr|\bpatch\b|\btype\s*\(|\b(?:globals|vars|locals)\s*\(|__dict__")
+
+
+def _calls_paired(
+    data: bytes, path: str, paired: list[tuple[bytes, str, tuple[bytes, ...]]],
+    pairs_of: Mapping[bytes, list[tuple[str, frozenset[bytes]]]], words: Words,
+) -> bool:
+    """Whether the file at ``path`` holding ``data`` may call one of ``paired``
+    (:func:`_paired_names`: it spells the function's name and is its own file or spells one
+    of its module's parts). ``pairs_of``: ``paired`` by name; ``words``: every name and part
+    of them. An ASCII file's words are read once (:class:`ppo_migrate.prefilter.Words`),
+    then met against ``pairs_of``; another file may spell them in forms NFKC folds
+    (:func:`_spells`), asked pair by pair."""
+    if not data.isascii():
+        return any(
+            _spells(data, n) and (home == path or any(_spells(data, m) for m in modules))
+            for n, home, modules in paired
+        )
+
+    def calls(spelled: set[bytes]) -> bool:
+        return any(
+            home == path or not modules.isdisjoint(spelled)
+            for n in spelled
+            for home, modules in pairs_of.get(n, ())
+        )
+
+    # the names and parts that are whole tokens decide most files (a module calling the
+    # function it defines, or importing it by its module's name); the rest need every word
+    return calls(words.whole(data)) or calls(words.spelled(data))
 
 
 def _spells(data: bytes, word: bytes) -> bool:

@@ -34,6 +34,7 @@ from ppo_migrate.analysis.doc_doctests import doc_doctest_files
 from ppo_migrate.constants import MAX_SOURCE_CHARS
 from ppo_migrate.diagnostics import Reason, Related
 from ppo_migrate.files import decode_source
+from ppo_migrate.prefilter import Words
 from ppo_migrate.project.modules import (
     IMPORT_STATEMENT,
     import_statements,
@@ -635,27 +636,103 @@ class Names(NamedTuple):
         return self.functions | self.through | self.held
 
 
+#: `` as `` with a blank each side: in every match of :func:`through_names`'s aliases
+_AS_SEPARATORS = (b" as ", b" as\t", b"\tas ", b"\tas\t")
+
 #: an indented ``import`` statement on one line: group 1 the ``from`` part, group 2 the names
 _INDENTED_IMPORT = re.compile(rb"[ \t]+(from[ \t]+[\w.]+[ \t]+)?import[ \t]+([^\n#;]*)")
 
 
-def through_names(datas: Iterable[bytes], targets: Iterable[str]) -> Names:
-    """The :class:`Names` of the runtime function in files holding ``datas`` (bytes;
-    read by regular expressions, generously: a name too many only makes a fix unsafe).
+def _from_search(pattern: re.Pattern[bytes], data: bytes) -> bool:
+    """``pattern.search(data) is not None`` for a pattern starting ``\\bfrom``, tried only
+    where ``from`` stands: ``re`` finds no literal prefix after ``\\b`` and tries the
+    pattern at every byte otherwise. Exact: a match starts at a ``from``, and ``match``
+    at a position sees the byte before it (``\\b``) as ``search`` does."""
+    at = data.find(b"from")
+    while at != -1:
+        if pattern.match(data, at) is not None:
+            return True
+        at = data.find(b"from", at + 1)
+    return False
 
-    Args:
-        datas: the bytes of the files naming the function.
-        targets: its qualified names (the settings' targets, and re-exports found).
+
+#: ``from <dotted name> import`` at a ``from`` (:func:`_from_imported`)
+_FROM_IMPORT = re.compile(rb"\bfrom\s+([\w.]+)\s+import\s")
+#: a package spelled with ASCII word characters and dots only
+_DOTTED_WORDS = re.compile(r"[A-Za-z0-9_.]+")
+
+
+def _from_imported(data: bytes) -> set[bytes]:
+    """The dotted names ``data``'s ``from <name> import`` statements import from: the
+    packages whose ``\\bfrom\\s+<package>\\s+import\\s`` pattern (:class:`_TargetForms`'s
+    ``from_package``) finds a match, for a package of ASCII word characters and dots. Each
+    ``from`` is tried (overlapping ones too): at each, the greedy name is the whole run of
+    word characters and dots, the only run such a pattern can match there."""
+    out: set[bytes] = set()
+    at = data.find(b"from")
+    while at != -1:
+        m = _FROM_IMPORT.match(data, at)
+        if m is not None:
+            out.add(m.group(1))
+        at = data.find(b"from", at + 1)
+    return out
+
+
+class _TargetForms(NamedTuple):
+    """What :func:`through_names` makes of the targets alone, whatever the files: made once
+    per set of targets (:func:`_target_forms`), not once per file (a run's targets grow
+    with the project's re-exports: item 9's 76 targets rebuilt and escaped every pattern
+    for each of its 135 files, ~15% of its ``check``).
+
+    Attributes:
+        functions: the targets' last names.
+        modules: the modules holding them.
+        parts: every dotted part of ``modules``.
+        by_package: package -> the last names of its target modules.
+        from_package: package -> (its name encoded, ``from <package> import`` pattern).
+        patterns: ``(package, last)`` -> ``from <package> import ... <last>`` pattern,
+            compiled when first asked (filled as the files ask).
+        aliased: ``<function or part> as <alias>``.
+        assigned: ``<name> = [<dotted>.]<function>`` on a line.
+        fn_encoded: ``functions`` encoded.
+        named_modules: those of ``modules`` whose every part is an identifier (the values a
+            module alias may hold).
+        plain_packages: whether every package of ``by_package`` is spelled with ASCII word
+            characters and dots (then one scan of a file's ``from ... import`` statements
+            answers for all of them: :func:`_from_imported`).
+        bound: the sorted module values -> (their ``<name> = <value>`` pattern, their last
+            names encoded, the search for those), made when first asked (filled as the
+            files ask).
     """
-    targets = list(targets)
-    datas = list(datas)
-    functions = {t.rsplit(".", 1)[-1] for t in targets}
-    modules = {t.rsplit(".", 1)[0] for t in targets if "." in t}
-    # a module the files import by its last name (``from verl.trainer import
-    # constants_ppo``), not every target module's (``env`` of ``ppo_runtime.env`` is a
-    # common word: ``self.env = ...``), nor its packages' (``verl``, ``trainer``); an
-    # alias of any of them is found below
-    through: set[str] = set()
+
+    functions: frozenset[str]
+    modules: frozenset[str]
+    parts: frozenset[str]
+    by_package: dict[str, list[str]]
+    from_package: dict[str, tuple[bytes, re.Pattern[bytes]]]
+    patterns: dict[tuple[str, str], re.Pattern[bytes]]
+    aliased: re.Pattern[bytes]
+    assigned: re.Pattern[bytes]
+    fn_encoded: list[bytes]
+    named_modules: frozenset[str]
+    plain_packages: bool
+    bound: dict[tuple[str, ...], tuple[re.Pattern[bytes], list[bytes], Words]]
+
+
+#: how many sets of targets :func:`_target_forms` keeps (a run has one, growing once with
+#: the project's re-exports)
+_TARGET_FORMS_KEPT = 8
+_target_forms_kept: dict[tuple[str, ...], _TargetForms] = {}
+
+
+def _target_forms(targets: tuple[str, ...]) -> _TargetForms:
+    """The :class:`_TargetForms` of ``targets`` (qualified names), made once per set of
+    targets (at most :data:`_TARGET_FORMS_KEPT` kept, the oldest dropped first)."""
+    forms = _target_forms_kept.get(targets)
+    if forms is not None:
+        return forms
+    functions = frozenset(t.rsplit(".", 1)[-1] for t in targets)
+    modules = frozenset(t.rsplit(".", 1)[0] for t in targets if "." in t)
     # by the module's package: a file that never says ``from <package> import`` imports none
     # of its modules by their last names, and a module's own pattern is compiled only for a
     # file that does (a run's targets grow with the project's re-exports: hundreds of
@@ -669,7 +746,45 @@ def through_names(datas: Iterable[bytes], targets: Iterable[str]) -> Names:
         package: (package.encode(), re.compile(rb"\bfrom\s+" + re.escape(package.encode()) + rb"\s+import\s"))
         for package in by_package
     }
-    patterns: dict[tuple[str, str], re.Pattern[bytes]] = {}
+    parts = frozenset(part for m in modules for part in m.split("."))
+    words = b"|".join(re.escape(w.encode()) for w in sorted(functions | parts))
+    aliased = re.compile(rb"\b(?:" + words + rb")[ \t]+as[ \t]+(\w+)")
+    fn_words = b"|".join(re.escape(w.encode()) for w in sorted(functions))
+    assigned = re.compile(
+        rb"(?m)^[ \t]*(\w+)[ \t]*(?::[^=\n]*)?=[ \t]*(?:staticmethod\([ \t]*)?(?:[\w.]+\.)?(?:" + fn_words
+        + rb")[ \t]*\)?[ \t]*(?:#[^\n]*)?$"
+    )
+    forms = _TargetForms(
+        functions, modules, parts, by_package, from_package, {}, aliased, assigned,
+        [w.encode() for w in functions],
+        frozenset(m for m in modules if all(p.isidentifier() for p in m.split("."))),
+        all(_DOTTED_WORDS.fullmatch(package) for package in by_package),
+        {},
+    )
+    while len(_target_forms_kept) >= _TARGET_FORMS_KEPT:
+        del _target_forms_kept[next(iter(_target_forms_kept))]
+    _target_forms_kept[targets] = forms
+    return forms
+
+
+def through_names(datas: Iterable[bytes], targets: Iterable[str]) -> Names:
+    """The :class:`Names` of the runtime function in files holding ``datas`` (bytes;
+    read by regular expressions, generously: a name too many only makes a fix unsafe).
+
+    Args:
+        datas: the bytes of the files naming the function.
+        targets: its qualified names (the settings' targets, and re-exports found).
+    """
+    forms = _target_forms(tuple(targets))
+    datas = list(datas)
+    functions = set(forms.functions)
+    modules = forms.modules
+    # a module the files import by its last name (``from verl.trainer import
+    # constants_ppo``), not every target module's (``env`` of ``ppo_runtime.env`` is a
+    # common word: ``self.env = ...``), nor its packages' (``verl``, ``trainer``); an
+    # alias of any of them is found below
+    through: set[str] = set()
+    by_package, from_package, patterns = forms.by_package, forms.from_package, forms.patterns
 
     def imports_last(package: str, last: str, data: bytes) -> bool:
         """``from <package> import (..., <last>`` / ``... <last>`` on the line."""
@@ -679,29 +794,30 @@ def through_names(datas: Iterable[bytes], targets: Iterable[str]) -> Names:
                 rb"\bfrom\s+" + re.escape(package.encode()) + rb"\s+import\s+(?:\([^)]*|[^\n]*)\b"
                 + re.escape(last.encode()) + rb"\b"
             )
-        return pattern.search(data) is not None
+        return _from_search(pattern, data)
 
-    parts = {part for m in modules for part in m.split(".")}
-    words = b"|".join(re.escape(w.encode()) for w in sorted(functions | parts))
-    aliased = re.compile(rb"\b(?:" + words + rb")[ \t]+as[ \t]+(\w+)")
-    fn_words = b"|".join(re.escape(w.encode()) for w in sorted(functions))
-    assigned = re.compile(
-        rb"(?m)^[ \t]*(\w+)[ \t]*(?::[^=\n]*)?=[ \t]*(?:staticmethod\([ \t]*)?(?:[\w.]+\.)?(?:" + fn_words
-        + rb")[ \t]*\)?[ \t]*(?:#[^\n]*)?$"
-    )
-    fn_encoded = [w.encode() for w in functions]
+    parts = forms.parts
+    aliased, assigned, fn_encoded = forms.aliased, forms.assigned, forms.fn_encoded
     for data in datas:
+        # the packages the file imports from (one scan of its ``from`` statements), or
+        # ``None``: each package's own pattern is tried
+        imported = _from_imported(data) if forms.plain_packages else None
         for package, lasts in by_package.items():
             spelled, statement = from_package[package]
-            if spelled not in data or statement.search(data) is None:
+            if imported is not None:
+                if spelled not in imported:
+                    continue
+            elif spelled not in data or not _from_search(statement, data):
                 continue
             for last in lasts:
                 if last not in through and last.encode() in data and imports_last(package, last, data):
                     through.add(last)
         # `` as `` (a blank each side) in the file, or no alias to find: the alternation
         # of words is tried at every position otherwise (seconds on a 30 MB file)
-        if any(sep in data for sep in (b" as ", b" as\t", b"\tas ", b"\tas\t")):
-            for m in aliased.finditer(data):
+        # a match is one line, holding one of them: only those lines are tried (the
+        # alternation of the targets' modules, 80 on item 9's tree, was ~5% of its run)
+        for start, end in _lines_holding(data, _AS_SEPARATORS):
+            for m in aliased.finditer(data, start, end):
                 word = m.group(0).split()[0].decode()
                 (functions if word in functions else through).add(m.group(1).decode("utf-8", "replace"))
         # a match is one line, which spells a function: only those lines are tried
@@ -712,16 +828,29 @@ def through_names(datas: Iterable[bytes], targets: Iterable[str]) -> Names:
     # ``cp = constants_ppo`` (a class body's, above all): a module alias on any object
     # (the value a module alias of the files, or a target module spelled in full)
     held: set[str] = set()
-    values = sorted(w for w in through | modules if all(p.isidentifier() for p in w.split(".")))
+    values = sorted(
+        forms.named_modules.union(w for w in through if all(p.isidentifier() for p in w.split(".")))
+    )
     if values:
-        bound = re.compile(
-            rb"(?m)^[ \t]*(\w+)[ \t]*(?::[^=\n]*)?=[ \t]*(?:" + b"|".join(re.escape(w.encode()) for w in values)
-            + rb")[ \t]*(?:#[^\n]*)?$"
-        )
-        lasts = sorted({w.rsplit(".", 1)[-1].encode() for w in values})
+        made = forms.bound.get(tuple(values))
+        if made is None:
+            if len(forms.bound) >= 64:
+                forms.bound.clear()
+            lasts = sorted({w.rsplit(".", 1)[-1].encode() for w in values})
+            made = forms.bound[tuple(values)] = (
+                re.compile(
+                    rb"(?m)^[ \t]*(\w+)[ \t]*(?::[^=\n]*)?=[ \t]*(?:"
+                    + b"|".join(re.escape(w.encode()) for w in values) + rb")[ \t]*(?:#[^\n]*)?$"
+                ),
+                lasts,
+                Words(lasts),
+            )
+        bound, lasts, spelling = made
         for data in datas:
-            # a match is one line, which spells a module: only those lines are tried
-            for start, end in _lines_holding(data, lasts):
+            # a match is one line, which spells a module: only those lines are tried (the
+            # modules' names the file holds found first: hundreds once the project's
+            # re-exports join the targets, :class:`ppo_migrate.prefilter.Words`)
+            for start, end in _lines_holding(data, spelling.spelled(data)):
                 held.update(m.group(1).decode("utf-8", "replace") for m in bound.finditer(data, start, end))
                 # an indented import (a class body's: ``from verl.trainer import constants_ppo
                 # as cp``): the names it binds to a module

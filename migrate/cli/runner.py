@@ -39,6 +39,7 @@ from ppo_migrate.cli.modes import (
     fewer_young_collections,
 )
 from ppo_migrate.prefilter import (  # noqa: F401 - prefilter, is_candidate: this module's API too
+    Words,
     _prefilter,
     is_candidate,
     iter_candidates,
@@ -1040,13 +1041,16 @@ def _reexport_redo(
     # a file may reach a re-export only by naming its module (or relatively: ``from .``)
     words = {name.rsplit(".", 1)[0].rsplit(".", 1)[-1].encode() for name in found}
     words.add(b"from .")
+    # each file's words read once, not once per re-exporting module (hundreds on a chain
+    # of modules each importing the function: :class:`ppo_migrate.prefilter.Words`)
+    spelling = Words(words)
     redo = []
     for path in again:
         try:
             data = snapshot.read_bytes(path)
         except (OSError, ValueError):
             continue
-        if path not in before or any(w in data for w in words):
+        if path not in before or spelling.any_in(data):
             redo.append(path)
     return settings, redo
 

@@ -41,6 +41,36 @@ if TYPE_CHECKING:
     from ppo_migrate.project.snapshot import Counts
 
 
+
+#: :func:`absolute`'s answers: an absolute path by itself, a relative one with the working
+#: directory it was asked in; at most :data:`_ABSOLUTE_KEPT`, the oldest dropped first
+_absolute: dict = {}
+_ABSOLUTE_KEPT = 1 << 16
+
+
+def absolute(path: str | os.PathLike[str]) -> str:
+    """``os.path.abspath(path)``, each spelling worked out once a working directory: the
+    snapshot files every answer under it, and a run asks it of the same few thousand
+    paths ~20 times a file (``posixpath.normpath`` is Python code: ~5% of a ``check`` on
+    600 modules). A relative path is kept with the working directory it was asked in
+    (``os.getcwd()``, a system call, asked each time), so a change of directory never
+    gives a stale answer.
+
+    Raises:
+        OSError: a relative path while the working directory is gone (as ``abspath``).
+        TypeError: ``path`` is no path (as ``abspath``).
+    """
+    path = os.fspath(path)
+    key = path if os.path.isabs(path) else (os.getcwd(), path)
+    found = _absolute.get(key)
+    if found is None:
+        found = os.path.abspath(path)
+        if len(_absolute) >= _ABSOLUTE_KEPT:
+            del _absolute[next(iter(_absolute))]
+        _absolute[key] = found
+    return found
+
+
 class Entry(NamedTuple):
     """One name of a folder's listing.
 
@@ -75,7 +105,7 @@ class FileSystem:
     @staticmethod
     def key(path: str | os.PathLike[str]) -> str:
         """The absolute path answers are filed under (as the snapshot's files)."""
-        return os.path.abspath(path)
+        return absolute(path)
 
     # -- one path ---------------------------------------------------------------------
     def stat(self, path: str | os.PathLike[str]) -> os.stat_result:

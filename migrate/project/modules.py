@@ -74,10 +74,25 @@ def absolute_parent(path: Path | str) -> str:
         or p.endswith("/") or p.endswith("/.") or p == "."
     ):
         return str(Path(p).absolute().parent)
-    if p[0] != "/":
-        cwd = os.getcwd()
-        p = cwd + p if cwd.endswith("/") else f"{cwd}/{p}"
-    return os.path.dirname(p)
+    # kept per spelling and working directory (asked ~10 times a file: ``dirname`` is
+    # Python code), as :func:`ppo_migrate.project.filesystem.absolute` keeps its answers
+    key = p if p[0] == "/" else (os.getcwd(), p)
+    found = _parents.get(key)
+    if found is None:
+        if p[0] != "/":
+            cwd = key[0]
+            p = cwd + p if cwd.endswith("/") else f"{cwd}/{p}"
+        found = os.path.dirname(p)
+        if len(_parents) >= _PARENTS_KEPT:
+            del _parents[next(iter(_parents))]
+        _parents[key] = found
+    return found
+
+
+#: :func:`absolute_parent`'s answers for the plain spellings (at most :data:`_PARENTS_KEPT`,
+#: the oldest dropped first)
+_parents: dict = {}
+_PARENTS_KEPT = 1 << 16
 
 
 def _is_file(path: str) -> bool:
@@ -132,11 +147,25 @@ def module_name(path: str | Path) -> str:
         e.g. ``"verl.workers.rollout.server"``; ``"verl.workers"`` for
         ``verl/workers/__init__.py``; the bare stem for a file outside any package.
     """
-    p = Path(path)
-    package = module_package(p)
-    if p.stem == "__init__" and package:
+    package = module_package(path)
+    stem = _stem(path)
+    if stem == "__init__" and package:
         return ".".join(package)
-    return ".".join((*package, p.stem))
+    return ".".join((*package, stem))
+
+
+def _stem(path: str | Path) -> str:
+    """``Path(path).stem``, without a ``Path`` for a plain spelling (asked of every file
+    several times a run: :func:`absolute_parent`'s spellings)."""
+    p = os.fspath(path)
+    if (
+        os.sep != "/" or os.altsep is not None or not isinstance(p, str) or not p
+        or p.endswith(("/", "/.", "/..")) or p in (".", "..")
+    ):
+        return Path(p).stem
+    name = p.rpartition("/")[2]
+    i = name.rfind(".")
+    return name[:i] if 0 < i < len(name) - 1 else name
 
 
 def namespace_prefixes(path: str | Path, limit: int = 8) -> list[str]:

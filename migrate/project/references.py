@@ -32,6 +32,7 @@ from pathlib import Path
 
 from ppo_migrate.project.modules import (
     ModuleImport,
+    absolute_parent,
     import_words,
     module_imports,
     module_name,
@@ -102,7 +103,7 @@ def package_root(path: str, package: tuple[str, ...]) -> Path | None:
     """
     if not path or path == "-":
         return None
-    directory = str(Path(path).absolute().parent)
+    directory = absolute_parent(path)  # ``str(Path(path).absolute().parent)``
     for _ in package:
         directory = os.path.dirname(directory)
     return Path(directory)

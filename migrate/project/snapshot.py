@@ -91,7 +91,7 @@ import os
 
 from ppo_migrate.files import SourceFile as _ReadFile
 from ppo_migrate.files import UnreadableFile, decode_source, decode_text, read_source
-from ppo_migrate.project.filesystem import FileSystem
+from ppo_migrate.project.filesystem import FileSystem, absolute
 
 TYPE_CHECKING = False  # ``typing`` is ~3 ms of a plain ``check``'s start: annotations only
 if TYPE_CHECKING:
@@ -419,8 +419,8 @@ class Snapshot:
 
     @staticmethod
     def key(path: str | os.PathLike[str]) -> str:
-        """The absolute path ``path`` is filed under."""
-        return os.path.abspath(path)
+        """The absolute path ``path`` is filed under (:func:`ppo_migrate.project.filesystem.absolute`)."""
+        return absolute(path)
 
     def counts_of(self, path: str | os.PathLike[str]) -> Counts:
         """The :class:`Counts` of ``path`` (zeros when the snapshot never saw it)."""

@@ -398,3 +398,80 @@ def test_import_statements_match_the_pattern_everywhere() -> None:
         found += len(expected)
     assert found > 1000  # the files held import statements: not an empty comparison
     assert list(import_statements(cases[1]))[0] == b"from pkg import (\n    util,  # the helper\n    make_env,\n)"
+
+
+def test_the_names_of_the_targets_are_made_once_and_each_file_s_own_are_kept_apart() -> None:
+    """:func:`through_names` makes its patterns once per set of targets, and an alias one
+    file binds (``make_env = get_ppo_ray_runtime_env``) is not another file's."""
+    from ppo_migrate.analysis import patches
+
+    targets = ("verl.trainer.constants_ppo.get_ppo_ray_runtime_env", "pkg.util.get_ppo_ray_runtime_env")
+    aliased = b"from verl.trainer import constants_ppo as cp\nmake_env = get_ppo_ray_runtime_env\n"
+    first = patches.through_names([aliased], targets)
+    assert first.functions == {"get_ppo_ray_runtime_env", "make_env"}
+    assert first.through == {"cp", "constants_ppo"}
+    forms = patches._target_forms(targets)
+    plain = patches.through_names([IMP.encode()], list(targets))
+    assert patches._target_forms(targets) is forms  # made once for these targets
+    assert plain.functions == {"get_ppo_ray_runtime_env"}
+    assert plain.through == set()
+    assert plain.target_modules == {"verl.trainer.constants_ppo", "pkg.util"}
+    assert forms.functions == {"get_ppo_ray_runtime_env"}  # the first file's alias not kept
+
+
+def test_aliases_are_found_on_the_lines_holding_as_only() -> None:
+    """:func:`through_names` reads `` as `` aliases line by line (a blank or a tab each
+    side), the module's and the function's alike, wherever they stand in the file."""
+    from ppo_migrate.analysis.patches import through_names
+
+    data = (
+        b"import os\nfrom verl.trainer import constants_ppo\tas  cp\n\n"
+        b"def f():\n    from verl.trainer.constants_ppo import get_ppo_ray_runtime_env as make\n"
+        b"    return make()\nx = 'get_ppo_ray_runtime_env as'\n"
+    )
+    names = through_names([data], Settings().targets)
+    assert names.functions == {"get_ppo_ray_runtime_env", "make"}
+    assert names.through == {"cp", "constants_ppo"}
+    assert through_names([b"import verl as v"], Settings().targets).through == {"v"}
+    assert through_names([b"import verl as\nv"], Settings().targets).through == set()
+
+
+@pytest.mark.parametrize(
+    ("data", "found"),
+    [
+        (b"from a.b import c\n", True),
+        (b"xfrom a.b import c\n", False),  # ``\\b`` before ``from``
+        (b"x = 1\nfrom  a.b\timport (d,\n  c)\n", True),
+        (b"from a.bc import c\nfrom a.b import d, c\n", True),  # the second ``from``
+        (b"from a.b import cd\n", False),
+        (b"", False),
+    ],
+)
+def test_a_from_import_is_looked_for_where_from_stands(data: bytes, found: bool) -> None:
+    """:func:`_from_search` answers as ``pattern.search`` does, trying the pattern only at
+    each ``from``."""
+    import re
+
+    from ppo_migrate.analysis.patches import _from_search
+
+    pattern = re.compile(rb"\bfrom\s+a\.b\s+import\s+(?:\([^)]*|[^\n]*)\bc\b")
+    assert (pattern.search(data) is not None) is found
+    assert _from_search(pattern, data) is found
+
+
+def test_the_packages_a_file_imports_from_are_those_each_pattern_finds() -> None:
+    """:func:`_from_imported` gives, in one scan, the packages whose own ``from <package>
+    import`` pattern finds a match (a ``from`` inside another statement's name included)."""
+    import re
+
+    from ppo_migrate.analysis.patches import _from_imported
+
+    data = (
+        b"from a.b import c\nxfrom d import e\nfrom  f.g\n import h\nfrom i.j.k import (l)\n"
+        b"# from m import\nfrom n import\n"
+    )
+    found = _from_imported(data)
+    assert found == {b"a.b", b"f.g", b"i.j.k", b"m", b"n"}
+    for package in (b"a.b", b"a", b"d", b"f.g", b"i.j", b"i.j.k", b"m", b"n"):
+        pattern = re.compile(rb"\bfrom\s+" + re.escape(package) + rb"\s+import\s")
+        assert (pattern.search(data) is not None) is (package in found)

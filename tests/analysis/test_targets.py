@@ -117,3 +117,18 @@ def test_module_names_of_a_namespace_folder_go_up_to_the_import_root(tmp_path) -
     assert module_names(tmp_path / "a/b/c.py", tmp_path / "myproj") == ("c",)
     # no root: as far as namespace_prefixes goes
     assert module_names(tmp_path / "a/b/c.py")[:3] == ("c", "b.c", "a.b.c")
+
+
+def test_a_matcher_is_built_once_for_the_same_tuple_of_targets() -> None:
+    """The settings' targets are asked for a matcher once a file: the same tuple gives the
+    same matcher; another tuple of names, or a list, gives its own."""
+    targets = ("verl.trainer.constants_ppo.get_ppo_ray_runtime_env", "pkg.mod.get_ppo_ray_runtime_env")
+    first = TargetMatcher.of(targets)
+    assert TargetMatcher.of(targets) is first
+    assert first.targets == frozenset(targets)
+    other = TargetMatcher.of(targets[:1])
+    assert other is not first and other.targets == frozenset(targets[:1])
+    listed = ["pkg.mod.f"]
+    assert TargetMatcher.of(listed).targets == {"pkg.mod.f"}
+    listed.append("pkg.mod.g")
+    assert TargetMatcher.of(listed).targets == {"pkg.mod.f", "pkg.mod.g"}  # a list is never kept

@@ -125,3 +125,20 @@ def test_realpath_resolves_links_once_a_run(tmp_path: Path) -> None:
     assert fs.realpath(tmp_path / "alias" / "__init__.py") == os.path.realpath(tmp_path / "pkg" / "__init__.py")
     assert fs.realpath(tmp_path / "alias") is fs.realpath(tmp_path / "alias")  # kept
     assert fs.realpath(tmp_path / "missing") == os.path.realpath(tmp_path / "missing")
+
+
+def test_an_absolute_path_is_worked_out_once_a_working_directory(tmp_path: Path, monkeypatch) -> None:
+    """:func:`ppo_migrate.project.filesystem.absolute` is ``os.path.abspath``, kept per
+    spelling and working directory: a change of directory gives the new answer."""
+    from ppo_migrate.project.filesystem import absolute
+
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    monkeypatch.chdir(tmp_path / "a")
+    assert absolute("src/../x.py") == os.path.join(str(tmp_path), "a", "x.py")
+    assert absolute(Path("src/x.py")) == os.path.join(str(tmp_path), "a", "src", "x.py")
+    monkeypatch.chdir(tmp_path / "b")
+    assert absolute("src/../x.py") == os.path.join(str(tmp_path), "b", "x.py")
+    assert absolute("/p/./q//r.py") == "/p/q/r.py"
+    assert absolute(b"y.py") == os.path.join(os.fsencode(str(tmp_path)), b"b", b"y.py")
+    assert Snapshot.key("src/../x.py") == os.path.join(str(tmp_path), "b", "x.py")

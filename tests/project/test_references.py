@@ -460,3 +460,34 @@ def test_a_modules_imports_are_resolved_against_its_package(tmp_path: Path) -> N
         ("from", "y", None, None, 7),
         ("star", "*", None, "pkg.sub.util", 8),
     ]
+
+
+@pytest.mark.parametrize(
+    "path",
+    ["a.py", "src/a.py", "/x/y/__init__.py", ".hidden", "a.", "a.b.c", "x/.py", "x/..", "..", ".",
+     "x/", "x//y.py", "./z.py", "a/./b.py", "name", "d/e.tar.gz", "x/.", "x/...", "x/a.."],
+)
+def test_a_module_s_stem_is_pathlib_s(path: str) -> None:
+    """:func:`ppo_migrate.project.modules._stem` (no ``Path`` for a plain spelling) is
+    ``Path(path).stem`` for every spelling."""
+    from pathlib import Path
+
+    from ppo_migrate.project.modules import _stem
+
+    assert _stem(path) == Path(path).stem
+    assert _stem(Path(path)) == Path(path).stem
+
+
+def test_a_file_s_folder_follows_the_working_directory(tmp_path, monkeypatch) -> None:
+    """:func:`ppo_migrate.project.modules.absolute_parent` keeps its answers per spelling
+    and working directory: the same relative path in another folder is another folder."""
+    from ppo_migrate.project.modules import absolute_parent
+
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    monkeypatch.chdir(tmp_path / "a")
+    assert absolute_parent("pkg/../mod.py") == f"{tmp_path}/a/pkg/.."
+    monkeypatch.chdir(tmp_path / "b")
+    assert absolute_parent("pkg/../mod.py") == f"{tmp_path}/b/pkg/.."
+    assert absolute_parent("/x/y/z.py") == "/x/y"
+    assert absolute_parent("./q.py") == f"{tmp_path}/b"  # pathlib's spelling
