@@ -41,7 +41,7 @@ from ppo_migrate.files import utf8_source
 from ppo_migrate.prefilter import Words, spells_otherwise
 from ppo_migrate.project.references import current_references
 from ppo_migrate.project.snapshot import current
-from ppo_migrate.targets import (
+from ppo_migrate.project.modules import (
     module_name,
     module_package,
     namespace_prefixes,
@@ -465,7 +465,7 @@ def reference_fqs(analysis, module: str, package: tuple[str, ...], node) -> set[
     Args:
         analysis: the file's :class:`ppo_migrate.analysis.check.ModuleAnalysis`.
         module: the file's dotted module name (:func:`module_name`).
-        package: its package parts (:func:`ppo_migrate.targets.module_package`).
+        package: its package parts (:func:`ppo_migrate.project.modules.module_package`).
         node: an ``ast.Name``, ``ast.Attribute`` (or a call or subscript ending in one)
             of that file's tree.
 

@@ -51,7 +51,8 @@ from ppo_migrate.diagnostics import (
     qualname,
 )
 from ppo_migrate.project.references import current_references, package_root
-from ppo_migrate.targets import TargetMatcher, Verdict, module_package, resolve_relative
+from ppo_migrate.analysis.targets import TargetMatcher, Verdict
+from ppo_migrate.project.modules import module_package, resolve_relative
 
 if TYPE_CHECKING:
     from ppo_migrate.analysis.configs import ConfigChoice

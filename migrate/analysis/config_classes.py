@@ -16,7 +16,7 @@ from ppo_migrate.analysis.config_model import _FUNCTIONS, _STATEMENT_BLOCKS
 from ppo_migrate.analysis.config_syntax import _ATTRIBUTE, _ESCAPES, _UNPACKED, _passed_value
 from ppo_migrate.analysis.scopes import Scope, ScopeKind
 from ppo_migrate.analysis.targets import dotted_parts
-from ppo_migrate.targets import resolve_relative
+from ppo_migrate.project.modules import resolve_relative
 
 if TYPE_CHECKING:
     from ppo_migrate.analysis.configs import ConfigFinder

@@ -8,7 +8,7 @@ import ast
 import functools
 
 from ppo_migrate.analysis.scopes import Scope, ScopeKind
-from ppo_migrate.targets import resolve_relative
+from ppo_migrate.project.modules import resolve_relative
 
 
 class NameLookup:

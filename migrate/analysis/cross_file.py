@@ -40,7 +40,7 @@ from ppo_migrate.files import decode_source, utf8_source
 from ppo_migrate.prefilter import is_candidate
 from ppo_migrate.project.references import current_references, package_root
 from ppo_migrate.project.snapshot import active, current
-from ppo_migrate.targets import (
+from ppo_migrate.project.modules import (
     module_name,
     module_package,
     namespace_prefixes,

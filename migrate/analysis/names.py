@@ -28,7 +28,7 @@ from collections.abc import Iterable
 from ppo_migrate.analysis.module import ParsedModule, parse
 from ppo_migrate.analysis.scopes import ScopeTree
 from ppo_migrate.analysis.targets import TargetFinder
-from ppo_migrate.targets import TargetMatcher
+from ppo_migrate.analysis.targets import TargetMatcher
 
 _BUILTINS = frozenset(dir(builtins))
 

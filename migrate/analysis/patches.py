@@ -44,7 +44,7 @@ from ppo_migrate.project.references import current_references, module_file
 from ppo_migrate.project.root import up_to_git_top
 from ppo_migrate.project.snapshot import active, current
 from ppo_migrate.project.tree import DOUBLES_FOLDERS, repository_listing
-from ppo_migrate.targets import (
+from ppo_migrate.project.modules import (
     module_name,
     module_package,
     namespace_prefixes,
@@ -1330,14 +1330,14 @@ def loaded_modules(tree: ast.AST, package: tuple[str, ...], data: bytes = b"") -
 
     Args:
         tree: a parsed module.
-        package: its package's parts (:func:`ppo_migrate.targets.module_package`).
+        package: its package's parts (:func:`ppo_migrate.project.modules.module_package`).
         data: its bytes, to skip the walk of its expressions when no loader is named.
 
     Returns:
         Dotted module names: ``import a.b``: ``a``, ``a.b``; ``from a.b import c``: ``a``,
         ``a.b``, ``a.b.c`` (``c`` may be a module); ``import_module("a.b")``: ``a``, ``a.b``.
     """
-    from ppo_migrate.targets import resolve_relative
+    from ppo_migrate.project.modules import resolve_relative
 
     out: set[str] = set()
     for node in _statements(getattr(tree, "body", ())):
@@ -2157,7 +2157,7 @@ def _imported_modules(tree: ast.AST) -> dict[str | None, str | None]:
 
 def _run_modules(paths: Sequence[str]) -> set[str]:
     """Every name a module of the run may be imported by (its own and, above its outermost
-    package, the folders' prefixes: :func:`ppo_migrate.targets.namespace_prefixes`)."""
+    package, the folders' prefixes: :func:`ppo_migrate.project.modules.namespace_prefixes`)."""
     out: set[str] = set()
     for path in paths:
         name = module_name(path)

@@ -21,7 +21,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from ppo_migrate.analysis.patches import import_words, imported_modules, parse_file
 from ppo_migrate.analysis.targets import forwarded_callee
 from ppo_migrate.project.snapshot import current
-from ppo_migrate.targets import module_name, module_names, resolve_relative
+from ppo_migrate.project.modules import module_name, module_names, resolve_relative
 
 
 def project_reexports(

@@ -67,7 +67,7 @@ from ppo_migrate.diagnostics import Reason, Related
 from ppo_migrate.project.references import module_file
 from ppo_migrate.project.root import search_bound
 from ppo_migrate.settings_model import directory_settings
-from ppo_migrate.targets import absolute_parent
+from ppo_migrate.project.modules import absolute_parent
 
 if TYPE_CHECKING:
     from packaging.version import Version

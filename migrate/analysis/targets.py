@@ -6,8 +6,8 @@ locals, closures skipping class bodies, ``global``/``nonlocal``, NFKC-normalised
 names), to bindings that are all imports of a target (``from m import f``,
 ``from m import f as g``, ``import a.b.m as c; c.f()``, ``import a; a.b.m.f()``,
 relative imports resolved against the file's package with
-:func:`ppo_migrate.targets.resolve_relative`, ``from <target module> import *``).
-The verdict is :meth:`ppo_migrate.targets.TargetMatcher.classify`'s:
+:func:`ppo_migrate.project.modules.resolve_relative`, ``from <target module> import *``).
+The verdict is :meth:`ppo_migrate.analysis.targets.TargetMatcher.classify`'s:
 
 * every binding of the name in the scope it resolves to is a target → TARGET;
 * some are and others are not (``try: from verl... import f`` / ``except ImportError:
@@ -20,7 +20,11 @@ may run any of them before the call): the conservative reading the earlier LibCS
 pass had.
 """
 
+from __future__ import annotations
+
 import ast
+import functools
+import enum
 from collections import defaultdict
 from collections.abc import Iterable
 from typing import NamedTuple
@@ -28,7 +32,91 @@ from typing import NamedTuple
 from ppo_migrate.analysis.module import ParsedModule
 from ppo_migrate.analysis.scopes import Scope, ScopeKind, ScopeTree
 from ppo_migrate.constants import CONFIG_PARAMETER
-from ppo_migrate.targets import TargetMatcher, Verdict, resolve_relative
+from ppo_migrate.project.modules import resolve_relative
+
+
+class Verdict(enum.Enum):
+    """What a callee is, as far as static analysis can tell."""
+
+    TARGET = "target"  #: every binding resolves to a target
+    AMBIGUOUS = "ambiguous"  #: some bindings are a target, others are not (PPO003)
+    UNRESOLVABLE = "unresolvable"  #: a relative import past the top package (PPO903)
+    OTHER = "other"  #: not the runtime function
+
+
+@functools.lru_cache(maxsize=32)
+def _last_names(targets: frozenset[str]) -> frozenset[str]:
+    """:attr:`TargetMatcher.names` of ``targets``, made once (asked twice a file, of targets
+    that grow with the project's re-exports)."""
+    return frozenset(t.rsplit(".", 1)[-1] for t in targets)
+
+
+#: ``[targets, matcher]``: the tuple :meth:`TargetMatcher.of` last built a matcher of, and it
+_last_matcher: list = []
+
+
+class TargetMatcher(NamedTuple):
+    """Classifies callees by their qualified names.
+
+    Attributes:
+        targets: fully qualified names of the runtime function (``a.b.f``).
+    """
+
+    targets: frozenset[str]
+
+    @classmethod
+    def of(cls, targets: Iterable[str]) -> TargetMatcher:
+        """Build a matcher from dotted target names; the last one built is given again for
+        the same tuple of names (the settings' targets, asked once a file: hundreds of
+        names once the project's re-exports join them)."""
+        last = _last_matcher
+        if last and last[0] is targets:
+            return last[1]
+        matcher = cls(frozenset(targets))
+        if isinstance(targets, tuple):  # immutable: the same object is the same names
+            _last_matcher[:] = [targets, matcher]
+        return matcher
+
+    @property
+    def names(self) -> frozenset[str]:
+        """The targets' last components: the words the byte prefilter looks for."""
+        return _last_names(self.targets)
+
+    @property
+    def modules(self) -> frozenset[str]:
+        """The modules that define or re-export a target."""
+        return frozenset(t.rsplit(".", 1)[0] for t in self.targets if "." in t)
+
+    def classify(
+        self, qualified_names: Iterable[str], package: tuple[str, ...]
+    ) -> tuple[Verdict, tuple[str, ...]]:
+        """Classify a callee from its possible qualified names.
+
+        Args:
+            qualified_names: the callee's possible qualified names (one per
+                reachable binding; relative names start with dots).
+            package: the file's package, for relative names.
+
+        Returns:
+            ``(verdict, names)`` where ``names`` are the absolute names (sorted),
+            or the unresolvable relative ones for :attr:`Verdict.UNRESOLVABLE`.
+        """
+        resolved: list[str] = []
+        unresolvable: list[str] = []
+        for q in qualified_names:
+            r = resolve_relative(q, package)
+            if r is None:
+                unresolvable.append(q)
+            else:
+                resolved.append(r)
+        hits = [r for r in resolved if r in self.targets]
+        if unresolvable and any(q.rsplit(".", 1)[-1] in self.names for q in unresolvable):
+            return Verdict.UNRESOLVABLE, tuple(sorted(unresolvable))
+        if not hits:
+            return Verdict.OTHER, tuple(sorted(resolved))
+        if len(hits) == len(resolved) and not unresolvable:
+            return Verdict.TARGET, tuple(sorted(set(resolved)))
+        return Verdict.AMBIGUOUS, tuple(sorted(set(resolved) | set(unresolvable)))
 
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
 
@@ -71,7 +159,7 @@ class TargetCall(NamedTuple):
 
     Attributes:
         call: the ``ast.Call`` node.
-        verdict: :class:`ppo_migrate.targets.Verdict` (never ``OTHER``).
+        verdict: :class:`ppo_migrate.analysis.targets.Verdict` (never ``OTHER``).
         names: the callee's absolute qualified names, sorted (for UNRESOLVABLE:
             the relative names that climb too far, e.g. ``"...constants_ppo.f"``).
         callee: the callee as written, e.g. ``"c.get_ppo_ray_runtime_env"`` or ``"(f)"``.
@@ -270,7 +358,7 @@ class TargetFinder:
         module: the parsed module.
         scopes: its :class:`ppo_migrate.analysis.scopes.ScopeTree`.
         matcher: the run's targets.
-        package: the file's package parts (:func:`ppo_migrate.targets.module_package`).
+        package: the file's package parts (:func:`ppo_migrate.project.modules.module_package`).
     """
 
     def __init__(

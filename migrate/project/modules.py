@@ -2,9 +2,9 @@
 
 Issue 26 (step 5 of ``docs/design/project-model.md``, the reference index): the index
 (:mod:`ppo_migrate.project.references`) answers "which files import a module" from these,
-and so do the analysis and :mod:`ppo_migrate.targets`, which re-exports them; they lived in
-``targets``, which the index could not import (``targets`` imports the snapshot: an import
-cycle between ``ppo_migrate.targets`` and ``ppo_migrate.project``). Module names follow
+and so does the analysis; they lived in a top-level ``ppo_migrate.targets`` (now folded into
+:mod:`ppo_migrate.analysis.targets`), which the index could not import (it imported the
+snapshot: an import cycle with ``ppo_migrate.project``). Module names follow
 Python's import system: the ``__init__.py`` files above a file make its package; a folder
 without one under an import root is a namespace package (PEP 420).
 """

@@ -8,7 +8,7 @@ from ppo_migrate.analysis.module import parse
 from ppo_migrate.analysis.scopes import ScopeTree
 from ppo_migrate.analysis.targets import TargetFinder, configless_kind
 from ppo_migrate.settings_model import Settings
-from ppo_migrate.targets import TargetMatcher
+from ppo_migrate.analysis.targets import TargetMatcher
 
 T = "verl.trainer.constants_ppo.get_ppo_ray_runtime_env"
 IMP = "from verl.trainer.constants_ppo import get_ppo_ray_runtime_env\n"
@@ -100,7 +100,7 @@ def test_configless_kinds() -> None:
 def test_module_names_of_a_namespace_folder_go_up_to_the_import_root(tmp_path) -> None:
     """PEP 420: a folder without ``__init__.py`` under an import root is a namespace package;
     a module has a name under each such folder up to the root, the root's last."""
-    from ppo_migrate.targets import module_names
+    from ppo_migrate.project.modules import module_names
 
     for name in ("myproj/env.py", "myproj/pkg/__init__.py", "myproj/pkg/mod.py", "a/b/c.py", "top.py",
                  "reg/__init__.py", "reg/m.py"):

@@ -20,7 +20,7 @@ from cli_helpers import declare_verl
 from ppo_migrate.analysis import callers
 from ppo_migrate.analysis.signatures import install_levels
 from ppo_migrate.cli.app import cli
-from ppo_migrate.targets import module_package
+from ppo_migrate.project.modules import module_package
 from ppo_migrate.project import root as root_module
 from ppo_migrate.project.repository import doubles_root
 from ppo_migrate.project.root import _ancestors, _directory, _marks, project_root, search_bound
