@@ -53,6 +53,14 @@ def _ran(root: Path, stub: Path) -> str:
     return proc.stdout.strip()
 
 
+def _found(root: Path) -> list[tuple]:
+    """``check``'s findings in ``root``: (file under the project, code, row, fix applicability)."""
+    proc = run_cli("check", "--output-format", "json", "--exit-zero", ".", cwd=root)
+    assert proc.returncode == 0, proc.stderr
+    return [(f["filename"].replace(os.sep, "/").rsplit("proj/", 1)[-1], f["code"], f["location"]["row"],
+             (f["fix"] or {}).get("applicability")) for f in json.loads(proc.stdout)]
+
+
 @pytest.mark.parametrize(("where", "target"), [(".", "app/b.py"), (".", "app"), ("app", "b.py"), ("app", ".")])
 def test_a_call_through_a_re_export_is_found_from_the_named_file_alone(tmp_path: Path, where: str, target: str) -> None:
     root = _project(tmp_path / "proj")
@@ -96,11 +104,7 @@ def test_a_star_import_re_exports_the_function(tmp_path: Path, init: str, util: 
         "__all__ = ['get_ppo_ray_runtime_env']\n\n\ndef get_ppo_ray_runtime_env(config=None):\n    return config\n"
     )
     assert _ran(root, stub) == "ran None"
-    proc = run_cli("check", "--output-format", "json", "--exit-zero", ".", cwd=root)
-    assert proc.returncode == 0, proc.stderr
-    found = [(f["filename"].replace(os.sep, "/").rsplit("proj/", 1)[-1], f["code"], f["location"]["row"],
-              (f["fix"] or {}).get("applicability")) for f in json.loads(proc.stdout)]
-    assert found == [("app/b.py", "PPO001", 7, "safe")], proc.stdout
+    assert _found(root) == [("app/b.py", "PPO001", 7, "safe")]
     assert run_cli("apply", "app/b.py", cwd=root).returncode == 0
     assert _ran(root, stub) == "ran {'trainer': {'n_gpus_per_node': 1}}"
 
@@ -268,11 +272,7 @@ def test_a_re_export_bound_by_a_constant_look_up_is_found(tmp_path: Path, util: 
     (root / "app/b.py").write_text(CALLER.replace("from pkg.util import make_env", imports).replace("make_env()", call))
     stub = verl_stub(tmp_path / "stub")
     assert _ran(root, stub) == "ran None"
-    proc = run_cli("check", "--output-format", "json", "--exit-zero", ".", cwd=root)
-    assert proc.returncode == 0, proc.stderr
-    found = [(f["filename"].replace(os.sep, "/").rsplit("proj/", 1)[-1], f["code"], f["location"]["row"],
-              (f["fix"] or {}).get("applicability")) for f in json.loads(proc.stdout)]
-    assert found == [("app/b.py", "PPO001", 7, "safe")], proc.stdout
+    assert _found(root) == [("app/b.py", "PPO001", 7, "safe")]
     assert run_cli("apply", ".", cwd=root).returncode == 0
     assert call.replace("()", "(config)") in (root / "app/b.py").read_text()
     assert _ran(root, stub) == "ran {'trainer': {'n_gpus_per_node': 1}}"
