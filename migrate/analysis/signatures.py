@@ -1273,6 +1273,9 @@ class SignatureResolver:
             decided = self._installed(module, name, installed)
             if decided is not None:
                 return decided
+        decided = self._environment_installed(directory)
+        if decided is not None:
+            return decided
         # issue 26, family 3: ruff and pyupgrade assume the oldest target when nothing says;
         # a config is passed only by an unsafe fix that says what would decide
         reason, place = _newest_assumed(evidence.set_aside)
@@ -1284,6 +1287,36 @@ class SignatureResolver:
             _why("unknown", f"{reason}: {DECLARE_VERL}", *place),
             certain=False,
         )
+
+    def _environment_installed(self, directory: Path) -> CalleeInEffect | None:
+        """When nothing else decides: the lowest verl release installed in one of the
+        repository's own environments (``.venv``, ``venv``, ``.direnv``: the interpreter the
+        project runs with under ``uv run`` or once activated), by its ``dist-info`` metadata
+        (:func:`ppo_migrate.project.tree.environment_distributions`), an editable install
+        included (trial 26d: ``uv pip install -e work/src/upstream/verl`` leaves no package
+        folder there). ``None`` when there is none or no release can be read."""
+        from packaging.version import InvalidVersion, Version
+
+        from ppo_migrate.project.snapshot import current
+        from ppo_migrate.project.tree import environment_distributions, repository_listing, walk_root
+
+        here = directory.absolute()
+        boundary = search_bound(here, current().root_of(here), self.stop)
+        root = walk_root(here, boundary) if boundary is not None else None
+        if root is None:
+            return None
+        releases = []
+        for found in environment_distributions(repository_listing(root, self.respect_gitignore), "verl"):
+            try:
+                releases.append((Version(found.version), found))
+            except InvalidVersion:
+                continue
+        if not releases:
+            return None
+        version, found = min(releases, key=lambda pair: pair[0])
+        metadata = _display(found.metadata)
+        where = f"verl {version} (installed in {_display(found.environment)})"
+        return self._by_version(version, "installed", where, f"`{metadata}`", "runs", (found.metadata, 1))
 
     def _installed(self, module: str, name: str, installed) -> CalleeInEffect | None:
         from ppo_migrate.project.installed import package_locations

@@ -361,6 +361,70 @@ class UnlistedCopy(NamedTuple):
 _UNLISTED: dict[tuple[int, str, str], tuple[Listing, list[UnlistedCopy]]] = {}
 
 
+class EnvironmentDistribution(NamedTuple):
+    """A distribution installed in one of the repository's environments, by its metadata
+    (:func:`environment_distributions`).
+
+    Attributes:
+        version: the ``Version:`` of its ``METADATA`` as written, e.g. ``"0.8.0"``.
+        metadata: the ``METADATA`` file (absolute).
+        environment: the environment folder, e.g. ``/repo/.venv``.
+    """
+
+    version: str
+    metadata: str
+    environment: str
+
+
+def environment_distributions(listing: Listing, name: str) -> list[EnvironmentDistribution]:
+    """The distributions of ``name`` installed in the repository's environments
+    (:attr:`Listing.environments` holding ``pyvenv.cfg`` or ``conda-meta``), read from their
+    ``<name>-<version>.dist-info/METADATA`` in ``lib/python*/site-packages`` or
+    ``Lib/site-packages``: an editable install (``uv pip install -e ../verl``: a
+    ``.pth`` file or a PEP 660 finder, no package folder) is found this way too (trial 26d).
+
+    Args:
+        listing: a :func:`repository_listing`.
+        name: the distribution's name, normalised (``"verl"``).
+
+    Returns:
+        In the listing's order. Never raises: an unreadable file is skipped.
+    """
+    from ppo_migrate.project.snapshot import current
+
+    fs = current().fs
+    found: list[EnvironmentDistribution] = []
+    prefix = f"{name}-"
+    for folder in listing.environments:
+        try:
+            names = set(fs.list_dir(folder))
+        except (OSError, ValueError):
+            continue
+        if not names.intersection(ENVIRONMENT_MARKERS):
+            continue
+        sites = [os.path.join(folder, "Lib", "site-packages")]
+        if "lib" in names:
+            sites += [os.path.join(d, "site-packages") for d in fs.subdirectories(os.path.join(folder, "lib"))
+                      if os.path.basename(d).startswith("python")]
+        for site in sites:
+            for entry in fs.subdirectories(site):
+                base = os.path.basename(entry)
+                if not (base.lower().startswith(prefix) and base.endswith(".dist-info")):
+                    continue
+                metadata = os.path.join(entry, "METADATA")
+                try:
+                    text = current().read_text(metadata)
+                except (OSError, ValueError):
+                    continue
+                for line in text.splitlines():
+                    if line.startswith("Version:"):
+                        found.append(EnvironmentDistribution(line[len("Version:"):].strip(), metadata, folder))
+                        break
+                    if not line.strip():
+                        break  # the headers end at the first blank line
+    return found
+
+
 def unlisted_copies(listing: Listing, package: str, module: str) -> list[UnlistedCopy]:
     """Copies of ``package`` holding ``module`` in the folders the walk did not enter.
 
