@@ -276,7 +276,14 @@ def _module_bindings(
                     visit(getattr(stmt, field, ()))
                 for handler in getattr(stmt, "handlers", ()):
                     visit(handler.body)
-            elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            elif isinstance(stmt, ast.ClassDef):
+                unbind(stmt.name)
+                if not (stmt.decorator_list or stmt.bases or stmt.keywords):
+                    # ``class RL: get_env = staticmethod(get_...)`` read as ``RL.get_env()``
+                    # in another module (trial 26d): a plain class's static alias
+                    for attribute, fq in _static_aliases(stmt, resolve).items():
+                        rebind(f"{stmt.name}.{attribute}", fq)
+            elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 callee = forwarded_callee(stmt)  # ``def ray_env(*a, **k): return f(*a, **k)``
                 fq = resolve(callee) if callee is not None else None
                 if fq is not None:
@@ -288,6 +295,30 @@ def _module_bindings(
     imports.update(imported_modules(tree, package, from_packages=True))
     imports.discard(module)
     return bound, imports
+
+
+def _static_aliases(node: ast.ClassDef, resolve) -> dict[str, str]:
+    """The attributes a plain class body binds once, by ``name = staticmethod(<dotted>)``,
+    to what ``resolve`` makes of the dotted name; an attribute bound more than once, or
+    otherwise too, is left out (the call may reach something else)."""
+    bound: dict[str, str | None] = {}
+    for stmt in node.body:
+        targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target] if isinstance(
+            stmt, (ast.AnnAssign, ast.AugAssign)) else []
+        names = [t.id for t in targets if isinstance(t, ast.Name)]
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names = [stmt.name]
+        for name in names:
+            value = getattr(stmt, "value", None)
+            fq = None
+            if (
+                name not in bound and isinstance(stmt, ast.Assign) and len(stmt.targets) == 1
+                and isinstance(value, ast.Call) and isinstance(value.func, ast.Name)
+                and value.func.id == "staticmethod" and len(value.args) == 1 and not value.keywords
+            ):
+                fq = resolve(value.args[0])
+            bound[name] = fq if name not in bound else None
+    return {name: fq for name, fq in bound.items() if fq is not None}
 
 
 def _loaded_by_name(tree: ast.Module) -> set[str]:

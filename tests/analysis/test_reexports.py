@@ -276,3 +276,59 @@ def test_a_re_export_bound_by_a_constant_look_up_is_found(tmp_path: Path, util: 
     assert run_cli("apply", ".", cwd=root).returncode == 0
     assert call.replace("()", "(config)") in (root / "app/b.py").read_text()
     assert _ran(root, stub) == "ran {'trainer': {'n_gpus_per_node': 1}}"
+
+
+RL = (
+    "from verl.trainer.constants_ppo import get_ppo_ray_runtime_env\n\n\n"
+    "{decorator}class RL{bases}:\n"
+    "    get_env = staticmethod(get_ppo_ray_runtime_env)\n"
+)
+
+
+def test_a_static_alias_of_a_plain_class_in_another_module_is_found(tmp_path: Path) -> None:
+    """Trial 26d (d6c_staticmethod_class_cross, "check mentions 0 of 1 calls"): ``class RL:
+    get_env = staticmethod(get_ppo_ray_runtime_env)`` in ``pkg/util.py`` and ``RL.get_env()``
+    in another module. The call is found, rewritten, and the rewritten code runs."""
+    root = _project(tmp_path / "proj")
+    (root / "pkg/util.py").write_text(RL.format(decorator="", bases=""))
+    (root / "app/b.py").write_text(CALLER.replace("from pkg.util import make_env", "from pkg.util import RL")
+                                   .replace("make_env()", "RL.get_env()"))
+    stub = verl_stub(tmp_path / "stub")
+    assert _ran(root, stub) == "ran None"
+    assert _found(root) == [("app/b.py", "PPO001", 7, "safe")]
+    assert run_cli("apply", ".", cwd=root).returncode == 0
+    assert "    return RL.get_env(config)\n" in (root / "app/b.py").read_text()
+    assert _ran(root, stub) == "ran {'trainer': {'n_gpus_per_node': 1}}"
+
+
+@pytest.mark.parametrize(
+    "double",
+    [
+        "monkeypatch.setattr(RL, 'get_env', staticmethod(lambda: None))",
+        "monkeypatch.setattr('pkg.util.RL.get_env', lambda: None)",
+        "RL.get_env = staticmethod(lambda: None)",
+    ],
+)
+def test_a_double_of_the_class_s_alias_makes_the_fix_unsafe(tmp_path: Path, double: str) -> None:
+    root = _project(tmp_path / "proj")
+    (root / "pkg/util.py").write_text(RL.format(decorator="", bases=""))
+    (root / "app/b.py").write_text(CALLER.replace("from pkg.util import make_env", "from pkg.util import RL")
+                                   .replace("make_env()", "RL.get_env()"))
+    (root / "tests").mkdir()
+    (root / "tests/test_b.py").write_text(
+        "from app import b\nfrom pkg.util import RL\n\n\n"
+        f"def test_run(monkeypatch):\n    {double}\n    assert b.run({{'trainer': 1}}) is None\n"
+    )
+    assert _found(root) == [("app/b.py", "PPO001", 7, "unsafe")]
+
+
+@pytest.mark.parametrize(("decorator", "bases"), [("@dataclass\n", ""), ("", "(Base)")])
+def test_a_class_the_tool_cannot_follow_is_no_re_export(tmp_path: Path, decorator: str, bases: str) -> None:
+    """A decorator or a base class may replace the attribute: nothing is found, nothing
+    rewritten."""
+    root = _project(tmp_path / "proj")
+    head = "from dataclasses import dataclass\n" if decorator else "class Base:\n    pass\n"
+    (root / "pkg/util.py").write_text(head + RL.format(decorator=decorator, bases=bases))
+    (root / "app/b.py").write_text(CALLER.replace("from pkg.util import make_env", "from pkg.util import RL")
+                                   .replace("make_env()", "RL.get_env()"))
+    assert _found(root) == []
