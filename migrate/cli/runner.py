@@ -15,10 +15,11 @@ Results come back in path order whatever the worker count.
 import contextlib
 import gc
 import os
+import re
 import signal
 import sys
 import threading
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import NamedTuple
 
@@ -986,6 +987,12 @@ def _with_reexports(
                 continue
             if STAR_IMPORT in data:
                 datas[path] = data
+    if not named and not _spells_a_target_package(datas.values(), settings.targets):
+        # every re-export ends in a file that names a target or imports from its package
+        # (``from verl.trainer.constants_ppo import *``, ``import_module("verl...")``): a
+        # tree of neither (torch's sources) has none, and its modules' imports are not read
+        index.reexports = {}
+        return settings, False
     imports = index.imports([*files, *named])
     # a module holding a target imported by its last name may be re-exported as a module
     # (``from verl.trainer import constants_ppo as cp`` in ``pkg/_compat.py``)
@@ -1004,6 +1011,17 @@ def _with_reexports(
     added = tuple(n for n in sorted(found) if n not in settings.targets)
     extended = settings.replace(targets=(*settings.targets, *added))
     return extended, bool(extended.target_names - names)
+
+
+def _spells_a_target_package(datas: Iterable[bytes], targets: Iterable[str]) -> bool:
+    """Whether one of ``datas`` (the star-importing files' bytes) spells, as a word, the
+    top-level package of a target (``verl``, ``ppo_runtime``): only such a file can
+    re-export a target without naming it."""
+    tops = sorted({t.split(".", 1)[0] for t in targets if "." in t})
+    if not tops:
+        return False
+    word = re.compile(rb"(?<![\w.])(?:" + b"|".join(re.escape(t.encode()) for t in tops) + rb")(?!\w)")
+    return any(word.search(data) for data in datas)
 
 
 def _star_importers(paths: Sequence[str]) -> bool:

@@ -219,3 +219,23 @@ def test_the_pool_hands_out_files_a_few_a_task_and_single_files_last() -> None:
     assert item_12 == sorted(item_12, reverse=True)
     assert tasks(10, 2) == [1] * 10  # a small pool: one file a task, as before
     assert tasks(40, 2)[:3] == [4, 4, 4] and tasks(40, 2)[-8:] == [1] * 8
+
+
+@pytest.mark.parametrize(
+    ("data", "spelled"),
+    [
+        (b"from verl.trainer.constants_ppo import *\n", True),
+        (b"from .x import *\nimport ppo_runtime\n", True),
+        (b"from typing import *\n# overload, verl_tools, myverl, x.verl\n", False),
+        (b"from torch.nn import *\n", False),
+    ],
+)
+def test_only_a_star_importer_spelling_a_target_package_may_re_export(data: bytes, spelled: bool) -> None:
+    """A tree that never names the function has re-exports only where a star importer
+    imports from a target's package (:func:`ppo_migrate.cli.runner._spells_a_target_package`);
+    without one the look-out stops before reading every module's imports (benchmark item 1:
+    torch's sources)."""
+    targets = ("verl.trainer.constants_ppo.get_ppo_ray_runtime_env", "ppo_runtime.get_ppo_ray_runtime_env")
+    from ppo_migrate.cli import runner
+
+    assert runner._spells_a_target_package([b"import os\n", data], targets) is spelled
