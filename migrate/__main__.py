@@ -16,7 +16,11 @@ def _drop_working_directory_from_path() -> None:
     package_parent = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     if package_parent == cwd:  # a source checkout run in place: keep it importable
         return
-    sys.path[:] = [p for p in sys.path if os.path.abspath(p or os.curdir) != cwd]
+    # only the entry ``-m`` added: the same folder later on the path (``site-packages``
+    # itself as the working directory, a ``PYTHONPATH`` entry) stays, or the CLI's own
+    # dependencies would no longer import
+    if sys.path and os.path.abspath(sys.path[0] or os.curdir) == cwd:
+        del sys.path[0]
 
 
 _drop_working_directory_from_path()
