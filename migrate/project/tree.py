@@ -48,6 +48,7 @@ from __future__ import annotations
 
 import os
 from collections import deque
+from collections.abc import Callable, Iterator
 from typing import NamedTuple
 
 from ppo_migrate.files import decode_text, utf8_text
@@ -361,6 +362,43 @@ class UnlistedCopy(NamedTuple):
 _UNLISTED: dict[tuple[int, str, str], tuple[Listing, list[UnlistedCopy]]] = {}
 
 
+def _environment_sites(
+    listing: Listing, entries: Callable[[str], tuple[set[str], list[str]]]
+) -> Iterator[tuple[str, str]]:
+    """``(environment, site-packages folder)`` of each environment of the repository: a
+    folder of :attr:`Listing.environments` holding one of :data:`ENVIRONMENT_MARKERS`, else
+    each child of it that does (``.direnv/python-3.11/``); its ``Lib/site-packages``, then
+    each ``lib/python*/site-packages``, whether they exist or not.
+
+    Args:
+        listing: a :func:`repository_listing`.
+        entries: ``entries(folder) -> (names, sorted sub-folder names)``, as :func:`_scan`
+            gives them (a caller may charge them to a budget).
+    """
+    for folder in listing.environments:
+        names, dirs = entries(folder)
+        if names.intersection(ENVIRONMENT_MARKERS):
+            environments = [(folder, names)]
+        else:  # one environment per child
+            environments = [(os.path.join(folder, child), None) for child in dirs]
+        for where, inner in environments:
+            inner = entries(where)[0] if inner is None else inner
+            if inner.intersection(ENVIRONMENT_MARKERS):
+                yield from ((where, site) for site in _site_folders(where, inner, entries))
+
+
+def _site_folders(
+    environment: str, names: set[str], entries: Callable[[str], tuple[set[str], list[str]]]
+) -> list[str]:
+    """An environment's ``Lib/site-packages`` and each ``lib/python*/site-packages``
+    (``names``: the environment folder's own; ``entries`` as for :func:`_environment_sites`)."""
+    sites = [os.path.join(environment, "Lib", "site-packages")]
+    if "lib" in names:
+        lib = os.path.join(environment, "lib")
+        sites += [os.path.join(lib, d, "site-packages") for d in entries(lib)[1] if d.startswith("python")]
+    return sites
+
+
 class EnvironmentDistribution(NamedTuple):
     """A distribution installed in one of the repository's environments, by its metadata
     (:func:`environment_distributions`).
@@ -395,33 +433,22 @@ def environment_distributions(listing: Listing, name: str) -> list[EnvironmentDi
     fs = current().fs
     found: list[EnvironmentDistribution] = []
     prefix = f"{name}-"
-    for folder in listing.environments:
-        try:
-            names = set(fs.list_dir(folder))
-        except (OSError, ValueError):
-            continue
-        if not names.intersection(ENVIRONMENT_MARKERS):
-            continue
-        sites = [os.path.join(folder, "Lib", "site-packages")]
-        if "lib" in names:
-            sites += [os.path.join(d, "site-packages") for d in fs.subdirectories(os.path.join(folder, "lib"))
-                      if os.path.basename(d).startswith("python")]
-        for site in sites:
-            for entry in fs.subdirectories(site):
-                base = os.path.basename(entry)
-                if not (base.lower().startswith(prefix) and base.endswith(".dist-info")):
-                    continue
-                metadata = os.path.join(entry, "METADATA")
-                try:
-                    text = current().read_text(metadata)
-                except (OSError, ValueError):
-                    continue
-                for line in text.splitlines():
-                    if line.startswith("Version:"):
-                        found.append(EnvironmentDistribution(line[len("Version:"):].strip(), metadata, folder))
-                        break
-                    if not line.strip():
-                        break  # the headers end at the first blank line
+    for folder, site in _environment_sites(listing, lambda f: _scan(f, MAX_FOLDER_ENTRIES)[:2]):
+        for entry in fs.subdirectories(site):
+            base = os.path.basename(entry)
+            if not (base.lower().startswith(prefix) and base.endswith(".dist-info")):
+                continue
+            metadata = os.path.join(entry, "METADATA")
+            try:
+                text = current().read_text(metadata)
+            except (OSError, ValueError):
+                continue
+            for line in text.splitlines():
+                if line.startswith("Version:"):
+                    found.append(EnvironmentDistribution(line[len("Version:"):].strip(), metadata, folder))
+                    break
+                if not line.strip():
+                    break  # the headers end at the first blank line
     return found
 
 
@@ -494,23 +521,14 @@ def unlisted_copies(listing: Listing, package: str, module: str) -> list[Unliste
         return fs.is_file(base + ".py") or fs.is_file(os.path.join(base, "__init__.py"))
 
     def environment(folder: str, names: set[str]) -> list[UnlistedCopy]:
-        sites = [os.path.join(folder, "Lib", "site-packages")]
-        lib = os.path.join(folder, "lib")
-        if "lib" in names:
-            sites += [os.path.join(lib, d, "site-packages") for d in entries(lib)[1] if d.startswith("python")]
+        sites = _site_folders(folder, names, entries)
         return [UnlistedCopy(site, folder, "environment") for site in sites if holds(site)]
 
-    found: list[UnlistedCopy] = []
-    for folder in listing.environments:
-        names, dirs = entries(folder)
-        if names.intersection(ENVIRONMENT_MARKERS):
-            found += environment(folder, names)
-            continue
-        for child in dirs:  # ``.direnv/python-3.11/``: one environment per child
-            where = os.path.join(folder, child)
-            inner = entries(where)[0]
-            if inner.intersection(ENVIRONMENT_MARKERS):
-                found += environment(where, inner)
+    found = [
+        UnlistedCopy(site, folder, "environment")
+        for folder, site in _environment_sites(listing, entries)
+        if holds(site)
+    ]
     skipped = NOT_WALKED | TEST_DATA_FOLDERS | NO_CHECKOUT  # environments: by their markers
     folders = listing.folders
     # level by level across every ignored folder: a shallow clone (``work/rl/verl``) is found
