@@ -996,6 +996,17 @@ class SignatureResolver:
         answer = self._repository_copies(directory, top, module, name, answer)
         return self._unread_mentions(directory, top, answer)
 
+    def _repository(self, directory: Path) -> str | None:
+        """The repository whose files decide for ``directory``: the one walk's root
+        (:func:`ppo_migrate.project.tree.walk_root`) within the run's search bound, else
+        ``None``. Asked by the repository-wide look-outs (mentions, the environment's verl)."""
+        from ppo_migrate.project.snapshot import current
+        from ppo_migrate.project.tree import walk_root
+
+        here = directory.absolute()
+        boundary = search_bound(here, current().root_of(here), self.stop)
+        return walk_root(here, boundary) if boundary is not None else None
+
     def _unread_mentions(self, directory: Path, top: str, answer: CalleeInEffect) -> CalleeInEffect:
         """``answer``, unless a release decided it (a pin, the verl installed beside the
         tool) or nothing did, and a file of the repository in a format ppo-migrate does not
@@ -1009,12 +1020,7 @@ class SignatureResolver:
             return answer
         if not answer.certain and answer.source != "unknown":  # a stray copy's reason stays
             return answer
-        from ppo_migrate.project.snapshot import current
-        from ppo_migrate.project.tree import walk_root
-
-        here = directory.absolute()
-        boundary = search_bound(here, current().root_of(here), self.stop)
-        root = walk_root(here, boundary) if boundary is not None else None
+        root = self._repository(directory)
         if root is None:
             return answer
         from ppo_migrate.analysis.install_pins import install_pins
@@ -1083,11 +1089,8 @@ class SignatureResolver:
         # the repository is the run's root (the git top level, even above the settings'
         # folder: a sub-project's ``[tool.ppo-migrate]`` does not hide a root copy that
         # ``python -m sub.launcher`` from the top level imports), a submodule's within it
-        from ppo_migrate.project.snapshot import current
-
-        here = directory.absolute()
-        boundary = search_bound(here, current().root_of(here), self.stop)
-        if boundary is None:
+        root = self._repository(directory)  # a sample project in test data: its own
+        if root is None:
             return answer
         from ppo_migrate.project.import_roots import declared_roots
         from ppo_migrate.project.tree import (
@@ -1097,12 +1100,8 @@ class SignatureResolver:
             package_copies,
             repository_listing,
             unlisted_copies,
-            walk_root,
         )
 
-        root = walk_root(directory.absolute(), boundary)  # a sample project in test data: its own
-        if root is None:
-            return answer
         verl = top == "verl"
         checked: set[str] = set()
         for declared in declared_roots(root, self.respect_gitignore):
@@ -1297,12 +1296,9 @@ class SignatureResolver:
         folder there). ``None`` when there is none or no release can be read."""
         from packaging.version import InvalidVersion, Version
 
-        from ppo_migrate.project.snapshot import current
-        from ppo_migrate.project.tree import environment_distributions, repository_listing, walk_root
+        from ppo_migrate.project.tree import environment_distributions, repository_listing
 
-        here = directory.absolute()
-        boundary = search_bound(here, current().root_of(here), self.stop)
-        root = walk_root(here, boundary) if boundary is not None else None
+        root = self._repository(directory)
         if root is None:
             return None
         releases = []
