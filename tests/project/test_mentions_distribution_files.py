@@ -11,28 +11,20 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from cli_helpers import VERL_08, VERL_09, launcher_ran, only_finding, run_cli, verl_stub, write_tree
+from cli_helpers import LAUNCHER, VERL_08, VERL_09, launcher_ran, only_finding, run_cli, verl_stub, write_tree
 from ppo_migrate.project.mentions import distribution_files
 from ppo_migrate.project.snapshot import run_scope
 
-LAUNCHER = (
+#: the shared launcher, run after putting the repository's wheel, extracted, first on the path
+WHEEL_FIRST = (
     "import glob, os, sys, tempfile, zipfile\n"
-    "from omegaconf import OmegaConf\n"
     "HERE = os.path.dirname(os.path.abspath(__file__))\n"
     "WHEEL = sorted(glob.glob(os.path.join(HERE, 'wheelhouse', 'verl-*.whl')))[-1]\n"
     "CACHE = tempfile.mkdtemp()  # outside the repository: only the wheel's name shows it\n"
     "zipfile.ZipFile(WHEEL).extractall(CACHE)\n"
     "sys.path.insert(0, CACHE)\n"
-    "from verl.trainer.constants_ppo import get_ppo_ray_runtime_env  # noqa: E402\n"
-    "\n"
-    "\n"
-    "def launch(config):\n"
-    "    return get_ppo_ray_runtime_env()\n"
-    "\n"
-    "\n"
-    "if __name__ == '__main__':\n"
-    "    print('ran', launch(OmegaConf.create({'trainer': 2})))\n"
 )
+CALL_LINE = WHEEL_FIRST.count("\n") + 6  # the shared launcher's call is its line 6
 
 
 def _wheel(path: Path, body: str) -> None:
@@ -45,14 +37,14 @@ def _wheel(path: Path, body: str) -> None:
 
 def test_a_wheel_kept_in_the_repository_makes_the_fix_unsafe_and_the_launcher_keeps_running(tmp_path: Path) -> None:
     root = write_tree(tmp_path / "project", {
-        "train.py": LAUNCHER,
+        "train.py": WHEEL_FIRST + LAUNCHER,
         "pyproject.toml": '[project]\nname = "p"\nversion = "0"\ndependencies = ["verl>=0.9.0"]\n',
     })
     _wheel(root / "wheelhouse" / "verl-0.8.0-py3-none-any.whl", VERL_08)
     site = verl_stub(tmp_path / "site", VERL_09)  # what pyproject.toml installs: never imported
     assert launcher_ran(root, site) == "ran None"
     found = only_finding(root)
-    assert (found["code"], found["location"]["row"], found["fix"]["applicability"]) == ("PPO001", 12, "unsafe")
+    assert (found["code"], found["location"]["row"], found["fix"]["applicability"]) == ("PPO001", CALL_LINE, "unsafe")
     assert "`wheelhouse/verl-0.8.0-py3-none-any.whl:1` mentions verl-0.8.0-py3-none-any.whl" in found["message"]
     before = (root / "train.py").read_text()
     assert run_cli("apply", ".", cwd=root).returncode == 1  # the finding remains
