@@ -943,7 +943,7 @@ def _item5(rep: Report, n_files: int, runs: int) -> None:
     import sysconfig
     import time
 
-    from ppo_migrate.analysis.check import analyse
+    from ppo_migrate.rules.check import analyse
     from ppo_migrate.settings_model import Settings
 
     roots = [Path(sysconfig.get_paths()["stdlib"])]

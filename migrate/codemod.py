@@ -3,7 +3,7 @@
 Use it as ``python -m libcst.tool codemod -x ppo_migrate.codemod.PassConfigCommand
 --no-format PATH``. The command lives in :mod:`ppo_migrate.adapters.codemod_command` and is
 defined on first access (importing this module does not import ``libcst.codemod``).
-The names this module offered before the package was split into ``analysis/``,
+The names this module offered before the package was split into ``rules/``,
 ``edits/`` and ``adapters/`` stay importable from here.
 """
 

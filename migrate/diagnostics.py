@@ -317,7 +317,7 @@ RULES: dict[str, Rule] = {
             "another module's `app.cp = SimpleNamespace(...)`; a `sys.modules[...]` entry for "
             "verl's module; a fake `verl/trainer/constants_ppo.py` defining it without a config; "
             "`globals()[\"get_ppo_ray_runtime_env\"] = shim`: one table of forms, "
-            "`ppo_migrate.analysis.patches`): the fixes of the "
+            "`ppo_migrate.rules.patches`): the fixes of the "
             "module a target string names or the patched object is imported as (and of the "
             "modules importing from it), else of every module (verl's own module, in the tree "
             "or not, an object or a name the file cannot tell); the message names the file and "
@@ -617,7 +617,7 @@ class CallerOrigin(NamedTuple):
     function (or ``self.config`` set from a parameter of a class's ``__init__``) is only as
     good as what every caller passes there. The callers in the same file are judged by
     the analysis of that file; those in the run's other files by
-    :func:`ppo_migrate.analysis.cross_file.judge_callers` after the per-file phase.
+    :func:`ppo_migrate.rules.cross_file.judge_callers` after the per-file phase.
 
     Attributes:
         path: the display path of the file defining the function or class.
@@ -726,7 +726,7 @@ class Diagnostic(NamedTuple):
         fix: the fix, or ``None``.
         related: related locations, e.g. callers with a config.
         callee: for a target call, which definition it binds to and which source
-            decided (see :mod:`ppo_migrate.analysis.signatures`); empty when
+            decided (see :mod:`ppo_migrate.rules.signatures`); empty when
             nothing was known and the newest signature was assumed.
         reason: why the finding is what it is (:class:`Reason`): why a fix is unsafe,
             why a candidate was rejected, which definition or pin decided a PPO005;

@@ -3,7 +3,7 @@
 settings. No file is read here: :mod:`ppo_migrate.cli.settings` is the loader (it reads the
 ``[tool.ppo-migrate]`` tables of ``pyproject.toml``).
 
-Issue 26: the judging modules (``ppo_migrate.analysis``) import this module, never the
+Issue 26: the judging modules (``ppo_migrate.rules``) import this module, never the
 loader (the import-linter contract ``judging-reads-no-settings`` in ``pyproject.toml``).
 A judgement that needs a setting of the folder a file is in (ruff's hierarchical
 configuration: the ``verl-version`` of the nearest table above a file) asks
@@ -106,14 +106,14 @@ class Settings:
             ``--unsafe-fixes``.
         verl_version: the verl release the project runs (``X.Y`` or ``X.Y.Z``), which
             decides whether the callee takes a config when no in-tree copy does
-            (see :mod:`ppo_migrate.analysis.signatures`); ``None``: not set.
+            (see :mod:`ppo_migrate.rules.signatures`); ``None``: not set.
         verl_version_from_cli: ``verl_version`` came from ``--verl-version``, which
             beats the ``verl-version`` of every ``[tool.ppo-migrate]`` table (without
             it each file takes its nearest table's, as ruff's settings are per file).
         show_notices: list notices (PPO005) in concise output too; command line only.
         follow_values: never set by the user (no key, no option): ``False`` judges each
             config candidate as before issue 27, by its name, without the evidence of its
-            value issue 27 added (:class:`ppo_migrate.analysis.configs.ConfigFinder`'s
+            value issue 27 added (:class:`ppo_migrate.rules.configs.ConfigFinder`'s
             ``follow_values``); the differential test
             (``tests/integration/test_evidence_differential.py``) compares the two.
 

@@ -157,7 +157,7 @@ def _children() -> set[int]:
 def _fresh_caches() -> None:
     """Empty the caches a new process would start without (keyed by path and time stamp, or
     by project root: a test rewriting a file or a setting between two runs must see it)."""
-    from ppo_migrate.analysis import signatures, versions
+    from ppo_migrate.rules import signatures, versions
     from ppo_migrate.edits import import_sections
     from ppo_migrate.project import import_roots, references, tree
 

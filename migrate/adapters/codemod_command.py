@@ -1,6 +1,6 @@
 """LibCST codemod command: ``python -m libcst.tool codemod -x ppo_migrate.codemod.PassConfigCommand``.
 
-A thin adapter: :func:`ppo_migrate.analysis.check.analyse` decides every finding and
+A thin adapter: :func:`ppo_migrate.rules.check.analyse` decides every finding and
 fix; :mod:`ppo_migrate.edits.cst_calls` maps the safe fixes onto the module's
 ``cst.Call`` nodes. The class is defined on first access (PEP 562), so importing
 this module does not import ``libcst.codemod``. Its public path,
@@ -14,8 +14,8 @@ from collections.abc import Sequence
 
 import libcst as cst
 
-from ppo_migrate.analysis.check import analyse
-from ppo_migrate.analysis.module import SourceProblem
+from ppo_migrate.rules.check import analyse
+from ppo_migrate.rules.module import SourceProblem
 from ppo_migrate.edits.cst_calls import _Rewriter, call_positions, replacements
 from ppo_migrate.settings_model import DEFAULT_TARGETS, Settings
 

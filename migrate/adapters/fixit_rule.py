@@ -7,7 +7,7 @@ Enable it in a project's ``pyproject.toml`` (needs the ``fixit`` extra)::
 
 then ``fixit lint src/`` reports every configless call and ``fixit fix src/``
 passes the config in scope. The rule does not re-implement anything: on each
-module it runs :func:`ppo_migrate.analysis.check.analyse` once on the module's
+module it runs :func:`ppo_migrate.rules.check.analyse` once on the module's
 code — the target resolver, the config-in-scope resolver and ``# noqa``
 handling of ``ppo-migrate`` — and reports each diagnostic at its call node, with
 the rewritten call as the autofix for a PPO001 whose fix is safe (an unsafe one,
@@ -31,8 +31,8 @@ import libcst as cst
 from fixit import Invalid, LintRule, Valid
 from libcst.metadata import CodeRange, FilePathProvider, PositionProvider
 
-from ppo_migrate.analysis.check import analyse
-from ppo_migrate.analysis.module import SourceProblem
+from ppo_migrate.rules.check import analyse
+from ppo_migrate.rules.module import SourceProblem
 from ppo_migrate.edits.cst_calls import configless_kind, fix_expression, rewrite_call
 from ppo_migrate.cli.settings import load_settings
 from ppo_migrate.settings_model import ConfigError, Settings

@@ -470,7 +470,7 @@ def apply(
 def _follow_callers(files, diagnostics, settings, thread_config, depth, to_stderr, diff):
     """Caller hints for PPO002 and, with ``--thread-config``, the threading itself.
 
-    The per-file phase's :class:`ppo_migrate.analysis.callers.FileIndex` records are those
+    The per-file phase's :class:`ppo_migrate.rules.callers.FileIndex` records are those
     the runs filed on the command's reference index
     (:attr:`ppo_migrate.project.references.References.per_file`; a record is used only while
     its file is unchanged): the re-check of the threaded files files its own over them.

@@ -1,16 +1,16 @@
 """The caller phase of a run: caller hints on PPO002 and ``apply --thread-config``.
 
 :func:`follow_callers` runs after the per-file phase: the analysis core's plan
-(:func:`ppo_migrate.analysis.callers.plan`, from the per-file phase's index records),
+(:func:`ppo_migrate.rules.callers.plan`, from the per-file phase's index records),
 then, with ``apply``, the structural edits (:mod:`ppo_migrate.edits.thread_config`,
-LibCST, imported only then), then the hints (:func:`ppo_migrate.analysis.callers.hint`).
+LibCST, imported only then), then the hints (:func:`ppo_migrate.rules.callers.hint`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ppo_migrate.analysis.callers import DEFAULT_DEPTH, hint, plan
+from ppo_migrate.rules.callers import DEFAULT_DEPTH, hint, plan
 from ppo_migrate.diagnostics import Diagnostic
 from ppo_migrate.settings_model import Settings
 

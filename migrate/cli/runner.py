@@ -4,7 +4,7 @@ Most files stop at the byte prefilter (:mod:`ppo_migrate.prefilter`): a file who
 bytes contain none of the targets' last names cannot refer to a target (every static
 reference to a function names it), so it is never decoded or parsed and LibCST is never
 imported for it. Candidates go through :func:`process_file`: the analysis core
-(:mod:`ppo_migrate.analysis`, Python's own ``ast``, a few milliseconds a file)
+(:mod:`ppo_migrate.rules`, Python's own ``ast``, a few milliseconds a file)
 decides them and :mod:`ppo_migrate.edits.text_edits` splices the fixes into the original
 text, in this process or in a pool of worker processes (:func:`run`), or, for ``check``
 of a directory, as a forked scout sends them (:func:`run_scouted`,
@@ -108,7 +108,7 @@ class FileOutcome(NamedTuple):
         internal_error: a crash of ppo-migrate itself on this file (exit code 2).
         new_data: the rewritten bytes (FIX_STDOUT mode; the input when unchanged).
         imports: imports moved to ``ppo_runtime`` (``apply --use-ppo-runtime``).
-        index: the file's :class:`ppo_migrate.analysis.callers.FileIndex` (check, apply, diff):
+        index: the file's :class:`ppo_migrate.rules.callers.FileIndex` (check, apply, diff):
             what the caller phase needs of it, from the same parse, so that the file is
             never parsed again; ``None`` when the file was not analysed, was rewritten
             or has no PPO002 entry point (the caller phase indexes such a file itself
@@ -164,8 +164,8 @@ class RunResult:
 
     @property
     def indexes(self) -> dict[str, object]:
-        """Display path -> :class:`ppo_migrate.analysis.callers.FileIndex` of every file analysed
-        and left as read (for :func:`ppo_migrate.analysis.callers.follow_callers`)."""
+        """Display path -> :class:`ppo_migrate.rules.callers.FileIndex` of every file analysed
+        and left as read (for :func:`ppo_migrate.rules.callers.follow_callers`)."""
         return {o.path: o.index for o in self.outcomes if o.index is not None}
 
     @property
@@ -376,7 +376,7 @@ def _analyse(
         The :class:`ppo_migrate.edits.text_edits.FileResult`, or a :class:`FileOutcome` with
         the PPO902 (or the internal error) when the text cannot be analysed.
     """
-    from ppo_migrate.analysis.module import SourceProblem
+    from ppo_migrate.rules.module import SourceProblem
     from ppo_migrate.edits.text_edits import process_text
 
     try:
@@ -579,7 +579,7 @@ def run(
     Other files: a safe fix resting on a parameter of a module-level function, a method,
     a class's ``__init__`` or a module global (``Fix.origins``) is judged against their
     uses in all of ``paths`` once every candidate is done
-    (:func:`ppo_migrate.analysis.cross_file.judge_callers`); a caller passing a value not
+    (:func:`ppo_migrate.rules.cross_file.judge_callers`); a caller passing a value not
     positively a config, a write, a use by name makes it unsafe. ``apply``/``diff`` leave such a file for then
     (``FileOutcome.pending``) and process it once more with the verdicts, so each file
     is still written at most once.
@@ -835,19 +835,19 @@ def _import_analysis(full: bool = False) -> None:
             analysis, the shims' detector, the caller phase, the declared verl's readers): a
             pool's workers would each import them again.
     """
-    import ppo_migrate.analysis.check
-    import ppo_migrate.analysis.signatures
+    import ppo_migrate.rules.check
+    import ppo_migrate.rules.signatures
     import ppo_migrate.edits.text_edits  # noqa: F401
 
     if full:
-        import ppo_migrate.analysis.callers
-        import ppo_migrate.analysis.configs
-        import ppo_migrate.analysis.flow
-        import ppo_migrate.analysis.shims
+        import ppo_migrate.rules.callers
+        import ppo_migrate.rules.configs
+        import ppo_migrate.rules.flow
+        import ppo_migrate.rules.shims
         # which verl a project declares (``packaging``, ``tomllib``, ``importlib.metadata``)
         # and the roots it puts on sys.path: the first call of each worker asked them,
         # ~50 ms of imports per worker (benchmark items 9 and 10)
-        import ppo_migrate.analysis.versions
+        import ppo_migrate.rules.versions
         import ppo_migrate.project.import_roots  # noqa: F401
 
 
@@ -951,7 +951,7 @@ def _with_reexports(
 ) -> tuple[Settings, bool]:
     """``settings`` with the project's own re-exports of the targets added to them, kept
     on the run's reference index (:attr:`ppo_migrate.project.references.References.reexports`;
-    :func:`ppo_migrate.analysis.reexports.project_reexports`: ``pkg/__init__.py``
+    :func:`ppo_migrate.rules.reexports.project_reexports`: ``pkg/__init__.py``
     re-exporting the function, ``make_env = get_ppo_ray_runtime_env`` imported elsewhere;
     issue 26, family 6), and whether they bring a new last name (then the candidates are
     looked for again). Only for a run on files, as :func:`_with_target_patches`; the
@@ -962,7 +962,7 @@ def _with_reexports(
     index = references.of(snapshot)
     if mode not in (Mode.CHECK, Mode.APPLY, Mode.DIFF) or index.reexports is not None:
         return settings, False
-    from ppo_migrate.analysis.reexports import STAR_IMPORT, project_reexports
+    from ppo_migrate.rules.reexports import STAR_IMPORT, project_reexports
 
     named = list(candidates)
     files = [os.fspath(p) for p in paths]
@@ -1027,7 +1027,7 @@ def _spells_a_target_package(datas: Iterable[bytes], targets: Iterable[str]) -> 
 def _star_importers(paths: Sequence[str]) -> bool:
     """Whether a file of ``paths`` holds a star import (``from verl.trainer.constants_ppo
     import *`` re-exports the function without spelling it)."""
-    from ppo_migrate.analysis.reexports import STAR_IMPORT
+    from ppo_migrate.rules.reexports import STAR_IMPORT
 
     snapshot = current()
     for path in paths:
@@ -1099,7 +1099,7 @@ def _with_target_patches(
     settings: Settings, mode: Mode, candidates, paths, reaching: Sequence[str] = ()
 ) -> None:
     """Where the repository's files replace the runtime function
-    (:func:`ppo_migrate.analysis.patches.target_patches`), kept on the run's reference index
+    (:func:`ppo_migrate.rules.patches.target_patches`), kept on the run's reference index
     (:attr:`ppo_migrate.project.references.References.target_patches`), found before any file is
     analysed, so that a fix they reach is unsafe from the start (``apply`` writes a file
     as soon as it is done). Only for a run on files (not standard input, the codemod
@@ -1109,7 +1109,7 @@ def _with_target_patches(
     if mode not in (Mode.CHECK, Mode.APPLY, Mode.DIFF) or index.target_patches is not None:
         return
     candidates, files = _with_reaching(candidates, [os.fspath(p) for p in paths], settings, reaching)
-    from ppo_migrate.analysis.patches import target_patches
+    from ppo_migrate.rules.patches import target_patches
 
     index.target_patches = target_patches(candidates, files, settings, index.reexports)
 
@@ -1117,14 +1117,14 @@ def _with_target_patches(
 def _reaching(candidates: Sequence[str], others: Sequence[str], settings: Settings) -> list[str]:
     """Those of ``others`` (the repository's files beyond the run: :func:`_repository`)
     from which a replacement of the function may reach the candidates' calls, or a caller
-    call the functions they are in (:func:`ppo_migrate.analysis.patches.reachable_files`:
+    call the functions they are in (:func:`ppo_migrate.rules.patches.reachable_files`:
     a file loading a calling module, itself or through another, what it loads, a
     ``conftest.py`` above it, a fake package beside it). A test double, or a caller passing
     a plain dict, lives in a file the command line may not name (a pre-commit hook passes
     the staged files only)."""
     if not candidates or not others:
         return []
-    from ppo_migrate.analysis.patches import reachable_files
+    from ppo_migrate.rules.patches import reachable_files
 
     modules = {t.rsplit(".", 1)[0] for t in settings.targets if "." in t}
     return reachable_files(list(candidates), others, modules)
@@ -1149,13 +1149,13 @@ def _apply_target_patches(
     """A scouted ``check``'s outcomes (in place) as :func:`_with_target_patches` would have
     made them: each safe fix that another file's replacement of the runtime function may
     reach is unsafe, the reason added to its message, as
-    :meth:`ppo_migrate.analysis.check.ModuleAnalysis` words it."""
+    :meth:`ppo_migrate.rules.check.ModuleAnalysis` words it."""
     index = references.of(current())
     if index.target_patches is not None or not any(
         d.fix is not None and d.fix.applicability == "safe" for o in outcomes for d in o.diagnostics
     ):
         return
-    from ppo_migrate.analysis.patches import patch_reason, reaching_patch, target_patches
+    from ppo_migrate.rules.patches import patch_reason, reaching_patch, target_patches
 
     candidates, everything = _with_reaching(
         [o.path for o in outcomes], [os.fspath(f) for f in files], settings, reaching
@@ -1195,7 +1195,7 @@ def _judge_across_files(
         for o in outcomes
     ):
         return  # most runs: nothing to judge, and the judge is not even imported
-    from ppo_migrate.analysis.cross_file import (
+    from ppo_migrate.rules.cross_file import (
         judge_callers,
         pending_origins,
         with_verdicts,

@@ -9,5 +9,5 @@
   (LibCST), placed as isort/ruff sort imports.
 * :mod:`.noqa`: ``--add-noqa``.
 
-No module here decides a scope or a binding: each asks :mod:`ppo_migrate.analysis`.
+No module here decides a scope or a binding: each asks :mod:`ppo_migrate.rules`.
 """

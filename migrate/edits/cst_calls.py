@@ -1,6 +1,6 @@
 """The call edit as a LibCST edit, and the guards for handing a text to LibCST.
 
-The findings and fixes come from :func:`ppo_migrate.analysis.check.analyse` (Python's
+The findings and fixes come from :func:`ppo_migrate.rules.check.analyse` (Python's
 own ``ast``); this module only maps them onto LibCST nodes where LibCST does the
 editing: the codemod command (:mod:`ppo_migrate.adapters.codemod_command`), the Fixit rule
 (:mod:`ppo_migrate.adapters.fixit_rule`), ``--thread-config``
@@ -78,7 +78,7 @@ def configless_kind(call: cst.Call) -> str | None:
         ``f(other=...)`` without a config, ``"none"`` for ``f(None)``, ``"config=None"``
         for ``f(config=None)``; ``None`` when a config (or ``*args``/``**kwargs``, which
         may hold one) is passed. The same answers as
-        :func:`ppo_migrate.analysis.targets.configless_kind` gives for the ``ast`` node.
+        :func:`ppo_migrate.rules.targets.configless_kind` gives for the ``ast`` node.
     """
     args = call.args
     if not args:
@@ -308,7 +308,7 @@ def replacements(
     Args:
         calls: LibCST call nodes by their start ``(line, column)`` (1-based, code
             points, as ``PositionProvider`` gives them plus one on the column).
-        diagnostics: :func:`ppo_migrate.analysis.check.analyse`'s findings for the
+        diagnostics: :func:`ppo_migrate.rules.check.analyse`'s findings for the
             same text.
         settings: for ``keyword``.
         unsafe: also the unsafe fixes.

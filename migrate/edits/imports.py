@@ -34,7 +34,7 @@ from libcst.codemod import CodemodContext
 from libcst.codemod.visitors import AddImportsVisitor
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from ppo_migrate.analysis.names import ModuleNames
+from ppo_migrate.rules.names import ModuleNames
 from ppo_migrate.edits.import_sections import ImportSections, import_sections
 
 PPO_RUNTIME = "ppo_runtime"

@@ -1,7 +1,7 @@
 """One file's findings and its rewrite: the core's fixes spliced into the original text.
 
 :func:`process_text` is what ``check`` and ``apply`` run on each candidate file:
-:func:`ppo_migrate.analysis.check.analyse` decides the findings on Python's own
+:func:`ppo_migrate.rules.check.analyse` decides the findings on Python's own
 parser, and with ``fix`` the edits of the fixes that may be applied (safe ones;
 unsafe ones too with ``--unsafe-fixes``) are spliced into the original text with
 :func:`apply_edits`, so no byte outside them changes. LibCST is imported only for
@@ -15,12 +15,12 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, NamedTuple
 
-from ppo_migrate.analysis.callers import index_file
-from ppo_migrate.analysis.check import ModuleAnalysis, analyse
-from ppo_migrate.analysis.cross_file import pending_origins, with_verdicts
-from ppo_migrate.analysis.index import parsed_here
-from ppo_migrate.analysis.module import parsed_source
-from ppo_migrate.analysis.names import ModuleNames
+from ppo_migrate.rules.callers import index_file
+from ppo_migrate.rules.check import ModuleAnalysis, analyse
+from ppo_migrate.rules.cross_file import pending_origins, with_verdicts
+from ppo_migrate.rules.index import parsed_here
+from ppo_migrate.rules.module import parsed_source
+from ppo_migrate.rules.names import ModuleNames
 from ppo_migrate.diagnostics import Diagnostic, Edit
 from ppo_migrate.project.references import current_references
 
@@ -40,7 +40,7 @@ class FileResult(NamedTuple):
         new_text: the rewritten source text, or ``None`` when nothing changed.
         fixed: how many calls the rewrite changed.
         imports: how many imports/references ``use_ppo_runtime`` moved to ``ppo_runtime``.
-        index: the file's :class:`ppo_migrate.analysis.callers.FileIndex` (built from the same
+        index: the file's :class:`ppo_migrate.rules.callers.FileIndex` (built from the same
             parse as the diagnostics) when asked for and the file has a PPO002 entry point.
         origins: the :class:`ppo_migrate.diagnostics.CallerOrigin` records the rewrite's
             safe fixes rest on whose callers in the run's other files are not judged yet
@@ -91,7 +91,7 @@ def process_text(
         index_stamp: ``(st_mtime_ns, st_size)`` of the file the text was read from;
             given, and the file has a PPO002 entry point (:func:`has_entry_point`),
             the result carries the file's cross-file index record
-            (:func:`ppo_migrate.analysis.callers.index_file`) of the text as read.
+            (:func:`ppo_migrate.rules.callers.index_file`) of the text as read.
         replaces_file: the rewritten text will replace the file (``apply``): a
             rewritten file gets no record (the caller phase reads its new text).
         source: the run's snapshot's file ``text`` is the text of
@@ -102,7 +102,7 @@ def process_text(
         A :class:`FileResult`.
 
     Raises:
-        ppo_migrate.analysis.module.SourceProblem: the text cannot be analysed
+        ppo_migrate.rules.module.SourceProblem: the text cannot be analysed
             (PPO902).
         ppo_migrate.codemod.UnparsableSource, libcst.ParserSyntaxError: only with
             ``use_ppo_runtime``, when LibCST cannot take the text for the import move.
@@ -119,7 +119,7 @@ def process_text(
         (issue 13, item 6: a record costs about as much as the analysis, and most runs
         have no caller phase at all). A file left without one is read and indexed by
         the caller phase itself if one runs and a name it follows appears in the file
-        (:func:`ppo_migrate.analysis.callers.plan`); the hints are the same."""
+        (:func:`ppo_migrate.rules.callers.plan`); the hints are the same."""
         if index_stamp is None or not run_settings.rule_enabled("PPO002"):
             return None
         if not has_entry_point(remaining):
@@ -168,7 +168,7 @@ def process_text(
 
 def _judged(diagnostics: Sequence[Diagnostic]) -> list[Diagnostic]:
     """``diagnostics`` with the run's judgement of callers in other files applied
-    (:func:`ppo_migrate.analysis.cross_file.with_verdicts`), when it has one (the run's
+    (:func:`ppo_migrate.rules.cross_file.with_verdicts`), when it has one (the run's
     reference index holds it: :attr:`ppo_migrate.project.references.References.caller_verdicts`)."""
     verdicts = current_references().caller_verdicts
     if not verdicts:
@@ -178,7 +178,7 @@ def _judged(diagnostics: Sequence[Diagnostic]) -> list[Diagnostic]:
 
 def has_entry_point(diagnostics: Sequence[Diagnostic]) -> bool:
     """Whether ``diagnostics`` hold a PPO002 inside a function (an entry point): what makes
-    a run follow callers (:func:`ppo_migrate.analysis.callers.follow_callers`)."""
+    a run follow callers (:func:`ppo_migrate.rules.callers.follow_callers`)."""
     return any(d.code == "PPO002" and d.scope != "<module>" for d in diagnostics)
 
 
@@ -187,7 +187,7 @@ def _use_ppo_runtime(
 ) -> tuple[str, int, Settings]:
     """Move the runtime function's imports to ``ppo_runtime`` with LibCST.
 
-    ``parsed``: ``text``'s :class:`ppo_migrate.analysis.module.ParsedModule`: a module that
+    ``parsed``: ``text``'s :class:`ppo_migrate.rules.module.ParsedModule`: a module that
     imports nothing the move could move (:func:`_may_move`) is left without a LibCST parse.
     ``source``: the run's snapshot's file of ``text`` (its LibCST parse is made once a run).
 
@@ -227,7 +227,7 @@ def _use_ppo_runtime(
 
 def _may_move(facts, modules, function: str) -> bool:
     """Whether ``--use-ppo-runtime``'s move (:func:`ppo_migrate.edits.imports.use_ppo_runtime`)
-    may change a module (its :class:`ppo_migrate.analysis.module.ModuleFacts`): it imports
+    may change a module (its :class:`ppo_migrate.rules.module.ModuleFacts`): it imports
     ``function`` or ``*`` from one of ``modules``, or reads an attribute named ``function``
     (``c.get_ppo_ray_runtime_env``). A superset of what the move changes, judged on the
     ``ast`` (NFKC-folded names: more, never fewer)."""

@@ -1,6 +1,6 @@
 """``apply --thread-config``'s structural edits with LibCST, driven by the caller plan.
 
-:func:`ppo_migrate.analysis.callers.plan` (the analysis core, Python's ``ast``) decides which
+:func:`ppo_migrate.rules.callers.plan` (the analysis core, Python's ``ast``) decides which
 functions get a config parameter, which calls of them pass what, and where each of
 them is; :func:`thread` makes those edits with LibCST (a keyword parameter appended as
 the file's own layout allows, ``config=<expr>`` at each caller, the config passed at
@@ -19,9 +19,9 @@ from pathlib import Path
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from ppo_migrate.analysis.callers import Plan, _stamp, module_name
-from ppo_migrate.analysis.check import analyse
-from ppo_migrate.analysis.module import parsed_source
+from ppo_migrate.rules.callers import Plan, _stamp, module_name
+from ppo_migrate.rules.check import analyse
+from ppo_migrate.rules.module import parsed_source
 from ppo_migrate.diagnostics import UNSURE_CALLEE_KINDS, Diagnostic
 from ppo_migrate.edits.cst_calls import (
     UnparsableSource,

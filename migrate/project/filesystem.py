@@ -1,6 +1,6 @@
 """The run's questions about the file system, each asked of the disk once (issue 26).
 
-The judging modules (:mod:`ppo_migrate.analysis`) do no I/O of their own (the design note
+The judging modules (:mod:`ppo_migrate.rules`) do no I/O of their own (the design note
 ``docs/design/project-model.md``: only *collect* and *emit* touch the file system). What
 they need to know about folders (is there a ``verl/__init__.py`` here, which sub-folders does
 this level hold, which files does this tree hold) they ask the run's snapshot's

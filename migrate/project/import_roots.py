@@ -2,7 +2,7 @@
 
 A copy of verl without a packaging file of its own is imported when something puts its
 folder first on the path. Besides the launch scripts of the calling file's folders
-(:func:`ppo_migrate.analysis.signatures.install_levels`), these forms anywhere in the
+(:func:`ppo_migrate.rules.signatures.install_levels`), these forms anywhere in the
 repository (:func:`ppo_migrate.project.tree.repository_listing`) declare such a folder:
 
 * **pytest's** ``pythonpath`` ini option: ``[tool.pytest.ini_options]`` (and pytest 9's
@@ -181,7 +181,7 @@ def opaque_roots(root: str | os.PathLike[str], respect_gitignore: bool = True) -
     on a child's ``PYTHONPATH``) by a value the tool cannot evaluate: a helper's parameter
     (``def _add(p): sys.path.insert(0, p)``), paths read from a file (``for p in
     json.load(...)``), a call it does not know. Any copy of verl in the repository may be
-    the one they put first (trial 26b, :meth:`ppo_migrate.analysis.signatures.SignatureResolver._repository_copies`).
+    the one they put first (trial 26b, :meth:`ppo_migrate.rules.signatures.SignatureResolver._repository_copies`).
 
     Args:
         root: the repository root, as for :func:`declared_roots`.

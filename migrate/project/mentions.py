@@ -1,8 +1,8 @@
 """The files of a repository whose text may mention a verl release in a format the tool does
 not read (issue 26, trials 26b and 26d: pins in formats ppo-migrate cannot read).
 
-A project may install its verl from a file no reader of :mod:`ppo_migrate.analysis.versions`,
-:mod:`ppo_migrate.analysis.pins` or :mod:`ppo_migrate.analysis.install_pins` understands: a
+A project may install its verl from a file no reader of :mod:`ppo_migrate.rules.versions`,
+:mod:`ppo_migrate.rules.pins` or :mod:`ppo_migrate.rules.install_pins` understands: a
 ``hatch.toml``, a ``pixi.lock`` or ``conda-lock.yml``, an Apptainer definition's ``%post``, a
 SkyPilot task's ``setup:``, a Ray ``runtime_env`` (YAML, JSON, ``--runtime-env-json``), a
 KubeRay ``runtimeEnvYAML``, an invoke ``tasks.py`` or a script that runs pip with
@@ -12,7 +12,7 @@ Terraform ``user_data`` (``*.tf``), a Nix ``shellHook`` (``*.nix``), an Ansible 
 Listing such formats never ends, so the rule is the other way round: **every file of the
 repository is searched as text** except the short list below. This module picks the files
 in the one walk of the repository (:func:`ppo_migrate.project.tree.repository_listing`) and
-hands their text on; :mod:`ppo_migrate.analysis.mentions` says what in it mentions an old verl.
+hands their text on; :mod:`ppo_migrate.rules.mentions` says what in it mentions an old verl.
 
 How a file is searched (:func:`mention_kind`), from its name alone:
 
@@ -75,8 +75,8 @@ from ppo_migrate.project.tree import DOUBLES_FOLDERS, relative_parts, repository
 
 __all__ = ["READ_NAMES", "READ_PATTERNS", "candidate_texts", "distribution_files", "mention_kind", "names_verl"]
 
-#: Files the tool's pin readers read in whole (:mod:`ppo_migrate.analysis.versions`,
-#: :mod:`ppo_migrate.analysis.pins`): never searched for mentions.
+#: Files the tool's pin readers read in whole (:mod:`ppo_migrate.rules.versions`,
+#: :mod:`ppo_migrate.rules.pins`): never searched for mentions.
 READ_NAMES: frozenset[str] = frozenset({
     "pyproject.toml", "setup.cfg", "setup.py", "uv.lock", "poetry.lock", "pdm.lock", "pylock.toml",
     "tox.ini", "tox.toml", "Pipfile", "Pipfile.lock", "pixi.toml", "pip.conf", "pip.ini", "uv.toml",
@@ -208,7 +208,7 @@ def distribution_files(root: str | os.PathLike[str], respect_gitignore: bool = T
     first on ``sys.path`` at run time), from the one walk's names alone, in walk order.
 
     Such a file is a copy of that release the code may run: its name is a mention of it
-    (:func:`ppo_migrate.analysis.mentions.unread_mentions`), whatever reads it.
+    (:func:`ppo_migrate.rules.mentions.unread_mentions`), whatever reads it.
 
     Args:
         root: the repository root (absolute or not).

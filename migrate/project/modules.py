@@ -3,7 +3,7 @@
 Issue 26 (step 5 of ``docs/design/project-model.md``, the reference index): the index
 (:mod:`ppo_migrate.project.references`) answers "which files import a module" from these,
 and so does the analysis; they lived in a top-level ``ppo_migrate.targets`` (now folded into
-:mod:`ppo_migrate.analysis.targets`), which the index could not import (it imported the
+:mod:`ppo_migrate.rules.targets`), which the index could not import (it imported the
 snapshot: an import cycle with ``ppo_migrate.project``). Module names follow
 Python's import system: the ``__init__.py`` files above a file make its package; a folder
 without one under an import root is a namespace package (PEP 420).

@@ -11,7 +11,7 @@ names bound once to such an expression, read with :mod:`ast` only (nothing is ru
 
 Shared by the declared import roots (``sys.path.insert(0, os.path.join(ROOT, "verl"))``:
 :mod:`ppo_migrate.project.import_roots`) and the files a module's ``OmegaConf.load`` reads
-(:mod:`ppo_migrate.analysis.configs`).
+(:mod:`ppo_migrate.rules.configs`).
 """
 
 from __future__ import annotations

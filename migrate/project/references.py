@@ -1,7 +1,7 @@
 """The run's reference index: the one place that answers the questions crossing a file's border.
 
 Issue 26 (step 5 of ``docs/design/project-model.md``: "One reference index"). Before it,
-three modules each resolved a module name to its file (``analysis/index.py``'s
+three modules each resolved a module name to its file (``rules/index.py``'s
 ``module_file``, ``patches._module_file``, the install roots of ``signatures``), the run's
 cross-file tables travelled inside :class:`ppo_migrate.settings_model.Settings` (the
 re-exports of the targets, the replacements of the function, the verdicts of the callers in
@@ -116,28 +116,28 @@ class References:
         reexports: the project's own re-exports of the targets, name -> the target it
             stands for (``{"pkg.get_ppo_ray_runtime_env":
             "verl.trainer.constants_ppo.get_ppo_ray_runtime_env"}``:
-            :func:`ppo_migrate.analysis.reexports.project_reexports`); ``None``: not looked
+            :func:`ppo_migrate.rules.reexports.project_reexports`); ``None``: not looked
             for (standard input, the adapters, or not yet in this run).
         target_patches: where the repository's files replace the runtime function (the
-            replacement table's results: :func:`ppo_migrate.analysis.patches.target_patches`,
+            replacement table's results: :func:`ppo_migrate.rules.patches.target_patches`,
             a tuple of its ``Patch``); ``None``: not looked for.
         caller_verdicts: what the callers in other files say of the parameters safe fixes
             rest on, origin -> reason or ``None``
-            (:func:`ppo_migrate.analysis.cross_file.judge_callers`); ``None`` when the run's
+            (:func:`ppo_migrate.rules.cross_file.judge_callers`); ``None`` when the run's
             other files are not consulted (outside a run: standard input, the codemod
             command, the Fixit rule), empty while the run has not judged them yet (so
             ``apply`` holds back a file whose safe fixes rest on one).
         per_file: the per-file phase's records, display path ->
-            :class:`ppo_migrate.analysis.callers.FileIndex` (made from the analysis's own
+            :class:`ppo_migrate.rules.callers.FileIndex` (made from the analysis's own
             parse, in the process that analysed the file, and filed here by the runner as
             each run ends: :meth:`file_records`); the caller phase uses one while the
             file's stamp is the record's, so no file the run analysed is parsed again.
         records: the caller phase's records of the files it indexes itself, by
             ``(path, stamp, targets, config names, unsafe fixes)``
-            (:class:`ppo_migrate.analysis.callers.FileIndex`, or ``None`` for a file that
+            (:class:`ppo_migrate.rules.callers.FileIndex`, or ``None`` for a file that
             cannot be read or parsed): at most :data:`MAX_RECORDS`.
         classes: the class index's analyses of the project's other modules, by ``(path,
-            st_mtime_ns, st_size, follow_values)`` (:class:`ppo_migrate.analysis.index.ClassIndex`):
+            st_mtime_ns, st_size, follow_values)`` (:class:`ppo_migrate.rules.index.ClassIndex`):
             at most :data:`MAX_CLASSES`.
     """
 
@@ -192,7 +192,7 @@ class References:
         """``read_more(words)``: the files of ``paths`` (but ``skip``) whose bytes spell one
         of ``words``, with their bytes (each file read once a run, through the snapshot; a
         file that cannot be read spells nothing). The re-exports' search for the files an
-        alias brings in (``make_env``: :func:`ppo_migrate.analysis.reexports.project_reexports`).
+        alias brings in (``make_env``: :func:`ppo_migrate.rules.reexports.project_reexports`).
 
         Args:
             paths: the files to search, in the order the answer keeps.
@@ -244,7 +244,7 @@ class References:
         A call of the run can go through a re-export only in a module the run loads
         (``import pkg; pkg.get_...()``: ``pkg/__init__.py``), so of the repository's files
         beyond the run only those are read for the re-exports
-        (:func:`ppo_migrate.analysis.reexports.project_reexports`; the tool's own tests,
+        (:func:`ppo_migrate.rules.reexports.project_reexports`; the tool's own tests,
         naming the function in strings, are not). Once ``reexports.spelled_modules``.
 
         Args:
@@ -292,7 +292,7 @@ class References:
         A file is asked ``loads`` only when its import statements spell the last name of a
         module wanted (bytes decide first: :func:`ppo_migrate.project.modules.import_words`,
         each file read once a run through the snapshot). The test doubles' look-out
-        (:func:`ppo_migrate.analysis.patches.reachable_files`) asks it, handing in its
+        (:func:`ppo_migrate.rules.patches.reachable_files`) asks it, handing in its
         parse-based rule of what a file loads (``import_module("pkg.lib")`` included).
 
         Args:

@@ -6,7 +6,7 @@ zero-argument fake is then not among the run's files, so the fix was made and th
 then failed. The issue asks for the doubles to be found "from the whole repository":
 :func:`repository_files` lists the repository's Python files that a run on ``paths``
 does not hold, walked as discovery walks (``.gitignore``, ``exclude``), so that the
-look-out for replacements (:func:`ppo_migrate.analysis.patches.target_patches`) reaches
+look-out for replacements (:func:`ppo_migrate.rules.patches.target_patches`) reaches
 the same answer whichever files the command line names. Only names are listed here; the
 files are read (their bytes, prefiltered) by the look-out.
 """

@@ -7,7 +7,7 @@ rules: nothing but a regular file is opened), its text (decoded once, by
 :func:`ppo_migrate.files.decode_source`), its ``ast`` tree (compiled on the first demand and
 kept), its LibCST module (parsed on the first demand: only a file that gets a structural
 edit asks) and what the higher layers make of the tree (:meth:`SourceFile.derived`: the
-analysis's :class:`ppo_migrate.analysis.module.ParsedModule`, made once a run).
+analysis's :class:`ppo_migrate.rules.module.ParsedModule`, made once a run).
 :attr:`Snapshot.counts` counts, per path, the reads, the ``ast`` parses and the LibCST
 parses: the test of issue 26's acceptance reads them (``tests/project/test_snapshot.py``).
 

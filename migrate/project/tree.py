@@ -21,7 +21,7 @@ What the walk does not enter:
   walked on its own (:func:`walk_root`). A folder of *test doubles* (:data:`DOUBLES_FOLDERS`:
   ``tests/``, ``fakes/``, ``stubs/`` ...) is walked: a fake package there runs in the
   project's tests, so a zero-argument fake makes the fix unsafe (as
-  :mod:`ppo_migrate.analysis.patches` says for the fakes it sees).
+  :mod:`ppo_migrate.rules.patches` says for the fakes it sees).
 
 The rule is a name rule on purpose: it needs no reading of files, holds for any layout,
 and a user whose real code sits under ``fixtures/`` can say what runs with
@@ -57,7 +57,7 @@ from ppo_migrate.project.references import module_file
 #: Folders of test data (inputs of the project's own tests, never imported by its code).
 TEST_DATA_FOLDERS: frozenset[str] = frozenset({"fixtures", "testdata", "test_data", "test-data"})
 #: Folders of test doubles: a copy of verl's module under one is a fake a test may put first
-#: on ``sys.path`` (:mod:`ppo_migrate.analysis.patches`).
+#: on ``sys.path`` (:mod:`ppo_migrate.rules.patches`).
 DOUBLES_FOLDERS: frozenset[str] = frozenset({
     "tests", "test", "testing", "fakes", "fake", "mocks", "mock", "stubs", "stub", "doubles",
     "test_utils", "testutils",
@@ -230,7 +230,7 @@ def package_copies(listing: Listing, package: str, module: str) -> list[str]:
         Each folder ``D`` (absolute, walk order) holding ``D/<package>/.../<module>.py`` (or the
         module's package ``__init__.py``) where ``D`` is no package itself (``mylib/verl/`` under
         a ``mylib/__init__.py`` is ``mylib.verl``, not a copy: the rule of
-        :func:`ppo_migrate.analysis.signatures.install_levels`).
+        :func:`ppo_migrate.rules.signatures.install_levels`).
     """
     parts = module.split(".")
     if parts[0] != package:

@@ -247,7 +247,7 @@ def test_configless_kind_none_only_as_first_positional() -> None:
     assert kind("f(c)") is None
     assert kind("f(*a)") is None
     assert kind("f(**k)") is None
-    # the same answers as the ``ast`` side (tests/analysis/test_targets.py)
+    # the same answers as the ``ast`` side (tests/rules/test_targets.py)
     assert [kind(c) for c in ("f(*())", "f(*[])", "f(**{})", "f(*(), **{})", "f(*(c,))",
                               "f(**{'config': c})", "f(*(), c)", "f(*(), x=1)")] == [
         "unpacked", "unpacked", "unpacked", "unpacked", None, None, None, None]

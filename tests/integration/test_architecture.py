@@ -59,7 +59,7 @@ def test_the_import_linter_contracts_are_kept(capsys: pytest.CaptureFixture[str]
 
 
 def test_judging_reads_no_settings_is_a_contract_on_every_analysis_module() -> None:
-    """Issue 26: ``judging-reads-no-settings`` forbids ``ppo_migrate.analysis`` (the package
+    """Issue 26: ``judging-reads-no-settings`` forbids ``ppo_migrate.rules`` (the package
     and every module under it, directly or through another module) the settings loader;
     the analysis imports :mod:`ppo_migrate.settings_model` instead (the preview's scratch
     mapping it once also read is gone: issue 26 step 7, the overlay)."""
@@ -67,26 +67,26 @@ def test_judging_reads_no_settings_is_a_contract_on_every_analysis_module() -> N
 
     contracts = tomllib.loads(PYPROJECT.read_text())["tool"]["importlinter"]["contracts"]
     found = {c["id"]: c for c in contracts}["judging-reads-no-settings"]
-    assert (found["type"], found["source_modules"]) == ("forbidden", ["ppo_migrate.analysis"])
+    assert (found["type"], found["source_modules"]) == ("forbidden", ["ppo_migrate.rules"])
     assert found["forbidden_modules"] == ["ppo_migrate.cli.settings"]
     assert not found.get("allow_indirect_imports", False)
     graph = _graph()
     reached = {
         module: graph.find_shortest_chain(importer=module, imported="ppo_migrate.cli.settings")
-        for module in sorted(graph.find_children("ppo_migrate.analysis"))
+        for module in sorted(graph.find_children("ppo_migrate.rules"))
     }
     assert {m: chain for m, chain in reached.items() if chain} == {}
     assert graph.find_shortest_chain(
-        importer="ppo_migrate.analysis.signatures", imported="ppo_migrate.settings_model"
-    ) == ("ppo_migrate.analysis.signatures", "ppo_migrate.settings_model")
+        importer="ppo_migrate.rules.signatures", imported="ppo_migrate.settings_model"
+    ) == ("ppo_migrate.rules.signatures", "ppo_migrate.settings_model")
 
 
 def test_no_import_cycle_among_the_package_s_modules() -> None:
     """Stronger than ``acyclic_siblings`` where it looks: a package's ``__init__`` and its
-    own modules (``ppo_migrate.analysis`` and ``ppo_migrate.analysis.check``) are no
+    own modules (``ppo_migrate.rules`` and ``ppo_migrate.rules.check``) are no
     siblings, and no strongly connected component of the graph may hold two modules."""
     graph = _graph()
-    assert "ppo_migrate.analysis.check" in graph.modules  # the package's modules were read
+    assert "ppo_migrate.rules.check" in graph.modules  # the package's modules were read
     found = cycles(graph)
     assert not found, "import cycles:\n" + _shown(found)
 
@@ -111,7 +111,7 @@ def test_grimp_counts_an_import_made_inside_a_function(tmp_path: Path, monkeypat
 
 
 # -- judging does no I/O (issue 26) ------------------------------------------------------
-# ``migrate/analysis`` asks the run's snapshot (:mod:`ppo_migrate.project.snapshot`: bytes,
+# ``migrate/rules`` asks the run's snapshot (:mod:`ppo_migrate.project.snapshot`: bytes,
 # text) and its :class:`ppo_migrate.project.filesystem.FileSystem` (stat, listings, walks,
 # archive members), which answer once a run. The contract ``judging-does-no-io`` forbids the
 # I/O *modules* (tempfile, subprocess, shutil, glob, zipfile); the check below forbids the I/O
@@ -121,7 +121,7 @@ def test_grimp_counts_an_import_made_inside_a_function(tmp_path: Path, monkeypat
 # converted yet is listed in ALLOWED (``file:function``, with why), so what is left stays
 # visible; an entry that no longer has a forbidden call fails the test (the list only shrinks).
 
-ANALYSIS = Path(__file__).resolve().parents[2] / "migrate" / "analysis"
+ANALYSIS = Path(__file__).resolve().parents[2] / "migrate" / "rules"
 
 #: Calls by their dotted spelling (as written: ``os.path.isfile(p)``).
 FORBIDDEN_CALLS = frozenset({
@@ -229,7 +229,7 @@ def fine(p):
 
 
 def test_the_analysis_does_no_io_but_the_allowed_sites() -> None:
-    """Every forbidden call in ``migrate/analysis`` is in :data:`ALLOWED` (``file:function``),
+    """Every forbidden call in ``migrate/rules`` is in :data:`ALLOWED` (``file:function``),
     and every entry of it still has one (what is converted leaves the list)."""
     violations = _violations()
     unexpected = {k: v for k, v in violations.items() if k not in ALLOWED}

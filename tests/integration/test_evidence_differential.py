@@ -3,7 +3,7 @@
 Each tree is judged twice in one process, as ``ppo-migrate check .`` run from its root judges
 it (:func:`ppo_migrate.cli.runner.run`, one job, the cross-file phase included): with the
 evidence of the value, the tool as it is, and with the name-only judgement that preceded
-issue 27 (``Settings.follow_values=False``: :class:`ppo_migrate.analysis.configs.ConfigFinder`
+issue 27 (``Settings.follow_values=False``: :class:`ppo_migrate.rules.configs.ConfigFinder`
 reads no OmegaConf/Hydra maker, YAML file, click/typer/``@hydra.main`` decorator or
 section-returning helper, and makes no class an origin for other files' subclasses). Every
 safe fix of the name-only judgement must be a safe fix with the evidence too, at the same

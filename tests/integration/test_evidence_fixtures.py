@@ -154,7 +154,7 @@ def test_evidence_for_keeps_its_safe_fix(applied) -> None:
 
 
 def test_verl_trainer_configs_compose_to_a_training_config(tmp_path: Path) -> None:
-    from ppo_migrate.analysis.evidence import (
+    from ppo_migrate.rules.evidence import (
         VERL_TRAINER_CONFIGS,
         VERL_TRAINER_KEYS,
         composed_keys,
@@ -239,7 +239,7 @@ def test_config_inheriting_verl_trainer_through_defaults(tmp_path: Path) -> None
 def test_reasons_of_the_findings(tmp_path: Path) -> None:
     """The structured reason: ``trusted-by-name`` for a parameter nothing speaks for,
     ``evidence-against`` naming the literal and its line for a rejected one."""
-    from ppo_migrate.analysis.check import analyse
+    from ppo_migrate.rules.check import analyse
     from ppo_migrate.settings_model import Settings
 
     source = (

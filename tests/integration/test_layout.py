@@ -44,9 +44,9 @@ def test_the_rule_tells_a_stray_file_apart() -> None:
     folder, is reported; a suffixed part and an integration test are not."""
     tests = REPO / "tests"
     assert _mirrors_none([
-        tests / "analysis" / "test_no_such_module.py",
-        tests / "output" / "test_check.py",  # check.py is in analysis/, not output/
-        tests / "analysis" / "test_check_safe_fixes.py",
+        tests / "rules" / "test_no_such_module.py",
+        tests / "output" / "test_check.py",  # check.py is in rules/, not output/
+        tests / "rules" / "test_check_safe_fixes.py",
         tests / "runtime" / "test_env_ray_cluster.py",
         tests / "integration" / "test_anything.py",
-    ]) == ["analysis/test_no_such_module.py", "output/test_check.py"]
+    ]) == ["rules/test_no_such_module.py", "output/test_check.py"]

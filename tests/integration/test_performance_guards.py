@@ -183,7 +183,7 @@ def test_check_of_plain_candidates_does_not_import_libcst(tmp_path: Path) -> Non
         "    main(['check', '--jobs', '2', '--output-format', 'json', 'pkg'])\n"
         "except SystemExit as e:\n"
         "    assert e.code == 1, e.code\n"
-        "assert 'ppo_migrate.analysis.check' in sys.modules\n"
+        "assert 'ppo_migrate.rules.check' in sys.modules\n"
     )
     mods = _modules_after(code, cwd=tmp_path)
     assert "libcst" not in mods
@@ -207,7 +207,7 @@ def test_check_with_entry_points_and_their_callers_does_not_import_libcst(tmp_pa
         "    main(['check', '--jobs', '1', 'pkg'])\n"
         "except SystemExit as e:\n"
         "    assert e.code == 1, e.code\n"
-        "assert 'ppo_migrate.analysis.callers' in sys.modules\n"
+        "assert 'ppo_migrate.rules.callers' in sys.modules\n"
     )
     mods = _modules_after(code, cwd=tmp_path)
     assert "libcst" not in mods

@@ -149,14 +149,14 @@ def test_check_with_the_scout_matches_one_process_on_real_wheels(tmp_path: Path)
 def test_verl_0_9_raises_on_a_plain_dict_and_takes_a_dictconfig(
     tmp_path_factory: pytest.TempPathFactory, version: str, capability
 ) -> None:
-    """What the reasons say of a plain dict (``ppo_migrate.analysis.reasons.DICT_RAISES``),
+    """What the reasons say of a plain dict (``ppo_migrate.rules.reasons.DICT_RAISES``),
     checked on the published code: each 0.9 release's ``get_ppo_ray_runtime_env`` reads
     the config with ``OmegaConf.select`` on every call given one (0.9.0's
     ``_uses_mindspeed``, 0.9.1's ``_uses_torch_profiler``), which raises ``AttributeError``
     on a dict, with a GPU or without; an OmegaConf ``DictConfig`` of the same keys works."""
     from omegaconf import OmegaConf
 
-    from ppo_migrate.analysis.reasons import DICT_RAISES
+    from ppo_migrate.rules.reasons import DICT_RAISES
     from verl_wheels import CONSTANTS, load_constants_ppo, wheel_tree
 
     source = (wheel_tree(version, tmp_path_factory) / CONSTANTS).read_text(encoding="utf-8")

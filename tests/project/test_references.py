@@ -196,15 +196,15 @@ IMPORT_READERS = {"import_words", "import_statements"}
 #: Who must ask the index which files import a module, where a file's package lives and
 #: what a module imports at its level (the re-exports it may make).
 IMPORTER_DELEGATES = {
-    ("analysis/patches.py", "reachable_files"): "importers_of",
-    ("analysis/cross_file.py", "_package_roots"): "package_root",
-    ("analysis/cross_file.py", "_FileJudge.collect_reexports"): "module_imports",
+    ("rules/patches.py", "reachable_files"): "importers_of",
+    ("rules/cross_file.py", "_package_roots"): "package_root",
+    ("rules/cross_file.py", "_FileJudge.collect_reexports"): "module_imports",
 }
 DELEGATES = {
-    ("analysis/signatures.py", "_DiskTree.module_file"),
-    ("analysis/signatures.py", "_MappedTree.module_file"),
+    ("rules/signatures.py", "_DiskTree.module_file"),
+    ("rules/signatures.py", "_MappedTree.module_file"),
 }
-ARCHIVE = {("analysis/signatures.py", "_ArchiveTree.module_file")}
+ARCHIVE = {("rules/signatures.py", "_ArchiveTree.module_file")}
 #: The builders of the run's cross-file tables: the runner alone calls them, and keeps what
 #: they give on the run's index.
 TABLE_BUILDERS = {"project_reexports", "target_patches", "judge_callers"}
@@ -286,7 +286,7 @@ def test_no_module_but_the_index_resolves_modules_or_builds_cross_file_tables() 
                 # the per-file phase's records handed around by hand: the run files them
                 # on its index, where the caller phase finds them
                 tables.append(f"{name}:{n.lineno} passes indexes=")
-        if name.startswith("analysis/"):
+        if name.startswith("rules/"):
             # a process-wide table of other files' records (the caller phase's, the class
             # index's) kept by a module of the analysis: the index keeps them
             caches += [
@@ -359,7 +359,7 @@ def test_the_caller_phase_reads_the_runs_records_from_the_index(
     """The per-file phase's record of ``app/launch.py`` (a PPO002 entry point) is filed on the
     run's index; the caller phase finds it there and parses only the caller ``app/main.py``
     (the record of a file never naming the function is its own: no per-file phase made it)."""
-    from ppo_migrate.analysis import callers
+    from ppo_migrate.rules import callers
 
     repo = tmp_path / "repo"
     (repo / ".git").mkdir(parents=True)

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from ppo_migrate.analysis import callers, versions
+from ppo_migrate.rules import callers, versions
 from ppo_migrate.output.sarif_format import repository_root
-from ppo_migrate.analysis import patches
-from ppo_migrate.analysis.configs import _repository_top
+from ppo_migrate.rules import patches
+from ppo_migrate.rules.configs import _repository_top
 from ppo_migrate.project.root import (
     display_root,
     git_common_dir,

@@ -17,8 +17,8 @@ import pytest
 from click.testing import CliRunner
 
 from cli_helpers import declare_verl
-from ppo_migrate.analysis import callers
-from ppo_migrate.analysis.signatures import install_levels
+from ppo_migrate.rules import callers
+from ppo_migrate.rules.signatures import install_levels
 from ppo_migrate.cli.app import cli
 from ppo_migrate.project.modules import module_package
 from ppo_migrate.project import root as root_module

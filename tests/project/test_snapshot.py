@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 from cli_helpers import SUBPROCESS_ENV, run_cli
-from ppo_migrate.analysis.module import parsed_source
+from ppo_migrate.rules.module import parsed_source
 from ppo_migrate.files import UnreadableFile
 from ppo_migrate.project import snapshot as snapshots
 from ppo_migrate.project.snapshot import Snapshot
@@ -186,7 +186,7 @@ def test_a_second_read_through_the_snapshot_is_not_counted_but_a_fresh_snapshot_
 
 def test_what_a_higher_layer_derives_is_made_once_and_dropped_with_the_trees(tmp_path: Path) -> None:
     """The snapshot imports no analysis: a layer above hands in its own builder
-    (:func:`ppo_migrate.analysis.module.parsed_source` does), made once a file; a failure is
+    (:func:`ppo_migrate.rules.module.parsed_source` does), made once a file; a failure is
     kept and raised again; all of it goes with the trees."""
     path = tmp_path / "m.py"
     path.write_text("x = 1\n")
@@ -265,7 +265,7 @@ def test_a_failed_read_is_counted_once_and_raised_each_time(tmp_path: Path) -> N
 
 
 def test_a_syntax_error_is_parsed_once(tmp_path: Path) -> None:
-    from ppo_migrate.analysis.module import SourceProblem
+    from ppo_migrate.rules.module import SourceProblem
 
     path = tmp_path / "bad.py"
     path.write_text("def f(:\n")

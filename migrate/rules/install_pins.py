@@ -1,0 +1,671 @@
+"""verl pins in the install commands a repository runs (issue 26, pins the tool did not read).
+
+A project that declares ``verl>=0.9`` may still build its image or CI environment with
+``RUN pip install 'verl==0.8.0'``; the call then runs against verl 0.8. These forms are read,
+anywhere in the repository (:func:`ppo_migrate.project.tree.repository_listing`), in the files
+:mod:`ppo_migrate.project.import_roots` reads for ``PYTHONPATH`` (Dockerfiles, Makefiles, shell
+scripts) and in GitHub workflows (``.github/workflows/*.yml``, their ``run:`` steps):
+
+* ``pip install``, ``pip3 install``, ``python -m pip install``, ``uv pip install``: every
+  argument that is a PEP 508 requirement (parsed with :mod:`packaging`, an exact pin counts as
+  a lock: it installs that release), ``-e``/a URL or path naming verl (a direct reference);
+* ``-r``/``--requirement`` and ``-c``/``--constraint`` files of any name (``deps/gpu.txt``),
+  read as requirements files; a path that does not exist as written (a container's
+  ``/app/gpu.txt``, copied there by ``COPY deps/gpu.txt .``) is matched against the
+  repository by its trailing components.
+
+A Dockerfile's exec form (``RUN ["pip", "install", "verl==0.8.0"]``) is read as the command
+it runs. A variable in an argument (``verl==${VERL_VERSION}``) takes the value the file itself
+gives it before the command: a Dockerfile's ``ARG``/``ENV`` default, a script's or Makefile's
+assignment (``VERL_VERSION=0.8.0``, ``export ...``, ``?=``, ``:=``), a ``${NAME:-default}``;
+each assignment's value is expanded with the ones before it (``V="${V:-0.8.0}"`` is 0.8.0;
+``ARG V=${V}`` gives no value). just's ``{{name}}`` takes a ``name := "..."`` of the file, and a
+shell array's ``"${PKGS[@]}"`` its words (``PKGS=(ray "verl==0.8.0")``). Trial 26c: an argument
+naming verl that still cannot be read (its variable has no such value, a ``$(shell ...)``, a
+template the tool does not evaluate) is never dropped: it is a declaration of a verl whose
+release cannot be read (the build may pass any), and the fix is then refused, never assumed.
+A requirements file's ``verl==${VAR}`` (pip fills in the environment's value) is one too
+(:func:`ppo_migrate.rules.requirements.templated_verl`).
+
+A fresh tester's forms (issue 26) are read too: ``.gitlab-ci.yml`` (``script:`` lines),
+``justfile``/``Justfile``, ``docker-compose*.yml``/``compose*.yml`` (``command:``),
+``devcontainer.json`` (``postCreateCommand`` and the other lifecycle commands: a string, an
+array, an object of either), an extensionless script whose first line is a shell's shebang
+(``bin/bootstrap``), ``*.bash``/``*.zsh``/``*.ksh`` scripts, a batch job (``*.sbatch``,
+``*.slurm``, ``*.pbs``, ``*.qsub``, ``*.job``) whose first line is a shell's shebang (trial
+26d), and ``noxfile.py`` (``session.install(...)``, ``session.run("pip",
+"install", ...)``, read with :mod:`ast`). Besides pip: ``conda``/``mamba``/``micromamba install``
+(conda's single ``=`` is that release: ``verl=0.8.0``), ``uv add`` (PEP 508) and ``poetry add``
+(``verl@0.8.0``, ``verl@^0.8``, ``verl==0.8.0``). A ``PIP_CONSTRAINT=file`` the file sets names
+a constraint file every install runs within: its pins count. In a workflow, a
+``${{ matrix.NAME }}`` takes every value of a literal list under a job's ``strategy: matrix:``
+(the lowest decides); any other expression naming verl is a release that cannot be read.
+
+Nothing is executed; a command that cannot be tokenised is split on white space. What
+runs nothing is not read: an install in a comment (``# pip install verl==0.8.0``) or printed
+by ``echo``/``printf`` (a help text); a Makefile recipe's ``@pip install`` is a command.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+from collections.abc import Iterator
+from pathlib import Path
+
+from packaging.version import Version
+from ppo_migrate.rules.requirements import (
+    _Found,
+    _from_reference,
+    _from_requirement,
+    _is_verl,
+    _read_requirements,
+    lowest_allowed,
+    poetry_specifier,
+)
+from ppo_migrate.files import decode_text, utf8_text
+from ppo_migrate.project.snapshot import current
+
+__all__ = ["install_pins"]
+
+#: ``scope -> the pins``, one reading per repository per run
+_PINS: dict[str, tuple[_Found, ...]] = {}
+
+_INSTALL = re.compile(
+    r"(?:^|(?<=[\s;&|(`\"'\[@]))(?:\S*/)?(?:"
+    r"(?:(?:python[\d.]*|py)\s+-m\s+pip[\d.]*|pip[\d.]*|uv\s+pip)\s+install"
+    r"|(?P<conda>(?:conda|mamba|micromamba)\s+install)"
+    r"|uv\s+add"
+    r"|(?P<poetry>poetry\s+add)"
+    r")\b"
+)
+#: a comment's start on a line (shell, Dockerfile, Makefile, YAML): ``#`` first or after a space
+_COMMENTED = re.compile(r"(?:^|(?<=\s))#")
+#: where one command of a line starts: after a separator, a subshell's or substitution's start
+_SEPARATOR = re.compile(r"&&|\|\||[;|(`]|\$\(")
+#: a command that prints its arguments (a help text, a hint) rather than running them
+_PRINTS = re.compile(r"^\s*@?\s*(?:echo|printf)\b")
+#: where one command ends: a new line, a separator, a comment
+_END = re.compile(r"\n|&&|\|\||[;|]|\s#")
+#: options of ``pip install`` (and ``uv pip install``) that take a value
+_WITH_VALUE = frozenset(
+    {
+        "-i", "--index-url", "--extra-index-url", "-f", "--find-links", "-t", "--target", "--prefix",
+        "--root", "--python", "-p", "--platform", "--python-version", "--implementation", "--abi",
+        "--src", "--upgrade-strategy", "--progress-bar", "--log", "--cache-dir", "--trusted-host",
+        "--no-binary", "--only-binary", "--config-settings", "-C", "--global-option", "--index",
+        "--default-index", "--extra-index", "--index-strategy", "--keyring-provider", "--resolution",
+        "--prerelease", "--exclude-newer", "--group", "--extra", "--override", "--build-constraint",
+        "-b", "--report", "--root-user-action", "--timeout", "--retries", "--proxy", "--cert",
+        "--client-cert", "--exists-action", "--editable-mode", "--python-platform",
+    }
+)
+_REQUIREMENT_OPTIONS = frozenset({"-r", "--requirement", "-c", "--constraint", "--constraints"})
+_EDITABLE = frozenset({"-e", "--editable"})
+
+
+def install_pins(scope: str | os.PathLike[str]) -> tuple[_Found, ...]:
+    """Every verl declaration of an install command in the repository at ``scope``.
+
+    Args:
+        scope: the repository root.
+
+    Returns:
+        The declarations (path: the declaring file, or the requirements file a ``-r`` names;
+        line: its line), in file order; kept for the process. Never raises.
+    """
+    from ppo_migrate.project.import_roots import _read
+    from ppo_migrate.project.tree import repository_listing
+
+    root = os.path.abspath(os.fspath(scope))
+    cached = _PINS.get(root)
+    if cached is not None:
+        return cached
+    found: list[_Found] = []
+    try:
+        listing = repository_listing(root)
+    except Exception:  # noqa: BLE001 - an unreadable repository declares nothing
+        _PINS[root] = ()
+        return ()
+    everything = [os.path.join(d, n) for d, names in listing.folders.items() for n in names]
+    seen: set[Path] = set()
+    for directory, names in listing.folders.items():
+        workflows = directory.replace("\\", "/").endswith("/.github/workflows")
+        for name in names:
+            kind = _kind(name, workflows)
+            if kind is None:
+                continue
+            path = os.path.join(directory, name)
+            data = _read(path)
+            if data is not None:  # a UTF-16 Dockerfile's words, as UTF-8 bytes (trial 26d)
+                data = utf8_text(data)
+            if data is not None and b"verl" in data and b"FROM" in data.upper():
+                found.extend(_verl_images(decode_text(data, "replace"), path))
+            if data is None or not (b"install" in data or b"add" in data or b"PIP_CONSTRAINT" in data):
+                continue
+            if kind == "maybe-script" and not _shell_shebang(data):
+                continue
+            text = decode_text(data, "replace")
+            if kind == "devcontainer":
+                for line, command in _devcontainer_commands(text):
+                    found.extend(_commands("\n" * (line - 1) + command, path, root, everything, seen))
+                continue
+            if kind == "noxfile":
+                for line, command in _nox_commands(text):
+                    found.extend(_commands("\n" * (line - 1) + command, path, root, everything, seen))
+                continue
+            matrix = _workflow_matrix(text) if workflows else None
+            found.extend(_commands(text, path, root, everything, seen, matrix))
+            found.extend(_constraint_variables(text, path, root, everything, seen))
+    result = _PINS[root] = tuple(found)
+    return result
+
+
+#: ``FROM verlai/verl:app-verl0.8-vllm0.10.0-...``: verl's own images name the release they
+#: hold in the tag (``verl0.8``, ``verl0.8.0``)
+_VERL_IMAGE = re.compile(
+    r"^[ \t]*FROM[ \t]+(?:--\S+[ \t]+)*(?P<image>\S*verl\S*?:\S*?verl-?v?(?P<version>\d+\.\d+(?:\.\d+)?)\S*)",
+    re.MULTILINE | re.IGNORECASE,
+)
+
+
+def _verl_images(text: str, path: str) -> Iterator[_Found]:
+    """The verl release each ``FROM`` of a verl image states in its tag (a Dockerfile's base
+    image holds that verl): ``verl0.8`` allows any 0.8.x (the lowest decides)."""
+    from packaging.specifiers import SpecifierSet
+
+    for m in _VERL_IMAGE.finditer(text):
+        version = m.group("version")
+        spec = SpecifierSet(f"=={version}.*" if version.count(".") == 1 else f"=={version}")
+        line = text.count("\n", 0, m.start()) + 1
+        yield _Found(lowest_allowed(spec), Path(path), line, m.group("image"), "specifier", True)
+
+
+def _kind(name: str, workflows: bool) -> str | None:
+    """How a file named ``name`` is read for install commands, or None when it is not."""
+    from ppo_migrate.project.import_roots import _reader
+
+    if _reader(name) in _SCRIPT_READERS() or (workflows and name.endswith((".yml", ".yaml"))):
+        return "text"
+    if name in (".gitlab-ci.yml", ".gitlab-ci.yaml", "justfile", "Justfile", ".justfile"):
+        return "text"
+    if re.fullmatch(r"(?:docker-)?compose[\w.-]*\.ya?ml", name):
+        return "text"
+    if name in ("devcontainer.json", ".devcontainer.json"):
+        return "devcontainer"
+    if name == "noxfile.py":
+        return "noxfile"
+    lower = name.lower()
+    if lower.endswith(_SHELL_SUFFIXES):  # a shell's own extension, as ``.sh``
+        return "text"
+    if "." not in name or lower.endswith(_BATCH_SUFFIXES):
+        return "maybe-script"
+    return None
+
+
+#: the other shells' script extensions, read as ``*.sh`` is (trial 26d, ``install.bash``)
+_SHELL_SUFFIXES = (".bash", ".zsh", ".ksh")
+#: batch-scheduler job files (Slurm's ``sbatch`` and PBS's ``qsub`` run them as scripts; Slurm
+#: requires their first line to be a shebang): read when it names a shell (trial 26d)
+_BATCH_SUFFIXES = (".sbatch", ".slurm", ".pbs", ".qsub", ".job")
+
+
+def _shell_shebang(data: bytes) -> bool:
+    """Whether ``data`` starts with a shell's shebang (``#!/bin/sh``, ``#!/usr/bin/env bash``)."""
+    if not data.startswith(b"#!"):
+        return False
+    first = data.split(b"\n", 1)[0]
+    return b"sh" in first and b"python" not in first
+
+
+#: the devcontainer.json properties whose value is a command
+_DEVCONTAINER_KEYS = (
+    "initializeCommand", "onCreateCommand", "updateContentCommand", "postCreateCommand",
+    "postStartCommand", "postAttachCommand",
+)
+
+
+def _line_of_text(text: str, needle: str) -> int:
+    at = text.find(needle)
+    return text.count("\n", 0, at) + 1 if at >= 0 else 1
+
+
+def _devcontainer_commands(text: str) -> Iterator[tuple[int, str]]:
+    """``(line, shell command)`` of a ``devcontainer.json``'s lifecycle commands: a string,
+    an array (one command, exec form) or an object of either (commands run in parallel)."""
+    import json
+
+    try:
+        data = json.loads(text)
+    except ValueError:
+        try:  # JSON with comments (allowed there): drop whole-line ``//`` comments
+            data = json.loads(re.sub(r"(?m)^\s*//.*$", "", text))
+        except ValueError:
+            return
+    if not isinstance(data, dict):
+        return
+    for key in _DEVCONTAINER_KEYS:
+        value = data.get(key)
+        values = list(value.values()) if isinstance(value, dict) else [value]
+        for one in values:
+            if isinstance(one, list) and all(isinstance(w, str) for w in one):
+                one = shlex.join(one)
+            if isinstance(one, str):
+                yield _line_of_text(text, f'"{key}"'), one.replace("\n", " ; ")
+
+
+def _nox_commands(text: str) -> Iterator[tuple[int, str]]:
+    """``(line, shell command)`` of a ``noxfile.py``'s installs: ``session.install(...)``
+    (``pip install`` its arguments), ``session.run("pip", "install", ...)`` and
+    ``session.run_install(...)``; an argument that is not a string literal is a
+    ``$NOX_ARGUMENT`` (its release cannot be read when it names verl)."""
+    import ast
+
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError):
+        return
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
+            continue
+        words: list[str] = []
+        for arg in node.args:
+            if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+                words.append(arg.value)
+            elif isinstance(arg, ast.JoinedStr):
+                words.append("".join(
+                    v.value if isinstance(v, ast.Constant) else "${NOX_ARGUMENT}" for v in arg.values
+                ))
+            else:
+                words.append("${NOX_ARGUMENT}")
+        if node.func.attr == "install":
+            yield node.lineno, "pip install " + " ".join(shlex.quote(w) if "$" not in w else f'"{w}"' for w in words)
+        elif node.func.attr in ("run", "run_install", "run_always"):
+            yield node.lineno, " ".join(shlex.quote(w) if "$" not in w else f'"{w}"' for w in words)
+
+
+#: ``PIP_CONSTRAINT=file`` (a script's, a Dockerfile's ``ENV``, a workflow's ``env:``)
+_PIP_CONSTRAINT = re.compile(r"\bPIP_CONSTRAINTS?[ \t]*(?:=|:[ \t]|[ \t])[ \t]*[\"']?([^\s\"';&|]+)")
+
+
+def _constraint_variables(text: str, path: str, root: str, everything: list[str], seen: set[Path]) -> Iterator[_Found]:
+    """The pins of the constraint files a ``PIP_CONSTRAINT`` the file sets names: every
+    ``pip install`` then runs within them."""
+    for m in _PIP_CONSTRAINT.finditer(text):
+        for value in m.group(1).split():
+            for file in _requirement_files(value, path, root, everything):
+                yield from _read_requirements(Path(file), seen)
+
+
+def _workflow_matrix(text: str) -> dict[str, list[str]]:
+    """``name -> values`` of the literal lists under the jobs' ``strategy: matrix:`` of a
+    GitHub workflow (a name several jobs give: every value of any job, the lowest decides)."""
+    import yaml
+
+    try:
+        data = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    except yaml.YAMLError:
+        return {}
+    jobs = data.get("jobs") if isinstance(data, dict) else None
+    values: dict[str, list[str]] = {}
+    if not isinstance(jobs, dict):
+        return values
+    for job in jobs.values():
+        strategy = job.get("strategy") if isinstance(job, dict) else None
+        matrix = strategy.get("matrix") if isinstance(strategy, dict) else None
+        if not isinstance(matrix, dict):
+            continue
+        for name, listed in matrix.items():
+            if isinstance(name, str) and isinstance(listed, list) and all(
+                isinstance(v, (str, int, float)) and not isinstance(v, bool) for v in listed
+            ):
+                values.setdefault(name, []).extend(str(v) for v in listed)
+    return values
+
+
+def _SCRIPT_READERS() -> tuple[object, ...]:  # the readers of import_roots
+    from ppo_migrate.project import import_roots
+
+    return (import_roots._dockerfile, import_roots._makefile, import_roots._shell)
+
+
+#: ``RUN ["pip", "install", ...]``: a Dockerfile instruction in exec form (a JSON array)
+_EXEC_FORM = re.compile(r"^([ \t]*RUN[ \t]+)(\[.*\])[ \t]*$", re.MULTILINE | re.IGNORECASE)
+#: an assignment a later command of the same file sees: ``ARG N=v``, ``ENV N=v``, ``ENV N v``,
+#: ``export N=v``, ``N=v``, ``N ?= v``, ``N := v`` (a value quoted or a single word)
+_ASSIGNMENT = re.compile(
+    r"^[ \t]*(?:(?:ARG|ENV|export|declare(?:[ \t]+-x)?|readonly)[ \t]+)?([A-Za-z_][A-Za-z0-9_]*)"
+    r"[ \t]*[:?+]?=[ \t]*(\"[^\"\n]*\"|'[^'\n]*'|[^\s;&|#]+)?[ \t]*(?:#.*)?$"
+    r"|^[ \t]*ENV[ \t]+([A-Za-z_][A-Za-z0-9_]*)[ \t]+(\"[^\"\n]*\"|'[^'\n]*'|[^\s#]+)[ \t]*$",
+    re.MULTILINE,
+)
+#: ``$N``, ``${N}``, ``${N:-default}``, ``${N-default}``, ``$(N)`` (make)
+_VARIABLE = re.compile(r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)(?::?-([^}]*))?\}|\(([A-Za-z_][A-Za-z0-9_]*)\)|([A-Za-z_][A-Za-z0-9_]*))")
+
+
+def _exec_form_as_shell(text: str) -> str:
+    """``text`` with each ``RUN [...]`` exec-form instruction written as the shell command it
+    runs (same line; a JSON array that cannot be read is left as it is)."""
+    import json
+
+    def one(m: re.Match[str]) -> str:
+        try:
+            words = json.loads(m.group(2))
+        except ValueError:
+            return m.group(0)
+        if not isinstance(words, list) or not all(isinstance(w, str) for w in words):
+            return m.group(0)
+        return m.group(1) + shlex.join(words)
+
+    return _EXEC_FORM.sub(one, text)
+
+
+def _assignments(text: str, before: int) -> dict[str, str]:
+    """The variables the file assigns before offset ``before`` (the last assignment wins).
+
+    Each value is expanded with the values assigned before it, as the shell does
+    (trial 26c): ``V="${V:-0.8.0}"`` is ``0.8.0``; a value naming a variable that has none
+    (``ARG V=${V}``, ``W=$(shell ...)``) leaves the variable without a value, so a version
+    written with it cannot be read (never the text of the template)."""
+    values: dict[str, str] = {}
+    for m in _ASSIGNMENT.finditer(text, 0, before):
+        name, value = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
+        if value is None:
+            continue
+        value = value.strip("\"'")
+        if "$" in value or "`" in value or "{{" in value:
+            expanded = _expanded(value, values)
+            if expanded is None:
+                values.pop(name, None)
+                continue
+            value = expanded
+        values[name] = value
+    return values
+
+
+#: a shell array's assignment: ``PKGS=(ray "verl==0.8.0")``, ``declare -a PKGS=(...)``,
+#: ``PKGS+=(...)`` (its words may span lines)
+_ARRAY = re.compile(
+    r"^[ \t]*(?:(?:declare|local|typeset|readonly)(?:[ \t]+-\w+)*[ \t]+)?([A-Za-z_][A-Za-z0-9_]*)(\+?)=\(([^()]*)\)",
+    re.MULTILINE,
+)
+#: ``${PKGS[@]}``, ``${PKGS[*]}``: every word of an array
+_ARRAY_WORDS = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\[[@*]\]\}")
+
+
+def _arrays(text: str, before: int) -> dict[str, list[str]]:
+    """The shell arrays the file assigns before offset ``before``: ``name -> words``
+    (``+=`` appends; comments dropped; a body that cannot be tokenised is split on white
+    space)."""
+    arrays: dict[str, list[str]] = {}
+    for m in _ARRAY.finditer(text, 0, before):
+        body = "\n".join(_COMMENTED.split(line, 1)[0] for line in m.group(3).split("\n"))
+        try:
+            words = shlex.split(body)
+        except ValueError:
+            words = [w.strip("\"'") for w in body.split()]
+        arrays[m.group(1)] = (arrays.get(m.group(1), []) if m.group(2) else []) + words
+    return arrays
+
+
+def _spread(tokens: list[str], arrays: dict[str, list[str]]) -> list[str]:
+    """``tokens`` with each ``${NAME[@]}`` of a known array replaced by its words."""
+    out: list[str] = []
+    for token in tokens:
+        m = _ARRAY_WORDS.fullmatch(token)
+        if m is not None and m.group(1) in arrays:
+            out.extend(arrays[m.group(1)])
+        else:
+            out.append(token)
+    return out
+
+
+#: just's and Jinja's ``{{ name }}``
+_TEMPLATE_VARIABLE = re.compile(r"\{\{[ \t]*([A-Za-z_][A-Za-z0-9_]*)[ \t]*\}\}")
+
+
+def _expanded(token: str, values: dict[str, str]) -> str | None:
+    """``token`` with its variables (``$V``, ``${V}``, ``${V:-d}``, ``$(V)``, just's
+    ``{{v}}``) replaced by their values, or None when one has none or a substitution is left
+    that cannot be evaluated (a command's output, an array, just's expression)."""
+    missing = False
+
+    def one(m: re.Match[str]) -> str:
+        nonlocal missing
+        name = m.group(1) or m.group(3) or m.group(4)
+        if name in values:
+            return values[name]
+        if m.group(2) is not None:
+            return m.group(2)
+        missing = True
+        return ""
+
+    def template(m: re.Match[str]) -> str:
+        nonlocal missing
+        if m.group(1) in values:
+            return values[m.group(1)]
+        missing = True
+        return ""
+
+    out = _TEMPLATE_VARIABLE.sub(template, _VARIABLE.sub(one, token))
+    return None if missing or "`" in out or "$" in out or "{{" in out else out
+
+
+def _commands(
+    text: str,
+    path: str,
+    root: str,
+    everything: list[str],
+    seen: set[Path],
+    matrix: dict[str, list[str]] | None = None,
+) -> Iterator[_Found]:
+    text = _exec_form_as_shell(text)
+    # a continuation (``\`` at the end of a line) joins the next line; offsets are kept
+    joined = re.sub(r"\\\r?\n", lambda m: " " * len(m.group(0)), text)
+    here = Path(path)
+    for m in _INSTALL.finditer(joined):
+        before = joined[joined.rfind("\n", 0, m.start()) + 1 : m.start()]  # the line so far
+        if _COMMENTED.search(before):
+            continue  # ``# future: pip install 'verl>=0.9'``: a comment runs nothing
+        if _PRINTS.search(_SEPARATOR.split(before)[-1]):
+            continue  # ``echo "then: pip install verl>=0.9"``: printed, not run
+        tool = "conda" if m.group("conda") else "poetry" if m.group("poetry") else "pip"
+        line = text.count("\n", 0, m.start()) + 1
+        end = _END.search(joined, m.end())
+        body = joined[m.end() : end.start() if end else len(joined)]
+        expressions: dict[str, str] = {}
+
+        def hide(e: re.Match[str], expressions: dict[str, str] = expressions) -> str:  # ``${{ matrix.verl }}``: one word, read below
+            name = f"GHA_EXPRESSION_{len(expressions)}"
+            expressions[name] = e.group(1).strip()
+            return "${" + name + "}"
+
+        body = re.sub(r"\$\{\{(.*?)\}\}", hide, body)
+        try:
+            tokens = shlex.split(body)
+        except ValueError:
+            tokens = [t.strip("\"'") for t in body.split()]
+        if "[" in body and "${" in body:  # ``pip install "${PKGS[@]}"``: the array's words
+            tokens = _spread(tokens, _arrays(text, m.start()))
+        i = 0
+        while i < len(tokens):
+            token = tokens[i]
+            i += 1
+            if token.startswith("-"):
+                option, eq, value = token.partition("=")
+                if not option.startswith("--") and len(option) > 2 and option[:2] in ("-r", "-c", "-e"):
+                    option, value, eq = option[:2], token[2:], "="  # ``-rfile``
+                with_value = _CONDA_WITH_VALUE if tool == "conda" else _WITH_VALUE
+                if option not in _REQUIREMENT_OPTIONS and option not in _EDITABLE and option not in with_value:
+                    continue  # a flag: --upgrade, -q, --no-deps ...
+                if not eq:
+                    if i >= len(tokens):
+                        continue
+                    value = tokens[i]
+                    i += 1
+                if tool == "conda" and option in with_value:
+                    continue  # conda's -c is a channel, -p a prefix
+                if option in _REQUIREMENT_OPTIONS:
+                    files = _requirement_files(value, path, root, everything)
+                    for file in files:
+                        yield from _read_requirements(Path(file), seen)
+                    if not files:  # written by the script itself: ``cat > req.txt <<EOF``
+                        yield from _heredoc_requirements(text, value, here)
+                elif option in _EDITABLE:
+                    found = _from_reference(value, here, line, f"-e {value}")
+                    if found is not None:
+                        yield found
+                continue
+            for word in _matrix_values(token, expressions, matrix or {}):
+                if word is None:
+                    if _names_verl(token):  # a verl the workflow chooses: its release cannot be read
+                        yield _Found(None, here, line, _shown(token, expressions), "direct-reference", True)
+                    break
+                written = word
+                if "$" in word or "`" in word or "{{" in word:
+                    expanded = _expanded(word, _assignments(text, m.start()))
+                    if expanded is None:
+                        if _names_verl(word):  # a verl the build chooses: its release cannot be read
+                            yield _Found(None, here, line, word, "direct-reference", True)
+                        continue
+                    word = expanded
+                found = _argument(tool, word, here, line)
+                if found is None and _unread_verl(written):
+                    # trial 26c: an install of verl the tool cannot read is never dropped
+                    # (another file's ``verl>=0.9.0`` would then decide): its release
+                    # cannot be read, which refuses the fix
+                    found = _Found(None, here, line, written, "direct-reference", True)
+                if found is not None:
+                    yield found
+
+
+#: options of ``conda``/``mamba``/``micromamba install`` that take a value
+_CONDA_WITH_VALUE = frozenset(
+    {"-c", "--channel", "-n", "--name", "-p", "--prefix", "--file", "--repodata-fn", "--platform", "--subdir",
+     "-r", "--root-prefix", "--solver", "--override-channels-for"}
+)
+
+
+def _argument(tool: str, word: str, here: Path, line: int) -> _Found | None:
+    """The verl declaration of one install argument of ``tool`` (pip/uv, conda, poetry)."""
+    if tool == "conda":
+        from ppo_migrate.rules.pins import _conda
+
+        m = re.fullmatch(r"(?:[\w.-]+::)?([A-Za-z0-9_.-]+)=(\d+(?:\.\d+)*)", word)
+        if m is not None and _is_verl(m.group(1)):  # conda's single ``=``: that release
+            return _Found(Version(m.group(2)), here, line, word, "lock", True)
+        if not re.search(r"[=<>!~]", word) and " " not in word:  # a bare name
+            return _conda(word, here, line)
+        return _conda(word, here, line) or _from_requirement(word, here, line, lock_pins=True)
+    if tool == "poetry":
+        m = re.fullmatch(r"([A-Za-z0-9_.-]+(?:\[[^\]]*\])?)@(?!\s*(?:git\+|https?:|file:|/|\.))(.+)", word)
+        if m is not None:
+            name = re.sub(r"\[.*\]$", "", m.group(1))
+            if not _is_verl(name):
+                return None
+
+            constraint = m.group(2).strip()
+            if constraint in ("latest", "*"):
+                return _Found(None, here, line, word, "specifier", False)
+            if re.fullmatch(r"\d+(?:\.\d+)*", constraint):
+                return _Found(Version(constraint), here, line, word, "lock", True)
+            specifier = poetry_specifier(constraint)
+            if specifier is None:
+                return None
+            return _Found(lowest_allowed(specifier), here, line, word, "specifier", True)
+    found = _from_requirement(word, here, line, lock_pins=True)
+    if found is None:
+        found = _from_reference(word, here, line, word)
+    return found
+
+
+def _matrix_values(token: str, expressions: dict[str, str], matrix: dict[str, list[str]]) -> Iterator[str | None]:
+    """``token`` once per combination of the values its workflow expressions take (a
+    ``matrix.NAME`` with a literal list); ``None`` (once) when one cannot be read."""
+    names = [n for n in expressions if "${" + n + "}" in token]
+    if not names:
+        yield token
+        return
+    choices: list[list[str]] = []
+    for name in names:
+        expression = expressions[name]
+        m = re.fullmatch(r"matrix\.([A-Za-z_][\w-]*)", expression)
+        listed = matrix.get(m.group(1)) if m else None
+        if not listed:
+            yield None
+            return
+        choices.append(listed)
+    import itertools
+
+    for combination in itertools.islice(itertools.product(*choices), 256):
+        word = token
+        for name, value in zip(names, combination):
+            word = word.replace("${" + name + "}", value)
+        yield word
+
+
+def _shown(token: str, expressions: dict[str, str]) -> str:
+    for name, expression in expressions.items():
+        token = token.replace("${" + name + "}", "${{ " + expression + " }}")
+    return token
+
+
+def _names_verl(token: str) -> bool:
+    """Whether an install argument with an unread variable names verl (``verl==$V``,
+    ``verl[vllm]${SPEC}``, ``git+https://.../verl@${REF}``)."""
+    head = re.split(r"[=<>!~\[;@ $]", token.strip("\"'"), maxsplit=1)[0]
+    return head.lower() == "verl" or bool(re.search(r"[/@]verl(?:\.git)?(?:[@#/]|$)", token, re.IGNORECASE))
+
+
+def _unread_verl(word: str) -> bool:
+    """Whether an install argument the tool could not read installs verl: its name is verl
+    (``verl=={{v}}``, ``verl==@V@``, ``verl>=$(shell ...)``), or it holds a variable and names
+    verl as :func:`_names_verl` does. A path through a folder named ``verl``
+    (``./tools/verl/plugin``) is another package."""
+    head = re.split(r"[=<>!~\[;@ $]", word.strip("\"'"), maxsplit=1)[0]
+    return head.lower() == "verl" or (any(c in word for c in "$`{") and _names_verl(word))
+
+
+#: ``cat > FILE <<EOF`` / ``cat <<EOF > FILE`` / ``tee FILE <<EOF``: a file the script
+#: writes from the lines up to the closing word
+_HEREDOC = re.compile(
+    r"^[^\n]*?\b(?:cat|tee)\b(?P<before>[^\n<]*)<<-?[ \t]*(?P<q>['\"]?)(?P<word>\w+)(?P=q)(?P<after>[^\n]*)\n"
+    r"(?P<body>.*?)^[ \t]*(?P=word)[ \t]*$",
+    re.MULTILINE | re.DOTALL,
+)
+
+
+def _heredoc_requirements(text: str, value: str, here: Path) -> Iterator[_Found]:
+    """The verl requirements of the here-documents of ``text`` written to the file a
+    ``-r value`` reads (its path, or its last components), each at its line of the script."""
+    wanted = value.replace("\\", "/").rstrip("/")
+    for m in _HEREDOC.finditer(text):
+        redirect = re.search(r"(?:>>?|\btee(?:[ \t]+-a)?)[ \t]*([^\s;&|<>]+)", m.group("before") + " " + m.group("after"))
+        if redirect is None:
+            continue
+        target = redirect.group(1).strip("\"'")
+        if not (target == wanted or target.endswith("/" + wanted.lstrip("./")) or wanted.endswith("/" + target.lstrip("./"))):
+            continue
+        first = text.count("\n", 0, m.start("body")) + 1
+        for k, line in enumerate(m.group("body").splitlines()):
+            found = _from_requirement(line.split("#", 1)[0].strip(), here, first + k, lock_pins=True)
+            if found is not None:
+                yield found
+
+
+def _requirement_files(value: str, path: str, root: str, everything: list[str]) -> list[str]:
+    """The repository's files a ``-r value`` of the command in ``path`` may read: ``value``
+    against the file's folder and the root, else any file whose trailing components are it."""
+    if not value or "$" in value:
+        return []
+    value = value.replace("\\", "/")
+    if not os.path.isabs(value):
+        for base in (os.path.dirname(path), root):
+            candidate = os.path.normpath(os.path.join(base, value))
+            if current().fs.is_file(candidate):  # stat-ed once a run
+                return [candidate]
+    tail = "/" + value.lstrip("/").removeprefix("./").lstrip("/")
+    if tail == "/":
+        return []
+    return [f for f in everything if f.replace("\\", "/").endswith(tail)]

@@ -1,0 +1,2260 @@
+"""Replacements of the runtime function, or of a module or alias its calls go through: one
+table of forms (:data:`PATCHERS`, :func:`replacements`) that every part of the tool asks.
+
+``monkeypatch.setattr(lib, "get_ppo_ray_runtime_env", lambda: {...})`` in a test makes
+``lib``'s call reach a callable taking no argument: a fix passing the config there would
+make the test fail (a fresh tester's finding). So do ``sys.modules["verl.trainer.constants_ppo"]
+= SimpleNamespace(...)``, a fake ``verl`` package a ``conftest.py`` puts first on
+``sys.path``, ``launcher.constants_ppo = Fake`` (the module the call goes through),
+``monkeypatch.setattr(launcher, "make_env", fake)`` (an alias of the function),
+``globals()["get_ppo_ray_runtime_env"] = shim`` and ``app.cp = SimpleNamespace(...)`` run at
+import time (issue 26, families 4 and 5).
+
+Three users share the table:
+
+- the run's look-out before the per-file phase (:func:`target_patches`): replacements in
+  other files, each a :class:`Patch` naming the module it reaches (:func:`patched_at`);
+- a module's own analysis (:func:`own_replacement`, used by
+  :meth:`ppo_migrate.rules.check.ModuleAnalysis`): replacements in the calling module;
+- ``--thread-config``'s refusal of a function rebound at run time
+  (:func:`replaced_names`, used by :mod:`ppo_migrate.rules.callers`).
+"""
+
+from __future__ import annotations
+
+import ast
+import fnmatch
+import os
+import re
+import weakref
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, NamedTuple
+
+from ppo_migrate.rules.doc_doctests import doc_doctest_files
+from ppo_migrate.constants import MAX_SOURCE_CHARS
+from ppo_migrate.diagnostics import Reason, Related
+from ppo_migrate.files import decode_source
+from ppo_migrate.prefilter import Words
+from ppo_migrate.project.modules import (
+    IMPORT_STATEMENT,
+    import_statements,
+    import_words,
+)
+from ppo_migrate.project.references import current_references, module_file
+from ppo_migrate.project.root import up_to_git_top
+from ppo_migrate.project.snapshot import active, current
+from ppo_migrate.project.tree import DOUBLES_FOLDERS, repository_listing
+from ppo_migrate.project.modules import (
+    module_name,
+    module_package,
+    namespace_prefixes,
+    resolve_relative,
+)
+
+if TYPE_CHECKING:
+    from ppo_migrate.settings_model import Settings
+
+#: THE table of callables that replace an attribute or an item named by a string or a
+#: keyword, by the last name of what they call, and how they name it:
+#:
+#: - ``"owner-key"``: ``setattr(o, "f", v)``, ``monkeypatch.setattr(o, "f", v)`` (or its
+#:   ``monkeypatch.setattr("pkg.lib.f", v)``), ``monkeypatch.delattr``,
+#:   ``mock.patch.object(o, "f", v)``;
+#: - ``"dotted"``: ``mock.patch("pkg.lib.f", v)``, pytest-mock's ``mocker.patch``;
+#: - ``"keywords"``: ``mock.patch.multiple(o, f=v)``;
+#: - ``"namespace-items"``: ``mock.patch.dict(o.__dict__, {"f": v})``,
+#:   ``vars(o).update(f=v)``, ``globals().update(...)``, ``sys.modules.update(...)``;
+#: - ``"namespace-key"``: ``monkeypatch.setitem(vars(o), "f", v)``,
+#:   ``monkeypatch.setitem(sys.modules, "pkg.lib", fake)``, ``sys.modules.setdefault(...)``,
+#:   ``ns.__setitem__("f", v)``.
+#:
+#: Two statement forms complete it: an attribute assigned (``o.f = v``) and an item of a
+#: namespace assigned (``globals()["f"] = v``, ``vars(o)["f"] = v``,
+#: ``sys.modules["pkg.lib"] = v``).
+PATCHERS: dict[str, str] = {
+    "setattr": "owner-key",
+    "delattr": "owner-key",
+    "object": "owner-key",
+    "patch": "dotted",
+    "multiple": "keywords",
+    "dict": "namespace-items",
+    "update": "namespace-items",
+    "setitem": "namespace-key",
+    "setdefault": "namespace-key",
+    "__setitem__": "namespace-key",
+}
+
+#: Bytes a file replacing a name holds: a patcher of :data:`PATCHERS`, a namespace, or an
+#: attribute assigned (``x.f = v``; the names are checked on the tree).
+_PATCH_WORDS = rb"setattr|delattr|patch|setitem|setdefault|__dict__|\bupdate\b|\bmodules\b|\bglobals\s*\(|\bvars\s*\(|\bexec\s*\(|\bmeta_path\b"
+_ATTRIBUTE_STORE = rb"\.\s*(\w+)\s*=[^=]"
+#: a literal each alternative of :data:`_PATCH_WORDS` contains, in the same order
+_PATCH_LITERALS = (b"setattr", b"delattr", b"patch", b"setitem", b"setdefault", b"__dict__",
+                   b"update", b"modules", b"globals", b"vars", b"exec", b"meta_path")
+_PATCH_WORDS_RE = re.compile(_PATCH_WORDS)
+_ATTRIBUTE_STORE_RE = re.compile(_ATTRIBUTE_STORE)
+
+
+#: a replacement of a name not known before it runs (:func:`_unknown_name`): a setattr
+#: whose name is no string literal, a namespace updated, ``sys.modules[name] = m``, an
+#: import hook
+_UNKNOWN_FORMS = re.compile(
+    rb"setattr\s*\(\s*[\w.]+\s*,\s*[^'\"\s]|__dict__\s*\)?\s*\.\s*update\s*\("
+    # a name or target built at run time: ``setattr(o, "get_" + "...", f)``,
+    # ``mock.patch.object(o, "init_" + "ray", f)``, ``mock.patch(TARGET, f)``,
+    # ``mock.patch(".".join([...]), f)``, ``mock.patch("a." + b, f)`` (trial 26b)
+    rb"|(?:setattr|delattr|patch\.object)\s*\(\s*[\w.]+\s*,\s*(?:[rbuRBU]?['\"][^'\"\n]*['\"]\s*[+%.]"
+    rb"|[^'\"\s])"
+    rb"|\bpatch\s*\(\s*(?:[^'\"\s)rbuRBU]|[rbuRBU](?!['\"])|[rbuRBU]?['\"][^'\"\n]*['\"]\s*[+%.])"
+    rb"|\b(?:globals|vars)\s*\(\s*\)\s*\.\s*update\s*\(\s*[^{)\s]"
+    rb"|\bmodules\s*\[\s*[^'\"\s]|\bmeta_path\s*\.\s*(?:append|insert|extend)\b"
+)
+
+
+def _unknown_forms(data: bytes) -> bool:
+    """Whether ``data`` may replace a name not known before it runs (:data:`_UNKNOWN_FORMS`),
+    tried only on a file holding one of its literals."""
+    if not any(w in data for w in (b"setattr", b"__dict__", b"update", b"modules", b"meta_path", b"patch")):
+        return False
+    return _UNKNOWN_FORMS.search(data) is not None
+
+
+def _may_patch(data: bytes) -> bool:
+    """Whether ``re.search(_PATCH_WORDS + b"|" + _ATTRIBUTE_STORE, data)`` finds anything.
+
+    The alternation of words is tried at every position of the file (~0.1 s a MB), so it
+    runs only on a file holding one of its literals (``bytes.__contains__`` is ~100 times
+    faster); the attribute store starts with a literal ``.``, which the engine skips to."""
+    if any(word in data for word in _PATCH_LITERALS) and _PATCH_WORDS_RE.search(data):
+        return True
+    return _ATTRIBUTE_STORE_RE.search(data) is not None
+
+
+def _lines_holding(data: bytes, words: Iterable[bytes]) -> list[tuple[int, int]]:
+    """``(start, end)`` of each line (``\n``-ended, end excluded) holding one of
+    ``words``, in order."""
+    spans = set()
+    for word in words:
+        at = data.find(word)
+        while at != -1:
+            start = data.rfind(b"\n", 0, at) + 1
+            end = data.find(b"\n", at)
+            end = len(data) if end == -1 else end
+            spans.add((start, end))
+            at = data.find(word, end)
+    return sorted(spans)
+
+
+class Replacement(NamedTuple):
+    """One replacement of a name found in a tree (a form of :data:`PATCHERS`).
+
+    Attributes:
+        name: the attribute or item replaced (``"get_ppo_ray_runtime_env"``; the last
+            part of a module for ``sys.modules``; ``"*"``: not known before it runs).
+        owner: the object whose attribute it is, as written (``lib`` of
+            ``setattr(lib, "f", v)``), or ``None``.
+        module: the module a string names (``"pkg.lib"`` of ``"pkg.lib.f"``; for
+            ``sys.modules["a.b.c"]``, ``"a.b"``), or ``None``.
+        space: ``"attribute"``, ``"globals"`` (the module's own namespace) or
+            ``"modules"`` (``sys.modules``: the module itself replaced).
+        line: where.
+        form: a short spelling of the form, for messages (``"monkeypatch.setattr"``).
+        held: the name whose string gave the target or the name replaced
+            (``TARGET`` of ``mock.patch(TARGET, f)``: :func:`string_env`), else ``None``.
+    """
+
+    name: str
+    owner: ast.expr | None
+    module: str | None
+    space: str
+    line: int
+    form: str
+    held: str | None = None
+
+
+def _namespace(node: ast.AST) -> tuple[str, ast.expr | None] | None:
+    """``("globals", None)`` for ``globals()``/``locals()``, ``("attribute", x)`` for
+    ``vars(x)``/``x.__dict__``, ``("modules", None)`` for ``sys.modules``/``modules``
+    (also the string ``"sys.modules"`` ``mock.patch.dict`` takes); else ``None``."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+        if node.func.id in ("globals", "locals") and not node.args:
+            return "globals", None
+        if node.func.id == "vars":
+            return ("attribute", node.args[0]) if node.args else ("globals", None)
+    if isinstance(node, ast.Attribute):
+        if node.attr == "__dict__":
+            return "attribute", node.value
+        if node.attr == "modules":
+            return "modules", None
+    if isinstance(node, ast.Name) and node.id == "modules":
+        return "modules", None
+    if isinstance(node, ast.Constant) and node.value == "sys.modules":
+        return "modules", None
+    return None
+
+
+def _string(node: ast.AST | None, env: dict[str, str] | None = None) -> str | None:
+    """The string ``node`` holds: a constant, or one built of constants and of the names of
+    ``env`` (:func:`string_env`) by ``+``, an f-string or ``"sep".join([...])``
+    (``"get_ppo_ray_" + "runtime_env"``, ``".".join(["launcher", NAME])``: :func:`_str_value`);
+    ``None`` for anything else.
+
+    Args:
+        node: an expression, or ``None``.
+        env: name -> the string it is bound to (``None``: names are not read)."""
+    if isinstance(node, ast.Constant):
+        return node.value if isinstance(node.value, str) else None
+    if node is None:
+        return None
+    return _str_value(node, env or {})
+
+
+def _leading_module(node: ast.AST | None, env: dict[str, str] | None) -> str | None:
+    """The module a dotted target computed in part names: ``"launcher"`` of
+    ``f"launcher.{name}"`` or ``"launcher." + name`` (the string's leading part read with
+    :func:`_str_value`, up to its last dot); ``None`` when no dotted prefix can be read."""
+    env = env or {}
+    head = ""
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        left = node
+        while isinstance(left, ast.BinOp) and isinstance(left.op, ast.Add):
+            left = left.left
+        head = _str_value(left, env) or ""
+    elif isinstance(node, ast.JoinedStr):
+        for value in node.values:
+            text = _str_value(value, env) if not isinstance(value, ast.FormattedValue) else None
+            if text is None:
+                break
+            head += text
+    elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "join" \
+            and len(node.args) == 1 and isinstance(node.args[0], (ast.List, ast.Tuple)):
+        sep = _str_value(node.func.value, env)
+        items = []
+        for e in node.args[0].elts:
+            text = _str_value(e, env)
+            if text is None:
+                break
+            items.append(text)
+        head = sep.join(items) + sep if sep is not None and items else ""
+    module = head.rpartition(".")[0]
+    return module if module and all(p.isidentifier() for p in module.split(".")) else None
+
+
+#: tree -> :func:`string_env`'s answer, while the tree lives
+_ENVS: weakref.WeakKeyDictionary[ast.AST, dict[str, str]] = weakref.WeakKeyDictionary()
+
+
+def string_env(tree: ast.AST) -> dict[str, str]:
+    """The names ``tree`` binds once (by ``=``, anywhere in it) to a string built of string
+    constants and of such names (``TARGET = "launcher." + "get_ppo_ray_" + "runtime_env"``,
+    ``NAME = "_".join(["get", ...])``): what a patcher given ``TARGET`` replaces. A name
+    bound twice, or augmented, is left out; one bound in a function counts too (generous:
+    a target too many only makes a fix unsafe). Cached per tree."""
+    found = _ENVS.get(tree)
+    if found is not None:
+        return found
+    assigns = _nodes(tree).assigns
+    counts: dict[str, int] = {}
+    for node in assigns:
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        for target in targets:
+            for t in _flat(target):
+                if isinstance(t, ast.Name):
+                    counts[t.id] = counts.get(t.id, 0) + (2 if isinstance(node, ast.AugAssign) else 1)
+    env: dict[str, str] = {}
+    for node in assigns:  # ``ast.walk``'s order: the module's statements first, in order
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            name = node.targets[0].id
+            if counts.get(name) == 1:
+                text = _str_value(node.value, env)
+                if text is not None:
+                    env[name] = text
+    _ENVS[tree] = env
+    return env
+
+
+def _keyed(space: str, owner: ast.expr | None, key: str | None, line: int, form: str) -> Replacement:
+    """A replacement of the item ``key`` of a namespace (``None``: computed)."""
+    if key is None:
+        return Replacement("*", owner, None, space, line, form)
+    if space == "modules":
+        module, _, name = key.rpartition(".")
+        return Replacement(name, None, module or None, space, line, form)
+    return Replacement(key, owner, None, space, line, form)
+
+
+def parse_bytes(data: bytes) -> ast.Module | None:
+    """``ast.parse`` of a file's bytes, or ``None`` where the per-file phase reports it
+    instead (longer than ``constants.MAX_SOURCE_CHARS``, undecodable, a syntax error, nested
+    too deeply): such a file cannot run either."""
+    if len(data) > 4 * MAX_SOURCE_CHARS:
+        return None
+    try:
+        text = decode_source(data)[0]
+        if len(text) > MAX_SOURCE_CHARS:
+            return None
+        return ast.parse(text)
+    except (SyntaxError, ValueError, UnicodeDecodeError, LookupError, RecursionError, MemoryError):
+        return None
+
+
+def parse_file(path: str, data: bytes) -> ast.Module | None:
+    """:func:`parse_bytes` of ``path``'s bytes ``data``, the tree made once a run: the run's
+    snapshot's (:meth:`ppo_migrate.project.snapshot.SourceFile.tree`; the file kept from now
+    on) when ``data`` are the bytes it holds for ``path``, else parsed here."""
+    snapshot = active()
+    if snapshot is None:
+        return parse_bytes(data)
+    try:
+        source = snapshot.source(path)
+    except Exception:  # noqa: BLE001 - its read failed: these bytes came from elsewhere
+        return parse_bytes(data)
+    if source.data is not data and source.data != data:
+        return parse_bytes(data)
+    if len(data) > 4 * MAX_SOURCE_CHARS:
+        return None
+    try:
+        if len(source.text) > MAX_SOURCE_CHARS:
+            return None
+        return source.tree()
+    except (SyntaxError, ValueError, UnicodeDecodeError, LookupError, RecursionError, MemoryError,
+            OverflowError):
+        return None
+
+
+def _is_mock(func: ast.expr) -> bool:
+    """``patch`` of ``unittest.mock``/pytest-mock, as called: ``patch(...)``,
+    ``mock.patch(...)``, ``mocker.patch(...)``, ``unittest.mock.patch(...)``."""
+    if isinstance(func, ast.Name):
+        return func.id == "patch"
+    value = func.value if isinstance(func, ast.Attribute) else None
+    last = value.attr if isinstance(value, ast.Attribute) else getattr(value, "id", None)
+    return last in ("mock", "mocker")
+
+
+def call_replacements(call: ast.Call, env: dict[str, str] | None = None) -> list[Replacement]:
+    """The replacements a call makes, by :data:`PATCHERS` (``[]`` for any other call).
+
+    Args:
+        call: any call.
+        env: the strings the file's names hold (:func:`string_env`): a name or target
+            built at run time from them (``mock.patch(TARGET, f)`` with ``TARGET =
+            "launcher." + "get_..."``, ``".".join([...])``) is read as the string it spells
+            (trial 26b, f4_target_concat, f4_join_target).
+
+    Returns:
+        One :class:`Replacement` per name it replaces; ``name == "*"`` for a name it
+        cannot read (``monkeypatch.setattr(obj, name, f)``, ``mock.patch(target, f)``),
+        with the module a target's readable dotted prefix names (``f"launcher.{name}"``:
+        ``"launcher"``).
+    """
+    func = call.func
+    last = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+    if last == "exec" and isinstance(func, ast.Name):
+        return _exec_replacements(call)
+    if last in ("append", "insert", "extend") and isinstance(func, ast.Attribute) and _last(func.value) == "meta_path":
+        # ``sys.meta_path.insert(0, finder)``: any import may be served by the finder
+        return [Replacement("*", None, None, "modules", call.lineno, f"{_dotted(func.value) or 'meta_path'}.{last}")]
+    how = PATCHERS.get(last)
+    if how is None:
+        return []
+    line = call.lineno
+    form = last if isinstance(func, ast.Name) else f"{_dotted(func.value) or '...'}.{last}"
+    args = call.args
+    keywords = {k.arg: k.value for k in call.keywords if k.arg is not None}
+    if how == "owner-key":
+        first = args[0] if args else keywords.get("target")
+        text = _string(first, env)
+        if text is not None and "." in text and len(args) <= 2 and last != "object":
+            # ``monkeypatch.setattr("pkg.lib.f", v)``
+            module, _, name = text.rpartition(".")
+            return [Replacement(name, None, module, "attribute", line, form)]
+        if first is None:
+            return []
+        key = args[1] if len(args) > 1 else keywords.get("attribute", keywords.get("name"))
+        return [Replacement(_string(key, env) or "*", first, None, "attribute", line, form)]
+    if how == "dotted":
+        target = args[0] if args else keywords.get("target")
+        text = _string(target, env)
+        if text is not None:
+            module, _, name = text.rpartition(".")
+            held = target.id if isinstance(target, ast.Name) else None
+            return [Replacement(name, None, module or None, "attribute", line, form, held)] if name.isidentifier() else []
+        if target is not None and _is_mock(func):
+            return [Replacement("*", None, _leading_module(target, env), "attribute", line, form)]
+        return []
+    if how == "keywords":  # ``mock.patch.multiple(o, f=v)``
+        owner = args[0] if args else None
+        module = _string(owner, env)
+        if module is not None:
+            owner = None
+        return [
+            Replacement(k.arg if k.arg is not None else "*", owner, module, "attribute", line, form)
+            for k in call.keywords
+            if k.arg not in ("spec", "spec_set", "create", "new_callable")
+        ]
+    # a namespace's items
+    if how == "namespace-items":
+        if last == "update":
+            if not isinstance(func, ast.Attribute):
+                return []
+            space = _namespace(func.value)
+            items = list(args)
+        else:  # ``mock.patch.dict(ns, {...}, **kw)``
+            space = _namespace(args[0]) if args else None
+            items = list(args[1:2]) + ([keywords["values"]] if "values" in keywords else [])
+        if space is None:
+            return []
+        kind, owner = space
+        out = [_keyed(kind, owner, k.arg, line, form) for k in call.keywords if k.arg not in ("values", "clear")]
+        for item in items:
+            if isinstance(item, ast.Dict):
+                out += [_keyed(kind, owner, _string(k, env) if k is not None else None, line, form) for k in item.keys]
+            else:
+                out.append(_keyed(kind, owner, None, line, form))
+        return out
+    # ``namespace-key``
+    if last in ("setdefault", "__setitem__"):
+        if not isinstance(func, ast.Attribute) or not args:
+            return []
+        space = _namespace(func.value)
+        key = args[0]
+    else:  # ``monkeypatch.setitem(ns, key, v)``
+        if len(args) < 2:
+            return []
+        space = _namespace(args[0])
+        key = args[1]
+    if space is None:
+        return []
+    return [_keyed(space[0], space[1], _string(key, env), line, form)]
+
+
+#: the form of a replacement made by ``exec(code, globals())``
+EXEC_FORM = "exec"
+
+
+def _exec_replacements(call: ast.Call) -> list[Replacement]:
+    """``exec(code, globals())`` (or ``vars()``, ``locals()``): the names the code binds in
+    the module's namespace (``exec("f = lambda: {}", globals())``: ``f``); ``"*"`` when the
+    code is not a string constant (``exec(code, globals())``) or cannot be parsed. A bare
+    ``exec(code)`` counts too (at module level it runs in the module's namespace; in a
+    function it may not, but a name too many only makes a fix unsafe); with namespaces
+    given, none of the module's (``exec(code, {})``), nothing."""
+    given = [*call.args[1:3], *(k.value for k in call.keywords if k.arg in ("globals", "locals"))]
+    spaces = [_namespace(a) for a in given]
+    if given and not any(space is not None and space[0] == "globals" for space in spaces):
+        return []
+    line = call.lineno
+    code = _string(call.args[0]) if call.args else None
+    try:
+        tree = ast.parse(code) if code is not None else None
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        tree = None
+    if tree is None:
+        return [Replacement("*", None, None, "globals", line, EXEC_FORM)]
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            names.add(node.id)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            names.update(a.asname or a.name.split(".")[0] for a in node.names)
+        elif isinstance(node, ast.Call):  # ``exec`` of code rebinding by a patcher of its own
+            names.update(r.name for r in call_replacements(node))
+    return [Replacement(n, None, None, "globals", line, EXEC_FORM) for n in sorted(names)]
+
+
+class _Nodes:
+    """The nodes of a tree the tables here look at, from one walk (``ast.walk``'s order).
+
+    Attributes:
+        changes: calls and assignments (:func:`replacements`).
+        imports: ``import`` and ``from ... import`` statements.
+        generic: calls and string constants (:func:`_patches_in`'s spellings).
+        assigns: ``=`` and ``+=`` assignments (``__all__``'s).
+    """
+
+    __slots__ = ("assigns", "changes", "generic", "imports", "__weakref__")
+
+    def __init__(self, tree: ast.AST) -> None:
+        changes: list[ast.AST] = []
+        imports: list[ast.AST] = []
+        generic: list[ast.AST] = []
+        assigns: list[ast.AST] = []
+        call, assign, import_ = ast.Call, (ast.Assign, ast.AugAssign, ast.AnnAssign), (ast.Import, ast.ImportFrom)
+        for node in _walk(tree):
+            if isinstance(node, call):
+                changes.append(node)
+                generic.append(node)
+            elif isinstance(node, assign):
+                changes.append(node)
+                if not isinstance(node, ast.AnnAssign):
+                    assigns.append(node)
+            elif isinstance(node, import_):
+                imports.append(node)
+            elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+                generic.append(node)
+        self.changes, self.imports, self.generic, self.assigns = changes, imports, generic, assigns
+
+
+#: node type -> the fields that may hold child nodes: ``_fields`` less the leaf singletons
+#: (``ctx``: ``Load()``; ``op``, ``ops``: ``Add()``, ``Eq()``), which hold none of the nodes
+#: looked for
+_CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _walk(tree: ast.AST) -> Iterator[ast.AST]:
+    """``ast.walk(tree)``'s nodes in its order (breadth first, each node's children in
+    field order), the leaf singletons left out; without its generator per node."""
+    from collections import deque
+
+    todo = deque([tree])
+    pop, push, AST = todo.popleft, todo.append, ast.AST
+    fields_of = _CHILD_FIELDS
+    while todo:
+        node = pop()
+        yield node
+        t = type(node)
+        fields = fields_of.get(t)
+        if fields is None:
+            fields = fields_of[t] = tuple(f for f in t._fields if f not in ("ctx", "op", "ops"))
+        for name in fields:
+            value = getattr(node, name, None)
+            if isinstance(value, AST):
+                push(value)
+            elif type(value) is list:
+                for item in value:
+                    if isinstance(item, AST):
+                        push(item)
+
+
+#: tree -> its :class:`_Nodes`, while the tree lives (the run's snapshot keeps a file's tree
+#: for every phase that asks: the re-exports, the test doubles, the file's own analysis)
+_NODES: weakref.WeakKeyDictionary[ast.AST, _Nodes] = weakref.WeakKeyDictionary()
+
+
+def _nodes(tree: ast.AST) -> _Nodes:
+    """``tree``'s :class:`_Nodes`, walked once however often asked."""
+    found = _NODES.get(tree)
+    if found is None:
+        found = _NODES[tree] = _Nodes(tree)
+    return found
+
+
+def replacements(tree: ast.AST) -> Iterator[Replacement]:
+    """Every replacement in ``tree`` by a form of the table: the calls of
+    :data:`PATCHERS`, an attribute assigned, an item of a namespace assigned."""
+    env = string_env(tree)
+    for node in _nodes(tree).changes:
+        if isinstance(node, ast.Call):
+            yield from call_replacements(node, env)
+        elif isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for target in targets:
+                for t in _flat(target):
+                    if isinstance(t, ast.Attribute):
+                        yield Replacement(t.attr, t.value, None, "attribute", t.lineno, "an assignment")
+                    elif isinstance(t, ast.Subscript):
+                        space = _namespace(t.value)
+                        if space is not None:
+                            yield _keyed(space[0], space[1], _string(t.slice, env), t.lineno, "an assignment")
+
+
+def _flat(target: ast.expr) -> Iterator[ast.expr]:
+    if isinstance(target, (ast.Tuple, ast.List)):
+        for e in target.elts:
+            yield from _flat(e)
+    elif isinstance(target, ast.Starred):
+        yield from _flat(target.value)
+    else:
+        yield target
+
+
+def replaced_names(call: ast.Call, env: dict[str, str] | None = None) -> list[str]:
+    """The names a call replaces by a form of :data:`PATCHERS` (``"*"``: any), for the
+    caller plan's run-time bindings; a module put in ``sys.modules`` under ``"a.b"``
+    counts as ``"b"``. ``env``: :func:`call_replacements`'s (names built at run time)."""
+    return [r.name for r in call_replacements(call, env)]
+
+
+#: the classic double's reason (a fake of the function itself)
+_REPLACES = "replaces the runtime function, whose replacement may take no config"
+
+
+class Patch(NamedTuple):
+    """A replacement in a file of the run that may reach other modules' calls.
+
+    Attributes:
+        module: the module of the run whose calls it reaches (and the modules importing
+            from it), or ``"*"``: any (verl's module itself, an object the imports cannot
+            tell, a module replaced in ``sys.modules``).
+        path, line: where it is.
+        kind: ``"patched"`` (a test double: a patcher, ``sys.modules``, a fake package)
+            or ``"rebound"`` (an assignment run outside the tests).
+        what: what it does, for the reason (``"replaces the runtime function"``).
+    """
+
+    module: str
+    path: str
+    line: int
+    kind: str = "patched"
+    what: str = "replaces the runtime function, whose replacement may take no config"
+
+    def reason(self) -> str:
+        """The reason as the message words it: ``"tests/t.py:5 replaces the runtime
+        function, whose replacement may take no config"``."""
+        return f"{self.path}:{self.line} {self.what}"
+
+
+class Names(NamedTuple):
+    """The names a replacement must spell to reach a call of the runtime function.
+
+    Attributes:
+        functions: the function's names and its aliases (``make_env =
+            get_ppo_ray_runtime_env``): a string spelling one counts wherever it stands
+            in a file that patches.
+        through: the modules and module aliases calls go through (``constants_ppo``,
+            ``cp`` of ``import verl.trainer.constants_ppo as cp``, ``verl``): only a form of
+            the table replacing one counts.
+        target_modules: the modules holding the function (the targets' own, and the
+            project's modules re-exporting it): replacing the function there reaches
+            every importer.
+        held: those of ``through`` an assignment binds to a module the calls go through
+            (``cp = constants_ppo``, in a class body above all: ``Env.cp.get_...()``,
+            ``self.cp.get_...()``, issue 26 family 6): replaced on any object (a class
+            or an instance: ``launcher.cp = fake``), or bound again in a class body (a
+            subclass overriding it), they reach the calls.
+    """
+
+    functions: frozenset[str]
+    through: frozenset[str]
+    target_modules: frozenset[str]
+    held: frozenset[str] = frozenset()
+
+    def all(self) -> frozenset[str]:
+        return self.functions | self.through | self.held
+
+
+#: `` as `` with a blank each side: in every match of :func:`through_names`'s aliases
+_AS_SEPARATORS = (b" as ", b" as\t", b"\tas ", b"\tas\t")
+
+#: an indented ``import`` statement on one line: group 1 the ``from`` part, group 2 the names
+_INDENTED_IMPORT = re.compile(rb"[ \t]+(from[ \t]+[\w.]+[ \t]+)?import[ \t]+([^\n#;]*)")
+
+
+def _from_search(pattern: re.Pattern[bytes], data: bytes) -> bool:
+    """``pattern.search(data) is not None`` for a pattern starting ``\\bfrom``, tried only
+    where ``from`` stands: ``re`` finds no literal prefix after ``\\b`` and tries the
+    pattern at every byte otherwise. Exact: a match starts at a ``from``, and ``match``
+    at a position sees the byte before it (``\\b``) as ``search`` does."""
+    at = data.find(b"from")
+    while at != -1:
+        if pattern.match(data, at) is not None:
+            return True
+        at = data.find(b"from", at + 1)
+    return False
+
+
+#: ``from <dotted name> import`` at a ``from`` (:func:`_from_imported`)
+_FROM_IMPORT = re.compile(rb"\bfrom\s+([\w.]+)\s+import\s")
+#: a package spelled with ASCII word characters and dots only
+_DOTTED_WORDS = re.compile(r"[A-Za-z0-9_.]+")
+
+
+def _from_imported(data: bytes) -> set[bytes]:
+    """The dotted names ``data``'s ``from <name> import`` statements import from: the
+    packages whose ``\\bfrom\\s+<package>\\s+import\\s`` pattern (:class:`_TargetForms`'s
+    ``from_package``) finds a match, for a package of ASCII word characters and dots. Each
+    ``from`` is tried (overlapping ones too): at each, the greedy name is the whole run of
+    word characters and dots, the only run such a pattern can match there."""
+    out: set[bytes] = set()
+    at = data.find(b"from")
+    while at != -1:
+        m = _FROM_IMPORT.match(data, at)
+        if m is not None:
+            out.add(m.group(1))
+        at = data.find(b"from", at + 1)
+    return out
+
+
+class _TargetForms(NamedTuple):
+    """What :func:`through_names` makes of the targets alone, whatever the files: made once
+    per set of targets (:func:`_target_forms`), not once per file (a run's targets grow
+    with the project's re-exports: item 9's 76 targets rebuilt and escaped every pattern
+    for each of its 135 files, ~15% of its ``check``).
+
+    Attributes:
+        functions: the targets' last names.
+        modules: the modules holding them.
+        parts: every dotted part of ``modules``.
+        by_package: package -> the last names of its target modules.
+        from_package: package -> (its name encoded, ``from <package> import`` pattern).
+        patterns: ``(package, last)`` -> ``from <package> import ... <last>`` pattern,
+            compiled when first asked (filled as the files ask).
+        aliased: ``<function or part> as <alias>``.
+        assigned: ``<name> = [<dotted>.]<function>`` on a line.
+        fn_encoded: ``functions`` encoded.
+        named_modules: those of ``modules`` whose every part is an identifier (the values a
+            module alias may hold).
+        plain_packages: whether every package of ``by_package`` is spelled with ASCII word
+            characters and dots (then one scan of a file's ``from ... import`` statements
+            answers for all of them: :func:`_from_imported`).
+        bound: the sorted module values -> (their ``<name> = <value>`` pattern, their last
+            names encoded, the search for those), made when first asked (filled as the
+            files ask).
+    """
+
+    functions: frozenset[str]
+    modules: frozenset[str]
+    parts: frozenset[str]
+    by_package: dict[str, list[str]]
+    from_package: dict[str, tuple[bytes, re.Pattern[bytes]]]
+    patterns: dict[tuple[str, str], re.Pattern[bytes]]
+    aliased: re.Pattern[bytes]
+    assigned: re.Pattern[bytes]
+    fn_encoded: list[bytes]
+    named_modules: frozenset[str]
+    plain_packages: bool
+    bound: dict[tuple[str, ...], tuple[re.Pattern[bytes], list[bytes], Words]]
+
+
+#: how many sets of targets :func:`_target_forms` keeps (a run has one, growing once with
+#: the project's re-exports)
+_TARGET_FORMS_KEPT = 8
+_target_forms_kept: dict[tuple[str, ...], _TargetForms] = {}
+
+
+def _target_forms(targets: tuple[str, ...]) -> _TargetForms:
+    """The :class:`_TargetForms` of ``targets`` (qualified names), made once per set of
+    targets (at most :data:`_TARGET_FORMS_KEPT` kept, the oldest dropped first)."""
+    forms = _target_forms_kept.get(targets)
+    if forms is not None:
+        return forms
+    functions = frozenset(t.rsplit(".", 1)[-1] for t in targets)
+    modules = frozenset(t.rsplit(".", 1)[0] for t in targets if "." in t)
+    # by the module's package: a file that never says ``from <package> import`` imports none
+    # of its modules by their last names, and a module's own pattern is compiled only for a
+    # file that does (a run's targets grow with the project's re-exports: hundreds of
+    # modules, which ``re``'s cache of 512 patterns no longer held)
+    by_package: dict[str, list[str]] = {}
+    for m in modules:
+        if "." in m:
+            package, last = m.rsplit(".", 1)
+            by_package.setdefault(package, []).append(last)
+    from_package = {
+        package: (package.encode(), re.compile(rb"\bfrom\s+" + re.escape(package.encode()) + rb"\s+import\s"))
+        for package in by_package
+    }
+    parts = frozenset(part for m in modules for part in m.split("."))
+    words = b"|".join(re.escape(w.encode()) for w in sorted(functions | parts))
+    aliased = re.compile(rb"\b(?:" + words + rb")[ \t]+as[ \t]+(\w+)")
+    fn_words = b"|".join(re.escape(w.encode()) for w in sorted(functions))
+    assigned = re.compile(
+        rb"(?m)^[ \t]*(\w+)[ \t]*(?::[^=\n]*)?=[ \t]*(?:staticmethod\([ \t]*)?(?:[\w.]+\.)?(?:" + fn_words
+        + rb")[ \t]*\)?[ \t]*(?:#[^\n]*)?$"
+    )
+    forms = _TargetForms(
+        functions, modules, parts, by_package, from_package, {}, aliased, assigned,
+        [w.encode() for w in functions],
+        frozenset(m for m in modules if all(p.isidentifier() for p in m.split("."))),
+        all(_DOTTED_WORDS.fullmatch(package) for package in by_package),
+        {},
+    )
+    while len(_target_forms_kept) >= _TARGET_FORMS_KEPT:
+        del _target_forms_kept[next(iter(_target_forms_kept))]
+    _target_forms_kept[targets] = forms
+    return forms
+
+
+def through_names(datas: Iterable[bytes], targets: Iterable[str]) -> Names:
+    """The :class:`Names` of the runtime function in files holding ``datas`` (bytes;
+    read by regular expressions, generously: a name too many only makes a fix unsafe).
+
+    Args:
+        datas: the bytes of the files naming the function.
+        targets: its qualified names (the settings' targets, and re-exports found).
+    """
+    forms = _target_forms(tuple(targets))
+    datas = list(datas)
+    functions = set(forms.functions)
+    modules = forms.modules
+    # a module the files import by its last name (``from verl.trainer import
+    # constants_ppo``), not every target module's (``env`` of ``ppo_runtime.env`` is a
+    # common word: ``self.env = ...``), nor its packages' (``verl``, ``trainer``); an
+    # alias of any of them is found below
+    through: set[str] = set()
+    by_package, from_package, patterns = forms.by_package, forms.from_package, forms.patterns
+
+    def imports_last(package: str, last: str, data: bytes) -> bool:
+        """``from <package> import (..., <last>`` / ``... <last>`` on the line."""
+        pattern = patterns.get((package, last))
+        if pattern is None:
+            pattern = patterns[(package, last)] = re.compile(
+                rb"\bfrom\s+" + re.escape(package.encode()) + rb"\s+import\s+(?:\([^)]*|[^\n]*)\b"
+                + re.escape(last.encode()) + rb"\b"
+            )
+        return _from_search(pattern, data)
+
+    parts = forms.parts
+    aliased, assigned, fn_encoded = forms.aliased, forms.assigned, forms.fn_encoded
+    for data in datas:
+        # the packages the file imports from (one scan of its ``from`` statements), or
+        # ``None``: each package's own pattern is tried
+        imported = _from_imported(data) if forms.plain_packages else None
+        for package, lasts in by_package.items():
+            spelled, statement = from_package[package]
+            if imported is not None:
+                if spelled not in imported:
+                    continue
+            elif spelled not in data or not _from_search(statement, data):
+                continue
+            for last in lasts:
+                if last not in through and last.encode() in data and imports_last(package, last, data):
+                    through.add(last)
+        # `` as `` (a blank each side) in the file, or no alias to find: the alternation
+        # of words is tried at every position otherwise (seconds on a 30 MB file)
+        # a match is one line, holding one of them: only those lines are tried (the
+        # alternation of the targets' modules, 80 on item 9's tree, was ~5% of its run)
+        for start, end in _lines_holding(data, _AS_SEPARATORS):
+            for m in aliased.finditer(data, start, end):
+                word = m.group(0).split()[0].decode()
+                (functions if word in functions else through).add(m.group(1).decode("utf-8", "replace"))
+        # a match is one line, which spells a function: only those lines are tried
+        spans = _lines_holding(data, fn_encoded) if fn_encoded else [(0, len(data))]
+        for start, end in spans:
+            for m in assigned.finditer(data, start, end):
+                functions.add(m.group(1).decode("utf-8", "replace"))
+    # ``cp = constants_ppo`` (a class body's, above all): a module alias on any object
+    # (the value a module alias of the files, or a target module spelled in full)
+    held: set[str] = set()
+    values = sorted(
+        forms.named_modules.union(w for w in through if all(p.isidentifier() for p in w.split(".")))
+    )
+    if values:
+        made = forms.bound.get(tuple(values))
+        if made is None:
+            if len(forms.bound) >= 64:
+                forms.bound.clear()
+            lasts = sorted({w.rsplit(".", 1)[-1].encode() for w in values})
+            made = forms.bound[tuple(values)] = (
+                re.compile(
+                    rb"(?m)^[ \t]*(\w+)[ \t]*(?::[^=\n]*)?=[ \t]*(?:"
+                    + b"|".join(re.escape(w.encode()) for w in values) + rb")[ \t]*(?:#[^\n]*)?$"
+                ),
+                lasts,
+                Words(lasts),
+            )
+        bound, lasts, spelling = made
+        for data in datas:
+            # a match is one line, which spells a module: only those lines are tried (the
+            # modules' names the file holds found first: hundreds once the project's
+            # re-exports join the targets, :class:`ppo_migrate.prefilter.Words`)
+            for start, end in _lines_holding(data, spelling.spelled(data)):
+                held.update(m.group(1).decode("utf-8", "replace") for m in bound.finditer(data, start, end))
+                # an indented import (a class body's: ``from verl.trainer import constants_ppo
+                # as cp``): the names it binds to a module
+                m = _INDENTED_IMPORT.match(data, start, end)
+                if m is None:
+                    continue
+                for item in m.group(2).strip(b" \t()\\").split(b","):
+                    words = item.split()
+                    if not words or words[0].rsplit(b".", 1)[-1] not in lasts:
+                        continue
+                    if len(words) == 3 and words[1] == b"as":
+                        held.add(words[2].decode("utf-8", "replace"))
+                    elif len(words) == 1 and m.group(1):
+                        held.add(words[0].decode("utf-8", "replace"))
+    held -= functions | parts
+    return Names(frozenset(functions), frozenset(through - functions), frozenset(modules), frozenset(held))
+
+
+#: folders of test doubles: a copy of verl's module under one is a fake a test may put
+#: first on ``sys.path`` (one list with the callee's walk for stray copies)
+_DOUBLES_FOLDERS = DOUBLES_FOLDERS
+
+
+def _is_test_file(path: str) -> bool:
+    parts = os.path.normpath(path).split(os.sep)
+    base = parts[-1]
+    return (
+        base.startswith("test_") or base.endswith("_test.py") or base == "conftest.py"
+        or any(p in ("tests", "test", "testing") for p in parts[:-1])
+    )
+
+
+#: ``NAME = "pkg.lib.get_..."`` at the start of a line: a patch target kept in a constant
+#: another file may import (``mock.patch(NAME, fake)``)
+def _constants(data: bytes, functions: Iterable[str]) -> Iterator[tuple[str, str, int]]:
+    functions = sorted(functions)
+    # a match holds ``.<function>'`` or ``.<function>"``: without one, nothing to find
+    if functions and not any(b"." + w.encode() + q in data for w in functions for q in (b"'", b'"')):
+        return
+    words = b"|".join(re.escape(w.encode()) for w in functions)
+    pattern = re.compile(rb"(?m)^(\w+)[ \t]*(?::[^=\n]*)?=[ \t]*[rbuRBU]?['\"]([\w.]+)\.(?:" + words + rb")['\"]")
+    for m in pattern.finditer(data):
+        line = data.count(b"\n", 0, m.start()) + 1
+        yield m.group(1).decode(), m.group(2).decode(), line
+
+
+#: a module-level assignment that may compute a string: ``A + B``, an f-string, ``'.'.join``
+_COMPUTED_ASSIGN = re.compile(
+    rb"(?m)^\w+[ \t]*(?::[^=\n]*)?=[^=\n][^\n]*(?:\+|\b[fF][rR]?['\"]|\.join\s*\(|\.format\s*\(|['\"]\s*%)"
+)
+
+
+def _str_value(node: ast.AST, env: dict[str, str]) -> str | None:
+    """The string ``node`` evaluates to, from string constants and the names of ``env``:
+    ``A + B``, ``f"{A}.{B}"``, ``".".join([A, "b"])``; ``None`` if it cannot tell."""
+    if isinstance(node, ast.Constant):
+        return node.value if isinstance(node.value, str) else None
+    if isinstance(node, ast.Name):
+        return env.get(node.id)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        left, right = _str_value(node.left, env), _str_value(node.right, env)
+        return None if left is None or right is None else left + right
+    if isinstance(node, ast.JoinedStr):
+        parts = []
+        for value in node.values:
+            if isinstance(value, ast.FormattedValue):
+                if value.format_spec is not None or value.conversion not in (-1, ord("s")):
+                    return None
+                text = _str_value(value.value, env)
+            else:
+                text = _str_value(value, env)
+            if text is None:
+                return None
+            parts.append(text)
+        return "".join(parts)
+    if (
+        isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "join"
+        and len(node.args) == 1 and not node.keywords and isinstance(node.args[0], (ast.List, ast.Tuple))
+    ):
+        sep = _str_value(node.func.value, env)
+        items = [_str_value(e, env) for e in node.args[0].elts]
+        return None if sep is None or None in items else sep.join(items)  # type: ignore[arg-type]
+    return None
+
+
+def _spells_function(value: ast.AST, functions: set[str]) -> bool:
+    """Whether a string part of ``value`` is one of ``functions`` or ends with ``.<function>``."""
+    for node in ast.walk(value):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            text = node.value.strip()
+            if text in functions or any(text.endswith("." + f) for f in functions):
+                return True
+    return False
+
+
+def _computed_constants(tree: ast.AST, functions: Iterable[str]) -> Iterator[tuple[str, str | None, int]]:
+    """``(name, module, line)`` of each module-level name bound once to a string, computed
+    from other such names (``ENV = MOD + ".get_..."``, ``f"{MOD}.{FN}"``, ``".".join([...])``),
+    that names the function in a module: a patch target another file may import. A value
+    computed from what cannot be read here that still spells the function
+    (``os.environ.get("M", "app.launcher") + ".get_..."``) gives module ``None``: any module."""
+    functions = set(functions)
+    bound: dict[str, int] = {}
+    for node in getattr(tree, "body", ()):
+        targets = node.targets if isinstance(node, ast.Assign) else (
+            [node.target] if isinstance(node, (ast.AugAssign, ast.AnnAssign)) else [])
+        for target in targets:
+            for t in _flat(target):
+                if isinstance(t, ast.Name):
+                    bound[t.id] = bound.get(t.id, 0) + 1
+    env: dict[str, str] = {}
+    for node in getattr(tree, "body", ()):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1:
+            target, value = node.targets[0], node.value
+        elif isinstance(node, ast.AnnAssign) and node.value is not None:
+            target, value = node.target, node.value
+        else:
+            continue
+        if not isinstance(target, ast.Name) or bound.get(target.id) != 1:
+            continue
+        text = _str_value(value, env)
+        if text is None:
+            # computed from what cannot be read here (``os.environ.get(...) + ".get_..."``,
+            # ``"{}.get_...".format(m)``): a target in a module nobody can tell, which may
+            # be the calls' (issue 26, family 4)
+            if _spells_function(value, functions):
+                yield target.id, None, node.lineno
+            continue
+        env[target.id] = text
+        module, _, name = text.rpartition(".")
+        if name in functions and module and not isinstance(value, ast.Constant):
+            yield target.id, module, node.lineno
+
+
+def target_patches(
+    candidates: Iterable[str], paths: Sequence[str], settings: Settings,
+    reexports: Mapping[str, str] | None = None,
+) -> tuple[Patch, ...]:
+    """Where files of the run replace the runtime function, or a module or alias its calls
+    go through, by a form of the table (:func:`replacements`).
+
+    Args:
+        candidates: the files naming the runtime function (the prefilter's): the only
+            ones that can call it, alias it or define a fake of it.
+        paths: every file of the run: a file replacing an alias (``make_env``), a module
+            (``launcher.constants_ppo = Fake``) or a target kept in another file's
+            constant need not name the function.
+        settings: the run's settings (the targets' names).
+        reexports: the project's own re-exports among the targets, name -> target (the
+            run's reference index's: :attr:`ppo_migrate.project.references.References.reexports`);
+            ``None``: none.
+
+    Returns:
+        The patches, in path and line order: ``Patch("pkg.lib", path, line, ...)`` for a
+        replacement in a module of the run (it reaches that module and its importers),
+        else ``Patch("*", ...)`` (``setattr(lib, "get_ppo_ray_runtime_env", f)`` on an
+        object the imports cannot tell, ``mock.patch("verl.trainer.constants_ppo.get_...")``,
+        ``sys.modules["verl.trainer.constants_ppo"] = fake``, a fake
+        ``verl/trainer/constants_ppo.py`` defining the function without a config).
+    """
+    read_bytes = current().read_bytes  # each file read once a run
+    candidates = list(candidates)
+    datas: dict[str, bytes] = {}
+    for path in candidates:
+        try:
+            datas[path] = read_bytes(path)
+        except (OSError, ValueError):
+            continue
+    targets = tuple(settings.targets)
+    reexports = reexports or {}
+    names = through_names(datas.values(), targets)
+    # a patch of the function in a module re-exporting it reaches that module's importers
+    # (:func:`reaching_patch`), not every module
+    names = names._replace(
+        target_modules=frozenset(t.rsplit(".", 1)[0] for t in targets if "." in t and t not in reexports)
+    )
+    constants: dict[str, tuple[str, str, int]] = {}
+    for path, data in datas.items():
+        for name, module, line in _constants(data, names.functions):
+            constants.setdefault(name, (module, path, line))
+        if _COMPUTED_ASSIGN.search(data):  # ``ENV = MOD + ".get_..."``, an f-string, a join
+            tree = parse_file(path, data)
+            if tree is not None:
+                for name, module, line in _computed_constants(tree, names.functions):
+                    constants.setdefault(name, (module, path, line))
+    wanted = names.all() | constants.keys()
+    encoded = [n.encode() for n in wanted]
+    # a file not naming the function must name what it replaces where a replacement does:
+    # in a string, as an attribute or keyword assigned, or a constant holding a target
+    alternatives = b"|".join(re.escape(n) for n in sorted(encoded))
+    strict = re.compile(
+        rb"['\"][\w.]*\b(?:" + alternatives + rb")['\"]|\b(?:" + alternatives + rb")\s*=[^=]"
+        + (b"".join(rb"|\b" + re.escape(c.encode()) + rb"\b" for c in sorted(constants)))
+    )
+    # ``sys.modules["verl.trainer.constants_ppo"] = fake``: a target module (or a package
+    # above it) named in a string
+    module_keys = [
+        q + p.encode() + q for m in names.target_modules for p in _prefixes(m) for q in (b"'", b'"')
+    ]
+    found: list[tuple[str | None, str, int, str, str]] = []
+    used: set[tuple[str, int]] = set()  # constants another file's patch reads a target from
+
+    held = [n.encode() for n in sorted(names.held)]
+
+    def look(path: str, data: bytes) -> None:
+        if held and any(n in data for n in held):  # a subclass overriding ``cp``
+            held_tree = parse_file(path, data)
+            if held_tree is not None:
+                test = _is_test_file(path)
+                found.extend((m, path, line, kind, what) for m, line, kind, what in _held_overrides(held_tree, names, test))
+        if _STAR in data and not _holds_target(module_name(path), names.target_modules):
+            star_tree = parse_file(path, data)
+            if star_tree is not None:
+                found.extend(star_rebindings(path, star_tree, names))
+        if (
+            not any(n in data for n in [*encoded, *module_keys]) and not _unknown_forms(data)
+        ) or not _may_patch(data):
+            found.extend(_fake_definitions(path, data, names))
+            return
+        tree = parse_file(path, data)
+        if tree is None:
+            return  # it cannot run either
+        found.extend(_fake_definitions(path, data, names, tree))
+        patches = list(_patches_in(tree, names, constants, _is_test_file(path), used=used))
+        if b">>>" in data:  # its doctests are test code (:func:`doctest_tree`)
+            doctests = doctest_tree(tree)
+            if doctests is not None:
+                patches += _patches_in(doctests, names, constants, True, used=used)
+        for module, line, kind, what in patches:
+            if module == "<own>":  # ``globals()[...] = f``: the file's own module
+                module = module_name(path)
+            elif module == "<package>":  # ``setattr(sys.modules[__package__], k, f)``
+                module = ".".join(module_package(path)) or module_name(path)
+            found.append((module, path, line, kind, what))
+
+    for path in candidates:
+        if path in datas:
+            look(path, datas[path])
+    found.extend(_helper_patches(paths, names, read_bytes))
+    seen = set(candidates)
+    for path in paths:  # the other files, one at a time
+        path = os.fspath(path)
+        if path in seen:
+            continue
+        try:
+            data = read_bytes(path)
+        except (OSError, ValueError):
+            continue
+        if (
+            any(k in data for k in module_keys)
+            or (any(n in data for n in encoded) and strict.search(data))
+            or _unknown_forms(data)
+        ):
+            look(path, data)
+    # the text files pytest runs as doctests (``--doctest-glob``; ``test*.txt`` by
+    # default) and every documentation file (``doctest.testfile``, ``python -m doctest``;
+    # trial 26d): their examples are test code, read when they spell a name looked for
+    texts = _doctest_files(candidates, encoded, read_bytes)
+    texts += [t for t in doc_doctest_files(candidates, encoded, read_bytes) if t not in texts]
+    for path, data in texts:
+        doctests = doctest_file_tree(data.decode("utf-8", "replace"))
+        if doctests is not None:
+            for module, line, kind, what in _patches_in(doctests, names, constants, True, used=used):
+                found.append((None if module in ("<own>", "<package>") else module, path, line, kind, what))
+    # the constant a patch elsewhere reads its target from is not a replacement itself: the
+    # patch is, and its reason names the constant
+    found = [f for f in found if not ((f[1], f[2]) in used and f[4] == _REPLACES)]
+    if not found:
+        return ()
+    modules = _run_modules(paths)
+    out: list[Patch] = []
+    for module, path, line, kind, what in found:
+        if module is not None and module != "*":
+            if _holds_target(module, names.target_modules) or module not in modules:
+                module = None
+        out.append(Patch(module or "*", path, line, kind, what))
+    return tuple(sorted(set(out), key=lambda p: (p.path, p.line, p.module, p.what)))
+
+
+def _doctest_files(candidates: Sequence[str], words: Sequence[bytes], read) -> list[tuple[str, bytes]]:
+    """The repository's text files pytest runs as doctests (:func:`doctest_globs` of the
+    calling files' folders) that hold an example (``>>>``) and spell one of ``words``, with
+    their bytes: ``(display path, bytes)``, in the listing's order. The listing is the
+    run's root's (:func:`ppo_migrate.project.tree.repository_listing`, walked once)."""
+    folders = sorted({os.path.dirname(os.path.abspath(p)) for p in candidates})
+    if not folders:
+        return []
+    root = current().root_of(folders[0])
+    if root is None:
+        return []
+    globs = {os.path.basename(g) for g in doctest_globs(folders)}
+    listing = repository_listing(root)
+    out: list[tuple[str, bytes]] = []
+    cwd = os.getcwd()
+    for path in listing.files(lambda n: not n.endswith(".py") and any(fnmatch.fnmatch(n, g) for g in globs)):
+        try:
+            data = read(path)
+        except (OSError, ValueError):
+            continue
+        if b">>>" in data and any(w in data for w in words):
+            shown = os.path.relpath(path, cwd) if path.startswith(cwd.rstrip(os.sep) + os.sep) else path
+            out.append((shown, data))
+    return out
+
+
+#: a star import (``from .legacy import *``): it binds every public name of its module
+_STAR = b"import *"
+
+
+def _exported_names(tree: ast.Module) -> tuple[dict[str, ast.stmt], list[ast.ImportFrom], bool]:
+    """``(bound, stars, listed)`` of a module a star import reads: each public name it binds
+    at module level with the statement binding it last (``__all__``'s names only, when it is
+    a literal list or tuple: ``listed``), and its own star imports (which may bind more)."""
+    bound: dict[str, ast.stmt] = {}
+    stars: list[ast.ImportFrom] = []
+    listed: set[str] | None = None
+    for stmt in _statements(tree.body):
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            bound[stmt.name] = stmt
+        elif isinstance(stmt, (ast.Import, ast.ImportFrom)):
+            for alias in stmt.names:
+                if alias.name == "*":
+                    stars.append(stmt)  # type: ignore[arg-type]
+                else:
+                    bound[alias.asname or alias.name.split(".")[0]] = stmt
+        elif isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+            targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+            for target in targets:
+                for t in _flat(target):
+                    if isinstance(t, ast.Name):
+                        if t.id == "__all__" and isinstance(stmt.value, (ast.List, ast.Tuple)):
+                            items = {_string(e) for e in stmt.value.elts}
+                            listed = (listed or set()) | {i for i in items if i} if isinstance(
+                                stmt, ast.AugAssign) else {i for i in items if i}
+                        bound[t.id] = stmt
+        elif isinstance(stmt, (ast.For, ast.AsyncFor, ast.With, ast.AsyncWith)):
+            targets = [stmt.target] if isinstance(stmt, (ast.For, ast.AsyncFor)) else [
+                i.optional_vars for i in stmt.items if i.optional_vars is not None]
+            for target in targets:
+                for t in _flat(target):
+                    if isinstance(t, ast.Name):
+                        bound[t.id] = stmt
+    if listed is not None:
+        return {n: bound.get(n, tree) for n in listed}, [], True
+    return {n: s for n, s in bound.items() if not n.startswith("_")}, stars, False
+
+
+def star_rebindings(path: str, tree: ast.Module, names: Names, read=None, depth: int = 3) -> list:
+    """``(module, path, line, kind, what)`` for each module-level star import of ``path``
+    that comes after the module binds one of the function's names and may rebind it: a
+    module of the project binding that name to anything but an import of the function
+    (``from .legacy import *`` where ``legacy.py`` defines a ``get_...`` of its own), or a
+    module whose names cannot be told (not found, its own star imports unresolved). The
+    calls going through the module (``from mypkg import get_...``) may then reach the
+    star-imported callable, which may take no config: their fixes are unsafe.
+
+    Args:
+        path: the module's file.
+        tree: its parsed tree.
+        names: the function's names (:func:`through_names`).
+        read: ``path -> bytes`` (the run's snapshot's, by default).
+        depth: how many star imports of star imports are followed.
+    """
+    if read is None:
+        read = current().read_bytes
+    module = module_name(path)
+    package = module_package(path)
+    # the folder the module's top package sits in: absolute imports of the project from there
+    top = os.path.dirname(os.path.abspath(path))
+    for _ in range(len(module.split(".")) - (0 if os.path.basename(path) == "__init__.py" else 1)):
+        top = os.path.dirname(top)
+    roots = [top]
+    tops = {m.split(".", 1)[0] for m in names.target_modules}
+    import sys as _sys
+
+    def verdict(base: str, wanted: set[str], level: int) -> str | None:
+        """``"binds"``, ``"may"`` or ``None``: whether ``import *`` of ``base`` rebinds one of
+        ``wanted`` to something other than the function."""
+        head = base.split(".", 1)[0]
+        if head in tops or head in _sys.stdlib_module_names:
+            return None  # verl's own module: its names are the function's; the stdlib's: not these
+        found = next((os.fspath(f) for f in (module_file(r, base) for r in roots) if f is not None), None)
+        if found is None:
+            return "may"
+        try:
+            star_tree = parse_file(found, read(found))
+        except (OSError, ValueError):
+            star_tree = None
+        if star_tree is None:
+            return "may"
+        bound, stars, _ = _exported_names(star_tree)
+        for name in wanted & bound.keys():
+            stmt = bound[name]
+            if isinstance(stmt, ast.ImportFrom) and not stmt.level and stmt.module and any(
+                _holds_target(stmt.module, [m]) or m == stmt.module for m in names.target_modules
+            ):
+                continue  # the function itself, re-exported
+            if isinstance(stmt, ast.Assign) and _last(stmt.value) in names.functions and isinstance(
+                stmt.value, (ast.Name, ast.Attribute)
+            ):
+                continue  # an alias of it (``make_env = get_...``)
+            return "binds"
+        rest = wanted - bound.keys()
+        if not rest or not stars:
+            return None
+        if level >= depth:
+            return "may"
+        star_package = module_package(found)
+        for star in stars:
+            inner = resolve_relative("." * star.level + (star.module or ""), star_package)
+            answer = verdict(inner, rest, level + 1) if inner else "may"
+            if answer:
+                return answer
+        return None
+
+    out = []
+    bound_here: set[str] = set()
+    for stmt in tree.body:
+        if isinstance(stmt, ast.ImportFrom):
+            if any(a.name == "*" for a in stmt.names):
+                if not bound_here:
+                    continue
+                base = resolve_relative("." * stmt.level + (stmt.module or ""), package)
+                answer = verdict(base, set(bound_here), 0) if base else "may"
+                if answer is not None:
+                    shown = "." * stmt.level + (stmt.module or "")
+                    what = (
+                        f"star-imports `{shown}`, which rebinds the runtime function's name to a "
+                        "callable that may take no config"
+                        if answer == "binds" else
+                        f"star-imports `{shown}`, whose names cannot be told: it may rebind the "
+                        "runtime function's name to a callable taking no config"
+                    )
+                    out.append((module, path, stmt.lineno, "rebound", what))
+                continue
+            bound_here.update(a.asname or a.name for a in stmt.names if (a.asname or a.name) in names.functions)
+        elif isinstance(stmt, ast.Import):
+            continue
+        elif isinstance(stmt, (ast.Assign, ast.AnnAssign)):
+            targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+            for t in targets:
+                if isinstance(t, ast.Name) and t.id in names.functions:
+                    bound_here.add(t.id)
+        elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            bound_here.discard(stmt.name)
+    return out
+
+
+def _module_names(path: str) -> set[str]:
+    """Every name the module at ``path`` may be imported by (its own, and under the
+    folders above its outermost package: :func:`_run_modules`)."""
+    return _run_modules([path])
+
+
+#: callables loading the module a string names: ``importlib.import_module("pkg.lib")``,
+#: ``__import__("pkg.lib")``
+_LOADERS = frozenset({"import_module", "__import__"})
+_STATEMENT_FIELDS = ("body", "orelse", "finalbody", "handlers", "cases")
+
+
+def _statements(nodes: Iterable[ast.AST]) -> Iterator[ast.AST]:
+    """Every statement under ``nodes``, nested ones included (a function's, a branch's,
+    a handler's): imports are statements, so no expression is visited."""
+    stack = list(nodes)
+    while stack:
+        node = stack.pop()
+        yield node
+        for field in _STATEMENT_FIELDS:
+            stack.extend(getattr(node, field, ()))
+
+
+def loaded_modules(tree: ast.AST, package: tuple[str, ...], data: bytes = b"") -> set[str]:
+    """The modules running ``tree`` may load, with every package above each: its imports
+    anywhere (relative ones resolved against ``package``) and, when ``data`` (the file's
+    bytes) spells a loader, the dotted names given to ``importlib.import_module`` or
+    ``__import__``.
+
+    Args:
+        tree: a parsed module.
+        package: its package's parts (:func:`ppo_migrate.project.modules.module_package`).
+        data: its bytes, to skip the walk of its expressions when no loader is named.
+
+    Returns:
+        Dotted module names: ``import a.b``: ``a``, ``a.b``; ``from a.b import c``: ``a``,
+        ``a.b``, ``a.b.c`` (``c`` may be a module); ``import_module("a.b")``: ``a``, ``a.b``.
+    """
+    from ppo_migrate.project.modules import resolve_relative
+
+    out: set[str] = set()
+    for node in _statements(getattr(tree, "body", ())):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                out.update(_prefixes(alias.name))
+        elif isinstance(node, ast.ImportFrom):
+            base = resolve_relative("." * node.level + (node.module or ""), package)
+            if base:
+                out.update(_prefixes(base))
+                out.update(f"{base}.{a.name}" for a in node.names if a.name != "*")
+    if b"import_module" in data or b"__import__" in data:
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call) and node.args and _last(node.func) in _LOADERS:
+                text = _string(node.args[0])
+                if text and all(part.isidentifier() for part in text.split(".")):
+                    out.update(_prefixes(text))
+    return out
+
+
+def reachable_files(
+    calling: Sequence[str], others: Sequence[str], target_modules: Iterable[str] = (), read=None,
+    *, rounds: int = 8,
+) -> list[str]:
+    """Which of ``others`` a test process exercising ``calling``'s calls may load: where a
+    replacement of the function reaches those calls from (a run on a few files, the
+    repository's other files: :func:`ppo_migrate.project.repository.repository_files`).
+
+    A test replaces the function and then runs the call: it loads the calling module,
+    itself or through a module that does (``test_x`` imports ``main``, which imports
+    ``launcher``). So the files that count are the *importers* of the calling modules,
+    followed upwards (an importer's own importers; :func:`loaded_modules`, a file parsed
+    only when its import statements spell such a module's last name:
+    :data:`IMPORT_STATEMENT`); the
+    modules an importer loads in turn (a helper installing a fake, a file holding a
+    patch target in a constant); each ``conftest.py`` in a folder at or above one of
+    them (pytest runs it first); and a fake package (``tests/fakes/verl/...``) under
+    the same folder of test doubles as an importer. Strings naming the function in a
+    file no test of the call loads cannot reach it: the tool's own tests, a benchmark;
+    nor can a file under a calling module's own name (another copy of it: Python loads
+    one of the two).
+
+    Args:
+        calling: the files whose calls may be reached (the run's candidates).
+        others: files beyond the run (display paths).
+        target_modules: the modules holding the function (``verl.trainer.constants_ppo``):
+            a file at such a path under a folder of test doubles is a fake package.
+        read: ``path -> bytes`` (the run's snapshot's, by default); a file that
+            cannot be read, decoded or parsed loads nothing (it cannot run either).
+        rounds: how many times importers are followed upwards, and loaded modules
+            downwards, at most.
+
+    Returns:
+        The reachable files of ``others``, in their order.
+    """
+    if not calling or not others:
+        return []
+    if read is None:
+        read = current().read_bytes  # each file read once a run
+
+    reach: set[str] = set()
+    for path in calling:
+        reach |= _module_names(path)
+    # a file under a calling module's own name is another copy of it (a sample tree beside
+    # the migrated one), not a file that may load it: Python loads one of the two
+    names_of = {path: names for path in others if not ((names := _module_names(path)) & reach)}
+    others = [path for path in others if path in names_of]
+    loads: dict[str, set[str]] = {}
+
+    def loads_of(path: str) -> set[str]:
+        if path not in loads:
+            try:
+                data = read(path)
+            except (OSError, ValueError):
+                data = None
+            tree = parse_file(path, data) if data is not None else None
+            loads[path] = set() if tree is None else loaded_modules(tree, module_package(path), data)
+        return loads[path]
+
+    # upwards: the importers of what reaches the call (the run's reference index answers
+    # which files import a module; what a file loads is this module's rule)
+    index = current_references()
+    found: set[str] = set(index.importers_of(reach, others, loads_of, names_of.__getitem__, rounds=rounds))
+    importers = bool(found)
+    by_module: dict[str, str] = {}
+    for path in others:
+        for name in names_of[path]:
+            by_module.setdefault(name, path)
+
+    def downwards(todo: list[str]) -> None:
+        for _ in range(rounds):  # what the importers load in turn
+            more = []
+            for path in todo:
+                for module in loads_of(path):
+                    other = by_module.get(module)
+                    if other is not None and other not in found:
+                        found.add(other)
+                        more.append(other)
+            if not more:
+                break
+            todo = more
+
+    # the calling modules' own imports too: a module the call goes through may rebind the
+    # function (``exec("get_... = lambda: {}", globals())`` in ``app/shim.py``)
+    downwards([*found, *calling])
+    if not importers:
+        return [p for p in others if p in found]
+    # ``conftest.py`` above a reachable file; a fake package beside an importer's tests
+    folders = {os.path.dirname(os.path.abspath(p)) for p in [*found, *calling]}
+    tails = [m.replace(".", "/") for m in target_modules]
+
+    def near(top: str) -> bool:
+        return any(f == top or f.startswith(top + os.sep) for f in folders)
+
+    for path in others:
+        if path in found:
+            continue
+        absolute = os.path.abspath(path)
+        if os.path.basename(absolute) == "conftest.py":
+            if near(os.path.dirname(absolute)):
+                found.add(path)
+            continue
+        norm = absolute.replace(os.sep, "/")
+        tail = next((t for t in tails if norm.endswith((f"/{t}.py", f"/{t}/__init__.py"))), None)
+        if tail is None:
+            continue
+        parts = norm[: norm.rindex("/" + tail)].split("/")
+        doubles = next((i for i, part in enumerate(parts) if part in _DOUBLES_FOLDERS), None)
+        if doubles is not None and near(os.sep.join(parts[: doubles + 1])):
+            found.add(path)
+    # pytest plugins: ``pytest_plugins = ["tests.plugins.stub"]`` in a conftest (or a module
+    # it names) and ``-p tests.plugins.stub`` in the ini options load a module no import
+    # statement names, whose fixture may patch the function for every test
+    plugins = _ini_plugins(folders)
+    checked: set[str] = set()
+    for _ in range(rounds):
+        for path in [*calling, *found]:
+            if path not in checked:
+                checked.add(path)
+                plugins |= _declared_plugins(path, read)
+        more = [by_module[m] for m in plugins if m in by_module and by_module[m] not in found]
+        if not more:
+            break
+        found.update(more)
+        downwards(more)
+    return [p for p in others if p in found]
+
+
+#: ``-p NAME`` / ``-pNAME`` / ``"-p", "NAME"`` in a file of pytest's options
+_PLUGIN_OPTION = re.compile(r"""(?<![\w-])-p(?:[ \t]+|['"],?[ \t]*['"]|)([\w.:]+)""")
+#: the files pytest reads its ini options from
+_INI_FILES = ("pytest.ini", ".pytest.ini", "pyproject.toml", "setup.cfg", "tox.ini")
+
+
+def _ini_plugins(folders: Iterable[str]) -> set[str]:
+    """The modules ``-p NAME`` names in the ini files (``pytest.ini``, ``pyproject.toml``,
+    ``setup.cfg``, ``tox.ini``) of ``folders`` and the folders above them, up to a git
+    top level (:func:`ppo_migrate.project.root.up_to_git_top`); ``-p no:NAME`` left out. Generous: a name too many only
+    makes a file count."""
+    out: set[str] = set()
+    for text in _ini_texts(folders):
+        if "-p" in text:
+            out.update(
+                m.group(1).rstrip(".") for m in _PLUGIN_OPTION.finditer(text)
+                if not m.group(1).startswith("no:") and ":" not in m.group(1)
+            )
+    return out
+
+
+def _ini_texts(folders: Iterable[str]) -> Iterator[str]:
+    """The text (first megabyte, UTF-8 with errors replaced) of each pytest ini file
+    (:data:`_INI_FILES`) in ``folders`` and the folders above them, up to a git top level
+    (:func:`ppo_migrate.project.root.up_to_git_top`), each folder once, read through the
+    run's snapshot; a file that cannot be read is skipped."""
+    read_bytes = current().read_bytes
+    seen: set[str] = set()
+    for folder in folders:
+        for here in up_to_git_top(folder):
+            if here in seen:
+                break
+            seen.add(here)
+            for name in _INI_FILES:
+                try:
+                    yield read_bytes(os.path.join(here, name))[: 1 << 20].decode("utf-8", "replace")
+                except (OSError, ValueError):
+                    continue
+
+
+def _declared_plugins(path: str, read) -> set[str]:
+    """The modules a module-level ``pytest_plugins = "a.b"`` / ``["a.b", ...]`` of ``path``
+    names (in a ``conftest.py``, or in a plugin module it names)."""
+    try:
+        data = read(path)
+    except (OSError, ValueError):
+        return set()
+    if b"pytest_plugins" not in data:
+        return set()
+    tree = parse_file(path, data)
+    out: set[str] = set()
+    for node in getattr(tree, "body", ()):
+        if isinstance(node, ast.Assign):
+            targets, value = node.targets, node.value
+        elif isinstance(node, (ast.AnnAssign, ast.AugAssign)) and node.value is not None:
+            targets, value = [node.target], node.value
+        else:
+            continue
+        if not any(isinstance(t, ast.Name) and t.id == "pytest_plugins" for t in targets):
+            continue
+        items = value.elts if isinstance(value, (ast.List, ast.Tuple, ast.Set)) else [value]
+        out.update(text for e in items if (text := _string(e)))
+    return out
+
+
+def _prefixes(module: str) -> list[str]:
+    parts = module.split(".")
+    return [".".join(parts[:k]) for k in range(1, len(parts) + 1)]
+
+
+def _holds_target(module: str, target_modules: Iterable[str]) -> bool:
+    """Whether ``module`` is (or is a package above) a module holding the function."""
+    return any(t == module or t.startswith(module + ".") for t in target_modules)
+
+
+def _fake_definitions(path: str, data: bytes, names: Names, tree: ast.AST | None = None) -> list:
+    """A file at a target module's path (``tests/fakes/verl/trainer/constants_ppo.py``) that
+    defines the function without a ``config`` parameter: a fake package a test may put
+    first on ``sys.path``."""
+    norm = os.path.normpath(os.path.abspath(path)).replace(os.sep, "/")
+    tails = [m.replace(".", "/") for m in names.target_modules]
+    tail = next(
+        (t for t in tails if norm.endswith(f"/{t}.py") or norm.endswith(f"/{t}/__init__.py")), None
+    )
+    if tail is None:
+        return []
+    # under a folder of test doubles (``tests/fakes/verl/...``), not a copy of verl the
+    # project runs (that one decides the signature in effect: PPO005)
+    above = norm[: norm.rindex("/" + tail)].split("/")
+    if not _DOUBLES_FOLDERS.intersection(above):
+        return []
+    if tree is None:
+        tree = parse_file(path, data)
+        if tree is None:
+            return []
+    out = []
+    for node in getattr(tree, "body", ()):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name in names.functions:
+            a = node.args
+            params = {p.arg for p in (*a.posonlyargs, *a.args, *a.kwonlyargs)}
+            if "config" not in params and a.kwarg is None:
+                out.append(("*", path, node.lineno, "patched",
+                            f"defines a `{node.name}` taking no config, which a test may put first on sys.path"))
+    return out
+
+
+def _patches_in(
+    tree: ast.AST, names: Names, constants: dict[str, tuple[str, str, int]] | None = None,
+    test: bool = True, generic: bool = True, used: set[tuple[str, int]] | None = None,
+) -> Iterable[tuple[str | None, int, str, str]]:
+    """``(module, line, kind, what)`` for each replacement in ``tree`` that may reach a call
+    of the function: the module a target string names (``"pkg.lib.get_..."``) or the
+    replaced object is imported as (``import pkg.lib as lib``), else ``None`` (any module).
+
+    Besides the table's forms, in a file with a patcher any string spelling one of the
+    function's names counts, wherever it stands (a constant ``TARGET = "pkg.lib.get_..."``,
+    a helper's default, an f-string's part, a patcher imported under another name), and so
+    does a keyword of that name (``SimpleNamespace(get_...=f)`` put in ``sys.modules``);
+    ``__all__``'s do not (``generic=False``: only where the file replaces a name it
+    computes, ``monkeypatch.setattr(lib, NAME, f)``). A patch of a name a constant holds
+    (``mock.patch(ENV_TARGET, f)``) counts at the patch's line, with that constant's module;
+    the constant itself then does not (the replacement is the patch, not the string):
+    one of this file is skipped, one of another file's is added to ``used`` as
+    ``(path, line)`` for :func:`target_patches` to leave out."""
+    constants = constants or {}
+    imported = _imported_modules(tree)
+    wanted = names.all()
+    counted: set[int] = set()
+    for r in replacements(tree):
+        module: str | None
+        name = r.name
+        if name == "*" and r.form == EXEC_FORM:
+            # ``exec(code, globals())`` of code not known before it runs: it may rebind any
+            # name of the module, the function's too
+            counted.add(r.line)
+            yield "<own>", r.line, "rebound", (
+                "runs `exec` in the module's namespace, which may rebind the runtime function "
+                "to one taking no config"
+            )
+            continue
+        if name == "*":
+            generic = True
+            unknown = _unknown_name(r, imported, names, tree)
+            if unknown is not None:
+                counted.add(r.line)
+                yield unknown[0], r.line, "patched" if test else "rebound", unknown[1]
+            continue
+        if r.space == "modules":
+            if name not in wanted and not _holds_target(f"{r.module}.{name}" if r.module else name, names.target_modules):
+                continue
+            counted.add(r.line)
+            module_name = f"{r.module}.{name}" if r.module else name
+            yield None, r.line, "patched", f"puts a stand-in for `{module_name}` in sys.modules, whose function may take no config"
+            continue
+        if name not in wanted:
+            continue
+        if r.space == "globals":
+            module = "<own>"
+        elif r.module is not None:
+            module = r.module
+        elif r.owner is not None and name not in names.functions:
+            # a module or alias the calls go through: on an imported module only
+            # (``launcher.constants_ppo = Fake``; not ``self.cp = ...``), but on any object
+            # for one bound by an assignment (``Env.cp = fake``, ``launcher.cp = fake``)
+            owner = _dotted(r.owner)
+            if owner not in imported and name not in names.held:
+                continue
+            module = imported.get(owner)
+        else:
+            module = imported.get(_dotted(r.owner)) if r.owner is not None else None
+        counted.add(r.line)
+        # an assignment, or the builtin ``setattr``, outside the tests rebinds at run time
+        # (``setattr(pkg, "get_" + "...", _legacy)`` in ``pkg/_compat.py``)
+        patcher = r.form not in ("an assignment", EXEC_FORM, "setattr", "delattr") or test
+        kind = "patched" if patcher else "rebound"
+        if r.form == EXEC_FORM:
+            kind = "rebound"
+            what = f"runs `exec` rebinding `{name}` at run time, to one that may take no config"
+        elif name in names.functions and name not in names.through:
+            what = _REPLACES if patcher else f"rebinds `{name}` at run time to a function that may take no config"
+            at = _bound_at(tree, r.held) if r.held is not None and patcher else None
+            if at is not None and at != r.line:  # ``mock.patch(TARGET, f)``: the constant named
+                what = (
+                    f"replaces the runtime function named by `{r.held}` (line {at}), whose "
+                    "replacement may take no config"
+                )
+        else:
+            what = (
+                f"{'replaces' if patcher else 'rebinds'} `{name}`, which the runtime function's "
+                "calls go through, with an object whose function may take no config"
+            )
+        yield module, r.line, kind, what
+    if not generic:
+        return
+    exported = {
+        id(e)
+        for node in _nodes(tree).assigns
+        if any(
+            isinstance(t, ast.Name) and t.id == "__all__"
+            for t in (node.targets if isinstance(node, ast.Assign) else [node.target])
+        )
+        for e in ast.walk(node.value)
+    }
+    functions = names.functions
+    # ``NAME = "pkg.lib.get_..."`` in this file, and the names a patcher is given
+    local: dict[str, tuple[str | None, int, int]] = {}
+    patched_names: set[str] = set()
+    for node in _nodes(tree).changes:  # calls and assignments, in ``ast.walk``'s order
+        if isinstance(node, (ast.Assign, ast.AnnAssign)) and isinstance(node.value, ast.Constant):
+            text = _string(node.value)
+            module, _, name = (text or "").rpartition(".")
+            if name in functions:
+                for t in node.targets if isinstance(node, ast.Assign) else [node.target]:
+                    if isinstance(t, ast.Name):
+                        local[t.id] = (module or None, node.lineno, id(node.value))
+        elif isinstance(node, ast.Call) and node.args and PATCHERS.get(_last(node.func)):
+            held = _held(node.args[0])
+            if held is not None:
+                patched_names.add(held)
+    skipped = {local[n][2] for n in patched_names if n in local}
+    for node in _nodes(tree).generic:
+        line = getattr(node, "lineno", None)
+        if line in counted or id(node) in skipped:
+            continue
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in exported:
+            module, _, name = node.value.rpartition(".")
+            if name in functions:
+                counted.add(line)
+                yield module or None, line, "patched", _REPLACES
+        elif isinstance(node, ast.Call):
+            if any(k.arg in functions for k in node.keywords):  # ``SimpleNamespace(f=fake)``
+                owner = node.args[0] if node.args else None
+                counted.add(line)
+                yield (imported.get(_dotted(owner)) if owner is not None else None), line, "patched", _REPLACES
+            elif (constants or local) and PATCHERS.get(_last(node.func)) and node.args:
+                held = _held(node.args[0])
+                if held in local:
+                    module, at, _ = local[held]
+                    counted.add(line)
+                    yield module, line, "patched", _REPLACES if at == line else (
+                        f"replaces the runtime function named by `{held}` (line {at}), whose "
+                        "replacement may take no config"
+                    )
+                elif held in constants:
+                    module, path, at = constants[held]
+                    counted.add(line)
+                    if used is not None:
+                        used.add((path, at))
+                    yield module, line, "patched", (
+                        f"replaces the runtime function named by `{held}` ({path}:{at}), whose "
+                        "replacement may take no config"
+                    )
+
+
+def _held_overrides(tree: ast.AST, names: Names, test: bool) -> Iterator[tuple[str | None, int, str, str]]:
+    """``(module, line, kind, what)`` for each class with a base whose body binds a name of
+    ``names.held`` (``class FakeLauncher(Launcher): cp = fake_cp``): a subclass overriding
+    the class attribute ``self.cp.get_...()`` goes through (issue 26, family 6). One binding
+    it to a module the calls go through again (``cp = constants_ppo``) is none. ``module``:
+    the module the first base is imported from, else ``None`` (any)."""
+    imported = _imported_modules(tree)
+    again = names.through | names.held
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.ClassDef) or not node.bases:
+            continue
+        base = _dotted(node.bases[0])
+        module = None
+        if base is not None:
+            if base in imported:  # ``from app import Launcher``: ``app.Launcher``
+                module = (imported[base] or "").rpartition(".")[0] or None
+            else:  # ``app.Launcher`` of ``import app``
+                module = imported.get(base.rpartition(".")[0]) if "." in base else None
+        for stmt in node.body:
+            if isinstance(stmt, (ast.Assign, ast.AnnAssign)):
+                value = _dotted(stmt.value) if stmt.value is not None else None
+                if value is not None and (value.rsplit(".", 1)[-1] in again or value in names.target_modules):
+                    continue
+                bound = [t.id for t in (stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target])
+                         if isinstance(t, ast.Name)]
+            elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                bound = [stmt.name]
+            else:
+                continue
+            for name in bound:
+                if name in names.held:
+                    yield module, stmt.lineno, "patched" if test else "rebound", (
+                        f"binds `{name}` in class `{node.name}`, overriding the class attribute the "
+                        "runtime function's calls go through with an object whose function may take no config"
+                    )
+
+
+def computed_bindings(path: str, data: bytes, wanted: Iterable[str]) -> list[tuple[str, int]]:
+    """``(name, line)`` for each replacement in ``path`` (bytes ``data``) whose name or
+    target is built at run time and may be one of ``wanted`` (qualified names of
+    functions, ``"launcher.init_ray"``), for ``--thread-config``'s refusal of a function
+    rebound at run time in a file that never spells its name:
+    ``mock.patch.object(launcher, "init_" + "ray", fake)`` (read: ``"init_ray"``), or a
+    name not known on a module holding wanted functions (``setattr(launcher, name, f)``,
+    ``mock.patch(f"launcher.{name}", f)``: each of that module's wanted functions).
+    Only files holding such a form (:func:`_unknown_forms`) are parsed (trial 26b,
+    t_wrapper_patched_concat).
+
+    Args:
+        path: the file's display path.
+        data: its bytes.
+        wanted: the functions' qualified names.
+
+    Returns:
+        The pairs, in the tree's order; ``[]`` for a file that cannot be parsed.
+    """
+    if not _unknown_forms(data):
+        return []
+    tree = parse_file(path, data)
+    if tree is None:
+        return []
+    lasts: set[str] = set()
+    by_module: dict[str, set[str]] = {}
+    for fq in wanted:
+        module, _, last = fq.rpartition(".")
+        lasts.add(last)
+        by_module.setdefault(module, set()).add(last)
+    env = string_env(tree)
+    imported = _imported_modules(tree)
+    out: list[tuple[str, int]] = []
+    for node in _nodes(tree).changes:
+        if not isinstance(node, ast.Call):
+            continue
+        for r in call_replacements(node, env):
+            if r.space != "attribute":
+                continue
+            if r.name in lasts:
+                out.append((r.name, r.line))
+            elif r.name == "*":
+                module = r.module if r.owner is None else imported.get(_dotted(r.owner))
+                out.extend((last, r.line) for last in sorted(by_module.get(module or "", ())))
+    return out
+
+
+def _bound_at(tree: ast.AST, name: str) -> int | None:
+    """The line of the ``=`` binding ``name`` in ``tree`` (:func:`string_env`'s), or ``None``."""
+    for node in _nodes(tree).assigns:
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in node.targets):
+            return node.lineno
+    return None
+
+
+def _unknown_name(
+    r: Replacement, imported: dict[str | None, str | None], names: Names, tree: ast.AST
+) -> tuple[str | None, str] | None:
+    """``(module, what)`` for a replacement of a name not known before it runs that may
+    reach a call of the function: ``globals().update(vars(legacy))`` (the module's own
+    names: ``"<own>"``), ``setattr(cp, name, f)`` or ``cp.__dict__.update(...)`` on an
+    imported module (that module), ``sys.modules[name] = m`` in a file spelling verl's
+    module in a string (``for name in ["verl.trainer.constants_ppo"]: ...``; not a file
+    loading another under a name of its own) and ``sys.meta_path.insert(0, finder)``
+    (``None``: any module); ``None`` for anything else (``self.__dict__.update``)."""
+    if r.space == "globals":
+        return "<own>", (
+            "updates the module's namespace with names not known before it runs, "
+            "which may rebind the runtime function to one taking no config"
+        )
+    if r.space == "modules":
+        if "meta_path" in r.form:
+            return None, (
+                f"adds an import hook ({r.form}), which may serve verl's module with a "
+                "function taking no config"
+            )
+        if not _spells_target_module(tree, names.target_modules):
+            return None
+        return None, (
+            "puts a module under a name not known before it runs in sys.modules, whose "
+            "function may take no config"
+        )
+    if r.owner is None:
+        if r.module is None:
+            return None
+        # ``mock.patch(f"launcher.{name}", f)``: an attribute of the module its readable
+        # prefix names
+        return r.module, (
+            f"replaces an attribute of `{r.module}` named at run time ({r.form}), which may be "
+            "the runtime function or a module its calls go through, with one taking no config"
+        )
+    owner = _dotted(r.owner)
+    module = imported.get(owner) or _running_module(r.owner, tree)
+    if module is None or module.rsplit(".", 1)[-1] in names.functions:
+        return None
+    return module, (
+        f"replaces an attribute of `{owner}` named at run time ({r.form}), which may be the "
+        "runtime function or a module its calls go through, with one taking no config"
+    )
+
+
+#: a patcher given two names: ``mock.patch.object(mod, attr, ...)``, ``setattr(o, name, v)``
+_HELPER_PATCHER = re.compile(rb"(?:patch\.object|setattr)\s*\(\s*\w+\s*,\s*\w+\s*[,)]")
+
+
+def _helper_patches(paths: Sequence[str], names: Names, read) -> list:
+    """``(module, path, line, kind, what)`` for each call of a patch helper (a function
+    handing two of its parameters to a patcher as the owner and the name:
+    ``def fake(mod, attr): return mock.patch.object(mod, attr, ...)``) whose name argument
+    reads, as a literal or a module constant built of literals
+    (``NAME = "get_ppo_ray_" + "runtime_env"``), one of the function's names, and whose
+    owner is an imported module (``fake(train, NAME)``; trial 26,
+    f3_mock_side_effect_helper)."""
+    helpers: dict[str, tuple[int, int, str, int]] = {}
+    datas: dict[str, bytes] = {}
+    for path in paths:
+        path = os.fspath(path)
+        try:
+            data = read(path)
+        except (OSError, ValueError):
+            continue
+        datas[path] = data
+        if (b"setattr" not in data and b"patch" not in data) or not _HELPER_PATCHER.search(data):
+            continue
+        tree = parse_file(path, data)
+        if tree is None:
+            continue
+        for fn in ast.walk(tree):
+            if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            params = [a.arg for a in (*fn.args.posonlyargs, *fn.args.args)]
+            for node in ast.walk(fn):
+                if not isinstance(node, ast.Call) or len(node.args) < 2:
+                    continue
+                if not any(r.name == "*" and r.space == "attribute" for r in call_replacements(node)):
+                    continue
+                owner, key = node.args[0], node.args[1]
+                if isinstance(owner, ast.Name) and isinstance(key, ast.Name) and owner.id in params \
+                        and key.id in params:
+                    helpers.setdefault(fn.name, (params.index(owner.id), params.index(key.id), path, node.lineno))
+    if not helpers:
+        return []
+    spelled = [h.encode() for h in helpers]
+    wanted = names.all()
+    out = []
+    for path, data in datas.items():
+        if not any(h in data for h in spelled):
+            continue
+        tree = parse_file(path, data)
+        if tree is None:
+            continue
+        env: dict[str, str] = {}
+        for stmt in getattr(tree, "body", ()):
+            if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
+                text = _str_value(stmt.value, env)
+                if text is not None:
+                    env[stmt.targets[0].id] = text
+        imported = _imported_modules(tree)
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.Call) or _last(node.func) not in helpers:
+                continue
+            at_owner, at_key, hpath, hline = helpers[_last(node.func)]
+            if len(node.args) <= max(at_owner, at_key):
+                continue
+            key = _str_value(node.args[at_key], env)
+            module = imported.get(_dotted(node.args[at_owner]))
+            if key not in wanted or module is None:
+                continue
+            out.append((module, path, node.lineno, "patched" if _is_test_file(path) else "rebound",
+                        f"calls `{_last(node.func)}` ({hpath}:{hline}), which replaces `{key}` of "
+                        f"`{_dotted(node.args[at_owner])}` with a callable that may take no config"))
+    return out
+
+
+def _running_module(owner: ast.expr, tree: ast.AST) -> str | None:
+    """``"<own>"`` or ``"<package>"`` when ``owner`` is the running module or its package
+    taken from ``sys.modules`` (``sys.modules[__name__]``, ``sys.modules[__package__]``),
+    directly or through a name assigned it in ``tree`` (``pkg = sys.modules[__package__]``);
+    else ``None``."""
+    def of(node: ast.AST | None) -> str | None:
+        if isinstance(node, ast.Subscript) and _namespace(node.value) == ("modules", None):
+            key = node.slice
+            if isinstance(key, ast.Name):
+                return {"__name__": "<own>", "__package__": "<package>"}.get(key.id)
+        return None
+
+    found = of(owner)
+    if found is not None or not isinstance(owner, ast.Name):
+        return found
+    for node in _nodes(tree).assigns:
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == owner.id for t in node.targets):
+            found = of(node.value)
+            if found is not None:
+                return found
+    return None
+
+
+def _spells_target_module(tree: ast.AST, target_modules: Iterable[str]) -> bool:
+    """Whether a string of ``tree`` names a module holding the function, or a package above
+    it other than the top one (``"verl.trainer.constants_ppo"``, ``"verl.trainer"``)."""
+    for node in _nodes(tree).generic:
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and "." in node.value:
+            if any(t == node.value or t.startswith(node.value + ".") for t in target_modules):
+                return True
+    return False
+
+
+def _held(node: ast.expr) -> str | None:
+    """The name a patcher's first argument reads a target from: ``TARGET`` of
+    ``mock.patch(TARGET, f)`` or of ``mock.patch(targets.TARGET, f)``."""
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        return node.attr
+    return None
+
+
+def _last(func: ast.expr) -> str:
+    return func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+
+
+#: a doctest example's first line and its continuation lines (doctest's own syntax:
+#: ``>>>`` or ``...`` then a space or the line's end)
+_DOCTEST_PROMPT = re.compile(r"^([ \t]*)>>>(?: |$)")
+_DOCTEST_MORE = "..."
+
+
+def doctest_tree(tree: ast.AST) -> ast.Module | None:
+    """The doctest examples of ``tree``'s docstrings (the module's, each class's and
+    function's: what ``doctest``'s finder collects, and pytest's ``--doctest-modules`` runs)
+    as one module of test code, each statement at its line in the file; ``None`` when no
+    docstring holds one.
+
+    A doctest is test code (trial 26c, section E: ``>>> launcher.get_ppo_ray_runtime_env =
+    lambda: ...`` run by ``pytest --doctest-modules`` replaces the function the rewritten
+    call then passes a config to), so the replacement table reads it like a test file's.
+    An example that does not parse on its own is left out (doctest would fail on it too).
+    The lines are those of the docstring's literal: a docstring whose escapes make lines
+    (``"\\n"`` in a one-line string) gives the examples the string's first line.
+
+    Args:
+        tree: a parsed module.
+    """
+    body: list[ast.stmt] = []
+    for node in ast.walk(tree):
+        if not isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        first = node.body[0] if node.body else None
+        if not (
+            isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant)
+            and isinstance(first.value.value, str) and ">>>" in first.value.value
+        ):
+            continue
+        one_line = first.value.end_lineno == first.value.lineno
+        body += _doctest_examples(first.value.value, first.value.lineno, one_line)
+    return ast.Module(body=body, type_ignores=[]) if body else None
+
+
+def _doctest_examples(text: str, start: int, one_line: bool = False) -> list[ast.stmt]:
+    """The statements of the doctest examples in ``text`` (a docstring's value, or a doctest
+    text file's), each at its line: ``text``'s first line is line ``start``; ``one_line``:
+    every example at ``start`` (a one-line literal whose escapes make lines)."""
+    body: list[ast.stmt] = []
+    lines = text.split("\n")
+    index = 0
+    while index < len(lines):
+        match = _DOCTEST_PROMPT.match(lines[index])
+        if match is None:
+            index += 1
+            continue
+        indent = match.group(1)
+        at = index
+        source = [lines[index][len(indent) + 4:]]
+        index += 1
+        while index < len(lines) and lines[index].startswith(indent + _DOCTEST_MORE) and (
+            lines[index][len(indent) + 3:len(indent) + 4] in ("", " ")
+        ):
+            source.append(lines[index][len(indent) + 4:])
+            index += 1
+        try:
+            example = ast.parse("\n".join(source))
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            continue
+        ast.increment_lineno(example, start - 1 + (0 if one_line else at))
+        body.extend(example.body)
+    return body
+
+
+def doctest_file_tree(text: str) -> ast.Module | None:
+    """The doctest examples of a text file pytest runs as a doctest (``--doctest-glob``;
+    ``test*.txt`` by default) as one module of test code, each statement at its line;
+    ``None`` when it holds none (:func:`doctest_tree` for docstrings)."""
+    body = _doctest_examples(text, 1)
+    return ast.Module(body=body, type_ignores=[]) if body else None
+
+
+#: ``--doctest-glob=PATTERN`` / ``--doctest-glob PATTERN`` in pytest's ini options
+_DOCTEST_GLOB = re.compile(r"""--doctest-glob(?:=|[ \t]+)['"]?([^\s'",\]]+)""")
+#: the text files pytest runs as doctests without any option (its ``--doctest-glob`` default)
+DOCTEST_GLOB_DEFAULT = "test*.txt"
+
+
+def doctest_globs(folders: Iterable[str]) -> set[str]:
+    """The name patterns of the text files pytest runs as doctests: its default
+    (:data:`DOCTEST_GLOB_DEFAULT`) and each ``--doctest-glob`` of the ini files
+    (:data:`_INI_FILES`) of ``folders`` and the folders above them, up to a git top level.
+    Generous: a pattern too many only makes a file read.
+
+    Args:
+        folders: absolute folders (the calling files').
+    """
+    out = {DOCTEST_GLOB_DEFAULT}
+    for text in _ini_texts(folders):
+        if "--doctest-glob" in text:
+            out.update(m.group(1) for m in _DOCTEST_GLOB.finditer(text))
+    return out
+
+
+def own_replacement(tree: ast.AST, text: str, targets: Iterable[str], path: str = "") -> Patch | None:
+    """The first replacement, in a module's own tree, of the runtime function or of a
+    module or alias its calls go through (:func:`replacements`'s forms, and
+    ``globals()["get_..."] = shim``), as a :class:`Patch` of ``path``; ``None`` if none.
+    The module's calls may then reach a replacement taking no config: a fix there is
+    unsafe."""
+    # a class attribute rebound in the module itself: judged per call by its analysis
+    # (:meth:`ppo_migrate.rules.targets.TargetFinder.held_rebindings`)
+    names = through_names([text.encode("utf-8", "surrogateescape")], targets)
+    names = names._replace(held=frozenset())
+    found = sorted(
+        (line, kind, what)
+        for _, line, kind, what in _patches_in(tree, names, None, _is_test_file(path), generic=False)
+    )
+    if ">>>" in text:  # the module's doctests are test code (:func:`doctest_tree`)
+        doctests = doctest_tree(tree)
+        if doctests is not None:
+            found += sorted((line, kind, what) for _, line, kind, what in _patches_in(doctests, names, None, True))
+            found.sort()
+    if not found:
+        return None
+    line, kind, what = found[0]
+    return Patch("<own>", path, line, kind, what)
+
+
+def _dotted(node: ast.AST | None) -> str | None:
+    """``a.b.c`` for that name or attribute chain, else ``None``."""
+    parts: list[str] = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None
+    return ".".join([node.id, *reversed(parts)])
+
+
+def _imported_modules(tree: ast.AST) -> dict[str | None, str | None]:
+    """What names a module may be reached by in ``tree``: ``{"lib": "pkg.lib"}`` for
+    ``import pkg.lib as lib`` or ``from pkg import lib``; ``{"pkg.lib": "pkg.lib"}`` for
+    ``import pkg.lib``. A name bound twice maps to ``None`` (any)."""
+    out: dict[str | None, str | None] = {}
+
+    def bind(name: str, module: str) -> None:
+        out[name] = module if out.get(name, module) == module else None
+
+    for node in _nodes(tree).imports:
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.asname:
+                    bind(alias.asname, alias.name)
+                else:
+                    parts = alias.name.split(".")
+                    for k in range(1, len(parts) + 1):
+                        bind(".".join(parts[:k]), ".".join(parts[:k]))
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            for alias in node.names:
+                bind(alias.asname or alias.name, f"{node.module}.{alias.name}")
+    return out
+
+
+def _run_modules(paths: Sequence[str]) -> set[str]:
+    """Every name a module of the run may be imported by (its own and, above its outermost
+    package, the folders' prefixes: :func:`ppo_migrate.project.modules.namespace_prefixes`)."""
+    out: set[str] = set()
+    for path in paths:
+        name = module_name(path)
+        out.add(name)
+        out.update(f"{prefix}.{name}" for prefix in namespace_prefixes(path))
+    return out
+
+
+def imported_modules(tree: ast.AST, package: tuple[str, ...], *, from_packages: bool = False) -> set[str]:
+    """The modules ``tree`` imports from, anywhere in it.
+
+    Args:
+        tree: a parsed module.
+        package: its package's parts, for relative imports.
+        from_packages: also the packages above a ``from`` import's module (``from a.b
+            import c``: ``a`` too, whose ``__init__`` runs first).
+
+    Returns:
+        ``import a.b``: ``a``, ``a.b``; ``from a.b import c``: ``a.b`` and ``a.b.c`` (and
+        ``a`` with ``from_packages``); relative imports resolved against ``package``.
+    """
+    out: set[str] = set()
+    for node in _nodes(tree).imports:
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                parts = alias.name.split(".")
+                out.update(".".join(parts[:k]) for k in range(1, len(parts) + 1))
+        elif isinstance(node, ast.ImportFrom):
+            base = resolve_relative("." * node.level + (node.module or ""), package)
+            if base:
+                parts = base.split(".") if from_packages else [base]
+                out.update(".".join(parts[:k]) for k in range(1, len(parts) + 1))
+                out.update(f"{base}.{a.name}" for a in node.names)
+    return out
+
+
+def patched_at(patches: Sequence[Patch] | None, path: str, tree: ast.AST | None = None) -> str | None:
+    """:func:`reaching_patch`'s reason, as the message words it: ``"tests/test_x.py:5
+    replaces the runtime function, whose replacement may take no config"``."""
+    patch = reaching_patch(patches, path, tree)
+    return None if patch is None else patch.reason()
+
+
+def reaching_patch(
+    patches: Sequence[Patch] | None, path: str, tree: ast.AST | None = None
+) -> Patch | None:
+    """The first patch of another file that may reach the module at ``path``: one of any
+    module, of that module, or of a module it imports from (``from pkg.lib import
+    get_...`` takes the fake a test installed first); ``None`` when there is none.
+
+    Args:
+        patches: :func:`target_patches`'s.
+        path: the module's file.
+        tree: its parsed tree, if at hand (else it is read when a patch needs it).
+    """
+    if not patches:
+        return None
+
+    here = os.path.abspath(path)
+    own: set[str] | None = None
+    imports: set[str] | None = None
+    for patch in patches:
+        if os.path.abspath(patch.path) == here:
+            continue  # the module's own patches: seen by its own analysis
+        if patch.module != "*":
+            if own is None:
+                name = module_name(path)
+                own = {name, *(f"{p}.{name}" for p in namespace_prefixes(path))}
+            if patch.module not in own:
+                if imports is None:
+                    imports = _file_imports(path, tree, module_package)
+                if patch.module not in imports:
+                    continue
+        return patch
+    return None
+
+
+def _file_imports(path: str, tree: ast.AST | None, module_package) -> set[str]:
+    if tree is None:
+        try:
+            tree = parse_file(path, current().read_bytes(path))
+        except (OSError, ValueError):
+            return set()
+        if tree is None:
+            return set()
+    return imported_modules(tree, module_package(path) if path and path != "-" else ())
+
+
+def patch_reason(patch: Patch):
+    """The structured reason (:class:`ppo_migrate.diagnostics.Reason`) of an unsafe fix a
+    patch decided: kind ``"patched"`` or ``"rebound"``, the patch's place."""
+    text = f"{patch.what[0].upper()}{patch.what[1:]}"
+    return Reason(patch.kind, text, (Related(patch.path, patch.line, 1, patch.what),))
+
+
+__all__ = [
+    "PATCHERS", "Names", "Patch", "computed_bindings", "string_env", "IMPORT_STATEMENT", "import_statements", "import_words", "imported_modules", "loaded_modules", "reachable_files", "Replacement", "call_replacements", "own_replacement",
+    "patch_reason", "patched_at", "reaching_patch", "replaced_names", "replacements", "star_rebindings", "target_patches",
+    "through_names",
+]

@@ -1,0 +1,349 @@
+"""The project's own re-exports of the runtime function: more names for the same target.
+
+``pkg/__init__.py`` holding ``from verl.trainer.constants_ppo import get_ppo_ray_runtime_env``
+makes ``import pkg; pkg.get_ppo_ray_runtime_env()`` a call of verl's function; so does
+``from pkg.util import make_env; make_env()`` when ``pkg/util.py`` says ``make_env =
+get_ppo_ray_runtime_env`` (issue 26, family 6: ``check`` said "All checks passed!" on such
+calls). A module of the run that binds a target at module level, and that another module of
+the run imports, is itself a source of target names: :func:`project_reexports` finds them,
+to the fixed point (a re-export of a re-export), and the runner adds them to the targets,
+each mapped to the target it stands for (the definition in effect is that target's:
+:func:`ppo_migrate.rules.signatures.callee_signature`).
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+
+from ppo_migrate.rules.patches import import_words, imported_modules, parse_file
+from ppo_migrate.rules.targets import forwarded_callee
+from ppo_migrate.project.snapshot import current
+from ppo_migrate.project.modules import module_name, module_names, resolve_relative
+
+
+def project_reexports(
+    datas: Mapping[str, bytes], read_more, targets: Iterable[str], *, rounds: int = 4,
+    imports: Mapping[str, frozenset[bytes]] | None = None,
+) -> dict[str, str]:
+    """The run's re-exports of ``targets``.
+
+    Args:
+        datas: path -> bytes of the files known to name a target (the prefilter's
+            candidates); more are read through ``read_more`` when an alias brings a new
+            name (``make_env``).
+        read_more: ``read_more(words) -> Mapping[path, bytes]``: the other files of the
+            run spelling one of ``words`` (bytes): the run's reference index answers it
+            (:meth:`ppo_migrate.project.references.References.spelling`).
+        targets: the targets' qualified names.
+        rounds: how many re-exports of re-exports are followed at most.
+        imports: the words of the import statements of every file of the run (path ->
+            set of bytes: :func:`ppo_migrate.rules.patches.import_words`); a file is parsed only when its module may
+            be imported by another or may import another (``None``: every file of
+            ``datas`` and of ``read_more`` is parsed).
+
+    Returns:
+        ``{"pkg.get_ppo_ray_runtime_env": "verl.trainer.constants_ppo.get_ppo_ray_runtime_env",
+        "pkg.util.make_env": ...}``: a name bound at module level of a module of the run
+        (not one of the targets' own packages) to a target, and imported by another module
+        of the run.
+    """
+    targets = tuple(targets)
+    known: dict[str, str] = {t: t for t in targets}
+    # ``known`` indexed by owner module: ``{"verl.trainer.constants_ppo": {"get_...": target}}``;
+    # each binding asks for its own module's names, not a scan of every name known (that
+    # scan was 0.6 s of a ``check`` on item 10's 600-file chain, quadratic in the run)
+    by_owner: dict[str, dict[str, str]] = {}
+    for qualified, target in known.items():
+        owner, _, last = qualified.rpartition(".")
+        by_owner.setdefault(owner, {})[last] = target
+    tops = {t.split(".", 1)[0] for t in targets}
+    files: dict[str, bytes] = dict(datas)
+    parsed: dict[str, tuple[str, dict[str, str], set[str]] | None] = {}
+    words = {t.rsplit(".", 1)[-1] for t in targets}
+    found: dict[str, str] = {}
+    exporter: dict[str, str] = {}  # found name -> the module whose binding re-exports it
+    # A re-export counts only where a module of the run imports another one, so a file is
+    # parsed only when its module's last name is spelled in another file's import
+    # statement (it may re-export) or its own imports spell another file's (it may use a
+    # re-export): bytes decide, as the index's :meth:`ppo_migrate.project.references.References.importers` does. 200 trainer modules that
+    # import only verl were all parsed here, in the parent, before the pool's workers.
+    if imports is not None:
+        by_last = Counter(_last_name(p) for p in imports)
+        by_word = Counter(w for words_ in imports.values() for w in words_)
+    # a module holding a target may itself be re-exported (``from verl.trainer import
+    # constants_ppo as cp`` in ``pkg/_compat.py``), in a file never naming the function
+    module_words = {t.rsplit(".", 1)[0].rsplit(".", 1)[-1].encode() for t in targets if "." in t}
+    for _ in range(rounds):
+        changed = False
+        encoded = [w.encode() for w in words] + sorted(module_words)
+        for path, data in files.items():
+            if not any(w in data for w in encoded) and STAR_IMPORT not in data:
+                continue
+            if (
+                imports is not None
+                and path not in parsed
+                and path in imports
+                and not _may_take_part(_last_name(path), imports[path], by_last, by_word)
+            ):
+                continue
+            if path not in parsed:
+                tree = parse_file(path, data)
+                if tree is None:
+                    parsed[path] = None
+                    continue
+                # a module in a namespace folder (no ``__init__.py``, PEP 420) has a name
+                # under each folder up to the root: ``myproj/env.py`` is ``myproj.env`` to
+                # ``train.py`` at the root (trial 26c's MISSED); the last is the root's
+                # without a root (no git, no project marker) nothing bounds the namespace
+                # folders: the module's own name only, as before (a fixture tree run from
+                # its folder once lost its re-export to ``tmp.<...>.pkg.env``)
+                root = current().root_of(path)
+                names = module_names(path, root) if root is not None else (module_name(path),)
+                module = names[-1]
+                package = tuple(module.split("."))
+                if os.path.basename(path) != "__init__.py":
+                    package = package[:-1]
+                parsed[path] = (names, *_module_bindings(tree, package, module))
+                if b"import_module" in data or b"__import__" in data:
+                    parsed[path][2].update(_loaded_by_name(tree))
+            entry = parsed[path]
+            if entry is None:
+                continue
+            names, bound, _ = entry
+            if names[-1].split(".", 1)[0] in tops:
+                # verl itself, as a regular package or a namespace one under the root
+                # (``verl/trainer/`` without ``__init__.py``): its own modules are not the
+                # project's re-exports
+                continue
+            for name, fq in bound.items():
+                if name.startswith(UNBOUND):
+                    continue
+                members = list(by_owner.get(fq, {}).items())  # the names known in ``fq``
+                if name.startswith("*"):  # a star import: every public name of it known so far
+                    pairs = [
+                        (last, target)
+                        for last, target in members
+                        if not last.startswith("_") and UNBOUND + last not in bound
+                    ]
+                else:
+                    pairs = [(name, known.get(fq))]
+                    # a module re-exported (``from verl.trainer import constants_ppo as
+                    # cp`` in ``pkg/_compat.py``): ``from pkg._compat import cp;
+                    # cp.get_...()`` calls each function of it
+                    pairs += [(f"{name}.{last}", target) for last, target in members]
+                for last, target in pairs:
+                    for module in names:  # each name the module is imported under
+                        qualified = f"{module}.{last}"
+                        if target is not None and qualified not in known:
+                            known[qualified] = target
+                            found[qualified] = target
+                            exporter[qualified] = module
+                            owner, _, tail = qualified.rpartition(".")
+                            by_owner.setdefault(owner, {})[tail] = target
+                            changed = True
+        if not changed:
+            break
+        new_words = {n.rsplit(".", 1)[-1] for n in found} - words
+        if new_words:
+            words |= new_words
+            for path, data in read_more([w.encode() for w in new_words]).items():
+                files.setdefault(path, data)
+    if not found:
+        return {}
+    # kept when another module of the run imports the re-exporting module
+    imported = set()
+    for path, entry in parsed.items():
+        if entry is not None:
+            imported.update((entry[0][-1], m) for m in entry[2])
+    used = {m for owner, m in imported if owner != m}
+    # the re-exporting module imported, whatever the name's depth in it: ``import pkg.deps;
+    # pkg.deps.cp.get_...()`` goes through ``pkg.deps``'s module alias ``cp`` (trial 26b)
+    return {name: t for name, t in found.items() if exporter[name] in used}
+
+
+def _last_name(path: str) -> bytes:
+    """The last name of ``path``'s module: its stem, its folder's for an ``__init__.py``."""
+    head, name = os.path.split(path)
+    stem = name.rsplit(".", 1)[0]
+    # a name that is no identifier (undecodable bytes: ``caf\udcff.py``) is imported by nothing
+    return (os.path.basename(head) if stem == "__init__" else stem).encode("utf-8", "surrogateescape")
+
+
+def _may_take_part(own: bytes, mine: frozenset[bytes], by_last: Counter[bytes], by_word: Counter[bytes]) -> bool:
+    """Whether ``path`` (its module's last name ``own``, the words of its import statements
+    ``mine``) may re-export (another file's import statement spells ``own``: ``by_word``
+    counts the files spelling each word) or import a re-export (``mine`` spells another
+    file's last name: ``by_last`` counts the files of each last name)."""
+    if by_word[own] - (own in mine) > 0:
+        return True
+    return any(by_last[w] - (w == own) > 0 for w in mine)
+
+
+def _module_bindings(
+    tree: ast.Module, package: tuple[str, ...], module: str
+) -> tuple[dict[str, str], set[str]]:
+    """``(bound, imports)``: each module-level name bound by an import or a plain alias,
+    with the qualified name it stands for (``{"get_...": "verl.trainer.constants_ppo.get_...",
+    "make_env": same}``), and every module the tree imports (at any depth)."""
+    bound: dict[str, str] = {}
+    imports: set[str] = set()
+
+    def unbind(name: str) -> None:
+        """``name`` deleted or rebound to what no import names after the module's star
+        imports: none of them re-exports it (``del get_...`` then a module ``__getattr__``
+        serving another callable)."""
+        bound.pop(name, None)
+        bound[UNBOUND + name] = ""
+
+    def rebind(name: str, fq: str) -> None:
+        bound.pop(UNBOUND + name, None)
+        bound[name] = fq
+
+    def resolve(node: ast.expr) -> str | None:
+        parts: list[str] = []
+        while isinstance(node, ast.Attribute):
+            parts.append(node.attr)
+            node = node.value
+        if not isinstance(node, ast.Name):
+            return None
+        head = bound.get(node.id)
+        return ".".join([head, *reversed(parts)]) if head else None
+
+    def looked_up(call: ast.Call) -> str | None:
+        """What a constant look-up by name binds (trial 26d, family 6): ``getattr(cp,
+        "get_...")`` an attribute of a bound module, ``importlib.import_module("a.b")``
+        (or ``import_module`` imported from ``importlib``) the module itself."""
+        args = call.args
+        if call.keywords or not args or any(isinstance(a, ast.Starred) for a in args):
+            return None
+        name = args[1] if len(args) == 2 else args[0]
+        if not (isinstance(name, ast.Constant) and isinstance(name.value, str)):
+            return None
+        if isinstance(call.func, ast.Name) and call.func.id == "getattr" and len(args) == 2:
+            owner = resolve(args[0])
+            return f"{owner}.{name.value}" if owner else None
+        if len(args) == 1 and resolve(call.func) == "importlib.import_module" and not name.value.startswith("."):
+            return name.value
+        return None
+
+    def visit(body: Sequence[ast.stmt]) -> None:
+        for stmt in body:
+            if isinstance(stmt, ast.ImportFrom):
+                base = resolve_relative("." * stmt.level + (stmt.module or ""), package)
+                if not base:
+                    continue
+                for alias in stmt.names:
+                    if alias.name != "*":
+                        rebind(alias.asname or alias.name, f"{base}.{alias.name}")
+                    else:  # ``from .util import *``: the base's public names, once known
+                        for key in [k for k in bound if k.startswith(UNBOUND)]:
+                            del bound[key]  # it binds them again
+                        bound[f"*{base}"] = base
+            elif isinstance(stmt, ast.Import):
+                for alias in stmt.names:
+                    if alias.asname:
+                        rebind(alias.asname, alias.name)
+                    else:
+                        head = alias.name.split(".", 1)[0]
+                        rebind(head, head)
+            elif isinstance(stmt, ast.Delete):
+                for target in stmt.targets:
+                    if isinstance(target, ast.Name):
+                        unbind(target.id)
+            elif (
+                isinstance(stmt, (ast.Assign, ast.AnnAssign))
+                and stmt.value is not None
+                and isinstance(stmt.value, (ast.Name, ast.Attribute, ast.Call))
+            ):
+                targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+                if isinstance(stmt.value, ast.Call):
+                    fq = looked_up(stmt.value)
+                    if fq is None:
+                        continue  # another call's result: the name keeps what it had
+                else:
+                    fq = resolve(stmt.value)
+                for t in targets:
+                    if isinstance(t, ast.Name):
+                        if fq is not None:
+                            rebind(t.id, fq)
+                        else:
+                            unbind(t.id)
+            elif isinstance(stmt, (ast.If, ast.Try, ast.With)):
+                for field in ("body", "orelse", "finalbody"):
+                    visit(getattr(stmt, field, ()))
+                for handler in getattr(stmt, "handlers", ()):
+                    visit(handler.body)
+            elif isinstance(stmt, ast.ClassDef):
+                unbind(stmt.name)
+                if not (stmt.decorator_list or stmt.bases or stmt.keywords):
+                    # ``class RL: get_env = staticmethod(get_...)`` read as ``RL.get_env()``
+                    # in another module (trial 26d): a plain class's static alias
+                    for attribute, fq in _static_aliases(stmt, resolve).items():
+                        rebind(f"{stmt.name}.{attribute}", fq)
+            elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                callee = forwarded_callee(stmt)  # ``def ray_env(*a, **k): return f(*a, **k)``
+                fq = resolve(callee) if callee is not None else None
+                if fq is not None:
+                    rebind(stmt.name, fq)
+                else:
+                    unbind(stmt.name)
+
+    visit(tree.body)
+    imports.update(imported_modules(tree, package, from_packages=True))
+    imports.discard(module)
+    return bound, imports
+
+
+def _static_aliases(node: ast.ClassDef, resolve) -> dict[str, str]:
+    """The attributes a plain class body binds once, by ``name = staticmethod(<dotted>)``,
+    to what ``resolve`` makes of the dotted name; an attribute bound more than once, or
+    otherwise too, is left out (the call may reach something else)."""
+    bound: dict[str, str | None] = {}
+    for stmt in node.body:
+        targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target] if isinstance(
+            stmt, (ast.AnnAssign, ast.AugAssign)) else []
+        names = [t.id for t in targets if isinstance(t, ast.Name)]
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names = [stmt.name]
+        for name in names:
+            value = getattr(stmt, "value", None)
+            fq = None
+            if (
+                name not in bound and isinstance(stmt, ast.Assign) and len(stmt.targets) == 1
+                and isinstance(value, ast.Call) and isinstance(value.func, ast.Name)
+                and value.func.id == "staticmethod" and len(value.args) == 1 and not value.keywords
+            ):
+                fq = resolve(value.args[0])
+            bound[name] = fq if name not in bound else None
+    return {name: fq for name, fq in bound.items() if fq is not None}
+
+
+def _loaded_by_name(tree: ast.Module) -> set[str]:
+    """The modules ``tree`` loads by a constant name anywhere in it (trial 26d, family 6:
+    ``importlib.import_module("pkg.env").get_...()`` calls ``pkg/env.py``'s re-export, as
+    ``import pkg.env`` would): ``import_module("a.b")`` (however ``importlib`` or the
+    function is bound) and ``__import__("a.b")``, absolute names only."""
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and node.args and not node.keywords:
+            func = node.func
+            last = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
+            name = node.args[0]
+            if last in ("import_module", "__import__") and isinstance(name, ast.Constant) \
+                    and isinstance(name.value, str) and name.value and not name.value.startswith("."):
+                found.add(name.value)
+    return found
+
+
+#: the prefix of a name :func:`_module_bindings` saw deleted or rebound after the module's
+#: star imports (no star import re-exports it)
+UNBOUND = "-"
+
+#: a star import re-exports without spelling the name (``from .util import *``)
+STAR_IMPORT = b"import *"
+
+
+__all__ = ["STAR_IMPORT", "import_words", "project_reexports"]

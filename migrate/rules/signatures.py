@@ -1,0 +1,1500 @@
+"""Which definition a target call binds to, and whether it accepts a config.
+
+verl PR #6976 changed ``get_ppo_ray_runtime_env()`` into
+``get_ppo_ray_runtime_env(config=None)``; the first release with it is verl
+0.9.0 (0.5.0-0.8.0 define it without a parameter). Passing a config to the old
+definition raises ``TypeError`` at trainer start-up, so every rewrite asks first
+which definition is *in effect* for the calling file. The sources, in order
+(the first that knows decides, and the answer records which one did):
+
+1. ``in-tree``: the definition in a copy of the callee's top-level package that
+   the calling file may import (:func:`install_levels`, issue 26): up to the
+   repository root, a ``verl/`` package directory at a level that is no package
+   itself, a ``src/`` layout, a checkout ``X/verl/...`` or one under
+   ``third_party/``, ``vendor/`` or ``external/`` with its own packaging file
+   (``pip install -e X``), a folder launch scripts put on ``PYTHONPATH``, a
+   ``.gitmodules`` submodule (not checked out: uncertain); the nearest level whose
+   copies hold the module wins and several copies at one level must all accept. The
+   binding is read with :mod:`ast` through re-exports (``main_ppo`` imports it
+   from ``constants_ppo``; star imports honour ``__all__``); nothing is imported
+   or executed. A copy that binds the name in a way that cannot be read (an
+   assignment, a decorator, an import from outside the copy, a module
+   ``__getattr__``) is *uncertain*: the call is left alone. A first parameter not
+   named for a config (``extra_env_vars=None``) does not take one.
+2. ``setting``: ``--verl-version``, else ``verl-version`` in the nearest
+   ``[tool.ppo-migrate]`` table above the calling file.
+3. ``declared``: the verl the project declares (a lock's version, else the lowest
+   version its specifiers allow), see :mod:`ppo_migrate.rules.versions`; a
+   path reference (``-e ./third_party/verl``) is read as in 1, and a direct
+   reference whose version cannot be read is uncertain.
+4. ``installed``: the verl installed in the interpreter running ppo-migrate (its
+   source read as in 1, else its metadata version).
+5. ``unknown``: nothing says which verl runs: the config may not be accepted
+   (``certain=False``): the fix is unsafe and says what to declare
+   (issue 26; ruff and pyupgrade assume the oldest target for the same reason).
+
+Whatever source decided "takes a config", the whole repository is asked too (issue 26, a
+fresh tester's forms; :meth:`SignatureResolver._repository_copies`): a copy on a folder that
+a file of the repository puts on ``sys.path`` (pytest's ``pythonpath``, ``sys.path.insert``,
+a Dockerfile's, a Makefile's or a shell script's ``PYTHONPATH``, a ``.pth`` file;
+:mod:`ppo_migrate.project.import_roots`) that takes no config refuses (PPO005), and when a
+release decided, a *stray* copy (anywhere under the root but in test data, in a folder git
+ignores too, and the verl of the repository's virtual environment: trial 26c;
+:mod:`ppo_migrate.project.tree`) that takes none makes the fix unsafe.
+
+Each answer carries a structured :class:`ppo_migrate.diagnostics.Reason` (``why``)
+naming its kind and the definition's or pin's file and line.
+
+Every source is looked up around the calling file's place in the tree (a preview,
+``apply --thread-config --diff``, runs at the files' own paths: its edits are in the
+snapshot's overlay, :mod:`ppo_migrate.project.snapshot`), and paths in messages are
+relative to the working directory.
+
+Sources 2-4 speak of verl's releases only; a target outside ``verl`` is decided
+by its in-tree definition or assumed to accept a config (``ppo_runtime``'s does).
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import re
+from pathlib import Path
+from typing import TYPE_CHECKING, NamedTuple
+
+from ppo_migrate.constants import CONFIG_PARAMETER
+from ppo_migrate.diagnostics import Reason, Related
+from ppo_migrate.project.references import module_file
+from ppo_migrate.project.root import search_bound
+from ppo_migrate.settings_model import directory_settings
+from ppo_migrate.project.modules import absolute_parent
+
+if TYPE_CHECKING:
+    from packaging.version import Version
+
+    from ppo_migrate.rules.versions import VerlDeclaration
+
+
+def __getattr__(name: str) -> object:
+    """PEP 562: ``FIRST_CONFIG_RELEASE``, the first verl release whose
+    ``get_ppo_ray_runtime_env`` takes a config (verl PR #6976), made on first use:
+    ``packaging`` is imported only when a release number has to be compared."""
+    if name == "FIRST_CONFIG_RELEASE":
+        return _first_config_release()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def _first_config_release() -> Version:
+    """``FIRST_CONFIG_RELEASE``: verl 0.9.0."""
+    from packaging.version import Version
+
+    return Version("0.9.0")
+
+
+#: Files that make a directory an installable checkout (``pip install -e verl``).
+_CHECKOUT_FILES = ("pyproject.toml", "setup.py", "setup.cfg")
+#: How many mentions of an old verl a reason lists as its places (the message counts the rest).
+_MAX_MENTIONS = 5
+#: How many re-exports are followed before giving up (a cycle, or a long chain).
+_MAX_REEXPORTS = 8
+_PRE_PR = " (pre verl PR #6976)"
+#: A parameter name that says it holds a config: ``config``, ``cfg``, ``conf``, ``ppo_config``.
+_CONFIG_NAME = re.compile(r"(^|_)(config|cfg|conf)($|_)", re.IGNORECASE)
+
+
+class Definition(NamedTuple):
+    """One definition of the runtime function found in source.
+
+    Attributes:
+        path: the defining file (absolute).
+        line: 1-based line of the ``def`` (or ``lambda`` assignment).
+        positional: the call ``f(x)`` binds (a positional parameter or ``*args``).
+        keyword: the call ``f(config=x)`` binds (a parameter named ``config`` that
+            is not positional-only, or ``**kwargs``).
+        spelled: the signature as written, e.g. ``get_ppo_ray_runtime_env()``.
+    """
+
+    path: str
+    line: int
+    positional: bool
+    keyword: bool
+    spelled: str
+
+    def accepts(self, keyword: bool) -> bool:
+        """Whether the call ppo-migrate would write binds without ``TypeError``.
+
+        Args:
+            keyword: the rewrite passes ``config=<expr>`` (else ``<expr>``).
+        """
+        return self.keyword if keyword else self.positional
+
+
+class Unreadable(NamedTuple):
+    """A copy binds the name in a way that cannot be read statically.
+
+    Attributes:
+        path: the file (absolute).
+        line: 1-based line of the binding.
+        why: what it is, e.g. ``"an assignment"``, ``"a decorated def (@cache)"``.
+    """
+
+    path: str
+    line: int
+    why: str
+
+
+class CalleeInEffect(NamedTuple):
+    """The answer for one target call.
+
+    Attributes:
+        accepts_config: ``False`` when passing the config would raise ``TypeError``
+            or cannot be known not to.
+        source: which source decided: ``"in-tree"``, ``"setting"``, ``"declared"``,
+            ``"installed"`` or ``"unknown"``.
+        where: what decided, for messages: ``"verl/trainer/constants_ppo.py:38"``,
+            ``"pyproject.toml:31 verl>=0.7.1,<0.9.0"``, ``"verl-version 0.8.0"``.
+        detail: one line saying how it was decided (JSON ``callee``).
+        reason: for a refusal, why the config is not passed (PPO005's message).
+        remedy: for a refusal, what the user can do about it.
+        why: the structured reason (:class:`ppo_migrate.diagnostics.Reason`): its kind
+            (``"in-tree-definition"``, ``"uncertain-definition"``, ``"pin"``,
+            ``"installed"``, ``"setting"``, ``"newest-assumed"``) and the place that
+            decided (the definition's or the pin's file and line).
+        certain: ``False`` when nothing decided which verl runs and a config is only
+            assumed to be accepted (``"newest-assumed"``): a fix is then unsafe.
+    """
+
+    accepts_config: bool
+    source: str
+    where: str
+    detail: str
+    reason: str = ""
+    remedy: str = ""
+    why: Reason | None = None
+    certain: bool = True
+
+
+#: The kind of :class:`Reason` each source gives.
+_KINDS = {
+    "in-tree": "in-tree-definition",
+    "declared": "pin",
+    "installed": "installed",
+    "setting": "setting",
+    "unknown": "newest-assumed",
+}
+
+#: What to do when nothing says which verl runs (issue 26, family 3).
+DECLARE_VERL = (
+    "declare the verl the project runs (e.g. `verl>=0.9` in requirements.txt or "
+    "pyproject.toml), or pass --verl-version"
+)
+#: What nothing said (trial 26c: a pin in a file the tool does not follow, a setup.py's
+#: ``open("deps/runtime.txt")``, is still a pin: only the ones it reads are ruled out).
+_NOTHING_READ = (
+    "no in-tree copy, no verl pin in a file ppo-migrate reads, no verl-version, no installed verl"
+)
+#: The reason given when nothing says which verl runs.
+NEWEST_ASSUMED = f"nothing says which verl runs ({_NOTHING_READ}), so the config may not be accepted"
+#: How the callee was decided then (JSON ``callee``): what the tool assumes, which is not
+#: the newest signature (trial 26c: the field said so while the fix was unsafe).
+UNKNOWN_CALLEE = (
+    f"nothing says which verl runs ({_NOTHING_READ}): the config may not be accepted, "
+    "so passing it is an unsafe fix"
+)
+
+
+def _newest_assumed(set_aside: tuple[VerlDeclaration, ...]) -> tuple[str, tuple[str | None, int]]:
+    """The reason of a fix that nothing decides, and the place it names (``(None, 1)``: none).
+
+    Args:
+        set_aside: the environments' pins that allow only new releases
+            (:class:`ppo_migrate.rules.versions.VerlEvidence`'s ``set_aside``), in the order found.
+
+    Returns:
+        :data:`NEWEST_ASSUMED`, or (trial 26b, "an environment's pin alone shows a new verl")
+        that text naming the first three such pins as ``path:line requirement``, e.g.
+        ``docs/requirements.txt:2 verl>=0.9.0``, with the first one's file and line.
+    """
+    if not set_aside:
+        return NEWEST_ASSUMED, (None, 1)
+    shown = ", ".join(f"`{_display(d.path)}:{d.line} {d.requirement}`" for d in set_aside[:3])
+    more = f" and {len(set_aside) - 3} more" if len(set_aside) > 3 else ""
+    verb = "is an environment's pin" if len(set_aside) == 1 else "are environments' pins"
+    reason = (
+        "nothing the project declares says which verl runs (no in-tree copy, verl pin of the "
+        f"project, verl-version or installed verl; {shown}{more} {verb}, which may only lower "
+        "the release), so the config may not be accepted"
+    )
+    return reason, (set_aside[0].path, set_aside[0].line)
+
+
+def _why(source: str, text: str, path: str | Path | None = None, line: int = 1, kind: str = "") -> Reason:
+    """The :class:`Reason` of an answer: ``path:line`` (shown relative) is the place that decided."""
+    places: tuple[Related, ...] = ()
+    if path:
+        places = (Related(_display(path), max(int(line or 1), 1), 1, text),)
+    return Reason(kind or _KINDS.get(source, source), text, places)
+
+
+def _refuse(
+    source: str, where: str, reason: str, remedy: str, why: Reason | None = None
+) -> CalleeInEffect:
+    return CalleeInEffect(False, source, where, reason, reason, remedy, why or _why(source, reason))
+
+
+def _display(path: str | Path) -> str:
+    """``path`` relative to the working directory when inside it, else absolute."""
+
+    path = os.path.abspath(path)
+    try:
+        rel = os.path.relpath(path, os.getcwd())
+    except ValueError:  # another drive (Windows)
+        return path
+    return path if rel.startswith("..") else rel
+
+
+def _parse(path: Path) -> ast.Module | None:
+    """The file's ``ast``, read and parsed once a run (:mod:`ppo_migrate.project.snapshot`);
+    ``None`` when it cannot be read, decoded or parsed."""
+    from ppo_migrate.files import UnreadableFile
+    from ppo_migrate.project.snapshot import current
+
+    try:
+        return current().source(path).tree()
+    except (UnreadableFile, SyntaxError, ValueError, RecursionError, MemoryError, LookupError,
+            OverflowError):
+        return None
+
+
+def _read_text(path: str | os.PathLike[str], errors: str = "strict") -> str:
+    """``open(path, encoding="utf-8", errors=errors).read()``, the bytes read once a run
+    (:meth:`ppo_migrate.project.snapshot.Snapshot.read_text`); a file opening with a
+    byte-order mark is decoded by it, the mark dropped (trial 26d: a UTF-16 or UTF-8-BOM
+    ``pyproject.toml``, ``.gitmodules`` or launch script).
+
+    Raises:
+        OSError, ValueError (a NUL in the path), UnicodeDecodeError: as ``open`` would.
+    """
+    from ppo_migrate.project.snapshot import current
+
+    return current().read_text(path, None, errors)
+
+
+def _fs():
+    """The run's file-system answers (:attr:`ppo_migrate.project.snapshot.Snapshot.fs`:
+    each path stat-ed, each folder listed once a run); this module asks nothing of ``os``."""
+    from ppo_migrate.project.snapshot import current
+
+    return current().fs
+
+
+class _DiskTree:
+    """An install root on disk, as :func:`_find` reads it: ``import module`` loads
+    ``root/a/b.py`` or ``root/a/b/__init__.py``; trees parsed once a run (:func:`_parse`).
+
+    Args:
+        root: the install root (the directory holding the top-level package).
+    """
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+
+    def module_file(self, module: str) -> Path | None:
+        """The file ``import module`` loads, or ``None`` (the run's one resolver:
+        :func:`ppo_migrate.project.references.module_file`)."""
+        return module_file(self.root, module, _fs())
+
+    def parse(self, path: Path) -> ast.Module | None:
+        """The file's ``ast`` (:func:`_parse`), ``None`` when it cannot be read or parsed."""
+        return _parse(path)
+
+
+class _MappedTree(_DiskTree):
+    """A package installed from another folder (a ``package-dir`` mapping): ``import
+    top.a.b`` loads ``folder/a/b.py``; no other top-level package is found.
+
+    Args:
+        folder: the folder the package is mapped to.
+        top: the top-level package, e.g. ``"verl"``.
+    """
+
+    def __init__(self, folder: str, top: str) -> None:
+        super().__init__(Path(folder))
+        self.top = top
+
+    def module_file(self, module: str) -> Path | None:
+        first, _, rest = module.partition(".")
+        if first != self.top:
+            return None
+        fs = _fs()
+        if not rest:
+            candidate = self.root / "__init__.py"
+            return candidate if fs.is_file(candidate) else None
+        return module_file(self.root, rest, fs)
+
+
+class _ArchiveTree:
+    """The Python files of a zip archive on ``sys.path``, read in memory
+    (:meth:`ppo_migrate.project.filesystem.FileSystem.archive_members`): ``import a.b``
+    loads the member ``a/b.py`` or ``a/b/__init__.py``, whose path is spelled
+    ``<archive>/<member>``.
+
+    Args:
+        archive: the archive (absolute).
+        members: ``{member name: bytes}``.
+    """
+
+    def __init__(self, archive: str, members: dict[str, bytes]) -> None:
+        self.archive = archive
+        self.members = members
+        self._trees: dict[str, ast.Module | None] = {}
+
+    def module_file(self, module: str) -> Path | None:
+        base = module.replace(".", "/")
+        for member in (f"{base}.py", f"{base}/__init__.py"):
+            if member in self.members:
+                return Path(f"{self.archive}/{member}")
+        return None
+
+    def parse(self, path: Path) -> ast.Module | None:
+        """The member's ``ast`` (decoded as a source file, :func:`ppo_migrate.files.decode_source`),
+        parsed once; ``None`` when it does not decode or parse."""
+        member = os.path.relpath(path, self.archive).replace(os.sep, "/")
+        if member not in self._trees:
+            import warnings
+
+            from ppo_migrate.files import decode_source
+
+            try:
+                text = decode_source(self.members[member])[0]
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    tree = compile(text, str(path), "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
+            except (KeyError, UnicodeDecodeError, SyntaxError, LookupError, ValueError, RecursionError,
+                    MemoryError, OverflowError):
+                tree = None
+            self._trees[member] = tree
+        return self._trees[member]
+
+
+#: suffixes of an extension module (``constants_ppo.cpython-311-x86_64-linux-gnu.so``,
+#: ``constants_ppo.abi3.so``, ``constants_ppo.cp311-win_amd64.pyd``)
+_EXTENSION_SUFFIXES = (".so", ".pyd")
+
+
+def _compiled_module(root: Path, module: str) -> Path | None:
+    """A file ``import module`` loads from ``root`` whose source cannot be read: an
+    extension module (``<name>[.<tag>].so``/``.pyd``, which Python's path finder tries
+    *before* ``<name>.py``), or a sourceless ``<name>.pyc`` beside no ``<name>.py`` (the
+    path finder's order: extensions, source, bytecode; ``importlib.machinery``'s
+    ``EXTENSION_SUFFIXES``, ``SOURCE_SUFFIXES``, ``BYTECODE_SUFFIXES``). The package form
+    (``<name>/__init__.so``, ``<name>/__init__.pyc``) counts the same. ``None`` when the
+    module is read from source or not there.
+
+    Args:
+        root: the install root (the directory holding the top-level package).
+        module: the dotted module, e.g. ``"verl.trainer.constants_ppo"``.
+    """
+    *packages, last = module.split(".")
+    fs = _fs()
+    for folder, stem in ((root.joinpath(*packages), last), (root.joinpath(*packages, last), "__init__")):
+        try:
+            names = fs.list_dir(folder)
+        except (OSError, ValueError):
+            continue
+        for n in names:  # sorted
+            if n.startswith(stem + ".") and n.endswith(_EXTENSION_SUFFIXES) and fs.is_file(folder / n):
+                return folder / n
+        if f"{stem}.pyc" in names and f"{stem}.py" not in names and fs.is_file(folder / f"{stem}.pyc"):
+            return folder / f"{stem}.pyc"
+    return None
+
+
+def _definition(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda, name: str, path: Path, line: int) -> Definition:
+    args = node.args
+    first = (*args.posonlyargs, *args.args)[:1]
+    # issue 26: ``def get_ppo_ray_runtime_env(extra_env_vars=None)`` binds a positional
+    # config to another parameter: only a first parameter named for a config (or *args) takes it
+    positional = bool(_CONFIG_NAME.search(first[0].arg)) if first else args.vararg is not None
+    keyword = args.kwarg is not None or any(
+        a.arg == CONFIG_PARAMETER for a in (*args.args, *args.kwonlyargs)
+    )
+    try:
+        spelled = f"{name}({ast.unparse(args)})"
+    except Exception:  # ast.unparse of odd defaults: the name is enough
+        spelled = f"{name}(...)"
+    return Definition(str(path), line, positional, keyword, spelled)
+
+
+def _top_level(body: list[ast.stmt]):
+    """Statements that run at import: the module body and its if/try/with blocks."""
+    for stmt in body:
+        yield stmt
+        if isinstance(stmt, ast.If):
+            yield from _top_level(stmt.body)
+            yield from _top_level(stmt.orelse)
+        elif isinstance(stmt, ast.Try) or (
+            hasattr(ast, "TryStar") and isinstance(stmt, getattr(ast, "TryStar"))
+        ):
+            yield from _top_level(stmt.body)
+            for handler in stmt.handlers:
+                yield from _top_level(handler.body)
+            yield from _top_level(stmt.orelse)
+            yield from _top_level(stmt.finalbody)
+        elif isinstance(stmt, (ast.With, ast.AsyncWith, ast.For, ast.AsyncFor, ast.While)):
+            yield from _top_level(stmt.body)
+            yield from _top_level(getattr(stmt, "orelse", []))
+
+
+def _absolute(module: str, node: ast.ImportFrom, is_package: bool) -> str | None:
+    if not node.level:
+        return node.module
+    parts = module.split(".")
+    if not is_package:
+        parts = parts[:-1]
+    if node.level - 1 >= len(parts):
+        return None  # climbs past the top-level package
+    base = parts[: len(parts) - (node.level - 1)]
+    return ".".join([*base, node.module] if node.module else base)
+
+
+def _exports(tree: ast.Module, name: str) -> bool:
+    """Whether ``from module import *`` binds ``name``: a literal ``__all__`` decides,
+    else every public name does."""
+    for stmt in tree.body:
+        if isinstance(stmt, ast.Assign) and any(
+            isinstance(t, ast.Name) and t.id == "__all__" for t in stmt.targets
+        ):
+            if isinstance(stmt.value, (ast.List, ast.Tuple)):
+                return any(
+                    isinstance(e, ast.Constant) and e.value == name for e in stmt.value.elts
+                )
+            return True  # not a literal: it may export it
+    return not name.startswith("_")
+
+
+Found = tuple[Definition | Unreadable, ...]
+
+
+def find_definitions(root: Path, module: str, name: str) -> Found | None:
+    """What ``from module import name`` binds, read from source under ``root``.
+
+    Args:
+        root: the install root (the directory holding the top-level package).
+        module: the dotted module, e.g. ``"verl.trainer.main_ppo"``.
+        name: the function's name, e.g. ``"get_ppo_ray_runtime_env"``.
+
+    Returns:
+        ``None`` when the module is not under ``root`` or never binds the name (the
+        copy says nothing: the next source decides). An :class:`Unreadable` naming the
+        file when the module is an extension module or a ``.pyc`` without its source
+        (:func:`_compiled_module`: the tool cannot read what runs), or naming the line
+        where a package on the way changes its ``__path__`` (:func:`_overlaid`). Otherwise every binding the
+        name may have at import (more than one when the module binds it on several
+        branches): a :class:`Definition` for a ``def`` or a ``lambda`` assignment
+        (followed through ``from ... import`` re-exports, star imports that export
+        it, and ``name = other`` aliases of a def in the same module), an
+        :class:`Unreadable` for any other binding (an assignment of another value,
+        a decorated ``def``, a class, ``import x as name``, a re-export from outside
+        ``root``, a chain longer than 8 or a file that does not parse).
+    """
+    return _find(_DiskTree(root), module, name, 0)
+
+#: How much an archive may hold, uncompressed, of the package looked for.
+_MAX_ARCHIVE_BYTES = 50_000_000
+
+
+def archive_definitions(archive: str, module: str, name: str) -> list[Definition | Unreadable]:
+    """The bindings of ``name`` in ``module`` inside a zip archive on ``sys.path``
+    (``.zip``/``.whl``/``.egg``, and any other name: ``.pyz``, ``.bundle``; zipimport
+    imports from it as from a folder).
+
+    Args:
+        archive: the archive file (absolute).
+        module: the dotted module, e.g. ``"verl.trainer.constants_ppo"``.
+        name: the function, e.g. ``"get_ppo_ray_runtime_env"``.
+
+    Returns:
+        What :func:`find_definitions` finds in the archive's ``<package>/`` Python files
+        (read in memory once a run, :meth:`ppo_migrate.project.filesystem.FileSystem.archive_members`;
+        parsed with ``ast`` only; nothing extracted), their paths spelled
+        ``<archive>/<member>``; ``[]`` when the archive does not hold the module; an
+        :class:`Unreadable` naming the archive when it cannot be read or holds more than
+        :data:`_MAX_ARCHIVE_BYTES` of the package.
+    """
+    top = module.split(".", 1)[0]
+    try:
+        members = _fs().archive_members(archive, f"{top}/", ".py", _MAX_ARCHIVE_BYTES)
+    except (OSError, ValueError):
+        return [Unreadable(archive, 1, "an archive that cannot be read")]
+    return list(_find(_ArchiveTree(archive, members), module, name, 0) or ())
+
+
+def mapped_definitions(folder: str, module: str, name: str) -> list[Definition | Unreadable]:
+    """The bindings of ``name`` in ``module`` where the module's top-level package is
+    installed from ``folder`` (a ``package-dir`` mapping, :func:`ppo_migrate.project.tree.mapped_copies`).
+
+    Args:
+        folder: the folder the package is mapped to (absolute), e.g. ``.../legacy_verl``.
+        module: the dotted module, e.g. ``"verl.trainer.constants_ppo"``.
+        name: the function, e.g. ``"get_ppo_ray_runtime_env"``.
+
+    Returns:
+        What :func:`find_definitions` finds when ``import <package>`` loads ``folder``
+        (:class:`_MappedTree`: ``verl.trainer.x`` is ``folder/trainer/x.py``), paths spelled
+        inside ``folder``; ``[]`` when the module is not there.
+    """
+    top = module.split(".", 1)[0]
+    return list(_find(_MappedTree(folder, top), module, name, 0) or ())
+
+
+#: ``__path__.<method>(...)`` calls that add folders after the package's own one
+_PATH_APPENDS = frozenset({"append", "extend"})
+
+
+def _path_changes(init: Path) -> list[tuple[int, str, bool]]:
+    """Where a package's ``__init__.py`` changes its ``__path__`` (read with :mod:`ast`; the
+    file is parsed only when its text names ``__path__``).
+
+    Args:
+        init: the package's ``__init__.py``.
+
+    Returns:
+        ``(line, form, ahead)`` for each change: ``ahead`` when the folders it adds may come
+        before the package's own folder (``__path__.insert(...)``, ``__path__ = [...]``,
+        ``__path__[:0] = ...``, any other rebinding), not when they only come after it
+        (``__path__.append``/``.extend``, ``__path__ += ...``,
+        ``__path__ = pkgutil.extend_path(__path__, __name__)``: the import system's rule,
+        the first folder of ``__path__`` holding the submodule wins).
+    """
+    try:
+        text = _read_text(init, errors="replace")
+    except OSError:
+        return []
+    if "__path__" not in text:
+        return []
+    tree = _parse(init)
+    if tree is None:
+        return []
+
+    def is_path(node: ast.AST) -> bool:
+        return isinstance(node, ast.Name) and node.id == "__path__"
+
+    changes: list[tuple[int, str, bool]] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and is_path(node.func.value):
+            method = node.func.attr
+            if method in _PATH_APPENDS or method == "insert":
+                changes.append((node.lineno, f"__path__.{method}", method not in _PATH_APPENDS))
+        elif isinstance(node, ast.AugAssign) and is_path(node.target):
+            changes.append((node.lineno, "__path__ +=" if isinstance(node.op, ast.Add) else "__path__ op=",
+                            not isinstance(node.op, ast.Add)))
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for t in targets:
+                if is_path(t):
+                    value = node.value
+                    func = value.func if isinstance(value, ast.Call) else None
+                    called = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+                    if called == "extend_path":
+                        changes.append((node.lineno, "pkgutil.extend_path", False))
+                    else:
+                        changes.append((node.lineno, "__path__ =", True))
+                elif isinstance(t, ast.Subscript) and is_path(t.value):
+                    changes.append((node.lineno, "__path__[...] =", True))
+    return sorted(changes)
+
+
+def _overlaid(root: Path, module: str) -> Unreadable | None:
+    """A package on the way to ``module`` under ``root`` whose ``__init__.py`` changes its
+    ``__path__`` so that which file ``module`` is imported from cannot be read (trial 26b:
+    ``verl/__init__.py`` doing ``__path__.insert(0, .../overlay/verl)``): a change that may
+    put a folder ahead of the package's own (:func:`_path_changes`), or one that adds folders
+    after it when the own folder does not hold the next component. ``None`` when no package
+    of the chain changes its ``__path__`` that way.
+
+    Args:
+        root: the install root (the directory holding the top-level package).
+        module: the dotted module, e.g. ``"verl.trainer.constants_ppo"``.
+    """
+    parts = module.split(".")
+    for i in range(1, len(parts)):
+        folder = root.joinpath(*parts[:i])
+        init = folder / "__init__.py"
+        fs = _fs()
+        if not fs.is_file(init):
+            continue
+        for line, form, ahead in _path_changes(init):
+            nxt = parts[i]
+            own = fs.is_file(folder / f"{nxt}.py") or fs.is_dir(folder / nxt) or fs.is_file(folder / f"{nxt}.pyc")
+            if ahead or not own:
+                package = ".".join(parts[:i])
+                return Unreadable(
+                    str(init), line,
+                    f"a change of `{package}.__path__` (`{form}`) that decides which `{parts[-1]}` is imported",
+                )
+    return None
+
+
+def _find(root: _DiskTree | _ArchiveTree, module: str, name: str, depth: int) -> Found | None:
+    """:func:`find_definitions` in the install root (or archive, or mapped folder) ``root``."""
+    if type(root) is _DiskTree:  # an install root on disk (trial 26b): what the path finder
+        overlay = _overlaid(root.root, module)  # loads may be no source the tool reads
+        if overlay is not None:  # ``__path__.insert(0, overlay)`` in a package
+            return (overlay,)
+        compiled = _compiled_module(root.root, module)
+        if compiled is not None:  # a ``.pyc`` alone, or an extension module
+            kind = "a sourceless bytecode file" if compiled.suffix == ".pyc" else "an extension module"
+            return (Unreadable(str(compiled), 1, f"{kind} (`{compiled.name}`) that runs instead of any source"),)
+    path = root.module_file(module)
+    if path is None:
+        return None
+    if depth > _MAX_REEXPORTS:
+        return (Unreadable(str(path), 1, "a chain of re-exports too long to follow"),)
+    tree = root.parse(path)
+    if tree is None:
+        return (Unreadable(str(path), 1, "a file Python cannot parse"),)
+    is_package = path.name == "__init__.py"
+    defs = {
+        s.name: s
+        for s in tree.body
+        if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) and not s.decorator_list
+    }
+    found: list[Definition | Unreadable] = []
+    for stmt in _top_level(tree.body):
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) and stmt.name == name:
+            if stmt.decorator_list:
+                try:
+                    decorator = ast.unparse(stmt.decorator_list[0])
+                except Exception:
+                    decorator = "..."
+                found.append(Unreadable(str(path), stmt.lineno, f"a decorated def (@{decorator})"))
+            else:
+                found.append(_definition(stmt, name, path, stmt.lineno))
+        elif isinstance(stmt, ast.ClassDef) and stmt.name == name:
+            found.append(Unreadable(str(path), stmt.lineno, "a class"))
+        elif isinstance(stmt, ast.ImportFrom):
+            source = _absolute(module, stmt, is_package)
+            for alias in stmt.names:
+                if alias.name == "*":
+                    if source is None:
+                        continue
+                    source_path = root.module_file(source)
+                    source_tree = root.parse(source_path) if source_path is not None else None
+                    if source_tree is None or not _exports(source_tree, name):
+                        continue
+                    inner = _find(root, source, name, depth + 1)
+                    if inner:
+                        found.extend(inner)
+                    continue
+                if (alias.asname or alias.name) != name:
+                    continue
+                inner = _find(root, source, alias.name, depth + 1) if source else None
+                found.extend(
+                    inner or (Unreadable(str(path), stmt.lineno, f"an import from `{source or '.'}`, outside the copy"),)
+                )
+        elif isinstance(stmt, ast.Import):
+            for alias in stmt.names:
+                if (alias.asname or alias.name.split(".")[0]) == name:
+                    found.append(Unreadable(str(path), stmt.lineno, "an import of a module"))
+        elif isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+            targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+            if not any(name in _stored(t) for t in targets):
+                continue
+            value = stmt.value
+            if isinstance(stmt, ast.Assign) and len(targets) == 1 and isinstance(targets[0], ast.Name):
+                if isinstance(value, ast.Lambda):
+                    found.append(_definition(value, name, path, stmt.lineno))
+                    continue
+                if isinstance(value, ast.Name) and value.id in defs:
+                    found.append(_definition(defs[value.id], name, path, stmt.lineno))
+                    continue
+            found.append(Unreadable(str(path), stmt.lineno, "an assignment"))
+        elif isinstance(stmt, (ast.For, ast.AsyncFor, ast.With, ast.AsyncWith)):
+            targets = (
+                [stmt.target]
+                if isinstance(stmt, (ast.For, ast.AsyncFor))
+                else [i.optional_vars for i in stmt.items if i.optional_vars is not None]
+            )
+            if any(name in _stored(t) for t in targets):
+                found.append(Unreadable(str(path), stmt.lineno, "a loop or with target"))
+    if not found:  # PEP 562: a module ``__getattr__`` may answer the name (issue 26)
+        hook = next(
+            (s for s in tree.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) and s.name == "__getattr__"),
+            None,
+        )
+        if hook is not None:
+            found.append(Unreadable(str(path), hook.lineno, "a module `__getattr__`"))
+    return tuple(found) or None
+
+
+def _stored(target: ast.expr) -> set[str]:
+    return {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}
+
+
+def install_roots(
+    start: Path,
+    package: str,
+    stop: Path | None = None,
+    *,
+    memo: dict[str, Path | None] | None = None,
+) -> list[Path]:
+    """The install roots of ``package`` at the nearest level of :func:`install_levels`
+    (sorted), or ``[]``: the copies a file in ``start`` sees first.
+
+    Args:
+        start: the calling file's directory (absolute or relative).
+        package: the top-level package, e.g. ``"verl"``.
+        stop: a directory where the walk ends in any case (the settings' project root).
+        memo: unused (kept for callers of the earlier signature).
+    """
+    for roots, _ in install_levels(start, package, stop):
+        if roots:
+            return roots
+    return []
+
+
+#: Folders whose sub-folders are checkouts of other projects (``third_party/verl``).
+_VENDOR_FOLDERS = ("third_party", "third-party", "3rdparty", "vendor", "external", "externals", "deps", "submodules")
+_PYTHONPATH = re.compile(r"PYTHONPATH\s*=\s*(\"[^\"]*\"|'[^']*'|\S+)")
+_CWD = re.compile(r"\$\{?PWD\}?|\$\(\s*pwd\s*\)|`pwd`")
+
+
+def install_levels(
+    start: Path, package: str, stop: Path | None = None
+) -> list[tuple[list[Path], list[Unreadable]]]:
+    """Every copy of ``package`` a file in ``start`` may import, level by level, nearest first.
+
+    The walk goes up from ``start`` to the run's root (decided once a run,
+    ``Snapshot.root_of``; a submodule's top level within it; without a root the highest
+    folder with a dependency file, else ``stop``: :func:`ppo_migrate.project.root.search_bound`),
+    so a sub-folder with its own ``requirements.txt`` does not end it (issue 26). Without
+    any, to the working directory when ``start`` is inside it, else ``start`` alone. At each
+    level ``D`` the install roots are:
+
+    * ``D`` when ``D/package/__init__.py`` exists and ``D`` is no package itself
+      (``mylib/verl/`` is ``mylib.verl``, not ``verl``), or when the calling file lies inside
+      ``D/package/``: a call in a copy of verl binds to that copy's own definition (its
+      modules import ``verl.*`` absolutely, so a vendored ``myproj/_vendor/verl/`` runs only
+      with ``myproj/_vendor`` on the path; trial 26d: never rewritten against a pin);
+    * ``D/src`` for a ``src/`` layout (``D/src/package/__init__.py``);
+    * ``D/X`` and ``D/V/X`` for ``V`` in :data:`_VENDOR_FOLDERS` when they hold
+      ``package/__init__.py`` and a packaging file (``pip install -e third_party/verl``);
+    * the folders the launch scripts of ``D`` and ``D/scripts`` (``*.sh``) put on
+      ``PYTHONPATH`` (``export PYTHONPATH=$PWD/verl:$PYTHONPATH``);
+    * the submodules ``D/.gitmodules`` lists: a checked-out one holding the package is a
+      root; one naming the package and not checked out gives an :class:`Unreadable`.
+
+    Args:
+        start: the calling file's directory.
+        package: the top-level package, e.g. ``"verl"``.
+        stop: a folder where the walk ends in any case (the settings' project root).
+
+    Returns:
+        ``(roots, unreadable)`` per level that has any, nearest level first; roots sorted.
+    """
+    start = start.absolute()
+    from ppo_migrate.project.snapshot import current
+
+    boundary = search_bound(start, current().root_of(start), stop)
+    if boundary is None:
+        cwd = Path.cwd()
+        boundary = cwd if start == cwd or cwd in start.parents else start
+    end, directory = str(boundary), str(start)
+    start_s = directory
+    levels: list[tuple[list[Path], list[Unreadable]]] = []
+    while True:
+        own = os.path.join(directory, package)
+        roots, problems = _roots_at(directory, package, start_s == own or start_s.startswith(own + os.sep))
+        if roots or problems:
+            levels.append((sorted(set(roots)), problems))
+        parent = os.path.dirname(directory)
+        # the package project the file belongs to ends the walk: a sibling project's copy
+        # is not on its path (a folder with requirements or a tools-only pyproject is none)
+        if directory == end or parent == directory or _package_project(directory):
+            return levels
+        directory = parent
+
+
+def _package_project(directory: str) -> bool:
+    """Whether ``directory`` holds an installable project: ``setup.py``, ``setup.cfg``, or a
+    ``pyproject.toml`` with a ``[project]``, ``[tool.poetry]`` or ``[build-system]`` table."""
+    join = os.path.join
+    fs = _fs()
+    if fs.is_file(join(directory, "setup.py")) or fs.is_file(join(directory, "setup.cfg")):
+        return True
+    try:
+        text = _read_text(join(directory, "pyproject.toml"), errors="replace")
+    except OSError:
+        return False
+    return re.search(r"^\s*\[(project|tool\.poetry|build-system)\]", text, re.MULTILINE) is not None
+
+
+def _holds(directory: str, package: str) -> bool:
+    return _fs().is_file(os.path.join(directory, package, "__init__.py"))
+
+
+def _checkout(directory: str) -> bool:
+    fs = _fs()
+    return any(fs.is_file(os.path.join(directory, f)) for f in _CHECKOUT_FILES)
+
+
+def _subdirectories(directory: str) -> list[str]:
+    """The sub-folders of ``directory`` (links to folders included) but hidden ones, sorted;
+    listed once a run (:meth:`ppo_migrate.project.filesystem.FileSystem.subdirectories`)."""
+    return [p for p in _fs().subdirectories(directory) if not os.path.basename(p).startswith(".")]
+
+
+def _roots_at(directory: str, package: str, own: bool = False) -> tuple[list[Path], list[Unreadable]]:
+    """The install roots (and unreadable submodules) of one level of :func:`install_levels`;
+    ``own``: the calling file lies inside ``directory/package/`` (its own copy, a root even
+    when ``directory`` is a package)."""
+    join = os.path.join
+    roots: list[str] = []
+    fs = _fs()
+    if _holds(directory, package) and (own or not fs.is_file(join(directory, "__init__.py"))):
+        roots.append(directory)
+    src = join(directory, "src")
+    if _holds(src, package) and not fs.is_file(join(src, "__init__.py")):
+        roots.append(src)
+    for child in _subdirectories(directory):
+        if _holds(child, package) and _checkout(child):
+            roots.append(child)
+        if os.path.basename(child).lower() in _VENDOR_FOLDERS:
+            roots.extend(g for g in _subdirectories(child) if _holds(g, package) and _checkout(g))
+    roots.extend(p for p in _script_paths(directory) if _holds(p, package))
+    found, problems = _submodules(directory, package)
+    roots.extend(found)
+    return [Path(r) for r in roots], problems
+
+
+def _script_paths(directory: str) -> list[str]:
+    """Folders the shell scripts of ``directory`` and ``directory/scripts`` put on
+    ``PYTHONPATH`` (``$PWD``/``$(pwd)`` read as ``directory``: scripts run from the root)."""
+    paths: list[str] = []
+    scripts: list[str] = []
+    fs = _fs()
+    for folder in (directory, os.path.join(directory, "scripts")):
+        try:  # as ``glob("*.sh")``: names not starting with a dot; the folder listed once a run
+            names = fs.list_dir(folder)
+        except (OSError, ValueError):
+            continue
+        scripts.extend(os.path.join(folder, n) for n in names if n.endswith(".sh") and not n.startswith("."))
+    for script in sorted(scripts):
+        try:
+            text = _read_text(script, errors="replace")[:200_000]
+        except OSError:
+            continue
+        for m in _PYTHONPATH.finditer(text):
+            for part in m.group(1).strip("\"'").split(":"):
+                part = _CWD.sub(lambda _: directory, part).strip()
+                if not part or "$" in part or "`" in part:
+                    continue
+                paths.append(os.path.normpath(part if os.path.isabs(part) else os.path.join(directory, part)))
+    return list(dict.fromkeys(paths))
+
+
+def _package_content(where: str, package: str) -> bool:
+    """Whether a submodule's folder holds the package: ``where/package/__init__.py`` (also
+    under ``src/``), or ``where`` is the package itself (``__init__.py`` beside
+    ``trainer/constants_ppo.py``). A ``.git`` file or a placeholder (``.keep``) is no content:
+    such a folder is not checked out."""
+    join = os.path.join
+    if _holds(where, package) or _holds(join(where, "src"), package):
+        return True
+    fs = _fs()
+    return fs.is_file(join(where, "__init__.py")) and fs.is_file(join(where, "trainer", "constants_ppo.py"))
+
+
+def _submodules(directory: str, package: str) -> tuple[list[str], list[Unreadable]]:
+    """Submodules of ``directory/.gitmodules``: checked-out roots of ``package``, and those
+    whose path or URL mentions it (``verl``, ``verl-fork``, ``my_verl``) whose folder lacks
+    the package content (:func:`_package_content`; absent, empty, only a ``.git`` file or a
+    placeholder): not checked out, their definition cannot be read."""
+    import configparser
+
+    gitmodules = os.path.join(directory, ".gitmodules")
+    if not _fs().is_file(gitmodules):
+        return [], []
+    try:
+        raw = _read_text(gitmodules)
+        parser = configparser.ConfigParser(interpolation=None)
+        parser.read_string(raw, source=gitmodules)
+    except (OSError, UnicodeError, configparser.Error):
+        return [], []
+    roots: list[str] = []
+    problems: list[Unreadable] = []
+    for section in parser.sections():
+        path = parser.get(section, "path", fallback="").strip()
+        if not path:
+            continue
+        url = parser.get(section, "url", fallback="")
+        where = os.path.normpath(os.path.join(directory, path))
+        held = [c for c in (where, os.path.join(where, "src")) if _holds(c, package)]
+        roots.extend(held)
+        # a candidate: its path or URL mentions the package in any form (`verl-fork`, `my_verl`)
+        candidate = package in path.lower() or package in url.lower()
+        if candidate and not held and not _package_content(where, package):
+            line = next((i for i, text in enumerate(raw.splitlines(), 1) if text.strip().startswith("path") and path in text), 1)
+            problems.append(Unreadable(gitmodules, line, f"a submodule (`{path}`) that is not checked out"))
+    return roots, problems
+
+
+class SignatureResolver:
+    """Decides :class:`CalleeInEffect` for target calls; caches per directory.
+
+    Attributes:
+        keyword: the rewrite passes ``config=<expr>`` (settings ``keyword``).
+        verl_version: ``--verl-version`` (beats every ``verl-version`` setting), or ``None``.
+        stop: where the searches stop (the settings' project root), or ``None``.
+        respect_gitignore: the walk of the repository for copies of verl and declared
+            import roots honours ``.gitignore`` (settings ``respect-gitignore``).
+
+    A plain class, not a dataclass: one ``@dataclass`` costs ~1 ms at import, a share of
+    every run's start (issue 13, item 6).
+    """
+
+    def __init__(
+        self,
+        keyword: bool = False,
+        verl_version: Version | None = None,
+        stop: Path | None = None,
+        respect_gitignore: bool = True,
+    ) -> None:
+        self.keyword = keyword
+        self.verl_version = verl_version
+        self.stop = stop
+        self.respect_gitignore = respect_gitignore
+        self._cache: dict[tuple[str, str], CalleeInEffect] = {}
+        self._settings: dict[str, tuple[Version, str] | None] = {}
+
+    def callee(self, path: str, qualified: str) -> CalleeInEffect:
+        """The definition in effect for a call of ``qualified`` made in ``path``.
+
+        Args:
+            path: the calling file's path (``"-"`` for standard input: the working
+                directory stands in for its directory).
+            qualified: the callee's absolute qualified name, e.g.
+                ``"verl.trainer.main_ppo.get_ppo_ray_runtime_env"``.
+
+        Returns:
+            A :class:`CalleeInEffect`; never raises for unreadable or odd trees.
+        """
+        directory = absolute_parent(path) if path and path != "-" else os.getcwd()
+        key = (directory, qualified)
+        answer = self._cache.get(key)
+        if answer is None:
+            answer = self._cache[key] = self._decide(Path(directory), qualified)
+        return answer
+
+    def _decide(self, directory: Path, qualified: str) -> CalleeInEffect:
+        answer = self._first_source(directory, qualified)
+        module, _, name = qualified.rpartition(".")
+        if not module or not answer.accepts_config:
+            return answer
+        top = qualified.split(".", 1)[0]
+        answer = self._repository_copies(directory, top, module, name, answer)
+        return self._unread_mentions(directory, top, answer)
+
+    def _repository(self, directory: Path) -> str | None:
+        """The repository whose files decide for ``directory``: the one walk's root
+        (:func:`ppo_migrate.project.tree.walk_root`) within the run's search bound, else
+        ``None``. Asked by the repository-wide look-outs (mentions, the environment's verl)."""
+        from ppo_migrate.project.snapshot import current
+        from ppo_migrate.project.tree import walk_root
+
+        here = directory.absolute()
+        boundary = search_bound(here, current().root_of(here), self.stop)
+        return walk_root(here, boundary) if boundary is not None else None
+
+    def _unread_mentions(self, directory: Path, top: str, answer: CalleeInEffect) -> CalleeInEffect:
+        """``answer``, unless a release decided it (a pin, the verl installed beside the
+        tool) or nothing did, and a file of the repository in a format ppo-migrate does not
+        read mentions a verl before 0.9.0 (trial 26b: ``hatch.toml``, ``pixi.lock``,
+        ``conda-lock.yml``, an Apptainer ``%post``, a Ray ``runtime_env``...;
+        :mod:`ppo_migrate.rules.mentions`): then the fix is unsafe (``certain=False``,
+        reason kind ``"unread-pin"``), its reason naming the file and line. An in-tree copy,
+        ``verl-version`` and an answer a stray copy already made unsafe are left as they are.
+        The repository is the one :meth:`_repository_copies` walks."""
+        if top != "verl" or not answer.accepts_config or answer.source not in ("declared", "installed", "unknown"):
+            return answer
+        if not answer.certain and answer.source != "unknown":  # a stray copy's reason stays
+            return answer
+        root = self._repository(directory)
+        if root is None:
+            return answer
+        from ppo_migrate.rules.install_pins import install_pins
+        from ppo_migrate.rules.mentions import unread_mentions
+        from ppo_migrate.project.import_roots import declared_roots
+
+        # a line the tool reads already keeps its own handling: ``sys.path.insert(0,
+        # "vendor/verl-0.8.0.zip")`` is read inside the archive, an install command as a pin
+        read = {(os.path.abspath(d.source), d.line) for d in declared_roots(root, self.respect_gitignore)}
+        read.update((os.path.abspath(p.path), p.line) for p in install_pins(root))
+        mentions = [m for m in unread_mentions(root, self.respect_gitignore) if (m.path, m.line) not in read]
+        if not mentions:
+            return answer
+        first = mentions[0]
+        place = f"`{_display(first.path)}:{first.line}` mentions {first.written} in a file whose pins ppo-migrate does not read"
+        if len(mentions) > 1:
+            place += f" ({len(mentions) - 1} more such mention{'s' if len(mentions) > 2 else ''})"
+        if answer.source == "unknown":
+            reason = f"nothing ppo-migrate reads says which verl runs, and {place}; if that verl runs, passing the config raises TypeError"
+            # JSON ``callee``: what is assumed, as the reason says it (trial 26c)
+            detail = f"nothing ppo-migrate reads says which verl runs, and {place}: passing the config is an unsafe fix"
+        else:
+            reason = f"{place}; if that verl runs rather than the one `{answer.where}` names, passing the config raises TypeError"
+            detail = f"{answer.detail}; but {place}: passing the config is an unsafe fix"
+        remedy = (
+            "require verl>=0.9.0 there, or say which verl runs with verl-version (or --verl-version), "
+            "or run with --use-ppo-runtime"
+        )
+        places = tuple(Related(_display(m.path), m.line, 1, f"mentions {m.written}") for m in mentions[:_MAX_MENTIONS])
+        why = Reason("unread-pin", reason, places)
+        return CalleeInEffect(True, answer.source, answer.where, detail, reason, remedy, why, certain=False)
+
+    def _repository_copies(
+        self, directory: Path, top: str, module: str, name: str, answer: CalleeInEffect
+    ) -> CalleeInEffect:
+        """``answer`` (which accepts a config), unless another copy of ``top`` in the
+        repository may be the one in effect (issue 26, a fresh tester's forms):
+
+        1. a copy on a declared import root (:func:`ppo_migrate.project.import_roots.declared_roots`:
+           pytest's ``pythonpath``, ``sys.path.insert``, a Dockerfile's, a Makefile's or a
+           shell script's ``PYTHONPATH``, a ``.pth`` file) is a plausible definition in
+           effect: one that takes no config (or cannot be read) refuses, certainly (PPO005
+           naming the definition and the declaration);
+        2. when a release decided (``setting``, ``declared``, ``installed``), or an in-tree
+           copy decided while a Python file of the repository puts a folder the tool cannot
+           evaluate on ``sys.path`` (:func:`ppo_migrate.project.import_roots.opaque_roots`:
+           ``_add('vendor')``, paths read from ``paths.json``; trial 26b), a *stray* copy
+           of verl (:func:`ppo_migrate.project.tree.package_copies`: anywhere in the
+           repository but its test data, on no import root the walk knows; and
+           :func:`ppo_migrate.project.tree.build_copies`: a stale ``build/lib/``;
+           :func:`ppo_migrate.project.tree.mapped_copies`: a ``package-dir`` mapping;
+           :func:`ppo_migrate.project.tree.unlisted_copies`: a copy in a folder git ignores
+           (hidden or not, a clone's top folder named ``verl`` included, trial 26d), in a
+           folder skipped by name (``dist/``, ``__pypackages__/``), or in the
+           ``site-packages`` of the repository's virtual environment, trial 26c) that
+           takes no config makes the answer uncertain: the fix is unsafe, its reason naming the
+           copy (and the ignored folder or the environment).
+
+        The repository is the one walk of :func:`ppo_migrate.project.tree.repository_listing`
+        from the search root (:func:`ppo_migrate.project.tree.walk_root`: a file in test data
+        is judged within its sample project).
+
+        A copy under a folder of test doubles (``tests/fakes/verl``) is a fake the tests put
+        on the path: case 2 whether or not a file declares it (the doubles table's rule,
+        :mod:`ppo_migrate.rules.patches`: an unsafe fix, never a notice)."""
+        # the repository is the run's root (the git top level, even above the settings'
+        # folder: a sub-project's ``[tool.ppo-migrate]`` does not hide a root copy that
+        # ``python -m sub.launcher`` from the top level imports), a submodule's within it
+        root = self._repository(directory)  # a sample project in test data: its own
+        if root is None:
+            return answer
+        from ppo_migrate.project.import_roots import declared_roots
+        from ppo_migrate.project.tree import (
+            build_copies,
+            in_doubles_folder,
+            mapped_copies,
+            package_copies,
+            repository_listing,
+            unlisted_copies,
+        )
+
+        verl = top == "verl"
+        checked: set[str] = set()
+        for declared in declared_roots(root, self.respect_gitignore):
+            if declared.path in checked or in_doubles_folder(declared.path, root):
+                continue
+            checked.add(declared.path)
+            if _fs().is_file(declared.path):  # ``sys.path.insert(0, "vendor/verl.zip")``
+                if _fs().is_zip(declared.path):  # any name: ``.pyz``, ``verl-0.8.0.bundle``
+                    bindings = archive_definitions(declared.path, module, name)
+                elif top in os.path.basename(declared.path).lower():
+                    # not a zip, yet named for the package: what it holds cannot be told
+                    bindings = [Unreadable(declared.path, 1, "a file on sys.path that is no zip archive")]
+                else:  # a script or a data file: Python's import system skips it
+                    continue
+                found = self._read([], module, name, "in-tree", verl, bindings)
+            else:
+                found = self._read([Path(declared.path)], module, name, "in-tree", verl)
+            if found is None or found.accepts_config:
+                continue
+            how = (
+                f"{found.reason}; {declared.form} at `{_display(declared.source)}:{declared.line}` "
+                f"puts `{_display(declared.path)}` on sys.path"
+            )
+            lines = (found.why.lines if found.why is not None else ()) + (
+                Related(_display(declared.source), declared.line, 1, f"{declared.form} puts the copy on sys.path"),
+            )
+            kind = found.why.kind if found.why is not None else "in-tree-definition"
+            return found._replace(reason=how, detail=how, why=Reason(kind, how, lines))
+        if not (verl and answer.certain):
+            return answer
+        opaque = None
+        if answer.source == "in-tree":
+            # trial 26b: an in-tree copy decided, but a statement puts a folder the tool cannot
+            # evaluate on sys.path: any stray copy may be the one it puts first
+            from ppo_migrate.project.import_roots import opaque_roots
+
+            opaque = next(iter(opaque_roots(root, self.respect_gitignore)), None)
+            if opaque is None:
+                return answer
+        elif answer.source not in ("setting", "declared", "installed"):
+            return answer
+        listing = repository_listing(root, self.respect_gitignore)
+        copies = package_copies(listing, top, module) + build_copies(listing, top, module)
+        # trial 26c (D): .gitignore decides what is analysed, not which verl may be in effect
+        unlisted = {c.root: c for c in unlisted_copies(listing, top, module)}
+        copies += [c for c in unlisted if c not in copies]
+        mapped = {folder: pyproject for pyproject, folder in mapped_copies(listing, top, module)}
+        for copy in copies + list(mapped):
+            if copy in checked:
+                continue
+            if copy in mapped:  # ``package-dir``: ``verl`` installed from ``legacy_verl/``
+                found = self._read([], module, name, "in-tree", verl, mapped_definitions(copy, module, name))
+            else:
+                found = self._read([Path(copy)], module, name, "in-tree", verl)
+            if found is None or found.accepts_config:
+                continue
+            place = found.why.lines[0] if found.why is not None and found.why.lines else None
+            if place is not None and in_doubles_folder(copy, root):
+                # worded as the doubles table words the fakes it sees (patches.py)
+                reason = f"{place.path}:{place.line} defines a `{name}` taking no config, which a test may put first on sys.path"
+                remedy = f"give the fake a `{CONFIG_PARAMETER}=None` parameter, or run with --use-ppo-runtime"
+            elif opaque is not None:
+                reason = (
+                    f"{found.reason}: a copy in the repository besides the one at `{answer.where}`, "
+                    f"and {opaque.form} at `{_display(opaque.source)}:{opaque.line}` puts a folder "
+                    "the tool cannot evaluate on sys.path; if that is this copy's, passing the "
+                    "config raises TypeError"
+                )
+                remedy = (
+                    "update or remove that copy, spell the sys.path change with literals, "
+                    "or run with --use-ppo-runtime"
+                )
+            elif copy in unlisted and unlisted[copy].kind == "environment":
+                reason = (
+                    f"{found.reason}: verl installed in the environment `{_display(unlisted[copy].folder)}` "
+                    f"of the repository, besides the verl that `{answer.where}` names; if the project "
+                    "runs with that environment (`uv run`, an activated virtual environment), passing "
+                    "the config raises TypeError"
+                )
+                remedy = (
+                    f"install verl>={_first_config_release()} in that environment (or remove it), "
+                    "or run with --use-ppo-runtime"
+                )
+            elif copy in unlisted:
+                which = "which git ignores" if unlisted[copy].kind == "ignored" else "which the analysis skips"
+                reason = (
+                    f"{found.reason}: a copy in `{_display(unlisted[copy].folder)}`, {which}, "
+                    f"besides the verl that `{answer.where}` names; if anything puts it on sys.path "
+                    "(`cd` into its folder before `python -m`, direnv, an editor's or a workflow's "
+                    "PYTHONPATH, a launch script), passing the config raises TypeError"
+                )
+                remedy = "update or remove that copy, or run with --use-ppo-runtime"
+            else:
+                reason = (
+                    f"{found.reason}: a copy in the repository besides the verl that `{answer.where}` "
+                    "names; if anything puts it on sys.path (pytest's pythonpath, sys.path.insert, "
+                    "a Dockerfile, a .pth file), passing the config raises TypeError"
+                )
+                remedy = (
+                    "update or remove that copy (test data belongs under a `fixtures/` folder), "
+                    "or run with --use-ppo-runtime"
+                )
+            places = (place,) if place is not None else ()
+            if opaque is not None:
+                places += (Related(_display(opaque.source), opaque.line, 1, f"{opaque.form} of a folder the tool cannot evaluate"),)
+            why = Reason("uncertain-definition", reason, places)
+            return CalleeInEffect(
+                True, answer.source, answer.where, answer.detail, reason, remedy, why, certain=False
+            )
+        return answer
+
+    def _first_source(self, directory: Path, qualified: str) -> CalleeInEffect:
+        """The first source of the module docstring's list that decides."""
+        module, _, name = qualified.rpartition(".")
+        top = qualified.split(".", 1)[0]
+        verl = top == "verl"
+        if module:  # a dotted name: its top-level package may have a copy in the tree
+            # issue 26: every level up to the repository root; a copy that does not hold
+            # the module (``tests/verl/`` without ``constants_ppo``) hides nothing
+            for roots, problems in install_levels(directory, top, self.stop):
+                decided = self._read(roots, module, name, "in-tree", verl, problems)
+                if decided is not None:
+                    return decided
+        if not verl:
+            return CalleeInEffect(True, "unknown", "", f"no in-tree definition of `{qualified}`: a config is assumed to be accepted")
+        setting = self._setting(directory)
+        if setting is not None:
+            version, where, place = setting
+            return self._by_version(version, "setting", where, where, "runs", place)
+        # not a cycle (versions imports nothing of this module): imported on the first call
+        # no in-tree copy or setting decides, as versions pulls packaging's requirement
+        # parser and importlib.metadata (~60 ms of start-up that such a run never needs)
+        from ppo_migrate.rules.versions import installed_verl, verl_evidence
+
+        evidence = verl_evidence(directory, self.stop)
+        declared = evidence.decided
+        if declared is not None:
+            where = f"{_display(declared.path)}:{declared.line} {declared.requirement}"
+            if declared.version is not None:
+                exact = declared.kind == "lock" or declared.requirement.replace(" ", "").startswith(
+                    tuple(f"{n}==" for n in ("verl", "Verl", "VERL"))
+                )
+                return self._by_version(
+                    declared.version, "declared", where, declared.why, "runs" if exact else "may run",
+                    (declared.path, declared.line),
+                )
+            if declared.local_path is not None:
+                decided = self._read([Path(declared.local_path)], module, name, "declared", verl)
+                if decided is not None:
+                    return decided
+            reason = f"the project takes verl from `{where}`, whose release cannot be read"
+            if declared.kind == "specifier" and ";" in declared.requirement:
+                # ``verl>=0.9.0; platform_machine == 'aarch64'`` (trial 26d): the release is
+                # read; markers describe the machine that runs the trainer, not this one
+                reason = (
+                    f"the project takes verl from `{where}`, which applies only where its marker "
+                    "holds: elsewhere nothing says which release runs"
+                )
+            return _refuse(
+                "declared",
+                where,
+                reason,
+                "set verl-version (or --verl-version) to the release it holds, or run with --use-ppo-runtime",
+                _why("declared", reason, declared.path, declared.line),
+            )
+        installed = installed_verl()
+        if installed is not None:
+            decided = self._installed(module, name, installed)
+            if decided is not None:
+                return decided
+        decided = self._environment_installed(directory)
+        if decided is not None:
+            return decided
+        # issue 26, family 3: ruff and pyupgrade assume the oldest target when nothing says;
+        # a config is passed only by an unsafe fix that says what would decide
+        reason, place = _newest_assumed(evidence.set_aside)
+        return CalleeInEffect(
+            True, "unknown", "",
+            UNKNOWN_CALLEE,
+            reason,
+            DECLARE_VERL,
+            _why("unknown", f"{reason}: {DECLARE_VERL}", *place),
+            certain=False,
+        )
+
+    def _environment_installed(self, directory: Path) -> CalleeInEffect | None:
+        """When nothing else decides: the lowest verl release installed in one of the
+        repository's own environments (``.venv``, ``venv``, ``.direnv``: the interpreter the
+        project runs with under ``uv run`` or once activated), by its ``dist-info`` metadata
+        (:func:`ppo_migrate.project.tree.environment_distributions`), an editable install
+        included (trial 26d: ``uv pip install -e work/src/upstream/verl`` leaves no package
+        folder there). ``None`` when there is none or no release can be read."""
+        from packaging.version import InvalidVersion, Version
+
+        from ppo_migrate.project.tree import environment_distributions, repository_listing
+
+        root = self._repository(directory)
+        if root is None:
+            return None
+        releases = []
+        for found in environment_distributions(repository_listing(root, self.respect_gitignore), "verl"):
+            try:
+                releases.append((Version(found.version), found))
+            except InvalidVersion:
+                continue
+        if not releases:
+            return None
+        version, found = min(releases, key=lambda pair: pair[0])
+        metadata = _display(found.metadata)
+        where = f"verl {version} (installed in {_display(found.environment)})"
+        return self._by_version(version, "installed", where, f"`{metadata}`", "runs", (found.metadata, 1))
+
+    def _installed(self, module: str, name: str, installed) -> CalleeInEffect | None:
+        from ppo_migrate.project.installed import package_locations
+
+        locations = package_locations("verl")  # the collect layer asks importlib
+        decided = self._read([Path(loc).parent for loc in locations], module, name, "installed", True)
+        if decided is not None:
+            return decided
+        if installed.version is not None:
+            where = f"verl {installed.version} (installed)"
+            return self._by_version(
+                installed.version, "installed", where, installed.why, "runs", (installed.path, 1)
+            )
+        return None
+
+    def _setting(self, directory: Path) -> tuple[Version, str, tuple[str, int] | None] | None:
+        """``--verl-version``, else ``verl-version`` of the nearest ``[tool.ppo-migrate]``:
+        the version, how it is shown, and the file and line that set it (``None``: the CLI)."""
+        if self.verl_version is not None:
+            return self.verl_version, f"--verl-version {self.verl_version}", None
+        key = str(directory)
+        if key not in self._settings:
+            self._settings[key] = _nearest_setting(directory)
+        return self._settings[key]
+
+    def _by_version(
+        self,
+        version: Version,
+        source: str,
+        where: str,
+        why: str,
+        runs: str,
+        place: tuple[str, int] | None = None,
+    ) -> CalleeInEffect:
+        path, line = place if place is not None else (None, 1)
+        if version >= _first_config_release():
+            detail = f"verl {version} ({why}) takes a config"
+            return CalleeInEffect(True, source, where, detail, why=_why(source, detail, path, line))
+        if source == "setting":
+            reason = f"`{where}` names a verl release whose `get_ppo_ray_runtime_env()` takes no config"
+            remedy = "raise verl-version once the project runs verl>=0.9.0, or run with --use-ppo-runtime"
+        else:
+            reason = (
+                f"the project {runs} verl {version} (`{where}`), whose "
+                "`get_ppo_ray_runtime_env()` takes no config"
+            )
+            remedy = "require verl>=0.9.0, or run with --use-ppo-runtime"
+        return _refuse(source, where, reason + _PRE_PR, remedy, _why(source, reason + _PRE_PR, path, line))
+
+    def _read(
+        self,
+        roots: list[Path],
+        module: str,
+        name: str,
+        source: str,
+        verl: bool,
+        problems: list[Unreadable] = (),  # type: ignore[assignment]
+    ) -> CalleeInEffect | None:
+        bindings: list[Definition | Unreadable] = list(problems)
+        for root in roots:
+            bindings.extend(find_definitions(root, module, name) or ())
+        if not bindings:
+            return None
+        copy = "update that copy, or run with --use-ppo-runtime" if verl else (
+            f"give `{name}` a config parameter (`ppo-migrate apply --thread-config` threads one "
+            "through wrappers)"
+        )
+        unreadable = [b for b in bindings if isinstance(b, Unreadable)]
+        if unreadable:
+            u = unreadable[0]
+            where = f"{_display(u.path)}:{u.line}"
+            reason = f"`{where}` binds `{name}` by {u.why}, so its signature cannot be read"
+            return _refuse(
+                source, where,
+                reason,
+                "make it a plain def, set verl-version if it is a verl release, or run with "
+                "--use-ppo-runtime" if verl else copy,
+                _why(source, reason, u.path, u.line, "uncertain-definition"),
+            )
+        definitions = [b for b in bindings if isinstance(b, Definition)]
+        refusing = [d for d in definitions if not d.accepts(self.keyword)]
+        if not refusing:
+            d = definitions[0]
+            where = f"{_display(d.path)}:{d.line}"
+            detail = f"`{where}` defines `{d.spelled}`"
+            return CalleeInEffect(True, source, where, detail, why=_why(source, detail, d.path, d.line))
+        d = refusing[0]  # one copy or branch the call may bind to refuses: never written
+        where = f"{_display(d.path)}:{d.line}"
+        if not self.keyword and d.keyword:
+            reason = f"`{where}` defines `{d.spelled}`, which takes the config by keyword only"
+            remedy = "run with --keyword (keyword = true)"
+        elif self.keyword and d.positional:
+            reason = f"`{where}` defines `{d.spelled}`, which takes no `{CONFIG_PARAMETER}=` keyword"
+            remedy = "run without --keyword (keyword = false)"
+        else:
+            reason = f"`{where}` defines `{d.spelled}` without a config parameter" + (_PRE_PR if verl else "")
+            remedy = copy
+        return _refuse(source, where, reason, remedy, _why(source, reason, d.path, d.line))
+
+
+def _nearest_setting(directory: Path) -> tuple[Version, str, tuple[str, int] | None] | None:
+    """``verl-version`` of the nearest ``pyproject.toml`` with a ``[tool.ppo-migrate]`` table
+    above ``directory`` (ruff's hierarchical configuration), or ``None``: read by the
+    loader's reader (:func:`ppo_migrate.settings_model.directory_settings`)."""
+    # one read, through the loader's reader (no import of the loader here, issue 26): the
+    # settings' project root is the directory of the table's pyproject
+    settings = directory_settings(directory)
+    if settings is None:
+        return None  # no table, or a broken one (the run's own settings report it)
+    value = settings.verl_version
+    if value is None or settings.project_root is None:
+        return None
+    from packaging.version import Version
+
+    pyproject = Path(settings.project_root) / "pyproject.toml"
+    line = 1
+    try:
+        for number, text in enumerate(_read_text(pyproject).splitlines(), 1):
+            if text.strip().startswith(("verl-version", "verl_version")):
+                line = number
+                break
+    except (OSError, UnicodeError):
+        pass
+    return Version(value), f"{_display(pyproject)}: verl-version = {value}", (str(pyproject), line)
+
+
+_RESOLVERS: dict[tuple[bool, str | None, str | None, bool], SignatureResolver] = {}
+
+
+def resolver_for(settings) -> SignatureResolver:
+    """The process's :class:`SignatureResolver` for a run's settings (one per run's
+    ``keyword``, command-line ``verl_version`` and ``project_root``, so its cache is
+    shared by every file a process analyses).
+
+    Args:
+        settings: a :class:`ppo_migrate.settings_model.Settings`.
+    """
+    version = getattr(settings, "verl_version", None) if getattr(settings, "verl_version_from_cli", False) else None
+    root = getattr(settings, "project_root", None)
+    respect = bool(getattr(settings, "respect_gitignore", True))
+    key = (bool(settings.keyword), version, str(root) if root else None, respect)
+    resolver = _RESOLVERS.get(key)
+    if resolver is None:
+        verl_version = None
+        if version:
+            from packaging.version import Version
+
+            verl_version = Version(version)
+        resolver = _RESOLVERS[key] = SignatureResolver(
+            keyword=bool(settings.keyword),
+            verl_version=verl_version,
+            stop=Path(root).absolute() if root else None,
+            respect_gitignore=respect,
+        )
+    return resolver
+
+
+def callee_signature(path: str, qualified_names, settings, reexports=None) -> CalleeInEffect:
+    """The definition in effect for a target call whose callee may be any of
+    ``qualified_names`` (one per binding that reaches the call).
+
+    Args:
+        path: the calling file's path (``"-"``: standard input).
+        qualified_names: iterable of absolute qualified names of the callee (a name of
+            ``reexports`` is read as the target it re-exports).
+        settings: the run's :class:`ppo_migrate.settings_model.Settings`.
+        reexports: the project's own re-exports of the targets, name -> target (the run's
+            reference index's: :attr:`ppo_migrate.project.references.References.reexports`);
+            ``None``: none known.
+
+    Returns:
+        The first answer that refuses a config (one binding that would raise is
+        enough to leave the call alone), else the first that is not certain (issue 26:
+        nothing decided which verl runs), else the first answer.
+    """
+    resolver = resolver_for(settings)
+    # the project's own re-export (``pkg.get_...``) stands for the target it re-exports
+    reexported = reexports or {}
+    answers = [resolver.callee(path, reexported.get(q, q)) for q in qualified_names]
+    if not answers:
+        return CalleeInEffect(True, "unknown", "", "")
+    return next(
+        (a for a in answers if not a.accepts_config),
+        next((a for a in answers if not a.certain), answers[0]),  # then one nothing decided
+    )

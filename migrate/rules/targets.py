@@ -1,0 +1,958 @@
+"""Which calls are target calls: the callee's qualified name through every import form.
+
+A call is a *target call* when the name its callee starts with resolves, by
+Python's own lookup at that call (:meth:`ppo_migrate.rules.scopes.Scope.lookup`:
+locals, closures skipping class bodies, ``global``/``nonlocal``, NFKC-normalised
+names), to bindings that are all imports of a target (``from m import f``,
+``from m import f as g``, ``import a.b.m as c; c.f()``, ``import a; a.b.m.f()``,
+relative imports resolved against the file's package with
+:func:`ppo_migrate.project.modules.resolve_relative`, ``from <target module> import *``).
+The verdict is :meth:`ppo_migrate.rules.targets.TargetMatcher.classify`'s:
+
+* every binding of the name in the scope it resolves to is a target → TARGET;
+* some are and others are not (``try: from verl... import f`` / ``except ImportError:
+  def f(): ...``) → AMBIGUOUS (PPO003, never rewritten);
+* a relative import climbing past the top-level package → UNRESOLVABLE (PPO903);
+* otherwise (a parameter, a local ``def``, another module, an unbound name) → OTHER.
+
+All bindings of the name in that scope count, wherever they are in it (Python
+may run any of them before the call): the conservative reading the earlier LibCST
+pass had.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+import enum
+from collections import defaultdict
+from collections.abc import Iterable
+from typing import NamedTuple
+
+from ppo_migrate.rules.module import ParsedModule
+from ppo_migrate.rules.scopes import Scope, ScopeKind, ScopeTree
+from ppo_migrate.constants import CONFIG_PARAMETER
+from ppo_migrate.project.modules import resolve_relative
+
+
+class Verdict(enum.Enum):
+    """What a callee is, as far as static analysis can tell."""
+
+    TARGET = "target"  #: every binding resolves to a target
+    AMBIGUOUS = "ambiguous"  #: some bindings are a target, others are not (PPO003)
+    UNRESOLVABLE = "unresolvable"  #: a relative import past the top package (PPO903)
+    OTHER = "other"  #: not the runtime function
+
+
+@functools.lru_cache(maxsize=32)
+def _last_names(targets: frozenset[str]) -> frozenset[str]:
+    """:attr:`TargetMatcher.names` of ``targets``, made once (asked twice a file, of targets
+    that grow with the project's re-exports)."""
+    return frozenset(t.rsplit(".", 1)[-1] for t in targets)
+
+
+#: ``[targets, matcher]``: the tuple :meth:`TargetMatcher.of` last built a matcher of, and it
+_last_matcher: list = []
+
+
+class TargetMatcher(NamedTuple):
+    """Classifies callees by their qualified names.
+
+    Attributes:
+        targets: fully qualified names of the runtime function (``a.b.f``).
+    """
+
+    targets: frozenset[str]
+
+    @classmethod
+    def of(cls, targets: Iterable[str]) -> TargetMatcher:
+        """Build a matcher from dotted target names; the last one built is given again for
+        the same tuple of names (the settings' targets, asked once a file: hundreds of
+        names once the project's re-exports join them)."""
+        last = _last_matcher
+        if last and last[0] is targets:
+            return last[1]
+        matcher = cls(frozenset(targets))
+        if isinstance(targets, tuple):  # immutable: the same object is the same names
+            _last_matcher[:] = [targets, matcher]
+        return matcher
+
+    @property
+    def names(self) -> frozenset[str]:
+        """The targets' last components: the words the byte prefilter looks for."""
+        return _last_names(self.targets)
+
+    @property
+    def modules(self) -> frozenset[str]:
+        """The modules that define or re-export a target."""
+        return frozenset(t.rsplit(".", 1)[0] for t in self.targets if "." in t)
+
+    def classify(
+        self, qualified_names: Iterable[str], package: tuple[str, ...]
+    ) -> tuple[Verdict, tuple[str, ...]]:
+        """Classify a callee from its possible qualified names.
+
+        Args:
+            qualified_names: the callee's possible qualified names (one per
+                reachable binding; relative names start with dots).
+            package: the file's package, for relative names.
+
+        Returns:
+            ``(verdict, names)`` where ``names`` are the absolute names (sorted),
+            or the unresolvable relative ones for :attr:`Verdict.UNRESOLVABLE`.
+        """
+        resolved: list[str] = []
+        unresolvable: list[str] = []
+        for q in qualified_names:
+            r = resolve_relative(q, package)
+            if r is None:
+                unresolvable.append(q)
+            else:
+                resolved.append(r)
+        hits = [r for r in resolved if r in self.targets]
+        if unresolvable and any(q.rsplit(".", 1)[-1] in self.names for q in unresolvable):
+            return Verdict.UNRESOLVABLE, tuple(sorted(unresolvable))
+        if not hits:
+            return Verdict.OTHER, tuple(sorted(resolved))
+        if len(hits) == len(resolved) and not unresolvable:
+            return Verdict.TARGET, tuple(sorted(set(resolved)))
+        return Verdict.AMBIGUOUS, tuple(sorted(set(resolved) | set(unresolvable)))
+
+_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
+
+
+class Held(NamedTuple):
+    """A callee read through an attribute a class body binds (issue 26, family 6):
+    ``Env.cp.get_ppo_ray_runtime_env()`` or ``self.cp.get_...()`` with ``cp =
+    constants_ppo`` in ``class Env``; ``Env.make()`` with ``make = get_...`` or
+    ``make = staticmethod(get_...)`` there (``self.make()`` too for the latter).
+
+    Attributes:
+        owner: the ``class`` statement whose body binds the attribute.
+        attribute: the attribute read (``"cp"``).
+        bindings: the class body's bindings of it (one, but for ``if ...: cp = other``).
+        values: for each binding, the expression it binds that the call reaches (for
+            ``staticmethod(f)``: ``f``), the qualified name an import in the class body
+            binds (``"verl.trainer.constants_ppo"`` of ``from verl.trainer import
+            constants_ppo as cp``; relative ones keep their dots), or ``None`` for another
+            binding (a ``def``, a value that is no dotted name, a function that is a bound
+            method here): two bindings one of which is ``None`` make the call ambiguous
+            (PPO003).
+        receiver: what the attribute is read on: ``"class"`` (the class itself, by its
+            name), ``"cls"`` (a ``classmethod``'s first parameter: the class or a
+            subclass) or ``"self"`` (an instance method's first parameter: an instance
+            of the class or of a subclass).
+        rest: the attributes read after it (``("get_ppo_ray_runtime_env",)``; ``()`` when
+            the attribute itself is called).
+    """
+
+    owner: ast.ClassDef
+    attribute: str
+    bindings: tuple[ast.AST, ...]
+    values: tuple[ast.expr | str | None, ...]
+    receiver: str
+    rest: tuple[str, ...]
+
+
+class TargetCall(NamedTuple):
+    """A call whose callee may be the runtime function.
+
+    Attributes:
+        call: the ``ast.Call`` node.
+        verdict: :class:`ppo_migrate.rules.targets.Verdict` (never ``OTHER``).
+        names: the callee's absolute qualified names, sorted (for UNRESOLVABLE:
+            the relative names that climb too far, e.g. ``"...constants_ppo.f"``).
+        callee: the callee as written, e.g. ``"c.get_ppo_ray_runtime_env"`` or ``"(f)"``.
+        kind: how the call omits its config (:func:`configless_kind`), ``None``
+            when it passes one.
+        held: the class attribute the callee is read through (``Env.cp.f()``,
+            ``self.make()``: :meth:`TargetFinder.held_by_class`), ``None`` for any other
+            callee.
+    """
+
+    call: ast.Call
+    verdict: Verdict
+    names: tuple[str, ...]
+    callee: str
+    kind: str | None
+    held: Held | None = None
+
+
+def configless_kind(call: ast.Call) -> str | None:
+    """How a call omits its config (verl PR #6976 added ``config=None`` as first parameter).
+
+    Args:
+        call: a target call.
+
+    Returns:
+        ``"empty"`` for ``f()``, ``"unpacked"`` for a call whose every argument is an
+        empty literal unpacking (``f(*())``, ``f(*[], **{})``: the same call as ``f()``),
+        ``"keywords"`` for ``f(other=...)`` without a config, ``"none"`` for ``f(None)``,
+        ``"config=None"`` for ``f(config=None)``; ``None`` when a config (or
+        ``*args``/``**kwargs``, which may hold one) is passed.
+    """
+    if not call.args and not call.keywords:
+        return "empty"
+    if all(_empty_unpacking(a) for a in call.args) and all(
+        k.arg is None and isinstance(k.value, ast.Dict) and not k.value.keys for k in call.keywords
+    ):
+        return "unpacked"
+    if any(isinstance(a, ast.Starred) for a in call.args) or any(
+        k.arg is None for k in call.keywords
+    ):
+        return None
+    if call.args:  # positional arguments come first when nothing is unpacked
+        return "none" if _is_none(call.args[0]) else None
+    for k in call.keywords:
+        if k.arg == CONFIG_PARAMETER:
+            return "config=None" if _is_none(k.value) else None
+    return "keywords"
+
+
+def _empty_unpacking(node: ast.expr) -> bool:
+    """``*()`` or ``*[]``: an unpacking that passes nothing."""
+    return isinstance(node, ast.Starred) and isinstance(node.value, (ast.Tuple, ast.List)) \
+        and not node.value.elts
+
+
+def _is_none(node: ast.expr) -> bool:
+    return isinstance(node, ast.Constant) and node.value is None
+
+
+def dotted_parts(func: ast.expr) -> list[str] | None:
+    """``["c", "get_env"]`` for ``c.get_env``; ``None`` unless a plain dotted name."""
+    parts: list[str] = []
+    node = func
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None
+    parts.append(node.id)
+    parts.reverse()
+    return parts
+
+
+#: the head :func:`callee_parts` gives a module loaded by name (``importlib.import_module``)
+LOADED = "\0"
+
+
+def forwarded_callee(node: ast.AST) -> ast.expr | None:
+    """The callee a *forwarding function* passes every argument on to, else ``None``.
+
+    A forwarding function (trial 26d, family 6: ``def ray_env(*args, **kwargs): return
+    get_ppo_ray_runtime_env(*args, **kwargs)``) is a plain, undecorated ``def`` whose only
+    parameters are ``*args`` (required: a positional config must reach the callee) and
+    optionally ``**kwargs``, and whose body (a docstring aside) is one ``return`` or
+    expression statement calling a dotted name with exactly ``*args`` (and ``**kwargs``).
+    Calling it is calling that callee with the same arguments, so it is followed as an
+    alias of it (``make_env = get_ppo_ray_runtime_env``): a configless ``ray_env()`` is a
+    configless call of the runtime function, fixed as ``ray_env(config)``.
+
+    Args:
+        node: a binding node (any node: only an ``ast.FunctionDef`` can forward).
+    """
+    if not isinstance(node, ast.FunctionDef) or node.decorator_list:
+        return None
+    a = node.args
+    if a.posonlyargs or a.args or a.kwonlyargs or a.vararg is None:
+        return None
+    body = node.body
+    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
+            and isinstance(body[0].value.value, str):
+        body = body[1:]
+    if len(body) != 1 or not isinstance(body[0], (ast.Return, ast.Expr)):
+        return None
+    call = body[0].value
+    if not isinstance(call, ast.Call) or len(call.args) != 1:
+        return None
+    star = call.args[0]
+    if not (isinstance(star, ast.Starred) and isinstance(star.value, ast.Name) and star.value.id == a.vararg.arg):
+        return None
+    wanted_keywords = [a.kwarg.arg] if a.kwarg is not None else []
+    if [k.value.id for k in call.keywords if k.arg is None and isinstance(k.value, ast.Name)] != wanted_keywords \
+            or len(call.keywords) != len(wanted_keywords):
+        return None
+    return call.func if dotted_parts(call.func) else None
+
+
+def callee_parts(func: ast.expr) -> list[str] | None:
+    """:func:`dotted_parts`, also through the spellings that read an attribute by a literal
+    name: ``getattr(cp, "get_...")``, ``vars(cp)["get_..."]``, ``cp.__dict__["get_..."]``
+    (``["cp", "get_..."]``), and a module loaded by a literal name:
+    ``importlib.import_module("a.b").f`` and ``__import__("a.b", fromlist=[...]).f``
+    (``[LOADED + "a.b", "f"]``; ``__import__`` without a ``fromlist`` gives the top
+    package), and a module looked up in ``sys.modules["a.b"]`` (the same). A trailing ``.__call__`` is the function itself (``f.__call__()`` calls
+    ``f``). ``None`` for anything else."""
+    parts: list[str] = []
+    node = func
+    while isinstance(node, ast.Attribute) and node.attr == "__call__":
+        node = node.value  # ``f.__call__()`` calls ``f``
+    while True:
+        if isinstance(node, ast.Attribute):
+            parts.append(node.attr)
+            node = node.value
+            continue
+        if isinstance(node, ast.Subscript):
+            key = node.slice
+            if not (isinstance(key, ast.Constant) and isinstance(key.value, str)):
+                return None
+            inner = node.value
+            if isinstance(inner, ast.Attribute) and inner.attr == "modules" \
+                    and isinstance(inner.value, ast.Name) and inner.value.id == "sys" \
+                    and key.value and all(p.isidentifier() for p in key.value.split(".")):
+                parts.append(LOADED + key.value)  # ``sys.modules["a.b"].f``: the loaded module
+                break
+            if isinstance(inner, ast.Call) and isinstance(inner.func, ast.Name) and inner.func.id == "vars" \
+                    and len(inner.args) == 1 and not inner.keywords:
+                parts.append(key.value)
+                node = inner.args[0]
+                continue
+            if isinstance(inner, ast.Attribute) and inner.attr == "__dict__":
+                parts.append(key.value)
+                node = inner.value
+                continue
+            return None
+        if isinstance(node, ast.Call):
+            last = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", None)
+            args = node.args
+            if last == "getattr" and isinstance(node.func, ast.Name) and len(args) == 2 and not node.keywords:
+                key = args[1]
+                if not (isinstance(key, ast.Constant) and isinstance(key.value, str) and key.value.isidentifier()):
+                    return None
+                parts.append(key.value)
+                node = args[0]
+                continue
+            if last in ("import_module", "__import__") and args and isinstance(args[0], ast.Constant) \
+                    and isinstance(args[0].value, str) and args[0].value \
+                    and all(p.isidentifier() for p in args[0].value.split(".")):
+                name = args[0].value
+                if last == "import_module":
+                    if len(args) > 1 or node.keywords:
+                        return None  # a package for a relative name
+                else:
+                    fromlist = args[3] if len(args) > 3 else next(
+                        (k.value for k in node.keywords if k.arg == "fromlist"), None)
+                    if not (isinstance(fromlist, (ast.List, ast.Tuple)) and fromlist.elts):
+                        name = name.split(".", 1)[0]
+                parts.append(LOADED + name)
+                break
+            return None
+        if isinstance(node, ast.Name):
+            parts.append(node.id)
+            break
+        return None
+    parts.reverse()
+    return parts
+
+
+class _Binding(NamedTuple):
+    node: ast.AST  # the node that binds (a Name, an alias's statement, a def, a parameter)
+    qualified: str | None  # for an import: the qualified name it binds (relative: leading dots)
+
+
+class TargetFinder:
+    """Finds the target calls of one module.
+
+    Args:
+        module: the parsed module.
+        scopes: its :class:`ppo_migrate.rules.scopes.ScopeTree`.
+        matcher: the run's targets.
+        package: the file's package parts (:func:`ppo_migrate.project.modules.module_package`).
+    """
+
+    def __init__(
+        self,
+        module: ParsedModule,
+        scopes: ScopeTree,
+        matcher: TargetMatcher,
+        package: tuple[str, ...],
+    ) -> None:
+        self.module = module
+        self.scopes = scopes
+        self.matcher = matcher
+        self.package = package
+        self._bindings: dict[str, list[_Binding]] | None = None
+        self._by_holder: dict[str, dict[int, list[_Binding]]] = {}
+        self._star_modules: list[str] | None = None
+        self._function_scopes: dict[int, Scope] | None = None
+        self._wanted: set[str] | None = None
+        self._following: set[int] = set()  # aliases being followed (a cycle ends as local)
+        # the module body's statements (ids) and the lines of its star imports, for
+        # :meth:`_last_top_level_import` (computed once, not per call)
+        self._top: tuple[set[int], list[int]] | None = None
+
+    # -- the calls ------------------------------------------------------------------
+    def wanted(self) -> set[str]:
+        """The names a target call's callee may be spelled with: the targets' last names,
+        import aliases of them and plain value aliases (``make_env = get_ppo_ray_runtime_env``,
+        followed through chains of such assignments)."""
+        if self._wanted is None:
+            wanted = set(self.matcher.names) | self._import_aliases()
+            aliases = [
+                (target.id if isinstance(target, ast.Name) else target.name, parts)
+                for target, parts in (self._alias_of(b) for b in self.module.facts.binders)
+                if target is not None
+            ]
+            grew = True
+            while grew:
+                grew = False
+                for name, parts in aliases:
+                    if name not in wanted and (parts[-1] in wanted or parts[0] in wanted):
+                        wanted.add(name)
+                        grew = True
+            self._wanted = wanted
+        return self._wanted
+
+    def _alias_of(self, node: ast.AST) -> tuple[ast.Name | ast.FunctionDef | None, list[str]]:
+        """For a ``Name`` stored by ``name = a.b.c`` (or ``name: T = a.b.c``), the name and the
+        dotted parts of its value; for a forwarding ``def`` (:func:`forwarded_callee`), the
+        ``def`` and the parts of the callee it forwards to; ``(None, [])`` for any other
+        binding."""
+        if isinstance(node, ast.FunctionDef):
+            callee = forwarded_callee(node)
+            if callee is None or self.scopes.scope_of(node).kind is ScopeKind.CLASS:
+                return None, []  # a method's first argument is its instance
+            parts = callee_parts(callee)
+            return (node, parts) if parts else (None, [])
+        if not isinstance(node, ast.Name):
+            return None, []
+        parent = self.module.facts.parents.get(id(node))
+        if isinstance(parent, ast.Assign) and len(parent.targets) == 1 and parent.targets[0] is node:
+            value = parent.value
+        elif isinstance(parent, ast.AnnAssign) and parent.target is node and parent.value is not None:
+            value = parent.value
+        else:
+            return None, []
+        if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) \
+                and value.func.id == "staticmethod" and len(value.args) == 1 and not value.keywords:
+            value = value.args[0]  # ``make = staticmethod(f)`` in a class body
+        parts = callee_parts(value)
+        return (node, parts) if parts else (None, [])
+
+    def alias_value(self, node: ast.AST) -> ast.expr | None:
+        """The dotted value a plain alias binding assigns (see :meth:`wanted`), else ``None``."""
+        target, _ = self._alias_of(node)
+        if target is None:
+            return None
+        if isinstance(target, ast.FunctionDef):
+            return forwarded_callee(target)
+        parent = self.module.facts.parents[id(node)]
+        return parent.value  # type: ignore[attr-defined,no-any-return]
+
+    def calls(self) -> list[TargetCall]:
+        """Every call that is (or may be) a target call, in source order."""
+        wanted = self.wanted()
+        out: list[TargetCall] = []
+        for node in self.module.facts.calls:
+            parts = callee_parts(node.func)
+            if parts is None or parts[-1] not in wanted and parts[0] not in wanted:
+                continue
+            found = self.classify(node)
+            if found is not None:
+                out.append(found)
+        out.sort(key=lambda t: (t.call.lineno, t.call.col_offset))
+        return out
+
+    def _import_aliases(self) -> set[str]:
+        """Names bound by ``import ... as x`` / ``from ... import y as x`` where the
+        imported name or module mentions a target's last name."""
+        names = self.matcher.names
+        out: set[str] = set()
+        for node in self.module.facts.imports:
+            if isinstance(node, ast.ImportFrom):
+                parts = set((node.module or "").split("."))
+                for a in node.names:
+                    if a.asname and (parts | {a.name}) & names:
+                        out.add(a.asname)
+            elif isinstance(node, ast.Import):
+                for a in node.names:
+                    if a.asname and set(a.name.split(".")) & names:
+                        out.add(a.asname)
+        return out
+
+    def qualified_names(self, func: ast.expr) -> tuple[list[str], bool] | None:
+        """The callee's possible qualified names, as written in the imports.
+
+        Args:
+            func: a call's ``func``.
+
+        Returns:
+            ``(names, local)``: one name per binding the callee's head resolves to
+            (relative ones keep their leading dots; a binding that is no import is
+            the bare head name), and whether any binding is not an import;
+            ``None`` when ``func`` is not a plain dotted name.
+        """
+        parts = callee_parts(func)
+        if parts is None:
+            return None
+        head, rest = parts[0], parts[1:]
+        if head.startswith(LOADED):  # ``importlib.import_module("a.b").f``
+            return [".".join((head[len(LOADED):], *rest))], False
+        holder = self.scopes.scope_of(func).lookup(head)
+        names: list[str] = []
+        local = False
+        bindings = self.bindings_in(holder, head) if holder is not None else []
+        stars = holder is None or holder is self.scopes.module
+        if holder is self.scopes.module:
+            last = self._last_top_level_import(func, bindings)
+            if last is not None:  # sequential top-level imports: the last one wins
+                bindings, stars = ([last], False) if last != "*" else ([], True)
+        if stars:
+            for module in self.star_modules():
+                names.append(".".join((module, *parts)))
+        if holder is not None:
+            for b in bindings:
+                value = self.alias_value(b.node) if b.qualified is None else None
+                if value is not None and id(b.node) not in self._following:
+                    # ``make_env = get_ppo_ray_runtime_env``: the names its value resolves to
+                    self._following.add(id(b.node))
+                    try:
+                        inner = self.qualified_names(value)
+                    finally:
+                        self._following.discard(id(b.node))
+                    if inner is not None and inner[0]:
+                        names.extend(".".join((n, *rest)) for n in inner[0])
+                        local = local or inner[1]
+                        continue
+                if b.qualified is None:
+                    local = True
+                    names.append(head)
+                    default = _default_of(holder.node, b.node) if isinstance(b.node, ast.arg) else None
+                    if default is not None and id(b.node) not in self._following:
+                        # ``def launch(config, cp=constants_ppo): cp.get_...()`` (trial 26d):
+                        # the default when no argument is given, the head's own name (what
+                        # a caller passes: a test's double) besides it: ambiguous at best
+                        self._following.add(id(b.node))
+                        try:
+                            inner = self.qualified_names(default)
+                        finally:
+                            self._following.discard(id(b.node))
+                        if inner is not None:
+                            names.extend(".".join((n, *rest)) for n in inner[0])
+                else:
+                    names.append(".".join((b.qualified, *rest)))
+        return names, local
+
+    def _last_top_level_import(self, func: ast.expr, bindings: list[_Binding]):
+        """When every module-level binding of the callee's name is an unconditional
+        top-level import (a star import included), the one in effect at the call: for a
+        call inside a function (it runs after the module body) the last of them; for a
+        call at module level the last one above it. ``"*"`` when that is a star import;
+        ``None`` when anything else binds the name (then every binding counts)."""
+        if not bindings:
+            return None
+        if self._top is None:
+            body = self.module.tree.body
+            self._top = (
+                {id(stmt) for stmt in body},
+                [
+                    stmt.lineno for stmt in body
+                    if isinstance(stmt, ast.ImportFrom) and any(a.name == "*" for a in stmt.names)
+                ],
+            )
+        top, stars = self._top
+        if any(b.qualified is None or id(b.node) not in top for b in bindings):
+            return None
+        line = func.lineno if self.scopes.scope_of(func) is self.scopes.module else None
+        timeline = sorted(
+            [(b.node.lineno, b) for b in bindings] + [(n, "*") for n in stars],  # type: ignore[attr-defined]
+            key=lambda item: item[0],
+        )
+        if line is not None:
+            timeline = [item for item in timeline if item[0] < line]
+        return timeline[-1][1] if timeline else None
+
+    def classify(self, call: ast.Call) -> TargetCall | None:
+        """The :class:`TargetCall` for ``call``, or ``None`` when it is not one.
+
+        A callee read through a class attribute (:meth:`held_by_class`) resolves to what
+        the class body binds it to; only here (the import move of ``--use-ppo-runtime``
+        and the other questions :meth:`qualified_names` answers do not follow it)."""
+        held = self.held_by_class(call.func)
+        found = self._through_class(held) if held is not None else None
+        if found is None:
+            held = None
+            found = self.qualified_names(call.func)
+        if found is None:
+            return None
+        names, _ = found
+        if not names:
+            return None
+        verdict, resolved = self.matcher.classify(names, self.package)
+        if verdict is Verdict.OTHER:
+            return None
+        return TargetCall(call, verdict, resolved, self.callee_text(call), configless_kind(call), held)
+
+    # -- callees read through a class attribute (issue 26, family 6) ------------------------
+    def held_by_class(self, func: ast.expr) -> Held | None:
+        """The class attribute a call's callee ``func`` is read through, when a class body
+        binds it by one plain assignment, else ``None``.
+
+        The callee must start ``C.attr`` (``C`` bound once in its scope, by the ``class``
+        statement), ``self.attr`` (an instance method's first parameter:
+        :meth:`instance_method_of`) or ``cls.attr`` (a ``classmethod``'s), and ``C``'s body
+        must bind ``attr`` by ``attr = <dotted name>``, ``attr = staticmethod(<dotted
+        name>)`` or an import (``from verl.trainer import constants_ppo as cp``); every
+        binding of it there counts (``if ...: cp = other`` too: the call is
+        then ambiguous). Not followed, by Python's own rules: an attribute the class body
+        binds only otherwise (a ``def``, a value that is no dotted name), a base class's attribute, and a plain
+        function stored in the class and called on an instance (``self.make()`` with
+        ``make = get_...``: a bound method, which passes ``self`` as the config; PPO006
+        says so at the assignment).
+
+        Args:
+            func: a call's ``func``.
+        """
+        parts = callee_parts(func)
+        if parts is None or len(parts) < 2 or parts[0].startswith(LOADED):
+            return None
+        head, attribute, rest = parts[0], parts[1], tuple(parts[2:])
+        found = self._receiver(func, head)
+        if found is None:
+            return None
+        body, receiver = found
+        bindings = self.bindings_in(body, attribute)
+        values: list[ast.expr | str | None] = []
+        for b in bindings:
+            if b.qualified is not None:  # an import in the class body
+                values.append(None if not rest and receiver == "self" else b.qualified)
+                continue
+            value = self.alias_value(b.node)
+            static = self._static_function(value, body) if value is not None else None
+            if static is not None:
+                value = None if rest else static
+            elif value is not None and not rest and receiver == "self":
+                value = None  # a function read on an instance is a bound method: ``self`` is passed
+            values.append(value)
+        if not any(v is not None for v in values):
+            return None
+        return Held(
+            body.node, attribute, tuple(b.node for b in bindings), tuple(values), receiver, rest  # type: ignore[arg-type]
+        )
+
+    def _receiver(self, node: ast.expr, name: str) -> tuple[Scope, str] | None:
+        """``(class body scope, receiver)`` for a read of ``name`` at ``node`` that is a class
+        (by its name), an instance method's ``self`` or a classmethod's ``cls``
+        (:class:`Held`'s ``receiver``); ``None`` otherwise."""
+        holder = self.scopes.scope_of(node).lookup(name)
+        if holder is None:
+            return None
+        bindings = self.bindings_in(holder, name)
+        if len(bindings) == 1 and isinstance(bindings[0].node, ast.ClassDef):
+            body = self.scopes.scope_for_node(bindings[0].node)
+            return (body, "class") if body is not None else None
+        if self.instance_method_of(node, name) is not None:
+            return holder.parent, "self"  # type: ignore[return-value]
+        method = holder.node
+        if holder.parent is None or holder.parent.kind is not ScopeKind.CLASS \
+                or not isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            return None
+        positional = (*method.args.posonlyargs, *method.args.args)
+        if not positional or positional[0].arg != name:
+            return None
+        if not any(isinstance(d, ast.Name) and d.id == "classmethod" for d in method.decorator_list):
+            return None
+        if any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in method.decorator_list):
+            return None
+        if any(not isinstance(b.node, ast.arg) for b in bindings):
+            return None
+        return holder.parent, "cls"
+
+    def _static_function(self, value: ast.expr, body: Scope) -> ast.expr | None:
+        """``f`` of a class body's ``staticmethod(f)`` (the builtin: the name bound nowhere),
+        else ``None``."""
+        if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) \
+                and value.func.id == "staticmethod" and len(value.args) == 1 \
+                and not value.keywords and not isinstance(value.args[0], ast.Starred) \
+                and body.lookup("staticmethod") is None:
+            return value.args[0]
+        return None
+
+    def held_rebindings(self, held: Held, patchers: Iterable[str]) -> list[tuple[ast.AST, str]]:
+        """What in this module may make ``held``'s attribute another object than the one its
+        class body binds, so that a call read through it may reach a function taking no
+        config; ``[]`` when nothing does. Read generously (a name too many makes a fix
+        unsafe, never a finding wrong):
+
+        * an attribute of that name assigned or deleted on anything (``self.cp = ...``,
+          ``Env.cp = ...``, ``launcher.cp = fake``, ``del obj.cp``): an instance's
+          attribute hides the class's, and the class's may be replaced;
+        * a patcher (``patchers``: the last names of :data:`ppo_migrate.rules.patches.PATCHERS`,
+          ``setattr``, ``mock.patch.object`` ...) given the name in a string
+          (``"cp"``, ``"app.Env.cp"``) or as a keyword (``mock.patch.multiple(Env, cp=...)``),
+          and ``setattr``/``delattr`` given a name not known before it runs;
+        * for a read through ``self``/``cls``, another class body binding the name (a
+          subclass may override it);
+        * the class itself: a decorator (``@dataclass`` makes ``cp`` a field an instance
+          may be given), a metaclass or other class keyword, a ``__getattribute__``, or a
+          base class that is not a class of this module checked the same way (a base's
+          ``__init__`` may set ``self.cp``; an ``Enum`` base makes ``cp`` a member).
+
+        Args:
+            held: :meth:`held_by_class`'s answer for a call of this module.
+            patchers: the last names of the callables that replace an attribute.
+
+        Returns:
+            ``(node, what)`` pairs in source order: the node and what it does
+            (``"assigns `self.cp`"``), as a reason's related place says it.
+        """
+        name, patcher_names = held.attribute, frozenset(patchers)
+        out: list[tuple[ast.AST, str]] = []
+        for node in self.module.facts.attributes:
+            if node.attr == name and isinstance(node.ctx, (ast.Store, ast.Del)):
+                verb = "deletes" if isinstance(node.ctx, ast.Del) else "assigns"
+                out.append((node, f"{verb} `{self.module.source_of(node)}`"))
+        for call in self.module.facts.calls:
+            last = call.func.attr if isinstance(call.func, ast.Attribute) else getattr(call.func, "id", "")
+            if last not in patcher_names:
+                continue
+            if last in ("setattr", "delattr") and len(call.args) > 1 and not (
+                isinstance(call.args[1], ast.Constant) and isinstance(call.args[1].value, str)
+            ):
+                out.append((call, f"calls `{last}` with a name not known before it runs"))
+                continue
+            named = any(k.arg == name for k in call.keywords) or any(
+                isinstance(c, ast.Constant) and isinstance(c.value, str)
+                and (c.value == name or c.value.endswith("." + name))
+                for arg in (*call.args, *(k.value for k in call.keywords)) for c in ast.walk(arg)
+            )
+            if named:
+                out.append((call, f"replaces `{name}` with `{last}`"))
+        body = self.scopes.scope_for_node(held.owner)
+        if held.receiver != "class":
+            for b in self.bindings_of(name):
+                where = self._landing(b, name)
+                if where is not None and where is not body and where.kind is ScopeKind.CLASS:
+                    out.append((b.node, f"binds `{name}` in class `{where.name}`, which may be a subclass"))
+        out.extend(self._class_doubts(held.owner, name, set()))
+        out.sort(key=lambda item: (getattr(item[0], "lineno", 0), getattr(item[0], "col_offset", 0)))
+        return out
+
+    def _class_doubts(self, owner: ast.ClassDef, name: str, seen: set[int]) -> list[tuple[ast.AST, str]]:
+        """What about class ``owner`` (and, recursively, its bases of this module) may change
+        how its attribute ``name`` is read: see :meth:`held_rebindings`."""
+        if id(owner) in seen:
+            return []
+        seen.add(id(owner))
+        out: list[tuple[ast.AST, str]] = []
+        for d in owner.decorator_list:
+            what = f"decorates class `{owner.name}` with `{self.module.source_of(d)}`, which may change or replace it"
+            out.append((d, what))
+        for k in owner.keywords:
+            what = f"gives class `{owner.name}` `{self.module.source_of(k)}`, which may change how its attributes are read"
+            out.append((k, what))
+        for stmt in owner.body:
+            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) and stmt.name == "__getattribute__":
+                out.append((stmt, f"defines `{owner.name}.__getattribute__`"))
+        for base in owner.bases:
+            if isinstance(base, ast.Name) and base.id == "object" and self.scopes.scope_of(base).lookup("object") is None:
+                continue
+            local = None
+            if isinstance(base, ast.Name):
+                holder = self.scopes.scope_of(base).lookup(base.id)
+                bindings = self.bindings_in(holder, base.id) if holder is not None else []
+                if len(bindings) == 1 and isinstance(bindings[0].node, ast.ClassDef):
+                    local = bindings[0].node
+            if local is None:
+                what = (
+                    f"gives class `{owner.name}` the base `{self.module.source_of(base)}`, whose "
+                    "attributes, `__init__` or metaclass the tool does not follow"
+                )
+                out.append((base, what))
+            else:
+                out.extend(self._class_doubts(local, name, seen))
+        return out
+
+    def _through_class(self, held: Held) -> tuple[list[str], bool] | None:
+        """:meth:`qualified_names`'s answer for a callee read through ``held``: the names of
+        what the class body binds, followed by the attributes read after it (a binding
+        that is no alias gives the attribute's bare name, as a local binding does)."""
+        names: list[str] = []
+        local = False
+        for binding, value in zip(held.bindings, held.values):
+            key = id(binding)
+            inner = None
+            if isinstance(value, str):
+                inner = [value], False
+            elif value is not None and key not in self._following:
+                self._following.add(key)
+                try:
+                    inner = self.qualified_names(value)
+                finally:
+                    self._following.discard(key)
+            if inner is None or not inner[0]:
+                names.append(held.attribute)
+                local = True
+                continue
+            names.extend(".".join((n, *held.rest)) for n in inner[0])
+            local = local or inner[1]
+        return names, local
+
+    def callee_text(self, call: ast.Call) -> str:
+        """The callee as written (with parentheses around it, as in ``(f)()``)."""
+        m = self.module
+        (l1, c1), (l2, c2) = m.start(call), m.end(call.func)
+        if l1 == l2:
+            text = m.lines[l1 - 1][c1 - 1 : c2 - 1]
+        else:
+            text = "\n".join(
+                [m.lines[l1 - 1][c1 - 1 :], *m.lines[l1 : l2 - 1], m.lines[l2 - 1][: c2 - 1]]
+            )
+        # ``(f)()``: the call starts at the parenthesis, the callee ends before its ``)``
+        line = m.lines[l2 - 1]
+        i = c2 - 1
+        while text.count("(") > text.count(")") and i < len(line):
+            text += line[i]
+            i += 1
+        return text.strip() if text.count("(") == text.count(")") else m.source_of(call.func)
+
+    # -- bindings -----------------------------------------------------------------------
+    def star_modules(self) -> list[str]:
+        """Absolute modules of ``from M import *`` (only at module level in Python 3)."""
+        if self._star_modules is None:
+            out = []
+            for stmt in self.module.facts.imports:
+                if isinstance(stmt, ast.ImportFrom) and any(a.name == "*" for a in stmt.names):
+                    resolved = resolve_relative(
+                        "." * (stmt.level or 0) + (stmt.module or ""), self.package
+                    )
+                    if resolved:
+                        out.append(resolved)
+            self._star_modules = out
+        return self._star_modules
+
+    def bindings_in(self, holder: Scope, name: str) -> list[_Binding]:
+        """The bindings of ``name`` whose store lands in ``holder`` (``global``/``nonlocal``
+        followed: a store in scope X lands where ``X.lookup(name)`` says)."""
+        if self._bindings is None:
+            self._bindings = self._collect()
+        by_holder = self._by_holder.get(name)
+        if by_holder is None:  # once per name: where each of its bindings lands
+            by_holder = {}
+            for b in self._bindings.get(name, ()):
+                by_holder.setdefault(id(self._landing(b, name)), []).append(b)
+            self._by_holder[name] = by_holder
+        return list(by_holder.get(id(holder), ()))
+
+    def instance_method_of(self, node: ast.AST, name: str) -> Scope | None:
+        """The instance method whose first parameter a read of ``name`` at ``node`` is.
+
+        The scope a load of ``name`` at ``node`` resolves to must be a ``def`` directly
+        in a class body, neither ``staticmethod`` nor ``classmethod``, whose first
+        positional parameter is ``name``, and nothing else in it may bind ``name``
+        (an assignment, ``del``, a loop target...). ``None`` otherwise: an inner
+        ``def``/``lambda``/comprehension binding its own ``name``, a rebinding, a
+        module-level or unbound ``name``. The one rule for ``self`` (whatever its
+        spelling) used by the config finder and the caller index.
+        """
+        holder = self.scopes.scope_of(node).lookup(name)
+        if holder is None or holder.parent is None or holder.parent.kind is not ScopeKind.CLASS:
+            return None
+        method = holder.node
+        if not isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            return None
+        positional = (*method.args.posonlyargs, *method.args.args)
+        if not positional or positional[0].arg != name:
+            return None
+        for d in method.decorator_list:
+            if isinstance(d, ast.Name) and d.id in ("staticmethod", "classmethod"):
+                return None
+        if any(not isinstance(b.node, ast.arg) for b in self.bindings_in(holder, name)):
+            return None
+        return holder
+
+    def bindings_of(self, name: str) -> list[_Binding]:
+        """Every binding of ``name`` in any scope of the module: imports,
+        assignments, definitions, parameters, ``except ... as``, match captures."""
+        if self._bindings is None:
+            self._bindings = self._collect()
+        return list(self._bindings.get(name, ()))
+
+    def _landing(self, b: _Binding, name: str) -> Scope | None:
+        node = b.node
+        if isinstance(node, ast.arg):
+            scope = self.function_scope(node)
+            return scope
+        return self.scopes.scope_of(node).lookup(name)
+
+    def function_scope(self, arg: ast.arg) -> Scope | None:
+        """The scope of the function or lambda that has ``arg`` as a parameter."""
+        if self._function_scopes is None:
+            table: dict[int, Scope] = {}
+            for scope in self.scopes.scopes():
+                node = scope.node
+                if isinstance(node, _FUNCTIONS):
+                    for a in all_args(node.args):
+                        table[id(a)] = scope
+            self._function_scopes = table
+        return self._function_scopes.get(id(arg))
+
+    def _collect(self) -> dict[str, list[_Binding]]:
+        out: dict[str, list[_Binding]] = defaultdict(list)
+
+        def add(name: str, node: ast.AST, qualified: str | None = None) -> None:
+            # ``ast.parse`` has NFKC-normalised every identifier, as the compiler does
+            out[name].append(_Binding(node, qualified))
+
+        facts = self.module.facts
+        for node in (*facts.binders, *facts.imports):
+            if isinstance(node, ast.Name):
+                add(node.id, node)
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                add(node.name, node)
+                if not isinstance(node, ast.ClassDef):
+                    for a in all_args(node.args):
+                        add(a.arg, a)
+            elif isinstance(node, ast.Lambda):
+                for a in all_args(node.args):
+                    add(a.arg, a)
+            elif isinstance(node, ast.Import):
+                for a in node.names:
+                    if a.asname:
+                        add(a.asname, node, a.name)
+                    else:
+                        head = a.name.split(".", 1)[0]
+                        add(head, node, head)
+            elif isinstance(node, ast.ImportFrom):
+                prefix = "." * (node.level or 0) + (f"{node.module}." if node.module else "")
+                for a in node.names:
+                    if a.name != "*":
+                        add(a.asname or a.name, node, prefix + a.name)
+            elif isinstance(node, ast.ExceptHandler) and node.name:
+                add(node.name, node)
+            elif isinstance(node, (ast.MatchAs, ast.MatchStar)) and node.name:
+                add(node.name, node)
+            elif isinstance(node, ast.MatchMapping) and node.rest:
+                add(node.rest, node)
+        return out
+
+
+def _default_of(function: ast.AST | None, parameter: ast.arg) -> ast.expr | None:
+    """The default value of ``function``'s ``parameter`` (a ``def`` or ``lambda``), else
+    ``None`` (no default, or ``parameter`` is not one of its own)."""
+    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+        return None
+    a = function.args
+    positional = [*a.posonlyargs, *a.args]
+    for arg, default in zip(positional[len(positional) - len(a.defaults):], a.defaults):
+        if arg is parameter:
+            return default
+    for arg, default in zip(a.kwonlyargs, a.kw_defaults):
+        if arg is parameter:
+            return default
+    return None
+
+
+def all_args(args: ast.arguments) -> list[ast.arg]:
+    """Every parameter of a signature: positional-only, ordinary, ``*args``, keyword-only, ``**kw``."""
+    out = [*args.posonlyargs, *args.args]
+    if args.vararg is not None:
+        out.append(args.vararg)
+    out.extend(args.kwonlyargs)
+    if args.kwarg is not None:
+        out.append(args.kwarg)
+    return out
+
+
+__all__ = ["Held", "TargetCall", "TargetFinder", "all_args", "callee_parts", "configless_kind", "dotted_parts"]

@@ -1,0 +1,102 @@
+"""rules/module.py: one parse, code-point positions, PPO902 guards."""
+
+from __future__ import annotations
+
+import ast
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from ppo_migrate.rules.module import SourceProblem, parse, split_lines
+from ppo_migrate.constants import MAX_NESTING, MAX_SOURCE_CHARS
+
+
+def _call(tree: ast.AST) -> ast.Call:
+    return next(n for n in ast.walk(tree) if isinstance(n, ast.Call))
+
+
+def test_columns_are_code_points_not_utf8_bytes() -> None:
+    m = parse("é = 'ü'; f()\n", "m.py")
+    call = _call(m.tree)
+    assert call.col_offset == 11  # bytes: é and ü are two each
+    assert m.start(call) == (1, 10)
+    assert m.end(call) == (1, 13)
+    assert m.source_of(call) == "f()"
+
+
+def test_astral_characters_count_one_code_point() -> None:
+    m = parse("x = '𝔘'; f(a)\n", "m.py")  # a 4-byte character
+    assert m.start(_call(m.tree)) == (1, 10)
+    assert m.source_of(_call(m.tree)) == "f(a)"
+
+
+def test_lines_split_like_pythons_tokenizer_only() -> None:
+    text = "a = 1\r\nb = '\x0c\x1c'\rf()\n"
+    assert split_lines(text) == ["a = 1", "b = '\x0c\x1c'", "f()", ""]
+    m = parse(text, "m.py")
+    assert m.start(_call(m.tree)) == (3, 1)
+
+
+@given(st.text(alphabet="ab \r\n\x0c\x1c\x85\u2028\u2029é", max_size=40))
+def test_lines_are_those_of_pythons_own_tokenizer(text: str) -> None:
+    """The oracle: the line Python's compiler gives each statement (``\\n``, ``\\r\\n`` and
+    ``\\r`` end one; form feeds, U+2028 and the like do not)."""
+    source = "".join(f"x{i} = {line!r}" + end for i, (line, end) in enumerate(_pieces(text)))
+    lines = split_lines(source)
+    statements = ast.parse(source).body
+    assert len(lines) == len(statements) + 1  # the last break ends the text
+    for i, statement in enumerate(statements):
+        assert lines[statement.lineno - 1] == ast.get_source_segment(source, statement)
+        assert lines[statement.lineno - 1].startswith(f"x{i} = ")
+
+
+def _pieces(text: str) -> list[tuple[str, str]]:
+    """``text`` cut at its line breaks, each piece with the break that ended it."""
+    import re
+
+    parts = re.split(r"(\r\n|\r|\n)", text)
+    return [(parts[i], parts[i + 1] if i + 1 < len(parts) else "\n") for i in range(0, len(parts), 2)]
+
+
+def test_multiline_source_of() -> None:
+    m = parse("f(\n  a,\n)\n", "m.py")
+    assert m.source_of(_call(m.tree)) == "f(\n  a,\n)"
+
+
+def test_syntax_error_is_python_message_and_position() -> None:
+    with pytest.raises(SourceProblem) as info:
+        parse("x = 1\nprint 'x'\n", "m.py")
+    assert info.value.message.startswith("syntax error: Missing parentheses in call to 'print'")
+    assert (info.value.line, info.value.column) == (2, 1)
+
+
+def test_too_large() -> None:
+    with pytest.raises(SourceProblem) as info:
+        parse("#" * (MAX_SOURCE_CHARS + 1), "m.py")
+    assert info.value.message == (
+        f"cannot parse: too large to parse ({MAX_SOURCE_CHARS + 1} characters; "
+        f"the limit is {MAX_SOURCE_CHARS})"
+    )
+    assert (info.value.line, info.value.column) == (1, 1)
+
+
+def test_nesting_counts_bool_operands_and_dotted_imports() -> None:
+    with pytest.raises(SourceProblem) as info:
+        parse("x = a" + " and a" * (MAX_NESTING + 5) + "\n", "m.py")
+    assert info.value.message == f"cannot parse: nested too deeply (depth > {MAX_NESTING})"
+    with pytest.raises(SourceProblem):
+        parse("from " + ".".join(f"m{i}" for i in range(MAX_NESTING + 5)) + " import x\n", "m.py")
+    parse("x = a" + " and a" * 100 + "\n", "m.py")  # within the limit
+
+
+def test_cpython_bracket_limit_reads_nested_too_deeply() -> None:
+    with pytest.raises(SourceProblem) as info:
+        parse("x = " + "(" * 300 + ")" * 300 + "\n", "m.py")
+    assert info.value.message.startswith("cannot parse: nested too deeply (too many nested")
+    assert info.value.line == 1
+
+
+def test_valid_python_libcst_rejects_is_parsed() -> None:
+    for text in ("(x): int = 1\n", "def f():\n    \\\n    return 1\n", "def f():\n\x0c  if 1:\n    return 1\n"):
+        assert isinstance(parse(text, "m.py").tree, ast.Module)
