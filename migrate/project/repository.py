@@ -5,10 +5,15 @@ A test double lives in a test file, and a pre-commit hook passes only the files 
 zero-argument fake is then not among the run's files, so the fix was made and the test
 then failed. The issue asks for the doubles to be found "from the whole repository":
 :func:`repository_files` lists the repository's Python files that a run on ``paths``
-does not hold, walked as discovery walks (``.gitignore``, ``exclude``), so that the
+does not hold, walked as discovery walks (``.gitignore``, ruff's default ``exclude``), so that the
 look-out for replacements (:func:`ppo_migrate.rules.patches.target_patches`) reaches
 the same answer whichever files the command line names. Only names are listed here; the
 files are read (their bytes, prefiltered) by the look-out.
+
+A user's own ``exclude``/``extend-exclude`` keeps files out of the lint, not out of the
+project: ``extend-exclude = ["tests"]`` still leaves the tests running in CI, with their
+doubles (trial 26e). The walk here honours only the default exclusions (environments,
+caches, build folders) and ``.gitignore``.
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ from pathlib import Path
 
 from ppo_migrate.project.root import search_bound
 from ppo_migrate.project.snapshot import current
+from ppo_migrate.settings_model import DEFAULT_EXCLUDES
 
 
 def _folder(path: str) -> str:
@@ -73,12 +79,14 @@ def repository_files(
     Args:
         files: the run's files (display paths, as :func:`ppo_migrate.project.discovery.discover_files`
             gives them).
-        settings: the run's :class:`ppo_migrate.settings_model.Settings` (``exclude``,
-            ``extend_exclude``, ``respect_gitignore``, ``project_root``: the walk honours
-            them as discovery does).
+        settings: the run's :class:`ppo_migrate.settings_model.Settings`
+            (``respect_gitignore`` and ``project_root`` are honoured as discovery does;
+            ``exclude`` and ``extend_exclude`` are not: the walk skips only ruff's default
+            exclusions, as an excluded test still runs).
         given: the command line's paths, when known: a directory among them that is the
             root (or above it) means the run's files are the repository's already, and
-            nothing is walked. ``None``: not known (an explicit list of files).
+            nothing is walked, unless the settings exclude more than the defaults.
+            ``None``: not known (an explicit list of files).
 
     Returns:
         Display paths (relative to the working directory, ``../tests/t.py`` for a root
@@ -101,8 +109,11 @@ def repository_files(
     if root is None:
         return []
     top = os.fspath(root)
-    if given is not None and _covers(given, top):
+    own_excludes = tuple(settings.exclude) != tuple(DEFAULT_EXCLUDES) or bool(settings.extend_exclude)
+    if given is not None and not own_excludes and _covers(given, top):
         return []
+    if own_excludes:
+        settings = settings.replace(exclude=DEFAULT_EXCLUDES, extend_exclude=())
     try:
         display = os.path.relpath(top)
     except ValueError:  # another drive (Windows)

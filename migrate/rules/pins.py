@@ -125,7 +125,8 @@ def read_pins(root: Path) -> Iterator[Any]:
 def _uv_toml(path: Path):
     """A ``uv.toml``'s ``override-dependencies`` and ``constraint-dependencies`` (uv reads the
     file beside the project as its ``[tool.uv]`` table; both apply to every resolution of the
-    project, as in ``pyproject.toml``: trial 26d, ``d2_uv_toml_override``)."""
+    project, as in ``pyproject.toml``: trial 26d, ``d2_uv_toml_override``). Both install
+    nothing, so they are optional here: they may only lower the release (trial 26e)."""
     loaded = _toml(path)
     if loaded is None:
         return
@@ -133,7 +134,7 @@ def _uv_toml(path: Path):
     for key in ("override-dependencies", "constraint-dependencies"):
         values = data.get(key)
         start = raw.find(key)
-        yield from _pep508_list(_strings(values), raw, path, max(start, 0))
+        yield from optional(_pep508_list(_strings(values), raw, path, max(start, 0)))
 
 
 def _pip_conf(path: Path):

@@ -686,11 +686,17 @@ def _pyproject_uv_sources(data: dict[str, Any], raw: str, path: Path) -> Iterato
     sources = uv.get("sources") if isinstance(uv, dict) else None
     if isinstance(uv, dict):  # uv's legacy dev group, overrides and constraints bound versions too
         start = _offset_of_table(raw, "tool.uv")
-        # the dev group is installed only where asked for; overrides and constraints apply to
-        # every resolution of the project (trial 26c, C)
+        # the dev group is installed only where asked for (trial 26c, C); overrides and
+        # constraints apply to every resolution of the project but install nothing: they
+        # bound the verl a dependency brings, so without verl in ``[project] dependencies``
+        # they may only lower the release (trial 26e: a base image's verl 0.8 beside
+        # ``constraint-dependencies = ["verl>=0.9.0"]``)
         yield from optional(_pep508_list(_strings(uv.get("dev-dependencies")), raw, path, start))
+        project = data.get("project")
+        required = isinstance(project, dict) and _names_verl(project.get("dependencies"))
         for key in ("override-dependencies", "constraint-dependencies"):
-            yield from _pep508_list(_strings(uv.get(key)), raw, path, start)
+            bounds = _pep508_list(_strings(uv.get(key)), raw, path, start)
+            yield from bounds if required else optional(bounds)
     if not isinstance(sources, dict):
         return
     # a source applies to the declarations of verl: when only extras, groups or the dev

@@ -19,7 +19,7 @@ def _tree(root: Path) -> None:
         "app/__init__.py": "",
         "tests/test_launcher.py": "y = 2\n",
         "build/lib/app/launcher.py": "z = 3\n",  # ignored by .gitignore
-        "vendored/old.py": "w = 4\n",  # excluded by the settings below
+        "vendored/old.py": "w = 4\n",  # excluded by the settings below: from the lint only
     }.items():
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
         (root / rel).write_text(text)
@@ -28,14 +28,21 @@ def _tree(root: Path) -> None:
 
 def test_the_other_files_of_the_repository_as_discovery_walks_them(tmp_path: Path, monkeypatch) -> None:
     """From a file named alone: every other Python file of the git top level, less what
-    ``.gitignore`` and ``extend-exclude`` leave out, displayed from the working directory."""
+    ``.gitignore`` leaves out, displayed from the working directory. A user's
+    ``extend-exclude``/``exclude`` keeps files out of the lint, not out of the project
+    (trial 26e: an excluded test still runs, with its doubles); the default exclusions
+    (environments, caches, builds) still apply."""
     _tree(tmp_path)
+    (tmp_path / ".venv/lib/site.py").parent.mkdir(parents=True)
+    (tmp_path / ".venv/lib/site.py").write_text("")
     monkeypatch.chdir(tmp_path)
     settings = Settings(extend_exclude=("vendored",))
-    assert repository_files(["app/launcher.py"], settings) == ["app/__init__.py", "tests/test_launcher.py"]
+    expected = ["app/__init__.py", "tests/test_launcher.py", "vendored/old.py"]
+    assert repository_files(["app/launcher.py"], settings) == expected
+    assert repository_files(["app/launcher.py"], Settings(exclude=("tests",))) == expected
     # from a sub-folder: the root is above the working directory
     monkeypatch.chdir(tmp_path / "app")
-    assert repository_files(["launcher.py"], settings) == ["../app/__init__.py", "../tests/test_launcher.py"]
+    assert repository_files(["launcher.py"], settings) == [f"../{e}" for e in expected]
 
 
 def test_nothing_is_walked_when_the_run_holds_the_root_or_no_root_is_found(tmp_path: Path, monkeypatch) -> None:
@@ -44,6 +51,9 @@ def test_nothing_is_walked_when_the_run_holds_the_root_or_no_root_is_found(tmp_p
     _tree(tmp_path / "repo")
     monkeypatch.chdir(tmp_path / "repo")
     assert repository_files(["app/launcher.py"], Settings(), given=["."]) == []
+    # ... unless the settings exclude more than the defaults: the excluded files are walked
+    assert repository_files(["app/launcher.py"], Settings(extend_exclude=("vendored",)), given=["."]) == [
+        "app/__init__.py", "tests/test_launcher.py", "vendored/old.py"]
     assert repository_files(["app/launcher.py"], Settings(), given=["app"]) != []
     bare = tmp_path / "bare"
     (bare / "pkg").mkdir(parents=True)

@@ -586,6 +586,41 @@ def test_a_double_is_seen_when_only_the_calling_file_is_named(tmp_path: Path, na
     assert after.returncode == 0, after.stdout + after.stderr
 
 
+#: a user's own exclusions keep files out of the lint, not out of the project (trial 26e,
+#: ``e4_excluded_tests_setting``): the excluded tests still run, with their doubles
+EXCLUDED_TESTS = {
+    "extend-exclude": '[tool.ppo-migrate]\nextend-exclude = ["tests"]\n',
+    "exclude": '[tool.ppo-migrate]\nexclude = ["tests", "stub"]\n',
+}
+
+
+@pytest.mark.parametrize("setting", sorted(EXCLUDED_TESTS))
+@pytest.mark.parametrize("name", ["module-attribute-monkeypatched", "sys-modules-namespace", "plugin-named-by-pytest-plugins"])
+@pytest.mark.parametrize("given", [".", "app/launcher.py"])
+def test_a_double_in_an_excluded_folder_is_still_seen(tmp_path: Path, name: str, setting: str, given: str) -> None:
+    """Bug: ``extend-exclude = ["tests"]`` hid the tests' doubles from the look-out (it
+    walked the repository as the lint does), so the fix was safe, ``apply`` made it and
+    the excluded test, which CI still runs, failed. The look-out honours only the default
+    exclusions: the fix is unsafe, naming the double, and the tests pass after ``apply``."""
+    files, (rel, marker), caller = DOUBLES[name]
+    where = f"{rel}:{_line_of(files, rel, marker)}"
+    _write(tmp_path, {**files, "pyproject.toml": EXCLUDED_TESTS[setting]})
+    subprocess.run(["git", "init", "-q", "."], cwd=tmp_path, check=True)
+    before = _pytest(tmp_path)
+    assert before.returncode == 0, before.stdout + before.stderr
+    checked = run_cli("check", "--output-format", "json", given, cwd=tmp_path)
+    found = [d for d in json.loads(checked.stdout) if d["filename"].endswith(caller)]
+    assert [(d["code"], d["fix"]["applicability"]) for d in found] == [("PPO001", "unsafe")], found
+    assert f"(unsafe fix: {where} " in found[0]["message"], found[0]["message"]
+    # the lint itself still leaves the excluded files out
+    assert not [d for d in json.loads(checked.stdout) if d["filename"].startswith(("tests", "stub"))]
+    original = (tmp_path / caller).read_text()
+    assert run_cli("apply", given, cwd=tmp_path).returncode == 1
+    assert (tmp_path / caller).read_text() == original
+    after = _pytest(tmp_path)
+    assert after.returncode == 0, after.stdout + after.stderr
+
+
 #: a test reaching the launcher's call through another module (``app.main`` imports it)
 THROUGH_MAIN = {
     "app/launcher.py": THROUGH_MODULE,

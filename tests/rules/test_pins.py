@@ -96,7 +96,8 @@ def test_requirement_lines_read_includes_relative_to_the_named_file(tmp_path: Pa
 
 def test_uv_toml_overrides_and_constraints_are_read(tmp_path: Path) -> None:
     """Trial 26d (``d2_uv_toml_override``): uv reads ``uv.toml`` as the project's
-    ``[tool.uv]``; its overrides and constraints apply to every resolution (required pins)."""
+    ``[tool.uv]``; its overrides and constraints apply to every resolution but install
+    nothing (trial 26e): they are optional, so they may only lower the release."""
     root = _write(tmp_path, {
         "uv.toml": '# the cluster image is on 0.8\noverride-dependencies = ["verl==0.8.0"]\n'
                    'constraint-dependencies = [\n  "ray<3",\n  "verl<0.9",\n]\n',
@@ -105,4 +106,27 @@ def test_uv_toml_overrides_and_constraints_are_read(tmp_path: Path) -> None:
         ("0.8.0", "uv.toml", 2, "verl==0.8.0", "specifier"),
         ("0.1", "uv.toml", 5, "verl<0.9", "specifier"),
     ]
-    assert not any(f.optional for f in read_pins(root))
+    assert all(f.optional for f in read_pins(root))
+
+
+def test_a_uv_override_of_an_old_verl_still_lowers_a_required_pin(tmp_path: Path) -> None:
+    """Optional is no weaker where it lowers: ``verl>=0.9.0`` required and a ``uv.toml``
+    override to 0.8.0 is a PPO005 naming the override, and ``apply`` changes nothing."""
+    import json
+
+    from cli_helpers import run_cli
+
+    launcher = (
+        "from verl.trainer.constants_ppo import get_ppo_ray_runtime_env\n\n\n"
+        "def main(config):\n    return get_ppo_ray_runtime_env()\n"
+    )
+    root = _write(tmp_path, {
+        "pyproject.toml": '[project]\nname = "p"\nversion = "0"\ndependencies = ["verl>=0.9.0"]\n',
+        "uv.toml": 'override-dependencies = ["verl==0.8.0"]\n',
+        "train.py": launcher,
+    })
+    found = json.loads(run_cli("check", "--output-format", "json", "--show-notices", ".", cwd=root).stdout)
+    assert [(d["code"], d["location"]["row"]) for d in found] == [("PPO005", 5)]
+    assert "(`uv.toml:1 verl==0.8.0`)" in found[0]["message"], found[0]["message"]
+    run_cli("apply", "--exit-zero", ".", cwd=root)
+    assert (root / "train.py").read_text() == launcher

@@ -55,6 +55,26 @@ SHAPES = {
         "pyproject.toml:7 verl>=0.9.0",
         "pyproject.toml:4 verl>=0.9",
     ),
+    # uv's constraints and overrides bound the verl a dependency brings and install none
+    # (trial 26e, e3_uv_constraint_without_dependency: a base image's verl 0.8 ran)
+    "uv-constraint": (
+        lambda deps: {"pyproject.toml": PYPROJECT.format(
+            deps=deps, tail='[tool.uv]\nconstraint-dependencies = ["verl>=0.9.0"]\n')},
+        "pyproject.toml:7 verl>=0.9.0",
+        "pyproject.toml:4 verl>=0.9",
+    ),
+    "uv-override": (
+        lambda deps: {"pyproject.toml": PYPROJECT.format(
+            deps=deps, tail='[tool.uv]\noverride-dependencies = ["verl>=0.9.0"]\n')},
+        "pyproject.toml:7 verl>=0.9.0",
+        "pyproject.toml:4 verl>=0.9",
+    ),
+    "uv-toml-constraint": (
+        lambda deps: {"pyproject.toml": PYPROJECT.format(deps=deps, tail=""),
+                      "uv.toml": 'constraint-dependencies = ["verl>=0.9.0"]\n'},
+        "uv.toml:1 verl>=0.9.0",
+        "pyproject.toml:4 verl>=0.9",
+    ),
     "hatch-env": (
         lambda deps: {"pyproject.toml": PYPROJECT.format(
             deps=deps, tail='[tool.hatch.envs.next]\ndependencies = ["verl>=0.9.0"]\n')},
