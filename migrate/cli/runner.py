@@ -49,6 +49,7 @@ from ppo_migrate.prefilter import (  # noqa: F401 - prefilter, is_candidate: thi
     spells_otherwise,
 )
 from ppo_migrate.project import references
+from ppo_migrate.project.discovery import is_yaml_file, python_files
 from ppo_migrate.project.snapshot import SourceFile as SnapshotFile
 from ppo_migrate.project.snapshot import active, current, enter_worker, run_scope
 from ppo_migrate.settings_model import Settings
@@ -249,6 +250,8 @@ def process_data(
         msg = exc.msg if isinstance(exc, SyntaxError) else str(exc)
         return FileOutcome(path, True, (_file_diag(path, "PPO901", f"cannot decode: {msg}"),))
 
+    if is_yaml_file(path):  # a Hydra config: PPO006 only, never rewritten, never parsed as Python
+        return _yaml_outcome(path, data, text, encoding, bom, settings, mode, source)
     stamp = None
     if source is not None and mode in (Mode.CHECK, Mode.APPLY, Mode.DIFF):
         stamp = (source.stat.st_mtime_ns, source.stat.st_size)
@@ -309,6 +312,35 @@ def process_data(
                 return failed
         return FileOutcome(path, True, uncovered, written=bool(added), noqa_added=added)
     return FileOutcome(path, True, diagnostics, index=index, kept_import=result.kept)
+
+
+def _yaml_outcome(
+    path: str, data: bytes, text: str, encoding: str, bom: bool, settings: Settings, mode: Mode,
+    source: SourceFile | None,
+) -> FileOutcome:
+    """A YAML file's outcome: the PPO006 of each Hydra ``_target_`` naming the runtime
+    function (:func:`ppo_migrate.rules.hydra_targets.yaml_references`, with the run's
+    targets, re-exports included). It has no fix: ``apply`` and ``--diff`` never write or
+    show it; ``--add-noqa`` appends `` # noqa: PPO006`` where
+    :func:`ppo_migrate.edits.noqa.add_yaml_noqa` can do so without changing what the file
+    means, and leaves the other findings as they are."""
+    from ppo_migrate.rules.hydra_targets import yaml_references
+
+    diagnostics = tuple(yaml_references(text, path, settings.targets, settings.rule_enabled))
+    if mode is Mode.FIX_STDOUT:
+        return FileOutcome(path, True, diagnostics, new_data=data)
+    if mode is Mode.ADD_NOQA and diagnostics and source is not None:
+        from ppo_migrate.edits.noqa import add_yaml_noqa
+
+        new_text, added, uncovered = add_yaml_noqa(text, diagnostics)
+        if added:
+            failed = _write_back(
+                path, lambda: encode_source(new_text, encoding, bom), source, diagnostics
+            )
+            if failed is not None:
+                return failed
+        return FileOutcome(path, True, uncovered, written=bool(added), noqa_added=added)
+    return FileOutcome(path, True, diagnostics)
 
 
 # Told of each file the moment it has been replaced, while Ctrl-C (or a stopped
@@ -690,7 +722,7 @@ def _run_with_scout(scout, settings, mode, jobs, progress, stop_requested, given
         # re-exports send back to the analysis are analysed with them, once, rather than
         # without them and again with them (every file of a 600-file chain, benchmark
         # item 10: a third of its time)
-        others = _repository(files, settings, mode, given)
+        others = _repository(python_files(files), settings, mode, given)
         planned = _reexport_redo(
             [o.path for o in result.outcomes], files, settings, mode, others, pending=list(sizes)
         )
@@ -720,13 +752,15 @@ def _run_with_scout(scout, settings, mode, jobs, progress, stop_requested, given
             planned=(planned[0], [p for p in planned[1] if p not in sizes]),
         )
         reaching = (
-            _reaching([o.path for o in result.outcomes], others, settings)
+            _reaching(python_files(o.path for o in result.outcomes), others, settings)
             if any(d.fix is not None and d.fix.applicability == "safe"
                    for o in result.outcomes for d in o.diagnostics)
             else []
         )
-        _apply_target_patches(result.outcomes, files, settings, reaching)
-        _judge_across_files(result.outcomes, [*files, *reaching], settings, mode, None, check_stop)
+        _apply_target_patches(result.outcomes, python_files(files), settings, reaching)
+        _judge_across_files(
+            result.outcomes, [*python_files(files), *reaching], settings, mode, None, check_stop
+        )
     except KeyboardInterrupt:
         result.interrupted = True
     finally:
@@ -862,15 +896,19 @@ def _run(
 
     global _on_written
     candidates, sizes = _snapshot_prefilter([os.fspath(p) for p in paths], settings)
+    # the YAML files (Hydra configs, PPO006) are judged in the per-file phase only, with the
+    # re-exports known: the phases that read Python (re-exports, test doubles, callers) never
+    # see them
+    everything, paths = paths, python_files(paths)
     # the repository beyond the named paths, even when none of them names the function:
     # ``make_env()`` in ``app/b.py`` goes through ``pkg/util.py``'s re-export, which only
     # the repository shows (``check app/b.py``, a pre-commit hook's staged files)
     others = _repository(paths, settings, mode, given)
-    settings, more = _with_reexports(settings, mode, candidates, paths, others)
+    settings, more = _with_reexports(settings, mode, python_files(candidates), paths, others)
     if more:  # an alias brought a new name (``make_env``): its callers are candidates too
-        candidates, sizes = _snapshot_prefilter([os.fspath(p) for p in paths], settings)
-    reaching = _reaching(candidates, others, settings)
-    _with_target_patches(settings, mode, candidates, paths, reaching)
+        candidates, sizes = _snapshot_prefilter([os.fspath(p) for p in everything], settings)
+    reaching = _reaching(python_files(candidates), others, settings)
+    _with_target_patches(settings, mode, python_files(candidates), paths, reaching)
     result = RunResult()
     jobs = jobs or default_jobs()
     # files replaced whose outcome has not come back yet (a Ctrl-C right after the
@@ -1049,7 +1087,9 @@ def _reexport_redo(
     (not analysed yet), and the files only the re-exports make candidates. ``[]`` when the
     project re-exports nothing."""
     candidates = [*analysed, *pending]
-    settings, _ = _with_reexports(settings, mode, candidates, files, others)
+    settings, _ = _with_reexports(
+        settings, mode, python_files(candidates), python_files(files), others
+    )
     snapshot = current()
     found = references.of(snapshot).reexports
     if not found:
@@ -1158,7 +1198,7 @@ def _apply_target_patches(
     from ppo_migrate.rules.patches import patch_reason, reaching_patch, target_patches
 
     candidates, everything = _with_reaching(
-        [o.path for o in outcomes], [os.fspath(f) for f in files], settings, reaching
+        python_files(o.path for o in outcomes), [os.fspath(f) for f in files], settings, reaching
     )
     patches = target_patches(candidates, everything, settings, index.reexports)
     if not patches:
