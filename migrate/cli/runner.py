@@ -904,7 +904,7 @@ def _run(
     # ``make_env()`` in ``app/b.py`` goes through ``pkg/util.py``'s re-export, which only
     # the repository shows (``check app/b.py``, a pre-commit hook's staged files)
     others = _repository(paths, settings, mode, given)
-    settings, more = _with_reexports(settings, mode, python_files(candidates), paths, others)
+    settings, more = _with_reexports(settings, mode, candidates, everything, others)
     if more:  # an alias brought a new name (``make_env``): its callers are candidates too
         candidates, sizes = _snapshot_prefilter([os.fspath(p) for p in everything], settings)
     reaching = _reaching(python_files(candidates), others, settings)
@@ -995,15 +995,21 @@ def _with_reexports(
     looked for again). Only for a run on files, as :func:`_with_target_patches`; the
     re-exporting module may be one of ``others`` (the repository's other files:
     :func:`_repository`) that names a target and that the run's files may import
-    (:meth:`ppo_migrate.project.references.References.importers`)."""
+    (:meth:`ppo_migrate.project.references.References.importers`).
+
+    The YAML files among ``candidates`` and ``paths`` are no Python: a Hydra ``_target_``
+    of theirs loads its module by name (:func:`ppo_migrate.rules.hydra_targets.loaded_modules`),
+    which makes a re-export in that module count as one a file of the run uses
+    (``_target_: mypkg.get_env`` where ``mypkg/__init__.py`` re-exports the function)."""
     snapshot = current()
     index = references.of(snapshot)
     if mode not in (Mode.CHECK, Mode.APPLY, Mode.DIFF) or index.reexports is not None:
         return settings, False
     from ppo_migrate.rules.reexports import STAR_IMPORT, project_reexports
 
-    named = list(candidates)
-    files = [os.fspath(p) for p in paths]
+    by_hydra = _hydra_loaded([os.fspath(p) for p in paths if is_yaml_file(os.fspath(p))])
+    named = python_files(candidates)
+    files = python_files(os.fspath(p) for p in paths)
     # a re-export ends in a file that names a target: with none beyond the run's files
     # (a tree that never names the function) no module is followed
     if others and (_snapshot_prefilter(list(others), settings)[0] or _star_importers(others)):
@@ -1041,7 +1047,9 @@ def _with_reexports(
                 datas[path] = snapshot.read_bytes(path)
             except (OSError, ValueError):
                 continue
-    found = project_reexports(datas, index.spelling(files, datas), settings.targets, imports=imports)
+    found = project_reexports(
+        datas, index.spelling(files, datas), settings.targets, imports=imports, loaded=by_hydra
+    )
     index.reexports = dict(sorted(found.items()))
     if not found:
         return settings, False
@@ -1049,6 +1057,25 @@ def _with_reexports(
     added = tuple(n for n in sorted(found) if n not in settings.targets)
     extended = settings.replace(targets=(*settings.targets, *added))
     return extended, bool(extended.target_names - names)
+
+
+def _hydra_loaded(paths: Sequence[str]) -> frozenset[str]:
+    """The modules the YAML files ``paths`` load by a Hydra ``_target_``
+    (:func:`ppo_migrate.rules.hydra_targets.loaded_modules` of their bytes, read through the
+    run's snapshot; a file without ``_target_`` is not looked at further)."""
+    if not paths:
+        return frozenset()
+    from ppo_migrate.rules.hydra_targets import loaded_modules
+
+    snapshot = current()
+    out: set[str] = set()
+    for path in paths:
+        try:
+            data = snapshot.read_bytes(path, keep=True)
+        except (OSError, ValueError):
+            continue
+        out |= loaded_modules(data)
+    return frozenset(out)
 
 
 def _spells_a_target_package(datas: Iterable[bytes], targets: Iterable[str]) -> bool:
@@ -1087,9 +1114,7 @@ def _reexport_redo(
     (not analysed yet), and the files only the re-exports make candidates. ``[]`` when the
     project re-exports nothing."""
     candidates = [*analysed, *pending]
-    settings, _ = _with_reexports(
-        settings, mode, python_files(candidates), python_files(files), others
-    )
+    settings, _ = _with_reexports(settings, mode, candidates, files, others)
     snapshot = current()
     found = references.of(snapshot).reexports
     if not found:

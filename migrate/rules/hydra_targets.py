@@ -268,3 +268,29 @@ def same_documents(before: str, after: str) -> bool:
         return list(yaml.safe_load_all(before)) == list(yaml.safe_load_all(after))
     except (yaml.YAMLError, RecursionError, ValueError, TypeError):
         return False
+
+
+#: A ``_target_`` key and its plain or quoted dotted value, in a YAML file's bytes.
+_TARGET_VALUE = re.compile(rb"""(?<![\w.])_target_['"]?[ \t]*:[ \t]*['"]?([A-Za-z_][\w.]*)""")
+
+
+def loaded_modules(data: bytes) -> frozenset[str]:
+    """The modules a YAML file's Hydra ``_target_`` values load by name (Hydra imports the
+    longest importable prefix of the value: each dotted prefix of it is a candidate), found
+    in its bytes without parsing: ``_target_: mypkg.util.make_env`` gives ``{"mypkg",
+    "mypkg.util"}``. The re-export search (:func:`ppo_migrate.rules.reexports.project_reexports`)
+    counts a re-export in such a module as one the run uses.
+
+    Args:
+        data: the file's bytes.
+
+    Returns:
+        The module names (empty when the bytes hold no ``_target_``).
+    """
+    if b"_target_" not in data:
+        return frozenset()
+    out: set[str] = set()
+    for m in _TARGET_VALUE.finditer(data):
+        parts = m.group(1).decode("ascii").split(".")
+        out.update(".".join(parts[:i]) for i in range(1, len(parts)))
+    return frozenset(out)
