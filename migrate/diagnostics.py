@@ -551,10 +551,10 @@ RULES: dict[str, Rule] = {
             "make_env = get_ppo_ray_runtime_env  # an alias: followed, not reported\n\n\n"
             "def run(config):\n"
             "    return make_env()  # PPO001, like a direct call\n\n\n"
-            "# file: conf/config.yaml (hydra.utils.call(config.ray.runtime_env) calls it)\n"
-            "# ray:\n"
-            "#   runtime_env:\n"
-            "#     _target_: verl.trainer.constants_ppo.get_ppo_ray_runtime_env  # PPO006\n",
+            "# file: conf/config.yaml\n"
+            "ray:  # hydra.utils.call(config.ray.runtime_env) calls it with no config\n"
+            "  runtime_env:\n"
+            "    _target_: verl.trainer.constants_ppo.get_ppo_ray_runtime_env  # PPO006\n",
             fix_safety=_SAFETY_NONE_PPO006,
         ),
         Rule(
