@@ -722,7 +722,7 @@ def _run_with_scout(scout, settings, mode, jobs, progress, stop_requested, given
         # re-exports send back to the analysis are analysed with them, once, rather than
         # without them and again with them (every file of a 600-file chain, benchmark
         # item 10: a third of its time)
-        others = _repository(python_files(files), settings, mode, given)
+        others = _repository(files, settings, mode, given)
         planned = _reexport_redo(
             [o.path for o in result.outcomes], files, settings, mode, others, pending=list(sizes)
         )
@@ -903,7 +903,7 @@ def _run(
     # the repository beyond the named paths, even when none of them names the function:
     # ``make_env()`` in ``app/b.py`` goes through ``pkg/util.py``'s re-export, which only
     # the repository shows (``check app/b.py``, a pre-commit hook's staged files)
-    others = _repository(paths, settings, mode, given)
+    others = _repository(everything, settings, mode, given)
     settings, more = _with_reexports(settings, mode, candidates, everything, others)
     if more:  # an alias brought a new name (``make_env``): its callers are candidates too
         candidates, sizes = _snapshot_prefilter([os.fspath(p) for p in everything], settings)
@@ -1015,6 +1015,10 @@ def _with_reexports(
     if others and (_snapshot_prefilter(list(others), settings)[0] or _star_importers(others)):
         tops = {t.split(".", 1)[0] for t in settings.targets}
         loaded = index.importers(files, others, tops)
+        if by_hydra:  # the modules a _target_ loads, beyond the run (``check conf/x.yaml``)
+            lasts = {m.rsplit(".", 1)[-1] for m in by_hydra}
+            known = set(files) | set(loaded)
+            loaded += [p for p in others if p not in known and _module_last_name(p) in lasts]
         named += _snapshot_prefilter(loaded, settings)[0]
         files += loaded
     datas: dict[str, bytes] = {}
@@ -1076,6 +1080,13 @@ def _hydra_loaded(paths: Sequence[str]) -> frozenset[str]:
             continue
         out |= loaded_modules(data)
     return frozenset(out)
+
+
+def _module_last_name(path: str) -> str:
+    """The last name of the module at ``path``: its stem, its folder's for ``__init__.py``."""
+    head, name = os.path.split(path)
+    stem = name.rsplit(".", 1)[0]
+    return os.path.basename(head) if stem == "__init__" else stem
 
 
 def _spells_a_target_package(datas: Iterable[bytes], targets: Iterable[str]) -> bool:

@@ -108,6 +108,11 @@ def test_a_reexported_name_no_python_file_imports(tmp_path: Path) -> None:
     assert findings(root) == [
         {"file": "conf/config.yaml", "code": "PPO006", "at": (3, 15, 3, 28)}
     ]
+    # the YAML file named alone (a pre-commit hook's staged file): the re-exporting module is
+    # found in the repository beyond the run
+    proc = run_cli("check", "--output-format", "concise", "conf/config.yaml", cwd=root)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert proc.stdout.splitlines()[0].startswith("conf/config.yaml:3:15: PPO006 `mypkg.get_env` ")
 
 
 def test_near_misses_give_nothing_and_no_file_error(tmp_path: Path) -> None:
