@@ -274,6 +274,13 @@ def test_hooks_file_declares_serial_hooks() -> None:
         "ppo-migrate-check": True,
         "ppo-migrate-apply": True,
     }
+    # Hydra configs too: a ``_target_`` naming the function is a PPO006 (``types_or`` needs
+    # pre-commit 2.9.0, below the hooks' minimum)
+    assert {h["id"]: h["types_or"] for h in hooks} == {
+        "ppo-migrate-check": ["python", "yaml"],
+        "ppo-migrate-apply": ["python", "yaml"],
+    }
+    assert all("types" not in h for h in hooks)
 
 
 def test_readme_snippet_works_as_written(
