@@ -1007,12 +1007,15 @@ def _with_reexports(
         return settings, False
     from ppo_migrate.rules.reexports import STAR_IMPORT, project_reexports
 
-    by_hydra = _hydra_loaded([os.fspath(p) for p in paths if is_yaml_file(os.fspath(p))])
     named = python_files(candidates)
     files = python_files(os.fspath(p) for p in paths)
     # a re-export ends in a file that names a target: with none beyond the run's files
     # (a tree that never names the function) no module is followed
-    if others and (_snapshot_prefilter(list(others), settings)[0] or _star_importers(others)):
+    beyond = bool(others) and bool(_snapshot_prefilter(list(others), settings)[0] or _star_importers(others))
+    by_hydra = frozenset()
+    if named or beyond:  # only then may a re-export exist for a _target_ to name
+        by_hydra = _hydra_loaded([os.fspath(p) for p in paths if is_yaml_file(os.fspath(p))])
+    if beyond:
         tops = {t.split(".", 1)[0] for t in settings.targets}
         loaded = index.importers(files, others, tops)
         if by_hydra:  # the modules a _target_ loads, beyond the run (``check conf/x.yaml``)
