@@ -12,6 +12,7 @@ from collections.abc import Sequence
 
 from ppo_migrate.rules.callers import DEFAULT_DEPTH, hint, plan
 from ppo_migrate.diagnostics import Diagnostic
+from ppo_migrate.project.discovery import python_files
 from ppo_migrate.settings_model import Settings
 
 
@@ -41,6 +42,7 @@ def follow_callers(
     """
     if not any(d.code == "PPO002" and d.scope != "<module>" for d in diagnostics):
         return list(diagnostics), [], []
+    files = python_files(files)  # a YAML file (a Hydra config) holds no caller
     # the per-file phase's records, so that no file is parsed twice: those the run's
     # reference index holds (the runner files them there after each run:
     # :attr:`ppo_migrate.project.references.References.per_file`)

@@ -49,6 +49,7 @@ from ppo_migrate.prefilter import (  # noqa: F401 - prefilter, is_candidate: thi
     spells_otherwise,
 )
 from ppo_migrate.project import references
+from ppo_migrate.project.discovery import is_yaml_file, python_files
 from ppo_migrate.project.snapshot import SourceFile as SnapshotFile
 from ppo_migrate.project.snapshot import active, current, enter_worker, run_scope
 from ppo_migrate.settings_model import Settings
@@ -249,6 +250,8 @@ def process_data(
         msg = exc.msg if isinstance(exc, SyntaxError) else str(exc)
         return FileOutcome(path, True, (_file_diag(path, "PPO901", f"cannot decode: {msg}"),))
 
+    if is_yaml_file(path):  # a Hydra config: PPO006 only, never rewritten, never parsed as Python
+        return _yaml_outcome(path, data, text, encoding, bom, settings, mode, source)
     stamp = None
     if source is not None and mode in (Mode.CHECK, Mode.APPLY, Mode.DIFF):
         stamp = (source.stat.st_mtime_ns, source.stat.st_size)
@@ -309,6 +312,35 @@ def process_data(
                 return failed
         return FileOutcome(path, True, uncovered, written=bool(added), noqa_added=added)
     return FileOutcome(path, True, diagnostics, index=index, kept_import=result.kept)
+
+
+def _yaml_outcome(
+    path: str, data: bytes, text: str, encoding: str, bom: bool, settings: Settings, mode: Mode,
+    source: SourceFile | None,
+) -> FileOutcome:
+    """A YAML file's outcome: the PPO006 of each Hydra ``_target_`` naming the runtime
+    function (:func:`ppo_migrate.rules.hydra_targets.yaml_references`, with the run's
+    targets, re-exports included). It has no fix: ``apply`` and ``--diff`` never write or
+    show it; ``--add-noqa`` appends `` # noqa: PPO006`` where
+    :func:`ppo_migrate.edits.noqa.add_yaml_noqa` can do so without changing what the file
+    means, and leaves the other findings as they are."""
+    from ppo_migrate.rules.hydra_targets import yaml_references
+
+    diagnostics = tuple(yaml_references(text, path, settings.targets, settings.rule_enabled))
+    if mode is Mode.FIX_STDOUT:
+        return FileOutcome(path, True, diagnostics, new_data=data)
+    if mode is Mode.ADD_NOQA and diagnostics and source is not None:
+        from ppo_migrate.edits.noqa import add_yaml_noqa
+
+        new_text, added, uncovered = add_yaml_noqa(text, diagnostics)
+        if added:
+            failed = _write_back(
+                path, lambda: encode_source(new_text, encoding, bom), source, diagnostics
+            )
+            if failed is not None:
+                return failed
+        return FileOutcome(path, True, uncovered, written=bool(added), noqa_added=added)
+    return FileOutcome(path, True, diagnostics)
 
 
 # Told of each file the moment it has been replaced, while Ctrl-C (or a stopped
@@ -720,13 +752,15 @@ def _run_with_scout(scout, settings, mode, jobs, progress, stop_requested, given
             planned=(planned[0], [p for p in planned[1] if p not in sizes]),
         )
         reaching = (
-            _reaching([o.path for o in result.outcomes], others, settings)
+            _reaching(python_files(o.path for o in result.outcomes), others, settings)
             if any(d.fix is not None and d.fix.applicability == "safe"
                    for o in result.outcomes for d in o.diagnostics)
             else []
         )
-        _apply_target_patches(result.outcomes, files, settings, reaching)
-        _judge_across_files(result.outcomes, [*files, *reaching], settings, mode, None, check_stop)
+        _apply_target_patches(result.outcomes, python_files(files), settings, reaching)
+        _judge_across_files(
+            result.outcomes, [*python_files(files), *reaching], settings, mode, None, check_stop
+        )
     except KeyboardInterrupt:
         result.interrupted = True
     finally:
@@ -862,15 +896,19 @@ def _run(
 
     global _on_written
     candidates, sizes = _snapshot_prefilter([os.fspath(p) for p in paths], settings)
+    # the YAML files (Hydra configs, PPO006) are judged in the per-file phase only, with the
+    # re-exports known: the phases that read Python (re-exports, test doubles, callers) never
+    # see them
+    everything, paths = paths, python_files(paths)
     # the repository beyond the named paths, even when none of them names the function:
     # ``make_env()`` in ``app/b.py`` goes through ``pkg/util.py``'s re-export, which only
     # the repository shows (``check app/b.py``, a pre-commit hook's staged files)
-    others = _repository(paths, settings, mode, given)
-    settings, more = _with_reexports(settings, mode, candidates, paths, others)
+    others = _repository(everything, settings, mode, given)
+    settings, more = _with_reexports(settings, mode, candidates, everything, others)
     if more:  # an alias brought a new name (``make_env``): its callers are candidates too
-        candidates, sizes = _snapshot_prefilter([os.fspath(p) for p in paths], settings)
-    reaching = _reaching(candidates, others, settings)
-    _with_target_patches(settings, mode, candidates, paths, reaching)
+        candidates, sizes = _snapshot_prefilter([os.fspath(p) for p in everything], settings)
+    reaching = _reaching(python_files(candidates), others, settings)
+    _with_target_patches(settings, mode, python_files(candidates), paths, reaching)
     result = RunResult()
     jobs = jobs or default_jobs()
     # files replaced whose outcome has not come back yet (a Ctrl-C right after the
@@ -957,20 +995,33 @@ def _with_reexports(
     looked for again). Only for a run on files, as :func:`_with_target_patches`; the
     re-exporting module may be one of ``others`` (the repository's other files:
     :func:`_repository`) that names a target and that the run's files may import
-    (:meth:`ppo_migrate.project.references.References.importers`)."""
+    (:meth:`ppo_migrate.project.references.References.importers`).
+
+    The YAML files among ``candidates`` and ``paths`` are no Python: a Hydra ``_target_``
+    of theirs loads its module by name (:func:`ppo_migrate.rules.hydra_targets.loaded_modules`),
+    which makes a re-export in that module count as one a file of the run uses
+    (``_target_: mypkg.get_env`` where ``mypkg/__init__.py`` re-exports the function)."""
     snapshot = current()
     index = references.of(snapshot)
     if mode not in (Mode.CHECK, Mode.APPLY, Mode.DIFF) or index.reexports is not None:
         return settings, False
     from ppo_migrate.rules.reexports import STAR_IMPORT, project_reexports
 
-    named = list(candidates)
-    files = [os.fspath(p) for p in paths]
+    named = python_files(candidates)
+    files = python_files(os.fspath(p) for p in paths)
     # a re-export ends in a file that names a target: with none beyond the run's files
     # (a tree that never names the function) no module is followed
-    if others and (_snapshot_prefilter(list(others), settings)[0] or _star_importers(others)):
+    beyond = bool(others) and bool(_snapshot_prefilter(list(others), settings)[0] or _star_importers(others))
+    by_hydra = frozenset()
+    if named or beyond:  # only then may a re-export exist for a _target_ to name
+        by_hydra = _hydra_loaded([os.fspath(p) for p in paths if is_yaml_file(os.fspath(p))])
+    if beyond:
         tops = {t.split(".", 1)[0] for t in settings.targets}
         loaded = index.importers(files, others, tops)
+        if by_hydra:  # the modules a _target_ loads, beyond the run (``check conf/x.yaml``)
+            lasts = {m.rsplit(".", 1)[-1] for m in by_hydra}
+            known = set(files) | set(loaded)
+            loaded += [p for p in others if p not in known and _module_last_name(p) in lasts]
         named += _snapshot_prefilter(loaded, settings)[0]
         files += loaded
     datas: dict[str, bytes] = {}
@@ -1003,7 +1054,9 @@ def _with_reexports(
                 datas[path] = snapshot.read_bytes(path)
             except (OSError, ValueError):
                 continue
-    found = project_reexports(datas, index.spelling(files, datas), settings.targets, imports=imports)
+    found = project_reexports(
+        datas, index.spelling(files, datas), settings.targets, imports=imports, loaded=by_hydra
+    )
     index.reexports = dict(sorted(found.items()))
     if not found:
         return settings, False
@@ -1011,6 +1064,32 @@ def _with_reexports(
     added = tuple(n for n in sorted(found) if n not in settings.targets)
     extended = settings.replace(targets=(*settings.targets, *added))
     return extended, bool(extended.target_names - names)
+
+
+def _hydra_loaded(paths: Sequence[str]) -> frozenset[str]:
+    """The modules the YAML files ``paths`` load by a Hydra ``_target_``
+    (:func:`ppo_migrate.rules.hydra_targets.loaded_modules` of their bytes, read through the
+    run's snapshot; a file without ``_target_`` is not looked at further)."""
+    if not paths:
+        return frozenset()
+    from ppo_migrate.rules.hydra_targets import loaded_modules
+
+    snapshot = current()
+    out: set[str] = set()
+    for path in paths:
+        try:
+            data = snapshot.read_bytes(path, keep=True)
+        except (OSError, ValueError):
+            continue
+        out |= loaded_modules(data)
+    return frozenset(out)
+
+
+def _module_last_name(path: str) -> str:
+    """The last name of the module at ``path``: its stem, its folder's for ``__init__.py``."""
+    head, name = os.path.split(path)
+    stem = name.rsplit(".", 1)[0]
+    return os.path.basename(head) if stem == "__init__" else stem
 
 
 def _spells_a_target_package(datas: Iterable[bytes], targets: Iterable[str]) -> bool:
@@ -1158,7 +1237,7 @@ def _apply_target_patches(
     from ppo_migrate.rules.patches import patch_reason, reaching_patch, target_patches
 
     candidates, everything = _with_reaching(
-        [o.path for o in outcomes], [os.fspath(f) for f in files], settings, reaching
+        python_files(o.path for o in outcomes), [os.fspath(f) for f in files], settings, reaching
     )
     patches = target_patches(candidates, everything, settings, index.reexports)
     if not patches:

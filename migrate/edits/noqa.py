@@ -22,13 +22,17 @@ _ENDINGS = re.compile(r"(\r\n|\r|\n)")
 
 
 def add_noqa(
-    text: str, diagnostics: Iterable[Diagnostic]
+    text: str, diagnostics: Iterable[Diagnostic], comments_of=comment_lines
 ) -> tuple[str, int, tuple[Diagnostic, ...]]:
     """Append ``# noqa: CODE`` comments for the given diagnostics.
 
     Args:
         text: the module's source text (line endings kept as they are).
         diagnostics: findings in this text.
+        comments_of: ``comments_of(text) -> (lines ending outside a string, line ->
+            (column, comment))``: Python's tokenizer
+            (:func:`ppo_migrate.diagnostics.comment_lines`), or YAML's scanner
+            (:func:`add_yaml_noqa`).
 
     Returns:
         ``(new_text, added, uncovered)``: the text with comments added, how many
@@ -38,7 +42,7 @@ def add_noqa(
         stay as they were.
     """
     diagnostics = tuple(diagnostics)
-    ok, comments = comment_lines(text)
+    ok, comments = comments_of(text)
     wanted: dict[int, set[str]] = defaultdict(set)
     for d in diagnostics:
         line = d.end_line if d.end_line in ok else d.line if d.line in ok else None
@@ -69,8 +73,35 @@ def add_noqa(
         added += len(new_codes)
     new_text = "".join(pieces) if added else text
     # what the comments now in place really suppress (as the LibCST pass will read them)
-    _, after = comment_lines(new_text)
+    _, after = comments_of(new_text)
     line_count = len(pieces) // 2 + 1
     texts = [after.get(i, (0, ""))[1] for i in range(1, line_count + 1)]
     uncovered = tuple(d for d in diagnostics if not is_suppressed(d, texts))
+    return new_text, added, uncovered
+
+
+def add_yaml_noqa(
+    text: str, diagnostics: Iterable[Diagnostic]
+) -> tuple[str, int, tuple[Diagnostic, ...]]:
+    """:func:`add_noqa` for a YAML file (PPO006 on a Hydra ``_target_``): ``  # noqa: CODE``
+    appended to the line of the value, where that line ends outside any scalar (a block
+    scalar or a multi-line flow scalar cannot take it), or merged into its ``# noqa``.
+
+    The comment is kept only if the file still means the same: the documents PyYAML's safe
+    loader reads from the new text equal those of the old (a ``#`` that would not start a
+    comment there, for example). Otherwise nothing is written and every finding stays.
+
+    Args:
+        text: the YAML file's text (line endings kept as they are).
+        diagnostics: its findings.
+
+    Returns:
+        ``(new_text, added, uncovered)`` as :func:`add_noqa` gives them.
+    """
+    from ppo_migrate.rules.hydra_targets import same_documents, yaml_comment_lines
+
+    diagnostics = tuple(diagnostics)
+    new_text, added, uncovered = add_noqa(text, diagnostics, yaml_comment_lines)
+    if added and not same_documents(text, new_text):
+        return text, 0, diagnostics
     return new_text, added, uncovered

@@ -1,4 +1,4 @@
-"""Paths on the command line -> the ``.py`` files to process.
+"""Paths on the command line -> the ``.py`` files (and YAML files) to process.
 
 Rules (ruff's, where ruff has one):
 
@@ -10,7 +10,8 @@ Rules (ruff's, where ruff has one):
   ``.gitignore`` pattern (unless ``force_exclude``). Inside a walk every entry is
   checked on its own: a directory that is excluded or ignored is not entered; a
   ``*.py`` file that is excluded or ignored is skipped. Only ``*.py`` files are
-  collected (not ``*.pyi``).
+  collected (not ``*.pyi``), and ``*.yaml``/``*.yml`` files (:data:`YAML_SUFFIXES`: a
+  Hydra ``_target_`` may name the runtime function, PPO006), under the same excludes.
 * **Excludes** (``settings.exclude + settings.extend_exclude``) are gitignore-style
   patterns. A pattern containing a ``/`` (other than a trailing one) is anchored
   at ``settings.project_root`` (the cwd when ``None``); any other pattern matches
@@ -61,6 +62,24 @@ from ppo_migrate.project.root import GIT_ENTRY, git_common_dir, git_top, lists_g
 from ppo_migrate.settings_model import Settings
 
 __all__ = ["discover"]
+
+#: The suffixes of the YAML files a walk collects besides ``*.py`` (lower-cased): Hydra
+#: configs whose ``_target_`` may name the runtime function (PPO006,
+#: :mod:`ppo_migrate.rules.hydra_targets`). The byte prefilter turns away those that do
+#: not name it, so they cost a read each and are never parsed.
+YAML_SUFFIXES: tuple[str, ...] = (".yaml", ".yml")
+
+
+def is_yaml_file(path: str) -> bool:
+    """Whether ``path`` names a YAML file (:data:`YAML_SUFFIXES`, any case): read by
+    :func:`ppo_migrate.rules.hydra_targets.yaml_references`, never as Python."""
+    return path.lower().endswith(YAML_SUFFIXES)
+
+
+def python_files(paths: Iterable[str]) -> list[str]:
+    """``paths`` without the YAML files (:func:`is_yaml_file`): what the Python-only
+    phases (re-exports, test doubles, callers) read."""
+    return [p for p in paths if not is_yaml_file(os.fspath(p))]
 
 def _log():
     """The ``ppo_migrate`` logger (``logging`` is imported only when something is logged)."""
@@ -470,7 +489,7 @@ class _Discovery:
                 if is_dir:
                     if name == GIT_ENTRY:
                         continue
-                elif not name.endswith(".py"):
+                elif not name.endswith(".py") and not name.lower().endswith(YAML_SUFFIXES):
                     continue
                 rel = None if rel_prefix is None else rel_prefix + name
                 if excl_names is not None:

@@ -99,7 +99,7 @@ def repository_files(
     Raises:
         Nothing: a directory that cannot be read is left out (discovery logs it).
     """
-    from ppo_migrate.project.discovery import discover_files
+    from ppo_migrate.project.discovery import discover_files, is_yaml_file
 
     paths = [f for f in files if f != "-"]
     if not paths:
@@ -123,7 +123,9 @@ def repository_files(
         found = discover_files([display], settings, on_error=lambda *_: None)
     except (FileNotFoundError, NotADirectoryError, PermissionError):
         return []
-    return [f for f in found if os.path.abspath(f) not in held]
+    # the walk collects YAML files too (Hydra configs: PPO006 of the run's own); the
+    # look-outs beyond the run read Python
+    return [f for f in found if os.path.abspath(f) not in held and not is_yaml_file(f)]
 
 
 __all__ = ["doubles_root", "repository_files"]

@@ -24,6 +24,7 @@ import ast
 from typing import TYPE_CHECKING
 
 from ppo_migrate.rules.configs import ConfigFinder
+from ppo_migrate.rules.hydra_targets import string_message, string_reference
 from ppo_migrate.rules.index import ClassIndex
 from ppo_migrate.rules.module import (
     ParsedModule,
@@ -306,6 +307,54 @@ class ModuleAnalysis:
                     scope=self.scope_name(node),
                 )
             )
+        out += self._string_references()
+        return out
+
+    def _string_references(self) -> list[Diagnostic]:
+        """PPO006: the runtime function named by its qualified name in a string that goes to
+        Hydra or an importer (``{"_target_": "verl....get_ppo_ray_runtime_env"}``,
+        ``dict(_target_=...)``, ``hydra.utils.call("...")``, ``pydoc.locate("...")``:
+        :func:`ppo_migrate.rules.hydra_targets.string_reference`). A patcher's string is a
+        test double, not one of these. Only a module whose text spells a target's whole
+        qualified name is walked for its strings."""
+        targets, text = self.matcher.targets, self.module.text
+        spelled = [t for t in targets if "." in t and t in text]
+        if not spelled:
+            return []
+        wanted = frozenset(spelled)
+        out: list[Diagnostic] = []
+
+        def callee(func: ast.expr) -> list[str]:
+            found = self.targets.qualified_names(func)
+            if found is None:
+                return []
+            return [r for r in (resolve_relative(n, self.package) for n in found[0]) if r]
+
+        stack: list[tuple[ast.AST, ast.AST | None]] = [(self.module.tree, None)]
+        while stack:
+            parent, above = stack.pop()
+            for child in ast.iter_child_nodes(parent):
+                if not isinstance(child, ast.Constant):
+                    stack.append((child, parent))
+                    continue
+                if child.value not in wanted:
+                    continue
+                where = string_reference(child, parent, above, callee)
+                if where is None:
+                    continue
+                (line, column), (end_line, end_column) = self.module.start(child), self.module.end(child)
+                out.append(
+                    Diagnostic(
+                        path=self.path,
+                        line=line,
+                        column=column,
+                        end_line=end_line,
+                        end_column=end_column,
+                        code="PPO006",
+                        message=string_message(child.value, where),
+                        scope=self.scope_name(child),
+                    )
+                )
         return out
 
     def _reference_use(self, node: ast.expr, parent: ast.AST | None) -> str | None:

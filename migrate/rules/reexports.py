@@ -26,7 +26,7 @@ from ppo_migrate.project.modules import module_name, module_names, resolve_relat
 
 def project_reexports(
     datas: Mapping[str, bytes], read_more, targets: Iterable[str], *, rounds: int = 4,
-    imports: Mapping[str, frozenset[bytes]] | None = None,
+    imports: Mapping[str, frozenset[bytes]] | None = None, loaded: Iterable[str] = (),
 ) -> dict[str, str]:
     """The run's re-exports of ``targets``.
 
@@ -43,6 +43,9 @@ def project_reexports(
             set of bytes: :func:`ppo_migrate.rules.patches.import_words`); a file is parsed only when its module may
             be imported by another or may import another (``None``: every file of
             ``datas`` and of ``read_more`` is parsed).
+        loaded: modules that files of the run other than Python ones load by name (a
+            Hydra ``_target_``'s module: :func:`ppo_migrate.rules.hydra_targets.loaded_modules`):
+            a re-export in one of them counts as imported.
 
     Returns:
         ``{"pkg.get_ppo_ray_runtime_env": "verl.trainer.constants_ppo.get_ppo_ray_runtime_env",
@@ -73,6 +76,7 @@ def project_reexports(
     if imports is not None:
         by_last = Counter(_last_name(p) for p in imports)
         by_word = Counter(w for words_ in imports.values() for w in words_)
+        by_word.update({part.encode() for m in loaded for part in m.split(".")})
     # a module holding a target may itself be re-exported (``from verl.trainer import
     # constants_ppo as cp`` in ``pkg/_compat.py``), in a file never naming the function
     module_words = {t.rsplit(".", 1)[0].rsplit(".", 1)[-1].encode() for t in targets if "." in t}
@@ -159,6 +163,7 @@ def project_reexports(
         if entry is not None:
             imported.update((entry[0][-1], m) for m in entry[2])
     used = {m for owner, m in imported if owner != m}
+    used.update(loaded)
     # the re-exporting module imported, whatever the name's depth in it: ``import pkg.deps;
     # pkg.deps.cp.get_...()`` goes through ``pkg.deps``'s module alias ``cp`` (trial 26b)
     return {name: t for name, t in found.items() if exporter[name] in used}

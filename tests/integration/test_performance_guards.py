@@ -167,6 +167,25 @@ def test_check_without_candidates_does_not_import_libcst(tmp_path: Path) -> None
     assert "libcst" not in mods
 
 
+def test_check_never_parses_yaml_that_does_not_name_the_function(tmp_path: Path) -> None:
+    """Hydra configs (PPO006, :mod:`ppo_migrate.rules.hydra_targets`) are read by the byte
+    prefilter like the Python files: a tree whose YAML files never name the function (benchmark
+    item 1's case) parses none of them, so PyYAML is never even imported."""
+    _write(tmp_path, {f"pkg/m{i}.py": PLAIN for i in range(10)})
+    _write(tmp_path, {f"pkg/conf/model{i}.yaml": "model:\n  _target_: torch.nn.Linear\n" for i in range(10)})
+    code = (
+        "from ppo_migrate.cli.app import main\n"
+        "for jobs in ('1', '2'):\n"
+        "    try:\n"
+        "        main(['check', '--jobs', jobs, 'pkg'])\n"
+        "    except SystemExit as e:\n"
+        "        assert not e.code, e.code\n"
+    )
+    mods = _modules_after(code, cwd=tmp_path)
+    assert "ppo_migrate" in mods
+    assert "yaml" not in mods
+
+
 def test_check_of_plain_candidates_does_not_import_libcst(tmp_path: Path) -> None:
     """Migrated files and PPO001s are decided by the analysis core on Python's AST alone."""
     _write(tmp_path, {f"pkg/migrated{i}.py": MIGRATED for i in range(10)})

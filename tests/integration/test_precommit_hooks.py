@@ -147,6 +147,27 @@ def test_check_hook_fails_on_a_configless_call(
     assert "clean.py:" not in out
 
 
+def test_check_hook_reports_a_staged_hydra_target(
+    hook_repo: Path, pre_commit_home: Path, tmp_path: Path
+) -> None:
+    """A Hydra config naming the function by ``_target_`` (PPO006) is passed to the hook
+    (``types_or: [python, yaml]``); a config naming another function passes."""
+    target = "verl.trainer.constants_ppo.get_ppo_ray_runtime_env"
+    sample = _init_repo(
+        tmp_path / "sample",
+        {
+            "pyproject.toml": PYPROJECT,
+            "conf/ray.yaml": f"ray:\n  runtime_env:\n    _target_: {target}\n",
+            "conf/model.yml": "model:\n  _target_: torch.nn.Linear\n",
+        },
+    )
+    r = try_repo(hook_repo, pre_commit_home, "ppo-migrate-check", sample, ("conf/ray.yaml", "conf/model.yml"))
+    out = r.stdout + r.stderr
+    assert r.returncode == 1, out
+    assert f"conf/ray.yaml:3:15: PPO006 `{target}` is named by a Hydra `_target_`" in out
+    assert "model.yml" not in out
+
+
 def test_check_hook_passes_on_a_clean_repo(
     hook_repo: Path, pre_commit_home: Path, tmp_path: Path
 ) -> None:
@@ -274,6 +295,13 @@ def test_hooks_file_declares_serial_hooks() -> None:
         "ppo-migrate-check": True,
         "ppo-migrate-apply": True,
     }
+    # Hydra configs too: a ``_target_`` naming the function is a PPO006 (``types_or`` needs
+    # pre-commit 2.9.0, below the hooks' minimum)
+    assert {h["id"]: h["types_or"] for h in hooks} == {
+        "ppo-migrate-check": ["python", "yaml"],
+        "ppo-migrate-apply": ["python", "yaml"],
+    }
+    assert all("types" not in h for h in hooks)
 
 
 def test_readme_snippet_works_as_written(
