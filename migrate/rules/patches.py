@@ -30,6 +30,7 @@ import weakref
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, NamedTuple
 
+from ppo_migrate.rules.data_targets import data_targets
 from ppo_migrate.rules.doc_doctests import doc_doctest_files
 from ppo_migrate.constants import MAX_SOURCE_CHARS
 from ppo_migrate.diagnostics import Reason, Related
@@ -1115,6 +1116,11 @@ def target_patches(
         if doctests is not None:
             for module, line, kind, what in _patches_in(doctests, names, constants, True, used=used):
                 found.append((None if module in ("<own>", "<package>") else module, path, line, kind, what))
+    # a test's data file naming a target (``launcher.get_...`` in ``tests/fakes.yaml``, which
+    # a conftest hands to ``monkeypatch.setattr``): as a string constant in a test file is
+    # (trial 26e)
+    for path, module, line in data_targets(candidates, names.functions, read_bytes):
+        found.append((module or None, path, line, "patched", _REPLACES))
     # the constant a patch elsewhere reads its target from is not a replacement itself: the
     # patch is, and its reason names the constant
     found = [f for f in found if not ((f[1], f[2]) in used and f[4] == _REPLACES)]

@@ -373,6 +373,21 @@ DOUBLES: dict[str, tuple[dict[str, str], tuple[str, str], str]] = {
         "                    lambda: {'fake': 1}):\n"
         f"        assert launcher.launch({CFG}) == {{'fake': 1}}\n",
     }, ("tests/test_launcher.py", "mock.patch("), "app/launcher.py"),
+    # trial 26e (e4e_patch_targets_from_yaml): the conftest reads its targets from a data file
+    "patch-targets-in-a-test-data-file": ({
+        "app/launcher.py": DIRECT,
+        "tests/fakes.yaml": "# what the unit tests replace (target: replacement)\n"
+        "app.launcher.get_ppo_ray_runtime_env: tests.fakes.no_ray_env\n",
+        "tests/__init__.py": "",
+        "tests/fakes.py": "def no_ray_env():\n    return {'fake': 1}\n",
+        "tests/conftest.py": "import importlib\nimport pathlib\n\nimport pytest\nimport yaml\n\n\n"
+        "@pytest.fixture(autouse=True)\ndef _fakes(monkeypatch):\n"
+        "    spec = yaml.safe_load((pathlib.Path(__file__).parent / 'fakes.yaml').read_text())\n"
+        "    for target, fake in spec.items():\n"
+        "        module, _, name = fake.rpartition('.')\n"
+        "        monkeypatch.setattr(target, getattr(importlib.import_module(module), name))\n",
+        "tests/test_launcher.py": FAKED_TEST,
+    }, ("tests/fakes.yaml", "app.launcher.get_ppo_ray_runtime_env"), "app/launcher.py"),
     "patch-target-with-a-name-not-known": ({
         "app/launcher.py": DIRECT,
         "tests/test_launcher.py": OMEGA + "from unittest import mock\n\nfrom app import launcher\n\n\n"
