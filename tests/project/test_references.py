@@ -197,7 +197,6 @@ IMPORT_READERS = {"import_words", "import_statements"}
 #: what a module imports at its level (the re-exports it may make).
 IMPORTER_DELEGATES = {
     ("rules/patches.py", "reachable_files"): "importers_of",
-    ("rules/cross_file.py", "_package_roots"): "package_root",
     ("rules/cross_file.py", "_FileJudge.collect_reexports"): "module_imports",
 }
 DELEGATES = {
@@ -609,3 +608,93 @@ def test_identifiers_are_the_same_in_a_small_file_and_a_large_one() -> None:
     # a non-ASCII file may spell a name otherwise (NFKC): ``None`` when its bytes hold one
     assert spelling.identifiers("# \u00e9\nrun_2()\n".encode(), names) is None
     assert spelling.identifiers("# \u00e9\nother()\n".encode(), names) == set()
+
+
+#: The caller phase's plan and the cross-file judgement ask the index which files may refer
+#: to a name (``References.referrers``), which file beyond the run spells one
+#: (``References.spelled_beyond``) and which name a re-export stands for (``reexported``).
+REFERRER_DELEGATES = {
+    ("rules/callers.py", "_scan"): "referrers",
+    ("rules/callers.py", "plan.overridden"): "spelled_beyond",
+    ("rules/cross_file.py", "_judge"): "referrers",
+    ("rules/cross_file.py", "_FileJudge._resolved"): "reexported",
+}
+#: What reads a file's bytes for names or modules: the prefilter's and the index's word
+#: readers, regular expressions, a byte string's own searches.
+BYTE_SCANNERS = {
+    "Words", "spells_otherwise", "is_candidate", "utf8_source", "spells", "identifiers", "mentions",
+    "binds_by_name", "loads_by_name", "module_import_pattern", "compile", "search", "finditer", "findall",
+    "match", "fullmatch", "translate", "isascii",
+}
+#: The engines the two had of their own (gone: the index answers).
+ENGINES = {
+    "_spells", "_calls_paired", "_binds_by_name", "_paired_names", "_unanalysed_mention", "_module_import_pattern",
+    "_module_parts", "_names_with_their_modules", "_mentions", "_spelled", "_words", "_any_of", "_package_roots",
+    "_loads_by_name", "_inside", "_names", "_name_sets", "_whole", "_resolved",
+}
+#: The caller phase's functions reached from ``plan`` (``callers.py`` also holds the per-file
+#: records, ``_AstFacts``, which read a parsed file's text, not the run's bytes).
+PLAN_ROOTS = {"plan", "_scan"}
+
+
+def _byte_scans(node: ast.AST) -> list[str]:
+    """Where ``node`` scans bytes: a bytes literal (``b"from ." in data``) or a call of
+    :data:`BYTE_SCANNERS`."""
+    found = []
+    for n in ast.walk(node):
+        if isinstance(n, ast.Constant) and isinstance(n.value, bytes):
+            found.append((n.lineno, n.col_offset, f"{n.lineno}: {n.value!r}"))
+        elif isinstance(n, ast.Call):
+            name = n.func.id if isinstance(n.func, ast.Name) else getattr(n.func, "attr", None)
+            if name in BYTE_SCANNERS:
+                found.append((n.lineno, n.col_offset, f"{n.lineno}: {name}()"))
+    return [text for *_, text in sorted(found)]
+
+
+def _scanners(name: str, tree: ast.Module) -> list[str]:
+    """The byte scans of ``cross_file.py`` (all of it) or of ``callers.py``'s plan (the
+    module-level functions :data:`PLAN_ROOTS` call, in turn), and the engines defined."""
+    top = {n.name: n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    out = [f"{name}: defines {n}" for n in top if n in ENGINES]
+    if name == "rules/cross_file.py":
+        return out + [f"{name}:{s}" for s in _byte_scans(tree)]
+    todo, seen = list(PLAN_ROOTS), set()
+    while todo:
+        fn = todo.pop()
+        if fn in seen or fn not in top:
+            continue
+        seen.add(fn)
+        out += [f"{name} {fn}:{s}" for s in _byte_scans(top[fn])]
+        todo += [c for c in _called(top[fn]) if c in top]
+    assert {"plan", "_scan", "_indexer"} <= seen
+    return out
+
+
+def test_the_caller_phase_and_the_judgement_ask_the_index_which_files_refer() -> None:
+    """Issue 26's acceptance, "one index answers every cross-file question": the caller
+    phase's plan and the cross-file judgement read no file's bytes for names or modules
+    themselves (no bytes literal, no word reader or regex, none of their old engines);
+    they ask :meth:`References.referrers` (and ``spelled_beyond``, ``reexported``)."""
+    trees = dict(_modules())
+    scans = [s for name in ("rules/callers.py", "rules/cross_file.py") for s in _scanners(name, trees[name])]
+    assert scans == [], "ask the reference index which files may refer to a name (References.referrers)"
+    asking = {
+        (name, q) for name, tree in trees.items() for q, node in _defs(tree)
+        if REFERRER_DELEGATES.get((name, q)) in _called(node)
+    }
+    assert asking == set(REFERRER_DELEGATES)
+
+
+def test_the_guard_sees_a_byte_scan_by_hand() -> None:
+    tree = ast.parse(
+        "def plan(files):\n    return _scan(files)\n\n"
+        "def _scan(files):\n    return [f for f in files if _look(f)]\n\n"
+        "def _look(data):\n    return b'import *' in data or _WORDS.search(data)\n\n"
+        "def _spelled(data):\n    return data\n"
+    )
+    assert _byte_scans(tree.body[2]) == ["8: b'import *'", "8: search()"]
+    with pytest.raises(AssertionError):  # ``_indexer``: not in this plan
+        _scanners("rules/callers.py", tree)
+    assert _scanners("rules/cross_file.py", tree) == [
+        "rules/cross_file.py: defines _spelled", "rules/cross_file.py:8: b'import *'", "rules/cross_file.py:8: search()",
+    ]
