@@ -16,7 +16,10 @@ of the class index. They are all here now:
   counted in ``Snapshot.reference_builds``) holding the run's
   tables (:attr:`References.reexports`, :attr:`References.target_patches`,
   :attr:`References.caller_verdicts`) and the per-file records (:attr:`References.records`,
-  :attr:`References.classes`).
+  :attr:`References.classes`);
+- which files may refer to a name, and through which module (:meth:`References.referrers`,
+  on the byte-level primitives of :mod:`ppo_migrate.project.spelling`): the caller phase's
+  and the cross-file judgement's one look at the run's bytes.
 
 A low layer, just above the snapshot (which does not import it: no import cycle inside
 ``project``, ``tests/integration/test_architecture.py``): it imports no analysis module. What
@@ -29,20 +32,36 @@ import ast
 import os
 import re
 from pathlib import Path
+from typing import NamedTuple
 
+from ppo_migrate.files import utf8_source
+from ppo_migrate.prefilter import Words, spells_otherwise
 from ppo_migrate.project.modules import (
     ModuleImport,
     absolute_parent,
     import_words,
     module_imports,
     module_name,
+    module_package,
     package_for_relative_imports,
 )
 from ppo_migrate.project.snapshot import active, current
+from ppo_migrate.project.spelling import (
+    Names,
+    binds_by_name,
+    encoded,
+    hands_on_unspelled,
+    identifiers,
+    loads_by_name,
+    mentions,
+    module_import_pattern,
+    names as spelling_names,
+    spells,
+)
 
 TYPE_CHECKING = False  # ``typing`` is ~3 ms of a plain ``check``'s start: annotations only
 if TYPE_CHECKING:
-    from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
+    from collections.abc import Callable, Collection, Container, Hashable, Iterable, Iterator, Mapping, Sequence
     from typing import Any
 
     from ppo_migrate.project.filesystem import FileSystem
@@ -107,6 +126,42 @@ def package_root(path: str, package: tuple[str, ...]) -> Path | None:
     for _ in package:
         directory = os.path.dirname(directory)
     return Path(directory)
+
+
+class Wanted(NamedTuple):
+    """A name other files may refer to (:meth:`References.referrers`).
+
+    Attributes:
+        name: its last name, as a file spells it (``launch``; a class's for its methods).
+        module: the module holding it (``pkg.lib``); ``None``: no module is asked, its name
+            alone decides (a method: its calls ``obj.run()`` name no module).
+        home: the file holding it (its definition, or where a re-export, subclass or
+            function handing it on was found), ``""`` when not known. A call by its name
+            alone reaches it there; a relative import reaches it only from inside that
+            file's outermost package.
+    """
+
+    name: str
+    module: str | None = None
+    home: str = ""
+
+
+class Referrer(NamedTuple):
+    """One file's answer to :meth:`References.referrers`.
+
+    Attributes:
+        path: the file (as given).
+        raw: its bytes, as read (read once a run through the snapshot).
+        data: the same in UTF-8 (:func:`ppo_migrate.files.utf8_source`).
+        spells: whether it spells a wanted name (as the question reads names).
+        refers: whether it may refer to one: it is to be parsed for it.
+    """
+
+    path: str
+    raw: bytes
+    data: bytes
+    spells: bool
+    refers: bool
 
 
 class References:
@@ -337,6 +392,239 @@ class References:
         cross-file judge's collector of re-exports asks it."""
         return module_imports(tree, package_for_relative_imports(path))
 
+    # -- which files may refer to a name ----------------------------------------------------
+    def referrers(
+        self, paths: Sequence[str], wanted: Collection[Wanted], *, calls: bool = False,
+        read: Collection[str] = (), skip: Mapping[str, str] | None = None,
+    ) -> Iterator[Referrer]:
+        """Which of ``paths`` may refer to the ``wanted`` names, and through which module:
+        the one look at the files' bytes of the caller phase
+        (:func:`ppo_migrate.rules.callers.plan`) and of the cross-file judgement of the
+        callers (:func:`ppo_migrate.rules.cross_file.judge_callers`). A file refers to a name
+        when it spells the name together with a spelling of a module that reaches it: its
+        own module's last part (``from pkg.lib import launch``, ``import pkg.lib``), or a
+        package's above it whose ``__init__.py`` hands it on (``from pkg import launch``:
+        the re-export), or the name alone in the file holding it. Each file is read once a
+        run (through the snapshot), and its words once a question
+        (:class:`ppo_migrate.prefilter.Words`, :mod:`ppo_migrate.project.spelling`): the
+        look is linear in the files, whatever the number of names.
+
+        Args:
+            paths: the files asked (display paths), in the order the answer keeps.
+            wanted: the names looked for (:class:`Wanted`).
+            calls: the caller phase's question, who may call a function: names as
+                substrings (in the forms NFKC folds too), the module's last part, ``from .``
+                for a package's own function, the name alone in its ``home``; a file that
+                may bind names at run time (``setattr``, a mock's ``patch``,
+                ``globals()``, ...) refers to every name it spells. Else the judgement's,
+                who may use a name at all: names as identifiers (a non-ASCII file that may
+                spell one otherwise: any), the module spellings of re-exporting packages
+                (``paths``' ``__init__.py`` files), and the forms that reach a name
+                without spelling its module: a relative import inside the outermost package
+                of a ``home`` (anywhere when one is not known), a module loaded by name
+                (``import_module``, ``__import__``, ``sys.modules``) with a part of its
+                module spelled, a star import, the module object imported
+                (``from pkg import lib``), ``getattr(`` with its module's last part.
+            read: (the judgement's) files that refer whenever they spell a name (where a
+                re-export, subclass or function handing a name on was found).
+            skip: (the judgement's) name -> the one file (absolute path) whose own uses of it
+                were judged already: that name does not count there.
+
+        Returns:
+            A :class:`Referrer` for each file of ``paths`` that can be read and decoded, in
+            their order (a file that cannot is left out: it cannot run either).
+        """
+        if calls:
+            return self._callers(paths, list(wanted))
+        return self._users(paths, set(wanted), read, skip or {})
+
+    def _callers(self, paths: Sequence[str], wanted: list[Wanted]) -> Iterator[Referrer]:
+        """:meth:`referrers` with ``calls``: the caller phase's look (``callers._scan``'s)."""
+        names = sorted({encoded(w.name) for w in wanted})
+        # the words looked for in every file, read once per file and not once per word
+        # (:class:`ppo_migrate.prefilter.Words`: the wanted names are hundreds on a chain)
+        spelling = Words(names)
+        alone = sorted({encoded(w.name) for w in wanted if w.module is None})
+        alone_words = Words(alone) if 0 < len(alone) < len(names) else None
+        # ``(name, home, module parts)`` of each name asked with its module: another file
+        # calls ``pkg.mod.f`` only through an import naming ``mod`` (``from pkg.mod import
+        # f``, ``from . import mod``, ``import pkg.mod``, ``from pkg.mod import *``), or, for
+        # a package's ``__init__.py``, a relative import (``from . import f``); its own file
+        # calls it by name
+        paired = []
+        for w in wanted:
+            if w.module is None:
+                continue
+            parts = [encoded(w.module.rpartition(".")[2])]
+            if os.path.basename(w.home) == "__init__.py":
+                parts.append(b"from .")
+            paired.append((encoded(w.name), w.home, tuple(parts)))
+        pairs_of: dict[bytes, list[tuple[str, frozenset[bytes]]]] = {}
+        for n, home, modules in paired:
+            pairs_of.setdefault(n, []).append((home, frozenset(modules)))
+        paired_words = Words({*pairs_of, *(m for pairs in pairs_of.values() for _, ms in pairs for m in ms)})
+        read_bytes = current().read_bytes
+        for path in paths:
+            try:
+                raw = read_bytes(path)  # never blocks on a FIFO; once a run
+                data = utf8_source(raw)
+            except (OSError, ValueError):
+                continue
+            if data is None:
+                continue  # it does not decode: it cannot run, nor call anything
+            # (a file with other bytes may spell a name another way: characters NFKC folds,
+            # ``_ｅnv`` being ``_env`` to Python: :func:`ppo_migrate.prefilter.is_candidate`'s test)
+            if not (spelling.any_in(data) or (not data.isascii() and spells_otherwise(data, names))):
+                yield Referrer(path, raw, data, False, False)
+                continue
+            refers = (
+                not alone_words and len(alone) == len(names)  # the names alone decide
+                or (alone_words is not None and (
+                    alone_words.any_in(data) or (not data.isascii() and spells_otherwise(data, alone))
+                ))
+                or (bool(paired) and _calls_paired(data, path, paired, pairs_of, paired_words))
+                or binds_by_name(data)
+            )
+            yield Referrer(path, raw, data, True, refers)
+
+    def _users(
+        self, paths: Sequence[str], wanted: set[Wanted], read: Collection[str], skip: Mapping[str, str]
+    ) -> Iterator[Referrer]:
+        """:meth:`referrers` without ``calls``: the cross-file judgement's look (a round of
+        ``cross_file._judge``'s)."""
+        gate, modules, packages = _name_sets(wanted)
+        # a use from another file names the module too (``from pkg.lib import launch``,
+        # ``from . import lib``, ``import_module("pkg.lib")``, ``pkg.lib.launch``; a
+        # re-export's own file does), or a package above it that re-exports the name
+        # (``from pkg import launch``)
+        # (each name with its own module: a file spelling ``config``, the name of a script's
+        # global, and ``utils``, the package of another wanted function, reaches neither)
+        parts_of = self._module_parts(wanted, paths)
+        parts = set().union(*parts_of.values())
+        imports_module = module_import_pattern(modules)
+        # each set of names prepared once for the files (:func:`ppo_migrate.project.spelling.names`)
+        gate_names, parts_names = spelling_names(frozenset(gate)), spelling_names(frozenset(parts))
+        packages_names, modules_names = spelling_names(frozenset(packages)), spelling_names(frozenset(modules))
+        # a relative import (``from .lib import launch``) reaches a wanted module only from a
+        # file inside that module's outermost package (none reaches a script's module)
+        roots = _package_roots(wanted)
+        read_bytes = current().read_bytes
+        for path in paths:
+            try:
+                raw = read_bytes(path)  # read once a run
+            except (OSError, ValueError):
+                continue
+            # the names are read in UTF-8: a cookie's ``latin-1`` file re-encoded
+            data = utf8_source(raw)
+            if data is None:
+                continue
+            spelled = identifiers(data, gate_names)
+            if spelled:
+                here = os.path.abspath(path)
+                spelled = {n for n in spelled if skip.get(n) != here}  # not only its own names
+            refers = (
+                (spelled is None or bool(spelled))
+                and (
+                    (b"from ." in data and _inside(path, roots)) or path in read
+                    or _names_with_their_modules(data, spelled, parts_of, parts_names)
+                    or (loads_by_name(data) and mentions(data, packages_names))
+                )
+                or b"import *" in data  # ``from .lib import *`` re-exports names it never spells
+                # ``from pkg.sub import lib as engine``: a module re-exported, names unspelled
+                or (b"import" in data and imports_module.search(data) is not None)
+                or (b"getattr(" in data and mentions(data, modules_names))  # ``getattr(lib, "la" + "unch")``
+            )
+            yield Referrer(path, raw, data, spelled is None or bool(spelled), refers)
+
+    def _module_parts(self, wanted: Collection[Wanted], paths: Sequence[str]) -> dict[str, set[str]]:
+        """Wanted name -> the module parts a file using it from elsewhere must spell: the last
+        part of its module (``lib`` for ``pkg.lib.launch``) and of each package above that
+        module whose ``__init__.py`` is among ``paths`` and may hand the name on (it spells the
+        name or its module's last part, ``from .lib import launch`` or ``from .sub import lib as
+        engine``; imports ``*``; or defines a module ``__getattr__``). Only through such a
+        package can a file reach ``pkg.lib.launch`` without naming ``lib``
+        (``from pkg import launch``); the others need not be read for it. A package between
+        that binds another package (``from . import sub``) hands on nothing by itself: a use
+        through it names ``lib``, or a package below that is checked in turn.
+
+        The packages above are walked once a module, not once a name (benchmark item 12's
+        3,000 wanted functions live in 200 modules)."""
+        #: module -> the wanted names in it
+        names_in: dict[str, set[str]] = {}
+        for w in wanted:
+            names_in.setdefault(w.module or "", set()).add(w.name)
+        #: package -> the modules below it holding wanted names
+        under: dict[str, list[str]] = {}
+        parts_of: dict[str, set[str]] = {}
+        for module, names in names_in.items():
+            last = module.rpartition(".")[2]
+            for name in names:
+                parts_of.setdefault(name, set()).add(last)
+            package = module
+            while "." in package:
+                package = package.rpartition(".")[0]
+                under.setdefault(package, []).append(module)
+        read_bytes = current().read_bytes
+        for path in paths:
+            if os.path.basename(path) != "__init__.py":
+                continue
+            package = module_name(path)
+            if package not in under:
+                continue
+            try:
+                raw = read_bytes(path)  # read once a run
+            except (OSError, ValueError):
+                continue
+            data = utf8_source(raw)
+            if data is None:
+                continue
+            part = package.rpartition(".")[2]
+            if hands_on_unspelled(data):
+                spelled = None
+            else:
+                spelled = identifiers(data, set().union(
+                    *(names_in[m] for m in under[package]),
+                    (m.rpartition(".")[2] for m in under[package]),
+                ))
+            for module in under[package]:
+                # the name itself, or its module's last part (which hands on all its names)
+                names = names_in[module]
+                if spelled is not None and module.rpartition(".")[2] not in spelled:
+                    names = names & spelled
+                for name in names:
+                    parts_of.setdefault(name, set()).add(part)
+        return parts_of
+
+    # -- which file beyond the run spells a name --------------------------------------------
+    def spelled_beyond(self, root: str | os.PathLike[str], name: str, files: Sequence[str]) -> str | None:
+        """A ``.py`` file under ``root`` that is not one of ``files`` and whose bytes contain
+        ``name`` (or any non-ASCII byte: it may spell it another way), relative to the working
+        directory, else ``None``: the caller phase's look for an override of a method in a
+        file the run did not analyse (:func:`ppo_migrate.rules.callers.plan`; pre-commit
+        passes only staged files). Hidden folders and ``__pycache__``, ``node_modules``,
+        ``site-packages``, ``build``, ``dist`` are skipped; each folder is listed and each file
+        read once a run (through the snapshot)."""
+        snapshot = current()
+        read_bytes = snapshot.read_bytes
+        realpath = snapshot.fs.realpath
+        seen = {realpath(os.path.abspath(f)) for f in files}
+        needle = name.encode("utf-8")
+        for directory, subdirs, filenames in snapshot.fs.walk(root):
+            subdirs[:] = sorted(d for d in subdirs if not d.startswith(".") and d not in _SKIPPED_DIRS)
+            for filename in sorted(filenames):
+                if not filename.endswith(".py"):
+                    continue
+                full = os.path.join(directory, filename)
+                if realpath(full) in seen:
+                    continue
+                try:
+                    data = read_bytes(full)
+                except (OSError, ValueError):
+                    continue
+                if needle in data or not data.isascii():
+                    return os.path.relpath(full)
+        return None
+
     # -- per-file records ---------------------------------------------------------------
     def file_records(self, records: Mapping[str, Any]) -> None:
         """File the per-file phase's ``records`` (display path -> ``FileIndex``) of a run:
@@ -351,6 +639,113 @@ class References:
     def keep_class_module(self, key: Hashable, analysis: Any) -> None:
         """Keep the class index's ``analysis`` under ``key`` (see :attr:`classes`)."""
         _bounded_put(self.classes, key, analysis, MAX_CLASSES)
+
+
+#: Folders :meth:`References.spelled_beyond` does not walk (besides hidden ones).
+_SKIPPED_DIRS = frozenset({"__pycache__", "node_modules", "site-packages", "build", "dist"})
+
+
+def _calls_paired(
+    data: bytes, path: str, paired: list[tuple[bytes, str, tuple[bytes, ...]]],
+    pairs_of: Mapping[bytes, list[tuple[str, frozenset[bytes]]]], words: Words,
+) -> bool:
+    """Whether the file at ``path`` holding ``data`` may call one of ``paired``
+    (``(name, home, module parts)``: it spells the function's name and is its own file or
+    spells one of its module's parts). ``pairs_of``: ``paired`` by name; ``words``: every
+    name and part of them. An ASCII file's words are read once
+    (:class:`ppo_migrate.prefilter.Words`), then met against ``pairs_of``; another file may
+    spell them in forms NFKC folds (:func:`ppo_migrate.project.spelling.spells`), asked pair
+    by pair."""
+    if not data.isascii():
+        return any(
+            spells(data, n) and (home == path or any(spells(data, m) for m in modules))
+            for n, home, modules in paired
+        )
+
+    def calls(spelled: set[bytes]) -> bool:
+        return any(
+            home == path or not modules.isdisjoint(spelled)
+            for n in spelled
+            for home, modules in pairs_of.get(n, ())
+        )
+
+    # the names and parts that are whole tokens decide most files (a module calling the
+    # function it defines, or importing it by its module's name); the rest need every word
+    return calls(words.whole(data)) or calls(words.spelled(data))
+
+
+def _name_sets(wanted: Collection[Wanted]) -> tuple[set[str], set[str], set[str]]:
+    """``(names, modules, packages)`` of the wanted names: their last parts (``launch`` of
+    ``pkg.lib.launch``), their modules' last parts (``lib``) and every part of their modules
+    (``pkg``, ``lib``: a module loaded by a name built at run time,
+    ``import_module("pkg." + name)``, may be any module under a package it names). Each
+    module is split once (benchmark item 12: 15,000 names in 1,000 module spellings)."""
+    names: set[str] = set()
+    modules: set[str] = set()
+    packages: set[str] = set()
+    seen: set[str] = set()
+    for w in wanted:
+        names.add(w.name)
+        module = w.module or ""
+        if module in seen:
+            continue
+        seen.add(module)
+        modules.add(module.rpartition(".")[2])
+        packages.update(p for p in module.split(".") if p)
+    return names, modules, packages
+
+
+def _package_roots(wanted: Collection[Wanted]) -> set[str] | None:
+    """The directories of the outermost packages holding the wanted names' modules (their
+    :attr:`Wanted.home`); ``None`` when one's file is not known (then any file may reach it)."""
+    roots: set[str] = set()
+    seen: set[str] = set()  # a file holds many wanted names (15 calls a file: 9,000 entries)
+    for w in wanted:
+        where = w.home
+        if not where:
+            return None
+        if where in seen:
+            continue
+        seen.add(where)
+        package = module_package(where)
+        if package:  # a module in no package is reached by no relative import
+            # the folder the outermost package lives in (the package root), and that
+            # package's own folder below it
+            root = package_root(where, package)
+            if root is not None:
+                roots.add(os.path.join(os.fspath(root), package[0]))
+    return roots
+
+
+def _inside(path: str, roots: set[str] | None) -> bool:
+    """Whether ``path`` lies in one of ``roots`` (any path when ``roots`` is ``None``)."""
+    if roots is None:
+        return True
+    here = os.path.abspath(path)
+    return any(here.startswith(root + os.sep) for root in roots)
+
+
+def _names_with_their_modules(
+    data: bytes, spelled: set[str] | None, parts_of: Mapping[str, set[str]], parts: Names
+) -> bool:
+    """Whether the file spells a wanted name together with one of that name's module parts
+    (:meth:`References._module_parts`); ``spelled``: the wanted names it spells (``None``:
+    any)."""
+    mentioned = identifiers(data, parts)
+    if mentioned is None or spelled is None:
+        return mentioned is None or bool(mentioned)
+    return any(parts_of.get(n, set()) & mentioned for n in spelled)
+
+
+def reexported(name: str, wanted: Container[str], aliases: Mapping[str, str]) -> str:
+    """``name`` followed through the re-exports known (``aliases``: ``pkg.launch`` ->
+    ``pkg.mid.launch`` -> ``pkg.lib.launch``), up to a ``wanted`` name (at most 8 steps):
+    the module spelling a use reaches a wanted name through."""
+    for _ in range(8):
+        if name in wanted or name not in aliases:
+            return name
+        name = aliases[name]
+    return name
 
 
 def _bounded_put(table: dict, key: Hashable, value: Any, most: int) -> None:
@@ -393,6 +788,6 @@ def current_references() -> References:
 
 
 __all__ = [
-    "MAX_CLASSES", "MAX_RECORDS", "References", "current_references", "forget_outside", "module_file", "of",
-    "package_root",
+    "MAX_CLASSES", "MAX_RECORDS", "Referrer", "References", "Wanted", "current_references", "forget_outside",
+    "module_file", "of", "package_root", "reexported",
 ]

@@ -37,9 +37,7 @@ from ppo_migrate.rules.scopes import ScopeKind, frames as scope_frames
 from ppo_migrate.rules.targets import all_args
 from ppo_migrate.constants import CONFIG_PARAMETER
 from ppo_migrate.diagnostics import UNSURE_CALLEE_KINDS, Diagnostic, Related, qualname
-from ppo_migrate.files import utf8_source
-from ppo_migrate.prefilter import Words, spells_otherwise
-from ppo_migrate.project.references import current_references
+from ppo_migrate.project.references import Wanted, current_references
 from ppo_migrate.project.snapshot import current
 from ppo_migrate.project.modules import (
     module_name,
@@ -761,13 +759,13 @@ def _indexer(settings: Settings, given: Mapping[str, FileIndex] | None):
 
 
 def _scan(files: Sequence[str], wanted: set[str], index_of, index: _Index) -> None:
-    """Find call sites and value references of ``wanted`` functions in ``files``."""
+    """Find call sites and value references of ``wanted`` functions in ``files``: those the
+    run's reference index says may call one
+    (:meth:`ppo_migrate.project.references.References.referrers`) are indexed."""
     todo = wanted - index.scanned
     if not todo:
         return
     index.scanned |= todo
-    names = sorted({fq.rsplit(".", 1)[-1].encode("utf-8", "surrogateescape") for fq in todo})
-    paired = _paired_names(todo, index)
     # ``ns.lib.launch`` is ``lib.launch`` of ``ns/lib.py`` (a folder without
     # ``__init__.py``: :func:`namespace_prefixes`)
     as_wanted = {fq: fq for fq in todo}
@@ -776,36 +774,16 @@ def _scan(files: Sequence[str], wanted: set[str], index_of, index: _Index) -> No
         for prefix in namespace_prefixes(info.path) if info is not None else ():
             as_wanted.setdefault(f"{prefix}.{fq}", fq)
     asked = set(as_wanted)
-    # the words looked for in every file, read once per file and not once per word
-    # (:class:`ppo_migrate.prefilter.Words`: the wanted names are hundreds on a chain)
-    spelling = Words(names)
-    pairs_of: dict[bytes, list[tuple[str, frozenset[bytes]]]] = {}
-    for n, home, modules in paired or ():
-        pairs_of.setdefault(n, []).append((home, frozenset(modules)))
-    paired_words = Words({*pairs_of, *(m for pairs in pairs_of.values() for _, ms in pairs for m in ms)})
-    snapshot = current()
-    for path in files:
-        try:
-            data = utf8_source(snapshot.read_bytes(path))  # never blocks on a FIFO; once a run
-        except (OSError, ValueError):
-            continue
-        if data is None:
-            continue  # it does not decode: it cannot run, nor call anything
-        # (a file with other bytes may spell a name another way: characters NFKC folds,
-        # ``_ｅnv`` being ``_env`` to Python)
-        if not (spelling.any_in(data) or (not data.isascii() and spells_otherwise(data, names))):
-            # (:func:`ppo_migrate.prefilter.is_candidate`'s test) a file that never spells
-            # the name may still replace it by a name built at
+    for ref in current_references().referrers(files, _asked(todo, index), calls=True):
+        if not ref.spells:
+            # a file that never spells the name may still replace it by a name built at
             # run time (``mock.patch.object(launcher, "init_" + "ray", fake)``)
-            for name, line in computed_bindings(path, data, todo):
-                index.dynamic.setdefault(name, (path, line))
+            for name, line in computed_bindings(ref.path, ref.data, todo):
+                index.dynamic.setdefault(name, (ref.path, line))
             continue
-        if (
-            paired is not None
-            and not _calls_paired(data, path, paired, pairs_of, paired_words)
-            and not _binds_by_name(data)
-        ):
+        if not ref.refers:
             continue
+        path = ref.path
         found = index_of(path, asked)
         if found is None:
             continue
@@ -826,73 +804,18 @@ def _scan(files: Sequence[str], wanted: set[str], index_of, index: _Index) -> No
             index.values[as_wanted[spelled]].extend((path, line) for line in found.values[spelled])
 
 
-#: A file binding names at run time (:attr:`FileIndex.dynamic`: ``setattr``, a mock's
-#: ``patch``, a three-argument ``type``, a namespace's items): it may rebind any wanted
-#: function, whatever it imports.
-_BINDS_BY_NAME = re.compile(rb"setattr|delattr|\bpatch\b|\btype\s*\(|\b(?:globals|vars|locals)\s*\(|__dict__")
-
-
-def _calls_paired(
-    data: bytes, path: str, paired: list[tuple[bytes, str, tuple[bytes, ...]]],
-    pairs_of: Mapping[bytes, list[tuple[str, frozenset[bytes]]]], words: Words,
-) -> bool:
-    """Whether the file at ``path`` holding ``data`` may call one of ``paired``
-    (:func:`_paired_names`: it spells the function's name and is its own file or spells one
-    of its module's parts). ``pairs_of``: ``paired`` by name; ``words``: every name and part
-    of them. An ASCII file's words are read once (:class:`ppo_migrate.prefilter.Words`),
-    then met against ``pairs_of``; another file may spell them in forms NFKC folds
-    (:func:`_spells`), asked pair by pair."""
-    if not data.isascii():
-        return any(
-            _spells(data, n) and (home == path or any(_spells(data, m) for m in modules))
-            for n, home, modules in paired
-        )
-
-    def calls(spelled: set[bytes]) -> bool:
-        return any(
-            home == path or not modules.isdisjoint(spelled)
-            for n in spelled
-            for home, modules in pairs_of.get(n, ())
-        )
-
-    # the names and parts that are whole tokens decide most files (a module calling the
-    # function it defines, or importing it by its module's name); the rest need every word
-    return calls(words.whole(data)) or calls(words.spelled(data))
-
-
-def _spells(data: bytes, word: bytes) -> bool:
-    """Whether ``data`` holds ``word``, as it is or in a spelling NFKC folds into it."""
-    return word in data or (not data.isascii() and spells_otherwise(data, [word]))
-
-
-def _binds_by_name(data: bytes) -> bool:
-    """Whether the file may bind a name at run time (see :data:`_BINDS_BY_NAME`)."""
-    return _BINDS_BY_NAME.search(data) is not None or (
-        not data.isascii() and spells_otherwise(data, _BINDING_WORDS)
-    )
-
-
-_BINDING_WORDS = [b"setattr", b"delattr", b"patch", b"type", b"globals", b"vars", b"locals", b"__dict__"]
-
-
-def _paired_names(todo: set[str], index: _Index) -> list[tuple[bytes, str, tuple[bytes, ...]]] | None:
-    """For module-level functions only: ``(name, defining file, module parts)`` per wanted
-    function. Another file calls ``pkg.mod.f`` or refers to it only through an import that
-    names ``mod`` (``from pkg.mod import f``, ``from . import mod``, ``import pkg.mod``,
-    ``from pkg.mod import *``; :func:`reference_fqs` does not follow re-exports), or, for a
-    package's ``__init__.py``, a relative import (``from . import f``); its own file calls
-    it by name. ``None`` (the name alone decides) when one is a method (its calls
+def _asked(todo: set[str], index: _Index) -> list[Wanted]:
+    """What the reference index is asked of the ``todo`` functions: each module-level
+    function's name with its module and its file (another file calls ``pkg.mod.f`` or
+    refers to it only through an import that names ``mod``; :func:`reference_fqs` does not
+    follow re-exports); the names alone (no module) when one is a method (its calls
     ``obj.f()`` name no module) or not known yet."""
     out = []
     for fq in todo:
         info = index.functions.get(fq)
         if info is None or info.cls is not None or "<" in info.qualname:
-            return None
-        module = fq[: -len(info.qualname) - 1]
-        parts = [module.rpartition(".")[2].encode("utf-8", "surrogateescape")]
-        if os.path.basename(info.path) == "__init__.py":
-            parts.append(b"from .")
-        out.append((info.qualname.encode("utf-8", "surrogateescape"), info.path, tuple(parts)))
+            return [Wanted(fq.rsplit(".", 1)[-1]) for fq in todo]
+        out.append(Wanted(info.qualname, fq[: -len(info.qualname) - 1], info.path))
     return out
 
 
@@ -983,7 +906,9 @@ def plan(
         if name in index.assigned:
             path, line = index.assigned[name]
             return f"`{name}` is assigned as an attribute at {path}:{line}, which may override it"
-        outside = _unanalysed_mention(info.path, name, files)
+        # a subclass in a file outside the given paths (pre-commit passes only staged
+        # files) would keep a signature without the new parameter
+        outside = current_references().spelled_beyond(_project_root(os.path.abspath(info.path)), name, files)
         if outside:
             return (
                 f"{outside} mentions `{name}` but was not analysed, so a subclass there may "
@@ -1112,9 +1037,6 @@ def plan(
     return Plan(threadable, reasons, index), entries
 
 
-_SKIPPED_DIRS = frozenset({"__pycache__", "node_modules", "site-packages", "build", "dist"})
-
-
 def _project_root(path: str) -> Path:
     """The folder walked for files that may override a method of ``path``: the run's root
     (:meth:`ppo_migrate.project.snapshot.Snapshot.root_of`, decided once a run by
@@ -1127,38 +1049,6 @@ def _project_root(path: str) -> Path:
     for _ in module_package(path):
         root = root.parent
     return root
-
-
-def _unanalysed_mention(path: str, name: str, files: Sequence[str]) -> str | None:
-    """A ``.py`` file of ``path``'s project that the run did not analyse and whose bytes
-    contain ``name`` (or any non-ASCII byte: it may spell it another way), else ``None``.
-
-    A method is threaded only when every file that could override it was seen: a
-    subclass in a file outside the given paths (pre-commit passes only staged files)
-    would keep a signature without the new parameter. Hidden directories and
-    ``__pycache__``, ``node_modules``, ``site-packages``, ``build``, ``dist`` are skipped.
-    """
-    snapshot = current()
-    read_bytes = snapshot.read_bytes  # once a run
-    root = _project_root(os.path.abspath(path))
-    realpath = snapshot.fs.realpath  # once a run
-    seen = {realpath(os.path.abspath(f)) for f in files}
-    needle = name.encode("utf-8")
-    for directory, subdirs, filenames in snapshot.fs.walk(root):  # each folder listed once a run
-        subdirs[:] = sorted(d for d in subdirs if not d.startswith(".") and d not in _SKIPPED_DIRS)
-        for filename in sorted(filenames):
-            if not filename.endswith(".py"):
-                continue
-            full = os.path.join(directory, filename)
-            if realpath(full) in seen:
-                continue
-            try:
-                data = read_bytes(full)
-            except (OSError, ValueError):
-                continue
-            if needle in data or not data.isascii():
-                return os.path.relpath(full)
-    return None
 
 
 def hint(diag: Diagnostic, fq: str | None, the_plan: Plan, *, threading: bool) -> Diagnostic:

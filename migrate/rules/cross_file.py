@@ -21,10 +21,8 @@ positively a config, or a reference other than a call (the class handed to
 from __future__ import annotations
 
 import ast
-import functools
 import itertools
 import os
-import re
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, NamedTuple
@@ -36,13 +34,11 @@ from ppo_migrate.rules.module import parsed_source
 from ppo_migrate.rules.scopes import frames
 from ppo_migrate.rules.targets import dotted_parts
 from ppo_migrate.diagnostics import CallerOrigin, Diagnostic, Reason, Related, qualname
-from ppo_migrate.files import decode_source, utf8_source
-from ppo_migrate.prefilter import is_candidate
-from ppo_migrate.project.references import current_references, package_root
+from ppo_migrate.files import decode_source
+from ppo_migrate.project.references import Wanted, current_references, reexported
 from ppo_migrate.project.snapshot import active, current
 from ppo_migrate.project.modules import (
     module_name,
-    module_package,
     namespace_prefixes,
     package_for_relative_imports,
 )
@@ -50,20 +46,10 @@ from ppo_migrate.project.modules import (
 if TYPE_CHECKING:
     from ppo_migrate.settings_model import Settings
 
-#: Above this many names, a file's identifiers are collected once instead of searching
-#: the bytes for each name.
-_MANY_NAMES = 8
 #: Files whose analysis a judgement keeps for its second pass (more are parsed again: memory).
 _KEEP_PARSED = 4
 #: Analyses made between two runs of the cycle collector (:func:`_collect`).
 _COLLECT_EVERY = 4
-_WORD = re.compile(rb"[A-Za-z0-9_]")
-_WORD_BYTES = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_"
-#: every byte but a letter, a digit or ``_`` made a space (:func:`_words`)
-_WORDS_ONLY = bytes(b if b in _WORD_BYTES else 32 for b in range(256))
-#: Up to this many bytes, a file asked of many names is split into its words
-#: (:func:`_spelled`); a larger one is scanned with the names' regex.
-_WORDS_UP_TO = 16_384
 
 
 def pending_origins(diagnostics: Iterable[Diagnostic], verdicts: Mapping | None) -> set[CallerOrigin]:
@@ -298,24 +284,8 @@ def _judge(
         # a file is read further only when it spells a wanted function, class or global: a
         # method's calls are judged in the files that name its class (``run`` alone is
         # spelled by most files of a tree, verl's: 355 of 825 parsed for nothing)
-        gate, modules, packages = _name_sets(wanted)
-        short = gate | {w.method for ws in wanted.values() for w in ws if w.method}
+        short = {fq.rpartition(".")[2] for fq in wanted} | {w.method for ws in wanted.values() for w in ws if w.method}
         more: dict[str, list[_Wanted]] = defaultdict(list)
-        # a use from another file names the module too (``from pkg.lib import launch``,
-        # ``from . import lib``, ``import_module("pkg.lib")``, ``pkg.lib.launch``; a
-        # re-export's own file does), or a package above it that re-exports the name
-        # (``from pkg import launch``)
-        # (each name with its own module: a file spelling ``config``, the name of a script's
-        # global, and ``utils``, the package of another wanted function, reaches neither)
-        parts_of = _module_parts(wanted, paths)
-        parts = set().union(*parts_of.values())
-        imports_module = _module_import_pattern(modules)
-        # each set of names prepared once for the round's files (:func:`_spelled`)
-        gate_names, parts_names = _names(frozenset(gate)), _names(frozenset(parts))
-        packages_names, modules_names = _names(frozenset(packages)), _names(frozenset(modules))
-        # a relative import (``from .lib import launch``) reaches a wanted module only from a
-        # file inside that module's outermost package (none reaches a script's module)
-        roots = _package_roots(wanted)
         # name -> the one file whose own analysis judged every use of it there (skipped)
         skips: dict[str, set[str | None]] = defaultdict(set)
         for fq, entries in wanted.items():
@@ -324,6 +294,13 @@ def _judge(
         own = {n: next(iter(k)) for n, k in skips.items() if len(k) == 1 and None not in k}
         # the files a wanted subclass, re-export or function was found in (it may be used there)
         homes = {w.home for entries in wanted.values() for w in entries if w.home}
+        # what the run's reference index is asked: each name with its module and the file it
+        # was found in (a relative import reaches it from inside that file's package only)
+        asked = {
+            Wanted(fq.rpartition(".")[2], fq.rpartition(".")[0], w.home or w.skip or "")
+            for fq, entries in wanted.items()
+            for w in entries
+        }
         renamed: list[tuple[str, str, str]] = []
         #: files with references a re-export found later may resolve: judged again then
         unresolved: dict[str, set[str]] = {}
@@ -344,30 +321,11 @@ def _judge(
             if judge.unresolved:
                 unresolved[path] = judge.unresolved
 
-        for path in paths:
-            raw = _read(path)
-            # the gate reads UTF-8 (names are): a cookie's ``latin-1`` file re-encoded
-            data = utf8_source(raw) if raw is not None else None
-            if data is None:
+        for ref in current_references().referrers(paths, asked, read=homes, skip=own):
+            if not ref.refers:
                 continue
-            spelled = _spelled(data, gate_names)
-            if spelled:
-                here = os.path.abspath(path)
-                spelled = {n for n in spelled if own.get(n) != here}  # not only its own names
-            if not (
-                (spelled is None or spelled)
-                and (
-                    (b"from ." in data and _inside(path, roots)) or path in homes
-                    or _names_with_their_modules(data, spelled, parts_of, parts_names)
-                    or (_loads_by_name(data) and _mentions(data, packages_names))
-                )
-                or b"import *" in data  # ``from .lib import *`` re-exports names it never spells
-                # ``from pkg.sub import lib as engine``: a module re-exported, names unspelled
-                or (b"import" in data and imports_module.search(data) is not None)
-                or (b"getattr(" in data and _mentions(data, modules_names))  # ``getattr(lib, "la" + "unch")``
-            ):
-                continue
-            analysis = parsed[path] if path in parsed else _analysis(path, raw, settings)
+            path = ref.path
+            analysis = parsed[path] if path in parsed else _analysis(path, ref.raw, settings)
             if analysis is None:
                 continue
             if len(parsed) < _KEEP_PARSED:
@@ -380,15 +338,19 @@ def _judge(
         # a file judged before the re-export it uses was met (``from pkg import launch``
         # read before ``pkg/__init__.py``): judged again, now that the alias is known
         for path, names in list(unresolved.items()):
-            if any(_resolved(fq, wanted, aliases) in wanted for fq in names):
-                analysis = parsed[path] if path in parsed else _analysis(path, _read(path) or b"", settings)
+            if any(reexported(fq, wanted, aliases) in wanted for fq in names):
+                if path in parsed:
+                    analysis = parsed[path]
+                else:
+                    raw = _read(path)  # read once a run: judged before, so it was read
+                    analysis = _analysis(path, raw, settings) if raw is not None else None
                 if analysis is not None:
                     judge_file(path, analysis)
         for exported, target, where in renamed:
             # ``from .lib import launch as start``: ``pkg.start`` is wanted next round, and
             # ``mypkg/api.py: from pkg.lib import launch``: ``mypkg.api.launch`` (its users
             # name ``api``, not ``lib``: this round's look did not read them)
-            for w in wanted.get(_resolved(target, wanted, aliases), ()):
+            for w in wanted.get(reexported(target, wanted, aliases), ()):
                 follow = w._replace(skip=None, home=where)
                 if first_time(exported, follow):  # once: the re-export is met each round
                     more[exported].append(follow)
@@ -401,27 +363,6 @@ def _judge(
         path, line, reason = min(reasons)
         verdicts[origin] = CallerVerdict(path, line, reason)
     return verdicts
-
-
-def _name_sets(wanted: Mapping[str, list[_Wanted]]) -> tuple[set[str], set[str], set[str]]:
-    """``(names, modules, packages)`` of the wanted fully qualified names: their last parts
-    (``launch`` of ``pkg.lib.launch``), their modules' last parts (``lib``) and every part of
-    their modules (``pkg``, ``lib``: a module loaded by a name built at run time,
-    ``import_module("pkg." + name)``, may be any module under a package it names). Each
-    module is split once (benchmark item 12: 15,000 names in 1,000 module spellings)."""
-    names: set[str] = set()
-    modules: set[str] = set()
-    packages: set[str] = set()
-    seen: set[str] = set()
-    for fq in wanted:
-        module, _, name = fq.rpartition(".")
-        names.add(name)
-        if module in seen:
-            continue
-        seen.add(module)
-        modules.add(module.rpartition(".")[2])
-        packages.update(p for p in module.split(".") if p)
-    return names, modules, packages
 
 
 def _decorators(
@@ -483,220 +424,6 @@ def _read(path: str) -> bytes | None:
         return current().read_bytes(path)  # read once a run
     except (OSError, ValueError):
         return None
-
-
-def _module_import_pattern(modules: set[str]) -> re.Pattern[bytes]:
-    """A file importing one of ``modules`` itself, the module object (``from pkg import lib``,
-    ``from pkg import (a,\n lib)``, ``import pkg.lib as l``), which it could hand on under
-    another name; not ``from pkg.lib import x``, which imports a name of it. Built once a
-    round, searched in each file's bytes."""
-    names = b"|".join(re.escape(m.encode("utf-8", "surrogateescape")) for m in sorted(modules))
-    return re.compile(
-        rb"\bimport[ \t]+[^\n;#]*\b(?:" + names + rb")\b|\bimport[ \t]*\([^)]*\b(?:" + names + rb")\b"
-    )
-
-
-def _package_roots(wanted: dict[str, list[_Wanted]]) -> set[str] | None:
-    """The directories of the outermost packages holding the wanted names' modules (the
-    files they were found in: :attr:`_Wanted.skip` or :attr:`_Wanted.home`); ``None`` when
-    one's file is not known (then any file may reach it)."""
-    roots: set[str] = set()
-    seen: set[str] = set()  # a file holds many wanted names (15 calls a file: 9,000 entries)
-    for entries in wanted.values():
-        for w in entries:
-            where = w.home or w.skip
-            if not where:
-                return None
-            if where in seen:
-                continue
-            seen.add(where)
-            package = module_package(where)
-            if package:  # a module in no package is reached by no relative import
-                # the folder the outermost package lives in (the index's package root), and
-                # that package's own folder below it
-                root = package_root(where, package)
-                if root is not None:
-                    roots.add(os.path.join(os.fspath(root), package[0]))
-    return roots
-
-
-def _inside(path: str, roots: set[str] | None) -> bool:
-    """Whether ``path`` lies in one of ``roots`` (any path when ``roots`` is ``None``)."""
-    if roots is None:
-        return True
-    here = os.path.abspath(path)
-    return any(here.startswith(root + os.sep) for root in roots)
-
-
-def _loads_by_name(data: bytes) -> bool:
-    """Whether the file may load a module by a name in a string (``importlib.import_module``,
-    ``__import__``, ``sys.modules[...]``)."""
-    return b"import_module" in data or b"__import__" in data or b"sys.modules" in data
-
-
-def _module_parts(wanted: dict[str, list[_Wanted]], paths: Sequence[str]) -> dict[str, set[str]]:
-    """Wanted name -> the module parts a file using it from elsewhere must spell: the last
-    part of its module (``lib`` for ``pkg.lib.launch``) and of each package above that
-    module whose ``__init__.py`` is among ``paths`` and may hand the name on (it spells the
-    name or its module's last part, ``from .lib import launch`` or ``from .sub import lib as
-    engine``; imports ``*``; or defines a module ``__getattr__``). Only through such a
-    package can a file reach ``pkg.lib.launch`` without naming ``lib``
-    (``from pkg import launch``); the others need not be read for it. A package between
-    that binds another package (``from . import sub``) hands on nothing by itself: a use
-    through it names ``lib``, or a package below that is checked in turn.
-
-    The packages above are walked once a module, not once a name (benchmark item 12's
-    3,000 wanted functions live in 200 modules)."""
-    #: module -> the wanted names in it
-    names_in: dict[str, set[str]] = defaultdict(set)
-    for fq in wanted:
-        module, _, name = fq.rpartition(".")
-        names_in[module].add(name)
-    #: package -> the modules below it holding wanted names
-    under: dict[str, list[str]] = defaultdict(list)
-    parts_of: dict[str, set[str]] = defaultdict(set)
-    for module, names in names_in.items():
-        last = module.rpartition(".")[2]
-        for name in names:
-            parts_of[name].add(last)
-        package = module
-        while "." in package:
-            package = package.rpartition(".")[0]
-            under[package].append(module)
-    for path in paths:
-        if os.path.basename(path) != "__init__.py":
-            continue
-        package = module_name(path)
-        if package not in under:
-            continue
-        raw = _read(path)
-        data = utf8_source(raw) if raw is not None else None
-        if data is None:
-            continue
-        part = package.rpartition(".")[2]
-        if b"import *" in data or b"__getattr__" in data:
-            spelled = None
-        else:
-            spelled = _spelled(data, set().union(
-                *(names_in[m] for m in under[package]),
-                (m.rpartition(".")[2] for m in under[package]),
-            ))
-        for module in under[package]:
-            # the name itself, or its module's last part (which hands on all its names)
-            names = names_in[module]
-            if spelled is not None and module.rpartition(".")[2] not in spelled:
-                names = names & spelled
-            for name in names:
-                parts_of[name].add(part)
-    return parts_of
-
-
-def _names_with_their_modules(
-    data: bytes, spelled: set[str] | None, parts_of: dict[str, set[str]], parts: set[str] | _Names
-) -> bool:
-    """Whether the file spells a wanted name together with one of that name's module parts
-    (:func:`_module_parts`); ``spelled``: the wanted names it spells (``None``: any)."""
-    mentioned = _spelled(data, parts)
-    if mentioned is None or spelled is None:
-        return mentioned is None or bool(mentioned)
-    return any(parts_of.get(n, set()) & mentioned for n in spelled)
-
-
-def _mentions(data: bytes, names: set[str] | _Names) -> bool:
-    """Whether the file spells one of ``names`` as an identifier (see :func:`_spelled`)."""
-    spelled = _spelled(data, names)
-    return spelled is None or bool(spelled)
-
-
-class _Names(NamedTuple):
-    """Names a file may spell (:func:`_spelled`), prepared once for many files.
-
-    Attributes:
-        encoded: the names as bytes (a name that is not UTF-8 keeps its bytes), sorted.
-        plain: those made of ASCII letters, digits and ``_`` only (every identifier a
-            file of ASCII bytes can hold): found among the file's words.
-        other: the rest (a module named after a file name such as ``my-lib.py``).
-    """
-
-    encoded: tuple[bytes, ...]
-    plain: frozenset[bytes]
-    other: tuple[bytes, ...]
-
-
-@functools.lru_cache(maxsize=8)
-def _names(names: frozenset[str]) -> _Names:
-    """``names`` prepared for :func:`_spelled` (a judgement round asks the same names of
-    every file: benchmark item 12, 200 files asked of 3,000 names each)."""
-    encoded = tuple(sorted(n.encode("utf-8", "surrogateescape") for n in names))
-    plain = frozenset(n for n in encoded if not n.translate(None, _WORD_BYTES))
-    return _Names(encoded, plain, tuple(n for n in encoded if n not in plain))
-
-
-def _spelled(data: bytes, names: set[str] | _Names) -> set[str] | None:
-    """The ``names`` the file spells as identifiers (``train`` is not in ``trainer``);
-    ``None`` for a non-ASCII file that may spell one otherwise (NFKC).
-
-    Args:
-        data: the file's bytes.
-        names: the names, or the same prepared once (:func:`_names`) when asked of many files.
-    """
-    prepared = names if isinstance(names, _Names) else _names(frozenset(names))
-    encoded = prepared.encoded
-    if not data.isascii():
-        return None if is_candidate(data, encoded) else set()
-    found: set[str] = set()
-    if len(encoded) > _MANY_NAMES and len(data) <= _WORDS_UP_TO:
-        # the file's words, collected once (C's translate and split), met with the names:
-        # a small file costs no regex over thousands of names (its compile ~25 ms for
-        # benchmark item 12's 3,000, the scan ~150 us a file there)
-        found.update(w.decode() for w in _words(data) & prepared.plain)
-        for n in prepared.other:
-            if any(_whole(data, *m.span()) for m in re.finditer(re.escape(n), data)):
-                found.add(n.decode())
-        return found
-    if len(encoded) > _MANY_NAMES:
-        # one pass of a regex whose alternatives share their prefixes (``run_ppo_1``,
-        # ``run_ppo_2``, ...), instead of one pass of the bytes per name: faster than the
-        # words on a large file (~6 ns a byte against ~20)
-        for m in _any_of(encoded).finditer(data):
-            if _whole(data, *m.span()):
-                found.add(m.group().decode())  # a whole identifier (``\\b`` would slow the scan)
-        return found
-    for n in encoded:
-        if n in data and re.search(rb"\b" + re.escape(n) + rb"\b", data):
-            found.add(n.decode())
-    return found
-
-
-def _whole(data: bytes, start: int, end: int) -> bool:
-    """Whether ``data[start:end]`` is a whole word: no letter, digit or ``_`` on either side."""
-    return not (start and _WORD.match(data, start - 1)) and not _WORD.match(data, end)
-
-
-def _words(data: bytes) -> set[bytes]:
-    """The words of an ASCII file: its runs of letters, digits and ``_``."""
-    return set(data.translate(_WORDS_ONLY).split())
-
-
-@functools.lru_cache(maxsize=8)
-def _any_of(words: tuple[bytes, ...]) -> re.Pattern[bytes]:
-    """``word1|word2|...`` with the words' common prefixes factored out (a trie): the
-    regex engine then skips to the next possible first byte in C."""
-    trie: dict = {}
-    for w in words:
-        node = trie
-        for byte in w:
-            node = node.setdefault(byte, {})
-        node[None] = True
-
-    def pattern(node: dict) -> bytes:
-        branches = [re.escape(bytes([b])) + pattern(sub) for b, sub in sorted((k, v) for k, v in node.items() if k is not None)]
-        if not branches:
-            return b""
-        body = branches[0] if len(branches) == 1 else b"(?:" + b"|".join(branches) + b")"
-        return b"(?:" + body + b")?" if None in node else body
-
-    return re.compile(pattern(trie))
 
 
 def _analysis(path: str, data: bytes, settings: Settings):
@@ -833,7 +560,7 @@ class _FileJudge:
         return found
 
     def _resolved(self, fq: str) -> str:
-        return _resolved(fq, self.wanted, self.aliases)
+        return reexported(fq, self.wanted, self.aliases)
 
     def reasons(self) -> Iterator[tuple[CallerOrigin, int, str]]:
         """``(origin, line, reason)`` for each use arguing against an origin
@@ -1374,16 +1101,6 @@ def _loads_a_module(node: ast.expr) -> bool:
 
 #: Attributes whose replacement changes how the class builds its instances.
 _CONSTRUCTION_ATTRIBUTES = frozenset({"__init__", "__new__", "__call__", "__init_subclass__", "__class__"})
-
-
-def _resolved(fq: str, wanted: Mapping[str, list[_Wanted]], aliases: Mapping[str, str]) -> str:
-    """``fq`` through the re-exports known (``pkg.launch`` -> ``pkg.mid.launch`` ->
-    ``pkg.lib.launch``), up to a wanted name."""
-    for _ in range(8):
-        if fq in wanted or fq not in aliases:
-            return fq
-        fq = aliases[fq]
-    return fq
 
 
 def _within(module: str, name: str) -> bool:

@@ -197,7 +197,6 @@ IMPORT_READERS = {"import_words", "import_statements"}
 #: what a module imports at its level (the re-exports it may make).
 IMPORTER_DELEGATES = {
     ("rules/patches.py", "reachable_files"): "importers_of",
-    ("rules/cross_file.py", "_package_roots"): "package_root",
     ("rules/cross_file.py", "_FileJudge.collect_reexports"): "module_imports",
 }
 DELEGATES = {
@@ -491,3 +490,211 @@ def test_a_file_s_folder_follows_the_working_directory(tmp_path, monkeypatch) ->
     assert absolute_parent("pkg/../mod.py") == f"{tmp_path}/b/pkg/.."
     assert absolute_parent("/x/y/z.py") == "/x/y"
     assert absolute_parent("./q.py") == f"{tmp_path}/b"  # pathlib's spelling
+
+
+# ------------------------------------------------------------------ which files may refer to a name
+def _referrers(tmp_path: Path, files: dict[str, bytes], wanted, **kw) -> tuple[dict[str, tuple[bool, bool]], Snapshot]:
+    """``{file: (spells, refers)}`` of :meth:`References.referrers` over ``files`` (written
+    under ``tmp_path``, asked by their paths relative to it), and the run's snapshot."""
+    for name, data in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_bytes(data)
+    with run_scope() as snapshot:
+        answer = {
+            str(Path(r.path).relative_to(tmp_path)): (r.spells, r.refers)
+            for r in references.of(snapshot).referrers([str(tmp_path / n) for n in files], wanted, **kw)
+        }
+    return answer, snapshot
+
+
+def test_a_file_may_call_a_wanted_function_only_by_its_name_and_module(tmp_path: Path) -> None:
+    """The caller phase's question (``calls=True``, once ``callers._calls_paired``): a file
+    calls ``pkg.m3.helper_3`` when it spells the name and a part of its module (``m3``, as
+    bytes go: ``m30`` holds it) or is its own file; ``from .`` for a package's
+    ``__init__.py``; a name spelled with characters NFKC folds counts; a file binding
+    names at run time refers to every name it spells."""
+    from ppo_migrate.project.references import Wanted
+
+    wanted = [Wanted(f"helper_{i}", f"pkg.m{i}", str(tmp_path / f"pkg/m{i}.py")) for i in range(30)]
+    wanted.append(Wanted("launch", "pkg", str(tmp_path / "pkg/__init__.py")))
+    files = {
+        "a.py": b"from pkg.m3 import helper_3\nhelper_3()\n",
+        "b.py": b"helper_3()\n",  # no module of it named
+        "pkg/m3.py": b"helper_3()\n",  # its own file
+        "c.py": b"from pkg.m30 import helper_3\n",  # ``m3`` inside ``m30``
+        "d.py": b"from . import launch\n",
+        "e.py": b"launch()\n",
+        "f.py": "from pkg.m4 import ｈelper_4\n".encode(),
+        "g.py": "from pkg.m4 import ｈelper_5\n".encode(),
+        "h.py": b"setattr(x, 'a', helper_5)\n",  # binds by name
+        "i.py": b"x = 1\n",  # spells no name
+        "j.py": b"\xff\xfe\x00",  # does not decode: left out
+    }
+    answer, snapshot = _referrers(tmp_path, files, wanted, calls=True)
+    assert answer == {
+        "a.py": (True, True), "b.py": (True, False), "pkg/m3.py": (True, True), "c.py": (True, True),
+        "d.py": (True, True), "e.py": (True, False), "f.py": (True, True), "g.py": (True, False),
+        "h.py": (True, True), "i.py": (False, False),
+    }
+    # the names alone (a method's: no module asked) decide
+    alone, _ = _referrers(tmp_path, {"b.py": files["b.py"], "i.py": files["i.py"]}, [Wanted("helper_3")], calls=True)
+    assert alone == {"b.py": (True, True), "i.py": (False, False)}
+    assert all(snapshot.counts_of(tmp_path / n).reads == 1 for n in files)
+
+
+def test_a_file_may_use_a_wanted_name_through_its_module_or_a_re_export(tmp_path: Path) -> None:
+    """The judgement's question (``calls=False``, once ``cross_file._judge``'s gate): names
+    as identifiers with a spelling of a module reaching them: the module's last part, or a
+    package whose ``__init__.py`` re-exports the name (``from pkg import run_7``); a star
+    import, the module object imported, ``getattr(`` beside the module's part, a module
+    loaded by name beside a package's part, a relative import inside the package; ``skip``:
+    a name judged in its own file; ``read``: a file whose names suffice."""
+    from ppo_migrate.project.references import Wanted
+
+    home = str(tmp_path / "pkg/lib.py")
+    wanted = {Wanted(f"run_{k}", "pkg.lib", home) for k in range(12)} | {Wanted("Engine", "pkg.core", home)}
+    files = {
+        "pkg/__init__.py": b"from .lib import run_7\n",
+        "pkg/lib.py": b"def run_7(config):\n    return run_8(config)\n",
+        "pkg/core.py": b"",
+        "caller.py": b"from pkg import run_7\n\nrun_7({})\n",  # through the re-export
+        "direct.py": b"from pkg.lib import run_3\n",
+        "other.py": b"def run_7(x):\n    return x\n",  # no module of it
+        "longer.py": b"from pkg.lib import run_77\n",  # ``run_7`` is not an identifier here
+        "unexported.py": b"from pkg import Engine\n",  # ``pkg`` hands on ``lib``'s names only
+        "star.py": b"from pkg.lib import *\n",
+        "module.py": b"from pkg import lib as engine\n",
+        "attr.py": b"import x\ngetattr(lib, 'run_' + '3')\n",
+        "by_name.py": b"import importlib\nm = importlib.import_module('pkg.' + n)\nm.run_3()\n",
+        "pkg/rel.py": b"from .core import Engine\n",
+        "judged.py": b"from pkg.core import Engine\n",
+        "found.py": b"run_2 = 1\n",
+    }
+    answer, snapshot = _referrers(
+        tmp_path, files, wanted, skip={"Engine": str(tmp_path / "judged.py")}, read={str(tmp_path / "found.py")}
+    )
+    refers = sorted(n for n, (_, r) in answer.items() if r)
+    assert refers == [
+        "attr.py", "by_name.py", "caller.py", "direct.py", "found.py", "module.py", "pkg/__init__.py", "pkg/rel.py",
+        "star.py",
+    ]
+    assert answer["pkg/lib.py"] == (True, False)  # its own names, no module spelled: its analysis judges them
+    assert answer["other.py"] == (True, False) and answer["longer.py"] == (False, False)
+    assert answer["unexported.py"] == (True, False)
+    assert answer["judged.py"] == (False, False)  # its only name judged there
+    assert snapshot.counts_of(tmp_path / "pkg/__init__.py").reads == 1  # the re-exports' look and the files'
+
+
+def test_identifiers_are_the_same_in_a_small_file_and_a_large_one() -> None:
+    """Many names (more than ``MANY_NAMES``) are met with a small file's words and looked for
+    in a large file with their regex: both give the whole identifiers, a name with a
+    character no identifier has (a module ``my-lib`` from ``my-lib.py``) included, and
+    neither finds ``run_3`` in ``run_3x`` nor ``run_1`` in ``xrun_1``."""
+    from ppo_migrate.project import spelling
+
+    names = {f"run_{i}" for i in range(20)} | {"my-lib"}
+    assert len(names) > spelling.MANY_NAMES
+    text = b"x = run_1 + run_12\nrun_3x = xrun_1\nimport my-lib\nrun_100(run_19)\n"
+    expected = {"run_1", "run_12", "run_19", "my-lib"}
+    assert len(text) <= spelling.WORDS_UP_TO
+    assert spelling.identifiers(text, names) == expected
+    large = text + b"# padding\n" * (spelling.WORDS_UP_TO // 10)
+    assert len(large) > spelling.WORDS_UP_TO
+    assert spelling.identifiers(large, names) == expected
+    prepared = spelling.names(frozenset(names))
+    assert prepared.other == (b"my-lib",)
+    assert spelling.identifiers(text, prepared) == expected
+    assert spelling.identifiers(b"run_1 = 2\n", {"run_1", "run"}) == {"run_1"}  # few names: ``\b``
+    # a non-ASCII file may spell a name otherwise (NFKC): ``None`` when its bytes hold one
+    assert spelling.identifiers("# \u00e9\nrun_2()\n".encode(), names) is None
+    assert spelling.identifiers("# \u00e9\nother()\n".encode(), names) == set()
+
+
+#: The caller phase's plan and the cross-file judgement ask the index which files may refer
+#: to a name (``References.referrers``), which file beyond the run spells one
+#: (``References.spelled_beyond``) and which name a re-export stands for (``reexported``).
+REFERRER_DELEGATES = {
+    ("rules/callers.py", "_scan"): "referrers",
+    ("rules/callers.py", "plan.overridden"): "spelled_beyond",
+    ("rules/cross_file.py", "_judge"): "referrers",
+    ("rules/cross_file.py", "_FileJudge._resolved"): "reexported",
+}
+#: What reads a file's bytes for names or modules: the prefilter's and the index's word
+#: readers, regular expressions, a byte string's own searches.
+BYTE_SCANNERS = {
+    "Words", "spells_otherwise", "is_candidate", "utf8_source", "spells", "identifiers", "mentions",
+    "binds_by_name", "loads_by_name", "module_import_pattern", "compile", "search", "finditer", "findall",
+    "match", "fullmatch", "translate", "isascii",
+}
+#: The engines the two had of their own (gone: the index answers).
+ENGINES = {
+    "_spells", "_calls_paired", "_binds_by_name", "_paired_names", "_unanalysed_mention", "_module_import_pattern",
+    "_module_parts", "_names_with_their_modules", "_mentions", "_spelled", "_words", "_any_of", "_package_roots",
+    "_loads_by_name", "_inside", "_names", "_name_sets", "_whole", "_resolved",
+}
+#: The caller phase's functions reached from ``plan`` (``callers.py`` also holds the per-file
+#: records, ``_AstFacts``, which read a parsed file's text, not the run's bytes).
+PLAN_ROOTS = {"plan", "_scan"}
+
+
+def _byte_scans(node: ast.AST) -> list[str]:
+    """Where ``node`` scans bytes: a bytes literal (``b"from ." in data``) or a call of
+    :data:`BYTE_SCANNERS`."""
+    found = []
+    for n in ast.walk(node):
+        if isinstance(n, ast.Constant) and isinstance(n.value, bytes):
+            found.append((n.lineno, n.col_offset, f"{n.lineno}: {n.value!r}"))
+        elif isinstance(n, ast.Call):
+            name = n.func.id if isinstance(n.func, ast.Name) else getattr(n.func, "attr", None)
+            if name in BYTE_SCANNERS:
+                found.append((n.lineno, n.col_offset, f"{n.lineno}: {name}()"))
+    return [text for *_, text in sorted(found)]
+
+
+def _scanners(name: str, tree: ast.Module) -> list[str]:
+    """The byte scans of ``cross_file.py`` (all of it) or of ``callers.py``'s plan (the
+    module-level functions :data:`PLAN_ROOTS` call, in turn), and the engines defined."""
+    top = {n.name: n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    out = [f"{name}: defines {n}" for n in top if n in ENGINES]
+    if name == "rules/cross_file.py":
+        return out + [f"{name}:{s}" for s in _byte_scans(tree)]
+    todo, seen = list(PLAN_ROOTS), set()
+    while todo:
+        fn = todo.pop()
+        if fn in seen or fn not in top:
+            continue
+        seen.add(fn)
+        out += [f"{name} {fn}:{s}" for s in _byte_scans(top[fn])]
+        todo += [c for c in _called(top[fn]) if c in top]
+    assert {"plan", "_scan", "_indexer"} <= seen
+    return out
+
+
+def test_the_caller_phase_and_the_judgement_ask_the_index_which_files_refer() -> None:
+    """Issue 26's acceptance, "one index answers every cross-file question": the caller
+    phase's plan and the cross-file judgement read no file's bytes for names or modules
+    themselves (no bytes literal, no word reader or regex, none of their old engines);
+    they ask :meth:`References.referrers` (and ``spelled_beyond``, ``reexported``)."""
+    trees = dict(_modules())
+    scans = [s for name in ("rules/callers.py", "rules/cross_file.py") for s in _scanners(name, trees[name])]
+    assert scans == [], "ask the reference index which files may refer to a name (References.referrers)"
+    asking = {
+        (name, q) for name, tree in trees.items() for q, node in _defs(tree)
+        if REFERRER_DELEGATES.get((name, q)) in _called(node)
+    }
+    assert asking == set(REFERRER_DELEGATES)
+
+
+def test_the_guard_sees_a_byte_scan_by_hand() -> None:
+    tree = ast.parse(
+        "def plan(files):\n    return _scan(files)\n\n"
+        "def _scan(files):\n    return [f for f in files if _look(f)]\n\n"
+        "def _look(data):\n    return b'import *' in data or _WORDS.search(data)\n\n"
+        "def _spelled(data):\n    return data\n"
+    )
+    assert _byte_scans(tree.body[2]) == ["8: b'import *'", "8: search()"]
+    with pytest.raises(AssertionError):  # ``_indexer``: not in this plan
+        _scanners("rules/callers.py", tree)
+    assert _scanners("rules/cross_file.py", tree) == [
+        "rules/cross_file.py: defines _spelled", "rules/cross_file.py:8: b'import *'", "rules/cross_file.py:8: search()",
+    ]

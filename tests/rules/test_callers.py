@@ -1182,33 +1182,6 @@ def test_a_function_of_a_namespace_package_rebound_elsewhere_is_not_threaded(tmp
     assert "its callers `main` (ns/lib.py:11) has `config`, `go` (patch.py:5) has `config`" in hinted.stdout, hinted.stdout
 
 
-def test_a_file_may_call_a_wanted_function_only_by_its_name_and_module() -> None:
-    """:func:`_calls_paired`, read by the file's words: the function's name and, outside its
-    own file, a part of its module's name (``from .`` for a package's ``__init__.py``)."""
-    from ppo_migrate.rules.callers import _calls_paired
-    from ppo_migrate.prefilter import Words
-
-    paired = [(f"helper_{i}".encode(), f"pkg/m{i}.py", (f"m{i}".encode(),)) for i in range(30)]
-    paired.append((b"launch", "pkg/__init__.py", (b"pkg", b"from .")))
-    pairs_of: dict = {}
-    for n, home, modules in paired:
-        pairs_of.setdefault(n, []).append((home, frozenset(modules)))
-    words = Words({*pairs_of, *(m for _, _, ms in paired for m in ms)})
-
-    def calls(data: bytes, path: str = "pkg/other.py") -> bool:
-        return _calls_paired(data, path, paired, pairs_of, words)
-
-    assert calls(b"from pkg.m3 import helper_3\nhelper_3()\n") is True
-    assert calls(b"helper_3()\n") is False  # no module of it named
-    assert calls(b"helper_3()\n", "pkg/m3.py") is True  # its own file
-    assert calls(b"from pkg.m30 import helper_3\n") is True  # ``m3`` inside ``m30``, as bytes go
-    assert calls(b"from . import launch\n") is True
-    assert calls(b"launch()\n") is False
-    # a name spelled with characters NFKC folds (``ｈ``), in a file that is not ASCII
-    assert calls("from pkg.m4 import ｈelper_4\n".encode()) is True
-    assert calls("from pkg.m4 import ｈelper_5\n".encode()) is False
-
-
 @pytest.mark.parametrize(
     ("source", "expected"),
     [

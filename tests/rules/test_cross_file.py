@@ -1003,37 +1003,13 @@ def test_a_module_imported_whole_by_another_module_is_followed(
     _expect(_verdict(tmp_path, files, "pkg/lib.py", "launch"), expected)
 
 
-def test_spelled_finds_the_same_names_in_a_small_file_and_a_large_one() -> None:
-    """Many names (more than ``_MANY_NAMES``) are met with a small file's words and looked
-    for in a large file with their regex: both give the whole identifiers, a name with a
-    character no identifier has (a module ``my-lib`` from ``my-lib.py``) included, and
-    neither finds ``run_3`` in ``run_3x`` nor ``run_1`` in ``xrun_1``."""
-    from ppo_migrate.rules import cross_file
-
-    names = {f"run_{i}" for i in range(20)} | {"my-lib"}
-    assert len(names) > cross_file._MANY_NAMES
-    text = b"x = run_1 + run_12\nrun_3x = xrun_1\nimport my-lib\nrun_100(run_19)\n"
-    expected = {"run_1", "run_12", "run_19", "my-lib"}
-    assert len(text) <= cross_file._WORDS_UP_TO
-    assert cross_file._spelled(text, names) == expected
-    large = text + b"# padding\n" * (cross_file._WORDS_UP_TO // 10)
-    assert len(large) > cross_file._WORDS_UP_TO
-    assert cross_file._spelled(large, names) == expected
-    prepared = cross_file._names(frozenset(names))
-    assert prepared.other == (b"my-lib",)
-    assert cross_file._spelled(text, prepared) == expected
-    # a non-ASCII file may spell a name otherwise (NFKC): ``None`` when its bytes hold one
-    assert cross_file._spelled("# \u00e9\nrun_2()\n".encode(), names) is None
-    assert cross_file._spelled("# \u00e9\nother()\n".encode(), names) == set()
-
-
 @pytest.mark.parametrize("padding", [0, 20_000])
 def test_one_of_many_functions_re_exported_by_its_package_is_judged(
     tmp_path: Path, monkeypatch, padding: int
 ) -> None:
-    """Twelve functions of ``pkg/lib.py`` judged at once (more names than ``_MANY_NAMES``:
-    the gate meets them with each file's words, or with their regex in a file over
-    ``_WORDS_UP_TO`` bytes): ``pkg/__init__.py`` re-exports ``run_7``, which ``caller.py``
+    """Twelve functions of ``pkg/lib.py`` judged at once (more names than
+    ``spelling.MANY_NAMES``: the reference index meets them with each file's words, or with
+    their regex in a file over ``spelling.WORDS_UP_TO`` bytes): ``pkg/__init__.py`` re-exports ``run_7``, which ``caller.py``
     calls with a dict through ``from pkg import run_7``; ``other.py`` spells ``run_7`` beside
     no module of it and is not parsed; every other function keeps its safe fix."""
     from ppo_migrate.rules import cross_file
