@@ -56,7 +56,10 @@ def doubles_root(originals: Sequence[str]) -> Path | None:
     Returns:
         The folder, or ``None`` when none of the above holds the files.
     """
-    common = os.path.commonpath([_folder(o) for o in originals])
+    # the folder of the files' common path: the common path of their folders (the common
+    # path of two files or more is a folder above them; of one file, the file), with one
+    # ``stat`` instead of one a file (torch's 2,285: ~15 ms, benchmark item 1)
+    common = _folder(os.path.commonpath([os.path.abspath(o) for o in originals]))
     root = current().root_of(common) or search_bound(common, None)
     if root is None:
         here = os.getcwd()
