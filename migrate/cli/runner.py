@@ -86,7 +86,7 @@ _IN_FLIGHT_PER_WORKER = 2
 # files. Each task costs the parent ~0.5 ms of its threads' CPU (the executor's queues,
 # pickles and wake-ups), which competes with the workers for the cores: 200 one-file tasks
 # of benchmark item 12's files cost ~0.1 s of it.
-_CHUNK_FILES = 4
+_CHUNK_FILES = 8
 _CHUNKS_AHEAD = 4
 # How long stopped workers get to finish a write before they are killed.
 _STOP_GRACE_SECONDS = 5.0
@@ -1443,6 +1443,7 @@ def _run_pool(
         # worker importing them itself repeats ~13 ms of imports per worker (issue 13's
         # profile of the verl tree)
         _import_analysis(full=True)
+        _warm_for_the_fork(candidates[0], settings_of.get(candidates[0], settings) if settings_of else settings)
         thawed = _frozen_for_the_fork()
     written_queue = context.SimpleQueue()
     lifeline = _lifeline(context)
@@ -1462,6 +1463,33 @@ def _run_pool(
             os.close(fd)
         if thawed:
             gc.unfreeze()
+
+
+def _warm_for_the_fork(path: str, settings: Settings) -> None:
+    """Make, before the pool's workers are forked, the one-time look-ups of a first
+    candidate's analysis that every worker would otherwise make again: which definition of
+    the runtime function is in effect for ``path``'s folder
+    (:func:`ppo_migrate.rules.signatures.callee_signature`: the repository's copies of verl,
+    its pins, its mentions of an old verl, the installed verl; ~30 ms) with the modules it
+    imports and the regexes it compiles. Each worker inherits the answers; a serial run
+    makes them once, in its first file, and two workers made them once each (benchmark
+    item 12: ~30 ms of each worker's CPU, the second a waste).
+
+    Args:
+        path: the first candidate (the largest: the workers' first task).
+        settings: its settings.
+
+    Never raises: a failure here is the analysis's to report, in the worker.
+    """
+    from ppo_migrate.rules.signatures import callee_signature
+
+    qualified = [t for t in settings.targets if "." in t][:1]  # verl's: the others reuse its look-ups
+    if not qualified:
+        return
+    try:
+        callee_signature(path, qualified, settings, references.of(current()).reexports)
+    except Exception:  # noqa: BLE001 - the worker's analysis meets and reports it
+        pass
 
 
 def _frozen_for_the_fork() -> bool:
@@ -1561,7 +1589,7 @@ def _chunk(left: int, workers: int) -> int:
     """How many of the ``left`` files still to hand out go into the next task: up to
     :data:`_CHUNK_FILES`, so that each of the ``workers`` gets about :data:`_CHUNKS_AHEAD`
     tasks of them (one file a task near the end: no worker waits long for another's last
-    task). 200 files on two workers: 63 tasks, 43 of 4 files and the last 14 of one."""
+    task). 200 files on two workers: 44 tasks, 18 of 8 files and the last 15 of one."""
     return max(1, min(_CHUNK_FILES, left // (workers * _CHUNKS_AHEAD)))
 
 
