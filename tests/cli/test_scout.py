@@ -368,3 +368,25 @@ def test_the_console_script_without_options_gives_the_one_process_output(tmp_pat
     missing = _cli("check", "pkg", "nowhere", cwd=root)
     assert missing.returncode == 2
     assert missing.stderr == b"ppo-migrate: error: nowhere: no such file or directory\n"
+
+
+@pytest.mark.parametrize(
+    ("data", "held"),
+    [
+        (b"from os import *\n", True),
+        (b"import *", True),
+        (b"x = a * b\nfrom os import  *\n", False),
+        (b"*import *", True),
+        (b"import*", False),
+        (b"mport *\n", False),
+        (b"def f(*args, **kw):\n    return 2 * 3\n", False),
+        (b"", False),
+    ],
+)
+def test_the_star_test_is_the_substring_search(data: bytes, held: bool) -> None:
+    """The scout's star test (each ``*`` tested for ``import `` before it: ~3 times faster
+    than the substring search on torch's sources) answers ``STAR_IMPORT in data``."""
+    from ppo_migrate.prefilter import STAR_IMPORT, holds_star_import
+
+    assert holds_star_import(data) is held
+    assert (STAR_IMPORT in data) is held
