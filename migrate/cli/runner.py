@@ -1443,7 +1443,9 @@ def _run_pool(
         # worker importing them itself repeats ~13 ms of imports per worker (issue 13's
         # profile of the verl tree)
         _import_analysis(full=True)
-        _warm_for_the_fork(candidates[0], settings_of.get(candidates[0], settings) if settings_of else settings)
+        if candidates:
+            first = candidates[0]
+            _warm_for_the_fork(first, settings_of.get(first, settings) if settings_of else settings)
         thawed = _frozen_for_the_fork()
     written_queue = context.SimpleQueue()
     lifeline = _lifeline(context)
