@@ -116,19 +116,52 @@ def _prefilter(
     return candidates, sizes
 
 
-def iter_candidates(paths: Iterable[str], settings) -> Iterator[tuple[str, int]]:
+#: a star import (``from verl.trainer.constants_ppo import *``): it re-exports the runtime
+#: function without naming it (:func:`ppo_migrate.rules.reexports.project_reexports`)
+STAR_IMPORT = b"import *"
+
+
+def holds_star_import(data: bytes) -> bool:
+    """``STAR_IMPORT in data``, three times faster on source text: each ``*`` (found with
+    ``memchr``) is tested for ``import `` before it, where the substring search for the
+    8 bytes of :data:`STAR_IMPORT`, of common letters, advances a byte or two at a time
+    (torch's 2,285 files, 46 MB and ~41,000 ``*``: 46 ms -> 16 ms, the scout's share of
+    benchmark item 1)."""
+    at = data.find(b"*")
+    while at >= 0:
+        if at >= 7 and data.startswith(b"import ", at - 7):
+            return True
+        at = data.find(b"*", at + 1)
+    return False
+
+
+def iter_candidates(
+    paths: Iterable[str], settings, star_importers: list[str] | None = None
+) -> Iterator[tuple[str, int]]:
     """:func:`prefilter` as it goes: ``(path, size in bytes)`` of each candidate, in the
     order given, as soon as it is read (size -1: unreadable, a candidate so that
-    :func:`process_file` reports it)."""
-    return _candidates(paths, settings, read_bytes, None)
+    :func:`process_file` reports it).
+
+    Args:
+        paths: the files, in order.
+        settings: gives the targets' last names (``target_names``).
+        star_importers: when given, each file turned away whose bytes hold
+            :data:`STAR_IMPORT` is appended to it, from the same read (the scout's: the
+            look-out for re-exports then reads those files alone, not the whole tree
+            again; benchmark item 1).
+    """
+    if star_importers is None:
+        return _candidates(paths, settings, read_bytes, None)
+    return _candidates(paths, settings, read_bytes, None, star_importers)
 
 
 def _candidates(
-    paths: Iterable[str], settings, read, rejected
+    paths: Iterable[str], settings, read, rejected, stars: list[str] | None = None
 ) -> Iterator[tuple[str, int]]:
     """:func:`iter_candidates`, the bytes given by ``read(path)`` (the runner's read through
     the run's snapshot, :mod:`ppo_migrate.project.snapshot`); ``rejected(path)``, when given,
-    is told of each file read and turned away."""
+    is told of each file read and turned away; ``stars``, when given, gets those of them
+    holding :data:`STAR_IMPORT`."""
     names = [n.encode() for n in settings.target_names]
     (only,) = names if len(names) == 1 else (None,)
     for p in paths:
@@ -143,8 +176,11 @@ def _candidates(
             else is_candidate(data, names)
         ):
             yield p, len(data)
-        elif rejected is not None:
-            rejected(p)
+        else:
+            if rejected is not None:
+                rejected(p)
+            if stars is not None and holds_star_import(data):
+                stars.append(p)
 
 
 #: a run of word characters in bytes (``[A-Za-z0-9_]``: a bytes pattern's ``\w`` is ASCII)

@@ -19,7 +19,7 @@ import re
 import signal
 import sys
 import threading
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import NamedTuple
 
@@ -87,7 +87,7 @@ _IN_FLIGHT_PER_WORKER = 2
 # files. Each task costs the parent ~0.5 ms of its threads' CPU (the executor's queues,
 # pickles and wake-ups), which competes with the workers for the cores: 200 one-file tasks
 # of benchmark item 12's files cost ~0.1 s of it.
-_CHUNK_FILES = 4
+_CHUNK_FILES = 8
 _CHUNKS_AHEAD = 4
 # How long stopped workers get to finish a write before they are killed.
 _STOP_GRACE_SECONDS = 5.0
@@ -703,6 +703,11 @@ def _run_with_scout(scout, settings, mode, jobs, progress, stop_requested, given
 
     with collector_paused():
         _import_analysis()  # while the scout walks the tree
+        # and what the look-outs once it is done import (the repository's walk, the
+        # re-exports'): ~9 ms the run waited for after the walk (benchmark item 1)
+        import ppo_migrate.project.discovery
+        import ppo_migrate.project.repository
+        import ppo_migrate.rules.reexports  # noqa: F401
     # what exists now (the modules, the settings) lives as long as the run: the cycle
     # collector leaves it alone, its collections during the analyses are young ones only
     # (~6 ms of a run on the verl tree, issue 13, item 6)
@@ -711,7 +716,7 @@ def _run_with_scout(scout, settings, mode, jobs, progress, stop_requested, given
     files: list[str] = []
     try:
         with fewer_young_collections():
-            files, rest = _follow_scout(
+            files, rest, stars = _follow_scout(
                 scout, settings, mode, progress, result.outcomes, check_stop
             )
         jobs = jobs or default_jobs()
@@ -724,7 +729,8 @@ def _run_with_scout(scout, settings, mode, jobs, progress, stop_requested, given
         # item 10: a third of its time)
         others = _repository(files, settings, mode, given)
         planned = _reexport_redo(
-            [o.path for o in result.outcomes], files, settings, mode, others, pending=list(sizes)
+            [o.path for o in result.outcomes], files, settings, mode, others, pending=list(sizes),
+            stars=stars,
         )
         # the trees the look-out parsed live as long as the run (the snapshot keeps them for
         # the per-file phase): frozen with the modules, so that the collections during the
@@ -776,9 +782,10 @@ def _follow_scout(
     progress: Callable[[int, int, str], None] | None,
     outcomes: list[FileOutcome],
     check_stop: Callable[[], None],
-) -> tuple[list[str], list[tuple[str, int]]]:
+) -> tuple[list[str], list[tuple[str, int]], frozenset[str]]:
     """Analyse the scout's candidates as they arrive, appending to ``outcomes``, until it is
-    done; returns the discovered files and the candidates not analysed yet (with sizes).
+    done; returns the discovered files, the candidates not analysed yet (with sizes) and
+    the files turned away that hold a star import (the scout's ``stars``).
 
     Raises:
         ScoutFailed: the scout ended without its last message, or not cleanly.
@@ -789,6 +796,7 @@ def _follow_scout(
     pending: deque[tuple[str, int]] = deque()
     errors: list[tuple[str, str]] = []
     discovered: list[str] = []
+    stars: list[str] = []
     files: list[str] | None = None
     while files is None:
         check_stop()
@@ -802,6 +810,8 @@ def _follow_scout(
                 errors.append((message[1], message[2]))
             elif message[0] == "files":
                 discovered.extend(message[1])
+            elif message[0] == "stars":
+                stars.extend(message[1])
             elif message[0] == "done":
                 files = discovered
             else:  # "refused"
@@ -818,7 +828,7 @@ def _follow_scout(
 
         for path, message in errors:
             warn(path, message)
-    return files, list(pending)
+    return files, list(pending), frozenset(stars)
 
 
 def _run_serial(
@@ -985,7 +995,8 @@ def _repository(paths, settings: Settings, mode: Mode, given=None) -> list[str]:
 
 
 def _with_reexports(
-    settings: Settings, mode: Mode, candidates, paths, others: Sequence[str] = ()
+    settings: Settings, mode: Mode, candidates, paths, others: Sequence[str] = (),
+    stars: Collection[str] | None = None,
 ) -> tuple[Settings, bool]:
     """``settings`` with the project's own re-exports of the targets added to them, kept
     on the run's reference index (:attr:`ppo_migrate.project.references.References.reexports`;
@@ -1000,7 +1011,13 @@ def _with_reexports(
     The YAML files among ``candidates`` and ``paths`` are no Python: a Hydra ``_target_``
     of theirs loads its module by name (:func:`ppo_migrate.rules.hydra_targets.loaded_modules`),
     which makes a re-export in that module count as one a file of the run uses
-    (``_target_: mypkg.get_env`` where ``mypkg/__init__.py`` re-exports the function)."""
+    (``_target_: mypkg.get_env`` where ``mypkg/__init__.py`` re-exports the function).
+
+    ``stars``: the files of ``paths`` that are not candidates and hold a star import, when
+    a scout read them all already (:func:`ppo_migrate.prefilter.iter_candidates`): the
+    others of ``paths`` are not read again for it (a tree that never names the function:
+    every file read a second time, ~0.1 s of torch's 2,285 files, benchmark item 1);
+    ``None``: each file is read and searched here."""
     snapshot = current()
     index = references.of(snapshot)
     if mode not in (Mode.CHECK, Mode.APPLY, Mode.DIFF) or index.reexports is not None:
@@ -1009,6 +1026,7 @@ def _with_reexports(
 
     named = python_files(candidates)
     files = python_files(os.fspath(p) for p in paths)
+    searched = frozenset() if stars is None else frozenset(files)  # the scout's files
     # a re-export ends in a file that names a target: with none beyond the run's files
     # (a tree that never names the function) no module is followed
     beyond = bool(others) and bool(_snapshot_prefilter(list(others), settings)[0] or _star_importers(others))
@@ -1031,7 +1049,7 @@ def _with_reexports(
         except (OSError, ValueError):
             continue
     for path in files:  # a star import re-exports without naming the function
-        if path not in datas:
+        if path not in datas and (path in stars if path in searched else True):
             try:
                 data = snapshot.read_bytes(path)
             except (OSError, ValueError):
@@ -1099,8 +1117,23 @@ def _spells_a_target_package(datas: Iterable[bytes], targets: Iterable[str]) -> 
     tops = sorted({t.split(".", 1)[0] for t in targets if "." in t})
     if not tops:
         return False
-    word = re.compile(rb"(?<![\w.])(?:" + b"|".join(re.escape(t.encode()) for t in tops) + rb")(?!\w)")
-    return any(word.search(data) for data in datas)
+    # each place a name stands, its neighbours tested (not preceded by a word character or
+    # ``.``, not followed by a word character: ``\w`` of a bytes pattern is ASCII), rather
+    # than a look-behind regex over the whole bytes: torch's 77 star-importing modules (1 MB,
+    # ``overlap`` spelling ``verl`` in 8 of them) took ~20 ms of it (benchmark item 1)
+    for data in datas:
+        for top in tops:
+            word = top.encode()
+            at = data.find(word)
+            while at >= 0:
+                before = data[at - 1 : at] if at else b""
+                after = data[at + len(word) : at + len(word) + 1]
+                if not (before and (before.isalnum() or before in b"_.")) and not (
+                    after and (after.isalnum() or after == b"_")
+                ):
+                    return True
+                at = data.find(word, at + 1)
+    return False
 
 
 def _star_importers(paths: Sequence[str]) -> bool:
@@ -1120,15 +1153,15 @@ def _star_importers(paths: Sequence[str]) -> bool:
 
 def _reexport_redo(
     analysed: Sequence[str], files: Sequence[str], settings: Settings, mode: Mode,
-    others: Sequence[str] = (), pending: Sequence[str] = (),
+    others: Sequence[str] = (), pending: Sequence[str] = (), stars: Collection[str] | None = None,
 ) -> tuple[Settings, list[str]]:
     """``(settings, redo)``: ``settings`` with the project's re-exports (:func:`_with_reexports`)
     and the files of a scouted ``check`` to analyse with them: those that may call one (they
     spell its module's name) among the candidates ``analysed`` without them and ``pending``
     (not analysed yet), and the files only the re-exports make candidates. ``[]`` when the
-    project re-exports nothing."""
+    project re-exports nothing. ``stars``: as for :func:`_with_reexports`."""
     candidates = [*analysed, *pending]
-    settings, _ = _with_reexports(settings, mode, candidates, files, others)
+    settings, _ = _with_reexports(settings, mode, candidates, files, others, stars)
     snapshot = current()
     found = references.of(snapshot).reexports
     if not found:
@@ -1489,6 +1522,9 @@ def _run_pool(
         # worker importing them itself repeats ~13 ms of imports per worker (issue 13's
         # profile of the verl tree)
         _import_analysis(full=True)
+        if candidates:
+            first = candidates[0]
+            _warm_for_the_fork(first, settings_of.get(first, settings) if settings_of else settings)
         thawed = _frozen_for_the_fork()
     written_queue = context.SimpleQueue()
     lifeline = _lifeline(context)
@@ -1508,6 +1544,33 @@ def _run_pool(
             os.close(fd)
         if thawed:
             gc.unfreeze()
+
+
+def _warm_for_the_fork(path: str, settings: Settings) -> None:
+    """Make, before the pool's workers are forked, the one-time look-ups of a first
+    candidate's analysis that every worker would otherwise make again: which definition of
+    the runtime function is in effect for ``path``'s folder
+    (:func:`ppo_migrate.rules.signatures.callee_signature`: the repository's copies of verl,
+    its pins, its mentions of an old verl, the installed verl; ~30 ms) with the modules it
+    imports and the regexes it compiles. Each worker inherits the answers; a serial run
+    makes them once, in its first file, and two workers made them once each (benchmark
+    item 12: ~30 ms of each worker's CPU, the second a waste).
+
+    Args:
+        path: the first candidate (the largest: the workers' first task).
+        settings: its settings.
+
+    Never raises: a failure here is the analysis's to report, in the worker.
+    """
+    from ppo_migrate.rules.signatures import callee_signature
+
+    qualified = [t for t in settings.targets if "." in t][:1]  # verl's: the others reuse its look-ups
+    if not qualified:
+        return
+    try:
+        callee_signature(path, qualified, settings, references.of(current()).reexports)
+    except Exception:  # noqa: BLE001 - the worker's analysis meets and reports it
+        pass
 
 
 def _frozen_for_the_fork() -> bool:
@@ -1607,7 +1670,7 @@ def _chunk(left: int, workers: int) -> int:
     """How many of the ``left`` files still to hand out go into the next task: up to
     :data:`_CHUNK_FILES`, so that each of the ``workers`` gets about :data:`_CHUNKS_AHEAD`
     tasks of them (one file a task near the end: no worker waits long for another's last
-    task). 200 files on two workers: 63 tasks, 43 of 4 files and the last 14 of one."""
+    task). 200 files on two workers: 44 tasks, 18 of 8 files and the last 15 of one."""
     return max(1, min(_CHUNK_FILES, left // (workers * _CHUNKS_AHEAD)))
 
 

@@ -13,6 +13,10 @@ fields separated by NUL (paths as ``os.fsencode`` gives them, so any name surviv
 - ``C size NUL path``: a file whose bytes name a target (size -1: unreadable);
 - ``E path NUL message``: a directory the walk could not read (or a temporary file it could not
   remove), as :func:`ppo_migrate.project.discovery.discover_files` reports it to ``on_error``;
+- ``S path NUL path ...``: files turned away whose bytes hold a star import
+  (:data:`ppo_migrate.prefilter.STAR_IMPORT`), in order, up to ``_FILES_PER_MESSAGE`` a
+  message, after the last candidate: the parent's look-out for re-exports reads these
+  alone rather than every file again (benchmark item 1: 2,285 files, 46 MB, ~0.1 s);
 - ``F path NUL path ...``: discovered files, sorted, as ``discover_files`` returns them, in
   order, up to ``_FILES_PER_MESSAGE`` a message;
 - ``D``: done (every file has been sent);
@@ -89,6 +93,7 @@ class Scout:
         cut short is dropped: :meth:`finish` then reports the failure).
 
         Each is ``("candidate", path, size)``, ``("error", path, message)``,
+        ``("stars", paths)`` (the next files turned away that hold a star import),
         ``("files", paths)`` (the next discovered files, in order), ``("done",)`` or
         ``("refused", exception)``.
 
@@ -203,11 +208,13 @@ def _child(paths: Sequence[str], settings, reader: int, writer: int) -> None:  #
         except (FileNotFoundError, NotADirectoryError, PermissionError) as exc:
             _send(writer, f"R{type(exc).__name__}\0{exc}".encode("utf-8", "replace"))
         else:
-            for path, size in iter_candidates(files, settings):
+            stars: list[str] = []
+            for path, size in iter_candidates(files, settings, stars):
                 _send(writer, b"C%d\0" % size + os.fsencode(path))
-            for start in range(0, len(files), _FILES_PER_MESSAGE):
-                part = files[start : start + _FILES_PER_MESSAGE]
-                _send(writer, b"F" + b"\0".join(map(os.fsencode, part)))
+            for kind, paths in ((b"S", stars), (b"F", files)):
+                for start in range(0, len(paths), _FILES_PER_MESSAGE):
+                    part = paths[start : start + _FILES_PER_MESSAGE]
+                    _send(writer, kind + b"\0".join(map(os.fsencode, part)))
             _send(writer, b"D")
         code = 0
     except BaseException:  # noqa: BLE001 - the parent sees the failure and runs without a scout
@@ -251,6 +258,8 @@ def _decode(body: bytes) -> tuple[Any, ...]:
         return ("error", os.fsdecode(path), message.decode("utf-8"))
     if kind == b"F":
         return ("files", [os.fsdecode(p) for p in rest.split(b"\0")])
+    if kind == b"S":
+        return ("stars", [os.fsdecode(p) for p in rest.split(b"\0")])
     if kind == b"D":
         return ("done",)
     if kind == b"R":

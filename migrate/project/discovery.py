@@ -107,10 +107,23 @@ _SIMPLE_GLOB = re.compile(r"[A-Za-z0-9_.+@~,=%*?-]+\Z")
 # start or in the middle anchors it to the ``.gitignore``'s directory, so it matches
 # that one relative path (and, with a trailing slash, only a directory).
 _LITERAL_PATH = re.compile(r"/?[A-Za-z0-9_.+@~,=%-]+(?:/[A-Za-z0-9_.+@~,=%-]+)*\Z")
+# A path of such base-name globs (``/libexec/*.dylib``, ``/bats-*/``, ``docs/*.py``,
+# ``*/build``), ``**`` left out: anchored like a literal path, each ``*`` and ``?`` within
+# one component. Translated here too: pyenv's own ``.gitignore`` (three such lines) made
+# every walk below it import pathspec (~50 ms of CPU, benchmark item 1: torch's sources in
+# a pyenv checkout), in the scout and again in the parent's walk of the repository.
+_GLOB_PATH = re.compile(r"/?[A-Za-z0-9_.+@~,=%*?-]+(?:/[A-Za-z0-9_.+@~,=%*?-]+)*\Z")
 _NAMED_GROUP = re.compile(r"\(\?P<[A-Za-z_][A-Za-z0-9_]*>")
 
 # A layer list  is tuple[tuple[str, _Matcher], ...] | None (None: not in a
 # git repo). No ``typing`` here: it is ~3 ms of the scout's start (issue 13, item 6).
+
+
+def _glob(name: str) -> str:
+    """The regex of a base-name glob of :data:`_SIMPLE_GLOB`'s characters: git's wildmatch
+    on one path component (``*`` any run of characters but ``/``, a leading dot included;
+    ``?`` one such character)."""
+    return "".join("[^/]*" if c == "*" else "[^/]" if c == "?" else re.escape(c) for c in name)
 
 
 class _Matcher:
@@ -156,10 +169,22 @@ class _Matcher:
             ):
                 exact = re.compile(rf"\A{re.escape(body.lstrip('/'))}{'/' if dir_only else '/?'}\Z")
                 self.path_rules.append((idx, exact, include, int(dir_only)))
-            elif _SIMPLE_GLOB.match(body) and "**" not in body:
-                glob = "".join(
-                    "[^/]*" if c == "*" else "[^/]" if c == "?" else re.escape(c) for c in body
+            elif (
+                "/" in body
+                and "**" not in body
+                and _GLOB_PATH.match(body)
+                and not {".", ".."} & set(body.lstrip("/").split("/"))
+            ):
+                # anchored at the patterns' base; a component of ``*`` alone is one
+                # non-empty name (``a/*`` does not match ``a`` itself: git)
+                glob = "/".join(
+                    "[^/]+" if part.strip("*") == "" else _glob(part)
+                    for part in body.lstrip("/").split("/")
                 )
+                exact = re.compile(rf"\A{glob}{'/' if dir_only else '/?'}\Z")
+                self.path_rules.append((idx, exact, include, int(dir_only)))
+            elif _SIMPLE_GLOB.match(body) and "**" not in body:
+                glob = _glob(body)
                 tag = f"r{idx}{'i' if include else 'x'}"
                 # matched against ``name`` or, for a directory, ``name/``
                 name_alts.append((idx, f"(?P<{tag}>{glob}{'/' if dir_only else '/?'}\\Z)"))

@@ -62,7 +62,13 @@ def doubles_root(originals: Sequence[str]) -> Path | None:
     Returns:
         The folder, or ``None`` when none of the above holds the files.
     """
-    common = os.path.commonpath([_folder(o) for o in originals])
+    # the folder of the files' common path: the common path of their folders (the common
+    # path of two files or more is a folder above them; of one file, the file), with one
+    # ``stat`` instead of one a file (torch's 2,285: ~15 ms, benchmark item 1); and the
+    # common path of normalised absolute paths is that of the first and the last in order
+    # (every path between them shares their prefix), not a split of every path (~6 ms)
+    absolute = [os.path.abspath(o) for o in originals]
+    common = _folder(os.path.commonpath([min(absolute), max(absolute)]))
     root = current().root_of(common) or search_bound(common, None)
     if root is None:
         here = os.getcwd()

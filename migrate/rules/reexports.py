@@ -18,6 +18,7 @@ import os
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 
+from ppo_migrate.prefilter import STAR_IMPORT as _STAR_IMPORT
 from ppo_migrate.rules.patches import import_words, imported_modules, parse_file
 from ppo_migrate.rules.targets import forwarded_callee
 from ppo_migrate.project.snapshot import current
@@ -348,7 +349,7 @@ def _loaded_by_name(tree: ast.Module) -> set[str]:
 UNBOUND = "-"
 
 #: a star import re-exports without spelling the name (``from .util import *``)
-STAR_IMPORT = b"import *"
+STAR_IMPORT = _STAR_IMPORT  # the prefilter's, whose scout lists the files holding it
 
 
 __all__ = ["STAR_IMPORT", "import_words", "project_reexports"]

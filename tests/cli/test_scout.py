@@ -83,6 +83,28 @@ def test_the_scout_sends_what_discovery_and_the_prefilter_find(tmp_path: Path) -
     assert not any("ignored" in p for p in files)
 
 
+def test_the_scout_lists_the_star_importers_it_turned_away(tmp_path: Path) -> None:
+    """The files not naming a target that hold ``import *`` come in ``stars`` messages, from
+    the scout's one read (the parent's look-out for re-exports reads those alone)."""
+    root = _tree(tmp_path, n=8)
+    (root / "pkg" / "star.py").write_text("from os.path import *\n")
+    (root / "pkg" / "sub" / "star2.py").write_text("from verl.trainer.constants_ppo import *\n")
+    (root / "pkg" / "named_star.py").write_text(IMPORT + "from os import *\n")
+    (root / "pkg" / "spaced.py").write_text("from os import  *\n")  # not the bytes searched
+    settings = load_settings([str(root)])
+    scout = scouting.start([str(root)], settings)
+    messages = []
+    while (got := scout.messages(wait=True)) is not None:
+        messages.extend(got)
+    assert scout.finish()
+    kinds = [m[0] for m in messages]
+    assert kinds[-3:] == ["stars", "files", "done"]
+    stars = [p for m in messages if m[0] == "stars" for p in m[1]]
+    assert [Path(p).relative_to(root).as_posix() for p in stars] == ["pkg/star.py", "pkg/sub/star2.py"]
+    candidates = {Path(m[1]).name for m in messages if m[0] == "candidate"}
+    assert "named_star.py" in candidates
+
+
 def test_a_scouted_run_gives_the_one_process_result(tmp_path: Path) -> None:
     root = _tree(tmp_path)
     settings = load_settings([str(root)])
@@ -164,10 +186,10 @@ DYING_SCOUT = textwrap.dedent(
     parent = os.getpid()
     real = prefilter.iter_candidates
 
-    def dying(files, settings):
+    def dying(files, settings, *more):
         if os.getpid() != parent:
             {how}
-        return real(files, settings)
+        return real(files, settings, *more)
 
     prefilter.iter_candidates = dying
     from ppo_migrate.cli.app import main
@@ -294,10 +316,10 @@ def test_a_scout_killed_before_its_last_message_is_a_failure(
     parent = os.getpid()
     real = prefilter.iter_candidates
 
-    def stuck(files, settings):  # the forked scout stops here until it is killed
+    def stuck(files, settings, *more):  # the forked scout stops here until it is killed
         if os.getpid() != parent:
             time.sleep(60)
-        return real(files, settings)
+        return real(files, settings, *more)
 
     monkeypatch.setattr(prefilter, "iter_candidates", stuck)
     root = _tree(tmp_path, n=5)
@@ -346,3 +368,25 @@ def test_the_console_script_without_options_gives_the_one_process_output(tmp_pat
     missing = _cli("check", "pkg", "nowhere", cwd=root)
     assert missing.returncode == 2
     assert missing.stderr == b"ppo-migrate: error: nowhere: no such file or directory\n"
+
+
+@pytest.mark.parametrize(
+    ("data", "held"),
+    [
+        (b"from os import *\n", True),
+        (b"import *", True),
+        (b"x = a * b\nfrom os import  *\n", False),
+        (b"*import *", True),
+        (b"import*", False),
+        (b"mport *\n", False),
+        (b"def f(*args, **kw):\n    return 2 * 3\n", False),
+        (b"", False),
+    ],
+)
+def test_the_star_test_is_the_substring_search(data: bytes, held: bool) -> None:
+    """The scout's star test (each ``*`` tested for ``import `` before it: ~3 times faster
+    than the substring search on torch's sources) answers ``STAR_IMPORT in data``."""
+    from ppo_migrate.prefilter import STAR_IMPORT, holds_star_import
+
+    assert holds_star_import(data) is held
+    assert (STAR_IMPORT in data) is held

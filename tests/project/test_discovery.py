@@ -452,6 +452,13 @@ PATTERNS = [
     "a?*",
     "!.*",
     "*b",
+    # anchored path globs matched without pathspec (discovery's _GLOB_PATH)
+    "/a*/",
+    "*/b",
+    "/?b/c.py",
+    "a/*",
+    "!b/*b",
+    "/*.py",
 ]
 PARTS = ["a", "b", "c.py", "x.py", "ab", ".h", "x.egg-info"]
 
@@ -575,3 +582,53 @@ def test_matcher_agrees_with_git(tmp_path: Path) -> None:
     m = _Matcher(GIT_CASES[".gitignore"].splitlines())
     ours = {e: bool(m.match(e, e.rsplit("/", 1)[-1], is_dir)) for e, is_dir in entries}
     assert ours == git
+
+
+PYENV_GITIGNORE = (
+    "/shims\n/version\n/versions\n/sources\n/cache\n/libexec/*.dylib\n/src/Makefile\n"
+    "/src/*.o\n/bats\n/bats-*/\n/default-packages\n.idea\n*.un~\n"
+)
+
+
+def test_anchored_path_globs_need_no_pathspec(tmp_path: Path) -> None:
+    """pyenv's own ``.gitignore`` (``/libexec/*.dylib``, ``/src/*.o``, ``/bats-*/``) is
+    matched without importing pathspec (~50 ms, in every walk below it: benchmark item 1),
+    with git's verdicts."""
+    import shutil
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "from ppo_migrate.project.discovery import _Matcher\n"
+        f"m = _Matcher({PYENV_GITIGNORE!r}.splitlines())\n"
+        "print('pathspec' in sys.modules, len(m.path_rules))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["False", "11"]
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed")
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    (tmp_path / ".gitignore").write_text(PYENV_GITIGNORE)
+    entries = {
+        "libexec": True, "libexec/a.dylib": False, "libexec/x/a.dylib": False,
+        "libexec/a.dylib.py": False, "src": True, "src/m.o": False, "src/x/m.o": False,
+        "src/Makefile": False, "bats-core": True, "bats-core.py": False, "x/bats-core": True,
+        "versions": True, "x/versions": True, "plugins/a.py": False, ".idea": True,
+        "x/.idea": False, "a.un~": False, "libexec/.dylib": False, "src/.o": True,
+    }
+    for entry, is_dir in entries.items():
+        path = tmp_path / entry
+        if is_dir:
+            path.mkdir(parents=True, exist_ok=True)
+        else:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text("")
+    git = _git_check_ignore(tmp_path, list(entries))
+    m = _Matcher(PYENV_GITIGNORE.splitlines())
+    ours = {e: bool(m.match(e, e.rsplit("/", 1)[-1], d)) for e, d in entries.items()}
+    assert ours == git
+    assert {e for e, v in ours.items() if v} == {
+        "libexec/a.dylib", "libexec/.dylib", "src/m.o", "src/Makefile", "bats-core",
+        "versions", ".idea", "x/.idea", "a.un~", "src/.o",
+    }

@@ -76,3 +76,23 @@ def test_a_requirements_file_alone_bounds_the_search_without_git(tmp_path: Path,
         (tmp_path / "proj" / rel).write_text(text)
     monkeypatch.chdir(tmp_path / "proj" / "app")
     assert repository_files(["launcher.py"], Settings()) == ["../tests/test_launcher.py"]
+
+
+def test_the_doubles_root_of_files_given_relative_and_absolute(tmp_path: Path, monkeypatch) -> None:
+    """The folder above the run's files (one ``stat`` for all of them: benchmark item 1), the
+    same whether the files are one, several in several folders, relative or absolute; a
+    tree of no git and no marker: the highest folder of dependency files above them."""
+    from ppo_migrate.project.repository import doubles_root
+
+    for rel in ("proj/requirements.txt", "proj/a/x.py", "proj/a/b/y.py", "proj/c/z.py", "other/w.py"):
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text("")
+    proj = tmp_path / "proj"
+    monkeypatch.chdir(proj / "a")
+    assert doubles_root(["x.py"]) == proj
+    assert doubles_root(["b/y.py", str(proj / "c/z.py")]) == proj
+    assert doubles_root(["b/y.py", "b/y.py"]) == proj
+    monkeypatch.chdir(tmp_path)
+    assert doubles_root(["other/w.py"]) == tmp_path  # no dependency file: the working directory
+    monkeypatch.chdir(tmp_path / "other")
+    assert doubles_root([str(proj / "c/z.py"), str(tmp_path / "other/w.py")]) is None
