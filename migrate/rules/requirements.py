@@ -423,8 +423,16 @@ def _read_requirements(path: Path, seen: set[Path]) -> Iterator[_Found]:
             or a file reached twice, is read once.
 
     Yields:
-        ``_Found`` entries; a file that cannot be read yields nothing (never raises).
+        ``_Found`` entries; a file that cannot be read yields nothing (never raises). A
+        constraints file's entries are ``optional`` when no requirement of the resolution
+        names verl (:func:`_resolved`).
     """
+    yield from _resolved(_file_pairs(path, seen))
+
+
+def _file_pairs(path: Path, seen: set[Path]) -> Iterator[tuple[_Found, bool]]:
+    """``(found, constrained)`` of the requirements file ``path`` and its includes
+    (:func:`_line_pairs`); nothing when it cannot be read or was read already."""
     try:
         resolved = Path(current().fs.realpath(path))  # ``path.resolve()``, once a run
     except (OSError, RuntimeError, ValueError):
@@ -436,7 +444,23 @@ def _read_requirements(path: Path, seen: set[Path]) -> Iterator[_Found]:
         raw = _read_text(path)
     except _UNREADABLE:
         return
-    yield from requirement_lines(_logical_lines(raw), path, seen)
+    yield from _line_pairs(_logical_lines(raw), path, seen)
+
+
+def _resolved(pairs: Iterable[tuple[_Found, bool]]) -> Iterator[_Found]:
+    """The declarations of one pip resolution: ``pairs`` are ``(found, constrained)``, the
+    second true for an entry of a constraints file (``-c``/``--constraint``, however deep).
+
+    A constraint installs nothing: it narrows the verl a requirement installs (pip's user
+    guide, "Constraints Files"). With a requirement on verl in the same resolution the
+    constraints count as they are; without one they decide nothing and are ``optional``:
+    they may only lower the release (trial 26e, ``e3b_pip_constraints_only``: a base
+    image's verl 0.8 beside ``-c constraints.txt`` holding ``verl>=0.9.0``).
+    """
+    pairs = list(pairs)
+    installs = any(not constrained for _, constrained in pairs)
+    for found, constrained in pairs:
+        yield found._replace(optional=True) if constrained and not installs else found
 
 
 def requirement_lines(lines: Iterable[tuple[int, str]], path: Path, seen: set[Path]) -> Iterator[_Found]:
@@ -447,8 +471,9 @@ def requirement_lines(lines: Iterable[tuple[int, str]], path: Path, seen: set[Pa
             handled: :func:`_logical_lines`), counted in ``path``.
         path: the file the lines are written in; ``-r``/``--requirement[=]`` and
             ``-c``/``--constraint[=]`` includes are read relative to its folder, as pip
-            reads them relative to the requirements file (a constraints file pins the
-            versions the project installs: its pins count too).
+            reads them relative to the requirements file (a constraints file's pins bound
+            the versions the project installs: they count when a requirement of the same
+            lines or their includes names verl, else they are ``optional``: :func:`_resolved`).
         seen: the files already read (:func:`_read_requirements`), updated by includes.
 
     Yields:
@@ -460,6 +485,12 @@ def requirement_lines(lines: Iterable[tuple[int, str]], path: Path, seen: set[Pa
     writes into a requirements file beside the environment file and hands to ``pip install
     -r`` (conda's ``conda/env/installers/pip.py``; trial 26c, B).
     """
+    yield from _resolved(_line_pairs(lines, path, seen))
+
+
+def _line_pairs(lines: Iterable[tuple[int, str]], path: Path, seen: set[Path]) -> Iterator[tuple[_Found, bool]]:
+    """``(found, constrained)`` of :func:`requirement_lines`' lines: ``constrained`` for
+    what a ``-c`` include (at any depth) declares."""
     for line, text in lines:
         if text.startswith("-"):
             m = _OPTION_WITH_VALUE.match(text)
@@ -469,11 +500,13 @@ def requirement_lines(lines: Iterable[tuple[int, str]], path: Path, seen: set[Pa
             if not value:
                 continue
             if option in ("-r", "--requirement", "-c", "--constraint"):
-                yield from _read_requirements(Path(os.path.normpath(path.parent / value.split()[0])), seen)
+                included = _file_pairs(Path(os.path.normpath(path.parent / value.split()[0])), seen)
+                constraint = option in ("-c", "--constraint")
+                yield from ((f, constrained or constraint) for f, constrained in included)
             elif option in ("-e", "--editable"):
                 found = _from_reference(value.split()[0], path, line, text)
                 if found is not None:
-                    yield found
+                    yield found, False
             continue
         requirement = re.split(r"\s+--?[A-Za-z]", text, maxsplit=1)[0].strip()  # drop --hash=... options
         found = _from_requirement(requirement, path, line, lock_pins=True)
@@ -484,7 +517,7 @@ def requirement_lines(lines: Iterable[tuple[int, str]], path: Path, seen: set[Pa
             # release cannot be read, which refuses the fix (never dropped)
             found = _Found(None, path, line, requirement, "direct-reference", True)
         if found is not None:
-            yield found
+            yield found, False
 
 
 def _parses(text: str) -> bool:
