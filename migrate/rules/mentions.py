@@ -27,6 +27,11 @@ a longer name (``myverl``, ``verl-recipe``, ``verl_tools`` are other packages):
   its release cannot be read);
 * a **lock entry**: a line ``name: verl`` (``name = "verl"``, ``"name": "verl"``) and, within
   the next :data:`_ENTRY_LINES` lines and before another ``name``, its ``version: 0.8.0``;
+* an **image of verl's own** whose tag names its release (trial 26e), in any image
+  reference: ``verlai/verl:app-verl0.8-vllm0.10.2-...`` holds verl 0.8 wherever it is named
+  (a KubeRay or compose ``image:``, a workflow's ``container:``, SkyPilot's ``image_id:
+  docker:...``, ``srun --container-image=``, an Apptainer ``From:``, a Python string), as a
+  Dockerfile's ``FROM`` of it is a pin (:mod:`ppo_migrate.rules.install_pins`);
 * a **requirement whose version is a template** (trial 26c), any release, since which one the
   build fills in cannot be read: ``verl==${VERL_VERSION}``, ``verl==$V``, ``verl==$(V)``,
   ``verl=={{verl_version}}``, ``verl>=@V@``, ``verl==%(v)s``, ``verl=={}``, an f-string's
@@ -206,6 +211,14 @@ _GIT_TAG = re.compile(
     r"(?:/|(?<![\w.\-]))(?P<name>verl)(?:\.git)?@v?(?P<version>\d+(?:\.\d+){1,2})(?![\w.\-])",
     re.IGNORECASE,
 )
+#: ``verlai/verl:app-verl0.8-vllm0.10.2-...``, ``docker://verlai/verl:app-verl0.8...``,
+#: ``docker:verlai/verl:...``: an image whose repository names verl and whose tag names the
+#: release it holds (``verl0.8``, ``verl-0.8.0``, ``verlv0.8``), as the Dockerfile reader's
+#: ``FROM`` (:data:`ppo_migrate.rules.install_pins._VERL_IMAGE`) reads it
+_IMAGE = re.compile(
+    r"(?<![\w.\-])(?P<image>[\w.\-/]*verl[\w.\-/]*:[\w.\-]*?verl-?v?(?P<version>\d+\.\d+(?:\.\d+)?)[\w.\-]*)",
+    re.IGNORECASE,
+)
 #: a lock entry's name line and version line
 _ENTRY_NAME = re.compile(r"^[ \t\-\[{,]*[\"']?name[\"']?[ \t]*[:=][ \t]*[\"']?(?P<name>[\w.\-]+)[\"']?[ \t,}\]]*$")
 _ENTRY_VERSION = re.compile(r"^[ \t\-\[{,]*[\"']?version[\"']?[ \t]*[:=][ \t]*[\"']?(?P<version>[0-9][\w.+!]*)[\"']?[ \t,}\]]*$")
@@ -277,6 +290,9 @@ def text_mentions(text: str, kind: str = "text") -> list[tuple[int, str]]:
             for m in pattern.finditer(line):
                 if _old_release(m.group("version")) and (number, m.start("name")) not in found:
                     found[(number, m.start("name"))] = m.group(0).lstrip("/")
+        for m in _IMAGE.finditer(line):  # trial 26e: an image of verl's own, by its tag
+            if _old_release(m.group("version")):
+                found.setdefault((number, m.start("image")), m.group("image").lstrip("/"))
         for m in TEMPLATED_VERL.finditer(line):  # trial 26c: a release that cannot be read
             found.setdefault((number, m.start("name")), m.group(0).rstrip(".,\"'"))
     for number, written in _lock_entries(lines):
