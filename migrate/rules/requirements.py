@@ -232,7 +232,7 @@ def _from_requirement(text: str, path: Path, line: int, *, lock_pins: bool) -> _
 def _requirement_found(req: Requirement, written: str, path: Path, line: int, *, lock_pins: bool) -> _Found:
     """The declaration a parsed verl requirement makes, its marker aside."""
     if req.url:
-        archived = _archive_version(req.url) or _git_tag_version(req.url)
+        archived = _archive_version(req.url) or _git_tag_version(req.url) or _repository_archive(req.url)[1]
         if archived is not None:
             return _Found(archived, path, line, written, "lock", True)
         return _Found(None, path, line, written, "direct-reference", True, _local_directory(req.url, path))
@@ -267,6 +267,66 @@ def _archive_version(reference: str) -> Version | None:
         return None
     return version if name == _VERL else None
 
+
+
+#: an archive of a repository's tree at a ref (trial 26e): ``.../verl/archive/<sha>.zip``,
+#: ``.../verl/archive/refs/tags/v0.8.0.tar.gz``, GitLab's ``.../verl/-/archive/v0.8.0/verl-v0.8.0.zip``
+_REPOSITORY_ARCHIVE = re.compile(
+    r"/(?P<repository>[^/?#]+?)(?:\.git)?/(?:-/)?archive/(?:refs/(?:tags|heads)/)?(?P<ref>[^/?#]+?)"
+    r"(?:\.tar\.gz|\.tgz|\.tar\.bz2|\.tar|\.zip)?(?:/[^?#]*)?(?:[?#].*)?$"
+)
+
+
+def _repository_archive(reference: str) -> tuple[bool, Version | None]:
+    """Whether ``reference`` is an archive URL of a repository named verl, and the release
+    its ref names (``v0.8.0``: 0.8.0; a commit or a branch: ``None``).
+
+    Args:
+        reference: a URL or path, as an install argument or a requirement's URL spells it.
+
+    Returns:
+        ``(True, version or None)`` for such an archive (trial 26e,
+        ``e2b_dockerfile_archive_sha``: ``pip install .../verl/archive/<sha>.zip`` installs
+        verl, whatever the archive's file name says), else ``(False, None)``.
+    """
+    m = _REPOSITORY_ARCHIVE.search(reference.strip())
+    if m is None or not _is_verl(m.group("repository")):
+        return False, None
+    return True, _tag(m.group("ref"))
+
+
+def _vcs_split(reference: str) -> tuple[str, str | None]:
+    """``reference`` without its fragment and VCS ref, and the ref: pip's ``vcs+scheme://
+    host/path@ref`` puts the ref after the last ``@`` of the path, and a ref may hold ``/``
+    (``@release/v0.8.x``: trial 26e, ``e2b_dockerfile_git_ref_slash``)."""
+    bare = reference.strip().split("#", 1)[0]
+    scheme, sep, rest = bare.partition("://")
+    if not sep:
+        scheme, rest = "", bare
+    host, slash, path = rest.partition("/")
+    if not slash and sep:
+        return bare, None
+    target = path if sep else rest
+    if "@" not in target:
+        return bare, None
+    base, ref = target.rsplit("@", 1)
+    prefix = f"{scheme}://{host}/" if sep else ""
+    return prefix + base, ref or None
+
+
+def _distribution_glob(reference: str) -> tuple[bool, Version | None]:
+    """Whether ``reference``'s last component is a verl wheel or sdist file name that
+    :func:`_archive_version` cannot read (a glob ``verl-*.whl``, a made-up version), and
+    the release it spells when it does (``verl-0.8.0-*.whl``: 0.8.0)."""
+    base = re.split(r"[/\\]", reference.strip().split("#", 1)[0].rstrip("/\\"))[-1]
+    m = re.fullmatch(r"(?i)verl(?P<rest>[-*?\[][^/\\]*)?\.(?:whl|tar\.gz|zip)", base)
+    if m is None:
+        return False, None
+    spelled = re.match(r"-v?(\d+(?:\.\d+)+)(?:-|\.(?:whl|tar|zip)|$)", m.group("rest") or "")
+    try:
+        return True, Version(spelled.group(1)) if spelled else None
+    except InvalidVersion:
+        return True, None
 
 
 def _git_tag_version(reference: str) -> Version | None:
@@ -529,18 +589,26 @@ def _from_reference(reference: str, path: Path, line: int, written: str) -> _Fou
     """A URL or path (``-e git+...#egg=verl``, ``./verl``): verl when its ``egg=`` fragment or its
     last path component names verl."""
     egg = re.search(r"[#&]egg=([A-Za-z0-9._-]+)", reference)
+    base, ref = _vcs_split(reference)
     if egg:
         name = egg.group(1)
     else:
-        bare = re.sub(r"\[.*\]$", "", reference.split("#", 1)[0]).rstrip("/\\")
+        bare = re.sub(r"\[.*\]$", "", base).rstrip("/\\")
         name = re.split(r"[/\\]", bare)[-1] if bare else ""
-        name = re.sub(r"\.git$", "", name.split("@", 1)[0])
+        name = re.sub(r"\.git$", "", name)
     archived = _archive_version(reference)
     if archived is not None:
         return _Found(archived, path, line, written, "lock", True)
+    # trial 26e: an archive of verl's repository (``.../verl/archive/<sha>.zip``) and a wheel
+    # glob (``/wheels/verl-*.whl``) install verl; the release is the one their ref or name
+    # spells, else it cannot be read (never dropped)
+    for is_verl, version in (_repository_archive(reference), _distribution_glob(reference)):
+        if is_verl:
+            kind = "lock" if version is not None else "direct-reference"
+            return _Found(version, path, line, written, kind, True)
     if not name or not re.fullmatch(r"[A-Za-z0-9._-]+", name) or not _is_verl(name):
         return None
-    tagged = _git_tag_version(reference)
+    tagged = _git_tag_version(reference) or (_tag(ref) if ref is not None else None)
     if tagged is not None:
         return _Found(tagged, path, line, written, "lock", True)
     return _Found(None, path, line, written, "direct-reference", True, _local_directory(reference, path))
