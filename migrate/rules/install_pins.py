@@ -50,7 +50,9 @@ install [-e] .`` (``.[vllm]``, the checkout's path, ``python setup.py install``)
 folder: the release the ref spells (``v0.8.0``), else one that cannot be read. An argument
 that is a git reference with a ref of any shape (``@release/v0.8.x``), an archive of verl's
 repository (``.../verl/archive/<sha>.zip``) or a wheel path or glob ``verl-*.whl`` installs
-verl too (:func:`ppo_migrate.rules.requirements._from_reference`).
+verl too (:func:`ppo_migrate.rules.requirements._from_reference`). A ``-r`` file pip fetches
+(``-r https://.../rl-stack.txt``) installs what cannot be read: a verl whose release cannot be
+read (:func:`ppo_migrate.rules.requirements.remote_file`).
 
 Nothing is executed; a command that cannot be tokenised is split on white space. What
 runs nothing is not read: an install in a comment (``# pip install verl==0.8.0``) or printed
@@ -76,6 +78,7 @@ from ppo_migrate.rules.requirements import (
     _tag,
     lowest_allowed,
     poetry_specifier,
+    remote_file,
 )
 from ppo_migrate.files import decode_text, utf8_text
 from ppo_migrate.project.snapshot import current
@@ -541,6 +544,10 @@ def _commands(
                     i += 1
                 if tool == "conda" and option in with_value:
                     continue  # conda's -c is a channel, -p a prefix
+                if option in _REQUIREMENT_OPTIONS and remote_file(value):
+                    if option in ("-r", "--requirement"):  # trial 26e (K): a file pip fetches
+                        yield _Found(None, here, line, f"{option} {value}", "direct-reference", True)
+                    continue
                 if option in _REQUIREMENT_OPTIONS:
                     files = _requirement_files(value, path, root, everything)
                     for file in files:

@@ -559,6 +559,10 @@ def _line_pairs(lines: Iterable[tuple[int, str]], path: Path, seen: set[Path]) -
             option, value = m.group(1), m.group(2).strip()
             if not value:
                 continue
+            if option in ("-r", "--requirement", "-c", "--constraint") and remote_file(value.split()[0]):
+                if option in ("-r", "--requirement"):  # trial 26e (K): what it installs cannot be read
+                    yield _Found(None, path, line, text, "direct-reference", True), False
+                continue  # a remote constraints file installs nothing
             if option in ("-r", "--requirement", "-c", "--constraint"):
                 included = _file_pairs(Path(os.path.normpath(path.parent / value.split()[0])), seen)
                 constraint = option in ("-c", "--constraint")
@@ -578,6 +582,14 @@ def _line_pairs(lines: Iterable[tuple[int, str]], path: Path, seen: set[Path]) -
             found = _Found(None, path, line, requirement, "direct-reference", True)
         if found is not None:
             yield found, False
+
+
+def remote_file(value: str) -> bool:
+    """Whether a ``-r``/``-c`` value names a file pip fetches (``https://.../rl-stack.txt``)
+    rather than one of the repository: its requirements cannot be read (trial 26e, K: a
+    lab's shared stack file pinning verl 0.8), so a ``-r`` of one is an install of a verl
+    whose release cannot be read. A ``file:`` URL is local."""
+    return bool(re.match(r"[A-Za-z][A-Za-z0-9+.-]*://", value)) and not value.lower().startswith("file:")
 
 
 def _parses(text: str) -> bool:

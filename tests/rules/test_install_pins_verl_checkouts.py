@@ -179,3 +179,35 @@ def test_a_wheel_glob_in_an_apptainer_post_makes_the_fix_unsafe(tmp_path: Path) 
         assert run_cli("apply", "--exit-zero", *extra, ".", cwd=root).returncode == 0
         assert (root / "train.py").read_text() == LAUNCHER
         assert launcher_ran(root, site) == "ran None"
+
+
+#: trial 26e (K): a requirements file pip fetches by URL (a lab's shared stack pinning verl 0.8)
+REMOTE = "https://example.org/mylab/infra/main/requirements/rl-stack.txt"
+
+
+@pytest.mark.parametrize(("files", "where"), [
+    ({"requirements.txt": f"omegaconf\n# the lab's RL stack\n-r {REMOTE}\n"}, "requirements.txt:3"),
+    ({"Dockerfile": f"FROM python:3.11\nRUN pip install -r {REMOTE}\nCOPY . /app\n"}, "Dockerfile:2"),
+])
+def test_a_requirements_file_fetched_by_url_refuses_the_fix(tmp_path: Path, files: dict[str, str], where: str) -> None:
+    root, site = launcher_project(tmp_path, {"pyproject.toml": PYPROJECT, **files}, VERL_08)
+    assert launcher_ran(root, site) == "ran None"
+    found = only_finding(root)
+    assert (found["code"], found["location"]["row"], found["fix"]) == ("PPO005", 6, None), found
+    assert f"`{where} -r {REMOTE}`, whose release cannot be read" in found["message"], found["message"]
+    for extra in ((), ("--thread-config",)):
+        assert run_cli("apply", "--exit-zero", *extra, ".", cwd=root).returncode == 0
+        assert (root / "train.py").read_text() == LAUNCHER
+        assert launcher_ran(root, site) == "ran None"
+
+
+def test_a_constraints_file_fetched_by_url_installs_nothing(tmp_path: Path) -> None:
+    """``-c https://...`` bounds what something else installs: the required ``verl>=0.9.0``
+    still decides, and the rewritten launcher runs against verl 0.9."""
+    files = {"pyproject.toml": PYPROJECT, "requirements.txt": f"omegaconf\n-c {REMOTE}\n"}
+    root, site = launcher_project(tmp_path, files, VERL_09)
+    found = only_finding(root)
+    assert (found["code"], found["fix"]["applicability"]) == ("PPO001", "safe"), found
+    assert run_cli("apply", "--exit-zero", ".", cwd=root).returncode == 0
+    assert (root / "train.py").read_text() == FIXED
+    assert launcher_ran(root, site) == "ran {'trainer': 2}"
