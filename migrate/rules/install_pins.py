@@ -41,6 +41,19 @@ a constraint file every install runs within: its pins count. In a workflow, a
 ``${{ matrix.NAME }}`` takes every value of a literal list under a job's ``strategy: matrix:``
 (the lowest decides); any other expression naming verl is a release that cannot be read.
 
+Trial 26e (C): verl's own install instructions are an install of verl
+(:func:`checkout_installs`, :func:`workflow_checkout_installs`): a ``git clone`` of a
+repository named verl (``-b v0.8.0``), then ``cd``/``pushd``, a Dockerfile's ``WORKDIR``,
+``git -C``, a workflow's ``actions/checkout`` of verl (``ref:``, ``path:``) and a step's
+``working-directory:``, a ``git checkout``/``switch``/``reset --hard`` of a ref, then ``pip
+install [-e] .`` (``.[vllm]``, the checkout's path, ``python setup.py install``) in that
+folder: the release the ref spells (``v0.8.0``), else one that cannot be read. An argument
+that is a git reference with a ref of any shape (``@release/v0.8.x``), an archive of verl's
+repository (``.../verl/archive/<sha>.zip``) or a wheel path or glob ``verl-*.whl`` installs
+verl too (:func:`ppo_migrate.rules.requirements._from_reference`). A ``-r`` file pip fetches
+(``-r https://.../rl-stack.txt``) installs what cannot be read: a verl whose release cannot be
+read (:func:`ppo_migrate.rules.requirements.remote_file`).
+
 Nothing is executed; a command that cannot be tokenised is split on white space. What
 runs nothing is not read: an install in a comment (``# pip install verl==0.8.0``) or printed
 by ``echo``/``printf`` (a help text); a Makefile recipe's ``@pip install`` is a command.
@@ -49,9 +62,10 @@ by ``echo``/``printf`` (a help text); a Makefile recipe's ``@pip install`` is a 
 from __future__ import annotations
 
 import os
+import posixpath
 import re
 import shlex
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from packaging.version import Version
@@ -61,13 +75,15 @@ from ppo_migrate.rules.requirements import (
     _from_requirement,
     _is_verl,
     _read_requirements,
+    _tag,
     lowest_allowed,
     poetry_specifier,
+    remote_file,
 )
 from ppo_migrate.files import decode_text, utf8_text
 from ppo_migrate.project.snapshot import current
 
-__all__ = ["install_pins"]
+__all__ = ["checkout_installs", "install_pins", "workflow_checkout_installs"]
 
 #: ``scope -> the pins``, one reading per repository per run
 _PINS: dict[str, tuple[_Found, ...]] = {}
@@ -156,7 +172,17 @@ def install_pins(scope: str | os.PathLike[str]) -> tuple[_Found, ...]:
                     found.extend(_commands("\n" * (line - 1) + command, path, root, everything, seen))
                 continue
             matrix = _workflow_matrix(text) if workflows else None
-            found.extend(_commands(text, path, root, everything, seen, matrix))
+            commands = list(_commands(text, path, root, everything, seen, matrix))
+            if b"clone" in data or b"actions/checkout" in data:  # verl's own install instructions
+                checkouts = list(
+                    workflow_checkout_installs(text, path) if workflows
+                    else checkout_installs(_exec_form_as_shell(text), path, _style(name))
+                )
+                # ``pip install -e ./verl`` of a checkout: its tag, not "a direct reference"
+                lines = {f.line for f in checkouts}
+                commands = [f for f in commands if not (f.line in lines and f.kind == "direct-reference")]
+                commands.extend(checkouts)
+            found.extend(commands)
             found.extend(_constraint_variables(text, path, root, everything, seen))
     result = _PINS[root] = tuple(found)
     return result
@@ -180,6 +206,18 @@ def _verl_images(text: str, path: str) -> Iterator[_Found]:
         spec = SpecifierSet(f"=={version}.*" if version.count(".") == 1 else f"=={version}")
         line = text.count("\n", 0, m.start()) + 1
         yield _Found(lowest_allowed(spec), Path(path), line, m.group("image"), "specifier", True)
+
+
+def _style(name: str) -> str:
+    """How :func:`checkout_installs` follows the folder a file's commands run in."""
+    from ppo_migrate.project.import_roots import _dockerfile, _makefile, _reader
+
+    reader = _reader(name)
+    if reader is _dockerfile:
+        return "dockerfile"
+    if reader is _makefile or name in ("justfile", "Justfile", ".justfile"):
+        return "lines"
+    return "script"
 
 
 def _kind(name: str, workflows: bool) -> str | None:
@@ -506,6 +544,10 @@ def _commands(
                     i += 1
                 if tool == "conda" and option in with_value:
                     continue  # conda's -c is a channel, -p a prefix
+                if option in _REQUIREMENT_OPTIONS and remote_file(value):
+                    if option in ("-r", "--requirement"):  # trial 26e (K): a file pip fetches
+                        yield _Found(None, here, line, f"{option} {value}", "direct-reference", True)
+                    continue
                 if option in _REQUIREMENT_OPTIONS:
                     files = _requirement_files(value, path, root, everything)
                     for file in files:
@@ -669,3 +711,225 @@ def _requirement_files(value: str, path: str, root: str, everything: list[str]) 
     if tail == "/":
         return []
     return [f for f in everything if f.replace("\\", "/").endswith(tail)]
+
+
+# -- verl's own install instructions: a checkout of verl, then ``pip install -e .`` in it ---------
+
+#: ``git clone``'s options that take a value (the next word)
+_CLONE_WITH_VALUE = frozenset({
+    "-b", "--branch", "-o", "--origin", "-c", "--config", "--depth", "--reference", "--reference-if-able",
+    "--filter", "-j", "--jobs", "--separate-git-dir", "--template", "-u", "--upload-pack",
+    "--shallow-since", "--shallow-exclude", "--server-option", "--bundle-uri",
+})
+#: where one simple command of a shell line ends
+_SIMPLE = re.compile(r"&&|\|\||[;|()`]|\$\(")
+
+
+def checkout_installs(text: str, path: str, kind: str) -> Iterator[_Found]:
+    """The installs of a verl checkout made by the same file (trial 26e, verl's own install
+    instructions): ``git clone .../verl.git`` (``-b v0.8.0``), then ``cd verl``
+    (a Dockerfile's ``WORKDIR /opt/verl``, ``git -C verl``), ``git checkout v0.8.0``, then
+    ``pip install [-e] .`` (or the checkout's path, ``.[vllm]``, ``python setup.py
+    install``) installs verl.
+
+    Args:
+        text: the file's text (a Dockerfile's exec form already written as shell).
+        path: the file.
+        kind: ``"dockerfile"`` (each ``RUN`` starts in the ``WORKDIR``), ``"lines"`` (each
+            line its own shell: a Makefile's or justfile's recipe) or ``"script"`` (a ``cd``
+            holds for the lines after it).
+
+    Yields:
+        One ``_Found`` per such install, at its line: a ``lock`` on the release the
+        checkout's tag or branch spells (``v0.8.0``), else a ``direct-reference`` whose
+        release cannot be read (a branch, a commit, no ref: the default branch). Folders are
+        compared as written (``/opt/verl``, ``$HOME/verl``), relative ones joined to the
+        folder the commands run in. Never raises.
+    """
+    yield from _checkout_walk(_command_lines(text, kind), path, {})
+
+
+def _command_lines(text: str, kind: str) -> Iterator[tuple[int, str, str | None]]:
+    """``(line, command text, folder to start in or None to go on)`` of a file's shell lines."""
+    joined = re.sub(r"\\\r?\n", lambda m: " " * len(m.group(0)), text)
+    workdir = "/"
+    for number, line in enumerate(joined.split("\n"), 1):
+        if _COMMENTED.match(line.lstrip()) or not line.strip():
+            continue
+        if kind == "dockerfile":
+            instruction = re.match(r"[ \t]*(WORKDIR|RUN)[ \t]+(.*)$", line, re.IGNORECASE)
+            if instruction is None:
+                continue
+            if instruction.group(1).upper() == "WORKDIR":
+                workdir = posixpath.normpath(posixpath.join(workdir, instruction.group(2).strip().strip("\"'")))
+                continue
+            yield number, instruction.group(2), workdir
+        else:
+            yield number, line, "." if kind == "lines" else None
+
+
+def _checkout_walk(
+    lines: Iterable[tuple[int, str, str | None]], path: str, checkouts: dict[str, tuple[str | None, int]],
+    cwd: str = ".",
+) -> Iterator[_Found]:
+    """:func:`checkout_installs` over ``lines``; ``checkouts`` (folder -> (ref, line)) is
+    updated, so that a workflow's steps share their job's checkouts."""
+    here = Path(path)
+    for number, line, start in lines:
+        if start is not None:
+            cwd = start
+        for command in _SIMPLE.split(line):
+            try:
+                words = shlex.split(command, comments=True)
+            except ValueError:
+                words = command.split()
+            while words and (re.fullmatch(r"[A-Za-z_]\w*=\S*", words[0]) or words[0] in ("sudo", "env", "exec", "time", "@")):
+                words = words[1:]
+            if not words:
+                continue
+            head = words[0].lstrip("@")
+            if head in ("cd", "pushd") and len(words) > 1 and not words[1].startswith("-"):
+                cwd = posixpath.normpath(posixpath.join(cwd, words[1]))
+            elif head == "git":
+                cwd = _git(words[1:], cwd, checkouts, number)
+            elif checkouts:
+                found = _checkout_install(words, command, cwd, checkouts, here, number)
+                if found is not None:
+                    yield found
+
+
+def _git(words: list[str], cwd: str, checkouts: dict[str, tuple[str | None, int]], line: int) -> str:
+    """Follow one ``git`` command: a clone of verl adds a checkout, a ``checkout``/``switch``/
+    ``reset --hard`` in one changes its ref; returns the folder the shell is in after it."""
+    target = cwd
+    while len(words) >= 2 and words[0] in ("-C", "-c"):
+        if words[0] == "-C":
+            target = posixpath.normpath(posixpath.join(cwd, words[1]))
+        words = words[2:]
+    if not words:
+        return cwd
+    sub, args = words[0], words[1:]
+    if sub == "clone":
+        ref, plain = None, []
+        i = 0
+        while i < len(args):
+            word = args[i]
+            i += 1
+            option, eq, value = word.partition("=")
+            if option in _CLONE_WITH_VALUE and not eq and i < len(args):
+                value = args[i]
+                i += 1
+            if option in ("-b", "--branch"):
+                ref = value
+            elif not word.startswith("-"):
+                plain.append(word)
+        if not plain:
+            return cwd
+        name = re.sub(r"\.git$", "", plain[0].rstrip("/").rsplit("/", 1)[-1].rsplit(":", 1)[-1])
+        if _is_verl(name):
+            folder = plain[1] if len(plain) > 1 else name
+            checkouts[posixpath.normpath(posixpath.join(target, folder))] = (ref, line)
+    elif sub in ("checkout", "switch", "reset") and target in checkouts:
+        plain = [w for w in args if not w.startswith("-")]
+        if sub in ("checkout", "switch") and any(w in ("-b", "-B", "-c", "-C") for w in args) and len(plain) > 1:
+            plain = plain[1:]  # ``git checkout -b mine v0.8.0``: the start point
+        if plain and plain[0] != "--":
+            checkouts[target] = (re.sub(r"^(?:refs/)?tags/", "", plain[0]), checkouts[target][1])
+    return cwd
+
+
+def _checkout_install(
+    words: list[str], command: str, cwd: str, checkouts: dict[str, tuple[str | None, int]], here: Path, line: int,
+) -> _Found | None:
+    """The install of a checkout of verl one command makes, or None."""
+    m = _INSTALL.search(command)
+    if m is not None and m.group("conda") is None and m.group("poetry") is None:
+        try:
+            args = shlex.split(command[m.end():], comments=True)
+        except ValueError:
+            args = command[m.end():].split()
+        i = 0
+        while i < len(args):
+            word = args[i]
+            i += 1
+            if word in _EDITABLE:
+                continue
+            option = word.partition("=")[0]
+            if word.startswith("-"):
+                if option in _WITH_VALUE or option in _REQUIREMENT_OPTIONS:
+                    i += "=" not in word
+                continue
+            folder = posixpath.normpath(posixpath.join(cwd, re.sub(r"\[[^\]]*\]$", "", word)))
+            if folder in checkouts:
+                return _checkout_found(folder, checkouts, f"{command[m.start():].strip()}", here, line)
+        return None
+    if "setup.py" in words and any(w in ("install", "develop") for w in words) and cwd in checkouts:
+        return _checkout_found(cwd, checkouts, " ".join(words), here, line)
+    return None
+
+
+def _checkout_found(folder: str, checkouts: dict[str, tuple[str | None, int]], written: str, here: Path, line: int) -> _Found:
+    """The install of the checkout in ``folder``: a ``lock`` on the release its ref spells,
+    else a ``direct-reference`` whose release cannot be read; ``written`` says which."""
+    ref, cloned = checkouts[folder]
+    version = _tag(ref) if ref is not None else None
+    shown = f"{written} (a checkout of verl at {ref}, line {cloned})" if ref else f"{written} (a checkout of verl, line {cloned})"
+    return _Found(version, here, line, shown, "lock" if version is not None else "direct-reference", True)
+
+
+def workflow_checkout_installs(text: str, path: str) -> Iterator[_Found]:
+    """:func:`checkout_installs` for a GitHub workflow: per job, an ``actions/checkout``
+    step of a repository named verl (``with: repository:``, ``ref:``, ``path:``) is a
+    checkout, and each ``run:`` step runs in its ``working-directory`` (else the job's or
+    the workflow's ``defaults: run: working-directory``, else the workspace)."""
+    import yaml
+
+    try:
+        data = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    except yaml.YAMLError:
+        return
+    if not isinstance(data, dict) or not isinstance(data.get("jobs"), dict):
+        return
+    raw = text.split("\n")
+    cursor = 0
+
+    def first_line(run: str) -> int:
+        """The file's line of ``run``'s first line, searched from the last one found."""
+        nonlocal cursor
+        head = next((r.strip() for r in run.split("\n") if r.strip()), "")
+        for index in range(cursor, len(raw)):
+            if head and head in raw[index]:
+                cursor = index + 1
+                return index + 1
+        return 1
+
+    default = _working_directory(data)
+    for job in data["jobs"].values():
+        if not isinstance(job, dict) or not isinstance(job.get("steps"), list):
+            continue
+        checkouts: dict[str, tuple[str | None, int]] = {}
+        start = _working_directory(job) or default or "."
+        for step in job["steps"]:
+            if not isinstance(step, dict):
+                continue
+            uses, run = step.get("uses"), step.get("run")
+            if isinstance(uses, str) and uses.startswith("actions/checkout"):
+                given = step.get("with") if isinstance(step.get("with"), dict) else {}
+                repository = str(given.get("repository") or "")
+                if repository and _is_verl(repository.rstrip("/").rsplit("/", 1)[-1]):
+                    ref = given.get("ref")
+                    checkouts[posixpath.normpath(str(given.get("path") or "."))] = (
+                        str(ref) if ref is not None else None, first_line(f"repository: {repository}"))
+            elif isinstance(run, str) and checkouts:
+                folder = step.get("working-directory")
+                cwd = posixpath.normpath(str(folder)) if isinstance(folder, str) else start
+                base = first_line(run) - 1
+                lines = [(base + k + 1, line, None) for k, line in enumerate(run.split("\n"))]
+                yield from _checkout_walk(lines, path, checkouts, cwd)
+
+
+def _working_directory(table: dict) -> str | None:
+    defaults = table.get("defaults")
+    run = defaults.get("run") if isinstance(defaults, dict) else None
+    folder = run.get("working-directory") if isinstance(run, dict) else None
+    return posixpath.normpath(folder) if isinstance(folder, str) else None

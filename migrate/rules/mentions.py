@@ -27,6 +27,16 @@ a longer name (``myverl``, ``verl-recipe``, ``verl_tools`` are other packages):
   its release cannot be read);
 * a **lock entry**: a line ``name: verl`` (``name = "verl"``, ``"name": "verl"``) and, within
   the next :data:`_ENTRY_LINES` lines and before another ``name``, its ``version: 0.8.0``;
+* an **image of verl's own** whose tag names its release (trial 26e), in any image
+  reference: ``verlai/verl:app-verl0.8-vllm0.10.2-...`` holds verl 0.8 wherever it is named
+  (a KubeRay or compose ``image:``, a workflow's ``container:``, SkyPilot's ``image_id:
+  docker:...``, ``srun --container-image=``, an Apptainer ``From:``, a Python string), as a
+  Dockerfile's ``FROM`` of it is a pin (:mod:`ppo_migrate.rules.install_pins`);
+* an **archive of verl's repository** at a tag naming an old release
+  (``.../verl/archive/refs/tags/v0.8.0.tar.gz``: as a git tag), and a **wheel glob**
+  (``verl-*.whl``, trial 26e), any release, since which one the build copies in cannot be
+  read (in Python only where it is installed, as a template); a branch or a commit
+  (``@main``, ``.../archive/<sha>.zip``) says nothing of the release, as above;
 * a **requirement whose version is a template** (trial 26c), any release, since which one the
   build fills in cannot be read: ``verl==${VERL_VERSION}``, ``verl==$V``, ``verl==$(V)``,
   ``verl=={{verl_version}}``, ``verl>=@V@``, ``verl==%(v)s``, ``verl=={}``, an f-string's
@@ -165,6 +175,21 @@ def _old_value(text: str) -> bool:
     return specifier is not None and excludes_config_releases(specifier)
 
 
+def _tag_release(ref: str) -> Version | None:
+    """The release a git ref or archive name spells (``v0.8.0``, ``0.9``), else ``None``."""
+    m = re.fullmatch(r"v?(\d+\.\d+(?:\.\d+)?)", ref)
+    try:
+        return Version(m.group(1)) if m else None
+    except InvalidVersion:
+        return None
+
+
+def _unread_form(written: str) -> bool:
+    """``written`` is a mention whose release cannot be read (a template, a wheel glob): in
+    Python it counts only where it is installed."""
+    return TEMPLATED_VERL.fullmatch(written) is not None or _DISTRIBUTION_GLOB.fullmatch(written) is not None
+
+
 def _old_release(text: str) -> bool:
     try:
         return Version(text) < FIRST_CONFIG_RELEASE
@@ -206,6 +231,22 @@ _GIT_TAG = re.compile(
     r"(?:/|(?<![\w.\-]))(?P<name>verl)(?:\.git)?@v?(?P<version>\d+(?:\.\d+){1,2})(?![\w.\-])",
     re.IGNORECASE,
 )
+#: ``verlai/verl:app-verl0.8-vllm0.10.2-...``, ``docker://verlai/verl:app-verl0.8...``,
+#: ``docker:verlai/verl:...``: an image whose repository names verl and whose tag names the
+#: release it holds (``verl0.8``, ``verl-0.8.0``, ``verlv0.8``), as the Dockerfile reader's
+#: ``FROM`` (:data:`ppo_migrate.rules.install_pins._VERL_IMAGE`) reads it
+_IMAGE = re.compile(
+    r"(?<![\w.\-])(?P<image>[\w.\-/]*verl[\w.\-/]*:[\w.\-]*?verl-?v?(?P<version>\d+\.\d+(?:\.\d+)?)[\w.\-]*)",
+    re.IGNORECASE,
+)
+#: ``.../verl/archive/<sha>.zip``, ``.../verl/archive/refs/tags/v0.8.0.tar.gz``, GitLab's ``/-/archive/``
+_ARCHIVE = re.compile(
+    r"/(?P<name>verl)(?:\.git)?/(?:-/)?archive/(?:refs/(?:tags|heads)/)?(?P<ref>[^\s\"'/?#]+?)"
+    r"(?:\.tar\.gz|\.tgz|\.tar\.bz2|\.zip)?(?=[\s\"'/?#]|$)",
+    re.IGNORECASE,
+)
+#: ``verl-*.whl``: a wheel or sdist of verl whose release a glob leaves open
+_DISTRIBUTION_GLOB = re.compile(r"(?<![\w.\-])(?P<name>verl)-\*[\w.*+\-]*\.(?:whl|tar\.gz|zip)(?![\w.])", re.IGNORECASE)
 #: a lock entry's name line and version line
 _ENTRY_NAME = re.compile(r"^[ \t\-\[{,]*[\"']?name[\"']?[ \t]*[:=][ \t]*[\"']?(?P<name>[\w.\-]+)[\"']?[ \t,}\]]*$")
 _ENTRY_VERSION = re.compile(r"^[ \t\-\[{,]*[\"']?version[\"']?[ \t]*[:=][ \t]*[\"']?(?P<version>[0-9][\w.+!]*)[\"']?[ \t,}\]]*$")
@@ -277,6 +318,15 @@ def text_mentions(text: str, kind: str = "text") -> list[tuple[int, str]]:
             for m in pattern.finditer(line):
                 if _old_release(m.group("version")) and (number, m.start("name")) not in found:
                     found[(number, m.start("name"))] = m.group(0).lstrip("/")
+        for m in _IMAGE.finditer(line):  # trial 26e: an image of verl's own, by its tag
+            if _old_release(m.group("version")):
+                found.setdefault((number, m.start("image")), m.group("image").lstrip("/"))
+        for m in _ARCHIVE.finditer(line):  # trial 26e: an archive of verl's repository at an old tag
+            release = _tag_release(m.group("ref"))
+            if release is not None and release < FIRST_CONFIG_RELEASE:
+                found.setdefault((number, m.start("name")), m.group(0).lstrip("/"))
+        for m in _DISTRIBUTION_GLOB.finditer(line):
+            found.setdefault((number, m.start("name")), m.group(0))
         for m in TEMPLATED_VERL.finditer(line):  # trial 26c: a release that cannot be read
             found.setdefault((number, m.start("name")), m.group(0).rstrip(".,\"'"))
     for number, written in _lock_entries(lines):
@@ -463,8 +513,7 @@ def _installed(written: str, line: str, in_install: bool) -> bool:
     """A mention ``written`` found in a Python string's ``line`` counts: an old release
     always; a template version only in an install (the line is an install command, or the
     string an argument beside ``"install"``)."""
-    m = TEMPLATED_VERL.fullmatch(written)
-    return m is None or in_install or _INSTALLS.search(line) is not None
+    return not _unread_form(written) or in_install or _INSTALLS.search(line) is not None
 
 
 def _code_line(line: str) -> bool:

@@ -139,7 +139,10 @@ def _uv_toml(path: Path):
 
 def _pip_conf(path: Path):
     """A ``pip.conf``/``pip.ini``'s ``constraint``/``requirement`` files (any section): every
-    ``pip install`` run with that configuration installs within their pins."""
+    ``pip install`` run with that configuration installs within their pins. A ``constraint``
+    file installs nothing (it narrows what a requirement brings), so its entries are
+    ``optional``: they may only lower the release (trial 26e, ``e3b_pip_conf_constraint_only``:
+    a base image's verl 0.8 beside a ``constraint = constraints.txt`` holding ``verl>=0.9.0``)."""
     raw = _text(path)
     if raw is None:
         return
@@ -154,7 +157,8 @@ def _pip_conf(path: Path):
             if not parser.has_option(section, option):
                 continue
             for name in parser.get(section, option).split():
-                yield from _read_requirements(Path(os.path.normpath(path.parent / os.path.expanduser(name))), seen)
+                found = _read_requirements(Path(os.path.normpath(path.parent / os.path.expanduser(name))), seen)
+                yield from found if option == "requirement" else optional(found)
 
 
 def _text(path: Path) -> str | None:
@@ -330,6 +334,8 @@ def tox_ini_pins(ini: str, path: Path, raw: str):
         if not parser.has_option(section, "deps"):
             continue
         named = section != "testenv"  # ``[testenv:next]``: not the default environment (trial 26c, C)
+        installed: list[_Found] = []
+        constrained: list[_Found] = []
         for text in parser.get(section, "deps").splitlines():
             text = text.split(" #", 1)[0].strip()
             if not text or text.startswith("#"):
@@ -338,11 +344,16 @@ def tox_ini_pins(ini: str, path: Path, raw: str):
             if text.startswith(("-r", "-c")):
                 name = text[2:].strip().lstrip("=").strip().replace("{toxinidir}", str(path.parent))
                 included = _read_requirements(Path(os.path.normpath(path.parent / name)), seen)
-                yield from optional(included) if named else included
+                (constrained if text.startswith("-c") else installed).extend(included)
                 continue
             found = _from_requirement(text, path, _line(raw, text), lock_pins=True)
             if found is not None:
-                yield found._replace(optional=named)
+                installed.append(found)
+        # a ``-c`` file installs nothing: without a requirement on verl in the same deps it
+        # may only lower the release (trial 26e, as pip's own constraints files)
+        yield from (found._replace(optional=named or found.optional) for found in installed)
+        for found in constrained:
+            yield found._replace(optional=named or found.optional or not installed)
 
 
 def _toml(path: Path) -> tuple[dict[str, Any], str] | None:

@@ -232,7 +232,7 @@ def _from_requirement(text: str, path: Path, line: int, *, lock_pins: bool) -> _
 def _requirement_found(req: Requirement, written: str, path: Path, line: int, *, lock_pins: bool) -> _Found:
     """The declaration a parsed verl requirement makes, its marker aside."""
     if req.url:
-        archived = _archive_version(req.url) or _git_tag_version(req.url)
+        archived = _archive_version(req.url) or _git_tag_version(req.url) or _repository_archive(req.url)[1]
         if archived is not None:
             return _Found(archived, path, line, written, "lock", True)
         return _Found(None, path, line, written, "direct-reference", True, _local_directory(req.url, path))
@@ -267,6 +267,66 @@ def _archive_version(reference: str) -> Version | None:
         return None
     return version if name == _VERL else None
 
+
+
+#: an archive of a repository's tree at a ref (trial 26e): ``.../verl/archive/<sha>.zip``,
+#: ``.../verl/archive/refs/tags/v0.8.0.tar.gz``, GitLab's ``.../verl/-/archive/v0.8.0/verl-v0.8.0.zip``
+_REPOSITORY_ARCHIVE = re.compile(
+    r"/(?P<repository>[^/?#]+?)(?:\.git)?/(?:-/)?archive/(?:refs/(?:tags|heads)/)?(?P<ref>[^/?#]+?)"
+    r"(?:\.tar\.gz|\.tgz|\.tar\.bz2|\.tar|\.zip)?(?:/[^?#]*)?(?:[?#].*)?$"
+)
+
+
+def _repository_archive(reference: str) -> tuple[bool, Version | None]:
+    """Whether ``reference`` is an archive URL of a repository named verl, and the release
+    its ref names (``v0.8.0``: 0.8.0; a commit or a branch: ``None``).
+
+    Args:
+        reference: a URL or path, as an install argument or a requirement's URL spells it.
+
+    Returns:
+        ``(True, version or None)`` for such an archive (trial 26e,
+        ``e2b_dockerfile_archive_sha``: ``pip install .../verl/archive/<sha>.zip`` installs
+        verl, whatever the archive's file name says), else ``(False, None)``.
+    """
+    m = _REPOSITORY_ARCHIVE.search(reference.strip())
+    if m is None or not _is_verl(m.group("repository")):
+        return False, None
+    return True, _tag(m.group("ref"))
+
+
+def _vcs_split(reference: str) -> tuple[str, str | None]:
+    """``reference`` without its fragment and VCS ref, and the ref: pip's ``vcs+scheme://
+    host/path@ref`` puts the ref after the last ``@`` of the path, and a ref may hold ``/``
+    (``@release/v0.8.x``: trial 26e, ``e2b_dockerfile_git_ref_slash``)."""
+    bare = reference.strip().split("#", 1)[0]
+    scheme, sep, rest = bare.partition("://")
+    if not sep:
+        scheme, rest = "", bare
+    host, slash, path = rest.partition("/")
+    if not slash and sep:
+        return bare, None
+    target = path if sep else rest
+    if "@" not in target:
+        return bare, None
+    base, ref = target.rsplit("@", 1)
+    prefix = f"{scheme}://{host}/" if sep else ""
+    return prefix + base, ref or None
+
+
+def _distribution_glob(reference: str) -> tuple[bool, Version | None]:
+    """Whether ``reference``'s last component is a verl wheel or sdist file name that
+    :func:`_archive_version` cannot read (a glob ``verl-*.whl``, a made-up version), and
+    the release it spells when it does (``verl-0.8.0-*.whl``: 0.8.0)."""
+    base = re.split(r"[/\\]", reference.strip().split("#", 1)[0].rstrip("/\\"))[-1]
+    m = re.fullmatch(r"(?i)verl(?P<rest>[-*?\[][^/\\]*)?\.(?:whl|tar\.gz|zip)", base)
+    if m is None:
+        return False, None
+    spelled = re.match(r"-v?(\d+(?:\.\d+)+)(?:-|\.(?:whl|tar|zip)|$)", m.group("rest") or "")
+    try:
+        return True, Version(spelled.group(1)) if spelled else None
+    except InvalidVersion:
+        return True, None
 
 
 def _git_tag_version(reference: str) -> Version | None:
@@ -423,8 +483,16 @@ def _read_requirements(path: Path, seen: set[Path]) -> Iterator[_Found]:
             or a file reached twice, is read once.
 
     Yields:
-        ``_Found`` entries; a file that cannot be read yields nothing (never raises).
+        ``_Found`` entries; a file that cannot be read yields nothing (never raises). A
+        constraints file's entries are ``optional`` when no requirement of the resolution
+        names verl (:func:`_resolved`).
     """
+    yield from _resolved(_file_pairs(path, seen))
+
+
+def _file_pairs(path: Path, seen: set[Path]) -> Iterator[tuple[_Found, bool]]:
+    """``(found, constrained)`` of the requirements file ``path`` and its includes
+    (:func:`_line_pairs`); nothing when it cannot be read or was read already."""
     try:
         resolved = Path(current().fs.realpath(path))  # ``path.resolve()``, once a run
     except (OSError, RuntimeError, ValueError):
@@ -436,7 +504,23 @@ def _read_requirements(path: Path, seen: set[Path]) -> Iterator[_Found]:
         raw = _read_text(path)
     except _UNREADABLE:
         return
-    yield from requirement_lines(_logical_lines(raw), path, seen)
+    yield from _line_pairs(_logical_lines(raw), path, seen)
+
+
+def _resolved(pairs: Iterable[tuple[_Found, bool]]) -> Iterator[_Found]:
+    """The declarations of one pip resolution: ``pairs`` are ``(found, constrained)``, the
+    second true for an entry of a constraints file (``-c``/``--constraint``, however deep).
+
+    A constraint installs nothing: it narrows the verl a requirement installs (pip's user
+    guide, "Constraints Files"). With a requirement on verl in the same resolution the
+    constraints count as they are; without one they decide nothing and are ``optional``:
+    they may only lower the release (trial 26e, ``e3b_pip_constraints_only``: a base
+    image's verl 0.8 beside ``-c constraints.txt`` holding ``verl>=0.9.0``).
+    """
+    pairs = list(pairs)
+    installs = any(not constrained for _, constrained in pairs)
+    for found, constrained in pairs:
+        yield found._replace(optional=True) if constrained and not installs else found
 
 
 def requirement_lines(lines: Iterable[tuple[int, str]], path: Path, seen: set[Path]) -> Iterator[_Found]:
@@ -447,8 +531,9 @@ def requirement_lines(lines: Iterable[tuple[int, str]], path: Path, seen: set[Pa
             handled: :func:`_logical_lines`), counted in ``path``.
         path: the file the lines are written in; ``-r``/``--requirement[=]`` and
             ``-c``/``--constraint[=]`` includes are read relative to its folder, as pip
-            reads them relative to the requirements file (a constraints file pins the
-            versions the project installs: its pins count too).
+            reads them relative to the requirements file (a constraints file's pins bound
+            the versions the project installs: they count when a requirement of the same
+            lines or their includes names verl, else they are ``optional``: :func:`_resolved`).
         seen: the files already read (:func:`_read_requirements`), updated by includes.
 
     Yields:
@@ -460,6 +545,12 @@ def requirement_lines(lines: Iterable[tuple[int, str]], path: Path, seen: set[Pa
     writes into a requirements file beside the environment file and hands to ``pip install
     -r`` (conda's ``conda/env/installers/pip.py``; trial 26c, B).
     """
+    yield from _resolved(_line_pairs(lines, path, seen))
+
+
+def _line_pairs(lines: Iterable[tuple[int, str]], path: Path, seen: set[Path]) -> Iterator[tuple[_Found, bool]]:
+    """``(found, constrained)`` of :func:`requirement_lines`' lines: ``constrained`` for
+    what a ``-c`` include (at any depth) declares."""
     for line, text in lines:
         if text.startswith("-"):
             m = _OPTION_WITH_VALUE.match(text)
@@ -468,12 +559,18 @@ def requirement_lines(lines: Iterable[tuple[int, str]], path: Path, seen: set[Pa
             option, value = m.group(1), m.group(2).strip()
             if not value:
                 continue
+            if option in ("-r", "--requirement", "-c", "--constraint") and remote_file(value.split()[0]):
+                if option in ("-r", "--requirement"):  # trial 26e (K): what it installs cannot be read
+                    yield _Found(None, path, line, text, "direct-reference", True), False
+                continue  # a remote constraints file installs nothing
             if option in ("-r", "--requirement", "-c", "--constraint"):
-                yield from _read_requirements(Path(os.path.normpath(path.parent / value.split()[0])), seen)
+                included = _file_pairs(Path(os.path.normpath(path.parent / value.split()[0])), seen)
+                constraint = option in ("-c", "--constraint")
+                yield from ((f, constrained or constraint) for f, constrained in included)
             elif option in ("-e", "--editable"):
                 found = _from_reference(value.split()[0], path, line, text)
                 if found is not None:
-                    yield found
+                    yield found, False
             continue
         requirement = re.split(r"\s+--?[A-Za-z]", text, maxsplit=1)[0].strip()  # drop --hash=... options
         found = _from_requirement(requirement, path, line, lock_pins=True)
@@ -484,7 +581,15 @@ def requirement_lines(lines: Iterable[tuple[int, str]], path: Path, seen: set[Pa
             # release cannot be read, which refuses the fix (never dropped)
             found = _Found(None, path, line, requirement, "direct-reference", True)
         if found is not None:
-            yield found
+            yield found, False
+
+
+def remote_file(value: str) -> bool:
+    """Whether a ``-r``/``-c`` value names a file pip fetches (``https://.../rl-stack.txt``)
+    rather than one of the repository: its requirements cannot be read (trial 26e, K: a
+    lab's shared stack file pinning verl 0.8), so a ``-r`` of one is an install of a verl
+    whose release cannot be read. A ``file:`` URL is local."""
+    return bool(re.match(r"[A-Za-z][A-Za-z0-9+.-]*://", value)) and not value.lower().startswith("file:")
 
 
 def _parses(text: str) -> bool:
@@ -496,18 +601,26 @@ def _from_reference(reference: str, path: Path, line: int, written: str) -> _Fou
     """A URL or path (``-e git+...#egg=verl``, ``./verl``): verl when its ``egg=`` fragment or its
     last path component names verl."""
     egg = re.search(r"[#&]egg=([A-Za-z0-9._-]+)", reference)
+    base, ref = _vcs_split(reference)
     if egg:
         name = egg.group(1)
     else:
-        bare = re.sub(r"\[.*\]$", "", reference.split("#", 1)[0]).rstrip("/\\")
+        bare = re.sub(r"\[.*\]$", "", base).rstrip("/\\")
         name = re.split(r"[/\\]", bare)[-1] if bare else ""
-        name = re.sub(r"\.git$", "", name.split("@", 1)[0])
+        name = re.sub(r"\.git$", "", name)
     archived = _archive_version(reference)
     if archived is not None:
         return _Found(archived, path, line, written, "lock", True)
+    # trial 26e: an archive of verl's repository (``.../verl/archive/<sha>.zip``) and a wheel
+    # glob (``/wheels/verl-*.whl``) install verl; the release is the one their ref or name
+    # spells, else it cannot be read (never dropped)
+    for is_verl, version in (_repository_archive(reference), _distribution_glob(reference)):
+        if is_verl:
+            kind = "lock" if version is not None else "direct-reference"
+            return _Found(version, path, line, written, kind, True)
     if not name or not re.fullmatch(r"[A-Za-z0-9._-]+", name) or not _is_verl(name):
         return None
-    tagged = _git_tag_version(reference)
+    tagged = _git_tag_version(reference) or (_tag(ref) if ref is not None else None)
     if tagged is not None:
         return _Found(tagged, path, line, written, "lock", True)
     return _Found(None, path, line, written, "direct-reference", True, _local_directory(reference, path))

@@ -809,7 +809,10 @@ def _pyproject_pdm(data: dict[str, Any], raw: str, path: Path) -> Iterator[_Foun
     pdm = tool.get("pdm") if isinstance(tool, dict) else None
     if not isinstance(pdm, dict):
         return
-    yield from _pdm_overrides(pdm, raw, path)
+    project = data.get("project")
+    required = isinstance(project, dict) and _names_verl(project.get("dependencies"))
+    overrides = _pdm_overrides(pdm, raw, path)
+    yield from overrides if required else optional(overrides)
     groups = pdm.get("dev-dependencies")
     if not isinstance(groups, dict):
         return
@@ -821,7 +824,10 @@ def _pyproject_pdm(data: dict[str, Any], raw: str, path: Path) -> Iterator[_Foun
 def _pdm_overrides(pdm: dict[str, Any], raw: str, path: Path) -> Iterator[_Found]:
     """``[tool.pdm.resolution.overrides] verl = "0.8.0"``: pdm installs what an override says
     whatever the dependencies ask (trial 26b). A bare version is that release, a specifier
-    (``">=0.8,<0.9"``) bounds it, anything else is a URL (a direct reference)."""
+    (``">=0.8,<0.9"``) bounds it, anything else is a URL (a direct reference). An override
+    replaces the requirement a dependency makes and installs nothing by itself:
+    :func:`_pyproject_pdm` marks its entries ``optional`` unless ``[project] dependencies``
+    names verl (trial 26e, ``e3b_pdm_override_only``; as uv's overrides)."""
     resolution = pdm.get("resolution")
     overrides = resolution.get("overrides") if isinstance(resolution, dict) else None
     if not isinstance(overrides, dict):

@@ -130,3 +130,75 @@ def test_a_uv_override_of_an_old_verl_still_lowers_a_required_pin(tmp_path: Path
     assert "(`uv.toml:1 verl==0.8.0`)" in found[0]["message"], found[0]["message"]
     run_cli("apply", "--exit-zero", ".", cwd=root)
     assert (root / "train.py").read_text() == launcher
+
+
+def _flags(found) -> list[tuple[str, int, str, bool]]:
+    return [(f.path.name, f.line, f.requirement, f.optional) for f in found]
+
+
+def test_a_constraint_without_a_requirement_on_verl_is_optional(tmp_path: Path) -> None:
+    """Trial 26e (``e3b_pip_constraints_only``): a ``-c`` file installs nothing; without a
+    requirement on verl in the same resolution (the lines and their ``-r`` includes, at any
+    depth) its entries are optional: they may only lower the release."""
+    root = _write(tmp_path, {
+        "constraints.txt": "verl>=0.9.0\n",
+        "base.txt": "-c constraints.txt\nray\n",
+        "verl.txt": "verl>=0.9\n",
+    })
+    alone = requirement_lines([(1, "omegaconf"), (2, "-c constraints.txt")], root / "requirements.txt", set())
+    assert _flags(alone) == [("constraints.txt", 1, "verl>=0.9.0", True)]
+    # the constraint sits two includes deep; the requirement on verl is in another include
+    both = requirement_lines([(1, "-r base.txt"), (2, "-r verl.txt")], root / "requirements.txt", set())
+    assert _flags(both) == [("constraints.txt", 1, "verl>=0.9.0", False), ("verl.txt", 1, "verl>=0.9", False)]
+
+
+def test_pip_conf_constraints_are_optional_and_tox_constraints_without_verl_deps(tmp_path: Path) -> None:
+    """A ``pip.conf`` ``constraint`` file and a tox ``-c`` file install nothing (trial 26e):
+    optional; a tox ``-c`` beside a ``deps`` entry on verl counts as it is."""
+    root = _write(tmp_path, {
+        "pip.conf": "[global]\nconstraint = constraints.txt\n",
+        "constraints.txt": "verl>=0.9.0\n",
+        "tox.ini": "[testenv]\ndeps =\n    -c tox-constraints.txt\n    ray\n\n"
+                   "[testenv:pinned]\ndeps =\n    -c pinned-constraints.txt\n    verl\n",
+        "tox-constraints.txt": "verl>=0.9.0\n",
+        "pinned-constraints.txt": "verl==0.9.1\n",
+    })
+    assert sorted((f.path.name, f.requirement, f.optional) for f in read_pins(root)) == [
+        ("constraints.txt", "verl>=0.9.0", True),
+        ("pinned-constraints.txt", "verl==0.9.1", True),  # optional as [testenv:pinned]'s
+        ("tox-constraints.txt", "verl>=0.9.0", True),
+        ("tox.ini", "verl", True),
+    ]
+    (root / "tox.ini").write_text("[testenv]\ndeps =\n    -c tox-constraints.txt\n    verl\n")
+    assert sorted((f.path.name, f.requirement, f.optional) for f in read_pins(root) if f.path.name != "constraints.txt") == [
+        ("tox-constraints.txt", "verl>=0.9.0", False),
+        ("tox.ini", "verl", False),
+    ]
+
+
+@pytest.mark.parametrize("files", [
+    {"requirements.txt": "omegaconf\n-c constraints.txt\n", "constraints.txt": "verl==0.8.0\n"},
+    {"pip.conf": "[install]\nconstraint = constraints.txt\n", "constraints.txt": "verl==0.8.0\n"},
+    {"pyproject.toml": '[project]\nname = "p"\nversion = "0"\ndependencies = ["verl>=0.9.0"]\n\n'
+                       '[tool.pdm.resolution.overrides]\nverl = "0.8.0"\n'},
+])
+def test_an_old_constraint_or_override_still_lowers_a_required_pin(tmp_path: Path, files: dict[str, str]) -> None:
+    """Optional is no weaker where it lowers: beside a required ``verl>=0.9.0`` an old
+    constraint or override is a PPO005 naming it, and ``apply`` changes nothing."""
+    import json
+
+    from cli_helpers import run_cli
+
+    launcher = (
+        "from verl.trainer.constants_ppo import get_ppo_ray_runtime_env\n\n\n"
+        "def main(config):\n    return get_ppo_ray_runtime_env()\n"
+    )
+    required = {"pyproject.toml": '[project]\nname = "p"\nversion = "0"\ndependencies = ["verl>=0.9.0"]\n'}
+    root = _write(tmp_path, {**required, **files, "train.py": launcher})
+    (root / ".git").mkdir()
+    found = json.loads(run_cli("check", "--output-format", "json", "--show-notices", ".", cwd=root).stdout)
+    assert [(d["code"], d["location"]["row"]) for d in found] == [("PPO005", 5)]
+    where = "pyproject.toml:7" if "pdm" in files.get("pyproject.toml", "") else "constraints.txt:1"
+    assert f"the project runs verl 0.8.0 (`{where} " in found[0]["message"], found[0]["message"]
+    run_cli("apply", "--exit-zero", ".", cwd=root)
+    assert (root / "train.py").read_text() == launcher

@@ -75,6 +75,31 @@ SHAPES = {
         "uv.toml:1 verl>=0.9.0",
         "pyproject.toml:4 verl>=0.9",
     ),
+    # trial 26e: pdm's overrides, a pip constraints file (``-c``, ``pip.conf``) install
+    # nothing either (e3b_pdm_override_only, e3b_pip_constraints_only, e3b_pip_conf_constraint_only)
+    "pdm-override": (
+        lambda deps: {"pyproject.toml": PYPROJECT.format(
+            deps=deps, tail='[tool.pdm.resolution.overrides]\nverl = ">=0.9.0"\n')},
+        'pyproject.toml:7 verl = ">=0.9.0"',
+        "pyproject.toml:4 verl>=0.9",
+    ),
+    "pip-constraints-file": (
+        lambda deps: {
+            "requirements.txt": "omegaconf\n" + ("verl>=0.9\n" if "verl" in deps else "") + "-c constraints.txt\n",
+            "constraints.txt": "ray<3\nverl>=0.9.0\n",
+        },
+        "constraints.txt:2 verl>=0.9.0",
+        "requirements.txt:2 verl>=0.9",
+    ),
+    "pip-conf-constraint": (
+        lambda deps: {
+            "pyproject.toml": PYPROJECT.format(deps=deps, tail=""),
+            "pip.conf": "[global]\nconstraint = constraints.txt\n",
+            "constraints.txt": "verl>=0.9.0\n",
+        },
+        "constraints.txt:1 verl>=0.9.0",
+        "pyproject.toml:4 verl>=0.9",
+    ),
     "hatch-env": (
         lambda deps: {"pyproject.toml": PYPROJECT.format(
             deps=deps, tail='[tool.hatch.envs.next]\ndependencies = ["verl>=0.9.0"]\n')},
