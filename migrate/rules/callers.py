@@ -38,6 +38,7 @@ from ppo_migrate.rules.targets import all_args
 from ppo_migrate.constants import CONFIG_PARAMETER
 from ppo_migrate.diagnostics import UNSURE_CALLEE_KINDS, Diagnostic, Related, qualname
 from ppo_migrate.files import utf8_source
+from ppo_migrate.patterns import lazy_pattern
 from ppo_migrate.prefilter import Words, spells_otherwise
 from ppo_migrate.project.references import current_references
 from ppo_migrate.project.snapshot import current
@@ -829,7 +830,7 @@ def _scan(files: Sequence[str], wanted: set[str], index_of, index: _Index) -> No
 #: A file binding names at run time (:attr:`FileIndex.dynamic`: ``setattr``, a mock's
 #: ``patch``, a three-argument ``type``, a namespace's items): it may rebind any wanted
 #: function, whatever it imports.
-_BINDS_BY_NAME = re.compile(rb"setattr|delattr|\bpatch\b|\btype\s*\(|\b(?:globals|vars|locals)\s*\(|__dict__")
+_BINDS_BY_NAME = lazy_pattern(rb"setattr|delattr|\bpatch\b|\btype\s*\(|\b(?:globals|vars|locals)\s*\(|__dict__")
 
 
 def _calls_paired(

@@ -37,6 +37,7 @@ from ppo_migrate.rules.scopes import frames
 from ppo_migrate.rules.targets import dotted_parts
 from ppo_migrate.diagnostics import CallerOrigin, Diagnostic, Reason, Related, qualname
 from ppo_migrate.files import decode_source, utf8_source
+from ppo_migrate.patterns import lazy_pattern
 from ppo_migrate.prefilter import is_candidate
 from ppo_migrate.project.references import current_references, package_root
 from ppo_migrate.project.snapshot import active, current
@@ -57,7 +58,7 @@ _MANY_NAMES = 8
 _KEEP_PARSED = 4
 #: Analyses made between two runs of the cycle collector (:func:`_collect`).
 _COLLECT_EVERY = 4
-_WORD = re.compile(rb"[A-Za-z0-9_]")
+_WORD = lazy_pattern(rb"[A-Za-z0-9_]")
 _WORD_BYTES = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_"
 #: every byte but a letter, a digit or ``_`` made a space (:func:`_words`)
 _WORDS_ONLY = bytes(b if b in _WORD_BYTES else 32 for b in range(256))

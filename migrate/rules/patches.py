@@ -34,6 +34,7 @@ from ppo_migrate.rules.doc_doctests import doc_doctest_files
 from ppo_migrate.constants import MAX_SOURCE_CHARS
 from ppo_migrate.diagnostics import Reason, Related
 from ppo_migrate.files import decode_source
+from ppo_migrate.patterns import lazy_pattern
 from ppo_migrate.prefilter import Words
 from ppo_migrate.project.modules import (
     IMPORT_STATEMENT,
@@ -92,13 +93,13 @@ _ATTRIBUTE_STORE = rb"\.\s*(\w+)\s*=[^=]"
 _PATCH_LITERALS = (b"setattr", b"delattr", b"patch", b"setitem", b"setdefault", b"__dict__",
                    b"update", b"modules", b"globals", b"vars", b"exec", b"meta_path")
 _PATCH_WORDS_RE = re.compile(_PATCH_WORDS)
-_ATTRIBUTE_STORE_RE = re.compile(_ATTRIBUTE_STORE)
+_ATTRIBUTE_STORE_RE = lazy_pattern(_ATTRIBUTE_STORE)
 
 
 #: a replacement of a name not known before it runs (:func:`_unknown_name`): a setattr
 #: whose name is no string literal, a namespace updated, ``sys.modules[name] = m``, an
 #: import hook
-_UNKNOWN_FORMS = re.compile(
+_UNKNOWN_FORMS = lazy_pattern(
     rb"setattr\s*\(\s*[\w.]+\s*,\s*[^'\"\s]|__dict__\s*\)?\s*\.\s*update\s*\("
     # a name or target built at run time: ``setattr(o, "get_" + "...", f)``,
     # ``mock.patch.object(o, "init_" + "ray", f)``, ``mock.patch(TARGET, f)``,
@@ -1487,7 +1488,7 @@ def reachable_files(
 
 
 #: ``-p NAME`` / ``-pNAME`` / ``"-p", "NAME"`` in a file of pytest's options
-_PLUGIN_OPTION = re.compile(r"""(?<![\w-])-p(?:[ \t]+|['"],?[ \t]*['"]|)([\w.:]+)""")
+_PLUGIN_OPTION = lazy_pattern(r"""(?<![\w-])-p(?:[ \t]+|['"],?[ \t]*['"]|)([\w.:]+)""")
 #: the files pytest reads its ini options from
 _INI_FILES = ("pytest.ini", ".pytest.ini", "pyproject.toml", "setup.cfg", "tox.ini")
 
@@ -1879,7 +1880,7 @@ def _unknown_name(
 
 
 #: a patcher given two names: ``mock.patch.object(mod, attr, ...)``, ``setattr(o, name, v)``
-_HELPER_PATCHER = re.compile(rb"(?:patch\.object|setattr)\s*\(\s*\w+\s*,\s*\w+\s*[,)]")
+_HELPER_PATCHER = lazy_pattern(rb"(?:patch\.object|setattr)\s*\(\s*\w+\s*,\s*\w+\s*[,)]")
 
 
 def _helper_patches(paths: Sequence[str], names: Names, read) -> list:
@@ -2000,7 +2001,7 @@ def _last(func: ast.expr) -> str:
 
 #: a doctest example's first line and its continuation lines (doctest's own syntax:
 #: ``>>>`` or ``...`` then a space or the line's end)
-_DOCTEST_PROMPT = re.compile(r"^([ \t]*)>>>(?: |$)")
+_DOCTEST_PROMPT = lazy_pattern(r"^([ \t]*)>>>(?: |$)")
 _DOCTEST_MORE = "..."
 
 
@@ -2074,7 +2075,7 @@ def doctest_file_tree(text: str) -> ast.Module | None:
 
 
 #: ``--doctest-glob=PATTERN`` / ``--doctest-glob PATTERN`` in pytest's ini options
-_DOCTEST_GLOB = re.compile(r"""--doctest-glob(?:=|[ \t]+)['"]?([^\s'",\]]+)""")
+_DOCTEST_GLOB = lazy_pattern(r"""--doctest-glob(?:=|[ \t]+)['"]?([^\s'",\]]+)""")
 #: the text files pytest runs as doctests without any option (its ``--doctest-glob`` default)
 DOCTEST_GLOB_DEFAULT = "test*.txt"
 
