@@ -34,6 +34,8 @@ import re
 import stat as _stat
 from pathlib import Path
 
+from ppo_migrate.patterns import lazy_pattern
+
 __all__ = [
     "TEMP_PREFIX",
     "TEMP_SUFFIX",
@@ -58,7 +60,7 @@ TEMP_SUFFIX = ".tmp"
 # ".ppo-migrate-" + name + "." + 8 random chars + ".tmp" stays under NAME_MAX (255).
 _MAX_NAME_IN_TEMP = 200
 # tempfile.mkstemp's random part: 8 characters of [a-z0-9_].
-_TEMP_RE = re.compile(r"\.ppo-migrate-.+\.[a-z0-9_]{8}\.tmp\Z", re.DOTALL)
+_TEMP_RE = lazy_pattern(r"\.ppo-migrate-.+\.[a-z0-9_]{8}\.tmp\Z", re.DOTALL)
 
 
 def is_temp_file(name: str) -> bool:

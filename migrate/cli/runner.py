@@ -15,7 +15,6 @@ Results come back in path order whatever the worker count.
 import contextlib
 import gc
 import os
-import re
 import signal
 import sys
 import threading
@@ -685,7 +684,12 @@ def run_scouted(
     """
     try:
         assert mode is Mode.CHECK, mode  # a scout's run writes nothing
-        with _ctrl_c_recorded() as stop_requested, run_scope(), _run_tables(mode):
+        # young collections every :data:`YOUNG_THRESHOLD` allocations for the whole run, as
+        # in its per-file phase: the re-exports' look-out parses and walks every module
+        # another may import and the cross-file judgement analyses files again (at Python's
+        # 700: ~25 ms of benchmark items 9 and 10, a second-generation one among them)
+        with _ctrl_c_recorded() as stop_requested, run_scope(), _run_tables(mode), \
+                fewer_young_collections(YOUNG_THRESHOLD):
             _decide_root(given if given is not None else ["."])
             files, result = _run_with_scout(scout, settings, mode, jobs, progress, stop_requested, given)
             references.of(current()).file_records(result.indexes)  # the caller phase's, after

@@ -36,6 +36,7 @@ import re
 from collections.abc import Sequence
 from pathlib import Path
 
+from ppo_migrate.patterns import lazy_pattern
 from ppo_migrate.project.snapshot import current
 from ppo_migrate.settings_model import (
     DEFAULT_EXCLUDES,
@@ -53,7 +54,7 @@ if TYPE_CHECKING:
 __all__ = ["directory_settings", "find_pyproject", "load_settings"]
 
 TABLE = "tool.ppo-migrate"
-_RULE_CODE = re.compile(r"[A-Z]+[0-9]*\Z")
+_RULE_CODE = lazy_pattern(r"[A-Z]+[0-9]*\Z")
 
 
 # --------------------------------------------------------------------------- pyproject

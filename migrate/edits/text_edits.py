@@ -11,7 +11,6 @@ unsafe ones too with ``--unsafe-fixes``) are spliced into the original text with
 from __future__ import annotations
 
 import ast
-import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -22,12 +21,13 @@ from ppo_migrate.rules.index import parsed_here
 from ppo_migrate.rules.module import parsed_source
 from ppo_migrate.rules.names import ModuleNames
 from ppo_migrate.diagnostics import Diagnostic, Edit
+from ppo_migrate.patterns import lazy_pattern
 from ppo_migrate.project.references import current_references
 
 if TYPE_CHECKING:
     from ppo_migrate.settings_model import Settings
 
-_LINE_SPLIT = re.compile(r"\r\n|\r|\n")  # Python's (and LibCST's) line breaks
+_LINE_SPLIT = lazy_pattern(r"\r\n|\r|\n")  # Python's (and LibCST's) line breaks
 
 
 class FileResult(NamedTuple):

@@ -58,6 +58,7 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 from ppo_migrate.files import TEMP_PREFIX, is_temp_file
+from ppo_migrate.patterns import lazy_pattern
 from ppo_migrate.project.root import GIT_ENTRY, git_common_dir, git_top, lists_git
 from ppo_migrate.settings_model import Settings
 
@@ -106,14 +107,14 @@ _SIMPLE_GLOB = re.compile(r"[A-Za-z0-9_.+@~,=%*?-]+\Z")
 # A path of such names (``/build``, ``docs/_build/``, ``benchmarks/trees/``): a slash at the
 # start or in the middle anchors it to the ``.gitignore``'s directory, so it matches
 # that one relative path (and, with a trailing slash, only a directory).
-_LITERAL_PATH = re.compile(r"/?[A-Za-z0-9_.+@~,=%-]+(?:/[A-Za-z0-9_.+@~,=%-]+)*\Z")
+_LITERAL_PATH = lazy_pattern(r"/?[A-Za-z0-9_.+@~,=%-]+(?:/[A-Za-z0-9_.+@~,=%-]+)*\Z")
 # A path of such base-name globs (``/libexec/*.dylib``, ``/bats-*/``, ``docs/*.py``,
 # ``*/build``), ``**`` left out: anchored like a literal path, each ``*`` and ``?`` within
 # one component. Translated here too: pyenv's own ``.gitignore`` (three such lines) made
 # every walk below it import pathspec (~50 ms of CPU, benchmark item 1: torch's sources in
 # a pyenv checkout), in the scout and again in the parent's walk of the repository.
-_GLOB_PATH = re.compile(r"/?[A-Za-z0-9_.+@~,=%*?-]+(?:/[A-Za-z0-9_.+@~,=%*?-]+)*\Z")
-_NAMED_GROUP = re.compile(r"\(\?P<[A-Za-z_][A-Za-z0-9_]*>")
+_GLOB_PATH = lazy_pattern(r"/?[A-Za-z0-9_.+@~,=%*?-]+(?:/[A-Za-z0-9_.+@~,=%*?-]+)*\Z")
+_NAMED_GROUP = lazy_pattern(r"\(\?P<[A-Za-z_][A-Za-z0-9_]*>")
 
 # A layer list  is tuple[tuple[str, _Matcher], ...] | None (None: not in a
 # git repo). No ``typing`` here: it is ~3 ms of the scout's start (issue 13, item 6).

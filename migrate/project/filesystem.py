@@ -30,6 +30,8 @@ memory with :mod:`zipfile`: nothing is extracted, no temporary folder is made.
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import os
 import stat as _stat
 from typing import NamedTuple
@@ -44,6 +46,41 @@ if TYPE_CHECKING:
 
 #: :func:`absolute`'s answers: an absolute path by itself, a relative one with the working
 #: directory it was asked in; at most :data:`_ABSOLUTE_KEPT`, the oldest dropped first
+#: the working directory of the run under way (:func:`run_working_directory`), or ``None``
+_RUN_CWD: contextvars.ContextVar[str | None] = contextvars.ContextVar("ppo_migrate_run_cwd", default=None)
+
+
+def working_directory() -> str:
+    """``os.getcwd()``, or the run's working directory inside a run
+    (:func:`run_working_directory`): a run never changes directory, and a relative path is
+    made absolute ~30 times a file (:func:`absolute`,
+    :func:`ppo_migrate.project.modules.absolute_parent`), each a system call (20,000 on
+    benchmark item 10's 600 modules, ~5 us each on a busy virtual machine).
+
+    Raises:
+        OSError: outside a run, the working directory is gone (as ``os.getcwd``).
+    """
+    found = _RUN_CWD.get()
+    return found if found is not None else os.getcwd()
+
+
+@contextlib.contextmanager
+def run_working_directory() -> Iterator[None]:
+    """Inside the block, :func:`working_directory` is the working directory it started in
+    (asked once); when that cannot be read (the folder is gone), it is asked each time as
+    outside (and raises there). For a run (:func:`ppo_migrate.project.snapshot.run_scope`),
+    which changes directory nowhere."""
+    try:
+        cwd: str | None = os.getcwd()
+    except OSError:
+        cwd = None
+    token = _RUN_CWD.set(cwd)
+    try:
+        yield
+    finally:
+        _RUN_CWD.reset(token)
+
+
 _absolute: dict = {}
 _ABSOLUTE_KEPT = 1 << 16
 
@@ -53,15 +90,15 @@ def absolute(path: str | os.PathLike[str]) -> str:
     snapshot files every answer under it, and a run asks it of the same few thousand
     paths ~20 times a file (``posixpath.normpath`` is Python code: ~5% of a ``check`` on
     600 modules). A relative path is kept with the working directory it was asked in
-    (``os.getcwd()``, a system call, asked each time), so a change of directory never
-    gives a stale answer.
+    (:func:`working_directory`: ``os.getcwd()``, asked each time outside a run), so a
+    change of directory never gives a stale answer.
 
     Raises:
         OSError: a relative path while the working directory is gone (as ``abspath``).
         TypeError: ``path`` is no path (as ``abspath``).
     """
     path = os.fspath(path)
-    key = path if os.path.isabs(path) else (os.getcwd(), path)
+    key = path if os.path.isabs(path) else (working_directory(), path)
     found = _absolute.get(key)
     if found is None:
         found = os.path.abspath(path)

@@ -58,6 +58,7 @@ import warnings
 from typing import NamedTuple
 
 from ppo_migrate.files import decode_text, utf8_text
+from ppo_migrate.patterns import lazy_pattern
 from ppo_migrate.project.path_expr import PathEvaluator
 from ppo_migrate.project.snapshot import current
 
@@ -332,18 +333,18 @@ def _pytest(text: str, path: str, root: str):
 
 # -- PYTHONPATH in Dockerfiles, Makefiles and shell scripts ------------------------------------
 
-_PYTHONPATH = re.compile(r"PYTHONPATH\s*[:?+!]?=\s*(\"[^\"]*\"|'[^']*'|\S+)")
-_DOCKER_ENV = re.compile(r"(?mi)^\s*ENV\s+PYTHONPATH\s+(\"[^\"]*\"|'[^']*'|\S+)\s*$")
-_SHELL_CWD = re.compile(r"\$\{?PWD\}?|\$\(\s*pwd\s*\)|`pwd`")
-_MAKE_CWD = re.compile(r"\$[({]\s*(?:CURDIR|PWD|shell\s+pwd)\s*[)}]|\$\$\{?PWD\}?|\$\$\(\s*pwd\s*\)")
+_PYTHONPATH = lazy_pattern(r"PYTHONPATH\s*[:?+!]?=\s*(\"[^\"]*\"|'[^']*'|\S+)")
+_DOCKER_ENV = lazy_pattern(r"(?mi)^\s*ENV\s+PYTHONPATH\s+(\"[^\"]*\"|'[^']*'|\S+)\s*$")
+_SHELL_CWD = lazy_pattern(r"\$\{?PWD\}?|\$\(\s*pwd\s*\)|`pwd`")
+_MAKE_CWD = lazy_pattern(r"\$[({]\s*(?:CURDIR|PWD|shell\s+pwd)\s*[)}]|\$\$\{?PWD\}?|\$\$\(\s*pwd\s*\)")
 _HERE = "\x00here\x00"
 
 
 #: a shell's ``${NAME:-word}`` (``word`` when ``NAME`` is unset) and ``${NAME:+word}``
 #: (``word`` when it is set: the idiom ``"$PWD/x${PYTHONPATH:+:$PYTHONPATH}"`` adds the
 #: inherited path, a part that expands a variable, never read)
-_SHELL_DEFAULT = re.compile(r"\$\{[A-Za-z_]\w*:?-([^}$]*)\}")
-_SHELL_ALTERNATE = re.compile(r"\$\{[A-Za-z_]\w*:?\+[^}]*\}")
+_SHELL_DEFAULT = lazy_pattern(r"\$\{[A-Za-z_]\w*:?-([^}$]*)\}")
+_SHELL_ALTERNATE = lazy_pattern(r"\$\{[A-Za-z_]\w*:?\+[^}]*\}")
 
 
 def _path_list(text: str, path: str, root: str, pattern: re.Pattern[str], form: str, cwd: re.Pattern[str] | None, bases):
@@ -380,10 +381,10 @@ def _shell(text: str, path: str, root: str):
     yield from _path_list(text, path, root, _PYTHONPATH, "a shell script's PYTHONPATH", _SHELL_CWD, bases)
 
 
-_TOX_DIR = re.compile(r"\{toxinidir\}|\{tox_root\}")
-_WORKSPACE = re.compile(r"\$\{\{\s*github\.workspace\s*\}\}|\$\{?(?:GITHUB_WORKSPACE|CI_PROJECT_DIR|PWD)\}?")
+_TOX_DIR = lazy_pattern(r"\{toxinidir\}|\{tox_root\}")
+_WORKSPACE = lazy_pattern(r"\$\{\{\s*github\.workspace\s*\}\}|\$\{?(?:GITHUB_WORKSPACE|CI_PROJECT_DIR|PWD)\}?")
 #: ``PYTHONPATH: value`` (a YAML mapping: a workflow's or a job's ``env:``)
-_YAML_PYTHONPATH = re.compile(r"(?m)^[ \t-]*[\"']?PYTHONPATH[\"']?[ \t]*:[ \t]+(\"[^\"]*\"|'[^']*'|[^\s#]+)")
+_YAML_PYTHONPATH = lazy_pattern(r"(?m)^[ \t-]*[\"']?PYTHONPATH[\"']?[ \t]*:[ \t]+(\"[^\"]*\"|'[^']*'|[^\s#]+)")
 
 
 def _tox(text: str, path: str, root: str):
@@ -418,7 +419,7 @@ def _yaml(text: str, path: str, root: str):
 
 #: ``- name: PYTHONPATH`` then ``value: ...`` (a Kubernetes container's ``env:`` list: a
 #: KubeRay ``RayJob``, a ``Job``, a Helm chart's rendered manifest)
-_K8S_PYTHONPATH = re.compile(
+_K8S_PYTHONPATH = lazy_pattern(
     r"(?m)^[ \t-]*name:[ \t]*[\"']?PYTHONPATH[\"']?[ \t]*\r?\n[ \t]*value:[ \t]*(\"[^\"]*\"|'[^']*'|[^\s#]+)"
 )
 
@@ -428,9 +429,9 @@ def _k8s(text: str, path: str, root: str, form: str, bases):
 
 
 #: ``"PYTHONPATH": "..."`` in a dev container's ``containerEnv``/``remoteEnv``
-_JSON_PYTHONPATH = re.compile(r"\"PYTHONPATH\"\s*:\s*(\"[^\"]*\")")
+_JSON_PYTHONPATH = lazy_pattern(r"\"PYTHONPATH\"\s*:\s*(\"[^\"]*\")")
 #: the repository's folder inside the dev container
-_CONTAINER_DIR = re.compile(r"\$\{(?:containerWorkspaceFolder|localWorkspaceFolder)\}")
+_CONTAINER_DIR = lazy_pattern(r"\$\{(?:containerWorkspaceFolder|localWorkspaceFolder)\}")
 
 
 def _devcontainer(text: str, path: str, root: str):
@@ -458,7 +459,7 @@ _PATH_METHODS = frozenset({"insert", "append", "extend"})
 
 #: where a statement may put a folder on the path: ``sys.path.insert(``/``append(``/``extend(``,
 #: ``sys.path[...] =``, ``sys.path +=``, ``sys.path =``, ``addsitedir(``
-_PATH_STATEMENT = re.compile(
+_PATH_STATEMENT = lazy_pattern(
     r"sys\.path\s*(?:\.\s*(?:insert|append|extend)\s*\(|\[[^\]\n]*\]\s*=|\+=|=(?!=))|addsitedir\s*\("
     r"|syspath_prepend\s*\(|\[\s*[\"']PYTHONPATH[\"']\s*\]\s*=|[\"']PYTHONPATH[\"']\s*:"
 )

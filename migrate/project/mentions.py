@@ -69,6 +69,7 @@ import re
 from collections.abc import Iterator
 
 from ppo_migrate.files import decode_text, utf8_text
+from ppo_migrate.patterns import lazy_pattern
 from ppo_migrate.project.import_roots import HOLDS_VERL, _read, names_verl
 from ppo_migrate.project.snapshot import current
 from ppo_migrate.project.tree import DOUBLES_FOLDERS, relative_parts, repository_listing
@@ -197,7 +198,7 @@ def candidate_texts(root: str | os.PathLike[str], respect_gitignore: bool = True
 
 #: A distribution file of verl by its name alone: ``verl-0.8.0-py3-none-any.whl``,
 #: ``verl-0.8.0.tar.gz``, ``verl-0.8.0.zip`` (the sdist and wheel names of PEP 625/427).
-_DISTRIBUTION_NAME = re.compile(
+_DISTRIBUTION_NAME = lazy_pattern(
     r"verl-\d[\w.+!-]*\.(?:whl|tar\.gz|tar\.bz2|zip|conda)", re.IGNORECASE
 )
 

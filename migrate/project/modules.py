@@ -20,6 +20,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import NamedTuple
 
+from ppo_migrate.project.filesystem import working_directory
 from ppo_migrate.project.snapshot import active
 
 
@@ -76,7 +77,7 @@ def absolute_parent(path: Path | str) -> str:
         return str(Path(p).absolute().parent)
     # kept per spelling and working directory (asked ~10 times a file: ``dirname`` is
     # Python code), as :func:`ppo_migrate.project.filesystem.absolute` keeps its answers
-    key = p if p[0] == "/" else (os.getcwd(), p)
+    key = p if p[0] == "/" else (working_directory(), p)
     found = _parents.get(key)
     if found is None:
         if p[0] != "/":

@@ -38,6 +38,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from ppo_migrate.files import decode_text
+from ppo_migrate.patterns import lazy_pattern
 
 #: The entry that makes a directory the top of a git work tree: a directory, or a file
 #: ``gitdir: <path>`` for a worktree or a submodule (git's ``gitrepository-layout``). The
@@ -262,7 +263,7 @@ def project_root(paths: Iterable[str | os.PathLike[str]]) -> Path | None:
 
 
 #: A ``pyproject.toml`` table that makes its folder a project (PEP 621, PEP 518, Poetry).
-_PROJECT_TABLE = re.compile(r"^\s*\[(project|tool\.poetry|build-system)\]", re.MULTILINE)
+_PROJECT_TABLE = lazy_pattern(r"^\s*\[(project|tool\.poetry|build-system)\]", re.MULTILINE)
 
 
 def _declares_project(pyproject: str) -> bool:

@@ -91,7 +91,7 @@ import os
 
 from ppo_migrate.files import SourceFile as _ReadFile
 from ppo_migrate.files import UnreadableFile, decode_source, decode_text, read_source
-from ppo_migrate.project.filesystem import FileSystem, absolute
+from ppo_migrate.project.filesystem import FileSystem, absolute, run_working_directory
 
 TYPE_CHECKING = False  # ``typing`` is ~3 ms of a plain ``check``'s start: annotations only
 if TYPE_CHECKING:
@@ -711,7 +711,8 @@ def run_scope() -> Iterator[Snapshot]:
         observe(snapshot)
     token = _CURRENT.set(snapshot)
     try:
-        yield snapshot
+        with run_working_directory():  # the run's: it changes directory nowhere
+            yield snapshot
     finally:
         _CURRENT.reset(token)
 

@@ -81,6 +81,7 @@ from ppo_migrate.rules.requirements import (
     remote_file,
 )
 from ppo_migrate.files import decode_text, utf8_text
+from ppo_migrate.patterns import lazy_pattern
 from ppo_migrate.project.snapshot import current
 
 __all__ = ["checkout_installs", "install_pins", "workflow_checkout_installs"]
@@ -88,7 +89,7 @@ __all__ = ["checkout_installs", "install_pins", "workflow_checkout_installs"]
 #: ``scope -> the pins``, one reading per repository per run
 _PINS: dict[str, tuple[_Found, ...]] = {}
 
-_INSTALL = re.compile(
+_INSTALL = lazy_pattern(
     r"(?:^|(?<=[\s;&|(`\"'\[@]))(?:\S*/)?(?:"
     r"(?:(?:python[\d.]*|py)\s+-m\s+pip[\d.]*|pip[\d.]*|uv\s+pip)\s+install"
     r"|(?P<conda>(?:conda|mamba|micromamba)\s+install)"
@@ -97,13 +98,13 @@ _INSTALL = re.compile(
     r")\b"
 )
 #: a comment's start on a line (shell, Dockerfile, Makefile, YAML): ``#`` first or after a space
-_COMMENTED = re.compile(r"(?:^|(?<=\s))#")
+_COMMENTED = lazy_pattern(r"(?:^|(?<=\s))#")
 #: where one command of a line starts: after a separator, a subshell's or substitution's start
-_SEPARATOR = re.compile(r"&&|\|\||[;|(`]|\$\(")
+_SEPARATOR = lazy_pattern(r"&&|\|\||[;|(`]|\$\(")
 #: a command that prints its arguments (a help text, a hint) rather than running them
-_PRINTS = re.compile(r"^\s*@?\s*(?:echo|printf)\b")
+_PRINTS = lazy_pattern(r"^\s*@?\s*(?:echo|printf)\b")
 #: where one command ends: a new line, a separator, a comment
-_END = re.compile(r"\n|&&|\|\||[;|]|\s#")
+_END = lazy_pattern(r"\n|&&|\|\||[;|]|\s#")
 #: options of ``pip install`` (and ``uv pip install``) that take a value
 _WITH_VALUE = frozenset(
     {
@@ -190,7 +191,7 @@ def install_pins(scope: str | os.PathLike[str]) -> tuple[_Found, ...]:
 
 #: ``FROM verlai/verl:app-verl0.8-vllm0.10.0-...``: verl's own images name the release they
 #: hold in the tag (``verl0.8``, ``verl0.8.0``)
-_VERL_IMAGE = re.compile(
+_VERL_IMAGE = lazy_pattern(
     r"^[ \t]*FROM[ \t]+(?:--\S+[ \t]+)*(?P<image>\S*verl\S*?:\S*?verl-?v?(?P<version>\d+\.\d+(?:\.\d+)?)\S*)",
     re.MULTILINE | re.IGNORECASE,
 )
@@ -324,7 +325,7 @@ def _nox_commands(text: str) -> Iterator[tuple[int, str]]:
 
 
 #: ``PIP_CONSTRAINT=file`` (a script's, a Dockerfile's ``ENV``, a workflow's ``env:``)
-_PIP_CONSTRAINT = re.compile(r"\bPIP_CONSTRAINTS?[ \t]*(?:=|:[ \t]|[ \t])[ \t]*[\"']?([^\s\"';&|]+)")
+_PIP_CONSTRAINT = lazy_pattern(r"\bPIP_CONSTRAINTS?[ \t]*(?:=|:[ \t]|[ \t])[ \t]*[\"']?([^\s\"';&|]+)")
 
 
 def _constraint_variables(text: str, path: str, root: str, everything: list[str], seen: set[Path]) -> Iterator[_Found]:
@@ -369,17 +370,17 @@ def _SCRIPT_READERS() -> tuple[object, ...]:  # the readers of import_roots
 
 
 #: ``RUN ["pip", "install", ...]``: a Dockerfile instruction in exec form (a JSON array)
-_EXEC_FORM = re.compile(r"^([ \t]*RUN[ \t]+)(\[.*\])[ \t]*$", re.MULTILINE | re.IGNORECASE)
+_EXEC_FORM = lazy_pattern(r"^([ \t]*RUN[ \t]+)(\[.*\])[ \t]*$", re.MULTILINE | re.IGNORECASE)
 #: an assignment a later command of the same file sees: ``ARG N=v``, ``ENV N=v``, ``ENV N v``,
 #: ``export N=v``, ``N=v``, ``N ?= v``, ``N := v`` (a value quoted or a single word)
-_ASSIGNMENT = re.compile(
+_ASSIGNMENT = lazy_pattern(
     r"^[ \t]*(?:(?:ARG|ENV|export|declare(?:[ \t]+-x)?|readonly)[ \t]+)?([A-Za-z_][A-Za-z0-9_]*)"
     r"[ \t]*[:?+]?=[ \t]*(\"[^\"\n]*\"|'[^'\n]*'|[^\s;&|#]+)?[ \t]*(?:#.*)?$"
     r"|^[ \t]*ENV[ \t]+([A-Za-z_][A-Za-z0-9_]*)[ \t]+(\"[^\"\n]*\"|'[^'\n]*'|[^\s#]+)[ \t]*$",
     re.MULTILINE,
 )
 #: ``$N``, ``${N}``, ``${N:-default}``, ``${N-default}``, ``$(N)`` (make)
-_VARIABLE = re.compile(r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)(?::?-([^}]*))?\}|\(([A-Za-z_][A-Za-z0-9_]*)\)|([A-Za-z_][A-Za-z0-9_]*))")
+_VARIABLE = lazy_pattern(r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)(?::?-([^}]*))?\}|\(([A-Za-z_][A-Za-z0-9_]*)\)|([A-Za-z_][A-Za-z0-9_]*))")
 
 
 def _exec_form_as_shell(text: str) -> str:
@@ -424,12 +425,12 @@ def _assignments(text: str, before: int) -> dict[str, str]:
 
 #: a shell array's assignment: ``PKGS=(ray "verl==0.8.0")``, ``declare -a PKGS=(...)``,
 #: ``PKGS+=(...)`` (its words may span lines)
-_ARRAY = re.compile(
+_ARRAY = lazy_pattern(
     r"^[ \t]*(?:(?:declare|local|typeset|readonly)(?:[ \t]+-\w+)*[ \t]+)?([A-Za-z_][A-Za-z0-9_]*)(\+?)=\(([^()]*)\)",
     re.MULTILINE,
 )
 #: ``${PKGS[@]}``, ``${PKGS[*]}``: every word of an array
-_ARRAY_WORDS = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\[[@*]\]\}")
+_ARRAY_WORDS = lazy_pattern(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\[[@*]\]\}")
 
 
 def _arrays(text: str, before: int) -> dict[str, list[str]]:
@@ -460,7 +461,7 @@ def _spread(tokens: list[str], arrays: dict[str, list[str]]) -> list[str]:
 
 
 #: just's and Jinja's ``{{ name }}``
-_TEMPLATE_VARIABLE = re.compile(r"\{\{[ \t]*([A-Za-z_][A-Za-z0-9_]*)[ \t]*\}\}")
+_TEMPLATE_VARIABLE = lazy_pattern(r"\{\{[ \t]*([A-Za-z_][A-Za-z0-9_]*)[ \t]*\}\}")
 
 
 def _expanded(token: str, values: dict[str, str]) -> str | None:
@@ -671,7 +672,7 @@ def _unread_verl(word: str) -> bool:
 
 #: ``cat > FILE <<EOF`` / ``cat <<EOF > FILE`` / ``tee FILE <<EOF``: a file the script
 #: writes from the lines up to the closing word
-_HEREDOC = re.compile(
+_HEREDOC = lazy_pattern(
     r"^[^\n]*?\b(?:cat|tee)\b(?P<before>[^\n<]*)<<-?[ \t]*(?P<q>['\"]?)(?P<word>\w+)(?P=q)(?P<after>[^\n]*)\n"
     r"(?P<body>.*?)^[ \t]*(?P=word)[ \t]*$",
     re.MULTILINE | re.DOTALL,

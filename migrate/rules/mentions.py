@@ -78,6 +78,7 @@ from typing import NamedTuple
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 from ppo_migrate.constants import MAX_SOURCE_CHARS
+from ppo_migrate.patterns import lazy_pattern
 from ppo_migrate.rules.requirements import (
     FIRST_CONFIG_RELEASE,
     KNOWN_VERL_RELEASES,
@@ -204,7 +205,7 @@ _START = r"(?<![\w.\-/@])"
 _OPERATOR = r"(?:===|==|~=|!=|<=|>=|<|>)"
 _VERSION = r"[A-Za-z0-9_.*+!]+"
 #: ``verl[extras] <specifier set>``
-_REQUIREMENT = re.compile(
+_REQUIREMENT = lazy_pattern(
     _START + r"(?P<name>verl)(?:\s*\[[^\]\n]*\])?[ \t]*"
     rf"(?P<spec>{_OPERATOR}[ \t]*{_VERSION}(?:[ \t]*,[ \t]*{_OPERATOR}[ \t]*{_VERSION})*)",
     re.IGNORECASE,
@@ -212,7 +213,7 @@ _REQUIREMENT = re.compile(
 #: ``verl = "0.8.0"``, ``"verl": "^0.8"``, ``verl: ==0.8``, conda's ``verl=0.8.0``, Poetry's
 #: ``verl@0.8.0``, ``"verl", "==0.8"`` (the name a string of its own, then its specifier) and
 #: a TOML inline table ``verl = { version = "==0.8.0", ... }``
-_KEY_VALUE = re.compile(
+_KEY_VALUE = lazy_pattern(
     r"(?<![\w.\-/@])(?P<q>[\"']?)(?P<name>verl)(?P=q)[ \t]*"
     r"(?:(?P<sep>=(?!=)|:(?!:)|@)[ \t]*[\"']?(?P<value>[\^~]?[=<>!~]*[ \t]*[0-9][A-Za-z0-9_.*+!]*"
     r"(?:[ \t]*,[ \t]*[=<>!~]+[ \t]*[0-9][A-Za-z0-9_.*+!]*)*)"
@@ -221,13 +222,13 @@ _KEY_VALUE = re.compile(
     re.IGNORECASE,
 )
 #: ``verl-0.8.0-py3-none-any.whl``, ``verl-0.8.0.tar.gz``, ``verl-0.8.0-pyhd8ed1ab_0.conda``
-_DISTRIBUTION = re.compile(
+_DISTRIBUTION = lazy_pattern(
     r"(?<![\w.\-])(?P<name>verl)-(?P<version>\d+(?:\.\d+)*(?:(?:a|b|rc|\.post|\.dev)\d+)*)"
     r"(?:-[\w.+]+)*\.(?:whl|tar\.gz|tar\.bz2|zip|conda)(?![\w.])",
     re.IGNORECASE,
 )
 #: ``.../verl.git@v0.8.0``, ``verl@v0.8.0``: a tag naming a release
-_GIT_TAG = re.compile(
+_GIT_TAG = lazy_pattern(
     r"(?:/|(?<![\w.\-]))(?P<name>verl)(?:\.git)?@v?(?P<version>\d+(?:\.\d+){1,2})(?![\w.\-])",
     re.IGNORECASE,
 )
@@ -248,8 +249,8 @@ _ARCHIVE = re.compile(
 #: ``verl-*.whl``: a wheel or sdist of verl whose release a glob leaves open
 _DISTRIBUTION_GLOB = re.compile(r"(?<![\w.\-])(?P<name>verl)-\*[\w.*+\-]*\.(?:whl|tar\.gz|zip)(?![\w.])", re.IGNORECASE)
 #: a lock entry's name line and version line
-_ENTRY_NAME = re.compile(r"^[ \t\-\[{,]*[\"']?name[\"']?[ \t]*[:=][ \t]*[\"']?(?P<name>[\w.\-]+)[\"']?[ \t,}\]]*$")
-_ENTRY_VERSION = re.compile(r"^[ \t\-\[{,]*[\"']?version[\"']?[ \t]*[:=][ \t]*[\"']?(?P<version>[0-9][\w.+!]*)[\"']?[ \t,}\]]*$")
+_ENTRY_NAME = lazy_pattern(r"^[ \t\-\[{,]*[\"']?name[\"']?[ \t]*[:=][ \t]*[\"']?(?P<name>[\w.\-]+)[\"']?[ \t,}\]]*$")
+_ENTRY_VERSION = lazy_pattern(r"^[ \t\-\[{,]*[\"']?version[\"']?[ \t]*[:=][ \t]*[\"']?(?P<version>[0-9][\w.+!]*)[\"']?[ \t,}\]]*$")
 #: how many lines after a lock entry's ``name`` its ``version`` may come
 _ENTRY_LINES = 8
 #: a comment's start in the text formats: ``#`` first on a line or after white space
@@ -261,7 +262,7 @@ _ENTRY_LINES = 8
 _MAY_PIN = re.compile(
     r"verl(?:\.git)?(?:[\"']\s*[:,]|\s*(?:\[[^\]]*\]\s*)?[=<>~!@:]|-\d)", re.IGNORECASE
 )
-_COMMENT = re.compile(r"(?:^|(?<=\s))#")
+_COMMENT = lazy_pattern(r"(?:^|(?<=\s))#")
 
 
 def _is_verl(name: str) -> bool:
@@ -506,7 +507,7 @@ def python_mentions(tree: ast.Module) -> list[tuple[int, str]]:
 
 #: a command that installs: ``pip install``, ``uv pip install``, ``uv add``, ``conda install``,
 #: ``poetry add``, ``python -m pip install`` (the words in a row, options between allowed)
-_INSTALLS = re.compile(r"\b(?:pip[\d.]*|uv|conda|mamba|micromamba|poetry|pipx)\b.*?\b(?:install|add)\b")
+_INSTALLS = lazy_pattern(r"\b(?:pip[\d.]*|uv|conda|mamba|micromamba|poetry|pipx)\b.*?\b(?:install|add)\b")
 
 
 def _installed(written: str, line: str, in_install: bool) -> bool:

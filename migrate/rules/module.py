@@ -13,16 +13,16 @@ characters ``str.splitlines`` breaks at (form feed, ``\\x1c``, ``\\u2028``...).
 from __future__ import annotations
 
 import ast
-import re
 import warnings
 
 from ppo_migrate.constants import MAX_NESTING, MAX_SOURCE_CHARS
+from ppo_migrate.patterns import lazy_pattern
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from ppo_migrate.project.snapshot import SourceFile
 
-_LINE_SPLIT = re.compile(r"\r\n|\r|\n")
+_LINE_SPLIT = lazy_pattern(r"\r\n|\r|\n")
 
 
 class SourceProblem(ValueError):

@@ -52,6 +52,7 @@ from typing import Any
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
+from ppo_migrate.patterns import lazy_pattern
 from ppo_migrate.rules.requirements import (
     _Found,
     _from_requirement,
@@ -88,7 +89,7 @@ PIN_FILES: tuple[str, ...] = (
 #: the like build another one (trial 26c, C: they may only lower the release).
 _DEFAULT_CONDA = frozenset({"environment.yml", "environment.yaml"})
 
-_CONDA = re.compile(r"^\s*(?:[\w.-]+::)?(?P<name>[A-Za-z0-9_.-]+)\s*(?P<spec>.*?)\s*$")
+_CONDA = lazy_pattern(r"^\s*(?:[\w.-]+::)?(?P<name>[A-Za-z0-9_.-]+)\s*(?P<spec>.*?)\s*$")
 
 
 def read_pins(root: Path) -> Iterator[Any]:

@@ -20,6 +20,8 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
+
+from ppo_migrate.patterns import lazy_pattern
 from ppo_migrate.project.snapshot import current
 
 if TYPE_CHECKING:
@@ -188,7 +190,7 @@ _VERSION_CHARS = r"[\w.*+!]"
 #: A verl requirement whose version is a template or a variable (issue 26, trial 26c):
 #: ``verl==${VERL_VERSION}``, ``verl=={{verl_version}}``, ``verl==%(v)s``, ``verl>=@V@``,
 #: conda's ``verl=$V``, Poetry's ``verl@${V}``. Its release cannot be read.
-TEMPLATED_VERL = re.compile(
+TEMPLATED_VERL = lazy_pattern(
     r"(?<![\w.\-/@])(?P<name>verl)(?:[ \t]*\[[^\]\n]*\])?[ \t]*(?P<version>"
     rf"(?:===|==|~=|!=|<=|>=|<|>|=|@)[ \t]*{_VERSION_CHARS}*{_VARIABLE_TEMPLATE}(?:{_VERSION_CHARS}|{_VARIABLE_TEMPLATE})*"
     rf"|(?:===|==|~=|!=|<=|>=|<|>)[ \t]*{_VERSION_CHARS}*{_FORMAT_TEMPLATE}(?:{_VERSION_CHARS}|{_FORMAT_TEMPLATE})*)",
@@ -436,7 +438,7 @@ def _pep508_list(values: Iterable[str], raw: str, path: Path, start: int) -> Ite
 # requirements*.txt (pip's format)
 
 
-_OPTION_WITH_VALUE = re.compile(r"^(--requirement|--editable|--constraint|-r|-e|-c)(?:\s*=\s*|\s*)(\S.*)$")
+_OPTION_WITH_VALUE = lazy_pattern(r"^(--requirement|--editable|--constraint|-r|-e|-c)(?:\s*=\s*|\s*)(\S.*)$")
 
 
 def _logical_lines(raw: str) -> Iterator[tuple[int, str]]:

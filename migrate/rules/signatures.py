@@ -64,6 +64,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from ppo_migrate.constants import CONFIG_PARAMETER
 from ppo_migrate.diagnostics import Reason, Related
+from ppo_migrate.patterns import lazy_pattern
 from ppo_migrate.project.references import module_file
 from ppo_migrate.project.root import search_bound
 from ppo_migrate.settings_model import directory_settings
@@ -99,7 +100,7 @@ _MAX_MENTIONS = 5
 _MAX_REEXPORTS = 8
 _PRE_PR = " (pre verl PR #6976)"
 #: A parameter name that says it holds a config: ``config``, ``cfg``, ``conf``, ``ppo_config``.
-_CONFIG_NAME = re.compile(r"(^|_)(config|cfg|conf)($|_)", re.IGNORECASE)
+_CONFIG_NAME = lazy_pattern(r"(^|_)(config|cfg|conf)($|_)", re.IGNORECASE)
 
 
 class Definition(NamedTuple):
@@ -756,8 +757,8 @@ def install_roots(
 
 #: Folders whose sub-folders are checkouts of other projects (``third_party/verl``).
 _VENDOR_FOLDERS = ("third_party", "third-party", "3rdparty", "vendor", "external", "externals", "deps", "submodules")
-_PYTHONPATH = re.compile(r"PYTHONPATH\s*=\s*(\"[^\"]*\"|'[^']*'|\S+)")
-_CWD = re.compile(r"\$\{?PWD\}?|\$\(\s*pwd\s*\)|`pwd`")
+_PYTHONPATH = lazy_pattern(r"PYTHONPATH\s*=\s*(\"[^\"]*\"|'[^']*'|\S+)")
+_CWD = lazy_pattern(r"\$\{?PWD\}?|\$\(\s*pwd\s*\)|`pwd`")
 
 
 def install_levels(

@@ -101,6 +101,7 @@ from ppo_migrate.rules.requirements import (
     poetry_specifier,
 )
 from ppo_migrate.files import UnreadableFile
+from ppo_migrate.patterns import lazy_pattern
 from ppo_migrate.project.root import is_git_top, is_marked, up_to_git_top
 from ppo_migrate.project.snapshot import current
 from ppo_migrate.project.installed import installed_metadata
@@ -568,7 +569,7 @@ def _entry_line(raw: str, headers: list[int], index: int, entries: int) -> int:
     return raw.count("\n", 0, m.start() if m else headers[index]) + 1
 
 
-_NAME_KEY = re.compile(r"^[ \t]*name[ \t]*=", re.MULTILINE)
+_NAME_KEY = lazy_pattern(r"^[ \t]*name[ \t]*=", re.MULTILINE)
 
 
 def _read_pylock(root: Path) -> Iterator[_Found]:
@@ -728,7 +729,7 @@ def _names_verl(values: Any) -> bool:
 
 
 #: the distribution name a PEP 508 string starts with
-_VERL_NAME = re.compile(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)")
+_VERL_NAME = lazy_pattern(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)")
 
 
 def _verl_only_optional(data: dict[str, Any]) -> bool:
@@ -1010,7 +1011,7 @@ def _optional_setup_nodes(tree: ast.Module, literals: dict[str, ast.expr]) -> se
 
 
 #: a requirement template naming verl: ``verl==``, ``verl[vllm]>=``, ``verl @``
-_VERL_TEMPLATE = re.compile(r"\s*verl\s*(?:\[[^\]]*\])?\s*(?:===?|[<>!~]=?|@)", re.IGNORECASE)
+_VERL_TEMPLATE = lazy_pattern(r"\s*verl\s*(?:\[[^\]]*\])?\s*(?:===?|[<>!~]=?|@)", re.IGNORECASE)
 
 
 def _setup_py_strings(

@@ -142,3 +142,37 @@ def test_an_absolute_path_is_worked_out_once_a_working_directory(tmp_path: Path,
     assert absolute("/p/./q//r.py") == "/p/q/r.py"
     assert absolute(b"y.py") == os.path.join(os.fsencode(str(tmp_path)), b"b", b"y.py")
     assert Snapshot.key("src/../x.py") == os.path.join(str(tmp_path), "b", "x.py")
+
+
+def test_a_run_asks_the_working_directory_once(tmp_path: Path, monkeypatch) -> None:
+    """Inside :func:`ppo_migrate.project.snapshot.run_scope` the working directory is the
+    one the run started in (asked once); outside, it is asked each time."""
+    from ppo_migrate.project import filesystem
+    from ppo_migrate.project.modules import absolute_parent
+    from ppo_migrate.project.snapshot import run_scope
+
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    monkeypatch.chdir(tmp_path / "a")
+    asked: list[int] = []
+    real = os.getcwd
+
+    def counted() -> str:
+        asked.append(1)
+        return real()
+
+    monkeypatch.setattr(filesystem.os, "getcwd", counted)
+    with run_scope():
+        assert len(asked) == 1
+        for _ in range(3):
+            assert filesystem.absolute("src/x.py") == os.path.join(str(tmp_path), "a", "src", "x.py")
+            assert absolute_parent("pkg/y.py") == f"{tmp_path}/a/pkg"
+        assert filesystem.working_directory() == str(tmp_path / "a")
+        # the run's start, and ``os.path.abspath`` working out the one new spelling once;
+        # the two other rounds and the folder's spelling ask nothing
+        assert len(asked) == 2
+    asked.clear()
+    monkeypatch.setattr(filesystem.os, "getcwd", real)
+    monkeypatch.chdir(tmp_path / "b")
+    assert filesystem.working_directory() == str(tmp_path / "b")
+    assert filesystem.absolute("src/x.py") == os.path.join(str(tmp_path), "b", "src", "x.py")
