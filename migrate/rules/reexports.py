@@ -261,10 +261,14 @@ def _module_bindings(
             elif (
                 isinstance(stmt, (ast.Assign, ast.AnnAssign))
                 and stmt.value is not None
-                and isinstance(stmt.value, (ast.Name, ast.Attribute, ast.Call))
+                and isinstance(stmt.value, (ast.Name, ast.Attribute, ast.Call, ast.Lambda))
             ):
                 targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
-                if isinstance(stmt.value, ast.Call):
+                if isinstance(stmt.value, ast.Lambda):
+                    # ``make_env = lambda *a, **k: f(*a, **k)`` (trial 26e): forwards as a ``def`` does
+                    callee = forwarded_callee(stmt.value)
+                    fq = resolve(callee) if callee is not None else None
+                elif isinstance(stmt.value, ast.Call):
                     fq = looked_up(stmt.value)
                     if fq is None:
                         continue  # another call's result: the name keeps what it had

@@ -249,21 +249,29 @@ def forwarded_callee(node: ast.AST) -> ast.expr | None:
     alias of it (``make_env = get_ppo_ray_runtime_env``): a configless ``ray_env()`` is a
     configless call of the runtime function, fixed as ``ray_env(config)``.
 
+    A lambda of the same shape (trial 26e, family 6: ``make_env = lambda *a, **k:
+    get_ppo_ray_runtime_env(*a, **k)``) forwards the same way: its body is the call.
+
     Args:
-        node: a binding node (any node: only an ``ast.FunctionDef`` can forward).
+        node: a binding node, or the value of an assignment (any node: only an
+            ``ast.FunctionDef`` or an ``ast.Lambda`` can forward).
     """
-    if not isinstance(node, ast.FunctionDef) or node.decorator_list:
+    if isinstance(node, ast.Lambda):
+        a = node.args
+        call = node.body
+    elif isinstance(node, ast.FunctionDef) and not node.decorator_list:
+        a = node.args
+        body = node.body
+        if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
+                and isinstance(body[0].value.value, str):
+            body = body[1:]
+        if len(body) != 1 or not isinstance(body[0], (ast.Return, ast.Expr)):
+            return None
+        call = body[0].value
+    else:
         return None
-    a = node.args
     if a.posonlyargs or a.args or a.kwonlyargs or a.vararg is None:
         return None
-    body = node.body
-    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
-            and isinstance(body[0].value.value, str):
-        body = body[1:]
-    if len(body) != 1 or not isinstance(body[0], (ast.Return, ast.Expr)):
-        return None
-    call = body[0].value
     if not isinstance(call, ast.Call) or len(call.args) != 1:
         return None
     star = call.args[0]
@@ -405,8 +413,9 @@ class TargetFinder:
         return self._wanted
 
     def _alias_of(self, node: ast.AST) -> tuple[ast.Name | ast.FunctionDef | None, list[str]]:
-        """For a ``Name`` stored by ``name = a.b.c`` (or ``name: T = a.b.c``), the name and the
-        dotted parts of its value; for a forwarding ``def`` (:func:`forwarded_callee`), the
+        """For a ``Name`` stored by ``name = a.b.c`` (or ``name: T = a.b.c``, or ``name =
+        lambda *a, **k: a.b.c(*a, **k)``), the name and the dotted parts of its value (the
+        lambda's callee); for a forwarding ``def`` (:func:`forwarded_callee`), the
         ``def`` and the parts of the callee it forwards to; ``(None, [])`` for any other
         binding."""
         if isinstance(node, ast.FunctionDef):
@@ -427,6 +436,12 @@ class TargetFinder:
         if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) \
                 and value.func.id == "staticmethod" and len(value.args) == 1 and not value.keywords:
             value = value.args[0]  # ``make = staticmethod(f)`` in a class body
+        if isinstance(value, ast.Lambda):
+            # ``make_env = lambda *a, **k: f(*a, **k)`` (trial 26e): an alias of ``f``, as the
+            # forwarding ``def`` is; not in a class body, where an instance comes first
+            value = forwarded_callee(value)
+            if value is None or self.scopes.scope_of(node).kind is ScopeKind.CLASS:
+                return None, []
         parts = callee_parts(value)
         return (node, parts) if parts else (None, [])
 
@@ -438,7 +453,10 @@ class TargetFinder:
         if isinstance(target, ast.FunctionDef):
             return forwarded_callee(target)
         parent = self.module.facts.parents[id(node)]
-        return parent.value  # type: ignore[attr-defined,no-any-return]
+        value = parent.value  # type: ignore[attr-defined]
+        if isinstance(value, ast.Lambda):  # a forwarding lambda: the callee it forwards to
+            return forwarded_callee(value)
+        return value  # type: ignore[no-any-return]
 
     def calls(self) -> list[TargetCall]:
         """Every call that is (or may be) a target call, in source order."""
