@@ -26,7 +26,7 @@ import ast
 import functools
 import enum
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import NamedTuple
 
 from ppo_migrate.rules.module import ParsedModule
@@ -284,14 +284,18 @@ def forwarded_callee(node: ast.AST) -> ast.expr | None:
     return call.func if dotted_parts(call.func) else None
 
 
-def callee_parts(func: ast.expr) -> list[str] | None:
+def callee_parts(func: ast.expr, constant: Callable[[ast.Name], str | None] | None = None) -> list[str] | None:
     """:func:`dotted_parts`, also through the spellings that read an attribute by a literal
     name: ``getattr(cp, "get_...")``, ``vars(cp)["get_..."]``, ``cp.__dict__["get_..."]``
     (``["cp", "get_..."]``), and a module loaded by a literal name:
     ``importlib.import_module("a.b").f`` and ``__import__("a.b", fromlist=[...]).f``
     (``[LOADED + "a.b", "f"]``; ``__import__`` without a ``fromlist`` gives the top
     package), and a module looked up in ``sys.modules["a.b"]`` (the same). A trailing ``.__call__`` is the function itself (``f.__call__()`` calls
-    ``f``). ``None`` for anything else."""
+    ``f``). ``None`` for anything else.
+
+    ``constant``, when given, reads the name given to ``getattr`` (trial 26e, M3:
+    ``getattr(cp, RAY_ENV_FN)`` with ``RAY_ENV_FN = "get_..."``): the string a name at
+    that place always holds, else ``None`` (:meth:`TargetFinder.constant_of`)."""
     parts: list[str] = []
     node = func
     while isinstance(node, ast.Attribute) and node.attr == "__call__":
@@ -326,9 +330,11 @@ def callee_parts(func: ast.expr) -> list[str] | None:
             args = node.args
             if last == "getattr" and isinstance(node.func, ast.Name) and len(args) == 2 and not node.keywords:
                 key = args[1]
-                if not (isinstance(key, ast.Constant) and isinstance(key.value, str) and key.value.isidentifier()):
+                text = key.value if isinstance(key, ast.Constant) else (
+                    constant(key) if constant is not None and isinstance(key, ast.Name) else None)
+                if not (isinstance(text, str) and text.isidentifier()):
                     return None
-                parts.append(key.value)
+                parts.append(text)
                 node = args[0]
                 continue
             if last in ("import_module", "__import__") and args and isinstance(args[0], ast.Constant) \
@@ -442,7 +448,7 @@ class TargetFinder:
             value = forwarded_callee(value)
             if value is None or self.scopes.scope_of(node).kind is ScopeKind.CLASS:
                 return None, []
-        parts = callee_parts(value)
+        parts = callee_parts(value, self.constant_of)
         return (node, parts) if parts else (None, [])
 
     def alias_value(self, node: ast.AST) -> ast.expr | None:
@@ -463,7 +469,7 @@ class TargetFinder:
         wanted = self.wanted()
         out: list[TargetCall] = []
         for node in self.module.facts.calls:
-            parts = callee_parts(node.func)
+            parts = callee_parts(node.func, self.constant_of)
             if parts is None or parts[-1] not in wanted and parts[0] not in wanted:
                 continue
             found = self.classify(node)
@@ -501,7 +507,7 @@ class TargetFinder:
             the bare head name), and whether any binding is not an import;
             ``None`` when ``func`` is not a plain dotted name.
         """
-        parts = callee_parts(func)
+        parts = callee_parts(func, self.constant_of)
         if parts is None:
             return None
         head, rest = parts[0], parts[1:]
@@ -587,6 +593,8 @@ class TargetFinder:
         A callee read through a class attribute (:meth:`held_by_class`) resolves to what
         the class body binds it to; only here (the import move of ``--use-ppo-runtime``
         and the other questions :meth:`qualified_names` answers do not follow it)."""
+        if isinstance(call.func, ast.Name) and self.constant_of(call.func) is not None:
+            return None  # a string (a re-exported constant's name: :mod:`reexports`): no function
         held = self.held_by_class(call.func)
         found = self._through_class(held) if held is not None else None
         if found is None:
@@ -807,6 +815,42 @@ class TargetFinder:
             local = local or inner[1]
         return names, local
 
+    # -- names holding a constant string (trial 26e, M3) ------------------------------------
+    def constant_of(self, name: ast.Name) -> str | None:
+        """The string ``name`` (a load) always holds, else ``None``.
+
+        It must resolve to the module's scope, where one statement binds it: a top-level
+        ``NAME = "..."`` (or ``NAME: Final = "..."``) of a string constant, or ``from m
+        import NAME`` of a module of the project (:func:`module_constant`: the same rule
+        there). Anything else binding it in the module (a second assignment, ``global
+        NAME`` in a function, ``del``, a ``for`` target) or a star import after that
+        statement (it may rebind the name) leaves it unknown.
+
+        Args:
+            name: an ``ast.Name`` of this module (a ``getattr``'s second argument).
+        """
+        holder = self.scopes.scope_of(name).lookup(name.id)
+        if holder is not self.scopes.module:
+            return None
+        bindings = self.bindings_in(holder, name.id)
+        if len(bindings) != 1:
+            return None
+        b = bindings[0]
+        if b.qualified is None:
+            return _top_level_string(self.module.tree, b.node)
+        statement = b.node
+        if statement not in self.module.tree.body or any(
+            isinstance(stmt, ast.ImportFrom) and stmt.lineno > statement.lineno  # type: ignore[attr-defined]
+            and any(a.name == "*" for a in stmt.names)
+            for stmt in self.module.tree.body
+        ):
+            return None
+        owner, _, attribute = b.qualified.rpartition(".")
+        module = resolve_relative(owner, self.package) if owner else None
+        if not module or isinstance(statement, ast.Import):
+            return None
+        return module_constant(self.module.path, self.package, module, attribute)
+
     def callee_text(self, call: ast.Call) -> str:
         """The callee as written (with parentheses around it, as in ``(f)()``)."""
         m = self.module
@@ -944,6 +988,82 @@ class TargetFinder:
             elif isinstance(node, ast.MatchMapping) and node.rest:
                 add(node.rest, node)
         return out
+
+
+def _top_level_string(tree: ast.Module, node: ast.AST) -> str | None:
+    """The string constant a top-level ``NAME = "..."``/``NAME: T = "..."`` binds, when
+    ``node`` is its one target name, else ``None``; a star import after the statement
+    (it may rebind the name) leaves it unknown."""
+    for i, stmt in enumerate(tree.body):
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and stmt.targets[0] is node:
+            value = stmt.value
+        elif isinstance(stmt, ast.AnnAssign) and stmt.target is node and stmt.value is not None:
+            value = stmt.value
+        else:
+            continue
+        if any(isinstance(later, ast.ImportFrom) and any(a.name == "*" for a in later.names)
+               for later in tree.body[i + 1:]):
+            return None
+        return value.value if isinstance(value, ast.Constant) and isinstance(value.value, str) else None
+    return None
+
+
+def module_constant(path: str, package: tuple[str, ...], module: str, name: str) -> str | None:
+    """The string constant ``module``'s ``name`` always holds, read from the project's file
+    of ``module`` (from the import root of the file at ``path``, whose package is
+    ``package``), else ``None``.
+
+    The module must bind ``name`` by exactly one statement, a top-level ``name = "..."``
+    (or annotated) with no star import after it: every other store of the name anywhere in
+    the file (an assignment in a function under ``global``, ``del``, an import, a ``def``)
+    leaves it unknown. A module that is no file of the project (verl, an installed
+    package, standard input's) and a file that does not parse give ``None``.
+
+    Args:
+        path: the importing file's path.
+        package: the importing file's package parts.
+        module: the absolute name of the module the constant is imported from.
+        name: the constant's name in it.
+    """
+    from ppo_migrate.project.references import module_file, package_root  # the run's view
+    from ppo_migrate.project.snapshot import current
+
+    root = package_root(path, package)
+    file = module_file(root, module) if root is not None else None
+    if file is None:
+        return None
+    try:
+        tree = current().source(str(file)).tree()
+    except Exception:  # noqa: BLE001 - unreadable or not Python: nothing is known
+        return None
+    return string_constants(tree).get(name)
+
+
+def string_constants(tree: ast.Module) -> dict[str, str]:
+    """The names a module binds by exactly one statement, a top-level ``NAME = "..."`` (or
+    annotated) with no star import after it, each with its string: every other store of
+    the name anywhere in the file (an assignment in a function under ``global``, ``del``,
+    a ``for`` target, an import, a ``def``) leaves it out (see :func:`module_constant`)."""
+    counts: dict[str, int] = defaultdict(int)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            counts[node.id] += 1
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            counts[node.name] += 1
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            for a in node.names:
+                counts[a.asname or a.name.split(".", 1)[0]] += 1
+        elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
+            counts[node.target.id] += 1  # its target is a Store too: never once
+    out: dict[str, str] = {}
+    for stmt in tree.body:
+        target = stmt.targets[0] if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 else (
+            stmt.target if isinstance(stmt, ast.AnnAssign) and stmt.value is not None else None)
+        if isinstance(target, ast.Name) and counts[target.id] == 1:
+            text = _top_level_string(tree, target)
+            if text is not None:
+                out[target.id] = text
+    return out
 
 
 def _default_of(function: ast.AST | None, parameter: ast.arg) -> ast.expr | None:
