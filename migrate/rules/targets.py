@@ -33,6 +33,7 @@ from ppo_migrate.rules.module import ParsedModule
 from ppo_migrate.rules.scopes import Scope, ScopeKind, ScopeTree
 from ppo_migrate.constants import CONFIG_PARAMETER
 from ppo_migrate.project.modules import resolve_relative
+from ppo_migrate.rules.stars import BINDS, NOT_BOUND, UNKNOWN, star_binds
 
 
 class Verdict(enum.Enum):
@@ -394,7 +395,8 @@ class TargetFinder:
         self._following: set[int] = set()  # aliases being followed (a cycle ends as local)
         # the module body's statements (ids) and the lines of its star imports, for
         # :meth:`_last_top_level_import` (computed once, not per call)
-        self._top: tuple[set[int], list[int]] | None = None
+        self._top: tuple[set[int], list[tuple[int, str | None]]] | None = None
+        self._star_answers: dict[tuple[str, str], str] = {}
 
     # -- the calls ------------------------------------------------------------------
     def wanted(self) -> set[str]:
@@ -518,12 +520,17 @@ class TargetFinder:
         local = False
         bindings = self.bindings_in(holder, head) if holder is not None else []
         stars = holder is None or holder is self.scopes.module
+        star_list: list[str] | None = None  # the star imports that may bind ``head``
         if holder is self.scopes.module:
             last = self._last_top_level_import(func, bindings)
-            if last is not None:  # sequential top-level imports: the last one wins
-                bindings, stars = ([last], False) if last != "*" else ([], True)
+            if last == "*":  # a star import last: does it bind the name? (trial 26e, M1)
+                bindings, stars, star_list = self._past_stars(func, bindings, head)
+            elif last is not None:  # sequential top-level imports: the last one wins
+                bindings, stars = [last], False
         if stars:
-            for module in self.star_modules():
+            if star_list is None:  # each star import but those that surely do not bind it
+                star_list = [m for m in self.star_modules() if self.star_binds(m, head) != NOT_BOUND]
+            for module in star_list:
                 names.append(".".join((module, *parts)))
         if holder is not None:
             for b in bindings:
@@ -558,12 +565,52 @@ class TargetFinder:
                     names.append(".".join((b.qualified, *rest)))
         return names, local
 
+    def star_binds(self, module: str, name: str) -> str:
+        """:func:`ppo_migrate.rules.stars.star_binds` for this file, once per question."""
+        key = (module, name)
+        found = self._star_answers.get(key)
+        if found is None:
+            found = self._star_answers[key] = star_binds(self.module.path, self.package, module, name)
+        return found
+
+    def _past_stars(
+        self, func: ast.expr, bindings: list[_Binding], head: str
+    ) -> tuple[list[_Binding], bool, list[str] | None]:
+        """``(bindings, stars, star modules)`` for :meth:`qualified_names` when a star import
+        is the last top-level import of ``head`` before the call (trial 26e, M1: ``from
+        helpers import *`` after verl's import silenced the call). From the last one back: a
+        star import whose module surely does not bind ``head`` (:meth:`star_binds`) is
+        passed over; one that binds it keeps the reading before (every star module, no
+        binding); one whose module cannot be read counts besides the import found before
+        it (the call is then ambiguous: PPO003 names the module, never silence)."""
+        unknown: list[str] = []
+        for item in reversed(self._timeline(func, bindings) or []):
+            if isinstance(item, _Binding):  # an import binding the name: in effect
+                return [item], bool(unknown), unknown
+            module = item[1]
+            answer = self.star_binds(module, head) if module else BINDS
+            if answer == BINDS:
+                return [], True, None
+            if answer == UNKNOWN:
+                unknown.append(module)
+        return [], True, unknown
+
     def _last_top_level_import(self, func: ast.expr, bindings: list[_Binding]):
         """When every module-level binding of the callee's name is an unconditional
         top-level import (a star import included), the one in effect at the call: for a
         call inside a function (it runs after the module body) the last of them; for a
         call at module level the last one above it. ``"*"`` when that is a star import;
         ``None`` when anything else binds the name (then every binding counts)."""
+        timeline = self._timeline(func, bindings)
+        if not timeline:
+            return None
+        return timeline[-1] if isinstance(timeline[-1], _Binding) else "*"
+
+    def _timeline(self, func: ast.expr, bindings: list[_Binding]) -> list | None:
+        """The top-level imports :meth:`_last_top_level_import` reads, in order, up to the
+        call (a call in a function: all of them): the bindings, and ``("*", module)`` for
+        each star import (``module`` ``None`` when its relative name climbs too far);
+        ``None`` when anything else binds the name."""
         if not bindings:
             return None
         if self._top is None:
@@ -571,7 +618,8 @@ class TargetFinder:
             self._top = (
                 {id(stmt) for stmt in body},
                 [
-                    stmt.lineno for stmt in body
+                    (stmt.lineno, resolve_relative("." * (stmt.level or 0) + (stmt.module or ""), self.package))
+                    for stmt in body
                     if isinstance(stmt, ast.ImportFrom) and any(a.name == "*" for a in stmt.names)
                 ],
             )
@@ -580,12 +628,13 @@ class TargetFinder:
             return None
         line = func.lineno if self.scopes.scope_of(func) is self.scopes.module else None
         timeline = sorted(
-            [(b.node.lineno, b) for b in bindings] + [(n, "*") for n in stars],  # type: ignore[attr-defined]
+            [(b.node.lineno, b) for b in bindings]  # type: ignore[attr-defined]
+            + [(n, ("*", module)) for n, module in stars],
             key=lambda item: item[0],
         )
         if line is not None:
             timeline = [item for item in timeline if item[0] < line]
-        return timeline[-1][1] if timeline else None
+        return [item for _, item in timeline]
 
     def classify(self, call: ast.Call) -> TargetCall | None:
         """The :class:`TargetCall` for ``call``, or ``None`` when it is not one.
