@@ -397,6 +397,7 @@ class TargetFinder:
         # :meth:`_last_top_level_import` (computed once, not per call)
         self._top: tuple[set[int], list[tuple[int, str | None]]] | None = None
         self._star_answers: dict[tuple[str, str], str] = {}
+        self._constants: dict[tuple[str, str], str | None] = {}
 
     # -- the calls ------------------------------------------------------------------
     def wanted(self) -> set[str]:
@@ -898,7 +899,10 @@ class TargetFinder:
         module = resolve_relative(owner, self.package) if owner else None
         if not module or isinstance(statement, ast.Import):
             return None
-        return module_constant(self.module.path, self.package, module, attribute)
+        key = (module, attribute)
+        if key not in self._constants:  # another file read once per name, not per call
+            self._constants[key] = module_constant(self.module.path, self.package, module, attribute)
+        return self._constants[key]
 
     def callee_text(self, call: ast.Call) -> str:
         """The callee as written (with parentheses around it, as in ``(f)()``)."""
