@@ -567,11 +567,18 @@ class TargetFinder:
         return names, local
 
     def star_binds(self, module: str, name: str) -> str:
-        """:func:`ppo_migrate.rules.stars.star_binds` for this file, once per question."""
+        """:func:`ppo_migrate.rules.stars.star_binds` for this file, once per question; a
+        module of a target's own package (``from verl.trainer.constants_ppo import *``)
+        binds it, as read before (which copy of verl runs is the callee in effect's
+        question: :mod:`ppo_migrate.rules.signatures`)."""
         key = (module, name)
         found = self._star_answers.get(key)
         if found is None:
-            found = self._star_answers[key] = star_binds(self.module.path, self.package, module, name)
+            if module.split(".", 1)[0] in {t.split(".", 1)[0] for t in self.matcher.targets}:
+                found = BINDS
+            else:
+                found = star_binds(self.module.path, self.package, module, name)
+            self._star_answers[key] = found
         return found
 
     def _past_stars(

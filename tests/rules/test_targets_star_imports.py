@@ -138,3 +138,20 @@ def test_a_star_import_that_cannot_be_read_gives_a_notice(tmp_path: Path, files:
     run_cli("apply", "--thread-config", ".", cwd=root)
     assert (root / "train.py").read_text() == before
     assert _ran(root, stub) == "ran None"
+
+
+def test_a_star_import_of_verl_itself_is_read_as_before(tmp_path: Path) -> None:
+    """``from verl.trainer.constants_ppo import *`` then a star import that binds nothing of
+    the name: verl's function is the one called (fixed, and runs); an in-tree verl that
+    does not define it is the callee in effect's question, not a reason to drop the star."""
+    train = TRAIN.format(star="helpers").replace(
+        "from verl.trainer.constants_ppo import get_ppo_ray_runtime_env\n",
+        "from verl.trainer.constants_ppo import *  # noqa: F403\n",
+    )
+    root = _project(tmp_path / "proj", {"train.py": train, "helpers.py": "SEED = 1\n"})
+    stub = verl_stub(tmp_path / "stub")
+    assert _ran(root, stub) == "ran None"
+    assert [f[:4] for f in _found(root)] == [("train.py", "PPO001", 7, "safe")]
+    assert run_cli("apply", "--thread-config", ".", cwd=root).returncode == 0
+    assert "    return get_ppo_ray_runtime_env(config)\n" in (root / "train.py").read_text()
+    assert _ran(root, stub) == "ran {'trainer': 1}"
