@@ -20,7 +20,7 @@ from collections.abc import Iterable, Mapping, Sequence
 
 from ppo_migrate.prefilter import STAR_IMPORT as _STAR_IMPORT
 from ppo_migrate.rules.patches import import_words, imported_modules, parse_file
-from ppo_migrate.rules.targets import forwarded_callee
+from ppo_migrate.rules.targets import forwarded_callee, string_constants
 from ppo_migrate.project.snapshot import current
 from ppo_migrate.project.modules import module_name, module_names, resolve_relative
 
@@ -127,7 +127,15 @@ def project_reexports(
                 if name.startswith(UNBOUND):
                     continue
                 members = list(by_owner.get(fq, {}).items())  # the names known in ``fq``
-                if name.startswith("*"):  # a star import: every public name of it known so far
+                if name.startswith(CONSTANT):
+                    # ``RAY_ENV_FN = "get_..."`` (trial 26e, M3): a file importing it may call
+                    # ``getattr(cp, RAY_ENV_FN)()`` without spelling the function's name; the
+                    # name joins the targets (the prefilter's words) standing for a target
+                    # of that last name. ``TargetFinder`` never takes a call of the string
+                    # itself for one (:meth:`ppo_migrate.rules.targets.TargetFinder.classify`)
+                    same = sorted(t for q, t in known.items() if q.rsplit(".", 1)[-1] == fq)
+                    pairs = [(name[len(CONSTANT):], same[0])] if same else []
+                elif name.startswith("*"):  # a star import: every public name of it known so far
                     pairs = [
                         (last, target)
                         for last, target in members
@@ -193,7 +201,9 @@ def _module_bindings(
 ) -> tuple[dict[str, str], set[str]]:
     """``(bound, imports)``: each module-level name bound by an import or a plain alias,
     with the qualified name it stands for (``{"get_...": "verl.trainer.constants_ppo.get_...",
-    "make_env": same}``), and every module the tree imports (at any depth)."""
+    "make_env": same}``), and every module the tree imports (at any depth). A module-level
+    string constant bound once (:func:`ppo_migrate.rules.targets.string_constants`) is
+    there as ``CONSTANT + name`` with its string."""
     bound: dict[str, str] = {}
     imports: set[str] = set()
 
@@ -262,10 +272,14 @@ def _module_bindings(
             elif (
                 isinstance(stmt, (ast.Assign, ast.AnnAssign))
                 and stmt.value is not None
-                and isinstance(stmt.value, (ast.Name, ast.Attribute, ast.Call))
+                and isinstance(stmt.value, (ast.Name, ast.Attribute, ast.Call, ast.Lambda))
             ):
                 targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
-                if isinstance(stmt.value, ast.Call):
+                if isinstance(stmt.value, ast.Lambda):
+                    # ``make_env = lambda *a, **k: f(*a, **k)`` (trial 26e): forwards as a ``def`` does
+                    callee = forwarded_callee(stmt.value)
+                    fq = resolve(callee) if callee is not None else None
+                elif isinstance(stmt.value, ast.Call):
                     fq = looked_up(stmt.value)
                     if fq is None:
                         continue  # another call's result: the name keeps what it had
@@ -298,6 +312,8 @@ def _module_bindings(
                     unbind(stmt.name)
 
     visit(tree.body)
+    for name, text in string_constants(tree).items():
+        bound[CONSTANT + name] = text
     imports.update(imported_modules(tree, package, from_packages=True))
     imports.discard(module)
     return bound, imports
@@ -347,6 +363,10 @@ def _loaded_by_name(tree: ast.Module) -> set[str]:
 #: the prefix of a name :func:`_module_bindings` saw deleted or rebound after the module's
 #: star imports (no star import re-exports it)
 UNBOUND = "-"
+
+#: the prefix of a module-level string constant's name in :func:`_module_bindings`'s
+#: answer (its value is the string, not a qualified name)
+CONSTANT = "="
 
 #: a star import re-exports without spelling the name (``from .util import *``)
 STAR_IMPORT = _STAR_IMPORT  # the prefilter's, whose scout lists the files holding it

@@ -204,12 +204,16 @@ UNKNOWN_CALLEE = (
 )
 
 
-def _newest_assumed(set_aside: tuple[VerlDeclaration, ...]) -> tuple[str, tuple[str | None, int]]:
+def _newest_assumed(
+    set_aside: tuple[VerlDeclaration, ...], lacking: str | None = None
+) -> tuple[str, tuple[str | None, int]]:
     """The reason of a fix that nothing decides, and the place it names (``(None, 1)``: none).
 
     Args:
         set_aside: the environments' pins that allow only new releases
             (:class:`ppo_migrate.rules.versions.VerlEvidence`'s ``set_aside``), in the order found.
+        lacking: what an in-tree copy that does not hold the callee's module lacks
+            (:func:`_lacking_copy`, trial 26e W1), said instead of "no in-tree copy".
 
     Returns:
         :data:`NEWEST_ASSUMED`, or (trial 26b, "an environment's pin alone shows a new verl")
@@ -217,16 +221,44 @@ def _newest_assumed(set_aside: tuple[VerlDeclaration, ...]) -> tuple[str, tuple[
         ``docs/requirements.txt:2 verl>=0.9.0``, with the first one's file and line.
     """
     if not set_aside:
+        if lacking is not None:
+            return NEWEST_ASSUMED.replace("no in-tree copy", lacking, 1), (None, 1)
         return NEWEST_ASSUMED, (None, 1)
     shown = ", ".join(f"`{_display(d.path)}:{d.line} {d.requirement}`" for d in set_aside[:3])
     more = f" and {len(set_aside) - 3} more" if len(set_aside) > 3 else ""
     verb = "is an environment's pin" if len(set_aside) == 1 else "are environments' pins"
     reason = (
-        "nothing the project declares says which verl runs (no in-tree copy, verl pin of the "
+        f"nothing the project declares says which verl runs ({lacking or 'no in-tree copy'}, verl pin of the "
         f"project, verl-version or installed verl; {shown}{more} {verb}, which may only lower "
         "the release), so the config may not be accepted"
     )
     return reason, (set_aside[0].path, set_aside[0].line)
+
+
+def _namespace_beside(copy: str | Path, top: str, directory: Path) -> bool:
+    """Whether the stray copy at the install root ``copy`` is a namespace package (no
+    ``<top>/__init__.py``) in the calling file's own folder ``directory`` (trial 26e, W4)."""
+    fs = _fs()
+    folder = os.path.join(os.fspath(copy), top)
+    return (
+        os.path.abspath(os.fspath(copy)) == os.path.abspath(os.fspath(directory))
+        and fs.is_dir(folder)
+        and not fs.is_file(os.path.join(folder, "__init__.py"))
+    )
+
+
+def _lacking_copy(roots, top: str, module: str) -> str | None:
+    """``"the in-tree copy `verl/` has no `verl/trainer/main_ppo.py`"`` when one of the
+    install roots ``roots`` holds a folder of the package ``top`` that does not hold
+    ``module`` (trial 26e, W1: the reason said "no in-tree copy" while there was one), else
+    ``None``."""
+    fs = _fs()
+    for root in roots:
+        folder = Path(root) / top
+        if fs.is_dir(folder):
+            wanted = "/".join(module.split(".")) + ".py"
+            return f"the in-tree copy `{_display(folder)}/` has no `{wanted}`"
+    return None
 
 
 def _why(source: str, text: str, path: str | Path | None = None, line: int = 1, kind: str = "") -> Reason:
@@ -1195,6 +1227,19 @@ class SignatureResolver:
                     "PYTHONPATH, a launch script), passing the config raises TypeError"
                 )
                 remedy = "update or remove that copy, or run with --use-ppo-runtime"
+            elif _namespace_beside(copy, top, directory):
+                # trial 26e (W4): the script's own folder is first on sys.path; a namespace
+                # package there loses only to a regular one found on the path
+                shown = _display(os.path.join(copy, top))
+                reason = (
+                    f"{found.reason}: `{shown}/` (no `__init__.py`: a namespace package) is in the "
+                    "calling file's folder, which `python <file>` puts first on sys.path: where no "
+                    "regular verl is installed it is the verl imported and passing the config raises "
+                    f"TypeError (where the verl that `{answer.where}` names is installed, that one wins)"
+                )
+                remedy = (
+                    "update or remove that copy, or run with --use-ppo-runtime"
+                )
             else:
                 reason = (
                     f"{found.reason}: a copy in the repository besides the verl that `{answer.where}` "
@@ -1219,6 +1264,7 @@ class SignatureResolver:
         module, _, name = qualified.rpartition(".")
         top = qualified.split(".", 1)[0]
         verl = top == "verl"
+        lacking = None  # an in-tree copy without the module (its reason says so)
         if module:  # a dotted name: its top-level package may have a copy in the tree
             # issue 26: every level up to the repository root; a copy that does not hold
             # the module (``tests/verl/`` without ``constants_ppo``) hides nothing
@@ -1226,6 +1272,7 @@ class SignatureResolver:
                 decided = self._read(roots, module, name, "in-tree", verl, problems)
                 if decided is not None:
                     return decided
+                lacking = lacking or _lacking_copy(roots, top, module)
         if not verl:
             return CalleeInEffect(True, "unknown", "", f"no in-tree definition of `{qualified}`: a config is assumed to be accepted")
         setting = self._setting(directory)
@@ -1278,10 +1325,10 @@ class SignatureResolver:
             return decided
         # issue 26, family 3: ruff and pyupgrade assume the oldest target when nothing says;
         # a config is passed only by an unsafe fix that says what would decide
-        reason, place = _newest_assumed(evidence.set_aside)
+        reason, place = _newest_assumed(evidence.set_aside, lacking)
         return CalleeInEffect(
             True, "unknown", "",
-            UNKNOWN_CALLEE,
+            UNKNOWN_CALLEE.replace("no in-tree copy", lacking, 1) if lacking else UNKNOWN_CALLEE,
             reason,
             DECLARE_VERL,
             _why("unknown", f"{reason}: {DECLARE_VERL}", *place),

@@ -26,13 +26,14 @@ import ast
 import functools
 import enum
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import NamedTuple
 
 from ppo_migrate.rules.module import ParsedModule
 from ppo_migrate.rules.scopes import Scope, ScopeKind, ScopeTree
 from ppo_migrate.constants import CONFIG_PARAMETER
 from ppo_migrate.project.modules import resolve_relative
+from ppo_migrate.rules.stars import BINDS, NOT_BOUND, UNKNOWN, star_binds
 
 
 class Verdict(enum.Enum):
@@ -249,21 +250,29 @@ def forwarded_callee(node: ast.AST) -> ast.expr | None:
     alias of it (``make_env = get_ppo_ray_runtime_env``): a configless ``ray_env()`` is a
     configless call of the runtime function, fixed as ``ray_env(config)``.
 
+    A lambda of the same shape (trial 26e, family 6: ``make_env = lambda *a, **k:
+    get_ppo_ray_runtime_env(*a, **k)``) forwards the same way: its body is the call.
+
     Args:
-        node: a binding node (any node: only an ``ast.FunctionDef`` can forward).
+        node: a binding node, or the value of an assignment (any node: only an
+            ``ast.FunctionDef`` or an ``ast.Lambda`` can forward).
     """
-    if not isinstance(node, ast.FunctionDef) or node.decorator_list:
+    if isinstance(node, ast.Lambda):
+        a = node.args
+        call = node.body
+    elif isinstance(node, ast.FunctionDef) and not node.decorator_list:
+        a = node.args
+        body = node.body
+        if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
+                and isinstance(body[0].value.value, str):
+            body = body[1:]
+        if len(body) != 1 or not isinstance(body[0], (ast.Return, ast.Expr)):
+            return None
+        call = body[0].value
+    else:
         return None
-    a = node.args
     if a.posonlyargs or a.args or a.kwonlyargs or a.vararg is None:
         return None
-    body = node.body
-    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
-            and isinstance(body[0].value.value, str):
-        body = body[1:]
-    if len(body) != 1 or not isinstance(body[0], (ast.Return, ast.Expr)):
-        return None
-    call = body[0].value
     if not isinstance(call, ast.Call) or len(call.args) != 1:
         return None
     star = call.args[0]
@@ -276,14 +285,18 @@ def forwarded_callee(node: ast.AST) -> ast.expr | None:
     return call.func if dotted_parts(call.func) else None
 
 
-def callee_parts(func: ast.expr) -> list[str] | None:
+def callee_parts(func: ast.expr, constant: Callable[[ast.Name], str | None] | None = None) -> list[str] | None:
     """:func:`dotted_parts`, also through the spellings that read an attribute by a literal
     name: ``getattr(cp, "get_...")``, ``vars(cp)["get_..."]``, ``cp.__dict__["get_..."]``
     (``["cp", "get_..."]``), and a module loaded by a literal name:
     ``importlib.import_module("a.b").f`` and ``__import__("a.b", fromlist=[...]).f``
     (``[LOADED + "a.b", "f"]``; ``__import__`` without a ``fromlist`` gives the top
     package), and a module looked up in ``sys.modules["a.b"]`` (the same). A trailing ``.__call__`` is the function itself (``f.__call__()`` calls
-    ``f``). ``None`` for anything else."""
+    ``f``). ``None`` for anything else.
+
+    ``constant``, when given, reads the name given to ``getattr`` (trial 26e, M3:
+    ``getattr(cp, RAY_ENV_FN)`` with ``RAY_ENV_FN = "get_..."``): the string a name at
+    that place always holds, else ``None`` (:meth:`TargetFinder.constant_of`)."""
     parts: list[str] = []
     node = func
     while isinstance(node, ast.Attribute) and node.attr == "__call__":
@@ -318,9 +331,11 @@ def callee_parts(func: ast.expr) -> list[str] | None:
             args = node.args
             if last == "getattr" and isinstance(node.func, ast.Name) and len(args) == 2 and not node.keywords:
                 key = args[1]
-                if not (isinstance(key, ast.Constant) and isinstance(key.value, str) and key.value.isidentifier()):
+                text = key.value if isinstance(key, ast.Constant) else (
+                    constant(key) if constant is not None and isinstance(key, ast.Name) else None)
+                if not (isinstance(text, str) and text.isidentifier()):
                     return None
-                parts.append(key.value)
+                parts.append(text)
                 node = args[0]
                 continue
             if last in ("import_module", "__import__") and args and isinstance(args[0], ast.Constant) \
@@ -380,7 +395,9 @@ class TargetFinder:
         self._following: set[int] = set()  # aliases being followed (a cycle ends as local)
         # the module body's statements (ids) and the lines of its star imports, for
         # :meth:`_last_top_level_import` (computed once, not per call)
-        self._top: tuple[set[int], list[int]] | None = None
+        self._top: tuple[set[int], list[tuple[int, str | None]]] | None = None
+        self._star_answers: dict[tuple[str, str], str] = {}
+        self._constants: dict[tuple[str, str], str | None] = {}
 
     # -- the calls ------------------------------------------------------------------
     def wanted(self) -> set[str]:
@@ -405,8 +422,9 @@ class TargetFinder:
         return self._wanted
 
     def _alias_of(self, node: ast.AST) -> tuple[ast.Name | ast.FunctionDef | None, list[str]]:
-        """For a ``Name`` stored by ``name = a.b.c`` (or ``name: T = a.b.c``), the name and the
-        dotted parts of its value; for a forwarding ``def`` (:func:`forwarded_callee`), the
+        """For a ``Name`` stored by ``name = a.b.c`` (or ``name: T = a.b.c``, or ``name =
+        lambda *a, **k: a.b.c(*a, **k)``), the name and the dotted parts of its value (the
+        lambda's callee); for a forwarding ``def`` (:func:`forwarded_callee`), the
         ``def`` and the parts of the callee it forwards to; ``(None, [])`` for any other
         binding."""
         if isinstance(node, ast.FunctionDef):
@@ -427,7 +445,13 @@ class TargetFinder:
         if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) \
                 and value.func.id == "staticmethod" and len(value.args) == 1 and not value.keywords:
             value = value.args[0]  # ``make = staticmethod(f)`` in a class body
-        parts = callee_parts(value)
+        if isinstance(value, ast.Lambda):
+            # ``make_env = lambda *a, **k: f(*a, **k)`` (trial 26e): an alias of ``f``, as the
+            # forwarding ``def`` is; not in a class body, where an instance comes first
+            value = forwarded_callee(value)
+            if value is None or self.scopes.scope_of(node).kind is ScopeKind.CLASS:
+                return None, []
+        parts = callee_parts(value, self.constant_of)
         return (node, parts) if parts else (None, [])
 
     def alias_value(self, node: ast.AST) -> ast.expr | None:
@@ -438,14 +462,17 @@ class TargetFinder:
         if isinstance(target, ast.FunctionDef):
             return forwarded_callee(target)
         parent = self.module.facts.parents[id(node)]
-        return parent.value  # type: ignore[attr-defined,no-any-return]
+        value = parent.value  # type: ignore[attr-defined]
+        if isinstance(value, ast.Lambda):  # a forwarding lambda: the callee it forwards to
+            return forwarded_callee(value)
+        return value  # type: ignore[no-any-return]
 
     def calls(self) -> list[TargetCall]:
         """Every call that is (or may be) a target call, in source order."""
         wanted = self.wanted()
         out: list[TargetCall] = []
         for node in self.module.facts.calls:
-            parts = callee_parts(node.func)
+            parts = callee_parts(node.func, self.constant_of)
             if parts is None or parts[-1] not in wanted and parts[0] not in wanted:
                 continue
             found = self.classify(node)
@@ -483,7 +510,7 @@ class TargetFinder:
             the bare head name), and whether any binding is not an import;
             ``None`` when ``func`` is not a plain dotted name.
         """
-        parts = callee_parts(func)
+        parts = callee_parts(func, self.constant_of)
         if parts is None:
             return None
         head, rest = parts[0], parts[1:]
@@ -494,12 +521,17 @@ class TargetFinder:
         local = False
         bindings = self.bindings_in(holder, head) if holder is not None else []
         stars = holder is None or holder is self.scopes.module
+        star_list: list[str] | None = None  # the star imports that may bind ``head``
         if holder is self.scopes.module:
             last = self._last_top_level_import(func, bindings)
-            if last is not None:  # sequential top-level imports: the last one wins
-                bindings, stars = ([last], False) if last != "*" else ([], True)
+            if last == "*":  # a star import last: does it bind the name? (trial 26e, M1)
+                bindings, stars, star_list = self._past_stars(func, bindings, head)
+            elif last is not None:  # sequential top-level imports: the last one wins
+                bindings, stars = [last], False
         if stars:
-            for module in self.star_modules():
+            if star_list is None:  # each star import but those that surely do not bind it
+                star_list = [m for m in self.star_modules() if self.star_binds(m, head) != NOT_BOUND]
+            for module in star_list:
                 names.append(".".join((module, *parts)))
         if holder is not None:
             for b in bindings:
@@ -534,12 +566,59 @@ class TargetFinder:
                     names.append(".".join((b.qualified, *rest)))
         return names, local
 
+    def star_binds(self, module: str, name: str) -> str:
+        """:func:`ppo_migrate.rules.stars.star_binds` for this file, once per question; a
+        module of a target's own package (``from verl.trainer.constants_ppo import *``)
+        binds it, as read before (which copy of verl runs is the callee in effect's
+        question: :mod:`ppo_migrate.rules.signatures`)."""
+        key = (module, name)
+        found = self._star_answers.get(key)
+        if found is None:
+            if module.split(".", 1)[0] in {t.split(".", 1)[0] for t in self.matcher.targets}:
+                found = BINDS
+            else:
+                found = star_binds(self.module.path, self.package, module, name)
+            self._star_answers[key] = found
+        return found
+
+    def _past_stars(
+        self, func: ast.expr, bindings: list[_Binding], head: str
+    ) -> tuple[list[_Binding], bool, list[str] | None]:
+        """``(bindings, stars, star modules)`` for :meth:`qualified_names` when a star import
+        is the last top-level import of ``head`` before the call (trial 26e, M1: ``from
+        helpers import *`` after verl's import silenced the call). From the last one back: a
+        star import whose module surely does not bind ``head`` (:meth:`star_binds`) is
+        passed over; one that binds it keeps the reading before (every star module, no
+        binding); one whose module cannot be read counts besides the import found before
+        it (the call is then ambiguous: PPO003 names the module, never silence)."""
+        unknown: list[str] = []
+        for item in reversed(self._timeline(func, bindings) or []):
+            if isinstance(item, _Binding):  # an import binding the name: in effect
+                return [item], bool(unknown), unknown
+            module = item[1]
+            answer = self.star_binds(module, head) if module else BINDS
+            if answer == BINDS:
+                return [], True, None
+            if answer == UNKNOWN:
+                unknown.append(module)
+        return [], True, unknown
+
     def _last_top_level_import(self, func: ast.expr, bindings: list[_Binding]):
         """When every module-level binding of the callee's name is an unconditional
         top-level import (a star import included), the one in effect at the call: for a
         call inside a function (it runs after the module body) the last of them; for a
         call at module level the last one above it. ``"*"`` when that is a star import;
         ``None`` when anything else binds the name (then every binding counts)."""
+        timeline = self._timeline(func, bindings)
+        if not timeline:
+            return None
+        return timeline[-1] if isinstance(timeline[-1], _Binding) else "*"
+
+    def _timeline(self, func: ast.expr, bindings: list[_Binding]) -> list | None:
+        """The top-level imports :meth:`_last_top_level_import` reads, in order, up to the
+        call (a call in a function: all of them): the bindings, and ``("*", module)`` for
+        each star import (``module`` ``None`` when its relative name climbs too far);
+        ``None`` when anything else binds the name."""
         if not bindings:
             return None
         if self._top is None:
@@ -547,7 +626,8 @@ class TargetFinder:
             self._top = (
                 {id(stmt) for stmt in body},
                 [
-                    stmt.lineno for stmt in body
+                    (stmt.lineno, resolve_relative("." * (stmt.level or 0) + (stmt.module or ""), self.package))
+                    for stmt in body
                     if isinstance(stmt, ast.ImportFrom) and any(a.name == "*" for a in stmt.names)
                 ],
             )
@@ -556,12 +636,13 @@ class TargetFinder:
             return None
         line = func.lineno if self.scopes.scope_of(func) is self.scopes.module else None
         timeline = sorted(
-            [(b.node.lineno, b) for b in bindings] + [(n, "*") for n in stars],  # type: ignore[attr-defined]
+            [(b.node.lineno, b) for b in bindings]  # type: ignore[attr-defined]
+            + [(n, ("*", module)) for n, module in stars],
             key=lambda item: item[0],
         )
         if line is not None:
             timeline = [item for item in timeline if item[0] < line]
-        return timeline[-1][1] if timeline else None
+        return [item for _, item in timeline]
 
     def classify(self, call: ast.Call) -> TargetCall | None:
         """The :class:`TargetCall` for ``call``, or ``None`` when it is not one.
@@ -569,6 +650,8 @@ class TargetFinder:
         A callee read through a class attribute (:meth:`held_by_class`) resolves to what
         the class body binds it to; only here (the import move of ``--use-ppo-runtime``
         and the other questions :meth:`qualified_names` answers do not follow it)."""
+        if isinstance(call.func, ast.Name) and self.constant_of(call.func) is not None:
+            return None  # a string (a re-exported constant's name: :mod:`reexports`): no function
         held = self.held_by_class(call.func)
         found = self._through_class(held) if held is not None else None
         if found is None:
@@ -789,6 +872,45 @@ class TargetFinder:
             local = local or inner[1]
         return names, local
 
+    # -- names holding a constant string (trial 26e, M3) ------------------------------------
+    def constant_of(self, name: ast.Name) -> str | None:
+        """The string ``name`` (a load) always holds, else ``None``.
+
+        It must resolve to the module's scope, where one statement binds it: a top-level
+        ``NAME = "..."`` (or ``NAME: Final = "..."``) of a string constant, or ``from m
+        import NAME`` of a module of the project (:func:`module_constant`: the same rule
+        there). Anything else binding it in the module (a second assignment, ``global
+        NAME`` in a function, ``del``, a ``for`` target) or a star import after that
+        statement (it may rebind the name) leaves it unknown.
+
+        Args:
+            name: an ``ast.Name`` of this module (a ``getattr``'s second argument).
+        """
+        holder = self.scopes.scope_of(name).lookup(name.id)
+        if holder is not self.scopes.module:
+            return None
+        bindings = self.bindings_in(holder, name.id)
+        if len(bindings) != 1:
+            return None
+        b = bindings[0]
+        if b.qualified is None:
+            return _top_level_string(self.module.tree, b.node)
+        statement = b.node
+        if statement not in self.module.tree.body or any(
+            isinstance(stmt, ast.ImportFrom) and stmt.lineno > statement.lineno  # type: ignore[attr-defined]
+            and any(a.name == "*" for a in stmt.names)
+            for stmt in self.module.tree.body
+        ):
+            return None
+        owner, _, attribute = b.qualified.rpartition(".")
+        module = resolve_relative(owner, self.package) if owner else None
+        if not module or isinstance(statement, ast.Import):
+            return None
+        key = (module, attribute)
+        if key not in self._constants:  # another file read once per name, not per call
+            self._constants[key] = module_constant(self.module.path, self.package, module, attribute)
+        return self._constants[key]
+
     def callee_text(self, call: ast.Call) -> str:
         """The callee as written (with parentheses around it, as in ``(f)()``)."""
         m = self.module
@@ -926,6 +1048,82 @@ class TargetFinder:
             elif isinstance(node, ast.MatchMapping) and node.rest:
                 add(node.rest, node)
         return out
+
+
+def _top_level_string(tree: ast.Module, node: ast.AST) -> str | None:
+    """The string constant a top-level ``NAME = "..."``/``NAME: T = "..."`` binds, when
+    ``node`` is its one target name, else ``None``; a star import after the statement
+    (it may rebind the name) leaves it unknown."""
+    for i, stmt in enumerate(tree.body):
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and stmt.targets[0] is node:
+            value = stmt.value
+        elif isinstance(stmt, ast.AnnAssign) and stmt.target is node and stmt.value is not None:
+            value = stmt.value
+        else:
+            continue
+        if any(isinstance(later, ast.ImportFrom) and any(a.name == "*" for a in later.names)
+               for later in tree.body[i + 1:]):
+            return None
+        return value.value if isinstance(value, ast.Constant) and isinstance(value.value, str) else None
+    return None
+
+
+def module_constant(path: str, package: tuple[str, ...], module: str, name: str) -> str | None:
+    """The string constant ``module``'s ``name`` always holds, read from the project's file
+    of ``module`` (from the import root of the file at ``path``, whose package is
+    ``package``), else ``None``.
+
+    The module must bind ``name`` by exactly one statement, a top-level ``name = "..."``
+    (or annotated) with no star import after it: every other store of the name anywhere in
+    the file (an assignment in a function under ``global``, ``del``, an import, a ``def``)
+    leaves it unknown. A module that is no file of the project (verl, an installed
+    package, standard input's) and a file that does not parse give ``None``.
+
+    Args:
+        path: the importing file's path.
+        package: the importing file's package parts.
+        module: the absolute name of the module the constant is imported from.
+        name: the constant's name in it.
+    """
+    from ppo_migrate.project.references import module_file, package_root  # the run's view
+    from ppo_migrate.project.snapshot import current
+
+    root = package_root(path, package)
+    file = module_file(root, module) if root is not None else None
+    if file is None:
+        return None
+    try:
+        tree = current().source(str(file)).tree()
+    except Exception:  # noqa: BLE001 - unreadable or not Python: nothing is known
+        return None
+    return string_constants(tree).get(name)
+
+
+def string_constants(tree: ast.Module) -> dict[str, str]:
+    """The names a module binds by exactly one statement, a top-level ``NAME = "..."`` (or
+    annotated) with no star import after it, each with its string: every other store of
+    the name anywhere in the file (an assignment in a function under ``global``, ``del``,
+    a ``for`` target, an import, a ``def``) leaves it out (see :func:`module_constant`)."""
+    counts: dict[str, int] = defaultdict(int)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            counts[node.id] += 1
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            counts[node.name] += 1
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            for a in node.names:
+                counts[a.asname or a.name.split(".", 1)[0]] += 1
+        elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
+            counts[node.target.id] += 1  # its target is a Store too: never once
+    out: dict[str, str] = {}
+    for stmt in tree.body:
+        target = stmt.targets[0] if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 else (
+            stmt.target if isinstance(stmt, ast.AnnAssign) and stmt.value is not None else None)
+        if isinstance(target, ast.Name) and counts[target.id] == 1:
+            text = _top_level_string(tree, target)
+            if text is not None:
+                out[target.id] = text
+    return out
 
 
 def _default_of(function: ast.AST | None, parameter: ast.arg) -> ast.expr | None:

@@ -139,3 +139,81 @@ def test_a_method_that_forwards_is_not_followed(tmp_path: Path) -> None:
     source += "\n\ndef main(config):\n    return Env().ray_env()\n"
     root = _project(tmp_path / "proj", {"pkg/env.py": source})
     assert _found(root) == []
+
+
+#: trial 26e (family 6, M2): the forwarder as a lambda bound to a name
+LAMBDA_FORWARDER = (
+    "from verl.trainer.constants_ppo import get_ppo_ray_runtime_env\n"
+    "\n"
+    "ray_env = lambda *a, **k: get_ppo_ray_runtime_env(*a, **k)  # noqa: E731\n"
+)
+LAMBDA_SAME_FILE = SAME_FILE.replace(FORWARDER, LAMBDA_FORWARDER)
+
+
+@pytest.mark.parametrize("thread", [False, True], ids=["apply", "apply-thread-config"])
+@pytest.mark.parametrize(
+    ("files", "entry", "caller", "row"),
+    [
+        ({"pkg/env.py": LAMBDA_FORWARDER, "train.py": TRAIN}, "train.py", "train.py", 6),
+        ({"pkg/env.py": LAMBDA_SAME_FILE}, "pkg/env.py", "pkg/env.py", 7),
+    ],
+    ids=["another-module", "same-module"],
+)
+def test_a_configless_call_of_a_lambda_forwarder_is_found_fixed_and_runs(
+    tmp_path: Path, files: dict[str, str], entry: str, caller: str, row: int, thread: bool
+) -> None:
+    root = _project(tmp_path / "proj", files)
+    stub = verl_stub(tmp_path / "stub")
+    assert _ran(root, stub, entry) == "ran None"
+    assert _found(root) == [(caller, "PPO001", row, "safe")]
+    options = ("--thread-config",) if thread else ()
+    assert run_cli("apply", *options, ".", cwd=root).returncode == 0
+    assert "    return ray_env(config)\n" in (root / caller).read_text()
+    assert "get_ppo_ray_runtime_env(*a, **k)" in (root / "pkg/env.py").read_text()
+    assert _ran(root, stub, entry) == "ran {'trainer': 1}"
+
+
+@pytest.mark.parametrize(
+    ("source", "forwards"),
+    [
+        ("f = lambda *a, **k: g(*a, **k)\n", True),
+        ("f = lambda *a: m.g(*a)\n", True),
+        ("f = lambda **k: g(**k)\n", False),  # ``f(config)`` would raise
+        ("f = lambda x, *a: g(*a)\n", False),  # ``config`` would land in ``x``
+        ("f = lambda *a, **k: g(*a)\n", False),  # keywords dropped
+        ("f = lambda *a: g(1, *a)\n", False),  # another argument first
+        ("f = lambda *a: h(*a)(1)\n", False),  # the callee is no dotted name
+    ],
+)
+def test_what_counts_as_a_forwarding_lambda(source: str, forwards: bool) -> None:
+    found = forwarded_callee(ast.parse(source).body[0].value)
+    assert (ast.unparse(found) if found is not None else None) == (
+        ("m.g" if "m.g" in source else "g") if forwards else None
+    )
+
+
+@pytest.mark.parametrize(
+    ("forwarder", "found"),
+    [
+        ("ray_env = lambda **k: get_ppo_ray_runtime_env(**k)  # noqa: E731\n", []),
+        # the lambda's own configless call: an entry point with no config (as before)
+        ("ray_env = lambda *a: get_ppo_ray_runtime_env()  # noqa: E731\n", [("pkg/env.py", "PPO002", 3, None)]),
+        ("class Env:\n    ray_env = lambda *a: get_ppo_ray_runtime_env(*a)  # noqa: E731\n\n\n"
+         "ray_env = Env().ray_env\n", []),
+    ],
+    ids=["keywords-only", "drops-arguments", "class-attribute"],
+)
+def test_a_lambda_that_does_not_forward_every_argument_is_left_alone(
+    tmp_path: Path, forwarder: str, found: list[tuple]
+) -> None:
+    """``ray_env(config)`` would raise (or pass the instance as the config): the call of
+    ``ray_env()`` is not reported, nothing is rewritten, and the project still runs after
+    ``apply``."""
+    source = LAMBDA_SAME_FILE.replace(LAMBDA_FORWARDER.split("\n", 2)[2], forwarder)
+    root = _project(tmp_path / "proj", {"pkg/env.py": source})
+    stub = verl_stub(tmp_path / "stub")
+    _ran(root, stub, "pkg/env.py")
+    assert _found(root) == found
+    run_cli("apply", ".", cwd=root)
+    assert (root / "pkg/env.py").read_text() == source
+    _ran(root, stub, "pkg/env.py")

@@ -1,0 +1,109 @@
+"""Trial 26e (family 6, M3): ``getattr(constants_ppo, RAY_ENV_FN)()`` where ``RAY_ENV_FN``
+is a module-level string constant bound once, in the same module or imported from another
+module of the project, is read as ``getattr(constants_ppo, "get_ppo_ray_runtime_env")()``
+(:meth:`ppo_migrate.rules.targets.TargetFinder.constant_of`): found and fixed, and the
+rewritten project runs. A name that may hold another string is left alone. Every case is
+executed before and after a plain ``apply`` and ``apply --thread-config``.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import os
+import sys
+from pathlib import Path
+
+import pytest
+import warm_python
+from cli_helpers import run_cli, verl_stub
+from ppo_migrate.rules.targets import string_constants
+
+CALLER = (
+    "from omegaconf import OmegaConf\n"
+    "from verl.trainer import constants_ppo\n"
+    "{binding}"
+    "\n\n"
+    "def main(config):\n"
+    "    return getattr(constants_ppo, RAY_ENV_FN)()\n"
+    "\n\n"
+    "if __name__ == '__main__':\n"
+    "    print('ran', main(OmegaConf.create({{'trainer': 1}})))\n"
+)
+SAME_FILE = CALLER.format(binding='\nRAY_ENV_FN = "get_ppo_ray_runtime_env"\n')
+IMPORTED = CALLER.format(binding="\nfrom names import RAY_ENV_FN\n")
+NAMES = 'RAY_ENV_FN = "get_ppo_ray_runtime_env"\n'
+
+
+def _project(root: Path, files: dict[str, str]) -> Path:
+    (root / ".git").mkdir(parents=True)
+    for name, text in {"requirements.txt": "verl>=0.9\n", **files}.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    return root
+
+
+def _ran(root: Path, stub: Path) -> str:
+    env = {**os.environ, "PYTHONPATH": f"{root}{os.pathsep}{stub}", "PYTHONDONTWRITEBYTECODE": "1"}
+    proc = warm_python.run([sys.executable, "train.py"], cwd=root, env=env, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return proc.stdout.strip().splitlines()[-1]
+
+
+def _found(root: Path) -> list[tuple]:
+    proc = run_cli("check", "--output-format", "json", "--exit-zero", ".", cwd=root)
+    assert proc.returncode == 0, proc.stderr
+    return sorted(
+        (f["filename"].replace(os.sep, "/").rsplit("proj/", 1)[-1], f["code"], f["location"]["row"],
+         (f["fix"] or {}).get("applicability"))
+        for f in json.loads(proc.stdout)
+    )
+
+
+@pytest.mark.parametrize("thread", [False, True], ids=["apply", "apply-thread-config"])
+@pytest.mark.parametrize(
+    ("files", "row"),
+    [({"train.py": SAME_FILE}, 8), ({"train.py": IMPORTED, "names.py": NAMES}, 8)],
+    ids=["same-module", "imported"],
+)
+def test_getattr_with_a_constant_name_is_found_fixed_and_runs(
+    tmp_path: Path, files: dict[str, str], row: int, thread: bool
+) -> None:
+    root = _project(tmp_path / "proj", files)
+    stub = verl_stub(tmp_path / "stub")
+    assert _ran(root, stub) == "ran None"  # verl 0.9's stub returns the config it gets
+    assert _found(root) == [("train.py", "PPO001", row, "safe")]
+    options = ("--thread-config",) if thread else ()
+    assert run_cli("apply", *options, ".", cwd=root).returncode == 0
+    assert "    return getattr(constants_ppo, RAY_ENV_FN)(config)\n" in (root / "train.py").read_text()
+    assert _ran(root, stub) == "ran {'trainer': 1}"
+
+
+@pytest.mark.parametrize(
+    "files",
+    [
+        # bound twice: the name may hold either string
+        {"train.py": CALLER.format(binding='\nRAY_ENV_FN = "get_ppo_ray_runtime_env"\nRAY_ENV_FN = "__name__"\n')},
+        # rebound by a function under ``global``
+        {"train.py": SAME_FILE.replace("\n\ndef main", "\n\ndef pick():\n    global RAY_ENV_FN\n"
+                                       "    RAY_ENV_FN = 'x'\n\n\ndef main")},
+        # the other module binds it twice
+        {"train.py": IMPORTED, "names.py": NAMES + "if False:\n    RAY_ENV_FN = 'x'\n"},
+        # the other module is not the project's
+        {"train.py": IMPORTED.replace("from names", "from os.path")},
+    ],
+    ids=["bound-twice", "global-in-function", "imported-bound-twice", "not-the-projects"],
+)
+def test_a_name_that_may_hold_another_string_is_not_read(tmp_path: Path, files: dict[str, str]) -> None:
+    root = _project(tmp_path / "proj", files)
+    assert _found(root) == []
+
+
+def test_string_constants_reads_only_names_bound_once() -> None:
+    tree = ast.parse(
+        'from m import *\nA = "a"\nB: str = "b"\nC = "c"\nC = "d"\nD = 1\nE = "e"\nE += "x"\n'
+        'F = "f"\ndef g():\n    global F\n    F = "g"\nfor H in "ab":\n    pass\nH = "h"\n'
+    )
+    assert string_constants(tree) == {"A": "a", "B": "b"}
+    # a star import after the statement may rebind the name
+    assert string_constants(ast.parse('A = "a"\nfrom m import *\nB = "b"\n')) == {"B": "b"}
