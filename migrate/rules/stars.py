@@ -26,7 +26,6 @@ unknown.
 from __future__ import annotations
 
 import ast
-import os
 import sys
 import sysconfig
 from pathlib import Path

@@ -50,3 +50,18 @@ def test_the_rule_tells_a_stray_file_apart() -> None:
         tests / "runtime" / "test_env_ray_cluster.py",
         tests / "integration" / "test_anything.py",
     ]) == ["rules/test_no_such_module.py", "output/test_check.py"]
+
+
+def test_no_unused_import_or_redefinition_in_the_package() -> None:
+    """Merges of parallel work left unused imports behind (``re`` in cli/runner.py, ``os``
+    in rules/stars.py): ruff's pyflakes rules keep the package clean of them."""
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parents[2]
+    proc = subprocess.run(
+        [sys.executable, "-m", "ruff", "check", "--no-cache", "--select", "F401,F811,F841",
+         "--output-format", "concise", "migrate", "runtime"],
+        cwd=root, capture_output=True, text=True,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
