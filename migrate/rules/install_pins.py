@@ -84,7 +84,7 @@ from ppo_migrate.files import decode_text, utf8_text
 from ppo_migrate.patterns import lazy_pattern
 from ppo_migrate.project.snapshot import current
 
-__all__ = ["checkout_installs", "install_pins", "workflow_checkout_installs"]
+__all__ = ["checkout_installs", "install_pins", "project_installs", "workflow_checkout_installs"]
 
 #: ``scope -> the pins``, one reading per repository per run
 _PINS: dict[str, tuple[_Found, ...]] = {}
@@ -934,3 +934,126 @@ def _working_directory(table: dict) -> str | None:
     run = defaults.get("run") if isinstance(defaults, dict) else None
     folder = run.get("working-directory") if isinstance(run, dict) else None
     return posixpath.normpath(folder) if isinstance(folder, str) else None
+
+
+#: ``scope -> the installs of a project``, one reading per repository per run
+_PROJECT_INSTALLS: dict[str, tuple[tuple[str, int, bool], ...]] = {}
+#: pip's (and uv's) options that install a package without its dependencies
+_NO_DEPS = frozenset({"--no-deps", "--no-dependencies"})
+#: ``COPY . /app``, ``ADD --chown=u . /app/``: where a Dockerfile puts its build context
+_COPY_CONTEXT = lazy_pattern(r"^[ \t]*(?:COPY|ADD)[ \t]+(?:--\S+[ \t]+)*\.?/?[ \t]+(\S+)[ \t]*$", re.MULTILINE | re.IGNORECASE)
+#: a folder argument that is the checkout itself: ``.``, ``./``, ``$PWD``, a workflow's workspace
+_CHECKOUT = frozenset({".", "./", "$PWD", "${PWD}", "$GITHUB_WORKSPACE", "${GITHUB_WORKSPACE}", "${{ github.workspace }}"})
+
+
+def project_installs(scope: str | os.PathLike[str]) -> tuple[tuple[str, int, bool], ...]:
+    """Every install command of the repository at ``scope`` that installs a project of the
+    repository itself (trial 26e, I: ``RUN pip install --no-deps -e .`` in an image that brings
+    its own verl).
+
+    Read in the same files as :func:`install_pins` (Dockerfiles, Makefiles, shell scripts,
+    workflows, GitLab CI, justfiles, compose files, devcontainer.json), by the same commands
+    (``pip install``, ``python -m pip install``, ``uv pip install``; not conda, ``uv add`` or
+    ``poetry add``, which add to a declaration). An argument (or an ``-e`` value) installs the
+    project when it is ``.``, ``./``, ``$PWD``, a workflow's workspace, or the folder a
+    Dockerfile's ``COPY . <folder>`` (``ADD``) puts the build context in, each with or without
+    extras (``.[dev]``). An install of a verl checkout (:func:`checkout_installs`: ``git clone
+    .../verl && cd verl && pip install -e .``) is verl's, not the project's.
+
+    Args:
+        scope: the repository root.
+
+    Returns:
+        ``(file, line, no_deps)`` per install, in file order; ``no_deps`` when the command
+        passes ``--no-deps``/``--no-dependencies`` (pip and uv: the project's own dependencies
+        are then not installed). Kept for the process; never raises.
+    """
+    from ppo_migrate.project.import_roots import _read
+    from ppo_migrate.project.tree import repository_listing
+
+    root = os.path.abspath(os.fspath(scope))
+    cached = _PROJECT_INSTALLS.get(root)
+    if cached is not None:
+        return cached
+    found: list[tuple[str, int, bool]] = []
+    try:
+        listing = repository_listing(root)
+    except Exception:  # noqa: BLE001 - an unreadable repository installs nothing
+        _PROJECT_INSTALLS[root] = ()
+        return ()
+    for directory, names in listing.folders.items():
+        workflows = directory.replace("\\", "/").endswith("/.github/workflows")
+        for name in names:
+            kind = _kind(name, workflows)
+            if kind is None:
+                continue
+            path = os.path.join(directory, name)
+            data = _read(path)
+            if data is not None:
+                data = utf8_text(data)
+            if data is None or b"install" not in data or (kind == "maybe-script" and not _shell_shebang(data)):
+                continue
+            text = decode_text(data, "replace")
+            if kind == "devcontainer":
+                pieces = [("\n" * (line - 1) + command) for line, command in _devcontainer_commands(text)]
+            elif kind == "noxfile":
+                pieces = [("\n" * (line - 1) + command) for line, command in _nox_commands(text)]
+            else:
+                pieces = [text]
+            verl_lines: set[int] = set()
+            if kind == "text" and (b"clone" in data or b"actions/checkout" in data):
+                verl_lines = {f.line for f in (
+                    workflow_checkout_installs(text, path) if workflows
+                    else checkout_installs(_exec_form_as_shell(text), path, _style(name))
+                )}
+            folders = set(_CHECKOUT) | {m.group(1).strip("\"'").rstrip("/") or "/" for m in _COPY_CONTEXT.finditer(text)}
+            for piece in pieces:
+                for line, no_deps in _installs_of(piece, folders):
+                    if line not in verl_lines:
+                        found.append((path, line, no_deps))
+    result = _PROJECT_INSTALLS[root] = tuple(found)
+    return result
+
+
+def _installs_of(text: str, folders: set[str]) -> Iterator[tuple[int, bool]]:
+    """``(line, no_deps)`` of each pip/uv install in ``text`` one of whose arguments is one of
+    ``folders`` (with or without extras, a trailing ``/``): see :func:`project_installs`."""
+    text = _exec_form_as_shell(text)
+    joined = re.sub(r"\\\r?\n", lambda m: " " * len(m.group(0)), text)
+    for m in _INSTALL.finditer(joined):
+        if m.group("conda") or m.group("poetry") or not m.group(0).rstrip().endswith("install"):
+            continue  # conda, ``poetry add``, ``uv add``: not an install of a folder
+        before = joined[joined.rfind("\n", 0, m.start()) + 1 : m.start()]
+        if _COMMENTED.search(before) or _PRINTS.search(_SEPARATOR.split(before)[-1]):
+            continue
+        end = _END.search(joined, m.end())
+        body = joined[m.end() : end.start() if end else len(joined)]
+        try:
+            tokens = shlex.split(body)
+        except ValueError:
+            tokens = [t.strip("\"'") for t in body.split()]
+        project, i = False, 0
+        while i < len(tokens):
+            token = tokens[i]
+            i += 1
+            if token.startswith("-"):
+                option, eq, value = token.partition("=")
+                if option in _EDITABLE or option.startswith("-e") and len(option) > 2:
+                    value = token[2:] if not option.startswith("--") and len(option) > 2 else value
+                    if not eq and not value and i < len(tokens):
+                        value = tokens[i]
+                        i += 1
+                    project = project or _names_folder(value, folders)
+                elif option in _WITH_VALUE or option in _REQUIREMENT_OPTIONS:
+                    i += not eq
+                continue
+            project = project or _names_folder(token, folders)
+        if project:
+            yield text.count("\n", 0, m.start()) + 1, any(t.partition("=")[0] in _NO_DEPS for t in tokens)
+
+
+def _names_folder(word: str, folders: set[str]) -> bool:
+    """Whether the install argument ``word`` is one of ``folders`` (extras and a trailing
+    ``/`` aside: ``.[dev]``, ``/app/``)."""
+    bare = re.sub(r"\[[^\]]*\]$", "", word.strip())
+    return bare in folders or (bare.rstrip("/") or "/") in folders

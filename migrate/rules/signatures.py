@@ -218,12 +218,26 @@ def _newest_assumed(
     Returns:
         :data:`NEWEST_ASSUMED`, or (trial 26b, "an environment's pin alone shows a new verl")
         that text naming the first three such pins as ``path:line requirement``, e.g.
-        ``docs/requirements.txt:2 verl>=0.9.0``, with the first one's file and line.
+        ``docs/requirements.txt:2 verl>=0.9.0``, with the first one's file and line; or
+        (trial 26e, I) when one of them is the project's own declaration that every install of
+        the project skips (``VerlDeclaration.no_deps``), a text naming that install
+        (```Dockerfile:6` installs the project with --no-deps, so its `pyproject.toml:4
+        verl>=0.9.0` installs nothing there``) with the install's file and line.
     """
     if not set_aside:
         if lacking is not None:
             return NEWEST_ASSUMED.replace("no in-tree copy", lacking, 1), (None, 1)
         return NEWEST_ASSUMED, (None, 1)
+    skipped = next((d for d in set_aside if d.no_deps is not None), None)
+    if skipped is not None and skipped.no_deps is not None:  # trial 26e, I
+        path, _, line = skipped.no_deps.rpartition(":")
+        reason = (
+            f"`{_display(path)}:{line}` installs the project with --no-deps, so its "
+            f"`{_display(skipped.path)}:{skipped.line} {skipped.requirement}` installs nothing there and nothing "
+            f"else the project declares says which verl runs ({lacking or 'no in-tree copy'}, verl-version or "
+            "installed verl), so the config may not be accepted"
+        )
+        return reason, (path, int(line))
     shown = ", ".join(f"`{_display(d.path)}:{d.line} {d.requirement}`" for d in set_aside[:3])
     more = f" and {len(set_aside) - 3} more" if len(set_aside) > 3 else ""
     verb = "is an environment's pin" if len(set_aside) == 1 else "are environments' pins"

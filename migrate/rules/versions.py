@@ -47,6 +47,10 @@ other than ``default``, a pixi feature, ``Pipfile``'s other categories, a requir
 other than the root ``requirements.txt``/``.in``/``.lock``, ``pylock.<name>.toml``,
 ``environment-<name>.yml``) may only lower the release, and when they alone allow only new
 releases nothing decides (trial 26b, docs/design/project-model.md; :func:`verl_evidence`).
+Trial 26e (I): when every install of a project in the repository's install commands passes
+``--no-deps`` (``RUN pip install --no-deps -e .`` in an image that brings its own verl), its
+own ``pyproject.toml``/``setup.py``/``setup.cfg`` install nothing there and are optional too
+(:func:`_installed_without_dependencies`).
 
 "Lowest allowed" is the lowest of :data:`KNOWN_VERL_RELEASES` and the versions written in the
 specifier itself (for ``>=``, ``==``, ``~=``, ``===``) that the specifier set contains; the written
@@ -76,7 +80,7 @@ from typing import Any, NamedTuple
 
 import tomllib
 from packaging.version import InvalidVersion, Version
-from ppo_migrate.rules.install_pins import install_pins
+from ppo_migrate.rules.install_pins import install_pins, project_installs
 from ppo_migrate.rules.pins import PIN_FILES, pyproject_tool_pins, read_pins
 from ppo_migrate.rules.requirements import (
     _UNREADABLE,
@@ -162,6 +166,9 @@ class VerlDeclaration(NamedTuple):
         local_path: for a direct reference to a directory (``-e ./third_party/verl``,
             ``[tool.uv.sources] verl = { path = ... }``, ``file:`` URLs), that directory
             (absolute); the definition can be read there. ``None`` otherwise.
+        no_deps: for the project's own declaration that every install of the project skips
+            (trial 26e, I: ``pip install --no-deps -e .``), the first such install as
+            ``file:line`` (``/repo/Dockerfile:3``, the file's absolute path); ``None`` otherwise.
     """
 
     version: Version | None
@@ -171,6 +178,7 @@ class VerlDeclaration(NamedTuple):
     kind: str
     why: str
     local_path: str | None = None
+    no_deps: str | None = None
 
 
 def declared_verl(start: str | os.PathLike[str], stop: str | os.PathLike[str] | None = None) -> VerlDeclaration | None:
@@ -255,17 +263,21 @@ def verl_evidence(start: str | os.PathLike[str], stop: str | os.PathLike[str] | 
     ancestors: set[Path] = set()
     top: Path | None = None
     here = first
+    marked: list[Path] = []
     for directory in up_to_git_top(first, stop):
         here = Path(directory)
         ancestors.add(here)
         if is_marked(here):
             top = here
-            decided, elsewhere = _decide(here)
-            if decided is not None:
-                own.append(decided)
-            if elsewhere is not None:  # an extra, a group, another tox/hatch environment
-                environment.append(elsewhere)
+            marked.append(here)
     scope = here if is_git_top(here) else top
+    skipped = _installed_without_dependencies(scope) if scope is not None else {}
+    for folder in marked:
+        decided, elsewhere = _decide(folder, skipped.get(folder))
+        if decided is not None:
+            own.append(decided)
+        if elsewhere is not None:  # an extra, a group, another tox/hatch environment
+            environment.append(elsewhere)
     if scope is not None:
         for folder in _environment_folders(scope):
             if folder not in ancestors:
@@ -410,7 +422,37 @@ def _glob(root: Path, pattern: str) -> list[Path]:
 # Walking and deciding
 
 
-def _decide(root: Path) -> tuple[VerlDeclaration | None, VerlDeclaration | None]:
+#: the files whose dependencies ``pip install .`` of their folder installs (trial 26e, I)
+_PROJECT_DECLARATIONS = frozenset({"pyproject.toml", "setup.py", "setup.cfg"})
+
+
+def _installed_without_dependencies(scope: Path) -> dict[Path, str]:
+    """The project folders of the repository at ``scope`` that every install of the
+    repository's projects installs with ``--no-deps`` (trial 26e, I; :func:`.install_pins.project_installs`),
+    each with its first such install as ``file:line`` (the file's absolute path).
+
+    An install belongs to the nearest folder at or above its file (up to ``scope``) that
+    holds a project file (:func:`ppo_migrate.project.root.is_marked`): a root Dockerfile's
+    ``pip install --no-deps -e .`` installs the root project, a workflow's too. A folder with
+    one install without ``--no-deps``, or none, is not returned (its declarations install).
+    Never raises."""
+    installs: dict[Path, list[tuple[str, int, bool]]] = {}
+    for path, line, no_deps in project_installs(scope):
+        folder = Path(path).parent
+        while folder != scope and not is_marked(folder) and scope in folder.parents:
+            folder = folder.parent
+        if not is_marked(folder):
+            folder = scope
+        installs.setdefault(folder, []).append((path, line, no_deps))
+    skipped: dict[Path, str] = {}
+    for folder, found in installs.items():
+        if all(no_deps for _, _, no_deps in found):
+            path, line, _ = found[0]
+            skipped[folder] = f"{os.path.abspath(path)}:{line}"
+    return skipped
+
+
+def _decide(root: Path, no_deps: str | None = None) -> tuple[VerlDeclaration | None, VerlDeclaration | None]:
     """The decisions of ``root``'s own files: ``(required, optional)``.
 
     ``required`` comes from the declarations installed wherever the project is
@@ -422,8 +464,15 @@ def _decide(root: Path) -> tuple[VerlDeclaration | None, VerlDeclaration | None]
     ``pylock.toml``) is optional too when only optional tables of the folder declare verl:
     the lock then resolves it for those environments only.
 
+    Trial 26e (I): when every install of the project passes ``--no-deps`` (``no_deps`` names
+    the first, :func:`_installed_without_dependencies`), the project's own dependency
+    declarations (``pyproject.toml``, ``setup.py``, ``setup.cfg``) install nothing where it
+    runs: they are optional too, and the decision they give carries ``no_deps``. A root
+    requirements file still decides; a lock that only resolves them is optional with them.
+
     Args:
         root: a directory.
+        no_deps: the install of the project with ``--no-deps`` (``file:line``), or ``None``.
 
     Returns:
         Each decision by :func:`_choose`, ``None`` where nothing of that side declares verl.
@@ -439,11 +488,18 @@ def _decide(root: Path) -> tuple[VerlDeclaration | None, VerlDeclaration | None]
         read_pins,
     ):
         found.extend(reader(root))
+    skipped: set[tuple[Path, int]] = set()
+    if no_deps is not None:  # ``pip install --no-deps .``: the project's own dependencies install nothing
+        skipped = {(f.path, f.line) for f in found if not f.optional and f.path.name in _PROJECT_DECLARATIONS}
+        found = [f._replace(optional=True) if (f.path, f.line) in skipped else f for f in found]
     required = [f for f in found if not f.optional]
     elsewhere = [f for f in found if f.optional]
     if elsewhere and all(_is_lock_file(f.path) for f in required):
         required, elsewhere = [], elsewhere + required
-    return _choose(root, required), _choose(root, elsewhere)
+    other = _choose(root, elsewhere)
+    if other is not None and (Path(other.path), other.line) in skipped:
+        other = other._replace(no_deps=no_deps)
+    return _choose(root, required), other
 
 
 def _is_lock_file(path: Path) -> bool:
