@@ -624,3 +624,32 @@ def test_a_copy_outside_the_repository_on_an_unevaluated_path_is_a_notice(tmp_pa
         assert f"at `{declaring}:{line}` puts `{quoted}` on sys.path: a copy of verl" in found["message"], found["message"]
         assert [(Path(p["filename"]).resolve().relative_to(root.resolve()).as_posix(), p["location"]["row"])
                 for p in found["reason"]["lines"]] == [(declaring, line)], found["reason"]
+
+
+#: trial 26e (J): the launch script fills the cache a committed link ``verl`` points into
+FILL_CACHE = (
+    'mkdir -p .cache/verl/verl/trainer\ntouch .cache/verl/verl/__init__.py .cache/verl/verl/trainer/__init__.py\n'
+    "printf 'def get_ppo_ray_runtime_env():\\n    return None\\n' > .cache/verl/verl/trainer/constants_ppo.py\n"
+    '"$PY" train.py\n'
+)
+
+
+def test_a_dangling_link_named_verl_is_a_copy_that_cannot_be_read(tmp_path: Path) -> None:
+    """Trial 26e (J): ``verl -> .cache/verl/verl`` is committed, ``.cache/`` is ignored and
+    ``run.sh`` fills it on the first run with verl 0.8. On a fresh clone (where ``apply``
+    runs in CI) the link dangles: the fix was safe and the launcher then raised ``TypeError``.
+    Now PPO005 names the link; after both applies on the fresh clone, ``run.sh`` runs."""
+    root = _tree(tmp_path / "proj", {"pyproject.toml": PROJECT_09, ".gitignore": ".cache/\n",
+                                     "train.py": LAUNCHER, "run.sh": FILL_CACHE})
+    (root / "verl").symlink_to(".cache/verl/verl")
+    found = _finding(root, "train.py")
+    assert (found["code"], found["reason"]["kind"]) == ("PPO005", "uncertain-definition"), found
+    assert "`verl` is a symbolic link to `.cache/verl/verl`, absent here" in found["message"], found["message"]
+    assert [(Path(p["filename"]).name, p["location"]["row"]) for p in found["reason"]["lines"]] == [("verl", 1)]
+    for extra in ((), ("--thread-config",)):
+        proc = run_cli("apply", "--exit-zero", *extra, ".", cwd=root)
+        assert proc.returncode == 0, proc.stderr
+        assert (root / "train.py").read_text() == LAUNCHER
+    proc = subprocess.run(["bash", "run.sh"], cwd=root, env={"PATH": "/usr/bin:/bin", "PY": sys.executable},
+                          capture_output=True, text=True, timeout=120)
+    assert (proc.returncode, proc.stdout.strip()) == (0, BEFORE), proc.stdout + proc.stderr
