@@ -1170,8 +1170,9 @@ def target_patches(
             return
         tree = parse_file(path, data)
         if tree is None:  # it may run all the same (a newer Python, the tool's size limit)
-            line, what = _unparsed(data, [*encoded, *module_keys], parse_problem(data))
-            found.append((None, path, line, "patched", what))
+            if path.endswith((".py", ".pyw")):  # not a Hydra YAML file of the run
+                line, what = _unparsed(data, [*encoded, *module_keys], parse_problem(data))
+                found.append((None, path, line, "patched", what))
             return
         found.extend(_fake_definitions(path, data, names, tree))
         patches = list(_patches_in(tree, names, constants, _is_test_file(path), used=used))
