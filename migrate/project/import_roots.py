@@ -44,7 +44,11 @@ the declaring file's folder; an absolute path that does not exist here (a contai
 components (``third_party/verl``); a shell's ``${NAME:-word}`` is ``word`` and its
 ``${NAME:+word}`` is dropped (``"$PWD/x${PYTHONPATH:+:$PYTHONPATH}"`` is ``$PWD/x``; trial
 26d). Parts that expand another variable (``$PYTHONPATH``) are
-dropped. Only folders that exist count. Nothing is imported or executed; files are read
+dropped; ``$(dirname "$PWD")`` is the working directory's parent and ``$(realpath X)`` is
+``X``. Only folders that exist count: an entry naming verl that cannot be evaluated
+(``$HOME/src/verl``, ``os.environ["VERL_HOME"]``) or names a folder absent here
+(``/opt/verl``) is a copy that cannot be read (:func:`unread_roots`; trial 26e, B).
+Nothing is imported or executed; files are read
 as text and Python files parsed with :mod:`ast` only when their bytes name ``sys.path`` or
 ``addsitedir``.
 """
@@ -100,10 +104,60 @@ class OpaqueRoot(NamedTuple):
     form: str
 
 
+class UnreadRoot(NamedTuple):
+    """A declaration putting on ``sys.path`` a folder that names verl (its last component:
+    ``verl``, ``verl-fork``, ``$VERL_HOME``) which cannot be read here: spelled with what the
+    tool cannot evaluate (``$HOME/src/verl``, ``os.environ["VERL_HOME"]``, a command
+    substitution), or evaluated to a folder absent on this machine (``/opt/verl``, present
+    in the image; ``cd .. && PYTHONPATH=verl python proj/train.py``): a copy of verl the tool
+    cannot read (trial 26e, B), as a submodule not checked out is.
+
+    Attributes:
+        source: the declaring file (absolute).
+        line: 1-based line of the declaration.
+        form: how, as :attr:`DeclaredRoot.form`.
+        written: the entry as written (``$HOME/src/verl``), or as evaluated
+            (``/opt/verl``) when it was.
+    """
+
+    source: str
+    line: int
+    form: str
+    written: str
+
+
+class Unevaluated(str):
+    """The text of a path entry the tool cannot evaluate (``$HOME/src/verl``,
+    ``os.environ["VERL_HOME"]``), as a reader yields it instead of a path."""
+
+
+#: a component that names verl: ``verl``, ``verl-fork``, ``my_verl``, ``VERL_HOME``, ``verl)``
+#: (not ``overlay``, ``verlet``)
+_NAMES_VERL = re.compile(r"(?i)(?<![a-z0-9])verl(?![a-z0-9])")
+
+
+#: a file's suffix ending a path (``verl.bundle``, ``verl.zip``), not a release (``verl-0.8``)
+_FILE_SUFFIX = re.compile(r"\.[A-Za-z][A-Za-z0-9]*/?$")
+
+
+def names_verl_folder(entry: str) -> bool:
+    """Whether a path entry's last component names verl (:data:`_NAMES_VERL`):
+    ``../verl``, ``$HOME/src/verl/``, ``/opt/verl-0.8``, ``${VERL_HOME}``,
+    ``os.environ["VERL_HOME"]``; not ``/opt/overlay`` nor ``src``.
+
+    Args:
+        entry: the entry as written or evaluated.
+    """
+    tail = entry.replace("\\", "/").rstrip("/ \t\"')").rsplit("/", 1)[-1]
+    return _NAMES_VERL.search(tail) is not None
+
+
 #: ``(root, respect_gitignore) -> the declared roots``, one reading per repository per run
 _DECLARED: dict[tuple[str, bool], tuple[DeclaredRoot, ...]] = {}
 #: ``(root, respect_gitignore) -> the statements whose folder cannot be evaluated``
 _OPAQUE: dict[tuple[str, bool], tuple[OpaqueRoot, ...]] = {}
+#: ``(root, respect_gitignore) -> the copies of verl put on the path that cannot be read``
+_UNREAD: dict[tuple[str, bool], tuple[UnreadRoot, ...]] = {}
 #: How much of one file is read at most.
 _MAX_BYTES = 1_000_000
 #: The snapshot's memo (:meth:`ppo_migrate.project.snapshot.Snapshot.memo`) of ``path ->
@@ -151,6 +205,7 @@ def declared_roots(root: str | os.PathLike[str], respect_gitignore: bool = True)
     listing = repository_listing(root, respect_gitignore)
     found: list[DeclaredRoot] = []
     opaque: list[OpaqueRoot] = []
+    unread: list[UnreadRoot] = []
     holds_verl = current().memo(HOLDS_VERL)
     for directory, names in listing.folders.items():
         for name in names:
@@ -167,13 +222,23 @@ def declared_roots(root: str | os.PathLike[str], respect_gitignore: bool = True)
                 continue
             text = decode_text(data, "replace")
             for value, line, form, bases in reader(text, path, root):
-                if value is None:  # a Python statement whose folder cannot be evaluated
-                    opaque.append(OpaqueRoot(path, line, form))
+                if isinstance(value, Unevaluated):  # a folder the tool cannot evaluate
+                    if reader is _python:  # any stray copy may be the one it puts first
+                        opaque.append(OpaqueRoot(path, line, form))
+                    if names_verl_folder(value):  # trial 26e (B): a copy not read
+                        unread.append(UnreadRoot(path, line, form, str(value)))
                     continue
-                for folder in _folders(value, bases, root):
+                folders = _folders(value, bases, root)
+                if not folders and names_verl_folder(value) and not _FILE_SUFFIX.search(value):
+                    # absent here (``/opt/verl``); a file's name (``vendor/verl.bundle``) is
+                    # an archive Python's import system skips when it is missing
+                    unread.append(UnreadRoot(path, line, form, value))
+                for folder in folders:
                     found.append(DeclaredRoot(folder, path, line, form))
     result = _DECLARED[key] = tuple(dict.fromkeys(found))
     _OPAQUE[key] = tuple(dict.fromkeys(opaque))
+    # one per line: ``$PWD/verl`` is tried from the root and from the script's folder
+    _UNREAD[key] = tuple({(u.source, u.line): u for u in unread}.values())
     return result
 
 
@@ -195,10 +260,35 @@ def opaque_roots(root: str | os.PathLike[str], respect_gitignore: bool = True) -
     """
     root = os.path.abspath(os.fspath(root))
     key = (root, bool(respect_gitignore))
-    if key not in _DECLARED or key not in _OPAQUE:  # both made by one reading
+    if key not in _DECLARED or key not in _OPAQUE:  # all made by one reading
         _DECLARED.pop(key, None)
         declared_roots(root, respect_gitignore)
     return _OPAQUE.get(key, ())
+
+
+def unread_roots(root: str | os.PathLike[str], respect_gitignore: bool = True) -> tuple[UnreadRoot, ...]:
+    """The declarations under ``root`` that put on ``sys.path`` a folder naming verl that
+    cannot be read here (:class:`UnreadRoot`; trial 26e, B): ``export
+    PYTHONPATH=$HOME/src/verl``, ``sys.path.insert(0, os.environ["VERL_HOME"])``,
+    ``sys.path.insert(0, "/opt/verl")`` on a machine without ``/opt/verl``, ``cd .. &&
+    PYTHONPATH=verl python proj/train.py``. A copy of verl may be there when the project
+    runs, whose release the tool cannot read: :meth:`ppo_migrate.rules.signatures.SignatureResolver._repository_copies`
+    makes the call a PPO005 notice naming the line, as for a submodule not checked out.
+
+    Args:
+        root: the repository root, as for :func:`declared_roots`.
+        respect_gitignore: as for :func:`declared_roots`.
+
+    Returns:
+        :class:`UnreadRoot` s in file and line order, one per declaring line (one reading
+        with :func:`declared_roots`, kept for the process). Never raises.
+    """
+    root = os.path.abspath(os.fspath(root))
+    key = (root, bool(respect_gitignore))
+    if key not in _DECLARED or key not in _UNREAD:  # all made by one reading
+        _DECLARED.pop(key, None)
+        declared_roots(root, respect_gitignore)
+    return _UNREAD.get(key, ())
 
 
 def _read(path: str) -> bytes | None:
@@ -347,15 +437,67 @@ _SHELL_DEFAULT = lazy_pattern(r"\$\{[A-Za-z_]\w*:?-([^}$]*)\}")
 _SHELL_ALTERNATE = lazy_pattern(r"\$\{[A-Za-z_]\w*:?\+[^}]*\}")
 
 
+#: ``$(realpath X)``, ``$(readlink -f X)``: the folder ``X`` (trial 26e, B)
+_SHELL_REALPATH = re.compile(r"\$\(\s*(?:realpath|readlink\s+-[fem])\s+[\"']?([^\"'$()\s]+)[\"']?\s*\)")
+#: ``$(dirname "$PWD")``, ``$(dirname $(pwd))``: the working directory's parent
+_SHELL_PARENT = re.compile(r"\$\(\s*dirname\s+\"?(?:\$\{?PWD\}?|\$\(\s*pwd\s*\))\"?\s*\)")
+
+
+def _shell_word(text: str, start: int) -> str:
+    """The shell word starting at ``start``, its quotes removed (a command substitution's
+    text kept as written, quotes and blanks included): ``"$(dirname "$PWD")/verl:$X"`` is
+    ``$(dirname "$PWD")/verl:$X``, ``$(realpath ../verl) python`` is ``$(realpath ../verl)``."""
+    out: list[str] = []
+    depth, quote, i = 0, "", start
+    while i < len(text):
+        c = text[i]
+        if quote == "'":
+            if c == "'":
+                quote = ""
+            else:
+                out.append(c)
+        elif c == "\\" and i + 1 < len(text):
+            out.append(text[i + 1])
+            i += 2
+            continue
+        elif text.startswith("$(", i):
+            depth += 1
+            out.append("$(")
+            i += 2
+            continue
+        elif c == ")" and depth:
+            depth -= 1
+            out.append(c)
+        elif c == '"' and not depth:
+            quote = "" if quote == '"' else '"'
+        elif c == "'" and not quote and not depth:
+            quote = "'"
+        elif not quote and not depth and (c.isspace() or c in ";&|<>"):
+            break
+        else:
+            out.append(c)
+        i += 1
+    return "".join(out)
+
+
 def _path_list(text: str, path: str, root: str, pattern: re.Pattern[str], form: str, cwd: re.Pattern[str] | None, bases):
+    """The entries of each ``PYTHONPATH`` value ``pattern`` matches, with the folders to read
+    them from: ``(entry, line, form, bases)``; an entry naming verl that the tool cannot
+    evaluate (``$HOME/src/verl``) as an :class:`Unevaluated` (trial 26e, B)."""
     for m in pattern.finditer(text):
         line = _line(text, m.start())
-        value = _SHELL_ALTERNATE.sub("", _SHELL_DEFAULT.sub(r"\1", m.group(1).strip("\"'")))
+        raw = m.group(1)
+        if pattern is _PYTHONPATH and (raw.startswith('"') or "$(" in raw or "`" in raw):
+            raw = _shell_word(text, m.start(1))  # ``"$(dirname "$PWD")/verl"``: one word
+        value = _SHELL_ALTERNATE.sub("", _SHELL_DEFAULT.sub(r"\1", raw.strip("\"'")))
+        value = _SHELL_REALPATH.sub(r"\1", value)
         for part in value.split(":"):
             part = part.strip()
             if cwd is not None:
-                part = cwd.sub(_HERE, part)
+                part = cwd.sub(_HERE, _SHELL_PARENT.sub(_HERE + "/..", part))
             if not part or "$" in part or "`" in part:
+                if part and names_verl_folder(part):  # ``$HOME/src/verl``: a copy not read
+                    yield Unevaluated(part.replace(_HERE, "$PWD")), line, form, bases
                 continue
             if part.startswith(_HERE):  # ``$PWD/verl``: from each base
                 rest = part[len(_HERE):].lstrip("/")
@@ -529,7 +671,7 @@ def _python(text: str, path: str, root: str):
                     result = evaluate(candidate)
                     if result is None:
                         if not _reads_pythonpath(candidate):  # a folder the tool cannot tell
-                            yield None, index + 1, form, bases
+                            yield Unevaluated(ast.unparse(candidate)), index + 1, form, bases
                         continue
                     parts = result.split(os.pathsep) if form == "an environment's PYTHONPATH" else [result]
                     for part in parts:

@@ -13,7 +13,10 @@ files are read (their bytes, prefiltered) by the look-out.
 A user's own ``exclude``/``extend-exclude`` keeps files out of the lint, not out of the
 project: ``extend-exclude = ["tests"]`` still leaves the tests running in CI, with their
 doubles (trial 26e). The walk here honours only the default exclusions (environments,
-caches, build folders) and ``.gitignore``.
+caches, VCS folders) and ``.gitignore``; a build-output name among them (``dist``,
+``_build``, ``buck-out``) below a folder of test doubles (``tests/dist/``, run by ``pytest
+tests/dist``) is project code all the same: its Python files are listed
+(:func:`test_build_files`), but for environments in it (trial 26e, G).
 """
 
 from __future__ import annotations
@@ -77,6 +80,46 @@ def doubles_root(originals: Sequence[str]) -> Path | None:
     return root
 
 
+#: ruff's default excludes that name build output, not environments, caches or VCS: below
+#: a folder of test doubles they hold tests (``tests/dist/``: distributed tests)
+BUILD_NAMES: frozenset[str] = frozenset({"dist", "_build", "buck-out"})
+
+
+def test_build_files(root: str) -> list[str]:
+    """The Python files under the folders the repository's walk skipped by name
+    (:attr:`ppo_migrate.project.tree.Listing.skipped`) that are named for build output
+    (:data:`BUILD_NAMES`) and lie below a folder of test doubles
+    (:data:`ppo_migrate.project.tree.DOUBLES_FOLDERS`): ``tests/dist/test_x.py``.
+
+    Args:
+        root: the repository root (absolute).
+
+    Returns:
+        Absolute paths, sorted; below them, environments (a folder holding ``pyvenv.cfg``
+        or ``conda-meta``), ruff's other default excludes and caches are not entered.
+        Never raises.
+    """
+    from ppo_migrate.project.tree import (
+        ENVIRONMENT_MARKERS,
+        NO_CHECKOUT,
+        in_doubles_folder,
+        repository_listing,
+    )
+
+    found: list[str] = []
+    skip = (frozenset(DEFAULT_EXCLUDES) - BUILD_NAMES) | NO_CHECKOUT
+    for top in repository_listing(root).skipped:
+        if os.path.basename(top) not in BUILD_NAMES or not in_doubles_folder(top, root):
+            continue
+        for directory, dirs, names in os.walk(top):
+            if any(m in names or m in dirs for m in ENVIRONMENT_MARKERS):
+                dirs[:] = []
+                continue
+            dirs[:] = sorted(d for d in dirs if d not in skip and not d.endswith(".egg-info"))
+            found += [os.path.join(directory, n) for n in names if n.endswith(".py")]
+    return sorted(found)
+
+
 def repository_files(
     files: Sequence[str], settings, given: Sequence[str] | None = None
 ) -> list[str]:
@@ -98,8 +141,8 @@ def repository_files(
         Display paths (relative to the working directory, ``../tests/t.py`` for a root
         above it), sorted, none of them among ``files``. Empty when
         no root is found (no git top level, no project marker, no dependency file above
-        the files and a working directory that does not hold them), or when the run covers
-        the root. The root is the run's (``Snapshot.root_of``: decided once a run by
+        the files and a working directory that does not hold them); only the files of
+        :func:`test_build_files` (``tests/dist/``) when the run covers the root. The root is the run's (``Snapshot.root_of``: decided once a run by
         :func:`ppo_migrate.project.root.project_root`) when it holds the files.
 
     Raises:
@@ -115,23 +158,35 @@ def repository_files(
     if root is None:
         return []
     top = os.fspath(root)
+    held = set(originals)
+    # ``tests/dist/``: project code the default excludes skip (trial 26e, G)
+    tests = [_shown(f) for f in test_build_files(os.path.abspath(top)) if f not in held]
     own_excludes = tuple(settings.exclude) != tuple(DEFAULT_EXCLUDES) or bool(settings.extend_exclude)
     if given is not None and not own_excludes and _covers(given, top):
-        return []
+        return tests
     if own_excludes:
         settings = settings.replace(exclude=DEFAULT_EXCLUDES, extend_exclude=())
     try:
         display = os.path.relpath(top)
     except ValueError:  # another drive (Windows)
         display = top
-    held = set(originals)
     try:
         found = discover_files([display], settings, on_error=lambda *_: None)
     except (FileNotFoundError, NotADirectoryError, PermissionError):
-        return []
+        return tests
     # the walk collects YAML files too (Hydra configs: PPO006 of the run's own); the
     # look-outs beyond the run read Python
-    return [f for f in found if os.path.abspath(f) not in held and not is_yaml_file(f)]
+    listed = [f for f in found if os.path.abspath(f) not in held and not is_yaml_file(f)]
+    known = {os.path.abspath(f) for f in listed}
+    return sorted(listed + [f for f in tests if os.path.abspath(f) not in known])
 
 
-__all__ = ["doubles_root", "repository_files"]
+def _shown(path: str) -> str:
+    """``path`` relative to the working directory (as discovery shows paths)."""
+    try:
+        return os.path.relpath(path)
+    except ValueError:  # another drive (Windows)
+        return path
+
+
+__all__ = ["BUILD_NAMES", "doubles_root", "repository_files", "test_build_files"]

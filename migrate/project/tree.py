@@ -118,6 +118,9 @@ class Listing(NamedTuple):
         skipped: the other folders the walk skipped by name, but for those of
             :data:`NO_CHECKOUT`, :data:`TEST_DATA_FOLDERS` and build output (sorted):
             :func:`unlisted_copies` looks into them as into ignored ones.
+        dangling: the symbolic links the walk met whose target is absent here (sorted):
+            a committed ``verl -> .cache/verl/verl`` that the launch script fills, or
+            ``verl -> /opt/verl/verl`` present only in the image (trial 26e, J).
     """
 
     root: str
@@ -127,6 +130,7 @@ class Listing(NamedTuple):
     ignored: tuple[str, ...] = ()
     environments: tuple[str, ...] = ()
     skipped: tuple[str, ...] = ()
+    dangling: tuple[str, ...] = ()
 
     def files(self, predicate) -> list[str]:
         """The absolute paths of the files whose name satisfies ``predicate(name)``."""
@@ -166,6 +170,7 @@ def repository_listing(root: str | os.PathLike[str], respect_gitignore: bool = T
     ignored: list[str] = []
     environments: list[str] = []
     unentered: list[str] = []  # skipped by name, may hold a checkout
+    dangling: list[str] = []  # links whose target is absent
     stack = [(root, rules.start(root))]
     complete = True
     while stack:
@@ -209,11 +214,13 @@ def repository_listing(root: str | os.PathLike[str], respect_gitignore: bool = T
                 regular = False
             if regular:
                 files.append(name)
+            elif not is_dir and entry.is_symlink() and not os.path.exists(entry.path):
+                dangling.append(entry.path)
         folders[directory] = tuple(sorted(files))
         stack.extend((d, layers) for d in sorted(below, reverse=True))
     listing = _LISTINGS[key] = Listing(
         root, folders, complete, tuple(sorted(builds)), tuple(sorted(ignored)), tuple(sorted(environments)),
-        tuple(sorted(unentered)),
+        tuple(sorted(unentered)), tuple(sorted(dangling)),
     )
     return listing
 

@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from ppo_migrate.rules.data_targets import data_targets
 from ppo_migrate.rules.doc_doctests import doc_doctest_files
+from ppo_migrate.rules.embedded_python import embedded_python
 from ppo_migrate.constants import MAX_SOURCE_CHARS
 from ppo_migrate.diagnostics import Reason, Related
 from ppo_migrate.files import decode_source
@@ -288,7 +289,10 @@ def _keyed(space: str, owner: ast.expr | None, key: str | None, line: int, form:
 def parse_bytes(data: bytes) -> ast.Module | None:
     """``ast.parse`` of a file's bytes, or ``None`` where the per-file phase reports it
     instead (longer than ``constants.MAX_SOURCE_CHARS``, undecodable, a syntax error, nested
-    too deeply): such a file cannot run either."""
+    too deeply). Such a file may still run: a newer Python than the tool's reads syntax this
+    one does not (PEP 695 on 3.11), and the parse limit is the tool's, not Python's (trial
+    26e, G); :func:`target_patches` makes the fixes it may reach unsafe
+    (:func:`parse_problem` says why)."""
     if len(data) > 4 * MAX_SOURCE_CHARS:
         return None
     try:
@@ -298,6 +302,47 @@ def parse_bytes(data: bytes) -> ast.Module | None:
         return ast.parse(text)
     except (SyntaxError, ValueError, UnicodeDecodeError, LookupError, RecursionError, MemoryError):
         return None
+
+
+def parse_problem(data: bytes) -> str:
+    """Why :func:`parse_bytes` gives ``None`` for ``data``, worded as the per-file phase's
+    PPO902 (``"too large to parse (1360503 characters; the limit is 1048576)"``,
+    ``"syntax error: invalid syntax (line 3)"``).
+
+    Args:
+        data: a file's bytes that :func:`parse_bytes` does not parse.
+    """
+    if len(data) > 4 * MAX_SOURCE_CHARS:
+        return f"too large to parse ({len(data)} bytes; the limit is {MAX_SOURCE_CHARS} characters)"
+    try:
+        text = decode_source(data)[0]
+    except (ValueError, UnicodeDecodeError, LookupError) as error:
+        return f"cannot be decoded: {error}"
+    if len(text) > MAX_SOURCE_CHARS:
+        return f"too large to parse ({len(text)} characters; the limit is {MAX_SOURCE_CHARS})"
+    try:
+        ast.parse(text)
+    except SyntaxError as error:
+        return f"syntax error: {error.msg} (line {error.lineno})"
+    except (ValueError, RecursionError, MemoryError) as error:
+        return f"cannot parse: {error or type(error).__name__}"
+    return "cannot parse"
+
+
+#: what a file the look-out cannot read may do (trial 26e, G and D)
+_UNPARSED = (
+    "could not be parsed: {problem}; it spells `{word}`, so a replacement there taking no "
+    "config cannot be ruled out"
+)
+
+
+def _unparsed(data: bytes, words: Sequence[bytes], problem: str) -> tuple[int, str]:
+    """``(line, what)`` of a file (or a piece of code) that names one of ``words`` and does
+    not parse: the first line spelling one, and the reason's text."""
+    at = min((i for i in (data.find(w) for w in words) if i >= 0), default=0)
+    word = next((w for w in words if data.startswith(w, at)), b"")
+    line = data.count(b"\n", 0, at) + 1
+    return line, _UNPARSED.format(problem=problem, word=word.decode("utf-8", "replace"))
 
 
 def parse_file(path: str, data: bytes) -> ast.Module | None:
@@ -1124,8 +1169,11 @@ def target_patches(
             found.extend(_fake_definitions(path, data, names))
             return
         tree = parse_file(path, data)
-        if tree is None:
-            return  # it cannot run either
+        if tree is None:  # it may run all the same (a newer Python, the tool's size limit)
+            if path.endswith((".py", ".pyw")):  # not a Hydra YAML file of the run
+                line, what = _unparsed(data, [*encoded, *module_keys], parse_problem(data))
+                found.append((None, path, line, "patched", what))
+            return
         found.extend(_fake_definitions(path, data, names, tree))
         patches = list(_patches_in(tree, names, constants, _is_test_file(path), used=used))
         if b">>>" in data:  # its doctests are test code (:func:`doctest_tree`)
@@ -1173,6 +1221,16 @@ def target_patches(
     # (trial 26e)
     for path, module, line in data_targets(candidates, names.functions, read_bytes):
         found.append((module or None, path, line, "patched", _REPLACES))
+    # notebooks' code cells, ``python -c`` strings of Makefiles, scripts and workflows,
+    # scripts without ``.py`` run by their shebang (trial 26e, D): the same table
+    for code in embedded_python(candidates, encoded, read_bytes):
+        if code.tree is None:
+            if _may_patch(read_bytes(_absolute(code.path))):
+                what = _UNPARSED.format(problem=code.problem, word=_spelled(code, encoded, read_bytes))
+                found.append((None, code.path, code.line, "patched", f"{code.form}: {what}"))
+            continue
+        for module, line, kind, what in _patches_in(code.tree, names, constants, True, used=used):
+            found.append((None if module in ("<own>", "<package>") else module, code.path, line, kind, what))
     # the constant a patch elsewhere reads its target from is not a replacement itself: the
     # patch is, and its reason names the constant
     found = [f for f in found if not ((f[1], f[2]) in used and f[4] == _REPLACES)]
@@ -1186,6 +1244,20 @@ def target_patches(
                 module = None
         out.append(Patch(module or "*", path, line, kind, what))
     return tuple(sorted(set(out), key=lambda p: (p.path, p.line, p.module, p.what)))
+
+
+def _absolute(path: str) -> str:
+    return os.path.abspath(path)
+
+
+def _spelled(code, words: Sequence[bytes], read) -> str:
+    """The first of ``words`` on the line of ``code`` (an :class:`ppo_migrate.rules.embedded_python.Embedded`)."""
+    try:
+        lines = read(_absolute(code.path)).split(b"\n")
+    except (OSError, ValueError):
+        return ""
+    text = lines[code.line - 1] if 0 < code.line <= len(lines) else b""
+    return next((w for w in words if w in text), words[0] if words else b"").decode("utf-8", "replace")
 
 
 def _doctest_files(candidates: Sequence[str], words: Sequence[bytes], read) -> list[tuple[str, bytes]]:

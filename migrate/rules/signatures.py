@@ -1177,6 +1177,19 @@ class SignatureResolver:
             )
             kind = found.why.kind if found.why is not None else "in-tree-definition"
             return found._replace(reason=how, detail=how, why=Reason(kind, how, lines))
+        if verl:  # trial 26e (B): a copy put on the path that cannot be read here
+            from ppo_migrate.project.import_roots import unread_roots
+
+            for unread in unread_roots(root, self.respect_gitignore):
+                return self._unread_root(unread, name)
+            from ppo_migrate.project.tree import repository_listing as _listing
+
+            walked = _listing(root, self.respect_gitignore)
+            folders = walked.folders
+            for link in walked.dangling:
+                # trial 26e (J): ``verl -> .cache/verl/verl`` filled by the launch script
+                if os.path.basename(link) == top and "__init__.py" not in folders.get(os.path.dirname(link), ()):
+                    return self._dangling_copy(link, name)
         if not (verl and answer.certain):
             return answer
         opaque = None
@@ -1272,6 +1285,38 @@ class SignatureResolver:
                 True, answer.source, answer.where, answer.detail, reason, remedy, why, certain=False
             )
         return answer
+
+    def _unread_root(self, unread, name: str) -> CalleeInEffect:
+        """The PPO005 answer for a declaration putting a copy of verl on ``sys.path`` that
+        cannot be read here (:class:`ppo_migrate.project.import_roots.UnreadRoot`: trial 26e,
+        B): worded as for a submodule not checked out, naming the declaring line."""
+        where = f"{_display(unread.source)}:{unread.line}"
+        reason = (
+            f"{unread.form} at `{where}` puts `{unread.written}` on sys.path: a copy of verl "
+            f"ppo-migrate cannot read here (not evaluated, or absent on this machine), whose "
+            f"`{name}` may take no config"
+        )
+        remedy = (
+            "spell the path so that it names the copy in the repository, set verl-version if it "
+            "is a verl release, or run with --use-ppo-runtime"
+        )
+        return _refuse("in-tree", where, reason, remedy, _why("in-tree", reason, unread.source, unread.line, "uncertain-definition"))
+
+    def _dangling_copy(self, link: str, name: str) -> CalleeInEffect:
+        """The PPO005 answer for a symbolic link named ``verl`` whose target is absent here
+        (trial 26e, J): on a fresh clone the link dangles, and the copy it names when the
+        project runs (a cache its launch script fills, a folder of the image) cannot be read."""
+        try:
+            target = os.readlink(link)
+        except OSError:
+            target = "?"
+        where = f"{_display(link)}:1"
+        reason = (
+            f"`{_display(link)}` is a symbolic link to `{target}`, absent here: a copy of verl "
+            f"ppo-migrate cannot read, whose `{name}` may take no config"
+        )
+        remedy = "run where the link's target exists, set verl-version if it is a verl release, or run with --use-ppo-runtime"
+        return _refuse("in-tree", where, reason, remedy, _why("in-tree", reason, link, 1, "uncertain-definition"))
 
     def _first_source(self, directory: Path, qualified: str) -> CalleeInEffect:
         """The first source of the module docstring's list that decides."""

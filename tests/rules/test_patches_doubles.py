@@ -866,3 +866,124 @@ def test_a_wrapper_patched_by_a_computed_name_is_not_threaded(tmp_path: Path, na
     )
     broken = _pytest(tmp_path)
     assert broken.returncode == 1 and "positional argument" in broken.stdout, broken.stdout
+
+
+# -- trial 26e (D, G): doubles in code the tool does not parse as a Python module -----------------
+
+#: the check a smoke run makes: the launcher reaches the zero-argument fake (plain dicts: no
+#: omegaconf needed, so that another interpreter runs it too)
+SMOKE = (
+    "from app import launcher\n"
+    "launcher.get_ppo_ray_runtime_env = lambda: {'fake': 1}\n"
+    "assert launcher.launch({'trainer': {}}) == {'fake': 1}\n"
+)
+SMOKE_ONE_LINE = "; ".join(SMOKE.strip().split("\n"))
+#: a notebook as nbformat writes it (one source line a JSON line), the fake in its second cell
+NOTEBOOK = json.dumps({
+    "cells": [
+        {"cell_type": "markdown", "metadata": {}, "source": ["# smoke\n"]},
+        {"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [],
+         "source": ["%load_ext autoreload\n", *SMOKE.splitlines(keepends=True)]},
+    ],
+    "metadata": {}, "nbformat": 4, "nbformat_minor": 5,
+}, indent=1) + "\n"
+#: how CI runs a notebook's code cells (nbmake/nbval stand-in: the cells in order, magics dropped)
+RUN_NOTEBOOK = (
+    "import json, sys; cells = json.load(open(sys.argv[1]))['cells']; "
+    "exec('\\n'.join(l for c in cells if c['cell_type'] == 'code' for l in ''.join(c['source']).splitlines() "
+    "if not l.startswith('%')))"
+)
+#: golden data that puts a test file over the tool's parse limit (1 MiB), not Python's
+GOLDEN = "GOLDEN = [\n" + f"    '{'x' * 70}',\n" * 15000 + "]\n"
+PY312 = next((str(p) for p in sorted(Path.home().glob(".pyenv/versions/3.12*/bin/python3.12"))), None)
+
+#: name -> (files, (the file holding the double, text on its line), the command that runs it
+#: from the project's folder (``{python}``: this interpreter), the interpreter it needs)
+UNPARSED: dict[str, tuple[dict[str, str], tuple[str, str], list[str], str | None]] = {
+    "makefile-python-c": ({
+        "app/launcher.py": DIRECT,
+        "Makefile": f'smoke:\n\t$(PY) -c "{SMOKE_ONE_LINE}"\n',
+    }, ("Makefile", "-c"), ["make", "-s", "smoke", "PY={python}"], None),
+    "shell-python-c-multiline": ({
+        "app/launcher.py": DIRECT,
+        "scripts/smoke.sh": "#!/bin/bash\nset -e\n\"$PY\" -c \"\n" + SMOKE + "\"\n",
+    }, ("scripts/smoke.sh", "launcher.get_ppo_ray_runtime_env ="), ["bash", "scripts/smoke.sh"], None),
+    "notebook-code-cell": ({
+        "app/launcher.py": DIRECT,
+        "notebooks/smoke.ipynb": NOTEBOOK,
+    }, ("notebooks/smoke.ipynb", "launcher.get_ppo_ray_runtime_env ="),
+        ["{python}", "-c", RUN_NOTEBOOK, "notebooks/smoke.ipynb"], None),
+    "script-without-py-suffix": ({
+        "app/launcher.py": DIRECT,
+        "bin/smoke": "#!/usr/bin/env python3\n" + SMOKE,
+    }, ("bin/smoke", "launcher.get_ppo_ray_runtime_env ="), ["{python}", "bin/smoke"], None),
+    "newer-python-syntax": ({
+        "app/launcher.py": DIRECT,
+        "scripts/smoke.py": "type Env = dict[str, int]  # PEP 695: Python 3.12\n" + SMOKE,
+    }, ("scripts/smoke.py", "launcher.get_ppo_ray_runtime_env ="), ["{python}", "scripts/smoke.py"], PY312),
+    "over-the-parse-limit": ({
+        "app/launcher.py": DIRECT,
+        "tests/test_golden.py": "from app import launcher\n\n\ndef test_launch():\n"
+        "    launcher.get_ppo_ray_runtime_env = lambda: {'fake': 1}\n"
+        "    assert launcher.launch({'trainer': {}}) == {'fake': 1}\n\n\n" + GOLDEN,
+    }, ("tests/test_golden.py", "launcher.get_ppo_ray_runtime_env ="),
+        ["{python}", "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests"], None),
+    "tests-dist-folder": ({  # ``dist`` is a default exclude; pytest does not recurse into it
+        "app/launcher.py": DIRECT,
+        "tests/dist/test_launcher.py": "from app import launcher\n\n\ndef test_launch(monkeypatch):\n"
+        "    monkeypatch.setattr(launcher, 'get_ppo_ray_runtime_env', lambda: {'fake': 1})\n"
+        "    assert launcher.launch({'trainer': {}}) == {'fake': 1}\n",
+    }, ("tests/dist/test_launcher.py", "monkeypatch.setattr"),
+        ["{python}", "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/dist"], None),
+}
+
+
+def _runs(root: Path, cmd: list[str], python: str) -> subprocess.CompletedProcess:
+    env = {"PYTHONPATH": f"{root / 'stub'}:{root}", "PATH": "/usr/bin:/bin", "PY": python,
+           "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
+    return subprocess.run([c.format(python=python) for c in cmd], cwd=root, env=env,
+                          capture_output=True, text=True, timeout=180, check=False)
+
+
+@pytest.mark.parametrize("name", sorted(UNPARSED))
+def test_a_double_in_code_not_parsed_as_a_module_keeps_running_after_apply(tmp_path: Path, name: str) -> None:
+    """Trial 26e (D, G): a zero-argument fake in a notebook's code cell, a ``python -c``
+    string of a Makefile or a shell script, a script without ``.py``, a file of a newer
+    Python's syntax, a test over the tool's parse limit or in ``tests/dist/`` (a default
+    exclude) was not read: the fix was safe, and the smoke run failed after ``apply``. Now
+    the fix is unsafe, its reason naming the double's file and line, and the run passes
+    before and after ``apply`` and ``apply --thread-config``; the oracle: the fix made
+    anyway fails it."""
+    files, (rel, marker), cmd, python = UNPARSED[name]
+    if python is None and name == "newer-python-syntax":
+        pytest.skip("no Python 3.12 here")
+    python = python or sys.executable
+    if name == "makefile-python-c" and subprocess.run(["which", "make"], capture_output=True).returncode:
+        pytest.skip("no make here")
+    where = f"{rel}:{_line_of(files, rel, marker)}"
+    _write(tmp_path, files)
+    subprocess.run(["git", "init", "-q", "."], cwd=tmp_path, check=True)
+    before = _runs(tmp_path, cmd, python)
+    assert before.returncode == 0, before.stdout + before.stderr
+    checked = run_cli("check", "--output-format", "json", ".", cwd=tmp_path)
+    found = [d for d in json.loads(checked.stdout) if d["filename"].endswith("app/launcher.py")]
+    assert [(d["code"], d["fix"]["applicability"]) for d in found] == [("PPO001", "unsafe")], found
+    assert f"(unsafe fix: {where} " in found[0]["message"], found[0]["message"]
+    assert [(Path(p["filename"]).resolve().relative_to(tmp_path.resolve()).as_posix(), p["location"]["row"])
+            for p in found[0]["reason"]["lines"]] == [(rel, int(where.rsplit(":", 1)[1]))], found[0]["reason"]
+    if name in ("newer-python-syntax", "over-the-parse-limit"):
+        assert f"(unsafe fix: {where} could not be parsed: " in found[0]["message"], found[0]["message"]
+    original = (tmp_path / "app/launcher.py").read_text()
+    assert run_cli("apply", ".", cwd=tmp_path).returncode == 1
+    assert (tmp_path / "app/launcher.py").read_text() == original
+    after = _runs(tmp_path, cmd, python)
+    assert after.returncode == 0, after.stdout + after.stderr
+    run_cli("apply", "--thread-config", ".", cwd=tmp_path)
+    threaded = _runs(tmp_path, cmd, python)
+    assert threaded.returncode == 0, threaded.stdout + threaded.stderr
+    # the oracle: the double takes no config, so the fix made anyway fails the run
+    # (a file that does not parse is a PPO902 finding that remains)
+    assert run_cli("apply", "--unsafe-fixes", ".", cwd=tmp_path).returncode in (0, 1)
+    assert (tmp_path / "app/launcher.py").read_text() != original
+    broken = _runs(tmp_path, cmd, python)
+    assert broken.returncode != 0 and "positional argument" in broken.stdout + broken.stderr, broken.stdout

@@ -28,6 +28,7 @@ must say why it leaves the call (the finding's code and the file:line the reason
 from __future__ import annotations
 
 import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -439,7 +440,8 @@ IGNORED: dict[str, tuple[dict[str, str], str, str, tuple[str, ...], str, str]] =
     }, "train.py", ".", ("deps/rl",), "deps/rl", "deps"),
     "ignored-package-folder-itself": ({  # no packaging file beside it: a plain folder
         ".gitignore": "third_party/verl/\n", "train.py": LAUNCHER,
-        "tools/run.sh": 'cd "$(dirname "$0")/.." && PYTHONPATH="third""_party" python train.py\n',
+        # a value the tool does not evaluate (``"third""_party"`` is read since trial 26e)
+        "tools/run.sh": 'cd "$(dirname "$0")/.." && PYTHONPATH="$(echo third_party)" python train.py\n',
     }, "train.py", ".", ("third_party",), "third_party", "third_party/verl"),
     # trial 26d: a clone's top folder named ``verl`` (holding ``verl/``), under a hidden
     # folder, deeper than three levels, or in a folder the walk skips by name
@@ -557,3 +559,97 @@ def test_no_over_caution_for_what_cannot_be_in_effect_with_an_old_signature(tmp_
     else:
         env_path = (os.path.relpath(site, root),)
         assert _runs_as(root, ["train.py"], ".", env_path) == "ran {'trainer': 2}"
+
+
+# -- trial 26e (B): a copy outside the repository, put on the path by a spelling not evaluated --
+
+#: case -> (the launch script's text (``run.sh``, run with ``bash`` from the repository) or
+#: ``None``, the head of ``train.py``, the environment of the run, the entry the reason
+#: quotes or ``None`` (the sibling copy read: its definition named), the declaring file)
+OUTSIDE: dict[str, tuple[str | None, str, dict[str, str], str | None, str]] = {
+    "shell-dirname-pwd": ('export PYTHONPATH="$(dirname "$PWD")/verl:$PYTHONPATH"\n"$PY" train.py\n',
+                          "", {}, None, "run.sh"),
+    "shell-realpath": ('PYTHONPATH=$(realpath ../verl) "$PY" train.py\n', "", {}, None, "run.sh"),
+    "shell-cd-up": ('cd .. && PYTHONPATH=verl "$PY" proj/train.py\n', "", {}, "verl", "run.sh"),
+    "shell-home-src": ('export PYTHONPATH=$HOME/src/verl:$PYTHONPATH\n"$PY" train.py\n', "",
+                       {"HOME": "{ws}/home"}, "$HOME/src/verl", "run.sh"),
+    "python-environ": (None, 'import os\nimport sys\nsys.path.insert(0, os.environ["VERL_HOME"])\n',
+                       {"VERL_HOME": "{ws}/verl"}, "os.environ['VERL_HOME']", "train.py"),
+    "python-expanduser": (None, 'import os\nimport sys\nsys.path.insert(0, os.path.expanduser("~/src/verl"))\n',
+                          {"HOME": "{ws}/home"}, "~/src/verl", "train.py"),
+    # absent on this machine, present in the image (here: the image's verl is on PYTHONPATH)
+    "python-absolute-absent": (None, 'import sys\nsys.path.insert(0, "/opt/verl-absent-here/verl")\n',
+                               {"PYTHONPATH": "{ws}/verl"}, "/opt/verl-absent-here/verl", "train.py"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(OUTSIDE))
+def test_a_copy_outside_the_repository_on_an_unevaluated_path_is_a_notice(tmp_path: Path, case: str) -> None:
+    """Trial 26e (B): ``pyproject.toml`` declares ``verl>=0.9.0``; a verl 0.8 checkout lies
+    beside the repository (``../verl/verl``, also ``$HOME/src/verl``) and the launch script or
+    ``train.py`` puts it first on the path by a spelling the tool did not evaluate: a plain
+    ``apply`` passed the config and the launcher raised ``TypeError``. Now the sibling is read
+    (``$(dirname "$PWD")``, ``$(realpath X)``) or, when the entry cannot be evaluated or is
+    absent here, it is a copy that cannot be read: PPO005 naming the declaring line; the
+    launcher runs before and after ``apply`` and ``apply --thread-config``."""
+    script, head, env, quoted, declaring = OUTSIDE[case]
+    ws = tmp_path / "ws"
+    for base in (ws, ws / "home" / "src"):
+        for name, text in _copy("verl").items():
+            (base / name).parent.mkdir(parents=True, exist_ok=True)
+            (base / name).write_text(text)
+    root = _tree(ws / "proj", {"pyproject.toml": PROJECT_09, "train.py": head + LAUNCHER,
+                               **({"run.sh": script} if script else {})})
+    environ = {"PATH": "/usr/bin:/bin", "PY": sys.executable, **{k: v.format(ws=ws) for k, v in env.items()}}
+    cmd = ["bash", "run.sh"] if script else [sys.executable, "train.py"]
+
+    def runs() -> str:
+        proc = subprocess.run(cmd, cwd=root, env=environ, capture_output=True, text=True, timeout=120)
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        return proc.stdout.strip()
+
+    assert runs() == BEFORE
+    for extra in ((), ("--thread-config",)):
+        proc = run_cli("apply", "--exit-zero", *extra, ".", cwd=root)
+        assert proc.returncode == 0, proc.stderr
+        assert (root / "train.py").read_text() == head + LAUNCHER
+        assert runs() == BEFORE
+    found = _finding(root, "train.py")
+    assert found["code"] == "PPO005", found
+    line = 1 if script else head.count("\n")
+    if quoted is None:  # the sibling read: its definition, and the script putting it there
+        assert f"{ws}/verl/verl/trainer/constants_ppo.py:{OLD_LINE}`" in found["message"], found["message"]
+    else:
+        assert found["reason"]["kind"] == "uncertain-definition", found["reason"]
+        assert f"at `{declaring}:{line}` puts `{quoted}` on sys.path: a copy of verl" in found["message"], found["message"]
+        assert [(Path(p["filename"]).resolve().relative_to(root.resolve()).as_posix(), p["location"]["row"])
+                for p in found["reason"]["lines"]] == [(declaring, line)], found["reason"]
+
+
+#: trial 26e (J): the launch script fills the cache a committed link ``verl`` points into
+FILL_CACHE = (
+    'mkdir -p .cache/verl/verl/trainer\ntouch .cache/verl/verl/__init__.py .cache/verl/verl/trainer/__init__.py\n'
+    "printf 'def get_ppo_ray_runtime_env():\\n    return None\\n' > .cache/verl/verl/trainer/constants_ppo.py\n"
+    '"$PY" train.py\n'
+)
+
+
+def test_a_dangling_link_named_verl_is_a_copy_that_cannot_be_read(tmp_path: Path) -> None:
+    """Trial 26e (J): ``verl -> .cache/verl/verl`` is committed, ``.cache/`` is ignored and
+    ``run.sh`` fills it on the first run with verl 0.8. On a fresh clone (where ``apply``
+    runs in CI) the link dangles: the fix was safe and the launcher then raised ``TypeError``.
+    Now PPO005 names the link; after both applies on the fresh clone, ``run.sh`` runs."""
+    root = _tree(tmp_path / "proj", {"pyproject.toml": PROJECT_09, ".gitignore": ".cache/\n",
+                                     "train.py": LAUNCHER, "run.sh": FILL_CACHE})
+    (root / "verl").symlink_to(".cache/verl/verl")
+    found = _finding(root, "train.py")
+    assert (found["code"], found["reason"]["kind"]) == ("PPO005", "uncertain-definition"), found
+    assert "`verl` is a symbolic link to `.cache/verl/verl`, absent here" in found["message"], found["message"]
+    assert [(Path(p["filename"]).name, p["location"]["row"]) for p in found["reason"]["lines"]] == [("verl", 1)]
+    for extra in ((), ("--thread-config",)):
+        proc = run_cli("apply", "--exit-zero", *extra, ".", cwd=root)
+        assert proc.returncode == 0, proc.stderr
+        assert (root / "train.py").read_text() == LAUNCHER
+    proc = subprocess.run(["bash", "run.sh"], cwd=root, env={"PATH": "/usr/bin:/bin", "PY": sys.executable},
+                          capture_output=True, text=True, timeout=120)
+    assert (proc.returncode, proc.stdout.strip()) == (0, BEFORE), proc.stdout + proc.stderr

@@ -1,0 +1,266 @@
+"""Python code in files not parsed as Python modules: test code the replacement table reads.
+
+Trial 26e (issue 26, family 4): a project's checks run Python that no ``.py`` file holds,
+and a zero-argument fake there fails once ``apply`` passes the config:
+
+* a notebook's code cells (``.ipynb``: CI runs notebooks with ``nbmake``/``nbval``);
+* ``python -c "..."`` strings in a Makefile, a shell script, a YAML workflow, ``tox.ini`` or
+  any other build file (``make smoke``: ``python -c "import launcher;
+  launcher.get_ppo_ray_runtime_env = lambda: {}; launcher.launch({})"``);
+* a script run by its shebang without a ``.py`` suffix (``bin/smoke``,
+  ``#!/usr/bin/env python3``).
+
+:func:`embedded_python` gives their code as :mod:`ast` trees, each statement at its line in
+the file (a notebook's cell lines are found in the notebook's JSON text), so that
+:func:`ppo_migrate.rules.patches.target_patches` runs the same replacement table on them as
+on a test file. Code that does not parse (IPython syntax in a cell, a ``-c`` string built
+with shell variables) is given with the reason, and the look-out makes the fixes unsafe
+naming it when it spells a name the table looks for.
+
+Bounds (benchmark item 1: a tree that never names the function costs nothing more): only
+when some file of the run names the function; only the files of the run's one walk of the
+repository (:func:`ppo_migrate.project.tree.repository_listing`) of the kinds above, each
+read once through the run's snapshot, and parsed only when its bytes spell one of the names
+looked for; a file larger than :data:`MAX_BYTES` is not read.
+"""
+
+from __future__ import annotations
+
+import ast
+import bisect
+import json
+import os
+import re
+import warnings
+from collections.abc import Callable, Iterator, Sequence
+from typing import NamedTuple
+
+from ppo_migrate.project.snapshot import current
+from ppo_migrate.project.tree import repository_listing
+
+#: A file larger than this (bytes) is data, not read.
+MAX_BYTES = 2_000_000
+#: Suffixes of the files whose ``python -c`` strings are read (lower-cased): shell scripts,
+#: Makefile includes, YAML (workflows, CI), tox/setup/pytest configuration, justfiles.
+COMMAND_SUFFIXES: tuple[str, ...] = (".sh", ".bash", ".zsh", ".mk", ".yml", ".yaml", ".ini", ".toml", ".cfg", ".just")
+#: Names of the files whose ``python -c`` strings are read besides those suffixes (a file
+#: without a suffix is read too: a Makefile, a Dockerfile, a script run by its shebang).
+COMMAND_PREFIXES: tuple[str, ...] = ("Dockerfile", "Containerfile", "Makefile", "GNUmakefile", "makefile", "justfile", "Justfile")
+NOTEBOOK_SUFFIX = ".ipynb"
+
+#: ``python -c CODE`` (``python3``, ``python3.11``, ``/usr/bin/python``, an interpreter
+#: variable ``$(PYTHON)``, ``"$PY"``, ``${PYTHON_BIN}``; options before ``-c``): the code's
+#: first character follows the match
+_PYTHON_C = re.compile(
+    r"(?:^|(?<=[\s;&|(`'\"=]))(?:(?:[\w./-]*/)?python(?:[23](?:\.\d+)?)?|\$[({]?\w*PY\w*[)}]?\"?)"
+    r"(?:[ \t]+-[A-Za-bd-z]+)*[ \t]+-c[ \t]*"
+)
+#: a shebang naming Python (``#!/usr/bin/env python3``, ``#!/usr/bin/python -u``)
+_SHEBANG = re.compile(rb"#![^\n]*\bpython[\d.]*\b")
+#: the escapes of a shell's double-quoted string (POSIX: ``\\`` before ``$ ` " \\`` and a newline)
+_DOUBLE_ESCAPE = re.compile(r'\\([$`"\\\n])')
+
+
+class Embedded(NamedTuple):
+    """Python code in a file not parsed as a Python module.
+
+    Attributes:
+        path: the file (relative to the working directory when below it, else absolute).
+        tree: the code, each statement at its line in the file; ``None`` when it does not
+            parse.
+        line: where the code starts (for code that does not parse: the first line spelling
+            a name looked for).
+        problem: why it does not parse (``"invalid syntax (line 2)"``), else ``None``.
+        form: what holds it, for messages: ``"a notebook cell"``, ``"a python -c string"``,
+            ``"a Python script without .py"``.
+    """
+
+    path: str
+    tree: ast.Module | None
+    line: int
+    problem: str | None
+    form: str
+
+
+def is_embedding_file(name: str) -> bool:
+    """Whether a file named ``name`` may hold Python that is not a module: a notebook, a
+    file of :data:`COMMAND_SUFFIXES` or :data:`COMMAND_PREFIXES`, or one without a suffix."""
+    if name.endswith((".py", ".pyi")):
+        return False
+    lower = name.lower()
+    return (
+        lower.endswith(NOTEBOOK_SUFFIX) or lower.endswith(COMMAND_SUFFIXES)
+        or name.startswith(COMMAND_PREFIXES) or "." not in name.lstrip(".")
+    )
+
+
+def embedded_python(
+    candidates: Sequence[str], words: Sequence[bytes], read: Callable[[str], bytes]
+) -> list[Embedded]:
+    """The Python code of the repository's notebooks, ``python -c`` strings and scripts
+    without ``.py`` (see the module docstring) whose bytes spell one of ``words``.
+
+    Args:
+        candidates: the files naming the runtime function (the prefilter's); the repository
+            is their root's (:meth:`ppo_migrate.project.snapshot.Snapshot.root_of` of the first
+            one's folder). None: nothing is read.
+        words: the names the replacement table looks for (encoded).
+        read: the run's reader (:meth:`ppo_migrate.project.snapshot.Snapshot.read_bytes`).
+
+    Returns:
+        :class:`Embedded` code, in the listing's order, then by line. Never raises ``OSError``:
+        a file that cannot be read, or larger than :data:`MAX_BYTES`, is left out.
+    """
+    folders = sorted({os.path.dirname(os.path.abspath(p)) for p in candidates})
+    if not folders or not words:
+        return []
+    snapshot = current()
+    root = snapshot.root_of(folders[0])
+    if root is None:
+        return []
+    fs = snapshot.fs
+    cwd = os.getcwd().rstrip(os.sep) + os.sep
+    out: list[Embedded] = []
+    for path in repository_listing(root).files(is_embedding_file):
+        try:
+            if fs.stat(path).st_size > MAX_BYTES:
+                continue
+            data = read(path)
+        except (OSError, ValueError):
+            continue
+        if not any(w in data for w in words):
+            continue
+        shown = os.path.relpath(path, cwd) if path.startswith(cwd) else path
+        text = data.decode("utf-8", "replace")
+        if path.lower().endswith(NOTEBOOK_SUFFIX):
+            out += _notebook(shown, text, words)
+        elif "." not in os.path.basename(path).lstrip(".") and _SHEBANG.match(data):
+            out.append(_script(shown, text, words))
+        else:
+            makefile = os.path.basename(path).endswith((".mk", "akefile"))
+            out += _commands(shown, text, words, makefile)
+    return out
+
+
+def _parse(code: str) -> tuple[ast.Module | None, str | None]:
+    """``(tree, None)``, or ``(None, why)`` when ``code`` does not parse."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return ast.parse(code), None
+    except SyntaxError as error:
+        return None, f"{error.msg} (line {error.lineno})"
+    except (ValueError, RecursionError, MemoryError) as error:
+        return None, str(error) or type(error).__name__
+
+
+def _first_line(text: str, words: Sequence[bytes], start: int = 1) -> int:
+    """The first line of ``text`` (numbered from ``start``) spelling one of ``words``."""
+    decoded = [w.decode("utf-8", "replace") for w in words]
+    for number, line in enumerate(text.splitlines(), start):
+        if any(w in line for w in decoded):
+            return number
+    return start
+
+
+def _script(path: str, text: str, words: Sequence[bytes]) -> Embedded:
+    """A script run by its Python shebang, parsed whole."""
+    tree, problem = _parse(text)
+    line = 1 if tree is not None else _first_line(text, words)
+    return Embedded(path, tree, line, problem, "a Python script without .py")
+
+
+def _commands(path: str, text: str, words: Sequence[bytes], makefile: bool) -> Iterator[Embedded]:
+    """Each ``python -c`` string of a command file that spells one of ``words``: a quoted
+    string read as the shell reads it (``\\"`` in double quotes; ``$$`` of a Makefile is
+    ``$``), an unquoted word up to a blank."""
+    decoded = [w.decode("utf-8", "replace") for w in words]
+    for m in _PYTHON_C.finditer(text):
+        start = m.end()
+        code, end = _shell_string(text, start)
+        if not code or not any(w in code for w in decoded):
+            continue
+        if makefile:
+            code = code.replace("$$", "$")
+        first = text.count("\n", 0, start) + 1
+        tree, problem = _parse(code)
+        if tree is not None:
+            ast.increment_lineno(tree, first - 1)
+            yield Embedded(path, tree, first, None, "a python -c string")
+        else:
+            yield Embedded(path, None, _first_line(code, words, first), problem, "a python -c string")
+
+
+def _shell_string(text: str, start: int) -> tuple[str, int]:
+    """The shell word at ``start`` (one quoted string, or up to a blank): ``(value, end)``."""
+    if start >= len(text):
+        return "", start
+    quote = text[start]
+    if quote == "'":
+        end = text.find("'", start + 1)
+        end = len(text) if end < 0 else end
+        return text[start + 1:end], end + 1
+    if quote == '"':
+        i = start + 1
+        while i < len(text) and text[i] != '"':
+            i += 2 if text[i] == "\\" else 1
+        body = text[start + 1:min(i, len(text))]
+        return _DOUBLE_ESCAPE.sub(lambda m: "" if m.group(1) == "\n" else m.group(1), body), i + 1
+    m = re.compile(r"[^\s;&|]+").match(text, start)
+    return (m.group(0), m.end()) if m else ("", start)
+
+
+#: an IPython line magic or shell escape (``%pip install x``, ``!ls``): not Python
+_MAGIC = re.compile(r"^([ \t]*)[%!]")
+
+
+def _notebook(path: str, text: str, words: Sequence[bytes]) -> Iterator[Embedded]:
+    """The code cells of a notebook (nbformat 4 JSON), each at its lines in the notebook's
+    text; a cell magic (``%%bash``) cell is left out, a line magic is read as ``pass``."""
+    try:
+        document = json.loads(text)
+    except (ValueError, RecursionError):
+        return
+    cells = document.get("cells") if isinstance(document, dict) else None
+    if not isinstance(cells, list):
+        return
+    starts = [0] + [m.end() for m in re.finditer("\n", text)]
+    decoded = [w.decode("utf-8", "replace") for w in words]
+    cursor = 0
+    for cell in cells:
+        if not isinstance(cell, dict):
+            continue
+        source = cell.get("source", "")
+        lines = source if isinstance(source, list) else str(source).splitlines(keepends=True)
+        lines = [line for line in lines if isinstance(line, str)]
+        at = text.find('"source"', cursor)
+        cursor = at + 1 if at >= 0 else cursor
+        if cell.get("cell_type") != "code" or not lines:
+            continue
+        code = "".join(lines)
+        if code.lstrip().startswith("%%") or not any(w in code for w in decoded):
+            continue
+        # each line of the cell at the line of the notebook's text holding it
+        numbers: list[int] = []
+        for line in lines:
+            for pieces in line.splitlines() or [""]:
+                spelled = json.dumps(pieces)[1:-1]
+                found = text.find(spelled, cursor) if spelled else -1
+                if found >= 0:
+                    cursor = found
+                numbers.append(bisect.bisect_right(starts, cursor) - 1 + 1)
+        cleaned = "\n".join(_MAGIC.sub(r"\1pass  # ", line) for line in code.splitlines())
+        tree, problem = _parse(cleaned)
+        if tree is None:
+            index = _first_line(code, words) - 1
+            yield Embedded(path, None, numbers[min(index, len(numbers) - 1)], problem, "a notebook cell")
+            continue
+        for node in ast.walk(tree):
+            for field in ("lineno", "end_lineno"):
+                value = getattr(node, field, None)
+                if isinstance(value, int) and numbers:
+                    setattr(node, field, numbers[min(value, len(numbers)) - 1])
+        yield Embedded(path, tree, numbers[0], None, "a notebook cell")
+
+
+__all__ = ["Embedded", "MAX_BYTES", "embedded_python", "is_embedding_file"]
