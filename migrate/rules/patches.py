@@ -1782,8 +1782,32 @@ def _plugin_loads(paths: Iterable[str], read) -> Iterator[tuple[str, int, str]]:
                 if "-p" not in text:
                     continue
                 shown = os.path.relpath(ini) if not os.path.relpath(ini).startswith("..") else ini
-                for m in _PLUGIN_OPTION.finditer(text):
-                    yield shown, text.count("\n", 0, m.start()) + 1, m.group(1).rstrip(".")
+                for start, end in _pytest_sections(name, text):
+                    for m in _PLUGIN_OPTION.finditer(text, start, end):
+                        yield shown, text.count("\n", 0, m.start()) + 1, m.group(1).rstrip(".")
+
+
+#: the section holding pytest's options in each ini file (``None``: the whole file)
+_PYTEST_SECTIONS = {
+    "pytest.ini": None, ".pytest.ini": None, "tox.ini": "pytest", "setup.cfg": "tool:pytest",
+    "pyproject.toml": "tool.pytest.ini_options",
+}
+#: a section header at the start of a line: ``[pytest]``, ``[tool.pytest.ini_options]``
+_SECTION_HEADER = re.compile(r"^[ \t]*\[([^\]\n]+)\][ \t]*(?:#.*)?$", re.MULTILINE)
+
+
+def _pytest_sections(name: str, text: str) -> list[tuple[int, int]]:
+    """``(start, end)`` offsets of the part of ini file ``name``'s ``text`` pytest reads
+    its options from (:data:`_PYTEST_SECTIONS`): a ``mkdir -p build`` of a script in
+    ``pyproject.toml`` names no plugin."""
+    section = _PYTEST_SECTIONS.get(name)
+    if section is None:
+        return [(0, len(text))]
+    headers = list(_SECTION_HEADER.finditer(text))
+    return [
+        (h.end(), headers[i + 1].start() if i + 1 < len(headers) else len(text))
+        for i, h in enumerate(headers) if h.group(1).strip().strip('"') == section
+    ]
 
 
 def _plugin_file(module: str, bases: Iterable[str], read) -> str | None:
@@ -1825,7 +1849,7 @@ def external_plugins(paths: Sequence[str], read) -> list[tuple[str, int, str, st
         if module in own:
             continue
         tops = list(up_to_git_top(os.path.dirname(os.path.abspath(path))))
-        if _plugin_file(module, tops, read) is not None:
+        if _plugin_file(module, [*tops, *(os.path.join(t, "src") for t in tops)], read) is not None:
             continue  # the repository's own (beyond the run): read by :func:`reachable_files`
         environments = tuple(
             os.path.join(top, name) for top in tops for name in sorted(ENVIRONMENT_NAMES)

@@ -475,6 +475,10 @@ EXTERNAL_PLUGINS: dict[str, tuple[dict[str, str], str | None, tuple[str, str]]] 
     "external-plugin-named-by-ini-addopts": ({
         "pytest.ini": "[pytest]\naddopts = -q\n    -p rl_testing.fixtures\n",
     }, None, ("pytest.ini", "-p rl_testing")),
+    "external-plugin-named-in-pyproject": ({
+        "pyproject.toml": "[tool.hatch.envs.default.scripts]\nprep = \"mkdir -p build\"\n\n"
+        "[tool.pytest.ini_options]\naddopts = \"-p rl_testing.fixtures\"\n",
+    }, None, ("pyproject.toml", "-p rl_testing")),
     "external-plugin-star-imported-by-a-conftest": ({
         "tests/conftest.py": "from rl_testing.fixtures import *  # noqa: F403\n",
     }, None, ("tests/conftest.py", "import *")),
@@ -553,6 +557,10 @@ NOT_PROJECT_PLUGINS = {
     "published-pytest-asyncio": {"pytest.ini": "[pytest]\naddopts = -p pytest_asyncio\n"},
     "pytest-s-own-pytester": {"tests/conftest.py": "pytest_plugins = ['pytester']\n"},
     "standard-library": {"tests/conftest.py": "from os.path import *  # noqa: F403\n"},
+    # ``-p`` outside pytest's section of pyproject.toml is no option of pytest's
+    "mkdir-p-in-a-pyproject-script": {
+        "pyproject.toml": "[tool.hatch.envs.default.scripts]\nprep = \"mkdir -p build\"\n",
+    },
 }
 
 
