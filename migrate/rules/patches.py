@@ -1234,7 +1234,8 @@ def target_patches(
     # a test plugin the repository loads from outside it (``pytest_plugins``, ``-p NAME``,
     # ``from NAME import *`` in a conftest; trial 26e, H): read from the repository's own
     # environment when it is there, else unread (its fixture may replace the function)
-    for path, line, module, found_at in external_plugins(paths, read_bytes):
+    verl_packages = {t.split(".", 1)[0] for t in targets}  # its star imports: star_rebindings
+    for path, line, module, found_at in external_plugins(paths, read_bytes, verl_packages):
         if found_at is None:
             found.append(("*", path, line, "patched", _UNREAD_PLUGIN.format(module=module)))
         else:
@@ -1825,7 +1826,9 @@ def _plugin_file(module: str, bases: Iterable[str], read) -> str | None:
     return None
 
 
-def external_plugins(paths: Sequence[str], read) -> list[tuple[str, int, str, str | None]]:
+def external_plugins(
+    paths: Sequence[str], read, skip: Iterable[str] = (),
+) -> list[tuple[str, int, str, str | None]]:
     """The plugin modules the tests load (:func:`_plugin_loads`) that the repository does
     not hold: ``(file, line, module, found)``, ``found`` the module's file in one of the
     repository's own environments (``.venv``/``venv``/``.direnv`` site-packages:
@@ -1837,10 +1840,16 @@ def external_plugins(paths: Sequence[str], read) -> list[tuple[str, int, str, st
         paths: the files of the run (display paths).
         read: ``path -> bytes`` (the run's snapshot's); raises ``OSError``/``ValueError``
             for a file that is not there.
+        skip: top-level packages left out (verl's: the targets' own modules, whose star
+            imports :func:`star_rebindings` reads).
     """
     from ppo_migrate.project.tree import ENVIRONMENT_NAMES, MAX_FOLDER_ENTRIES, Listing, _environment_sites, _scan
 
-    loads = [(f, n, m) for f, n, m in _plugin_loads(paths, read) if _may_be_project_plugin(m)]
+    skip = set(skip)
+    loads = [
+        (f, n, m) for f, n, m in _plugin_loads(paths, read)
+        if _may_be_project_plugin(m) and m.split(".", 1)[0] not in skip
+    ]
     if not loads:
         return []
     own = {n for path in paths for n in _module_names(os.fspath(path))}

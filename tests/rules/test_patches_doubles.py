@@ -557,6 +557,8 @@ NOT_PROJECT_PLUGINS = {
     "published-pytest-asyncio": {"pytest.ini": "[pytest]\naddopts = -p pytest_asyncio\n"},
     "pytest-s-own-pytester": {"tests/conftest.py": "pytest_plugins = ['pytester']\n"},
     "standard-library": {"tests/conftest.py": "from os.path import *  # noqa: F403\n"},
+    # verl's own module: its star import is read as one (``star_rebindings``)
+    "verl-star-imported": {"tests/conftest.py": "from verl.trainer.constants_ppo import *  # noqa: F403\n"},
     # ``-p`` outside pytest's section of pyproject.toml is no option of pytest's
     "mkdir-p-in-a-pyproject-script": {
         "pyproject.toml": "[tool.hatch.envs.default.scripts]\nprep = \"mkdir -p build\"\n",
