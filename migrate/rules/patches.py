@@ -1231,6 +1231,18 @@ def target_patches(
             continue
         for module, line, kind, what in _patches_in(code.tree, names, constants, True, used=used):
             found.append((None if module in ("<own>", "<package>") else module, code.path, line, kind, what))
+    # a test plugin the repository loads from outside it (``pytest_plugins``, ``-p NAME``,
+    # ``from NAME import *`` in a conftest; trial 26e, H): read from the repository's own
+    # environment when it is there, else unread (its fixture may replace the function)
+    verl_packages = {t.split(".", 1)[0] for t in targets}  # its star imports: star_rebindings
+    for path, line, module, found_at in external_plugins(paths, read_bytes, verl_packages):
+        if found_at is None:
+            found.append(("*", path, line, "patched", _UNREAD_PLUGIN.format(module=module)))
+        else:
+            try:
+                look(found_at, read_bytes(found_at))
+            except (OSError, ValueError):
+                found.append(("*", path, line, "patched", _UNREAD_PLUGIN.format(module=module)))
     # the constant a patch elsewhere reads its target from is not a replacement itself: the
     # patch is, and its reason names the constant
     found = [f for f in found if not ((f[1], f[2]) in used and f[4] == _REPLACES)]
@@ -1678,6 +1690,189 @@ def _declared_plugins(path: str, read) -> set[str]:
             continue
         items = value.elts if isinstance(value, (ast.List, ast.Tuple, ast.Set)) else [value]
         out.update(text for e in items if (text := _string(e)))
+    return out
+
+
+#: the reason of a test plugin the tests load that neither the repository nor its own
+#: environment holds (trial 26e, H)
+_UNREAD_PLUGIN = (
+    "loads the test plugin `{module}`, which is not in the repository; if it replaces the "
+    "runtime function, passing the config fails"
+)
+#: pytest's own plugins (``_pytest.<name>``; ``-p pytester``, ``pytest_plugins = ["pytester"]``)
+_PYTEST_OWN_PLUGINS = frozenset({
+    "assertion", "cacheprovider", "capture", "debugging", "doctest", "faulthandler", "fixtures",
+    "freeze_support", "helpconfig", "junitxml", "legacypath", "logging", "lsof", "main", "mark",
+    "monkeypatch", "nose", "pastebin", "pytester", "pytester_assertions", "python", "python_path",
+    "recwarn", "reports", "runner", "setuponly", "setupplan", "skipping", "stepwise", "terminal",
+    "threadexception", "tmpdir", "unittest", "unraisableexception", "warnings", "pytest",
+})
+#: published plugins known to patch nothing of a project's (besides ``pytest_*``/``pytest-*``)
+_PUBLISHED_PLUGINS = frozenset({"xdist", "anyio", "hypothesis", "pytest_mock", "_pytest"})
+
+
+def _may_be_project_plugin(module: str) -> bool:
+    """Whether a plugin module the tests load may be the project's own (or its lab's):
+    not ``no:NAME``, not one of pytest's own (:data:`_PYTEST_OWN_PLUGINS`, anything
+    under ``_pytest``), not a standard-library module (``sys.stdlib_module_names``), not a
+    published plugin (a top-level module starting ``pytest_``/``pytest-``, or one of
+    :data:`_PUBLISHED_PLUGINS`). Source: the decided rule of trial 26e, H."""
+    import sys
+
+    if not module or ":" in module:
+        return False
+    top = module.split(".", 1)[0]
+    if module in _PYTEST_OWN_PLUGINS or top in _PUBLISHED_PLUGINS:
+        return False
+    if top in getattr(sys, "stdlib_module_names", ()):
+        return False
+    return not top.startswith(("pytest_", "pytest-"))
+
+
+def _plugin_loads(paths: Iterable[str], read) -> Iterator[tuple[str, int, str]]:
+    """``(file, line, module)`` for each plugin module the tests load: ``pytest_plugins``
+    and ``from NAME import *`` at module level of each ``conftest.py`` of ``paths``, and
+    ``-p NAME`` in the pytest ini files (:data:`_INI_FILES`) of their folders and the folders
+    above them, up to a git top level.
+
+    Args:
+        paths: the files of the run (display paths).
+        read: ``path -> bytes``; a file that cannot be read, decoded or parsed loads nothing.
+    """
+    folders: set[str] = set()
+    for path in paths:
+        path = os.fspath(path)
+        folders.add(os.path.dirname(os.path.abspath(path)))
+        if os.path.basename(path) != "conftest.py":
+            continue
+        try:
+            data = read(path)
+        except (OSError, ValueError):
+            continue
+        if b"pytest_plugins" not in data and _STAR not in data:
+            continue
+        tree = parse_file(path, data)
+        for node in getattr(tree, "body", ()):
+            if isinstance(node, ast.ImportFrom) and not node.level and node.module:
+                if any(a.name == "*" for a in node.names):
+                    yield path, node.lineno, node.module
+                continue
+            if isinstance(node, ast.Assign):
+                targets, value = node.targets, node.value
+            elif isinstance(node, (ast.AnnAssign, ast.AugAssign)) and node.value is not None:
+                targets, value = [node.target], node.value
+            else:
+                continue
+            if any(isinstance(t, ast.Name) and t.id == "pytest_plugins" for t in targets):
+                items = value.elts if isinstance(value, (ast.List, ast.Tuple, ast.Set)) else [value]
+                for item in items:
+                    if text := _string(item):
+                        yield path, getattr(item, "lineno", node.lineno), text
+    seen: set[str] = set()
+    for folder in sorted(folders):
+        for here in up_to_git_top(folder):
+            if here in seen:
+                break
+            seen.add(here)
+            for name in _INI_FILES:
+                ini = os.path.join(here, name)
+                try:
+                    text = read(ini)[: 1 << 20].decode("utf-8", "replace")
+                except (OSError, ValueError):
+                    continue
+                if "-p" not in text:
+                    continue
+                shown = os.path.relpath(ini) if not os.path.relpath(ini).startswith("..") else ini
+                for start, end in _pytest_sections(name, text):
+                    for m in _PLUGIN_OPTION.finditer(text, start, end):
+                        yield shown, text.count("\n", 0, m.start()) + 1, m.group(1).rstrip(".")
+
+
+#: the section holding pytest's options in each ini file (``None``: the whole file)
+_PYTEST_SECTIONS = {
+    "pytest.ini": None, ".pytest.ini": None, "tox.ini": "pytest", "setup.cfg": "tool:pytest",
+    "pyproject.toml": "tool.pytest.ini_options",
+}
+#: a section header at the start of a line: ``[pytest]``, ``[tool.pytest.ini_options]``
+_SECTION_HEADER = re.compile(r"^[ \t]*\[([^\]\n]+)\][ \t]*(?:#.*)?$", re.MULTILINE)
+
+
+def _pytest_sections(name: str, text: str) -> list[tuple[int, int]]:
+    """``(start, end)`` offsets of the part of ini file ``name``'s ``text`` pytest reads
+    its options from (:data:`_PYTEST_SECTIONS`): a ``mkdir -p build`` of a script in
+    ``pyproject.toml`` names no plugin."""
+    section = _PYTEST_SECTIONS.get(name)
+    if section is None:
+        return [(0, len(text))]
+    headers = list(_SECTION_HEADER.finditer(text))
+    return [
+        (h.end(), headers[i + 1].start() if i + 1 < len(headers) else len(text))
+        for i, h in enumerate(headers) if h.group(1).strip().strip('"') == section
+    ]
+
+
+def _plugin_file(module: str, bases: Iterable[str], read) -> str | None:
+    """The file of ``module`` (``a/b.py`` or ``a/b/__init__.py``) under one of ``bases``
+    that ``read`` can read, or ``None``."""
+    tail = module.replace(".", os.sep)
+    for base in bases:
+        for rel in (tail + ".py", os.path.join(tail, "__init__.py")):
+            candidate = os.path.join(base, rel)
+            try:
+                read(candidate)
+            except (OSError, ValueError):
+                continue
+            return candidate
+    return None
+
+
+def external_plugins(
+    paths: Sequence[str], read, skip: Iterable[str] = (),
+) -> list[tuple[str, int, str, str | None]]:
+    """The plugin modules the tests load (:func:`_plugin_loads`) that the repository does
+    not hold: ``(file, line, module, found)``, ``found`` the module's file in one of the
+    repository's own environments (``.venv``/``venv``/``.direnv`` site-packages:
+    :func:`ppo_migrate.project.tree._environment_sites`) or ``None`` (unread). pytest's own
+    plugins, standard-library modules and published plugins are left out
+    (:func:`_may_be_project_plugin`). Source: trial 26e, H (decided rule).
+
+    Args:
+        paths: the files of the run (display paths).
+        read: ``path -> bytes`` (the run's snapshot's); raises ``OSError``/``ValueError``
+            for a file that is not there.
+        skip: top-level packages left out (verl's: the targets' own modules, whose star
+            imports :func:`star_rebindings` reads).
+    """
+    from ppo_migrate.project.tree import ENVIRONMENT_NAMES, MAX_FOLDER_ENTRIES, Listing, _environment_sites, _scan
+
+    skip = set(skip)
+    loads = [
+        (f, n, m) for f, n, m in _plugin_loads(paths, read)
+        if _may_be_project_plugin(m) and m.split(".", 1)[0] not in skip
+    ]
+    if not loads:
+        return []
+    own = {n for path in paths for n in _module_names(os.fspath(path))}
+    out: list[tuple[str, int, str, str | None]] = []
+    for path, line, module in loads:
+        if module in own:
+            continue
+        tops = list(up_to_git_top(os.path.dirname(os.path.abspath(path))))
+        if _plugin_file(module, [*tops, *(os.path.join(t, "src") for t in tops)], read) is not None:
+            continue  # the repository's own (beyond the run): read by :func:`reachable_files`
+        environments = tuple(
+            os.path.join(top, name) for top in tops for name in sorted(ENVIRONMENT_NAMES)
+            if os.path.isdir(os.path.join(top, name))
+        )
+        sites = [
+            site for _, site in _environment_sites(
+                Listing(tops[-1], {}, environments=environments), lambda f: _scan(f, MAX_FOLDER_ENTRIES)[:2]
+            )
+        ]
+        found = _plugin_file(module, sites, read)
+        if found is not None:
+            found = os.path.relpath(found) if not os.path.relpath(found).startswith("..") else found
+        out.append((path, line, module, found))
     return out
 
 

@@ -464,6 +464,122 @@ def test_a_double_or_rebinding_keeps_running_after_apply(tmp_path: Path, name: s
     assert broken.returncode == 1 and "positional argument" in broken.stdout, broken.stdout
 
 
+#: trial 26e, H: a test plugin the repository loads, installed outside it (the lab's shared
+#: fixtures): name -> (project files, plugin files (relative to the plugin's site folder),
+#: the site folder (``None``: ``tmp_path / "site"``, outside the project), (the file and
+#: text of the line the reason names))
+EXTERNAL_PLUGINS: dict[str, tuple[dict[str, str], str | None, tuple[str, str]]] = {
+    "external-plugin-named-by-pytest-plugins": ({
+        "tests/conftest.py": "import os\n\npytest_plugins = ['rl_testing.fixtures']\n",
+    }, None, ("tests/conftest.py", "pytest_plugins")),
+    "external-plugin-named-by-ini-addopts": ({
+        "pytest.ini": "[pytest]\naddopts = -q\n    -p rl_testing.fixtures\n",
+    }, None, ("pytest.ini", "-p rl_testing")),
+    "external-plugin-named-in-pyproject": ({
+        "pyproject.toml": "[tool.hatch.envs.default.scripts]\nprep = \"mkdir -p build\"\n\n"
+        "[tool.pytest.ini_options]\naddopts = \"-p rl_testing.fixtures\"\n",
+    }, None, ("pyproject.toml", "-p rl_testing")),
+    "external-plugin-star-imported-by-a-conftest": ({
+        "tests/conftest.py": "from rl_testing.fixtures import *  # noqa: F403\n",
+    }, None, ("tests/conftest.py", "import *")),
+    # in the repository's own environment: read, the double there named
+    "plugin-in-the-project-s-venv": ({
+        "tests/conftest.py": "pytest_plugins = ['rl_testing.fixtures']\n",
+        ".venv/pyvenv.cfg": "home = /usr/bin\n",
+    }, ".venv/lib/python3.11/site-packages", (
+        ".venv/lib/python3.11/site-packages/rl_testing/fixtures.py", "monkeypatch.setattr",
+    )),
+}
+#: the lab's plugin: an autouse fixture replacing the launcher's function
+RL_TESTING = {"rl_testing/__init__.py": "", "rl_testing/fixtures.py": PLUGIN}
+
+
+def _write_external(tmp_path: Path, name: str) -> tuple[Path, Path, dict[str, str]]:
+    """The project (``tmp_path / "proj"``, every file as its line must be found) and the
+    site folder holding the plugin."""
+    files, site, _ = EXTERNAL_PLUGINS[name]
+    root = tmp_path / "proj"
+    files = {
+        **files, "app/launcher.py": DIRECT, "tests/test_launcher.py": FAKED_TEST,
+    }
+    _write(root, files)
+    where = tmp_path / "site" if site is None else root / site
+    for rel, text in RL_TESTING.items():
+        (where / rel).parent.mkdir(parents=True, exist_ok=True)
+        (where / rel).write_text(text)
+    files.update({f"{site}/{rel}": text for rel, text in RL_TESTING.items()} if site else {})
+    return root, where, files
+
+
+def _pytest_with(root: Path, site: Path) -> subprocess.CompletedProcess:
+    """:func:`_pytest` with ``site`` (the plugin's folder) on ``PYTHONPATH`` too."""
+    env = {"PYTHONPATH": f"{root / 'stub'}:{root}:{site}", "PATH": "/usr/bin:/bin",
+           "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
+    return run_per_tree(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests"], root, env=env,
+        reads=(site,),
+    )
+
+
+@pytest.mark.parametrize("name", sorted(EXTERNAL_PLUGINS))
+def test_a_test_plugin_outside_the_repository_keeps_running_after_apply(tmp_path: Path, name: str) -> None:
+    """Trial 26e, H: the tests load a plugin module the repository does not hold; its
+    autouse fixture replaces the launcher's function. The tests pass before and after
+    ``apply``; the fix is unsafe, naming the line loading the plugin (unread) or the double
+    in the project's own ``.venv`` (read); the oracle: the fix made anyway fails them."""
+    root, site, files = _write_external(tmp_path, name)
+    rel, marker = EXTERNAL_PLUGINS[name][2]
+    where = f"{rel}:{_line_of(files, rel, marker)}"
+    before = _pytest_with(root, site)
+    assert before.returncode == 0, before.stdout + before.stderr
+    checked = run_cli("check", "--output-format", "json", ".", cwd=root)
+    found = [d for d in json.loads(checked.stdout) if d["filename"].endswith("app/launcher.py")]
+    assert [(d["code"], d["fix"]["applicability"]) for d in found] == [("PPO001", "unsafe")], found
+    message = found[0]["message"]
+    if EXTERNAL_PLUGINS[name][1] is None:
+        assert f"(unsafe fix: {where} loads the test plugin `rl_testing.fixtures`, which is not in the " \
+            "repository; if it replaces the runtime function, passing the config fails)" in message, message
+    else:
+        assert f"(unsafe fix: {where} " in message and "not in the repository" not in message, message
+    original = (root / "app/launcher.py").read_text()
+    assert run_cli("apply", ".", cwd=root).returncode == 1
+    assert (root / "app/launcher.py").read_text() == original
+    after = _pytest_with(root, site)
+    assert after.returncode == 0, after.stdout + after.stderr
+    assert run_cli("apply", "--unsafe-fixes", ".", cwd=root).returncode == 0
+    broken = _pytest_with(root, site)
+    assert broken.returncode == 1 and "positional argument" in broken.stdout, broken.stdout
+
+
+#: plugins that are not the project's: pytest's own, a published one, ``no:NAME``
+NOT_PROJECT_PLUGINS = {
+    "no-cacheprovider": {"pytest.ini": "[pytest]\naddopts = -p no:cacheprovider\n"},
+    "published-pytest-asyncio": {"pytest.ini": "[pytest]\naddopts = -p pytest_asyncio\n"},
+    "pytest-s-own-pytester": {"tests/conftest.py": "pytest_plugins = ['pytester']\n"},
+    "standard-library": {"tests/conftest.py": "from os.path import *  # noqa: F403\n"},
+    # verl's own module: its star import is read as one (``star_rebindings``)
+    "verl-star-imported": {"tests/conftest.py": "from verl.trainer.constants_ppo import *  # noqa: F403\n"},
+    # ``-p`` outside pytest's section of pyproject.toml is no option of pytest's
+    "mkdir-p-in-a-pyproject-script": {
+        "pyproject.toml": "[tool.hatch.envs.default.scripts]\nprep = \"mkdir -p build\"\n",
+    },
+}
+
+
+@pytest.mark.parametrize("name", sorted(NOT_PROJECT_PLUGINS))
+def test_a_plugin_that_is_not_the_project_s_leaves_the_fix_safe(tmp_path: Path, name: str) -> None:
+    """``-p no:cacheprovider``, a published plugin (``pytest_asyncio``), pytest's own
+    (``pytester``) and a standard-library module patch nothing of the project's: the fix
+    stays safe and ``apply`` makes it."""
+    _write(tmp_path, {**NOT_PROJECT_PLUGINS[name], "app/launcher.py": DIRECT})
+    checked = run_cli("check", "--output-format", "json", ".", cwd=tmp_path)
+    found = [d for d in json.loads(checked.stdout) if d["filename"].endswith("app/launcher.py")]
+    assert [(d["code"], d["fix"]["applicability"]) for d in found] == [("PPO001", "safe")], found
+    assert "unsafe fix" not in found[0]["message"]
+    assert run_cli("apply", ".", cwd=tmp_path).returncode == 0
+    assert "get_ppo_ray_runtime_env(config)" in (tmp_path / "app/launcher.py").read_text()
+
+
 #: the cases whose replacement runs outside the tests: kind ``"rebound"``
 REBOUND_PREFIXES = (
     "star-import-", "globals-updated-", "verl-module-", "sys-modules-key-", "import-hook-",
