@@ -1862,7 +1862,7 @@ def external_plugins(
             continue  # the repository's own (beyond the run): read by :func:`reachable_files`
         environments = tuple(
             os.path.join(top, name) for top in tops for name in sorted(ENVIRONMENT_NAMES)
-            if os.path.isdir(os.path.join(top, name))
+            if current().fs.is_dir(os.path.join(top, name))
         )
         sites = [
             site for _, site in _environment_sites(
