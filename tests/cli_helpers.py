@@ -370,6 +370,15 @@ def launcher_ran(root: Path, site: Path | None = None, cmd: Sequence[str] = ("tr
     return next(line for line in proc.stdout.splitlines() if line.startswith("ran ")).strip()
 
 
+def project_ran(root: Path, *paths: Path, cmd: Sequence[str] = ("train.py",)) -> str:
+    """Run ``python cmd`` in ``root`` through the warm interpreter (:mod:`warm_python`) with
+    ``root`` and ``paths`` on ``PYTHONPATH``; it must exit 0. Return its last line."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(map(str, (root, *paths))), "PYTHONDONTWRITEBYTECODE": "1"}
+    proc = warm_python.run([sys.executable, *cmd], cwd=root, env=env, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return proc.stdout.strip().splitlines()[-1] if proc.stdout.strip() else ""
+
+
 def check_findings(root: Path, *extra: str, launcher: str | None = None) -> list[dict]:
     """The findings of ``check --output-format json --exit-zero --show-notices *extra .`` in
     ``root`` (which must exit 0); only those of files ending with ``launcher`` when given."""

@@ -11,12 +11,10 @@ from __future__ import annotations
 import ast
 import json
 import os
-import sys
 from pathlib import Path
 
 import pytest
-import warm_python
-from cli_helpers import run_cli, verl_stub
+from cli_helpers import project_ran, run_cli, verl_stub, write_tree
 from ppo_migrate.rules.targets import string_constants
 
 CALLER = (
@@ -36,18 +34,10 @@ NAMES = 'RAY_ENV_FN = "get_ppo_ray_runtime_env"\n'
 
 
 def _project(root: Path, files: dict[str, str]) -> Path:
-    (root / ".git").mkdir(parents=True)
-    for name, text in {"requirements.txt": "verl>=0.9\n", **files}.items():
-        (root / name).parent.mkdir(parents=True, exist_ok=True)
-        (root / name).write_text(text)
-    return root
+    return write_tree(root, {"requirements.txt": "verl>=0.9\n", **files})
 
 
-def _ran(root: Path, stub: Path) -> str:
-    env = {**os.environ, "PYTHONPATH": f"{root}{os.pathsep}{stub}", "PYTHONDONTWRITEBYTECODE": "1"}
-    proc = warm_python.run([sys.executable, "train.py"], cwd=root, env=env, capture_output=True, text=True, timeout=120)
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    return proc.stdout.strip().splitlines()[-1]
+_ran = project_ran
 
 
 def _found(root: Path) -> list[tuple]:
