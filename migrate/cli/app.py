@@ -511,7 +511,7 @@ def _follow_callers(files, diagnostics, settings, thread_config, depth, to_stder
 
 
 def _list_rules() -> None:
-    from ppo_migrate.diagnostics import RULES
+    from ppo_migrate.rules.codes import RULES
 
     for rule in RULES.values():
         fix = "[*]" if rule.fixable else "   "
@@ -524,7 +524,7 @@ def _list_rules() -> None:
 @_guard
 def rule(code: str | None, show_all: bool) -> None:
     """Print a rule's documentation (or list the rules)."""
-    from ppo_migrate.diagnostics import RULES
+    from ppo_migrate.rules.codes import RULES
 
     if code is None or show_all:
         _list_rules()

@@ -245,7 +245,7 @@ def _check_dotted(value: str) -> bool:
 
 def _known_code_prefix(code: str) -> bool:
     """``ALL``, or a prefix of some rule code (an unknown code would select nothing)."""
-    from ppo_migrate.diagnostics import RULES
+    from ppo_migrate.rules.codes import RULES
 
     return code == "ALL" or any(known.startswith(code) for known in RULES)
 

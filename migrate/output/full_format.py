@@ -30,7 +30,8 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TextIO
 
-from ppo_migrate.diagnostics import RULES, Diagnostic
+from ppo_migrate.diagnostics import Diagnostic
+from ppo_migrate.rules.codes import RULES
 from ppo_migrate.files import decode_source
 from ppo_migrate.output.concise_format import emit as emit_concise
 from ppo_migrate.output.concise_format import header_line

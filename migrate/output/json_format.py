@@ -45,6 +45,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from ppo_migrate.diagnostics import Diagnostic, Edit, Reason, Related
+from ppo_migrate.rules.codes import RULES
 
 
 def absolute_filename(path: str) -> str:
@@ -105,7 +106,7 @@ def to_dict(d: Diagnostic) -> dict[str, Any]:
         "location": _location(d.line, d.column),
         "message": d.message,
         "scope": d.scope,
-        "url": d.rule.url,
+        "url": RULES[d.code].url,
     }
     if d.related:
         out["related"] = [_related(r) for r in d.related]

@@ -1,6 +1,6 @@
 """``sarif``: SARIF 2.1.0, as GitHub code scanning accepts it.
 
-One run whose ``tool.driver`` lists every rule of :data:`ppo_migrate.diagnostics.RULES`
+One run whose ``tool.driver`` lists every rule of :data:`ppo_migrate.rules.codes.RULES`
 (``id``, ``name``, ``shortDescription``, ``fullDescription``, ``help`` as text and
 Markdown, ``helpUri``), so ``ruleIndex`` is stable across runs. Every result has
 ``ruleId``, ``ruleIndex``, ``level`` (``"error"``; ``"note"`` for informational
@@ -28,7 +28,8 @@ from typing import Any, TextIO
 from urllib.parse import quote
 
 from ppo_migrate import __version__
-from ppo_migrate.diagnostics import INFORMATIONAL_CODES, RULES, Diagnostic, Rule
+from ppo_migrate.diagnostics import INFORMATIONAL_CODES, Diagnostic
+from ppo_migrate.rules.codes import RULES, Rule
 from ppo_migrate.project.root import git_root
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"

@@ -14,7 +14,8 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import TextIO
 
-from ppo_migrate.diagnostics import RULES, Diagnostic
+from ppo_migrate.diagnostics import Diagnostic
+from ppo_migrate.rules.codes import RULES
 
 
 def rule_counts(

@@ -555,7 +555,7 @@ def test_rules_doc_is_the_generators_output(tmp_path) -> None:
 
 
 def test_rule_urls_point_at_the_rule_pages() -> None:
-    from ppo_migrate.diagnostics import RULE_PAGES_URL, RULES
+    from ppo_migrate.rules.codes import RULE_PAGES_URL, RULES
 
     index = (REPO / "docs" / "rules.md").read_text(encoding="utf-8")
     assert RULE_PAGES_URL.endswith("/docs/rules")

@@ -123,7 +123,7 @@ def test_readme_documents_thread_config_with_diff_and_links_the_rules() -> None:
     assert "`--thread-config --diff` previews the whole multi-file change as one unified\ndiff" in threading
     assert "[docs/rules.md](docs/rules.md)" in (FIXTURES.parent / "README.md").read_text(encoding="utf-8")
     check = (docs / "check.md").read_text(encoding="utf-8")
-    from ppo_migrate.diagnostics import RULES
+    from ppo_migrate.rules.codes import RULES
 
     for code, rule in RULES.items():  # the rules table links each rule's page
         assert f"[{code}](rules/{code}.md)" in check

@@ -44,7 +44,8 @@ import pytest
 
 from cli_helpers import FIXTURES, run_cli
 
-from ppo_migrate.diagnostics import INFORMATIONAL_CODES, RULES
+from ppo_migrate.diagnostics import INFORMATIONAL_CODES
+from ppo_migrate.rules.codes import RULES
 
 RULE_FIXTURES = FIXTURES / "rules"
 UPDATE_ENV = "PPO_MIGRATE_UPDATE_FIXTURES"

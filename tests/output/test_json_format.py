@@ -12,6 +12,7 @@ import pytest
 from ppo_migrate.diagnostics import Diagnostic, Edit, Fix, Related
 from ppo_migrate.output import emit
 from ppo_migrate.output.json_format import absolute_filename, to_dict
+from ppo_migrate.rules.codes import RULES
 
 FIXABLE = Diagnostic(
     "src/trainer.py",
@@ -76,7 +77,7 @@ def test_ruff_shape_plus_scope(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) 
                 }
             ],
         },
-        "url": FIXABLE.rule.url,
+        "url": RULES[FIXABLE.code].url,
         "scope": "run_ppo",
     }
     assert second["fix"] is None

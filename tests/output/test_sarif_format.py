@@ -11,7 +11,8 @@ from urllib.parse import unquote
 import pytest
 
 from ppo_migrate import __version__
-from ppo_migrate.diagnostics import RULES, Diagnostic, Edit, Fix, Related
+from ppo_migrate.diagnostics import Diagnostic, Edit, Fix, Related
+from ppo_migrate.rules.codes import RULES
 from ppo_migrate.output import emit
 from ppo_migrate.output.sarif_format import artifact_uri, relative_path, repository_root
 

@@ -1,0 +1,41 @@
+"""PPO003 ambiguous-runtime-env-callee: the callee may or may not be get_ppo_ray_runtime_env.
+
+The rule's record (:class:`ppo_migrate.rules.codes.rule.Rule`): its name, texts, example and fix
+safety, from which ``docs/rules/PPO003.md`` is generated (``python -m ppo_migrate.rules_doc --write
+docs``).
+"""
+
+from ppo_migrate.rules.codes.rule import Rule
+
+_FIX_SAFETY = (
+    "No fix: on some paths the callee is not the runtime function, and passing a config "
+    "to it may raise TypeError where the call runs today."
+)
+
+_WHY = (
+    "Which function runs depends on which import or definition succeeded at run time. If it "
+    "is verl's, the call is configless and has the cost of PPO001/PPO002 (" + "the Megatron "
+    "variable is dropped on pre-Blackwell GPUs"  + "); if it is the fallback, passing a config "
+    "may raise TypeError where the call runs today. Neither rewriting nor leaving it is "
+    "certainly right, so a person must decide, and until then the environment a run gets "
+    "depends on what is installed."
+)
+
+RULE = Rule(
+    "PPO003",
+    "ambiguous-runtime-env-callee",
+    "the callee may or may not be get_ppo_ray_runtime_env",
+    "Finds a configless call whose callee is bound conditionally: on one path it is "
+    "the runtime function, on another something else (a local fallback, another "
+    "module's function). ppo-migrate does not rewrite it, because passing a config "
+    "to the other function may be wrong.\n\n" + _WHY,
+    "Make the binding unambiguous, or pass the config by hand if both callees "
+    "accept it; then suppress with `# noqa: PPO003` if needed.",
+    "try:\n"
+    "    from verl.trainer.constants_ppo import get_ppo_ray_runtime_env\n"
+    "except ImportError:\n"
+    "    def get_ppo_ray_runtime_env():\n"
+    "        return {}\n"
+    "get_ppo_ray_runtime_env()  # PPO003\n",
+    fix_safety=_FIX_SAFETY,
+)

@@ -1,0 +1,23 @@
+"""PPO902 syntax-error: the file names the runtime function but cannot be parsed.
+
+The rule's record (:class:`ppo_migrate.rules.codes.rule.Rule`): its name, texts, example and fix
+safety, from which ``docs/rules/PPO902.md`` is generated (``python -m ppo_migrate.rules_doc --write
+docs``).
+"""
+
+from ppo_migrate.rules.codes.rule import Rule
+from ppo_migrate.rules.codes.texts import SAFETY_NONE_FILE
+
+RULE = Rule(
+    "PPO902",
+    "syntax-error",
+    "the file names the runtime function but cannot be parsed",
+    "A file that names the runtime function could not be parsed as Python 3, so "
+    "its calls could not be checked: the running Python's parser or compiler "
+    "rejects it (a file using syntax newer than that Python too: run ppo-migrate "
+    "with the project's Python), it is larger than 1 MiB, or it nests deeper than "
+    "500 levels.",
+    "Fix the syntax error, or exclude the file.",
+    "",
+    fix_safety=SAFETY_NONE_FILE,
+)
