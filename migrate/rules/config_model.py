@@ -58,8 +58,12 @@ _CONFIG_MAKERS = frozenset({
     "omegaconf.OmegaConf.from_cli", "omegaconf.OmegaConf.from_dotlist",
 })
 #: Top-level modules whose functions return things other than the config they are given.
+#: ``hydra``: ``hydra.utils.instantiate(cfg, _convert_="all")`` gives plain dicts, on which
+#: verl 0.9's function fails (``OmegaConf.select`` of a dict: AttributeError), and with a
+#: ``_target_`` whatever that builds; its maker ``hydra.compose`` is one of
+#: :data:`_CONFIG_MAKERS`, judged before this (trial 26f)
 _OTHER_RESULTS = frozenset({
-    "omegaconf", "builtins", "copy", "json", "yaml", "pickle", "typing", "typing_extensions",
+    "hydra", "omegaconf", "builtins", "copy", "json", "yaml", "pickle", "typing", "typing_extensions",
     "dataclasses", "os", "operator", "functools", "itertools", "collections", "inspect", "types",
 })
 #: Calls that return a copy of their first argument.

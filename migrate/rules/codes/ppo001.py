@@ -26,7 +26,7 @@ _FIX_SAFETY = (
     "could bind to accepts a config: `ppo-migrate apply` (and `check --fix`) makes it.\n\n"
     "Unsafe when the name is only possibly bound (assigned on one branch of an `if`, in a "
     "loop body, after the `def` at module level), or bound for sure to a value that may not "
-    "be a training config (a plain dict, a loop variable, an unpacking, `load_config()` of "
+    "be a training config (a plain dict, what `hydra.utils.instantiate` builds, a loop variable, an unpacking, `load_config()` of "
     "another module, a `with` target), or when another file of the run hands the function "
     "something else or patches the runtime function (the message names that file and line; "
     "a test's doctest examples and its data files count: `launcher.get_ppo_ray_runtime_env` "
