@@ -287,7 +287,17 @@ class BindingTrust:
         names = self._qualified(value.func)
         if any(n.split(".", 1)[0] in _OTHER_RESULTS for n in names):
             return False
-        return self._positively_config(value.args[0])
+        first = value.args[0]
+        if isinstance(first, ast.Name) and first.id not in self.names:
+            # ``load_config(config_path)``, ``load(source)`` (trial 26f): a parameter the
+            # config names do not vouch for is what its callers pass (a path, a string);
+            # handed to a function of another module, what comes back is not known
+            holder = self.scopes.scope_of(first).lookup(first.id)
+            if holder is not None and any(
+                isinstance(b.node, ast.arg) for b in self.finder.bindings_in(holder, first.id)
+            ):
+                return False
+        return self._positively_config(first)
 
     def _returned_trust(self, value: ast.expr) -> str | None:
         """:meth:`value_trust` of a returned value; ``None`` (a ``None`` passes nothing) for ``None``."""

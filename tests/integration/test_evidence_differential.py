@@ -52,7 +52,7 @@ Place = tuple[str, int, int]
 FIXTURE_COUNTS: dict[str, tuple[int, int, int]] = {
     "legacy": (10, 7, 7),
     "migrated": (3, 0, 0),
-    "evidence": (13, 2, 12),
+    "evidence": (13, 2, 11),
     "callee/legacy": (3, 3, 3),
     "callee/migrated": (0, 0, 0),
     "threading/legacy": (4, 0, 0),
@@ -90,9 +90,9 @@ DEMOTED: dict[str, dict[Place, tuple[str, str, str]]] = {
         # ``if (config := OmegaConf.create({"enabled": True}))``: a feature flag
         ("walrus_flag/main.py", 9, 16): (
             "PPO002", "evidence-against", '`OmegaConf.create({"enabled": True})` has no verl section'),
-        # ``config = sections.logging_section(training)``: ``return cfg.logging``, a section
-        ("section_helper/main.py", 10, 20): (
-            "PPO002", "evidence-against", "returns a part of its argument"),
+        # (``config = sections.logging_section(training)``, ``return cfg.logging``: no safe
+        # fix name-only either since trial 26f: what another module's function makes of a
+        # parameter the config names do not vouch for is not known)
         # a test's ``OmegaConf.create({"foo": {}})``: no verl section
         ("test_configs/main.py", 9, 20): (
             "PPO002", "evidence-against", '`OmegaConf.create({"foo": {}})` has no verl section'),
@@ -267,9 +267,9 @@ def test_the_fixtures_have_safe_fixes_to_lose() -> None:
     (kept, and taken away by the evidence)."""
     kept = sum(c[1] for c in FIXTURE_COUNTS.values()) + len(RULE_SAFE_FIXES)
     lost = sum(len(v) for v in DEMOTED.values())
-    assert kept == 21 and lost == 11
-    # fixtures/evidence: eleven calls; subclass_rebind's is unsafe both ways, hydra_inherits'
-    # and test_configs' second safe both ways, the other eight safe name-only only
+    assert kept == 21 and lost == 10
+    # fixtures/evidence: eleven calls; subclass_rebind's and section_helper's have no safe fix either way, hydra_inherits'
+    # and test_configs' second safe both ways, the other seven safe name-only only
     assert FIXTURE_COUNTS["evidence"][2] - FIXTURE_COUNTS["evidence"][1] == len(DEMOTED["evidence"])
 
 
