@@ -36,7 +36,7 @@ from ppo_migrate.rules.names import ModuleNames
 from ppo_migrate.rules.patches import PATCHERS, own_replacement, patch_reason, reaching_patch
 from ppo_migrate.rules.reasons import rejection_reason, unsafe_reason
 from ppo_migrate.rules.scopes import ScopeKind, ScopeTree, frames
-from ppo_migrate.rules.shims import MARKERS, ShimDetector
+from ppo_migrate.rules.shims import MARKERS, VERSION_MARKERS, ShimDetector
 from ppo_migrate.rules.signatures import callee_signature
 from ppo_migrate.rules.targets import TargetFinder, callee_parts, configless_kind, dotted_parts
 from ppo_migrate.constants import CONFIG_PARAMETER
@@ -163,6 +163,7 @@ class ModuleAnalysis:
         self._shim_detector = None
         text = self.module.text
         self._may_hold_shims = any(word in text for word in MARKERS)
+        self._may_read_versions = any(word in text for word in VERSION_MARKERS)
         self._make_configs = lambda: _config_finder(self, settings, path, package)
 
     @property
@@ -529,6 +530,24 @@ class ModuleAnalysis:
                     reason = rebound
                 applicability = "unsafe"
                 message += f" (unsafe fix: {rebound.short()})"
+        gate = self._shims().version_gate(t.call) if self._may_read_versions else None
+        if gate is not None:
+            # trial 26f: ``if version("verl") >= "0.9": f(config)`` then ``f()``: the branch may
+            # be the code's own path for an older verl, where a config raises TypeError
+            line, column = self.module.start(gate)
+            spelled = " ".join(self.module.source_of(gate).split())
+            if len(spelled) > 80:
+                spelled = spelled[:77] + "..."
+            gated = Reason(
+                "version-gated",
+                "the call is in a branch chosen by a test of verl's version: on a verl before "
+                "0.9 it may be the branch that runs, and passing a config there raises TypeError",
+                (Related(self.path, line, column, f"`{spelled}` tests verl's version"),),
+            )
+            if applicability == "safe" or reason is None:
+                reason = gated
+            applicability = "unsafe"
+            message += f" (unsafe fix: {gated.short()})"
         if not in_effect.certain and applicability == "safe":
             # issue 26, family 3: nothing says which verl runs, the config may not be accepted
             applicability = "unsafe"

@@ -13,6 +13,8 @@ Kinds (:attr:`Reason.kind`):
 * ``"unknown-value"``: bound for sure, to a value not known to be a training config;
 * ``"evidence-against"``: a PPO002's rejected candidates, one line each with the evidence
   (``"`cfg` is `config.actor_rollout_ref`, a section of the config"``);
+* ``"version-gated"``: the call is on a branch chosen by a test of verl's version
+  (:meth:`ppo_migrate.rules.shims.ShimDetector.version_gate`);
 * ``"patched"`` and ``"caller-passes"`` are made where those judgements are
   (:mod:`ppo_migrate.rules.check`, :mod:`ppo_migrate.rules.cross_file`).
 """

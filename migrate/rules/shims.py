@@ -44,6 +44,13 @@ from collections.abc import Callable, Mapping
 MARKERS = ("signature", "co_argcount", "TypeError", "argspec", "__code__")
 
 _UNKNOWN = object()
+#: Functions that read an installed distribution's version (its name the first argument).
+_VERSION_FUNCS = frozenset({
+    "importlib.metadata.version", "importlib_metadata.version", "importlib.metadata.distribution",
+    "importlib_metadata.distribution", "pkg_resources.get_distribution", "pkg_resources.require",
+})
+#: Words one of which a test reading verl's version spells (:meth:`ShimDetector.version_gate`).
+VERSION_MARKERS = ("version", "hasattr", "getattr", "get_distribution", "require")
 _SIGNATURE_FUNCS = frozenset({"inspect.signature"})
 _ARGSPEC_FUNCS = frozenset({"inspect.getfullargspec", "inspect.getargspec"})
 #: Builtins a test may wrap a parameter collection in; they keep its length and members.
@@ -169,6 +176,64 @@ class ShimDetector:
         if verdicts and all(verdicts):
             return reason
         return None
+
+    def version_gate(self, call: ast.Call) -> ast.expr | None:
+        """The test of an ``if`` (or conditional expression) around ``call``, or of an
+        ``if <test>: return ...`` before it in its block, that reads verl's version or
+        probes a verl module for an attribute (trial 26f): the branch may be the code's own
+        path for a verl before 0.9, whose function takes no config; ``None`` when no test
+        does. Read as verl's version: ``importlib.metadata.version("verl")`` (and
+        ``importlib_metadata``'s, ``pkg_resources.get_distribution("verl")``),
+        ``verl.__version__`` (of any module of verl), ``hasattr(<a verl module>, ...)``,
+        also through a name bound once (``VERL = version("verl")``)."""
+        chain = [*self._ancestors(call), call]
+        parents = {id(c): p for p, c in zip(chain, chain[1:])}
+        child: ast.AST = call
+        parent = parents.get(id(child))
+        while parent is not None:
+            if isinstance(parent, (ast.If, ast.IfExp)) and (
+                _in(child, parent.body) or _in(child, parent.orelse)
+            ) and self._reads_verl_version(parent.test):
+                return parent.test
+            if isinstance(child, ast.stmt):
+                for block in _blocks(parent):
+                    if child in block:
+                        for stmt in block:
+                            if stmt is child:
+                                break
+                            if (
+                                isinstance(stmt, ast.If) and _terminates(stmt.body)
+                                and self._reads_verl_version(stmt.test)
+                            ):
+                                return stmt.test
+                        break
+            child, parent = parent, parents.get(id(parent))
+        return None
+
+    def _reads_verl_version(self, test: ast.expr, hops: int = 0) -> bool:
+        for node in ast.walk(test):
+            if isinstance(node, ast.Call) and node.args:
+                first = node.args[0]
+                if (
+                    self._qnames(node.func) & _VERSION_FUNCS
+                    and isinstance(first, ast.Constant)
+                    and isinstance(first.value, str)
+                    and first.value.strip().lower() == "verl"
+                ):
+                    return True
+                if (
+                    isinstance(node.func, ast.Name) and node.func.id in ("hasattr", "getattr")
+                    and _of_verl(self._qnames(first))
+                ):
+                    return True
+            elif isinstance(node, ast.Attribute) and node.attr == "__version__":
+                if _of_verl(self._qnames(node.value)):
+                    return True
+            elif isinstance(node, ast.Name) and hops < _MAX_HOPS:
+                value = self._single_assignment(node)
+                if value is not None and self._reads_verl_version(value, hops + 1):
+                    return True
+        return False
 
     def _try_passes_config(self, handler: ast.ExceptHandler) -> bool:
         node = self._parents.get(id(handler))
@@ -354,6 +419,11 @@ def _all_binders(scope: ast.AST) -> tuple[dict[str, list[ast.AST]], set[str]]:
     return found, declared
 
 
+def _of_verl(names: set[str]) -> bool:
+    """Whether one of the qualified ``names`` is verl or one of its modules."""
+    return any(n == "verl" or n.startswith("verl.") for n in names)
+
+
 def _in(node: ast.AST, field: object) -> bool:
     """Whether ``node`` is the field (an expression) or one of its statements."""
     if isinstance(field, list):
@@ -381,4 +451,4 @@ def _catches_type_error(handler: ast.ExceptHandler) -> bool:
     return any(isinstance(n, ast.Name) and n.id == "TypeError" for n in names)
 
 
-__all__ = ["MARKERS", "ShimDetector"]
+__all__ = ["MARKERS", "VERSION_MARKERS", "ShimDetector"]
