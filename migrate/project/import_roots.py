@@ -221,6 +221,7 @@ def declared_roots(root: str | os.PathLike[str], respect_gitignore: bool = True)
             if data is None or (reader is _python and not any(w in data for w in _PYTHON_WORDS)):
                 continue
             text = decode_text(data, "replace")
+            lines = None
             for value, line, form, bases in reader(text, path, root):
                 if isinstance(value, Unevaluated):  # a folder the tool cannot evaluate
                     if reader is _python:  # any stray copy may be the one it puts first
@@ -229,10 +230,17 @@ def declared_roots(root: str | os.PathLike[str], respect_gitignore: bool = True)
                         unread.append(UnreadRoot(path, line, form, str(value)))
                     continue
                 folders = _folders(value, bases, root)
-                if not folders and names_verl_folder(value) and not _FILE_SUFFIX.search(value):
+                if not folders and not _FILE_SUFFIX.search(value):
                     # absent here (``/opt/verl``); a file's name (``vendor/verl.bundle``) is
-                    # an archive Python's import system skips when it is missing
-                    unread.append(UnreadRoot(path, line, form, value))
+                    # an archive Python's import system skips when it is missing. Named for
+                    # verl by a component of the path or by the declaring line (trial 26f:
+                    # ``VERL_DIR = "/opt/lab/rlcore"; sys.path.insert(0, VERL_DIR)``, the
+                    # lab's fork of verl baked into the image)
+                    if lines is None:
+                        lines = text.splitlines()
+                    spelled = lines[line - 1] if 0 < line <= len(lines) else ""
+                    if _NAMES_VERL.search(value) or _NAMES_VERL.search(spelled):
+                        unread.append(UnreadRoot(path, line, form, value))
                 for folder in folders:
                     found.append(DeclaredRoot(folder, path, line, form))
     result = _DECLARED[key] = tuple(dict.fromkeys(found))

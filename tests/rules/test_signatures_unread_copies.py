@@ -580,6 +580,13 @@ OUTSIDE: dict[str, tuple[str | None, str, dict[str, str], str | None, str]] = {
     # absent on this machine, present in the image (here: the image's verl is on PYTHONPATH)
     "python-absolute-absent": (None, 'import sys\nsys.path.insert(0, "/opt/verl-absent-here/verl")\n',
                                {"PYTHONPATH": "{ws}/verl"}, "/opt/verl-absent-here/verl", "train.py"),
+    # trial 26f (B8): named for verl by the declaring line (the lab's fork baked in the image)
+    "python-constant-names-verl": (
+        None, 'import sys\nVERL_DIR = "/opt/lab-absent-here/rlcore"\nsys.path.insert(0, VERL_DIR)\n',
+        {"PYTHONPATH": "{ws}/verl"}, "/opt/lab-absent-here/rlcore", "train.py"),
+    # ... or by a folder above the entry's last one
+    "python-inner-component": (None, 'import sys\nsys.path.insert(0, "/opt/verl-absent-here/lib")\n',
+                               {"PYTHONPATH": "{ws}/verl"}, "/opt/verl-absent-here/lib", "train.py"),
 }
 
 
@@ -624,6 +631,15 @@ def test_a_copy_outside_the_repository_on_an_unevaluated_path_is_a_notice(tmp_pa
         assert f"at `{declaring}:{line}` puts `{quoted}` on sys.path: a copy of verl" in found["message"], found["message"]
         assert [(Path(p["filename"]).resolve().relative_to(root.resolve()).as_posix(), p["location"]["row"])
                 for p in found["reason"]["lines"]] == [(declaring, line)], found["reason"]
+
+
+def test_an_absent_folder_nothing_names_for_verl_is_no_copy(tmp_path: Path) -> None:
+    """Trial 26f (B8)'s rule reaches no further: ``sys.path.insert(0, "/opt/tools-absent")``
+    names no verl, and the declared ``verl>=0.9.0`` decides (a safe fix)."""
+    head = 'import sys\nTOOLS = "/opt/tools-absent-here/lib"\nsys.path.insert(0, TOOLS)\n'
+    root = _tree(tmp_path / "proj", {"pyproject.toml": PROJECT_09, "train.py": head + LAUNCHER})
+    found = _finding(root, "train.py")
+    assert (found["code"], found["fix"]["applicability"]) == ("PPO001", "safe"), found
 
 
 #: trial 26e (J): the launch script fills the cache a committed link ``verl`` points into
