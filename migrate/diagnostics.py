@@ -744,6 +744,11 @@ class Reason(NamedTuple):
         return f"{self.text} ({first.path}:{first.line})"
 
 
+#: What a notebook's finding says instead of the fix a ``.py`` file would get (trial 26e, M4:
+#: ``check`` reports the calls of a notebook's code cells, ``apply`` never writes a notebook).
+NOT_REWRITTEN = "not fixed: notebooks are not rewritten, edit the cell"
+
+
 class Diagnostic(NamedTuple):
     """One finding.
 
@@ -763,6 +768,9 @@ class Diagnostic(NamedTuple):
         reason: why the finding is what it is (:class:`Reason`): why a fix is unsafe,
             why a candidate was rejected, which definition or pin decided a PPO005;
             ``None`` where nothing beyond the message decided it.
+        cell: in a notebook (``*.ipynb``), the cell the finding is in (1-based, counting
+            every cell as ruff does), ``line``/``end_line`` then being lines of that cell
+            (:mod:`ppo_migrate.project.notebooks`); ``0`` for any other file.
     """
 
     path: str
@@ -777,6 +785,7 @@ class Diagnostic(NamedTuple):
     related: tuple[Related, ...] = ()
     callee: str = ""
     reason: Reason | None = None
+    cell: int = 0
 
     @property
     def fixable(self) -> bool:
@@ -798,9 +807,15 @@ class Diagnostic(NamedTuple):
         """True for findings that never change the exit code (PPO004 shims, PPO005 notices)."""
         return self.code in INFORMATIONAL_CODES
 
-    def sort_key(self) -> tuple[str, int, int, str]:
-        """Key that orders by path, line, column, code."""
-        return (self.path, self.line, self.column, self.code)
+    def sort_key(self) -> tuple[str, int, int, int, str]:
+        """Key that orders by path, cell (a notebook's; ``0`` elsewhere), line, column, code."""
+        return (self.path, self.cell, self.line, self.column, self.code)
+
+    @property
+    def position(self) -> str:
+        """``line:column``, or ruff's ``cell N:line:column`` in a notebook (:attr:`cell`)."""
+        where = f"{self.line}:{self.column}"
+        return f"cell {self.cell}:{where}" if self.cell else where
 
 
 def qualname(frames: Sequence[tuple[str, str]]) -> str:
