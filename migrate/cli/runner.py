@@ -48,8 +48,7 @@ from ppo_migrate.prefilter import (  # noqa: F401 - prefilter, is_candidate: thi
     spells_otherwise,
 )
 from ppo_migrate.project import references
-from ppo_migrate.project.discovery import is_yaml_file, python_files
-from ppo_migrate.project.notebooks import is_notebook
+from ppo_migrate.project.discovery import is_notebook, is_yaml_file, python_files
 from ppo_migrate.project.snapshot import SourceFile as SnapshotFile
 from ppo_migrate.project.snapshot import active, current, enter_worker, run_scope
 from ppo_migrate.settings_model import Settings
@@ -1094,6 +1093,9 @@ def _with_reexports(
     by_hydra = frozenset()
     if named or beyond:  # only then may a re-export exist for a _target_ to name
         by_hydra = _hydra_loaded([os.fspath(p) for p in paths if is_yaml_file(os.fspath(p))])
+        # a notebook is no module the index reads: the modules its cells import count as
+        # loaded, as a _target_'s do (``import mylib; mylib.ray_env()`` in a cell)
+        by_hydra |= _notebook_loaded([os.fspath(p) for p in paths if is_notebook(os.fspath(p))])
     if beyond:
         tops = {t.split(".", 1)[0] for t in settings.targets}
         loaded = index.importers(files, others, tops)
@@ -1161,6 +1163,34 @@ def _hydra_loaded(paths: Sequence[str]) -> frozenset[str]:
         except (OSError, ValueError):
             continue
         out |= loaded_modules(data)
+    return frozenset(out)
+
+
+def _notebook_loaded(paths: Sequence[str]) -> frozenset[str]:
+    """The modules the code cells of the notebooks ``paths`` import (trial 26e, M4):
+    ``import a.b`` gives ``a.b``, ``from a import b`` gives ``a`` and ``a.b`` (``b`` may be a
+    module); relative imports and notebooks that cannot be read or parsed give nothing.
+    Read through the run's snapshot (the prefilter read them already)."""
+    if not paths:
+        return frozenset()
+    import ast
+
+    from ppo_migrate.project.notebooks import NotebookError, notebook_module
+
+    snapshot = current()
+    out: set[str] = set()
+    for path in paths:
+        try:
+            text = snapshot.read_bytes(path, keep=True).decode("utf-8")
+            tree = ast.parse(notebook_module(text).text)
+        except (OSError, ValueError, SyntaxError, RecursionError, NotebookError):
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                out.update(alias.name for alias in node.names)
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                out.add(node.module)
+                out.update(f"{node.module}.{alias.name}" for alias in node.names if alias.name != "*")
     return frozenset(out)
 
 

@@ -61,7 +61,6 @@ from pathlib import Path
 
 from ppo_migrate.files import TEMP_PREFIX, is_temp_file
 from ppo_migrate.patterns import lazy_pattern
-from ppo_migrate.project.notebooks import NOTEBOOK_SUFFIX, is_notebook
 from ppo_migrate.project.root import GIT_ENTRY, git_common_dir, git_top, lists_git
 from ppo_migrate.settings_model import Settings
 
@@ -72,9 +71,11 @@ __all__ = ["discover"]
 #: :mod:`ppo_migrate.rules.hydra_targets`). The byte prefilter turns away those that do
 #: not name it, so they cost a read each and are never parsed.
 YAML_SUFFIXES: tuple[str, ...] = (".yaml", ".yml")
-#: what a walk collects besides ``*.py`` (lower-cased): YAML files and Jupyter notebooks
-#: (:data:`~ppo_migrate.project.notebooks.NOTEBOOK_SUFFIX`: their code cells are judged as one
-#: module, trial 26e, M4); the byte prefilter turns away those that do not name the function
+#: The suffix of a Jupyter notebook (lower-cased): its code cells are judged as one module
+#: (:mod:`ppo_migrate.project.notebooks`, trial 26e, M4; ruff checks ``*.ipynb`` by default
+#: since 0.6). The byte prefilter turns away those that do not name the function.
+NOTEBOOK_SUFFIX = ".ipynb"
+#: what a walk collects besides ``*.py`` (lower-cased): YAML files and notebooks
 _WALKED_SUFFIXES: tuple[str, ...] = (*YAML_SUFFIXES, NOTEBOOK_SUFFIX)
 
 
@@ -84,9 +85,16 @@ def is_yaml_file(path: str) -> bool:
     return path.lower().endswith(YAML_SUFFIXES)
 
 
+def is_notebook(path: str) -> bool:
+    """Whether ``path`` names a notebook (:data:`NOTEBOOK_SUFFIX`, any case): its code cells
+    are judged as one module and it is never written
+    (:func:`ppo_migrate.cli.runner.process_data`)."""
+    return path.lower().endswith(NOTEBOOK_SUFFIX)
+
+
 def python_files(paths: Iterable[str]) -> list[str]:
     """``paths`` without the YAML files (:func:`is_yaml_file`) and the notebooks
-    (:func:`~ppo_migrate.project.notebooks.is_notebook`): what the Python-only phases (re-exports, test doubles,
+    (:func:`is_notebook`): what the Python-only phases (re-exports, test doubles,
     callers) read. A notebook is no module another file imports."""
     return [
         p for p in paths

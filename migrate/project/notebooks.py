@@ -27,6 +27,8 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
+from ppo_migrate.project.discovery import NOTEBOOK_SUFFIX, is_notebook  # noqa: F401 - this module's API too
+
 __all__ = [
     "NOTEBOOK_SUFFIX",
     "NotebookError",
@@ -36,17 +38,10 @@ __all__ = [
     "notebook_module",
 ]
 
-#: The suffix of a notebook (lower-cased): discovery collects such files beside ``*.py``.
-NOTEBOOK_SUFFIX = ".ipynb"
 
 #: an IPython line magic or shell escape (``%pip ...``, ``!ls``), alone or assigned
 #: (``files = !ls``, ``out = %sx ls``): not Python, replaced by ``pass``
 _MAGIC = re.compile(r"^([ \t]*)(?:[%!]|[A-Za-z_][\w.]*[ \t]*=[ \t]*[%!])")
-
-
-def is_notebook(path: str) -> bool:
-    """Whether ``path`` names a notebook (:data:`NOTEBOOK_SUFFIX`, any case)."""
-    return path.lower().endswith(NOTEBOOK_SUFFIX)
 
 
 class NotebookError(ValueError):
