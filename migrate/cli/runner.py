@@ -374,7 +374,8 @@ def _notebook_outcome(path: str, data: bytes, text: str, settings: Settings, mod
 def _in_cell(d: Diagnostic, notebook) -> Diagnostic:
     """``d`` (a finding of a notebook's module text) at its cell and its lines in the cell
     (ruff's ``train.ipynb:cell 2:3:5``); a fix is dropped and the message says
-    :data:`NOT_REWRITTEN`; a related place or a reason's place in the same notebook is
+    :data:`NOT_REWRITTEN` (with a safe fix, its reason goes too: it says why the fix would be
+    safe, and none is offered); a related place or a reason's place in the same notebook is
     named by its line in its cell, the message saying which cell."""
     cell, line = notebook.position(d.line)
     end_cell, end_line = notebook.position(d.end_line)
@@ -390,6 +391,8 @@ def _in_cell(d: Diagnostic, notebook) -> Diagnostic:
 
     message = d.message if d.fix is None else f"{d.message} ({NOT_REWRITTEN})"
     reason = d.reason
+    if d.fix is not None and d.fix.applicability == "safe":
+        reason = None  # why the fix would be safe (``trusted-by-name``): no fix is offered
     if reason is not None and reason.lines:
         reason = reason._replace(lines=tuple(place(r) for r in reason.lines))
     return d._replace(
