@@ -602,7 +602,8 @@ def _redirect(body: str, word: str) -> str | None:
         return None
     if re.search(r"(?:^|(?<=\s))" + re.escape(word) + r"(?=\s|$)", body) is None:
         return None  # quoted (or escaped): the ``>`` is part of the word
-    return word.split(">", 1)[1].lstrip(">").strip() or None
+    # ``>>`` appends to the same file; a later ``<`` is another redirect (from a file)
+    return re.split(r"[<>]", word.split(">", 1)[1].lstrip(">"), maxsplit=1)[0].strip() or None
 
 
 #: options of ``conda``/``mamba``/``micromamba install`` that take a value

@@ -132,3 +132,21 @@ def test_a_quoted_shell_pin_is_still_a_pin(tmp_path: Path, word: str) -> None:
     assert _concise(root) == UNSAFE_HEAD + (
         "`setup.sh:2 verl>=0.9.0` is an environment's pin, which may only lower the release"
     ) + UNSAFE_TAIL
+
+
+@pytest.mark.parametrize(
+    ("body", "word", "target"),
+    [
+        (" verl>=0.9.0\n", "verl>=0.9.0", "=0.9.0"),
+        (" ray verl>=0.9.0 torch\n", "verl>=0.9.0", "=0.9.0"),
+        (" verl>>=0.9\n", "verl>>=0.9", "=0.9"),  # appends to the same file
+        (" verl>=0.9.0,<1\n", "verl>=0.9.0,<1", "=0.9.0,"),  # ``<1``: input from a file
+        (' "verl>=0.9.0"\n', "verl>=0.9.0", None),  # quoted: a pin
+        (" 'verl>=0.9.0'\n", "verl>=0.9.0", None),
+        (" verl==0.9.0\n", "verl==0.9.0", None),  # no ``>``
+    ],
+)
+def test_the_file_an_unquoted_redirect_writes(body: str, word: str, target: str | None) -> None:
+    from ppo_migrate.rules.install_pins import _redirect
+
+    assert _redirect(body, word) == target
