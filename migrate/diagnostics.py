@@ -6,9 +6,10 @@ applies the fixes they carry. Positions are 1-based lines and 1-based columns
 counted in Unicode code points, as in ruff's JSON output and SARIF's
 ``columnKind: "unicodeCodePoints"``.
 
-:class:`Edit`, :class:`Fix`, :class:`Related` and :class:`Diagnostic` are immutable records compared by value (``typing.NamedTuple``s, which cost a fraction of a
-frozen dataclass to create at import): ``d._replace(message=...)`` makes a changed copy.
-A diagnostic names its rule by its code; the rules' records are
+:class:`Edit`, :class:`Fix`, :class:`Related` and :class:`Diagnostic` are immutable
+records compared by value (``typing.NamedTuple``s, which cost a fraction of a frozen
+dataclass to create at import): ``d._replace(message=...)`` makes a changed copy. A
+diagnostic names its rule by its code; the rules' records are
 :data:`ppo_migrate.rules.codes.RULES` (one module per rule).
 """
 
@@ -26,6 +27,10 @@ NOTICE_CODES = frozenset({"PPO005"})
 #: What separates a notice's call from its reason in its message (the concise output's
 #: summary of notices takes the reason after it).
 NOTICE_SEPARATOR = " left as it is: "
+
+#: What a notebook's finding says instead of the fix a ``.py`` file would get (trial 26e, M4:
+#: ``check`` reports the calls of a notebook's code cells, ``apply`` never writes a notebook).
+NOT_REWRITTEN = "not fixed: notebooks are not rewritten, edit the cell"
 
 
 class Edit(NamedTuple):
@@ -165,6 +170,9 @@ class Diagnostic(NamedTuple):
         reason: why the finding is what it is (:class:`Reason`): why a fix is unsafe,
             why a candidate was rejected, which definition or pin decided a PPO005;
             ``None`` where nothing beyond the message decided it.
+        cell: in a notebook (``*.ipynb``), the cell the finding is in (1-based, counting
+            every cell as ruff does), ``line``/``end_line`` then being lines of that cell
+            (:mod:`ppo_migrate.project.notebooks`); ``0`` for any other file.
     """
 
     path: str
@@ -179,6 +187,7 @@ class Diagnostic(NamedTuple):
     related: tuple[Related, ...] = ()
     callee: str = ""
     reason: Reason | None = None
+    cell: int = 0
 
     @property
     def fixable(self) -> bool:
@@ -195,9 +204,15 @@ class Diagnostic(NamedTuple):
         """True for findings that never change the exit code (PPO004 shims, PPO005 notices)."""
         return self.code in INFORMATIONAL_CODES
 
-    def sort_key(self) -> tuple[str, int, int, str]:
-        """Key that orders by path, line, column, code."""
-        return (self.path, self.line, self.column, self.code)
+    def sort_key(self) -> tuple[str, int, int, int, str]:
+        """Key that orders by path, cell (a notebook's; ``0`` elsewhere), line, column, code."""
+        return (self.path, self.cell, self.line, self.column, self.code)
+
+    @property
+    def position(self) -> str:
+        """``line:column``, or ruff's ``cell N:line:column`` in a notebook (:attr:`cell`)."""
+        where = f"{self.line}:{self.column}"
+        return f"cell {self.cell}:{where}" if self.cell else where
 
 
 def qualname(frames: Sequence[tuple[str, str]]) -> str:

@@ -427,7 +427,7 @@ def apply(
             texts = SourceLines()  # the files as they are now: each read once, here
 
             def render(d, unsafe):
-                return block(d, texts.of(d.path), unsafe) + "\n"
+                return block(d, texts.framed(d), unsafe) + "\n"
 
         for d in listed(diagnostics, show_notices=settings.show_notices):
             click.echo(render(d, settings.unsafe_fixes), err=report_to_stderr)

@@ -22,7 +22,7 @@ from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, S
 from pathlib import Path
 from typing import NamedTuple
 
-from ppo_migrate.diagnostics import Diagnostic
+from ppo_migrate.diagnostics import NOT_REWRITTEN, Diagnostic
 from ppo_migrate.files import (
     FileChanged,
     SourceFile,
@@ -48,7 +48,7 @@ from ppo_migrate.prefilter import (  # noqa: F401 - prefilter, is_candidate: thi
     spells_otherwise,
 )
 from ppo_migrate.project import references
-from ppo_migrate.project.discovery import is_yaml_file, python_files
+from ppo_migrate.project.discovery import is_notebook, is_yaml_file, python_files
 from ppo_migrate.project.snapshot import SourceFile as SnapshotFile
 from ppo_migrate.project.snapshot import active, current, enter_worker, run_scope
 from ppo_migrate.settings_model import Settings
@@ -251,6 +251,8 @@ def process_data(
 
     if is_yaml_file(path):  # a Hydra config: PPO006 only, never rewritten, never parsed as Python
         return _yaml_outcome(path, data, text, encoding, bom, settings, mode, source)
+    if is_notebook(path):  # its code cells judged as one module, never rewritten
+        return _notebook_outcome(path, data, text, settings, mode)
     stamp = None
     if source is not None and mode in (Mode.CHECK, Mode.APPLY, Mode.DIFF):
         stamp = (source.stat.st_mtime_ns, source.stat.st_size)
@@ -340,6 +342,63 @@ def _yaml_outcome(
                 return failed
         return FileOutcome(path, True, uncovered, written=bool(added), noqa_added=added)
     return FileOutcome(path, True, diagnostics)
+
+
+def _notebook_outcome(path: str, data: bytes, text: str, settings: Settings, mode: Mode) -> FileOutcome:
+    """A notebook's outcome (trial 26e, M4): its code cells joined into one module
+    (:func:`ppo_migrate.project.notebooks.notebook_module`), judged by the same analysis as
+    a ``.py`` file, each finding moved to its cell and its line there
+    (:func:`_in_cell`). Report only: no fix is offered and no mode writes the file (``apply``,
+    ``--diff``, ``--add-noqa`` and standard input leave its bytes as they are), since
+    rewriting a notebook would have to keep every byte of its JSON but the cell's source.
+    A notebook that cannot be read is one PPO902 naming the file (never a crash)."""
+    from ppo_migrate.project.notebooks import NotebookError, notebook_module
+
+    same = data if mode is Mode.FIX_STDOUT else None
+    try:
+        notebook = notebook_module(text)
+    except NotebookError as exc:
+        diag = _file_diag(path, "PPO902", f"not a readable notebook: {exc.message}", exc.line, exc.column)
+        return FileOutcome(path, True, (diag,), new_data=same)
+    if not notebook.text:
+        return FileOutcome(path, True, new_data=same)
+    # judged as a check: the text is not the file's, so no snapshot parse, stamp or record
+    result = _analyse(path, notebook.text, settings, Mode.CHECK)
+    if isinstance(result, FileOutcome):  # a cell that does not parse (PPO902), or a crash
+        moved = tuple(_in_cell(d, notebook) for d in result.diagnostics)
+        return result._replace(diagnostics=moved, new_data=same)
+    moved = sorted((_in_cell(d, notebook) for d in result.diagnostics), key=Diagnostic.sort_key)
+    return FileOutcome(path, True, tuple(moved), new_data=same)
+
+
+def _in_cell(d: Diagnostic, notebook) -> Diagnostic:
+    """``d`` (a finding of a notebook's module text) at its cell and its lines in the cell
+    (ruff's ``train.ipynb:cell 2:3:5``); a fix is dropped and the message says
+    :data:`NOT_REWRITTEN` (with a safe fix, its reason goes too: it says why the fix would be
+    safe, and none is offered); a related place or a reason's place in the same notebook is
+    named by its line in its cell, the message saying which cell."""
+    cell, line = notebook.position(d.line)
+    end_cell, end_line = notebook.position(d.end_line)
+    end_column = d.end_column
+    if end_cell != cell:  # past the cell's end (a range never spans cells): end at its start line
+        end_line, end_column = line, max(d.column + 1, 1)
+
+    def place(r):
+        if r.path != d.path or not r.line:
+            return r
+        at, row = notebook.position(r.line)
+        return r._replace(line=row, message=f"(cell {at}) {r.message}")
+
+    message = d.message if d.fix is None else f"{d.message} ({NOT_REWRITTEN})"
+    reason = d.reason
+    if d.fix is not None and d.fix.applicability == "safe":
+        reason = None  # why the fix would be safe (``trusted-by-name``): no fix is offered
+    if reason is not None and reason.lines:
+        reason = reason._replace(lines=tuple(place(r) for r in reason.lines))
+    return d._replace(
+        line=line, end_line=end_line, end_column=end_column, cell=cell, fix=None, message=message,
+        related=tuple(place(r) for r in d.related), reason=reason,
+    )
 
 
 # Told of each file the moment it has been replaced, while Ctrl-C (or a stopped
@@ -1037,6 +1096,9 @@ def _with_reexports(
     by_hydra = frozenset()
     if named or beyond:  # only then may a re-export exist for a _target_ to name
         by_hydra = _hydra_loaded([os.fspath(p) for p in paths if is_yaml_file(os.fspath(p))])
+        # a notebook is no module the index reads: the modules its cells import count as
+        # loaded, as a _target_'s do (``import mylib; mylib.ray_env()`` in a cell)
+        by_hydra |= _notebook_loaded([os.fspath(p) for p in paths if is_notebook(os.fspath(p))])
     if beyond:
         tops = {t.split(".", 1)[0] for t in settings.targets}
         loaded = index.importers(files, others, tops)
@@ -1104,6 +1166,34 @@ def _hydra_loaded(paths: Sequence[str]) -> frozenset[str]:
         except (OSError, ValueError):
             continue
         out |= loaded_modules(data)
+    return frozenset(out)
+
+
+def _notebook_loaded(paths: Sequence[str]) -> frozenset[str]:
+    """The modules the code cells of the notebooks ``paths`` import (trial 26e, M4):
+    ``import a.b`` gives ``a.b``, ``from a import b`` gives ``a`` and ``a.b`` (``b`` may be a
+    module); relative imports and notebooks that cannot be read or parsed give nothing.
+    Read through the run's snapshot (the prefilter read them already)."""
+    if not paths:
+        return frozenset()
+    import ast
+
+    from ppo_migrate.project.notebooks import NotebookError, notebook_module
+
+    snapshot = current()
+    out: set[str] = set()
+    for path in paths:
+        try:
+            text = snapshot.read_bytes(path, keep=True).decode("utf-8")
+            tree = ast.parse(notebook_module(text).text)
+        except (OSError, ValueError, SyntaxError, RecursionError, NotebookError):
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                out.update(alias.name for alias in node.names)
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                out.add(node.module)
+                out.update(f"{node.module}.{alias.name}" for alias in node.names if alias.name != "*")
     return frozenset(out)
 
 

@@ -28,7 +28,7 @@ def header_line(d: Diagnostic, unsafe_fixes: bool = False) -> str:
     """One finding as ``path:line:col: CODE [*] message`` (``[*]``: a fix ``apply`` makes;
     an unsafe one only with ``unsafe_fixes``): the ``full`` format's first line."""
     mark = " [*]" if d.applicable(unsafe_fixes) else ""
-    return f"{d.path}:{d.line}:{d.column}: {d.code}{mark} {d.message}"
+    return f"{d.path}:{d.position}: {d.code}{mark} {d.message}"
 
 
 def format_line(d: Diagnostic, unsafe_fixes: bool = False) -> str:

@@ -30,12 +30,15 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TextIO
 
-from ppo_migrate.diagnostics import Diagnostic
+from ppo_migrate.diagnostics import NOT_REWRITTEN, Diagnostic
 from ppo_migrate.rules.codes import RULES
 from ppo_migrate.files import decode_source
 from ppo_migrate.output.concise_format import emit as emit_concise
 from ppo_migrate.output.concise_format import header_line
 from ppo_migrate.project.snapshot import active
+
+#: the ``= help:`` of a notebook's finding whose fix a ``.py`` file would get (trial 26e, M4)
+NOT_REWRITTEN_HELP = "Pass the config in the cell by hand: notebooks are not rewritten"
 
 #: Lines of a long finding shown at its start and its end (the rest elided as ``...``).
 _MAX_FRAME_LINES = 6
@@ -52,12 +55,45 @@ class SourceLines:
         self._lines: dict[str, list[str] | None] = {
             path: text.splitlines() for path, text in (sources or {}).items()
         }
+        self._notebooks: dict[str, dict[int, list[str]] | None] = {}
 
     def of(self, path: str) -> list[str] | None:
         """The lines of ``path`` (without line endings), or ``None`` when it cannot be read."""
         if path not in self._lines:
             self._lines[path] = _read_lines(path)
         return self._lines[path]
+
+    def framed(self, d: Diagnostic) -> list[str] | None:
+        """The lines ``d``'s frame shows: its cell's in a notebook (:meth:`cell`), else its
+        file's (:meth:`of`)."""
+        return self.cell(d.path, d.cell) if d.cell else self.of(d.path)
+
+    def cell(self, path: str, cell: int) -> list[str] | None:
+        """The source lines of ``cell`` of the notebook ``path`` (trial 26e, M4: a notebook's
+        finding is framed in its cell, as ruff frames it), or ``None`` when the notebook
+        cannot be read."""
+        from ppo_migrate.project.notebooks import NotebookError, notebook_module
+
+        if path not in self._notebooks:
+            lines = self.of(path)
+            try:
+                self._notebooks[path] = notebook_module("\n".join(lines)).cells if lines else None
+            except NotebookError:
+                self._notebooks[path] = None
+        cells = self._notebooks[path]
+        return None if cells is None else cells.get(cell)
+
+    def file_line(self, d: Diagnostic) -> int:
+        """``d``'s line in its file: :attr:`Diagnostic.line`, or for a notebook's finding
+        the line of the notebook's JSON text holding it
+        (:func:`ppo_migrate.project.notebooks.file_line`): what GitHub annotations and SARIF
+        regions point at."""
+        if not d.cell:
+            return d.line
+        from ppo_migrate.project.notebooks import file_line
+
+        lines = self.of(d.path)
+        return file_line("\n".join(lines), d.cell, d.line) if lines else 1
 
 
 #: Files larger than this get no frame (the analysis does not parse them either: PPO902).
@@ -137,7 +173,9 @@ def _first_sentence(text: str) -> str:
 def block(d: Diagnostic, lines: list[str] | None, unsafe_fixes: bool = False) -> str:
     """One finding in the ``full`` format (without the trailing blank line)."""
     out = [header_line(d, unsafe_fixes), *frame(d, lines)]
-    if d.fix is not None:
+    if d.cell and NOT_REWRITTEN in d.message:  # a notebook's finding that has a fix elsewhere
+        out.append(f"  = help: {NOT_REWRITTEN_HELP}")
+    elif d.fix is not None:
         help_line = f"  = help: {d.fix.message}"
         if d.fix.applicability != "safe":
             help_line += (
@@ -186,5 +224,5 @@ def emit(
         summary=summary,
         unsafe_fixes=unsafe_fixes,
         before_summary=before_summary,
-        render=lambda d, unsafe: block(d, texts.of(d.path), unsafe) + "\n",
+        render=lambda d, unsafe: block(d, texts.framed(d), unsafe) + "\n",
     )

@@ -21,6 +21,7 @@ from typing import TextIO
 
 from ppo_migrate.diagnostics import Diagnostic
 from ppo_migrate.output.concise_format import short_reason
+from ppo_migrate.output.full_format import SourceLines
 from ppo_migrate.output.sarif_format import relative_path, repository_root
 
 
@@ -48,29 +49,38 @@ def escape_property(text: str) -> str:
     return escape_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
-def format_line(d: Diagnostic, root: Path) -> str:
+def format_line(d: Diagnostic, root: Path, texts: SourceLines | None = None) -> str:
     """One finding as an ``::error`` (``::notice`` if informational) workflow command
     (without the newline).
+
+    A notebook's finding (:attr:`Diagnostic.cell`) points at the line of the notebook's JSON
+    text that holds it (an annotation is on a line of the file; its cell's line and column
+    are no column of that line) and its message starts with ruff's ``cell N:line:col:``.
 
     Args:
         d: the diagnostic.
         root: the repository root ``file`` is made relative to (use
             :func:`~ppo_migrate.output.sarif_format.repository_root` first).
+        texts: the files' lines, read once a run (a notebook's, for its file lines).
     """
     file = relative_path(d.path, root) if d.path != "-" else None
     if file is None:
         file = d.path
-    props = {
-        "title": f"ppo-migrate ({d.code})",
-        "file": file,
-        "line": str(d.line),
-        "col": str(d.column),
-        "endLine": str(d.end_line),
-        "endColumn": str(d.end_column),
-    }
+    if d.cell:
+        line = str((texts or SourceLines()).file_line(d))
+        props = {"title": f"ppo-migrate ({d.code})", "file": file, "line": line, "endLine": line}
+    else:
+        props = {
+            "title": f"ppo-migrate ({d.code})",
+            "file": file,
+            "line": str(d.line),
+            "col": str(d.column),
+            "endLine": str(d.end_line),
+            "endColumn": str(d.end_column),
+        }
     head = ",".join(f"{k}={escape_property(v)}" for k, v in props.items())
     command = "notice" if d.informational else "error"
-    text = f"{d.code} {d.message}"
+    text = f"{d.code} {d.message}" if not d.cell else f"{d.position}: {d.code} {d.message}"
     short = short_reason(d)
     if short:
         text += f" ({short})"
@@ -87,5 +97,6 @@ def emit(diagnostics: Sequence[Diagnostic], stream: TextIO, *, root: Path) -> No
             holding it, else to it.
     """
     base = repository_root(root)
+    texts = SourceLines()
     for d in diagnostics:
-        stream.write(format_line(d, base) + "\n")
+        stream.write(format_line(d, base, texts) + "\n")

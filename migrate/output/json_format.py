@@ -24,7 +24,10 @@ effect was decided by something (an in-tree copy, ``verl-version``, the declared
 or installed verl; PPO005 always has it). ``reason`` (why the finding is what it is,
 issue 28: ``{"kind", "text", "lines": [{"filename", "location", "message"}]}``, the
 places that decided it) appears only when the finding has one: a key absent, never
-``null``, like ``related`` and ``callee``. ``row`` is 1-based; ``column`` is 1-based and counts Unicode
+``null``, like ``related`` and ``callee``. In a notebook (``*.ipynb``, trial 26e, M4) a
+finding has ``cell`` (the cell's number, 1-based among all the cells, as ruff's ``cell``)
+and its ``location``/``end_location`` rows are lines of that cell, as ruff writes them;
+``fix`` is ``null`` there (notebooks are not rewritten). ``row`` is 1-based; ``column`` is 1-based and counts Unicode
 code points; ``end_location`` is exclusive.
 
 ``filename`` is absolute, like ruff's: the path as discovered made absolute
@@ -114,6 +117,8 @@ def to_dict(d: Diagnostic) -> dict[str, Any]:
         out["callee"] = d.callee
     if d.reason is not None:
         out["reason"] = reason_dict(d.reason)
+    if d.cell:
+        out["cell"] = d.cell
     return out
 
 

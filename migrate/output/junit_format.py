@@ -65,7 +65,7 @@ def to_element(diagnostics: Sequence[Diagnostic]) -> ET.Element:
         case = ET.SubElement(
             suite,
             "testcase",
-            name=xml_safe(f"{d.path}:{d.line}:{d.column} {d.code}"),
+            name=xml_safe(f"{d.path}:{d.position} {d.code}"),
             classname=f"{SUITE}.{d.code}",
             file=xml_safe(d.path),
             line=str(d.line),

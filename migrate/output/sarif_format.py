@@ -130,18 +130,25 @@ def _rule(rule: Rule) -> dict[str, Any]:
     }
 
 
-def _result(d: Diagnostic, rule_index: dict[str, int], root: Path) -> dict[str, Any]:
+def _result(d: Diagnostic, rule_index: dict[str, int], root: Path, texts=None) -> dict[str, Any]:
     uri = artifact_uri(d.path, root)
+    region = _region(d.line, d.column, d.end_line, d.end_column)
+    text = d.message
+    if d.cell:  # a notebook's finding: the line of the JSON text holding it; the cell's place said
+        from ppo_migrate.output.full_format import SourceLines
+
+        region = {"startLine": (texts or SourceLines()).file_line(d)}
+        text = f"{d.position}: {d.message}"
     result: dict[str, Any] = {
         "ruleId": d.code,
         "ruleIndex": rule_index[d.code],
         "level": _level(d.code),
-        "message": {"text": d.message},
+        "message": {"text": text},
         "locations": [
             {
                 "physicalLocation": {
                     "artifactLocation": {"uri": uri},
-                    "region": _region(d.line, d.column, d.end_line, d.end_column),
+                    "region": region,
                 },
                 "logicalLocations": [{"fullyQualifiedName": d.scope}],
             }
@@ -213,8 +220,11 @@ def to_sarif(diagnostics: Sequence[Diagnostic], root: Path) -> dict[str, Any]:
     Returns:
         A SARIF 2.1.0 log with one run.
     """
+    from ppo_migrate.output.full_format import SourceLines
+
     rule_index = {code: i for i, code in enumerate(RULES)}
     root = repository_root(root)
+    texts = SourceLines()  # a notebook read once for all its findings' lines
     return {
         "$schema": SCHEMA,
         "version": VERSION,
@@ -229,7 +239,7 @@ def to_sarif(diagnostics: Sequence[Diagnostic], root: Path) -> dict[str, Any]:
                     }
                 },
                 "columnKind": "unicodeCodePoints",
-                "results": [_result(d, rule_index, root) for d in diagnostics],
+                "results": [_result(d, rule_index, root, texts) for d in diagnostics],
             }
         ],
     }

@@ -10,8 +10,10 @@ Rules (ruff's, where ruff has one):
   ``.gitignore`` pattern (unless ``force_exclude``). Inside a walk every entry is
   checked on its own: a directory that is excluded or ignored is not entered; a
   ``*.py`` file that is excluded or ignored is skipped. Only ``*.py`` files are
-  collected (not ``*.pyi``), and ``*.yaml``/``*.yml`` files (:data:`YAML_SUFFIXES`: a
-  Hydra ``_target_`` may name the runtime function, PPO006), under the same excludes.
+  collected (not ``*.pyi``), ``*.yaml``/``*.yml`` files (:data:`YAML_SUFFIXES`: a
+  Hydra ``_target_`` may name the runtime function, PPO006) and Jupyter notebooks
+  (``*.ipynb``: their code cells are judged as a module, as ruff
+  0.6+ checks them by default), under the same excludes.
 * **Excludes** (``settings.exclude + settings.extend_exclude``) are gitignore-style
   patterns. A pattern containing a ``/`` (other than a trailing one) is anchored
   at ``settings.project_root`` (the cwd when ``None``); any other pattern matches
@@ -69,6 +71,12 @@ __all__ = ["discover"]
 #: :mod:`ppo_migrate.rules.hydra_targets`). The byte prefilter turns away those that do
 #: not name it, so they cost a read each and are never parsed.
 YAML_SUFFIXES: tuple[str, ...] = (".yaml", ".yml")
+#: The suffix of a Jupyter notebook (lower-cased): its code cells are judged as one module
+#: (:mod:`ppo_migrate.project.notebooks`, trial 26e, M4; ruff checks ``*.ipynb`` by default
+#: since 0.6). The byte prefilter turns away those that do not name the function.
+NOTEBOOK_SUFFIX = ".ipynb"
+#: what a walk collects besides ``*.py`` (lower-cased): YAML files and notebooks
+_WALKED_SUFFIXES: tuple[str, ...] = (*YAML_SUFFIXES, NOTEBOOK_SUFFIX)
 
 
 def is_yaml_file(path: str) -> bool:
@@ -77,10 +85,21 @@ def is_yaml_file(path: str) -> bool:
     return path.lower().endswith(YAML_SUFFIXES)
 
 
+def is_notebook(path: str) -> bool:
+    """Whether ``path`` names a notebook (:data:`NOTEBOOK_SUFFIX`, any case): its code cells
+    are judged as one module and it is never written
+    (:func:`ppo_migrate.cli.runner.process_data`)."""
+    return path.lower().endswith(NOTEBOOK_SUFFIX)
+
+
 def python_files(paths: Iterable[str]) -> list[str]:
-    """``paths`` without the YAML files (:func:`is_yaml_file`): what the Python-only
-    phases (re-exports, test doubles, callers) read."""
-    return [p for p in paths if not is_yaml_file(os.fspath(p))]
+    """``paths`` without the YAML files (:func:`is_yaml_file`) and the notebooks
+    (:func:`is_notebook`): what the Python-only phases (re-exports, test doubles,
+    callers) read. A notebook is no module another file imports."""
+    return [
+        p for p in paths
+        if not is_yaml_file(os.fspath(p)) and not is_notebook(os.fspath(p))
+    ]
 
 def _log():
     """The ``ppo_migrate`` logger (``logging`` is imported only when something is logged)."""
@@ -515,7 +534,7 @@ class _Discovery:
                 if is_dir:
                     if name == GIT_ENTRY:
                         continue
-                elif not name.endswith(".py") and not name.lower().endswith(YAML_SUFFIXES):
+                elif not name.endswith(".py") and not name.lower().endswith(_WALKED_SUFFIXES):
                     continue
                 rel = None if rel_prefix is None else rel_prefix + name
                 if excl_names is not None:

@@ -580,7 +580,30 @@ def _commands(
                     # cannot be read, which refuses the fix
                     found = _Found(None, here, line, written, "direct-reference", True)
                 if found is not None:
-                    yield found
+                    redirect = _redirect(body, written)
+                    yield found if redirect is None else found._replace(redirect=redirect)
+
+
+def _redirect(body: str, word: str) -> str | None:
+    """The file an unquoted ``>`` in the install argument ``word`` writes to, as the shell
+    reads ``body`` (the command's text after ``install``), else ``None``.
+
+    ``pip install verl>=0.9.0`` in a script is ``pip install verl`` with its output written
+    to a file named ``=0.9.0`` (POSIX shell, "Redirecting Output": ``>`` is an operator
+    wherever it is not quoted), so it installs an unpinned verl (trial 26e, W3). A word
+    quoted in ``body`` (``"verl>=0.9.0"``, or written quoted by :func:`shlex.join` for an
+    exec form or a noxfile) is not spelled bare there, so it gives ``None``.
+
+    Args:
+        body: the command's text after ``install`` (continuations already joined).
+        word: one argument as :func:`shlex.split` read it.
+    """
+    if ">" not in word:
+        return None
+    if re.search(r"(?:^|(?<=\s))" + re.escape(word) + r"(?=\s|$)", body) is None:
+        return None  # quoted (or escaped): the ``>`` is part of the word
+    # ``>>`` appends to the same file; a later ``<`` is another redirect (from a file)
+    return re.split(r"[<>]", word.split(">", 1)[1].lstrip(">"), maxsplit=1)[0].strip() or None
 
 
 #: options of ``conda``/``mamba``/``micromamba install`` that take a value

@@ -80,6 +80,10 @@ class _Found(NamedTuple):
     #: root one): not in every environment the code runs in, so it may only lower the
     #: release (trial 26c, C; :func:`ppo_migrate.rules.versions.verl_evidence`)
     optional: bool = False
+    #: the file an unquoted ``>`` in a shell install's word writes to (``pip install
+    #: verl>=0.9.0`` in a script installs any verl and writes ``=0.9.0``: trial 26e, W3),
+    #: else ``None``
+    redirect: str | None = None
 
 
 def optional(found: Iterable[_Found]) -> Iterator[_Found]:

@@ -222,7 +222,11 @@ def _newest_assumed(
         (trial 26e, I) when one of them is the project's own declaration that every install of
         the project skips (``VerlDeclaration.no_deps``), a text naming that install
         (```Dockerfile:6` installs the project with --no-deps, so its `pyproject.toml:4
-        verl>=0.9.0` installs nothing there``) with the install's file and line.
+        verl>=0.9.0` installs nothing there``) with the install's file and line. A shell
+        install whose word holds an unquoted ``>`` (``VerlDeclaration.redirect``, trial 26e,
+        W3) is named as one that installs an unpinned verl (```setup.sh:2` installs an
+        unpinned verl (the unquoted `>` of `verl>=0.9.0` redirects the output to a file named
+        `=0.9.0`)``), never as a pin.
     """
     if not set_aside:
         if lacking is not None:
@@ -238,13 +242,25 @@ def _newest_assumed(
             "installed verl), so the config may not be accepted"
         )
         return reason, (path, int(line))
-    shown = ", ".join(f"`{_display(d.path)}:{d.line} {d.requirement}`" for d in set_aside[:3])
-    more = f" and {len(set_aside) - 3} more" if len(set_aside) > 3 else ""
-    verb = "is an environment's pin" if len(set_aside) == 1 else "are environments' pins"
+    # trial 26e, W3: a shell's unquoted ``verl>=0.9.0`` is no pin (the ``>`` redirects)
+    pins = [d for d in set_aside[:3] if d.redirect is None]
+    clauses = []
+    if pins:
+        shown = ", ".join(f"`{_display(d.path)}:{d.line} {d.requirement}`" for d in pins)
+        more = f" and {len(set_aside) - 3} more" if len(set_aside) > 3 else ""
+        verb = "is an environment's pin" if len(pins) == 1 and not more else "are environments' pins"
+        clauses.append(f"{shown}{more} {verb}, which may only lower the release")
+    for d in set_aside[:3]:
+        if d.redirect is not None:
+            clauses.append(
+                f"`{_display(d.path)}:{d.line}` installs an unpinned verl (the unquoted `>` of "
+                f"`{d.requirement}` redirects the output to a file named `{d.redirect}`)"
+            )
+    if not pins and len(set_aside) > 3:
+        clauses.append(f"and {len(set_aside) - 3} more")
     reason = (
         f"nothing the project declares says which verl runs ({lacking or 'no in-tree copy'}, verl pin of the "
-        f"project, verl-version or installed verl; {shown}{more} {verb}, which may only lower "
-        "the release), so the config may not be accepted"
+        f"project, verl-version or installed verl; {'; '.join(clauses)}), so the config may not be accepted"
     )
     return reason, (set_aside[0].path, set_aside[0].line)
 

@@ -291,7 +291,8 @@ def callee_parts(func: ast.expr, constant: Callable[[ast.Name], str | None] | No
     (``["cp", "get_..."]``), and a module loaded by a literal name:
     ``importlib.import_module("a.b").f`` and ``__import__("a.b", fromlist=[...]).f``
     (``[LOADED + "a.b", "f"]``; ``__import__`` without a ``fromlist`` gives the top
-    package), and a module looked up in ``sys.modules["a.b"]`` (the same). A trailing ``.__call__`` is the function itself (``f.__call__()`` calls
+    package), and a module looked up in ``sys.modules["a.b"]`` (the same), and an attribute
+    path read by ``operator.attrgetter("a.b")(x)`` (``[..x, "a", "b"]``). A trailing ``.__call__`` is the function itself (``f.__call__()`` calls
     ``f``). ``None`` for anything else.
 
     ``constant``, when given, reads the name given to ``getattr`` (trial 26e, M3:
@@ -327,6 +328,11 @@ def callee_parts(func: ast.expr, constant: Callable[[ast.Name], str | None] | No
                 continue
             return None
         if isinstance(node, ast.Call):
+            path = _attrgetter_path(node)
+            if path is not None:  # ``attrgetter("a.b")(x)`` reads ``x.a.b`` (trial 26e, M5)
+                parts.extend(reversed(path))
+                node = node.args[0]
+                continue
             last = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", None)
             args = node.args
             if last == "getattr" and isinstance(node.func, ast.Name) and len(args) == 2 and not node.keywords:
@@ -359,6 +365,37 @@ def callee_parts(func: ast.expr, constant: Callable[[ast.Name], str | None] | No
         return None
     parts.reverse()
     return parts
+
+
+def _attrgetter_path(node: ast.Call) -> list[str] | None:
+    """The dotted attribute path ``operator.attrgetter("a.b")(x)`` reads of ``x``
+    (``["a", "b"]``), for a call of ``attrgetter`` (``operator.attrgetter``, or the name
+    ``attrgetter``) with one literal string of identifiers joined by dots, applied to one
+    positional argument; ``None`` for anything else (several names give a tuple, a name
+    not literal cannot be read).
+
+    Source: the :mod:`operator` documentation, "``attrgetter('name.first')``: the call
+    ``f(b)`` returns ``b.name.first``" (trial 26e, M5).
+
+    Args:
+        node: the outer call (``attrgetter(...)(x)``).
+    """
+    getter = node.func
+    if not isinstance(getter, ast.Call) or len(node.args) != 1 or node.keywords \
+            or isinstance(node.args[0], ast.Starred):
+        return None
+    func = getter.func
+    named = (isinstance(func, ast.Name) and func.id == "attrgetter") or (
+        isinstance(func, ast.Attribute) and func.attr == "attrgetter"
+        and isinstance(func.value, ast.Name) and func.value.id == "operator"
+    )
+    if not named or len(getter.args) != 1 or getter.keywords:
+        return None
+    text = getter.args[0]
+    if not (isinstance(text, ast.Constant) and isinstance(text.value, str)):
+        return None
+    path = text.value.split(".")
+    return path if all(p.isidentifier() for p in path) else None
 
 
 class _Binding(NamedTuple):

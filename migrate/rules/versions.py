@@ -169,6 +169,9 @@ class VerlDeclaration(NamedTuple):
         no_deps: for the project's own declaration that every install of the project skips
             (trial 26e, I: ``pip install --no-deps -e .``), the first such install as
             ``file:line`` (``/repo/Dockerfile:3``, the file's absolute path); ``None`` otherwise.
+        redirect: for a shell install whose word holds an unquoted ``>`` (``pip install
+            verl>=0.9.0`` in a script: the shell installs an unpinned verl and writes to a
+            file ``=0.9.0``; trial 26e, W3), that file's name; ``None`` otherwise.
     """
 
     version: Version | None
@@ -179,6 +182,7 @@ class VerlDeclaration(NamedTuple):
     why: str
     local_path: str | None = None
     no_deps: str | None = None
+    redirect: str | None = None
 
 
 def declared_verl(start: str | os.PathLike[str], stop: str | os.PathLike[str] | None = None) -> VerlDeclaration | None:
@@ -561,6 +565,7 @@ def _declaration(found: _Found, why: str) -> VerlDeclaration:
         kind=found.kind,
         why=why,
         local_path=str(found.local_path) if found.local_path is not None else None,
+        redirect=found.redirect,
     )
 
 

@@ -7,6 +7,9 @@
 * W4: a namespace ``verl/`` (no ``__init__.py``) beside ``train.py`` was a copy "if anything
   puts it on sys.path"; ``python train.py`` does, and without a regular verl installed it is
   the one imported. The project is run before and after ``apply`` (and ``--thread-config``).
+* W3: an unquoted ``pip install verl>=0.9.0`` in ``setup.sh`` was called a ``>=0.9.0`` pin;
+  the shell reads ``>`` as a redirect (it installs any verl and writes a file ``=0.9.0``).
+  The outcome (an unsafe fix) stays; the reason says it installs an unpinned verl.
 """
 
 from __future__ import annotations
@@ -93,3 +96,57 @@ def test_a_namespace_copy_beside_the_script_is_said_to_be_imported(tmp_path: Pat
     assert run_cli("apply", *options, ".", cwd=root).returncode == 1
     assert (root / "train.py").read_text() == before
     assert _ran(root) == "ran {'old': 1}"
+
+
+TRAIN = (
+    "from verl.trainer.constants_ppo import get_ppo_ray_runtime_env\n\n\n"
+    "def main(config):\n    return get_ppo_ray_runtime_env()\n"
+)
+UNSAFE_HEAD = (
+    "train.py:5:12: PPO001 [*] `get_ppo_ray_runtime_env()` called without the config in scope; "
+    "pass `config` (unsafe fix: nothing the project declares says which verl runs (no in-tree copy, "
+    "verl pin of the project, verl-version or installed verl; "
+)
+UNSAFE_TAIL = (
+    "), so the config may not be accepted; declare the verl the project runs (e.g. `verl>=0.9` in "
+    "requirements.txt or pyproject.toml), or pass --verl-version)"
+)
+
+
+def test_an_unquoted_shell_pin_is_said_to_redirect(tmp_path: Path) -> None:
+    root = _write(tmp_path / "proj", {"setup.sh": "#!/bin/sh\npip install verl>=0.9.0\n", "train.py": TRAIN})
+    line = _concise(root)
+    assert line == UNSAFE_HEAD + (
+        "`setup.sh:2` installs an unpinned verl (the unquoted `>` of `verl>=0.9.0` redirects the "
+        "output to a file named `=0.9.0`)"
+    ) + UNSAFE_TAIL
+    assert "is an environment's pin" not in line
+    before = (root / "train.py").read_text()
+    assert run_cli("apply", ".", cwd=root).returncode == 1  # unsafe: not made without the flag
+    assert (root / "train.py").read_text() == before
+
+
+@pytest.mark.parametrize("word", ['"verl>=0.9.0"', "'verl>=0.9.0'", "verl\\>=0.9.0"])
+def test_a_quoted_shell_pin_is_still_a_pin(tmp_path: Path, word: str) -> None:
+    root = _write(tmp_path / "proj", {"setup.sh": f"#!/bin/sh\npip install {word}\n", "train.py": TRAIN})
+    assert _concise(root) == UNSAFE_HEAD + (
+        "`setup.sh:2 verl>=0.9.0` is an environment's pin, which may only lower the release"
+    ) + UNSAFE_TAIL
+
+
+@pytest.mark.parametrize(
+    ("body", "word", "target"),
+    [
+        (" verl>=0.9.0\n", "verl>=0.9.0", "=0.9.0"),
+        (" ray verl>=0.9.0 torch\n", "verl>=0.9.0", "=0.9.0"),
+        (" verl>>=0.9\n", "verl>>=0.9", "=0.9"),  # appends to the same file
+        (" verl>=0.9.0,<1\n", "verl>=0.9.0,<1", "=0.9.0,"),  # ``<1``: input from a file
+        (' "verl>=0.9.0"\n', "verl>=0.9.0", None),  # quoted: a pin
+        (" 'verl>=0.9.0'\n", "verl>=0.9.0", None),
+        (" verl==0.9.0\n", "verl==0.9.0", None),  # no ``>``
+    ],
+)
+def test_the_file_an_unquoted_redirect_writes(body: str, word: str, target: str | None) -> None:
+    from ppo_migrate.rules.install_pins import _redirect
+
+    assert _redirect(body, word) == target

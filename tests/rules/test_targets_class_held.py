@@ -481,3 +481,50 @@ def test_getattr_with_a_literal_name_is_found_and_fixed(tmp_path: Path) -> None:
     _apply(root)
     assert 'getattr(constants_ppo, "get_ppo_ray_runtime_env")(config)' in (root / "app.py").read_text()
     assert _ran(root, stub) == NEW
+
+
+#: trial 26e, M5: ``operator.attrgetter`` with a literal dotted path reads the function as
+#: ``getattr`` with a literal name does: the same finding and the same fix
+ATTRGETTERS = {
+    "operator-from-verl": (
+        "import operator\nimport verl\n",
+        'operator.attrgetter("trainer.constants_ppo.get_ppo_ray_runtime_env")(verl)',
+    ),
+    "imported-from-verl-trainer": (
+        "from operator import attrgetter\nimport verl.trainer\n",
+        'attrgetter("constants_ppo.get_ppo_ray_runtime_env")(verl.trainer)',
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(ATTRGETTERS))
+def test_attrgetter_with_a_literal_path_is_found_and_fixed(tmp_path: Path, case: str) -> None:
+    imports, getter = ATTRGETTERS[case]
+    body = f"""
+        {imports.replace(chr(10), chr(10) + " " * 8)}
+
+        def main(config):
+            return {getter}()
+        """
+    root = _project(tmp_path / "proj", body)
+    stub = verl_stub(tmp_path / "stub", VERL_09)
+    assert _ran(root, stub) == "ran None"
+    assert [f[:4] for f in _check(root)] == [("app.py", "PPO001", 10, "safe")]
+    _apply(root)
+    assert f"return {getter}(config)\n" in (root / "app.py").read_text()
+    assert _ran(root, stub) == NEW
+
+
+def test_attrgetter_of_another_function_is_not_a_target(tmp_path: Path) -> None:
+    body = """
+        from operator import attrgetter
+        import os
+
+
+        def main(config):
+            return attrgetter("path.basename")(os)("a/get_ppo_ray_runtime_env")
+        """
+    root = _project(tmp_path / "proj", body)
+    stub = verl_stub(tmp_path / "stub", VERL_09)
+    assert _ran(root, stub) == "ran get_ppo_ray_runtime_env"
+    assert _check(root) == []

@@ -16,7 +16,10 @@ RULE = Rule(
     "its calls could not be checked: the running Python's parser or compiler "
     "rejects it (a file using syntax newer than that Python too: run ppo-migrate "
     "with the project's Python), it is larger than 1 MiB, or it nests deeper than "
-    "500 levels.",
+    "500 levels. A Jupyter notebook (`*.ipynb`) that is not valid JSON, has no "
+    "`cells` list or a cell source that is neither a string nor a list of strings "
+    "is reported the same way (`not a readable notebook: ...`), as is a code cell "
+    "that does not parse (at its cell: `train.ipynb:cell 2:1:5`).",
     "Fix the syntax error, or exclude the file.",
     "",
     fix_safety=SAFETY_NONE_FILE,
