@@ -38,7 +38,9 @@ from ppo_migrate.rules.reasons import rejection_reason, unsafe_reason
 from ppo_migrate.rules.scopes import ScopeKind, ScopeTree, frames
 from ppo_migrate.rules.shims import MARKERS, VERSION_MARKERS, ShimDetector
 from ppo_migrate.rules.signatures import callee_signature
-from ppo_migrate.rules.targets import TargetFinder, callee_parts, configless_kind, dotted_parts
+from ppo_migrate.rules.targets import (
+    TargetFinder, callee_parts, configless_kind, dotted_parts, getattr_default,
+)
 from ppo_migrate.constants import CONFIG_PARAMETER
 from ppo_migrate.diagnostics import (
     NOTICE_SEPARATOR,
@@ -548,6 +550,22 @@ class ModuleAnalysis:
                 reason = gated
             applicability = "unsafe"
             message += f" (unsafe fix: {gated.short()})"
+        default = getattr_default(t.call.func)
+        if default is not None and not _takes_one_positional(default):
+            # ``getattr(cp, "get_...", lambda: {})()`` (trial 26f): where the module lacks
+            # the function, the default is called with the config
+            line, column = self.module.start(default)
+            spelled = " ".join(self.module.source_of(default).split())[:60]
+            fallback = Reason(
+                "getattr-default",
+                "`getattr`'s default is called instead where the module lacks the function, "
+                "and it may take no config",
+                (Related(self.path, line, column, f"the default `{spelled}`"),),
+            )
+            if applicability == "safe" or reason is None:
+                reason = fallback
+            applicability = "unsafe"
+            message += f" (unsafe fix: {fallback.short()})"
         if not in_effect.certain and applicability == "safe":
             # issue 26, family 3: nothing says which verl runs, the config may not be accepted
             applicability = "unsafe"
@@ -712,4 +730,18 @@ def _without_comments(text: str) -> str:
         lines[row - 1] = line[:start] + line[t.end[1]:]
     return "".join(lines)
 
+
+def _takes_one_positional(value: ast.expr) -> bool:
+    """Whether ``value`` is a ``lambda`` that accepts one positional argument (a parameter
+    without a default to fill, or ``*args``): ``lambda *a: {}``, ``lambda config=None: {}``;
+    or ``None``, whose call fails with or without a config."""
+    if isinstance(value, ast.Constant) and value.value is None:
+        return True
+    if not isinstance(value, ast.Lambda):
+        return False
+    a = value.args
+    return a.vararg is not None or bool(a.posonlyargs or a.args)
+
+
 __all__ = ["ModuleAnalysis", "SourceProblem", "analyse"]
+

@@ -335,7 +335,10 @@ def callee_parts(func: ast.expr, constant: Callable[[ast.Name], str | None] | No
                 continue
             last = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", None)
             args = node.args
-            if last == "getattr" and isinstance(node.func, ast.Name) and len(args) == 2 and not node.keywords:
+            if last == "getattr" and isinstance(node.func, ast.Name) and len(args) in (2, 3) \
+                    and not node.keywords and not any(isinstance(a, ast.Starred) for a in args):
+                # ``getattr(cp, "get_...", default)`` (trial 26f): the attribute, which verl's
+                # module has; its default is the check's (:func:`getattr_default`)
                 key = args[1]
                 text = key.value if isinstance(key, ast.Constant) else (
                     constant(key) if constant is not None and isinstance(key, ast.Name) else None)
@@ -365,6 +368,18 @@ def callee_parts(func: ast.expr, constant: Callable[[ast.Name], str | None] | No
         return None
     parts.reverse()
     return parts
+
+
+def getattr_default(func: ast.expr) -> ast.expr | None:
+    """The default of ``getattr(owner, "name", default)`` when ``func`` is such a call (the
+    callee of ``getattr(cp, "get_...", default)()``): where the owner lacks the attribute,
+    the default is called instead, with what the call passes; ``None`` for any other callee."""
+    if (
+        isinstance(func, ast.Call) and isinstance(func.func, ast.Name) and func.func.id == "getattr"
+        and len(func.args) == 3 and not func.keywords
+    ):
+        return func.args[2]
+    return None
 
 
 def _attrgetter_path(node: ast.Call) -> list[str] | None:
