@@ -292,7 +292,8 @@ def callee_parts(func: ast.expr, constant: Callable[[ast.Name], str | None] | No
     ``importlib.import_module("a.b").f`` and ``__import__("a.b", fromlist=[...]).f``
     (``[LOADED + "a.b", "f"]``; ``__import__`` without a ``fromlist`` gives the top
     package), and a module looked up in ``sys.modules["a.b"]`` (the same), and an attribute
-    path read by ``operator.attrgetter("a.b")(x)`` (``[..x, "a", "b"]``). A trailing ``.__call__`` is the function itself (``f.__call__()`` calls
+    path read by ``operator.attrgetter("a.b")(x)`` (``[..x, "a", "b"]``), and a module's
+    own name read by ``globals()["f"]`` (``["f"]``). A trailing ``.__call__`` is the function itself (``f.__call__()`` calls
     ``f``). ``None`` for anything else.
 
     ``constant``, when given, reads the name given to ``getattr`` (trial 26e, M3:
@@ -326,6 +327,13 @@ def callee_parts(func: ast.expr, constant: Callable[[ast.Name], str | None] | No
                 parts.append(key.value)
                 node = inner.value
                 continue
+            if isinstance(inner, ast.Call) and isinstance(inner.func, ast.Name) \
+                    and inner.func.id == "globals" and not inner.args and not inner.keywords \
+                    and key.value.isidentifier():
+                # ``globals()["get_..."]()`` (trial 26f, MISSED): the module's own name; a
+                # local of the same name in the calling function would be taken instead
+                parts.append(key.value)
+                break
             return None
         if isinstance(node, ast.Call):
             path = _attrgetter_path(node)
