@@ -210,7 +210,7 @@ class ShimDetector:
             child, parent = parent, parents.get(id(parent))
         return None
 
-    def _reads_verl_version(self, test: ast.expr, hops: int = 0) -> bool:
+    def _reads_verl_version(self, test: ast.AST, hops: int = 0) -> bool:
         for node in ast.walk(test):
             if isinstance(node, ast.Call) and node.args:
                 first = node.args[0]
@@ -233,7 +233,30 @@ class ShimDetector:
                 value = self._single_assignment(node)
                 if value is not None and self._reads_verl_version(value, hops + 1):
                     return True
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and hops < _MAX_HOPS:
+                # ``if _verl_09():`` with ``def _verl_09(): return version("verl") >= ...`` in
+                # the module (trial 26f): its body reads the version
+                helper = self._module_function(node.func)
+                if helper is not None and any(
+                    self._reads_verl_version(stmt, hops + 1) for stmt in helper.body
+                ):
+                    return True
         return False
+
+    def _module_function(self, name: ast.Name) -> ast.FunctionDef | None:
+        """The module-level ``def`` of ``name``'s module that ``name`` calls, when the module
+        binds the name once, by that ``def``; ``None`` otherwise."""
+        chain = self._ancestors(name)
+        module = chain[0] if chain else None
+        if not isinstance(module, ast.Module):
+            return None
+        cached = self._scope_binders.get(id(module))
+        if cached is None:
+            cached = self._scope_binders[id(module)] = (module, *_all_binders(module))
+        binders = cached[1].get(name.id, ())
+        if len(binders) == 1 and isinstance(binders[0], (ast.FunctionDef, ast.AsyncFunctionDef)):
+            return binders[0]  # type: ignore[return-value]
+        return None
 
     def _try_passes_config(self, handler: ast.ExceptHandler) -> bool:
         node = self._parents.get(id(handler))

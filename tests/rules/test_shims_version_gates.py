@@ -16,6 +16,12 @@ GATED = {
     ),
     "dunder": ("import verl\n", 'not verl.__version__.startswith("0.8")'),
     "feature": ("from verl.trainer import constants_ppo\n", 'hasattr(constants_ppo, "_uses_megatron")'),
+    # trial 26f: the test is a function of the module reading the version
+    "helper": (
+        'from importlib.metadata import version\n\n\ndef _verl_09():\n'
+        '    try:\n        return version("verl") >= "0.9"\n    except ValueError:\n        return False\n\n\n',
+        "_verl_09()",
+    ),
     "bound_once": (
         'import pkg_resources\nVERL = pkg_resources.get_distribution("verl").version\n',
         'VERL >= "0.9"',
