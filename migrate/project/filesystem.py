@@ -33,6 +33,7 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import os
+import posixpath
 import stat as _stat
 from typing import NamedTuple
 
@@ -82,6 +83,8 @@ def run_working_directory() -> Iterator[None]:
 
 
 _absolute: dict = {}
+#: ``os.path.isabs`` of a str is ``startswith("/")`` (posixpath's)
+_POSIX = os.path is posixpath
 _ABSOLUTE_KEPT = 1 << 16
 
 
@@ -98,7 +101,10 @@ def absolute(path: str | os.PathLike[str]) -> str:
         TypeError: ``path`` is no path (as ``abspath``).
     """
     path = os.fspath(path)
-    key = path if os.path.isabs(path) else (working_directory(), path)
+    if _POSIX and type(path) is str:  # ``os.path.isabs`` of a str, without its calls
+        key = path if path[:1] == "/" else (working_directory(), path)
+    else:
+        key = path if os.path.isabs(path) else (working_directory(), path)
     found = _absolute.get(key)
     if found is None:
         found = os.path.abspath(path)

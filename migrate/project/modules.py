@@ -69,6 +69,10 @@ def absolute_parent(path: Path | str) -> str:
         resolved).
     """
     p = os.fspath(path)
+    if type(p) is str and p:  # an answer kept already (only plain spellings are kept)
+        found = _parents.get(p if p[0] == "/" else (working_directory(), p))
+        if found is not None:
+            return found
     if (
         os.sep != "/" or os.altsep is not None or not isinstance(p, str) or not p
         or p.startswith("//") or p.startswith("./") or "/./" in p or "//" in p

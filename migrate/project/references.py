@@ -125,7 +125,19 @@ def package_root(path: str, package: tuple[str, ...]) -> Path | None:
     directory = absolute_parent(path)  # ``str(Path(path).absolute().parent)``
     for _ in package:
         directory = os.path.dirname(directory)
-    return Path(directory)
+    # one ``Path`` a folder (immutable, so shared): every file of a project asks it of the
+    # same root, several times a file, and ``pathlib`` builds one in ~10 us
+    found = _ROOT_PATHS.get(directory)
+    if found is None:
+        if len(_ROOT_PATHS) >= _ROOT_PATHS_KEPT:
+            _ROOT_PATHS.clear()
+        found = _ROOT_PATHS[directory] = Path(directory)
+    return found
+
+
+#: :func:`package_root`'s ``Path`` of each folder it gave (at most :data:`_ROOT_PATHS_KEPT`)
+_ROOT_PATHS: dict[str, Path] = {}
+_ROOT_PATHS_KEPT = 4096
 
 
 class Wanted(NamedTuple):

@@ -39,7 +39,7 @@ from ppo_migrate.rules.scopes import ScopeKind, ScopeTree, frames
 from ppo_migrate.rules.shims import MARKERS, VERSION_MARKERS, ShimDetector
 from ppo_migrate.rules.signatures import callee_signature
 from ppo_migrate.rules.targets import (
-    TargetFinder, callee_parts, configless_kind, dotted_parts, getattr_default,
+    TargetFinder, callee_parts, configless_kind, dotted_parts, getattr_default, spelled_targets,
 )
 from ppo_migrate.constants import CONFIG_PARAMETER
 from ppo_migrate.diagnostics import (
@@ -321,10 +321,9 @@ class ModuleAnalysis:
         test double, not one of these. Only a module whose text spells a target's whole
         qualified name is walked for its strings."""
         targets, text = self.matcher.targets, self.module.text
-        spelled = [t for t in targets if "." in t and t in text]
-        if not spelled:
+        wanted = spelled_targets(targets, text)
+        if not wanted:
             return []
-        wanted = frozenset(spelled)
         out: list[Diagnostic] = []
 
         def callee(func: ast.expr) -> list[str]:

@@ -233,12 +233,14 @@ class SelfAttributes:
 
     @functools.cached_property
     def _builtin_or_dunder_calls(self) -> list[ast.Call]:
-        """The calls of a builtin by its plain name and of ``<obj>.__setattr__``/
-        ``<obj>.__delattr__``, in source order."""
+        """The calls of the builtins ``setattr``, ``delattr`` and ``vars`` by their plain
+        name and of ``<obj>.__setattr__``/``<obj>.__delattr__``, in source order (the only
+        calls :meth:`_other_writes` reads: any other builtin's name is not resolved)."""
         return [
             call for call in self.module.facts.calls
             if (isinstance(call.func, ast.Attribute) and call.func.attr in ("__setattr__", "__delattr__"))
-            or (isinstance(call.func, ast.Name) and self._builtin(call.func) != set())
+            or (isinstance(call.func, ast.Name) and call.func.id in ("setattr", "delattr", "vars")
+                and self._builtin(call.func) != set())
         ]
 
     def _written_through(self, mapping: ast.expr, up: ast.AST | None) -> bool:

@@ -22,11 +22,18 @@ if TYPE_CHECKING:
     from ppo_migrate.rules.configs import ConfigFinder
 
 
-def _own_attributes(cls: ast.ClassDef) -> dict[str, list]:
+def _own_attributes(cls: ast.ClassDef, comprehensions: bool = True) -> dict[str, list]:
     """Attribute name -> ``(assigned value, annotation)`` pairs (``None`` when not known) of
     one class: names the
     class body binds, and ``<self>.X`` targets in its methods (``<self>`` being each
-    method's own first parameter; functions nested in a method included, nested classes not)."""
+    method's own first parameter; functions nested in a method included, nested classes not).
+
+    Args:
+        cls: the ``class`` statement.
+        comprehensions: ``False`` when the class holds no comprehension (its module's
+            :attr:`ppo_migrate.rules.module.ModuleFacts.comprehensions` says so): the
+            walk of the whole class for their attribute targets is skipped.
+    """
     out: dict[str, list] = {}
 
     def target(t: ast.AST, value, selfname: str | None, in_method: bool, annotation=None) -> None:
@@ -75,6 +82,8 @@ def _own_attributes(cls: ast.ClassDef) -> dict[str, list]:
                     walk(case.body, selfname, in_method)
 
     walk(cls.body, None, False)
+    if not comprehensions:
+        return out
     for node in ast.walk(cls):  # ``[0 for self.config in sweep]``: whatever it iterates
         if isinstance(node, ast.comprehension):
             for t in ast.walk(node.target):
@@ -274,10 +283,21 @@ class ClassConstruction:
                 continue
             for k, v in finder._class_attributes(base_def, seen).items():
                 out.setdefault(k, []).extend(v)
-        for k, v in _own_attributes(cls).items():
+        for k, v in _own_attributes(cls, self._holds_comprehension(cls)).items():
             out.setdefault(k, []).extend((self, value, annotation) for value, annotation in v)
         self._attrs[id(cls)] = out
         return out
+
+    def _holds_comprehension(self, cls: ast.ClassDef) -> bool:
+        """Whether a comprehension of this module may lie inside ``cls`` (its decorators,
+        bases and body): one whose target starts on a line the class statement spans,
+        decorators included (a superset, from the module's one walk)."""
+        found = self.module.facts.comprehensions
+        if not found:
+            return False
+        first = min([cls.lineno, *(d.lineno for d in cls.decorator_list)])
+        last = cls.end_lineno or cls.lineno
+        return any(first <= c.target.lineno <= last for c in found)
 
     def _base_class(self, base: ast.expr) -> tuple[ConfigFinder, ast.ClassDef] | None:
         """The definition of a base class: in this module (a name bound once, by a

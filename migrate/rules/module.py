@@ -272,6 +272,8 @@ class ModuleFacts:
         loads: identifier -> the ``Name`` nodes reading it.
         attributes: every ``ast.Attribute``.
         declarations: the module holds a ``global`` or ``nonlocal`` statement.
+        comprehensions: every ``ast.comprehension`` (the ``for ... in ...`` clauses of
+            comprehensions and generator expressions).
     """
 
     def __init__(self) -> None:
@@ -282,6 +284,7 @@ class ModuleFacts:
         self.loads: dict[str, list[ast.Name]] = {}
         self.attributes: list[ast.Attribute] = []
         self.declarations: bool = False
+        self.comprehensions: list[ast.comprehension] = []
 
 
 _BINDERS = (
@@ -294,7 +297,7 @@ _BINDERS = (
 #: that may hold child nodes other than leaf singletons (``ctx``: ``Load()``; ``op``,
 #: ``ops``: ``Add()``, ``Eq()``), which are not walked (see :func:`walk_facts`).
 _NODE_SPECS: dict[type, tuple[int, tuple[str, ...]]] = {}
-_K_OTHER, _K_CALL, _K_ATTRIBUTE, _K_BOOLOP, _K_IMPORT, _K_BINDER, _K_DECLARATION = range(7)
+_K_OTHER, _K_CALL, _K_ATTRIBUTE, _K_BOOLOP, _K_IMPORT, _K_BINDER, _K_DECLARATION, _K_COMPREHENSION = range(8)
 _LEAF_FIELDS = frozenset({"ctx", "op", "ops"})
 
 
@@ -312,6 +315,8 @@ def _node_spec(t: type) -> tuple[int, tuple[str, ...]]:
         kind = _K_BINDER
     elif issubclass(t, (ast.Global, ast.Nonlocal)):
         kind = _K_DECLARATION
+    elif issubclass(t, ast.comprehension):
+        kind = _K_COMPREHENSION
     else:
         kind = _K_OTHER
     spec = (kind, tuple(f for f in getattr(t, "_fields", ()) if f not in _LEAF_FIELDS))
@@ -383,6 +388,8 @@ def walk_facts(tree: ast.AST) -> tuple[SourceProblem | None, ModuleFacts]:
                 depth += max(n.count(".") for n in (module, *(a.name for a in node.names)))  # type: ignore[attr-defined]
             elif kind == _K_BINDER:
                 binders.append(node)
+            elif kind == _K_COMPREHENSION:
+                facts.comprehensions.append(node)  # type: ignore[arg-type]
             else:
                 facts.declarations = True
         if depth > max_nesting:

@@ -381,6 +381,13 @@ class _Builder:
 
     def annotation(self, node: ast.expr) -> None:
         if self.future_annotations:  # 3.10/3.11: an unlisted block; nothing recorded
+            t = type(node)
+            if t is ast.Name:  # ``config: DictConfig``: the name and its context, as the walk
+                self.node_scope[id(node)] = self.node_scope[id(node.ctx)] = self.cur
+                return
+            if t is ast.Constant:  # ``-> "T"``, ``-> None``: no child nodes
+                self.node_scope[id(node)] = self.cur
+                return
             for sub in ast.walk(node):
                 self.node_scope[id(sub)] = self.cur
             return

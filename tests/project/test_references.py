@@ -70,6 +70,17 @@ def test_a_files_package_root_is_the_folder_above_its_top_package(tmp_path: Path
     assert package_root("-", ()) is None and package_root("", ()) is None
 
 
+def test_the_files_of_a_project_share_their_roots_path(tmp_path: Path, monkeypatch) -> None:
+    """One ``Path`` a folder: files of the same project ask for their root many times."""
+    first = package_root(str(tmp_path / "a" / "b" / "m.py"), ("a", "b"))
+    assert first == tmp_path and isinstance(first, Path)
+    assert package_root(str(tmp_path / "a" / "n.py"), ("a",)) is first
+    monkeypatch.chdir(tmp_path / "..")
+    relative = package_root(f"{tmp_path.name}/script.py", ())
+    assert relative is first and str(relative) == str(tmp_path)
+    assert package_root(str(tmp_path / "a" / "b" / "m.py"), ("b",)) == tmp_path / "a"
+
+
 # ------------------------------------------------------------------ the run's tables
 def test_the_tables_are_a_runs_and_travel_to_a_spawned_worker() -> None:
     index = References()

@@ -1077,4 +1077,59 @@ def test_the_finder_s_concerns_share_no_name_and_each_stays_small() -> None:
     }
     assert {n: s for n, s in sizes.items() if s > 400} == {}
     assert {n: m for n, m in methods.items() if m > 25} == {}
-    assert sum(methods.values()) == 116  # every method of the one class it was, none lost
+    assert sum(methods.values()) == 117  # every method of the one class it was, none lost (+ _holds_comprehension)
+
+
+@pytest.mark.parametrize(
+    ("decorator", "inner", "applicability"),
+    [
+        ("", "pass", "safe"),
+        ("", "[0 for self.config in ()]", "unsafe"),  # the method rebinds it in a comprehension
+        ("@register([0 for x.config in ()])\n", "pass", "unsafe"),  # a decorator's, above the class line
+    ],
+)
+def test_a_comprehension_binding_the_attribute_in_the_class_weakens_it(decorator, inner, applicability) -> None:
+    """Only a class whose lines (decorators included) hold a comprehension is walked for
+    their attribute targets (:meth:`ClassConstruction._holds_comprehension`)."""
+    text = HEAD + "from omegaconf import DictConfig\n" + decorator + textwrap.dedent(f"""\
+        class R:
+            def __init__(self, config: DictConfig):
+                self.config = config
+            def run(self):
+                {inner}
+                return get_env()
+        SIZES = [len(s) for s in ("a", "bc")]
+        """)
+    result = process_text(text, "under_test.py", SETTINGS, fix=False)
+    assert [(d.code, d.message, d.fix.applicability if d.fix else None) for d in result.diagnostics] == [
+        ("PPO001", "`get_env()` called without the config in scope; pass `self.config`", applicability)
+    ]
+
+
+@pytest.mark.parametrize(
+    ("outside", "applicability"),
+    [
+        ("print(len([1]))", "safe"),  # other builtins write nothing
+        ("def use(t):\n    setattr(t, 'config', {})", "unsafe"),
+        ("def use(t):\n    vars(t)['config'] = {}", "unsafe"),
+        ("def use(t):\n    delattr(t, 'config')", "unsafe"),
+        ("def setattr(*a):\n    pass\ndef use(t):\n    setattr(t, 'config', {})", "safe"),  # not the builtin
+        ("def use(t):\n    setattr(t, 'other', {})", "safe"),
+        ("def use(t):\n    object.__setattr__(t, 'config', {})", "unsafe"),
+    ],
+)
+def test_only_the_writing_builtins_outside_the_class_weaken_its_attribute(outside, applicability) -> None:
+    """``setattr``, ``delattr`` and ``vars`` (the builtins, by their plain name) and
+    ``__setattr__`` may write ``self.config`` from outside the class
+    (:attr:`SelfAttributes._builtin_or_dunder_calls`); no other call is looked at."""
+    text = HEAD + "from omegaconf import DictConfig\n" + textwrap.dedent("""\
+        class R:
+            def __init__(self, config: DictConfig):
+                self.config = config
+            def run(self):
+                return get_env()
+        """) + outside + "\n"
+    result = process_text(text, "under_test.py", SETTINGS, fix=False)
+    assert [(d.code, d.fix.applicability if d.fix else None) for d in result.diagnostics] == [
+        ("PPO001", applicability)
+    ]

@@ -100,3 +100,18 @@ def test_cpython_bracket_limit_reads_nested_too_deeply() -> None:
 def test_valid_python_libcst_rejects_is_parsed() -> None:
     for text in ("(x): int = 1\n", "def f():\n    \\\n    return 1\n", "def f():\n\x0c  if 1:\n    return 1\n"):
         assert isinstance(parse(text, "m.py").tree, ast.Module)
+
+
+def test_the_facts_list_every_comprehension_clause() -> None:
+    m = parse(
+        "xs = [a for a in b if a for c in a]\n"
+        "def f():\n    return {k: v for k, v in d}, (g for g in h)\n"
+        "class C:\n    s = {self.x for self.x in ()}\n",
+        "m.py",
+    )
+    comprehensions = m.facts.comprehensions
+    assert all(isinstance(c, ast.comprehension) for c in comprehensions)
+    assert sorted((c.target.lineno, ast.unparse(c.target)) for c in comprehensions) == [
+        (1, "a"), (1, "c"), (3, "(k, v)"), (3, "g"), (5, "self.x"),
+    ]
+    assert parse("x = [1]\n", "m.py").facts.comprehensions == []

@@ -23,7 +23,7 @@ GATED = {
         "_verl_09()",
     ),
     "bound_once": (
-        'import pkg_resources\nVERL = pkg_resources.get_distribution("verl").version\n',
+        'import importlib.metadata\nVERL = importlib.metadata.distribution("verl").version\n',
         'VERL >= "0.9"',
     ),
 }

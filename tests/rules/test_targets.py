@@ -132,3 +132,32 @@ def test_a_matcher_is_built_once_for_the_same_tuple_of_targets() -> None:
     assert TargetMatcher.of(listed).targets == {"pkg.mod.f"}
     listed.append("pkg.mod.g")
     assert TargetMatcher.of(listed).targets == {"pkg.mod.f", "pkg.mod.g"}  # a list is never kept
+
+
+
+_SPELLED = frozenset({
+    "verl.trainer.constants_ppo.get_env", "constants_ppo.get_env", "cp.get_env",
+    "cp.get_env.get_env", "ppo_runtime.get_env", "é.get_env", "a.b.c", "b.c.a", "get_env", "x.",
+})
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("from verl.trainer.constants_ppo import get_env\nx = 'verl.trainer.constants_ppo.get_env'\n",
+         {"verl.trainer.constants_ppo.get_env", "constants_ppo.get_env"}),
+        ("y = 'xverl.trainer.constants_ppo.get_env'  # inside a longer word\n",
+         {"verl.trainer.constants_ppo.get_env", "constants_ppo.get_env"}),
+        ("cp.get_env(); cp.get_env.get_env; get_env()\n", {"cp.get_env", "cp.get_env.get_env"}),
+        ("a.b.c.a.b.c\n", {"a.b.c", "b.c.a"}),
+        ("nothing here but get_env and x\n", set()),
+        ("é.get_env and ppo_runtime.get_env\n", {"é.get_env", "ppo_runtime.get_env"}),
+        ("x.\n", {"x."}),
+    ],
+)
+def test_spelled_targets_are_exactly_the_dotted_targets_the_text_holds(text: str, expected: set) -> None:
+    from ppo_migrate.rules.targets import spelled_targets
+
+    found = spelled_targets(_SPELLED, text)
+    assert found == frozenset(expected)
+    assert found == frozenset(t for t in _SPELLED if "." in t and t in text)

@@ -97,3 +97,36 @@ def test_string_constants_reads_only_names_bound_once() -> None:
     assert string_constants(tree) == {"A": "a", "B": "b"}
     # a star import after the statement may rebind the name
     assert string_constants(ast.parse('A = "a"\nfrom m import *\nB = "b"\n')) == {"B": "b"}
+
+
+def test_module_constant_finds_the_file_once_a_run_per_folder(tmp_path: Path, monkeypatch) -> None:
+    """:func:`module_constant` looks up the file of a module once a run for every file of
+    a folder (a run makes and removes no files), and reads only a module that assigns the
+    name at its top level."""
+    from ppo_migrate.project import references
+    from ppo_migrate.project.snapshot import run_scope
+    from ppo_migrate.rules.targets import module_constant
+
+    write_tree(tmp_path, {
+        "names.py": 'A: str = "a"\nB = "b"\nB = "c"\n',
+        "late.py": 'def f():\n    global A\n    A = "x"\n',
+        "a.py": "", "b.py": "",
+    })
+    monkeypatch.chdir(tmp_path)
+    looked: list[str] = []
+    real = references.module_file
+
+    def counted(root, module, fs=None):
+        looked.append(module)
+        return real(root, module, fs)
+
+    monkeypatch.setattr(references, "module_file", counted)
+    with run_scope():
+        assert module_constant("a.py", (), "names", "A") == "a"
+        assert module_constant("b.py", (), "names", "A") == "a"
+        assert module_constant("b.py", (), "names", "B") is None  # bound twice
+        assert module_constant("a.py", (), "late", "A") is None  # only in a function
+        assert module_constant("a.py", (), "verl.trainer.constants_ppo", "A") is None
+        assert module_constant("b.py", (), "verl.trainer.constants_ppo", "A") is None
+        assert module_constant("-", (), "names", "A") is None
+    assert looked == ["names", "late", "verl.trainer.constants_ppo"]
