@@ -85,9 +85,10 @@ _IN_FLIGHT_PER_WORKER = 2
 # worker still gets about this many tasks of what is left, so that the last ones are single
 # files. Each task costs the parent ~0.5 ms of its threads' CPU (the executor's queues,
 # pickles and wake-ups), which competes with the workers for the cores: 200 one-file tasks
-# of benchmark item 12's files cost ~0.1 s of it.
-_CHUNK_FILES = 8
-_CHUNKS_AHEAD = 4
+# of benchmark item 12's files cost ~0.1 s of it (44 tasks of up to 8 files ~0.03 s; 24 of
+# up to 16, each worker two tasks' worth ahead until the last single files, ~0.015 s).
+_CHUNK_FILES = 16
+_CHUNKS_AHEAD = 2
 # How long stopped workers get to finish a write before they are killed.
 _STOP_GRACE_SECONDS = 5.0
 # How often the parent looks at a stop request while it waits for the workers.
@@ -1764,7 +1765,7 @@ def _chunk(left: int, workers: int) -> int:
     """How many of the ``left`` files still to hand out go into the next task: up to
     :data:`_CHUNK_FILES`, so that each of the ``workers`` gets about :data:`_CHUNKS_AHEAD`
     tasks of them (one file a task near the end: no worker waits long for another's last
-    task). 200 files on two workers: 44 tasks, 18 of 8 files and the last 15 of one."""
+    task). 200 files on two workers: 24 tasks, 9 of 16 files and the last 7 of one."""
     return max(1, min(_CHUNK_FILES, left // (workers * _CHUNKS_AHEAD)))
 
 
