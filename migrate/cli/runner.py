@@ -934,7 +934,7 @@ def _after(progress: Callable[[int, int, str], None] | None, done: int):
     return lambda i, total, path: progress(done + i, done + total, path)
 
 
-def _import_analysis(full: bool = False) -> None:
+def _import_analysis(full: bool = False, diff: bool = False) -> None:
     """Import the modules every candidate's analysis needs, once, before the first file (a
     scout's parent while the scout walks; the pool's parent before it forks its workers).
 
@@ -942,6 +942,8 @@ def _import_analysis(full: bool = False) -> None:
         full: also those only a fixable call needs (the config resolver and its flow
             analysis, the shims' detector, the caller phase, the declared verl's readers): a
             pool's workers would each import them again.
+        diff: also the unified diff's (``difflib``), which each worker of ``apply --diff``
+            imported at its first diff.
     """
     import ppo_migrate.rules.check
     import ppo_migrate.rules.signatures
@@ -957,6 +959,9 @@ def _import_analysis(full: bool = False) -> None:
         # ~50 ms of imports per worker (benchmark items 9 and 10)
         import ppo_migrate.rules.versions
         import ppo_migrate.project.import_roots  # noqa: F401
+    if diff:
+        import difflib  # noqa: F401 - the matcher of a changed stretch, imported at its first use
+        import ppo_migrate.edits.unified_diff  # noqa: F401
 
 
 def _run(
@@ -1616,7 +1621,7 @@ def _run_pool(
         # imported once here, inherited by every worker: each candidate needs them, and a
         # worker importing them itself repeats ~13 ms of imports per worker (issue 13's
         # profile of the verl tree)
-        _import_analysis(full=True)
+        _import_analysis(full=True, diff=mode is Mode.DIFF)
         if candidates:
             first = candidates[0]
             _warm_for_the_fork(first, settings_of.get(first, settings) if settings_of else settings)
