@@ -85,9 +85,10 @@ _IN_FLIGHT_PER_WORKER = 2
 # worker still gets about this many tasks of what is left, so that the last ones are single
 # files. Each task costs the parent ~0.5 ms of its threads' CPU (the executor's queues,
 # pickles and wake-ups), which competes with the workers for the cores: 200 one-file tasks
-# of benchmark item 12's files cost ~0.1 s of it.
-_CHUNK_FILES = 8
-_CHUNKS_AHEAD = 4
+# of benchmark item 12's files cost ~0.1 s of it (44 tasks of up to 8 files ~0.03 s; 24 of
+# up to 16, each worker two tasks' worth ahead until the last single files, ~0.015 s).
+_CHUNK_FILES = 16
+_CHUNKS_AHEAD = 2
 # How long stopped workers get to finish a write before they are killed.
 _STOP_GRACE_SECONDS = 5.0
 # How often the parent looks at a stop request while it waits for the workers.
@@ -933,7 +934,7 @@ def _after(progress: Callable[[int, int, str], None] | None, done: int):
     return lambda i, total, path: progress(done + i, done + total, path)
 
 
-def _import_analysis(full: bool = False) -> None:
+def _import_analysis(full: bool = False, diff: bool = False) -> None:
     """Import the modules every candidate's analysis needs, once, before the first file (a
     scout's parent while the scout walks; the pool's parent before it forks its workers).
 
@@ -941,6 +942,8 @@ def _import_analysis(full: bool = False) -> None:
         full: also those only a fixable call needs (the config resolver and its flow
             analysis, the shims' detector, the caller phase, the declared verl's readers): a
             pool's workers would each import them again.
+        diff: also the unified diff's (``difflib``), which each worker of ``apply --diff``
+            imported at its first diff.
     """
     import ppo_migrate.rules.check
     import ppo_migrate.rules.signatures
@@ -956,6 +959,9 @@ def _import_analysis(full: bool = False) -> None:
         # ~50 ms of imports per worker (benchmark items 9 and 10)
         import ppo_migrate.rules.versions
         import ppo_migrate.project.import_roots  # noqa: F401
+    if diff:
+        import difflib  # noqa: F401 - the matcher of a changed stretch, imported at its first use
+        import ppo_migrate.edits.unified_diff  # noqa: F401
 
 
 def _run(
@@ -1615,7 +1621,7 @@ def _run_pool(
         # imported once here, inherited by every worker: each candidate needs them, and a
         # worker importing them itself repeats ~13 ms of imports per worker (issue 13's
         # profile of the verl tree)
-        _import_analysis(full=True)
+        _import_analysis(full=True, diff=mode is Mode.DIFF)
         if candidates:
             first = candidates[0]
             _warm_for_the_fork(first, settings_of.get(first, settings) if settings_of else settings)
@@ -1764,7 +1770,7 @@ def _chunk(left: int, workers: int) -> int:
     """How many of the ``left`` files still to hand out go into the next task: up to
     :data:`_CHUNK_FILES`, so that each of the ``workers`` gets about :data:`_CHUNKS_AHEAD`
     tasks of them (one file a task near the end: no worker waits long for another's last
-    task). 200 files on two workers: 44 tasks, 18 of 8 files and the last 15 of one."""
+    task). 200 files on two workers: 24 tasks, 9 of 16 files and the last 7 of one."""
     return max(1, min(_CHUNK_FILES, left // (workers * _CHUNKS_AHEAD)))
 
 

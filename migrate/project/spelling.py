@@ -131,6 +131,13 @@ def mentions(data: bytes, wanted: set[str] | frozenset[str] | Names) -> bool:
     return spelled is None or bool(spelled)
 
 
+def plain_word(name: str) -> bool:
+    """Whether ``name`` is a word of ASCII letters, digits and ``_`` (not empty): the names a
+    bytes pattern's ``\\b`` bounds as :func:`identifiers` does."""
+    spelled = encoded(name)
+    return bool(spelled) and not spelled.translate(None, _WORD_BYTES)
+
+
 def _whole(data: bytes, start: int, end: int) -> bool:
     """Whether ``data[start:end]`` is a whole word: no letter, digit or ``_`` on either side."""
     return not (start and _WORD.match(data, start - 1)) and not _WORD.match(data, end)
@@ -189,5 +196,5 @@ def hands_on_unspelled(data: bytes) -> bool:
 
 __all__ = [
     "MANY_NAMES", "WORDS_UP_TO", "Names", "binds_by_name", "encoded", "hands_on_unspelled", "identifiers",
-    "loads_by_name", "mentions", "module_import_pattern", "names", "spells",
+    "loads_by_name", "mentions", "module_import_pattern", "names", "plain_word", "spells",
 ]

@@ -284,23 +284,28 @@ def _judge(
         # a file is read further only when it spells a wanted function, class or global: a
         # method's calls are judged in the files that name its class (``run`` alone is
         # spelled by most files of a tree, verl's: 355 of 825 parsed for nothing)
-        short = {fq.rpartition(".")[2] for fq in wanted} | {w.method for ws in wanted.values() for w in ws if w.method}
+        short: set[str] = set()
         more: dict[str, list[_Wanted]] = defaultdict(list)
         # name -> the one file whose own analysis judged every use of it there (skipped)
         skips: dict[str, set[str | None]] = defaultdict(set)
-        for fq, entries in wanted.items():
-            for w in entries:
-                skips[w.method or fq.rpartition(".")[2]].add(w.skip)
-        own = {n: next(iter(k)) for n, k in skips.items() if len(k) == 1 and None not in k}
         # the files a wanted subclass, re-export or function was found in (it may be used there)
-        homes = {w.home for entries in wanted.values() for w in entries if w.home}
+        homes: set[str] = set()
         # what the run's reference index is asked: each name with its module and the file it
         # was found in (a relative import reaches it from inside that file's package only)
-        asked = {
-            Wanted(fq.rpartition(".")[2], fq.rpartition(".")[0], w.home or w.skip or "")
-            for fq, entries in wanted.items()
-            for w in entries
-        }
+        asked: set[Wanted] = set()
+        # one pass over the wanted names, each split once (benchmark item 12: 9,000 entries,
+        # split four times over in four passes: ~10 ms of the judgement's ~60 ms)
+        for fq, entries in wanted.items():
+            module, _, last = fq.rpartition(".")
+            short.add(last)
+            for w in entries:
+                if w.method:
+                    short.add(w.method)
+                skips[w.method or last].add(w.skip)
+                if w.home:
+                    homes.add(w.home)
+                asked.add(Wanted(last, module, w.home or w.skip or ""))
+        own = {n: next(iter(k)) for n, k in skips.items() if len(k) == 1 and None not in k}
         renamed: list[tuple[str, str, str]] = []
         #: files with references a re-export found later may resolve: judged again then
         unresolved: dict[str, set[str]] = {}
