@@ -84,7 +84,7 @@ from ppo_migrate.files import decode_text, utf8_text
 from ppo_migrate.patterns import lazy_pattern
 from ppo_migrate.project.snapshot import current
 
-__all__ = ["checkout_installs", "install_pins", "project_installs", "workflow_checkout_installs"]
+__all__ = ["checkout_installs", "install_pins", "project_installs", "python_commands", "workflow_checkout_installs"]
 
 #: ``scope -> the pins``, one reading per repository per run
 _PINS: dict[str, tuple[_Found, ...]] = {}
@@ -172,6 +172,11 @@ def install_pins(scope: str | os.PathLike[str]) -> tuple[_Found, ...]:
                 for line, command in _nox_commands(text):
                     found.extend(_commands("\n" * (line - 1) + command, path, root, everything, seen))
                 continue
+            if kind == "python":
+                if b"install" in data and _NAMES_VERL.search(data) is not None:
+                    for line, command in python_commands(path):
+                        found.extend(_commands("\n" * (line - 1) + command, path, root, everything, seen))
+                continue
             matrix = _workflow_matrix(text) if workflows else None
             commands = list(_commands(text, path, root, everything, seen, matrix))
             if b"clone" in data or b"actions/checkout" in data:  # verl's own install instructions
@@ -235,6 +240,8 @@ def _kind(name: str, workflows: bool) -> str | None:
         return "devcontainer"
     if name == "noxfile.py":
         return "noxfile"
+    if name.endswith(".py"):
+        return "python"
     lower = name.lower()
     if lower.endswith(_SHELL_SUFFIXES):  # a shell's own extension, as ``.sh``
         return "text"
@@ -322,6 +329,118 @@ def _nox_commands(text: str) -> Iterator[tuple[int, str]]:
             yield node.lineno, "pip install " + " ".join(shlex.quote(w) if "$" not in w else f'"{w}"' for w in words)
         elif node.func.attr in ("run", "run_install", "run_always"):
             yield node.lineno, " ".join(shlex.quote(w) if "$" not in w else f'"{w}"' for w in words)
+
+
+#: a file that names verl in any case (``verl==0.8.0``, ``CLUSTER_VERL``): the only Python
+#: files parsed for install commands
+_NAMES_VERL = lazy_pattern(rb"(?i)verl")
+#: the functions (by their last name) whose string arguments are a command they run: ``os``'s,
+#: ``subprocess``'s, invoke's and fabric's ``Context.run``/``sudo``/``local``, IPython's
+#: ``system``/``run_line_magic``/``getoutput``
+_RUNS_COMMANDS = frozenset(
+    {
+        "system", "popen", "run", "call", "check_call", "check_output", "Popen", "getoutput",
+        "getstatusoutput", "sudo", "local", "run_line_magic", "spawnl", "spawnlp", "execl", "execlp",
+    }
+)
+#: what a Python word that cannot be read stands for in a command (it names no package)
+_UNREAD_WORD = "${PYTHON_ARGUMENT}"
+
+
+def python_commands(path: str) -> list[tuple[int, str]]:
+    """``(line, shell command)`` of the install commands a Python file runs (trial 26f,
+    ``g2_tests_conftest_pip_install``: a session fixture's ``subprocess.check_call(
+    [sys.executable, "-m", "pip", "install", CLUSTER_VERL])`` installs verl 0.8.0 where the
+    tests run).
+
+    Read with :mod:`ast` (the run's snapshot parses the file once), in any ``*.py`` file, the
+    tests' included (their install commands run; only their other strings are a test's data,
+    :mod:`ppo_migrate.project.mentions`):
+
+    * a call with a list or tuple argument (``subprocess.run([...])``, ``check_call``,
+      ``Popen``, ``os.execv(sys.executable, [...])``), or a name bound to one (``CMD =
+      [...]``, ``run(CMD)``): its elements as one command's words;
+    * a call of a function that runs a command (:data:`_RUNS_COMMANDS`: ``os.system``,
+      ``subprocess.run``, invoke's and fabric's ``c.run``, IPython's ``run_line_magic``)
+      whose arguments are all words: two or more are one command's words
+      (``run_line_magic("pip", "install verl==0.8.0")``), one is a shell command
+      (``os.system("pip install verl==0.8.0")``, ``subprocess.run("pip install ...",
+      shell=True)``); ``print("pip install verl==0.8.0")`` is a message.
+
+    A word is a string literal, a name bound once in the file to a string literal
+    (``CLUSTER_VERL = "verl==0.8.0"``), ``sys.executable`` (``python``), an f-string (its
+    holes cannot be read: ``verl=={v}`` is a verl whose release cannot be read), else an
+    argument that cannot be read (it names no package). Only the commands that spell an
+    install (:data:`_INSTALL`: ``pip install``, ``python -m pip install``, ``uv pip
+    install``, ``conda install`` ...) are returned; what ``echo`` prints is not one.
+
+    Args:
+        path (str): the Python file.
+
+    Returns:
+        The commands in the order the tree is walked; ``[]`` when the file does not parse.
+        Never raises.
+    """
+    import ast
+
+    try:
+        tree = current().source(path).tree()
+    except Exception:  # noqa: BLE001 - unreadable or not Python: it runs no command
+        return []
+    constants: dict[str, str | None] = {}
+    sequences: dict[str, ast.List | ast.Tuple] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Assign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for target in targets:
+                if isinstance(target, ast.Name):
+                    value = node.value
+                    text = value.value if isinstance(value, ast.Constant) and isinstance(value.value, str) else None
+                    # bound twice (or to something else): which value runs cannot be read
+                    constants[target.id] = text if target.id not in constants or constants[target.id] == text else None
+                    if isinstance(value, (ast.List, ast.Tuple)):  # ``CMD = [...]`` then ``run(CMD)``
+                        sequences[target.id] = value
+
+    def word(node: ast.expr) -> str | None:
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            return node.value
+        if isinstance(node, ast.Name) and constants.get(node.id) is not None:
+            return constants[node.id]
+        if isinstance(node, ast.Attribute) and node.attr == "executable" and isinstance(node.value, ast.Name) and node.value.id == "sys":
+            return "python"
+        if isinstance(node, ast.JoinedStr):
+            return "".join(
+                v.value if isinstance(v, ast.Constant) and isinstance(v.value, str) else _UNREAD_WORD
+                for v in node.values
+            )
+        return None
+
+    def joined(words: list[str | None]) -> str:
+        return " ".join(
+            _UNREAD_WORD if w is None else f'"{w}"' if "$" in w else shlex.quote(w) for w in words
+        )
+
+    found: list[tuple[int, str]] = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        commands: list[str] = []
+        for arg in node.args:
+            if isinstance(arg, ast.Name) and arg.id in sequences:
+                arg = sequences[arg.id]
+            if isinstance(arg, (ast.List, ast.Tuple)):
+                commands.append(joined([word(e) for e in arg.elts]))
+        func = node.func
+        called = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+        words = [word(arg) for arg in node.args]
+        if commands or called not in _RUNS_COMMANDS:
+            pass  # ``print("pip install verl==0.8.0")``: a message, not a command
+        elif len(words) > 1 and all(w is not None for w in words):
+            commands.append(" ".join(w for w in words if w is not None))  # the magic's line
+        elif len(words) == 1 and words[0] is not None:
+            commands.append(words[0].replace("\n", " ; "))
+        found.extend((node.lineno, c) for c in commands if _INSTALL.search(c) is not None)
+    return found
 
 
 #: ``PIP_CONSTRAINT=file`` (a script's, a Dockerfile's ``ENV``, a workflow's ``env:``)
