@@ -368,8 +368,9 @@ def python_commands(path: str) -> list[tuple[int, str]]:
       shell=True)``); ``print("pip install verl==0.8.0")`` is a message.
 
     A word is a string literal, a name bound once in the file to a string literal
-    (``CLUSTER_VERL = "verl==0.8.0"``), ``sys.executable`` (``python``), an f-string (its
-    holes cannot be read: ``verl=={v}`` is a verl whose release cannot be read), else an
+    (``CLUSTER_VERL = "verl==0.8.0"``), ``sys.executable`` (``python``), an f-string (a
+    hole that is such a name takes its value, ``V = "0.8.0"``, ``f"verl=={V}"``; any other
+    hole cannot be read: ``verl=={v}`` is a verl whose release cannot be read), else an
     argument that cannot be read (it names no package). Only the commands that spell an
     install (:data:`_INSTALL`: ``pip install``, ``python -m pip install``, ``uv pip
     install``, ``conda install`` ...) are returned; what ``echo`` prints is not one.
@@ -408,9 +409,13 @@ def python_commands(path: str) -> list[tuple[int, str]]:
             return constants[node.id]
         if isinstance(node, ast.Attribute) and node.attr == "executable" and isinstance(node.value, ast.Name) and node.value.id == "sys":
             return "python"
-        if isinstance(node, ast.JoinedStr):
+        if isinstance(node, ast.JoinedStr):  # ``f"verl=={V}"``: a hole a bound name fills, plain
             return "".join(
-                v.value if isinstance(v, ast.Constant) and isinstance(v.value, str) else _UNREAD_WORD
+                v.value if isinstance(v, ast.Constant) and isinstance(v.value, str)
+                else constants[v.value.id]
+                if isinstance(v, ast.FormattedValue) and v.conversion == -1 and v.format_spec is None
+                and isinstance(v.value, ast.Name) and constants.get(v.value.id) is not None
+                else _UNREAD_WORD
                 for v in node.values
             )
         return None
