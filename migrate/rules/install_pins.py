@@ -84,7 +84,10 @@ from ppo_migrate.files import decode_text, utf8_text
 from ppo_migrate.patterns import lazy_pattern
 from ppo_migrate.project.snapshot import current
 
-__all__ = ["checkout_installs", "install_pins", "project_installs", "python_commands", "workflow_checkout_installs"]
+__all__ = [
+    "checkout_installs", "install_pins", "project_installs", "python_commands", "uninstalled_runs",
+    "workflow_checkout_installs",
+]
 
 #: ``scope -> the pins``, one reading per repository per run
 _PINS: dict[str, tuple[_Found, ...]] = {}
@@ -1181,3 +1184,128 @@ def _names_folder(word: str, folders: set[str]) -> bool:
     ``/`` aside: ``.[dev]``, ``/app/``)."""
     bare = re.sub(r"\[[^\]]*\]$", "", word.strip())
     return bare in folders or (bare.rstrip("/") or "/") in folders
+
+
+#: ``scope -> the image runs of code never installed``, one reading per repository per run
+_UNINSTALLED_RUNS: dict[str, tuple[tuple[str, int, str], ...]] = {}
+#: a Dockerfile's instruction that runs Python: ``CMD python train.py``, ``ENTRYPOINT
+#: ["python3", "-m", "app"]``, ``RUN python prepare.py``, ``CMD torchrun ...`` (exec or shell
+#: form; ``python -m pip`` is an install, not the project's code)
+_RUNS_PYTHON = lazy_pattern(
+    r"(?:^[ \t]*(?:CMD|ENTRYPOINT|RUN)[ \t]+(?:\[[ \t]*[\"']?)?|(?:&&|\|\||;)[ \t\\\n]*)"
+    r"(?:env[ \t]+(?:\w+=\S*[ \t]+)*)?(?:\S*/)?"
+    r"(?:python[\d.]*|torchrun|accelerate[\"', \t]+launch|deepspeed)[\"']?(?![\w.-])"
+    r"(?![\"', \t]+-m[\"', \t]+pip\b)",
+    re.MULTILINE | re.IGNORECASE,
+)
+#: installs of a project other than ``pip install .``/``-e .``: a resolver's sync of its lock,
+#: setuptools' own install, a wheel the build made
+_OTHER_PROJECT_INSTALL = lazy_pattern(
+    r"\b(?:uv[ \t]+sync|poetry[ \t]+install|pdm[ \t]+(?:install|sync)|pipenv[ \t]+(?:install|sync)"
+    r"|hatch[ \t]+(?:env[ \t]+create|run)|pixi[ \t]+(?:install|run)|conda[ \t]+env[ \t]+(?:create|update)"
+    r"|mamba[ \t]+env[ \t]+(?:create|update)|micromamba[ \t]+(?:create|install)[^\n]*[ \t]-f\b"
+    r"|setup\.py[ \t]+(?:install|develop)|\.whl\b)",
+    re.IGNORECASE,
+)
+#: a Dockerfile's ``FROM`` and its image (``FROM --platform=... image AS stage``)
+_FROM = lazy_pattern(r"^[ \t]*FROM[ \t]+(?:--\S+[ \t]+)*(\S+)", re.MULTILINE | re.IGNORECASE)
+
+
+def uninstalled_runs(scope: str | os.PathLike[str]) -> tuple[tuple[str, int, str], ...]:
+    """The Dockerfiles of the repository at ``scope`` that run the project's code in an image
+    whose verl the tool cannot know, and never install the project (trial 26f,
+    ``g3_dockerfile_never_installs_project``: ``FROM ghcr.io/mylab/rl-base:2025.03``, ``pip
+    install -r requirements.txt`` without verl, ``COPY . /app``, ``CMD python train.py``; the
+    verl that runs is the base image's, and ``pyproject.toml``'s ``verl>=0.9.0`` installs
+    nothing there).
+
+    A Dockerfile (``Dockerfile``, ``Containerfile``, ``Dockerfile.*``, ``*.Dockerfile``)
+    counts when all hold:
+
+    * a ``CMD``, ``ENTRYPOINT`` or ``RUN`` runs Python (``python``, ``python3``,
+      ``torchrun``, ``accelerate launch``, ``deepspeed``; exec or shell form; ``python -m pip``
+      is not the project's code);
+    * it installs no verl the tool reads (:func:`install_pins`' commands of the file, a verl
+      checkout's install, a ``FROM`` of verl's own image naming its release: those decide as
+      before);
+    * it never installs the project: no ``pip install .``/``-e .``/the folder ``COPY .``
+      fills (:func:`project_installs`, ``--no-deps`` or not), no ``uv sync``, ``poetry
+      install``, ``pdm install``, ``pipenv install``, ``hatch``/``pixi`` environment, ``conda
+      env create``, ``setup.py install``/``develop``, wheel install, nor ``pip install <the
+      project's name>`` (``[project] name`` of the folder's ``pyproject.toml``).
+
+    Args:
+        scope (str | os.PathLike[str]): the repository root.
+
+    Returns:
+        ``(Dockerfile, line of the first instruction running Python, the last FROM's
+        image)`` per such Dockerfile, in walk order; kept for the process. Never raises.
+    """
+    from ppo_migrate.project.import_roots import _dockerfile, _read, _reader
+    from ppo_migrate.project.tree import repository_listing
+
+    root = os.path.abspath(os.fspath(scope))
+    cached = _UNINSTALLED_RUNS.get(root)
+    if cached is not None:
+        return cached
+    try:
+        listing = repository_listing(root)
+    except Exception:  # noqa: BLE001 - an unreadable repository runs nothing
+        _UNINSTALLED_RUNS[root] = ()
+        return ()
+    everything = [os.path.join(d, n) for d, names in listing.folders.items() for n in names]
+    installed = {path for path, _, _ in project_installs(root)}
+    found: list[tuple[str, int, str]] = []
+    for directory, names in listing.folders.items():
+        for name in names:
+            if _reader(name) is not _dockerfile:
+                continue
+            path = os.path.join(directory, name)
+            if path in installed:
+                continue
+            data = _read(path)
+            if data is None:
+                continue
+            text = decode_text(utf8_text(data), "replace")
+            shell = _exec_form_as_shell(text)
+            run = _RUNS_PYTHON.search(shell)
+            images = _FROM.findall(text)
+            if run is None or not images:
+                continue
+            if any(True for _ in _verl_images(text, path)) or any(True for _ in _commands(text, path, root, everything, set())):
+                continue  # it installs (or its image states) a verl: that pin decides
+            if "clone" in text and any(True for _ in checkout_installs(shell, path, "dockerfile")):
+                continue
+            if _OTHER_PROJECT_INSTALL.search(shell) is not None or _installs_by_name(shell, directory):
+                continue
+            found.append((path, shell.count("\n", 0, run.start()) + 1, images[-1]))
+    result = _UNINSTALLED_RUNS[root] = tuple(found)
+    return result
+
+
+def _installs_by_name(text: str, directory: str) -> bool:
+    """Whether ``text`` runs ``pip install <name>`` of the project whose ``pyproject.toml``
+    is in ``directory`` (its ``[project] name`` or poetry's ``[tool.poetry] name``, PEP 503
+    normalised, extras and specifiers allowed)."""
+    import tomllib
+
+    from ppo_migrate.project.import_roots import _read
+
+    data = _read(os.path.join(directory, "pyproject.toml"))
+    if data is None:
+        return False
+    try:
+        table = tomllib.loads(decode_text(data, "replace"))
+    except (tomllib.TOMLDecodeError, ValueError):
+        return False
+    names = {table.get("project", {}).get("name"), table.get("tool", {}).get("poetry", {}).get("name")}
+    wanted = {re.sub(r"[-_.]+", "-", n).lower() for n in names if isinstance(n, str)}
+    if not wanted:
+        return False
+    for m in _INSTALL.finditer(text):
+        end = _END.search(text, m.end())
+        for word in text[m.end() : end.start() if end else len(text)].split():
+            bare = re.split(r"[\[<>=!~;@ ]", word.strip("\"'"), maxsplit=1)[0]
+            if re.sub(r"[-_.]+", "-", bare).lower() in wanted:
+                return True
+    return False

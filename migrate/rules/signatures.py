@@ -222,17 +222,25 @@ def _newest_assumed(
         (trial 26e, I) when one of them is the project's own declaration that every install of
         the project skips (``VerlDeclaration.no_deps``), a text naming that install
         (```Dockerfile:6` installs the project with --no-deps, so its `pyproject.toml:4
-        verl>=0.9.0` installs nothing there``) with the install's file and line.
+        verl>=0.9.0` installs nothing there``) with the install's file and line; (trial 26f)
+        when a Dockerfile runs the project's code without installing it
+        (``VerlDeclaration.image``), a text naming its instruction and image (```Dockerfile:6`
+        runs the project's code in `ghcr.io/lab/rl-base:2025.03`, whose verl ppo-migrate
+        cannot know, and never installs the project, so its ...``).
     """
     if not set_aside:
         if lacking is not None:
             return NEWEST_ASSUMED.replace("no in-tree copy", lacking, 1), (None, 1)
         return NEWEST_ASSUMED, (None, 1)
     skipped = next((d for d in set_aside if d.no_deps is not None), None)
-    if skipped is not None and skipped.no_deps is not None:  # trial 26e, I
+    if skipped is not None and skipped.no_deps is not None:  # trial 26e, I; trial 26f
         path, _, line = skipped.no_deps.rpartition(":")
+        how = (
+            "installs the project with --no-deps" if skipped.image is None
+            else f"runs the project's code in `{skipped.image}`, whose verl ppo-migrate cannot know, and never installs the project"
+        )
         reason = (
-            f"`{_display(path)}:{line}` installs the project with --no-deps, so its "
+            f"`{_display(path)}:{line}` {how}, so its "
             f"`{_display(skipped.path)}:{skipped.line} {skipped.requirement}` installs nothing there and nothing "
             f"else the project declares says which verl runs ({lacking or 'no in-tree copy'}, verl-version or "
             "installed verl), so the config may not be accepted"

@@ -151,3 +151,84 @@ def test_python_commands_reads_argv_lists_strings_and_constants(tmp_path: Path) 
         (11, 'pip install "verl==${PYTHON_ARGUMENT}"'),
         (13, "conda install -y verl=0.4.0"),
     ]
+
+
+#: the lab's image: its verl is 0.8 (the tag does not say so)
+IMAGE = "FROM ghcr.io/mylab/rl-base:2025.03\n"
+
+#: shape -> (files beside pyproject.toml, the instruction running Python as ``file:line``)
+NEVER_INSTALLED = {
+    # the trial's project
+    "requirements-without-verl": (
+        {
+            "Dockerfile": IMAGE + "COPY requirements.txt /tmp/requirements.txt\nRUN pip install -r /tmp/requirements.txt\n"
+            'COPY . /app\nWORKDIR /app\nCMD ["python", "train.py"]\n',
+            "requirements.txt": "omegaconf\n",
+        },
+        "Dockerfile:6",
+    ),
+    # shell form, in a folder of its own; a requirements file naming verl>=0.9 it never installs
+    "docker-folder-shell-form": (
+        {
+            "docker/Dockerfile": IMAGE + "COPY . /workspace\nRUN cd /workspace && \\\n    python -c 'import train'\n",
+            "requirements.txt": "verl>=0.9.0\n",
+        },
+        "docker/Dockerfile:3",
+    ),
+}
+
+
+@pytest.mark.parametrize("shape", sorted(NEVER_INSTALLED))
+def test_an_image_that_never_installs_the_project_is_not_decided_by_its_pins(tmp_path: Path, shape: str) -> None:
+    files, run = NEVER_INSTALLED[shape]
+    root, site = launcher_project(tmp_path, {"pyproject.toml": PYPROJECT, **files}, VERL_08)
+    assert launcher_ran(root, site) == "ran None"
+
+    found = only_finding(root)
+    assert (found["code"], found["location"]["row"], found["fix"]["applicability"]) == ("PPO001", CALL_LINE, "unsafe")
+    assert found["reason"]["kind"] == "newest-assumed"
+    assert found["reason"]["text"].startswith(
+        f"`{run}` runs the project's code in `ghcr.io/mylab/rl-base:2025.03`, whose verl ppo-migrate cannot know, "
+        "and never installs the project, so its `"
+    )
+    path, line = run.rsplit(":", 1)
+    assert [(r["filename"], r["location"]["row"]) for r in found["reason"]["lines"]] == [(str(root / path), int(line))]
+    _applied_and_ran(root, site)
+
+
+#: counter-case -> files beside pyproject.toml: the image installs the project or a verl, or runs no Python
+DECIDING = {
+    "installs-the-project": {"Dockerfile": IMAGE + "COPY . /app\nRUN pip install /app\nCMD python /app/train.py\n"},
+    "uv-sync": {"Dockerfile": IMAGE + "COPY . /app\nWORKDIR /app\nRUN uv sync --frozen\nCMD python train.py\n"},
+    "installs-by-name": {"Dockerfile": IMAGE + "RUN pip install 'proj[gpu]==0.1.0'\nCOPY train.py .\nCMD python train.py\n"},
+    "installs-verl": {"Dockerfile": IMAGE + "RUN pip install 'verl>=0.9.1'\nCOPY . /app\nCMD python /app/train.py\n"},
+    "runs-no-python": {"Dockerfile": "FROM nginx:1.27\nCOPY docs/ /usr/share/nginx/html\nCMD nginx -g 'daemon off;'\n"},
+}
+
+
+@pytest.mark.parametrize("case", sorted(DECIDING))
+def test_an_image_that_installs_the_project_or_verl_keeps_the_fix(tmp_path: Path, case: str) -> None:
+    root, site = launcher_project(tmp_path, {"pyproject.toml": PYPROJECT, **DECIDING[case]}, VERL_09)
+    found = only_finding(root)
+    assert (found["code"], found["fix"]["applicability"]) == ("PPO001", "safe"), found["message"]
+    assert "never installs" not in found["message"]
+    proc = run_cli("apply", "--exit-zero", ".", cwd=root)
+    assert proc.returncode == 0, proc.stderr
+    assert (root / "train.py").read_text() == FIXED
+    assert launcher_ran(root, site) == "ran {'trainer': 2}"
+
+
+def test_uninstalled_runs_names_the_instruction_and_the_last_image(tmp_path: Path) -> None:
+    from ppo_migrate.rules.install_pins import uninstalled_runs
+
+    root = tmp_path / "repo"
+    (root / ".git").mkdir(parents=True)
+    (root / "pyproject.toml").write_text(PYPROJECT)
+    (root / "Containerfile").write_text(
+        "FROM python:3.11 AS build\nRUN apt-get install -y python3 python3-pip\n"
+        "FROM --platform=linux/amd64 ghcr.io/lab/base:1 AS run\nRUN python3 -m pip install ray\n"
+        'COPY . /srv\nENTRYPOINT ["/usr/bin/python3", "-m", "train"]\n'
+    )
+    (root / "Dockerfile.dev").write_text(IMAGE + "COPY . /app\nRUN pip install -e /app\nCMD python /app/train.py\n")
+    with run_scope():
+        assert uninstalled_runs(str(root)) == ((str(root / "Containerfile"), 6, "ghcr.io/lab/base:1"),)
