@@ -85,7 +85,12 @@ from ppo_migrate.patterns import lazy_pattern
 from ppo_migrate.project.snapshot import current
 
 __all__ = [
-    "checkout_installs", "install_pins", "project_installs", "python_commands", "uninstalled_runs",
+    "checkout_installs",
+    "inline_script_pins",
+    "install_pins",
+    "project_installs",
+    "python_commands",
+    "uninstalled_runs",
     "workflow_checkout_installs",
 ]
 
@@ -162,7 +167,10 @@ def install_pins(scope: str | os.PathLike[str]) -> tuple[_Found, ...]:
                 data = utf8_text(data)
             if data is not None and b"verl" in data and b"FROM" in data.upper():
                 found.extend(_verl_images(decode_text(data, "replace"), path))
-            if data is None or not (b"install" in data or b"add" in data or b"PIP_CONSTRAINT" in data):
+            if data is None or not (
+                b"install" in data or b"add" in data or b"PIP_CONSTRAINT" in data or b"--with" in data
+                or b"--spec" in data or b"pip-run" in data or (kind == "python" and (data.startswith(b"#!") or b"/// script" in data))
+            ):
                 continue
             if kind == "maybe-script" and not _shell_shebang(data):
                 continue
@@ -176,9 +184,16 @@ def install_pins(scope: str | os.PathLike[str]) -> tuple[_Found, ...]:
                     found.extend(_commands("\n" * (line - 1) + command, path, root, everything, seen))
                 continue
             if kind == "python":
-                if b"install" in data and _NAMES_VERL.search(data) is not None:
+                if _NAMES_VERL.search(data) is None:
+                    continue
+                if b"install" in data:
                     for line, command in python_commands(path):
                         found.extend(_commands("\n" * (line - 1) + command, path, root, everything, seen))
+                if data.startswith(b"#!"):  # ``#!/usr/bin/env -S uv run --with verl==0.8.0 python``
+                    shebang = decode_text(data.split(b"\n", 1)[0][2:], "replace")
+                    found.extend(_commands(_run_with_installs(shebang, commented=True), path, root, everything, seen))
+                if b"/// script" in data:
+                    found.extend(inline_script_pins(decode_text(data, "replace"), Path(path)))
                 continue
             matrix = _workflow_matrix(text) if workflows else None
             commands = list(_commands(text, path, root, everything, seen, matrix))
@@ -193,6 +208,8 @@ def install_pins(scope: str | os.PathLike[str]) -> tuple[_Found, ...]:
                 commands.extend(checkouts)
             found.extend(commands)
             found.extend(_constraint_variables(text, path, root, everything, seen))
+            if b"--with" in data or b"--spec" in data or b"pip-run" in data:
+                found.extend(_commands(_run_with_installs(text), path, root, everything, seen))
     result = _PINS[root] = tuple(found)
     return result
 
@@ -337,6 +354,112 @@ def _nox_commands(text: str) -> Iterator[tuple[int, str]]:
 #: a file that names verl in any case (``verl==0.8.0``, ``CLUSTER_VERL``): the only Python
 #: files parsed for install commands
 _NAMES_VERL = lazy_pattern(rb"(?i)verl")
+#: a command that runs something with packages it installs first: ``uv run --with X``, ``uvx
+#: --with X tool``, ``uv tool run --with X``, ``pipx run --spec X``, ``pip-run X -- ...``
+_RUN_WITH = lazy_pattern(
+    r"(?:^|(?<=[\s;&|(`\"'\[]))(?:\S*/)?(?P<tool>uv[ \t]+run|uvx|uv[ \t]+tool[ \t]+run|pipx[ \t]+run|pip-run)"
+    r"(?![\w-])[^\n;&|]*"
+)
+
+
+def _run_with_installs(text: str, commented: bool = False) -> str:
+    """``text`` with each command that installs packages before it runs (:data:`_RUN_WITH`;
+    trial 26f, ``h2_shebang_uv_run_with``: ``#!/usr/bin/env -S uv run --with verl==0.8.0
+    python``) written as the ``pip install`` of those packages, on its own line; every other
+    line empty (lines are kept). A commented line is skipped unless ``commented`` (a
+    shebang's text, its ``#!`` dropped).
+
+    Args:
+        text (str): a shell-like text (a script, a Dockerfile, a workflow, a shebang line).
+        commented (bool): read a command after a ``#`` too.
+
+    Returns:
+        The text of the installs, as :func:`_commands` reads them. Never raises.
+    """
+    lines = text.split("\n")
+    out = [""] * len(lines)
+    for number, line in enumerate(lines):
+        for m in _RUN_WITH.finditer(line):
+            if not commented and _COMMENTED.search(line[: m.start()]):
+                continue
+            body = m.group(0)[m.end("tool") - m.start() :]
+            try:
+                tokens = shlex.split(body)
+            except ValueError:
+                tokens = body.split()
+            tool = re.sub(r"\s+", " ", m.group("tool"))
+            packages: list[str] = []
+            i = 0
+            while i < len(tokens):
+                token = tokens[i]
+                i += 1
+                if tool == "pip-run":  # ``pip-run verl==0.8.0 -- script.py``: the packages come first
+                    if token == "--":
+                        break
+                    if not token.startswith("-"):
+                        packages.append(token)
+                    continue
+                option, eq, value = token.partition("=")
+                if option in ("--with", "-w", "--spec", "--with-editable"):
+                    if not eq and i < len(tokens):
+                        value = tokens[i]
+                        i += 1
+                    if value:
+                        packages.append(value)
+            if packages:
+                out[number] += " ; pip install " + " ".join(shlex.quote(p) for p in packages)
+    return "\n".join(out)
+
+
+def inline_script_pins(text: str, path: Path) -> Iterator[_Found]:
+    """The verl requirements of a script's inline metadata (PEP 723, "Inline script
+    metadata": a ``# /// script`` block, TOML after each line's ``# ``, whose
+    ``dependencies`` ``uv run``, ``pipx run`` and ``hatch run`` install for the script; trial
+    26f, ``h2_pep723_inline_script``).
+
+    The script runs with that environment: the project's code it imports runs there too,
+    so its pins count as an install command's (they may lower the release).
+
+    Args:
+        text (str): the Python file's text.
+        path (Path): the file.
+
+    Yields:
+        ``_Found`` per requirement naming verl, at its line. Never raises.
+    """
+    import tomllib
+
+    lines = text.splitlines()
+    for start, line in enumerate(lines):
+        if line.rstrip() != "# /// script":
+            continue
+        body: list[str] = []
+        for end in range(start + 1, len(lines)):
+            if lines[end].rstrip() == "# ///":
+                break
+            if lines[end] != "#" and not lines[end].startswith("# "):
+                return  # not a metadata block
+            body.append(lines[end][2:])
+        else:
+            return
+        try:
+            dependencies = tomllib.loads("\n".join(body)).get("dependencies")
+        except (tomllib.TOMLDecodeError, ValueError):
+            return
+        if not isinstance(dependencies, list):
+            return
+        for requirement in dependencies:
+            if not isinstance(requirement, str):
+                continue
+            line_number = next(
+                (start + 2 + k for k, b in enumerate(body) if requirement in b), start + 1
+            )
+            found = _from_requirement(requirement, path, line_number, lock_pins=True)
+            if found is not None:
+                yield found
+        return
+
+
 #: the functions (by their last name) whose string arguments are a command they run: ``os``'s,
 #: ``subprocess``'s, invoke's and fabric's ``Context.run``/``sudo``/``local``, IPython's
 #: ``system``/``run_line_magic``/``getoutput``
