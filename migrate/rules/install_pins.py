@@ -505,12 +505,16 @@ def python_commands(path: str) -> list[tuple[int, str]]:
         path (str): the Python file.
 
     Returns:
-        The commands in the order the tree is walked; ``[]`` when the file does not parse.
-        Never raises.
+        The commands in the order the tree is walked; ``[]`` when the file does not parse or
+        is larger than :data:`ppo_migrate.constants.MAX_SOURCE_CHARS`. Never raises.
     """
     import ast
 
+    from ppo_migrate.constants import MAX_SOURCE_CHARS
+
     try:
+        if current().fs.stat(path).st_size > MAX_SOURCE_CHARS:
+            return []  # the analysis refuses to parse it too (PPO902): a huge tree takes gigabytes
         tree = current().source(path).tree()
     except Exception:  # noqa: BLE001 - unreadable or not Python: it runs no command
         return []

@@ -43,6 +43,13 @@ OLD = {
     "url: https://host/verl-0.7.1.tar.gz": "verl-0.7.1.tar.gz",
     "pip install git+https://github.com/org/verl.git@v0.8.0": "verl.git@v0.8.0",
     "pip install verl==0.8.0  # the cluster's": "verl==0.8.0",  # the comment comes after it
+    # trial 26f (B7): HPC environments named after a release
+    "module load cuda/12.4 verl/0.8.0": "verl/0.8.0",
+    "spack load py-verl@0.8.0": "py-verl@0.8.0",
+    "source /shared/envs/verl-0.8.0/bin/activate": "verl-0.8.0",
+    "apptainer exec --nv /shared/images/verl-0.8.0.sif python train.py": "verl-0.8.0",
+    "srun --container-image=/shared/sqsh/verl_0.8.0.sqsh python train.py": "verl_0.8.0",
+    "conda activate verl0.8": "verl0.8",
 }
 
 #: text -> why it is no mention of an old verl
@@ -65,6 +72,10 @@ NOT_OLD = {
     "pip install git+https://github.com/org/verl.git@v0.8.0-backport": "a branch, not a release tag",
     "# pip install verl==0.8.0": "a comment installs nothing",
     "RUN pip install ray  # was verl==0.8.0": "a comment after a command",
+    "conda activate verl-0.9.1": "0.9.1",
+    "source /envs/verl-recipe-0.8.0/bin/activate": "another package",
+    "module load myverl/0.8.0": "another package",
+    "python verl/trainer/main_ppo.py": "a path without a release",
 }
 
 
@@ -369,7 +380,7 @@ def test_a_python_file_is_parsed_only_when_it_spells_a_version_of_verl(tmp_path:
 
 @pytest.mark.parametrize("text", [
     "PIN = 'verl==0.8.0'", "f'verl=={v}'", "'git+https://x/verl.git@v0.8.0'", "{'verl': '^0.8'}",
-    "('verl', '==0.8')", "'vendor/verl-0.8.0.zip'", "'verl[vllm]<0.9'",
+    "('verl', '==0.8')", "'vendor/verl-0.8.0.zip'", "'verl[vllm]<0.9'", "'/envs/verl_0.8.0'", "'verl/0.8.0'",
 ])
 def test_the_parse_prefilter_lets_every_form_through(text: str) -> None:
     """Each form the Python search finds passes the cheap test that decides the parse

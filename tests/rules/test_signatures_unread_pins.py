@@ -13,6 +13,7 @@ launcher raises, as the reason says.
 from __future__ import annotations
 
 import functools
+import re
 from pathlib import Path
 
 import pytest
@@ -154,6 +155,22 @@ FORMATS: dict[str, tuple[dict[str, str], str, int]] = {
 }
 
 
+# trial 26f (REPORT.md B7): HPC ways of choosing the old release, each alone in a job script
+FORMATS.update({
+    "lmod-module-load": ({
+        **NEW_PIN,
+        "jobs/train.sbatch": "#!/bin/bash\n#SBATCH -N 1\nmodule purge\nmodule load cuda/12.4 verl/0.8.0\nsrun python train.py\n",
+    }, "jobs/train.sbatch", 4),
+    "spack-load": ({**NEW_PIN, "scripts/env.sh": "#!/bin/bash\n# cluster software stack\nspack load py-verl@0.8.0\n"},
+                   "scripts/env.sh", 3),
+    "apptainer-sif": ({
+        **NEW_PIN,
+        "jobs/run.sh": "#!/bin/bash\napptainer exec --nv /shared/images/verl-0.8.0.sif python train.py\n",
+    }, "jobs/run.sh", 2),
+    "shared-venv": ({**NEW_PIN, "jobs/run.sh": "#!/bin/bash\nsource /shared/envs/verl_0.8.0/bin/activate\npython train.py\n"},
+                    "jobs/run.sh", 2),
+})
+
 #: trial 26f: an install command in Python is read as an install (``install_pins.python_commands``,
 #: like a shell script's): the release it installs decides, a PPO005 naming it
 READ_IN_PYTHON = {case: FORMATS.pop(case) for case in ("invoke-c-run", "nbconvert-pip-magic", "subprocess-pip")}
@@ -197,7 +214,7 @@ def test_an_old_verl_in_an_unread_format_makes_the_fix_unsafe(tmp_path: Path, ca
         reason = finding["reason"]
         assert reason["kind"] == "unread-pin", reason
         assert (_rel(root, reason["lines"][0]["filename"]), reason["lines"][0]["location"]["row"]) == (where, line), reason
-        assert f"`{where}:{line}` mentions verl" in reason["text"], reason["text"]
+        assert re.search(rf"`{re.escape(where)}:{line}` mentions (?:py-)?verl", reason["text"]), reason["text"]
         assert "in a file whose pins ppo-migrate does not read" in reason["text"], reason["text"]
     message = found[0]["message"]
     assert "(unsafe fix: " in message and f"`{where}:{line}` mentions" in message, message
