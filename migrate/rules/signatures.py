@@ -1090,7 +1090,7 @@ class SignatureResolver:
         if not mentions:
             return answer
         first = mentions[0]
-        place = f"`{_display(first.path)}:{first.line}` mentions {first.written} in a file whose pins ppo-migrate does not read"
+        place = f"`{_display(first.path)}:{first.line}` mentions {first.written} in a line ppo-migrate does not read as a pin or an install"
         if len(mentions) > 1:
             place += f" ({len(mentions) - 1} more such mention{'s' if len(mentions) > 2 else ''})"
         if answer.source == "unknown":

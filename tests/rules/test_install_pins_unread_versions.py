@@ -160,7 +160,7 @@ def test_a_template_version_in_an_unread_file_makes_the_fix_unsafe(tmp_path: Pat
     place = found["reason"]["lines"][0]
     assert (_rel(root, place["filename"]), place["location"]["row"]) == (where, line), found["reason"]
     assert f"`{where}:{line}` mentions verl" in found["message"], found["message"]
-    assert "in a file whose pins ppo-migrate does not read" in found["message"], found["message"]
+    assert "in a line ppo-migrate does not read as a pin or an install" in found["message"], found["message"]
     proc = run_cli("apply", "--exit-zero", "--unsafe-fixes", ".", cwd=root)
     assert proc.returncode == 0, proc.stderr
     failed = _run(root, site)
@@ -208,7 +208,7 @@ def test_nothing_deciding_says_what_is_assumed(tmp_path: Path) -> None:
     (found,) = _check(root)
     assert found["callee"] == (
         "nothing ppo-migrate reads says which verl runs, and `deps/runtime.txt:1` mentions verl==0.8.0 "
-        "in a file whose pins ppo-migrate does not read: passing the config is an unsafe fix"
+        "in a line ppo-migrate does not read as a pin or an install: passing the config is an unsafe fix"
     ), found["callee"]
 
 

@@ -215,7 +215,7 @@ def test_an_old_verl_in_an_unread_format_makes_the_fix_unsafe(tmp_path: Path, ca
         assert reason["kind"] == "unread-pin", reason
         assert (_rel(root, reason["lines"][0]["filename"]), reason["lines"][0]["location"]["row"]) == (where, line), reason
         assert re.search(rf"`{re.escape(where)}:{line}` mentions (?:py-)?verl", reason["text"]), reason["text"]
-        assert "in a file whose pins ppo-migrate does not read" in reason["text"], reason["text"]
+        assert "in a line ppo-migrate does not read as a pin or an install" in reason["text"], reason["text"]
     message = found[0]["message"]
     assert "(unsafe fix: " in message and f"`{where}:{line}` mentions" in message, message
     if "requirements.txt" in files:
