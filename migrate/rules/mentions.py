@@ -30,7 +30,9 @@ a longer name (``myverl``, ``verl-recipe``, ``verl_tools`` are other packages):
 * an **environment named after a release** (trial 26f, HPC clusters): an environment module
   ``verl/0.8.0`` (``module load``), spack's ``py-verl@0.8.0``, a path component or file name
   ``verl-0.8.0``/``verl_0.8.0``/``verl0.8`` (a shared venv's ``bin/activate``, ``conda
-  activate verl-0.8.0``, an Apptainer ``verl-0.8.0.sif``, an enroot ``verl_0.8.0.sqsh``);
+  activate verl-0.8.0``, an Apptainer ``verl-0.8.0.sif``, an enroot ``verl_0.8.0.sqsh``), in
+  the text formats, not in a Python string (a path to a checkout there is a test's or a
+  benchmark's);
 * an **image of verl's own** whose tag names its release (trial 26e), in any image
   reference: ``verlai/verl:app-verl0.8-vllm0.10.2-...`` holds verl 0.8 wherever it is named
   (a KubeRay or compose ``image:``, a workflow's ``container:``, SkyPilot's ``image_id:
@@ -273,7 +275,7 @@ _ENTRY_LINES = 8
 #: (``"verl", "==0.8"``), or ``-`` and a digit (``verl-0.8.0.zip``): a superset of the
 #: forms above, each of which spells one; a plain import of verl does not.
 _MAY_PIN = re.compile(
-    r"verl(?:\.git)?(?:[\"']\s*[:,]|\s*(?:\[[^\]]*\]\s*)?[=<>~!@:]|[-_/]?v?\d)", re.IGNORECASE
+    r"verl(?:\.git)?(?:[\"']\s*[:,]|\s*(?:\[[^\]]*\]\s*)?[=<>~!@:]|-\d)", re.IGNORECASE
 )
 _COMMENT = lazy_pattern(r"(?:^|(?<=\s))#")
 
@@ -341,7 +343,9 @@ def text_mentions(text: str, kind: str = "text") -> list[tuple[int, str]]:
                 found.setdefault((number, m.start("name")), m.group(0).lstrip("/"))
         for m in _DISTRIBUTION_GLOB.finditer(line):
             found.setdefault((number, m.start("name")), m.group(0))
-        for m in _ENVIRONMENT.finditer(line):  # trial 26f: a module, a spack spec, an env's or image's name
+        for m in _ENVIRONMENT.finditer(line) if kind != "plain" else ():
+            # trial 26f: a module, a spack spec, an env's or image's name, in a job script;
+            # not in a Python string (``wheels / "verl-0.8.0"``: a benchmark's checkout)
             if _old_release(m.group("version")) and not any(
                 (number, at) in found for at in (m.start("name"), m.start("whole"))
             ):

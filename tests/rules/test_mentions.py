@@ -79,6 +79,14 @@ NOT_OLD = {
 }
 
 
+def test_an_environment_name_is_a_mention_in_a_script_not_in_a_python_string() -> None:
+    """Trial 26f: ``conda activate verl-0.8.0`` in a job script is one; a Python string
+    naming a folder ``verl-0.8.0`` (a benchmark's checkout of that release) is not."""
+    assert text_mentions("source /envs/verl-0.8.0/bin/activate\n", "text") == [(1, "verl-0.8.0")]
+    assert text_mentions("/envs/verl-0.8.0", "plain") == []
+    assert python_mentions(ast.parse('wheels = root / "verl-0.8.0"\n')) == []
+
+
 @pytest.mark.parametrize("text", sorted(OLD))
 def test_an_old_verl_is_a_mention(text: str) -> None:
     assert text_mentions("first line\n" + text + "\n", "text") == [(2, OLD[text])]
@@ -380,7 +388,7 @@ def test_a_python_file_is_parsed_only_when_it_spells_a_version_of_verl(tmp_path:
 
 @pytest.mark.parametrize("text", [
     "PIN = 'verl==0.8.0'", "f'verl=={v}'", "'git+https://x/verl.git@v0.8.0'", "{'verl': '^0.8'}",
-    "('verl', '==0.8')", "'vendor/verl-0.8.0.zip'", "'verl[vllm]<0.9'", "'/envs/verl_0.8.0'", "'verl/0.8.0'",
+    "('verl', '==0.8')", "'vendor/verl-0.8.0.zip'", "'verl[vllm]<0.9'",
 ])
 def test_the_parse_prefilter_lets_every_form_through(text: str) -> None:
     """Each form the Python search finds passes the cheap test that decides the parse

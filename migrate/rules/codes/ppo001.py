@@ -46,7 +46,7 @@ _FIX_SAFETY = (
     "that opens it), a `hatch.toml`, `pixi.lock`, `conda-lock.yml`, an Apptainer `%post`, "
     "SkyPilot's `setup:`, a Ray `runtime_env` or `--runtime-env-json`, KubeRay's "
     "`runtimeEnvYAML`, a Python string that runs pip with words the tool cannot read "
-    "(`c.run('pip install verl==%(v)s' % ...)`), or a cluster environment named after a "
+    "(a `%` template, `c.run(... % {...})`), or a cluster environment named after a "
     "release (`module load verl/0.8.0`, `spack load py-verl@0.8.0`, `verl-0.8.0.sif`): the "
     "reason (`unread-pin`) names that file and line. Such a mention in a comment, in "
     "documentation (`.md`, `.rst`, notebooks), in the tests' Python files, in prose of a "
