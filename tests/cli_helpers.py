@@ -157,7 +157,7 @@ def _children() -> set[int]:
 def _fresh_caches() -> None:
     """Empty the caches a new process would start without (keyed by path and time stamp, or
     by project root: a test rewriting a file or a setting between two runs must see it)."""
-    from ppo_migrate.rules import signatures, versions
+    from ppo_migrate.rules import install_pins, signatures, versions
     from ppo_migrate.edits import import_sections
     from ppo_migrate.project import import_roots, references, tree
 
@@ -165,6 +165,9 @@ def _fresh_caches() -> None:
     import_sections._cached.cache_clear()
     signatures._RESOLVERS.clear()  # the callee in effect, per directory of a run
     versions._FOLDERS.clear()  # the folders holding dependency files, per project
+    install_pins._PINS.clear()  # the install commands' pins, per repository
+    install_pins._PROJECT_INSTALLS.clear()  # the installs of the project, per repository
+    install_pins._UNINSTALLED_RUNS.clear()  # the images running the code uninstalled (trial 26f)
     tree._LISTINGS.clear()  # the one walk of a repository (copies of verl, import roots)
     tree._UNLISTED.clear()  # its search of ignored folders and environments
     import_roots._DECLARED.clear()  # the folders a repository's files put on sys.path

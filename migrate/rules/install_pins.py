@@ -84,7 +84,15 @@ from ppo_migrate.files import decode_text, utf8_text
 from ppo_migrate.patterns import lazy_pattern
 from ppo_migrate.project.snapshot import current
 
-__all__ = ["checkout_installs", "install_pins", "project_installs", "workflow_checkout_installs"]
+__all__ = [
+    "checkout_installs",
+    "inline_script_pins",
+    "install_pins",
+    "project_installs",
+    "python_commands",
+    "uninstalled_runs",
+    "workflow_checkout_installs",
+]
 
 #: ``scope -> the pins``, one reading per repository per run
 _PINS: dict[str, tuple[_Found, ...]] = {}
@@ -159,7 +167,10 @@ def install_pins(scope: str | os.PathLike[str]) -> tuple[_Found, ...]:
                 data = utf8_text(data)
             if data is not None and b"verl" in data and b"FROM" in data.upper():
                 found.extend(_verl_images(decode_text(data, "replace"), path))
-            if data is None or not (b"install" in data or b"add" in data or b"PIP_CONSTRAINT" in data):
+            if data is None or not (
+                b"install" in data or b"add" in data or b"PIP_CONSTRAINT" in data or b"--with" in data
+                or b"--spec" in data or b"pip-run" in data or (kind == "python" and (data.startswith(b"#!") or b"/// script" in data))
+            ):
                 continue
             if kind == "maybe-script" and not _shell_shebang(data):
                 continue
@@ -171,6 +182,18 @@ def install_pins(scope: str | os.PathLike[str]) -> tuple[_Found, ...]:
             if kind == "noxfile":
                 for line, command in _nox_commands(text):
                     found.extend(_commands("\n" * (line - 1) + command, path, root, everything, seen))
+                continue
+            if kind == "python":
+                if _NAMES_VERL.search(data) is None:
+                    continue
+                if b"install" in data:
+                    for line, command in python_commands(path):
+                        found.extend(_commands("\n" * (line - 1) + command, path, root, everything, seen))
+                if data.startswith(b"#!"):  # ``#!/usr/bin/env -S uv run --with verl==0.8.0 python``
+                    shebang = decode_text(data.split(b"\n", 1)[0][2:], "replace")
+                    found.extend(_commands(_run_with_installs(shebang, commented=True), path, root, everything, seen))
+                if b"/// script" in data:
+                    found.extend(inline_script_pins(decode_text(data, "replace"), Path(path)))
                 continue
             matrix = _workflow_matrix(text) if workflows else None
             commands = list(_commands(text, path, root, everything, seen, matrix))
@@ -185,6 +208,8 @@ def install_pins(scope: str | os.PathLike[str]) -> tuple[_Found, ...]:
                 commands.extend(checkouts)
             found.extend(commands)
             found.extend(_constraint_variables(text, path, root, everything, seen))
+            if b"--with" in data or b"--spec" in data or b"pip-run" in data:
+                found.extend(_commands(_run_with_installs(text), path, root, everything, seen))
     result = _PINS[root] = tuple(found)
     return result
 
@@ -235,6 +260,8 @@ def _kind(name: str, workflows: bool) -> str | None:
         return "devcontainer"
     if name == "noxfile.py":
         return "noxfile"
+    if name.endswith(".py"):
+        return "python"
     lower = name.lower()
     if lower.endswith(_SHELL_SUFFIXES):  # a shell's own extension, as ``.sh``
         return "text"
@@ -322,6 +349,233 @@ def _nox_commands(text: str) -> Iterator[tuple[int, str]]:
             yield node.lineno, "pip install " + " ".join(shlex.quote(w) if "$" not in w else f'"{w}"' for w in words)
         elif node.func.attr in ("run", "run_install", "run_always"):
             yield node.lineno, " ".join(shlex.quote(w) if "$" not in w else f'"{w}"' for w in words)
+
+
+#: a file that names verl in any case (``verl==0.8.0``, ``CLUSTER_VERL``): the only Python
+#: files parsed for install commands
+_NAMES_VERL = lazy_pattern(rb"(?i)verl")
+#: a command that runs something with packages it installs first: ``uv run --with X``, ``uvx
+#: --with X tool``, ``uv tool run --with X``, ``pipx run --spec X``, ``pip-run X -- ...``
+_RUN_WITH = lazy_pattern(
+    r"(?:^|(?<=[\s;&|(`\"'\[]))(?:\S*/)?(?P<tool>uv[ \t]+run|uvx|uv[ \t]+tool[ \t]+run|pipx[ \t]+run|pip-run)"
+    r"(?![\w-])[^\n;&|]*"
+)
+
+
+def _run_with_installs(text: str, commented: bool = False) -> str:
+    """``text`` with each command that installs packages before it runs (:data:`_RUN_WITH`;
+    trial 26f, ``h2_shebang_uv_run_with``: ``#!/usr/bin/env -S uv run --with verl==0.8.0
+    python``) written as the ``pip install`` of those packages, on its own line; every other
+    line empty (lines are kept). A commented line is skipped unless ``commented`` (a
+    shebang's text, its ``#!`` dropped).
+
+    Args:
+        text (str): a shell-like text (a script, a Dockerfile, a workflow, a shebang line).
+        commented (bool): read a command after a ``#`` too.
+
+    Returns:
+        The text of the installs, as :func:`_commands` reads them. Never raises.
+    """
+    lines = text.split("\n")
+    out = [""] * len(lines)
+    for number, line in enumerate(lines):
+        for m in _RUN_WITH.finditer(line):
+            if not commented and _COMMENTED.search(line[: m.start()]):
+                continue
+            body = m.group(0)[m.end("tool") - m.start() :]
+            try:
+                tokens = shlex.split(body)
+            except ValueError:
+                tokens = body.split()
+            tool = re.sub(r"\s+", " ", m.group("tool"))
+            packages: list[str] = []
+            i = 0
+            while i < len(tokens):
+                token = tokens[i]
+                i += 1
+                if tool == "pip-run":  # ``pip-run verl==0.8.0 -- script.py``: the packages come first
+                    if token == "--":
+                        break
+                    if not token.startswith("-"):
+                        packages.append(token)
+                    continue
+                option, eq, value = token.partition("=")
+                if option in ("--with", "-w", "--spec", "--with-editable"):
+                    if not eq and i < len(tokens):
+                        value = tokens[i]
+                        i += 1
+                    if value:
+                        packages.append(value)
+            if packages:
+                out[number] += " ; pip install " + " ".join(shlex.quote(p) for p in packages)
+    return "\n".join(out)
+
+
+def inline_script_pins(text: str, path: Path) -> Iterator[_Found]:
+    """The verl requirements of a script's inline metadata (PEP 723, "Inline script
+    metadata": a ``# /// script`` block, TOML after each line's ``# ``, whose
+    ``dependencies`` ``uv run``, ``pipx run`` and ``hatch run`` install for the script; trial
+    26f, ``h2_pep723_inline_script``).
+
+    The script runs with that environment: the project's code it imports runs there too,
+    so its pins count as an install command's (they may lower the release).
+
+    Args:
+        text (str): the Python file's text.
+        path (Path): the file.
+
+    Yields:
+        ``_Found`` per requirement naming verl, at its line. Never raises.
+    """
+    import tomllib
+
+    lines = text.splitlines()
+    for start, line in enumerate(lines):
+        if line.rstrip() != "# /// script":
+            continue
+        body: list[str] = []
+        for end in range(start + 1, len(lines)):
+            if lines[end].rstrip() == "# ///":
+                break
+            if lines[end] != "#" and not lines[end].startswith("# "):
+                return  # not a metadata block
+            body.append(lines[end][2:])
+        else:
+            return
+        try:
+            dependencies = tomllib.loads("\n".join(body)).get("dependencies")
+        except (tomllib.TOMLDecodeError, ValueError):
+            return
+        if not isinstance(dependencies, list):
+            return
+        for requirement in dependencies:
+            if not isinstance(requirement, str):
+                continue
+            line_number = next(
+                (start + 2 + k for k, b in enumerate(body) if requirement in b), start + 1
+            )
+            found = _from_requirement(requirement, path, line_number, lock_pins=True)
+            if found is not None:
+                yield found
+        return
+
+
+#: the functions (by their last name) whose string arguments are a command they run: ``os``'s,
+#: ``subprocess``'s, invoke's and fabric's ``Context.run``/``sudo``/``local``, IPython's
+#: ``system``/``run_line_magic``/``getoutput``
+_RUNS_COMMANDS = frozenset(
+    {
+        "system", "popen", "run", "call", "check_call", "check_output", "Popen", "getoutput",
+        "getstatusoutput", "sudo", "local", "run_line_magic", "spawnl", "spawnlp", "execl", "execlp",
+    }
+)
+#: what a Python word that cannot be read stands for in a command (it names no package)
+_UNREAD_WORD = "${PYTHON_ARGUMENT}"
+
+
+def python_commands(path: str) -> list[tuple[int, str]]:
+    """``(line, shell command)`` of the install commands a Python file runs (trial 26f,
+    ``g2_tests_conftest_pip_install``: a session fixture's ``subprocess.check_call(
+    [sys.executable, "-m", "pip", "install", CLUSTER_VERL])`` installs verl 0.8.0 where the
+    tests run).
+
+    Read with :mod:`ast` (the run's snapshot parses the file once), in any ``*.py`` file, the
+    tests' included (their install commands run; only their other strings are a test's data,
+    :mod:`ppo_migrate.project.mentions`):
+
+    * a call with a list or tuple argument (``subprocess.run([...])``, ``check_call``,
+      ``Popen``, ``os.execv(sys.executable, [...])``), or a name bound to one (``CMD =
+      [...]``, ``run(CMD)``): its elements as one command's words;
+    * a call of a function that runs a command (:data:`_RUNS_COMMANDS`: ``os.system``,
+      ``subprocess.run``, invoke's and fabric's ``c.run``, IPython's ``run_line_magic``)
+      whose arguments are all words: two or more are one command's words
+      (``run_line_magic("pip", "install verl==0.8.0")``), one is a shell command
+      (``os.system("pip install verl==0.8.0")``, ``subprocess.run("pip install ...",
+      shell=True)``); ``print("pip install verl==0.8.0")`` is a message.
+
+    A word is a string literal, a name bound once in the file to a string literal
+    (``CLUSTER_VERL = "verl==0.8.0"``), ``sys.executable`` (``python``), an f-string (a
+    hole that is such a name takes its value, ``V = "0.8.0"``, ``f"verl=={V}"``; any other
+    hole cannot be read: ``verl=={v}`` is a verl whose release cannot be read), else an
+    argument that cannot be read (it names no package). Only the commands that spell an
+    install (:data:`_INSTALL`: ``pip install``, ``python -m pip install``, ``uv pip
+    install``, ``conda install`` ...) are returned; what ``echo`` prints is not one.
+
+    Args:
+        path (str): the Python file.
+
+    Returns:
+        The commands in the order the tree is walked; ``[]`` when the file does not parse or
+        is larger than :data:`ppo_migrate.constants.MAX_SOURCE_CHARS`. Never raises.
+    """
+    import ast
+
+    from ppo_migrate.constants import MAX_SOURCE_CHARS
+
+    try:
+        if current().fs.stat(path).st_size > MAX_SOURCE_CHARS:
+            return []  # the analysis refuses to parse it too (PPO902): a huge tree takes gigabytes
+        tree = current().source(path).tree()
+    except Exception:  # noqa: BLE001 - unreadable or not Python: it runs no command
+        return []
+    constants: dict[str, str | None] = {}
+    sequences: dict[str, ast.List | ast.Tuple] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Assign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for target in targets:
+                if isinstance(target, ast.Name):
+                    value = node.value
+                    text = value.value if isinstance(value, ast.Constant) and isinstance(value.value, str) else None
+                    # bound twice (or to something else): which value runs cannot be read
+                    constants[target.id] = text if target.id not in constants or constants[target.id] == text else None
+                    if isinstance(value, (ast.List, ast.Tuple)):  # ``CMD = [...]`` then ``run(CMD)``
+                        sequences[target.id] = value
+
+    def word(node: ast.expr) -> str | None:
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            return node.value
+        if isinstance(node, ast.Name) and constants.get(node.id) is not None:
+            return constants[node.id]
+        if isinstance(node, ast.Attribute) and node.attr == "executable" and isinstance(node.value, ast.Name) and node.value.id == "sys":
+            return "python"
+        if isinstance(node, ast.JoinedStr):  # ``f"verl=={V}"``: a hole a bound name fills, plain
+            return "".join(
+                v.value if isinstance(v, ast.Constant) and isinstance(v.value, str)
+                else constants[v.value.id]
+                if isinstance(v, ast.FormattedValue) and v.conversion == -1 and v.format_spec is None
+                and isinstance(v.value, ast.Name) and constants.get(v.value.id) is not None
+                else _UNREAD_WORD
+                for v in node.values
+            )
+        return None
+
+    def joined(words: list[str | None]) -> str:
+        return " ".join(
+            _UNREAD_WORD if w is None else f'"{w}"' if "$" in w else shlex.quote(w) for w in words
+        )
+
+    found: list[tuple[int, str]] = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        commands: list[str] = []
+        for arg in node.args:
+            if isinstance(arg, ast.Name) and arg.id in sequences:
+                arg = sequences[arg.id]
+            if isinstance(arg, (ast.List, ast.Tuple)):
+                commands.append(joined([word(e) for e in arg.elts]))
+        func = node.func
+        called = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+        words = [word(arg) for arg in node.args]
+        if commands or called not in _RUNS_COMMANDS:
+            pass  # ``print("pip install verl==0.8.0")``: a message, not a command
+        elif len(words) > 1 and all(w is not None for w in words):
+            commands.append(" ".join(w for w in words if w is not None))  # the magic's line
+        elif len(words) == 1 and words[0] is not None:
+            commands.append(words[0].replace("\n", " ; "))
+        found.extend((node.lineno, c) for c in commands if _INSTALL.search(c) is not None)
+    return found
 
 
 #: ``PIP_CONSTRAINT=file`` (a script's, a Dockerfile's ``ENV``, a workflow's ``env:``)
@@ -1080,3 +1334,128 @@ def _names_folder(word: str, folders: set[str]) -> bool:
     ``/`` aside: ``.[dev]``, ``/app/``)."""
     bare = re.sub(r"\[[^\]]*\]$", "", word.strip())
     return bare in folders or (bare.rstrip("/") or "/") in folders
+
+
+#: ``scope -> the image runs of code never installed``, one reading per repository per run
+_UNINSTALLED_RUNS: dict[str, tuple[tuple[str, int, str], ...]] = {}
+#: a Dockerfile's instruction that runs Python: ``CMD python train.py``, ``ENTRYPOINT
+#: ["python3", "-m", "app"]``, ``RUN python prepare.py``, ``CMD torchrun ...`` (exec or shell
+#: form; ``python -m pip`` is an install, not the project's code)
+_RUNS_PYTHON = lazy_pattern(
+    r"(?:^[ \t]*(?:CMD|ENTRYPOINT|RUN)[ \t]+(?:\[[ \t]*[\"']?)?|(?:&&|\|\||;)[ \t\\\n]*)"
+    r"(?:env[ \t]+(?:\w+=\S*[ \t]+)*)?(?:\S*/)?"
+    r"(?:python[\d.]*|torchrun|accelerate[\"', \t]+launch|deepspeed)[\"']?(?![\w.-])"
+    r"(?![\"', \t]+-m[\"', \t]+pip\b)",
+    re.MULTILINE | re.IGNORECASE,
+)
+#: installs of a project other than ``pip install .``/``-e .``: a resolver's sync of its lock,
+#: setuptools' own install, a wheel the build made
+_OTHER_PROJECT_INSTALL = lazy_pattern(
+    r"\b(?:uv[ \t]+sync|poetry[ \t]+install|pdm[ \t]+(?:install|sync)|pipenv[ \t]+(?:install|sync)"
+    r"|hatch[ \t]+(?:env[ \t]+create|run)|pixi[ \t]+(?:install|run)|conda[ \t]+env[ \t]+(?:create|update)"
+    r"|mamba[ \t]+env[ \t]+(?:create|update)|micromamba[ \t]+(?:create|install)[^\n]*[ \t]-f\b"
+    r"|setup\.py[ \t]+(?:install|develop)|\.whl\b)",
+    re.IGNORECASE,
+)
+#: a Dockerfile's ``FROM`` and its image (``FROM --platform=... image AS stage``)
+_FROM = lazy_pattern(r"^[ \t]*FROM[ \t]+(?:--\S+[ \t]+)*(\S+)", re.MULTILINE | re.IGNORECASE)
+
+
+def uninstalled_runs(scope: str | os.PathLike[str]) -> tuple[tuple[str, int, str], ...]:
+    """The Dockerfiles of the repository at ``scope`` that run the project's code in an image
+    whose verl the tool cannot know, and never install the project (trial 26f,
+    ``g3_dockerfile_never_installs_project``: ``FROM ghcr.io/mylab/rl-base:2025.03``, ``pip
+    install -r requirements.txt`` without verl, ``COPY . /app``, ``CMD python train.py``; the
+    verl that runs is the base image's, and ``pyproject.toml``'s ``verl>=0.9.0`` installs
+    nothing there).
+
+    A Dockerfile (``Dockerfile``, ``Containerfile``, ``Dockerfile.*``, ``*.Dockerfile``)
+    counts when all hold:
+
+    * a ``CMD``, ``ENTRYPOINT`` or ``RUN`` runs Python (``python``, ``python3``,
+      ``torchrun``, ``accelerate launch``, ``deepspeed``; exec or shell form; ``python -m pip``
+      is not the project's code);
+    * it installs no verl the tool reads (:func:`install_pins`' commands of the file, a verl
+      checkout's install, a ``FROM`` of verl's own image naming its release: those decide as
+      before);
+    * it never installs the project: no ``pip install .``/``-e .``/the folder ``COPY .``
+      fills (:func:`project_installs`, ``--no-deps`` or not), no ``uv sync``, ``poetry
+      install``, ``pdm install``, ``pipenv install``, ``hatch``/``pixi`` environment, ``conda
+      env create``, ``setup.py install``/``develop``, wheel install, nor ``pip install <the
+      project's name>`` (``[project] name`` of the folder's ``pyproject.toml``).
+
+    Args:
+        scope (str | os.PathLike[str]): the repository root.
+
+    Returns:
+        ``(Dockerfile, line of the first instruction running Python, the last FROM's
+        image)`` per such Dockerfile, in walk order; kept for the process. Never raises.
+    """
+    from ppo_migrate.project.import_roots import _dockerfile, _read, _reader
+    from ppo_migrate.project.tree import repository_listing
+
+    root = os.path.abspath(os.fspath(scope))
+    cached = _UNINSTALLED_RUNS.get(root)
+    if cached is not None:
+        return cached
+    try:
+        listing = repository_listing(root)
+    except Exception:  # noqa: BLE001 - an unreadable repository runs nothing
+        _UNINSTALLED_RUNS[root] = ()
+        return ()
+    everything = [os.path.join(d, n) for d, names in listing.folders.items() for n in names]
+    installed = {path for path, _, _ in project_installs(root)}
+    found: list[tuple[str, int, str]] = []
+    for directory, names in listing.folders.items():
+        for name in names:
+            if _reader(name) is not _dockerfile:
+                continue
+            path = os.path.join(directory, name)
+            if path in installed:
+                continue
+            data = _read(path)
+            if data is None:
+                continue
+            text = decode_text(utf8_text(data), "replace")
+            shell = _exec_form_as_shell(text)
+            run = _RUNS_PYTHON.search(shell)
+            images = _FROM.findall(text)
+            if run is None or not images:
+                continue
+            if any(True for _ in _verl_images(text, path)) or any(True for _ in _commands(text, path, root, everything, set())):
+                continue  # it installs (or its image states) a verl: that pin decides
+            if "clone" in text and any(True for _ in checkout_installs(shell, path, "dockerfile")):
+                continue
+            if _OTHER_PROJECT_INSTALL.search(shell) is not None or _installs_by_name(shell, directory):
+                continue
+            found.append((path, shell.count("\n", 0, run.start()) + 1, images[-1]))
+    result = _UNINSTALLED_RUNS[root] = tuple(found)
+    return result
+
+
+def _installs_by_name(text: str, directory: str) -> bool:
+    """Whether ``text`` runs ``pip install <name>`` of the project whose ``pyproject.toml``
+    is in ``directory`` (its ``[project] name`` or poetry's ``[tool.poetry] name``, PEP 503
+    normalised, extras and specifiers allowed)."""
+    import tomllib
+
+    from ppo_migrate.project.import_roots import _read
+
+    data = _read(os.path.join(directory, "pyproject.toml"))
+    if data is None:
+        return False
+    try:
+        table = tomllib.loads(decode_text(data, "replace"))
+    except (tomllib.TOMLDecodeError, ValueError):
+        return False
+    names = {table.get("project", {}).get("name"), table.get("tool", {}).get("poetry", {}).get("name")}
+    wanted = {re.sub(r"[-_.]+", "-", n).lower() for n in names if isinstance(n, str)}
+    if not wanted:
+        return False
+    for m in _INSTALL.finditer(text):
+        end = _END.search(text, m.end())
+        for word in text[m.end() : end.start() if end else len(text)].split():
+            bare = re.split(r"[\[<>=!~;@ ]", word.strip("\"'"), maxsplit=1)[0]
+            if re.sub(r"[-_.]+", "-", bare).lower() in wanted:
+                return True
+    return False

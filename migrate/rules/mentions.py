@@ -27,6 +27,12 @@ a longer name (``myverl``, ``verl-recipe``, ``verl_tools`` are other packages):
   its release cannot be read);
 * a **lock entry**: a line ``name: verl`` (``name = "verl"``, ``"name": "verl"``) and, within
   the next :data:`_ENTRY_LINES` lines and before another ``name``, its ``version: 0.8.0``;
+* an **environment named after a release** (trial 26f, HPC clusters): an environment module
+  ``verl/0.8.0`` (``module load``), spack's ``py-verl@0.8.0``, a path component or file name
+  ``verl-0.8.0``/``verl_0.8.0``/``verl0.8`` (a shared venv's ``bin/activate``, ``conda
+  activate verl-0.8.0``, an Apptainer ``verl-0.8.0.sif``, an enroot ``verl_0.8.0.sqsh``), in
+  the text formats, not in a Python string (a path to a checkout there is a test's or a
+  benchmark's);
 * an **image of verl's own** whose tag names its release (trial 26e), in any image
   reference: ``verlai/verl:app-verl0.8-vllm0.10.2-...`` holds verl 0.8 wherever it is named
   (a KubeRay or compose ``image:``, a workflow's ``container:``, SkyPilot's ``image_id:
@@ -248,6 +254,15 @@ _ARCHIVE = re.compile(
 )
 #: ``verl-*.whl``: a wheel or sdist of verl whose release a glob leaves open
 _DISTRIBUTION_GLOB = re.compile(r"(?<![\w.\-])(?P<name>verl)-\*[\w.*+\-]*\.(?:whl|tar\.gz|zip)(?![\w.])", re.IGNORECASE)
+#: trial 26f (REPORT.md B7, HPC ways of choosing a release): an environment module
+#: ``verl/0.8.0`` (``module load``), spack's ``py-verl@0.8.0``, and a path component or file
+#: name naming verl and its release: ``/shared/envs/verl-0.8.0/bin/activate``, ``conda activate
+#: verl-0.8.0``, ``verl-0.8.0.sif``, ``verl_0.8.0.sqsh``, ``verl0.8``
+_ENVIRONMENT = re.compile(
+    r"(?:(?<![\w.\-/@])|(?<=/))(?P<whole>(?:py-)?(?P<name>verl)(?:[-_/]|@=?)?v?(?P<version>\d+\.\d+(?:\.\d+)?))"
+    r"(?![\w\-]|\.\d)",
+    re.IGNORECASE,
+)
 #: a lock entry's name line and version line
 _ENTRY_NAME = lazy_pattern(r"^[ \t\-\[{,]*[\"']?name[\"']?[ \t]*[:=][ \t]*[\"']?(?P<name>[\w.\-]+)[\"']?[ \t,}\]]*$")
 _ENTRY_VERSION = lazy_pattern(r"^[ \t\-\[{,]*[\"']?version[\"']?[ \t]*[:=][ \t]*[\"']?(?P<version>[0-9][\w.+!]*)[\"']?[ \t,}\]]*$")
@@ -328,6 +343,13 @@ def text_mentions(text: str, kind: str = "text") -> list[tuple[int, str]]:
                 found.setdefault((number, m.start("name")), m.group(0).lstrip("/"))
         for m in _DISTRIBUTION_GLOB.finditer(line):
             found.setdefault((number, m.start("name")), m.group(0))
+        for m in _ENVIRONMENT.finditer(line) if kind != "plain" else ():
+            # trial 26f: a module, a spack spec, an env's or image's name, in a job script;
+            # not in a Python string (``wheels / "verl-0.8.0"``: a benchmark's checkout)
+            if _old_release(m.group("version")) and not any(
+                (number, at) in found for at in (m.start("name"), m.start("whole"))
+            ):
+                found[(number, m.start("name"))] = m.group("whole")
         for m in TEMPLATED_VERL.finditer(line):  # trial 26c: a release that cannot be read
             found.setdefault((number, m.start("name")), m.group(0).rstrip(".,\"'"))
     for number, written in _lock_entries(lines):

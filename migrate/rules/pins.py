@@ -83,6 +83,9 @@ PIN_FILES: tuple[str, ...] = (
     "pip.conf",
     "pip.ini",
     "uv.toml",
+    "mise.toml",
+    ".mise.toml",
+    ".tool-versions",
 )
 
 #: The conda environment files of the project's own environment; ``environment-gpu.yml`` and
@@ -121,6 +124,66 @@ def read_pins(root: Path) -> Iterator[Any]:
     for name in ("pip.conf", "pip.ini"):
         yield from _pip_conf(root / name)
     yield from _uv_toml(root / "uv.toml")
+    for name in ("mise.toml", ".mise.toml"):
+        yield from _mise(root / name)
+    yield from _tool_versions(root / ".tool-versions")
+
+
+#: mise's and asdf's tool names that install a Python package: ``pipx:verl`` (mise's pipx
+#: backend, "Backends" in mise's documentation), ``pip:verl``, ``pypi:verl``
+_MISE_TOOL = lazy_pattern(r"(?:pipx|pip|pypi):(?P<name>[A-Za-z0-9_.-]+)")
+
+
+def _mise_version(value: Any, path: Path, line: int, written: str):
+    """One mise tool version: ``"0.8.0"`` (that release), ``"0.8"`` (mise's prefix match:
+    the newest 0.8.x, its lowest 0.8.0 counted), ``"latest"`` (no constraint), a list (each
+    version is installed: every one counts), a table's ``version``."""
+    if isinstance(value, dict):
+        value = value.get("version")
+    values = value if isinstance(value, list) else [value]
+    for one in values:
+        if not isinstance(one, str):
+            continue
+        text = one.strip()
+        if re.fullmatch(r"\d+(?:\.\d+){2,}", text):
+            yield _Found(Version(text), path, line, written, "lock", True)
+        elif re.fullmatch(r"\d+(?:\.\d+)?", text):
+            yield _Found(lowest_allowed(SpecifierSet(f"=={text}.*")), path, line, written, "specifier", True)
+        elif text in ("latest", ""):
+            yield _Found(None, path, line, written, "specifier", False)
+        else:  # ``ref:<sha>``, ``prefix:0.8``, a path: a release that cannot be read
+            yield _Found(None, path, line, written, "direct-reference", True)
+
+
+def _mise(path: Path):
+    """A ``mise.toml``'s ``[tools]`` entries that install verl (trial 26f,
+    ``h2_mise_pipx_verl``: ``"pipx:verl" = "0.8.0"`` installs verl 0.8.0 in the tool's
+    environment, the one ``mise exec``/``mise run`` put first on ``PATH``)."""
+    loaded = _toml(path)
+    if loaded is None:
+        return
+    data, raw = loaded
+    tools = data.get("tools")
+    if not isinstance(tools, dict):
+        return
+    for name, value in tools.items():
+        m = _MISE_TOOL.fullmatch(name) if isinstance(name, str) else None
+        if m is not None and _is_verl(m.group("name")):
+            line = _line(raw, name)
+            yield from _mise_version(value, path, line, f"{name} = {value!r}" if not isinstance(value, str) else f'"{name}" = "{value}"')
+
+
+def _tool_versions(path: Path):
+    """A ``.tool-versions`` line ``pipx:verl 0.8.0`` (asdf's format, read by mise too): the
+    first version listed is the one in use."""
+    raw = _text(path)
+    if raw is None:
+        return
+    for number, text in enumerate(raw.splitlines(), 1):
+        words = text.split("#", 1)[0].split()
+        m = _MISE_TOOL.fullmatch(words[0]) if words else None
+        if m is not None and _is_verl(m.group("name")) and len(words) > 1:
+            yield from _mise_version(words[1], path, number, " ".join(words[:2]))
 
 
 def _uv_toml(path: Path):
@@ -318,10 +381,17 @@ def pixi_tables(pixi: Any, raw: str, path: Path):
         yield from optional(found) if feature else found
 
 
+#: tox's substitution of an environment variable with a default: ``{env:NAME:default}`` (tox's
+#: "Substitutions" documentation, "Environment variable substitutions with default values")
+_TOX_ENV_DEFAULT = lazy_pattern(r"\{env:[^:{}]+:([^{}]*)\}")
+
+
 def tox_ini_pins(ini: str, path: Path, raw: str):
     """``deps`` of ``[testenv]`` and every ``[testenv:*]`` of tox's INI configuration
     ``ini`` (``tox.ini``, ``setup.cfg``, a ``legacy_tox_ini`` string), lines counted in the
-    file's text ``raw``."""
+    file's text ``raw``. A ``{env:NAME:default}`` is its default (trial 26f); a requirement
+    of verl with another substitution (``verl=={env:V}``, ``{posargs}``) is a verl whose
+    release cannot be read."""
     parser = configparser.ConfigParser(interpolation=None)
     try:
         parser.read_string(ini, source=str(path))
@@ -347,9 +417,19 @@ def tox_ini_pins(ini: str, path: Path, raw: str):
                 included = _read_requirements(Path(os.path.normpath(path.parent / name)), seen)
                 (constrained if text.startswith("-c") else installed).extend(included)
                 continue
-            found = _from_requirement(text, path, _line(raw, text), lock_pins=True)
+            line, written = _line(raw, text), text
+            if "{" in text:
+                # trial 26f (``h2_tox_env_substitution_default``): ``verl{env:VERL_SPEC:==0.8.0}``
+                # is its default unless the variable is set: the default is read (as the
+                # shell's ``${NAME:-word}``); a substitution without one cannot be read
+                text = _TOX_ENV_DEFAULT.sub(lambda m: m.group(1), text)
+                if "{" in text:
+                    if re.match(r"(?i)verl(?![\w.-])", text):
+                        installed.append(_Found(None, path, line, written, "direct-reference", True))
+                    continue
+            found = _from_requirement(text, path, line, lock_pins=True)
             if found is not None:
-                installed.append(found)
+                installed.append(found._replace(requirement=written) if written != text else found)
         # a ``-c`` file installs nothing: without a requirement on verl in the same deps it
         # may only lower the release (trial 26e, as pip's own constraints files)
         yield from (found._replace(optional=named or found.optional) for found in installed)

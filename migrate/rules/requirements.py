@@ -604,12 +604,34 @@ def _parses(text: str) -> bool:
 
 
 def _from_reference(reference: str, path: Path, line: int, written: str) -> _Found | None:
-    """A URL or path (``-e git+...#egg=verl``, ``./verl``): verl when its ``egg=`` fragment or its
-    last path component names verl."""
+    """A URL or path (``-e git+...#egg=verl``, ``./verl``): verl when its ``egg=`` fragment, its
+    ``subdirectory=`` fragment's last component or its last path component names verl.
+
+    Trial 26f (``g2_vcs_monorepo_subdirectory``, ``g2_requirements_vcs_subdirectory``): pip's
+    ``#subdirectory=third_party/verl`` builds the package in that folder of the repository
+    (pip's "VCS Support" documentation, "subdirectory" fragment), so
+    ``git+https://.../rl-stack.git@v2#subdirectory=third_party/verl`` installs verl. Its ref
+    (``@v2``) is the monorepo's, not verl's release: such a declaration (a subdirectory, or an
+    ``egg=verl`` of a repository not named verl) is a verl whose release cannot be read.
+
+    Args:
+        reference (str): the URL or path as written (one argument, one requirements entry).
+        path (Path): the file that declares it.
+        line (int): its line in ``path``.
+        written (str): the text quoted in messages.
+
+    Returns:
+        ``_Found`` or ``None`` when it does not name verl. Never raises.
+    """
     egg = re.search(r"[#&]egg=([A-Za-z0-9._-]+)", reference)
+    subdirectory = re.search(r"[#&]subdirectory=([^&#\s]+)", reference)
     base, ref = _vcs_split(reference)
+    repository = re.sub(r"\.git$", "", re.split(r"[/\\]", base.rstrip("/\\"))[-1]) if base else ""
+    monorepo = subdirectory is not None or (egg is not None and not _is_verl(repository))
     if egg:
         name = egg.group(1)
+    elif subdirectory is not None:
+        name = subdirectory.group(1).rstrip("/").split("/")[-1]
     else:
         bare = re.sub(r"\[.*\]$", "", base).rstrip("/\\")
         name = re.split(r"[/\\]", bare)[-1] if bare else ""
@@ -626,6 +648,9 @@ def _from_reference(reference: str, path: Path, line: int, written: str) -> _Fou
             return _Found(version, path, line, written, kind, True)
     if not name or not re.fullmatch(r"[A-Za-z0-9._-]+", name) or not _is_verl(name):
         return None
+    if monorepo and re.match(r"[A-Za-z][A-Za-z0-9+.-]*://", re.sub(r"^[a-z]+\+", "", reference.strip())):
+        # the ref names the repository's release, not verl's (trial 26f)
+        return _Found(None, path, line, written, "direct-reference", True)
     tagged = _git_tag_version(reference) or (_tag(ref) if ref is not None else None)
     if tagged is not None:
         return _Found(tagged, path, line, written, "lock", True)

@@ -20,9 +20,18 @@ or, as most public code spells it, through variables::
     if len(signature.parameters) == 0:
         return get_ppo_ray_runtime_env()
 
+Or by the release (trial 26f, ``h8_version_gated_compat_branch``)::
+
+    if tuple(map(int, version("verl").split(".")[:2])) >= (0, 9):
+        env = get_ppo_ray_runtime_env(config)
+    else:
+        env = get_ppo_ray_runtime_env()          # verl 0.8 clusters
+
 A configless call on the branch chosen when the runtime function has no
-parameters, or in an ``except TypeError`` handler whose ``try`` passes a config,
-is a *shim*: ppo-migrate leaves it alone and reports it only with
+parameters, in an ``except TypeError`` handler whose ``try`` passes a config, or
+in one branch of an ``if`` whose test asks which verl runs (a ``__version__``,
+``version("verl")``, ``hasattr(module, ...)``, in the test or a function of the
+module it calls) while its other branch passes a config, is a *shim*: ppo-migrate leaves it alone and reports it only with
 ``check --show-shims`` (rule PPO004). A test is evaluated under "the function
 has no parameters": ``inspect.signature(f)``, ``.parameters`` (and ``.keys()``,
 ``list(...)``), ``inspect.getfullargspec(f)``/``getargspec`` and their ``.args``,
@@ -41,7 +50,7 @@ from collections.abc import Callable, Mapping
 #: Words one of which every shim's test or handler spells (``inspect.signature``,
 #: ``__code__.co_argcount``, ``except TypeError``): a module whose text holds none of
 #: them has no shim, and the detector is not run on it. A new shim form must add its word.
-MARKERS = ("signature", "co_argcount", "TypeError", "argspec", "__code__")
+MARKERS = ("signature", "co_argcount", "TypeError", "argspec", "__code__", "version", "hasattr")
 
 _UNKNOWN = object()
 #: Functions that read an installed distribution's version (its name the first argument).
@@ -70,6 +79,8 @@ _COMPARE = {
     ast.IsNot: operator.is_not,
 }
 _TERMINATORS = (ast.Return, ast.Raise, ast.Continue, ast.Break)
+#: why a configless call on the old-release branch of a version test is a shim (trial 26f)
+_RELEASE_BRANCH = "on the branch a test of verl's release chooses when its other branch passes a config"
 
 
 class _Signature:
@@ -156,6 +167,8 @@ class ShimDetector:
                     if value is not _UNKNOWN:
                         verdicts.append(bool(value) == in_body)
                         reason = branch
+                    elif self._passes_config(parent.orelse if in_body else parent.body) and self._probes_verl(parent.test):
+                        return _RELEASE_BRANCH
             if isinstance(child, ast.stmt):
                 # ``if <test>: return ...`` earlier in the same block: what follows is its else
                 for block in _blocks(parent):
@@ -168,6 +181,8 @@ class ShimDetector:
                                 if value is not _UNKNOWN:
                                     verdicts.append(not value)
                                     reason = branch
+                                elif self._passes_config(stmt.body) and self._probes_verl(stmt.test):
+                                    return _RELEASE_BRANCH
                         break
             if isinstance(parent, ast.ExceptHandler) and _in(child, parent.body):
                 if _catches_type_error(parent) and self._try_passes_config(parent):
@@ -257,6 +272,21 @@ class ShimDetector:
         if len(binders) == 1 and isinstance(binders[0], (ast.FunctionDef, ast.AsyncFunctionDef)):
             return binders[0]  # type: ignore[return-value]
         return None
+
+    def _passes_config(self, branch: ast.AST | list[ast.stmt]) -> bool:
+        """Whether ``branch`` (an ``if``'s other block, an ``IfExp``'s other value) calls the
+        runtime function with a config."""
+        for stmt in branch if isinstance(branch, list) else [branch]:
+            for c in ast.walk(stmt):
+                if isinstance(c, ast.Call) and self._is_target(self._qnames(c.func)) and not self._is_configless(c):
+                    return True
+        return False
+
+    def _probes_verl(self, test: ast.expr) -> bool:
+        """Whether ``test`` asks which verl runs (trial 26f, ``h8_version_gated_compat_branch``):
+        :meth:`_reads_verl_version` (verl's version, read directly, through a name bound once
+        or in a function of the module the test calls; a feature of a verl module)."""
+        return self._reads_verl_version(test)
 
     def _try_passes_config(self, handler: ast.ExceptHandler) -> bool:
         node = self._parents.get(id(handler))

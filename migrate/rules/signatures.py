@@ -222,7 +222,11 @@ def _newest_assumed(
         (trial 26e, I) when one of them is the project's own declaration that every install of
         the project skips (``VerlDeclaration.no_deps``), a text naming that install
         (```Dockerfile:6` installs the project with --no-deps, so its `pyproject.toml:4
-        verl>=0.9.0` installs nothing there``) with the install's file and line. A shell
+        verl>=0.9.0` installs nothing there``) with the install's file and line; (trial 26f)
+        when a Dockerfile runs the project's code without installing it
+        (``VerlDeclaration.image``), a text naming its instruction and image (```Dockerfile:6`
+        runs the project's code in `ghcr.io/lab/rl-base:2025.03`, whose verl ppo-migrate
+        cannot know, and never installs the project, so its ...``). A shell
         install whose word holds an unquoted ``>`` (``VerlDeclaration.redirect``, trial 26e,
         W3) is named as one that installs an unpinned verl (```setup.sh:2` installs an
         unpinned verl (the unquoted `>` of `verl>=0.9.0` redirects the output to a file named
@@ -233,10 +237,14 @@ def _newest_assumed(
             return NEWEST_ASSUMED.replace("no in-tree copy", lacking, 1), (None, 1)
         return NEWEST_ASSUMED, (None, 1)
     skipped = next((d for d in set_aside if d.no_deps is not None), None)
-    if skipped is not None and skipped.no_deps is not None:  # trial 26e, I
+    if skipped is not None and skipped.no_deps is not None:  # trial 26e, I; trial 26f
         path, _, line = skipped.no_deps.rpartition(":")
+        how = (
+            "installs the project with --no-deps" if skipped.image is None
+            else f"runs the project's code in `{skipped.image}`, whose verl ppo-migrate cannot know, and never installs the project"
+        )
         reason = (
-            f"`{_display(path)}:{line}` installs the project with --no-deps, so its "
+            f"`{_display(path)}:{line}` {how}, so its "
             f"`{_display(skipped.path)}:{skipped.line} {skipped.requirement}` installs nothing there and nothing "
             f"else the project declares says which verl runs ({lacking or 'no in-tree copy'}, verl-version or "
             "installed verl), so the config may not be accepted"
@@ -1098,7 +1106,7 @@ class SignatureResolver:
         if not mentions:
             return answer
         first = mentions[0]
-        place = f"`{_display(first.path)}:{first.line}` mentions {first.written} in a file whose pins ppo-migrate does not read"
+        place = f"`{_display(first.path)}:{first.line}` mentions {first.written} in a line ppo-migrate does not read as a pin or an install"
         if len(mentions) > 1:
             place += f" ({len(mentions) - 1} more such mention{'s' if len(mentions) > 2 else ''})"
         if answer.source == "unknown":

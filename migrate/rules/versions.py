@@ -80,7 +80,7 @@ from typing import Any, NamedTuple
 
 import tomllib
 from packaging.version import InvalidVersion, Version
-from ppo_migrate.rules.install_pins import install_pins, project_installs
+from ppo_migrate.rules.install_pins import install_pins, project_installs, uninstalled_runs
 from ppo_migrate.rules.pins import PIN_FILES, pyproject_tool_pins, read_pins
 from ppo_migrate.rules.requirements import (
     _UNREADABLE,
@@ -168,7 +168,12 @@ class VerlDeclaration(NamedTuple):
             (absolute); the definition can be read there. ``None`` otherwise.
         no_deps: for the project's own declaration that every install of the project skips
             (trial 26e, I: ``pip install --no-deps -e .``), the first such install as
-            ``file:line`` (``/repo/Dockerfile:3``, the file's absolute path); ``None`` otherwise.
+            ``file:line`` (``/repo/Dockerfile:3``, the file's absolute path); for one that a
+            Dockerfile running the project's code never installs (trial 26f), that
+            Dockerfile's instruction running Python; ``None`` otherwise.
+        image: with such a Dockerfile (trial 26f, ``g3_dockerfile_never_installs_project``),
+            the image its code runs in (its last ``FROM``), whose verl cannot be known;
+            ``None`` otherwise (``no_deps`` is then a ``--no-deps`` install).
         redirect: for a shell install whose word holds an unquoted ``>`` (``pip install
             verl>=0.9.0`` in a script: the shell installs an unpinned verl and writes to a
             file ``=0.9.0``; trial 26e, W3), that file's name; ``None`` otherwise.
@@ -183,6 +188,7 @@ class VerlDeclaration(NamedTuple):
     local_path: str | None = None
     no_deps: str | None = None
     redirect: str | None = None
+    image: str | None = None
 
 
 def declared_verl(start: str | os.PathLike[str], stop: str | os.PathLike[str] | None = None) -> VerlDeclaration | None:
@@ -276,8 +282,12 @@ def verl_evidence(start: str | os.PathLike[str], stop: str | os.PathLike[str] | 
             marked.append(here)
     scope = here if is_git_top(here) else top
     skipped = _installed_without_dependencies(scope) if scope is not None else {}
+    # trial 26f: a Dockerfile that runs the code uninstalled sets aside every declaration of
+    # the folder (a --no-deps install only its pyproject/setup files): it wins
+    images = _never_installed(scope) if scope is not None else {}
+    skipped.update({folder: where for folder, (where, _) in images.items()})
     for folder in marked:
-        decided, elsewhere = _decide(folder, skipped.get(folder))
+        decided, elsewhere = _decide(folder, skipped.get(folder), images[folder][1] if folder in images else None)
         if decided is not None:
             own.append(decided)
         if elsewhere is not None:  # an extra, a group, another tox/hatch environment
@@ -456,7 +466,29 @@ def _installed_without_dependencies(scope: Path) -> dict[Path, str]:
     return skipped
 
 
-def _decide(root: Path, no_deps: str | None = None) -> tuple[VerlDeclaration | None, VerlDeclaration | None]:
+def _never_installed(scope: Path) -> dict[Path, tuple[str, str]]:
+    """The project folders of the repository at ``scope`` whose code a Dockerfile runs in an
+    image whose verl cannot be known, never installing the project (trial 26f;
+    :func:`.install_pins.uninstalled_runs`), each with the first such Dockerfile's
+    instruction running Python as ``file:line`` (absolute path) and its image.
+
+    A Dockerfile belongs to the nearest folder at or above it (up to ``scope``) holding a
+    project file, as an install does (:func:`_installed_without_dependencies`). Never raises.
+    """
+    found: dict[Path, tuple[str, str]] = {}
+    for path, line, image in uninstalled_runs(scope):
+        folder = Path(path).parent
+        while folder != scope and not is_marked(folder) and scope in folder.parents:
+            folder = folder.parent
+        if not is_marked(folder):
+            folder = scope
+        found.setdefault(folder, (f"{os.path.abspath(path)}:{line}", image))
+    return found
+
+
+def _decide(
+    root: Path, no_deps: str | None = None, image: str | None = None
+) -> tuple[VerlDeclaration | None, VerlDeclaration | None]:
     """The decisions of ``root``'s own files: ``(required, optional)``.
 
     ``required`` comes from the declarations installed wherever the project is
@@ -474,9 +506,16 @@ def _decide(root: Path, no_deps: str | None = None) -> tuple[VerlDeclaration | N
     runs: they are optional too, and the decision they give carries ``no_deps``. A root
     requirements file still decides; a lock that only resolves them is optional with them.
 
+    Trial 26f: when a Dockerfile runs the project's code in an image whose verl cannot be
+    known and never installs the project (``image`` names it, ``no_deps`` the instruction
+    running Python: :func:`_never_installed`), none of the folder's own declarations
+    installs there: every one is optional, and the decision they give carries both.
+
     Args:
         root: a directory.
-        no_deps: the install of the project with ``--no-deps`` (``file:line``), or ``None``.
+        no_deps: the install of the project with ``--no-deps``, or the Dockerfile instruction
+            that runs it uninstalled (``file:line``), or ``None``.
+        image: the image of that Dockerfile (then ``no_deps`` is its instruction), or ``None``.
 
     Returns:
         Each decision by :func:`_choose`, ``None`` where nothing of that side declares verl.
@@ -494,7 +533,10 @@ def _decide(root: Path, no_deps: str | None = None) -> tuple[VerlDeclaration | N
         found.extend(reader(root))
     skipped: set[tuple[Path, int]] = set()
     if no_deps is not None:  # ``pip install --no-deps .``: the project's own dependencies install nothing
-        skipped = {(f.path, f.line) for f in found if not f.optional and f.path.name in _PROJECT_DECLARATIONS}
+        skipped = {
+            (f.path, f.line) for f in found
+            if not f.optional and (image is not None or f.path.name in _PROJECT_DECLARATIONS)
+        }
         found = [f._replace(optional=True) if (f.path, f.line) in skipped else f for f in found]
     required = [f for f in found if not f.optional]
     elsewhere = [f for f in found if f.optional]
@@ -502,7 +544,7 @@ def _decide(root: Path, no_deps: str | None = None) -> tuple[VerlDeclaration | N
         required, elsewhere = [], elsewhere + required
     other = _choose(root, elsewhere)
     if other is not None and (Path(other.path), other.line) in skipped:
-        other = other._replace(no_deps=no_deps)
+        other = other._replace(no_deps=no_deps, image=image)
     return _choose(root, required), other
 
 

@@ -69,6 +69,16 @@ REFUSED: dict[str, tuple[dict[str, str], str, int, str]] = {
     "make-shell-function": ({
         "Makefile": "V := $(shell cat VERSION)\nsetup:\n\tpip install verl==$(V)\n",
     }, "Makefile", 3, "whose release cannot be read"),
+    # trial 26f: an install command in Python is read (install_pins.python_commands), its
+    # f-string's hole filled by the name the file binds
+    "python-f-string": ({
+        "setup_env.py": "import subprocess, sys\nV = '0.8.0'\n"
+                        "subprocess.check_call([sys.executable, '-m', 'pip', 'install', f'verl=={V}'])\n",
+    }, "setup_env.py", 3, "runs verl 0.8.0"),
+    "python-f-string-unknown-hole": ({
+        "setup_env.py": "import os, subprocess, sys\n"
+                        "subprocess.check_call([sys.executable, '-m', 'pip', 'install', f'verl=={os.environ[\"V\"]}'])\n",
+    }, "setup_env.py", 2, "whose release cannot be read"),
 }
 
 #: case -> (files, the file and line the unsafe fix's reason names): formats no pin reader reads
@@ -89,10 +99,6 @@ MENTIONED: dict[str, tuple[dict[str, str], str, int]] = {
         "tasks.py": "from invoke import task\n\nV = '0.8.0'\n\n\n@task\ndef setup(c):\n"
                     "    c.run('pip install verl==%(v)s' % {'v': V})\n",
     }, "tasks.py", 8),
-    "python-f-string": ({
-        "setup_env.py": "import subprocess, sys\nV = '0.8.0'\n"
-                        "subprocess.check_call([sys.executable, '-m', 'pip', 'install', f'verl=={V}'])\n",
-    }, "setup_env.py", 3),
 }
 
 
@@ -154,7 +160,7 @@ def test_a_template_version_in_an_unread_file_makes_the_fix_unsafe(tmp_path: Pat
     place = found["reason"]["lines"][0]
     assert (_rel(root, place["filename"]), place["location"]["row"]) == (where, line), found["reason"]
     assert f"`{where}:{line}` mentions verl" in found["message"], found["message"]
-    assert "in a file whose pins ppo-migrate does not read" in found["message"], found["message"]
+    assert "in a line ppo-migrate does not read as a pin or an install" in found["message"], found["message"]
     proc = run_cli("apply", "--exit-zero", "--unsafe-fixes", ".", cwd=root)
     assert proc.returncode == 0, proc.stderr
     failed = _run(root, site)
@@ -202,7 +208,7 @@ def test_nothing_deciding_says_what_is_assumed(tmp_path: Path) -> None:
     (found,) = _check(root)
     assert found["callee"] == (
         "nothing ppo-migrate reads says which verl runs, and `deps/runtime.txt:1` mentions verl==0.8.0 "
-        "in a file whose pins ppo-migrate does not read: passing the config is an unsafe fix"
+        "in a line ppo-migrate does not read as a pin or an install: passing the config is an unsafe fix"
     ), found["callee"]
 
 

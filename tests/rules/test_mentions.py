@@ -43,6 +43,13 @@ OLD = {
     "url: https://host/verl-0.7.1.tar.gz": "verl-0.7.1.tar.gz",
     "pip install git+https://github.com/org/verl.git@v0.8.0": "verl.git@v0.8.0",
     "pip install verl==0.8.0  # the cluster's": "verl==0.8.0",  # the comment comes after it
+    # trial 26f (B7): HPC environments named after a release
+    "module load cuda/12.4 verl/0.8.0": "verl/0.8.0",
+    "spack load py-verl@0.8.0": "py-verl@0.8.0",
+    "source /shared/envs/verl-0.8.0/bin/activate": "verl-0.8.0",
+    "apptainer exec --nv /shared/images/verl-0.8.0.sif python train.py": "verl-0.8.0",
+    "srun --container-image=/shared/sqsh/verl_0.8.0.sqsh python train.py": "verl_0.8.0",
+    "conda activate verl0.8": "verl0.8",
 }
 
 #: text -> why it is no mention of an old verl
@@ -65,7 +72,19 @@ NOT_OLD = {
     "pip install git+https://github.com/org/verl.git@v0.8.0-backport": "a branch, not a release tag",
     "# pip install verl==0.8.0": "a comment installs nothing",
     "RUN pip install ray  # was verl==0.8.0": "a comment after a command",
+    "conda activate verl-0.9.1": "0.9.1",
+    "source /envs/verl-recipe-0.8.0/bin/activate": "another package",
+    "module load myverl/0.8.0": "another package",
+    "python verl/trainer/main_ppo.py": "a path without a release",
 }
+
+
+def test_an_environment_name_is_a_mention_in_a_script_not_in_a_python_string() -> None:
+    """Trial 26f: ``conda activate verl-0.8.0`` in a job script is one; a Python string
+    naming a folder ``verl-0.8.0`` (a benchmark's checkout of that release) is not."""
+    assert text_mentions("source /envs/verl-0.8.0/bin/activate\n", "text") == [(1, "verl-0.8.0")]
+    assert text_mentions("/envs/verl-0.8.0", "plain") == []
+    assert python_mentions(ast.parse('wheels = root / "verl-0.8.0"\n')) == []
 
 
 @pytest.mark.parametrize("text", sorted(OLD))

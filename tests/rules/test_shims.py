@@ -23,6 +23,17 @@ SHIMS = {
     "conditional-expression": "def f(config):\n    e = g(config) if inspect.signature(g).parameters else g()\n",
     "except-typeerror": "def f(config):\n    try:\n        e = g(config)\n    except TypeError:\n        e = g()\n",
     "except-tuple-with-typeerror": "def f(config):\n    try:\n        e = g(config=config)\n    except (ValueError, TypeError):\n        e = g(None)\n",
+    # trial 26f (h8_version_gated_compat_branch): the code chooses by verl's release
+    "metadata-version-else": "from importlib.metadata import version\n\ndef f(config):\n"
+    "    if tuple(map(int, version('verl').split('.')[:2])) >= (0, 9):\n        e = g(config)\n    else:\n        e = g()\n",
+    "dunder-version-startswith": "import verl\n\ndef f(config):\n"
+    "    if verl.__version__.startswith('0.8'):\n        e = g()\n    else:\n        e = g(config)\n",
+    "hasattr-feature": "from verl.trainer import constants_ppo as cp\n\ndef f(config):\n"
+    "    e = g(config) if hasattr(cp, '_uses_megatron') else g()\n",
+    "early-return": "import verl\n\ndef f(config):\n"
+    "    if verl.__version__ >= '0.9':\n        return g(config)\n    return g()\n",
+    "helper-function": "import verl\n\ndef _new():\n    return getattr(verl, '__version__', '0.8') >= '0.9'\n\n"
+    "def f(config):\n    if _new():\n        e = g(config)\n    else:\n        e = g()\n",
 }
 
 
@@ -54,7 +65,22 @@ NOT_SHIMS = {
     # except TypeError whose try does not pass a config
     "except-without-config-try": "def f(config):\n    try:\n        e = g()\n    except TypeError:\n        e = g()\n",
     "except-valueerror": "def f(config):\n    try:\n        e = g(config)\n    except ValueError:\n        e = g()\n",
+    # a test of something else, though its other branch passes a config
+    "flag-with-config-branch": "def f(config, flag):\n    if flag:\n        e = g(config)\n    else:\n        e = g()\n",
 }
+
+
+def test_a_version_test_without_a_config_branch_is_no_shim_but_its_fix_is_unsafe() -> None:
+    # not a choice between the two forms (the other branch passes no config), but a branch
+    # chosen by verl's version: its fix is unsafe (``version-gated``), not made by ``apply``
+    src = HEAD + (
+        "import verl\n\ndef f(config):\n"
+        "    if verl.__version__ >= '0.9':\n        e = g()\n    else:\n        e = None\n"
+    )
+    result = process_text(src, "m.py", DECIDED, fix=True)
+    (d,) = result.diagnostics
+    assert (d.code, d.fix.applicability, d.reason.kind) == ("PPO001", "unsafe", "version-gated")
+    assert result.new_text is None
 
 
 @pytest.mark.parametrize("name", sorted(NOT_SHIMS))
@@ -153,3 +179,44 @@ def test_what_only_looks_like_a_local_shim_is_not_one(name: str) -> None:
     src = HEAD + LOCAL_NOT_SHIMS[name]
     result = process_text(src, "m.py", DECIDED.replace(show_shims=True), fix=False)
     assert "PPO004" not in [d.code for d in result.diagnostics]
+
+
+def test_a_version_gated_old_branch_runs_after_both_applies(tmp_path) -> None:
+    """Trial 26f (``h8_version_gated_compat_branch``): ``pyproject.toml`` says ``verl>=0.9.0``
+    and the code chooses the call's form by the release it finds; on a verl 0.8 cluster the
+    configless branch runs. Both applies leave it, and the launcher still runs there."""
+    from cli_helpers import VERL_08, launcher_project, launcher_ran, only_finding, run_cli
+
+    launcher = (
+        "from importlib.metadata import PackageNotFoundError, version\n"
+        "from omegaconf import OmegaConf\n"
+        "from verl.trainer.constants_ppo import get_ppo_ray_runtime_env\n\n\n"
+        "def _verl_09():\n"
+        "    try:\n"
+        "        return tuple(int(p) for p in version('verl').split('.')[:2]) >= (0, 9)\n"
+        "    except PackageNotFoundError:\n"
+        "        import verl\n"
+        "        return getattr(verl, '__version__', '0.8') >= '0.9'\n\n\n"
+        "def launch(config):\n"
+        "    if _verl_09():\n"
+        "        return get_ppo_ray_runtime_env(config)\n"
+        "    return get_ppo_ray_runtime_env()\n\n\n"
+        "if __name__ == '__main__':\n"
+        "    print('ran', launch(OmegaConf.create({'trainer': 2})))\n"
+    )
+    pyproject = '[project]\nname = "proj"\nversion = "0.1.0"\ndependencies = ["verl>=0.9.0"]\n'
+    root, site = launcher_project(tmp_path, {"pyproject.toml": pyproject}, VERL_08)
+    (root / "train.py").write_text(launcher)
+    assert launcher_ran(root, site) == "ran None"
+    proc = run_cli("check", "--output-format", "json", "--exit-zero", "--show-shims", ".", cwd=root)
+    assert proc.returncode == 0, proc.stderr
+    import json
+
+    (found,) = json.loads(proc.stdout)
+    assert (found["code"], found["location"]["row"]) == ("PPO004", 17)
+    assert "a test of verl's release chooses" in found["message"]
+    for extra in ((), ("--thread-config",)):
+        proc = run_cli("apply", "--exit-zero", *extra, ".", cwd=root)
+        assert proc.returncode == 0, proc.stderr
+        assert (root / "train.py").read_text() == launcher
+        assert launcher_ran(root, site) == "ran None"

@@ -1,6 +1,8 @@
 """A configless call on a branch chosen by verl's version (trial 26f): the code's own path
-for a verl before 0.9, where passing a config raises TypeError. The fix is unsafe and
-says so; a plain ``apply`` leaves it, and the project still runs on an old verl."""
+for a verl before 0.9, where passing a config raises TypeError. Where the other branch
+passes a config the call is a shim (PPO004, no fix); where none does, the fix is unsafe and
+says so (``version-gated``). A plain ``apply`` leaves both, and the project still runs on an
+old verl."""
 
 from __future__ import annotations
 
@@ -57,9 +59,28 @@ def _project(tmp_path: Path, form: str) -> tuple[Path, Path]:
     return root, site
 
 
-@pytest.mark.parametrize("form", sorted(GATED))
-def test_a_call_on_verl_s_old_branch_gets_an_unsafe_fix_and_still_runs(tmp_path: Path, form: str) -> None:
+@pytest.mark.parametrize("form", sorted(set(GATED) - {"bound_once"}))
+def test_a_call_on_verl_s_old_branch_beside_one_passing_a_config_is_a_shim(tmp_path: Path, form: str) -> None:
     root, site = _project(tmp_path, form)
+    before = project_ran(root, site)
+    assert before == "ran None"
+    text = (root / "train.py").read_text()
+    (finding,) = check_findings(root, "--show-shims")
+    assert (finding["code"], finding["fix"]) == ("PPO004", None), finding
+    for args in (("apply", "."), ("apply", "--thread-config", ".")):
+        run_cli(*args, cwd=root)
+        assert (root / "train.py").read_text() == text
+        assert project_ran(root, site) == before
+
+
+@pytest.mark.parametrize("form", sorted(GATED))
+def test_a_call_on_verl_s_old_branch_alone_gets_an_unsafe_fix_and_still_runs(tmp_path: Path, form: str) -> None:
+    root, site = _project(tmp_path, form)
+    # no branch passes a config: the old path alone, the new one left to the default
+    source = (root / "train.py").read_text().replace(
+        "        return get_ppo_ray_runtime_env(config)\n", "        return {}\n"
+    )
+    (root / "train.py").write_text(source)
     before = project_ran(root, site)
     assert before == "ran None"
     (finding,) = check_findings(root)

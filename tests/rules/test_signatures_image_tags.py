@@ -63,7 +63,7 @@ def test_an_image_of_an_old_verl_named_anywhere_leaves_the_call_running(tmp_path
     assert (found["code"], found["location"]["row"], found["fix"]["applicability"]) == ("PPO001", 6, "unsafe"), found
     assert found["reason"]["kind"] == "unread-pin"
     assert [(r["filename"], r["location"]["row"]) for r in found["reason"]["lines"]] == [(str(root / name), line)]
-    assert f"`{name}:{line}` mentions {IMAGE.format(release='0.8')} in a file" in found["message"], found["message"]
+    assert f"`{name}:{line}` mentions {IMAGE.format(release='0.8')} in a line" in found["message"], found["message"]
     for extra in ((), ("--thread-config",)):
         proc = run_cli("apply", "--exit-zero", *extra, ".", cwd=root)
         assert proc.returncode == 0, proc.stderr
@@ -89,7 +89,9 @@ def test_an_image_of_verl_0_9_keeps_the_safe_fix(tmp_path: Path, shape: str) -> 
     ("image_id: docker:nvcr.io/me/verl:base-verl0.5-cu126", ["nvcr.io/me/verl:base-verl0.5-cu126"]),
     ("image: verlai/verl:app-verl0.9-vllm0.11", []),  # takes a config
     ("image: verlai/verl:vllm011.latest", []),  # no release in the tag
-    ("image: my/trainer:verl0.8", []),  # the repository is not verl's
+    # not verl's repository, but a tag naming a release as an environment does (trial 26f:
+    # ``verl-0.8.0.sif``, ``module load verl/0.8.0``): a mention, the fix unsafe
+    ("image: my/trainer:verl0.8", ["verl0.8"]),
     ("# image: verlai/verl:app-verl0.8", []),  # a comment
 ])
 def test_the_image_form(text: str, written: list[str]) -> None:

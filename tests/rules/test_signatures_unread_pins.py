@@ -13,6 +13,7 @@ launcher raises, as the reason says.
 from __future__ import annotations
 
 import functools
+import re
 from pathlib import Path
 
 import pytest
@@ -154,6 +155,27 @@ FORMATS: dict[str, tuple[dict[str, str], str, int]] = {
 }
 
 
+# trial 26f (REPORT.md B7): HPC ways of choosing the old release, each alone in a job script
+FORMATS.update({
+    "lmod-module-load": ({
+        **NEW_PIN,
+        "jobs/train.sbatch": "#!/bin/bash\n#SBATCH -N 1\nmodule purge\nmodule load cuda/12.4 verl/0.8.0\nsrun python train.py\n",
+    }, "jobs/train.sbatch", 4),
+    "spack-load": ({**NEW_PIN, "scripts/env.sh": "#!/bin/bash\n# cluster software stack\nspack load py-verl@0.8.0\n"},
+                   "scripts/env.sh", 3),
+    "apptainer-sif": ({
+        **NEW_PIN,
+        "jobs/run.sh": "#!/bin/bash\napptainer exec --nv /shared/images/verl-0.8.0.sif python train.py\n",
+    }, "jobs/run.sh", 2),
+    "shared-venv": ({**NEW_PIN, "jobs/run.sh": "#!/bin/bash\nsource /shared/envs/verl_0.8.0/bin/activate\npython train.py\n"},
+                    "jobs/run.sh", 2),
+})
+
+#: trial 26f: an install command in Python is read as an install (``install_pins.python_commands``,
+#: like a shell script's): the release it installs decides, a PPO005 naming it
+READ_IN_PYTHON = {case: FORMATS.pop(case) for case in ("invoke-c-run", "nbconvert-pip-magic", "subprocess-pip")}
+
+
 def _tree(root: Path, files: dict[str, str]) -> Path:
     return write_tree(root, {**files, "train.py": LAUNCHER})
 
@@ -192,8 +214,8 @@ def test_an_old_verl_in_an_unread_format_makes_the_fix_unsafe(tmp_path: Path, ca
         reason = finding["reason"]
         assert reason["kind"] == "unread-pin", reason
         assert (_rel(root, reason["lines"][0]["filename"]), reason["lines"][0]["location"]["row"]) == (where, line), reason
-        assert f"`{where}:{line}` mentions verl" in reason["text"], reason["text"]
-        assert "in a file whose pins ppo-migrate does not read" in reason["text"], reason["text"]
+        assert re.search(rf"`{re.escape(where)}:{line}` mentions (?:py-)?verl", reason["text"]), reason["text"]
+        assert "in a line ppo-migrate does not read as a pin or an install" in reason["text"], reason["text"]
     message = found[0]["message"]
     assert "(unsafe fix: " in message and f"`{where}:{line}` mentions" in message, message
     if "requirements.txt" in files:
@@ -206,6 +228,26 @@ def test_an_old_verl_in_an_unread_format_makes_the_fix_unsafe(tmp_path: Path, ca
     assert "return get_ppo_ray_runtime_env(config)" in (root / "train.py").read_text()
     failed = _run(root, site)
     assert failed.returncode != 0 and "TypeError" in failed.stderr, failed.stderr
+
+
+@pytest.mark.parametrize("case", sorted(READ_IN_PYTHON))
+def test_an_install_command_in_python_leaves_the_call(tmp_path: Path, case: str) -> None:
+    """The entry runs before and after both applies, which leave the launcher as it is;
+    ``check`` gives a PPO005 naming the install's file and line and the release it installs."""
+    files, where, line = READ_IN_PYTHON[case]
+    root, site = _tree(tmp_path / "proj", files), verl_stub(tmp_path / "site", VERL_08)
+    before = (root / "train.py").read_text()
+    assert _ran(root, site) == BEFORE
+    for extra in ((), ("--thread-config",)):
+        proc = run_cli("apply", "--exit-zero", *extra, ".", cwd=root)
+        assert proc.returncode == 0, proc.stderr
+        assert (root / "train.py").read_text() == before, extra
+        assert _ran(root, site) == BEFORE
+    found = [f for f in _check(root) if f["filename"].endswith("train.py")]
+    assert [(f["code"], f["fix"]) for f in found] == [("PPO005", None), ("PPO005", None)], found
+    place = found[0]["reason"]["lines"][0]
+    assert (_rel(root, place["filename"]), place["location"]["row"]) == (where, line), found[0]["reason"]
+    assert "the project runs verl 0.8" in found[0]["message"] and f"`{where}:{line} " in found[0]["message"]
 
 
 def test_the_message_counts_the_other_mentions(tmp_path: Path) -> None:

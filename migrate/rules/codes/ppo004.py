@@ -30,8 +30,10 @@ RULE = Rule(
     "parameters (an `if` testing inspect.signature(...).parameters, "
     "__code__.co_argcount or inspect.getfullargspec(...).args, directly or through "
     "variables bound once: `params = inspect.signature(f).parameters` then "
-    "`if not params:`), or in an `except TypeError:` fallback whose `try` passes "
-    "a config. Such a call is right for old verl releases and never runs on new ones, "
+    "`if not params:`), in an `except TypeError:` fallback whose `try` passes "
+    "a config, or on the branch of an `if` testing which verl runs (`version(\"verl\")`, "
+    "`verl.__version__`, `hasattr(module, ...)`, in the test or a helper of the module it "
+    "calls) whose other branch passes a config. Such a call is right for old verl releases and never runs on new ones, "
     "so it is neither rewritten nor reported unless `check --show-shims` asks for it; "
     "it never changes the exit code.\n\n" + _WHY,
     "Nothing to fix. Remove the shim once every deployment runs verl with PR #6976.",
