@@ -74,6 +74,12 @@ if TYPE_CHECKING:
 #: Two statement forms complete it: an attribute assigned (``o.f = v``) and an item of a
 #: namespace assigned (``globals()["f"] = v``, ``vars(o)["f"] = v``,
 #: ``sys.modules["pkg.lib"] = v``).
+#:
+#: Each form also replaces a function in place when the attribute it writes is one of
+#: :data:`FUNCTION_BODY`: ``lib.f.__code__ = (lambda: {}).__code__``,
+#: ``setattr(f, "__code__", g.__code__)``, ``monkeypatch.setattr(lib.f, "__defaults__", ())``,
+#: ``mock.patch("pkg.lib.f.__code__", ...)`` (trial 26f, g4_code_object_swap and
+#: g5_code_object_swap_boot): a :class:`Replacement` of ``f`` itself (:func:`_swapped`).
 PATCHERS: dict[str, str] = {
     "setattr": "owner-key",
     "delattr": "owner-key",
@@ -86,6 +92,14 @@ PATCHERS: dict[str, str] = {
     "setdefault": "namespace-key",
     "__setitem__": "namespace-key",
 }
+
+#: The attributes of a function whose writing changes what its calls run or which
+#: parameters they bind (the language reference's data model, "Callable types",
+#: user-defined functions: ``__code__`` is the compiled body and its parameters,
+#: ``__defaults__``/``__kwdefaults__`` their defaults). A write to one replaces the
+#: function object itself, so every module holding that object (verl's, and each importer
+#: of the name) then calls the new body: no module can be told, the replacement reaches any.
+FUNCTION_BODY: frozenset[str] = frozenset({"__code__", "__defaults__", "__kwdefaults__"})
 
 #: Bytes a file replacing a name holds: a patcher of :data:`PATCHERS`, a namespace, or an
 #: attribute assigned (``x.f = v``; the names are checked on the tree).
@@ -164,6 +178,10 @@ class Replacement(NamedTuple):
         form: a short spelling of the form, for messages (``"monkeypatch.setattr"``).
         held: the name whose string gave the target or the name replaced
             (``TARGET`` of ``mock.patch(TARGET, f)``: :func:`string_env`), else ``None``.
+        swapped: the attribute of :data:`FUNCTION_BODY` written when the function ``name``
+            is replaced in place (``"__code__"`` of ``f.__code__ = g.__code__``; ``owner``
+            and ``module`` are then ``None``: every module holding the object is reached),
+            else ``None``.
     """
 
     name: str
@@ -173,6 +191,45 @@ class Replacement(NamedTuple):
     line: int
     form: str
     held: str | None = None
+    swapped: str | None = None
+
+
+def _swapped(function: ast.expr | None, attribute: str | None, line: int, form: str) -> Replacement | None:
+    """The replacement in place of the function ``function`` names when ``attribute`` is one
+    of :data:`FUNCTION_BODY` (``lib.get_ppo_ray_runtime_env`` and ``"__code__"`` of
+    ``lib.get_ppo_ray_runtime_env.__code__ = ...``), else ``None``.
+
+    Args:
+        function: the expression whose attribute is written: a name or an attribute chain
+            (``f``, ``lib.f``, ``pkg.lib.f``); anything else (``make()``) gives ``None``.
+        attribute: the attribute written, as read (``None``: not known).
+        line: the statement's line.
+        form: the form's spelling (``"an assignment"``, ``"setattr"``, ...), as
+            :attr:`Replacement.form`.
+
+    Returns:
+        ``Replacement(f, None, None, "attribute", line, form, swapped=attribute)``: the
+        function's last name, on no owner and no module (any module may hold the object).
+    """
+    if attribute not in FUNCTION_BODY:
+        return None
+    if isinstance(function, ast.Attribute):
+        name = function.attr
+    elif isinstance(function, ast.Name):
+        name = function.id
+    else:
+        return None
+    return Replacement(name, None, None, "attribute", line, form, swapped=attribute)
+
+
+def _swapped_dotted(text: str, line: int, form: str, held: str | None = None) -> Replacement | None:
+    """:func:`_swapped` for a dotted target string (``"pkg.lib.f.__code__"`` of
+    ``monkeypatch.setattr(...)`` or ``mock.patch(...)``), else ``None``."""
+    rest, _, attribute = text.rpartition(".")
+    name = rest.rpartition(".")[2]
+    if attribute not in FUNCTION_BODY or not name.isidentifier():
+        return None
+    return Replacement(name, None, None, "attribute", line, form, held, attribute)
 
 
 def _namespace(node: ast.AST) -> tuple[str, ast.expr | None] | None:
@@ -413,19 +470,29 @@ def call_replacements(call: ast.Call, env: dict[str, str] | None = None) -> list
         first = args[0] if args else keywords.get("target")
         text = _string(first, env)
         if text is not None and "." in text and len(args) <= 2 and last != "object":
-            # ``monkeypatch.setattr("pkg.lib.f", v)``
+            # ``monkeypatch.setattr("pkg.lib.f", v)`` (``"pkg.lib.f.__code__"``: ``f`` in place)
+            swapped = _swapped_dotted(text, line, form)
+            if swapped is not None:
+                return [swapped]
             module, _, name = text.rpartition(".")
             return [Replacement(name, None, module, "attribute", line, form)]
         if first is None:
             return []
         key = args[1] if len(args) > 1 else keywords.get("attribute", keywords.get("name"))
-        return [Replacement(_string(key, env) or "*", first, None, "attribute", line, form)]
+        key_text = _string(key, env)
+        swapped = _swapped(first, key_text, line, form)  # ``setattr(lib.f, "__code__", g)``
+        if swapped is not None:
+            return [swapped]
+        return [Replacement(key_text or "*", first, None, "attribute", line, form)]
     if how == "dotted":
         target = args[0] if args else keywords.get("target")
         text = _string(target, env)
         if text is not None:
-            module, _, name = text.rpartition(".")
             held = target.id if isinstance(target, ast.Name) else None
+            swapped = _swapped_dotted(text, line, form, held)  # ``mock.patch("pkg.lib.f.__code__", ...)``
+            if swapped is not None:
+                return [swapped]
+            module, _, name = text.rpartition(".")
             return [Replacement(name, None, module or None, "attribute", line, form, held)] if name.isidentifier() else []
         if target is not None and _is_mock(func):
             return [Replacement("*", None, _leading_module(target, env), "attribute", line, form)]
@@ -601,7 +668,10 @@ def replacements(tree: ast.AST) -> Iterator[Replacement]:
             for target in targets:
                 for t in _flat(target):
                     if isinstance(t, ast.Attribute):
-                        yield Replacement(t.attr, t.value, None, "attribute", t.lineno, "an assignment")
+                        # ``lib.f.__code__ = g.__code__``: ``f`` replaced in place
+                        yield _swapped(t.value, t.attr, t.lineno, "an assignment") or Replacement(
+                            t.attr, t.value, None, "attribute", t.lineno, "an assignment"
+                        )
                     elif isinstance(t, ast.Subscript):
                         space = _namespace(t.value)
                         if space is not None:
@@ -1965,8 +2035,8 @@ def _patches_in(
             module_name = f"{r.module}.{name}" if r.module else name
             yield None, r.line, "patched", f"puts a stand-in for `{module_name}` in sys.modules, whose function may take no config"
             continue
-        if name not in wanted:
-            continue
+        if name not in wanted or (r.swapped is not None and name not in names.functions):
+            continue  # (a module has no code to swap: ``constants_ppo.__code__ = ...``)
         if r.space == "globals":
             module = "<own>"
         elif r.module is not None:
@@ -1989,6 +2059,12 @@ def _patches_in(
         if r.form == EXEC_FORM:
             kind = "rebound"
             what = f"runs `exec` rebinding `{name}` at run time, to one that may take no config"
+        elif r.swapped is not None:  # the function object itself: every module holding it
+            what = (
+                f"replaces the `{r.swapped}` of `{name}`, whose replacement may take no config"
+                if patcher else
+                f"swaps the `{r.swapped}` of `{name}` at run time, for one that may take no config"
+            )
         elif name in names.functions and name not in names.through:
             what = _REPLACES if patcher else f"rebinds `{name}` at run time to a function that may take no config"
             at = _bound_at(tree, r.held) if r.held is not None and patcher else None

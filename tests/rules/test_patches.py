@@ -243,6 +243,83 @@ def test_the_one_table_reads_each_form(source: str, expected: list) -> None:
     assert _replaced(source) == expected
 
 
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        # trial 26f (g4_code_object_swap, g5_code_object_swap_boot): the function object's
+        # code or defaults written: the function itself replaced, in every module holding it
+        ("lib.f.__code__ = (lambda: {}).__code__", ("f", "__code__", "an assignment")),
+        ("f.__code__ = g.__code__", ("f", "__code__", "an assignment")),
+        ("pkg.lib.f.__defaults__ = ()", ("f", "__defaults__", "an assignment")),
+        ("setattr(lib.f, '__code__', g.__code__)", ("f", "__code__", "setattr")),
+        ("setattr(f, '__kwdefaults__', {})", ("f", "__kwdefaults__", "setattr")),
+        ("monkeypatch.setattr(lib.f, '__code__', c)", ("f", "__code__", "monkeypatch.setattr")),
+        ("monkeypatch.setattr('pkg.lib.f.__code__', c)", ("f", "__code__", "monkeypatch.setattr")),
+        ("mock.patch.object(lib.f, '__defaults__', ())", ("f", "__defaults__", "mock.patch.object")),
+        ("mock.patch('pkg.lib.f.__code__', c)", ("f", "__code__", "mock.patch")),
+    ],
+)
+def test_a_function_s_code_or_defaults_written_replaces_the_function(source: str, expected: tuple) -> None:
+    """A write of ``__code__``/``__defaults__``/``__kwdefaults__`` is a replacement of the
+    function named before it, on no owner and no module (any module may hold the object)."""
+    import ast
+
+    from ppo_migrate.rules.patches import replacements
+
+    (r,) = replacements(ast.parse(source))
+    assert (r.name, r.swapped, r.form) == expected
+    assert (r.owner, r.module, r.space) == (None, None, "attribute")
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        # another attribute of the function: the attribute itself, on the function
+        ("lib.f.__doc__ = 'x'", [("__doc__", "lib.f", None, "attribute")]),
+        ("setattr(lib.f, '__name__', 'g')", [("__name__", "lib.f", None, "attribute")]),
+        # the code of what a call returns: nothing the table can name
+        ("make().__code__ = c", [("__code__", "make()", None, "attribute")]),
+    ],
+)
+def test_other_writes_to_a_function_are_no_swap(source: str, expected: list) -> None:
+    assert _replaced(source) == expected
+
+
+def test_a_code_swap_reaches_every_module_and_names_its_line(tmp_path: Path, monkeypatch) -> None:
+    """The look-out reads a code swap as a replacement of any module's calls (``"*"``): in a
+    test a double, outside the tests a rebinding at run time; the caller plan's run-time
+    bindings name the function."""
+    import ast
+
+    from ppo_migrate.rules.callers import _dynamic_names
+
+    monkeypatch.chdir(tmp_path)
+    files = {
+        "pkg/__init__.py": "", "pkg/lib.py": LIB,
+        "tests/test_x.py": "from verl.trainer import constants_ppo\n\n\ndef test():\n"
+        "    constants_ppo.get_ppo_ray_runtime_env.__code__ = (lambda: {}).__code__\n",
+        "pkg/boot.py": IMP + "\n\ndef _old():\n    return {}\n\n\n"
+        "setattr(get_ppo_ray_runtime_env, '__code__', _old.__code__)\n",
+    }
+    for rel, text in files.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+    names = sorted(files)
+    found = target_patches(names, names, Settings())
+    assert [(p.module, p.path, p.line, p.kind, p.what) for p in found] == [
+        ("*", "pkg/boot.py", 8, "rebound",
+         "swaps the `__code__` of `get_ppo_ray_runtime_env` at run time, for one that may take no config"),
+        ("*", "tests/test_x.py", 5, "patched",
+         "replaces the `__code__` of `get_ppo_ray_runtime_env`, whose replacement may take no config"),
+    ]
+    assert patched_at(found, "pkg/lib.py") == (
+        "pkg/boot.py:8 swaps the `__code__` of `get_ppo_ray_runtime_env` at run time, for one that may "
+        "take no config"
+    )
+    call = ast.parse("setattr(launch, '__code__', c)").body[0].value
+    assert _dynamic_names(call) == ["launch"]
+
+
 def test_the_caller_plan_asks_the_same_table() -> None:
     """``--thread-config``'s run-time bindings are the table's names (was a list of its own
     without ``multiple``/``dict``/``update``/``sys.modules.setdefault``)."""

@@ -410,6 +410,35 @@ DOUBLES: dict[str, tuple[dict[str, str], tuple[str, str], str]] = {
         "app/launcher.py": "import pkg\n\n\ndef launch(config):\n    return pkg.get_ppo_ray_runtime_env()\n",
         "tests/test_launcher.py": FAKED_TEST,
     }, ("pkg/_compat.py", "setattr("), "app/launcher.py"),
+    # -- trial 26f: the function object's code swapped, its name never rebound -------------
+    "code-object-swapped-in-a-test": ({  # g4_code_object_swap
+        "app/launcher.py": DIRECT,
+        "tests/test_launcher.py": OMEGA + "from verl.trainer import constants_ppo\n\nfrom app import launcher\n\n\n"
+        "def test_launch():\n    real = constants_ppo.get_ppo_ray_runtime_env.__code__\n"
+        "    constants_ppo.get_ppo_ray_runtime_env.__code__ = (lambda: {'fake': 1}).__code__\n"
+        f"    try:\n        assert launcher.launch({CFG}) == {{'fake': 1}}\n"
+        "    finally:\n        constants_ppo.get_ppo_ray_runtime_env.__code__ = real\n",
+    }, ("tests/test_launcher.py", "__code__ = (lambda"), "app/launcher.py"),
+    "code-object-monkeypatched-by-a-dotted-string": ({
+        "app/launcher.py": DIRECT,
+        "tests/test_launcher.py": OMEGA + "from app import launcher\n\n\n"
+        "def test_launch(monkeypatch):\n"
+        "    monkeypatch.setattr('verl.trainer.constants_ppo.get_ppo_ray_runtime_env.__code__',\n"
+        "                        (lambda: {'fake': 1}).__code__)\n"
+        f"    assert launcher.launch({CFG}) == {{'fake': 1}}\n",
+    }, ("tests/test_launcher.py", "monkeypatch.setattr("), "app/launcher.py"),
+    "code-swap-at-start-up-by-setattr": ({  # g5_code_object_swap_boot, by setattr
+        "app/compat.py": "from verl.trainer import constants_ppo\n\n\ndef _legacy():\n    return {'fake': 1}\n\n\n"
+        "setattr(constants_ppo.get_ppo_ray_runtime_env, '__code__', _legacy.__code__)\n",
+        "app/launcher.py": THROUGH_COMPAT,
+        "tests/test_launcher.py": FAKED_TEST,
+    }, ("app/compat.py", "setattr("), "app/launcher.py"),
+    "code-swap-at-start-up-of-the-imported-name": ({
+        "app/compat.py": FROM_IMPORT + "\n\ndef _legacy():\n    return {'fake': 1}\n\n\n"
+        "get_ppo_ray_runtime_env.__code__ = _legacy.__code__\n",
+        "app/launcher.py": THROUGH_COMPAT,
+        "tests/test_launcher.py": FAKED_TEST,
+    }, ("app/compat.py", "__code__ ="), "app/launcher.py"),
 }
 
 
@@ -583,7 +612,7 @@ def test_a_plugin_that_is_not_the_project_s_leaves_the_fix_safe(tmp_path: Path, 
 #: the cases whose replacement runs outside the tests: kind ``"rebound"``
 REBOUND_PREFIXES = (
     "star-import-", "globals-updated-", "verl-module-", "sys-modules-key-", "import-hook-",
-    "package-attributes-",
+    "package-attributes-", "code-swap-at-start-up-",
 )
 
 
