@@ -1301,6 +1301,8 @@ def target_patches(
             continue
         for module, line, kind, what in _patches_in(code.tree, names, constants, True, used=used):
             found.append((None if module in ("<own>", "<package>") else module, code.path, line, kind, what))
+    # a zip of a fake verl a conftest puts on sys.path (trial 26f): read inside the archive
+    found.extend(archive_doubles(candidates, targets, settings.respect_gitignore))
     # a test plugin the repository loads from outside it (``pytest_plugins``, ``-p NAME``,
     # ``from NAME import *`` in a conftest; trial 26e, H): read from the repository's own
     # environment when it is there, else unread (its fixture may replace the function)
@@ -1954,6 +1956,81 @@ def _prefixes(module: str) -> list[str]:
 def _holds_target(module: str, target_modules: Iterable[str]) -> bool:
     """Whether ``module`` is (or is a package above) a module holding the function."""
     return any(t == module or t.startswith(module + ".") for t in target_modules)
+
+
+def archive_doubles(
+    candidates: Sequence[str], targets: Iterable[str], respect_gitignore: bool = True
+) -> list[tuple[str, str, int, str, str]]:
+    """``("*", path, line, "patched", what)`` for each archive in a folder of test doubles
+    that a file of the repository puts on ``sys.path`` (``sys.path.insert(0,
+    str(Path(__file__).parent / "fixtures" / "verl_stub.zip"))`` in a conftest; any form
+    :func:`ppo_migrate.project.import_roots.declared_roots` reads) and whose copy of a
+    target's module defines the function without a ``config`` parameter, or that cannot be
+    read: a fake package as :func:`_fake_definitions` finds in a folder, zipped (trial 26f,
+    g4_fake_verl_zip_on_path). The callee in effect leaves such a copy to this table
+    (:meth:`ppo_migrate.rules.signatures.SignatureResolver._repository_copies`).
+
+    Args:
+        candidates: the files naming the runtime function; the repository is their root's
+            (:meth:`ppo_migrate.project.snapshot.Snapshot.root_of` of the first one's
+            folder; neither a git top level nor a project marker: nothing is read). None:
+            nothing is read.
+        targets: the function's qualified names (``"verl.trainer.constants_ppo.get_..."``).
+        respect_gitignore: the run's ``respect-gitignore``, for the repository's walk.
+
+    Returns:
+        One entry per declaring line and archive, at the declaration (its path relative to
+        the working directory when below it). The archive's members are read in memory
+        through the run's file system (:func:`ppo_migrate.rules.signatures.archive_definitions`:
+        :mod:`zipfile` in :mod:`ppo_migrate.project.filesystem`; nothing extracted). A file
+        there that is no zip archive (a Git LFS pointer not pulled) and whose name names the
+        package or ends as an archive's (:data:`ppo_migrate.project.import_roots.ARCHIVE_SUFFIXES`),
+        or an archive that cannot be opened, is a double that cannot be read. Never raises.
+    """
+    if not candidates:
+        return []
+    from ppo_migrate.project.import_roots import ARCHIVE_SUFFIXES, declared_roots
+    from ppo_migrate.project.tree import in_doubles_folder
+    from ppo_migrate.rules.signatures import Unreadable, archive_definitions
+
+    snapshot = current()
+    root = snapshot.root_of(os.path.dirname(os.path.abspath(candidates[0])))
+    if root is None:
+        return []
+    root = os.fspath(root)
+    wanted = [t.rpartition(".") for t in targets if "." in t]
+    fs = snapshot.fs
+    cwd = os.getcwd().rstrip(os.sep) + os.sep
+    out: list[tuple[str, str, int, str, str]] = []
+    for declared in declared_roots(root, respect_gitignore):
+        archive = declared.path
+        if not in_doubles_folder(archive, root) or not fs.is_file(archive):
+            continue  # a folder: its files are the run's (:func:`_fake_definitions`)
+        shown = os.path.relpath(archive, cwd) if archive.startswith(cwd) else archive
+        source = declared.source
+        source = os.path.relpath(source, cwd) if source.startswith(cwd) else source
+        puts = f"puts `{shown}` on sys.path ({declared.form}), "
+        if not fs.is_zip(archive):
+            base = os.path.basename(archive).lower()
+            if base.endswith(ARCHIVE_SUFFIXES) or any(m.split(".", 1)[0] in base for m, _, _ in wanted):
+                out.append(("*", source, declared.line, "patched",
+                            puts + "a test double that cannot be read (no zip archive here); "
+                            "its runtime function may take no config"))
+            continue
+        for module, _, name in wanted:
+            for found in archive_definitions(archive, module, name):
+                if isinstance(found, Unreadable):
+                    what = (f"a test double that cannot be read ({found.why}); its `{name}` may "
+                            "take no config")
+                elif not found.keyword:
+                    member = os.path.relpath(found.path, archive).replace(os.sep, "/")
+                    what = (f"a test double whose `{name}` ({member}:{found.line} inside it) "
+                            "takes no config")
+                else:
+                    continue
+                out.append(("*", source, declared.line, "patched", puts + what))
+                break
+    return list(dict.fromkeys(out))
 
 
 def _fake_definitions(path: str, data: bytes, names: Names, tree: ast.AST | None = None) -> list:

@@ -320,6 +320,65 @@ def test_a_code_swap_reaches_every_module_and_names_its_line(tmp_path: Path, mon
     assert _dynamic_names(call) == ["launch"]
 
 
+#: a Git LFS pointer where the zip is (``git lfs pull`` not run here)
+LFS_POINTER = "version https://git-lfs.github.com/spec/v1\noid sha256:0\nsize 540\n"
+
+
+@pytest.mark.parametrize(
+    ("archive", "content", "expected"),
+    [
+        # a zipped fake in a folder of test doubles: read inside, the member named
+        ("tests/fixtures/verl_stub.zip", "def get_ppo_ray_runtime_env():\n    return {}\n",
+         "a test double whose `get_ppo_ray_runtime_env` (verl/trainer/constants_ppo.py:1 inside it) "
+         "takes no config"),
+        # not a zip here: a double that cannot be read
+        ("tests/fixtures/verl_stub.zip", LFS_POINTER,
+         "a test double that cannot be read (no zip archive here); its runtime function may take no config"),
+        ("tests/stubs/verl-0.8.whl", LFS_POINTER,
+         "a test double that cannot be read (no zip archive here); its runtime function may take no config"),
+        # the stub takes a config, or holds no verl module: no double
+        ("tests/fixtures/verl_stub.zip", "def get_ppo_ray_runtime_env(config=None):\n    return {}\n", None),
+        ("tests/fixtures/other.zip", None, None),
+        # outside a folder of test doubles: a copy the callee in effect reads (PPO005)
+        ("vendor/verl_stub.zip", "def get_ppo_ray_runtime_env():\n    return {}\n", None),
+        # a data file on the path naming neither the package nor an archive: skipped by Python
+        ("tests/fixtures/paths.txt", LFS_POINTER, None),
+    ],
+)
+def test_an_archive_a_test_puts_on_sys_path_is_read_as_a_double(
+    tmp_path: Path, monkeypatch, archive: str, content: str | None, expected: str | None
+) -> None:
+    """Trial 26f (g4_fake_verl_zip_on_path): the doubles table reads an archive a file puts on
+    ``sys.path`` from a folder of test doubles, inside, in memory (``archive_doubles``)."""
+    import zipfile
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / ".git").mkdir()
+    files = {
+        "pkg/__init__.py": "", "pkg/lib.py": LIB,
+        "tests/conftest.py": f"import sys\n\nsys.path.insert(0, {archive!r})\n",
+    }
+    for rel, text in files.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+    (tmp_path / archive).parent.mkdir(parents=True, exist_ok=True)
+    if content is None or content.startswith("def "):
+        with zipfile.ZipFile(tmp_path / archive, "w") as zf:
+            zf.writestr("verl/__init__.py", "")
+            if content is not None:
+                zf.writestr("verl/trainer/__init__.py", "")
+                zf.writestr("verl/trainer/constants_ppo.py", content)
+    else:
+        (tmp_path / archive).write_text(content)
+    names = sorted(files)
+    found = [(p.module, p.path, p.line, p.kind, p.what) for p in target_patches(names, names, Settings())]
+    if expected is None:
+        assert found == []
+    else:
+        assert found == [("*", "tests/conftest.py", 3, "patched",
+                          f"puts `{archive}` on sys.path (sys.path.insert), {expected}")]
+
+
 def test_the_caller_plan_asks_the_same_table() -> None:
     """``--thread-config``'s run-time bindings are the table's names (was a list of its own
     without ``multiple``/``dict``/``update``/``sys.modules.setdefault``)."""

@@ -580,6 +580,82 @@ def test_a_test_plugin_outside_the_repository_keeps_running_after_apply(tmp_path
     assert broken.returncode == 1 and "positional argument" in broken.stdout, broken.stdout
 
 
+#: trial 26f (g4_fake_verl_zip_on_path): a conftest puts a zip of a stub verl first on
+#: sys.path and drops verl's modules loaded so far
+ZIP_CONFTEST = (
+    "import pathlib\nimport sys\n\n"
+    "sys.path.insert(0, str(pathlib.Path(__file__).parent / 'fixtures' / {name!r}))\n"
+    "for _m in [m for m in sys.modules if m == 'verl' or m.startswith('verl.')]:\n"
+    "    del sys.modules[_m]\n"
+)
+#: the stub the zip holds: zero arguments (a double), or verl 0.9's (no double)
+ZIP_STUBS = {"configless": FAKE.replace("def fake(", "def get_ppo_ray_runtime_env("),
+             "config": "def get_ppo_ray_runtime_env(config=None):\n    return {'fake': 1}\n"}
+
+
+def _zip_project(root: Path, name: str, stub: str) -> dict[str, str]:
+    """The project of :data:`ZIP_CONFTEST` with ``tests/fixtures/<name>`` holding a verl
+    whose function is ``stub``; its text files."""
+    import zipfile
+
+    files = {"app/launcher.py": DIRECT, "tests/conftest.py": ZIP_CONFTEST.format(name=name),
+             "tests/test_launcher.py": FAKED_TEST}
+    _write(root, files)
+    (root / ".git").mkdir()  # the repository whose declarations of sys.path are read
+    (root / "tests" / "fixtures").mkdir(parents=True, exist_ok=True)
+    with zipfile.ZipFile(root / "tests" / "fixtures" / name, "w") as zf:
+        zf.writestr("verl/__init__.py", "")
+        zf.writestr("verl/trainer/__init__.py", "")
+        zf.writestr("verl/trainer/constants_ppo.py", stub)
+    return files
+
+
+@pytest.mark.parametrize("name", ["verl_stub.zip", "verl-0.8.0-py3-none-any.whl", "verl_stub.egg"])
+def test_a_zipped_fake_verl_on_sys_path_keeps_running_after_apply(tmp_path: Path, name: str) -> None:
+    """Trial 26f (g4_fake_verl_zip_on_path): a fake verl package zipped (``.zip``, ``.whl``,
+    ``.egg``), put first on sys.path by a conftest, was not read (a folder of one was): the
+    fix was safe and the tests failed after ``apply``. Now the archive is read in memory, the
+    fix is unsafe naming the conftest's line and the member; the tests pass before and after
+    ``apply`` and ``apply --thread-config``; the oracle: the fix made anyway fails them."""
+    files = _zip_project(tmp_path, name, ZIP_STUBS["configless"])
+    where = f"tests/conftest.py:{_line_of(files, 'tests/conftest.py', 'sys.path.insert')}"
+    before = _pytest(tmp_path)
+    assert before.returncode == 0, before.stdout + before.stderr
+    checked = run_cli("check", "--output-format", "json", ".", cwd=tmp_path)
+    found = [d for d in json.loads(checked.stdout) if d["filename"].endswith("app/launcher.py")]
+    assert [(d["code"], d["fix"]["applicability"]) for d in found] == [("PPO001", "unsafe")], found
+    assert (
+        f"(unsafe fix: {where} puts `tests/fixtures/{name}` on sys.path (sys.path.insert), a test "
+        "double whose `get_ppo_ray_runtime_env` (verl/trainer/constants_ppo.py:1 inside it) takes no "
+        "config)"
+    ) in found[0]["message"], found[0]["message"]
+    original = (tmp_path / "app/launcher.py").read_text()
+    assert run_cli("apply", ".", cwd=tmp_path).returncode == 1
+    assert (tmp_path / "app/launcher.py").read_text() == original
+    after = _pytest(tmp_path)
+    assert after.returncode == 0, after.stdout + after.stderr
+    run_cli("apply", "--thread-config", ".", cwd=tmp_path)
+    threaded = _pytest(tmp_path)
+    assert threaded.returncode == 0, threaded.stdout + threaded.stderr
+    assert run_cli("apply", "--unsafe-fixes", ".", cwd=tmp_path).returncode == 0
+    assert (tmp_path / "app/launcher.py").read_text() != original
+    broken = _pytest(tmp_path)
+    assert broken.returncode == 1 and "positional argument" in broken.stdout, broken.stdout
+
+
+def test_a_zipped_stub_taking_a_config_leaves_the_fix_safe(tmp_path: Path) -> None:
+    """No over-caution: the zipped stub takes a config; the fix is safe, made by ``apply``,
+    and the tests still pass."""
+    _zip_project(tmp_path, "verl_stub.zip", ZIP_STUBS["config"])
+    checked = run_cli("check", "--output-format", "json", ".", cwd=tmp_path)
+    found = [d for d in json.loads(checked.stdout) if d["filename"].endswith("app/launcher.py")]
+    assert [(d["code"], d["fix"]["applicability"]) for d in found] == [("PPO001", "safe")], found
+    assert run_cli("apply", ".", cwd=tmp_path).returncode == 0
+    assert "get_ppo_ray_runtime_env(config)" in (tmp_path / "app/launcher.py").read_text()
+    after = _pytest(tmp_path)
+    assert after.returncode == 0, after.stdout + after.stderr
+
+
 #: plugins that are not the project's: pytest's own, a published one, ``no:NAME``
 NOT_PROJECT_PLUGINS = {
     "no-cacheprovider": {"pytest.ini": "[pytest]\naddopts = -p no:cacheprovider\n"},
