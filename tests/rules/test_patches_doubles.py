@@ -1129,6 +1129,20 @@ UNPARSED: dict[str, tuple[dict[str, str], tuple[str, str], list[str], str | None
         "app/launcher.py": DIRECT,
         "scripts/smoke.sh": "#!/bin/bash\nset -e\n\"$PY\" -c \"\n" + SMOKE + "\"\n",
     }, ("scripts/smoke.sh", "launcher.get_ppo_ray_runtime_env ="), ["bash", "scripts/smoke.sh"], None),
+    # trial 26f (g4_heredoc_python_smoke): Python fed by a shell heredoc
+    "shell-python-heredoc": ({
+        "app/launcher.py": DIRECT,
+        "scripts/smoke.sh": "#!/bin/bash\nset -euo pipefail\n\"$PY\" - <<'EOF'\n" + SMOKE + "EOF\n",
+    }, ("scripts/smoke.sh", "launcher.get_ppo_ray_runtime_env ="), ["bash", "scripts/smoke.sh"], None),
+    "shell-python-heredoc-tab-stripped-in-a-block": ({
+        "app/launcher.py": DIRECT,
+        "scripts/smoke.sh": "#!/bin/bash\nset -e\nif true; then\n\t\"$PY\" -u - smoke <<-PY\n"
+        + "".join(f"\t{line}\n" for line in SMOKE.splitlines()) + "\tPY\nfi\n",
+    }, ("scripts/smoke.sh", "launcher.get_ppo_ray_runtime_env ="), ["bash", "scripts/smoke.sh"], None),
+    "shell-heredoc-piped-to-python": ({
+        "app/launcher.py": DIRECT,
+        "scripts/smoke.sh": "#!/bin/bash\nset -e\ncat <<EOF | \"$PY\" -\n" + SMOKE + "EOF\n",
+    }, ("scripts/smoke.sh", "launcher.get_ppo_ray_runtime_env ="), ["bash", "scripts/smoke.sh"], None),
     "notebook-code-cell": ({
         "app/launcher.py": DIRECT,
         "notebooks/smoke.ipynb": NOTEBOOK,
