@@ -110,6 +110,14 @@ _PATCH_LITERALS = (b"setattr", b"delattr", b"patch", b"setitem", b"setdefault", 
                    b"update", b"modules", b"globals", b"vars", b"exec", b"meta_path")
 _PATCH_WORDS_RE = re.compile(_PATCH_WORDS)
 _ATTRIBUTE_STORE_RE = lazy_pattern(_ATTRIBUTE_STORE)
+#: an attribute bound by another target than ``x.f = v``'s (trial 26f): in a target list
+#: (``launcher.f, calls = fake, []``, ``(a.f, b) = ...``), a ``for`` target (``for
+#: launcher.f in fakes:``, a comprehension's) or a ``with ... as launcher.f:``
+_TARGET_STORE_RE = lazy_pattern(
+    rb"(?m)^[ \t]*[(\[]?[\w., \t\[\]'\"*]*?\w[ \t]*\.[ \t]*\w+[ \t]*[,)\]][^\n=]*=[^=]"
+    rb"|\bfor[ \t]+[^\n:]*?\w[ \t]*\.[ \t]*\w+[^\n:]*?[ \t]in\b"
+    rb"|\bas[ \t]+\w+(?:[ \t]*\.[ \t]*\w+)+[ \t]*[:,)]"
+)
 
 
 #: a replacement of a name not known before it runs (:func:`_unknown_name`): a setattr
@@ -137,14 +145,15 @@ def _unknown_forms(data: bytes) -> bool:
 
 
 def _may_patch(data: bytes) -> bool:
-    """Whether ``re.search(_PATCH_WORDS + b"|" + _ATTRIBUTE_STORE, data)`` finds anything.
+    """Whether ``re.search(_PATCH_WORDS + b"|" + _ATTRIBUTE_STORE, data)`` finds anything,
+    or :data:`_TARGET_STORE_RE` (tried last: most files holding code hold an ``x.f = v``).
 
     The alternation of words is tried at every position of the file (~0.1 s a MB), so it
     runs only on a file holding one of its literals (``bytes.__contains__`` is ~100 times
     faster); the attribute store starts with a literal ``.``, which the engine skips to."""
     if any(word in data for word in _PATCH_LITERALS) and _PATCH_WORDS_RE.search(data):
         return True
-    return _ATTRIBUTE_STORE_RE.search(data) is not None
+    return _ATTRIBUTE_STORE_RE.search(data) is not None or _TARGET_STORE_RE.search(data) is not None
 
 
 def _lines_holding(data: bytes, words: Iterable[bytes]) -> list[tuple[int, int]]:
@@ -579,11 +588,31 @@ def _exec_replacements(call: ast.Call) -> list[Replacement]:
     return [Replacement(n, None, None, "globals", line, EXEC_FORM) for n in sorted(names)]
 
 
+#: statements (and the comprehension's clause) binding targets besides the assignments:
+#: ``for launcher.f in fakes:`` and ``with ctx(fake) as launcher.f:`` replace ``f`` as
+#: ``launcher.f = fake`` does (trial 26f, h4_for_target_double, h4_with_as_target_double)
+_BINDING_STATEMENTS = (ast.For, ast.AsyncFor, ast.comprehension, ast.With, ast.AsyncWith)
+
+
+def _bound_targets(node: ast.AST) -> list[ast.expr]:
+    """The targets ``node`` binds: an assignment's (``=``, ``+=``, annotated), a ``for``'s
+    or a comprehension's, each ``with`` item's ``as``; ``[]`` for anything else."""
+    if isinstance(node, ast.Assign):
+        return node.targets
+    if isinstance(node, (ast.AugAssign, ast.AnnAssign, ast.For, ast.AsyncFor, ast.comprehension)):
+        return [node.target]
+    if isinstance(node, (ast.With, ast.AsyncWith)):
+        return [item.optional_vars for item in node.items if item.optional_vars is not None]
+    return []
+
+
 class _Nodes:
     """The nodes of a tree the tables here look at, from one walk (``ast.walk``'s order).
 
     Attributes:
-        changes: calls and assignments (:func:`replacements`).
+        changes: calls, assignments and the other statements binding targets (``for``,
+            ``async for``, a comprehension's ``for``, ``with ... as``: :func:`_bound_targets`;
+            :func:`replacements`).
         imports: ``import`` and ``from ... import`` statements.
         generic: calls and string constants (:func:`_patches_in`'s spellings).
         assigns: ``=`` and ``+=`` assignments (``__all__``'s).
@@ -597,6 +626,7 @@ class _Nodes:
         generic: list[ast.AST] = []
         assigns: list[ast.AST] = []
         call, assign, import_ = ast.Call, (ast.Assign, ast.AugAssign, ast.AnnAssign), (ast.Import, ast.ImportFrom)
+        binding = _BINDING_STATEMENTS
         for node in _walk(tree):
             if isinstance(node, call):
                 changes.append(node)
@@ -605,6 +635,8 @@ class _Nodes:
                 changes.append(node)
                 if not isinstance(node, ast.AnnAssign):
                     assigns.append(node)
+            elif isinstance(node, binding):
+                changes.append(node)
             elif isinstance(node, import_):
                 imports.append(node)
             elif isinstance(node, ast.Constant) and isinstance(node.value, str):
@@ -658,14 +690,15 @@ def _nodes(tree: ast.AST) -> _Nodes:
 
 def replacements(tree: ast.AST) -> Iterator[Replacement]:
     """Every replacement in ``tree`` by a form of the table: the calls of
-    :data:`PATCHERS`, an attribute assigned, an item of a namespace assigned."""
+    :data:`PATCHERS`, an attribute assigned, an item of a namespace assigned; a target of a
+    list (``launcher.f, calls = fake, []``), of a ``for`` or a ``with ... as`` counts as
+    assigned (form ``"an assignment"``)."""
     env = string_env(tree)
     for node in _nodes(tree).changes:
         if isinstance(node, ast.Call):
             yield from call_replacements(node, env)
-        elif isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
-            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            for target in targets:
+        else:
+            for target in _bound_targets(node):
                 for t in _flat(target):
                     if isinstance(t, ast.Attribute):
                         # ``lib.f.__code__ = g.__code__``: ``f`` replaced in place

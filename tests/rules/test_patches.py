@@ -235,6 +235,15 @@ def _replaced(source: str) -> list[tuple[str, str | None, str | None, str]]:
         ("sys.modules['a.b'] = m", [("b", None, "a", "modules")]),
         ("sys.modules[key] = m", [("*", None, None, "modules")]),
         ("cfg['f'] = g", []),
+        # trial 26f: the other statements binding a target
+        ("for lib.f in fakes:\n    pass", [("f", "lib", None, "attribute")]),
+        ("with ctx(g) as lib.f:\n    pass", [("f", "lib", None, "attribute")]),
+        ("with a() as x, b() as (lib.f, y):\n    pass", [("f", "lib", None, "attribute")]),
+        ("[0 for lib.f in fakes]", [("f", "lib", None, "attribute")]),
+        ("async def t():\n    async for lib.f in fakes:\n        pass", [("f", "lib", None, "attribute")]),
+        ("for globals()['f'] in fakes:\n    pass", [("f", None, None, "globals")]),
+        ("for x in lib.f():\n    pass", []),
+        ("with open(p) as fh:\n    pass", []),
     ],
 )
 def test_the_one_table_reads_each_form(source: str, expected: list) -> None:
@@ -377,6 +386,25 @@ def test_an_archive_a_test_puts_on_sys_path_is_read_as_a_double(
     else:
         assert found == [("*", "tests/conftest.py", 3, "patched",
                           f"puts `{archive}` on sys.path (sys.path.insert), {expected}")]
+
+
+@pytest.mark.parametrize(
+    ("data", "expected"),
+    [
+        # the byte gate before a file is parsed for replacements: a target other than ``x.f =``
+        (b"launcher.get_env, calls = fake, []\n", True),
+        (b"    (a.f, b) = fake, 1\n", True),
+        (b"for launcher.get_env in (fake,):\n", True),
+        (b"    with nullcontext(fake) as launcher.get_env:\n", True),
+        (b"def t():\n    return launcher.get_env(x, y=1)\n", False),
+        (b"check(a.b, c=1)\n", False),
+        (b"for k, v in d.items():\n    import a as b\n", False),
+    ],
+)
+def test_a_file_binding_an_attribute_by_any_target_is_parsed(data: bytes, expected: bool) -> None:
+    from ppo_migrate.rules.patches import _may_patch
+
+    assert _may_patch(data) is expected
 
 
 def test_the_caller_plan_asks_the_same_table() -> None:

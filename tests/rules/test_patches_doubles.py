@@ -410,6 +410,26 @@ DOUBLES: dict[str, tuple[dict[str, str], tuple[str, str], str]] = {
         "app/launcher.py": "import pkg\n\n\ndef launch(config):\n    return pkg.get_ppo_ray_runtime_env()\n",
         "tests/test_launcher.py": FAKED_TEST,
     }, ("pkg/_compat.py", "setattr("), "app/launcher.py"),
+    # -- trial 26f: the function replaced by a target other than an assignment's ----------
+    "attribute-in-a-target-list": ({  # h4_tuple_target_double
+        "app/launcher.py": DIRECT,
+        "tests/test_launcher.py": OMEGA + "from app import launcher\n\n\n"
+        "def test_launch():\n    launcher.get_ppo_ray_runtime_env, calls = lambda: {'fake': 1}, []\n"
+        f"    assert launcher.launch({CFG}) == {{'fake': 1}}\n",
+    }, ("tests/test_launcher.py", "calls = lambda"), "app/launcher.py"),
+    "attribute-as-a-for-target": ({  # h4_for_target_double
+        "app/launcher.py": DIRECT,
+        "tests/test_launcher.py": OMEGA + "from app import launcher\n\n\n"
+        "def test_launch():\n    for launcher.get_ppo_ray_runtime_env in (lambda: {'fake': 1},):\n"
+        f"        assert launcher.launch({CFG}) == {{'fake': 1}}\n",
+    }, ("tests/test_launcher.py", "for launcher"), "app/launcher.py"),
+    "attribute-as-a-with-target": ({  # h4_with_as_target_double
+        "app/launcher.py": DIRECT,
+        "tests/test_launcher.py": OMEGA + "import contextlib\n\nfrom app import launcher\n\n\n"
+        "def test_launch():\n"
+        "    with contextlib.nullcontext(lambda: {'fake': 1}) as launcher.get_ppo_ray_runtime_env:\n"
+        f"        assert launcher.launch({CFG}) == {{'fake': 1}}\n",
+    }, ("tests/test_launcher.py", "as launcher"), "app/launcher.py"),
     # -- trial 26f: the function object's code swapped, its name never rebound -------------
     "code-object-swapped-in-a-test": ({  # g4_code_object_swap
         "app/launcher.py": DIRECT,
