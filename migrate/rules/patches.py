@@ -110,14 +110,6 @@ _PATCH_LITERALS = (b"setattr", b"delattr", b"patch", b"setitem", b"setdefault", 
                    b"update", b"modules", b"globals", b"vars", b"exec", b"meta_path")
 _PATCH_WORDS_RE = re.compile(_PATCH_WORDS)
 _ATTRIBUTE_STORE_RE = lazy_pattern(_ATTRIBUTE_STORE)
-#: an attribute bound by another target than ``x.f = v``'s (trial 26f): in a target list
-#: (``launcher.f, calls = fake, []``, ``(a.f, b) = ...``), a ``for`` target (``for
-#: launcher.f in fakes:``, a comprehension's) or a ``with ... as launcher.f:``
-_TARGET_STORE_RE = lazy_pattern(
-    rb"(?m)^[ \t]*[(\[]?[\w., \t\[\]'\"*]*?\w[ \t]*\.[ \t]*\w+[ \t]*[,)\]][^\n=]*=[^=]"
-    rb"|\bfor[ \t]+[^\n:]*?\w[ \t]*\.[ \t]*\w+[^\n:]*?[ \t]in\b"
-    rb"|\bas[ \t]+\w+(?:[ \t]*\.[ \t]*\w+)+[ \t]*[:,)]"
-)
 
 
 #: a replacement of a name not known before it runs (:func:`_unknown_name`): a setattr
@@ -145,15 +137,38 @@ def _unknown_forms(data: bytes) -> bool:
 
 
 def _may_patch(data: bytes) -> bool:
-    """Whether ``re.search(_PATCH_WORDS + b"|" + _ATTRIBUTE_STORE, data)`` finds anything,
-    or :data:`_TARGET_STORE_RE` (tried last: most files holding code hold an ``x.f = v``).
+    """Whether ``re.search(_PATCH_WORDS + b"|" + _ATTRIBUTE_STORE, data)`` finds anything.
 
     The alternation of words is tried at every position of the file (~0.1 s a MB), so it
     runs only on a file holding one of its literals (``bytes.__contains__`` is ~100 times
     faster); the attribute store starts with a literal ``.``, which the engine skips to."""
     if any(word in data for word in _PATCH_LITERALS) and _PATCH_WORDS_RE.search(data):
         return True
-    return _ATTRIBUTE_STORE_RE.search(data) is not None or _TARGET_STORE_RE.search(data) is not None
+    return _ATTRIBUTE_STORE_RE.search(data) is not None
+
+
+#: what may follow ``.f`` where a target other than ``x.f = v``'s binds it: in a target list
+#: (``launcher.f, calls = fake, []``, ``(a.f, b) = ...``, ``[a.f] = ...``), a ``for``
+#: target (``for launcher.f in fakes:``) or a ``with ... as launcher.f:`` (trial 26f)
+_TARGET_ENDS = (b",", b")", b"]", b":")
+
+
+def _binds_as_target(data: bytes, words: Iterable[bytes]) -> bool:
+    """Whether ``data`` spells one of ``words`` as an attribute (``.f``) followed by what
+    ends a target of a list, a ``for`` or a ``with`` (:data:`_TARGET_ENDS`, or ``in``):
+    such a file is parsed for replacements even without an ``x.f = v``
+    (:func:`_may_patch`). A byte search per occurrence (no regular expression: a long
+    generated line costs one pass), generous (``g(launcher.f)`` counts: a parse too many)."""
+    for word in words:
+        needle = b"." + word
+        at = data.find(needle)
+        while at != -1:
+            end = at + len(needle)
+            rest = data[end:end + 8].lstrip(b" \t")
+            if rest[:1] in _TARGET_ENDS or rest[:3] in (b"in ", b"in\t", b"in(", b"in["):
+                return True
+            at = data.find(needle, end)
+    return False
 
 
 def _lines_holding(data: bytes, words: Iterable[bytes]) -> list[tuple[int, int]]:
@@ -1268,7 +1283,7 @@ def target_patches(
                 found.extend(star_rebindings(path, star_tree, names))
         if (
             not any(n in data for n in [*encoded, *module_keys]) and not _unknown_forms(data)
-        ) or not _may_patch(data):
+        ) or not (_may_patch(data) or _binds_as_target(data, encoded)):
             found.extend(_fake_definitions(path, data, names))
             return
         tree = parse_file(path, data)

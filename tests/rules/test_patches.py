@@ -393,18 +393,21 @@ def test_an_archive_a_test_puts_on_sys_path_is_read_as_a_double(
     [
         # the byte gate before a file is parsed for replacements: a target other than ``x.f =``
         (b"launcher.get_env, calls = fake, []\n", True),
-        (b"    (a.f, b) = fake, 1\n", True),
+        (b"    (a.get_env, b) = fake, 1\n", True),
+        (b"    [a.get_env] = [fake]\n", True),
         (b"for launcher.get_env in (fake,):\n", True),
+        (b"for launcher.get_env\tin(fake,):\n", True),
         (b"    with nullcontext(fake) as launcher.get_env:\n", True),
         (b"def t():\n    return launcher.get_env(x, y=1)\n", False),
-        (b"check(a.b, c=1)\n", False),
+        (b"check(a.b, c=1)\nlauncher.get_env_other, x = 1, 2\n", False),
         (b"for k, v in d.items():\n    import a as b\n", False),
     ],
 )
 def test_a_file_binding_an_attribute_by_any_target_is_parsed(data: bytes, expected: bool) -> None:
-    from ppo_migrate.rules.patches import _may_patch
+    """The byte gate before a file is parsed for replacements: ``.get_env`` ending a target."""
+    from ppo_migrate.rules.patches import _binds_as_target, _may_patch
 
-    assert _may_patch(data) is expected
+    assert (_may_patch(data) or _binds_as_target(data, [b"get_env"])) is expected
 
 
 def test_the_caller_plan_asks_the_same_table() -> None:
