@@ -68,11 +68,12 @@ _HEREDOC = r"<<(?P<strip>-?)[ \t]*(?P<quote>['\"]?)(?P<word>[A-Za-z_][\w.-]*)(?P
 #: and the script's arguments or nothing, then the operator (``python - "$@" <<'EOF'``); or
 #: the heredoc piped to it (``cat <<'EOF' | python3 -``). Not ``python train.py <<EOF``,
 #: whose standard input is the script's data.
+#: (each repetition bounded: a long line of a generated file costs a bounded scan per match)
 _PYTHON_HEREDOC = re.compile(
-    r"(?:^|(?<=[\s;&|(`'\"=]))" + _INTERPRETER + r"(?:[ \t]+-[A-Za-bd-z]+)*"
-    r"(?:[ \t]+-(?:[ \t]+[^\s<>;&|]+)*)?[ \t]*" + _HEREDOC
+    r"(?:^|(?<=[\s;&|(`'\"=]))" + _INTERPRETER + r"(?:[ \t]+-[A-Za-bd-z]+){0,8}"
+    r"(?:[ \t]+-(?:[ \t]+[^\s<>;&|]+){0,8})?[ \t]*" + _HEREDOC
     + r"|" + _HEREDOC.replace("?P<", "?P<p_").replace("(?P=quote)", "(?P=p_quote)")
-    + r"[^\n|]*\|[ \t]*[\"']?" + _INTERPRETER + r"(?:[ \t]+-[A-Za-bd-z]+)*(?:[ \t]+-)?[ \t]*(?:$|[;&)#])",
+    + r"[^\n|<]{0,200}\|[ \t]*[\"']?" + _INTERPRETER + r"(?:[ \t]+-[A-Za-bd-z]+){0,8}(?:[ \t]+-)?[ \t]*(?:$|[;&)#])",
     re.MULTILINE,
 )
 #: the escapes of an unquoted heredoc's body (POSIX: ``\\`` before ``$ ` \\`` and a newline)
