@@ -631,15 +631,17 @@ class _Nodes:
         imports: ``import`` and ``from ... import`` statements.
         generic: calls and string constants (:func:`_patches_in`'s spellings).
         assigns: ``=`` and ``+=`` assignments (``__all__``'s).
+        keyed: subscripts by a string constant (``globals()["f"]``: :func:`_read_keys`).
     """
 
-    __slots__ = ("assigns", "changes", "generic", "imports", "__weakref__")
+    __slots__ = ("assigns", "changes", "generic", "imports", "keyed", "__weakref__")
 
     def __init__(self, tree: ast.AST) -> None:
         changes: list[ast.AST] = []
         imports: list[ast.AST] = []
         generic: list[ast.AST] = []
         assigns: list[ast.AST] = []
+        keyed: list[ast.Subscript] = []
         call, assign, import_ = ast.Call, (ast.Assign, ast.AugAssign, ast.AnnAssign), (ast.Import, ast.ImportFrom)
         binding = _BINDING_STATEMENTS
         for node in _walk(tree):
@@ -652,11 +654,34 @@ class _Nodes:
                     assigns.append(node)
             elif isinstance(node, binding):
                 changes.append(node)
+            elif isinstance(node, ast.Subscript):
+                key = node.slice
+                if isinstance(key, ast.Constant) and isinstance(key.value, str):
+                    keyed.append(node)
             elif isinstance(node, import_):
                 imports.append(node)
             elif isinstance(node, ast.Constant) and isinstance(node.value, str):
                 generic.append(node)
         self.changes, self.imports, self.generic, self.assigns = changes, imports, generic, assigns
+        self.keyed = keyed
+
+
+def _read_keys(tree: ast.AST) -> set[int]:
+    """The ids of the string constants ``tree`` only reads a name by: the key of a
+    namespace read (``globals()["f"]()``, ``vars(cp)["f"]``, ``cp.__dict__["f"]``) and the
+    name given to ``getattr``/``hasattr`` (``getattr(cp, "f")()``): a look-up replaces
+    nothing (trial 26f, W3: ``globals()["get_..."]()`` was read as a replacement)."""
+    nodes = _nodes(tree)
+    out = {
+        id(s.slice) for s in nodes.keyed
+        if isinstance(s.ctx, ast.Load) and _namespace(s.value) not in (None, ("modules", None))
+    }
+    out.update(
+        id(c.args[1]) for c in nodes.generic
+        if isinstance(c, ast.Call) and isinstance(c.func, ast.Name) and c.func.id in ("getattr", "hasattr")
+        and len(c.args) >= 2
+    )
+    return out
 
 
 #: node type -> the fields that may hold child nodes: ``_fields`` less the leaf singletons
@@ -2232,6 +2257,7 @@ def _patches_in(
             if held is not None:
                 patched_names.add(held)
     skipped = {local[n][2] for n in patched_names if n in local}
+    reads: set[int] | None = None  # :func:`_read_keys`, made when a string spells a function
     for node in _nodes(tree).generic:
         line = getattr(node, "lineno", None)
         if line in counted or id(node) in skipped:
@@ -2239,6 +2265,10 @@ def _patches_in(
         if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in exported:
             module, _, name = node.value.rpartition(".")
             if name in functions:
+                if reads is None:
+                    reads = _read_keys(tree)
+                if id(node) in reads:
+                    continue
                 counted.add(line)
                 yield module or None, line, "patched", _REPLACES
         elif isinstance(node, ast.Call):

@@ -410,6 +410,35 @@ def test_a_file_binding_an_attribute_by_any_target_is_parsed(data: bytes, expect
     assert (_may_patch(data) or _binds_as_target(data, [b"get_env"])) is expected
 
 
+@pytest.mark.parametrize(
+    ("line", "patched"),
+    [
+        # trial 26f (W3): a look-up by name replaces nothing, beside a patcher or not
+        ("return globals()['get_ppo_ray_runtime_env']()", False),
+        ("return vars(lib)['get_ppo_ray_runtime_env']()", False),
+        ("return getattr(lib, 'get_ppo_ray_runtime_env')()", False),
+        ("return hasattr(lib, 'get_ppo_ray_runtime_env')", False),
+        # a write by name does
+        ("vars(lib)['get_ppo_ray_runtime_env'] = fake", True),
+        ("globals()['get_ppo_ray_runtime_env'] = fake", True),
+        # a string handed to anything else, in a file with a patcher: the generous rule
+        ("return helper(lib, 'get_ppo_ray_runtime_env')", True),
+    ],
+)
+def test_a_look_up_by_name_is_no_replacement(tmp_path: Path, monkeypatch, line: str, patched: bool) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg/__init__.py").write_text("")
+    (tmp_path / "pkg/lib.py").write_text(LIB)
+    (tmp_path / "pkg/other.py").write_text(
+        "from unittest import mock\n\nfrom pkg import lib\n\nmock.patch('os.getcwd', lambda: '/')\n\n\n"
+        f"def fake():\n    return {{}}\n\n\ndef run(config):\n    {line}\n"
+    )
+    files = ["pkg/__init__.py", "pkg/lib.py", "pkg/other.py"]
+    found = [(p.path, p.line) for p in target_patches(files, files, Settings())]
+    assert found == ([("pkg/other.py", 13)] if patched else [])
+
+
 def test_the_caller_plan_asks_the_same_table() -> None:
     """``--thread-config``'s run-time bindings are the table's names (was a list of its own
     without ``multiple``/``dict``/``update``/``sys.modules.setdefault``)."""
@@ -486,9 +515,10 @@ def test_a_module_s_own_compat_check_is_no_replacement() -> None:
     targets = Settings().targets
     assert own_replacement(ast.parse(text), text, targets, "app/launcher.py") is None
     text += "\n\ndef test(monkeypatch):\n    monkeypatch.setattr(constants_ppo, NAME, lambda: 1)\n"
-    # a name computed beside a string spelling the function: it may be the function
+    # a name computed beside a string spelling the function: it may be the function; named
+    # at the patcher's line (the ``hasattr`` look-up itself replaces nothing: trial 26f, W3)
     found = own_replacement(ast.parse(text), text, targets, "tests/test_l.py")
-    assert (found.path, found.line, found.kind) == ("tests/test_l.py", 5, "patched")
+    assert (found.path, found.line, found.kind) == ("tests/test_l.py", 10, "patched")
 
 
 #: a launcher whose call a test patches through a target kept in a constant
