@@ -225,7 +225,8 @@ def _swapped(function: ast.expr | None, attribute: str | None, line: int, form: 
 
     Args:
         function: the expression whose attribute is written: a name or an attribute chain
-            (``f``, ``lib.f``, ``pkg.lib.f``); anything else (``make()``) gives ``None``.
+            (``f``, ``lib.f``, ``pkg.lib.f``), or anything else (``fns[0]``, ``make()``):
+            a function not known before it runs.
         attribute: the attribute written, as read (``None``: not known).
         line: the statement's line.
         form: the form's spelling (``"an assignment"``, ``"setattr"``, ...), as
@@ -233,16 +234,17 @@ def _swapped(function: ast.expr | None, attribute: str | None, line: int, form: 
 
     Returns:
         ``Replacement(f, None, None, "attribute", line, form, swapped=attribute)``: the
-        function's last name, on no owner and no module (any module may hold the object).
+        function's last name (``"*"`` for one not known before it runs), on no owner and
+        no module (any module may hold the object).
     """
-    if attribute not in FUNCTION_BODY:
+    if attribute not in FUNCTION_BODY or function is None:
         return None
     if isinstance(function, ast.Attribute):
         name = function.attr
     elif isinstance(function, ast.Name):
         name = function.id
     else:
-        return None
+        name = "*"  # ``fns[0].__code__ = ...``: whichever function it is
     return Replacement(name, None, None, "attribute", line, form, swapped=attribute)
 
 
@@ -2169,6 +2171,14 @@ def _patches_in(
             yield "<own>", r.line, "rebound", (
                 "runs `exec` in the module's namespace, which may rebind the runtime function "
                 "to one taking no config"
+            )
+            continue
+        if name == "*" and r.swapped is not None:
+            # ``fns[0].__code__ = ...`` in a file naming the function: it may be the function
+            counted.add(r.line)
+            yield None, r.line, "patched" if test else "rebound", (
+                f"replaces the `{r.swapped}` of a function not known before it runs, which may be "
+                "the runtime function, with one that may take no config"
             )
             continue
         if name == "*":

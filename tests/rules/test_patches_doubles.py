@@ -439,6 +439,13 @@ DOUBLES: dict[str, tuple[dict[str, str], tuple[str, str], str]] = {
         f"    try:\n        assert launcher.launch({CFG}) == {{'fake': 1}}\n"
         "    finally:\n        constants_ppo.get_ppo_ray_runtime_env.__code__ = real\n",
     }, ("tests/test_launcher.py", "__code__ = (lambda"), "app/launcher.py"),
+    "code-object-of-a-function-read-by-name": ({  # a function the table cannot name
+        "app/launcher.py": DIRECT,
+        "tests/test_launcher.py": OMEGA + "from app import launcher\n\n\n"
+        "def test_launch():\n"
+        "    vars(launcher)['get_ppo_ray_runtime_env'].__code__ = (lambda: {'fake': 1}).__code__\n"
+        f"    assert launcher.launch({CFG}) == {{'fake': 1}}\n",
+    }, ("tests/test_launcher.py", ".__code__ ="), "app/launcher.py"),
     "code-object-monkeypatched-by-a-dotted-string": ({
         "app/launcher.py": DIRECT,
         "tests/test_launcher.py": OMEGA + "from app import launcher\n\n\n"
