@@ -285,11 +285,6 @@ def forwarded_callee(node: ast.AST) -> ast.expr | None:
     return call.func if dotted_parts(call.func) else None
 
 
-#: the name :meth:`TargetFinder.qualified_names` gives a ``getattr`` default that is no
-#: dotted name (``lambda *a: {}``): never a target, so the call is ambiguous (PPO003)
-GETATTR_DEFAULT = "<getattr default>"
-
-
 def _is_globals(node: ast.AST) -> bool:
     """Whether ``node`` is ``globals()``."""
     return (
@@ -420,6 +415,11 @@ def callee_parts(func: ast.expr, constant: Callable[[ast.Name], str | None] | No
         return None
     parts.reverse()
     return parts
+
+
+#: the name :meth:`TargetFinder.qualified_names` gives a ``getattr`` default that is no
+#: dotted name (``lambda *a: {}``): never a target, so the call is ambiguous (PPO003)
+GETATTR_DEFAULT = "<getattr default>"
 
 
 class _Binding(NamedTuple):
