@@ -481,3 +481,49 @@ def test_getattr_with_a_literal_name_is_found_and_fixed(tmp_path: Path) -> None:
     _apply(root)
     assert 'getattr(constants_ppo, "get_ppo_ray_runtime_env")(config)' in (root / "app.py").read_text()
     assert _ran(root, stub) == NEW
+
+
+#: trial 26f (g6_getattr_with_default, h6_globals_subscript_call): calls check did not
+#: mention. name -> (the body, the findings ``(file, code, line, applicability)``, the
+#: call as ``apply`` leaves it, what the run prints after ``apply``)
+BY_NAME = {
+    # the attribute is there: the default is never called; ambiguous all the same (PPO003)
+    "getattr-with-a-lambda-default": ("""
+        def main(config):
+            return getattr(constants_ppo, "get_ppo_ray_runtime_env", lambda *a: {})()
+        """, [("app.py", "PPO003", 6, None)],
+        'getattr(constants_ppo, "get_ppo_ray_runtime_env", lambda *a: {})()', "ran None"),
+    # a default that is the function itself, or None (which raises as the missing name would)
+    "getattr-with-the-function-as-default": ("""
+        def main(config):
+            return getattr(constants_ppo, "get_ppo_ray_runtime_env", get_ppo_ray_runtime_env)()
+        """, [("app.py", "PPO001", 6, "safe")],
+        'getattr(constants_ppo, "get_ppo_ray_runtime_env", get_ppo_ray_runtime_env)(config)', NEW),
+    "getattr-with-a-none-default": ("""
+        def main(config):
+            return getattr(constants_ppo, "get_ppo_ray_runtime_env", None)()
+        """, [("app.py", "PPO001", 6, "safe")],
+        'getattr(constants_ppo, "get_ppo_ray_runtime_env", None)(config)', NEW),
+    # ``globals()["f"]``: the module's binding, a local of the same name notwithstanding
+    "globals-subscript": ("""
+        def main(config):
+            get_ppo_ray_runtime_env = dict
+            return globals()["get_ppo_ray_runtime_env"]()
+        """, [("app.py", "PPO001", 7, "safe")], 'globals()["get_ppo_ray_runtime_env"](config)', NEW),
+}
+
+
+@pytest.mark.parametrize("name", sorted(BY_NAME))
+def test_a_callee_read_by_name_with_a_default_or_from_globals_is_found(tmp_path: Path, name: str) -> None:
+    """The run passes before and after ``apply`` (and ``apply --thread-config``); the call is
+    reported, fixed where nothing but the function can be called."""
+    body, found, left, after = BY_NAME[name]
+    root = _project(tmp_path / "proj", body)
+    stub = verl_stub(tmp_path / "stub", VERL_09)
+    assert _ran(root, stub) == "ran None"
+    assert [f[:4] for f in _check(root)] == found
+    _apply(root)
+    assert left in (root / "app.py").read_text()
+    assert _ran(root, stub) == after
+    _apply(root, "--thread-config")
+    assert _ran(root, stub) == after
