@@ -38,7 +38,7 @@ from ppo_migrate.rules.reasons import rejection_reason, unsafe_reason
 from ppo_migrate.rules.scopes import ScopeKind, ScopeTree, frames
 from ppo_migrate.rules.shims import MARKERS, ShimDetector
 from ppo_migrate.rules.signatures import callee_signature
-from ppo_migrate.rules.targets import GETATTR_DEFAULT, TargetFinder, callee_parts, configless_kind, dotted_parts
+from ppo_migrate.rules.targets import TargetFinder, callee_parts, configless_kind, dotted_parts
 from ppo_migrate.constants import CONFIG_PARAMETER
 from ppo_migrate.diagnostics import (
     NOTICE_SEPARATOR,
@@ -210,10 +210,7 @@ class ModuleAnalysis:
                     t,
                     "PPO003",
                     f"`{t.callee}()` may or may not be the runtime function: it is bound to "
-                    + " or ".join(
-                        "`getattr`'s default" if n == GETATTR_DEFAULT else n if "." in n else f"a local `{n}`"
-                        for n in t.names
-                    )
+                    + " or ".join(n if "." in n else f"a local `{n}`" for n in t.names)
                     + "; not rewritten",
                 )
             else:

@@ -26,7 +26,7 @@ import ast
 import functools
 import enum
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from typing import NamedTuple
 
 from ppo_migrate.rules.module import ParsedModule
@@ -285,61 +285,10 @@ def forwarded_callee(node: ast.AST) -> ast.expr | None:
     return call.func if dotted_parts(call.func) else None
 
 
-def _is_globals(node: ast.AST) -> bool:
-    """Whether ``node`` is ``globals()``."""
-    return (
-        isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "globals"
-        and not node.args and not node.keywords
-    )
-
-
-def _chain(func: ast.expr) -> Iterator[ast.AST]:
-    """The nodes :func:`callee_parts` reads from ``func`` inwards: attributes, subscripts'
-    values, ``getattr`` calls' first arguments, down to the head."""
-    node: ast.AST = func
-    while True:
-        yield node
-        if isinstance(node, ast.Attribute):
-            node = node.value
-        elif isinstance(node, ast.Subscript):
-            node = node.value
-        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "getattr" \
-                and node.args:
-            node = node.args[0]
-        else:
-            return
-
-
-def getattr_defaults(func: ast.expr) -> list[tuple[ast.expr, bool]]:
-    """The defaults of the ``getattr(o, "name", default)`` calls a callee reads through
-    (trial 26f, g6_getattr_with_default): ``(default, outermost)``, ``outermost`` when that
-    ``getattr`` gives the callee itself (``getattr(cp, "f", d)()``), not a part of it. A
-    ``None`` default is left out: called, it raises as the missing name's call would."""
-    out: list[tuple[ast.expr, bool]] = []
-    first = True
-    for node in _chain(func):
-        if isinstance(node, ast.Attribute) and node.attr == "__call__" and first:
-            continue
-        if isinstance(node, ast.Call) and len(node.args) == 3:
-            default = node.args[2]
-            if not (isinstance(default, ast.Constant) and default.value is None):
-                out.append((default, first))
-        first = False
-    return out
-
-
-def reads_globals(func: ast.expr) -> bool:
-    """Whether the callee's head is read from ``globals()`` (``globals()["f"]()``): the
-    module's binding, whatever the scope of the call."""
-    return any(isinstance(n, ast.Subscript) and _is_globals(n.value) for n in _chain(func))
-
-
 def callee_parts(func: ast.expr, constant: Callable[[ast.Name], str | None] | None = None) -> list[str] | None:
     """:func:`dotted_parts`, also through the spellings that read an attribute by a literal
-    name: ``getattr(cp, "get_...")`` (with a default too: ``getattr(cp, "get_...", d)``;
-    :func:`getattr_defaults`), ``vars(cp)["get_..."]``, ``cp.__dict__["get_..."]``
-    (``["cp", "get_..."]``), a name of the module's own read from ``globals()["f"]``
-    (``["f"]``; :func:`reads_globals`), and a module loaded by a literal name:
+    name: ``getattr(cp, "get_...")``, ``vars(cp)["get_..."]``, ``cp.__dict__["get_..."]``
+    (``["cp", "get_..."]``), and a module loaded by a literal name:
     ``importlib.import_module("a.b").f`` and ``__import__("a.b", fromlist=[...]).f``
     (``[LOADED + "a.b", "f"]``; ``__import__`` without a ``fromlist`` gives the top
     package), and a module looked up in ``sys.modules["a.b"]`` (the same). A trailing ``.__call__`` is the function itself (``f.__call__()`` calls
@@ -376,16 +325,11 @@ def callee_parts(func: ast.expr, constant: Callable[[ast.Name], str | None] | No
                 parts.append(key.value)
                 node = inner.value
                 continue
-            if _is_globals(inner) and key.value.isidentifier():
-                parts.append(key.value)  # ``globals()["f"]``: the module's ``f`` (trial 26f)
-                break
             return None
         if isinstance(node, ast.Call):
             last = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", None)
             args = node.args
-            # ``getattr(cp, "f", default)`` too: ``cp.f`` when it is there
-            # (:meth:`TargetFinder.qualified_names` adds the default's names)
-            if last == "getattr" and isinstance(node.func, ast.Name) and len(args) in (2, 3) and not node.keywords:
+            if last == "getattr" and isinstance(node.func, ast.Name) and len(args) == 2 and not node.keywords:
                 key = args[1]
                 text = key.value if isinstance(key, ast.Constant) else (
                     constant(key) if constant is not None and isinstance(key, ast.Name) else None)
@@ -415,11 +359,6 @@ def callee_parts(func: ast.expr, constant: Callable[[ast.Name], str | None] | No
         return None
     parts.reverse()
     return parts
-
-
-#: the name :meth:`TargetFinder.qualified_names` gives a ``getattr`` default that is no
-#: dotted name (``lambda *a: {}``): never a target, so the call is ambiguous (PPO003)
-GETATTR_DEFAULT = "<getattr default>"
 
 
 class _Binding(NamedTuple):
@@ -577,22 +516,9 @@ class TargetFinder:
         head, rest = parts[0], parts[1:]
         if head.startswith(LOADED):  # ``importlib.import_module("a.b").f``
             return [".".join((head[len(LOADED):], *rest))], False
-        if reads_globals(func):  # ``globals()["f"]``: the module's binding, if any
-            holder = self.scopes.module if self.scopes.module.lookup(head) is self.scopes.module else None
-        else:
-            holder = self.scopes.scope_of(func).lookup(head)
+        holder = self.scopes.scope_of(func).lookup(head)
         names: list[str] = []
         local = False
-        for default, outermost in getattr_defaults(func):
-            # ``getattr(cp, "f", d)()``: ``d`` is called when ``cp`` has no ``f``: its names
-            # count besides (a target's, or another: the call is then ambiguous, PPO003)
-            inner = self.qualified_names(default) if outermost else None
-            if inner is not None and inner[0]:
-                names.extend(inner[0])
-                local = local or inner[1]
-            else:
-                names.append(GETATTR_DEFAULT)
-                local = True
         bindings = self.bindings_in(holder, head) if holder is not None else []
         stars = holder is None or holder is self.scopes.module
         star_list: list[str] | None = None  # the star imports that may bind ``head``

@@ -132,32 +132,3 @@ def test_a_matcher_is_built_once_for_the_same_tuple_of_targets() -> None:
     assert TargetMatcher.of(listed).targets == {"pkg.mod.f"}
     listed.append("pkg.mod.g")
     assert TargetMatcher.of(listed).targets == {"pkg.mod.f", "pkg.mod.g"}  # a list is never kept
-
-
-@pytest.mark.parametrize(
-    ("source", "parts", "defaults", "from_globals"),
-    [
-        # trial 26f: a ``getattr`` default, ``globals()[...]``
-        ('getattr(cp, "f", d)', ["cp", "f"], [("d", True)], False),
-        ('getattr(cp, "f", None)', ["cp", "f"], [], False),
-        ('getattr(cp, "f", lambda *a: {}).__call__', ["cp", "f"], [("lambda *a: {}", True)], False),
-        ('getattr(getattr(app, "cp", fallback), "f")', ["app", "cp", "f"], [("fallback", False)], False),
-        ('globals()["f"]', ["f"], [], True),
-        ('globals()["cp"].f', ["cp", "f"], [], True),
-        ('getattr(cp, "f")', ["cp", "f"], [], False),
-        ('globals()[name]', None, [], True),
-        ('globals()["not a name"]', None, [], True),
-        ('locals()["f"]', None, [], False),
-    ],
-)
-def test_the_callee_s_spellings_by_name(source: str, parts, defaults, from_globals: bool) -> None:
-    """:func:`callee_parts` reads ``getattr`` with a default and ``globals()[...]``; the
-    defaults a callee may reach instead and whether its head is the module's binding."""
-    import ast
-
-    from ppo_migrate.rules.targets import callee_parts, getattr_defaults, reads_globals
-
-    func = ast.parse(source, mode="eval").body
-    assert callee_parts(func) == parts
-    assert [(ast.unparse(d), outermost) for d, outermost in getattr_defaults(func)] == defaults
-    assert reads_globals(func) is from_globals
