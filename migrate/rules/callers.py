@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from ppo_migrate.rules.check import ModuleAnalysis
 from ppo_migrate.rules.module import parsed_source
-from ppo_migrate.rules.patches import computed_bindings, replaced_names, string_env
+from ppo_migrate.rules.patches import FUNCTION_BODY, computed_bindings, replaced_names, string_env
 from ppo_migrate.rules.scopes import ScopeKind, frames as scope_frames
 from ppo_migrate.rules.targets import all_args
 from ppo_migrate.constants import CONFIG_PARAMETER
@@ -333,6 +333,10 @@ class _AstFacts:
         for node in m.facts.attributes:
             if isinstance(node.ctx, ast.Store):
                 self.assigned.setdefault(node.attr, node.lineno)
+                if node.attr in FUNCTION_BODY:  # ``launch.__code__ = old.__code__``: ``launch``
+                    swapped = _full_name_parts(node.value)
+                    if swapped:
+                        self.dynamic.setdefault(swapped[-1], node.lineno)
         for node in m.facts.binders:
             if isinstance(node, ast.Name) and isinstance(m.facts.parents.get(id(node)), (ast.Assign, ast.AnnAssign, ast.AugAssign)):
                 if a.scopes.scope_of(node).kind is ScopeKind.CLASS:

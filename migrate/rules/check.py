@@ -33,7 +33,7 @@ from ppo_migrate.rules.module import (
     syntax_problem,
 )
 from ppo_migrate.rules.names import ModuleNames
-from ppo_migrate.rules.patches import PATCHERS, own_replacement, patch_reason, reaching_patch
+from ppo_migrate.rules.patches import PATCHERS, call_replacements, own_replacement, patch_reason, reaching_patch
 from ppo_migrate.rules.reasons import rejection_reason, unsafe_reason
 from ppo_migrate.rules.scopes import ScopeKind, ScopeTree, frames
 from ppo_migrate.rules.shims import MARKERS, VERSION_MARKERS, ShimDetector
@@ -372,6 +372,10 @@ class ModuleAnalysis:
                 return None
             if self._static_alias(node, parent):
                 return None  # ``make = staticmethod(f)`` in a class body: its calls are followed
+            if parent.args[:1] == [node] and any(r.swapped for r in call_replacements(parent)):
+                # ``setattr(f, "__code__", g.__code__)``: a write to the function, as
+                # ``f.__code__ = ...`` is (a replacement: :func:`ppo_migrate.rules.patches._swapped`)
+                return None
             return f"passed to `{callee}(...)`"
         if isinstance(parent, ast.Attribute):  # ``f.__code__`` / the head of ``c.f``
             return None

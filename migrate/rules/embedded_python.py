@@ -8,7 +8,11 @@ and a zero-argument fake there fails once ``apply`` passes the config:
   any other build file (``make smoke``: ``python -c "import launcher;
   launcher.get_ppo_ray_runtime_env = lambda: {}; launcher.launch({})"``);
 * a script run by its shebang without a ``.py`` suffix (``bin/smoke``,
-  ``#!/usr/bin/env python3``).
+  ``#!/usr/bin/env python3``);
+* Python fed to the interpreter by a shell heredoc (trial 26f, g4_heredoc_python_smoke):
+  ``python - <<'EOF'``, ``python3 <<PY``, ``python -u - arg <<-EOF`` (tabs stripped), and
+  ``cat <<'EOF' | python -``, in the same command files as ``python -c`` (a shell script, a
+  Dockerfile's ``RUN``, a workflow's ``run: |`` block, whose indentation is removed).
 
 :func:`embedded_python` gives their code as :mod:`ast` trees, each statement at its line in
 the file (a notebook's cell lines are found in the notebook's JSON text), so that
@@ -48,13 +52,32 @@ COMMAND_SUFFIXES: tuple[str, ...] = (".sh", ".bash", ".zsh", ".mk", ".yml", ".ya
 COMMAND_PREFIXES: tuple[str, ...] = ("Dockerfile", "Containerfile", "Makefile", "GNUmakefile", "makefile", "justfile", "Justfile")
 NOTEBOOK_SUFFIX = ".ipynb"
 
+#: the interpreter: ``python``, ``python3``, ``python3.11``, ``/usr/bin/python``, a variable
+#: ``$(PYTHON)``, ``"$PY"``, ``${PYTHON_BIN}``
+_INTERPRETER = r"(?:(?:[\w./-]*/)?python(?:[23](?:\.\d+)?)?|\$[({]?\w*PY\w*[)}]?\"?)"
 #: ``python -c CODE`` (``python3``, ``python3.11``, ``/usr/bin/python``, an interpreter
 #: variable ``$(PYTHON)``, ``"$PY"``, ``${PYTHON_BIN}``; options before ``-c``): the code's
 #: first character follows the match
 _PYTHON_C = re.compile(
-    r"(?:^|(?<=[\s;&|(`'\"=]))(?:(?:[\w./-]*/)?python(?:[23](?:\.\d+)?)?|\$[({]?\w*PY\w*[)}]?\"?)"
-    r"(?:[ \t]+-[A-Za-bd-z]+)*[ \t]+-c[ \t]*"
+    r"(?:^|(?<=[\s;&|(`'\"=]))" + _INTERPRETER + r"(?:[ \t]+-[A-Za-bd-z]+)*[ \t]+-c[ \t]*"
 )
+#: a heredoc operator: ``<<WORD``, ``<<'WORD'``, ``<<"WORD"``, ``<<-WORD`` (group ``strip``:
+#: the ``-``; ``quote``: the quote; ``word``: the delimiter)
+_HEREDOC = r"<<(?P<strip>-?)[ \t]*(?P<quote>['\"]?)(?P<word>[A-Za-z_][\w.-]*)(?P=quote)"
+#: Python reading its program from a heredoc: the interpreter with options only, then ``-``
+#: and the script's arguments or nothing, then the operator (``python - "$@" <<'EOF'``); or
+#: the heredoc piped to it (``cat <<'EOF' | python3 -``). Not ``python train.py <<EOF``,
+#: whose standard input is the script's data.
+#: (each repetition bounded: a long line of a generated file costs a bounded scan per match)
+_PYTHON_HEREDOC = re.compile(
+    r"(?:^|(?<=[\s;&|(`'\"=]))" + _INTERPRETER + r"(?:[ \t]+-[A-Za-bd-z]+){0,8}"
+    r"(?:[ \t]+-(?:[ \t]+[^\s<>;&|]+){0,8})?[ \t]*" + _HEREDOC
+    + r"|" + _HEREDOC.replace("?P<", "?P<p_").replace("(?P=quote)", "(?P=p_quote)")
+    + r"[^\n|<]{0,200}\|[ \t]*[\"']?" + _INTERPRETER + r"(?:[ \t]+-[A-Za-bd-z]+){0,8}(?:[ \t]+-)?[ \t]*(?:$|[;&)#])",
+    re.MULTILINE,
+)
+#: the escapes of an unquoted heredoc's body (POSIX: ``\\`` before ``$ ` \\`` and a newline)
+_HEREDOC_ESCAPE = re.compile(r"\\([$`\\\n])")
 #: a shebang naming Python (``#!/usr/bin/env python3``, ``#!/usr/bin/python -u``)
 _SHEBANG = re.compile(rb"#![^\n]*\bpython[\d.]*\b")
 #: the escapes of a shell's double-quoted string (POSIX: ``\\`` before ``$ ` " \\`` and a newline)
@@ -139,6 +162,7 @@ def embedded_python(
         else:
             makefile = os.path.basename(path).endswith((".mk", "akefile"))
             out += _commands(shown, text, words, makefile)
+            out += _heredocs(shown, text, words)
     return out
 
 
@@ -189,6 +213,54 @@ def _commands(path: str, text: str, words: Sequence[bytes], makefile: bool) -> I
             yield Embedded(path, tree, first, None, "a python -c string")
         else:
             yield Embedded(path, None, _first_line(code, words, first), problem, "a python -c string")
+
+
+def _heredocs(path: str, text: str, words: Sequence[bytes]) -> Iterator[Embedded]:
+    """Each heredoc of a command file whose body Python runs (:data:`_PYTHON_HEREDOC`) and
+    spells one of ``words``, as the shell hands it over.
+
+    Args:
+        path: the file, as :attr:`Embedded.path` shows it.
+        text: its text.
+        words: the names looked for (encoded).
+
+    Returns:
+        :class:`Embedded` code (form ``"a python heredoc"``), each statement at its line in
+        the file. The body runs from the line after the operator to the first line that is
+        the delimiter alone (blanks around it allowed: a workflow's ``run: |`` block indents
+        it); ``<<-`` strips leading tabs (POSIX); the common indentation is removed (the
+        block's); an unquoted delimiter's body has its ``\\$``, ``\\```, ``\\\\`` and
+        ``\\``-newline escapes undone (its ``$x`` expansions stay: code they make unparsable
+        is given with the reason).
+    """
+    import textwrap
+
+    decoded = [w.decode("utf-8", "replace") for w in words]
+    for m in _PYTHON_HEREDOC.finditer(text):
+        word = m.group("word") or m.group("p_word")
+        strip = (m.group("strip") if m.group("word") else m.group("p_strip")) == "-"
+        quoted = bool(m.group("quote") if m.group("word") else m.group("p_quote"))
+        start = text.find("\n", m.end())
+        if start < 0:
+            continue
+        start += 1
+        first = text.count("\n", 0, start) + 1
+        lines: list[str] = []
+        for line in text[start:].splitlines():
+            if line.strip() == word:
+                break
+            lines.append(line.lstrip("\t") if strip else line)
+        code = textwrap.dedent("\n".join(lines)) + "\n"
+        if not quoted:
+            code = _HEREDOC_ESCAPE.sub(lambda e: "" if e.group(1) == "\n" else e.group(1), code)
+        if not any(w in code for w in decoded):
+            continue
+        tree, problem = _parse(code)
+        if tree is not None:
+            ast.increment_lineno(tree, first - 1)
+            yield Embedded(path, tree, first, None, "a python heredoc")
+        else:
+            yield Embedded(path, None, _first_line(code, words, first), problem, "a python heredoc")
 
 
 def _shell_string(text: str, start: int) -> tuple[str, int]:

@@ -74,6 +74,12 @@ if TYPE_CHECKING:
 #: Two statement forms complete it: an attribute assigned (``o.f = v``) and an item of a
 #: namespace assigned (``globals()["f"] = v``, ``vars(o)["f"] = v``,
 #: ``sys.modules["pkg.lib"] = v``).
+#:
+#: Each form also replaces a function in place when the attribute it writes is one of
+#: :data:`FUNCTION_BODY`: ``lib.f.__code__ = (lambda: {}).__code__``,
+#: ``setattr(f, "__code__", g.__code__)``, ``monkeypatch.setattr(lib.f, "__defaults__", ())``,
+#: ``mock.patch("pkg.lib.f.__code__", ...)`` (trial 26f, g4_code_object_swap and
+#: g5_code_object_swap_boot): a :class:`Replacement` of ``f`` itself (:func:`_swapped`).
 PATCHERS: dict[str, str] = {
     "setattr": "owner-key",
     "delattr": "owner-key",
@@ -86,6 +92,14 @@ PATCHERS: dict[str, str] = {
     "setdefault": "namespace-key",
     "__setitem__": "namespace-key",
 }
+
+#: The attributes of a function whose writing changes what its calls run or which
+#: parameters they bind (the language reference's data model, "Callable types",
+#: user-defined functions: ``__code__`` is the compiled body and its parameters,
+#: ``__defaults__``/``__kwdefaults__`` their defaults). A write to one replaces the
+#: function object itself, so every module holding that object (verl's, and each importer
+#: of the name) then calls the new body: no module can be told, the replacement reaches any.
+FUNCTION_BODY: frozenset[str] = frozenset({"__code__", "__defaults__", "__kwdefaults__"})
 
 #: Bytes a file replacing a name holds: a patcher of :data:`PATCHERS`, a namespace, or an
 #: attribute assigned (``x.f = v``; the names are checked on the tree).
@@ -133,6 +147,30 @@ def _may_patch(data: bytes) -> bool:
     return _ATTRIBUTE_STORE_RE.search(data) is not None
 
 
+#: what may follow ``.f`` where a target other than ``x.f = v``'s binds it: in a target list
+#: (``launcher.f, calls = fake, []``, ``(a.f, b) = ...``, ``[a.f] = ...``), a ``for``
+#: target (``for launcher.f in fakes:``) or a ``with ... as launcher.f:`` (trial 26f)
+_TARGET_ENDS = (b",", b")", b"]", b":")
+
+
+def _binds_as_target(data: bytes, words: Iterable[bytes]) -> bool:
+    """Whether ``data`` spells one of ``words`` as an attribute (``.f``) followed by what
+    ends a target of a list, a ``for`` or a ``with`` (:data:`_TARGET_ENDS`, or ``in``):
+    such a file is parsed for replacements even without an ``x.f = v``
+    (:func:`_may_patch`). A byte search per occurrence (no regular expression: a long
+    generated line costs one pass), generous (``g(launcher.f)`` counts: a parse too many)."""
+    for word in words:
+        needle = b"." + word
+        at = data.find(needle)
+        while at != -1:
+            end = at + len(needle)
+            rest = data[end:end + 8].lstrip(b" \t")
+            if rest[:1] in _TARGET_ENDS or rest[:3] in (b"in ", b"in\t", b"in(", b"in["):
+                return True
+            at = data.find(needle, end)
+    return False
+
+
 def _lines_holding(data: bytes, words: Iterable[bytes]) -> list[tuple[int, int]]:
     """``(start, end)`` of each line (``\n``-ended, end excluded) holding one of
     ``words``, in order."""
@@ -164,6 +202,10 @@ class Replacement(NamedTuple):
         form: a short spelling of the form, for messages (``"monkeypatch.setattr"``).
         held: the name whose string gave the target or the name replaced
             (``TARGET`` of ``mock.patch(TARGET, f)``: :func:`string_env`), else ``None``.
+        swapped: the attribute of :data:`FUNCTION_BODY` written when the function ``name``
+            is replaced in place (``"__code__"`` of ``f.__code__ = g.__code__``; ``owner``
+            and ``module`` are then ``None``: every module holding the object is reached),
+            else ``None``.
     """
 
     name: str
@@ -173,6 +215,47 @@ class Replacement(NamedTuple):
     line: int
     form: str
     held: str | None = None
+    swapped: str | None = None
+
+
+def _swapped(function: ast.expr | None, attribute: str | None, line: int, form: str) -> Replacement | None:
+    """The replacement in place of the function ``function`` names when ``attribute`` is one
+    of :data:`FUNCTION_BODY` (``lib.get_ppo_ray_runtime_env`` and ``"__code__"`` of
+    ``lib.get_ppo_ray_runtime_env.__code__ = ...``), else ``None``.
+
+    Args:
+        function: the expression whose attribute is written: a name or an attribute chain
+            (``f``, ``lib.f``, ``pkg.lib.f``), or anything else (``fns[0]``, ``make()``):
+            a function not known before it runs.
+        attribute: the attribute written, as read (``None``: not known).
+        line: the statement's line.
+        form: the form's spelling (``"an assignment"``, ``"setattr"``, ...), as
+            :attr:`Replacement.form`.
+
+    Returns:
+        ``Replacement(f, None, None, "attribute", line, form, swapped=attribute)``: the
+        function's last name (``"*"`` for one not known before it runs), on no owner and
+        no module (any module may hold the object).
+    """
+    if attribute not in FUNCTION_BODY or function is None:
+        return None
+    if isinstance(function, ast.Attribute):
+        name = function.attr
+    elif isinstance(function, ast.Name):
+        name = function.id
+    else:
+        name = "*"  # ``fns[0].__code__ = ...``: whichever function it is
+    return Replacement(name, None, None, "attribute", line, form, swapped=attribute)
+
+
+def _swapped_dotted(text: str, line: int, form: str, held: str | None = None) -> Replacement | None:
+    """:func:`_swapped` for a dotted target string (``"pkg.lib.f.__code__"`` of
+    ``monkeypatch.setattr(...)`` or ``mock.patch(...)``), else ``None``."""
+    rest, _, attribute = text.rpartition(".")
+    name = rest.rpartition(".")[2]
+    if attribute not in FUNCTION_BODY or not name.isidentifier():
+        return None
+    return Replacement(name, None, None, "attribute", line, form, held, attribute)
 
 
 def _namespace(node: ast.AST) -> tuple[str, ast.expr | None] | None:
@@ -413,19 +496,29 @@ def call_replacements(call: ast.Call, env: dict[str, str] | None = None) -> list
         first = args[0] if args else keywords.get("target")
         text = _string(first, env)
         if text is not None and "." in text and len(args) <= 2 and last != "object":
-            # ``monkeypatch.setattr("pkg.lib.f", v)``
+            # ``monkeypatch.setattr("pkg.lib.f", v)`` (``"pkg.lib.f.__code__"``: ``f`` in place)
+            swapped = _swapped_dotted(text, line, form)
+            if swapped is not None:
+                return [swapped]
             module, _, name = text.rpartition(".")
             return [Replacement(name, None, module, "attribute", line, form)]
         if first is None:
             return []
         key = args[1] if len(args) > 1 else keywords.get("attribute", keywords.get("name"))
-        return [Replacement(_string(key, env) or "*", first, None, "attribute", line, form)]
+        key_text = _string(key, env)
+        swapped = _swapped(first, key_text, line, form)  # ``setattr(lib.f, "__code__", g)``
+        if swapped is not None:
+            return [swapped]
+        return [Replacement(key_text or "*", first, None, "attribute", line, form)]
     if how == "dotted":
         target = args[0] if args else keywords.get("target")
         text = _string(target, env)
         if text is not None:
-            module, _, name = text.rpartition(".")
             held = target.id if isinstance(target, ast.Name) else None
+            swapped = _swapped_dotted(text, line, form, held)  # ``mock.patch("pkg.lib.f.__code__", ...)``
+            if swapped is not None:
+                return [swapped]
+            module, _, name = text.rpartition(".")
             return [Replacement(name, None, module or None, "attribute", line, form, held)] if name.isidentifier() else []
         if target is not None and _is_mock(func):
             return [Replacement("*", None, _leading_module(target, env), "attribute", line, form)]
@@ -512,24 +605,47 @@ def _exec_replacements(call: ast.Call) -> list[Replacement]:
     return [Replacement(n, None, None, "globals", line, EXEC_FORM) for n in sorted(names)]
 
 
+#: statements (and the comprehension's clause) binding targets besides the assignments:
+#: ``for launcher.f in fakes:`` and ``with ctx(fake) as launcher.f:`` replace ``f`` as
+#: ``launcher.f = fake`` does (trial 26f, h4_for_target_double, h4_with_as_target_double)
+_BINDING_STATEMENTS = (ast.For, ast.AsyncFor, ast.comprehension, ast.With, ast.AsyncWith)
+
+
+def _bound_targets(node: ast.AST) -> list[ast.expr]:
+    """The targets ``node`` binds: an assignment's (``=``, ``+=``, annotated), a ``for``'s
+    or a comprehension's, each ``with`` item's ``as``; ``[]`` for anything else."""
+    if isinstance(node, ast.Assign):
+        return node.targets
+    if isinstance(node, (ast.AugAssign, ast.AnnAssign, ast.For, ast.AsyncFor, ast.comprehension)):
+        return [node.target]
+    if isinstance(node, (ast.With, ast.AsyncWith)):
+        return [item.optional_vars for item in node.items if item.optional_vars is not None]
+    return []
+
+
 class _Nodes:
     """The nodes of a tree the tables here look at, from one walk (``ast.walk``'s order).
 
     Attributes:
-        changes: calls and assignments (:func:`replacements`).
+        changes: calls, assignments and the other statements binding targets (``for``,
+            ``async for``, a comprehension's ``for``, ``with ... as``: :func:`_bound_targets`;
+            :func:`replacements`).
         imports: ``import`` and ``from ... import`` statements.
         generic: calls and string constants (:func:`_patches_in`'s spellings).
         assigns: ``=`` and ``+=`` assignments (``__all__``'s).
+        keyed: subscripts by a string constant (``globals()["f"]``: :func:`_read_keys`).
     """
 
-    __slots__ = ("assigns", "changes", "generic", "imports", "__weakref__")
+    __slots__ = ("assigns", "changes", "generic", "imports", "keyed", "__weakref__")
 
     def __init__(self, tree: ast.AST) -> None:
         changes: list[ast.AST] = []
         imports: list[ast.AST] = []
         generic: list[ast.AST] = []
         assigns: list[ast.AST] = []
+        keyed: list[ast.Subscript] = []
         call, assign, import_ = ast.Call, (ast.Assign, ast.AugAssign, ast.AnnAssign), (ast.Import, ast.ImportFrom)
+        binding = _BINDING_STATEMENTS
         for node in _walk(tree):
             if isinstance(node, call):
                 changes.append(node)
@@ -538,11 +654,36 @@ class _Nodes:
                 changes.append(node)
                 if not isinstance(node, ast.AnnAssign):
                     assigns.append(node)
+            elif isinstance(node, binding):
+                changes.append(node)
+            elif isinstance(node, ast.Subscript):
+                key = node.slice
+                if isinstance(key, ast.Constant) and isinstance(key.value, str):
+                    keyed.append(node)
             elif isinstance(node, import_):
                 imports.append(node)
             elif isinstance(node, ast.Constant) and isinstance(node.value, str):
                 generic.append(node)
         self.changes, self.imports, self.generic, self.assigns = changes, imports, generic, assigns
+        self.keyed = keyed
+
+
+def _read_keys(tree: ast.AST) -> set[int]:
+    """The ids of the string constants ``tree`` only reads a name by: the key of a
+    namespace read (``globals()["f"]()``, ``vars(cp)["f"]``, ``cp.__dict__["f"]``) and the
+    name given to ``getattr``/``hasattr`` (``getattr(cp, "f")()``): a look-up replaces
+    nothing (trial 26f, W3: ``globals()["get_..."]()`` was read as a replacement)."""
+    nodes = _nodes(tree)
+    out = {
+        id(s.slice) for s in nodes.keyed
+        if isinstance(s.ctx, ast.Load) and _namespace(s.value) not in (None, ("modules", None))
+    }
+    out.update(
+        id(c.args[1]) for c in nodes.generic
+        if isinstance(c, ast.Call) and isinstance(c.func, ast.Name) and c.func.id in ("getattr", "hasattr")
+        and len(c.args) >= 2
+    )
+    return out
 
 
 #: node type -> the fields that may hold child nodes: ``_fields`` less the leaf singletons
@@ -591,17 +732,21 @@ def _nodes(tree: ast.AST) -> _Nodes:
 
 def replacements(tree: ast.AST) -> Iterator[Replacement]:
     """Every replacement in ``tree`` by a form of the table: the calls of
-    :data:`PATCHERS`, an attribute assigned, an item of a namespace assigned."""
+    :data:`PATCHERS`, an attribute assigned, an item of a namespace assigned; a target of a
+    list (``launcher.f, calls = fake, []``), of a ``for`` or a ``with ... as`` counts as
+    assigned (form ``"an assignment"``)."""
     env = string_env(tree)
     for node in _nodes(tree).changes:
         if isinstance(node, ast.Call):
             yield from call_replacements(node, env)
-        elif isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
-            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            for target in targets:
+        else:
+            for target in _bound_targets(node):
                 for t in _flat(target):
                     if isinstance(t, ast.Attribute):
-                        yield Replacement(t.attr, t.value, None, "attribute", t.lineno, "an assignment")
+                        # ``lib.f.__code__ = g.__code__``: ``f`` replaced in place
+                        yield _swapped(t.value, t.attr, t.lineno, "an assignment") or Replacement(
+                            t.attr, t.value, None, "attribute", t.lineno, "an assignment"
+                        )
                     elif isinstance(t, ast.Subscript):
                         space = _namespace(t.value)
                         if space is not None:
@@ -1165,7 +1310,7 @@ def target_patches(
                 found.extend(star_rebindings(path, star_tree, names))
         if (
             not any(n in data for n in [*encoded, *module_keys]) and not _unknown_forms(data)
-        ) or not _may_patch(data):
+        ) or not (_may_patch(data) or _binds_as_target(data, encoded)):
             found.extend(_fake_definitions(path, data, names))
             return
         tree = parse_file(path, data)
@@ -1231,6 +1376,8 @@ def target_patches(
             continue
         for module, line, kind, what in _patches_in(code.tree, names, constants, True, used=used):
             found.append((None if module in ("<own>", "<package>") else module, code.path, line, kind, what))
+    # a zip of a fake verl a conftest puts on sys.path (trial 26f): read inside the archive
+    found.extend(archive_doubles(candidates, targets, settings.respect_gitignore))
     # a test plugin the repository loads from outside it (``pytest_plugins``, ``-p NAME``,
     # ``from NAME import *`` in a conftest; trial 26e, H): read from the repository's own
     # environment when it is there, else unread (its fixture may replace the function)
@@ -1886,6 +2033,81 @@ def _holds_target(module: str, target_modules: Iterable[str]) -> bool:
     return any(t == module or t.startswith(module + ".") for t in target_modules)
 
 
+def archive_doubles(
+    candidates: Sequence[str], targets: Iterable[str], respect_gitignore: bool = True
+) -> list[tuple[str, str, int, str, str]]:
+    """``("*", path, line, "patched", what)`` for each archive in a folder of test doubles
+    that a file of the repository puts on ``sys.path`` (``sys.path.insert(0,
+    str(Path(__file__).parent / "fixtures" / "verl_stub.zip"))`` in a conftest; any form
+    :func:`ppo_migrate.project.import_roots.declared_roots` reads) and whose copy of a
+    target's module defines the function without a ``config`` parameter, or that cannot be
+    read: a fake package as :func:`_fake_definitions` finds in a folder, zipped (trial 26f,
+    g4_fake_verl_zip_on_path). The callee in effect leaves such a copy to this table
+    (:meth:`ppo_migrate.rules.signatures.SignatureResolver._repository_copies`).
+
+    Args:
+        candidates: the files naming the runtime function; the repository is their root's
+            (:meth:`ppo_migrate.project.snapshot.Snapshot.root_of` of the first one's
+            folder; neither a git top level nor a project marker: nothing is read). None:
+            nothing is read.
+        targets: the function's qualified names (``"verl.trainer.constants_ppo.get_..."``).
+        respect_gitignore: the run's ``respect-gitignore``, for the repository's walk.
+
+    Returns:
+        One entry per declaring line and archive, at the declaration (its path relative to
+        the working directory when below it). The archive's members are read in memory
+        through the run's file system (:func:`ppo_migrate.rules.signatures.archive_definitions`:
+        :mod:`zipfile` in :mod:`ppo_migrate.project.filesystem`; nothing extracted). A file
+        there that is no zip archive (a Git LFS pointer not pulled) and whose name names the
+        package or ends as an archive's (:data:`ppo_migrate.project.import_roots.ARCHIVE_SUFFIXES`),
+        or an archive that cannot be opened, is a double that cannot be read. Never raises.
+    """
+    if not candidates:
+        return []
+    from ppo_migrate.project.import_roots import ARCHIVE_SUFFIXES, declared_roots
+    from ppo_migrate.project.tree import in_doubles_folder
+    from ppo_migrate.rules.signatures import Unreadable, archive_definitions
+
+    snapshot = current()
+    root = snapshot.root_of(os.path.dirname(os.path.abspath(candidates[0])))
+    if root is None:
+        return []
+    root = os.fspath(root)
+    wanted = [t.rpartition(".") for t in targets if "." in t]
+    fs = snapshot.fs
+    cwd = os.getcwd().rstrip(os.sep) + os.sep
+    out: list[tuple[str, str, int, str, str]] = []
+    for declared in declared_roots(root, respect_gitignore):
+        archive = declared.path
+        if not in_doubles_folder(archive, root) or not fs.is_file(archive):
+            continue  # a folder: its files are the run's (:func:`_fake_definitions`)
+        shown = os.path.relpath(archive, cwd) if archive.startswith(cwd) else archive
+        source = declared.source
+        source = os.path.relpath(source, cwd) if source.startswith(cwd) else source
+        puts = f"puts `{shown}` on sys.path ({declared.form}), "
+        if not fs.is_zip(archive):
+            base = os.path.basename(archive).lower()
+            if base.endswith(ARCHIVE_SUFFIXES) or any(m.split(".", 1)[0] in base for m, _, _ in wanted):
+                out.append(("*", source, declared.line, "patched",
+                            puts + "a test double that cannot be read (no zip archive here); "
+                            "its runtime function may take no config"))
+            continue
+        for module, _, name in wanted:
+            for found in archive_definitions(archive, module, name):
+                if isinstance(found, Unreadable):
+                    what = (f"a test double that cannot be read ({found.why}); its `{name}` may "
+                            "take no config")
+                elif not found.keyword:
+                    member = os.path.relpath(found.path, archive).replace(os.sep, "/")
+                    what = (f"a test double whose `{name}` ({member}:{found.line} inside it) "
+                            "takes no config")
+                else:
+                    continue
+                out.append(("*", source, declared.line, "patched", puts + what))
+                break
+    return list(dict.fromkeys(out))
+
+
 def _fake_definitions(path: str, data: bytes, names: Names, tree: ast.AST | None = None) -> list:
     """A file at a target module's path (``tests/fakes/verl/trainer/constants_ppo.py``) that
     defines the function without a ``config`` parameter: a fake package a test may put
@@ -1951,6 +2173,14 @@ def _patches_in(
                 "to one taking no config"
             )
             continue
+        if name == "*" and r.swapped is not None:
+            # ``fns[0].__code__ = ...`` in a file naming the function: it may be the function
+            counted.add(r.line)
+            yield None, r.line, "patched" if test else "rebound", (
+                f"replaces the `{r.swapped}` of a function not known before it runs, which may be "
+                "the runtime function, with one that may take no config"
+            )
+            continue
         if name == "*":
             generic = True
             unknown = _unknown_name(r, imported, names, tree)
@@ -1965,8 +2195,8 @@ def _patches_in(
             module_name = f"{r.module}.{name}" if r.module else name
             yield None, r.line, "patched", f"puts a stand-in for `{module_name}` in sys.modules, whose function may take no config"
             continue
-        if name not in wanted:
-            continue
+        if name not in wanted or (r.swapped is not None and name not in names.functions):
+            continue  # (a module has no code to swap: ``constants_ppo.__code__ = ...``)
         if r.space == "globals":
             module = "<own>"
         elif r.module is not None:
@@ -1989,6 +2219,12 @@ def _patches_in(
         if r.form == EXEC_FORM:
             kind = "rebound"
             what = f"runs `exec` rebinding `{name}` at run time, to one that may take no config"
+        elif r.swapped is not None:  # the function object itself: every module holding it
+            what = (
+                f"replaces the `{r.swapped}` of `{name}`, whose replacement may take no config"
+                if patcher else
+                f"swaps the `{r.swapped}` of `{name}` at run time, for one that may take no config"
+            )
         elif name in names.functions and name not in names.through:
             what = _REPLACES if patcher else f"rebinds `{name}` at run time to a function that may take no config"
             at = _bound_at(tree, r.held) if r.held is not None and patcher else None
@@ -2031,6 +2267,7 @@ def _patches_in(
             if held is not None:
                 patched_names.add(held)
     skipped = {local[n][2] for n in patched_names if n in local}
+    reads: set[int] | None = None  # :func:`_read_keys`, made when a string spells a function
     for node in _nodes(tree).generic:
         line = getattr(node, "lineno", None)
         if line in counted or id(node) in skipped:
@@ -2038,6 +2275,10 @@ def _patches_in(
         if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in exported:
             module, _, name = node.value.rpartition(".")
             if name in functions:
+                if reads is None:
+                    reads = _read_keys(tree)
+                if id(node) in reads:
+                    continue
                 counted.add(line)
                 yield module or None, line, "patched", _REPLACES
         elif isinstance(node, ast.Call):

@@ -286,11 +286,26 @@ def _module_bindings(
                 else:
                     fq = resolve(stmt.value)
                 for t in targets:
-                    if isinstance(t, ast.Name):
+                    name = t.id if isinstance(t, ast.Name) else _globals_key(t)
+                    if name is not None:  # ``f = ...``, ``globals()["f"] = ...``
                         if fq is not None:
-                            rebind(t.id, fq)
+                            rebind(name, fq)
                         else:
-                            unbind(t.id)
+                            unbind(name)
+            elif isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) \
+                    and _updates_globals(stmt.value):
+                # ``globals().update({n: getattr(_cp, n) for n in ("get_...",)})`` (trial 26f)
+                for name, value in _global_updates(stmt.value):
+                    if isinstance(value, ast.Call):
+                        fq = looked_up(value)
+                    elif isinstance(value, (ast.Name, ast.Attribute)):
+                        fq = resolve(value)
+                    else:
+                        fq = None
+                    if fq is not None:
+                        rebind(name, fq)
+                    else:
+                        unbind(name)
             elif isinstance(stmt, (ast.If, ast.Try, ast.With)):
                 for field in ("body", "orelse", "finalbody"):
                     visit(getattr(stmt, field, ()))
@@ -317,6 +332,73 @@ def _module_bindings(
     imports.update(imported_modules(tree, package, from_packages=True))
     imports.discard(module)
     return bound, imports
+
+
+def _is_module_namespace(node: ast.AST) -> bool:
+    """``globals()`` or ``vars()`` (no argument): the module's own namespace at module level."""
+    return (
+        isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("globals", "vars")
+        and not node.args and not node.keywords
+    )
+
+
+def _globals_key(target: ast.expr) -> str | None:
+    """``"f"`` of a target ``globals()["f"]``, else ``None``."""
+    if isinstance(target, ast.Subscript) and _is_module_namespace(target.value):
+        key = target.slice
+        if isinstance(key, ast.Constant) and isinstance(key.value, str) and key.value.isidentifier():
+            return key.value
+    return None
+
+
+def _updates_globals(call: ast.Call) -> bool:
+    """Whether ``call`` is ``globals().update(...)`` (or ``vars().update``)."""
+    func = call.func
+    return isinstance(func, ast.Attribute) and func.attr == "update" and _is_module_namespace(func.value)
+
+
+def _global_updates(call: ast.Call) -> list[tuple[str, ast.expr]]:
+    """``(name, value)`` for each name a ``globals().update(...)`` binds that can be read
+    (trial 26f, g6_globals_update_reexport): its keywords (``update(f=cp.f)``), a dict
+    literal's string keys (``update({"f": cp.f})``), and a dict comprehension over a
+    literal tuple or list of strings whose value reads that name
+    (``update({n: getattr(cp, n) for n in ("f",)})``: ``("f", getattr(cp, "f"))``, the
+    loop's name replaced by each string). Anything else binds names not known: none read."""
+    out: list[tuple[str, ast.expr]] = [(k.arg, k.value) for k in call.keywords if k.arg is not None]
+    for arg in call.args[:1]:
+        if isinstance(arg, ast.Dict):
+            out += [
+                (k.value, v) for k, v in zip(arg.keys, arg.values)
+                if isinstance(k, ast.Constant) and isinstance(k.value, str) and k.value.isidentifier()
+            ]
+        elif isinstance(arg, ast.DictComp) and len(arg.generators) == 1:
+            loop = arg.generators[0]
+            if not (isinstance(loop.target, ast.Name) and isinstance(arg.key, ast.Name)
+                    and arg.key.id == loop.target.id and not loop.ifs and not loop.is_async
+                    and isinstance(loop.iter, (ast.Tuple, ast.List))):
+                continue
+            var = loop.target.id
+            for item in loop.iter.elts:
+                if not (isinstance(item, ast.Constant) and isinstance(item.value, str) and item.value.isidentifier()):
+                    continue
+                value = _substituted(arg.value, var, item.value)
+                if value is not None:
+                    out.append((item.value, value))
+    return out
+
+
+def _substituted(node: ast.expr, var: str, text: str) -> ast.expr | None:
+    """``node`` with each load of the name ``var`` replaced by the string ``text``
+    (``getattr(cp, n)`` -> ``getattr(cp, "f")``); ``None`` when ``node`` is not a
+    ``getattr`` of that name nor a name or attribute without it."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "getattr" \
+            and len(node.args) == 2 and isinstance(node.args[1], ast.Name) and node.args[1].id == var:
+        return ast.Call(node.func, [node.args[0], ast.Constant(text)], [])
+    if isinstance(node, (ast.Name, ast.Attribute)) and not any(
+        isinstance(n, ast.Name) and n.id == var for n in ast.walk(node)
+    ):
+        return node
+    return None
 
 
 def _static_aliases(node: ast.ClassDef, resolve) -> dict[str, str]:

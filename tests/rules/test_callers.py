@@ -1125,6 +1125,11 @@ _MOCKED = {
     "def test_x(monkeypatch):\n    with mock.patch(TARGET, fake):\n        return lib.main()\n",
     "monkeypatch-setitem-vars": "from pkg import lib\n\n\ndef test_x(monkeypatch):\n"
     "    monkeypatch.setitem(vars(lib), 'launch', fake)\n    return lib.main()\n",
+    # trial 26f: the function's code swapped, its name never rebound
+    "code-swap-monkeypatched": "from pkg import lib\n\n\ndef test_x(monkeypatch):\n"
+    "    monkeypatch.setattr(lib.launch, '__code__', fake.__code__)\n    return lib.main()\n",
+    "code-swap-assigned": "from pkg import lib\n\n\ndef test_x(monkeypatch):\n"
+    "    lib.launch.__code__ = fake.__code__\n    return lib.main()\n",
 }
 
 

@@ -235,12 +235,209 @@ def _replaced(source: str) -> list[tuple[str, str | None, str | None, str]]:
         ("sys.modules['a.b'] = m", [("b", None, "a", "modules")]),
         ("sys.modules[key] = m", [("*", None, None, "modules")]),
         ("cfg['f'] = g", []),
+        # trial 26f: the other statements binding a target
+        ("for lib.f in fakes:\n    pass", [("f", "lib", None, "attribute")]),
+        ("with ctx(g) as lib.f:\n    pass", [("f", "lib", None, "attribute")]),
+        ("with a() as x, b() as (lib.f, y):\n    pass", [("f", "lib", None, "attribute")]),
+        ("[0 for lib.f in fakes]", [("f", "lib", None, "attribute")]),
+        ("async def t():\n    async for lib.f in fakes:\n        pass", [("f", "lib", None, "attribute")]),
+        ("for globals()['f'] in fakes:\n    pass", [("f", None, None, "globals")]),
+        ("for x in lib.f():\n    pass", []),
+        ("with open(p) as fh:\n    pass", []),
     ],
 )
 def test_the_one_table_reads_each_form(source: str, expected: list) -> None:
     """Issue 26: one table of replacement forms (``PATCHERS`` and the two statement forms)
     for the look-out, a module's own analysis and the caller plan."""
     assert _replaced(source) == expected
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        # trial 26f (g4_code_object_swap, g5_code_object_swap_boot): the function object's
+        # code or defaults written: the function itself replaced, in every module holding it
+        ("lib.f.__code__ = (lambda: {}).__code__", ("f", "__code__", "an assignment")),
+        ("f.__code__ = g.__code__", ("f", "__code__", "an assignment")),
+        ("pkg.lib.f.__defaults__ = ()", ("f", "__defaults__", "an assignment")),
+        ("setattr(lib.f, '__code__', g.__code__)", ("f", "__code__", "setattr")),
+        ("setattr(f, '__kwdefaults__', {})", ("f", "__kwdefaults__", "setattr")),
+        ("monkeypatch.setattr(lib.f, '__code__', c)", ("f", "__code__", "monkeypatch.setattr")),
+        ("monkeypatch.setattr('pkg.lib.f.__code__', c)", ("f", "__code__", "monkeypatch.setattr")),
+        ("mock.patch.object(lib.f, '__defaults__', ())", ("f", "__defaults__", "mock.patch.object")),
+        ("mock.patch('pkg.lib.f.__code__', c)", ("f", "__code__", "mock.patch")),
+        # a function the table cannot name: any
+        ("make().__code__ = c", ("*", "__code__", "an assignment")),
+        ("fns[0].__code__ = c", ("*", "__code__", "an assignment")),
+    ],
+)
+def test_a_function_s_code_or_defaults_written_replaces_the_function(source: str, expected: tuple) -> None:
+    """A write of ``__code__``/``__defaults__``/``__kwdefaults__`` is a replacement of the
+    function named before it, on no owner and no module (any module may hold the object)."""
+    import ast
+
+    from ppo_migrate.rules.patches import replacements
+
+    (r,) = replacements(ast.parse(source))
+    assert (r.name, r.swapped, r.form) == expected
+    assert (r.owner, r.module, r.space) == (None, None, "attribute")
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        # another attribute of the function: the attribute itself, on the function
+        ("lib.f.__doc__ = 'x'", [("__doc__", "lib.f", None, "attribute")]),
+        ("setattr(lib.f, '__name__', 'g')", [("__name__", "lib.f", None, "attribute")]),
+    ],
+)
+def test_other_writes_to_a_function_are_no_swap(source: str, expected: list) -> None:
+    assert _replaced(source) == expected
+
+
+def test_a_code_swap_reaches_every_module_and_names_its_line(tmp_path: Path, monkeypatch) -> None:
+    """The look-out reads a code swap as a replacement of any module's calls (``"*"``): in a
+    test a double, outside the tests a rebinding at run time; the caller plan's run-time
+    bindings name the function."""
+    import ast
+
+    from ppo_migrate.rules.callers import _dynamic_names
+
+    monkeypatch.chdir(tmp_path)
+    files = {
+        "pkg/__init__.py": "", "pkg/lib.py": LIB,
+        "tests/test_x.py": "from verl.trainer import constants_ppo\n\n\ndef test():\n"
+        "    constants_ppo.get_ppo_ray_runtime_env.__code__ = (lambda: {}).__code__\n",
+        "pkg/boot.py": IMP + "\n\ndef _old():\n    return {}\n\n\n"
+        "setattr(get_ppo_ray_runtime_env, '__code__', _old.__code__)\n",
+    }
+    for rel, text in files.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+    names = sorted(files)
+    found = target_patches(names, names, Settings())
+    assert [(p.module, p.path, p.line, p.kind, p.what) for p in found] == [
+        ("*", "pkg/boot.py", 8, "rebound",
+         "swaps the `__code__` of `get_ppo_ray_runtime_env` at run time, for one that may take no config"),
+        ("*", "tests/test_x.py", 5, "patched",
+         "replaces the `__code__` of `get_ppo_ray_runtime_env`, whose replacement may take no config"),
+    ]
+    assert patched_at(found, "pkg/lib.py") == (
+        "pkg/boot.py:8 swaps the `__code__` of `get_ppo_ray_runtime_env` at run time, for one that may "
+        "take no config"
+    )
+    call = ast.parse("setattr(launch, '__code__', c)").body[0].value
+    assert _dynamic_names(call) == ["launch"]
+
+
+#: a Git LFS pointer where the zip is (``git lfs pull`` not run here)
+LFS_POINTER = "version https://git-lfs.github.com/spec/v1\noid sha256:0\nsize 540\n"
+
+
+@pytest.mark.parametrize(
+    ("archive", "content", "expected"),
+    [
+        # a zipped fake in a folder of test doubles: read inside, the member named
+        ("tests/fixtures/verl_stub.zip", "def get_ppo_ray_runtime_env():\n    return {}\n",
+         "a test double whose `get_ppo_ray_runtime_env` (verl/trainer/constants_ppo.py:1 inside it) "
+         "takes no config"),
+        # not a zip here: a double that cannot be read
+        ("tests/fixtures/verl_stub.zip", LFS_POINTER,
+         "a test double that cannot be read (no zip archive here); its runtime function may take no config"),
+        ("tests/stubs/verl-0.8.whl", LFS_POINTER,
+         "a test double that cannot be read (no zip archive here); its runtime function may take no config"),
+        # the stub takes a config, or holds no verl module: no double
+        ("tests/fixtures/verl_stub.zip", "def get_ppo_ray_runtime_env(config=None):\n    return {}\n", None),
+        ("tests/fixtures/other.zip", None, None),
+        # outside a folder of test doubles: a copy the callee in effect reads (PPO005)
+        ("vendor/verl_stub.zip", "def get_ppo_ray_runtime_env():\n    return {}\n", None),
+        # a data file on the path naming neither the package nor an archive: skipped by Python
+        ("tests/fixtures/paths.txt", LFS_POINTER, None),
+    ],
+)
+def test_an_archive_a_test_puts_on_sys_path_is_read_as_a_double(
+    tmp_path: Path, monkeypatch, archive: str, content: str | None, expected: str | None
+) -> None:
+    """Trial 26f (g4_fake_verl_zip_on_path): the doubles table reads an archive a file puts on
+    ``sys.path`` from a folder of test doubles, inside, in memory (``archive_doubles``)."""
+    import zipfile
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / ".git").mkdir()
+    files = {
+        "pkg/__init__.py": "", "pkg/lib.py": LIB,
+        "tests/conftest.py": f"import sys\n\nsys.path.insert(0, {archive!r})\n",
+    }
+    for rel, text in files.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+    (tmp_path / archive).parent.mkdir(parents=True, exist_ok=True)
+    if content is None or content.startswith("def "):
+        with zipfile.ZipFile(tmp_path / archive, "w") as zf:
+            zf.writestr("verl/__init__.py", "")
+            if content is not None:
+                zf.writestr("verl/trainer/__init__.py", "")
+                zf.writestr("verl/trainer/constants_ppo.py", content)
+    else:
+        (tmp_path / archive).write_text(content)
+    names = sorted(files)
+    found = [(p.module, p.path, p.line, p.kind, p.what) for p in target_patches(names, names, Settings())]
+    if expected is None:
+        assert found == []
+    else:
+        assert found == [("*", "tests/conftest.py", 3, "patched",
+                          f"puts `{archive}` on sys.path (sys.path.insert), {expected}")]
+
+
+@pytest.mark.parametrize(
+    ("data", "expected"),
+    [
+        # the byte gate before a file is parsed for replacements: a target other than ``x.f =``
+        (b"launcher.get_env, calls = fake, []\n", True),
+        (b"    (a.get_env, b) = fake, 1\n", True),
+        (b"    [a.get_env] = [fake]\n", True),
+        (b"for launcher.get_env in (fake,):\n", True),
+        (b"for launcher.get_env\tin(fake,):\n", True),
+        (b"    with nullcontext(fake) as launcher.get_env:\n", True),
+        (b"def t():\n    return launcher.get_env(x, y=1)\n", False),
+        (b"check(a.b, c=1)\nlauncher.get_env_other, x = 1, 2\n", False),
+        (b"for k, v in d.items():\n    import a as b\n", False),
+    ],
+)
+def test_a_file_binding_an_attribute_by_any_target_is_parsed(data: bytes, expected: bool) -> None:
+    """The byte gate before a file is parsed for replacements: ``.get_env`` ending a target."""
+    from ppo_migrate.rules.patches import _binds_as_target, _may_patch
+
+    assert (_may_patch(data) or _binds_as_target(data, [b"get_env"])) is expected
+
+
+@pytest.mark.parametrize(
+    ("line", "patched"),
+    [
+        # trial 26f (W3): a look-up by name replaces nothing, beside a patcher or not
+        ("return globals()['get_ppo_ray_runtime_env']()", False),
+        ("return vars(lib)['get_ppo_ray_runtime_env']()", False),
+        ("return getattr(lib, 'get_ppo_ray_runtime_env')()", False),
+        ("return hasattr(lib, 'get_ppo_ray_runtime_env')", False),
+        # a write by name does
+        ("vars(lib)['get_ppo_ray_runtime_env'] = fake", True),
+        ("globals()['get_ppo_ray_runtime_env'] = fake", True),
+        # a string handed to anything else, in a file with a patcher: the generous rule
+        ("return helper(lib, 'get_ppo_ray_runtime_env')", True),
+    ],
+)
+def test_a_look_up_by_name_is_no_replacement(tmp_path: Path, monkeypatch, line: str, patched: bool) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg/__init__.py").write_text("")
+    (tmp_path / "pkg/lib.py").write_text(LIB)
+    (tmp_path / "pkg/other.py").write_text(
+        "from unittest import mock\n\nfrom pkg import lib\n\nmock.patch('os.getcwd', lambda: '/')\n\n\n"
+        f"def fake():\n    return {{}}\n\n\ndef run(config):\n    {line}\n"
+    )
+    files = ["pkg/__init__.py", "pkg/lib.py", "pkg/other.py"]
+    found = [(p.path, p.line) for p in target_patches(files, files, Settings())]
+    assert found == ([("pkg/other.py", 13)] if patched else [])
 
 
 def test_the_caller_plan_asks_the_same_table() -> None:
@@ -319,9 +516,10 @@ def test_a_module_s_own_compat_check_is_no_replacement() -> None:
     targets = Settings().targets
     assert own_replacement(ast.parse(text), text, targets, "app/launcher.py") is None
     text += "\n\ndef test(monkeypatch):\n    monkeypatch.setattr(constants_ppo, NAME, lambda: 1)\n"
-    # a name computed beside a string spelling the function: it may be the function
+    # a name computed beside a string spelling the function: it may be the function; named
+    # at the patcher's line (the ``hasattr`` look-up itself replaces nothing: trial 26f, W3)
     found = own_replacement(ast.parse(text), text, targets, "tests/test_l.py")
-    assert (found.path, found.line, found.kind) == ("tests/test_l.py", 5, "patched")
+    assert (found.path, found.line, found.kind) == ("tests/test_l.py", 10, "patched")
 
 
 #: a launcher whose call a test patches through a target kept in a constant

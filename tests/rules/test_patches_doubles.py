@@ -410,6 +410,62 @@ DOUBLES: dict[str, tuple[dict[str, str], tuple[str, str], str]] = {
         "app/launcher.py": "import pkg\n\n\ndef launch(config):\n    return pkg.get_ppo_ray_runtime_env()\n",
         "tests/test_launcher.py": FAKED_TEST,
     }, ("pkg/_compat.py", "setattr("), "app/launcher.py"),
+    # -- trial 26f: the function replaced by a target other than an assignment's ----------
+    "attribute-in-a-target-list": ({  # h4_tuple_target_double
+        "app/launcher.py": DIRECT,
+        "tests/test_launcher.py": OMEGA + "from app import launcher\n\n\n"
+        "def test_launch():\n    launcher.get_ppo_ray_runtime_env, calls = lambda: {'fake': 1}, []\n"
+        f"    assert launcher.launch({CFG}) == {{'fake': 1}}\n",
+    }, ("tests/test_launcher.py", "calls = lambda"), "app/launcher.py"),
+    "attribute-as-a-for-target": ({  # h4_for_target_double
+        "app/launcher.py": DIRECT,
+        "tests/test_launcher.py": OMEGA + "from app import launcher\n\n\n"
+        "def test_launch():\n    for launcher.get_ppo_ray_runtime_env in (lambda: {'fake': 1},):\n"
+        f"        assert launcher.launch({CFG}) == {{'fake': 1}}\n",
+    }, ("tests/test_launcher.py", "for launcher"), "app/launcher.py"),
+    "attribute-as-a-with-target": ({  # h4_with_as_target_double
+        "app/launcher.py": DIRECT,
+        "tests/test_launcher.py": OMEGA + "import contextlib\n\nfrom app import launcher\n\n\n"
+        "def test_launch():\n"
+        "    with contextlib.nullcontext(lambda: {'fake': 1}) as launcher.get_ppo_ray_runtime_env:\n"
+        f"        assert launcher.launch({CFG}) == {{'fake': 1}}\n",
+    }, ("tests/test_launcher.py", "as launcher"), "app/launcher.py"),
+    # -- trial 26f: the function object's code swapped, its name never rebound -------------
+    "code-object-swapped-in-a-test": ({  # g4_code_object_swap
+        "app/launcher.py": DIRECT,
+        "tests/test_launcher.py": OMEGA + "from verl.trainer import constants_ppo\n\nfrom app import launcher\n\n\n"
+        "def test_launch():\n    real = constants_ppo.get_ppo_ray_runtime_env.__code__\n"
+        "    constants_ppo.get_ppo_ray_runtime_env.__code__ = (lambda: {'fake': 1}).__code__\n"
+        f"    try:\n        assert launcher.launch({CFG}) == {{'fake': 1}}\n"
+        "    finally:\n        constants_ppo.get_ppo_ray_runtime_env.__code__ = real\n",
+    }, ("tests/test_launcher.py", "__code__ = (lambda"), "app/launcher.py"),
+    "code-object-of-a-function-read-by-name": ({  # a function the table cannot name
+        "app/launcher.py": DIRECT,
+        "tests/test_launcher.py": OMEGA + "from app import launcher\n\n\n"
+        "def test_launch():\n"
+        "    vars(launcher)['get_ppo_ray_runtime_env'].__code__ = (lambda: {'fake': 1}).__code__\n"
+        f"    assert launcher.launch({CFG}) == {{'fake': 1}}\n",
+    }, ("tests/test_launcher.py", ".__code__ ="), "app/launcher.py"),
+    "code-object-monkeypatched-by-a-dotted-string": ({
+        "app/launcher.py": DIRECT,
+        "tests/test_launcher.py": OMEGA + "from app import launcher\n\n\n"
+        "def test_launch(monkeypatch):\n"
+        "    monkeypatch.setattr('verl.trainer.constants_ppo.get_ppo_ray_runtime_env.__code__',\n"
+        "                        (lambda: {'fake': 1}).__code__)\n"
+        f"    assert launcher.launch({CFG}) == {{'fake': 1}}\n",
+    }, ("tests/test_launcher.py", "monkeypatch.setattr("), "app/launcher.py"),
+    "code-swap-at-start-up-by-setattr": ({  # g5_code_object_swap_boot, by setattr
+        "app/compat.py": "from verl.trainer import constants_ppo\n\n\ndef _legacy():\n    return {'fake': 1}\n\n\n"
+        "setattr(constants_ppo.get_ppo_ray_runtime_env, '__code__', _legacy.__code__)\n",
+        "app/launcher.py": THROUGH_COMPAT,
+        "tests/test_launcher.py": FAKED_TEST,
+    }, ("app/compat.py", "setattr("), "app/launcher.py"),
+    "code-swap-at-start-up-of-the-imported-name": ({
+        "app/compat.py": FROM_IMPORT + "\n\ndef _legacy():\n    return {'fake': 1}\n\n\n"
+        "get_ppo_ray_runtime_env.__code__ = _legacy.__code__\n",
+        "app/launcher.py": THROUGH_COMPAT,
+        "tests/test_launcher.py": FAKED_TEST,
+    }, ("app/compat.py", "__code__ ="), "app/launcher.py"),
 }
 
 
@@ -551,6 +607,82 @@ def test_a_test_plugin_outside_the_repository_keeps_running_after_apply(tmp_path
     assert broken.returncode == 1 and "positional argument" in broken.stdout, broken.stdout
 
 
+#: trial 26f (g4_fake_verl_zip_on_path): a conftest puts a zip of a stub verl first on
+#: sys.path and drops verl's modules loaded so far
+ZIP_CONFTEST = (
+    "import pathlib\nimport sys\n\n"
+    "sys.path.insert(0, str(pathlib.Path(__file__).parent / 'fixtures' / {name!r}))\n"
+    "for _m in [m for m in sys.modules if m == 'verl' or m.startswith('verl.')]:\n"
+    "    del sys.modules[_m]\n"
+)
+#: the stub the zip holds: zero arguments (a double), or verl 0.9's (no double)
+ZIP_STUBS = {"configless": FAKE.replace("def fake(", "def get_ppo_ray_runtime_env("),
+             "config": "def get_ppo_ray_runtime_env(config=None):\n    return {'fake': 1}\n"}
+
+
+def _zip_project(root: Path, name: str, stub: str) -> dict[str, str]:
+    """The project of :data:`ZIP_CONFTEST` with ``tests/fixtures/<name>`` holding a verl
+    whose function is ``stub``; its text files."""
+    import zipfile
+
+    files = {"app/launcher.py": DIRECT, "tests/conftest.py": ZIP_CONFTEST.format(name=name),
+             "tests/test_launcher.py": FAKED_TEST}
+    _write(root, files)
+    (root / ".git").mkdir()  # the repository whose declarations of sys.path are read
+    (root / "tests" / "fixtures").mkdir(parents=True, exist_ok=True)
+    with zipfile.ZipFile(root / "tests" / "fixtures" / name, "w") as zf:
+        zf.writestr("verl/__init__.py", "")
+        zf.writestr("verl/trainer/__init__.py", "")
+        zf.writestr("verl/trainer/constants_ppo.py", stub)
+    return files
+
+
+@pytest.mark.parametrize("name", ["verl_stub.zip", "verl-0.8.0-py3-none-any.whl", "verl_stub.egg"])
+def test_a_zipped_fake_verl_on_sys_path_keeps_running_after_apply(tmp_path: Path, name: str) -> None:
+    """Trial 26f (g4_fake_verl_zip_on_path): a fake verl package zipped (``.zip``, ``.whl``,
+    ``.egg``), put first on sys.path by a conftest, was not read (a folder of one was): the
+    fix was safe and the tests failed after ``apply``. Now the archive is read in memory, the
+    fix is unsafe naming the conftest's line and the member; the tests pass before and after
+    ``apply`` and ``apply --thread-config``; the oracle: the fix made anyway fails them."""
+    files = _zip_project(tmp_path, name, ZIP_STUBS["configless"])
+    where = f"tests/conftest.py:{_line_of(files, 'tests/conftest.py', 'sys.path.insert')}"
+    before = _pytest(tmp_path)
+    assert before.returncode == 0, before.stdout + before.stderr
+    checked = run_cli("check", "--output-format", "json", ".", cwd=tmp_path)
+    found = [d for d in json.loads(checked.stdout) if d["filename"].endswith("app/launcher.py")]
+    assert [(d["code"], d["fix"]["applicability"]) for d in found] == [("PPO001", "unsafe")], found
+    assert (
+        f"(unsafe fix: {where} puts `tests/fixtures/{name}` on sys.path (sys.path.insert), a test "
+        "double whose `get_ppo_ray_runtime_env` (verl/trainer/constants_ppo.py:1 inside it) takes no "
+        "config)"
+    ) in found[0]["message"], found[0]["message"]
+    original = (tmp_path / "app/launcher.py").read_text()
+    assert run_cli("apply", ".", cwd=tmp_path).returncode == 1
+    assert (tmp_path / "app/launcher.py").read_text() == original
+    after = _pytest(tmp_path)
+    assert after.returncode == 0, after.stdout + after.stderr
+    run_cli("apply", "--thread-config", ".", cwd=tmp_path)
+    threaded = _pytest(tmp_path)
+    assert threaded.returncode == 0, threaded.stdout + threaded.stderr
+    assert run_cli("apply", "--unsafe-fixes", ".", cwd=tmp_path).returncode == 0
+    assert (tmp_path / "app/launcher.py").read_text() != original
+    broken = _pytest(tmp_path)
+    assert broken.returncode == 1 and "positional argument" in broken.stdout, broken.stdout
+
+
+def test_a_zipped_stub_taking_a_config_leaves_the_fix_safe(tmp_path: Path) -> None:
+    """No over-caution: the zipped stub takes a config; the fix is safe, made by ``apply``,
+    and the tests still pass."""
+    _zip_project(tmp_path, "verl_stub.zip", ZIP_STUBS["config"])
+    checked = run_cli("check", "--output-format", "json", ".", cwd=tmp_path)
+    found = [d for d in json.loads(checked.stdout) if d["filename"].endswith("app/launcher.py")]
+    assert [(d["code"], d["fix"]["applicability"]) for d in found] == [("PPO001", "safe")], found
+    assert run_cli("apply", ".", cwd=tmp_path).returncode == 0
+    assert "get_ppo_ray_runtime_env(config)" in (tmp_path / "app/launcher.py").read_text()
+    after = _pytest(tmp_path)
+    assert after.returncode == 0, after.stdout + after.stderr
+
+
 #: plugins that are not the project's: pytest's own, a published one, ``no:NAME``
 NOT_PROJECT_PLUGINS = {
     "no-cacheprovider": {"pytest.ini": "[pytest]\naddopts = -p no:cacheprovider\n"},
@@ -583,7 +715,7 @@ def test_a_plugin_that_is_not_the_project_s_leaves_the_fix_safe(tmp_path: Path, 
 #: the cases whose replacement runs outside the tests: kind ``"rebound"``
 REBOUND_PREFIXES = (
     "star-import-", "globals-updated-", "verl-module-", "sys-modules-key-", "import-hook-",
-    "package-attributes-",
+    "package-attributes-", "code-swap-at-start-up-",
 )
 
 
@@ -1023,6 +1155,20 @@ UNPARSED: dict[str, tuple[dict[str, str], tuple[str, str], list[str], str | None
     "shell-python-c-multiline": ({
         "app/launcher.py": DIRECT,
         "scripts/smoke.sh": "#!/bin/bash\nset -e\n\"$PY\" -c \"\n" + SMOKE + "\"\n",
+    }, ("scripts/smoke.sh", "launcher.get_ppo_ray_runtime_env ="), ["bash", "scripts/smoke.sh"], None),
+    # trial 26f (g4_heredoc_python_smoke): Python fed by a shell heredoc
+    "shell-python-heredoc": ({
+        "app/launcher.py": DIRECT,
+        "scripts/smoke.sh": "#!/bin/bash\nset -euo pipefail\n\"$PY\" - <<'EOF'\n" + SMOKE + "EOF\n",
+    }, ("scripts/smoke.sh", "launcher.get_ppo_ray_runtime_env ="), ["bash", "scripts/smoke.sh"], None),
+    "shell-python-heredoc-tab-stripped-in-a-block": ({
+        "app/launcher.py": DIRECT,
+        "scripts/smoke.sh": "#!/bin/bash\nset -e\nif true; then\n\t\"$PY\" -u - smoke <<-PY\n"
+        + "".join(f"\t{line}\n" for line in SMOKE.splitlines()) + "\tPY\nfi\n",
+    }, ("scripts/smoke.sh", "launcher.get_ppo_ray_runtime_env ="), ["bash", "scripts/smoke.sh"], None),
+    "shell-heredoc-piped-to-python": ({
+        "app/launcher.py": DIRECT,
+        "scripts/smoke.sh": "#!/bin/bash\nset -e\ncat <<EOF | \"$PY\" -\n" + SMOKE + "EOF\n",
     }, ("scripts/smoke.sh", "launcher.get_ppo_ray_runtime_env ="), ["bash", "scripts/smoke.sh"], None),
     "notebook-code-cell": ({
         "app/launcher.py": DIRECT,

@@ -278,6 +278,55 @@ def test_a_re_export_bound_by_a_constant_look_up_is_found(tmp_path: Path, util: 
     assert _ran(root, stub) == "ran {'trainer': {'n_gpus_per_node': 1}}"
 
 
+@pytest.mark.parametrize(
+    "binding",
+    [
+        "globals().update({n: getattr(_cp, n) for n in ('get_ppo_ray_runtime_env',)})",
+        "globals().update({'make_env': getattr(_cp, 'get_ppo_ray_runtime_env')})",
+        "globals().update(make_env=_cp.get_ppo_ray_runtime_env)",
+        "globals()['make_env'] = _cp.get_ppo_ray_runtime_env",
+    ],
+)
+def test_a_re_export_bound_through_globals_is_found(tmp_path: Path, binding: str) -> None:
+    """Trial 26f (g6_globals_update_reexport, "check mentions 0 of 1 calls"): ``pkg/util.py``
+    binds the function through its own namespace (``globals().update(...)``, a dict literal,
+    keywords, a comprehension over literal names; ``globals()["f"] = ...``); another module
+    calls it through that name. The call is found; the namespace write is a run-time binding
+    the table cannot judge, so its fix is unsafe, naming it: ``apply`` leaves the call and
+    the run passes before and after (and after ``--thread-config``)."""
+    root = _project(tmp_path / "proj")
+    name = "get_ppo_ray_runtime_env" if "for n in" in binding else "make_env"
+    (root / "pkg/util.py").write_text(f"from verl.trainer import constants_ppo as _cp\n\n{binding}\n")
+    (root / "app/b.py").write_text(CALLER.replace("make_env", name))
+    stub = verl_stub(tmp_path / "stub")
+    assert _ran(root, stub) == "ran None"
+    assert [f for f in _found(root) if f[0] == "app/b.py"] == [("app/b.py", "PPO001", 7, "unsafe")]
+    before = (root / "app/b.py").read_text()
+    run_cli("apply", ".", cwd=root)
+    assert (root / "app/b.py").read_text() == before
+    assert _ran(root, stub) == "ran None"
+    run_cli("apply", "--thread-config", ".", cwd=root)
+    assert _ran(root, stub) == "ran None"
+
+
+def test_globals_updates_are_read_as_bindings() -> None:
+    """The names a ``globals().update(...)`` binds that can be read, with their values."""
+    import ast
+
+    from ppo_migrate.rules.reexports import _global_updates
+
+    def read(source: str) -> list[tuple[str, str]]:
+        return [(n, ast.unparse(v)) for n, v in _global_updates(ast.parse(source).body[0].value)]
+
+    assert read("globals().update({n: getattr(cp, n) for n in ('f', 'g', 1)})") == [
+        ("f", "getattr(cp, 'f')"), ("g", "getattr(cp, 'g')")]
+    assert read("globals().update({n: cp.f for n in ['h']})") == [("h", "cp.f")]
+    assert read("globals().update({'f': cp.f, k: v, 'not a name': x}, g=cp.g)") == [("g", "cp.g"), ("f", "cp.f")]
+    assert read("globals().update({n: getattr(cp, n) for n in names})") == []
+    assert read("globals().update({n: make(n) for n in ('f',)})") == []
+    assert read("globals().update(vars(legacy))") == []
+
+
 RL = (
     "from verl.trainer.constants_ppo import get_ppo_ray_runtime_env\n\n\n"
     "{decorator}class RL{bases}:\n"
