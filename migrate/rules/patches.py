@@ -2491,7 +2491,9 @@ def _run_modules(paths: Sequence[str]) -> set[str]:
     return out
 
 
-def imported_modules(tree: ast.AST, package: tuple[str, ...], *, from_packages: bool = False) -> set[str]:
+def imported_modules(
+    tree: ast.AST, package: tuple[str, ...], *, from_packages: bool = False, data: bytes | None = None,
+) -> set[str]:
     """The modules ``tree`` imports from, anywhere in it.
 
     Args:
@@ -2499,13 +2501,17 @@ def imported_modules(tree: ast.AST, package: tuple[str, ...], *, from_packages: 
         package: its package's parts, for relative imports.
         from_packages: also the packages above a ``from`` import's module (``from a.b
             import c``: ``a`` too, whose ``__init__`` runs first).
+        data: the bytes ``tree`` was parsed from, if at hand: when they spell ``import``
+            no more often than the module's top-level statements do, those are all its
+            imports, and the tree is not walked (:func:`_top_level_imports`).
 
     Returns:
         ``import a.b``: ``a``, ``a.b``; ``from a.b import c``: ``a.b`` and ``a.b.c`` (and
         ``a`` with ``from_packages``); relative imports resolved against ``package``.
     """
     out: set[str] = set()
-    for node in _nodes(tree).imports:
+    statements = _top_level_imports(tree, data) if data is not None else None
+    for node in _nodes(tree).imports if statements is None else statements:
         if isinstance(node, ast.Import):
             for alias in node.names:
                 parts = alias.name.split(".")
@@ -2517,6 +2523,21 @@ def imported_modules(tree: ast.AST, package: tuple[str, ...], *, from_packages: 
                 out.update(".".join(parts[:k]) for k in range(1, len(parts) + 1))
                 out.update(f"{base}.{a.name}" for a in node.names)
     return out
+
+
+def _top_level_imports(tree: ast.AST, data: bytes) -> list[ast.AST] | None:
+    """The import statements of ``tree``, when its module's top level holds them all, else
+    ``None`` (then a walk finds them). Bytes decide: each ``import``/``from ... import``
+    statement spells ``import`` once, so bytes spelling it as often as the top-level
+    statements number have no other. Only for bytes in Python's default encoding (no
+    coding declaration in the first two lines: in UTF-7 a statement's ``import`` need not
+    be these bytes). ``tree``: the module parsed from ``data``."""
+    body = getattr(tree, "body", None)
+    second = data.find(b"\n", data.find(b"\n") + 1)  # the end of the second line
+    if body is None or b"coding" in (data[:second] if second >= 0 else data):
+        return None
+    statements = [s for s in body if isinstance(s, (ast.Import, ast.ImportFrom))]
+    return statements if data.count(b"import") == len(statements) else None
 
 
 def patched_at(patches: Sequence[Patch] | None, path: str, tree: ast.AST | None = None) -> str | None:

@@ -1103,7 +1103,14 @@ def string_constants(tree: ast.Module) -> dict[str, str]:
     """The names a module binds by exactly one statement, a top-level ``NAME = "..."`` (or
     annotated) with no star import after it, each with its string: every other store of
     the name anywhere in the file (an assignment in a function under ``global``, ``del``,
-    a ``for`` target, an import, a ``def``) leaves it out (see :func:`module_constant`)."""
+    a ``for`` target, an import, a ``def``) leaves it out (see :func:`module_constant`).
+    A module without a top-level string assignment has none, and is not walked."""
+    if not any(
+        isinstance(stmt, (ast.Assign, ast.AnnAssign))
+        and isinstance(stmt.value, ast.Constant) and isinstance(stmt.value.value, str)
+        for stmt in tree.body
+    ):
+        return {}
     counts: dict[str, int] = defaultdict(int)
     for node in ast.walk(tree):
         if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):

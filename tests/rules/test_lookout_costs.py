@@ -1,0 +1,78 @@
+"""Benchmark items 9 and 10 (issue 26): the cross-file look-outs skip work whose answer
+cheap facts already decide, and answer exactly as the full work does."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+from ppo_migrate.rules import reexports
+from ppo_migrate.rules.patches import _top_level_imports, imported_modules
+from ppo_migrate.rules.reexports import project_reexports
+from ppo_migrate.rules.targets import string_constants
+
+TARGET = "verl.trainer.constants_ppo.get_ppo_ray_runtime_env"
+
+
+@pytest.mark.parametrize(
+    ("source", "statements"),
+    [
+        ("import os\nfrom a.b import c as d\n\ndef f():\n    return os\n", 2),
+        ("def f():\n    import sys\n", None),  # an import below the top level: walked
+        ("import os\n# import sys later\n", None),  # ``import`` spelled twice: walked
+        ("# -*- coding: latin-1 -*-\nimport os\n", None),  # a coding declaration: walked
+        ("x = 1\n", 0),
+    ],
+)
+def test_a_module_s_imports_are_its_top_level_ones_when_its_bytes_say_so(source: str, statements) -> None:
+    data = source.encode()
+    tree = ast.parse(source)
+    found = _top_level_imports(tree, data)
+    assert (None if found is None else len(found)) == statements
+    # the answer with the bytes is the walk's
+    assert imported_modules(tree, ("pkg",), from_packages=True, data=data) == imported_modules(
+        tree, ("pkg",), from_packages=True
+    )
+
+
+def test_imports_below_the_top_level_are_found_with_the_bytes() -> None:
+    source = "import os\n\ndef f():\n    from verl.trainer import constants_ppo\n"
+    found = imported_modules(ast.parse(source), (), from_packages=True, data=source.encode())
+    assert found == {"os", "verl", "verl.trainer", "verl.trainer.constants_ppo"}
+
+
+def test_a_module_without_a_top_level_string_assignment_has_no_string_constant() -> None:
+    assert string_constants(ast.parse("MODE = 1\n\ndef f():\n    global MODE\n    MODE = 'x'\n")) == {}
+    assert string_constants(ast.parse("MODE = 'fast'\nOTHER: str = 'b'\n")) == {"MODE": "fast", "OTHER": "b"}
+
+
+def test_a_string_constant_is_checked_only_when_its_string_names_a_target(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    checked: list[ast.Module] = []
+
+    def counting(tree: ast.Module) -> dict[str, str]:
+        checked.append(tree)
+        return string_constants(tree)
+
+    monkeypatch.setattr(reexports, "string_constants", counting)
+    texts = {
+        "pkg/__init__.py": "",
+        "pkg/names.py": "from verl.trainer import constants_ppo\nMODE = 'fast'\nRAY_ENV_FN = 'get_ppo_ray_runtime_env'\n",
+        "pkg/other.py": "from verl.trainer import constants_ppo\nMODE = 'slow'\n",
+        "app.py": "from pkg.names import RAY_ENV_FN\nfrom pkg.other import MODE\n",
+    }
+    datas = {}
+    for name, text in texts.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+        datas[str(tmp_path / name)] = text.encode()
+    found = project_reexports(datas, lambda words: {}, [TARGET])
+    assert found == {
+        "pkg.names.RAY_ENV_FN": TARGET,
+        # the module aliases are re-exports too (``from pkg.other import constants_ppo``)
+        "pkg.names.constants_ppo.get_ppo_ray_runtime_env": TARGET,
+        "pkg.other.constants_ppo.get_ppo_ray_runtime_env": TARGET,
+    }
+    assert len(checked) == 1  # pkg/names.py's, once: ``'fast'`` and ``'slow'`` name no target
