@@ -317,11 +317,9 @@ class ModuleAnalysis:
         :func:`ppo_migrate.rules.hydra_targets.string_reference`). A patcher's string is a
         test double, not one of these. Only a module whose text spells a target's whole
         qualified name is walked for its strings."""
-        targets, text = self.matcher.targets, self.module.text
-        spelled = [t for t in targets if "." in t and t in text]
-        if not spelled:
+        wanted = self.matcher.spelled_in(self.module.text)
+        if not wanted:
             return []
-        wanted = frozenset(spelled)
         out: list[Diagnostic] = []
 
         def callee(func: ast.expr) -> list[str]:

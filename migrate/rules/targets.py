@@ -52,6 +52,23 @@ def _last_names(targets: frozenset[str]) -> frozenset[str]:
     return frozenset(t.rsplit(".", 1)[-1] for t in targets)
 
 
+@functools.lru_cache(maxsize=8)
+def _spelling_index(targets: frozenset[str]) -> tuple[dict[str, frozenset[str]], frozenset[str], int]:
+    """``(by_last, chars, longest)`` of the dotted ``targets``: each last name with the
+    targets ending in it, every character they hold, the longest's length
+    (:meth:`TargetMatcher.spelled_in`)."""
+    by_last: dict[str, set[str]] = {}
+    for t in targets:
+        if "." in t:
+            by_last.setdefault(t.rsplit(".", 1)[-1], set()).add(t)
+    dotted = [t for group in by_last.values() for t in group]
+    return (
+        {last: frozenset(group) for last, group in sorted(by_last.items())},
+        frozenset("".join(dotted)),
+        max(map(len, dotted), default=0),
+    )
+
+
 #: ``[targets, matcher]``: the tuple :meth:`TargetMatcher.of` last built a matcher of, and it
 _last_matcher: list = []
 
@@ -82,6 +99,31 @@ class TargetMatcher(NamedTuple):
     def names(self) -> frozenset[str]:
         """The targets' last components: the words the byte prefilter looks for."""
         return _last_names(self.targets)
+
+    def spelled_in(self, text: str) -> frozenset[str]:
+        """The dotted targets ``text`` holds as substrings (``t in text`` of each), found
+        from the places their last names stand rather than by a search of ``text`` for each
+        target (hundreds once the project's re-exports join them: ~7% of a ``check`` of a
+        600-module chain, benchmark item 10). A target in ``text`` ends where its last name
+        does, in the run of the targets' characters that ends there, of which it is then a
+        suffix.
+
+        Args:
+            text: a module's source.
+        """
+        by_last, chars, longest = _spelling_index(self.targets)
+        found: set[str] = set()
+        for last, group in by_last.items():
+            at = text.find(last)
+            while at >= 0:
+                end = at + len(last)
+                start, bound = at, max(0, end - longest)
+                while start > bound and text[start - 1] in chars:
+                    start -= 1
+                run = text[start:end]
+                found.update(run[k:] for k in range(len(run) - len(last)) if run[k:] in group)
+                at = text.find(last, at + 1)
+        return frozenset(found)
 
     @property
     def modules(self) -> frozenset[str]:

@@ -10,9 +10,24 @@ import pytest
 from ppo_migrate.rules import reexports
 from ppo_migrate.rules.patches import _top_level_imports, imported_modules
 from ppo_migrate.rules.reexports import project_reexports
-from ppo_migrate.rules.targets import string_constants
+from ppo_migrate.rules.targets import TargetMatcher, string_constants
 
 TARGET = "verl.trainer.constants_ppo.get_ppo_ray_runtime_env"
+
+
+def test_the_targets_a_module_spells_are_those_it_holds_as_substrings() -> None:
+    targets = frozenset({TARGET, "pkg.get_ppo_ray_runtime_env", "pkg.util.make_env", "make_env", "a.b"})
+    matcher = TargetMatcher(targets)
+    text = (
+        "from mypkg.get_ppo_ray_runtime_env import x\n"  # holds pkg.get_... inside a longer word
+        "CFG = {'_target_': 'pkg.util.make_env'}\n"
+        "make_env()\n"  # the dotless target is never one
+        "ab.a.bb\n"  # ``a.b`` inside ``ab.a.bb``: at its last name's second place
+    )
+    assert matcher.spelled_in(text) == frozenset({"pkg.get_ppo_ray_runtime_env", "pkg.util.make_env", "a.b"})
+    assert matcher.spelled_in(text) == frozenset(t for t in targets if "." in t and t in text)
+    assert matcher.spelled_in("get_ppo_ray_runtime_env()\nconstants_ppo.get_ppo_ray_runtime_env\n") == frozenset()
+    assert matcher.spelled_in(f"x = '{TARGET}'") == frozenset({TARGET})
 
 
 @pytest.mark.parametrize(
