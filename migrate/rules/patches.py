@@ -91,11 +91,13 @@ PATCHERS: dict[str, str] = {
 #: attribute assigned (``x.f = v``; the names are checked on the tree).
 _PATCH_WORDS = rb"setattr|delattr|patch|setitem|setdefault|__dict__|\bupdate\b|\bmodules\b|\bglobals\s*\(|\bvars\s*\(|\bexec\s*\(|\bmeta_path\b"
 _ATTRIBUTE_STORE = rb"\.\s*(\w+)\s*=[^=]"
-#: a literal each alternative of :data:`_PATCH_WORDS` contains, in the same order
-_PATCH_LITERALS = (b"setattr", b"delattr", b"patch", b"setitem", b"setdefault", b"__dict__",
-                   b"update", b"modules", b"globals", b"vars", b"exec", b"meta_path")
-_PATCH_WORDS_RE = re.compile(_PATCH_WORDS)
 _ATTRIBUTE_STORE_RE = lazy_pattern(_ATTRIBUTE_STORE)
+#: the alternatives of :data:`_PATCH_WORDS` that are plain words (a match wherever the
+#: bytes hold them), and a pattern of the others (word boundaries, ``\s*(``) with their
+#: literals: :func:`_patch_words`
+_PLAIN_PATCH_WORDS = (b"setattr", b"delattr", b"patch", b"setitem", b"setdefault", b"__dict__")
+_BOUNDED_PATCH_LITERALS = (b"update", b"modules", b"globals", b"vars", b"exec", b"meta_path")
+_BOUNDED_PATCH_WORDS_RE = lazy_pattern(rb"\bupdate\b|\bmodules\b|\bglobals\s*\(|\bvars\s*\(|\bexec\s*\(|\bmeta_path\b")
 
 
 #: a replacement of a name not known before it runs (:func:`_unknown_name`): a setattr
@@ -128,9 +130,19 @@ def _may_patch(data: bytes) -> bool:
     The alternation of words is tried at every position of the file (~0.1 s a MB), so it
     runs only on a file holding one of its literals (``bytes.__contains__`` is ~100 times
     faster); the attribute store starts with a literal ``.``, which the engine skips to."""
-    if any(word in data for word in _PATCH_LITERALS) and _PATCH_WORDS_RE.search(data):
+    if _patch_words(data):
         return True
     return _ATTRIBUTE_STORE_RE.search(data) is not None
+
+
+def _patch_words(data: bytes) -> bool:
+    """Whether ``re.search(_PATCH_WORDS, data)`` finds anything: a plain word of it held
+    decides at once (``bytes.__contains__``); the alternation, tried at every position of
+    a file that holds none (~0.15 ms a 2 kB trainer module, ~3% of benchmark item 9's
+    ``check``), only for its bounded words, only in a file holding one of their literals."""
+    if any(word in data for word in _PLAIN_PATCH_WORDS):
+        return True
+    return any(word in data for word in _BOUNDED_PATCH_LITERALS) and _BOUNDED_PATCH_WORDS_RE.search(data) is not None
 
 
 def _lines_holding(data: bytes, words: Iterable[bytes]) -> list[tuple[int, int]]:
@@ -520,9 +532,15 @@ class _Nodes:
         imports: ``import`` and ``from ... import`` statements.
         generic: calls and string constants (:func:`_patches_in`'s spellings).
         assigns: ``=`` and ``+=`` assignments (``__all__``'s).
+        replaced: :func:`replacements`'s answer, once asked (``None`` before).
+        bound_modules: :func:`_imported_modules`'s answer, once asked (``None`` before).
+
+    The last two are asked of a file's tree by its own analysis
+    (:func:`own_replacement`) and again by the run's look-out for test doubles
+    (:func:`target_patches`): made once (~5% of benchmark item 9's ``check``).
     """
 
-    __slots__ = ("assigns", "changes", "generic", "imports", "__weakref__")
+    __slots__ = ("assigns", "bound_modules", "changes", "generic", "imports", "replaced", "__weakref__")
 
     def __init__(self, tree: ast.AST) -> None:
         changes: list[ast.AST] = []
@@ -543,6 +561,8 @@ class _Nodes:
             elif isinstance(node, ast.Constant) and isinstance(node.value, str):
                 generic.append(node)
         self.changes, self.imports, self.generic, self.assigns = changes, imports, generic, assigns
+        self.replaced: tuple[Replacement, ...] | None = None
+        self.bound_modules: dict[str | None, str | None] | None = None
 
 
 #: node type -> the fields that may hold child nodes: ``_fields`` less the leaf singletons
@@ -591,9 +611,18 @@ def _nodes(tree: ast.AST) -> _Nodes:
 
 def replacements(tree: ast.AST) -> Iterator[Replacement]:
     """Every replacement in ``tree`` by a form of the table: the calls of
-    :data:`PATCHERS`, an attribute assigned, an item of a namespace assigned."""
+    :data:`PATCHERS`, an attribute assigned, an item of a namespace assigned (found once
+    a tree, however often asked)."""
+    nodes = _nodes(tree)
+    if nodes.replaced is None:
+        nodes.replaced = tuple(_replacements(tree, nodes))
+    return iter(nodes.replaced)
+
+
+def _replacements(tree: ast.AST, nodes: _Nodes) -> Iterator[Replacement]:
+    """:func:`replacements`, found: ``nodes`` is ``tree``'s :class:`_Nodes`."""
     env = string_env(tree)
-    for node in _nodes(tree).changes:
+    for node in nodes.changes:
         if isinstance(node, ast.Call):
             yield from call_replacements(node, env)
         elif isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
@@ -852,13 +881,15 @@ def _target_forms(targets: tuple[str, ...]) -> _TargetForms:
     return forms
 
 
-def through_names(datas: Iterable[bytes], targets: Iterable[str]) -> Names:
+def through_names(datas: Iterable[bytes], targets: Iterable[str], *, with_held: bool = True) -> Names:
     """The :class:`Names` of the runtime function in files holding ``datas`` (bytes;
     read by regular expressions, generously: a name too many only makes a fix unsafe).
 
     Args:
         datas: the bytes of the files naming the function.
         targets: its qualified names (the settings' targets, and re-exports found).
+        with_held: whether :attr:`Names.held` is looked for (``False``: left empty, for a
+            caller that judges the class attributes otherwise: :func:`own_replacement`).
     """
     forms = _target_forms(tuple(targets))
     datas = list(datas)
@@ -923,6 +954,8 @@ def through_names(datas: Iterable[bytes], targets: Iterable[str]) -> Names:
         for start, end in spans:
             for m in assigned.finditer(data, start, end):
                 functions.add(m.group(1).decode("utf-8", "replace"))
+    if not with_held:
+        return Names(frozenset(functions), frozenset(through - functions), frozenset(modules))
     # ``cp = constants_ppo`` (a class body's, above all): a module alias on any object
     # (the value a module alias of the files, or a target module spelled in full)
     held: set[str] = set()
@@ -2428,8 +2461,7 @@ def own_replacement(tree: ast.AST, text: str, targets: Iterable[str], path: str 
     unsafe."""
     # a class attribute rebound in the module itself: judged per call by its analysis
     # (:meth:`ppo_migrate.rules.targets.TargetFinder.held_rebindings`)
-    names = through_names([text.encode("utf-8", "surrogateescape")], targets)
-    names = names._replace(held=frozenset())
+    names = through_names([text.encode("utf-8", "surrogateescape")], targets, with_held=False)
     found = sorted(
         (line, kind, what)
         for _, line, kind, what in _patches_in(tree, names, None, _is_test_file(path), generic=False)
@@ -2459,13 +2491,17 @@ def _dotted(node: ast.AST | None) -> str | None:
 def _imported_modules(tree: ast.AST) -> dict[str | None, str | None]:
     """What names a module may be reached by in ``tree``: ``{"lib": "pkg.lib"}`` for
     ``import pkg.lib as lib`` or ``from pkg import lib``; ``{"pkg.lib": "pkg.lib"}`` for
-    ``import pkg.lib``. A name bound twice maps to ``None`` (any)."""
+    ``import pkg.lib``. A name bound twice maps to ``None`` (any). Made once a tree: the
+    answer is shared, not to be changed."""
+    nodes = _nodes(tree)
+    if nodes.bound_modules is not None:
+        return nodes.bound_modules
     out: dict[str | None, str | None] = {}
 
     def bind(name: str, module: str) -> None:
         out[name] = module if out.get(name, module) == module else None
 
-    for node in _nodes(tree).imports:
+    for node in nodes.imports:
         if isinstance(node, ast.Import):
             for alias in node.names:
                 if alias.asname:
@@ -2477,6 +2513,7 @@ def _imported_modules(tree: ast.AST) -> dict[str | None, str | None]:
         elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
             for alias in node.names:
                 bind(alias.asname or alias.name, f"{node.module}.{alias.name}")
+    nodes.bound_modules = out
     return out
 
 

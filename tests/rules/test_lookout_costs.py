@@ -4,12 +4,13 @@ cheap facts already decide, and answer exactly as the full work does."""
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
 from ppo_migrate.project import modules
 from ppo_migrate.project.snapshot import run_scope
-from ppo_migrate.rules import reexports
+from ppo_migrate.rules import patches, reexports
 from ppo_migrate.rules.patches import _top_level_imports, imported_modules
 from ppo_migrate.rules.reexports import project_reexports
 from ppo_migrate.rules.targets import TargetMatcher, string_constants
@@ -95,6 +96,24 @@ def test_a_string_constant_is_checked_only_when_its_string_names_a_target(
     assert len(checked) == 1  # pkg/names.py's, once: ``'fast'`` and ``'slow'`` name no target
 
 
+@pytest.mark.parametrize(
+    ("data", "found"),
+    [
+        (b"return dispatch(x)\n", True),  # ``patch`` has no word boundary in the pattern
+        (b"cfg.updates = 1\n", False),
+        (b"cfg.update(x)\n", True),
+        (b"g = globals ()\n", True),
+        (b"g = myglobals()\n", False),
+        (b"sys.modules\n", True),
+        (b"submodules = 1\nexec_fn = 2\n", False),
+        (b"", False),
+    ],
+)
+def test_the_patch_words_are_found_as_their_pattern_finds_them(data: bytes, found: bool) -> None:
+    assert patches._patch_words(data) is found
+    assert (re.search(patches._PATCH_WORDS, data) is not None) is found
+
+
 def test_namespace_prefixes_are_worked_out_once_a_folder_in_a_run(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -121,3 +140,27 @@ def test_namespace_prefixes_are_worked_out_once_a_folder_in_a_run(
     # the folders climbed once: ``namespace_prefixes`` and the depth below the root, a
     # folder each, and ``module_name``'s own package of each file
     assert len(asked) == 4
+
+
+def test_the_replacements_of_a_tree_are_found_once() -> None:
+    tree = ast.parse(
+        "import app.launcher as launcher\n\n"
+        "def test_x(monkeypatch):\n"
+        "    monkeypatch.setattr(launcher, 'get_ppo_ray_runtime_env', lambda: {})\n"
+    )
+    first = list(patches.replacements(tree))
+    assert [(r.name, r.line) for r in first] == [("get_ppo_ray_runtime_env", 4)]
+    assert list(patches.replacements(tree)) == first
+    assert patches._imported_modules(tree) is patches._imported_modules(tree)
+    assert patches._imported_modules(tree) == {"launcher": "app.launcher"}
+
+
+def test_a_file_s_own_names_leave_the_held_aliases_alone() -> None:
+    data = (
+        b"from verl.trainer import constants_ppo\n\n"
+        b"class Launcher:\n    cp = constants_ppo\n\n"
+        b"    def run(self):\n        return self.cp.get_ppo_ray_runtime_env()\n"
+    )
+    full = patches.through_names([data], [TARGET])
+    assert full.held == frozenset({"cp"})
+    assert patches.through_names([data], [TARGET], with_held=False) == full._replace(held=frozenset())
