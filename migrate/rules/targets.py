@@ -32,7 +32,7 @@ from typing import NamedTuple
 from ppo_migrate.rules.module import ParsedModule
 from ppo_migrate.rules.scopes import Scope, ScopeKind, ScopeTree
 from ppo_migrate.constants import CONFIG_PARAMETER
-from ppo_migrate.project.modules import resolve_relative
+from ppo_migrate.project.modules import absolute_parent, resolve_relative
 from ppo_migrate.rules.stars import BINDS, NOT_BOUND, UNKNOWN, star_binds
 
 
@@ -1126,19 +1126,37 @@ def module_constant(path: str, package: tuple[str, ...], module: str, name: str)
         package: the importing file's package parts.
         module: the absolute name of the module the constant is imported from.
         name: the constant's name in it.
+
+    Asked of every call through an imported name (is it a string?): the module's file is
+    looked for once a run per import root and module (600 times the same absent
+    ``verl/trainer/constants_ppo.py`` on benchmark item 10's chain, ~8% of its
+    ``check``), and a file's constants are found once while the run keeps its tree.
     """
     from ppo_migrate.project.references import module_file, package_root  # the run's view
     from ppo_migrate.project.snapshot import current
 
-    root = package_root(path, package)
-    file = module_file(root, module) if root is not None else None
+    snapshot = current()
+    if not path or path == "-":
+        return None  # standard input: no import root
+    files = snapshot.memo(module_constant)
+    key = (absolute_parent(path), len(package), module)  # ``package_root``'s answer and the module
+    file = files.get(key, _NO_FILE)
+    if file is _NO_FILE:
+        root = package_root(path, package)
+        file = files[key] = module_file(root, module) if root is not None else None
     if file is None:
         return None
     try:
-        tree = current().source(str(file)).tree()
+        constants = snapshot.source(str(file)).derived(
+            string_constants, lambda source: string_constants(source.tree())
+        )
     except Exception:  # noqa: BLE001 - unreadable or not Python: nothing is known
         return None
-    return string_constants(tree).get(name)
+    return constants.get(name)
+
+
+#: not in :func:`module_constant`'s memo yet (its answer may be ``None``)
+_NO_FILE = object()
 
 
 def string_constants(tree: ast.Module) -> dict[str, str]:

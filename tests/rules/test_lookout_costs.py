@@ -164,3 +164,36 @@ def test_a_file_s_own_names_leave_the_held_aliases_alone() -> None:
     full = patches.through_names([data], [TARGET])
     assert full.held == frozenset({"cp"})
     assert patches.through_names([data], [TARGET], with_held=False) == full._replace(held=frozenset())
+
+
+def test_a_module_s_file_and_constants_are_looked_for_once_a_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from ppo_migrate.project import references
+    from ppo_migrate.rules.targets import module_constant
+
+    (tmp_path / "app").mkdir()
+    (tmp_path / "app" / "__init__.py").write_text("")
+    (tmp_path / "names.py").write_text("RAY_ENV_FN = 'get_ppo_ray_runtime_env'\nOTHER = 'x'\n")
+    a, b = str(tmp_path / "app" / "a.py"), str(tmp_path / "app" / "b.py")
+    looked: list[str] = []
+    find = references.module_file
+
+    def counting(root, module, fs=None):
+        looked.append(module)
+        return find(root, module, fs)
+
+    monkeypatch.setattr(references, "module_file", counting)
+    constants: list[ast.Module] = []
+    monkeypatch.setattr(
+        "ppo_migrate.rules.targets.string_constants", lambda tree: constants.append(tree) or string_constants(tree)
+    )
+    with run_scope():
+        assert module_constant(a, ("app",), "names", "RAY_ENV_FN") == "get_ppo_ray_runtime_env"
+        assert module_constant(b, ("app",), "names", "OTHER") == "x"
+        assert module_constant(b, ("app",), "names", "MISSING") is None
+        assert module_constant(a, ("app",), "verl.trainer.constants_ppo", "get_ppo_ray_runtime_env") is None
+        assert module_constant(b, ("app",), "verl.trainer.constants_ppo", "get_ppo_ray_runtime_env") is None
+        assert module_constant("-", (), "names", "OTHER") is None
+    assert looked == ["names", "verl.trainer.constants_ppo"]
+    assert len(constants) == 1
