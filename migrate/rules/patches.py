@@ -105,11 +105,13 @@ FUNCTION_BODY: frozenset[str] = frozenset({"__code__", "__defaults__", "__kwdefa
 #: attribute assigned (``x.f = v``; the names are checked on the tree).
 _PATCH_WORDS = rb"setattr|delattr|patch|setitem|setdefault|__dict__|\bupdate\b|\bmodules\b|\bglobals\s*\(|\bvars\s*\(|\bexec\s*\(|\bmeta_path\b"
 _ATTRIBUTE_STORE = rb"\.\s*(\w+)\s*=[^=]"
-#: a literal each alternative of :data:`_PATCH_WORDS` contains, in the same order
-_PATCH_LITERALS = (b"setattr", b"delattr", b"patch", b"setitem", b"setdefault", b"__dict__",
-                   b"update", b"modules", b"globals", b"vars", b"exec", b"meta_path")
-_PATCH_WORDS_RE = re.compile(_PATCH_WORDS)
 _ATTRIBUTE_STORE_RE = lazy_pattern(_ATTRIBUTE_STORE)
+#: the alternatives of :data:`_PATCH_WORDS` that are plain words (a match wherever the
+#: bytes hold them), and a pattern of the others (word boundaries, ``\s*(``) with their
+#: literals: :func:`_patch_words`
+_PLAIN_PATCH_WORDS = (b"setattr", b"delattr", b"patch", b"setitem", b"setdefault", b"__dict__")
+_BOUNDED_PATCH_LITERALS = (b"update", b"modules", b"globals", b"vars", b"exec", b"meta_path")
+_BOUNDED_PATCH_WORDS_RE = lazy_pattern(rb"\bupdate\b|\bmodules\b|\bglobals\s*\(|\bvars\s*\(|\bexec\s*\(|\bmeta_path\b")
 
 
 #: a replacement of a name not known before it runs (:func:`_unknown_name`): a setattr
@@ -142,7 +144,7 @@ def _may_patch(data: bytes) -> bool:
     The alternation of words is tried at every position of the file (~0.1 s a MB), so it
     runs only on a file holding one of its literals (``bytes.__contains__`` is ~100 times
     faster); the attribute store starts with a literal ``.``, which the engine skips to."""
-    if any(word in data for word in _PATCH_LITERALS) and _PATCH_WORDS_RE.search(data):
+    if _patch_words(data):
         return True
     return _ATTRIBUTE_STORE_RE.search(data) is not None
 
@@ -169,6 +171,16 @@ def _binds_as_target(data: bytes, words: Iterable[bytes]) -> bool:
                 return True
             at = data.find(needle, end)
     return False
+
+
+def _patch_words(data: bytes) -> bool:
+    """Whether ``re.search(_PATCH_WORDS, data)`` finds anything: a plain word of it held
+    decides at once (``bytes.__contains__``); the alternation, tried at every position of
+    a file that holds none (~0.15 ms a 2 kB trainer module, ~3% of benchmark item 9's
+    ``check``), only for its bounded words, only in a file holding one of their literals."""
+    if any(word in data for word in _PLAIN_PATCH_WORDS):
+        return True
+    return any(word in data for word in _BOUNDED_PATCH_LITERALS) and _BOUNDED_PATCH_WORDS_RE.search(data) is not None
 
 
 def _lines_holding(data: bytes, words: Iterable[bytes]) -> list[tuple[int, int]]:
@@ -634,9 +646,15 @@ class _Nodes:
         generic: calls and string constants (:func:`_patches_in`'s spellings).
         assigns: ``=`` and ``+=`` assignments (``__all__``'s).
         keyed: subscripts by a string constant (``globals()["f"]``: :func:`_read_keys`).
+        replaced: :func:`replacements`'s answer, once asked (``None`` before).
+        bound_modules: :func:`_imported_modules`'s answer, once asked (``None`` before).
+
+    The last two are asked of a file's tree by its own analysis
+    (:func:`own_replacement`) and again by the run's look-out for test doubles
+    (:func:`target_patches`): made once (~5% of benchmark item 9's ``check``).
     """
 
-    __slots__ = ("assigns", "changes", "generic", "imports", "keyed", "__weakref__")
+    __slots__ = ("assigns", "bound_modules", "changes", "generic", "imports", "keyed", "replaced", "__weakref__")
 
     def __init__(self, tree: ast.AST) -> None:
         changes: list[ast.AST] = []
@@ -666,6 +684,8 @@ class _Nodes:
                 generic.append(node)
         self.changes, self.imports, self.generic, self.assigns = changes, imports, generic, assigns
         self.keyed = keyed
+        self.replaced: tuple[Replacement, ...] | None = None
+        self.bound_modules: dict[str | None, str | None] | None = None
 
 
 def _read_keys(tree: ast.AST) -> set[int]:
@@ -734,9 +754,17 @@ def replacements(tree: ast.AST) -> Iterator[Replacement]:
     """Every replacement in ``tree`` by a form of the table: the calls of
     :data:`PATCHERS`, an attribute assigned, an item of a namespace assigned; a target of a
     list (``launcher.f, calls = fake, []``), of a ``for`` or a ``with ... as`` counts as
-    assigned (form ``"an assignment"``)."""
+    assigned (form ``"an assignment"``). Found once a tree, however often asked."""
+    nodes = _nodes(tree)
+    if nodes.replaced is None:
+        nodes.replaced = tuple(_replacements(tree, nodes))
+    return iter(nodes.replaced)
+
+
+def _replacements(tree: ast.AST, nodes: _Nodes) -> Iterator[Replacement]:
+    """:func:`replacements`, found: ``nodes`` is ``tree``'s :class:`_Nodes`."""
     env = string_env(tree)
-    for node in _nodes(tree).changes:
+    for node in nodes.changes:
         if isinstance(node, ast.Call):
             yield from call_replacements(node, env)
         else:
@@ -997,13 +1025,15 @@ def _target_forms(targets: tuple[str, ...]) -> _TargetForms:
     return forms
 
 
-def through_names(datas: Iterable[bytes], targets: Iterable[str]) -> Names:
+def through_names(datas: Iterable[bytes], targets: Iterable[str], *, with_held: bool = True) -> Names:
     """The :class:`Names` of the runtime function in files holding ``datas`` (bytes;
     read by regular expressions, generously: a name too many only makes a fix unsafe).
 
     Args:
         datas: the bytes of the files naming the function.
         targets: its qualified names (the settings' targets, and re-exports found).
+        with_held: whether :attr:`Names.held` is looked for (``False``: left empty, for a
+            caller that judges the class attributes otherwise: :func:`own_replacement`).
     """
     forms = _target_forms(tuple(targets))
     datas = list(datas)
@@ -1068,6 +1098,8 @@ def through_names(datas: Iterable[bytes], targets: Iterable[str]) -> Names:
         for start, end in spans:
             for m in assigned.finditer(data, start, end):
                 functions.add(m.group(1).decode("utf-8", "replace"))
+    if not with_held:
+        return Names(frozenset(functions), frozenset(through - functions), frozenset(modules))
     # ``cp = constants_ppo`` (a class body's, above all): a module alias on any object
     # (the value a module alias of the files, or a target module spelled in full)
     held: set[str] = set()
@@ -2669,8 +2701,7 @@ def own_replacement(tree: ast.AST, text: str, targets: Iterable[str], path: str 
     unsafe."""
     # a class attribute rebound in the module itself: judged per call by its analysis
     # (:meth:`ppo_migrate.rules.targets.TargetFinder.held_rebindings`)
-    names = through_names([text.encode("utf-8", "surrogateescape")], targets)
-    names = names._replace(held=frozenset())
+    names = through_names([text.encode("utf-8", "surrogateescape")], targets, with_held=False)
     found = sorted(
         (line, kind, what)
         for _, line, kind, what in _patches_in(tree, names, None, _is_test_file(path), generic=False)
@@ -2700,13 +2731,17 @@ def _dotted(node: ast.AST | None) -> str | None:
 def _imported_modules(tree: ast.AST) -> dict[str | None, str | None]:
     """What names a module may be reached by in ``tree``: ``{"lib": "pkg.lib"}`` for
     ``import pkg.lib as lib`` or ``from pkg import lib``; ``{"pkg.lib": "pkg.lib"}`` for
-    ``import pkg.lib``. A name bound twice maps to ``None`` (any)."""
+    ``import pkg.lib``. A name bound twice maps to ``None`` (any). Made once a tree: the
+    answer is shared, not to be changed."""
+    nodes = _nodes(tree)
+    if nodes.bound_modules is not None:
+        return nodes.bound_modules
     out: dict[str | None, str | None] = {}
 
     def bind(name: str, module: str) -> None:
         out[name] = module if out.get(name, module) == module else None
 
-    for node in _nodes(tree).imports:
+    for node in nodes.imports:
         if isinstance(node, ast.Import):
             for alias in node.names:
                 if alias.asname:
@@ -2718,6 +2753,7 @@ def _imported_modules(tree: ast.AST) -> dict[str | None, str | None]:
         elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
             for alias in node.names:
                 bind(alias.asname or alias.name, f"{node.module}.{alias.name}")
+    nodes.bound_modules = out
     return out
 
 
@@ -2732,7 +2768,9 @@ def _run_modules(paths: Sequence[str]) -> set[str]:
     return out
 
 
-def imported_modules(tree: ast.AST, package: tuple[str, ...], *, from_packages: bool = False) -> set[str]:
+def imported_modules(
+    tree: ast.AST, package: tuple[str, ...], *, from_packages: bool = False, data: bytes | None = None,
+) -> set[str]:
     """The modules ``tree`` imports from, anywhere in it.
 
     Args:
@@ -2740,13 +2778,17 @@ def imported_modules(tree: ast.AST, package: tuple[str, ...], *, from_packages: 
         package: its package's parts, for relative imports.
         from_packages: also the packages above a ``from`` import's module (``from a.b
             import c``: ``a`` too, whose ``__init__`` runs first).
+        data: the bytes ``tree`` was parsed from, if at hand: when they spell ``import``
+            no more often than the module's top-level statements do, those are all its
+            imports, and the tree is not walked (:func:`_top_level_imports`).
 
     Returns:
         ``import a.b``: ``a``, ``a.b``; ``from a.b import c``: ``a.b`` and ``a.b.c`` (and
         ``a`` with ``from_packages``); relative imports resolved against ``package``.
     """
     out: set[str] = set()
-    for node in _nodes(tree).imports:
+    statements = _top_level_imports(tree, data) if data is not None else None
+    for node in _nodes(tree).imports if statements is None else statements:
         if isinstance(node, ast.Import):
             for alias in node.names:
                 parts = alias.name.split(".")
@@ -2758,6 +2800,21 @@ def imported_modules(tree: ast.AST, package: tuple[str, ...], *, from_packages: 
                 out.update(".".join(parts[:k]) for k in range(1, len(parts) + 1))
                 out.update(f"{base}.{a.name}" for a in node.names)
     return out
+
+
+def _top_level_imports(tree: ast.AST, data: bytes) -> list[ast.AST] | None:
+    """The import statements of ``tree``, when its module's top level holds them all, else
+    ``None`` (then a walk finds them). Bytes decide: each ``import``/``from ... import``
+    statement spells ``import`` once, so bytes spelling it as often as the top-level
+    statements number have no other. Only for bytes in Python's default encoding (no
+    coding declaration in the first two lines: in UTF-7 a statement's ``import`` need not
+    be these bytes). ``tree``: the module parsed from ``data``."""
+    body = getattr(tree, "body", None)
+    second = data.find(b"\n", data.find(b"\n") + 1)  # the end of the second line
+    if body is None or b"coding" in (data[:second] if second >= 0 else data):
+        return None
+    statements = [s for s in body if isinstance(s, (ast.Import, ast.ImportFrom))]
+    return statements if data.count(b"import") == len(statements) else None
 
 
 def patched_at(patches: Sequence[Patch] | None, path: str, tree: ast.AST | None = None) -> str | None:

@@ -63,9 +63,15 @@ def project_reexports(
     for qualified, target in known.items():
         owner, _, last = qualified.rpartition(".")
         by_owner.setdefault(owner, {})[last] = target
+    # the last names of ``known``: a module's string constant counts only when its string
+    # is one of them, and only then is the constant checked to be bound once (a walk of
+    # the whole module: :func:`ppo_migrate.rules.targets.string_constants`)
+    lasts = {qualified.rsplit(".", 1)[-1] for qualified in known}
+    constants: dict[str, dict[str, str]] = {}  # path -> its module's checked string constants
     tops = {t.split(".", 1)[0] for t in targets}
     files: dict[str, bytes] = dict(datas)
     parsed: dict[str, tuple[str, dict[str, str], set[str]] | None] = {}
+    trees: dict[str, ast.Module] = {}  # path -> its tree, for its string constants' check
     words = {t.rsplit(".", 1)[-1] for t in targets}
     found: dict[str, str] = {}
     exporter: dict[str, str] = {}  # found name -> the module whose binding re-exports it
@@ -111,7 +117,8 @@ def project_reexports(
                 package = tuple(module.split("."))
                 if os.path.basename(path) != "__init__.py":
                     package = package[:-1]
-                parsed[path] = (names, *_module_bindings(tree, package, module))
+                parsed[path] = (names, *_module_bindings(tree, package, module, data))
+                trees[path] = tree
                 if b"import_module" in data or b"__import__" in data:
                     parsed[path][2].update(_loaded_by_name(tree))
             entry = parsed[path]
@@ -133,7 +140,12 @@ def project_reexports(
                     # name joins the targets (the prefilter's words) standing for a target
                     # of that last name. ``TargetFinder`` never takes a call of the string
                     # itself for one (:meth:`ppo_migrate.rules.targets.TargetFinder.classify`)
-                    same = sorted(t for q, t in known.items() if q.rsplit(".", 1)[-1] == fq)
+                    same = sorted(t for q, t in known.items() if q.rsplit(".", 1)[-1] == fq) if fq in lasts else []
+                    if same:  # the statement may not be the name's one binding
+                        if path not in constants:
+                            constants[path] = string_constants(trees[path])
+                        if constants[path].get(name[len(CONSTANT):]) != fq:
+                            same = []
                     pairs = [(name[len(CONSTANT):], same[0])] if same else []
                 elif name.startswith("*"):  # a star import: every public name of it known so far
                     pairs = [
@@ -152,6 +164,7 @@ def project_reexports(
                         qualified = f"{module}.{last}"
                         if target is not None and qualified not in known:
                             known[qualified] = target
+                            lasts.add(qualified.rsplit(".", 1)[-1])
                             found[qualified] = target
                             exporter[qualified] = module
                             owner, _, tail = qualified.rpartition(".")
@@ -197,13 +210,16 @@ def _may_take_part(own: bytes, mine: frozenset[bytes], by_last: Counter[bytes], 
 
 
 def _module_bindings(
-    tree: ast.Module, package: tuple[str, ...], module: str
+    tree: ast.Module, package: tuple[str, ...], module: str, data: bytes | None = None,
 ) -> tuple[dict[str, str], set[str]]:
     """``(bound, imports)``: each module-level name bound by an import or a plain alias,
     with the qualified name it stands for (``{"get_...": "verl.trainer.constants_ppo.get_...",
-    "make_env": same}``), and every module the tree imports (at any depth). A module-level
-    string constant bound once (:func:`ppo_migrate.rules.targets.string_constants`) is
-    there as ``CONSTANT + name`` with its string."""
+    "make_env": same}``), and every module the tree imports (at any depth). A top-level
+    ``NAME = "..."`` is there as ``CONSTANT + name`` with its string
+    (:func:`_string_statements`): :func:`project_reexports` checks that it is the name's
+    one binding (:func:`ppo_migrate.rules.targets.string_constants`) before it counts.
+    ``data``: the bytes ``tree`` was parsed from (its imports are then found without a
+    walk where the bytes tell: :func:`ppo_migrate.rules.patches.imported_modules`)."""
     bound: dict[str, str] = {}
     imports: set[str] = set()
 
@@ -327,9 +343,9 @@ def _module_bindings(
                     unbind(stmt.name)
 
     visit(tree.body)
-    for name, text in string_constants(tree).items():
+    for name, text in _string_statements(tree).items():
         bound[CONSTANT + name] = text
-    imports.update(imported_modules(tree, package, from_packages=True))
+    imports.update(imported_modules(tree, package, from_packages=True, data=data))
     imports.discard(module)
     return bound, imports
 
@@ -399,6 +415,27 @@ def _substituted(node: ast.expr, var: str, text: str) -> ast.expr | None:
     ):
         return node
     return None
+
+
+def _string_statements(tree: ast.Module) -> dict[str, str]:
+    """Each top-level ``NAME = "..."`` (or annotated) of ``tree`` with its string, the
+    later statement's for a name bound twice: the statements
+    :func:`ppo_migrate.rules.targets.string_constants` keeps, before its walk of the
+    whole module checks that each is the name's one binding (done by
+    :func:`project_reexports` only for a string that names a target: ~10% of a ``check``
+    of 135 trainer modules went to that walk, benchmark item 9)."""
+    out: dict[str, str] = {}
+    for stmt in tree.body:
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
+            target = stmt.targets[0]
+        elif isinstance(stmt, ast.AnnAssign) and stmt.value is not None:
+            target = stmt.target
+        else:
+            continue
+        value = stmt.value
+        if isinstance(target, ast.Name) and isinstance(value, ast.Constant) and isinstance(value.value, str):
+            out[target.id] = value.value
+    return out
 
 
 def _static_aliases(node: ast.ClassDef, resolve) -> dict[str, str]:

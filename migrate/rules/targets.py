@@ -1201,6 +1201,11 @@ def module_constant(path: str, package: tuple[str, ...], module: str, name: str)
         package: the importing file's package parts.
         module: the absolute name of the module the constant is imported from.
         name: the constant's name in it.
+
+    Asked of every call through an imported name (is it a string?): the module's file is
+    looked for once a run per import root and module (600 times the same absent
+    ``verl/trainer/constants_ppo.py`` on benchmark item 10's chain, ~8% of its
+    ``check``), and a file's constants are found once while the run keeps its tree.
     """
     from ppo_migrate.project.modules import absolute_parent
     from ppo_migrate.project.references import module_file, package_root  # the run's view
@@ -1221,12 +1226,14 @@ def module_constant(path: str, package: tuple[str, ...], module: str, name: str)
     if file is None:
         return None
     try:
-        tree = snapshot.source(str(file)).tree()
+        source = snapshot.source(str(file))
+        tree = source.tree()
     except Exception:  # noqa: BLE001 - unreadable or not Python: nothing is known
         return None
     if not any(_assigns_top_level(stmt, name) for stmt in tree.body):
         return None  # no ``name = ...`` at the top: no constant, without a walk of the module
-    return string_constants(tree).get(name)
+    # a file's constants found once while the run keeps its tree
+    return source.derived(string_constants, lambda s: string_constants(s.tree())).get(name)
 
 
 #: :func:`module_constant`'s memo in the run's snapshot, and its mark of an answer not known yet
@@ -1247,7 +1254,14 @@ def string_constants(tree: ast.Module) -> dict[str, str]:
     """The names a module binds by exactly one statement, a top-level ``NAME = "..."`` (or
     annotated) with no star import after it, each with its string: every other store of
     the name anywhere in the file (an assignment in a function under ``global``, ``del``,
-    a ``for`` target, an import, a ``def``) leaves it out (see :func:`module_constant`)."""
+    a ``for`` target, an import, a ``def``) leaves it out (see :func:`module_constant`).
+    A module without a top-level string assignment has none, and is not walked."""
+    if not any(
+        isinstance(stmt, (ast.Assign, ast.AnnAssign))
+        and isinstance(stmt.value, ast.Constant) and isinstance(stmt.value.value, str)
+        for stmt in tree.body
+    ):
+        return {}
     counts: dict[str, int] = defaultdict(int)
     for node in ast.walk(tree):
         if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):

@@ -185,7 +185,7 @@ def test_a_version_gated_old_branch_runs_after_both_applies(tmp_path) -> None:
     """Trial 26f (``h8_version_gated_compat_branch``): ``pyproject.toml`` says ``verl>=0.9.0``
     and the code chooses the call's form by the release it finds; on a verl 0.8 cluster the
     configless branch runs. Both applies leave it, and the launcher still runs there."""
-    from cli_helpers import VERL_08, launcher_project, launcher_ran, only_finding, run_cli
+    from cli_helpers import VERL_08, launcher_project, launcher_ran, run_cli
 
     launcher = (
         "from importlib.metadata import PackageNotFoundError, version\n"
