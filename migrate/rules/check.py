@@ -536,39 +536,30 @@ class ModuleAnalysis:
                 applicability = "unsafe"
                 message += f" (unsafe fix: {rebound.short()})"
         gate = self._shims().version_gate(t.call) if self._may_read_versions else None
-        if gate is not None:
+        default = getattr_default(t.call.func)
+        for found in (
             # trial 26f: ``if version("verl") >= "0.9": f(config)`` then ``f()``: the branch may
             # be the code's own path for an older verl, where a config raises TypeError
-            line, column = self.module.start(gate)
-            spelled = " ".join(self.module.source_of(gate).split())
-            if len(spelled) > 80:
-                spelled = spelled[:77] + "..."
-            gated = Reason(
-                "version-gated",
+            self._place_reason(
+                gate, "version-gated",
                 "the call is in a branch chosen by a test of verl's version: on a verl before "
                 "0.9 it may be the branch that runs, and passing a config there raises TypeError",
-                (Related(self.path, line, column, f"`{spelled}` tests verl's version"),),
-            )
-            if applicability == "safe" or reason is None:
-                reason = gated
-            applicability = "unsafe"
-            message += f" (unsafe fix: {gated.short()})"
-        default = getattr_default(t.call.func)
-        if default is not None and not _takes_one_positional(default):
+                "`{}` tests verl's version",
+            ) if gate is not None else None,
             # ``getattr(cp, "get_...", lambda: {})()`` (trial 26f): where the module lacks
             # the function, the default is called with the config
-            line, column = self.module.start(default)
-            spelled = " ".join(self.module.source_of(default).split())[:60]
-            fallback = Reason(
-                "getattr-default",
+            self._place_reason(
+                default, "getattr-default",
                 "`getattr`'s default is called instead where the module lacks the function, "
                 "and it may take no config",
-                (Related(self.path, line, column, f"the default `{spelled}`"),),
-            )
-            if applicability == "safe" or reason is None:
-                reason = fallback
-            applicability = "unsafe"
-            message += f" (unsafe fix: {fallback.short()})"
+                "the default `{}`",
+            ) if default is not None and not _takes_one_positional(default) else None,
+        ):
+            if found is not None:
+                if applicability == "safe" or reason is None:
+                    reason = found
+                applicability = "unsafe"
+                message += f" (unsafe fix: {found.short()})"
         if not in_effect.certain and applicability == "safe":
             # issue 26, family 3: nothing says which verl runs, the config may not be accepted
             applicability = "unsafe"
@@ -583,6 +574,15 @@ class ModuleAnalysis:
         return self._diagnostic(t, "PPO001", message, fix)._replace(
             callee=in_effect.detail, reason=reason
         )
+
+    def _place_reason(self, node: ast.expr, kind: str, text: str, place: str) -> Reason:
+        """A :class:`Reason` of ``kind`` saying ``text``, naming ``node``'s place in this
+        module (``place`` formatted with its source on one line, cut at 60 characters)."""
+        line, column = self.module.start(node)
+        spelled = " ".join(self.module.source_of(node).split())
+        if len(spelled) > 60:
+            spelled = spelled[:57] + "..."
+        return Reason(kind, text, (Related(self.path, line, column, place.format(spelled)),))
 
     def _held_rebound(self, t: TargetCall) -> Reason | None:
         """Why a call read through a class attribute (``Env.cp.f()``, ``self.cp.f()``,

@@ -45,7 +45,7 @@ from __future__ import annotations
 
 import ast
 import operator
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 
 #: Words one of which every shim's test or handler spells (``inspect.signature``,
 #: ``__code__.co_argcount``, ``except TypeError``): a module whose text holds none of
@@ -154,40 +154,19 @@ class ShimDetector:
         chain = [*self._ancestors(call), call]
         self._parents = {id(c): p for p, c in zip(chain, chain[1:])}
         verdicts: list[bool] = []
-        child: ast.AST = call
-        parent = self._parents.get(id(child))
         reason = None
         branch = "on the branch taken when the runtime function has no parameters"
-        while parent is not None:
-            if isinstance(parent, (ast.If, ast.IfExp)):
-                in_body = _in(child, parent.body)
-                in_else = _in(child, parent.orelse)
-                if in_body or in_else:
-                    value = self._evaluate_test(parent.test)
-                    if value is not _UNKNOWN:
-                        verdicts.append(bool(value) == in_body)
-                        reason = branch
-                    elif self._passes_config(parent.orelse if in_body else parent.body) and self._probes_verl(parent.test):
-                        return _RELEASE_BRANCH
-            if isinstance(child, ast.stmt):
-                # ``if <test>: return ...`` earlier in the same block: what follows is its else
-                for block in _blocks(parent):
-                    if child in block:
-                        for stmt in block:
-                            if stmt is child:
-                                break
-                            if isinstance(stmt, ast.If) and not stmt.orelse and _terminates(stmt.body):
-                                value = self._evaluate_test(stmt.test)
-                                if value is not _UNKNOWN:
-                                    verdicts.append(not value)
-                                    reason = branch
-                                elif self._passes_config(stmt.body) and self._probes_verl(stmt.test):
-                                    return _RELEASE_BRANCH
-                        break
-            if isinstance(parent, ast.ExceptHandler) and _in(child, parent.body):
-                if _catches_type_error(parent) and self._try_passes_config(parent):
+        for node, taken, other in _guards(chain):
+            if isinstance(node, ast.ExceptHandler):
+                if _catches_type_error(node) and self._try_passes_config(node):
                     return "in an `except TypeError` fallback of a call that passes a config"
-            child, parent = parent, self._parents.get(id(parent))
+                continue
+            value = self._evaluate_test(node)
+            if value is not _UNKNOWN:
+                verdicts.append(bool(value) == taken)
+                reason = branch
+            elif self._passes_config(other) and self._probes_verl(node):
+                return _RELEASE_BRANCH
         if verdicts and all(verdicts):
             return reason
         return None
@@ -201,28 +180,9 @@ class ShimDetector:
         ``importlib_metadata``'s, ``pkg_resources.get_distribution("verl")``),
         ``verl.__version__`` (of any module of verl), ``hasattr(<a verl module>, ...)``,
         also through a name bound once (``VERL = version("verl")``)."""
-        chain = [*self._ancestors(call), call]
-        parents = {id(c): p for p, c in zip(chain, chain[1:])}
-        child: ast.AST = call
-        parent = parents.get(id(child))
-        while parent is not None:
-            if isinstance(parent, (ast.If, ast.IfExp)) and (
-                _in(child, parent.body) or _in(child, parent.orelse)
-            ) and self._reads_verl_version(parent.test):
-                return parent.test
-            if isinstance(child, ast.stmt):
-                for block in _blocks(parent):
-                    if child in block:
-                        for stmt in block:
-                            if stmt is child:
-                                break
-                            if (
-                                isinstance(stmt, ast.If) and _terminates(stmt.body)
-                                and self._reads_verl_version(stmt.test)
-                            ):
-                                return stmt.test
-                        break
-            child, parent = parent, parents.get(id(parent))
+        for node, _, _ in _guards([*self._ancestors(call), call]):
+            if not isinstance(node, ast.ExceptHandler) and self._reads_verl_version(node):
+                return node
         return None
 
     def _reads_verl_version(self, test: ast.AST, hops: int = 0) -> bool:
@@ -470,6 +430,35 @@ def _all_binders(scope: ast.AST) -> tuple[dict[str, list[ast.AST]], set[str]]:
             add(node.name, node)
         stack.extend(ast.iter_child_nodes(node))
     return found, declared
+
+
+def _guards(chain: list[ast.AST]) -> Iterator[tuple[ast.AST, bool, object]]:
+    """What decides whether the last node of ``chain`` (the module down to it) runs, from
+    the innermost out: ``(test, taken, other)`` for an ``if`` or conditional expression
+    around it (``taken``: whether it runs when the test is true; ``other``: the other
+    branch) and for an ``if <test>: return ...`` without ``else`` before it in its block
+    (what follows is that ``if``'s else: ``taken`` false, ``other`` its body), and
+    ``(handler, False, None)`` for an ``except`` handler whose body holds it."""
+    parents = {id(c): p for p, c in zip(chain, chain[1:])}
+    child = chain[-1]
+    parent = parents.get(id(child))
+    while parent is not None:
+        if isinstance(parent, (ast.If, ast.IfExp)):
+            in_body = _in(child, parent.body)
+            if in_body or _in(child, parent.orelse):
+                yield parent.test, in_body, parent.orelse if in_body else parent.body
+        if isinstance(child, ast.stmt):
+            for block in _blocks(parent):
+                if child in block:
+                    for stmt in block:
+                        if stmt is child:
+                            break
+                        if isinstance(stmt, ast.If) and not stmt.orelse and _terminates(stmt.body):
+                            yield stmt.test, False, stmt.body
+                    break
+        if isinstance(parent, ast.ExceptHandler) and _in(child, parent.body):
+            yield parent, False, None
+        child, parent = parent, parents.get(id(parent))
 
 
 def _of_verl(names: set[str]) -> bool:
