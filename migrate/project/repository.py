@@ -22,11 +22,13 @@ tests/dist``) is project code all the same: its Python files are listed
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
+from ppo_migrate.project.filesystem import working_directory
 from ppo_migrate.project.root import search_bound
 from ppo_migrate.project.snapshot import current
+from ppo_migrate.project.tree import repository_listing
 from ppo_migrate.settings_model import DEFAULT_EXCLUDES
 
 
@@ -46,6 +48,51 @@ def _covers(given: Sequence[str], root: str) -> bool:
         if os.path.isdir(real) and (real == root or prefix.startswith(real.rstrip(os.sep) + os.sep)):
             return True
     return False
+
+
+def files_holding(
+    candidates: Sequence[str],
+    name_test: Callable[[str], bool],
+    words: Sequence[bytes],
+    max_bytes: int,
+    read: Callable[[str], bytes],
+) -> Iterator[tuple[str, str, bytes]]:
+    """The files of the repository the look-out for test doubles walks (:func:`doubles_root`
+    of ``candidates``) whose name ``name_test`` takes, at most ``max_bytes`` long, whose
+    bytes hold one of ``words``: the one walk of the doctest, data-file and embedded-code
+    look-outs (:mod:`ppo_migrate.rules.doc_doctests`, :mod:`ppo_migrate.rules.data_targets`,
+    :mod:`ppo_migrate.rules.embedded_python`).
+
+    Args:
+        candidates: the files naming the runtime function (the prefilter's; ``"-"``,
+            standard input, is left out). None: nothing is read.
+        name_test: ``name_test(file name)``: whether the file is one to read.
+        words: bytes one of which the file must hold.
+        max_bytes: a larger file is left out.
+        read: the run's reader (:meth:`ppo_migrate.project.snapshot.Snapshot.read_bytes`).
+
+    Yields:
+        ``(absolute path, display path, bytes)`` in the listing's order; the display path
+        relative to the working directory when below it. A file that cannot be read is left
+        out: never raises ``OSError``.
+    """
+    originals = [p for p in candidates if p != "-"]
+    if not originals or not words:
+        return
+    root = doubles_root(originals)
+    if root is None:
+        return
+    fs = current().fs
+    cwd = working_directory().rstrip(os.sep) + os.sep
+    for path in repository_listing(root).files(name_test):
+        try:
+            if fs.stat(path).st_size > max_bytes:
+                continue
+            data = read(path)
+        except (OSError, ValueError):
+            continue
+        if any(w in data for w in words):
+            yield path, os.path.relpath(path, cwd) if path.startswith(cwd) else path, data
 
 
 def doubles_root(originals: Sequence[str]) -> Path | None:
@@ -99,12 +146,7 @@ def test_build_files(root: str) -> list[str]:
         or ``conda-meta``), ruff's other default excludes and caches are not entered.
         Never raises.
     """
-    from ppo_migrate.project.tree import (
-        ENVIRONMENT_MARKERS,
-        NO_CHECKOUT,
-        in_doubles_folder,
-        repository_listing,
-    )
+    from ppo_migrate.project.tree import ENVIRONMENT_MARKERS, NO_CHECKOUT, in_doubles_folder
 
     found: list[str] = []
     skip = (frozenset(DEFAULT_EXCLUDES) - BUILD_NAMES) | NO_CHECKOUT

@@ -23,9 +23,7 @@ import os
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 
-from ppo_migrate.project.repository import doubles_root
-from ppo_migrate.project.snapshot import current
-from ppo_migrate.project.tree import repository_listing
+from ppo_migrate.project.repository import files_holding
 
 #: The suffixes of data files read for patch targets, lower-cased.
 DATA_SUFFIXES: tuple[str, ...] = (".yaml", ".yml", ".json", ".toml", ".ini", ".cfg")
@@ -33,6 +31,11 @@ DATA_SUFFIXES: tuple[str, ...] = (".yaml", ".yml", ".json", ".toml", ".ini", ".c
 TEST_FOLDERS = frozenset({"tests", "test", "testing"})
 #: A data file larger than this (bytes) is a data set, not read.
 MAX_DATA_BYTES = 1_000_000
+
+
+def _is_data_file(name: str) -> bool:
+    """Whether a file named ``name`` is a data file (:data:`DATA_SUFFIXES`)."""
+    return name.lower().endswith(DATA_SUFFIXES)
 
 
 def _is_test_data(path: str) -> bool:
@@ -82,30 +85,11 @@ def data_targets(
         is larger than :data:`MAX_DATA_BYTES` is left out. Never raises ``OSError``.
     """
     functions = frozenset(functions)
-    originals = [os.path.abspath(p) for p in candidates if p != "-"]
-    if not originals or not functions:
-        return []
-    snapshot = current()
-    root = doubles_root(originals)
-    if root is None:
-        return []
-    fs = snapshot.fs
     words = [f.encode() for f in functions]
-    cwd = os.getcwd().rstrip(os.sep) + os.sep
     out: list[tuple[str, str | None, int]] = []
-    for path in repository_listing(root).files(lambda name: name.lower().endswith(DATA_SUFFIXES)):
-        if not _is_test_data(path):
-            continue
-        try:
-            if fs.stat(path).st_size > MAX_DATA_BYTES:
-                continue
-            data = read(path)
-        except (OSError, ValueError):
-            continue
-        if not any(w in data for w in words):
-            continue
-        shown = os.path.relpath(path, cwd) if path.startswith(cwd) else path
-        out.extend((shown, module, line) for module, line in dotted_targets(data, functions))
+    for path, shown, data in files_holding(candidates, _is_data_file, words, MAX_DATA_BYTES, read):
+        if _is_test_data(path):
+            out.extend((shown, module, line) for module, line in dotted_targets(data, functions))
     return out
 
 

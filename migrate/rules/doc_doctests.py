@@ -22,11 +22,9 @@ in it), each read once through the run's snapshot, and a file larger than
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Sequence
 
-from ppo_migrate.project.snapshot import current
-from ppo_migrate.project.tree import repository_listing
+from ppo_migrate.project.repository import files_holding
 
 #: The suffixes of documentation files whose doctest examples are read (reStructuredText,
 #: Markdown, plain text, and doctest's own ``.doctest``), lower-cased.
@@ -48,8 +46,9 @@ def doc_doctest_files(
 
     Args:
         candidates: the files naming the runtime function (the prefilter's); the repository
-            is their root's (:meth:`ppo_migrate.project.snapshot.Snapshot.root_of` of the first
-            one's folder, as for pytest's ``--doctest-glob`` files).
+            is the one the look-out for doubles walks
+            (:func:`ppo_migrate.project.repository.files_holding`), as for pytest's
+            ``--doctest-glob`` files.
         words: the names the replacement table looks for (encoded).
         read: the run's reader (:meth:`ppo_migrate.project.snapshot.Snapshot.read_bytes`).
 
@@ -59,23 +58,8 @@ def doc_doctest_files(
         the path relative to the working directory when below it. A file that cannot be
         read or is larger than :data:`MAX_DOC_BYTES` is left out. Never raises ``OSError``.
     """
-    folders = sorted({os.path.dirname(os.path.abspath(p)) for p in candidates})
-    if not folders or not words:
-        return []
-    snapshot = current()
-    root = snapshot.root_of(folders[0])
-    if root is None:
-        return []
-    fs = snapshot.fs
-    out: list[tuple[str, bytes]] = []
-    cwd = os.getcwd().rstrip(os.sep) + os.sep
-    for path in repository_listing(root).files(is_doc_file):
-        try:
-            if fs.stat(path).st_size > MAX_DOC_BYTES:
-                continue
-            data = read(path)
-        except (OSError, ValueError):
-            continue
-        if b">>>" in data and any(w in data for w in words):
-            out.append((os.path.relpath(path, cwd) if path.startswith(cwd) else path, data))
-    return out
+    return [
+        (shown, data)
+        for _, shown, data in files_holding(candidates, is_doc_file, words, MAX_DOC_BYTES, read)
+        if b">>>" in data
+    ]

@@ -39,8 +39,7 @@ import warnings
 from collections.abc import Callable, Iterator, Sequence
 from typing import NamedTuple
 
-from ppo_migrate.project.snapshot import current
-from ppo_migrate.project.tree import repository_listing
+from ppo_migrate.project.repository import files_holding
 
 #: A file larger than this (bytes) is data, not read.
 MAX_BYTES = 2_000_000
@@ -125,8 +124,8 @@ def embedded_python(
 
     Args:
         candidates: the files naming the runtime function (the prefilter's); the repository
-            is their root's (:meth:`ppo_migrate.project.snapshot.Snapshot.root_of` of the first
-            one's folder). None: nothing is read.
+            is the one the look-out for doubles walks
+            (:func:`ppo_migrate.project.repository.files_holding`). None: nothing is read.
         words: the names the replacement table looks for (encoded).
         read: the run's reader (:meth:`ppo_migrate.project.snapshot.Snapshot.read_bytes`).
 
@@ -134,26 +133,8 @@ def embedded_python(
         :class:`Embedded` code, in the listing's order, then by line. Never raises ``OSError``:
         a file that cannot be read, or larger than :data:`MAX_BYTES`, is left out.
     """
-    folders = sorted({os.path.dirname(os.path.abspath(p)) for p in candidates})
-    if not folders or not words:
-        return []
-    snapshot = current()
-    root = snapshot.root_of(folders[0])
-    if root is None:
-        return []
-    fs = snapshot.fs
-    cwd = os.getcwd().rstrip(os.sep) + os.sep
     out: list[Embedded] = []
-    for path in repository_listing(root).files(is_embedding_file):
-        try:
-            if fs.stat(path).st_size > MAX_BYTES:
-                continue
-            data = read(path)
-        except (OSError, ValueError):
-            continue
-        if not any(w in data for w in words):
-            continue
-        shown = os.path.relpath(path, cwd) if path.startswith(cwd) else path
+    for path, shown, data in files_holding(candidates, is_embedding_file, words, MAX_BYTES, read):
         text = data.decode("utf-8", "replace")
         if path.lower().endswith(NOTEBOOK_SUFFIX):
             out += _notebook(shown, text, words)
