@@ -452,12 +452,7 @@ def _installed_without_dependencies(scope: Path) -> dict[Path, str]:
     Never raises."""
     installs: dict[Path, list[tuple[str, int, bool]]] = {}
     for path, line, no_deps in project_installs(scope):
-        folder = Path(path).parent
-        while folder != scope and not is_marked(folder) and scope in folder.parents:
-            folder = folder.parent
-        if not is_marked(folder):
-            folder = scope
-        installs.setdefault(folder, []).append((path, line, no_deps))
+        installs.setdefault(_owning_project(path, scope), []).append((path, line, no_deps))
     skipped: dict[Path, str] = {}
     for folder, found in installs.items():
         if all(no_deps for _, _, no_deps in found):
@@ -477,13 +472,18 @@ def _never_installed(scope: Path) -> dict[Path, tuple[str, str]]:
     """
     found: dict[Path, tuple[str, str]] = {}
     for path, line, image in uninstalled_runs(scope):
-        folder = Path(path).parent
-        while folder != scope and not is_marked(folder) and scope in folder.parents:
-            folder = folder.parent
-        if not is_marked(folder):
-            folder = scope
-        found.setdefault(folder, (f"{os.path.abspath(path)}:{line}", image))
+        found.setdefault(_owning_project(path, scope), (f"{os.path.abspath(path)}:{line}", image))
     return found
+
+
+def _owning_project(path: str, scope: Path) -> Path:
+    """The project folder a file of the repository at ``scope`` belongs to: the nearest
+    folder at or above it (up to ``scope``) holding a project file
+    (:func:`ppo_migrate.project.root.is_marked`), else ``scope``."""
+    folder = Path(path).parent
+    while folder != scope and not is_marked(folder) and scope in folder.parents:
+        folder = folder.parent
+    return folder if is_marked(folder) else scope
 
 
 def _decide(
