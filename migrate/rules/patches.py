@@ -1856,20 +1856,24 @@ def _declared_plugins(path: str, read) -> set[str]:
         return set()
     if b"pytest_plugins" not in data:
         return set()
-    tree = parse_file(path, data)
-    out: set[str] = set()
-    for node in getattr(tree, "body", ()):
+    return {text for _, text in _plugins_named(getattr(parse_file(path, data), "body", ()))}
+
+
+def _plugins_named(body: list[ast.stmt]) -> Iterator[tuple[int, str]]:
+    """``(line, module)`` for each module a module-level ``pytest_plugins = "a.b"`` /
+    ``["a.b", ...]`` (also annotated or ``+=``) among the statements ``body`` names."""
+    for node in body:
         if isinstance(node, ast.Assign):
             targets, value = node.targets, node.value
         elif isinstance(node, (ast.AnnAssign, ast.AugAssign)) and node.value is not None:
             targets, value = [node.target], node.value
         else:
             continue
-        if not any(isinstance(t, ast.Name) and t.id == "pytest_plugins" for t in targets):
-            continue
-        items = value.elts if isinstance(value, (ast.List, ast.Tuple, ast.Set)) else [value]
-        out.update(text for e in items if (text := _string(e)))
-    return out
+        if any(isinstance(t, ast.Name) and t.id == "pytest_plugins" for t in targets):
+            items = value.elts if isinstance(value, (ast.List, ast.Tuple, ast.Set)) else [value]
+            for item in items:
+                if text := _string(item):
+                    yield getattr(item, "lineno", node.lineno), text
 
 
 #: the reason of a test plugin the tests load that neither the repository nor its own
@@ -1930,23 +1934,14 @@ def _plugin_loads(paths: Iterable[str], read) -> Iterator[tuple[str, int, str]]:
             continue
         if b"pytest_plugins" not in data and _STAR not in data:
             continue
-        tree = parse_file(path, data)
-        for node in getattr(tree, "body", ()):
-            if isinstance(node, ast.ImportFrom) and not node.level and node.module:
-                if any(a.name == "*" for a in node.names):
-                    yield path, node.lineno, node.module
-                continue
-            if isinstance(node, ast.Assign):
-                targets, value = node.targets, node.value
-            elif isinstance(node, (ast.AnnAssign, ast.AugAssign)) and node.value is not None:
-                targets, value = [node.target], node.value
-            else:
-                continue
-            if any(isinstance(t, ast.Name) and t.id == "pytest_plugins" for t in targets):
-                items = value.elts if isinstance(value, (ast.List, ast.Tuple, ast.Set)) else [value]
-                for item in items:
-                    if text := _string(item):
-                        yield path, getattr(item, "lineno", node.lineno), text
+        body = getattr(parse_file(path, data), "body", ())
+        stars = [
+            (node.lineno, node.module) for node in body
+            if isinstance(node, ast.ImportFrom) and not node.level and node.module
+            and any(a.name == "*" for a in node.names)
+        ]
+        for line, text in sorted([*stars, *_plugins_named(body)], key=lambda found: found[0]):
+            yield path, line, text
     seen: set[str] = set()
     for folder in sorted(folders):
         for here in up_to_git_top(folder):
