@@ -39,7 +39,8 @@ from ppo_migrate.rules.scopes import ScopeKind, ScopeTree, frames
 from ppo_migrate.rules.shims import MARKERS, VERSION_MARKERS, ShimDetector
 from ppo_migrate.rules.signatures import callee_signature
 from ppo_migrate.rules.targets import (
-    TargetFinder, callee_parts, configless_kind, dotted_parts, getattr_default, spelled_targets,
+    TargetFinder, callee_parts, configless_kind, dotted_parts, getattr_default, methodcaller_call,
+    passed_arguments, spelled_targets,
 )
 from ppo_migrate.constants import CONFIG_PARAMETER
 from ppo_migrate.diagnostics import (
@@ -659,9 +660,16 @@ class ModuleAnalysis:
         )
 
     def _edit(self, t: TargetCall, expression: str) -> Edit:
-        """The minimal text edit passing ``expression`` (positions in code points)."""
+        """The minimal text edit passing ``expression`` (positions in code points); for
+        ``methodcaller("f")(x)`` inside ``methodcaller(...)``, after the name."""
         call, kind, m = t.call, t.kind, self.module
         text = f"{CONFIG_PARAMETER}={expression}" if self.settings.keyword else expression
+        called = methodcaller_call(call) if isinstance(call.func, ast.Call) else None
+        if called is not None:  # trial 26f: ``methodcaller("f", config)(x)``
+            if kind == "empty":
+                line, column = m.end(called[0].args[0])
+                return Edit(f", {text}", line, column, line, column)
+            call = passed_arguments(call)
         if kind == "empty":
             line, column = m.end(call)  # just after ``)``: insert before it
             return Edit(text, line, column - 1, line, column - 1)
