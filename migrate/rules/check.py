@@ -33,6 +33,8 @@ from ppo_migrate.rules.module import (
     syntax_problem,
 )
 from ppo_migrate.rules.names import ModuleNames
+from ppo_migrate.project.entry_points import SETUP_PY, setup_py_entry_points
+from ppo_migrate.rules.entry_point_targets import entry_point_references
 from ppo_migrate.rules.patches import PATCHERS, call_replacements, own_replacement, patch_reason, reaching_patch
 from ppo_migrate.rules.reasons import rejection_reason, unsafe_reason
 from ppo_migrate.rules.scopes import ScopeKind, ScopeTree, frames
@@ -268,7 +270,9 @@ class ModuleAnalysis:
         is followed, :meth:`TargetFinder.wanted`); introspection (``inspect.signature(f)``,
         ``f.__code__``, ``callable(f)``, comparisons) is no use of the function. Any other
         reference (``functools.partial(f)``, a default ``factory=f``, a callback, a dict
-        value) hands the function to code whose calls cannot be checked.
+        value) hands the function to code whose calls cannot be checked; so does a
+        ``setup.py``'s ``setup(entry_points=...)`` naming it
+        (:mod:`ppo_migrate.rules.entry_point_targets`).
         """
         targets, facts = self.targets, self.module.facts
         wanted = targets.wanted()
@@ -312,6 +316,10 @@ class ModuleAnalysis:
                 )
             )
         out += self._string_references()
+        if self.path.replace("\\", "/").rsplit("/", 1)[-1] == SETUP_PY:  # trial 26f
+            out += entry_point_references(
+                setup_py_entry_points(self.module.tree, self.module.text), self.path, self.matcher.targets
+            )
         return out
 
     def _string_references(self) -> list[Diagnostic]:
