@@ -1201,6 +1201,11 @@ def _hydra_loaded(paths: Sequence[str]) -> frozenset[str]:
     return frozenset(out)
 
 
+#: words one of which a packaging file declaring an entry point holds (``entry_points``,
+#: ``[project.scripts]``, ``entry-points``, Poetry's ``plugins``)
+_DECLARING = (b"entry_points", b"entry-points", b"scripts", b"plugins")
+
+
 def _declares_entry_points(path: str) -> bool:
     """Whether ``path`` is a packaging file read for its entry points (``pyproject.toml``,
     ``setup.cfg``, ``setup.py``)."""
@@ -1210,7 +1215,8 @@ def _declares_entry_points(path: str) -> bool:
 def _entry_point_loaded(paths: Sequence[str]) -> frozenset[str]:
     """The modules the packaging files ``paths`` load by an entry point
     (:func:`ppo_migrate.rules.entry_point_targets.loaded_modules` of their declarations, read
-    through the run's snapshot; a file whose bytes hold no ``:`` is not looked at further)."""
+    through the run's snapshot; a file whose bytes name none of the tables or keywords that
+    declare one is not parsed)."""
     if not paths:
         return frozenset()
     from ppo_migrate.project.entry_points import declared_entry_points
@@ -1220,7 +1226,8 @@ def _entry_point_loaded(paths: Sequence[str]) -> frozenset[str]:
     out: set[str] = set()
     for path in paths:
         try:
-            if b":" not in snapshot.read_bytes(path, keep=True):  # no ``module:attr`` value
+            data = snapshot.read_bytes(path, keep=True)
+            if not any(word in data for word in _DECLARING):
                 continue
             out |= loaded_modules(declared_entry_points(snapshot.source(path)))
         except (OSError, ValueError, UnreadableFile):

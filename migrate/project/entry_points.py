@@ -209,10 +209,21 @@ def pyproject_entry_points(text: str) -> list[EntryPoint]:
         return []
     lines = _Lines(text)
     headers = _toml_headers(text, lines)
-    out: list[EntryPoint] = []
     used: set[int] = set()
-    for table, group, name, value in declared:
-        out.append(EntryPoint(group, name, value, *_toml_position(text, lines, headers, table, value, used)))
+    # first each value written under its own table's header, then those written in a table
+    # above it (``gui-scripts = {...}`` in ``[project]``): an occurrence is placed once
+    places: list[tuple[int, int, int, int] | None] = [
+        _toml_position(text, lines, headers, table, value, used, exact=True)
+        for table, _, _, value in declared
+    ]
+    for i, (table, _, _, value) in enumerate(declared):
+        if places[i] is None:
+            places[i] = _toml_position(text, lines, headers, table, value, used, exact=False) \
+                or _toml_header(lines, headers, table)
+    out = [
+        EntryPoint(group, name, value, *place)  # type: ignore[misc]
+        for (_, group, name, value), place in zip(declared, places)
+    ]
     out.sort(key=lambda e: (e.line, e.column))
     return out
 
@@ -256,30 +267,39 @@ def _toml_headers(text: str, lines: _Lines) -> list[tuple[int, tuple[str, ...]]]
 
 def _toml_position(
     text: str, lines: _Lines, headers: list[tuple[int, tuple[str, ...]]],
-    table: tuple[str, ...], value: str, used: set[int],
-) -> tuple[int, int, int, int]:
+    table: tuple[str, ...], value: str, used: set[int], *, exact: bool,
+) -> tuple[int, int, int, int] | None:
     """Where ``value`` (a string of ``table``) is written: the first quoted occurrence not
-    placed yet whose header above it is ``table`` or a table above it (a dotted key or an
-    inline table of ``[project]`` holds it); else that table's header, else the start."""
-    governing = headers
+    placed yet (``used``: their character indexes) whose header above it is ``table``
+    (``exact``) or a table above it (a dotted key or an inline table of ``[project]``
+    holds it); ``None`` when there is none."""
     for quote in ('"', "'"):
         needle = f"{quote}{value}{quote}"
         start = text.find(needle)
         while start >= 0:
-            above = [path for at, path in governing if at < start]
+            above = [path for at, path in headers if at < start]
             path = above[-1] if above else ()
-            if start not in used and table[: len(path)] == path:
+            fits = path == table if exact else (path != table and table[: len(path)] == path)
+            if start not in used and fits:
                 used.add(start)
                 line, column = lines.position(start)
                 end_line, end_column = lines.position(start + len(needle))
                 return line, column, end_line, end_column
             start = text.find(needle, start + 1)
-    holders = [(len(path), at) for at, path in governing if path and table[: len(path)] == path]
-    if holders:  # the header of the table holding it (the deepest one written)
-        _, at = max(holders, key=lambda item: (item[0], -item[1]))
-        line, column = lines.position(at)
-        return line, column, line, column + len(lines.line_text(line).strip())
-    return 1, 1, 1, 1
+    return None
+
+
+def _toml_header(
+    lines: _Lines, headers: list[tuple[int, tuple[str, ...]]], table: tuple[str, ...]
+) -> tuple[int, int, int, int]:
+    """The place of the header of the table holding ``table`` (the deepest one written),
+    for a value whose text is not found (escapes in its string); the file's start else."""
+    holders = [(len(path), at) for at, path in headers if path and table[: len(path)] == path]
+    if not holders:
+        return 1, 1, 1, 1
+    _, at = max(holders, key=lambda item: (item[0], -item[1]))
+    line, column = lines.position(at)
+    return line, column, line, column + len(lines.line_text(line).strip())
 
 
 # -- setup.cfg ----------------------------------------------------------------------------------
