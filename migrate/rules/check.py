@@ -625,6 +625,11 @@ class ModuleAnalysis:
         targets = self.matcher.targets
 
         def qualified(expr: ast.expr) -> set[str]:
+            if isinstance(expr, ast.Call):  # ``methodcaller("f")`` applied to ``x``: ``x.f`` (trial 26f)
+                chain = self.module.ancestors(expr)
+                outer = chain[-1] if chain else None
+                called = methodcaller_call(outer) if isinstance(outer, ast.Call) and outer.func is expr else None
+                return {f"{n}.{called[2]}" for n in qualified(called[1])} if called is not None else set()
             found = self.targets.qualified_names(expr)
             if found is None:
                 return set()
@@ -647,7 +652,7 @@ class ModuleAnalysis:
             self.module.ancestors,
             qualified,
             lambda names: bool(names) and names <= targets,
-            lambda call: configless_kind(call) is not None,
+            lambda call: configless_kind(passed_arguments(call)) is not None,
             may_probe=may_probe,
         )
 

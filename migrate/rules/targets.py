@@ -220,7 +220,8 @@ class TargetCall(NamedTuple):
         verdict: :class:`ppo_migrate.rules.targets.Verdict` (never ``OTHER``).
         names: the callee's absolute qualified names, sorted (for UNRESOLVABLE:
             the relative names that climb too far, e.g. ``"...constants_ppo.f"``).
-        callee: the callee as written, e.g. ``"c.get_ppo_ray_runtime_env"`` or ``"(f)"``.
+        callee: the callee as written, e.g. ``"c.get_ppo_ray_runtime_env"`` or ``"(f)"``
+            (for ``methodcaller("f")(x)``, the method it calls: ``"x.f"``).
         kind: how the call omits its config (:func:`configless_kind` of
             :func:`passed_arguments`: for ``methodcaller("f")(x)``, of the arguments
             inside ``methodcaller(...)``), ``None`` when it passes one.
@@ -839,8 +840,12 @@ class TargetFinder:
         verdict, resolved = self.matcher.classify(names, self.package)
         if verdict is Verdict.OTHER:
             return None
-        kind = configless_kind(passed_arguments(call) if called is not None else call)
-        return TargetCall(call, verdict, resolved, self.callee_text(call), kind, held)
+        if called is not None:  # the method called, as the messages name it: ``cp.get_...``
+            kind = configless_kind(passed_arguments(call))
+            callee = f"{' '.join(self.module.source_of(called[1]).split())}.{called[2]}"
+        else:
+            kind, callee = configless_kind(call), self.callee_text(call)
+        return TargetCall(call, verdict, resolved, callee, kind, held)
 
     # -- callees read through a class attribute (issue 26, family 6) ------------------------
     def held_by_class(self, func: ast.expr) -> Held | None:

@@ -257,3 +257,55 @@ def test_libcst_reads_no_other_call_as_methodcaller() -> None:
                    'methodcaller("f")(*xs)', 'f()(cp)'):
         call = cst.parse_expression(source)
         assert methodcaller_getter(call) is None, source
+
+
+SHIM = '''\
+from operator import methodcaller
+
+from omegaconf import OmegaConf
+from verl.trainer import constants_ppo
+
+
+def main(config):
+    try:
+        return methodcaller("get_ppo_ray_runtime_env", config)(constants_ppo)
+    except TypeError:  # verl before 0.9
+        return methodcaller("get_ppo_ray_runtime_env")(constants_ppo)
+
+
+if __name__ == "__main__":
+    print("ran", main(OmegaConf.create({"trainer": 1})))
+'''
+
+
+def test_an_except_type_error_fallback_is_a_shim_left_alone(tmp_path: Path) -> None:
+    root = _train(tmp_path, PIN_09, SHIM)
+    assert check_findings(root) == []
+    (shim,) = check_findings(root, "--show-shims")
+    assert (shim["code"], shim["location"]["row"]) == ("PPO004", 11)
+    assert shim["message"].startswith("`constants_ppo.get_ppo_ray_runtime_env()` is a compatibility shim")
+    old = verl_stub(tmp_path / "old", VERL_08)
+    assert project_ran(root, old) == "ran None"  # the fallback is what runs on verl 0.8
+    run_cli("apply", "--unsafe-fixes", ".", cwd=root)
+    assert (root / "train.py").read_text() == SHIM
+    assert project_ran(root, old) == "ran None"
+
+
+def test_a_receiver_bound_to_verl_on_some_paths_only_is_ambiguous(tmp_path: Path) -> None:
+    body = textwrap.dedent('''\
+        from operator import methodcaller
+
+        try:
+            from verl.trainer import constants_ppo as cp
+        except ImportError:
+            import types
+            cp = types.SimpleNamespace(get_ppo_ray_runtime_env=lambda: {})
+
+
+        def main(config):
+            return methodcaller("get_ppo_ray_runtime_env")(cp)
+        ''')
+    root = _train(tmp_path, PIN_09, body)
+    (found,) = check_findings(root)
+    assert (found["code"], found["location"]["row"], found["fix"]) == ("PPO003", 11, None)
+    assert found["message"].startswith("`cp.get_ppo_ray_runtime_env()` may or may not be the runtime function")
