@@ -476,10 +476,12 @@ class ModuleAnalysis:
         )
         if not in_effect.accepts_config:
             remedy = in_effect.remedy
-            if t.held is not None and t.held.rest and remedy.endswith(_RUN_WITH_FLAG) \
+            if (t.held is not None and t.held.rest or isinstance(t.call.func, ast.Call)
+                    and methodcaller_call(t.call) is not None) and remedy.endswith(_RUN_WITH_FLAG) \
                     and not getattr(self.settings, "use_ppo_runtime", False):
                 # ``Env.cp.get_...()``: the import move leaves a module read through a class
-                # attribute alone (its calls may reach what a test puts there)
+                # attribute alone (its calls may reach what a test puts there); nor does it
+                # rewrite ``methodcaller("get_...")(cp)`` (trial 26f)
                 remedy = remedy[: -len(_RUN_WITH_FLAG)]
             return self._diagnostic(
                 t,
