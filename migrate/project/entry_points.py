@@ -37,7 +37,6 @@ Sources: the packaging guide's "Entry points specification" (the value's syntax,
 from __future__ import annotations
 
 import ast
-import configparser
 import os
 import re
 from collections.abc import Iterable, Iterator
@@ -315,6 +314,8 @@ def setup_cfg_entry_points(text: str) -> list[EntryPoint]:
     Args:
         text: the file's decoded text.
     """
+    import configparser  # here: only a setup.cfg naming the function needs it
+
     parser = configparser.ConfigParser(interpolation=None, strict=False)
     parser.optionxform = str  # type: ignore[assignment,method-assign]  # group names as written
     try:
