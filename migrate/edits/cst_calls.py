@@ -142,7 +142,10 @@ def rewrite_call(call: cst.Call, kind: str, expression: str, *, keyword: bool) -
     if getter is not None:  # trial 26f: the arguments the method gets are methodcaller's
         name, rest = getter.args[0], getter.args[1:]
         passed = rewrite_call(getter.with_changes(args=rest), kind, expression, keyword=keyword).args
-        if not rest:  # ``methodcaller("f")``: a comma after the name, none after the config
+        if not rest:  # ``methodcaller("f")``: ``, config`` after the name, which gives the
+            # config its own trailing comma (``"f",\n)`` keeps its layout)
+            if isinstance(name.comma, cst.Comma) and passed:
+                passed = (*passed[:-1], passed[-1].with_changes(comma=name.comma))
             name = name.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
         return call.with_changes(func=getter.with_changes(args=(name, *passed)))
     value = cst.parse_expression(expression)

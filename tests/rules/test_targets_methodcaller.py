@@ -240,6 +240,8 @@ def test_other_methods_and_unreadable_names_are_not_targets(tmp_path: Path) -> N
          'methodcaller("get_ppo_ray_runtime_env", config)(cp)'),
         ('methodcaller("get_ppo_ray_runtime_env", config=None)(cp)', "config=None",
          'methodcaller("get_ppo_ray_runtime_env", config=config)(cp)'),
+        ('methodcaller("get_ppo_ray_runtime_env",)(cp)', "empty",
+         'methodcaller("get_ppo_ray_runtime_env", config,)(cp)'),
         ('methodcaller("get_ppo_ray_runtime_env", cfg)(cp)', None, None),
     ],
 )
@@ -311,3 +313,24 @@ def test_a_receiver_bound_to_verl_on_some_paths_only_is_ambiguous(tmp_path: Path
     (found,) = check_findings(root)
     assert (found["code"], found["location"]["row"], found["fix"]) == ("PPO003", 11, None)
     assert found["message"].startswith("`cp.get_ppo_ray_runtime_env()` may or may not be the runtime function")
+
+
+def test_the_libcst_codemod_puts_the_config_inside_methodcaller(tmp_path: Path) -> None:
+    """LibCST's own runner (``python -m libcst.tool codemod``) with the project's command
+    makes the same edit as ``apply``, and the project then runs on verl 0.9."""
+    import subprocess
+    import sys
+
+    root = _train(tmp_path, PIN_09)
+    site = verl_stub(tmp_path / "site", VERL_09)
+    proc = subprocess.run(
+        [sys.executable, "-m", "libcst.tool", "codemod", "-x", "ppo_migrate.codemod.PassConfigCommand",
+         "--no-format", "-j", "1", "train.py"],
+        cwd=root, capture_output=True, text=True, timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr
+    lines = (root / "train.py").read_text().splitlines()
+    assert lines[9] == '    a = operator.methodcaller("get_ppo_ray_runtime_env", config)(cp)'
+    assert lines[10] == '    b = methodcaller("get_ppo_ray_runtime_env", config)(constants_ppo)'
+    assert lines[11:14] == ["    c = methodcaller(", '        "get_ppo_ray_runtime_env", config,', "    )(cp)"]
+    assert project_ran(root, site) == "ran ['DictConfig', 'DictConfig', 'DictConfig']"
