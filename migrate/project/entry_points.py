@@ -18,8 +18,8 @@ each file's declarations are made once a run):
   section, one ``group = name = value`` line per group or a group's value spread over
   indented lines;
 * ``setup.py`` (its ``ast``): the ``entry_points=`` keyword of a call of ``setup`` (a name, or
-  an attribute ``setuptools.setup``): a dict of group to a list, tuple or set of ``"name =
-  value"`` strings (or one string of such lines), a string in the ``setup.cfg``-like INI form
+  an attribute ``setuptools.setup``): a dict (a literal, or ``dict(group=...)``) of group to
+  a list, tuple or set of ``"name = value"`` strings (or one string of such lines), a string in the ``setup.cfg``-like INI form
   (``"[group]\\nname = value"``), or a module-level name bound once to such a dict.
 
 Positions: a value's line and column in the file (code points, 1-based), found in the text
@@ -429,9 +429,14 @@ def _from_setup_value(value: ast.expr, lines: _Lines) -> Iterator[EntryPoint]:
     if isinstance(value, ast.Constant) and isinstance(value.value, str):
         yield from _from_ini_string(value, lines)
         return
-    if not isinstance(value, ast.Dict):
+    if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "dict" \
+            and not value.args:  # ``dict(console_scripts=[...])``
+        pairs = [(ast.Constant(k.arg), k.value) for k in value.keywords if k.arg is not None]
+    elif isinstance(value, ast.Dict):
+        pairs = list(zip(value.keys, value.values))  # type: ignore[arg-type]
+    else:
         return
-    for key, entries in zip(value.keys, value.values):
+    for key, entries in pairs:
         if not (isinstance(key, ast.Constant) and isinstance(key.value, str)):
             continue
         group = key.value

@@ -118,6 +118,7 @@ def test_setup_py_forms() -> None:
         ray = {FN}
         """)
         print(entry_points={{"g": ["no = {FN}"]}})
+        setup(entry_points=dict(gui_scripts=["gui = {FN}"]))
         ''')
     found = [(e.group, e.name, e.qualified, e.line, e.column) for e in setup_py_entry_points(ast.parse(text), text)]
     assert found == [
@@ -126,6 +127,7 @@ def test_setup_py_forms() -> None:
         ("g", "x", "a.b.c", 7, 98),
         ("h", "one", TARGET, 7, 117),
         ("ini.group", "ray", TARGET, 8, 20),
+        ("gui_scripts", "gui", TARGET, 13, 38),
     ]
 
 
