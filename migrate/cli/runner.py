@@ -48,7 +48,7 @@ from ppo_migrate.prefilter import (  # noqa: F401 - prefilter, is_candidate: thi
     spells_otherwise,
 )
 from ppo_migrate.project import references
-from ppo_migrate.project.discovery import is_notebook, is_yaml_file, python_files
+from ppo_migrate.project.discovery import is_entry_point_file, is_notebook, is_yaml_file, python_files
 from ppo_migrate.project.snapshot import SourceFile as SnapshotFile
 from ppo_migrate.project.snapshot import active, current, enter_worker, run_scope
 from ppo_migrate.settings_model import Settings
@@ -252,6 +252,8 @@ def process_data(
 
     if is_yaml_file(path):  # a Hydra config: PPO006 only, never rewritten, never parsed as Python
         return _yaml_outcome(path, data, text, encoding, bom, settings, mode, source)
+    if is_entry_point_file(path):  # pyproject.toml, setup.cfg: PPO006 of entry points only
+        return _entry_points_outcome(path, data, text, settings, mode, source)
     if is_notebook(path):  # its code cells judged as one module, never rewritten
         return _notebook_outcome(path, data, text, settings, mode)
     stamp = None
@@ -342,6 +344,28 @@ def _yaml_outcome(
             if failed is not None:
                 return failed
         return FileOutcome(path, True, uncovered, written=bool(added), noqa_added=added)
+    return FileOutcome(path, True, diagnostics)
+
+
+def _entry_points_outcome(
+    path: str, data: bytes, text: str, settings: Settings, mode: Mode, source: SourceFile | None,
+) -> FileOutcome:
+    """A packaging file's outcome (``pyproject.toml``, ``setup.cfg``; trial 26f): the PPO006
+    of each entry point it declares naming the runtime function
+    (:func:`ppo_migrate.rules.entry_point_targets.entry_point_references`, with the run's
+    targets, re-exports included), its declarations read from the run's snapshot
+    (:func:`ppo_migrate.project.entry_points.declared_entry_points`). No fix: no mode writes
+    the file (``--add-noqa`` neither: a comment after a ``setup.cfg`` value is part of it)."""
+    from ppo_migrate.project.entry_points import declared_entry_points, entry_points_of
+    from ppo_migrate.rules.entry_point_targets import entry_point_references
+
+    if isinstance(source, SnapshotFile):
+        entries = declared_entry_points(source)
+    else:
+        entries = tuple(entry_points_of(os.path.basename(path), text))
+    diagnostics = tuple(entry_point_references(entries, path, settings.targets, settings.rule_enabled, text))
+    if mode is Mode.FIX_STDOUT:
+        return FileOutcome(path, True, diagnostics, new_data=data)
     return FileOutcome(path, True, diagnostics)
 
 
@@ -1105,6 +1129,8 @@ def _with_reexports(
         # a notebook is no module the index reads: the modules its cells import count as
         # loaded, as a _target_'s do (``import mylib; mylib.ray_env()`` in a cell)
         by_hydra |= _notebook_loaded([os.fspath(p) for p in paths if is_notebook(os.fspath(p))])
+        # an entry point's module is loaded by name, as a _target_'s is (``mypkg:get_env``)
+        by_hydra |= _entry_point_loaded([os.fspath(p) for p in paths if _declares_entry_points(os.fspath(p))])
     if beyond:
         tops = {t.split(".", 1)[0] for t in settings.targets}
         loaded = index.importers(files, others, tops)
@@ -1172,6 +1198,40 @@ def _hydra_loaded(paths: Sequence[str]) -> frozenset[str]:
         except (OSError, ValueError):
             continue
         out |= loaded_modules(data)
+    return frozenset(out)
+
+
+#: words one of which a packaging file declaring an entry point holds (``entry_points``,
+#: ``[project.scripts]``, ``entry-points``, Poetry's ``plugins``)
+_DECLARING = (b"entry_points", b"entry-points", b"scripts", b"plugins")
+
+
+def _declares_entry_points(path: str) -> bool:
+    """Whether ``path`` is a packaging file read for its entry points (``pyproject.toml``,
+    ``setup.cfg``, ``setup.py``)."""
+    return is_entry_point_file(path) or os.path.basename(path) == "setup.py"
+
+
+def _entry_point_loaded(paths: Sequence[str]) -> frozenset[str]:
+    """The modules the packaging files ``paths`` load by an entry point
+    (:func:`ppo_migrate.rules.entry_point_targets.loaded_modules` of their declarations, read
+    through the run's snapshot; a file whose bytes name none of the tables or keywords that
+    declare one is not parsed)."""
+    if not paths:
+        return frozenset()
+    from ppo_migrate.project.entry_points import declared_entry_points
+    from ppo_migrate.rules.entry_point_targets import loaded_modules
+
+    snapshot = current()
+    out: set[str] = set()
+    for path in paths:
+        try:
+            data = snapshot.read_bytes(path, keep=True)
+            if not any(word in data for word in _DECLARING):
+                continue
+            out |= loaded_modules(declared_entry_points(snapshot.source(path)))
+        except (OSError, ValueError, UnreadableFile):
+            continue
     return frozenset(out)
 
 

@@ -66,6 +66,30 @@ def _empty_unpacking(arg: cst.Arg) -> bool:
     return arg.star == "**" and isinstance(arg.value, cst.Dict) and not arg.value.elements
 
 
+def methodcaller_getter(call: cst.Call) -> cst.Call | None:
+    """The ``methodcaller(...)`` call of a call ``operator.methodcaller("name", *a,
+    **k)(x)`` (``operator.methodcaller`` or the name ``methodcaller``, a literal name, one
+    positional receiver), whose arguments after the name are the ones the method gets;
+    ``None`` for any other call. The same calls as
+    :func:`ppo_migrate.rules.targets.methodcaller_call` reads in the ``ast`` (trial 26f)."""
+    getter = call.func
+    if not isinstance(getter, cst.Call) or len(call.args) != 1 or call.args[0].keyword is not None \
+            or call.args[0].star:
+        return None
+    func = getter.func
+    named = (isinstance(func, cst.Name) and func.value == "methodcaller") or (
+        isinstance(func, cst.Attribute) and func.attr.value == "methodcaller"
+        and isinstance(func.value, cst.Name) and func.value.value == "operator"
+    )
+    if not named or not getter.args:
+        return None
+    first = getter.args[0]
+    if first.keyword is not None or first.star or not isinstance(first.value, cst.SimpleString):
+        return None
+    value = first.value.evaluated_value
+    return getter if isinstance(value, str) and value.isidentifier() else None
+
+
 def configless_kind(call: cst.Call) -> str | None:
     """How a target call omits its config.
 
@@ -78,9 +102,12 @@ def configless_kind(call: cst.Call) -> str | None:
         ``f(other=...)`` without a config, ``"none"`` for ``f(None)``, ``"config=None"``
         for ``f(config=None)``; ``None`` when a config (or ``*args``/``**kwargs``, which
         may hold one) is passed. The same answers as
-        :func:`ppo_migrate.rules.targets.configless_kind` gives for the ``ast`` node.
+        :func:`ppo_migrate.rules.targets.configless_kind` gives for the ``ast`` node. For
+        ``methodcaller("f", ...)(x)`` (:func:`methodcaller_getter`), of the arguments
+        inside ``methodcaller(...)`` after the name.
     """
-    args = call.args
+    getter = methodcaller_getter(call)
+    args = call.args if getter is None else getter.args[1:]
     if not args:
         return "empty"
     if all(_empty_unpacking(a) for a in args):
@@ -107,8 +134,20 @@ def rewrite_call(call: cst.Call, kind: str, expression: str, *, keyword: bool) -
         keyword: write ``config=<expression>`` instead of a positional argument.
 
     Returns:
-        The new call node; whitespace and comments inside the parentheses are kept.
+        The new call node; whitespace and comments inside the parentheses are kept. For
+        ``methodcaller("f")(x)`` the config goes inside ``methodcaller(...)``, after the
+        name (``methodcaller("f", config)(x)``): the method gets those arguments.
     """
+    getter = methodcaller_getter(call)
+    if getter is not None:  # trial 26f: the arguments the method gets are methodcaller's
+        name, rest = getter.args[0], getter.args[1:]
+        passed = rewrite_call(getter.with_changes(args=rest), kind, expression, keyword=keyword).args
+        if not rest:  # ``methodcaller("f")``: ``, config`` after the name, which gives the
+            # config its own trailing comma (``"f",\n)`` keeps its layout)
+            if isinstance(name.comma, cst.Comma) and passed:
+                passed = (*passed[:-1], passed[-1].with_changes(comma=name.comma))
+            name = name.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+        return call.with_changes(func=getter.with_changes(args=(name, *passed)))
     value = cst.parse_expression(expression)
     kw = cst.Name(CONFIG_PARAMETER) if keyword else None
     equal = (
@@ -157,6 +196,9 @@ class _Rewriter(cst.CSTTransformer):
         new = self.replacements.get(original_node)
         if new is None:
             return updated_node
+        if new.func is not original_node.func and isinstance(updated_node.func, cst.Call):
+            # ``methodcaller("f", config)(x)``: the config went into the callee's call
+            return updated_node.with_changes(func=updated_node.func.with_changes(args=new.func.args))
         return updated_node.with_changes(args=new.args)
 
 
@@ -346,6 +388,7 @@ __all__ = [
     "call_positions",
     "configless_kind",
     "fix_expression",
+    "methodcaller_getter",
     "parse_module",
     "replacements",
     "rewrite_call",

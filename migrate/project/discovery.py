@@ -1,4 +1,4 @@
-"""Paths on the command line -> the ``.py`` files (and YAML files) to process.
+"""Paths on the command line -> the ``.py`` files (YAML files, notebooks, packaging files) to process.
 
 Rules (ruff's, where ruff has one):
 
@@ -13,7 +13,9 @@ Rules (ruff's, where ruff has one):
   collected (not ``*.pyi``), ``*.yaml``/``*.yml`` files (:data:`YAML_SUFFIXES`: a
   Hydra ``_target_`` may name the runtime function, PPO006) and Jupyter notebooks
   (``*.ipynb``: their code cells are judged as a module, as ruff
-  0.6+ checks them by default), under the same excludes.
+  0.6+ checks them by default), and the packaging files ``pyproject.toml`` and
+  ``setup.cfg`` (:data:`ENTRY_POINT_FILES`: an entry point they declare may name the
+  runtime function, PPO006), under the same excludes.
 * **Excludes** (``settings.exclude + settings.extend_exclude``) are gitignore-style
   patterns. A pattern containing a ``/`` (other than a trailing one) is anchored
   at ``settings.project_root`` (the cwd when ``None``); any other pattern matches
@@ -77,6 +79,10 @@ YAML_SUFFIXES: tuple[str, ...] = (".yaml", ".yml")
 NOTEBOOK_SUFFIX = ".ipynb"
 #: what a walk collects besides ``*.py`` (lower-cased): YAML files and notebooks
 _WALKED_SUFFIXES: tuple[str, ...] = (*YAML_SUFFIXES, NOTEBOOK_SUFFIX)
+#: The packaging files a walk collects by name: their declared entry points may name the
+#: runtime function (PPO006, :mod:`ppo_migrate.project.entry_points`; trial 26f). The byte
+#: prefilter turns away those that do not name it.
+ENTRY_POINT_FILES: tuple[str, ...] = ("pyproject.toml", "setup.cfg")
 
 
 def is_yaml_file(path: str) -> bool:
@@ -92,13 +98,22 @@ def is_notebook(path: str) -> bool:
     return path.lower().endswith(NOTEBOOK_SUFFIX)
 
 
+def is_entry_point_file(path: str) -> bool:
+    """Whether ``path`` names a ``pyproject.toml`` or ``setup.cfg`` (:data:`ENTRY_POINT_FILES`):
+    read for the entry points it declares
+    (:func:`ppo_migrate.rules.entry_point_targets.entry_point_references`), never as Python."""
+    return os.path.basename(path) in ENTRY_POINT_FILES
+
+
 def python_files(paths: Iterable[str]) -> list[str]:
-    """``paths`` without the YAML files (:func:`is_yaml_file`) and the notebooks
-    (:func:`is_notebook`): what the Python-only phases (re-exports, test doubles,
+    """``paths`` without the YAML files (:func:`is_yaml_file`), the notebooks
+    (:func:`is_notebook`) and the packaging files read for their entry points
+    (:func:`is_entry_point_file`): what the Python-only phases (re-exports, test doubles,
     callers) read. A notebook is no module another file imports."""
     return [
         p for p in paths
         if not is_yaml_file(os.fspath(p)) and not is_notebook(os.fspath(p))
+        and not is_entry_point_file(os.fspath(p))
     ]
 
 def _log():
@@ -534,7 +549,8 @@ class _Discovery:
                 if is_dir:
                     if name == GIT_ENTRY:
                         continue
-                elif not name.endswith(".py") and not name.lower().endswith(_WALKED_SUFFIXES):
+                elif not name.endswith(".py") and not name.lower().endswith(_WALKED_SUFFIXES) \
+                        and name not in ENTRY_POINT_FILES:
                     continue
                 rel = None if rel_prefix is None else rel_prefix + name
                 if excl_names is not None:

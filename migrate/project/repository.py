@@ -190,7 +190,7 @@ def repository_files(
     Raises:
         Nothing: a directory that cannot be read is left out (discovery logs it).
     """
-    from ppo_migrate.project.discovery import discover_files, is_yaml_file
+    from ppo_migrate.project.discovery import discover_files, is_entry_point_file, is_yaml_file
 
     paths = [f for f in files if f != "-"]
     if not paths:
@@ -216,9 +216,12 @@ def repository_files(
         found = discover_files([display], settings, on_error=lambda *_: None)
     except (FileNotFoundError, NotADirectoryError, PermissionError):
         return tests
-    # the walk collects YAML files too (Hydra configs: PPO006 of the run's own); the
-    # look-outs beyond the run read Python
-    listed = [f for f in found if os.path.abspath(f) not in held and not is_yaml_file(f)]
+    # the walk collects YAML files and packaging files too (Hydra configs, entry points:
+    # PPO006 of the run's own); the look-outs beyond the run read Python
+    listed = [
+        f for f in found
+        if os.path.abspath(f) not in held and not is_yaml_file(f) and not is_entry_point_file(f)
+    ]
     known = {os.path.abspath(f) for f in listed}
     return sorted(listed + [f for f in tests if os.path.abspath(f) not in known])
 

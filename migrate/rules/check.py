@@ -33,13 +33,16 @@ from ppo_migrate.rules.module import (
     syntax_problem,
 )
 from ppo_migrate.rules.names import ModuleNames
+from ppo_migrate.project.entry_points import SETUP_PY, setup_py_entry_points
+from ppo_migrate.rules.entry_point_targets import entry_point_references
 from ppo_migrate.rules.patches import PATCHERS, call_replacements, own_replacement, patch_reason, reaching_patch
 from ppo_migrate.rules.reasons import rejection_reason, unsafe_reason
 from ppo_migrate.rules.scopes import ScopeKind, ScopeTree, frames
 from ppo_migrate.rules.shims import MARKERS, VERSION_MARKERS, ShimDetector
 from ppo_migrate.rules.signatures import callee_signature
 from ppo_migrate.rules.targets import (
-    TargetFinder, callee_parts, configless_kind, dotted_parts, getattr_default, spelled_targets,
+    TargetFinder, callee_parts, configless_kind, dotted_parts, getattr_default, methodcaller_call,
+    passed_arguments, spelled_targets,
 )
 from ppo_migrate.constants import CONFIG_PARAMETER
 from ppo_migrate.diagnostics import (
@@ -267,7 +270,9 @@ class ModuleAnalysis:
         is followed, :meth:`TargetFinder.wanted`); introspection (``inspect.signature(f)``,
         ``f.__code__``, ``callable(f)``, comparisons) is no use of the function. Any other
         reference (``functools.partial(f)``, a default ``factory=f``, a callback, a dict
-        value) hands the function to code whose calls cannot be checked.
+        value) hands the function to code whose calls cannot be checked; so does a
+        ``setup.py``'s ``setup(entry_points=...)`` naming it
+        (:mod:`ppo_migrate.rules.entry_point_targets`).
         """
         targets, facts = self.targets, self.module.facts
         wanted = targets.wanted()
@@ -311,6 +316,10 @@ class ModuleAnalysis:
                 )
             )
         out += self._string_references()
+        if self.path.replace("\\", "/").rsplit("/", 1)[-1] == SETUP_PY:  # trial 26f
+            out += entry_point_references(
+                setup_py_entry_points(self.module.tree, self.module.text), self.path, self.matcher.targets
+            )
         return out
 
     def _string_references(self) -> list[Diagnostic]:
@@ -467,10 +476,12 @@ class ModuleAnalysis:
         )
         if not in_effect.accepts_config:
             remedy = in_effect.remedy
-            if t.held is not None and t.held.rest and remedy.endswith(_RUN_WITH_FLAG) \
+            if (t.held is not None and t.held.rest or isinstance(t.call.func, ast.Call)
+                    and methodcaller_call(t.call) is not None) and remedy.endswith(_RUN_WITH_FLAG) \
                     and not getattr(self.settings, "use_ppo_runtime", False):
                 # ``Env.cp.get_...()``: the import move leaves a module read through a class
-                # attribute alone (its calls may reach what a test puts there)
+                # attribute alone (its calls may reach what a test puts there); nor does it
+                # rewrite ``methodcaller("get_...")(cp)`` (trial 26f)
                 remedy = remedy[: -len(_RUN_WITH_FLAG)]
             return self._diagnostic(
                 t,
@@ -616,6 +627,11 @@ class ModuleAnalysis:
         targets = self.matcher.targets
 
         def qualified(expr: ast.expr) -> set[str]:
+            if isinstance(expr, ast.Call):  # ``methodcaller("f")`` applied to ``x``: ``x.f`` (trial 26f)
+                chain = self.module.ancestors(expr)
+                outer = chain[-1] if chain else None
+                called = methodcaller_call(outer) if isinstance(outer, ast.Call) and outer.func is expr else None
+                return {f"{n}.{called[2]}" for n in qualified(called[1])} if called is not None else set()
             found = self.targets.qualified_names(expr)
             if found is None:
                 return set()
@@ -638,7 +654,7 @@ class ModuleAnalysis:
             self.module.ancestors,
             qualified,
             lambda names: bool(names) and names <= targets,
-            lambda call: configless_kind(call) is not None,
+            lambda call: configless_kind(passed_arguments(call)) is not None,
             may_probe=may_probe,
         )
 
@@ -659,9 +675,16 @@ class ModuleAnalysis:
         )
 
     def _edit(self, t: TargetCall, expression: str) -> Edit:
-        """The minimal text edit passing ``expression`` (positions in code points)."""
+        """The minimal text edit passing ``expression`` (positions in code points); for
+        ``methodcaller("f")(x)`` inside ``methodcaller(...)``, after the name."""
         call, kind, m = t.call, t.kind, self.module
         text = f"{CONFIG_PARAMETER}={expression}" if self.settings.keyword else expression
+        called = methodcaller_call(call) if isinstance(call.func, ast.Call) else None
+        if called is not None:  # trial 26f: ``methodcaller("f", config)(x)``
+            if kind == "empty":
+                line, column = m.end(called[0].args[0])
+                return Edit(f", {text}", line, column, line, column)
+            call = passed_arguments(call)
         if kind == "empty":
             line, column = m.end(call)  # just after ``)``: insert before it
             return Edit(text, line, column - 1, line, column - 1)

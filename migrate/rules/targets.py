@@ -220,9 +220,11 @@ class TargetCall(NamedTuple):
         verdict: :class:`ppo_migrate.rules.targets.Verdict` (never ``OTHER``).
         names: the callee's absolute qualified names, sorted (for UNRESOLVABLE:
             the relative names that climb too far, e.g. ``"...constants_ppo.f"``).
-        callee: the callee as written, e.g. ``"c.get_ppo_ray_runtime_env"`` or ``"(f)"``.
-        kind: how the call omits its config (:func:`configless_kind`), ``None``
-            when it passes one.
+        callee: the callee as written, e.g. ``"c.get_ppo_ray_runtime_env"`` or ``"(f)"``
+            (for ``methodcaller("f")(x)``, the method it calls: ``"x.f"``).
+        kind: how the call omits its config (:func:`configless_kind` of
+            :func:`passed_arguments`: for ``methodcaller("f")(x)``, of the arguments
+            inside ``methodcaller(...)``), ``None`` when it passes one.
         held: the class attribute the callee is read through (``Env.cp.f()``,
             ``self.make()``: :meth:`TargetFinder.held_by_class`), ``None`` for any other
             callee.
@@ -478,6 +480,51 @@ def _attrgetter_path(node: ast.Call) -> list[str] | None:
     return path if all(p.isidentifier() for p in path) else None
 
 
+def methodcaller_call(call: ast.Call) -> tuple[ast.Call, ast.expr, str] | None:
+    """``(getter, receiver, name)`` for a call ``operator.methodcaller("name", *a, **k)(x)``
+    (``operator.methodcaller``, or the name ``methodcaller``), which calls ``x.name(*a,
+    **k)``: the ``methodcaller(...)`` call (whose arguments after the name are the ones
+    the method gets), ``x`` and the literal method name; ``None`` for anything else (a
+    name not literal cannot be read; ``x`` unpacked or given by keyword is not one
+    receiver).
+
+    Source: the :mod:`operator` documentation, "``methodcaller(name, /, *args,
+    **kwargs)``: after ``f = methodcaller('name', 'foo', bar=1)``, the call ``f(b)``
+    returns ``b.name('foo', bar=1)``" (trial 26f, MISSED).
+
+    Args:
+        call: the outer call (``methodcaller(...)(x)``).
+    """
+    getter = call.func
+    if not isinstance(getter, ast.Call) or len(call.args) != 1 or call.keywords \
+            or isinstance(call.args[0], ast.Starred):
+        return None
+    func = getter.func
+    named = (isinstance(func, ast.Name) and func.id == "methodcaller") or (
+        isinstance(func, ast.Attribute) and func.attr == "methodcaller"
+        and isinstance(func.value, ast.Name) and func.value.id == "operator"
+    )
+    if not named or not getter.args:
+        return None
+    text = getter.args[0]
+    if not (isinstance(text, ast.Constant) and isinstance(text.value, str) and text.value.isidentifier()):
+        return None
+    return getter, call.args[0], text.value
+
+
+def passed_arguments(call: ast.Call) -> ast.Call:
+    """The call whose ``args`` and ``keywords`` are what the runtime function gets at the
+    target call ``call``: ``call`` itself, or for ``methodcaller("f", *a, **k)(x)``
+    (:func:`methodcaller_call`) a ``Call`` made here holding the ``methodcaller(...)``
+    call's own argument nodes after the name (their positions are the source's; the
+    made node is no node of the tree)."""
+    found = methodcaller_call(call)
+    if found is None:
+        return call
+    getter = found[0]
+    return ast.Call(func=getter.func, args=getter.args[1:], keywords=getter.keywords)
+
+
 class _Binding(NamedTuple):
     node: ast.AST  # the node that binds (a Name, an alias's statement, a def, a parameter)
     qualified: str | None  # for an import: the qualified name it binds (relative: leading dots)
@@ -590,6 +637,10 @@ class TargetFinder:
         out: list[TargetCall] = []
         for node in self.module.facts.calls:
             parts = callee_parts(node.func, self.constant_of)
+            if parts is None and isinstance(node.func, ast.Call):
+                called = methodcaller_call(node)  # ``methodcaller("f")(cp)`` calls ``cp.f()``
+                receiver = callee_parts(called[1], self.constant_of) if called is not None else None
+                parts = [*receiver, called[2]] if receiver is not None else None  # type: ignore[index]
             if parts is None or parts[-1] not in wanted and parts[0] not in wanted:
                 continue
             found = self.classify(node)
@@ -769,11 +820,18 @@ class TargetFinder:
         and the other questions :meth:`qualified_names` answers do not follow it)."""
         if isinstance(call.func, ast.Name) and self.constant_of(call.func) is not None:
             return None  # a string (a re-exported constant's name: :mod:`reexports`): no function
-        held = self.held_by_class(call.func)
-        found = self._through_class(held) if held is not None else None
-        if found is None:
+        called = methodcaller_call(call) if isinstance(call.func, ast.Call) else None
+        if called is not None:  # ``methodcaller("f")(x)``: ``x.f``'s names (trial 26f)
             held = None
-            found = self.qualified_names(call.func)
+            found = self.qualified_names(called[1])
+            if found is not None:
+                found = [f"{n}.{called[2]}" for n in found[0]], found[1]
+        else:
+            held = self.held_by_class(call.func)
+            found = self._through_class(held) if held is not None else None
+            if found is None:
+                held = None
+                found = self.qualified_names(call.func)
         if found is None:
             return None
         names, _ = found
@@ -782,7 +840,12 @@ class TargetFinder:
         verdict, resolved = self.matcher.classify(names, self.package)
         if verdict is Verdict.OTHER:
             return None
-        return TargetCall(call, verdict, resolved, self.callee_text(call), configless_kind(call), held)
+        if called is not None:  # the method called, as the messages name it: ``cp.get_...``
+            kind = configless_kind(passed_arguments(call))
+            callee = f"{' '.join(self.module.source_of(called[1]).split())}.{called[2]}"
+        else:
+            kind, callee = configless_kind(call), self.callee_text(call)
+        return TargetCall(call, verdict, resolved, callee, kind, held)
 
     # -- callees read through a class attribute (issue 26, family 6) ------------------------
     def held_by_class(self, func: ast.expr) -> Held | None:
@@ -1311,4 +1374,7 @@ def all_args(args: ast.arguments) -> list[ast.arg]:
     return out
 
 
-__all__ = ["Held", "TargetCall", "TargetFinder", "all_args", "callee_parts", "configless_kind", "dotted_parts", "spelled_targets"]
+__all__ = [
+    "Held", "TargetCall", "TargetFinder", "all_args", "callee_parts", "configless_kind", "dotted_parts",
+    "methodcaller_call", "passed_arguments", "spelled_targets",
+]

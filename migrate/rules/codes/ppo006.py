@@ -42,6 +42,22 @@ RULE = Rule(
     "names the function; one that is no YAML is skipped, never reported; `apply` "
     "never writes it. A string given to a patcher (`mock.patch(\"...\")`, "
     "`monkeypatch.setattr(\"...\", f)`) is a test double, not a reference.\n\n"
+    "An entry point the project declares naming the function is such a value too: "
+    "`[project.scripts]`, `[project.gui-scripts]` and `[project.entry-points.\"group\"]` "
+    "of `pyproject.toml` (Poetry's `[tool.poetry.scripts]` and `[tool.poetry.plugins]` "
+    "too), `[options.entry_points]` of `setup.cfg`, and `setup(entry_points=...)` in "
+    "`setup.py` (a dict of lists of `\"name = module:attr\"` strings, a dict bound once "
+    "at module level, or the INI string form), with the value "
+    "`verl.trainer.constants_ppo:get_ppo_ray_runtime_env` or `module:attr` of one of the "
+    "project's re-exports (the entry point's module counts as imported). Whatever loads "
+    "it (`entry_points(group=...)[name].load()()`, a plugin host) calls it with "
+    "arguments of its own choosing, and the wrapper of a script with none: no edit of "
+    "the source can pass a config there. The finding is at the value; `# noqa: PPO006` "
+    "after it suppresses it in `pyproject.toml` and `setup.py` (in `setup.cfg` a "
+    "comment after a value is part of it, so none is read there); `apply` and "
+    "`--add-noqa` never write a packaging file. Discovery collects `pyproject.toml` "
+    "and `setup.cfg` beside the Python files (the same excludes); one that does not "
+    "name the function is not parsed.\n\n"
     "Whoever calls the function through such a value decides whether it gets the "
     "config, and no static rule can follow every such call: a configless call hidden "
     "there loses CUDA_DEVICE_MAX_CONNECTIONS on Megatron runs (verl PR #6976) exactly "
@@ -51,7 +67,9 @@ RULE = Rule(
     "directly; then mark the reference `# noqa: PPO006`. For a Hydra `_target_`, "
     "pass the config where the node is called (`hydra.utils.call(node, config=config)`, "
     "`make_env(config)` for a `_partial_` one) and mark the YAML line "
-    "`# noqa: PPO006`.",
+    "`# noqa: PPO006`. For an entry point, have the loader pass the config, or declare a "
+    "function of the project that obtains the training config and passes it (a script "
+    "gets no arguments).",
     "from verl.trainer.constants_ppo import get_ppo_ray_runtime_env\n\n\n"
     "def start(config, factory=get_ppo_ray_runtime_env):  # PPO006\n"
     "    return factory()\n\n\n"
@@ -61,6 +79,9 @@ RULE = Rule(
     "# file: conf/config.yaml\n"
     "ray:  # hydra.utils.call(config.ray.runtime_env) calls it with no config\n"
     "  runtime_env:\n"
-    "    _target_: verl.trainer.constants_ppo.get_ppo_ray_runtime_env  # PPO006\n",
+    "    _target_: verl.trainer.constants_ppo.get_ppo_ray_runtime_env  # PPO006\n\n\n"
+    "# file: pyproject.toml\n"
+    "[project.entry-points.\"proj.runtime_envs\"]  # .load()() passes no config\n"
+    "ray = \"verl.trainer.constants_ppo:get_ppo_ray_runtime_env\"  # PPO006\n",
     fix_safety=_FIX_SAFETY,
 )

@@ -1,0 +1,494 @@
+"""The entry points a project declares in its packaging files (collect phase; trial 26f, MISSED).
+
+An entry point names an object by ``module:attribute``; whatever loads it (``importlib.metadata``'s
+``entry_points(group=...)[name].load()``, a plugin host, the console-script wrapper pip writes,
+which runs ``sys.exit(attribute())``) calls it with the arguments of its own choosing, none for a
+script. Declared as ``verl.trainer.constants_ppo:get_ppo_ray_runtime_env`` (or the project's own
+re-export of it), the runtime function is then called with no config by code no source edit can
+reach: :mod:`ppo_migrate.rules.entry_point_targets` reports each one (PPO006, no fix).
+
+Read here, from the text the run's snapshot holds (:meth:`ppo_migrate.project.snapshot.SourceFile.derived`:
+each file's declarations are made once a run):
+
+* ``pyproject.toml`` (with :mod:`tomllib`): ``[project.scripts]`` (group ``console_scripts``),
+  ``[project.gui-scripts]`` (``gui_scripts``) and ``[project.entry-points."group"]`` (PEP 621,
+  the packaging guide's "pyproject.toml specification"), and Poetry's ``[tool.poetry.scripts]``
+  (a string, or a table's ``reference``) and ``[tool.poetry.plugins."group"]``;
+* ``setup.cfg`` (with :mod:`configparser`, as setuptools reads it): the ``[options.entry_points]``
+  section, one ``group = name = value`` line per group or a group's value spread over
+  indented lines;
+* ``setup.py`` (its ``ast``): the ``entry_points=`` keyword of a call of ``setup`` (a name, or
+  an attribute ``setuptools.setup``): a dict (a literal, or ``dict(group=...)``) of group to
+  a list, tuple or set of ``"name = value"`` strings (or one string of such lines), a string in the ``setup.cfg``-like INI form
+  (``"[group]\\nname = value"``), or a module-level name bound once to such a dict.
+
+Positions: a value's line and column in the file (code points, 1-based), found in the text
+(TOML and INI parsers give none): for TOML, the quoted value inside the table the parser put it
+in; for ``setup.cfg``, the line of the section holding the value; for ``setup.py``, the string
+constant holding it. A value whose text cannot be found is placed at the table's header (TOML)
+or section's header (``setup.cfg``).
+
+Sources: the packaging guide's "Entry points specification" (the value's syntax,
+``module:qualname [extras]``) and "pyproject.toml specification"; setuptools' "Entry Points" and
+"Configuring setuptools using setup.cfg files"; Poetry's "The pyproject.toml file" (``scripts``,
+``plugins``).
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import re
+from collections.abc import Iterable, Iterator
+from typing import NamedTuple
+
+# the packaging files read besides ``setup.py`` (a Python file, judged with the module's
+# analysis), by these exact names: defined in discovery, which every run imports and which
+# imports nothing of this module
+from ppo_migrate.project.discovery import ENTRY_POINT_FILES, is_entry_point_file
+
+#: ``setup.py``: its ``setup(entry_points=...)``.
+SETUP_PY = "setup.py"
+
+#: An entry point's value: ``module.path:object.attr`` with optional ``[extras]`` (the
+#: specification's grammar; white space around the parts allowed).
+_VALUE = re.compile(
+    r"\s*(?P<module>[A-Za-z_][\w]*(?:\s*\.\s*[A-Za-z_]\w*)*)"
+    r"\s*(?::\s*(?P<attr>[A-Za-z_]\w*(?:\s*\.\s*[A-Za-z_]\w*)*))?\s*(?:\[[^\]]*\])?\s*\Z"
+)
+_LINE_ENDINGS = re.compile(r"\r\n|\r|\n")
+
+
+class EntryPoint(NamedTuple):
+    """One declared entry point.
+
+    Attributes:
+        group: its group (``console_scripts`` for ``[project.scripts]``).
+        name: its name.
+        value: the value as declared (``verl.trainer.constants_ppo:get_ppo_ray_runtime_env``).
+        line: 1-based line of the value in the file; ``column``: 1-based column (code
+            points); ``end_line``/``end_column``: just past it.
+    """
+
+    group: str
+    name: str
+    value: str
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+
+    @property
+    def qualified(self) -> str | None:
+        """The object's qualified name (``module.attr``; the module alone when no attribute
+        is named), ``None`` for a value that is no entry point reference."""
+        parsed = parse_value(self.value)
+        if parsed is None:
+            return None
+        module, attr = parsed
+        return f"{module}.{attr}" if attr else module
+
+    @property
+    def module(self) -> str | None:
+        """The module loading the entry point imports, ``None`` for a malformed value."""
+        parsed = parse_value(self.value)
+        return parsed[0] if parsed is not None else None
+
+
+def parse_value(value: str) -> tuple[str, str | None] | None:
+    """``(module, attribute or None)`` of an entry point's value (``"a.b:c.d [x]"`` gives
+    ``("a.b", "c.d")``), ``None`` when it does not follow the specification's grammar.
+
+    Args:
+        value: the value as declared.
+    """
+    m = _VALUE.match(value)
+    if m is None:
+        return None
+    module = re.sub(r"\s+", "", m.group("module"))
+    attr = m.group("attr")
+    return module, re.sub(r"\s+", "", attr) if attr else None
+
+
+def declared_entry_points(source) -> tuple[EntryPoint, ...]:
+    """The entry points a packaging file of the run's snapshot declares, made once a run
+    (:meth:`ppo_migrate.project.snapshot.SourceFile.derived`).
+
+    Args:
+        source: the file's :class:`ppo_migrate.project.snapshot.SourceFile` (its ``key`` or
+            display path decides the format: ``pyproject.toml``, ``setup.cfg``, ``setup.py``).
+
+    Returns:
+        The declarations in file order; ``()`` for another file or one its parser refuses.
+    """
+    return source.derived(__name__, _build)
+
+
+def _build(source) -> tuple[EntryPoint, ...]:
+    name = os.path.basename(source.key)
+    if name == SETUP_PY:
+        try:
+            return tuple(setup_py_entry_points(source.tree(), source.text))
+        except (SyntaxError, ValueError, RecursionError):
+            return ()
+    return tuple(entry_points_of(name, source.text))
+
+
+def entry_points_of(name: str, text: str) -> Iterator[EntryPoint]:
+    """The entry points of a packaging file's ``text`` by its base ``name``
+    (``pyproject.toml`` or ``setup.cfg``; nothing for another name). Never raises for a
+    file its parser refuses: it declares nothing."""
+    if name == "pyproject.toml":
+        return iter(pyproject_entry_points(text))
+    if name == "setup.cfg":
+        return iter(setup_cfg_entry_points(text))
+    return iter(())
+
+
+class _Lines:
+    """1-based line and column of a character index, lines broken at ``\\r\\n``, ``\\r`` and
+    ``\\n`` (as every finding's position counts them)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.starts = [0, *(m.end() for m in _LINE_ENDINGS.finditer(text))]
+
+    def position(self, index: int) -> tuple[int, int]:
+        from bisect import bisect_right
+
+        line = bisect_right(self.starts, index)
+        return line, index - self.starts[line - 1] + 1
+
+    def line_text(self, line: int) -> str:
+        begin = self.starts[line - 1]
+        end = self.starts[line] if line < len(self.starts) else len(self.text)
+        return _LINE_ENDINGS.sub("", self.text[begin:end])
+
+
+# -- pyproject.toml -----------------------------------------------------------------------------
+#: The tables (as key paths) whose string values are entry points, and the group each gives
+#: (``None``: the table's own key below it is the group).
+_TOML_TABLES: dict[tuple[str, ...], str | None] = {
+    ("project", "scripts"): "console_scripts",
+    ("project", "gui-scripts"): "gui_scripts",
+    ("project", "entry-points"): None,
+    ("tool", "poetry", "scripts"): "console_scripts",
+    ("tool", "poetry", "plugins"): None,
+}
+
+
+def pyproject_entry_points(text: str) -> list[EntryPoint]:
+    """The entry points of a ``pyproject.toml`` (see the module's docstring); ``[]`` for a
+    text :mod:`tomllib` refuses.
+
+    Args:
+        text: the file's decoded text.
+    """
+    import tomllib
+
+    try:
+        data = tomllib.loads(text)
+    except (tomllib.TOMLDecodeError, ValueError, RecursionError):
+        return []
+    declared: list[tuple[tuple[str, ...], str, str, str]] = []  # (table, group, name, value)
+    for path, group in _TOML_TABLES.items():
+        table = _descend(data, path)
+        if not isinstance(table, dict):
+            continue
+        groups = {group: table} if group is not None else {
+            g: t for g, t in table.items() if isinstance(t, dict)
+        }
+        for g, entries in groups.items():
+            for name, value in entries.items():
+                if isinstance(value, dict) and path[:2] == ("tool", "poetry"):
+                    value = value.get("reference")  # ``x = {reference = "m:f", type = "console"}``
+                if isinstance(value, str):
+                    declared.append((path if group is not None else (*path, g), g, name, value))
+    if not declared:
+        return []
+    lines = _Lines(text)
+    headers = _toml_headers(text, lines)
+    used: set[int] = set()
+    # first each value written under its own table's header, then those written in a table
+    # above it (``gui-scripts = {...}`` in ``[project]``): an occurrence is placed once
+    places: list[tuple[int, int, int, int] | None] = [
+        _toml_position(text, lines, headers, table, value, used, exact=True)
+        for table, _, _, value in declared
+    ]
+    for i, (table, _, _, value) in enumerate(declared):
+        if places[i] is None:
+            places[i] = _toml_position(text, lines, headers, table, value, used, exact=False) \
+                or _toml_header(lines, headers, table)
+    out = [
+        EntryPoint(group, name, value, *place)  # type: ignore[misc]
+        for (_, group, name, value), place in zip(declared, places)
+    ]
+    out.sort(key=lambda e: (e.line, e.column))
+    return out
+
+
+def _descend(data: dict, path: Iterable[str]):
+    for key in path:
+        if not isinstance(data, dict):
+            return None
+        data = data.get(key)  # type: ignore[assignment]
+    return data
+
+
+def _toml_headers(text: str, lines: _Lines) -> list[tuple[int, tuple[str, ...]]]:
+    """``(character index, key path)`` of each ``[table]`` header of the text (array-of-tables
+    headers ``[[...]]`` too), in order; a header is read by :mod:`tomllib` itself (the key
+    path of the one table it opens), so quoting and white space are TOML's."""
+    import tomllib
+
+    out: list[tuple[int, tuple[str, ...]]] = []
+    for m in re.finditer(r"^[ \t]*\[\[?[^\r\n]*", text, re.M):
+        header = m.group().strip()
+        if header.startswith("[["):
+            close = header.find("]]")
+            snippet = header[: close + 2] if close >= 0 else header
+        else:
+            close = header.find("]")
+            snippet = header[: close + 1] if close >= 0 else header
+        try:
+            data = tomllib.loads(snippet + "\n")
+        except (tomllib.TOMLDecodeError, ValueError):
+            continue
+        path: list[str] = []
+        while isinstance(data, dict) and len(data) == 1:
+            key, data = next(iter(data.items()))
+            path.append(key)
+            if isinstance(data, list):
+                data = data[0] if data else None
+        out.append((m.start(), tuple(path)))
+    return out
+
+
+def _toml_position(
+    text: str, lines: _Lines, headers: list[tuple[int, tuple[str, ...]]],
+    table: tuple[str, ...], value: str, used: set[int], *, exact: bool,
+) -> tuple[int, int, int, int] | None:
+    """Where ``value`` (a string of ``table``) is written: the first quoted occurrence not
+    placed yet (``used``: their character indexes) whose header above it is ``table``
+    (``exact``) or a table above it (a dotted key or an inline table of ``[project]``
+    holds it); ``None`` when there is none."""
+    for quote in ('"', "'"):
+        needle = f"{quote}{value}{quote}"
+        start = text.find(needle)
+        while start >= 0:
+            above = [path for at, path in headers if at < start]
+            path = above[-1] if above else ()
+            fits = path == table if exact else (path != table and table[: len(path)] == path)
+            if start not in used and fits:
+                used.add(start)
+                line, column = lines.position(start)
+                end_line, end_column = lines.position(start + len(needle))
+                return line, column, end_line, end_column
+            start = text.find(needle, start + 1)
+    return None
+
+
+def _toml_header(
+    lines: _Lines, headers: list[tuple[int, tuple[str, ...]]], table: tuple[str, ...]
+) -> tuple[int, int, int, int]:
+    """The place of the header of the table holding ``table`` (the deepest one written),
+    for a value whose text is not found (escapes in its string); the file's start else."""
+    holders = [(len(path), at) for at, path in headers if path and table[: len(path)] == path]
+    if not holders:
+        return 1, 1, 1, 1
+    _, at = max(holders, key=lambda item: (item[0], -item[1]))
+    line, column = lines.position(at)
+    return line, column, line, column + len(lines.line_text(line).strip())
+
+
+# -- setup.cfg ----------------------------------------------------------------------------------
+_SECTION = "options.entry_points"
+
+
+def setup_cfg_entry_points(text: str) -> list[EntryPoint]:
+    """The entry points of a ``setup.cfg``'s ``[options.entry_points]`` section, read with
+    :mod:`configparser` as setuptools reads it (no interpolation; ``=`` and ``:`` separate a
+    key from its value, so a group's first line may be ``group =`` or ``group:``); ``[]`` for a
+    text it refuses.
+
+    Args:
+        text: the file's decoded text.
+    """
+    import configparser  # here: only a setup.cfg naming the function needs it
+
+    parser = configparser.ConfigParser(interpolation=None, strict=False)
+    parser.optionxform = str  # type: ignore[assignment,method-assign]  # group names as written
+    try:
+        parser.read_string(text)
+    except (configparser.Error, ValueError):
+        return []
+    if not parser.has_section(_SECTION):
+        return []
+    declared = [
+        (group, name, value)
+        for group, lines in parser.items(_SECTION, raw=True)
+        for name, value in _ini_lines(lines)
+    ]
+    if not declared:
+        return []
+    text_lines = _Lines(text)
+    count = len(text_lines.starts)
+    header = next(
+        (n for n in range(1, count + 1) if text_lines.line_text(n).strip() == f"[{_SECTION}]"), 1
+    )
+    out: list[EntryPoint] = []
+    line = header + 1
+    for group, name, value in declared:
+        found = None
+        for n in range(line, count + 1):
+            body = text_lines.line_text(n)
+            if n > header + 1 and body.lstrip().startswith("[") and not body[:1].isspace():
+                break  # the next section
+            at = _value_at(body, value)
+            if at is not None:
+                found = (n, at)
+                break
+        if found is None:
+            out.append(EntryPoint(group, name, value, header, 1, header, 1 + len(f"[{_SECTION}]")))
+            continue
+        n, at = found
+        out.append(EntryPoint(group, name, value, n, at + 1, n, at + 1 + len(value)))
+        line = n + 1
+    return out
+
+
+def _value_at(line: str, value: str) -> int | None:
+    """The 0-based column of ``value`` after an ``=`` of ``line``, else ``None``."""
+    equals = line.find("=")
+    if equals < 0:
+        return None
+    at = line.find(value, equals + 1)
+    return at if at >= 0 else None
+
+
+def _ini_lines(value: str) -> Iterator[tuple[str, str]]:
+    """``(name, value)`` of each ``name = value`` line of a group's value (setuptools' form:
+    one entry point a line; blank lines and comments skipped)."""
+    for raw in value.splitlines():
+        line = raw.strip()
+        if not line or line.startswith(("#", ";")) or "=" not in line:
+            continue
+        name, _, target = line.partition("=")
+        yield name.strip(), target.strip()
+
+
+# -- setup.py -----------------------------------------------------------------------------------
+def setup_py_entry_points(tree: ast.Module, text: str) -> list[EntryPoint]:
+    """The entry points of a ``setup.py``'s ``setup(entry_points=...)`` (see the module's
+    docstring); values built at run time are not read.
+
+    Args:
+        tree: the module's ``ast`` (the run's parse).
+        text: its text (for positions in code points).
+    """
+    lines = _Lines(text)
+    constants = _module_dicts(tree)
+    out: list[EntryPoint] = []
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Call) and _is_setup(node.func)):
+            continue
+        for keyword in node.keywords:
+            if keyword.arg != "entry_points":
+                continue
+            value = keyword.value
+            if isinstance(value, ast.Name) and value.id in constants:
+                value = constants[value.id]
+            out.extend(_from_setup_value(value, lines))
+    out.sort(key=lambda e: (e.line, e.column))
+    return out
+
+
+def _is_setup(func: ast.expr) -> bool:
+    return (isinstance(func, ast.Name) and func.id == "setup") or (
+        isinstance(func, ast.Attribute) and func.attr == "setup"
+    )
+
+
+def _module_dicts(tree: ast.Module) -> dict[str, ast.expr]:
+    """Module-level names bound once, by a plain assignment, to a dict or string literal."""
+    bound: dict[str, list[ast.expr]] = {}
+    for stmt in tree.body:
+        if isinstance(stmt, ast.Assign):
+            for target in stmt.targets:
+                if isinstance(target, ast.Name):
+                    bound.setdefault(target.id, []).append(stmt.value)
+        elif isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) and stmt.value is not None:
+            bound.setdefault(stmt.target.id, []).append(stmt.value)
+    return {
+        name: values[0] for name, values in bound.items()
+        if len(values) == 1 and isinstance(values[0], (ast.Dict, ast.Constant))
+    }
+
+
+def _from_setup_value(value: ast.expr, lines: _Lines) -> Iterator[EntryPoint]:
+    if isinstance(value, ast.Constant) and isinstance(value.value, str):
+        yield from _from_ini_string(value, lines)
+        return
+    if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "dict" \
+            and not value.args:  # ``dict(console_scripts=[...])``
+        pairs = [(ast.Constant(k.arg), k.value) for k in value.keywords if k.arg is not None]
+    elif isinstance(value, ast.Dict):
+        pairs = list(zip(value.keys, value.values))  # type: ignore[arg-type]
+    else:
+        return
+    for key, entries in pairs:
+        if not (isinstance(key, ast.Constant) and isinstance(key.value, str)):
+            continue
+        group = key.value
+        items = entries.elts if isinstance(entries, (ast.List, ast.Tuple, ast.Set)) else [entries]
+        for item in items:
+            if not (isinstance(item, ast.Constant) and isinstance(item.value, str)):
+                continue
+            for name, target in _ini_lines(item.value):
+                yield _at_constant(group, name, target, item, lines)
+
+
+def _from_ini_string(node: ast.Constant, lines: _Lines) -> Iterator[EntryPoint]:
+    """``entry_points="[group]\\nname = value\\n"``: setuptools parses it as INI sections."""
+    group = None
+    for raw in node.value.splitlines():  # type: ignore[union-attr]
+        line = raw.strip()
+        if line.startswith("[") and line.endswith("]"):
+            group = line[1:-1].strip()
+            continue
+        if group is None:
+            continue
+        for name, target in _ini_lines(line):
+            yield _at_constant(group, name, target, node, lines)
+
+
+def _at_constant(group: str, name: str, value: str, node: ast.Constant, lines: _Lines) -> EntryPoint:
+    """An entry point placed at the string constant holding it (``ast``'s columns count
+    UTF-8 bytes; the finding's count code points)."""
+    end_line = node.end_lineno or node.lineno
+    end = node.end_col_offset if node.end_col_offset is not None else node.col_offset
+    return EntryPoint(
+        group, name, value, node.lineno, _code_points(lines, node.lineno, node.col_offset) + 1,
+        end_line, _code_points(lines, end_line, end) + 1,
+    )
+
+
+def _code_points(lines: _Lines, line: int, byte_offset: int) -> int:
+    """The number of code points in the first ``byte_offset`` UTF-8 bytes of ``line``."""
+    if line > len(lines.starts):
+        return byte_offset
+    return len(lines.line_text(line).encode("utf-8")[:byte_offset].decode("utf-8", "replace"))
+
+
+__all__ = [
+    "ENTRY_POINT_FILES",
+    "EntryPoint",
+    "SETUP_PY",
+    "declared_entry_points",
+    "entry_points_of",
+    "is_entry_point_file",
+    "parse_value",
+    "pyproject_entry_points",
+    "setup_cfg_entry_points",
+    "setup_py_entry_points",
+]
