@@ -399,7 +399,7 @@ class Snapshot:
         Returns:
             A directory, or ``None`` when neither git nor a project marker holds ``path``.
         """
-        key = os.path.abspath(os.fspath(path))
+        key = absolute(path)  # each spelling worked out once (``abspath`` is Python code)
         root = self._root
         if root is not None:
             top = os.fspath(root)
@@ -467,8 +467,10 @@ class Snapshot:
                 ``IsADirectoryError`` for a directory, else ``read_source``'s reason.
             ValueError: a NUL in the path.
         """
-        key = self.key(path)
+        key = absolute(path)
         found = self._files.get(key)
+        if type(found) is SourceFile:  # held: a repeated ask (~10 a file a run) is two look-ups
+            return found.data
         if found is None and key in self._overlay:
             return self._overlay[key][1].data
         if found is None:
