@@ -82,7 +82,8 @@ def project_reexports(
     # re-export): bytes decide, as the index's :meth:`ppo_migrate.project.references.References.importers` does. 200 trainer modules that
     # import only verl were all parsed here, in the parent, before the pool's workers.
     if imports is not None:
-        by_last = Counter(_last_name(p) for p in imports)
+        last_names = {p: _last_name(p) for p in imports}  # each file's once
+        by_last = Counter(last_names.values())
         by_word = Counter(w for words_ in imports.values() for w in words_)
         by_word.update({part.encode() for m in loaded for part in m.split(".")})
     # a module holding a target may itself be re-exported (``from verl.trainer import
@@ -110,7 +111,7 @@ def project_reexports(
                 imports is not None
                 and path not in parsed
                 and path in imports
-                and not _may_take_part(_last_name(path), imports[path], by_last, by_word)
+                and not _may_take_part(last_names[path], imports[path], by_last, by_word)
             ):
                 continue
             if path not in parsed:
