@@ -700,8 +700,12 @@ def _identifiers(node) -> Iterator[str]:
 _PARAM_CANDIDATES = (CONFIG_PARAMETER, "ppo_config", *(f"ppo_config_{i}" for i in range(2, 100)))
 
 
-def _entry_functions(diagnostics: Iterable[Diagnostic], index_of, index: _Index) -> dict[tuple[str, int, int], str]:
-    """Map each PPO002 (path, line, column) to the fq name of its enclosing function."""
+def _entry_functions(
+    diagnostics: Iterable[Diagnostic], index_of, index: _Index, module_of=module_name,
+) -> dict[tuple[str, int, int], str]:
+    """Map each PPO002 (path, line, column) to the fq name of its enclosing function.
+    ``module_of``: a path's module name (:func:`ppo_migrate.project.modules.module_name`;
+    :func:`plan` hands in its own memo of it, which it asks of every file again)."""
     by_path: dict[str, list[Diagnostic]] = defaultdict(list)
     for d in diagnostics:
         if d.code == "PPO002" and d.scope != "<module>":
@@ -714,8 +718,9 @@ def _entry_functions(diagnostics: Iterable[Diagnostic], index_of, index: _Index)
         index.records.setdefault(path, found)
         for fq, info in found.defs.items():
             index.functions.setdefault(fq, info)
+        module = module_of(path)
         for d in diags:
-            fq = f"{module_name(path)}.{d.scope}"
+            fq = f"{module}.{d.scope}"
             if fq in found.defs:
                 result[(d.path, d.line, d.column)] = fq
     return result
@@ -864,7 +869,15 @@ def plan(
     """
     index = _Index()
     index_of = _indexer(settings, indexes)
-    entries = _entry_functions(diagnostics, index_of, index)
+    modules: dict[str, str] = {}  # path -> its module name, asked once a path here
+
+    def module_of(path: str) -> str:
+        found = modules.get(path)
+        if found is None:
+            found = modules[path] = module_name(path)
+        return found
+
+    entries = _entry_functions(diagnostics, index_of, index, module_of)
     frontier = set(entries.values())
     for _ in range(depth):
         if not frontier:
@@ -888,7 +901,7 @@ def plan(
     }
     paths_of_module: dict[str, list[str]] = defaultdict(list)
     for path in files:
-        paths_of_module[module_name(path)].append(path)
+        paths_of_module[module_of(path)].append(path)
     methods: dict[str, list[FunctionInfo]] = defaultdict(list)
     for info in index.functions.values():
         if info.cls is not None:

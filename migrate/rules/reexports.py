@@ -72,6 +72,7 @@ def project_reexports(
     files: dict[str, bytes] = dict(datas)
     parsed: dict[str, tuple[str, dict[str, str], set[str]] | None] = {}
     trees: dict[str, ast.Module] = {}  # path -> its tree, for its string constants' check
+    roots: dict = {}  # the roots of the modules' files (``Path``) -> their spellings
     words = {t.rsplit(".", 1)[-1] for t in targets}
     found: dict[str, str] = {}
     exporter: dict[str, str] = {}  # found name -> the module whose binding re-exports it
@@ -81,23 +82,36 @@ def project_reexports(
     # re-export): bytes decide, as the index's :meth:`ppo_migrate.project.references.References.importers` does. 200 trainer modules that
     # import only verl were all parsed here, in the parent, before the pool's workers.
     if imports is not None:
-        by_last = Counter(_last_name(p) for p in imports)
+        last_names = {p: _last_name(p) for p in imports}  # each file's once
+        by_last = Counter(last_names.values())
         by_word = Counter(w for words_ in imports.values() for w in words_)
         by_word.update({part.encode() for m in loaded for part in m.split(".")})
     # a module holding a target may itself be re-exported (``from verl.trainer import
     # constants_ppo as cp`` in ``pkg/_compat.py``), in a file never naming the function
     module_words = {t.rsplit(".", 1)[0].rsplit(".", 1)[-1].encode() for t in targets if "." in t}
+    # what each file's bindings looked up in the last round (``depends``: path -> keys) and
+    # what that round added (``added``): a file none of whose keys changed finds nothing new
+    # in the next round and is not gone over again (every module of item 10's 600-module
+    # chain binds the function: all of them were gone over twice, the second time for nothing)
+    depends: dict[str, frozenset[str]] = {}
+    added: set[str] = set()
     for _ in range(rounds):
         changed = False
         encoded = [w.encode() for w in words] + sorted(module_words)
+        settled = {p: keys for p, keys in depends.items() if added.isdisjoint(keys)}
+        depends = {}
+        added = set()
         for path, data in files.items():
+            if path in settled:  # none of its keys changed: it finds what it found
+                depends[path] = settled[path]
+                continue
             if not any(w in data for w in encoded) and STAR_IMPORT not in data:
                 continue
             if (
                 imports is not None
                 and path not in parsed
                 and path in imports
-                and not _may_take_part(_last_name(path), imports[path], by_last, by_word)
+                and not _may_take_part(last_names[path], imports[path], by_last, by_word)
             ):
                 continue
             if path not in parsed:
@@ -112,6 +126,8 @@ def project_reexports(
                 # folders: the module's own name only, as before (a fixture tree run from
                 # its folder once lost its re-export to ``tmp.<...>.pkg.env``)
                 root = current().root_of(path)
+                if root is not None:  # the run's one root: spelled once, not once a file
+                    root = roots.get(root) or roots.setdefault(root, os.fspath(root))
                 names = module_names(path, root) if root is not None else (module_name(path),)
                 module = names[-1]
                 package = tuple(module.split("."))
@@ -129,7 +145,9 @@ def project_reexports(
                 # verl itself, as a regular package or a namespace one under the root
                 # (``verl/trainer/`` without ``__init__.py``): its own modules are not the
                 # project's re-exports
+                depends[path] = frozenset()
                 continue
+            depends[path] = _looked_up(bound)
             for name, fq in bound.items():
                 if name.startswith(UNBOUND):
                     continue
@@ -169,6 +187,7 @@ def project_reexports(
                             exporter[qualified] = module
                             owner, _, tail = qualified.rpartition(".")
                             by_owner.setdefault(owner, {})[tail] = target
+                            added.update((qualified, owner, CONSTANT + tail))
                             changed = True
         if not changed:
             break
@@ -189,6 +208,24 @@ def project_reexports(
     # the re-exporting module imported, whatever the name's depth in it: ``import pkg.deps;
     # pkg.deps.cp.get_...()`` goes through ``pkg.deps``'s module alias ``cp`` (trial 26b)
     return {name: t for name, t in found.items() if exporter[name] in used}
+
+
+def _looked_up(bound: Mapping[str, str]) -> frozenset[str]:
+    """The keys of :func:`project_reexports`' tables that a module's bindings ``bound``
+    (:func:`_module_bindings`) look up: the qualified name each binds (``known``, and the
+    module's own names in ``by_owner`` for a module bound: ``cp.get_...``), a star
+    import's base (``by_owner``), and ``CONSTANT + string`` for a string constant (the
+    known names of that last name). A round that adds none of them (a qualified name, its
+    owner, ``CONSTANT`` + its last name) leaves what the module re-exports as it was."""
+    keys = set()
+    for name, fq in bound.items():
+        if name.startswith(UNBOUND):
+            continue
+        if name.startswith(CONSTANT):
+            keys.add(CONSTANT + fq)
+        else:  # a star import's ``*base: base``, an alias's or a module's qualified name
+            keys.add(fq)
+    return frozenset(keys)
 
 
 def _last_name(path: str) -> bytes:

@@ -184,6 +184,26 @@ def test_a_second_read_through_the_snapshot_is_not_counted_but_a_fresh_snapshot_
     assert fresh.counts_of(path).ast_parses == 1
 
 
+def test_a_repeated_ask_for_held_bytes_gives_them_without_a_read_whatever_the_spelling(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Benchmark item 10 asks ``read_bytes`` ~11 times a file (the prefilter, the re-exports,
+    the index's searches, the caller phase, the ``full`` format): every ask after the first
+    is the held bytes, by any spelling of the path, and the run's own changes still win."""
+    path = tmp_path / "m.py"
+    path.write_text("x = 1\n")
+    monkeypatch.chdir(tmp_path)
+    snapshot = Snapshot()
+    assert snapshot.read_bytes("m.py") == b"x = 1\n"
+    path.write_text("x = 2\n")
+    assert [snapshot.read_bytes(p) for p in ("m.py", str(path), path, "./m.py")] == [b"x = 1\n"] * 4
+    assert snapshot.counts_of(path).reads == 1
+    snapshot.overlay(path, b"x = 3\n")
+    assert snapshot.read_bytes("m.py") == b"x = 3\n" and snapshot.read_bytes(path) == b"x = 3\n"
+    assert snapshot.counts_of(path).reads == 1
+    assert snapshot.root_of("m.py") == snapshot.root_of(path)
+
+
 def test_what_a_higher_layer_derives_is_made_once_and_dropped_with_the_trees(tmp_path: Path) -> None:
     """The snapshot imports no analysis: a layer above hands in its own builder
     (:func:`ppo_migrate.rules.module.parsed_source` does), made once a file; a failure is

@@ -52,3 +52,25 @@ def test_through_names_finds_a_module_imported_by_its_last_name() -> None:
     names = through_names([data], targets)
     assert "constants_ppo" in names.through
     assert "main_ppo" not in names.through
+
+
+def test_module_aliases_held_on_a_line_of_their_own_with_one_known_value() -> None:
+    """``through_names``' held aliases (``cp = constants_ppo``): a line binding one name to
+    exactly one of the module names known, a comment after it or not; the value compared
+    whole, as the pattern of the values' alternation did (benchmark item 9: that pattern's
+    compile went away)."""
+    from ppo_migrate.rules.patches import through_names
+
+    data = (
+        b"from verl.trainer import constants_ppo\n"
+        b"class Launcher:\n"
+        b"    cp = constants_ppo  # the module\n"
+        b"    full: object = verl.trainer.constants_ppo\n"
+        b"    other = constants_ppo_old\n"
+        b"    pair = constants_ppo, 1\n"
+        b"    same == constants_ppo\n"
+        b"    crlf = constants_ppo\r\n"
+        b"tail=constants_ppo"
+    )
+    names = through_names([data], ["verl.trainer.constants_ppo.get_ppo_ray_runtime_env"])
+    assert names.held == frozenset({"cp", "full", "tail"})

@@ -43,3 +43,42 @@ def test_a_string_constant_is_checked_only_when_its_string_names_a_target(
         "pkg.other.constants_ppo.get_ppo_ray_runtime_env": TARGET,
     }
     assert len(checked) == 1  # pkg/names.py's, once: ``'fast'`` and ``'slow'`` name no target
+
+
+def test_a_module_whose_looked_up_names_did_not_change_is_not_gone_over_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Benchmark item 10: every module of a chain binds the function and is imported by the
+    next; the first round finds all the re-exports, and the second went over every module
+    again for nothing. Only a module looking up a name the last round added is gone over
+    again (here ``pkg/b.py``, whose ``make_env`` reads ``pkg.a``'s new re-export)."""
+    gone_over: list[str] = []
+    looked_up = reexports._looked_up
+
+    def counting(bound):
+        gone_over.append(next((fq for name, fq in bound.items() if name == "marker"), "?"))
+        return looked_up(bound)
+
+    monkeypatch.setattr(reexports, "_looked_up", counting)
+    texts = {
+        "pkg/__init__.py": "",
+        "pkg/a.py": "import x_a as marker\nfrom verl.trainer.constants_ppo import get_ppo_ray_runtime_env\n",
+        # ``pkg.a.get_...`` is known only after pkg/a.py's turn: found in the second round
+        "pkg/b.py": "import x_b as marker\nfrom pkg.a import get_ppo_ray_runtime_env as make_env\n",
+        "pkg/c.py": "import x_c as marker\nfrom verl.trainer.constants_ppo import get_ppo_ray_runtime_env\nimport pkg.b\n",
+        "pkg/d.py": "import x_d as marker\nimport pkg.c  # for get_ppo_ray_runtime_env\n",
+    }
+    datas = {}
+    for name, text in sorted(texts.items(), reverse=True):  # pkg/d.py first, pkg/a.py last
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+        datas[str(tmp_path / name)] = text.encode()
+    found = project_reexports(datas, lambda words: {}, [TARGET])
+    assert found == {
+        "pkg.a.get_ppo_ray_runtime_env": TARGET,
+        "pkg.b.make_env": TARGET,
+        "pkg.c.get_ppo_ray_runtime_env": TARGET,
+    }
+    # round 1: d, c, b (nothing known of pkg.a yet), a; round 2: b only (pkg.a's name is
+    # new); round 3: none (pkg.b.make_env is looked up by no module)
+    assert gone_over == ["x_d", "x_c", "x_b", "x_a", "x_b"]
