@@ -310,7 +310,9 @@ class _AstFacts:
             if len(lines) > 1:
                 shown = ", ".join(map(str, lines[:-1])) + f" and {lines[-1]}"
                 self.defs[fq] = (None, self.defs[fq][1]._replace(block=f"it is defined more than once (lines {shown})"))
-        for stmt in _module_level_statements(m.tree):
+        # ``__all__`` is spelled so in ASCII text (NFKC may make it of other characters)
+        exports = "__all__" in m.text or not m.text.isascii()
+        for stmt in _module_level_statements(m.tree) if exports else ():
             if isinstance(stmt, ast.Assign) and any(
                 isinstance(t, ast.Name) and t.id == "__all__" for t in stmt.targets
             ):
@@ -342,7 +344,7 @@ class _AstFacts:
                 if a.scopes.scope_of(node).kind is ScopeKind.CLASS:
                     line = self.assigned.get(node.id)
                     self.assigned[node.id] = min(line, node.lineno) if line else node.lineno
-        for node in ast.walk(m.tree) if _NAMESPACE_WORDS.search(m.text) else ():
+        for node in ast.walk(m.tree) if _spells_namespace(m.text) else ():
             if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Store) and _is_namespace(node.value):
                 key = node.slice
                 name = key.value if isinstance(key, ast.Constant) and isinstance(key.value, str) else "*"
@@ -443,9 +445,10 @@ class _AstFacts:
 
         a = self.analysis
         frames = a.frames(call)
+        scope = qualname(frames)
         caller = None
         if frames and frames[-1][0] == "function" and frames[-1][1] != "<lambda>":
-            caller = f"{self.module}.{qualname(frames)}"
+            caller = f"{self.module}.{scope}"
         decided = self.decide is None or not self.decide.isdisjoint(fqs)
         choice = a.config_at(call) if decided else None
         config = None
@@ -458,7 +461,7 @@ class _AstFacts:
         line, column = a.module.start(call)
         for fq in sorted(fqs):
             others = tuple(sorted(every - {fq}))
-            self.sites.append((None, CallSite(path=self.path, line=line, column=column, callee=fq, caller=caller, caller_scope=qualname(frames), config=config, keywords=keywords, unpacked=unpacked, others=others)))
+            self.sites.append((None, CallSite(path=self.path, line=line, column=column, callee=fq, caller=caller, caller_scope=scope, config=config, keywords=keywords, unpacked=unpacked, others=others)))
 
 
 def reference_fqs(analysis, module: str, package: tuple[str, ...], node) -> set[str]:
@@ -489,29 +492,69 @@ def reference_fqs(analysis, module: str, package: tuple[str, ...], node) -> set[
     parts = _full_name_parts(node)
     if parts is None:
         return set()
-    a = analysis
-    holder = a.scopes.scope_of(node).lookup(parts[0])
+    stars, qualified, local = _heads(analysis, module, analysis.scopes.scope_of(node), parts[0])
     out: set[str] = set()
-    if holder is None or holder is a.scopes.module:
-        # ``from m import *`` may bind the name too (a later one rebinds it)
-        for star in a.targets.star_modules():
-            out.add(".".join((star, *parts)))
-    if holder is None:
-        return out
-    for b in a.targets.bindings_in(holder, parts[0]):
-        if b.qualified is not None:
-            r = resolve_relative(".".join((b.qualified, *parts[1:])), package)
-            if r is not None:
-                out.add(r)
-        else:
-            out.add(f"{module}.{_local_prefix(a, holder)}{'.'.join(parts)}")
+    for star in stars:
+        out.add(".".join((star, *parts)))
+    for q in qualified:
+        r = resolve_relative(".".join((q, *parts[1:])), package)
+        if r is not None:
+            out.add(r)
+    if local is not None:
+        out.add(local + ".".join(parts))
     return out
+
+
+def _heads(analysis, module: str, scope, name: str) -> tuple[list[str], list[str], str | None]:
+    """What a read of ``name`` evaluated in ``scope`` may stand for, as
+    :func:`reference_fqs` joins it with the attributes read after it: the star-imported
+    modules that may bind it, the qualified names its imports bind, and the local prefix
+    (``"mod.Cls."``) when another statement binds it (``None``: none does).
+
+    Once per file, scope and name (kept by the analysis's
+    :class:`ppo_migrate.rules.targets.TargetFinder`: a file reads the same few names
+    in each of its functions), as Python's lookup rules decide it
+    (:meth:`ppo_migrate.rules.scopes.Scope.lookup`)."""
+    a = analysis
+    memo = a.targets.memo(_HEADS)
+    key = (id(scope), name, module)
+    known = memo.get(key)
+    if known is not None:
+        return known
+    holder = scope.lookup(name)
+    # ``from m import *`` may bind the name too (a later one rebinds it)
+    stars = list(a.targets.star_modules()) if holder is None or holder is a.scopes.module else []
+    qualified: list[str] = []
+    local = None
+    if holder is not None:
+        for b in a.targets.bindings_in(holder, name):
+            if b.qualified is not None:
+                qualified.append(b.qualified)
+            elif local is None:
+                local = f"{module}.{_local_prefix(a, holder)}"
+    memo[key] = known = (stars, qualified, local)
+    return known
+
+
+#: :func:`_heads`' memo's name among the file's (:meth:`ppo_migrate.rules.targets.TargetFinder.memo`)
+_HEADS = "ppo_migrate.rules.callers.heads"
 
 
 #: ``globals()``, ``vars(``, ``locals()``, ``.__dict__``: a file that spells none of them
 #: stores no name through a namespace, and its tree is not walked for one (``env_vars``
 #: alone, frequent in trainers, does not count)
 _NAMESPACE_WORDS = re.compile(r"\b(?:globals|vars|locals)\s*\(|__dict__")
+
+
+def _spells_namespace(text: str) -> bool:
+    """Whether ``text`` matches :data:`_NAMESPACE_WORDS`: the pattern is tried only on a
+    text holding one of its words (most files hold none, and a substring test is a
+    fraction of the pattern's scan)."""
+    if "__dict__" in text:
+        return True
+    if "globals" not in text and "vars" not in text and "locals" not in text:
+        return False
+    return _NAMESPACE_WORDS.search(text) is not None
 
 
 def _folder(path: str) -> str:
