@@ -293,16 +293,22 @@ class _AstFacts:
             (n for n in m.facts.binders if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))),
             key=lambda n: (n.lineno, n.col_offset),
         )
+        # a module that never spells ``config`` in ASCII text: no function of it can use
+        # that name, and no function's text is cut out to ask
+        plain = CONFIG_PARAMETER not in m.text and m.text.isascii()
         for node in functions:
             frames = a.frames(node)
             name = qualname((*frames, ("function", node.name)))
             fq = f"{self.module}.{name}"
-            first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
-            segment = "\n".join(m.lines[first - 1 : node.end_lineno])
-            # the text never spells ``config``: no identifier in it can be that name
-            # (non-ASCII text may spell it otherwise: ``ｃonfig`` is ``config`` to Python)
-            fast = CONFIG_PARAMETER not in segment and segment.isascii()
-            param = CONFIG_PARAMETER if fast else _ast_param_name(node, segment)
+            if plain:
+                param = CONFIG_PARAMETER
+            else:
+                first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+                segment = "\n".join(m.lines[first - 1 : node.end_lineno])
+                # the text never spells ``config``: no identifier in it can be that name
+                # (non-ASCII text may spell it otherwise: ``ｃonfig`` is ``config`` to Python)
+                fast = CONFIG_PARAMETER not in segment and segment.isascii()
+                param = CONFIG_PARAMETER if fast else _ast_param_name(node, segment)
             cls = qualname(frames) if frames and frames[-1][0] == "class" else None
             def_lines[fq].append(node.lineno)
             self.defs[fq] = (None, FunctionInfo(fq, path, name, node.lineno, self._block(node, name, param), param, cls))
@@ -395,11 +401,15 @@ class _AstFacts:
             for fq in sorted(chosen(self._fqs(node))):
                 self.values.append((path, node.lineno))
                 self.values_fq.append(fq)
+        prefixes: dict[int, str] = {}  # a function's local prefix, once per function
         for arg, func in args:
             holder = a.targets.function_scope(arg)
             if holder is None:
                 continue
-            fq = f"{self.module}.{_local_prefix(a, holder)}{arg.arg}"
+            prefix = prefixes.get(id(holder))
+            if prefix is None:
+                prefix = prefixes[id(holder)] = f"{self.module}.{_local_prefix(a, holder)}"
+            fq = prefix + arg.arg
             if wanted is None or fq in wanted:
                 self.values.append((path, arg.lineno))
                 self.values_fq.append(fq)
@@ -434,11 +444,15 @@ class _AstFacts:
         if not isinstance(node, ast.Name):
             return False
         a = self.analysis
-        holder = a.scopes.scope_of(node).lookup(node.id)
-        if holder is None:
-            return False
-        bindings = a.targets.bindings_in(holder, node.id)
-        return bool(bindings) and all(isinstance(b.node, ast.Import) for b in bindings)
+        scope = a.scopes.scope_of(node)
+        memo = a.targets.memo(_ON_MODULE)
+        key = (id(scope), node.id)
+        known = memo.get(key)
+        if known is None:  # once per scope and name (``self.x.f()``, ``os.path.join()``: many)
+            holder = scope.lookup(node.id)
+            bindings = a.targets.bindings_in(holder, node.id) if holder is not None else []
+            known = memo[key] = bool(bindings) and all(isinstance(b.node, ast.Import) for b in bindings)
+        return known
 
     def _site(self, call, every: set[str], fqs: set[str]) -> None:
         import ast
@@ -536,6 +550,8 @@ def _heads(analysis, module: str, scope, name: str) -> tuple[list[str], list[str
     return known
 
 
+#: :meth:`_AstFacts._on_module`'s memo's name among the file's
+_ON_MODULE = "ppo_migrate.rules.callers.on_module"
 #: :func:`_heads`' memo's name among the file's (:meth:`ppo_migrate.rules.targets.TargetFinder.memo`)
 _HEADS = "ppo_migrate.rules.callers.heads"
 
@@ -688,7 +704,9 @@ def _ast_param_name(node, text: str | None = None) -> str:
             seen used (``def run(config)``: at its parameter).
     """
     plain = text is not None and text.isascii()
-    used: set[str] = set()
+    # its parameters are identifiers it uses (the walk would meet them too): a ``def
+    # run(config)`` is decided without a walk
+    used: set[str] = {a.arg for a in all_args(node.args)} if hasattr(node, "args") else set()
     seen = _identifiers(node)
     for candidate in _PARAM_CANDIDATES:
         if candidate in used:

@@ -521,10 +521,19 @@ class _Builder:
     def expr(self, e: ast.expr) -> None:
         self.node_scope[id(e)] = self.cur
         t = type(e)
-        if t is ast.Name:
+        if t is ast.Name:  # :meth:`add_def` in the current scope, inlined (the most frequent node)
+            cur = self.cur
             load = isinstance(e.ctx, ast.Load)
-            self.add_def(e.id, USE if load else DEF_LOCAL)
-            if load and e.id == "super" and self.cur.is_function_like:
+            name = e.id
+            private = cur.private
+            if private is not None and name[:2] == "__":
+                name = mangle(private, name)
+            flags = cur.flags
+            val = flags.get(name, 0) | (USE if load else DEF_LOCAL)
+            if self.comp_iter_target:
+                val |= DEF_COMP_ITER
+            flags[name] = val
+            if load and e.id == "super" and cur.is_function_like:
                 self.add_def("__class__", USE)
             return
         if t is ast.Constant:
