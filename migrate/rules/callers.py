@@ -293,16 +293,22 @@ class _AstFacts:
             (n for n in m.facts.binders if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))),
             key=lambda n: (n.lineno, n.col_offset),
         )
+        # a module that never spells ``config`` in ASCII text: no function of it can use
+        # that name, and no function's text is cut out to ask
+        plain = CONFIG_PARAMETER not in m.text and m.text.isascii()
         for node in functions:
             frames = a.frames(node)
             name = qualname((*frames, ("function", node.name)))
             fq = f"{self.module}.{name}"
-            first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
-            segment = "\n".join(m.lines[first - 1 : node.end_lineno])
-            # the text never spells ``config``: no identifier in it can be that name
-            # (non-ASCII text may spell it otherwise: ``ｃonfig`` is ``config`` to Python)
-            fast = CONFIG_PARAMETER not in segment and segment.isascii()
-            param = CONFIG_PARAMETER if fast else _ast_param_name(node, segment)
+            if plain:
+                param = CONFIG_PARAMETER
+            else:
+                first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+                segment = "\n".join(m.lines[first - 1 : node.end_lineno])
+                # the text never spells ``config``: no identifier in it can be that name
+                # (non-ASCII text may spell it otherwise: ``ｃonfig`` is ``config`` to Python)
+                fast = CONFIG_PARAMETER not in segment and segment.isascii()
+                param = CONFIG_PARAMETER if fast else _ast_param_name(node, segment)
             cls = qualname(frames) if frames and frames[-1][0] == "class" else None
             def_lines[fq].append(node.lineno)
             self.defs[fq] = (None, FunctionInfo(fq, path, name, node.lineno, self._block(node, name, param), param, cls))
@@ -310,7 +316,9 @@ class _AstFacts:
             if len(lines) > 1:
                 shown = ", ".join(map(str, lines[:-1])) + f" and {lines[-1]}"
                 self.defs[fq] = (None, self.defs[fq][1]._replace(block=f"it is defined more than once (lines {shown})"))
-        for stmt in _module_level_statements(m.tree):
+        # ``__all__`` is spelled so in ASCII text (NFKC may make it of other characters)
+        exports = "__all__" in m.text or not m.text.isascii()
+        for stmt in _module_level_statements(m.tree) if exports else ():
             if isinstance(stmt, ast.Assign) and any(
                 isinstance(t, ast.Name) and t.id == "__all__" for t in stmt.targets
             ):
@@ -342,7 +350,7 @@ class _AstFacts:
                 if a.scopes.scope_of(node).kind is ScopeKind.CLASS:
                     line = self.assigned.get(node.id)
                     self.assigned[node.id] = min(line, node.lineno) if line else node.lineno
-        for node in ast.walk(m.tree) if _NAMESPACE_WORDS.search(m.text) else ():
+        for node in ast.walk(m.tree) if _spells_namespace(m.text) else ():
             if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Store) and _is_namespace(node.value):
                 key = node.slice
                 name = key.value if isinstance(key, ast.Constant) and isinstance(key.value, str) else "*"
@@ -393,11 +401,15 @@ class _AstFacts:
             for fq in sorted(chosen(self._fqs(node))):
                 self.values.append((path, node.lineno))
                 self.values_fq.append(fq)
+        prefixes: dict[int, str] = {}  # a function's local prefix, once per function
         for arg, func in args:
             holder = a.targets.function_scope(arg)
             if holder is None:
                 continue
-            fq = f"{self.module}.{_local_prefix(a, holder)}{arg.arg}"
+            prefix = prefixes.get(id(holder))
+            if prefix is None:
+                prefix = prefixes[id(holder)] = f"{self.module}.{_local_prefix(a, holder)}"
+            fq = prefix + arg.arg
             if wanted is None or fq in wanted:
                 self.values.append((path, arg.lineno))
                 self.values_fq.append(fq)
@@ -432,20 +444,25 @@ class _AstFacts:
         if not isinstance(node, ast.Name):
             return False
         a = self.analysis
-        holder = a.scopes.scope_of(node).lookup(node.id)
-        if holder is None:
-            return False
-        bindings = a.targets.bindings_in(holder, node.id)
-        return bool(bindings) and all(isinstance(b.node, ast.Import) for b in bindings)
+        scope = a.scopes.scope_of(node)
+        memo = a.targets.memo(_ON_MODULE)
+        key = (id(scope), node.id)
+        known = memo.get(key)
+        if known is None:  # once per scope and name (``self.x.f()``, ``os.path.join()``: many)
+            holder = scope.lookup(node.id)
+            bindings = a.targets.bindings_in(holder, node.id) if holder is not None else []
+            known = memo[key] = bool(bindings) and all(isinstance(b.node, ast.Import) for b in bindings)
+        return known
 
     def _site(self, call, every: set[str], fqs: set[str]) -> None:
         import ast
 
         a = self.analysis
         frames = a.frames(call)
+        scope = qualname(frames)
         caller = None
         if frames and frames[-1][0] == "function" and frames[-1][1] != "<lambda>":
-            caller = f"{self.module}.{qualname(frames)}"
+            caller = f"{self.module}.{scope}"
         decided = self.decide is None or not self.decide.isdisjoint(fqs)
         choice = a.config_at(call) if decided else None
         config = None
@@ -458,7 +475,7 @@ class _AstFacts:
         line, column = a.module.start(call)
         for fq in sorted(fqs):
             others = tuple(sorted(every - {fq}))
-            self.sites.append((None, CallSite(path=self.path, line=line, column=column, callee=fq, caller=caller, caller_scope=qualname(frames), config=config, keywords=keywords, unpacked=unpacked, others=others)))
+            self.sites.append((None, CallSite(path=self.path, line=line, column=column, callee=fq, caller=caller, caller_scope=scope, config=config, keywords=keywords, unpacked=unpacked, others=others)))
 
 
 def reference_fqs(analysis, module: str, package: tuple[str, ...], node) -> set[str]:
@@ -489,29 +506,71 @@ def reference_fqs(analysis, module: str, package: tuple[str, ...], node) -> set[
     parts = _full_name_parts(node)
     if parts is None:
         return set()
-    a = analysis
-    holder = a.scopes.scope_of(node).lookup(parts[0])
+    stars, qualified, local = _heads(analysis, module, analysis.scopes.scope_of(node), parts[0])
     out: set[str] = set()
-    if holder is None or holder is a.scopes.module:
-        # ``from m import *`` may bind the name too (a later one rebinds it)
-        for star in a.targets.star_modules():
-            out.add(".".join((star, *parts)))
-    if holder is None:
-        return out
-    for b in a.targets.bindings_in(holder, parts[0]):
-        if b.qualified is not None:
-            r = resolve_relative(".".join((b.qualified, *parts[1:])), package)
-            if r is not None:
-                out.add(r)
-        else:
-            out.add(f"{module}.{_local_prefix(a, holder)}{'.'.join(parts)}")
+    for star in stars:
+        out.add(".".join((star, *parts)))
+    for q in qualified:
+        r = resolve_relative(".".join((q, *parts[1:])), package)
+        if r is not None:
+            out.add(r)
+    if local is not None:
+        out.add(local + ".".join(parts))
     return out
+
+
+def _heads(analysis, module: str, scope, name: str) -> tuple[list[str], list[str], str | None]:
+    """What a read of ``name`` evaluated in ``scope`` may stand for, as
+    :func:`reference_fqs` joins it with the attributes read after it: the star-imported
+    modules that may bind it, the qualified names its imports bind, and the local prefix
+    (``"mod.Cls."``) when another statement binds it (``None``: none does).
+
+    Once per file, scope and name (kept by the analysis's
+    :class:`ppo_migrate.rules.targets.TargetFinder`: a file reads the same few names
+    in each of its functions), as Python's lookup rules decide it
+    (:meth:`ppo_migrate.rules.scopes.Scope.lookup`)."""
+    a = analysis
+    memo = a.targets.memo(_HEADS)
+    key = (id(scope), name, module)
+    known = memo.get(key)
+    if known is not None:
+        return known
+    holder = scope.lookup(name)
+    # ``from m import *`` may bind the name too (a later one rebinds it)
+    stars = list(a.targets.star_modules()) if holder is None or holder is a.scopes.module else []
+    qualified: list[str] = []
+    local = None
+    if holder is not None:
+        for b in a.targets.bindings_in(holder, name):
+            if b.qualified is not None:
+                qualified.append(b.qualified)
+            elif local is None:
+                local = f"{module}.{_local_prefix(a, holder)}"
+    memo[key] = known = (stars, qualified, local)
+    return known
+
+
+#: :meth:`_AstFacts._on_module`'s memo's name among the file's
+_ON_MODULE = "ppo_migrate.rules.callers.on_module"
+#: :func:`_heads`' memo's name among the file's (:meth:`ppo_migrate.rules.targets.TargetFinder.memo`)
+_HEADS = "ppo_migrate.rules.callers.heads"
 
 
 #: ``globals()``, ``vars(``, ``locals()``, ``.__dict__``: a file that spells none of them
 #: stores no name through a namespace, and its tree is not walked for one (``env_vars``
 #: alone, frequent in trainers, does not count)
 _NAMESPACE_WORDS = re.compile(r"\b(?:globals|vars|locals)\s*\(|__dict__")
+
+
+def _spells_namespace(text: str) -> bool:
+    """Whether ``text`` matches :data:`_NAMESPACE_WORDS`: the pattern is tried only on a
+    text holding one of its words (most files hold none, and a substring test is a
+    fraction of the pattern's scan)."""
+    if "__dict__" in text:
+        return True
+    if "globals" not in text and "vars" not in text and "locals" not in text:
+        return False
+    return _NAMESPACE_WORDS.search(text) is not None
 
 
 def _folder(path: str) -> str:
@@ -645,7 +704,9 @@ def _ast_param_name(node, text: str | None = None) -> str:
             seen used (``def run(config)``: at its parameter).
     """
     plain = text is not None and text.isascii()
-    used: set[str] = set()
+    # its parameters are identifiers it uses (the walk would meet them too): a ``def
+    # run(config)`` is decided without a walk
+    used: set[str] = {a.arg for a in all_args(node.args)} if hasattr(node, "args") else set()
     seen = _identifiers(node)
     for candidate in _PARAM_CANDIDATES:
         if candidate in used:

@@ -87,7 +87,7 @@ class Scope:
 
     __slots__ = (
         "kind", "name", "node", "parent", "children", "private", "flags", "resolution",
-        "is_comprehension", "_symbols", "_global_bound",
+        "is_comprehension", "_symbols", "_global_bound", "_lookups", "_frames",
     )
 
     def __init__(
@@ -113,6 +113,11 @@ class Scope:
         self.is_comprehension = is_comprehension
         self._symbols: dict[str, Symbol] | None = None
         self._global_bound: set[str] | None = None  # the module's: see resolve_binding
+        #: :meth:`lookup`'s answers, per name (made on first use; the table is final once
+        #: :meth:`ScopeTree.build` returns, and the analysis asks the same names again and
+        #: again: each call's callee, ``self``, the config names at each call)
+        self._lookups: dict[str, Scope | None] | None = None
+        self._frames: tuple[tuple[str, str], ...] | None = None  # :func:`frames`' answer
 
     @property
     def symbols(self) -> dict[str, Symbol]:
@@ -141,9 +146,16 @@ class Scope:
         ``None`` for a name bound nowhere (a builtin, or a NameError when run). Works for a
         name this scope never mentions, as if a load of it were added here.
         """
-        how, owner = resolve_binding(self, self.mangled(name))
-        if how == "global":
-            return owner if self.mangled(name) in _global_bindings(owner) else None
+        lookups = self._lookups
+        if lookups is None:
+            lookups = self._lookups = {}
+        elif name in lookups:
+            return lookups[name]
+        mangled = self.mangled(name)
+        how, owner = resolve_binding(self, mangled)
+        if how == "global" and mangled not in _global_bindings(owner):
+            owner = None
+        lookups[name] = owner
         return owner
 
     def _module(self) -> Scope:
@@ -509,10 +521,19 @@ class _Builder:
     def expr(self, e: ast.expr) -> None:
         self.node_scope[id(e)] = self.cur
         t = type(e)
-        if t is ast.Name:
+        if t is ast.Name:  # :meth:`add_def` in the current scope, inlined (the most frequent node)
+            cur = self.cur
             load = isinstance(e.ctx, ast.Load)
-            self.add_def(e.id, USE if load else DEF_LOCAL)
-            if load and e.id == "super" and self.cur.is_function_like:
+            name = e.id
+            private = cur.private
+            if private is not None and name[:2] == "__":
+                name = mangle(private, name)
+            flags = cur.flags
+            val = flags.get(name, 0) | (USE if load else DEF_LOCAL)
+            if self.comp_iter_target:
+                val |= DEF_COMP_ITER
+            flags[name] = val
+            if load and e.id == "super" and cur.is_function_like:
                 self.add_def("__class__", USE)
             return
         if t is ast.Constant:
@@ -819,6 +840,11 @@ def frames(scope: "Scope | None") -> tuple[tuple[str, str], ...]:
     down to ``scope`` (comprehensions do not count), as
     :func:`ppo_migrate.diagnostics.qualname` spells them: ``kind`` is ``"function"``
     (a lambda is a function named ``<lambda>``) or ``"class"``."""
+    if scope is None:
+        return ()
+    known = scope._frames
+    if known is not None:  # asked of each call, def and reference: once per scope
+        return known
     out: list[tuple[str, str]] = []
     s = scope
     while s is not None:
@@ -830,4 +856,5 @@ def frames(scope: "Scope | None") -> tuple[tuple[str, str], ...]:
         elif isinstance(n, ast.ClassDef):
             out.append(("class", n.name))
         s = s.parent
-    return tuple(reversed(out))
+    scope._frames = result = tuple(reversed(out))
+    return result

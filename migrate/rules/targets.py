@@ -562,6 +562,19 @@ class TargetFinder:
         self._top: tuple[set[int], list[tuple[int, str | None]]] | None = None
         self._star_answers: dict[tuple[str, str], str] = {}
         self._constants: dict[tuple[str, str], str | None] = {}
+        self._memos: dict[str, dict] = {}  # :meth:`memo`
+        self._constant_names: dict[str, object] = {}  # :meth:`constant_of`, per module-level name
+        #: :meth:`instance_method_of`'s answers, per ``(id(scope), name)`` of the read
+        self._instance_methods: dict[tuple[int, str], Scope | None] = {}
+
+    def memo(self, name: str) -> dict:
+        """A dict that lives as long as this finder (the module's analysis), for look-ups
+        other modules make of this module's names (``name``: theirs, one dict each), so
+        that a file's readers share them and none outlives its tree."""
+        found = self._memos.get(name)
+        if found is None:
+            found = self._memos[name] = {}
+        return found
 
     # -- the calls ------------------------------------------------------------------
     def wanted(self) -> set[str]:
@@ -1069,17 +1082,25 @@ class TargetFinder:
         holder = self.scopes.scope_of(name).lookup(name.id)
         if holder is not self.scopes.module:
             return None
-        bindings = self.bindings_in(holder, name.id)
+        known = self._constant_names.get(name.id, _UNKNOWN)
+        if known is _UNKNOWN:  # the answer is the module's binding's: once per name
+            known = self._constant_names[name.id] = self._module_constant_of(name.id)
+        return known  # type: ignore[return-value]
+
+    def _module_constant_of(self, name: str) -> str | None:
+        """:meth:`constant_of` for a load of ``name`` that resolves to the module's scope."""
+        bindings = self.bindings_in(self.scopes.module, name)
         if len(bindings) != 1:
             return None
         b = bindings[0]
         if b.qualified is None:
             return _top_level_string(self.module.tree, b.node)
         statement = b.node
-        if statement not in self.module.tree.body or any(
+        body = self.module.tree.body
+        if statement not in body or any(
             isinstance(stmt, ast.ImportFrom) and stmt.lineno > statement.lineno  # type: ignore[attr-defined]
             and any(a.name == "*" for a in stmt.names)
-            for stmt in self.module.tree.body
+            for stmt in body
         ):
             return None
         owner, _, attribute = b.qualified.rpartition(".")
@@ -1148,7 +1169,16 @@ class TargetFinder:
         module-level or unbound ``name``. The one rule for ``self`` (whatever its
         spelling) used by the config finder and the caller index.
         """
-        holder = self.scopes.scope_of(node).lookup(name)
+        scope = self.scopes.scope_of(node)
+        key = (id(scope), name)
+        known = self._instance_methods.get(key, _UNKNOWN)
+        if known is _UNKNOWN:  # the answer is the scope's and the name's: once per pair
+            known = self._instance_methods[key] = self._instance_method_in(scope, name)
+        return known  # type: ignore[return-value]
+
+    def _instance_method_in(self, scope: Scope, name: str) -> Scope | None:
+        """:meth:`instance_method_of` for a read of ``name`` evaluated in ``scope``."""
+        holder = scope.lookup(name)
         if holder is None or holder.parent is None or holder.parent.kind is not ScopeKind.CLASS:
             return None
         method = holder.node

@@ -551,6 +551,86 @@ def test_index_record_of_one_file_holds_defs_sites_and_values(tmp_path: Path) ->
     assert record.values["pkg.other.helper"] == (12,)  # the list holds it; the calls are sites
 
 
+def _record_of(tmp_path: Path, text: str):
+    from ppo_migrate.rules.check import ModuleAnalysis
+    from ppo_migrate.rules.callers import index_file
+    from ppo_migrate.settings_model import Settings
+
+    _write(tmp_path, {"pkg/__init__.py": "", "pkg/mod.py": text})
+    path = str(tmp_path / "pkg" / "mod.py")
+    settings = Settings()
+    analysis = ModuleAnalysis((tmp_path / "pkg" / "mod.py").read_text(encoding="utf-8"), path, settings)
+    return index_file(analysis, path, settings, (1, 2))
+
+
+def test_index_record_reads_names_however_spelled(tmp_path: Path) -> None:
+    """The record's cheap gates (a text that never spells ``config``, ``__all__`` or a
+    namespace word is not searched for them) keep what Python reads: a non-ASCII
+    spelling of ``config`` or ``__all__`` still counts, a word in a comment does not."""
+    record = _record_of(tmp_path, """\
+        __\uff41ll__ = ["run"]
+
+
+        def run(\uff43onfig):
+            return 1
+
+
+        def main(address):
+            # globals() is only mentioned here
+            return 2
+        """)
+    assert record.defs["pkg.mod.run"].param == "ppo_config"  # ``ｃonfig`` is ``config``
+    assert record.defs["pkg.mod.run"].block == "it is exported in `__all__`, so it may be called from outside"
+    assert record.defs["pkg.mod.main"].param == "config" and record.defs["pkg.mod.main"].block is None
+    assert record.dynamic == {}
+
+    record = _record_of(tmp_path, """\
+        def run(config, ppo_config):
+            return config
+
+
+        def main(address):
+            vars()["main"] = run
+        """)
+    assert record.defs["pkg.mod.run"].param == "ppo_config_2"  # its parameters are taken
+    assert record.defs["pkg.mod.main"].param == "config"
+    assert record.dynamic == {"main": 6}
+
+
+def test_index_record_resolves_each_read_in_its_own_scope(tmp_path: Path) -> None:
+    """A name read in several scopes resolves in each by Python's rules (the look-ups
+    are kept per scope and name): a parameter hides the import inside its function
+    only, and ``self.f`` is the method's own class's in each method."""
+    record = _record_of(tmp_path, """\
+        from pkg.other import helper
+
+
+        class Runner:
+            def a(self, config):
+                self.f(config)
+                helper(config)
+
+            def b(self, helper):
+                self.f(None)
+                helper(1)
+
+            def f(self, config=None):
+                return config
+
+
+        def c():
+            helper(2)
+        """)
+    sites = [(s.callee, s.line, s.caller, s.config) for s in record.sites]
+    assert sites == [
+        ("pkg.mod.Runner.f", 6, "pkg.mod.Runner.a", "config"),
+        ("pkg.other.helper", 7, "pkg.mod.Runner.a", "config"),
+        ("pkg.mod.Runner.f", 10, "pkg.mod.Runner.b", None),
+        ("pkg.mod.Runner.b.<locals>.helper", 11, "pkg.mod.Runner.b", None),
+        ("pkg.other.helper", 18, "pkg.mod.c", None),
+    ]
+
+
 def _plan_of(root: Path):
     from ppo_migrate.rules.check import analyse
     from ppo_migrate.rules.callers import plan
