@@ -489,6 +489,11 @@ class ModuleAnalysis:
                 f"{self._remedy(remedy)}",
             )._replace(callee=in_effect.detail, reason=in_effect.why)
         choice = self.config_at(t.call)
+        if not self.settings.rule_enabled("PPO002" if choice is None else "PPO001"):
+            # the finding is dropped (:meth:`diagnostics`): nothing below can change that,
+            # so its reasons and the replacements of the function are not looked for
+            # (the judgement above is kept: the caller index asks it again)
+            return None
         if choice is None:
             scope = self.scope_name(t.call)
             where = "at module level" if scope == "<module>" else f"in `{scope}`"
