@@ -62,6 +62,7 @@ from ppo_migrate.project.modules import module_package, resolve_relative
 
 if TYPE_CHECKING:
     from ppo_migrate.rules.configs import ConfigChoice
+    from ppo_migrate.rules.signatures import CalleeInEffect
     from ppo_migrate.rules.targets import TargetCall
     from ppo_migrate.settings_model import Settings
 
@@ -170,6 +171,12 @@ class ModuleAnalysis:
         self._may_hold_shims = any(word in text for word in MARKERS)
         self._may_read_versions = any(word in text for word in VERSION_MARKERS)
         self._make_configs = lambda: _config_finder(self, settings, path, package)
+        #: ``id(scope) -> (scope, its frames)`` (:meth:`frames`: asked for each finding's
+        #: scope and each caller site's)
+        self._frames: dict[int, tuple[object, tuple[tuple[str, str], ...]]] = {}
+        #: the callee's qualified names -> (the run's re-exports table asked with, the
+        #: definition in effect) (:meth:`in_effect`)
+        self._in_effect: dict[tuple[str, ...], tuple[object, CalleeInEffect]] = {}
 
     @property
     def parents(self) -> dict[int, ast.AST]:
@@ -189,8 +196,13 @@ class ModuleAnalysis:
 
     def frames(self, node: ast.AST) -> tuple[tuple[str, str], ...]:
         """The ``(kind, name)`` frames of the functions, lambdas and classes around ``node``
-        (the scope whose code evaluates it, outwards; comprehensions do not count)."""
-        return frames(self.scopes.scope_of(node))
+        (the scope whose code evaluates it, outwards; comprehensions do not count), kept
+        per scope."""
+        scope = self.scopes.scope_of(node)
+        known = self._frames.get(id(scope))
+        if known is None or known[0] is not scope:
+            known = self._frames[id(scope)] = (scope, frames(scope))
+        return known[1]
 
     def scope_name(self, node: ast.AST) -> str:
         """The enclosing qualified name, as ``__qualname__`` spells it (``"<module>"`` at top)."""
@@ -471,9 +483,7 @@ class ModuleAnalysis:
                 t, "PPO004", f"`{t.callee}()` is a compatibility shim ({shim}); left as it is"
             )
         # issue 12: the definition the call binds to decides whether a config may be passed
-        in_effect = callee_signature(
-            self.path, t.names, self.settings, reexports=current_references().reexports
-        )
+        in_effect = self.in_effect(t.names)
         if not in_effect.accepts_config:
             remedy = in_effect.remedy
             if (t.held is not None and t.held.rest or isinstance(t.call.func, ast.Call)
@@ -490,6 +500,11 @@ class ModuleAnalysis:
                 f"{self._remedy(remedy)}",
             )._replace(callee=in_effect.detail, reason=in_effect.why)
         choice = self.config_at(t.call)
+        if not self.settings.rule_enabled("PPO002" if choice is None else "PPO001"):
+            # the finding is dropped (:meth:`diagnostics`): nothing below can change that,
+            # so its reasons and the replacements of the function are not looked for
+            # (the judgement above is kept: the caller index asks it again)
+            return None
         if choice is None:
             scope = self.scope_name(t.call)
             where = "at module level" if scope == "<module>" else f"in `{scope}`"
@@ -585,6 +600,24 @@ class ModuleAnalysis:
         return self._diagnostic(t, "PPO001", message, fix)._replace(
             callee=in_effect.detail, reason=reason
         )
+
+    def in_effect(self, names: tuple[str, ...]) -> CalleeInEffect:
+        """The definition in effect for a call of this module whose callee may be any of
+        ``names`` (:func:`ppo_migrate.rules.signatures.callee_signature`, the run's
+        re-exports read as their targets), kept per tuple of names: it depends only on the
+        module's folder, the names and the run, so the module's calls that import the same
+        names from the same place are answered once.
+
+        Args:
+            names: the callee's absolute qualified names (:attr:`TargetCall.names`).
+        """
+        reexports = current_references().reexports  # replaced, never changed, in a run
+        known = self._in_effect.get(names)
+        if known is None or known[0] is not reexports:
+            known = self._in_effect[names] = (
+                reexports, callee_signature(self.path, names, self.settings, reexports=reexports)
+            )
+        return known[1]
 
     def _place_reason(self, node: ast.expr, kind: str, text: str, place: str) -> Reason:
         """A :class:`Reason` of ``kind`` saying ``text``, naming ``node``'s place in this

@@ -61,6 +61,20 @@ class CallerValues:
         (:meth:`_method_call_values`). Other calls (through a variable, another module)
         are not seen: a value they pass is not evidence either way.
         """
+        func = holder.node
+        parent = holder.parent
+        if (
+            isinstance(func, _FUNCTIONS) and parent is not None and parent.kind is not ScopeKind.CLASS
+            and func.name not in self.module.facts.loads
+        ):
+            # a plain function whose name the module never reads: no call of it passes
+            # anything here, and whether it may be called unseen reads no cycle guard and
+            # notes nothing, so the memo has nothing to keep (benchmark item 10: nearly
+            # every function of the chain)
+            a = func.args
+            if not any(p is arg for p in (*a.posonlyargs, *a.args, *a.kwonlyargs)):
+                return None  # ``*args`` / ``**kwargs`` (:meth:`caller_values`)
+            return "weak" if self._called_unseen(func) else None  # :data:`_UNPACKED`'s trust
         # memoised (:meth:`_recall`) by the parameter, its scope and whether origins are recorded
         key = ("callers", id(arg), id(holder), self._origins is not None)
         known = self._recall(key)

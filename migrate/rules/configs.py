@@ -66,6 +66,7 @@ The top-level sections are those of verl's ``ppo_trainer.yaml`` (verl
 from __future__ import annotations
 
 import ast
+import operator
 from collections.abc import Iterator
 
 from ppo_migrate.rules.config_annotations import AnnotationKinds
@@ -264,50 +265,49 @@ class ConfigFinder(
         return possible
 
     def _candidates(self, call: ast.Call) -> Iterator[tuple[str, str, object]]:
-        """``(expression, kind, () -> Bound)`` in Python's lookup order."""
+        """``(expression, kind, () -> Bound)`` in Python's lookup order (each check made
+        when its candidate is reached: :meth:`find` stops at the first certain one)."""
         scope = self.scopes.scope_of(call)
         chain: list[Scope] = []
         s: Scope | None = scope
         while s is not None:
             chain.append(s)
             s = s.parent
-        depth = {id(x): i for i, x in enumerate(chain)}
-        ranked: list[tuple[int, int, str, str, object]] = []
-        module_depth = len(chain) - 1
-        for order, name in enumerate(self.names):
+        names = self.names
+        # (depth, order, name, kind, the scope holding it or the method)
+        ranked: list[tuple[float, int, str, str, Scope]] = []
+        for order, name in enumerate(names):
             holder = scope.lookup(name)
-            if holder is None or id(holder) not in depth:
+            if holder is None:
                 continue
-            ranked.append(
-                (depth[id(holder)], order, name, "name", self._name_check(name, holder, call))
-            )
+            for depth, s in enumerate(chain):
+                if s is holder:
+                    ranked.append((depth, order, name, "name", holder))
+                    break
         for i, s in enumerate(chain):
-            if s.kind is not ScopeKind.FUNCTION or not isinstance(s.node, _FUNCTIONS):
+            node = s.node
+            if s.kind is not ScopeKind.FUNCTION or not isinstance(node, _FUNCTIONS):
                 continue
-            for k, a in enumerate(all_args(s.node.args)):
-                if a.arg in self.names or a.annotation is None:
+            for k, a in enumerate(all_args(node.args)):
+                if a.annotation is None or a.arg in names:
                     continue
                 if self._annotation(a.annotation, s) != "dictconfig":
                     continue
                 if scope.lookup(a.arg) is not s:
                     continue  # hidden by an inner binding of the same name
-                ranked.append(
-                    (i, len(self.names) + k, a.arg, "dictconfig", self._name_check(a.arg, s, call))
-                )
+                ranked.append((i, len(names) + k, a.arg, "dictconfig", s))
         method = self._method(chain)
         if method is not None:
-            for order, name in enumerate(self.names):
-                ranked.append(
-                    (module_depth - 0.5, order, name, "attribute",  # type: ignore[arg-type]
-                     self._attribute_check(method, name, call))
-                )
-        ranked.sort(key=lambda r: (r[0], r[1]))
-        for _, _, name, kind, check in ranked:
+            module_depth = len(chain) - 1
+            for order, name in enumerate(names):
+                ranked.append((module_depth - 0.5, order, name, "attribute", method))
+        if len(ranked) > 1:
+            ranked.sort(key=_RANK)
+        for _, _, name, kind, where in ranked:
             if kind == "attribute":
-                first = self._first_param(method)  # type: ignore[arg-type]
-                yield f"{first}.{name}", kind, check
+                yield f"{self._first_param(where)}.{name}", kind, self._attribute_check(where, name, call)
             else:
-                yield name, kind, check
+                yield name, kind, self._name_check(name, where, call)
 
     # -- a name -----------------------------------------------------------------------
     def _name_check(self, name: str, holder: Scope, call: ast.Call):
@@ -328,5 +328,9 @@ class ConfigFinder(
 
         return check
 
+
+#: a candidate's place in the lookup order: its depth (the call's own scope first), then
+#: its order in that scope (:meth:`ConfigFinder._candidates`)
+_RANK = operator.itemgetter(0, 1)
 
 __all__ = ["DICTCONFIG_NAMES", "VERL_SECTIONS", "ConfigChoice", "ConfigFinder"]

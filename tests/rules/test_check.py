@@ -186,3 +186,58 @@ def test_nfkc_names_are_the_compilers() -> None:
     )
     (diag,) = analyse(text, M, Settings())
     assert diag.code == "PPO001"
+
+
+def test_a_module_asks_the_callee_in_effect_once_per_names(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Benchmark item 9: the module's calls whose callee resolves to the same qualified
+    names (``get_...`` imported by name, or read through the module alias ``cppo``) share
+    one answer of the callee in effect, asked once; the findings stay each call's."""
+    from ppo_migrate.rules import check
+
+    asked: list[tuple[str, ...]] = []
+    real = check.callee_signature
+
+    def counting(path, names, settings, reexports=None):
+        asked.append(tuple(names))
+        return real(path, names, settings, reexports=reexports)
+
+    monkeypatch.setattr(check, "callee_signature", counting)
+    text = (
+        IMPORT
+        + "import verl.trainer.constants_ppo as cppo\n"
+        + "def a(config):\n    return get_ppo_ray_runtime_env()\n"
+        + "def b(config):\n    return get_ppo_ray_runtime_env()\n"
+        + "def c(cfg):\n    return cppo.get_ppo_ray_runtime_env()\n"
+    )
+    diags = analyse(text, M, Settings())
+    assert [(d.code, d.scope, d.fix.edits[0].content) for d in diags] == [
+        ("PPO001", "a", "config"), ("PPO001", "b", "config"), ("PPO001", "c", "cfg"),
+    ]
+    assert asked == [("verl.trainer.constants_ppo.get_ppo_ray_runtime_env",)]
+
+
+@pytest.mark.parametrize(
+    ("ignore", "codes", "looked_for"),
+    [
+        ((), ["PPO001", "PPO002"], True),
+        (("PPO001",), ["PPO002"], False),  # the fix's replacements are never asked for
+        (("PPO002",), ["PPO001"], True),
+    ],
+)
+def test_a_dropped_finding_asks_nothing_more(monkeypatch: pytest.MonkeyPatch, ignore, codes, looked_for) -> None:
+    """A configless call whose finding the rule selection drops asks neither the module's
+    own replacements of the function nor the reasons: they can only change that finding."""
+    from ppo_migrate.rules import check
+
+    asked: list[str] = []
+    real = check.own_replacement
+
+    def counting(tree, text, targets, path=""):
+        asked.append(path)
+        return real(tree, text, targets, path)
+
+    monkeypatch.setattr(check, "own_replacement", counting)
+    text = IMPORT + "def run(config):\n    return get_ppo_ray_runtime_env()\n" + "get_ppo_ray_runtime_env()\n"
+    diags = analyse(text, M, Settings(ignore=ignore))
+    assert [d.code for d in diags] == codes
+    assert bool(asked) is looked_for

@@ -1133,3 +1133,27 @@ def test_only_the_writing_builtins_outside_the_class_weaken_its_attribute(outsid
     assert [(d.code, d.fix.applicability if d.fix else None) for d in result.diagnostics] == [
         ("PPO001", applicability)
     ]
+
+
+@pytest.mark.parametrize(
+    ("tail", "applicability", "memoised"),
+    [
+        ("", "safe", False),  # named nowhere else: no call passes anything
+        ('NAMES = ["run"]\n', "unsafe", False),  # spelled in a string: may be called unseen
+        ('run({"a": 1})\n', None, True),  # a same-file call passes a dict: judged, kept
+        ("run(OmegaConf.create({'trainer': {}}))\n", "safe", True),
+    ],
+)
+def test_a_parameter_s_callers_are_judged_only_where_the_module_names_its_function(
+    tail: str, applicability: str | None, memoised: bool
+) -> None:
+    """Benchmark item 10: a plain function whose name the module never reads has no
+    same-file caller to judge, so its parameter's callers are answered without the
+    memo's bookkeeping; the answer is the one the memoised judgement gives."""
+    from ppo_migrate.rules.check import ModuleAnalysis
+
+    text = HEAD + "def run(config):\n    return get_env()\n" + tail
+    analysis = ModuleAnalysis(text, "under_test.py", SETTINGS)
+    (diag,) = [d for d in analysis.diagnostics() if d.code in ("PPO001", "PPO002")]
+    assert (diag.fix.applicability if diag.fix else None) == applicability
+    assert any(key[0] == "callers" for key in analysis.configs._memo) is memoised

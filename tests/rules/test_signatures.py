@@ -266,3 +266,26 @@ def test_archive_and_mapped_definitions_read_no_temporary_folder(tmp_path, monke
     assert d.path == str(mapped / "trainer" / "constants_ppo.py") and d.line == 1 and d.keyword
     assert mapped_definitions(str(mapped), "verl.trainer.missing", "get_ppo_ray_runtime_env") == []
     assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.zip", "legacy_verl", "verl.zip"]
+
+
+def test_callee_of_answers_a_folder_and_its_names_once(tmp_path: Path) -> None:
+    """Benchmark item 9: the calls of one folder's modules that name the same functions get
+    one answer, chosen once (the first that refuses a config, else the first not certain,
+    else the first), the per-name answers kept as before."""
+    project = tmp_path / "p"
+    _write(project, {
+        "pyproject.toml": '[project]\nname = "p"\nversion = "0"\ndependencies = ["verl==0.8.0"]\n',
+        "mylib/__init__.py": "",
+        "mylib/env.py": "def get_ppo_ray_runtime_env(config=None):\n    pass\n",
+    })
+    resolver = SignatureResolver()
+    names = ("mylib.env.get_ppo_ray_runtime_env", TARGET)
+    first = resolver.callee_of(str(project / "a.py"), names)
+    again = resolver.callee_of(str(project / "b.py"), names)
+    assert again is first
+    assert (first.accepts_config, first.source) == (False, "declared")  # the refusing one
+    assert list(resolver._chosen) == [(str(project), names)]
+    assert sorted(q for _, q in resolver._cache) == sorted(names)
+    takes = resolver.callee_of(str(project / "a.py"), names[:1])
+    assert (takes.accepts_config, takes.source) == (True, "in-tree")
+    assert resolver.callee_of(str(project / "a.py"), ()) == (True, "unknown", "", "", "", "", None, True)
