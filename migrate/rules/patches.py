@@ -38,6 +38,7 @@ from ppo_migrate.diagnostics import Reason, Related
 from ppo_migrate.files import decode_source
 from ppo_migrate.patterns import lazy_pattern
 from ppo_migrate.prefilter import Words
+from ppo_migrate.rules.module import facts_of
 from ppo_migrate.project.modules import (
     IMPORT_STATEMENT,
     import_statements,
@@ -652,11 +653,16 @@ class _Nodes:
     The last two are asked of a file's tree by its own analysis
     (:func:`own_replacement`) and again by the run's look-out for test doubles
     (:func:`target_patches`): made once (~5% of benchmark item 9's ``check``).
+
+    Args:
+        walked: the tree's nodes in ``ast.walk``'s order, or any part of them holding
+            every node of the types sorted here (:attr:`ppo_migrate.rules.module.ModuleFacts.table`
+            in that order: :func:`_nodes`).
     """
 
     __slots__ = ("assigns", "bound_modules", "changes", "generic", "imports", "keyed", "replaced", "__weakref__")
 
-    def __init__(self, tree: ast.AST) -> None:
+    def __init__(self, walked: Iterable[ast.AST]) -> None:
         changes: list[ast.AST] = []
         imports: list[ast.AST] = []
         generic: list[ast.AST] = []
@@ -664,7 +670,7 @@ class _Nodes:
         keyed: list[ast.Subscript] = []
         call, assign, import_ = ast.Call, (ast.Assign, ast.AugAssign, ast.AnnAssign), (ast.Import, ast.ImportFrom)
         binding = _BINDING_STATEMENTS
-        for node in _walk(tree):
+        for node in walked:
             if isinstance(node, call):
                 changes.append(node)
                 generic.append(node)
@@ -743,10 +749,14 @@ _NODES: weakref.WeakKeyDictionary[ast.AST, _Nodes] = weakref.WeakKeyDictionary()
 
 
 def _nodes(tree: ast.AST) -> _Nodes:
-    """``tree``'s :class:`_Nodes`, walked once however often asked."""
+    """``tree``'s :class:`_Nodes`, made once however often asked, from the one walk of the
+    tree that gives its module facts (:func:`ppo_migrate.rules.module.facts_of`: the file's
+    own analysis walks it too; its ``table``, put in ``ast.walk``'s order); a tree nested
+    too deeply for that walk to finish is walked here."""
     found = _NODES.get(tree)
     if found is None:
-        found = _NODES[tree] = _Nodes(tree)
+        problem, facts = facts_of(tree)
+        found = _NODES[tree] = _Nodes(_walk(tree) if problem is not None else facts.table_in_walk_order())
     return found
 
 

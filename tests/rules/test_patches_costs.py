@@ -71,6 +71,35 @@ def test_the_replacements_of_a_tree_are_found_once() -> None:
     assert patches._imported_modules(tree) == {"launcher": "app.launcher"}
 
 
+def test_the_table_s_nodes_come_from_the_module_s_one_walk(monkeypatch: pytest.MonkeyPatch) -> None:
+    from ppo_migrate.rules.module import parse
+
+    source = (
+        "import app.launcher as launcher\n"
+        "NAME = 'app.launcher.' + 'get_ppo_ray_runtime_env'\n"
+        "for launcher.cp in fakes:\n"
+        "    globals()['get_ppo_ray_runtime_env'] = shim\n"
+        "monkeypatch.setattr(launcher, 'make_env', g(h('x')))\n"
+    )
+    expected = patches._Nodes(patches._walk(ast.parse(source)))
+    module = parse(source, "m.py")
+
+    def no_walk(tree):  # the module's walk already holds every node the table sorts
+        raise AssertionError("walked again")
+
+    monkeypatch.setattr(patches, "_walk", no_walk)
+    nodes = patches._nodes(module.tree)
+    for kind in ("changes", "imports", "generic", "assigns", "keyed"):
+        assert [ast.dump(n) for n in getattr(nodes, kind)] == [ast.dump(n) for n in getattr(expected, kind)]
+    assert [type(n).__name__ for n in nodes.changes] == ["Assign", "For", "Assign", "Call", "Call", "Call", "Call"]
+    assert [n.value for n in nodes.generic if isinstance(n, ast.Constant)] == [
+        "app.launcher.", "get_ppo_ray_runtime_env", "make_env", "get_ppo_ray_runtime_env", "x",
+    ]
+    assert [(r.name, r.line) for r in patches.replacements(module.tree)] == [
+        ("cp", 3), ("get_ppo_ray_runtime_env", 4), ("make_env", 5),
+    ]
+
+
 def test_a_file_s_own_names_leave_the_held_aliases_alone() -> None:
     data = (
         b"from verl.trainer import constants_ppo\n\n"
