@@ -328,9 +328,38 @@ _BINDERS = (
 
 #: What :func:`walk_facts` does with a node of each type: a kind (``_K_*``), the fields
 #: that may hold child nodes other than leaf singletons (``ctx``: ``Load()``; ``op``,
-#: ``ops``: ``Add()``, ``Eq()``), which are not walked (see :func:`walk_facts`), and whether
+#: ``ops``: ``Add()``, ``Eq()``), which are not walked (see :func:`walk_facts`), and of
+#: :data:`_NON_NODE_FIELDS`, and whether
 #: it goes to :attr:`ModuleFacts.table` (:data:`_TABLE_TYPES`).
 _NODE_SPECS: dict[type, tuple[int, tuple[str, ...], bool]] = {}
+
+#: node type -> the fields of it that never hold a node: identifiers, strings, numbers
+#: and constants (the grammar of Python's ``ast`` module, 3.10 to 3.13), whatever a
+#: node's other fields hold. The walk does not look into them (it would find no node
+#: there): a ``Constant``, an ``alias`` and most of an ``Attribute``, an ``arg`` or a
+#: ``keyword`` is then no look-up at all.
+_NON_NODE_FIELDS: dict[type, frozenset[str]] = {
+    ast.Constant: frozenset({"value", "kind"}),
+    ast.Attribute: frozenset({"attr"}),
+    ast.alias: frozenset({"name", "asname"}),
+    ast.arg: frozenset({"arg", "type_comment"}),
+    ast.keyword: frozenset({"arg"}),
+    ast.FunctionDef: frozenset({"name", "type_comment"}),
+    ast.AsyncFunctionDef: frozenset({"name", "type_comment"}),
+    ast.ClassDef: frozenset({"name"}),
+    ast.ImportFrom: frozenset({"module", "level"}),
+    ast.Global: frozenset({"names"}),
+    ast.Nonlocal: frozenset({"names"}),
+    ast.Assign: frozenset({"type_comment"}),
+    ast.AnnAssign: frozenset({"simple"}),
+    ast.For: frozenset({"type_comment"}),
+    ast.AsyncFor: frozenset({"type_comment"}),
+    ast.With: frozenset({"type_comment"}),
+    ast.AsyncWith: frozenset({"type_comment"}),
+    ast.ExceptHandler: frozenset({"name"}),
+    ast.comprehension: frozenset({"is_async"}),
+    ast.FormattedValue: frozenset({"conversion"}),
+}
 
 #: the node types of :attr:`ModuleFacts.table`: every type the replacements' table
 #: (:mod:`ppo_migrate.rules.patches`' ``_Nodes``) sorts, a subscript and a constant
@@ -361,7 +390,8 @@ def _node_spec(t: type) -> tuple[int, tuple[str, ...], bool]:
         kind = _K_COMPREHENSION
     else:
         kind = _K_OTHER
-    fields = tuple(f for f in getattr(t, "_fields", ()) if f not in _LEAF_FIELDS)
+    skipped = _LEAF_FIELDS | _NON_NODE_FIELDS.get(t, frozenset())
+    fields = tuple(f for f in getattr(t, "_fields", ()) if f not in skipped)
     spec = (kind, fields, issubclass(t, _TABLE_TYPES))
     _NODE_SPECS[t] = spec
     return spec
