@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ast
 import warnings
+import weakref
 
 from ppo_migrate.constants import MAX_NESTING, MAX_SOURCE_CHARS
 from ppo_migrate.patterns import lazy_pattern
@@ -72,7 +73,7 @@ class ParsedModule:
         self.tree = tree
         self.lines = lines
         if facts is None:
-            problem, facts = walk_facts(tree)
+            problem, facts = facts_of(tree)
         self.facts: ModuleFacts = facts
 
     def column(self, line: int, byte_offset: int) -> int:
@@ -206,12 +207,13 @@ def parse(text: str, path: str, tree_of=None) -> ParsedModule:
     except (ValueError, OverflowError) as exc:  # a NUL byte (Python < 3.12)
         raise SourceProblem(f"syntax error: {exc}") from None
     lines = split_lines(text)
-    problem, facts = walk_facts(tree)
+    problem, facts = facts_of(tree)
     module = ParsedModule(text, path, tree, lines, facts)
-    if problem is not None:
+    if problem is not None:  # a copy: the walk's answer is kept with the tree
+        column = problem.column
         if 0 < problem.line <= len(lines):  # the byte column, in code points
-            problem.column = module.column(problem.line, problem.column - 1) + 1
-        raise problem
+            column = module.column(problem.line, column - 1) + 1
+        raise SourceProblem(problem.message, problem.line, column)
     return module
 
 
@@ -274,6 +276,14 @@ class ModuleFacts:
         declarations: the module holds a ``global`` or ``nonlocal`` statement.
         comprehensions: every ``ast.comprehension`` (the ``for ... in ...`` clauses of
             comprehensions and generator expressions).
+        table: the nodes the replacements' table looks at
+            (:mod:`ppo_migrate.rules.patches`' ``_Nodes``): calls, ``=``/``+=``/annotated
+            assignments, ``for``/``async for``/``with``/``async with`` statements,
+            comprehension clauses, subscripts, imports and constants, in the walk's order
+            (:func:`walk_facts`); :meth:`table_in_walk_order` gives them in
+            ``ast.walk``'s.
+        levels: ``levels[i]`` is ``table[i]``'s depth in the tree (the module is 0; one
+            level a node, unlike the nesting measure of :func:`walk_facts`).
     """
 
     def __init__(self) -> None:
@@ -285,6 +295,29 @@ class ModuleFacts:
         self.attributes: list[ast.Attribute] = []
         self.declarations: bool = False
         self.comprehensions: list[ast.comprehension] = []
+        self.table: list[ast.AST] = []
+        self.levels: list[int] = []
+
+    def table_in_walk_order(self) -> list[ast.AST]:
+        """:attr:`table` in ``ast.walk``'s order (breadth first, each node's children in
+        field order), from the one walk's order without another walk.
+
+        :func:`walk_facts` walks depth first, the last child first: of two nodes at the
+        same depth, the one ``ast.walk`` meets first (the smaller path of child indices)
+        is met last. So ``ast.walk``'s order is by depth, then the walk's order
+        reversed: one pass putting the nodes in a bucket per depth.
+        """
+        buckets: dict[int, list[ast.AST]] = {}
+        for node, level in zip(self.table, self.levels):
+            bucket = buckets.get(level)
+            if bucket is None:
+                buckets[level] = [node]
+            else:
+                bucket.append(node)
+        out: list[ast.AST] = []
+        for level in sorted(buckets):
+            out.extend(reversed(buckets[level]))
+        return out
 
 
 _BINDERS = (
@@ -293,15 +326,53 @@ _BINDERS = (
 )
 
 
-#: What :func:`walk_facts` does with a node of each type: a kind (``_K_*``) and the fields
+#: What :func:`walk_facts` does with a node of each type: a kind (``_K_*``), the fields
 #: that may hold child nodes other than leaf singletons (``ctx``: ``Load()``; ``op``,
-#: ``ops``: ``Add()``, ``Eq()``), which are not walked (see :func:`walk_facts`).
-_NODE_SPECS: dict[type, tuple[int, tuple[str, ...]]] = {}
+#: ``ops``: ``Add()``, ``Eq()``), which are not walked (see :func:`walk_facts`), and of
+#: :data:`_NON_NODE_FIELDS`, and whether
+#: it goes to :attr:`ModuleFacts.table` (:data:`_TABLE_TYPES`).
+_NODE_SPECS: dict[type, tuple[int, tuple[str, ...], bool]] = {}
+
+#: node type -> the fields of it that never hold a node: identifiers, strings, numbers
+#: and constants (the grammar of Python's ``ast`` module, 3.10 to 3.13), whatever a
+#: node's other fields hold. The walk does not look into them (it would find no node
+#: there): a ``Constant``, an ``alias`` and most of an ``Attribute``, an ``arg`` or a
+#: ``keyword`` is then no look-up at all.
+_NON_NODE_FIELDS: dict[type, frozenset[str]] = {
+    ast.Constant: frozenset({"value", "kind"}),
+    ast.Attribute: frozenset({"attr"}),
+    ast.alias: frozenset({"name", "asname"}),
+    ast.arg: frozenset({"arg", "type_comment"}),
+    ast.keyword: frozenset({"arg"}),
+    ast.FunctionDef: frozenset({"name", "type_comment"}),
+    ast.AsyncFunctionDef: frozenset({"name", "type_comment"}),
+    ast.ClassDef: frozenset({"name"}),
+    ast.ImportFrom: frozenset({"module", "level"}),
+    ast.Global: frozenset({"names"}),
+    ast.Nonlocal: frozenset({"names"}),
+    ast.Assign: frozenset({"type_comment"}),
+    ast.AnnAssign: frozenset({"simple"}),
+    ast.For: frozenset({"type_comment"}),
+    ast.AsyncFor: frozenset({"type_comment"}),
+    ast.With: frozenset({"type_comment"}),
+    ast.AsyncWith: frozenset({"type_comment"}),
+    ast.ExceptHandler: frozenset({"name"}),
+    ast.comprehension: frozenset({"is_async"}),
+    ast.FormattedValue: frozenset({"conversion"}),
+}
+
+#: the node types of :attr:`ModuleFacts.table`: every type the replacements' table
+#: (:mod:`ppo_migrate.rules.patches`' ``_Nodes``) sorts, a subscript and a constant
+#: whatever their key or value (it keeps those by a string)
+_TABLE_TYPES = (
+    ast.Call, ast.Assign, ast.AugAssign, ast.AnnAssign, ast.For, ast.AsyncFor, ast.comprehension,
+    ast.With, ast.AsyncWith, ast.Subscript, ast.Import, ast.ImportFrom, ast.Constant,
+)
 _K_OTHER, _K_CALL, _K_ATTRIBUTE, _K_BOOLOP, _K_IMPORT, _K_BINDER, _K_DECLARATION, _K_COMPREHENSION = range(8)
 _LEAF_FIELDS = frozenset({"ctx", "op", "ops"})
 
 
-def _node_spec(t: type) -> tuple[int, tuple[str, ...]]:
+def _node_spec(t: type) -> tuple[int, tuple[str, ...], bool]:
     """The :data:`_NODE_SPECS` entry of node type ``t`` (computed once per type)."""
     if issubclass(t, ast.Call):
         kind = _K_CALL
@@ -319,7 +390,9 @@ def _node_spec(t: type) -> tuple[int, tuple[str, ...]]:
         kind = _K_COMPREHENSION
     else:
         kind = _K_OTHER
-    spec = (kind, tuple(f for f in getattr(t, "_fields", ()) if f not in _LEAF_FIELDS))
+    skipped = _LEAF_FIELDS | _NON_NODE_FIELDS.get(t, frozenset())
+    fields = tuple(f for f in getattr(t, "_fields", ()) if f not in skipped)
+    spec = (kind, fields, issubclass(t, _TABLE_TYPES))
     _NODE_SPECS[t] = spec
     return spec
 
@@ -348,21 +421,27 @@ def walk_facts(tree: ast.AST) -> tuple[SourceProblem | None, ModuleFacts]:
     limit that is not a ``Name`` is the one reported. Leaf singletons (contexts,
     operators) have no children, so they are looked at only when the children of a
     node are too deep, in the order a walk of every node would pop them.
+
+    The same walk keeps the nodes of the replacements' table with their depths
+    (:attr:`ModuleFacts.table`): :mod:`ppo_migrate.rules.patches` asks them of the
+    tree instead of walking it again (:func:`facts_of`). A walk stopped by a PPO902
+    leaves the facts incomplete.
     """
     facts = ModuleFacts()
     parents, calls, imports, binders, loads = (
         facts.parents, facts.calls, facts.imports, facts.binders, facts.loads
     )
+    table_add, level_add = facts.table.append, facts.levels.append
     problem: SourceProblem | None = None
     name_t, store_t = ast.Name, ast.Store
     attributes = facts.attributes
     specs = _NODE_SPECS
     max_nesting = MAX_NESTING
     AST = ast.AST
-    stack: list[tuple[ast.AST, int, ast.AST | None]] = [(tree, 0, None)]
+    stack: list[tuple[ast.AST, int, ast.AST | None, int]] = [(tree, 0, None, 0)]
     pop, push = stack.pop, stack.append
     while stack:
-        node, depth, parent = pop()
+        node, depth, parent, level = pop()
         t = type(node)
         if t is name_t:
             parents[id(node)] = parent  # type: ignore[assignment]
@@ -374,7 +453,10 @@ def walk_facts(tree: ast.AST) -> tuple[SourceProblem | None, ModuleFacts]:
         spec = specs.get(t)
         if spec is None:
             spec = _node_spec(t)
-        kind, fields = spec
+        kind, fields, tabled = spec
+        if tabled:
+            table_add(node)
+            level_add(level)
         if kind:
             if kind == _K_CALL:
                 calls.append(node)  # type: ignore[arg-type]
@@ -411,15 +493,46 @@ def walk_facts(tree: ast.AST) -> tuple[SourceProblem | None, ModuleFacts]:
             if problem is not None:
                 break
             continue
+        level += 1
         for name in fields:
             value = getattr(node, name, None)
             if isinstance(value, AST):
-                push((value, depth, node))
+                push((value, depth, node, level))
             elif type(value) is list:
                 for item in value:
                     if isinstance(item, AST):
-                        push((item, depth, node))
+                        push((item, depth, node, level))
     return problem, facts
+
+
+#: tree -> :func:`walk_facts`'s answer, while the tree lives (a run's snapshot keeps a
+#: file's tree for every phase that asks: the look-out for test doubles walks it before
+#: the file's own analysis does)
+_FACTS: weakref.WeakKeyDictionary[ast.AST, tuple[SourceProblem | None, ModuleFacts]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def facts_of(tree: ast.AST) -> tuple[SourceProblem | None, ModuleFacts]:
+    """:func:`walk_facts` of ``tree``, walked once however often asked while the tree lives.
+
+    Args:
+        tree: any ``ast`` node (a module's tree, a doctest's, an embedded script's); it is
+            read, never changed (the answer is kept by its identity).
+
+    Returns:
+        ``(problem, facts)`` as :func:`walk_facts` gives them: ``problem`` is not ``None``
+        when the tree nests deeper than ``constants.MAX_NESTING`` (then ``facts`` are
+        incomplete). The answer is shared: not to be changed.
+    """
+    found = _FACTS.get(tree)
+    if found is None:
+        found = walk_facts(tree)
+        try:
+            _FACTS[tree] = found
+        except TypeError:  # a node type that takes no weak reference: walked each time
+            pass
+    return found
 
 
 def _too_deep(node: ast.AST) -> SourceProblem:
@@ -438,6 +551,7 @@ def nesting_problem(tree: ast.AST) -> SourceProblem | None:
 __all__ = [
     "ModuleFacts",
     "all_parents",
+    "facts_of",
     "ParsedModule",
     "SourceProblem",
     "nesting_problem",

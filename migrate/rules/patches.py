@@ -38,6 +38,7 @@ from ppo_migrate.diagnostics import Reason, Related
 from ppo_migrate.files import decode_source
 from ppo_migrate.patterns import lazy_pattern
 from ppo_migrate.prefilter import Words
+from ppo_migrate.rules.module import facts_of
 from ppo_migrate.project.modules import (
     IMPORT_STATEMENT,
     import_statements,
@@ -652,11 +653,16 @@ class _Nodes:
     The last two are asked of a file's tree by its own analysis
     (:func:`own_replacement`) and again by the run's look-out for test doubles
     (:func:`target_patches`): made once (~5% of benchmark item 9's ``check``).
+
+    Args:
+        walked: the tree's nodes in ``ast.walk``'s order, or any part of them holding
+            every node of the types sorted here (:attr:`ppo_migrate.rules.module.ModuleFacts.table`
+            in that order: :func:`_nodes`).
     """
 
     __slots__ = ("assigns", "bound_modules", "changes", "generic", "imports", "keyed", "replaced", "__weakref__")
 
-    def __init__(self, tree: ast.AST) -> None:
+    def __init__(self, walked: Iterable[ast.AST]) -> None:
         changes: list[ast.AST] = []
         imports: list[ast.AST] = []
         generic: list[ast.AST] = []
@@ -664,7 +670,7 @@ class _Nodes:
         keyed: list[ast.Subscript] = []
         call, assign, import_ = ast.Call, (ast.Assign, ast.AugAssign, ast.AnnAssign), (ast.Import, ast.ImportFrom)
         binding = _BINDING_STATEMENTS
-        for node in _walk(tree):
+        for node in walked:
             if isinstance(node, call):
                 changes.append(node)
                 generic.append(node)
@@ -743,10 +749,14 @@ _NODES: weakref.WeakKeyDictionary[ast.AST, _Nodes] = weakref.WeakKeyDictionary()
 
 
 def _nodes(tree: ast.AST) -> _Nodes:
-    """``tree``'s :class:`_Nodes`, walked once however often asked."""
+    """``tree``'s :class:`_Nodes`, made once however often asked, from the one walk of the
+    tree that gives its module facts (:func:`ppo_migrate.rules.module.facts_of`: the file's
+    own analysis walks it too; its ``table``, put in ``ast.walk``'s order); a tree nested
+    too deeply for that walk to finish is walked here."""
     found = _NODES.get(tree)
     if found is None:
-        found = _NODES[tree] = _Nodes(tree)
+        problem, facts = facts_of(tree)
+        found = _NODES[tree] = _Nodes(_walk(tree) if problem is not None else facts.table_in_walk_order())
     return found
 
 
@@ -2701,10 +2711,16 @@ def own_replacement(tree: ast.AST, text: str, targets: Iterable[str], path: str 
     module or alias its calls go through (:func:`replacements`'s forms, and
     ``globals()["get_..."] = shim``), as a :class:`Patch` of ``path``; ``None`` if none.
     The module's calls may then reach a replacement taking no config: a fix there is
-    unsafe."""
+    unsafe. A module whose replacements certainly reach none (:func:`_may_replace_own`:
+    attributes of objects no import binds, named by no function's name) is answered
+    without reading it for the names."""
     # a class attribute rebound in the module itself: judged per call by its analysis
     # (:meth:`ppo_migrate.rules.targets.TargetFinder.held_rebindings`)
-    names = through_names([text.encode("utf-8", "surrogateescape")], targets, with_held=False)
+    data = text.encode("utf-8", "surrogateescape")
+    targets = tuple(targets)
+    if ">>>" not in text and not _may_replace_own(tree, data, targets):
+        return None
+    names = through_names([data], targets, with_held=False)
     found = sorted(
         (line, kind, what)
         for _, line, kind, what in _patches_in(tree, names, None, _is_test_file(path), generic=False)
@@ -2718,6 +2734,61 @@ def own_replacement(tree: ast.AST, text: str, targets: Iterable[str], path: str 
         return None
     line, kind, what = found[0]
     return Patch("<own>", path, line, kind, what)
+
+
+def _may_replace_own(tree: ast.AST, data: bytes, targets: Iterable[str]) -> bool:
+    """Whether :func:`_patches_in` may find anything in a module's own ``tree`` for
+    :func:`own_replacement` (``generic=False``, no held names); ``False`` only when it
+    certainly finds nothing, decided without :func:`through_names`' reading of the file.
+
+    Most modules replace nothing but attributes of objects no import binds
+    (``self.config = config``: every attribute assigned is a replacement of the table's).
+    :func:`_patches_in` counts such a replacement (not a ``"*"``, not of a module, no
+    function body swapped, its object no import's name) only when its name is one of
+    :attr:`Names.functions`, which only the targets' last names and the aliases
+    :func:`through_names` finds with them can be: ``<function> as <alias>`` and
+    ``<alias> = [<dotted>.]<function>`` on one line (:func:`_function_aliases`). Any other
+    replacement is left to :func:`_patches_in`.
+
+    Args:
+        tree: the module's tree.
+        data: its text, encoded as :func:`own_replacement` encodes it.
+        targets: the runtime function's qualified names.
+    """
+    found = replacements(tree)
+    imported: dict[str | None, str | None] | None = None
+    names: set[str] = set()
+    for r in found:
+        if r.name == "*" or r.space != "attribute" or r.module is not None or r.swapped is not None or r.owner is None:
+            return True
+        if imported is None:
+            imported = _imported_modules(tree)
+        if _dotted(r.owner) in imported:
+            return True  # ``launcher.constants_ppo = Fake``: a module the calls may go through
+        names.add(r.name)
+    if not names:
+        return False
+    forms = _target_forms(tuple(targets))
+    if not names.isdisjoint(forms.functions):
+        return True
+    return not names.isdisjoint(_function_aliases(data, forms))
+
+
+def _function_aliases(data: bytes, forms: _TargetForms) -> set[str]:
+    """The aliases of the runtime function :func:`through_names` adds to
+    :attr:`Names.functions` for a file of bytes ``data`` (``forms``: the targets'
+    :class:`_TargetForms`): the same two searches, on the same lines, less the modules
+    the calls go through (which add no function)."""
+    functions = set(forms.functions)
+    for start, end in _lines_holding(data, _AS_SEPARATORS):
+        for m in forms.aliased.finditer(data, start, end):
+            if m.group(0).split()[0].decode() in functions:
+                functions.add(m.group(1).decode("utf-8", "replace"))
+    spans = _lines_holding(data, forms.fn_encoded) if forms.fn_encoded else [(0, len(data))]
+    for start, end in spans:
+        for m in forms.assigned.finditer(data, start, end):
+            functions.add(m.group(1).decode("utf-8", "replace"))
+    return functions - forms.functions
 
 
 def _dotted(node: ast.AST | None) -> str | None:

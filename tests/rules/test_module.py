@@ -115,3 +115,45 @@ def test_the_facts_list_every_comprehension_clause() -> None:
         (1, "a"), (1, "c"), (3, "(k, v)"), (3, "g"), (5, "self.x"),
     ]
     assert parse("x = [1]\n", "m.py").facts.comprehensions == []
+
+
+_TABLE_SOURCE = (
+    "import os, a.b as c\n"
+    "x = f(g('inner', h('deep')), 'outer')\n"
+    "for o.f in fakes:\n"
+    "    with ctx('w') as p.q:\n"
+    "        d['k'] += [y for y in z(1)]\n"
+    "def run(config: 'C' = 'v'):\n"
+    "    from m import n\n"
+    "    return globals()['name']\n"
+)
+
+
+def test_the_table_in_walk_order_is_ast_walks_order() -> None:
+    from ppo_migrate.rules.module import _TABLE_TYPES, facts_of
+
+    tree = ast.parse(_TABLE_SOURCE)
+    problem, facts = facts_of(tree)
+    assert problem is None
+    expected = [n for n in ast.walk(tree) if isinstance(n, _TABLE_TYPES)]
+    assert [id(n) for n in facts.table_in_walk_order()] == [id(n) for n in expected]
+    # breadth first: the shallower string constant before the nested ones
+    strings = [n.value for n in facts.table_in_walk_order() if isinstance(n, ast.Constant) and isinstance(n.value, str)]
+    assert strings == ["outer", "v", "inner", "C", "name", "deep", "w", "k"]
+    assert facts.levels[facts.table.index(expected[0])] == 1  # the first import: the module's child
+
+
+def test_the_walk_is_made_once_a_tree_and_a_problem_is_copied() -> None:
+    from ppo_migrate.rules.module import facts_of
+
+    tree = ast.parse("x = 1\n")
+    assert facts_of(tree) is facts_of(tree)
+    text = "é = 1; x = a" + " and a" * (MAX_NESTING + 5) + "\n"
+    deep = ast.parse(text)
+    columns = []
+    for _ in range(2):  # the kept answer's byte column is converted for each parse, not in place
+        with pytest.raises(SourceProblem) as info:
+            parse(text, "m.py", tree_of=lambda: deep)
+        columns.append((info.value.line, info.value.column))
+    assert columns[0] == columns[1]
+    assert facts_of(deep)[0] is not None and facts_of(deep)[0].column == columns[0][1] + 1  # bytes: é is two
