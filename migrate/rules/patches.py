@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from ppo_migrate.rules.data_targets import data_targets
 from ppo_migrate.rules.doc_doctests import doc_doctest_files
-from ppo_migrate.rules.embedded_python import embedded_python
+from ppo_migrate.rules.embedded_python import embedded_python, string_code
 from ppo_migrate.constants import MAX_SOURCE_CHARS
 from ppo_migrate.diagnostics import Reason, Related
 from ppo_migrate.files import decode_source
@@ -103,13 +103,17 @@ FUNCTION_BODY: frozenset[str] = frozenset({"__code__", "__defaults__", "__kwdefa
 
 #: Bytes a file replacing a name holds: a patcher of :data:`PATCHERS`, a namespace, or an
 #: attribute assigned (``x.f = v``; the names are checked on the tree).
-_PATCH_WORDS = rb"setattr|delattr|patch|setitem|setdefault|__dict__|\bupdate\b|\bmodules\b|\bglobals\s*\(|\bvars\s*\(|\bexec\s*\(|\bmeta_path\b"
+_PATCH_WORDS = rb"setattr|delattr|patch|setitem|setdefault|__dict__|init_globals|__globals__|load_source|load_module|FileLoader|spec_from_|\bupdate\b|\bmodules\b|\bglobals\s*\(|\bvars\s*\(|\bexec\s*\(|\bmeta_path\b"
 _ATTRIBUTE_STORE = rb"\.\s*(\w+)\s*=[^=]"
 _ATTRIBUTE_STORE_RE = lazy_pattern(_ATTRIBUTE_STORE)
 #: the alternatives of :data:`_PATCH_WORDS` that are plain words (a match wherever the
 #: bytes hold them), and a pattern of the others (word boundaries, ``\s*(``) with their
 #: literals: :func:`_patch_words`
-_PLAIN_PATCH_WORDS = (b"setattr", b"delattr", b"patch", b"setitem", b"setdefault", b"__dict__")
+_PLAIN_PATCH_WORDS = (
+    b"setattr", b"delattr", b"patch", b"setitem", b"setdefault", b"__dict__",
+    # :data:`RUNNERS`' keyword, a function's namespace, :data:`MODULE_LOADERS` (trial 26g)
+    b"init_globals", b"__globals__", b"load_source", b"load_module", b"FileLoader", b"spec_from_",
+)
 _BOUNDED_PATCH_LITERALS = (b"update", b"modules", b"globals", b"vars", b"exec", b"meta_path")
 _BOUNDED_PATCH_WORDS_RE = lazy_pattern(rb"\bupdate\b|\bmodules\b|\bglobals\s*\(|\bvars\s*\(|\bexec\s*\(|\bmeta_path\b")
 
@@ -282,6 +286,10 @@ def _namespace(node: ast.AST) -> tuple[str, ast.expr | None] | None:
     if isinstance(node, ast.Attribute):
         if node.attr == "__dict__":
             return "attribute", node.value
+        if node.attr == "__globals__":
+            # ``fn.__globals__["f"] = g`` (trial 26g, G-B2): the namespace of the module
+            # defining ``fn``, which the imports cannot tell (any module)
+            return "attribute", None
         if node.attr == "modules":
             return "modules", None
     if isinstance(node, ast.Name) and node.id == "modules":
@@ -493,7 +501,11 @@ def call_replacements(call: ast.Call, env: dict[str, str] | None = None) -> list
     func = call.func
     last = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
     if last == "exec" and isinstance(func, ast.Name):
-        return _exec_replacements(call)
+        return _exec_replacements(call, env)
+    if last in MODULE_LOADERS:
+        return _loader_replacements(call, last, env)
+    if last in RUNNERS:
+        return _runner_replacements(call, last, env)
     if last in ("append", "insert", "extend") and isinstance(func, ast.Attribute) and _last(func.value) == "meta_path":
         # ``sys.meta_path.insert(0, finder)``: any import may be served by the finder
         return [Replacement("*", None, None, "modules", call.lineno, f"{_dotted(func.value) or 'meta_path'}.{last}")]
@@ -581,28 +593,119 @@ def call_replacements(call: ast.Call, env: dict[str, str] | None = None) -> list
     return [_keyed(space[0], space[1], _string(key, env), line, form)]
 
 
+#: Callables that load a module under the name given as their first argument, from a
+#: file or a loader, putting it in ``sys.modules`` (or making it ready to be put there):
+#: ``SourceFileLoader("verl.trainer.constants_ppo", path).load_module()`` (trial 26g, G-B3),
+#: ``imp.load_source("verl.trainer.constants_ppo", path)`` (G-B5), and their kin of
+#: ``importlib.machinery``, ``importlib.util`` and ``imp`` (the standard library's
+#: documentation of each: the name given is the module's ``__name__``, the key of
+#: ``sys.modules``). A fake module loaded under verl's name (or a package above it) is a
+#: stand-in in ``sys.modules``, as ``sys.modules[name] = fake`` is.
+MODULE_LOADERS: frozenset[str] = frozenset({
+    "SourceFileLoader", "SourcelessFileLoader", "ExtensionFileLoader",
+    "spec_from_file_location", "spec_from_loader",
+    "load_source", "load_compiled", "load_package", "load_dynamic", "load_module",
+})
+
+
+def _loader_replacements(call: ast.Call, last: str, env: dict[str, str] | None) -> list[Replacement]:
+    """A call of :data:`MODULE_LOADERS`: the module it loads under the name its first
+    argument spells (``name=`` or ``fullname=`` too), as a ``sys.modules`` entry
+    (``Replacement(last part, None, package, "modules", ...)``); ``[]`` when no string names
+    it (``loader.load_module()`` with no argument: the loader's call names it) or the call is
+    a method of another object with a name that is no module's (``load_module`` of a loader
+    takes the name, or nothing).
+
+    Args:
+        call: the call.
+        last: its callable's last name (one of :data:`MODULE_LOADERS`).
+        env: the strings the file's names hold (:func:`string_env`).
+    """
+    keywords = {k.arg: k.value for k in call.keywords if k.arg is not None}
+    first = call.args[0] if call.args else keywords.get("name", keywords.get("fullname"))
+    text = _string(first, env)
+    if not text or not all(part.isidentifier() for part in text.split(".")):
+        return []
+    form = last if isinstance(call.func, ast.Name) else f"{_dotted(call.func.value) or '...'}.{last}"
+    return [_keyed("modules", None, text, call.lineno, form)]
+
+
+#: Callables that run a module's code in a namespace seeded by a dictionary: ``runpy``'s
+#: ``run_path(path, init_globals=...)`` and ``run_module(name, init_globals=...)`` (the
+#: standard library's ``runpy`` documentation: the dictionary's names are the module's
+#: globals before its code runs; trial 26g, G-B4 and G-B9). -> the position of
+#: ``init_globals`` among their arguments.
+RUNNERS: dict[str, int] = {"run_path": 1, "run_module": 1}
+
+
+def _runner_replacements(call: ast.Call, last: str, env: dict[str, str] | None) -> list[Replacement]:
+    """A call of :data:`RUNNERS` with ``init_globals``: the names the dictionary binds in the
+    module it runs (``Replacement(name, None, module, "attribute", ...)``: the module
+    ``run_module`` names, or the one ``run_path``'s literal ``"pkg/mod.py"`` is, else
+    ``None``: any). A dictionary not written out (``init_globals=seed``, ``{**seed}``)
+    binds names not known before it runs (``"*"``); no ``init_globals``, nothing.
+
+    Args:
+        call: the call.
+        last: its callable's last name (a key of :data:`RUNNERS`).
+        env: the strings the file's names hold (:func:`string_env`).
+    """
+    keywords = {k.arg: k.value for k in call.keywords if k.arg is not None}
+    position = RUNNERS[last]
+    seed = call.args[position] if len(call.args) > position else keywords.get("init_globals")
+    if seed is None or (isinstance(seed, ast.Constant) and seed.value is None):
+        return []
+    first = call.args[0] if call.args else keywords.get("path_name" if last == "run_path" else "mod_name")
+    text = _string(first, env)
+    module: str | None = None
+    if text and last == "run_module":
+        module = text
+    elif text and text.endswith(".py"):
+        stem = text[:-3].replace("\\", "/").lstrip("./").replace("/", ".")
+        module = stem if all(part.isidentifier() for part in stem.split(".")) else None
+    form = f"{_dotted(call.func) or last}(init_globals=...)"
+    line = call.lineno
+    if isinstance(seed, ast.Dict):
+        return [
+            Replacement(key if key is not None else "*", None, module, "attribute", line, form)
+            for key in (_string(k, env) if k is not None else None for k in seed.keys)
+        ]
+    if isinstance(seed, ast.Call) and _last(seed.func) == "dict" and not seed.args:
+        return [
+            Replacement(k.arg if k.arg is not None else "*", None, module, "attribute", line, form)
+            for k in seed.keywords
+        ]
+    return [Replacement("*", None, module, "attribute", line, form)]
+
+
 #: the form of a replacement made by ``exec(code, globals())``
 EXEC_FORM = "exec"
 
 
-def _exec_replacements(call: ast.Call) -> list[Replacement]:
+def _exec_replacements(call: ast.Call, env: dict[str, str] | None = None) -> list[Replacement]:
     """``exec(code, globals())`` (or ``vars()``, ``locals()``): the names the code binds in
     the module's namespace (``exec("f = lambda: {}", globals())``: ``f``); ``"*"`` when the
-    code is not a string constant (``exec(code, globals())``) or cannot be parsed. A bare
-    ``exec(code)`` counts too (at module level it runs in the module's namespace; in a
-    function it may not, but a name too many only makes a fix unsafe); with namespaces
-    given, none of the module's (``exec(code, {})``), nothing."""
+    code is not a string (a constant, or one :func:`string_env`'s names spell:
+    ``exec(LEGACY_SRC, ...)``) or cannot be parsed. A bare ``exec(code)`` counts too (at
+    module level it runs in the module's namespace; in a function it may not, but a name
+    too many only makes a fix unsafe). Run in another object's namespace
+    (``exec(code, vars(launcher))``, ``exec(code, constants_ppo.__dict__)``; trial 26g), the
+    names are that object's attributes (``space == "attribute"``, ``owner`` the object);
+    with fresh namespaces only (``exec(code, {})``), nothing."""
     given = [*call.args[1:3], *(k.value for k in call.keywords if k.arg in ("globals", "locals"))]
     spaces = [_namespace(a) for a in given]
-    if given and not any(space is not None and space[0] == "globals" for space in spaces):
+    owners = [space[1] for space in spaces if space is not None and space[0] == "attribute"]
+    if given and not owners and not any(space is not None and space[0] == "globals" for space in spaces):
         return []
     line = call.lineno
-    code = _string(call.args[0]) if call.args else None
+    code = _string(call.args[0], env) if call.args else None
     try:
         tree = ast.parse(code) if code is not None else None
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         tree = None
     if tree is None:
+        if owners:
+            return [Replacement("*", owner, None, "attribute", line, EXEC_FORM) for owner in owners]
         return [Replacement("*", None, None, "globals", line, EXEC_FORM)]
     names: set[str] = set()
     for node in ast.walk(tree):
@@ -614,6 +717,8 @@ def _exec_replacements(call: ast.Call) -> list[Replacement]:
             names.update(a.asname or a.name.split(".")[0] for a in node.names)
         elif isinstance(node, ast.Call):  # ``exec`` of code rebinding by a patcher of its own
             names.update(r.name for r in call_replacements(node))
+    if owners:
+        return [Replacement(n, owner, None, "attribute", line, EXEC_FORM) for owner in owners for n in sorted(names)]
     return [Replacement(n, None, None, "globals", line, EXEC_FORM) for n in sorted(names)]
 
 
@@ -1329,6 +1434,7 @@ def target_patches(
     used: set[tuple[str, int]] = set()  # constants another file's patch reads a target from
 
     held = [n.encode() for n in sorted(names.held)]
+    function_words = [n.encode() for n in sorted(names.functions)]
 
     def look(path: str, data: bytes) -> None:
         if held and any(n in data for n in held):  # a subclass overriding ``cp``
@@ -1336,6 +1442,10 @@ def target_patches(
             if held_tree is not None:
                 test = _is_test_file(path)
                 found.extend((m, path, line, kind, what) for m, line, kind, what in _held_overrides(held_tree, names, test))
+        if _may_hold_code(data, function_words):  # Python in a string constant (trial 26g)
+            code_tree = parse_file(path, data)
+            if code_tree is not None:
+                found.extend(_string_code_patches(path, code_tree, names, constants, used))
         if _STAR in data and not _holds_target(module_name(path), names.target_modules):
             star_tree = parse_file(path, data)
             if star_tree is not None:
@@ -1435,6 +1545,61 @@ def target_patches(
                 module = None
         out.append(Patch(module or "*", path, line, kind, what))
     return tuple(sorted(set(out), key=lambda p: (p.path, p.line, p.module, p.what)))
+
+
+#: bytes a string constant holding statements spells besides a name (:func:`_may_hold_code`)
+_CODE_STRING_MARKS = (b'"""', b"'''", b"\\n", b";")
+
+
+def _may_hold_code(data: bytes, functions: Sequence[bytes]) -> bool:
+    """Whether a Python file's bytes may hold a string of code naming the runtime function
+    (:func:`ppo_migrate.rules.embedded_python.string_code`): a name of ``functions`` and a
+    triple quote, an escaped line break or a ``;``, or ``def NAME`` (a fake module's text).
+    A byte test: the tree is walked only for such a file."""
+    if not any(f in data for f in functions):
+        return False
+    return any(m in data for m in _CODE_STRING_MARKS) or any(b"def " + f in data for f in functions)
+
+
+def _string_code_patches(
+    path: str, tree: ast.AST, names: Names, constants: dict[str, tuple[str, str, int]],
+    used: set[tuple[str, int]] | None,
+) -> list[tuple[str | None, str, int, str, str]]:
+    """The replacements in the strings of Python code of a module (trial 26g: G-B6, G-B7,
+    G-B8): each constant :func:`ppo_migrate.rules.embedded_python.string_code` reads is
+    code the project may run (by ``exec``, as a ``.pth`` a conftest writes, as a module a
+    fixture writes and puts on ``sys.path``), read with the table as test code is; and a
+    function of the runtime function's names defined there without a ``config`` parameter
+    (nor ``**kwargs``) is a definition a call may reach: module ``"*"`` (any).
+
+    Args:
+        path: the module's path.
+        tree: its tree.
+        names: the names looked for.
+        constants: :func:`target_patches`' constants holding targets.
+        used: :func:`_patches_in`'s set of constants a patch read.
+
+    Returns:
+        ``(module, path, line, kind, what)`` as :func:`target_patches` collects them; kind
+        ``"patched"`` in a test file, else ``"rebound"``.
+    """
+    test = _is_test_file(path)
+    out: list[tuple[str | None, str, int, str, str]] = []
+    strings = [n for n in _nodes(tree).generic if isinstance(n, ast.Constant)]
+    for code, line in string_code(tree, names.all(), strings):
+        for module, at, kind, what in _patches_in(code, names, constants, True, used=used):
+            module = None if module in ("<own>", "<package>") else module
+            out.append((module, path, at, kind if test else "rebound", f"in a string of Python code: {what}"))
+        for node in code.body:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name in names.functions:
+                a = node.args
+                params = {p.arg for p in (*a.posonlyargs, *a.args, *a.kwonlyargs)}
+                if "config" not in params and a.kwarg is None:
+                    out.append(("*", path, node.lineno, "patched" if test else "rebound", (
+                        f"defines a `{node.name}` taking no config in a string of Python code "
+                        f"(line {line}), which may run in place of verl's"
+                    )))
+    return out
 
 
 def _absolute(path: str) -> str:
@@ -2191,7 +2356,7 @@ def _patches_in(
     for r in replacements(tree):
         module: str | None
         name = r.name
-        if name == "*" and r.form == EXEC_FORM:
+        if name == "*" and r.form == EXEC_FORM and r.space == "globals":
             # ``exec(code, globals())`` of code not known before it runs: it may rebind any
             # name of the module, the function's too
             counted.add(r.line)
