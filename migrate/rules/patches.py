@@ -103,7 +103,7 @@ FUNCTION_BODY: frozenset[str] = frozenset({"__code__", "__defaults__", "__kwdefa
 
 #: Bytes a file replacing a name holds: a patcher of :data:`PATCHERS`, a namespace, or an
 #: attribute assigned (``x.f = v``; the names are checked on the tree).
-_PATCH_WORDS = rb"setattr|delattr|patch|setitem|setdefault|__dict__|init_globals|__globals__|load_source|load_module|FileLoader|spec_from_|\bupdate\b|\bmodules\b|\bglobals\s*\(|\bvars\s*\(|\bexec\s*\(|\bmeta_path\b"
+_PATCH_WORDS = rb"setattr|delattr|patch|setitem|setdefault|__dict__|init_globals|__globals__|load_source|load_module|FileLoader|\bupdate\b|\bmodules\b|\bglobals\s*\(|\bvars\s*\(|\bexec\s*\(|\bmeta_path\b"
 _ATTRIBUTE_STORE = rb"\.\s*(\w+)\s*=[^=]"
 _ATTRIBUTE_STORE_RE = lazy_pattern(_ATTRIBUTE_STORE)
 #: the alternatives of :data:`_PATCH_WORDS` that are plain words (a match wherever the
@@ -112,7 +112,7 @@ _ATTRIBUTE_STORE_RE = lazy_pattern(_ATTRIBUTE_STORE)
 _PLAIN_PATCH_WORDS = (
     b"setattr", b"delattr", b"patch", b"setitem", b"setdefault", b"__dict__",
     # :data:`RUNNERS`' keyword, a function's namespace, :data:`MODULE_LOADERS` (trial 26g)
-    b"init_globals", b"__globals__", b"load_source", b"load_module", b"FileLoader", b"spec_from_",
+    b"init_globals", b"__globals__", b"load_source", b"load_module", b"FileLoader",
 )
 _BOUNDED_PATCH_LITERALS = (b"update", b"modules", b"globals", b"vars", b"exec", b"meta_path")
 _BOUNDED_PATCH_WORDS_RE = lazy_pattern(rb"\bupdate\b|\bmodules\b|\bglobals\s*\(|\bvars\s*\(|\bexec\s*\(|\bmeta_path\b")
@@ -597,13 +597,14 @@ def call_replacements(call: ast.Call, env: dict[str, str] | None = None) -> list
 #: file or a loader, putting it in ``sys.modules`` (or making it ready to be put there):
 #: ``SourceFileLoader("verl.trainer.constants_ppo", path).load_module()`` (trial 26g, G-B3),
 #: ``imp.load_source("verl.trainer.constants_ppo", path)`` (G-B5), and their kin of
-#: ``importlib.machinery``, ``importlib.util`` and ``imp`` (the standard library's
-#: documentation of each: the name given is the module's ``__name__``, the key of
-#: ``sys.modules``). A fake module loaded under verl's name (or a package above it) is a
-#: stand-in in ``sys.modules``, as ``sys.modules[name] = fake`` is.
+#: ``importlib.machinery`` and ``imp`` (the standard library's documentation of each: the
+#: name given is the module's ``__name__``, the key of ``sys.modules``; a loader's
+#: ``load_module()`` puts it there). A fake module loaded under verl's name (or a package
+#: above it) is a stand-in in ``sys.modules``, as ``sys.modules[name] = fake`` is. Not
+#: ``importlib.util.spec_from_file_location``: it only makes a spec, and the module it
+#: gives is put in ``sys.modules`` by an item assigned, a form of its own.
 MODULE_LOADERS: frozenset[str] = frozenset({
     "SourceFileLoader", "SourcelessFileLoader", "ExtensionFileLoader",
-    "spec_from_file_location", "spec_from_loader",
     "load_source", "load_compiled", "load_package", "load_dynamic", "load_module",
 })
 
@@ -2301,11 +2302,18 @@ def archive_doubles(
 
 
 def _fake_definitions(path: str, data: bytes, names: Names, tree: ast.AST | None = None) -> list:
-    """A file at a target module's path (``tests/fakes/verl/trainer/constants_ppo.py``) that
-    defines the function without a ``config`` parameter: a fake package a test may put
-    first on ``sys.path``."""
+    """A file at a target module's path (``tests/fakes/verl/trainer/constants_ppo.py``), or
+    named as its module (``tests/fixtures/fake_rlcore/trainer/constants_ppo.py``), under a
+    folder of test doubles, that defines the function without a ``config`` parameter: a
+    fake package a test may put first on ``sys.path`` (or copy there as ``verl``, or load
+    under verl's module name)."""
     norm = os.path.normpath(os.path.abspath(path)).replace(os.sep, "/")
     tails = [m.replace(".", "/") for m in names.target_modules]
+    # a fake under another folder's name, copied or loaded as verl's module by a test
+    # (trial 26g: ``shutil.copytree(FIXTURES / "fake_rlcore", tmp_path / "verl")``,
+    # ``SourceFileLoader("verl.trainer.constants_ppo", "tests/fakes/constants_ppo.py")``):
+    # the module's own file name is enough under a folder of test doubles
+    tails += [t.rsplit("/", 1)[1] for t in tails if "/" in t]
     tail = next(
         (t for t in tails if norm.endswith(f"/{t}.py") or norm.endswith(f"/{t}/__init__.py")), None
     )
