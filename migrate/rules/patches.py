@@ -809,6 +809,13 @@ def _read_keys(tree: ast.AST) -> set[int]:
         if isinstance(c, ast.Call) and isinstance(c.func, ast.Name) and c.func.id in ("getattr", "hasattr")
         and len(c.args) >= 2
     )
+    # ``"f" not in globals()`` (trial 26g, G-W4): a membership test reads the namespace
+    out.update(
+        id(node.left) for node in ast.walk(tree)
+        if isinstance(node, ast.Compare) and isinstance(node.left, ast.Constant)
+        and all(isinstance(op, (ast.In, ast.NotIn)) for op in node.ops)
+        and all(_namespace(c) is not None or _namespace_call(c) for c in node.comparators)
+    )
     return out
 
 
@@ -2861,7 +2868,56 @@ def doctest_globs(folders: Iterable[str]) -> set[str]:
     return out
 
 
-def own_replacement(tree: ast.AST, text: str, targets: Iterable[str], path: str = "") -> Patch | None:
+#: the exceptions a module catches when a name it reads is not bound yet
+_UNBOUND_ERRORS = frozenset({"NameError", "UnboundLocalError"})
+#: what a module's text spells where :func:`seeded_names` may find something
+_SEEDED_WORDS = ("globals()", "vars()", "locals()", "dir()", "NameError", "UnboundLocalError")
+
+
+def _namespace_call(node: ast.AST) -> bool:
+    """``globals()``, ``vars()``, ``locals()`` or ``dir()`` (the module's own names)."""
+    return (
+        isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and not node.args
+        and node.func.id in ("globals", "vars", "locals", "dir")
+    )
+
+
+def seeded_names(tree: ast.AST, functions: Iterable[str]) -> list[tuple[int, str]]:
+    """Where a module binds one of ``functions`` only when its globals lack it: ``if "f" not
+    in globals(): from verl... import f`` (or ``in``), ``try: f`` / ``except NameError:``
+    (trial 26g, G-B4 and G-B9). Such a module declares that a runner may seed the name
+    (``runpy.run_path/run_module(..., init_globals={...})``, ``exec(code, namespace)``),
+    from wherever it is run, with a function that may take no config.
+
+    Args:
+        tree: the module's tree.
+        functions: the runtime function's names (and aliases).
+
+    Returns:
+        ``(line, name)`` of each test, in order.
+    """
+    wanted = set(functions)
+    out: list[tuple[int, str]] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], (ast.In, ast.NotIn)):
+            left = node.left
+            if (isinstance(left, ast.Constant) and left.value in wanted and _namespace_call(node.comparators[0])):
+                out.append((node.lineno, left.value))
+        elif isinstance(node, ast.Try) and any(
+            (isinstance(h.type, ast.Name) and h.type.id in _UNBOUND_ERRORS)
+            or (isinstance(h.type, ast.Tuple) and any(getattr(e, "id", None) in _UNBOUND_ERRORS for e in h.type.elts))
+            for h in node.handlers
+        ):
+            for stmt in node.body:
+                for sub in ast.walk(stmt):
+                    if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Load) and sub.id in wanted:
+                        out.append((sub.lineno, sub.id))
+                        break
+    return sorted(set(out))
+
+
+def own_replacement(
+tree: ast.AST, text: str, targets: Iterable[str], path: str = "") -> Patch | None:
     """The first replacement, in a module's own tree, of the runtime function or of a
     module or alias its calls go through (:func:`replacements`'s forms, and
     ``globals()["get_..."] = shim``), as a :class:`Patch` of ``path``; ``None`` if none.
@@ -2879,6 +2935,13 @@ def own_replacement(tree: ast.AST, text: str, targets: Iterable[str], path: str 
         if doctests is not None:
             found += sorted((line, kind, what) for _, line, kind, what in _patches_in(doctests, names, None, True))
             found.sort()
+    if any(word in text for word in _SEEDED_WORDS):
+        # a name the module binds only when a runner did not seed it (trial 26g)
+        found += [(line, "rebound", (
+            f"binds `{name}` only where the module's globals lack it: a runner seeding them "
+            "(runpy's `init_globals`) may give one taking no config"
+        )) for line, name in seeded_names(tree, names.functions)]
+        found.sort()
     if not found:
         return None
     line, kind, what = found[0]
