@@ -126,14 +126,24 @@ DOUBLES_26G: dict[str, tuple[dict[str, str], tuple[str, str], str]] = {
         "def test_launch():\n"
         "    seeded = runpy.run_module('app.launcher', init_globals={'get_ppo_ray_runtime_env': lambda: {'fake': 1}})\n"
         f"    assert seeded['launch']({CFG}) == {{'fake': 1}}\n",
-    }, ("tests/test_launcher.py", "init_globals"), "app/launcher.py"),
-    "runpy-run-path-init-globals": ({  # G-B4
+    }, ("app/launcher.py", "if 'get_ppo"), "app/launcher.py"),
+    "runpy-seeds-not-known-before-it-runs": ({  # the runner's module and seeds computed
         "app/launcher.py": SEEDED,
+        "tests/test_launcher.py": OMEGA + "import os\nimport runpy\n\n"
+        "SEEDS = {'get_ppo_' + 'ray_runtime_env': lambda: {'fake': 1}}\n\n\n"
+        "def test_launch():\n"
+        "    seeded = runpy.run_module(os.environ.get('APP', 'app.launcher'), init_globals=SEEDS)\n"
+        f"    assert seeded['launch']({CFG}) == {{'fake': 1}}\n",
+    }, ("app/launcher.py", "if 'get_ppo"), "app/launcher.py"),
+    "runpy-run-path-init-globals-after-name-error": ({  # G-B4
+        "app/launcher.py": "try:\n    get_ppo_ray_runtime_env\nexcept NameError:\n"
+        "    from verl.trainer.constants_ppo import get_ppo_ray_runtime_env\n\n\n"
+        "def launch(config):\n    return get_ppo_ray_runtime_env()\n",
         "tests/test_launcher.py": OMEGA + "import runpy\n\n\n"
         "def test_launch():\n"
         "    seeded = runpy.run_path('app/launcher.py', init_globals=dict(get_ppo_ray_runtime_env=lambda: {'fake': 1}))\n"
         f"    assert seeded['launch']({CFG}) == {{'fake': 1}}\n",
-    }, ("tests/test_launcher.py", "init_globals"), "app/launcher.py"),
+    }, ("app/launcher.py", "    get_ppo_ray_runtime_env"), "app/launcher.py"),
     "function-globals-entry": ({  # G-B2
         "app/launcher.py": DIRECT,
         "tests/test_launcher.py": OMEGA + "import runpy\n\n\n"
@@ -195,6 +205,10 @@ DOUBLES_26G: dict[str, tuple[dict[str, str], tuple[str, str], str]] = {
 }
 
 
+#: the rows whose module reads the function's name as a value (PPO006 beside the call's finding)
+VALUE_READ = frozenset({"runpy-run-path-init-globals-after-name-error"})
+
+
 @pytest.mark.parametrize("name", sorted(DOUBLES_26G))
 def test_a_double_the_table_did_not_read_keeps_running_after_apply(tmp_path: Path, name: str) -> None:
     """Trial 26g (G-B1..G-B10, k4/k5): the project's tests pass before and after ``apply``
@@ -207,6 +221,9 @@ def test_a_double_the_table_did_not_read_keeps_running_after_apply(tmp_path: Pat
     assert before.returncode == 0, before.stdout + before.stderr
     checked = run_cli("check", "--output-format", "json", ".", cwd=tmp_path)
     found = [d for d in json.loads(checked.stdout) if d["filename"].endswith(caller)]
+    if name in VALUE_READ:  # the bare name read in ``try:``: a value the calls cannot be followed through
+        assert [d["code"] for d in found if d["code"] == "PPO006"] == ["PPO006"], found
+        found = [d for d in found if d["code"] != "PPO006"]
     assert [(d["code"], d["fix"]["applicability"]) for d in found] == [("PPO001", "unsafe")], found
     assert f"(unsafe fix: {where} " in found[0]["message"], found[0]["message"]
     original = (tmp_path / caller).read_text()
@@ -219,7 +236,8 @@ def test_a_double_the_table_did_not_read_keeps_running_after_apply(tmp_path: Pat
     threaded = _pytest(tmp_path)
     assert threaded.returncode == 0, threaded.stdout + threaded.stderr
     # the oracle: the double takes no config, so the fix made anyway fails the tests
-    assert run_cli("apply", "--unsafe-fixes", ".", cwd=tmp_path).returncode == 0
+    # (a PPO006 finding remains where the name is read as a value)
+    assert run_cli("apply", "--unsafe-fixes", ".", cwd=tmp_path).returncode == (1 if name in VALUE_READ else 0)
     assert (tmp_path / caller).read_text() != original
     broken = _pytest(tmp_path)
     assert broken.returncode == 1 and "positional argument" in broken.stdout, broken.stdout
@@ -366,3 +384,35 @@ def test_data_files_name_targets_and_overrides(text: bytes, overrides: bool, exp
     from ppo_migrate.rules.data_targets import dotted_targets
 
     assert list(dotted_targets(text, ["get_ppo_ray_runtime_env"], overrides)) == expected
+
+
+def test_seeded_names_are_the_guards_of_a_binding() -> None:
+    """``if NAME not in globals()`` and ``try: NAME / except NameError`` declare the name may
+    be seeded; other tests and handlers do not."""
+    from ppo_migrate.rules.patches import seeded_names
+
+    tree = ast.parse(
+        "if 'get_ppo_ray_runtime_env' not in globals():\n    pass\n"  # 1
+        "if 'get_ppo_ray_runtime_env' in vars():\n    pass\n"  # 3
+        "if 'other' not in globals():\n    pass\n"
+        "if 'get_ppo_ray_runtime_env' in registry:\n    pass\n"
+        "try:\n    get_ppo_ray_runtime_env\nexcept (ImportError, NameError):\n    pass\n"  # 10
+        "try:\n    get_ppo_ray_runtime_env()\nexcept ValueError:\n    pass\n"
+    )
+    assert seeded_names(tree, ["get_ppo_ray_runtime_env"]) == [
+        (1, "get_ppo_ray_runtime_env"), (3, "get_ppo_ray_runtime_env"), (10, "get_ppo_ray_runtime_env"),
+    ]
+
+
+def test_a_membership_test_of_globals_replaces_nothing_elsewhere(tmp_path: Path) -> None:
+    """Trial 26g, G-W4: ``if NAME not in globals()`` in one module made another module's fix
+    unsafe ("core.py:1 replaces the runtime function"); it reads the namespace only. That
+    module's own call is unsafe (it may be seeded), the other's fix stays safe."""
+    files = {"app/core.py": SEEDED, "app/launcher.py": DIRECT, "tests/test_launcher.py": FAKED_TEST.replace(
+        "== {'fake': 1}", "== {'got_config': False}")}
+    _write(tmp_path, files)
+    checked = run_cli("check", "--output-format", "json", ".", cwd=tmp_path)
+    found = sorted((d["filename"].rsplit("/", 2)[-2:][1], d["code"], d["fix"]["applicability"], d["message"])
+                   for d in json.loads(checked.stdout))
+    assert [f[:3] for f in found] == [("core.py", "PPO001", "unsafe"), ("launcher.py", "PPO001", "safe")], found
+    assert "(unsafe fix: app/core.py:1 binds `get_ppo_ray_runtime_env` only where the module's globals lack it" in found[0][3]
