@@ -113,6 +113,7 @@ _PLAIN_PATCH_WORDS = (
     b"setattr", b"delattr", b"patch", b"setitem", b"setdefault", b"__dict__",
     # :data:`RUNNERS`' keyword, a function's namespace, :data:`MODULE_LOADERS` (trial 26g)
     b"init_globals", b"__globals__", b"load_source", b"load_module", b"FileLoader",
+    b"runsource", b"runcode",  # :data:`INTERPRETERS`
 )
 _BOUNDED_PATCH_LITERALS = (b"update", b"modules", b"globals", b"vars", b"exec", b"meta_path")
 _BOUNDED_PATCH_WORDS_RE = lazy_pattern(rb"\bupdate\b|\bmodules\b|\bglobals\s*\(|\bvars\s*\(|\bexec\s*\(|\bmeta_path\b")
@@ -502,6 +503,14 @@ def call_replacements(call: ast.Call, env: dict[str, str] | None = None) -> list
     last = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
     if last == "exec" and isinstance(func, ast.Name):
         return _exec_replacements(call, env)
+    if last in INTERPRETERS and isinstance(func, ast.Attribute):
+        # ``code.InteractiveInterpreter(vars(cp)).runsource(src)``: ``exec(src, vars(cp))``
+        ctor = func.value
+        if isinstance(ctor, ast.Call) and _last(ctor.func) in INTERPRETER_CLASSES:
+            space = ctor.args[0] if ctor.args else next((k.value for k in ctor.keywords if k.arg == "locals"), None)
+            if space is not None and call.args:
+                return _exec_replacements(ast.Call(ast.Name("exec", ast.Load()), [call.args[0], space], []), env, call.lineno)
+        return []
     if last in MODULE_LOADERS:
         return _loader_replacements(call, last, env)
     if last in RUNNERS:
@@ -681,9 +690,19 @@ def _runner_replacements(call: ast.Call, last: str, env: dict[str, str] | None) 
 
 #: the form of a replacement made by ``exec(code, globals())``
 EXEC_FORM = "exec"
+#: The methods of the standard library's ``code`` module that run source in the namespace
+#: its interpreter was made with (``InteractiveInterpreter(locals).runsource(source)``,
+#: ``runcode(code)``, ``InteractiveConsole(locals).push(line)``; trial 26g,
+#: ``n5_interactive_interpreter_runsource``): an ``exec`` in that namespace.
+INTERPRETERS: frozenset[str] = frozenset({"runsource", "runcode", "push"})
+INTERPRETER_CLASSES: frozenset[str] = frozenset({"InteractiveInterpreter", "InteractiveConsole"})
+#: the form of a module's class swapped (``sys.modules[name].__class__ = Compat``)
+CLASS_FORM = "a `__class__` assignment"
 
 
-def _exec_replacements(call: ast.Call, env: dict[str, str] | None = None) -> list[Replacement]:
+def _exec_replacements(
+    call: ast.Call, env: dict[str, str] | None = None, at: int | None = None
+) -> list[Replacement]:
     """``exec(code, globals())`` (or ``vars()``, ``locals()``): the names the code binds in
     the module's namespace (``exec("f = lambda: {}", globals())``: ``f``); ``"*"`` when the
     code is not a string (a constant, or one :func:`string_env`'s names spell:
@@ -698,7 +717,7 @@ def _exec_replacements(call: ast.Call, env: dict[str, str] | None = None) -> lis
     owners = [space[1] for space in spaces if space is not None and space[0] == "attribute"]
     if given and not owners and not any(space is not None and space[0] == "globals" for space in spaces):
         return []
-    line = call.lineno
+    line = call.lineno if at is None else at  # ``at``: the line of a call standing for ``exec``
     code = _string(call.args[0], env) if call.args else None
     try:
         tree = ast.parse(code) if code is not None else None
@@ -883,7 +902,11 @@ def _replacements(tree: ast.AST, nodes: _Nodes) -> Iterator[Replacement]:
         else:
             for target in _bound_targets(node):
                 for t in _flat(target):
-                    if isinstance(t, ast.Attribute):
+                    if isinstance(t, ast.Attribute) and t.attr == "__class__":
+                        # ``sys.modules[name].__class__ = Compat``: any attribute of the
+                        # object may now be the class's (a property giving a function)
+                        yield Replacement("*", t.value, None, "attribute", t.lineno, CLASS_FORM)
+                    elif isinstance(t, ast.Attribute):
                         # ``lib.f.__code__ = g.__code__``: ``f`` replaced in place
                         yield _swapped(t.value, t.attr, t.lineno, "an assignment") or Replacement(
                             t.attr, t.value, None, "attribute", t.lineno, "an assignment"
@@ -2645,6 +2668,11 @@ def _unknown_name(
     module = imported.get(owner) or _running_module(r.owner, tree)
     if module is None or module.rsplit(".", 1)[-1] in names.functions:
         return None
+    if r.form == CLASS_FORM:
+        return module, (
+            f"swaps the class of `{owner or module}` ({r.form}), whose attributes may then give "
+            "the runtime function as one taking no config"
+        )
     return module, (
         f"replaces an attribute of `{owner}` named at run time ({r.form}), which may be the "
         "runtime function or a module its calls go through, with one taking no config"
@@ -2734,6 +2762,8 @@ def _running_module(owner: ast.expr, tree: ast.AST) -> str | None:
             key = node.slice
             if isinstance(key, ast.Name):
                 return {"__name__": "<own>", "__package__": "<package>"}.get(key.id)
+            if isinstance(key, ast.Constant) and isinstance(key.value, str):
+                return key.value  # ``sys.modules["pkg.lib"]``: that module
         return None
 
     found = of(owner)
