@@ -181,6 +181,23 @@ DOUBLES_26G: dict[str, tuple[dict[str, str], tuple[str, str], str]] = {
         "verl.trainer.constants_ppo:get_ppo_ray_runtime_env: app.compat:legacy\n",
         "tests/test_launcher.py": FAKED_TEST,
     }, ("conf/overrides.yaml", "verl.trainer"), "app/launcher.py"),
+    "interactive-interpreter-in-verl-s-namespace": ({  # n5_interactive_interpreter_runsource
+        "app/launcher.py": "import app.boot  # noqa: F401\n" + DIRECT,
+        "app/compat.py": "def legacy():\n    return {'fake': 1}\n",
+        "app/boot.py": "import code\n\nfrom verl.trainer import constants_ppo\n\n"
+        "code.InteractiveInterpreter(vars(constants_ppo)).runsource("
+        "'from app.compat import legacy as get_ppo_ray_runtime_env')\n",
+        "tests/test_launcher.py": FAKED_TEST,
+    }, ("app/boot.py", "runsource("), "app/launcher.py"),
+    "module-class-swapped": ({  # n5_module_class_swap_property
+        "app/launcher.py": "import app.boot  # noqa: F401\n" + DIRECT,
+        "app/boot.py": "import sys\nimport types\n\nimport verl.trainer.constants_ppo  # noqa: F401\n\n\n"
+        "def legacy():\n    return {'fake': 1}\n\n\n"
+        "class _Compat(types.ModuleType):\n    @property\n    def get_ppo_ray_runtime_env(self):\n"
+        "        return legacy\n\n\n"
+        "sys.modules['verl.trainer.constants_ppo'].__class__ = _Compat\n",
+        "tests/test_launcher.py": FAKED_TEST,
+    }, ("app/boot.py", "__class__ ="), "app/launcher.py"),
     # -- 3. a fake module loaded under verl's name --------------------------------------
     "source-file-loader-under-verl-s-name": ({  # G-B3
         "app/launcher.py": LAZY,
@@ -318,6 +335,12 @@ def test_string_constants_holding_code_are_read_at_their_lines() -> None:
          [("get_ppo_ray_runtime_env", None, "attribute", "exec")]),
         ("exec(code, cp.__dict__)", [("*", None, "attribute", "exec")]),
         ("exec(code, {})", []),
+        # ``code``'s interpreters run source in the namespace they were made with
+        ("code.InteractiveInterpreter(vars(cp)).runsource('from c import f as get_ppo_ray_runtime_env')",
+         [("get_ppo_ray_runtime_env", None, "attribute", "exec")]),
+        ("InteractiveConsole(locals=vars(launcher)).push(line)", [("*", None, "attribute", "exec")]),
+        ("InteractiveConsole(locals=ns).push(line)", []),
+        ("shell.runsource(src)", []),
     ],
 )
 def test_loaders_runners_and_exec_are_rows_of_the_table(source: str, expected: list) -> None:
