@@ -539,6 +539,8 @@ def call_replacements(call: ast.Call, env: dict[str, str] | None = None) -> list
             return []
         key = args[1] if len(args) > 1 else keywords.get("attribute", keywords.get("name"))
         key_text = _string(key, env)
+        if key_text == "__class__":  # ``setattr(cp, "__class__", Compat)``: as ``cp.__class__ = Compat``
+            return [Replacement("*", first, None, "attribute", line, CLASS_FORM)]
         swapped = _swapped(first, key_text, line, form)  # ``setattr(lib.f, "__code__", g)``
         if swapped is not None:
             return [swapped]

@@ -341,6 +341,8 @@ def test_string_constants_holding_code_are_read_at_their_lines() -> None:
         ("InteractiveConsole(locals=vars(launcher)).push(line)", [("*", None, "attribute", "exec")]),
         ("InteractiveConsole(locals=ns).push(line)", []),
         ("shell.runsource(src)", []),
+        # a module's class swapped by ``setattr``: any attribute of it
+        ("setattr(cp, '__class__', Compat)", [("*", None, "attribute", "a `__class__` assignment")]),
     ],
 )
 def test_loaders_runners_and_exec_are_rows_of_the_table(source: str, expected: list) -> None:
