@@ -15,6 +15,14 @@ folders are not in it) whose path has a test folder (``tests``, ``test``, ``test
 a data suffix (:data:`DATA_SUFFIXES`); each is read once through the run's snapshot, and
 only when its bytes spell a name looked for. A Hydra ``_target_`` line is a call site
 (PPO006 of :mod:`ppo_migrate.rules.hydra_targets`), not a patch target.
+
+Trial 26g (G-B13, ``k5_overrides_from_yaml_dotted``): an override table outside the tests
+(``conf/overrides.yaml``: ``verl.trainer.constants_ppo:get_ppo_ray_runtime_env:
+compat:legacy_ray_env``, applied at start-up by ``setattr(import_module(m), a, ...)``). A
+target may be spelled ``module:attr`` (the entry-point notation, ``pkg_resources`` and
+``importlib.metadata``'s ``EntryPoint.value``) as well as dotted; in a data file outside the
+test folders a line counts when it maps the target to another qualified name (``=`` or
+``:`` then ``module:attr`` or ``module.attr``): an override, not a mere mention.
 """
 
 from __future__ import annotations
@@ -43,12 +51,22 @@ def _is_test_data(path: str) -> bool:
     return parts[-1].lower().endswith(DATA_SUFFIXES) and any(p in TEST_FOLDERS for p in parts[:-1])
 
 
-def dotted_targets(data: bytes, functions: Iterable[str]) -> Iterator[tuple[str | None, int]]:
+#: what follows a target that an override table maps to a replacement: a quote, then ``:``
+#: or ``=``, then a qualified name (``module:attr`` or ``module.attr``, quoted or not)
+_OVERRIDE_VALUE = re.compile(rb"""['"]?\s*[:=]\s*['"]?[A-Za-z_][\w.]*[.:][A-Za-z_]\w*""")
+
+
+def dotted_targets(
+    data: bytes, functions: Iterable[str], overrides: bool = False
+) -> Iterator[tuple[str | None, int]]:
     """The dotted names in ``data`` that end in one of ``functions``: ``(module, line)``.
+    ``module:function`` counts as ``module.function`` does.
 
     Args:
         data: a data file's bytes (any text encoding with ASCII names: UTF-8, Latin-1).
         functions: the function names the replacement table looks for.
+        overrides: only a target mapped to another qualified name on its line
+            (:data:`_OVERRIDE_VALUE`: a data file outside the test folders).
 
     Yields:
         ``("launcher", 2)`` for ``launcher.get_ppo_ray_runtime_env`` on line 2 (``None``
@@ -58,19 +76,22 @@ def dotted_targets(data: bytes, functions: Iterable[str]) -> Iterator[tuple[str 
     words = sorted({f.encode() for f in functions})
     if not words:
         return
-    pattern = re.compile(rb"(?<![\w.])((?:[A-Za-z_]\w*\.)+)(?:" + b"|".join(map(re.escape, words)) + rb")\b")
+    pattern = re.compile(
+        rb"(?<![\w.])((?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*[.:])(?:" + b"|".join(map(re.escape, words)) + rb")\b"
+    )
     for number, line in enumerate(data.splitlines(), 1):
         if b"_target_" in line:
             continue
         m = pattern.search(line)
-        if m is not None:
+        if m is not None and (not overrides or _OVERRIDE_VALUE.match(line, m.end())):
             yield m.group(1)[:-1].decode("ascii", "replace"), number
 
 
 def data_targets(
     candidates: Sequence[str], functions: Iterable[str], read: Callable[[str], bytes]
 ) -> list[tuple[str, str | None, int]]:
-    """The patch targets the repository's test data files name.
+    """The patch targets the repository's test data files name, and the overrides its other
+    data files map (:func:`dotted_targets`).
 
     Args:
         candidates: the files naming the runtime function (the prefilter's); the repository
@@ -88,8 +109,8 @@ def data_targets(
     words = [f.encode() for f in functions]
     out: list[tuple[str, str | None, int]] = []
     for path, shown, data in files_holding(candidates, _is_data_file, words, MAX_DATA_BYTES, read):
-        if _is_test_data(path):
-            out.extend((shown, module, line) for module, line in dotted_targets(data, functions))
+        overrides = not _is_test_data(path)
+        out.extend((shown, module, line) for module, line in dotted_targets(data, functions, overrides))
     return out
 
 

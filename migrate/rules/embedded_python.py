@@ -12,7 +12,17 @@ and a zero-argument fake there fails once ``apply`` passes the config:
 * Python fed to the interpreter by a shell heredoc (trial 26f, g4_heredoc_python_smoke):
   ``python - <<'EOF'``, ``python3 <<PY``, ``python -u - arg <<-EOF`` (tabs stripped), and
   ``cat <<'EOF' | python -``, in the same command files as ``python -c`` (a shell script, a
-  Dockerfile's ``RUN``, a workflow's ``run: |`` block, whose indentation is removed).
+  Dockerfile's ``RUN``, a workflow's ``run: |`` block, whose indentation is removed);
+* the ``import`` lines of a ``.pth`` file anywhere in the repository (trial 26g, G-B1 and
+  G-B10: a conftest's or a launcher's ``site.addsitedir(folder)`` runs them, as ``site``
+  runs those of site-packages: the standard library's ``site`` module documentation, "Lines
+  starting with ``import`` (followed by space or tab) are executed").
+
+:func:`string_code` reads the string constants of a Python module the same way (trial 26g,
+G-B6, G-B7, G-B8): a constant naming a name looked for that parses as Python and binds or
+replaces something (``FAKE_SRC = "import launcher\nlauncher.get_... = lambda: {}"`` run by
+``exec``, the text of a ``.pth`` a conftest writes, a fake ``constants_ppo.py`` a fixture
+writes from a ``textwrap.dedent`` constant) is code the project may run.
 
 :func:`embedded_python` gives their code as :mod:`ast` trees, each statement at its line in
 the file (a notebook's cell lines are found in the notebook's JSON text), so that
@@ -36,7 +46,7 @@ import json
 import os
 import re
 import warnings
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import NamedTuple
 
 from ppo_migrate.project.repository import files_holding
@@ -50,6 +60,11 @@ COMMAND_SUFFIXES: tuple[str, ...] = (".sh", ".bash", ".zsh", ".mk", ".yml", ".ya
 #: without a suffix is read too: a Makefile, a Dockerfile, a script run by its shebang).
 COMMAND_PREFIXES: tuple[str, ...] = ("Dockerfile", "Containerfile", "Makefile", "GNUmakefile", "makefile", "justfile", "Justfile")
 NOTEBOOK_SUFFIX = ".ipynb"
+#: a path configuration file (the standard library's ``site``): its ``import`` lines run
+PTH_SUFFIX = ".pth"
+#: what starts a ``.pth`` line ``site`` executes (``site.addpackage``: ``import`` followed
+#: by a space or a tab)
+_PTH_IMPORT = ("import ", "import\t")
 
 #: the interpreter: ``python``, ``python3``, ``python3.11``, ``/usr/bin/python``, a variable
 #: ``$(PYTHON)``, ``"$PY"``, ``${PYTHON_BIN}``
@@ -111,7 +126,7 @@ def is_embedding_file(name: str) -> bool:
         return False
     lower = name.lower()
     return (
-        lower.endswith(NOTEBOOK_SUFFIX) or lower.endswith(COMMAND_SUFFIXES)
+        lower.endswith(NOTEBOOK_SUFFIX) or lower.endswith(PTH_SUFFIX) or lower.endswith(COMMAND_SUFFIXES)
         or name.startswith(COMMAND_PREFIXES) or "." not in name.lstrip(".")
     )
 
@@ -138,6 +153,8 @@ def embedded_python(
         text = data.decode("utf-8", "replace")
         if path.lower().endswith(NOTEBOOK_SUFFIX):
             out += _notebook(shown, text, words)
+        elif path.lower().endswith(PTH_SUFFIX):
+            out += _pth_lines(shown, text, words)
         elif "." not in os.path.basename(path).lstrip(".") and _SHEBANG.match(data):
             out.append(_script(shown, text, words))
         else:
@@ -244,6 +261,94 @@ def _heredocs(path: str, text: str, words: Sequence[bytes]) -> Iterator[Embedded
             yield Embedded(path, None, _first_line(code, words, first), problem, "a python heredoc")
 
 
+def _pth_lines(path: str, text: str, words: Sequence[bytes]) -> Iterator[Embedded]:
+    """Each line of a ``.pth`` file that ``site`` executes (one starting with ``import`` and
+    a blank: :data:`_PTH_IMPORT`) and spells one of ``words``, parsed alone at its line.
+
+    Args:
+        path: the file, as :attr:`Embedded.path` shows it.
+        text: its text.
+        words: the names looked for (encoded).
+
+    Returns:
+        :class:`Embedded` code (form ``"a .pth file's import line"``); a line that does not
+        parse is given with the reason (``site`` then stops at it, but what ran before it
+        ran). Lines of folders to add to ``sys.path`` and comments are not code.
+    """
+    decoded = [w.decode("utf-8", "replace") for w in words]
+    for number, line in enumerate(text.splitlines(), 1):
+        if not line.startswith(_PTH_IMPORT) or not any(w in line for w in decoded):
+            continue
+        tree, problem = _parse(line.rstrip() + "\n")
+        if tree is not None:
+            ast.increment_lineno(tree, number - 1)
+            yield Embedded(path, tree, number, None, "a .pth file's import line")
+        else:
+            yield Embedded(path, None, number, problem, "a .pth file's import line")
+
+
+#: what a string holding statements spells besides a name: a line break, a ``;``, an ``=``
+#: (``"f = lambda: {}"``), a ``def`` or an ``import``
+_CODE_MARKS = ("\n", ";", "=", "def ", "import ")
+
+
+def string_code(tree: ast.AST, functions: Iterable[str], nodes: Iterable[ast.AST] | None = None) -> Iterator[tuple[ast.Module, int]]:
+    """The string constants of a Python module's ``tree`` that hold Python code naming one
+    of ``functions`` (trial 26g: ``exec(FAKE_SRC, {})``, a ``.pth`` or a fake module written
+    from a constant), parsed.
+
+    Args:
+        tree: the module's tree.
+        functions: the names a constant must spell (the runtime function's names, the
+            modules and aliases the calls go through).
+        nodes: the tree's string constants when known (the replacement table's walk),
+            else the tree is walked.
+
+    Returns:
+        ``(code, line)`` for each constant that spells a name of ``functions`` and one of
+        :data:`_CODE_MARKS`, and parses as statements other than one bare expression (a
+        patch target ``"pkg.lib.get_..."`` parses too, and is read as a target elsewhere):
+        its statements at the constant's lines (a constant on one line: every statement at
+        it; a triple-quoted one: at the line it spans). Docstrings are left out (prose that
+        happens to parse is not run). Never raises.
+    """
+    import textwrap
+
+    names = tuple(functions)
+    docstrings: set[int] | None = None  # made once a constant spells a name
+    for node in (nodes if nodes is not None else ast.walk(tree)):
+        if not (isinstance(node, ast.Constant) and isinstance(node.value, str)):
+            continue
+        value = node.value
+        if not any(n in value for n in names) or not any(m in value for m in _CODE_MARKS):
+            continue
+        if docstrings is None:
+            docstrings = _docstrings(tree)
+        if id(node) in docstrings:
+            continue
+        code, _ = _parse(textwrap.dedent(value))
+        if code is None or (len(code.body) == 1 and isinstance(code.body[0], ast.Expr)):
+            continue
+        first = getattr(node, "lineno", 1)
+        if getattr(node, "end_lineno", first) == first:
+            for sub in ast.walk(code):
+                if "lineno" in sub._attributes:
+                    sub.lineno = sub.end_lineno = first
+        else:
+            ast.increment_lineno(code, first - 1)
+        yield code, first
+
+
+def _docstrings(tree: ast.AST) -> set[int]:
+    """The ids of the docstring constants of ``tree`` (a module's, a class's, a function's)."""
+    return {
+        id(node.body[0].value)
+        for node in ast.walk(tree)
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+        and node.body and isinstance(node.body[0], ast.Expr) and isinstance(node.body[0].value, ast.Constant)
+    }
+
+
 def _shell_string(text: str, start: int) -> tuple[str, int]:
     """The shell word at ``start`` (one quoted string, or up to a blank): ``(value, end)``."""
     if start >= len(text):
@@ -316,4 +421,4 @@ def _notebook(path: str, text: str, words: Sequence[bytes]) -> Iterator[Embedded
         yield Embedded(path, tree, numbers[0], None, "a notebook cell")
 
 
-__all__ = ["Embedded", "MAX_BYTES", "embedded_python", "is_embedding_file"]
+__all__ = ["Embedded", "MAX_BYTES", "embedded_python", "is_embedding_file", "string_code"]

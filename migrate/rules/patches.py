@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from ppo_migrate.rules.data_targets import data_targets
 from ppo_migrate.rules.doc_doctests import doc_doctest_files
-from ppo_migrate.rules.embedded_python import embedded_python
+from ppo_migrate.rules.embedded_python import embedded_python, string_code
 from ppo_migrate.constants import MAX_SOURCE_CHARS
 from ppo_migrate.diagnostics import Reason, Related
 from ppo_migrate.files import decode_source
@@ -104,13 +104,18 @@ FUNCTION_BODY: frozenset[str] = frozenset({"__code__", "__defaults__", "__kwdefa
 
 #: Bytes a file replacing a name holds: a patcher of :data:`PATCHERS`, a namespace, or an
 #: attribute assigned (``x.f = v``; the names are checked on the tree).
-_PATCH_WORDS = rb"setattr|delattr|patch|setitem|setdefault|__dict__|\bupdate\b|\bmodules\b|\bglobals\s*\(|\bvars\s*\(|\bexec\s*\(|\bmeta_path\b"
+_PATCH_WORDS = rb"setattr|delattr|patch|setitem|setdefault|__dict__|init_globals|__globals__|load_source|load_module|FileLoader|\bupdate\b|\bmodules\b|\bglobals\s*\(|\bvars\s*\(|\bexec\s*\(|\bmeta_path\b"
 _ATTRIBUTE_STORE = rb"\.\s*(\w+)\s*=[^=]"
 _ATTRIBUTE_STORE_RE = lazy_pattern(_ATTRIBUTE_STORE)
 #: the alternatives of :data:`_PATCH_WORDS` that are plain words (a match wherever the
 #: bytes hold them), and a pattern of the others (word boundaries, ``\s*(``) with their
 #: literals: :func:`_patch_words`
-_PLAIN_PATCH_WORDS = (b"setattr", b"delattr", b"patch", b"setitem", b"setdefault", b"__dict__")
+_PLAIN_PATCH_WORDS = (
+    b"setattr", b"delattr", b"patch", b"setitem", b"setdefault", b"__dict__",
+    # :data:`RUNNERS`' keyword, a function's namespace, :data:`MODULE_LOADERS` (trial 26g)
+    b"init_globals", b"__globals__", b"load_source", b"load_module", b"FileLoader",
+    b"runsource", b"runcode",  # :data:`INTERPRETERS`
+)
 _BOUNDED_PATCH_LITERALS = (b"update", b"modules", b"globals", b"vars", b"exec", b"meta_path")
 _BOUNDED_PATCH_WORDS_RE = lazy_pattern(rb"\bupdate\b|\bmodules\b|\bglobals\s*\(|\bvars\s*\(|\bexec\s*\(|\bmeta_path\b")
 
@@ -283,6 +288,10 @@ def _namespace(node: ast.AST) -> tuple[str, ast.expr | None] | None:
     if isinstance(node, ast.Attribute):
         if node.attr == "__dict__":
             return "attribute", node.value
+        if node.attr == "__globals__":
+            # ``fn.__globals__["f"] = g`` (trial 26g, G-B2): the namespace of the module
+            # defining ``fn``, which the imports cannot tell (any module)
+            return "attribute", None
         if node.attr == "modules":
             return "modules", None
     if isinstance(node, ast.Name) and node.id == "modules":
@@ -494,7 +503,19 @@ def call_replacements(call: ast.Call, env: dict[str, str] | None = None) -> list
     func = call.func
     last = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
     if last == "exec" and isinstance(func, ast.Name):
-        return _exec_replacements(call)
+        return _exec_replacements(call, env)
+    if last in INTERPRETERS and isinstance(func, ast.Attribute):
+        # ``code.InteractiveInterpreter(vars(cp)).runsource(src)``: ``exec(src, vars(cp))``
+        ctor = func.value
+        if isinstance(ctor, ast.Call) and _last(ctor.func) in INTERPRETER_CLASSES:
+            space = ctor.args[0] if ctor.args else next((k.value for k in ctor.keywords if k.arg == "locals"), None)
+            if space is not None and call.args:
+                return _exec_replacements(ast.Call(ast.Name("exec", ast.Load()), [call.args[0], space], []), env, call.lineno)
+        return []
+    if last in MODULE_LOADERS:
+        return _loader_replacements(call, last, env)
+    if last in RUNNERS:
+        return _runner_replacements(call, last, env)
     if last in ("append", "insert", "extend") and isinstance(func, ast.Attribute) and _last(func.value) == "meta_path":
         # ``sys.meta_path.insert(0, finder)``: any import may be served by the finder
         return [Replacement("*", None, None, "modules", call.lineno, f"{_dotted(func.value) or 'meta_path'}.{last}")]
@@ -519,6 +540,8 @@ def call_replacements(call: ast.Call, env: dict[str, str] | None = None) -> list
             return []
         key = args[1] if len(args) > 1 else keywords.get("attribute", keywords.get("name"))
         key_text = _string(key, env)
+        if key_text == "__class__":  # ``setattr(cp, "__class__", Compat)``: as ``cp.__class__ = Compat``
+            return [Replacement("*", first, None, "attribute", line, CLASS_FORM)]
         swapped = _swapped(first, key_text, line, form)  # ``setattr(lib.f, "__code__", g)``
         if swapped is not None:
             return [swapped]
@@ -582,28 +605,130 @@ def call_replacements(call: ast.Call, env: dict[str, str] | None = None) -> list
     return [_keyed(space[0], space[1], _string(key, env), line, form)]
 
 
+#: Callables that load a module under the name given as their first argument, from a
+#: file or a loader, putting it in ``sys.modules`` (or making it ready to be put there):
+#: ``SourceFileLoader("verl.trainer.constants_ppo", path).load_module()`` (trial 26g, G-B3),
+#: ``imp.load_source("verl.trainer.constants_ppo", path)`` (G-B5), and their kin of
+#: ``importlib.machinery`` and ``imp`` (the standard library's documentation of each: the
+#: name given is the module's ``__name__``, the key of ``sys.modules``; a loader's
+#: ``load_module()`` puts it there). A fake module loaded under verl's name (or a package
+#: above it) is a stand-in in ``sys.modules``, as ``sys.modules[name] = fake`` is. Not
+#: ``importlib.util.spec_from_file_location``: it only makes a spec, and the module it
+#: gives is put in ``sys.modules`` by an item assigned, a form of its own.
+MODULE_LOADERS: frozenset[str] = frozenset({
+    "SourceFileLoader", "SourcelessFileLoader", "ExtensionFileLoader",
+    "load_source", "load_compiled", "load_package", "load_dynamic", "load_module",
+})
+
+
+def _loader_replacements(call: ast.Call, last: str, env: dict[str, str] | None) -> list[Replacement]:
+    """A call of :data:`MODULE_LOADERS`: the module it loads under the name its first
+    argument spells (``name=`` or ``fullname=`` too), as a ``sys.modules`` entry
+    (``Replacement(last part, None, package, "modules", ...)``); ``[]`` when no string names
+    it (``loader.load_module()`` with no argument: the loader's call names it) or the call is
+    a method of another object with a name that is no module's (``load_module`` of a loader
+    takes the name, or nothing).
+
+    Args:
+        call: the call.
+        last: its callable's last name (one of :data:`MODULE_LOADERS`).
+        env: the strings the file's names hold (:func:`string_env`).
+    """
+    keywords = {k.arg: k.value for k in call.keywords if k.arg is not None}
+    first = call.args[0] if call.args else keywords.get("name", keywords.get("fullname"))
+    text = _string(first, env)
+    if not text or not all(part.isidentifier() for part in text.split(".")):
+        return []
+    form = last if isinstance(call.func, ast.Name) else f"{_dotted(call.func.value) or '...'}.{last}"
+    return [_keyed("modules", None, text, call.lineno, form)]
+
+
+#: Callables that run a module's code in a namespace seeded by a dictionary: ``runpy``'s
+#: ``run_path(path, init_globals=...)`` and ``run_module(name, init_globals=...)`` (the
+#: standard library's ``runpy`` documentation: the dictionary's names are the module's
+#: globals before its code runs; trial 26g, G-B4 and G-B9). -> the position of
+#: ``init_globals`` among their arguments.
+RUNNERS: dict[str, int] = {"run_path": 1, "run_module": 1}
+
+
+def _runner_replacements(call: ast.Call, last: str, env: dict[str, str] | None) -> list[Replacement]:
+    """A call of :data:`RUNNERS` with ``init_globals``: the names the dictionary binds in the
+    module it runs (``Replacement(name, None, module, "attribute", ...)``: the module
+    ``run_module`` names, or the one ``run_path``'s literal ``"pkg/mod.py"`` is, else
+    ``None``: any). A dictionary not written out (``init_globals=seed``, ``{**seed}``)
+    binds names not known before it runs (``"*"``); no ``init_globals``, nothing.
+
+    Args:
+        call: the call.
+        last: its callable's last name (a key of :data:`RUNNERS`).
+        env: the strings the file's names hold (:func:`string_env`).
+    """
+    keywords = {k.arg: k.value for k in call.keywords if k.arg is not None}
+    position = RUNNERS[last]
+    seed = call.args[position] if len(call.args) > position else keywords.get("init_globals")
+    if seed is None or (isinstance(seed, ast.Constant) and seed.value is None):
+        return []
+    first = call.args[0] if call.args else keywords.get("path_name" if last == "run_path" else "mod_name")
+    text = _string(first, env)
+    module: str | None = None
+    if text and last == "run_module":
+        module = text
+    elif text and text.endswith(".py"):
+        stem = text[:-3].replace("\\", "/").lstrip("./").replace("/", ".")
+        module = stem if all(part.isidentifier() for part in stem.split(".")) else None
+    form = f"{_dotted(call.func) or last}(init_globals=...)"
+    line = call.lineno
+    if isinstance(seed, ast.Dict):
+        return [
+            Replacement(key if key is not None else "*", None, module, "attribute", line, form)
+            for key in (_string(k, env) if k is not None else None for k in seed.keys)
+        ]
+    if isinstance(seed, ast.Call) and _last(seed.func) == "dict" and not seed.args:
+        return [
+            Replacement(k.arg if k.arg is not None else "*", None, module, "attribute", line, form)
+            for k in seed.keywords
+        ]
+    return [Replacement("*", None, module, "attribute", line, form)]
+
+
 #: the form of a replacement made by ``exec(code, globals())``
 EXEC_FORM = "exec"
+#: The methods of the standard library's ``code`` module that run source in the namespace
+#: its interpreter was made with (``InteractiveInterpreter(locals).runsource(source)``,
+#: ``runcode(code)``, ``InteractiveConsole(locals).push(line)``; trial 26g,
+#: ``n5_interactive_interpreter_runsource``): an ``exec`` in that namespace.
+INTERPRETERS: frozenset[str] = frozenset({"runsource", "runcode", "push"})
+INTERPRETER_CLASSES: frozenset[str] = frozenset({"InteractiveInterpreter", "InteractiveConsole"})
+#: the form of a module's class swapped (``sys.modules[name].__class__ = Compat``)
+CLASS_FORM = "a `__class__` assignment"
 
 
-def _exec_replacements(call: ast.Call) -> list[Replacement]:
+def _exec_replacements(
+    call: ast.Call, env: dict[str, str] | None = None, at: int | None = None
+) -> list[Replacement]:
     """``exec(code, globals())`` (or ``vars()``, ``locals()``): the names the code binds in
     the module's namespace (``exec("f = lambda: {}", globals())``: ``f``); ``"*"`` when the
-    code is not a string constant (``exec(code, globals())``) or cannot be parsed. A bare
-    ``exec(code)`` counts too (at module level it runs in the module's namespace; in a
-    function it may not, but a name too many only makes a fix unsafe); with namespaces
-    given, none of the module's (``exec(code, {})``), nothing."""
+    code is not a string (a constant, or one :func:`string_env`'s names spell:
+    ``exec(LEGACY_SRC, ...)``) or cannot be parsed. A bare ``exec(code)`` counts too (at
+    module level it runs in the module's namespace; in a function it may not, but a name
+    too many only makes a fix unsafe). Run in another object's namespace
+    (``exec(code, vars(launcher))``, ``exec(code, constants_ppo.__dict__)``; trial 26g), the
+    names are that object's attributes (``space == "attribute"``, ``owner`` the object);
+    with fresh namespaces only (``exec(code, {})``), nothing."""
     given = [*call.args[1:3], *(k.value for k in call.keywords if k.arg in ("globals", "locals"))]
     spaces = [_namespace(a) for a in given]
-    if given and not any(space is not None and space[0] == "globals" for space in spaces):
+    owners = [space[1] for space in spaces if space is not None and space[0] == "attribute"]
+    if given and not owners and not any(space is not None and space[0] == "globals" for space in spaces):
         return []
-    line = call.lineno
-    code = _string(call.args[0]) if call.args else None
+    line = call.lineno if at is None else at  # ``at``: the line of a call standing for ``exec``
+    code = _string(call.args[0], env) if call.args else None
     try:
         tree = ast.parse(code) if code is not None else None
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         tree = None
     if tree is None:
+        if owners:
+            return [Replacement("*", owner, None, "attribute", line, EXEC_FORM) for owner in owners]
         return [Replacement("*", None, None, "globals", line, EXEC_FORM)]
     names: set[str] = set()
     for node in ast.walk(tree):
@@ -615,6 +740,8 @@ def _exec_replacements(call: ast.Call) -> list[Replacement]:
             names.update(a.asname or a.name.split(".")[0] for a in node.names)
         elif isinstance(node, ast.Call):  # ``exec`` of code rebinding by a patcher of its own
             names.update(r.name for r in call_replacements(node))
+    if owners:
+        return [Replacement(n, owner, None, "attribute", line, EXEC_FORM) for owner in owners for n in sorted(names)]
     return [Replacement(n, None, None, "globals", line, EXEC_FORM) for n in sorted(names)]
 
 
@@ -709,6 +836,13 @@ def _read_keys(tree: ast.AST) -> set[int]:
         if isinstance(c, ast.Call) and isinstance(c.func, ast.Name) and c.func.id in ("getattr", "hasattr")
         and len(c.args) >= 2
     )
+    # ``"f" not in globals()`` (trial 26g, G-W4): a membership test reads the namespace
+    out.update(
+        id(node.left) for node in ast.walk(tree)
+        if isinstance(node, ast.Compare) and isinstance(node.left, ast.Constant)
+        and all(isinstance(op, (ast.In, ast.NotIn)) for op in node.ops)
+        and all(_namespace(c) is not None or _namespace_call(c) for c in node.comparators)
+    )
     return out
 
 
@@ -780,7 +914,11 @@ def _replacements(tree: ast.AST, nodes: _Nodes) -> Iterator[Replacement]:
         else:
             for target in _bound_targets(node):
                 for t in _flat(target):
-                    if isinstance(t, ast.Attribute):
+                    if isinstance(t, ast.Attribute) and t.attr == "__class__":
+                        # ``sys.modules[name].__class__ = Compat``: any attribute of the
+                        # object may now be the class's (a property giving a function)
+                        yield Replacement("*", t.value, None, "attribute", t.lineno, CLASS_FORM)
+                    elif isinstance(t, ast.Attribute):
                         # ``lib.f.__code__ = g.__code__``: ``f`` replaced in place
                         yield _swapped(t.value, t.attr, t.lineno, "an assignment") or Replacement(
                             t.attr, t.value, None, "attribute", t.lineno, "an assignment"
@@ -1347,6 +1485,7 @@ def target_patches(
     used: set[tuple[str, int]] = set()  # constants another file's patch reads a target from
 
     held = [n.encode() for n in sorted(names.held)]
+    function_words = [n.encode() for n in sorted(names.functions)]
 
     def look(path: str, data: bytes) -> None:
         if held and any(n in data for n in held):  # a subclass overriding ``cp``
@@ -1354,6 +1493,10 @@ def target_patches(
             if held_tree is not None:
                 test = _is_test_file(path)
                 found.extend((m, path, line, kind, what) for m, line, kind, what in _held_overrides(held_tree, names, test))
+        if _may_hold_code(data, function_words):  # Python in a string constant (trial 26g)
+            code_tree = parse_file(path, data)
+            if code_tree is not None:
+                found.extend(_string_code_patches(path, code_tree, names, constants, used))
         if _STAR in data and not _holds_target(module_name(path), names.target_modules):
             star_tree = parse_file(path, data)
             if star_tree is not None:
@@ -1453,6 +1596,61 @@ def target_patches(
                 module = None
         out.append(Patch(module or "*", path, line, kind, what))
     return tuple(sorted(set(out), key=lambda p: (p.path, p.line, p.module, p.what)))
+
+
+#: bytes a string constant holding statements spells besides a name (:func:`_may_hold_code`)
+_CODE_STRING_MARKS = (b'"""', b"'''", b"\\n", b";")
+
+
+def _may_hold_code(data: bytes, functions: Sequence[bytes]) -> bool:
+    """Whether a Python file's bytes may hold a string of code naming the runtime function
+    (:func:`ppo_migrate.rules.embedded_python.string_code`): a name of ``functions`` and a
+    triple quote, an escaped line break or a ``;``, or ``def NAME`` (a fake module's text).
+    A byte test: the tree is walked only for such a file."""
+    if not any(f in data for f in functions):
+        return False
+    return any(m in data for m in _CODE_STRING_MARKS) or any(b"def " + f in data for f in functions)
+
+
+def _string_code_patches(
+    path: str, tree: ast.AST, names: Names, constants: dict[str, tuple[str, str, int]],
+    used: set[tuple[str, int]] | None,
+) -> list[tuple[str | None, str, int, str, str]]:
+    """The replacements in the strings of Python code of a module (trial 26g: G-B6, G-B7,
+    G-B8): each constant :func:`ppo_migrate.rules.embedded_python.string_code` reads is
+    code the project may run (by ``exec``, as a ``.pth`` a conftest writes, as a module a
+    fixture writes and puts on ``sys.path``), read with the table as test code is; and a
+    function of the runtime function's names defined there without a ``config`` parameter
+    (nor ``**kwargs``) is a definition a call may reach: module ``"*"`` (any).
+
+    Args:
+        path: the module's path.
+        tree: its tree.
+        names: the names looked for.
+        constants: :func:`target_patches`' constants holding targets.
+        used: :func:`_patches_in`'s set of constants a patch read.
+
+    Returns:
+        ``(module, path, line, kind, what)`` as :func:`target_patches` collects them; kind
+        ``"patched"`` in a test file, else ``"rebound"``.
+    """
+    test = _is_test_file(path)
+    out: list[tuple[str | None, str, int, str, str]] = []
+    strings = [n for n in _nodes(tree).generic if isinstance(n, ast.Constant)]
+    for code, line in string_code(tree, names.all(), strings):
+        for module, at, kind, what in _patches_in(code, names, constants, True, used=used):
+            module = None if module in ("<own>", "<package>") else module
+            out.append((module, path, at, kind if test else "rebound", f"in a string of Python code: {what}"))
+        for node in code.body:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name in names.functions:
+                a = node.args
+                params = {p.arg for p in (*a.posonlyargs, *a.args, *a.kwonlyargs)}
+                if "config" not in params and a.kwarg is None:
+                    out.append(("*", path, node.lineno, "patched" if test else "rebound", (
+                        f"defines a `{node.name}` taking no config in a string of Python code "
+                        f"(line {line}), which may run in place of verl's"
+                    )))
+    return out
 
 
 def _absolute(path: str) -> str:
@@ -2154,11 +2352,18 @@ def archive_doubles(
 
 
 def _fake_definitions(path: str, data: bytes, names: Names, tree: ast.AST | None = None) -> list:
-    """A file at a target module's path (``tests/fakes/verl/trainer/constants_ppo.py``) that
-    defines the function without a ``config`` parameter: a fake package a test may put
-    first on ``sys.path``."""
+    """A file at a target module's path (``tests/fakes/verl/trainer/constants_ppo.py``), or
+    named as its module (``tests/fixtures/fake_rlcore/trainer/constants_ppo.py``), under a
+    folder of test doubles, that defines the function without a ``config`` parameter: a
+    fake package a test may put first on ``sys.path`` (or copy there as ``verl``, or load
+    under verl's module name)."""
     norm = os.path.normpath(os.path.abspath(path)).replace(os.sep, "/")
     tails = [m.replace(".", "/") for m in names.target_modules]
+    # a fake under another folder's name, copied or loaded as verl's module by a test
+    # (trial 26g: ``shutil.copytree(FIXTURES / "fake_rlcore", tmp_path / "verl")``,
+    # ``SourceFileLoader("verl.trainer.constants_ppo", "tests/fakes/constants_ppo.py")``):
+    # the module's own file name is enough under a folder of test doubles
+    tails += [t.rsplit("/", 1)[1] for t in tails if "/" in t]
     tail = next(
         (t for t in tails if norm.endswith(f"/{t}.py") or norm.endswith(f"/{t}/__init__.py")), None
     )
@@ -2209,7 +2414,7 @@ def _patches_in(
     for r in replacements(tree):
         module: str | None
         name = r.name
-        if name == "*" and r.form == EXEC_FORM:
+        if name == "*" and r.form == EXEC_FORM and r.space == "globals":
             # ``exec(code, globals())`` of code not known before it runs: it may rebind any
             # name of the module, the function's too
             counted.add(r.line)
@@ -2483,6 +2688,11 @@ def _unknown_name(
     module = imported.get(owner) or _running_module(r.owner, tree)
     if module is None or module.rsplit(".", 1)[-1] in names.functions:
         return None
+    if r.form == CLASS_FORM:
+        return module, (
+            f"swaps the class of `{owner or module}` ({r.form}), whose attributes may then give "
+            "the runtime function as one taking no config"
+        )
     return module, (
         f"replaces an attribute of `{owner}` named at run time ({r.form}), which may be the "
         "runtime function or a module its calls go through, with one taking no config"
@@ -2572,6 +2782,8 @@ def _running_module(owner: ast.expr, tree: ast.AST) -> str | None:
             key = node.slice
             if isinstance(key, ast.Name):
                 return {"__name__": "<own>", "__package__": "<package>"}.get(key.id)
+            if isinstance(key, ast.Constant) and isinstance(key.value, str):
+                return key.value  # ``sys.modules["pkg.lib"]``: that module
         return None
 
     found = of(owner)
@@ -2706,7 +2918,56 @@ def doctest_globs(folders: Iterable[str]) -> set[str]:
     return out
 
 
-def own_replacement(tree: ast.AST, text: str, targets: Iterable[str], path: str = "") -> Patch | None:
+#: the exceptions a module catches when a name it reads is not bound yet
+_UNBOUND_ERRORS = frozenset({"NameError", "UnboundLocalError"})
+#: what a module's text spells where :func:`seeded_names` may find something
+_SEEDED_WORDS = ("globals()", "vars()", "locals()", "dir()", "NameError", "UnboundLocalError")
+
+
+def _namespace_call(node: ast.AST) -> bool:
+    """``globals()``, ``vars()``, ``locals()`` or ``dir()`` (the module's own names)."""
+    return (
+        isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and not node.args
+        and node.func.id in ("globals", "vars", "locals", "dir")
+    )
+
+
+def seeded_names(tree: ast.AST, functions: Iterable[str]) -> list[tuple[int, str]]:
+    """Where a module binds one of ``functions`` only when its globals lack it: ``if "f" not
+    in globals(): from verl... import f`` (or ``in``), ``try: f`` / ``except NameError:``
+    (trial 26g, G-B4 and G-B9). Such a module declares that a runner may seed the name
+    (``runpy.run_path/run_module(..., init_globals={...})``, ``exec(code, namespace)``),
+    from wherever it is run, with a function that may take no config.
+
+    Args:
+        tree: the module's tree.
+        functions: the runtime function's names (and aliases).
+
+    Returns:
+        ``(line, name)`` of each test, in order.
+    """
+    wanted = set(functions)
+    out: list[tuple[int, str]] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], (ast.In, ast.NotIn)):
+            left = node.left
+            if (isinstance(left, ast.Constant) and left.value in wanted and _namespace_call(node.comparators[0])):
+                out.append((node.lineno, left.value))
+        elif isinstance(node, ast.Try) and any(
+            (isinstance(h.type, ast.Name) and h.type.id in _UNBOUND_ERRORS)
+            or (isinstance(h.type, ast.Tuple) and any(getattr(e, "id", None) in _UNBOUND_ERRORS for e in h.type.elts))
+            for h in node.handlers
+        ):
+            for stmt in node.body:
+                for sub in ast.walk(stmt):
+                    if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Load) and sub.id in wanted:
+                        out.append((sub.lineno, sub.id))
+                        break
+    return sorted(set(out))
+
+
+def own_replacement(
+tree: ast.AST, text: str, targets: Iterable[str], path: str = "") -> Patch | None:
     """The first replacement, in a module's own tree, of the runtime function or of a
     module or alias its calls go through (:func:`replacements`'s forms, and
     ``globals()["get_..."] = shim``), as a :class:`Patch` of ``path``; ``None`` if none.
@@ -2730,6 +2991,13 @@ def own_replacement(tree: ast.AST, text: str, targets: Iterable[str], path: str 
         if doctests is not None:
             found += sorted((line, kind, what) for _, line, kind, what in _patches_in(doctests, names, None, True))
             found.sort()
+    if any(word in text for word in _SEEDED_WORDS):
+        # a name the module binds only when a runner did not seed it (trial 26g)
+        found += [(line, "rebound", (
+            f"binds `{name}` only where the module's globals lack it: a runner seeding them "
+            "(runpy's `init_globals`) may give one taking no config"
+        )) for line, name in seeded_names(tree, names.functions)]
+        found.sort()
     if not found:
         return None
     line, kind, what = found[0]
