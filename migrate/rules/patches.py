@@ -2973,13 +2973,14 @@ tree: ast.AST, text: str, targets: Iterable[str], path: str = "") -> Patch | Non
     ``globals()["get_..."] = shim``), as a :class:`Patch` of ``path``; ``None`` if none.
     The module's calls may then reach a replacement taking no config: a fix there is
     unsafe. A module whose replacements certainly reach none (:func:`_may_replace_own`:
-    attributes of objects no import binds, named by no function's name) is answered
-    without reading it for the names."""
+    attributes of objects no import binds, named by no function's name) and that spells
+    none of :data:`_SEEDED_WORDS` is answered without reading it for the names."""
     # a class attribute rebound in the module itself: judged per call by its analysis
     # (:meth:`ppo_migrate.rules.targets.TargetFinder.held_rebindings`)
     data = text.encode("utf-8", "surrogateescape")
     targets = tuple(targets)
-    if ">>>" not in text and not _may_replace_own(tree, data, targets):
+    seeded = any(word in text for word in _SEEDED_WORDS)
+    if ">>>" not in text and not seeded and not _may_replace_own(tree, data, targets):
         return None
     names = through_names([data], targets, with_held=False)
     found = sorted(
@@ -2991,7 +2992,7 @@ tree: ast.AST, text: str, targets: Iterable[str], path: str = "") -> Patch | Non
         if doctests is not None:
             found += sorted((line, kind, what) for _, line, kind, what in _patches_in(doctests, names, None, True))
             found.sort()
-    if any(word in text for word in _SEEDED_WORDS):
+    if seeded:
         # a name the module binds only when a runner did not seed it (trial 26g)
         found += [(line, "rebound", (
             f"binds `{name}` only where the module's globals lack it: a runner seeding them "
