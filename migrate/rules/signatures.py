@@ -1214,6 +1214,8 @@ class SignatureResolver:
                 # trial 26e (J): ``verl -> .cache/verl/verl`` filled by the launch script
                 if os.path.basename(link) == top and "__init__.py" not in folders.get(os.path.dirname(link), ()):
                     return self._dangling_copy(link, name)
+        if verl and answer.source == "unknown" and answer.accepts_config and not answer.certain:
+            return self._unknown_with_copies(root, top, module, name, answer)
         if not (verl and answer.certain):
             return answer
         opaque = None
@@ -1309,6 +1311,80 @@ class SignatureResolver:
                 True, answer.source, answer.where, answer.detail, reason, remedy, why, certain=False
             )
         return answer
+
+    def _unknown_with_copies(
+        self, root: Path, top: str, module: str, name: str, answer: CalleeInEffect
+    ) -> CalleeInEffect:
+        """``answer`` (nothing says which verl runs: an unsafe fix whose reason says "no
+        in-tree copy"), its texts naming the copy of ``top`` the repository holds on no import
+        root the tool knows, when there is one (trial 26g, W1: ``libs/verl/`` or
+        ``third_party/rlcore/verl/`` beside a ``BUILD.bazel``, a snapshot in
+        ``tools/upstream/verl/``, a git-ignored checkout: "no in-tree copy" was false, while
+        with a pin added the same copy was named).
+
+        The copies are the ones :meth:`_repository_copies` weighs against a release
+        (:func:`ppo_migrate.project.tree.package_copies`, ``build_copies``,
+        ``unlisted_copies``), in that order; the first one whose ``name`` takes no config is
+        named with its definition, else the first one read at all. The answer stays as unsafe
+        as it was (``certain=False``): this only makes its reason true.
+
+        Args:
+            root: the repository's root (:meth:`_repository`).
+            top: the top-level package (``"verl"``).
+            module: the dotted module holding the function.
+            name: the function's name.
+            answer: the ``"unknown"`` answer of :meth:`_first_source`.
+
+        Returns:
+            ``answer``, or a copy of it whose ``reason``, ``detail`` and ``why`` name the copy.
+        """
+        from ppo_migrate.project.tree import build_copies, package_copies, repository_listing, unlisted_copies
+
+        listing = repository_listing(root, self.respect_gitignore)
+        unlisted = {c.root: c for c in unlisted_copies(listing, top, module)}
+        copies = package_copies(listing, top, module) + build_copies(listing, top, module)
+        copies += [c for c in unlisted if c not in copies]
+        first = None  # (copy, the answer read there)
+        for copy in copies:
+            found = self._read([Path(copy)], module, name, "in-tree", True)
+            if found is None:
+                continue
+            if not found.accepts_config:
+                first = (copy, found)
+                break
+            first = first or (copy, found)
+        if first is None:
+            return answer
+        copy, found = first
+        shown = _display(os.path.join(copy, top))
+        if copy in unlisted:
+            which = "which git ignores" if unlisted[copy].kind == "ignored" else "which the analysis skips"
+            where = f"`{shown}/` (in `{_display(unlisted[copy].folder)}`, {which})"
+        else:
+            where = f"`{shown}/`"
+        said = f"{where} is a copy on no import root ppo-migrate knows"
+        if found.accepts_config:
+            said += f", whose `{name}` takes a config"
+            note = f"the copy {where}, on no import root ppo-migrate knows, takes a config"
+        else:
+            note = (
+                f"{found.reason}: if anything puts that copy on sys.path (a build rule's `imports`, "
+                "pytest's pythonpath, sys.path.insert, a Dockerfile, a .pth file), passing the config "
+                "raises TypeError"
+            )
+        reason = answer.reason.replace("no in-tree copy", said, 1)
+        detail = answer.detail.replace("no in-tree copy", said, 1)
+        if reason == answer.reason or not found.accepts_config:
+            # "the in-tree copy `verl/` has no ...": kept, the copy added
+            reason = f"{reason}; {note}"
+        places = tuple(answer.why.lines) if answer.why is not None else ()
+        if found.why is not None and found.why.lines:
+            places += (found.why.lines[0],)
+        kind = answer.why.kind if answer.why is not None else "newest-assumed"
+        # the message joins reason and remedy with "; " (check.py): the concise form then
+        # says it once
+        text = f"{reason}; {answer.remedy}" if answer.remedy else reason
+        return answer._replace(reason=reason, detail=detail, why=Reason(kind, text, places))
 
     def _unread_root(self, unread, name: str) -> CalleeInEffect:
         """The PPO005 answer for a declaration putting a copy of verl on ``sys.path`` that

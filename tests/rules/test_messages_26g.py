@@ -1,0 +1,92 @@
+"""Trial 26g, WRONG messages and MISSED calls (the BREAKs are another branch's).
+
+* W1: with no pin, a tracked copy of verl on no import root the tool knows (``libs/verl/``
+  beside a Bazel ``BUILD``, ``tools/upstream/verl/``) was told "no in-tree copy"; the reason
+  now names the copy (and, when it takes no config, its definition), as it does once a pin
+  is added. The fix stays unsafe.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from cli_helpers import run_cli
+
+
+def _write(root: Path, files: dict[str, str]) -> Path:
+    (root / ".git").mkdir(parents=True)
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    return root
+
+
+def _concise(root: Path) -> list[str]:
+    proc = run_cli("check", "--output-format", "concise", "--show-notices", ".", cwd=root)
+    return [line for line in proc.stdout.splitlines() if ": PPO00" in line]
+
+
+TRAIN = (
+    "from verl.trainer.constants_ppo import get_ppo_ray_runtime_env\n\n\n"
+    "def main(config):\n    return get_ppo_ray_runtime_env()\n"
+)
+OLD = "def get_ppo_ray_runtime_env():\n    return {}\n"
+NEW = "def get_ppo_ray_runtime_env(config=None):\n    return {}\n"
+CALL = (
+    "train.py:5:12: PPO001 `get_ppo_ray_runtime_env()` called without the config in scope; "
+    "pass `config` (unsafe fix: nothing says which verl runs ("
+)
+TAIL = (
+    "no verl pin in a file ppo-migrate reads, no verl-version, no installed verl), so the config may "
+    "not be accepted; "
+)
+DECLARE = (
+    "declare the verl the project runs (e.g. `verl>=0.9` in requirements.txt or pyproject.toml), "
+    "or pass --verl-version)"
+)
+
+
+def _copy(root: str, body: str) -> dict[str, str]:
+    return {
+        f"{root}/verl/__init__.py": "",
+        f"{root}/verl/trainer/__init__.py": "",
+        f"{root}/verl/trainer/constants_ppo.py": body,
+    }
+
+
+def test_a_stray_copy_taking_no_config_is_named_when_nothing_is_pinned(tmp_path: Path) -> None:
+    root = _write(tmp_path / "proj", {
+        **_copy("libs", OLD),
+        "libs/BUILD.bazel": 'py_library(name = "verl", srcs = glob(["verl/**/*.py"]), imports = ["."])\n',
+        "train.py": TRAIN,
+    })
+    assert _concise(root) == [
+        CALL + "`libs/verl/` is a copy on no import root ppo-migrate knows, " + TAIL
+        + "`libs/verl/trainer/constants_ppo.py:1` defines `get_ppo_ray_runtime_env()` without a config "
+        "parameter (pre verl PR #6976): if anything puts that copy on sys.path (a build rule's `imports`, "
+        "pytest's pythonpath, sys.path.insert, a Dockerfile, a .pth file), passing the config raises "
+        "TypeError; " + DECLARE
+    ]
+    before = (root / "train.py").read_text()
+    assert run_cli("apply", ".", cwd=root).returncode == 1
+    assert (root / "train.py").read_text() == before
+
+
+def test_a_stray_copy_taking_a_config_is_named_and_the_fix_stays_unsafe(tmp_path: Path) -> None:
+    root = _write(tmp_path / "proj", {**_copy("tools/upstream", NEW), "train.py": TRAIN})
+    assert _concise(root) == [
+        CALL + "`tools/upstream/verl/` is a copy on no import root ppo-migrate knows, whose "
+        "`get_ppo_ray_runtime_env` takes a config, " + TAIL + DECLARE
+    ]
+    before = (root / "train.py").read_text()
+    assert run_cli("apply", ".", cwd=root).returncode == 1
+    assert (root / "train.py").read_text() == before
+
+
+def test_a_git_ignored_copy_is_named_with_its_folder(tmp_path: Path) -> None:
+    root = _write(tmp_path / "proj", {".gitignore": ".deps/\n", **_copy(".deps/rlcore", OLD), "train.py": TRAIN})
+    (line,) = _concise(root)
+    assert line.startswith(
+        CALL + "`.deps/rlcore/verl/` (in `.deps`, which git ignores) is a copy on no import root "
+        "ppo-migrate knows, " + TAIL + "`.deps/rlcore/verl/trainer/constants_ppo.py:1` defines "
+    )
