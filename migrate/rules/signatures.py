@@ -1386,6 +1386,38 @@ class SignatureResolver:
         text = f"{reason}; {answer.remedy}" if answer.remedy else reason
         return answer._replace(reason=reason, detail=detail, why=Reason(kind, text, places))
 
+    def _inferred_install(self, declared, where: str, decided: CalleeInEffect) -> CalleeInEffect:
+        """The answer for a line installing a local folder that holds a ``verl/`` package
+        while spelling no verl (:attr:`ppo_migrate.rules.versions.VerlDeclaration.inferred`:
+        ``- -e ./.deps/checkouts/lab/rlcore`` in an ``environment.yml``'s ``pip:`` section,
+        trial 26g W2), from ``decided``, the answer read in that copy.
+
+        A copy taking no config refuses (PPO005), its reason naming the line first; one
+        taking a config gives an unsafe fix (``certain=False``): the line does not say that
+        its verl is the one that runs, and before this rule nothing decided there (never a
+        safer outcome than before).
+
+        Args:
+            declared: the :class:`ppo_migrate.rules.versions.VerlDeclaration`.
+            where: ``path:line written`` of the line, as shown.
+            decided: :meth:`_read`'s answer in ``declared.local_path``.
+        """
+        folder = _display(declared.local_path)
+        installs = f"`{where}` installs `{folder}/`, which holds a `verl/` package"
+        places = (Related(_display(declared.path), declared.line, 1, f"installs `{folder}/`"),)
+        if decided.why is not None:
+            places = tuple(decided.why.lines) + places
+        if not decided.accepts_config:
+            reason = f"{installs}: {decided.reason}"
+            kind = decided.why.kind if decided.why is not None else "in-tree-definition"
+            return decided._replace(reason=reason, detail=reason, why=Reason(kind, reason, places))
+        reason = (
+            f"{installs}, whose `{decided.where}` takes a config; the line does not name verl, "
+            "so ppo-migrate cannot tell that this copy is the verl that runs"
+        )
+        why = Reason("uncertain-definition", f"{reason}; {DECLARE_VERL}", places)
+        return CalleeInEffect(True, "declared", where, reason, reason, DECLARE_VERL, why, certain=False)
+
     def _unread_root(self, unread, name: str) -> CalleeInEffect:
         """The PPO005 answer for a declaration putting a copy of verl on ``sys.path`` that
         cannot be read here (:class:`ppo_migrate.project.import_roots.UnreadRoot`: trial 26e,
@@ -1457,6 +1489,8 @@ class SignatureResolver:
                 )
             if declared.local_path is not None:
                 decided = self._read([Path(declared.local_path)], module, name, "declared", verl)
+                if decided is not None and declared.inferred:
+                    return self._inferred_install(declared, where, decided)
                 if decided is not None:
                     return decided
             reason = f"the project takes verl from `{where}`, whose release cannot be read"

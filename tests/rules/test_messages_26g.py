@@ -4,6 +4,10 @@
   beside a Bazel ``BUILD``, ``tools/upstream/verl/``) was told "no in-tree copy"; the reason
   now names the copy (and, when it takes no config, its definition), as it does once a pin
   is added. The fix stays unsafe.
+* W2: an ``environment.yml`` ``pip:`` entry ``-e ./.deps/rlcore`` installs a (git-ignored)
+  folder holding a ``verl/`` package: the copy it installs decides, PPO005 naming the line
+  and the copy when it takes no config, as the Pipfile and pixi forms do; an unsafe fix when
+  it takes one (the line spells no verl).
 """
 
 from __future__ import annotations
@@ -90,3 +94,57 @@ def test_a_git_ignored_copy_is_named_with_its_folder(tmp_path: Path) -> None:
         CALL + "`.deps/rlcore/verl/` (in `.deps`, which git ignores) is a copy on no import root "
         "ppo-migrate knows, " + TAIL + "`.deps/rlcore/verl/trainer/constants_ppo.py:1` defines "
     )
+
+
+ENVIRONMENT = (
+    "name: rl\ndependencies:\n  - python=3.11\n  - pip\n  - pip:\n      - omegaconf\n"
+    "      - -e ./.deps/checkouts/lab/rlcore\n"
+)
+
+
+def test_an_environment_yml_editable_install_of_an_old_copy_is_a_notice_naming_it(tmp_path: Path) -> None:
+    root = _write(tmp_path / "proj", {
+        ".gitignore": ".deps/\n",
+        **_copy(".deps/checkouts/lab/rlcore", OLD),
+        "environment.yml": ENVIRONMENT,
+        "train.py": TRAIN,
+    })
+    assert _concise(root) == [
+        "train.py:5:12: PPO005 `get_ppo_ray_runtime_env()` left as it is: `environment.yml:7 -e "
+        "./.deps/checkouts/lab/rlcore` installs `.deps/checkouts/lab/rlcore/`, which holds a `verl/` "
+        "package: `.deps/checkouts/lab/rlcore/verl/trainer/constants_ppo.py:1` defines "
+        "`get_ppo_ray_runtime_env()` without a config parameter (pre verl PR #6976); update that copy, "
+        "or run with --use-ppo-runtime"
+    ]
+    before = (root / "train.py").read_text()
+    assert run_cli("apply", "--unsafe-fixes", ".", cwd=root).returncode == 0  # a notice only
+    assert (root / "train.py").read_text() == before
+
+
+def test_an_environment_yml_editable_install_of_a_new_copy_stays_an_unsafe_fix(tmp_path: Path) -> None:
+    root = _write(tmp_path / "proj", {
+        ".gitignore": ".deps/\n",
+        **_copy(".deps/checkouts/lab/rlcore", NEW),
+        "environment.yml": ENVIRONMENT,
+        "train.py": TRAIN,
+    })
+    (line,) = _concise(root)
+    assert line.startswith(
+        "train.py:5:12: PPO001 `get_ppo_ray_runtime_env()` called without the config in scope; pass "
+        "`config` (unsafe fix: `environment.yml:7 -e ./.deps/checkouts/lab/rlcore` installs "
+        "`.deps/checkouts/lab/rlcore/`, which holds a `verl/` package, whose "
+    )
+    assert "the line does not name verl, so ppo-migrate cannot tell that this copy is the verl that runs" in line
+    before = (root / "train.py").read_text()
+    assert run_cli("apply", ".", cwd=root).returncode == 1
+    assert (root / "train.py").read_text() == before
+
+
+def test_a_requirements_editable_install_of_the_project_itself_is_no_verl(tmp_path: Path) -> None:
+    root = _write(tmp_path / "proj", {
+        "requirements.txt": "-e .\n",
+        **_copy("sub", NEW),
+        "train.py": TRAIN,
+    })
+    (line,) = _concise(root)
+    assert line.startswith(CALL + "`sub/verl/` is a copy on no import root ppo-migrate knows, whose ")
