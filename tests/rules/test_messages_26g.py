@@ -148,3 +148,44 @@ def test_a_requirements_editable_install_of_the_project_itself_is_no_verl(tmp_pa
     })
     (line,) = _concise(root)
     assert line.startswith(CALL + "`sub/verl/` is a copy on no import root ppo-migrate knows, whose ")
+
+
+MATCH_CLASS = (
+    "from verl.trainer import constants_ppo\n\n\n"
+    "def main(config):\n"
+    "    match constants_ppo:\n"
+    "        case object(get_ppo_ray_runtime_env=make_env) | object(other=make_env):\n"
+    "            return make_env()\n"
+)
+
+
+def test_a_class_pattern_keyword_capture_is_the_attribute(tmp_path: Path) -> None:
+    """Trial 26g, M1: ``case object(get_ppo_ray_runtime_env=make_env)`` binds ``make_env`` to
+    the subject's attribute, as ``make_env = constants_ppo.get_ppo_ray_runtime_env`` would."""
+    root = _write(tmp_path / "proj", {
+        **_copy(".", NEW),
+        "train.py": MATCH_CLASS.replace(" | object(other=make_env)", ""),
+    })
+    assert _concise(root) == [
+        "train.py:7:20: PPO001 [*] `make_env()` called without the config in scope; pass `config`"
+    ]
+    assert run_cli("apply", ".", cwd=root).returncode == 0
+    assert (root / "train.py").read_text() == MATCH_CLASS.replace(" | object(other=make_env)", "").replace(
+        "make_env()", "make_env(config)")
+
+
+def test_a_class_pattern_capture_of_another_attribute_is_no_target(tmp_path: Path) -> None:
+    root = _write(tmp_path / "proj", {
+        **_copy(".", NEW),
+        "train.py": MATCH_CLASS.replace("get_ppo_ray_runtime_env=make_env", "other=make_env"),
+    })
+    assert _concise(root) == []
+    assert run_cli("check", ".", cwd=root).stdout.strip().splitlines()[-1] == "All checks passed!"
+
+
+def test_alternatives_capturing_different_attributes_are_ambiguous(tmp_path: Path) -> None:
+    root = _write(tmp_path / "proj", {**_copy(".", NEW), "train.py": MATCH_CLASS})
+    assert _concise(root) == [
+        "train.py:7:20: PPO003 `make_env()` may or may not be the runtime function: it is bound to "
+        "verl.trainer.constants_ppo.get_ppo_ray_runtime_env or verl.trainer.constants_ppo.other; not rewritten"
+    ]
