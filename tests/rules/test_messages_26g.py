@@ -189,3 +189,53 @@ def test_alternatives_capturing_different_attributes_are_ambiguous(tmp_path: Pat
         "train.py:7:20: PPO003 `make_env()` may or may not be the runtime function: it is bound to "
         "verl.trainer.constants_ppo.get_ppo_ray_runtime_env or verl.trainer.constants_ppo.other; not rewritten"
     ]
+
+
+TYPE_CHECKING_PKG = (
+    "from typing import TYPE_CHECKING\n\n"
+    "if TYPE_CHECKING:\n    from verl.trainer.constants_ppo import get_ppo_ray_runtime_env\n"
+    "else:\n    import importlib\n\n"
+    "    get_ppo_ray_runtime_env = importlib.import_module(\"verl.trainer.constants_ppo\").get_ppo_ray_runtime_env\n"
+)
+LAZY_PKG = (
+    "import importlib\n\n_LAZY = {\"get_ppo_ray_runtime_env\": \"verl.trainer.constants_ppo\", \"other\": \"json\"}\n\n\n"
+    "def __getattr__(name):\n    if name in _LAZY:\n"
+    "        return getattr(importlib.import_module(_LAZY[name]), name)\n    raise AttributeError(name)\n"
+)
+
+
+def test_a_reexport_in_the_else_of_type_checking_is_followed(tmp_path: Path) -> None:
+    """Trial 26g, M2: the ``else:`` binds ``import_module("...").get_...`` at run time."""
+    train = "from pkg import get_ppo_ray_runtime_env\n\n\ndef main(config):\n    return get_ppo_ray_runtime_env()\n"
+    root = _write(tmp_path / "proj", {**_copy(".", NEW), "pkg/__init__.py": TYPE_CHECKING_PKG, "train.py": train})
+    assert _concise(root) == [
+        "train.py:5:12: PPO001 [*] `get_ppo_ray_runtime_env()` called without the config in scope; pass `config`"
+    ]
+    assert run_cli("apply", ".", cwd=root).returncode == 0
+    assert (root / "train.py").read_text() == train.replace("env()", "env(config)")
+
+
+def test_a_lazy_import_table_served_by_a_module_getattr_is_a_reexport(tmp_path: Path) -> None:
+    """Trial 26g, M3: ``_LAZY = {NAME: module}`` read by ``__getattr__`` re-exports NAME."""
+    train = "import pkg\n\n\ndef main(config):\n    return pkg.get_ppo_ray_runtime_env()\n"
+    root = _write(tmp_path / "proj", {**_copy(".", NEW), "pkg/__init__.py": LAZY_PKG, "train.py": train})
+    assert _concise(root) == [
+        "train.py:5:12: PPO001 [*] `pkg.get_ppo_ray_runtime_env()` called without the config in scope; pass `config`"
+    ]
+    assert run_cli("apply", ".", cwd=root).returncode == 0
+    assert (root / "train.py").read_text() == train.replace("env()", "env(config)")
+
+
+def test_a_lazy_table_hook_reads_only_its_table() -> None:
+    import ast
+
+    from ppo_migrate.rules.reexports import _lazy_table
+
+    tree = ast.parse(LAZY_PKG)
+    hook = tree.body[-1]
+    resolve = {"importlib.import_module": "importlib.import_module"}.get
+    assert _lazy_table(tree, hook, lambda node: resolve(ast.unparse(node))) == {
+        "get_ppo_ray_runtime_env": "verl.trainer.constants_ppo", "other": "json",
+    }
+    other = ast.parse(LAZY_PKG.replace("getattr(importlib", "getattr(other_loader"))
+    assert _lazy_table(other, other.body[-1], lambda node: resolve(ast.unparse(node))) == {}
