@@ -273,6 +273,19 @@ def _newest_assumed(
     return reason, (set_aside[0].path, set_aside[0].line)
 
 
+def _no_lower_bound(requirement: str) -> bool:
+    """Whether the PEP 508 ``requirement`` (``verl<0.9.0.dev0``) has no clause bounding
+    the release from below (``>=``, ``>``, ``==``, ``~=``, ``===``); ``False`` when it does not
+    parse."""
+    from packaging.requirements import InvalidRequirement, Requirement
+
+    try:
+        specifier = Requirement(requirement).specifier
+    except InvalidRequirement:
+        return False
+    return len(specifier) > 0 and all(c.operator in ("<", "<=", "!=") for c in specifier)
+
+
 def _namespace_beside(copy: str | Path, top: str, directory: Path) -> bool:
     """Whether the stray copy at the install root ``copy`` is a namespace package (no
     ``<top>/__init__.py``) in the calling file's own folder ``directory`` (trial 26e, W4)."""
@@ -1486,6 +1499,7 @@ class SignatureResolver:
                 return self._by_version(
                     declared.version, "declared", where, declared.why, "runs" if exact else "may run",
                     (declared.path, declared.line),
+                    floorless=declared.kind == "specifier" and _no_lower_bound(declared.requirement),
                 )
             if declared.local_path is not None:
                 decided = self._read([Path(declared.local_path)], module, name, "declared", verl)
@@ -1587,7 +1601,25 @@ class SignatureResolver:
         why: str,
         runs: str,
         place: tuple[str, int] | None = None,
+        floorless: bool = False,
     ) -> CalleeInEffect:
+        """The answer for a verl release ``version`` (a setting, a pin, the installed one).
+
+        Args:
+            version: the release that decides (a specifier's lowest allowed one).
+            source: ``"setting"``, ``"declared"`` or ``"installed"``.
+            where: what decided, as shown (``pyproject.toml:4 verl>=0.8``).
+            why: how the release was read (JSON ``callee``).
+            runs: ``"runs"`` or ``"may run"``, as the reason says it.
+            place: the deciding file and line, or ``None``.
+            floorless: the specifier sets no lower bound (``verl<0.9.0.dev0``): its lowest
+                release is a floor ppo-migrate made up, so the reason names the requirement
+                as written, not that release (trial 26g).
+
+        A pre-release of 0.9.0 or later (``verl==0.9.0rc1``) is not taken as a release
+        with a config (as before), but the reason says that it *may* take none: whether verl
+        PR #6976 is in it cannot be known (trial 26g).
+        """
         path, line = place if place is not None else (None, 1)
         if version >= _first_config_release():
             detail = f"verl {version} ({why}) takes a config"
@@ -1595,6 +1627,20 @@ class SignatureResolver:
         if source == "setting":
             reason = f"`{where}` names a verl release whose `get_ppo_ray_runtime_env()` takes no config"
             remedy = "raise verl-version once the project runs verl>=0.9.0, or run with --use-ppo-runtime"
+        elif version.is_prerelease and type(version)(version.base_version) >= _first_config_release():
+            reason = (
+                f"the project {runs} verl {version} (`{where}`), a pre-release of "
+                f"{version.base_version} whose `get_ppo_ray_runtime_env()` may take no config "
+                "(ppo-migrate cannot tell whether verl PR #6976 is in it)"
+            )
+            remedy = "require verl>=0.9.0, or run with --use-ppo-runtime"
+            return _refuse(source, where, reason, remedy, _why(source, reason, path, line))
+        elif floorless:
+            reason = (
+                f"the project may run a verl release before {_first_config_release()} (`{where}` sets no "
+                "lower bound), whose `get_ppo_ray_runtime_env()` takes no config"
+            )
+            remedy = "require verl>=0.9.0, or run with --use-ppo-runtime"
         else:
             reason = (
                 f"the project {runs} verl {version} (`{where}`), whose "

@@ -239,3 +239,38 @@ def test_a_lazy_table_hook_reads_only_its_table() -> None:
     }
     other = ast.parse(LAZY_PKG.replace("getattr(importlib", "getattr(other_loader"))
     assert _lazy_table(other, other.body[-1], lambda node: resolve(ast.unparse(node))) == {}
+
+
+def test_a_constraint_with_no_lower_bound_is_named_as_written(tmp_path: Path) -> None:
+    """Trial 26g: ``-c`` constraints ``verl<0.9.0.dev0`` was told "may run verl 0.1"."""
+    root = _write(tmp_path / "proj", {
+        "requirements.txt": "-c constraints/production.txt\nverl\n",
+        "constraints/production.txt": "verl<0.9.0.dev0\n",
+        "train.py": TRAIN,
+    })
+    assert _concise(root) == [
+        "train.py:5:12: PPO005 `get_ppo_ray_runtime_env()` left as it is: the project may run a verl "
+        "release before 0.9.0 (`constraints/production.txt:1 verl<0.9.0.dev0` sets no lower bound), whose "
+        "`get_ppo_ray_runtime_env()` takes no config (pre verl PR #6976); require verl>=0.9.0, or run with "
+        "--use-ppo-runtime"
+    ]
+
+
+def test_a_lower_bound_keeps_its_release(tmp_path: Path) -> None:
+    root = _write(tmp_path / "proj", {"requirements.txt": "verl>=0.8.0,<0.9.0\n", "train.py": TRAIN})
+    assert _concise(root) == [
+        "train.py:5:12: PPO005 `get_ppo_ray_runtime_env()` left as it is: the project may run verl 0.8.0 "
+        "(`requirements.txt:1 verl>=0.8.0,<0.9.0`), whose `get_ppo_ray_runtime_env()` takes no config (pre "
+        "verl PR #6976); require verl>=0.9.0, or run with --use-ppo-runtime"
+    ]
+
+
+def test_a_release_candidate_of_0_9_may_take_no_config(tmp_path: Path) -> None:
+    """Trial 26g: ``verl==0.9.0rc1`` "takes no config" was a claim the tool cannot know."""
+    root = _write(tmp_path / "proj", {"requirements.txt": "verl==0.9.0rc1\n", "train.py": TRAIN})
+    assert _concise(root) == [
+        "train.py:5:12: PPO005 `get_ppo_ray_runtime_env()` left as it is: the project runs verl 0.9.0rc1 "
+        "(`requirements.txt:1 verl==0.9.0rc1`), a pre-release of 0.9.0 whose `get_ppo_ray_runtime_env()` "
+        "may take no config (ppo-migrate cannot tell whether verl PR #6976 is in it); require verl>=0.9.0, "
+        "or run with --use-ppo-runtime"
+    ]
