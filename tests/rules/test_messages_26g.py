@@ -274,3 +274,39 @@ def test_a_release_candidate_of_0_9_may_take_no_config(tmp_path: Path) -> None:
         "may take no config (ppo-migrate cannot tell whether verl PR #6976 is in it); require verl>=0.9.0, "
         "or run with --use-ppo-runtime"
     ]
+
+
+FIELD = (
+    "{imports}\n\nfrom verl.trainer.constants_ppo import get_ppo_ray_runtime_env\n\n\n"
+    "{decorator}class Hooks({base}):\n    make_env: {annotation} = get_ppo_ray_runtime_env\n\n\n"
+    "def main(config):\n    return Hooks().make_env()\n"
+)
+
+
+def _field(tmp_path: Path, **parts: str) -> list[str]:
+    root = _write(tmp_path / "proj", {**_copy(".", NEW), "train.py": FIELD.format(**parts)})
+    return _concise(root)
+
+
+def test_a_namedtuple_field_default_gets_no_self(tmp_path: Path) -> None:
+    """Trial 26g: a NamedTuple field is a tuple item; ``Hooks().make_env()`` passes no ``self``."""
+    assert _field(tmp_path, imports="from typing import Callable, NamedTuple", decorator="",
+                  base="NamedTuple", annotation="Callable") == [
+        "train.py:7:26: PPO006 `get_ppo_ray_runtime_env` is the default of a NamedTuple field (an instance's "
+        "field holds the function itself: calls through it pass no `self`); the calls made through it cannot "
+        "be checked: make sure each passes the config"
+    ]
+
+
+def test_a_dataclass_field_default_gets_no_self(tmp_path: Path) -> None:
+    (line,) = _field(tmp_path, imports="import dataclasses\nfrom typing import Callable",
+                     decorator="@dataclasses.dataclass(frozen=True)\n", base="", annotation="Callable")
+    assert line.startswith("train.py:9:26: PPO006 `get_ppo_ray_runtime_env` is the default of a dataclass field (")
+
+
+def test_a_classvar_of_a_dataclass_is_still_a_class_attribute(tmp_path: Path) -> None:
+    (line,) = _field(tmp_path, imports="from dataclasses import dataclass\nfrom typing import Callable, ClassVar",
+                     decorator="@dataclass\n", base="", annotation="ClassVar[Callable]")
+    assert line.startswith(
+        "train.py:9:36: PPO006 `get_ppo_ray_runtime_env` is stored as a class attribute (called as a method, it gets `self`)"
+    )
