@@ -24,6 +24,7 @@ import ast
 from typing import TYPE_CHECKING
 
 from ppo_migrate.rules.configs import ConfigFinder
+from ppo_migrate.rules.config_model import CANNOT_TELL
 from ppo_migrate.rules.hydra_targets import string_message, string_reference
 from ppo_migrate.rules.index import ClassIndex
 from ppo_migrate.rules.module import (
@@ -507,11 +508,14 @@ class ModuleAnalysis:
                 reason = rejection_reason(self.configs, self.configs.rejected, t.call, self.path)
             if reason is None:
                 reason = rejected
+            known = "no training config is in scope"
+            if rejected is not None and rejected.text.endswith(CANNOT_TELL):
+                known = "no config it can read is in scope"  # trial 26g: YAML text not read
             return self._diagnostic(
                 t,
                 "PPO002",
-                f"`{self.spelled(t.call)}` called without a config and no training config is in "
-                f"scope {where}{against}; this entry point must obtain the training config and pass it",
+                f"`{self.spelled(t.call)}` called without a config and {known} "
+                f"{where}{against}; this entry point must obtain the training config and pass it",
             )._replace(
                 callee=in_effect.detail,
                 # issue 26: a callee not known to take a config is the reason that matters (and

@@ -310,3 +310,33 @@ def test_a_classvar_of_a_dataclass_is_still_a_class_attribute(tmp_path: Path) ->
     assert line.startswith(
         "train.py:9:36: PPO006 `get_ppo_ray_runtime_env` is stored as a class attribute (called as a method, it gets `self`)"
     )
+
+
+YAML_DRIVER = (
+    "from omegaconf import OmegaConf\n\nfrom verl.trainer.constants_ppo import get_ppo_ray_runtime_env\n\n"
+    "YAML = \"\"\"\nactor_rollout_ref:\n  actor:\n    strategy: ${oc.env:RL_ACTOR_STRATEGY}\ntrainer:\n  n_gpus_per_node: 1\n\"\"\"\n\n\n"
+    "def main(config):\n    return get_ppo_ray_runtime_env()\n\n\n"
+    "if __name__ == \"__main__\":\n    main(OmegaConf.create(YAML))\n"
+)
+
+
+def test_a_yaml_string_given_to_create_cannot_be_told(tmp_path: Path) -> None:
+    """Trial 26g (k7): ``OmegaConf.create(YAML)``, ``YAML`` a module string, is YAML text the
+    tool does not read: PPO002 stays (no fix), but says it cannot tell, not "is not"."""
+    root = _write(tmp_path / "proj", {**_copy(".", NEW), "train.py": YAML_DRIVER})
+    (line,) = _concise(root)
+    assert line.startswith(
+        "train.py:15:12: PPO002 `get_ppo_ray_runtime_env()` called without a config and no config it can read "
+        "is in scope in `main` (a caller passes `OmegaConf.create(YAML)` for `config` (line 19), whose YAML "
+        "text ppo-migrate does not read: it cannot tell whether it is a training config); this entry point "
+        "must obtain the training config and pass it"
+    )
+    assert run_cli("apply", "--unsafe-fixes", ".", cwd=root).returncode == 1
+    assert (root / "train.py").read_text() == YAML_DRIVER
+
+
+def test_a_plain_string_passed_as_config_is_still_no_training_config(tmp_path: Path) -> None:
+    driver = YAML_DRIVER.replace("main(OmegaConf.create(YAML))", "main(YAML)")
+    root = _write(tmp_path / "proj", {**_copy(".", NEW), "train.py": driver})
+    (line,) = _concise(root)
+    assert "called without a config and no training config is in scope in `main`" in line
