@@ -561,7 +561,13 @@ def _is_lock_file(path: Path) -> bool:
 
 def _choose(root: Path, found: list[_Found]) -> VerlDeclaration | None:
     """The decision of one folder's declarations (lock, else direct reference, else the
-    lowest version a specifier allows, else a bare ``verl``)."""
+    lowest version a specifier allows, else a bare ``verl``). A folder taken for verl by
+    its ``verl/`` package (:attr:`ppo_migrate.rules.requirements._Found.inferred`, trial
+    26g) decides only when nothing else of the folder declares verl: it never overrides a
+    pin that said more (never a safer outcome than before it was read)."""
+    spelled = [f for f in found if not f.inferred]
+    if spelled and len(spelled) < len(found):
+        return _choose(root, spelled)
     locks = [f for f in found if f.kind == "lock"]
     if locks:
         known = [f for f in locks if f.version is not None]

@@ -340,3 +340,19 @@ def test_a_plain_string_passed_as_config_is_still_no_training_config(tmp_path: P
     root = _write(tmp_path / "proj", {**_copy(".", NEW), "train.py": driver})
     (line,) = _concise(root)
     assert "called without a config and no training config is in scope in `main`" in line
+
+
+def test_an_inferred_editable_copy_never_overrides_a_pin(tmp_path: Path) -> None:
+    """A pin of 0.8 refuses as before, whatever the ``-e`` folder's copy takes."""
+    root = _write(tmp_path / "proj", {
+        ".gitignore": ".deps/\n",
+        **_copy(".deps/checkouts/lab/rlcore", NEW),
+        "environment.yml": ENVIRONMENT,
+        "requirements.txt": "verl>=0.8.0,<0.9.0\n",
+        "train.py": TRAIN,
+    })
+    assert _concise(root) == [
+        "train.py:5:12: PPO005 `get_ppo_ray_runtime_env()` left as it is: the project may run verl 0.8.0 "
+        "(`requirements.txt:1 verl>=0.8.0,<0.9.0`), whose `get_ppo_ray_runtime_env()` takes no config (pre verl PR "
+        "#6976); require verl>=0.9.0, or run with --use-ppo-runtime"
+    ]
