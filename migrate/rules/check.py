@@ -24,6 +24,7 @@ import ast
 from typing import TYPE_CHECKING
 
 from ppo_migrate.rules.configs import ConfigFinder
+from ppo_migrate.rules.config_model import CANNOT_TELL
 from ppo_migrate.rules.hydra_targets import string_message, string_reference
 from ppo_migrate.rules.index import ClassIndex
 from ppo_migrate.rules.module import (
@@ -405,7 +406,14 @@ class ModuleAnalysis:
         if isinstance(parent, (ast.Assign, ast.AnnAssign)) and parent.value is node:
             targets = parent.targets if isinstance(parent, ast.Assign) else [parent.target]
             if len(targets) == 1 and isinstance(targets[0], ast.Name):
-                if self.scopes.scope_of(node).kind is ScopeKind.CLASS:
+                scope = self.scopes.scope_of(node)
+                if scope.kind is ScopeKind.CLASS:
+                    holder = _field_holder(scope.node, parent)
+                    if holder is not None:  # trial 26g: no ``self`` is passed to a field's value
+                        return (
+                            f"the default of a {holder} field (an instance's field holds the function "
+                            "itself: calls through it pass no `self`)"
+                        )
                     return "stored as a class attribute (called as a method, it gets `self`)"
                 return None  # a plain alias: its calls are followed
             return "stored in a container or attribute"
@@ -515,11 +523,14 @@ class ModuleAnalysis:
                 reason = rejection_reason(self.configs, self.configs.rejected, t.call, self.path)
             if reason is None:
                 reason = rejected
+            known = "no training config is in scope"
+            if rejected is not None and rejected.text.endswith(CANNOT_TELL):
+                known = "no config it can read is in scope"  # trial 26g: YAML text not read
             return self._diagnostic(
                 t,
                 "PPO002",
-                f"`{self.spelled(t.call)}` called without a config and no training config is in "
-                f"scope {where}{against}; this entry point must obtain the training config and pass it",
+                f"`{self.spelled(t.call)}` called without a config and {known} "
+                f"{where}{against}; this entry point must obtain the training config and pass it",
             )._replace(
                 callee=in_effect.detail,
                 # issue 26: a callee not known to take a config is the reason that matters (and
@@ -767,6 +778,35 @@ _RUN_WITH_FLAG = ", or run with --use-ppo-runtime"
 #: :mod:`ppo_migrate.edits.imports` names them; not imported from there: it needs LibCST).
 _PPO_RUNTIME = "ppo_runtime"
 _FUNCTION = "get_ppo_ray_runtime_env"
+
+
+def _field_holder(cls: ast.AST, stmt: ast.AST) -> str | None:
+    """``"NamedTuple"`` or ``"dataclass"`` when the class body statement ``stmt`` declares a
+    field of the class ``cls`` (an annotated assignment, not a ``ClassVar``, in a class
+    deriving ``NamedTuple`` or decorated ``@dataclass``/``@dataclasses.dataclass(...)``),
+    else ``None``. A NamedTuple field is a tuple item read through a property and a
+    dataclass field's default is set on each instance (Python's ``typing.NamedTuple`` and
+    ``dataclasses`` documentation): ``Hooks().make_env()`` calls the function with no
+    ``self`` (trial 26g, ``i6_namedtuple_field_default``; trial 26f, W4, the dataclass twin).
+    """
+    if not isinstance(cls, ast.ClassDef) or not isinstance(stmt, ast.AnnAssign):
+        return None
+    annotation = stmt.annotation
+    if isinstance(annotation, ast.Subscript):
+        annotation = annotation.value
+    if getattr(annotation, "id", getattr(annotation, "attr", None)) == "ClassVar":
+        return None
+
+    def last(node: ast.AST) -> str | None:
+        if isinstance(node, ast.Call):
+            node = node.func
+        return getattr(node, "id", getattr(node, "attr", None))
+
+    if any(last(base) == "NamedTuple" for base in cls.bases):
+        return "NamedTuple"
+    if any(last(d) == "dataclass" for d in cls.decorator_list):
+        return "dataclass"
+    return None
 
 
 def _without_comments(text: str) -> str:

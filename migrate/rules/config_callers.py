@@ -13,6 +13,8 @@ import re
 from collections.abc import Iterable, Iterator
 
 from ppo_migrate.rules.config_model import _FUNCTIONS
+from ppo_migrate.rules.config_model import CANNOT_TELL
+from ppo_migrate.rules.config_makers import yaml_text
 from ppo_migrate.rules.config_syntax import (
     _ATTRIBUTE, _ESCAPES, _UNPACKED, _passed_value, _worst,
 )
@@ -120,11 +122,10 @@ class CallerValues:
         """:meth:`_passed_trust`, noting a caller's value that is evidence against."""
         trust = self._passed_trust(value)
         if trust == "against" and hasattr(value, "lineno") and value is not _UNPACKED:
-            self._note(
-                "against",
-                f"a caller passes `{self._spelled(value)}` for `{arg.arg}` (line {value.lineno})",
-                value,
-            )
+            text = f"a caller passes `{self._spelled(value)}` for `{arg.arg}` (line {value.lineno})"
+            if yaml_text(self, value):  # trial 26g: YAML text, not read: "cannot tell", not "is not"
+                text += f", whose YAML text {CANNOT_TELL}"
+            self._note("against", text, value)
         return trust
 
     def _record_origin(self, arg: ast.arg, holder: Scope) -> None:

@@ -295,3 +295,31 @@ class MakerEvidence:
                 analysis, d = found
                 return (_display(Path(analysis.path)), d.lineno), d
         return None
+
+
+def yaml_text(judge, value: ast.expr) -> bool:
+    """Whether ``value`` is ``OmegaConf.create(<str>)``: a string literal, or a name each
+    binding of which assigns one (``YAML = \"\"\"...\"\"\"`` at module level). OmegaConf
+    parses such a string as YAML (OmegaConf's documentation, "Creating": "From a YAML
+    string"), which ppo-migrate does not read: whether it is a training config cannot be
+    told (trial 26g, ``k7_env_interpolation_driver_real090``). The trust stays what it
+    was; only the words of its reason change.
+
+    Args:
+        judge: the module's :class:`ppo_migrate.rules.configs.ConfigFinder` (its library
+            names, scopes and bindings).
+        value: the value a caller passes.
+    """
+    if not (isinstance(value, ast.Call) and len(value.args) == 1 and not value.keywords):
+        return False
+    if "omegaconf.OmegaConf.create" not in judge._library_names(value.func):
+        return False
+    text = value.args[0]
+    if isinstance(text, ast.Constant):
+        return isinstance(text.value, str)
+    if not isinstance(text, ast.Name):
+        return False
+    holder = judge.scopes.scope_of(text).lookup(text.id)
+    bindings = list(judge.finder.bindings_in(holder, text.id)) if holder is not None else []
+    values = [judge._single_value_of(b.node) for b in bindings]
+    return bool(values) and all(isinstance(v, ast.Constant) and isinstance(v.value, str) for v in values)

@@ -69,6 +69,9 @@ _OTHER_RESULTS = frozenset({
 #: Calls that return a copy of their first argument.
 _COPIES = frozenset({"copy.deepcopy", "copy.copy"})
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+#: said of a value whose content ppo-migrate does not read (``OmegaConf.create(YAML)``:
+#: trial 26g), where "no training config" would claim what it cannot know
+CANNOT_TELL = "ppo-migrate does not read: it cannot tell whether it is a training config"
 _STATEMENT_BLOCKS = ("body", "orelse", "finalbody", "handlers")
 _BLOCKS = frozenset(
     {ScopeKind.MODULE, ScopeKind.CLASS, ScopeKind.FUNCTION, ScopeKind.LAMBDA, ScopeKind.COMPREHENSION}

@@ -276,9 +276,14 @@ def _module_bindings(
         while isinstance(node, ast.Attribute):
             parts.append(node.attr)
             node = node.value
-        if not isinstance(node, ast.Name):
+        if parts and isinstance(node, ast.Call):
+            # ``importlib.import_module("verl.trainer.constants_ppo").get_...`` (trial 26g,
+            # M2: the ``else:`` of ``if TYPE_CHECKING:``): an attribute of the module looked up
+            head = looked_up(node)
+        elif isinstance(node, ast.Name):
+            head = bound.get(node.id)
+        else:
             return None
-        head = bound.get(node.id)
         return ".".join([head, *reversed(parts)]) if head else None
 
     def looked_up(call: ast.Call) -> str | None:
@@ -378,6 +383,11 @@ def _module_bindings(
                     rebind(stmt.name, fq)
                 else:
                     unbind(stmt.name)
+                if stmt.name == "__getattr__":
+                    # PEP 562: asked only for a name the module does not bind (trial 26g, M3)
+                    for key, owner in _lazy_table(tree, stmt, resolve).items():
+                        if key not in bound:
+                            rebind(key, f"{owner}.{key}")
 
     visit(tree.body)
     for name, text in _string_statements(tree).items():
@@ -385,6 +395,70 @@ def _module_bindings(
     imports.update(imported_modules(tree, package, from_packages=True, data=data))
     imports.discard(module)
     return bound, imports
+
+
+def _lazy_table(tree: ast.Module, hook: ast.FunctionDef | ast.AsyncFunctionDef, resolve) -> dict[str, str]:
+    """The names a module ``__getattr__`` serves from a lazy-import table (trial 26g, M3;
+    the transformers-style ``_LAZY = {"get_...": "verl.trainer.constants_ppo"}`` with ``def
+    __getattr__(name): return getattr(importlib.import_module(_LAZY[name]), name)``), as
+    ``{name: module}``; ``{}`` for any other ``__getattr__``.
+
+    The hook must call ``importlib.import_module`` (``resolve(func)`` names it) with
+    ``T[name]`` or ``T.get(name)``, ``name`` its one parameter, and return ``getattr(...,
+    name)``; ``T`` is the module's last top-level ``T = {...}`` (or annotated), whose entries
+    with string keys and values count (PEP 562, "Customization of module attribute access").
+
+    Args:
+        tree (ast.Module): the module.
+        hook: its top-level ``def __getattr__``.
+        resolve: ``resolve(node) -> str | None``, the qualified name a dotted expression
+            stands for at that point of the module (:func:`_module_bindings`).
+    """
+    params = [*hook.args.posonlyargs, *hook.args.args]
+    if len(params) != 1:
+        return {}
+    param = params[0].arg
+
+    def is_param(node: ast.AST) -> bool:
+        return isinstance(node, ast.Name) and node.id == param
+
+    def table_of(node: ast.AST) -> str | None:
+        """``T`` of ``T[name]`` or ``T.get(name)``."""
+        if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and is_param(node.slice):
+            return node.value.id
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "get"
+                and isinstance(node.func.value, ast.Name) and node.args and is_param(node.args[0])):
+            return node.func.value.id
+        return None
+
+    tables: set[str] = set()
+    returns_attribute = False
+    for node in ast.walk(hook):
+        if isinstance(node, ast.Call) and len(node.args) == 1 and not node.keywords:
+            table = table_of(node.args[0])
+            if table is not None and resolve(node.func) == "importlib.import_module":
+                tables.add(table)
+        if (isinstance(node, ast.Return) and isinstance(node.value, ast.Call)
+                and isinstance(node.value.func, ast.Name) and node.value.func.id == "getattr"
+                and len(node.value.args) == 2 and is_param(node.value.args[1])):
+            returns_attribute = True
+    if len(tables) != 1 or not returns_attribute:
+        return {}
+    (table,) = tables
+    value = None
+    for stmt in tree.body:
+        if isinstance(stmt, ast.Assign) and any(isinstance(t, ast.Name) and t.id == table for t in stmt.targets):
+            value = stmt.value
+        elif isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) and stmt.target.id == table:
+            value = stmt.value
+    if not isinstance(value, ast.Dict):
+        return {}
+    return {
+        k.value: v.value
+        for k, v in zip(value.keys, value.values)
+        if isinstance(k, ast.Constant) and isinstance(k.value, str)
+        and isinstance(v, ast.Constant) and isinstance(v.value, str) and v.value and not v.value.startswith(".")
+    }
 
 
 def _is_module_namespace(node: ast.AST) -> bool:

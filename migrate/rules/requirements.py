@@ -84,6 +84,10 @@ class _Found(NamedTuple):
     #: verl>=0.9.0`` in a script installs any verl and writes ``=0.9.0``: trial 26e, W3),
     #: else ``None``
     redirect: str | None = None
+    #: a local folder whose name does not spell verl, taken for verl because it holds a
+    #: ``verl/`` package (``-e ./.deps/rlcore`` in an ``environment.yml``'s ``pip:`` section,
+    #: trial 26g W2): the line does not say that this is the verl that runs
+    inferred: bool = False
 
 
 def optional(found: Iterable[_Found]) -> Iterator[_Found]:
@@ -647,6 +651,15 @@ def _from_reference(reference: str, path: Path, line: int, written: str) -> _Fou
             kind = "lock" if version is not None else "direct-reference"
             return _Found(version, path, line, written, kind, True)
     if not name or not re.fullmatch(r"[A-Za-z0-9._-]+", name) or not _is_verl(name):
+        # trial 26g (W2): ``-e ./.deps/checkouts/lab/rlcore`` installs the folder, which holds
+        # a ``verl/`` package: the verl installed is that copy, whatever the folder's name
+        local = None if egg else _local_directory(reference, path)
+        if (
+            local is not None
+            and local != Path(os.path.normpath(path.parent))  # ``-e .``: the project itself
+            and current().fs.is_file(os.path.join(local, _VERL, "__init__.py"))
+        ):
+            return _Found(None, path, line, written, "direct-reference", True, local, inferred=True)
         return None
     if monorepo and re.match(r"[A-Za-z][A-Za-z0-9+.-]*://", re.sub(r"^[a-z]+\+", "", reference.strip())):
         # the ref names the repository's release, not verl's (trial 26f)

@@ -273,6 +273,19 @@ def _newest_assumed(
     return reason, (set_aside[0].path, set_aside[0].line)
 
 
+def _no_lower_bound(requirement: str) -> bool:
+    """Whether the PEP 508 ``requirement`` (``verl<0.9.0.dev0``) has no clause bounding
+    the release from below (``>=``, ``>``, ``==``, ``~=``, ``===``); ``False`` when it does not
+    parse."""
+    from packaging.requirements import InvalidRequirement, Requirement
+
+    try:
+        specifier = Requirement(requirement).specifier
+    except InvalidRequirement:
+        return False
+    return len(specifier) > 0 and all(c.operator in ("<", "<=", "!=") for c in specifier)
+
+
 def _namespace_beside(copy: str | Path, top: str, directory: Path) -> bool:
     """Whether the stray copy at the install root ``copy`` is a namespace package (no
     ``<top>/__init__.py``) in the calling file's own folder ``directory`` (trial 26e, W4)."""
@@ -1244,6 +1257,8 @@ class SignatureResolver:
                 # trial 26e (J): ``verl -> .cache/verl/verl`` filled by the launch script
                 if os.path.basename(link) == top and "__init__.py" not in folders.get(os.path.dirname(link), ()):
                     return self._dangling_copy(link, name)
+        if verl and answer.source == "unknown" and answer.accepts_config and not answer.certain:
+            return self._unknown_with_copies(root, top, module, name, answer)
         if not (verl and answer.certain):
             return answer
         opaque = None
@@ -1340,6 +1355,112 @@ class SignatureResolver:
             )
         return answer
 
+    def _unknown_with_copies(
+        self, root: Path, top: str, module: str, name: str, answer: CalleeInEffect
+    ) -> CalleeInEffect:
+        """``answer`` (nothing says which verl runs: an unsafe fix whose reason says "no
+        in-tree copy"), its texts naming the copy of ``top`` the repository holds on no import
+        root the tool knows, when there is one (trial 26g, W1: ``libs/verl/`` or
+        ``third_party/rlcore/verl/`` beside a ``BUILD.bazel``, a snapshot in
+        ``tools/upstream/verl/``, a git-ignored checkout: "no in-tree copy" was false, while
+        with a pin added the same copy was named).
+
+        The copies are the ones :meth:`_repository_copies` weighs against a release
+        (:func:`ppo_migrate.project.tree.package_copies`, ``build_copies``,
+        ``unlisted_copies``), in that order; the first one whose ``name`` takes no config is
+        named with its definition, else the first one read at all. The answer stays as unsafe
+        as it was (``certain=False``): this only makes its reason true.
+
+        Args:
+            root: the repository's root (:meth:`_repository`).
+            top: the top-level package (``"verl"``).
+            module: the dotted module holding the function.
+            name: the function's name.
+            answer: the ``"unknown"`` answer of :meth:`_first_source`.
+
+        Returns:
+            ``answer``, or a copy of it whose ``reason``, ``detail`` and ``why`` name the copy.
+        """
+        from ppo_migrate.project.tree import build_copies, package_copies, repository_listing, unlisted_copies
+
+        listing = repository_listing(root, self.respect_gitignore)
+        unlisted = {c.root: c for c in unlisted_copies(listing, top, module)}
+        copies = package_copies(listing, top, module) + build_copies(listing, top, module)
+        copies += [c for c in unlisted if c not in copies]
+        first = None  # (copy, the answer read there)
+        for copy in copies:
+            found = self._read([Path(copy)], module, name, "in-tree", True)
+            if found is None:
+                continue
+            if not found.accepts_config:
+                first = (copy, found)
+                break
+            first = first or (copy, found)
+        if first is None:
+            return answer
+        copy, found = first
+        shown = _display(os.path.join(copy, top))
+        if copy in unlisted:
+            which = "which git ignores" if unlisted[copy].kind == "ignored" else "which the analysis skips"
+            where = f"`{shown}/` (in `{_display(unlisted[copy].folder)}`, {which})"
+        else:
+            where = f"`{shown}/`"
+        said = f"{where} is a copy on no import root ppo-migrate knows"
+        if found.accepts_config:
+            said += f", whose `{name}` takes a config"
+            note = f"the copy {where}, on no import root ppo-migrate knows, takes a config"
+        else:
+            note = (
+                f"{found.reason}: if anything puts that copy on sys.path (a build rule's `imports`, "
+                "pytest's pythonpath, sys.path.insert, a Dockerfile, a .pth file), passing the config "
+                "raises TypeError"
+            )
+        reason = answer.reason.replace("no in-tree copy", said, 1)
+        detail = answer.detail.replace("no in-tree copy", said, 1)
+        if reason == answer.reason or not found.accepts_config:
+            # "the in-tree copy `verl/` has no ...": kept, the copy added
+            reason = f"{reason}; {note}"
+        places = tuple(answer.why.lines) if answer.why is not None else ()
+        if found.why is not None and found.why.lines:
+            places += (found.why.lines[0],)
+        kind = answer.why.kind if answer.why is not None else "newest-assumed"
+        # the message joins reason and remedy with "; " (check.py): the concise form then
+        # says it once
+        text = f"{reason}; {answer.remedy}" if answer.remedy else reason
+        return answer._replace(reason=reason, detail=detail, why=Reason(kind, text, places))
+
+    def _inferred_install(self, declared, where: str, decided: CalleeInEffect) -> CalleeInEffect:
+        """The answer for a line installing a local folder that holds a ``verl/`` package
+        while spelling no verl (:attr:`ppo_migrate.rules.versions.VerlDeclaration.inferred`:
+        ``- -e ./.deps/checkouts/lab/rlcore`` in an ``environment.yml``'s ``pip:`` section,
+        trial 26g W2), from ``decided``, the answer read in that copy.
+
+        A copy taking no config refuses (PPO005), its reason naming the line first; one
+        taking a config gives an unsafe fix (``certain=False``): the line does not say that
+        its verl is the one that runs, and before this rule nothing decided there (never a
+        safer outcome than before).
+
+        Args:
+            declared: the :class:`ppo_migrate.rules.versions.VerlDeclaration`.
+            where: ``path:line written`` of the line, as shown.
+            decided: :meth:`_read`'s answer in ``declared.local_path``.
+        """
+        folder = _display(declared.local_path)
+        installs = f"`{where}` installs `{folder}/`, which holds a `verl/` package"
+        places = (Related(_display(declared.path), declared.line, 1, f"installs `{folder}/`"),)
+        if decided.why is not None:
+            places = tuple(decided.why.lines) + places
+        if not decided.accepts_config:
+            reason = f"{installs}: {decided.reason}"
+            kind = decided.why.kind if decided.why is not None else "in-tree-definition"
+            return decided._replace(reason=reason, detail=reason, why=Reason(kind, reason, places))
+        reason = (
+            f"{installs}, whose `{decided.where}` takes a config; the line does not name verl, "
+            "so ppo-migrate cannot tell that this copy is the verl that runs"
+        )
+        why = Reason("uncertain-definition", f"{reason}; {DECLARE_VERL}", places)
+        return CalleeInEffect(True, "declared", where, reason, reason, DECLARE_VERL, why, certain=False)
+
     def _unread_root(self, unread, name: str) -> CalleeInEffect:
         """The PPO005 answer for a declaration putting a copy of verl on ``sys.path`` that
         cannot be read here (:class:`ppo_migrate.project.import_roots.UnreadRoot`: trial 26e,
@@ -1408,9 +1529,12 @@ class SignatureResolver:
                 return self._by_version(
                     declared.version, "declared", where, declared.why, "runs" if exact else "may run",
                     (declared.path, declared.line),
+                    floorless=declared.kind == "specifier" and _no_lower_bound(declared.requirement),
                 )
             if declared.local_path is not None:
                 decided = self._read([Path(declared.local_path)], module, name, "declared", verl)
+                if decided is not None and declared.inferred:
+                    return self._inferred_install(declared, where, decided)
                 if decided is not None:
                     return decided
             reason = f"the project takes verl from `{where}`, whose release cannot be read"
@@ -1507,7 +1631,25 @@ class SignatureResolver:
         why: str,
         runs: str,
         place: tuple[str, int] | None = None,
+        floorless: bool = False,
     ) -> CalleeInEffect:
+        """The answer for a verl release ``version`` (a setting, a pin, the installed one).
+
+        Args:
+            version: the release that decides (a specifier's lowest allowed one).
+            source: ``"setting"``, ``"declared"`` or ``"installed"``.
+            where: what decided, as shown (``pyproject.toml:4 verl>=0.8``).
+            why: how the release was read (JSON ``callee``).
+            runs: ``"runs"`` or ``"may run"``, as the reason says it.
+            place: the deciding file and line, or ``None``.
+            floorless: the specifier sets no lower bound (``verl<0.9.0.dev0``): its lowest
+                release is a floor ppo-migrate made up, so the reason names the requirement
+                as written, not that release (trial 26g).
+
+        A pre-release of 0.9.0 or later (``verl==0.9.0rc1``) is not taken as a release
+        with a config (as before), but the reason says that it *may* take none: whether verl
+        PR #6976 is in it cannot be known (trial 26g).
+        """
         path, line = place if place is not None else (None, 1)
         if version >= _first_config_release():
             detail = f"verl {version} ({why}) takes a config"
@@ -1515,6 +1657,20 @@ class SignatureResolver:
         if source == "setting":
             reason = f"`{where}` names a verl release whose `get_ppo_ray_runtime_env()` takes no config"
             remedy = "raise verl-version once the project runs verl>=0.9.0, or run with --use-ppo-runtime"
+        elif version.is_prerelease and type(version)(version.base_version) >= _first_config_release():
+            reason = (
+                f"the project {runs} verl {version} (`{where}`), a pre-release of "
+                f"{version.base_version} whose `get_ppo_ray_runtime_env()` may take no config "
+                "(ppo-migrate cannot tell whether verl PR #6976 is in it)"
+            )
+            remedy = "require verl>=0.9.0, or run with --use-ppo-runtime"
+            return _refuse(source, where, reason, remedy, _why(source, reason, path, line))
+        elif floorless:
+            reason = (
+                f"the project may run a verl release before {_first_config_release()} (`{where}` sets no "
+                "lower bound), whose `get_ppo_ray_runtime_env()` takes no config"
+            )
+            remedy = "require verl>=0.9.0, or run with --use-ppo-runtime"
         else:
             reason = (
                 f"the project {runs} verl {version} (`{where}`), whose "

@@ -610,6 +610,12 @@ class TargetFinder:
                 return None, []  # a method's first argument is its instance
             parts = callee_parts(callee)
             return (node, parts) if parts else (None, [])
+        if isinstance(node, ast.MatchAs):
+            captured = self._capture(node)
+            if captured is None:
+                return None, []
+            parts = callee_parts(captured[0], self.constant_of)
+            return (node, [*parts, captured[1]]) if parts else (None, [])  # type: ignore[return-value]
         if not isinstance(node, ast.Name):
             return None, []
         parent = self.module.facts.parents.get(id(node))
@@ -634,7 +640,7 @@ class TargetFinder:
     def alias_value(self, node: ast.AST) -> ast.expr | None:
         """The dotted value a plain alias binding assigns (see :meth:`wanted`), else ``None``."""
         target, _ = self._alias_of(node)
-        if target is None:
+        if target is None or isinstance(target, ast.MatchAs):  # a capture: :meth:`_capture`
             return None
         if isinstance(target, ast.FunctionDef):
             return forwarded_callee(target)
@@ -643,6 +649,37 @@ class TargetFinder:
         if isinstance(value, ast.Lambda):  # a forwarding lambda: the callee it forwards to
             return forwarded_callee(value)
         return value  # type: ignore[no-any-return]
+
+    def _capture(self, node: ast.MatchAs) -> tuple[ast.expr, str] | None:
+        """``(subject, attribute)`` when ``node`` captures an attribute of the ``match``
+        statement's subject through a class pattern's keyword: ``match constants_ppo: case
+        object(get_ppo_ray_runtime_env=make_env):`` binds ``make_env`` as ``make_env =
+        constants_ppo.get_ppo_ray_runtime_env`` would (Python's reference, "Class patterns":
+        each keyword pattern is matched against ``getattr(subject, keyword)``; trial 26g, M1).
+        Only a class pattern that is the case's pattern (or an alternative of it, or under its
+        ``as``) is read; ``None`` otherwise, and in a class body (as for an alias lambda)."""
+        if not node.name or self.scopes.scope_of(node).kind is ScopeKind.CLASS:
+            return None
+        chain = self.module.ancestors(node)
+        if not chain or not isinstance(chain[-1], ast.MatchClass):
+            return None
+        pattern = chain[-1]
+        attribute = next(
+            (a for a, p in zip(pattern.kwd_attrs, pattern.kwd_patterns) if p is node), None
+        )
+        if attribute is None:
+            return None
+        for outer in reversed(chain[:-1]):
+            if isinstance(outer, ast.match_case):
+                break
+            if not isinstance(outer, (ast.MatchOr, ast.MatchAs)):
+                return None  # nested in another pattern: not the subject's attribute
+        else:
+            return None
+        statement = chain[chain.index(outer) - 1] if chain.index(outer) > 0 else None
+        if not isinstance(statement, ast.Match):
+            return None
+        return statement.subject, attribute
 
     def calls(self) -> list[TargetCall]:
         """Every call that is (or may be) a target call, in source order."""
@@ -717,6 +754,11 @@ class TargetFinder:
         if holder is not None:
             for b in bindings:
                 value = self.alias_value(b.node) if b.qualified is None else None
+                tail = rest
+                if value is None and isinstance(b.node, ast.MatchAs):
+                    captured = self._capture(b.node)  # ``case object(f=make_env)`` (trial 26g)
+                    if captured is not None:
+                        value, tail = captured[0], [captured[1], *rest]
                 if value is not None and id(b.node) not in self._following:
                     # ``make_env = get_ppo_ray_runtime_env``: the names its value resolves to
                     self._following.add(id(b.node))
@@ -725,7 +767,7 @@ class TargetFinder:
                     finally:
                         self._following.discard(id(b.node))
                     if inner is not None and inner[0]:
-                        names.extend(".".join((n, *rest)) for n in inner[0])
+                        names.extend(".".join((n, *tail)) for n in inner[0])
                         local = local or inner[1]
                         continue
                 if b.qualified is None:

@@ -174,6 +174,8 @@ class VerlDeclaration(NamedTuple):
         image: with such a Dockerfile (trial 26f, ``g3_dockerfile_never_installs_project``),
             the image its code runs in (its last ``FROM``), whose verl cannot be known;
             ``None`` otherwise (``no_deps`` is then a ``--no-deps`` install).
+        inferred: ``True`` when ``local_path`` was taken for verl because it holds a ``verl/``
+            package while the line spells no verl (``-e ./.deps/rlcore``, trial 26g W2).
         redirect: for a shell install whose word holds an unquoted ``>`` (``pip install
             verl>=0.9.0`` in a script: the shell installs an unpinned verl and writes to a
             file ``=0.9.0``; trial 26e, W3), that file's name; ``None`` otherwise.
@@ -189,6 +191,9 @@ class VerlDeclaration(NamedTuple):
     no_deps: str | None = None
     redirect: str | None = None
     image: str | None = None
+    #: the local folder was taken for verl by its ``verl/`` package, not by a name the line
+    #: spells (:attr:`ppo_migrate.rules.requirements._Found.inferred`, trial 26g W2)
+    inferred: bool = False
 
 
 def declared_verl(start: str | os.PathLike[str], stop: str | os.PathLike[str] | None = None) -> VerlDeclaration | None:
@@ -556,7 +561,13 @@ def _is_lock_file(path: Path) -> bool:
 
 def _choose(root: Path, found: list[_Found]) -> VerlDeclaration | None:
     """The decision of one folder's declarations (lock, else direct reference, else the
-    lowest version a specifier allows, else a bare ``verl``)."""
+    lowest version a specifier allows, else a bare ``verl``). A folder taken for verl by
+    its ``verl/`` package (:attr:`ppo_migrate.rules.requirements._Found.inferred`, trial
+    26g) decides only when nothing else of the folder declares verl: it never overrides a
+    pin that said more (never a safer outcome than before it was read)."""
+    spelled = [f for f in found if not f.inferred]
+    if spelled and len(spelled) < len(found):
+        return _choose(root, spelled)
     locks = [f for f in found if f.kind == "lock"]
     if locks:
         known = [f for f in locks if f.version is not None]
@@ -608,6 +619,7 @@ def _declaration(found: _Found, why: str) -> VerlDeclaration:
         why=why,
         local_path=str(found.local_path) if found.local_path is not None else None,
         redirect=found.redirect,
+        inferred=found.inferred,
     )
 
 
