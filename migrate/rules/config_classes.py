@@ -118,7 +118,20 @@ class ClassConstruction:
         if any(self._spelled_in_string(name) for name, _ in classes):
             yield _UNPACKED
         subclasses = {id(node) for node in self._subclasses(cls)}
-        for call in self.module.facts.calls:
+        # the only calls the loop below can take a value from, kept with the finder (the
+        # same for every class; benchmark item 9 asked :meth:`_builds_instance` of each
+        # of the module's calls): a callee ``x.__class__``/``x.__init__``, ``type(x)``, or
+        # a name that may be a classmethod's ``cls`` (:attr:`_constructor_params`)
+        calls = self.__dict__.get("_construction_calls")
+        if calls is None:
+            params = self._constructor_params
+            calls = self.__dict__["_construction_calls"] = [
+                call for call in self.module.facts.calls
+                if (type(f := call.func) is ast.Attribute and f.attr in ("__class__", "__init__"))
+                or (type(f) is ast.Name and f.id in params)
+                or (type(f) is ast.Call and type(f.func) is ast.Name and f.func.id == "type")
+            ]
+        for call in calls:
             func = call.func
             value = None
             if self._builds_instance(func):
