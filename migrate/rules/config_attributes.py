@@ -97,9 +97,9 @@ class SelfAttributes:
             # issue 27: a subclass in another file may rebind ``self.<name>`` after
             # ``super().__init__()`` (``self.config = LoggingConfig()``): the class is an
             # origin the cross-file judgement reads the run's other files for
-            scope = self.scopes.scope_for_node(cls.node)
-            if self.follow_values and self._origins is not None and scope is not None and not any(
-                o.kind == "init" and o.qualname == qualname(scope_frames(scope))
+            # (``cls`` is the scope the class opens: no look-up of it by its node)
+            if self.follow_values and self._origins is not None and not any(
+                o.kind == "init" and o.qualname == qualname(scope_frames(cls))
                 for o in self._origins
             ):  # (one origin per class: its ``__init__``'s parameter, if that set it)
                 self._record_fields(cls.node, name, None)

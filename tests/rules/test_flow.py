@@ -644,6 +644,35 @@ def test_unknown_node_raises_key_error() -> None:
         bound_at(tree, "x", ast.Name(id="x"))
 
 
+
+@pytest.mark.parametrize(("src", "told", "expected"), [
+    # a parameter in the value of the body's first statements (after a docstring and
+    # statements that always go on): told without the flow pass
+    ("def f(config):\n    'doc'\n    import os\n    x = 1\n    return AT(config)\n", True, C),
+    ("def f(config):\n    env = AT(None)\n", True, C),
+    # the flow pass decides: a statement that may end the path, a nested def, a ``del``,
+    # a ``nonlocal`` writer, a branch, an expression statement (``sys.exit()``?)
+    ("def f(config):\n    return 1\n    AT()\n", False, P),
+    ("def f(config):\n    if x:\n        return\n    AT()\n", False, C),
+    ("def f(config):\n    del config\n    AT()\n", False, U),
+    ("def f(config):\n    g()\n    AT()\n", False, C),
+    ("def f(config):\n    def g():\n        nonlocal config\n        config = 1\n    return AT()\n",
+     False, P),
+    ("def f(config):\n    if x:\n        AT()\n", False, C),
+])
+def test_a_parameter_certainly_reached_is_told_without_the_flow(src: str, told: bool, expected: Bound) -> None:
+    """:func:`ppo_migrate.rules.flow._parameter_reached`, the flow pass's shortcut, tells
+    only what the flow pass answers (``bound_at``'s answer is the same either way)."""
+    from ppo_migrate.rules.flow import _parameter_reached
+
+    tree = ast.parse(src)
+    scopes = ScopeTree.build(tree)
+    (at,) = [n for n in ast.walk(tree) if isinstance(n, ast.Call)
+             and isinstance(n.func, ast.Name) and n.func.id == "AT"]
+    assert _parameter_reached(scopes, scopes.scope_of(at), "config", at) is told
+    assert bound_at(scopes, "config", at) is expected
+
+
 # -- the interpreter as the oracle, on generated programs ---------------------------------------
 class _Runaway(BaseException):
     """A generated loop ran too long: that run is dropped (escapes ``except Exception``)."""
