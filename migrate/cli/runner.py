@@ -1190,14 +1190,20 @@ def _hydra_loaded(paths: Sequence[str]) -> frozenset[str]:
         return frozenset()
     from ppo_migrate.rules.hydra_targets import loaded_modules
 
+    return _modules_loaded_by(paths, lambda data, path: loaded_modules(data))
+
+
+def _modules_loaded_by(paths: Sequence[str], load: Callable[[bytes, str], Iterable[str]]) -> frozenset[str]:
+    """The union of ``load(bytes, path)`` over the data files ``paths``, each read through
+    the run's snapshot (kept for the per-file phase); a file that cannot be read or decoded
+    loads nothing (its own diagnostic comes from its own analysis)."""
     snapshot = current()
     out: set[str] = set()
     for path in paths:
         try:
-            data = snapshot.read_bytes(path, keep=True)
-        except (OSError, ValueError):
+            out.update(load(snapshot.read_bytes(path, keep=True), path))
+        except (OSError, ValueError, UnreadableFile):
             continue
-        out |= loaded_modules(data)
     return frozenset(out)
 
 
@@ -1223,16 +1229,13 @@ def _entry_point_loaded(paths: Sequence[str]) -> frozenset[str]:
     from ppo_migrate.rules.entry_point_targets import loaded_modules
 
     snapshot = current()
-    out: set[str] = set()
-    for path in paths:
-        try:
-            data = snapshot.read_bytes(path, keep=True)
-            if not any(word in data for word in _DECLARING):
-                continue
-            out |= loaded_modules(declared_entry_points(snapshot.source(path)))
-        except (OSError, ValueError, UnreadableFile):
-            continue
-    return frozenset(out)
+
+    def load(data: bytes, path: str) -> Iterable[str]:
+        if not any(word in data for word in _DECLARING):
+            return ()
+        return loaded_modules(declared_entry_points(snapshot.source(path)))
+
+    return _modules_loaded_by(paths, load)
 
 
 def _notebook_loaded(paths: Sequence[str]) -> frozenset[str]:
