@@ -725,8 +725,9 @@ class ModuleAnalysis:
         text = f"{CONFIG_PARAMETER}={expression}" if self.settings.keyword else expression
         called = methodcaller_call(call) if isinstance(call.func, ast.Call) else None
         if called is not None:  # trial 26f: ``methodcaller("f", config)(x)``
-            if kind == "empty":
-                line, column = m.end(called[0].args[0])
+            if kind == "empty":  # after the name and the parentheses around it
+                end_line, end_column = m.end(called[0])
+                line, column = _after_closing_parens(m.lines, m.end(called[0].args[0]), (end_line, end_column - 1))
                 return Edit(f", {text}", line, column, line, column)
             call = passed_arguments(call)
         if kind == "empty":
@@ -763,6 +764,28 @@ class ModuleAnalysis:
         _, comments = comment_lines(self.module.text)
         per_line = [comments[i][1] if i in comments else "" for i in range(1, len(lines) + 1)]
         return [d for d in diagnostics if not is_suppressed(d, per_line)]
+
+
+def _after_closing_parens(lines: list[str], start: tuple[int, int], stop: tuple[int, int]) -> tuple[int, int]:
+    """The position just after the closing parentheses that follow ``start`` before ``stop``
+    (``(line, column)``, 1-based, code points; ``stop`` excluded), across blanks, comments
+    and line continuations; ``start`` when none does. ``methodcaller(("f"))(x)``: the name's
+    node ends before its own ``)``, and the config goes after it (a fresh user's try:
+    ``methodcaller(("f", config))`` passed a tuple as the name)."""
+    line, column = start
+    best = start
+    while (line, column) < stop and line <= len(lines):
+        text = lines[line - 1].rstrip("\r\n")
+        if column > len(text) or text[column - 1] == "#":
+            line, column = line + 1, 1
+        elif text[column - 1] in " \t\f\\":
+            column += 1
+        elif text[column - 1] == ")":
+            column += 1
+            best = (line, column)
+        else:
+            break
+    return best
 
 
 #: Calls that look at a function without calling it (a reference passed to them is no use).

@@ -877,6 +877,9 @@ class TargetFinder:
             return None  # a string (a re-exported constant's name: :mod:`reexports`): no function
         called = methodcaller_call(call) if isinstance(call.func, ast.Call) else None
         if called is not None:  # ``methodcaller("f")(x)``: ``x.f``'s names (trial 26f)
+            getter = self.qualified_names(called[0].func)
+            if getter is None or getter[1] or not getter[0] or any(n != "operator.methodcaller" for n in getter[0]):
+                return None  # a ``methodcaller`` of the project's own, a parameter, a local
             held = None
             found = self.qualified_names(called[1])
             if found is not None:

@@ -334,3 +334,57 @@ def test_the_libcst_codemod_puts_the_config_inside_methodcaller(tmp_path: Path) 
     assert lines[10] == '    b = methodcaller("get_ppo_ray_runtime_env", config)(constants_ppo)'
     assert lines[11:14] == ["    c = methodcaller(", '        "get_ppo_ray_runtime_env", config,', "    )(cp)"]
     assert project_ran(root, site) == "ran ['DictConfig', 'DictConfig', 'DictConfig']"
+
+
+SHAPES = '''\
+import operator
+from operator import methodcaller
+
+from omegaconf import OmegaConf
+from verl.trainer import constants_ppo as cp
+
+
+def main(config):
+    a = operator.methodcaller(("get_ppo_ray_runtime_env"))(cp)
+    b = methodcaller(("get_ppo_ray_runtime_env"),)(cp)
+    c = methodcaller((  # a comment
+        "get_ppo_ray_runtime_env"
+    ) \\
+    )(cp)
+    return [type(v).__name__ for v in (a, b, c)]
+
+
+def given(config, operator=operator):
+    return operator.methodcaller("get_ppo_ray_runtime_env")(cp)
+
+
+def own(config):
+    def methodcaller(name):
+        return lambda obj: getattr(obj, name)()
+    return methodcaller("get_ppo_ray_runtime_env")(cp)
+
+
+if __name__ == "__main__":
+    cfg = OmegaConf.create({"trainer": {"n_gpus_per_node": 1}})
+    print("ran", main(cfg), type(given(cfg)).__name__, type(own(cfg)).__name__)
+'''
+
+
+def test_a_parenthesised_name_gets_the_config_after_its_parentheses(tmp_path: Path) -> None:
+    """A fresh user's try (stop 39): ``methodcaller(("f"))(cp)`` was rewritten to
+    ``methodcaller(("f", config))(cp)``, a tuple as the name (TypeError); and a
+    ``methodcaller`` that is no ``operator.methodcaller`` (a parameter, a local function)
+    got a safe fix that passed it a second argument. Both run after ``apply`` now."""
+    root = _train(tmp_path, PIN_09, SHAPES)
+    site = verl_stub(tmp_path / "site", VERL_09)
+    assert project_ran(root, site) == "ran ['NoneType', 'NoneType', 'NoneType'] NoneType NoneType"
+    found = [(f["location"]["row"], f["code"], f["fix"]["applicability"]) for f in check_findings(root)]
+    assert found == [(9, "PPO001", "safe"), (10, "PPO001", "safe"), (11, "PPO001", "safe")]
+    for extra in ((), ("--thread-config",)):
+        root = _train(tmp_path / f"run{len(extra)}", PIN_09, SHAPES)
+        proc = run_cli("apply", *extra, ".", cwd=root)
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        lines = (root / "train.py").read_text().splitlines()
+        assert lines[8] == '    a = operator.methodcaller(("get_ppo_ray_runtime_env"), config)(cp)'
+        assert lines[9] == '    b = methodcaller(("get_ppo_ray_runtime_env"), config,)(cp)'
+        assert project_ran(root, site) == "ran ['DictConfig', 'DictConfig', 'DictConfig'] NoneType NoneType"
