@@ -212,12 +212,12 @@ def pyproject_entry_points(text: str) -> list[EntryPoint]:
     # first each value written under its own table's header, then those written in a table
     # above it (``gui-scripts = {...}`` in ``[project]``): an occurrence is placed once
     places: list[tuple[int, int, int, int] | None] = [
-        _toml_position(text, lines, headers, table, value, used, exact=True)
-        for table, _, _, value in declared
+        _toml_position(text, lines, headers, table, value, used, exact=True, name=name)
+        for table, _, name, value in declared
     ]
-    for i, (table, _, _, value) in enumerate(declared):
+    for i, (table, _, name, value) in enumerate(declared):
         if places[i] is None:
-            places[i] = _toml_position(text, lines, headers, table, value, used, exact=False) \
+            places[i] = _toml_position(text, lines, headers, table, value, used, exact=False, name=name) \
                 or _toml_header(lines, headers, table)
     out = [
         EntryPoint(group, name, value, *place)  # type: ignore[misc]
@@ -266,12 +266,15 @@ def _toml_headers(text: str, lines: _Lines) -> list[tuple[int, tuple[str, ...]]]
 
 def _toml_position(
     text: str, lines: _Lines, headers: list[tuple[int, tuple[str, ...]]],
-    table: tuple[str, ...], value: str, used: set[int], *, exact: bool,
+    table: tuple[str, ...], value: str, used: set[int], *, exact: bool, name: str = "",
 ) -> tuple[int, int, int, int] | None:
-    """Where ``value`` (a string of ``table``) is written: the first quoted occurrence not
-    placed yet (``used``: their character indexes) whose header above it is ``table``
-    (``exact``) or a table above it (a dotted key or an inline table of ``[project]``
-    holds it); ``None`` when there is none."""
+    """Where ``value`` (a string of ``table``, the value of the key ``name``) is written:
+    the first quoted occurrence not placed yet (``used``: their character indexes) whose
+    header above it is ``table`` (``exact``) or a table above it (a dotted key or an inline
+    table of ``[project]`` holds it), and whose line spells ``name`` before it; ``None``
+    when there is none (a value written another way, ``\"\"\"\\``-continued or escaped, is
+    then placed at its table's header, not at another key's line)."""
+    key = re.compile(rf"(?<![\w.-]){re.escape(name)}(?![\w.-])") if name else None
     for quote in ('"', "'"):
         needle = f"{quote}{value}{quote}"
         start = text.find(needle)
@@ -279,6 +282,9 @@ def _toml_position(
             above = [path for at, path in headers if at < start]
             path = above[-1] if above else ()
             fits = path == table if exact else (path != table and table[: len(path)] == path)
+            if fits and key is not None:
+                prefix = text[text.rfind("\n", 0, start) + 1:start]
+                fits = prefix.rstrip().endswith("=") and key.search(prefix) is not None
             if start not in used and fits:
                 used.add(start)
                 line, column = lines.position(start)
@@ -344,6 +350,8 @@ def setup_cfg_entry_points(text: str) -> list[EntryPoint]:
             body = text_lines.line_text(n)
             if n > header + 1 and body.lstrip().startswith("[") and not body[:1].isspace():
                 break  # the next section
+            if body.lstrip().startswith(("#", ";")):
+                continue  # a comment line, which configparser skips too
             at = _value_at(body, value)
             if at is not None:
                 found = (n, at)

@@ -252,3 +252,22 @@ def test_setup_cfg_and_setup_py_are_reported_at_their_values(tmp_path: Path) -> 
     assert found == [("setup.cfg", 6, 11, "PPO006"), ("setup.py", 3, 27, "PPO006")]
     (root / "setup.py").write_text(f'from setuptools import setup\n\nsetup(entry_points={{"g": ["ray = {FN}"]}})  # noqa: PPO006\n')
     assert [f["filename"].rsplit("/", 1)[-1] for f in check_findings(root)] == ["setup.cfg"]
+
+
+def test_a_value_written_another_way_takes_no_other_key_s_line() -> None:
+    """A fresh user's try (stop 39): a ``\"\"\"\\``-continued value was placed at the next
+    key's line, shifting every later one (so a ``# noqa`` there silenced the wrong entry);
+    in ``setup.cfg`` a commented-out entry took the first finding."""
+    ref = "verl.trainer.constants_ppo:get_ppo_ray_runtime_env"
+    toml = (
+        '[project]\nname = "p"\n[project.scripts]\ni = """\\\n    ' + ref + '"""\n'
+        f'x = "{ref}"  # noqa: PPO006\ny = "{ref}"\n'
+    )
+    assert [(e.name, e.line, e.column) for e in pyproject_entry_points(toml)] == [
+        ("i", 3, 1), ("x", 6, 5), ("y", 7, 5),
+    ]
+    cfg = (
+        "[metadata]\nname = proj\n[options.entry_points]\n"
+        f"# old: a = {ref}\nconsole_scripts = a = {ref}\nx.group =\n    b = {ref}\n"
+    )
+    assert [(e.name, e.line, e.column) for e in setup_cfg_entry_points(cfg)] == [("a", 5, 23), ("b", 7, 9)]
