@@ -205,12 +205,18 @@ def _commands(path: str, text: str, words: Sequence[bytes], makefile: bool) -> I
         if makefile:
             code = code.replace("$$", "$")
         first = text.count("\n", 0, start) + 1
-        tree, problem = _parse(code)
-        if tree is not None:
-            ast.increment_lineno(tree, first - 1)
-            yield Embedded(path, tree, first, None, "a python -c string")
-        else:
-            yield Embedded(path, None, _first_line(code, words, first), problem, "a python -c string")
+        yield _embedded(path, code, first, "a python -c string", lambda: _first_line(code, words, first))
+
+
+def _embedded(path: str, code: str, first: int, form: str, problem_line: Callable[[], int]) -> Embedded:
+    """``code`` (which starts at line ``first`` of ``path``) as :class:`Embedded` code of
+    ``form``, each statement at its line in the file; when it does not parse, the reason,
+    placed at ``problem_line()`` (the first line naming a function, for a block)."""
+    tree, problem = _parse(code)
+    if tree is not None:
+        ast.increment_lineno(tree, first - 1)
+        return Embedded(path, tree, first, None, form)
+    return Embedded(path, None, problem_line(), problem, form)
 
 
 def _heredocs(path: str, text: str, words: Sequence[bytes]) -> Iterator[Embedded]:
@@ -253,12 +259,7 @@ def _heredocs(path: str, text: str, words: Sequence[bytes]) -> Iterator[Embedded
             code = _HEREDOC_ESCAPE.sub(lambda e: "" if e.group(1) == "\n" else e.group(1), code)
         if not any(w in code for w in decoded):
             continue
-        tree, problem = _parse(code)
-        if tree is not None:
-            ast.increment_lineno(tree, first - 1)
-            yield Embedded(path, tree, first, None, "a python heredoc")
-        else:
-            yield Embedded(path, None, _first_line(code, words, first), problem, "a python heredoc")
+        yield _embedded(path, code, first, "a python heredoc", lambda: _first_line(code, words, first))
 
 
 def _pth_lines(path: str, text: str, words: Sequence[bytes]) -> Iterator[Embedded]:
@@ -279,12 +280,7 @@ def _pth_lines(path: str, text: str, words: Sequence[bytes]) -> Iterator[Embedde
     for number, line in enumerate(text.splitlines(), 1):
         if not line.startswith(_PTH_IMPORT) or not any(w in line for w in decoded):
             continue
-        tree, problem = _parse(line.rstrip() + "\n")
-        if tree is not None:
-            ast.increment_lineno(tree, number - 1)
-            yield Embedded(path, tree, number, None, "a .pth file's import line")
-        else:
-            yield Embedded(path, None, number, problem, "a .pth file's import line")
+        yield _embedded(path, line.rstrip() + "\n", number, "a .pth file's import line", lambda: number)
 
 
 #: what a string holding statements spells besides a name: a line break, a ``;``, an ``=``
