@@ -168,6 +168,31 @@ def test_check_hook_reports_a_staged_hydra_target(
     assert "model.yml" not in out
 
 
+def test_hooks_report_staged_entry_points_and_never_write_them(
+    hook_repo: Path, pre_commit_home: Path, tmp_path: Path
+) -> None:
+    """An entry point naming the function in a staged ``pyproject.toml`` or ``setup.cfg``
+    is a PPO006 from either hook (``types_or`` has ``toml`` and ``ini``); ``apply`` leaves
+    both files byte for byte as they were, and a ``tox.ini`` is passed and ignored."""
+    target = "verl.trainer.constants_ppo:get_ppo_ray_runtime_env"
+    pyproject = PYPROJECT + f'\n[project.scripts]\nray-env = "{target}"\n'
+    setup_cfg = f"[metadata]\nname = s\n\n[options.entry_points]\nconsole_scripts =\n    env2 = {target}\n"
+    tox_ini = "[tox]\nenvlist = py\n"
+    files = {"pyproject.toml": pyproject, "setup.cfg": setup_cfg, "tox.ini": tox_ini}
+    sample = _init_repo(tmp_path / "sample", files)
+    line = pyproject.splitlines().index(f'ray-env = "{target}"') + 1
+    for hook in ("ppo-migrate-check", "ppo-migrate-apply"):
+        r = try_repo(hook_repo, pre_commit_home, hook, sample)
+        out = r.stdout + r.stderr
+        assert r.returncode == 1, out
+        assert f"pyproject.toml:{line}:11: PPO006 `{target}` is declared as the script `ray-env`" in out
+        assert f"setup.cfg:6:12: PPO006 `{target}` is declared as the script `env2`" in out
+        assert "tox.ini" not in out
+        assert "files were modified by this hook" not in out
+        for name, text in files.items():
+            assert (sample / name).read_text(encoding="utf-8") == text, (hook, name)
+
+
 def test_check_hook_passes_on_a_clean_repo(
     hook_repo: Path, pre_commit_home: Path, tmp_path: Path
 ) -> None:
@@ -295,11 +320,11 @@ def test_hooks_file_declares_serial_hooks() -> None:
         "ppo-migrate-check": True,
         "ppo-migrate-apply": True,
     }
-    # Hydra configs too: a ``_target_`` naming the function is a PPO006 (``types_or`` needs
-    # pre-commit 2.9.0, below the hooks' minimum)
+    # Hydra configs and declared entry points too: a ``_target_`` or an entry point naming
+    # the function is a PPO006 (``types_or`` needs pre-commit 2.9.0, below the hooks' minimum)
     assert {h["id"]: h["types_or"] for h in hooks} == {
-        "ppo-migrate-check": ["python", "yaml"],
-        "ppo-migrate-apply": ["python", "yaml"],
+        "ppo-migrate-check": ["python", "yaml", "toml", "ini"],
+        "ppo-migrate-apply": ["python", "yaml", "toml", "ini"],
     }
     assert all("types" not in h for h in hooks)
 
