@@ -67,7 +67,12 @@ class EntryPoint(NamedTuple):
         name: its name.
         value: the value as declared (``verl.trainer.constants_ppo:get_ppo_ray_runtime_env``).
         line: 1-based line of the value in the file; ``column``: 1-based column (code
-            points); ``end_line``/``end_column``: just past it.
+            points); ``end_line``/``end_column``: just past it (a multi-line TOML string
+            ends on its closing line: a ``# noqa`` there is read, as ruff reads one after
+            a multi-line string).
+        certain: ``False`` for a ``setup.py`` value built at run time (a name, call or
+            formatted part the tool cannot fold into a constant): ``value`` is then its
+            source text, one line, and says only what it may name.
     """
 
     group: str
@@ -77,11 +82,15 @@ class EntryPoint(NamedTuple):
     column: int
     end_line: int
     end_column: int
+    certain: bool = True
 
     @property
     def qualified(self) -> str | None:
         """The object's qualified name (``module.attr``; the module alone when no attribute
-        is named), ``None`` for a value that is no entry point reference."""
+        is named), ``None`` for a value that is no entry point reference or not
+        :attr:`certain`."""
+        if not self.certain:
+            return None
         parsed = parse_value(self.value)
         if parsed is None:
             return None
@@ -201,7 +210,7 @@ def pyproject_entry_points(text: str) -> list[EntryPoint]:
         for g, entries in groups.items():
             for name, value in entries.items():
                 if isinstance(value, dict) and path[:2] == ("tool", "poetry"):
-                    value = value.get("reference")  # ``x = {reference = "m:f", type = "console"}``
+                    value = poetry_reference(value)
                 if isinstance(value, str):
                     declared.append((path if group is not None else (*path, g), g, name, value))
     if not declared:
@@ -217,7 +226,13 @@ def pyproject_entry_points(text: str) -> list[EntryPoint]:
     ]
     for i, (table, _, name, value) in enumerate(declared):
         if places[i] is None:
-            places[i] = _toml_position(text, lines, headers, table, value, used, exact=False, name=name) \
+            places[i] = _toml_position(text, lines, headers, table, value, used, exact=False, name=name)
+    literals: list[tuple[int, int, str]] | None = None
+    for i, (table, _, name, value) in enumerate(declared):
+        if places[i] is None:  # escaped or multi-line: its decoded string literal
+            if literals is None:
+                literals = _toml_literals(text)
+            places[i] = _toml_literal_position(lines, headers, table, value, used, name, literals) \
                 or _toml_header(lines, headers, table)
     out = [
         EntryPoint(group, name, value, *place)  # type: ignore[misc]
@@ -225,6 +240,65 @@ def pyproject_entry_points(text: str) -> list[EntryPoint]:
     ]
     out.sort(key=lambda e: (e.line, e.column))
     return out
+
+
+def poetry_reference(table: dict) -> str | None:
+    """The entry point a Poetry script or plugin written as a table names: its
+    ``reference`` (``x = { reference = "m:f", type = "console" }``, poetry-core's form) or
+    its ``callable`` (``x = { callable = "m:f" }``, the older form poetry-core still reads);
+    ``None`` for a ``type = "file"`` script (a file installed as a script, no object) or a
+    table naming none.
+
+    Args:
+        table: the value of the script's key, as :mod:`tomllib` gives it.
+
+    Source: Poetry's "The pyproject.toml file" (``scripts``) and poetry-core's
+    ``Factory._configure_entry_points`` (``reference``, then the ``callable`` it warns of).
+    """
+    if table.get("type", "console") != "console":
+        return None
+    for key in ("reference", "callable"):
+        value = table.get(key)
+        if isinstance(value, str):
+            return value
+    return None
+
+
+#: ``(at line N, column M)`` at the end of a :class:`tomllib.TOMLDecodeError`'s message
+_TOML_AT = re.compile(r"\s*\(at line (\d+), column (\d+)\)\s*\Z")
+_TOML_AT_END = re.compile(r"\s*\(at end of document\)\s*\Z")
+
+
+def pyproject_problem(text: str) -> tuple[str, int, int] | None:
+    """Why :mod:`tomllib` refuses a ``pyproject.toml`` (its entry points then cannot be read:
+    PPO902), ``None`` when it reads it.
+
+    Args:
+        text: the file's decoded text.
+
+    Returns:
+        ``(message, line, column)``: the parser's message without its position, and the
+        1-based position it names (``(at line N, column M)``; the last line's end for
+        ``(at end of document)``; ``1, 1`` when it names none).
+    """
+    import tomllib
+
+    try:
+        tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        message = str(exc)
+        m = _TOML_AT.search(message)
+        if m is not None:
+            return message[: m.start()], int(m.group(1)), int(m.group(2))
+        m = _TOML_AT_END.search(message)
+        if m is not None:
+            lines = _Lines(text)
+            last = len(lines.starts)
+            return message[: m.start()], last, len(lines.line_text(last)) + 1
+        return message, 1, 1
+    except (ValueError, RecursionError) as exc:  # nesting past tomllib's limits
+        return f"{type(exc).__name__}: {exc}", 1, 1
+    return None
 
 
 def _descend(data: dict, path: Iterable[str]):
@@ -291,6 +365,63 @@ def _toml_position(
                 end_line, end_column = lines.position(start + len(needle))
                 return line, column, end_line, end_column
             start = text.find(needle, start + 1)
+    return None
+
+
+#: a TOML comment or string literal (multi-line forms first); a comment is matched so that
+#: quotes in it are skipped
+_TOML_TOKEN = re.compile(
+    r'#[^\r\n]*|"""(?:[^\\]|\\[\s\S])*?"""(?!")|\'\'\'[\s\S]*?\'\'\'(?!\')'
+    r'|"(?:[^"\\\r\n]|\\.)*"|\'[^\'\r\n]*\''
+)
+
+
+def _toml_literals(text: str) -> list[tuple[int, int, str]]:
+    """``(start, end, decoded)`` of each string literal of a TOML text (basic, literal and
+    their multi-line forms), decoded by :mod:`tomllib` itself (escapes such as ``\\u0076``,
+    a multi-line string's first newline and ``\\``-continued lines are TOML's), in order.
+    A literal the parser refuses alone is left out."""
+    import tomllib
+
+    out: list[tuple[int, int, str]] = []
+    for m in _TOML_TOKEN.finditer(text):
+        raw = m.group()
+        if raw.startswith("#"):
+            continue
+        try:
+            decoded = tomllib.loads(f"v = {raw}\n")["v"]
+        except (tomllib.TOMLDecodeError, ValueError):
+            continue
+        out.append((m.start(), m.end(), decoded))
+    return out
+
+
+def _toml_literal_position(
+    lines: _Lines, headers: list[tuple[int, tuple[str, ...]]], table: tuple[str, ...], value: str,
+    used: set[int], name: str, literals: list[tuple[int, int, str]],
+) -> tuple[int, int, int, int] | None:
+    """Where ``value`` is written as a string literal whose text is not the value's own
+    (``\\u`` escapes, a multi-line ``\"\"\"`` string, a ``\\``-continued line): the
+    first literal not placed yet that decodes to it, under ``table``'s header or a table
+    above it, on a line that spells the key ``name`` before it. It spans the literal: a
+    multi-line one ends on its closing line (trial 26h: a ``# noqa`` after the closing
+    quotes is read there)."""
+    key = re.compile(rf"(?<![\w.-]){re.escape(name)}(?![\w.-])") if name else None
+    text = lines.text
+    for start, end, decoded in literals:
+        if decoded != value or start in used:
+            continue
+        above = [path for at, path in headers if at < start]
+        path = above[-1] if above else ()
+        if table[: len(path)] != path:
+            continue
+        prefix = text[text.rfind("\n", 0, start) + 1:start]
+        if key is not None and not (prefix.rstrip().endswith("=") and key.search(prefix)):
+            continue
+        used.add(start)
+        line, column = lines.position(start)
+        end_line, end_column = lines.position(end)
+        return line, column, end_line, end_column
     return None
 
 
@@ -496,7 +627,9 @@ __all__ = [
     "entry_points_of",
     "is_entry_point_file",
     "parse_value",
+    "poetry_reference",
     "pyproject_entry_points",
+    "pyproject_problem",
     "setup_cfg_entry_points",
     "setup_py_entry_points",
 ]

@@ -263,8 +263,9 @@ def test_a_value_written_another_way_takes_no_other_key_s_line() -> None:
         '[project]\nname = "p"\n[project.scripts]\ni = """\\\n    ' + ref + '"""\n'
         f'x = "{ref}"  # noqa: PPO006\ny = "{ref}"\n'
     )
-    assert [(e.name, e.line, e.column) for e in pyproject_entry_points(toml)] == [
-        ("i", 3, 1), ("x", 6, 5), ("y", 7, 5),
+    # the continued value spans its literal, key line to closing quotes (trial 26h)
+    assert [(e.name, e.line, e.column, e.end_line) for e in pyproject_entry_points(toml)] == [
+        ("i", 4, 5, 5), ("x", 6, 5, 6), ("y", 7, 5, 7),
     ]
     cfg = (
         "[metadata]\nname = proj\n[options.entry_points]\n"
