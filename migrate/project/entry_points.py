@@ -517,80 +517,191 @@ def _ini_lines(value: str) -> Iterator[tuple[str, str]]:
 
 
 # -- setup.py -----------------------------------------------------------------------------------
+#: the modules whose ``setup`` a ``setup.py`` calls (``from setuptools import setup as s``)
+_SETUP_MODULES = frozenset({"setuptools", "distutils.core"})
+#: how deep a module-level string constant may refer to another when folded
+_FOLD_DEPTH = 16
+
+
 def setup_py_entry_points(tree: ast.Module, text: str) -> list[EntryPoint]:
     """The entry points of a ``setup.py``'s ``setup(entry_points=...)`` (see the module's
-    docstring); values built at run time are not read.
+    docstring). What is statically certain is read: a call of ``setup`` by any name bound
+    to it (``from setuptools import setup as s``), ``entry_points`` given directly or
+    in ``**kw`` (a dict literal or ``dict(...)`` bound once at module level), and strings
+    folded from module-level string constants (``"b = " + EP``, ``f"b = {EP}"``: constant
+    parts, no conversion but ``!s`` and no format spec). A value built any other way is
+    kept as uncertain (:attr:`EntryPoint.certain` ``False``, its source text as ``value``):
+    the judge reports it when that text spells the function's name (trial 26h).
 
     Args:
         tree: the module's ``ast`` (the run's parse).
         text: its text (for positions in code points).
     """
     lines = _Lines(text)
-    constants = _module_dicts(tree)
+    bound = _module_bindings(tree)
+    names = _setup_names(tree)
     out: list[EntryPoint] = []
     for node in ast.walk(tree):
-        if not (isinstance(node, ast.Call) and _is_setup(node.func)):
+        if not (isinstance(node, ast.Call) and _is_setup(node.func, names)):
             continue
         for keyword in node.keywords:
-            if keyword.arg != "entry_points":
-                continue
-            value = keyword.value
-            if isinstance(value, ast.Name) and value.id in constants:
-                value = constants[value.id]
-            out.extend(_from_setup_value(value, lines))
+            if keyword.arg == "entry_points":
+                out.extend(_from_setup_value(keyword.value, lines, bound))
+            elif keyword.arg is None:  # ``setup(**kw)``: its ``entry_points`` key, when known
+                mapping = _pairs(_bound_value(keyword.value, bound), bound)
+                if mapping is None:
+                    out.extend(_uncertain("", keyword.value, lines))
+                    continue
+                for key, value in mapping:
+                    if _fold(key, bound) == "entry_points":
+                        out.extend(_from_setup_value(value, lines, bound))
     out.sort(key=lambda e: (e.line, e.column))
     return out
 
 
-def _is_setup(func: ast.expr) -> bool:
-    return (isinstance(func, ast.Name) and func.id == "setup") or (
+def _setup_names(tree: ast.Module) -> frozenset[str]:
+    """The names a module binds to setuptools' (or distutils') ``setup`` by an import
+    (``from setuptools import setup as s`` gives ``s``), besides ``setup`` itself."""
+    out = {"setup"}
+    for stmt in ast.walk(tree):
+        if isinstance(stmt, ast.ImportFrom) and stmt.module in _SETUP_MODULES and not stmt.level:
+            out.update(a.asname or a.name for a in stmt.names if a.name == "setup")
+    return frozenset(out)
+
+
+def _is_setup(func: ast.expr, names: frozenset[str] = frozenset({"setup"})) -> bool:
+    """Whether ``func`` calls ``setup``: a name bound to it (``names``) or an attribute
+    ``x.setup`` (``setuptools.setup``, ``import setuptools as st; st.setup``)."""
+    return (isinstance(func, ast.Name) and func.id in names) or (
         isinstance(func, ast.Attribute) and func.attr == "setup"
     )
 
 
-def _module_dicts(tree: ast.Module) -> dict[str, ast.expr]:
-    """Module-level names bound once, by a plain assignment, to a dict or string literal."""
+def _module_bindings(tree: ast.Module) -> dict[str, ast.expr]:
+    """Module-level names bound once, by a plain (or annotated) assignment, and their value;
+    a name bound more than once, or also by any other statement of the module's body (a
+    ``for``, an import, a ``def``), is left out: its value is not certain."""
     bound: dict[str, list[ast.expr]] = {}
+    other: set[str] = set()
     for stmt in tree.body:
         if isinstance(stmt, ast.Assign):
             for target in stmt.targets:
                 if isinstance(target, ast.Name):
                     bound.setdefault(target.id, []).append(stmt.value)
+                else:
+                    other.update(n.id for n in ast.walk(target) if isinstance(n, ast.Name))
         elif isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) and stmt.value is not None:
             bound.setdefault(stmt.target.id, []).append(stmt.value)
-    return {
-        name: values[0] for name, values in bound.items()
-        if len(values) == 1 and isinstance(values[0], (ast.Dict, ast.Constant))
-    }
+        elif isinstance(stmt, (ast.AugAssign, ast.For, ast.With, ast.Import, ast.ImportFrom,
+                               ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            other.update(n.id for n in ast.walk(stmt) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store))
+            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                other.add(stmt.name)
+            elif isinstance(stmt, (ast.Import, ast.ImportFrom)):
+                other.update((a.asname or a.name).split(".")[0] for a in stmt.names)
+    for node in ast.walk(tree):  # ``global X`` in a function: rebound at run time
+        if isinstance(node, ast.Global):
+            other.update(node.names)
+    return {name: values[0] for name, values in bound.items() if len(values) == 1 and name not in other}
 
 
-def _from_setup_value(value: ast.expr, lines: _Lines) -> Iterator[EntryPoint]:
-    if isinstance(value, ast.Constant) and isinstance(value.value, str):
-        yield from _from_ini_string(value, lines)
-        return
+def _bound_value(expr: ast.expr, bound: dict[str, ast.expr]) -> ast.expr:
+    """``expr``, or the value a module-level name is bound to once (followed through names)."""
+    for _ in range(_FOLD_DEPTH):
+        if not (isinstance(expr, ast.Name) and expr.id in bound):
+            break
+        expr = bound[expr.id]
+    return expr
+
+
+def _fold(expr: ast.expr, bound: dict[str, ast.expr], depth: int = 0) -> str | None:
+    """The string ``expr`` certainly is: a string constant, a module-level name bound once
+    to one, a ``+`` of such, or an f-string whose parts are (``!s`` and no format spec
+    only: other conversions and specs change the text); ``None`` for anything else."""
+    if depth > _FOLD_DEPTH:
+        return None
+    if isinstance(expr, ast.Constant):
+        return expr.value if isinstance(expr.value, str) else None
+    if isinstance(expr, ast.Name):
+        value = bound.get(expr.id)
+        return _fold(value, bound, depth + 1) if value is not None else None
+    if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Add):
+        left = _fold(expr.left, bound, depth + 1)
+        right = _fold(expr.right, bound, depth + 1) if left is not None else None
+        return left + right if right is not None else None
+    if isinstance(expr, ast.JoinedStr):
+        parts: list[str] = []
+        for part in expr.values:
+            if isinstance(part, ast.FormattedValue):
+                if part.conversion not in (-1, ord("s")) or part.format_spec is not None:
+                    return None
+                folded = _fold(part.value, bound, depth + 1)
+            else:
+                folded = _fold(part, bound, depth + 1)
+            if folded is None:
+                return None
+            parts.append(folded)
+        return "".join(parts)
+    return None
+
+
+def _pairs(value: ast.expr, bound: dict[str, ast.expr]) -> list[tuple[ast.expr, ast.expr]] | None:
+    """The ``(key, value)`` nodes of a dict literal or of ``dict(k=...)`` (keys as string
+    constants), ``None`` for any other value (a ``**`` unpacking inside one included)."""
     if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "dict" \
-            and not value.args:  # ``dict(console_scripts=[...])``
-        pairs = [(ast.Constant(k.arg), k.value) for k in value.keywords if k.arg is not None]
-    elif isinstance(value, ast.Dict):
-        pairs = list(zip(value.keys, value.values))  # type: ignore[arg-type]
-    else:
+            and not value.args and "dict" not in bound:
+        if any(k.arg is None for k in value.keywords):
+            return None
+        return [(ast.Constant(k.arg), k.value) for k in value.keywords]
+    if isinstance(value, ast.Dict):
+        if any(k is None for k in value.keys):
+            return None
+        return list(zip(value.keys, value.values))  # type: ignore[arg-type]
+    return None
+
+
+def _from_setup_value(value: ast.expr, lines: _Lines, bound: dict[str, ast.expr]) -> Iterator[EntryPoint]:
+    written = value
+    value = _bound_value(value, bound)
+    folded = _fold(value, bound)
+    if folded is not None:  # the INI string form
+        yield from _from_ini_string(folded, value if isinstance(value, ast.Constant) else written, lines)
+        return
+    pairs = _pairs(value, bound)
+    if pairs is None:
+        yield from _uncertain("", written, lines)
         return
     for key, entries in pairs:
-        if not (isinstance(key, ast.Constant) and isinstance(key.value, str)):
+        group = _fold(key, bound)
+        if group is None:
+            yield from _uncertain("", entries, lines)
             continue
-        group = key.value
+        entries = _bound_value(entries, bound)
         items = entries.elts if isinstance(entries, (ast.List, ast.Tuple, ast.Set)) else [entries]
         for item in items:
-            if not (isinstance(item, ast.Constant) and isinstance(item.value, str)):
+            text = _fold(item, bound)
+            if text is None:
+                yield from _uncertain(group, item, lines)
                 continue
-            for name, target in _ini_lines(item.value):
-                yield _at_constant(group, name, target, item, lines)
+            for name, target in _ini_lines(text):
+                yield _at_node(group, name, target, item, lines)
 
 
-def _from_ini_string(node: ast.Constant, lines: _Lines) -> Iterator[EntryPoint]:
+def _uncertain(group: str, node: ast.expr, lines: _Lines) -> Iterator[EntryPoint]:
+    """A value built at run time, kept with its source text (one line) as ``value``."""
+    if not hasattr(node, "lineno"):
+        return
+    segment = ast.get_source_segment(lines.text, node)
+    if segment is None:
+        return
+    found = _at_node(group, "", " ".join(segment.split()), node, lines)
+    yield found._replace(certain=False)
+
+
+def _from_ini_string(text: str, node: ast.expr, lines: _Lines) -> Iterator[EntryPoint]:
     """``entry_points="[group]\\nname = value\\n"``: setuptools parses it as INI sections."""
     group = None
-    for raw in node.value.splitlines():  # type: ignore[union-attr]
+    for raw in text.splitlines():
         line = raw.strip()
         if line.startswith("[") and line.endswith("]"):
             group = line[1:-1].strip()
@@ -598,12 +709,12 @@ def _from_ini_string(node: ast.Constant, lines: _Lines) -> Iterator[EntryPoint]:
         if group is None:
             continue
         for name, target in _ini_lines(line):
-            yield _at_constant(group, name, target, node, lines)
+            yield _at_node(group, name, target, node, lines)
 
 
-def _at_constant(group: str, name: str, value: str, node: ast.Constant, lines: _Lines) -> EntryPoint:
-    """An entry point placed at the string constant holding it (``ast``'s columns count
-    UTF-8 bytes; the finding's count code points)."""
+def _at_node(group: str, name: str, value: str, node: ast.expr, lines: _Lines) -> EntryPoint:
+    """An entry point placed at the expression holding it (``ast``'s columns count UTF-8
+    bytes; the finding's count code points)."""
     end_line = node.end_lineno or node.lineno
     end = node.end_col_offset if node.end_col_offset is not None else node.col_offset
     return EntryPoint(

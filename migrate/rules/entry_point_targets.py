@@ -98,10 +98,11 @@ def uncertain_message(entry: EntryPoint) -> str:
     Args:
         entry: the declaration (its ``value`` is the source text).
     """
+    what = f"an entry point of group `{entry.group}`" if entry.group else "`setup(entry_points=...)`"
     return (
-        f"`{entry.value}` is an entry point of group `{entry.group}` built at run time: cannot "
-        "tell whether it names the runtime function (it spells its name); if it does, whatever "
-        "loads it passes no config the source can give"
+        f"`{entry.value}` is {what} built at run time: cannot tell whether it names the runtime "
+        "function (it spells its name); if it does, whatever loads it passes no config the "
+        "source can give"
     )
 
 

@@ -131,7 +131,9 @@ def test_setup_py_forms() -> None:
     ]
 
 
-def test_a_value_rebound_or_built_at_run_time_is_not_read() -> None:
+def test_a_rebound_value_is_uncertain_and_a_constant_sum_is_folded() -> None:
+    """A name bound twice is no constant: kept as uncertain (its text, ``EPS``, spells no
+    function, so it is not reported); ``"a = " + "..."`` is folded (trial 26h)."""
     text = textwrap.dedent(f'''\
         from setuptools import setup
 
@@ -140,7 +142,12 @@ def test_a_value_rebound_or_built_at_run_time_is_not_read() -> None:
         setup(entry_points=EPS)
         setup(entry_points={{"g": ["a = " + "{FN}"]}})
         ''')
-    assert setup_py_entry_points(ast.parse(text), text) == []
+    found = setup_py_entry_points(ast.parse(text), text)
+    assert [(e.group, e.name, e.value, e.line, e.column, e.certain) for e in found] == [
+        ("", "", "EPS", 5, 20, False),
+        ("g", "a", FN, 6, 27, True),
+    ]
+    assert [d.line for d in entry_point_references(found, "setup.py", [TARGET])] == [6]
 
 
 def test_parse_value_follows_the_specification() -> None:
