@@ -13,18 +13,25 @@ each file's declarations are made once a run):
 * ``pyproject.toml`` (with :mod:`tomllib`): ``[project.scripts]`` (group ``console_scripts``),
   ``[project.gui-scripts]`` (``gui_scripts``) and ``[project.entry-points."group"]`` (PEP 621,
   the packaging guide's "pyproject.toml specification"), and Poetry's ``[tool.poetry.scripts]``
-  (a string, or a table's ``reference``) and ``[tool.poetry.plugins."group"]``;
+  (a string, or a table's ``reference`` or ``callable``: :func:`poetry_reference`) and
+  ``[tool.poetry.plugins."group"]``; a text :mod:`tomllib` refuses declares nothing, and
+  :func:`pyproject_problem` says why (PPO902);
 * ``setup.cfg`` (with :mod:`configparser`, as setuptools reads it): the ``[options.entry_points]``
   section, one ``group = name = value`` line per group or a group's value spread over
   indented lines;
-* ``setup.py`` (its ``ast``): the ``entry_points=`` keyword of a call of ``setup`` (a name, or
-  an attribute ``setuptools.setup``): a dict (a literal, or ``dict(group=...)``) of group to
-  a list, tuple or set of ``"name = value"`` strings (or one string of such lines), a string in the ``setup.cfg``-like INI form
-  (``"[group]\\nname = value"``), or a module-level name bound once to such a dict.
+* ``setup.py`` (its ``ast``): the ``entry_points=`` keyword of a call of ``setup`` (a name its
+  import binds, ``from setuptools import setup as s``, or an attribute ``setuptools.setup``),
+  given directly or in ``setup(**kw)``: a dict (a literal, or ``dict(group=...)``) of group to
+  a list, tuple or set of ``"name = value"`` strings (or one string of such lines), a string in
+  the ``setup.cfg``-like INI form (``"[group]\\nname = value"``), or a module-level name bound
+  once to such a value; strings are folded from module-level string constants (``"b = " + EP``,
+  ``f"b = {EP}"``), and a value that cannot be folded is kept as uncertain
+  (:attr:`EntryPoint.certain`; trial 26h).
 
 Positions: a value's line and column in the file (code points, 1-based), found in the text
 (TOML and INI parsers give none): for TOML, the quoted value inside the table the parser put it
-in; for ``setup.cfg``, the line of the section holding the value; for ``setup.py``, the string
+in, else the string literal that decodes to it (``\\u`` escapes, a multi-line string, which
+then spans key line to closing quotes); for ``setup.cfg``, the line of the section holding the value; for ``setup.py``, the string
 constant holding it. A value whose text cannot be found is placed at the table's header (TOML)
 or section's header (``setup.cfg``).
 
