@@ -585,31 +585,35 @@ def _is_setup(func: ast.expr, names: frozenset[str] = frozenset({"setup"})) -> b
 
 
 def _module_bindings(tree: ast.Module) -> dict[str, ast.expr]:
-    """Module-level names bound once, by a plain (or annotated) assignment, and their value;
-    a name bound more than once, or also by any other statement of the module's body (a
-    ``for``, an import, a ``def``), is left out: its value is not certain."""
+    """Module-level names bound once, by a plain (or annotated) assignment of the module's
+    body, and their value. A name bound anywhere else too (in an ``if`` or ``try`` block, a
+    function, by an import, a ``def``, a ``for``, a ``with``, an augmented assignment, a
+    walrus) is left out: its value at the ``setup`` call is not certain."""
     bound: dict[str, list[ast.expr]] = {}
-    other: set[str] = set()
     for stmt in tree.body:
-        if isinstance(stmt, ast.Assign):
-            for target in stmt.targets:
-                if isinstance(target, ast.Name):
-                    bound.setdefault(target.id, []).append(stmt.value)
-                else:
-                    other.update(n.id for n in ast.walk(target) if isinstance(n, ast.Name))
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
+            bound.setdefault(stmt.targets[0].id, []).append(stmt.value)
         elif isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) and stmt.value is not None:
             bound.setdefault(stmt.target.id, []).append(stmt.value)
-        elif isinstance(stmt, (ast.AugAssign, ast.For, ast.With, ast.Import, ast.ImportFrom,
-                               ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            other.update(n.id for n in ast.walk(stmt) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store))
-            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                other.add(stmt.name)
-            elif isinstance(stmt, (ast.Import, ast.ImportFrom)):
-                other.update((a.asname or a.name).split(".")[0] for a in stmt.names)
-    for node in ast.walk(tree):  # ``global X`` in a function: rebound at run time
-        if isinstance(node, ast.Global):
-            other.update(node.names)
-    return {name: values[0] for name, values in bound.items() if len(values) == 1 and name not in other}
+    stores: dict[str, int] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            names = [node.id]
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names = [node.name]
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            names = [(a.asname or a.name).split(".")[0] for a in node.names]
+        elif isinstance(node, ast.Global):
+            names = list(node.names)
+            stores.update((n, stores.get(n, 0) + 2) for n in names)  # rebound at run time
+            continue
+        else:
+            continue
+        for name in names:
+            stores[name] = stores.get(name, 0) + 1
+    return {
+        name: values[0] for name, values in bound.items() if len(values) == 1 and stores.get(name) == 1
+    }
 
 
 def _bound_value(expr: ast.expr, bound: dict[str, ast.expr]) -> ast.expr:

@@ -99,6 +99,27 @@ def test_what_cannot_be_folded_is_uncertain_and_reported_when_it_spells_the_name
     assert found[0].help.startswith("Declare the entry point with a literal `module:function` value")
 
 
+def test_a_constant_bound_again_anywhere_is_not_folded() -> None:
+    """``EP`` set again in an ``if`` block or through ``global`` in a function: its value at
+    the ``setup`` call is not certain, so the entry is uncertain, not folded into the first
+    value (which would report, or miss, the wrong function)."""
+    text = textwrap.dedent(f'''\
+        import sys
+        from setuptools import setup
+        EP = "a.b:c"
+        if sys.argv:
+            EP = "{FN}"
+        A = "{FN}"
+        def later():
+            global A
+            A = "x:y"
+        setup(entry_points={{"g": ["x = " + EP, "y = " + A]}})
+        ''')
+    assert [(e.value, e.certain) for e in setup_py_entry_points(ast.parse(text), text)] == [
+        ('"x = " + EP', False), ('"y = " + A', False),
+    ]
+
+
 def test_setup_py_forms_are_reported_by_check_and_left_by_apply(tmp_path: Path) -> None:
     setup = textwrap.dedent(f'''\
         from setuptools import setup as s
