@@ -364,9 +364,12 @@ class ModuleAnalysis:
                 continue  # not operator's (a parameter, a function of the project's own)
             if configless_kind(ast.Call(func=call.func, args=call.args[1:], keywords=call.keywords)) is None:
                 continue  # ``methodcaller("get_...", config)``: each call gets the config
+            reason = None
             if isinstance(parent, (ast.Assign, ast.AnnAssign)) and parent.value is call:
                 targets = parent.targets if isinstance(parent, ast.Assign) else [parent.target]
                 how = f"stored in `{self.module.source_of(targets[0])}`" if len(targets) == 1 else "stored"
+                if len(targets) == 1 and isinstance(targets[0], ast.Name):
+                    reason = self._applied_at(targets[0], name)
             else:
                 how = self._reference_use(call, parent)
                 if how is None:
@@ -381,8 +384,25 @@ class ModuleAnalysis:
                 scope=self.scope_name(call),
                 help=f"Pass the config inside it (`methodcaller(\"{name}\", config)`) where it is applied "
                 "to verl's module, then mark it `# noqa: PPO006`",
+                reason=reason,
             ))
         return out
+
+    def _applied_at(self, stored: ast.Name, method: str) -> Reason | None:
+        """The calls of this module through the name a ``methodcaller(...)`` is stored in
+        (``f = methodcaller(...)`` then ``f(cp)``), as the places of a note: where the
+        function is called with no config. Only calls whose name resolves to the scope that
+        stored it count; ``None`` when there are none (it is passed on or returned)."""
+        holder = self.scopes.scope_of(stored)
+        places = []
+        for c in self.module.facts.calls:
+            if isinstance(c.func, ast.Name) and c.func.id == stored.id \
+                    and self.scopes.scope_of(c.func).lookup(stored.id) is holder:
+                line, column = self.module.start(c)
+                places.append(Related(self.path, line, column, f"calls `.{method}()` with no config"))
+        if not places:
+            return None
+        return Reason("applied-here", f"`{stored.id}` is applied here", tuple(places))
 
     def _string_references(self) -> list[Diagnostic]:
         """PPO006: the runtime function named by its qualified name in a string that goes to

@@ -118,6 +118,11 @@ def test_a_stored_or_passed_methodcaller_is_reported_with_no_fix(tmp_path: Path)
         (9, 9, "PPO006", None), (11, 18, "PPO006", None),
     ]
     assert found[0]["message"].startswith('`methodcaller("get_ppo_ray_runtime_env")` is stored in `f`: ')
+    # the call through the stored name is named (file:line), where the config is not passed
+    reason = found[0]["reason"]
+    assert (reason["kind"], reason["text"]) == ("applied-here", "`f` is applied here")
+    assert [(r["filename"].rsplit("/", 1)[-1], r["location"]["row"]) for r in reason["lines"]] == [("train.py", 10)]
+    assert found[1].get("reason") is None
     assert found[1]["message"].startswith(
         '`operator.methodcaller("get_ppo_ray_runtime_env")` is passed to `map(...)`: '
     )
