@@ -106,7 +106,10 @@ class EntryPoint(NamedTuple):
 
     @property
     def module(self) -> str | None:
-        """The module loading the entry point imports, ``None`` for a malformed value."""
+        """The module loading the entry point imports, ``None`` for a malformed value or
+        one not :attr:`certain` (its ``value`` is source text, no reference)."""
+        if not self.certain:
+            return None
         parsed = parse_value(self.value)
         return parsed[0] if parsed is not None else None
 

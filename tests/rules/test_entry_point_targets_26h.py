@@ -28,6 +28,7 @@ from ppo_migrate.project.entry_points import (
 )
 from ppo_migrate.rules.entry_point_targets import (
     entry_point_references,
+    loaded_modules,
     names_any,
     toml_comments,
     unescaped,
@@ -115,9 +116,18 @@ def test_a_constant_bound_again_anywhere_is_not_folded() -> None:
             A = "x:y"
         setup(entry_points={{"g": ["x = " + EP, "y = " + A]}})
         ''')
-    assert [(e.value, e.certain) for e in setup_py_entry_points(ast.parse(text), text)] == [
-        ('"x = " + EP', False), ('"y = " + A', False),
-    ]
+    found = setup_py_entry_points(ast.parse(text), text)
+    assert [(e.value, e.certain) for e in found] == [('"x = " + EP', False), ('"y = " + A', False)]
+    # source text is no reference: it names no module an entry point loads
+    rebound = textwrap.dedent('''\
+        from setuptools import setup
+        EPS = {}
+        EPS = {"g": []}
+        setup(entry_points=EPS)
+        ''')
+    (entry,) = setup_py_entry_points(ast.parse(rebound), rebound)
+    assert (entry.value, entry.module, entry.qualified) == ("EPS", None, None)
+    assert loaded_modules([entry]) == frozenset()
 
 
 def test_setup_py_forms_are_reported_by_check_and_left_by_apply(tmp_path: Path) -> None:
