@@ -506,6 +506,32 @@ def setup_cfg_entry_points(text: str) -> list[EntryPoint]:
     return out
 
 
+def setup_cfg_problem(text: str) -> tuple[str, int, int] | None:
+    """Why :mod:`configparser` (as setuptools reads ``setup.cfg``) refuses the text (its
+    entry points then cannot be read: PPO902), ``None`` when it reads it.
+
+    Args:
+        text: the file's decoded text.
+
+    Returns:
+        ``(message, line, column)``: what is wrong and the first line it names (column 1).
+    """
+    import configparser
+
+    parser = configparser.ConfigParser(interpolation=None, strict=False)
+    try:
+        parser.read_string(text)
+    except configparser.MissingSectionHeaderError as exc:
+        return "no section header before the first line", exc.lineno, 1
+    except configparser.ParsingError as exc:
+        line = exc.errors[0][0] if exc.errors else 1
+        return "a line that is neither a section, a key nor a continuation", line, 1
+    except (configparser.Error, ValueError) as exc:
+        line = getattr(exc, "lineno", None) or 1
+        return str(exc).splitlines()[0], line, 1
+    return None
+
+
 def _value_at(line: str, value: str) -> int | None:
     """The 0-based column of ``value`` after an ``=`` of ``line``, else ``None``."""
     equals = line.find("=")
@@ -756,5 +782,6 @@ __all__ = [
     "pyproject_entry_points",
     "pyproject_problem",
     "setup_cfg_entry_points",
+    "setup_cfg_problem",
     "setup_py_entry_points",
 ]

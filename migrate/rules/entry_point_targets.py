@@ -28,8 +28,9 @@ value), so none is read there, and ``--add-noqa`` writes none in either packagin
 A ``setup.py`` value the tool cannot fold into a constant (a name or call built at run time, a
 formatted part not a module-level string) that spells the function's name is reported too, as
 "cannot tell" (:attr:`ppo_migrate.project.entry_points.EntryPoint.certain`); a
-``pyproject.toml`` that :mod:`tomllib` refuses and that names the function is a PPO902 at the
-parser's position (its entry points cannot be read).
+``pyproject.toml`` that :mod:`tomllib` refuses (or a ``setup.cfg`` :mod:`configparser` refuses)
+and that names the function is a PPO902 at the parser's position (its entry points cannot be
+read).
 
 Each finding's ``= help:`` line is the entry point's own (:func:`entry_point_help`), not
 PPO006's remedy for a value in code.
@@ -46,7 +47,7 @@ import re
 from collections.abc import Callable, Collection, Iterable
 
 from ppo_migrate.diagnostics import Diagnostic, is_suppressed
-from ppo_migrate.project.entry_points import EntryPoint, pyproject_problem
+from ppo_migrate.project.entry_points import EntryPoint, pyproject_problem, setup_cfg_problem
 
 #: the groups whose entry points become commands that call the object with no arguments
 SCRIPT_GROUPS = frozenset({"console_scripts", "gui_scripts"})
@@ -130,14 +131,16 @@ def entry_point_references(
         The diagnostics, sorted by position; ``[]`` when PPO006 is not selected.
     """
     entries = tuple(entries)
-    toml = os.path.basename(path) == "pyproject.toml"
-    if toml and not entries and text is not None and enabled("PPO902") and names_any(text, targets):
-        problem = pyproject_problem(text)
+    base = os.path.basename(path)
+    toml = base == "pyproject.toml"
+    if (toml or base == "setup.cfg") and not entries and text is not None and enabled("PPO902") \
+            and names_any(text, targets):
+        problem = pyproject_problem(text) if toml else setup_cfg_problem(text)
         if problem is not None:  # trial 26h, WRONG: it gave no diagnostic
             message, line, column = problem
             return [Diagnostic(
                 path, line, column, line, column, "PPO902",
-                f"not valid TOML: {message}; its entry points cannot be read",
+                f"not valid {'TOML' if toml else 'setup.cfg'}: {message}; its entry points cannot be read",
             )]
     if not enabled("PPO006"):
         return []

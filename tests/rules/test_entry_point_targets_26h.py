@@ -279,3 +279,16 @@ def test_the_project_still_loads_its_entry_point_after_apply(tmp_path: Path) -> 
     assert proc.returncode == 1, proc.stdout + proc.stderr
     assert (root / "pyproject.toml").read_bytes() == before
     assert project_ran(root, site) == "ran None"
+
+
+def test_a_setup_cfg_configparser_refuses_is_a_ppo902_too(tmp_path: Path) -> None:
+    text = f"console_scripts = env = {FN}\n[metadata]\nname = p\n"
+    root = write_tree(tmp_path / "p", {"setup.cfg": text})
+    (found,) = check_findings(root)
+    assert (found["code"], found["location"]["row"], found["location"]["column"]) == ("PPO902", 1, 1)
+    assert found["message"] == (
+        "not valid setup.cfg: no section header before the first line; its entry points cannot be read"
+    )
+    broken = f"[options.entry_points]\nconsole_scripts =\n    env = {FN}\nstray\n"
+    (d,) = entry_point_references((), "setup.cfg", [TARGET], text=broken)
+    assert (d.code, d.line) == ("PPO902", 4)
