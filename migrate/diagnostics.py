@@ -173,6 +173,10 @@ class Diagnostic(NamedTuple):
         cell: in a notebook (``*.ipynb``), the cell the finding is in (1-based, counting
             every cell as ruff does), ``line``/``end_line`` then being lines of that cell
             (:mod:`ppo_migrate.project.notebooks`); ``0`` for any other file.
+        help: what to do, one line, for a finding with no fix whose remedy is not the
+            rule's own (an entry point's PPO006: the ``= help:`` line of the ``full``
+            format); ``""`` uses the first sentence of the rule's remedy
+            (:attr:`ppo_migrate.rules.codes.rule.Rule.fix`).
     """
 
     path: str
@@ -188,6 +192,7 @@ class Diagnostic(NamedTuple):
     callee: str = ""
     reason: Reason | None = None
     cell: int = 0
+    help: str = ""
 
     @property
     def fixable(self) -> bool:

@@ -15,18 +15,52 @@ from collections.abc import Iterable, Iterator, Sequence
 from stat import S_ISREG
 
 
-def is_candidate(data: bytes, names: Sequence[bytes]) -> bool:
+def is_candidate(data: bytes, names: Sequence[bytes], path: str | None = None) -> bool:
     """The byte prefilter: does the file name any target?
 
     Args:
         data: the file's raw bytes.
         names: the targets' last names, encoded (e.g. ``b"get_ppo_ray_runtime_env"``).
+        path: the file's path, when known: a ``pyproject.toml`` may spell a name with
+            TOML's ``\\u`` escapes (:func:`spells_escaped`).
 
     A file with non-ASCII bytes may spell a name with characters Python folds into it
     (NFKC: ``ｇet_ppo_ray_runtime_env`` is ``get_ppo_ray_runtime_env`` to Python):
     see :func:`spells_otherwise`.
     """
-    return any(n in data for n in names) or (not data.isascii() and spells_otherwise(data, names))
+    return any(n in data for n in names) or (not data.isascii() and spells_otherwise(data, names)) \
+        or (path is not None and spells_escaped(path, data, names))
+
+
+#: the packaging file whose strings :mod:`tomllib` decodes (entry points, trial 26h)
+_ESCAPING_FILE = "pyproject.toml"
+_ESCAPES = re.compile(rb"\\u([0-9A-Fa-f]{4})|\\U([0-9A-Fa-f]{8})")
+
+
+def spells_escaped(path: str, data: bytes, names: Sequence[bytes]) -> bool:
+    """Whether a ``pyproject.toml`` spells one of ``names`` once its ``\\uXXXX`` and
+    ``\\UXXXXXXXX`` escapes are read (``"...:get_ppo_ray_runtime_en\\u0076"``: TOML's basic
+    strings decode them, and the entry point then names the function; trial 26h). Any other
+    file, or one with no such escape, answers ``False`` at once.
+
+    Args:
+        path: the file's path (its base name decides).
+        data: its raw bytes.
+        names: the targets' last names, encoded.
+    """
+    if not path.endswith(_ESCAPING_FILE) or os.path.basename(path) != _ESCAPING_FILE:
+        return False
+    if b"\\u" not in data and b"\\U" not in data:
+        return False
+
+    def one(m: re.Match) -> bytes:
+        code = int(m.group(1) or m.group(2), 16)
+        if code > 0x10FFFF or 0xD800 <= code <= 0xDFFF:
+            return m.group()
+        return chr(code).encode("utf-8")
+
+    read = _ESCAPES.sub(one, data)
+    return any(n in read for n in names)
 
 
 _ASCII_BYTES = bytes(range(128))
@@ -174,7 +208,7 @@ def _candidates(
             (only in data or (not data.isascii() and spells_otherwise(data, names)))
             if only is not None  # the usual case, one target name: no generator per file
             else is_candidate(data, names)
-        ):
+        ) or spells_escaped(p, data, names):
             yield p, len(data)
         else:
             if rejected is not None:

@@ -231,7 +231,7 @@ def process_data(
         A :class:`FileOutcome` (see :func:`process_file`).
     """
     names = [n.encode() for n in settings.target_names]
-    if not is_candidate(data, names):
+    if not is_candidate(data, names, path):  # a pyproject.toml's escapes too (trial 26h)
         return FileOutcome(path, new_data=data if mode is Mode.FIX_STDOUT else None)
     try:
         text, encoding, bom = source.decoded() if isinstance(source, SnapshotFile) else decode_source(data)

@@ -68,18 +68,21 @@ def _empty_unpacking(arg: cst.Arg) -> bool:
 
 def methodcaller_getter(call: cst.Call) -> cst.Call | None:
     """The ``methodcaller(...)`` call of a call ``operator.methodcaller("name", *a,
-    **k)(x)`` (``operator.methodcaller`` or the name ``methodcaller``, a literal name, one
+    **k)(x)`` (the getter a name or ``<name>.methodcaller``, a literal name, one
     positional receiver), whose arguments after the name are the ones the method gets;
-    ``None`` for any other call. The same calls as
-    :func:`ppo_migrate.rules.targets.methodcaller_call` reads in the ``ast`` (trial 26f)."""
+    ``None`` for any other call. The same shape as
+    :func:`ppo_migrate.rules.targets.methodcaller_call` reads in the ``ast`` (trial 26f):
+    only calls the analysis found to be target calls are given here, and it decided by
+    the getter's qualified name that it is :mod:`operator`'s, whatever its spelling (``mc``,
+    ``op.methodcaller``; trial 26h: ``--thread-config`` put the config in place of the
+    receiver of ``mc("get_...")(cp)``)."""
     getter = call.func
     if not isinstance(getter, cst.Call) or len(call.args) != 1 or call.args[0].keyword is not None \
             or call.args[0].star:
         return None
     func = getter.func
-    named = (isinstance(func, cst.Name) and func.value == "methodcaller") or (
-        isinstance(func, cst.Attribute) and func.attr.value == "methodcaller"
-        and isinstance(func.value, cst.Name) and func.value.value == "operator"
+    named = isinstance(func, cst.Name) or (
+        isinstance(func, cst.Attribute) and func.attr.value == "methodcaller" and isinstance(func.value, cst.Name)
     )
     if not named or not getter.args:
         return None

@@ -184,8 +184,8 @@ def block(d: Diagnostic, lines: list[str] | None, unsafe_fixes: bool = False) ->
                 else " (unsafe fix: made only with `--unsafe-fixes`)"
             )
         out.append(help_line)
-    else:  # no fix: what to do instead, the first sentence of the rule's own remedy
-        remedy = _first_sentence(RULES[d.code].fix) if d.code in RULES else ""
+    else:  # no fix: what to do instead, the finding's own or the rule's first sentence
+        remedy = d.help or (_first_sentence(RULES[d.code].fix) if d.code in RULES else "")
         if remedy:
             out.append(f"  = help: {remedy}")
     if d.reason is not None:

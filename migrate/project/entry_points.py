@@ -13,18 +13,25 @@ each file's declarations are made once a run):
 * ``pyproject.toml`` (with :mod:`tomllib`): ``[project.scripts]`` (group ``console_scripts``),
   ``[project.gui-scripts]`` (``gui_scripts``) and ``[project.entry-points."group"]`` (PEP 621,
   the packaging guide's "pyproject.toml specification"), and Poetry's ``[tool.poetry.scripts]``
-  (a string, or a table's ``reference``) and ``[tool.poetry.plugins."group"]``;
+  (a string, or a table's ``reference`` or ``callable``: :func:`poetry_reference`) and
+  ``[tool.poetry.plugins."group"]``; a text :mod:`tomllib` refuses declares nothing, and
+  :func:`pyproject_problem` says why (PPO902);
 * ``setup.cfg`` (with :mod:`configparser`, as setuptools reads it): the ``[options.entry_points]``
   section, one ``group = name = value`` line per group or a group's value spread over
   indented lines;
-* ``setup.py`` (its ``ast``): the ``entry_points=`` keyword of a call of ``setup`` (a name, or
-  an attribute ``setuptools.setup``): a dict (a literal, or ``dict(group=...)``) of group to
-  a list, tuple or set of ``"name = value"`` strings (or one string of such lines), a string in the ``setup.cfg``-like INI form
-  (``"[group]\\nname = value"``), or a module-level name bound once to such a dict.
+* ``setup.py`` (its ``ast``): the ``entry_points=`` keyword of a call of ``setup`` (a name its
+  import binds, ``from setuptools import setup as s``, or an attribute ``setuptools.setup``),
+  given directly or in ``setup(**kw)``: a dict (a literal, or ``dict(group=...)``) of group to
+  a list, tuple or set of ``"name = value"`` strings (or one string of such lines), a string in
+  the ``setup.cfg``-like INI form (``"[group]\\nname = value"``), or a module-level name bound
+  once to such a value; strings are folded from module-level string constants (``"b = " + EP``,
+  ``f"b = {EP}"``), and a value that cannot be folded is kept as uncertain
+  (:attr:`EntryPoint.certain`; trial 26h).
 
 Positions: a value's line and column in the file (code points, 1-based), found in the text
 (TOML and INI parsers give none): for TOML, the quoted value inside the table the parser put it
-in; for ``setup.cfg``, the line of the section holding the value; for ``setup.py``, the string
+in, else the string literal that decodes to it (``\\u`` escapes, a multi-line string, which
+then spans key line to closing quotes); for ``setup.cfg``, the line of the section holding the value; for ``setup.py``, the string
 constant holding it. A value whose text cannot be found is placed at the table's header (TOML)
 or section's header (``setup.cfg``).
 
@@ -67,7 +74,12 @@ class EntryPoint(NamedTuple):
         name: its name.
         value: the value as declared (``verl.trainer.constants_ppo:get_ppo_ray_runtime_env``).
         line: 1-based line of the value in the file; ``column``: 1-based column (code
-            points); ``end_line``/``end_column``: just past it.
+            points); ``end_line``/``end_column``: just past it (a multi-line TOML string
+            ends on its closing line: a ``# noqa`` there is read, as ruff reads one after
+            a multi-line string).
+        certain: ``False`` for a ``setup.py`` value built at run time (a name, call or
+            formatted part the tool cannot fold into a constant): ``value`` is then its
+            source text, one line, and says only what it may name.
     """
 
     group: str
@@ -77,11 +89,15 @@ class EntryPoint(NamedTuple):
     column: int
     end_line: int
     end_column: int
+    certain: bool = True
 
     @property
     def qualified(self) -> str | None:
         """The object's qualified name (``module.attr``; the module alone when no attribute
-        is named), ``None`` for a value that is no entry point reference."""
+        is named), ``None`` for a value that is no entry point reference or not
+        :attr:`certain`."""
+        if not self.certain:
+            return None
         parsed = parse_value(self.value)
         if parsed is None:
             return None
@@ -90,7 +106,10 @@ class EntryPoint(NamedTuple):
 
     @property
     def module(self) -> str | None:
-        """The module loading the entry point imports, ``None`` for a malformed value."""
+        """The module loading the entry point imports, ``None`` for a malformed value or
+        one not :attr:`certain` (its ``value`` is source text, no reference)."""
+        if not self.certain:
+            return None
         parsed = parse_value(self.value)
         return parsed[0] if parsed is not None else None
 
@@ -201,7 +220,7 @@ def pyproject_entry_points(text: str) -> list[EntryPoint]:
         for g, entries in groups.items():
             for name, value in entries.items():
                 if isinstance(value, dict) and path[:2] == ("tool", "poetry"):
-                    value = value.get("reference")  # ``x = {reference = "m:f", type = "console"}``
+                    value = poetry_reference(value)
                 if isinstance(value, str):
                     declared.append((path if group is not None else (*path, g), g, name, value))
     if not declared:
@@ -217,7 +236,13 @@ def pyproject_entry_points(text: str) -> list[EntryPoint]:
     ]
     for i, (table, _, name, value) in enumerate(declared):
         if places[i] is None:
-            places[i] = _toml_position(text, lines, headers, table, value, used, exact=False, name=name) \
+            places[i] = _toml_position(text, lines, headers, table, value, used, exact=False, name=name)
+    literals: list[tuple[int, int, str]] | None = None
+    for i, (table, _, name, value) in enumerate(declared):
+        if places[i] is None:  # escaped or multi-line: its decoded string literal
+            if literals is None:
+                literals = _toml_literals(text)
+            places[i] = _toml_literal_position(lines, headers, table, value, used, name, literals) \
                 or _toml_header(lines, headers, table)
     out = [
         EntryPoint(group, name, value, *place)  # type: ignore[misc]
@@ -225,6 +250,65 @@ def pyproject_entry_points(text: str) -> list[EntryPoint]:
     ]
     out.sort(key=lambda e: (e.line, e.column))
     return out
+
+
+def poetry_reference(table: dict) -> str | None:
+    """The entry point a Poetry script or plugin written as a table names: its
+    ``reference`` (``x = { reference = "m:f", type = "console" }``, poetry-core's form) or
+    its ``callable`` (``x = { callable = "m:f" }``, the older form poetry-core still reads);
+    ``None`` for a ``type = "file"`` script (a file installed as a script, no object) or a
+    table naming none.
+
+    Args:
+        table: the value of the script's key, as :mod:`tomllib` gives it.
+
+    Source: Poetry's "The pyproject.toml file" (``scripts``) and poetry-core's
+    ``Factory._configure_entry_points`` (``reference``, then the ``callable`` it warns of).
+    """
+    if table.get("type", "console") != "console":
+        return None
+    for key in ("reference", "callable"):
+        value = table.get(key)
+        if isinstance(value, str):
+            return value
+    return None
+
+
+#: ``(at line N, column M)`` at the end of a :class:`tomllib.TOMLDecodeError`'s message
+_TOML_AT = re.compile(r"\s*\(at line (\d+), column (\d+)\)\s*\Z")
+_TOML_AT_END = re.compile(r"\s*\(at end of document\)\s*\Z")
+
+
+def pyproject_problem(text: str) -> tuple[str, int, int] | None:
+    """Why :mod:`tomllib` refuses a ``pyproject.toml`` (its entry points then cannot be read:
+    PPO902), ``None`` when it reads it.
+
+    Args:
+        text: the file's decoded text.
+
+    Returns:
+        ``(message, line, column)``: the parser's message without its position, and the
+        1-based position it names (``(at line N, column M)``; the last line's end for
+        ``(at end of document)``; ``1, 1`` when it names none).
+    """
+    import tomllib
+
+    try:
+        tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        message = str(exc)
+        m = _TOML_AT.search(message)
+        if m is not None:
+            return message[: m.start()], int(m.group(1)), int(m.group(2))
+        m = _TOML_AT_END.search(message)
+        if m is not None:
+            lines = _Lines(text)
+            last = len(lines.starts)
+            return message[: m.start()], last, len(lines.line_text(last)) + 1
+        return message, 1, 1
+    except (ValueError, RecursionError) as exc:  # nesting past tomllib's limits
+        return f"{type(exc).__name__}: {exc}", 1, 1
+    return None
 
 
 def _descend(data: dict, path: Iterable[str]):
@@ -291,6 +375,63 @@ def _toml_position(
                 end_line, end_column = lines.position(start + len(needle))
                 return line, column, end_line, end_column
             start = text.find(needle, start + 1)
+    return None
+
+
+#: a TOML comment or string literal (multi-line forms first); a comment is matched so that
+#: quotes in it are skipped
+_TOML_TOKEN = re.compile(
+    r'#[^\r\n]*|"""(?:[^\\]|\\[\s\S])*?"""(?!")|\'\'\'[\s\S]*?\'\'\'(?!\')'
+    r'|"(?:[^"\\\r\n]|\\.)*"|\'[^\'\r\n]*\''
+)
+
+
+def _toml_literals(text: str) -> list[tuple[int, int, str]]:
+    """``(start, end, decoded)`` of each string literal of a TOML text (basic, literal and
+    their multi-line forms), decoded by :mod:`tomllib` itself (escapes such as ``\\u0076``,
+    a multi-line string's first newline and ``\\``-continued lines are TOML's), in order.
+    A literal the parser refuses alone is left out."""
+    import tomllib
+
+    out: list[tuple[int, int, str]] = []
+    for m in _TOML_TOKEN.finditer(text):
+        raw = m.group()
+        if raw.startswith("#"):
+            continue
+        try:
+            decoded = tomllib.loads(f"v = {raw}\n")["v"]
+        except (tomllib.TOMLDecodeError, ValueError):
+            continue
+        out.append((m.start(), m.end(), decoded))
+    return out
+
+
+def _toml_literal_position(
+    lines: _Lines, headers: list[tuple[int, tuple[str, ...]]], table: tuple[str, ...], value: str,
+    used: set[int], name: str, literals: list[tuple[int, int, str]],
+) -> tuple[int, int, int, int] | None:
+    """Where ``value`` is written as a string literal whose text is not the value's own
+    (``\\u`` escapes, a multi-line ``\"\"\"`` string, a ``\\``-continued line): the
+    first literal not placed yet that decodes to it, under ``table``'s header or a table
+    above it, on a line that spells the key ``name`` before it. It spans the literal: a
+    multi-line one ends on its closing line (trial 26h: a ``# noqa`` after the closing
+    quotes is read there)."""
+    key = re.compile(rf"(?<![\w.-]){re.escape(name)}(?![\w.-])") if name else None
+    text = lines.text
+    for start, end, decoded in literals:
+        if decoded != value or start in used:
+            continue
+        above = [path for at, path in headers if at < start]
+        path = above[-1] if above else ()
+        if table[: len(path)] != path:
+            continue
+        prefix = text[text.rfind("\n", 0, start) + 1:start]
+        if key is not None and not (prefix.rstrip().endswith("=") and key.search(prefix)):
+            continue
+        used.add(start)
+        line, column = lines.position(start)
+        end_line, end_column = lines.position(end)
+        return line, column, end_line, end_column
     return None
 
 
@@ -365,6 +506,32 @@ def setup_cfg_entry_points(text: str) -> list[EntryPoint]:
     return out
 
 
+def setup_cfg_problem(text: str) -> tuple[str, int, int] | None:
+    """Why :mod:`configparser` (as setuptools reads ``setup.cfg``) refuses the text (its
+    entry points then cannot be read: PPO902), ``None`` when it reads it.
+
+    Args:
+        text: the file's decoded text.
+
+    Returns:
+        ``(message, line, column)``: what is wrong and the first line it names (column 1).
+    """
+    import configparser
+
+    parser = configparser.ConfigParser(interpolation=None, strict=False)
+    try:
+        parser.read_string(text)
+    except configparser.MissingSectionHeaderError as exc:
+        return "no section header before the first line", exc.lineno, 1
+    except configparser.ParsingError as exc:
+        line = exc.errors[0][0] if exc.errors else 1
+        return "a line that is neither a section, a key nor a continuation", line, 1
+    except (configparser.Error, ValueError) as exc:
+        line = getattr(exc, "lineno", None) or 1
+        return str(exc).splitlines()[0], line, 1
+    return None
+
+
 def _value_at(line: str, value: str) -> int | None:
     """The 0-based column of ``value`` after an ``=`` of ``line``, else ``None``."""
     equals = line.find("=")
@@ -386,80 +553,195 @@ def _ini_lines(value: str) -> Iterator[tuple[str, str]]:
 
 
 # -- setup.py -----------------------------------------------------------------------------------
+#: the modules whose ``setup`` a ``setup.py`` calls (``from setuptools import setup as s``)
+_SETUP_MODULES = frozenset({"setuptools", "distutils.core"})
+#: how deep a module-level string constant may refer to another when folded
+_FOLD_DEPTH = 16
+
+
 def setup_py_entry_points(tree: ast.Module, text: str) -> list[EntryPoint]:
     """The entry points of a ``setup.py``'s ``setup(entry_points=...)`` (see the module's
-    docstring); values built at run time are not read.
+    docstring). What is statically certain is read: a call of ``setup`` by any name bound
+    to it (``from setuptools import setup as s``), ``entry_points`` given directly or
+    in ``**kw`` (a dict literal or ``dict(...)`` bound once at module level), and strings
+    folded from module-level string constants (``"b = " + EP``, ``f"b = {EP}"``: constant
+    parts, no conversion but ``!s`` and no format spec). A value built any other way is
+    kept as uncertain (:attr:`EntryPoint.certain` ``False``, its source text as ``value``):
+    the judge reports it when that text spells the function's name (trial 26h).
 
     Args:
         tree: the module's ``ast`` (the run's parse).
         text: its text (for positions in code points).
     """
     lines = _Lines(text)
-    constants = _module_dicts(tree)
+    bound = _module_bindings(tree)
+    names = _setup_names(tree)
     out: list[EntryPoint] = []
     for node in ast.walk(tree):
-        if not (isinstance(node, ast.Call) and _is_setup(node.func)):
+        if not (isinstance(node, ast.Call) and _is_setup(node.func, names)):
             continue
         for keyword in node.keywords:
-            if keyword.arg != "entry_points":
-                continue
-            value = keyword.value
-            if isinstance(value, ast.Name) and value.id in constants:
-                value = constants[value.id]
-            out.extend(_from_setup_value(value, lines))
+            if keyword.arg == "entry_points":
+                out.extend(_from_setup_value(keyword.value, lines, bound))
+            elif keyword.arg is None:  # ``setup(**kw)``: its ``entry_points`` key, when known
+                mapping = _pairs(_bound_value(keyword.value, bound), bound)
+                if mapping is None:
+                    out.extend(_uncertain("", keyword.value, lines))
+                    continue
+                for key, value in mapping:
+                    if _fold(key, bound) == "entry_points":
+                        out.extend(_from_setup_value(value, lines, bound))
     out.sort(key=lambda e: (e.line, e.column))
     return out
 
 
-def _is_setup(func: ast.expr) -> bool:
-    return (isinstance(func, ast.Name) and func.id == "setup") or (
+def _setup_names(tree: ast.Module) -> frozenset[str]:
+    """The names a module binds to setuptools' (or distutils') ``setup`` by an import
+    (``from setuptools import setup as s`` gives ``s``), besides ``setup`` itself."""
+    out = {"setup"}
+    for stmt in ast.walk(tree):
+        if isinstance(stmt, ast.ImportFrom) and stmt.module in _SETUP_MODULES and not stmt.level:
+            out.update(a.asname or a.name for a in stmt.names if a.name == "setup")
+    return frozenset(out)
+
+
+def _is_setup(func: ast.expr, names: frozenset[str] = frozenset({"setup"})) -> bool:
+    """Whether ``func`` calls ``setup``: a name bound to it (``names``) or an attribute
+    ``x.setup`` (``setuptools.setup``, ``import setuptools as st; st.setup``)."""
+    return (isinstance(func, ast.Name) and func.id in names) or (
         isinstance(func, ast.Attribute) and func.attr == "setup"
     )
 
 
-def _module_dicts(tree: ast.Module) -> dict[str, ast.expr]:
-    """Module-level names bound once, by a plain assignment, to a dict or string literal."""
+def _module_bindings(tree: ast.Module) -> dict[str, ast.expr]:
+    """Module-level names bound once, by a plain (or annotated) assignment of the module's
+    body, and their value. A name bound anywhere else too (in an ``if`` or ``try`` block, a
+    function, by an import, a ``def``, a ``for``, a ``with``, an augmented assignment, a
+    walrus) is left out: its value at the ``setup`` call is not certain."""
     bound: dict[str, list[ast.expr]] = {}
     for stmt in tree.body:
-        if isinstance(stmt, ast.Assign):
-            for target in stmt.targets:
-                if isinstance(target, ast.Name):
-                    bound.setdefault(target.id, []).append(stmt.value)
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
+            bound.setdefault(stmt.targets[0].id, []).append(stmt.value)
         elif isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) and stmt.value is not None:
             bound.setdefault(stmt.target.id, []).append(stmt.value)
+    stores: dict[str, int] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            names = [node.id]
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names = [node.name]
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            names = [(a.asname or a.name).split(".")[0] for a in node.names]
+        elif isinstance(node, ast.Global):
+            names = list(node.names)
+            stores.update((n, stores.get(n, 0) + 2) for n in names)  # rebound at run time
+            continue
+        else:
+            continue
+        for name in names:
+            stores[name] = stores.get(name, 0) + 1
     return {
-        name: values[0] for name, values in bound.items()
-        if len(values) == 1 and isinstance(values[0], (ast.Dict, ast.Constant))
+        name: values[0] for name, values in bound.items() if len(values) == 1 and stores.get(name) == 1
     }
 
 
-def _from_setup_value(value: ast.expr, lines: _Lines) -> Iterator[EntryPoint]:
-    if isinstance(value, ast.Constant) and isinstance(value.value, str):
-        yield from _from_ini_string(value, lines)
-        return
+def _bound_value(expr: ast.expr, bound: dict[str, ast.expr]) -> ast.expr:
+    """``expr``, or the value a module-level name is bound to once (followed through names)."""
+    for _ in range(_FOLD_DEPTH):
+        if not (isinstance(expr, ast.Name) and expr.id in bound):
+            break
+        expr = bound[expr.id]
+    return expr
+
+
+def _fold(expr: ast.expr, bound: dict[str, ast.expr], depth: int = 0) -> str | None:
+    """The string ``expr`` certainly is: a string constant, a module-level name bound once
+    to one, a ``+`` of such, or an f-string whose parts are (``!s`` and no format spec
+    only: other conversions and specs change the text); ``None`` for anything else."""
+    if depth > _FOLD_DEPTH:
+        return None
+    if isinstance(expr, ast.Constant):
+        return expr.value if isinstance(expr.value, str) else None
+    if isinstance(expr, ast.Name):
+        value = bound.get(expr.id)
+        return _fold(value, bound, depth + 1) if value is not None else None
+    if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Add):
+        left = _fold(expr.left, bound, depth + 1)
+        right = _fold(expr.right, bound, depth + 1) if left is not None else None
+        return left + right if right is not None else None
+    if isinstance(expr, ast.JoinedStr):
+        parts: list[str] = []
+        for part in expr.values:
+            if isinstance(part, ast.FormattedValue):
+                if part.conversion not in (-1, ord("s")) or part.format_spec is not None:
+                    return None
+                folded = _fold(part.value, bound, depth + 1)
+            else:
+                folded = _fold(part, bound, depth + 1)
+            if folded is None:
+                return None
+            parts.append(folded)
+        return "".join(parts)
+    return None
+
+
+def _pairs(value: ast.expr, bound: dict[str, ast.expr]) -> list[tuple[ast.expr, ast.expr]] | None:
+    """The ``(key, value)`` nodes of a dict literal or of ``dict(k=...)`` (keys as string
+    constants), ``None`` for any other value (a ``**`` unpacking inside one included)."""
     if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "dict" \
-            and not value.args:  # ``dict(console_scripts=[...])``
-        pairs = [(ast.Constant(k.arg), k.value) for k in value.keywords if k.arg is not None]
-    elif isinstance(value, ast.Dict):
-        pairs = list(zip(value.keys, value.values))  # type: ignore[arg-type]
-    else:
+            and not value.args and "dict" not in bound:
+        if any(k.arg is None for k in value.keywords):
+            return None
+        return [(ast.Constant(k.arg), k.value) for k in value.keywords]
+    if isinstance(value, ast.Dict):
+        if any(k is None for k in value.keys):
+            return None
+        return list(zip(value.keys, value.values))  # type: ignore[arg-type]
+    return None
+
+
+def _from_setup_value(value: ast.expr, lines: _Lines, bound: dict[str, ast.expr]) -> Iterator[EntryPoint]:
+    written = value
+    value = _bound_value(value, bound)
+    folded = _fold(value, bound)
+    if folded is not None:  # the INI string form
+        yield from _from_ini_string(folded, value if isinstance(value, ast.Constant) else written, lines)
+        return
+    pairs = _pairs(value, bound)
+    if pairs is None:
+        yield from _uncertain("", written, lines)
         return
     for key, entries in pairs:
-        if not (isinstance(key, ast.Constant) and isinstance(key.value, str)):
+        group = _fold(key, bound)
+        if group is None:
+            yield from _uncertain("", entries, lines)
             continue
-        group = key.value
+        entries = _bound_value(entries, bound)
         items = entries.elts if isinstance(entries, (ast.List, ast.Tuple, ast.Set)) else [entries]
         for item in items:
-            if not (isinstance(item, ast.Constant) and isinstance(item.value, str)):
+            text = _fold(item, bound)
+            if text is None:
+                yield from _uncertain(group, item, lines)
                 continue
-            for name, target in _ini_lines(item.value):
-                yield _at_constant(group, name, target, item, lines)
+            for name, target in _ini_lines(text):
+                yield _at_node(group, name, target, item, lines)
 
 
-def _from_ini_string(node: ast.Constant, lines: _Lines) -> Iterator[EntryPoint]:
+def _uncertain(group: str, node: ast.expr, lines: _Lines) -> Iterator[EntryPoint]:
+    """A value built at run time, kept with its source text (one line) as ``value``."""
+    if not hasattr(node, "lineno"):
+        return
+    segment = ast.get_source_segment(lines.text, node)
+    if segment is None:
+        return
+    found = _at_node(group, "", " ".join(segment.split()), node, lines)
+    yield found._replace(certain=False)
+
+
+def _from_ini_string(text: str, node: ast.expr, lines: _Lines) -> Iterator[EntryPoint]:
     """``entry_points="[group]\\nname = value\\n"``: setuptools parses it as INI sections."""
     group = None
-    for raw in node.value.splitlines():  # type: ignore[union-attr]
+    for raw in text.splitlines():
         line = raw.strip()
         if line.startswith("[") and line.endswith("]"):
             group = line[1:-1].strip()
@@ -467,12 +749,12 @@ def _from_ini_string(node: ast.Constant, lines: _Lines) -> Iterator[EntryPoint]:
         if group is None:
             continue
         for name, target in _ini_lines(line):
-            yield _at_constant(group, name, target, node, lines)
+            yield _at_node(group, name, target, node, lines)
 
 
-def _at_constant(group: str, name: str, value: str, node: ast.Constant, lines: _Lines) -> EntryPoint:
-    """An entry point placed at the string constant holding it (``ast``'s columns count
-    UTF-8 bytes; the finding's count code points)."""
+def _at_node(group: str, name: str, value: str, node: ast.expr, lines: _Lines) -> EntryPoint:
+    """An entry point placed at the expression holding it (``ast``'s columns count UTF-8
+    bytes; the finding's count code points)."""
     end_line = node.end_lineno or node.lineno
     end = node.end_col_offset if node.end_col_offset is not None else node.col_offset
     return EntryPoint(
@@ -496,7 +778,10 @@ __all__ = [
     "entry_points_of",
     "is_entry_point_file",
     "parse_value",
+    "poetry_reference",
     "pyproject_entry_points",
+    "pyproject_problem",
     "setup_cfg_entry_points",
+    "setup_cfg_problem",
     "setup_py_entry_points",
 ]

@@ -43,7 +43,7 @@ from ppo_migrate.rules.shims import MARKERS, VERSION_MARKERS, ShimDetector
 from ppo_migrate.rules.signatures import callee_signature
 from ppo_migrate.rules.targets import (
     TargetFinder, callee_parts, configless_kind, dotted_parts, getattr_default, methodcaller_call,
-    passed_arguments, spelled_targets,
+    methodcaller_name, passed_arguments, spelled_targets,
 )
 from ppo_migrate.constants import CONFIG_PARAMETER
 from ppo_migrate.diagnostics import (
@@ -228,7 +228,7 @@ class ModuleAnalysis:
                 d = self._diagnostic(
                     t,
                     "PPO003",
-                    f"`{t.callee}()` may or may not be the runtime function: it is bound to "
+                    f"`{self.written(t)}` may or may not be the runtime function: it is bound to "
                     + " or ".join(n if "." in n else f"a local `{n}`" for n in t.names)
                     + "; not rewritten",
                 )
@@ -329,11 +329,80 @@ class ModuleAnalysis:
                 )
             )
         out += self._string_references()
+        out += self._methodcaller_values()
         if self.path.replace("\\", "/").rsplit("/", 1)[-1] == SETUP_PY:  # trial 26f
             out += entry_point_references(
                 setup_py_entry_points(self.module.tree, self.module.text), self.path, self.matcher.targets
             )
         return out
+
+    def _methodcaller_values(self) -> list[Diagnostic]:
+        """PPO006: ``operator.methodcaller("get_ppo_ray_runtime_env")`` (by any name bound to
+        it: ``mc``, ``op.methodcaller``) made without the config and not applied at once:
+        stored (``f = methodcaller(...)``), passed (``map(methodcaller(...), mods)``),
+        returned. It calls ``.get_ppo_ray_runtime_env()`` with the arguments given to it on
+        whatever it is later applied to, which the tool cannot pin to one call site: a
+        finding with no fix, never a rewrite (trial 26h, MISSED). One that passes a config
+        (``methodcaller("get_...", config)``) passes it at every call and is not reported;
+        one applied at once (``methodcaller("get_...")(cp)``) is a target call
+        (:meth:`ppo_migrate.rules.targets.TargetFinder.calls`).
+
+        Source: the :mod:`operator` documentation (``methodcaller(name, /, *args,
+        **kwargs)``: ``f(b)`` returns ``b.name(*args, **kwargs)``)."""
+        names = {t.rsplit(".", 1)[-1] for t in self.matcher.targets}
+        out: list[Diagnostic] = []
+        for call in self.module.facts.calls:
+            name = methodcaller_name(call)
+            if name is None or name not in names:
+                continue
+            chain = self.module.ancestors(call)
+            parent = chain[-1] if chain else None
+            if isinstance(parent, ast.Call) and parent.func is call and methodcaller_call(parent) is not None:
+                continue  # applied at once: a target call
+            found = self.targets.qualified_names(call.func)
+            if found is None or found[1] or not found[0] or any(n != "operator.methodcaller" for n in found[0]):
+                continue  # not operator's (a parameter, a function of the project's own)
+            if configless_kind(ast.Call(func=call.func, args=call.args[1:], keywords=call.keywords)) is None:
+                continue  # ``methodcaller("get_...", config)``: each call gets the config
+            reason = None
+            if isinstance(parent, (ast.Assign, ast.AnnAssign)) and parent.value is call:
+                targets = parent.targets if isinstance(parent, ast.Assign) else [parent.target]
+                how = f"stored in `{self.module.source_of(targets[0])}`" if len(targets) == 1 else "stored"
+                if len(targets) == 1 and isinstance(targets[0], ast.Name):
+                    reason = self._applied_at(targets[0], name)
+            else:
+                how = self._reference_use(call, parent)
+                if how is None:
+                    continue  # introspection, the head of an attribute
+            spelled = " ".join(self.module.source_of(call).split())
+            (line, column), (end_line, end_column) = self.module.start(call), self.module.end(call)
+            out.append(Diagnostic(
+                path=self.path, line=line, column=column, end_line=end_line, end_column=end_column,
+                code="PPO006",
+                message=f"`{spelled}` is {how}: it calls `.{name}()` with no config on whatever it is "
+                "applied to, and those calls cannot be checked",
+                scope=self.scope_name(call),
+                help=f"Pass the config inside it (`methodcaller(\"{name}\", config)`) where it is applied "
+                "to verl's module, then mark it `# noqa: PPO006`",
+                reason=reason,
+            ))
+        return out
+
+    def _applied_at(self, stored: ast.Name, method: str) -> Reason | None:
+        """The calls of this module through the name a ``methodcaller(...)`` is stored in
+        (``f = methodcaller(...)`` then ``f(cp)``), as the places of a note: where the
+        function is called with no config. Only calls whose name resolves to the scope that
+        stored it count; ``None`` when there are none (it is passed on or returned)."""
+        holder = self.scopes.scope_of(stored)
+        places = []
+        for c in self.module.facts.calls:
+            if isinstance(c.func, ast.Name) and c.func.id == stored.id \
+                    and self.scopes.scope_of(c.func).lookup(stored.id) is holder:
+                line, column = self.module.start(c)
+                places.append(Related(self.path, line, column, f"calls `.{method}()` with no config"))
+        if not places:
+            return None
+        return Reason("applied-here", f"`{stored.id}` is applied here", tuple(places))
 
     def _string_references(self) -> list[Diagnostic]:
         """PPO006: the runtime function named by its qualified name in a string that goes to
@@ -446,6 +515,15 @@ class ModuleAnalysis:
             return len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name)
         return isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name)
 
+    def written(self, t: TargetCall) -> str:
+        """How a message quotes the target call ``t``: ``callee()`` (``cp.get_...()``), or for
+        ``methodcaller("get_...")(cp)`` the call as written (:meth:`spelled`: a fresh user's
+        try, trial 26h, found ``cp.get_ppo_ray_runtime_env()`` quoted for it, which is
+        nowhere in the source)."""
+        if isinstance(t.call.func, ast.Call) and methodcaller_call(t.call) is not None:
+            return self.spelled(t.call)
+        return f"{t.callee}()"
+
     def spelled(self, call: ast.Call) -> str:
         """The call as written, on one line (comments left out; runs of whitespace,
         newlines included, become one space; none after ``(`` or before ``)``):
@@ -488,7 +566,7 @@ class ModuleAnalysis:
         shim = self._shims().why(t.call) if self._may_hold_shims else None
         if shim is not None:
             return self._diagnostic(
-                t, "PPO004", f"`{t.callee}()` is a compatibility shim ({shim}); left as it is"
+                t, "PPO004", f"`{self.written(t)}` is a compatibility shim ({shim}); left as it is"
             )
         # issue 12: the definition the call binds to decides whether a config may be passed
         in_effect = self.in_effect(t.names)
@@ -675,7 +753,10 @@ class ModuleAnalysis:
                 chain = self.module.ancestors(expr)
                 outer = chain[-1] if chain else None
                 called = methodcaller_call(outer) if isinstance(outer, ast.Call) and outer.func is expr else None
-                return {f"{n}.{called[2]}" for n in qualified(called[1])} if called is not None else set()
+                getter = self.targets.qualified_names(expr.func) if called is not None else None
+                if getter is None or getter[1] or any(n != "operator.methodcaller" for n in getter[0]):
+                    return set()  # trial 26h: any name may be operator's; only its qualified name says
+                return {f"{n}.{called[2]}" for n in qualified(called[1])}
             found = self.targets.qualified_names(expr)
             if found is None:
                 return set()

@@ -20,9 +20,20 @@ function (``mypkg:get_env`` where ``mypkg/__init__.py`` imports it; an entry poi
 as imported for that search: :func:`loaded_modules`).
 
 ``# noqa: PPO006`` on the value's line suppresses the finding in ``pyproject.toml`` (a TOML
-comment) and ``setup.py``; ``setup.cfg`` has no comment after a value (``configparser``, as
-setuptools uses it, keeps the ``#`` in the value), so none is read there, and ``--add-noqa``
-writes none in either packaging file.
+comment) and ``setup.py``; for a multi-line TOML string, on its key's line or after its closing
+quotes (ruff reads a multi-line string's ``noqa`` on its last line; trial 26h). ``setup.cfg``
+has no comment after a value (``configparser``, as setuptools uses it, keeps the ``#`` in the
+value), so none is read there, and ``--add-noqa`` writes none in either packaging file.
+
+A ``setup.py`` value the tool cannot fold into a constant (a name or call built at run time, a
+formatted part not a module-level string) that spells the function's name is reported too, as
+"cannot tell" (:attr:`ppo_migrate.project.entry_points.EntryPoint.certain`); a
+``pyproject.toml`` that :mod:`tomllib` refuses (or a ``setup.cfg`` :mod:`configparser` refuses)
+and that names the function is a PPO902 at the parser's position (its entry points cannot be
+read).
+
+Each finding's ``= help:`` line is the entry point's own (:func:`entry_point_help`), not
+PPO006's remedy for a value in code.
 
 Sources: the packaging guide's "Entry points specification" (a value names ``module:qualname``;
 "console_scripts ... the function is called with no arguments") and "pyproject.toml
@@ -32,10 +43,11 @@ specification"; setuptools' "Entry Points".
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable, Collection, Iterable
 
 from ppo_migrate.diagnostics import Diagnostic, is_suppressed
-from ppo_migrate.project.entry_points import EntryPoint
+from ppo_migrate.project.entry_points import EntryPoint, pyproject_problem, setup_cfg_problem
 
 #: the groups whose entry points become commands that call the object with no arguments
 SCRIPT_GROUPS = frozenset({"console_scripts", "gui_scripts"})
@@ -62,6 +74,39 @@ def entry_point_message(entry: EntryPoint) -> str:
     )
 
 
+def entry_point_help(entry: EntryPoint) -> str:
+    """The ``= help:`` line of ``entry``'s PPO006 (ruff's style: one line, what to do): a
+    script's wrapper passes nothing, so the script must name a function of the project that
+    obtains the config; a plugin's loader may be made to pass it.
+
+    Args:
+        entry: the declaration (its group decides).
+    """
+    if not entry.certain:
+        return "Declare the entry point with a literal `module:function` value, or mark it `# noqa: PPO006`"
+    if entry.group in SCRIPT_GROUPS:
+        return "Point the script at a function of the project that obtains the training config and passes it"
+    return (
+        "Make the loader pass the config, or point the entry point at a function that obtains it "
+        "and passes it; then mark it `# noqa: PPO006`"
+    )
+
+
+def uncertain_message(entry: EntryPoint) -> str:
+    """PPO006's message for a ``setup.py`` entry point built at run time whose text spells
+    the function (:attr:`EntryPoint.certain` ``False``): the tool cannot tell what it names.
+
+    Args:
+        entry: the declaration (its ``value`` is the source text).
+    """
+    what = f"an entry point of group `{entry.group}`" if entry.group else "`setup(entry_points=...)`"
+    return (
+        f"`{entry.value}` is {what} built at run time: cannot tell whether it names the runtime "
+        "function (it spells its name); if it does, whatever loads it passes no config the "
+        "source can give"
+    )
+
+
 def entry_point_references(
     entries: Iterable[EntryPoint],
     path: str,
@@ -85,19 +130,96 @@ def entry_point_references(
     Returns:
         The diagnostics, sorted by position; ``[]`` when PPO006 is not selected.
     """
+    entries = tuple(entries)
+    base = os.path.basename(path)
+    toml = base == "pyproject.toml"
+    if (toml or base == "setup.cfg") and not entries and text is not None and enabled("PPO902") \
+            and names_any(text, targets):
+        problem = pyproject_problem(text) if toml else setup_cfg_problem(text)
+        if problem is not None:  # trial 26h, WRONG: it gave no diagnostic
+            message, line, column = problem
+            return [Diagnostic(
+                path, line, column, line, column, "PPO902",
+                f"not valid {'TOML' if toml else 'setup.cfg'}: {message}; its entry points cannot be read",
+            )]
     if not enabled("PPO006"):
         return []
     wanted = frozenset(targets)
+    last_names = {t.rsplit(".", 1)[-1] for t in wanted}
     out = [
-        Diagnostic(path, e.line, e.column, e.end_line, e.end_column, "PPO006", entry_point_message(e))
+        Diagnostic(path, e.line, e.column, e.end_line, e.end_column, "PPO006", entry_point_message(e),
+                   help=entry_point_help(e))
         for e in entries
         if e.qualified in wanted
     ]
+    out += [
+        Diagnostic(path, e.line, e.column, e.end_line, e.end_column, "PPO006", uncertain_message(e),
+                   help=entry_point_help(e))
+        for e in entries
+        if not e.certain and any(n in e.value for n in last_names)
+    ]
     out.sort(key=Diagnostic.sort_key)
-    if out and text is not None and "noqa" in text.lower() and os.path.basename(path) == "pyproject.toml":
-        lines = text.splitlines()
-        per_line = [toml_comment(line) for line in lines]
+    if out and text is not None and "noqa" in text.lower() and toml:
+        per_line = toml_comments(text)
         out = [d for d in out if not is_suppressed(d, per_line)]
+    return out
+
+
+def names_any(text: str, targets: Iterable[str]) -> bool:
+    """Whether ``text`` spells the last name of one of ``targets``, or may once TOML's
+    ``\\u``/``\\U`` escapes are read (:func:`unescaped`)."""
+    names = {t.rsplit(".", 1)[-1] for t in targets}
+    if any(n in text for n in names):
+        return True
+    return ("\\u" in text or "\\U" in text) and any(n in unescaped(text) for n in names)
+
+
+_ESCAPE = re.compile(r"\\u([0-9A-Fa-f]{4})|\\U([0-9A-Fa-f]{8})")
+
+
+def unescaped(text: str) -> str:
+    """``text`` with each ``\\uXXXX`` and ``\\UXXXXXXXX`` escape (TOML's and Python's) read
+    as its character (an escape that names no character is left as written): what a
+    ``pyproject.toml`` value spells once :mod:`tomllib` decodes it (trial 26h)."""
+    def one(m) -> str:
+        code = int(m.group(1) or m.group(2), 16)
+        return chr(code) if code <= 0x10FFFF and not 0xD800 <= code <= 0xDFFF else m.group()
+
+    return _ESCAPE.sub(one, text)
+
+
+def toml_comments(text: str) -> list[str]:
+    """The comment each line of a TOML text ends with (index 0 is line 1; ``""`` for
+    none), strings read as TOML reads them: a ``#`` inside a string, a multi-line one
+    (``\"\"\"`` or ``'''``) included, is no comment, and one after a multi-line string's
+    closing quotes is (trial 26h: ``x = \"\"\"...\"\"\"  # noqa: PPO006``)."""
+    lines = text.splitlines()
+    out = [""] * len(lines)
+    quote: str | None = None  # the open string's delimiter
+    for n, line in enumerate(lines):
+        if quote is not None and len(quote) == 1:
+            quote = None  # a one-line string does not go on (the parser refuses it)
+        i = 0
+        while i < len(line):
+            if quote is None:
+                c = line[i]
+                if c == "#":
+                    out[n] = line[i:]
+                    break
+                if c in "\"'":
+                    quote = c * 3 if line.startswith(c * 3, i) else c
+                    i += len(quote)
+                    continue
+            elif quote[0] == '"' and line[i] == "\\":
+                i += 2
+                continue
+            elif line.startswith(quote, i):
+                i += len(quote)
+                while len(quote) == 3 and i < len(line) and line[i] == quote[0]:
+                    i += 1  # up to two quotes more end a multi-line string's text
+                quote = None
+                continue
+            i += 1
     return out
 
 
@@ -136,4 +258,7 @@ def loaded_modules(entries: Iterable[EntryPoint]) -> frozenset[str]:
     return frozenset(out)
 
 
-__all__ = ["SCRIPT_GROUPS", "entry_point_message", "entry_point_references", "loaded_modules", "toml_comment"]
+__all__ = [
+    "SCRIPT_GROUPS", "entry_point_help", "entry_point_message", "entry_point_references", "loaded_modules",
+    "names_any", "toml_comment", "toml_comments", "uncertain_message", "unescaped",
+]

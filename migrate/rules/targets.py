@@ -482,7 +482,10 @@ def _attrgetter_path(node: ast.Call) -> list[str] | None:
 
 def methodcaller_call(call: ast.Call) -> tuple[ast.Call, ast.expr, str] | None:
     """``(getter, receiver, name)`` for a call ``operator.methodcaller("name", *a, **k)(x)``
-    (``operator.methodcaller``, or the name ``methodcaller``), which calls ``x.name(*a,
+    (the getter spelled by any name or ``<name>.methodcaller``: ``mc`` after ``from
+    operator import methodcaller as mc``, ``op.methodcaller`` after ``import operator as
+    op``; whether it is :mod:`operator`'s is decided by its qualified name, by
+    :meth:`TargetFinder.classify`, not by its spelling; trial 26h), which calls ``x.name(*a,
     **k)``: the ``methodcaller(...)`` call (whose arguments after the name are the ones
     the method gets), ``x`` and the literal method name; ``None`` for anything else (a
     name not literal cannot be read; ``x`` unpacked or given by keyword is not one
@@ -499,17 +502,30 @@ def methodcaller_call(call: ast.Call) -> tuple[ast.Call, ast.expr, str] | None:
     if not isinstance(getter, ast.Call) or len(call.args) != 1 or call.keywords \
             or isinstance(call.args[0], ast.Starred):
         return None
+    name = methodcaller_name(getter)
+    return (getter, call.args[0], name) if name is not None else None
+
+
+def methodcaller_name(getter: ast.expr) -> str | None:
+    """The literal method name of a call that may be ``operator.methodcaller("name", ...)``
+    (its callee a name, or ``<name>.methodcaller``: :func:`methodcaller_call`), ``None``
+    for any other expression. The callee's qualified name is not checked here.
+
+    Args:
+        getter: the expression (``methodcaller("get_ppo_ray_runtime_env")``).
+    """
+    if not isinstance(getter, ast.Call) or not getter.args:
+        return None
     func = getter.func
-    named = (isinstance(func, ast.Name) and func.id == "methodcaller") or (
-        isinstance(func, ast.Attribute) and func.attr == "methodcaller"
-        and isinstance(func.value, ast.Name) and func.value.id == "operator"
+    named = isinstance(func, ast.Name) or (
+        isinstance(func, ast.Attribute) and func.attr == "methodcaller" and isinstance(func.value, ast.Name)
     )
-    if not named or not getter.args:
+    if not named:
         return None
     text = getter.args[0]
     if not (isinstance(text, ast.Constant) and isinstance(text.value, str) and text.value.isidentifier()):
         return None
-    return getter, call.args[0], text.value
+    return text.value
 
 
 def passed_arguments(call: ast.Call) -> ast.Call:
@@ -1451,5 +1467,5 @@ def all_args(args: ast.arguments) -> list[ast.arg]:
 
 __all__ = [
     "Held", "TargetCall", "TargetFinder", "all_args", "callee_parts", "configless_kind", "dotted_parts",
-    "methodcaller_call", "passed_arguments", "spelled_targets",
+    "methodcaller_call", "methodcaller_name", "passed_arguments", "spelled_targets",
 ]

@@ -131,7 +131,9 @@ def test_setup_py_forms() -> None:
     ]
 
 
-def test_a_value_rebound_or_built_at_run_time_is_not_read() -> None:
+def test_a_rebound_value_is_uncertain_and_a_constant_sum_is_folded() -> None:
+    """A name bound twice is no constant: kept as uncertain (its text, ``EPS``, spells no
+    function, so it is not reported); ``"a = " + "..."`` is folded (trial 26h)."""
     text = textwrap.dedent(f'''\
         from setuptools import setup
 
@@ -140,7 +142,12 @@ def test_a_value_rebound_or_built_at_run_time_is_not_read() -> None:
         setup(entry_points=EPS)
         setup(entry_points={{"g": ["a = " + "{FN}"]}})
         ''')
-    assert setup_py_entry_points(ast.parse(text), text) == []
+    found = setup_py_entry_points(ast.parse(text), text)
+    assert [(e.group, e.name, e.value, e.line, e.column, e.certain) for e in found] == [
+        ("", "", "EPS", 5, 20, False),
+        ("g", "a", FN, 6, 27, True),
+    ]
+    assert [d.line for d in entry_point_references(found, "setup.py", [TARGET])] == [6]
 
 
 def test_parse_value_follows_the_specification() -> None:
@@ -263,8 +270,9 @@ def test_a_value_written_another_way_takes_no_other_key_s_line() -> None:
         '[project]\nname = "p"\n[project.scripts]\ni = """\\\n    ' + ref + '"""\n'
         f'x = "{ref}"  # noqa: PPO006\ny = "{ref}"\n'
     )
-    assert [(e.name, e.line, e.column) for e in pyproject_entry_points(toml)] == [
-        ("i", 3, 1), ("x", 6, 5), ("y", 7, 5),
+    # the continued value spans its literal, key line to closing quotes (trial 26h)
+    assert [(e.name, e.line, e.column, e.end_line) for e in pyproject_entry_points(toml)] == [
+        ("i", 4, 5, 5), ("x", 6, 5, 6), ("y", 7, 5, 7),
     ]
     cfg = (
         "[metadata]\nname = proj\n[options.entry_points]\n"

@@ -19,7 +19,11 @@ RULE = Rule(
     "500 levels. A Jupyter notebook (`*.ipynb`) that is not valid JSON, has no "
     "`cells` list or a cell source that is neither a string nor a list of strings "
     "is reported the same way (`not a readable notebook: ...`), as is a code cell "
-    "that does not parse (at its cell: `train.ipynb:cell 2:1:5`).",
+    "that does not parse (at its cell: `train.ipynb:cell 2:1:5`). So is a "
+    "`pyproject.toml` that names the function and that `tomllib` rejects (`not valid "
+    "TOML: ...`, at the line and column of the parser's message), or a `setup.cfg` that "
+    "`configparser` rejects as setuptools reads it (`not valid setup.cfg: ...`): the "
+    "entry points it declares cannot be read (PPO006).",
     "Fix the syntax error, or exclude the file.",
     "",
     fix_safety=SAFETY_NONE_FILE,
