@@ -1505,7 +1505,10 @@ class SignatureResolver:
             for roots, problems in install_levels(directory, top, self.stop):
                 decided = self._read(roots, module, name, "in-tree", verl, problems)
                 if decided is not None:
-                    return decided
+                    # a copy in the calling file's own folder is first on a script's
+                    # ``sys.path`` (``python train.py`` beside ``verl/``): it is in effect
+                    here = any(os.path.abspath(r) == os.path.abspath(directory) for r in roots)
+                    return self._against_release(directory, decided) if verl and not here else decided
                 lacking = lacking or _lacking_copy(roots, top, module)
         if not verl:
             return CalleeInEffect(True, "unknown", "", f"no in-tree definition of `{qualified}`: a config is assumed to be accepted")
@@ -1570,6 +1573,53 @@ class SignatureResolver:
             DECLARE_VERL,
             _why("unknown", f"{reason}: {DECLARE_VERL}", *place),
             certain=False,
+        )
+
+    def _against_release(self, directory: Path, copy: CalleeInEffect) -> CalleeInEffect:
+        """``copy`` (an in-tree copy of verl's that decided, not in the calling file's own
+        folder), unless it takes a config while
+        the project pins a verl release whose function takes none (trial 26h: a 0.9-style
+        ``verl/`` at the root, an upstream snapshot nobody installs, beside
+        ``requirements.txt: verl==0.8.0``; ``python examples/train.py`` runs the pinned
+        release, as the root is not on its ``sys.path``). Which one runs depends on
+        ``sys.path`` at run time: the two plausible definitions disagree, so the call is a
+        PPO005 naming both (issue 26: "where they disagree, a PPO005 notice that names
+        them"). A pin of the copy itself (``-e ./verl``, a path) is no release and agrees.
+
+        Args:
+            directory: the calling file's folder.
+            copy: the in-tree copy's answer (:meth:`_read`, source ``"in-tree"``).
+
+        Returns:
+            ``copy``, or a refusal (source ``"declared"``) whose reason names the copy's
+            definition and the pin.
+        """
+        if not copy.accepts_config or not copy.certain:
+            return copy
+        from ppo_migrate.rules.versions import verl_evidence
+
+        declared = verl_evidence(directory, self.stop).decided
+        if declared is None or declared.version is None:
+            return copy
+        where = f"{_display(declared.path)}:{declared.line} {declared.requirement}"
+        release = self._by_version(
+            declared.version, "declared", where, declared.why, "may run", (declared.path, declared.line),
+            floorless=declared.kind == "specifier" and _no_lower_bound(declared.requirement),
+        )
+        if release.accepts_config:
+            return copy
+        reason = (
+            f"the in-tree copy `{copy.where}` takes a config, but `{where}` declares a verl "
+            "release whose `get_ppo_ray_runtime_env()` takes none; which of them runs depends "
+            "on sys.path when the trainer starts"
+        )
+        remedy = (
+            "require verl>=0.9.0 where the release is declared (or install the copy), set "
+            "verl-version (or --verl-version) to the verl that runs, or run with --use-ppo-runtime"
+        )
+        places = tuple(r for w in (copy.why, release.why) if w is not None for r in w.lines)
+        return CalleeInEffect(
+            False, "declared", where, reason, reason, remedy, Reason("pin", reason, places)
         )
 
     def _environment_installed(self, directory: Path) -> CalleeInEffect | None:
