@@ -28,6 +28,7 @@ from ppo_migrate.project.modules import module_name, module_names, resolve_relat
 def project_reexports(
     datas: Mapping[str, bytes], read_more, targets: Iterable[str], *, rounds: int = 4,
     imports: Mapping[str, frozenset[bytes]] | None = None, loaded: Iterable[str] = (),
+    hooks: dict[str, tuple[str, int]] | None = None,
 ) -> dict[str, str]:
     """The run's re-exports of ``targets``.
 
@@ -47,6 +48,11 @@ def project_reexports(
         loaded: modules that files of the run other than Python ones load by name (a
             Hydra ``_target_``'s module: :func:`ppo_migrate.rules.hydra_targets.loaded_modules`):
             a re-export in one of them counts as imported.
+        hooks: when given, filled with the names a module of the run may serve through a
+            module ``__getattr__`` that is no literal lazy-import table (:func:`getattr_hooks`):
+            name -> (the module's file, the hook's line); each such name is in the answer
+            too, mapped to the target it may be, so that its calls are found (and reported
+            PPO003: :meth:`ppo_migrate.rules.check.ModuleAnalysis.diagnostics`).
 
     Returns:
         ``{"pkg.get_ppo_ray_runtime_env": "verl.trainer.constants_ppo.get_ppo_ray_runtime_env",
@@ -196,8 +202,15 @@ def project_reexports(
             words |= new_words
             for path, data in read_more([w.encode() for w in new_words]).items():
                 files.setdefault(path, data)
+    opaque: dict[str, str] = {}
+    if hooks is not None:
+        candidates = list(imports) if imports is not None else list(files)
+        for qualified, where in getattr_hooks(trees, parsed, candidates, known, words, tops).items():
+            hooks[qualified] = where
+            last = qualified.rsplit(".", 1)[-1]
+            opaque[qualified] = min(t for q, t in known.items() if q.rsplit(".", 1)[-1] == last)
     if not found:
-        return {}
+        return opaque
     # kept when another module of the run imports the re-exporting module
     imported = set()
     for path, entry in parsed.items():
@@ -207,7 +220,9 @@ def project_reexports(
     used.update(loaded)
     # the re-exporting module imported, whatever the name's depth in it: ``import pkg.deps;
     # pkg.deps.cp.get_...()`` goes through ``pkg.deps``'s module alias ``cp`` (trial 26b)
-    return {name: t for name, t in found.items() if exporter[name] in used}
+    kept = {name: t for name, t in found.items() if exporter[name] in used}
+    kept.update(opaque)
+    return kept
 
 
 def _looked_up(bound: Mapping[str, str]) -> frozenset[str]:
@@ -461,6 +476,193 @@ def _lazy_table(tree: ast.Module, hook: ast.FunctionDef | ast.AsyncFunctionDef, 
     }
 
 
+def getattr_hooks(
+    trees: Mapping[str, ast.Module],
+    parsed: Mapping[str, tuple | None],
+    paths: Iterable[str],
+    known: Mapping[str, str],
+    words: Iterable[str],
+    tops: Iterable[str],
+) -> dict[str, tuple[str, int]]:
+    """The names the run's modules read through another module of the run whose module
+    ``__getattr__`` may serve them, when that hook cannot be read (trial 26g, M3's second
+    half; issue 26: "a module ``__getattr__`` ... a PPO005 notice"): ``def
+    __getattr__(name): return getattr(importlib.import_module(f"._impl_{VERSION}",
+    __name__), name)``, ``return getattr(_backend(), name)``, lazy_loader's
+    ``__getattr__, __dir__, __all__ = lazy.attach(...)``. The callee of ``import pkg;
+    pkg.get_ppo_ray_runtime_env()`` or ``from pkg import get_ppo_ray_runtime_env`` is then
+    whatever the hook returns at run time: it may or may not be the runtime function.
+
+    A name counts only when it is spelled as one of ``words`` (a target's last name, or an
+    alias the re-export search found: ``make_env``), the module does not bind it otherwise
+    at module level (PEP 562: the hook is asked only for a name the module's namespace
+    lacks), the module is no copy of a target's package (verl's own ``__getattr__`` is the
+    definitions' business: :func:`ppo_migrate.rules.signatures.callee_signature`) and the
+    hook is not a literal lazy-import table (:func:`_lazy_table`, whose entries are plain
+    re-exports).
+
+    Args:
+        trees: path -> parsed tree of the files :func:`project_reexports` parsed (the
+            callers: they spell one of ``words``).
+        parsed: path -> ``(module names, bindings, imports)`` of the same files, ``None``
+            for one that did not parse (:func:`_module_bindings`).
+        paths: the run's Python files, where the hooked modules are looked for (read
+            through the run's snapshot, parsed once a run: :func:`parse_file`).
+        known: the targets and re-exports found so far, qualified name -> target: a name
+            already known is no hook's.
+        words: the last names that count.
+        tops: the targets' top-level packages.
+
+    Returns:
+        ``{"pkg.get_ppo_ray_runtime_env": ("/abs/pkg/__init__.py", 6)}``: qualified name ->
+        the hooked module's file and the hook's line. Never raises: an unreadable file has
+        no hook.
+    """
+    words = set(words)
+    tops = set(tops)
+    reached: set[tuple[str, str]] = set()  # (module, name) read by a caller
+    for path, tree in trees.items():
+        entry = parsed.get(path)
+        if entry is None or entry[0][-1].split(".", 1)[0] in tops:
+            continue
+        bound = {k: v for k, v in entry[1].items() if not k.startswith((UNBOUND, CONSTANT, "*"))}
+        for fq in bound.values():  # ``from pkg import get_...``
+            module, _, last = fq.rpartition(".")
+            if module and last in words and fq not in known:
+                reached.add((module, last))
+        for node in ast.walk(tree):  # ``import pkg; pkg.get_...()``
+            if not (isinstance(node, ast.Attribute) and node.attr in words):
+                continue
+            parts: list[str] = []
+            base = node.value
+            while isinstance(base, ast.Attribute):
+                parts.append(base.attr)
+                base = base.value
+            if not isinstance(base, ast.Name) or base.id not in bound:
+                continue
+            module = ".".join([bound[base.id], *reversed(parts)])
+            if f"{module}.{node.attr}" not in known:
+                reached.add((module, node.attr))
+    if not reached:
+        return {}
+    by_last: dict[bytes, list[str]] = {}
+    for path in paths:
+        if path.endswith(".py"):
+            by_last.setdefault(_last_name(path), []).append(path)
+    snapshot = current()
+    out: dict[str, tuple[str, int]] = {}
+    hooked: dict[str, tuple[ast.Module, int] | None] = {}  # path -> (tree, hook line)
+    for module, name in sorted(reached):
+        if module.split(".", 1)[0] in tops:
+            continue
+        for path in by_last.get(module.rsplit(".", 1)[-1].encode(), ()):
+            root = snapshot.root_of(path)
+            if module not in (module_names(path, root) if root is not None else (module_name(path),)):
+                continue
+            if path not in hooked:
+                hooked[path] = _opaque_hook(path)
+            found = hooked[path]
+            if found is not None and not _binds_at_module_level(found[0], name):
+                out[f"{module}.{name}"] = (path, found[1])
+                break
+    return out
+
+
+def _opaque_hook(path: str) -> tuple[ast.Module, int] | None:
+    """``(tree, line)`` of ``path``'s module ``__getattr__`` (a top-level ``def``, or a
+    module-level assignment of the name: ``__getattr__, __dir__, __all__ = lazy.attach(...)``)
+    when it is no literal lazy-import table (:func:`_lazy_table`); ``None`` otherwise, or
+    when the file cannot be read or parsed (read through the run's snapshot)."""
+    try:
+        data = current().read_bytes(path)
+    except (OSError, ValueError):
+        return None
+    if b"__getattr__" not in data:
+        return None
+    tree = parse_file(path, data)
+    if tree is None:
+        return None
+    line = None
+    for stmt in _module_statements(tree.body):
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) and stmt.name == "__getattr__":
+            if _lazy_table(tree, stmt, _import_resolver(tree)):
+                line = None  # the literal table: its entries are re-exports (or nothing)
+                continue
+            line = stmt.lineno
+        elif isinstance(stmt, (ast.Assign, ast.AnnAssign)):
+            targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+            if any(isinstance(n, ast.Name) and n.id == "__getattr__" for t in targets for n in ast.walk(t)):
+                line = stmt.lineno
+    return (tree, line) if line is not None else None
+
+
+def _module_statements(body: Sequence[ast.stmt]) -> Iterable[ast.stmt]:
+    """The statements run at module level: ``body`` and the bodies of its ``if``/``try``/
+    ``with``/``for``/``while`` statements, at any depth (not those of a ``def`` or ``class``)."""
+    for stmt in body:
+        yield stmt
+        if isinstance(stmt, (ast.If, ast.Try, ast.With, ast.AsyncWith, ast.For, ast.AsyncFor, ast.While)):
+            for field in ("body", "orelse", "finalbody"):
+                yield from _module_statements(getattr(stmt, field, ()))
+            for handler in getattr(stmt, "handlers", ()):
+                yield from _module_statements(handler.body)
+
+
+def _binds_at_module_level(tree: ast.Module, name: str) -> bool:
+    """Whether ``tree`` binds ``name`` at module level (an import, a ``def``/``class``, an
+    assignment or any other store, ``globals()["name"] = ...``): then its module
+    ``__getattr__`` is never asked for it (PEP 562)."""
+    for stmt in _module_statements(tree.body):
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            if stmt.name == name:
+                return True
+            continue
+        if isinstance(stmt, (ast.Import, ast.ImportFrom)):
+            if any((a.asname or a.name.split(".", 1)[0]) == name for a in stmt.names):
+                return True
+            continue
+        for field in ("targets", "target", "items"):
+            value = getattr(stmt, field, None)
+            nodes = value if isinstance(value, list) else [value] if value is not None else []
+            for node in nodes:
+                for sub in ast.walk(node):
+                    if isinstance(sub, ast.Name) and sub.id == name and isinstance(sub.ctx, ast.Store):
+                        return True
+                    if isinstance(sub, ast.Subscript) and _globals_key(sub) == name:
+                        return True
+    return False
+
+
+def _import_resolver(tree: ast.Module):
+    """``resolve(node) -> str | None`` for :func:`_lazy_table`: the qualified name a dotted
+    expression stands for by the module's top-level imports (``importlib.import_module``
+    for ``importlib.import_module``, ``il.import_module`` after ``import importlib as il``,
+    ``import_module`` after ``from importlib import import_module``)."""
+    names: dict[str, str] = {}
+    for stmt in tree.body:
+        if isinstance(stmt, ast.Import):
+            for alias in stmt.names:
+                if alias.asname:
+                    names[alias.asname] = alias.name
+                else:
+                    head = alias.name.split(".", 1)[0]
+                    names[head] = head
+        elif isinstance(stmt, ast.ImportFrom) and stmt.module and not stmt.level:
+            for alias in stmt.names:
+                names[alias.asname or alias.name] = f"{stmt.module}.{alias.name}"
+
+    def resolve(node: ast.expr) -> str | None:
+        parts: list[str] = []
+        while isinstance(node, ast.Attribute):
+            parts.append(node.attr)
+            node = node.value
+        if not isinstance(node, ast.Name) or node.id not in names:
+            return None
+        return ".".join([names[node.id], *reversed(parts)])
+
+    return resolve
+
+
 def _is_module_namespace(node: ast.AST) -> bool:
     """``globals()`` or ``vars()`` (no argument): the module's own namespace at module level."""
     return (
@@ -602,4 +804,4 @@ CONSTANT = "="
 STAR_IMPORT = _STAR_IMPORT  # the prefilter's, whose scout lists the files holding it
 
 
-__all__ = ["STAR_IMPORT", "import_words", "project_reexports"]
+__all__ = ["STAR_IMPORT", "getattr_hooks", "import_words", "project_reexports"]
