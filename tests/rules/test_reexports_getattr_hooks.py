@@ -1,6 +1,6 @@
 """Trial 26g (issue 26, family 1 and 6): a module ``__getattr__`` that is no literal table.
 
-``tests/data/trial26g/getattr_hook``: ``pkg/__init__.py`` serves every name from a backend
+``tests/data/fixtures/trial26g/getattr_hook``: ``pkg/__init__.py`` serves every name from a backend
 module it imports by a name computed at run time (``import_module(f"._impl_{BACKEND}",
 __name__)``); the backend re-exports verl's function, a 0.8-style one (no config) on the
 interpreter the project runs with, while ``requirements.txt`` declares ``verl>=0.9``. Its
@@ -19,7 +19,7 @@ from pathlib import Path
 from cli_helpers import VERL_08, launcher_ran, run_cli, verl_stub
 from ppo_migrate.rules.reexports import _opaque_hook, getattr_hooks
 
-PROJECT = Path(__file__).resolve().parents[1] / "data" / "trial26g" / "getattr_hook"
+PROJECT = Path(__file__).resolve().parents[1] / "data" / "fixtures" / "trial26g" / "getattr_hook"
 HOOKED = (
     "`{call}` may or may not be the runtime function: `pkg.get_ppo_ray_runtime_env` is served by "
     "the module `__getattr__` at `pkg/__init__.py:8`, which ppo-migrate cannot read (cannot tell "
