@@ -205,10 +205,12 @@ def project_reexports(
     opaque: dict[str, str] = {}
     if hooks is not None:
         candidates = list(imports) if imports is not None else list(files)
-        for qualified, where in getattr_hooks(trees, parsed, candidates, known, words, tops).items():
+        unread, forwarded = getattr_hooks(trees, parsed, candidates, known, words, tops)
+        for qualified, where in unread.items():
             hooks[qualified] = where
             last = qualified.rsplit(".", 1)[-1]
             opaque[qualified] = min(t for q, t in known.items() if q.rsplit(".", 1)[-1] == last)
+        opaque.update(forwarded)  # ``getattr(cp, name)`` of verl's module: a plain re-export
     if not found:
         return opaque
     # kept when another module of the run imports the re-exporting module
@@ -483,7 +485,7 @@ def getattr_hooks(
     known: Mapping[str, str],
     words: Iterable[str],
     tops: Iterable[str],
-) -> dict[str, tuple[str, int]]:
+) -> tuple[dict[str, tuple[str, int]], dict[str, str]]:
     """The names the run's modules read through another module of the run whose module
     ``__getattr__`` may serve them, when that hook cannot be read (trial 26g, M3's second
     half; issue 26: "a module ``__getattr__`` ... a PPO005 notice"): ``def
@@ -514,9 +516,12 @@ def getattr_hooks(
         tops: the targets' top-level packages.
 
     Returns:
-        ``{"pkg.get_ppo_ray_runtime_env": ("/abs/pkg/__init__.py", 6)}``: qualified name ->
-        the hooked module's file and the hook's line. Never raises: an unreadable file has
-        no hook.
+        ``(unread, forwarded)``: ``unread`` is ``{"pkg.get_ppo_ray_runtime_env":
+        ("/abs/pkg/__init__.py", 6)}``, qualified name -> the hooked module's file and the
+        hook's line; ``forwarded`` the names a hook reads from a module holding a target
+        (``return getattr(cp, name)``, ``cp`` verl's ``constants_ppo``), qualified name ->
+        that target: plain re-exports (:func:`_forwarded_module`; a hook reading another
+        module's names gives neither). Never raises: an unreadable file has no hook.
     """
     words = set(words)
     tops = set(tops)
@@ -544,14 +549,15 @@ def getattr_hooks(
             if f"{module}.{node.attr}" not in known:
                 reached.add((module, node.attr))
     if not reached:
-        return {}
+        return {}, {}
     by_last: dict[bytes, list[str]] = {}
     for path in paths:
         if path.endswith(".py"):
             by_last.setdefault(_last_name(path), []).append(path)
     snapshot = current()
     out: dict[str, tuple[str, int]] = {}
-    hooked: dict[str, tuple[ast.Module, int] | None] = {}  # path -> (tree, hook line)
+    forwarded: dict[str, str] = {}
+    hooked: dict[str, tuple[ast.Module, int, str | None] | None] = {}  # path -> (tree, hook line, forward)
     for module, name in sorted(reached):
         if module.split(".", 1)[0] in tops:
             continue
@@ -560,19 +566,28 @@ def getattr_hooks(
             if module not in (module_names(path, root) if root is not None else (module_name(path),)):
                 continue
             if path not in hooked:
-                hooked[path] = _opaque_hook(path)
+                hooked[path] = _opaque_hook(path, module)
             found = hooked[path]
-            if found is not None and not _binds_at_module_level(found[0], name):
+            if found is None or _binds_at_module_level(found[0], name):
+                continue
+            if found[2] is None:
                 out[f"{module}.{name}"] = (path, found[1])
-                break
-    return out
+            elif f"{found[2]}.{name}" in known:  # ``getattr(cp, name)``: verl's own module
+                forwarded[f"{module}.{name}"] = known[f"{found[2]}.{name}"]
+            break  # else another module's own name: no target
+    return out, forwarded
 
 
-def _opaque_hook(path: str) -> tuple[ast.Module, int] | None:
-    """``(tree, line)`` of ``path``'s module ``__getattr__`` (a top-level ``def``, or a
+def _opaque_hook(path: str, module: str = "") -> tuple[ast.Module, int, str | None] | None:
+    """``(tree, line, forward)`` of ``path``'s module ``__getattr__`` (a top-level ``def``, or a
     module-level assignment of the name: ``__getattr__, __dir__, __all__ = lazy.attach(...)``)
     when it is no literal lazy-import table (:func:`_lazy_table`); ``None`` otherwise, or
-    when the file cannot be read or parsed (read through the run's snapshot)."""
+    when the file cannot be read or parsed (read through the run's snapshot).
+
+    ``forward`` is the module a ``def`` hook reads every name from when each of its
+    ``return`` statements is ``getattr(M, name)`` with ``M`` a module the file imports at
+    module level (``from . import legacy as _legacy``; ``module``, the file's module name,
+    resolves relative imports): the hook is then read (a name of ``M``), else ``None``."""
     try:
         data = current().read_bytes(path)
     except (OSError, ValueError):
@@ -582,18 +597,50 @@ def _opaque_hook(path: str) -> tuple[ast.Module, int] | None:
     tree = parse_file(path, data)
     if tree is None:
         return None
-    line = None
+    line = forward = None
     for stmt in _module_statements(tree.body):
         if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) and stmt.name == "__getattr__":
             if _lazy_table(tree, stmt, _import_resolver(tree)):
                 line = None  # the literal table: its entries are re-exports (or nothing)
                 continue
-            line = stmt.lineno
+            line, forward = stmt.lineno, _forwarded_module(tree, stmt, path, module)
         elif isinstance(stmt, (ast.Assign, ast.AnnAssign)):
             targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
             if any(isinstance(n, ast.Name) and n.id == "__getattr__" for t in targets for n in ast.walk(t)):
-                line = stmt.lineno
-    return (tree, line) if line is not None else None
+                line, forward = stmt.lineno, None
+    return (tree, line, forward) if line is not None else None
+
+
+def _forwarded_module(tree: ast.Module, hook: ast.FunctionDef | ast.AsyncFunctionDef, path: str, module: str) -> str | None:
+    """The module ``M`` a hook reads every name from (each ``return`` is ``getattr(M,
+    name)``, ``name`` its one parameter, ``M`` bound to a module by the file's module-level
+    imports: :func:`_module_bindings`), else ``None`` (trial 26, ``f5s_getattr_pep562``:
+    ``del get_...`` then ``return getattr(_legacy, name)`` serves ``pkg.legacy``'s own
+    function, no target)."""
+    params = [*hook.args.posonlyargs, *hook.args.args]
+    if len(params) != 1 or not module:
+        return None
+    param = params[0].arg
+    returns = [n for n in ast.walk(hook) if isinstance(n, ast.Return)]
+    owners = set()
+    for ret in returns:
+        value = ret.value
+        if not (isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "getattr"
+                and len(value.args) == 2 and not value.keywords and isinstance(value.args[1], ast.Name)
+                and value.args[1].id == param and isinstance(value.args[0], (ast.Name, ast.Attribute))):
+            return None
+        owners.add(ast.unparse(value.args[0]))
+    if len(owners) != 1:
+        return None
+    package = tuple(module.split("."))
+    if os.path.basename(path) != "__init__.py":
+        package = package[:-1]
+    bound, _ = _module_bindings(tree, package, module)
+    (owner,) = owners
+    head, _, rest = owner.partition(".")
+    if head not in bound or head in {n.id for n in ast.walk(hook) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}:
+        return None
+    return f"{bound[head]}.{rest}" if rest else bound[head]
 
 
 def _module_statements(body: Sequence[ast.stmt]) -> Iterable[ast.stmt]:

@@ -17,6 +17,7 @@ import shutil
 from pathlib import Path
 
 from cli_helpers import VERL_08, launcher_ran, run_cli, verl_stub
+from ppo_migrate.project import snapshot
 from ppo_migrate.rules.reexports import _opaque_hook, getattr_hooks
 
 PROJECT = Path(__file__).resolve().parents[1] / "data" / "fixtures" / "trial26g" / "getattr_hook"
@@ -133,9 +134,30 @@ def test_getattr_hooks_reads_callers_and_skips_known_names(tmp_path: Path) -> No
         {"get_ppo_ray_runtime_env", "make_env"}, {"verl"},
     )
     where = (str(pkg / "__init__.py"), 1)
-    assert hooks == {"pkg.get_ppo_ray_runtime_env": where, "pkg.make_env": where}
+    assert hooks == ({"pkg.get_ppo_ray_runtime_env": where, "pkg.make_env": where}, {})
     known = {target: target, "pkg.make_env": target}  # a re-export found already: not the hook's
     assert getattr_hooks(
         {"caller.py": tree}, parsed, [str(pkg / "__init__.py")], known,
         {"get_ppo_ray_runtime_env", "make_env"}, {"verl"},
-    ) == {"pkg.get_ppo_ray_runtime_env": where}
+    ) == ({"pkg.get_ppo_ray_runtime_env": where}, {})
+
+
+def test_a_hook_reading_a_module_it_imports_is_read(tmp_path: Path) -> None:
+    """``return getattr(M, name)`` with ``M`` imported at module level serves ``M``'s names:
+    verl's module makes a plain re-export (no PPO003), the project's own module none."""
+    (tmp_path / ".git").mkdir()
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    caller = "import pkg\n\npkg.get_ppo_ray_runtime_env()\n"
+    parsed = {"caller.py": (("caller",), {"pkg": "pkg"}, {"pkg"})}
+    target = "verl.trainer.constants_ppo.get_ppo_ray_runtime_env"
+    hook = "\n\ndef __getattr__(name):\n    return getattr(_m, name)\n"
+    answers = []
+    for imports in ("from verl.trainer import constants_ppo as _m\n", "from . import legacy as _m\n"):
+        (pkg / "__init__.py").write_text(imports + hook)
+        with snapshot.run_scope():
+            answers.append(getattr_hooks(
+                {"caller.py": ast.parse(caller)}, parsed, [str(pkg / "__init__.py")], {target: target},
+                {"get_ppo_ray_runtime_env"}, {"verl"},
+            ))
+    assert answers == [({}, {"pkg.get_ppo_ray_runtime_env": target}), ({}, {})]
