@@ -525,12 +525,30 @@ def getattr_hooks(
     """
     words = set(words)
     tops = set(tops)
+    snapshot = current()
+    # the files that may hold a hook, by bytes first (each read once a run through the
+    # snapshot: the run's import words read them already); none, and no tree is walked
+    by_last: dict[bytes, list[str]] = {}
+    for path in paths:
+        if not path.endswith(".py"):
+            continue
+        try:
+            if b"__getattr__" not in snapshot.read_bytes(path):
+                continue
+        except (OSError, ValueError):
+            continue
+        by_last.setdefault(_last_name(path), []).append(path)
+    if not by_last:
+        return {}, {}
+    lasts = {last.decode("utf-8", "surrogateescape") for last in by_last}
     reached: set[tuple[str, str]] = set()  # (module, name) read by a caller
     for path, tree in trees.items():
         entry = parsed.get(path)
         if entry is None or entry[0][-1].split(".", 1)[0] in tops:
             continue
         bound = {k: v for k, v in entry[1].items() if not k.startswith((UNBOUND, CONSTANT, "*"))}
+        if lasts.isdisjoint(part for fq in bound.values() for part in fq.split(".")):
+            continue  # it imports no module whose file may hold a hook
         for fq in bound.values():  # ``from pkg import get_...``
             module, _, last = fq.rpartition(".")
             if module and last in words and fq not in known:
@@ -550,11 +568,6 @@ def getattr_hooks(
                 reached.add((module, node.attr))
     if not reached:
         return {}, {}
-    by_last: dict[bytes, list[str]] = {}
-    for path in paths:
-        if path.endswith(".py"):
-            by_last.setdefault(_last_name(path), []).append(path)
-    snapshot = current()
     out: dict[str, tuple[str, int]] = {}
     forwarded: dict[str, str] = {}
     hooked: dict[str, tuple[ast.Module, int, str | None] | None] = {}  # path -> (tree, hook line, forward)
