@@ -263,12 +263,15 @@ class ModuleAnalysis:
             return None
         name, (path, line) = hooked[0]
         shown = _shown_path(path)
+        served = (
+            f"`{name}` is served by the module `__getattr__` at `{shown}:{line}`, which ppo-migrate "
+            "cannot read (cannot tell which definition it returns)"
+        )
         return self._diagnostic(
-            t,
-            "PPO003",
-            f"`{self.spelled(t.call)}` may or may not be the runtime function: `{name}` is served by the "
-            f"module `__getattr__` at `{shown}:{line}`, which ppo-migrate cannot read (cannot tell which "
-            "definition it returns); not rewritten",
+            t, "PPO003", f"`{self.spelled(t.call)}` may or may not be the runtime function: {served}; not rewritten",
+        )._replace(
+            callee=f"whatever the module `__getattr__` at `{shown}:{line}` returns for `{name.rsplit('.', 1)[-1]}`",
+            reason=Reason("uncertain-definition", served, (Related(shown, line, 1, "the module `__getattr__`"),)),
         )
 
     def _patches_the_function(self):

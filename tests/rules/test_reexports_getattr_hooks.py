@@ -50,6 +50,13 @@ def test_calls_through_an_unreadable_module_getattr_are_ppo003_naming_it(tmp_pat
         ("serve.py", "PPO003", 7, HOOKED.format(call="get_ppo_ray_runtime_env()"), None),
         ("train.py", "PPO003", 7, HOOKED.format(call="pkg.get_ppo_ray_runtime_env()"), None),
     ]
+    proc = run_cli("check", "--output-format", "json", "train.py", cwd=root)
+    (finding,) = json.loads(proc.stdout)
+    assert finding["callee"] == "whatever the module `__getattr__` at `pkg/__init__.py:8` returns for `get_ppo_ray_runtime_env`"
+    assert finding["reason"]["kind"] == "uncertain-definition"
+    assert [(Path(r["filename"]).relative_to(root).as_posix(), r["location"]["row"]) for r in finding["reason"]["lines"]] == [
+        ("pkg/__init__.py", 8),
+    ]
     # one file named on the command line: the hooked package is found beyond it
     assert _findings(root, "train.py") == [
         ("train.py", "PPO003", 7, HOOKED.format(call="pkg.get_ppo_ray_runtime_env()"), None),
