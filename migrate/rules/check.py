@@ -899,8 +899,6 @@ __all__ = ["ModuleAnalysis", "SourceProblem", "analyse"]
 def _shown_path(path: str) -> str:
     """``path`` relative to the working directory when inside it, else absolute (as the
     definitions' messages show theirs)."""
-    import os
-
     path = os.path.abspath(path)
     try:
         rel = os.path.relpath(path, os.getcwd())
