@@ -570,7 +570,7 @@ def getattr_hooks(
         return {}, {}
     out: dict[str, tuple[str, int]] = {}
     forwarded: dict[str, str] = {}
-    hooked: dict[str, tuple[ast.Module, int, str | None] | None] = {}  # path -> (tree, hook line, forward)
+    hooked: dict[str, tuple | None] = {}  # path -> (tree, hook line, forward, served): _opaque_hook
     for module, name in sorted(reached):
         if module.split(".", 1)[0] in tops:
             continue
@@ -583,16 +583,17 @@ def getattr_hooks(
             found = hooked[path]
             if found is None or _binds_at_module_level(found[0], name):
                 continue
-            if found[2] is None:
+            served = found[3].get(name) or (f"{found[2]}.{name}" if found[2] is not None else None)
+            if served is None:
                 out[f"{module}.{name}"] = (path, found[1])
-            elif f"{found[2]}.{name}" in known:  # ``getattr(cp, name)``: verl's own module
-                forwarded[f"{module}.{name}"] = known[f"{found[2]}.{name}"]
+            elif served in known:  # ``getattr(cp, name)``, ``if name == ...: from verl... import``
+                forwarded[f"{module}.{name}"] = known[served]
             break  # else another module's own name: no target
     return out, forwarded
 
 
-def _opaque_hook(path: str, module: str = "") -> tuple[ast.Module, int, str | None] | None:
-    """``(tree, line, forward)`` of ``path``'s module ``__getattr__`` (a top-level ``def``, or a
+def _opaque_hook(path: str, module: str = "") -> tuple[ast.Module, int, str | None, dict[str, str]] | None:
+    """``(tree, line, forward, served)`` of ``path``'s module ``__getattr__`` (a top-level ``def``, or a
     module-level assignment of the name: ``__getattr__, __dir__, __all__ = lazy.attach(...)``)
     when it is no literal lazy-import table (:func:`_lazy_table`); ``None`` otherwise, or
     when the file cannot be read or parsed (read through the run's snapshot).
@@ -600,7 +601,8 @@ def _opaque_hook(path: str, module: str = "") -> tuple[ast.Module, int, str | No
     ``forward`` is the module a ``def`` hook reads every name from when each of its
     ``return`` statements is ``getattr(M, name)`` with ``M`` a module the file imports at
     module level (``from . import legacy as _legacy``; ``module``, the file's module name,
-    resolves relative imports): the hook is then read (a name of ``M``), else ``None``."""
+    resolves relative imports): the hook is then read (a name of ``M``), else ``None``.
+    ``served``: the names a branch of the hook imports and returns (:func:`_guarded_imports`)."""
     try:
         data = current().read_bytes(path)
     except (OSError, ValueError):
@@ -611,17 +613,54 @@ def _opaque_hook(path: str, module: str = "") -> tuple[ast.Module, int, str | No
     if tree is None:
         return None
     line = forward = None
+    served: dict[str, str] = {}
     for stmt in _module_statements(tree.body):
         if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) and stmt.name == "__getattr__":
             if _lazy_table(tree, stmt, _import_resolver(tree)):
                 line = None  # the literal table: its entries are re-exports (or nothing)
                 continue
             line, forward = stmt.lineno, _forwarded_module(tree, stmt, path, module)
+            served = _guarded_imports(stmt, path, module)
         elif isinstance(stmt, (ast.Assign, ast.AnnAssign)):
             targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
             if any(isinstance(n, ast.Name) and n.id == "__getattr__" for t in targets for n in ast.walk(t)):
-                line, forward = stmt.lineno, None
-    return (tree, line, forward) if line is not None else None
+                line, forward, served = stmt.lineno, None, {}
+    return (tree, line, forward, served) if line is not None else None
+
+
+def _guarded_imports(hook: ast.FunctionDef | ast.AsyncFunctionDef, path: str, module: str) -> dict[str, str]:
+    """The names a hook serves by a branch of its own (trial 26b, ``f6_lazy_getattr_pkg``):
+    ``if name == "get_...":`` whose body imports a name (``from verl.trainer.constants_ppo
+    import get_...``) and returns it, as ``{"get_...": "verl.trainer.constants_ppo.get_..."}``
+    (the key is the string compared with the hook's one parameter; relative imports resolved
+    with ``module``, the file's module name). Any other branch serves nothing read here."""
+    params = [*hook.args.posonlyargs, *hook.args.args]
+    if len(params) != 1:
+        return {}
+    param = params[0].arg
+    package = tuple(module.split(".")) if module else ()
+    if os.path.basename(path) != "__init__.py":
+        package = package[:-1]
+    out: dict[str, str] = {}
+    for node in ast.walk(hook):
+        if not (isinstance(node, ast.If) and isinstance(node.test, ast.Compare) and len(node.test.ops) == 1
+                and isinstance(node.test.ops[0], ast.Eq)):
+            continue
+        sides = [node.test.left, node.test.comparators[0]]
+        keys = [n.value for n in sides if isinstance(n, ast.Constant) and isinstance(n.value, str)]
+        if len(keys) != 1 or not any(isinstance(n, ast.Name) and n.id == param for n in sides):
+            continue
+        imported: dict[str, str] = {}
+        for stmt in node.body:
+            if isinstance(stmt, ast.ImportFrom):
+                base = resolve_relative("." * stmt.level + (stmt.module or ""), package)
+                for alias in stmt.names:
+                    if base and alias.name != "*":
+                        imported[alias.asname or alias.name] = f"{base}.{alias.name}"
+            elif isinstance(stmt, ast.Return) and isinstance(stmt.value, ast.Name) and stmt.value.id in imported:
+                out.setdefault(keys[0], imported[stmt.value.id])
+                break
+    return out
 
 
 def _forwarded_module(tree: ast.Module, hook: ast.FunctionDef | ast.AsyncFunctionDef, path: str, module: str) -> str | None:

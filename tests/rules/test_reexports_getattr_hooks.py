@@ -168,3 +168,35 @@ def test_a_hook_reading_a_module_it_imports_is_read(tmp_path: Path) -> None:
                 {"get_ppo_ray_runtime_env"}, {"verl"},
             ))
     assert answers == [({}, {"pkg.get_ppo_ray_runtime_env": target}), ({}, {})]
+
+
+GUARDED = (
+    "def __getattr__(name):\n"
+    "    if name == \"get_ppo_ray_runtime_env\":\n"
+    "        from verl.trainer.constants_ppo import get_ppo_ray_runtime_env\n"
+    "        return get_ppo_ray_runtime_env\n"
+    "    return getattr(_backend(), name)\n"
+)
+
+
+def test_a_branch_importing_and_returning_the_name_is_read(tmp_path: Path) -> None:
+    """Trial 26b, ``f6_lazy_getattr_pkg``: ``if name == "get_...": from verl... import get_...;
+    return get_...`` serves verl's function for that name: a plain re-export (the safe fix
+    where the definition takes a config); the same branch guarding another name leaves the
+    hook unread for this one (PPO003)."""
+    root, _ = _copy(tmp_path)
+    (root / "pkg" / "__init__.py").write_text(GUARDED)
+    (root / "requirements.txt").write_text("verl>=0.9\n")
+    found = _findings(root, ".")
+    assert [(name, code, row, fix and fix["applicability"]) for name, code, row, _, fix in found] == [
+        ("__init__.py", "PPO006", 4, None),  # the function returned as a value: as before
+        ("serve.py", "PPO001", 7, "safe"), ("train.py", "PPO001", 7, "safe"),
+    ]
+    (root / "pkg" / "__init__.py").write_text(GUARDED.replace('name == "get_ppo_ray_runtime_env"', 'name == "other"'))
+    assert [(name, code) for name, code, _, _, _ in _findings(root, ".")] == [
+        ("__init__.py", "PPO006"), ("serve.py", "PPO003"), ("train.py", "PPO003"),
+    ]
+    with snapshot.run_scope():
+        assert _opaque_hook(str(root / "pkg" / "__init__.py"), "pkg")[3] == {
+            "other": "verl.trainer.constants_ppo.get_ppo_ray_runtime_env",
+        }

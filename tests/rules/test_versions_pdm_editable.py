@@ -17,7 +17,7 @@ from pathlib import Path
 
 from cli_helpers import VERL_09, launcher_ran, run_cli
 from ppo_migrate.project import snapshot
-from ppo_migrate.rules.requirements import _local_directory
+from ppo_migrate.rules.requirements import _from_requirement, _local_directory
 from ppo_migrate.rules.versions import _pdm_entries, verl_evidence
 
 PROJECT = Path(__file__).resolve().parents[1] / "data" / "fixtures" / "trial26g" / "pdm_editable"
@@ -105,5 +105,8 @@ def test_project_root_is_the_declaring_files_folder(tmp_path: Path) -> None:
             (7, "direct-reference", root / "third_party" / "verl", False),
             (1, "direct-reference", root / "third_party" / "verl", False),
         ]
+        # pdm's non-editable form in ``[project] dependencies``: a direct reference to the folder
+        pinned = _from_requirement("verl @ file:///${PROJECT_ROOT}/third_party/verl", pyproject, 4, lock_pins=False)
+        assert (pinned.kind, pinned.local_path) == ("direct-reference", root / "third_party" / "verl")
         decided = verl_evidence(root / "train.py").decided
         assert (decided.kind, decided.line, decided.local_path) == ("lock", 16, str(root / "third_party" / "verl"))
