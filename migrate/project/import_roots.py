@@ -625,7 +625,16 @@ def _bazel(text: str, path: str, root: str):
     ``<package>/<entry>`` on the path of the target and of every target depending on it
     (rules_python's ``imports`` attribute). The file is parsed with :mod:`ast`, never run;
     one that does not parse (Starlark Python rejects) declares nothing; a computed list
-    (``imports = IMPORTS``, ``glob``, a concatenation) is skipped."""
+    (``imports = IMPORTS``, ``glob``, a concatenation) is skipped.
+
+    Args:
+        text (str): the build file's text.
+        path (str): the build file (absolute).
+        root (str): the repository root (unused: an entry is relative to the package).
+
+    Yields:
+        ``(entry, line, form, bases)`` as the other readers do; never raises.
+    """
     if "imports" not in text:
         return
     try:

@@ -602,7 +602,16 @@ def _opaque_hook(path: str, module: str = "") -> tuple[ast.Module, int, str | No
     ``return`` statements is ``getattr(M, name)`` with ``M`` a module the file imports at
     module level (``from . import legacy as _legacy``; ``module``, the file's module name,
     resolves relative imports): the hook is then read (a name of ``M``), else ``None``.
-    ``served``: the names a branch of the hook imports and returns (:func:`_guarded_imports`)."""
+    ``served``: the names a branch of the hook imports and returns (:func:`_guarded_imports`).
+
+    Args:
+        path (str): the module's file (absolute), read through the run's snapshot.
+        module (str): its module name (``"pkg"``), for relative imports; ``""`` when unknown
+            (no hook is then read as forwarding).
+
+    Raises:
+        Nothing: a file that cannot be read or parsed has no hook (``None``).
+    """
     try:
         data = current().read_bytes(path)
     except (OSError, ValueError):
@@ -633,7 +642,16 @@ def _guarded_imports(hook: ast.FunctionDef | ast.AsyncFunctionDef, path: str, mo
     ``if name == "get_...":`` whose body imports a name (``from verl.trainer.constants_ppo
     import get_...``) and returns it, as ``{"get_...": "verl.trainer.constants_ppo.get_..."}``
     (the key is the string compared with the hook's one parameter; relative imports resolved
-    with ``module``, the file's module name). Any other branch serves nothing read here."""
+    with ``module``, the file's module name). Any other branch serves nothing read here.
+
+    Args:
+        hook (ast.FunctionDef | ast.AsyncFunctionDef): the module's ``def __getattr__``.
+        path (str): the module's file (an ``__init__.py`` is its own package).
+        module (str): the module's name.
+
+    Raises:
+        Nothing.
+    """
     params = [*hook.args.posonlyargs, *hook.args.args]
     if len(params) != 1:
         return {}
@@ -668,7 +686,17 @@ def _forwarded_module(tree: ast.Module, hook: ast.FunctionDef | ast.AsyncFunctio
     name)``, ``name`` its one parameter, ``M`` bound to a module by the file's module-level
     imports: :func:`_module_bindings`), else ``None`` (trial 26, ``f5s_getattr_pep562``:
     ``del get_...`` then ``return getattr(_legacy, name)`` serves ``pkg.legacy``'s own
-    function, no target)."""
+    function, no target).
+
+    Args:
+        tree (ast.Module): the module holding the hook.
+        hook (ast.FunctionDef | ast.AsyncFunctionDef): its ``def __getattr__``.
+        path (str): the module's file (an ``__init__.py`` is its own package).
+        module (str): the module's name (``""``: none is read).
+
+    Raises:
+        Nothing.
+    """
     params = [*hook.args.posonlyargs, *hook.args.args]
     if len(params) != 1 or not module:
         return None
@@ -710,7 +738,13 @@ def _module_statements(body: Sequence[ast.stmt]) -> Iterable[ast.stmt]:
 def _binds_at_module_level(tree: ast.Module, name: str) -> bool:
     """Whether ``tree`` binds ``name`` at module level (an import, a ``def``/``class``, an
     assignment or any other store, ``globals()["name"] = ...``): then its module
-    ``__getattr__`` is never asked for it (PEP 562)."""
+    ``__getattr__`` is never asked for it (PEP 562). A star import is not counted (what it
+    binds is read by :func:`project_reexports` as a re-export, or cannot be told).
+
+    Args:
+        tree (ast.Module): the module.
+        name (str): the name asked for.
+    """
     for stmt in _module_statements(tree.body):
         if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             if stmt.name == name:

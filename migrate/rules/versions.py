@@ -681,7 +681,16 @@ def _locked_folder(lock: str, entry: dict[str, Any], path: Path) -> Path | None:
     (``path = "./third_party/verl"``, with ``editable = true`` for ``pdm add -e``) or a
     ``file:`` ``url`` (``file:///${PROJECT_ROOT}/third_party/verl``), relative to the
     lock's folder; ``None`` for any other lock or entry, or a folder absent here. The
-    definition in effect is then read in that copy, as for ``-e ./third_party/verl``."""
+    definition in effect is then read in that copy, as for ``-e ./third_party/verl``.
+
+    Args:
+        lock (str): the lock file's name (``"pdm.lock"``, ``"uv.lock"``, ...).
+        entry (dict): the ``[[package]]`` table of verl.
+        path (Path): the lock file.
+
+    Raises:
+        Nothing.
+    """
     if lock != "pdm.lock":
         return None
     for key in ("path", "url"):
@@ -969,6 +978,9 @@ def _pdm_entries(values: list[str], raw: str, path: Path, start: int) -> Iterato
         raw: the ``pyproject.toml`` text, for line numbers.
         path: the ``pyproject.toml``.
         start: the offset of ``[tool.pdm.dev-dependencies]`` in ``raw``.
+
+    Yields:
+        ``_Found`` entries (a path reference carries its folder); never raises.
     """
     for text in values:
         stripped = text.strip()
