@@ -1170,10 +1170,12 @@ def _with_reexports(
                 datas[path] = snapshot.read_bytes(path)
             except (OSError, ValueError):
                 continue
+    hooks: dict[str, tuple[str, int]] = {}  # names served by a module ``__getattr__`` (PPO003)
     found = project_reexports(
-        datas, index.spelling(files, datas), settings.targets, imports=imports, loaded=by_hydra
+        datas, index.spelling(files, datas), settings.targets, imports=imports, loaded=by_hydra, hooks=hooks
     )
     index.reexports = dict(sorted(found.items()))
+    index.getattr_hooks = hooks
     if not found:
         return settings, False
     names = settings.target_names

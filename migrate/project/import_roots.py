@@ -23,6 +23,13 @@ repository (:func:`ppo_migrate.project.tree.repository_listing`) declare such a 
   ``$(shell pwd)`` read as the Makefile's folder) or a shell script (``*.sh``; ``$PWD``,
   ``$(pwd)`` read as the repository root and as the script's folder);
 * each path line of a ``.pth`` file;
+* each entry of a Bazel rule's ``imports`` (``py_library(name = "verl", srcs = [...],
+  imports = ["."])``, ``py_binary``, ``py_test`` and any other rule or macro whose name
+  holds ``py``) in a ``BUILD``/``BUILD.bazel`` file, relative to that file's folder (the
+  Bazel package: rules_python's ``imports`` attribute, "List of import directories to be
+  added to the PYTHONPATH", relative to the package); the file is parsed with :mod:`ast`
+  (Starlark is a subset of Python's syntax) and never evaluated: only a literal list of
+  strings counts;
 * ``monkeypatch.syspath_prepend(P)`` (a conftest fixture), a ``for`` loop over a literal
   tuple or list whose variable feeds ``sys.path.insert``/``append``, and a ``PYTHONPATH`` a
   Python file hands a child process (``env["PYTHONPATH"] = ...``,
@@ -80,7 +87,7 @@ class DeclaredRoot(NamedTuple):
             ``"an environment's PYTHONPATH"``, ``"tox's setenv PYTHONPATH"``,
             ``"a .env file's PYTHONPATH"``, ``"direnv's .envrc PYTHONPATH"``,
             ``"a workflow's PYTHONPATH"``, ``"a YAML file's PYTHONPATH"``,
-            ``"a dev container's PYTHONPATH"``.
+            ``"a dev container's PYTHONPATH"``, ``"a Bazel rule's imports"``.
     """
 
     path: str
@@ -375,6 +382,8 @@ def _reader(name: str):
         return _shell
     if name.endswith(".pth"):
         return _pth
+    if name in _BAZEL_FILES:
+        return _bazel
     return None
 
 
@@ -600,6 +609,58 @@ def _pth(text: str, path: str, root: str):
         if not line or line.startswith(("#", "import ", "import\t")):
             continue
         yield line, number, "a .pth file", (os.path.dirname(path), root)
+
+
+# -- Bazel's ``imports`` ---------------------------------------------------------------------------
+
+#: the names of a Bazel package's build file (Bazel's "BUILD files": ``BUILD.bazel`` wins
+#: when both exist; both are read, an ``imports`` entry of either puts its folder first)
+_BAZEL_FILES = frozenset({"BUILD", "BUILD.bazel"})
+
+
+def _bazel(text: str, path: str, root: str):
+    """Each string of a literal ``imports = [...]`` (a list or tuple of strings only) given to
+    a rule or macro whose name holds ``py`` (``py_library``, ``py_binary``, ``py_test``,
+    ``pytest_test``, ``native.py_library``), relative to the build file's folder: Bazel puts
+    ``<package>/<entry>`` on the path of the target and of every target depending on it
+    (rules_python's ``imports`` attribute). The file is parsed with :mod:`ast`, never run;
+    one that does not parse (Starlark Python rejects) declares nothing; a computed list
+    (``imports = IMPORTS``, ``glob``, a concatenation) is skipped.
+
+    Args:
+        text (str): the build file's text.
+        path (str): the build file (absolute).
+        root (str): the repository root (unused: an entry is relative to the package).
+
+    Yields:
+        ``(entry, line, form, bases)`` as the other readers do; never raises.
+    """
+    if "imports" not in text:
+        return
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return
+    here = os.path.dirname(path)
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        rule = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+        if "py" not in rule.lower():
+            continue
+        for keyword in node.keywords:
+            value = keyword.value
+            if keyword.arg != "imports" or not isinstance(value, (ast.List, ast.Tuple)):
+                continue
+            if not all(isinstance(e, ast.Constant) and isinstance(e.value, str) for e in value.elts):
+                continue
+            for entry in value.elts:
+                written = entry.value.strip()
+                if written and not written.startswith("/"):  # Bazel refuses an absolute entry
+                    yield written, entry.lineno, "a Bazel rule's imports", (here,)
 
 
 # -- sys.path in Python files -------------------------------------------------------------------

@@ -186,6 +186,11 @@ class References:
             "verl.trainer.constants_ppo.get_ppo_ray_runtime_env"}``:
             :func:`ppo_migrate.rules.reexports.project_reexports`); ``None``: not looked
             for (standard input, the adapters, or not yet in this run).
+        getattr_hooks: the names the run reads through a module of its own whose module
+            ``__getattr__`` cannot be read, name -> (that module's file, the hook's line)
+            (``{"pkg.get_ppo_ray_runtime_env": ("/repo/pkg/__init__.py", 6)}``:
+            :func:`ppo_migrate.rules.reexports.getattr_hooks`); a call of one may or may not
+            be the runtime function (PPO003). ``None``: not looked for.
         target_patches: where the repository's files replace the runtime function (the
             replacement table's results: :func:`ppo_migrate.rules.patches.target_patches`,
             a tuple of its ``Patch``); ``None``: not looked for.
@@ -209,10 +214,11 @@ class References:
             at most :data:`MAX_CLASSES`.
     """
 
-    __slots__ = ("caller_verdicts", "classes", "per_file", "records", "reexports", "target_patches")
+    __slots__ = ("caller_verdicts", "classes", "getattr_hooks", "per_file", "records", "reexports", "target_patches")
 
     def __init__(self) -> None:
         self.reexports: dict[str, str] | None = None
+        self.getattr_hooks: dict[str, tuple[str, int]] | None = None
         self.target_patches: tuple | None = None
         self.caller_verdicts: dict | None = None
         self.per_file: dict[str, Any] = {}
@@ -234,26 +240,27 @@ class References:
                 consulted (``None``, as outside a run).
         """
         self.reexports = None
+        self.getattr_hooks = None
         self.target_patches = None
         self.caller_verdicts = {} if judged else None
 
     def end_run(self) -> None:
         """The run ended: no table is set (what runs after it in the same command judges
         without them)."""
-        self.reexports = self.target_patches = self.caller_verdicts = None
+        self.reexports = self.getattr_hooks = self.target_patches = self.caller_verdicts = None
 
     def tables(self) -> tuple | None:
         """What a spawned worker process needs of the index (picklable): ``None`` when no
-        table is set, else ``(reexports, target_patches, caller_verdicts)`` for
-        :meth:`take_tables`."""
+        table is set, else ``(reexports, target_patches, caller_verdicts, getattr_hooks)``
+        for :meth:`take_tables`."""
         if self.reexports is None and self.target_patches is None and self.caller_verdicts is None:
             return None
-        return self.reexports, self.target_patches, self.caller_verdicts
+        return self.reexports, self.target_patches, self.caller_verdicts, self.getattr_hooks
 
     def take_tables(self, tables: tuple | None) -> None:
         """Set the tables :meth:`tables` gave in another process (``None``: nothing)."""
         if tables is not None:
-            self.reexports, self.target_patches, self.caller_verdicts = tables
+            self.reexports, self.target_patches, self.caller_verdicts, self.getattr_hooks = tables
 
     # -- which files name a word ---------------------------------------------------------
     def spelling(self, paths: Sequence[str], skip: Iterable[str] = ()) -> Callable[[list[bytes]], dict[str, bytes]]:

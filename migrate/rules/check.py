@@ -21,6 +21,7 @@ line suppresses it; ``select``/``ignore`` filter the codes.
 from __future__ import annotations
 
 import ast
+import os
 from typing import TYPE_CHECKING
 
 from ppo_migrate.rules.configs import ConfigFinder
@@ -233,7 +234,7 @@ class ModuleAnalysis:
                     + "; not rewritten",
                 )
             else:
-                d = self._configless(t)
+                d = self._through_getattr_hook(t) or self._configless(t)
             if d is None or not settings.rule_enabled(d.code):
                 continue
             if d.code == "PPO004" and not show_shims:
@@ -245,6 +246,33 @@ class ModuleAnalysis:
             out = self._unsuppressed(out)
         out.sort(key=Diagnostic.sort_key)
         return out
+
+    def _through_getattr_hook(self, t: TargetCall) -> Diagnostic | None:
+        """PPO003 for a call read through a module of the run whose module ``__getattr__``
+        cannot be read (trial 26g: ``import pkg; pkg.get_ppo_ray_runtime_env()`` where
+        ``pkg/__init__.py`` says ``def __getattr__(name): return getattr(_backend(), name)``):
+        what the hook returns at run time may or may not be the runtime function, and which
+        definition it is cannot be told; never rewritten (no fix, safe or unsafe). The run's
+        reference index names such names (:attr:`ppo_migrate.project.references.References.getattr_hooks`,
+        :func:`ppo_migrate.rules.reexports.getattr_hooks`); ``None`` for any other call."""
+        hooks = current_references().getattr_hooks
+        if not hooks:
+            return None
+        hooked = [(name, hooks[name]) for name in t.names if name in hooks]
+        if not hooked:
+            return None
+        name, (path, line) = hooked[0]
+        shown = _shown_path(path)
+        served = (
+            f"`{name}` is served by the module `__getattr__` at `{shown}:{line}`, which ppo-migrate "
+            "cannot read (cannot tell which definition it returns)"
+        )
+        return self._diagnostic(
+            t, "PPO003", f"`{self.spelled(t.call)}` may or may not be the runtime function: {served}; not rewritten",
+        )._replace(
+            callee=f"whatever the module `__getattr__` at `{shown}:{line}` returns for `{name.rsplit('.', 1)[-1]}`",
+            reason=Reason("uncertain-definition", served, (Related(shown, line, 1, "the module `__getattr__`"),)),
+        )
 
     def _patches_the_function(self):
         """The module's own replacement of the runtime function, or of a module or alias its
@@ -948,3 +976,13 @@ def _takes_one_positional(value: ast.expr) -> bool:
 
 __all__ = ["ModuleAnalysis", "SourceProblem", "analyse"]
 
+
+def _shown_path(path: str) -> str:
+    """``path`` relative to the working directory when inside it, else absolute (as the
+    definitions' messages show theirs)."""
+    path = os.path.abspath(path)
+    try:
+        rel = os.path.relpath(path, os.getcwd())
+    except ValueError:  # another drive (Windows)
+        return path
+    return path if rel.startswith("..") else rel

@@ -28,6 +28,7 @@ from ppo_migrate.project.modules import module_name, module_names, resolve_relat
 def project_reexports(
     datas: Mapping[str, bytes], read_more, targets: Iterable[str], *, rounds: int = 4,
     imports: Mapping[str, frozenset[bytes]] | None = None, loaded: Iterable[str] = (),
+    hooks: dict[str, tuple[str, int]] | None = None,
 ) -> dict[str, str]:
     """The run's re-exports of ``targets``.
 
@@ -47,6 +48,11 @@ def project_reexports(
         loaded: modules that files of the run other than Python ones load by name (a
             Hydra ``_target_``'s module: :func:`ppo_migrate.rules.hydra_targets.loaded_modules`):
             a re-export in one of them counts as imported.
+        hooks: when given, filled with the names a module of the run may serve through a
+            module ``__getattr__`` that is no literal lazy-import table (:func:`getattr_hooks`):
+            name -> (the module's file, the hook's line); each such name is in the answer
+            too, mapped to the target it may be, so that its calls are found (and reported
+            PPO003: :meth:`ppo_migrate.rules.check.ModuleAnalysis.diagnostics`).
 
     Returns:
         ``{"pkg.get_ppo_ray_runtime_env": "verl.trainer.constants_ppo.get_ppo_ray_runtime_env",
@@ -196,8 +202,17 @@ def project_reexports(
             words |= new_words
             for path, data in read_more([w.encode() for w in new_words]).items():
                 files.setdefault(path, data)
+    opaque: dict[str, str] = {}
+    if hooks is not None:
+        candidates = list(imports) if imports is not None else list(files)
+        unread, forwarded = getattr_hooks(trees, parsed, candidates, known, words, tops)
+        for qualified, where in unread.items():
+            hooks[qualified] = where
+            last = qualified.rsplit(".", 1)[-1]
+            opaque[qualified] = min(t for q, t in known.items() if q.rsplit(".", 1)[-1] == last)
+        opaque.update(forwarded)  # ``getattr(cp, name)`` of verl's module: a plain re-export
     if not found:
-        return {}
+        return opaque
     # kept when another module of the run imports the re-exporting module
     imported = set()
     for path, entry in parsed.items():
@@ -207,7 +222,9 @@ def project_reexports(
     used.update(loaded)
     # the re-exporting module imported, whatever the name's depth in it: ``import pkg.deps;
     # pkg.deps.cp.get_...()`` goes through ``pkg.deps``'s module alias ``cp`` (trial 26b)
-    return {name: t for name, t in found.items() if exporter[name] in used}
+    kept = {name: t for name, t in found.items() if exporter[name] in used}
+    kept.update(opaque)
+    return kept
 
 
 def _looked_up(bound: Mapping[str, str]) -> frozenset[str]:
@@ -461,6 +478,324 @@ def _lazy_table(tree: ast.Module, hook: ast.FunctionDef | ast.AsyncFunctionDef, 
     }
 
 
+def getattr_hooks(
+    trees: Mapping[str, ast.Module],
+    parsed: Mapping[str, tuple | None],
+    paths: Iterable[str],
+    known: Mapping[str, str],
+    words: Iterable[str],
+    tops: Iterable[str],
+) -> tuple[dict[str, tuple[str, int]], dict[str, str]]:
+    """The names the run's modules read through another module of the run whose module
+    ``__getattr__`` may serve them, when that hook cannot be read (trial 26g, M3's second
+    half; issue 26: "a module ``__getattr__`` ... a PPO005 notice"): ``def
+    __getattr__(name): return getattr(importlib.import_module(f"._impl_{VERSION}",
+    __name__), name)``, ``return getattr(_backend(), name)``, lazy_loader's
+    ``__getattr__, __dir__, __all__ = lazy.attach(...)``. The callee of ``import pkg;
+    pkg.get_ppo_ray_runtime_env()`` or ``from pkg import get_ppo_ray_runtime_env`` is then
+    whatever the hook returns at run time: it may or may not be the runtime function.
+
+    A name counts only when it is spelled as one of ``words`` (a target's last name, or an
+    alias the re-export search found: ``make_env``), the module does not bind it otherwise
+    at module level (PEP 562: the hook is asked only for a name the module's namespace
+    lacks), the module is no copy of a target's package (verl's own ``__getattr__`` is the
+    definitions' business: :func:`ppo_migrate.rules.signatures.callee_signature`) and the
+    hook is not a literal lazy-import table (:func:`_lazy_table`, whose entries are plain
+    re-exports).
+
+    Args:
+        trees: path -> parsed tree of the files :func:`project_reexports` parsed (the
+            callers: they spell one of ``words``).
+        parsed: path -> ``(module names, bindings, imports)`` of the same files, ``None``
+            for one that did not parse (:func:`_module_bindings`).
+        paths: the run's Python files, where the hooked modules are looked for (read
+            through the run's snapshot, parsed once a run: :func:`parse_file`).
+        known: the targets and re-exports found so far, qualified name -> target: a name
+            already known is no hook's.
+        words: the last names that count.
+        tops: the targets' top-level packages.
+
+    Returns:
+        ``(unread, forwarded)``: ``unread`` is ``{"pkg.get_ppo_ray_runtime_env":
+        ("/abs/pkg/__init__.py", 6)}``, qualified name -> the hooked module's file and the
+        hook's line; ``forwarded`` the names a hook reads from a module holding a target
+        (``return getattr(cp, name)``, ``cp`` verl's ``constants_ppo``), qualified name ->
+        that target: plain re-exports (:func:`_forwarded_module`; a hook reading another
+        module's names gives neither). Never raises: an unreadable file has no hook.
+    """
+    words = set(words)
+    tops = set(tops)
+    snapshot = current()
+    # the files that may hold a hook, by bytes first (each read once a run through the
+    # snapshot: the run's import words read them already); none, and no tree is walked
+    by_last: dict[bytes, list[str]] = {}
+    for path in paths:
+        if not path.endswith(".py"):
+            continue
+        try:
+            if b"__getattr__" not in snapshot.read_bytes(path):
+                continue
+        except (OSError, ValueError):
+            continue
+        by_last.setdefault(_last_name(path), []).append(path)
+    if not by_last:
+        return {}, {}
+    lasts = {last.decode("utf-8", "surrogateescape") for last in by_last}
+    reached: set[tuple[str, str]] = set()  # (module, name) read by a caller
+    for path, tree in trees.items():
+        entry = parsed.get(path)
+        if entry is None or entry[0][-1].split(".", 1)[0] in tops:
+            continue
+        bound = {k: v for k, v in entry[1].items() if not k.startswith((UNBOUND, CONSTANT, "*"))}
+        if lasts.isdisjoint(part for fq in bound.values() for part in fq.split(".")):
+            continue  # it imports no module whose file may hold a hook
+        for fq in bound.values():  # ``from pkg import get_...``
+            module, _, last = fq.rpartition(".")
+            if module and last in words and fq not in known:
+                reached.add((module, last))
+        for node in ast.walk(tree):  # ``import pkg; pkg.get_...()``
+            if not (isinstance(node, ast.Attribute) and node.attr in words):
+                continue
+            parts: list[str] = []
+            base = node.value
+            while isinstance(base, ast.Attribute):
+                parts.append(base.attr)
+                base = base.value
+            if not isinstance(base, ast.Name) or base.id not in bound:
+                continue
+            module = ".".join([bound[base.id], *reversed(parts)])
+            if f"{module}.{node.attr}" not in known:
+                reached.add((module, node.attr))
+    if not reached:
+        return {}, {}
+    out: dict[str, tuple[str, int]] = {}
+    forwarded: dict[str, str] = {}
+    hooked: dict[str, tuple | None] = {}  # path -> (tree, hook line, forward, served): _opaque_hook
+    for module, name in sorted(reached):
+        if module.split(".", 1)[0] in tops:
+            continue
+        for path in by_last.get(module.rsplit(".", 1)[-1].encode(), ()):
+            root = snapshot.root_of(path)
+            if module not in (module_names(path, root) if root is not None else (module_name(path),)):
+                continue
+            if path not in hooked:
+                hooked[path] = _opaque_hook(path, module)
+            found = hooked[path]
+            if found is None or _binds_at_module_level(found[0], name):
+                continue
+            served = found[3].get(name) or (f"{found[2]}.{name}" if found[2] is not None else None)
+            if served is None:
+                out[f"{module}.{name}"] = (path, found[1])
+            elif served in known:  # ``getattr(cp, name)``, ``if name == ...: from verl... import``
+                forwarded[f"{module}.{name}"] = known[served]
+            break  # else another module's own name: no target
+    return out, forwarded
+
+
+def _opaque_hook(path: str, module: str = "") -> tuple[ast.Module, int, str | None, dict[str, str]] | None:
+    """``(tree, line, forward, served)`` of ``path``'s module ``__getattr__`` (a top-level ``def``, or a
+    module-level assignment of the name: ``__getattr__, __dir__, __all__ = lazy.attach(...)``)
+    when it is no literal lazy-import table (:func:`_lazy_table`); ``None`` otherwise, or
+    when the file cannot be read or parsed (read through the run's snapshot).
+
+    ``forward`` is the module a ``def`` hook reads every name from when each of its
+    ``return`` statements is ``getattr(M, name)`` with ``M`` a module the file imports at
+    module level (``from . import legacy as _legacy``; ``module``, the file's module name,
+    resolves relative imports): the hook is then read (a name of ``M``), else ``None``.
+    ``served``: the names a branch of the hook imports and returns (:func:`_guarded_imports`).
+
+    Args:
+        path (str): the module's file (absolute), read through the run's snapshot.
+        module (str): its module name (``"pkg"``), for relative imports; ``""`` when unknown
+            (no hook is then read as forwarding).
+
+    Raises:
+        Nothing: a file that cannot be read or parsed has no hook (``None``).
+    """
+    try:
+        data = current().read_bytes(path)
+    except (OSError, ValueError):
+        return None
+    if b"__getattr__" not in data:
+        return None
+    tree = parse_file(path, data)
+    if tree is None:
+        return None
+    line = forward = None
+    served: dict[str, str] = {}
+    for stmt in _module_statements(tree.body):
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) and stmt.name == "__getattr__":
+            if _lazy_table(tree, stmt, _import_resolver(tree)):
+                line = None  # the literal table: its entries are re-exports (or nothing)
+                continue
+            line, forward = stmt.lineno, _forwarded_module(tree, stmt, path, module)
+            served = _guarded_imports(stmt, path, module)
+        elif isinstance(stmt, (ast.Assign, ast.AnnAssign)):
+            targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+            if any(isinstance(n, ast.Name) and n.id == "__getattr__" for t in targets for n in ast.walk(t)):
+                line, forward, served = stmt.lineno, None, {}
+    return (tree, line, forward, served) if line is not None else None
+
+
+def _guarded_imports(hook: ast.FunctionDef | ast.AsyncFunctionDef, path: str, module: str) -> dict[str, str]:
+    """The names a hook serves by a branch of its own (trial 26b, ``f6_lazy_getattr_pkg``):
+    ``if name == "get_...":`` whose body imports a name (``from verl.trainer.constants_ppo
+    import get_...``) and returns it, as ``{"get_...": "verl.trainer.constants_ppo.get_..."}``
+    (the key is the string compared with the hook's one parameter; relative imports resolved
+    with ``module``, the file's module name). Any other branch serves nothing read here.
+
+    Args:
+        hook (ast.FunctionDef | ast.AsyncFunctionDef): the module's ``def __getattr__``.
+        path (str): the module's file (an ``__init__.py`` is its own package).
+        module (str): the module's name.
+
+    Raises:
+        Nothing.
+    """
+    params = [*hook.args.posonlyargs, *hook.args.args]
+    if len(params) != 1:
+        return {}
+    param = params[0].arg
+    package = tuple(module.split(".")) if module else ()
+    if os.path.basename(path) != "__init__.py":
+        package = package[:-1]
+    out: dict[str, str] = {}
+    for node in ast.walk(hook):
+        if not (isinstance(node, ast.If) and isinstance(node.test, ast.Compare) and len(node.test.ops) == 1
+                and isinstance(node.test.ops[0], ast.Eq)):
+            continue
+        sides = [node.test.left, node.test.comparators[0]]
+        keys = [n.value for n in sides if isinstance(n, ast.Constant) and isinstance(n.value, str)]
+        if len(keys) != 1 or not any(isinstance(n, ast.Name) and n.id == param for n in sides):
+            continue
+        imported: dict[str, str] = {}
+        for stmt in node.body:
+            if isinstance(stmt, ast.ImportFrom):
+                base = resolve_relative("." * stmt.level + (stmt.module or ""), package)
+                for alias in stmt.names:
+                    if base and alias.name != "*":
+                        imported[alias.asname or alias.name] = f"{base}.{alias.name}"
+            elif isinstance(stmt, ast.Return) and isinstance(stmt.value, ast.Name) and stmt.value.id in imported:
+                out.setdefault(keys[0], imported[stmt.value.id])
+                break
+    return out
+
+
+def _forwarded_module(tree: ast.Module, hook: ast.FunctionDef | ast.AsyncFunctionDef, path: str, module: str) -> str | None:
+    """The module ``M`` a hook reads every name from (each ``return`` is ``getattr(M,
+    name)``, ``name`` its one parameter, ``M`` bound to a module by the file's module-level
+    imports: :func:`_module_bindings`), else ``None`` (trial 26, ``f5s_getattr_pep562``:
+    ``del get_...`` then ``return getattr(_legacy, name)`` serves ``pkg.legacy``'s own
+    function, no target).
+
+    Args:
+        tree (ast.Module): the module holding the hook.
+        hook (ast.FunctionDef | ast.AsyncFunctionDef): its ``def __getattr__``.
+        path (str): the module's file (an ``__init__.py`` is its own package).
+        module (str): the module's name (``""``: none is read).
+
+    Raises:
+        Nothing.
+    """
+    params = [*hook.args.posonlyargs, *hook.args.args]
+    if len(params) != 1 or not module:
+        return None
+    param = params[0].arg
+    returns = [n for n in ast.walk(hook) if isinstance(n, ast.Return)]
+    owners = set()
+    for ret in returns:
+        value = ret.value
+        if not (isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "getattr"
+                and len(value.args) == 2 and not value.keywords and isinstance(value.args[1], ast.Name)
+                and value.args[1].id == param and isinstance(value.args[0], (ast.Name, ast.Attribute))):
+            return None
+        owners.add(ast.unparse(value.args[0]))
+    if len(owners) != 1:
+        return None
+    package = tuple(module.split("."))
+    if os.path.basename(path) != "__init__.py":
+        package = package[:-1]
+    bound, _ = _module_bindings(tree, package, module)
+    (owner,) = owners
+    head, _, rest = owner.partition(".")
+    if head not in bound or head in {n.id for n in ast.walk(hook) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}:
+        return None
+    return f"{bound[head]}.{rest}" if rest else bound[head]
+
+
+def _module_statements(body: Sequence[ast.stmt]) -> Iterable[ast.stmt]:
+    """The statements run at module level: ``body`` and the bodies of its ``if``/``try``/
+    ``with``/``for``/``while`` statements, at any depth (not those of a ``def`` or ``class``)."""
+    for stmt in body:
+        yield stmt
+        if isinstance(stmt, (ast.If, ast.Try, ast.With, ast.AsyncWith, ast.For, ast.AsyncFor, ast.While)):
+            for field in ("body", "orelse", "finalbody"):
+                yield from _module_statements(getattr(stmt, field, ()))
+            for handler in getattr(stmt, "handlers", ()):
+                yield from _module_statements(handler.body)
+
+
+def _binds_at_module_level(tree: ast.Module, name: str) -> bool:
+    """Whether ``tree`` binds ``name`` at module level (an import, a ``def``/``class``, an
+    assignment or any other store, ``globals()["name"] = ...``): then its module
+    ``__getattr__`` is never asked for it (PEP 562). A star import is not counted (what it
+    binds is read by :func:`project_reexports` as a re-export, or cannot be told).
+
+    Args:
+        tree (ast.Module): the module.
+        name (str): the name asked for.
+    """
+    for stmt in _module_statements(tree.body):
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            if stmt.name == name:
+                return True
+            continue
+        if isinstance(stmt, (ast.Import, ast.ImportFrom)):
+            if any((a.asname or a.name.split(".", 1)[0]) == name for a in stmt.names):
+                return True
+            continue
+        for field in ("targets", "target", "items"):
+            value = getattr(stmt, field, None)
+            nodes = value if isinstance(value, list) else [value] if value is not None else []
+            for node in nodes:
+                for sub in ast.walk(node):
+                    if isinstance(sub, ast.Name) and sub.id == name and isinstance(sub.ctx, ast.Store):
+                        return True
+                    if isinstance(sub, ast.Subscript) and _globals_key(sub) == name:
+                        return True
+    return False
+
+
+def _import_resolver(tree: ast.Module):
+    """``resolve(node) -> str | None`` for :func:`_lazy_table`: the qualified name a dotted
+    expression stands for by the module's top-level imports (``importlib.import_module``
+    for ``importlib.import_module``, ``il.import_module`` after ``import importlib as il``,
+    ``import_module`` after ``from importlib import import_module``)."""
+    names: dict[str, str] = {}
+    for stmt in tree.body:
+        if isinstance(stmt, ast.Import):
+            for alias in stmt.names:
+                if alias.asname:
+                    names[alias.asname] = alias.name
+                else:
+                    head = alias.name.split(".", 1)[0]
+                    names[head] = head
+        elif isinstance(stmt, ast.ImportFrom) and stmt.module and not stmt.level:
+            for alias in stmt.names:
+                names[alias.asname or alias.name] = f"{stmt.module}.{alias.name}"
+
+    def resolve(node: ast.expr) -> str | None:
+        parts: list[str] = []
+        while isinstance(node, ast.Attribute):
+            parts.append(node.attr)
+            node = node.value
+        if not isinstance(node, ast.Name) or node.id not in names:
+            return None
+        return ".".join([names[node.id], *reversed(parts)])
+
+    return resolve
+
+
 def _is_module_namespace(node: ast.AST) -> bool:
     """``globals()`` or ``vars()`` (no argument): the module's own namespace at module level."""
     return (
@@ -602,4 +937,4 @@ CONSTANT = "="
 STAR_IMPORT = _STAR_IMPORT  # the prefilter's, whose scout lists the files holding it
 
 
-__all__ = ["STAR_IMPORT", "import_words", "project_reexports"]
+__all__ = ["STAR_IMPORT", "getattr_hooks", "import_words", "project_reexports"]

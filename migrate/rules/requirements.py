@@ -361,10 +361,18 @@ def _tag(text: object) -> Version | None:
 
 
 def _local_directory(reference: str, declared_in: Path) -> Path | None:
-    """The local directory a path reference names (relative to the declaring file), else None."""
+    """The local directory a path reference names (relative to the declaring file), else None.
+
+    pdm's ``${PROJECT_ROOT}`` (``-e file:///${PROJECT_ROOT}/third_party/verl``, pdm's
+    documentation, "Dependency specification": "relative paths ... with
+    ``${PROJECT_ROOT}``") is the declaring file's folder: the folder of the
+    ``pyproject.toml`` or ``pdm.lock`` that spells it."""
     ref = reference.strip().split("#", 1)[0]
+    if "${PROJECT_ROOT}" in ref:
+        ref = ref.replace("${PROJECT_ROOT}", declared_in.parent.as_posix())
     if ref.startswith("file:"):
         ref = re.sub(r"^file:(//)?", "", ref)
+        ref = re.sub(r"^/{2,}", "/", ref)  # ``file:///`` + an absolute folder
     elif re.match(r"^[A-Za-z][A-Za-z0-9+.-]*://", ref) or ref.startswith("git+"):
         return None
     ref = re.sub(r"\[.*\]$", "", ref)
@@ -661,8 +669,11 @@ def _from_reference(reference: str, path: Path, line: int, written: str) -> _Fou
         ):
             return _Found(None, path, line, written, "direct-reference", True, local, inferred=True)
         return None
-    if monorepo and re.match(r"[A-Za-z][A-Za-z0-9+.-]*://", re.sub(r"^[a-z]+\+", "", reference.strip())):
-        # the ref names the repository's release, not verl's (trial 26f)
+    if monorepo and re.match(r"[A-Za-z][A-Za-z0-9+.-]*://", re.sub(r"^[a-z]+\+", "", reference.strip())) \
+            and not reference.strip().lower().startswith("file:"):
+        # the ref names the repository's release, not verl's (trial 26f); a ``file:`` URL
+        # names a folder here (pdm's ``-e file:///${PROJECT_ROOT}/.deps/rlcore#egg=verl``,
+        # trial 26g): the copy in it is read below
         return _Found(None, path, line, written, "direct-reference", True)
     tagged = _git_tag_version(reference) or (_tag(ref) if ref is not None else None)
     if tagged is not None:

@@ -1381,6 +1381,7 @@ class SignatureResolver:
         Returns:
             ``answer``, or a copy of it whose ``reason``, ``detail`` and ``why`` name the copy.
         """
+        from ppo_migrate.project.import_roots import declared_roots
         from ppo_migrate.project.tree import build_copies, package_copies, repository_listing, unlisted_copies
 
         listing = repository_listing(root, self.respect_gitignore)
@@ -1406,9 +1407,19 @@ class SignatureResolver:
         else:
             where = f"`{shown}/`"
         said = f"{where} is a copy on no import root ppo-migrate knows"
+        on_root = next((d for d in declared_roots(root, self.respect_gitignore) if d.path == copy), None)
+        if on_root is not None:
+            # trial 26g: a Bazel rule's ``imports``, pytest's ``pythonpath``: a root the tool
+            # knows, which puts the copy first only where it applies (a Bazel target, a
+            # pytest run): the fix stays unsafe, the text says where the root comes from
+            put = f"{on_root.form} at `{_display(on_root.source)}:{on_root.line}` puts on sys.path"
+            said = f"{where} is a copy that {put} (not every run)"
         if found.accepts_config:
             said += f", whose `{name}` takes a config"
-            note = f"the copy {where}, on no import root ppo-migrate knows, takes a config"
+            note = (
+                f"the copy {where}, which {put}, takes a config" if on_root is not None
+                else f"the copy {where}, on no import root ppo-migrate knows, takes a config"
+            )
         else:
             note = (
                 f"{found.reason}: if anything puts that copy on sys.path (a build rule's `imports`, "

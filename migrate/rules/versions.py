@@ -88,9 +88,11 @@ from ppo_migrate.rules.requirements import (
     FIRST_CONFIG_RELEASE,
     KNOWN_VERL_RELEASES,
     _Found,
+    _from_reference,
     _from_requirement,
     _is_verl,
     _line_of,
+    _line_of_string,
     _line_of_toml_key,
     _local_directory,
     _offset_of_table,
@@ -671,7 +673,33 @@ def _read_locks(root: Path) -> Iterator[_Found]:
                 if version is None:
                     continue
             shown = f"verl {raw_version} ({name})" if isinstance(raw_version, str) else f"verl ({name})"
-            yield _Found(version, path, line, shown, "lock", True)
+            yield _Found(version, path, line, shown, "lock", True, _locked_folder(name, entry, path) if direct else None)
+
+
+def _locked_folder(lock: str, entry: dict[str, Any], path: Path) -> Path | None:
+    """The local folder a ``pdm.lock`` entry installs verl from (trial 26g): its ``path``
+    (``path = "./third_party/verl"``, with ``editable = true`` for ``pdm add -e``) or a
+    ``file:`` ``url`` (``file:///${PROJECT_ROOT}/third_party/verl``), relative to the
+    lock's folder; ``None`` for any other lock or entry, or a folder absent here. The
+    definition in effect is then read in that copy, as for ``-e ./third_party/verl``.
+
+    Args:
+        lock (str): the lock file's name (``"pdm.lock"``, ``"uv.lock"``, ...).
+        entry (dict): the ``[[package]]`` table of verl.
+        path (Path): the lock file.
+
+    Raises:
+        Nothing.
+    """
+    if lock != "pdm.lock":
+        return None
+    for key in ("path", "url"):
+        value = entry.get(key)
+        if isinstance(value, str) and (key == "path" or value.lower().startswith("file:")):
+            folder = _local_directory(value, path)
+            if folder is not None:
+                return folder
+    return None
 
 
 def _entry_line(raw: str, headers: list[int], index: int, entries: int) -> int:
@@ -934,7 +962,35 @@ def _pyproject_pdm(data: dict[str, Any], raw: str, path: Path) -> Iterator[_Foun
         return
     start = _offset_of_table(raw, "tool.pdm.dev-dependencies")
     for values in groups.values():  # a dev group is installed only where asked for
-        yield from optional(_pep508_list(_strings(values), raw, path, start))
+        yield from optional(_pdm_entries(_strings(values), raw, path, start))
+
+
+def _pdm_entries(values: list[str], raw: str, path: Path, start: int) -> Iterator[_Found]:
+    """The verl declarations of a pdm dev group: PEP 508 strings, and pdm's editable entries
+    ``-e <path or URL>`` (pdm's documentation, "Editable dependencies": ``-e
+    file:///${PROJECT_ROOT}/third_party/verl``, ``-e ./third_party/verl``,
+    ``-e git+https://...#egg=verl``), read as a requirements file's ``-e`` line is
+    (:func:`ppo_migrate.rules.requirements._from_reference`: a folder holding verl is the
+    copy installed; ``${PROJECT_ROOT}`` is the ``pyproject.toml``'s folder, trial 26g).
+
+    Args:
+        values: the group's strings.
+        raw: the ``pyproject.toml`` text, for line numbers.
+        path: the ``pyproject.toml``.
+        start: the offset of ``[tool.pdm.dev-dependencies]`` in ``raw``.
+
+    Yields:
+        ``_Found`` entries (a path reference carries its folder); never raises.
+    """
+    for text in values:
+        stripped = text.strip()
+        m = re.match(r"(?:-e|--editable)(?:\s*=\s*|\s+)(\S+)", stripped)
+        if m is None:
+            yield from _pep508_list([text], raw, path, start)
+            continue
+        found = _from_reference(m.group(1), path, _line_of_string(raw, text, start), stripped)
+        if found is not None:
+            yield found
 
 
 def _pdm_overrides(pdm: dict[str, Any], raw: str, path: Path) -> Iterator[_Found]:

@@ -348,7 +348,10 @@ def test_a_spawned_worker_judges_with_the_runs_tables() -> None:
 
     from ppo_migrate.cli import runner
 
-    tables = ({"pkg.make_env": "verl.trainer.constants_ppo.get_ppo_ray_runtime_env"}, (), {})
+    tables = (
+        {"pkg.make_env": "verl.trainer.constants_ppo.get_ppo_ray_runtime_env"}, (), {},
+        {"hooked.get_ppo_ray_runtime_env": ("/repo/hooked/__init__.py", 6)},  # the module ``__getattr__`` table
+    )
     context = multiprocessing.get_context("spawn")
     with ProcessPoolExecutor(1, context, initializer=runner._worker_init, initargs=(None, None, None, tables)) as pool:
         assert pool.submit(_tables_here).result(120) == tables

@@ -61,7 +61,9 @@ def _copy(root: str, body: str) -> dict[str, str]:
 def test_a_stray_copy_taking_no_config_is_named_when_nothing_is_pinned(tmp_path: Path) -> None:
     root = _write(tmp_path / "proj", {
         **_copy("libs", OLD),
-        "libs/BUILD.bazel": 'py_library(name = "verl", srcs = glob(["verl/**/*.py"]), imports = ["."])\n',
+        # no ``imports``: the workspace root is on the path, the copy is ``libs.verl`` (with
+        # ``imports = ["."]`` it is the verl of the rule's targets: test_import_roots_bazel.py)
+        "libs/BUILD.bazel": 'py_library(name = "verl", srcs = glob(["verl/**/*.py"]))\n',
         "train.py": TRAIN,
     })
     assert _concise(root) == [

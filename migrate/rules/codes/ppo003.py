@@ -28,7 +28,14 @@ RULE = Rule(
     "Finds a configless call whose callee is bound conditionally: on one path it is "
     "the runtime function, on another something else (a local fallback, another "
     "module's function). ppo-migrate does not rewrite it, because passing a config "
-    "to the other function may be wrong.\n\n" + _WHY,
+    "to the other function may be wrong. So is a call read through a module of the "
+    "project whose module `__getattr__` cannot be read (`import pkg; "
+    "pkg.get_ppo_ray_runtime_env()` or `from pkg import get_ppo_ray_runtime_env`, where "
+    "`pkg/__init__.py` computes the module it returns the name from: "
+    "`import_module(f\"._impl_{VERSION}\", __name__)`, `getattr(_backend(), name)`, "
+    "lazy_loader's `attach`): the message names the hook; a literal lazy-import table "
+    "(`_LAZY = {\"get_ppo_ray_runtime_env\": \"verl.trainer.constants_ppo\"}`) is read "
+    "as a plain re-export instead.\n\n" + _WHY,
     "Make the binding unambiguous, or pass the config by hand if both callees "
     "accept it; then suppress with `# noqa: PPO003` if needed.",
     "try:\n"
