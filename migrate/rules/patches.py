@@ -104,7 +104,14 @@ FUNCTION_BODY: frozenset[str] = frozenset({"__code__", "__defaults__", "__kwdefa
 
 #: Bytes a file replacing a name holds: a patcher of :data:`PATCHERS`, a namespace, or an
 #: attribute assigned (``x.f = v``; the names are checked on the tree).
-_PATCH_WORDS = rb"setattr|delattr|patch|setitem|setdefault|__dict__|init_globals|__globals__|load_source|load_module|FileLoader|\bupdate\b|\bmodules\b|\bglobals\s*\(|\bvars\s*\(|\bexec\s*\(|\bmeta_path\b"
+_BOUNDED_PATCH_WORDS = (
+    rb"\bupdate\b|\bmodules\b|\bglobals\s*\(|\bvars\s*\(|\bexec\s*\(|(?<![\w.])eval\s*\("
+    rb"|\b(?:meta_path|path_hooks?|path_importer_cache)\b"  # :data:`IMPORT_HOOKS` (trial 26h)
+)
+_PATCH_WORDS = (
+    rb"setattr|delattr|patch|setitem|setdefault|__dict__|init_globals|__globals__|load_source|load_module|FileLoader|"
+    + _BOUNDED_PATCH_WORDS
+)
 _ATTRIBUTE_STORE = rb"\.\s*(\w+)\s*=[^=]"
 _ATTRIBUTE_STORE_RE = lazy_pattern(_ATTRIBUTE_STORE)
 #: the alternatives of :data:`_PATCH_WORDS` that are plain words (a match wherever the
@@ -116,8 +123,10 @@ _PLAIN_PATCH_WORDS = (
     b"init_globals", b"__globals__", b"load_source", b"load_module", b"FileLoader",
     b"runsource", b"runcode",  # :data:`INTERPRETERS`
 )
-_BOUNDED_PATCH_LITERALS = (b"update", b"modules", b"globals", b"vars", b"exec", b"meta_path")
-_BOUNDED_PATCH_WORDS_RE = lazy_pattern(rb"\bupdate\b|\bmodules\b|\bglobals\s*\(|\bvars\s*\(|\bexec\s*\(|\bmeta_path\b")
+_BOUNDED_PATCH_LITERALS = (
+    b"update", b"modules", b"globals", b"vars", b"exec", b"eval", b"meta_path", b"path_hook", b"path_importer_cache",
+)
+_BOUNDED_PATCH_WORDS_RE = lazy_pattern(_BOUNDED_PATCH_WORDS)
 
 
 #: a replacement of a name not known before it runs (:func:`_unknown_name`): a setattr
@@ -132,14 +141,23 @@ _UNKNOWN_FORMS = lazy_pattern(
     rb"|[^'\"\s])"
     rb"|\bpatch\s*\(\s*(?:[^'\"\s)rbuRBU]|[rbuRBU](?!['\"])|[rbuRBU]?['\"][^'\"\n]*['\"]\s*[+%.])"
     rb"|\b(?:globals|vars)\s*\(\s*\)\s*\.\s*update\s*\(\s*[^{)\s]"
-    rb"|\bmodules\s*\[\s*[^'\"\s]|\bmeta_path\s*\.\s*(?:append|insert|extend)\b"
+    rb"|\bmodules\s*\[\s*[^'\"\s]"
+    # an import hook (:data:`IMPORT_HOOKS`, trial 26h, H-B3) and code run by ``exec`` or
+    # ``eval`` (:data:`RUN_CODE`; not a method ``model.eval()``, H-B6): parsed wherever spelled
+    rb"|\b(?:meta_path|path_hooks?|path_importer_cache)\b|(?<![\w.])(?:exec|eval)\s*\("
+)
+
+
+_UNKNOWN_LITERALS = (
+    b"setattr", b"__dict__", b"update", b"modules", b"meta_path", b"path_hook", b"path_importer_cache", b"patch",
+    b"exec", b"eval",
 )
 
 
 def _unknown_forms(data: bytes) -> bool:
     """Whether ``data`` may replace a name not known before it runs (:data:`_UNKNOWN_FORMS`),
     tried only on a file holding one of its literals."""
-    if not any(w in data for w in (b"setattr", b"__dict__", b"update", b"modules", b"meta_path", b"patch")):
+    if not any(w in data for w in _UNKNOWN_LITERALS):
         return False
     return _UNKNOWN_FORMS.search(data) is not None
 
@@ -502,8 +520,13 @@ def call_replacements(call: ast.Call, env: dict[str, str] | None = None) -> list
     """
     func = call.func
     last = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
-    if last == "exec" and isinstance(func, ast.Name):
+    if last in RUN_CODE and (isinstance(func, ast.Name) or _dotted(func) in (f"builtins.{last}", f"__builtins__.{last}")):
+        # ``eval`` runs what ``exec`` runs when its code is not a constant expression
+        # string: ``eval(compile(text, path, "exec"), vars(cp))`` (trial 26h, H-B6)
         return _exec_replacements(call, env)
+    hook = _import_hook(call, last, env)
+    if hook is not None:
+        return [hook]
     if last in INTERPRETERS and isinstance(func, ast.Attribute):
         # ``code.InteractiveInterpreter(vars(cp)).runsource(src)``: ``exec(src, vars(cp))``
         ctor = func.value
@@ -516,9 +539,6 @@ def call_replacements(call: ast.Call, env: dict[str, str] | None = None) -> list
         return _loader_replacements(call, last, env)
     if last in RUNNERS:
         return _runner_replacements(call, last, env)
-    if last in ("append", "insert", "extend") and isinstance(func, ast.Attribute) and _last(func.value) == "meta_path":
-        # ``sys.meta_path.insert(0, finder)``: any import may be served by the finder
-        return [Replacement("*", None, None, "modules", call.lineno, f"{_dotted(func.value) or 'meta_path'}.{last}")]
     how = PATCHERS.get(last)
     if how is None:
         return []
@@ -603,6 +623,86 @@ def call_replacements(call: ast.Call, env: dict[str, str] | None = None) -> list
     if space is None:
         return []
     return [_keyed(space[0], space[1], _string(key, env), line, form)]
+
+
+#: The builtins that run code in a namespace (the standard library's "Built-in Functions":
+#: ``exec(source, globals, locals)``; ``eval`` runs a code object ``compile`` made in
+#: ``"exec"`` mode as ``exec`` does, and a string's expression may bind names too, by
+#: ``:=`` or a call). The same reading for both: a constant string's code is read for the
+#: names it binds (an expression binding none replaces nothing), code of unknown text run
+#: in a module's namespace may rebind any of its names (trial 26h, H-B6:
+#: ``eval(compile(path.read_text(), str(path), "exec"), vars(constants_ppo))``).
+RUN_CODE: frozenset[str] = frozenset({"exec", "eval"})
+
+#: The interpreter's import hooks (the standard library's ``sys`` documentation and the
+#: language reference's "The import system"): the finders of ``sys.meta_path``, the path
+#: entry finder factories of ``sys.path_hooks`` and the finders ``sys.path_importer_cache``
+#: keeps per path entry. A finder added to one may serve any module, verl's included, with
+#: any text (trial 26h, H-B3: a conftest's ``PathEntryFinder`` serving ``verl.*`` from
+#: fakes); ``importlib.machinery.FileFinder.path_hook(...)`` makes such a factory.
+IMPORT_HOOKS: frozenset[str] = frozenset({"meta_path", "path_hooks", "path_importer_cache"})
+#: the methods of a list or dictionary that add to it (an import hook added)
+_HOOK_METHODS: frozenset[str] = frozenset({"append", "insert", "extend", "__setitem__", "__iadd__", "update", "setdefault"})
+
+
+def _hook_name(node: ast.AST | None, env: dict[str, str] | None) -> str | None:
+    """The import hook of :data:`IMPORT_HOOKS` ``node`` spells: ``sys.meta_path`` (any
+    owner: generous), ``meta_path`` imported from ``sys``, the string ``"sys.path_hooks"``
+    a dotted patcher takes; else ``None``."""
+    if isinstance(node, ast.Attribute) and node.attr in IMPORT_HOOKS:
+        return node.attr
+    if isinstance(node, ast.Name) and node.id in IMPORT_HOOKS:
+        return node.id
+    text = _string(node, env) if isinstance(node, (ast.Constant, ast.Name)) else None
+    if text is not None:
+        module, _, last = text.rpartition(".")
+        if module == "sys" and last in IMPORT_HOOKS:
+            return last
+    return None
+
+
+#: the start of an import hook's form: ``"import hook: sys.meta_path.insert"``
+_HOOK_FORM = "import hook: "
+
+
+def is_import_hook(r: Replacement) -> bool:
+    """Whether ``r`` adds an import hook (:func:`_import_hook`'s, :data:`IMPORT_HOOKS`)."""
+    return r.space == "modules" and r.name == "*" and r.module is None and r.form.startswith(_HOOK_FORM)
+
+
+def _import_hook(call: ast.Call, last: str, env: dict[str, str] | None) -> Replacement | None:
+    """The import hook a call adds (:data:`IMPORT_HOOKS`), as ``Replacement("*", None, None,
+    "modules", ...)`` (any module may be served by it), else ``None``: a method adding to a
+    hook (``sys.meta_path.insert(0, finder)``, ``sys.path_hooks.append(factory)``,
+    ``sys.path_importer_cache[entry] = ...`` by ``__setitem__``/``update``), a patcher of
+    :data:`PATCHERS` given one (``monkeypatch.setattr(sys, "path_hooks", [...])``,
+    ``mock.patch("sys.meta_path", [...])``, ``monkeypatch.setitem(sys.path_importer_cache,
+    ...)``), or ``FileFinder.path_hook(...)``.
+
+    Args:
+        call: any call.
+        last: its callable's last name.
+        env: the strings the file's names hold (:func:`string_env`).
+    """
+    func = call.func
+    if isinstance(func, ast.Attribute):
+        hook = _hook_name(func.value, env)
+        if hook is not None and last in _HOOK_METHODS:
+            return Replacement("*", None, None, "modules", call.lineno, f"{_HOOK_FORM}{_dotted(func) or hook + '.' + last}")
+        if last == "path_hook" and _last(func.value) == "FileFinder":
+            return Replacement("*", None, None, "modules", call.lineno, f"{_HOOK_FORM}{_dotted(func) or last}")
+    how = PATCHERS.get(last)
+    if how is None or not call.args:
+        return None
+    first = call.args[0]
+    hook = _hook_name(first, env)
+    if hook is None and how == "owner-key" and len(call.args) > 1 and _dotted(first) == "sys":
+        key = _string(call.args[1], env)
+        hook = key if key in IMPORT_HOOKS else None
+    if hook is None:
+        return None
+    form = last if isinstance(func, ast.Name) else f"{_dotted(func) or last}"
+    return Replacement("*", None, None, "modules", call.lineno, f"{_HOOK_FORM}{form} of sys.{hook}")
 
 
 #: Callables that load a module under the name given as their first argument, from a
@@ -721,7 +821,10 @@ def _exec_replacements(
     if given and not owners and not any(space is not None and space[0] == "globals" for space in spaces):
         return []
     line = call.lineno if at is None else at  # ``at``: the line of a call standing for ``exec``
-    code = _string(call.args[0], env) if call.args else None
+    source = call.args[0] if call.args else None
+    if isinstance(source, ast.Call) and _last(source.func) == "compile" and source.args:
+        source = source.args[0]  # ``exec(compile("f = g", "<s>", "exec"), ns)``: its text
+    code = _string(source, env)
     try:
         tree = ast.parse(code) if code is not None else None
     except (SyntaxError, ValueError, RecursionError, MemoryError):
@@ -918,6 +1021,13 @@ def _replacements(tree: ast.AST, nodes: _Nodes) -> Iterator[Replacement]:
                         # ``sys.modules[name].__class__ = Compat``: any attribute of the
                         # object may now be the class's (a property giving a function)
                         yield Replacement("*", t.value, None, "attribute", t.lineno, CLASS_FORM)
+                    elif isinstance(t, ast.Attribute) and t.attr in IMPORT_HOOKS and _dotted(t.value) == "sys":
+                        # ``sys.meta_path = [finder, *sys.meta_path]``, ``sys.path_hooks += [...]``
+                        yield Replacement("*", None, None, "modules", t.lineno, f"{_HOOK_FORM}sys.{t.attr} assigned")
+                    elif isinstance(t, ast.Subscript) and _hook_name(t.value, None) is not None:
+                        # ``sys.path_importer_cache[entry] = finder``, ``sys.meta_path[:0] = [...]``
+                        hook = _hook_name(t.value, None)
+                        yield Replacement("*", None, None, "modules", t.lineno, f"{_HOOK_FORM}sys.{hook}[...] assigned")
                     elif isinstance(t, ast.Attribute):
                         # ``lib.f.__code__ = g.__code__``: ``f`` replaced in place
                         yield _swapped(t.value, t.attr, t.lineno, "an assignment") or Replacement(
@@ -2664,10 +2774,10 @@ def _unknown_name(
             "which may rebind the runtime function to one taking no config"
         )
     if r.space == "modules":
-        if "meta_path" in r.form:
+        if is_import_hook(r):
             return None, (
-                f"adds an import hook ({r.form}), which may serve verl's module with a "
-                "function taking no config"
+                f"adds an import hook ({r.form[len(_HOOK_FORM):]}), which may serve verl's module "
+                "with a function taking no config"
             )
         if not _spells_target_module(tree, names.target_modules):
             return None
@@ -2688,6 +2798,12 @@ def _unknown_name(
     module = imported.get(owner) or _running_module(r.owner, tree)
     if module is None or module.rsplit(".", 1)[-1] in names.functions:
         return None
+    if r.form == EXEC_FORM:
+        return module, (
+            f"runs code not known before it runs in the namespace of `{owner or module}` (`exec`, or "
+            "`eval` of code compiled for `exec`), which may rebind the runtime function or a module "
+            "its calls go through to one taking no config"
+        )
     if r.form == CLASS_FORM:
         return module, (
             f"swaps the class of `{owner or module}` ({r.form}), whose attributes may then give "
