@@ -45,6 +45,7 @@ from ppo_migrate.project.modules import (
     import_words,
 )
 from ppo_migrate.project.references import current_references, module_file
+from ppo_migrate.project.repository import files_holding
 from ppo_migrate.project.root import up_to_git_top
 from ppo_migrate.project.snapshot import active, current
 from ppo_migrate.project.tree import DOUBLES_FOLDERS, repository_listing
@@ -1664,6 +1665,9 @@ def target_patches(
         if doctests is not None:
             for module, line, kind, what in _patches_in(doctests, names, constants, True, used=used):
                 found.append((None if module in ("<own>", "<package>") else module, path, line, kind, what))
+    # a string naming the function that a dynamic patcher of the repository may be given
+    # (``@override("verl.trainer.constants_ppo:get_...")``; trial 26h, H-B5)
+    found.extend(dynamic_patch_targets(candidates, names.functions, read_bytes))
     # a test's data file naming a target (``launcher.get_...`` in ``tests/fakes.yaml``, which
     # a conftest hands to ``monkeypatch.setattr``): as a string constant in a test file is
     # (trial 26e)
@@ -1706,6 +1710,204 @@ def target_patches(
                 module = None
         out.append(Patch(module or "*", path, line, kind, what))
     return tuple(sorted(set(out), key=lambda p: (p.path, p.line, p.module, p.what)))
+
+
+#: The callables giving a module by its name at run time: ``importlib.import_module(name)``
+#: and the builtin ``__import__(name)`` (``sys.modules[name]`` is the third form:
+#: :func:`_by_name`).
+BY_NAME: frozenset[str] = frozenset({"import_module", "__import__"})
+#: the patchers of :data:`PATCHERS` given an owner and a name (:func:`dynamic_patchers`)
+_OWNER_NAME_PATCHERS = frozenset({"setattr", "object"})
+#: the bytes a file holding a dynamic patcher spells (:func:`dynamic_patchers`)
+_BY_NAME_WORDS = (b"import_module", b"__import__", b"modules")
+#: a module's Python source files
+_PYTHON_SUFFIXES = (".py", ".pyw")
+#: a Python file larger than this is not read for dynamic patchers (a generated module)
+_MAX_PATCHER_BYTES = 4 * MAX_SOURCE_CHARS
+
+
+def _by_name(node: ast.AST | None) -> bool:
+    """Whether ``node`` is a module obtained by name at run time: a call of :data:`BY_NAME`
+    (``importlib.import_module(module)``, ``__import__(name, fromlist=[...])``) or an item
+    of ``sys.modules`` (``sys.modules[module]``), whatever names it."""
+    if isinstance(node, ast.Call):
+        return _last(node.func) in BY_NAME
+    return isinstance(node, ast.Subscript) and _namespace(node.value) == ("modules", None)
+
+
+def _gives_by_name(value: ast.AST, givers: set[str]) -> bool:
+    """Whether an expression ``value`` holds a module obtained by name (:func:`_by_name`),
+    or a call of a function of ``givers`` (those whose body holds one)."""
+    for node in ast.walk(value):
+        if _by_name(node) or (isinstance(node, ast.Call) and _last(node.func) in givers):
+            return True
+    return False
+
+
+def dynamic_patchers(tree: ast.AST) -> list[int]:
+    """The lines of ``tree``'s dynamic patchers (trial 26h, H-B5): a ``setattr`` (or
+    ``monkeypatch.setattr``, ``mock.patch.object``) whose attribute is no string constant,
+    on a module obtained by name (:func:`_by_name`) directly
+    (``setattr(importlib.import_module(module), attr, fn)``) or through a name bound, in the
+    file, to an expression holding one or a call of a function of the file whose body holds
+    one (``owner, name = _resolve(target)``). Such a function sets whatever attribute its
+    caller names, on whatever module: a string naming the runtime function anywhere may
+    reach it (:func:`dynamic_patch_targets`).
+
+    Args:
+        tree: a module's tree.
+
+    Returns:
+        The lines, sorted.
+    """
+    nodes = _nodes(tree)
+    givers = {
+        n.name for n in ast.walk(tree)
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and any(_by_name(x) for x in ast.walk(n))
+    }
+    bound: set[str] = set()
+    for node in nodes.assigns:
+        if isinstance(node, ast.Assign) and _gives_by_name(node.value, givers):
+            bound.update(t.id for target in node.targets for t in _flat(target) if isinstance(t, ast.Name))
+    lines: list[int] = []
+    for node in nodes.changes:
+        if isinstance(node, ast.Call):
+            if _last(node.func) not in _OWNER_NAME_PATCHERS or len(node.args) < 2:
+                continue
+            owner, key = node.args[0], node.args[1]
+            if isinstance(key, ast.Constant):
+                continue
+        elif isinstance(node, ast.Assign):  # ``vars(import_module(m))[attr] = fn``
+            spaces = [
+                (_namespace(t.value), t.slice) for target in node.targets for t in _flat(target)
+                if isinstance(t, ast.Subscript)
+            ]
+            found = [(space[1], key) for space, key in spaces if space is not None and space[0] == "attribute"]
+            if not found or isinstance(found[0][1], ast.Constant):
+                continue
+            owner = found[0][0]
+        else:
+            continue
+        if owner is not None and (_by_name(owner) or (isinstance(owner, ast.Name) and owner.id in bound)):
+            lines.append(node.lineno)
+    return sorted(lines)
+
+
+def _mention_pattern(functions: Iterable[str]) -> re.Pattern[bytes]:
+    """A quoted string that may name one of ``functions`` by a qualified name (``"mod.f"``,
+    ``"mod:f"``) or alone (``"f"``): :func:`dynamic_patch_targets`' byte test of a file."""
+    words = b"|".join(re.escape(f.encode()) for f in sorted(functions))
+    return re.compile(rb"['\"](?:[A-Za-z_][\w.]*[.:])?(?:" + words + rb")['\"]")
+
+
+_MODULE_NAME = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
+
+
+def _qualified_mentions(tree: ast.AST, functions: frozenset[str]) -> Iterator[tuple[str | None, int, str]]:
+    """``(module, line, text)`` for each string constant of ``tree`` naming one of
+    ``functions`` with its module: ``"pkg.mod.f"``, ``"pkg.mod:f"`` (the entry-point
+    notation), or ``"f"`` beside a module's name among the same call's arguments, tuple,
+    list or dictionary (``override("pkg.mod", "f")``). A docstring, and a name only read
+    (``getattr(m, "f")``: :func:`_read_keys`), names nothing to replace."""
+    docstrings = {
+        id(n.body[0].value) for n in ast.walk(tree)
+        if isinstance(n, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and n.body
+        and isinstance(n.body[0], ast.Expr) and isinstance(n.body[0].value, ast.Constant)
+    }
+    reads = _read_keys(tree)
+    skip = docstrings | reads
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in skip:
+            text = node.value.strip()
+            head, sep, name = text.rpartition(":") if ":" in text else text.rpartition(".")
+            if sep and name in functions and _MODULE_NAME.fullmatch(head):
+                yield head, node.lineno, text
+        elif isinstance(node, (ast.Call, ast.Tuple, ast.List, ast.Dict)):
+            if isinstance(node, ast.Call):
+                items = [*node.args, *(k.value for k in node.keywords)]
+            elif isinstance(node, ast.Dict):
+                items = [*(k for k in node.keys if k is not None), *node.values]
+            else:
+                items = list(node.elts)
+            texts = [
+                (i.value, i.lineno) for i in items
+                if isinstance(i, ast.Constant) and isinstance(i.value, str) and id(i) not in skip
+            ]
+            named = [(t, line) for t, line in texts if t in functions]
+            modules = [t for t, _ in texts if t not in functions and "." in t and _MODULE_NAME.fullmatch(t)]
+            for t, line in named:
+                if modules:
+                    yield modules[0], line, f"{modules[0]}, {t}"
+
+
+def dynamic_patch_targets(
+    candidates: Sequence[str], functions: frozenset[str], read
+) -> list[tuple[str | None, str, int, str, str]]:
+    """The strings naming the runtime function that a dynamic patcher of the repository may
+    be given (trial 26h, H-B5: ``@override("verl.trainer.constants_ppo:get_ppo_ray_runtime_env")``
+    whose body runs ``setattr(importlib.import_module(module), attr, fn)``).
+
+    Rule: a function of the repository that sets an attribute named at run time on a module
+    obtained by name (:func:`dynamic_patchers`) replaces whatever its caller names; a
+    string constant of the repository's Python code naming the function with its module
+    (:func:`_qualified_mentions`) may be handed to it. Which string reaches which patcher
+    is not followed (decorators, tables, helpers, other files): conservatively, both
+    existing in the repository is enough. The sibling of the override tables in data files
+    (:func:`ppo_migrate.rules.data_targets.data_targets`, trial 26g, G-B13).
+
+    Args:
+        candidates: the files naming the runtime function (the prefilter's): the only ones
+            that can hold such a string; the repository is the one the look-out for doubles
+            walks (:func:`ppo_migrate.project.repository.files_holding`).
+        functions: the function's names (:attr:`Names.functions`).
+        read: the run's reader (:meth:`ppo_migrate.project.snapshot.Snapshot.read_bytes`).
+
+    Returns:
+        ``(module, path, line, kind, what)`` as :func:`target_patches` collects them, one per
+        string, at the string's line, its reason naming the first patcher's ``path:line``;
+        ``[]`` when the repository holds no such string or no patcher. Never raises
+        ``OSError``.
+    """
+    if not functions:
+        return []
+    pattern = _mention_pattern(functions)
+    mentions: list[tuple[str | None, str, int, str]] = []
+    for path in candidates:
+        if not path.endswith(_PYTHON_SUFFIXES):
+            continue
+        try:
+            data = read(path)
+        except (OSError, ValueError):
+            continue
+        if pattern.search(data) is None:
+            continue
+        tree = parse_file(path, data)
+        if tree is not None:
+            mentions.extend((module, path, line, text) for module, line, text in _qualified_mentions(tree, functions))
+    if not mentions:
+        return []
+    patcher: tuple[str, int] | None = None
+    for path, shown, data in files_holding(
+        candidates, lambda name: name.endswith(_PYTHON_SUFFIXES), _BY_NAME_WORDS, _MAX_PATCHER_BYTES, read
+    ):
+        if b"setattr" not in data and b"object" not in data and b"__dict__" not in data and b"vars" not in data:
+            continue
+        tree = parse_file(path, data)
+        lines = dynamic_patchers(tree) if tree is not None else []
+        if lines:
+            patcher = (shown, lines[0])
+            break
+    if patcher is None:
+        return []
+    where = f"{patcher[0]}:{patcher[1]}"
+    return [
+        (module, path, line, "patched" if _is_test_file(path) else "rebound", (
+            f"names the runtime function (`{text}`) where a patcher setting attributes named at run "
+            f"time on modules imported by name ({where}) may be given it, to replace it with one "
+            "taking no config"
+        ))
+        for module, path, line, text in mentions
+    ]
 
 
 #: bytes a string constant holding statements spells besides a name (:func:`_may_hold_code`)
