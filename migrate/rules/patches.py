@@ -524,6 +524,8 @@ def call_replacements(call: ast.Call, env: dict[str, str] | None = None) -> list
     if last in RUN_CODE and (isinstance(func, ast.Name) or _dotted(func) in (f"builtins.{last}", f"__builtins__.{last}")):
         # ``eval`` runs what ``exec`` runs when its code is not a constant expression
         # string: ``eval(compile(text, path, "exec"), vars(cp))`` (trial 26h, H-B6)
+        if last == "eval" and not _eval_may_bind(call):
+            return []
         return _exec_replacements(call, env)
     hook = _import_hook(call, last, env)
     if hook is not None:
@@ -631,9 +633,27 @@ def call_replacements(call: ast.Call, env: dict[str, str] | None = None) -> list
 #: ``"exec"`` mode as ``exec`` does, and a string's expression may bind names too, by
 #: ``:=`` or a call). The same reading for both: a constant string's code is read for the
 #: names it binds (an expression binding none replaces nothing), code of unknown text run
-#: in a module's namespace may rebind any of its names (trial 26h, H-B6:
+#: in a module's namespace may rebind any of its names; a bare ``eval(text)`` of unknown
+#: text that is not compiled for statements reads a value (:func:`_eval_may_bind`; trial 26h, H-B6:
 #: ``eval(compile(path.read_text(), str(path), "exec"), vars(constants_ppo))``).
 RUN_CODE: frozenset[str] = frozenset({"exec", "eval"})
+
+def _eval_may_bind(call: ast.Call) -> bool:
+    """Whether an ``eval`` call may bind names as ``exec`` does: its code is a constant (read
+    for what it binds: ``(f := g)``), or compiled by ``compile(...)`` in a mode other than
+    ``"eval"`` (statements), or a namespace is given (``eval(code, vars(cp))``). A bare
+    ``eval(text)`` of text not known before it runs evaluates an expression in the caller's
+    scope, as reading a value does (``eval(args.expr)`` in a launcher): not counted."""
+    if len(call.args) > 1 or any(k.arg in ("globals", "locals") for k in call.keywords):
+        return True
+    source = call.args[0] if call.args else None
+    if isinstance(source, ast.Constant):
+        return True
+    if isinstance(source, ast.Call) and _last(source.func) == "compile":
+        mode = source.args[2] if len(source.args) > 2 else next((k.value for k in source.keywords if k.arg == "mode"), None)
+        return not (isinstance(mode, ast.Constant) and mode.value == "eval")
+    return False
+
 
 #: The interpreter's import hooks (the standard library's ``sys`` documentation and the
 #: language reference's "The import system"): the finders of ``sys.meta_path``, the path

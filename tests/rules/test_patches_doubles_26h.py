@@ -212,6 +212,11 @@ def test_a_dynamic_patcher_alone_leaves_the_fix_safe(tmp_path: Path) -> None:
          [("get_ppo_ray_runtime_env", "cp", "attribute", "exec")]),
         ("builtins.eval(code, vars(cp))", [("*", "cp", "attribute", "exec")]),
         ("eval('1 + 2', vars(cp))", []),
+        # a bare eval of unknown text reads a value; compiled for statements, it is exec
+        ("eval(args.expr)", []),
+        ("eval(compile(text, p, 'eval'))", []),
+        ("eval(compile(text, p, 'exec'))", [("*", None, "globals", "exec")]),
+        ("eval('(get_ppo_ray_runtime_env := f)')", [("get_ppo_ray_runtime_env", None, "globals", "exec")]),
         ("eval(code, {})", []),
         ("model.eval()", []),
     ],
