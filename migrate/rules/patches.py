@@ -1740,6 +1740,11 @@ BY_NAME: frozenset[str] = frozenset({"import_module", "__import__"})
 _OWNER_NAME_PATCHERS = frozenset({"setattr", "object"})
 #: the bytes a file holding a dynamic patcher spells (:func:`dynamic_patchers`)
 _BY_NAME_WORDS = (b"import_module", b"__import__", b"modules")
+#: the bytes of a dynamic patcher's two parts (:func:`dynamic_patchers`), tested before a
+#: file is parsed: an attribute set by a patcher given an owner and a name, or an item of a
+#: namespace assigned; a module obtained by name
+_PATCHER_BYTES = re.compile(rb"\bsetattr\s*\(|\bobject\s*\(|(?:\bvars\s*\(|__dict__)[^\n]*\]\s*=[^=]")
+_BY_NAME_BYTES = re.compile(rb"import_module|__import__|\bmodules\s*\[")
 #: a module's Python source files
 _PYTHON_SUFFIXES = (".py", ".pyw")
 #: a Python file larger than this is not read for dynamic patchers (a generated module)
@@ -1910,7 +1915,7 @@ def dynamic_patch_targets(
     for path, shown, data in files_holding(
         candidates, lambda name: name.endswith(_PYTHON_SUFFIXES), _BY_NAME_WORDS, _MAX_PATCHER_BYTES, read
     ):
-        if b"setattr" not in data and b"object" not in data and b"__dict__" not in data and b"vars" not in data:
+        if _PATCHER_BYTES.search(data) is None or _BY_NAME_BYTES.search(data) is None:
             continue
         tree = parse_file(path, data)
         lines = dynamic_patchers(tree) if tree is not None else []
