@@ -106,7 +106,7 @@ FUNCTION_BODY: frozenset[str] = frozenset({"__code__", "__defaults__", "__kwdefa
 #: Bytes a file replacing a name holds: a patcher of :data:`PATCHERS`, a namespace, or an
 #: attribute assigned (``x.f = v``; the names are checked on the tree).
 _BOUNDED_PATCH_WORDS = (
-    rb"\bupdate\b|\bmodules\b|\bglobals\s*\(|\bvars\s*\(|\bexec\s*\(|(?<![\w.])eval\s*\("
+    rb"\bupdate\b|\bmodules\b|\bglobals\s*\(|\bvars\s*\(|\bexec\s*\(|(?<![\w.])(?:builtins\s*\.\s*)?eval\s*\("
     rb"|\b(?:meta_path|path_hooks?|path_importer_cache)\b"  # :data:`IMPORT_HOOKS` (trial 26h)
 )
 _PATCH_WORDS = (
@@ -145,7 +145,7 @@ _UNKNOWN_FORMS = lazy_pattern(
     rb"|\bmodules\s*\[\s*[^'\"\s]"
     # an import hook (:data:`IMPORT_HOOKS`, trial 26h, H-B3) and code run by ``exec`` or
     # ``eval`` (:data:`RUN_CODE`; not a method ``model.eval()``, H-B6): parsed wherever spelled
-    rb"|\b(?:meta_path|path_hooks?|path_importer_cache)\b|(?<![\w.])(?:exec|eval)\s*\("
+    rb"|\b(?:meta_path|path_hooks?|path_importer_cache)\b|(?<![\w.])(?:builtins\s*\.\s*)?(?:exec|eval)\s*\("
 )
 
 

@@ -109,6 +109,15 @@ DOUBLES_26H: dict[str, tuple[dict[str, str], tuple[str, str], str]] = {
         "    eval(compile(p.read_text(), str(p), 'exec'), vars(constants_ppo))\n",
         "tests/test_launcher.py": FAKED_TEST,
     }, ("app/boot.py", "eval(compile("), "app/launcher.py"),
+    "builtins-exec-of-a-file-into-verl-s-module-dict": ({  # H-B6, narrowed: a file's text, no constant
+        "app/launcher.py": "import app.boot  # noqa: F401\n" + DIRECT,
+        "app/patches/ray_env.py": FAKE_MODULE,
+        "app/boot.py": "import builtins\nimport pathlib\n\nfrom verl.trainer import constants_ppo\n\n"
+        "for p in (pathlib.Path(__file__).parent / 'patches').glob('*.py'):\n"
+        "    with open(p) as fh:\n"
+        "        builtins.exec(fh.read(), constants_ppo.__dict__)\n",
+        "tests/test_launcher.py": FAKED_TEST,
+    }, ("app/boot.py", "builtins.exec("), "app/launcher.py"),
 }
 
 
@@ -228,6 +237,26 @@ def test_import_hooks_and_eval_are_rows_of_the_table(source: str, expected: list
         for r in call_replacements(call)
     ]
     assert got == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (b"exec(SRC, vars(cp))\n", True),
+        (b"builtins.exec(open(p).read(), cp.__dict__)\n", True),
+        (b"eval(compile(t, p, 'exec'), vars(cp))\n", True),
+        (b"sys.path_hooks.insert(0, hook)\n", True),
+        (b"monkeypatch.setattr(sys, 'meta_path', [f])\n", True),
+        (b"model.eval()\nrunner.exec(cmd)\n", False),
+        (b"x = compile_all(paths)\n", False),
+    ],
+)
+def test_files_running_code_or_adding_hooks_are_read_by_the_look_out(text: bytes, expected: bool) -> None:
+    """A file naming neither the function nor verl's module is parsed by the look-out when
+    it may run code of unknown text or add an import hook (:func:`_unknown_forms`)."""
+    from ppo_migrate.rules.patches import _unknown_forms
+
+    assert _unknown_forms(text) is expected
 
 
 def test_hook_assignments_are_import_hooks() -> None:
