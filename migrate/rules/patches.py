@@ -45,6 +45,7 @@ from ppo_migrate.project.modules import (
     import_words,
 )
 from ppo_migrate.project.references import current_references, module_file
+from ppo_migrate.project.repository import files_holding
 from ppo_migrate.project.root import up_to_git_top
 from ppo_migrate.project.snapshot import active, current
 from ppo_migrate.project.tree import DOUBLES_FOLDERS, repository_listing
@@ -104,7 +105,14 @@ FUNCTION_BODY: frozenset[str] = frozenset({"__code__", "__defaults__", "__kwdefa
 
 #: Bytes a file replacing a name holds: a patcher of :data:`PATCHERS`, a namespace, or an
 #: attribute assigned (``x.f = v``; the names are checked on the tree).
-_PATCH_WORDS = rb"setattr|delattr|patch|setitem|setdefault|__dict__|init_globals|__globals__|load_source|load_module|FileLoader|\bupdate\b|\bmodules\b|\bglobals\s*\(|\bvars\s*\(|\bexec\s*\(|\bmeta_path\b"
+_BOUNDED_PATCH_WORDS = (
+    rb"\bupdate\b|\bmodules\b|\bglobals\s*\(|\bvars\s*\(|\bexec\s*\(|(?<![\w.])(?:builtins\s*\.\s*)?eval\s*\("
+    rb"|\b(?:meta_path|path_hooks?|path_importer_cache)\b"  # :data:`IMPORT_HOOKS` (trial 26h)
+)
+_PATCH_WORDS = (
+    rb"setattr|delattr|patch|setitem|setdefault|__dict__|init_globals|__globals__|load_source|load_module|FileLoader|"
+    + _BOUNDED_PATCH_WORDS
+)
 _ATTRIBUTE_STORE = rb"\.\s*(\w+)\s*=[^=]"
 _ATTRIBUTE_STORE_RE = lazy_pattern(_ATTRIBUTE_STORE)
 #: the alternatives of :data:`_PATCH_WORDS` that are plain words (a match wherever the
@@ -116,8 +124,10 @@ _PLAIN_PATCH_WORDS = (
     b"init_globals", b"__globals__", b"load_source", b"load_module", b"FileLoader",
     b"runsource", b"runcode",  # :data:`INTERPRETERS`
 )
-_BOUNDED_PATCH_LITERALS = (b"update", b"modules", b"globals", b"vars", b"exec", b"meta_path")
-_BOUNDED_PATCH_WORDS_RE = lazy_pattern(rb"\bupdate\b|\bmodules\b|\bglobals\s*\(|\bvars\s*\(|\bexec\s*\(|\bmeta_path\b")
+_BOUNDED_PATCH_LITERALS = (
+    b"update", b"modules", b"globals", b"vars", b"exec", b"eval", b"meta_path", b"path_hook", b"path_importer_cache",
+)
+_BOUNDED_PATCH_WORDS_RE = lazy_pattern(_BOUNDED_PATCH_WORDS)
 
 
 #: a replacement of a name not known before it runs (:func:`_unknown_name`): a setattr
@@ -132,14 +142,23 @@ _UNKNOWN_FORMS = lazy_pattern(
     rb"|[^'\"\s])"
     rb"|\bpatch\s*\(\s*(?:[^'\"\s)rbuRBU]|[rbuRBU](?!['\"])|[rbuRBU]?['\"][^'\"\n]*['\"]\s*[+%.])"
     rb"|\b(?:globals|vars)\s*\(\s*\)\s*\.\s*update\s*\(\s*[^{)\s]"
-    rb"|\bmodules\s*\[\s*[^'\"\s]|\bmeta_path\s*\.\s*(?:append|insert|extend)\b"
+    rb"|\bmodules\s*\[\s*[^'\"\s]"
+    # an import hook (:data:`IMPORT_HOOKS`, trial 26h, H-B3) and code run by ``exec`` or
+    # ``eval`` (:data:`RUN_CODE`; not a method ``model.eval()``, H-B6): parsed wherever spelled
+    rb"|\b(?:meta_path|path_hooks?|path_importer_cache)\b|(?<![\w.])(?:builtins\s*\.\s*)?(?:exec|eval)\s*\("
+)
+
+
+_UNKNOWN_LITERALS = (
+    b"setattr", b"__dict__", b"update", b"modules", b"meta_path", b"path_hook", b"path_importer_cache", b"patch",
+    b"exec", b"eval",
 )
 
 
 def _unknown_forms(data: bytes) -> bool:
     """Whether ``data`` may replace a name not known before it runs (:data:`_UNKNOWN_FORMS`),
     tried only on a file holding one of its literals."""
-    if not any(w in data for w in (b"setattr", b"__dict__", b"update", b"modules", b"meta_path", b"patch")):
+    if not any(w in data for w in _UNKNOWN_LITERALS):
         return False
     return _UNKNOWN_FORMS.search(data) is not None
 
@@ -502,8 +521,15 @@ def call_replacements(call: ast.Call, env: dict[str, str] | None = None) -> list
     """
     func = call.func
     last = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
-    if last == "exec" and isinstance(func, ast.Name):
+    if last in RUN_CODE and (isinstance(func, ast.Name) or _dotted(func) in (f"builtins.{last}", f"__builtins__.{last}")):
+        # ``eval`` runs what ``exec`` runs when its code is not a constant expression
+        # string: ``eval(compile(text, path, "exec"), vars(cp))`` (trial 26h, H-B6)
+        if last == "eval" and not _eval_may_bind(call):
+            return []
         return _exec_replacements(call, env)
+    hook = _import_hook(call, last, env)
+    if hook is not None:
+        return [hook]
     if last in INTERPRETERS and isinstance(func, ast.Attribute):
         # ``code.InteractiveInterpreter(vars(cp)).runsource(src)``: ``exec(src, vars(cp))``
         ctor = func.value
@@ -516,9 +542,6 @@ def call_replacements(call: ast.Call, env: dict[str, str] | None = None) -> list
         return _loader_replacements(call, last, env)
     if last in RUNNERS:
         return _runner_replacements(call, last, env)
-    if last in ("append", "insert", "extend") and isinstance(func, ast.Attribute) and _last(func.value) == "meta_path":
-        # ``sys.meta_path.insert(0, finder)``: any import may be served by the finder
-        return [Replacement("*", None, None, "modules", call.lineno, f"{_dotted(func.value) or 'meta_path'}.{last}")]
     how = PATCHERS.get(last)
     if how is None:
         return []
@@ -603,6 +626,104 @@ def call_replacements(call: ast.Call, env: dict[str, str] | None = None) -> list
     if space is None:
         return []
     return [_keyed(space[0], space[1], _string(key, env), line, form)]
+
+
+#: The builtins that run code in a namespace (the standard library's "Built-in Functions":
+#: ``exec(source, globals, locals)``; ``eval`` runs a code object ``compile`` made in
+#: ``"exec"`` mode as ``exec`` does, and a string's expression may bind names too, by
+#: ``:=`` or a call). The same reading for both: a constant string's code is read for the
+#: names it binds (an expression binding none replaces nothing), code of unknown text run
+#: in a module's namespace may rebind any of its names; a bare ``eval(text)`` of unknown
+#: text that is not compiled for statements reads a value (:func:`_eval_may_bind`; trial 26h, H-B6:
+#: ``eval(compile(path.read_text(), str(path), "exec"), vars(constants_ppo))``).
+RUN_CODE: frozenset[str] = frozenset({"exec", "eval"})
+
+def _eval_may_bind(call: ast.Call) -> bool:
+    """Whether an ``eval`` call may bind names as ``exec`` does: its code is a constant (read
+    for what it binds: ``(f := g)``), or compiled by ``compile(...)`` in a mode other than
+    ``"eval"`` (statements), or a namespace is given (``eval(code, vars(cp))``). A bare
+    ``eval(text)`` of text not known before it runs evaluates an expression in the caller's
+    scope, as reading a value does (``eval(args.expr)`` in a launcher): not counted."""
+    if len(call.args) > 1 or any(k.arg in ("globals", "locals") for k in call.keywords):
+        return True
+    source = call.args[0] if call.args else None
+    if isinstance(source, ast.Constant):
+        return True
+    if isinstance(source, ast.Call) and _last(source.func) == "compile":
+        mode = source.args[2] if len(source.args) > 2 else next((k.value for k in source.keywords if k.arg == "mode"), None)
+        return not (isinstance(mode, ast.Constant) and mode.value == "eval")
+    return False
+
+
+#: The interpreter's import hooks (the standard library's ``sys`` documentation and the
+#: language reference's "The import system"): the finders of ``sys.meta_path``, the path
+#: entry finder factories of ``sys.path_hooks`` and the finders ``sys.path_importer_cache``
+#: keeps per path entry. A finder added to one may serve any module, verl's included, with
+#: any text (trial 26h, H-B3: a conftest's ``PathEntryFinder`` serving ``verl.*`` from
+#: fakes); ``importlib.machinery.FileFinder.path_hook(...)`` makes such a factory.
+IMPORT_HOOKS: frozenset[str] = frozenset({"meta_path", "path_hooks", "path_importer_cache"})
+#: the methods of a list or dictionary that add to it (an import hook added)
+_HOOK_METHODS: frozenset[str] = frozenset({"append", "insert", "extend", "__setitem__", "__iadd__", "update", "setdefault"})
+
+
+def _hook_name(node: ast.AST | None, env: dict[str, str] | None) -> str | None:
+    """The import hook of :data:`IMPORT_HOOKS` ``node`` spells: ``sys.meta_path`` (any
+    owner: generous), ``meta_path`` imported from ``sys``, the string ``"sys.path_hooks"``
+    a dotted patcher takes; else ``None``."""
+    if isinstance(node, ast.Attribute) and node.attr in IMPORT_HOOKS:
+        return node.attr
+    if isinstance(node, ast.Name) and node.id in IMPORT_HOOKS:
+        return node.id
+    text = _string(node, env) if isinstance(node, (ast.Constant, ast.Name)) else None
+    if text is not None:
+        module, _, last = text.rpartition(".")
+        if module == "sys" and last in IMPORT_HOOKS:
+            return last
+    return None
+
+
+#: the start of an import hook's form: ``"import hook: sys.meta_path.insert"``
+_HOOK_FORM = "import hook: "
+
+
+def is_import_hook(r: Replacement) -> bool:
+    """Whether ``r`` adds an import hook (:func:`_import_hook`'s, :data:`IMPORT_HOOKS`)."""
+    return r.space == "modules" and r.name == "*" and r.module is None and r.form.startswith(_HOOK_FORM)
+
+
+def _import_hook(call: ast.Call, last: str, env: dict[str, str] | None) -> Replacement | None:
+    """The import hook a call adds (:data:`IMPORT_HOOKS`), as ``Replacement("*", None, None,
+    "modules", ...)`` (any module may be served by it), else ``None``: a method adding to a
+    hook (``sys.meta_path.insert(0, finder)``, ``sys.path_hooks.append(factory)``,
+    ``sys.path_importer_cache[entry] = ...`` by ``__setitem__``/``update``), a patcher of
+    :data:`PATCHERS` given one (``monkeypatch.setattr(sys, "path_hooks", [...])``,
+    ``mock.patch("sys.meta_path", [...])``, ``monkeypatch.setitem(sys.path_importer_cache,
+    ...)``), or ``FileFinder.path_hook(...)``.
+
+    Args:
+        call: any call.
+        last: its callable's last name.
+        env: the strings the file's names hold (:func:`string_env`).
+    """
+    func = call.func
+    if isinstance(func, ast.Attribute):
+        hook = _hook_name(func.value, env)
+        if hook is not None and last in _HOOK_METHODS:
+            return Replacement("*", None, None, "modules", call.lineno, f"{_HOOK_FORM}{_dotted(func) or hook + '.' + last}")
+        if last == "path_hook" and _last(func.value) == "FileFinder":
+            return Replacement("*", None, None, "modules", call.lineno, f"{_HOOK_FORM}{_dotted(func) or last}")
+    how = PATCHERS.get(last)
+    if how is None or not call.args:
+        return None
+    first = call.args[0]
+    hook = _hook_name(first, env)
+    if hook is None and how == "owner-key" and len(call.args) > 1 and _dotted(first) == "sys":
+        key = _string(call.args[1], env)
+        hook = key if key in IMPORT_HOOKS else None
+    if hook is None:
+        return None
+    form = last if isinstance(func, ast.Name) else f"{_dotted(func) or last}"
+    return Replacement("*", None, None, "modules", call.lineno, f"{_HOOK_FORM}{form} of sys.{hook}")
 
 
 #: Callables that load a module under the name given as their first argument, from a
@@ -721,7 +842,10 @@ def _exec_replacements(
     if given and not owners and not any(space is not None and space[0] == "globals" for space in spaces):
         return []
     line = call.lineno if at is None else at  # ``at``: the line of a call standing for ``exec``
-    code = _string(call.args[0], env) if call.args else None
+    source = call.args[0] if call.args else None
+    if isinstance(source, ast.Call) and _last(source.func) == "compile" and source.args:
+        source = source.args[0]  # ``exec(compile("f = g", "<s>", "exec"), ns)``: its text
+    code = _string(source, env)
     try:
         tree = ast.parse(code) if code is not None else None
     except (SyntaxError, ValueError, RecursionError, MemoryError):
@@ -918,6 +1042,13 @@ def _replacements(tree: ast.AST, nodes: _Nodes) -> Iterator[Replacement]:
                         # ``sys.modules[name].__class__ = Compat``: any attribute of the
                         # object may now be the class's (a property giving a function)
                         yield Replacement("*", t.value, None, "attribute", t.lineno, CLASS_FORM)
+                    elif isinstance(t, ast.Attribute) and t.attr in IMPORT_HOOKS and _dotted(t.value) == "sys":
+                        # ``sys.meta_path = [finder, *sys.meta_path]``, ``sys.path_hooks += [...]``
+                        yield Replacement("*", None, None, "modules", t.lineno, f"{_HOOK_FORM}sys.{t.attr} assigned")
+                    elif isinstance(t, ast.Subscript) and _hook_name(t.value, None) is not None:
+                        # ``sys.path_importer_cache[entry] = finder``, ``sys.meta_path[:0] = [...]``
+                        hook = _hook_name(t.value, None)
+                        yield Replacement("*", None, None, "modules", t.lineno, f"{_HOOK_FORM}sys.{hook}[...] assigned")
                     elif isinstance(t, ast.Attribute):
                         # ``lib.f.__code__ = g.__code__``: ``f`` replaced in place
                         yield _swapped(t.value, t.attr, t.lineno, "an assignment") or Replacement(
@@ -1554,6 +1685,9 @@ def target_patches(
         if doctests is not None:
             for module, line, kind, what in _patches_in(doctests, names, constants, True, used=used):
                 found.append((None if module in ("<own>", "<package>") else module, path, line, kind, what))
+    # a string naming the function that a dynamic patcher of the repository may be given
+    # (``@override("verl.trainer.constants_ppo:get_...")``; trial 26h, H-B5)
+    found.extend(dynamic_patch_targets(candidates, names.functions, read_bytes))
     # a test's data file naming a target (``launcher.get_...`` in ``tests/fakes.yaml``, which
     # a conftest hands to ``monkeypatch.setattr``): as a string constant in a test file is
     # (trial 26e)
@@ -1596,6 +1730,209 @@ def target_patches(
                 module = None
         out.append(Patch(module or "*", path, line, kind, what))
     return tuple(sorted(set(out), key=lambda p: (p.path, p.line, p.module, p.what)))
+
+
+#: The callables giving a module by its name at run time: ``importlib.import_module(name)``
+#: and the builtin ``__import__(name)`` (``sys.modules[name]`` is the third form:
+#: :func:`_by_name`).
+BY_NAME: frozenset[str] = frozenset({"import_module", "__import__"})
+#: the patchers of :data:`PATCHERS` given an owner and a name (:func:`dynamic_patchers`)
+_OWNER_NAME_PATCHERS = frozenset({"setattr", "object"})
+#: the bytes a file holding a dynamic patcher spells (:func:`dynamic_patchers`)
+_BY_NAME_WORDS = (b"import_module", b"__import__", b"modules")
+#: the bytes of a dynamic patcher's two parts (:func:`dynamic_patchers`), tested before a
+#: file is parsed: an attribute set by a patcher given an owner and a name, or an item of a
+#: namespace assigned; a module obtained by name
+_PATCHER_BYTES = re.compile(rb"\bsetattr\s*\(|\bobject\s*\(|(?:\bvars\s*\(|__dict__)[^\n]*\]\s*=[^=]")
+_BY_NAME_BYTES = re.compile(rb"import_module|__import__|\bmodules\s*\[")
+#: a module's Python source files
+_PYTHON_SUFFIXES = (".py", ".pyw")
+#: a Python file larger than this is not read for dynamic patchers (a generated module)
+_MAX_PATCHER_BYTES = 4 * MAX_SOURCE_CHARS
+
+
+def _by_name(node: ast.AST | None) -> bool:
+    """Whether ``node`` is a module obtained by name at run time: a call of :data:`BY_NAME`
+    (``importlib.import_module(module)``, ``__import__(name, fromlist=[...])``) or an item
+    of ``sys.modules`` (``sys.modules[module]``), whatever names it."""
+    if isinstance(node, ast.Call):
+        return _last(node.func) in BY_NAME
+    return isinstance(node, ast.Subscript) and _namespace(node.value) == ("modules", None)
+
+
+def _gives_by_name(value: ast.AST, givers: set[str]) -> bool:
+    """Whether an expression ``value`` holds a module obtained by name (:func:`_by_name`),
+    or a call of a function of ``givers`` (those whose body holds one)."""
+    for node in ast.walk(value):
+        if _by_name(node) or (isinstance(node, ast.Call) and _last(node.func) in givers):
+            return True
+    return False
+
+
+def dynamic_patchers(tree: ast.AST) -> list[int]:
+    """The lines of ``tree``'s dynamic patchers (trial 26h, H-B5): a ``setattr`` (or
+    ``monkeypatch.setattr``, ``mock.patch.object``) whose attribute is no string constant,
+    on a module obtained by name (:func:`_by_name`) directly
+    (``setattr(importlib.import_module(module), attr, fn)``) or through a name bound, in the
+    file, to an expression holding one or a call of a function of the file whose body holds
+    one (``owner, name = _resolve(target)``). Such a function sets whatever attribute its
+    caller names, on whatever module: a string naming the runtime function anywhere may
+    reach it (:func:`dynamic_patch_targets`).
+
+    Args:
+        tree: a module's tree.
+
+    Returns:
+        The lines, sorted.
+    """
+    nodes = _nodes(tree)
+    givers = {
+        n.name for n in ast.walk(tree)
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and any(_by_name(x) for x in ast.walk(n))
+    }
+    bound: set[str] = set()
+    for node in nodes.assigns:
+        if isinstance(node, ast.Assign) and _gives_by_name(node.value, givers):
+            bound.update(t.id for target in node.targets for t in _flat(target) if isinstance(t, ast.Name))
+    lines: list[int] = []
+    for node in nodes.changes:
+        if isinstance(node, ast.Call):
+            if _last(node.func) not in _OWNER_NAME_PATCHERS or len(node.args) < 2:
+                continue
+            owner, key = node.args[0], node.args[1]
+            if isinstance(key, ast.Constant):
+                continue
+        elif isinstance(node, ast.Assign):  # ``vars(import_module(m))[attr] = fn``
+            spaces = [
+                (_namespace(t.value), t.slice) for target in node.targets for t in _flat(target)
+                if isinstance(t, ast.Subscript)
+            ]
+            found = [(space[1], key) for space, key in spaces if space is not None and space[0] == "attribute"]
+            if not found or isinstance(found[0][1], ast.Constant):
+                continue
+            owner = found[0][0]
+        else:
+            continue
+        if owner is not None and (_by_name(owner) or (isinstance(owner, ast.Name) and owner.id in bound)):
+            lines.append(node.lineno)
+    return sorted(lines)
+
+
+def _mention_pattern(functions: Iterable[str]) -> re.Pattern[bytes]:
+    """A quoted string that may name one of ``functions`` by a qualified name (``"mod.f"``,
+    ``"mod:f"``) or alone (``"f"``): :func:`dynamic_patch_targets`' byte test of a file."""
+    words = b"|".join(re.escape(f.encode()) for f in sorted(functions))
+    return re.compile(rb"['\"](?:[A-Za-z_][\w.]*[.:])?(?:" + words + rb")['\"]")
+
+
+_MODULE_NAME = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
+
+
+def _qualified_mentions(tree: ast.AST, functions: frozenset[str]) -> Iterator[tuple[str | None, int, str]]:
+    """``(module, line, text)`` for each string constant of ``tree`` naming one of
+    ``functions`` with its module: ``"pkg.mod.f"``, ``"pkg.mod:f"`` (the entry-point
+    notation), or ``"f"`` beside a module's name among the same call's arguments, tuple,
+    list or dictionary (``override("pkg.mod", "f")``). A docstring, and a name only read
+    (``getattr(m, "f")``: :func:`_read_keys`), names nothing to replace."""
+    docstrings = {
+        id(n.body[0].value) for n in ast.walk(tree)
+        if isinstance(n, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and n.body
+        and isinstance(n.body[0], ast.Expr) and isinstance(n.body[0].value, ast.Constant)
+    }
+    reads = _read_keys(tree)
+    skip = docstrings | reads
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in skip:
+            text = node.value.strip()
+            head, sep, name = text.rpartition(":") if ":" in text else text.rpartition(".")
+            if sep and name in functions and _MODULE_NAME.fullmatch(head):
+                yield head, node.lineno, text
+        elif isinstance(node, (ast.Call, ast.Tuple, ast.List, ast.Dict)):
+            if isinstance(node, ast.Call):
+                items = [*node.args, *(k.value for k in node.keywords)]
+            elif isinstance(node, ast.Dict):
+                items = [*(k for k in node.keys if k is not None), *node.values]
+            else:
+                items = list(node.elts)
+            texts = [
+                (i.value, i.lineno) for i in items
+                if isinstance(i, ast.Constant) and isinstance(i.value, str) and id(i) not in skip
+            ]
+            named = [(t, line) for t, line in texts if t in functions]
+            modules = [t for t, _ in texts if t not in functions and "." in t and _MODULE_NAME.fullmatch(t)]
+            for t, line in named:
+                if modules:
+                    yield modules[0], line, f"{modules[0]}, {t}"
+
+
+def dynamic_patch_targets(
+    candidates: Sequence[str], functions: frozenset[str], read
+) -> list[tuple[str | None, str, int, str, str]]:
+    """The strings naming the runtime function that a dynamic patcher of the repository may
+    be given (trial 26h, H-B5: ``@override("verl.trainer.constants_ppo:get_ppo_ray_runtime_env")``
+    whose body runs ``setattr(importlib.import_module(module), attr, fn)``).
+
+    Rule: a function of the repository that sets an attribute named at run time on a module
+    obtained by name (:func:`dynamic_patchers`) replaces whatever its caller names; a
+    string constant of the repository's Python code naming the function with its module
+    (:func:`_qualified_mentions`) may be handed to it. Which string reaches which patcher
+    is not followed (decorators, tables, helpers, other files): conservatively, both
+    existing in the repository is enough. The sibling of the override tables in data files
+    (:func:`ppo_migrate.rules.data_targets.data_targets`, trial 26g, G-B13).
+
+    Args:
+        candidates: the files naming the runtime function (the prefilter's): the only ones
+            that can hold such a string; the repository is the one the look-out for doubles
+            walks (:func:`ppo_migrate.project.repository.files_holding`).
+        functions: the function's names (:attr:`Names.functions`).
+        read: the run's reader (:meth:`ppo_migrate.project.snapshot.Snapshot.read_bytes`).
+
+    Returns:
+        ``(module, path, line, kind, what)`` as :func:`target_patches` collects them, one per
+        string, at the string's line, its reason naming the first patcher's ``path:line``;
+        ``[]`` when the repository holds no such string or no patcher. Never raises
+        ``OSError``.
+    """
+    if not functions:
+        return []
+    pattern = _mention_pattern(functions)
+    mentions: list[tuple[str | None, str, int, str]] = []
+    for path in candidates:
+        if not path.endswith(_PYTHON_SUFFIXES):
+            continue
+        try:
+            data = read(path)
+        except (OSError, ValueError):
+            continue
+        if pattern.search(data) is None:
+            continue
+        tree = parse_file(path, data)
+        if tree is not None:
+            mentions.extend((module, path, line, text) for module, line, text in _qualified_mentions(tree, functions))
+    if not mentions:
+        return []
+    patcher: tuple[str, int] | None = None
+    for path, shown, data in files_holding(
+        candidates, lambda name: name.endswith(_PYTHON_SUFFIXES), _BY_NAME_WORDS, _MAX_PATCHER_BYTES, read
+    ):
+        if _PATCHER_BYTES.search(data) is None or _BY_NAME_BYTES.search(data) is None:
+            continue
+        tree = parse_file(path, data)
+        lines = dynamic_patchers(tree) if tree is not None else []
+        if lines:
+            patcher = (shown, lines[0])
+            break
+    if patcher is None:
+        return []
+    where = f"{patcher[0]}:{patcher[1]}"
+    return [
+        (module, path, line, "patched" if _is_test_file(path) else "rebound", (
+            f"names the runtime function (`{text}`) where a patcher setting attributes named at run "
+            f"time on modules imported by name ({where}) may be given it, to replace it with one "
+            "taking no config"
+        ))
+        for module, path, line, text in mentions
+    ]
 
 
 #: bytes a string constant holding statements spells besides a name (:func:`_may_hold_code`)
@@ -2664,10 +3001,10 @@ def _unknown_name(
             "which may rebind the runtime function to one taking no config"
         )
     if r.space == "modules":
-        if "meta_path" in r.form:
+        if is_import_hook(r):
             return None, (
-                f"adds an import hook ({r.form}), which may serve verl's module with a "
-                "function taking no config"
+                f"adds an import hook ({r.form[len(_HOOK_FORM):]}), which may serve verl's module "
+                "with a function taking no config"
             )
         if not _spells_target_module(tree, names.target_modules):
             return None
@@ -2688,6 +3025,12 @@ def _unknown_name(
     module = imported.get(owner) or _running_module(r.owner, tree)
     if module is None or module.rsplit(".", 1)[-1] in names.functions:
         return None
+    if r.form == EXEC_FORM:
+        return module, (
+            f"runs code not known before it runs in the namespace of `{owner or module}` (`exec`, or "
+            "`eval` of code compiled for `exec`), which may rebind the runtime function or a module "
+            "its calls go through to one taking no config"
+        )
     if r.form == CLASS_FORM:
         return module, (
             f"swaps the class of `{owner or module}` ({r.form}), whose attributes may then give "
