@@ -81,6 +81,11 @@ CASES: dict[str, tuple[dict[str, str], str, tuple[str, ...], str, str, str]] = {
     "root-conftest-tool-run-from-the-root-on-services": (
         MONOREPO, ".", ("services",), "services", "conftest.py:6", "services/svc/launcher.py",
     ),
+    # a checkout without ``.git`` (a build context): ``services/pyproject.toml``'s [project]
+    # makes ``services`` the project root; pytest's rootdir (the root's ini) is above it
+    "root-conftest-no-git-checkout": (
+        MONOREPO, "services", (".",), "services", "../conftest.py:6", "services/svc/launcher.py",
+    ),
     "tests-conftest-hook-stages-the-launcher-and-its-test": ({
         "pyproject.toml": PIN,
         "app/__init__.py": "",
@@ -91,11 +96,12 @@ CASES: dict[str, tuple[dict[str, str], str, tuple[str, ...], str, str, str]] = {
 }
 
 
-def _write(root: Path, files: dict[str, str]) -> None:
+def _write(root: Path, files: dict[str, str], git: bool = True) -> None:
     for rel, text in {**STUB, **files}.items():
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
         (root / rel).write_text(text)
-    subprocess.run(["git", "init", "-q", "."], cwd=root, check=True)
+    if git:
+        subprocess.run(["git", "init", "-q", "."], cwd=root, check=True)
 
 
 def _pytest(root: Path, folder: str) -> subprocess.CompletedProcess:
@@ -107,7 +113,7 @@ def _pytest(root: Path, folder: str) -> subprocess.CompletedProcess:
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_a_conftest_above_the_analysed_folder_keeps_the_tests_running(tmp_path: Path, name: str) -> None:
     files, where, paths, tests, reason, caller = CASES[name]
-    _write(tmp_path, files)
+    _write(tmp_path, files, git="no-git" not in name)
     cwd = tmp_path / where
     before = _pytest(tmp_path, tests)
     assert before.returncode == 0, before.stdout + before.stderr
@@ -175,3 +181,26 @@ def test_reachable_files_counts_a_conftest_above_a_file_of_the_run(tmp_path: Pat
         with_run = reachable_files([absolute["app/launcher.py"]], others, run=[absolute["tests/unit/test_l.py"]])
     assert alone == [absolute["conftest.py"]]
     assert with_run == [absolute["conftest.py"], absolute["tests/conftest.py"]]
+
+
+@pytest.mark.parametrize(
+    ("files", "start", "expected"),
+    [
+        # a tools-only table names pytest's rootdir; a sub-folder's [project] does not
+        ({"pyproject.toml": PYTEST_ROOT, "services/pyproject.toml": PIN}, "services/svc", ""),
+        ({"pytest.ini": "", "services/pyproject.toml": PIN}, "services", ""),
+        ({"tox.ini": "[tox]\n\n[pytest]\naddopts = -q\n"}, "services", ""),
+        ({"setup.cfg": "[metadata]\nname = x\n\n[tool:pytest]\n"}, "services", ""),
+        ({"setup.cfg": "[metadata]\nname = x\n", "tox.ini": "[tox]\n"}, "services", None),
+        # the nearest wins: a sub-folder's own [tool.pytest.ini_options]
+        ({"pytest.ini": "", "services/pyproject.toml": PYTEST_ROOT}, "services/svc", "services"),
+    ],
+)
+def test_pytest_rootdir_is_the_nearest_folder_with_pytest_s_configuration(
+    tmp_path: Path, files: dict[str, str], start: str, expected: str | None
+) -> None:
+    from ppo_migrate.project.root import pytest_rootdir
+
+    _write(tmp_path, {**files, f"{start}/x.py": ""})
+    got = pytest_rootdir(tmp_path / start)
+    assert got == (None if expected is None else tmp_path / expected if expected else tmp_path)
