@@ -1107,8 +1107,53 @@ class SignatureResolver:
         if not module or not answer.accepts_config:
             return answer
         top = qualified.split(".", 1)[0]
+        if answer.source == "in-tree" and top == "verl":
+            answer = self._copy_against_pin(directory, answer)
+            if not answer.certain:
+                return answer
         answer = self._repository_copies(directory, top, module, name, answer)
         return self._unread_mentions(directory, top, answer)
+
+    def _copy_against_pin(self, directory: Path, answer: CalleeInEffect) -> CalleeInEffect:
+        """``answer`` (an in-tree copy that takes a config), unless the project also declares
+        a verl release that takes none (source 3 of the module docstring, which the copy
+        outranked): the fix is then unsafe, its reason naming both.
+
+        The rule (issue 26: "a safe fix only when every plausible definition -- every copy
+        the call could import, every pin that could apply -- has a parameter named
+        ``config``"; trial 26h, H-B7): a copy is imported only where its folder is on
+        ``sys.path``. A root ``verl/`` with no packaging file that installs it is on the
+        path for ``python -m`` from the root or pytest's rootdir, not for ``python
+        examples/train.py`` (only ``examples/`` is put first) nor under
+        ``PYTHONSAFEPATH=1``: there the declared ``verl==0.8.0`` runs. The mirror of a
+        stray copy that takes none beside a pin that decided (:meth:`_repository_copies`).
+
+        Args:
+            directory: the calling file's folder.
+            answer: what the in-tree copy decided (``accepts_config`` true).
+
+        Returns:
+            ``answer``, or the same answer with ``certain=False`` and a reason naming the
+            copy and the pin (kind ``"uncertain-definition"``). Never raises: a declaration
+            that cannot be read leaves ``answer`` as it is.
+        """
+        from ppo_migrate.rules.versions import verl_evidence
+
+        declared = verl_evidence(directory, self.stop).decided
+        if declared is None or declared.version is None or declared.version >= _first_config_release():
+            return answer
+        where = f"{_display(declared.path)}:{declared.line} {declared.requirement}"
+        reason = (
+            f"the in-tree copy `{answer.where}` takes a config, but the project declares "
+            f"`{where}`, a verl whose `get_ppo_ray_runtime_env()` takes none{_PRE_PR}: where the "
+            "copy's folder is not on sys.path (`python <folder>/<script>.py` puts only the "
+            "script's folder first, PYTHONSAFEPATH), the declared verl runs and passing the "
+            "config raises TypeError"
+        )
+        remedy = "declare verl>=0.9.0 (or remove the copy), or run with --use-ppo-runtime"
+        place = Related(_display(declared.path), declared.line, 1, f"declares {declared.requirement}")
+        why = Reason("uncertain-definition", reason, (place,))
+        return CalleeInEffect(True, answer.source, answer.where, answer.detail, reason, remedy, why, certain=False)
 
     def _repository(self, directory: Path) -> str | None:
         """The repository whose files decide for ``directory``: the one walk's root
