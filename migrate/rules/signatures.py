@@ -68,7 +68,7 @@ from ppo_migrate.patterns import lazy_pattern
 from ppo_migrate.project.references import module_file
 from ppo_migrate.project.root import search_bound
 from ppo_migrate.settings_model import directory_settings
-from ppo_migrate.project.modules import absolute_parent
+from ppo_migrate.project.modules import absolute_parent, module_package
 
 if TYPE_CHECKING:
     from packaging.version import Version
@@ -335,6 +335,15 @@ def _display(path: str | Path) -> str:
     except ValueError:  # another drive (Windows)
         return path
     return path if rel.startswith("..") else rel
+
+
+def _import_root(folder: str) -> str:
+    """The folder above the outermost package holding ``folder`` (``folder`` itself when it
+    is no package): the folder on ``sys.path`` from which a module in ``folder`` is imported
+    by its dotted name (:func:`ppo_migrate.project.modules.module_package`)."""
+    for _ in module_package(os.path.join(folder, "__init__.py")):
+        folder = os.path.dirname(folder)
+    return folder
 
 
 def _parse(path: Path) -> ast.Module | None:
@@ -1127,6 +1136,9 @@ class SignatureResolver:
         examples/train.py`` (only ``examples/`` is put first) nor under
         ``PYTHONSAFEPATH=1``: there the declared ``verl==0.8.0`` runs. The mirror of a
         stray copy that takes none beside a pin that decided (:meth:`_repository_copies`).
+        A copy under the calling module's own import root (the folder above its outermost
+        package: ``main.py`` beside ``verl/``, or verl's own modules) is on the path
+        wherever the module is imported by its name, and decides as before.
 
         Args:
             directory: the calling file's folder.
@@ -1141,6 +1153,14 @@ class SignatureResolver:
 
         declared = verl_evidence(directory, self.stop).decided
         if declared is None or declared.version is None or declared.version >= _first_config_release():
+            return answer
+        places = answer.why.lines if answer.why is not None else ()
+        if places and _import_root(os.path.dirname(os.path.abspath(places[0].path))) == _import_root(
+            os.fspath(directory.absolute())
+        ):
+            # the copy shares the calling module's import root: wherever the module is
+            # imported by its name, that folder is on sys.path (``python main.py`` puts it
+            # first), and the copy is the verl imported
             return answer
         where = f"{_display(declared.path)}:{declared.line} {declared.requirement}"
         reason = (
