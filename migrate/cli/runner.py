@@ -846,7 +846,7 @@ def _run_with_scout(scout, settings, mode, jobs, progress, stop_requested, given
             planned=(planned[0], [p for p in planned[1] if p not in sizes]),
         )
         reaching = (
-            _reaching(python_files(o.path for o in result.outcomes), others, settings)
+            _reaching(python_files(o.path for o in result.outcomes), others, settings, python_files(files))
             if any(d.fix is not None and d.fix.applicability == "safe"
                    for o in result.outcomes for d in o.diagnostics)
             else []
@@ -1010,7 +1010,7 @@ def _run(
     settings, more = _with_reexports(settings, mode, candidates, everything, others)
     if more:  # an alias brought a new name (``make_env``): its callers are candidates too
         candidates, sizes = _snapshot_prefilter([os.fspath(p) for p in everything], settings)
-    reaching = _reaching(python_files(candidates), others, settings)
+    reaching = _reaching(python_files(candidates), others, settings, paths)
     _with_target_patches(settings, mode, python_files(candidates), paths, reaching)
     result = RunResult()
     jobs = jobs or default_jobs()
@@ -1391,20 +1391,23 @@ def _with_target_patches(
     index.target_patches = target_patches(candidates, files, settings, index.reexports)
 
 
-def _reaching(candidates: Sequence[str], others: Sequence[str], settings: Settings) -> list[str]:
+def _reaching(
+    candidates: Sequence[str], others: Sequence[str], settings: Settings, run: Sequence[str] = ()
+) -> list[str]:
     """Those of ``others`` (the repository's files beyond the run: :func:`_repository`)
     from which a replacement of the function may reach the candidates' calls, or a caller
     call the functions they are in (:func:`ppo_migrate.rules.patches.reachable_files`:
     a file loading a calling module, itself or through another, what it loads, a
-    ``conftest.py`` above it, a fake package beside it). A test double, or a caller passing
-    a plain dict, lives in a file the command line may not name (a pre-commit hook passes
-    the staged files only)."""
+    ``conftest.py`` above it or above a file of the run (``run``: its Python files; the
+    repository root's, for a run on a sub-folder), a fake package beside it). A test
+    double, or a caller passing a plain dict, lives in a file the command line may not
+    name (a pre-commit hook passes the staged files only)."""
     if not candidates or not others:
         return []
     from ppo_migrate.rules.patches import reachable_files
 
     modules = {t.rsplit(".", 1)[0] for t in settings.targets if "." in t}
-    return reachable_files(list(candidates), others, modules)
+    return reachable_files(list(candidates), others, modules, run=[os.fspath(p) for p in run])
 
 
 def _with_reaching(

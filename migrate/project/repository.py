@@ -26,7 +26,7 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 from ppo_migrate.project.filesystem import working_directory
-from ppo_migrate.project.root import search_bound
+from ppo_migrate.project.root import is_git_top, pytest_rootdir, search_bound
 from ppo_migrate.project.snapshot import current
 from ppo_migrate.project.tree import repository_listing
 from ppo_migrate.settings_model import DEFAULT_EXCLUDES
@@ -103,7 +103,11 @@ def doubles_root(originals: Sequence[str]) -> Path | None:
     named files: the highest folder of dependency files above them
     (:func:`ppo_migrate.project.root.search_bound` without a root), else the working
     directory when it holds the files (never wider than the project, never nothing: a
-    double missed is a rewrite that breaks a test).
+    double missed is a rewrite that breaks a test). When that folder is no git top
+    level, pytest's rootdir above it (:func:`ppo_migrate.project.root.pytest_rootdir` of
+    the files' folder) widens it: pytest loads the ``conftest.py`` files from there down
+    (a monorepo's root ``conftest.py`` and ``[tool.pytest.ini_options]`` above
+    ``services/pyproject.toml``'s ``[project]``, checked out without ``.git``; trial 26h).
 
     Args:
         originals: the run's files (at least one; absolute or relative to the working
@@ -124,7 +128,19 @@ def doubles_root(originals: Sequence[str]) -> Path | None:
         here = os.getcwd()
         if all(os.path.abspath(o).startswith(here.rstrip(os.sep) + os.sep) for o in originals):
             root = Path(here)
+    if root is not None and not is_git_top(root):
+        # no git: pytest's rootdir above the root (its ini beside the root's conftest.py;
+        # ``services/pyproject.toml``'s own [project] made ``services`` the root) bounds
+        # the conftest.py files its tests load (trial 26h, H-B4)
+        rootdir = pytest_rootdir(common)
+        if rootdir is not None and _above(os.fspath(rootdir), os.fspath(root)):
+            root = rootdir
     return root
+
+
+def _above(top: str, folder: str) -> bool:
+    """Whether ``top`` is a folder strictly above ``folder`` (both absolute)."""
+    return folder != top and folder.startswith(top.rstrip(os.sep) + os.sep)
 
 
 #: ruff's default excludes that name build output, not environments, caches or VCS: below

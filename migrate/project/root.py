@@ -280,6 +280,56 @@ def _declares_project(pyproject: str) -> bool:
     return _PROJECT_TABLE.search(text) is not None
 
 
+#: pytest's configuration files, each with the table or section that makes it pytest's
+#: (pytest's documentation, "Initialization: determining rootdir and configfile"; a
+#: ``pytest.ini`` is one even empty, a ``pyproject.toml`` or ``tox.ini`` only with its table)
+_PYTEST_CONFIGS: tuple[tuple[str, re.Pattern[str] | None], ...] = (
+    ("pytest.ini", None),
+    (".pytest.ini", None),
+    ("pytest.toml", None),
+    (".pytest.toml", None),
+    ("pyproject.toml", re.compile(r"(?m)^\s*\[tool\.pytest(\.ini_options)?\]")),
+    ("tox.ini", re.compile(r"(?m)^\s*\[pytest\]")),
+    ("setup.cfg", re.compile(r"(?m)^\s*\[tool:pytest\]")),
+)
+
+
+def _is_pytest_config(path: str, table: re.Pattern[str] | None) -> bool:
+    if not os.path.isfile(path):
+        return False
+    if table is None:
+        return True
+    try:
+        with open(path, "rb") as handle:
+            text = decode_text(handle.read(1 << 20), "replace")
+    except OSError:
+        return False
+    return table.search(text) is not None
+
+
+def pytest_rootdir(path: str | os.PathLike[str]) -> Path | None:
+    """The folder pytest takes for its rootdir when run on ``path`` (a test folder or file):
+    the nearest folder at or above it holding one of pytest's configuration files
+    (:data:`_PYTEST_CONFIGS`), looked for up to the git top level (pytest's search goes
+    higher only in odd set-ups, left aside). pytest loads the ``conftest.py`` of every
+    folder from there down to a test's (its ``confcutdir``), so a double in one above the
+    project root (:func:`project_root`: a sub-folder's own ``[project]`` table, no git) is
+    loaded all the same (trial 26h, H-B4).
+
+    Args:
+        path: a file or directory (absolute or relative to the working directory).
+
+    Returns:
+        The folder, or ``None`` when no folder up to the git top level (or the filesystem
+        root) holds such a file. Only names are listed and files read; never raises.
+    """
+    for directory in up_to_git_top(_directory(path)):
+        for name, table in _PYTEST_CONFIGS:
+            if _is_pytest_config(os.path.join(directory, name), table):
+                return Path(directory)
+    return None
+
+
 def display_root(configured: str | os.PathLike[str] | None) -> Path:
     """The folder a run's paths are shown relative to: the folder of the ``pyproject.toml``
     the settings came from (``configured``), else the working directory, as ruff shows them.

@@ -2234,7 +2234,7 @@ def loaded_modules(tree: ast.AST, package: tuple[str, ...], data: bytes = b"") -
 
 def reachable_files(
     calling: Sequence[str], others: Sequence[str], target_modules: Iterable[str] = (), read=None,
-    *, rounds: int = 8,
+    *, rounds: int = 8, run: Sequence[str] = (),
 ) -> list[str]:
     """Which of ``others`` a test process exercising ``calling``'s calls may load: where a
     replacement of the function reaches those calls from (a run on a few files, the
@@ -2247,12 +2247,23 @@ def reachable_files(
     only when its import statements spell such a module's last name:
     :data:`IMPORT_STATEMENT`); the
     modules an importer loads in turn (a helper installing a fake, a file holding a
-    patch target in a constant); each ``conftest.py`` in a folder at or above one of
-    them (pytest runs it first); and a fake package (``tests/fakes/verl/...``) under
-    the same folder of test doubles as an importer. Strings naming the function in a
-    file no test of the call loads cannot reach it: the tool's own tests, a benchmark;
-    nor can a file under a calling module's own name (another copy of it: Python loads
-    one of the two).
+    patch target in a constant); each ``conftest.py`` in a folder at or above a calling
+    file, an importer or a file of the run (``run``), with what it loads and the plugins
+    it names; and a fake package (``tests/fakes/verl/...``) under the same folder of test
+    doubles as one of those. Strings naming the function in a file no test of the call
+    loads cannot reach it: the tool's own tests, a benchmark; nor can a file under a
+    calling module's own name (another copy of it: Python loads one of the two).
+
+    The ``conftest.py`` rule is pytest's own (its documentation, "conftest.py: local
+    per-directory plugins"; ``_pytest.config.PytestPluginManager._getconftestmodules``):
+    a test's collection loads every ``conftest.py`` in the test's folder and in each
+    folder above it up to the rootdir (``confcutdir``), whether or not another file
+    imports the calling module. A test exercising the call may be a file of the run
+    (``ppo-migrate check services`` run inside a monorepo, or a hook's staged
+    ``app/launcher.py tests/unit/test_l.py``): a ``conftest.py`` above the analysed folder
+    (the repository root's) is loaded by it and is not among the run's files (trial 26h,
+    H-B4). So it counts with no importer among ``others``; which of the files counted
+    really replace the function reaching the call is :func:`target_patches`' question.
 
     Args:
         calling: the files whose calls may be reached (the run's candidates).
@@ -2263,6 +2274,8 @@ def reachable_files(
             cannot be read, decoded or parsed loads nothing (it cannot run either).
         rounds: how many times importers are followed upwards, and loaded modules
             downwards, at most.
+        run: the run's other files (display paths; the calling files need not be among
+            them): a ``conftest.py`` or a fake package above one of them counts.
 
     Returns:
         The reachable files of ``others``, in their order.
@@ -2295,7 +2308,6 @@ def reachable_files(
     # which files import a module; what a file loads is this module's rule)
     index = current_references()
     found: set[str] = set(index.importers_of(reach, others, loads_of, names_of.__getitem__, rounds=rounds))
-    importers = bool(found)
     by_module: dict[str, str] = {}
     for path in others:
         for name in names_of[path]:
@@ -2317,15 +2329,16 @@ def reachable_files(
     # the calling modules' own imports too: a module the call goes through may rebind the
     # function (``exec("get_... = lambda: {}", globals())`` in ``app/shim.py``)
     downwards([*found, *calling])
-    if not importers:
-        return [p for p in others if p in found]
-    # ``conftest.py`` above a reachable file; a fake package beside an importer's tests
+    # ``conftest.py`` above a reachable file or a file of the run (pytest loads it before
+    # the tests below it, importers or not: trial 26h, H-B4); a fake package beside them
     folders = {os.path.dirname(os.path.abspath(p)) for p in [*found, *calling]}
+    above = _folders_above([*folders, *{os.path.dirname(os.path.abspath(p)) for p in run}])
     tails = [m.replace(".", "/") for m in target_modules]
 
     def near(top: str) -> bool:
-        return any(f == top or f.startswith(top + os.sep) for f in folders)
+        return top in above
 
+    conftests = []
     for path in others:
         if path in found:
             continue
@@ -2333,6 +2346,7 @@ def reachable_files(
         if os.path.basename(absolute) == "conftest.py":
             if near(os.path.dirname(absolute)):
                 found.add(path)
+                conftests.append(path)
             continue
         norm = absolute.replace(os.sep, "/")
         tail = next((t for t in tails if norm.endswith((f"/{t}.py", f"/{t}/__init__.py"))), None)
@@ -2342,6 +2356,8 @@ def reachable_files(
         doubles = next((i for i, part in enumerate(parts) if part in _DOUBLES_FOLDERS), None)
         if doubles is not None and near(os.sep.join(parts[: doubles + 1])):
             found.add(path)
+    # what a conftest counted loads (a helper installing the fake)
+    downwards(conftests)
     # pytest plugins: ``pytest_plugins = ["tests.plugins.stub"]`` in a conftest (or a module
     # it names) and ``-p tests.plugins.stub`` in the ini options load a module no import
     # statement names, whose fixture may patch the function for every test
@@ -2358,6 +2374,22 @@ def reachable_files(
         found.update(more)
         downwards(more)
     return [p for p in others if p in found]
+
+
+def _folders_above(folders: Iterable[str]) -> frozenset[str]:
+    """Every folder at or above one of ``folders`` (absolute, normalised): the folders whose
+    ``conftest.py`` pytest loads for a test in one of them (:func:`reachable_files`). Each
+    folder is visited once, however many of ``folders`` share it (the run's files of a big
+    tree share their ancestors)."""
+    out: set[str] = set()
+    for folder in folders:
+        while folder not in out:
+            out.add(folder)
+            parent = os.path.dirname(folder)
+            if parent == folder:
+                break
+            folder = parent
+    return frozenset(out)
 
 
 #: ``-p NAME`` / ``-pNAME`` / ``"-p", "NAME"`` in a file of pytest's options

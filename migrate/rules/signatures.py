@@ -68,7 +68,7 @@ from ppo_migrate.patterns import lazy_pattern
 from ppo_migrate.project.references import module_file
 from ppo_migrate.project.root import search_bound
 from ppo_migrate.settings_model import directory_settings
-from ppo_migrate.project.modules import absolute_parent
+from ppo_migrate.project.modules import absolute_parent, module_package
 
 if TYPE_CHECKING:
     from packaging.version import Version
@@ -335,6 +335,15 @@ def _display(path: str | Path) -> str:
     except ValueError:  # another drive (Windows)
         return path
     return path if rel.startswith("..") else rel
+
+
+def _import_root(folder: str) -> str:
+    """The folder above the outermost package holding ``folder`` (``folder`` itself when it
+    is no package): the folder on ``sys.path`` from which a module in ``folder`` is imported
+    by its dotted name (:func:`ppo_migrate.project.modules.module_package`)."""
+    for _ in module_package(os.path.join(folder, "__init__.py")):
+        folder = os.path.dirname(folder)
+    return folder
 
 
 def _parse(path: Path) -> ast.Module | None:
@@ -1516,9 +1525,11 @@ class SignatureResolver:
             for roots, problems in install_levels(directory, top, self.stop):
                 decided = self._read(roots, module, name, "in-tree", verl, problems)
                 if decided is not None:
-                    # a copy in the calling file's own folder is first on a script's
-                    # ``sys.path`` (``python train.py`` beside ``verl/``): it is in effect
-                    here = any(os.path.abspath(r) == os.path.abspath(directory) for r in roots)
+                    # a copy under the calling module's own import root (the folder above
+                    # its outermost package: ``python main.py`` beside ``verl/``, verl's own
+                    # modules) is on sys.path wherever the module is imported by its name
+                    own = _import_root(os.fspath(directory.absolute()))
+                    here = any(os.path.abspath(r) == own for r in roots)
                     return self._against_release(directory, decided) if verl and not here else decided
                 lacking = lacking or _lacking_copy(roots, top, module)
         if not verl:
@@ -1587,8 +1598,8 @@ class SignatureResolver:
         )
 
     def _against_release(self, directory: Path, copy: CalleeInEffect) -> CalleeInEffect:
-        """``copy`` (an in-tree copy of verl's that decided, not in the calling file's own
-        folder), unless it takes a config while
+        """``copy`` (an in-tree copy of verl's that decided, not under the calling module's
+        own import root: :func:`_import_root`), unless it takes a config while
         the project pins a verl release whose function takes none (trial 26h: a 0.9-style
         ``verl/`` at the root, an upstream snapshot nobody installs, beside
         ``requirements.txt: verl==0.8.0``; ``python examples/train.py`` runs the pinned
