@@ -276,13 +276,20 @@ def _newest_assumed(
 def _no_lower_bound(requirement: str) -> bool:
     """Whether the PEP 508 ``requirement`` (``verl<0.9.0.dev0``) has no clause bounding
     the release from below (``>=``, ``>``, ``==``, ``~=``, ``===``); ``False`` when it does not
-    parse."""
-    from packaging.requirements import InvalidRequirement, Requirement
+    parse.
 
-    try:
-        specifier = Requirement(requirement).specifier
-    except InvalidRequirement:
+    Read by :func:`ppo_migrate.rules.requirements._parsed_requirement`: a plain
+    ``verl>=0.9`` (the common pin) without importing ``packaging.requirements`` (with its
+    markers and tags it imports ``logging``, ``subprocess`` and ``platform``: ~35 ms of a
+    check of benchmark item 9 that the pin reader had already avoided), anything else by
+    that parser, as before.
+    """
+    from ppo_migrate.rules.requirements import _parsed_requirement
+
+    parsed = _parsed_requirement(requirement)
+    if parsed is None:
         return False
+    specifier = parsed.specifier
     return len(specifier) > 0 and all(c.operator in ("<", "<=", "!=") for c in specifier)
 
 

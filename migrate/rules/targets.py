@@ -860,17 +860,7 @@ class TargetFinder:
         ``None`` when anything else binds the name."""
         if not bindings:
             return None
-        if self._top is None:
-            body = self.module.tree.body
-            self._top = (
-                {id(stmt) for stmt in body},
-                [
-                    (stmt.lineno, resolve_relative("." * (stmt.level or 0) + (stmt.module or ""), self.package))
-                    for stmt in body
-                    if isinstance(stmt, ast.ImportFrom) and any(a.name == "*" for a in stmt.names)
-                ],
-            )
-        top, stars = self._top
+        top, stars = self._top_statements()
         if any(b.qualified is None or id(b.node) not in top for b in bindings):
             return None
         line = func.lineno if self.scopes.scope_of(func) is self.scopes.module else None
@@ -882,6 +872,22 @@ class TargetFinder:
         if line is not None:
             timeline = [item for item in timeline if item[0] < line]
         return [item for _, item in timeline]
+
+    def _top_statements(self) -> tuple[set[int], list[tuple[int, str | None]]]:
+        """The ids of the module body's statements and ``(line, module)`` of each of its
+        star imports, in order (``module`` ``None`` when its relative name climbs too
+        far): made once a module, for :meth:`_timeline` and :meth:`_module_constant_of`."""
+        if self._top is None:
+            body = self.module.tree.body
+            self._top = (
+                {id(stmt) for stmt in body},
+                [
+                    (stmt.lineno, resolve_relative("." * (stmt.level or 0) + (stmt.module or ""), self.package))
+                    for stmt in body
+                    if isinstance(stmt, ast.ImportFrom) and any(a.name == "*" for a in stmt.names)
+                ],
+            )
+        return self._top
 
     def classify(self, call: ast.Call) -> TargetCall | None:
         """The :class:`TargetCall` for ``call``, or ``None`` when it is not one.
@@ -1139,7 +1145,15 @@ class TargetFinder:
 
         Args:
             name: an ``ast.Name`` of this module (a ``getattr``'s second argument).
+
+        A name the module never binds holds no constant wherever it resolves (the one
+        binding it needs is missing): once the module's bindings are collected, such a
+        name (a builtin's: ``len(...)``, ``print(...)``) is answered without its scope's
+        look-up, asked for every call of a plain name.
         """
+        bindings = self._bindings
+        if bindings is not None and name.id not in bindings:
+            return None
         holder = self.scopes.scope_of(name).lookup(name.id)
         if holder is not self.scopes.module:
             return None
@@ -1157,12 +1171,10 @@ class TargetFinder:
         if b.qualified is None:
             return _top_level_string(self.module.tree, b.node)
         statement = b.node
-        body = self.module.tree.body
-        if statement not in body or any(
-            isinstance(stmt, ast.ImportFrom) and stmt.lineno > statement.lineno  # type: ignore[attr-defined]
-            and any(a.name == "*" for a in stmt.names)
-            for stmt in body
-        ):
+        # a statement of the module body, with no star import after it (the body's
+        # statements and star imports found once a module, not scanned once a name)
+        top, stars = self._top_statements()
+        if id(statement) not in top or any(line > statement.lineno for line, _ in stars):  # type: ignore[attr-defined]
             return None
         owner, _, attribute = b.qualified.rpartition(".")
         module = resolve_relative(owner, self.package) if owner else None
@@ -1282,15 +1294,26 @@ class TargetFinder:
         return self._function_scopes.get(id(arg))
 
     def _collect(self) -> dict[str, list[_Binding]]:
+        """Every binding of the module by name, in the order of its binders, then its
+        imports (:attr:`ppo_migrate.rules.module.ModuleFacts.binders` and ``imports``).
+
+        A ``_Binding`` is made by ``tuple.__new__`` (what its ``NamedTuple`` constructor
+        does, without that constructor's Python frame): a module's every stored name is one
+        (~2% of benchmark item 9's ``check`` was those frames). Plain names, most of the
+        binders, are added inline."""
         out: dict[str, list[_Binding]] = defaultdict(list)
+        new = tuple.__new__
 
         def add(name: str, node: ast.AST, qualified: str | None = None) -> None:
             # ``ast.parse`` has NFKC-normalised every identifier, as the compiler does
-            out[name].append(_Binding(node, qualified))
+            out[name].append(new(_Binding, (node, qualified)))
 
         facts = self.module.facts
+        name_t = ast.Name
         for node in (*facts.binders, *facts.imports):
-            if isinstance(node, ast.Name):
+            if type(node) is name_t:
+                out[node.id].append(new(_Binding, (node, None)))  # type: ignore[attr-defined]
+            elif isinstance(node, ast.Name):
                 add(node.id, node)
             elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                 add(node.name, node)

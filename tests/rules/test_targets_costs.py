@@ -63,3 +63,48 @@ def test_a_module_s_file_and_constants_are_looked_for_once_a_run(
         assert module_constant("-", (), "names", "OTHER") is None
     assert looked == ["names", "verl.trainer.constants_ppo"]
     assert len(constants) == 1
+
+
+def test_a_module_s_constants_and_bindings_answer_as_the_full_scan_does() -> None:
+    """:meth:`TargetFinder.constant_of` answers a name the module never binds without its
+    scope's look-up once the bindings are collected, and reads the body's statements and
+    star imports once a module (:meth:`TargetFinder._top_statements`); the answers stay
+    those of the scans: a top-level constant, one shadowed by a later star import, one
+    bound twice, a name bound in a function only, a builtin."""
+    from ppo_migrate.rules.module import parse
+    from ppo_migrate.rules.scopes import ScopeTree
+    from ppo_migrate.rules.targets import TargetFinder, TargetMatcher, _Binding
+    from ppo_migrate.settings_model import Settings
+
+    source = (
+        "from os import sep\n"
+        "C = 'z'\n"
+        "from pkg import *\n"
+        "A = 'get_ppo_ray_runtime_env'\n"
+        "B = 'x'\n"
+        "B = 'y'\n"
+        "def f(d):\n"
+        "    E = 'local'\n"
+        "    return A, B, C, E, len, d\n"
+    )
+    module = parse(source, "m.py")
+    finder = TargetFinder(module, ScopeTree.build(module.tree), TargetMatcher.of(Settings().targets), ())
+    loads = {
+        n.id: n for n in ast.walk(module.tree)
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
+    }
+    assert finder.constant_of(loads["A"]) == "get_ppo_ray_runtime_env"
+    assert finder._bindings is not None  # collected by the first module-level name
+    assert finder.constant_of(loads["B"]) is None  # bound twice
+    assert finder.constant_of(loads["C"]) is None  # a star import after it may rebind it
+    assert finder.constant_of(loads["E"]) is None  # a function's local
+    assert finder.constant_of(loads["len"]) is None  # never bound: no look-up
+    assert finder.constant_of(loads["d"]) is None  # a parameter
+    top, stars = finder._top_statements()
+    assert stars == [(3, "pkg")]
+    assert top == {id(stmt) for stmt in module.tree.body}
+    # in the binders' order (the facts' walk: the last statement first)
+    assert finder.bindings_of("B") == [_Binding(module.tree.body[5].targets[0], None),
+                                       _Binding(module.tree.body[4].targets[0], None)]
+    assert finder.bindings_of("sep") == [_Binding(module.tree.body[0], "os.sep")]
+    assert [type(b) for b in finder.bindings_of("d")] == [_Binding]
