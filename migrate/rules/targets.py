@@ -414,6 +414,11 @@ def callee_parts(func: ast.expr, constant: Callable[[ast.Name], str | None] | No
                 parts.append(text)
                 node = args[0]
                 continue
+            loaded = loaded_by_name(node)
+            if loaded is not None:  # trial 26h: ``sys.modules.get``, ``resolve_name``, ``package=``
+                parts.extend(reversed(loaded[1:]))
+                parts.append(LOADED + loaded[0])
+                break
             if last in ("import_module", "__import__") and args and isinstance(args[0], ast.Constant) \
                     and isinstance(args[0].value, str) and args[0].value \
                     and all(p.isidentifier() for p in args[0].value.split(".")):
@@ -435,6 +440,70 @@ def callee_parts(func: ast.expr, constant: Callable[[ast.Name], str | None] | No
         return None
     parts.reverse()
     return parts
+
+
+def _module_name(text: object) -> bool:
+    """Whether ``text`` is a string of identifiers joined by dots (an absolute module name)."""
+    return isinstance(text, str) and bool(text) and all(p.isidentifier() for p in text.split("."))
+
+
+def loaded_by_name(node: ast.Call) -> list[str] | None:
+    """``[module, *attributes]`` for a call that gives a module, or an object of one, named
+    by literal strings only (trial 26h, MISSED rows H-M4 to H-M6), else ``None``:
+
+    - ``sys.modules.get("a.b")`` (``["a.b"]``): the loaded module, as ``sys.modules["a.b"]``
+      (:func:`callee_parts`) is; a default given to ``get`` may be called instead when the
+      module is not loaded, so only the one-argument form is read;
+    - ``importlib.import_module(".b", package="a")`` (``["a.b"]``; also ``package`` given by
+      position): the relative name resolved against a literal package, as
+      :func:`importlib.import_module` does (``importlib.util.resolve_name``: each leading
+      dot after the first climbs one package);
+    - ``pkgutil.resolve_name("a.b:f")`` (``["a.b", "f"]``) and ``pkgutil.resolve_name("a.b.f")``
+      (``["a.b", "f"]``: the object is the same whichever prefix is the module). Source: the
+      :mod:`pkgutil` documentation, ``resolve_name(name)``: ``W(.W)*`` imports as much as it
+      can then walks attributes, ``W(.W)*:(W(.W)*)?`` imports the part before the colon.
+
+    The callee is read by its spelling (``sys.modules``, a name or attribute
+    ``import_module``, ``resolve_name``), as :func:`callee_parts` reads ``import_module``;
+    the names resolve through the run's targets (:meth:`TargetMatcher.classify`), so a
+    function of the project's own spelled so names nothing of verl's.
+
+    Args:
+        node: a call.
+    """
+    func, args, keywords = node.func, node.args, node.keywords
+    if any(isinstance(a, ast.Starred) for a in args) or any(k.arg is None for k in keywords):
+        return None
+    last = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
+    first = args[0].value if args and isinstance(args[0], ast.Constant) else None
+    if last == "get" and isinstance(func, ast.Attribute) and dotted_parts(func.value) == ["sys", "modules"]:
+        return [first] if len(args) == 1 and not keywords and _module_name(first) else None  # type: ignore[list-item]
+    if last == "import_module" and isinstance(first, str) and first.startswith("."):
+        package = args[1] if len(args) == 2 and not keywords else (
+            keywords[0].value if len(args) == 1 and len(keywords) == 1 and keywords[0].arg == "package" else None)
+        if not (isinstance(package, ast.Constant) and _module_name(package.value)):
+            return None
+        level = len(first) - len(first.lstrip("."))
+        base = package.value.split(".")  # type: ignore[union-attr]
+        if level > len(base):
+            return None  # "beyond top-level package": ImportError
+        rest = first[level:]
+        name = ".".join(base[: len(base) - level + 1] + ([rest] if rest else []))
+        return [name] if _module_name(name) else None
+    if last == "resolve_name" and isinstance(func, (ast.Attribute, ast.Name)) and len(args) == 1 and not keywords \
+            and (not isinstance(func, ast.Attribute) or dotted_parts(func.value) == ["pkgutil"]):
+        if not isinstance(first, str):
+            return None
+        module, colon, attributes = first.partition(":")
+        if colon:
+            if not _module_name(module) or (attributes and not _module_name(attributes)):
+                return None
+            return [module, *(attributes.split(".") if attributes else [])]
+        if not _module_name(first) or "." not in first:
+            return None
+        module, _, attribute = first.rpartition(".")
+        return [module, attribute]
+    return None
 
 
 def getattr_default(func: ast.expr) -> ast.expr | None:
