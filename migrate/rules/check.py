@@ -352,12 +352,13 @@ class ModuleAnalysis:
         names = {t.rsplit(".", 1)[-1] for t in self.matcher.targets}
         out: list[Diagnostic] = []
         for call in self.module.facts.calls:
-            name = methodcaller_name(call)
+            name = methodcaller_name(call, self.targets.constant_of)
             if name is None or name not in names:
                 continue
             chain = self.module.ancestors(call)
             parent = chain[-1] if chain else None
-            if isinstance(parent, ast.Call) and parent.func is call and methodcaller_call(parent) is not None:
+            if isinstance(parent, ast.Call) and parent.func is call \
+                    and methodcaller_call(parent, self.targets.constant_of) is not None:
                 continue  # applied at once: a target call
             found = self.targets.qualified_names(call.func)
             if found is None or found[1] or not found[0] or any(n != "operator.methodcaller" for n in found[0]):
@@ -520,7 +521,7 @@ class ModuleAnalysis:
         ``methodcaller("get_...")(cp)`` the call as written (:meth:`spelled`: a fresh user's
         try, trial 26h, found ``cp.get_ppo_ray_runtime_env()`` quoted for it, which is
         nowhere in the source)."""
-        if isinstance(t.call.func, ast.Call) and methodcaller_call(t.call) is not None:
+        if isinstance(t.call.func, ast.Call) and methodcaller_call(t.call, self.targets.constant_of) is not None:
             return self.spelled(t.call)
         return f"{t.callee}()"
 
@@ -573,7 +574,8 @@ class ModuleAnalysis:
         if not in_effect.accepts_config:
             remedy = in_effect.remedy
             if (t.held is not None and t.held.rest or isinstance(t.call.func, ast.Call)
-                    and methodcaller_call(t.call) is not None) and remedy.endswith(_RUN_WITH_FLAG) \
+                    and methodcaller_call(t.call, self.targets.constant_of) is not None) \
+                    and remedy.endswith(_RUN_WITH_FLAG) \
                     and not getattr(self.settings, "use_ppo_runtime", False):
                 # ``Env.cp.get_...()``: the import move leaves a module read through a class
                 # attribute alone (its calls may reach what a test puts there); nor does it
@@ -752,7 +754,8 @@ class ModuleAnalysis:
             if isinstance(expr, ast.Call):  # ``methodcaller("f")`` applied to ``x``: ``x.f`` (trial 26f)
                 chain = self.module.ancestors(expr)
                 outer = chain[-1] if chain else None
-                called = methodcaller_call(outer) if isinstance(outer, ast.Call) and outer.func is expr else None
+                called = methodcaller_call(outer, self.targets.constant_of) \
+                    if isinstance(outer, ast.Call) and outer.func is expr else None
                 getter = self.targets.qualified_names(expr.func) if called is not None else None
                 if getter is None or getter[1] or any(n != "operator.methodcaller" for n in getter[0]):
                     return set()  # trial 26h: any name may be operator's; only its qualified name says
@@ -779,7 +782,7 @@ class ModuleAnalysis:
             self.module.ancestors,
             qualified,
             lambda names: bool(names) and names <= targets,
-            lambda call: configless_kind(passed_arguments(call)) is not None,
+            lambda call: configless_kind(passed_arguments(call, self.targets.constant_of)) is not None,
             may_probe=may_probe,
         )
 
@@ -804,13 +807,13 @@ class ModuleAnalysis:
         ``methodcaller("f")(x)`` inside ``methodcaller(...)``, after the name."""
         call, kind, m = t.call, t.kind, self.module
         text = f"{CONFIG_PARAMETER}={expression}" if self.settings.keyword else expression
-        called = methodcaller_call(call) if isinstance(call.func, ast.Call) else None
+        called = methodcaller_call(call, self.targets.constant_of) if isinstance(call.func, ast.Call) else None
         if called is not None:  # trial 26f: ``methodcaller("f", config)(x)``
             if kind == "empty":  # after the name and the parentheses around it
                 end_line, end_column = m.end(called[0])
                 line, column = _after_closing_parens(m.lines, m.end(called[0].args[0]), (end_line, end_column - 1))
                 return Edit(f", {text}", line, column, line, column)
-            call = passed_arguments(call)
+            call = passed_arguments(call, self.targets.constant_of)
         if kind == "empty":
             line, column = m.end(call)  # just after ``)``: insert before it
             return Edit(text, line, column - 1, line, column - 1)

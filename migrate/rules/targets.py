@@ -549,7 +549,9 @@ def _attrgetter_path(node: ast.Call) -> list[str] | None:
     return path if all(p.isidentifier() for p in path) else None
 
 
-def methodcaller_call(call: ast.Call) -> tuple[ast.Call, ast.expr, str] | None:
+def methodcaller_call(
+    call: ast.Call, constant: Callable[[ast.Name], str | None] | None = None
+) -> tuple[ast.Call, ast.expr, str] | None:
     """``(getter, receiver, name)`` for a call ``operator.methodcaller("name", *a, **k)(x)``
     (the getter spelled by any name or ``<name>.methodcaller``: ``mc`` after ``from
     operator import methodcaller as mc``, ``op.methodcaller`` after ``import operator as
@@ -566,22 +568,29 @@ def methodcaller_call(call: ast.Call) -> tuple[ast.Call, ast.expr, str] | None:
 
     Args:
         call: the outer call (``methodcaller(...)(x)``).
+        constant: reads a name given for the method's (:func:`methodcaller_name`).
     """
     getter = call.func
     if not isinstance(getter, ast.Call) or len(call.args) != 1 or call.keywords \
             or isinstance(call.args[0], ast.Starred):
         return None
-    name = methodcaller_name(getter)
+    name = methodcaller_name(getter, constant)
     return (getter, call.args[0], name) if name is not None else None
 
 
-def methodcaller_name(getter: ast.expr) -> str | None:
+def methodcaller_name(getter: ast.expr, constant: Callable[[ast.Name], str | None] | None = None) -> str | None:
     """The literal method name of a call that may be ``operator.methodcaller("name", ...)``
     (its callee a name, or ``<name>.methodcaller``: :func:`methodcaller_call`), ``None``
     for any other expression. The callee's qualified name is not checked here.
 
+    ``constant``, when given, reads a name given for the method's (trial 26h, H-M2:
+    ``methodcaller(FACTORY)`` with ``FACTORY = "get_..."`` bound once at module level): the
+    string it always holds (:meth:`TargetFinder.constant_of`), as ``getattr(cp, NAME)``
+    is read (:func:`callee_parts`).
+
     Args:
         getter: the expression (``methodcaller("get_ppo_ray_runtime_env")``).
+        constant: see above; ``None`` reads literal names only.
     """
     if not isinstance(getter, ast.Call) or not getter.args:
         return None
@@ -592,18 +601,21 @@ def methodcaller_name(getter: ast.expr) -> str | None:
     if not named:
         return None
     text = getter.args[0]
+    if isinstance(text, ast.Name) and constant is not None:
+        value = constant(text)
+        return value if isinstance(value, str) and value.isidentifier() else None
     if not (isinstance(text, ast.Constant) and isinstance(text.value, str) and text.value.isidentifier()):
         return None
     return text.value
 
 
-def passed_arguments(call: ast.Call) -> ast.Call:
+def passed_arguments(call: ast.Call, constant: Callable[[ast.Name], str | None] | None = None) -> ast.Call:
     """The call whose ``args`` and ``keywords`` are what the runtime function gets at the
     target call ``call``: ``call`` itself, or for ``methodcaller("f", *a, **k)(x)``
     (:func:`methodcaller_call`) a ``Call`` made here holding the ``methodcaller(...)``
     call's own argument nodes after the name (their positions are the source's; the
-    made node is no node of the tree)."""
-    found = methodcaller_call(call)
+    made node is no node of the tree); ``constant`` as :func:`methodcaller_name` takes it."""
+    found = methodcaller_call(call, constant)
     if found is None:
         return call
     getter = found[0]
@@ -773,7 +785,7 @@ class TargetFinder:
         for node in self.module.facts.calls:
             parts = callee_parts(node.func, self.constant_of)
             if parts is None and isinstance(node.func, ast.Call):
-                called = methodcaller_call(node)  # ``methodcaller("f")(cp)`` calls ``cp.f()``
+                called = methodcaller_call(node, self.constant_of)  # ``methodcaller("f")(cp)``: ``cp.f()``
                 receiver = callee_parts(called[1], self.constant_of) if called is not None else None
                 parts = [*receiver, called[2]] if receiver is not None else None  # type: ignore[index]
             if parts is None or parts[-1] not in wanted and parts[0] not in wanted:
@@ -960,7 +972,7 @@ class TargetFinder:
         and the other questions :meth:`qualified_names` answers do not follow it)."""
         if isinstance(call.func, ast.Name) and self.constant_of(call.func) is not None:
             return None  # a string (a re-exported constant's name: :mod:`reexports`): no function
-        called = methodcaller_call(call) if isinstance(call.func, ast.Call) else None
+        called = methodcaller_call(call, self.constant_of) if isinstance(call.func, ast.Call) else None
         if called is not None:  # ``methodcaller("f")(x)``: ``x.f``'s names (trial 26f)
             getter = self.qualified_names(called[0].func)
             if getter is None or getter[1] or not getter[0] or any(n != "operator.methodcaller" for n in getter[0]):
@@ -984,7 +996,7 @@ class TargetFinder:
         if verdict is Verdict.OTHER:
             return None
         if called is not None:  # the method called, as the messages name it: ``cp.get_...``
-            kind = configless_kind(passed_arguments(call))
+            kind = configless_kind(passed_arguments(call, self.constant_of))
             callee = f"{' '.join(self.module.source_of(called[1]).split())}.{called[2]}"
         else:
             kind, callee = configless_kind(call), self.callee_text(call)
