@@ -224,6 +224,13 @@ class ModuleAnalysis:
                 )
             elif t.kind is None:
                 continue
+            elif t.uncertain is not None:  # trial 26h: a form read but not followed
+                d = self._diagnostic(
+                    t,
+                    "PPO003",
+                    f"`{self.written(t)}` may be the runtime function ({', '.join(t.names)}) through "
+                    f"{t.uncertain}; not rewritten",
+                )
             elif t.verdict is Verdict.AMBIGUOUS:
                 d = self._diagnostic(
                     t,

@@ -228,6 +228,7 @@ class TargetCall(NamedTuple):
         held: the class attribute the callee is read through (``Env.cp.f()``,
             ``self.make()``: :meth:`TargetFinder.held_by_class`), ``None`` for any other
             callee.
+        uncertain: see below.
     """
 
     call: ast.Call
@@ -236,6 +237,10 @@ class TargetCall(NamedTuple):
     callee: str
     kind: str | None
     held: Held | None = None
+    #: for a callee the tool reads but cannot follow with certainty (:meth:`TargetFinder.uncertain`:
+    #: ``functools.reduce(getattr, [...], verl)``, ``inspect.getattr_static``, a module made by
+    #: a loader function), why, as PPO003 says it; the verdict is then AMBIGUOUS (never a fix)
+    uncertain: str | None = None
 
 
 def configless_kind(call: ast.Call) -> str | None:
@@ -789,8 +794,13 @@ class TargetFinder:
                 receiver = callee_parts(called[1], self.constant_of) if called is not None else None
                 parts = [*receiver, called[2]] if receiver is not None else None  # type: ignore[index]
             if parts is None or parts[-1] not in wanted and parts[0] not in wanted:
+                found = self.uncertain(node, parts)  # trial 26h: report, never fix
+                if found is not None:
+                    out.append(found)
                 continue
             found = self.classify(node)
+            if found is None and parts[-1] in wanted:
+                found = self.uncertain(node, parts)
             if found is not None:
                 out.append(found)
         out.sort(key=lambda t: (t.call.lineno, t.call.col_offset))
@@ -1001,6 +1011,101 @@ class TargetFinder:
         else:
             kind, callee = configless_kind(call), self.callee_text(call)
         return TargetCall(call, verdict, resolved, callee, kind, held)
+
+    # -- callees read but not followed with certainty (trial 26h, MISSED) ------------------
+    def uncertain(self, call: ast.Call, parts: list[str] | None) -> TargetCall | None:
+        """A call whose callee may be the runtime function through a form the tool reads but
+        does not follow with certainty, as an AMBIGUOUS :class:`TargetCall` (PPO003, never a
+        fix) whose ``uncertain`` says why; ``None`` for any other call, and for one that
+        passes a config. The forms (trial 26h, MISSED rows H-M1, H-M7, H-M8):
+
+        - ``functools.reduce(getattr, ["trainer", "constants_ppo", "get_..."], verl)()``:
+          ``verl.trainer.constants_ppo.get_...`` when ``reduce`` and ``getattr`` are the
+          builtins it reads (a literal list of literal names); :func:`functools.reduce`'s
+          documentation;
+        - ``inspect.getattr_static(constants_ppo, "get_...")()``: the attribute as found in
+          the module's ``__dict__`` (no module ``__getattr__`` is asked, no descriptor run);
+        - ``cp.get_...()`` with ``cp`` bound once at module level to a call, of anything
+          but an import function the tool reads, that is given a literal string naming a
+          module that holds a target (``cp = lazy_import("verl.trainer.constants_ppo")``:
+          the ``importlib.util.LazyLoader`` recipe of :mod:`importlib`'s documentation): the
+          module that function returns cannot be told.
+
+        Args:
+            call: a call of the module.
+            parts: :func:`callee_parts` of its callee (``None`` when it has none).
+        """
+        func = call.func
+        found: tuple[list[str], str] | None = None
+        if isinstance(func, ast.Call):
+            found = self._reduce_or_static(func)
+        elif parts is not None and len(parts) == 2 and parts[1] in self.matcher.names \
+                and isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
+            found = self._loaded_by_call(func.value, parts[1])
+        if found is None:
+            return None
+        names, why = found
+        verdict, resolved = self.matcher.classify(names, self.package)
+        if verdict not in (Verdict.TARGET, Verdict.AMBIGUOUS):
+            return None
+        kind = configless_kind(call)
+        return TargetCall(call, Verdict.AMBIGUOUS, resolved, self.callee_text(call), kind, None, why)
+
+    def _reduce_or_static(self, getter: ast.Call) -> tuple[list[str], str] | None:
+        """``(names, why)`` for :meth:`uncertain`'s ``reduce(getattr, ...)`` and
+        ``getattr_static(...)`` callees, else ``None``."""
+        head = dotted_parts(getter.func)
+        if head is None or getter.keywords or any(isinstance(a, ast.Starred) for a in getter.args):
+            return None
+        args = getter.args
+        if head[-1] == "reduce" and head in (["reduce"], ["functools", "reduce"]) and len(args) == 3 \
+                and isinstance(args[0], ast.Name) and args[0].id == "getattr" \
+                and self.scopes.scope_of(args[0]).lookup("getattr") is None \
+                and isinstance(args[1], (ast.List, ast.Tuple)) and args[1].elts:
+            path = [e.value for e in args[1].elts if isinstance(e, ast.Constant)]
+            if len(path) != len(args[1].elts) or not all(isinstance(p, str) and p.isidentifier() for p in path):
+                return None
+            owner, why = args[2], "`functools.reduce(getattr, ...)`, which the tool does not follow"
+        elif head[-1] == "getattr_static" and head in (["getattr_static"], ["inspect", "getattr_static"]) \
+                and len(args) in (2, 3):
+            key = args[1]
+            name = key.value if isinstance(key, ast.Constant) else (
+                self.constant_of(key) if isinstance(key, ast.Name) else None)
+            if not (isinstance(name, str) and name.isidentifier()):
+                return None
+            path = [name]
+            owner, why = args[0], "`inspect.getattr_static`, which reads the module's `__dict__` only"
+        else:
+            return None
+        found = self.qualified_names(owner)
+        if found is None or not found[0]:
+            return None
+        return [".".join((n, *path)) for n in found[0]], why  # type: ignore[arg-type]
+
+    def _loaded_by_call(self, head: ast.Name, attribute: str) -> tuple[list[str], str] | None:
+        """``(names, why)`` for :meth:`uncertain`'s ``cp.get_...()`` with ``cp =
+        loader("verl.trainer.constants_ppo")``, else ``None``."""
+        if self.scopes.scope_of(head).lookup(head.id) is not self.scopes.module:
+            return None
+        bindings = self.bindings_in(self.scopes.module, head.id)
+        if len(bindings) != 1 or bindings[0].qualified is not None:
+            return None
+        node = bindings[0].node
+        parent = self.module.facts.parents.get(id(node))
+        if not (isinstance(parent, ast.Assign) and parent.targets == [node]) or parent not in self.module.tree.body:
+            return None
+        value = parent.value
+        if not isinstance(value, ast.Call) or len(value.args) < 1 or callee_parts(value) is not None:
+            return None
+        text = value.args[0]
+        modules = self.matcher.modules
+        if not (isinstance(text, ast.Constant) and text.value in modules):
+            return None
+        spelled = " ".join(self.module.source_of(value).split())
+        where = f"{self.module.path.replace(chr(92), '/').rsplit('/', 1)[-1]}:{parent.lineno}"
+        return [f"{text.value}.{attribute}"], (
+            f"`{head.id}`, bound to `{spelled}` ({where}), a module the tool cannot tell"
+        )
 
     # -- callees read through a class attribute (issue 26, family 6) ------------------------
     def held_by_class(self, func: ast.expr) -> Held | None:
