@@ -236,7 +236,7 @@ class ModuleAnalysis:
                     t,
                     "PPO003",
                     f"`{self.written(t)}` may or may not be the runtime function: it is bound to "
-                    + " or ".join(n if "." in n else f"a local `{n}`" for n in t.names)
+                    + " or ".join(n if "." in n else self._other_binding(t.call, n) for n in t.names)
                     + "; not rewritten",
                 )
             else:
@@ -252,6 +252,46 @@ class ModuleAnalysis:
             out = self._unsuppressed(out)
         out.sort(key=Diagnostic.sort_key)
         return out
+
+    def _other_binding(self, call: ast.Call, name: str) -> str:
+        """How PPO003 names a binding of the callee's head ``name`` that is no import of the
+        runtime function (:meth:`ppo_migrate.rules.targets.TargetFinder.qualified_names`
+        gives such a binding as the bare name): ``a local `make_env``` in a function;
+        ``the module-level `make_env = None` (line 5)`` at module level (trial 26h, WRONG:
+        a module global set by ``global make_env`` in another function was called "a
+        local"), naming each such statement (``def f`` for a function); ``a class attribute
+        `x``` in a class body.
+
+        Args:
+            call: the target call.
+            name: its callee's head, as :meth:`TargetFinder.qualified_names` gives it.
+        """
+        holder = self.scopes.scope_of(call.func).lookup(name)
+        if holder is None:
+            return f"an unbound `{name}`"
+        if holder.kind is ScopeKind.CLASS:
+            return f"a class attribute `{name}`"
+        if holder.kind is not ScopeKind.MODULE:
+            return f"a local `{name}`"
+        parents = self.module.facts.parents
+        said: list[str] = []
+        for b in self.targets.bindings_in(holder, name):
+            if b.qualified is not None or self.targets.alias_value(b.node) is not None:
+                continue  # an import or an alias: named by its qualified name
+            statement = parents.get(id(b.node)) if isinstance(b.node, ast.Name) else b.node
+            if isinstance(statement, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+                text = " ".join(self.module.source_of(statement).split())
+                if len(text) > 60:
+                    text = text[:57] + "..."
+                said.append(f"`{text}` (line {statement.lineno})")
+            elif isinstance(b.node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                keyword = "class" if isinstance(b.node, ast.ClassDef) else "def"
+                said.append(f"`{keyword} {name}` (line {b.node.lineno})")
+            else:
+                said.append(f"a binding of `{name}` (line {getattr(b.node, 'lineno', '?')})")
+        if not said:
+            return f"a module-level `{name}`"
+        return "the module-level " + " or ".join(said)
 
     def _patches_the_function(self):
         """The module's own replacement of the runtime function, or of a module or alias its
