@@ -28,7 +28,13 @@ RULE = Rule(
     "Finds a configless call whose callee is bound conditionally: on one path it is "
     "the runtime function, on another something else (a local fallback, another "
     "module's function). ppo-migrate does not rewrite it, because passing a config "
-    "to the other function may be wrong.\n\n" + _WHY,
+    "to the other function may be wrong. It also finds a call whose callee the tool reads "
+    "but cannot follow with certainty, and says which form: `functools.reduce(getattr, "
+    "[\"trainer\", \"constants_ppo\", \"get_ppo_ray_runtime_env\"], verl)()`, "
+    "`inspect.getattr_static(constants_ppo, \"get_ppo_ray_runtime_env\")()`, and "
+    "`cp.get_ppo_ray_runtime_env()` with `cp = lazy_import(\"verl.trainer.constants_ppo\")` "
+    "bound once at module level to a function of the project given verl's module name (the "
+    "`importlib.util.LazyLoader` recipe), naming the file and line that binds `cp`.\n\n" + _WHY,
     "Make the binding unambiguous, or pass the config by hand if both callees "
     "accept it; then suppress with `# noqa: PPO003` if needed.",
     "try:\n"
