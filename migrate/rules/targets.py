@@ -1029,7 +1029,10 @@ class TargetFinder:
           but an import function the tool reads, that is given a literal string naming a
           module that holds a target (``cp = lazy_import("verl.trainer.constants_ppo")``:
           the ``importlib.util.LazyLoader`` recipe of :mod:`importlib`'s documentation): the
-          module that function returns cannot be told.
+          module that function returns cannot be told;
+        - ``get_...()`` imported from ``proj.runtime`` where a package above it registers
+          verl's module under that name, or ``rt.get_...()`` with ``rt`` a module whose
+          namespace is copied from verl's (:func:`registered_module`, H-M3 and H-M3b).
 
         Args:
             call: a call of the module.
@@ -1042,6 +1045,9 @@ class TargetFinder:
         elif parts is not None and len(parts) == 2 and parts[1] in self.matcher.names \
                 and isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
             found = self._loaded_by_call(func.value, parts[1])
+        if found is None and parts is not None and parts[-1] in self.matcher.names \
+                and not parts[0].startswith(LOADED):
+            found = self._registered_elsewhere(func, parts[-1])
         if found is None:
             return None
         names, why = found
@@ -1081,6 +1087,24 @@ class TargetFinder:
         if found is None or not found[0]:
             return None
         return [".".join((n, *path)) for n in found[0]], why  # type: ignore[arg-type]
+
+    def _registered_elsewhere(self, func: ast.expr, attribute: str) -> tuple[list[str], str] | None:
+        """``(names, why)`` for :meth:`uncertain`'s callee imported from a module of the
+        project's name that a package above it registers in ``sys.modules`` as verl's
+        module (:func:`registered_module`), else ``None``."""
+        found = self.qualified_names(func)
+        if found is None or found[1] or not found[0]:
+            return None
+        for name in found[0]:
+            absolute = resolve_relative(name, self.package)
+            module, _, last = (absolute or "").rpartition(".")
+            if last != attribute or not module or module in self.matcher.modules:
+                continue
+            registered = registered_module(self.module.path, self.package, module, self.matcher.modules)
+            if registered is not None:
+                verl, how = registered
+                return [f"{verl}.{attribute}"], f"`{module}`, {how}, a module the tool does not follow"
+        return None
 
     def _loaded_by_call(self, head: ast.Name, attribute: str) -> tuple[list[str], str] | None:
         """``(names, why)`` for :meth:`uncertain`'s ``cp.get_...()`` with ``cp =
@@ -1579,6 +1603,148 @@ def module_constant(path: str, package: tuple[str, ...], module: str, name: str)
 #: :func:`module_constant`'s memo in the run's snapshot, and its mark of an answer not known yet
 _MODULE_FILES = "ppo_migrate.rules.targets.module_constant"
 _UNKNOWN = object()
+
+
+_REGISTERED = "ppo_migrate.rules.targets.registered_module"
+
+
+def registered_module(
+    path: str, package: tuple[str, ...], module: str, targets_modules: frozenset[str]
+) -> tuple[str, str] | None:
+    """``(verl's module, how)`` (``how``: "which proj/__init__.py:6 registers in
+    `sys.modules` as verl's `...`", as PPO003 says it) when a package above ``module`` (``proj`` for
+    ``proj.runtime``), a file of the project, registers one of ``targets_modules`` under
+    ``module``'s name by a top-level ``sys.modules[KEY] = M`` (trial 26h, H-M3:
+    ``sys.modules[__name__ + ".runtime"] = constants_ppo`` in ``proj/__init__.py``); else
+    ``None``. ``KEY`` is a literal string or ``__name__ + "<literal>"`` (``__name__`` is the
+    package's name); ``M`` a name a top-level import of that file binds to the module
+    (``import verl.trainer.constants_ppo as M``, ``from verl.trainer import constants_ppo
+    as M``). Importing ``proj.runtime`` runs ``proj/__init__.py`` first, and an import finds
+    a name in ``sys.modules`` before any file (the :mod:`sys` documentation). Also a module
+    ``proj.compat.rt`` that is a name ``rt`` of ``proj/compat.py`` whose namespace is copied
+    from verl's module (:func:`_namespace_copy`, H-M3b).
+
+    Args:
+        path: the importing file's path (its import root is where the package is looked for).
+        package: the importing file's package parts.
+        module: the absolute module name imported from (``"proj.runtime"``).
+        targets_modules: the modules that hold a target (:attr:`TargetMatcher.modules`).
+    """
+    from ppo_migrate.project.references import module_file, package_root  # the run's view
+    from ppo_migrate.project.snapshot import current
+
+    if not path or path == "-" or "." not in module:
+        return None
+    root = package_root(path, package)
+    if root is None:
+        return None
+    memo = current().memo(_REGISTERED)
+    key = (str(root), module)
+    if key in memo:
+        return memo[key]
+    answer = None
+    parts = module.split(".")
+    for depth in range(len(parts) - 1, 0, -1):
+        owner = ".".join(parts[:depth])
+        file = module_file(root, owner)
+        if file is None:
+            continue
+        try:
+            source = current().source(str(file))
+            if "modules" not in source.text and "update" not in source.text:
+                continue
+            tree = source.tree()
+        except Exception:  # noqa: BLE001 - unreadable or not Python: nothing is known
+            continue
+        shown = "/".join(file.parts[len(root.parts):])  # from the import root: ``proj/__init__.py``
+        answer = _registration_in(tree, owner, module, targets_modules, shown)
+        if answer is not None:
+            break
+    memo[key] = answer
+    return answer
+
+
+def _registration_in(
+    tree: ast.Module, owner: str, module: str, targets_modules: frozenset[str], file_name: str
+) -> tuple[str, str] | None:
+    """:func:`registered_module` for one package file ``tree`` whose ``__name__`` is ``owner``."""
+    imported: dict[str, str] = {}
+    for stmt in tree.body:
+        if isinstance(stmt, ast.Import):
+            for a in stmt.names:
+                if a.asname:
+                    imported[a.asname] = a.name
+        elif isinstance(stmt, ast.ImportFrom) and not stmt.level and stmt.module:
+            for a in stmt.names:
+                imported[a.asname or a.name] = f"{stmt.module}.{a.name}"
+    copied = _namespace_copy(tree, module[len(owner) + 1:], imported, targets_modules) \
+        if module.startswith(owner + ".") else None
+    if copied is not None:
+        return copied[0], (
+            f"whose namespace {file_name}:{copied[1]} copies from verl's `{copied[0]}`"
+        )
+    for stmt in tree.body:
+        if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1
+                and isinstance(stmt.targets[0], ast.Subscript)
+                and dotted_parts(stmt.targets[0].value) == ["sys", "modules"]
+                and isinstance(stmt.value, ast.Name)):
+            continue
+        key = stmt.targets[0].slice
+        if isinstance(key, ast.Constant):
+            name = key.value
+        elif isinstance(key, ast.BinOp) and isinstance(key.op, ast.Add) and isinstance(key.left, ast.Name) \
+                and key.left.id == "__name__" and isinstance(key.right, ast.Constant) \
+                and isinstance(key.right.value, str):
+            name = owner + key.right.value
+        else:
+            continue
+        value = imported.get(stmt.value.id)
+        if name == module and value in targets_modules:
+            return value, (  # type: ignore[return-value]
+                f"which {file_name}:{stmt.lineno} registers in `sys.modules` as verl's `{value}`"
+            )
+    return None
+
+
+def _namespace_copy(
+    tree: ast.Module, name: str, imported: dict[str, str], targets_modules: frozenset[str]
+) -> tuple[str, int] | None:
+    """``(verl's module, line)`` when ``tree``'s top level copies a target module's namespace
+    into its name ``name`` (trial 26h, H-M3b, the six.moves style: ``rt =
+    types.ModuleType(...)``; ``rt.__dict__.update(vars(importlib.import_module("verl...")))``,
+    also ``vars(rt).update(...)`` and ``M.__dict__`` given, ``M`` imported by the file or
+    loaded by ``import_module`` of a literal name); else ``None``. ``rt``'s attributes are
+    then verl's functions, which :func:`registered_module` reports as not followed."""
+    for stmt in tree.body:
+        if not (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call)):
+            continue
+        call = stmt.value
+        func = call.func
+        if not (isinstance(func, ast.Attribute) and func.attr == "update" and len(call.args) == 1
+                and not call.keywords):
+            continue
+        holder = _namespace_of(func.value)
+        if not (isinstance(holder, ast.Name) and holder.id == name):
+            continue
+        source = _namespace_of(call.args[0])
+        if isinstance(source, ast.Name):
+            value = imported.get(source.id)
+        else:
+            parts = callee_parts(source) if isinstance(source, ast.Call) else None
+            value = parts[0][len(LOADED):] if parts and len(parts) == 1 and parts[0].startswith(LOADED) else None
+        if value in targets_modules:
+            return value, stmt.lineno  # type: ignore[return-value]
+    return None
+
+
+def _namespace_of(node: ast.expr) -> ast.expr | None:
+    """``x`` of ``x.__dict__`` or ``vars(x)``, else ``None``."""
+    if isinstance(node, ast.Attribute) and node.attr == "__dict__":
+        return node.value
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "vars" \
+            and len(node.args) == 1 and not node.keywords:
+        return node.args[0]
+    return None
 
 
 def _assigns_top_level(stmt: ast.stmt, name: str) -> bool:

@@ -34,7 +34,10 @@ RULE = Rule(
     "`inspect.getattr_static(constants_ppo, \"get_ppo_ray_runtime_env\")()`, and "
     "`cp.get_ppo_ray_runtime_env()` with `cp = lazy_import(\"verl.trainer.constants_ppo\")` "
     "bound once at module level to a function of the project given verl's module name (the "
-    "`importlib.util.LazyLoader` recipe), naming the file and line that binds `cp`.\n\n" + _WHY,
+    "`importlib.util.LazyLoader` recipe), naming the file and line that binds `cp`; and a "
+    "function imported from a module of the project's name that a package registers in "
+    "`sys.modules` as verl's module, or whose namespace is copied from verl's, naming that "
+    "line.\n\n" + _WHY,
     "Make the binding unambiguous, or pass the config by hand if both callees "
     "accept it; then suppress with `# noqa: PPO003` if needed.",
     "try:\n"
