@@ -1084,8 +1084,8 @@ class TargetFinder:
         else:
             return None
         found = self.qualified_names(owner)
-        if found is None or not found[0]:
-            return None
+        if found is None or found[1] or not found[0]:
+            return None  # a parameter or local named ``verl`` is no module the tool knows
         return [".".join((n, *path)) for n in found[0]], why  # type: ignore[arg-type]
 
     def _registered_elsewhere(self, func: ast.expr, attribute: str) -> tuple[list[str], str] | None:

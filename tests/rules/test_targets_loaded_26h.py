@@ -82,3 +82,45 @@ def test_forms_that_are_not_certain_are_not_fixed(tmp_path: Path, call: str) -> 
     text = TRAIN.format(call=call).replace("import sys\n", "import sys\nimport types\n\nmine = types.SimpleNamespace(resolve_name=lambda n: lambda: None)\n")
     root = write_tree(tmp_path / "p", {"pyproject.toml": PIN_09, "train.py": text})
     assert [f for f in check_findings(root) if f["fix"] and f["fix"]["applicability"] == "safe"] == []
+
+
+THREAD = '''\
+import operator
+import pkgutil
+from omegaconf import OmegaConf
+from verl.trainer import constants_ppo as cp
+
+FACTORY = "get_ppo_ray_runtime_env"
+
+
+def run():
+    return [type(v).__name__ for v in (
+        operator.methodcaller(FACTORY)(cp),
+        pkgutil.resolve_name("verl.trainer.constants_ppo:get_ppo_ray_runtime_env")(),
+    )]
+
+
+def main(config):
+    return run()
+
+
+if __name__ == "__main__":
+    print("ran", main(OmegaConf.create({"trainer": {"n_gpus_per_node": 1}})))
+'''
+
+
+def test_thread_config_reaches_a_constant_methodcaller_and_resolve_name(tmp_path: Path) -> None:
+    root = write_tree(tmp_path / "p", {"pyproject.toml": PIN_09, "train.py": THREAD})
+    site = verl_stub(tmp_path / "site", VERL_09)
+    assert project_ran(root, site) == "ran ['NoneType', 'NoneType']"
+    proc = run_cli("apply", "--thread-config", ".", cwd=root)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    lines = (root / "train.py").read_text().splitlines()
+    assert lines[8:12] == [
+        "def run(config=None):",
+        "    return [type(v).__name__ for v in (",
+        "        operator.methodcaller(FACTORY, config)(cp),",
+        '        pkgutil.resolve_name("verl.trainer.constants_ppo:get_ppo_ray_runtime_env")(config),',
+    ]
+    assert lines[16] == "    return run(config=config)"
+    assert project_ran(root, site) == "ran ['DictConfig', 'DictConfig']"
