@@ -1654,7 +1654,7 @@ def registered_module(
             if "modules" not in source.text and "update" not in source.text:
                 continue
             tree = source.tree()
-        except Exception:  # noqa: BLE001 - unreadable or not Python: nothing is known
+        except Exception:  # noqa: BLE001, S112 - unreadable or not Python: nothing is known
             continue
         shown = "/".join(file.parts[len(root.parts):])  # from the import root: ``proj/__init__.py``
         answer = _registration_in(tree, owner, module, targets_modules, shown)

@@ -55,8 +55,8 @@ CASES = [
     ('inspect.getattr_static(verl.trainer.constants_ppo, "get_ppo_ray_runtime_env")()',
      "through `inspect.getattr_static`, which reads the module's `__dict__` only; not rewritten"),
     ("cp.get_ppo_ray_runtime_env()",
-     'through `cp`, bound to `lazy_import("verl.trainer.constants_ppo")` (train.py:19), a module the '
-     "tool cannot tell; not rewritten"),
+     ('through `cp`, bound to `lazy_import("verl.trainer.constants_ppo")` (train.py:19), a module the '
+     "tool cannot tell; not rewritten")),
 ]
 
 
@@ -125,9 +125,9 @@ def test_verl_module_registered_under_a_project_name_is_ppo003(tmp_path: Path, u
     found = [(f["location"]["row"], f["code"], f["fix"], f["message"]) for f in check_findings(root)]
     callee = "get_ppo_ray_runtime_env" if user == "from" else "runtime.get_ppo_ray_runtime_env"
     assert found == [(5, "PPO003", None,
-                      f"`{callee}()` may be the runtime function ({NAME}) through `proj.runtime`, which "
+                      (f"`{callee}()` may be the runtime function ({NAME}) through `proj.runtime`, which "
                       "proj/__init__.py:6 registers in `sys.modules` as verl's `verl.trainer.constants_ppo`, "
-                      "a module the tool does not follow; not rewritten")]
+                      "a module the tool does not follow; not rewritten"))]
     assert run_cli("apply", ".", cwd=root).returncode == 1
     assert project_ran(root, site) == "ran NoneType"
 
@@ -165,9 +165,9 @@ def test_a_namespace_copied_from_verl_is_ppo003(tmp_path: Path) -> None:
     assert project_ran(root, site) == "ran NoneType"
     found = [(f["location"]["row"], f["code"], f["fix"], f["message"]) for f in check_findings(root)]
     assert found == [(5, "PPO003", None,
-                      f"`rt.get_ppo_ray_runtime_env()` may be the runtime function ({NAME}) through "
+                      (f"`rt.get_ppo_ray_runtime_env()` may be the runtime function ({NAME}) through "
                       "`proj.compat.rt`, whose namespace proj/compat.py:7 copies from verl's "
-                      "`verl.trainer.constants_ppo`, a module the tool does not follow; not rewritten")]
+                      "`verl.trainer.constants_ppo`, a module the tool does not follow; not rewritten"))]
     assert run_cli("apply", ".", cwd=root).returncode == 1
     assert project_ran(root, site) == "ran NoneType"
     (root / "proj/compat.py").write_text(COMPAT.format(module="json"))
