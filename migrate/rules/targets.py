@@ -794,9 +794,10 @@ class TargetFinder:
                 receiver = callee_parts(called[1], self.constant_of) if called is not None else None
                 parts = [*receiver, called[2]] if receiver is not None else None  # type: ignore[index]
             if parts is None or parts[-1] not in wanted and parts[0] not in wanted:
-                found = self.uncertain(node, parts)  # trial 26h: report, never fix
-                if found is not None:
-                    out.append(found)
+                if isinstance(node.func, ast.Call):  # ``reduce(getattr, ...)()``: report, never fix
+                    found = self.uncertain(node, parts)
+                    if found is not None:
+                        out.append(found)
                 continue
             found = self.classify(node)
             if found is None and parts[-1] in wanted:
