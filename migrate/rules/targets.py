@@ -983,6 +983,8 @@ class TargetFinder:
         and the other questions :meth:`qualified_names` answers do not follow it)."""
         if isinstance(call.func, ast.Name) and self.constant_of(call.func) is not None:
             return None  # a string (a re-exported constant's name: :mod:`reexports`): no function
+        if not self._standard_loader(call.func):
+            return None  # a project's own ``resolve_name``/``import_module`` (trial 26h forms)
         called = methodcaller_call(call, self.constant_of) if isinstance(call.func, ast.Call) else None
         if called is not None:  # ``methodcaller("f")(x)``: ``x.f``'s names (trial 26f)
             getter = self.qualified_names(called[0].func)
@@ -1012,6 +1014,23 @@ class TargetFinder:
         else:
             kind, callee = configless_kind(call), self.callee_text(call)
         return TargetCall(call, verdict, resolved, callee, kind, held)
+
+    def _standard_loader(self, func: ast.expr) -> bool:
+        """``False`` when ``func`` reaches its module through a call :func:`loaded_by_name`
+        reads by a bare name (``resolve_name(...)``, ``import_module(".b", package="a")``)
+        that is not :mod:`pkgutil`'s or :mod:`importlib`'s by its qualified name (a function
+        of the project's own spelled so); ``True`` otherwise."""
+        node = func
+        while isinstance(node, ast.Attribute):
+            node = node.value
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+                and node.func.id in ("resolve_name", "import_module")):
+            return True
+        if loaded_by_name(node) is None:
+            return True  # not a form of :func:`loaded_by_name`'s (read as before)
+        found = self.qualified_names(node.func)
+        return found is not None and not found[1] and bool(found[0]) \
+            and all(n in ("pkgutil.resolve_name", "importlib.import_module") for n in found[0])
 
     # -- callees read but not followed with certainty (trial 26h, MISSED) ------------------
     def uncertain(self, call: ast.Call, parts: list[str] | None) -> TargetCall | None:

@@ -124,3 +124,17 @@ def test_thread_config_reaches_a_constant_methodcaller_and_resolve_name(tmp_path
     ]
     assert lines[16] == "    return run(config=config)"
     assert project_ran(root, site) == "ran ['DictConfig', 'DictConfig']"
+
+
+def test_a_project_function_spelled_resolve_name_is_not_pkgutils(tmp_path: Path) -> None:
+    """Read by qualified name: ``from helpers import resolve_name`` is the project's, whose
+    result takes no config; a fix would raise ``TypeError`` where the call runs today."""
+    text = TRAIN.format(call='resolve_name("verl.trainer.constants_ppo:get_ppo_ray_runtime_env")()').replace(
+        "from pkgutil import resolve_name\n", "from helpers import resolve_name\n")
+    helpers = "def resolve_name(name):\n    return lambda: None\n"
+    root = write_tree(tmp_path / "p", {"pyproject.toml": PIN_09, "train.py": text, "helpers.py": helpers})
+    site = verl_stub(tmp_path / "site", VERL_09)
+    assert project_ran(root, site) == "ran ['NoneType']"
+    assert check_findings(root) == []
+    assert run_cli("apply", ".", cwd=root).returncode == 0
+    assert project_ran(root, site) == "ran ['NoneType']"
