@@ -75,7 +75,8 @@ def methodcaller_getter(call: cst.Call) -> cst.Call | None:
     only calls the analysis found to be target calls are given here, and it decided by
     the getter's qualified name that it is :mod:`operator`'s, whatever its spelling (``mc``,
     ``op.methodcaller``; trial 26h: ``--thread-config`` put the config in place of the
-    receiver of ``mc("get_...")(cp)``)."""
+    receiver of ``mc("get_...")(cp)``). The name may be a ``Name`` (``methodcaller(FACTORY)``,
+    which the analysis read as a module-level string constant: trial 26h, H-M2)."""
     getter = call.func
     if not isinstance(getter, cst.Call) or len(call.args) != 1 or call.args[0].keyword is not None \
             or call.args[0].star:
@@ -87,6 +88,8 @@ def methodcaller_getter(call: cst.Call) -> cst.Call | None:
     if not named or not getter.args:
         return None
     first = getter.args[0]
+    if first.keyword is None and not first.star and isinstance(first.value, cst.Name):
+        return getter  # trial 26h: a name the analysis read as a module-level string constant
     if first.keyword is not None or first.star or not isinstance(first.value, cst.SimpleString):
         return None
     value = first.value.evaluated_value

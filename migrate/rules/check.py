@@ -225,12 +225,19 @@ class ModuleAnalysis:
                 )
             elif t.kind is None:
                 continue
+            elif t.uncertain is not None:  # trial 26h: a form read but not followed
+                d = self._diagnostic(
+                    t,
+                    "PPO003",
+                    f"`{self.written(t)}` may be the runtime function ({', '.join(t.names)}) through "
+                    f"{t.uncertain}; not rewritten",
+                )
             elif t.verdict is Verdict.AMBIGUOUS:
                 d = self._diagnostic(
                     t,
                     "PPO003",
                     f"`{self.written(t)}` may or may not be the runtime function: it is bound to "
-                    + " or ".join(n if "." in n else f"a local `{n}`" for n in t.names)
+                    + " or ".join(n if "." in n else self._other_binding(t.call, n) for n in t.names)
                     + "; not rewritten",
                 )
             else:
@@ -273,6 +280,46 @@ class ModuleAnalysis:
             callee=f"whatever the module `__getattr__` at `{shown}:{line}` returns for `{name.rsplit('.', 1)[-1]}`",
             reason=Reason("uncertain-definition", served, (Related(shown, line, 1, "the module `__getattr__`"),)),
         )
+
+    def _other_binding(self, call: ast.Call, name: str) -> str:
+        """How PPO003 names a binding of the callee's head ``name`` that is no import of the
+        runtime function (:meth:`ppo_migrate.rules.targets.TargetFinder.qualified_names`
+        gives such a binding as the bare name): ``a local `make_env``` in a function;
+        ``the module-level `make_env = None` (line 5)`` at module level (trial 26h, WRONG:
+        a module global set by ``global make_env`` in another function was called "a
+        local"), naming each such statement (``def f`` for a function); ``a class attribute
+        `x``` in a class body.
+
+        Args:
+            call: the target call.
+            name: its callee's head, as :meth:`TargetFinder.qualified_names` gives it.
+        """
+        holder = self.scopes.scope_of(call.func).lookup(name)
+        if holder is None:
+            return f"an unbound `{name}`"
+        if holder.kind is ScopeKind.CLASS:
+            return f"a class attribute `{name}`"
+        if holder.kind is not ScopeKind.MODULE:
+            return f"a local `{name}`"
+        parents = self.module.facts.parents
+        said: list[str] = []
+        for b in self.targets.bindings_in(holder, name):
+            if b.qualified is not None or self.targets.alias_value(b.node) is not None:
+                continue  # an import or an alias: named by its qualified name
+            statement = parents.get(id(b.node)) if isinstance(b.node, ast.Name) else b.node
+            if isinstance(statement, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+                text = " ".join(self.module.source_of(statement).split())
+                if len(text) > 60:
+                    text = text[:57] + "..."
+                said.append(f"`{text}` (line {statement.lineno})")
+            elif isinstance(b.node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                keyword = "class" if isinstance(b.node, ast.ClassDef) else "def"
+                said.append(f"`{keyword} {name}` (line {b.node.lineno})")
+            else:
+                said.append(f"a binding of `{name}` (line {getattr(b.node, 'lineno', '?')})")
+        if not said:
+            return f"a module-level `{name}`"
+        return "the module-level " + " or ".join(said)
 
     def _patches_the_function(self):
         """The module's own replacement of the runtime function, or of a module or alias its
@@ -380,12 +427,13 @@ class ModuleAnalysis:
         names = {t.rsplit(".", 1)[-1] for t in self.matcher.targets}
         out: list[Diagnostic] = []
         for call in self.module.facts.calls:
-            name = methodcaller_name(call)
+            name = methodcaller_name(call, self.targets.constant_of)
             if name is None or name not in names:
                 continue
             chain = self.module.ancestors(call)
             parent = chain[-1] if chain else None
-            if isinstance(parent, ast.Call) and parent.func is call and methodcaller_call(parent) is not None:
+            if isinstance(parent, ast.Call) and parent.func is call \
+                    and methodcaller_call(parent, self.targets.constant_of) is not None:
                 continue  # applied at once: a target call
             found = self.targets.qualified_names(call.func)
             if found is None or found[1] or not found[0] or any(n != "operator.methodcaller" for n in found[0]):
@@ -548,7 +596,7 @@ class ModuleAnalysis:
         ``methodcaller("get_...")(cp)`` the call as written (:meth:`spelled`: a fresh user's
         try, trial 26h, found ``cp.get_ppo_ray_runtime_env()`` quoted for it, which is
         nowhere in the source)."""
-        if isinstance(t.call.func, ast.Call) and methodcaller_call(t.call) is not None:
+        if isinstance(t.call.func, ast.Call) and methodcaller_call(t.call, self.targets.constant_of) is not None:
             return self.spelled(t.call)
         return f"{t.callee}()"
 
@@ -601,7 +649,8 @@ class ModuleAnalysis:
         if not in_effect.accepts_config:
             remedy = in_effect.remedy
             if (t.held is not None and t.held.rest or isinstance(t.call.func, ast.Call)
-                    and methodcaller_call(t.call) is not None) and remedy.endswith(_RUN_WITH_FLAG) \
+                    and methodcaller_call(t.call, self.targets.constant_of) is not None) \
+                    and remedy.endswith(_RUN_WITH_FLAG) \
                     and not getattr(self.settings, "use_ppo_runtime", False):
                 # ``Env.cp.get_...()``: the import move leaves a module read through a class
                 # attribute alone (its calls may reach what a test puts there); nor does it
@@ -780,7 +829,8 @@ class ModuleAnalysis:
             if isinstance(expr, ast.Call):  # ``methodcaller("f")`` applied to ``x``: ``x.f`` (trial 26f)
                 chain = self.module.ancestors(expr)
                 outer = chain[-1] if chain else None
-                called = methodcaller_call(outer) if isinstance(outer, ast.Call) and outer.func is expr else None
+                called = methodcaller_call(outer, self.targets.constant_of) \
+                    if isinstance(outer, ast.Call) and outer.func is expr else None
                 getter = self.targets.qualified_names(expr.func) if called is not None else None
                 if getter is None or getter[1] or any(n != "operator.methodcaller" for n in getter[0]):
                     return set()  # trial 26h: any name may be operator's; only its qualified name says
@@ -807,7 +857,7 @@ class ModuleAnalysis:
             self.module.ancestors,
             qualified,
             lambda names: bool(names) and names <= targets,
-            lambda call: configless_kind(passed_arguments(call)) is not None,
+            lambda call: configless_kind(passed_arguments(call, self.targets.constant_of)) is not None,
             may_probe=may_probe,
         )
 
@@ -832,13 +882,13 @@ class ModuleAnalysis:
         ``methodcaller("f")(x)`` inside ``methodcaller(...)``, after the name."""
         call, kind, m = t.call, t.kind, self.module
         text = f"{CONFIG_PARAMETER}={expression}" if self.settings.keyword else expression
-        called = methodcaller_call(call) if isinstance(call.func, ast.Call) else None
+        called = methodcaller_call(call, self.targets.constant_of) if isinstance(call.func, ast.Call) else None
         if called is not None:  # trial 26f: ``methodcaller("f", config)(x)``
             if kind == "empty":  # after the name and the parentheses around it
                 end_line, end_column = m.end(called[0])
                 line, column = _after_closing_parens(m.lines, m.end(called[0].args[0]), (end_line, end_column - 1))
                 return Edit(f", {text}", line, column, line, column)
-            call = passed_arguments(call)
+            call = passed_arguments(call, self.targets.constant_of)
         if kind == "empty":
             line, column = m.end(call)  # just after ``)``: insert before it
             return Edit(text, line, column - 1, line, column - 1)

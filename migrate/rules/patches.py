@@ -960,13 +960,20 @@ def _read_keys(tree: ast.AST) -> set[int]:
         if isinstance(c, ast.Call) and isinstance(c.func, ast.Name) and c.func.id in ("getattr", "hasattr")
         and len(c.args) >= 2
     )
-    # ``"f" not in globals()`` (trial 26g, G-W4): a membership test reads the namespace
-    out.update(
-        id(node.left) for node in ast.walk(tree)
-        if isinstance(node, ast.Compare) and isinstance(node.left, ast.Constant)
-        and all(isinstance(op, (ast.In, ast.NotIn)) for op in node.ops)
-        and all(_namespace(c) is not None or _namespace_call(c) for c in node.comparators)
-    )
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Compare):
+            continue
+        if isinstance(node.left, ast.Constant) and all(isinstance(op, (ast.In, ast.NotIn)) for op in node.ops) \
+                and all(_namespace(c) is not None or _namespace_call(c) for c in node.comparators):
+            out.add(id(node.left))  # ``"f" not in globals()`` (trial 26g, G-W4): reads the namespace
+        elif all(isinstance(op, (ast.Eq, ast.NotEq)) for op in node.ops):
+            # ``if name == "f":`` in a module ``__getattr__`` (trial 26h, WRONG): an equality
+            # test reads a name; what replaces is the hook's installation (``delattr``, the
+            # ``__getattr__`` assignment), named instead
+            out.update(
+                id(side) for side in (node.left, *node.comparators)
+                if isinstance(side, ast.Constant) and isinstance(side.value, str)
+            )
     return out
 
 

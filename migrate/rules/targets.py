@@ -228,6 +228,7 @@ class TargetCall(NamedTuple):
         held: the class attribute the callee is read through (``Env.cp.f()``,
             ``self.make()``: :meth:`TargetFinder.held_by_class`), ``None`` for any other
             callee.
+        uncertain: see below.
     """
 
     call: ast.Call
@@ -236,6 +237,10 @@ class TargetCall(NamedTuple):
     callee: str
     kind: str | None
     held: Held | None = None
+    #: for a callee the tool reads but cannot follow with certainty (:meth:`TargetFinder.uncertain`:
+    #: ``functools.reduce(getattr, [...], verl)``, ``inspect.getattr_static``, a module made by
+    #: a loader function), why, as PPO003 says it; the verdict is then AMBIGUOUS (never a fix)
+    uncertain: str | None = None
 
 
 def configless_kind(call: ast.Call) -> str | None:
@@ -414,6 +419,11 @@ def callee_parts(func: ast.expr, constant: Callable[[ast.Name], str | None] | No
                 parts.append(text)
                 node = args[0]
                 continue
+            loaded = loaded_by_name(node)
+            if loaded is not None:  # trial 26h: ``sys.modules.get``, ``resolve_name``, ``package=``
+                parts.extend(reversed(loaded[1:]))
+                parts.append(LOADED + loaded[0])
+                break
             if last in ("import_module", "__import__") and args and isinstance(args[0], ast.Constant) \
                     and isinstance(args[0].value, str) and args[0].value \
                     and all(p.isidentifier() for p in args[0].value.split(".")):
@@ -435,6 +445,70 @@ def callee_parts(func: ast.expr, constant: Callable[[ast.Name], str | None] | No
         return None
     parts.reverse()
     return parts
+
+
+def _module_name(text: object) -> bool:
+    """Whether ``text`` is a string of identifiers joined by dots (an absolute module name)."""
+    return isinstance(text, str) and bool(text) and all(p.isidentifier() for p in text.split("."))
+
+
+def loaded_by_name(node: ast.Call) -> list[str] | None:
+    """``[module, *attributes]`` for a call that gives a module, or an object of one, named
+    by literal strings only (trial 26h, MISSED rows H-M4 to H-M6), else ``None``:
+
+    - ``sys.modules.get("a.b")`` (``["a.b"]``): the loaded module, as ``sys.modules["a.b"]``
+      (:func:`callee_parts`) is; a default given to ``get`` may be called instead when the
+      module is not loaded, so only the one-argument form is read;
+    - ``importlib.import_module(".b", package="a")`` (``["a.b"]``; also ``package`` given by
+      position): the relative name resolved against a literal package, as
+      :func:`importlib.import_module` does (``importlib.util.resolve_name``: each leading
+      dot after the first climbs one package);
+    - ``pkgutil.resolve_name("a.b:f")`` (``["a.b", "f"]``) and ``pkgutil.resolve_name("a.b.f")``
+      (``["a.b", "f"]``: the object is the same whichever prefix is the module). Source: the
+      :mod:`pkgutil` documentation, ``resolve_name(name)``: ``W(.W)*`` imports as much as it
+      can then walks attributes, ``W(.W)*:(W(.W)*)?`` imports the part before the colon.
+
+    The callee is read by its spelling (``sys.modules``, a name or attribute
+    ``import_module``, ``resolve_name``), as :func:`callee_parts` reads ``import_module``;
+    the names resolve through the run's targets (:meth:`TargetMatcher.classify`), so a
+    function of the project's own spelled so names nothing of verl's.
+
+    Args:
+        node: a call.
+    """
+    func, args, keywords = node.func, node.args, node.keywords
+    if any(isinstance(a, ast.Starred) for a in args) or any(k.arg is None for k in keywords):
+        return None
+    last = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
+    first = args[0].value if args and isinstance(args[0], ast.Constant) else None
+    if last == "get" and isinstance(func, ast.Attribute) and dotted_parts(func.value) == ["sys", "modules"]:
+        return [first] if len(args) == 1 and not keywords and _module_name(first) else None  # type: ignore[list-item]
+    if last == "import_module" and isinstance(first, str) and first.startswith("."):
+        package = args[1] if len(args) == 2 and not keywords else (
+            keywords[0].value if len(args) == 1 and len(keywords) == 1 and keywords[0].arg == "package" else None)
+        if not (isinstance(package, ast.Constant) and _module_name(package.value)):
+            return None
+        level = len(first) - len(first.lstrip("."))
+        base = package.value.split(".")  # type: ignore[union-attr]
+        if level > len(base):
+            return None  # "beyond top-level package": ImportError
+        rest = first[level:]
+        name = ".".join(base[: len(base) - level + 1] + ([rest] if rest else []))
+        return [name] if _module_name(name) else None
+    if last == "resolve_name" and isinstance(func, (ast.Attribute, ast.Name)) and len(args) == 1 and not keywords \
+            and (not isinstance(func, ast.Attribute) or dotted_parts(func.value) == ["pkgutil"]):
+        if not isinstance(first, str):
+            return None
+        module, colon, attributes = first.partition(":")
+        if colon:
+            if not _module_name(module) or (attributes and not _module_name(attributes)):
+                return None
+            return [module, *(attributes.split(".") if attributes else [])]
+        if not _module_name(first) or "." not in first:
+            return None
+        module, _, attribute = first.rpartition(".")
+        return [module, attribute]
+    return None
 
 
 def getattr_default(func: ast.expr) -> ast.expr | None:
@@ -480,7 +554,9 @@ def _attrgetter_path(node: ast.Call) -> list[str] | None:
     return path if all(p.isidentifier() for p in path) else None
 
 
-def methodcaller_call(call: ast.Call) -> tuple[ast.Call, ast.expr, str] | None:
+def methodcaller_call(
+    call: ast.Call, constant: Callable[[ast.Name], str | None] | None = None
+) -> tuple[ast.Call, ast.expr, str] | None:
     """``(getter, receiver, name)`` for a call ``operator.methodcaller("name", *a, **k)(x)``
     (the getter spelled by any name or ``<name>.methodcaller``: ``mc`` after ``from
     operator import methodcaller as mc``, ``op.methodcaller`` after ``import operator as
@@ -497,22 +573,29 @@ def methodcaller_call(call: ast.Call) -> tuple[ast.Call, ast.expr, str] | None:
 
     Args:
         call: the outer call (``methodcaller(...)(x)``).
+        constant: reads a name given for the method's (:func:`methodcaller_name`).
     """
     getter = call.func
     if not isinstance(getter, ast.Call) or len(call.args) != 1 or call.keywords \
             or isinstance(call.args[0], ast.Starred):
         return None
-    name = methodcaller_name(getter)
+    name = methodcaller_name(getter, constant)
     return (getter, call.args[0], name) if name is not None else None
 
 
-def methodcaller_name(getter: ast.expr) -> str | None:
+def methodcaller_name(getter: ast.expr, constant: Callable[[ast.Name], str | None] | None = None) -> str | None:
     """The literal method name of a call that may be ``operator.methodcaller("name", ...)``
     (its callee a name, or ``<name>.methodcaller``: :func:`methodcaller_call`), ``None``
     for any other expression. The callee's qualified name is not checked here.
 
+    ``constant``, when given, reads a name given for the method's (trial 26h, H-M2:
+    ``methodcaller(FACTORY)`` with ``FACTORY = "get_..."`` bound once at module level): the
+    string it always holds (:meth:`TargetFinder.constant_of`), as ``getattr(cp, NAME)``
+    is read (:func:`callee_parts`).
+
     Args:
         getter: the expression (``methodcaller("get_ppo_ray_runtime_env")``).
+        constant: see above; ``None`` reads literal names only.
     """
     if not isinstance(getter, ast.Call) or not getter.args:
         return None
@@ -523,18 +606,21 @@ def methodcaller_name(getter: ast.expr) -> str | None:
     if not named:
         return None
     text = getter.args[0]
+    if isinstance(text, ast.Name) and constant is not None:
+        value = constant(text)
+        return value if isinstance(value, str) and value.isidentifier() else None
     if not (isinstance(text, ast.Constant) and isinstance(text.value, str) and text.value.isidentifier()):
         return None
     return text.value
 
 
-def passed_arguments(call: ast.Call) -> ast.Call:
+def passed_arguments(call: ast.Call, constant: Callable[[ast.Name], str | None] | None = None) -> ast.Call:
     """The call whose ``args`` and ``keywords`` are what the runtime function gets at the
     target call ``call``: ``call`` itself, or for ``methodcaller("f", *a, **k)(x)``
     (:func:`methodcaller_call`) a ``Call`` made here holding the ``methodcaller(...)``
     call's own argument nodes after the name (their positions are the source's; the
-    made node is no node of the tree)."""
-    found = methodcaller_call(call)
+    made node is no node of the tree); ``constant`` as :func:`methodcaller_name` takes it."""
+    found = methodcaller_call(call, constant)
     if found is None:
         return call
     getter = found[0]
@@ -704,12 +790,18 @@ class TargetFinder:
         for node in self.module.facts.calls:
             parts = callee_parts(node.func, self.constant_of)
             if parts is None and isinstance(node.func, ast.Call):
-                called = methodcaller_call(node)  # ``methodcaller("f")(cp)`` calls ``cp.f()``
+                called = methodcaller_call(node, self.constant_of)  # ``methodcaller("f")(cp)``: ``cp.f()``
                 receiver = callee_parts(called[1], self.constant_of) if called is not None else None
                 parts = [*receiver, called[2]] if receiver is not None else None  # type: ignore[index]
             if parts is None or parts[-1] not in wanted and parts[0] not in wanted:
+                if isinstance(node.func, ast.Call):  # ``reduce(getattr, ...)()``: report, never fix
+                    found = self.uncertain(node, parts)
+                    if found is not None:
+                        out.append(found)
                 continue
             found = self.classify(node)
+            if found is None and parts[-1] in wanted:
+                found = self.uncertain(node, parts)
             if found is not None:
                 out.append(found)
         out.sort(key=lambda t: (t.call.lineno, t.call.col_offset))
@@ -897,7 +989,9 @@ class TargetFinder:
         and the other questions :meth:`qualified_names` answers do not follow it)."""
         if isinstance(call.func, ast.Name) and self.constant_of(call.func) is not None:
             return None  # a string (a re-exported constant's name: :mod:`reexports`): no function
-        called = methodcaller_call(call) if isinstance(call.func, ast.Call) else None
+        if not self._standard_loader(call.func):
+            return None  # a project's own ``resolve_name``/``import_module`` (trial 26h forms)
+        called = methodcaller_call(call, self.constant_of) if isinstance(call.func, ast.Call) else None
         if called is not None:  # ``methodcaller("f")(x)``: ``x.f``'s names (trial 26f)
             getter = self.qualified_names(called[0].func)
             if getter is None or getter[1] or not getter[0] or any(n != "operator.methodcaller" for n in getter[0]):
@@ -921,11 +1015,147 @@ class TargetFinder:
         if verdict is Verdict.OTHER:
             return None
         if called is not None:  # the method called, as the messages name it: ``cp.get_...``
-            kind = configless_kind(passed_arguments(call))
+            kind = configless_kind(passed_arguments(call, self.constant_of))
             callee = f"{' '.join(self.module.source_of(called[1]).split())}.{called[2]}"
         else:
             kind, callee = configless_kind(call), self.callee_text(call)
         return TargetCall(call, verdict, resolved, callee, kind, held)
+
+    def _standard_loader(self, func: ast.expr) -> bool:
+        """``False`` when ``func`` reaches its module through a call :func:`loaded_by_name`
+        reads by a bare name (``resolve_name(...)``, ``import_module(".b", package="a")``)
+        that is not :mod:`pkgutil`'s or :mod:`importlib`'s by its qualified name (a function
+        of the project's own spelled so); ``True`` otherwise."""
+        node = func
+        while isinstance(node, ast.Attribute):
+            node = node.value
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+                and node.func.id in ("resolve_name", "import_module")):
+            return True
+        if loaded_by_name(node) is None:
+            return True  # not a form of :func:`loaded_by_name`'s (read as before)
+        found = self.qualified_names(node.func)
+        return found is not None and not found[1] and bool(found[0]) \
+            and all(n in ("pkgutil.resolve_name", "importlib.import_module") for n in found[0])
+
+    # -- callees read but not followed with certainty (trial 26h, MISSED) ------------------
+    def uncertain(self, call: ast.Call, parts: list[str] | None) -> TargetCall | None:
+        """A call whose callee may be the runtime function through a form the tool reads but
+        does not follow with certainty, as an AMBIGUOUS :class:`TargetCall` (PPO003, never a
+        fix) whose ``uncertain`` says why; ``None`` for any other call, and for one that
+        passes a config. The forms (trial 26h, MISSED rows H-M1, H-M7, H-M8):
+
+        - ``functools.reduce(getattr, ["trainer", "constants_ppo", "get_..."], verl)()``:
+          ``verl.trainer.constants_ppo.get_...`` when ``reduce`` and ``getattr`` are the
+          builtins it reads (a literal list of literal names); :func:`functools.reduce`'s
+          documentation;
+        - ``inspect.getattr_static(constants_ppo, "get_...")()``: the attribute as found in
+          the module's ``__dict__`` (no module ``__getattr__`` is asked, no descriptor run);
+        - ``cp.get_...()`` with ``cp`` bound once at module level to a call, of anything
+          but an import function the tool reads, that is given a literal string naming a
+          module that holds a target (``cp = lazy_import("verl.trainer.constants_ppo")``:
+          the ``importlib.util.LazyLoader`` recipe of :mod:`importlib`'s documentation): the
+          module that function returns cannot be told;
+        - ``get_...()`` imported from ``proj.runtime`` where a package above it registers
+          verl's module under that name, or ``rt.get_...()`` with ``rt`` a module whose
+          namespace is copied from verl's (:func:`registered_module`, H-M3 and H-M3b).
+
+        Args:
+            call: a call of the module.
+            parts: :func:`callee_parts` of its callee (``None`` when it has none).
+        """
+        func = call.func
+        found: tuple[list[str], str] | None = None
+        if isinstance(func, ast.Call):
+            found = self._reduce_or_static(func)
+        elif parts is not None and len(parts) == 2 and parts[1] in self.matcher.names \
+                and isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
+            found = self._loaded_by_call(func.value, parts[1])
+        if found is None and parts is not None and parts[-1] in self.matcher.names \
+                and not parts[0].startswith(LOADED):
+            found = self._registered_elsewhere(func, parts[-1])
+        if found is None:
+            return None
+        names, why = found
+        verdict, resolved = self.matcher.classify(names, self.package)
+        if verdict not in (Verdict.TARGET, Verdict.AMBIGUOUS):
+            return None
+        kind = configless_kind(call)
+        return TargetCall(call, Verdict.AMBIGUOUS, resolved, self.callee_text(call), kind, None, why)
+
+    def _reduce_or_static(self, getter: ast.Call) -> tuple[list[str], str] | None:
+        """``(names, why)`` for :meth:`uncertain`'s ``reduce(getattr, ...)`` and
+        ``getattr_static(...)`` callees, else ``None``."""
+        head = dotted_parts(getter.func)
+        if head is None or getter.keywords or any(isinstance(a, ast.Starred) for a in getter.args):
+            return None
+        args = getter.args
+        if head[-1] == "reduce" and head in (["reduce"], ["functools", "reduce"]) and len(args) == 3 \
+                and isinstance(args[0], ast.Name) and args[0].id == "getattr" \
+                and self.scopes.scope_of(args[0]).lookup("getattr") is None \
+                and isinstance(args[1], (ast.List, ast.Tuple)) and args[1].elts:
+            path = [e.value for e in args[1].elts if isinstance(e, ast.Constant)]
+            if len(path) != len(args[1].elts) or not all(isinstance(p, str) and p.isidentifier() for p in path):
+                return None
+            owner, why = args[2], "`functools.reduce(getattr, ...)`, which the tool does not follow"
+        elif head[-1] == "getattr_static" and head in (["getattr_static"], ["inspect", "getattr_static"]) \
+                and len(args) in (2, 3):
+            key = args[1]
+            name = key.value if isinstance(key, ast.Constant) else (
+                self.constant_of(key) if isinstance(key, ast.Name) else None)
+            if not (isinstance(name, str) and name.isidentifier()):
+                return None
+            path = [name]
+            owner, why = args[0], "`inspect.getattr_static`, which reads the module's `__dict__` only"
+        else:
+            return None
+        found = self.qualified_names(owner)
+        if found is None or found[1] or not found[0]:
+            return None  # a parameter or local named ``verl`` is no module the tool knows
+        return [".".join((n, *path)) for n in found[0]], why  # type: ignore[arg-type]
+
+    def _registered_elsewhere(self, func: ast.expr, attribute: str) -> tuple[list[str], str] | None:
+        """``(names, why)`` for :meth:`uncertain`'s callee imported from a module of the
+        project's name that a package above it registers in ``sys.modules`` as verl's
+        module (:func:`registered_module`), else ``None``."""
+        found = self.qualified_names(func)
+        if found is None or found[1] or not found[0]:
+            return None
+        for name in found[0]:
+            absolute = resolve_relative(name, self.package)
+            module, _, last = (absolute or "").rpartition(".")
+            if last != attribute or not module or module in self.matcher.modules:
+                continue
+            registered = registered_module(self.module.path, self.package, module, self.matcher.modules)
+            if registered is not None:
+                verl, how = registered
+                return [f"{verl}.{attribute}"], f"`{module}`, {how}, a module the tool does not follow"
+        return None
+
+    def _loaded_by_call(self, head: ast.Name, attribute: str) -> tuple[list[str], str] | None:
+        """``(names, why)`` for :meth:`uncertain`'s ``cp.get_...()`` with ``cp =
+        loader("verl.trainer.constants_ppo")``, else ``None``."""
+        if self.scopes.scope_of(head).lookup(head.id) is not self.scopes.module:
+            return None
+        bindings = self.bindings_in(self.scopes.module, head.id)
+        if len(bindings) != 1 or bindings[0].qualified is not None:
+            return None
+        node = bindings[0].node
+        parent = self.module.facts.parents.get(id(node))
+        if not (isinstance(parent, ast.Assign) and parent.targets == [node]) or parent not in self.module.tree.body:
+            return None
+        value = parent.value
+        if not isinstance(value, ast.Call) or len(value.args) < 1 or callee_parts(value) is not None:
+            return None
+        text = value.args[0]
+        modules = self.matcher.modules
+        if not (isinstance(text, ast.Constant) and text.value in modules):
+            return None
+        spelled = " ".join(self.module.source_of(value).split())
+        where = f"{self.module.path.replace(chr(92), '/').rsplit('/', 1)[-1]}:{parent.lineno}"
+        return [f"{text.value}.{attribute}"], (
+            f"`{head.id}`, bound to `{spelled}` ({where}), a module the tool cannot tell"
+        )
 
     # -- callees read through a class attribute (issue 26, family 6) ------------------------
     def held_by_class(self, func: ast.expr) -> Held | None:
@@ -1416,6 +1646,148 @@ def module_constant(path: str, package: tuple[str, ...], module: str, name: str)
 #: :func:`module_constant`'s memo in the run's snapshot, and its mark of an answer not known yet
 _MODULE_FILES = "ppo_migrate.rules.targets.module_constant"
 _UNKNOWN = object()
+
+
+_REGISTERED = "ppo_migrate.rules.targets.registered_module"
+
+
+def registered_module(
+    path: str, package: tuple[str, ...], module: str, targets_modules: frozenset[str]
+) -> tuple[str, str] | None:
+    """``(verl's module, how)`` (``how``: "which proj/__init__.py:6 registers in
+    `sys.modules` as verl's `...`", as PPO003 says it) when a package above ``module`` (``proj`` for
+    ``proj.runtime``), a file of the project, registers one of ``targets_modules`` under
+    ``module``'s name by a top-level ``sys.modules[KEY] = M`` (trial 26h, H-M3:
+    ``sys.modules[__name__ + ".runtime"] = constants_ppo`` in ``proj/__init__.py``); else
+    ``None``. ``KEY`` is a literal string or ``__name__ + "<literal>"`` (``__name__`` is the
+    package's name); ``M`` a name a top-level import of that file binds to the module
+    (``import verl.trainer.constants_ppo as M``, ``from verl.trainer import constants_ppo
+    as M``). Importing ``proj.runtime`` runs ``proj/__init__.py`` first, and an import finds
+    a name in ``sys.modules`` before any file (the :mod:`sys` documentation). Also a module
+    ``proj.compat.rt`` that is a name ``rt`` of ``proj/compat.py`` whose namespace is copied
+    from verl's module (:func:`_namespace_copy`, H-M3b).
+
+    Args:
+        path: the importing file's path (its import root is where the package is looked for).
+        package: the importing file's package parts.
+        module: the absolute module name imported from (``"proj.runtime"``).
+        targets_modules: the modules that hold a target (:attr:`TargetMatcher.modules`).
+    """
+    from ppo_migrate.project.references import module_file, package_root  # the run's view
+    from ppo_migrate.project.snapshot import current
+
+    if not path or path == "-" or "." not in module:
+        return None
+    root = package_root(path, package)
+    if root is None:
+        return None
+    memo = current().memo(_REGISTERED)
+    key = (str(root), module)
+    if key in memo:
+        return memo[key]
+    answer = None
+    parts = module.split(".")
+    for depth in range(len(parts) - 1, 0, -1):
+        owner = ".".join(parts[:depth])
+        file = module_file(root, owner)
+        if file is None:
+            continue
+        try:
+            source = current().source(str(file))
+            if "modules" not in source.text and "update" not in source.text:
+                continue
+            tree = source.tree()
+        except Exception:  # noqa: BLE001, S112 - unreadable or not Python: nothing is known
+            continue
+        shown = "/".join(file.parts[len(root.parts):])  # from the import root: ``proj/__init__.py``
+        answer = _registration_in(tree, owner, module, targets_modules, shown)
+        if answer is not None:
+            break
+    memo[key] = answer
+    return answer
+
+
+def _registration_in(
+    tree: ast.Module, owner: str, module: str, targets_modules: frozenset[str], file_name: str
+) -> tuple[str, str] | None:
+    """:func:`registered_module` for one package file ``tree`` whose ``__name__`` is ``owner``."""
+    imported: dict[str, str] = {}
+    for stmt in tree.body:
+        if isinstance(stmt, ast.Import):
+            for a in stmt.names:
+                if a.asname:
+                    imported[a.asname] = a.name
+        elif isinstance(stmt, ast.ImportFrom) and not stmt.level and stmt.module:
+            for a in stmt.names:
+                imported[a.asname or a.name] = f"{stmt.module}.{a.name}"
+    copied = _namespace_copy(tree, module[len(owner) + 1:], imported, targets_modules) \
+        if module.startswith(owner + ".") else None
+    if copied is not None:
+        return copied[0], (
+            f"whose namespace {file_name}:{copied[1]} copies from verl's `{copied[0]}`"
+        )
+    for stmt in tree.body:
+        if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1
+                and isinstance(stmt.targets[0], ast.Subscript)
+                and dotted_parts(stmt.targets[0].value) == ["sys", "modules"]
+                and isinstance(stmt.value, ast.Name)):
+            continue
+        key = stmt.targets[0].slice
+        if isinstance(key, ast.Constant):
+            name = key.value
+        elif isinstance(key, ast.BinOp) and isinstance(key.op, ast.Add) and isinstance(key.left, ast.Name) \
+                and key.left.id == "__name__" and isinstance(key.right, ast.Constant) \
+                and isinstance(key.right.value, str):
+            name = owner + key.right.value
+        else:
+            continue
+        value = imported.get(stmt.value.id)
+        if name == module and value in targets_modules:
+            return value, (  # type: ignore[return-value]
+                f"which {file_name}:{stmt.lineno} registers in `sys.modules` as verl's `{value}`"
+            )
+    return None
+
+
+def _namespace_copy(
+    tree: ast.Module, name: str, imported: dict[str, str], targets_modules: frozenset[str]
+) -> tuple[str, int] | None:
+    """``(verl's module, line)`` when ``tree``'s top level copies a target module's namespace
+    into its name ``name`` (trial 26h, H-M3b, the six.moves style: ``rt =
+    types.ModuleType(...)``; ``rt.__dict__.update(vars(importlib.import_module("verl...")))``,
+    also ``vars(rt).update(...)`` and ``M.__dict__`` given, ``M`` imported by the file or
+    loaded by ``import_module`` of a literal name); else ``None``. ``rt``'s attributes are
+    then verl's functions, which :func:`registered_module` reports as not followed."""
+    for stmt in tree.body:
+        if not (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call)):
+            continue
+        call = stmt.value
+        func = call.func
+        if not (isinstance(func, ast.Attribute) and func.attr == "update" and len(call.args) == 1
+                and not call.keywords):
+            continue
+        holder = _namespace_of(func.value)
+        if not (isinstance(holder, ast.Name) and holder.id == name):
+            continue
+        source = _namespace_of(call.args[0])
+        if isinstance(source, ast.Name):
+            value = imported.get(source.id)
+        else:
+            parts = callee_parts(source) if isinstance(source, ast.Call) else None
+            value = parts[0][len(LOADED):] if parts and len(parts) == 1 and parts[0].startswith(LOADED) else None
+        if value in targets_modules:
+            return value, stmt.lineno  # type: ignore[return-value]
+    return None
+
+
+def _namespace_of(node: ast.expr) -> ast.expr | None:
+    """``x`` of ``x.__dict__`` or ``vars(x)``, else ``None``."""
+    if isinstance(node, ast.Attribute) and node.attr == "__dict__":
+        return node.value
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "vars" \
+            and len(node.args) == 1 and not node.keywords:
+        return node.args[0]
+    return None
 
 
 def _assigns_top_level(stmt: ast.stmt, name: str) -> bool:

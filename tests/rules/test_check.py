@@ -105,7 +105,7 @@ def test_ambiguous_callee_is_ppo003_naming_both_bindings() -> None:
     assert (diag.code, diag.line, diag.scope) == ("PPO003", 7, "f")
     assert diag.message == (
         "`get_ppo_ray_runtime_env()` may or may not be the runtime function: it is bound to "
-        "a local `get_ppo_ray_runtime_env` or verl.trainer.constants_ppo.get_ppo_ray_runtime_env"
+        "the module-level `def get_ppo_ray_runtime_env` (line 4) or verl.trainer.constants_ppo.get_ppo_ray_runtime_env"
         "; not rewritten"
     )
 

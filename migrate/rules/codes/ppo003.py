@@ -35,7 +35,17 @@ RULE = Rule(
     "`import_module(f\"._impl_{VERSION}\", __name__)`, `getattr(_backend(), name)`, "
     "lazy_loader's `attach`): the message names the hook; a literal lazy-import table "
     "(`_LAZY = {\"get_ppo_ray_runtime_env\": \"verl.trainer.constants_ppo\"}`) is read "
-    "as a plain re-export instead.\n\n" + _WHY,
+    "as a plain re-export instead. "
+    "It also finds a call whose callee the tool reads "
+    "but cannot follow with certainty, and says which form: `functools.reduce(getattr, "
+    "[\"trainer\", \"constants_ppo\", \"get_ppo_ray_runtime_env\"], verl)()`, "
+    "`inspect.getattr_static(constants_ppo, \"get_ppo_ray_runtime_env\")()`, and "
+    "`cp.get_ppo_ray_runtime_env()` with `cp = lazy_import(\"verl.trainer.constants_ppo\")` "
+    "bound once at module level to a function of the project given verl's module name (the "
+    "`importlib.util.LazyLoader` recipe), naming the file and line that binds `cp`; and a "
+    "function imported from a module of the project's name that a package registers in "
+    "`sys.modules` as verl's module, or whose namespace is copied from verl's, naming that "
+    "line.\n\n" + _WHY,
     "Make the binding unambiguous, or pass the config by hand if both callees "
     "accept it; then suppress with `# noqa: PPO003` if needed.",
     "try:\n"

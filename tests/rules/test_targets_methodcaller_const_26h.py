@@ -1,0 +1,69 @@
+"""``operator.methodcaller(NAME)`` with ``NAME`` a module-level string constant (trial 26h,
+H-M2): ``FACTORY = "get_ppo_ray_runtime_env"; operator.methodcaller(FACTORY)(cp)`` was let
+through while the literal spelling was fixed. The name is read as ``getattr(cp, NAME)``'s is
+(:meth:`ppo_migrate.rules.targets.TargetFinder.constant_of`: bound once, at module level, to
+a string): applied at once it is a target call fixed inside ``methodcaller(...)``; stored, a
+PPO006 with no fix. Executed before and after ``apply`` against a fake verl 0.9 whose function
+returns the config it gets.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from cli_helpers import VERL_09, check_findings, project_ran, run_cli, verl_stub, write_tree
+
+PIN_09 = '[project]\nname = "p"\nversion = "0"\ndependencies = ["verl>=0.9.0"]\n'
+
+TRAIN = '''\
+import operator
+from operator import methodcaller as mc
+
+from omegaconf import OmegaConf
+from verl.trainer import constants_ppo as cp
+
+FACTORY = "get_ppo_ray_runtime_env"
+
+
+def main(config):
+    a = operator.methodcaller(FACTORY)(cp)
+    b = mc(FACTORY)(cp)
+    return [type(v).__name__ for v in (a, b)]
+
+
+if __name__ == "__main__":
+    print("ran", main(OmegaConf.create({"trainer": {"n_gpus_per_node": 1}})))
+'''
+
+
+def test_a_constant_method_name_is_found_and_fixed(tmp_path: Path) -> None:
+    root = write_tree(tmp_path / "p", {"pyproject.toml": PIN_09, "train.py": TRAIN})
+    site = verl_stub(tmp_path / "site", VERL_09)
+    assert project_ran(root, site) == "ran ['NoneType', 'NoneType']"
+    found = [(f["location"]["row"], f["location"]["column"], f["code"], f["fix"]["applicability"], f["message"])
+             for f in check_findings(root)]
+    assert found == [
+        (11, 9, "PPO001", "safe",
+         "`operator.methodcaller(FACTORY)(cp)` called without the config in scope; pass `config`"),
+        (12, 9, "PPO001", "safe", "`mc(FACTORY)(cp)` called without the config in scope; pass `config`"),
+    ]
+    proc = run_cli("apply", ".", cwd=root)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    lines = (root / "train.py").read_text().splitlines()
+    assert lines[10] == "    a = operator.methodcaller(FACTORY, config)(cp)"
+    assert lines[11] == "    b = mc(FACTORY, config)(cp)"
+    assert project_ran(root, site) == "ran ['DictConfig', 'DictConfig']"
+    assert check_findings(root) == []
+
+
+def test_a_name_bound_twice_is_not_read_and_a_stored_one_is_reported(tmp_path: Path) -> None:
+    """``OTHER`` is bound twice (no constant: no fix, whatever it holds at run time); a
+    ``methodcaller(FACTORY)`` stored is a PPO006 with no fix, as the literal one is."""
+    text = TRAIN.replace(
+        'FACTORY = "get_ppo_ray_runtime_env"\n',
+        'FACTORY = "get_ppo_ray_runtime_env"\nOTHER = "get_ppo_ray_runtime_env"\nOTHER = "keys"\n',
+    ).replace("    b = mc(FACTORY)(cp)\n", "    f = mc(FACTORY)\n    b = mc(OTHER)(cp)\n    f(cp)\n")
+    root = write_tree(tmp_path / "p", {"pyproject.toml": PIN_09, "train.py": text})
+    found = [(f["location"]["row"], f["code"], f["fix"]["applicability"] if f["fix"] else None)
+             for f in check_findings(root)]
+    assert found == [(13, "PPO001", "safe"), (14, "PPO006", None)]
