@@ -1257,6 +1257,12 @@ class SignatureResolver:
                 # trial 26e (J): ``verl -> .cache/verl/verl`` filled by the launch script
                 if os.path.basename(link) == top and "__init__.py" not in folders.get(os.path.dirname(link), ()):
                     return self._dangling_copy(link, name)
+        # trial 26h: a copy in a package folder of the caller, or under another name
+        shadowing = self._script_folder_copy(root, directory, top, module, name)
+        if shadowing is None and verl and answer.certain:
+            shadowing = self._renamed_copy(root, top, module, name, answer)
+        if shadowing is not None:
+            return shadowing
         if verl and answer.source == "unknown" and answer.accepts_config and not answer.certain:
             return self._unknown_with_copies(root, top, module, name, answer)
         if not (verl and answer.certain):
@@ -1492,6 +1498,86 @@ class SignatureResolver:
         )
         remedy = "run where the link's target exists, set verl-version if it is a verl release, or run with --use-ppo-runtime"
         return _refuse("in-tree", where, reason, remedy, _why("in-tree", reason, link, 1, "uncertain-definition"))
+
+    def _script_folder_copy(
+        self, root: Path, directory: Path, top: str, module: str, name: str
+    ) -> CalleeInEffect | None:
+        """The PPO005 answer when a package folder ``P`` holding the calling folder
+        ``directory`` (``P`` itself or one above it, within ``root``) holds a copy ``P/<top>/``
+        whose ``name`` takes no config, else ``None`` (trial 26h, H-B1).
+
+        Rule: imported from the root, ``app/verl/`` is ``app.verl``; but any file of ``app/``
+        may run as a script (``python app/train.py``, ``cd app && python -m train``), which
+        puts ``app/`` first on ``sys.path``: then ``app/verl/`` is ``verl`` for that file and
+        every module it imports (its siblings, its sub-packages). Both are plausible, so the
+        copy is a plausible definition in effect for every call under ``P``; one that takes
+        no config refuses (:func:`ppo_migrate.project.tree.nested_copies`). A call inside the
+        copy itself is its own copy's (:func:`install_levels`)."""
+        from ppo_migrate.project.tree import nested_copies, repository_listing
+
+        here = os.path.abspath(os.fspath(directory))
+        listing = repository_listing(root, self.respect_gitignore)
+        for folder in nested_copies(listing, top, module):
+            own = os.path.join(folder, top)
+            if not (here == folder or here.startswith(folder + os.sep)):
+                continue
+            if here == own or here.startswith(own + os.sep):
+                continue
+            found = self._read([Path(folder)], module, name, "in-tree", top == "verl")
+            if found is None or found.accepts_config:
+                continue
+            shown, place = _display(own), _display(folder)
+            how = (
+                f"{found.reason}; `{shown}/` is a package `{top}` inside the package folder "
+                f"`{place}/`: a file of `{place}/` run as a script (`python {place}/<file>.py`, "
+                f"`cd {place} && python -m <module>`) puts `{place}/` first on sys.path, and then "
+                f"`{shown}/` is the {top} this call imports"
+            )
+            lines = found.why.lines if found.why is not None else ()
+            kind = found.why.kind if found.why is not None else "in-tree-definition"
+            return found._replace(reason=how, detail=how, why=Reason(kind, how, lines))
+        return None
+
+    def _renamed_copy(
+        self, root: Path, top: str, module: str, name: str, answer: CalleeInEffect
+    ) -> CalleeInEffect | None:
+        """``answer`` made uncertain (an unsafe fix) when a folder of the repository not named
+        ``top`` holds ``module`` as ``top`` would and its ``name`` takes no config, else
+        ``None`` (trial 26h, H-B2).
+
+        Rule: a copy of verl is recognised by its content, not its folder's name
+        (:func:`ppo_migrate.project.tree.renamed_copies`, read as a ``package-dir`` mapping
+        reads it: :func:`mapped_definitions`): ``third_party/rlcore/`` becomes ``verl`` at run
+        time through a symbolic link, a copy or a mapping the tool cannot read in general (a
+        launch script's ``ln -s``, ``os.symlink``/``shutil.copytree`` in the launcher, then
+        ``sys.path.insert``), absent in a fresh clone. Folders a ``package-dir`` mapping names
+        are left to that rule (:func:`ppo_migrate.project.tree.mapped_copies`)."""
+        from ppo_migrate.project.tree import mapped_copies, renamed_copies, repository_listing
+
+        listing = repository_listing(root, self.respect_gitignore)
+        mapped = {folder for _, folder in mapped_copies(listing, top, module)}
+        for folder in renamed_copies(listing, top, module):
+            if folder in mapped:
+                continue
+            found = self._read([], module, name, "in-tree", True, mapped_definitions(folder, module, name))
+            if found is None or found.accepts_config:
+                continue
+            shown = _display(folder)
+            reason = (
+                f"{found.reason}: `{shown}/` holds a copy of {top} under another name (its "
+                f"`{'/'.join(module.split('.')[1:])}.py` binds `{name}`), besides the {top} that "
+                f"`{answer.where}` names; if anything makes it `{top}` when the project runs (a "
+                "symbolic link or a copy named "
+                f"`{top}` made by a launch script, a Makefile or the launcher, then sys.path or "
+                "PYTHONPATH), passing the config raises TypeError"
+            )
+            remedy = "update or remove that copy, or run with --use-ppo-runtime"
+            places = found.why.lines[:1] if found.why is not None else ()
+            why = Reason("uncertain-definition", reason, places)
+            return CalleeInEffect(
+                True, answer.source, answer.where, answer.detail, reason, remedy, why, certain=False
+            )
+        return None
 
     def _first_source(self, directory: Path, qualified: str) -> CalleeInEffect:
         """The first source of the module docstring's list that decides."""
