@@ -1211,6 +1211,7 @@ class SignatureResolver:
             build_copies,
             in_doubles_folder,
             mapped_copies,
+            nested_copies,
             package_copies,
             repository_listing,
             unlisted_copies,
@@ -1280,6 +1281,10 @@ class SignatureResolver:
             return answer
         listing = repository_listing(root, self.respect_gitignore)
         copies = package_copies(listing, top, module) + build_copies(listing, top, module)
+        # trial 26h (H-B1): ``lib/verl/`` in a package folder is ``verl`` for a process that
+        # runs a file of ``lib/`` as a script, and so for every module that process imports
+        nested = [c for c in nested_copies(listing, top, module) if c not in copies]
+        copies += nested
         # trial 26c (D): .gitignore decides what is analysed, not which verl may be in effect
         unlisted = {c.root: c for c in unlisted_copies(listing, top, module)}
         copies += [c for c in unlisted if c not in copies]
@@ -1327,6 +1332,16 @@ class SignatureResolver:
                     f"besides the verl that `{answer.where}` names; if anything puts it on sys.path "
                     "(`cd` into its folder before `python -m`, direnv, an editor's or a workflow's "
                     "PYTHONPATH, a launch script), passing the config raises TypeError"
+                )
+                remedy = "update or remove that copy, or run with --use-ppo-runtime"
+            elif copy in nested:
+                shown, folder = _display(os.path.join(copy, top)), _display(copy)
+                reason = (
+                    f"{found.reason}: `{shown}/` is a package `{top}` inside the package folder "
+                    f"`{folder}/`, besides the verl that `{answer.where}` names; a file of "
+                    f"`{folder}/` run as a script puts `{folder}/` first on sys.path, and then "
+                    f"`{shown}/` is the {top} of every module that process imports: passing the "
+                    "config raises TypeError"
                 )
                 remedy = "update or remove that copy, or run with --use-ppo-runtime"
             elif _namespace_beside(copy, top, directory):
