@@ -40,7 +40,13 @@ a Dockerfile's, a Makefile's or a shell script's ``PYTHONPATH``, a ``.pth`` file
 :mod:`ppo_migrate.project.import_roots`) that takes no config refuses (PPO005), and when a
 release decided, a *stray* copy (anywhere under the root but in test data, in a folder git
 ignores too, and the verl of the repository's virtual environment: trial 26c;
-:mod:`ppo_migrate.project.tree`) that takes none makes the fix unsafe.
+:mod:`ppo_migrate.project.tree`) that takes none makes the fix unsafe. Trial 26h: a copy
+``P/verl/`` in a package folder ``P`` is ``verl`` for a process running a file of ``P`` as a
+script (the script's folder is first on ``sys.path``): for a call under ``P`` it refuses
+(PPO005, :meth:`SignatureResolver._script_folder_copy`, whatever decided), elsewhere it is a
+stray copy; and a folder of another name holding verl's module and function
+(``third_party/rlcore/``, linked or copied as ``verl`` at run time) is recognised by its
+content (:meth:`SignatureResolver._renamed_copy`): taking no config, the fix is unsafe.
 
 Each answer carries a structured :class:`ppo_migrate.diagnostics.Reason` (``why``)
 naming its kind and the definition's or pin's file and line.
