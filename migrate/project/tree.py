@@ -262,9 +262,27 @@ def nested_copies(listing: Listing, package: str, module: str) -> list[str]:
     return [parent for parent, nested in _package_folders(listing, package, module) if nested]
 
 
+#: ``(kind, id(listing), package, module) -> (listing, folders)``: one search of a listing per
+#: run for :func:`_package_folders` and :func:`renamed_copies` (asked once per calling folder)
+_SEARCHED: dict[tuple[str, int, str, str], tuple[Listing, list]] = {}
+
+
+def _searched(kind: str, listing: Listing, package: str, module: str, search) -> list:
+    """``search(listing, package, module)``, kept per listing (the run's, made once)."""
+    key = (kind, id(listing), package, module)
+    cached = _SEARCHED.get(key)
+    if cached is None or cached[0] is not listing:
+        cached = _SEARCHED[key] = (listing, search(listing, package, module))
+    return cached[1]
+
+
 def _package_folders(listing: Listing, package: str, module: str) -> list[tuple[str, bool]]:
     """``(D, D is a package)`` for each folder ``D`` of ``listing`` holding
     ``D/<package>/.../<module>.py`` (or the module's package ``__init__.py``), walk order."""
+    return _searched("package", listing, package, module, _search_package_folders)
+
+
+def _search_package_folders(listing: Listing, package: str, module: str) -> list[tuple[str, bool]]:
     parts = module.split(".")
     if parts[0] != package:
         return []
@@ -314,6 +332,10 @@ def renamed_copies(listing: Listing, package: str, module: str) -> list[str]:
         ``X/<module below package>.py`` (or its package ``__init__.py``), ``X`` not inside a
         folder named ``package`` (that is the package's own sub-folder).
     """
+    return _searched("renamed", listing, package, module, _search_renamed)
+
+
+def _search_renamed(listing: Listing, package: str, module: str) -> list[str]:
     parts = module.split(".")
     if parts[0] != package or len(parts) < 2:
         return []
