@@ -1533,8 +1533,9 @@ class SignatureResolver:
         every module it imports (its siblings, its sub-packages). Both are plausible, so the
         copy is a plausible definition in effect for every call under ``P``; one that takes
         no config refuses (:func:`ppo_migrate.project.tree.nested_copies`). A call inside the
-        copy itself is its own copy's (:func:`install_levels`)."""
-        from ppo_migrate.project.tree import nested_copies, repository_listing
+        copy itself is its own copy's (:func:`install_levels`); a copy under a folder of test
+        doubles (``tests/verl/``) is a fake, left to the stray copies' rule (an unsafe fix)."""
+        from ppo_migrate.project.tree import in_doubles_folder, nested_copies, repository_listing
 
         here = os.path.abspath(os.fspath(directory))
         listing = repository_listing(root, self.respect_gitignore)
@@ -1542,6 +1543,8 @@ class SignatureResolver:
             own = os.path.join(folder, top)
             if not (here == folder or here.startswith(folder + os.sep)):
                 continue
+            if in_doubles_folder(own, os.fspath(root)):
+                continue  # a fake (``tests/verl/``): the doubles' rule, an unsafe fix, never a notice
             if here == own or here.startswith(own + os.sep):
                 continue
             found = self._read([Path(folder)], module, name, "in-tree", top == "verl")

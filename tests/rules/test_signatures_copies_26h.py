@@ -224,3 +224,18 @@ def test_a_copy_in_another_package_folder_makes_the_fix_unsafe(tmp_path: Path) -
         "`lib/verl/` is the verl of every module that process imports: passing the config raises "
         "TypeError; update or remove that copy, or run with --use-ppo-runtime)"
     ]
+
+
+def test_a_fake_package_in_a_tests_package_stays_an_unsafe_fix(tmp_path: Path) -> None:
+    """``tests/verl/`` beside ``tests/__init__.py`` is a fake: the doubles' rule (an unsafe fix
+    naming it), never the notice a package folder's copy gives."""
+    root = _write(tmp_path / "proj", {
+        "tests/__init__.py": "", **_copy("tests/verl", "def get_ppo_ray_runtime_env():\n    return {}\n"),
+        "tests/helper.py": ENTRY,
+    })
+    assert _concise(root) == [
+        "tests/helper.py:6:11: PPO001 `get_ppo_ray_runtime_env()` called without the config in scope; "
+        "pass `config` (unsafe fix: tests/verl/trainer/constants_ppo.py:1 defines a "
+        "`get_ppo_ray_runtime_env` taking no config, which a test may put first on sys.path; give "
+        "the fake a `config=None` parameter, or run with --use-ppo-runtime)"
+    ]
