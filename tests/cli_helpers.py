@@ -170,6 +170,7 @@ def _fresh_caches() -> None:
     install_pins._UNINSTALLED_RUNS.clear()  # the images running the code uninstalled (trial 26f)
     tree._LISTINGS.clear()  # the one walk of a repository (copies of verl, import roots)
     tree._UNLISTED.clear()  # its search of ignored folders and environments
+    tree._SEARCHED.clear()  # its searches for copies by place and by content
     import_roots._DECLARED.clear()  # the folders a repository's files put on sys.path
     import_roots._OPAQUE.clear()
 

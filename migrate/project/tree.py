@@ -237,29 +237,116 @@ def package_copies(listing: Listing, package: str, module: str) -> list[str]:
         Each folder ``D`` (absolute, walk order) holding ``D/<package>/.../<module>.py`` (or the
         module's package ``__init__.py``) where ``D`` is no package itself (``mylib/verl/`` under
         a ``mylib/__init__.py`` is ``mylib.verl``, not a copy: the rule of
-        :func:`ppo_migrate.rules.signatures.install_levels`).
+        :func:`ppo_migrate.rules.signatures.install_levels`; such copies are
+        :func:`nested_copies`).
     """
+    return [parent for parent, nested in _package_folders(listing, package, module) if not nested]
+
+
+def nested_copies(listing: Listing, package: str, module: str) -> list[str]:
+    """The folders ``P`` (absolute, walk order) that are packages themselves (``P/__init__.py``)
+    and hold a copy ``P/<package>/`` holding ``module`` (trial 26h, H-B1).
+
+    Imported through the project root such a copy is ``P.<package>`` (``app.verl``), not
+    ``<package>``; but a file of ``P`` run as a script (``python app/train.py``, ``cd app &&
+    python -m train``) has ``P`` first on ``sys.path`` (Python puts the script's own folder,
+    or the working directory for ``-m``, there), and then ``P/<package>/`` *is* ``<package>``
+    for every import of the process. Vendored verl needs this: its own modules import
+    ``verl.*`` absolutely, so a copy at ``P/verl/`` runs only with ``P`` on the path.
+
+    Args:
+        listing: a :func:`repository_listing`.
+        package: the top-level package, e.g. ``"verl"``.
+        module: a dotted module of it, e.g. ``"verl.trainer.constants_ppo"``.
+    """
+    return [parent for parent, nested in _package_folders(listing, package, module) if nested]
+
+
+#: ``(kind, id(listing), package, module) -> (listing, folders)``: one search of a listing per
+#: run for :func:`_package_folders` and :func:`renamed_copies` (asked once per calling folder)
+_SEARCHED: dict[tuple[str, int, str, str], tuple[Listing, list]] = {}
+
+
+def _searched(kind: str, listing: Listing, package: str, module: str, search) -> list:
+    """``search(listing, package, module)``, kept per listing (the run's, made once)."""
+    key = (kind, id(listing), package, module)
+    cached = _SEARCHED.get(key)
+    if cached is None or cached[0] is not listing:
+        cached = _SEARCHED[key] = (listing, search(listing, package, module))
+    return cached[1]
+
+
+def _package_folders(listing: Listing, package: str, module: str) -> list[tuple[str, bool]]:
+    """``(D, D is a package)`` for each folder ``D`` of ``listing`` holding
+    ``D/<package>/.../<module>.py`` (or the module's package ``__init__.py``), walk order."""
+    return _searched("package", listing, package, module, _search_package_folders)
+
+
+def _search_package_folders(listing: Listing, package: str, module: str) -> list[tuple[str, bool]]:
     parts = module.split(".")
     if parts[0] != package:
         return []
     tail = parts[1:]
-    found: list[str] = []
+    found: list[tuple[str, bool]] = []
     folders = listing.folders
     for directory in folders:
         if os.path.basename(directory) != package:
             continue
         parent = os.path.dirname(directory)
-        if "__init__.py" in folders.get(parent, ()):
+        if _holds_tail(folders, directory, tail):
+            found.append((parent, "__init__.py" in folders.get(parent, ())))
+    return found
+
+
+def _holds_tail(folders: dict[str, tuple[str, ...]], directory: str, tail: list[str]) -> bool:
+    """Whether ``directory`` (a folder of a listing) holds the module ``tail`` (its parts below
+    the top-level package): ``a/b.py`` or ``a/b/__init__.py``; ``[]``: ``__init__.py``."""
+    if not tail:
+        return "__init__.py" in folders.get(directory, ())
+    holder = folders.get(os.path.join(directory, *tail[:-1]), ())
+    return f"{tail[-1]}.py" in holder or "__init__.py" in folders.get(os.path.join(directory, *tail), ())
+
+
+def renamed_copies(listing: Listing, package: str, module: str) -> list[str]:
+    """Folders not named ``package`` that hold ``module`` as ``package`` would: candidate
+    copies of ``package`` under another name (trial 26h, H-B2).
+
+    A fork kept as ``third_party/rlcore/`` (its ``trainer/constants_ppo.py`` beside an
+    ``__init__.py``) becomes ``verl`` when the project runs: a launch script's ``ln -s
+    ../../third_party/rlcore build/py/verl``, a Makefile rule, ``os.symlink`` or
+    ``shutil.copytree(..., tmp/"verl")`` in the launcher, then ``sys.path.insert`` or
+    ``PYTHONPATH``. None of that can be read in general, and in a fresh clone the link or
+    copy does not exist yet; so a copy is recognised by its *content*, not its folder's
+    name: the caller reads the folder as the package (a ``package-dir`` mapping's reading,
+    :func:`ppo_migrate.rules.signatures.mapped_definitions`) and counts it only when the
+    module there binds the function.
+
+    Args:
+        listing: a :func:`repository_listing`.
+        package: the top-level package, e.g. ``"verl"``.
+        module: a dotted module below it, e.g. ``"verl.trainer.constants_ppo"`` (the package
+            alone, ``"verl"``, names no content: ``[]``).
+
+    Returns:
+        Each folder ``X`` (absolute, walk order) whose name is not ``package`` holding
+        ``X/<module below package>.py`` (or its package ``__init__.py``), ``X`` not inside a
+        folder named ``package`` (that is the package's own sub-folder).
+    """
+    return _searched("renamed", listing, package, module, _search_renamed)
+
+
+def _search_renamed(listing: Listing, package: str, module: str) -> list[str]:
+    parts = module.split(".")
+    if parts[0] != package or len(parts) < 2:
+        return []
+    tail = parts[1:]
+    folders = listing.folders
+    found: list[str] = []
+    for directory in folders:
+        if os.path.basename(directory) == package or package in relative_parts(directory, listing.root):
             continue
-        if tail:
-            holder = folders.get(os.path.join(directory, *tail[:-1]), ())
-            inside = f"{tail[-1]}.py" in holder or "__init__.py" in folders.get(
-                os.path.join(directory, *tail), ()
-            )
-        else:
-            inside = "__init__.py" in folders.get(directory, ())
-        if inside:
-            found.append(parent)
+        if _holds_tail(folders, directory, tail):
+            found.append(directory)
     return found
 
 

@@ -40,7 +40,13 @@ a Dockerfile's, a Makefile's or a shell script's ``PYTHONPATH``, a ``.pth`` file
 :mod:`ppo_migrate.project.import_roots`) that takes no config refuses (PPO005), and when a
 release decided, a *stray* copy (anywhere under the root but in test data, in a folder git
 ignores too, and the verl of the repository's virtual environment: trial 26c;
-:mod:`ppo_migrate.project.tree`) that takes none makes the fix unsafe.
+:mod:`ppo_migrate.project.tree`) that takes none makes the fix unsafe. Trial 26h: a copy
+``P/verl/`` in a package folder ``P`` is ``verl`` for a process running a file of ``P`` as a
+script (the script's folder is first on ``sys.path``): for a call under ``P`` it refuses
+(PPO005, :meth:`SignatureResolver._script_folder_copy`, whatever decided), elsewhere it is a
+stray copy; and a folder of another name holding verl's module and function
+(``third_party/rlcore/``, linked or copied as ``verl`` at run time) is recognised by its
+content (:meth:`SignatureResolver._renamed_copy`): taking no config, the fix is unsafe.
 
 Each answer carries a structured :class:`ppo_migrate.diagnostics.Reason` (``why``)
 naming its kind and the definition's or pin's file and line.
@@ -1227,6 +1233,7 @@ class SignatureResolver:
             build_copies,
             in_doubles_folder,
             mapped_copies,
+            nested_copies,
             package_copies,
             repository_listing,
             unlisted_copies,
@@ -1273,6 +1280,12 @@ class SignatureResolver:
                 # trial 26e (J): ``verl -> .cache/verl/verl`` filled by the launch script
                 if os.path.basename(link) == top and "__init__.py" not in folders.get(os.path.dirname(link), ()):
                     return self._dangling_copy(link, name)
+        # trial 26h: a copy in a package folder of the caller, or under another name
+        shadowing = self._script_folder_copy(root, directory, top, module, name)
+        if shadowing is None and verl and answer.certain:
+            shadowing = self._renamed_copy(root, top, module, name, answer)
+        if shadowing is not None:
+            return shadowing
         if verl and answer.source == "unknown" and answer.accepts_config and not answer.certain:
             return self._unknown_with_copies(root, top, module, name, answer)
         if not (verl and answer.certain):
@@ -1290,6 +1303,10 @@ class SignatureResolver:
             return answer
         listing = repository_listing(root, self.respect_gitignore)
         copies = package_copies(listing, top, module) + build_copies(listing, top, module)
+        # trial 26h (H-B1): ``lib/verl/`` in a package folder is ``verl`` for a process that
+        # runs a file of ``lib/`` as a script, and so for every module that process imports
+        nested = [c for c in nested_copies(listing, top, module) if c not in copies]
+        copies += nested
         # trial 26c (D): .gitignore decides what is analysed, not which verl may be in effect
         unlisted = {c.root: c for c in unlisted_copies(listing, top, module)}
         copies += [c for c in unlisted if c not in copies]
@@ -1337,6 +1354,16 @@ class SignatureResolver:
                     f"besides the verl that `{answer.where}` names; if anything puts it on sys.path "
                     "(`cd` into its folder before `python -m`, direnv, an editor's or a workflow's "
                     "PYTHONPATH, a launch script), passing the config raises TypeError"
+                )
+                remedy = "update or remove that copy, or run with --use-ppo-runtime"
+            elif copy in nested:
+                shown, folder = _display(os.path.join(copy, top)), _display(copy)
+                reason = (
+                    f"{found.reason}: `{shown}/` is a package `{top}` inside the package folder "
+                    f"`{folder}/`, besides the verl that `{answer.where}` names; a file of "
+                    f"`{folder}/` run as a script puts `{folder}/` first on sys.path, and then "
+                    f"`{shown}/` is the {top} of every module that process imports: passing the "
+                    "config raises TypeError"
                 )
                 remedy = "update or remove that copy, or run with --use-ppo-runtime"
             elif _namespace_beside(copy, top, directory):
@@ -1519,6 +1546,89 @@ class SignatureResolver:
         )
         remedy = "run where the link's target exists, set verl-version if it is a verl release, or run with --use-ppo-runtime"
         return _refuse("in-tree", where, reason, remedy, _why("in-tree", reason, link, 1, "uncertain-definition"))
+
+    def _script_folder_copy(
+        self, root: Path, directory: Path, top: str, module: str, name: str
+    ) -> CalleeInEffect | None:
+        """The PPO005 answer when a package folder ``P`` holding the calling folder
+        ``directory`` (``P`` itself or one above it, within ``root``) holds a copy ``P/<top>/``
+        whose ``name`` takes no config, else ``None`` (trial 26h, H-B1).
+
+        Rule: imported from the root, ``app/verl/`` is ``app.verl``; but any file of ``app/``
+        may run as a script (``python app/train.py``, ``cd app && python -m train``), which
+        puts ``app/`` first on ``sys.path``: then ``app/verl/`` is ``verl`` for that file and
+        every module it imports (its siblings, its sub-packages). Both are plausible, so the
+        copy is a plausible definition in effect for every call under ``P``; one that takes
+        no config refuses (:func:`ppo_migrate.project.tree.nested_copies`). A call inside the
+        copy itself is its own copy's (:func:`install_levels`); a copy under a folder of test
+        doubles (``tests/verl/``) is a fake, left to the stray copies' rule (an unsafe fix)."""
+        from ppo_migrate.project.tree import in_doubles_folder, nested_copies, repository_listing
+
+        here = os.path.abspath(os.fspath(directory))
+        listing = repository_listing(root, self.respect_gitignore)
+        for folder in nested_copies(listing, top, module):
+            own = os.path.join(folder, top)
+            if not (here == folder or here.startswith(folder + os.sep)):
+                continue
+            if in_doubles_folder(own, os.fspath(root)):
+                continue  # a fake (``tests/verl/``): the doubles' rule, an unsafe fix, never a notice
+            if here == own or here.startswith(own + os.sep):
+                continue
+            found = self._read([Path(folder)], module, name, "in-tree", top == "verl")
+            if found is None or found.accepts_config:
+                continue
+            shown, place = _display(own), _display(folder)
+            how = (
+                f"{found.reason}; `{shown}/` is a package `{top}` inside the package folder "
+                f"`{place}/`: a file of `{place}/` run as a script (`python {place}/<file>.py`, "
+                f"`cd {place} && python -m <module>`) puts `{place}/` first on sys.path, and then "
+                f"`{shown}/` is the {top} this call imports"
+            )
+            lines = found.why.lines if found.why is not None else ()
+            kind = found.why.kind if found.why is not None else "in-tree-definition"
+            return found._replace(reason=how, detail=how, why=Reason(kind, how, lines))
+        return None
+
+    def _renamed_copy(
+        self, root: Path, top: str, module: str, name: str, answer: CalleeInEffect
+    ) -> CalleeInEffect | None:
+        """``answer`` made uncertain (an unsafe fix) when a folder of the repository not named
+        ``top`` holds ``module`` as ``top`` would and its ``name`` takes no config, else
+        ``None`` (trial 26h, H-B2).
+
+        Rule: a copy of verl is recognised by its content, not its folder's name
+        (:func:`ppo_migrate.project.tree.renamed_copies`, read as a ``package-dir`` mapping
+        reads it: :func:`mapped_definitions`): ``third_party/rlcore/`` becomes ``verl`` at run
+        time through a symbolic link, a copy or a mapping the tool cannot read in general (a
+        launch script's ``ln -s``, ``os.symlink``/``shutil.copytree`` in the launcher, then
+        ``sys.path.insert``), absent in a fresh clone. Folders a ``package-dir`` mapping names
+        are left to that rule (:func:`ppo_migrate.project.tree.mapped_copies`)."""
+        from ppo_migrate.project.tree import mapped_copies, renamed_copies, repository_listing
+
+        listing = repository_listing(root, self.respect_gitignore)
+        mapped = {folder for _, folder in mapped_copies(listing, top, module)}
+        for folder in renamed_copies(listing, top, module):
+            if folder in mapped:
+                continue
+            found = self._read([], module, name, "in-tree", True, mapped_definitions(folder, module, name))
+            if found is None or found.accepts_config:
+                continue
+            shown = _display(folder)
+            reason = (
+                f"{found.reason}: `{shown}/` holds a copy of {top} under another name (its "
+                f"`{'/'.join(module.split('.')[1:])}.py` binds `{name}`), besides the {top} that "
+                f"`{answer.where}` names; if anything makes it `{top}` when the project runs (a "
+                "symbolic link or a copy named "
+                f"`{top}` made by a launch script, a Makefile or the launcher, then sys.path or "
+                "PYTHONPATH), passing the config raises TypeError"
+            )
+            remedy = "update or remove that copy, or run with --use-ppo-runtime"
+            places = found.why.lines[:1] if found.why is not None else ()
+            why = Reason("uncertain-definition", reason, places)
+            return CalleeInEffect(
+                True, answer.source, answer.where, answer.detail, reason, remedy, why, certain=False
+            )
+        return None
 
     def _first_source(self, directory: Path, qualified: str) -> CalleeInEffect:
         """The first source of the module docstring's list that decides."""
