@@ -3,7 +3,10 @@
 Rules (ruff's, where ruff has one):
 
 * **Named files** are always returned, whatever their name or extension and even
-  when excluded or git-ignored — unless ``settings.force_exclude``, in which case
+  when excluded or git-ignored, but for configuration files that are never Python
+  (``*.toml``, ``*.ini``, ``*.cfg`` other than ``pyproject.toml`` and ``setup.cfg``,
+  ``Pipfile``, ``.flake8``...: :func:`is_config_file`, which the pre-commit hooks pass
+  along with the packaging files) — unless ``settings.force_exclude``, in which case
   the file, and every directory above it up to the project root (excludes) or
   the git root (``.gitignore``), is checked like a walked entry.
 * **Named directories** are walked even if they themselves match an exclude or a
@@ -83,6 +86,28 @@ _WALKED_SUFFIXES: tuple[str, ...] = (*YAML_SUFFIXES, NOTEBOOK_SUFFIX)
 #: runtime function (PPO006, :mod:`ppo_migrate.project.entry_points`; trial 26f). The byte
 #: prefilter turns away those that do not name it.
 ENTRY_POINT_FILES: tuple[str, ...] = ("pyproject.toml", "setup.cfg")
+
+
+#: Configuration files that are never Python, by suffix and by name (those ``identify``
+#: tags ``toml`` or ``ini``, which the pre-commit hooks pass for the packaging files'
+#: entry points): named on the command line they are skipped, not parsed as Python
+#: (a ``tox.ini`` command or a ``ruff.toml`` banned-api key naming the function was a
+#: false PPO902 syntax error). :data:`ENTRY_POINT_FILES` are read for entry points instead.
+_CONFIG_SUFFIXES: tuple[str, ...] = (".toml", ".ini", ".cfg")
+_CONFIG_NAMES: frozenset[str] = frozenset({
+    "Pipfile", ".coveragerc", ".flake8", ".pylintrc", "pylintrc", ".pypirc", ".editorconfig",
+    ".gitconfig", ".gitmodules", ".isort.cfg", ".bumpversion.cfg",
+})
+
+
+def is_config_file(path: str) -> bool:
+    """Whether ``path`` names a configuration file that is never Python (:data:`_CONFIG_SUFFIXES`,
+    any case, or :data:`_CONFIG_NAMES`) and is no packaging file read for its entry points
+    (:func:`is_entry_point_file`): a named one is skipped rather than parsed as Python."""
+    name = os.path.basename(path)
+    if name in ENTRY_POINT_FILES:
+        return False
+    return name in _CONFIG_NAMES or name.lower().endswith(_CONFIG_SUFFIXES)
 
 
 def is_yaml_file(path: str) -> bool:
@@ -495,7 +520,7 @@ class _Discovery:
                 return
             self._walk(s, abs_path)
             return
-        if is_temp_file(os.path.basename(abs_path)):
+        if is_temp_file(os.path.basename(abs_path)) or is_config_file(abs_path):
             return
         if force and self._force_excluded(abs_path, False):
             return

@@ -173,12 +173,19 @@ def test_hooks_report_staged_entry_points_and_never_write_them(
 ) -> None:
     """An entry point naming the function in a staged ``pyproject.toml`` or ``setup.cfg``
     is a PPO006 from either hook (``types_or`` has ``toml`` and ``ini``); ``apply`` leaves
-    both files byte for byte as they were, and a ``tox.ini`` is passed and ignored."""
+    both files byte for byte as they were, and a ``tox.ini`` and ``ruff.toml`` naming the
+    function are passed and skipped."""
     target = "verl.trainer.constants_ppo:get_ppo_ray_runtime_env"
     pyproject = PYPROJECT + f'\n[project.scripts]\nray-env = "{target}"\n'
     setup_cfg = f"[metadata]\nname = s\n\n[options.entry_points]\nconsole_scripts =\n    env2 = {target}\n"
-    tox_ini = "[tox]\nenvlist = py\n"
-    files = {"pyproject.toml": pyproject, "setup.cfg": setup_cfg, "tox.ini": tox_ini}
+    # a tox.ini command and a ruff.toml banned-api key naming the function are no Python:
+    # passed by the hook, skipped (they were a false PPO902 syntax error)
+    tox_ini = (
+        "[tox]\nenvlist = py\n[testenv]\ncommands = python -c \"from verl.trainer.constants_ppo "
+        "import get_ppo_ray_runtime_env as g; print(g())\"\n"
+    )
+    ruff_toml = f'[lint.flake8-tidy-imports.banned-api."{target.replace(":", ".")}"]\nmsg = "pass the config"\n'
+    files = {"pyproject.toml": pyproject, "setup.cfg": setup_cfg, "tox.ini": tox_ini, "ruff.toml": ruff_toml}
     sample = _init_repo(tmp_path / "sample", files)
     line = pyproject.splitlines().index(f'ray-env = "{target}"') + 1
     for hook in ("ppo-migrate-check", "ppo-migrate-apply"):
@@ -187,7 +194,7 @@ def test_hooks_report_staged_entry_points_and_never_write_them(
         assert r.returncode == 1, out
         assert f"pyproject.toml:{line}:11: PPO006 `{target}` is declared as the script `ray-env`" in out
         assert f"setup.cfg:6:12: PPO006 `{target}` is declared as the script `env2`" in out
-        assert "tox.ini" not in out
+        assert "tox.ini" not in out and "ruff.toml" not in out and "PPO902" not in out
         assert "files were modified by this hook" not in out
         for name, text in files.items():
             assert (sample / name).read_text(encoding="utf-8") == text, (hook, name)

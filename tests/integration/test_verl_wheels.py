@@ -77,7 +77,11 @@ def test_pr_6976_wheels_have_nothing_configless(tmp_path: Path, version: str) ->
 def test_trainer_tree_beside_a_verl_0_9_requirement_is_rewritten(
     tmp_path: Path, version: str, before: bytes, after: bytes
 ) -> None:
-    """The trainer modules without their verl package: the project's pin decides."""
+    """The trainer modules without their verl package: the project's pin decides, but the
+    tree itself holds verl's ``trainer/constants_ppo.py`` (a copy of verl under another
+    name, trial 26h: a launch script may link it as ``verl``), whose definition takes no
+    config: the fix is unsafe, naming it, and a plain ``apply`` writes nothing;
+    ``--unsafe-fixes`` makes the rewrite the pin alone would have made."""
     unpacked = unpack(version, tmp_path / "wheel")
     project = tmp_path / "project"
     shutil.copytree(unpacked / "verl" / "trainer", project / "trainer")
@@ -85,7 +89,14 @@ def test_trainer_tree_beside_a_verl_0_9_requirement_is_rewritten(
         '[project]\nname = "trainer"\nversion = "0.1.0"\ndependencies = ["verl>=0.9"]\n'
     )
     original = _files(project)
-    proc = run_cli("apply", ".", cwd=project)
+    plain = run_cli("apply", ".", cwd=project)
+    assert plain.returncode == 1, plain.stdout + plain.stderr
+    assert _files(project) == original
+    assert (
+        "`./` holds a copy of verl under another name (its `trainer/constants_ppo.py` binds "
+        "`get_ppo_ray_runtime_env`), besides the verl that `pyproject.toml:4 verl>=0.9` names"
+    ) in plain.stdout
+    proc = run_cli("apply", "--unsafe-fixes", ".", cwd=project)
     assert proc.returncode in (0, 1), proc.stdout + proc.stderr
     assert "Rewrote trainer/main_ppo.py (1 call)" in proc.stdout.splitlines()
     migrated = _files(project)

@@ -365,6 +365,17 @@ def test_named_temp_file_skipped_not_deleted(tree: Path) -> None:
     assert (tree / ".ppo-migrate-a.py.abcdefgh.tmp").exists()
 
 
+
+def test_named_config_files_are_skipped_but_packaging_files_kept(tree: Path) -> None:
+    """A ``tox.ini``, ``ruff.toml``, ``Pipfile``, ``.flake8`` or ``mypy.cfg`` named on the
+    command line (as the pre-commit hooks name every staged TOML and INI file) is never
+    Python: it is skipped, not parsed (a false PPO902); ``pyproject.toml`` and ``setup.cfg``
+    are kept for their entry points, and a named extensionless script still counts."""
+    names = ["tox.ini", "ruff.toml", "Pipfile", ".flake8", "mypy.cfg", "CONF.TOML",
+             "pyproject.toml", "setup.cfg", "scripts/tool"]
+    touch(tree, *names)
+    assert strs(discover(names, S)) == ["pyproject.toml", "scripts/tool", "setup.cfg"]
+
 # ------------------------------------------------------------------ unreadable directories
 
 
