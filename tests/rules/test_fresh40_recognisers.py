@@ -1,0 +1,117 @@
+"""fresh40, BREAKs 1, 6 and 7: forms the recognisers read wrongly, so that ``check`` gave a
+safe fix and the code that ran before a plain ``apply`` raised ``TypeError`` after it.
+
+* B1: ``if TYPE_CHECKING:`` (or ``if typing.TYPE_CHECKING:``, ``if False:``) imports the name
+  beside a module ``__getattr__`` that cannot be read. The import never runs, so the hook
+  serves the name: now PPO003 naming the hook's line.
+* B6: an import hook or ``exec`` reached through an alias (``hooks = sys.meta_path;
+  hooks.insert(0, F())``, ``ns = vars(cp); exec(CODE, ns)``): now an unsafe fix.
+* B7: ``sys.modules.get(...)``, ``pkgutil.resolve_name(...)``, ``importlib.import_module(...)``
+  when ``sys``/``pkgutil``/``importlib`` is not the stdlib's (rebound in scope, or a project
+  file ``pkgutil.py`` beside the script): no safe fix.
+
+Every project is *run* before and after a plain ``apply``, with an installed verl (on
+``PYTHONPATH``) that takes a config, as the pin says.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from cli_helpers import VERL_09, run_cli, verl_stub
+
+PIN = '[project]\nname = "proj"\nversion = "0"\ndependencies = ["verl>=0.9.0"]\n'
+
+
+def _write(root: Path, files: dict[str, str]) -> Path:
+    (root / ".git").mkdir(parents=True)
+    for name, text in {"pyproject.toml": PIN, **files}.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    return root
+
+
+def _run(root: Path, command: str, site: Path) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ)
+    env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
+    env["PYTHONPATH"] = f"{site}{os.pathsep}{root}"
+    env.pop("PYTHONSAFEPATH", None)
+    return subprocess.run(command, shell=True, cwd=root, env=env, capture_output=True, text=True, timeout=120)
+
+
+def _concise(root: Path) -> list[str]:
+    proc = run_cli("check", "--output-format", "concise", "--show-notices", ".", cwd=root)
+    return [line for line in proc.stdout.splitlines() if ": PPO0" in line]
+
+
+def _before_and_after(root: Path, site: Path, command: str, output: str) -> None:
+    """The project runs (printing ``output``) before and after a plain ``apply``, which
+    leaves every file as it was."""
+    texts = {p: p.read_bytes() for p in root.rglob("*.py")}
+    proc = _run(root, command, site)
+    assert (proc.returncode, proc.stdout.strip()) == (0, output), proc.stderr
+    run_cli("apply", ".", cwd=root)
+    assert {p: p.read_bytes() for p in root.rglob("*.py")} == texts
+    proc = _run(root, command, site)
+    assert (proc.returncode, proc.stdout.strip()) == (0, output), proc.stderr
+
+
+# -- B1 ---------------------------------------------------------------------------------
+
+HOOK = (
+    "\n\ndef __getattr__(name):\n"
+    "    return getattr(importlib.import_module('._impl', __name__), name)\n"
+)
+IMPL = "def get_ppo_ray_runtime_env():\n    return {'impl': True}\n"
+TRAIN_ATTR = "import pkg\nfrom omegaconf import OmegaConf\n\n\ndef main(config):\n    return pkg.get_ppo_ray_runtime_env()\n\n\nprint(main(OmegaConf.create({'actor_rollout_ref': {}})))\n"
+TRAIN_FROM = (
+    "from pkg import get_ppo_ray_runtime_env\nfrom omegaconf import OmegaConf\n\n\n"
+    "def main(config):\n    return get_ppo_ray_runtime_env()\n\n\nprint(main(OmegaConf.create({'actor_rollout_ref': {}})))\n"
+)
+IMPORT = "    from verl.trainer.constants_ppo import get_ppo_ray_runtime_env\n"
+
+#: name -> (pkg/__init__.py, train.py, the hook's line)
+LAZY: dict[str, tuple[str, str, int]] = {
+    "TYPE_CHECKING": (
+        "import importlib\nfrom typing import TYPE_CHECKING\nif TYPE_CHECKING:\n" + IMPORT + HOOK, TRAIN_ATTR, 7,
+    ),
+    "typing.TYPE_CHECKING, from-import": (
+        "import importlib\nimport typing\nif typing.TYPE_CHECKING:\n" + IMPORT + HOOK, TRAIN_FROM, 7,
+    ),
+    "if False": ("import importlib\nif False:\n" + IMPORT + HOOK, TRAIN_ATTR, 6),
+    "hook in the else branch": (
+        "import importlib\nfrom typing import TYPE_CHECKING\nif TYPE_CHECKING:\n" + IMPORT
+        + "else:\n    def __getattr__(name):\n"
+        "        return getattr(importlib.import_module('._impl', __name__), name)\n",
+        TRAIN_ATTR, 6,
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(LAZY))
+def test_an_import_that_never_runs_does_not_hide_a_module_getattr(name: str, tmp_path: Path) -> None:
+    init, train, hook_line = LAZY[name]
+    root = _write(tmp_path / "proj", {"pkg/__init__.py": init, "pkg/_impl.py": IMPL, "train.py": train})
+    site = verl_stub(tmp_path / "site", VERL_09)
+    called = "pkg.get_ppo_ray_runtime_env" if train is TRAIN_ATTR else "get_ppo_ray_runtime_env"
+    line = train.splitlines().index(f"    return {called}()") + 1
+    assert _concise(root) == [
+        f"train.py:{line}:12: PPO003 `{called}()` may or may not be the runtime function: "
+        f"`pkg.get_ppo_ray_runtime_env` is served by the module `__getattr__` at `pkg/__init__.py:{hook_line}`, "
+        "which ppo-migrate cannot read (cannot tell which definition it returns); not rewritten"
+    ]
+    _before_and_after(root, site, "python train.py", "{'impl': True}")
+
+
+def test_an_import_that_runs_still_binds_the_name(tmp_path: Path) -> None:
+    """The same package with the import run (``if not TYPE_CHECKING:``): a plain re-export,
+    fixed as safe."""
+    init = "import importlib\nfrom typing import TYPE_CHECKING\nif not TYPE_CHECKING:\n" + IMPORT + HOOK
+    root = _write(tmp_path / "proj", {"pkg/__init__.py": init, "pkg/_impl.py": IMPL, "train.py": TRAIN_ATTR})
+    assert _concise(root) == [
+        "train.py:6:12: PPO001 [*] `pkg.get_ppo_ray_runtime_env()` called without the config in scope; pass `config`"
+    ]
