@@ -115,3 +115,72 @@ def test_an_import_that_runs_still_binds_the_name(tmp_path: Path) -> None:
     assert _concise(root) == [
         "train.py:6:12: PPO001 [*] `pkg.get_ppo_ray_runtime_env()` called without the config in scope; pass `config`"
     ]
+
+
+# -- B6 ---------------------------------------------------------------------------------
+
+APP = "from verl.trainer import constants_ppo as cp\n\n\ndef main(config):\n    return cp.get_ppo_ray_runtime_env()\n"
+TEST = (
+    "from omegaconf import OmegaConf\nfrom app.train import main\n\n\n"
+    "def test_main():\n    assert main(OmegaConf.create({'actor_rollout_ref': {}})) == {'fake': True}\n"
+)
+FINDER = (
+    "import importlib.abc\nimport importlib.util\nimport sys\n\n"
+    "FAKES = {'get_ppo_ray_' + 'runtime_env': lambda: {'fake': True}}\n\n\n"
+    "class FakeVerl(importlib.abc.MetaPathFinder, importlib.abc.Loader):\n"
+    "    def find_spec(self, name, path=None, target=None):\n"
+    "        if name == 'verl.trainer.' + 'constants_ppo':\n"
+    "            return importlib.util.spec_from_loader(name, self)\n"
+    "        return None\n\n"
+    "    def create_module(self, spec):\n        return None\n\n"
+    "    def exec_module(self, module):\n"
+    "        module.__dict__.update(FAKES)\n\n\n"
+)
+
+def _hook(line: int, form: str) -> str:
+    return (f"conftest.py:{line} adds an import hook ({form}), which may serve verl's module with a "
+            "function taking no config")
+
+
+EXEC_REASON = (
+    "conftest.py:5 runs code not known before it runs in the namespace of `cp` (`exec`, or `eval` of code "
+    "compiled for `exec`), which may rebind the runtime function or a module its calls go through to one "
+    "taking no config"
+)
+UNSAFE = (
+    "app/train.py:5:12: PPO001 `cp.get_ppo_ray_runtime_env()` called without the config in scope; "
+    "pass `config` (unsafe fix: {reason})"
+)
+
+#: name -> (conftest.py, the reason the fix is unsafe)
+ALIASED: dict[str, tuple[str, str]] = {
+    "ns = vars(cp); exec(CODE, ns)": (
+        "import pathlib\nfrom verl.trainer import constants_ppo as cp\n\n"
+        "ns = vars(cp)\nexec((pathlib.Path(__file__).parent / 'fake_env.txt').read_text(), ns)\n",
+        EXEC_REASON,
+    ),
+    "hooks = sys.meta_path; hooks.insert(0, F())": (
+        FINDER + "hooks = sys.meta_path\nhooks.insert(0, FakeVerl())\n", _hook(22, "sys.meta_path.insert"),
+    ),
+    "hooks[:0] = [F()]": (
+        FINDER + "hooks = sys.meta_path\nhooks[:0] = [FakeVerl()]\n", _hook(22, "sys.meta_path[...] assigned"),
+    ),
+    "getattr(sys, 'meta_path').insert": (
+        FINDER + "getattr(sys, 'meta_path').insert(0, FakeVerl())\n", _hook(21, "meta_path.insert"),
+    ),
+    "vars(sys)['meta_path'].insert": (
+        FINDER + "vars(sys)['meta_path'].insert(0, FakeVerl())\n", _hook(21, "meta_path.insert"),
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ALIASED))
+def test_a_hook_or_exec_through_an_alias_makes_the_fix_unsafe(name: str, tmp_path: Path) -> None:
+    conftest, reason = ALIASED[name]
+    root = _write(tmp_path / "proj", {
+        "app/__init__.py": "", "app/train.py": APP, "conftest.py": conftest, "tests/test_train.py": TEST,
+        "fake_env.txt": "def get_ppo_ray_runtime_env():\n    return {'fake': True}\n",
+    })
+    site = verl_stub(tmp_path / "site", VERL_09)
+    assert _concise(root) == [UNSAFE.format(reason=reason)]
+    _before_and_after(root, site, "python -m pytest -q -p no:cacheprovider tests 2>&1 | tail -1 | cut -c1-8", "1 passed")
