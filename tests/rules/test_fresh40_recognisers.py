@@ -184,3 +184,82 @@ def test_a_hook_or_exec_through_an_alias_makes_the_fix_unsafe(name: str, tmp_pat
     site = verl_stub(tmp_path / "site", VERL_09)
     assert _concise(root) == [UNSAFE.format(reason=reason)]
     _before_and_after(root, site, "python -m pytest -q -p no:cacheprovider tests 2>&1 | tail -1 | cut -c1-8", "1 passed")
+
+
+# -- B7 ---------------------------------------------------------------------------------
+
+MAIN = "\n\nprint(main(OmegaConf.create({'actor_rollout_ref': {}})))\n"
+
+#: name -> (files, train.py's output)
+SHADOWED: dict[str, tuple[dict[str, str], str]] = {
+    "sys = Registry in the function": ({"train.py": (
+        "import sys\nimport types\nfrom omegaconf import OmegaConf\n\n\n"
+        "class Registry:\n    modules = {'verl.trainer.constants_ppo': "
+        "types.SimpleNamespace(get_ppo_ray_runtime_env=lambda: {'fake': 1})}\n\n\n"
+        "def main(config):\n    sys = Registry\n"
+        "    return sys.modules.get('verl.trainer.constants_ppo').get_ppo_ray_runtime_env()\n" + MAIN
+    )}, "{'fake': 1}"),
+    "sys = Registry, sys.modules[...]": ({"train.py": (
+        "import sys\nimport types\nfrom omegaconf import OmegaConf\n\n\n"
+        "class Registry:\n    modules = {'verl.trainer.constants_ppo': "
+        "types.SimpleNamespace(get_ppo_ray_runtime_env=lambda: {'fake': 3})}\n\n\n"
+        "def main(config):\n    sys = Registry\n"
+        "    return sys.modules['verl.trainer.constants_ppo'].get_ppo_ray_runtime_env()\n" + MAIN
+    )}, "{'fake': 3}"),
+    "pkgutil rebound at module level": ({"train.py": (
+        "import pkgutil\nimport types\nfrom omegaconf import OmegaConf\n\n\n"
+        "def main(config):\n    return pkgutil.resolve_name('verl.trainer.constants_ppo:get_ppo_ray_runtime_env')()\n\n\n"
+        "pkgutil = types.SimpleNamespace(resolve_name=lambda name: lambda: {'fake': name})\n" + MAIN
+    )}, "{'fake': 'verl.trainer.constants_ppo:get_ppo_ray_runtime_env'}"),
+    "importlib rebound at module level": ({"train.py": (
+        "import importlib\nimport types\nfrom omegaconf import OmegaConf\n\n\n"
+        "def main(config):\n"
+        "    return importlib.import_module('.constants_ppo', package='verl.trainer').get_ppo_ray_runtime_env()\n\n\n"
+        "importlib = types.SimpleNamespace(import_module=lambda name, package=None: "
+        "types.SimpleNamespace(get_ppo_ray_runtime_env=lambda: {'fake': 2}))\n" + MAIN
+    )}, "{'fake': 2}"),
+    "a project pkgutil.py beside the script": ({
+        "pkgutil.py": "def resolve_name(name):\n    return lambda: {'local': name}\n",
+        "train.py": (
+            "import pkgutil\nfrom omegaconf import OmegaConf\n\n\n"
+            "def main(config):\n    return pkgutil.resolve_name('verl.trainer.constants_ppo:get_ppo_ray_runtime_env')()\n"
+            + MAIN
+        ),
+    }, "{'local': 'verl.trainer.constants_ppo:get_ppo_ray_runtime_env'}"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SHADOWED))
+def test_a_loader_that_is_not_the_stdlib_s_gets_no_fix(name: str, tmp_path: Path) -> None:
+    files, output = SHADOWED[name]
+    root = _write(tmp_path / "proj", files)
+    site = verl_stub(tmp_path / "site", VERL_09)
+    assert _concise(root) == []  # not the stdlib's loader: no target read, no fix
+    _before_and_after(root, site, "python train.py", output)
+
+
+def test_the_stdlib_s_loaders_are_still_read(tmp_path: Path) -> None:
+    """The same calls with ``pkgutil``/``importlib``/``sys`` the stdlib's and no project module
+    of that name: fixed as safe, and the fixed call runs with verl 0.9."""
+    body = (
+        "import importlib\nimport pkgutil\nimport sys\nfrom omegaconf import OmegaConf\n\n\n"
+        "def main(config):\n"
+        "    a = pkgutil.resolve_name('verl.trainer.constants_ppo:get_ppo_ray_runtime_env')()\n"
+        "    b = importlib.import_module('.constants_ppo', package='verl.trainer').get_ppo_ray_runtime_env()\n"
+        "    c = sys.modules.get('verl.trainer.constants_ppo').get_ppo_ray_runtime_env()\n"
+        "    return [a, b, c]\n" + MAIN
+    )
+    root = _write(tmp_path / "proj", {"train.py": body})
+    site = verl_stub(tmp_path / "site", VERL_09)
+    fix = "PPO001 [*] `{}` called without the config in scope; pass `config`"
+    assert _concise(root) == [
+        "train.py:8:9: " + fix.format("pkgutil.resolve_name('verl.trainer.constants_ppo:get_ppo_ray_runtime_env')()"),
+        "train.py:9:9: " + fix.format(
+            "importlib.import_module('.constants_ppo', package='verl.trainer').get_ppo_ray_runtime_env()"),
+        "train.py:10:9: " + fix.format("sys.modules.get('verl.trainer.constants_ppo').get_ppo_ray_runtime_env()"),
+    ]
+    run_cli("apply", ".", cwd=root)
+    assert (root / "train.py").read_text().count("get_ppo_ray_runtime_env(config)") == 2
+    assert "get_ppo_ray_runtime_env')(config)" in (root / "train.py").read_text()
+    proc = _run(root, "python train.py", site)
+    assert (proc.returncode, proc.stdout.strip()) == (0, str([{"actor_rollout_ref": {}}] * 3)), proc.stderr
