@@ -674,6 +674,16 @@ def _hook_name(node: ast.AST | None, env: dict[str, str] | None) -> str | None:
         return node.attr
     if isinstance(node, ast.Name) and node.id in IMPORT_HOOKS:
         return node.id
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "getattr" \
+            and len(node.args) >= 2 and _dotted(node.args[0]) == "sys":
+        # ``getattr(sys, "meta_path")`` (fresh40, B6)
+        key = _string(node.args[1], env)
+        return key if key in IMPORT_HOOKS else None
+    if isinstance(node, ast.Subscript) and _namespace(node.value) is not None \
+            and _namespace(node.value)[0] == "attribute" and _dotted(_namespace(node.value)[1]) == "sys":
+        # ``vars(sys)["meta_path"]``, ``sys.__dict__["path_hooks"]`` (fresh40, B6)
+        key = _string(node.slice, env)
+        return key if key in IMPORT_HOOKS else None
     text = _string(node, env) if isinstance(node, (ast.Constant, ast.Name)) else None
     if text is not None:
         module, _, last = text.rpartition(".")
@@ -1036,15 +1046,86 @@ def replacements(tree: ast.AST) -> Iterator[Replacement]:
     return iter(nodes.replaced)
 
 
+def _object_aliases(tree: ast.AST, nodes: _Nodes) -> dict[str, ast.expr]:
+    """The names ``tree`` binds once (by ``=``; ``+=`` changes the object in place and is
+    not counted) to an import hook's list or dictionary (``hooks = sys.meta_path``:
+    :func:`_hook_name`) or to a namespace (``ns = vars(cp)``, ``ns = cp.__dict__``,
+    ``ns = globals()``: :func:`_namespace`), name -> that expression (fresh40, B6:
+    ``hooks.insert(0, F())`` adds to ``sys.meta_path`` and ``exec(CODE, ns)`` runs in
+    ``cp``'s namespace, as the direct forms do). A name bound any other way besides (a
+    parameter, a ``for`` target, an import, a second ``=``) is left out.
+
+    Args:
+        tree (ast.AST): the file's tree.
+        nodes (_Nodes): its nodes (:func:`_nodes`).
+
+    Raises:
+        Nothing.
+    """
+    candidates: dict[str, ast.expr] = {}
+    for node in nodes.assigns:
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            value = node.value
+            if _hook_name(value, None) is not None or _namespace(value) is not None:
+                name = node.targets[0].id
+                candidates[name] = value if name not in candidates else None  # twice: none
+    candidates = {k: v for k, v in candidates.items() if v is not None}
+    if not candidates:
+        return {}
+    stores: dict[str, int] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and node.id in candidates and isinstance(node.ctx, (ast.Store, ast.Del)):
+            stores[node.id] = stores.get(node.id, 0) + 1
+        elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name) and node.target.id in candidates:
+            stores[node.target.id] = stores.get(node.target.id, 0) - 1  # in place: no new binding
+        elif isinstance(node, ast.arg) and node.arg in candidates:
+            stores[node.arg] = stores.get(node.arg, 0) + 2
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            for alias in node.names:
+                bound = alias.asname or alias.name.split(".", 1)[0]
+                if bound in candidates:
+                    stores[bound] = stores.get(bound, 0) + 2
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name in candidates:
+            stores[node.name] = stores.get(node.name, 0) + 2
+    return {k: v for k, v in candidates.items() if stores.get(k) == 1}
+
+
+def _unaliased(node: ast.expr, aliases: Mapping[str, ast.expr]) -> ast.expr:
+    """``node`` with a name of ``aliases`` (:func:`_object_aliases`) put back as the object
+    it stands for, where the forms read it: a call's owner (``hooks.insert``), its
+    arguments (``exec(CODE, ns)``) and a subscript's value (``hooks[:0] = ...``)."""
+
+    def back(part):
+        return aliases[part.id] if isinstance(part, ast.Name) and part.id in aliases else part
+
+    if isinstance(node, ast.Call):
+        func = node.func
+        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id in aliases:
+            func = ast.copy_location(ast.Attribute(back(func.value), func.attr, ast.Load()), func)
+        args = [back(a) for a in node.args]
+        keywords = [ast.keyword(k.arg, back(k.value)) for k in node.keywords]
+        if func is node.func and all(a is b for a, b in zip(args, node.args)) \
+                and all(k.value is j.value for k, j in zip(keywords, node.keywords)):
+            return node
+        return ast.copy_location(ast.Call(func, args, keywords), node)
+    if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id in aliases:
+        return ast.copy_location(ast.Subscript(back(node.value), node.slice, node.ctx), node)
+    return node
+
+
 def _replacements(tree: ast.AST, nodes: _Nodes) -> Iterator[Replacement]:
-    """:func:`replacements`, found: ``nodes`` is ``tree``'s :class:`_Nodes`."""
+    """:func:`replacements`, found: ``nodes`` is ``tree``'s :class:`_Nodes`. A name bound
+    once to an import hook or a namespace counts as it (:func:`_object_aliases`)."""
     env = string_env(tree)
+    aliases = _object_aliases(tree, nodes)
     for node in nodes.changes:
         if isinstance(node, ast.Call):
-            yield from call_replacements(node, env)
+            yield from call_replacements(_unaliased(node, aliases) if aliases else node, env)
         else:
             for target in _bound_targets(node):
                 for t in _flat(target):
+                    if aliases:  # ``hooks[:0] = [finder]``, ``ns["f"] = g`` (fresh40, B6)
+                        t = _unaliased(t, aliases)
                     if isinstance(t, ast.Attribute) and t.attr == "__class__":
                         # ``sys.modules[name].__class__ = Compat``: any attribute of the
                         # object may now be the class's (a property giving a function)

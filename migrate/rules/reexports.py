@@ -383,6 +383,8 @@ def _module_bindings(
                         unbind(name)
             elif isinstance(stmt, (ast.If, ast.Try, ast.With)):
                 for field in ("body", "orelse", "finalbody"):
+                    if field == "body" and isinstance(stmt, ast.If) and never_runs(stmt.test):
+                        continue  # ``if TYPE_CHECKING:``: binds nothing at run time (fresh40, B1)
                     visit(getattr(stmt, field, ()))
                 for handler in getattr(stmt, "handlers", ()):
                     visit(handler.body)
@@ -723,13 +725,36 @@ def _forwarded_module(tree: ast.Module, hook: ast.FunctionDef | ast.AsyncFunctio
     return f"{bound[head]}.{rest}" if rest else bound[head]
 
 
+def never_runs(test: ast.expr) -> bool:
+    """Whether an ``if`` test is one whose body never runs: ``TYPE_CHECKING``,
+    ``typing.TYPE_CHECKING`` (any ``X.TYPE_CHECKING``), ``False``, ``0`` or ``None``
+    (fresh40, B1: ``if TYPE_CHECKING: from verl... import get_...`` beside a module
+    ``__getattr__`` binds nothing at run time, so the hook serves the name; PEP 484 says
+    ``typing.TYPE_CHECKING`` is ``False`` at run time).
+
+    Args:
+        test (ast.expr): the ``if`` statement's test.
+
+    Raises:
+        Nothing.
+    """
+    if isinstance(test, ast.Constant):
+        return test.value is None or test.value is False or (type(test.value) is int and test.value == 0)
+    if isinstance(test, ast.Name):
+        return test.id == "TYPE_CHECKING"
+    return isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+
+
 def _module_statements(body: Sequence[ast.stmt]) -> Iterable[ast.stmt]:
     """The statements run at module level: ``body`` and the bodies of its ``if``/``try``/
-    ``with``/``for``/``while`` statements, at any depth (not those of a ``def`` or ``class``)."""
+    ``with``/``for``/``while`` statements, at any depth (not those of a ``def`` or ``class``),
+    but not the body of an ``if`` that never runs (:func:`never_runs`: ``if TYPE_CHECKING:``)."""
     for stmt in body:
         yield stmt
         if isinstance(stmt, (ast.If, ast.Try, ast.With, ast.AsyncWith, ast.For, ast.AsyncFor, ast.While)):
             for field in ("body", "orelse", "finalbody"):
+                if field == "body" and isinstance(stmt, ast.If) and never_runs(stmt.test):
+                    continue
                 yield from _module_statements(getattr(stmt, field, ()))
             for handler in getattr(stmt, "handlers", ()):
                 yield from _module_statements(handler.body)

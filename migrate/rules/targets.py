@@ -25,7 +25,9 @@ from __future__ import annotations
 import ast
 import functools
 import enum
+import os
 import re
+import sys as _sys
 from collections import defaultdict
 from collections.abc import Callable, Iterable
 from typing import NamedTuple
@@ -34,6 +36,7 @@ from ppo_migrate.rules.module import ParsedModule
 from ppo_migrate.rules.scopes import Scope, ScopeKind, ScopeTree
 from ppo_migrate.constants import CONFIG_PARAMETER
 from ppo_migrate.project.modules import resolve_relative
+from ppo_migrate.project.snapshot import current
 from ppo_migrate.rules.stars import BINDS, NOT_BOUND, UNKNOWN, star_binds
 
 
@@ -445,6 +448,12 @@ def callee_parts(func: ast.expr, constant: Callable[[ast.Name], str | None] | No
         return None
     parts.reverse()
     return parts
+
+
+#: the standard library's loaders by name, last name -> qualified name (fresh40, B7)
+_STANDARD_LOADERS: dict[str, str] = {
+    "resolve_name": "pkgutil.resolve_name", "import_module": "importlib.import_module", "get": "sys.modules.get",
+}
 
 
 def _module_name(text: object) -> bool:
@@ -1022,21 +1031,64 @@ class TargetFinder:
         return TargetCall(call, verdict, resolved, callee, kind, held)
 
     def _standard_loader(self, func: ast.expr) -> bool:
-        """``False`` when ``func`` reaches its module through a call :func:`loaded_by_name`
-        reads by a bare name (``resolve_name(...)``, ``import_module(".b", package="a")``)
-        that is not :mod:`pkgutil`'s or :mod:`importlib`'s by its qualified name (a function
-        of the project's own spelled so); ``True`` otherwise."""
+        """``False`` when ``func`` reaches its module through a call of a loader by name
+        (:func:`loaded_by_name`'s forms: ``resolve_name(...)``, ``pkgutil.resolve_name(...)``,
+        ``sys.modules.get(...)``, ``import_module(".b", package="a")``; and
+        ``importlib.import_module("a.b")``) or through ``sys.modules["a.b"]``, when that
+        loader is not the standard library's: its qualified name in scope is not
+        ``pkgutil.resolve_name``, ``importlib.import_module`` or ``sys.modules.get``
+        (a function of the project's own spelled so, trial 26h; ``sys = Registry`` in the
+        function, or a module-level ``pkgutil = ...``, fresh40 B7), or a module of the
+        project beside the caller has the standard module's name (:meth:`_shadowed`);
+        ``True`` otherwise (no such form, or the standard library's)."""
         node = func
         while isinstance(node, ast.Attribute):
             node = node.value
-        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
-                and node.func.id in ("resolve_name", "import_module")):
+        if isinstance(node, ast.Subscript) and dotted_parts(node.value) == ["sys", "modules"]:
+            found = self.qualified_names(node.value)  # ``sys.modules["a.b"].f``
+            return found is not None and not found[1] and found[0] == ["sys.modules"]
+        if not isinstance(node, ast.Call):
             return True
-        if loaded_by_name(node) is None:
-            return True  # not a form of :func:`loaded_by_name`'s (read as before)
+        last = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", None)
+        if last not in _STANDARD_LOADERS or not isinstance(node.func, (ast.Name, ast.Attribute)):
+            return True
+        if loaded_by_name(node) is None and last != "import_module":
+            return True  # not a form read by name (read as before)
         found = self.qualified_names(node.func)
-        return found is not None and not found[1] and bool(found[0]) \
-            and all(n in ("pkgutil.resolve_name", "importlib.import_module") for n in found[0])
+        if found is None or found[1] or not found[0] or any(n not in _STANDARD_LOADERS.values() for n in found[0]):
+            return False
+        return not any(self._shadowed(n.split(".", 1)[0]) for n in found[0])
+
+    def _shadowed(self, module: str) -> bool:
+        """Whether a module of the project named ``module`` (``pkgutil.py``, ``importlib/__init__.py``)
+        sits in the caller's folder or a folder above it up to the project's root: run as a
+        script from there, or with that folder as its import root, it is the module
+        ``import module`` gives (``sys.path[0]``; fresh40, B7). ``sys`` is built in and
+        never shadowed (the standard library's ``sys.builtin_module_names``).
+
+        Args:
+            module (str): a top-level module name.
+
+        Raises:
+            Nothing: a folder that cannot be read holds nothing.
+        """
+        if module in _sys.builtin_module_names or not self.module.path:
+            return False
+        snapshot = current()
+        folder = os.path.dirname(os.path.abspath(self.module.path))
+        root = snapshot.root_of(folder)
+        top = os.fspath(root) if root is not None else folder
+        while True:
+            try:
+                if snapshot.fs.is_file(os.path.join(folder, module + ".py")) \
+                        or snapshot.fs.is_file(os.path.join(folder, module, "__init__.py")):
+                    return True
+            except (OSError, ValueError):
+                pass
+            parent = os.path.dirname(folder)
+            if folder == top or parent == folder or not folder.startswith(top):
+                return False
+            folder = parent
 
     # -- callees read but not followed with certainty (trial 26h, MISSED) ------------------
     def uncertain(self, call: ast.Call, parts: list[str] | None) -> TargetCall | None:
