@@ -24,18 +24,19 @@ from __future__ import annotations
 
 import ast
 import fnmatch
+import keyword
 import os
 import re
 import weakref
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, NamedTuple
 
-from ppo_migrate.rules.data_targets import data_targets
+from ppo_migrate.rules.data_targets import MAX_DATA_BYTES, data_targets
 from ppo_migrate.rules.doc_doctests import doc_doctest_files
 from ppo_migrate.rules.embedded_python import embedded_python, string_code
 from ppo_migrate.constants import MAX_SOURCE_CHARS
 from ppo_migrate.diagnostics import Reason, Related
-from ppo_migrate.files import decode_source
+from ppo_migrate.files import decode_source, decode_text
 from ppo_migrate.patterns import lazy_pattern
 from ppo_migrate.prefilter import Words
 from ppo_migrate.rules.module import facts_of
@@ -45,6 +46,8 @@ from ppo_migrate.project.modules import (
     import_words,
 )
 from ppo_migrate.project.references import current_references, module_file
+from ppo_migrate.project.mentions import COMPILED_SUFFIXES, PROSE_NAMES, PROSE_SUFFIXES
+from ppo_migrate.project.mentions import DATA_SUFFIXES as MENTION_DATA_SUFFIXES
 from ppo_migrate.project.repository import files_holding
 from ppo_migrate.project.root import up_to_git_top
 from ppo_migrate.project.snapshot import active, current
@@ -1962,53 +1965,107 @@ def _qualified_mentions(tree: ast.AST, functions: frozenset[str]) -> Iterator[tu
                     yield modules[0], line, f"{modules[0]}, {t}"
 
 
-def dynamic_patch_targets(
-    candidates: Sequence[str], functions: frozenset[str], read
-) -> list[tuple[str | None, str, int, str, str]]:
-    """The strings naming the runtime function that a dynamic patcher of the repository may
-    be given (trial 26h, H-B5: ``@override("verl.trainer.constants_ppo:get_ppo_ray_runtime_env")``
-    whose body runs ``setattr(importlib.import_module(module), attr, fn)``).
+#: the files of the repository never read for a string naming the function a dynamic patcher
+#: may be given (:func:`dynamic_patch_targets`): documentation prose, compiled sources, and
+#: binary data (images, archives, weights); a text table (``.csv``, ``.jsonl``) is read
+_NOT_TARGET_TEXT = PROSE_SUFFIXES + COMPILED_SUFFIXES + tuple(
+    s for s in MENTION_DATA_SUFFIXES if s not in (".csv", ".tsv", ".jsonl", ".log")
+)
+#: a qualified name (a module's path): ``verl.trainer.constants_ppo``, ``launcher``
+_QUALIFIED = r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*"
+#: a dotted name anywhere on a line: a module's path beside the function's name
+_DOTTED_ON_LINE = re.compile(r"(?<![\w.])[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+")
+#: a qualified name right before the function's name, joined by ``.`` or ``:``
+_JOINED_BEFORE = re.compile("(" + _QUALIFIED + r")[.:]$")
+#: a qualified name right before the function's name, apart by spaces, commas, quotes or ``=``
+_APART_BEFORE = re.compile("(" + _QUALIFIED + r")['\"]?[\s,=/'\"]+$")
 
-    Rule: a function of the repository that sets an attribute named at run time on a module
-    obtained by name (:func:`dynamic_patchers`) replaces whatever its caller names; a
-    string constant of the repository's Python code naming the function with its module
-    (:func:`_qualified_mentions`) may be handed to it. Which string reaches which patcher
-    is not followed (decorators, tables, helpers, other files): conservatively, both
-    existing in the repository is enough. The sibling of the override tables in data files
-    (:func:`ppo_migrate.rules.data_targets.data_targets`, trial 26g, G-B13).
+
+def _may_name_target(name: str) -> bool:
+    """Whether a file named ``name`` may hold a string naming the function that a dynamic
+    patcher is given (:func:`dynamic_patch_targets`): any file but documentation prose
+    (:data:`ppo_migrate.project.mentions.PROSE_SUFFIXES`, ``README``, ``LICENSE``...),
+    compiled sources and binary data."""
+    lower = name.lower()
+    if lower.endswith(_NOT_TARGET_TEXT):
+        return False
+    base, _, extension = name.partition(".")
+    return not (base.upper() in PROSE_NAMES and extension.lower() in ("", "txt"))
+
+
+def line_mentions(text: str, functions: frozenset[str]) -> Iterator[tuple[str | None, int, str]]:
+    """``(module, line offset, line)`` for each line of ``text`` naming one of ``functions``
+    with a module's path, in any separator form (trial fresh40, B5): qualified with ``.`` or
+    ``:`` (``verl.trainer.constants_ppo:get_ppo_ray_runtime_env``), after a module's path
+    and spaces, commas, quotes or ``=`` (``"verl.trainer.constants_ppo get_..."`` that a
+    conftest splits, ``launcher, get_...``), or with a dotted module path elsewhere on the
+    same line. A line holding the name alone (no module's path) names nothing to replace.
 
     Args:
-        candidates: the files naming the runtime function (the prefilter's): the only ones
-            that can hold such a string; the repository is the one the look-out for doubles
-            walks (:func:`ppo_migrate.project.repository.files_holding`).
+        text: a data file's text, or a Python string constant's value.
         functions: the function's names (:attr:`Names.functions`).
-        read: the run's reader (:meth:`ppo_migrate.project.snapshot.Snapshot.read_bytes`).
 
-    Returns:
-        ``(module, path, line, kind, what)`` as :func:`target_patches` collects them, one per
-        string, at the string's line, its reason naming the first patcher's ``path:line``;
-        ``[]`` when the repository holds no such string or no patcher. Never raises
-        ``OSError``.
+    Yields:
+        The module named (the one joined to the name, else the first dotted name of the
+        line, else the word before it), the 0-based line offset in ``text``, and the line
+        stripped (at most 120 characters); one per line.
     """
     if not functions:
-        return []
-    pattern = _mention_pattern(functions)
-    mentions: list[tuple[str | None, str, int, str]] = []
-    for path in candidates:
-        if not path.endswith(_PYTHON_SUFFIXES):
+        return
+    pattern = re.compile(r"(?<!\w)(?:" + "|".join(re.escape(f) for f in sorted(functions)) + r")(?!\w)")
+    for offset, line in enumerate(text.splitlines()):
+        for m in pattern.finditer(line):
+            before = line[: m.start()]
+            joined = _JOINED_BEFORE.search(before)
+            module: str | None = joined.group(1) if joined is not None else None
+            if module is None:
+                dotted = [
+                    d.group() for d in _DOTTED_ON_LINE.finditer(line)
+                    if d.group().rpartition(".")[2] not in functions
+                ]
+                if dotted:
+                    module = dotted[0]
+            if module is None:
+                apart = _APART_BEFORE.search(before)
+                if apart is not None and not keyword.iskeyword(apart.group(1)):
+                    module = apart.group(1)
+            if module is not None:
+                yield module, offset, line.strip()[:120]
+                break
+
+
+def _string_mentions(tree: ast.AST, functions: frozenset[str]) -> Iterator[tuple[str | None, int, str]]:
+    """``(module, line, text)`` for each string constant of ``tree`` naming one of
+    ``functions`` with a module's path in any separator form (:func:`line_mentions`), and
+    each constant holding a name alone beside another constant of the same line holding a
+    dotted module path (``M, F = "verl.trainer.constants_ppo", "get_..."``); docstrings and
+    names only read (:func:`_read_keys`) aside, as :func:`_qualified_mentions` skips them."""
+    docstrings = {
+        id(n.body[0].value) for n in ast.walk(tree)
+        if isinstance(n, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and n.body
+        and isinstance(n.body[0], ast.Expr) and isinstance(n.body[0].value, ast.Constant)
+    }
+    skip = docstrings | _read_keys(tree)
+    alone: dict[int, str] = {}
+    modules: dict[int, str] = {}
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Constant) and isinstance(node.value, str)) or id(node) in skip:
             continue
-        try:
-            data = read(path)
-        except (OSError, ValueError):
-            continue
-        if pattern.search(data) is None:
-            continue
-        tree = parse_file(path, data)
-        if tree is not None:
-            mentions.extend((module, path, line, text) for module, line, text in _qualified_mentions(tree, functions))
-    if not mentions:
-        return []
-    patcher: tuple[str, int] | None = None
+        value = node.value.strip()
+        if value in functions:
+            alone[node.lineno] = value
+        elif _MODULE_NAME.fullmatch(value) and "." in value:
+            modules.setdefault(node.lineno, value)
+        for module, offset, text in line_mentions(node.value, functions):
+            yield module, node.lineno + offset, text
+    for line, name in sorted(alone.items()):
+        if line in modules:
+            yield modules[line], line, f"{modules[line]}, {name}"
+
+
+def _first_patcher(candidates: Sequence[str], read) -> tuple[str, int] | None:
+    """``(display path, line)`` of the repository's first dynamic patcher
+    (:func:`dynamic_patchers`), in the listing's order, or ``None``."""
     for path, shown, data in files_holding(
         candidates, lambda name: name.endswith(_PYTHON_SUFFIXES), _BY_NAME_WORDS, _MAX_PATCHER_BYTES, read
     ):
@@ -2017,9 +2074,84 @@ def dynamic_patch_targets(
         tree = parse_file(path, data)
         lines = dynamic_patchers(tree) if tree is not None else []
         if lines:
-            patcher = (shown, lines[0])
-            break
+            return shown, lines[0]
+    return None
+
+
+def dynamic_patch_targets(
+    candidates: Sequence[str], functions: frozenset[str], read
+) -> list[tuple[str | None, str, int, str, str]]:
+    """The strings naming the runtime function that a dynamic patcher of the repository may
+    be given (trial 26h, H-B5: ``@override("verl.trainer.constants_ppo:get_ppo_ray_runtime_env")``
+    whose body runs ``setattr(importlib.import_module(module), attr, fn)``).
+
+    Rule: a function of the repository that sets an attribute named at run time on a module
+    obtained by name (:func:`dynamic_patchers`) replaces whatever its caller names. When the
+    repository holds one, any file of the repository may hand it the function's name
+    (trial fresh40, B5: a ``pytest.ini`` option a conftest reads with ``getini``, a root
+    ``doubles.json``, ``"verl.trainer.constants_ppo get_...".split()``), so each of these
+    names it: a string constant of a Python file naming the function with its module
+    (:func:`_qualified_mentions`, :func:`_string_mentions`: any separator), and a line of
+    any other file but documentation prose, compiled sources and binary data
+    (:func:`_may_name_target`) doing so (:func:`line_mentions`). Which string reaches which
+    patcher is not followed (decorators, tables, option readers, other files):
+    conservatively, both existing in the repository is enough. The sibling of the override
+    tables in data files (:func:`ppo_migrate.rules.data_targets.data_targets`, trial 26g,
+    G-B13).
+
+    Args:
+        candidates: the files naming the runtime function (the prefilter's); the repository
+            is the one the look-out for doubles walks
+            (:func:`ppo_migrate.project.repository.files_holding`), each of its files read
+            once through ``read`` and only when a patcher was found.
+        functions: the function's names (:attr:`Names.functions`).
+        read: the run's reader (:meth:`ppo_migrate.project.snapshot.Snapshot.read_bytes`).
+
+    Returns:
+        ``(module, path, line, kind, what)`` as :func:`target_patches` collects them, one per
+        string or line, its reason naming the first patcher's ``path:line``; ``[]`` when the
+        repository holds no such string or no patcher. Never raises ``OSError``.
+    """
+    if not functions:
+        return []
+    patcher = _first_patcher(candidates, read)
     if patcher is None:
+        return []
+    functions = frozenset(functions)
+    words = [f.encode() for f in sorted(functions)]
+    mentions: list[tuple[str | None, str, int, str]] = []
+    done: set[str] = set()
+
+    def python(path: str, shown: str, data: bytes) -> None:
+        tree = parse_file(path, data)
+        if tree is None:
+            return
+        seen: set[int] = set()
+        for module, line, text in [*_qualified_mentions(tree, functions), *_string_mentions(tree, functions)]:
+            if line not in seen:
+                seen.add(line)
+                mentions.append((module, shown, line, text))
+
+    for path in candidates:
+        if not path.endswith(_PYTHON_SUFFIXES):
+            continue
+        try:
+            data = read(path)
+        except (OSError, ValueError):
+            continue
+        done.add(os.path.abspath(path))
+        if any(w in data for w in words):
+            python(path, path, data)
+    for path, shown, data in files_holding(candidates, _may_name_target, words, _MAX_PATCHER_BYTES, read):
+        if path in done:
+            continue
+        if path.endswith(_PYTHON_SUFFIXES):
+            python(path, shown, data)
+        elif len(data) <= MAX_DATA_BYTES and b"\0" not in data:
+            text = decode_text(data, "replace")
+            for module, offset, written in line_mentions(text, functions):
+                mentions.append((module, shown, offset + 1, written))
+    if not mentions:
         return []
     where = f"{patcher[0]}:{patcher[1]}"
     return [
@@ -3692,7 +3824,7 @@ def patch_reason(patch: Patch):
 
 
 __all__ = [
-    "PATCHERS", "Names", "Patch", "computed_bindings", "string_env", "IMPORT_STATEMENT", "import_statements", "import_words", "imported_modules", "loaded_modules", "reachable_files", "Replacement", "call_replacements", "own_replacement",
+    "PATCHERS", "Names", "Patch", "computed_bindings", "string_env", "IMPORT_STATEMENT", "import_statements", "import_words", "imported_modules", "line_mentions", "loaded_modules", "reachable_files", "Replacement", "call_replacements", "own_replacement",
     "patch_reason", "patched_at", "reaching_patch", "replaced_names", "replacements", "star_rebindings", "target_patches",
     "through_names",
 ]
