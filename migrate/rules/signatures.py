@@ -1291,26 +1291,35 @@ class SignatureResolver:
         if not (verl and answer.certain):
             return answer
         opaque = None
+        nested_only = False
         if answer.source == "in-tree":
             # trial 26b: an in-tree copy decided, but a statement puts a folder the tool cannot
             # evaluate on sys.path: any stray copy may be the one it puts first
             from ppo_migrate.project.import_roots import opaque_roots
 
             opaque = next(iter(opaque_roots(root, self.respect_gitignore)), None)
-            if opaque is None:
-                return answer
+            # fresh40 B2: else a copy in a package folder still counts (below)
+            nested_only = opaque is None
         elif answer.source not in ("setting", "declared", "installed"):
             return answer
         listing = repository_listing(root, self.respect_gitignore)
-        copies = package_copies(listing, top, module) + build_copies(listing, top, module)
+        copies = [] if nested_only else package_copies(listing, top, module) + build_copies(listing, top, module)
         # trial 26h (H-B1): ``lib/verl/`` in a package folder is ``verl`` for a process that
-        # runs a file of ``lib/`` as a script, and so for every module that process imports
-        nested = [c for c in nested_copies(listing, top, module) if c not in copies]
+        # runs a file of ``lib/`` as a script, and so for every module that process imports;
+        # fresh40 B2: whatever decided (``app/train.py`` imports ``lib/x.py``, the root
+        # ``verl/`` decided for ``lib/``), but for a call inside that copy (its own modules)
+        here = os.path.abspath(os.fspath(directory))
+        nested = [
+            c for c in nested_copies(listing, top, module)
+            if c not in copies and not (here + os.sep).startswith(os.path.join(c, top) + os.sep)
+        ]
         copies += nested
+        if nested_only and not nested:
+            return answer
         # trial 26c (D): .gitignore decides what is analysed, not which verl may be in effect
-        unlisted = {c.root: c for c in unlisted_copies(listing, top, module)}
+        unlisted = {} if nested_only else {c.root: c for c in unlisted_copies(listing, top, module)}
         copies += [c for c in unlisted if c not in copies]
-        mapped = {folder: pyproject for pyproject, folder in mapped_copies(listing, top, module)}
+        mapped = {} if nested_only else {folder: pyproject for pyproject, folder in mapped_copies(listing, top, module)}
         for copy in copies + list(mapped):
             if copy in checked:
                 continue
