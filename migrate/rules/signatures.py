@@ -1611,20 +1611,33 @@ class SignatureResolver:
         time through a symbolic link, a copy or a mapping the tool cannot read in general (a
         launch script's ``ln -s``, ``os.symlink``/``shutil.copytree`` in the launcher, then
         ``sys.path.insert``), absent in a fresh clone. Folders a ``package-dir`` mapping names
-        are left to that rule (:func:`ppo_migrate.project.tree.mapped_copies`)."""
-        from ppo_migrate.project.tree import mapped_copies, renamed_copies, repository_listing
+        are left to that rule (:func:`ppo_migrate.project.tree.mapped_copies`). Folders git
+        ignores are searched too (:func:`ppo_migrate.project.tree.unlisted_renamed_copies`,
+        fresh user 40, B3: ``work/rlcore/`` with ``.gitignore: work/``), as for stray copies
+        named ``top`` (:func:`ppo_migrate.project.tree.unlisted_copies`)."""
+        from ppo_migrate.project.tree import (
+            mapped_copies,
+            renamed_copies,
+            repository_listing,
+            unlisted_renamed_copies,
+        )
 
         listing = repository_listing(root, self.respect_gitignore)
         mapped = {folder for _, folder in mapped_copies(listing, top, module)}
-        for folder in renamed_copies(listing, top, module):
+        # fresh40 B3: in folders git ignores too, as for copies named ``top``
+        unlisted = {c.root: c for c in unlisted_renamed_copies(listing, top, module)}
+        for folder in renamed_copies(listing, top, module) + list(unlisted):
             if folder in mapped:
                 continue
             found = self._read([], module, name, "in-tree", True, mapped_definitions(folder, module, name))
             if found is None or found.accepts_config:
                 continue
-            shown = _display(folder)
+            where = f"`{_display(folder)}/`"
+            if folder in unlisted:
+                which = "which git ignores" if unlisted[folder].kind == "ignored" else "which the analysis skips"
+                where += f" (in `{_display(unlisted[folder].folder)}/`, {which})"
             reason = (
-                f"{found.reason}: `{shown}/` holds a copy of {top} under another name (its "
+                f"{found.reason}: {where} holds a copy of {top} under another name (its "
                 f"`{'/'.join(module.split('.')[1:])}.py` binds `{name}`), besides the {top} that "
                 f"`{answer.where}` names; if anything makes it `{top}` when the project runs (a "
                 "symbolic link or a copy named "

@@ -100,3 +100,32 @@ def test_b2_a_package_folder_copy_taking_a_config_keeps_the_safe_fix(tmp_path: P
     assert _concise(root) == [
         "lib/x.py:5:12: PPO001 [*] `get_ppo_ray_runtime_env()` called without the config in scope; pass `config`"
     ]
+
+
+def test_b3_a_renamed_copy_in_a_folder_git_ignores_makes_the_fix_unsafe(tmp_path: Path) -> None:
+    root = _write(tmp_path / "proj", {
+        "pyproject.toml": '[project]\nname = "p"\nversion = "0"\ndependencies = ["verl>=0.9"]\n',
+        ".gitignore": "work/\n", **_copy("work/rlcore", OLD), "app/train.py": MAIN,
+        "run.sh": "ln -sfn work/rlcore verl\nPYTHONPATH=. python app/train.py\nstatus=$?\nrm verl\nexit $status\n",
+    })
+    assert _concise(root) == [
+        "app/train.py:6:12: PPO001 `get_ppo_ray_runtime_env()` called without the config in scope; pass "
+        "`config` (unsafe fix: `work/rlcore/trainer/constants_ppo.py:1` defines `get_ppo_ray_runtime_env()` "
+        "without a config parameter (pre verl PR #6976): `work/rlcore/` (in `work/`, which git ignores) "
+        "holds a copy of verl under another name (its `trainer/constants_ppo.py` binds "
+        "`get_ppo_ray_runtime_env`), besides the verl that `pyproject.toml:4 verl>=0.9` names; if anything "
+        "makes it `verl` when the project runs (a symbolic link or a copy named `verl` made by a launch "
+        "script, a Makefile or the launcher, then sys.path or PYTHONPATH), passing the config raises "
+        "TypeError; update or remove that copy, or run with --use-ppo-runtime)"
+    ]
+    _runs_the_same_after_apply(root, "sh run.sh", "app/train.py", "{'copy': 'no config'}")
+
+
+def test_b3_a_renamed_copy_taking_a_config_in_an_ignored_folder_keeps_the_safe_fix(tmp_path: Path) -> None:
+    root = _write(tmp_path / "proj", {
+        "pyproject.toml": '[project]\nname = "p"\nversion = "0"\ndependencies = ["verl>=0.9"]\n',
+        ".gitignore": "work/\n", **_copy("work/deep/rlcore", NEW), "app/train.py": MAIN,
+    })
+    assert _concise(root) == [
+        "app/train.py:6:12: PPO001 [*] `get_ppo_ray_runtime_env()` called without the config in scope; pass `config`"
+    ]
