@@ -74,7 +74,7 @@ from ppo_migrate.patterns import lazy_pattern
 from ppo_migrate.project.references import module_file
 from ppo_migrate.project.root import search_bound
 from ppo_migrate.settings_model import directory_settings
-from ppo_migrate.project.modules import absolute_parent, module_package
+from ppo_migrate.project.modules import absolute_parent
 
 if TYPE_CHECKING:
     from packaging.version import Version
@@ -348,15 +348,6 @@ def _display(path: str | Path) -> str:
     except ValueError:  # another drive (Windows)
         return path
     return path if rel.startswith("..") else rel
-
-
-def _import_root(folder: str) -> str:
-    """The folder above the outermost package holding ``folder`` (``folder`` itself when it
-    is no package): the folder on ``sys.path`` from which a module in ``folder`` is imported
-    by its dotted name (:func:`ppo_migrate.project.modules.module_package`)."""
-    for _ in module_package(os.path.join(folder, "__init__.py")):
-        folder = os.path.dirname(folder)
-    return folder
 
 
 def _parse(path: Path) -> ast.Module | None:
@@ -1664,12 +1655,13 @@ class SignatureResolver:
             for roots, problems in install_levels(directory, top, self.stop):
                 decided = self._read(roots, module, name, "in-tree", verl, problems)
                 if decided is not None:
-                    # a copy under the calling module's own import root (the folder above
-                    # its outermost package: ``python main.py`` beside ``verl/``, verl's own
-                    # modules) is on sys.path wherever the module is imported by its name
-                    own = _import_root(os.fspath(directory.absolute()))
-                    here = any(os.path.abspath(r) == own for r in roots)
-                    return self._against_release(directory, decided) if verl and not here else decided
+                    # a call inside the copy (verl's own modules) is that copy's; any other
+                    # caller may run without the copy on sys.path (fresh user 40, B4:
+                    # ``PYTHONSAFEPATH=1``, a Dockerfile copying only ``main.py``,
+                    # ``python pkg/main.py``): a declared release is as plausible
+                    here = os.fspath(directory.absolute()) + os.sep
+                    inside = any(here.startswith(os.path.join(os.path.abspath(r), top) + os.sep) for r in roots)
+                    return self._against_release(directory, decided) if verl and not inside else decided
                 lacking = lacking or _lacking_copy(roots, top, module)
         if not verl:
             return CalleeInEffect(True, "unknown", "", f"no in-tree definition of `{qualified}`: a config is assumed to be accepted")
@@ -1737,15 +1729,21 @@ class SignatureResolver:
         )
 
     def _against_release(self, directory: Path, copy: CalleeInEffect) -> CalleeInEffect:
-        """``copy`` (an in-tree copy of verl's that decided, not under the calling module's
-        own import root: :func:`_import_root`), unless it takes a config while
-        the project pins a verl release whose function takes none (trial 26h: a 0.9-style
-        ``verl/`` at the root, an upstream snapshot nobody installs, beside
-        ``requirements.txt: verl==0.8.0``; ``python examples/train.py`` runs the pinned
-        release, as the root is not on its ``sys.path``). Which one runs depends on
-        ``sys.path`` at run time: the two plausible definitions disagree, so the call is a
-        PPO005 naming both (issue 26: "where they disagree, a PPO005 notice that names
-        them"). A pin of the copy itself (``-e ./verl``, a path) is no release and agrees.
+        """``copy`` (an in-tree copy of verl's that decided, for a call outside that copy),
+        unless it takes a config while the project pins a verl release whose function takes
+        none (trial 26h: a 0.9-style ``verl/`` at the root, an upstream snapshot nobody
+        installs, beside ``requirements.txt`` pinning a 0.8 release; ``python
+        examples/train.py`` runs the pinned release, as the root is not on its
+        ``sys.path``). Which one runs depends on ``sys.path`` at run time: the two plausible
+        definitions disagree, so the call is a PPO005 naming both (issue 26: "where they
+        disagree, a PPO005 notice that names them"). A pin of the copy itself (``-e
+        ./verl``, a path) is no release and agrees.
+
+        Fresh user 40, B4: this holds for a caller under the copy's own import root too
+        (``main.py`` beside ``verl/``): ``PYTHONSAFEPATH=1 python main.py``, a Dockerfile
+        copying only ``main.py`` into an image that installs the pin, or ``python
+        pkg/main.py`` (``pkg/`` first on ``sys.path``) run the release. Only a call inside
+        the copy (verl's own modules) is left to the copy.
 
         Args:
             directory: the calling file's folder.

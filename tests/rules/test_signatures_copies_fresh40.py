@@ -129,3 +129,57 @@ def test_b3_a_renamed_copy_taking_a_config_in_an_ignored_folder_keeps_the_safe_f
     assert _concise(root) == [
         "app/train.py:6:12: PPO001 [*] `get_ppo_ray_runtime_env()` called without the config in scope; pass `config`"
     ]
+
+
+def test_b4_a_copy_beside_the_caller_and_an_older_pin_disagree(tmp_path: Path) -> None:
+    """``main.py`` beside ``verl/`` (taking a config), ``verl==0.8.0`` pinned, and the
+    project's launcher ``PYTHONSAFEPATH=1 python main.py``: the pinned release runs."""
+    root = _write(tmp_path / "proj", {
+        **_copy("verl", NEW), "requirements.txt": "verl==0.8.0\n", "main.py": MAIN,
+        "run.sh": "PYTHONSAFEPATH=1 python main.py\n",
+    })
+    site = _write(tmp_path / "site", _copy("verl", RELEASE_08))
+    assert _concise(root) == [
+        "main.py:6:12: PPO005 `get_ppo_ray_runtime_env()` left as it is: the in-tree copy "
+        "`verl/trainer/constants_ppo.py:1` takes a config, but `requirements.txt:1 verl==0.8.0` declares "
+        "a verl release whose `get_ppo_ray_runtime_env()` takes none; which of them runs depends on "
+        "sys.path when the trainer starts; require verl>=0.9.0 where the release is declared (or install "
+        "the copy), set verl-version (or --verl-version) to the verl that runs, or run with --use-ppo-runtime"
+    ]
+    _runs_the_same_after_apply(root, "sh run.sh", "main.py", "{'release': '0.8'}", site)
+
+
+def test_b4_python_pkg_main_runs_the_pinned_release(tmp_path: Path) -> None:
+    """``python pkg/main.py`` puts ``pkg/``, not the root, first on ``sys.path``."""
+    root = _write(tmp_path / "proj", {
+        **_copy("verl", NEW), "requirements.txt": "verl==0.8.0\n", "pkg/__init__.py": "",
+        "pkg/main.py": MAIN,
+    })
+    site = _write(tmp_path / "site", _copy("verl", RELEASE_08))
+    assert [line.split(": ")[1].split(" ")[0] for line in _concise(root)] == ["PPO005"]
+    _runs_the_same_after_apply(root, "python pkg/main.py", "pkg/main.py", "{'release': '0.8'}", site)
+
+
+def test_b4_a_call_inside_the_copy_is_the_copy_s(tmp_path: Path) -> None:
+    """verl's own modules import their own copy: the pin does not decide for them."""
+    root = _write(tmp_path / "proj", {
+        **_copy("verl", NEW), "requirements.txt": "verl==0.8.0\n",
+        "verl/trainer/main_ppo.py": CALLER,
+    })
+    assert _concise(root) == [
+        "verl/trainer/main_ppo.py:5:12: PPO001 [*] `get_ppo_ray_runtime_env()` called without the config "
+        "in scope; pass `config`"
+    ]
+
+
+def test_b4_a_copy_beside_the_caller_and_no_pin_decides(tmp_path: Path) -> None:
+    root = _write(tmp_path / "proj", {**_copy("verl", NEW), "main.py": MAIN})
+    assert _concise(root) == [
+        "main.py:6:12: PPO001 [*] `get_ppo_ray_runtime_env()` called without the config in scope; pass `config`"
+    ]
+    proc = _run(root, "python main.py")
+    assert (proc.returncode, proc.stdout.strip()) == (0, "{'copy': 'None'}"), proc.stderr
+    run_cli("apply", ".", cwd=root)
+    proc = _run(root, "python main.py")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip().startswith("{'copy': \"{'actor_rollout_ref'"), proc.stdout
