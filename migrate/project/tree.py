@@ -350,6 +350,70 @@ def _search_renamed(listing: Listing, package: str, module: str) -> list[str]:
     return found
 
 
+def unlisted_renamed_copies(listing: Listing, package: str, module: str) -> list[UnlistedCopy]:
+    """:func:`renamed_copies` in the folders the walk did not enter: those git ignores
+    (:attr:`Listing.ignored`) and those skipped by name that may hold a checkout
+    (:attr:`Listing.skipped`), searched as :func:`unlisted_copies` searches them (level by
+    level, :data:`IGNORED_DEPTH` levels down, within :data:`MAX_IGNORED_FOLDERS` folders and
+    :data:`MAX_IGNORED_ENTRIES` entries; not entering :data:`NO_CHECKOUT`, build output, test
+    data, links to folders or a folder named ``package``). Fresh user 40, B3: a fork kept as
+    ``work/rlcore/`` with ``.gitignore: work/``, linked as ``verl`` by a launch script, is as
+    plausible as a git-ignored ``work/verl/`` (``.gitignore`` decides what is analysed, not
+    which verl may be in effect).
+
+    Args:
+        listing: a :func:`repository_listing`.
+        package: the top-level package, e.g. ``"verl"``.
+        module: a dotted module below it, e.g. ``"verl.trainer.constants_ppo"``.
+
+    Returns:
+        Each folder ``X`` found (``kind`` ``"ignored"`` or ``"skipped"``, ``folder`` the top
+        folder not entered), whose name is not ``package``, holding ``X/<module below
+        package>.py`` (or its package ``__init__.py``), sorted. Never raises.
+    """
+    parts = module.split(".")
+    if parts[0] != package or len(parts) < 2:
+        return []
+    key = (id(listing), package, "renamed:" + module)
+    cached = _UNLISTED.get(key)
+    if cached is not None and cached[0] is listing:
+        return cached[1]
+    from ppo_migrate.project.snapshot import current
+
+    fs = current().fs
+    tail = parts[1:]
+    budget = [MAX_IGNORED_ENTRIES, MAX_IGNORED_FOLDERS]
+    skipped = NOT_WALKED | TEST_DATA_FOLDERS | NO_CHECKOUT
+    found: list[UnlistedCopy] = []
+    queue: deque[tuple[str, int, str, str]] = deque(
+        (t, 0, t, kind) for t, kind in sorted(
+            [(t, "ignored") for t in listing.ignored] + [(t, "skipped") for t in listing.skipped]
+        )
+    )
+    while queue and budget[0] > 0 and budget[1] > 0:
+        here, depth, top, kind = queue.popleft()
+        if os.path.basename(here) == package:
+            continue  # the package itself: :func:`unlisted_copies`' rule
+        base = os.path.join(here, *tail)
+        if fs.is_file(base + ".py") or fs.is_file(os.path.join(base, "__init__.py")):
+            found.append(UnlistedCopy(here, top, kind))
+            continue  # a copy: its sub-folders are its own
+        if depth >= IGNORED_DEPTH:
+            continue
+        names, dirs, read = _scan(here, MAX_FOLDER_ENTRIES)
+        budget[0] -= read + 1
+        budget[1] -= 1
+        if names.intersection(ENVIRONMENT_MARKERS):
+            continue  # an environment: :func:`unlisted_copies` reads its site-packages
+        queue.extend(
+            (os.path.join(here, d), depth + 1, top, kind) for d in dirs
+            if d not in skipped and not d.endswith(".egg-info")
+        )
+    found.sort()
+    _UNLISTED[key] = (listing, found)
+    return found
+
+
 def build_copies(listing: Listing, package: str, module: str) -> list[str]:
     """The install roots of copies of ``package`` holding ``module`` in the build output
     the walk skipped: ``build/lib/`` and ``build/lib.<platform>/`` (setuptools' ``build_py``).

@@ -74,7 +74,7 @@ from ppo_migrate.patterns import lazy_pattern
 from ppo_migrate.project.references import module_file
 from ppo_migrate.project.root import search_bound
 from ppo_migrate.settings_model import directory_settings
-from ppo_migrate.project.modules import absolute_parent, module_package
+from ppo_migrate.project.modules import absolute_parent
 
 if TYPE_CHECKING:
     from packaging.version import Version
@@ -348,15 +348,6 @@ def _display(path: str | Path) -> str:
     except ValueError:  # another drive (Windows)
         return path
     return path if rel.startswith("..") else rel
-
-
-def _import_root(folder: str) -> str:
-    """The folder above the outermost package holding ``folder`` (``folder`` itself when it
-    is no package): the folder on ``sys.path`` from which a module in ``folder`` is imported
-    by its dotted name (:func:`ppo_migrate.project.modules.module_package`)."""
-    for _ in module_package(os.path.join(folder, "__init__.py")):
-        folder = os.path.dirname(folder)
-    return folder
 
 
 def _parse(path: Path) -> ast.Module | None:
@@ -1291,26 +1282,35 @@ class SignatureResolver:
         if not (verl and answer.certain):
             return answer
         opaque = None
+        nested_only = False
         if answer.source == "in-tree":
             # trial 26b: an in-tree copy decided, but a statement puts a folder the tool cannot
             # evaluate on sys.path: any stray copy may be the one it puts first
             from ppo_migrate.project.import_roots import opaque_roots
 
             opaque = next(iter(opaque_roots(root, self.respect_gitignore)), None)
-            if opaque is None:
-                return answer
+            # fresh40 B2: else a copy in a package folder still counts (below)
+            nested_only = opaque is None
         elif answer.source not in ("setting", "declared", "installed"):
             return answer
         listing = repository_listing(root, self.respect_gitignore)
-        copies = package_copies(listing, top, module) + build_copies(listing, top, module)
+        copies = [] if nested_only else package_copies(listing, top, module) + build_copies(listing, top, module)
         # trial 26h (H-B1): ``lib/verl/`` in a package folder is ``verl`` for a process that
-        # runs a file of ``lib/`` as a script, and so for every module that process imports
-        nested = [c for c in nested_copies(listing, top, module) if c not in copies]
+        # runs a file of ``lib/`` as a script, and so for every module that process imports;
+        # fresh40 B2: whatever decided (``app/train.py`` imports ``lib/x.py``, the root
+        # ``verl/`` decided for ``lib/``), but for a call inside that copy (its own modules)
+        here = os.path.abspath(os.fspath(directory))
+        nested = [
+            c for c in nested_copies(listing, top, module)
+            if c not in copies and not (here + os.sep).startswith(os.path.join(c, top) + os.sep)
+        ]
         copies += nested
+        if nested_only and not nested:
+            return answer
         # trial 26c (D): .gitignore decides what is analysed, not which verl may be in effect
-        unlisted = {c.root: c for c in unlisted_copies(listing, top, module)}
+        unlisted = {} if nested_only else {c.root: c for c in unlisted_copies(listing, top, module)}
         copies += [c for c in unlisted if c not in copies]
-        mapped = {folder: pyproject for pyproject, folder in mapped_copies(listing, top, module)}
+        mapped = {} if nested_only else {folder: pyproject for pyproject, folder in mapped_copies(listing, top, module)}
         for copy in copies + list(mapped):
             if copy in checked:
                 continue
@@ -1602,20 +1602,33 @@ class SignatureResolver:
         time through a symbolic link, a copy or a mapping the tool cannot read in general (a
         launch script's ``ln -s``, ``os.symlink``/``shutil.copytree`` in the launcher, then
         ``sys.path.insert``), absent in a fresh clone. Folders a ``package-dir`` mapping names
-        are left to that rule (:func:`ppo_migrate.project.tree.mapped_copies`)."""
-        from ppo_migrate.project.tree import mapped_copies, renamed_copies, repository_listing
+        are left to that rule (:func:`ppo_migrate.project.tree.mapped_copies`). Folders git
+        ignores are searched too (:func:`ppo_migrate.project.tree.unlisted_renamed_copies`,
+        fresh user 40, B3: ``work/rlcore/`` with ``.gitignore: work/``), as for stray copies
+        named ``top`` (:func:`ppo_migrate.project.tree.unlisted_copies`)."""
+        from ppo_migrate.project.tree import (
+            mapped_copies,
+            renamed_copies,
+            repository_listing,
+            unlisted_renamed_copies,
+        )
 
         listing = repository_listing(root, self.respect_gitignore)
         mapped = {folder for _, folder in mapped_copies(listing, top, module)}
-        for folder in renamed_copies(listing, top, module):
+        # fresh40 B3: in folders git ignores too, as for copies named ``top``
+        unlisted = {c.root: c for c in unlisted_renamed_copies(listing, top, module)}
+        for folder in renamed_copies(listing, top, module) + list(unlisted):
             if folder in mapped:
                 continue
             found = self._read([], module, name, "in-tree", True, mapped_definitions(folder, module, name))
             if found is None or found.accepts_config:
                 continue
-            shown = _display(folder)
+            where = f"`{_display(folder)}/`"
+            if folder in unlisted:
+                which = "which git ignores" if unlisted[folder].kind == "ignored" else "which the analysis skips"
+                where += f" (in `{_display(unlisted[folder].folder)}/`, {which})"
             reason = (
-                f"{found.reason}: `{shown}/` holds a copy of {top} under another name (its "
+                f"{found.reason}: {where} holds a copy of {top} under another name (its "
                 f"`{'/'.join(module.split('.')[1:])}.py` binds `{name}`), besides the {top} that "
                 f"`{answer.where}` names; if anything makes it `{top}` when the project runs (a "
                 "symbolic link or a copy named "
@@ -1642,12 +1655,13 @@ class SignatureResolver:
             for roots, problems in install_levels(directory, top, self.stop):
                 decided = self._read(roots, module, name, "in-tree", verl, problems)
                 if decided is not None:
-                    # a copy under the calling module's own import root (the folder above
-                    # its outermost package: ``python main.py`` beside ``verl/``, verl's own
-                    # modules) is on sys.path wherever the module is imported by its name
-                    own = _import_root(os.fspath(directory.absolute()))
-                    here = any(os.path.abspath(r) == own for r in roots)
-                    return self._against_release(directory, decided) if verl and not here else decided
+                    # a call inside the copy (verl's own modules) is that copy's; any other
+                    # caller may run without the copy on sys.path (fresh user 40, B4:
+                    # ``PYTHONSAFEPATH=1``, a Dockerfile copying only ``main.py``,
+                    # ``python pkg/main.py``): a declared release is as plausible
+                    here = os.fspath(directory.absolute()) + os.sep
+                    inside = any(here.startswith(os.path.join(os.path.abspath(r), top) + os.sep) for r in roots)
+                    return self._against_release(directory, decided) if verl and not inside else decided
                 lacking = lacking or _lacking_copy(roots, top, module)
         if not verl:
             return CalleeInEffect(True, "unknown", "", f"no in-tree definition of `{qualified}`: a config is assumed to be accepted")
@@ -1715,15 +1729,21 @@ class SignatureResolver:
         )
 
     def _against_release(self, directory: Path, copy: CalleeInEffect) -> CalleeInEffect:
-        """``copy`` (an in-tree copy of verl's that decided, not under the calling module's
-        own import root: :func:`_import_root`), unless it takes a config while
-        the project pins a verl release whose function takes none (trial 26h: a 0.9-style
-        ``verl/`` at the root, an upstream snapshot nobody installs, beside
-        ``requirements.txt: verl==0.8.0``; ``python examples/train.py`` runs the pinned
-        release, as the root is not on its ``sys.path``). Which one runs depends on
-        ``sys.path`` at run time: the two plausible definitions disagree, so the call is a
-        PPO005 naming both (issue 26: "where they disagree, a PPO005 notice that names
-        them"). A pin of the copy itself (``-e ./verl``, a path) is no release and agrees.
+        """``copy`` (an in-tree copy of verl's that decided, for a call outside that copy),
+        unless it takes a config while the project pins a verl release whose function takes
+        none (trial 26h: a 0.9-style ``verl/`` at the root, an upstream snapshot nobody
+        installs, beside ``requirements.txt`` pinning a 0.8 release; ``python
+        examples/train.py`` runs the pinned release, as the root is not on its
+        ``sys.path``). Which one runs depends on ``sys.path`` at run time: the two plausible
+        definitions disagree, so the call is a PPO005 naming both (issue 26: "where they
+        disagree, a PPO005 notice that names them"). A pin of the copy itself (``-e
+        ./verl``, a path) is no release and agrees.
+
+        Fresh user 40, B4: this holds for a caller under the copy's own import root too
+        (``main.py`` beside ``verl/``): ``PYTHONSAFEPATH=1 python main.py``, a Dockerfile
+        copying only ``main.py`` into an image that installs the pin, or ``python
+        pkg/main.py`` (``pkg/`` first on ``sys.path``) run the release. Only a call inside
+        the copy (verl's own modules) is left to the copy.
 
         Args:
             directory: the calling file's folder.

@@ -63,7 +63,7 @@ FIXTURE_COUNTS: dict[str, tuple[int, int, int]] = {
 RULE_SAFE_FIXES = {
     "PPO001/safe_parameter", "PPO001/safe_self_config", "PPO002/valid_loads_config",
     "PPO003/valid_both_runtime_functions", "PPO004/valid_wrong_branch",
-    "PPO005/valid_in_tree_beats_pin", "PPO006/valid_alias_followed",
+    "PPO005/valid_in_tree_copy_decides", "PPO006/valid_alias_followed",
     "PPO901/valid_latin1_declared", "PPO903/valid_relative_within_package",
 }
 #: rule cases with more than one safe fix: case -> how many (both `methodcaller` aliases)

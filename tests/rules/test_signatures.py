@@ -197,6 +197,13 @@ def test_sources_in_order_in_tree_setting_declared_unknown(tmp_path: Path) -> No
     setting = SignatureResolver(verl_version=Version("0.9.0")).callee(caller, TARGET)
     assert (setting.accepts_config, setting.source) == (True, "setting")
     _verl(project, "def get_ppo_ray_runtime_env(config=None):\n    pass\n")
+    # the copy and the pinned release disagree for a caller outside the copy (fresh user 40,
+    # B4: ``PYTHONSAFEPATH=1 python train.py`` runs the release): a PPO005 naming both
+    both = SignatureResolver(verl_version=Version("0.8.0")).callee(caller, TARGET)
+    assert (both.accepts_config, both.source) == (False, "declared")
+    assert both.reason.startswith("the in-tree copy `")
+    # without the pin the in-tree copy decides before the setting
+    (project / "pyproject.toml").write_text('[project]\nname = "p"\nversion = "0"\n')
     in_tree = SignatureResolver(verl_version=Version("0.8.0")).callee(caller, TARGET)
     assert (in_tree.accepts_config, in_tree.source) == (True, "in-tree")
     # a target outside verl with no in-tree definition: the newest signature
