@@ -21,7 +21,6 @@ line suppresses it; ``select``/``ignore`` filter the codes.
 from __future__ import annotations
 
 import ast
-import os
 from typing import TYPE_CHECKING
 
 from ppo_migrate.rules.configs import ConfigFinder
@@ -41,7 +40,7 @@ from ppo_migrate.rules.patches import PATCHERS, call_replacements, own_replaceme
 from ppo_migrate.rules.reasons import rejection_reason, unsafe_reason
 from ppo_migrate.rules.scopes import ScopeKind, ScopeTree, frames
 from ppo_migrate.rules.shims import MARKERS, VERSION_MARKERS, ShimDetector
-from ppo_migrate.rules.signatures import callee_signature
+from ppo_migrate.rules.signatures import callee_signature, display_path
 from ppo_migrate.rules.targets import (
     TargetFinder, callee_parts, configless_kind, dotted_parts, getattr_default, methodcaller_call,
     methodcaller_name, passed_arguments, spelled_targets,
@@ -269,7 +268,7 @@ class ModuleAnalysis:
         if not hooked:
             return None
         name, (path, line) = hooked[0]
-        shown = _shown_path(path)
+        shown = display_path(path)
         served = (
             f"`{name}` is served by the module `__getattr__` at `{shown}:{line}`, which ppo-migrate "
             "cannot read (cannot tell which definition it returns)"
@@ -1027,12 +1026,3 @@ def _takes_one_positional(value: ast.expr) -> bool:
 __all__ = ["ModuleAnalysis", "SourceProblem", "analyse"]
 
 
-def _shown_path(path: str) -> str:
-    """``path`` relative to the working directory when inside it, else absolute (as the
-    definitions' messages show theirs)."""
-    path = os.path.abspath(path)
-    try:
-        rel = os.path.relpath(path, os.getcwd())
-    except ValueError:  # another drive (Windows)
-        return path
-    return path if rel.startswith("..") else rel

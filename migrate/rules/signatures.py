@@ -250,8 +250,8 @@ def _newest_assumed(
             else f"runs the project's code in `{skipped.image}`, whose verl ppo-migrate cannot know, and never installs the project"
         )
         reason = (
-            f"`{_display(path)}:{line}` {how}, so its "
-            f"`{_display(skipped.path)}:{skipped.line} {skipped.requirement}` installs nothing there and nothing "
+            f"`{display_path(path)}:{line}` {how}, so its "
+            f"`{display_path(skipped.path)}:{skipped.line} {skipped.requirement}` installs nothing there and nothing "
             f"else the project declares says which verl runs ({lacking or 'no in-tree copy'}, verl-version or "
             "installed verl), so the config may not be accepted"
         )
@@ -260,14 +260,14 @@ def _newest_assumed(
     pins = [d for d in set_aside[:3] if d.redirect is None]
     clauses = []
     if pins:
-        shown = ", ".join(f"`{_display(d.path)}:{d.line} {d.requirement}`" for d in pins)
+        shown = ", ".join(f"`{display_path(d.path)}:{d.line} {d.requirement}`" for d in pins)
         more = f" and {len(set_aside) - 3} more" if len(set_aside) > 3 else ""
         verb = "is an environment's pin" if len(pins) == 1 and not more else "are environments' pins"
         clauses.append(f"{shown}{more} {verb}, which may only lower the release")
     for d in set_aside[:3]:
         if d.redirect is not None:
             clauses.append(
-                f"`{_display(d.path)}:{d.line}` installs an unpinned verl (the unquoted `>` of "
+                f"`{display_path(d.path)}:{d.line}` installs an unpinned verl (the unquoted `>` of "
                 f"`{d.requirement}` redirects the output to a file named `{d.redirect}`)"
             )
     if not pins and len(set_aside) > 3:
@@ -321,7 +321,7 @@ def _lacking_copy(roots, top: str, module: str) -> str | None:
         folder = Path(root) / top
         if fs.is_dir(folder):
             wanted = "/".join(module.split(".")) + ".py"
-            return f"the in-tree copy `{_display(folder)}/` has no `{wanted}`"
+            return f"the in-tree copy `{display_path(folder)}/` has no `{wanted}`"
     return None
 
 
@@ -329,7 +329,7 @@ def _why(source: str, text: str, path: str | Path | None = None, line: int = 1, 
     """The :class:`Reason` of an answer: ``path:line`` (shown relative) is the place that decided."""
     places: tuple[Related, ...] = ()
     if path:
-        places = (Related(_display(path), max(int(line or 1), 1), 1, text),)
+        places = (Related(display_path(path), max(int(line or 1), 1), 1, text),)
     return Reason(kind or _KINDS.get(source, source), text, places)
 
 
@@ -339,8 +339,9 @@ def _refuse(
     return CalleeInEffect(False, source, where, reason, reason, remedy, why or _why(source, reason))
 
 
-def _display(path: str | Path) -> str:
-    """``path`` relative to the working directory when inside it, else absolute."""
+def display_path(path: str | Path) -> str:
+    """``path`` (``str`` or ``Path``) as messages show it: relative to the working directory
+    when inside it, else absolute. Never raises for a path on another drive (Windows)."""
 
     path = os.path.abspath(path)
     try:
@@ -1162,7 +1163,7 @@ class SignatureResolver:
         if not mentions:
             return answer
         first = mentions[0]
-        place = f"`{_display(first.path)}:{first.line}` mentions {first.written} in a line ppo-migrate does not read as a pin or an install"
+        place = f"`{display_path(first.path)}:{first.line}` mentions {first.written} in a line ppo-migrate does not read as a pin or an install"
         if len(mentions) > 1:
             place += f" ({len(mentions) - 1} more such mention{'s' if len(mentions) > 2 else ''})"
         if answer.source == "unknown":
@@ -1176,7 +1177,7 @@ class SignatureResolver:
             "require verl>=0.9.0 there, or say which verl runs with verl-version (or --verl-version), "
             "or run with --use-ppo-runtime"
         )
-        places = tuple(Related(_display(m.path), m.line, 1, f"mentions {m.written}") for m in mentions[:_MAX_MENTIONS])
+        places = tuple(Related(display_path(m.path), m.line, 1, f"mentions {m.written}") for m in mentions[:_MAX_MENTIONS])
         why = Reason("unread-pin", reason, places)
         return CalleeInEffect(True, answer.source, answer.where, detail, reason, remedy, why, certain=False)
 
@@ -1250,11 +1251,11 @@ class SignatureResolver:
             if found is None or found.accepts_config:
                 continue
             how = (
-                f"{found.reason}; {declared.form} at `{_display(declared.source)}:{declared.line}` "
-                f"puts `{_display(declared.path)}` on sys.path"
+                f"{found.reason}; {declared.form} at `{display_path(declared.source)}:{declared.line}` "
+                f"puts `{display_path(declared.path)}` on sys.path"
             )
             lines = (found.why.lines if found.why is not None else ()) + (
-                Related(_display(declared.source), declared.line, 1, f"{declared.form} puts the copy on sys.path"),
+                Related(display_path(declared.source), declared.line, 1, f"{declared.form} puts the copy on sys.path"),
             )
             kind = found.why.kind if found.why is not None else "in-tree-definition"
             return found._replace(reason=how, detail=how, why=Reason(kind, how, lines))
@@ -1328,7 +1329,7 @@ class SignatureResolver:
             elif opaque is not None:
                 reason = (
                     f"{found.reason}: a copy in the repository besides the one at `{answer.where}`, "
-                    f"and {opaque.form} at `{_display(opaque.source)}:{opaque.line}` puts a folder "
+                    f"and {opaque.form} at `{display_path(opaque.source)}:{opaque.line}` puts a folder "
                     "the tool cannot evaluate on sys.path; if that is this copy's, passing the "
                     "config raises TypeError"
                 )
@@ -1338,7 +1339,7 @@ class SignatureResolver:
                 )
             elif copy in unlisted and unlisted[copy].kind == "environment":
                 reason = (
-                    f"{found.reason}: verl installed in the environment `{_display(unlisted[copy].folder)}` "
+                    f"{found.reason}: verl installed in the environment `{display_path(unlisted[copy].folder)}` "
                     f"of the repository, besides the verl that `{answer.where}` names; if the project "
                     "runs with that environment (`uv run`, an activated virtual environment), passing "
                     "the config raises TypeError"
@@ -1350,14 +1351,14 @@ class SignatureResolver:
             elif copy in unlisted:
                 which = "which git ignores" if unlisted[copy].kind == "ignored" else "which the analysis skips"
                 reason = (
-                    f"{found.reason}: a copy in `{_display(unlisted[copy].folder)}`, {which}, "
+                    f"{found.reason}: a copy in `{display_path(unlisted[copy].folder)}`, {which}, "
                     f"besides the verl that `{answer.where}` names; if anything puts it on sys.path "
                     "(`cd` into its folder before `python -m`, direnv, an editor's or a workflow's "
                     "PYTHONPATH, a launch script), passing the config raises TypeError"
                 )
                 remedy = "update or remove that copy, or run with --use-ppo-runtime"
             elif copy in nested:
-                shown, folder = _display(os.path.join(copy, top)), _display(copy)
+                shown, folder = display_path(os.path.join(copy, top)), display_path(copy)
                 reason = (
                     f"{found.reason}: `{shown}/` is a package `{top}` inside the package folder "
                     f"`{folder}/`, besides the verl that `{answer.where}` names; a file of "
@@ -1369,7 +1370,7 @@ class SignatureResolver:
             elif _namespace_beside(copy, top, directory):
                 # trial 26e (W4): the script's own folder is first on sys.path; a namespace
                 # package there loses only to a regular one found on the path
-                shown = _display(os.path.join(copy, top))
+                shown = display_path(os.path.join(copy, top))
                 reason = (
                     f"{found.reason}: `{shown}/` (no `__init__.py`: a namespace package) is in the "
                     "calling file's folder, which `python <file>` puts first on sys.path: where no "
@@ -1391,7 +1392,7 @@ class SignatureResolver:
                 )
             places = (place,) if place is not None else ()
             if opaque is not None:
-                places += (Related(_display(opaque.source), opaque.line, 1, f"{opaque.form} of a folder the tool cannot evaluate"),)
+                places += (Related(display_path(opaque.source), opaque.line, 1, f"{opaque.form} of a folder the tool cannot evaluate"),)
             why = Reason("uncertain-definition", reason, places)
             return CalleeInEffect(
                 True, answer.source, answer.where, answer.detail, reason, remedy, why, certain=False
@@ -1443,10 +1444,10 @@ class SignatureResolver:
         if first is None:
             return answer
         copy, found = first
-        shown = _display(os.path.join(copy, top))
+        shown = display_path(os.path.join(copy, top))
         if copy in unlisted:
             which = "which git ignores" if unlisted[copy].kind == "ignored" else "which the analysis skips"
-            where = f"`{shown}/` (in `{_display(unlisted[copy].folder)}`, {which})"
+            where = f"`{shown}/` (in `{display_path(unlisted[copy].folder)}`, {which})"
         else:
             where = f"`{shown}/`"
         said = f"{where} is a copy on no import root ppo-migrate knows"
@@ -1455,7 +1456,7 @@ class SignatureResolver:
             # trial 26g: a Bazel rule's ``imports``, pytest's ``pythonpath``: a root the tool
             # knows, which puts the copy first only where it applies (a Bazel target, a
             # pytest run): the fix stays unsafe, the text says where the root comes from
-            put = f"{on_root.form} at `{_display(on_root.source)}:{on_root.line}` puts on sys.path"
+            put = f"{on_root.form} at `{display_path(on_root.source)}:{on_root.line}` puts on sys.path"
             said = f"{where} is a copy that {put} (not every run)"
         if found.accepts_config:
             said += f", whose `{name}` takes a config"
@@ -1499,9 +1500,9 @@ class SignatureResolver:
             where: ``path:line written`` of the line, as shown.
             decided: :meth:`_read`'s answer in ``declared.local_path``.
         """
-        folder = _display(declared.local_path)
+        folder = display_path(declared.local_path)
         installs = f"`{where}` installs `{folder}/`, which holds a `verl/` package"
-        places = (Related(_display(declared.path), declared.line, 1, f"installs `{folder}/`"),)
+        places = (Related(display_path(declared.path), declared.line, 1, f"installs `{folder}/`"),)
         if decided.why is not None:
             places = tuple(decided.why.lines) + places
         if not decided.accepts_config:
@@ -1519,7 +1520,7 @@ class SignatureResolver:
         """The PPO005 answer for a declaration putting a copy of verl on ``sys.path`` that
         cannot be read here (:class:`ppo_migrate.project.import_roots.UnreadRoot`: trial 26e,
         B): worded as for a submodule not checked out, naming the declaring line."""
-        where = f"{_display(unread.source)}:{unread.line}"
+        where = f"{display_path(unread.source)}:{unread.line}"
         reason = (
             f"{unread.form} at `{where}` puts `{unread.written}` on sys.path: a copy of verl "
             f"ppo-migrate cannot read here (not evaluated, or absent on this machine), whose "
@@ -1539,9 +1540,9 @@ class SignatureResolver:
             target = os.readlink(link)
         except OSError:
             target = "?"
-        where = f"{_display(link)}:1"
+        where = f"{display_path(link)}:1"
         reason = (
-            f"`{_display(link)}` is a symbolic link to `{target}`, absent here: a copy of verl "
+            f"`{display_path(link)}` is a symbolic link to `{target}`, absent here: a copy of verl "
             f"ppo-migrate cannot read, whose `{name}` may take no config"
         )
         remedy = "run where the link's target exists, set verl-version if it is a verl release, or run with --use-ppo-runtime"
@@ -1577,7 +1578,7 @@ class SignatureResolver:
             found = self._read([Path(folder)], module, name, "in-tree", top == "verl")
             if found is None or found.accepts_config:
                 continue
-            shown, place = _display(own), _display(folder)
+            shown, place = display_path(own), display_path(folder)
             how = (
                 f"{found.reason}; `{shown}/` is a package `{top}` inside the package folder "
                 f"`{place}/`: a file of `{place}/` run as a script (`python {place}/<file>.py`, "
@@ -1623,10 +1624,10 @@ class SignatureResolver:
             found = self._read([], module, name, "in-tree", True, mapped_definitions(folder, module, name))
             if found is None or found.accepts_config:
                 continue
-            where = f"`{_display(folder)}/`"
+            where = f"`{display_path(folder)}/`"
             if folder in unlisted:
                 which = "which git ignores" if unlisted[folder].kind == "ignored" else "which the analysis skips"
-                where += f" (in `{_display(unlisted[folder].folder)}/`, {which})"
+                where += f" (in `{display_path(unlisted[folder].folder)}/`, {which})"
             reason = (
                 f"{found.reason}: {where} holds a copy of {top} under another name (its "
                 f"`{'/'.join(module.split('.')[1:])}.py` binds `{name}`), besides the {top} that "
@@ -1677,7 +1678,7 @@ class SignatureResolver:
         evidence = verl_evidence(directory, self.stop)
         declared = evidence.decided
         if declared is not None:
-            where = f"{_display(declared.path)}:{declared.line} {declared.requirement}"
+            where = f"{display_path(declared.path)}:{declared.line} {declared.requirement}"
             if declared.version is not None:
                 exact = declared.kind == "lock" or declared.requirement.replace(" ", "").startswith(
                     tuple(f"{n}==" for n in ("verl", "Verl", "VERL"))
@@ -1760,7 +1761,7 @@ class SignatureResolver:
         declared = verl_evidence(directory, self.stop).decided
         if declared is None or declared.version is None:
             return copy
-        where = f"{_display(declared.path)}:{declared.line} {declared.requirement}"
+        where = f"{display_path(declared.path)}:{declared.line} {declared.requirement}"
         release = self._by_version(
             declared.version, "declared", where, declared.why, "may run", (declared.path, declared.line),
             floorless=declared.kind == "specifier" and _no_lower_bound(declared.requirement),
@@ -1804,8 +1805,8 @@ class SignatureResolver:
         if not releases:
             return None
         version, found = min(releases, key=lambda pair: pair[0])
-        metadata = _display(found.metadata)
-        where = f"verl {version} (installed in {_display(found.environment)})"
+        metadata = display_path(found.metadata)
+        where = f"verl {version} (installed in {display_path(found.environment)})"
         return self._by_version(version, "installed", where, f"`{metadata}`", "runs", (found.metadata, 1))
 
     def _installed(self, module: str, name: str, installed) -> CalleeInEffect | None:
@@ -1909,7 +1910,7 @@ class SignatureResolver:
         unreadable = [b for b in bindings if isinstance(b, Unreadable)]
         if unreadable:
             u = unreadable[0]
-            where = f"{_display(u.path)}:{u.line}"
+            where = f"{display_path(u.path)}:{u.line}"
             reason = f"`{where}` binds `{name}` by {u.why}, so its signature cannot be read"
             return _refuse(
                 source, where,
@@ -1922,11 +1923,11 @@ class SignatureResolver:
         refusing = [d for d in definitions if not d.accepts(self.keyword)]
         if not refusing:
             d = definitions[0]
-            where = f"{_display(d.path)}:{d.line}"
+            where = f"{display_path(d.path)}:{d.line}"
             detail = f"`{where}` defines `{d.spelled}`"
             return CalleeInEffect(True, source, where, detail, why=_why(source, detail, d.path, d.line))
         d = refusing[0]  # one copy or branch the call may bind to refuses: never written
-        where = f"{_display(d.path)}:{d.line}"
+        where = f"{display_path(d.path)}:{d.line}"
         if not self.keyword and d.keyword:
             reason = f"`{where}` defines `{d.spelled}`, which takes the config by keyword only"
             remedy = "run with --keyword (keyword = true)"
@@ -1962,7 +1963,7 @@ def _nearest_setting(directory: Path) -> tuple[Version, str, tuple[str, int] | N
                 break
     except (OSError, UnicodeError):
         pass
-    return Version(value), f"{_display(pyproject)}: verl-version = {value}", (str(pyproject), line)
+    return Version(value), f"{display_path(pyproject)}: verl-version = {value}", (str(pyproject), line)
 
 
 _RESOLVERS: dict[tuple[bool, str | None, str | None, bool], SignatureResolver] = {}
