@@ -20,7 +20,7 @@ from collections.abc import Iterable, Mapping, Sequence
 
 from ppo_migrate.prefilter import STAR_IMPORT as _STAR_IMPORT
 from ppo_migrate.rules.patches import import_words, imported_modules, parse_file
-from ppo_migrate.rules.targets import forwarded_callee, string_constants
+from ppo_migrate.rules.targets import forwarded_callee, string_constants, top_level_imports
 from ppo_migrate.project.snapshot import current
 from ppo_migrate.project.modules import module_name, module_names, resolve_relative
 
@@ -796,18 +796,7 @@ def _import_resolver(tree: ast.Module):
     expression stands for by the module's top-level imports (``importlib.import_module``
     for ``importlib.import_module``, ``il.import_module`` after ``import importlib as il``,
     ``import_module`` after ``from importlib import import_module``)."""
-    names: dict[str, str] = {}
-    for stmt in tree.body:
-        if isinstance(stmt, ast.Import):
-            for alias in stmt.names:
-                if alias.asname:
-                    names[alias.asname] = alias.name
-                else:
-                    head = alias.name.split(".", 1)[0]
-                    names[head] = head
-        elif isinstance(stmt, ast.ImportFrom) and stmt.module and not stmt.level:
-            for alias in stmt.names:
-                names[alias.asname or alias.name] = f"{stmt.module}.{alias.name}"
+    names = top_level_imports(tree)
 
     def resolve(node: ast.expr) -> str | None:
         parts: list[str] = []

@@ -1759,19 +1759,36 @@ def registered_module(
     return answer
 
 
+def top_level_imports(tree: ast.Module) -> dict[str, str]:
+    """The names a module's top-level absolute imports bind, each to the qualified name it
+    stands for: ``{"il": "importlib"}`` for ``import importlib as il``, ``{"os": "os"}`` for
+    ``import os.path`` (the head it binds), ``{"import_module": "importlib.import_module"}``
+    for ``from importlib import import_module``. Relative imports and imports under a
+    statement other than the module body are left out; a later import of a name wins.
+
+    Args:
+        tree: the module's ``ast``.
+    """
+    names: dict[str, str] = {}
+    for stmt in tree.body:
+        if isinstance(stmt, ast.Import):
+            for alias in stmt.names:
+                if alias.asname:
+                    names[alias.asname] = alias.name
+                else:
+                    head = alias.name.split(".", 1)[0]
+                    names[head] = head
+        elif isinstance(stmt, ast.ImportFrom) and stmt.module and not stmt.level:
+            for alias in stmt.names:
+                names[alias.asname or alias.name] = f"{stmt.module}.{alias.name}"
+    return names
+
+
 def _registration_in(
     tree: ast.Module, owner: str, module: str, targets_modules: frozenset[str], file_name: str
 ) -> tuple[str, str] | None:
     """:func:`registered_module` for one package file ``tree`` whose ``__name__`` is ``owner``."""
-    imported: dict[str, str] = {}
-    for stmt in tree.body:
-        if isinstance(stmt, ast.Import):
-            for a in stmt.names:
-                if a.asname:
-                    imported[a.asname] = a.name
-        elif isinstance(stmt, ast.ImportFrom) and not stmt.level and stmt.module:
-            for a in stmt.names:
-                imported[a.asname or a.name] = f"{stmt.module}.{a.name}"
+    imported = top_level_imports(tree)
     copied = _namespace_copy(tree, module[len(owner) + 1:], imported, targets_modules) \
         if module.startswith(owner + ".") else None
     if copied is not None:
