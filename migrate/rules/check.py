@@ -423,7 +423,7 @@ class ModuleAnalysis:
 
         Source: the :mod:`operator` documentation (``methodcaller(name, /, *args,
         **kwargs)``: ``f(b)`` returns ``b.name(*args, **kwargs)``)."""
-        names = {t.rsplit(".", 1)[-1] for t in self.matcher.targets}
+        names = self.matcher.names  # memoised per set of targets
         out: list[Diagnostic] = []
         for call in self.module.facts.calls:
             name = methodcaller_name(call, self.targets.constant_of)
