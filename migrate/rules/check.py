@@ -372,6 +372,12 @@ class ModuleAnalysis:
         called: dict[int, ast.Call] | None = None  # id(func) -> its call: the parent of most
         for node in candidates:
             if isinstance(node, ast.Name):
+                if targets.constant_of(node) is not None:
+                    # ``from pkg.names import FACTORY`` of ``FACTORY = "get_..."``: a string
+                    # naming the function (the re-exports' look-out adds it to the targets
+                    # so that ``methodcaller(FACTORY)`` is found), not the function itself
+                    # (fresh user 40, W3: a PPO006 that stayed after ``apply``)
+                    continue
                 parent = facts.parents.get(id(node))
             else:
                 if called is None:

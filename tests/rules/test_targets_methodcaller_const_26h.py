@@ -67,3 +67,45 @@ def test_a_name_bound_twice_is_not_read_and_a_stored_one_is_reported(tmp_path: P
     found = [(f["location"]["row"], f["code"], f["fix"]["applicability"] if f["fix"] else None)
              for f in check_findings(root)]
     assert found == [(13, "PPO001", "safe"), (14, "PPO006", None)]
+
+
+NAMES = 'FACTORY = "get_ppo_ray_runtime_env"\n'
+
+IMPORTING = '''\
+from operator import methodcaller as mc
+
+from omegaconf import OmegaConf
+from verl.trainer import constants_ppo as cp
+
+from pkg.names import FACTORY
+
+
+def main(config):
+    return type(mc(FACTORY)(cp)).__name__, FACTORY
+
+
+if __name__ == "__main__":
+    print("ran", main(OmegaConf.create({"trainer": {"n_gpus_per_node": 1}})))
+'''
+
+
+def test_an_imported_constant_is_a_string_not_the_function(tmp_path: Path) -> None:
+    """``from pkg.names import FACTORY`` of ``FACTORY = "get_ppo_ray_runtime_env"``: the
+    re-exports' look-out adds ``pkg.names.FACTORY`` to the targets so that
+    ``mc(FACTORY)(cp)`` is found; the name itself is a string, so neither passing it to
+    ``mc`` nor returning it is a PPO006 (fresh user 40, W3: one stayed after ``apply`` and
+    kept CI red)."""
+    root = write_tree(tmp_path / "p", {
+        "pyproject.toml": PIN_09, "pkg/__init__.py": "", "pkg/names.py": NAMES, "pkg/train.py": IMPORTING,
+    })
+    site = verl_stub(tmp_path / "site", VERL_09)
+    assert project_ran(root, site, cmd=("pkg/train.py",)) == "ran ('NoneType', 'get_ppo_ray_runtime_env')"
+    found = [(f["location"]["row"], f["location"]["column"], f["code"], f["fix"]["applicability"] if f["fix"] else None)
+             for f in check_findings(root)]
+    assert found == [(10, 17, "PPO001", "safe")]
+    proc = run_cli("apply", ".", cwd=root)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert (root / "pkg/train.py").read_text().splitlines()[9] == \
+        "    return type(mc(FACTORY, config)(cp)).__name__, FACTORY"
+    assert project_ran(root, site, cmd=("pkg/train.py",)) == "ran ('DictConfig', 'get_ppo_ray_runtime_env')"
+    assert check_findings(root) == []
