@@ -29,8 +29,10 @@ each file's declarations are made once a run):
   (:attr:`EntryPoint.certain`; trial 26h).
 
 Positions: a value's line and column in the file (code points, 1-based), found in the text
-(TOML and INI parsers give none): for TOML, the quoted value inside the table the parser put it
-in, else the string literal that decodes to it (``\\u`` escapes, a multi-line string, which
+(TOML and INI parsers give none): for TOML, the quoted value on the line whose whole key (a
+dotted key's path read by :mod:`tomllib`: ``entry-points.grp.b =`` under ``[project]``) with
+the header above it is the entry's, or inside the table the parser put it in, else the string
+literal that decodes to it (``\\u`` escapes, a multi-line string, which
 then spans key line to closing quotes); for ``setup.cfg``, the line of the section holding the value; for ``setup.py``, the string
 constant holding it. A value whose text cannot be found is placed at the table's header (TOML)
 or section's header (``setup.cfg``).
@@ -365,10 +367,14 @@ def _toml_position(
         while start >= 0:
             above = [path for at, path in headers if at < start]
             path = above[-1] if above else ()
-            fits = path == table if exact else (path != table and table[: len(path)] == path)
-            if fits and key is not None:
-                prefix = text[text.rfind("\n", 0, start) + 1:start]
-                fits = prefix.rstrip().endswith("=") and key.search(prefix) is not None
+            prefix = text[text.rfind("\n", 0, start) + 1:start]
+            written = _key_path(prefix) if name else None
+            if written is not None:  # a plain ``key = `` line: its whole dotted key decides
+                fits = (*path, *written) == (*table, name)
+            else:
+                fits = path == table if exact else (path != table and table[: len(path)] == path)
+                if fits and key is not None:
+                    fits = prefix.rstrip().endswith("=") and key.search(prefix) is not None
             if start not in used and fits:
                 used.add(start)
                 line, column = lines.position(start)
@@ -376,6 +382,33 @@ def _toml_position(
                 return line, column, end_line, end_column
             start = text.find(needle, start + 1)
     return None
+
+
+def _key_path(prefix: str) -> tuple[str, ...] | None:
+    """The key path a line's ``prefix`` (the text before a value on its line) assigns when
+    it is a whole ``key =`` statement, dotted keys (``entry-points.grp.b =``) and quoted
+    parts read by :mod:`tomllib` itself; ``None`` for any other prefix (a key inside an
+    inline table, ``x = { b = ``, or one continuing an array), whose key is then matched by
+    name alone (W2 of the fresh user's report: a dotted key was placed at its table's
+    header, so its own line's ``# noqa`` was not read).
+
+    Args:
+        prefix: the text from the line's start to the value's opening quote.
+    """
+    import tomllib
+
+    stripped = prefix.strip()
+    if not stripped.endswith("=") or stripped.startswith(("[", "#")):
+        return None
+    try:
+        data = tomllib.loads(stripped + ' ""\n')
+    except (tomllib.TOMLDecodeError, ValueError):
+        return None
+    path: list[str] = []
+    while isinstance(data, dict) and len(data) == 1:
+        key, data = next(iter(data.items()))
+        path.append(key)
+    return tuple(path) if data == "" and path else None
 
 
 #: a TOML comment or string literal (multi-line forms first); a comment is matched so that
@@ -426,7 +459,11 @@ def _toml_literal_position(
         if table[: len(path)] != path:
             continue
         prefix = text[text.rfind("\n", 0, start) + 1:start]
-        if key is not None and not (prefix.rstrip().endswith("=") and key.search(prefix)):
+        written = _key_path(prefix) if name else None
+        if written is not None:
+            if (*path, *written) != (*table, name):
+                continue
+        elif key is not None and not (prefix.rstrip().endswith("=") and key.search(prefix)):
             continue
         used.add(start)
         line, column = lines.position(start)
