@@ -16,9 +16,11 @@ each file's declarations are made once a run):
   (a string, or a table's ``reference`` or ``callable``: :func:`poetry_reference`) and
   ``[tool.poetry.plugins."group"]``; a text :mod:`tomllib` refuses declares nothing, and
   :func:`pyproject_problem` says why (PPO902);
-* ``setup.cfg`` (with :mod:`configparser`, as setuptools reads it): the ``[options.entry_points]``
-  section, one ``group = name = value`` line per group or a group's value spread over
-  indented lines;
+* ``setup.cfg`` (with :mod:`configparser`, as setuptools reads it: strict, ``%(name)s``
+  interpolated): the ``[options.entry_points]`` section, one ``group = name = value`` line per
+  group or a group's value spread over indented lines; a text setuptools refuses (a section or
+  option written twice, an interpolation that fails) declares nothing, and
+  :func:`setup_cfg_problem` says why (PPO902);
 * ``setup.py`` (its ``ast``): the ``entry_points=`` keyword of a call of ``setup`` (a name its
   import binds, ``from setuptools import setup as s``, or an attribute ``setuptools.setup``),
   given directly or in ``setup(**kw)``: a dict (a literal, or ``dict(group=...)``) of group to
@@ -131,7 +133,24 @@ def parse_value(value: str) -> tuple[str, str | None] | None:
     return module, re.sub(r"\s+", "", attr) if attr else None
 
 
-def declared_entry_points(source) -> tuple[EntryPoint, ...]:
+class Declarations(tuple):
+    """A packaging file's entry points (a tuple of :class:`EntryPoint`, in file order) and
+    why its parser refuses the file as the packaging tools read it (:attr:`problem`).
+
+    Attributes:
+        problem: ``(message, line, column)`` when the parser refuses the file (then there
+            are no entry points), ``None`` when it reads it.
+    """
+
+    problem: tuple[str, int, int] | None
+
+    def __new__(cls, entries: Iterable[EntryPoint] = (), problem: tuple[str, int, int] | None = None):
+        self = super().__new__(cls, entries)
+        self.problem = problem
+        return self
+
+
+def declared_entry_points(source) -> Declarations:
     """The entry points a packaging file of the run's snapshot declares, made once a run
     (:meth:`ppo_migrate.project.snapshot.SourceFile.derived`).
 
@@ -140,19 +159,32 @@ def declared_entry_points(source) -> tuple[EntryPoint, ...]:
             display path decides the format: ``pyproject.toml``, ``setup.cfg``, ``setup.py``).
 
     Returns:
-        The declarations in file order; ``()`` for another file or one its parser refuses.
+        The declarations in file order; ``()`` for another file or one its parser refuses
+        (:attr:`Declarations.problem` then says why: read from the file's bytes, so a
+        ``pyproject.toml`` starting with a UTF-8 byte order mark, which :mod:`tomllib`
+        refuses, is refused here too, though the decoded text has no mark; fresh40, W4).
     """
     return source.derived(__name__, _build)
 
 
-def _build(source) -> tuple[EntryPoint, ...]:
+def _build(source) -> Declarations:
     name = os.path.basename(source.key)
     if name == SETUP_PY:
         try:
-            return tuple(setup_py_entry_points(source.tree(), source.text))
+            return Declarations(setup_py_entry_points(source.tree(), source.text))
         except (SyntaxError, ValueError, RecursionError):
-            return ()
-    return tuple(entry_points_of(name, source.text))
+            return Declarations()
+    text = source.text
+    if name == "pyproject.toml" and source.data.startswith(b"\xef\xbb\xbf"):
+        return Declarations((), pyproject_problem("\ufeff" + text))
+    entries = tuple(entry_points_of(name, text))
+    if entries:
+        return Declarations(entries)
+    if name == "pyproject.toml":
+        return Declarations((), pyproject_problem(text))
+    if name == "setup.cfg":
+        return Declarations((), setup_cfg_problem(text))
+    return Declarations()
 
 
 def entry_points_of(name: str, text: str) -> Iterator[EntryPoint]:
@@ -286,7 +318,9 @@ def pyproject_problem(text: str) -> tuple[str, int, int] | None:
     PPO902), ``None`` when it reads it.
 
     Args:
-        text: the file's decoded text.
+        text: the file's decoded text; starting with ``"\\ufeff"`` when the file's bytes
+            start with a UTF-8 byte order mark (:mod:`tomllib` reads bytes as UTF-8, the mark
+            included, and refuses it: the message then names it).
 
     Returns:
         ``(message, line, column)``: the parser's message without its position, and the
@@ -300,6 +334,9 @@ def pyproject_problem(text: str) -> tuple[str, int, int] | None:
     except tomllib.TOMLDecodeError as exc:
         message = str(exc)
         m = _TOML_AT.search(message)
+        if m is not None and text.startswith("\ufeff") and (m.group(1), m.group(2)) == ("1", "1"):
+            # pip and the build backends read the file's bytes as UTF-8, the mark included
+            return f"{message[: m.start()]} (a UTF-8 byte order mark starts the file)", 1, 1
         if m is not None:
             return message[: m.start()], int(m.group(1)), int(m.group(2))
         m = _TOML_AT_END.search(message)
@@ -311,6 +348,95 @@ def pyproject_problem(text: str) -> tuple[str, int, int] | None:
     except (ValueError, RecursionError) as exc:  # nesting past tomllib's limits
         return f"{type(exc).__name__}: {exc}", 1, 1
     return None
+
+
+def named_outside_entry_points(name: str, text: str, names: Iterable[str]) -> str | None:
+    """Where a packaging file the parser refuses spells one of ``names``, when no place
+    could be an entry point's declaration: ``"a comment"``, ``"`project.description`"``
+    (the keys holding it), for the PPO902's message, which then does not claim entry points
+    it cannot read (fresh40, W4: a broken ``pyproject.toml`` naming the function only in a
+    comment was told "its entry points cannot be read"). ``None`` when a place may declare
+    one, or is not understood (the text is broken there): the message then says they cannot
+    be read.
+
+    Args:
+        name: the file's base name (``pyproject.toml`` or ``setup.cfg``).
+        text: its decoded text.
+        names: the function's names to look for (the targets' last names).
+    """
+    spots = [m.start() for n in set(names) if n for m in re.finditer(re.escape(n), text)]
+    if not spots:
+        return None
+    if name == "setup.cfg":
+        places = _ini_places(text, spots)
+    elif name == "pyproject.toml":
+        places = _toml_places(text, spots)
+    else:
+        return None
+    if places is None:
+        return None
+    ordered = sorted(set(places), key=lambda p: (p != "a comment", p))
+    return ordered[0] if len(ordered) == 1 else ", ".join(ordered[:-1]) + " and " + ordered[-1]
+
+
+def _ini_places(text: str, spots: list[int]) -> list[str] | None:
+    """Each spot's place in an INI text (``"a comment"``, ``"`section.option`"``);
+    ``None`` when one may be an entry point (``[options.entry_points]``, ``[DEFAULT]``, whose
+    options every section has, ``[options] entry_points``, or a line not understood)."""
+    lines = _Lines(text)
+    section: str | None = None
+    option: str | None = None
+    where: dict[int, str | None] = {}
+    for n in range(1, len(lines.starts) + 1):
+        body = lines.line_text(n)
+        stripped = body.strip()
+        if stripped.startswith(("#", ";")):
+            where[n] = "a comment"
+            continue
+        header = re.fullmatch(r"\[(.+)\]", stripped) if not body[:1].isspace() else None
+        if header is not None:
+            section, option = header.group(1), None
+            where[n] = None
+            continue
+        if not body[:1].isspace() and stripped:
+            key = re.match(r"([^=:]+?)\s*[=:]", body)
+            option = key.group(1).strip() if key else None
+        if section is None or option is None or section in (_SECTION, "DEFAULT") \
+                or (section == "options" and option == "entry_points"):
+            where[n] = None
+        else:
+            where[n] = f"`{section}.{option}`"
+    places = [where.get(lines.position(at)[0]) for at in spots]
+    return None if any(p is None for p in places) else places  # type: ignore[return-value]
+
+
+def _toml_places(text: str, spots: list[int]) -> list[str] | None:
+    """Each spot's place in a TOML text (``"a comment"``, ``"`project.description`"``);
+    ``None`` when one may be an entry point (in or above an entry point table, a key not
+    understood, or outside any string and comment)."""
+    lines = _Lines(text)
+    headers = _toml_headers(text, lines)
+    tokens = [(m.start(), m.end(), m.group().startswith("#")) for m in _TOML_TOKEN.finditer(text)]
+    tables = [*_TOML_TABLES, ("tool", "setuptools", "dynamic", "entry-points")]
+    places: list[str] = []
+    for at in spots:
+        token = next(((start, comment) for start, end, comment in tokens if start <= at < end), None)
+        if token is None:
+            return None
+        start, comment = token
+        if comment:
+            places.append("a comment")
+            continue
+        above = [path for where, path in headers if where < start]
+        path = above[-1] if above else ()
+        written = _key_path(text[text.rfind("\n", 0, start) + 1:start])
+        if written is None:
+            return None
+        key = (*path, *written)
+        if any(key[: len(t)] == t or t[: len(key)] == key for t in tables):
+            return None
+        places.append(f"`{'.'.join(key)}`")
+    return places
 
 
 def _descend(data: dict, path: Iterable[str]):
@@ -489,30 +615,52 @@ def _toml_header(
 _SECTION = "options.entry_points"
 
 
+def _setup_cfg_parser(text: str):
+    """A :class:`configparser.ConfigParser` holding ``text`` as setuptools reads a
+    ``setup.cfg`` (``Distribution.parse_config_files``: a plain ``ConfigParser()``, so strict
+    (a section or an option written twice is an error) and with its basic ``%(name)s``
+    interpolation, option names kept as written).
+
+    Raises:
+        configparser.Error, ValueError: the parser refuses the text.
+    """
+    import configparser  # here: only a setup.cfg naming the function needs it
+
+    parser = configparser.ConfigParser()
+    parser.optionxform = str  # type: ignore[assignment,method-assign]  # as setuptools sets it
+    parser.read_string(text)
+    return parser
+
+
 def setup_cfg_entry_points(text: str) -> list[EntryPoint]:
     """The entry points of a ``setup.cfg``'s ``[options.entry_points]`` section, read with
-    :mod:`configparser` as setuptools reads it (no interpolation; ``=`` and ``:`` separate a
-    key from its value, so a group's first line may be ``group =`` or ``group:``); ``[]`` for a
-    text it refuses.
+    :mod:`configparser` as setuptools reads it (:func:`_setup_cfg_parser`: strict, ``=`` and
+    ``:`` separate a key from its value, so a group's first line may be ``group =`` or
+    ``group:``; ``%(name)s`` expanded from the section or ``[DEFAULT]``, whose options every
+    section has); ``[]`` for a text it refuses (:func:`setup_cfg_problem` says why).
+
+    Each value is placed where it is written: a value built by interpolation at the text
+    of its line as written (``%(mod)s:get_ppo_ray_runtime_env``).
 
     Args:
         text: the file's decoded text.
     """
-    import configparser  # here: only a setup.cfg naming the function needs it
+    import configparser
 
-    parser = configparser.ConfigParser(interpolation=None, strict=False)
-    parser.optionxform = str  # type: ignore[assignment,method-assign]  # group names as written
     try:
-        parser.read_string(text)
+        parser = _setup_cfg_parser(text)
+        if not parser.has_section(_SECTION):
+            return []
+        raw = dict(parser.items(_SECTION, raw=True))
+        interpolation = configparser.BasicInterpolation()
+        declared = []  # (group, name, value, the value as written)
+        for group, lines in raw.items():
+            for line in lines.splitlines():
+                expanded = interpolation.before_get(parser, _SECTION, group, line, raw)
+                written = line.partition("=")[2].strip()
+                declared += [(group, name, value, written) for name, value in _ini_lines(expanded)]
     except (configparser.Error, ValueError):
         return []
-    if not parser.has_section(_SECTION):
-        return []
-    declared = [
-        (group, name, value)
-        for group, lines in parser.items(_SECTION, raw=True)
-        for name, value in _ini_lines(lines)
-    ]
     if not declared:
         return []
     text_lines = _Lines(text)
@@ -522,7 +670,7 @@ def setup_cfg_entry_points(text: str) -> list[EntryPoint]:
     )
     out: list[EntryPoint] = []
     line = header + 1
-    for group, name, value in declared:
+    for group, name, value, written in declared:
         found = None
         for n in range(line, count + 1):
             body = text_lines.line_text(n)
@@ -530,22 +678,24 @@ def setup_cfg_entry_points(text: str) -> list[EntryPoint]:
                 break  # the next section
             if body.lstrip().startswith(("#", ";")):
                 continue  # a comment line, which configparser skips too
-            at = _value_at(body, value)
+            at = _value_at(body, written or value)
             if at is not None:
-                found = (n, at)
+                found = (n, at, len(written or value))
                 break
         if found is None:
             out.append(EntryPoint(group, name, value, header, 1, header, 1 + len(f"[{_SECTION}]")))
             continue
-        n, at = found
-        out.append(EntryPoint(group, name, value, n, at + 1, n, at + 1 + len(value)))
+        n, at, width = found
+        out.append(EntryPoint(group, name, value, n, at + 1, n, at + 1 + width))
         line = n + 1
     return out
 
 
 def setup_cfg_problem(text: str) -> tuple[str, int, int] | None:
-    """Why :mod:`configparser` (as setuptools reads ``setup.cfg``) refuses the text (its
-    entry points then cannot be read: PPO902), ``None`` when it reads it.
+    """Why setuptools' reading of a ``setup.cfg`` (:func:`_setup_cfg_parser`, then each
+    option's value, interpolated) refuses the text (its entry points then cannot be read:
+    PPO902), ``None`` when it reads it. A section or option written twice is refused, as
+    the strict parser setuptools uses refuses it (fresh40, W4).
 
     Args:
         text: the file's decoded text.
@@ -555,18 +705,48 @@ def setup_cfg_problem(text: str) -> tuple[str, int, int] | None:
     """
     import configparser
 
-    parser = configparser.ConfigParser(interpolation=None, strict=False)
     try:
-        parser.read_string(text)
+        parser = _setup_cfg_parser(text)
     except configparser.MissingSectionHeaderError as exc:
         return "no section header before the first line", exc.lineno, 1
     except configparser.ParsingError as exc:
         line = exc.errors[0][0] if exc.errors else 1
         return "a line that is neither a section, a key nor a continuation", line, 1
+    except configparser.DuplicateSectionError as exc:
+        return f"the section `[{exc.section}]` is written twice (setuptools' parser is strict)", exc.lineno or 1, 1
+    except configparser.DuplicateOptionError as exc:
+        return (f"the option `{exc.option}` is written twice in `[{exc.section}]` (setuptools' parser "
+                "is strict)"), exc.lineno or 1, 1
     except (configparser.Error, ValueError) as exc:
         line = getattr(exc, "lineno", None) or 1
         return str(exc).splitlines()[0], line, 1
+    for section in parser.sections():  # setuptools reads every option of every section
+        for option in parser.options(section):
+            try:
+                parser.get(section, option)
+            except (configparser.Error, ValueError) as exc:
+                return (f"the value of `{option}` in `[{section}]` cannot be interpolated: "
+                        f"{str(exc).splitlines()[0]}"), _option_line(text, section, option), 1
     return None
+
+
+def _option_line(text: str, section: str, option: str) -> int:
+    """The line of ``option`` in ``section`` (or ``[DEFAULT]``, whose options every
+    section has) of an INI text; the section's header, else 1, when not found."""
+    lines = _Lines(text)
+    current, header = None, 1
+    key = re.compile(rf"{re.escape(option)}\s*[=:]")
+    for n in range(1, len(lines.starts) + 1):
+        body = lines.line_text(n)
+        m = re.match(r"\[(.+)\]\s*$", body.strip()) if not body[:1].isspace() else None
+        if m is not None:
+            current = m.group(1)
+            if current == section:
+                header = n
+            continue
+        if current in (section, "DEFAULT") and not body[:1].isspace() and key.match(body):
+            return n
+    return header
 
 
 def _value_at(line: str, value: str) -> int | None:
@@ -808,12 +988,14 @@ def _code_points(lines: _Lines, line: int, byte_offset: int) -> int:
 
 
 __all__ = [
+    "Declarations",
     "ENTRY_POINT_FILES",
     "EntryPoint",
     "SETUP_PY",
     "declared_entry_points",
     "entry_points_of",
     "is_entry_point_file",
+    "named_outside_entry_points",
     "parse_value",
     "poetry_reference",
     "pyproject_entry_points",

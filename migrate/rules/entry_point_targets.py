@@ -28,9 +28,11 @@ value), so none is read there, and ``--add-noqa`` writes none in either packagin
 A ``setup.py`` value the tool cannot fold into a constant (a name or call built at run time, a
 formatted part not a module-level string) that spells the function's name is reported too, as
 "cannot tell" (:attr:`ppo_migrate.project.entry_points.EntryPoint.certain`); a
-``pyproject.toml`` that :mod:`tomllib` refuses (or a ``setup.cfg`` :mod:`configparser` refuses)
-and that names the function is a PPO902 at the parser's position (its entry points cannot be
-read).
+``pyproject.toml`` that :mod:`tomllib` refuses (a UTF-8 byte order mark included), or a
+``setup.cfg`` setuptools' strict :mod:`configparser` refuses (a section or option written twice),
+and that names the function is a PPO902 at the parser's position: its entry points cannot be
+read, or, when it names the function only in a comment or under a key that declares none
+(``description``), it says that instead (fresh40, W4).
 
 Each finding's ``= help:`` line is the entry point's own (:func:`entry_point_help`), not
 PPO006's remedy for a value in code.
@@ -47,7 +49,15 @@ import re
 from collections.abc import Callable, Collection, Iterable
 
 from ppo_migrate.diagnostics import Diagnostic, is_suppressed
-from ppo_migrate.project.entry_points import EntryPoint, pyproject_problem, setup_cfg_problem
+from ppo_migrate.project.entry_points import (
+    EntryPoint,
+    named_outside_entry_points,
+    pyproject_problem,
+    setup_cfg_problem,
+)
+
+#: :func:`entry_point_references`: ``entries`` carry no parser's verdict (a plain sequence)
+_UNREAD = object()
 
 #: the groups whose entry points become commands that call the object with no arguments
 SCRIPT_GROUPS = frozenset({"console_scripts", "gui_scripts"})
@@ -130,17 +140,25 @@ def entry_point_references(
     Returns:
         The diagnostics, sorted by position; ``[]`` when PPO006 is not selected.
     """
+    problem = getattr(entries, "problem", _UNREAD)  # a Declarations' own (a BOM's: fresh40)
     entries = tuple(entries)
     base = os.path.basename(path)
     toml = base == "pyproject.toml"
     if (toml or base == "setup.cfg") and not entries and text is not None and enabled("PPO902") \
             and names_any(text, targets):
-        problem = pyproject_problem(text) if toml else setup_cfg_problem(text)
+        if problem is _UNREAD:
+            problem = pyproject_problem(text) if toml else setup_cfg_problem(text)
         if problem is not None:  # trial 26h, WRONG: it gave no diagnostic
             message, line, column = problem
+            names = {t.rsplit(".", 1)[-1] for t in targets}
+            where = named_outside_entry_points(base, text, names)
+            said = "its entry points cannot be read" if where is None else (
+                f"it names the runtime function only in {where}, which declares no entry point, "
+                "but packaging tools refuse the file as it stands"
+            )
             return [Diagnostic(
                 path, line, column, line, column, "PPO902",
-                f"not valid {'TOML' if toml else 'setup.cfg'}: {message}; its entry points cannot be read",
+                f"not valid {'TOML' if toml else 'setup.cfg'}: {message}; {said}",
             )]
     if not enabled("PPO006"):
         return []
