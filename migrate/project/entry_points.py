@@ -23,12 +23,14 @@ each file's declarations are made once a run):
   :func:`setup_cfg_problem` says why (PPO902);
 * ``setup.py`` (its ``ast``): the ``entry_points=`` keyword of a call of ``setup`` (a name its
   import binds, ``from setuptools import setup as s``, or an attribute ``setuptools.setup``),
-  given directly or in ``setup(**kw)``: a dict (a literal, or ``dict(group=...)``) of group to
-  a list, tuple or set of ``"name = value"`` strings (or one string of such lines), a string in
-  the ``setup.cfg``-like INI form (``"[group]\\nname = value"``), or a module-level name bound
-  once to such a value; strings are folded from module-level string constants (``"b = " + EP``,
-  ``f"b = {EP}"``), and a value that cannot be folded is kept as uncertain
-  (:attr:`EntryPoint.certain`; trial 26h).
+  given directly or in ``setup(**kw)``: a dict (a literal, ``**`` of such spliced, or
+  ``dict(group=...)``) of group to a list, tuple or set of ``"name = value"`` strings (or one
+  string of such lines), a string in the ``setup.cfg``-like INI form
+  (``"[group]\\nname = value"``), or a module-level name bound once (and a dict never changed
+  in place) to such a value; strings are folded from module-level string constants
+  (``"b = " + EP``, ``f"b = {EP}"``, ``"b=%s" % EP``), and a value that cannot be folded is
+  kept as uncertain (:attr:`EntryPoint.certain`; trial 26h), with the values of the names it
+  reads (:attr:`EntryPoint.context`; fresh40).
 
 Positions: a value's line and column in the file (code points, 1-based), found in the text
 (TOML and INI parsers give none): for TOML, the quoted value on the line whose whole key (a
@@ -84,6 +86,11 @@ class EntryPoint(NamedTuple):
         certain: ``False`` for a ``setup.py`` value built at run time (a name, call or
             formatted part the tool cannot fold into a constant): ``value`` is then its
             source text, one line, and says only what it may name.
+        context: for a value not :attr:`certain`, ``(name, value)`` for each module-level
+            name it reads and each value that name is bound to anywhere in the module
+            (under an ``if``, twice, by ``kw["entry_points"] = ...``: the source text, one
+            line), followed through the names those values read (fresh40, MISSED: ``"c = " + EP``
+            with ``EP`` bound twice names the function only through ``EP``).
     """
 
     group: str
@@ -94,6 +101,7 @@ class EntryPoint(NamedTuple):
     end_line: int
     end_column: int
     certain: bool = True
+    context: tuple[tuple[str, str], ...] = ()
 
     @property
     def qualified(self) -> str | None:
@@ -205,6 +213,9 @@ class _Lines:
     def __init__(self, text: str) -> None:
         self.text = text
         self.starts = [0, *(m.end() for m in _LINE_ENDINGS.finditer(text))]
+        #: a ``setup.py``'s values of each name (:func:`_readers`), for an uncertain entry's
+        #: :attr:`EntryPoint.context`; empty for another file
+        self.readers: dict[str, list[ast.expr]] = {}
 
     def position(self, index: int) -> tuple[int, int]:
         from bisect import bisect_right
@@ -793,6 +804,7 @@ def setup_py_entry_points(tree: ast.Module, text: str) -> list[EntryPoint]:
     lines = _Lines(text)
     bound = _module_bindings(tree)
     names = _setup_names(tree)
+    lines.readers = _readers(tree)
     out: list[EntryPoint] = []
     for node in ast.walk(tree):
         if not (isinstance(node, ast.Call) and _is_setup(node.func, names)):
@@ -857,9 +869,80 @@ def _module_bindings(tree: ast.Module) -> dict[str, ast.expr]:
             continue
         for name in names:
             stores[name] = stores.get(name, 0) + 1
+    changed = _mutated(tree)
     return {
         name: values[0] for name, values in bound.items() if len(values) == 1 and stores.get(name) == 1
+        and (name not in changed or isinstance(values[0], (ast.Constant, ast.JoinedStr)))
     }
+
+
+def _root_name(node: ast.expr) -> str | None:
+    """The name an attribute or subscript chain starts from (``kw`` of ``kw["a"].b``)."""
+    while isinstance(node, (ast.Attribute, ast.Subscript)):
+        node = node.value
+    return node.id if isinstance(node, ast.Name) else None
+
+
+def _mutated(tree: ast.Module) -> frozenset[str]:
+    """Names whose value may be changed in place somewhere in the module: the root of a
+    subscript or attribute assigned or deleted (``kw["entry_points"] = ...``), or of a
+    method called (``kw.update(...)``). A dict bound once and changed so is not the value
+    ``setup(**kw)`` sees (fresh40, MISSED: its ``entry_points`` key, set later, was missed)."""
+    out: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Subscript, ast.Attribute)) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            name = _root_name(node)
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            name = _root_name(node.func.value)
+        else:
+            continue
+        if name is not None:
+            out.add(name)
+    return frozenset(out)
+
+
+def _readers(tree: ast.Module) -> dict[str, list[ast.expr]]:
+    """Every value the module may give each name, wherever it is bound: a plain, annotated
+    or augmented assignment or a walrus, in any block, and the values put into it in place
+    (``kw["entry_points"] = v``, ``kw.update(entry_points=v)``: the arguments)."""
+    out: dict[str, list[ast.expr]] = {}
+    for node in ast.walk(tree):
+        pairs: list[tuple[ast.expr, ast.expr]] = []
+        if isinstance(node, ast.Assign):
+            pairs = [(t, node.value) for t in node.targets]
+        elif isinstance(node, (ast.AnnAssign, ast.AugAssign, ast.NamedExpr)) and node.value is not None:
+            pairs = [(node.target, node.value)]
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            pairs = [(node.func.value, v) for v in (*node.args, *(k.value for k in node.keywords))]
+        for target, value in pairs:
+            name = target.id if isinstance(target, ast.Name) else _root_name(target)
+            if name is not None:
+                out.setdefault(name, []).append(value)
+    return out
+
+
+#: how many values an uncertain entry's context holds at most
+_CONTEXT_VALUES = 64
+
+
+def _context(node: ast.expr, lines: _Lines) -> tuple[tuple[str, str], ...]:
+    """:attr:`EntryPoint.context` of an uncertain value: the values of the names it reads,
+    followed through the names those read (each name once)."""
+    readers = lines.readers
+    out: list[tuple[str, str]] = []
+    seen: set[str] = set()
+    todo = [n.id for n in ast.walk(node) if isinstance(n, ast.Name)]
+    while todo and len(out) < _CONTEXT_VALUES:
+        name = todo.pop(0)
+        if name in seen:
+            continue
+        seen.add(name)
+        for value in readers.get(name, ()):
+            segment = ast.get_source_segment(lines.text, value)
+            if segment is not None:
+                out.append((name, " ".join(segment.split())))
+            todo += [n.id for n in ast.walk(value) if isinstance(n, ast.Name)]
+    return tuple(out[:_CONTEXT_VALUES])
 
 
 def _bound_value(expr: ast.expr, bound: dict[str, ast.expr]) -> ast.expr:
@@ -886,6 +969,18 @@ def _fold(expr: ast.expr, bound: dict[str, ast.expr], depth: int = 0) -> str | N
         left = _fold(expr.left, bound, depth + 1)
         right = _fold(expr.right, bound, depth + 1) if left is not None else None
         return left + right if right is not None else None
+    if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Mod):  # ``"c=%s" % EP``
+        form = _fold(expr.left, bound, depth + 1)
+        if form is None or _PERCENT.sub("", form).count("%"):
+            return None  # only ``%s`` and ``%%``: another conversion changes the text
+        parts = expr.right.elts if isinstance(expr.right, ast.Tuple) else [expr.right]
+        args = [_fold(p, bound, depth + 1) for p in parts]
+        if any(a is None for a in args):
+            return None
+        try:
+            return form % tuple(args)
+        except (TypeError, ValueError):
+            return None
     if isinstance(expr, ast.JoinedStr):
         parts: list[str] = []
         for part in expr.values:
@@ -902,18 +997,35 @@ def _fold(expr: ast.expr, bound: dict[str, ast.expr], depth: int = 0) -> str | N
     return None
 
 
-def _pairs(value: ast.expr, bound: dict[str, ast.expr]) -> list[tuple[ast.expr, ast.expr]] | None:
+#: the ``%`` conversions :func:`_fold` reads (``%s``, and ``%%``, a percent sign)
+_PERCENT = re.compile(r"%[s%]")
+
+
+def _pairs(
+    value: ast.expr, bound: dict[str, ast.expr], depth: int = 0,
+) -> list[tuple[ast.expr, ast.expr]] | None:
     """The ``(key, value)`` nodes of a dict literal or of ``dict(k=...)`` (keys as string
-    constants), ``None`` for any other value (a ``**`` unpacking inside one included)."""
+    constants), a ``**`` unpacking in a literal spliced when it is such a value itself
+    (``{**{"g": [...]}}``, ``{**BASE, "g": [...]}`` with ``BASE`` bound once); ``None`` for
+    any other value."""
+    if depth > _FOLD_DEPTH:
+        return None
     if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "dict" \
             and not value.args and "dict" not in bound:
         if any(k.arg is None for k in value.keywords):
             return None
         return [(ast.Constant(k.arg), k.value) for k in value.keywords]
     if isinstance(value, ast.Dict):
-        if any(k is None for k in value.keys):
-            return None
-        return list(zip(value.keys, value.values))  # type: ignore[arg-type]
+        out: list[tuple[ast.expr, ast.expr]] = []
+        for key, item in zip(value.keys, value.values):
+            if key is not None:
+                out.append((key, item))
+                continue
+            spliced = _pairs(_bound_value(item, bound), bound, depth + 1)
+            if spliced is None:
+                return None
+            out += spliced
+        return out
     return None
 
 
@@ -952,7 +1064,7 @@ def _uncertain(group: str, node: ast.expr, lines: _Lines) -> Iterator[EntryPoint
     if segment is None:
         return
     found = _at_node(group, "", " ".join(segment.split()), node, lines)
-    yield found._replace(certain=False)
+    yield found._replace(certain=False, context=_context(node, lines))
 
 
 def _from_ini_string(text: str, node: ast.expr, lines: _Lines) -> Iterator[EntryPoint]:

@@ -102,18 +102,41 @@ def entry_point_help(entry: EntryPoint) -> str:
     )
 
 
-def uncertain_message(entry: EntryPoint) -> str:
+def uncertain_message(entry: EntryPoint, names: Collection[str] = ()) -> str:
     """PPO006's message for a ``setup.py`` entry point built at run time whose text spells
     the function (:attr:`EntryPoint.certain` ``False``): the tool cannot tell what it names.
 
     Args:
         entry: the declaration (its ``value`` is the source text).
+        names: the targets' last names: when the value's own text spells none, the message
+            names the module-level names whose values do (:func:`spells_target`).
     """
     what = f"an entry point of group `{entry.group}`" if entry.group else "`setup(entry_points=...)`"
+    how = "it spells its name"
+    if names and not any(n in entry.value for n in names):
+        via = sorted({name for name, text in entry.context if any(n in text for n in names)})
+        if via:
+            listed = ", ".join(f"`{v}`" for v in via)
+            how = f"{listed}, which it reads, {'spell' if len(via) > 1 else 'spells'} its name"
     return (
         f"`{entry.value}` is {what} built at run time: cannot tell whether it names the runtime "
-        "function (it spells its name); if it does, whatever loads it passes no config the "
+        f"function ({how}); if it does, whatever loads it passes no config the "
         "source can give"
+    )
+
+
+def spells_target(entry: EntryPoint, names: Collection[str]) -> bool:
+    """Whether an entry point not :attr:`EntryPoint.certain` may name the runtime function:
+    its source text spells one of ``names``, or a value of a module-level name it reads
+    does (:attr:`EntryPoint.context`: ``EP`` bound twice, under an ``if``, or put into
+    ``kw`` by ``kw["entry_points"] = ...``; fresh40, MISSED).
+
+    Args:
+        entry: the declaration.
+        names: the targets' last names.
+    """
+    return any(n in entry.value for n in names) or any(
+        n in text for _, text in entry.context for n in names
     )
 
 
@@ -171,10 +194,10 @@ def entry_point_references(
         if e.qualified in wanted
     ]
     out += [
-        Diagnostic(path, e.line, e.column, e.end_line, e.end_column, "PPO006", uncertain_message(e),
-                   help=entry_point_help(e))
+        Diagnostic(path, e.line, e.column, e.end_line, e.end_column, "PPO006",
+                   uncertain_message(e, last_names), help=entry_point_help(e))
         for e in entries
-        if not e.certain and any(n in e.value for n in last_names)
+        if not e.certain and spells_target(e, last_names)
     ]
     out.sort(key=Diagnostic.sort_key)
     if out and text is not None and "noqa" in text.lower() and toml:
@@ -278,5 +301,5 @@ def loaded_modules(entries: Iterable[EntryPoint]) -> frozenset[str]:
 
 __all__ = [
     "SCRIPT_GROUPS", "entry_point_help", "entry_point_message", "entry_point_references", "loaded_modules",
-    "names_any", "toml_comment", "toml_comments", "uncertain_message", "unescaped",
+    "names_any", "spells_target", "toml_comment", "toml_comments", "uncertain_message", "unescaped",
 ]

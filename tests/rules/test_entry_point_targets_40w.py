@@ -9,10 +9,11 @@ text the code before these fixes did not give.
 
 from __future__ import annotations
 
+import ast
 import textwrap
 from pathlib import Path
 
-from cli_helpers import check_findings, write_tree
+from cli_helpers import VERL_09, check_findings, project_ran, run_cli, verl_stub, write_tree
 
 from ppo_migrate.project.entry_points import (
     named_outside_entry_points,
@@ -20,6 +21,7 @@ from ppo_migrate.project.entry_points import (
     pyproject_problem,
     setup_cfg_entry_points,
     setup_cfg_problem,
+    setup_py_entry_points,
 )
 from ppo_migrate.rules.entry_point_targets import entry_point_references
 
@@ -178,3 +180,75 @@ def test_setup_cfg_interpolation_is_expanded_as_setuptools_does(tmp_path: Path) 
     message, line, _ = setup_cfg_problem(broken)
     assert (message.split(":")[0], line) == (
         "the value of `console_scripts` in `[options.entry_points]` cannot be interpolated", 7)
+
+
+# -- MISSED: setup.py values built other ways ----------------------------------------------------
+def _setup(body: str) -> str:
+    return "from setuptools import setup\nEP = \"" + FN + "\"\n" + textwrap.dedent(body)
+
+
+def _setup_found(text: str) -> list[tuple]:
+    return [(d.line, d.column, d.code, d.message.split(" is ", 1)[0])
+            for d in entry_point_references(setup_py_entry_points(ast.parse(text), text), "setup.py", [TARGET])]
+
+
+def test_percent_and_a_spliced_dict_are_folded() -> None:
+    percent = _setup('setup(entry_points={"console_scripts": ["c=%s" % EP, "d = %s:%s" % ("m", "f"), "e=%r" % EP]})\n')
+    rows = [(e.name, e.qualified, e.certain) for e in setup_py_entry_points(ast.parse(percent), percent)]
+    assert rows == [("c", TARGET, True), ("d", "m.f", True), ("", None, False)]
+    assert _setup_found(percent) == [(3, 41, "PPO006", f"`{FN}`"), (3, 80, "PPO006", '`"e=%r" % EP`')]
+    spliced = _setup('BASE = {"gui_scripts": []}\nsetup(entry_points={**BASE, **{"console_scripts": ["c = " + EP]}})\n')
+    assert [(e.group, e.name, e.qualified, e.line, e.column) for e in
+            setup_py_entry_points(ast.parse(spliced), spliced)] == [("console_scripts", "c", TARGET, 4, 52)]
+
+
+def test_a_value_read_through_a_rebound_or_mutated_name_is_a_cannot_tell() -> None:
+    twice = _setup('EP = "pkg.safe:run"\nEP = "' + FN + '"\nsetup(entry_points={"console_scripts": ["c = " + EP]})\n')
+    assert _setup_found(twice) == [(5, 41, "PPO006", '`"c = " + EP`')]
+    (d,) = entry_point_references(setup_py_entry_points(ast.parse(twice), twice), "setup.py", [TARGET])
+    assert "cannot tell whether it names the runtime function (`EP`, which it reads, spells its name)" in d.message
+    kw_twice = _setup('KW = dict(name="x")\nKW = dict(entry_points={"console_scripts": ["c = " + EP]})\nsetup(**KW)\n')
+    assert _setup_found(kw_twice) == [(5, 9, "PPO006", "`KW`")]
+    item = _setup('kw = {"name": "x"}\nkw["entry_points"] = {"console_scripts": ["c = " + EP]}\nsetup(**kw)\n')
+    assert _setup_found(item) == [(5, 9, "PPO006", "`kw`")]
+    updated = _setup('kw = {"name": "x"}\nkw.update(entry_points={"console_scripts": ["c = " + EP]})\nsetup(**kw)\n')
+    assert _setup_found(updated) == [(5, 9, "PPO006", "`kw`")]
+    under_if = ("import sys\nfrom setuptools import setup\nif sys.argv:\n    EP2 = \"" + FN + "\"\n"
+                'setup(entry_points={"console_scripts": ["c = " + EP2]})\n')
+    assert _setup_found(under_if) == [(5, 41, "PPO006", '`"c = " + EP2`')]
+    # a module that names the function nowhere the value reads stays quiet
+    quiet = ("from setuptools import setup\nNOTE = \"get_ppo_ray_runtime_env\"\nEP = \"a:b\"\nEP = \"c:d\"\n"
+             'setup(entry_points={"console_scripts": ["c = " + EP]})\n')
+    assert _setup_found(quiet) == []
+
+
+def test_setup_py_forms_are_reported_and_the_project_runs_the_same_after_apply(tmp_path: Path) -> None:
+    setup = _setup('''\
+        kw = {"name": "p"}
+        kw["entry_points"] = {"console_scripts": ["c = " + EP, "d=%s" % EP]}
+
+        if __name__ == "__main__":
+            setup(**kw)
+        ''')
+    train = textwrap.dedent('''\
+        import ast
+        from importlib import import_module
+
+        tree = ast.parse(open("setup.py").read())
+        ep = next(n.value.value for n in tree.body if isinstance(n, ast.Assign) and n.targets[0].id == "EP")
+        module, _, name = ep.partition(":")
+        print("ran", getattr(import_module(module), name)())
+        ''')
+    root = write_tree(tmp_path / "p", {"setup.py": setup, "train.py": train, "requirements.txt": "verl>=0.9.0\n"})
+    found = check_findings(root)
+    assert [(f["filename"].rsplit("/", 1)[-1], f["location"]["row"], f["location"]["column"], f["code"])
+            for f in found] == [("setup.py", 7, 13, "PPO006")]
+    assert found[0]["message"].startswith(
+        "`kw` is `setup(entry_points=...)` built at run time: cannot tell whether it names the runtime "
+        "function (`EP`, which it reads, spells its name)")
+    site = verl_stub(tmp_path / "site", VERL_09)
+    assert project_ran(root, site) == "ran None"
+    proc = run_cli("apply", "--unsafe-fixes", ".", cwd=root)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert (root / "setup.py").read_text() == setup
+    assert project_ran(root, site) == "ran None"
