@@ -32,6 +32,11 @@ each file's declarations are made once a run):
   kept as uncertain (:attr:`EntryPoint.certain`; trial 26h), with the values of the names it
   reads (:attr:`EntryPoint.context`; fresh40).
 
+Entry points setuptools reads from another file (``setup.cfg``'s ``[options] entry_points =
+file: ep.cfg``, ``pyproject.toml``'s ``[tool.setuptools.dynamic] entry-points = {file = [...]}``:
+:func:`entry_point_files`) are read from the run's snapshot, analysed or not, and placed where
+the packaging file names that file, their own file and line kept (:attr:`EntryPoint.origin`).
+
 Positions: a value's line and column in the file (code points, 1-based), found in the text
 (TOML and INI parsers give none): for TOML, the quoted value on the line whose whole key (a
 dotted key's path read by :mod:`tomllib`: ``entry-points.grp.b =`` under ``[project]``) with
@@ -91,6 +96,10 @@ class EntryPoint(NamedTuple):
             (under an ``if``, twice, by ``kw["entry_points"] = ...``: the source text, one
             line), followed through the names those values read (fresh40, MISSED: ``"c = " + EP``
             with ``EP`` bound twice names the function only through ``EP``).
+        origin: ``"ep.cfg:2"`` for an entry point written in another file that this one
+            makes setuptools read (:func:`entry_point_files`: ``entry_points = file: ep.cfg``):
+            the file as named here and the line there; the position is then this file's,
+            the file's name where it is named (fresh40, MISSED). ``""`` for one written here.
     """
 
     group: str
@@ -102,6 +111,7 @@ class EntryPoint(NamedTuple):
     end_column: int
     certain: bool = True
     context: tuple[tuple[str, str], ...] = ()
+    origin: str = ""
 
     @property
     def qualified(self) -> str | None:
@@ -186,6 +196,9 @@ def _build(source) -> Declarations:
     if name == "pyproject.toml" and source.data.startswith(b"\xef\xbb\xbf"):
         return Declarations((), pyproject_problem("\ufeff" + text))
     entries = tuple(entry_points_of(name, text))
+    referenced = tuple(_referenced_entry_points(source.key, name, text))
+    if referenced:
+        entries = tuple(sorted((*entries, *referenced), key=lambda e: (e.line, e.column)))
     if entries:
         return Declarations(entries)
     if name == "pyproject.toml":
@@ -204,6 +217,142 @@ def entry_points_of(name: str, text: str) -> Iterator[EntryPoint]:
     if name == "setup.cfg":
         return iter(setup_cfg_entry_points(text))
     return iter(())
+
+
+# -- entry points read from another file ---------------------------------------------------------
+#: the fields of ``project.dynamic`` that make setuptools read ``[tool.setuptools.dynamic]``'s
+#: ``entry-points`` (``_obtain_entry_points``)
+_DYNAMIC_FIELDS = ("entry-points", "scripts", "gui-scripts")
+
+
+def entry_point_files(name: str, text: str) -> list[tuple[str, int, int, int, int]]:
+    """The files a packaging file makes setuptools read its entry points from, as named
+    (relative to the file's folder), each with the place it is named at (``line, column,
+    end_line, end_column``): ``setup.cfg``'s ``[options] entry_points = file: a.cfg, b.cfg``
+    (interpolated, as setuptools reads it) and ``pyproject.toml``'s
+    ``[tool.setuptools.dynamic] entry-points = {file = [...]}`` when ``project.dynamic``
+    lists ``entry-points``, ``scripts`` or ``gui-scripts`` (else setuptools reads none).
+    ``[]`` for another file, none named, or a text the parser refuses.
+
+    Args:
+        name: the file's base name.
+        text: its decoded text.
+
+    Source: setuptools' "Configuring setuptools using setup.cfg files" (``file:``) and
+    "Configuring setuptools using pyproject.toml files" (``[tool.setuptools.dynamic]``);
+    its ``config.expand.read_files`` (comma-separated paths, relative to the folder).
+    """
+    if "file" not in text:
+        return []
+    if name == "setup.cfg":
+        return _setup_cfg_files(text)
+    if name == "pyproject.toml":
+        return _pyproject_files(text)
+    return []
+
+
+def _setup_cfg_files(text: str) -> list[tuple[str, int, int, int, int]]:
+    import configparser
+
+    try:
+        parser = _setup_cfg_parser(text)
+        option = next((o for o in ("entry_points", "entry-points") if parser.has_option("options", o)), None)
+        value = parser.get("options", option) if option is not None else ""
+    except (configparser.Error, ValueError):
+        return []
+    if not value.startswith("file:"):
+        return []
+    lines = _Lines(text)
+    line = _option_line(text, "options", option)  # type: ignore[arg-type]
+    out = []
+    for path in (p.strip() for p in value[len("file:"):].split(",")):
+        if not path:
+            continue
+        at = text.find(path, lines.starts[line - 1])
+        if at < 0:
+            out.append((path, line, 1, line, 1 + len(lines.line_text(line))))
+            continue
+        (first, column), (last, end) = lines.position(at), lines.position(at + len(path))
+        out.append((path, first, column, last, end))
+    return out
+
+
+def _pyproject_files(text: str) -> list[tuple[str, int, int, int, int]]:
+    import tomllib
+
+    try:
+        data = tomllib.loads(text)
+    except (tomllib.TOMLDecodeError, ValueError, RecursionError):
+        return []
+    dynamic = _descend(data, ("project", "dynamic"))
+    if not isinstance(dynamic, list) or not any(f in dynamic for f in _DYNAMIC_FIELDS):
+        return []
+    table = ("tool", "setuptools", "dynamic")
+    spec = _descend(data, (*table, "entry-points"))
+    files = spec.get("file") if isinstance(spec, dict) else None
+    files = [files] if isinstance(files, str) else files
+    if not isinstance(files, list):
+        return []
+    lines = _Lines(text)
+    headers = _toml_headers(text, lines)
+    literals = _toml_literals(text)
+    used: set[int] = set()
+    out = []
+    for path in files:
+        if not isinstance(path, str) or not path.strip():
+            continue
+        place = None
+        for start, end, decoded in literals:
+            above = [p for at, p in headers if at < start]
+            if decoded != path or start in used or table[: len(above[-1] if above else ())] != (above[-1] if above else ()):
+                continue
+            used.add(start)
+            place = (*lines.position(start), *lines.position(end))
+            break
+        out.append((path, *(place or _toml_header(lines, headers, table))))
+    return out
+
+
+def _referenced_entry_points(key: str, name: str, text: str) -> Iterator[EntryPoint]:
+    """The entry points of the files :func:`entry_point_files` names, read from the run's
+    snapshot as setuptools reads them (UTF-8; a path not below the file's folder, or not a
+    file, is skipped: setuptools refuses or skips it), each placed where its file is named.
+
+    Args:
+        key: the packaging file's absolute path.
+        name: its base name.
+        text: its decoded text.
+    """
+    named = entry_point_files(name, text)
+    if not named:
+        return
+    from ppo_migrate.project import snapshot
+
+    folder = os.path.dirname(key)
+    for path, line, column, end_line, end_column in named:
+        full = os.path.normpath(os.path.join(folder, path))
+        if not full.startswith(folder.rstrip(os.sep) + os.sep):
+            continue  # setuptools: "Cannot access ... (or anything outside ...)"
+        try:
+            content = snapshot.current().read_text(full, encoding="utf-8")
+        except (OSError, ValueError):
+            continue  # setuptools: "File ... cannot be found", skipped
+        for group, entry, value, at in _ini_groups(content):
+            yield EntryPoint(group, entry, value, line, column, end_line, end_column, origin=f"{path}:{at}")
+
+
+def _ini_groups(text: str) -> Iterator[tuple[str, str, str, int]]:
+    """``(group, name, value, line)`` of an entry points file (``[group]`` headers, one
+    ``name = value`` a line; blank lines and comments skipped), as setuptools reads it."""
+    group = None
+    for n, raw in enumerate(text.splitlines(), 1):
+        line = raw.strip()
+        if line.startswith("[") and line.endswith("]"):
+            group = line[1:-1].strip()
+            continue
+        if group is not None:
+            for name, value in _ini_lines(line):
+                yield group, name, value, n
 
 
 class _Lines:
@@ -1105,6 +1254,7 @@ __all__ = [
     "EntryPoint",
     "SETUP_PY",
     "declared_entry_points",
+    "entry_point_files",
     "entry_points_of",
     "is_entry_point_file",
     "named_outside_entry_points",

@@ -70,14 +70,18 @@ def entry_point_message(entry: EntryPoint) -> str:
         entry: the declaration (its value, name and group).
     """
     value = entry.value.strip()
+    declared = "declared"
+    if entry.origin:  # written in a file this one makes setuptools read (fresh40, MISSED)
+        file, _, line = entry.origin.rpartition(":")
+        declared = f"declared in `{file}` (line {line}, read through this `file` reference)"
     if entry.group in SCRIPT_GROUPS:
         return (
-            f"`{value}` is declared as the script `{entry.name}` (`{entry.group}`), whose wrapper "
+            f"`{value}` is {declared} as the script `{entry.name}` (`{entry.group}`), whose wrapper "
             "calls it with no arguments: no edit of the source can pass the config there; declare "
             "a function that obtains the training config and passes it instead"
         )
     return (
-        f"`{value}` is declared as the entry point `{entry.name}` of group `{entry.group}`: "
+        f"`{value}` is {declared} as the entry point `{entry.name}` of group `{entry.group}`: "
         "whatever loads it (`entry_points(...).load()`) calls it with arguments of its choosing, "
         "and no edit of the source can pass the config there; make sure the loader passes it, or "
         "declare a function that obtains the training config and passes it"

@@ -16,6 +16,7 @@ from pathlib import Path
 from cli_helpers import VERL_09, check_findings, project_ran, run_cli, verl_stub, write_tree
 
 from ppo_migrate.project.entry_points import (
+    entry_point_files,
     named_outside_entry_points,
     pyproject_entry_points,
     pyproject_problem,
@@ -251,4 +252,60 @@ def test_setup_py_forms_are_reported_and_the_project_runs_the_same_after_apply(t
     proc = run_cli("apply", "--unsafe-fixes", ".", cwd=root)
     assert proc.returncode == 1, proc.stdout + proc.stderr
     assert (root / "setup.py").read_text() == setup
+    assert project_ran(root, site) == "ran None"
+
+
+# -- MISSED: entry points read from another file -------------------------------------------------
+EP_CFG = f"# entry points\n[console_scripts]\nd = {FN}\n\n[proj.plugins]\nsafe = pkg.safe:run\n"
+CFG_REF = "[metadata]\nname = x\n[options]\npackages = find:\nentry_points = file: ep.cfg, more.cfg\n"
+TOML_REF = ('[project]\nname = "x"\nversion = "0"\ndynamic = ["entry-points"]\n\n'
+            '[tool.setuptools.dynamic]\nentry-points = {file = ["ep.cfg"]}\n')
+
+
+def test_the_files_setuptools_reads_entry_points_from() -> None:
+    assert entry_point_files("setup.cfg", CFG_REF) == [("ep.cfg", 5, 22, 5, 28), ("more.cfg", 5, 30, 5, 38)]
+    assert entry_point_files("pyproject.toml", TOML_REF) == [("ep.cfg", 7, 25, 7, 33)]
+    # setuptools reads the table only when project.dynamic names an entry point field
+    assert entry_point_files("pyproject.toml", TOML_REF.replace('dynamic = ["entry-points"]\n', "")) == []
+    assert entry_point_files("pyproject.toml", TOML_REF.replace('"entry-points"]', '"scripts"]')) != []
+    interpolated = "[DEFAULT]\nd = eps\n[options]\nentry_points = file: %(d)s/ep.cfg\n"
+    assert [f[0] for f in entry_point_files("setup.cfg", interpolated)] == ["eps/ep.cfg"]
+    assert entry_point_files("setup.cfg", "[options]\nentry_points =\n    console_scripts = a = b:c\n") == []
+
+
+def test_an_entry_point_in_a_referenced_file_is_reported_where_the_file_is_named(tmp_path: Path) -> None:
+    root = write_tree(tmp_path / "p", {
+        "setup.cfg": CFG_REF, "ep.cfg": EP_CFG,
+        "t/pyproject.toml": TOML_REF, "t/ep.cfg": EP_CFG,
+        "q/pyproject.toml": TOML_REF.replace('["ep.cfg"]}', '["ep.cfg"]}  # noqa: PPO006'), "q/ep.cfg": EP_CFG,
+        "o/setup.cfg": CFG_REF.replace("file: ep.cfg", "file: ../ep.cfg"),
+    })
+    found = sorted(check_findings(root), key=lambda f: f["filename"])
+    assert [(Path(f["filename"]).relative_to(root).as_posix(), f["location"]["row"], f["location"]["column"],
+             f["code"]) for f in found] == [("setup.cfg", 5, 22, "PPO006"), ("t/pyproject.toml", 7, 25, "PPO006")]
+    assert found[0]["message"].startswith(
+        f"`{FN}` is declared in `ep.cfg` (line 3, read through this `file` reference) as the script `d` "
+        "(`console_scripts`), whose wrapper calls it with no arguments")
+    # the referenced file need not be among the analysed paths
+    proc = run_cli("check", "--output-format", "concise", "setup.cfg", cwd=root)
+    assert proc.returncode == 1 and "setup.cfg:5:22: PPO006" in proc.stdout, proc.stdout + proc.stderr
+
+
+def test_a_referenced_file_s_entry_point_still_loads_after_apply(tmp_path: Path) -> None:
+    train = textwrap.dedent('''\
+        import configparser
+        from importlib import import_module
+
+        parser = configparser.ConfigParser()
+        parser.read("ep.cfg")
+        module, _, name = parser["console_scripts"]["d"].partition(":")
+        print("ran", getattr(import_module(module), name)())
+        ''')
+    root = write_tree(tmp_path / "p", {"setup.cfg": CFG_REF, "ep.cfg": EP_CFG, "train.py": train})
+    site = verl_stub(tmp_path / "site", VERL_09)
+    assert project_ran(root, site) == "ran None"
+    before = {name: (root / name).read_bytes() for name in ("setup.cfg", "ep.cfg", "train.py")}
+    proc = run_cli("apply", "--unsafe-fixes", ".", cwd=root)
+    assert proc.returncode == 1 and "PPO006" in proc.stdout, proc.stdout + proc.stderr
+    assert {name: (root / name).read_bytes() for name in before} == before
     assert project_ran(root, site) == "ran None"
