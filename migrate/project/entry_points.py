@@ -303,9 +303,12 @@ def _pyproject_files(text: str) -> list[tuple[str, int, int, int, int]]:
             continue
         place = None
         for start, end, decoded in literals:
-            above = [p for at, p in headers if at < start]
-            if decoded != path or start in used or table[: len(above[-1] if above else ())] != (above[-1] if above else ()):
+            if decoded != path or start in used:
                 continue
+            above = [p for at, p in headers if at < start]
+            holder = above[-1] if above else ()
+            if table[: len(holder)] != holder:
+                continue  # a string of another table (``[project]``'s ``readme``, say)
             used.add(start)
             place = (*lines.position(start), *lines.position(end))
             break
@@ -1249,10 +1252,10 @@ def _code_points(lines: _Lines, line: int, byte_offset: int) -> int:
 
 
 __all__ = [
-    "Declarations",
     "ENTRY_POINT_FILES",
-    "EntryPoint",
     "SETUP_PY",
+    "Declarations",
+    "EntryPoint",
     "declared_entry_points",
     "entry_point_files",
     "entry_points_of",

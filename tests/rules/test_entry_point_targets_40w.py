@@ -143,9 +143,9 @@ def test_invalid_toml_naming_the_function_only_in_a_comment_or_description_says_
     for text in (declared, dotted, inline):
         assert named_outside_entry_points("pyproject.toml", text, names) is None, text
     found = entry_point_references((), "pyproject.toml", [TARGET], text=comment)
-    assert [(d.code, d.line, d.column, d.message) for d in found] == [(
-        "PPO902", 3, 10, "not valid TOML: Illegal character '\\n'; it names the runtime function only in "
-        "a comment, which declares no entry point, but packaging tools refuse the file as it stands")]
+    message = ("not valid TOML: Illegal character '\\n'; it names the runtime function only in "
+               "a comment, which declares no entry point, but packaging tools refuse the file as it stands")
+    assert [(d.code, d.line, d.column, d.message) for d in found] == [("PPO902", 3, 10, message)]
     (d,) = entry_point_references((), "pyproject.toml", [TARGET], text=declared)
     assert d.message.endswith("; its entry points cannot be read")
     cfg = f"[options.entry_points]\nconsole_scripts =\n    d = {FN}\n[x]\na = 1\na = 2\n"
