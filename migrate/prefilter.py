@@ -40,14 +40,18 @@ _ESCAPES = re.compile(rb"\\u([0-9A-Fa-f]{4})|\\U([0-9A-Fa-f]{8})")
 def spells_escaped(path: str, data: bytes, names: Sequence[bytes]) -> bool:
     """Whether a ``pyproject.toml`` spells one of ``names`` once its ``\\uXXXX`` and
     ``\\UXXXXXXXX`` escapes are read (``"...:get_ppo_ray_runtime_en\\u0076"``: TOML's basic
-    strings decode them, and the entry point then names the function; trial 26h). Any other
-    file, or one with no such escape, answers ``False`` at once.
+    strings decode them, and the entry point then names the function; trial 26h), or when a
+    ``setup.cfg`` or ``pyproject.toml`` names a file of entry points that spells one
+    (:func:`spells_by_reference`; fresh40). Any other file, or one with no such escape or
+    reference, answers ``False`` at once.
 
     Args:
         path: the file's path (its base name decides).
         data: its raw bytes.
         names: the targets' last names, encoded.
     """
+    if path.endswith(_REFERRING_FILES) and spells_by_reference(path, data, names):
+        return True
     if not path.endswith(_ESCAPING_FILE) or os.path.basename(path) != _ESCAPING_FILE:
         return False
     if b"\\u" not in data and b"\\U" not in data:
@@ -61,6 +65,40 @@ def spells_escaped(path: str, data: bytes, names: Sequence[bytes]) -> bool:
 
     read = _ESCAPES.sub(one, data)
     return any(n in read for n in names)
+
+
+#: the packaging files that may make setuptools read entry points from another file
+_REFERRING_FILES = ("setup.cfg", "pyproject.toml")
+
+
+def spells_by_reference(path: str, data: bytes, names: Sequence[bytes]) -> bool:
+    """Whether a ``setup.cfg`` or ``pyproject.toml`` makes setuptools read its entry points
+    from another file (``[options] entry_points = file: ep.cfg``, ``[tool.setuptools.dynamic]
+    entry-points = {file = [...]}``: :func:`ppo_migrate.project.entry_points.entry_point_files`)
+    that spells one of ``names``: the packaging file, which does not spell it, is then
+    analysed, and its PPO006 placed where it names that file (fresh40, MISSED). Any other
+    file answers ``False`` at once; the files named are read through the run's snapshot.
+
+    Args:
+        path: the packaging file's path (its base name decides).
+        data: its raw bytes.
+        names: the targets' last names, encoded.
+    """
+    base = os.path.basename(path)
+    if base not in _REFERRING_FILES or b"file" not in data:
+        return False
+    from ppo_migrate.project import snapshot
+    from ppo_migrate.project.entry_points import entry_point_files
+
+    folder = os.path.dirname(os.path.abspath(path))
+    for named, *_ in entry_point_files(base, data.decode("utf-8", "replace")):
+        try:
+            read = snapshot.current().read_bytes(os.path.join(folder, named))
+        except (OSError, ValueError):
+            continue
+        if any(n in read for n in names):
+            return True
+    return False
 
 
 _ASCII_BYTES = bytes(range(128))

@@ -16,21 +16,32 @@ each file's declarations are made once a run):
   (a string, or a table's ``reference`` or ``callable``: :func:`poetry_reference`) and
   ``[tool.poetry.plugins."group"]``; a text :mod:`tomllib` refuses declares nothing, and
   :func:`pyproject_problem` says why (PPO902);
-* ``setup.cfg`` (with :mod:`configparser`, as setuptools reads it): the ``[options.entry_points]``
-  section, one ``group = name = value`` line per group or a group's value spread over
-  indented lines;
+* ``setup.cfg`` (with :mod:`configparser`, as setuptools reads it: strict, ``%(name)s``
+  interpolated): the ``[options.entry_points]`` section, one ``group = name = value`` line per
+  group or a group's value spread over indented lines; a text setuptools refuses (a section or
+  option written twice, an interpolation that fails) declares nothing, and
+  :func:`setup_cfg_problem` says why (PPO902);
 * ``setup.py`` (its ``ast``): the ``entry_points=`` keyword of a call of ``setup`` (a name its
   import binds, ``from setuptools import setup as s``, or an attribute ``setuptools.setup``),
-  given directly or in ``setup(**kw)``: a dict (a literal, or ``dict(group=...)``) of group to
-  a list, tuple or set of ``"name = value"`` strings (or one string of such lines), a string in
-  the ``setup.cfg``-like INI form (``"[group]\\nname = value"``), or a module-level name bound
-  once to such a value; strings are folded from module-level string constants (``"b = " + EP``,
-  ``f"b = {EP}"``), and a value that cannot be folded is kept as uncertain
-  (:attr:`EntryPoint.certain`; trial 26h).
+  given directly or in ``setup(**kw)``: a dict (a literal, ``**`` of such spliced, or
+  ``dict(group=...)``) of group to a list, tuple or set of ``"name = value"`` strings (or one
+  string of such lines), a string in the ``setup.cfg``-like INI form
+  (``"[group]\\nname = value"``), or a module-level name bound once (and a dict never changed
+  in place) to such a value; strings are folded from module-level string constants
+  (``"b = " + EP``, ``f"b = {EP}"``, ``"b=%s" % EP``), and a value that cannot be folded is
+  kept as uncertain (:attr:`EntryPoint.certain`; trial 26h), with the values of the names it
+  reads (:attr:`EntryPoint.context`; fresh40).
+
+Entry points setuptools reads from another file (``setup.cfg``'s ``[options] entry_points =
+file: ep.cfg``, ``pyproject.toml``'s ``[tool.setuptools.dynamic] entry-points = {file = [...]}``:
+:func:`entry_point_files`) are read from the run's snapshot, analysed or not, and placed where
+the packaging file names that file, their own file and line kept (:attr:`EntryPoint.origin`).
 
 Positions: a value's line and column in the file (code points, 1-based), found in the text
-(TOML and INI parsers give none): for TOML, the quoted value inside the table the parser put it
-in, else the string literal that decodes to it (``\\u`` escapes, a multi-line string, which
+(TOML and INI parsers give none): for TOML, the quoted value on the line whose whole key (a
+dotted key's path read by :mod:`tomllib`: ``entry-points.grp.b =`` under ``[project]``) with
+the header above it is the entry's, or inside the table the parser put it in, else the string
+literal that decodes to it (``\\u`` escapes, a multi-line string, which
 then spans key line to closing quotes); for ``setup.cfg``, the line of the section holding the value; for ``setup.py``, the string
 constant holding it. A value whose text cannot be found is placed at the table's header (TOML)
 or section's header (``setup.cfg``).
@@ -80,6 +91,15 @@ class EntryPoint(NamedTuple):
         certain: ``False`` for a ``setup.py`` value built at run time (a name, call or
             formatted part the tool cannot fold into a constant): ``value`` is then its
             source text, one line, and says only what it may name.
+        context: for a value not :attr:`certain`, ``(name, value)`` for each module-level
+            name it reads and each value that name is bound to anywhere in the module
+            (under an ``if``, twice, by ``kw["entry_points"] = ...``: the source text, one
+            line), followed through the names those values read (fresh40, MISSED: ``"c = " + EP``
+            with ``EP`` bound twice names the function only through ``EP``).
+        origin: ``"ep.cfg:2"`` for an entry point written in another file that this one
+            makes setuptools read (:func:`entry_point_files`: ``entry_points = file: ep.cfg``):
+            the file as named here and the line there; the position is then this file's,
+            the file's name where it is named (fresh40, MISSED). ``""`` for one written here.
     """
 
     group: str
@@ -90,6 +110,8 @@ class EntryPoint(NamedTuple):
     end_line: int
     end_column: int
     certain: bool = True
+    context: tuple[tuple[str, str], ...] = ()
+    origin: str = ""
 
     @property
     def qualified(self) -> str | None:
@@ -129,7 +151,24 @@ def parse_value(value: str) -> tuple[str, str | None] | None:
     return module, re.sub(r"\s+", "", attr) if attr else None
 
 
-def declared_entry_points(source) -> tuple[EntryPoint, ...]:
+class Declarations(tuple):
+    """A packaging file's entry points (a tuple of :class:`EntryPoint`, in file order) and
+    why its parser refuses the file as the packaging tools read it (:attr:`problem`).
+
+    Attributes:
+        problem: ``(message, line, column)`` when the parser refuses the file (then there
+            are no entry points), ``None`` when it reads it.
+    """
+
+    problem: tuple[str, int, int] | None
+
+    def __new__(cls, entries: Iterable[EntryPoint] = (), problem: tuple[str, int, int] | None = None):
+        self = super().__new__(cls, entries)
+        self.problem = problem
+        return self
+
+
+def declared_entry_points(source) -> Declarations:
     """The entry points a packaging file of the run's snapshot declares, made once a run
     (:meth:`ppo_migrate.project.snapshot.SourceFile.derived`).
 
@@ -138,19 +177,35 @@ def declared_entry_points(source) -> tuple[EntryPoint, ...]:
             display path decides the format: ``pyproject.toml``, ``setup.cfg``, ``setup.py``).
 
     Returns:
-        The declarations in file order; ``()`` for another file or one its parser refuses.
+        The declarations in file order; ``()`` for another file or one its parser refuses
+        (:attr:`Declarations.problem` then says why: read from the file's bytes, so a
+        ``pyproject.toml`` starting with a UTF-8 byte order mark, which :mod:`tomllib`
+        refuses, is refused here too, though the decoded text has no mark; fresh40, W4).
     """
     return source.derived(__name__, _build)
 
 
-def _build(source) -> tuple[EntryPoint, ...]:
+def _build(source) -> Declarations:
     name = os.path.basename(source.key)
     if name == SETUP_PY:
         try:
-            return tuple(setup_py_entry_points(source.tree(), source.text))
+            return Declarations(setup_py_entry_points(source.tree(), source.text))
         except (SyntaxError, ValueError, RecursionError):
-            return ()
-    return tuple(entry_points_of(name, source.text))
+            return Declarations()
+    text = source.text
+    if name == "pyproject.toml" and source.data.startswith(b"\xef\xbb\xbf"):
+        return Declarations((), pyproject_problem("\ufeff" + text))
+    entries = tuple(entry_points_of(name, text))
+    referenced = tuple(_referenced_entry_points(source.key, name, text))
+    if referenced:
+        entries = tuple(sorted((*entries, *referenced), key=lambda e: (e.line, e.column)))
+    if entries:
+        return Declarations(entries)
+    if name == "pyproject.toml":
+        return Declarations((), pyproject_problem(text))
+    if name == "setup.cfg":
+        return Declarations((), setup_cfg_problem(text))
+    return Declarations()
 
 
 def entry_points_of(name: str, text: str) -> Iterator[EntryPoint]:
@@ -164,6 +219,145 @@ def entry_points_of(name: str, text: str) -> Iterator[EntryPoint]:
     return iter(())
 
 
+# -- entry points read from another file ---------------------------------------------------------
+#: the fields of ``project.dynamic`` that make setuptools read ``[tool.setuptools.dynamic]``'s
+#: ``entry-points`` (``_obtain_entry_points``)
+_DYNAMIC_FIELDS = ("entry-points", "scripts", "gui-scripts")
+
+
+def entry_point_files(name: str, text: str) -> list[tuple[str, int, int, int, int]]:
+    """The files a packaging file makes setuptools read its entry points from, as named
+    (relative to the file's folder), each with the place it is named at (``line, column,
+    end_line, end_column``): ``setup.cfg``'s ``[options] entry_points = file: a.cfg, b.cfg``
+    (interpolated, as setuptools reads it) and ``pyproject.toml``'s
+    ``[tool.setuptools.dynamic] entry-points = {file = [...]}`` when ``project.dynamic``
+    lists ``entry-points``, ``scripts`` or ``gui-scripts`` (else setuptools reads none).
+    ``[]`` for another file, none named, or a text the parser refuses.
+
+    Args:
+        name: the file's base name.
+        text: its decoded text.
+
+    Source: setuptools' "Configuring setuptools using setup.cfg files" (``file:``) and
+    "Configuring setuptools using pyproject.toml files" (``[tool.setuptools.dynamic]``);
+    its ``config.expand.read_files`` (comma-separated paths, relative to the folder).
+    """
+    if "file" not in text:
+        return []
+    if name == "setup.cfg":
+        return _setup_cfg_files(text)
+    if name == "pyproject.toml":
+        return _pyproject_files(text)
+    return []
+
+
+def _setup_cfg_files(text: str) -> list[tuple[str, int, int, int, int]]:
+    import configparser
+
+    try:
+        parser = _setup_cfg_parser(text)
+        option = next((o for o in ("entry_points", "entry-points") if parser.has_option("options", o)), None)
+        value = parser.get("options", option) if option is not None else ""
+    except (configparser.Error, ValueError):
+        return []
+    if not value.startswith("file:"):
+        return []
+    lines = _Lines(text)
+    line = _option_line(text, "options", option)  # type: ignore[arg-type]
+    out = []
+    for path in (p.strip() for p in value[len("file:"):].split(",")):
+        if not path:
+            continue
+        at = text.find(path, lines.starts[line - 1])
+        if at < 0:
+            out.append((path, line, 1, line, 1 + len(lines.line_text(line))))
+            continue
+        (first, column), (last, end) = lines.position(at), lines.position(at + len(path))
+        out.append((path, first, column, last, end))
+    return out
+
+
+def _pyproject_files(text: str) -> list[tuple[str, int, int, int, int]]:
+    import tomllib
+
+    try:
+        data = tomllib.loads(text)
+    except (tomllib.TOMLDecodeError, ValueError, RecursionError):
+        return []
+    dynamic = _descend(data, ("project", "dynamic"))
+    if not isinstance(dynamic, list) or not any(f in dynamic for f in _DYNAMIC_FIELDS):
+        return []
+    table = ("tool", "setuptools", "dynamic")
+    spec = _descend(data, (*table, "entry-points"))
+    files = spec.get("file") if isinstance(spec, dict) else None
+    files = [files] if isinstance(files, str) else files
+    if not isinstance(files, list):
+        return []
+    lines = _Lines(text)
+    headers = _toml_headers(text, lines)
+    literals = _toml_literals(text)
+    used: set[int] = set()
+    out = []
+    for path in files:
+        if not isinstance(path, str) or not path.strip():
+            continue
+        place = None
+        for start, end, decoded in literals:
+            if decoded != path or start in used:
+                continue
+            above = [p for at, p in headers if at < start]
+            holder = above[-1] if above else ()
+            if table[: len(holder)] != holder:
+                continue  # a string of another table (``[project]``'s ``readme``, say)
+            used.add(start)
+            place = (*lines.position(start), *lines.position(end))
+            break
+        out.append((path, *(place or _toml_header(lines, headers, table))))
+    return out
+
+
+def _referenced_entry_points(key: str, name: str, text: str) -> Iterator[EntryPoint]:
+    """The entry points of the files :func:`entry_point_files` names, read from the run's
+    snapshot as setuptools reads them (UTF-8; a path not below the file's folder, or not a
+    file, is skipped: setuptools refuses or skips it), each placed where its file is named.
+
+    Args:
+        key: the packaging file's absolute path.
+        name: its base name.
+        text: its decoded text.
+    """
+    named = entry_point_files(name, text)
+    if not named:
+        return
+    from ppo_migrate.project import snapshot
+
+    folder = os.path.dirname(key)
+    for path, line, column, end_line, end_column in named:
+        full = os.path.normpath(os.path.join(folder, path))
+        if not full.startswith(folder.rstrip(os.sep) + os.sep):
+            continue  # setuptools: "Cannot access ... (or anything outside ...)"
+        try:
+            content = snapshot.current().read_text(full, encoding="utf-8")
+        except (OSError, ValueError):
+            continue  # setuptools: "File ... cannot be found", skipped
+        for group, entry, value, at in _ini_groups(content):
+            yield EntryPoint(group, entry, value, line, column, end_line, end_column, origin=f"{path}:{at}")
+
+
+def _ini_groups(text: str) -> Iterator[tuple[str, str, str, int]]:
+    """``(group, name, value, line)`` of an entry points file (``[group]`` headers, one
+    ``name = value`` a line; blank lines and comments skipped), as setuptools reads it."""
+    group = None
+    for n, raw in enumerate(text.splitlines(), 1):
+        line = raw.strip()
+        if line.startswith("[") and line.endswith("]"):
+            group = line[1:-1].strip()
+            continue
+        if group is not None:
+            for name, value in _ini_lines(line):
+                yield group, name, value, n
+
+
 class _Lines:
     """1-based line and column of a character index, lines broken at ``\\r\\n``, ``\\r`` and
     ``\\n`` (as every finding's position counts them)."""
@@ -171,6 +365,9 @@ class _Lines:
     def __init__(self, text: str) -> None:
         self.text = text
         self.starts = [0, *(m.end() for m in _LINE_ENDINGS.finditer(text))]
+        #: a ``setup.py``'s values of each name (:func:`_readers`), for an uncertain entry's
+        #: :attr:`EntryPoint.context`; empty for another file
+        self.readers: dict[str, list[ast.expr]] = {}
 
     def position(self, index: int) -> tuple[int, int]:
         from bisect import bisect_right
@@ -284,7 +481,9 @@ def pyproject_problem(text: str) -> tuple[str, int, int] | None:
     PPO902), ``None`` when it reads it.
 
     Args:
-        text: the file's decoded text.
+        text: the file's decoded text; starting with ``"\\ufeff"`` when the file's bytes
+            start with a UTF-8 byte order mark (:mod:`tomllib` reads bytes as UTF-8, the mark
+            included, and refuses it: the message then names it).
 
     Returns:
         ``(message, line, column)``: the parser's message without its position, and the
@@ -298,6 +497,9 @@ def pyproject_problem(text: str) -> tuple[str, int, int] | None:
     except tomllib.TOMLDecodeError as exc:
         message = str(exc)
         m = _TOML_AT.search(message)
+        if m is not None and text.startswith("\ufeff") and (m.group(1), m.group(2)) == ("1", "1"):
+            # pip and the build backends read the file's bytes as UTF-8, the mark included
+            return f"{message[: m.start()]} (a UTF-8 byte order mark starts the file)", 1, 1
         if m is not None:
             return message[: m.start()], int(m.group(1)), int(m.group(2))
         m = _TOML_AT_END.search(message)
@@ -309,6 +511,95 @@ def pyproject_problem(text: str) -> tuple[str, int, int] | None:
     except (ValueError, RecursionError) as exc:  # nesting past tomllib's limits
         return f"{type(exc).__name__}: {exc}", 1, 1
     return None
+
+
+def named_outside_entry_points(name: str, text: str, names: Iterable[str]) -> str | None:
+    """Where a packaging file the parser refuses spells one of ``names``, when no place
+    could be an entry point's declaration: ``"a comment"``, ``"`project.description`"``
+    (the keys holding it), for the PPO902's message, which then does not claim entry points
+    it cannot read (fresh40, W4: a broken ``pyproject.toml`` naming the function only in a
+    comment was told "its entry points cannot be read"). ``None`` when a place may declare
+    one, or is not understood (the text is broken there): the message then says they cannot
+    be read.
+
+    Args:
+        name: the file's base name (``pyproject.toml`` or ``setup.cfg``).
+        text: its decoded text.
+        names: the function's names to look for (the targets' last names).
+    """
+    spots = [m.start() for n in set(names) if n for m in re.finditer(re.escape(n), text)]
+    if not spots:
+        return None
+    if name == "setup.cfg":
+        places = _ini_places(text, spots)
+    elif name == "pyproject.toml":
+        places = _toml_places(text, spots)
+    else:
+        return None
+    if places is None:
+        return None
+    ordered = sorted(set(places), key=lambda p: (p != "a comment", p))
+    return ordered[0] if len(ordered) == 1 else ", ".join(ordered[:-1]) + " and " + ordered[-1]
+
+
+def _ini_places(text: str, spots: list[int]) -> list[str] | None:
+    """Each spot's place in an INI text (``"a comment"``, ``"`section.option`"``);
+    ``None`` when one may be an entry point (``[options.entry_points]``, ``[DEFAULT]``, whose
+    options every section has, ``[options] entry_points``, or a line not understood)."""
+    lines = _Lines(text)
+    section: str | None = None
+    option: str | None = None
+    where: dict[int, str | None] = {}
+    for n in range(1, len(lines.starts) + 1):
+        body = lines.line_text(n)
+        stripped = body.strip()
+        if stripped.startswith(("#", ";")):
+            where[n] = "a comment"
+            continue
+        header = re.fullmatch(r"\[(.+)\]", stripped) if not body[:1].isspace() else None
+        if header is not None:
+            section, option = header.group(1), None
+            where[n] = None
+            continue
+        if not body[:1].isspace() and stripped:
+            key = re.match(r"([^=:]+?)\s*[=:]", body)
+            option = key.group(1).strip() if key else None
+        if section is None or option is None or section in (_SECTION, "DEFAULT") \
+                or (section == "options" and option == "entry_points"):
+            where[n] = None
+        else:
+            where[n] = f"`{section}.{option}`"
+    places = [where.get(lines.position(at)[0]) for at in spots]
+    return None if any(p is None for p in places) else places  # type: ignore[return-value]
+
+
+def _toml_places(text: str, spots: list[int]) -> list[str] | None:
+    """Each spot's place in a TOML text (``"a comment"``, ``"`project.description`"``);
+    ``None`` when one may be an entry point (in or above an entry point table, a key not
+    understood, or outside any string and comment)."""
+    lines = _Lines(text)
+    headers = _toml_headers(text, lines)
+    tokens = [(m.start(), m.end(), m.group().startswith("#")) for m in _TOML_TOKEN.finditer(text)]
+    tables = [*_TOML_TABLES, ("tool", "setuptools", "dynamic", "entry-points")]
+    places: list[str] = []
+    for at in spots:
+        token = next(((start, comment) for start, end, comment in tokens if start <= at < end), None)
+        if token is None:
+            return None
+        start, comment = token
+        if comment:
+            places.append("a comment")
+            continue
+        above = [path for where, path in headers if where < start]
+        path = above[-1] if above else ()
+        written = _key_path(text[text.rfind("\n", 0, start) + 1:start])
+        if written is None:
+            return None
+        key = (*path, *written)
+        if any(key[: len(t)] == t or t[: len(key)] == key for t in tables):
+            return None
+        places.append(f"`{'.'.join(key)}`")
+    return places
 
 
 def _descend(data: dict, path: Iterable[str]):
@@ -365,10 +656,14 @@ def _toml_position(
         while start >= 0:
             above = [path for at, path in headers if at < start]
             path = above[-1] if above else ()
-            fits = path == table if exact else (path != table and table[: len(path)] == path)
-            if fits and key is not None:
-                prefix = text[text.rfind("\n", 0, start) + 1:start]
-                fits = prefix.rstrip().endswith("=") and key.search(prefix) is not None
+            prefix = text[text.rfind("\n", 0, start) + 1:start]
+            written = _key_path(prefix) if name else None
+            if written is not None:  # a plain ``key = `` line: its whole dotted key decides
+                fits = (*path, *written) == (*table, name)
+            else:
+                fits = path == table if exact else (path != table and table[: len(path)] == path)
+                if fits and key is not None:
+                    fits = prefix.rstrip().endswith("=") and key.search(prefix) is not None
             if start not in used and fits:
                 used.add(start)
                 line, column = lines.position(start)
@@ -376,6 +671,33 @@ def _toml_position(
                 return line, column, end_line, end_column
             start = text.find(needle, start + 1)
     return None
+
+
+def _key_path(prefix: str) -> tuple[str, ...] | None:
+    """The key path a line's ``prefix`` (the text before a value on its line) assigns when
+    it is a whole ``key =`` statement, dotted keys (``entry-points.grp.b =``) and quoted
+    parts read by :mod:`tomllib` itself; ``None`` for any other prefix (a key inside an
+    inline table, ``x = { b = ``, or one continuing an array), whose key is then matched by
+    name alone (W2 of the fresh user's report: a dotted key was placed at its table's
+    header, so its own line's ``# noqa`` was not read).
+
+    Args:
+        prefix: the text from the line's start to the value's opening quote.
+    """
+    import tomllib
+
+    stripped = prefix.strip()
+    if not stripped.endswith("=") or stripped.startswith(("[", "#")):
+        return None
+    try:
+        data = tomllib.loads(stripped + ' ""\n')
+    except (tomllib.TOMLDecodeError, ValueError):
+        return None
+    path: list[str] = []
+    while isinstance(data, dict) and len(data) == 1:
+        key, data = next(iter(data.items()))
+        path.append(key)
+    return tuple(path) if data == "" and path else None
 
 
 #: a TOML comment or string literal (multi-line forms first); a comment is matched so that
@@ -426,7 +748,11 @@ def _toml_literal_position(
         if table[: len(path)] != path:
             continue
         prefix = text[text.rfind("\n", 0, start) + 1:start]
-        if key is not None and not (prefix.rstrip().endswith("=") and key.search(prefix)):
+        written = _key_path(prefix) if name else None
+        if written is not None:
+            if (*path, *written) != (*table, name):
+                continue
+        elif key is not None and not (prefix.rstrip().endswith("=") and key.search(prefix)):
             continue
         used.add(start)
         line, column = lines.position(start)
@@ -452,30 +778,52 @@ def _toml_header(
 _SECTION = "options.entry_points"
 
 
+def _setup_cfg_parser(text: str):
+    """A :class:`configparser.ConfigParser` holding ``text`` as setuptools reads a
+    ``setup.cfg`` (``Distribution.parse_config_files``: a plain ``ConfigParser()``, so strict
+    (a section or an option written twice is an error) and with its basic ``%(name)s``
+    interpolation, option names kept as written).
+
+    Raises:
+        configparser.Error, ValueError: the parser refuses the text.
+    """
+    import configparser  # here: only a setup.cfg naming the function needs it
+
+    parser = configparser.ConfigParser()
+    parser.optionxform = str  # type: ignore[assignment,method-assign]  # as setuptools sets it
+    parser.read_string(text)
+    return parser
+
+
 def setup_cfg_entry_points(text: str) -> list[EntryPoint]:
     """The entry points of a ``setup.cfg``'s ``[options.entry_points]`` section, read with
-    :mod:`configparser` as setuptools reads it (no interpolation; ``=`` and ``:`` separate a
-    key from its value, so a group's first line may be ``group =`` or ``group:``); ``[]`` for a
-    text it refuses.
+    :mod:`configparser` as setuptools reads it (:func:`_setup_cfg_parser`: strict, ``=`` and
+    ``:`` separate a key from its value, so a group's first line may be ``group =`` or
+    ``group:``; ``%(name)s`` expanded from the section or ``[DEFAULT]``, whose options every
+    section has); ``[]`` for a text it refuses (:func:`setup_cfg_problem` says why).
+
+    Each value is placed where it is written: a value built by interpolation at the text
+    of its line as written (``%(mod)s:get_ppo_ray_runtime_env``).
 
     Args:
         text: the file's decoded text.
     """
-    import configparser  # here: only a setup.cfg naming the function needs it
+    import configparser
 
-    parser = configparser.ConfigParser(interpolation=None, strict=False)
-    parser.optionxform = str  # type: ignore[assignment,method-assign]  # group names as written
     try:
-        parser.read_string(text)
+        parser = _setup_cfg_parser(text)
+        if not parser.has_section(_SECTION):
+            return []
+        raw = dict(parser.items(_SECTION, raw=True))
+        interpolation = configparser.BasicInterpolation()
+        declared = []  # (group, name, value, the value as written)
+        for group, lines in raw.items():
+            for line in lines.splitlines():
+                expanded = interpolation.before_get(parser, _SECTION, group, line, raw)
+                written = line.partition("=")[2].strip()
+                declared += [(group, name, value, written) for name, value in _ini_lines(expanded)]
     except (configparser.Error, ValueError):
         return []
-    if not parser.has_section(_SECTION):
-        return []
-    declared = [
-        (group, name, value)
-        for group, lines in parser.items(_SECTION, raw=True)
-        for name, value in _ini_lines(lines)
-    ]
     if not declared:
         return []
     text_lines = _Lines(text)
@@ -485,7 +833,7 @@ def setup_cfg_entry_points(text: str) -> list[EntryPoint]:
     )
     out: list[EntryPoint] = []
     line = header + 1
-    for group, name, value in declared:
+    for group, name, value, written in declared:
         found = None
         for n in range(line, count + 1):
             body = text_lines.line_text(n)
@@ -493,22 +841,24 @@ def setup_cfg_entry_points(text: str) -> list[EntryPoint]:
                 break  # the next section
             if body.lstrip().startswith(("#", ";")):
                 continue  # a comment line, which configparser skips too
-            at = _value_at(body, value)
+            at = _value_at(body, written or value)
             if at is not None:
-                found = (n, at)
+                found = (n, at, len(written or value))
                 break
         if found is None:
             out.append(EntryPoint(group, name, value, header, 1, header, 1 + len(f"[{_SECTION}]")))
             continue
-        n, at = found
-        out.append(EntryPoint(group, name, value, n, at + 1, n, at + 1 + len(value)))
+        n, at, width = found
+        out.append(EntryPoint(group, name, value, n, at + 1, n, at + 1 + width))
         line = n + 1
     return out
 
 
 def setup_cfg_problem(text: str) -> tuple[str, int, int] | None:
-    """Why :mod:`configparser` (as setuptools reads ``setup.cfg``) refuses the text (its
-    entry points then cannot be read: PPO902), ``None`` when it reads it.
+    """Why setuptools' reading of a ``setup.cfg`` (:func:`_setup_cfg_parser`, then each
+    option's value, interpolated) refuses the text (its entry points then cannot be read:
+    PPO902), ``None`` when it reads it. A section or option written twice is refused, as
+    the strict parser setuptools uses refuses it (fresh40, W4).
 
     Args:
         text: the file's decoded text.
@@ -518,18 +868,48 @@ def setup_cfg_problem(text: str) -> tuple[str, int, int] | None:
     """
     import configparser
 
-    parser = configparser.ConfigParser(interpolation=None, strict=False)
     try:
-        parser.read_string(text)
+        parser = _setup_cfg_parser(text)
     except configparser.MissingSectionHeaderError as exc:
         return "no section header before the first line", exc.lineno, 1
     except configparser.ParsingError as exc:
         line = exc.errors[0][0] if exc.errors else 1
         return "a line that is neither a section, a key nor a continuation", line, 1
+    except configparser.DuplicateSectionError as exc:
+        return f"the section `[{exc.section}]` is written twice (setuptools' parser is strict)", exc.lineno or 1, 1
+    except configparser.DuplicateOptionError as exc:
+        return (f"the option `{exc.option}` is written twice in `[{exc.section}]` (setuptools' parser "
+                "is strict)"), exc.lineno or 1, 1
     except (configparser.Error, ValueError) as exc:
         line = getattr(exc, "lineno", None) or 1
         return str(exc).splitlines()[0], line, 1
+    for section in parser.sections():  # setuptools reads every option of every section
+        for option in parser.options(section):
+            try:
+                parser.get(section, option)
+            except (configparser.Error, ValueError) as exc:
+                return (f"the value of `{option}` in `[{section}]` cannot be interpolated: "
+                        f"{str(exc).splitlines()[0]}"), _option_line(text, section, option), 1
     return None
+
+
+def _option_line(text: str, section: str, option: str) -> int:
+    """The line of ``option`` in ``section`` (or ``[DEFAULT]``, whose options every
+    section has) of an INI text; the section's header, else 1, when not found."""
+    lines = _Lines(text)
+    current, header = None, 1
+    key = re.compile(rf"{re.escape(option)}\s*[=:]")
+    for n in range(1, len(lines.starts) + 1):
+        body = lines.line_text(n)
+        m = re.match(r"\[(.+)\]\s*$", body.strip()) if not body[:1].isspace() else None
+        if m is not None:
+            current = m.group(1)
+            if current == section:
+                header = n
+            continue
+        if current in (section, "DEFAULT") and not body[:1].isspace() and key.match(body):
+            return n
+    return header
 
 
 def _value_at(line: str, value: str) -> int | None:
@@ -576,6 +956,7 @@ def setup_py_entry_points(tree: ast.Module, text: str) -> list[EntryPoint]:
     lines = _Lines(text)
     bound = _module_bindings(tree)
     names = _setup_names(tree)
+    lines.readers = _readers(tree)
     out: list[EntryPoint] = []
     for node in ast.walk(tree):
         if not (isinstance(node, ast.Call) and _is_setup(node.func, names)):
@@ -640,9 +1021,80 @@ def _module_bindings(tree: ast.Module) -> dict[str, ast.expr]:
             continue
         for name in names:
             stores[name] = stores.get(name, 0) + 1
+    changed = _mutated(tree)
     return {
         name: values[0] for name, values in bound.items() if len(values) == 1 and stores.get(name) == 1
+        and (name not in changed or isinstance(values[0], (ast.Constant, ast.JoinedStr)))
     }
+
+
+def _root_name(node: ast.expr) -> str | None:
+    """The name an attribute or subscript chain starts from (``kw`` of ``kw["a"].b``)."""
+    while isinstance(node, (ast.Attribute, ast.Subscript)):
+        node = node.value
+    return node.id if isinstance(node, ast.Name) else None
+
+
+def _mutated(tree: ast.Module) -> frozenset[str]:
+    """Names whose value may be changed in place somewhere in the module: the root of a
+    subscript or attribute assigned or deleted (``kw["entry_points"] = ...``), or of a
+    method called (``kw.update(...)``). A dict bound once and changed so is not the value
+    ``setup(**kw)`` sees (fresh40, MISSED: its ``entry_points`` key, set later, was missed)."""
+    out: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Subscript, ast.Attribute)) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            name = _root_name(node)
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            name = _root_name(node.func.value)
+        else:
+            continue
+        if name is not None:
+            out.add(name)
+    return frozenset(out)
+
+
+def _readers(tree: ast.Module) -> dict[str, list[ast.expr]]:
+    """Every value the module may give each name, wherever it is bound: a plain, annotated
+    or augmented assignment or a walrus, in any block, and the values put into it in place
+    (``kw["entry_points"] = v``, ``kw.update(entry_points=v)``: the arguments)."""
+    out: dict[str, list[ast.expr]] = {}
+    for node in ast.walk(tree):
+        pairs: list[tuple[ast.expr, ast.expr]] = []
+        if isinstance(node, ast.Assign):
+            pairs = [(t, node.value) for t in node.targets]
+        elif isinstance(node, (ast.AnnAssign, ast.AugAssign, ast.NamedExpr)) and node.value is not None:
+            pairs = [(node.target, node.value)]
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            pairs = [(node.func.value, v) for v in (*node.args, *(k.value for k in node.keywords))]
+        for target, value in pairs:
+            name = target.id if isinstance(target, ast.Name) else _root_name(target)
+            if name is not None:
+                out.setdefault(name, []).append(value)
+    return out
+
+
+#: how many values an uncertain entry's context holds at most
+_CONTEXT_VALUES = 64
+
+
+def _context(node: ast.expr, lines: _Lines) -> tuple[tuple[str, str], ...]:
+    """:attr:`EntryPoint.context` of an uncertain value: the values of the names it reads,
+    followed through the names those read (each name once)."""
+    readers = lines.readers
+    out: list[tuple[str, str]] = []
+    seen: set[str] = set()
+    todo = [n.id for n in ast.walk(node) if isinstance(n, ast.Name)]
+    while todo and len(out) < _CONTEXT_VALUES:
+        name = todo.pop(0)
+        if name in seen:
+            continue
+        seen.add(name)
+        for value in readers.get(name, ()):
+            segment = ast.get_source_segment(lines.text, value)
+            if segment is not None:
+                out.append((name, " ".join(segment.split())))
+            todo += [n.id for n in ast.walk(value) if isinstance(n, ast.Name)]
+    return tuple(out[:_CONTEXT_VALUES])
 
 
 def _bound_value(expr: ast.expr, bound: dict[str, ast.expr]) -> ast.expr:
@@ -669,6 +1121,18 @@ def _fold(expr: ast.expr, bound: dict[str, ast.expr], depth: int = 0) -> str | N
         left = _fold(expr.left, bound, depth + 1)
         right = _fold(expr.right, bound, depth + 1) if left is not None else None
         return left + right if right is not None else None
+    if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Mod):  # ``"c=%s" % EP``
+        form = _fold(expr.left, bound, depth + 1)
+        if form is None or _PERCENT.sub("", form).count("%"):
+            return None  # only ``%s`` and ``%%``: another conversion changes the text
+        parts = expr.right.elts if isinstance(expr.right, ast.Tuple) else [expr.right]
+        args = [_fold(p, bound, depth + 1) for p in parts]
+        if any(a is None for a in args):
+            return None
+        try:
+            return form % tuple(args)
+        except (TypeError, ValueError):
+            return None
     if isinstance(expr, ast.JoinedStr):
         parts: list[str] = []
         for part in expr.values:
@@ -685,18 +1149,35 @@ def _fold(expr: ast.expr, bound: dict[str, ast.expr], depth: int = 0) -> str | N
     return None
 
 
-def _pairs(value: ast.expr, bound: dict[str, ast.expr]) -> list[tuple[ast.expr, ast.expr]] | None:
+#: the ``%`` conversions :func:`_fold` reads (``%s``, and ``%%``, a percent sign)
+_PERCENT = re.compile(r"%[s%]")
+
+
+def _pairs(
+    value: ast.expr, bound: dict[str, ast.expr], depth: int = 0,
+) -> list[tuple[ast.expr, ast.expr]] | None:
     """The ``(key, value)`` nodes of a dict literal or of ``dict(k=...)`` (keys as string
-    constants), ``None`` for any other value (a ``**`` unpacking inside one included)."""
+    constants), a ``**`` unpacking in a literal spliced when it is such a value itself
+    (``{**{"g": [...]}}``, ``{**BASE, "g": [...]}`` with ``BASE`` bound once); ``None`` for
+    any other value."""
+    if depth > _FOLD_DEPTH:
+        return None
     if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "dict" \
             and not value.args and "dict" not in bound:
         if any(k.arg is None for k in value.keywords):
             return None
         return [(ast.Constant(k.arg), k.value) for k in value.keywords]
     if isinstance(value, ast.Dict):
-        if any(k is None for k in value.keys):
-            return None
-        return list(zip(value.keys, value.values))  # type: ignore[arg-type]
+        out: list[tuple[ast.expr, ast.expr]] = []
+        for key, item in zip(value.keys, value.values):
+            if key is not None:
+                out.append((key, item))
+                continue
+            spliced = _pairs(_bound_value(item, bound), bound, depth + 1)
+            if spliced is None:
+                return None
+            out += spliced
+        return out
     return None
 
 
@@ -735,7 +1216,7 @@ def _uncertain(group: str, node: ast.expr, lines: _Lines) -> Iterator[EntryPoint
     if segment is None:
         return
     found = _at_node(group, "", " ".join(segment.split()), node, lines)
-    yield found._replace(certain=False)
+    yield found._replace(certain=False, context=_context(node, lines))
 
 
 def _from_ini_string(text: str, node: ast.expr, lines: _Lines) -> Iterator[EntryPoint]:
@@ -772,11 +1253,14 @@ def _code_points(lines: _Lines, line: int, byte_offset: int) -> int:
 
 __all__ = [
     "ENTRY_POINT_FILES",
-    "EntryPoint",
     "SETUP_PY",
+    "Declarations",
+    "EntryPoint",
     "declared_entry_points",
+    "entry_point_files",
     "entry_points_of",
     "is_entry_point_file",
+    "named_outside_entry_points",
     "parse_value",
     "poetry_reference",
     "pyproject_entry_points",

@@ -28,9 +28,11 @@ value), so none is read there, and ``--add-noqa`` writes none in either packagin
 A ``setup.py`` value the tool cannot fold into a constant (a name or call built at run time, a
 formatted part not a module-level string) that spells the function's name is reported too, as
 "cannot tell" (:attr:`ppo_migrate.project.entry_points.EntryPoint.certain`); a
-``pyproject.toml`` that :mod:`tomllib` refuses (or a ``setup.cfg`` :mod:`configparser` refuses)
-and that names the function is a PPO902 at the parser's position (its entry points cannot be
-read).
+``pyproject.toml`` that :mod:`tomllib` refuses (a UTF-8 byte order mark included), or a
+``setup.cfg`` setuptools' strict :mod:`configparser` refuses (a section or option written twice),
+and that names the function is a PPO902 at the parser's position: its entry points cannot be
+read, or, when it names the function only in a comment or under a key that declares none
+(``description``), it says that instead (fresh40, W4).
 
 Each finding's ``= help:`` line is the entry point's own (:func:`entry_point_help`), not
 PPO006's remedy for a value in code.
@@ -47,7 +49,15 @@ import re
 from collections.abc import Callable, Collection, Iterable
 
 from ppo_migrate.diagnostics import Diagnostic, is_suppressed
-from ppo_migrate.project.entry_points import EntryPoint, pyproject_problem, setup_cfg_problem
+from ppo_migrate.project.entry_points import (
+    EntryPoint,
+    named_outside_entry_points,
+    pyproject_problem,
+    setup_cfg_problem,
+)
+
+#: :func:`entry_point_references`: ``entries`` carry no parser's verdict (a plain sequence)
+_UNREAD = object()
 
 #: the groups whose entry points become commands that call the object with no arguments
 SCRIPT_GROUPS = frozenset({"console_scripts", "gui_scripts"})
@@ -60,14 +70,18 @@ def entry_point_message(entry: EntryPoint) -> str:
         entry: the declaration (its value, name and group).
     """
     value = entry.value.strip()
+    declared = "declared"
+    if entry.origin:  # written in a file this one makes setuptools read (fresh40, MISSED)
+        file, _, line = entry.origin.rpartition(":")
+        declared = f"declared in `{file}` (line {line}, read through this `file` reference)"
     if entry.group in SCRIPT_GROUPS:
         return (
-            f"`{value}` is declared as the script `{entry.name}` (`{entry.group}`), whose wrapper "
+            f"`{value}` is {declared} as the script `{entry.name}` (`{entry.group}`), whose wrapper "
             "calls it with no arguments: no edit of the source can pass the config there; declare "
             "a function that obtains the training config and passes it instead"
         )
     return (
-        f"`{value}` is declared as the entry point `{entry.name}` of group `{entry.group}`: "
+        f"`{value}` is {declared} as the entry point `{entry.name}` of group `{entry.group}`: "
         "whatever loads it (`entry_points(...).load()`) calls it with arguments of its choosing, "
         "and no edit of the source can pass the config there; make sure the loader passes it, or "
         "declare a function that obtains the training config and passes it"
@@ -92,18 +106,41 @@ def entry_point_help(entry: EntryPoint) -> str:
     )
 
 
-def uncertain_message(entry: EntryPoint) -> str:
+def uncertain_message(entry: EntryPoint, names: Collection[str] = ()) -> str:
     """PPO006's message for a ``setup.py`` entry point built at run time whose text spells
     the function (:attr:`EntryPoint.certain` ``False``): the tool cannot tell what it names.
 
     Args:
         entry: the declaration (its ``value`` is the source text).
+        names: the targets' last names: when the value's own text spells none, the message
+            names the module-level names whose values do (:func:`spells_target`).
     """
     what = f"an entry point of group `{entry.group}`" if entry.group else "`setup(entry_points=...)`"
+    how = "it spells its name"
+    if names and not any(n in entry.value for n in names):
+        via = sorted({name for name, text in entry.context if any(n in text for n in names)})
+        if via:
+            listed = ", ".join(f"`{v}`" for v in via)
+            how = f"{listed}, which it reads, {'spell' if len(via) > 1 else 'spells'} its name"
     return (
         f"`{entry.value}` is {what} built at run time: cannot tell whether it names the runtime "
-        "function (it spells its name); if it does, whatever loads it passes no config the "
+        f"function ({how}); if it does, whatever loads it passes no config the "
         "source can give"
+    )
+
+
+def spells_target(entry: EntryPoint, names: Collection[str]) -> bool:
+    """Whether an entry point not :attr:`EntryPoint.certain` may name the runtime function:
+    its source text spells one of ``names``, or a value of a module-level name it reads
+    does (:attr:`EntryPoint.context`: ``EP`` bound twice, under an ``if``, or put into
+    ``kw`` by ``kw["entry_points"] = ...``; fresh40, MISSED).
+
+    Args:
+        entry: the declaration.
+        names: the targets' last names.
+    """
+    return any(n in entry.value for n in names) or any(
+        n in text for _, text in entry.context for n in names
     )
 
 
@@ -130,17 +167,25 @@ def entry_point_references(
     Returns:
         The diagnostics, sorted by position; ``[]`` when PPO006 is not selected.
     """
+    problem = getattr(entries, "problem", _UNREAD)  # a Declarations' own (a BOM's: fresh40)
     entries = tuple(entries)
     base = os.path.basename(path)
     toml = base == "pyproject.toml"
     if (toml or base == "setup.cfg") and not entries and text is not None and enabled("PPO902") \
             and names_any(text, targets):
-        problem = pyproject_problem(text) if toml else setup_cfg_problem(text)
+        if problem is _UNREAD:
+            problem = pyproject_problem(text) if toml else setup_cfg_problem(text)
         if problem is not None:  # trial 26h, WRONG: it gave no diagnostic
             message, line, column = problem
+            names = {t.rsplit(".", 1)[-1] for t in targets}
+            where = named_outside_entry_points(base, text, names)
+            said = "its entry points cannot be read" if where is None else (
+                f"it names the runtime function only in {where}, which declares no entry point, "
+                "but packaging tools refuse the file as it stands"
+            )
             return [Diagnostic(
                 path, line, column, line, column, "PPO902",
-                f"not valid {'TOML' if toml else 'setup.cfg'}: {message}; its entry points cannot be read",
+                f"not valid {'TOML' if toml else 'setup.cfg'}: {message}; {said}",
             )]
     if not enabled("PPO006"):
         return []
@@ -153,10 +198,10 @@ def entry_point_references(
         if e.qualified in wanted
     ]
     out += [
-        Diagnostic(path, e.line, e.column, e.end_line, e.end_column, "PPO006", uncertain_message(e),
-                   help=entry_point_help(e))
+        Diagnostic(path, e.line, e.column, e.end_line, e.end_column, "PPO006",
+                   uncertain_message(e, last_names), help=entry_point_help(e))
         for e in entries
-        if not e.certain and any(n in e.value for n in last_names)
+        if not e.certain and spells_target(e, last_names)
     ]
     out.sort(key=Diagnostic.sort_key)
     if out and text is not None and "noqa" in text.lower() and toml:
@@ -260,5 +305,5 @@ def loaded_modules(entries: Iterable[EntryPoint]) -> frozenset[str]:
 
 __all__ = [
     "SCRIPT_GROUPS", "entry_point_help", "entry_point_message", "entry_point_references", "loaded_modules",
-    "names_any", "toml_comment", "toml_comments", "uncertain_message", "unescaped",
+    "names_any", "spells_target", "toml_comment", "toml_comments", "uncertain_message", "unescaped",
 ]

@@ -132,8 +132,9 @@ def test_setup_py_forms() -> None:
 
 
 def test_a_rebound_value_is_uncertain_and_a_constant_sum_is_folded() -> None:
-    """A name bound twice is no constant: kept as uncertain (its text, ``EPS``, spells no
-    function, so it is not reported); ``"a = " + "..."`` is folded (trial 26h)."""
+    """A name bound twice is no constant: kept as uncertain; its text, ``EPS``, spells no
+    function, but one of the values ``EPS`` is bound to does, so it is a "cannot tell"
+    (fresh40, MISSED); ``"a = " + "..."`` is folded (trial 26h)."""
     text = textwrap.dedent(f'''\
         from setuptools import setup
 
@@ -147,7 +148,9 @@ def test_a_rebound_value_is_uncertain_and_a_constant_sum_is_folded() -> None:
         ("", "", "EPS", 5, 20, False),
         ("g", "a", FN, 6, 27, True),
     ]
-    assert [d.line for d in entry_point_references(found, "setup.py", [TARGET])] == [6]
+    reported = entry_point_references(found, "setup.py", [TARGET])
+    assert [d.line for d in reported] == [5, 6]
+    assert "(`EPS`, which it reads, spells its name)" in reported[0].message
 
 
 def test_parse_value_follows_the_specification() -> None:

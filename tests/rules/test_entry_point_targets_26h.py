@@ -91,8 +91,10 @@ def test_what_cannot_be_folded_is_uncertain_and_reported_when_it_spells_the_name
         ("console_scripts", None, 11, False),
     ]
     found = entry_point_references(setup_py_entry_points(ast.parse(text), text), "setup.py", [TARGET])
-    # only the one whose text spells the function's name: the others name nothing the tool can read
-    assert [(d.line, d.column, d.code) for d in found] == [(8, 5, "PPO006")]
+    # the one whose text spells the function's name, and those reading ``EP``, one of whose
+    # values does (fresh40, MISSED); ``MOD`` (from the environment) names nothing the tool can read
+    assert [(d.line, d.column, d.code) for d in found] == [(8, 5, "PPO006"), (9, 5, "PPO006"), (10, 5, "PPO006")]
+    assert "(`EP`, which it reads, spells its name)" in found[2].message
     assert found[0].message.startswith(
         '`f"a = {MOD}:get_ppo_ray_runtime_env"` is an entry point of group `console_scripts` built at '
         "run time: cannot tell whether it names the runtime function"

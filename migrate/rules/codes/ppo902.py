@@ -21,9 +21,13 @@ RULE = Rule(
     "is reported the same way (`not a readable notebook: ...`), as is a code cell "
     "that does not parse (at its cell: `train.ipynb:cell 2:1:5`). So is a "
     "`pyproject.toml` that names the function and that `tomllib` rejects (`not valid "
-    "TOML: ...`, at the line and column of the parser's message), or a `setup.cfg` that "
-    "`configparser` rejects as setuptools reads it (`not valid setup.cfg: ...`): the "
-    "entry points it declares cannot be read (PPO006).",
+    "TOML: ...`, at the line and column of the parser's message; a UTF-8 byte order mark "
+    "included), or a `setup.cfg` that "
+    "`configparser` rejects as setuptools reads it (`not valid setup.cfg: ...`; strict: "
+    "a section or option written twice, or an interpolation that fails): the "
+    "entry points it declares cannot be read (PPO006). When the file names the function "
+    "only in a comment or under a key that declares no entry point (`description`), the "
+    "message says so instead.",
     "Fix the syntax error, or exclude the file.",
     "",
     fix_safety=SAFETY_NONE_FILE,
