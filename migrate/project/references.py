@@ -79,9 +79,10 @@ def module_file(root: str | os.PathLike[str], module: str, fs: FileSystem | None
     """The file ``import module`` loads from the import root ``root``: ``<root>/a/b.py`` or
     else ``<root>/a/b/__init__.py`` for ``a.b``, if it is a file. The one resolver of the
     project (the class index, the star imports' modules, the install roots of the callee in
-    effect, the build and mapped copies of verl). The source module is tried first, as each
-    of the three resolvers it replaced did (Python's path finder prefers the package when a
-    folder holds both, a layout that does not run as its author means either way).
+    effect, the build and mapped copies of verl). The package is tried first, as Python's
+    path finder does when a folder holds both ``b/__init__.py`` and ``b.py`` (a module left
+    beside the package that replaced it is never imported: fresh user 41, B1, where its
+    constant decided a fix that the package's then broke).
 
     Args:
         root: the import root (the folder holding the top-level package).
@@ -102,10 +103,26 @@ def module_file(root: str | os.PathLike[str], module: str, fs: FileSystem | None
     if fs is None:
         fs = current().fs
     base = Path(root).joinpath(*parts)
-    for candidate in (base.with_suffix(".py"), base / "__init__.py"):
+    for candidate in (base / "__init__.py", base.with_suffix(".py")):
         if fs.is_file(candidate):
             return candidate
     return None
+
+
+def shadowed_by_package(path: str) -> bool:
+    """Whether the module file ``path`` (``a/b.py``) is never imported because the folder
+    beside it of the same name is a regular package (``a/b/__init__.py``): Python's path
+    finder looks for the package first (:func:`module_file`; :mod:`importlib`'s
+    ``FileFinder.find_spec`` tries ``b/__init__.py`` before ``b.py``). A folder without
+    ``__init__.py`` (a namespace portion) loses to the module.
+
+    Args:
+        path (str): a ``.py`` file's path, read through the run's snapshot's file system.
+    """
+    head, tail = os.path.split(path)
+    if not tail.endswith(".py") or tail == "__init__.py":
+        return False
+    return current().fs.is_file(os.path.join(head, tail[:-3], "__init__.py"))
 
 
 def package_root(path: str, package: tuple[str, ...]) -> Path | None:

@@ -2804,7 +2804,7 @@ def _plugin_file(module: str, bases: Iterable[str], read) -> str | None:
     that ``read`` can read, or ``None``."""
     tail = module.replace(".", os.sep)
     for base in bases:
-        for rel in (tail + ".py", os.path.join(tail, "__init__.py")):
+        for rel in (os.path.join(tail, "__init__.py"), tail + ".py"):  # the package first, as Python
             candidate = os.path.join(base, rel)
             try:
                 read(candidate)

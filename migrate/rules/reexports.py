@@ -21,6 +21,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from ppo_migrate.prefilter import STAR_IMPORT as _STAR_IMPORT
 from ppo_migrate.rules.patches import import_words, imported_modules, parse_file
 from ppo_migrate.rules.targets import forwarded_callee, string_constants, top_level_imports
+from ppo_migrate.project.references import shadowed_by_package
 from ppo_migrate.project.snapshot import current
 from ppo_migrate.project.modules import module_name, module_names, resolve_relative
 
@@ -121,6 +122,9 @@ def project_reexports(
             ):
                 continue
             if path not in parsed:
+                if shadowed_by_package(path):  # ``pkg/env.py`` beside ``pkg/env/__init__.py``
+                    parsed[path] = None  # never imported: its names are the package's
+                    continue
                 tree = parse_file(path, data)
                 if tree is None:
                     parsed[path] = None

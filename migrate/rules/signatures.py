@@ -449,7 +449,7 @@ class _ArchiveTree:
 
     def module_file(self, module: str) -> Path | None:
         base = module.replace(".", "/")
-        for member in (f"{base}.py", f"{base}/__init__.py"):
+        for member in (f"{base}/__init__.py", f"{base}.py"):  # the package first, as zipimport
             if member in self.members:
                 return Path(f"{self.archive}/{member}")
         return None

@@ -5,7 +5,10 @@ cross-file question")."""
 from __future__ import annotations
 
 import ast
+import os
 import pickle
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -17,6 +20,7 @@ from ppo_migrate.project.references import (
     current_references,
     module_file,
     package_root,
+    shadowed_by_package,
 )
 from ppo_migrate.project.snapshot import Snapshot, recorded, run_scope
 from ppo_migrate.settings_model import Settings
@@ -31,9 +35,21 @@ def _write(root: Path, files: dict[str, str]) -> None:
 
 
 # ------------------------------------------------------------------ the one resolver
-def test_a_module_is_its_file_under_the_root_a_source_module_before_a_package(tmp_path: Path) -> None:
-    _write(tmp_path, {"a/__init__.py": "", "a/b.py": "", "a/b/__init__.py": "", "a/c/__init__.py": ""})
-    assert module_file(tmp_path, "a.b") == tmp_path / "a" / "b.py"  # the order the three used
+def test_a_module_is_its_file_under_the_root_a_package_before_a_source_module(tmp_path: Path) -> None:
+    """Python's path finder loads ``a/b/__init__.py`` when the folder also holds ``a/b.py``
+    (fresh user 41, B1): asked of :mod:`importlib` itself, in a fresh interpreter."""
+    _write(tmp_path, {"a/__init__.py": "", "a/b.py": "", "a/b/__init__.py": "", "a/c/__init__.py": "", "a/n.py": "",
+                      "a/n/x.txt": ""})
+    assert module_file(tmp_path, "a.b") == tmp_path / "a" / "b" / "__init__.py"
+    assert module_file(tmp_path, "a.n") == tmp_path / "a" / "n.py"  # a folder without __init__.py loses
+    found = subprocess.run(
+        [sys.executable, "-c", "import a.b, a.n; print(a.b.__file__); print(a.n.__file__)"],
+        cwd=tmp_path, capture_output=True, text=True, check=True, env={**os.environ, "PYTHONPATH": ""},
+    ).stdout.split()
+    assert [Path(f) for f in found] == [module_file(tmp_path, "a.b"), module_file(tmp_path, "a.n")]
+    assert shadowed_by_package(str(tmp_path / "a" / "b.py")) is True
+    assert shadowed_by_package(str(tmp_path / "a" / "n.py")) is False
+    assert shadowed_by_package(str(tmp_path / "a" / "b" / "__init__.py")) is False
     assert module_file(tmp_path, "a.c") == tmp_path / "a" / "c" / "__init__.py"
     assert module_file(tmp_path, "a") == tmp_path / "a" / "__init__.py"
     assert module_file(tmp_path, "a.missing") is None

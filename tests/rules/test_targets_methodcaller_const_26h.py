@@ -109,3 +109,31 @@ def test_an_imported_constant_is_a_string_not_the_function(tmp_path: Path) -> No
         "    return type(mc(FACTORY, config)(cp)).__name__, FACTORY"
     assert project_ran(root, site, cmd=("pkg/train.py",)) == "ran ('DictConfig', 'get_ppo_ray_runtime_env')"
     assert check_findings(root) == []
+
+
+def test_a_module_beside_a_package_of_its_name_is_never_read(tmp_path: Path) -> None:
+    """``pkg/names.py`` beside ``pkg/names/__init__.py``: Python imports the package, whose
+    ``FACTORY`` names another method, and a re-export in ``pkg/env.py`` beside a package
+    ``pkg/env/`` defining its own ``make()`` is never imported either (fresh user 41, B1:
+    the module's constant and re-export decided fixes that then raised ``TypeError``).
+    Nothing is rewritten and both still run."""
+    train = (
+        "import operator\nimport verl.trainer.constants_ppo as cp\nfrom pkg.names import FACTORY\n"
+        "from pkg.env import make\n\n\ndef run(config):\n"
+        "    return type(operator.methodcaller(FACTORY)(cp)).__name__, make()\n\n\n"
+        'if __name__ == "__main__":\n    print("ran", run({}))\n'
+    )
+    root = write_tree(tmp_path / "p", {
+        "pyproject.toml": PIN_09, "pkg/__init__.py": "",
+        "pkg/names.py": NAMES, "pkg/names/__init__.py": 'FACTORY = "__dir__"\n',
+        "pkg/env.py": "from verl.trainer.constants_ppo import get_ppo_ray_runtime_env as make\n",
+        "pkg/env/__init__.py": "def make():\n    return 1\n",
+        "pkg/train.py": train,
+    })
+    site = verl_stub(tmp_path / "site", VERL_09)
+    assert project_ran(root, site, cmd=("-m", "pkg.train")) == "ran ('list', 1)"
+    assert check_findings(root) == []
+    proc = run_cli("apply", ".", cwd=root)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert (root / "pkg/train.py").read_text() == train
+    assert project_ran(root, site, cmd=("-m", "pkg.train")) == "ran ('list', 1)"
