@@ -1116,17 +1116,52 @@ def _unaliased(node: ast.expr, aliases: Mapping[str, ast.expr]) -> ast.expr:
     return node
 
 
+def _call_forms() -> frozenset[str]:
+    """The last names of the callables :func:`call_replacements` may find a replacement in
+    (``[]`` for a call of any other): :data:`RUN_CODE`, the import hooks' methods
+    (:data:`_HOOK_METHODS`, ``FileFinder.path_hook``: :func:`_import_hook`),
+    :data:`INTERPRETERS`, :data:`MODULE_LOADERS`, :data:`RUNNERS` and :data:`PATCHERS`, in
+    the order :func:`call_replacements` tries them."""
+    return frozenset(
+        (*RUN_CODE, *_HOOK_METHODS, "path_hook", *INTERPRETERS, *MODULE_LOADERS, *RUNNERS, *PATCHERS)
+    )
+
+
+#: :func:`_call_forms`: a call of another callable replaces nothing (:func:`_replacements`)
+_CALL_FORMS: frozenset[str] = _call_forms()
+
+
 def _replacements(tree: ast.AST, nodes: _Nodes) -> Iterator[Replacement]:
     """:func:`replacements`, found: ``nodes`` is ``tree``'s :class:`_Nodes`. A name bound
-    once to an import hook or a namespace counts as it (:func:`_object_aliases`)."""
-    env = string_env(tree)
-    aliases = _object_aliases(tree, nodes)
+    once to an import hook or a namespace counts as it (:func:`_object_aliases`).
+
+    A call whose callable's last name is none of :data:`_CALL_FORMS` replaces nothing
+    (:func:`call_replacements` answers ``[]`` whatever its arguments, and
+    :func:`_unaliased` keeps that name), and an attribute assigned reads no string: the
+    file's strings (:func:`string_env`) and aliases are made only when a call of the
+    forms or an item assigned asks (most modules: ``self.x = v`` and other calls only;
+    ~40% of this table's time on benchmark item 9's trainer modules)."""
+    env: dict[str, str] | None = None
+    aliases: dict[str, ast.expr] | None = None
+    forms = _CALL_FORMS
     for node in nodes.changes:
         if isinstance(node, ast.Call):
+            func = node.func
+            if (func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")) not in forms:
+                continue
+            if env is None:
+                env = string_env(tree)
+            if aliases is None:
+                aliases = _object_aliases(tree, nodes)
             yield from call_replacements(_unaliased(node, aliases) if aliases else node, env)
         else:
             for target in _bound_targets(node):
                 for t in _flat(target):
+                    if isinstance(t, ast.Subscript):
+                        if aliases is None:
+                            aliases = _object_aliases(tree, nodes)
+                        if env is None:
+                            env = string_env(tree)
                     if aliases:  # ``hooks[:0] = [finder]``, ``ns["f"] = g`` (fresh40, B6)
                         t = _unaliased(t, aliases)
                     if isinstance(t, ast.Attribute) and t.attr == "__class__":
