@@ -27,6 +27,7 @@ import fnmatch
 import keyword
 import os
 import re
+import sys
 import weakref
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, NamedTuple
@@ -1752,6 +1753,7 @@ def target_patches(
 
     held = [n.encode() for n in sorted(names.held)]
     function_words = [n.encode() for n in sorted(names.functions)]
+    spelled_names = [n.encode() for n in sorted(names.all())]  # :func:`string_code`'s
 
     def look(path: str, data: bytes) -> None:
         if held and any(n in data for n in held):  # a subclass overriding ``cp``
@@ -1759,7 +1761,9 @@ def target_patches(
             if held_tree is not None:
                 test = _is_test_file(path)
                 found.extend((m, path, line, kind, what) for m, line, kind, what in _held_overrides(held_tree, names, test))
-        if _may_hold_code(data, function_words):  # Python in a string constant (trial 26g)
+        # Python in a string constant (trial 26g); a file the per-file phase did not parse
+        # is parsed only when its literals may hold such code
+        if _may_hold_code(data, function_words, None if path in _ANALYSED else spelled_names):
             code_tree = parse_file(path, data)
             if code_tree is not None:
                 found.extend(_string_code_patches(path, code_tree, names, constants, used))
@@ -2203,14 +2207,102 @@ def dynamic_patch_targets(
 _CODE_STRING_MARKS = (b'"""', b"'''", b"\\n", b";")
 
 
-def _may_hold_code(data: bytes, functions: Sequence[bytes]) -> bool:
+def _may_hold_code(data: bytes, functions: Sequence[bytes], spelled: Sequence[bytes] | None = None) -> bool:
     """Whether a Python file's bytes may hold a string of code naming the runtime function
     (:func:`ppo_migrate.rules.embedded_python.string_code`): a name of ``functions`` and a
-    triple quote, an escaped line break or a ``;``, or ``def NAME`` (a fake module's text).
-    A byte test: the tree is walked only for such a file."""
+    triple quote, an escaped line break or a ``;``, or ``def NAME`` (a fake module's text);
+    with ``spelled`` (the names that code must spell: :meth:`Names.all`, encoded), also a
+    string literal that may hold one of them and a mark of code (:func:`_code_strings`).
+    A byte test: the tree is walked only for such a file.
+
+    Args:
+        data: the file's bytes.
+        functions: the runtime function's names (:attr:`Names.functions`), encoded.
+        spelled: the names :func:`~ppo_migrate.rules.embedded_python.string_code` is given,
+            encoded; ``None``: the literals are not read (the file's bytes decide).
+
+    Raises:
+        Nothing.
+    """
     if not any(f in data for f in functions):
         return False
-    return any(m in data for m in _CODE_STRING_MARKS) or any(b"def " + f in data for f in functions)
+    if not (any(m in data for m in _CODE_STRING_MARKS) or any(b"def " + f in data for f in functions)):
+        return False
+    return spelled is None or _code_strings(data, spelled)
+
+
+#: a comment, or a string literal from its opening quote (its prefix, ``rb``/``f``, before
+#: it) to its closing one, its body in the group of its quotes: the lexical analysis of
+#: the language reference ("String and Bytes literals": a backslash escapes the next
+#: character, a raw string's too; a short string ends at its line's end; "Comments")
+_LITERAL = lazy_pattern(
+    rb"#[^\r\n]*"
+    rb'|"""((?:[^"\\]|\\.|"(?!""))*)"""'
+    rb"|'''((?:[^'\\]|\\.|'(?!''))*)'''"
+    rb'|"((?:[^"\\\r\n]|\\.)*)"'
+    rb"|'((?:[^'\\\r\n]|\\.)*)'",
+    re.DOTALL,
+)
+#: what may stand between two string literals Python joins into one constant (``"a" "b"``,
+#: over lines in brackets, after a ``\`` continuation): blanks, line breaks, backslashes;
+#: the next literal's prefix (``f``, ``rb``) is cut first
+_JOINING = b" \t\f\r\n\\"
+#: bytes a code string's value holds (:data:`ppo_migrate.rules.embedded_python._CODE_MARKS`
+#: as a literal's body spells them; a body with an escape sequence is read as anything)
+_CODE_BODY_MARKS = (b"\n", b";", b"=", b"def ", b"import ")
+#: f-strings nest quotes like their own from Python 3.12 (PEP 701): a literal cut there
+#: is read as anything
+_NESTED_FSTRINGS = sys.version_info >= (3, 12)
+
+
+def _code_strings(data: bytes, spelled: Sequence[bytes]) -> bool:
+    """Whether a Python file's string literals may make a constant that spells one of
+    ``spelled`` and a mark of code (:data:`_CODE_BODY_MARKS`): what
+    :func:`~ppo_migrate.rules.embedded_python.string_code` asks of each string constant of
+    the tree, asked of the literals' bytes before the file is parsed (benchmark item 12:
+    every module has docstrings and names the function, so the serial look-out before
+    the pool parsed and walked every module for strings of code none held). Literals
+    Python joins (``"get_" "f"``) are read together; a literal holding a backslash (an
+    escape may spell anything), an f-string holding ``{`` where quotes nest (Python
+    3.12) and a file declaring its encoding (its bytes need not be ASCII's) answer
+    ``True``: generous, as a parse too many costs time only.
+
+    Args:
+        data: the file's bytes.
+        spelled: the names a code string must spell, encoded.
+
+    Raises:
+        Nothing.
+    """
+    second = data.find(b"\n", data.find(b"\n") + 1)
+    if b"coding" in (data[:second] if second >= 0 else data):
+        return True
+    bodies: list[bytes] = []
+    end = -1  # where the literals being joined end (-1: none)
+
+    def code(parts: list[bytes]) -> bool:
+        body = parts[0] if len(parts) == 1 else b"".join(parts)
+        return any(n in body for n in spelled) and any(m in body for m in _CODE_BODY_MARKS)
+
+    for m in _LITERAL.finditer(data):
+        start = m.start()
+        if end >= 0 and data[end:start].rstrip(b"rRbBuUfF").strip(_JOINING):
+            if code(bodies):
+                return True
+            bodies, end = [], -1
+        group = m.lastindex
+        if group is None:  # a comment: between joined literals, it keeps them joined
+            if end >= 0:
+                end = m.end()
+            continue
+        body = m.group(group)
+        if b"\\" in body:
+            return True
+        if _NESTED_FSTRINGS and b"{" in body and b"f" in data[max(start - 2, 0):start].lower():
+            return True
+        bodies.append(body)
+        end = m.end()
+    return bool(bodies) and code(bodies)
 
 
 def _string_code_patches(
@@ -3605,6 +3697,14 @@ def seeded_names(tree: ast.AST, functions: Iterable[str]) -> list[tuple[int, str
     return sorted(set(out))
 
 
+#: path -> the tree a module's own analysis read (:func:`own_replacement`), while it lives:
+#: the look-out (:func:`target_patches`) run after the per-file phase (a scouted ``check``)
+#: finds such a file parsed already, and reads its strings of code from the tree rather
+#: than its literals' bytes first (:func:`_code_strings`, for a file not yet parsed: the
+#: look-out before ``apply``'s pool)
+_ANALYSED: weakref.WeakValueDictionary[str, ast.AST] = weakref.WeakValueDictionary()
+
+
 def own_replacement(
 tree: ast.AST, text: str, targets: Iterable[str], path: str = "") -> Patch | None:
     """The first replacement, in a module's own tree, of the runtime function or of a
@@ -3618,6 +3718,8 @@ tree: ast.AST, text: str, targets: Iterable[str], path: str = "") -> Patch | Non
     # (:meth:`ppo_migrate.rules.targets.TargetFinder.held_rebindings`)
     data = text.encode("utf-8", "surrogateescape")
     targets = tuple(targets)
+    if path:
+        _ANALYSED[path] = tree
     seeded = any(word in text for word in _SEEDED_WORDS)
     if ">>>" not in text and not seeded and not _may_replace_own(tree, data, targets):
         return None
