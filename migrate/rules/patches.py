@@ -38,7 +38,7 @@ from ppo_migrate.rules.embedded_python import embedded_python, string_code
 from ppo_migrate.constants import MAX_SOURCE_CHARS
 from ppo_migrate.diagnostics import Reason, Related
 from ppo_migrate.files import decode_source, decode_text
-from ppo_migrate.patterns import lazy_pattern
+from ppo_migrate.patterns import LazyPattern, lazy_pattern
 from ppo_migrate.prefilter import Words
 from ppo_migrate.rules.module import facts_of
 from ppo_migrate.project.modules import (
@@ -1266,7 +1266,7 @@ class Names(NamedTuple):
 _AS_SEPARATORS = (b" as ", b" as\t", b"\tas ", b"\tas\t")
 
 #: an indented ``import`` statement on one line: group 1 the ``from`` part, group 2 the names
-_INDENTED_IMPORT = re.compile(rb"[ \t]+(from[ \t]+[\w.]+[ \t]+)?import[ \t]+([^\n#;]*)")
+_INDENTED_IMPORT = lazy_pattern(rb"[ \t]+(from[ \t]+[\w.]+[ \t]+)?import[ \t]+([^\n#;]*)")
 
 
 def _from_search(pattern: re.Pattern[bytes], data: bytes) -> bool:
@@ -1283,9 +1283,9 @@ def _from_search(pattern: re.Pattern[bytes], data: bytes) -> bool:
 
 
 #: ``from <dotted name> import`` at a ``from`` (:func:`_from_imported`)
-_FROM_IMPORT = re.compile(rb"\bfrom\s+([\w.]+)\s+import\s")
+_FROM_IMPORT = lazy_pattern(rb"\bfrom\s+([\w.]+)\s+import\s")
 #: a package spelled with ASCII word characters and dots only
-_DOTTED_WORDS = re.compile(r"[A-Za-z0-9_.]+")
+_DOTTED_WORDS = lazy_pattern(r"[A-Za-z0-9_.]+")
 
 
 def _from_imported(data: bytes) -> set[bytes]:
@@ -1306,11 +1306,11 @@ def _from_imported(data: bytes) -> set[bytes]:
 
 #: ``from <dotted name> import`` and the blanks after it, at a ``from``
 #: (:func:`_from_imported_words`)
-_FROM_IMPORT_LIST = re.compile(rb"\bfrom\s+([\w.]+)\s+import\s+")
+_FROM_IMPORT_LIST = lazy_pattern(rb"\bfrom\s+([\w.]+)\s+import\s+")
 #: a run of ASCII word characters (``\w`` of a bytes pattern)
-_WORD_RUN = re.compile(rb"\w+")
+_WORD_RUN = lazy_pattern(rb"\w+")
 #: a name of ASCII word characters only
-_ASCII_WORD = re.compile(r"[A-Za-z0-9_]+")
+_ASCII_WORD = lazy_pattern(r"[A-Za-z0-9_]+")
 
 
 def _from_imported_words(data: bytes) -> dict[bytes, set[bytes]]:
@@ -1360,8 +1360,9 @@ class _TargetForms(NamedTuple):
             files, and searched none).
         patterns: ``(package, last)`` -> ``from <package> import ... <last>`` pattern,
             compiled when first asked (filled as the files ask).
-        aliased: ``<function or part> as <alias>``.
-        assigned: ``<name> = [<dotted>.]<function>`` on a line.
+        aliased: ``<function or part> as <alias>`` (compiled when first searched).
+        assigned: ``<name> = [<dotted>.]<function>`` on a line (compiled when first
+            searched).
         fn_encoded: ``functions`` encoded.
         named_modules: those of ``modules`` whose every part is an identifier (the values a
             module alias may hold).
@@ -1379,8 +1380,8 @@ class _TargetForms(NamedTuple):
     by_package: dict[str, list[str]]
     from_package: dict[str, tuple[bytes, re.Pattern[bytes] | None]]
     patterns: dict[tuple[str, str], re.Pattern[bytes]]
-    aliased: re.Pattern[bytes]
-    assigned: re.Pattern[bytes]
+    aliased: LazyPattern
+    assigned: LazyPattern
     fn_encoded: list[bytes]
     named_modules: frozenset[str]
     plain_packages: bool
@@ -1415,9 +1416,11 @@ def _target_forms(targets: tuple[str, ...]) -> _TargetForms:
     }
     parts = frozenset(part for m in modules for part in m.split("."))
     words = b"|".join(re.escape(w.encode()) for w in sorted(functions | parts))
-    aliased = re.compile(rb"\b(?:" + words + rb")[ \t]+as[ \t]+(\w+)")
+    # both compiled when first searched (a file's own analysis searches ``assigned`` only,
+    # and ``aliased`` on a line spelling a function and `` as ``)
+    aliased = lazy_pattern(rb"\b(?:" + words + rb")[ \t]+as[ \t]+(\w+)")
     fn_words = b"|".join(re.escape(w.encode()) for w in sorted(functions))
-    assigned = re.compile(
+    assigned = lazy_pattern(
         rb"(?m)^[ \t]*(\w+)[ \t]*(?::[^=\n]*)?=[ \t]*(?:staticmethod\([ \t]*)?(?:[\w.]+\.)?(?:" + fn_words
         + rb")[ \t]*\)?[ \t]*(?:#[^\n]*)?$"
     )
@@ -1599,7 +1602,7 @@ def _constants(data: bytes, functions: Iterable[str]) -> Iterator[tuple[str, str
 
 
 #: a module-level assignment that may compute a string: ``A + B``, an f-string, ``'.'.join``
-_COMPUTED_ASSIGN = re.compile(
+_COMPUTED_ASSIGN = lazy_pattern(
     rb"(?m)^\w+[ \t]*(?::[^=\n]*)?=[^=\n][^\n]*(?:\+|\b[fF][rR]?['\"]|\.join\s*\(|\.format\s*\(|['\"]\s*%)"
 )
 
@@ -1742,7 +1745,7 @@ def target_patches(
     # a file not naming the function must name what it replaces where a replacement does:
     # in a string, as an attribute or keyword assigned, or a constant holding a target
     alternatives = b"|".join(re.escape(n) for n in sorted(encoded))
-    strict = re.compile(
+    strict = lazy_pattern(  # searched in a file spelling one of them only
         rb"['\"][\w.]*\b(?:" + alternatives + rb")['\"]|\b(?:" + alternatives + rb")\s*=[^=]"
         + (b"".join(rb"|\b" + re.escape(c.encode()) + rb"\b" for c in sorted(constants)))
     )
@@ -1885,8 +1888,8 @@ _BY_NAME_WORDS = (b"import_module", b"__import__", b"modules")
 #: the bytes of a dynamic patcher's two parts (:func:`dynamic_patchers`), tested before a
 #: file is parsed: an attribute set by a patcher given an owner and a name, or an item of a
 #: namespace assigned; a module obtained by name
-_PATCHER_BYTES = re.compile(rb"\bsetattr\s*\(|\bobject\s*\(|(?:\bvars\s*\(|__dict__)[^\n]*\]\s*=[^=]")
-_BY_NAME_BYTES = re.compile(rb"import_module|__import__|\bmodules\s*\[")
+_PATCHER_BYTES = lazy_pattern(rb"\bsetattr\s*\(|\bobject\s*\(|(?:\bvars\s*\(|__dict__)[^\n]*\]\s*=[^=]")
+_BY_NAME_BYTES = lazy_pattern(rb"import_module|__import__|\bmodules\s*\[")
 #: a module's Python source files
 _PYTHON_SUFFIXES = (".py", ".pyw")
 #: a Python file larger than this is not read for dynamic patchers (a generated module)
@@ -1967,7 +1970,7 @@ def _mention_pattern(functions: Iterable[str]) -> re.Pattern[bytes]:
     return re.compile(rb"['\"](?:[A-Za-z_][\w.]*[.:])?(?:" + words + rb")['\"]")
 
 
-_MODULE_NAME = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
+_MODULE_NAME = lazy_pattern(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
 
 
 def _qualified_mentions(tree: ast.AST, functions: frozenset[str]) -> Iterator[tuple[str | None, int, str]]:
@@ -2016,11 +2019,11 @@ _NOT_TARGET_TEXT = PROSE_SUFFIXES + COMPILED_SUFFIXES + tuple(
 #: a qualified name (a module's path): ``verl.trainer.constants_ppo``, ``launcher``
 _QUALIFIED = r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*"
 #: a dotted name anywhere on a line: a module's path beside the function's name
-_DOTTED_ON_LINE = re.compile(r"(?<![\w.])[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+")
+_DOTTED_ON_LINE = lazy_pattern(r"(?<![\w.])[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+")
 #: a qualified name right before the function's name, joined by ``.`` or ``:``
-_JOINED_BEFORE = re.compile("(" + _QUALIFIED + r")[.:]$")
+_JOINED_BEFORE = lazy_pattern("(" + _QUALIFIED + r")[.:]$")
 #: a qualified name right before the function's name, apart by spaces, commas, quotes or ``=``
-_APART_BEFORE = re.compile("(" + _QUALIFIED + r")['\"]?[\s,=/'\"]+$")
+_APART_BEFORE = lazy_pattern("(" + _QUALIFIED + r")['\"]?[\s,=/'\"]+$")
 
 
 def _may_name_target(name: str) -> bool:
@@ -2912,7 +2915,7 @@ _PYTEST_SECTIONS = {
     "pyproject.toml": "tool.pytest.ini_options",
 }
 #: a section header at the start of a line: ``[pytest]``, ``[tool.pytest.ini_options]``
-_SECTION_HEADER = re.compile(r"^[ \t]*\[([^\]\n]+)\][ \t]*(?:#.*)?$", re.MULTILINE)
+_SECTION_HEADER = lazy_pattern(r"^[ \t]*\[([^\]\n]+)\][ \t]*(?:#.*)?$", re.MULTILINE)
 
 
 def _pytest_sections(name: str, text: str) -> list[tuple[int, int]]:
