@@ -433,7 +433,7 @@ def walk_facts(tree: ast.AST) -> tuple[SourceProblem | None, ModuleFacts]:
     )
     table_add, level_add = facts.table.append, facts.levels.append
     problem: SourceProblem | None = None
-    name_t, store_t = ast.Name, ast.Store
+    name_t, store_t, const_t, alias_t = ast.Name, ast.Store, ast.Constant, ast.alias
     attributes = facts.attributes
     specs = _NODE_SPECS
     max_nesting = MAX_NESTING
@@ -450,6 +450,14 @@ def walk_facts(tree: ast.AST) -> tuple[SourceProblem | None, ModuleFacts]:
             else:
                 loads.setdefault(node.id, []).append(node)  # type: ignore[attr-defined]
             continue  # a Name's only child is its context
+        if t is const_t or t is alias_t:  # frequent, and no child node to walk
+            if t is const_t:
+                table_add(node)
+                level_add(level)
+            if depth > max_nesting:
+                problem = _too_deep(node)
+                break
+            continue
         spec = specs.get(t)
         if spec is None:
             spec = _node_spec(t)

@@ -276,19 +276,8 @@ class _Builder:
         self.future_annotations = _future_annotations(tree)
         self.module = Scope(ScopeKind.MODULE, "top", tree, None)
         self.cur = self.module
-        self.node_scope: dict[int, Scope] = {}
+        self.node_scope: dict[ast.AST, Scope] = {}  # keyed by the node itself: no id() a node
         self.comp_iter_target = False
-        self.stmt_dispatch = {
-            ast.FunctionDef: self._function_def, ast.AsyncFunctionDef: self._function_def,
-            ast.ClassDef: self._class_def, ast.Assign: self._assign,
-            ast.AnnAssign: self._ann_assign, ast.Import: self._import,
-            ast.ImportFrom: self._import, ast.Global: self._global,
-            ast.Nonlocal: self._nonlocal, ast.Try: self._try,
-        }
-        if hasattr(ast, "TryStar"):
-            self.stmt_dispatch[ast.TryStar] = self._try
-        if hasattr(ast, "TypeAlias"):
-            self.stmt_dispatch[ast.TypeAlias] = self._type_alias
 
     # -- definitions -------------------------------------------------------------------
     def add_def(self, name: str, flag: int, scope: Scope | None = None) -> None:
@@ -319,51 +308,60 @@ class _Builder:
             self.stmt(s)
 
     def stmt(self, s: ast.stmt) -> None:
-        self.node_scope[id(s)] = self.cur
-        handler = self.stmt_dispatch.get(type(s))
+        self.node_scope[s] = self.cur
+        t = type(s)
+        handler = _STMT_DISPATCH.get(t)
         if handler is not None:
-            handler(s)
+            handler(self, s)
             return
-        fields = _CHILD_FIELDS.get(type(s))
+        fields = _CHILD_FIELDS.get(t)
         if fields is None:
-            fields = _child_fields(type(s))
+            fields = _child_fields(t)
+        visit = _VISIT
         for fname in fields:  # generic: fields in symtable order for the rest
             value = getattr(s, fname)
-            if isinstance(value, list):
+            if type(value) is list:
                 for v in value:
-                    self.any(v)
-            elif isinstance(value, ast.AST):
-                self.any(value)
+                    h = visit.get(type(v))
+                    if h is not None:
+                        h(self, v)
+            elif value is not None:
+                h = visit.get(type(value))
+                if h is not None:
+                    h(self, value)
 
     def any(self, node: ast.AST) -> None:
-        if isinstance(node, ast.expr):
-            self.expr(node)
-        elif isinstance(node, ast.stmt):
-            self.stmt(node)
-        elif isinstance(node, ast.excepthandler):
-            self.node_scope[id(node)] = self.cur
-            if node.type is not None:  # type: ignore[attr-defined]
-                self.expr(node.type)  # type: ignore[attr-defined]
-            if node.name:  # type: ignore[attr-defined]
-                self.add_def(node.name, DEF_LOCAL)  # type: ignore[attr-defined]
-            self.stmts(node.body)  # type: ignore[attr-defined]
-        elif isinstance(node, ast.withitem):
-            self.node_scope[id(node)] = self.cur
-            self.expr(node.context_expr)
-            if node.optional_vars is not None:
-                self.expr(node.optional_vars)
-        elif isinstance(node, ast.match_case):
-            self.node_scope[id(node)] = self.cur
-            self.pattern(node.pattern)
-            if node.guard is not None:
-                self.expr(node.guard)
-            self.stmts(node.body)
-        elif isinstance(node, ast.pattern):
-            self.pattern(node)
-        elif isinstance(node, ast.keyword):
-            self.node_scope[id(node)] = self.cur
-            self.expr(node.value)
-        # expr_context, operators, type_ignores: nothing
+        """Visit ``node`` by its type (:data:`_VISIT`): an expression, a statement, an
+        ``except`` clause, a ``with`` item, a ``case``, a pattern or a keyword argument;
+        contexts, operators and type-ignores have nothing to visit."""
+        h = _VISIT.get(type(node))
+        if h is not None:
+            h(self, node)
+
+    def _handler(self, node: ast.ExceptHandler) -> None:
+        self.node_scope[node] = self.cur
+        if node.type is not None:
+            self.expr(node.type)
+        if node.name:
+            self.add_def(node.name, DEF_LOCAL)
+        self.stmts(node.body)
+
+    def _withitem(self, node: ast.withitem) -> None:
+        self.node_scope[node] = self.cur
+        self.expr(node.context_expr)
+        if node.optional_vars is not None:
+            self.expr(node.optional_vars)
+
+    def _match_case(self, node: ast.match_case) -> None:
+        self.node_scope[node] = self.cur
+        self.pattern(node.pattern)
+        if node.guard is not None:
+            self.expr(node.guard)
+        self.stmts(node.body)
+
+    def _keyword(self, node: ast.keyword) -> None:
+        self.node_scope[node] = self.cur
+        self.expr(node.value)
 
     def _try(self, s: ast.Try) -> None:
         self.stmts(s.body)
@@ -384,7 +382,7 @@ class _Builder:
                 self.add_def(target.id, DEF_ANNOT | DEF_LOCAL)
             elif s.value is not None:
                 self.add_def(target.id, DEF_LOCAL)
-            self.node_scope[id(target)] = self.cur
+            self.node_scope[target] = self.cur
         else:
             self.expr(target)
         self.annotation(s.annotation)
@@ -395,19 +393,19 @@ class _Builder:
         if self.future_annotations:  # 3.10/3.11: an unlisted block; nothing recorded
             t = type(node)
             if t is ast.Name:  # ``config: DictConfig``: the name and its context, as the walk
-                self.node_scope[id(node)] = self.node_scope[id(node.ctx)] = self.cur
+                self.node_scope[node] = self.node_scope[node.ctx] = self.cur
                 return
             if t is ast.Constant:  # ``-> "T"``, ``-> None``: no child nodes
-                self.node_scope[id(node)] = self.cur
+                self.node_scope[node] = self.cur
                 return
             for sub in ast.walk(node):
-                self.node_scope[id(sub)] = self.cur
+                self.node_scope[sub] = self.cur
             return
         self.expr(node)
 
     def _import(self, s: ast.Import | ast.ImportFrom) -> None:
         for a in s.names:
-            self.node_scope[id(a)] = self.cur
+            self.node_scope[a] = self.cur
             if a.name == "*":
                 continue
             store = a.asname or a.name.split(".")[0]
@@ -465,13 +463,13 @@ class _Builder:
             self.annotation(returns)
 
     def arguments(self, a: ast.arguments) -> None:
-        self.node_scope[id(a)] = self.cur
+        self.node_scope[a] = self.cur
         for arg in (*a.posonlyargs, *a.args, *a.kwonlyargs):
-            self.node_scope[id(arg)] = self.cur  # a parameter belongs to its function
+            self.node_scope[arg] = self.cur  # a parameter belongs to its function
             self.add_def(arg.arg, DEF_PARAM)
         for arg in (a.vararg, a.kwarg):
             if arg is not None:
-                self.node_scope[id(arg)] = self.cur
+                self.node_scope[arg] = self.cur
                 self.add_def(arg.arg, DEF_PARAM)
 
     def _class_def(self, s: ast.ClassDef) -> None:
@@ -498,7 +496,7 @@ class _Builder:
 
     def type_params(self, params: list) -> None:  # pragma: no cover - Python 3.12+
         for p in params:
-            self.node_scope[id(p)] = self.cur
+            self.node_scope[p] = self.cur
             self.add_def(p.name, DEF_LOCAL)
             bound = getattr(p, "bound", None)
             if bound is not None:
@@ -519,11 +517,11 @@ class _Builder:
 
     # -- expressions -------------------------------------------------------------------
     def expr(self, e: ast.expr) -> None:
-        self.node_scope[id(e)] = self.cur
+        self.node_scope[e] = self.cur
         t = type(e)
-        if t is ast.Name:  # :meth:`add_def` in the current scope, inlined (the most frequent node)
+        if t is _NAME:  # :meth:`add_def` in the current scope, inlined (the most frequent node)
             cur = self.cur
-            load = isinstance(e.ctx, ast.Load)
+            load = type(e.ctx) is _LOAD
             name = e.id
             private = cur.private
             if private is not None and name[:2] == "__":
@@ -536,10 +534,20 @@ class _Builder:
             if load and e.id == "super" and cur.is_function_like:
                 self.add_def("__class__", USE)
             return
-        if t is ast.Constant:
+        if t is _CONSTANT:
             return
-        if t is ast.Attribute:
+        if t is _ATTRIBUTE:
             self.expr(e.value)
+            return
+        if t is _CALL:  # the generic walk below, unrolled: func, args, keywords
+            self.expr(e.func)
+            for a in e.args:
+                self.expr(a)
+            if e.keywords:
+                node_scope, cur = self.node_scope, self.cur
+                for k in e.keywords:
+                    node_scope[k] = cur
+                    self.expr(k.value)
             return
         if t in _COMP_NAMES:
             self.comprehension(e)
@@ -572,19 +580,18 @@ class _Builder:
         fields = _CHILD_FIELDS.get(t)
         if fields is None:
             fields = _child_fields(t)
-        expr_t = ast.expr
+        visit = _VISIT
         for fname in fields:
             value = getattr(e, fname)
-            if isinstance(value, list):
+            if type(value) is list:
                 for v in value:
-                    if isinstance(v, expr_t):
-                        self.expr(v)
-                    elif isinstance(v, ast.AST):
-                        self.any(v)
-            elif isinstance(value, expr_t):
-                self.expr(value)
-            elif isinstance(value, ast.AST):
-                self.any(value)
+                    h = visit.get(type(v))
+                    if h is not None:
+                        h(self, v)
+            elif value is not None:
+                h = visit.get(type(value))
+                if h is not None:
+                    h(self, value)
 
     def extend_namedexpr_scope(self, target: ast.Name) -> None:
         scope: Scope | None = self.cur
@@ -611,7 +618,7 @@ class _Builder:
     def comprehension(self, e: ast.expr) -> None:
         gens: list[ast.comprehension] = e.generators  # type: ignore[attr-defined]
         first = gens[0]
-        self.node_scope[id(first)] = self.cur
+        self.node_scope[first] = self.cur
         self.expr(first.iter)
         scope = self.enter(ScopeKind.COMPREHENSION, _COMP_NAMES[type(e)], e)
         scope.is_comprehension = True
@@ -622,7 +629,7 @@ class _Builder:
         for c in first.ifs:
             self.expr(c)
         for g in gens[1:]:
-            self.node_scope[id(g)] = self.cur
+            self.node_scope[g] = self.cur
             self.comp_iter_target = True
             self.expr(g.target)
             self.comp_iter_target = False
@@ -637,7 +644,7 @@ class _Builder:
         self.leave()
 
     def pattern(self, p: ast.pattern) -> None:
-        self.node_scope[id(p)] = self.cur
+        self.node_scope[p] = self.cur
         if isinstance(p, ast.MatchValue):
             self.expr(p.value)
         elif isinstance(p, ast.MatchSequence):
@@ -665,6 +672,47 @@ class _Builder:
         elif isinstance(p, ast.MatchOr):
             for q in p.patterns:
                 self.pattern(q)
+
+
+_NAME, _LOAD, _CONSTANT, _ATTRIBUTE, _CALL = ast.Name, ast.Load, ast.Constant, ast.Attribute, ast.Call
+
+
+def _node_types(base: type) -> list[type]:
+    """``base`` and every class derived from it in :mod:`ast` (those ``ast.parse`` makes)."""
+    out, stack = [], [base]
+    while stack:
+        t = stack.pop()
+        out.append(t)
+        stack.extend(t.__subclasses__())
+    return out
+
+
+#: statement type -> the :class:`_Builder` method for it (the other statements: the generic
+#: walk of :meth:`_Builder.stmt`); made once, not for each module's builder
+_STMT_DISPATCH: dict[type, object] = {
+    ast.FunctionDef: _Builder._function_def, ast.AsyncFunctionDef: _Builder._function_def,
+    ast.ClassDef: _Builder._class_def, ast.Assign: _Builder._assign,
+    ast.AnnAssign: _Builder._ann_assign, ast.Import: _Builder._import,
+    ast.ImportFrom: _Builder._import, ast.Global: _Builder._global,
+    ast.Nonlocal: _Builder._nonlocal, ast.Try: _Builder._try,
+}
+if hasattr(ast, "TryStar"):
+    _STMT_DISPATCH[ast.TryStar] = _Builder._try
+if hasattr(ast, "TypeAlias"):  # pragma: no cover - Python 3.12+
+    _STMT_DISPATCH[ast.TypeAlias] = _Builder._type_alias
+
+#: node type -> the :class:`_Builder` method that visits a node of it, as :meth:`_Builder.any`
+#: dispatches (one dict look-up instead of a chain of ``isinstance`` per child node);
+#: contexts, operators and type-ignores are absent (nothing to visit)
+_VISIT: dict[type, object] = {}
+for _base, _method in (
+    (ast.expr, _Builder.expr), (ast.stmt, _Builder.stmt), (ast.excepthandler, _Builder._handler),
+    (ast.withitem, _Builder._withitem), (ast.match_case, _Builder._match_case),
+    (ast.pattern, _Builder.pattern), (ast.keyword, _Builder._keyword),
+):
+    for _t in _node_types(_base):
+        _VISIT[_t] = _method
+del _base, _method, _t
 
 
 # -- the compiler's analysis pass (symtable.c: analyze_block and friends) ------------------
@@ -775,7 +823,7 @@ class ScopeTree:
 
     _ATTRIBUTE = "_ppo_migrate_scope_tree"
 
-    def __init__(self, tree: ast.Module, module: Scope, node_scope: dict[int, Scope]) -> None:
+    def __init__(self, tree: ast.Module, module: Scope, node_scope: dict[ast.AST, Scope]) -> None:
         self.tree = tree
         self.module = module
         self._node_scope = node_scope
@@ -800,7 +848,7 @@ class ScopeTree:
         try:
             sys.setrecursionlimit(max(limit, 10_000))
             b = _Builder(tree)
-            b.node_scope[id(tree)] = b.module
+            b.node_scope[tree] = b.module
             b.stmts(tree.body)
         finally:
             sys.setrecursionlimit(limit)
@@ -817,7 +865,7 @@ class ScopeTree:
         comprehension in its own scope. Raises ``KeyError`` for a node not in this tree.
         """
         try:
-            return self._node_scope[id(node)]
+            return self._node_scope[node]
         except KeyError:
             raise KeyError(f"node {type(node).__name__} at line "
                            f"{getattr(node, 'lineno', '?')} is not in this tree") from None

@@ -161,7 +161,22 @@ class TargetMatcher(NamedTuple):
         Returns:
             ``(verdict, names)`` where ``names`` are the absolute names (sorted),
             or the unresolvable relative ones for :attr:`Verdict.UNRESOLVABLE`.
+
+        The answer is a function of the targets, the names and the package: kept for the
+        same three (:data:`_CLASSIFIED`; every trainer module of a project imports the
+        function the same way, so its calls ask the same names).
         """
+        names = tuple(qualified_names)
+        key = (self.targets, names, tuple(package))
+        found = _CLASSIFIED.get(key)
+        if found is None:
+            if len(_CLASSIFIED) > 4096:
+                _CLASSIFIED.clear()
+            found = _CLASSIFIED[key] = self._classify(names, package)
+        return found
+
+    def _classify(self, qualified_names: tuple[str, ...], package: tuple[str, ...]) -> tuple[Verdict, tuple[str, ...]]:
+        """:meth:`classify`, worked out."""
         resolved: list[str] = []
         unresolvable: list[str] = []
         for q in qualified_names:
@@ -178,6 +193,11 @@ class TargetMatcher(NamedTuple):
         if len(hits) == len(resolved) and not unresolvable:
             return Verdict.TARGET, tuple(sorted(set(resolved)))
         return Verdict.AMBIGUOUS, tuple(sorted(set(resolved) | set(unresolvable)))
+
+
+#: :meth:`TargetMatcher.classify`'s answers by ``(targets, names, package)`` (emptied past
+#: 4,096 keys: a run asks a few distinct ones per project)
+_CLASSIFIED: dict[tuple[frozenset[str], tuple[str, ...], tuple[str, ...]], tuple[Verdict, tuple[str, ...]]] = {}
 
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
 
@@ -368,14 +388,20 @@ def callee_parts(func: ast.expr, constant: Callable[[ast.Name], str | None] | No
     that place always holds, else ``None`` (:meth:`TargetFinder.constant_of`)."""
     parts: list[str] = []
     node = func
-    while isinstance(node, ast.Attribute) and node.attr == "__call__":
-        node = node.value  # ``f.__call__()`` calls ``f``
+    while type(node) is _ATTRIBUTE and node.attr == "__call__":  # type: ignore[attr-defined]
+        node = node.value  # type: ignore[attr-defined]  # ``f.__call__()`` calls ``f``
     while True:
-        if isinstance(node, ast.Attribute):
-            parts.append(node.attr)
-            node = node.value
+        # by the node's exact type (``ast.parse`` makes no subclass of these): asked of
+        # every call of a module, mostly a name or a dotted name
+        t = type(node)
+        if t is _ATTRIBUTE:
+            parts.append(node.attr)  # type: ignore[attr-defined]
+            node = node.value  # type: ignore[attr-defined]
             continue
-        if isinstance(node, ast.Subscript):
+        if t is _NAME:
+            parts.append(node.id)  # type: ignore[attr-defined]
+            break
+        if t is _SUBSCRIPT:
             key = node.slice
             if not (isinstance(key, ast.Constant) and isinstance(key.value, str)):
                 return None
@@ -402,7 +428,7 @@ def callee_parts(func: ast.expr, constant: Callable[[ast.Name], str | None] | No
                 parts.append(key.value)
                 break
             return None
-        if isinstance(node, ast.Call):
+        if t is _CALL:
             path = _attrgetter_path(node)
             if path is not None:  # ``attrgetter("a.b")(x)`` reads ``x.a.b`` (trial 26e, M5)
                 parts.extend(reversed(path))
@@ -442,12 +468,12 @@ def callee_parts(func: ast.expr, constant: Callable[[ast.Name], str | None] | No
                 parts.append(LOADED + name)
                 break
             return None
-        if isinstance(node, ast.Name):
-            parts.append(node.id)
-            break
         return None
     parts.reverse()
     return parts
+
+
+_NAME, _ATTRIBUTE, _SUBSCRIPT, _CALL = ast.Name, ast.Attribute, ast.Subscript, ast.Call
 
 
 #: the standard library's loaders by name, last name -> qualified name (fresh40, B7)
@@ -677,6 +703,11 @@ class TargetFinder:
         self._constant_names: dict[str, object] = {}  # :meth:`constant_of`, per module-level name
         #: :meth:`instance_method_of`'s answers, per ``(id(scope), name)`` of the read
         self._instance_methods: dict[tuple[int, str], Scope | None] = {}
+        #: :meth:`_alias_of`'s answers, per ``id`` of a binding node of the tree
+        self._aliases: dict[int, tuple[ast.Name | ast.FunctionDef | None, list[str]]] = {}
+        #: :func:`callee_parts` of each call's callee (``id`` of a ``func`` of the tree),
+        #: found by :meth:`calls` and read again by :meth:`qualified_names`
+        self._parts: dict[int, list[str] | None] = {}
 
     def memo(self, name: str) -> dict:
         """A dict that lives as long as this finder (the module's analysis), for look-ups
@@ -715,27 +746,40 @@ class TargetFinder:
         lambda's callee); for a forwarding ``def`` (:func:`forwarded_callee`), the
         ``def`` and the parts of the callee it forwards to; ``(None, [])`` for any other
         binding."""
-        if isinstance(node, ast.FunctionDef):
+        known = self._aliases.get(id(node))  # asked of every binder (:meth:`wanted`), then again
+        if known is None:  # of each callee's bindings (:meth:`alias_value`): once a node
+            known = self._aliases[id(node)] = self._find_alias(node)
+        return known
+
+    def _find_alias(self, node: ast.AST) -> tuple[ast.Name | ast.FunctionDef | None, list[str]]:
+        """:meth:`_alias_of`, found."""
+        t = type(node)  # exact types, the binders' most frequent first: a name
+        if t is _NAME:
+            parent = self.module.facts.parents.get(id(node))
+            pt = type(parent)
+            if pt is ast.Assign and len(parent.targets) == 1 and parent.targets[0] is node:  # type: ignore[union-attr]
+                value = parent.value  # type: ignore[union-attr]
+            elif pt is ast.AnnAssign and parent.target is node and parent.value is not None:  # type: ignore[union-attr]
+                value = parent.value  # type: ignore[union-attr]
+            else:
+                return None, []
+            return self._alias_value_parts(node, value)
+        if t is ast.FunctionDef:
             callee = forwarded_callee(node)
             if callee is None or self.scopes.scope_of(node).kind is ScopeKind.CLASS:
                 return None, []  # a method's first argument is its instance
             parts = callee_parts(callee)
             return (node, parts) if parts else (None, [])
-        if isinstance(node, ast.MatchAs):
-            captured = self._capture(node)
+        if t is ast.MatchAs:
+            captured = self._capture(node)  # type: ignore[arg-type]
             if captured is None:
                 return None, []
             parts = callee_parts(captured[0], self.constant_of)
             return (node, [*parts, captured[1]]) if parts else (None, [])  # type: ignore[return-value]
-        if not isinstance(node, ast.Name):
-            return None, []
-        parent = self.module.facts.parents.get(id(node))
-        if isinstance(parent, ast.Assign) and len(parent.targets) == 1 and parent.targets[0] is node:
-            value = parent.value
-        elif isinstance(parent, ast.AnnAssign) and parent.target is node and parent.value is not None:
-            value = parent.value
-        else:
-            return None, []
+        return None, []
+
+    def _alias_value_parts(self, node: ast.Name, value: ast.expr) -> tuple[ast.Name | None, list[str]]:
+        """:meth:`_alias_of` for a name ``node`` that an assignment of ``value`` binds."""
         if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) \
                 and value.func.id == "staticmethod" and len(value.args) == 1 and not value.keywords:
             value = value.args[0]  # ``make = staticmethod(f)`` in a class body
@@ -796,8 +840,12 @@ class TargetFinder:
         """Every call that is (or may be) a target call, in source order."""
         wanted = self.wanted()
         out: list[TargetCall] = []
+        known = self._parts
         for node in self.module.facts.calls:
-            parts = callee_parts(node.func, self.constant_of)
+            func = node.func
+            if type(func) is _NAME and func.id not in wanted:  # type: ignore[attr-defined]
+                continue  # ``f(...)`` of a name not wanted (most calls): its parts are ``[f]``
+            parts = known[id(func)] = callee_parts(func, self.constant_of)
             if parts is None and isinstance(node.func, ast.Call):
                 called = methodcaller_call(node, self.constant_of)  # ``methodcaller("f")(cp)``: ``cp.f()``
                 receiver = callee_parts(called[1], self.constant_of) if called is not None else None
@@ -845,10 +893,12 @@ class TargetFinder:
             the bare head name), and whether any binding is not an import;
             ``None`` when ``func`` is not a plain dotted name.
         """
-        parts = callee_parts(func, self.constant_of)
+        parts = self._parts.get(id(func), _UNKNOWN)  # a call's callee: read once by :meth:`calls`
+        if parts is _UNKNOWN:
+            parts = callee_parts(func, self.constant_of)
         if parts is None:
             return None
-        head, rest = parts[0], parts[1:]
+        head, rest = parts[0], parts[1:]  # type: ignore[index]
         if head.startswith(LOADED):  # ``importlib.import_module("a.b").f``
             return [".".join((head[len(LOADED):], *rest))], False
         holder = self.scopes.scope_of(func).lookup(head)
@@ -1592,39 +1642,76 @@ class TargetFinder:
 
         facts = self.module.facts
         name_t = ast.Name
+        kinds = _BINDING_KINDS
         for node in (*facts.binders, *facts.imports):
-            if type(node) is name_t:
+            t = type(node)
+            if t is name_t:
                 out[node.id].append(new(_Binding, (node, None)))  # type: ignore[attr-defined]
-            elif isinstance(node, ast.Name):
-                add(node.id, node)
-            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                add(node.name, node)
-                if not isinstance(node, ast.ClassDef):
-                    for a in all_args(node.args):
-                        add(a.arg, a)
-            elif isinstance(node, ast.Lambda):
-                for a in all_args(node.args):
+                continue
+            kind = kinds.get(t)  # by the node's exact type: one look-up, not a chain of tests
+            if kind is None:
+                kind = _binding_kind(t)
+            if kind == _B_DEF:
+                add(node.name, node)  # type: ignore[attr-defined]
+                for a in all_args(node.args):  # type: ignore[attr-defined]
                     add(a.arg, a)
-            elif isinstance(node, ast.Import):
-                for a in node.names:
+            elif kind == _B_CLASS:
+                add(node.name, node)  # type: ignore[attr-defined]
+            elif kind == _B_LAMBDA:
+                for a in all_args(node.args):  # type: ignore[attr-defined]
+                    add(a.arg, a)
+            elif kind == _B_IMPORT:
+                for a in node.names:  # type: ignore[attr-defined]
                     if a.asname:
                         add(a.asname, node, a.name)
                     else:
                         head = a.name.split(".", 1)[0]
                         add(head, node, head)
-            elif isinstance(node, ast.ImportFrom):
-                prefix = "." * (node.level or 0) + (f"{node.module}." if node.module else "")
-                for a in node.names:
+            elif kind == _B_IMPORT_FROM:
+                prefix = "." * (node.level or 0) + (f"{node.module}." if node.module else "")  # type: ignore[attr-defined]
+                for a in node.names:  # type: ignore[attr-defined]
                     if a.name != "*":
                         add(a.asname or a.name, node, prefix + a.name)
-            elif isinstance(node, ast.ExceptHandler) and node.name:
-                add(node.name, node)
-            elif isinstance(node, (ast.MatchAs, ast.MatchStar)) and node.name:
-                add(node.name, node)
-            elif isinstance(node, ast.MatchMapping) and node.rest:
-                add(node.rest, node)
+            elif kind == _B_NAMED:  # ``except ... as``, match captures
+                if node.name:  # type: ignore[attr-defined]
+                    add(node.name, node)  # type: ignore[attr-defined]
+            elif kind == _B_REST:
+                if node.rest:  # type: ignore[attr-defined]
+                    add(node.rest, node)  # type: ignore[attr-defined]
+            elif kind == _B_NAME:
+                add(node.id, node)  # type: ignore[attr-defined]
         return out
 
+
+#: :meth:`TargetFinder._collect`'s kinds of binders: node type -> ``_B_*`` (by the exact
+#: type; a subclass is sorted as its base once, as the ``isinstance`` tests did)
+_B_OTHER, _B_NAME, _B_DEF, _B_CLASS, _B_LAMBDA, _B_IMPORT, _B_IMPORT_FROM, _B_NAMED, _B_REST = range(9)
+_BINDING_KINDS: dict[type, int] = {}
+
+
+def _binding_kind(t: type) -> int:
+    """The :data:`_BINDING_KINDS` entry of node type ``t`` (found once per type, in the order
+    the ``isinstance`` tests of :meth:`TargetFinder._collect` were made)."""
+    if issubclass(t, ast.Name):
+        kind = _B_NAME
+    elif issubclass(t, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        kind = _B_DEF
+    elif issubclass(t, ast.ClassDef):
+        kind = _B_CLASS
+    elif issubclass(t, ast.Lambda):
+        kind = _B_LAMBDA
+    elif issubclass(t, ast.Import):
+        kind = _B_IMPORT
+    elif issubclass(t, ast.ImportFrom):
+        kind = _B_IMPORT_FROM
+    elif issubclass(t, (ast.ExceptHandler, ast.MatchAs, ast.MatchStar)):
+        kind = _B_NAMED
+    elif issubclass(t, ast.MatchMapping):
+        kind = _B_REST
+    else:
+        kind = _B_OTHER
+    _BINDING_KINDS[t] = kind
+    return kind
 
 def _top_level_string(tree: ast.Module, node: ast.AST) -> str | None:
     """The string constant a top-level ``NAME = "..."``/``NAME: T = "..."`` binds, when
