@@ -1,0 +1,61 @@
+"""Entry points a fresh user's try found slow, misreported or missed (fresh41: H1, W0-W5, W7,
+MISSED M1, M2, M4-M6).
+
+H1: placing the entry points of a ``pyproject.toml`` searched the whole text for each value
+and parsed every occurrence's key: quadratic (1,000 scripts 13.7 s, 60,000 never finished).
+Each test asserts the place, code and text the code before these fixes did not give.
+"""
+
+from __future__ import annotations
+
+import time
+import tomllib
+
+from ppo_migrate.project import entry_points as ep
+from ppo_migrate.project.entry_points import pyproject_entry_points
+
+FN = "verl.trainer.constants_ppo:get_ppo_ray_runtime_env"
+TARGET = "verl.trainer.constants_ppo.get_ppo_ray_runtime_env"
+
+
+# -- H1: linear time ------------------------------------------------------------------------------
+def _many_scripts(n: int) -> str:
+    body = "".join(f'n{i} = "os:getcwd"\n' for i in range(n))
+    return f'[project]\nname = "h1"\nversion = "0.1"\n[project.scripts]\n{body}z = "{FN}"\n'
+
+
+def test_five_thousand_scripts_are_placed_in_well_under_a_second(monkeypatch) -> None:
+    text = _many_scripts(5000)
+    calls = []
+    real = tomllib.loads
+    monkeypatch.setattr(tomllib, "loads", lambda s, **kw: (calls.append(len(s)), real(s, **kw))[1])
+    start = time.process_time()
+    found = pyproject_entry_points(text)
+    spent = time.process_time() - start
+    assert spent < 2.0, spent
+    assert len(found) == 5001
+    # each entry at its own line and column, the last one the function's
+    assert (found[0].name, found[0].line, found[0].column, found[0].end_column) == ("n0", 5, 6, 17)
+    assert (found[-1].name, found[-1].value, found[-1].line, found[-1].column) == ("z", FN, 5005, 5)
+    assert [e.line for e in found] == list(range(5, 5006))
+    # tomllib reads the file once and each header once: no parse per value or occurrence
+    assert len(calls) == 3, calls[:5]
+
+
+def test_placing_is_linear_in_the_number_of_entries() -> None:
+    def spent(n: int) -> float:
+        text = _many_scripts(n)
+        start = time.process_time()
+        pyproject_entry_points(text)
+        return time.process_time() - start
+
+    small, large = min(spent(1000) for _ in range(2)), min(spent(8000) for _ in range(2))
+    # 8 times the entries: linear is about 8 times the time; the quadratic search was ~64
+    assert large < 25 * small + 0.05, (small, large)
+
+
+def test_a_broken_file_s_many_mentions_are_placed_by_look_up() -> None:
+    text = "".join(f'# get_ppo_ray_runtime_env {i}\nk{i} = "x"\n' for i in range(5000)) + "x = = 1\n"
+    start = time.process_time()
+    assert ep.named_outside_entry_points("pyproject.toml", text, ["get_ppo_ray_runtime_env"]) == "a comment"
+    assert time.process_time() - start < 2.0
