@@ -23,7 +23,10 @@ as imported for that search: :func:`loaded_modules`).
 comment) and ``setup.py``; for a multi-line TOML string, on its key's line or after its closing
 quotes (ruff reads a multi-line string's ``noqa`` on its last line; trial 26h). ``setup.cfg``
 has no comment after a value (``configparser``, as setuptools uses it, keeps the ``#`` in the
-value), so none is read there, and ``--add-noqa`` writes none in either packaging file.
+value, which then is no entry point setuptools accepts: a PPO902, never silence; fresh41, W0),
+so its ``# noqa: PPO006`` is read from a full-line comment on the line just above the entry
+(:func:`ini_comments_above`; the help line says so), and ``--add-noqa`` writes none in either
+packaging file.
 
 A ``setup.py`` value the tool cannot fold into a constant (a name or call built at run time, a
 formatted part not a module-level string) that spells the function's name is reported too, as
@@ -52,6 +55,7 @@ from ppo_migrate.diagnostics import Diagnostic, is_suppressed
 from ppo_migrate.project.entry_points import (
     EntryPoint,
     named_outside_entry_points,
+    parse_value,
     pyproject_problem,
     setup_cfg_problem,
 )
@@ -88,22 +92,69 @@ def entry_point_message(entry: EntryPoint) -> str:
     )
 
 
-def entry_point_help(entry: EntryPoint) -> str:
+#: how a ``setup.cfg`` entry point is marked: a comment after its value would be part of the
+#: value (fresh41, W0), so the ``# noqa`` goes on a line of its own above it
+CFG_NOQA = "put `# noqa: PPO006` on a line of its own above it (in setup.cfg a comment after a value is part of the value)"
+
+
+def entry_point_help(entry: EntryPoint, file: str = "") -> str:
     """The ``= help:`` line of ``entry``'s PPO006 (ruff's style: one line, what to do): a
     script's wrapper passes nothing, so the script must name a function of the project that
     obtains the config; a plugin's loader may be made to pass it.
 
     Args:
         entry: the declaration (its group decides).
+        file: the base name of the file declaring it: for ``setup.cfg`` the ``# noqa`` is
+            offered on a line of its own above the entry (:data:`CFG_NOQA`), never after the
+            value, which it would make invalid (fresh41, W0: setuptools then refused the
+            package and the lint passed).
     """
+    mark = CFG_NOQA if file == "setup.cfg" else "mark it `# noqa: PPO006`"
     if not entry.certain:
-        return "Declare the entry point with a literal `module:function` value, or mark it `# noqa: PPO006`"
+        return f"Declare the entry point with a literal `module:function` value, or {mark}"
     if entry.group in SCRIPT_GROUPS:
         return "Point the script at a function of the project that obtains the training config and passes it"
     return (
         "Make the loader pass the config, or point the entry point at a function that obtains it "
-        "and passes it; then mark it `# noqa: PPO006`"
+        f"and passes it; then {mark}"
     )
+
+
+def invalid_value_message(entry: EntryPoint, file: str) -> str:
+    """PPO902's message for an entry point whose value is no ``module:attribute`` reference
+    but spells the runtime function (fresh41, W0: ``a = verl...:get_ppo_ray_runtime_env  #
+    noqa: PPO006`` in ``setup.cfg``, where the comment is part of the value): setuptools
+    refuses the package when it writes its metadata, so the lint must not pass.
+
+    Args:
+        entry: the declaration.
+        file: the base name of the declaring file.
+
+    Source: the packaging guide's "Entry points specification" (the value's grammar);
+    :mod:`configparser` (no inline comments unless ``inline_comment_prefixes`` is set, and
+    setuptools sets none).
+    """
+    where = f"`{entry.name}` of group `{entry.group}`"
+    if entry.origin:
+        named, _, line = entry.origin.rpartition(":")
+        where += f", declared in `{named}` (line {line})"
+    message = (f"`{entry.value}` is not a valid entry point value (`module:attribute`) for {where}: "
+               "setuptools and pip refuse the package")
+    if any(c in entry.value for c in "#;") and (file == "setup.cfg" or entry.origin):
+        message += (
+            "; a comment after a value is part of the value in this file: move it to a line of "
+            "its own above the entry (`# noqa: PPO006` there is read)"
+        )
+    return message
+
+
+def ini_comments_above(text: str) -> list[str]:
+    """For each line of an INI text (index 0 is line 1), the full-line ``#`` comment on the
+    line above it, ``""`` for none: the place a ``setup.cfg`` entry point's ``# noqa`` is
+    read from (:data:`CFG_NOQA`; :mod:`configparser` skips such a line, in a multi-line
+    value too)."""
+    lines = text.splitlines()
+    return [""] + [line if line.lstrip().startswith("#") else "" for line in lines[:-1]]
 
 
 def uncertain_message(entry: EntryPoint, names: Collection[str] = ()) -> str:
@@ -187,26 +238,36 @@ def entry_point_references(
                 path, line, column, line, column, "PPO902",
                 f"not valid {'TOML' if toml else 'setup.cfg'}: {message}; {said}",
             )]
-    if not enabled("PPO006"):
-        return []
     wanted = frozenset(targets)
     last_names = {t.rsplit(".", 1)[-1] for t in wanted}
-    out = [
-        Diagnostic(path, e.line, e.column, e.end_line, e.end_column, "PPO006", entry_point_message(e),
-                   help=entry_point_help(e))
-        for e in entries
-        if e.qualified in wanted
-    ]
-    out += [
-        Diagnostic(path, e.line, e.column, e.end_line, e.end_column, "PPO006",
-                   uncertain_message(e, last_names), help=entry_point_help(e))
-        for e in entries
-        if not e.certain and spells_target(e, last_names)
-    ]
+    out: list[Diagnostic] = []
+    if enabled("PPO902"):  # a value setuptools refuses that spells the function (fresh41, W0)
+        out += [
+            Diagnostic(path, e.line, e.column, e.end_line, e.end_column, "PPO902",
+                       invalid_value_message(e, base))
+            for e in entries
+            if e.certain and parse_value(e.value) is None and any(n in e.value for n in last_names)
+        ]
+    if enabled("PPO006"):
+        out += [
+            Diagnostic(path, e.line, e.column, e.end_line, e.end_column, "PPO006", entry_point_message(e),
+                       help=entry_point_help(e, base))
+            for e in entries
+            if e.qualified in wanted
+        ]
+        out += [
+            Diagnostic(path, e.line, e.column, e.end_line, e.end_column, "PPO006",
+                       uncertain_message(e, last_names), help=entry_point_help(e, base))
+            for e in entries
+            if not e.certain and spells_target(e, last_names)
+        ]
     out.sort(key=Diagnostic.sort_key)
     if out and text is not None and "noqa" in text.lower() and toml:
         per_line = toml_comments(text)
         out = [d for d in out if not is_suppressed(d, per_line)]
+    elif out and text is not None and "noqa" in text.lower() and base == "setup.cfg":
+        above = ini_comments_above(text)  # a comment after the value is the value's (fresh41, W0)
+        out = [d for d in out if not is_suppressed(d, above)]
     return out
 
 
@@ -304,6 +365,7 @@ def loaded_modules(entries: Iterable[EntryPoint]) -> frozenset[str]:
 
 
 __all__ = [
-    "SCRIPT_GROUPS", "entry_point_help", "entry_point_message", "entry_point_references", "loaded_modules",
-    "names_any", "spells_target", "toml_comment", "toml_comments", "uncertain_message", "unescaped",
+    "CFG_NOQA", "SCRIPT_GROUPS", "entry_point_help", "entry_point_message", "entry_point_references",
+    "ini_comments_above", "invalid_value_message", "loaded_modules", "names_any", "spells_target",
+    "toml_comment", "toml_comments", "uncertain_message", "unescaped",
 ]

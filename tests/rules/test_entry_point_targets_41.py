@@ -59,3 +59,49 @@ def test_a_broken_file_s_many_mentions_are_placed_by_look_up() -> None:
     start = time.process_time()
     assert ep.named_outside_entry_points("pyproject.toml", text, ["get_ppo_ray_runtime_env"]) == "a comment"
     assert time.process_time() - start < 2.0
+
+
+# -- W0: setup.cfg's noqa goes above the entry; a comment after the value is a PPO902 ---------------
+def _cfg(entries: str) -> str:
+    return f"[metadata]\nname = w0\nversion = 0.1\n[options]\npy_modules =\n[options.entry_points]\n{entries}"
+
+
+def _cfg_found(text: str) -> list[tuple]:
+    from ppo_migrate.project.entry_points import setup_cfg_entry_points
+    from ppo_migrate.rules.entry_point_targets import entry_point_references
+
+    return [(d.line, d.column, d.code, d.message, d.help) for d in entry_point_references(
+        setup_cfg_entry_points(text), "setup.cfg", [TARGET], text=text)]
+
+
+def test_setup_cfg_help_offers_a_noqa_line_above_the_entry() -> None:
+    ((line, column, code, _, help_line),) = _cfg_found(_cfg(f"grp =\n    a = {FN}\n"))
+    assert (line, column, code) == (8, 9, "PPO006")
+    assert help_line == (
+        "Make the loader pass the config, or point the entry point at a function that obtains it and "
+        "passes it; then put `# noqa: PPO006` on a line of its own above it (in setup.cfg a comment "
+        "after a value is part of the value)")
+    # pyproject keeps its own help
+    from ppo_migrate.rules.entry_point_targets import entry_point_references
+
+    text = f'[project.entry-points.grp]\na = "{FN}"\n'
+    (d,) = entry_point_references(pyproject_entry_points(text), "pyproject.toml", [TARGET], text=text)
+    assert d.help.endswith("then mark it `# noqa: PPO006`")
+
+
+def test_a_noqa_after_a_setup_cfg_value_is_a_ppo902_not_a_suppression() -> None:
+    ((line, column, code, message, _),) = _cfg_found(_cfg(f"grp =\n    a = {FN}  # noqa: PPO006\n"))
+    assert (line, column, code) == (8, 9, "PPO902")
+    assert message == (
+        f"`{FN}  # noqa: PPO006` is not a valid entry point value (`module:attribute`) for `a` of "
+        "group `grp`: setuptools and pip refuse the package; a comment after a value is part of the "
+        "value in this file: move it to a line of its own above the entry (`# noqa: PPO006` there is read)")
+
+
+def test_a_noqa_line_above_a_setup_cfg_entry_suppresses_that_entry_only() -> None:
+    text = _cfg(f"grp =\n    # noqa: PPO006\n    a = {FN}\n    b = {FN}\n")
+    assert [(line, code) for line, _, code, _, _ in _cfg_found(text)] == [(10, "PPO006")]
+    # configparser (and so setuptools) reads both entries: the comment line is skipped
+    from ppo_migrate.project.entry_points import setup_cfg_entry_points
+
+    assert [(e.name, e.value) for e in setup_cfg_entry_points(text)] == [("a", FN), ("b", FN)]
