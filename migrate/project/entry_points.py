@@ -406,7 +406,9 @@ def pyproject_entry_points(text: str) -> list[EntryPoint]:
         data = tomllib.loads(text)
     except (tomllib.TOMLDecodeError, ValueError, RecursionError):
         return []
-    declared: list[tuple[tuple[str, ...], str, str, str]] = []  # (table, group, name, value)
+    # (table, group, name, value, where): ``where`` is the key path below the table that
+    # holds the string, ``(name,)``, or ``(name, "reference")`` for a Poetry table
+    declared: list[tuple[tuple[str, ...], str, str, str, tuple[str, ...]]] = []
     for path, group in _TOML_TABLES.items():
         table = _descend(data, path)
         if not isinstance(table, dict):
@@ -416,29 +418,36 @@ def pyproject_entry_points(text: str) -> list[EntryPoint]:
         }
         for g, entries in groups.items():
             for name, value in entries.items():
+                where: tuple[str, ...] = (name,)
                 if isinstance(value, dict) and path[:2] == ("tool", "poetry"):
-                    value = poetry_reference(value)
+                    value, where = poetry_reference(value), (name, _poetry_key(value))
                 if isinstance(value, str):
-                    declared.append((path if group is not None else (*path, g), g, name, value))
+                    declared.append((path if group is not None else (*path, g), g, name, value, where))
     if not declared:
         return []
     lines = _Lines(text)
     headers = _toml_headers(text, lines)
     spots = _TomlPlaces(text, lines, headers)
+    # a Poetry table's string is placed as the value of its ``reference`` (or ``callable``)
+    # key in the script's table: ``scripts.d = { reference = ... }``, ``scripts.e.callable =
+    # ...``, ``[tool.poetry.scripts.f]`` (fresh41, W1: these went to 1:1 or the header)
+    keys = [((*table, *where[:-1]), where[-1], where[0] if len(where) > 1 else "")
+            for table, _, _, _, where in declared]
     # first each value written under its own table's header, then those written in a table
     # above it (``gui-scripts = {...}`` in ``[project]``): an occurrence is placed once
     places: list[tuple[int, int, int, int] | None] = [
-        spots.written(table, name, value, exact=True) for table, _, name, value in declared
+        spots.written(holder, key, value, exact=True, owner=owner)
+        for (holder, key, owner), (_, _, _, value, _) in zip(keys, declared)
     ]
-    for i, (table, _, name, value) in enumerate(declared):
+    for i, ((holder, key, owner), (_, _, _, value, _)) in enumerate(zip(keys, declared)):
         if places[i] is None:
-            places[i] = spots.written(table, name, value, exact=False)
-    for i, (table, _, name, value) in enumerate(declared):
+            places[i] = spots.written(holder, key, value, exact=False, owner=owner)
+    for i, ((holder, key, owner), (_, _, _, value, _)) in enumerate(zip(keys, declared)):
         if places[i] is None:  # escaped or multi-line: its decoded string literal
-            places[i] = spots.decoded(table, name, value) or _toml_header(lines, headers, table)
+            places[i] = spots.decoded(holder, key, value, owner=owner) or _toml_header(lines, headers, holder)
     out = [
         EntryPoint(group, name, value, *place)  # type: ignore[misc]
-        for (_, group, name, value), place in zip(declared, places)
+        for (_, group, name, value, _), place in zip(declared, places)
     ]
     out.sort(key=lambda e: (e.line, e.column))
     return out
@@ -464,6 +473,11 @@ def poetry_reference(table: dict) -> str | None:
         if isinstance(value, str):
             return value
     return None
+
+
+def _poetry_key(table: dict) -> str:
+    """The key of a Poetry table whose string :func:`poetry_reference` returns."""
+    return "reference" if isinstance(table.get("reference"), str) else "callable"
 
 
 #: ``(at line N, column M)`` at the end of a :class:`tomllib.TOMLDecodeError`'s message
@@ -732,34 +746,47 @@ class _TomlPlaces:
         self.used.add(start)
         return (*self.lines.position(start), *self.lines.position(self._ends[start]))
 
-    def written(self, table: tuple[str, ...], name: str, value: str, *, exact: bool) -> tuple[int, int, int, int] | None:
+    def written(
+        self, table: tuple[str, ...], name: str, value: str, *, exact: bool, owner: str = "",
+    ) -> tuple[int, int, int, int] | None:
         """Where ``value`` (a string of ``table``, the value of the key ``name``) is written
         as its plain quoted text: the first literal not placed yet on a ``key =`` line
         whose whole key (header and dotted key) is ``(*table, name)``, or, in an inline
         table or array, whose header above it is ``table`` (``exact``) or a table above
         it and whose line spells ``name`` before an ``=``; ``None`` when there is none (an
-        escaped or multi-line value: :meth:`decoded`)."""
+        escaped or multi-line value: :meth:`decoded`). ``owner``: the script whose table
+        ``table`` is (a Poetry ``{ reference = ... }``), whose name an inline table's line
+        must spell too."""
         for quote in ('"', "'"):
             needle = f"{quote}{value}{quote}"
             self._index("raw", needle)
             best = self._first_keyed(("raw", needle, (*table, name)))
-            loose = self._first_loose(("raw", needle), lambda s: self._loose_fits(s, table, name, exact))
+            loose = self._first_loose(("raw", needle), lambda s: self._loose_fits(s, table, name, exact, owner))
             if loose is not None and (best is None or loose < best):
                 best = loose
             if best is not None:
                 return self._take(best)
         return None
 
-    def _loose_fits(self, start: int, table: tuple[str, ...], name: str, exact: bool) -> bool:
+    def _loose_fits(self, start: int, table: tuple[str, ...], name: str, exact: bool, owner: str = "") -> bool:
         path = self._path_at(start)
         fits = path == table if exact else (path != table and table[: len(path)] == path)
-        if fits and name:
-            prefix = self._prefix(start)
-            key = re.compile(rf"(?<![\w.-]){re.escape(name)}(?![\w.-])")
-            fits = prefix.rstrip().endswith("=") and key.search(prefix) is not None
-        return fits
+        return fits and self._spells_keys(start, name, owner)
 
-    def decoded(self, table: tuple[str, ...], name: str, value: str) -> tuple[int, int, int, int] | None:
+    def _spells_keys(self, start: int, name: str, owner: str) -> bool:
+        """Whether the text before ``start`` on its line ends with ``=`` and spells the key
+        ``name`` (and ``owner``, as a part of a dotted key too)."""
+        if not name:
+            return True
+        prefix = self._prefix(start)
+        key = re.compile(rf"(?<![\w.-]){re.escape(name)}(?![\w.-])")
+        if not (prefix.rstrip().endswith("=") and key.search(prefix) is not None):
+            return False
+        return not owner or re.search(rf"(?<![\w-]){re.escape(owner)}(?![\w-])", prefix) is not None
+
+    def decoded(
+        self, table: tuple[str, ...], name: str, value: str, owner: str = "",
+    ) -> tuple[int, int, int, int] | None:
         """Where ``value`` is written as a literal whose text is not the value's own
         (``\\u`` escapes, a multi-line ``\"\"\"`` string, a ``\\``-continued line): the
         first literal not placed yet that decodes to it, under ``table``'s header or a
@@ -771,11 +798,7 @@ class _TomlPlaces:
 
         def fits(start: int) -> bool:
             path = self._path_at(start)
-            if table[: len(path)] != path:
-                return False
-            prefix = self._prefix(start)
-            key = re.compile(rf"(?<![\w.-]){re.escape(name)}(?![\w.-])")
-            return not name or (prefix.rstrip().endswith("=") and key.search(prefix) is not None)
+            return table[: len(path)] == path and self._spells_keys(start, name, owner)
 
         loose = self._first_loose(("decoded", value), fits)
         if loose is not None and (best is None or loose < best):

@@ -105,3 +105,40 @@ def test_a_noqa_line_above_a_setup_cfg_entry_suppresses_that_entry_only() -> Non
     from ppo_migrate.project.entry_points import setup_cfg_entry_points
 
     assert [(e.name, e.value) for e in setup_cfg_entry_points(text)] == [("a", FN), ("b", FN)]
+
+
+# -- W1: Poetry table scripts as a dotted key or a sub-table ----------------------------------------
+POETRY = f'''[tool.poetry]
+name = "w1"
+scripts.d = {{ reference = "{FN}", type = "console" }}
+scripts."e".callable = "{FN}"
+
+[tool.poetry.scripts.f]
+reference = "{FN}"
+'''
+POETRY_TABLE = f'''[tool.poetry]
+name = "w1"
+
+[tool.poetry.scripts]
+g = {{ reference = "{FN}" }}
+h.callable = "{FN}"  # noqa: PPO006
+'''
+
+
+def _placed(text: str) -> list[tuple]:
+    from ppo_migrate.rules.entry_point_targets import entry_point_references
+
+    return [(d.line, d.column, d.code) for d in entry_point_references(
+        pyproject_entry_points(text), "pyproject.toml", [TARGET], text=text)]
+
+
+def test_poetry_table_scripts_are_placed_at_their_reference() -> None:
+    rows = [(e.name, e.line, e.column, e.end_column) for e in pyproject_entry_points(POETRY)]
+    assert rows == [("d", 3, 27, 79), ("e", 4, 24, 76), ("f", 7, 13, 65)]
+    rows = [(e.name, e.line, e.column, e.end_column) for e in pyproject_entry_points(POETRY_TABLE)]
+    assert rows == [("g", 5, 19, 71), ("h", 6, 14, 66)]
+    # each key's own noqa is read; one on line 1 or a header no longer hides them
+    assert _placed(POETRY) == [(3, 27, "PPO006"), (4, 24, "PPO006"), (7, 13, "PPO006")]
+    assert _placed(POETRY_TABLE) == [(5, 19, "PPO006")]
+    header = POETRY.replace("[tool.poetry]\n", "[tool.poetry]  # noqa: PPO006\n")
+    assert len(_placed(header)) == 3
