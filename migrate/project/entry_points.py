@@ -565,9 +565,9 @@ def _ini_places(text: str, spots: list[int]) -> list[str] | None:
         if stripped.startswith(("#", ";")):
             where[n] = "a comment"
             continue
-        header = re.fullmatch(r"\[(.+)\]", stripped) if not body[:1].isspace() else None
+        header = _ini_header(body)
         if header is not None:
-            section, option = header.group(1), None
+            section, option = header, None
             where[n] = None
             continue
         if not body[:1].isspace() and stripped:
@@ -924,55 +924,188 @@ def setup_cfg_entry_points(text: str) -> list[EntryPoint]:
     section has); ``[]`` for a text it refuses (:func:`setup_cfg_problem` says why).
 
     Each value is placed where it is written: a value built by interpolation at the text
-    of its line as written (``%(mod)s:get_ppo_ray_runtime_env``).
+    of its line as written (``%(mod)s:get_ppo_ray_runtime_env``; a line ``%(base)s`` at
+    itself: fresh41, W3), read by :func:`_ini_layout` as :mod:`configparser` reads the text
+    (a comment after a section's header kept out: fresh41, W2). A group's name has its
+    dashes made underscores, as setuptools makes them (``console-scripts`` is
+    ``console_scripts``; of two options naming one group the later is kept: fresh41, W4).
+    ``[options] entry_points =`` given as INI text (no ``file:``) declares entry points too,
+    read as setuptools reads that text (fresh41, MISSED M4).
 
     Args:
         text: the file's decoded text.
+
+    Source: setuptools' ``Distribution._parse_config_files`` (``warn_dash_deprecation``:
+    ``opt.replace('-', '_')`` for ``options.*`` sections) and ``config.setupcfg``
+    (``_parse_file``: a value without ``file:`` is the text itself).
     """
     import configparser
 
     try:
         parser = _setup_cfg_parser(text)
-        if not parser.has_section(_SECTION):
+        has_section = parser.has_section(_SECTION)
+        inline = _inline_entry_points_option(parser)
+        if not has_section and inline is None:
             return []
-        raw = dict(parser.items(_SECTION, raw=True))
         interpolation = configparser.BasicInterpolation()
-        declared = []  # (group, name, value, the value as written)
-        for group, lines in raw.items():
-            for line in lines.splitlines():
-                expanded = interpolation.before_get(parser, _SECTION, group, line, raw)
-                written = line.partition("=")[2].strip()
-                declared += [(group, name, value, written) for name, value in _ini_lines(expanded)]
+        groups: dict[str, str] = {}  # setuptools' group name -> the option naming it last
+        raw: dict[str, str] = {}
+        if has_section:
+            raw = dict(parser.items(_SECTION, raw=True))
+            for option in parser.options(_SECTION):
+                groups[option.replace("-", "_")] = option
+        inline_value = parser.get("options", inline) if inline is not None else ""
     except (configparser.Error, ValueError):
         return []
-    if not declared:
-        return []
+    layout = _ini_layout(text)
     text_lines = _Lines(text)
-    count = len(text_lines.starts)
-    header = next(
-        (n for n in range(1, count + 1) if text_lines.line_text(n).strip() == f"[{_SECTION}]"), 1
-    )
+    header = next((n for n in range(1, len(text_lines.starts) + 1)
+                   if _ini_header(text_lines.line_text(n)) == _SECTION), 1)
     out: list[EntryPoint] = []
-    line = header + 1
-    for group, name, value, written in declared:
-        found = None
-        for n in range(line, count + 1):
-            body = text_lines.line_text(n)
-            if n > header + 1 and body.lstrip().startswith("[") and not body[:1].isspace():
-                break  # the next section
-            if body.lstrip().startswith(("#", ";")):
-                continue  # a comment line, which configparser skips too
-            at = _value_at(body, written or value)
-            if at is not None:
-                found = (n, at, len(written or value))
-                break
-        if found is None:
-            out.append(EntryPoint(group, name, value, header, 1, header, 1 + len(f"[{_SECTION}]")))
-            continue
-        n, at, width = found
-        out.append(EntryPoint(group, name, value, n, at + 1, n, at + 1 + width))
-        line = n + 1
+    for group, option in groups.items():
+        rows = layout.get(_SECTION, {}).get(option)
+        if rows is None:
+            rows = layout.get("DEFAULT", {}).get(option, [])  # an option of ``[DEFAULT]``
+
+        def expand(line: str, option: str = option) -> str:
+            return interpolation.before_get(parser, _SECTION, option, line, raw)
+
+        try:
+            placed = list(_placed_ini_rows(rows, expand, group))
+        except (configparser.Error, ValueError):
+            return []
+        if not placed and raw.get(option, "").strip():  # not found as written: at the header
+            for line in raw[option].splitlines():
+                for name, value in _ini_lines(expand(line)):
+                    placed.append((group, name, value, header, 1, 1 + len(f"[{_SECTION}]")))
+        out += [EntryPoint(g, name, value, line, column, line, end)
+                for g, name, value, line, column, end in placed]
+    if inline is not None and not inline_value.startswith("file:"):
+        rows = layout.get("options", {}).get(inline, [])
+        out += [EntryPoint(g, name, value, line, column, line, end)
+                for g, name, value, line, column, end in _inline_ini_rows(rows, parser, inline)]
     return out
+
+
+def _inline_entry_points_option(parser) -> str | None:
+    """The option of ``[options]`` giving the entry points (``entry_points``, or
+    ``entry-points``, which setuptools reads as it; the later one when both are written),
+    ``None`` for none."""
+    if not parser.has_section("options"):
+        return None
+    found = [o for o in parser.options("options") if o.replace("-", "_") == "entry_points"]
+    return found[-1] if found else None
+
+
+def _inline_ini_rows(rows: list[tuple[int, str, int]], parser, option: str):
+    """The entry points of ``[options] entry_points =`` written as INI text over the
+    value's lines (``[console_scripts]`` then ``a = m:f``), read as setuptools reads a
+    text of entry points (:func:`_entry_points_text`: ``[group]`` headers, ``#`` comments
+    only), each line interpolated as the whole value is (fresh41, MISSED M4)."""
+    import configparser
+
+    interpolation = configparser.BasicInterpolation()
+    raw = dict(parser.items("options", raw=True))
+    group: str | None = None
+    for line, written, column in rows:
+        try:
+            expanded = interpolation.before_get(parser, "options", option, written, raw)
+        except (configparser.Error, ValueError):
+            return
+        for piece in expanded.splitlines():
+            piece = piece.strip()
+            if piece.startswith("[") and piece.endswith("]"):
+                group = piece[1:-1].strip()
+                continue
+            if group is None or not piece or piece.startswith("#") or "=" not in piece:
+                continue
+            name, _, value = piece.partition("=")
+            eq = written.find("=")
+            start = column + eq + 1 + len(written[eq + 1:]) - len(written[eq + 1:].lstrip()) if eq >= 0 else column
+            width = len(written[eq + 1:].strip()) if eq >= 0 else len(written)
+            yield group, name.strip(), value.strip(), line, start + 1, start + 1 + max(width, 1)
+
+
+def _ini_layout(text: str) -> dict[str, dict[str, list[tuple[int, str, int]]]]:
+    """Where each option of an INI text is written, read as :mod:`configparser` reads it
+    (its own section and option patterns: a header is ``[name]`` at the start of a line's
+    text, whatever follows the ``]``; a line indented deeper than its option's continues
+    the value; a line whose text starts with ``#`` or ``;`` is a comment, in a value too):
+    ``{section: {option: [(line, text, column), ...]}}``, one row per non-blank line of the
+    value as written (its first line's text after the delimiter, then each continuation),
+    ``column`` 0-based where ``text`` starts on the line. A section written twice keeps its
+    rows in order (the parser refuses it anyway).
+
+    Args:
+        text: the file's decoded text.
+
+    Source: :class:`configparser.RawConfigParser` (``SECTCRE``, ``OPTCRE``, ``_read``).
+    """
+    import configparser
+
+    sections = configparser.RawConfigParser.SECTCRE
+    options = configparser.RawConfigParser.OPTCRE
+    lines = _Lines(text)
+    out: dict[str, dict[str, list[tuple[int, str, int]]]] = {}
+    section: dict[str, list[tuple[int, str, int]]] | None = None
+    option: str | None = None
+    indent = 0
+    for n in range(1, len(lines.starts) + 1):
+        body = lines.line_text(n)
+        stripped = body.strip()
+        if not stripped or stripped.startswith(("#", ";")):
+            continue
+        level = len(body) - len(body.lstrip())
+        if section is not None and option is not None and level > indent:
+            section[option].append((n, stripped, level))
+            continue
+        indent = level
+        header = sections.match(stripped)
+        if header is not None:
+            section, option = out.setdefault(header.group("header"), {}), None
+            continue
+        found = options.match(stripped) if section is not None else None
+        if found is None:
+            option = None
+            continue
+        option = found.group("option").rstrip()
+        value = found.group("value").strip()
+        rows = section.setdefault(option, [])
+        if value:
+            rows.append((n, value, level + found.start("value")))
+    return out
+
+
+def _ini_header(body: str) -> str | None:
+    """The section a line of an INI text opens as :mod:`configparser` reads it (``[x]  #
+    note`` opens ``x``: fresh41, W2), ``None`` for another line (an indented one continues
+    a value)."""
+    import configparser
+
+    if body[:1].isspace():
+        return None
+    m = configparser.RawConfigParser.SECTCRE.match(body.strip())
+    return m.group("header") if m is not None else None
+
+
+def _placed_ini_rows(
+    rows: list[tuple[int, str, int]], expand, group: str,
+) -> Iterator[tuple[str, str, str, int, int, int]]:
+    """``(group, name, value, line, column, end column)`` of the entry points one option's
+    value rows declare (:func:`_ini_layout`), each row's text expanded by ``expand`` (the
+    interpolation, which may make it several entries, all placed at the row) and placed at
+    its value as written (``b = %(mod)s:f`` at ``%(mod)s:f``; ``%(base)s`` at itself)."""
+    for line, written, column in rows:
+        expanded = expand(written)
+        eq = written.find("=")
+        if eq >= 0:
+            value_text = written[eq + 1:]
+            start = column + eq + 1 + len(value_text) - len(value_text.lstrip())
+            width = len(value_text.strip())
+        else:
+            start, width = column, len(written)
+        for name, value in _ini_lines(expanded):
+            yield group, name, value, line, start + 1, start + 1 + max(width, 1)
 
 
 def setup_cfg_problem(text: str) -> tuple[str, int, int] | None:
@@ -1022,9 +1155,9 @@ def _option_line(text: str, section: str, option: str) -> int:
     key = re.compile(rf"{re.escape(option)}\s*[=:]")
     for n in range(1, len(lines.starts) + 1):
         body = lines.line_text(n)
-        m = re.match(r"\[(.+)\]\s*$", body.strip()) if not body[:1].isspace() else None
+        m = _ini_header(body)
         if m is not None:
-            current = m.group(1)
+            current = m
             if current == section:
                 header = n
             continue

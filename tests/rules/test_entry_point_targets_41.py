@@ -142,3 +142,44 @@ def test_poetry_table_scripts_are_placed_at_their_reference() -> None:
     assert _placed(POETRY_TABLE) == [(5, 19, "PPO006")]
     header = POETRY.replace("[tool.poetry]\n", "[tool.poetry]  # noqa: PPO006\n")
     assert len(_placed(header)) == 3
+
+
+# -- W2, W3, W4, M4: setup.cfg read as configparser and setuptools read it ------------------------
+def _cfg_rows(text: str) -> list[tuple]:
+    from ppo_migrate.project.entry_points import setup_cfg_entry_points
+
+    return [(e.group, e.name, e.line, e.column, e.end_column) for e in setup_cfg_entry_points(text)]
+
+
+def test_a_comment_after_the_section_header_keeps_each_entry_at_its_line() -> None:
+    text = f"[metadata]\nname = w2\n\n[options.entry_points]  # our plugins\ngrp =\n    a = {FN}\n"
+    assert _cfg_rows(text) == [("grp", "a", 6, 9, 59)]
+
+
+def test_interpolated_lines_are_placed_at_their_own_line() -> None:
+    text = (f"[metadata]\nname = w3\n\n[options.entry_points]\nbase = r = {FN}\n"
+            f"console_scripts =\n    %(base)s\n    b = {FN}\n")
+    assert _cfg_rows(text) == [("base", "r", 5, 12, 62), ("console_scripts", "r", 7, 5, 13),
+                               ("console_scripts", "b", 8, 9, 59)]
+    # a one-line value read from [DEFAULT] is at its own line, not the header
+    text = f"[metadata]\nname = w3\n[DEFAULT]\nep = a = {FN}\n[options.entry_points]\nconsole_scripts = %(ep)s\n"
+    assert _cfg_rows(text) == [("console_scripts", "a", 6, 19, 25), ("ep", "a", 4, 10, 60)]
+
+
+def test_dashed_group_names_become_underscores_as_setuptools_makes_them() -> None:
+    text = f"[metadata]\nname = w4\n[options.entry_points]\nconsole-scripts = b = {FN}\nmy-grp = a = {FN}\n"
+    assert _cfg_rows(text) == [("console_scripts", "b", 4, 23, 73), ("my_grp", "a", 5, 14, 64)]
+    ((_, _, _, message, help_line), _) = _cfg_found(text)
+    assert message.startswith(f"`{FN}` is declared as the script `b` (`console_scripts`), whose wrapper")
+    assert help_line.startswith("Point the script at a function of the project")
+    # of two options naming one group, setuptools keeps the later
+    both = f"[metadata]\nname = w4\n[options.entry_points]\nconsole_scripts = a = os:getcwd\nconsole-scripts = b = {FN}\n"
+    assert _cfg_rows(both) == [("console_scripts", "b", 5, 23, 73)]
+
+
+def test_entry_points_given_as_ini_text_in_options_are_read() -> None:
+    text = (f"[metadata]\nname = m4\n[options]\npy_modules =\nentry_points =\n    [console_scripts]\n"
+            f"    a = {FN}\n    # b = {FN}\n")
+    assert _cfg_rows(text) == [("console_scripts", "a", 7, 9, 59)]
+    ((line, column, code, message, _),) = _cfg_found(text)
+    assert (line, column, code) == (7, 9, "PPO006") and "the script `a` (`console_scripts`)" in message
