@@ -100,6 +100,10 @@ class EntryPoint(NamedTuple):
             makes setuptools read (:func:`entry_point_files`: ``entry_points = file: ep.cfg``):
             the file as named here and the line there; the position is then this file's,
             the file's name where it is named (fresh40, MISSED). ``""`` for one written here.
+        problem: for a file of entry points setuptools refuses (not UTF-8, an option
+            written twice), why: the entry then declares nothing (no group, name or value),
+            :attr:`origin` names the file and line, and :attr:`context` holds ``("text",
+            the file's text)`` (fresh41, W7). ``""`` for an entry point.
     """
 
     group: str
@@ -112,6 +116,7 @@ class EntryPoint(NamedTuple):
     certain: bool = True
     context: tuple[tuple[str, str], ...] = ()
     origin: str = ""
+    problem: str = ""
 
     @property
     def qualified(self) -> str | None:
@@ -195,6 +200,10 @@ def _build(source) -> Declarations:
     text = source.text
     if name == "pyproject.toml" and source.data.startswith(b"\xef\xbb\xbf"):
         return Declarations((), pyproject_problem("\ufeff" + text))
+    if name == "setup.cfg" and source.data.startswith(b"\xef\xbb\xbf"):
+        # setuptools opens it as ``utf-8``, the mark kept: no section header (fresh41, W7)
+        return Declarations((), ("a UTF-8 byte order mark starts the file, which setuptools reads as "
+                                 "text before the first section header", 1, 1))
     entries = tuple(entry_points_of(name, text))
     referenced = tuple(_referenced_entry_points(source.key, name, text))
     if referenced:
@@ -321,10 +330,24 @@ def _referenced_entry_points(key: str, name: str, text: str) -> Iterator[EntryPo
     snapshot as setuptools reads them (UTF-8; a path not below the file's folder, or not a
     file, is skipped: setuptools refuses or skips it), each placed where its file is named.
 
+    setuptools joins the files' texts into one (``"\\n".join``), so a file with no header of
+    its own continues the previous file's last group (fresh41, MISSED M2), then reads it:
+    for ``setup.cfg``'s ``file:`` with the entry points line reader (:func:`_entry_points_text`:
+    ``#`` comments only, no interpolation: a ``; a = ...`` line is an entry point named
+    ``; a``, fresh41, M6); for ``pyproject.toml``'s ``[tool.setuptools.dynamic]`` with a
+    strict :class:`configparser.ConfigParser` (``%(name)s`` interpolated, ``#``/``;``
+    comments, an option written twice refused: fresh41, M1 and W7). A file setuptools
+    refuses (not UTF-8, or a text its parser refuses) gives one entry carrying the reason
+    (:attr:`EntryPoint.problem`), at the place the first such file is named, with its text
+    as :attr:`EntryPoint.context` (the rule reports it when that text names the function).
+
     Args:
         key: the packaging file's absolute path.
         name: its base name.
         text: its decoded text.
+
+    Source: setuptools' ``config.expand.read_files`` and ``entry_points`` (the pyproject
+    path), ``config.setupcfg`` (``_parse_file``) and ``_entry_points.load`` (the line reader).
     """
     named = entry_point_files(name, text)
     if not named:
@@ -332,30 +355,102 @@ def _referenced_entry_points(key: str, name: str, text: str) -> Iterator[EntryPo
     from ppo_migrate.project import snapshot
 
     folder = os.path.dirname(key)
+    texts: list[tuple[str, str, tuple[int, int, int, int]]] = []  # (path as named, text, place)
     for path, line, column, end_line, end_column in named:
+        place = (line, column, end_line, end_column)
         full = os.path.normpath(os.path.join(folder, path))
         if not full.startswith(folder.rstrip(os.sep) + os.sep):
             continue  # setuptools: "Cannot access ... (or anything outside ...)"
         try:
-            content = snapshot.current().read_text(full, encoding="utf-8")
+            data = snapshot.current().read_bytes(full)
         except (OSError, ValueError):
             continue  # setuptools: "File ... cannot be found", skipped
-        for group, entry, value, at in _ini_groups(content):
-            yield EntryPoint(group, entry, value, line, column, end_line, end_column, origin=f"{path}:{at}")
+        try:
+            content = data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            bad_line = data[: exc.start].count(b"\n") + 1
+            yield EntryPoint("", "", "", *place, origin=f"{path}:{bad_line}",
+                             context=(("text", data.decode("utf-8", "replace")),),
+                             problem=f"it is not UTF-8 text ({exc.reason} at byte {exc.start}), as "
+                             "setuptools reads it")
+            return
+        texts.append((path, content, place))
+    if not texts:
+        return
+    # the joined text's line n -> (file's index, its line there)
+    where: list[tuple[int, int]] = []
+    for i, (_, content, _) in enumerate(texts):
+        where += [(i, n) for n in range(1, content.count("\n") + 2)]
+    joined = "\n".join(content for _, content, _ in texts)
+
+    def located(n: int) -> tuple[str, tuple[int, int, int, int], int]:
+        i, at = where[n - 1] if 0 < n <= len(where) else (len(texts) - 1, n)
+        return texts[i][0], texts[i][2], at
+
+    if name == "setup.cfg":
+        for group, entry, value, at in _entry_points_text(joined):
+            path, place, line = located(at)
+            yield EntryPoint(group, entry, value, *place, origin=f"{path}:{line}")
+        return
+    entries, problem = _entry_points_config(joined)
+    if problem is not None:
+        message, at = problem
+        path, place, line = located(at)
+        yield EntryPoint("", "", "", *place, origin=f"{path}:{line}", context=(("text", joined),),
+                         problem=message)
+        return
+    for group, entry, value, at in entries:
+        path, place, line = located(at)
+        yield EntryPoint(group, entry, value, *place, origin=f"{path}:{line}")
 
 
-def _ini_groups(text: str) -> Iterator[tuple[str, str, str, int]]:
-    """``(group, name, value, line)`` of an entry points file (``[group]`` headers, one
-    ``name = value`` a line; blank lines and comments skipped), as setuptools reads it."""
+def _entry_points_text(text: str) -> Iterator[tuple[str, str, str, int]]:
+    """``(group, name, value, line)`` of a text of entry points read as setuptools reads
+    the one ``setup.cfg``'s ``file:`` names (importlib's ``Sectioned`` line reader: each
+    line stripped, blank lines and ``#`` lines skipped, ``[group]`` a header, ``name =
+    value`` split at the first ``=``; a ``;`` line is no comment there: fresh41, M6)."""
     group = None
-    for n, raw in enumerate(text.splitlines(), 1):
+    for n, raw in enumerate(text.split("\n"), 1):
         line = raw.strip()
-        if line.startswith("[") and line.endswith("]"):
-            group = line[1:-1].strip()
+        if not line or line.startswith("#"):
             continue
-        if group is not None:
-            for name, value in _ini_lines(line):
-                yield group, name, value, n
+        if line.startswith("[") and line.endswith("]"):
+            group = line.strip("[]")
+            continue
+        if group is not None and "=" in line:
+            entry, _, value = line.partition("=")
+            yield group, entry.strip(), value.strip(), n
+
+
+def _entry_points_config(text: str) -> tuple[list[tuple[str, str, str, int]], tuple[str, int] | None]:
+    """The entry points of a text setuptools reads for ``[tool.setuptools.dynamic]
+    entry-points`` (``config.expand.entry_points``: ``ConfigParser(default_section=None,
+    delimiters=("=",))``, option names as written, strict, ``%(name)s`` interpolated):
+    ``([(group, name, value, line)], None)``, or ``([], (why, line))`` for a text it refuses
+    (fresh41, W7: an option written twice)."""
+    import configparser
+
+    parser = configparser.ConfigParser(default_section=None, delimiters=("=",))  # type: ignore[call-overload]
+    parser.optionxform = str  # type: ignore[assignment,method-assign]
+    try:
+        parser.read_string(text)
+        groups = {g: dict(parser.items(g)) for g in parser.sections()}
+    except configparser.DuplicateOptionError as exc:
+        return [], (f"the option `{exc.option}` is written twice in `[{exc.section}]` (setuptools' "
+                    "parser is strict)", exc.lineno or 1)
+    except configparser.DuplicateSectionError as exc:
+        return [], (f"the section `[{exc.section}]` is written twice (setuptools' parser is strict)",
+                    exc.lineno or 1)
+    except (configparser.Error, ValueError) as exc:
+        return [], (str(exc).splitlines()[0], getattr(exc, "lineno", None) or 1)
+    layout = _ini_layout(text, "=")
+    out: list[tuple[str, str, str, int]] = []
+    for group, options in groups.items():
+        rows = layout.get(group, {})
+        for entry, value in options.items():
+            at = rows.get(entry)
+            out.append((group, entry, value.strip(), at[0][0] if at else 1))
+    return out, None
 
 
 class _Lines:
@@ -1026,7 +1121,7 @@ def _inline_ini_rows(rows: list[tuple[int, str, int]], parser, option: str):
             yield group, name.strip(), value.strip(), line, start + 1, start + 1 + max(width, 1)
 
 
-def _ini_layout(text: str) -> dict[str, dict[str, list[tuple[int, str, int]]]]:
+def _ini_layout(text: str, delimiters: str = "=:") -> dict[str, dict[str, list[tuple[int, str, int]]]]:
     """Where each option of an INI text is written, read as :mod:`configparser` reads it
     (its own section and option patterns: a header is ``[name]`` at the start of a line's
     text, whatever follows the ``]``; a line indented deeper than its option's continues
@@ -1038,13 +1133,16 @@ def _ini_layout(text: str) -> dict[str, dict[str, list[tuple[int, str, int]]]]:
 
     Args:
         text: the file's decoded text.
+        delimiters: the characters that end an option's name (``"="`` for the parser
+            setuptools reads a pyproject's entry points file with).
 
     Source: :class:`configparser.RawConfigParser` (``SECTCRE``, ``OPTCRE``, ``_read``).
     """
     import configparser
 
     sections = configparser.RawConfigParser.SECTCRE
-    options = configparser.RawConfigParser.OPTCRE
+    options = configparser.RawConfigParser.OPTCRE if delimiters == "=:" else re.compile(
+        configparser.RawConfigParser._OPT_TMPL.format(delim="|".join(map(re.escape, delimiters))), re.VERBOSE)
     lines = _Lines(text)
     out: dict[str, dict[str, list[tuple[int, str, int]]]] = {}
     section: dict[str, list[tuple[int, str, int]]] | None = None

@@ -148,6 +148,19 @@ def invalid_value_message(entry: EntryPoint, file: str) -> str:
     return message
 
 
+def refused_file_message(entry: EntryPoint) -> str:
+    """PPO902's message for a file of entry points setuptools refuses
+    (:attr:`EntryPoint.problem`: not UTF-8, an option written twice; fresh41, W7), named
+    where this packaging file makes setuptools read it.
+
+    Args:
+        entry: the entry carrying the refusal.
+    """
+    file, _, line = entry.origin.rpartition(":")
+    return (f"not a valid entry points file `{file}` (line {line}, read through this `file` reference): "
+            f"{entry.problem}; setuptools refuses the package, and its entry points cannot be read")
+
+
 def ini_comments_above(text: str) -> list[str]:
     """For each line of an INI text (index 0 is line 1), the full-line ``#`` comment on the
     line above it, ``""`` for none: the place a ``setup.cfg`` entry point's ``# noqa`` is
@@ -241,6 +254,12 @@ def entry_point_references(
     wanted = frozenset(targets)
     last_names = {t.rsplit(".", 1)[-1] for t in wanted}
     out: list[Diagnostic] = []
+    if enabled("PPO902"):  # a file of entry points setuptools refuses (fresh41, W7)
+        out += [
+            Diagnostic(path, e.line, e.column, e.end_line, e.end_column, "PPO902", refused_file_message(e))
+            for e in entries
+            if e.problem and any(names_any(t, wanted) for _, t in e.context)
+        ]
     if enabled("PPO902"):  # a value setuptools refuses that spells the function (fresh41, W0)
         out += [
             Diagnostic(path, e.line, e.column, e.end_line, e.end_column, "PPO902",
@@ -366,6 +385,6 @@ def loaded_modules(entries: Iterable[EntryPoint]) -> frozenset[str]:
 
 __all__ = [
     "CFG_NOQA", "SCRIPT_GROUPS", "entry_point_help", "entry_point_message", "entry_point_references",
-    "ini_comments_above", "invalid_value_message", "loaded_modules", "names_any", "spells_target",
+    "ini_comments_above", "invalid_value_message", "loaded_modules", "refused_file_message", "names_any", "spells_target",
     "toml_comment", "toml_comments", "uncertain_message", "unescaped",
 ]

@@ -183,3 +183,77 @@ def test_entry_points_given_as_ini_text_in_options_are_read() -> None:
     assert _cfg_rows(text) == [("console_scripts", "a", 7, 9, 59)]
     ((line, column, code, message, _),) = _cfg_found(text)
     assert (line, column, code) == (7, 9, "PPO006") and "the script `a` (`console_scripts`)" in message
+
+
+# -- M1, M2, M6, W7: the files setuptools reads entry points from ----------------------------------
+TOML_DYNAMIC = ('[project]\nname = "m1"\nversion = "0.1"\ndynamic = ["entry-points"]\n[tool.setuptools]\n'
+                'py-modules = []\n[tool.setuptools.dynamic]\nentry-points = {file = ["ep.cfg"]}\n')
+CFG_FILES = "[metadata]\nname = m2\nversion = 0.1\n[options]\npy_modules =\nentry_points = file: a.cfg, b.cfg\n"
+
+
+def _rows(found: list[dict], root) -> list[tuple]:
+    from pathlib import Path
+
+    return [(Path(f["filename"]).relative_to(root).as_posix(), f["location"]["row"], f["location"]["column"],
+             f["code"]) for f in sorted(found, key=lambda f: f["filename"])]
+
+
+def test_a_pyproject_entry_points_file_is_interpolated(tmp_path) -> None:
+    from cli_helpers import check_findings, write_tree
+
+    ep_cfg = "[grp]\nmod = verl.trainer.constants_ppo\na = %(mod)s:get_ppo_ray_runtime_env\n"
+    root = write_tree(tmp_path / "p", {"pyproject.toml": TOML_DYNAMIC, "ep.cfg": ep_cfg})
+    (found,) = check_findings(root)
+    assert _rows([found], root) == [("pyproject.toml", 8, 25, "PPO006")]
+    assert found["message"].startswith(
+        f"`{FN}` is declared in `ep.cfg` (line 3, read through this `file` reference) as the entry point "
+        "`a` of group `grp`")
+
+
+def test_several_files_are_one_text_and_a_semicolon_line_is_an_entry(tmp_path) -> None:
+    from cli_helpers import check_findings, write_tree
+
+    root = write_tree(tmp_path / "p", {
+        "setup.cfg": CFG_FILES, "a.cfg": "[grp]\nx = os:getcwd\n", "b.cfg": f"y = {FN}\n",
+        "q/setup.cfg": CFG_FILES, "q/a.cfg": f"[console_scripts]\n; a = {FN}\n# b = {FN}\n", "q/b.cfg": "\n",
+    })
+    found = check_findings(root)
+    assert _rows(found, root) == [("q/setup.cfg", 6, 22, "PPO006"), ("setup.cfg", 6, 29, "PPO006")]
+    messages = sorted(f["message"] for f in found)
+    # b.cfg has no header: it continues a.cfg's [grp], as setuptools joins the files
+    assert messages[1].startswith(f"`{FN}` is declared in `b.cfg` (line 1, read through this `file` "
+                                  "reference) as the entry point `y` of group `grp`")
+    # setup.cfg's file: is read by the entry points line reader: `;` starts no comment there
+    assert messages[0].startswith(f"`{FN}` is declared in `a.cfg` (line 2, read through this `file` "
+                                  "reference) as the script `; a` (`console_scripts`)")
+
+
+def test_entry_points_files_setuptools_refuses_are_a_ppo902(tmp_path) -> None:
+    from cli_helpers import check_findings, write_tree
+
+    twice = f"[grp]\na = {FN}\na = os:getcwd\n"
+    root = write_tree(tmp_path / "p", {"pyproject.toml": TOML_DYNAMIC, "ep.cfg": twice,
+                                       "u/pyproject.toml": TOML_DYNAMIC, "u/ep.cfg": ""})
+    (root / "u" / "ep.cfg").write_bytes(b"[grp]\n# \xff\xfe\na = " + FN.encode() + b"\n")
+    found = sorted(check_findings(root), key=lambda f: f["filename"])
+    assert _rows(found, root) == [("pyproject.toml", 8, 25, "PPO902"), ("u/pyproject.toml", 8, 25, "PPO902")]
+    assert found[0]["message"] == (
+        "not a valid entry points file `ep.cfg` (line 3, read through this `file` reference): the option "
+        "`a` is written twice in `[grp]` (setuptools' parser is strict); setuptools refuses the package, "
+        "and its entry points cannot be read")
+    assert found[1]["message"].startswith(
+        "not a valid entry points file `ep.cfg` (line 2, read through this `file` reference): it is not "
+        "UTF-8 text (invalid start byte at byte 8)")
+
+
+def test_a_setup_cfg_with_a_byte_order_mark_is_a_ppo902(tmp_path) -> None:
+    from cli_helpers import check_findings, write_tree
+
+    root = write_tree(tmp_path / "p", {})
+    body = f"[metadata]\nname = f7\n[options.entry_points]\nconsole_scripts = a = {FN}\n"
+    (root / "setup.cfg").write_bytes(b"\xef\xbb\xbf" + body.encode())
+    (found,) = check_findings(root)
+    assert _rows([found], root) == [("setup.cfg", 1, 1, "PPO902")]
+    assert found["message"] == (
+        "not valid setup.cfg: a UTF-8 byte order mark starts the file, which setuptools reads as text "
+        "before the first section header; its entry points cannot be read")
