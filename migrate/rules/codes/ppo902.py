@@ -31,7 +31,11 @@ RULE = Rule(
     "`module:attribute` reference (in `setup.cfg`, `verl.trainer.constants_ppo:"
     "get_ppo_ray_runtime_env  # noqa: PPO006`, whose comment is part of the value) is "
     "reported too (`not a valid entry point value`): setuptools and pip refuse the package "
-    "when they write its metadata, so the lint does not pass it.",
+    "when they write its metadata, so the lint does not pass it. So is a `setup.cfg` "
+    "starting with a UTF-8 byte order mark (setuptools reads it as UTF-8 and finds no "
+    "section header), and a file of entry points setuptools refuses (`not a valid entry "
+    "points file`: not UTF-8, or an option written twice where `[tool.setuptools.dynamic]` "
+    "names it), reported where the packaging file names it.",
     "Fix the syntax error, or exclude the file.",
     "",
     fix_safety=SAFETY_NONE_FILE,
