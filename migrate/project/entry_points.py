@@ -646,6 +646,46 @@ def named_outside_entry_points(name: str, text: str, names: Iterable[str]) -> st
     return ordered[0] if len(ordered) == 1 else ", ".join(ordered[:-1]) + " and " + ordered[-1]
 
 
+def declares_entry_points(name: str, text: str) -> bool:
+    """Whether a packaging file, read line by line (it may be one its parser refuses), has
+    a key where an entry point is declared: a key of an entry point table of a
+    ``pyproject.toml`` (``[project.scripts]``, ``scripts.x =`` under ``[project]``,
+    ``[tool.setuptools.dynamic]``'s ``entry-points``), or an option of ``setup.cfg``'s
+    ``[options.entry_points]`` or ``[DEFAULT]``, or its ``[options] entry_points``. A broken
+    file that names the function only in a comment may still declare an entry point naming
+    a re-export of it, which the tool cannot read (fresh41, W5).
+
+    Args:
+        name: the file's base name.
+        text: its decoded text.
+    """
+    if name == "setup.cfg":
+        layout = _ini_layout(text)
+        return bool(layout.get(_SECTION)) or bool(layout.get("DEFAULT")) or any(
+            o.replace("-", "_") == "entry_points" for o in layout.get("options", {}))
+    if name != "pyproject.toml":
+        return False
+    lines = _Lines(text)
+    headers = _toml_headers(text, lines)
+    tables = [*_TOML_TABLES, ("tool", "setuptools", "dynamic", "entry-points")]
+    from bisect import bisect_left
+
+    starts = [at for at, _ in headers]
+    for n in range(1, len(lines.starts) + 1):
+        body = lines.line_text(n)
+        stripped = body.strip()
+        if not stripped or stripped.startswith(("#", "[")) or "=" not in stripped:
+            continue
+        at = lines.starts[n - 1]
+        h = bisect_left(starts, at)
+        path = headers[h - 1][1] if h else ()
+        written = _key_path(body[: body.index("=") + 1])
+        key = (*path, *(written or ()))
+        if any(key[: len(t)] == t or (written and t[: len(key)] == key) for t in tables):
+            return True
+    return False
+
+
 def _ini_places(text: str, spots: list[int]) -> list[str] | None:
     """Each spot's place in an INI text (``"a comment"``, ``"`section.option`"``);
     ``None`` when one may be an entry point (``[options.entry_points]``, ``[DEFAULT]``, whose
@@ -1609,6 +1649,7 @@ __all__ = [
     "Declarations",
     "EntryPoint",
     "declared_entry_points",
+    "declares_entry_points",
     "entry_point_files",
     "entry_points_of",
     "is_entry_point_file",

@@ -54,6 +54,7 @@ from collections.abc import Callable, Collection, Iterable
 from ppo_migrate.diagnostics import Diagnostic, is_suppressed
 from ppo_migrate.project.entry_points import (
     EntryPoint,
+    declares_entry_points,
     named_outside_entry_points,
     parse_value,
     pyproject_problem,
@@ -243,10 +244,23 @@ def entry_point_references(
             message, line, column = problem
             names = {t.rsplit(".", 1)[-1] for t in targets}
             where = named_outside_entry_points(base, text, names)
-            said = "its entry points cannot be read" if where is None else (
-                f"it names the runtime function only in {where}, which declares no entry point, "
-                "but packaging tools refuse the file as it stands"
-            )
+            if where is not None and toml and any(
+                unescaped(text).count(n) > text.count(n) for n in names
+            ):  # a ``\u``-escaped spelling may be an entry point's (fresh41, W5)
+                where = None
+            if where is None:
+                said = "its entry points cannot be read"
+            elif declares_entry_points(base, text):  # one may name a re-export (fresh41, W5)
+                said = (
+                    f"it spells the runtime function's name only in {where}, but it declares entry "
+                    "points, which cannot be read: cannot tell whether one names the function (a "
+                    "re-export of it, say)"
+                )
+            else:
+                said = (
+                    f"it names the runtime function only in {where}, which declares no entry point, "
+                    "but packaging tools refuse the file as it stands"
+                )
             return [Diagnostic(
                 path, line, column, line, column, "PPO902",
                 f"not valid {'TOML' if toml else 'setup.cfg'}: {message}; {said}",

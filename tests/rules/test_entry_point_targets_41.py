@@ -257,3 +257,34 @@ def test_a_setup_cfg_with_a_byte_order_mark_is_a_ppo902(tmp_path) -> None:
     assert found["message"] == (
         "not valid setup.cfg: a UTF-8 byte order mark starts the file, which setuptools reads as text "
         "before the first section header; its entry points cannot be read")
+
+
+# -- W5: a broken file that declares entry points cannot tell -------------------------------------
+def _broken(text: str, path: str) -> list[tuple]:
+    from ppo_migrate.rules.entry_point_targets import entry_point_references
+
+    return [(d.line, d.column, d.code, d.message) for d in entry_point_references((), path, [TARGET], text=text)]
+
+
+def test_a_broken_file_declaring_entry_points_does_not_claim_none() -> None:
+    toml = ('[project]\nname = "w5"\n[project.scripts]\nrun-env = "mypkg:get_env"  # wraps get_ppo_ray_runtime_env\n'
+            'x = = 1\n')
+    assert _broken(toml, "pyproject.toml") == [(5, 5, "PPO902", (
+        "not valid TOML: Invalid value; it spells the runtime function's name only in a comment, but it "
+        "declares entry points, which cannot be read: cannot tell whether one names the function (a "
+        "re-export of it, say)"))]
+    escaped = ('[project]\nname = "w5"\n[project.scripts]\nb = "verl.trainer.constants_ppo:get_ppo_ray_\\u0072untime_env"\n'
+               '# get_ppo_ray_runtime_env\nx = = 1\n')
+    assert _broken(escaped, "pyproject.toml")[0][3] == "not valid TOML: Invalid value; its entry points cannot be read"
+    cfg = ("[metadata]\nname = w5\n[options.entry_points]\n# wraps get_ppo_ray_runtime_env\n"
+           "console_scripts = run-env = mypkg:get_env\n[metadata]\n")
+    ((line, _, code, message),) = _broken(cfg, "setup.cfg")
+    assert (line, code) == (6, "PPO902")
+    assert message.endswith("it spells the runtime function's name only in a comment, but it declares entry "
+                            "points, which cannot be read: cannot tell whether one names the function (a "
+                            "re-export of it, say)")
+    # no entry point table: the message still says so
+    description = '[project]\nname = "w5"\ndescription = "get_ppo_ray_runtime_env"\nx = = 1\n'
+    assert _broken(description, "pyproject.toml")[0][3].endswith(
+        "it names the runtime function only in `project.description`, which declares no entry point, but "
+        "packaging tools refuse the file as it stands")
