@@ -1433,11 +1433,17 @@ def _mutated(tree: ast.Module) -> frozenset[str]:
     method called (``kw.update(...)``). A dict bound once and changed so is not the value
     ``setup(**kw)`` sees (fresh40, MISSED: its ``entry_points`` key, set later, was missed)."""
     out: set[str] = set()
+    setup_names = _setup_names(tree)
     for node in ast.walk(tree):
         if isinstance(node, (ast.Subscript, ast.Attribute)) and isinstance(node.ctx, (ast.Store, ast.Del)):
             name = _root_name(node)
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
             name = _root_name(node.func.value)
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) \
+                and node.func.id not in _PURE_CALLS and not _is_setup(node.func, setup_names):
+            # ``add(EPS)``: a helper of the module may change the dict in place (fresh41, M5)
+            out.update(a.id for a in (*node.args, *(k.value for k in node.keywords)) if isinstance(a, ast.Name))
+            continue
         else:
             continue
         if name is not None:
@@ -1445,24 +1451,59 @@ def _mutated(tree: ast.Module) -> frozenset[str]:
     return frozenset(out)
 
 
+#: calls that never change their arguments: a name given to one stays as bound
+_PURE_CALLS = frozenset({
+    "dict", "list", "tuple", "set", "frozenset", "str", "repr", "len", "print", "sorted", "isinstance",
+    "open", "find_packages", "find_namespace_packages", "iter", "next", "map", "filter", "zip", "any", "all",
+})
+
+
 def _readers(tree: ast.Module) -> dict[str, list[ast.expr]]:
     """Every value the module may give each name, wherever it is bound: a plain, annotated
     or augmented assignment or a walrus, in any block, and the values put into it in place
     (``kw["entry_points"] = v``, ``kw.update(entry_points=v)``: the arguments)."""
-    out: dict[str, list[ast.expr]] = {}
+    out: dict[str, list[ast.AST]] = {}
     for node in ast.walk(tree):
-        pairs: list[tuple[ast.expr, ast.expr]] = []
+        pairs: list[tuple[ast.expr, ast.AST]] = []
         if isinstance(node, ast.Assign):
-            pairs = [(t, node.value) for t in node.targets]
+            for t in node.targets:
+                pairs += _unpacked(t, node.value)
         elif isinstance(node, (ast.AnnAssign, ast.AugAssign, ast.NamedExpr)) and node.value is not None:
             pairs = [(node.target, node.value)]
+        elif isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
+            pairs = _unpacked(node.target, node.iter)
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
             pairs = [(node.func.value, v) for v in (*node.args, *(k.value for k in node.keywords))]
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+            # ``add(EPS)``: a helper may change what it is given (fresh41, M5)
+            pairs = [(a, node) for a in (*node.args, *(k.value for k in node.keywords)) if isinstance(a, ast.Name)]
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            # a function's value: its whole text, returns and all (fresh41, M5: ``more()``)
+            out.setdefault(node.name, []).append(node)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            # an imported name: the import, whose module the rule reads (fresh41, M5)
+            for alias in node.names:
+                out.setdefault((alias.asname or alias.name).split(".")[0], []).append(node)
         for target, value in pairs:
             name = target.id if isinstance(target, ast.Name) else _root_name(target)
             if name is not None:
                 out.setdefault(name, []).append(value)
     return out
+
+
+def _unpacked(target: ast.expr, value: ast.expr) -> list[tuple[ast.expr, ast.expr]]:
+    """``(target, value)`` pairs of an assignment, a tuple or list target unpacked: element
+    by element against a tuple or list of the same length (``EP, X = "m:f", 1`` gives ``EP``
+    ``"m:f"``; fresh41, M5), else each name of the target against the whole value."""
+    if not isinstance(target, (ast.Tuple, ast.List)):
+        return [(target, value)]
+    if isinstance(value, (ast.Tuple, ast.List)) and len(value.elts) == len(target.elts) \
+            and not any(isinstance(e, ast.Starred) for e in (*target.elts, *value.elts)):
+        out: list[tuple[ast.expr, ast.expr]] = []
+        for t, v in zip(target.elts, value.elts):
+            out += _unpacked(t, v)
+        return out
+    return [(n, value) for n in ast.walk(target) if isinstance(n, ast.Name)]
 
 
 #: how many values an uncertain entry's context holds at most

@@ -171,7 +171,7 @@ def ini_comments_above(text: str) -> list[str]:
     return [""] + [line if line.lstrip().startswith("#") else "" for line in lines[:-1]]
 
 
-def uncertain_message(entry: EntryPoint, names: Collection[str] = ()) -> str:
+def uncertain_message(entry: EntryPoint, names: Collection[str] = (), path: str | None = None) -> str:
     """PPO006's message for a ``setup.py`` entry point built at run time whose text spells
     the function (:attr:`EntryPoint.certain` ``False``): the tool cannot tell what it names.
 
@@ -179,13 +179,16 @@ def uncertain_message(entry: EntryPoint, names: Collection[str] = ()) -> str:
         entry: the declaration (its ``value`` is the source text).
         names: the targets' last names: when the value's own text spells none, the message
             names the module-level names whose values do (:func:`spells_target`).
+        path: the ``setup.py``'s path, for the modules it imports names from
+            (:func:`imported_spelling`).
     """
     what = f"an entry point of group `{entry.group}`" if entry.group else "`setup(entry_points=...)`"
     how = "it spells its name"
     if names and not any(n in entry.value for n in names):
-        via = sorted({name for name, text in entry.context if any(n in text for n in names)})
+        via = sorted({f"`{name}`" for name, text in entry.context if any(n in text for n in names)})
+        via += imported_spelling(entry, names, path)
         if via:
-            listed = ", ".join(f"`{v}`" for v in via)
+            listed = ", ".join(via)
             how = f"{listed}, which it reads, {'spell' if len(via) > 1 else 'spells'} its name"
     return (
         f"`{entry.value}` is {what} built at run time: cannot tell whether it names the runtime "
@@ -194,7 +197,7 @@ def uncertain_message(entry: EntryPoint, names: Collection[str] = ()) -> str:
     )
 
 
-def spells_target(entry: EntryPoint, names: Collection[str]) -> bool:
+def spells_target(entry: EntryPoint, names: Collection[str], path: str | None = None) -> bool:
     """Whether an entry point not :attr:`EntryPoint.certain` may name the runtime function:
     its source text spells one of ``names``, or a value of a module-level name it reads
     does (:attr:`EntryPoint.context`: ``EP`` bound twice, under an ``if``, or put into
@@ -203,10 +206,60 @@ def spells_target(entry: EntryPoint, names: Collection[str]) -> bool:
     Args:
         entry: the declaration.
         names: the targets' last names.
+        path: the ``setup.py``'s path: a module of the project it imports a name from is
+            read too (:func:`imported_spelling`; fresh41, M5). ``None`` reads none.
     """
     return any(n in entry.value for n in names) or any(
         n in text for _, text in entry.context for n in names
-    )
+    ) or bool(imported_spelling(entry, names, path))
+
+
+def imported_spelling(entry: EntryPoint, names: Collection[str], path: str | None) -> list[str]:
+    """The names an uncertain ``setup.py`` entry point reads that it imports from a module
+    of the project whose text spells one of ``names`` (``from _eps import EPS`` with
+    ``_eps.py`` beside ``setup.py`` spelling the function: fresh41, M5), each as
+    ``"`EPS` (from `_eps`)"``; ``[]`` when ``path`` is ``None`` or none does. The module is
+    looked for beside ``setup.py`` (``_eps.py``, ``_eps/__init__.py``) in the run's snapshot.
+
+    Args:
+        entry: the declaration (its :attr:`EntryPoint.context` holds the import statements).
+        names: the targets' last names.
+        path: the ``setup.py``'s path.
+    """
+    if path is None or not entry.context:
+        return []
+    import ast
+
+    from ppo_migrate.project import snapshot
+
+    folder = os.path.dirname(os.path.abspath(path))
+    out: list[str] = []
+    for name, text in entry.context:
+        if not text.startswith(("from ", "import ")):
+            continue
+        try:
+            (stmt,) = ast.parse(text).body
+        except (SyntaxError, ValueError):
+            continue
+        if isinstance(stmt, ast.ImportFrom):
+            base = folder
+            for _ in range(max(stmt.level - 1, 0)):
+                base = os.path.dirname(base)
+            module = stmt.module or ""
+        elif isinstance(stmt, ast.Import):
+            base, module = folder, next((a.name for a in stmt.names if (a.asname or a.name).split(".")[0] == name), "")
+        else:
+            continue
+        stem = os.path.join(base, *module.split(".")) if module else base
+        for candidate in (stem + ".py", os.path.join(stem, "__init__.py")):
+            try:
+                read = snapshot.current().read_text(candidate, errors="replace")
+            except (OSError, ValueError):
+                continue
+            if any(n in read for n in names):
+                out.append(f"`{name}` (from `{module or '.'}`)")
+            break
+    return sorted(set(out))
 
 
 def entry_point_references(
@@ -290,9 +343,9 @@ def entry_point_references(
         ]
         out += [
             Diagnostic(path, e.line, e.column, e.end_line, e.end_column, "PPO006",
-                       uncertain_message(e, last_names), help=entry_point_help(e, base))
+                       uncertain_message(e, last_names, path), help=entry_point_help(e, base))
             for e in entries
-            if not e.certain and spells_target(e, last_names)
+            if not e.certain and spells_target(e, last_names, path)
         ]
     out.sort(key=Diagnostic.sort_key)
     if out and text is not None and "noqa" in text.lower() and toml:
@@ -399,6 +452,6 @@ def loaded_modules(entries: Iterable[EntryPoint]) -> frozenset[str]:
 
 __all__ = [
     "CFG_NOQA", "SCRIPT_GROUPS", "entry_point_help", "entry_point_message", "entry_point_references",
-    "ini_comments_above", "invalid_value_message", "loaded_modules", "refused_file_message", "names_any", "spells_target",
-    "toml_comment", "toml_comments", "uncertain_message", "unescaped",
+    "imported_spelling", "ini_comments_above", "invalid_value_message", "loaded_modules", "names_any",
+    "refused_file_message", "spells_target", "toml_comment", "toml_comments", "uncertain_message", "unescaped",
 ]

@@ -288,3 +288,45 @@ def test_a_broken_file_declaring_entry_points_does_not_claim_none() -> None:
     assert _broken(description, "pyproject.toml")[0][3].endswith(
         "it names the runtime function only in `project.description`, which declares no entry point, but "
         "packaging tools refuse the file as it stands")
+
+
+# -- M5: setup.py values from imports, functions, tuple unpacking, helpers --------------------------
+def _setup_rows(tmp_path, setup_py: str, extra: dict | None = None) -> list[tuple]:
+    from cli_helpers import check_findings, write_tree
+
+    root = write_tree(tmp_path / "p", {"setup.py": setup_py, **(extra or {})})
+    return [(f["location"]["row"], f["location"]["column"], f["code"], f["message"]) for f in check_findings(root)]
+
+
+def test_a_setup_py_value_from_an_imported_module_is_a_cannot_tell(tmp_path) -> None:
+    setup_py = ("from setuptools import setup\nfrom _eps import EPS\n"
+                "setup(name='m5', version='0.1', py_modules=[], entry_points=EPS)\n")
+    eps = f'EPS = {{"grp": ["z = {FN}"]}}\n'
+    ((line, column, code, message),) = _setup_rows(tmp_path, setup_py, {"_eps.py": eps})
+    assert (line, column, code) == (3, 61, "PPO006")
+    assert message.startswith("`EPS` is `setup(entry_points=...)` built at run time: cannot tell whether it "
+                              "names the runtime function (`EPS` (from `_eps`), which it reads, spells its name)")
+
+
+def test_function_tuple_and_helper_values_are_a_cannot_tell(tmp_path) -> None:
+    setup_py = (
+        "from setuptools import setup\n"
+        "def more():\n"
+        f"    return ['a = {FN}']\n"
+        f"EP, X = '{FN}', 1\n"
+        "setup(name='m5', py_modules=[], entry_points={'grp2': more(), 'grp3': ['b = ' + EP]})\n"
+    )
+    rows = _setup_rows(tmp_path, setup_py)
+    assert [(line, column, code) for line, column, code, _ in rows] == [(5, 55, "PPO006"), (5, 72, "PPO006")]
+    assert rows[0][3].startswith("`more()` is an entry point of group `grp2` built at run time: cannot tell "
+                                 "whether it names the runtime function (`more`, which it reads, spells its name)")
+    assert rows[1][3].startswith("`'b = ' + EP` is an entry point of group `grp3` built at run time: cannot "
+                                 "tell whether it names the runtime function (`EP`, which it reads, spells its name)")
+    helper = (
+        "from setuptools import setup\nEPS = {'grp': ['x = os:getcwd']}\n"
+        f"def add(d):\n    d['grp'] = ['a = {FN}']\nadd(EPS)\n"
+        "setup(name='m5', py_modules=[], entry_points=EPS)\n"
+    )
+    ((line, column, code, message),) = _setup_rows(tmp_path / "h", helper)
+    assert (line, column, code) == (6, 46, "PPO006")
+    assert message.startswith("`EPS` is `setup(entry_points=...)` built at run time: cannot tell")
