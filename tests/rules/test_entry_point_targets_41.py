@@ -330,3 +330,18 @@ def test_function_tuple_and_helper_values_are_a_cannot_tell(tmp_path) -> None:
     ((line, column, code, message),) = _setup_rows(tmp_path / "h", helper)
     assert (line, column, code) == (6, 46, "PPO006")
     assert message.startswith("`EPS` is `setup(entry_points=...)` built at run time: cannot tell")
+
+
+# -- W8: --stdin-filename of a configuration file is not parsed as Python ---------------------------
+def test_stdin_named_as_a_config_file_is_not_parsed_as_python(tmp_path) -> None:
+    from cli_helpers import run_cli
+
+    body = f"[grp]\na = {FN}\n".encode()
+    proc = run_cli("check", "--output-format", "concise", "--stdin-filename", "ep.cfg", "-", cwd=tmp_path, input=body)
+    assert (proc.returncode, proc.stdout.strip()) == (0, "All checks passed!"), proc.stdout + proc.stderr
+    proc = run_cli("apply", "--stdin-filename", "ep.cfg", "-", cwd=tmp_path, input=body)
+    assert proc.returncode == 0 and proc.stdout == body.decode(), proc.stdout + proc.stderr
+    # a Python name is still analysed
+    code = b"from verl.trainer.constants_ppo import get_ppo_ray_runtime_env\nget_ppo_ray_runtime_env()\n"
+    proc = run_cli("check", "--output-format", "concise", "--stdin-filename", "a.py", "-", cwd=tmp_path, input=code)
+    assert proc.returncode == 1 and "a.py:2:1: PPO002" in proc.stdout, proc.stdout + proc.stderr
