@@ -106,7 +106,7 @@ def spells_by_reference(path: str, data: bytes, names: Sequence[bytes]) -> bool:
 
 _SETUP_PY = "setup.py"
 #: a module a ``setup.py`` imports by name (``from _eps import EPS``, ``import _eps``)
-_IMPORTED = re.compile(rb"^[ \t]*(?:from[ \t]+(\.*[\w.]*)[ \t]+import|import[ \t]+([\w.]+))", re.M)
+_IMPORTED = re.compile(rb"^[ \t]*(?:from[ \t]+(\.*[\w.]*)[ \t]+import|import[ \t]+([\w.]+))", re.MULTILINE)
 
 
 def spells_by_import(path: str, data: bytes, names: Sequence[bytes]) -> bool:

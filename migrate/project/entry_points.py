@@ -202,8 +202,9 @@ def _build(source) -> Declarations:
         return Declarations((), pyproject_problem("\ufeff" + text))
     if name == "setup.cfg" and source.data.startswith(b"\xef\xbb\xbf"):
         # setuptools opens it as ``utf-8``, the mark kept: no section header (fresh41, W7)
-        return Declarations((), ("a UTF-8 byte order mark starts the file, which setuptools reads as "
-                                 "text before the first section header", 1, 1))
+        why = ("a UTF-8 byte order mark starts the file, which setuptools reads as text before the "
+               "first section header")
+        return Declarations((), (why, 1, 1))
     entries = tuple(entry_points_of(name, text))
     referenced = tuple(_referenced_entry_points(source.key, name, text))
     if referenced:
@@ -436,8 +437,8 @@ def _entry_points_config(text: str) -> tuple[list[tuple[str, str, str, int]], tu
         parser.read_string(text)
         groups = {g: dict(parser.items(g)) for g in parser.sections()}
     except configparser.DuplicateOptionError as exc:
-        return [], (f"the option `{exc.option}` is written twice in `[{exc.section}]` (setuptools' "
-                    "parser is strict)", exc.lineno or 1)
+        why = f"the option `{exc.option}` is written twice in `[{exc.section}]` (setuptools' parser is strict)"
+        return [], (why, exc.lineno or 1)
     except configparser.DuplicateSectionError as exc:
         return [], (f"the section `[{exc.section}]` is written twice (setuptools' parser is strict)",
                     exc.lineno or 1)

@@ -94,8 +94,10 @@ def entry_point_message(entry: EntryPoint) -> str:
 
 
 #: how a ``setup.cfg`` entry point is marked: a comment after its value would be part of the
-#: value (fresh41, W0), so the ``# noqa`` goes on a line of its own above it
-CFG_NOQA = "put `# noqa: PPO006` on a line of its own above it (in setup.cfg a comment after a value is part of the value)"
+#: value (fresh41, W0), so the noqa comment goes on a line of its own above it
+CFG_NOQA = (
+    "put `# noqa: PPO006` on a line of its own above it (in setup.cfg a comment after a value is part of the value)"
+)
 
 
 def entry_point_help(entry: EntryPoint, file: str = "") -> str:

@@ -9,8 +9,8 @@ Each test asserts the place, code and text the code before these fixes did not g
 from __future__ import annotations
 
 import time
-import tomllib
 
+import tomllib
 from ppo_migrate.project import entry_points as ep
 from ppo_migrate.project.entry_points import pyproject_entry_points
 
@@ -173,7 +173,8 @@ def test_dashed_group_names_become_underscores_as_setuptools_makes_them() -> Non
     assert message.startswith(f"`{FN}` is declared as the script `b` (`console_scripts`), whose wrapper")
     assert help_line.startswith("Point the script at a function of the project")
     # of two options naming one group, setuptools keeps the later
-    both = f"[metadata]\nname = w4\n[options.entry_points]\nconsole_scripts = a = os:getcwd\nconsole-scripts = b = {FN}\n"
+    both = (f"[metadata]\nname = w4\n[options.entry_points]\nconsole_scripts = a = os:getcwd\n"
+            f"console-scripts = b = {FN}\n")
     assert _cfg_rows(both) == [("console_scripts", "b", 5, 23, 73)]
 
 
@@ -273,7 +274,8 @@ def test_a_broken_file_declaring_entry_points_does_not_claim_none() -> None:
         "not valid TOML: Invalid value; it spells the runtime function's name only in a comment, but it "
         "declares entry points, which cannot be read: cannot tell whether one names the function (a "
         "re-export of it, say)"))]
-    escaped = ('[project]\nname = "w5"\n[project.scripts]\nb = "verl.trainer.constants_ppo:get_ppo_ray_\\u0072untime_env"\n'
+    escaped = ('[project]\nname = "w5"\n[project.scripts]\n'
+               'b = "verl.trainer.constants_ppo:get_ppo_ray_\\u0072untime_env"\n'
                '# get_ppo_ray_runtime_env\nx = = 1\n')
     assert _broken(escaped, "pyproject.toml")[0][3] == "not valid TOML: Invalid value; its entry points cannot be read"
     cfg = ("[metadata]\nname = w5\n[options.entry_points]\n# wraps get_ppo_ray_runtime_env\n"
