@@ -42,8 +42,9 @@ Positions: a value's line and column in the file (code points, 1-based), found i
 dotted key's path read by :mod:`tomllib`: ``entry-points.grp.b =`` under ``[project]``) with
 the header above it is the entry's, or inside the table the parser put it in, else the string
 literal that decodes to it (``\\u`` escapes, a multi-line string, which
-then spans key line to closing quotes); for ``setup.cfg``, the line of the section holding the value; for ``setup.py``, the string
-constant holding it. A value whose text cannot be found is placed at the table's header (TOML)
+then spans key line to closing quotes; a Poetry table's at its ``reference`` key); for
+``setup.cfg``, the line of the section holding the value, as :mod:`configparser` lays the
+section out (:func:`_ini_layout`); for ``setup.py``, the string constant holding it. A value whose text cannot be found is placed at the table's header (TOML)
 or section's header (``setup.cfg``).
 
 Sources: the packaging guide's "Entry points specification" (the value's syntax,
@@ -185,7 +186,9 @@ def declared_entry_points(source) -> Declarations:
         The declarations in file order; ``()`` for another file or one its parser refuses
         (:attr:`Declarations.problem` then says why: read from the file's bytes, so a
         ``pyproject.toml`` starting with a UTF-8 byte order mark, which :mod:`tomllib`
-        refuses, is refused here too, though the decoded text has no mark; fresh40, W4).
+        refuses, is refused here too, though the decoded text has no mark; fresh40, W4; and a
+        ``setup.cfg`` starting with one, which setuptools opens as ``utf-8`` and whose parser
+        then finds no section header; fresh41, W7).
     """
     return source.derived(__name__, _build)
 
