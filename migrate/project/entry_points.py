@@ -44,8 +44,9 @@ the header above it is the entry's, or inside the table the parser put it in, el
 literal that decodes to it (``\\u`` escapes, a multi-line string, which
 then spans key line to closing quotes; a Poetry table's at its ``reference`` key); for
 ``setup.cfg``, the line of the section holding the value, as :mod:`configparser` lays the
-section out (:func:`_ini_layout`); for ``setup.py``, the string constant holding it. A value whose text cannot be found is placed at the table's header (TOML)
-or section's header (``setup.cfg``).
+section out (:func:`_ini_layout`); for ``setup.py``, the string constant holding it. A
+value whose text cannot be found is placed at the table's header (TOML) or section's header
+(``setup.cfg``).
 
 Sources: the packaging guide's "Entry points specification" (the value's syntax,
 ``module:qualname [extras]``) and "pyproject.toml specification"; setuptools' "Entry Points" and
