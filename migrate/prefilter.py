@@ -43,7 +43,8 @@ def spells_escaped(path: str, data: bytes, names: Sequence[bytes]) -> bool:
     strings decode them, and the entry point then names the function; trial 26h), or when a
     ``setup.cfg`` or ``pyproject.toml`` names a file of entry points that spells one
     (:func:`spells_by_reference`; fresh40). Any other file, or one with no such escape or
-    reference, answers ``False`` at once.
+    reference, answers ``False`` at once. A ``setup.py`` importing from a module beside it
+    that spells one counts too (:func:`spells_by_import`; fresh41, M5).
 
     Args:
         path: the file's path (its base name decides).
@@ -51,6 +52,8 @@ def spells_escaped(path: str, data: bytes, names: Sequence[bytes]) -> bool:
         names: the targets' last names, encoded.
     """
     if path.endswith(_REFERRING_FILES) and spells_by_reference(path, data, names):
+        return True
+    if path.endswith(_SETUP_PY) and spells_by_import(path, data, names):
         return True
     if not path.endswith(_ESCAPING_FILE) or os.path.basename(path) != _ESCAPING_FILE:
         return False
@@ -98,6 +101,44 @@ def spells_by_reference(path: str, data: bytes, names: Sequence[bytes]) -> bool:
             continue
         if any(n in read for n in names):
             return True
+    return False
+
+
+_SETUP_PY = "setup.py"
+#: a module a ``setup.py`` imports by name (``from _eps import EPS``, ``import _eps``)
+_IMPORTED = re.compile(rb"^[ \t]*(?:from[ \t]+(\.*[\w.]*)[ \t]+import|import[ \t]+([\w.]+))", re.MULTILINE)
+
+
+def spells_by_import(path: str, data: bytes, names: Sequence[bytes]) -> bool:
+    """Whether a ``setup.py`` imports from a module beside it (``from _eps import EPS``:
+    ``_eps.py`` or ``_eps/__init__.py``) whose bytes spell one of ``names``: its
+    ``setup(entry_points=...)`` may then take the function from there, and the file is
+    analysed for a "cannot tell" PPO006 (fresh41, MISSED M5). Any other file answers
+    ``False`` at once; the modules are read through the run's snapshot.
+
+    Args:
+        path: the file's path (its base name decides).
+        data: its raw bytes.
+        names: the targets' last names, encoded.
+    """
+    if os.path.basename(path) != _SETUP_PY or b"import" not in data:
+        return False
+    from ppo_migrate.project import snapshot
+
+    folder = os.path.dirname(os.path.abspath(path))
+    for m in _IMPORTED.finditer(data):
+        module = (m.group(1) or m.group(2) or b"").lstrip(b".").decode("ascii", "replace")
+        if not module or module.split(".")[0] in ("setuptools", "distutils", "os", "sys", "re", "io"):
+            continue
+        stem = os.path.join(folder, *module.split("."))
+        for candidate in (stem + ".py", os.path.join(stem, "__init__.py")):
+            try:
+                read = snapshot.current().read_bytes(candidate)
+            except (OSError, ValueError):
+                continue
+            if any(n in read for n in names):
+                return True
+            break
     return False
 
 

@@ -179,12 +179,22 @@ def stdin(settings, name: str | None, mode, keep: dict[str, str] | None = None):
 
     ``keep``: when given, the decoded text is stored there under the display name (the
     ``full`` format's frames come from it: the file named by ``--stdin-filename`` on disk
-    may differ, and standard input cannot be read twice)."""
+    may differ, and standard input cannot be read twice). A ``name`` of a configuration
+    file that is never Python (:func:`ppo_migrate.project.discovery.is_config_file`:
+    ``ep.cfg``, ``tox.ini``) gives no finding, its bytes echoed unchanged by ``apply -``."""
     from ppo_migrate.cli.runner import process_data
 
     if sys.stdin is None:  # started without one (``<&-``)
         console.fail("cannot read standard input: it is closed")
     data = sys.stdin.buffer.read()
+    from ppo_migrate.project.discovery import is_config_file
+
+    if name and is_config_file(name):
+        # ``--stdin-filename ep.cfg``: a configuration file that is never Python is skipped,
+        # as it is when named on the command line, not parsed as Python (fresh41, W8)
+        from ppo_migrate.cli.runner import FileOutcome
+
+        return FileOutcome(name, False, (), new_data=data)
     if keep is not None:
         from ppo_migrate.files import decode_source
 

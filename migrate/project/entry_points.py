@@ -42,9 +42,11 @@ Positions: a value's line and column in the file (code points, 1-based), found i
 dotted key's path read by :mod:`tomllib`: ``entry-points.grp.b =`` under ``[project]``) with
 the header above it is the entry's, or inside the table the parser put it in, else the string
 literal that decodes to it (``\\u`` escapes, a multi-line string, which
-then spans key line to closing quotes); for ``setup.cfg``, the line of the section holding the value; for ``setup.py``, the string
-constant holding it. A value whose text cannot be found is placed at the table's header (TOML)
-or section's header (``setup.cfg``).
+then spans key line to closing quotes; a Poetry table's at its ``reference`` key); for
+``setup.cfg``, the line of the section holding the value, as :mod:`configparser` lays the
+section out (:func:`_ini_layout`); for ``setup.py``, the string constant holding it. A
+value whose text cannot be found is placed at the table's header (TOML) or section's header
+(``setup.cfg``).
 
 Sources: the packaging guide's "Entry points specification" (the value's syntax,
 ``module:qualname [extras]``) and "pyproject.toml specification"; setuptools' "Entry Points" and
@@ -100,6 +102,10 @@ class EntryPoint(NamedTuple):
             makes setuptools read (:func:`entry_point_files`: ``entry_points = file: ep.cfg``):
             the file as named here and the line there; the position is then this file's,
             the file's name where it is named (fresh40, MISSED). ``""`` for one written here.
+        problem: for a file of entry points setuptools refuses (not UTF-8, an option
+            written twice), why: the entry then declares nothing (no group, name or value),
+            :attr:`origin` names the file and line, and :attr:`context` holds ``("text",
+            the file's text)`` (fresh41, W7). ``""`` for an entry point.
     """
 
     group: str
@@ -112,6 +118,7 @@ class EntryPoint(NamedTuple):
     certain: bool = True
     context: tuple[tuple[str, str], ...] = ()
     origin: str = ""
+    problem: str = ""
 
     @property
     def qualified(self) -> str | None:
@@ -180,7 +187,9 @@ def declared_entry_points(source) -> Declarations:
         The declarations in file order; ``()`` for another file or one its parser refuses
         (:attr:`Declarations.problem` then says why: read from the file's bytes, so a
         ``pyproject.toml`` starting with a UTF-8 byte order mark, which :mod:`tomllib`
-        refuses, is refused here too, though the decoded text has no mark; fresh40, W4).
+        refuses, is refused here too, though the decoded text has no mark; fresh40, W4; and a
+        ``setup.cfg`` starting with one, which setuptools opens as ``utf-8`` and whose parser
+        then finds no section header; fresh41, W7).
     """
     return source.derived(__name__, _build)
 
@@ -195,6 +204,11 @@ def _build(source) -> Declarations:
     text = source.text
     if name == "pyproject.toml" and source.data.startswith(b"\xef\xbb\xbf"):
         return Declarations((), pyproject_problem("\ufeff" + text))
+    if name == "setup.cfg" and source.data.startswith(b"\xef\xbb\xbf"):
+        # setuptools opens it as ``utf-8``, the mark kept: no section header (fresh41, W7)
+        why = ("a UTF-8 byte order mark starts the file, which setuptools reads as text before the "
+               "first section header")
+        return Declarations((), (why, 1, 1))
     entries = tuple(entry_points_of(name, text))
     referenced = tuple(_referenced_entry_points(source.key, name, text))
     if referenced:
@@ -321,10 +335,24 @@ def _referenced_entry_points(key: str, name: str, text: str) -> Iterator[EntryPo
     snapshot as setuptools reads them (UTF-8; a path not below the file's folder, or not a
     file, is skipped: setuptools refuses or skips it), each placed where its file is named.
 
+    setuptools joins the files' texts into one (``"\\n".join``), so a file with no header of
+    its own continues the previous file's last group (fresh41, MISSED M2), then reads it:
+    for ``setup.cfg``'s ``file:`` with the entry points line reader (:func:`_entry_points_text`:
+    ``#`` comments only, no interpolation: a ``; a = ...`` line is an entry point named
+    ``; a``, fresh41, M6); for ``pyproject.toml``'s ``[tool.setuptools.dynamic]`` with a
+    strict :class:`configparser.ConfigParser` (``%(name)s`` interpolated, ``#``/``;``
+    comments, an option written twice refused: fresh41, M1 and W7). A file setuptools
+    refuses (not UTF-8, or a text its parser refuses) gives one entry carrying the reason
+    (:attr:`EntryPoint.problem`), at the place the first such file is named, with its text
+    as :attr:`EntryPoint.context` (the rule reports it when that text names the function).
+
     Args:
         key: the packaging file's absolute path.
         name: its base name.
         text: its decoded text.
+
+    Source: setuptools' ``config.expand.read_files`` and ``entry_points`` (the pyproject
+    path), ``config.setupcfg`` (``_parse_file``) and ``_entry_points.load`` (the line reader).
     """
     named = entry_point_files(name, text)
     if not named:
@@ -332,30 +360,102 @@ def _referenced_entry_points(key: str, name: str, text: str) -> Iterator[EntryPo
     from ppo_migrate.project import snapshot
 
     folder = os.path.dirname(key)
+    texts: list[tuple[str, str, tuple[int, int, int, int]]] = []  # (path as named, text, place)
     for path, line, column, end_line, end_column in named:
+        place = (line, column, end_line, end_column)
         full = os.path.normpath(os.path.join(folder, path))
         if not full.startswith(folder.rstrip(os.sep) + os.sep):
             continue  # setuptools: "Cannot access ... (or anything outside ...)"
         try:
-            content = snapshot.current().read_text(full, encoding="utf-8")
+            data = snapshot.current().read_bytes(full)
         except (OSError, ValueError):
             continue  # setuptools: "File ... cannot be found", skipped
-        for group, entry, value, at in _ini_groups(content):
-            yield EntryPoint(group, entry, value, line, column, end_line, end_column, origin=f"{path}:{at}")
+        try:
+            content = data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            bad_line = data[: exc.start].count(b"\n") + 1
+            yield EntryPoint("", "", "", *place, origin=f"{path}:{bad_line}",
+                             context=(("text", data.decode("utf-8", "replace")),),
+                             problem=f"it is not UTF-8 text ({exc.reason} at byte {exc.start}), as "
+                             "setuptools reads it")
+            return
+        texts.append((path, content, place))
+    if not texts:
+        return
+    # the joined text's line n -> (file's index, its line there)
+    where: list[tuple[int, int]] = []
+    for i, (_, content, _) in enumerate(texts):
+        where += [(i, n) for n in range(1, content.count("\n") + 2)]
+    joined = "\n".join(content for _, content, _ in texts)
+
+    def located(n: int) -> tuple[str, tuple[int, int, int, int], int]:
+        i, at = where[n - 1] if 0 < n <= len(where) else (len(texts) - 1, n)
+        return texts[i][0], texts[i][2], at
+
+    if name == "setup.cfg":
+        for group, entry, value, at in _entry_points_text(joined):
+            path, place, line = located(at)
+            yield EntryPoint(group, entry, value, *place, origin=f"{path}:{line}")
+        return
+    entries, problem = _entry_points_config(joined)
+    if problem is not None:
+        message, at = problem
+        path, place, line = located(at)
+        yield EntryPoint("", "", "", *place, origin=f"{path}:{line}", context=(("text", joined),),
+                         problem=message)
+        return
+    for group, entry, value, at in entries:
+        path, place, line = located(at)
+        yield EntryPoint(group, entry, value, *place, origin=f"{path}:{line}")
 
 
-def _ini_groups(text: str) -> Iterator[tuple[str, str, str, int]]:
-    """``(group, name, value, line)`` of an entry points file (``[group]`` headers, one
-    ``name = value`` a line; blank lines and comments skipped), as setuptools reads it."""
+def _entry_points_text(text: str) -> Iterator[tuple[str, str, str, int]]:
+    """``(group, name, value, line)`` of a text of entry points read as setuptools reads
+    the one ``setup.cfg``'s ``file:`` names (importlib's ``Sectioned`` line reader: each
+    line stripped, blank lines and ``#`` lines skipped, ``[group]`` a header, ``name =
+    value`` split at the first ``=``; a ``;`` line is no comment there: fresh41, M6)."""
     group = None
-    for n, raw in enumerate(text.splitlines(), 1):
+    for n, raw in enumerate(text.split("\n"), 1):
         line = raw.strip()
-        if line.startswith("[") and line.endswith("]"):
-            group = line[1:-1].strip()
+        if not line or line.startswith("#"):
             continue
-        if group is not None:
-            for name, value in _ini_lines(line):
-                yield group, name, value, n
+        if line.startswith("[") and line.endswith("]"):
+            group = line.strip("[]")
+            continue
+        if group is not None and "=" in line:
+            entry, _, value = line.partition("=")
+            yield group, entry.strip(), value.strip(), n
+
+
+def _entry_points_config(text: str) -> tuple[list[tuple[str, str, str, int]], tuple[str, int] | None]:
+    """The entry points of a text setuptools reads for ``[tool.setuptools.dynamic]
+    entry-points`` (``config.expand.entry_points``: ``ConfigParser(default_section=None,
+    delimiters=("=",))``, option names as written, strict, ``%(name)s`` interpolated):
+    ``([(group, name, value, line)], None)``, or ``([], (why, line))`` for a text it refuses
+    (fresh41, W7: an option written twice)."""
+    import configparser
+
+    parser = configparser.ConfigParser(default_section=None, delimiters=("=",))  # type: ignore[call-overload]
+    parser.optionxform = str  # type: ignore[assignment,method-assign]
+    try:
+        parser.read_string(text)
+        groups = {g: dict(parser.items(g)) for g in parser.sections()}
+    except configparser.DuplicateOptionError as exc:
+        why = f"the option `{exc.option}` is written twice in `[{exc.section}]` (setuptools' parser is strict)"
+        return [], (why, exc.lineno or 1)
+    except configparser.DuplicateSectionError as exc:
+        return [], (f"the section `[{exc.section}]` is written twice (setuptools' parser is strict)",
+                    exc.lineno or 1)
+    except (configparser.Error, ValueError) as exc:
+        return [], (str(exc).splitlines()[0], getattr(exc, "lineno", None) or 1)
+    layout = _ini_layout(text, "=")
+    out: list[tuple[str, str, str, int]] = []
+    for group, options in groups.items():
+        rows = layout.get(group, {})
+        for entry, value in options.items():
+            at = rows.get(entry)
+            out.append((group, entry, value.strip(), at[0][0] if at else 1))
+    return out, None
 
 
 class _Lines:
@@ -406,7 +506,9 @@ def pyproject_entry_points(text: str) -> list[EntryPoint]:
         data = tomllib.loads(text)
     except (tomllib.TOMLDecodeError, ValueError, RecursionError):
         return []
-    declared: list[tuple[tuple[str, ...], str, str, str]] = []  # (table, group, name, value)
+    # (table, group, name, value, where): ``where`` is the key path below the table that
+    # holds the string, ``(name,)``, or ``(name, "reference")`` for a Poetry table
+    declared: list[tuple[tuple[str, ...], str, str, str, tuple[str, ...]]] = []
     for path, group in _TOML_TABLES.items():
         table = _descend(data, path)
         if not isinstance(table, dict):
@@ -416,34 +518,36 @@ def pyproject_entry_points(text: str) -> list[EntryPoint]:
         }
         for g, entries in groups.items():
             for name, value in entries.items():
+                where: tuple[str, ...] = (name,)
                 if isinstance(value, dict) and path[:2] == ("tool", "poetry"):
-                    value = poetry_reference(value)
+                    value, where = poetry_reference(value), (name, _poetry_key(value))
                 if isinstance(value, str):
-                    declared.append((path if group is not None else (*path, g), g, name, value))
+                    declared.append((path if group is not None else (*path, g), g, name, value, where))
     if not declared:
         return []
     lines = _Lines(text)
     headers = _toml_headers(text, lines)
-    used: set[int] = set()
+    spots = _TomlPlaces(text, lines, headers)
+    # a Poetry table's string is placed as the value of its ``reference`` (or ``callable``)
+    # key in the script's table: ``scripts.d = { reference = ... }``, ``scripts.e.callable =
+    # ...``, ``[tool.poetry.scripts.f]`` (fresh41, W1: these went to 1:1 or the header)
+    keys = [((*table, *where[:-1]), where[-1], where[0] if len(where) > 1 else "")
+            for table, _, _, _, where in declared]
     # first each value written under its own table's header, then those written in a table
     # above it (``gui-scripts = {...}`` in ``[project]``): an occurrence is placed once
     places: list[tuple[int, int, int, int] | None] = [
-        _toml_position(text, lines, headers, table, value, used, exact=True, name=name)
-        for table, _, name, value in declared
+        spots.written(holder, key, value, exact=True, owner=owner)
+        for (holder, key, owner), (_, _, _, value, _) in zip(keys, declared)
     ]
-    for i, (table, _, name, value) in enumerate(declared):
+    for i, ((holder, key, owner), (_, _, _, value, _)) in enumerate(zip(keys, declared)):
         if places[i] is None:
-            places[i] = _toml_position(text, lines, headers, table, value, used, exact=False, name=name)
-    literals: list[tuple[int, int, str]] | None = None
-    for i, (table, _, name, value) in enumerate(declared):
+            places[i] = spots.written(holder, key, value, exact=False, owner=owner)
+    for i, ((holder, key, owner), (_, _, _, value, _)) in enumerate(zip(keys, declared)):
         if places[i] is None:  # escaped or multi-line: its decoded string literal
-            if literals is None:
-                literals = _toml_literals(text)
-            places[i] = _toml_literal_position(lines, headers, table, value, used, name, literals) \
-                or _toml_header(lines, headers, table)
+            places[i] = spots.decoded(holder, key, value, owner=owner) or _toml_header(lines, headers, holder)
     out = [
         EntryPoint(group, name, value, *place)  # type: ignore[misc]
-        for (_, group, name, value), place in zip(declared, places)
+        for (_, group, name, value, _), place in zip(declared, places)
     ]
     out.sort(key=lambda e: (e.line, e.column))
     return out
@@ -469,6 +573,11 @@ def poetry_reference(table: dict) -> str | None:
         if isinstance(value, str):
             return value
     return None
+
+
+def _poetry_key(table: dict) -> str:
+    """The key of a Poetry table whose string :func:`poetry_reference` returns."""
+    return "reference" if isinstance(table.get("reference"), str) else "callable"
 
 
 #: ``(at line N, column M)`` at the end of a :class:`tomllib.TOMLDecodeError`'s message
@@ -542,6 +651,46 @@ def named_outside_entry_points(name: str, text: str, names: Iterable[str]) -> st
     return ordered[0] if len(ordered) == 1 else ", ".join(ordered[:-1]) + " and " + ordered[-1]
 
 
+def declares_entry_points(name: str, text: str) -> bool:
+    """Whether a packaging file, read line by line (it may be one its parser refuses), has
+    a key where an entry point is declared: a key of an entry point table of a
+    ``pyproject.toml`` (``[project.scripts]``, ``scripts.x =`` under ``[project]``,
+    ``[tool.setuptools.dynamic]``'s ``entry-points``), or an option of ``setup.cfg``'s
+    ``[options.entry_points]`` or ``[DEFAULT]``, or its ``[options] entry_points``. A broken
+    file that names the function only in a comment may still declare an entry point naming
+    a re-export of it, which the tool cannot read (fresh41, W5).
+
+    Args:
+        name: the file's base name.
+        text: its decoded text.
+    """
+    if name == "setup.cfg":
+        layout = _ini_layout(text)
+        return bool(layout.get(_SECTION)) or bool(layout.get("DEFAULT")) or any(
+            o.replace("-", "_") == "entry_points" for o in layout.get("options", {}))
+    if name != "pyproject.toml":
+        return False
+    lines = _Lines(text)
+    headers = _toml_headers(text, lines)
+    tables = [*_TOML_TABLES, ("tool", "setuptools", "dynamic", "entry-points")]
+    from bisect import bisect_left
+
+    starts = [at for at, _ in headers]
+    for n in range(1, len(lines.starts) + 1):
+        body = lines.line_text(n)
+        stripped = body.strip()
+        if not stripped or stripped.startswith(("#", "[")) or "=" not in stripped:
+            continue
+        at = lines.starts[n - 1]
+        h = bisect_left(starts, at)
+        path = headers[h - 1][1] if h else ()
+        written = _key_path(body[: body.index("=") + 1])
+        key = (*path, *(written or ()))
+        if any(key[: len(t)] == t or (written and t[: len(key)] == key) for t in tables):
+            return True
+    return False
+
+
 def _ini_places(text: str, spots: list[int]) -> list[str] | None:
     """Each spot's place in an INI text (``"a comment"``, ``"`section.option`"``);
     ``None`` when one may be an entry point (``[options.entry_points]``, ``[DEFAULT]``, whose
@@ -556,9 +705,9 @@ def _ini_places(text: str, spots: list[int]) -> list[str] | None:
         if stripped.startswith(("#", ";")):
             where[n] = "a comment"
             continue
-        header = re.fullmatch(r"\[(.+)\]", stripped) if not body[:1].isspace() else None
+        header = _ini_header(body)
         if header is not None:
-            section, option = header.group(1), None
+            section, option = header, None
             where[n] = None
             continue
         if not body[:1].isspace() and stripped:
@@ -581,17 +730,21 @@ def _toml_places(text: str, spots: list[int]) -> list[str] | None:
     headers = _toml_headers(text, lines)
     tokens = [(m.start(), m.end(), m.group().startswith("#")) for m in _TOML_TOKEN.finditer(text)]
     tables = [*_TOML_TABLES, ("tool", "setuptools", "dynamic", "entry-points")]
+    from bisect import bisect_left, bisect_right
+
+    token_starts = [start for start, _, _ in tokens]
+    header_starts = [where for where, _ in headers]
     places: list[str] = []
-    for at in spots:
-        token = next(((start, comment) for start, end, comment in tokens if start <= at < end), None)
-        if token is None:
+    for at in spots:  # each a look-up, not a scan (fresh41, H1)
+        i = bisect_right(token_starts, at) - 1
+        if i < 0 or not at < tokens[i][1]:
             return None
-        start, comment = token
+        start, _, comment = tokens[i]
         if comment:
             places.append("a comment")
             continue
-        above = [path for where, path in headers if where < start]
-        path = above[-1] if above else ()
+        h = bisect_left(header_starts, start)
+        path = headers[h - 1][1] if h else ()
         written = _key_path(text[text.rfind("\n", 0, start) + 1:start])
         if written is None:
             return None
@@ -639,38 +792,177 @@ def _toml_headers(text: str, lines: _Lines) -> list[tuple[int, tuple[str, ...]]]
     return out
 
 
-def _toml_position(
-    text: str, lines: _Lines, headers: list[tuple[int, tuple[str, ...]]],
-    table: tuple[str, ...], value: str, used: set[int], *, exact: bool, name: str = "",
-) -> tuple[int, int, int, int] | None:
-    """Where ``value`` (a string of ``table``, the value of the key ``name``) is written:
-    the first quoted occurrence not placed yet (``used``: their character indexes) whose
-    header above it is ``table`` (``exact``) or a table above it (a dotted key or an inline
-    table of ``[project]`` holds it), and whose line spells ``name`` before it; ``None``
-    when there is none (a value written another way, ``\"\"\"\\``-continued or escaped, is
-    then placed at its table's header, not at another key's line)."""
-    key = re.compile(rf"(?<![\w.-]){re.escape(name)}(?![\w.-])") if name else None
-    for quote in ('"', "'"):
-        needle = f"{quote}{value}{quote}"
-        start = text.find(needle)
-        while start >= 0:
-            above = [path for at, path in headers if at < start]
-            path = above[-1] if above else ()
-            prefix = text[text.rfind("\n", 0, start) + 1:start]
-            written = _key_path(prefix) if name else None
-            if written is not None:  # a plain ``key = `` line: its whole dotted key decides
-                fits = (*path, *written) == (*table, name)
+class _TomlPlaces:
+    """Where the string values of a ``pyproject.toml`` are written, for placing its entry
+    points: each string literal of the text (:data:`_TOML_TOKEN`) with the table header above
+    it and the whole key its line assigns (:func:`_key_path`), indexed once by its text as
+    written and, when needed, as decoded. A value is then found by one look-up of its key
+    path, and each literal is read at most once, so placing ``n`` entry points takes time
+    linear in the file (fresh41, H1: each value was searched for through the whole text
+    with a parse of every occurrence's key, quadratic: a 1.2 MB file did not finish).
+
+    Attributes:
+        used: the character indexes of the literals placed already (each is placed once).
+    """
+
+    def __init__(self, text: str, lines: _Lines, headers: list[tuple[int, tuple[str, ...]]]) -> None:
+        self.text, self.lines = text, lines
+        self._header_at = [at for at, _ in headers]
+        self._header_path = [path for _, path in headers]
+        self.used: set[int] = set()
+        self._tokens = [
+            (m.start(), m.end(), m.group()) for m in _TOML_TOKEN.finditer(text) if not m.group().startswith("#")
+        ]
+        self._raw: dict[str, list[tuple[int, int]]] | None = None
+        self._decoded: dict[str, list[tuple[int, int]]] | None = None
+        # (text, whole key path) -> literals a plain ``key =`` line assigns, in order; and
+        # text -> the other literals (in an inline table, an array), with a read pointer each
+        self._keyed: dict[tuple[str, str, tuple[str, ...]], list[int]] = {}
+        self._loose: dict[tuple[str, str], list[int]] = {}
+        self._pointer: dict[object, int] = {}
+        self._indexed: set[tuple[str, str]] = set()
+        self._ends: dict[int, int] = {}
+
+    def _path_at(self, start: int) -> tuple[str, ...]:
+        """The key path of the last table header before ``start`` (``()``: none)."""
+        from bisect import bisect_left
+
+        i = bisect_left(self._header_at, start)
+        return self._header_path[i - 1] if i else ()
+
+    def _prefix(self, start: int) -> str:
+        return self.text[self.text.rfind("\n", 0, start) + 1:start]
+
+    def _index(self, kind: str, value: str) -> None:
+        """Sort the literals whose text (``kind`` ``"raw"``: as written, quotes included;
+        ``"decoded"``: as :mod:`tomllib` decodes it) is ``value`` into keyed and loose ones."""
+        if (kind, value) in self._indexed:
+            return
+        self._indexed.add((kind, value))
+        if kind == "raw":
+            if self._raw is None:
+                self._raw = {}
+                for start, end, raw in self._tokens:
+                    self._raw.setdefault(raw, []).append((start, end))
+            found = self._raw.get(value, [])
+        else:
+            if self._decoded is None:
+                self._decoded = {}
+                for start, end, raw in self._tokens:
+                    decoded = _decode_toml_literal(raw)
+                    if decoded is not None:
+                        self._decoded.setdefault(decoded, []).append((start, end))
+            found = self._decoded.get(value, [])
+        for start, end in found:
+            self._ends[start] = end
+            written = _key_path(self._prefix(start))
+            if written is not None:
+                whole = (*self._path_at(start), *written)
+                self._keyed.setdefault((kind, value, whole), []).append(start)
             else:
-                fits = path == table if exact else (path != table and table[: len(path)] == path)
-                if fits and key is not None:
-                    fits = prefix.rstrip().endswith("=") and key.search(prefix) is not None
-            if start not in used and fits:
-                used.add(start)
-                line, column = lines.position(start)
-                end_line, end_column = lines.position(start + len(needle))
-                return line, column, end_line, end_column
-            start = text.find(needle, start + 1)
-    return None
+                self._loose.setdefault((kind, value), []).append(start)
+
+    def _first_keyed(self, key: tuple[str, str, tuple[str, ...]]) -> int | None:
+        starts = self._keyed.get(key)
+        if not starts:
+            return None
+        i = self._pointer.get(key, 0)
+        while i < len(starts) and starts[i] in self.used:
+            i += 1
+        self._pointer[key] = i
+        return starts[i] if i < len(starts) else None
+
+    def _first_loose(self, key: tuple[str, str], fits) -> int | None:
+        starts = self._loose.get(key)
+        if not starts:
+            return None
+        i = self._pointer.get(key, 0)
+        while i < len(starts) and starts[i] in self.used:
+            i += 1
+        self._pointer[key] = i
+        return next((s for s in starts[i:] if s not in self.used and fits(s)), None)
+
+    def _take(self, start: int) -> tuple[int, int, int, int]:
+        self.used.add(start)
+        return (*self.lines.position(start), *self.lines.position(self._ends[start]))
+
+    def written(
+        self, table: tuple[str, ...], name: str, value: str, *, exact: bool, owner: str = "",
+    ) -> tuple[int, int, int, int] | None:
+        """Where ``value`` (a string of ``table``, the value of the key ``name``) is written
+        as its plain quoted text: the first literal not placed yet on a ``key =`` line
+        whose whole key (header and dotted key) is ``(*table, name)``, or, in an inline
+        table or array, whose header above it is ``table`` (``exact``) or a table above
+        it and whose line spells ``name`` before an ``=``; ``None`` when there is none (an
+        escaped or multi-line value: :meth:`decoded`). ``owner``: the script whose table
+        ``table`` is (a Poetry ``{ reference = ... }``), whose name an inline table's line
+        must spell too."""
+        for quote in ('"', "'"):
+            needle = f"{quote}{value}{quote}"
+            self._index("raw", needle)
+            best = self._first_keyed(("raw", needle, (*table, name)))
+            loose = self._first_loose(("raw", needle), lambda s: self._loose_fits(s, table, name, exact, owner))
+            if loose is not None and (best is None or loose < best):
+                best = loose
+            if best is not None:
+                return self._take(best)
+        return None
+
+    def _loose_fits(self, start: int, table: tuple[str, ...], name: str, exact: bool, owner: str = "") -> bool:
+        path = self._path_at(start)
+        fits = path == table if exact else (path != table and table[: len(path)] == path)
+        return fits and self._spells_keys(start, name, owner)
+
+    def _spells_keys(self, start: int, name: str, owner: str) -> bool:
+        """Whether the text before ``start`` on its line ends with ``=`` and spells the key
+        ``name`` (and ``owner``, as a part of a dotted key too)."""
+        if not name:
+            return True
+        prefix = self._prefix(start)
+        key = re.compile(rf"(?<![\w.-]){re.escape(name)}(?![\w.-])")
+        if not (prefix.rstrip().endswith("=") and key.search(prefix) is not None):
+            return False
+        return not owner or re.search(rf"(?<![\w-]){re.escape(owner)}(?![\w-])", prefix) is not None
+
+    def decoded(
+        self, table: tuple[str, ...], name: str, value: str, owner: str = "",
+    ) -> tuple[int, int, int, int] | None:
+        """Where ``value`` is written as a literal whose text is not the value's own
+        (``\\u`` escapes, a multi-line ``\"\"\"`` string, a ``\\``-continued line): the
+        first literal not placed yet that decodes to it, under ``table``'s header or a
+        table above it, whose line assigns the key ``name`` (or spells it before an ``=``).
+        It spans the literal: a multi-line one ends on its closing line (trial 26h: a
+        ``# noqa`` after the closing quotes is read there)."""
+        self._index("decoded", value)
+        best = self._first_keyed(("decoded", value, (*table, name)))
+
+        def fits(start: int) -> bool:
+            path = self._path_at(start)
+            return table[: len(path)] == path and self._spells_keys(start, name, owner)
+
+        loose = self._first_loose(("decoded", value), fits)
+        if loose is not None and (best is None or loose < best):
+            best = loose
+        return self._take(best) if best is not None else None
+
+
+def _decode_toml_literal(raw: str) -> str | None:
+    """The string a TOML string literal (as written, quotes included) decodes to: its text
+    between the quotes when that is the value (a one-line literal string, or a basic one
+    with no escape), else :mod:`tomllib`'s reading; ``None`` when it refuses it alone."""
+    import tomllib
+
+    if raw[:3] not in ('"""', "'''") and (raw[0] == "'" or "\\" not in raw):
+        return raw[1:-1]
+    try:
+        decoded = tomllib.loads(f"v = {raw}\n")["v"]
+    except (tomllib.TOMLDecodeError, ValueError):
+        return None
+    return decoded if isinstance(decoded, str) else None
+
+
+#: a ``key =`` statement of bare key parts (``entry-points.grp.b =``), read without a parser
+_BARE_KEY = re.compile(r"[A-Za-z0-9_-]+(?:[ \t]*\.[ \t]*[A-Za-z0-9_-]+)*[ \t]*=")
 
 
 def _key_path(prefix: str) -> tuple[str, ...] | None:
@@ -689,6 +981,8 @@ def _key_path(prefix: str) -> tuple[str, ...] | None:
     stripped = prefix.strip()
     if not stripped.endswith("=") or stripped.startswith(("[", "#")):
         return None
+    if _BARE_KEY.fullmatch(stripped):  # bare parts only: no parse needed (fresh41, H1)
+        return tuple(part.strip() for part in stripped[:-1].split("."))
     try:
         data = tomllib.loads(stripped + ' ""\n')
     except (tomllib.TOMLDecodeError, ValueError):
@@ -726,39 +1020,6 @@ def _toml_literals(text: str) -> list[tuple[int, int, str]]:
             continue
         out.append((m.start(), m.end(), decoded))
     return out
-
-
-def _toml_literal_position(
-    lines: _Lines, headers: list[tuple[int, tuple[str, ...]]], table: tuple[str, ...], value: str,
-    used: set[int], name: str, literals: list[tuple[int, int, str]],
-) -> tuple[int, int, int, int] | None:
-    """Where ``value`` is written as a string literal whose text is not the value's own
-    (``\\u`` escapes, a multi-line ``\"\"\"`` string, a ``\\``-continued line): the
-    first literal not placed yet that decodes to it, under ``table``'s header or a table
-    above it, on a line that spells the key ``name`` before it. It spans the literal: a
-    multi-line one ends on its closing line (trial 26h: a ``# noqa`` after the closing
-    quotes is read there)."""
-    key = re.compile(rf"(?<![\w.-]){re.escape(name)}(?![\w.-])") if name else None
-    text = lines.text
-    for start, end, decoded in literals:
-        if decoded != value or start in used:
-            continue
-        above = [path for at, path in headers if at < start]
-        path = above[-1] if above else ()
-        if table[: len(path)] != path:
-            continue
-        prefix = text[text.rfind("\n", 0, start) + 1:start]
-        written = _key_path(prefix) if name else None
-        if written is not None:
-            if (*path, *written) != (*table, name):
-                continue
-        elif key is not None and not (prefix.rstrip().endswith("=") and key.search(prefix)):
-            continue
-        used.add(start)
-        line, column = lines.position(start)
-        end_line, end_column = lines.position(end)
-        return line, column, end_line, end_column
-    return None
 
 
 def _toml_header(
@@ -803,55 +1064,191 @@ def setup_cfg_entry_points(text: str) -> list[EntryPoint]:
     section has); ``[]`` for a text it refuses (:func:`setup_cfg_problem` says why).
 
     Each value is placed where it is written: a value built by interpolation at the text
-    of its line as written (``%(mod)s:get_ppo_ray_runtime_env``).
+    of its line as written (``%(mod)s:get_ppo_ray_runtime_env``; a line ``%(base)s`` at
+    itself: fresh41, W3), read by :func:`_ini_layout` as :mod:`configparser` reads the text
+    (a comment after a section's header kept out: fresh41, W2). A group's name has its
+    dashes made underscores, as setuptools makes them (``console-scripts`` is
+    ``console_scripts``; of two options naming one group the later is kept: fresh41, W4).
+    ``[options] entry_points =`` given as INI text (no ``file:``) declares entry points too,
+    read as setuptools reads that text (fresh41, MISSED M4).
 
     Args:
         text: the file's decoded text.
+
+    Source: setuptools' ``Distribution._parse_config_files`` (``warn_dash_deprecation``:
+    ``opt.replace('-', '_')`` for ``options.*`` sections) and ``config.setupcfg``
+    (``_parse_file``: a value without ``file:`` is the text itself).
     """
     import configparser
 
     try:
         parser = _setup_cfg_parser(text)
-        if not parser.has_section(_SECTION):
+        has_section = parser.has_section(_SECTION)
+        inline = _inline_entry_points_option(parser)
+        if not has_section and inline is None:
             return []
-        raw = dict(parser.items(_SECTION, raw=True))
         interpolation = configparser.BasicInterpolation()
-        declared = []  # (group, name, value, the value as written)
-        for group, lines in raw.items():
-            for line in lines.splitlines():
-                expanded = interpolation.before_get(parser, _SECTION, group, line, raw)
-                written = line.partition("=")[2].strip()
-                declared += [(group, name, value, written) for name, value in _ini_lines(expanded)]
+        groups: dict[str, str] = {}  # setuptools' group name -> the option naming it last
+        raw: dict[str, str] = {}
+        if has_section:
+            raw = dict(parser.items(_SECTION, raw=True))
+            for option in parser.options(_SECTION):
+                groups[option.replace("-", "_")] = option
+        inline_value = parser.get("options", inline) if inline is not None else ""
     except (configparser.Error, ValueError):
         return []
-    if not declared:
-        return []
+    layout = _ini_layout(text)
     text_lines = _Lines(text)
-    count = len(text_lines.starts)
-    header = next(
-        (n for n in range(1, count + 1) if text_lines.line_text(n).strip() == f"[{_SECTION}]"), 1
-    )
+    header = next((n for n in range(1, len(text_lines.starts) + 1)
+                   if _ini_header(text_lines.line_text(n)) == _SECTION), 1)
     out: list[EntryPoint] = []
-    line = header + 1
-    for group, name, value, written in declared:
-        found = None
-        for n in range(line, count + 1):
-            body = text_lines.line_text(n)
-            if n > header + 1 and body.lstrip().startswith("[") and not body[:1].isspace():
-                break  # the next section
-            if body.lstrip().startswith(("#", ";")):
-                continue  # a comment line, which configparser skips too
-            at = _value_at(body, written or value)
-            if at is not None:
-                found = (n, at, len(written or value))
-                break
-        if found is None:
-            out.append(EntryPoint(group, name, value, header, 1, header, 1 + len(f"[{_SECTION}]")))
-            continue
-        n, at, width = found
-        out.append(EntryPoint(group, name, value, n, at + 1, n, at + 1 + width))
-        line = n + 1
+    for group, option in groups.items():
+        rows = layout.get(_SECTION, {}).get(option)
+        if rows is None:
+            rows = layout.get("DEFAULT", {}).get(option, [])  # an option of ``[DEFAULT]``
+
+        def expand(line: str, option: str = option) -> str:
+            return interpolation.before_get(parser, _SECTION, option, line, raw)
+
+        try:
+            placed = list(_placed_ini_rows(rows, expand, group))
+        except (configparser.Error, ValueError):
+            return []
+        if not placed and raw.get(option, "").strip():  # not found as written: at the header
+            for line in raw[option].splitlines():
+                for name, value in _ini_lines(expand(line)):
+                    placed.append((group, name, value, header, 1, 1 + len(f"[{_SECTION}]")))
+        out += [EntryPoint(g, name, value, line, column, line, end)
+                for g, name, value, line, column, end in placed]
+    if inline is not None and not inline_value.startswith("file:"):
+        rows = layout.get("options", {}).get(inline, [])
+        out += [EntryPoint(g, name, value, line, column, line, end)
+                for g, name, value, line, column, end in _inline_ini_rows(rows, parser, inline)]
     return out
+
+
+def _inline_entry_points_option(parser) -> str | None:
+    """The option of ``[options]`` giving the entry points (``entry_points``, or
+    ``entry-points``, which setuptools reads as it; the later one when both are written),
+    ``None`` for none."""
+    if not parser.has_section("options"):
+        return None
+    found = [o for o in parser.options("options") if o.replace("-", "_") == "entry_points"]
+    return found[-1] if found else None
+
+
+def _inline_ini_rows(rows: list[tuple[int, str, int]], parser, option: str):
+    """The entry points of ``[options] entry_points =`` written as INI text over the
+    value's lines (``[console_scripts]`` then ``a = m:f``), read as setuptools reads a
+    text of entry points (:func:`_entry_points_text`: ``[group]`` headers, ``#`` comments
+    only), each line interpolated as the whole value is (fresh41, MISSED M4)."""
+    import configparser
+
+    interpolation = configparser.BasicInterpolation()
+    raw = dict(parser.items("options", raw=True))
+    group: str | None = None
+    for line, written, column in rows:
+        try:
+            expanded = interpolation.before_get(parser, "options", option, written, raw)
+        except (configparser.Error, ValueError):
+            return
+        for piece in expanded.splitlines():
+            piece = piece.strip()
+            if piece.startswith("[") and piece.endswith("]"):
+                group = piece[1:-1].strip()
+                continue
+            if group is None or not piece or piece.startswith("#") or "=" not in piece:
+                continue
+            name, _, value = piece.partition("=")
+            eq = written.find("=")
+            start = column + eq + 1 + len(written[eq + 1:]) - len(written[eq + 1:].lstrip()) if eq >= 0 else column
+            width = len(written[eq + 1:].strip()) if eq >= 0 else len(written)
+            yield group, name.strip(), value.strip(), line, start + 1, start + 1 + max(width, 1)
+
+
+def _ini_layout(text: str, delimiters: str = "=:") -> dict[str, dict[str, list[tuple[int, str, int]]]]:
+    """Where each option of an INI text is written, read as :mod:`configparser` reads it
+    (its own section and option patterns: a header is ``[name]`` at the start of a line's
+    text, whatever follows the ``]``; a line indented deeper than its option's continues
+    the value; a line whose text starts with ``#`` or ``;`` is a comment, in a value too):
+    ``{section: {option: [(line, text, column), ...]}}``, one row per non-blank line of the
+    value as written (its first line's text after the delimiter, then each continuation),
+    ``column`` 0-based where ``text`` starts on the line. A section written twice keeps its
+    rows in order (the parser refuses it anyway).
+
+    Args:
+        text: the file's decoded text.
+        delimiters: the characters that end an option's name (``"="`` for the parser
+            setuptools reads a pyproject's entry points file with).
+
+    Source: :class:`configparser.RawConfigParser` (``SECTCRE``, ``OPTCRE``, ``_read``).
+    """
+    import configparser
+
+    sections = configparser.RawConfigParser.SECTCRE
+    options = configparser.RawConfigParser.OPTCRE if delimiters == "=:" else re.compile(
+        configparser.RawConfigParser._OPT_TMPL.format(delim="|".join(map(re.escape, delimiters))), re.VERBOSE)
+    lines = _Lines(text)
+    out: dict[str, dict[str, list[tuple[int, str, int]]]] = {}
+    section: dict[str, list[tuple[int, str, int]]] | None = None
+    option: str | None = None
+    indent = 0
+    for n in range(1, len(lines.starts) + 1):
+        body = lines.line_text(n)
+        stripped = body.strip()
+        if not stripped or stripped.startswith(("#", ";")):
+            continue
+        level = len(body) - len(body.lstrip())
+        if section is not None and option is not None and level > indent:
+            section[option].append((n, stripped, level))
+            continue
+        indent = level
+        header = sections.match(stripped)
+        if header is not None:
+            section, option = out.setdefault(header.group("header"), {}), None
+            continue
+        found = options.match(stripped) if section is not None else None
+        if found is None:
+            option = None
+            continue
+        option = found.group("option").rstrip()
+        value = found.group("value").strip()
+        rows = section.setdefault(option, [])
+        if value:
+            rows.append((n, value, level + found.start("value")))
+    return out
+
+
+def _ini_header(body: str) -> str | None:
+    """The section a line of an INI text opens as :mod:`configparser` reads it (``[x]  #
+    note`` opens ``x``: fresh41, W2), ``None`` for another line (an indented one continues
+    a value)."""
+    import configparser
+
+    if body[:1].isspace():
+        return None
+    m = configparser.RawConfigParser.SECTCRE.match(body.strip())
+    return m.group("header") if m is not None else None
+
+
+def _placed_ini_rows(
+    rows: list[tuple[int, str, int]], expand, group: str,
+) -> Iterator[tuple[str, str, str, int, int, int]]:
+    """``(group, name, value, line, column, end column)`` of the entry points one option's
+    value rows declare (:func:`_ini_layout`), each row's text expanded by ``expand`` (the
+    interpolation, which may make it several entries, all placed at the row) and placed at
+    its value as written (``b = %(mod)s:f`` at ``%(mod)s:f``; ``%(base)s`` at itself)."""
+    for line, written, column in rows:
+        expanded = expand(written)
+        eq = written.find("=")
+        if eq >= 0:
+            value_text = written[eq + 1:]
+            start = column + eq + 1 + len(value_text) - len(value_text.lstrip())
+            width = len(value_text.strip())
+        else:
+            start, width = column, len(written)
+        for name, value in _ini_lines(expanded):
+            yield group, name, value, line, start + 1, start + 1 + max(width, 1)
 
 
 def setup_cfg_problem(text: str) -> tuple[str, int, int] | None:
@@ -901,9 +1298,9 @@ def _option_line(text: str, section: str, option: str) -> int:
     key = re.compile(rf"{re.escape(option)}\s*[=:]")
     for n in range(1, len(lines.starts) + 1):
         body = lines.line_text(n)
-        m = re.match(r"\[(.+)\]\s*$", body.strip()) if not body[:1].isspace() else None
+        m = _ini_header(body)
         if m is not None:
-            current = m.group(1)
+            current = m
             if current == section:
                 header = n
             continue
@@ -1041,11 +1438,17 @@ def _mutated(tree: ast.Module) -> frozenset[str]:
     method called (``kw.update(...)``). A dict bound once and changed so is not the value
     ``setup(**kw)`` sees (fresh40, MISSED: its ``entry_points`` key, set later, was missed)."""
     out: set[str] = set()
+    setup_names = _setup_names(tree)
     for node in ast.walk(tree):
         if isinstance(node, (ast.Subscript, ast.Attribute)) and isinstance(node.ctx, (ast.Store, ast.Del)):
             name = _root_name(node)
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
             name = _root_name(node.func.value)
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) \
+                and node.func.id not in _PURE_CALLS and not _is_setup(node.func, setup_names):
+            # ``add(EPS)``: a helper of the module may change the dict in place (fresh41, M5)
+            out.update(a.id for a in (*node.args, *(k.value for k in node.keywords)) if isinstance(a, ast.Name))
+            continue
         else:
             continue
         if name is not None:
@@ -1053,24 +1456,59 @@ def _mutated(tree: ast.Module) -> frozenset[str]:
     return frozenset(out)
 
 
+#: calls that never change their arguments: a name given to one stays as bound
+_PURE_CALLS = frozenset({
+    "dict", "list", "tuple", "set", "frozenset", "str", "repr", "len", "print", "sorted", "isinstance",
+    "open", "find_packages", "find_namespace_packages", "iter", "next", "map", "filter", "zip", "any", "all",
+})
+
+
 def _readers(tree: ast.Module) -> dict[str, list[ast.expr]]:
     """Every value the module may give each name, wherever it is bound: a plain, annotated
     or augmented assignment or a walrus, in any block, and the values put into it in place
     (``kw["entry_points"] = v``, ``kw.update(entry_points=v)``: the arguments)."""
-    out: dict[str, list[ast.expr]] = {}
+    out: dict[str, list[ast.AST]] = {}
     for node in ast.walk(tree):
-        pairs: list[tuple[ast.expr, ast.expr]] = []
+        pairs: list[tuple[ast.expr, ast.AST]] = []
         if isinstance(node, ast.Assign):
-            pairs = [(t, node.value) for t in node.targets]
+            for t in node.targets:
+                pairs += _unpacked(t, node.value)
         elif isinstance(node, (ast.AnnAssign, ast.AugAssign, ast.NamedExpr)) and node.value is not None:
             pairs = [(node.target, node.value)]
+        elif isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
+            pairs = _unpacked(node.target, node.iter)
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
             pairs = [(node.func.value, v) for v in (*node.args, *(k.value for k in node.keywords))]
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+            # ``add(EPS)``: a helper may change what it is given (fresh41, M5)
+            pairs = [(a, node) for a in (*node.args, *(k.value for k in node.keywords)) if isinstance(a, ast.Name)]
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            # a function's value: its whole text, returns and all (fresh41, M5: ``more()``)
+            out.setdefault(node.name, []).append(node)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            # an imported name: the import, whose module the rule reads (fresh41, M5)
+            for alias in node.names:
+                out.setdefault((alias.asname or alias.name).split(".")[0], []).append(node)
         for target, value in pairs:
             name = target.id if isinstance(target, ast.Name) else _root_name(target)
             if name is not None:
                 out.setdefault(name, []).append(value)
     return out
+
+
+def _unpacked(target: ast.expr, value: ast.expr) -> list[tuple[ast.expr, ast.expr]]:
+    """``(target, value)`` pairs of an assignment, a tuple or list target unpacked: element
+    by element against a tuple or list of the same length (``EP, X = "m:f", 1`` gives ``EP``
+    ``"m:f"``; fresh41, M5), else each name of the target against the whole value."""
+    if not isinstance(target, (ast.Tuple, ast.List)):
+        return [(target, value)]
+    if isinstance(value, (ast.Tuple, ast.List)) and len(value.elts) == len(target.elts) \
+            and not any(isinstance(e, ast.Starred) for e in (*target.elts, *value.elts)):
+        out: list[tuple[ast.expr, ast.expr]] = []
+        for t, v in zip(target.elts, value.elts):
+            out += _unpacked(t, v)
+        return out
+    return [(n, value) for n in ast.walk(target) if isinstance(n, ast.Name)]
 
 
 #: how many values an uncertain entry's context holds at most
@@ -1257,6 +1695,7 @@ __all__ = [
     "Declarations",
     "EntryPoint",
     "declared_entry_points",
+    "declares_entry_points",
     "entry_point_files",
     "entry_points_of",
     "is_entry_point_file",

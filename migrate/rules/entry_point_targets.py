@@ -23,7 +23,10 @@ as imported for that search: :func:`loaded_modules`).
 comment) and ``setup.py``; for a multi-line TOML string, on its key's line or after its closing
 quotes (ruff reads a multi-line string's ``noqa`` on its last line; trial 26h). ``setup.cfg``
 has no comment after a value (``configparser``, as setuptools uses it, keeps the ``#`` in the
-value), so none is read there, and ``--add-noqa`` writes none in either packaging file.
+value, which then is no entry point setuptools accepts: a PPO902, never silence; fresh41, W0),
+so its ``# noqa: PPO006`` is read from a full-line comment on the line just above the entry
+(:func:`ini_comments_above`; the help line says so), and ``--add-noqa`` writes none in either
+packaging file.
 
 A ``setup.py`` value the tool cannot fold into a constant (a name or call built at run time, a
 formatted part not a module-level string) that spells the function's name is reported too, as
@@ -51,7 +54,9 @@ from collections.abc import Callable, Collection, Iterable
 from ppo_migrate.diagnostics import Diagnostic, is_suppressed
 from ppo_migrate.project.entry_points import (
     EntryPoint,
+    declares_entry_points,
     named_outside_entry_points,
+    parse_value,
     pyproject_problem,
     setup_cfg_problem,
 )
@@ -88,25 +93,87 @@ def entry_point_message(entry: EntryPoint) -> str:
     )
 
 
-def entry_point_help(entry: EntryPoint) -> str:
+#: how a ``setup.cfg`` entry point is marked: a comment after its value would be part of the
+#: value (fresh41, W0), so the noqa comment goes on a line of its own above it
+CFG_NOQA = (
+    "put `# noqa: PPO006` on a line of its own above it (in setup.cfg a comment after a value is part of the value)"
+)
+
+
+def entry_point_help(entry: EntryPoint, file: str = "") -> str:
     """The ``= help:`` line of ``entry``'s PPO006 (ruff's style: one line, what to do): a
     script's wrapper passes nothing, so the script must name a function of the project that
     obtains the config; a plugin's loader may be made to pass it.
 
     Args:
         entry: the declaration (its group decides).
+        file: the base name of the file declaring it: for ``setup.cfg`` the ``# noqa`` is
+            offered on a line of its own above the entry (:data:`CFG_NOQA`), never after the
+            value, which it would make invalid (fresh41, W0: setuptools then refused the
+            package and the lint passed).
     """
+    mark = CFG_NOQA if file == "setup.cfg" else "mark it `# noqa: PPO006`"
     if not entry.certain:
-        return "Declare the entry point with a literal `module:function` value, or mark it `# noqa: PPO006`"
+        return f"Declare the entry point with a literal `module:function` value, or {mark}"
     if entry.group in SCRIPT_GROUPS:
         return "Point the script at a function of the project that obtains the training config and passes it"
     return (
         "Make the loader pass the config, or point the entry point at a function that obtains it "
-        "and passes it; then mark it `# noqa: PPO006`"
+        f"and passes it; then {mark}"
     )
 
 
-def uncertain_message(entry: EntryPoint, names: Collection[str] = ()) -> str:
+def invalid_value_message(entry: EntryPoint, file: str) -> str:
+    """PPO902's message for an entry point whose value is no ``module:attribute`` reference
+    but spells the runtime function (fresh41, W0: ``a = verl...:get_ppo_ray_runtime_env  #
+    noqa: PPO006`` in ``setup.cfg``, where the comment is part of the value): setuptools
+    refuses the package when it writes its metadata, so the lint must not pass.
+
+    Args:
+        entry: the declaration.
+        file: the base name of the declaring file.
+
+    Source: the packaging guide's "Entry points specification" (the value's grammar);
+    :mod:`configparser` (no inline comments unless ``inline_comment_prefixes`` is set, and
+    setuptools sets none).
+    """
+    where = f"`{entry.name}` of group `{entry.group}`"
+    if entry.origin:
+        named, _, line = entry.origin.rpartition(":")
+        where += f", declared in `{named}` (line {line})"
+    message = (f"`{entry.value}` is not a valid entry point value (`module:attribute`) for {where}: "
+               "setuptools and pip refuse the package")
+    if any(c in entry.value for c in "#;") and (file == "setup.cfg" or entry.origin):
+        message += (
+            "; a comment after a value is part of the value in this file: move it to a line of "
+            "its own above the entry (`# noqa: PPO006` there is read)"
+        )
+    return message
+
+
+def refused_file_message(entry: EntryPoint) -> str:
+    """PPO902's message for a file of entry points setuptools refuses
+    (:attr:`EntryPoint.problem`: not UTF-8, an option written twice; fresh41, W7), named
+    where this packaging file makes setuptools read it.
+
+    Args:
+        entry: the entry carrying the refusal.
+    """
+    file, _, line = entry.origin.rpartition(":")
+    return (f"not a valid entry points file `{file}` (line {line}, read through this `file` reference): "
+            f"{entry.problem}; setuptools refuses the package, and its entry points cannot be read")
+
+
+def ini_comments_above(text: str) -> list[str]:
+    """For each line of an INI text (index 0 is line 1), the full-line ``#`` comment on the
+    line above it, ``""`` for none: the place a ``setup.cfg`` entry point's ``# noqa`` is
+    read from (:data:`CFG_NOQA`; :mod:`configparser` skips such a line, in a multi-line
+    value too)."""
+    lines = text.splitlines()
+    return [""] + [line if line.lstrip().startswith("#") else "" for line in lines[:-1]]
+
+
+def uncertain_message(entry: EntryPoint, names: Collection[str] = (), path: str | None = None) -> str:
     """PPO006's message for a ``setup.py`` entry point built at run time whose text spells
     the function (:attr:`EntryPoint.certain` ``False``): the tool cannot tell what it names.
 
@@ -114,13 +181,16 @@ def uncertain_message(entry: EntryPoint, names: Collection[str] = ()) -> str:
         entry: the declaration (its ``value`` is the source text).
         names: the targets' last names: when the value's own text spells none, the message
             names the module-level names whose values do (:func:`spells_target`).
+        path: the ``setup.py``'s path, for the modules it imports names from
+            (:func:`imported_spelling`).
     """
     what = f"an entry point of group `{entry.group}`" if entry.group else "`setup(entry_points=...)`"
     how = "it spells its name"
     if names and not any(n in entry.value for n in names):
-        via = sorted({name for name, text in entry.context if any(n in text for n in names)})
+        via = sorted({f"`{name}`" for name, text in entry.context if any(n in text for n in names)})
+        via += imported_spelling(entry, names, path)
         if via:
-            listed = ", ".join(f"`{v}`" for v in via)
+            listed = ", ".join(via)
             how = f"{listed}, which it reads, {'spell' if len(via) > 1 else 'spells'} its name"
     return (
         f"`{entry.value}` is {what} built at run time: cannot tell whether it names the runtime "
@@ -129,7 +199,7 @@ def uncertain_message(entry: EntryPoint, names: Collection[str] = ()) -> str:
     )
 
 
-def spells_target(entry: EntryPoint, names: Collection[str]) -> bool:
+def spells_target(entry: EntryPoint, names: Collection[str], path: str | None = None) -> bool:
     """Whether an entry point not :attr:`EntryPoint.certain` may name the runtime function:
     its source text spells one of ``names``, or a value of a module-level name it reads
     does (:attr:`EntryPoint.context`: ``EP`` bound twice, under an ``if``, or put into
@@ -138,10 +208,60 @@ def spells_target(entry: EntryPoint, names: Collection[str]) -> bool:
     Args:
         entry: the declaration.
         names: the targets' last names.
+        path: the ``setup.py``'s path: a module of the project it imports a name from is
+            read too (:func:`imported_spelling`; fresh41, M5). ``None`` reads none.
     """
     return any(n in entry.value for n in names) or any(
         n in text for _, text in entry.context for n in names
-    )
+    ) or bool(imported_spelling(entry, names, path))
+
+
+def imported_spelling(entry: EntryPoint, names: Collection[str], path: str | None) -> list[str]:
+    """The names an uncertain ``setup.py`` entry point reads that it imports from a module
+    of the project whose text spells one of ``names`` (``from _eps import EPS`` with
+    ``_eps.py`` beside ``setup.py`` spelling the function: fresh41, M5), each as
+    ``"`EPS` (from `_eps`)"``; ``[]`` when ``path`` is ``None`` or none does. The module is
+    looked for beside ``setup.py`` (``_eps.py``, ``_eps/__init__.py``) in the run's snapshot.
+
+    Args:
+        entry: the declaration (its :attr:`EntryPoint.context` holds the import statements).
+        names: the targets' last names.
+        path: the ``setup.py``'s path.
+    """
+    if path is None or not entry.context:
+        return []
+    import ast
+
+    from ppo_migrate.project import snapshot
+
+    folder = os.path.dirname(os.path.abspath(path))
+    out: list[str] = []
+    for name, text in entry.context:
+        if not text.startswith(("from ", "import ")):
+            continue
+        try:
+            (stmt,) = ast.parse(text).body
+        except (SyntaxError, ValueError):
+            continue
+        if isinstance(stmt, ast.ImportFrom):
+            base = folder
+            for _ in range(max(stmt.level - 1, 0)):
+                base = os.path.dirname(base)
+            module = stmt.module or ""
+        elif isinstance(stmt, ast.Import):
+            base, module = folder, next((a.name for a in stmt.names if (a.asname or a.name).split(".")[0] == name), "")
+        else:
+            continue
+        stem = os.path.join(base, *module.split(".")) if module else base
+        for candidate in (stem + ".py", os.path.join(stem, "__init__.py")):
+            try:
+                read = snapshot.current().read_text(candidate, errors="replace")
+            except (OSError, ValueError):
+                continue
+            if any(n in read for n in names):
+                out.append(f"`{name}` (from `{module or '.'}`)")
+            break
+    return sorted(set(out))
 
 
 def entry_point_references(
@@ -179,34 +299,63 @@ def entry_point_references(
             message, line, column = problem
             names = {t.rsplit(".", 1)[-1] for t in targets}
             where = named_outside_entry_points(base, text, names)
-            said = "its entry points cannot be read" if where is None else (
-                f"it names the runtime function only in {where}, which declares no entry point, "
-                "but packaging tools refuse the file as it stands"
-            )
+            if where is not None and toml and any(
+                unescaped(text).count(n) > text.count(n) for n in names
+            ):  # a ``\u``-escaped spelling may be an entry point's (fresh41, W5)
+                where = None
+            if where is None:
+                said = "its entry points cannot be read"
+            elif declares_entry_points(base, text):  # one may name a re-export (fresh41, W5)
+                said = (
+                    f"it spells the runtime function's name only in {where}, but it declares entry "
+                    "points, which cannot be read: cannot tell whether one names the function (a "
+                    "re-export of it, say)"
+                )
+            else:
+                said = (
+                    f"it names the runtime function only in {where}, which declares no entry point, "
+                    "but packaging tools refuse the file as it stands"
+                )
             return [Diagnostic(
                 path, line, column, line, column, "PPO902",
                 f"not valid {'TOML' if toml else 'setup.cfg'}: {message}; {said}",
             )]
-    if not enabled("PPO006"):
-        return []
     wanted = frozenset(targets)
     last_names = {t.rsplit(".", 1)[-1] for t in wanted}
-    out = [
-        Diagnostic(path, e.line, e.column, e.end_line, e.end_column, "PPO006", entry_point_message(e),
-                   help=entry_point_help(e))
-        for e in entries
-        if e.qualified in wanted
-    ]
-    out += [
-        Diagnostic(path, e.line, e.column, e.end_line, e.end_column, "PPO006",
-                   uncertain_message(e, last_names), help=entry_point_help(e))
-        for e in entries
-        if not e.certain and spells_target(e, last_names)
-    ]
+    out: list[Diagnostic] = []
+    if enabled("PPO902"):  # a file of entry points setuptools refuses (fresh41, W7)
+        out += [
+            Diagnostic(path, e.line, e.column, e.end_line, e.end_column, "PPO902", refused_file_message(e))
+            for e in entries
+            if e.problem and any(names_any(t, wanted) for _, t in e.context)
+        ]
+    if enabled("PPO902"):  # a value setuptools refuses that spells the function (fresh41, W0)
+        out += [
+            Diagnostic(path, e.line, e.column, e.end_line, e.end_column, "PPO902",
+                       invalid_value_message(e, base))
+            for e in entries
+            if e.certain and parse_value(e.value) is None and any(n in e.value for n in last_names)
+        ]
+    if enabled("PPO006"):
+        out += [
+            Diagnostic(path, e.line, e.column, e.end_line, e.end_column, "PPO006", entry_point_message(e),
+                       help=entry_point_help(e, base))
+            for e in entries
+            if e.qualified in wanted
+        ]
+        out += [
+            Diagnostic(path, e.line, e.column, e.end_line, e.end_column, "PPO006",
+                       uncertain_message(e, last_names, path), help=entry_point_help(e, base))
+            for e in entries
+            if not e.certain and spells_target(e, last_names, path)
+        ]
     out.sort(key=Diagnostic.sort_key)
     if out and text is not None and "noqa" in text.lower() and toml:
         per_line = toml_comments(text)
         out = [d for d in out if not is_suppressed(d, per_line)]
+    elif out and text is not None and "noqa" in text.lower() and base == "setup.cfg":
+        above = ini_comments_above(text)  # a comment after the value is the value's (fresh41, W0)
+        out = [d for d in out if not is_suppressed(d, above)]
     return out
 
 
@@ -304,6 +453,7 @@ def loaded_modules(entries: Iterable[EntryPoint]) -> frozenset[str]:
 
 
 __all__ = [
-    "SCRIPT_GROUPS", "entry_point_help", "entry_point_message", "entry_point_references", "loaded_modules",
-    "names_any", "spells_target", "toml_comment", "toml_comments", "uncertain_message", "unescaped",
+    "CFG_NOQA", "SCRIPT_GROUPS", "entry_point_help", "entry_point_message", "entry_point_references",
+    "imported_spelling", "ini_comments_above", "invalid_value_message", "loaded_modules", "names_any",
+    "refused_file_message", "spells_target", "toml_comment", "toml_comments", "uncertain_message", "unescaped",
 ]

@@ -27,7 +27,15 @@ RULE = Rule(
     "a section or option written twice, or an interpolation that fails): the "
     "entry points it declares cannot be read (PPO006). When the file names the function "
     "only in a comment or under a key that declares no entry point (`description`), the "
-    "message says so instead.",
+    "message says so instead. An entry point whose value spells the function but is no "
+    "`module:attribute` reference (in `setup.cfg`, `verl.trainer.constants_ppo:"
+    "get_ppo_ray_runtime_env  # noqa: PPO006`, whose comment is part of the value) is "
+    "reported too (`not a valid entry point value`): setuptools and pip refuse the package "
+    "when they write its metadata, so the lint does not pass it. So is a `setup.cfg` "
+    "starting with a UTF-8 byte order mark (setuptools reads it as UTF-8 and finds no "
+    "section header), and a file of entry points setuptools refuses (`not a valid entry "
+    "points file`: not UTF-8, or an option written twice where `[tool.setuptools.dynamic]` "
+    "names it), reported where the packaging file names it.",
     "Fix the syntax error, or exclude the file.",
     "",
     fix_safety=SAFETY_NONE_FILE,
