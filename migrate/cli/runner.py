@@ -6,8 +6,10 @@ reference to a function names it), so it is never decoded or parsed and LibCST i
 imported for it. Candidates go through :func:`process_file`: the analysis core
 (:mod:`ppo_migrate.rules`, Python's own ``ast``, a few milliseconds a file)
 decides them and :mod:`ppo_migrate.edits.text_edits` splices the fixes into the original
-text, in this process or in a pool of worker processes (:func:`run`), or, for ``check``
-of a directory, as a forked scout sends them (:func:`run_scouted`,
+text, in this process, in a pool of worker processes (``apply``: :func:`run`), in forked
+children started before the test doubles' look-out (``check`` and ``apply --diff`` of files
+the pool would pay for: :func:`_run_overlapped`, :mod:`ppo_migrate.cli.forked`), or, for
+``check`` of a directory, as a forked scout sends them (:func:`run_scouted`,
 :mod:`ppo_migrate.cli.scout`). LibCST is imported only for ``apply --use-ppo-runtime``.
 Results come back in path order whatever the worker count.
 """
@@ -768,9 +770,11 @@ def run(
         paths: display paths of the files (from :func:`ppo_migrate.project.discovery.discover_files`).
         settings: the run's settings.
         mode: check, apply, diff or add-noqa.
-        jobs: worker processes; ``None`` means :func:`default_jobs`. A pool is used
-            only when ``jobs > 1`` and the candidates' estimated work pays for it
-            (:func:`use_pool`).
+        jobs: worker processes; ``None`` means :func:`default_jobs`. More processes
+            than this one are used only when ``jobs > 1`` and the candidates' estimated
+            work pays for them (:func:`use_pool`): the pool for ``apply``, the overlap
+            with the test doubles' look-out for ``check`` and ``apply --diff``
+            (:func:`_per_file_way`).
         progress: called as ``progress(done, total, path)`` after each candidate.
         on_outcome: called in this process with each candidate's outcome as soon as
             it is known (a rewritten file has then been replaced on disk), in the
