@@ -80,8 +80,9 @@ POOL_START_US = 100_000
 # units of :func:`candidate_work`: the test doubles' look-out, a fixed part per candidate
 # and its parse (Python's ``ast``: ~0.75 ms of CPU for a 2.3 kB module of benchmark item 12,
 # whose analysis takes ~3.2 ms and is estimated at 5.0 ms), which a child makes again for
-# each file of its share.
-LOOKOUT_PER_FILE_US = 300
+# each file of its share. Fitted to item 12's runs (seven at load 10: with 300 us a file
+# the child, 115 files, took 0.02-0.035 s more CPU than this process and its 85).
+LOOKOUT_PER_FILE_US = 100
 PARSE_PER_KB_US = 500
 #: Set to ``1`` to take the per-file phase of ``check`` and ``apply --diff`` through the
 #: overlap (:func:`_run_overlapped`) whatever the work, as long as ``jobs > 1`` and there
@@ -695,8 +696,8 @@ def _overlap_shares(
     one: trees its own share's analyses then reuse, which the children parse again for
     theirs); a child's file costs its :func:`candidate_work` and its parse. The shares are
     cut where each process's estimated time is closest to an equal part of the whole.
-    Benchmark item 12 (200 files of 2.3 kB, 16 names each, two processes): 71 files here,
-    129 in the child.
+    Benchmark item 12 (200 files of 2.3 kB, 16 names each, two processes): 88 files here,
+    112 in the child.
 
     Args:
         works: each candidate's :func:`candidate_work`, in the run's order.

@@ -87,15 +87,16 @@ def test_the_overlap_takes_the_runs_the_pool_paid_for_that_write_nothing(monkeyp
 @pytest.mark.parametrize(
     ("works", "sizes", "processes", "shares"),
     [
-        # item 12: the look-out (200 x (300 + 1,107) us) before this process's files
-        ([4_964] * 200, [2_268] * 200, 2, (85, [(85, 200)])),
-        ([4_964] * 200, [2_268] * 200, 3, (41, [(41, 121), (121, 200)])),
+        # item 12: the look-out (200 x (100 + 1,107) us) before this process's 88 files
+        # (0.68 s), the child's 112 files with their parse (0.68 s)
+        ([4_964] * 200, [2_268] * 200, 2, (88, [(88, 200)])),
+        ([4_964] * 200, [2_268] * 200, 3, (46, [(46, 123), (123, 200)])),
         # the look-out outweighs a small share: every file to a child
         ([5, 1, 1, 1], [0] * 4, 2, (0, [(0, 4)])),
         ([1] * 5, [0] * 5, 8, (0, [(0, 1), (1, 2), (2, 4), (4, 5)])),
-        # a heavy first file is this process's, the rest a child's (101.2 ms against 3 ms)
+        # a heavy first file is this process's, the rest a child's (100.4 ms against 3 ms)
         ([100_000, 1_000, 1_000, 1_000], [0] * 4, 2, (1, [(1, 4)])),
-        # 1.2 ms of look-out and two files here (21.2 ms), two in the child (20 ms)
+        # 0.4 ms of look-out and two files here (20.4 ms), two in the child (20 ms)
         ([10_000] * 4, [0] * 4, 2, (2, [(2, 4)])),
     ],
 )
