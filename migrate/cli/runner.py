@@ -661,7 +661,9 @@ def _per_file_way(
     items 3 and 12: files of heavy analyses), the overlap for ``check`` and ``apply --diff``
     (they write nothing; not while the snapshot stages a preview's rewrites): its children
     start before the test doubles' look-out, which the pool's workers wait for; ``apply``
-    writes each file as soon as it is analysed and keeps the pool. The overlap is also
+    writes each file as soon as it is analysed and keeps the pool. Only on Linux, where
+    the pool's workers are forked as well (``os.fork`` elsewhere is missing or, on macOS,
+    unsafe beside some system frameworks: the pool spawns there). The overlap is also
     taken when :data:`FORCE_OVERLAP_ENV` is ``1`` and there are two candidates or more (its
     tests). Else serial.
 
@@ -678,6 +680,7 @@ def _per_file_way(
     pays = use_pool(jobs, works, False)
     if (
         jobs > 1 and len(works) >= 2 and mode in (Mode.CHECK, Mode.DIFF) and not current().staging
+        and sys.platform == "linux"  # where the pool forks too (elsewhere it spawns)
         and (pays or os.environ.get(FORCE_OVERLAP_ENV, "") == "1")
     ):
         return "overlap"

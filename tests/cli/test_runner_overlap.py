@@ -80,6 +80,9 @@ def test_the_overlap_takes_the_runs_the_pool_paid_for_that_write_nothing(monkeyp
         assert _per_file_way(2, [300, 300], Mode.CHECK) == "overlap"
         assert _per_file_way(2, [300], Mode.CHECK) == "serial"  # one file: nothing to share
         assert _per_file_way(2, [300, 300], Mode.APPLY) == "serial"
+        monkeypatch.setattr(runner.sys, "platform", "darwin")  # the pool spawns there
+        assert _per_file_way(2, item_12, Mode.DIFF) == "pool"
+        monkeypatch.setattr(runner.sys, "platform", "linux")
         monkeypatch.setenv(runner.FORCE_POOL_ENV, "1")
         assert _per_file_way(2, item_12, Mode.DIFF) == "pool"
 
