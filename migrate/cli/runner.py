@@ -6,8 +6,10 @@ reference to a function names it), so it is never decoded or parsed and LibCST i
 imported for it. Candidates go through :func:`process_file`: the analysis core
 (:mod:`ppo_migrate.rules`, Python's own ``ast``, a few milliseconds a file)
 decides them and :mod:`ppo_migrate.edits.text_edits` splices the fixes into the original
-text, in this process or in a pool of worker processes (:func:`run`), or, for ``check``
-of a directory, as a forked scout sends them (:func:`run_scouted`,
+text, in this process, in a pool of worker processes (``apply``: :func:`run`), in forked
+children started before the test doubles' look-out (``check`` and ``apply --diff`` of files
+the pool would pay for: :func:`_run_overlapped`, :mod:`ppo_migrate.cli.forked`), or, for
+``check`` of a directory, as a forked scout sends them (:func:`run_scouted`,
 :mod:`ppo_migrate.cli.scout`). LibCST is imported only for ``apply --use-ppo-runtime``.
 Results come back in path order whatever the worker count.
 """
@@ -74,6 +76,18 @@ WORK_PER_NAME_US = 250
 # starting it. A pool whose candidates each take less than the first saves nothing.
 POOL_COST_PER_FILE_US = 1000
 POOL_START_US = 100_000
+# What the overlap's process does before its own share (:func:`_overlap_shares`), in the
+# units of :func:`candidate_work`: the test doubles' look-out, a fixed part per candidate
+# and its parse (Python's ``ast``: ~0.75 ms of CPU for a 2.3 kB module of benchmark item 12,
+# whose analysis takes ~3.2 ms and is estimated at 5.0 ms), which a child makes again for
+# each file of its share. Fitted to item 12's runs (seven at load 10: with 300 us a file
+# the child, 115 files, took 0.02-0.035 s more CPU than this process and its 85).
+LOOKOUT_PER_FILE_US = 100
+PARSE_PER_KB_US = 500
+#: Set to ``1`` to take the per-file phase of ``check`` and ``apply --diff`` through the
+#: overlap (:func:`_run_overlapped`) whatever the work, as long as ``jobs > 1`` and there
+#: are two candidates or more: for the tests of its own paths on small trees.
+FORCE_OVERLAP_ENV = "PPO_MIGRATE_TEST_FORCE_OVERLAP"
 # With the pool forced (:data:`FORCE_POOL_ENV`), below this many candidate files no pool.
 POOL_MIN_CANDIDATES = 8
 # The cycle collector's youngest generation during the per-file phase, serial or in a
@@ -635,6 +649,94 @@ def use_pool(jobs: int, works: Sequence[int], force: bool | None = None) -> bool
     return saved > workers * POOL_START_US
 
 
+def _per_file_way(
+    jobs: int, works: Sequence[int], mode: Mode, force_pool: bool | None = None
+) -> str:
+    """How a run on files (:func:`run`) takes its per-file phase: ``"overlap"``
+    (:func:`_run_overlapped`), ``"pool"`` (:func:`_run_pool`) or ``"serial"``
+    (:func:`_run_serial`).
+
+    The pool when it is forced (``force_pool``, else :data:`FORCE_POOL_ENV`: its tests) and
+    :func:`use_pool` agrees. Else, where :func:`use_pool` says more processes pay (benchmark
+    items 3 and 12: files of heavy analyses), the overlap for ``check`` and ``apply --diff``
+    (they write nothing; not while the snapshot stages a preview's rewrites): its children
+    start before the test doubles' look-out, which the pool's workers wait for; ``apply``
+    writes each file as soon as it is analysed and keeps the pool. Only on Linux, where
+    the pool's workers are forked as well (``os.fork`` elsewhere is missing or, on macOS,
+    unsafe beside some system frameworks: the pool spawns there). The overlap is also
+    taken when :data:`FORCE_OVERLAP_ENV` is ``1`` and there are two candidates or more (its
+    tests). Else serial.
+
+    Args:
+        jobs: processes allowed (``--jobs``).
+        works: the candidates' estimated work (:func:`candidate_work`).
+        mode: the run's mode.
+        force_pool: as for :func:`use_pool`.
+    """
+    if force_pool is None:
+        force_pool = os.environ.get(FORCE_POOL_ENV, "") == "1"
+    if force_pool:
+        return "pool" if use_pool(jobs, works, True) else "serial"
+    pays = use_pool(jobs, works, False)
+    if (
+        jobs > 1 and len(works) >= 2 and mode in (Mode.CHECK, Mode.DIFF) and not current().staging
+        and sys.platform == "linux"  # where the pool forks too (elsewhere it spawns)
+        and (pays or os.environ.get(FORCE_OVERLAP_ENV, "") == "1")
+    ):
+        return "overlap"
+    return "pool" if pays else "serial"
+
+
+def _overlap_shares(
+    works: Sequence[int], sizes: Sequence[int], processes: int
+) -> tuple[int, list[tuple[int, int]]]:
+    """How :func:`_run_overlapped` shares the candidates out: ``(mine, children)``, the
+    first ``mine`` candidates this process's and each child's a ``(start, end)`` slice of
+    the rest (non-empty; as many as ``processes - 1`` at most, fewer for few candidates).
+
+    This process makes the test doubles' look-out first, estimated at
+    :data:`LOOKOUT_PER_FILE_US` and :data:`PARSE_PER_KB_US` a candidate (it parses each
+    one: trees its own share's analyses then reuse, which the children parse again for
+    theirs); a child's file costs its :func:`candidate_work` and its parse. The shares are
+    cut where each process's estimated time is closest to an equal part of the whole.
+    Benchmark item 12 (200 files of 2.3 kB, 16 names each, two processes): 88 files here,
+    112 in the child.
+
+    Args:
+        works: each candidate's :func:`candidate_work`, in the run's order.
+        sizes: each candidate's size in bytes (-1 unreadable).
+        processes: this process and its children at most (``--jobs``), 2 or more.
+    """
+    n = len(works)
+    parse = [max(size, 0) * PARSE_PER_KB_US // 1024 for size in sizes]
+    base = n * LOOKOUT_PER_FILE_US + sum(parse)
+    rest = [w + p for w, p in zip(works, parse)]  # a file's cost in a child
+    children = max(1, min(processes - 1, n - 1))
+    # this process's share: the first ``mine`` files, where the longer of its time and a
+    # child's (an equal part of the rest) is least
+    theirs = sum(rest)
+    mine, best, acc = 0, max(base, theirs / children), base
+    for m in range(1, n):  # a child has one file at least
+        acc += works[m - 1]
+        theirs -= rest[m - 1]
+        longer = max(acc, theirs / children)
+        if longer < best:
+            mine, best = m, longer
+    cuts: list[tuple[int, int]] = []
+    left, start = sum(rest[mine:]), mine
+    for k in range(children, 0, -1):  # k children still to cut for
+        if start >= n:
+            break
+        end, acc, goal = start + 1, rest[start], left / k
+        while end < n and (k == 1 or acc + rest[end] / 2 <= goal):
+            acc += rest[end]
+            end += 1
+        cuts.append((start, end))
+        left -= acc
+        start = end
+    return mine, cuts
+
+
 def _works(paths: Sequence[str], sizes: Mapping[str, int], settings: Settings) -> list[int]:
     """:func:`candidate_work` of each of ``paths`` (``sizes``: bytes, -1 unreadable), the
     target names counted in the bytes the run's snapshot holds (a file it does not hold is
@@ -672,9 +774,11 @@ def run(
         paths: display paths of the files (from :func:`ppo_migrate.project.discovery.discover_files`).
         settings: the run's settings.
         mode: check, apply, diff or add-noqa.
-        jobs: worker processes; ``None`` means :func:`default_jobs`. A pool is used
-            only when ``jobs > 1`` and the candidates' estimated work pays for it
-            (:func:`use_pool`).
+        jobs: worker processes; ``None`` means :func:`default_jobs`. More processes
+            than this one are used only when ``jobs > 1`` and the candidates' estimated
+            work pays for them (:func:`use_pool`): the pool for ``apply``, the overlap
+            with the test doubles' look-out for ``check`` and ``apply --diff``
+            (:func:`_per_file_way`).
         progress: called as ``progress(done, total, path)`` after each candidate.
         on_outcome: called in this process with each candidate's outcome as soon as
             it is known (a rewritten file has then been replaced on disk), in the
@@ -951,6 +1055,160 @@ def _run_serial(
             check_stop()
 
 
+def _run_overlapped(
+    candidates: Sequence[str],
+    works: Sequence[int],
+    sizes: Mapping[str, int],
+    settings: Settings,
+    mode: Mode,
+    jobs: int,
+    progress: Callable[[int, int, str], None] | None,
+    outcomes: list[FileOutcome],
+    on_outcome: Callable[[FileOutcome], None] | None,
+    check_stop: Callable[[], None],
+    lookout: Callable[[], None],
+) -> None:
+    """The per-file phase of ``check`` and ``apply --diff`` on ``jobs`` processes, started
+    before the test doubles' look-out (``lookout``: :func:`_with_target_patches`) and
+    overlapping it; appends to ``outcomes`` the same outcomes, in the order of
+    ``candidates``, as :func:`_with_target_patches` then :func:`_run_serial` would.
+
+    Children are forked first (:func:`ppo_migrate.cli.forked.fork`: each inherits the
+    snapshot, the re-exports, the modules a fixable call's judgement imports and the callee
+    in effect for the first candidate's folder, :func:`_warm_for_the_fork`) and analyse
+    their shares (:func:`_overlap_shares`) without the look-out's answer, which does not
+    exist yet: no replacement of another file is known to them. This process makes the
+    look-out meanwhile, then analyses its own share with its answer, then takes the
+    children's outcomes back. The look-out only ever changes the outcome of a file that one
+    of its replacements reaches (:meth:`ppo_migrate.rules.check.ModuleAnalysis.replacement`
+    asks :func:`ppo_migrate.rules.patches.reaching_patch` and nothing else of it): such a
+    file of a child's share, and any file not a Python module when a replacement was found,
+    is analysed again here with the answer; the others' outcomes stand (on a tree no test
+    double reaches, all of them).
+
+    Before, the look-out (it parses every candidate) ran alone before the pool's workers
+    started: on benchmark item 12 (200 modules of 15 configless calls) it was ~0.2 s of
+    the run's ~0.55 s of serial CPU before the per-file phase, and ``--jobs 2`` was only
+    1.2 times faster than ``--jobs 1``. Instructions on item 12 (callgrind, a forked
+    process's own count less the parent's at the fork): ``--jobs 1`` 5.31 G; the pool's
+    parent 1.80 G before its workers, each worker ~1.7 G; here 0.67 G before the fork,
+    then 2.60 G in this process (the look-out and 88 files) against 2.21 G in the child
+    (112 files, each parsed there and again by the look-out), then 0.38 G (the cross-file
+    judgement, the output). The price is CPU: ~0.1 s more than the pool in all, the
+    child's files parsed twice, for less of it serial.
+
+    A child that dies or sends an unreadable message: its files go through the pool
+    (:func:`_run_pool`, which isolates a file that kills its worker). Ctrl-C: this process
+    stops at its next file or within :data:`ppo_migrate.cli.forked.POLL_SECONDS` of
+    waiting, kills the children and raises ``KeyboardInterrupt``.
+
+    Args:
+        candidates: the candidates, in the run's order.
+        works: their :func:`candidate_work`.
+        sizes: their sizes in bytes.
+        settings, mode: the run's (``mode`` writes nothing: check or diff).
+        jobs: processes allowed, this one included.
+        progress: as for :func:`run`; one call per file in the order of ``candidates``.
+        outcomes: appended to.
+        on_outcome: called with each outcome appended that is not pending.
+        check_stop: raises ``KeyboardInterrupt`` once Ctrl-C was pressed.
+        lookout: the look-out to overlap.
+    """
+    from ppo_migrate.cli import forked
+
+    index = references.of(current())
+    provisional = index.target_patches is None  # the children judge without the answer
+    mine, cuts = _overlap_shares(works, [sizes.get(p, 0) for p in candidates], jobs)
+    shares = [list(candidates[a:b]) for a, b in cuts]
+    total = len(candidates)
+    shown = 0
+
+    def show(path: str | None, children) -> None:
+        """Progress up to this process's files and the children's bytes so far."""
+        nonlocal shown
+        if progress is None:
+            return
+        done = len(outcomes) - start + children.poll_ticks()
+        while shown < min(done, total):
+            shown += 1
+            progress(shown, total, path if path is not None else candidates[shown - 1])
+
+    def analyse(p: str) -> FileOutcome:
+        return _process_star((p, settings, mode))
+
+    def child_init() -> None:
+        if provisional:
+            index.target_patches = ()  # judged as if no other file replaced the function
+        snapshot = active()
+        if snapshot is not None:
+            snapshot.keep_trees = False  # nothing after the per-file phase runs here
+        gc.set_threshold(max(gc.get_threshold()[0], YOUNG_THRESHOLD), *gc.get_threshold()[1:])
+
+    start = len(outcomes)
+    _import_analysis(full=True, diff=mode is Mode.DIFF)
+    _warm_for_the_fork(candidates[0], settings)
+    thawed = _frozen_for_the_fork()
+    children = forked.fork(shares, analyse, child_init, ticks=progress is not None)
+    try:
+        with fewer_young_collections(YOUNG_THRESHOLD):
+            lookout()
+            # the trees it parsed live as long as the run (the snapshot keeps them): frozen,
+            # as at the fork, so that no full collection of this process's share or of the
+            # children's outcomes being read walks them (a full collection while the
+            # outcomes of benchmark item 12's child were read: ~40 ms, the read ~3 ms)
+            gc.freeze()
+            check_stop()
+            for p in candidates[:mine]:
+                outcome = analyse(p)
+                outcomes.append(outcome)
+                if on_outcome is not None and not outcome.pending:
+                    on_outcome(outcome)
+                show(p, children)
+                check_stop()
+        with fewer_young_collections(YOUNG_THRESHOLD):
+            answers = children.collect(check_stop, lambda: show(None, children))
+        patches = index.target_patches if provisional else None
+        for share, done in zip(shares, answers):
+            if done is None:  # the child died: its files through the pool, with the answer
+                before = len(outcomes) - start
+                again = None
+                if progress is not None:  # counted on from what was shown, never backwards
+                    def again(i: int, _total: int, path: str, before=before) -> None:
+                        nonlocal shown
+                        if before + i > shown:
+                            shown = before + i
+                            progress(shown, total, path)
+                _run_pool(share, settings, mode, jobs, again, outcomes, on_outcome, check_stop)
+                continue
+            with fewer_young_collections(YOUNG_THRESHOLD):
+                for outcome in done:
+                    if patches and _reached(patches, outcome.path):
+                        outcome = analyse(outcome.path)
+                        check_stop()
+                    outcomes.append(outcome)
+                    if on_outcome is not None and not outcome.pending:
+                        on_outcome(outcome)
+                    if progress is not None and shown < len(outcomes) - start:
+                        shown = len(outcomes) - start
+                        progress(shown, total, outcome.path)
+    finally:
+        children.kill()
+        if thawed:
+            gc.unfreeze()
+
+
+def _reached(patches: Sequence, path: str) -> bool:
+    """Whether the look-out's ``patches`` may change the outcome of the file at ``path``
+    analysed without them (:func:`_run_overlapped`): one of them reaches it
+    (:func:`ppo_migrate.rules.patches.reaching_patch`), or it is no Python module (a
+    notebook's or a YAML file's analysis is not held to that one question)."""
+    if not path.endswith((".py", ".pyw")):
+        return True
+    from ppo_migrate.rules.patches import reaching_patch
+
+    return reaching_patch(patches, path) is not None
+
+
 def _after(progress: Callable[[int, int, str], None] | None, done: int):
     """``progress`` for the rest of a run of which ``done`` files are done already."""
     if progress is None:
@@ -1011,9 +1269,16 @@ def _run(
     if more:  # an alias brought a new name (``make_env``): its callers are candidates too
         candidates, sizes = _snapshot_prefilter([os.fspath(p) for p in everything], settings)
     reaching = _reaching(python_files(candidates), others, settings, paths)
-    _with_target_patches(settings, mode, python_files(candidates), paths, reaching)
-    result = RunResult()
     jobs = jobs or default_jobs()
+    works = _works(candidates, sizes, settings)
+    way = _per_file_way(jobs, works, mode, force_pool)
+
+    def lookout() -> None:  # the test doubles' look-out, before any file is final
+        _with_target_patches(settings, mode, python_files(candidates), paths, reaching)
+
+    if way != "overlap":
+        lookout()
+    result = RunResult()
     # files replaced whose outcome has not come back yet (a Ctrl-C right after the
     # write, or a worker stopped after its write): reported if the run is interrupted
     announced: dict[str, FileOutcome] = {}
@@ -1032,7 +1297,12 @@ def _run(
     previous, _on_written = _on_written, lambda o: announced.__setitem__(o.path, o)
     try:
         check_stop()
-        if use_pool(jobs, _works(candidates, sizes, settings), force_pool):
+        if way == "overlap":
+            _run_overlapped(
+                candidates, works, sizes, settings, mode, jobs, progress, result.outcomes,
+                on_outcome, check_stop, lookout,
+            )
+        elif way == "pool":
             # Largest first, so that no big file starts last and runs alone at the
             # end; the outcomes are sorted by path below whatever the order.
             biggest_first = sorted(candidates, key=lambda p: -sizes.get(p, 0))
