@@ -1727,8 +1727,45 @@ def _top_level_string(tree: ast.Module, node: ast.AST) -> str | None:
         if any(isinstance(later, ast.ImportFrom) and any(a.name == "*" for a in later.names)
                for later in tree.body[i + 1:]):
             return None
-        return value.value if isinstance(value, ast.Constant) and isinstance(value.value, str) else None
+        if not (isinstance(value, ast.Constant) and isinstance(value.value, str)):
+            return None
+        return None if _rebinds_globals(tree) else value.value
     return None
+
+
+#: :func:`_rebinds_globals`'s answers, by the tree's id (the tree kept with its answer)
+_GLOBALS_REBOUND: dict[int, tuple[ast.Module, bool]] = {}
+
+
+def _rebinds_globals(tree: ast.Module) -> bool:
+    """Whether ``tree`` may rebind its module-level names without naming them:
+    ``globals()`` anywhere (``globals().update(FACTORY="other")``,
+    ``globals()[name] = ...``), a bare ``vars()`` at module level, or its own module object
+    from ``sys.modules[__name__]``. A string constant of such a module is no certain value
+    (fresh user 40, B8: ``methodcaller(FACTORY)(cp)`` was fixed, and after ``apply`` the
+    rebound name called ``cp.other(config)``). Walked once a tree, only for a module whose
+    string constant a call depends on."""
+    known = _GLOBALS_REBOUND.get(id(tree))
+    if known is not None and known[0] is tree:
+        return known[1]
+    found = False
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and not node.args \
+                and not node.keywords and node.func.id in ("globals", "vars"):
+            found = True
+            break
+        if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Name) and node.slice.id == "__name__":
+            found = True  # ``sys.modules[__name__]``: the module object itself
+            break
+        if isinstance(node, ast.Call) and any(isinstance(a, ast.Name) and a.id == "__name__" for a in node.args) \
+                and (node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")) \
+                in ("import_module", "__import__", "get"):
+            found = True  # ``import_module(__name__)``, ``sys.modules.get(__name__)``
+            break
+    if len(_GLOBALS_REBOUND) > 256:
+        _GLOBALS_REBOUND.clear()
+    _GLOBALS_REBOUND[id(tree)] = (tree, found)
+    return found
 
 
 def module_constant(path: str, package: tuple[str, ...], module: str, name: str) -> str | None:

@@ -137,3 +137,26 @@ def test_a_module_beside_a_package_of_its_name_is_never_read(tmp_path: Path) -> 
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert (root / "pkg/train.py").read_text() == train
     assert project_ran(root, site, cmd=("-m", "pkg.train")) == "ran ('list', 1)"
+
+
+def test_a_constant_of_a_module_that_rebinds_its_globals_is_not_read(tmp_path: Path) -> None:
+    """``globals().update(FACTORY="keys")`` rebinds the name without spelling a store of it:
+    the call is ``cp.keys()`` at run time, never the runtime function, and is left alone
+    (fresh user 40, B8: it was fixed as safe and then raised ``TypeError``). The same
+    module without that line is a PPO001."""
+    text = TRAIN.replace(
+        'FACTORY = "get_ppo_ray_runtime_env"\n',
+        'FACTORY = "get_ppo_ray_runtime_env"\nglobals().update(FACTORY="__dir__")\n',
+    )
+    root = write_tree(tmp_path / "p", {"pyproject.toml": PIN_09, "train.py": text})
+    site = verl_stub(tmp_path / "site", VERL_09)
+    assert project_ran(root, site) == "ran ['list', 'list']"
+    assert check_findings(root) == []
+    proc = run_cli("apply", ".", cwd=root)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert (root / "train.py").read_text() == text
+    assert project_ran(root, site) == "ran ['list', 'list']"
+    for spelling in ('globals()["FACTORY"] = "__dir__"', 'sys.modules[__name__].FACTORY = "__dir__"'):
+        other = text.replace('globals().update(FACTORY="__dir__")', f"import sys\n{spelling}")
+        (root / "train.py").write_text(other)
+        assert check_findings(root) == [], spelling
