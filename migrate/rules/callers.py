@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from ppo_migrate.rules.check import ModuleAnalysis
 from ppo_migrate.rules.module import parsed_source
+from ppo_migrate.rules.reexports import MODULE_NAMES
 from ppo_migrate.rules.patches import FUNCTION_BODY, computed_bindings, replaced_names, string_env
 from ppo_migrate.rules.scopes import ScopeKind, frames as scope_frames
 from ppo_migrate.rules.targets import all_args
@@ -231,6 +232,34 @@ def index_file(
     )
 
 
+#: :func:`_relative_package`'s memo among the run's (:meth:`ppo_migrate.project.snapshot.Snapshot.memo`;
+#: :func:`run_module_name`'s is :data:`ppo_migrate.rules.reexports.MODULE_NAMES`, which
+#: the re-exports' look-out fills first)
+_RELATIVE_PACKAGES = "ppo_migrate.rules.callers.relative_packages"
+
+
+def run_module_name(path: str) -> str:
+    """:func:`ppo_migrate.project.modules.module_name` of ``path``, once a run per spelling
+    (the run's snapshot keeps it: the re-exports' look-out, each file's caller record and
+    the caller phase's plan ask it of the same files; the ``__init__.py`` files it is made
+    from are the same all run long: a run rewrites files, it makes or removes none)."""
+    memo = current().memo(MODULE_NAMES)
+    found = memo.get(path)
+    if found is None:
+        found = memo[path] = module_name(path)
+    return found
+
+
+def _relative_package(path: str) -> tuple[str, ...]:
+    """:func:`ppo_migrate.project.modules.package_for_relative_imports` of ``path``, once a
+    run per spelling (as :func:`run_module_name`)."""
+    memo = current().memo(_RELATIVE_PACKAGES)
+    found = memo.get(path)
+    if found is None:
+        found = memo[path] = package_for_relative_imports(path)
+    return found
+
+
 def _stamp(path: str) -> tuple[int, int] | None:
     """``(st_mtime_ns, st_size)`` of ``path`` as the run sees it (an overlaid file's own
     stamp in a preview: :meth:`ppo_migrate.project.snapshot.Snapshot.stamp`); ``None``
@@ -273,8 +302,8 @@ class _AstFacts:
 
         self.path = path
         self.decide = decide
-        self.module = module_name(path)
-        self.package = package_for_relative_imports(path)
+        self.module = run_module_name(path)
+        self.package = _relative_package(path)
         self.settings = settings
         if analysis is None:
             analysis = _analysis(path, settings, self.package, ModuleAnalysis)
@@ -867,7 +896,7 @@ def _indexer(settings: Settings, given: Mapping[str, FileIndex] | None):
         if callees is not None:
             decide = frozenset(callees) | (kept.decided if kept is not _MISSING else frozenset())
         try:
-            analysis = _analysis(path, settings, package_for_relative_imports(path), ModuleAnalysis)
+            analysis = _analysis(path, settings, _relative_package(path), ModuleAnalysis)
             built: FileIndex | None = index_file(analysis, path, settings, stamp, decide)
         except Exception:  # unreadable or unparsable: reported by the main pass already
             built = None
@@ -984,7 +1013,7 @@ def plan(
     def module_of(path: str) -> str:
         found = modules.get(path)
         if found is None:
-            found = modules[path] = module_name(path)
+            found = modules[path] = run_module_name(path)
         return found
 
     entries = _entry_functions(diagnostics, index_of, index, module_of)
