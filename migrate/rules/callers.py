@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from ppo_migrate.rules.check import ModuleAnalysis
 from ppo_migrate.rules.module import parsed_source
+from ppo_migrate.rules.reexports import MODULE_NAMES
 from ppo_migrate.rules.patches import FUNCTION_BODY, computed_bindings, replaced_names, string_env
 from ppo_migrate.rules.scopes import ScopeKind, frames as scope_frames
 from ppo_migrate.rules.targets import all_args
@@ -231,6 +232,34 @@ def index_file(
     )
 
 
+#: :func:`_relative_package`'s memo among the run's (:meth:`ppo_migrate.project.snapshot.Snapshot.memo`;
+#: :func:`run_module_name`'s is :data:`ppo_migrate.rules.reexports.MODULE_NAMES`, which
+#: the re-exports' look-out fills first)
+_RELATIVE_PACKAGES = "ppo_migrate.rules.callers.relative_packages"
+
+
+def run_module_name(path: str) -> str:
+    """:func:`ppo_migrate.project.modules.module_name` of ``path``, once a run per spelling
+    (the run's snapshot keeps it: the re-exports' look-out, each file's caller record and
+    the caller phase's plan ask it of the same files; the ``__init__.py`` files it is made
+    from are the same all run long: a run rewrites files, it makes or removes none)."""
+    memo = current().memo(MODULE_NAMES)
+    found = memo.get(path)
+    if found is None:
+        found = memo[path] = module_name(path)
+    return found
+
+
+def _relative_package(path: str) -> tuple[str, ...]:
+    """:func:`ppo_migrate.project.modules.package_for_relative_imports` of ``path``, once a
+    run per spelling (as :func:`run_module_name`)."""
+    memo = current().memo(_RELATIVE_PACKAGES)
+    found = memo.get(path)
+    if found is None:
+        found = memo[path] = package_for_relative_imports(path)
+    return found
+
+
 def _stamp(path: str) -> tuple[int, int] | None:
     """``(st_mtime_ns, st_size)`` of ``path`` as the run sees it (an overlaid file's own
     stamp in a preview: :meth:`ppo_migrate.project.snapshot.Snapshot.stamp`); ``None``
@@ -273,12 +302,15 @@ class _AstFacts:
 
         self.path = path
         self.decide = decide
-        self.module = module_name(path)
-        self.package = package_for_relative_imports(path)
+        self.module = run_module_name(path)
+        self.package = _relative_package(path)
         self.settings = settings
         if analysis is None:
             analysis = _analysis(path, settings, self.package, ModuleAnalysis)
         self.analysis = a = analysis
+        #: ``id(frames) -> qualname(frames)`` (:meth:`_site`; the frames tuples are the
+        #: analysis's, alive as long as it is)
+        self._scope_names: dict[int, str] = {}
         self.defs: dict[str, tuple[None, FunctionInfo]] = {}
         self.sites: list[tuple[None, CallSite]] = []
         self.values: list[tuple[str, int]] = []
@@ -361,6 +393,20 @@ class _AstFacts:
         def chosen(fqs: set[str]) -> set[str]:
             return fqs if wanted is None else fqs & wanted
 
+        # what the caller phase asks of a record is the sites and value references of
+        # functions, each a ``def``'s fully qualified name (``module.qualname``) or one
+        # under a namespace prefix (:func:`_scan`): a reference that resolves to a local
+        # name only, whose head is no part of a ``def``'s qualified name here, names no
+        # function (a parameter ``config``, its ``config.trainer``) and is not resolved
+        self._def_parts: set[str] = {part for _, info in self.defs.values() for part in info.qualname.split(".")}
+        self._import_names = {
+            alias.asname or alias.name.split(".", 1)[0]
+            for statement in m.facts.imports
+            for alias in statement.names
+            if alias.name != "*"
+        }
+        self._stars = bool(a.targets.star_modules())
+
         may_name = _name_filter(m.facts.imports, wanted)
         call_funcs = {id(c.func) for c in m.facts.calls}
         #: (see :attr:`FileIndex.method_calls`)
@@ -374,7 +420,7 @@ class _AstFacts:
                 and not self._on_module(func.value)
             ):
                 self.method_calls[func.attr].append(a.module.start(call))
-            if not may_name(func):
+            if not may_name(func) or self._local_only(func):
                 continue
             every = self._fqs(func)
             if chosen(every):
@@ -396,13 +442,16 @@ class _AstFacts:
             seen.add(id(node))
             if id(node) in call_funcs:
                 continue  # a call: recorded as a site
-            if not may_name(node):
+            if not may_name(node) or self._local_only(node):
                 continue
             for fq in sorted(chosen(self._fqs(node))):
                 self.values.append((path, node.lineno))
                 self.values_fq.append(fq)
         prefixes: dict[int, str] = {}  # a function's local prefix, once per function
+        def_parts = self._def_parts
         for arg, func in args:
+            if arg.arg not in def_parts:
+                continue  # ``module.f.<locals>.config``: the name of no ``def`` here
             holder = a.targets.function_scope(arg)
             if holder is None:
                 continue
@@ -433,6 +482,31 @@ class _AstFacts:
     def _fqs(self, node) -> set[str]:
         return reference_fqs(self.analysis, self.module, self.package, node)
 
+    def _local_only(self, node) -> bool:
+        """Whether every name :func:`reference_fqs` may resolve ``node`` to is a local one
+        of this module that no ``def`` of it has (so no function's, whichever file's: the
+        caller phase asks a record only of the qualified names of defs), decided without
+        resolving it: its head is bound by no import and is no part of a ``def``'s
+        qualified name here, and no star import may bind it; for ``x.attr``, whose
+        ``x`` may be a method's ``self`` (the class's ``attr``), ``attr`` is none either.
+        ``False`` when unsure (then the reference is resolved)."""
+        import ast
+
+        def_parts = self._def_parts
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.attr in def_parts:
+            return False
+        parts = _full_name_parts(node)
+        if parts is None:
+            return True  # :func:`reference_fqs` resolves it to nothing
+        head = parts[0]
+        if head in def_parts or head in self._import_names:
+            return False
+        a = self.analysis
+        holder = a.scopes.scope_of(node).lookup(head)
+        if (holder is None or holder is a.scopes.module) and self._stars:
+            return False  # ``from m import *`` may bind it: ``m.head``
+        return True
+
     def _on_module(self, node) -> bool:
         """Whether ``node`` (the object of an attribute call) is a module: a name every
         binding of which is an ``import`` statement (``import os``, ``import a.b as c``),
@@ -459,7 +533,11 @@ class _AstFacts:
 
         a = self.analysis
         frames = a.frames(call)
-        scope = qualname(frames)
+        # spelled once per scope (the frames are the analysis's, kept per scope: a file's
+        # calls sit in a few functions)
+        scope = self._scope_names.get(id(frames))
+        if scope is None:
+            scope = self._scope_names[id(frames)] = qualname(frames)
         caller = None
         if frames and frames[-1][0] == "function" and frames[-1][1] != "<lambda>":
             caller = f"{self.module}.{scope}"
@@ -818,7 +896,7 @@ def _indexer(settings: Settings, given: Mapping[str, FileIndex] | None):
         if callees is not None:
             decide = frozenset(callees) | (kept.decided if kept is not _MISSING else frozenset())
         try:
-            analysis = _analysis(path, settings, package_for_relative_imports(path), ModuleAnalysis)
+            analysis = _analysis(path, settings, _relative_package(path), ModuleAnalysis)
             built: FileIndex | None = index_file(analysis, path, settings, stamp, decide)
         except Exception:  # unreadable or unparsable: reported by the main pass already
             built = None
@@ -935,7 +1013,7 @@ def plan(
     def module_of(path: str) -> str:
         found = modules.get(path)
         if found is None:
-            found = modules[path] = module_name(path)
+            found = modules[path] = run_module_name(path)
         return found
 
     entries = _entry_functions(diagnostics, index_of, index, module_of)

@@ -25,6 +25,12 @@ from ppo_migrate.project.references import shadowed_by_package
 from ppo_migrate.project.snapshot import current
 from ppo_migrate.project.modules import module_name, module_names, resolve_relative
 
+#: the run's memo of each file's :func:`module_name` (path -> name;
+#: :meth:`ppo_migrate.project.snapshot.Snapshot.memo`): :func:`project_reexports` makes
+#: the names of every module it reads, and the caller records and the caller phase ask
+#: the same files' again (:func:`ppo_migrate.rules.callers.run_module_name`)
+MODULE_NAMES = "ppo_migrate.rules.reexports.module_names"
+
 
 def project_reexports(
     datas: Mapping[str, bytes], read_more, targets: Iterable[str], *, rounds: int = 4,
@@ -80,6 +86,7 @@ def project_reexports(
     parsed: dict[str, tuple[str, dict[str, str], set[str]] | None] = {}
     trees: dict[str, ast.Module] = {}  # path -> its tree, for its string constants' check
     roots: dict = {}  # the roots of the modules' files (``Path``) -> their spellings
+    own_names = current().memo(MODULE_NAMES)  # path -> :func:`module_name`, for the run
     words = {t.rsplit(".", 1)[-1] for t in targets}
     found: dict[str, str] = {}
     exporter: dict[str, str] = {}  # found name -> the module whose binding re-exports it
@@ -139,6 +146,9 @@ def project_reexports(
                 if root is not None:  # the run's one root: spelled once, not once a file
                     root = roots.get(root) or roots.setdefault(root, os.fspath(root))
                 names = module_names(path, root) if root is not None else (module_name(path),)
+                # the first is the module's own name: kept for the run's other askers
+                # (each file's caller record, the caller phase: :func:`run_module_name`)
+                own_names.setdefault(path, names[0])
                 module = names[-1]
                 package = tuple(module.split("."))
                 if os.path.basename(path) != "__init__.py":

@@ -631,6 +631,40 @@ def test_index_record_resolves_each_read_in_its_own_scope(tmp_path: Path) -> Non
     ]
 
 
+def test_index_record_leaves_out_locals_no_def_has(tmp_path: Path) -> None:
+    """The record holds what the caller phase asks, the qualified names of defs: a
+    parameter (``config``), what is read through it (``config.trainer``) and a call of
+    one (``cb(1)``) resolve to locals no ``def`` of the module has, and are left out; a
+    local that shares a nested ``def``'s name, a method's ``self.f`` and an imported
+    name are kept as before."""
+    record = _record_of(tmp_path, """\
+        from pkg.other import helper
+
+
+        def run(config, cb):
+            helper(config.trainer)
+            cb(1)
+            return config
+
+
+        def outer(inner):
+            def inner():
+                return 1
+            return inner
+
+
+        class Runner:
+            def a(self):
+                return self.a
+        """)
+    sites = [(s.callee, s.line, s.caller) for s in record.sites]
+    assert sites == [("pkg.other.helper", 5, "pkg.mod.run")]
+    assert record.values == {
+        "pkg.mod.outer.<locals>.inner": (13, 10),  # the read, then the parameter
+        "pkg.mod.Runner.a": (18,),
+    }
+
+
 def _plan_of(root: Path):
     from ppo_migrate.rules.check import analyse
     from ppo_migrate.rules.callers import plan

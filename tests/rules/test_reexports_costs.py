@@ -82,3 +82,41 @@ def test_a_module_whose_looked_up_names_did_not_change_is_not_gone_over_again(
     # round 1: d, c, b (nothing known of pkg.a yet), a; round 2: b only (pkg.a's name is
     # new); round 3: none (pkg.b.make_env is looked up by no module)
     assert gone_over == ["x_d", "x_c", "x_b", "x_a", "x_b"]
+
+
+def test_the_module_names_the_look_out_makes_are_the_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each module's name is made once a run: the re-exports' look-out keeps the names of
+    the modules it reads, and the caller records ask them of the run
+    (:func:`ppo_migrate.rules.callers.run_module_name`) instead of making them again; a
+    file the look-out did not read is named once, then kept."""
+    from ppo_migrate.project.modules import module_name
+    from ppo_migrate.project.snapshot import run_scope
+    from ppo_migrate.rules import callers
+
+    texts = {
+        "pkg/__init__.py": "",
+        "pkg/util.py": "from verl.trainer.constants_ppo import get_ppo_ray_runtime_env\n",
+        "pkg/app.py": "from pkg.util import get_ppo_ray_runtime_env\n",
+        "pkg/other.py": "x = 1\n",
+    }
+    datas = {}
+    for name, text in texts.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+        datas[str(tmp_path / name)] = text.encode()
+    made: list[str] = []
+
+    def counting(path):
+        made.append(str(path))
+        return module_name(path)
+
+    monkeypatch.setattr(callers, "module_name", counting)
+    util, app, other = (str(tmp_path / "pkg" / n) for n in ("util.py", "app.py", "other.py"))
+    with run_scope():
+        found = project_reexports(datas, lambda words: {}, [TARGET])
+        assert found == {"pkg.util.get_ppo_ray_runtime_env": TARGET}
+        assert [callers.run_module_name(p) for p in (util, app)] == ["pkg.util", "pkg.app"]
+        assert made == []  # the look-out's names
+        assert callers.run_module_name(other) == "pkg.other"
+        assert callers.run_module_name(other) == "pkg.other"
+        assert made == [other]  # named once, then kept
