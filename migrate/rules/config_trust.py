@@ -16,7 +16,7 @@ from ppo_migrate.rules.config_syntax import (
     _ATTRIBUTE, _ESCAPES, _default_of, _key_of, _rebinds, _stringish, _worst,
 )
 from ppo_migrate.rules.evidence import VERL_SECTIONS
-from ppo_migrate.rules.scopes import Scope, ScopeKind
+from ppo_migrate.rules.scopes import DEF_LOCAL, Scope, ScopeKind
 from ppo_migrate.rules.targets import all_args, dotted_parts
 
 
@@ -42,6 +42,10 @@ class BindingTrust:
         option's string: trial 27, r11)."""
         func = holder.node
         if not isinstance(func, _FUNCTIONS):
+            return None
+        if not holder.flags.get(holder.mangled(name), 0) & DEF_LOCAL:
+            # no ``name = value`` in the function's own code (its scope's flags): nearly
+            # every parameter, told without looking for it (benchmark item 10)
             return None
         param = next((a for a in all_args(func.args) if a.arg == name), None)
         if param is None:

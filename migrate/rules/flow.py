@@ -727,7 +727,16 @@ def _has_binding(flow: _Flow) -> bool:
 
 def _deferred(tree: ScopeTree, owner: Scope, name: str, child: Scope) -> int:
     """A name of ``owner`` read from code that runs later (a nested def/lambda): bound on
-    every path when certainly bound where ``child`` is defined and never rebound after."""
+    every path when certainly bound where ``child`` is defined and never rebound after.
+
+    A parameter of a function or lambda ``owner`` that its own code never assigns,
+    deletes, imports or declares (:func:`_pure_parameter`) is answered from
+    :func:`_outside_writers` alone, without the flow pass: its pass would record no
+    binding event, so the answer below is ``_B`` without a ``nonlocal`` writer and
+    ``_B | _U`` with one, wherever ``child`` is defined (benchmark item 9: a launcher's
+    closure over its ``cfg``)."""
+    if owner.kind in (ScopeKind.FUNCTION, ScopeKind.LAMBDA) and _pure_parameter(owner, name):
+        return _B | _U if _outside_writers(owner, name) else _B
     flow = _run(tree, owner, name)
     at_def = flow.bits(child.node)
     writers = _outside_writers(owner, name)
@@ -785,48 +794,111 @@ def _bits_at(tree: ScopeTree, scope: Scope, name: str, at: ast.AST) -> int:
 _FALLS_THROUGH = (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.Import, ast.ImportFrom, ast.Pass)
 #: simple statements whose ``value`` the flow evaluates with the statement's own state
 _VALUED = (ast.Return, ast.Expr, ast.Assign, ast.AnnAssign, ast.AugAssign)
+#: a parameter's flags that mean its function's own code may change it (an assignment,
+#: ``del``, an import, a ``global``/``nonlocal`` declaration)
+_CHANGED = DEF_LOCAL | DEF_GLOBAL | DEF_NONLOCAL | DEF_IMPORT
+
+
+def _pure_parameter(scope: Scope, name: str) -> bool:
+    """Whether ``name`` (mangled) is a parameter of ``scope`` that the scope's own code
+    never assigns, deletes, imports or declares (its flags,
+    :mod:`ppo_migrate.rules.scopes`): the flow pass of it records no binding event and
+    only ever the state ``_B`` (or nothing, where the code is not reached)."""
+    flags = scope.flags.get(name, 0)
+    return bool(flags & DEF_PARAM) and not flags & _CHANGED
+
+
+def _within(node: ast.AST, start: tuple[int, int], end: tuple[int, int]) -> bool:
+    """Whether ``node``'s source range holds the range ``start``-``end``."""
+    return (node.lineno, node.col_offset) <= start and \
+        end <= (node.end_lineno or 0, node.end_col_offset or 0)  # type: ignore[attr-defined]
+
+
+def _block_reached(tree: ScopeTree, body: list[ast.stmt], start: tuple[int, int],
+                   end: tuple[int, int]) -> bool:
+    """Whether the flow pass, entering the statement list ``body`` with the state ``_B``
+    of a pure parameter (:func:`_pure_parameter`), certainly evaluates the node spanning
+    ``start``-``end`` with that state: the statements before the one holding it always go
+    on to the next (assignments, imports, ``pass``, an expression statement that is no
+    call of :data:`NEVER_RETURNING`), and the one holding it evaluates it on entry (a
+    simple statement's ``value``; an ``if``'s test or a branch its constant test does not
+    rule out; a loop's header or body; a ``with``'s items or body; a ``try``'s body),
+    looked into the same way. ``False``: not told here (an ``except``, ``else`` or
+    ``finally`` clause, a ``match``, any other statement before it)."""
+    for st in body:
+        t = type(st)
+        if (st.end_lineno or 0, st.end_col_offset or 0) < end:
+            if t in _FALLS_THROUGH:
+                continue
+            if t is ast.Expr and not _never_returns(tree, st.value):  # type: ignore[attr-defined]
+                continue
+            return False
+        if (st.lineno, st.col_offset) > start:
+            return False  # (not in this block)
+        if t in _VALUED:
+            value = st.value  # type: ignore[attr-defined]
+            return value is not None and _within(value, start, end)
+        if t is ast.If:
+            test = st.test  # type: ignore[attr-defined]
+            if _within(test, start, end):
+                return True
+            constant = isinstance(test, ast.Constant)
+            taken = constant and bool(test.value)
+            if st.body and _within_block(st.body, start, end):  # type: ignore[attr-defined]
+                return (taken or not constant) and _block_reached(tree, st.body, start, end)  # type: ignore[attr-defined]
+            if st.orelse and _within_block(st.orelse, start, end):  # type: ignore[attr-defined]
+                return not taken and _block_reached(tree, st.orelse, start, end)  # type: ignore[attr-defined]
+            return False
+        if t is ast.While:
+            if _within(st.test, start, end):  # type: ignore[attr-defined]
+                return True
+        elif t is ast.For or t is ast.AsyncFor:
+            if _within(st.iter, start, end) or _within(st.target, start, end):  # type: ignore[attr-defined]
+                return True
+        elif t is ast.With or t is ast.AsyncWith:
+            if any(_within(i.context_expr, start, end)  # type: ignore[attr-defined]
+                   or (i.optional_vars is not None and _within(i.optional_vars, start, end))
+                   for i in st.items):  # type: ignore[attr-defined]
+                return True
+        elif t is not ast.Try:
+            return False
+        inner = st.body  # type: ignore[attr-defined]
+        return bool(inner) and _within_block(inner, start, end) and _block_reached(tree, inner, start, end)
+    return False
+
+
+def _within_block(body: list[ast.stmt], start: tuple[int, int], end: tuple[int, int]) -> bool:
+    """Whether the statement list ``body`` (not empty) spans ``start``-``end``."""
+    first, last = body[0], body[-1]
+    return (first.lineno, first.col_offset) <= start and \
+        end <= (last.end_lineno or 0, last.end_col_offset or 0)
 
 
 def _parameter_reached(tree: ScopeTree, scope: Scope, name: str, at: ast.AST) -> bool:
     """Whether ``at`` finds parameter ``name`` of function ``scope`` certainly bound,
     told without the flow pass: the name is a parameter the function never assigns,
-    deletes or declares (its flags, :mod:`ppo_migrate.rules.scopes`), no nested scope
-    writes it through ``nonlocal``, and ``at`` is in the ``value`` of a simple statement
-    of the body (``return``, an expression, an assignment) preceded only by statements
-    that always go on to the next (assignments, imports, ``pass``, a docstring). The
-    flow pass then finds ``_B`` at ``at`` (the entry state of a parameter, never
-    changed, on the only path there); ``False`` means "not told here", not "unbound":
-    :func:`bound_at` runs the flow. ~20 us a call saved (a flow pass per function and
-    name: benchmark items 9 and 10 ask one per module).
+    deletes or declares (:func:`_pure_parameter`), no nested scope writes it through
+    ``nonlocal``, and the flow pass certainly reaches ``at`` (:func:`_block_reached`:
+    ``at`` in the ``value`` of a simple statement, or the test of an ``if``, in a branch,
+    a loop, a ``with`` or a ``try`` body, each preceded only by statements that always go
+    on to the next: assignments, imports, ``pass``, a docstring, a call that is no
+    ``sys.exit()``). The flow pass then finds ``_B`` at ``at`` (the entry state of a
+    parameter, never changed, on a path that reaches it); ``False`` means "not told
+    here", not "unbound": :func:`bound_at` runs the flow. ~20 us a call saved (a flow
+    pass per function and name: benchmark items 9 and 10 ask one per module; item 9's
+    calls sit in an ``if`` after a docstring).
 
     Args:
         tree: the module's scopes; scope: a ``FUNCTION`` scope of it; name: mangled;
         at: a node that ``tree.scope_of`` puts in ``scope`` (only a call is told here).
     """
-    flags = scope.flags.get(name, 0)
-    if not flags & DEF_PARAM or flags & (DEF_LOCAL | DEF_GLOBAL | DEF_NONLOCAL | DEF_IMPORT):
+    if not _pure_parameter(scope, name):
         return False
     if type(at) is not ast.Call:
         return False  # (a call's every node is recorded; a walrus's target is not)
     start = (at.lineno, at.col_offset)
     end = (at.end_lineno or 0, at.end_col_offset or 0)
-    for st in scope.node.body:  # type: ignore[attr-defined]
-        if (st.end_lineno or 0, st.end_col_offset or 0) < end:
-            if type(st) not in _FALLS_THROUGH and not (
-                type(st) is ast.Expr and type(st.value) is ast.Constant  # type: ignore[attr-defined]
-            ):
-                return False
-            continue
-        if type(st) not in _VALUED:
-            return False
-        value = st.value  # type: ignore[attr-defined]
-        if value is None or not (
-            (value.lineno, value.col_offset) <= start
-            and end <= (value.end_lineno or 0, value.end_col_offset or 0)
-        ):
-            return False
-        break
-    else:
+    if not _block_reached(tree, scope.node.body, start, end):  # type: ignore[attr-defined]
         return False
     return not (scope.children and _outside_writers(scope, name))
 
