@@ -15,7 +15,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from stat import S_ISREG
 
 
-def is_candidate(data: bytes, names: Sequence[bytes], path: str | None = None) -> bool:
+def is_candidate(data: bytes, names: Sequence[bytes], path: str | None = None, elsewhere=None) -> bool:
     """The byte prefilter: does the file name any target?
 
     Args:
@@ -23,13 +23,17 @@ def is_candidate(data: bytes, names: Sequence[bytes], path: str | None = None) -
         names: the targets' last names, encoded (e.g. ``b"get_ppo_ray_runtime_env"``).
         path: the file's path, when known: a ``pyproject.toml`` may spell a name with
             TOML's ``\\u`` escapes (:func:`spells_escaped`).
+        elsewhere: ``(path, data, names) -> bool``, what other files spell for this one
+            (:func:`ppo_migrate.project.entry_points.spells_elsewhere`), asked with a path.
 
     A file with non-ASCII bytes may spell a name with characters Python folds into it
     (NFKC: ``ｇet_ppo_ray_runtime_env`` is ``get_ppo_ray_runtime_env`` to Python):
     see :func:`spells_otherwise`.
     """
     return any(n in data for n in names) or (not data.isascii() and spells_otherwise(data, names)) \
-        or (path is not None and spells_escaped(path, data, names))
+        or (path is not None and (
+            spells_escaped(path, data, names) or (elsewhere is not None and elsewhere(path, data, names))
+        ))
 
 
 #: the packaging file whose strings :mod:`tomllib` decodes (entry points, trial 26h)
@@ -40,21 +44,18 @@ _ESCAPES = re.compile(rb"\\u([0-9A-Fa-f]{4})|\\U([0-9A-Fa-f]{8})")
 def spells_escaped(path: str, data: bytes, names: Sequence[bytes]) -> bool:
     """Whether a ``pyproject.toml`` spells one of ``names`` once its ``\\uXXXX`` and
     ``\\UXXXXXXXX`` escapes are read (``"...:get_ppo_ray_runtime_en\\u0076"``: TOML's basic
-    strings decode them, and the entry point then names the function; trial 26h), or when a
-    ``setup.cfg`` or ``pyproject.toml`` names a file of entry points that spells one
-    (:func:`spells_by_reference`; fresh40). Any other file, or one with no such escape or
-    reference, answers ``False`` at once. A ``setup.py`` importing from a module beside it
-    that spells one counts too (:func:`spells_by_import`; fresh41, M5).
+    strings decode them, and the entry point then names the function; trial 26h). Any other
+    file, or one with no such escape, answers ``False`` at once. What another file spells
+    for this one (an entry-points file a ``setup.cfg`` names, a module a ``setup.py``
+    imports) is asked by the callers' ``elsewhere``
+    (:func:`ppo_migrate.project.entry_points.spells_elsewhere`): this module reads no file
+    but the one given, and imports nothing of the project.
 
     Args:
         path: the file's path (its base name decides).
         data: its raw bytes.
         names: the targets' last names, encoded.
     """
-    if path.endswith(_REFERRING_FILES) and spells_by_reference(path, data, names):
-        return True
-    if path.endswith(_SETUP_PY) and spells_by_import(path, data, names):
-        return True
     if not path.endswith(_ESCAPING_FILE) or os.path.basename(path) != _ESCAPING_FILE:
         return False
     if b"\\u" not in data and b"\\U" not in data:
@@ -68,78 +69,6 @@ def spells_escaped(path: str, data: bytes, names: Sequence[bytes]) -> bool:
 
     read = _ESCAPES.sub(one, data)
     return any(n in read for n in names)
-
-
-#: the packaging files that may make setuptools read entry points from another file
-_REFERRING_FILES = ("setup.cfg", "pyproject.toml")
-
-
-def spells_by_reference(path: str, data: bytes, names: Sequence[bytes]) -> bool:
-    """Whether a ``setup.cfg`` or ``pyproject.toml`` makes setuptools read its entry points
-    from another file (``[options] entry_points = file: ep.cfg``, ``[tool.setuptools.dynamic]
-    entry-points = {file = [...]}``: :func:`ppo_migrate.project.entry_points.entry_point_files`)
-    that spells one of ``names``: the packaging file, which does not spell it, is then
-    analysed, and its PPO006 placed where it names that file (fresh40, MISSED). Any other
-    file answers ``False`` at once; the files named are read through the run's snapshot.
-
-    Args:
-        path: the packaging file's path (its base name decides).
-        data: its raw bytes.
-        names: the targets' last names, encoded.
-    """
-    base = os.path.basename(path)
-    if base not in _REFERRING_FILES or b"file" not in data:
-        return False
-    from ppo_migrate.project import snapshot
-    from ppo_migrate.project.entry_points import entry_point_files
-
-    folder = os.path.dirname(os.path.abspath(path))
-    for named, *_ in entry_point_files(base, data.decode("utf-8", "replace")):
-        try:
-            read = snapshot.current().read_bytes(os.path.join(folder, named))
-        except (OSError, ValueError):
-            continue
-        if any(n in read for n in names):
-            return True
-    return False
-
-
-_SETUP_PY = "setup.py"
-#: a module a ``setup.py`` imports by name (``from _eps import EPS``, ``import _eps``)
-_IMPORTED = re.compile(rb"^[ \t]*(?:from[ \t]+(\.*[\w.]*)[ \t]+import|import[ \t]+([\w.]+))", re.MULTILINE)
-
-
-def spells_by_import(path: str, data: bytes, names: Sequence[bytes]) -> bool:
-    """Whether a ``setup.py`` imports from a module beside it (``from _eps import EPS``:
-    ``_eps.py`` or ``_eps/__init__.py``) whose bytes spell one of ``names``: its
-    ``setup(entry_points=...)`` may then take the function from there, and the file is
-    analysed for a "cannot tell" PPO006 (fresh41, MISSED M5). Any other file answers
-    ``False`` at once; the modules are read through the run's snapshot.
-
-    Args:
-        path: the file's path (its base name decides).
-        data: its raw bytes.
-        names: the targets' last names, encoded.
-    """
-    if os.path.basename(path) != _SETUP_PY or b"import" not in data:
-        return False
-    from ppo_migrate.project import snapshot
-
-    folder = os.path.dirname(os.path.abspath(path))
-    for m in _IMPORTED.finditer(data):
-        module = (m.group(1) or m.group(2) or b"").lstrip(b".").decode("ascii", "replace")
-        if not module or module.split(".")[0] in ("setuptools", "distutils", "os", "sys", "re", "io"):
-            continue
-        stem = os.path.join(folder, *module.split("."))
-        for candidate in (stem + ".py", os.path.join(stem, "__init__.py")):
-            try:
-                read = snapshot.current().read_bytes(candidate)
-            except (OSError, ValueError):
-                continue
-            if any(n in read for n in names):
-                return True
-            break
-    return False
 
 
 _ASCII_BYTES = bytes(range(128))
@@ -199,7 +128,7 @@ def read_bytes(path: str) -> bytes:
         os.close(fd)
 
 
-def prefilter(paths: Sequence[str], settings) -> list[str]:
+def prefilter(paths: Sequence[str], settings, elsewhere=None) -> list[str]:
     """The candidates among ``paths``: files whose bytes name a target.
 
     Reads each file once, holding one file's bytes at a time; a file that
@@ -208,20 +137,20 @@ def prefilter(paths: Sequence[str], settings) -> list[str]:
     Returns:
         The candidate paths, in the order given.
     """
-    return _prefilter(paths, settings)[0]
+    return _prefilter(paths, settings, elsewhere=elsewhere)[0]
 
 
 def _prefilter(
-    paths: Sequence[str], settings, read=None, rejected=None
+    paths: Sequence[str], settings, read=None, rejected=None, elsewhere=None
 ) -> tuple[list[str], dict[str, int]]:
     """:func:`prefilter`, plus each candidate's size in bytes (-1 when unreadable);
     ``read`` and ``rejected`` as for :func:`iter_candidates`."""
     candidates: list[str] = []
     sizes: dict[str, int] = {}
     found = (
-        iter_candidates(paths, settings)
+        iter_candidates(paths, settings, elsewhere=elsewhere)
         if read is None and rejected is None
-        else _candidates(paths, settings, read or read_bytes, rejected)
+        else _candidates(paths, settings, read or read_bytes, rejected, elsewhere=elsewhere)
     )
     for p, size in found:
         candidates.append(p)
@@ -249,7 +178,7 @@ def holds_star_import(data: bytes) -> bool:
 
 
 def iter_candidates(
-    paths: Iterable[str], settings, star_importers: list[str] | None = None
+    paths: Iterable[str], settings, star_importers: list[str] | None = None, elsewhere=None
 ) -> Iterator[tuple[str, int]]:
     """:func:`prefilter` as it goes: ``(path, size in bytes)`` of each candidate, in the
     order given, as soon as it is read (size -1: unreadable, a candidate so that
@@ -262,14 +191,15 @@ def iter_candidates(
             :data:`STAR_IMPORT` is appended to it, from the same read (the scout's: the
             look-out for re-exports then reads those files alone, not the whole tree
             again; benchmark item 1).
+        elsewhere: as for :func:`is_candidate`.
     """
     if star_importers is None:
-        return _candidates(paths, settings, read_bytes, None)
-    return _candidates(paths, settings, read_bytes, None, star_importers)
+        return _candidates(paths, settings, read_bytes, None, elsewhere=elsewhere)
+    return _candidates(paths, settings, read_bytes, None, star_importers, elsewhere)
 
 
 def _candidates(
-    paths: Iterable[str], settings, read, rejected, stars: list[str] | None = None
+    paths: Iterable[str], settings, read, rejected, stars: list[str] | None = None, elsewhere=None
 ) -> Iterator[tuple[str, int]]:
     """:func:`iter_candidates`, the bytes given by ``read(path)`` (the runner's read through
     the run's snapshot, :mod:`ppo_migrate.project.snapshot`); ``rejected(path)``, when given,
@@ -287,7 +217,7 @@ def _candidates(
             (only in data or (not data.isascii() and spells_otherwise(data, names)))
             if only is not None  # the usual case, one target name: no generator per file
             else is_candidate(data, names)
-        ) or spells_escaped(p, data, names):
+        ) or spells_escaped(p, data, names) or (elsewhere is not None and elsewhere(p, data, names)):
             yield p, len(data)
         else:
             if rejected is not None:

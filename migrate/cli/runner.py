@@ -51,6 +51,7 @@ from ppo_migrate.prefilter import (  # noqa: F401 - prefilter, is_candidate: thi
 )
 from ppo_migrate.project import references
 from ppo_migrate.project.discovery import is_entry_point_file, is_notebook, is_yaml_file, python_files
+from ppo_migrate.project.entry_points import spells_elsewhere
 from ppo_migrate.project.snapshot import SourceFile as SnapshotFile
 from ppo_migrate.project.snapshot import active, current, enter_worker, run_scope
 from ppo_migrate.settings_model import Settings
@@ -245,7 +246,7 @@ def process_data(
         A :class:`FileOutcome` (see :func:`process_file`).
     """
     names = [n.encode() for n in settings.target_names]
-    if not is_candidate(data, names, path):  # a pyproject.toml's escapes too (trial 26h)
+    if not is_candidate(data, names, path, spells_elsewhere):  # a pyproject.toml's escapes too (trial 26h)
         return FileOutcome(path, new_data=data if mode is Mode.FIX_STDOUT else None)
     try:
         text, encoding, bom = source.decoded() if isinstance(source, SnapshotFile) else decode_source(data)
@@ -1337,7 +1338,7 @@ def _snapshot_prefilter(paths: list[str], settings: Settings) -> tuple[list[str]
     def read(path: str) -> bytes:
         return snapshot.read_bytes(path, keep=True)
 
-    return _prefilter(paths, settings, read, snapshot.optional)
+    return _prefilter(paths, settings, read, snapshot.optional, spells_elsewhere)
 
 
 def _repository(paths, settings: Settings, mode: Mode, given=None) -> list[str]:

@@ -199,6 +199,7 @@ def _child(paths: Sequence[str], settings, reader: int, writer: int) -> None:  #
         _end_with_parent(writer)
         from ppo_migrate.project.discovery import discover_files
         from ppo_migrate.prefilter import iter_candidates
+        from ppo_migrate.project.entry_points import spells_elsewhere
 
         def on_error(path, message: str) -> None:
             _send(writer, b"E" + os.fsencode(path) + b"\0" + message.encode("utf-8", "replace"))
@@ -209,7 +210,7 @@ def _child(paths: Sequence[str], settings, reader: int, writer: int) -> None:  #
             _send(writer, f"R{type(exc).__name__}\0{exc}".encode("utf-8", "replace"))
         else:
             stars: list[str] = []
-            for path, size in iter_candidates(files, settings, stars):
+            for path, size in iter_candidates(files, settings, stars, spells_elsewhere):
                 _send(writer, b"C%d\0" % size + os.fsencode(path))
             for kind, paths in ((b"S", stars), (b"F", files)):
                 for start in range(0, len(paths), _FILES_PER_MESSAGE):

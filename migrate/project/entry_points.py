@@ -59,7 +59,7 @@ from __future__ import annotations
 import ast
 import os
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from typing import NamedTuple
 
 # the packaging files read besides ``setup.py`` (a Python file, judged with the module's
@@ -1689,6 +1689,96 @@ def _code_points(lines: _Lines, line: int, byte_offset: int) -> int:
     return len(lines.line_text(line).encode("utf-8")[:byte_offset].decode("utf-8", "replace"))
 
 
+
+#: the packaging files that may make setuptools read entry points from another file
+_REFERRING_FILES = ("setup.cfg", "pyproject.toml")
+
+
+def spells_by_reference(path: str, data: bytes, names: Sequence[bytes]) -> bool:
+    """Whether a ``setup.cfg`` or ``pyproject.toml`` makes setuptools read its entry points
+    from another file (``[options] entry_points = file: ep.cfg``, ``[tool.setuptools.dynamic]
+    entry-points = {file = [...]}``: :func:`ppo_migrate.project.entry_points.entry_point_files`)
+    that spells one of ``names``: the packaging file, which does not spell it, is then
+    analysed, and its PPO006 placed where it names that file (fresh40, MISSED). Any other
+    file answers ``False`` at once; the files named are read through the run's snapshot.
+
+    Args:
+        path: the packaging file's path (its base name decides).
+        data: its raw bytes.
+        names: the targets' last names, encoded.
+    """
+    base = os.path.basename(path)
+    if base not in _REFERRING_FILES or b"file" not in data:
+        return False
+    from ppo_migrate.project.snapshot import current
+
+    folder = os.path.dirname(os.path.abspath(path))
+    for named, *_ in entry_point_files(base, data.decode("utf-8", "replace")):
+        try:
+            read = current().read_bytes(os.path.join(folder, named))
+        except (OSError, ValueError):
+            continue
+        if any(n in read for n in names):
+            return True
+    return False
+
+
+_SETUP_PY = "setup.py"
+#: a module a ``setup.py`` imports by name (``from _eps import EPS``, ``import _eps``)
+_IMPORTED = re.compile(rb"^[ \t]*(?:from[ \t]+(\.*[\w.]*)[ \t]+import|import[ \t]+([\w.]+))", re.MULTILINE)
+
+
+def spells_by_import(path: str, data: bytes, names: Sequence[bytes]) -> bool:
+    """Whether a ``setup.py`` imports from a module beside it (``from _eps import EPS``:
+    ``_eps.py`` or ``_eps/__init__.py``) whose bytes spell one of ``names``: its
+    ``setup(entry_points=...)`` may then take the function from there, and the file is
+    analysed for a "cannot tell" PPO006 (fresh41, MISSED M5). Any other file answers
+    ``False`` at once; the modules are read through the run's snapshot.
+
+    Args:
+        path: the file's path (its base name decides).
+        data: its raw bytes.
+        names: the targets' last names, encoded.
+    """
+    if os.path.basename(path) != _SETUP_PY or b"import" not in data:
+        return False
+
+    from ppo_migrate.project.snapshot import current
+
+    folder = os.path.dirname(os.path.abspath(path))
+    for m in _IMPORTED.finditer(data):
+        module = (m.group(1) or m.group(2) or b"").lstrip(b".").decode("ascii", "replace")
+        if not module or module.split(".")[0] in ("setuptools", "distutils", "os", "sys", "re", "io"):
+            continue
+        stem = os.path.join(folder, *module.split("."))
+        for candidate in (os.path.join(stem, "__init__.py"), stem + ".py"):  # the package first
+            try:
+                read = current().read_bytes(candidate)
+            except (OSError, ValueError):
+                continue
+            if any(n in read for n in names):
+                return True
+            break
+    return False
+
+
+def spells_elsewhere(path: str, data: bytes, names: Sequence[bytes]) -> bool:
+    """The byte prefilter's look at other files for a packaging file
+    (:func:`ppo_migrate.prefilter.is_candidate`'s ``elsewhere``): a ``setup.cfg`` or
+    ``pyproject.toml`` naming an entry-points file that spells one of ``names``
+    (:func:`spells_by_reference`), a ``setup.py`` importing from a module beside it that
+    does (:func:`spells_by_import`). Any other file answers ``False`` at once.
+
+    Args:
+        path: the file's path (its base name decides).
+        data: its raw bytes.
+        names: the targets' last names, encoded.
+    """
+    if path.endswith(_REFERRING_FILES) and spells_by_reference(path, data, names):
+        return True
+    return path.endswith(_SETUP_PY) and spells_by_import(path, data, names)
+
+
 __all__ = [
     "ENTRY_POINT_FILES",
     "SETUP_PY",
@@ -1697,6 +1787,7 @@ __all__ = [
     "declared_entry_points",
     "declares_entry_points",
     "entry_point_files",
+    "spells_elsewhere",
     "entry_points_of",
     "is_entry_point_file",
     "named_outside_entry_points",

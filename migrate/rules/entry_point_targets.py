@@ -232,7 +232,7 @@ def imported_spelling(entry: EntryPoint, names: Collection[str], path: str | Non
         return []
     import ast
 
-    from ppo_migrate.project import snapshot
+    from ppo_migrate.project.snapshot import current
 
     folder = os.path.dirname(os.path.abspath(path))
     out: list[str] = []
@@ -253,9 +253,9 @@ def imported_spelling(entry: EntryPoint, names: Collection[str], path: str | Non
         else:
             continue
         stem = os.path.join(base, *module.split(".")) if module else base
-        for candidate in (stem + ".py", os.path.join(stem, "__init__.py")):
+        for candidate in (os.path.join(stem, "__init__.py"), stem + ".py"):  # the package first
             try:
-                read = snapshot.current().read_text(candidate, errors="replace")
+                read = current().read_text(candidate, errors="replace")
             except (OSError, ValueError):
                 continue
             if any(n in read for n in names):
