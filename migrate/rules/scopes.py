@@ -302,6 +302,25 @@ class _Builder:
         assert self.cur.parent is not None
         self.cur = self.cur.parent
 
+    def visit_children(self, node: ast.AST, t: type) -> None:
+        """Visit ``node``'s child nodes (of type ``t``) in symtable's field order, each
+        through :data:`_VISIT` by its exact type (a node no visitor takes is skipped)."""
+        fields = _CHILD_FIELDS.get(t)
+        if fields is None:
+            fields = _child_fields(t)
+        visit = _VISIT
+        for fname in fields:
+            value = getattr(node, fname)
+            if type(value) is list:
+                for v in value:
+                    h = visit.get(type(v))
+                    if h is not None:
+                        h(self, v)
+            elif value is not None:
+                h = visit.get(type(value))
+                if h is not None:
+                    h(self, value)
+
     # -- statements --------------------------------------------------------------------
     def stmts(self, body: list[ast.stmt]) -> None:
         for s in body:
@@ -314,21 +333,7 @@ class _Builder:
         if handler is not None:
             handler(self, s)
             return
-        fields = _CHILD_FIELDS.get(t)
-        if fields is None:
-            fields = _child_fields(t)
-        visit = _VISIT
-        for fname in fields:  # generic: fields in symtable order for the rest
-            value = getattr(s, fname)
-            if type(value) is list:
-                for v in value:
-                    h = visit.get(type(v))
-                    if h is not None:
-                        h(self, v)
-            elif value is not None:
-                h = visit.get(type(value))
-                if h is not None:
-                    h(self, value)
+        self.visit_children(s, t)  # generic: fields in symtable order for the rest
 
     def any(self, node: ast.AST) -> None:
         """Visit ``node`` by its type (:data:`_VISIT`): an expression, a statement, an
@@ -577,21 +582,7 @@ class _Builder:
             for v in e.values:
                 self.expr(v)
             return
-        fields = _CHILD_FIELDS.get(t)
-        if fields is None:
-            fields = _child_fields(t)
-        visit = _VISIT
-        for fname in fields:
-            value = getattr(e, fname)
-            if type(value) is list:
-                for v in value:
-                    h = visit.get(type(v))
-                    if h is not None:
-                        h(self, v)
-            elif value is not None:
-                h = visit.get(type(value))
-                if h is not None:
-                    h(self, value)
+        self.visit_children(e, t)
 
     def extend_namedexpr_scope(self, target: ast.Name) -> None:
         scope: Scope | None = self.cur
