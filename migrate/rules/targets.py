@@ -27,6 +27,7 @@ import functools
 import enum
 import os
 import re
+import weakref
 import sys as _sys
 from collections import defaultdict
 from collections.abc import Callable, Iterable
@@ -1733,8 +1734,9 @@ def _top_level_string(tree: ast.Module, node: ast.AST) -> str | None:
     return None
 
 
-#: :func:`_rebinds_globals`'s answers, by the tree's id (the tree kept with its answer)
-_GLOBALS_REBOUND: dict[int, tuple[ast.Module, bool]] = {}
+#: :func:`_rebinds_globals`'s answers, by the tree (held weakly: a tree lives as long as
+#: its run keeps it, never longer for this table)
+_GLOBALS_REBOUND: weakref.WeakKeyDictionary[ast.Module, bool] = weakref.WeakKeyDictionary()
 
 
 def _rebinds_globals(tree: ast.Module) -> bool:
@@ -1745,9 +1747,9 @@ def _rebinds_globals(tree: ast.Module) -> bool:
     (fresh user 40, B8: ``methodcaller(FACTORY)(cp)`` was fixed, and after ``apply`` the
     rebound name called ``cp.other(config)``). Walked once a tree, only for a module whose
     string constant a call depends on."""
-    known = _GLOBALS_REBOUND.get(id(tree))
-    if known is not None and known[0] is tree:
-        return known[1]
+    known = _GLOBALS_REBOUND.get(tree)
+    if known is not None:
+        return known
     found = False
     for node in ast.walk(tree):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and not node.args \
@@ -1762,9 +1764,7 @@ def _rebinds_globals(tree: ast.Module) -> bool:
                 in ("import_module", "__import__", "get"):
             found = True  # ``import_module(__name__)``, ``sys.modules.get(__name__)``
             break
-    if len(_GLOBALS_REBOUND) > 256:
-        _GLOBALS_REBOUND.clear()
-    _GLOBALS_REBOUND[id(tree)] = (tree, found)
+    _GLOBALS_REBOUND[tree] = found
     return found
 
 
