@@ -51,7 +51,7 @@ from ppo_migrate.prefilter import (  # noqa: F401 - prefilter, is_candidate: thi
 )
 from ppo_migrate.project import references
 from ppo_migrate.project.discovery import is_entry_point_file, is_notebook, is_yaml_file, python_files
-from ppo_migrate.project.entry_points import spells_elsewhere
+from ppo_migrate.cli.scout import spells_elsewhere
 from ppo_migrate.project.snapshot import SourceFile as SnapshotFile
 from ppo_migrate.project.snapshot import active, current, enter_worker, run_scope
 from ppo_migrate.settings_model import Settings
