@@ -859,7 +859,79 @@ def _pyproject_uv_sources(data: dict[str, Any], raw: str, path: Path) -> Iterato
                 yield _Found(tagged, path, line, _source_line(raw, line), "lock", True, optional=only_optional)
                 continue
             local = _local_directory(e["path"], path) if isinstance(e.get("path"), str) else None
+            if e.get("workspace") is True:
+                local = _uv_workspace_member(uv, path, name)
             yield _Found(None, path, line, _source_line(raw, line), "direct-reference", True, local, only_optional)
+
+
+def _uv_workspace_member(uv: dict[str, Any], path: Path, name: str) -> Path | None:
+    """The folder of the uv workspace member whose ``[project] name`` is ``name``, for a
+    source ``{ workspace = true }`` of the ``pyproject.toml`` at ``path`` (uv's
+    documentation, "Workspaces": ``[tool.uv.workspace] members`` are glob patterns of
+    folders relative to the workspace root, each holding a ``pyproject.toml``; ``exclude``
+    takes folders out). ``None`` when no member (or more than one) has that name: its
+    release then cannot be read (trial 26h: the member's definition, read as a local
+    directory's, says which verl the project runs).
+
+    Args:
+        uv: the ``[tool.uv]`` table.
+        path: the workspace root's ``pyproject.toml``.
+        name: the distribution name of the source (verl's, in any spelling PEP 503 allows).
+
+    Raises:
+        Nothing: an unreadable or invalid member file is no member of that name.
+    """
+    workspace = uv.get("workspace")
+    if not isinstance(workspace, dict):
+        return None
+    root = path.parent
+    excluded = {
+        folder for pattern in _strings(workspace.get("exclude")) for folder in _glob_folders(root, pattern)
+    }
+    found: list[Path] = []
+    for pattern in _strings(workspace.get("members")):
+        for folder in _glob_folders(root, pattern):
+            if folder in excluded or folder in found:
+                continue
+            member = folder / "pyproject.toml"
+            try:
+                data = tomllib.loads(_read_text(member)) if _is_file(member) else {}
+            except (OSError, ValueError, UnicodeDecodeError):
+                continue  # tomllib's TOMLDecodeError is a ValueError
+            project = data.get("project")
+            member_name = project.get("name") if isinstance(project, dict) else None
+            if isinstance(member_name, str) and _is_verl(member_name) and _is_verl(name):
+                found.append(folder)
+    return found[0] if len(found) == 1 else None
+
+
+def _glob_folders(root: Path, pattern: str) -> list[Path]:
+    """The folders under ``root`` a glob ``pattern`` of ``/``-separated parts names (``*``,
+    ``?`` and ``[...]`` within a part, as :func:`fnmatch.fnmatchcase`; a part without them
+    is a plain name), from the snapshot's listings (once a run); ``**`` matches nothing
+    here (no such member has been seen)."""
+    folders = [root]
+    for part in pattern.strip().strip("/").split("/"):
+        if part in ("", "."):
+            continue
+        if part == "**":
+            return []
+        nxt: list[Path] = []
+        for folder in folders:
+            if not any(c in part for c in "*?["):
+                if current().fs.is_dir(folder / part):
+                    nxt.append(folder / part)
+                continue
+            try:
+                names = current().fs.list_dir(folder)
+            except (OSError, ValueError):
+                continue
+            nxt.extend(
+                folder / n for n in sorted(names)
+                if fnmatch.fnmatchcase(n, part) and current().fs.is_dir(folder / n)
+            )
+        folders = nxt
+    return [Path(os.path.normpath(f)) for f in folders]
 
 
 def _names_verl(values: Any) -> bool:
