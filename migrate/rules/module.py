@@ -142,10 +142,13 @@ def _span(node: ast.AST) -> tuple[tuple[int, int], tuple[int, int]] | None:
     """A node's source range; for the position-less ones (arguments, comprehension,
     withitem, match_case, ...) the range of their positioned children."""
     if hasattr(node, "lineno"):
-        return (
-            (node.lineno, node.col_offset),  # type: ignore[attr-defined]
-            (node.end_lineno or 0, node.end_col_offset or 0),  # type: ignore[attr-defined]
-        )
+        start = (node.lineno, node.col_offset)  # type: ignore[attr-defined]
+        # a decorated ``def``/``class`` starts at its ``def``/``class`` keyword (the
+        # compiler's position), its decorators above it (trial 26i, I-C1: a reference in
+        # ``@print(cp.get_...)`` had no enclosing nodes)
+        for decorator in getattr(node, "decorator_list", ()):
+            start = min(start, (decorator.lineno, decorator.col_offset))
+        return (start, (node.end_lineno or 0, node.end_col_offset or 0))  # type: ignore[attr-defined]
     spans = [s for s in map(_span, ast.iter_child_nodes(node)) if s is not None]
     if not spans:
         return None

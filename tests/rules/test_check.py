@@ -241,3 +241,16 @@ def test_a_dropped_finding_asks_nothing_more(monkeypatch: pytest.MonkeyPatch, ig
     diags = analyse(text, M, Settings(ignore=ignore))
     assert [d.code for d in diags] == codes
     assert bool(asked) is looked_for
+
+
+def test_references_in_decorators_are_judged_in_the_enclosing_scope() -> None:
+    """Trial 26i, I-C1: a reference through a module alias in a decorator's arguments ended
+    ``check`` with an internal error (no enclosing node was found for it)."""
+    text = (
+        "import verl.trainer.constants_ppo as cp\n\n\n"
+        "@print(cp.get_ppo_ray_runtime_env)\ndef f():\n    pass\n\n\n"
+        "@cp.get_ppo_ray_runtime_env\ndef g():\n    pass\n\n\n"
+        "def run(config):\n    @decorate(cp.get_ppo_ray_runtime_env())\n    def h():\n        pass\n"
+    )
+    found = [(d.code, d.line, d.column, d.scope) for d in analyse(text, M, Settings())]
+    assert found == [("PPO006", 9, 2, "<module>"), ("PPO001", 15, 15, "run")]

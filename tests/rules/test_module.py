@@ -157,3 +157,15 @@ def test_the_walk_is_made_once_a_tree_and_a_problem_is_copied() -> None:
         columns.append((info.value.line, info.value.column))
     assert columns[0] == columns[1]
     assert facts_of(deep)[0] is not None and facts_of(deep)[0].column == columns[0][1] + 1  # bytes: é is two
+
+
+@pytest.mark.parametrize("keyword", ["def", "async def", "class"])
+def test_ancestors_of_a_node_in_a_decorator_reach_the_decorated_statement(keyword: str) -> None:
+    """A decorated ``def``/``class`` starts at its keyword in the tree, its decorators above
+    it (trial 26i, I-C1: ``@print(cp.get_...)`` found no enclosing node and ``check`` ended
+    with an internal error)."""
+    m = parse(f"import cp\n\n\n@print(cp.f)\n@staticmethod\n{keyword} g():\n    pass\n", "m.py")
+    attribute = next(n for n in ast.walk(m.tree) if isinstance(n, ast.Attribute))
+    chain = m.ancestors(attribute)
+    assert [type(n).__name__ for n in chain] == ["Module", type(m.tree.body[1]).__name__, "Call"]
+    assert chain[1] is m.tree.body[1] and chain[2] is m.tree.body[1].decorator_list[0]
