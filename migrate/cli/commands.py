@@ -261,7 +261,7 @@ def check(paths: tuple[str, ...], settings, options: CheckOptions) -> None:
             )
             if not options.silent:
                 console.say(f"Added {added} noqa directive{'s' if added != 1 else ''}{note}.")
-    report_check(settings, diagnostics, fixed_per_file, options, sources)
+    report_check(settings, diagnostics, fixed_per_file, options, sources, unanalysed=len(errors))
     for e in errors:
         console.say(f"ppo-migrate: {e}")
     if errors:
@@ -270,13 +270,16 @@ def check(paths: tuple[str, ...], settings, options: CheckOptions) -> None:
         sys.exit(console.EXIT_FINDINGS)
 
 
-def report_check(settings, diagnostics, fixed_per_file, options: CheckOptions, sources=None) -> None:
+def report_check(
+    settings, diagnostics, fixed_per_file, options: CheckOptions, sources=None, unanalysed: int = 0
+) -> None:
     """Print what ``check`` found, as ruff's ``check`` does with the same options.
 
     ``-s`` prints nothing; ``--statistics`` replaces the findings by their counts per
     rule; ``-q`` leaves out the summary lines; ``--show-fixes`` lists the fixes per file
     (on stdout in the text formats, else on stderr, so stdout holds the document).
     ``sources``: display path -> text the run holds (standard input's), for ``full``'s frames.
+    ``unanalysed``: files whose analysis ended in an internal error (the summary says so).
     """
     from ppo_migrate.diagnostics import NOTICE_CODES
     from ppo_migrate.output import TEXT_FORMATS, emit
@@ -317,6 +320,7 @@ def report_check(settings, diagnostics, fixed_per_file, options: CheckOptions, s
             summary=not options.quiet,
             unsafe_fixes=settings.unsafe_fixes,
             before_summary=fixes_block if options.show_fixes else None,
+            unanalysed=unanalysed,
             **extra,
         )
         return

@@ -99,6 +99,7 @@ def emit(
     unsafe_fixes: bool = False,
     before_summary: Callable[[], None] | None = None,
     render: Callable[[Diagnostic, bool], str] | None = None,
+    unanalysed: int = 0,
 ) -> None:
     """Write the findings and the summary lines (nothing but the summary when clean).
 
@@ -114,6 +115,9 @@ def emit(
             counted as fixable, with no "more fixable" line.
         before_summary: called between the findings and the summary (``--show-fixes``
             writes its block there, as ruff does).
+        unanalysed: files whose analysis ended in an internal error (their messages are
+            written after the summary, on stderr): a run with such a file never says "All
+            checks passed!" (trial 26i, I-C1).
         render: how one finding is written (``(diagnostic, unsafe_fixes) -> text``, a
             newline added): :func:`format_line` by default; the ``full`` format's block.
     """
@@ -130,6 +134,11 @@ def emit(
         total = n + fixed
         stream.write(
             f"Found {total} error{'s' if total != 1 else ''} ({fixed} fixed, {n} remaining).\n"
+        )
+    elif n == 0 and unanalysed:
+        stream.write(
+            f"No errors found in the files analysed; {unanalysed} file"
+            f"{'s' if unanalysed != 1 else ''} could not be analysed.\n"
         )
     elif n == 0:
         stream.write("All checks passed!\n")

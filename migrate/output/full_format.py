@@ -208,6 +208,7 @@ def emit(
     unsafe_fixes: bool = False,
     before_summary: Callable[[], None] | None = None,
     sources: Mapping[str, str] | None = None,
+    unanalysed: int = 0,
 ) -> None:
     """Write each finding's block and the summary lines (``concise``'s).
 
@@ -225,4 +226,5 @@ def emit(
         unsafe_fixes=unsafe_fixes,
         before_summary=before_summary,
         render=lambda d, unsafe: block(d, texts.framed(d), unsafe) + "\n",
+        unanalysed=unanalysed,
     )

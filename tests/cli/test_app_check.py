@@ -836,3 +836,24 @@ def test_a_folder_without_python_files_is_warned_about_as_ruff_does(tmp_path: Pa
     assert run_cli("check", "-s", "empty", cwd=tmp_path).stderr == ""
     (tmp_path / "empty" / "a.py").write_text("x = 1\n")
     assert run_cli("check", "empty", cwd=tmp_path).stderr == ""
+
+
+def test_an_internal_error_is_reported_and_never_all_checks_passed(tmp_path: Path, monkeypatch) -> None:
+    """Trial 26i, I-C1: ``check`` printed "All checks passed!" above a file's internal
+    error. The file's analysis is made to fail here (the crash itself is fixed)."""
+    from ppo_migrate.rules import check as check_module
+
+    declare_verl(tmp_path)
+    (tmp_path / "boom.py").write_text(IMPORT + "\n\ndef run(config):\n    return get_ppo_ray_runtime_env()\n")
+    original = check_module.ModuleAnalysis.diagnostics
+
+    def diagnostics(self, *args, **kwargs):
+        if self.path.endswith("boom.py"):
+            raise IndexError("list index out of range")
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(check_module.ModuleAnalysis, "diagnostics", diagnostics)
+    r = run_cli("check", "--jobs", "1", "--output-format", "concise", ".", cwd=tmp_path)
+    assert r.returncode == 2
+    assert r.stdout.splitlines() == ["No errors found in the files analysed; 1 file could not be analysed."]
+    assert r.stderr.splitlines()[-1] == "ppo-migrate: boom.py: internal error: IndexError: list index out of range"

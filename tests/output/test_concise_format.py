@@ -70,3 +70,23 @@ def test_a_reason_the_message_already_says_with_a_semicolon_is_not_said_twice() 
         reason=Reason("newest-assumed", f"{said}: {remedy}"),
     )
     assert _emit([d])[0] == f"app/train.py:7:11: PPO001 pass `config` (unsafe fix: {said}; {remedy})"
+
+
+def test_a_file_not_analysed_is_never_all_checks_passed() -> None:
+    """Trial 26i, I-C1: a run whose one file ended in an internal error said "All checks
+    passed!" (and exited 2, the error on stderr)."""
+    from ppo_migrate.output.concise_format import emit as emit_concise
+
+    def run(diagnostics, unanalysed: int) -> list[str]:
+        out = io.StringIO()
+        emit_concise(diagnostics, out, root=Path("."), unanalysed=unanalysed)
+        return out.getvalue().splitlines()
+
+    assert run([], 1) == ["No errors found in the files analysed; 1 file could not be analysed."]
+    assert run([SHIM], 2) == [
+        "shim.py:8:15: PPO004 a compatibility shim; left as it is",
+        "No errors found in the files analysed; 2 files could not be analysed.",
+        "1 compatibility shim listed (not an error).",
+    ]
+    assert run([ENTRY], 1)[-1] == "Found 1 error."
+    assert run([], 0) == ["All checks passed!"]
