@@ -371,8 +371,13 @@ class ModuleAnalysis:
         out: list[Diagnostic] = []
         called: dict[int, ast.Call] | None = None  # id(func) -> its call: the parent of most
         for node in candidates:
+            if isinstance(node, ast.Attribute) and (
+                    targets.constant_of(node) is not None or targets.possible_constant(node) is not None):
+                # ``names.FACTORY`` of ``FACTORY = "get_..."``: a string naming the function
+                # (fresh user 41, W6), as the imported name below
+                continue
             if isinstance(node, ast.Name):
-                if targets.constant_of(node) is not None:
+                if targets.constant_of(node) is not None or targets.possible_constant(node) is not None:
                     # ``from pkg.names import FACTORY`` of ``FACTORY = "get_..."``: a string
                     # naming the function (the re-exports' look-out adds it to the targets
                     # so that ``methodcaller(FACTORY)`` is found), not the function itself
@@ -603,6 +608,9 @@ class ModuleAnalysis:
         nowhere in the source)."""
         if isinstance(t.call.func, ast.Call) and methodcaller_call(t.call, self.targets.constant_of) is not None:
             return self.spelled(t.call)
+        if t.uncertain is not None and isinstance(t.call.func, ast.Call) \
+                and (self.targets.qualified_names(t.call.func.func) or ([], True))[0] == ["operator.methodcaller"]:
+            return self.spelled(t.call)  # ``methodcaller(NAME)(*[cp])`` (fresh user 41, M7)
         return f"{t.callee}()"
 
     def spelled(self, call: ast.Call) -> str:
