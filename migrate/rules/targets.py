@@ -1659,9 +1659,10 @@ class TargetFinder:
         - no package above the module may bind the module's name otherwise
           (:func:`package_binds`): ``from pkg import names`` takes ``pkg``'s attribute
           ``names`` before the submodule;
-        - no file of the run may assign the attribute (:meth:`_attribute_rebound`:
-          ``names.FACTORY = "other"`` in another module, ``setattr(names, "FACTORY", ...)``,
-          a patch of the module).
+        - this file may not assign the attribute (:meth:`_attribute_rebound`:
+          ``names.FACTORY = "other"``, ``setattr(names, "FACTORY", ...)``); another file's
+          assignment makes the fix unsafe (the replacement table's, as for the imported
+          name).
 
         Source: the language reference, "The import system" (5.4.2, submodules: the
         submodule is bound as an attribute of its parent package) and "The import
@@ -1682,12 +1683,17 @@ class TargetFinder:
         return value
 
     def _attribute_rebound(self, module: str, attribute: str) -> tuple[str, int] | None:
-        """``(path, line)`` of a store that may change ``module``'s ``attribute`` while the
-        run goes on, else ``None``: in this file an attribute store, ``del`` or
-        ``setattr``/``delattr`` of ``attribute`` on any object; in another file a
-        replacement of the run's table reaching a module of that name
-        (:attr:`ppo_migrate.project.references.References.target_patches`, where the
-        project's re-export ``pkg.names.FACTORY`` of the function's name is a target)."""
+        """``(path, line)`` of a store in this file that may change ``module``'s
+        ``attribute`` before the call runs, else ``None``: an attribute store or ``del`` of
+        ``attribute`` on any object, ``setattr``/``delattr`` of it by a literal name.
+
+        Another file's store (``names.FACTORY = "other"`` in ``pkg/other.py``) is the
+        replacement table's (:func:`ppo_migrate.rules.patches.target_patches`: the
+        project's re-export ``pkg.names.FACTORY`` of the function's name is a target): it
+        makes the fix unsafe, as it does for ``from pkg.names import FACTORY``, whichever
+        way the run is split into processes (the table is not known yet when a worker
+        judges)."""
+        del module  # any object's: the store's object is not followed
         for node in ast.walk(self.module.tree):
             if isinstance(node, ast.Attribute) and node.attr == attribute and not isinstance(node.ctx, ast.Load):
                 return self.module.path, node.lineno
@@ -1695,12 +1701,6 @@ class TargetFinder:
                     and node.func.id in ("setattr", "delattr") and len(node.args) >= 2 \
                     and isinstance(node.args[1], ast.Constant) and node.args[1].value == attribute:
                 return self.module.path, node.lineno
-        from ppo_migrate.project.references import current_references  # the run's index
-
-        here = os.path.abspath(self.module.path) if self.module.path else None
-        for patch in current_references().target_patches or ():
-            if patch.module == module and os.path.abspath(patch.path) != here:
-                return patch.path, patch.line
         return None
 
     def possible_constant(self, node: ast.expr) -> tuple[str, str] | None:
@@ -1717,7 +1717,7 @@ class TargetFinder:
         (under an ``if``, a ``try``, a loop, in a function under ``global``); names all of
         whose bindings are such statements are read as before (the last one is in effect
         when a function runs; a ``globals()`` rewrite or a star import after it leaves the
-        name unknown, and not reported). A module attribute another file of the run assigns
+        name unknown, and not reported). A module attribute this file assigns
         (:meth:`_attribute_rebound`) may hold the string too.
 
         Args:
