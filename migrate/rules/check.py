@@ -371,13 +371,8 @@ class ModuleAnalysis:
         out: list[Diagnostic] = []
         called: dict[int, ast.Call] | None = None  # id(func) -> its call: the parent of most
         for node in candidates:
-            if isinstance(node, ast.Attribute) and (
-                    targets.constant_of(node) is not None or targets.possible_constant(node) is not None):
-                # ``names.FACTORY`` of ``FACTORY = "get_..."``: a string naming the function
-                # (fresh user 41, W6), as the imported name below
-                continue
             if isinstance(node, ast.Name):
-                if targets.constant_of(node) is not None or targets.possible_constant(node) is not None:
+                if targets.constant_of(node) is not None:
                     # ``from pkg.names import FACTORY`` of ``FACTORY = "get_..."``: a string
                     # naming the function (the re-exports' look-out adds it to the targets
                     # so that ``methodcaller(FACTORY)`` is found), not the function itself
@@ -391,6 +386,12 @@ class ModuleAnalysis:
                 parent = called.get(id(node)) or self.module.ancestors(node)[-1]
             how = self._reference_use(node, parent)
             if how is None:
+                continue
+            if (isinstance(node, ast.Attribute) and targets.constant_of(node) is not None) \
+                    or targets.possible_constant(node) is not None:
+                # ``names.FACTORY`` of ``FACTORY = "get_..."`` (fresh user 41, W6), or a name
+                # holding that string on some paths only (M7): a string naming the function,
+                # as the imported name above, whose call is a PPO003 when it is one
                 continue
             found = targets.qualified_names(node)
             if found is None or not found[0]:

@@ -703,6 +703,7 @@ class TargetFinder:
         self._constants: dict[tuple[str, str], str | None] = {}
         self._memos: dict[str, dict] = {}  # :meth:`memo`
         self._constant_names: dict[str, object] = {}  # :meth:`constant_of`, per module-level name
+        self._possible: dict[str, object] = {}  # :meth:`possible_constant`, per module-level name
         #: :meth:`instance_method_of`'s answers, per ``(id(scope), name)`` of the read
         self._instance_methods: dict[tuple[int, str], Scope | None] = {}
         #: :meth:`_alias_of`'s answers, per ``id`` of a binding node of the tree
@@ -1748,10 +1749,17 @@ class TargetFinder:
             if len(bindings) == 1 and imported and isinstance(imported[0].node, ast.ImportFrom):
                 owner, _, attribute = imported[0].qualified.rpartition(".")  # type: ignore[union-attr]
                 module = resolve_relative(owner, self.package) if owner else None
+                # only a name the re-exports' look-out kept (:mod:`reexports`: a module-level
+                # string of the function's name there), never verl's own function
                 found = module_possible(self.module.path, self.package, module, attribute, wanted) \
-                    if module else None
+                    if module and f"{module}.{attribute}" in self.matcher.targets else None
             else:
-                found = possible_in(self.module.tree, name, wanted, self.module.path)
+                known = self._possible.get(name, _UNKNOWN)
+                if known is _UNKNOWN:  # the module's answer for the name: once a name
+                    known = self._possible[name] = possible_in(
+                        self.module.tree, name, wanted, self.module.path
+                    ) if quotes_any(self.module.text, wanted) else None
+                found = known  # type: ignore[assignment]
         else:
             return None
         if found is None:
@@ -2040,10 +2048,11 @@ def module_constant(path: str, package: tuple[str, ...], module: str, name: str)
     return source.derived(string_constants, lambda s: string_constants(s.tree())).get(name)
 
 
-def _module_source(path: str, package: tuple[str, ...], module: str):
+def _module_source(path: str, package: tuple[str, ...], module: str, text: Callable[[str], bool] | None = None):
     """``(source, tree)`` of the project's file of ``module`` from the import root of the
     file at ``path`` (its package ``package``: :func:`module_constant`), else ``None``
-    (standard input, no such file, unreadable, not Python)."""
+    (standard input, no such file, unreadable, not Python; ``text`` given and false of the
+    file's text: not parsed)."""
     from ppo_migrate.project.modules import absolute_parent
     from ppo_migrate.project.references import module_file, package_root  # the run's view
 
@@ -2063,6 +2072,8 @@ def _module_source(path: str, package: tuple[str, ...], module: str):
         return None
     try:
         source = snapshot.source(str(file))
+        if text is not None and not text(source.text):
+            return None
         return source, source.tree()
     except Exception:  # noqa: BLE001 - unreadable or not Python: nothing is known
         return None
@@ -2222,10 +2233,25 @@ def module_possible(
 ) -> tuple[str, str] | None:
     """:func:`possible_in` for ``module``'s ``name``, read from the project's file of
     ``module`` (:func:`module_constant`'s), else ``None`` (no such file, unreadable)."""
-    found = _module_source(path, package, module)
-    if found is None:
-        return None
-    return possible_in(found[1], name, wanted, _shown(path, package, module))
+    wanted = frozenset(wanted)
+    memo = current().memo(_POSSIBLE)
+    key = (path, package, module, name, wanted)
+    if key not in memo:  # once a run per importing folder, module and name
+        found = _module_source(path, package, module, lambda text: quotes_any(text, wanted))
+        memo[key] = possible_in(found[1], name, wanted, _shown(path, package, module)) \
+            if found is not None else None
+    return memo[key]
+
+
+def quotes_any(text: str, wanted: Iterable[str]) -> bool:
+    """Whether ``text`` spells one of ``wanted`` as a string literal (``"get_..."`` or
+    ``'get_...'``): the bytes a module must hold to assign that string (asked before its
+    tree is walked for :func:`possible_in`)."""
+    return any(f'"{w}"' in text or f"'{w}'" in text for w in wanted)
+
+
+#: :func:`module_possible`'s memo in the run's snapshot
+_POSSIBLE = "ppo_migrate.rules.targets.module_possible"
 
 
 #: :func:`module_constant`'s memo in the run's snapshot, and its mark of an answer not known yet
