@@ -373,7 +373,7 @@ def forwarded_callee(node: ast.AST) -> ast.expr | None:
     return call.func if dotted_parts(call.func) else None
 
 
-def callee_parts(func: ast.expr, constant: Callable[[ast.Name], str | None] | None = None) -> list[str] | None:
+def callee_parts(func: ast.expr, constant: Callable[[ast.expr], str | None] | None = None) -> list[str] | None:
     """:func:`dotted_parts`, also through the spellings that read an attribute by a literal
     name: ``getattr(cp, "get_...")``, ``vars(cp)["get_..."]``, ``cp.__dict__["get_..."]``
     (``["cp", "get_..."]``), and a module loaded by a literal name:
@@ -385,8 +385,9 @@ def callee_parts(func: ast.expr, constant: Callable[[ast.Name], str | None] | No
     ``f``). ``None`` for anything else.
 
     ``constant``, when given, reads the name given to ``getattr`` (trial 26e, M3:
-    ``getattr(cp, RAY_ENV_FN)`` with ``RAY_ENV_FN = "get_..."``): the string a name at
-    that place always holds, else ``None`` (:meth:`TargetFinder.constant_of`)."""
+    ``getattr(cp, RAY_ENV_FN)`` with ``RAY_ENV_FN = "get_..."``; fresh user 41, W6: a
+    module's attribute, ``getattr(cp, names.FACTORY)``): the string a name at that place
+    always holds, else ``None`` (:meth:`TargetFinder.constant_of`)."""
     parts: list[str] = []
     node = func
     while type(node) is _ATTRIBUTE and node.attr == "__call__":  # type: ignore[attr-defined]
@@ -441,9 +442,9 @@ def callee_parts(func: ast.expr, constant: Callable[[ast.Name], str | None] | No
                     and not node.keywords and not any(isinstance(a, ast.Starred) for a in args):
                 # ``getattr(cp, "get_...", default)`` (trial 26f): the attribute, which verl's
                 # module has; its default is the check's (:func:`getattr_default`)
-                key = args[1]
+                key = args[1]  # a literal, a name or a module's attribute (``names.FACTORY``)
                 text = key.value if isinstance(key, ast.Constant) else (
-                    constant(key) if constant is not None and isinstance(key, ast.Name) else None)
+                    constant(key) if constant is not None and isinstance(key, (ast.Name, ast.Attribute)) else None)
                 if not (isinstance(text, str) and text.isidentifier()):
                     return None
                 parts.append(text)
@@ -1166,7 +1167,9 @@ class TargetFinder:
           verl's module under that name, or ``rt.get_...()`` with ``rt`` a module whose
           namespace is copied from verl's (:func:`registered_module`, H-M3 and H-M3b);
         - ``operator.methodcaller(NAME)(x)`` read but not followed
-          (:meth:`_methodcaller_uncertain`, fresh user 41, M7).
+          (:meth:`_methodcaller_uncertain`, fresh user 41, M7), and ``getattr(cp, NAME)()``
+          with ``NAME`` holding the function's name on some paths only
+          (:meth:`_getattr_uncertain`).
 
         Args:
             call: a call of the module.
@@ -1175,7 +1178,7 @@ class TargetFinder:
         func = call.func
         found: tuple[list[str], str] | None = None
         if isinstance(func, ast.Call):
-            found = self._reduce_or_static(func)
+            found = self._reduce_or_static(func) or self._getattr_uncertain(func)
             if found is None:
                 return self._methodcaller_uncertain(call)
         elif parts is not None and len(parts) == 2 and parts[1] in self.matcher.names \
@@ -1220,6 +1223,10 @@ class TargetFinder:
         if not (isinstance(func, ast.Name) or (
                 isinstance(func, ast.Attribute) and func.attr == "methodcaller" and isinstance(func.value, ast.Name))):
             return None
+        qualified = self.qualified_names(func)
+        if qualified is None or qualified[1] or not qualified[0] \
+                or any(n != "operator.methodcaller" for n in qualified[0]):
+            return None  # a ``methodcaller`` of the project's own, a parameter, a local
         named = getter.args[0]
         why = None
         name = methodcaller_name(getter, self.constant_of)
@@ -1230,10 +1237,6 @@ class TargetFinder:
             name, why = possible
         if name is None or name not in self.matcher.names:
             return None
-        qualified = self.qualified_names(func)
-        if qualified is None or qualified[1] or not qualified[0] \
-                or any(n != "operator.methodcaller" for n in qualified[0]):
-            return None  # a ``methodcaller`` of the project's own, a parameter, a local
         receivers: list[ast.expr] = []
         if call.args and isinstance(call.args[0], ast.Starred):
             first = call.args[0].value
@@ -1266,6 +1269,25 @@ class TargetFinder:
         kind = configless_kind(ast.Call(func=func, args=getter.args[1:], keywords=getter.keywords))
         reason = " and ".join(r for r in (why, how) if r) + ", which the tool does not follow" if how else why
         return TargetCall(call, Verdict.AMBIGUOUS, tuple(sorted(names)), self.callee_text(call), kind, None, reason)
+
+    def _getattr_uncertain(self, getter: ast.Call) -> tuple[list[str], str] | None:
+        """``(names, why)`` for :meth:`uncertain`'s ``getattr(owner, NAME[, default])`` (the
+        builtin: no binding of ``getattr`` in scope) whose ``NAME`` may or may not hold the
+        function's name (:meth:`possible_constant`: ``FACTORY`` rebound under an ``if``),
+        ``owner`` a module the imports name; else ``None``."""
+        func = getter.func
+        if not (isinstance(func, ast.Name) and func.id == "getattr") or len(getter.args) not in (2, 3) \
+                or getter.keywords or any(isinstance(a, ast.Starred) for a in getter.args) \
+                or not isinstance(getter.args[1], (ast.Name, ast.Attribute)) \
+                or self.scopes.scope_of(func).lookup("getattr") is not None:
+            return None
+        possible = self.possible_constant(getter.args[1])
+        if possible is None:
+            return None
+        found = self.qualified_names(getter.args[0]) if dotted_parts(getter.args[0]) is not None else None
+        if found is None or found[1] or not found[0]:
+            return None
+        return [f"{n}.{possible[0]}" for n in found[0]], possible[1]
 
     def _loop_values(self, name: ast.Name) -> tuple[list[ast.expr], str] | None:
         """``(elements, iterable as written)`` when every binding of ``name`` in the scope a

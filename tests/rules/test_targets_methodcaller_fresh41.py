@@ -278,3 +278,32 @@ def main(config):''')
     site = verl_stub(tmp_path / "site", VERL_09)
     assert _run(root, site) == "ran tuple"
     assert check_findings(root) == []
+
+
+def test_getattr_reads_a_module_attribute_constant_as_methodcaller_does(tmp_path: Path) -> None:
+    """``getattr(cp, names.FACTORY)()`` is read as ``getattr(cp, FACTORY)()`` is (trial 26e,
+    M3): fixed, and runs with the config after ``apply``; with ``FACTORY`` rebound under an
+    ``if`` in ``pkg/names.py`` it is a PPO003 and left."""
+    root = _project(tmp_path, "from pkg import names", "getattr(cp, names.FACTORY)()")
+    site = verl_stub(tmp_path / "site", VERL_09)
+    assert _run(root, site) == "ran NoneType"
+    assert _found(root) == [(9, 17, "PPO001", "safe")]
+    proc = run_cli("apply", ".", cwd=root)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert (root / "pkg/train.py").read_text().splitlines()[8] == \
+        "    return type(getattr(cp, names.FACTORY)(config)).__name__"
+    assert _run(root, site) == "ran DictConfig"
+
+    other = _project(tmp_path / "if", "from pkg import names", "getattr(cp, names.FACTORY)()",
+                     files={"pkg/names.py": CONDITIONAL})
+    (finding,) = check_findings(other)
+    assert (finding["code"], finding["fix"]) == ("PPO003", None)
+    assert finding["message"] == (
+        f"`getattr(cp, names.FACTORY)()` may be the runtime function ({TARGET}) through `names.FACTORY`, which "
+        'may or may not name it: pkg/names.py:3 binds it to `"get_ppo_ray_runtime_env"`, pkg/names.py:5 rebinds '
+        "it; not rewritten")
+    before = (other / "pkg/train.py").read_bytes()
+    proc = run_cli("apply", "--exit-zero", "--unsafe-fixes", ".", cwd=other)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert (other / "pkg/train.py").read_bytes() == before
+    assert _run(other, site) == "ran NoneType"

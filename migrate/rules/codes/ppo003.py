@@ -52,7 +52,8 @@ RULE = Rule(
     "`\"get_ppo_ray_runtime_env\"` at module level and rebound under an `if`, a `try`, a loop "
     "or in a function under `global` (in the calling module or in the module it is imported "
     "from, `from pkg.names import FACTORY` or `names.FACTORY`), or assigned as an attribute "
-    "in the calling file (`names.FACTORY = ...`); the message names the lines.\n\n" + _WHY,
+    "in the calling file (`names.FACTORY = ...`); the message names the lines. So is "
+    "`getattr(cp, NAME)()` with such a `NAME`.\n\n" + _WHY,
     "Make the binding unambiguous, or pass the config by hand if both callees "
     "accept it; then suppress with `# noqa: PPO003` if needed.",
     "try:\n"
