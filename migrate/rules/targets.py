@@ -592,7 +592,7 @@ def _attrgetter_path(node: ast.Call) -> list[str] | None:
 
 
 def methodcaller_call(
-    call: ast.Call, constant: Callable[[ast.Name], str | None] | None = None
+    call: ast.Call, constant: Callable[[ast.expr], str | None] | None = None
 ) -> tuple[ast.Call, ast.expr, str] | None:
     """``(getter, receiver, name)`` for a call ``operator.methodcaller("name", *a, **k)(x)``
     (the getter spelled by any name or ``<name>.methodcaller``: ``mc`` after ``from
@@ -652,7 +652,7 @@ def methodcaller_name(getter: ast.expr, constant: Callable[[ast.expr], str | Non
     return text.value
 
 
-def passed_arguments(call: ast.Call, constant: Callable[[ast.Name], str | None] | None = None) -> ast.Call:
+def passed_arguments(call: ast.Call, constant: Callable[[ast.expr], str | None] | None = None) -> ast.Call:
     """The call whose ``args`` and ``keywords`` are what the runtime function gets at the
     target call ``call``: ``call`` itself, or for ``methodcaller("f", *a, **k)(x)``
     (:func:`methodcaller_call`) a ``Call`` made here holding the ``methodcaller(...)``
