@@ -307,3 +307,24 @@ def test_getattr_reads_a_module_attribute_constant_as_methodcaller_does(tmp_path
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert (other / "pkg/train.py").read_bytes() == before
     assert _run(other, site) == "ran NoneType"
+
+
+@pytest.mark.parametrize(("names", "found"), [
+    # rebound by a function of the module under ``global``: the function's name on some
+    # paths only (a PPO003, no fix)
+    (NAMES + '\n\ndef pick():\n    global FACTORY\n    FACTORY = "__dir__"\n', [(9, 17, "PPO003", None)]),
+    # bound twice at the top: the last binding, another name, is in effect (no finding)
+    (NAMES + 'FACTORY = "__dir__"\n', []),
+])
+def test_a_module_attribute_bound_more_than_once_is_never_fixed(tmp_path: Path, names: str, found: list) -> None:
+    root = _project(tmp_path, "from pkg import names", "operator.methodcaller(names.FACTORY)(cp)",
+                    files={"pkg/names.py": names})
+    site = verl_stub(tmp_path / "site", VERL_09)
+    ran = "NoneType" if found else "list"
+    assert _run(root, site) == f"ran {ran}"
+    assert _found(root) == found
+    before = (root / "pkg/train.py").read_bytes()
+    proc = run_cli("apply", "--exit-zero", "--unsafe-fixes", ".", cwd=root)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert (root / "pkg/train.py").read_bytes() == before
+    assert _run(root, site) == f"ran {ran}"
