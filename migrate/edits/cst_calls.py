@@ -66,6 +66,13 @@ def _empty_unpacking(arg: cst.Arg) -> bool:
     return arg.star == "**" and isinstance(arg.value, cst.Dict) and not arg.value.elements
 
 
+def _dotted(node: cst.BaseExpression) -> bool:
+    """Whether ``node`` is a name or a dotted name (``FACTORY``, ``names.FACTORY``)."""
+    while isinstance(node, cst.Attribute):
+        node = node.value
+    return isinstance(node, cst.Name)
+
+
 def methodcaller_getter(call: cst.Call) -> cst.Call | None:
     """The ``methodcaller(...)`` call of a call ``operator.methodcaller("name", *a,
     **k)(x)`` (the getter a name or ``<name>.methodcaller``, a literal name, one
@@ -76,7 +83,8 @@ def methodcaller_getter(call: cst.Call) -> cst.Call | None:
     the getter's qualified name that it is :mod:`operator`'s, whatever its spelling (``mc``,
     ``op.methodcaller``; trial 26h: ``--thread-config`` put the config in place of the
     receiver of ``mc("get_...")(cp)``). The name may be a ``Name`` (``methodcaller(FACTORY)``,
-    which the analysis read as a module-level string constant: trial 26h, H-M2)."""
+    which the analysis read as a module-level string constant: trial 26h, H-M2) or a dotted
+    name (``methodcaller(names.FACTORY)``, a module's: fresh user 41, W6)."""
     getter = call.func
     if not isinstance(getter, cst.Call) or len(call.args) != 1 or call.args[0].keyword is not None \
             or call.args[0].star:
@@ -88,8 +96,10 @@ def methodcaller_getter(call: cst.Call) -> cst.Call | None:
     if not named or not getter.args:
         return None
     first = getter.args[0]
-    if first.keyword is None and not first.star and isinstance(first.value, cst.Name):
-        return getter  # trial 26h: a name the analysis read as a module-level string constant
+    if first.keyword is None and not first.star and _dotted(first.value):
+        # trial 26h: a name the analysis read as a module-level string constant; fresh user
+        # 41, W6: a module's attribute (``names.FACTORY``) read so
+        return getter
     if first.keyword is not None or first.star or not isinstance(first.value, cst.SimpleString):
         return None
     value = first.value.evaluated_value

@@ -387,6 +387,12 @@ class ModuleAnalysis:
             how = self._reference_use(node, parent)
             if how is None:
                 continue
+            if (isinstance(node, ast.Attribute) and targets.constant_of(node) is not None) \
+                    or targets.possible_constant(node) is not None:
+                # ``names.FACTORY`` of ``FACTORY = "get_..."`` (fresh user 41, W6), or a name
+                # holding that string on some paths only (M7): a string naming the function,
+                # as the imported name above, whose call is a PPO003 when it is one
+                continue
             found = targets.qualified_names(node)
             if found is None or not found[0]:
                 continue
@@ -603,6 +609,9 @@ class ModuleAnalysis:
         nowhere in the source)."""
         if isinstance(t.call.func, ast.Call) and methodcaller_call(t.call, self.targets.constant_of) is not None:
             return self.spelled(t.call)
+        if t.uncertain is not None and isinstance(t.call.func, ast.Call) \
+                and (self.targets.qualified_names(t.call.func.func) or ([], True))[0] == ["operator.methodcaller"]:
+            return self.spelled(t.call)  # ``methodcaller(NAME)(*[cp])`` (fresh user 41, M7)
         return f"{t.callee}()"
 
     def spelled(self, call: ast.Call) -> str:

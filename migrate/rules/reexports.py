@@ -20,7 +20,7 @@ from collections.abc import Iterable, Mapping, Sequence
 
 from ppo_migrate.prefilter import STAR_IMPORT as _STAR_IMPORT
 from ppo_migrate.rules.patches import import_words, imported_modules, parse_file
-from ppo_migrate.rules.targets import forwarded_callee, string_constants, top_level_imports
+from ppo_migrate.rules.targets import forwarded_callee, possible_in, string_constants, top_level_imports
 from ppo_migrate.project.references import shadowed_by_package
 from ppo_migrate.project.snapshot import current
 from ppo_migrate.project.modules import module_name, module_names, resolve_relative
@@ -182,7 +182,13 @@ def project_reexports(
                     if same:  # the statement may not be the name's one binding
                         if path not in constants:
                             constants[path] = string_constants(trees[path])
-                        if constants[path].get(name[len(CONSTANT):]) != fq:
+                        if constants[path].get(name[len(CONSTANT):]) != fq \
+                                and possible_in(trees[path], name[len(CONSTANT):], (fq,), path) is None:
+                            # not its one binding, nor one that may hold it on some paths
+                            # only (fresh user 41, M7: ``FACTORY`` rebound under an ``if``:
+                            # ``methodcaller(FACTORY)(cp)`` in the importer, a PPO003, was
+                            # never analysed); the importers take such a name for no string
+                            # (:meth:`ppo_migrate.rules.targets.TargetFinder.possible_constant`)
                             same = []
                     pairs = [(name[len(CONSTANT):], same[0])] if same else []
                 elif name.startswith("*"):  # a star import: every public name of it known so far

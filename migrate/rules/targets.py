@@ -373,7 +373,7 @@ def forwarded_callee(node: ast.AST) -> ast.expr | None:
     return call.func if dotted_parts(call.func) else None
 
 
-def callee_parts(func: ast.expr, constant: Callable[[ast.Name], str | None] | None = None) -> list[str] | None:
+def callee_parts(func: ast.expr, constant: Callable[[ast.expr], str | None] | None = None) -> list[str] | None:
     """:func:`dotted_parts`, also through the spellings that read an attribute by a literal
     name: ``getattr(cp, "get_...")``, ``vars(cp)["get_..."]``, ``cp.__dict__["get_..."]``
     (``["cp", "get_..."]``), and a module loaded by a literal name:
@@ -385,8 +385,9 @@ def callee_parts(func: ast.expr, constant: Callable[[ast.Name], str | None] | No
     ``f``). ``None`` for anything else.
 
     ``constant``, when given, reads the name given to ``getattr`` (trial 26e, M3:
-    ``getattr(cp, RAY_ENV_FN)`` with ``RAY_ENV_FN = "get_..."``): the string a name at
-    that place always holds, else ``None`` (:meth:`TargetFinder.constant_of`)."""
+    ``getattr(cp, RAY_ENV_FN)`` with ``RAY_ENV_FN = "get_..."``; fresh user 41, W6: a
+    module's attribute, ``getattr(cp, names.FACTORY)``): the string a name at that place
+    always holds, else ``None`` (:meth:`TargetFinder.constant_of`)."""
     parts: list[str] = []
     node = func
     while type(node) is _ATTRIBUTE and node.attr == "__call__":  # type: ignore[attr-defined]
@@ -441,9 +442,9 @@ def callee_parts(func: ast.expr, constant: Callable[[ast.Name], str | None] | No
                     and not node.keywords and not any(isinstance(a, ast.Starred) for a in args):
                 # ``getattr(cp, "get_...", default)`` (trial 26f): the attribute, which verl's
                 # module has; its default is the check's (:func:`getattr_default`)
-                key = args[1]
+                key = args[1]  # a literal, a name or a module's attribute (``names.FACTORY``)
                 text = key.value if isinstance(key, ast.Constant) else (
-                    constant(key) if constant is not None and isinstance(key, ast.Name) else None)
+                    constant(key) if constant is not None and isinstance(key, (ast.Name, ast.Attribute)) else None)
                 if not (isinstance(text, str) and text.isidentifier()):
                     return None
                 parts.append(text)
@@ -591,7 +592,7 @@ def _attrgetter_path(node: ast.Call) -> list[str] | None:
 
 
 def methodcaller_call(
-    call: ast.Call, constant: Callable[[ast.Name], str | None] | None = None
+    call: ast.Call, constant: Callable[[ast.expr], str | None] | None = None
 ) -> tuple[ast.Call, ast.expr, str] | None:
     """``(getter, receiver, name)`` for a call ``operator.methodcaller("name", *a, **k)(x)``
     (the getter spelled by any name or ``<name>.methodcaller``: ``mc`` after ``from
@@ -619,15 +620,16 @@ def methodcaller_call(
     return (getter, call.args[0], name) if name is not None else None
 
 
-def methodcaller_name(getter: ast.expr, constant: Callable[[ast.Name], str | None] | None = None) -> str | None:
+def methodcaller_name(getter: ast.expr, constant: Callable[[ast.expr], str | None] | None = None) -> str | None:
     """The literal method name of a call that may be ``operator.methodcaller("name", ...)``
     (its callee a name, or ``<name>.methodcaller``: :func:`methodcaller_call`), ``None``
     for any other expression. The callee's qualified name is not checked here.
 
     ``constant``, when given, reads a name given for the method's (trial 26h, H-M2:
-    ``methodcaller(FACTORY)`` with ``FACTORY = "get_..."`` bound once at module level): the
-    string it always holds (:meth:`TargetFinder.constant_of`), as ``getattr(cp, NAME)``
-    is read (:func:`callee_parts`).
+    ``methodcaller(FACTORY)`` with ``FACTORY = "get_..."`` bound once at module level), or
+    a module's attribute (``methodcaller(names.FACTORY)``, fresh user 41, W6): the string
+    it always holds (:meth:`TargetFinder.constant_of`), as ``getattr(cp, NAME)`` is read
+    (:func:`callee_parts`).
 
     Args:
         getter: the expression (``methodcaller("get_ppo_ray_runtime_env")``).
@@ -642,15 +644,15 @@ def methodcaller_name(getter: ast.expr, constant: Callable[[ast.Name], str | Non
     if not named:
         return None
     text = getter.args[0]
-    if isinstance(text, ast.Name) and constant is not None:
-        value = constant(text)
+    if isinstance(text, (ast.Name, ast.Attribute)) and constant is not None:
+        value = constant(text)  # ``FACTORY``, or ``names.FACTORY`` of a module (fresh user 41, W6)
         return value if isinstance(value, str) and value.isidentifier() else None
     if not (isinstance(text, ast.Constant) and isinstance(text.value, str) and text.value.isidentifier()):
         return None
     return text.value
 
 
-def passed_arguments(call: ast.Call, constant: Callable[[ast.Name], str | None] | None = None) -> ast.Call:
+def passed_arguments(call: ast.Call, constant: Callable[[ast.expr], str | None] | None = None) -> ast.Call:
     """The call whose ``args`` and ``keywords`` are what the runtime function gets at the
     target call ``call``: ``call`` itself, or for ``methodcaller("f", *a, **k)(x)``
     (:func:`methodcaller_call`) a ``Call`` made here holding the ``methodcaller(...)``
@@ -702,6 +704,7 @@ class TargetFinder:
         self._constants: dict[tuple[str, str], str | None] = {}
         self._memos: dict[str, dict] = {}  # :meth:`memo`
         self._constant_names: dict[str, object] = {}  # :meth:`constant_of`, per module-level name
+        self._possible: dict[str, object] = {}  # :meth:`possible_constant`, per module-level name
         #: :meth:`instance_method_of`'s answers, per ``(id(scope), name)`` of the read
         self._instance_methods: dict[tuple[int, str], Scope | None] = {}
         #: :meth:`_alias_of`'s answers, per ``id`` of a binding node of the tree
@@ -1047,7 +1050,8 @@ class TargetFinder:
         A callee read through a class attribute (:meth:`held_by_class`) resolves to what
         the class body binds it to; only here (the import move of ``--use-ppo-runtime``
         and the other questions :meth:`qualified_names` answers do not follow it)."""
-        if isinstance(call.func, ast.Name) and self.constant_of(call.func) is not None:
+        if isinstance(call.func, ast.Name) and (
+                self.constant_of(call.func) is not None or self.possible_constant(call.func) is not None):
             return None  # a string (a re-exported constant's name: :mod:`reexports`): no function
         if not self._standard_loader(call.func):
             return None  # a project's own ``resolve_name``/``import_module`` (trial 26h forms)
@@ -1161,7 +1165,11 @@ class TargetFinder:
           module that function returns cannot be told;
         - ``get_...()`` imported from ``proj.runtime`` where a package above it registers
           verl's module under that name, or ``rt.get_...()`` with ``rt`` a module whose
-          namespace is copied from verl's (:func:`registered_module`, H-M3 and H-M3b).
+          namespace is copied from verl's (:func:`registered_module`, H-M3 and H-M3b);
+        - ``operator.methodcaller(NAME)(x)`` read but not followed
+          (:meth:`_methodcaller_uncertain`, fresh user 41, M7), and ``getattr(cp, NAME)()``
+          with ``NAME`` holding the function's name on some paths only
+          (:meth:`_getattr_uncertain`).
 
         Args:
             call: a call of the module.
@@ -1170,7 +1178,9 @@ class TargetFinder:
         func = call.func
         found: tuple[list[str], str] | None = None
         if isinstance(func, ast.Call):
-            found = self._reduce_or_static(func)
+            found = self._reduce_or_static(func) or self._getattr_uncertain(func)
+            if found is None:
+                return self._methodcaller_uncertain(call)
         elif parts is not None and len(parts) == 2 and parts[1] in self.matcher.names \
                 and isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
             found = self._loaded_by_call(func.value, parts[1])
@@ -1185,6 +1195,123 @@ class TargetFinder:
             return None
         kind = configless_kind(call)
         return TargetCall(call, Verdict.AMBIGUOUS, resolved, self.callee_text(call), kind, None, why)
+
+    def _methodcaller_uncertain(self, call: ast.Call) -> TargetCall | None:
+        """:meth:`uncertain`'s ``operator.methodcaller(NAME, *a, **k)(x)`` (the getter
+        :mod:`operator`'s by its qualified name) that calls a target's function with no
+        config on verl's module, in a form the tool reads but does not follow (fresh user
+        41, M7: each was silent, and each calls the function configless at run time):
+
+        - the receiver given unpacked (``methodcaller(NAME)(*[cp])``): the first element of
+          a literal list or tuple unpacked first;
+        - the receiver a loop variable (``[methodcaller(NAME)(m) for m in (cp,)]``, a
+          ``for`` statement's) every binding of which in its scope iterates a literal list,
+          tuple or set: each element may be it;
+        - ``NAME`` a name or module attribute that may or may not hold the function's name
+          (:meth:`possible_constant`: ``FACTORY`` rebound under an ``if``).
+
+        An AMBIGUOUS :class:`TargetCall` (PPO003, never a fix) when an element or the
+        receiver resolves to a module holding a target; ``None`` otherwise.
+
+        Source: the :mod:`operator` documentation (``methodcaller(name, /, *args,
+        **kwargs)``: ``f(b)`` returns ``b.name(*args, **kwargs)``).
+        """
+        getter = call.func
+        if not isinstance(getter, ast.Call) or not getter.args or call.keywords:
+            return None
+        func = getter.func
+        if not (isinstance(func, ast.Name) or (
+                isinstance(func, ast.Attribute) and func.attr == "methodcaller" and isinstance(func.value, ast.Name))):
+            return None
+        qualified = self.qualified_names(func)
+        if qualified is None or qualified[1] or not qualified[0] \
+                or any(n != "operator.methodcaller" for n in qualified[0]):
+            return None  # a ``methodcaller`` of the project's own, a parameter, a local
+        named = getter.args[0]
+        why = None
+        name = methodcaller_name(getter, self.constant_of)
+        if name is None and isinstance(named, (ast.Name, ast.Attribute)):
+            possible = self.possible_constant(named)
+            if possible is None:
+                return None
+            name, why = possible
+        if name is None or name not in self.matcher.names:
+            return None
+        receivers: list[ast.expr] = []
+        if call.args and isinstance(call.args[0], ast.Starred):
+            first = call.args[0].value
+            if not (isinstance(first, (ast.List, ast.Tuple)) and first.elts) or isinstance(first.elts[0], ast.Starred):
+                return None
+            receivers = [first.elts[0]]
+            how = f"`{' '.join(self.module.source_of(call.args[0]).split())}`, a receiver given unpacked"
+        elif len(call.args) == 1:
+            receivers = [call.args[0]]
+            how = None
+            if isinstance(call.args[0], ast.Name):
+                looped = self._loop_values(call.args[0])
+                if looped is not None:
+                    receivers = looped[0]
+                    how = f"`{call.args[0].id}`, a loop variable over `{looped[1]}`"
+            if how is None and why is None:
+                return None  # a receiver read as it is: :meth:`classify`'s
+        else:
+            return None
+        names: set[str] = set()
+        for receiver in receivers:
+            found = self.qualified_names(receiver) if dotted_parts(receiver) is not None else None
+            if found is None or not found[0]:
+                continue
+            verdict, resolved = self.matcher.classify([f"{n}.{name}" for n in found[0]], self.package)
+            if verdict in (Verdict.TARGET, Verdict.AMBIGUOUS):
+                names.update(resolved)
+        if not names:
+            return None
+        kind = configless_kind(ast.Call(func=func, args=getter.args[1:], keywords=getter.keywords))
+        reason = " and ".join(r for r in (why, how) if r) + ", which the tool does not follow" if how else why
+        return TargetCall(call, Verdict.AMBIGUOUS, tuple(sorted(names)), self.callee_text(call), kind, None, reason)
+
+    def _getattr_uncertain(self, getter: ast.Call) -> tuple[list[str], str] | None:
+        """``(names, why)`` for :meth:`uncertain`'s ``getattr(owner, NAME[, default])`` (the
+        builtin: no binding of ``getattr`` in scope) whose ``NAME`` may or may not hold the
+        function's name (:meth:`possible_constant`: ``FACTORY`` rebound under an ``if``),
+        ``owner`` a module the imports name; else ``None``."""
+        func = getter.func
+        if not (isinstance(func, ast.Name) and func.id == "getattr") or len(getter.args) not in (2, 3) \
+                or getter.keywords or any(isinstance(a, ast.Starred) for a in getter.args) \
+                or not isinstance(getter.args[1], (ast.Name, ast.Attribute)) \
+                or self.scopes.scope_of(func).lookup("getattr") is not None:
+            return None
+        possible = self.possible_constant(getter.args[1])
+        if possible is None:
+            return None
+        found = self.qualified_names(getter.args[0]) if dotted_parts(getter.args[0]) is not None else None
+        if found is None or found[1] or not found[0]:
+            return None
+        return [f"{n}.{possible[0]}" for n in found[0]], possible[1]
+
+    def _loop_values(self, name: ast.Name) -> tuple[list[ast.expr], str] | None:
+        """``(elements, iterable as written)`` when every binding of ``name`` in the scope a
+        read of it resolves to is the plain target of a ``for`` statement or comprehension
+        iterating a literal list, tuple or set (``m`` of ``for m in (cp,)``), else ``None``."""
+        holder = self.scopes.scope_of(name).lookup(name.id)
+        if holder is None:
+            return None
+        bindings = self.bindings_in(holder, name.id)
+        if not bindings:
+            return None
+        elements: list[ast.expr] = []
+        spelled = []
+        for b in bindings:
+            chain = self.module.ancestors(b.node)
+            loop = chain[-1] if chain else None
+            if not (isinstance(loop, (ast.For, ast.AsyncFor, ast.comprehension)) and loop.target is b.node):
+                return None
+            iterable = loop.iter
+            if not isinstance(iterable, (ast.List, ast.Tuple, ast.Set)):
+                return None
+            elements += [e for e in iterable.elts if not isinstance(e, ast.Starred)]
+            spelled.append(" ".join(self.module.source_of(iterable).split()))
+        return elements, "`, `".join(spelled)
 
     def _reduce_or_static(self, getter: ast.Call) -> tuple[list[str], str] | None:
         """``(names, why)`` for :meth:`uncertain`'s ``reduce(getattr, ...)`` and
@@ -1466,8 +1593,12 @@ class TargetFinder:
         return names, local
 
     # -- names holding a constant string (trial 26e, M3) ------------------------------------
-    def constant_of(self, name: ast.Name) -> str | None:
+    def constant_of(self, name: ast.Name | ast.Attribute) -> str | None:
         """The string ``name`` (a load) always holds, else ``None``.
+
+        An attribute of a module of the project (``names.FACTORY`` after ``from pkg import
+        names`` or ``import pkg.names as names``, ``pkg.names.FACTORY`` after ``import
+        pkg.names``) is read as :meth:`_attribute_constant` says (fresh user 41, W6).
 
         It must resolve to the module's scope, where one statement binds it: a top-level
         ``NAME = "..."`` (or ``NAME: Final = "..."``) of a string constant, or ``from m
@@ -1477,13 +1608,16 @@ class TargetFinder:
         statement (it may rebind the name) leaves it unknown.
 
         Args:
-            name: an ``ast.Name`` of this module (a ``getattr``'s second argument).
+            name: an ``ast.Name`` of this module (a ``getattr``'s second argument), or an
+                ``ast.Attribute`` (``methodcaller``'s first argument).
 
         A name the module never binds holds no constant wherever it resolves (the one
         binding it needs is missing): once the module's bindings are collected, such a
         name (a builtin's: ``len(...)``, ``print(...)``) is answered without its scope's
         look-up, asked for every call of a plain name.
         """
+        if type(name) is _ATTRIBUTE:
+            return self._attribute_constant(name)  # type: ignore[arg-type]
         bindings = self._bindings
         if bindings is not None and name.id not in bindings:
             return None
@@ -1517,6 +1651,142 @@ class TargetFinder:
         if key not in self._constants:  # another file read once per name, not per call
             self._constants[key] = module_constant(self.module.path, self.package, module, attribute)
         return self._constants[key]
+
+    def _constant_home(self, node: ast.Attribute) -> tuple[str, str] | None:
+        """``(module, attribute)`` for ``node``, a read of an attribute of a module the
+        imports bind (``names.FACTORY`` after ``from pkg import names``: ``("pkg.names",
+        "FACTORY")``): its object is a plain dotted name whose head resolves to one import
+        binding only (no local, parameter, second import or star import may bind it);
+        else ``None``."""
+        value = node.value
+        if dotted_parts(value) is None:
+            return None  # ``f().X``, ``sys.modules["m"].X``, ``getattr(m, "n").X``: not followed
+        found = self.qualified_names(value)
+        if found is None or found[1] or len(set(found[0])) != 1:
+            return None
+        module = resolve_relative(found[0][0], self.package)
+        if not module or module.startswith(LOADED):
+            return None
+        return module, node.attr
+
+    def _attribute_constant(self, node: ast.Attribute) -> str | None:
+        """:meth:`constant_of` for ``names.FACTORY``: the string a module of the project
+        always holds in that attribute when it is read (fresh user 41, W6: the attribute
+        spelling was a PPO006 while ``from pkg.names import FACTORY`` was a fixed PPO001),
+        else ``None``. The same rule as the imported name's (:func:`module_constant`: one
+        top-level ``FACTORY = "..."`` in the module's file, no other store of the name, no
+        star import after it, no ``globals()`` rebinding; the package a module of that name
+        beside it is imported instead of it), and, since an attribute is read when the call
+        runs, not when the import ran:
+
+        - no package above the module may bind the module's name otherwise
+          (:func:`package_binds`): ``from pkg import names`` takes ``pkg``'s attribute
+          ``names`` before the submodule;
+        - this file may not assign the attribute (:meth:`_attribute_rebound`:
+          ``names.FACTORY = "other"``, ``setattr(names, "FACTORY", ...)``); another file's
+          assignment makes the fix unsafe (the replacement table's, as for the imported
+          name).
+
+        Source: the language reference, "The import system" (5.4.2, submodules: the
+        submodule is bound as an attribute of its parent package) and "The import
+        statement" (``from package import name`` looks for an attribute first).
+        """
+        home = self._constant_home(node)
+        if home is None:
+            return None
+        key = ("." + home[0], home[1])  # an attribute's answer, beside the imported names'
+        if key in self._constants:
+            return self._constants[key]
+        value = module_constant(self.module.path, self.package, *home)
+        if value is not None and (
+            package_binds(self.module.path, self.package, home[0]) or self._attribute_rebound(*home) is not None
+        ):
+            value = None
+        self._constants[key] = value
+        return value
+
+    def _attribute_rebound(self, module: str, attribute: str) -> tuple[str, int] | None:
+        """``(path, line)`` of a store in this file that may change ``module``'s
+        ``attribute`` before the call runs, else ``None``: an attribute store or ``del`` of
+        ``attribute`` on any object, ``setattr``/``delattr`` of it by a literal name.
+
+        Another file's store (``names.FACTORY = "other"`` in ``pkg/other.py``) is the
+        replacement table's (:func:`ppo_migrate.rules.patches.target_patches`: the
+        project's re-export ``pkg.names.FACTORY`` of the function's name is a target): it
+        makes the fix unsafe, as it does for ``from pkg.names import FACTORY``, whichever
+        way the run is split into processes (the table is not known yet when a worker
+        judges)."""
+        del module  # any object's: the store's object is not followed
+        for node in ast.walk(self.module.tree):
+            if isinstance(node, ast.Attribute) and node.attr == attribute and not isinstance(node.ctx, ast.Load):
+                return self.module.path, node.lineno
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) \
+                    and node.func.id in ("setattr", "delattr") and len(node.args) >= 2 \
+                    and isinstance(node.args[1], ast.Constant) and node.args[1].value == attribute:
+                return self.module.path, node.lineno
+        return None
+
+    def possible_constant(self, node: ast.expr) -> tuple[str, str] | None:
+        """``(string, why)`` when ``node`` (a ``Name`` or a module's attribute) may hold a
+        string naming a target's function but not always (fresh user 41, M7: ``FACTORY``
+        rebound under an ``if`` of its module, so ``methodcaller(FACTORY)(cp)`` got no
+        finding at all), else ``None``; ``why`` says it for a PPO003 ("`FACTORY`, which may
+        or may not name it: pkg/names.py:1 binds it to ..., pkg/names.py:4 rebinds it").
+
+        The module that holds the name (this one for a module-level name, the module it is
+        imported from for ``from m import NAME``, the attribute's module) must assign a
+        target's last name to it by a statement of its module level (:func:`module_stores`),
+        and bind it besides somewhere other than an unconditional statement of its body
+        (under an ``if``, a ``try``, a loop, in a function under ``global``); names all of
+        whose bindings are such statements are read as before (the last one is in effect
+        when a function runs; a ``globals()`` rewrite or a star import after it leaves the
+        name unknown, and not reported). A module attribute this file assigns
+        (:meth:`_attribute_rebound`) may hold the string too.
+
+        Args:
+            node: the expression (``methodcaller``'s first argument).
+        """
+        if self.constant_of(node) is not None:  # type: ignore[arg-type]
+            return None
+        wanted = self.matcher.names
+        if type(node) is _ATTRIBUTE:
+            home = self._constant_home(node)  # type: ignore[arg-type]
+            if home is None:
+                return None
+            value = module_constant(self.module.path, self.package, *home)
+            if value is not None and value in wanted and not package_binds(self.module.path, self.package, home[0]):
+                rebound = self._attribute_rebound(*home)
+                if rebound is not None:
+                    return value, (
+                        f"`{' '.join(self.module.source_of(node).split())}`, which may or may not name it: "
+                        f"{rebound[0]}:{rebound[1]} may assign it another value"
+                    )
+            found = module_possible(self.module.path, self.package, home[0], home[1], wanted)
+        elif type(node) is _NAME:
+            name = node.id  # type: ignore[attr-defined]
+            if self.scopes.scope_of(node).lookup(name) is not self.scopes.module:
+                return None
+            bindings = self.bindings_in(self.scopes.module, name)
+            imported = [b for b in bindings if b.qualified is not None]
+            if len(bindings) == 1 and imported and isinstance(imported[0].node, ast.ImportFrom):
+                owner, _, attribute = imported[0].qualified.rpartition(".")  # type: ignore[union-attr]
+                module = resolve_relative(owner, self.package) if owner else None
+                # only a name the re-exports' look-out kept (:mod:`reexports`: a module-level
+                # string of the function's name there), never verl's own function
+                found = module_possible(self.module.path, self.package, module, attribute, wanted) \
+                    if module and f"{module}.{attribute}" in self.matcher.targets else None
+            else:
+                known = self._possible.get(name, _UNKNOWN)
+                if known is _UNKNOWN:  # the module's answer for the name: once a name
+                    known = self._possible[name] = possible_in(
+                        self.module.tree, name, wanted, self.module.path
+                    ) if quotes_any(self.module.text, wanted) else None
+                found = known  # type: ignore[assignment]
+        else:
+            return None
+        if found is None:
+            return None
+        return found[0], f"`{' '.join(self.module.source_of(node).split())}`, which may or may not name it: {found[1]}"
 
     def callee_text(self, call: ast.Call) -> str:
         """The callee as written (with parentheses around it, as in ``(f)()``)."""
@@ -1790,9 +2060,23 @@ def module_constant(path: str, package: tuple[str, ...], module: str, name: str)
     ``verl/trainer/constants_ppo.py`` on benchmark item 10's chain, ~8% of its
     ``check``), and a file's constants are found once while the run keeps its tree.
     """
+    found = _module_source(path, package, module)
+    if found is None:
+        return None
+    source, tree = found
+    if not any(_assigns_top_level(stmt, name) for stmt in tree.body):
+        return None  # no ``name = ...`` at the top: no constant, without a walk of the module
+    # a file's constants found once while the run keeps its tree
+    return source.derived(string_constants, lambda s: string_constants(s.tree())).get(name)
+
+
+def _module_source(path: str, package: tuple[str, ...], module: str, text: Callable[[str], bool] | None = None):
+    """``(source, tree)`` of the project's file of ``module`` from the import root of the
+    file at ``path`` (its package ``package``: :func:`module_constant`), else ``None``
+    (standard input, no such file, unreadable, not Python; ``text`` given and false of the
+    file's text: not parsed)."""
     from ppo_migrate.project.modules import absolute_parent
     from ppo_migrate.project.references import module_file, package_root  # the run's view
-    from ppo_migrate.project.snapshot import current
 
     if not path or path == "-":
         return None
@@ -1810,13 +2094,186 @@ def module_constant(path: str, package: tuple[str, ...], module: str, name: str)
         return None
     try:
         source = snapshot.source(str(file))
-        tree = source.tree()
+        if text is not None and not text(source.text):
+            return None
+        return source, source.tree()
     except Exception:  # noqa: BLE001 - unreadable or not Python: nothing is known
         return None
-    if not any(_assigns_top_level(stmt, name) for stmt in tree.body):
-        return None  # no ``name = ...`` at the top: no constant, without a walk of the module
-    # a file's constants found once while the run keeps its tree
-    return source.derived(string_constants, lambda s: string_constants(s.tree())).get(name)
+
+
+def _shown(path: str, package: tuple[str, ...], module: str) -> str:
+    """The project's file of ``module`` as a message names it: from the import root
+    (``pkg/names.py``), as :func:`registered_module` names a package's file."""
+    from ppo_migrate.project.references import module_file, package_root  # the run's view
+
+    root = package_root(path, package)
+    file = module_file(root, module) if root is not None else None
+    if root is None or file is None:
+        return module
+    return "/".join(file.parts[len(root.parts):])
+
+
+def package_binds(path: str, package: tuple[str, ...], module: str) -> bool:
+    """Whether a package above ``module`` (``pkg`` for ``pkg.names``), a file of the
+    project, may give its attribute of the submodule's name (``names``) a value other
+    than the submodule: it binds that name otherwise (an assignment, a ``def``, an import
+    of something else, ``del``), defines or assigns a module ``__getattr__``, has a star
+    import, or rewrites its globals (:func:`_rebinds_globals`). ``from pkg import names``
+    and ``pkg.names`` read that attribute (the import statement's reference: "check if the
+    imported module has an attribute by that name" before it imports a submodule);
+    ``from . import names`` in ``pkg/__init__.py`` binds the submodule itself and counts
+    for nothing. A package with no ``__init__.py`` (PEP 420) binds nothing. Unreadable:
+    ``True``.
+
+    Args:
+        path: the importing file's path.
+        package: the importing file's package parts.
+        module: the absolute module name (``"pkg.names"``).
+    """
+    parts = module.split(".")
+    for depth in range(1, len(parts)):
+        owner, child = ".".join(parts[:depth]), parts[depth]
+        found = _module_source(path, package, owner)
+        if found is None:
+            continue  # a namespace package (or none: then the import fails as it did)
+        if os.path.basename(os.fspath(found[0].path)) != "__init__.py":
+            return True  # ``pkg.py``: a module, no package; its attribute is what it binds
+        tree = found[1]
+        if _rebinds_globals(tree):
+            return True
+        own = tuple(owner.split("."))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Name) and node.id in (child, "__getattr__") and not isinstance(node.ctx, ast.Load):
+                return True
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) \
+                    and node.name in (child, "__getattr__"):
+                return True
+            if isinstance(node, (ast.ExceptHandler, ast.MatchAs, ast.MatchStar)) and node.name == child:
+                return True
+            if isinstance(node, ast.Import) and any(
+                    (a.asname or a.name.split(".", 1)[0]) == child for a in node.names):
+                return True
+            if isinstance(node, ast.ImportFrom):
+                base = resolve_relative("." * (node.level or 0) + (node.module or ""), own)
+                for a in node.names:
+                    if a.name == "*":
+                        return True
+                    if (a.asname or a.name) == child and not (a.asname is None and base == owner):
+                        return True
+    return False
+
+
+def module_stores(tree: ast.Module, name: str) -> list[tuple[ast.stmt, bool, str | None]]:
+    """Each statement that binds ``name`` in the module's own namespace: ``(statement,
+    top, string)``, ``top`` when it is an unconditional statement of the module body,
+    ``string`` the string constant an assignment binds (``None`` for any other binding:
+    an import, a ``def``, a loop target, ``del``, an augmented assignment). Statements
+    under ``if``/``try``/``with``/loops/``match`` at module level count, and those of a
+    function that declares ``global name``; a class body's and other functions' are their
+    own namespaces'."""
+    out: list[tuple[ast.stmt, bool, str | None]] = []
+
+    def binds(stmt: ast.stmt) -> str | None | bool:
+        value = getattr(stmt, "value", None)
+        string = value.value if isinstance(value, ast.Constant) and isinstance(value.value, str) else None
+        if isinstance(stmt, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in stmt.targets):
+            return string if len(stmt.targets) == 1 else None
+        if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) and stmt.target.id == name:
+            return string if stmt.value is not None else False
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            return None if stmt.name == name else False
+        if isinstance(stmt, (ast.Import, ast.ImportFrom)):
+            return None if any(
+                (a.asname or a.name.split(".", 1)[0]) == name or a.name == "*" for a in stmt.names) else False
+        for node in ast.walk(stmt):  # tuple targets, ``del``, ``+=``, walrus, ``with ... as``
+            if isinstance(node, ast.Name) and node.id == name and not isinstance(node.ctx, ast.Load):
+                return None
+            if isinstance(node, (ast.ExceptHandler, ast.MatchAs, ast.MatchStar)) and getattr(node, "name", None) == name:
+                return None
+        return False
+
+    def visit(body: list[ast.stmt], top: bool, in_function: bool = False) -> None:
+        for stmt in body:
+            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                if not in_function and binds(stmt) is not False:
+                    out.append((stmt, top, None))
+                if any(isinstance(n, ast.Global) and name in n.names for n in ast.walk(stmt)):
+                    visit(stmt.body, False, True)
+                continue
+            if isinstance(stmt, ast.ClassDef):
+                if binds(stmt) is not False:
+                    out.append((stmt, top, None))
+                continue
+            nested = [getattr(stmt, f, None) for f in ("body", "orelse", "finalbody")]
+            nested += [h.body for h in getattr(stmt, "handlers", ())]
+            nested += [c.body for c in getattr(stmt, "cases", ())]
+            nested = [b for b in nested if isinstance(b, list) and b]
+            if nested:  # a compound statement: its head (loop target, ``with ... as``), its bodies
+                head = [getattr(stmt, f, None) for f in ("target", "items", "subject", "test", "iter")]
+                if any(isinstance(n, ast.Name) and n.id == name and not isinstance(n.ctx, ast.Load)
+                       for h in head if h is not None
+                       for n in (ast.walk(h) if isinstance(h, ast.AST) else (x for i in h for x in ast.walk(i)))):
+                    out.append((stmt, False, None))
+                for handler in getattr(stmt, "handlers", ()):
+                    if handler.name == name:
+                        out.append((stmt, False, None))
+                for b in nested:
+                    visit(b, False, in_function)
+                continue
+            found = binds(stmt)
+            if found is not False:
+                out.append((stmt, top, found))
+
+    visit(tree.body, True)
+    return out
+
+
+def possible_in(tree: ast.Module, name: str, wanted: Iterable[str], shown: str) -> tuple[str, str] | None:
+    """``(string, places)`` when the module ``tree`` (its file named ``shown`` in a message)
+    assigns one of ``wanted`` (a target's last name) to its ``name`` and binds the name
+    besides somewhere other than an unconditional statement of its body
+    (:func:`module_stores`), else ``None`` (:meth:`TargetFinder.possible_constant`);
+    ``places`` says where ("pkg/names.py:1 binds it to `"get_..."`, pkg/names.py:4 rebinds
+    it")."""
+    stores = module_stores(tree, name)
+    wanted = set(wanted)
+    hits = [s for s in stores if s[2] in wanted]
+    if not hits or all(top for _, top, _ in stores):
+        return None
+    first = hits[0]
+    others = sorted({s[0].lineno for s in stores if s is not first})
+    places = f"{shown}:{first[0].lineno} binds it to `\"{first[2]}\"`"
+    if others:
+        places += ", " + ", ".join(f"{shown}:{line}" for line in others) + " rebind" + ("s" if len(others) == 1 else "") + " it"
+    else:
+        places += " on some paths only"
+    return first[2], places  # type: ignore[return-value]
+
+
+def module_possible(
+    path: str, package: tuple[str, ...], module: str, name: str, wanted: Iterable[str]
+) -> tuple[str, str] | None:
+    """:func:`possible_in` for ``module``'s ``name``, read from the project's file of
+    ``module`` (:func:`module_constant`'s), else ``None`` (no such file, unreadable)."""
+    wanted = frozenset(wanted)
+    memo = current().memo(_POSSIBLE)
+    key = (path, package, module, name, wanted)
+    if key not in memo:  # once a run per importing folder, module and name
+        found = _module_source(path, package, module, lambda text: quotes_any(text, wanted))
+        memo[key] = possible_in(found[1], name, wanted, _shown(path, package, module)) \
+            if found is not None else None
+    return memo[key]
+
+
+def quotes_any(text: str, wanted: Iterable[str]) -> bool:
+    """Whether ``text`` spells one of ``wanted`` as a string literal (``"get_..."`` or
+    ``'get_...'``): the bytes a module must hold to assign that string (asked before its
+    tree is walked for :func:`possible_in`)."""
+    return any(f'"{w}"' in text or f"'{w}'" in text for w in wanted)
+
+
+#: :func:`module_possible`'s memo in the run's snapshot
+_POSSIBLE = "ppo_migrate.rules.targets.module_possible"
 
 
 #: :func:`module_constant`'s memo in the run's snapshot, and its mark of an answer not known yet

@@ -70,23 +70,27 @@ def test_getattr_with_a_constant_name_is_found_fixed_and_runs(
 
 
 @pytest.mark.parametrize(
-    "files",
+    ("files", "found"),
     [
-        # bound twice: the name may hold either string
-        {"train.py": CALLER.format(binding='\nRAY_ENV_FN = "get_ppo_ray_runtime_env"\nRAY_ENV_FN = "__name__"\n')},
-        # rebound by a function under ``global``
-        {"train.py": SAME_FILE.replace("\n\ndef main", "\n\ndef pick():\n    global RAY_ENV_FN\n"
-                                       "    RAY_ENV_FN = 'x'\n\n\ndef main")},
-        # the other module binds it twice
-        {"train.py": IMPORTED, "names.py": NAMES + "if False:\n    RAY_ENV_FN = 'x'\n"},
+        # bound twice at the top: the last binding, another string, is in effect
+        ({"train.py": CALLER.format(binding='\nRAY_ENV_FN = "get_ppo_ray_runtime_env"\nRAY_ENV_FN = "__name__"\n')},
+         []),
+        # rebound by a function under ``global``: the function's name on some paths only, a
+        # PPO003 with no fix (fresh user 41, M7: it was silent)
+        ({"train.py": SAME_FILE.replace("\n\ndef main", "\n\ndef pick():\n    global RAY_ENV_FN\n"
+                                        "    RAY_ENV_FN = 'x'\n\n\ndef main")},
+         [("train.py", "PPO003", 13, None)]),
+        # the other module binds it twice, once under an ``if``: the same
+        ({"train.py": IMPORTED, "names.py": NAMES + "if False:\n    RAY_ENV_FN = 'x'\n"},
+         [("train.py", "PPO003", 8, None)]),
         # the other module is not the project's
-        {"train.py": IMPORTED.replace("from names", "from os.path")},
+        ({"train.py": IMPORTED.replace("from names", "from os.path")}, []),
     ],
     ids=["bound-twice", "global-in-function", "imported-bound-twice", "not-the-projects"],
 )
-def test_a_name_that_may_hold_another_string_is_not_read(tmp_path: Path, files: dict[str, str]) -> None:
+def test_a_name_that_may_hold_another_string_is_not_read(tmp_path: Path, files: dict[str, str], found: list) -> None:
     root = _project(tmp_path / "proj", files)
-    assert _found(root) == []
+    assert _found(root) == found
 
 
 def test_string_constants_reads_only_names_bound_once() -> None:

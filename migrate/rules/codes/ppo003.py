@@ -45,7 +45,15 @@ RULE = Rule(
     "`importlib.util.LazyLoader` recipe), naming the file and line that binds `cp`; and a "
     "function imported from a module of the project's name that a package registers in "
     "`sys.modules` as verl's module, or whose namespace is copied from verl's, naming that "
-    "line.\n\n" + _WHY,
+    "line. `operator.methodcaller(NAME)` applied to verl's module is such a form when its "
+    "receiver is given unpacked (`methodcaller(FACTORY)(*[cp])`) or is a loop variable over "
+    "a literal list, tuple or set holding the module (`[methodcaller(FACTORY)(m) for m in "
+    "(cp,)]`), and when `NAME` holds the function's name on some paths only: assigned "
+    "`\"get_ppo_ray_runtime_env\"` at module level and rebound under an `if`, a `try`, a loop "
+    "or in a function under `global` (in the calling module or in the module it is imported "
+    "from, `from pkg.names import FACTORY` or `names.FACTORY`), or assigned as an attribute "
+    "in the calling file (`names.FACTORY = ...`); the message names the lines. So is "
+    "`getattr(cp, NAME)()` with such a `NAME`.\n\n" + _WHY,
     "Make the binding unambiguous, or pass the config by hand if both callees "
     "accept it; then suppress with `# noqa: PPO003` if needed.",
     "try:\n"
