@@ -77,14 +77,6 @@ WORK_PER_NAME_US = 250
 # starting it. A pool whose candidates each take less than the first saves nothing.
 POOL_COST_PER_FILE_US = 1000
 POOL_START_US = 100_000
-# What the overlap's process does before its own share (:func:`_overlap_shares`), in the
-# units of :func:`candidate_work`: the test doubles' look-out, a fixed part per candidate
-# and its parse (Python's ``ast``: ~0.75 ms of CPU for a 2.3 kB module of benchmark item 12,
-# whose analysis takes ~3.2 ms and is estimated at 5.0 ms), which a child makes again for
-# each file of its share. Fitted to item 12's runs (seven at load 10: with 300 us a file
-# the child, 115 files, took 0.02-0.035 s more CPU than this process and its 85).
-LOOKOUT_PER_FILE_US = 100
-PARSE_PER_KB_US = 500
 #: Set to ``1`` to take the per-file phase of ``check`` and ``apply --diff`` through the
 #: overlap (:func:`_run_overlapped`) whatever the work, as long as ``jobs > 1`` and there
 #: are two candidates or more: for the tests of its own paths on small trees.
@@ -688,56 +680,6 @@ def _per_file_way(
     return "pool" if pays else "serial"
 
 
-def _overlap_shares(
-    works: Sequence[int], sizes: Sequence[int], processes: int
-) -> tuple[int, list[tuple[int, int]]]:
-    """How :func:`_run_overlapped` shares the candidates out: ``(mine, children)``, the
-    first ``mine`` candidates this process's and each child's a ``(start, end)`` slice of
-    the rest (non-empty; as many as ``processes - 1`` at most, fewer for few candidates).
-
-    This process makes the test doubles' look-out first, estimated at
-    :data:`LOOKOUT_PER_FILE_US` and :data:`PARSE_PER_KB_US` a candidate (it parses each
-    one: trees its own share's analyses then reuse, which the children parse again for
-    theirs); a child's file costs its :func:`candidate_work` and its parse. The shares are
-    cut where each process's estimated time is closest to an equal part of the whole.
-    Benchmark item 12 (200 files of 2.3 kB, 16 names each, two processes): 88 files here,
-    112 in the child.
-
-    Args:
-        works: each candidate's :func:`candidate_work`, in the run's order.
-        sizes: each candidate's size in bytes (-1 unreadable).
-        processes: this process and its children at most (``--jobs``), 2 or more.
-    """
-    n = len(works)
-    parse = [max(size, 0) * PARSE_PER_KB_US // 1024 for size in sizes]
-    base = n * LOOKOUT_PER_FILE_US + sum(parse)
-    rest = [w + p for w, p in zip(works, parse)]  # a file's cost in a child
-    children = max(1, min(processes - 1, n - 1))
-    # this process's share: the first ``mine`` files, where the longer of its time and a
-    # child's (an equal part of the rest) is least
-    theirs = sum(rest)
-    mine, best, acc = 0, max(base, theirs / children), base
-    for m in range(1, n):  # a child has one file at least
-        acc += works[m - 1]
-        theirs -= rest[m - 1]
-        longer = max(acc, theirs / children)
-        if longer < best:
-            mine, best = m, longer
-    cuts: list[tuple[int, int]] = []
-    left, start = sum(rest[mine:]), mine
-    for k in range(children, 0, -1):  # k children still to cut for
-        if start >= n:
-            break
-        end, acc, goal = start + 1, rest[start], left / k
-        while end < n and (k == 1 or acc + rest[end] / 2 <= goal):
-            acc += rest[end]
-            end += 1
-        cuts.append((start, end))
-        left -= acc
-        start = end
-    return mine, cuts
-
-
 def _works(paths: Sequence[str], sizes: Mapping[str, int], settings: Settings) -> list[int]:
     """:func:`candidate_work` of each of ``paths`` (``sizes``: bytes, -1 unreadable), the
     target names counted in the bytes the run's snapshot holds (a file it does not hold is
@@ -1058,8 +1000,6 @@ def _run_serial(
 
 def _run_overlapped(
     candidates: Sequence[str],
-    works: Sequence[int],
-    sizes: Mapping[str, int],
     settings: Settings,
     mode: Mode,
     jobs: int,
@@ -1076,40 +1016,37 @@ def _run_overlapped(
 
     Children are forked first (:func:`ppo_migrate.cli.forked.fork`: each inherits the
     snapshot, the re-exports, the modules a fixable call's judgement imports and the callee
-    in effect for the first candidate's folder, :func:`_warm_for_the_fork`) and analyse
-    their shares (:func:`_overlap_shares`) without the look-out's answer, which does not
-    exist yet: no replacement of another file is known to them. This process makes the
-    look-out meanwhile, then analyses its own share with its answer, then takes the
+    in effect for the first candidate's folder, :func:`_warm_for_the_fork`) and take the
+    candidates one at a time from a queue they share with this process, analysing them
+    without the look-out's answer, which does not exist yet: no replacement of another file
+    is known to them. This process makes the look-out meanwhile, then takes candidates from
+    the same queue and analyses them with its answer until none is left, then takes the
     children's outcomes back. The look-out only ever changes the outcome of a file that one
     of its replacements reaches (:meth:`ppo_migrate.rules.check.ModuleAnalysis.replacement`
     asks :func:`ppo_migrate.rules.patches.reaching_patch` and nothing else of it): such a
-    file of a child's share, and any file not a Python module when a replacement was found,
+    file a child analysed, and any file not a Python module when a replacement was found,
     is analysed again here with the answer; the others' outcomes stand (on a tree no test
     double reaches, all of them).
 
     Before, the look-out (it parses every candidate) ran alone before the pool's workers
     started: on benchmark item 12 (200 modules of 15 configless calls) it was ~0.2 s of
     the run's ~0.55 s of serial CPU before the per-file phase, and ``--jobs 2`` was only
-    1.2 times faster than ``--jobs 1``. Instructions on item 12 (callgrind, a forked
-    process's own count less the parent's at the fork): ``--jobs 1`` 5.31 G; the pool's
-    parent 1.80 G before its workers, each worker ~1.7 G; here 0.67 G before the fork,
-    then 2.60 G in this process (the look-out and 88 files) against 2.21 G in the child
-    (112 files, each parsed there and again by the look-out), then 0.38 G (the cross-file
-    judgement, the output). The price is CPU: ~0.1 s more than the pool in all, the
-    child's files parsed twice, for less of it serial.
+    1.2 times faster than ``--jobs 1``. Then each process had a share cut up front from the
+    files' estimated work; the estimate put the look-out at ~0.25 s where it now takes
+    ~0.05 s, and the child's 112 files took ~60 ms more CPU than this process's look-out and
+    88 files. Taken on demand, the processes end within one file of each other.
 
-    A child that dies or sends an unreadable message: its files go through the pool
-    (:func:`_run_pool`, which isolates a file that kills its worker). Ctrl-C: this process
-    stops at its next file or within :data:`ppo_migrate.cli.forked.POLL_SECONDS` of
-    waiting, kills the children and raises ``KeyboardInterrupt``.
+    A child that dies or sends an unreadable message: the files no process answered for go
+    through the pool (:func:`_run_pool`, which isolates a file that kills its worker).
+    Ctrl-C: this process stops at its next file or within
+    :data:`ppo_migrate.cli.forked.POLL_SECONDS` of waiting, kills the children and raises
+    ``KeyboardInterrupt``.
 
     Args:
         candidates: the candidates, in the run's order.
-        works: their :func:`candidate_work`.
-        sizes: their sizes in bytes.
         settings, mode: the run's (``mode`` writes nothing: check or diff).
         jobs: processes allowed, this one included.
-        progress: as for :func:`run`; one call per file in the order of ``candidates``.
+        progress: as for :func:`run`; one call per file, counting up to the total.
         outcomes: appended to.
         on_outcome: called with each outcome appended that is not pending.
         check_stop: raises ``KeyboardInterrupt`` once Ctrl-C was pressed.
@@ -1119,8 +1056,6 @@ def _run_overlapped(
 
     index = references.of(current())
     provisional = index.target_patches is None  # the children judge without the answer
-    mine, cuts = _overlap_shares(works, [sizes.get(p, 0) for p in candidates], jobs)
-    shares = [list(candidates[a:b]) for a, b in cuts]
     total = len(candidates)
     shown = 0
 
@@ -1149,49 +1084,65 @@ def _run_overlapped(
     _import_analysis(full=True, diff=mode is Mode.DIFF)
     _warm_for_the_fork(candidates[0], settings)
     thawed = _frozen_for_the_fork()
-    children = forked.fork(shares, analyse, child_init, ticks=progress is not None)
+    children = forked.fork(
+        candidates, analyse, child_init, max(1, min(jobs - 1, total - 1)), ticks=progress is not None
+    )
+    #: candidate number -> its outcome, once final
+    final: dict[int, FileOutcome] = {}
     try:
         with fewer_young_collections(YOUNG_THRESHOLD):
             lookout()
             # the trees it parsed live as long as the run (the snapshot keeps them): frozen,
-            # as at the fork, so that no full collection of this process's share or of the
+            # as at the fork, so that no full collection of this process's files or of the
             # children's outcomes being read walks them (a full collection while the
             # outcomes of benchmark item 12's child were read: ~40 ms, the read ~3 ms)
             gc.freeze()
             check_stop()
-            for p in candidates[:mine]:
-                outcome = analyse(p)
-                outcomes.append(outcome)
-                if on_outcome is not None and not outcome.pending:
-                    on_outcome(outcome)
-                show(p, children)
-                check_stop()
-        with fewer_young_collections(YOUNG_THRESHOLD):
-            answers = children.collect(check_stop, lambda: show(None, children))
-        patches = index.target_patches if provisional else None
-        for share, done in zip(shares, answers):
-            if done is None:  # the child died: its files through the pool, with the answer
-                before = len(outcomes) - start
-                again = None
-                if progress is not None:  # counted on from what was shown, never backwards
-                    def again(i: int, _total: int, path: str, before=before) -> None:
-                        nonlocal shown
-                        if before + i > shown:
-                            shown = before + i
-                            progress(shown, total, path)
-                _run_pool(share, settings, mode, jobs, again, outcomes, on_outcome, check_stop)
-                continue
-            with fewer_young_collections(YOUNG_THRESHOLD):
-                for outcome in done:
-                    if patches and _reached(patches, outcome.path):
-                        outcome = analyse(outcome.path)
-                        check_stop()
+            while (taken := children.take()) is not None:
+                for k in taken:
+                    p = candidates[k]
+                    outcome = final[k] = analyse(p)
                     outcomes.append(outcome)
                     if on_outcome is not None and not outcome.pending:
                         on_outcome(outcome)
-                    if progress is not None and shown < len(outcomes) - start:
-                        shown = len(outcomes) - start
-                        progress(shown, total, outcome.path)
+                    show(p, children)
+                    check_stop()
+        with fewer_young_collections(YOUNG_THRESHOLD):
+            answers = children.collect(check_stop, lambda: show(None, children))
+        patches = index.target_patches if provisional else None
+        theirs = sorted(pair for done in answers if done is not None for pair in done)
+        with fewer_young_collections(YOUNG_THRESHOLD):
+            for k, outcome in theirs:
+                if k in final:  # never: each number is taken once
+                    continue
+                if patches and _reached(patches, outcome.path):
+                    outcome = analyse(outcome.path)
+                    check_stop()
+                final[k] = outcome
+                outcomes.append(outcome)
+                if on_outcome is not None and not outcome.pending:
+                    on_outcome(outcome)
+                if progress is not None and shown < len(outcomes) - start:
+                    shown = len(outcomes) - start
+                    progress(shown, total, outcome.path)
+        lost = [k for k in range(total) if k not in final]
+        if lost:  # a child died: the files no process answered for, through the pool
+            before = len(outcomes) - start
+            again = None
+            if progress is not None:  # counted on from what was shown, never backwards
+                def again(i: int, _total: int, path: str, before=before) -> None:
+                    nonlocal shown
+                    if before + i > shown:
+                        shown = before + i
+                        progress(shown, total, path)
+            fresh: list[FileOutcome] = []
+            _run_pool([candidates[k] for k in lost], settings, mode, jobs, again, fresh, on_outcome, check_stop)
+            numbers: dict[str, list[int]] = {}
+            for k in lost:
+                numbers.setdefault(candidates[k], []).append(k)
+            for outcome in fresh:
+                final[numbers[outcome.path].pop(0)] = outcome
+        outcomes[start:] = [final[k] for k in range(total)]  # the run's order
     finally:
         children.kill()
         if thawed:
@@ -1300,8 +1251,8 @@ def _run(
         check_stop()
         if way == "overlap":
             _run_overlapped(
-                candidates, works, sizes, settings, mode, jobs, progress, result.outcomes,
-                on_outcome, check_stop, lookout,
+                candidates, settings, mode, jobs, progress, result.outcomes, on_outcome,
+                check_stop, lookout,
             )
         elif way == "pool":
             # Largest first, so that no big file starts last and runs alone at the

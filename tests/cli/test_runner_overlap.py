@@ -12,6 +12,7 @@ import subprocess
 import sys
 import textwrap
 from pathlib import Path
+from typing import NamedTuple
 
 import pytest
 
@@ -87,33 +88,83 @@ def test_the_overlap_takes_the_runs_the_pool_paid_for_that_write_nothing(monkeyp
         assert _per_file_way(2, item_12, Mode.DIFF) == "pool"
 
 
-@pytest.mark.parametrize(
-    ("works", "sizes", "processes", "shares"),
-    [
-        # item 12: the look-out (200 x (100 + 1,107) us) before this process's 88 files
-        # (0.68 s), the child's 112 files with their parse (0.68 s)
-        ([4_964] * 200, [2_268] * 200, 2, (88, [(88, 200)])),
-        ([4_964] * 200, [2_268] * 200, 3, (46, [(46, 123), (123, 200)])),
-        # the look-out outweighs a small share: every file to a child
-        ([5, 1, 1, 1], [0] * 4, 2, (0, [(0, 4)])),
-        ([1] * 5, [0] * 5, 8, (0, [(0, 1), (1, 2), (2, 4), (4, 5)])),
-        # a heavy first file is this process's, the rest a child's (100.4 ms against 3 ms)
-        ([100_000, 1_000, 1_000, 1_000], [0] * 4, 2, (1, [(1, 4)])),
-        # 0.4 ms of look-out and two files here (20.4 ms), two in the child (20 ms)
-        ([10_000] * 4, [0] * 4, 2, (2, [(2, 4)])),
-    ],
-)
-def test_the_shares_even_out_the_look_out_and_the_files(works, sizes, processes, shares) -> None:
-    from ppo_migrate.cli.runner import _overlap_shares
+class _Done(NamedTuple):
+    """What the children of :func:`test_the_queue_hands_each_file_to_one_process` send back."""
 
-    assert _overlap_shares(works, sizes, processes) == shares
+    path: str
+    pid: int
+
+
+def _take_all(paths: list[str], children: int) -> tuple[dict[int, int], list[int]]:
+    """Fork ``children`` children over ``paths`` (each answers with its pid), take files here
+    too; ``(number -> pid of the process that took it, the children's pids)``."""
+    from ppo_migrate.cli import forked
+
+    parent = os.getpid()
+    got = forked.fork(paths, lambda p: _Done(p, os.getpid()), children=children)
+    pids = [pid for pid in got.pids if pid is not None]
+    took: dict[int, int] = {}
+    try:
+        while (taken := got.take()) is not None:
+            for k in taken:
+                assert k not in took
+                took[k] = parent
+        for done in got.collect(lambda: None):
+            assert done is not None
+            for k, outcome in done:
+                assert k not in took and outcome.path == paths[k] and outcome.pid in pids
+                took[k] = outcome.pid
+    finally:
+        got.kill()
+    return took, pids
+
+
+@pytest.mark.parametrize(("files", "children"), [(2, 1), (60, 1), (60, 3), (2_500, 2)])
+def test_the_queue_hands_each_file_to_one_process(files: int, children: int) -> None:
+    """Every file is analysed exactly once, by this process or a child, whichever takes it
+    first; above :data:`ppo_migrate.cli.forked.MAX_TOKENS` files a number stands for a run
+    of consecutive files (3 for 2,500), still each taken once."""
+    from ppo_migrate.cli import forked
+
+    paths = [f"m{i}.py" for i in range(files)]
+    took, pids = _take_all(paths, children)
+    assert sorted(took) == list(range(files))
+    assert len(pids) == children
+    assert set(took.values()) <= {os.getpid(), *pids}
+    assert forked._span(files) == (3 if files == 2_500 else 1)
+    assert forked._span(forked.MAX_TOKENS) == 1 and forked._span(forked.MAX_TOKENS + 1) == 2
+
+
+def test_a_dead_child_s_files_are_the_ones_no_one_answered_for() -> None:
+    """A child that dies sends nothing (``None``); the files it had taken are in no answer."""
+    from ppo_migrate.cli import forked
+
+    paths = [f"m{i}.py" for i in range(20)]
+
+    def analyse(p: str) -> _Done:
+        if p == "m3.py":
+            os._exit(5)
+        return _Done(p, os.getpid())
+
+    got = forked.fork(paths, analyse, children=1)
+    try:
+        answers = got.collect(lambda: None)  # this process takes none: the child meets m3
+        rest = []  # what the child had not taken is still in the queue, in order
+        while (taken := got.take()) is not None:
+            rest.extend(taken)
+    finally:
+        got.kill()
+    assert answers == [None]
+    assert rest == list(range(4, 20))  # m0-m3 went with the child: no one answered for them
+    assert got.take() is None  # the queue closed with the children
 
 
 #: Runs ``run`` on the tree's modules (and ``tests/``) in this interpreter with the overlap
 #: forced; prints the outcomes (path, codes, messages, applicability, diff), the forks made
 #: and left unreaped, the progress calls, the order of ``on_outcome``'s calls and which
-#: process analysed each file, as JSON. argv: jobs, mode, "die" (each child ends at once
-#: with status 3) or "-".
+#: process analysed each file, as JSON. argv: jobs, mode, "die" (each child takes two
+#: files and ends with status 3 before this process takes any), "children" (this process takes no file from the queue: the children
+#: analyse them all) or "-".
 SCRIPT = textwrap.dedent(
     """
     import json, os, sys
@@ -139,7 +190,19 @@ SCRIPT = textwrap.dedent(
     os.fork = fork
     runner.process_file = process_file
     if sys.argv[3] == "die":
-        forked._child = lambda *args: os._exit(3)
+        forked._child = lambda paths, queue, *rest: (os.read(queue, 8), os._exit(3))
+        real_take = forked.Children.take
+
+        def take(self):
+            for i, pid in enumerate(self.pids):  # the children end first
+                if pid is not None:
+                    os.waitpid(pid, 0)
+                    self.pids[i] = None
+            return real_take(self)
+
+        forked.Children.take = take
+    if sys.argv[3] == "children":
+        forked.Children.take = lambda self: None
     files = sorted(str(p) for p in Path(".").glob("*/*.py") if p.name != "__init__.py")
     shown, reported = [], []
     result = run(
@@ -182,8 +245,8 @@ def _run_script(root: Path, jobs: int, mode: str, child: str = "-") -> dict:
 @pytest.mark.parametrize("mode", ["check", "diff"])
 def test_an_overlapped_run_gives_the_serial_run_s_outcomes(tmp_path: Path, mode: str) -> None:
     """The outcomes, the order ``on_outcome`` sees them and the progress (one call a file,
-    counting up to the total) are a serial run's; with three processes the two children
-    share the files, none analysed twice."""
+    counting up to the total) are a serial run's, whichever process takes which file; with
+    three processes the two children share the files, none analysed twice."""
     files = _tree(tmp_path)
     serial = _run_script(tmp_path, 1, mode)
     two = _run_script(tmp_path, 2, mode)
@@ -200,24 +263,26 @@ def test_an_overlapped_run_gives_the_serial_run_s_outcomes(tmp_path: Path, mode:
         assert codes == [["PPO002"] if i % 4 == 3 else [] for i in range(12)]
         assert "+    return get_ppo_ray_runtime_env(config)" in two["outcomes"][10][2]
     assert sorted(two["reported"]) == sorted(serial["reported"]) == files
-    for run in (two, three):
+    children = _run_script(tmp_path, 2, mode, "children")
+    assert children["outcomes"] == serial["outcomes"]
+    for run in (two, three, children):
         assert [d for d, _ in run["shown"]] == list(range(1, 13))
         assert {t for _, t in run["shown"]} == {12}
-        # each file analysed once, by this process (the first ones) or a child (the rest)
+        # each file analysed once, by this process or a child, whichever took it
         assert sorted(path for who, path in run["analysed"]) == files
-        mine = [path for who, path in run["analysed"] if who == "parent"]
-        assert mine == files[: len(mine)] and len(mine) < 12
-    assert "pkg/t11.py" not in [path for who, path in three["analysed"] if who == "parent"]
+    assert {who for who, _ in children["analysed"]} == {"child"}
 
 
 @pytest.mark.parametrize("mode", ["check", "diff"])
 def test_a_child_s_file_a_test_double_reaches_is_analysed_again_with_it(tmp_path: Path, mode: str) -> None:
     """``tests/test_t10.py`` replaces the function in ``pkg/t10.py``: the child judged
     ``t10`` without the look-out's answer (a safe fix); this process judges it again with it
-    (unsafe, naming the test), and only it: the outcomes are the serial run's."""
+    (unsafe, naming the test), and only it: the outcomes are the serial run's. (The child
+    takes every file here: this process takes none from the queue.)"""
     files = _tree(tmp_path, double=True)
     serial = _run_script(tmp_path, 1, mode)
-    two = _run_script(tmp_path, 2, mode)
+    assert _run_script(tmp_path, 2, mode)["outcomes"] == serial["outcomes"]  # any taker
+    two = _run_script(tmp_path, 2, mode, "children")
     assert two["forks"] == 1 and two["left"] == []
     assert two["outcomes"] == serial["outcomes"]
     by_path = {o[0]: o for o in two["outcomes"]}
@@ -226,21 +291,25 @@ def test_a_child_s_file_a_test_double_reaches_is_analysed_again_with_it(tmp_path
     assert "tests/test_t10.py:5" in message
     if mode == "diff":
         assert by_path["pkg/t10.py"][2] is None and "(config)" in by_path["pkg/t09.py"][2]
-    # t10 is the child's (the last files are), analysed there and again here; no other twice
+    # t10 analysed by the child and again here; no other file twice
     analysed = [path for _, path in two["analysed"]]
     assert ["child", "pkg/t10.py"] in two["analysed"] and ["parent", "pkg/t10.py"] in two["analysed"]
+    assert [path for who, path in two["analysed"] if who == "parent"] == ["pkg/t10.py"]
     assert sorted(analysed) == sorted([*files, "pkg/t10.py", "tests/test_t10.py"])
 
 
 def test_a_child_that_dies_has_its_files_analysed_through_the_pool(tmp_path: Path) -> None:
-    """No finding is lost: a child that ends without its message (here at once, status 3)
-    leaves its files to the pool's workers, forked after the look-out."""
+    """No finding is lost: a child that ends without its message (here after taking two
+    files, status 3) leaves the files it took to the pool's workers, forked after the
+    look-out; this process takes the rest from the queue."""
     _tree(tmp_path, double=True)
     serial = _run_script(tmp_path, 1, "check")
     died = _run_script(tmp_path, 2, "check", "die")
     assert died["outcomes"] == serial["outcomes"]
     assert died["left"] == []
     assert died["forks"] >= 2  # the child, then the pool's workers
+    mine = sorted(path for who, path in died["analysed"] if who == "parent")
+    assert mine == sorted(o[0] for o in serial["outcomes"])[2:]  # the child took the first two
     assert [d for d, _ in died["shown"]][-1] == 13
     assert all(b >= a for a, b in zip(died["shown"], died["shown"][1:]))
 
@@ -337,7 +406,8 @@ def test_a_child_reads_no_file_again_and_parses_each_of_its_files_once(tmp_path:
     (main, *rows) = [line.split() for line in log.read_text().splitlines()]
     assert main[1] == "main"
     assert sorted(r[1] for r in rows) == files
-    assert len({r[0] for r in rows}) == 2  # this process's share and the child's
+    # this process's files and the child's (whichever took which: one of them may take all)
+    assert len({r[0] for r in rows}) in (1, 2) and len(rows) == len(files)
     assert {(r[2], r[3]) for r in rows} == {("1", "1")}
 
 
