@@ -1649,15 +1649,19 @@ def _apply_target_patches(
     outcomes: list[FileOutcome], files: Sequence[str], settings: Settings, reaching: Sequence[str] = ()
 ) -> None:
     """A scouted ``check``'s outcomes (in place) as :func:`_with_target_patches` would have
-    made them: each safe fix that another file's replacement of the runtime function may
-    reach is unsafe, the reason added to its message, as
-    :meth:`ppo_migrate.rules.check.ModuleAnalysis` words it."""
+    made them: the look-out for the test doubles runs now, and each file that one of their
+    replacements reaches and that holds a fix (PPO001) is analysed again with the look-out's
+    answer, which the run's reference index keeps from here on, as a run without a scout
+    holds it from the start. Its fixes then carry the reasons :meth:`ppo_migrate.rules.check.ModuleAnalysis`
+    gives in that order: ``check --jobs 2`` (scouted) named another reason than
+    ``--jobs 1`` for a fix both made unsafe (an undecided verl before the replacement),
+    when only the safe ones were rewritten here, and none when no fix was safe."""
     index = references.of(current())
     if index.target_patches is not None or not any(
-        d.fix is not None and d.fix.applicability == "safe" for o in outcomes for d in o.diagnostics
+        d.code == "PPO001" and d.fix is not None for o in outcomes for d in o.diagnostics
     ):
         return
-    from ppo_migrate.rules.patches import patch_reason, reaching_patch, target_patches
+    from ppo_migrate.rules.patches import reaching_patch, target_patches
 
     candidates, everything = _with_reaching(
         python_files(o.path for o in outcomes), [os.fspath(f) for f in files], settings, reaching
@@ -1665,20 +1669,12 @@ def _apply_target_patches(
     patches = target_patches(candidates, everything, settings, index.reexports)
     if not patches:
         return
+    index.target_patches = patches
     for i, outcome in enumerate(outcomes):
-        patch = reaching_patch(patches, outcome.path)
-        if patch is None:
+        if not any(d.code == "PPO001" and d.fix is not None for d in outcome.diagnostics):
             continue
-        outcomes[i] = outcome._replace(diagnostics=tuple(
-            d._replace(
-                message=f"{d.message} (unsafe fix: {patch.reason()})",
-                fix=d.fix._replace(applicability="unsafe", origins=()),
-                reason=patch_reason(patch),
-            )
-            if d.code == "PPO001" and d.fix is not None and d.fix.applicability == "safe"
-            else d
-            for d in outcome.diagnostics
-        ), origins=())
+        if reaching_patch(patches, outcome.path) is not None:
+            outcomes[i] = _process_star((outcome.path, settings, Mode.CHECK))
 
 
 def _judge_across_files(

@@ -267,3 +267,43 @@ def test_the_pool_parent_decides_the_callee_in_effect_before_the_fork(tmp_path: 
     assert key in cache
     assert cache[key].accepts_config and cache[key].source == "declared"
     assert [k for k in cache if k[0] == str(tmp_path / "pkg")] == [key]  # verl's first target only
+
+
+def test_a_scouted_check_names_the_same_reasons_as_jobs_1(tmp_path) -> None:
+    """A fix made unsafe both by a test double and by an undecided verl (nothing declared):
+    ``check --jobs 1`` names the double (the look-out's answer is known during the analysis),
+    and a scouted ``check --jobs 2`` named the undecided verl, its look-out applied to safe
+    fixes only. Both name the double now (a file it reaches is analysed again with it)."""
+    from cli_helpers import run_cli
+
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    (tmp_path / ".git").mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "launcher.py").write_text(
+        "from verl.trainer.constants_ppo import get_ppo_ray_runtime_env\n\n\n"
+        "def run(config):\n    return get_ppo_ray_runtime_env()\n"
+    )
+    (pkg / "other.py").write_text(  # no double reaches it: nothing declares verl
+        "from verl.trainer.constants_ppo import get_ppo_ray_runtime_env\n\n\n"
+        "def go(config):\n    return get_ppo_ray_runtime_env()\n"
+    )
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_launcher.py").write_text(
+        "import pkg.launcher as launcher\n\n\n"
+        "def test_run(monkeypatch):\n"
+        "    monkeypatch.setattr(launcher, 'get_ppo_ray_runtime_env', lambda: {})\n"
+    )
+    outputs = [
+        run_cli("check", "--output-format", "json", "--exit-zero", "--jobs", jobs, ".", cwd=tmp_path).stdout
+        for jobs in ("1", "2")
+    ]
+    assert outputs[0] == outputs[1]
+    import json
+
+    found = {d["filename"].rsplit("/", 1)[-1]: d for d in json.loads(outputs[0])}
+    assert found["launcher.py"]["fix"]["applicability"] == "unsafe"
+    assert "tests/test_launcher.py:5 replaces the runtime function" in found["launcher.py"]["message"]
+    assert "nothing says which verl runs" not in found["launcher.py"]["message"]
+    assert found["other.py"]["fix"]["applicability"] == "unsafe"
+    assert "nothing says which verl runs" in found["other.py"]["message"]
