@@ -38,10 +38,11 @@ file: ep.cfg``, ``pyproject.toml``'s ``[tool.setuptools.dynamic] entry-points = 
 the packaging file names that file, their own file and line kept (:attr:`EntryPoint.origin`).
 
 Positions: a value's line and column in the file (code points, 1-based), found in the text
-(TOML and INI parsers give none): for TOML, the quoted value on the line whose whole key (a
-dotted key's path read by :mod:`tomllib`: ``entry-points.grp.b =`` under ``[project]``) with
-the header above it is the entry's, or inside the table the parser put it in, else the string
-literal that decodes to it (``\\u`` escapes, a multi-line string, which
+(TOML and INI parsers give none): for TOML, the string literal whose whole key (the header
+above it, the dotted key its line assigns, ``entry-points.grp.b =`` under ``[project]``, and the
+keys of the inline tables around it, read in one pass: :func:`_toml_value_paths`) is the
+entry's and whose text is the value, else the one that decodes to it (``\\u`` escapes, a
+multi-line string, which
 then spans key line to closing quotes; a Poetry table's at its ``reference`` key); for
 ``setup.cfg``, the line of the section holding the value, as :mod:`configparser` lays the
 section out (:func:`_ini_layout`); for ``setup.py``, the string constant holding it. A
@@ -794,12 +795,19 @@ def _toml_headers(text: str, lines: _Lines) -> list[tuple[int, tuple[str, ...]]]
 
 class _TomlPlaces:
     """Where the string values of a ``pyproject.toml`` are written, for placing its entry
-    points: each string literal of the text (:data:`_TOML_TOKEN`) with the table header above
-    it and the whole key its line assigns (:func:`_key_path`), indexed once by its text as
+    points: each string literal of the text (:data:`_TOML_TOKEN`) with its whole key path
+    (:func:`_toml_value_paths`: header, the line's key and the keys of the inline tables
+    around it; a key or a string of an array has none), indexed once by its text as
     written and, when needed, as decoded. A value is then found by one look-up of its key
     path, and each literal is read at most once, so placing ``n`` entry points takes time
     linear in the file (fresh41, H1: each value was searched for through the whole text
-    with a parse of every occurrence's key, quadratic: a 1.2 MB file did not finish).
+    with a parse of every occurrence's key, quadratic: a 1.2 MB file did not finish;
+    fresh42, H1': the same for the entries of one inline table, each tested against every
+    literal of its text with its line parsed up to it: 20,000 entries never finished).
+
+    When that one pass does not understand the text, the line-by-line reading is kept: a
+    literal on a whole ``key =`` line (:func:`_key_path`) is keyed with the header above
+    it, any other is "loose", matched by a line that spells the entry's name before ``=``.
 
     Attributes:
         used: the character indexes of the literals placed already (each is placed once).
@@ -822,6 +830,11 @@ class _TomlPlaces:
         self._pointer: dict[object, int] = {}
         self._indexed: set[tuple[str, str]] = set()
         self._ends: dict[int, int] = {}
+        #: each string value's whole key path (:func:`_toml_value_paths`), read at the first
+        #: look-up; ``None`` when that reading fails: the line-by-line reading then
+        self._paths: dict[int, tuple[str, ...]] | None | bool = False
+        #: the literals looked at (indexed, or tested as a loose candidate): linear in the file
+        self.examined = 0
 
     def _path_at(self, start: int) -> tuple[str, ...]:
         """The key path of the last table header before ``start`` (``()``: none)."""
@@ -853,8 +866,16 @@ class _TomlPlaces:
                     if decoded is not None:
                         self._decoded.setdefault(decoded, []).append((start, end))
             found = self._decoded.get(value, [])
+        if self._paths is False:
+            self._paths = _toml_value_paths(self.text)
         for start, end in found:
             self._ends[start] = end
+            self.examined += 1
+            if self._paths is not None:  # each literal's whole key, from one pass (fresh42, H1')
+                whole = self._paths.get(start)
+                if whole is not None:
+                    self._keyed.setdefault((kind, value, whole), []).append(start)
+                continue  # a key, or a string in an array: no entry point's value
             written = _key_path(self._prefix(start))
             if written is not None:
                 whole = (*self._path_at(start), *written)
@@ -883,7 +904,12 @@ class _TomlPlaces:
         if not starts:
             return None
         i = self._unused_from(key, starts)
-        return next((s for s in starts[i:] if s not in self.used and fits(s)), None)
+        for s in starts[i:]:
+            if s not in self.used:
+                self.examined += 1
+                if fits(s):
+                    return s
+        return None
 
     def _take(self, start: int) -> tuple[int, int, int, int]:
         self.used.add(start)
@@ -1023,6 +1049,145 @@ def _toml_literals(text: str) -> list[tuple[int, int, str]]:
             continue
         out.append((m.start(), m.end(), decoded))
     return out
+
+
+#: the tokens of a TOML text, for :func:`_toml_value_paths`: white space, a line break, a
+#: comment, a string literal (multi-line forms first, as :data:`_TOML_TOKEN`), one of the
+#: punctuation marks that give a document its structure, or a run of anything else (a bare
+#: key, or a number, date, boolean as a value)
+_TOML_LEX = re.compile(
+    r'(?P<space>[ \t]+)|(?P<newline>\r?\n)|(?P<comment>#[^\r\n]*)'
+    r'|(?P<string>"""(?:[^\\]|\\[\s\S])*?"""(?!")|\'\'\'[\s\S]*?\'\'\'(?!\')'
+    r'|"(?:[^"\\\r\n]|\\.)*"|\'[^\'\r\n]*\')'
+    r'|(?P<mark>[\[\]{}=,.])|(?P<word>[^\s\[\]{}=,.#"\']+)'
+)
+
+
+def _toml_value_paths(text: str) -> dict[int, tuple[str, ...]] | None:
+    """The whole key path of each string value of a TOML text the parser reads, by the
+    character index of its literal: the table header above it, the key its line assigns
+    and, inside inline tables, their keys (``scripts = {a = "m:f"}`` under ``[project]``:
+    ``("project", "scripts", "a")``). A string in an array, or used as a key, has none.
+
+    One pass over the text (fresh42, H1': one inline table of 20,000 entries was searched
+    literal by literal, with the text before each on its line parsed each time: quadratic).
+
+    Args:
+        text: a text :mod:`tomllib` reads (a document it refuses may be misread).
+
+    Returns:
+        ``{literal's start: key path}``; ``None`` when the text is not understood (a token
+        where the grammar has none), for the callers' line-by-line reading.
+
+    Source: the TOML 1.0.0 specification (keys bare, quoted and dotted; tables, arrays of
+    tables, inline tables and arrays).
+    """
+    out: dict[int, tuple[str, ...]] = {}
+    # frames: [kind, base key path (None in an array), state, key parts]; kind "top",
+    # "inline" or "array"; states: "key" (a key may start), "dot" (after a key part),
+    # "part" (after a dot), "value" (after "="), "after" (after a value), and "header"
+    # / "header-dot" / "header-part" while a ``[table]`` header is read
+    frames: list[list] = [["top", (), "key", []]]
+    header: list[str] = []
+    double = False
+    at, size = 0, len(text)
+    match = _TOML_LEX.match
+    while at < size:
+        m = match(text, at)
+        if m is None:
+            return None
+        kind, token, start = m.lastgroup, m.group(), at
+        at = m.end()
+        frame = frames[-1]
+        where, base, state, parts = frame
+        if kind == "space":
+            continue
+        if kind in ("newline", "comment"):
+            if where == "top":
+                if state in ("header", "header-dot", "header-part"):
+                    return None
+                if kind == "newline":
+                    if state not in ("key", "after"):
+                        return None
+                    frame[2] = "key"
+            continue  # a line break inside an array (or TOML 1.1's inline table)
+        if state.startswith("header"):
+            if kind == "word" or kind == "string":
+                if state == "header-dot":
+                    return None
+                part = token if kind == "word" else _decode_toml_literal(token)
+                if part is None:
+                    return None
+                header.append(part)
+                frame[2] = "header-dot"
+            elif token == "." and state == "header-dot":
+                frame[2] = "header-part"
+            elif token == "]" and state == "header-dot":
+                if double:
+                    if text[at:at + 1] != "]":
+                        return None
+                    at += 1
+                frame[1], frame[2], frame[3] = tuple(header), "after", []
+            else:
+                return None
+            continue
+        if state in ("key", "part") and where != "array":
+            if token == "[" and where == "top" and state == "key":
+                double = text[at:at + 1] == "["
+                at += double
+                header = []
+                frame[2] = "header"
+                continue
+            if token == "}" and where == "inline" and state == "key":
+                frames.pop()
+                continue
+            if kind in ("word", "string"):
+                part = token if kind == "word" else _decode_toml_literal(token)
+                if part is None:
+                    return None
+                parts.append(part)
+                frame[2] = "dot"
+                continue
+            return None
+        if state == "dot":
+            if token == ".":
+                frame[2] = "part"
+            elif token == "=":
+                frame[2] = "value"
+            else:
+                return None
+            continue
+        if state == "value" or (where == "array" and state == "key"):
+            path = None if base is None else (*base, *parts)
+            if where == "array" and token == "]":
+                frames.pop()
+                continue
+            frame[2] = "after"
+            if where != "array":
+                frame[3] = []
+            if kind == "string":
+                if path is not None:
+                    out[start] = path
+            elif token == "{":
+                frames.append(["inline", path, "key", []])
+            elif token == "[":
+                frames.append(["array", None, "key", []])
+            elif kind != "word":
+                return None
+            continue
+        # after a value: the rest of a number or date (``1.5``, ``1979-05-27 07:32:00``),
+        # the next entry, or the end of the table or array
+        if kind == "word" or token == ".":
+            continue
+        if token == ",":
+            if where == "top":
+                return None
+            frame[2] = "key"
+        elif (token == "}" and where == "inline") or (token == "]" and where == "array"):
+            frames.pop()
+        else:
+            return None
+    return out if len(frames) == 1 else None
 
 
 def _toml_header(
