@@ -107,6 +107,10 @@ class EntryPoint(NamedTuple):
             written twice), why: the entry then declares nothing (no group, name or value),
             :attr:`origin` names the file and line, and :attr:`context` holds ``("text",
             the file's text)`` (fresh41, W7). ``""`` for an entry point.
+        legacy_group: for a ``setup.cfg`` group written with dashes (``console-scripts``),
+            the name setuptools before 78.0.0 gave it, its dashes made underscores
+            (``console_scripts``, a script then); 78.0.0 and later keep the name as
+            written, :attr:`group` (fresh42, W1'). ``""`` for any other.
     """
 
     group: str
@@ -120,6 +124,7 @@ class EntryPoint(NamedTuple):
     context: tuple[tuple[str, str], ...] = ()
     origin: str = ""
     problem: str = ""
+    legacy_group: str = ""
 
     @property
     def qualified(self) -> str | None:
@@ -1234,18 +1239,26 @@ def setup_cfg_entry_points(text: str) -> list[EntryPoint]:
     Each value is placed where it is written: a value built by interpolation at the text
     of its line as written (``%(mod)s:get_ppo_ray_runtime_env``; a line ``%(base)s`` at
     itself: fresh41, W3), read by :func:`_ini_layout` as :mod:`configparser` reads the text
-    (a comment after a section's header kept out: fresh41, W2). A group's name has its
-    dashes made underscores, as setuptools makes them (``console-scripts`` is
-    ``console_scripts``; of two options naming one group the later is kept: fresh41, W4).
+    (a comment after a section's header kept out: fresh41, W2). A group's name is kept as
+    written, as setuptools 78.0.0 and later keep it (``console-scripts`` is a plain group,
+    for which pip makes no script), with the name older setuptools gave it, its dashes made
+    underscores (``console_scripts``, a script), as :attr:`EntryPoint.legacy_group`
+    (fresh41, W4; fresh42, W1': the message names both). Each option is read: of two that
+    older setuptools took for one group (``console_scripts`` and ``console-scripts``) it
+    kept the later, newer ones keep both.
     ``[options] entry_points =`` given as INI text (no ``file:``) declares entry points too,
     read as setuptools reads that text (fresh41, MISSED M4).
 
     Args:
         text: the file's decoded text.
 
-    Source: setuptools' ``Distribution._parse_config_files`` (``warn_dash_deprecation``:
-    ``opt.replace('-', '_')`` for ``options.*`` sections) and ``config.setupcfg``
-    (``_parse_file``: a value without ``file:`` is the text itself).
+    Source: setuptools' ``Distribution._parse_config_files``: before 78.0.0
+    ``warn_dash_deprecation`` made ``opt.replace('-', '_')`` of each option but those of
+    ``options.extras_require`` and ``options.data_files``; 78.0.0 (its changelog: "no longer
+    accepts options containing uppercase or dash characters in ``setup.cfg``") added
+    ``options.entry_points`` to the sections left as written
+    (``_skip_setupcfg_normalization`` since); and ``config.setupcfg`` (``_parse_file``: a
+    value without ``file:`` is the text itself).
     """
     import configparser
 
@@ -1256,12 +1269,11 @@ def setup_cfg_entry_points(text: str) -> list[EntryPoint]:
         if not has_section and inline is None:
             return []
         interpolation = configparser.BasicInterpolation()
-        groups: dict[str, str] = {}  # setuptools' group name -> the option naming it last
+        options: list[str] = []  # each a group, as written (setuptools >= 78)
         raw: dict[str, str] = {}
         if has_section:
             raw = dict(parser.items(_SECTION, raw=True))
-            for option in parser.options(_SECTION):
-                groups[option.replace("-", "_")] = option
+            options = parser.options(_SECTION)
         inline_value = parser.get("options", inline) if inline is not None else ""
     except (configparser.Error, ValueError):
         return []
@@ -1270,7 +1282,8 @@ def setup_cfg_entry_points(text: str) -> list[EntryPoint]:
     header = next((n for n in range(1, len(text_lines.starts) + 1)
                    if _ini_header(text_lines.line_text(n)) == _SECTION), 1)
     out: list[EntryPoint] = []
-    for group, option in groups.items():
+    for option in options:
+        group, legacy = option, option.replace("-", "_") if "-" in option else ""
         rows = layout.get(_SECTION, {}).get(option)
         if rows is None:
             rows = layout.get("DEFAULT", {}).get(option, [])  # an option of ``[DEFAULT]``
@@ -1286,7 +1299,7 @@ def setup_cfg_entry_points(text: str) -> list[EntryPoint]:
             for line in raw[option].splitlines():
                 for name, value in _ini_lines(expand(line)):
                     placed.append((group, name, value, header, 1, 1 + len(f"[{_SECTION}]")))
-        out += [EntryPoint(g, name, value, line, column, line, end)
+        out += [EntryPoint(g, name, value, line, column, line, end, legacy_group=legacy)
                 for g, name, value, line, column, end in placed]
     if inline is not None and not inline_value.startswith("file:"):
         rows = layout.get("options", {}).get(inline, [])

@@ -96,3 +96,37 @@ def test_a_header_inside_a_multi_line_string_or_an_array_value_is_not_taken() ->
     rows = [(e.group, e.name, e.line, e.column, e.end_line) for e in pyproject_entry_points(text)]
     assert rows == [("gui_scripts", "a", 2, 5, 3), ("grp", "description", 9, 15, 12),
                     ("grp", "reference", 13, 13, 13)]
+
+
+# -- W1': setup.cfg's dashed groups depend on setuptools' version ----------------------------------
+def _found(text: str, file: str) -> list[tuple]:
+    from ppo_migrate.rules.entry_point_targets import entry_point_references
+
+    entries = ep.setup_cfg_entry_points(text) if file == "setup.cfg" else pyproject_entry_points(text)
+    return [(d.line, d.column, d.code, d.message, d.help)
+            for d in entry_point_references(entries, file, [TARGET], text=text)]
+
+
+def test_a_dashed_setup_cfg_group_is_named_as_written_and_as_older_setuptools_named_it() -> None:
+    # setuptools >= 78 writes [console-scripts] (pip makes no script for it), < 78 [console_scripts]
+    text = (f"[metadata]\nname = w4\nversion = 0.1\n[options.entry_points]\n"
+            f"console-scripts = b = {FN}\nmy-grp = a = {FN}\nplain = c = {FN}\n")
+    (script, group, plain) = _found(text, "setup.cfg")
+    assert script[:3] == (5, 23, "PPO006")
+    assert script[3].startswith(
+        f"`{FN}` is declared as the entry point `b` of group `console-scripts` (`console_scripts`, a script "
+        "whose wrapper calls it with no arguments, with setuptools < 78; a plain group with newer setuptools): "
+        "whatever loads it")
+    assert script[4] == ("Write the group `console_scripts` (setuptools >= 78 installs no script for "
+                         "`console-scripts`) and point the script at a function of the project that obtains the "
+                         "training config and passes it")
+    assert group[:3] == (6, 14, "PPO006")
+    assert group[3].startswith(
+        f"`{FN}` is declared as the entry point `a` of group `my-grp` (`my_grp`, with setuptools < 78; a plain "
+        "group with newer setuptools): whatever loads it")
+    assert group[4].startswith("Make the loader pass the config")
+    # a group without dashes, and a dashed pyproject group (kept by every setuptools): no note
+    assert plain[3].startswith(f"`{FN}` is declared as the entry point `c` of group `plain`: whatever")
+    toml = f'[project]\nname = "w"\nversion = "0.1"\n[project.entry-points."my-grp"]\na = "{FN}"\n'
+    ((_, _, _, message, _),) = _found(toml, "pyproject.toml")
+    assert message.startswith(f"`{FN}` is declared as the entry point `a` of group `my-grp`: whatever")
