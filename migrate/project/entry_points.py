@@ -438,7 +438,9 @@ def _entry_points_config(text: str) -> tuple[list[tuple[str, str, str, int]], tu
     entry-points`` (``config.expand.entry_points``: ``ConfigParser(default_section=None,
     delimiters=("=",))``, option names as written, strict, ``%(name)s`` interpolated):
     ``([(group, name, value, line)], None)``, or ``([], (why, line))`` for a text it refuses
-    (fresh41, W7: an option written twice)."""
+    (fresh41, W7: an option written twice), an interpolation that fails at the line of
+    the option whose value it is (:class:`configparser.InterpolationError` names the
+    section and option, no line: fresh42, W2')."""
     import configparser
 
     parser = configparser.ConfigParser(default_section=None, delimiters=("=",))  # type: ignore[call-overload]
@@ -452,6 +454,9 @@ def _entry_points_config(text: str) -> tuple[list[tuple[str, str, str, int]], tu
     except configparser.DuplicateSectionError as exc:
         return [], (f"the section `[{exc.section}]` is written twice (setuptools' parser is strict)",
                     exc.lineno or 1)
+    except configparser.InterpolationError as exc:  # no line of its own: the option's (fresh42, W2')
+        rows = _ini_layout(text, "=").get(exc.section, {}).get(exc.option)
+        return [], (str(exc).splitlines()[0], rows[0][0] if rows else 1)
     except (configparser.Error, ValueError) as exc:
         return [], (str(exc).splitlines()[0], getattr(exc, "lineno", None) or 1)
     layout = _ini_layout(text, "=")

@@ -130,3 +130,23 @@ def test_a_dashed_setup_cfg_group_is_named_as_written_and_as_older_setuptools_na
     toml = f'[project]\nname = "w"\nversion = "0.1"\n[project.entry-points."my-grp"]\na = "{FN}"\n'
     ((_, _, _, message, _),) = _found(toml, "pyproject.toml")
     assert message.startswith(f"`{FN}` is declared as the entry point `a` of group `my-grp`: whatever")
+
+
+# -- W2': an interpolation that fails is placed at the failing option's line ------------------------
+TOML_DYNAMIC = ('[project]\nname = "m1"\nversion = "0.1"\ndynamic = ["entry-points"]\n[tool.setuptools]\n'
+                'py-modules = []\n[tool.setuptools.dynamic]\nentry-points = {file = ["a.cfg", "ep.cfg"]}\n')
+
+
+def test_an_interpolation_error_in_an_entry_points_file_names_the_option_s_line(tmp_path) -> None:
+    from cli_helpers import check_findings, write_tree
+
+    # [DEFAULT] is a plain section for setuptools' parser here (default_section=None): `m`
+    # is no option of [grp], so `a` (line 4 of ep.cfg, joined after a.cfg) cannot be expanded
+    root = write_tree(tmp_path / "p", {"pyproject.toml": TOML_DYNAMIC, "a.cfg": "[x]\nb = os:getcwd\n",
+                                       "ep.cfg": f"[DEFAULT]\nm = verl.trainer.constants_ppo\n[grp]\n"
+                                                 f"a = %(m)s:get_ppo_ray_runtime_env\n"})
+    (found,) = check_findings(root)
+    assert (found["code"], found["location"]["row"], found["location"]["column"]) == ("PPO902", 8, 34)
+    assert found["message"].startswith(
+        "not a valid entry points file `ep.cfg` (line 4, read through this `file` reference): Bad value "
+        "substitution: option 'a' in section 'grp' contains an interpolation key 'm' which is not a valid")
