@@ -150,3 +150,35 @@ def test_an_interpolation_error_in_an_entry_points_file_names_the_option_s_line(
     assert found["message"].startswith(
         "not a valid entry points file `ep.cfg` (line 4, read through this `file` reference): Bad value "
         "substitution: option 'a' in section 'grp' contains an interpolation key 'm' which is not a valid")
+
+
+# -- M3: a named file of entry points is checked through the packaging file naming it ---------------
+def test_a_named_entry_points_file_reports_the_packaging_file_s_finding(tmp_path) -> None:
+    import json
+
+    from cli_helpers import run_cli, write_tree
+
+    cfg = "[metadata]\nname = m3\nversion = 0.1\n[options]\npy_modules =\nentry_points = file: ep.cfg\n"
+    bad = f"[grp]\nx = {FN}\n"
+    root = write_tree(tmp_path / "p", {"setup.cfg": cfg, "ep.cfg": bad, "sub/pyproject.toml": TOML_DYNAMIC,
+                                       "sub/a.cfg": "[x]\nb = os:getcwd\n", "sub/ep.cfg": bad,
+                                       "unrelated.cfg": bad})
+
+    def rows(*named: str) -> list[tuple]:
+        proc = run_cli("check", "--output-format", "json", "--exit-zero", *named, cwd=root)
+        assert proc.returncode == 0, proc.stderr
+        return sorted((f["filename"].replace(str(root) + "/", ""), f["location"]["row"], f["location"]["column"],
+                       f["code"]) for f in json.loads(proc.stdout))
+
+    # as pre-commit names a changed file: the finding `check .` gives, at the `file:` reference
+    assert rows("ep.cfg") == [("setup.cfg", 6, 22, "PPO006")]
+    assert rows("sub/ep.cfg") == [("sub/pyproject.toml", 8, 34, "PPO006")]
+    assert rows("ep.cfg", "setup.cfg", "sub/a.cfg") == [("setup.cfg", 6, 22, "PPO006"),
+                                                       ("sub/pyproject.toml", 8, 34, "PPO006")]
+    assert rows(".") == [("setup.cfg", 6, 22, "PPO006"), ("sub/pyproject.toml", 8, 34, "PPO006")]
+    # a file no packaging file names is still skipped, as any configuration file is
+    assert rows("unrelated.cfg") == []
+    # the same `# noqa` line above `entry_points = file: ...` suppresses it both ways
+    (root / "setup.cfg").write_text(cfg.replace("entry_points", "# noqa: PPO006\nentry_points"))
+    assert rows("ep.cfg") == []
+    assert rows(".") == [("sub/pyproject.toml", 8, 34, "PPO006")]
