@@ -10,8 +10,8 @@ Rules (ruff's, where ruff has one):
   the file, and every directory above it up to the project root (excludes) or
   the git root (``.gitignore``), is checked like a walked entry. A named file that a
   ``setup.cfg`` or ``pyproject.toml`` above it makes setuptools read entry points from
-  (``entry_points = file: ep.cfg``: :func:`entry_point_holders`) is replaced by those
-  packaging files, whose findings are where ``check .`` reports them (fresh41, M3).
+  (``entry_points = file: ep.cfg``; the ``holders`` of :func:`discover_files`) is replaced
+  by those packaging files, whose findings are where ``check .`` reports them (fresh41, M3).
 * **Named directories** are walked even if they themselves match an exclude or a
   ``.gitignore`` pattern (unless ``force_exclude``). Inside a walk every entry is
   checked on its own: a directory that is excluded or ignored is not entered; a
@@ -133,57 +133,15 @@ def is_entry_point_file(path: str) -> bool:
     return os.path.basename(path) in ENTRY_POINT_FILES
 
 
-#: named files never taken for a file of entry points (:func:`entry_point_holders` is not asked)
+#: named files never taken for a file of entry points (the ``holders`` of :func:`discover_files`
+#: are not asked)
 _SOURCE_SUFFIXES: tuple[str, ...] = (".py", ".pyi", NOTEBOOK_SUFFIX, *YAML_SUFFIXES)
 
-
-def entry_point_holders(path: str, cache: dict[str, frozenset[str]] | None = None) -> list[str]:
-    """The packaging files that make setuptools read entry points from the file ``path``
-    (fresh41, M3: ``check ep.cfg``, as pre-commit passes a changed file, said "All checks
-    passed!" while ``check .`` reported ``setup.cfg``'s ``entry_points = file: ep.cfg``):
-    each ``setup.cfg`` and ``pyproject.toml`` in ``path``'s folder and the folders above it,
-    up to the repository's top folder (one holding ``.git``) or the file system's root, whose
-    ``file:`` references (:func:`ppo_migrate.project.entry_points.entry_point_files`; a path
-    setuptools reads relative to the packaging file's folder, never outside it) name
-    ``path``. Discovery then checks those files in its place: their findings, where ``check
-    .`` puts them (at the reference), suppressed by the same ``# noqa``.
-
-    Args:
-        path: an absolute path of a named file.
-        cache: the files each packaging file names (real paths), by its path, kept across
-            the calls of one discovery (pre-commit may name many files of one folder).
-
-    Returns:
-        The packaging files' absolute paths, nearest first; ``[]`` for none (a file that
-        cannot be read, or is not UTF-8, names none).
-    """
-    from ppo_migrate.project import snapshot
-    from ppo_migrate.project.entry_points import entry_point_files
-
-    real = os.path.realpath(path)
-    folder = os.path.dirname(path)
-    out: list[str] = []
-    while True:
-        for name in ENTRY_POINT_FILES:
-            candidate = os.path.join(folder, name)
-            named = cache.get(candidate) if cache is not None else None
-            if named is None:
-                named = frozenset()
-                if os.path.isfile(candidate):
-                    try:
-                        text = snapshot.current().read_bytes(candidate, keep=True).decode("utf-8")
-                    except (OSError, ValueError):  # UnicodeDecodeError too
-                        text = ""
-                    named = frozenset(os.path.realpath(os.path.join(folder, file))
-                                      for file, *_ in entry_point_files(name, text))
-                if cache is not None:
-                    cache[candidate] = named
-            if real in named:
-                out.append(candidate)
-        parent = os.path.dirname(folder)
-        if parent == folder or os.path.lexists(os.path.join(folder, GIT_ENTRY)):
-            return out
-        folder = parent
+#: ``holders(path, cache)`` of :func:`discover_files`: the packaging files that make setuptools
+#: read entry points from the named file ``path`` (absolute), nearest first
+#: (:func:`ppo_migrate.project.entry_points.entry_point_holders`, which this module may not
+#: import: it imports this one)
+Holders = Callable[[str, dict], list[str]]
 
 
 def _display(holder: str, given: str, given_abs: str) -> str:
@@ -442,16 +400,19 @@ def _prefix(abs_dir: str) -> str:
 
 
 class _Discovery:
-    def __init__(self, settings: Settings, on_error: Callable[[Path, str], None] | None) -> None:
+    def __init__(
+        self, settings: Settings, on_error: Callable[[Path, str], None] | None, holders: Holders | None = None,
+    ) -> None:
         self.settings = settings
         self.on_error = on_error
+        self.holders = holders
         root = settings.project_root if settings.project_root is not None else os.getcwd()
         self.root_abs = os.path.abspath(root)
         self.root_prefix = _prefix(self.root_abs)
         self.exclude = _Matcher(tuple(settings.exclude) + tuple(settings.extend_exclude))
         self.gitignores: dict[str, _Matcher | None] = {}
         self.found: dict[str, tuple[bool, str]] = {}
-        #: :func:`entry_point_holders`' reading of each packaging file, for the named files
+        #: ``holders``' reading of each packaging file, for the named files
         self.named_files: dict[str, frozenset[str]] = {}
 
     # ---------------------------------------------------------------- helpers
@@ -589,7 +550,7 @@ class _Discovery:
         if is_temp_file(os.path.basename(abs_path)):
             return
         if not abs_path.lower().endswith(_SOURCE_SUFFIXES) and not is_entry_point_file(abs_path):
-            holders = entry_point_holders(abs_path, self.named_files)
+            holders = self.holders(abs_path, self.named_files) if self.holders is not None else ()
             if holders:  # ``ep.cfg`` of ``entry_points = file: ep.cfg``: checked through them
                 for holder in holders:
                     self.add_path(_display(holder, s, abs_path))
@@ -733,8 +694,13 @@ def discover_files(
     settings: Settings,
     *,
     on_error: Callable[[Path, str], None] | None = None,
+    holders: Holders | None = None,
 ) -> list[str]:
     """:func:`discover`, as display strings (what ``check`` and ``apply`` use).
+
+    ``holders``: when given, a named file that is no source (not ``*.py``, ``*.pyi``, a
+    notebook or YAML) and that packaging files make setuptools read entry points from
+    (:data:`Holders`: ``entry_points = file: ep.cfg``) is replaced by those files (fresh41, M3).
 
     A ``Path`` costs about three times its string; on a tree of 10,000 files
     that is 3 MB more peak memory for nothing the run needs.
@@ -742,7 +708,7 @@ def discover_files(
     Raises:
         FileNotFoundError: as :func:`discover`.
     """
-    d = _Discovery(settings, on_error)
+    d = _Discovery(settings, on_error, holders)
     for p in paths:
         d.add_path(p)
     return d.result()

@@ -271,6 +271,56 @@ def entry_point_files(name: str, text: str) -> list[tuple[str, int, int, int, in
     return []
 
 
+def entry_point_holders(path: str, cache: dict[str, frozenset[str]] | None = None) -> list[str]:
+    """The packaging files that make setuptools read entry points from the file ``path``
+    (fresh41, M3: ``check ep.cfg``, as pre-commit passes a changed file, said "All checks
+    passed!" while ``check .`` reported ``setup.cfg``'s ``entry_points = file: ep.cfg``):
+    each ``setup.cfg`` and ``pyproject.toml`` in ``path``'s folder and the folders above it,
+    up to the repository's top folder (one holding ``.git``) or the file system's root, whose
+    ``file:`` references (:func:`entry_point_files`; a path
+    setuptools reads relative to the packaging file's folder, never outside it) name
+    ``path``. Discovery then checks those files in its place (the ``holders`` of
+    :func:`ppo_migrate.project.discovery.discover_files`): their findings, where ``check .``
+    puts them (at the reference), suppressed by the same ``# noqa``.
+
+    Args:
+        path: an absolute path of a named file.
+        cache: the files each packaging file names (real paths), by its path, kept across
+            the calls of one discovery (pre-commit may name many files of one folder).
+
+    Returns:
+        The packaging files' absolute paths, nearest first; ``[]`` for none (a file that
+        cannot be read, or is not UTF-8, names none).
+    """
+    from ppo_migrate.project import snapshot
+    from ppo_migrate.project.root import GIT_ENTRY
+
+    real = os.path.realpath(path)
+    folder = os.path.dirname(path)
+    out: list[str] = []
+    while True:
+        for name in ENTRY_POINT_FILES:
+            candidate = os.path.join(folder, name)
+            named = cache.get(candidate) if cache is not None else None
+            if named is None:
+                named = frozenset()
+                if os.path.isfile(candidate):
+                    try:
+                        text = snapshot.current().read_bytes(candidate, keep=True).decode("utf-8")
+                    except (OSError, ValueError):  # UnicodeDecodeError too
+                        text = ""
+                    named = frozenset(os.path.realpath(os.path.join(folder, file))
+                                      for file, *_ in entry_point_files(name, text))
+                if cache is not None:
+                    cache[candidate] = named
+            if real in named:
+                out.append(candidate)
+        parent = os.path.dirname(folder)
+        if parent == folder or os.path.lexists(os.path.join(folder, GIT_ENTRY)):
+            return out
+        folder = parent
+
+
 def _setup_cfg_files(text: str) -> list[tuple[str, int, int, int, int]]:
     import configparser
 
