@@ -871,6 +871,8 @@ class _TomlPlaces:
 
     Attributes:
         used: the character indexes of the literals placed already (each is placed once).
+        examined: the literals looked at so far (each indexed once, and each tested as a
+            loose candidate): linear in the file (the tests count it).
     """
 
     def __init__(self, text: str, lines: _Lines, headers: list[tuple[int, tuple[str, ...]]]) -> None:
@@ -893,7 +895,6 @@ class _TomlPlaces:
         #: each string value's whole key path (:func:`_toml_value_paths`), read at the first
         #: look-up; ``None`` when that reading fails: the line-by-line reading then
         self._paths: dict[int, tuple[str, ...]] | None | bool = False
-        #: the literals looked at (indexed, or tested as a loose candidate): linear in the file
         self.examined = 0
 
     def _path_at(self, start: int) -> tuple[str, ...]:
