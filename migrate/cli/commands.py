@@ -163,12 +163,14 @@ def load(paths, overrides: dict):
 
 
 def discover(paths, settings) -> list[str]:
-    """The files to analyse under ``paths`` (:func:`ppo_migrate.project.discovery.discover_files`);
+    """The files to analyse under ``paths`` (:func:`ppo_migrate.project.discovery.discover_files`;
+    a named file of entry points replaced by the packaging files naming it: fresh41, M3);
     a path that does not exist or cannot be read is a one-line error, exit 2."""
+    from ppo_migrate.cli.scout import entry_point_holders
     from ppo_migrate.project.discovery import discover_files
 
     try:
-        return discover_files(list(paths) or ["."], settings)
+        return discover_files(list(paths) or ["."], settings, holders=entry_point_holders)
     except (FileNotFoundError, NotADirectoryError, PermissionError) as exc:
         console.fail(str(exc) if str(exc) else f"{exc!r}")
     return []  # unreachable

@@ -201,6 +201,15 @@ def spells_elsewhere(path: str, data: bytes, names: Sequence[bytes]) -> bool:
     return read(path, data, names)
 
 
+def entry_point_holders(path: str, cache: dict) -> list[str]:
+    """:func:`ppo_migrate.project.entry_points.entry_point_holders`, discovery's ``holders``
+    for the scout and ``check``/``apply`` (fresh41, M3: a named ``ep.cfg`` is checked through
+    the ``setup.cfg`` naming it), importing it only for a named file that is no source."""
+    from ppo_migrate.project.entry_points import entry_point_holders as holders
+
+    return holders(path, cache)
+
+
 def _child(paths: Sequence[str], settings, reader: int, writer: int) -> None:  # pragma: no cover
     """The scout's whole life: discover, prefilter, send, ``_exit``."""
     code = 1
@@ -220,7 +229,7 @@ def _child(paths: Sequence[str], settings, reader: int, writer: int) -> None:  #
             _send(writer, b"E" + os.fsencode(path) + b"\0" + message.encode("utf-8", "replace"))
 
         try:
-            files = discover_files(paths, settings, on_error=on_error)
+            files = discover_files(paths, settings, on_error=on_error, holders=entry_point_holders)
         except (FileNotFoundError, NotADirectoryError, PermissionError) as exc:
             _send(writer, f"R{type(exc).__name__}\0{exc}".encode("utf-8", "replace"))
         else:

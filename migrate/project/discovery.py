@@ -8,7 +8,10 @@ Rules (ruff's, where ruff has one):
   ``Pipfile``, ``.flake8``...: :func:`is_config_file`, which the pre-commit hooks pass
   along with the packaging files) — unless ``settings.force_exclude``, in which case
   the file, and every directory above it up to the project root (excludes) or
-  the git root (``.gitignore``), is checked like a walked entry.
+  the git root (``.gitignore``), is checked like a walked entry. A named file that a
+  ``setup.cfg`` or ``pyproject.toml`` above it makes setuptools read entry points from
+  (``entry_points = file: ep.cfg``; the ``holders`` of :func:`discover_files`) is replaced
+  by those packaging files, whose findings are where ``check .`` reports them (fresh41, M3).
 * **Named directories** are walked even if they themselves match an exclude or a
   ``.gitignore`` pattern (unless ``force_exclude``). Inside a walk every entry is
   checked on its own: a directory that is excluded or ignored is not entered; a
@@ -128,6 +131,25 @@ def is_entry_point_file(path: str) -> bool:
     read for the entry points it declares
     (:func:`ppo_migrate.rules.entry_point_targets.entry_point_references`), never as Python."""
     return os.path.basename(path) in ENTRY_POINT_FILES
+
+
+#: named files never taken for a file of entry points (the ``holders`` of :func:`discover_files`
+#: are not asked)
+_SOURCE_SUFFIXES: tuple[str, ...] = (".py", ".pyi", NOTEBOOK_SUFFIX, *YAML_SUFFIXES)
+
+#: ``holders(path, cache)`` of :func:`discover_files`: the packaging files that make setuptools
+#: read entry points from the named file ``path`` (absolute), nearest first
+#: (:func:`ppo_migrate.project.entry_points.entry_point_holders`, which this module may not
+#: import: it imports this one)
+Holders = Callable[[str, dict], list[str]]
+
+
+def _display(holder: str, given: str, given_abs: str) -> str:
+    """``holder`` (absolute) displayed in the form ``given`` was (relative stays relative)."""
+    if os.path.isabs(given):
+        return holder
+    rel = os.path.relpath(holder, os.path.dirname(given_abs))
+    return os.path.normpath(os.path.join(os.path.dirname(given), rel))
 
 
 def python_files(paths: Iterable[str]) -> list[str]:
@@ -378,15 +400,20 @@ def _prefix(abs_dir: str) -> str:
 
 
 class _Discovery:
-    def __init__(self, settings: Settings, on_error: Callable[[Path, str], None] | None) -> None:
+    def __init__(
+        self, settings: Settings, on_error: Callable[[Path, str], None] | None, holders: Holders | None = None,
+    ) -> None:
         self.settings = settings
         self.on_error = on_error
+        self.holders = holders
         root = settings.project_root if settings.project_root is not None else os.getcwd()
         self.root_abs = os.path.abspath(root)
         self.root_prefix = _prefix(self.root_abs)
         self.exclude = _Matcher(tuple(settings.exclude) + tuple(settings.extend_exclude))
         self.gitignores: dict[str, _Matcher | None] = {}
         self.found: dict[str, tuple[bool, str]] = {}
+        #: ``holders``' reading of each packaging file, for the named files
+        self.named_files: dict[str, frozenset[str]] = {}
 
     # ---------------------------------------------------------------- helpers
 
@@ -520,7 +547,15 @@ class _Discovery:
                 return
             self._walk(s, abs_path)
             return
-        if is_temp_file(os.path.basename(abs_path)) or is_config_file(abs_path):
+        if is_temp_file(os.path.basename(abs_path)):
+            return
+        if not abs_path.lower().endswith(_SOURCE_SUFFIXES) and not is_entry_point_file(abs_path):
+            holders = self.holders(abs_path, self.named_files) if self.holders is not None else ()
+            if holders:  # ``ep.cfg`` of ``entry_points = file: ep.cfg``: checked through them
+                for holder in holders:
+                    self.add_path(_display(holder, s, abs_path))
+                return
+        if is_config_file(abs_path):
             return
         if force and self._force_excluded(abs_path, False):
             return
@@ -659,8 +694,13 @@ def discover_files(
     settings: Settings,
     *,
     on_error: Callable[[Path, str], None] | None = None,
+    holders: Holders | None = None,
 ) -> list[str]:
     """:func:`discover`, as display strings (what ``check`` and ``apply`` use).
+
+    ``holders``: when given, a named file that is no source (not ``*.py``, ``*.pyi``, a
+    notebook or YAML) and that packaging files make setuptools read entry points from
+    (:data:`Holders`: ``entry_points = file: ep.cfg``) is replaced by those files (fresh41, M3).
 
     A ``Path`` costs about three times its string; on a tree of 10,000 files
     that is 3 MB more peak memory for nothing the run needs.
@@ -668,7 +708,7 @@ def discover_files(
     Raises:
         FileNotFoundError: as :func:`discover`.
     """
-    d = _Discovery(settings, on_error)
+    d = _Discovery(settings, on_error, holders)
     for p in paths:
         d.add_path(p)
     return d.result()

@@ -38,10 +38,11 @@ file: ep.cfg``, ``pyproject.toml``'s ``[tool.setuptools.dynamic] entry-points = 
 the packaging file names that file, their own file and line kept (:attr:`EntryPoint.origin`).
 
 Positions: a value's line and column in the file (code points, 1-based), found in the text
-(TOML and INI parsers give none): for TOML, the quoted value on the line whose whole key (a
-dotted key's path read by :mod:`tomllib`: ``entry-points.grp.b =`` under ``[project]``) with
-the header above it is the entry's, or inside the table the parser put it in, else the string
-literal that decodes to it (``\\u`` escapes, a multi-line string, which
+(TOML and INI parsers give none): for TOML, the string literal whose whole key (the header
+above it, the dotted key its line assigns, ``entry-points.grp.b =`` under ``[project]``, and the
+keys of the inline tables around it, read in one pass: :func:`_toml_value_paths`) is the
+entry's and whose text is the value, else the one that decodes to it (``\\u`` escapes, a
+multi-line string, which
 then spans key line to closing quotes; a Poetry table's at its ``reference`` key); for
 ``setup.cfg``, the line of the section holding the value, as :mod:`configparser` lays the
 section out (:func:`_ini_layout`); for ``setup.py``, the string constant holding it. A
@@ -106,6 +107,10 @@ class EntryPoint(NamedTuple):
             written twice), why: the entry then declares nothing (no group, name or value),
             :attr:`origin` names the file and line, and :attr:`context` holds ``("text",
             the file's text)`` (fresh41, W7). ``""`` for an entry point.
+        legacy_group: for a ``setup.cfg`` group written with dashes (``console-scripts``),
+            the name setuptools before 78.0.0 gave it, its dashes made underscores
+            (``console_scripts``, a script then); 78.0.0 and later keep the name as
+            written, :attr:`group` (fresh42, W1'). ``""`` for any other.
     """
 
     group: str
@@ -119,6 +124,7 @@ class EntryPoint(NamedTuple):
     context: tuple[tuple[str, str], ...] = ()
     origin: str = ""
     problem: str = ""
+    legacy_group: str = ""
 
     @property
     def qualified(self) -> str | None:
@@ -263,6 +269,56 @@ def entry_point_files(name: str, text: str) -> list[tuple[str, int, int, int, in
     if name == "pyproject.toml":
         return _pyproject_files(text)
     return []
+
+
+def entry_point_holders(path: str, cache: dict[str, frozenset[str]] | None = None) -> list[str]:
+    """The packaging files that make setuptools read entry points from the file ``path``
+    (fresh41, M3: ``check ep.cfg``, as pre-commit passes a changed file, said "All checks
+    passed!" while ``check .`` reported ``setup.cfg``'s ``entry_points = file: ep.cfg``):
+    each ``setup.cfg`` and ``pyproject.toml`` in ``path``'s folder and the folders above it,
+    up to the repository's top folder (one holding ``.git``) or the file system's root, whose
+    ``file:`` references (:func:`entry_point_files`; a path
+    setuptools reads relative to the packaging file's folder, never outside it) name
+    ``path``. Discovery then checks those files in its place (the ``holders`` of
+    :func:`ppo_migrate.project.discovery.discover_files`): their findings, where ``check .``
+    puts them (at the reference), suppressed by the same ``# noqa``.
+
+    Args:
+        path: an absolute path of a named file.
+        cache: the files each packaging file names (real paths), by its path, kept across
+            the calls of one discovery (pre-commit may name many files of one folder).
+
+    Returns:
+        The packaging files' absolute paths, nearest first; ``[]`` for none (a file that
+        cannot be read, or is not UTF-8, names none).
+    """
+    from ppo_migrate.project import snapshot
+    from ppo_migrate.project.root import GIT_ENTRY
+
+    real = os.path.realpath(path)
+    folder = os.path.dirname(path)
+    out: list[str] = []
+    while True:
+        for name in ENTRY_POINT_FILES:
+            candidate = os.path.join(folder, name)
+            named = cache.get(candidate) if cache is not None else None
+            if named is None:
+                named = frozenset()
+                if os.path.isfile(candidate):
+                    try:
+                        text = snapshot.current().read_bytes(candidate, keep=True).decode("utf-8")
+                    except (OSError, ValueError):  # UnicodeDecodeError too
+                        text = ""
+                    named = frozenset(os.path.realpath(os.path.join(folder, file))
+                                      for file, *_ in entry_point_files(name, text))
+                if cache is not None:
+                    cache[candidate] = named
+            if real in named:
+                out.append(candidate)
+        parent = os.path.dirname(folder)
+        if parent == folder or os.path.lexists(os.path.join(folder, GIT_ENTRY)):
+            return out
+        folder = parent
 
 
 def _setup_cfg_files(text: str) -> list[tuple[str, int, int, int, int]]:
@@ -432,7 +488,9 @@ def _entry_points_config(text: str) -> tuple[list[tuple[str, str, str, int]], tu
     entry-points`` (``config.expand.entry_points``: ``ConfigParser(default_section=None,
     delimiters=("=",))``, option names as written, strict, ``%(name)s`` interpolated):
     ``([(group, name, value, line)], None)``, or ``([], (why, line))`` for a text it refuses
-    (fresh41, W7: an option written twice)."""
+    (fresh41, W7: an option written twice), an interpolation that fails at the line of
+    the option whose value it is (:class:`configparser.InterpolationError` names the
+    section and option, no line: fresh42, W2')."""
     import configparser
 
     parser = configparser.ConfigParser(default_section=None, delimiters=("=",))  # type: ignore[call-overload]
@@ -446,6 +504,9 @@ def _entry_points_config(text: str) -> tuple[list[tuple[str, str, str, int]], tu
     except configparser.DuplicateSectionError as exc:
         return [], (f"the section `[{exc.section}]` is written twice (setuptools' parser is strict)",
                     exc.lineno or 1)
+    except configparser.InterpolationError as exc:  # no line of its own: the option's (fresh42, W2')
+        rows = _ini_layout(text, "=").get(exc.section, {}).get(exc.option)
+        return [], (str(exc).splitlines()[0], rows[0][0] if rows else 1)
     except (configparser.Error, ValueError) as exc:
         return [], (str(exc).splitlines()[0], getattr(exc, "lineno", None) or 1)
     layout = _ini_layout(text, "=")
@@ -794,15 +855,24 @@ def _toml_headers(text: str, lines: _Lines) -> list[tuple[int, tuple[str, ...]]]
 
 class _TomlPlaces:
     """Where the string values of a ``pyproject.toml`` are written, for placing its entry
-    points: each string literal of the text (:data:`_TOML_TOKEN`) with the table header above
-    it and the whole key its line assigns (:func:`_key_path`), indexed once by its text as
+    points: each string literal of the text (:data:`_TOML_TOKEN`) with its whole key path
+    (:func:`_toml_value_paths`: header, the line's key and the keys of the inline tables
+    around it; a key or a string of an array has none), indexed once by its text as
     written and, when needed, as decoded. A value is then found by one look-up of its key
     path, and each literal is read at most once, so placing ``n`` entry points takes time
     linear in the file (fresh41, H1: each value was searched for through the whole text
-    with a parse of every occurrence's key, quadratic: a 1.2 MB file did not finish).
+    with a parse of every occurrence's key, quadratic: a 1.2 MB file did not finish;
+    fresh42, H1': the same for the entries of one inline table, each tested against every
+    literal of its text with its line parsed up to it: 20,000 entries never finished).
+
+    When that one pass does not understand the text, the line-by-line reading is kept: a
+    literal on a whole ``key =`` line (:func:`_key_path`) is keyed with the header above
+    it, any other is "loose", matched by a line that spells the entry's name before ``=``.
 
     Attributes:
         used: the character indexes of the literals placed already (each is placed once).
+        examined: the literals looked at so far (each indexed once, and each tested as a
+            loose candidate): linear in the file (the tests count it).
     """
 
     def __init__(self, text: str, lines: _Lines, headers: list[tuple[int, tuple[str, ...]]]) -> None:
@@ -822,6 +892,10 @@ class _TomlPlaces:
         self._pointer: dict[object, int] = {}
         self._indexed: set[tuple[str, str]] = set()
         self._ends: dict[int, int] = {}
+        #: each string value's whole key path (:func:`_toml_value_paths`), read at the first
+        #: look-up; ``None`` when that reading fails: the line-by-line reading then
+        self._paths: dict[int, tuple[str, ...]] | None | bool = False
+        self.examined = 0
 
     def _path_at(self, start: int) -> tuple[str, ...]:
         """The key path of the last table header before ``start`` (``()``: none)."""
@@ -853,8 +927,16 @@ class _TomlPlaces:
                     if decoded is not None:
                         self._decoded.setdefault(decoded, []).append((start, end))
             found = self._decoded.get(value, [])
+        if self._paths is False:
+            self._paths = _toml_value_paths(self.text)
         for start, end in found:
             self._ends[start] = end
+            self.examined += 1
+            if self._paths is not None:  # each literal's whole key, from one pass (fresh42, H1')
+                whole = self._paths.get(start)
+                if whole is not None:
+                    self._keyed.setdefault((kind, value, whole), []).append(start)
+                continue  # a key, or a string in an array: no entry point's value
             written = _key_path(self._prefix(start))
             if written is not None:
                 whole = (*self._path_at(start), *written)
@@ -883,7 +965,12 @@ class _TomlPlaces:
         if not starts:
             return None
         i = self._unused_from(key, starts)
-        return next((s for s in starts[i:] if s not in self.used and fits(s)), None)
+        for s in starts[i:]:
+            if s not in self.used:
+                self.examined += 1
+                if fits(s):
+                    return s
+        return None
 
     def _take(self, start: int) -> tuple[int, int, int, int]:
         self.used.add(start)
@@ -1025,6 +1112,145 @@ def _toml_literals(text: str) -> list[tuple[int, int, str]]:
     return out
 
 
+#: the tokens of a TOML text, for :func:`_toml_value_paths`: white space, a line break, a
+#: comment, a string literal (multi-line forms first, as :data:`_TOML_TOKEN`), one of the
+#: punctuation marks that give a document its structure, or a run of anything else (a bare
+#: key, or a number, date, boolean as a value)
+_TOML_LEX = re.compile(
+    r'(?P<space>[ \t]+)|(?P<newline>\r?\n)|(?P<comment>#[^\r\n]*)'
+    r'|(?P<string>"""(?:[^\\]|\\[\s\S])*?"""(?!")|\'\'\'[\s\S]*?\'\'\'(?!\')'
+    r'|"(?:[^"\\\r\n]|\\.)*"|\'[^\'\r\n]*\')'
+    r'|(?P<mark>[\[\]{}=,.])|(?P<word>[^\s\[\]{}=,.#"\']+)'
+)
+
+
+def _toml_value_paths(text: str) -> dict[int, tuple[str, ...]] | None:
+    """The whole key path of each string value of a TOML text the parser reads, by the
+    character index of its literal: the table header above it, the key its line assigns
+    and, inside inline tables, their keys (``scripts = {a = "m:f"}`` under ``[project]``:
+    ``("project", "scripts", "a")``). A string in an array, or used as a key, has none.
+
+    One pass over the text (fresh42, H1': one inline table of 20,000 entries was searched
+    literal by literal, with the text before each on its line parsed each time: quadratic).
+
+    Args:
+        text: a text :mod:`tomllib` reads (a document it refuses may be misread).
+
+    Returns:
+        ``{literal's start: key path}``; ``None`` when the text is not understood (a token
+        where the grammar has none), for the callers' line-by-line reading.
+
+    Source: the TOML 1.0.0 specification (keys bare, quoted and dotted; tables, arrays of
+    tables, inline tables and arrays).
+    """
+    out: dict[int, tuple[str, ...]] = {}
+    # frames: [kind, base key path (None in an array), state, key parts]; kind "top",
+    # "inline" or "array"; states: "key" (a key may start), "dot" (after a key part),
+    # "part" (after a dot), "value" (after "="), "after" (after a value), and "header"
+    # / "header-dot" / "header-part" while a ``[table]`` header is read
+    frames: list[list] = [["top", (), "key", []]]
+    header: list[str] = []
+    double = False
+    at, size = 0, len(text)
+    match = _TOML_LEX.match
+    while at < size:
+        m = match(text, at)
+        if m is None:
+            return None
+        kind, token, start = m.lastgroup, m.group(), at
+        at = m.end()
+        frame = frames[-1]
+        where, base, state, parts = frame
+        if kind == "space":
+            continue
+        if kind in ("newline", "comment"):
+            if where == "top":
+                if state in ("header", "header-dot", "header-part"):
+                    return None
+                if kind == "newline":
+                    if state not in ("key", "after"):
+                        return None
+                    frame[2] = "key"
+            continue  # a line break inside an array (or TOML 1.1's inline table)
+        if state.startswith("header"):
+            if kind == "word" or kind == "string":
+                if state == "header-dot":
+                    return None
+                part = token if kind == "word" else _decode_toml_literal(token)
+                if part is None:
+                    return None
+                header.append(part)
+                frame[2] = "header-dot"
+            elif token == "." and state == "header-dot":
+                frame[2] = "header-part"
+            elif token == "]" and state == "header-dot":
+                if double:
+                    if text[at:at + 1] != "]":
+                        return None
+                    at += 1
+                frame[1], frame[2], frame[3] = tuple(header), "after", []
+            else:
+                return None
+            continue
+        if state in ("key", "part") and where != "array":
+            if token == "[" and where == "top" and state == "key":
+                double = text[at:at + 1] == "["
+                at += double
+                header = []
+                frame[2] = "header"
+                continue
+            if token == "}" and where == "inline" and state == "key":
+                frames.pop()
+                continue
+            if kind in ("word", "string"):
+                part = token if kind == "word" else _decode_toml_literal(token)
+                if part is None:
+                    return None
+                parts.append(part)
+                frame[2] = "dot"
+                continue
+            return None
+        if state == "dot":
+            if token == ".":
+                frame[2] = "part"
+            elif token == "=":
+                frame[2] = "value"
+            else:
+                return None
+            continue
+        if state == "value" or (where == "array" and state == "key"):
+            path = None if base is None else (*base, *parts)
+            if where == "array" and token == "]":
+                frames.pop()
+                continue
+            frame[2] = "after"
+            if where != "array":
+                frame[3] = []
+            if kind == "string":
+                if path is not None:
+                    out[start] = path
+            elif token == "{":
+                frames.append(["inline", path, "key", []])
+            elif token == "[":
+                frames.append(["array", None, "key", []])
+            elif kind != "word":
+                return None
+            continue
+        # after a value: the rest of a number or date (``1.5``, ``1979-05-27 07:32:00``),
+        # the next entry, or the end of the table or array
+        if kind == "word" or token == ".":
+            continue
+        if token == ",":
+            if where == "top":
+                return None
+            frame[2] = "key"
+        elif (token == "}" and where == "inline") or (token == "]" and where == "array"):
+            frames.pop()
+        else:
+            return None
+    return out if len(frames) == 1 else None
+
+
 def _toml_header(
     lines: _Lines, headers: list[tuple[int, tuple[str, ...]]], table: tuple[str, ...]
 ) -> tuple[int, int, int, int]:
@@ -1069,18 +1295,26 @@ def setup_cfg_entry_points(text: str) -> list[EntryPoint]:
     Each value is placed where it is written: a value built by interpolation at the text
     of its line as written (``%(mod)s:get_ppo_ray_runtime_env``; a line ``%(base)s`` at
     itself: fresh41, W3), read by :func:`_ini_layout` as :mod:`configparser` reads the text
-    (a comment after a section's header kept out: fresh41, W2). A group's name has its
-    dashes made underscores, as setuptools makes them (``console-scripts`` is
-    ``console_scripts``; of two options naming one group the later is kept: fresh41, W4).
+    (a comment after a section's header kept out: fresh41, W2). A group's name is kept as
+    written, as setuptools 78.0.0 and later keep it (``console-scripts`` is a plain group,
+    for which pip makes no script), with the name older setuptools gave it, its dashes made
+    underscores (``console_scripts``, a script), as :attr:`EntryPoint.legacy_group`
+    (fresh41, W4; fresh42, W1': the message names both). Each option is read: of two that
+    older setuptools took for one group (``console_scripts`` and ``console-scripts``) it
+    kept the later, newer ones keep both.
     ``[options] entry_points =`` given as INI text (no ``file:``) declares entry points too,
     read as setuptools reads that text (fresh41, MISSED M4).
 
     Args:
         text: the file's decoded text.
 
-    Source: setuptools' ``Distribution._parse_config_files`` (``warn_dash_deprecation``:
-    ``opt.replace('-', '_')`` for ``options.*`` sections) and ``config.setupcfg``
-    (``_parse_file``: a value without ``file:`` is the text itself).
+    Source: setuptools' ``Distribution._parse_config_files``: before 78.0.0
+    ``warn_dash_deprecation`` made ``opt.replace('-', '_')`` of each option but those of
+    ``options.extras_require`` and ``options.data_files``; 78.0.0 (its changelog: "no longer
+    accepts options containing uppercase or dash characters in ``setup.cfg``") added
+    ``options.entry_points`` to the sections left as written
+    (``_skip_setupcfg_normalization`` since); and ``config.setupcfg`` (``_parse_file``: a
+    value without ``file:`` is the text itself).
     """
     import configparser
 
@@ -1091,12 +1325,11 @@ def setup_cfg_entry_points(text: str) -> list[EntryPoint]:
         if not has_section and inline is None:
             return []
         interpolation = configparser.BasicInterpolation()
-        groups: dict[str, str] = {}  # setuptools' group name -> the option naming it last
+        options: list[str] = []  # each a group, as written (setuptools >= 78)
         raw: dict[str, str] = {}
         if has_section:
             raw = dict(parser.items(_SECTION, raw=True))
-            for option in parser.options(_SECTION):
-                groups[option.replace("-", "_")] = option
+            options = parser.options(_SECTION)
         inline_value = parser.get("options", inline) if inline is not None else ""
     except (configparser.Error, ValueError):
         return []
@@ -1105,7 +1338,8 @@ def setup_cfg_entry_points(text: str) -> list[EntryPoint]:
     header = next((n for n in range(1, len(text_lines.starts) + 1)
                    if _ini_header(text_lines.line_text(n)) == _SECTION), 1)
     out: list[EntryPoint] = []
-    for group, option in groups.items():
+    for option in options:
+        group, legacy = option, option.replace("-", "_") if "-" in option else ""
         rows = layout.get(_SECTION, {}).get(option)
         if rows is None:
             rows = layout.get("DEFAULT", {}).get(option, [])  # an option of ``[DEFAULT]``
@@ -1121,7 +1355,7 @@ def setup_cfg_entry_points(text: str) -> list[EntryPoint]:
             for line in raw[option].splitlines():
                 for name, value in _ini_lines(expand(line)):
                     placed.append((group, name, value, header, 1, 1 + len(f"[{_SECTION}]")))
-        out += [EntryPoint(g, name, value, line, column, line, end)
+        out += [EntryPoint(g, name, value, line, column, line, end, legacy_group=legacy)
                 for g, name, value, line, column, end in placed]
     if inline is not None and not inline_value.startswith("file:"):
         rows = layout.get("options", {}).get(inline, [])

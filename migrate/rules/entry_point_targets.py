@@ -67,9 +67,17 @@ _UNREAD = object()
 #: the groups whose entry points become commands that call the object with no arguments
 SCRIPT_GROUPS = frozenset({"console_scripts", "gui_scripts"})
 
+#: the setuptools release that keeps a ``setup.cfg`` entry point group's dashes (78.0.0:
+#: ``options.entry_points`` joined the sections ``Distribution._parse_config_files`` leaves
+#: as written; before, ``console-scripts`` was made ``console_scripts``)
+LEGACY_BEFORE = 78
+
 
 def entry_point_message(entry: EntryPoint) -> str:
-    """PPO006's message for ``entry``, which names the runtime function.
+    """PPO006's message for ``entry``, which names the runtime function. A ``setup.cfg``
+    group written with dashes is named as written and as setuptools before 78 named it
+    (:attr:`EntryPoint.legacy_group`: ``console-scripts``, a plain group now, was the script
+    group ``console_scripts``; fresh42, W1'): a PPO006 either way.
 
     Args:
         entry: the declaration (its value, name and group).
@@ -85,8 +93,13 @@ def entry_point_message(entry: EntryPoint) -> str:
             "calls it with no arguments: no edit of the source can pass the config there; declare "
             "a function that obtains the training config and passes it instead"
         )
+    group = f"`{entry.group}`"
+    if entry.legacy_group:  # setup.cfg's dashes: the group depends on setuptools (fresh42, W1')
+        what = (f"a script whose wrapper calls it with no arguments, with setuptools < {LEGACY_BEFORE}"
+                if entry.legacy_group in SCRIPT_GROUPS else f"with setuptools < {LEGACY_BEFORE}")
+        group += f" (`{entry.legacy_group}`, {what}; a plain group with newer setuptools)"
     return (
-        f"`{value}` is {declared} as the entry point `{entry.name}` of group `{entry.group}`: "
+        f"`{value}` is {declared} as the entry point `{entry.name}` of group {group}: "
         "whatever loads it (`entry_points(...).load()`) calls it with arguments of its choosing, "
         "and no edit of the source can pass the config there; make sure the loader passes it, or "
         "declare a function that obtains the training config and passes it"
@@ -117,6 +130,12 @@ def entry_point_help(entry: EntryPoint, file: str = "") -> str:
         return f"Declare the entry point with a literal `module:function` value, or {mark}"
     if entry.group in SCRIPT_GROUPS:
         return "Point the script at a function of the project that obtains the training config and passes it"
+    if entry.legacy_group in SCRIPT_GROUPS:  # ``console-scripts``: a script only for old setuptools
+        return (
+            f"Write the group `{entry.legacy_group}` (setuptools >= {LEGACY_BEFORE} installs no script "
+            f"for `{entry.group}`) and point the script at a function of the project that obtains the "
+            "training config and passes it"
+        )
     return (
         "Make the loader pass the config, or point the entry point at a function that obtains it "
         f"and passes it; then {mark}"

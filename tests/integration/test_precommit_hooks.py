@@ -367,3 +367,33 @@ def test_readme_snippet_works_as_written(
     assert r.returncode == 1, out
     assert "ppo-migrate check" in out and "Failed" in out
     assert "trainer.py:5:26: PPO001 [*]" in out
+
+
+def test_docs_override_passes_a_staged_entry_points_file(
+    hook_repo: Path, pre_commit_home: Path, tmp_path: Path
+) -> None:
+    """fresh41, M3: pre-commit tags ``ep.cfg`` ``text`` only, so the shipped ``types_or`` skip a
+    commit changing only it; docs/ci.md's override (run as written) passes it, and the tool
+    reports ``setup.cfg``'s finding at its ``file:`` reference, as ``check .`` does."""
+    import re
+
+    text = (PROJECT / "docs" / "ci.md").read_text(encoding="utf-8")
+    (override,) = [b for b in re.findall(r"```yaml\n(.*?)```", text, re.S) if "types_or:" in b]
+    target = "verl.trainer.constants_ppo:get_ppo_ray_runtime_env"
+    sample = _init_repo(tmp_path / "sample", {
+        "setup.cfg": "[metadata]\nname = m3\nversion = 0.1\n[options]\npy_modules =\nentry_points = file: ep.cfg\n",
+        "ep.cfg": f"[grp]\nx = {target}\n",
+    })
+    env = {**os.environ, **GIT_ENV, "PRE_COMMIT_HOME": str(pre_commit_home), "PRE_COMMIT_COLOR": "never"}
+    env.pop("PRE_COMMIT", None)
+    outs = []
+    for hooks in ("      - id: ppo-migrate-check\n", override):
+        config = tmp_path / "config.yaml"
+        config.write_text(f"repos:\n  - repo: {hook_repo}\n    rev: main\n    hooks:\n{hooks}", encoding="utf-8")
+        r = subprocess.run(["pre-commit", "run", "--config", str(config), "--files", "ep.cfg", "--verbose"],
+                           cwd=sample, capture_output=True, text=True, env=env, timeout=900, check=False)
+        outs.append((r.returncode, r.stdout + r.stderr))
+    (shipped_rc, shipped), (rc, out) = outs
+    assert shipped_rc == 0 and "(no files to check)Skipped" in shipped, shipped
+    assert rc == 1, out
+    assert f"setup.cfg:6:22: PPO006 `{target}` is declared in `ep.cfg` (line 2, read through this `file` " in out

@@ -166,16 +166,21 @@ def test_interpolated_lines_are_placed_at_their_own_line() -> None:
     assert _cfg_rows(text) == [("console_scripts", "a", 6, 19, 25), ("ep", "a", 4, 10, 60)]
 
 
-def test_dashed_group_names_become_underscores_as_setuptools_makes_them() -> None:
+def test_dashed_group_names_are_read_with_the_name_older_setuptools_gave_them() -> None:
+    # fresh41 W4 made them underscores, as setuptools < 78 does; fresh42 W1': 78.0.0 and later
+    # keep them as written, so both names are kept (the message: test_entry_point_targets_42)
     text = f"[metadata]\nname = w4\n[options.entry_points]\nconsole-scripts = b = {FN}\nmy-grp = a = {FN}\n"
-    assert _cfg_rows(text) == [("console_scripts", "b", 4, 23, 73), ("my_grp", "a", 5, 14, 64)]
+    assert [(e.group, e.legacy_group, e.name, e.line, e.column, e.end_column)
+            for e in ep.setup_cfg_entry_points(text)] == [("console-scripts", "console_scripts", "b", 4, 23, 73),
+                                                          ("my-grp", "my_grp", "a", 5, 14, 64)]
     ((_, _, _, message, help_line), _) = _cfg_found(text)
-    assert message.startswith(f"`{FN}` is declared as the script `b` (`console_scripts`), whose wrapper")
-    assert help_line.startswith("Point the script at a function of the project")
-    # of two options naming one group, setuptools keeps the later
+    assert message.startswith(f"`{FN}` is declared as the entry point `b` of group `console-scripts` "
+                              "(`console_scripts`, a script whose wrapper calls it with no arguments, with ")
+    assert help_line.startswith("Write the group `console_scripts` (setuptools >= 78 installs no script")
+    # of two options setuptools < 78 took for one group it kept the later; newer ones keep both
     both = (f"[metadata]\nname = w4\n[options.entry_points]\nconsole_scripts = a = os:getcwd\n"
             f"console-scripts = b = {FN}\n")
-    assert _cfg_rows(both) == [("console_scripts", "b", 5, 23, 73)]
+    assert _cfg_rows(both) == [("console_scripts", "a", 4, 23, 32), ("console-scripts", "b", 5, 23, 73)]
 
 
 def test_entry_points_given_as_ini_text_in_options_are_read() -> None:
