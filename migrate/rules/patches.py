@@ -247,6 +247,10 @@ class Replacement(NamedTuple):
             is replaced in place (``"__code__"`` of ``f.__code__ = g.__code__``; ``owner``
             and ``module`` are then ``None``: every module holding the object is reached),
             else ``None``.
+        key: for a module put in ``sys.modules`` under a key not read here
+            (``sys.modules[spec.name] = m``, ``monkeypatch.setitem(sys.modules, name, m)``;
+            ``name == "*"``), the key's expression, judged on the file's tree
+            (:func:`_module_key`); else ``None`` (trial 26i, I-B2).
     """
 
     name: str
@@ -257,6 +261,7 @@ class Replacement(NamedTuple):
     form: str
     held: str | None = None
     swapped: str | None = None
+    key: ast.expr | None = None
 
 
 def _swapped(function: ast.expr | None, attribute: str | None, line: int, form: str) -> Replacement | None:
@@ -404,10 +409,20 @@ def string_env(tree: ast.AST) -> dict[str, str]:
     return env
 
 
-def _keyed(space: str, owner: ast.expr | None, key: str | None, line: int, form: str) -> Replacement:
-    """A replacement of the item ``key`` of a namespace (``None``: computed)."""
+def _keyed(
+    space: str, owner: ast.expr | None, key: str | None, line: int, form: str, node: ast.expr | None = None
+) -> Replacement:
+    """A replacement of the item ``key`` of a namespace (``None``: computed).
+
+    Args:
+        space, owner: the namespace (:func:`_namespace`).
+        key: the key as read (:func:`_string`), or ``None``.
+        line, form: as :class:`Replacement`'s.
+        node: the key's expression where one key is given (an item assigned,
+            ``setitem``, ``setdefault``), else ``None`` (a mapping's items): kept as
+            :attr:`Replacement.key` for a ``sys.modules`` key not read."""
     if key is None:
-        return Replacement("*", owner, None, space, line, form)
+        return Replacement("*", owner, None, space, line, form, key=node if space == "modules" else None)
     if space == "modules":
         module, _, name = key.rpartition(".")
         return Replacement(name, None, module or None, space, line, form)
@@ -629,7 +644,7 @@ def call_replacements(call: ast.Call, env: dict[str, str] | None = None) -> list
         key = args[1]
     if space is None:
         return []
-    return [_keyed(space[0], space[1], _string(key, env), line, form)]
+    return [_keyed(space[0], space[1], _string(key, env), line, form, key)]
 
 
 #: The builtins that run code in a namespace (the standard library's "Built-in Functions":
@@ -1184,7 +1199,7 @@ def _replacements(tree: ast.AST, nodes: _Nodes) -> Iterator[Replacement]:
                     elif isinstance(t, ast.Subscript):
                         space = _namespace(t.value)
                         if space is not None:
-                            yield _keyed(space[0], space[1], _string(t.slice, env), t.lineno, "an assignment")
+                            yield _keyed(space[0], space[1], _string(t.slice, env), t.lineno, "an assignment", t.slice)
 
 
 def _flat(target: ast.expr) -> Iterator[ast.expr]:
@@ -3400,12 +3415,19 @@ def _unknown_name(
                 f"adds an import hook ({r.form[len(_HOOK_FORM):]}), which may serve verl's module "
                 "with a function taking no config"
             )
-        if not _spells_target_module(tree, names.target_modules):
-            return None
-        return None, (
+        unknown = (
             "puts a module under a name not known before it runs in sys.modules, whose "
             "function may take no config"
         )
+        if r.key is not None:
+            # ``sys.modules[spec.name] = m``, ``sys.modules[name] = m`` in a helper given an
+            # f-string (trial 26i, I-B2): any key not certainly another module's
+            kind, values = _module_key(r.key, tree, string_env(tree))
+            if kind == "unknown" or any(_holds_target(v, names.target_modules) for v in values):
+                return None, unknown
+        if not _spells_target_module(tree, names.target_modules):
+            return None
+        return None, unknown
     if r.owner is None:
         if r.module is None:
             return None
@@ -3434,6 +3456,124 @@ def _unknown_name(
         f"replaces an attribute of `{owner}` named at run time ({r.form}), which may be the "
         "runtime function or a module its calls go through, with one taking no config"
     )
+
+
+#: the running module's own names: a ``sys.modules`` key led by one (``__name__ + ".rt"``,
+#: ``f"{__package__}.compat"``) names a module under the running module's, not verl's
+_OWN_MODULE_NAMES: frozenset[str] = frozenset({"__name__", "__package__", "__spec__"})
+#: callables making a module or a spec under the name their first argument (or this
+#: keyword) gives (the standard library's ``types.ModuleType(name)``, ``importlib.util``'s
+#: ``spec_from_file_location(name, ...)``, ``spec_from_loader(name, ...)``,
+#: ``find_spec(name)``, ``importlib.machinery.ModuleSpec(name, ...)``); ``None``: the
+#: module ``module_from_spec(spec)`` makes is named by its spec's ``name``
+_MODULE_NAMERS: dict[str, str | None] = {
+    "ModuleType": "name", "spec_from_file_location": "name", "spec_from_loader": "name",
+    "find_spec": "name", "ModuleSpec": "name", "module_from_spec": None,
+}
+
+
+def _leading_part(node: ast.expr) -> ast.expr:
+    """The expression a string built by ``+`` or an f-string starts with: ``__name__`` of
+    ``__name__ + ".rt"`` and of ``f"{__name__}.rt"``; ``node`` itself otherwise."""
+    while isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        node = node.left
+    if isinstance(node, ast.JoinedStr) and node.values and isinstance(node.values[0], ast.FormattedValue):
+        return node.values[0].value
+    return node
+
+
+def _only_binding(tree: ast.AST, name: str) -> ast.AST | None:
+    """The one statement binding ``name`` in ``tree``: an ``=`` with ``name`` its only
+    target, or a ``for`` (or a comprehension's ``for``) whose target is ``name``; ``None``
+    when ``name`` is bound otherwise or more than once (a parameter, an import, a second
+    binding)."""
+    found: list[ast.AST] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign) and any(
+            isinstance(t, ast.Name) and t.id == name for target in node.targets for t in _flat(target)
+        ):
+            found.append(node if len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) else tree)
+        elif isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)) and any(
+            isinstance(t, ast.Name) and t.id == name for t in _flat(node.target)
+        ):
+            found.append(node if isinstance(node.target, ast.Name) else tree)
+        elif isinstance(node, (ast.AugAssign, ast.AnnAssign, ast.NamedExpr)) and isinstance(node.target, ast.Name) \
+                and node.target.id == name:
+            found.append(tree)
+        elif isinstance(node, ast.arg) and node.arg == name:
+            found.append(tree)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)) and any(
+            (a.asname or a.name.split(".")[0]) == name for a in node.names
+        ):
+            found.append(tree)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name == name:
+            found.append(tree)
+        elif isinstance(node, (ast.With, ast.AsyncWith)) and any(
+            isinstance(t, ast.Name) and t.id == name
+            for item in node.items if item.optional_vars is not None for t in _flat(item.optional_vars)
+        ):
+            found.append(tree)
+    return found[0] if len(found) == 1 and found[0] is not tree else None
+
+
+def _module_key(node: ast.expr, tree: ast.AST, env: dict[str, str], depth: int = 0) -> tuple[str, frozenset[str]]:
+    """What a ``sys.modules`` key not read as one string names (trial 26i, I-B2):
+    ``("own", ...)`` for a key led by the running module's name (``__name__ + ".rt"``);
+    ``("known", modules)`` for one whose values can be told: a string (:func:`_string`),
+    the readable dotted prefix of one built at run time (``f"plugins.{name}"``:
+    ``"plugins"``), a ``for`` target over a literal of such strings, the ``__name__`` of a
+    module or the ``name`` of a spec made under such a name (``types.ModuleType(...)``,
+    ``spec_from_file_location(...)``: :data:`_MODULE_NAMERS`); else ``("unknown", ())``:
+    a parameter, an attribute of anything else, a call.
+
+    Args:
+        node (ast.expr): the key.
+        tree (ast.AST): the file's tree (the names' bindings).
+        env (dict[str, str]): the file's strings (:func:`string_env`).
+        depth (int): how many bindings were followed (at most 4).
+
+    Raises:
+        Nothing.
+    """
+    text = _string(node, env)
+    if text is not None:
+        return "known", frozenset({text})
+    lead = _leading_part(node)
+    while isinstance(lead, ast.Attribute):
+        lead = lead.value
+    if isinstance(lead, ast.Name) and lead.id in _OWN_MODULE_NAMES:
+        return "own", frozenset()
+    prefix = _leading_module(node, env)
+    if prefix is not None:
+        return "known", frozenset({prefix})
+    if depth >= 4:
+        return "unknown", frozenset()
+    if isinstance(node, ast.Attribute) and node.attr in ("__name__", "name") and isinstance(node.value, ast.Name):
+        bound = _only_binding(tree, node.value.id)
+        if isinstance(bound, ast.Assign) and isinstance(bound.value, ast.Call):
+            call = bound.value
+            last = _last(call.func)
+            if last in _MODULE_NAMERS:
+                keyword = _MODULE_NAMERS[last]
+                first = call.args[0] if call.args else next(
+                    (k.value for k in call.keywords if k.arg in (keyword, "spec")), None
+                )
+                if first is not None:
+                    if keyword is None:  # ``module_from_spec(spec)``: the spec's name
+                        first = ast.Attribute(first, "name", ast.Load())
+                    return _module_key(first, tree, env, depth + 1)
+    elif isinstance(node, ast.Name):
+        bound = _only_binding(tree, node.id)
+        if isinstance(bound, (ast.For, ast.AsyncFor, ast.comprehension)):
+            items = bound.iter
+            if isinstance(items, ast.Name):
+                held = _only_binding(tree, items.id)
+                items = held.value if isinstance(held, ast.Assign) else None
+            if isinstance(items, (ast.List, ast.Tuple, ast.Set)) and items.elts:
+                values = [_string(e, env) for e in items.elts]
+                if None not in values:
+                    return "known", frozenset(values)  # type: ignore[arg-type]
+    return "unknown", frozenset()
 
 
 #: a patcher given two names: ``mock.patch.object(mod, attr, ...)``, ``setattr(o, name, v)``
