@@ -115,6 +115,7 @@ _BOUNDED_PATCH_WORDS = (
 )
 _PATCH_WORDS = (
     rb"setattr|delattr|patch|setitem|setdefault|__dict__|init_globals|__globals__|load_source|load_module|FileLoader|"
+    rb"runsource|runcode|__path__|"
     + _BOUNDED_PATCH_WORDS
 )
 _ATTRIBUTE_STORE = rb"\.\s*(\w+)\s*=[^=]"
@@ -127,6 +128,7 @@ _PLAIN_PATCH_WORDS = (
     # :data:`RUNNERS`' keyword, a function's namespace, :data:`MODULE_LOADERS` (trial 26g)
     b"init_globals", b"__globals__", b"load_source", b"load_module", b"FileLoader",
     b"runsource", b"runcode",  # :data:`INTERPRETERS`
+    b"__path__",  # a package's search path written (:func:`_path_hook`, trial 26i)
 )
 _BOUNDED_PATCH_LITERALS = (
     b"update", b"modules", b"globals", b"vars", b"exec", b"eval", b"meta_path", b"path_hook", b"path_importer_cache",
@@ -150,12 +152,17 @@ _UNKNOWN_FORMS = lazy_pattern(
     # an import hook (:data:`IMPORT_HOOKS`, trial 26h, H-B3) and code run by ``exec`` or
     # ``eval`` (:data:`RUN_CODE`; not a method ``model.eval()``, H-B6): parsed wherever spelled
     rb"|\b(?:meta_path|path_hooks?|path_importer_cache)\b|(?<![\w.])(?:builtins\s*\.\s*)?(?:exec|eval)\s*\("
+    # a namespace's item keyed by what is no plain string (``vars(cp)["get_" + "..."] = f``,
+    # ``cp.__dict__[f"..."] = f``, ``vars(cp)[name] = f``: trial 26i, I-B4) and a package's
+    # ``__path__`` written (``verl.trainer.__path__.insert(0, ...)``: I-B1)
+    rb"|(?:\bvars\s*\(\s*[\w.]+\s*\)|__dict__|__globals__)\s*\[\s*(?:[^'\"\s\]]|[rbuRBU]?['\"][^'\"\n]*['\"]\s*[+%.])"
+    rb"|__path__\s*(?:\.\s*(?:insert|append|extend)\b|\[|\+=|=[^=])|['\"]__path__['\"]"
 )
 
 
 _UNKNOWN_LITERALS = (
     b"setattr", b"__dict__", b"update", b"modules", b"meta_path", b"path_hook", b"path_importer_cache", b"patch",
-    b"exec", b"eval",
+    b"exec", b"eval", b"vars", b"__globals__", b"__path__",
 )
 
 
