@@ -320,13 +320,21 @@ def _namespace(node: ast.AST) -> tuple[str, ast.expr | None] | None:
             return "globals", None
         if node.func.id == "vars":
             return ("attribute", node.args[0]) if node.args else ("globals", None)
+        if node.func.id == "getattr" and len(node.args) == 2 and isinstance(node.args[1], ast.Constant) \
+                and node.args[1].value in ("__dict__", "__globals__"):
+            # ``getattr(_T, "__dict__")``, ``getattr(cp.f, "__globals__")`` (trial 26i, I-B3):
+            # as the attribute spelled out
+            return _namespace(ast.copy_location(ast.Attribute(node.args[0], node.args[1].value, ast.Load()), node))
     if isinstance(node, ast.Attribute):
         if node.attr == "__dict__":
             return "attribute", node.value
         if node.attr == "__globals__":
             # ``fn.__globals__["f"] = g`` (trial 26g, G-B2): the namespace of the module
-            # defining ``fn``, which the imports cannot tell (any module)
-            return "attribute", None
+            # defining ``fn``, which the imports cannot tell (any module); the owner is
+            # the ``__globals__`` itself, whose function's module a name not known before
+            # it runs is judged on (``exec(text, cp.f.__globals__)``: ``cp``'s, trial 26i,
+            # I-B3b: :func:`_globals_module`)
+            return "attribute", node
         if node.attr == "modules":
             return "modules", None
     if isinstance(node, ast.Name) and node.id == "modules":
@@ -3445,7 +3453,10 @@ def _unknown_name(
             "the runtime function or a module its calls go through, with one taking no config"
         )
     owner = _dotted(r.owner)
-    module = imported.get(owner) or _running_module(r.owner, tree)
+    if isinstance(r.owner, ast.Attribute) and r.owner.attr == "__globals__":
+        module = _globals_module(r.owner.value, imported, tree)
+    else:
+        module = imported.get(owner) or _running_module(r.owner, tree)
     if module is None or module.rsplit(".", 1)[-1] in names.functions:
         return None
     if r.form == EXEC_FORM:
@@ -3463,6 +3474,35 @@ def _unknown_name(
         f"replaces an attribute of `{owner}` named at run time ({r.form}), which may be the "
         "runtime function or a module its calls go through, with one taking no config"
     )
+
+
+def _globals_module(function: ast.expr, imported: Mapping[str | None, str | None], tree: ast.AST) -> str | None:
+    """The module whose namespace ``function.__globals__`` is (trial 26i, I-B3b): for
+    ``cp.get_ppo_ray_runtime_env`` the module ``cp`` is (:func:`_imported_modules`,
+    :func:`_running_module`): a function reached through a module is taken as defined
+    there; for a name imported from a module (``from pkg.lib import f``), ``"pkg.lib"``;
+    for a function the file defines, ``"<own>"``; else ``None`` (not known).
+
+    Args:
+        function (ast.expr): the expression ``__globals__`` is read on.
+        imported: the file's :func:`_imported_modules`.
+        tree (ast.AST): the file's tree.
+
+    Raises:
+        Nothing.
+    """
+    if isinstance(function, ast.Attribute):
+        return imported.get(_dotted(function.value)) or _running_module(function.value, tree)
+    if isinstance(function, ast.Name):
+        bound = imported.get(function.id)
+        if bound is not None and bound.endswith("." + function.id):
+            return bound.rpartition(".")[0]
+        if any(
+            isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == function.id
+            for n in getattr(tree, "body", ())
+        ):
+            return "<own>"
+    return None
 
 
 #: the running module's own names: a ``sys.modules`` key led by one (``__name__ + ".rt"``,
@@ -3664,11 +3704,11 @@ def _running_module(owner: ast.expr, tree: ast.AST) -> str | None:
     def of(node: ast.AST | None) -> str | None:
         if isinstance(node, ast.Subscript) and _namespace(node.value) == ("modules", None):
             key = node.slice
-            if isinstance(key, ast.Name):
-                return {"__name__": "<own>", "__package__": "<package>"}.get(key.id)
-            if isinstance(key, ast.Constant) and isinstance(key.value, str):
-                return key.value  # ``sys.modules["pkg.lib"]``: that module
-        return None
+            if isinstance(key, ast.Name) and key.id in ("__name__", "__package__"):
+                return {"__name__": "<own>", "__package__": "<package>"}[key.id]
+        # ``sys.modules["pkg.lib"]``, ``importlib.import_module("pkg.lib")``,
+        # ``__import__("pkg.lib", fromlist=["x"])``, ``sys.modules.get("pkg.lib")``: that module
+        return _module_by_name(node, None)
 
     found = of(owner)
     if found is not None or not isinstance(owner, ast.Name):
@@ -3990,11 +4030,77 @@ def _dotted(node: ast.AST | None) -> str | None:
     return ".".join([node.id, *reversed(parts)])
 
 
+def _module_by_name(node: ast.AST | None, env: dict[str, str] | None) -> str | None:
+    """The module an expression gives by its name at run time, when a string names it
+    (trial 26i, I-B3): ``importlib.import_module("pkg.lib")`` (not a relative name),
+    ``__import__("pkg.lib", fromlist=[...])`` (``"pkg"`` without a ``fromlist``: the top
+    package is what it returns), ``sys.modules["pkg.lib"]`` and
+    ``sys.modules.get("pkg.lib")``; else ``None``.
+
+    Args:
+        node: any expression, or ``None``.
+        env: the file's strings (:func:`string_env`), or ``None``.
+
+    Raises:
+        Nothing.
+    """
+    if isinstance(node, ast.Subscript) and _namespace(node.value) == ("modules", None):
+        text = _string(node.slice, env)
+    elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "get" \
+            and _namespace(node.func.value) == ("modules", None) and node.args:
+        text = _string(node.args[0], env)
+    elif isinstance(node, ast.Call) and _last(node.func) in BY_NAME:
+        first = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == "name"), None)
+        text = _string(first, env)
+        if text and _last(node.func) == "__import__":
+            fromlist = node.args[3] if len(node.args) > 3 else next(
+                (k.value for k in node.keywords if k.arg == "fromlist"), None
+            )
+            empty = fromlist is None or (isinstance(fromlist, (ast.List, ast.Tuple)) and not fromlist.elts) \
+                or (isinstance(fromlist, ast.Constant) and not fromlist.value)
+            if empty:
+                text = text.split(".", 1)[0]
+    else:
+        return None
+    if not text or not all(part.isidentifier() for part in text.split(".")):
+        return None
+    return text
+
+
+def _by_name_bindings(tree: ast.AST, nodes: _Nodes) -> dict[str, str]:
+    """The names ``tree`` binds once, by an ``=`` and no other way, to a module given by
+    its name (:func:`_module_by_name`): ``{"_T": "verl.trainer.constants_ppo"}`` for
+    ``_T = importlib.import_module("verl.trainer.constants_ppo")`` (trial 26i, I-B3):
+    read as an import is."""
+    candidates: dict[str, str | None] = {}
+    env: dict[str, str] | None = None
+    for node in nodes.assigns:
+        if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)):
+            continue
+        value = node.value
+        if not (
+            isinstance(value, ast.Subscript)
+            or (isinstance(value, ast.Call) and _last(value.func) in (*BY_NAME, "get"))
+        ):
+            continue
+        if env is None:
+            env = string_env(tree)
+        module = _module_by_name(value, env)
+        if module is not None:
+            name = node.targets[0].id
+            candidates[name] = module if name not in candidates else None
+    return {
+        name: module for name, module in candidates.items()
+        if module is not None and isinstance(_only_binding(tree, name), ast.Assign)
+    }
+
+
 def _imported_modules(tree: ast.AST) -> dict[str | None, str | None]:
     """What names a module may be reached by in ``tree``: ``{"lib": "pkg.lib"}`` for
     ``import pkg.lib as lib`` or ``from pkg import lib``; ``{"pkg.lib": "pkg.lib"}`` for
-    ``import pkg.lib``. A name bound twice maps to ``None`` (any). Made once a tree: the
-    answer is shared, not to be changed."""
+    ``import pkg.lib``; ``{"lib": "pkg.lib"}`` for ``lib = importlib.import_module("pkg.lib")``
+    (and the other forms of :func:`_by_name_bindings`). A name bound twice maps to ``None``
+    (any). Made once a tree: the answer is shared, not to be changed."""
     nodes = _nodes(tree)
     if nodes.bound_modules is not None:
         return nodes.bound_modules
@@ -4015,6 +4121,8 @@ def _imported_modules(tree: ast.AST) -> dict[str | None, str | None]:
         elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
             for alias in node.names:
                 bind(alias.asname or alias.name, f"{node.module}.{alias.name}")
+    for name, module in _by_name_bindings(tree, nodes).items():  # ``_T = import_module("...")``
+        bind(name, module)
     nodes.bound_modules = out
     return out
 
