@@ -751,6 +751,10 @@ def _import_hook(call: ast.Call, last: str, env: dict[str, str] | None) -> Repla
     """
     func = call.func
     if isinstance(func, ast.Attribute):
+        package = _search_path_of(func.value)
+        if package is not None and last in _HOOK_METHODS:
+            # ``verl.trainer.__path__.insert(0, folder)`` (trial 26i, I-B1)
+            return _path_hook(package, call.lineno, f".{last}")
         hook = _hook_name(func.value, env)
         if hook is not None and last in _HOOK_METHODS:
             return Replacement("*", None, None, "modules", call.lineno, f"{_HOOK_FORM}{_dotted(func) or hook + '.' + last}")
@@ -760,6 +764,10 @@ def _import_hook(call: ast.Call, last: str, env: dict[str, str] | None) -> Repla
     if how is None or not call.args:
         return None
     first = call.args[0]
+    if how == "owner-key" and len(call.args) > 1 and _string(call.args[1], env) == "__path__":
+        # ``setattr(verl.trainer, "__path__", [...])``, ``monkeypatch.setattr(pkg, "__path__", ...)``
+        form = last if isinstance(func, ast.Name) else f"{_dotted(func) or last}"
+        return _path_hook(first, call.lineno, f" ({form})")
     hook = _hook_name(first, env)
     if hook is None and how == "owner-key" and len(call.args) > 1 and _dotted(first) == "sys":
         key = _string(call.args[1], env)
@@ -768,6 +776,32 @@ def _import_hook(call: ast.Call, last: str, env: dict[str, str] | None) -> Repla
         return None
     form = last if isinstance(func, ast.Name) else f"{_dotted(func) or last}"
     return Replacement("*", None, None, "modules", call.lineno, f"{_HOOK_FORM}{form} of sys.{hook}")
+
+
+def _search_path_of(node: ast.AST | None) -> ast.expr | None:
+    """The package whose search path ``node`` is: ``verl.trainer`` of
+    ``verl.trainer.__path__`` (any owner: ``sys.modules["verl.trainer"].__path__``,
+    ``importlib.import_module("verl.trainer").__path__``), else ``None``."""
+    if isinstance(node, ast.Attribute) and node.attr == "__path__":
+        return node.value
+    return None
+
+
+def _path_hook(package: ast.expr, line: int, how: str) -> Replacement:
+    """A write to ``package.__path__`` (trial 26i, I-B1), as an import hook of that package
+    (``Replacement("*", package, None, "modules", ...)``: :func:`is_import_hook`): the
+    folders put on a package's search path serve its submodules (the language reference's
+    "The import system", ``__path__``), a folder holding a ``constants_ppo.py`` verl's
+    module. :func:`_unknown_name` counts it only on a package holding the function.
+
+    Args:
+        package: the package expression, as written.
+        line: the statement's line.
+        how: what follows ``__path__`` in the form (``".insert"``, ``" assigned"``,
+            ``"[...] assigned"``, ``" (setattr)"``).
+    """
+    spelled = _dotted(package) or ast.unparse(package)
+    return Replacement("*", package, None, "modules", line, f"{_HOOK_FORM}{spelled}.__path__{how}")
 
 
 #: Callables that load a module under the name given as their first argument, from a
@@ -1195,7 +1229,12 @@ def _replacements(tree: ast.AST, nodes: _Nodes) -> Iterator[Replacement]:
                             env = string_env(tree)
                     if aliases:  # ``hooks[:0] = [finder]``, ``ns["f"] = g`` (fresh40, B6)
                         t = _unaliased(t, aliases)
-                    if isinstance(t, ast.Attribute) and t.attr == "__class__":
+                    package = _search_path_of(t.value if isinstance(t, ast.Subscript) else t)
+                    if package is not None:
+                        # ``verl.trainer.__path__ = [...]``, ``+= [...]``, ``[:0] = [...]`` (I-B1)
+                        how = "[...] assigned" if isinstance(t, ast.Subscript) else " assigned"
+                        yield _path_hook(package, t.lineno, how)
+                    elif isinstance(t, ast.Attribute) and t.attr == "__class__":
                         # ``sys.modules[name].__class__ = Compat``: any attribute of the
                         # object may now be the class's (a property giving a function)
                         yield Replacement("*", t.value, None, "attribute", t.lineno, CLASS_FORM)
@@ -3425,6 +3464,15 @@ def _unknown_name(
             "which may rebind the runtime function to one taking no config"
         )
     if r.space == "modules":
+        if is_import_hook(r) and r.owner is not None:
+            # a package's ``__path__`` written: an import hook of verl's packages only
+            package = imported.get(_dotted(r.owner)) or _running_module(r.owner, tree)
+            if package is None or not _holds_target(package, names.target_modules):
+                return None
+            return None, (
+                f"adds an import hook ({r.form[len(_HOOK_FORM):]}), which may serve verl's module "
+                "with a function taking no config"
+            )
         if is_import_hook(r):
             return None, (
                 f"adds an import hook ({r.form[len(_HOOK_FORM):]}), which may serve verl's module "
