@@ -257,7 +257,9 @@ class Replacement(NamedTuple):
         key: for a module put in ``sys.modules`` under a key not read here
             (``sys.modules[spec.name] = m``, ``monkeypatch.setitem(sys.modules, name, m)``;
             ``name == "*"``), the key's expression, judged on the file's tree
-            (:func:`_module_key`); else ``None`` (trial 26i, I-B2).
+            (:func:`_module_key`; trial 26i, I-B2); for a function replaced in place
+            through a name (``_fn.__code__ = ...``), that name (:func:`_another_function`,
+            I-B6); else ``None``.
     """
 
     name: str
@@ -295,7 +297,9 @@ def _swapped(function: ast.expr | None, attribute: str | None, line: int, form: 
     if isinstance(function, ast.Attribute):
         name = function.attr
     elif isinstance(function, ast.Name):
-        name = function.id
+        # the name kept as :attr:`Replacement.key`: one bound otherwise than to another
+        # function (a ``for`` target) may be the runtime function (:func:`_another_function`)
+        return Replacement(function.id, None, None, "attribute", line, form, swapped=attribute, key=function)
     else:
         name = "*"  # ``fns[0].__code__ = ...``: whichever function it is
     return Replacement(name, None, None, "attribute", line, form, swapped=attribute)
@@ -3231,6 +3235,16 @@ def _patches_in(
                 "the runtime function, with one that may take no config"
             )
             continue
+        if r.swapped is not None and isinstance(r.key, ast.Name) and name not in names.functions \
+                and not _another_function(tree, name):
+            # ``for _fn in (cp.get_...,): _fn.__code__ = ...`` (trial 26i, I-B6): a name not
+            # known to be another function may be the runtime function
+            counted.add(r.line)
+            yield None, r.line, "patched" if test else "rebound", (
+                f"replaces the `{r.swapped}` of `{name}`, a function not known before it runs, which may be "
+                "the runtime function, with one that may take no config"
+            )
+            continue
         if name == "*":
             generic = True
             unknown = _unknown_name(r, imported, names, tree)
@@ -3551,6 +3565,47 @@ def _globals_module(function: ast.expr, imported: Mapping[str | None, str | None
         ):
             return "<own>"
     return None
+
+
+def _another_function(tree: ast.AST, name: str) -> bool:
+    """Whether ``name`` is known in ``tree`` to be a function other than the runtime
+    function (its names are judged before): every binding of it a ``def``, a class, an
+    import, a lambda or a dotted name assigned (``f = helpers.legacy``), and one at
+    least. A ``for`` target, a parameter, a ``with ... as``, a name assigned anything else
+    (``f = fns[0]``, ``f = getattr(cp, n)``) or bound nowhere in the file may be any
+    function (trial 26i, I-B6).
+
+    Args:
+        tree (ast.AST): the file's tree.
+        name (str): the name whose function body is written.
+
+    Raises:
+        Nothing.
+    """
+    known = 0
+    targets: set[int] = set()  # the names of the assignments counted
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name == name:
+            known += 1
+        elif isinstance(node, (ast.Import, ast.ImportFrom)) and any(
+            (a.asname or a.name.split(".")[0]) == name for a in node.names
+        ):
+            known += 1
+        elif isinstance(node, ast.Assign) and any(
+            isinstance(t, ast.Name) and t.id == name for target in node.targets for t in _flat(target)
+        ):
+            if len(node.targets) != 1 or not isinstance(node.targets[0], ast.Name):
+                return False
+            if not (isinstance(node.value, ast.Lambda) or _dotted(node.value) is not None):
+                return False
+            known += 1
+            targets.add(id(node.targets[0]))
+        elif isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, (ast.Store, ast.Del)) \
+                and id(node) not in targets:
+            return False  # a ``for`` or ``with`` target, a comprehension's, ``+=``, ``:=``
+        elif isinstance(node, ast.arg) and node.arg == name:
+            return False
+    return known > 0
 
 
 #: the running module's own names: a ``sys.modules`` key led by one (``__name__ + ".rt"``,
