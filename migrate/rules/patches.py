@@ -157,12 +157,18 @@ _UNKNOWN_FORMS = lazy_pattern(
     # ``__path__`` written (``verl.trainer.__path__.insert(0, ...)``: I-B1)
     rb"|(?:\bvars\s*\(\s*[\w.]+\s*\)|__dict__|__globals__)\s*\[\s*(?:[^'\"\s\]]|[rbuRBU]?['\"][^'\"\n]*['\"]\s*[+%.])"
     rb"|__path__\s*(?:\.\s*(?:insert|append|extend)\b|\[|\+=|=[^=])|['\"]__path__['\"]"
+    # ``monkeypatch.setitem(vars(launcher), NAME, f)``, ``sys.modules.__setitem__(name, m)``
+    # with such a key (trial 26i, I-B4)
+    rb"|\bsetitem\s*\(\s*(?:vars\s*\(|[\w.]*(?:__dict__|__globals__|\bmodules)\b)[^,\n]*,\s*"
+    rb"(?:[^'\"\s]|[rbuRBU]?['\"][^'\"\n]*['\"]\s*[+%.])"
+    rb"|(?:__dict__|__globals__|\bmodules|\))\s*\.\s*(?:__setitem__|setdefault)\s*\(\s*"
+    rb"(?:[^'\"\s)]|[rbuRBU]?['\"][^'\"\n]*['\"]\s*[+%.])"
 )
 
 
 _UNKNOWN_LITERALS = (
     b"setattr", b"__dict__", b"update", b"modules", b"meta_path", b"path_hook", b"path_importer_cache", b"patch",
-    b"exec", b"eval", b"vars", b"__globals__", b"__path__",
+    b"exec", b"eval", b"vars", b"__globals__", b"__path__", b"setitem", b"setdefault",
 )
 
 
@@ -1862,7 +1868,7 @@ def target_patches(
                 found.append((None, path, line, "patched", what))
             return
         found.extend(_fake_definitions(path, data, names, tree))
-        patches = list(_patches_in(tree, names, constants, _is_test_file(path), used=used))
+        patches = list(_patches_in(tree, names, constants, _is_test_file(path), used=used, own_module=module_name(path)))
         if b">>>" in data:  # its doctests are test code (:func:`doctest_tree`)
             doctests = doctest_tree(tree)
             if doctests is not None:
@@ -3196,6 +3202,7 @@ def _fake_definitions(path: str, data: bytes, names: Names, tree: ast.AST | None
 def _patches_in(
     tree: ast.AST, names: Names, constants: dict[str, tuple[str, str, int]] | None = None,
     test: bool = True, generic: bool = True, used: set[tuple[str, int]] | None = None,
+    own_module: str | None = None,
 ) -> Iterable[tuple[str | None, int, str, str]]:
     """``(module, line, kind, what)`` for each replacement in ``tree`` that may reach a call
     of the function: the module a target string names (``"pkg.lib.get_..."``) or the
@@ -3210,7 +3217,9 @@ def _patches_in(
     (``mock.patch(ENV_TARGET, f)``) counts at the patch's line, with that constant's module;
     the constant itself then does not (the replacement is the patch, not the string):
     one of this file is skipped, one of another file's is added to ``used`` as
-    ``(path, line)`` for :func:`target_patches` to leave out."""
+    ``(path, line)`` for :func:`target_patches` to leave out. ``own_module``: the
+    module the tree is (:func:`ppo_migrate.project.modules.module_name`), where known: a
+    ``sys.modules`` key built on ``__name__`` is read with it (trial 26i, I-B7)."""
     constants = constants or {}
     imported = _imported_modules(tree)
     wanted = names.all()
@@ -3247,7 +3256,7 @@ def _patches_in(
             continue
         if name == "*":
             generic = True
-            unknown = _unknown_name(r, imported, names, tree)
+            unknown = _unknown_name(r, imported, names, tree, own_module)
             if unknown is not None:
                 counted.add(r.line)
                 yield unknown[0], r.line, "patched" if test else "rebound", unknown[1]
@@ -3258,6 +3267,19 @@ def _patches_in(
             counted.add(r.line)
             module_name = f"{r.module}.{name}" if r.module else name
             yield None, r.line, "patched", f"puts a stand-in for `{module_name}` in sys.modules, whose function may take no config"
+            continue
+        if name == "__getattr__" and r.space == "attribute" and r.owner is not None and r.swapped is None:
+            # ``verl.trainer.__getattr__ = _lazy``, ``monkeypatch.setattr(verl.trainer,
+            # "__getattr__", serve)`` (trial 26i, I-B8): a module ``__getattr__`` (PEP 562)
+            # given to a package holding the function serves what it lacks, a submodule
+            # not yet imported (``from verl.trainer import constants_ppo``) included
+            package = imported.get(_dotted(r.owner)) or _running_module(r.owner, tree)
+            if package is not None and _holds_target(package, names.target_modules):
+                counted.add(r.line)
+                yield None, r.line, "patched" if test or r.form not in ("an assignment", "setattr") else "rebound", (
+                    f"gives `{_dotted(r.owner) or package}` a module `__getattr__` ({r.form}), which may serve "
+                    "verl's module or the runtime function as one taking no config"
+                )
             continue
         if name not in wanted or (r.swapped is not None and name not in names.functions):
             continue  # (a module has no code to swap: ``constants_ppo.__code__ = ...``)
@@ -3463,7 +3485,8 @@ def _bound_at(tree: ast.AST, name: str) -> int | None:
 
 
 def _unknown_name(
-    r: Replacement, imported: dict[str | None, str | None], names: Names, tree: ast.AST
+    r: Replacement, imported: dict[str | None, str | None], names: Names, tree: ast.AST,
+    own_module: str | None = None,
 ) -> tuple[str | None, str] | None:
     """``(module, what)`` for a replacement of a name not known before it runs that may
     reach a call of the function: ``globals().update(vars(legacy))`` (the module's own
@@ -3499,9 +3522,18 @@ def _unknown_name(
         if r.key is not None:
             # ``sys.modules[spec.name] = m``, ``sys.modules[name] = m`` in a helper given an
             # f-string (trial 26i, I-B2): any key not certainly another module's
-            kind, values = _module_key(r.key, tree, string_env(tree))
+            env = string_env(tree)
+            kind, values = _module_key(r.key, tree, env)
             if kind == "unknown" or any(_holds_target(v, names.target_modules) for v in values):
                 return None, unknown
+            if kind == "own" and own_module and _holds_target(own_module, names.target_modules):
+                # ``sys.modules[f"{__name__}.constants_ppo"] = legacy`` in a fork's
+                # ``verl/trainer/__init__.py`` (trial 26i, I-B7): read with the module's name
+                text = _string(r.key, {**env, "__name__": own_module})
+                if text is None:
+                    return None, unknown
+                if _holds_target(text, names.target_modules):
+                    return None, f"puts a stand-in for `{text}` in sys.modules, whose function may take no config"
         if not _spells_target_module(tree, names.target_modules):
             return None
         return None, unknown
@@ -4022,7 +4054,9 @@ tree: ast.AST, text: str, targets: Iterable[str], path: str = "") -> Patch | Non
     names = through_names([data], targets, with_held=False)
     found = sorted(
         (line, kind, what)
-        for _, line, kind, what in _patches_in(tree, names, None, _is_test_file(path), generic=False)
+        for _, line, kind, what in _patches_in(
+            tree, names, None, _is_test_file(path), generic=False, own_module=module_name(path) if path else None
+        )
     )
     if ">>>" in text:  # the module's doctests are test code (:func:`doctest_tree`)
         doctests = doctest_tree(tree)
