@@ -6,11 +6,14 @@ unsafe fix whose reason names the replacement's file and line; the oracle: the f
 anyway (``--unsafe-fixes``) fails the tests.
 
 1. A verl package's ``__path__`` written (I-B1): a folder put first serves verl's module.
-2. A module put in ``sys.modules`` under a key the tool does not read (I-B2).
+2. A module put in ``sys.modules`` under a key the tool does not read (I-B2), or under
+   ``__name__`` of a fork's package holding verl's module (I-B7).
 3. ``exec`` into verl's namespace reached through a module given by name, or through a
    function's ``__globals__`` (I-B3, I-B3b).
-4. An item of verl's namespace keyed by a string built at run time (I-B4).
+4. An item of verl's namespace keyed by a string built at run time, or by
+   ``monkeypatch.setitem`` (I-B4).
 5. ``__code__`` written through a ``for`` target (I-B6).
+6. A module ``__getattr__`` given to verl's package, serving its submodule (I-B8).
 
 And the forms that certainly name something else keep the fix safe.
 """
@@ -129,11 +132,35 @@ DOUBLES_26I: dict[str, tuple[dict[str, str], tuple[str, str], str]] = {
         + "for _name in [n for n in dir(cp) if n.endswith('_runtime_env')]:\n    vars(cp)[_name] = _legacy\n",
         None, BOOTED_CP,
     ), ("app/boot.py", "vars(cp)[_name]"), "app/launcher.py"),
+    "setitem-of-vars-keyed-by-a-concatenated-constant": ({  # a test double
+        "app/launcher.py": DIRECT,
+        "tests/conftest.py": "import pytest\n\nfrom app import launcher\n\n_FN = 'get_ppo_ray_' + 'runtime_env'\n\n\n"
+        "@pytest.fixture(autouse=True)\ndef cpu_env(monkeypatch):\n"
+        "    monkeypatch.setitem(vars(launcher), _FN, lambda: {'fake': 1})\n",
+        "tests/test_launcher.py": FAKED_TEST,
+    }, ("tests/conftest.py", "monkeypatch.setitem("), "app/launcher.py"),
     # -- 5. __code__ written through a for target (I-B6) --------------------------------
     "code-swapped-through-a-for-target": (_booted(
         "import verl.trainer.constants_ppo as cp\n\n\n" + LEGACY_FN
         + "for _fn in (cp.get_ppo_ray_runtime_env,):\n    _fn.__code__ = _legacy.__code__\n", None, BOOTED_CP,
     ), ("app/boot.py", "_fn.__code__"), "app/launcher.py"),
+    # -- 6. a fork's package registering a legacy module under its own name (I-B7) ------
+    "fork-package-registers-legacy-under-its-name": ({
+        "stub/verl/trainer/__init__.py": "import sys\n\nfrom . import legacy\n\n"
+        "sys.modules[f'{__name__}.constants_ppo'] = legacy\n",
+        "stub/verl/trainer/legacy.py": FAKE_MODULE,
+        "app/launcher.py": DIRECT,
+        "tests/test_launcher.py": FAKED_TEST,
+    }, ("stub/verl/trainer/__init__.py", "sys.modules["), "app/launcher.py"),
+    # -- 7. a module __getattr__ given to verl's package (I-B8) --------------------------
+    "package-getattr-assigned-serving-a-legacy-module": (_booted(
+        "import importlib.util\nimport pathlib\n\nimport verl.trainer\n\n"
+        "_spec = importlib.util.spec_from_file_location('ray_env_legacy', "
+        "pathlib.Path(__file__).resolve().parent / 'legacy' / 'ray_env.py')\n"
+        "_legacy = importlib.util.module_from_spec(_spec)\n_spec.loader.exec_module(_legacy)\n\n\n"
+        "def _lazy(name):\n    if name == 'constants_ppo':\n        return _legacy\n    raise AttributeError(name)\n\n\n"
+        "verl.trainer.__getattr__ = _lazy\n", {"app/legacy/ray_env.py": FAKE_MODULE}, BOOTED_CP,
+    ), ("app/boot.py", "__getattr__ ="), "app/launcher.py"),
 }
 
 
@@ -188,6 +215,10 @@ def test_the_reasons_name_the_hook_the_key_the_namespace_and_the_swap(tmp_path: 
         "namespace of `cp.get_ppo_ray_runtime_env.__globals__`",
         "vars-item-keyed-by-a-loop-variable": "app/boot.py:9 replaces an attribute of `cp` named at run "
         "time (an assignment)",
+        "fork-package-registers-legacy-under-its-name": "stub/verl/trainer/__init__.py:5 puts a stand-in for "
+        "`verl.trainer.constants_ppo` in sys.modules, whose function may take no config",
+        "package-getattr-assigned-serving-a-legacy-module": "app/boot.py:17 gives `verl.trainer` a module "
+        "`__getattr__` (an assignment), which may serve verl's module or the runtime function as one taking no config",
         "code-swapped-through-a-for-target": "app/boot.py:9 replaces the `__code__` of `_fn`, a function not "
         "known before it runs, which may be the runtime function, with one that may take no config",
     }
@@ -218,6 +249,10 @@ OTHERS: dict[str, str] = {
     "helper.__code__ = _new.__code__\n",
     "exec-into-another-module-given-by-name": "import importlib\n\n"
     "_J = importlib.import_module('json')\nexec('x = 1', vars(_J))\n",
+    "a-project-package-s-getattr": "import app\n\n\ndef _g(name):\n    raise AttributeError(name)\n\n\n"
+    "app.__getattr__ = _g\n",
+    "another-item-set-by-a-concatenated-key": "import verl.trainer.constants_ppo as cp\n\n"
+    "K = 'DEBUG' + '_FLAG'\nvars(cp).setdefault(K, True)\n",
 }
 
 
