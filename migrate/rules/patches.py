@@ -3227,6 +3227,10 @@ def _patches_in(
     for r in replacements(tree):
         module: str | None
         name = r.name
+        if name != "*" and _of_globals(r.owner):
+            # a name of a function's namespace (``fn.__globals__["f"] = g``, trial 26g, G-B2):
+            # on any module, as before the namespace kept its owner (:func:`_namespace`)
+            r = r._replace(owner=None)
         if name == "*" and r.form == EXEC_FORM and r.space == "globals":
             # ``exec(code, globals())`` of code not known before it runs: it may rebind any
             # name of the module, the function's too
@@ -3547,7 +3551,7 @@ def _unknown_name(
             "the runtime function or a module its calls go through, with one taking no config"
         )
     owner = _dotted(r.owner)
-    if isinstance(r.owner, ast.Attribute) and r.owner.attr == "__globals__":
+    if _of_globals(r.owner):
         module = _globals_module(r.owner.value, imported, tree)
     else:
         module = imported.get(owner) or _running_module(r.owner, tree)
@@ -3568,6 +3572,12 @@ def _unknown_name(
         f"replaces an attribute of `{owner}` named at run time ({r.form}), which may be the "
         "runtime function or a module its calls go through, with one taking no config"
     )
+
+
+def _of_globals(owner: ast.expr | None) -> bool:
+    """Whether a replacement's ``owner`` is a function's namespace (``fn.__globals__``:
+    :func:`_namespace`), whose module the imports cannot tell."""
+    return isinstance(owner, ast.Attribute) and owner.attr == "__globals__"
 
 
 def _globals_module(function: ast.expr, imported: Mapping[str | None, str | None], tree: ast.AST) -> str | None:
@@ -4099,7 +4109,8 @@ def _may_replace_own(tree: ast.AST, data: bytes, targets: Iterable[str]) -> bool
     imported: dict[str | None, str | None] | None = None
     names: set[str] = set()
     for r in found:
-        if r.name == "*" or r.space != "attribute" or r.module is not None or r.swapped is not None or r.owner is None:
+        if r.name == "*" or r.space != "attribute" or r.module is not None or r.swapped is not None or r.owner is None \
+                or _of_globals(r.owner):
             return True
         if imported is None:
             imported = _imported_modules(tree)
