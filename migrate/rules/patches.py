@@ -163,6 +163,14 @@ _UNKNOWN_FORMS = lazy_pattern(
     rb"(?:[^'\"\s]|[rbuRBU]?['\"][^'\"\n]*['\"]\s*[+%.])"
     rb"|(?:__dict__|__globals__|\bmodules|\))\s*\.\s*(?:__setitem__|setdefault)\s*\(\s*"
     rb"(?:[^'\"\s)]|[rbuRBU]?['\"][^'\"\n]*['\"]\s*[+%.])"
+    # a dotted target built at run time given to a patcher (``monkeypatch.setattr(f"launcher.
+    # get_ppo_ray_{KIND}_env", f)``, ``"launcher.get_" + KIND + "_env"``: I-B9), the keys of
+    # ``mock.patch.dict(vars(launcher), {f"...": f})`` (I-B4) and ``vars(cp).update(...)`` (I-B10)
+    rb"|\b(?:setattr|delattr)\s*\(\s*(?:[fF][rR]?|[rR][fF])['\"]"
+    rb"|\b(?:setattr|delattr)\s*\(\s*[rbuRBU]?['\"][^'\"\n]*['\"]\s*[+%.]"
+    rb"|\bpatch\s*\.\s*dict\s*\(\s*(?:vars\s*\(|[\w.]*(?:__dict__|__globals__))[^{\n]*\{\s*"
+    rb"(?:[^'\"\s}]|[rbuRBU]?['\"][^'\"\n]*['\"]\s*[+%.])"
+    rb"|\bvars\s*\([^)\n]*\)\s*\.\s*update\s*\("
 )
 
 
@@ -368,6 +376,23 @@ def _string(node: ast.AST | None, env: dict[str, str] | None = None) -> str | No
     if node is None:
         return None
     return _str_value(node, env or {})
+
+
+def _built_string(node: ast.AST | None) -> bool:
+    """Whether ``node`` builds a string at run time: an f-string, a ``+`` or ``%`` whose
+    leftmost operand is a string (``"launcher.get_" + kind``), or ``"...".format(...)``
+    (a dotted target, not an object, for a patcher given one argument before the value)."""
+    if isinstance(node, ast.JoinedStr):
+        return True
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Mod)):
+        left = node.left
+        while isinstance(left, ast.BinOp) and isinstance(left.op, ast.Add):
+            left = left.left
+        return isinstance(left, ast.JoinedStr) or (isinstance(left, ast.Constant) and isinstance(left.value, str))
+    return (
+        isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "format"
+        and isinstance(node.func.value, ast.Constant) and isinstance(node.func.value.value, str)
+    )
 
 
 def _leading_module(node: ast.AST | None, env: dict[str, str] | None) -> str | None:
@@ -605,6 +630,11 @@ def call_replacements(call: ast.Call, env: dict[str, str] | None = None) -> list
             return [Replacement(name, None, module, "attribute", line, form)]
         if first is None:
             return []
+        if text is None and len(args) == 2 and last != "object" and _built_string(first):
+            # ``monkeypatch.setattr(f"launcher.get_ppo_ray_{kind}_env", f)`` with a part not
+            # read: a target named at run time, on the module its readable prefix names, as
+            # ``mock.patch``'s (trial 26i, I-B9)
+            return [Replacement("*", None, _leading_module(first, env), "attribute", line, form)]
         key = args[1] if len(args) > 1 else keywords.get("attribute", keywords.get("name"))
         key_text = _string(key, env)
         if key_text == "__class__":  # ``setattr(cp, "__class__", Compat)``: as ``cp.__class__ = Compat``
@@ -1884,6 +1914,7 @@ def target_patches(
         if path in datas:
             look(path, datas[path])
     found.extend(_helper_patches(paths, names, read_bytes))
+    found.extend(_package_getattrs(paths, names.target_modules, read_bytes))
     seen = set(candidates)
     for path in paths:  # the other files, one at a time
         path = os.fspath(path)
@@ -3766,6 +3797,52 @@ def _module_key(node: ast.expr, tree: ast.AST, env: dict[str, str], depth: int =
                 if None not in values:
                     return "known", frozenset(values)  # type: ignore[arg-type]
     return "unknown", frozenset()
+
+
+def _package_getattrs(paths: Sequence[str], target_modules: Iterable[str], read) -> list:
+    """``(module, path, line, kind, what)`` for each module ``__getattr__`` (PEP 562: a
+    ``def __getattr__`` or a name ``__getattr__`` bound at its top level) of a package of
+    the run above a module holding the function (an in-tree fork's
+    ``verl/trainer/__init__.py``; trial 26i, I-B8): ``from verl.trainer import
+    constants_ppo`` asks the package's attribute first, so such a hook may serve the
+    submodule (a kept legacy module whose function takes no config) before the file is
+    imported. ``module`` is ``"*"``: every call may go through it.
+
+    Args:
+        paths: every file of the run.
+        target_modules: the modules holding the function.
+        read: ``path -> bytes`` (the run's snapshot's).
+
+    Raises:
+        Nothing: a file that cannot be read or parsed is left out.
+    """
+    out = []
+    targets = tuple(target_modules)
+    for path in paths:
+        path = os.fspath(path)
+        if not path.endswith("__init__.py"):
+            continue
+        try:
+            data = read(path)
+        except (OSError, ValueError):
+            continue
+        if b"__getattr__" not in data:
+            continue
+        package = module_name(path)
+        if not any(t.startswith(package + ".") for t in targets):
+            continue
+        tree = parse_file(path, data)
+        for node in getattr(tree, "body", ()):
+            defines = isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == "__getattr__"
+            binds = isinstance(node, ast.Assign) and any(
+                isinstance(t, ast.Name) and t.id == "__getattr__" for target in node.targets for t in _flat(target)
+            )
+            if defines or binds:
+                out.append(("*", path, node.lineno, "rebound", (
+                    f"defines a module `__getattr__` of `{package}` (PEP 562), which may serve its submodule "
+                    "holding the runtime function with one taking no config"
+                )))
+    return out
 
 
 #: a patcher given two names: ``mock.patch.object(mod, attr, ...)``, ``setattr(o, name, v)``
