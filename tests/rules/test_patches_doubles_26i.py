@@ -13,7 +13,9 @@ anyway (``--unsafe-fixes``) fails the tests.
 4. An item of verl's namespace keyed by a string built at run time, or by
    ``monkeypatch.setitem`` (I-B4).
 5. ``__code__`` written through a ``for`` target (I-B6).
-6. A module ``__getattr__`` given to verl's package, serving its submodule (I-B8).
+6. A module ``__getattr__`` given to verl's package, or defined by a fork's, serving its
+   submodule (I-B8).
+7. A dotted target built at run time (I-B9); ``vars(cp).update(run_path(p))`` (I-B10).
 
 And the forms that certainly name something else keep the fix safe.
 """
@@ -27,7 +29,7 @@ from pathlib import Path
 import pytest
 from cli_helpers import run_cli
 from ppo_migrate.rules.patches import _another_function, _imported_modules, _module_key, replacements, string_env
-from test_patches_doubles import DIRECT, FAKED_TEST, _line_of, _pytest, _write
+from test_patches_doubles import CFG, DIRECT, FAKED_TEST, OMEGA, _line_of, _pytest, _write
 from test_patches_doubles_26g import FAKE_MODULE
 
 #: a launcher importing the boot module first, then verl's function
@@ -139,6 +141,35 @@ DOUBLES_26I: dict[str, tuple[dict[str, str], tuple[str, str], str]] = {
         "    monkeypatch.setitem(vars(launcher), _FN, lambda: {'fake': 1})\n",
         "tests/test_launcher.py": FAKED_TEST,
     }, ("tests/conftest.py", "monkeypatch.setitem("), "app/launcher.py"),
+    "patch-dict-of-vars-keyed-by-a-concatenation": ({  # a test double
+        "app/launcher.py": DIRECT,
+        "tests/test_launcher.py": "from unittest import mock\n\n" + OMEGA + "from app import launcher\n\n"
+        "KIND = 'runtime'\n\n\ndef test_launch():\n"
+        "    with mock.patch.dict(vars(launcher), {'get_ppo_ray_' + KIND + '_env': lambda: {'fake': 1}}):\n"
+        f"        assert launcher.launch({CFG}) == {{'fake': 1}}\n",
+    }, ("tests/test_launcher.py", "mock.patch.dict("), "app/launcher.py"),
+    "namespace-updated-from-run-path": (_booted(
+        "import pathlib\nimport runpy\n\nimport verl.trainer.constants_ppo as cp\n\n"
+        "for _p in sorted(pathlib.Path(__file__).resolve().parent.joinpath('patches').glob('*.py')):\n"
+        "    vars(cp).update(runpy.run_path(str(_p)))\n",
+        {"app/patches/ray_env.py": FAKE_MODULE}, BOOTED_CP,
+    ), ("app/boot.py", "vars(cp).update("), "app/launcher.py"),
+    # -- 4b. a dotted target built at run time (I-B9) -----------------------------------
+    "monkeypatch-setattr-of-an-f-string-target": ({
+        "app/launcher.py": DIRECT,
+        "tests/test_launcher.py": OMEGA + "from app import launcher\n\nKIND = 'runtime'\n\n\n"
+        "def test_launch(monkeypatch):\n"
+        "    monkeypatch.setattr(f'app.launcher.get_ppo_ray_{KIND}_env', lambda: {'fake': 1})\n"
+        f"    assert launcher.launch({CFG}) == {{'fake': 1}}\n",
+    }, ("tests/test_launcher.py", "monkeypatch.setattr("), "app/launcher.py"),
+    "monkeypatch-setattr-of-a-target-read-from-the-environment": ({
+        "app/launcher.py": DIRECT,
+        "tests/test_launcher.py": "import os\n\n" + OMEGA + "from app import launcher\n\n\n"
+        "def test_launch(monkeypatch):\n"
+        "    kind = os.environ.get('RAY_ENV_KIND', 'runtime')\n"
+        "    monkeypatch.setattr('app.launcher.get_ppo_ray_' + kind + '_env', lambda: {'fake': 1})\n"
+        f"    assert launcher.launch({CFG}) == {{'fake': 1}}\n",
+    }, ("tests/test_launcher.py", "monkeypatch.setattr("), "app/launcher.py"),
     # -- 5. __code__ written through a for target (I-B6) --------------------------------
     "code-swapped-through-a-for-target": (_booted(
         "import verl.trainer.constants_ppo as cp\n\n\n" + LEGACY_FN
@@ -153,6 +184,15 @@ DOUBLES_26I: dict[str, tuple[dict[str, str], tuple[str, str], str]] = {
         "tests/test_launcher.py": FAKED_TEST,
     }, ("stub/verl/trainer/__init__.py", "sys.modules["), "app/launcher.py"),
     # -- 7. a module __getattr__ given to verl's package (I-B8) --------------------------
+    "fork-package-getattr-serving-a-kept-module": ({
+        "stub/verl/trainer/__init__.py": "import importlib\n\n_ALIASES = {'constants_ppo': '._legacy'}\n\n\n"
+        "def __getattr__(name):\n    if name in _ALIASES:\n"
+        "        return importlib.import_module(_ALIASES[name], __name__)\n    raise AttributeError(name)\n",
+        "stub/verl/trainer/_legacy.py": FAKE_MODULE,
+        "app/launcher.py": "from verl.trainer import constants_ppo\n\n\n"
+        "def launch(config):\n    return constants_ppo.get_ppo_ray_runtime_env()\n",
+        "tests/test_launcher.py": FAKED_TEST,
+    }, ("stub/verl/trainer/__init__.py", "def __getattr__"), "app/launcher.py"),
     "package-getattr-assigned-serving-a-legacy-module": (_booted(
         "import importlib.util\nimport pathlib\n\nimport verl.trainer\n\n"
         "_spec = importlib.util.spec_from_file_location('ray_env_legacy', "
@@ -219,6 +259,10 @@ def test_the_reasons_name_the_hook_the_key_the_namespace_and_the_swap(tmp_path: 
         "`verl.trainer.constants_ppo` in sys.modules, whose function may take no config",
         "package-getattr-assigned-serving-a-legacy-module": "app/boot.py:17 gives `verl.trainer` a module "
         "`__getattr__` (an assignment), which may serve verl's module or the runtime function as one taking no config",
+        "monkeypatch-setattr-of-a-target-read-from-the-environment": "tests/test_launcher.py:9 replaces an "
+        "attribute of `app.launcher` named at run time (monkeypatch.setattr)",
+        "fork-package-getattr-serving-a-kept-module": "stub/verl/trainer/__init__.py:6 defines a module "
+        "`__getattr__` of `verl.trainer` (PEP 562), which may serve its submodule holding the runtime function",
         "code-swapped-through-a-for-target": "app/boot.py:9 replaces the `__code__` of `_fn`, a function not "
         "known before it runs, which may be the runtime function, with one that may take no config",
     }
