@@ -3600,7 +3600,7 @@ def _unknown_name(
             "the runtime function as one taking no config"
         )
     return module, (
-        f"replaces an attribute of `{owner}` named at run time ({r.form}), which may be the "
+        f"replaces an attribute of `{owner or module}` named at run time ({r.form}), which may be the "
         "runtime function or a module its calls go through, with one taking no config"
     )
 

@@ -154,6 +154,12 @@ DOUBLES_26I: dict[str, tuple[dict[str, str], tuple[str, str], str]] = {
         "    vars(cp).update(runpy.run_path(str(_p)))\n",
         {"app/patches/ray_env.py": FAKE_MODULE}, BOOTED_CP,
     ), ("app/boot.py", "vars(cp).update("), "app/launcher.py"),
+    "dict-of-import-module-updated-from-run-path": (_booted(
+        "import importlib\nimport pathlib\nimport runpy\n\n"
+        "_ns = runpy.run_path(str(pathlib.Path(__file__).resolve().parent / 'patches' / 'ray_env.py'))\n"
+        "importlib.import_module('verl.trainer.constants_ppo').__dict__.update(_ns)\n",
+        {"app/patches/ray_env.py": FAKE_MODULE}, BOOTED_CP,
+    ), ("app/boot.py", ".__dict__.update("), "app/launcher.py"),
     # -- 4b. a dotted target built at run time (I-B9) -----------------------------------
     "monkeypatch-setattr-of-an-f-string-target": ({
         "app/launcher.py": DIRECT,
@@ -263,6 +269,8 @@ def test_the_reasons_name_the_hook_the_key_the_namespace_and_the_swap(tmp_path: 
         "attribute of `app.launcher` named at run time (monkeypatch.setattr)",
         "fork-package-getattr-serving-a-kept-module": "stub/verl/trainer/__init__.py:6 defines a module "
         "`__getattr__` of `verl.trainer` (PEP 562), which may serve its submodule holding the runtime function",
+        "dict-of-import-module-updated-from-run-path": "app/boot.py:6 replaces an attribute of "
+        "`verl.trainer.constants_ppo` named at run time",
         "code-swapped-through-a-for-target": "app/boot.py:9 replaces the `__code__` of `_fn`, a function not "
         "known before it runs, which may be the runtime function, with one that may take no config",
     }
