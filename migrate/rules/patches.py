@@ -115,6 +115,7 @@ _BOUNDED_PATCH_WORDS = (
 )
 _PATCH_WORDS = (
     rb"setattr|delattr|patch|setitem|setdefault|__dict__|init_globals|__globals__|load_source|load_module|FileLoader|"
+    rb"runsource|runcode|__path__|"
     + _BOUNDED_PATCH_WORDS
 )
 _ATTRIBUTE_STORE = rb"\.\s*(\w+)\s*=[^=]"
@@ -127,6 +128,7 @@ _PLAIN_PATCH_WORDS = (
     # :data:`RUNNERS`' keyword, a function's namespace, :data:`MODULE_LOADERS` (trial 26g)
     b"init_globals", b"__globals__", b"load_source", b"load_module", b"FileLoader",
     b"runsource", b"runcode",  # :data:`INTERPRETERS`
+    b"__path__",  # a package's search path written (:func:`_path_hook`, trial 26i)
 )
 _BOUNDED_PATCH_LITERALS = (
     b"update", b"modules", b"globals", b"vars", b"exec", b"eval", b"meta_path", b"path_hook", b"path_importer_cache",
@@ -150,12 +152,31 @@ _UNKNOWN_FORMS = lazy_pattern(
     # an import hook (:data:`IMPORT_HOOKS`, trial 26h, H-B3) and code run by ``exec`` or
     # ``eval`` (:data:`RUN_CODE`; not a method ``model.eval()``, H-B6): parsed wherever spelled
     rb"|\b(?:meta_path|path_hooks?|path_importer_cache)\b|(?<![\w.])(?:builtins\s*\.\s*)?(?:exec|eval)\s*\("
+    # a namespace's item keyed by what is no plain string (``vars(cp)["get_" + "..."] = f``,
+    # ``cp.__dict__[f"..."] = f``, ``vars(cp)[name] = f``: trial 26i, I-B4) and a package's
+    # ``__path__`` written (``verl.trainer.__path__.insert(0, ...)``: I-B1)
+    rb"|(?:\bvars\s*\(\s*[\w.]+\s*\)|__dict__|__globals__)\s*\[\s*(?:[^'\"\s\]]|[rbuRBU]?['\"][^'\"\n]*['\"]\s*[+%.])"
+    rb"|__path__\s*(?:\.\s*(?:insert|append|extend)\b|\[|\+=|=[^=])|['\"]__path__['\"]"
+    # ``monkeypatch.setitem(vars(launcher), NAME, f)``, ``sys.modules.__setitem__(name, m)``
+    # with such a key (trial 26i, I-B4)
+    rb"|\bsetitem\s*\(\s*(?:vars\s*\(|[\w.]*(?:__dict__|__globals__|\bmodules)\b)[^,\n]*,\s*"
+    rb"(?:[^'\"\s]|[rbuRBU]?['\"][^'\"\n]*['\"]\s*[+%.])"
+    rb"|(?:__dict__|__globals__|\bmodules|\))\s*\.\s*(?:__setitem__|setdefault)\s*\(\s*"
+    rb"(?:[^'\"\s)]|[rbuRBU]?['\"][^'\"\n]*['\"]\s*[+%.])"
+    # a dotted target built at run time given to a patcher (``monkeypatch.setattr(f"launcher.
+    # get_ppo_ray_{KIND}_env", f)``, ``"launcher.get_" + KIND + "_env"``: I-B9), the keys of
+    # ``mock.patch.dict(vars(launcher), {f"...": f})`` (I-B4) and ``vars(cp).update(...)`` (I-B10)
+    rb"|\b(?:setattr|delattr)\s*\(\s*(?:[fF][rR]?|[rR][fF])['\"]"
+    rb"|\b(?:setattr|delattr)\s*\(\s*[rbuRBU]?['\"][^'\"\n]*['\"]\s*[+%.]"
+    rb"|\bpatch\s*\.\s*dict\s*\(\s*(?:vars\s*\(|[\w.]*(?:__dict__|__globals__))[^{\n]*\{\s*"
+    rb"(?:[^'\"\s}]|[rbuRBU]?['\"][^'\"\n]*['\"]\s*[+%.])"
+    rb"|\bvars\s*\([^)\n]*\)\s*\.\s*update\s*\("
 )
 
 
 _UNKNOWN_LITERALS = (
     b"setattr", b"__dict__", b"update", b"modules", b"meta_path", b"path_hook", b"path_importer_cache", b"patch",
-    b"exec", b"eval",
+    b"exec", b"eval", b"vars", b"__globals__", b"__path__", b"setitem", b"setdefault",
 )
 
 
@@ -247,6 +268,12 @@ class Replacement(NamedTuple):
             is replaced in place (``"__code__"`` of ``f.__code__ = g.__code__``; ``owner``
             and ``module`` are then ``None``: every module holding the object is reached),
             else ``None``.
+        key: for a module put in ``sys.modules`` under a key not read here
+            (``sys.modules[spec.name] = m``, ``monkeypatch.setitem(sys.modules, name, m)``;
+            ``name == "*"``), the key's expression, judged on the file's tree
+            (:func:`_module_key`; trial 26i, I-B2); for a function replaced in place
+            through a name (``_fn.__code__ = ...``), that name (:func:`_another_function`,
+            I-B6); else ``None``.
     """
 
     name: str
@@ -257,6 +284,7 @@ class Replacement(NamedTuple):
     form: str
     held: str | None = None
     swapped: str | None = None
+    key: ast.expr | None = None
 
 
 def _swapped(function: ast.expr | None, attribute: str | None, line: int, form: str) -> Replacement | None:
@@ -283,7 +311,9 @@ def _swapped(function: ast.expr | None, attribute: str | None, line: int, form: 
     if isinstance(function, ast.Attribute):
         name = function.attr
     elif isinstance(function, ast.Name):
-        name = function.id
+        # the name kept as :attr:`Replacement.key`: one bound otherwise than to another
+        # function (a ``for`` target) may be the runtime function (:func:`_another_function`)
+        return Replacement(function.id, None, None, "attribute", line, form, swapped=attribute, key=function)
     else:
         name = "*"  # ``fns[0].__code__ = ...``: whichever function it is
     return Replacement(name, None, None, "attribute", line, form, swapped=attribute)
@@ -308,13 +338,21 @@ def _namespace(node: ast.AST) -> tuple[str, ast.expr | None] | None:
             return "globals", None
         if node.func.id == "vars":
             return ("attribute", node.args[0]) if node.args else ("globals", None)
+        if node.func.id == "getattr" and len(node.args) == 2 and isinstance(node.args[1], ast.Constant) \
+                and node.args[1].value in ("__dict__", "__globals__"):
+            # ``getattr(_T, "__dict__")``, ``getattr(cp.f, "__globals__")`` (trial 26i, I-B3):
+            # as the attribute spelled out
+            return _namespace(ast.copy_location(ast.Attribute(node.args[0], node.args[1].value, ast.Load()), node))
     if isinstance(node, ast.Attribute):
         if node.attr == "__dict__":
             return "attribute", node.value
         if node.attr == "__globals__":
             # ``fn.__globals__["f"] = g`` (trial 26g, G-B2): the namespace of the module
-            # defining ``fn``, which the imports cannot tell (any module)
-            return "attribute", None
+            # defining ``fn``, which the imports cannot tell (any module); the owner is
+            # the ``__globals__`` itself, whose function's module a name not known before
+            # it runs is judged on (``exec(text, cp.f.__globals__)``: ``cp``'s, trial 26i,
+            # I-B3b: :func:`_globals_module`)
+            return "attribute", node
         if node.attr == "modules":
             return "modules", None
     if isinstance(node, ast.Name) and node.id == "modules":
@@ -338,6 +376,23 @@ def _string(node: ast.AST | None, env: dict[str, str] | None = None) -> str | No
     if node is None:
         return None
     return _str_value(node, env or {})
+
+
+def _built_string(node: ast.AST | None) -> bool:
+    """Whether ``node`` builds a string at run time: an f-string, a ``+`` or ``%`` whose
+    leftmost operand is a string (``"launcher.get_" + kind``), or ``"...".format(...)``
+    (a dotted target, not an object, for a patcher given one argument before the value)."""
+    if isinstance(node, ast.JoinedStr):
+        return True
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Mod)):
+        left = node.left
+        while isinstance(left, ast.BinOp) and isinstance(left.op, ast.Add):
+            left = left.left
+        return isinstance(left, ast.JoinedStr) or (isinstance(left, ast.Constant) and isinstance(left.value, str))
+    return (
+        isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "format"
+        and isinstance(node.func.value, ast.Constant) and isinstance(node.func.value.value, str)
+    )
 
 
 def _leading_module(node: ast.AST | None, env: dict[str, str] | None) -> str | None:
@@ -404,10 +459,20 @@ def string_env(tree: ast.AST) -> dict[str, str]:
     return env
 
 
-def _keyed(space: str, owner: ast.expr | None, key: str | None, line: int, form: str) -> Replacement:
-    """A replacement of the item ``key`` of a namespace (``None``: computed)."""
+def _keyed(
+    space: str, owner: ast.expr | None, key: str | None, line: int, form: str, node: ast.expr | None = None
+) -> Replacement:
+    """A replacement of the item ``key`` of a namespace (``None``: computed).
+
+    Args:
+        space, owner: the namespace (:func:`_namespace`).
+        key: the key as read (:func:`_string`), or ``None``.
+        line, form: as :class:`Replacement`'s.
+        node: the key's expression where one key is given (an item assigned,
+            ``setitem``, ``setdefault``), else ``None`` (a mapping's items): kept as
+            :attr:`Replacement.key` for a ``sys.modules`` key not read."""
     if key is None:
-        return Replacement("*", owner, None, space, line, form)
+        return Replacement("*", owner, None, space, line, form, key=node if space == "modules" else None)
     if space == "modules":
         module, _, name = key.rpartition(".")
         return Replacement(name, None, module or None, space, line, form)
@@ -565,6 +630,11 @@ def call_replacements(call: ast.Call, env: dict[str, str] | None = None) -> list
             return [Replacement(name, None, module, "attribute", line, form)]
         if first is None:
             return []
+        if text is None and len(args) == 2 and last != "object" and _built_string(first):
+            # ``monkeypatch.setattr(f"launcher.get_ppo_ray_{kind}_env", f)`` with a part not
+            # read: a target named at run time, on the module its readable prefix names, as
+            # ``mock.patch``'s (trial 26i, I-B9)
+            return [Replacement("*", None, _leading_module(first, env), "attribute", line, form)]
         key = args[1] if len(args) > 1 else keywords.get("attribute", keywords.get("name"))
         key_text = _string(key, env)
         if key_text == "__class__":  # ``setattr(cp, "__class__", Compat)``: as ``cp.__class__ = Compat``
@@ -629,7 +699,7 @@ def call_replacements(call: ast.Call, env: dict[str, str] | None = None) -> list
         key = args[1]
     if space is None:
         return []
-    return [_keyed(space[0], space[1], _string(key, env), line, form)]
+    return [_keyed(space[0], space[1], _string(key, env), line, form, key)]
 
 
 #: The builtins that run code in a namespace (the standard library's "Built-in Functions":
@@ -721,6 +791,10 @@ def _import_hook(call: ast.Call, last: str, env: dict[str, str] | None) -> Repla
     """
     func = call.func
     if isinstance(func, ast.Attribute):
+        package = _search_path_of(func.value)
+        if package is not None and last in _HOOK_METHODS:
+            # ``verl.trainer.__path__.insert(0, folder)`` (trial 26i, I-B1)
+            return _path_hook(package, call.lineno, f".{last}")
         hook = _hook_name(func.value, env)
         if hook is not None and last in _HOOK_METHODS:
             return Replacement("*", None, None, "modules", call.lineno, f"{_HOOK_FORM}{_dotted(func) or hook + '.' + last}")
@@ -730,6 +804,10 @@ def _import_hook(call: ast.Call, last: str, env: dict[str, str] | None) -> Repla
     if how is None or not call.args:
         return None
     first = call.args[0]
+    if how == "owner-key" and len(call.args) > 1 and _string(call.args[1], env) == "__path__":
+        # ``setattr(verl.trainer, "__path__", [...])``, ``monkeypatch.setattr(pkg, "__path__", ...)``
+        form = last if isinstance(func, ast.Name) else f"{_dotted(func) or last}"
+        return _path_hook(first, call.lineno, f" ({form})")
     hook = _hook_name(first, env)
     if hook is None and how == "owner-key" and len(call.args) > 1 and _dotted(first) == "sys":
         key = _string(call.args[1], env)
@@ -738,6 +816,32 @@ def _import_hook(call: ast.Call, last: str, env: dict[str, str] | None) -> Repla
         return None
     form = last if isinstance(func, ast.Name) else f"{_dotted(func) or last}"
     return Replacement("*", None, None, "modules", call.lineno, f"{_HOOK_FORM}{form} of sys.{hook}")
+
+
+def _search_path_of(node: ast.AST | None) -> ast.expr | None:
+    """The package whose search path ``node`` is: ``verl.trainer`` of
+    ``verl.trainer.__path__`` (any owner: ``sys.modules["verl.trainer"].__path__``,
+    ``importlib.import_module("verl.trainer").__path__``), else ``None``."""
+    if isinstance(node, ast.Attribute) and node.attr == "__path__":
+        return node.value
+    return None
+
+
+def _path_hook(package: ast.expr, line: int, how: str) -> Replacement:
+    """A write to ``package.__path__`` (trial 26i, I-B1), as an import hook of that package
+    (``Replacement("*", package, None, "modules", ...)``: :func:`is_import_hook`): the
+    folders put on a package's search path serve its submodules (the language reference's
+    "The import system", ``__path__``), a folder holding a ``constants_ppo.py`` verl's
+    module. :func:`_unknown_name` counts it only on a package holding the function.
+
+    Args:
+        package: the package expression, as written.
+        line: the statement's line.
+        how: what follows ``__path__`` in the form (``".insert"``, ``" assigned"``,
+            ``"[...] assigned"``, ``" (setattr)"``).
+    """
+    spelled = _dotted(package) or ast.unparse(package)
+    return Replacement("*", package, None, "modules", line, f"{_HOOK_FORM}{spelled}.__path__{how}")
 
 
 #: Callables that load a module under the name given as their first argument, from a
@@ -1165,7 +1269,12 @@ def _replacements(tree: ast.AST, nodes: _Nodes) -> Iterator[Replacement]:
                             env = string_env(tree)
                     if aliases:  # ``hooks[:0] = [finder]``, ``ns["f"] = g`` (fresh40, B6)
                         t = _unaliased(t, aliases)
-                    if isinstance(t, ast.Attribute) and t.attr == "__class__":
+                    package = _search_path_of(t.value if isinstance(t, ast.Subscript) else t)
+                    if package is not None:
+                        # ``verl.trainer.__path__ = [...]``, ``+= [...]``, ``[:0] = [...]`` (I-B1)
+                        how = "[...] assigned" if isinstance(t, ast.Subscript) else " assigned"
+                        yield _path_hook(package, t.lineno, how)
+                    elif isinstance(t, ast.Attribute) and t.attr == "__class__":
                         # ``sys.modules[name].__class__ = Compat``: any attribute of the
                         # object may now be the class's (a property giving a function)
                         yield Replacement("*", t.value, None, "attribute", t.lineno, CLASS_FORM)
@@ -1184,7 +1293,7 @@ def _replacements(tree: ast.AST, nodes: _Nodes) -> Iterator[Replacement]:
                     elif isinstance(t, ast.Subscript):
                         space = _namespace(t.value)
                         if space is not None:
-                            yield _keyed(space[0], space[1], _string(t.slice, env), t.lineno, "an assignment")
+                            yield _keyed(space[0], space[1], _string(t.slice, env), t.lineno, "an assignment", t.slice)
 
 
 def _flat(target: ast.expr) -> Iterator[ast.expr]:
@@ -1789,7 +1898,7 @@ def target_patches(
                 found.append((None, path, line, "patched", what))
             return
         found.extend(_fake_definitions(path, data, names, tree))
-        patches = list(_patches_in(tree, names, constants, _is_test_file(path), used=used))
+        patches = list(_patches_in(tree, names, constants, _is_test_file(path), used=used, own_module=module_name(path)))
         if b">>>" in data:  # its doctests are test code (:func:`doctest_tree`)
             doctests = doctest_tree(tree)
             if doctests is not None:
@@ -1805,6 +1914,7 @@ def target_patches(
         if path in datas:
             look(path, datas[path])
     found.extend(_helper_patches(paths, names, read_bytes))
+    found.extend(_package_getattrs(paths, names.target_modules, read_bytes))
     seen = set(candidates)
     for path in paths:  # the other files, one at a time
         path = os.fspath(path)
@@ -3123,6 +3233,7 @@ def _fake_definitions(path: str, data: bytes, names: Names, tree: ast.AST | None
 def _patches_in(
     tree: ast.AST, names: Names, constants: dict[str, tuple[str, str, int]] | None = None,
     test: bool = True, generic: bool = True, used: set[tuple[str, int]] | None = None,
+    own_module: str | None = None,
 ) -> Iterable[tuple[str | None, int, str, str]]:
     """``(module, line, kind, what)`` for each replacement in ``tree`` that may reach a call
     of the function: the module a target string names (``"pkg.lib.get_..."``) or the
@@ -3137,7 +3248,9 @@ def _patches_in(
     (``mock.patch(ENV_TARGET, f)``) counts at the patch's line, with that constant's module;
     the constant itself then does not (the replacement is the patch, not the string):
     one of this file is skipped, one of another file's is added to ``used`` as
-    ``(path, line)`` for :func:`target_patches` to leave out."""
+    ``(path, line)`` for :func:`target_patches` to leave out. ``own_module``: the
+    module the tree is (:func:`ppo_migrate.project.modules.module_name`), where known: a
+    ``sys.modules`` key built on ``__name__`` is read with it (trial 26i, I-B7)."""
     constants = constants or {}
     imported = _imported_modules(tree)
     wanted = names.all()
@@ -3145,6 +3258,10 @@ def _patches_in(
     for r in replacements(tree):
         module: str | None
         name = r.name
+        if name != "*" and _of_globals(r.owner):
+            # a name of a function's namespace (``fn.__globals__["f"] = g``, trial 26g, G-B2):
+            # on any module, as before the namespace kept its owner (:func:`_namespace`)
+            r = r._replace(owner=None)
         if name == "*" and r.form == EXEC_FORM and r.space == "globals":
             # ``exec(code, globals())`` of code not known before it runs: it may rebind any
             # name of the module, the function's too
@@ -3162,9 +3279,19 @@ def _patches_in(
                 "the runtime function, with one that may take no config"
             )
             continue
+        if r.swapped is not None and isinstance(r.key, ast.Name) and name not in names.functions \
+                and not _another_function(tree, name):
+            # ``for _fn in (cp.get_...,): _fn.__code__ = ...`` (trial 26i, I-B6): a name not
+            # known to be another function may be the runtime function
+            counted.add(r.line)
+            yield None, r.line, "patched" if test else "rebound", (
+                f"replaces the `{r.swapped}` of `{name}`, a function not known before it runs, which may be "
+                "the runtime function, with one that may take no config"
+            )
+            continue
         if name == "*":
             generic = True
-            unknown = _unknown_name(r, imported, names, tree)
+            unknown = _unknown_name(r, imported, names, tree, own_module)
             if unknown is not None:
                 counted.add(r.line)
                 yield unknown[0], r.line, "patched" if test else "rebound", unknown[1]
@@ -3175,6 +3302,19 @@ def _patches_in(
             counted.add(r.line)
             module_name = f"{r.module}.{name}" if r.module else name
             yield None, r.line, "patched", f"puts a stand-in for `{module_name}` in sys.modules, whose function may take no config"
+            continue
+        if name == "__getattr__" and r.space == "attribute" and r.owner is not None and r.swapped is None:
+            # ``verl.trainer.__getattr__ = _lazy``, ``monkeypatch.setattr(verl.trainer,
+            # "__getattr__", serve)`` (trial 26i, I-B8): a module ``__getattr__`` (PEP 562)
+            # given to a package holding the function serves what it lacks, a submodule
+            # not yet imported (``from verl.trainer import constants_ppo``) included
+            package = imported.get(_dotted(r.owner)) or _running_module(r.owner, tree)
+            if package is not None and _holds_target(package, names.target_modules):
+                counted.add(r.line)
+                yield None, r.line, "patched" if test or r.form not in ("an assignment", "setattr") else "rebound", (
+                    f"gives `{_dotted(r.owner) or package}` a module `__getattr__` ({r.form}), which may serve "
+                    "verl's module or the runtime function as one taking no config"
+                )
             continue
         if name not in wanted or (r.swapped is not None and name not in names.functions):
             continue  # (a module has no code to swap: ``constants_ppo.__code__ = ...``)
@@ -3380,7 +3520,8 @@ def _bound_at(tree: ast.AST, name: str) -> int | None:
 
 
 def _unknown_name(
-    r: Replacement, imported: dict[str | None, str | None], names: Names, tree: ast.AST
+    r: Replacement, imported: dict[str | None, str | None], names: Names, tree: ast.AST,
+    own_module: str | None = None,
 ) -> tuple[str | None, str] | None:
     """``(module, what)`` for a replacement of a name not known before it runs that may
     reach a call of the function: ``globals().update(vars(legacy))`` (the module's own
@@ -3395,17 +3536,42 @@ def _unknown_name(
             "which may rebind the runtime function to one taking no config"
         )
     if r.space == "modules":
+        if is_import_hook(r) and r.owner is not None:
+            # a package's ``__path__`` written: an import hook of verl's packages only
+            package = imported.get(_dotted(r.owner)) or _running_module(r.owner, tree)
+            if package is None or not _holds_target(package, names.target_modules):
+                return None
+            return None, (
+                f"adds an import hook ({r.form[len(_HOOK_FORM):]}), which may serve verl's module "
+                "with a function taking no config"
+            )
         if is_import_hook(r):
             return None, (
                 f"adds an import hook ({r.form[len(_HOOK_FORM):]}), which may serve verl's module "
                 "with a function taking no config"
             )
-        if not _spells_target_module(tree, names.target_modules):
-            return None
-        return None, (
+        unknown = (
             "puts a module under a name not known before it runs in sys.modules, whose "
             "function may take no config"
         )
+        if r.key is not None:
+            # ``sys.modules[spec.name] = m``, ``sys.modules[name] = m`` in a helper given an
+            # f-string (trial 26i, I-B2): any key not certainly another module's
+            env = string_env(tree)
+            kind, values = _module_key(r.key, tree, env)
+            if kind == "unknown" or any(_holds_target(v, names.target_modules) for v in values):
+                return None, unknown
+            if kind == "own" and own_module and _holds_target(own_module, names.target_modules):
+                # ``sys.modules[f"{__name__}.constants_ppo"] = legacy`` in a fork's
+                # ``verl/trainer/__init__.py`` (trial 26i, I-B7): read with the module's name
+                text = _string(r.key, {**env, "__name__": own_module})
+                if text is None:
+                    return None, unknown
+                if _holds_target(text, names.target_modules):
+                    return None, f"puts a stand-in for `{text}` in sys.modules, whose function may take no config"
+        if not _spells_target_module(tree, names.target_modules):
+            return None
+        return None, unknown
     if r.owner is None:
         if r.module is None:
             return None
@@ -3416,7 +3582,10 @@ def _unknown_name(
             "the runtime function or a module its calls go through, with one taking no config"
         )
     owner = _dotted(r.owner)
-    module = imported.get(owner) or _running_module(r.owner, tree)
+    if _of_globals(r.owner):
+        module = _globals_module(r.owner.value, imported, tree)
+    else:
+        module = imported.get(owner) or _running_module(r.owner, tree)
     if module is None or module.rsplit(".", 1)[-1] in names.functions:
         return None
     if r.form == EXEC_FORM:
@@ -3431,9 +3600,249 @@ def _unknown_name(
             "the runtime function as one taking no config"
         )
     return module, (
-        f"replaces an attribute of `{owner}` named at run time ({r.form}), which may be the "
+        f"replaces an attribute of `{owner or module}` named at run time ({r.form}), which may be the "
         "runtime function or a module its calls go through, with one taking no config"
     )
+
+
+def _of_globals(owner: ast.expr | None) -> bool:
+    """Whether a replacement's ``owner`` is a function's namespace (``fn.__globals__``:
+    :func:`_namespace`), whose module the imports cannot tell."""
+    return isinstance(owner, ast.Attribute) and owner.attr == "__globals__"
+
+
+def _globals_module(function: ast.expr, imported: Mapping[str | None, str | None], tree: ast.AST) -> str | None:
+    """The module whose namespace ``function.__globals__`` is (trial 26i, I-B3b): for
+    ``cp.get_ppo_ray_runtime_env`` the module ``cp`` is (:func:`_imported_modules`,
+    :func:`_running_module`): a function reached through a module is taken as defined
+    there; for a name imported from a module (``from pkg.lib import f``), ``"pkg.lib"``;
+    for a function the file defines, ``"<own>"``; else ``None`` (not known).
+
+    Args:
+        function (ast.expr): the expression ``__globals__`` is read on.
+        imported: the file's :func:`_imported_modules`.
+        tree (ast.AST): the file's tree.
+
+    Raises:
+        Nothing.
+    """
+    if isinstance(function, ast.Attribute):
+        return imported.get(_dotted(function.value)) or _running_module(function.value, tree)
+    if isinstance(function, ast.Name):
+        bound = imported.get(function.id)
+        if bound is not None and bound.endswith("." + function.id):
+            return bound.rpartition(".")[0]
+        if any(
+            isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == function.id
+            for n in getattr(tree, "body", ())
+        ):
+            return "<own>"
+    return None
+
+
+def _another_function(tree: ast.AST, name: str) -> bool:
+    """Whether ``name`` is known in ``tree`` to be a function other than the runtime
+    function (its names are judged before): every binding of it a ``def``, a class, an
+    import, a lambda or a dotted name assigned (``f = helpers.legacy``), and one at
+    least. A ``for`` target, a parameter, a ``with ... as``, a name assigned anything else
+    (``f = fns[0]``, ``f = getattr(cp, n)``) or bound nowhere in the file may be any
+    function (trial 26i, I-B6).
+
+    Args:
+        tree (ast.AST): the file's tree.
+        name (str): the name whose function body is written.
+
+    Raises:
+        Nothing.
+    """
+    known = 0
+    targets: set[int] = set()  # the names of the assignments counted
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name == name:
+            known += 1
+        elif isinstance(node, (ast.Import, ast.ImportFrom)) and any(
+            (a.asname or a.name.split(".")[0]) == name for a in node.names
+        ):
+            known += 1
+        elif isinstance(node, ast.Assign) and any(
+            isinstance(t, ast.Name) and t.id == name for target in node.targets for t in _flat(target)
+        ):
+            if len(node.targets) != 1 or not isinstance(node.targets[0], ast.Name):
+                return False
+            if not (isinstance(node.value, ast.Lambda) or _dotted(node.value) is not None):
+                return False
+            known += 1
+            targets.add(id(node.targets[0]))
+        elif isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, (ast.Store, ast.Del)) \
+                and id(node) not in targets:
+            return False  # a ``for`` or ``with`` target, a comprehension's, ``+=``, ``:=``
+        elif isinstance(node, ast.arg) and node.arg == name:
+            return False
+    return known > 0
+
+
+#: the running module's own names: a ``sys.modules`` key led by one (``__name__ + ".rt"``,
+#: ``f"{__package__}.compat"``) names a module under the running module's, not verl's
+_OWN_MODULE_NAMES: frozenset[str] = frozenset({"__name__", "__package__", "__spec__"})
+#: callables making a module or a spec under the name their first argument (or this
+#: keyword) gives (the standard library's ``types.ModuleType(name)``, ``importlib.util``'s
+#: ``spec_from_file_location(name, ...)``, ``spec_from_loader(name, ...)``,
+#: ``find_spec(name)``, ``importlib.machinery.ModuleSpec(name, ...)``); ``None``: the
+#: module ``module_from_spec(spec)`` makes is named by its spec's ``name``
+_MODULE_NAMERS: dict[str, str | None] = {
+    "ModuleType": "name", "spec_from_file_location": "name", "spec_from_loader": "name",
+    "find_spec": "name", "ModuleSpec": "name", "module_from_spec": None,
+}
+
+
+def _leading_part(node: ast.expr) -> ast.expr:
+    """The expression a string built by ``+`` or an f-string starts with: ``__name__`` of
+    ``__name__ + ".rt"`` and of ``f"{__name__}.rt"``; ``node`` itself otherwise."""
+    while isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        node = node.left
+    if isinstance(node, ast.JoinedStr) and node.values and isinstance(node.values[0], ast.FormattedValue):
+        return node.values[0].value
+    return node
+
+
+def _only_binding(tree: ast.AST, name: str) -> ast.AST | None:
+    """The one statement binding ``name`` in ``tree``: an ``=`` with ``name`` its only
+    target, or a ``for`` (or a comprehension's ``for``) whose target is ``name``; ``None``
+    when ``name`` is bound otherwise or more than once (a parameter, an import, a second
+    binding)."""
+    found: list[ast.AST] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign) and any(
+            isinstance(t, ast.Name) and t.id == name for target in node.targets for t in _flat(target)
+        ):
+            found.append(node if len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) else tree)
+        elif isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)) and any(
+            isinstance(t, ast.Name) and t.id == name for t in _flat(node.target)
+        ):
+            found.append(node if isinstance(node.target, ast.Name) else tree)
+        elif isinstance(node, (ast.AugAssign, ast.AnnAssign, ast.NamedExpr)) and isinstance(node.target, ast.Name) \
+                and node.target.id == name:
+            found.append(tree)
+        elif isinstance(node, ast.arg) and node.arg == name:
+            found.append(tree)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)) and any(
+            (a.asname or a.name.split(".")[0]) == name for a in node.names
+        ):
+            found.append(tree)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name == name:
+            found.append(tree)
+        elif isinstance(node, (ast.With, ast.AsyncWith)) and any(
+            isinstance(t, ast.Name) and t.id == name
+            for item in node.items if item.optional_vars is not None for t in _flat(item.optional_vars)
+        ):
+            found.append(tree)
+    return found[0] if len(found) == 1 and found[0] is not tree else None
+
+
+def _module_key(node: ast.expr, tree: ast.AST, env: dict[str, str], depth: int = 0) -> tuple[str, frozenset[str]]:
+    """What a ``sys.modules`` key not read as one string names (trial 26i, I-B2):
+    ``("own", ...)`` for a key led by the running module's name (``__name__ + ".rt"``);
+    ``("known", modules)`` for one whose values can be told: a string (:func:`_string`),
+    the readable dotted prefix of one built at run time (``f"plugins.{name}"``:
+    ``"plugins"``), a ``for`` target over a literal of such strings, the ``__name__`` of a
+    module or the ``name`` of a spec made under such a name (``types.ModuleType(...)``,
+    ``spec_from_file_location(...)``: :data:`_MODULE_NAMERS`); else ``("unknown", ())``:
+    a parameter, an attribute of anything else, a call.
+
+    Args:
+        node (ast.expr): the key.
+        tree (ast.AST): the file's tree (the names' bindings).
+        env (dict[str, str]): the file's strings (:func:`string_env`).
+        depth (int): how many bindings were followed (at most 4).
+
+    Raises:
+        Nothing.
+    """
+    text = _string(node, env)
+    if text is not None:
+        return "known", frozenset({text})
+    lead = _leading_part(node)
+    while isinstance(lead, ast.Attribute):
+        lead = lead.value
+    if isinstance(lead, ast.Name) and lead.id in _OWN_MODULE_NAMES:
+        return "own", frozenset()
+    prefix = _leading_module(node, env)
+    if prefix is not None:
+        return "known", frozenset({prefix})
+    if depth >= 4:
+        return "unknown", frozenset()
+    if isinstance(node, ast.Attribute) and node.attr in ("__name__", "name") and isinstance(node.value, ast.Name):
+        bound = _only_binding(tree, node.value.id)
+        if isinstance(bound, ast.Assign) and isinstance(bound.value, ast.Call):
+            call = bound.value
+            last = _last(call.func)
+            if last in _MODULE_NAMERS:
+                keyword = _MODULE_NAMERS[last]
+                first = call.args[0] if call.args else next(
+                    (k.value for k in call.keywords if k.arg in (keyword, "spec")), None
+                )
+                if first is not None:
+                    if keyword is None:  # ``module_from_spec(spec)``: the spec's name
+                        first = ast.Attribute(first, "name", ast.Load())
+                    return _module_key(first, tree, env, depth + 1)
+    elif isinstance(node, ast.Name):
+        bound = _only_binding(tree, node.id)
+        if isinstance(bound, (ast.For, ast.AsyncFor, ast.comprehension)):
+            items = bound.iter
+            if isinstance(items, ast.Name):
+                held = _only_binding(tree, items.id)
+                items = held.value if isinstance(held, ast.Assign) else None
+            if isinstance(items, (ast.List, ast.Tuple, ast.Set)) and items.elts:
+                values = [_string(e, env) for e in items.elts]
+                if None not in values:
+                    return "known", frozenset(values)  # type: ignore[arg-type]
+    return "unknown", frozenset()
+
+
+def _package_getattrs(paths: Sequence[str], target_modules: Iterable[str], read) -> list:
+    """``(module, path, line, kind, what)`` for each module ``__getattr__`` (PEP 562: a
+    ``def __getattr__`` or a name ``__getattr__`` bound at its top level) of a package of
+    the run above a module holding the function (an in-tree fork's
+    ``verl/trainer/__init__.py``; trial 26i, I-B8): ``from verl.trainer import
+    constants_ppo`` asks the package's attribute first, so such a hook may serve the
+    submodule (a kept legacy module whose function takes no config) before the file is
+    imported. ``module`` is ``"*"``: every call may go through it.
+
+    Args:
+        paths: every file of the run.
+        target_modules: the modules holding the function.
+        read: ``path -> bytes`` (the run's snapshot's).
+
+    Raises:
+        Nothing: a file that cannot be read or parsed is left out.
+    """
+    out = []
+    targets = tuple(target_modules)
+    for path in paths:
+        path = os.fspath(path)
+        if not path.endswith("__init__.py"):
+            continue
+        try:
+            data = read(path)
+        except (OSError, ValueError):
+            continue
+        if b"__getattr__" not in data:
+            continue
+        package = module_name(path)
+        if not any(t.startswith(package + ".") for t in targets):
+            continue
+        tree = parse_file(path, data)
+        for node in getattr(tree, "body", ()):
+            defines = isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == "__getattr__"
+            binds = isinstance(node, ast.Assign) and any(
+                isinstance(t, ast.Name) and t.id == "__getattr__" for target in node.targets for t in _flat(target)
+            )
+            if defines or binds:
+                out.append(("*", path, node.lineno, "rebound", (
+                    f"defines a module `__getattr__` of `{package}` (PEP 562), which may serve its submodule "
+                    "holding the runtime function with one taking no config"
+                )))
+    return out
 
 
 #: a patcher given two names: ``mock.patch.object(mod, attr, ...)``, ``setattr(o, name, v)``
@@ -3517,11 +3926,11 @@ def _running_module(owner: ast.expr, tree: ast.AST) -> str | None:
     def of(node: ast.AST | None) -> str | None:
         if isinstance(node, ast.Subscript) and _namespace(node.value) == ("modules", None):
             key = node.slice
-            if isinstance(key, ast.Name):
-                return {"__name__": "<own>", "__package__": "<package>"}.get(key.id)
-            if isinstance(key, ast.Constant) and isinstance(key.value, str):
-                return key.value  # ``sys.modules["pkg.lib"]``: that module
-        return None
+            if isinstance(key, ast.Name) and key.id in ("__name__", "__package__"):
+                return {"__name__": "<own>", "__package__": "<package>"}[key.id]
+        # ``sys.modules["pkg.lib"]``, ``importlib.import_module("pkg.lib")``,
+        # ``__import__("pkg.lib", fromlist=["x"])``, ``sys.modules.get("pkg.lib")``: that module
+        return _module_by_name(node, None)
 
     found = of(owner)
     if found is not None or not isinstance(owner, ast.Name):
@@ -3732,7 +4141,9 @@ tree: ast.AST, text: str, targets: Iterable[str], path: str = "") -> Patch | Non
     names = through_names([data], targets, with_held=False)
     found = sorted(
         (line, kind, what)
-        for _, line, kind, what in _patches_in(tree, names, None, _is_test_file(path), generic=False)
+        for _, line, kind, what in _patches_in(
+            tree, names, None, _is_test_file(path), generic=False, own_module=module_name(path) if path else None
+        )
     )
     if ">>>" in text:  # the module's doctests are test code (:func:`doctest_tree`)
         doctests = doctest_tree(tree)
@@ -3775,7 +4186,8 @@ def _may_replace_own(tree: ast.AST, data: bytes, targets: Iterable[str]) -> bool
     imported: dict[str | None, str | None] | None = None
     names: set[str] = set()
     for r in found:
-        if r.name == "*" or r.space != "attribute" or r.module is not None or r.swapped is not None or r.owner is None:
+        if r.name == "*" or r.space != "attribute" or r.module is not None or r.swapped is not None or r.owner is None \
+                or _of_globals(r.owner):
             return True
         if imported is None:
             imported = _imported_modules(tree)
@@ -3843,11 +4255,77 @@ def _dotted(node: ast.AST | None) -> str | None:
     return ".".join([node.id, *reversed(parts)])
 
 
+def _module_by_name(node: ast.AST | None, env: dict[str, str] | None) -> str | None:
+    """The module an expression gives by its name at run time, when a string names it
+    (trial 26i, I-B3): ``importlib.import_module("pkg.lib")`` (not a relative name),
+    ``__import__("pkg.lib", fromlist=[...])`` (``"pkg"`` without a ``fromlist``: the top
+    package is what it returns), ``sys.modules["pkg.lib"]`` and
+    ``sys.modules.get("pkg.lib")``; else ``None``.
+
+    Args:
+        node: any expression, or ``None``.
+        env: the file's strings (:func:`string_env`), or ``None``.
+
+    Raises:
+        Nothing.
+    """
+    if isinstance(node, ast.Subscript) and _namespace(node.value) == ("modules", None):
+        text = _string(node.slice, env)
+    elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "get" \
+            and _namespace(node.func.value) == ("modules", None) and node.args:
+        text = _string(node.args[0], env)
+    elif isinstance(node, ast.Call) and _last(node.func) in BY_NAME:
+        first = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == "name"), None)
+        text = _string(first, env)
+        if text and _last(node.func) == "__import__":
+            fromlist = node.args[3] if len(node.args) > 3 else next(
+                (k.value for k in node.keywords if k.arg == "fromlist"), None
+            )
+            empty = fromlist is None or (isinstance(fromlist, (ast.List, ast.Tuple)) and not fromlist.elts) \
+                or (isinstance(fromlist, ast.Constant) and not fromlist.value)
+            if empty:
+                text = text.split(".", 1)[0]
+    else:
+        return None
+    if not text or not all(part.isidentifier() for part in text.split(".")):
+        return None
+    return text
+
+
+def _by_name_bindings(tree: ast.AST, nodes: _Nodes) -> dict[str, str]:
+    """The names ``tree`` binds once, by an ``=`` and no other way, to a module given by
+    its name (:func:`_module_by_name`): ``{"_T": "verl.trainer.constants_ppo"}`` for
+    ``_T = importlib.import_module("verl.trainer.constants_ppo")`` (trial 26i, I-B3):
+    read as an import is."""
+    candidates: dict[str, str | None] = {}
+    env: dict[str, str] | None = None
+    for node in nodes.assigns:
+        if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)):
+            continue
+        value = node.value
+        if not (
+            isinstance(value, ast.Subscript)
+            or (isinstance(value, ast.Call) and _last(value.func) in (*BY_NAME, "get"))
+        ):
+            continue
+        if env is None:
+            env = string_env(tree)
+        module = _module_by_name(value, env)
+        if module is not None:
+            name = node.targets[0].id
+            candidates[name] = module if name not in candidates else None
+    return {
+        name: module for name, module in candidates.items()
+        if module is not None and isinstance(_only_binding(tree, name), ast.Assign)
+    }
+
+
 def _imported_modules(tree: ast.AST) -> dict[str | None, str | None]:
     """What names a module may be reached by in ``tree``: ``{"lib": "pkg.lib"}`` for
     ``import pkg.lib as lib`` or ``from pkg import lib``; ``{"pkg.lib": "pkg.lib"}`` for
-    ``import pkg.lib``. A name bound twice maps to ``None`` (any). Made once a tree: the
-    answer is shared, not to be changed."""
+    ``import pkg.lib``; ``{"lib": "pkg.lib"}`` for ``lib = importlib.import_module("pkg.lib")``
+    (and the other forms of :func:`_by_name_bindings`). A name bound twice maps to ``None``
+    (any). Made once a tree: the answer is shared, not to be changed."""
     nodes = _nodes(tree)
     if nodes.bound_modules is not None:
         return nodes.bound_modules
@@ -3868,6 +4346,8 @@ def _imported_modules(tree: ast.AST) -> dict[str | None, str | None]:
         elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
             for alias in node.names:
                 bind(alias.asname or alias.name, f"{node.module}.{alias.name}")
+    for name, module in _by_name_bindings(tree, nodes).items():  # ``_T = import_module("...")``
+        bind(name, module)
     nodes.bound_modules = out
     return out
 
