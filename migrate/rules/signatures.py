@@ -431,6 +431,25 @@ class _MappedTree(_DiskTree):
         return module_file(self.root, rest, fs)
 
 
+class _LoneFileTree(_DiskTree):
+    """One file read as one module of a package (trial 26i, I-B5: ``patches/constants_ppo.py``
+    copied over ``verl/trainer/constants_ppo.py``): ``import module`` loads ``path``; no other
+    module is found (an import from elsewhere is outside the file).
+
+    Args:
+        path: the file (absolute).
+        module: the dotted module it stands for, e.g. ``"verl.trainer.constants_ppo"``.
+    """
+
+    def __init__(self, path: str, module: str) -> None:
+        super().__init__(Path(path).parent)
+        self.path = Path(path)
+        self.module = module
+
+    def module_file(self, module: str) -> Path | None:
+        return self.path if module == self.module else None
+
+
 class _ArchiveTree:
     """The Python files of a zip archive on ``sys.path``, read in memory
     (:meth:`ppo_migrate.project.filesystem.FileSystem.archive_members`): ``import a.b``
@@ -1276,6 +1295,9 @@ class SignatureResolver:
         shadowing = self._script_folder_copy(root, directory, top, module, name)
         if shadowing is None and verl and answer.certain:
             shadowing = self._renamed_copy(root, top, module, name, answer)
+        if shadowing is None and verl and answer.certain:
+            # trial 26i (I-B5): a lone ``patches/constants_ppo.py`` copied over verl's module
+            shadowing = self._lone_module_file(root, top, module, name, answer)
         if shadowing is not None:
             return shadowing
         if verl and answer.source == "unknown" and answer.accepts_config and not answer.certain:
@@ -1638,6 +1660,61 @@ class SignatureResolver:
             )
             remedy = "update or remove that copy, or run with --use-ppo-runtime"
             places = found.why.lines[:1] if found.why is not None else ()
+            why = Reason("uncertain-definition", reason, places)
+            return CalleeInEffect(
+                True, answer.source, answer.where, answer.detail, reason, remedy, why, certain=False
+            )
+        return None
+
+    def _lone_module_file(
+        self, root: Path, top: str, module: str, name: str, answer: CalleeInEffect
+    ) -> CalleeInEffect | None:
+        """``answer`` made uncertain (an unsafe fix) when a file of the repository named as
+        ``module``'s own file, in no copy of ``top``, defines ``name`` taking no config, else
+        ``None`` (trial 26i, I-B5).
+
+        Rule: a hotfix kept as a lone ``patches/constants_ppo.py`` is put in the place of
+        ``verl/trainer/constants_ppo.py`` when the project runs (a launcher copying the
+        installed verl with ``shutil.copytree``, the file over its module with ``shutil.copy``,
+        then ``sys.path.insert``; a ``__path__`` entry or an import hook naming its folder):
+        what puts it there cannot be read in general and leaves nothing in a fresh clone, so
+        the file is recognised by its name (:func:`ppo_migrate.project.tree.lone_module_files`)
+        and counts only when its module body defines ``name`` with a plain ``def`` that takes
+        no config (:func:`_definition`; one in an ``if``/``try`` block counts too). A file that
+        only imports ``name`` (a project's wrapper module re-exporting verl's), binds it
+        otherwise or defines it with a config is no replacement: ``None``. The renamed-copy rule
+        (:meth:`_renamed_copy`) is asked first, and this one in the same cases (a release or an
+        in-tree copy decided, certainly).
+
+        Args:
+            root: the repository's root (:meth:`_repository`).
+            top: the top-level package (``"verl"``).
+            module: the callee's module, e.g. ``"verl.trainer.constants_ppo"``.
+            name: the callee, e.g. ``"get_ppo_ray_runtime_env"``.
+            answer: the answer so far (it accepts a config, certainly).
+        """
+        from ppo_migrate.project.tree import lone_module_files, repository_listing
+
+        listing = repository_listing(root, self.respect_gitignore)
+        shown_module = "/".join(module.split(".")) + ".py"
+        for path in lone_module_files(listing, top, module):
+            found = _find(_LoneFileTree(path, module), module, name, 0) or ()
+            own = [d for d in found if isinstance(d, Definition) and d.path == path]
+            refusing = [d for d in own if not d.accepts(self.keyword)]
+            if not refusing:
+                continue
+            read = self._read([], module, name, "in-tree", True, refusing[:1])
+            if read is None or read.accepts_config:  # not reached: ``refusing`` refuses
+                continue
+            shown = display_path(path)
+            reason = (
+                f"{read.reason}: `{shown}` is named as {top}'s module `{shown_module}` but lies in no "
+                f"copy of {top}, besides the {top} that `{answer.where}` names; if anything puts it in "
+                f"that module's place when the project runs (copied over a copy of {top} made by the "
+                "launcher, a `__path__` entry, an import hook), passing the config raises TypeError"
+            )
+            remedy = "update or remove that file, or run with --use-ppo-runtime"
+            places = read.why.lines[:1] if read.why is not None else ()
             why = Reason("uncertain-definition", reason, places)
             return CalleeInEffect(
                 True, answer.source, answer.where, answer.detail, reason, remedy, why, certain=False

@@ -1,0 +1,199 @@
+"""Trial 26i, family 1: a lone module file put in the place of verl's at run time.
+
+I-B5: the project declares ``verl>=0.9.0`` (the installed verl takes a config) and keeps a
+hotfix as a lone ``patches/constants_ppo.py`` whose ``get_ppo_ray_runtime_env`` takes no
+config. When the project runs, a copy of the installed verl is made (``shutil.copytree`` of
+``find_spec("verl")``'s folder in the launcher, ``cp -r`` in a launch script), the hotfix is
+copied over its ``trainer/constants_ppo.py`` and the copy is put first on ``sys.path``. The
+tool took the pin's verl as certain (``PPO001 [*]``), and the fixed call raised ``TypeError``.
+Now a file named as the module, in no copy of verl, that defines the function without a
+config makes the fix unsafe, naming that file's definition
+(:meth:`ppo_migrate.rules.signatures.SignatureResolver._lone_module_file`).
+
+Every project is *run*: before (in a copy, so what the entry leaves behind is not seen by the
+tool), after a plain ``apply`` and after ``apply --thread-config``; the oracle, the call
+rewritten by hand in a copy, fails with ``TypeError``. The installed verl (on ``PYTHONPATH``)
+takes a config, as the pin says.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from cli_helpers import run_cli, verl_stub
+
+from ppo_migrate.project.tree import lone_module_files, repository_listing
+
+PIN = '[project]\nname = "proj"\nversion = "0"\ndependencies = ["verl>=0.9.0", "omegaconf"]\n'
+#: the hotfix's definition sits on line 4, so that a reason naming line 1 would fail
+OLD = "import os\n\n\ndef get_ppo_ray_runtime_env():\n    return {'env_vars': {'CUDA_DEVICE_MAX_CONNECTIONS': '1'}}\n"
+#: the installed verl: takes a config (verl >= 0.9.0)
+INSTALLED = "def get_ppo_ray_runtime_env(config=None):\n    return {'env_vars': {}}\n"
+MODULE_ENTRY = (
+    "import boot  # noqa: F401\n"
+    "from omegaconf import OmegaConf\n"
+    "from verl.trainer import constants_ppo as cp\n\n\n"
+    "def main(config):\n    env = cp.get_ppo_ray_runtime_env()\n    assert 'env_vars' in env\n    print('OK')\n\n\n"
+    "if __name__ == '__main__':\n    main(OmegaConf.create({'trainer': {'n_gpus_per_node': 1}}))\n"
+)
+NAME_ENTRY = (
+    "from omegaconf import OmegaConf\n"
+    "from verl.trainer.constants_ppo import get_ppo_ray_runtime_env\n\n\n"
+    "def main(config):\n    env = get_ppo_ray_runtime_env()\n    assert 'env_vars' in env\n    print('OK')\n\n\n"
+    "if __name__ == '__main__':\n    main(OmegaConf.create({'trainer': {'n_gpus_per_node': 1}}))\n"
+)
+
+#: trial 26i's scratch/h1 launcher: the hotfix named by its path
+COPY_BOOT = (
+    '"""Hotfix overlay: run the installed verl with our patched files on top."""\n'
+    "import importlib.util\nimport pathlib\nimport shutil\nimport sys\n\n"
+    "ROOT = pathlib.Path(__file__).resolve().parent\n"
+    "_src = pathlib.Path(importlib.util.find_spec('verl').submodule_search_locations[0])\n"
+    "_dst = ROOT / '.overlay' / 'verl'\n"
+    "shutil.rmtree(_dst, ignore_errors=True)\n"
+    "shutil.copytree(_src, _dst)\n"
+    "shutil.copy(ROOT / 'patches' / 'constants_ppo.py', _dst / 'trainer' / 'constants_ppo.py')\n"
+    "sys.path.insert(0, str(_dst.parent))\n"
+)
+#: every file of a hotfix folder copied over the module of the same name: none is named
+GLOB_BOOT = (
+    "import importlib.util\nimport pathlib\nimport shutil\nimport sys\nimport tempfile\n\n"
+    "_src = pathlib.Path(importlib.util.find_spec('verl').submodule_search_locations[0])\n"
+    "_stage = pathlib.Path(tempfile.mkdtemp(prefix='overlay-'))\n"
+    "shutil.copytree(_src, _stage / 'verl')\n"
+    "for _p in (pathlib.Path(__file__).resolve().parent / 'hotfix' / 'trainer_fixes').glob('*.py'):\n"
+    "    shutil.copy(_p, _stage / 'verl' / 'trainer' / _p.name)\n"
+    "sys.path.insert(0, str(_stage))\n"
+)
+#: the same in a launch script
+RUN_SH = (
+    "set -e\nrm -rf .overlay && mkdir -p .overlay\n"
+    "cp -r \"$(python -c 'import importlib.util; print(importlib.util.find_spec(\"verl\").submodule_search_locations[0])')\" "
+    ".overlay/verl\n"
+    "cp ops/constants_ppo.py .overlay/verl/trainer/constants_ppo.py\n"
+    "PYTHONPATH=$PWD/.overlay:$PYTHONPATH python train.py\n"
+)
+
+#: name -> (files, entry command, calling file, the hotfix)
+PROJECTS: dict[str, tuple[dict[str, str], str, str, str]] = {
+    "I-B5 shutil.copy over a run-time copy of verl": (
+        {"boot.py": COPY_BOOT, "train.py": MODULE_ENTRY, "patches/constants_ppo.py": OLD, ".gitignore": ".overlay/\n"},
+        "python train.py", "train.py", "patches/constants_ppo.py",
+    ),
+    "I-B5b a hotfix folder copied file by file": (
+        {"train.py": GLOB_BOOT + NAME_ENTRY, "hotfix/trainer_fixes/constants_ppo.py": OLD},
+        "python train.py", "train.py", "hotfix/trainer_fixes/constants_ppo.py",
+    ),
+    "I-B5c cp in a launch script": (
+        {"run.sh": RUN_SH, "train.py": NAME_ENTRY, "ops/constants_ppo.py": OLD, ".gitignore": ".overlay/\n"},
+        "bash run.sh", "train.py", "ops/constants_ppo.py",
+    ),
+}
+
+LONE = (
+    "PPO001 `{call}` called without the config in scope; pass `config` (unsafe fix: `{hotfix}:4` "
+    "defines `get_ppo_ray_runtime_env()` without a config parameter (pre verl PR #6976): `{hotfix}` "
+    "is named as verl's module `verl/trainer/constants_ppo.py` but lies in no copy of verl, besides "
+    "the verl that `pyproject.toml:4 verl>=0.9.0` names; if anything puts it in that module's place "
+    "when the project runs (copied over a copy of verl made by the launcher, a `__path__` entry, an "
+    "import hook), passing the config raises TypeError; update or remove that file, or run with "
+    "--use-ppo-runtime)"
+)
+
+
+def _write(root: Path, files: dict[str, str]) -> Path:
+    (root / ".git").mkdir(parents=True)
+    for name, text in {"pyproject.toml": PIN, **files}.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    return root
+
+
+def _run(root: Path, command: str, site: Path) -> subprocess.CompletedProcess[str]:
+    """The entry as the project runs it: ``python`` is this interpreter, the installed verl
+    (taking a config) is ``site``."""
+    env = dict(os.environ)
+    env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
+    env["PYTHONPATH"] = str(site)
+    env.pop("PYTHONSAFEPATH", None)
+    return subprocess.run(command, shell=True, cwd=root, env=env, capture_output=True, text=True, timeout=120)
+
+
+def _concise(root: Path) -> list[str]:
+    proc = run_cli("check", "--output-format", "concise", "--show-notices", ".", cwd=root)
+    return [line for line in proc.stdout.splitlines() if ": PPO00" in line]
+
+
+@pytest.mark.parametrize("name", sorted(PROJECTS))
+def test_a_lone_module_file_put_over_verl_s_is_never_given_a_config(name: str, tmp_path: Path) -> None:
+    files, command, caller, hotfix = PROJECTS[name]
+    root = _write(tmp_path / "proj", files)
+    site = verl_stub(tmp_path / "site", INSTALLED)
+    call = "cp.get_ppo_ray_runtime_env()" if "cp." in files[caller] else "get_ppo_ray_runtime_env()"
+    line = files[caller].splitlines().index(f"    env = {call}") + 1
+    assert _concise(root) == [f"{caller}:{line}:11: {LONE.format(call=call, hotfix=hotfix)}"]
+
+    before = tmp_path / "before"  # what the entry leaves behind is not the tool's to see
+    shutil.copytree(root, before)
+    proc = _run(before, command, site)
+    assert (proc.returncode, proc.stdout.strip()) == (0, "OK"), proc.stderr
+    oracle = tmp_path / "oracle"  # the fix made by hand: the hotfix is the module in effect
+    shutil.copytree(root, oracle)
+    text = (oracle / caller).read_text()
+    (oracle / caller).write_text(text.replace(call, call.replace("()", "(config)")))
+    proc = _run(oracle, command, site)
+    assert proc.returncode != 0 and "TypeError: get_ppo_ray_runtime_env() takes 0 positional arguments" in proc.stderr
+
+    text = (root / caller).read_text()
+    for extra in ((), ("--thread-config",)):
+        run_cli("apply", *extra, ".", cwd=root)
+        assert (root / caller).read_text() == text
+        proc = _run(root, command, site)
+        assert (proc.returncode, proc.stdout.strip()) == (0, "OK"), proc.stderr
+        shutil.rmtree(root / ".overlay", ignore_errors=True)  # the next apply sees a fresh clone
+
+
+@pytest.mark.parametrize(
+    "hotfix",
+    [
+        # the hotfix takes a config: nothing to refuse
+        "def get_ppo_ray_runtime_env(config=None):\n    return {'env_vars': {}}\n",
+        # a project's wrapper module of the same name that re-exports verl's: no replacement
+        "from verl.trainer.constants_ppo import get_ppo_ray_runtime_env\n\n__all__ = ['get_ppo_ray_runtime_env']\n",
+        # a module of the same name binding other functions only
+        "def get_ppo_ray_runtime_env_legacy():\n    return {}\n",
+    ],
+)
+def test_a_lone_module_file_that_is_no_zero_argument_definition_keeps_the_safe_fix(
+    hotfix: str, tmp_path: Path
+) -> None:
+    root = _write(tmp_path / "proj", {"train.py": NAME_ENTRY, "patches/constants_ppo.py": hotfix})
+    assert _concise(root) == [
+        "train.py:6:11: PPO001 [*] `get_ppo_ray_runtime_env()` called without the config in scope; pass `config`"
+    ]
+
+
+def test_lone_module_files_leave_copies_and_verl_s_own_modules_to_their_rules(tmp_path: Path) -> None:
+    """Only files named as the module outside any copy: ``X/trainer/constants_ppo.py`` is a
+    (renamed) copy's module, ``verl/...`` is verl's own tree, test data is not walked."""
+    root = _write(tmp_path / "proj", {
+        "patches/constants_ppo.py": OLD,
+        "constants_ppo.py": OLD,
+        "third_party/rlcore/trainer/constants_ppo.py": OLD,
+        "trainer/constants_ppo.py": OLD,
+        "verl/utils/constants_ppo.py": OLD,
+        "vendor/verl/legacy/constants_ppo.py": OLD,
+        "fixtures/case/constants_ppo.py": OLD,
+        "patches/main_ppo.py": OLD,
+    })
+    listing = repository_listing(root)
+    module = "verl.trainer.constants_ppo"
+    found = [os.path.relpath(p, root) for p in lone_module_files(listing, "verl", module)]
+    assert found == ["constants_ppo.py", os.path.join("patches", "constants_ppo.py")]
+    assert lone_module_files(listing, "verl", "verl.constants_ppo") == []  # ``X/constants_ppo.py``: renamed
+    assert lone_module_files(listing, "other", module) == []
