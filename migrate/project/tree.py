@@ -365,7 +365,12 @@ def lone_module_files(listing: Listing, package: str, module: str) -> list[str]:
     Files judged as part of a copy are not among them: those whose folders spell the module's
     package path (``X/trainer/constants_ppo.py``: :func:`package_copies`,
     :func:`nested_copies`, :func:`renamed_copies`) and those inside a folder named
-    ``package`` (``verl/utils/constants_ppo.py`` is another module of verl's own tree).
+    ``package`` (``verl/utils/constants_ppo.py`` is another module of verl's own tree). Nor
+    are fakes under a folder of test doubles (:data:`DOUBLES_FOLDERS`:
+    ``tests/fakes/constants_ppo.py``): the doubles table of :mod:`ppo_migrate.rules.patches`
+    reads how the tests load them (``SourceFileLoader``, ``spec_from_file_location``,
+    ``sys.modules``) and names that line; a fake the tests load otherwise breaks the tests,
+    not the trainer.
 
     Args:
         listing: a :func:`repository_listing` (only the folders it walked: test data,
@@ -390,8 +395,11 @@ def _search_lone(listing: Listing, package: str, module: str) -> list[str]:
     for directory, names in listing.folders.items():
         if file_name not in names or directory.endswith(holder):
             continue  # ``X/trainer/constants_ppo.py``: a copy's module (the copies' rules)
-        if package in relative_parts(directory, listing.root):
+        parts_below = relative_parts(directory, listing.root)
+        if package in parts_below:
             continue  # verl's own tree, or a copy named ``package``: its other modules
+        if DOUBLES_FOLDERS.intersection(parts_below):
+            continue  # a test's fake: the doubles table reads how the tests load it
         found.append(os.path.join(directory, file_name))
     return found
 

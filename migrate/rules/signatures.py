@@ -46,7 +46,10 @@ script (the script's folder is first on ``sys.path``): for a call under ``P`` it
 (PPO005, :meth:`SignatureResolver._script_folder_copy`, whatever decided), elsewhere it is a
 stray copy; and a folder of another name holding verl's module and function
 (``third_party/rlcore/``, linked or copied as ``verl`` at run time) is recognised by its
-content (:meth:`SignatureResolver._renamed_copy`): taking no config, the fix is unsafe.
+content (:meth:`SignatureResolver._renamed_copy`): taking no config, the fix is unsafe. Trial
+26i: so is a lone file named as verl's module, in no copy of verl and no folder of test doubles
+(``patches/constants_ppo.py``, copied over a copy of verl the launcher makes at run time),
+that defines the function without a config (:meth:`SignatureResolver._lone_module_file`).
 
 Each answer carries a structured :class:`ppo_migrate.diagnostics.Reason` (``why``)
 naming its kind and the definition's or pin's file and line.
@@ -1682,7 +1685,9 @@ class SignatureResolver:
         and counts only when its module body defines ``name`` with a plain ``def`` that takes
         no config (:func:`_definition`; one in an ``if``/``try`` block counts too). A file that
         only imports ``name`` (a project's wrapper module re-exporting verl's), binds it
-        otherwise or defines it with a config is no replacement: ``None``. The renamed-copy rule
+        otherwise or defines it with a config is no replacement: ``None``; a fake under a
+        folder of test doubles is the doubles table's (:mod:`ppo_migrate.rules.patches` names
+        the line that loads it). The renamed-copy rule
         (:meth:`_renamed_copy`) is asked first, and this one in the same cases (a release or an
         in-tree copy decided, certainly).
 

@@ -180,7 +180,8 @@ def test_a_lone_module_file_that_is_no_zero_argument_definition_keeps_the_safe_f
 
 def test_lone_module_files_leave_copies_and_verl_s_own_modules_to_their_rules(tmp_path: Path) -> None:
     """Only files named as the module outside any copy: ``X/trainer/constants_ppo.py`` is a
-    (renamed) copy's module, ``verl/...`` is verl's own tree, test data is not walked."""
+    (renamed) copy's module, ``verl/...`` is verl's own tree, test data is not walked, a fake
+    under ``tests/`` is the doubles table's (it names the line loading it)."""
     root = _write(tmp_path / "proj", {
         "patches/constants_ppo.py": OLD,
         "constants_ppo.py": OLD,
@@ -189,6 +190,7 @@ def test_lone_module_files_leave_copies_and_verl_s_own_modules_to_their_rules(tm
         "verl/utils/constants_ppo.py": OLD,
         "vendor/verl/legacy/constants_ppo.py": OLD,
         "fixtures/case/constants_ppo.py": OLD,
+        "tests/fakes/constants_ppo.py": OLD,
         "patches/main_ppo.py": OLD,
     })
     listing = repository_listing(root)
