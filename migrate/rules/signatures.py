@@ -756,6 +756,179 @@ def _overlaid(root: Path, module: str) -> Unreadable | None:
     return None
 
 
+def _fold_name(node: ast.AST | None, package: str, constants: dict[str, str]) -> str | None:
+    """The string ``node`` evaluates to in the ``__init__.py`` of ``package``, or ``None``:
+    string constants, ``__name__``/``__package__``/``__spec__.name`` (the package's dotted
+    name), module-level names bound once to such a string (``constants``), f-strings and
+    ``+`` of those."""
+    if isinstance(node, ast.Constant):
+        return node.value if isinstance(node.value, str) else None
+    if isinstance(node, ast.Name):
+        if node.id in ("__name__", "__package__"):
+            return package
+        return constants.get(node.id)
+    if isinstance(node, ast.Attribute) and node.attr == "name" and isinstance(node.value, ast.Name) \
+            and node.value.id == "__spec__":
+        return package
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        left, right = _fold_name(node.left, package, constants), _fold_name(node.right, package, constants)
+        return None if left is None or right is None else left + right
+    if isinstance(node, ast.JoinedStr):
+        pieces = []
+        for value in node.values:
+            if isinstance(value, ast.FormattedValue):
+                if value.format_spec is not None or value.conversion not in (-1, ord("s")):
+                    return None
+                value = value.value
+            piece = _fold_name(value, package, constants)
+            if piece is None:
+                return None
+            pieces.append(piece)
+        return "".join(pieces)
+    return None
+
+
+def _module_writes(tree: ast.Module, package: str) -> list[tuple[int, str, str | None, bool]]:
+    """The writes to ``sys.modules`` in a package's ``__init__.py``: ``(line, form, key,
+    known)`` with ``key`` the folded key (:func:`_fold_name`) and ``known`` whether it could
+    be folded (``sys.modules.update(mapping)`` and ``|=`` of a non-literal: not known)."""
+    sys_names: set[str] = set()
+    modules_names: set[str] = set()
+    constants: dict[str, str] = {}
+    for stmt in tree.body:
+        if isinstance(stmt, ast.Import):
+            sys_names.update(a.asname or a.name for a in stmt.names if a.name == "sys")
+        elif isinstance(stmt, ast.ImportFrom) and stmt.module == "sys" and not stmt.level:
+            modules_names.update(a.asname or a.name for a in stmt.names if a.name == "modules")
+        elif isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
+            value = _fold_name(stmt.value, package, constants)
+            if value is not None and stmt.targets[0].id not in constants:
+                constants[stmt.targets[0].id] = value
+    if not sys_names and not modules_names:
+        return []
+
+    def is_modules(node: ast.AST) -> bool:
+        if isinstance(node, ast.Name):
+            return node.id in modules_names
+        return isinstance(node, ast.Attribute) and node.attr == "modules" and isinstance(node.value, ast.Name) \
+            and node.value.id in sys_names
+
+    def keyed(line: int, form: str, key: ast.AST | None) -> tuple[int, str, str | None, bool]:
+        folded = _fold_name(key, package, constants) if key is not None else None
+        return (line, form, folded, folded is not None)
+
+    writes: list[tuple[int, str, str | None, bool]] = []
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Assign, ast.AnnAssign)):
+            for target in node.targets if isinstance(node, ast.Assign) else [node.target]:
+                if isinstance(target, ast.Subscript) and is_modules(target.value):
+                    writes.append(keyed(node.lineno, "sys.modules[...] =", target.slice))
+        elif isinstance(node, ast.AugAssign) and is_modules(node.target):
+            if isinstance(node.value, ast.Dict) and all(k is not None for k in node.value.keys):
+                writes.extend(keyed(node.lineno, "sys.modules |=", k) for k in node.value.keys)
+            else:
+                writes.append((node.lineno, "sys.modules |=", None, False))
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and is_modules(node.func.value):
+            method = node.func.attr
+            if method in ("__setitem__", "setdefault"):
+                writes.append(keyed(node.lineno, f"sys.modules.{method}", node.args[0] if node.args else None))
+            elif method == "update":
+                mapping = node.args[0] if node.args else None
+                if isinstance(mapping, ast.Dict) and all(k is not None for k in mapping.keys):
+                    writes.extend(keyed(node.lineno, "sys.modules.update", k) for k in mapping.keys)
+                elif mapping is not None:
+                    writes.append((node.lineno, "sys.modules.update", None, False))
+    return writes
+
+
+def _serves_own_submodules(hook: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """Whether a package's ``__getattr__`` only ever returns its own submodule of the name
+    asked (the lazy-import idiom: ``return importlib.import_module("." + name, __name__)``,
+    ``f".{name}"``, ``f"{__name__}.{name}"``) or raises: then the file is what it serves."""
+    params = [*hook.args.posonlyargs, *hook.args.args]
+    if not params:
+        return False
+    asked = params[0].arg
+
+    def own(arg: ast.AST) -> bool:
+        folded = _fold_name(arg, "\x00pkg", {asked: "\x00name"})
+        return folded in (".\x00name", "\x00pkg.\x00name")
+
+    for node in ast.walk(hook):
+        if not isinstance(node, ast.Return):
+            continue
+        value = node.value
+        if not isinstance(value, ast.Call) or not value.args:
+            return False
+        func = value.func
+        called = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+        if called != "import_module" or not own(value.args[0]):
+            return False
+    return True
+
+
+def _served_elsewhere(root: Path, module: str) -> Unreadable | None:
+    """A package on the way to ``module`` under ``root`` whose ``__init__.py`` may serve
+    another module in its place (trial 26i, family 1), else ``None``:
+
+    * I-B7: a write to ``sys.modules`` (``sys.modules[K] = M``, ``__setitem__``,
+      ``setdefault``, ``update``, ``|=``) whose key is ``module`` or a package on its way
+      (``f"{__name__}.constants_ppo"``, ``__name__ + ".constants_ppo"``,
+      ``sys.modules[__name__] = _Lazy(...)``), or cannot be folded (:func:`_fold_name`): the
+      import system returns that entry and never reads the file;
+    * I-B8: a module ``__getattr__`` (PEP 562; a ``def`` or an assignment) in a package on the
+      way that may return something else than its own submodule of the name asked
+      (:func:`_serves_own_submodules`): ``from verl.trainer import constants_ppo`` asks the
+      package's attribute first, and only imports the file when that fails.
+
+    The files are read with :mod:`ast`, parsed only when their text names ``modules`` or
+    ``__getattr__``; verl's own ``__init__.py`` files (0.8.0, 0.9.0) hold neither.
+
+    Args:
+        root: the install root (the directory holding the top-level package).
+        module: the dotted module, e.g. ``"verl.trainer.constants_ppo"``.
+    """
+    parts = module.split(".")
+    fs = _fs()
+    for i in range(1, len(parts)):
+        init = root.joinpath(*parts[:i], "__init__.py")
+        if not fs.is_file(init):
+            continue
+        try:
+            text = _read_text(init, errors="replace")
+        except OSError:
+            continue
+        if "modules" not in text and "__getattr__" not in text:
+            continue
+        tree = _parse(init)
+        if tree is None:
+            continue
+        package = ".".join(parts[:i])
+        for line, form, key, known in _module_writes(tree, package):
+            if not known or key == module or module.startswith(f"{key}."):
+                shown = f"`{key}`" if known else "a name the tool cannot evaluate"
+                return Unreadable(
+                    str(init), line,
+                    f"a `sys.modules` entry (`{form}`, under {shown}) that decides which "
+                    f"`{parts[-1]}` is imported",
+                )
+        for stmt in _top_level(tree.body):
+            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) and stmt.name == "__getattr__":
+                if _serves_own_submodules(stmt):
+                    continue
+            elif not (isinstance(stmt, (ast.Assign, ast.AnnAssign)) and any(
+                isinstance(t, ast.Name) and t.id == "__getattr__"
+                for t in (stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target])
+            )):
+                continue
+            return Unreadable(
+                str(init), stmt.lineno,
+                f"a module `__getattr__` of `{package}` that may serve `{parts[i]}` in place of "
+                "its file",
+            )
+    return None
+
+
 def _find(root: _DiskTree | _ArchiveTree, module: str, name: str, depth: int) -> Found | None:
     """:func:`find_definitions` in the install root (or archive, or mapped folder) ``root``."""
     if type(root) is _DiskTree:  # an install root on disk (trial 26b): what the path finder
@@ -769,6 +942,10 @@ def _find(root: _DiskTree | _ArchiveTree, module: str, name: str, depth: int) ->
     path = root.module_file(module)
     if path is None:
         return None
+    if type(root) is _DiskTree:  # trial 26i (I-B7, I-B8): the package serves another module
+        served = _served_elsewhere(root.root, module)
+        if served is not None:
+            return (served,)
     if depth > _MAX_REEXPORTS:
         return (Unreadable(str(path), 1, "a chain of re-exports too long to follow"),)
     tree = root.parse(path)

@@ -199,3 +199,107 @@ def test_lone_module_files_leave_copies_and_verl_s_own_modules_to_their_rules(tm
     assert found == ["constants_ppo.py", os.path.join("patches", "constants_ppo.py")]
     assert lone_module_files(listing, "verl", "verl.constants_ppo") == []  # ``X/constants_ppo.py``: renamed
     assert lone_module_files(listing, "other", module) == []
+
+
+# -- I-B7, I-B8: an in-tree fork's package serves another module in the file's place --------
+
+FORK_NEW = "def get_ppo_ray_runtime_env(config=None):\n    return {'env_vars': {}}\n"
+FORK_OLD = "def get_ppo_ray_runtime_env():\n    return {'env_vars': {'CUDA_DEVICE_MAX_CONNECTIONS': '1'}}\n"
+FROM_PACKAGE_ENTRY = NAME_ENTRY.replace(
+    "from verl.trainer.constants_ppo import get_ppo_ray_runtime_env\n", "from verl.trainer import constants_ppo\n"
+).replace("env = get_ppo_ray_runtime_env()", "env = constants_ppo.get_ppo_ray_runtime_env()")
+LAZY_INIT = (
+    "# Lab fork: lazy submodules; some names are served by our kept implementations.\n"
+    "import importlib\n\n_ALIASES = {'constants_ppo': '._constants_ppo_080'}\n\n\n"
+    "def __getattr__(name):\n    if name in _ALIASES:\n"
+    "        return importlib.import_module(_ALIASES[name], __name__)\n"
+    "    raise AttributeError(name)\n"
+)
+
+
+def _fork(init: str, legacy: str = "legacy") -> dict[str, str]:
+    """An in-tree fork whose ``constants_ppo.py`` takes a config, whose ``trainer/__init__.py``
+    is ``init`` and whose ``trainer/{legacy}.py`` does not take one."""
+    return {
+        "verl/__init__.py": "", "verl/trainer/__init__.py": init,
+        "verl/trainer/constants_ppo.py": FORK_NEW, f"verl/trainer/{legacy}.py": FORK_OLD,
+    }
+
+
+#: name -> (files, calling file, the line of the fork's ``__init__.py``, its reason's middle)
+FORKS: dict[str, tuple[dict[str, str], str, int, str]] = {
+    "I-B7 sys.modules[f'{__name__}.constants_ppo']": (
+        {**_fork("import sys\n\nfrom . import legacy\n\nsys.modules[f\"{__name__}.constants_ppo\"] = legacy\n"),
+         "train.py": NAME_ENTRY},
+        "train.py", 5,
+        "a `sys.modules` entry (`sys.modules[...] =`, under `verl.trainer.constants_ppo`) that decides which "
+        "`constants_ppo` is imported",
+    ),
+    "I-B7b sys.modules[__name__ + '.constants_ppo'] behind a constant": (
+        {**_fork("import sys as _sys\n\nfrom . import legacy\n\n_MOD = 'constants_ppo'\n"
+                 "_sys.modules.setdefault(__name__ + '.' + _MOD, legacy)\n"),
+         "train.py": NAME_ENTRY},
+        "train.py", 6,
+        "a `sys.modules` entry (`sys.modules.setdefault`, under `verl.trainer.constants_ppo`) that decides "
+        "which `constants_ppo` is imported",
+    ),
+    "I-B8 a lazy package __getattr__ serving a kept module": (
+        {**_fork(LAZY_INIT, "_constants_ppo_080"), "train.py": FROM_PACKAGE_ENTRY},
+        "train.py", 7,
+        "a module `__getattr__` of `verl.trainer` that may serve `constants_ppo` in place of its file",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(FORKS))
+def test_a_fork_package_serving_another_module_is_never_given_a_config(name: str, tmp_path: Path) -> None:
+    files, caller, line, middle = FORKS[name]
+    root = _write(tmp_path / "proj", files)
+    site = verl_stub(tmp_path / "site", INSTALLED)
+    call = "constants_ppo.get_ppo_ray_runtime_env()" if "constants_ppo." in files[caller] else "get_ppo_ray_runtime_env()"
+    row = files[caller].splitlines().index(f"    env = {call}") + 1
+    assert _concise(root) == [
+        f"{caller}:{row}:11: PPO005 `{call}` left as it is: `verl/trainer/__init__.py:{line}` binds "
+        f"`get_ppo_ray_runtime_env` by {middle}, so its signature cannot be read; make it a plain def, set "
+        "verl-version if it is a verl release, or run with --use-ppo-runtime"
+    ]
+
+    proc = _run(root, "python train.py", site)
+    assert (proc.returncode, proc.stdout.strip()) == (0, "OK"), proc.stderr
+    oracle = tmp_path / "oracle"  # the fix made by hand: the module served is the one in effect
+    shutil.copytree(root, oracle)
+    text = (oracle / caller).read_text()
+    (oracle / caller).write_text(text.replace(call, call.replace("()", "(config)")))
+    proc = _run(oracle, "python train.py", site)
+    assert proc.returncode != 0 and "TypeError: get_ppo_ray_runtime_env() takes 0 positional arguments" in proc.stderr
+
+    text = (root / caller).read_text()
+    for extra in ((), ("--thread-config",)):
+        run_cli("apply", *extra, ".", cwd=root)
+        assert (root / caller).read_text() == text
+        proc = _run(root, "python train.py", site)
+        assert (proc.returncode, proc.stdout.strip()) == (0, "OK"), proc.stderr
+
+
+@pytest.mark.parametrize(
+    "init",
+    [
+        # the lazy-import idiom serves the package's own file
+        "import importlib\n\n\ndef __getattr__(name):\n    if name in {'constants_ppo'}:\n"
+        "        return importlib.import_module('.' + name, __name__)\n    raise AttributeError(name)\n",
+        "import importlib\n\n\ndef __getattr__(name):\n    return importlib.import_module(f'{__name__}.{name}')\n",
+        # an entry under another module's name
+        "import sys\n\nfrom . import legacy\n\nsys.modules[__name__ + '.legacy_env'] = legacy\n",
+        # reading sys.modules is no write
+        "import sys\n\n_me = sys.modules[__name__]\n",
+    ],
+)
+def test_a_fork_package_serving_its_own_file_keeps_the_safe_fix(init: str, tmp_path: Path) -> None:
+    root = _write(tmp_path / "proj", {**_fork(init), "train.py": FROM_PACKAGE_ENTRY})
+    assert _concise(root) == [
+        "train.py:6:11: PPO001 [*] `constants_ppo.get_ppo_ray_runtime_env()` called without the config in "
+        "scope; pass `config`"
+    ]
+    run_cli("apply", ".", cwd=root)
+    proc = _run(root, "python train.py", verl_stub(tmp_path / "site", INSTALLED))
+    assert (proc.returncode, proc.stdout.strip()) == (0, "OK"), proc.stderr
