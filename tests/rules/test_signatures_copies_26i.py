@@ -26,7 +26,6 @@ from pathlib import Path
 
 import pytest
 from cli_helpers import run_cli, verl_stub
-
 from ppo_migrate.project.tree import lone_module_files, repository_listing
 
 PIN = '[project]\nname = "proj"\nversion = "0"\ndependencies = ["verl>=0.9.0", "omegaconf"]\n'
