@@ -49,7 +49,12 @@ stray copy; and a folder of another name holding verl's module and function
 content (:meth:`SignatureResolver._renamed_copy`): taking no config, the fix is unsafe. Trial
 26i: so is a lone file named as verl's module, in no copy of verl and no folder of test doubles
 (``patches/constants_ppo.py``, copied over a copy of verl the launcher makes at run time),
-that defines the function without a config (:meth:`SignatureResolver._lone_module_file`).
+that defines the function without a config (:meth:`SignatureResolver._lone_module_file`), and a
+Python file that writes a file named as the module at run time (``shutil.copy(SRC,
+<...>/constants_ppo.py)``) of content taking none or that cannot be read
+(:meth:`SignatureResolver._written_module`). A package on the module's way whose ``__init__.py``
+registers another module under its name in ``sys.modules`` or serves it from a ``__getattr__``
+makes the binding unreadable (:func:`_served_elsewhere`).
 
 Each answer carries a structured :class:`ppo_migrate.diagnostics.Reason` (``why``)
 naming its kind and the definition's or pin's file and line.
@@ -1478,6 +1483,9 @@ class SignatureResolver:
         if shadowing is None and verl and answer.certain:
             # trial 26i (I-B5): a lone ``patches/constants_ppo.py`` copied over verl's module
             shadowing = self._lone_module_file(root, top, module, name, answer)
+        if shadowing is None and verl and answer.certain:
+            # trial 26i (I-B5): ``shutil.copy(SRC, <...>/constants_ppo.py)`` at run time
+            shadowing = self._written_module(root, top, module, name, answer)
         if shadowing is not None:
             return shadowing
         if verl and answer.source == "unknown" and answer.accepts_config and not answer.certain:
@@ -1898,6 +1906,72 @@ class SignatureResolver:
             remedy = "update or remove that file, or run with --use-ppo-runtime"
             places = read.why.lines[:1] if read.why is not None else ()
             why = Reason("uncertain-definition", reason, places)
+            return CalleeInEffect(
+                True, answer.source, answer.where, answer.detail, reason, remedy, why, certain=False
+            )
+        return None
+
+    def _written_module(
+        self, root: Path, top: str, module: str, name: str, answer: CalleeInEffect
+    ) -> CalleeInEffect | None:
+        """``answer`` made uncertain (an unsafe fix) when a Python file of the repository
+        writes a file named as ``module``'s own file at run time (trial 26i, I-B5: a launcher
+        copying the installed verl to ``.overlay/verl``, then ``shutil.copy(ROOT / "patches" /
+        "ray_env.py", dst / "trainer" / "constants_ppo.py")``), else ``None``.
+
+        Rule (:func:`ppo_migrate.project.import_roots.module_writes`): a write whose source
+        evaluates to a file whose ``name`` takes a config is harmless; one whose source's
+        ``name`` takes none names that definition and the write; one whose source cannot be
+        told (a path the tool cannot evaluate, text written with ``write_text``) or holds no
+        plain ``def`` of ``name`` names the write. Asked after :meth:`_lone_module_file` (a
+        hotfix keeping the module's name is named by its definition there), in the same cases.
+
+        Args:
+            root: the repository's root (:meth:`_repository`).
+            top: the top-level package (``"verl"``).
+            module: the callee's module, e.g. ``"verl.trainer.constants_ppo"``.
+            name: the callee, e.g. ``"get_ppo_ray_runtime_env"``.
+            answer: the answer so far (it accepts a config, certainly).
+        """
+        parts = module.split(".")
+        if len(parts) < 2:
+            return None
+        from ppo_migrate.project.import_roots import module_writes
+
+        file_name = parts[-1] + ".py"
+        shown_module = "/".join(parts) + ".py"
+        for write in module_writes(root, file_name, self.respect_gitignore):
+            at = f"`{display_path(write.source)}:{write.line}` ({write.form})"
+            places = [Related(display_path(write.source), write.line, 1, f"{write.form} writes `{file_name}`")]
+            own: list[Definition] = []
+            if write.copied is not None:
+                found = _find(_LoneFileTree(write.copied, module), module, name, 0) or ()
+                own = [d for d in found if isinstance(d, Definition) and d.path == write.copied]
+            refusing = [d for d in own if not d.accepts(self.keyword)]
+            if own and not refusing:
+                continue  # the file copied there takes a config
+            if refusing:
+                read = self._read([], module, name, "in-tree", True, refusing[:1])
+                first = read.reason if read is not None else ""
+                reason = (
+                    f"{first}: {at} copies `{display_path(write.copied)}` to a file named as {top}'s "
+                    f"module `{shown_module}` when the project runs, besides the {top} that "
+                    f"`{answer.where}` names; if that file is in the module's place (a copy of "
+                    f"{top} made by the launcher), passing the config raises TypeError"
+                )
+                if read is not None and read.why is not None:
+                    places = list(read.why.lines[:1]) + places
+                remedy = "update the file copied, or run with --use-ppo-runtime"
+            else:
+                what = f"`{display_path(write.copied)}`" if write.copied is not None else "a file the tool cannot read"
+                reason = (
+                    f"{at} writes {what} to a file named as {top}'s module `{shown_module}` when "
+                    f"the project runs, besides the {top} that `{answer.where}` names; if that file "
+                    f"is in the module's place (a copy of {top} made by the launcher) and its `{name}` "
+                    "takes no config, passing the config raises TypeError"
+                )
+                remedy = f"copy a file whose `{name}` takes a config, or run with --use-ppo-runtime"
+            why = Reason("uncertain-definition", reason, tuple(places))
             return CalleeInEffect(
                 True, answer.source, answer.where, answer.detail, reason, remedy, why, certain=False
             )

@@ -78,6 +78,12 @@ RUN_SH = (
     "PYTHONPATH=$PWD/.overlay:$PYTHONPATH python train.py\n"
 )
 
+#: the hotfix kept under another name, its path read from a file at run time: not evaluated
+READ_BOOT = COPY_BOOT.replace(
+    "shutil.copy(ROOT / 'patches' / 'constants_ppo.py', ",
+    "import json\n\nshutil.copy(ROOT / json.loads((ROOT / 'overlay.json').read_text())['ray_env'], ",
+)
+
 #: name -> (files, entry command, calling file, the hotfix)
 PROJECTS: dict[str, tuple[dict[str, str], str, str, str]] = {
     "I-B5 shutil.copy over a run-time copy of verl": (
@@ -91,6 +97,28 @@ PROJECTS: dict[str, tuple[dict[str, str], str, str, str]] = {
     "I-B5c cp in a launch script": (
         {"run.sh": RUN_SH, "train.py": NAME_ENTRY, "ops/constants_ppo.py": OLD, ".gitignore": ".overlay/\n"},
         "bash run.sh", "train.py", "ops/constants_ppo.py",
+    ),
+}
+
+#: name -> (files, calling file, the ``(unsafe fix: ...)`` text)
+RENAMED_HOTFIX: dict[str, tuple[dict[str, str], str]] = {
+    "I-B5d a hotfix of another name copied to constants_ppo.py": (
+        {"boot.py": COPY_BOOT.replace("'patches' / 'constants_ppo.py'", "'patches' / 'ray_env_080.py'"),
+         "train.py": MODULE_ENTRY, "patches/ray_env_080.py": OLD, ".gitignore": ".overlay/\n"},
+        "`patches/ray_env_080.py:4` defines `get_ppo_ray_runtime_env()` without a config parameter (pre verl "
+        "PR #6976): `boot.py:12` (shutil.copy) copies `patches/ray_env_080.py` to a file named as verl's module "
+        "`verl/trainer/constants_ppo.py` when the project runs, besides the verl that `pyproject.toml:4 "
+        "verl>=0.9.0` names; if that file is in the module's place (a copy of verl made by the launcher), "
+        "passing the config raises TypeError; update the file copied, or run with --use-ppo-runtime",
+    ),
+    "I-B5e a hotfix whose path is read at run time": (
+        {"boot.py": READ_BOOT, "train.py": MODULE_ENTRY, "patches/ray_env_080.py": OLD,
+         "overlay.json": '{"ray_env": "patches/ray_env_080.py"}\n', ".gitignore": ".overlay/\n"},
+        "`boot.py:14` (shutil.copy) writes a file the tool cannot read to a file named as verl's module "
+        "`verl/trainer/constants_ppo.py` when the project runs, besides the verl that `pyproject.toml:4 "
+        "verl>=0.9.0` names; if that file is in the module's place (a copy of verl made by the launcher) and "
+        "its `get_ppo_ray_runtime_env` takes no config, passing the config raises TypeError; copy a file "
+        "whose `get_ppo_ray_runtime_env` takes a config, or run with --use-ppo-runtime",
     ),
 }
 
@@ -155,6 +183,45 @@ def test_a_lone_module_file_put_over_verl_s_is_never_given_a_config(name: str, t
         proc = _run(root, command, site)
         assert (proc.returncode, proc.stdout.strip()) == (0, "OK"), proc.stderr
         shutil.rmtree(root / ".overlay", ignore_errors=True)  # the next apply sees a fresh clone
+
+
+@pytest.mark.parametrize("name", sorted(RENAMED_HOTFIX))
+def test_a_file_written_over_verl_s_module_is_never_given_a_config(name: str, tmp_path: Path) -> None:
+    files, why = RENAMED_HOTFIX[name]
+    root = _write(tmp_path / "proj", files)
+    site = verl_stub(tmp_path / "site", INSTALLED)
+    call = "cp.get_ppo_ray_runtime_env()"
+    assert _concise(root) == [
+        f"train.py:7:11: PPO001 `{call}` called without the config in scope; pass `config` (unsafe fix: {why})"
+    ]
+    before = tmp_path / "before"
+    shutil.copytree(root, before)
+    proc = _run(before, "python train.py", site)
+    assert (proc.returncode, proc.stdout.strip()) == (0, "OK"), proc.stderr
+    oracle = tmp_path / "oracle"
+    shutil.copytree(root, oracle)
+    (oracle / "train.py").write_text(files["train.py"].replace(call, "cp.get_ppo_ray_runtime_env(config)"))
+    proc = _run(oracle, "python train.py", site)
+    assert proc.returncode != 0 and "TypeError: get_ppo_ray_runtime_env() takes 0 positional arguments" in proc.stderr
+    for extra in ((), ("--thread-config",)):
+        run_cli("apply", *extra, ".", cwd=root)
+        assert (root / "train.py").read_text() == files["train.py"]
+        proc = _run(root, "python train.py", site)
+        assert (proc.returncode, proc.stdout.strip()) == (0, "OK"), proc.stderr
+        shutil.rmtree(root / ".overlay", ignore_errors=True)
+
+
+def test_a_file_taking_a_config_written_over_verl_s_module_keeps_the_safe_fix(tmp_path: Path) -> None:
+    root = _write(tmp_path / "proj", {
+        "boot.py": COPY_BOOT.replace("'patches' / 'constants_ppo.py'", "'patches' / 'ray_env.py'"),
+        "train.py": MODULE_ENTRY, "patches/ray_env.py": INSTALLED,
+        # a test writing the file is a test's fixture: the doubles table's
+        "tests/test_overlay.py": "import shutil\n\n\ndef test_x(tmp_path):\n"
+        "    shutil.copy('x.py', tmp_path / 'constants_ppo.py')\n",
+    })
+    assert _concise(root) == [
+        "train.py:7:11: PPO001 [*] `cp.get_ppo_ray_runtime_env()` called without the config in scope; pass `config`"
+    ]
 
 
 @pytest.mark.parametrize(
@@ -302,3 +369,30 @@ def test_a_fork_package_serving_its_own_file_keeps_the_safe_fix(init: str, tmp_p
     run_cli("apply", ".", cwd=root)
     proc = _run(root, "python train.py", verl_stub(tmp_path / "site", INSTALLED))
     assert (proc.returncode, proc.stdout.strip()) == (0, "OK"), proc.stderr
+
+
+@pytest.mark.parametrize(
+    "statement, form, copied",
+    [
+        ("shutil.copy(HERE / 'fix.py', DST / 'trainer' / 'constants_ppo.py')", "shutil.copy", "fix.py"),
+        ("copy2('fix.py', '.overlay/verl/trainer/constants_ppo.py')", "copy2", "fix.py"),
+        ("os.replace(HERE / 'fix.py', os.path.join(DST, 'trainer', 'constants_ppo.py'))", "os.replace", "fix.py"),
+        ("(DST / 'trainer' / 'constants_ppo.py').write_text(TEXT)", ".write_text", None),
+        ("(DST / 'trainer' / 'constants_ppo.py').symlink_to(HERE / 'fix.py')", ".symlink_to", "fix.py"),
+        ("(HERE / 'fix.py').rename(DST / 'trainer' / 'constants_ppo.py')", ".rename", "fix.py"),
+    ],
+)
+def test_module_writes_reads_the_copy_and_write_forms(statement: str, form: str, copied: str | None, tmp_path: Path) -> None:
+    from ppo_migrate.project.import_roots import module_writes
+
+    boot = (
+        "import os\nimport pathlib\nimport shutil\nfrom shutil import copy2\n\n"
+        "HERE = pathlib.Path(__file__).resolve().parent\nDST = HERE / '.overlay' / 'verl'\nTEXT = 'x'\n"
+        f"{statement}\n"
+        "print('constants_ppo.py')\n"  # a mention alone writes nothing
+    )
+    root = _write(tmp_path / "proj", {"boot.py": boot, "fix.py": OLD})
+    found = module_writes(root, "constants_ppo.py")
+    assert [(os.path.basename(w.source), w.line, w.form) for w in found] == [("boot.py", 9, form)]
+    assert found[0].copied == (str(root / copied) if copied else None)
+    assert module_writes(root, "main_ppo.py") == ()
