@@ -872,6 +872,21 @@ def _serves_own_submodules(hook: ast.FunctionDef | ast.AsyncFunctionDef) -> bool
     return True
 
 
+def _serves_by_name(hook: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """Whether a ``__getattr__`` returns something computed from the name asked
+    (``getattr(_legacy, name)``, ``import_module(_ALIASES[name], __name__)``): it may serve
+    any name, a submodule's included."""
+    params = [*hook.args.posonlyargs, *hook.args.args]
+    if not params:
+        return False
+    asked = params[0].arg
+    return any(
+        isinstance(node, ast.Return) and node.value is not None
+        and any(isinstance(n, ast.Name) and n.id == asked for n in ast.walk(node.value))
+        for node in ast.walk(hook)
+    )
+
+
 def _served_elsewhere(root: Path, module: str) -> Unreadable | None:
     """A package on the way to ``module`` under ``root`` whose ``__init__.py`` may serve
     another module in its place (trial 26i, family 1), else ``None``:
@@ -884,7 +899,11 @@ def _served_elsewhere(root: Path, module: str) -> Unreadable | None:
     * I-B8: a module ``__getattr__`` (PEP 562; a ``def`` or an assignment) in a package on the
       way that may return something else than its own submodule of the name asked
       (:func:`_serves_own_submodules`): ``from verl.trainer import constants_ppo`` asks the
-      package's attribute first, and only imports the file when that fails.
+      package's attribute first, and only imports the file when that fails. A ``def`` counts
+      when the file names the next component as a string (``{"constants_ppo": ...}``,
+      ``name == "constants_ppo"``) or it returns something computed from the name asked
+      (:func:`_serves_by_name`: ``getattr(_legacy, name)``); one serving fixed names only (a
+      deprecation alias ``if name == "old": return new``) does not.
 
     The files are read with :mod:`ast`, parsed only when their text names ``modules`` or
     ``__getattr__``; verl's own ``__init__.py`` files (0.8.0, 0.9.0) hold neither.
@@ -917,10 +936,11 @@ def _served_elsewhere(root: Path, module: str) -> Unreadable | None:
                     f"a `sys.modules` entry (`{form}`, under {shown}) that decides which "
                     f"`{parts[-1]}` is imported",
                 )
+        named = f'"{parts[i]}"' in text or f"'{parts[i]}'" in text
         for stmt in _top_level(tree.body):
             if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) and stmt.name == "__getattr__":
-                if _serves_own_submodules(stmt):
-                    continue
+                if _serves_own_submodules(stmt) or not (named or _serves_by_name(stmt)):
+                    continue  # the lazy-import idiom, or fixed names (a deprecation alias)
             elif not (isinstance(stmt, (ast.Assign, ast.AnnAssign)) and any(
                 isinstance(t, ast.Name) and t.id == "__getattr__"
                 for t in (stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target])

@@ -309,6 +309,13 @@ FORKS: dict[str, tuple[dict[str, str], str, int, str]] = {
         "a `sys.modules` entry (`sys.modules.setdefault`, under `verl.trainer.constants_ppo`) that decides "
         "which `constants_ppo` is imported",
     ),
+    "I-B8b a package __getattr__ falling back to a kept package": (
+        {**_fork("from . import legacy as _kept\n\n\ndef __getattr__(name):\n    return getattr(_kept, name)\n"),
+         "verl/trainer/legacy.py": "from . import legacy_env as constants_ppo  # noqa: F401\n",
+         "verl/trainer/legacy_env.py": FORK_OLD, "train.py": FROM_PACKAGE_ENTRY},
+        "train.py", 4,
+        "a module `__getattr__` of `verl.trainer` that may serve `constants_ppo` in place of its file",
+    ),
     "I-B8 a lazy package __getattr__ serving a kept module": (
         {**_fork(LAZY_INIT, "_constants_ppo_080"), "train.py": FROM_PACKAGE_ENTRY},
         "train.py", 7,
@@ -354,6 +361,10 @@ def test_a_fork_package_serving_another_module_is_never_given_a_config(name: str
         "import importlib\n\n\ndef __getattr__(name):\n    if name in {'constants_ppo'}:\n"
         "        return importlib.import_module('.' + name, __name__)\n    raise AttributeError(name)\n",
         "import importlib\n\n\ndef __getattr__(name):\n    return importlib.import_module(f'{__name__}.{name}')\n",
+        # a deprecation alias serving a fixed name
+        "import warnings\n\n_DEFAULTS = {'env_vars': {}}\n\n\n"
+        "def __getattr__(name):\n    if name == 'OLD_DEFAULTS':\n        warnings.warn('OLD_DEFAULTS is deprecated')\n"
+        "        return _DEFAULTS\n    raise AttributeError(name)\n",
         # an entry under another module's name
         "import sys\n\nfrom . import legacy\n\nsys.modules[__name__ + '.legacy_env'] = legacy\n",
         # reading sys.modules is no write
