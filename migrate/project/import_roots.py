@@ -1047,3 +1047,108 @@ def _writes_in(text: str, path: str, root: str, file_name: str) -> list[ModuleWr
         found.append(ModuleWrite(path, node.lineno, form, copied(src)))
     found.sort(key=lambda w: w.line)
     return found
+
+
+# -- a package's __getattr__ set from outside (trial 26i, I-B8) --------------------------------
+
+
+class PackageHook(NamedTuple):
+    """A statement of a Python file of the repository that sets a module ``__getattr__``
+    (PEP 562) on a package from outside it (:func:`package_hooks`).
+
+    Attributes:
+        source: the file (absolute).
+        line: 1-based line of the statement.
+        package: the package's dotted name, e.g. ``"verl.trainer"``.
+    """
+
+    source: str
+    line: int
+    package: str
+
+
+_HOOKS: dict[tuple[str, bool, str], tuple[PackageHook, ...]] = {}
+
+
+def package_hooks(root: str | os.PathLike[str], top: str, respect_gitignore: bool = True) -> tuple[PackageHook, ...]:
+    """The statements of the repository's Python files (not the tests, as
+    :func:`module_writes`) that set ``__getattr__`` on a package of ``top``: ``verl.trainer.__getattr__
+    = _lazy``, ``setattr(vt, "__getattr__", _lazy)`` with ``import verl.trainer as vt``, ``from
+    verl import trainer; trainer.__getattr__ = ...``, ``sys.modules["verl.trainer"].__getattr__
+    = ...`` (trial 26i, I-B8: ``from verl.trainer import constants_ppo`` asks the package's
+    attribute first, so the hook may serve another module in the file's place).
+
+    Args:
+        root: the repository root.
+        top: the top-level package, e.g. ``"verl"``.
+        respect_gitignore: the run's ``respect-gitignore``.
+
+    Returns:
+        The statements, by file in walk order then line; a file is parsed only when its bytes
+        hold ``__getattr__``. Never raises.
+    """
+    from ppo_migrate.project.tree import in_doubles_folder, repository_listing
+
+    root = os.path.abspath(os.fspath(root))
+    key = (root, bool(respect_gitignore), top)
+    cached = _HOOKS.get(key)
+    if cached is not None:
+        return cached
+    listing = repository_listing(root, respect_gitignore)
+    found: list[PackageHook] = []
+    for path in listing.files(lambda n: n.endswith(".py") and not _TEST_FILE.match(n)):
+        if in_doubles_folder(path, root):
+            continue
+        data = _read(path)
+        if data is None or b"__getattr__" not in data or top.encode() not in data:
+            continue
+        found.extend(_hooks_in(decode_text(data, errors="replace"), path, top))
+    result = _HOOKS[key] = tuple(found)
+    return result
+
+
+def _hooks_in(text: str, path: str, top: str) -> list[PackageHook]:
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return []
+    aliases: dict[str, str] = {}  # a name -> the dotted module it is bound to
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for a in node.names:
+                if a.name.split(".")[0] == top:
+                    aliases[a.asname or top] = a.name if a.asname else top
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level and node.module.split(".")[0] == top:
+            for a in node.names:
+                aliases[a.asname or a.name] = f"{node.module}.{a.name}"
+
+    def package(node: ast.expr) -> str | None:
+        if isinstance(node, ast.Name):
+            return aliases.get(node.id)
+        if isinstance(node, ast.Attribute):
+            inner = package(node.value)
+            return f"{inner}.{node.attr}" if inner else None
+        if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute) and node.value.attr == "modules" \
+                and isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str) \
+                and node.slice.value.split(".")[0] == top:
+            return node.slice.value  # ``sys.modules["verl.trainer"]``
+        return None
+
+    found: list[PackageHook] = []
+    for node in ast.walk(tree):
+        targets: list[ast.expr] = []
+        if isinstance(node, (ast.Assign, ast.AnnAssign)):
+            for t in node.targets if isinstance(node, ast.Assign) else [node.target]:
+                if isinstance(t, ast.Attribute) and t.attr == "__getattr__":
+                    targets.append(t.value)
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "setattr" \
+                and len(node.args) >= 2 and isinstance(node.args[1], ast.Constant) and node.args[1].value == "__getattr__":
+            targets.append(node.args[0])
+        for target in targets:
+            named = package(target)
+            if named is not None and named.split(".")[0] == top:
+                found.append(PackageHook(path, node.lineno, named))
+    found.sort(key=lambda h: h.line)
+    return found

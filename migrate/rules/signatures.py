@@ -54,7 +54,8 @@ Python file that writes a file named as the module at run time (``shutil.copy(SR
 <...>/constants_ppo.py)``) of content taking none or that cannot be read
 (:meth:`SignatureResolver._written_module`). A package on the module's way whose ``__init__.py``
 registers another module under its name in ``sys.modules`` or serves it from a ``__getattr__``
-makes the binding unreadable (:func:`_served_elsewhere`).
+makes the binding unreadable (:func:`_served_elsewhere`); a Python file setting such a
+``__getattr__`` from outside makes the fix unsafe (:meth:`SignatureResolver._package_hook`).
 
 Each answer carries a structured :class:`ppo_migrate.diagnostics.Reason` (``why``)
 naming its kind and the definition's or pin's file and line.
@@ -1506,6 +1507,9 @@ class SignatureResolver:
         if shadowing is None and verl and answer.certain:
             # trial 26i (I-B5): ``shutil.copy(SRC, <...>/constants_ppo.py)`` at run time
             shadowing = self._written_module(root, top, module, name, answer)
+        if shadowing is None and verl and answer.certain:
+            # trial 26i (I-B8): ``verl.trainer.__getattr__ = _lazy`` set from outside
+            shadowing = self._package_hook(root, top, module, answer)
         if shadowing is not None:
             return shadowing
         if verl and answer.source == "unknown" and answer.accepts_config and not answer.certain:
@@ -1992,6 +1996,44 @@ class SignatureResolver:
                 )
                 remedy = f"copy a file whose `{name}` takes a config, or run with --use-ppo-runtime"
             why = Reason("uncertain-definition", reason, tuple(places))
+            return CalleeInEffect(
+                True, answer.source, answer.where, answer.detail, reason, remedy, why, certain=False
+            )
+        return None
+
+    def _package_hook(self, root: Path, top: str, module: str, answer: CalleeInEffect) -> CalleeInEffect | None:
+        """``answer`` made uncertain (an unsafe fix) when a Python file of the repository sets a
+        module ``__getattr__`` on a package on ``module``'s way (trial 26i, I-B8:
+        ``verl.trainer.__getattr__ = _lazy`` in a boot module; ``from verl.trainer import
+        constants_ppo`` asks the package's attribute first, so the hook may serve another
+        module in the file's place: :func:`ppo_migrate.project.import_roots.package_hooks`),
+        else ``None``. A package's own ``def __getattr__`` is read with the copy
+        (:func:`_served_elsewhere`).
+
+        Args:
+            root: the repository's root (:meth:`_repository`).
+            top: the top-level package (``"verl"``).
+            module: the callee's module, e.g. ``"verl.trainer.constants_ppo"``.
+            answer: the answer so far (it accepts a config, certainly).
+        """
+        from ppo_migrate.project.import_roots import package_hooks
+
+        parts = module.split(".")
+        chain = {".".join(parts[:i]) for i in range(1, len(parts))}
+        for hook in package_hooks(root, top, self.respect_gitignore):
+            if hook.package not in chain:
+                continue
+            at = f"`{display_path(hook.source)}:{hook.line}`"
+            nxt = parts[len(hook.package.split("."))]
+            reason = (
+                f"{at} sets a module `__getattr__` on `{hook.package}`, which `from {hook.package} "
+                f"import {nxt}` asks before it imports the file, besides the {top} that "
+                f"`{answer.where}` names; if it serves another `{nxt}` whose function takes no "
+                "config, passing the config raises TypeError"
+            )
+            remedy = "serve a module whose function takes a config, or run with --use-ppo-runtime"
+            places = (Related(display_path(hook.source), hook.line, 1, f"sets `{hook.package}.__getattr__`"),)
+            why = Reason("uncertain-definition", reason, places)
             return CalleeInEffect(
                 True, answer.source, answer.where, answer.detail, reason, remedy, why, certain=False
             )

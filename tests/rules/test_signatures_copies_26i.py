@@ -407,3 +407,50 @@ def test_module_writes_reads_the_copy_and_write_forms(statement: str, form: str,
     assert [(os.path.basename(w.source), w.line, w.form) for w in found] == [("boot.py", 9, form)]
     assert found[0].copied == (str(root / copied) if copied else None)
     assert module_writes(root, "main_ppo.py") == ()
+
+
+HOOK_BOOT = (
+    "import importlib.util\nimport pathlib\n\nimport verl.trainer\n\n"
+    "_spec = importlib.util.spec_from_file_location('ray_env_legacy', "
+    "pathlib.Path(__file__).resolve().parent / 'legacy' / 'ray_env.py')\n"
+    "_legacy = importlib.util.module_from_spec(_spec)\n_spec.loader.exec_module(_legacy)\n\n\n"
+    "def _lazy(name):\n    if name == 'constants_ppo':\n        return _legacy\n    raise AttributeError(name)\n\n\n"
+    "{assign}\n"
+)
+
+
+@pytest.mark.parametrize(
+    "assign, line",
+    [
+        ("verl.trainer.__getattr__ = _lazy", 17),  # trial 26i's i5_boot_assigns_package_getattr
+        ("setattr(sys.modules['verl.trainer'], '__getattr__', _lazy)", 17),
+    ],
+)
+def test_a_package_getattr_set_from_outside_is_never_given_a_config(assign: str, line: int, tmp_path: Path) -> None:
+    """I-B8c: a boot module sets ``verl.trainer.__getattr__``; ``from verl.trainer import
+    constants_ppo`` gets the legacy module it serves, never the installed file."""
+    boot = HOOK_BOOT.format(assign=assign).replace("import pathlib\n", "import pathlib\nimport sys\n" if "sys." in assign else "import pathlib\n")
+    line += "sys." in assign
+    entry = "import boot  # noqa: F401\n" + FROM_PACKAGE_ENTRY
+    root = _write(tmp_path / "proj", {"boot.py": boot, "legacy/ray_env.py": FORK_OLD, "train.py": entry})
+    site = verl_stub(tmp_path / "site", INSTALLED)
+    call = "constants_ppo.get_ppo_ray_runtime_env()"
+    assert _concise(root) == [
+        f"train.py:7:11: PPO001 `{call}` called without the config in scope; pass `config` (unsafe fix: "
+        f"`boot.py:{line}` sets a module `__getattr__` on `verl.trainer`, which `from verl.trainer import "
+        "constants_ppo` asks before it imports the file, besides the verl that `pyproject.toml:4 verl>=0.9.0` "
+        "names; if it serves another `constants_ppo` whose function takes no config, passing the config "
+        "raises TypeError; serve a module whose function takes a config, or run with --use-ppo-runtime)"
+    ]
+    proc = _run(root, "python train.py", site)
+    assert (proc.returncode, proc.stdout.strip()) == (0, "OK"), proc.stderr
+    oracle = tmp_path / "oracle"
+    shutil.copytree(root, oracle)
+    (oracle / "train.py").write_text(entry.replace(call, "constants_ppo.get_ppo_ray_runtime_env(config)"))
+    proc = _run(oracle, "python train.py", site)
+    assert proc.returncode != 0 and "TypeError: get_ppo_ray_runtime_env() takes 0 positional arguments" in proc.stderr
+    for extra in ((), ("--thread-config",)):
+        run_cli("apply", *extra, ".", cwd=root)
+        assert (root / "train.py").read_text() == entry
+        proc = _run(root, "python train.py", site)
+        assert (proc.returncode, proc.stdout.strip()) == (0, "OK"), proc.stderr
