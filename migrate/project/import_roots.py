@@ -903,3 +903,252 @@ def _folders(value: str, bases, root: str) -> list[str]:
             if _is_root(c):
                 out.append(c)
     return list(dict.fromkeys(out))
+
+
+# -- files written over a module at run time (trial 26i, I-B5) -------------------------------
+
+
+class ModuleWrite(NamedTuple):
+    """A statement of a Python file of the repository that writes a file named as a module's
+    own file (``shutil.copy(SRC, <...>/constants_ppo.py)``): an overlay of a copy of verl made
+    at run time (:func:`module_writes`).
+
+    Attributes:
+        source: the writing file (absolute).
+        line: 1-based line of the statement.
+        form: how, for messages: ``"shutil.copy"``, ``"os.replace"``, ``".write_text"`` ...
+        copied: the file copied there (absolute, normalised) when the source evaluates to a
+            file of this machine, else ``None`` (written text, a path the tool cannot tell).
+    """
+
+    source: str
+    line: int
+    form: str
+    copied: str | None
+
+
+#: ``shutil.<f>(src, dst)`` / ``os.<f>(src, dst)`` that put ``src``'s content at ``dst``
+_COPY_FUNCTIONS = frozenset({"copy", "copy2", "copyfile", "move", "replace", "rename", "symlink", "link"})
+#: ``dst.<m>(...)`` that write ``dst`` (``pathlib.Path``)
+_WRITE_METHODS = frozenset({"write_text", "write_bytes", "symlink_to", "hardlink_to"})
+#: ``src.<m>(dst)`` that put ``src`` at ``dst`` (``pathlib.Path``)
+_MOVE_METHODS = frozenset({"rename", "replace", "copy"})
+#: test files: what they write is a test's fixture (the doubles table's, rules/patches.py)
+_TEST_FILE = re.compile(r"^(?:test_.*|.*_test|conftest)\.py$")
+#: ``(root, respect_gitignore, file name) -> writes``: one search a run
+_WRITES: dict[tuple[str, bool, str], tuple[ModuleWrite, ...]] = {}
+
+
+def module_writes(
+    root: str | os.PathLike[str], file_name: str, respect_gitignore: bool = True
+) -> tuple[ModuleWrite, ...]:
+    """The statements of the repository's Python files that write a file named ``file_name``
+    (trial 26i, I-B5: a launcher copying the installed verl to ``.overlay/verl`` and a hotfix
+    over its ``trainer/constants_ppo.py``, whatever the hotfix's own name).
+
+    A statement counts when it is a call of :data:`_COPY_FUNCTIONS` on ``shutil``/``os`` (or
+    imported from them), of :data:`_MOVE_METHODS` on a path, or of :data:`_WRITE_METHODS` on
+    a path, and its destination names ``file_name``: a string constant in it is
+    ``file_name`` or ends with ``/file_name``, or it evaluates to such a path
+    (:class:`ppo_migrate.project.path_expr.PathEvaluator`). The source is evaluated the same
+    way (a relative path from the file's folder or the root, whichever exists).
+
+    Not searched: the files of the tests (a folder of test doubles, ``test_*.py``,
+    ``*_test.py``, ``conftest.py``: what they write is a test's fixture) and what the walk
+    does not enter (:func:`ppo_migrate.project.tree.repository_listing`). A file is parsed
+    only when its bytes hold ``file_name``.
+
+    Args:
+        root: the repository root.
+        file_name: the module's file name, e.g. ``"constants_ppo.py"``.
+        respect_gitignore: the run's ``respect-gitignore``.
+
+    Returns:
+        The writes, by file in walk order then line. Never raises.
+    """
+    from ppo_migrate.project.tree import in_doubles_folder, repository_listing
+
+    root = os.path.abspath(os.fspath(root))
+    key = (root, bool(respect_gitignore), file_name)
+    cached = _WRITES.get(key)
+    if cached is not None:
+        return cached
+    listing = repository_listing(root, respect_gitignore)
+    word = file_name.encode()
+    found: list[ModuleWrite] = []
+    for path in listing.files(lambda n: n.endswith(".py") and not _TEST_FILE.match(n)):
+        if in_doubles_folder(path, root):
+            continue
+        data = _read(path)
+        if data is None or word not in data:
+            continue
+        found.extend(_writes_in(decode_text(data, errors="replace"), path, root, file_name))
+    result = _WRITES[key] = tuple(found)
+    return result
+
+
+def _writes_in(text: str, path: str, root: str, file_name: str) -> list[ModuleWrite]:
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return []
+    lines = text.splitlines(keepends=True)
+    names = _NamesOf(text, lines, _line_starts(lines))
+    evaluate = PathEvaluator(path, lambda node: names.get(node.id))
+    imported = {
+        a.asname or a.name
+        for s in ast.walk(tree) if isinstance(s, ast.ImportFrom) and s.module in ("shutil", "os") and not s.level
+        for a in s.names if a.name in _COPY_FUNCTIONS
+    }
+
+    def names_file(node: ast.expr) -> bool:
+        for n in ast.walk(node):
+            if isinstance(n, ast.Constant) and isinstance(n.value, str) and (
+                n.value == file_name or n.value.replace("\\", "/").endswith("/" + file_name)
+            ):
+                return True
+        value = evaluate(node)
+        return value is not None and os.path.basename(value) == file_name
+
+    def copied(node: ast.expr | None) -> str | None:
+        value = evaluate(node) if node is not None else None
+        if value is None:
+            return None
+        for base in ((value,) if os.path.isabs(value) else (os.path.dirname(path), root)):
+            candidate = os.path.normpath(os.path.join(base, value))
+            if os.path.isfile(candidate):
+                return candidate
+        return None
+
+    found: list[ModuleWrite] = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        src: ast.expr | None = None
+        dst: ast.expr | None = None
+        form = ""
+        if isinstance(func, ast.Attribute) and func.attr in _COPY_FUNCTIONS and isinstance(func.value, ast.Name) \
+                and func.value.id in ("shutil", "os") and len(node.args) >= 2:
+            src, dst, form = node.args[0], node.args[1], f"{func.value.id}.{func.attr}"
+        elif isinstance(func, ast.Name) and func.id in imported and len(node.args) >= 2:
+            src, dst, form = node.args[0], node.args[1], func.id
+        elif isinstance(func, ast.Attribute) and func.attr in _WRITE_METHODS:
+            dst, form = func.value, f".{func.attr}"
+            if func.attr in ("symlink_to", "hardlink_to") and node.args:
+                src = node.args[0]
+        elif isinstance(func, ast.Attribute) and func.attr in _MOVE_METHODS and len(node.args) == 1 \
+                and not (isinstance(func.value, ast.Name) and func.value.id in ("shutil", "os")):
+            src, dst, form = func.value, node.args[0], f".{func.attr}"
+        if dst is None or not names_file(dst):
+            continue
+        found.append(ModuleWrite(path, node.lineno, form, copied(src)))
+    found.sort(key=lambda w: w.line)
+    return found
+
+
+# -- a package's __getattr__ set from outside (trial 26i, I-B8) --------------------------------
+
+
+class PackageHook(NamedTuple):
+    """A statement of a Python file of the repository that sets a module ``__getattr__``
+    (PEP 562) on a package from outside it (:func:`package_hooks`).
+
+    Attributes:
+        source: the file (absolute).
+        line: 1-based line of the statement.
+        package: the package's dotted name, e.g. ``"verl.trainer"``.
+    """
+
+    source: str
+    line: int
+    package: str
+
+
+_HOOKS: dict[tuple[str, bool, str], tuple[PackageHook, ...]] = {}
+
+
+def package_hooks(root: str | os.PathLike[str], top: str, respect_gitignore: bool = True) -> tuple[PackageHook, ...]:
+    """The statements of the repository's Python files (not the tests, as
+    :func:`module_writes`) that set ``__getattr__`` on a package of ``top``: ``verl.trainer.__getattr__
+    = _lazy``, ``setattr(vt, "__getattr__", _lazy)`` with ``import verl.trainer as vt``, ``from
+    verl import trainer; trainer.__getattr__ = ...``, ``sys.modules["verl.trainer"].__getattr__
+    = ...`` (trial 26i, I-B8: ``from verl.trainer import constants_ppo`` asks the package's
+    attribute first, so the hook may serve another module in the file's place).
+
+    Args:
+        root: the repository root.
+        top: the top-level package, e.g. ``"verl"``.
+        respect_gitignore: the run's ``respect-gitignore``.
+
+    Returns:
+        The statements, by file in walk order then line; a file is parsed only when its bytes
+        hold ``__getattr__``. Never raises.
+    """
+    from ppo_migrate.project.tree import in_doubles_folder, repository_listing
+
+    root = os.path.abspath(os.fspath(root))
+    key = (root, bool(respect_gitignore), top)
+    cached = _HOOKS.get(key)
+    if cached is not None:
+        return cached
+    listing = repository_listing(root, respect_gitignore)
+    found: list[PackageHook] = []
+    for path in listing.files(lambda n: n.endswith(".py") and not _TEST_FILE.match(n)):
+        if in_doubles_folder(path, root):
+            continue
+        data = _read(path)
+        if data is None or b"__getattr__" not in data or top.encode() not in data:
+            continue
+        found.extend(_hooks_in(decode_text(data, errors="replace"), path, top))
+    result = _HOOKS[key] = tuple(found)
+    return result
+
+
+def _hooks_in(text: str, path: str, top: str) -> list[PackageHook]:
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return []
+    aliases: dict[str, str] = {}  # a name -> the dotted module it is bound to
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for a in node.names:
+                if a.name.split(".")[0] == top:
+                    aliases[a.asname or top] = a.name if a.asname else top
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level and node.module.split(".")[0] == top:
+            for a in node.names:
+                aliases[a.asname or a.name] = f"{node.module}.{a.name}"
+
+    def package(node: ast.expr) -> str | None:
+        if isinstance(node, ast.Name):
+            return aliases.get(node.id)
+        if isinstance(node, ast.Attribute):
+            inner = package(node.value)
+            return f"{inner}.{node.attr}" if inner else None
+        if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute) and node.value.attr == "modules" \
+                and isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str) \
+                and node.slice.value.split(".")[0] == top:
+            return node.slice.value  # ``sys.modules["verl.trainer"]``
+        return None
+
+    found: list[PackageHook] = []
+    for node in ast.walk(tree):
+        targets: list[ast.expr] = []
+        if isinstance(node, (ast.Assign, ast.AnnAssign)):
+            for t in node.targets if isinstance(node, ast.Assign) else [node.target]:
+                if isinstance(t, ast.Attribute) and t.attr == "__getattr__":
+                    targets.append(t.value)
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "setattr" \
+                and len(node.args) >= 2 and isinstance(node.args[1], ast.Constant) and node.args[1].value == "__getattr__":
+            targets.append(node.args[0])
+        for target in targets:
+            named = package(target)
+            if named is not None and named.split(".")[0] == top:
+                found.append(PackageHook(path, node.lineno, named))
+    found.sort(key=lambda h: h.line)
+    return found

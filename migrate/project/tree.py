@@ -350,6 +350,60 @@ def _search_renamed(listing: Listing, package: str, module: str) -> list[str]:
     return found
 
 
+def lone_module_files(listing: Listing, package: str, module: str) -> list[str]:
+    """Files named as ``module``'s own file that belong to no copy of ``package``: candidate
+    replacements of that one module (trial 26i, I-B5).
+
+    A hotfix kept as ``patches/constants_ppo.py`` is put in the place of
+    ``verl/trainer/constants_ppo.py`` when the project runs: copied over a copy of the installed
+    verl that the launcher makes (``shutil.copytree`` of ``find_spec("verl")``'s folder, then
+    ``shutil.copy``, then ``sys.path.insert``), as :func:`renamed_copies` says for a whole fork.
+    The copy does not exist in a fresh clone and the copying cannot be read in general, so the
+    file is recognised by its *name* and the caller by its content (it counts only when it
+    defines the function).
+
+    Files judged as part of a copy are not among them: those whose folders spell the module's
+    package path (``X/trainer/constants_ppo.py``: :func:`package_copies`,
+    :func:`nested_copies`, :func:`renamed_copies`) and those inside a folder named
+    ``package`` (``verl/utils/constants_ppo.py`` is another module of verl's own tree). Nor
+    are fakes under a folder of test doubles (:data:`DOUBLES_FOLDERS`:
+    ``tests/fakes/constants_ppo.py``): the doubles table of :mod:`ppo_migrate.rules.patches`
+    reads how the tests load them (``SourceFileLoader``, ``spec_from_file_location``,
+    ``sys.modules``) and names that line; a fake the tests load otherwise breaks the tests,
+    not the trainer.
+
+    Args:
+        listing: a :func:`repository_listing` (only the folders it walked: test data,
+            build output and what git ignores are not searched).
+        package: the top-level package, e.g. ``"verl"``.
+        module: a dotted module below it, e.g. ``"verl.trainer.constants_ppo"`` (the package
+            alone, or a module that is a package's ``__init__.py``, names no file: ``[]``).
+
+    Returns:
+        The absolute paths of the files ``<last part of module>.py``, in walk order. Never raises.
+    """
+    return _searched("lone", listing, package, module, _search_lone)
+
+
+def _search_lone(listing: Listing, package: str, module: str) -> list[str]:
+    parts = module.split(".")
+    if parts[0] != package or len(parts) < 3:
+        return []  # ``verl.x``: any folder holding ``x.py`` is already a renamed copy
+    file_name = parts[-1] + ".py"
+    holder = os.sep + os.path.join(*parts[1:-1])
+    found: list[str] = []
+    for directory, names in listing.folders.items():
+        if file_name not in names or directory.endswith(holder):
+            continue  # ``X/trainer/constants_ppo.py``: a copy's module (the copies' rules)
+        parts_below = relative_parts(directory, listing.root)
+        if package in parts_below:
+            continue  # verl's own tree, or a copy named ``package``: its other modules
+        if DOUBLES_FOLDERS.intersection(parts_below):
+            continue  # a test's fake: the doubles table reads how the tests load it
+        found.append(os.path.join(directory, file_name))
+    return found
+
+
 def unlisted_renamed_copies(listing: Listing, package: str, module: str) -> list[UnlistedCopy]:
     """:func:`renamed_copies` in the folders the walk did not enter: those git ignores
     (:attr:`Listing.ignored`) and those skipped by name that may hold a checkout

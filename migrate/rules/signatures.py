@@ -46,7 +46,16 @@ script (the script's folder is first on ``sys.path``): for a call under ``P`` it
 (PPO005, :meth:`SignatureResolver._script_folder_copy`, whatever decided), elsewhere it is a
 stray copy; and a folder of another name holding verl's module and function
 (``third_party/rlcore/``, linked or copied as ``verl`` at run time) is recognised by its
-content (:meth:`SignatureResolver._renamed_copy`): taking no config, the fix is unsafe.
+content (:meth:`SignatureResolver._renamed_copy`): taking no config, the fix is unsafe. Trial
+26i: so is a lone file named as verl's module, in no copy of verl and no folder of test doubles
+(``patches/constants_ppo.py``, copied over a copy of verl the launcher makes at run time),
+that defines the function without a config (:meth:`SignatureResolver._lone_module_file`), and a
+Python file that writes a file named as the module at run time (``shutil.copy(SRC,
+<...>/constants_ppo.py)``) of content taking none or that cannot be read
+(:meth:`SignatureResolver._written_module`). A package on the module's way whose ``__init__.py``
+registers another module under its name in ``sys.modules`` or serves it from a ``__getattr__``
+makes the binding unreadable (:func:`_served_elsewhere`); a Python file setting such a
+``__getattr__`` from outside makes the fix unsafe (:meth:`SignatureResolver._package_hook`).
 
 Each answer carries a structured :class:`ppo_migrate.diagnostics.Reason` (``why``)
 naming its kind and the definition's or pin's file and line.
@@ -431,6 +440,25 @@ class _MappedTree(_DiskTree):
         return module_file(self.root, rest, fs)
 
 
+class _LoneFileTree(_DiskTree):
+    """One file read as one module of a package (trial 26i, I-B5: ``patches/constants_ppo.py``
+    copied over ``verl/trainer/constants_ppo.py``): ``import module`` loads ``path``; no other
+    module is found (an import from elsewhere is outside the file).
+
+    Args:
+        path: the file (absolute).
+        module: the dotted module it stands for, e.g. ``"verl.trainer.constants_ppo"``.
+    """
+
+    def __init__(self, path: str, module: str) -> None:
+        super().__init__(Path(path).parent)
+        self.path = Path(path)
+        self.module = module
+
+    def module_file(self, module: str) -> Path | None:
+        return self.path if module == self.module else None
+
+
 class _ArchiveTree:
     """The Python files of a zip archive on ``sys.path``, read in memory
     (:meth:`ppo_migrate.project.filesystem.FileSystem.archive_members`): ``import a.b``
@@ -734,6 +762,199 @@ def _overlaid(root: Path, module: str) -> Unreadable | None:
     return None
 
 
+def _fold_name(node: ast.AST | None, package: str, constants: dict[str, str]) -> str | None:
+    """The string ``node`` evaluates to in the ``__init__.py`` of ``package``, or ``None``:
+    string constants, ``__name__``/``__package__``/``__spec__.name`` (the package's dotted
+    name), module-level names bound once to such a string (``constants``), f-strings and
+    ``+`` of those."""
+    if isinstance(node, ast.Constant):
+        return node.value if isinstance(node.value, str) else None
+    if isinstance(node, ast.Name):
+        if node.id in ("__name__", "__package__"):
+            return package
+        return constants.get(node.id)
+    if isinstance(node, ast.Attribute) and node.attr == "name" and isinstance(node.value, ast.Name) \
+            and node.value.id == "__spec__":
+        return package
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        left, right = _fold_name(node.left, package, constants), _fold_name(node.right, package, constants)
+        return None if left is None or right is None else left + right
+    if isinstance(node, ast.JoinedStr):
+        pieces = []
+        for value in node.values:
+            if isinstance(value, ast.FormattedValue):
+                if value.format_spec is not None or value.conversion not in (-1, ord("s")):
+                    return None
+                value = value.value
+            piece = _fold_name(value, package, constants)
+            if piece is None:
+                return None
+            pieces.append(piece)
+        return "".join(pieces)
+    return None
+
+
+def _module_writes(tree: ast.Module, package: str) -> list[tuple[int, str, str | None, bool]]:
+    """The writes to ``sys.modules`` in a package's ``__init__.py``: ``(line, form, key,
+    known)`` with ``key`` the folded key (:func:`_fold_name`) and ``known`` whether it could
+    be folded (``sys.modules.update(mapping)`` and ``|=`` of a non-literal: not known)."""
+    sys_names: set[str] = set()
+    modules_names: set[str] = set()
+    constants: dict[str, str] = {}
+    for stmt in tree.body:
+        if isinstance(stmt, ast.Import):
+            sys_names.update(a.asname or a.name for a in stmt.names if a.name == "sys")
+        elif isinstance(stmt, ast.ImportFrom) and stmt.module == "sys" and not stmt.level:
+            modules_names.update(a.asname or a.name for a in stmt.names if a.name == "modules")
+        elif isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
+            value = _fold_name(stmt.value, package, constants)
+            if value is not None and stmt.targets[0].id not in constants:
+                constants[stmt.targets[0].id] = value
+    if not sys_names and not modules_names:
+        return []
+
+    def is_modules(node: ast.AST) -> bool:
+        if isinstance(node, ast.Name):
+            return node.id in modules_names
+        return isinstance(node, ast.Attribute) and node.attr == "modules" and isinstance(node.value, ast.Name) \
+            and node.value.id in sys_names
+
+    def keyed(line: int, form: str, key: ast.AST | None) -> tuple[int, str, str | None, bool]:
+        folded = _fold_name(key, package, constants) if key is not None else None
+        return (line, form, folded, folded is not None)
+
+    writes: list[tuple[int, str, str | None, bool]] = []
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Assign, ast.AnnAssign)):
+            for target in node.targets if isinstance(node, ast.Assign) else [node.target]:
+                if isinstance(target, ast.Subscript) and is_modules(target.value):
+                    writes.append(keyed(node.lineno, "sys.modules[...] =", target.slice))
+        elif isinstance(node, ast.AugAssign) and is_modules(node.target):
+            if isinstance(node.value, ast.Dict) and all(k is not None for k in node.value.keys):
+                writes.extend(keyed(node.lineno, "sys.modules |=", k) for k in node.value.keys)
+            else:
+                writes.append((node.lineno, "sys.modules |=", None, False))
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and is_modules(node.func.value):
+            method = node.func.attr
+            if method in ("__setitem__", "setdefault"):
+                writes.append(keyed(node.lineno, f"sys.modules.{method}", node.args[0] if node.args else None))
+            elif method == "update":
+                mapping = node.args[0] if node.args else None
+                if isinstance(mapping, ast.Dict) and all(k is not None for k in mapping.keys):
+                    writes.extend(keyed(node.lineno, "sys.modules.update", k) for k in mapping.keys)
+                elif mapping is not None:
+                    writes.append((node.lineno, "sys.modules.update", None, False))
+    return writes
+
+
+def _serves_own_submodules(hook: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """Whether a package's ``__getattr__`` only ever returns its own submodule of the name
+    asked (the lazy-import idiom: ``return importlib.import_module("." + name, __name__)``,
+    ``f".{name}"``, ``f"{__name__}.{name}"``) or raises: then the file is what it serves."""
+    params = [*hook.args.posonlyargs, *hook.args.args]
+    if not params:
+        return False
+    asked = params[0].arg
+
+    def own(arg: ast.AST) -> bool:
+        folded = _fold_name(arg, "\x00pkg", {asked: "\x00name"})
+        return folded in (".\x00name", "\x00pkg.\x00name")
+
+    for node in ast.walk(hook):
+        if not isinstance(node, ast.Return):
+            continue
+        value = node.value
+        if not isinstance(value, ast.Call) or not value.args:
+            return False
+        func = value.func
+        called = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+        if called != "import_module" or not own(value.args[0]):
+            return False
+    return True
+
+
+def _serves_by_name(hook: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """Whether a ``__getattr__`` returns something computed from the name asked
+    (``getattr(_legacy, name)``, ``import_module(_ALIASES[name], __name__)``): it may serve
+    any name, a submodule's included."""
+    params = [*hook.args.posonlyargs, *hook.args.args]
+    if not params:
+        return False
+    asked = params[0].arg
+    return any(
+        isinstance(node, ast.Return) and node.value is not None
+        and any(isinstance(n, ast.Name) and n.id == asked for n in ast.walk(node.value))
+        for node in ast.walk(hook)
+    )
+
+
+def _served_elsewhere(root: Path, module: str) -> Unreadable | None:
+    """A package on the way to ``module`` under ``root`` whose ``__init__.py`` may serve
+    another module in its place (trial 26i, family 1), else ``None``:
+
+    * I-B7: a write to ``sys.modules`` (``sys.modules[K] = M``, ``__setitem__``,
+      ``setdefault``, ``update``, ``|=``) whose key is ``module`` or a package on its way
+      (``f"{__name__}.constants_ppo"``, ``__name__ + ".constants_ppo"``,
+      ``sys.modules[__name__] = _Lazy(...)``), or cannot be folded (:func:`_fold_name`): the
+      import system returns that entry and never reads the file;
+    * I-B8: a module ``__getattr__`` (PEP 562; a ``def`` or an assignment) in a package on the
+      way that may return something else than its own submodule of the name asked
+      (:func:`_serves_own_submodules`): ``from verl.trainer import constants_ppo`` asks the
+      package's attribute first, and only imports the file when that fails. A ``def`` counts
+      when the file names the next component as a string (``{"constants_ppo": ...}``,
+      ``name == "constants_ppo"``) or it returns something computed from the name asked
+      (:func:`_serves_by_name`: ``getattr(_legacy, name)``); one serving fixed names only (a
+      deprecation alias ``if name == "old": return new``) does not.
+
+    The files are read with :mod:`ast`, parsed only when their text names ``modules`` or
+    ``__getattr__``; verl's own ``__init__.py`` files (0.8.0, 0.9.0) hold neither.
+
+    Args:
+        root: the install root (the directory holding the top-level package).
+        module: the dotted module, e.g. ``"verl.trainer.constants_ppo"``.
+    """
+    parts = module.split(".")
+    fs = _fs()
+    for i in range(1, len(parts)):
+        init = root.joinpath(*parts[:i], "__init__.py")
+        if not fs.is_file(init):
+            continue
+        try:
+            text = _read_text(init, errors="replace")
+        except OSError:
+            continue
+        if "modules" not in text and "__getattr__" not in text:
+            continue
+        tree = _parse(init)
+        if tree is None:
+            continue
+        package = ".".join(parts[:i])
+        for line, form, key, known in _module_writes(tree, package):
+            if not known or key == module or module.startswith(f"{key}."):
+                shown = f"`{key}`" if known else "a name the tool cannot evaluate"
+                return Unreadable(
+                    str(init), line,
+                    f"a `sys.modules` entry (`{form}`, under {shown}) that decides which "
+                    f"`{parts[-1]}` is imported",
+                )
+        named = f'"{parts[i]}"' in text or f"'{parts[i]}'" in text
+        for stmt in _top_level(tree.body):
+            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) and stmt.name == "__getattr__":
+                if _serves_own_submodules(stmt) or not (named or _serves_by_name(stmt)):
+                    continue  # the lazy-import idiom, or fixed names (a deprecation alias)
+            elif not (isinstance(stmt, (ast.Assign, ast.AnnAssign)) and any(
+                isinstance(t, ast.Name) and t.id == "__getattr__"
+                for t in (stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target])
+            )):
+                continue
+            return Unreadable(
+                str(init), stmt.lineno,
+                f"a module `__getattr__` of `{package}` that may serve `{parts[i]}` in place of "
+                "its file",
+            )
+    return None
+
+
 def _find(root: _DiskTree | _ArchiveTree, module: str, name: str, depth: int) -> Found | None:
     """:func:`find_definitions` in the install root (or archive, or mapped folder) ``root``."""
     if type(root) is _DiskTree:  # an install root on disk (trial 26b): what the path finder
@@ -747,6 +968,10 @@ def _find(root: _DiskTree | _ArchiveTree, module: str, name: str, depth: int) ->
     path = root.module_file(module)
     if path is None:
         return None
+    if type(root) is _DiskTree:  # trial 26i (I-B7, I-B8): the package serves another module
+        served = _served_elsewhere(root.root, module)
+        if served is not None:
+            return (served,)
     if depth > _MAX_REEXPORTS:
         return (Unreadable(str(path), 1, "a chain of re-exports too long to follow"),)
     tree = root.parse(path)
@@ -1276,6 +1501,15 @@ class SignatureResolver:
         shadowing = self._script_folder_copy(root, directory, top, module, name)
         if shadowing is None and verl and answer.certain:
             shadowing = self._renamed_copy(root, top, module, name, answer)
+        if shadowing is None and verl and answer.certain:
+            # trial 26i (I-B5): a lone ``patches/constants_ppo.py`` copied over verl's module
+            shadowing = self._lone_module_file(root, top, module, name, answer)
+        if shadowing is None and verl and answer.certain:
+            # trial 26i (I-B5): ``shutil.copy(SRC, <...>/constants_ppo.py)`` at run time
+            shadowing = self._written_module(root, top, module, name, answer)
+        if shadowing is None and verl and answer.certain:
+            # trial 26i (I-B8): ``verl.trainer.__getattr__ = _lazy`` set from outside
+            shadowing = self._package_hook(root, top, module, answer)
         if shadowing is not None:
             return shadowing
         if verl and answer.source == "unknown" and answer.accepts_config and not answer.certain:
@@ -1638,6 +1872,167 @@ class SignatureResolver:
             )
             remedy = "update or remove that copy, or run with --use-ppo-runtime"
             places = found.why.lines[:1] if found.why is not None else ()
+            why = Reason("uncertain-definition", reason, places)
+            return CalleeInEffect(
+                True, answer.source, answer.where, answer.detail, reason, remedy, why, certain=False
+            )
+        return None
+
+    def _lone_module_file(
+        self, root: Path, top: str, module: str, name: str, answer: CalleeInEffect
+    ) -> CalleeInEffect | None:
+        """``answer`` made uncertain (an unsafe fix) when a file of the repository named as
+        ``module``'s own file, in no copy of ``top``, defines ``name`` taking no config, else
+        ``None`` (trial 26i, I-B5).
+
+        Rule: a hotfix kept as a lone ``patches/constants_ppo.py`` is put in the place of
+        ``verl/trainer/constants_ppo.py`` when the project runs (a launcher copying the
+        installed verl with ``shutil.copytree``, the file over its module with ``shutil.copy``,
+        then ``sys.path.insert``; a ``__path__`` entry or an import hook naming its folder):
+        what puts it there cannot be read in general and leaves nothing in a fresh clone, so
+        the file is recognised by its name (:func:`ppo_migrate.project.tree.lone_module_files`)
+        and counts only when its module body defines ``name`` with a plain ``def`` that takes
+        no config (:func:`_definition`; one in an ``if``/``try`` block counts too). A file that
+        only imports ``name`` (a project's wrapper module re-exporting verl's), binds it
+        otherwise or defines it with a config is no replacement: ``None``; a fake under a
+        folder of test doubles is the doubles table's (:mod:`ppo_migrate.rules.patches` names
+        the line that loads it). The renamed-copy rule
+        (:meth:`_renamed_copy`) is asked first, and this one in the same cases (a release or an
+        in-tree copy decided, certainly).
+
+        Args:
+            root: the repository's root (:meth:`_repository`).
+            top: the top-level package (``"verl"``).
+            module: the callee's module, e.g. ``"verl.trainer.constants_ppo"``.
+            name: the callee, e.g. ``"get_ppo_ray_runtime_env"``.
+            answer: the answer so far (it accepts a config, certainly).
+        """
+        from ppo_migrate.project.tree import lone_module_files, repository_listing
+
+        listing = repository_listing(root, self.respect_gitignore)
+        shown_module = "/".join(module.split(".")) + ".py"
+        for path in lone_module_files(listing, top, module):
+            found = _find(_LoneFileTree(path, module), module, name, 0) or ()
+            own = [d for d in found if isinstance(d, Definition) and d.path == path]
+            refusing = [d for d in own if not d.accepts(self.keyword)]
+            if not refusing:
+                continue
+            read = self._read([], module, name, "in-tree", True, refusing[:1])
+            if read is None or read.accepts_config:  # not reached: ``refusing`` refuses
+                continue
+            shown = display_path(path)
+            reason = (
+                f"{read.reason}: `{shown}` is named as {top}'s module `{shown_module}` but lies in no "
+                f"copy of {top}, besides the {top} that `{answer.where}` names; if anything puts it in "
+                f"that module's place when the project runs (copied over a copy of {top} made by the "
+                "launcher, a `__path__` entry, an import hook), passing the config raises TypeError"
+            )
+            remedy = "update or remove that file, or run with --use-ppo-runtime"
+            places = read.why.lines[:1] if read.why is not None else ()
+            why = Reason("uncertain-definition", reason, places)
+            return CalleeInEffect(
+                True, answer.source, answer.where, answer.detail, reason, remedy, why, certain=False
+            )
+        return None
+
+    def _written_module(
+        self, root: Path, top: str, module: str, name: str, answer: CalleeInEffect
+    ) -> CalleeInEffect | None:
+        """``answer`` made uncertain (an unsafe fix) when a Python file of the repository
+        writes a file named as ``module``'s own file at run time (trial 26i, I-B5: a launcher
+        copying the installed verl to ``.overlay/verl``, then ``shutil.copy(ROOT / "patches" /
+        "ray_env.py", dst / "trainer" / "constants_ppo.py")``), else ``None``.
+
+        Rule (:func:`ppo_migrate.project.import_roots.module_writes`): a write whose source
+        evaluates to a file whose ``name`` takes a config is harmless; one whose source's
+        ``name`` takes none names that definition and the write; one whose source cannot be
+        told (a path the tool cannot evaluate, text written with ``write_text``) or holds no
+        plain ``def`` of ``name`` names the write. Asked after :meth:`_lone_module_file` (a
+        hotfix keeping the module's name is named by its definition there), in the same cases.
+
+        Args:
+            root: the repository's root (:meth:`_repository`).
+            top: the top-level package (``"verl"``).
+            module: the callee's module, e.g. ``"verl.trainer.constants_ppo"``.
+            name: the callee, e.g. ``"get_ppo_ray_runtime_env"``.
+            answer: the answer so far (it accepts a config, certainly).
+        """
+        parts = module.split(".")
+        if len(parts) < 2:
+            return None
+        from ppo_migrate.project.import_roots import module_writes
+
+        file_name = parts[-1] + ".py"
+        shown_module = "/".join(parts) + ".py"
+        for write in module_writes(root, file_name, self.respect_gitignore):
+            at = f"`{display_path(write.source)}:{write.line}` ({write.form})"
+            places = [Related(display_path(write.source), write.line, 1, f"{write.form} writes `{file_name}`")]
+            own: list[Definition] = []
+            if write.copied is not None:
+                found = _find(_LoneFileTree(write.copied, module), module, name, 0) or ()
+                own = [d for d in found if isinstance(d, Definition) and d.path == write.copied]
+            refusing = [d for d in own if not d.accepts(self.keyword)]
+            if own and not refusing:
+                continue  # the file copied there takes a config
+            if refusing:
+                read = self._read([], module, name, "in-tree", True, refusing[:1])
+                first = read.reason if read is not None else ""
+                reason = (
+                    f"{first}: {at} copies `{display_path(write.copied)}` to a file named as {top}'s "
+                    f"module `{shown_module}` when the project runs, besides the {top} that "
+                    f"`{answer.where}` names; if that file is in the module's place (a copy of "
+                    f"{top} made by the launcher), passing the config raises TypeError"
+                )
+                if read is not None and read.why is not None:
+                    places = list(read.why.lines[:1]) + places
+                remedy = "update the file copied, or run with --use-ppo-runtime"
+            else:
+                what = f"`{display_path(write.copied)}`" if write.copied is not None else "a file the tool cannot read"
+                reason = (
+                    f"{at} writes {what} to a file named as {top}'s module `{shown_module}` when "
+                    f"the project runs, besides the {top} that `{answer.where}` names; if that file "
+                    f"is in the module's place (a copy of {top} made by the launcher) and its `{name}` "
+                    "takes no config, passing the config raises TypeError"
+                )
+                remedy = f"copy a file whose `{name}` takes a config, or run with --use-ppo-runtime"
+            why = Reason("uncertain-definition", reason, tuple(places))
+            return CalleeInEffect(
+                True, answer.source, answer.where, answer.detail, reason, remedy, why, certain=False
+            )
+        return None
+
+    def _package_hook(self, root: Path, top: str, module: str, answer: CalleeInEffect) -> CalleeInEffect | None:
+        """``answer`` made uncertain (an unsafe fix) when a Python file of the repository sets a
+        module ``__getattr__`` on a package on ``module``'s way (trial 26i, I-B8:
+        ``verl.trainer.__getattr__ = _lazy`` in a boot module; ``from verl.trainer import
+        constants_ppo`` asks the package's attribute first, so the hook may serve another
+        module in the file's place: :func:`ppo_migrate.project.import_roots.package_hooks`),
+        else ``None``. A package's own ``def __getattr__`` is read with the copy
+        (:func:`_served_elsewhere`).
+
+        Args:
+            root: the repository's root (:meth:`_repository`).
+            top: the top-level package (``"verl"``).
+            module: the callee's module, e.g. ``"verl.trainer.constants_ppo"``.
+            answer: the answer so far (it accepts a config, certainly).
+        """
+        from ppo_migrate.project.import_roots import package_hooks
+
+        parts = module.split(".")
+        chain = {".".join(parts[:i]) for i in range(1, len(parts))}
+        for hook in package_hooks(root, top, self.respect_gitignore):
+            if hook.package not in chain:
+                continue
+            at = f"`{display_path(hook.source)}:{hook.line}`"
+            nxt = parts[len(hook.package.split("."))]
+            reason = (
+                f"{at} sets a module `__getattr__` on `{hook.package}`, which `from {hook.package} "
+                f"import {nxt}` asks before it imports the file, besides the {top} that "
+                f"`{answer.where}` names; if it serves another `{nxt}` whose function takes no "
+                "config, passing the config raises TypeError"
+            )
+            remedy = "serve a module whose function takes a config, or run with --use-ppo-runtime"
+            places = (Related(display_path(hook.source), hook.line, 1, f"sets `{hook.package}.__getattr__`"),)
             why = Reason("uncertain-definition", reason, places)
             return CalleeInEffect(
                 True, answer.source, answer.where, answer.detail, reason, remedy, why, certain=False

@@ -230,7 +230,8 @@ DELEGATES = {
     ("rules/signatures.py", "_DiskTree.module_file"),
     ("rules/signatures.py", "_MappedTree.module_file"),
 }
-ARCHIVE = {("rules/signatures.py", "_ArchiveTree.module_file")}
+#: resolvers of no folder: an archive's members, one lone file read as one module (trial 26i)
+ARCHIVE = {("rules/signatures.py", "_ArchiveTree.module_file"), ("rules/signatures.py", "_LoneFileTree.module_file")}
 #: The builders of the run's cross-file tables: the runner alone calls them, and keeps what
 #: they give on the run's index.
 TABLE_BUILDERS = {"project_reexports", "target_patches", "judge_callers"}
