@@ -3832,8 +3832,18 @@ def _package_getattrs(paths: Sequence[str], target_modules: Iterable[str], read)
         if not any(t.startswith(package + ".") for t in targets):
             continue
         tree = parse_file(path, data)
+        # the lazy-import idiom and a hook serving fixed names only (a deprecation alias)
+        # serve no other module: the rule of the in-tree copies' reading
+        # (:func:`ppo_migrate.rules.signatures._served_elsewhere`), asked of each hook
+        from ppo_migrate.rules.signatures import _serves_by_name, _serves_own_submodules
+
         for node in getattr(tree, "body", ()):
             defines = isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == "__getattr__"
+            if defines:
+                nxt = [t[len(package) + 1:].split(".", 1)[0] for t in targets if t.startswith(package + ".")]
+                named = any(f'"{n}"'.encode() in data or f"'{n}'".encode() in data for n in nxt)
+                if _serves_own_submodules(node) or not (named or _serves_by_name(node)):
+                    continue
             binds = isinstance(node, ast.Assign) and any(
                 isinstance(t, ast.Name) and t.id == "__getattr__" for target in node.targets for t in _flat(target)
             )
