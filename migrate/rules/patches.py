@@ -3559,6 +3559,10 @@ def _unknown_name(
             # f-string (trial 26i, I-B2): any key not certainly another module's
             env = string_env(tree)
             kind, values = _module_key(r.key, tree, env)
+            if kind == "unknown" and _loads_itself(r.key, tree):
+                return None  # ``find_spec(name)``'s module under ``name``: an import of it
+            if kind == "unknown" and _other_module_key(r.key, tree, names.target_modules):
+                kind = "known"  # ``"_verl_function_tools_" + path``: never verl's module
             if kind == "unknown" or any(_holds_target(v, names.target_modules) for v in values):
                 return None, unknown
             if kind == "own" and own_module and _holds_target(own_module, names.target_modules):
@@ -3737,6 +3741,109 @@ def _only_binding(tree: ast.AST, name: str) -> ast.AST | None:
         ):
             found.append(tree)
     return found[0] if len(found) == 1 and found[0] is not tree else None
+
+
+def _leading_text(node: ast.AST | None) -> str | None:
+    """The literal text a string expression starts with: a constant's whole text, the
+    leftmost operand's of a ``+`` chain, an f-string's parts before its first placeholder;
+    ``None`` when it starts with nothing literal."""
+    if isinstance(node, ast.Constant):
+        return node.value if isinstance(node.value, str) else None
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        return _leading_text(node.left)
+    if isinstance(node, ast.JoinedStr):
+        lead = []
+        for part in node.values:
+            if not (isinstance(part, ast.Constant) and isinstance(part.value, str)):
+                break
+            lead.append(part.value)
+        return "".join(lead) or None
+    return None
+
+
+def _binds(stmt: ast.stmt, name: str) -> bool:
+    """Whether ``stmt`` (or a statement inside it) may bind ``name``."""
+    for node in ast.walk(stmt):
+        if isinstance(node, ast.Name) and node.id == name and not isinstance(node.ctx, ast.Load):
+            return True
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name == name:
+            return True
+        if isinstance(node, (ast.Import, ast.ImportFrom)) and any(
+            (a.asname or a.name.split(".", 1)[0]) == name for a in node.names
+        ):
+            return True
+        if isinstance(node, (ast.Global, ast.Nonlocal)) and name in node.names:
+            return True
+    return False
+
+
+def _last_assigned(block: Sequence[ast.stmt], name: str) -> tuple[int, ast.expr] | None:
+    """``(index, value)`` of the plain ``name = value`` that last binds ``name`` in the
+    straight-line statements ``block``, when no statement after it may bind ``name``
+    again; else ``None``."""
+    for i in range(len(block) - 1, -1, -1):
+        stmt = block[i]
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 \
+                and isinstance(stmt.targets[0], ast.Name) and stmt.targets[0].id == name:
+            return i, stmt.value
+        if _binds(stmt, name):
+            return None
+    return None
+
+
+def _loads_itself(key: ast.expr, tree: ast.AST) -> bool:
+    """Whether ``sys.modules[name] = module`` puts under ``name`` the module the import
+    system finds for ``name`` itself (importlib's documented recipe, "Importing
+    programmatically": ``spec = importlib.util.find_spec(name)``, ``module =
+    importlib.util.module_from_spec(spec)``, ``sys.modules[name] = module``,
+    ``spec.loader.exec_module(module)``), read in the block holding the assignment: an
+    import of ``name``, no stand-in for it. verl 0.9's own ``verl/tools/tool_registry.py``
+    loads tool classes so; a vendored verl made every fix of its project unsafe (trial
+    26i's rule, I-B2)."""
+    if not isinstance(key, ast.Name):
+        return False
+    for node in ast.walk(tree):
+        for field in ("body", "orelse", "finalbody"):
+            block = getattr(node, field, None)
+            if not isinstance(block, list):
+                continue
+            for i, stmt in enumerate(block):
+                if not (isinstance(stmt, ast.Assign) and any(
+                    isinstance(t, ast.Subscript) and t.slice is key for t in stmt.targets
+                )):
+                    continue
+                if not isinstance(stmt.value, ast.Name):
+                    return False
+                made = _last_assigned(block[:i], stmt.value.id)
+                if made is None or not isinstance(made[1], ast.Call) or _last(made[1].func) != "module_from_spec" \
+                        or len(made[1].args) != 1 or not isinstance(made[1].args[0], ast.Name):
+                    return False
+                found = _last_assigned(block[: made[0]], made[1].args[0].id)
+                if found is None or not isinstance(found[1], ast.Call) or _last(found[1].func) != "find_spec" \
+                        or not found[1].args or not isinstance(found[1].args[0], ast.Name) \
+                        or found[1].args[0].id != key.id:
+                    return False
+                return not any(_binds(s, key.id) for s in block[found[0] + 1 : i])
+    return False
+
+
+def _other_module_key(node: ast.expr, tree: ast.AST, target_modules: Iterable[str]) -> bool:
+    """Whether a ``sys.modules`` key that cannot be read whole certainly names no module
+    holding the function nor a package above one: it starts with literal text none of
+    their names starts with, itself or through a name the file binds once to it. verl 0.9's
+    own ``verl/tools/function_tool.py`` loads tools under ``"_verl_function_tools_" +
+    path``: a vendored verl made every fix of its project unsafe (trial 26i's rule, I-B2,
+    on trials 26d and 26e's vendored 0.9.0 trees)."""
+    lead = _leading_text(node)
+    if lead is None and isinstance(node, ast.Name):
+        bound = _only_binding(tree, node.id)
+        if isinstance(bound, ast.Assign) and len(bound.targets) == 1:
+            lead = _leading_text(bound.value)
+    if not lead:
+        return False
+    names = {t for t in target_modules}
+    names |= {t.rsplit(".", i)[0] for t in list(names) for i in range(1, t.count(".") + 1)}
+    return not any(n.startswith(lead) for n in names)
 
 
 def _module_key(node: ast.expr, tree: ast.AST, env: dict[str, str], depth: int = 0) -> tuple[str, frozenset[str]]:

@@ -305,6 +305,21 @@ OTHERS: dict[str, str] = {
     "app.__getattr__ = _g\n",
     "another-item-set-by-a-concatenated-key": "import verl.trainer.constants_ppo as cp\n\n"
     "K = 'DEBUG' + '_FLAG'\nvars(cp).setdefault(K, True)\n",
+    # verl 0.9's own ``verl/tools/function_tool.py``: a key led by literal text no module
+    # holding the function starts with
+    "a-tool-loaded-under-a-literal-prefix": "import importlib.util\nimport sys\n\n\n"
+    "def load(path):\n    module_name = '_app_tools_' + str(path).replace('/', '_')\n"
+    "    spec = importlib.util.spec_from_file_location(module_name, path)\n"
+    "    module = importlib.util.module_from_spec(spec)\n    sys.modules[module_name] = module\n"
+    "    spec.loader.exec_module(module)\n    return module\n",
+    # verl 0.9's own ``verl/tools/tool_registry.py``: importlib's recipe, the module the
+    # import system finds for the name put under that name
+    "a-module-found-by-its-own-name": "import importlib.util\nimport sys\n\n\n"
+    "def get_class(cls_name):\n    module_name, class_name = cls_name.rsplit('.', 1)\n"
+    "    if module_name not in sys.modules:\n        spec = importlib.util.find_spec(module_name)\n"
+    "        module = importlib.util.module_from_spec(spec)\n        sys.modules[module_name] = module\n"
+    "        spec.loader.exec_module(module)\n    else:\n        module = sys.modules[module_name]\n"
+    "    return getattr(module, class_name)\n",
 }
 
 
