@@ -3559,8 +3559,16 @@ def _unknown_name(
             # f-string (trial 26i, I-B2): any key not certainly another module's
             env = string_env(tree)
             kind, values = _module_key(r.key, tree, env)
+            if kind == "unknown" and _local_modules_name(r.key, tree):
+                return None  # ``modules[i] = ...`` of a list of the file's own: no sys.modules
             if kind == "unknown" and _loads_itself(r.key, tree):
                 return None  # ``find_spec(name)``'s module under ``name``: an import of it
+            if kind == "unknown" and own_module and _in_target_package(own_module, names.target_modules) \
+                    and _is_parameter(r.key, tree):
+                # verl's own loaders (``verl/utils/import_utils.py``'s ``load_module(path,
+                # module_name)``: custom reward functions and tools named by a run's
+                # config) in a copy of verl: every fix of a vendored verl's tree was unsafe
+                return None
             if kind == "unknown" and _other_module_key(r.key, tree, names.target_modules):
                 kind = "known"  # ``"_verl_function_tools_" + path``: never verl's module
             if kind == "unknown" or any(_holds_target(v, names.target_modules) for v in values):
@@ -3824,6 +3832,43 @@ def _loads_itself(key: ast.expr, tree: ast.AST) -> bool:
                         or found[1].args[0].id != key.id:
                     return False
                 return not any(_binds(s, key.id) for s in block[found[0] + 1 : i])
+    return False
+
+
+def _local_modules_name(key: ast.expr, tree: ast.AST) -> bool:
+    """Whether the item keyed by ``key`` is one of a plain name ``modules`` that no
+    ``from sys import modules`` binds (verl's ``modules[i] = apply_qat(modules[i], ...)``
+    over a list of model chunks): not ``sys.modules``."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Subscript) and node.slice is key:
+            if not (isinstance(node.value, ast.Name) and node.value.id == "modules"):
+                return False
+            return not any(
+                isinstance(n, ast.ImportFrom) and n.module == "sys"
+                and any((a.asname or a.name) == "modules" for a in n.names)
+                for n in ast.walk(tree)
+            )
+    return False
+
+
+def _in_target_package(module: str, target_modules: Iterable[str]) -> bool:
+    """Whether ``module`` is a module of the top-level package holding the function
+    (``verl.utils.import_utils`` for ``verl.trainer.constants_ppo``): a copy's own code."""
+    return any(module.split(".", 1)[0] == t.split(".", 1)[0] for t in target_modules)
+
+
+def _is_parameter(key: ast.expr, tree: ast.AST) -> bool:
+    """Whether ``key`` is a name that a function enclosing it takes as a parameter (bound
+    again or not: its values are the function's callers')."""
+    if not isinstance(key, ast.Name):
+        return False
+    for node in ast.walk(tree):
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        args = node.args
+        params = {a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)}
+        if key.id in params and any(n is key for n in ast.walk(node)):
+            return True
     return False
 
 

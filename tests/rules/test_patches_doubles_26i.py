@@ -312,6 +312,8 @@ OTHERS: dict[str, str] = {
     "    spec = importlib.util.spec_from_file_location(module_name, path)\n"
     "    module = importlib.util.module_from_spec(spec)\n    sys.modules[module_name] = module\n"
     "    spec.loader.exec_module(module)\n    return module\n",
+    # verl's own ``verl/utils/modelopt/qat_utils.py``: a list of the file's named ``modules``
+    "a-list-named-modules": "modules = [1, 2]\nfor i in range(len(modules)):\n    modules[i] = modules[i] + 1\n",
     # verl 0.9's own ``verl/tools/tool_registry.py``: importlib's recipe, the module the
     # import system finds for the name put under that name
     "a-module-found-by-its-own-name": "import importlib.util\nimport sys\n\n\n"
