@@ -847,6 +847,17 @@ def _module_writes(tree: ast.Module, package: str) -> list[tuple[int, str, str |
     return writes
 
 
+def _made_uncertain(answer: CalleeInEffect, reason: str, remedy: str, places) -> CalleeInEffect:
+    """``answer`` (a callee taking a config) made uncertain: an unsafe fix whose reason
+    (``reason``, at ``places``: :class:`ppo_migrate.diagnostics.Related`) says which
+    definition may be the one in effect instead, and ``remedy`` what to do (issue 26:
+    "where nothing decides, an unsafe fix whose reason says so")."""
+    why = Reason("uncertain-definition", reason, places)
+    return CalleeInEffect(
+        True, answer.source, answer.where, answer.detail, reason, remedy, why, certain=False
+    )
+
+
 def _serves_own_submodules(hook: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
     """Whether a package's ``__getattr__`` only ever returns its own submodule of the name
     asked (the lazy-import idiom: ``return importlib.import_module("." + name, __name__)``,
@@ -1627,10 +1638,7 @@ class SignatureResolver:
             places = (place,) if place is not None else ()
             if opaque is not None:
                 places += (Related(display_path(opaque.source), opaque.line, 1, f"{opaque.form} of a folder the tool cannot evaluate"),)
-            why = Reason("uncertain-definition", reason, places)
-            return CalleeInEffect(
-                True, answer.source, answer.where, answer.detail, reason, remedy, why, certain=False
-            )
+            return _made_uncertain(answer, reason, remedy, places)
         return answer
 
     def _unknown_with_copies(
@@ -1872,10 +1880,7 @@ class SignatureResolver:
             )
             remedy = "update or remove that copy, or run with --use-ppo-runtime"
             places = found.why.lines[:1] if found.why is not None else ()
-            why = Reason("uncertain-definition", reason, places)
-            return CalleeInEffect(
-                True, answer.source, answer.where, answer.detail, reason, remedy, why, certain=False
-            )
+            return _made_uncertain(answer, reason, remedy, places)
         return None
 
     def _lone_module_file(
@@ -1929,10 +1934,7 @@ class SignatureResolver:
             )
             remedy = "update or remove that file, or run with --use-ppo-runtime"
             places = read.why.lines[:1] if read.why is not None else ()
-            why = Reason("uncertain-definition", reason, places)
-            return CalleeInEffect(
-                True, answer.source, answer.where, answer.detail, reason, remedy, why, certain=False
-            )
+            return _made_uncertain(answer, reason, remedy, places)
         return None
 
     def _written_module(
@@ -1995,7 +1997,7 @@ class SignatureResolver:
                     "takes no config, passing the config raises TypeError"
                 )
                 remedy = f"copy a file whose `{name}` takes a config, or run with --use-ppo-runtime"
-            why = Reason("uncertain-definition", reason, tuple(places))
+            why = Reason("uncertain-definition", reason, places)
             return CalleeInEffect(
                 True, answer.source, answer.where, answer.detail, reason, remedy, why, certain=False
             )
@@ -2033,10 +2035,7 @@ class SignatureResolver:
             )
             remedy = "serve a module whose function takes a config, or run with --use-ppo-runtime"
             places = (Related(display_path(hook.source), hook.line, 1, f"sets `{hook.package}.__getattr__`"),)
-            why = Reason("uncertain-definition", reason, places)
-            return CalleeInEffect(
-                True, answer.source, answer.where, answer.detail, reason, remedy, why, certain=False
-            )
+            return _made_uncertain(answer, reason, remedy, places)
         return None
 
     def _first_source(self, directory: Path, qualified: str) -> CalleeInEffect:
