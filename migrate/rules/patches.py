@@ -3799,6 +3799,18 @@ def _last_assigned(block: Sequence[ast.stmt], name: str) -> tuple[int, ast.expr]
     return None
 
 
+def _is_importlib_find_spec(func: ast.expr) -> bool:
+    """Whether ``func`` spells ``importlib.util.find_spec`` (``importlib.util.find_spec``,
+    ``util.find_spec``, or a bare ``find_spec``), not a finder's own method."""
+    if isinstance(func, ast.Name):
+        return func.id == "find_spec"
+    return isinstance(func, ast.Attribute) and func.attr == "find_spec" and (
+        (isinstance(func.value, ast.Name) and func.value.id == "util")
+        or (isinstance(func.value, ast.Attribute) and func.value.attr == "util"
+            and isinstance(func.value.value, ast.Name) and func.value.value.id == "importlib")
+    )
+
+
 def _loads_itself(key: ast.expr, tree: ast.AST) -> bool:
     """Whether ``sys.modules[name] = module`` puts under ``name`` the module the import
     system finds for ``name`` itself (importlib's documented recipe, "Importing
@@ -3827,7 +3839,7 @@ def _loads_itself(key: ast.expr, tree: ast.AST) -> bool:
                         or len(made[1].args) != 1 or not isinstance(made[1].args[0], ast.Name):
                     return False
                 found = _last_assigned(block[: made[0]], made[1].args[0].id)
-                if found is None or not isinstance(found[1], ast.Call) or _last(found[1].func) != "find_spec" \
+                if found is None or not isinstance(found[1], ast.Call) or not _is_importlib_find_spec(found[1].func) \
                         or not found[1].args or not isinstance(found[1].args[0], ast.Name) \
                         or found[1].args[0].id != key.id:
                     return False
@@ -3844,8 +3856,10 @@ def _local_modules_name(key: ast.expr, tree: ast.AST) -> bool:
             if not (isinstance(node.value, ast.Name) and node.value.id == "modules"):
                 return False
             return not any(
-                isinstance(n, ast.ImportFrom) and n.module == "sys"
-                and any((a.asname or a.name) == "modules" for a in n.names)
+                (isinstance(n, ast.ImportFrom) and n.module == "sys"
+                 and any((a.asname or a.name) == "modules" for a in n.names))
+                or (isinstance(n, (ast.Assign, ast.AnnAssign, ast.NamedExpr))  # ``modules = sys.modules``
+                    and isinstance(n.value, ast.Attribute) and n.value.attr == "modules")
                 for n in ast.walk(tree)
             )
     return False

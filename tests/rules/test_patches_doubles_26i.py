@@ -426,3 +426,62 @@ def test_names_known_to_be_another_function() -> None:
     got = {n: _another_function(tree, n) for n in ("h", "m", "d", "f", "g", "l", "k", "q", "unbound")}
     assert got == {"h": True, "m": True, "d": True, "f": True, "g": True,
                    "l": False, "k": False, "q": False, "unbound": False}
+
+
+@pytest.mark.parametrize(
+    "source, loads_itself",
+    [
+        # importlib's recipe (verl 0.9's ``verl/tools/tool_registry.py``): an import of ``name``
+        ("def f(name):\n    spec = importlib.util.find_spec(name)\n"
+         "    module = importlib.util.module_from_spec(spec)\n    sys.modules[name] = module\n", True),
+        # a finder's own ``find_spec`` may serve anything (a fake verl)
+        ("def f(name, finder):\n    spec = finder.find_spec(name)\n"
+         "    module = importlib.util.module_from_spec(spec)\n    sys.modules[name] = module\n", False),
+        # the key rebound between the spec and the write
+        ("def f(name):\n    spec = importlib.util.find_spec(name)\n    name = 'verl.trainer.constants_ppo'\n"
+         "    module = importlib.util.module_from_spec(spec)\n    sys.modules[name] = module\n", False),
+        # a file's module under the name: no import of it
+        ("def f(name, path):\n    spec = importlib.util.spec_from_file_location(name, path)\n"
+         "    module = importlib.util.module_from_spec(spec)\n    sys.modules[name] = module\n", False),
+    ],
+)
+def test_a_module_found_by_its_own_name_is_an_import(source: str, loads_itself: bool) -> None:
+    from ppo_migrate.rules import patches
+
+    tree = ast.parse(source)
+    key = next(n for n in ast.walk(tree) if isinstance(n, ast.Subscript) and isinstance(n.ctx, ast.Store)).slice
+    assert patches._loads_itself(key, tree) is loads_itself
+
+
+@pytest.mark.parametrize(
+    "source, local",
+    [
+        ("modules = [1, 2]\nfor i in range(2):\n    modules[i] = 0\n", True),
+        ("from sys import modules\nmodules[k] = v\n", False),
+        ("import sys\nmodules = sys.modules\nmodules[k] = v\n", False),
+    ],
+)
+def test_a_list_named_modules_is_no_sys_modules(source: str, local: bool) -> None:
+    from ppo_migrate.rules import patches
+
+    tree = ast.parse(source)
+    key = next(n for n in ast.walk(tree) if isinstance(n, ast.Subscript) and isinstance(n.ctx, ast.Store)).slice
+    assert patches._local_modules_name(key, tree) is local
+
+
+@pytest.mark.parametrize(
+    "key, other",
+    [
+        ("'_verl_function_tools_' + path", True),  # verl 0.9's ``function_tool.py``
+        ("f'plugins_{name}'", True),
+        ("'verl' + rest", False),  # may be ``verl.trainer.constants_ppo``
+        ("f'verl.trainer.{name}'", False),
+        ("prefix + 'x'", False),  # nothing literal leads
+    ],
+)
+def test_a_key_led_by_other_text_names_no_module_of_verl(key: str, other: bool) -> None:
+    from ppo_migrate.rules import patches
+
+    tree = ast.parse(f"sys.modules[{key}] = m\n")
+    node = next(n for n in ast.walk(tree) if isinstance(n, ast.Subscript)).slice
+    assert patches._other_module_key(node, tree, ["verl.trainer.constants_ppo"]) is other
