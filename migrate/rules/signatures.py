@@ -847,6 +847,27 @@ def _module_writes(tree: ast.Module, package: str) -> list[tuple[int, str, str |
     return writes
 
 
+def _imported_elsewhere(path: str, top: str, name: str) -> tuple[int, str] | None:
+    """``(line, statement)`` of a top-level ``from X import name`` (or ``... as name``) in the
+    file at ``path`` whose ``X`` is relative or outside the package ``top``: put in the place
+    of ``top``'s module, the file gives a function of a module the tool does not read there
+    (``from .legacy_env import get_ppo_ray_runtime_env`` with ``legacy_env.py`` copied beside
+    it); ``None`` for none, or an unreadable file. An import from ``top`` itself (a wrapper
+    re-exporting verl's function) is none."""
+    tree = _parse(Path(path))  # read and parsed once a run
+    if tree is None:
+        return None  # unreadable or not Python: the other rules decide
+    for stmt in _top_level(tree.body):
+        if not isinstance(stmt, ast.ImportFrom):
+            continue
+        if not any((a.asname or a.name) == name for a in stmt.names):
+            continue
+        if stmt.level or not (stmt.module == top or (stmt.module or "").startswith(top + ".")):
+            spelled = "from " + "." * (stmt.level or 0) + (stmt.module or "") + f" import {name}"
+            return stmt.lineno, spelled
+    return None
+
+
 def _made_uncertain(answer: CalleeInEffect, reason: str, remedy: str, places) -> CalleeInEffect:
     """``answer`` (a callee taking a config) made uncertain: an unsafe fix whose reason
     (``reason``, at ``places``: :class:`ppo_migrate.diagnostics.Related`) says which
@@ -1921,6 +1942,18 @@ class SignatureResolver:
             own = [d for d in found if isinstance(d, Definition) and d.path == path]
             refusing = [d for d in own if not d.accepts(self.keyword)]
             if not refusing:
+                imported = _imported_elsewhere(path, top, name)
+                if imported is not None:  # fresh user 43, B4: a hotfix re-exporting its own module's
+                    shown = display_path(path)
+                    reason = (
+                        f"`{shown}` is named as {top}'s module `{shown_module}` but lies in no copy of "
+                        f"{top}, and binds `{name}` by `{imported[1]}` (line {imported[0]}), which the tool "
+                        f"does not follow from there, besides the {top} that `{answer.where}` names; if "
+                        "anything puts it in that module's place when the project runs, the function it "
+                        "gives may take no config"
+                    )
+                    places = (Related(shown, imported[0], 1, f"imports `{name}`"),)
+                    return _made_uncertain(answer, reason, "update or remove that file, or run with --use-ppo-runtime", places)
                 continue
             read = self._read([], module, name, "in-tree", True, refusing[:1])
             if read is None or read.accepts_config:  # not reached: ``refusing`` refuses

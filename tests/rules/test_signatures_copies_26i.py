@@ -455,3 +455,50 @@ def test_a_package_getattr_set_from_outside_is_never_given_a_config(assign: str,
         assert (root / "train.py").read_text() == entry
         proc = _run(root, "python train.py", site)
         assert (proc.returncode, proc.stdout.strip()) == (0, "OK"), proc.stderr
+
+
+#: fresh user 43, B4: the hotfix re-exports a function of a module copied beside it
+REEXPORT_BOOT = (
+    "import importlib.util\nimport pathlib\nimport shutil\nimport sys\n\n"
+    "ROOT = pathlib.Path(__file__).resolve().parent\n"
+    "_src = pathlib.Path(importlib.util.find_spec('verl').submodule_search_locations[0])\n"
+    "_dst = ROOT / '.overlay' / 'verl'\n"
+    "shutil.rmtree(_dst, ignore_errors=True)\n"
+    "shutil.copytree(_src, _dst)\n"
+    "for _p in (ROOT / 'hot').glob('*.py'):\n"
+    "    shutil.copy(_p, _dst / 'trainer' / _p.name)\n"
+    "sys.path.insert(0, str(_dst.parent))\n"
+)
+
+
+def test_a_lone_module_file_re_exporting_a_module_beside_it_is_never_given_a_config(tmp_path: Path) -> None:
+    """Fresh user 43, B4: ``hot/constants_ppo.py`` binds the function by ``from .legacy_env
+    import ...``; copied with ``hot/legacy_env.py`` over verl's ``trainer/``, it gives a
+    function taking no config. An unsafe fix naming the import, and the entry runs after
+    ``apply``; a wrapper re-exporting verl's own function stays no hotfix."""
+    files = {
+        "boot.py": REEXPORT_BOOT, "train.py": MODULE_ENTRY, ".gitignore": ".overlay/\n",
+        "hot/constants_ppo.py": "from .legacy_env import get_ppo_ray_runtime_env  # noqa: F401\n",
+        "hot/legacy_env.py": OLD,
+    }
+    root = _write(tmp_path / "proj", files)
+    site = verl_stub(tmp_path / "site", INSTALLED)
+    (line,) = _concise(root)
+    assert line.startswith("train.py:7:11: PPO001 `cp.get_ppo_ray_runtime_env()` called without the config in scope")
+    assert "`hot/constants_ppo.py` is named as verl's module" in line
+    assert "by `from .legacy_env import get_ppo_ray_runtime_env` (line 1)" in line
+    before = tmp_path / "before"
+    shutil.copytree(root, before)
+    proc = _run(before, "python train.py", site)
+    assert (proc.returncode, proc.stdout.strip()) == (0, "OK"), proc.stderr
+    text = (root / "train.py").read_text()
+    run_cli("apply", ".", cwd=root)
+    assert (root / "train.py").read_text() == text
+    proc = _run(root, "python train.py", site)
+    assert (proc.returncode, proc.stdout.strip()) == (0, "OK"), proc.stderr
+
+    wrapper = _write(tmp_path / "wrapper", {
+        "train.py": NAME_ENTRY,
+        "app/constants_ppo.py": "from verl.trainer.constants_ppo import get_ppo_ray_runtime_env  # noqa: F401\n",
+    })
+    assert [line.split(": ")[1] for line in _concise(wrapper)] == ["PPO001 [*] `get_ppo_ray_runtime_env()` called without the config in scope; pass `config`"]
