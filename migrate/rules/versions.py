@@ -860,12 +860,12 @@ def _pyproject_uv_sources(data: dict[str, Any], raw: str, path: Path) -> Iterato
                 continue
             local = _local_directory(e["path"], path) if isinstance(e.get("path"), str) else None
             if e.get("workspace") is True:
-                local = _uv_workspace_member(uv, path, name)
+                local = _uv_workspace_member(uv, path)
             yield _Found(None, path, line, _source_line(raw, line), "direct-reference", True, local, only_optional)
 
 
-def _uv_workspace_member(uv: dict[str, Any], path: Path, name: str) -> Path | None:
-    """The folder of the uv workspace member whose ``[project] name`` is ``name``, for a
+def _uv_workspace_member(uv: dict[str, Any], path: Path) -> Path | None:
+    """The folder of the uv workspace member whose ``[project] name`` is verl's, for a
     source ``{ workspace = true }`` of the ``pyproject.toml`` at ``path`` (uv's
     documentation, "Workspaces": ``[tool.uv.workspace] members`` are glob patterns of
     folders relative to the workspace root, each holding a ``pyproject.toml``; ``exclude``
@@ -876,7 +876,6 @@ def _uv_workspace_member(uv: dict[str, Any], path: Path, name: str) -> Path | No
     Args:
         uv: the ``[tool.uv]`` table.
         path: the workspace root's ``pyproject.toml``.
-        name: the distribution name of the source (verl's, in any spelling PEP 503 allows).
 
     Raises:
         Nothing: an unreadable or invalid member file is no member of that name.
@@ -894,13 +893,10 @@ def _uv_workspace_member(uv: dict[str, Any], path: Path, name: str) -> Path | No
             if folder in excluded or folder in found:
                 continue
             member = folder / "pyproject.toml"
-            try:
-                data = tomllib.loads(_read_text(member)) if _is_file(member) else {}
-            except (OSError, ValueError, UnicodeDecodeError):
-                continue  # tomllib's TOMLDecodeError is a ValueError
-            project = data.get("project")
+            loaded = _load_toml(member, "verl") if _is_file(member) else None
+            project = loaded[0].get("project") if loaded is not None else None
             member_name = project.get("name") if isinstance(project, dict) else None
-            if isinstance(member_name, str) and _is_verl(member_name) and _is_verl(name):
+            if isinstance(member_name, str) and _is_verl(member_name):
                 found.append(folder)
     return found[0] if len(found) == 1 else None
 
