@@ -1918,9 +1918,11 @@ class SignatureResolver:
         what puts it there cannot be read in general and leaves nothing in a fresh clone, so
         the file is recognised by its name (:func:`ppo_migrate.project.tree.lone_module_files`)
         and counts only when its module body defines ``name`` with a plain ``def`` that takes
-        no config (:func:`_definition`; one in an ``if``/``try`` block counts too). A file that
-        only imports ``name`` (a project's wrapper module re-exporting verl's), binds it
-        otherwise or defines it with a config is no replacement: ``None``; a fake under a
+        no config (:func:`_definition`; one in an ``if``/``try`` block counts too), or when it
+        imports ``name`` from a module outside ``top`` or a relative one, which the tool does
+        not follow from there (:func:`_imported_elsewhere`; fresh user 43, B4). A file that
+        imports ``name`` from ``top`` (a project's wrapper module re-exporting verl's), binds
+        it otherwise or defines it with a config is no replacement: ``None``; a fake under a
         folder of test doubles is the doubles table's (:mod:`ppo_migrate.rules.patches` names
         the line that loads it). The renamed-copy rule
         (:meth:`_renamed_copy`) is asked first, and this one in the same cases (a release or an
@@ -1941,32 +1943,32 @@ class SignatureResolver:
             found = _find(_LoneFileTree(path, module), module, name, 0) or ()
             own = [d for d in found if isinstance(d, Definition) and d.path == path]
             refusing = [d for d in own if not d.accepts(self.keyword)]
-            if not refusing:
-                imported = _imported_elsewhere(path, top, name)
-                if imported is not None:  # fresh user 43, B4: a hotfix re-exporting its own module's
-                    shown = display_path(path)
-                    reason = (
-                        f"`{shown}` is named as {top}'s module `{shown_module}` but lies in no copy of "
-                        f"{top}, and binds `{name}` by `{imported[1]}` (line {imported[0]}), which the tool "
-                        f"does not follow from there, besides the {top} that `{answer.where}` names; if "
-                        "anything puts it in that module's place when the project runs, the function it "
-                        "gives may take no config"
-                    )
-                    places = (Related(shown, imported[0], 1, f"imports `{name}`"),)
-                    return _made_uncertain(answer, reason, "update or remove that file, or run with --use-ppo-runtime", places)
-                continue
-            read = self._read([], module, name, "in-tree", True, refusing[:1])
-            if read is None or read.accepts_config:  # not reached: ``refusing`` refuses
-                continue
             shown = display_path(path)
-            reason = (
-                f"{read.reason}: `{shown}` is named as {top}'s module `{shown_module}` but lies in no "
-                f"copy of {top}, besides the {top} that `{answer.where}` names; if anything puts it in "
-                f"that module's place when the project runs (copied over a copy of {top} made by the "
-                "launcher, a `__path__` entry, an import hook), passing the config raises TypeError"
-            )
+            named = f"`{shown}` is named as {top}'s module `{shown_module}` but lies in no copy of {top}"
+            if refusing:
+                read = self._read([], module, name, "in-tree", True, refusing[:1])
+                if read is None or read.accepts_config:  # not reached: ``refusing`` refuses
+                    continue
+                reason = (
+                    f"{read.reason}: {named}, besides the {top} that `{answer.where}` names; if anything "
+                    f"puts it in that module's place when the project runs (copied over a copy of {top} "
+                    "made by the launcher, a `__path__` entry, an import hook), passing the config raises "
+                    "TypeError"
+                )
+                places = read.why.lines[:1] if read.why is not None else ()
+            else:  # fresh user 43, B4: a hotfix re-exporting a module copied beside it
+                imported = _imported_elsewhere(path, top, name)
+                if imported is None:
+                    continue
+                line, statement = imported
+                reason = (
+                    f"{named}, and binds `{name}` by `{statement}` (line {line}), which the tool does not "
+                    f"follow from there, besides the {top} that `{answer.where}` names; if anything puts "
+                    "it in that module's place when the project runs, the function it gives may take no "
+                    "config"
+                )
+                places = (Related(shown, line, 1, f"imports `{name}`"),)
             remedy = "update or remove that file, or run with --use-ppo-runtime"
-            places = read.why.lines[:1] if read.why is not None else ()
             return _made_uncertain(answer, reason, remedy, places)
         return None
 
