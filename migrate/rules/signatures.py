@@ -868,6 +868,33 @@ def _imported_elsewhere(path: str, top: str, name: str) -> tuple[int, str] | Non
     return None
 
 
+#: The packages outside verl whose function is known to take a config: this package's
+#: runtime (``ppo_runtime.get_ppo_ray_runtime_env(config)``), a default target.
+_KNOWN_TO_ACCEPT = frozenset({"ppo_runtime"})
+
+
+def _outside_verl(qualified: str) -> CalleeInEffect:
+    """The answer for a target outside verl (``extend-targets``) with no in-tree definition.
+
+    Rule (fresh user 44, B1): no pin, setting or release speaks for a package that is not
+    verl (an installed ``mylab.launch.get_ppo_ray_runtime_env`` wrapper may take no config,
+    ``os.getcwd`` takes none), so nothing decides and passing the config is an unsafe fix
+    whose reason says so; only :data:`_KNOWN_TO_ACCEPT` is known to take one.
+
+    Args:
+        qualified: the target's qualified name, e.g. ``"mylab.launch.get_ppo_ray_runtime_env"``.
+    """
+    if qualified.split(".", 1)[0] in _KNOWN_TO_ACCEPT:
+        return CalleeInEffect(True, "unknown", "", f"`{qualified}` is ppo-migrate's runtime, which takes a config")
+    reason = (
+        f"`{qualified}` has no definition in the tree and is not verl's, so nothing shows that it "
+        "takes a config"
+    )
+    remedy = "check that it takes a config, then apply with --unsafe-fixes; or add its definition to the analysed tree"
+    detail = f"no in-tree definition of `{qualified}`: the config may not be accepted, so passing it is an unsafe fix"
+    return CalleeInEffect(True, "unknown", "", detail, reason, remedy, _why("unknown", f"{reason}: {remedy}", None, 1), certain=False)
+
+
 def _made_uncertain(answer: CalleeInEffect, reason: str, remedy: str, places) -> CalleeInEffect:
     """``answer`` (a callee taking a config) made uncertain: an unsafe fix whose reason
     (``reason``, at ``places``: :class:`ppo_migrate.diagnostics.Related`) says which
@@ -2094,7 +2121,7 @@ class SignatureResolver:
                     return self._against_release(directory, decided) if verl and not inside else decided
                 lacking = lacking or _lacking_copy(roots, top, module)
         if not verl:
-            return CalleeInEffect(True, "unknown", "", f"no in-tree definition of `{qualified}`: a config is assumed to be accepted")
+            return _outside_verl(qualified)
         setting = self._setting(directory)
         if setting is not None:
             version, where, place = setting

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -24,6 +25,10 @@ def _project(tmp_path: Path, table: str) -> Path:
     (tmp_path / "src").mkdir()
     (tmp_path / "src" / "m.py").write_text(SRC)
     declare_verl(tmp_path)  # issue 26: the tree declares the verl it runs
+    # fresh user 44, B1: a target outside verl is decided by its definition in the tree only
+    (tmp_path / "src" / "mylab").mkdir()
+    (tmp_path / "src" / "mylab" / "__init__.py").write_text("")
+    (tmp_path / "src" / "mylab" / "launch.py").write_text("def make_runtime_env(config=None):\n    return {}\n")
     return tmp_path / "src" / "m.py"
 
 
@@ -84,3 +89,39 @@ def test_an_unreadable_pyproject_is_an_error_not_silently_skipped(tmp_path: Path
     assert r.returncode == 2, r.stdout + r.stderr
     assert r.stderr == "ppo-migrate: error: pyproject.toml: cannot read: Permission denied\n"
     assert r.stdout == ""
+
+
+def test_target_outside_verl_without_definition_is_left_alone(tmp_path: Path) -> None:
+    """fresh user 44, B1: an ``extend-targets`` function installed elsewhere (no definition in
+    the tree) may take no config: the fix is unsafe, the file is untouched and still runs;
+    the unsafe fix, made anyway, raises ``TypeError`` (the oracle)."""
+    site = tmp_path / "site" / "mylab"
+    site.mkdir(parents=True)
+    (site / "__init__.py").write_text("")
+    (site / "launch.py").write_text("def get_env():\n    return {'env_vars': {}}\n")
+    project = tmp_path / "proj"
+    project.mkdir()
+    (project / "pyproject.toml").write_text(
+        '[project]\nname = "p"\nversion = "0"\ndependencies = ["verl>=0.9.1"]\n\n'
+        '[tool.ppo-migrate]\nextend-targets = ["mylab.launch.get_env"]\n'
+    )
+    text = "from mylab.launch import get_env\n\n\ndef launch(config):\n    return get_env()\n"
+    main = project / "main.py"
+    main.write_text(text)
+    env = {**os.environ, "PYTHONPATH": str(tmp_path / "site")}
+
+    def run() -> subprocess.CompletedProcess:
+        code = "import main; print(main.launch({'x': 1}))"
+        return subprocess.run([sys.executable, "-c", code], cwd=project, env=env, capture_output=True, text=True)
+
+    assert run().stdout == "{'env_vars': {}}\n"
+    check = run_cli("check", "--output-format", "concise", ".", cwd=project)
+    assert check.returncode == 1
+    assert "main.py:5:12: PPO001" in check.stdout
+    assert "unsafe fix: `mylab.launch.get_env` has no definition in the tree and is not verl's" in check.stdout
+    proc = run_cli("apply", ".", cwd=project)
+    assert proc.returncode == 1 and main.read_text() == text
+    assert run().stdout == "{'env_vars': {}}\n"
+    run_cli("apply", "--unsafe-fixes", ".", cwd=project)
+    assert "get_env(config)" in main.read_text()
+    assert "TypeError" in run().stderr

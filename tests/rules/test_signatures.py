@@ -206,10 +206,16 @@ def test_sources_in_order_in_tree_setting_declared_unknown(tmp_path: Path) -> No
     (project / "pyproject.toml").write_text('[project]\nname = "p"\nversion = "0"\n')
     in_tree = SignatureResolver(verl_version=Version("0.8.0")).callee(caller, TARGET)
     assert (in_tree.accepts_config, in_tree.source) == (True, "in-tree")
-    # a target outside verl with no in-tree definition: the newest signature
+    # a target outside verl with no in-tree definition: nothing decides, an unsafe fix
+    # (fresh user 44, B1); this package's own runtime is known to take a config
     other = SignatureResolver().callee(str(tmp_path / "x.py"), "mylib.env.get_ppo_ray_runtime_env")
-    assert (other.accepts_config, other.source) == (True, "unknown")
-    assert other.detail == "no in-tree definition of `mylib.env.get_ppo_ray_runtime_env`: a config is assumed to be accepted"
+    assert (other.accepts_config, other.source, other.certain) == (True, "unknown", False)
+    assert other.reason == (
+        "`mylib.env.get_ppo_ray_runtime_env` has no definition in the tree and is not verl's, "
+        "so nothing shows that it takes a config"
+    )
+    ours = SignatureResolver().callee(str(tmp_path / "x.py"), "ppo_runtime.get_ppo_ray_runtime_env")
+    assert (ours.accepts_config, ours.certain) == (True, True)
 
 
 def test_keyword_mode_asks_for_a_config_keyword(tmp_path: Path) -> None:
