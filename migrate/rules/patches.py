@@ -1696,6 +1696,13 @@ def _is_test_file(path: str) -> bool:
     )
 
 
+def is_test_file(path: str) -> bool:
+    """Whether ``path`` (``str``) is a test's file: pytest's default ``test_*.py`` and
+    ``*_test.py``, a ``conftest.py``, or any file under a ``tests``/``test``/``testing``
+    folder. A replacement there is a test double ("patched"), elsewhere a rebinding."""
+    return _is_test_file(path)
+
+
 #: ``NAME = "pkg.lib.get_..."`` at the start of a line: a patch target kept in a constant
 #: another file may import (``mock.patch(NAME, fake)``)
 def _constants(data: bytes, functions: Iterable[str]) -> Iterator[tuple[str, str, int]]:

@@ -8,6 +8,7 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -325,3 +326,55 @@ def test_a_call_spelled_with_a_space_before_the_dot_keeps_it(
         assert run().startswith("[{'env_vars'")
     else:
         assert run() == str([{"got_config": True}] * 3)
+
+
+#: verl 0.8's function, trimmed: a variable the driver's shell sets is left to the driver
+OLD_VERL = (
+    "import os\n\n\ndef get_ppo_ray_runtime_env():\n"
+    "    env = {'TOKENIZERS_PARALLELISM': 'true', 'NCCL_DEBUG': 'WARN'}\n"
+    "    return {'env_vars': {k: v for k, v in env.items() if k not in os.environ}}\n"
+)
+
+
+def test_use_ppo_runtime_leaves_a_tests_import_on_verl(tmp_path: Path) -> None:
+    """Fresh user 44, B2: a test asserting verl's own driver filter (as the bundled fixture's
+    ``test_driver_value_is_not_overridden`` does) failed once ``--use-ppo-runtime`` moved its
+    import, as ``ppo_runtime`` forwards the driver's value. The test's import stays on verl and
+    the run says why; the launcher moves; the tests pass before and after (run with pytest)."""
+    site = tmp_path / "site" / "verl" / "trainer"
+    site.mkdir(parents=True)
+    for init in (site.parent / "__init__.py", site / "__init__.py"):
+        init.write_text("")
+    (site / "constants_ppo.py").write_text(OLD_VERL)
+    project = tmp_path / "proj"
+    (project / "app").mkdir(parents=True)
+    (project / "tests").mkdir()
+    (project / "pyproject.toml").write_text('[project]\nname = "p"\nversion = "0"\ndependencies = ["verl==0.8.0"]\n')
+    (project / "app" / "__init__.py").write_text("")
+    (project / "app" / "launch.py").write_text(
+        "from verl.trainer.constants_ppo import get_ppo_ray_runtime_env\n\n\n"
+        "def launch(config):\n    return get_ppo_ray_runtime_env()\n"
+    )
+    test = (
+        "import os\n\nfrom verl.trainer.constants_ppo import get_ppo_ray_runtime_env\n\n\n"
+        "def test_driver_value_is_not_overridden(monkeypatch):\n"
+        "    monkeypatch.setenv('NCCL_DEBUG', 'INFO')\n"
+        "    assert 'NCCL_DEBUG' not in get_ppo_ray_runtime_env()['env_vars']\n"
+    )
+    (project / "tests" / "test_env.py").write_text(test)
+    env = {**os.environ, "PYTHONPATH": f"{project}{os.pathsep}{tmp_path / 'site'}"}
+
+    def tests() -> subprocess.CompletedProcess:
+        return subprocess.run(
+            [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:randomly", "-n0", "tests"],
+            cwd=project, env=env, capture_output=True, text=True,
+        )
+
+    assert tests().returncode == 0
+    proc = run_cli("apply", "--use-ppo-runtime", ".", cwd=project)
+    assert "Kept the verl import in tests/test_env.py (not moved to ppo_runtime): a test's file" in proc.stdout
+    assert (project / "tests" / "test_env.py").read_text() == test
+    assert (project / "app" / "launch.py").read_text().startswith("from ppo_runtime import get_ppo_ray_runtime_env\n")
+    assert "get_ppo_ray_runtime_env(config)" in (project / "app" / "launch.py").read_text()
+    after = tests()
+    assert after.returncode == 0, after.stdout + after.stderr
