@@ -218,6 +218,17 @@ class Settings:
         """
         return _last_names(self.targets)
 
+    @property
+    def receiver_words(self) -> frozenset[str]:
+        """The last name of each target's module (the prefilter's second look: a file that
+        names a target's module and reads an attribute by a computed name,
+        :func:`ppo_migrate.prefilter.builds_name`).
+
+        Returns:
+            e.g. ``frozenset({"constants_ppo"})`` for the defaults.
+        """
+        return _module_last_names(self.targets)
+
     def rule_enabled(self, code: str) -> bool:
         """Whether rule ``code`` is enabled, with ruff's prefix semantics.
 
@@ -243,6 +254,12 @@ def _last_names(targets: tuple[str, ...]) -> frozenset[str]:
     analysis, and a run's targets grow with the project's re-exports (one a module of a
     chain whose modules import the function and each other: 600 in issue 26's item 10)."""
     return frozenset(t.rsplit(".", 1)[-1] for t in targets)
+
+
+@functools.lru_cache(maxsize=32)
+def _module_last_names(targets: tuple[str, ...]) -> frozenset[str]:
+    """:attr:`Settings.receiver_words` of ``targets``, made once."""
+    return frozenset(t.rsplit(".", 2)[-2] for t in targets if "." in t)
 
 
 def _settings_from(values: tuple) -> Settings:

@@ -238,7 +238,8 @@ def process_data(
         A :class:`FileOutcome` (see :func:`process_file`).
     """
     names = [n.encode() for n in settings.target_names]
-    if not is_candidate(data, names, path, spells_elsewhere):  # a pyproject.toml's escapes too (trial 26h)
+    receivers = [n.encode() for n in settings.receiver_words]
+    if not is_candidate(data, names, path, spells_elsewhere, receivers):  # a pyproject.toml's escapes too (trial 26h)
         return FileOutcome(path, new_data=data if mode is Mode.FIX_STDOUT else None)
     try:
         text, encoding, bom = source.decoded() if isinstance(source, SnapshotFile) else decode_source(data)
