@@ -326,7 +326,7 @@ def dotted_parts(func: ast.expr) -> list[str] | None:
 LOADED = "\0"
 
 
-def forwarded_callee(node: ast.AST) -> ast.expr | None:
+def forwarded_callee(node: ast.AST, decorated: bool = False) -> ast.expr | None:
     """The callee a *forwarding function* passes every argument on to, else ``None``.
 
     A forwarding function (trial 26d, family 6: ``def ray_env(*args, **kwargs): return
@@ -344,11 +344,13 @@ def forwarded_callee(node: ast.AST) -> ast.expr | None:
     Args:
         node: a binding node, or the value of an assignment (any node: only an
             ``ast.FunctionDef`` or an ``ast.Lambda`` can forward).
+        decorated: read a decorated ``def`` too (its decorators are the caller's to judge:
+            :meth:`TargetFinder._wrapped_forwarders`).
     """
     if isinstance(node, ast.Lambda):
         a = node.args
         call = node.body
-    elif isinstance(node, ast.FunctionDef) and not node.decorator_list:
+    elif isinstance(node, ast.FunctionDef) and (decorated or not node.decorator_list):
         a = node.args
         body = node.body
         if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
@@ -720,6 +722,8 @@ class TargetFinder:
         #: :func:`callee_parts` of each call's callee (``id`` of a ``func`` of the tree),
         #: found by :meth:`calls` and read again by :meth:`qualified_names`
         self._parts: dict[int, list[str] | None] = {}
+        #: :meth:`_wrapped_forwarders`' answer, found once
+        self._wrappers: dict[str, ast.FunctionDef] | None = None
 
     def memo(self, name: str) -> dict:
         """A dict that lives as long as this finder (the module's analysis), for look-ups
@@ -848,14 +852,60 @@ class TargetFinder:
             return None
         return statement.subject, attribute
 
+    def _wrapped_forwarders(self) -> dict[str, ast.FunctionDef]:
+        """The module-level ``def``s, by name, that forward every argument to a callee
+        (:func:`forwarded_callee`'s shape) under one decorator, ``functools.wraps(...)``
+        (``@functools.wraps(get_ppo_ray_runtime_env)``: earlier trials' MISSED rows); the
+        name bound once, by that ``def``. Found once a module: none in a module without a
+        ``wraps``."""
+        if self._wrappers is None:
+            self._wrappers = {}
+            if "wraps" in self.module.text:
+                for node in self.module.tree.body:
+                    if isinstance(node, ast.FunctionDef) and len(node.decorator_list) == 1 \
+                            and isinstance(node.decorator_list[0], ast.Call) \
+                            and forwarded_callee(node, decorated=True) is not None:
+                        self._wrappers[node.name] = node
+        return self._wrappers
+
+    def _through_wrapper(self, call: ast.Call) -> TargetCall | None:
+        """An AMBIGUOUS :class:`TargetCall` (PPO003, never a fix) for ``call``, a call of a
+        ``functools.wraps`` forwarder of the module (:meth:`_wrapped_forwarders`) whose
+        callee is a target: a ``*args`` forwarder passes on what its callers give, and
+        the tool leaves each caller to its author; ``None`` for any other call."""
+        func = call.func
+        node = self._wrapped_forwarders().get(func.id) if isinstance(func, ast.Name) else None
+        if node is None or self.scopes.scope_of(func).lookup(func.id) is not self.scopes.module \
+                or len(self.bindings_in(self.scopes.module, func.id)) != 1:
+            return None
+        decorator = node.decorator_list[0]
+        wraps = self.qualified_names(decorator.func)  # type: ignore[attr-defined]
+        if wraps is None or wraps[1] or wraps[0] != ["functools.wraps"]:
+            return None
+        callee = forwarded_callee(node, decorated=True)
+        found = self.qualified_names(callee) if callee is not None else None
+        if found is None or found[1] or not found[0]:
+            return None
+        verdict, resolved = self.matcher.classify(found[0], self.package)
+        if verdict not in (Verdict.TARGET, Verdict.AMBIGUOUS):
+            return None
+        why = (f"`{func.id}`, a `functools.wraps` forwarder of it (line {node.lineno}) whose `*args` "
+               "the tool does not follow to each caller")
+        return TargetCall(call, Verdict.AMBIGUOUS, resolved, self.callee_text(call), configless_kind(call), None, why)
+
     def calls(self) -> list[TargetCall]:
         """Every call that is (or may be) a target call, in source order."""
         wanted = self.wanted()
         out: list[TargetCall] = []
         known = self._parts
+        wrapped = self._wrapped_forwarders()
         for node in self.module.facts.calls:
             func = node.func
             if type(func) is _NAME and func.id not in wanted:  # type: ignore[attr-defined]
+                if wrapped and func.id in wrapped:  # type: ignore[attr-defined]
+                    found = self._through_wrapper(node)
+                    if found is not None:
+                        out.append(found)
                 continue  # ``f(...)`` of a name not wanted (most calls): its parts are ``[f]``
             parts = known[id(func)] = callee_parts(func, self.constant_of)
             if parts is None and isinstance(node.func, ast.Call):
