@@ -32,7 +32,7 @@ def is_candidate(
     (NFKC: ``ｇet_ppo_ray_runtime_env`` is ``get_ppo_ray_runtime_env`` to Python):
     see :func:`spells_otherwise`.
 
-    ``receivers``: the last names of the targets' modules, encoded (``b"constants_ppo"``):
+    ``receivers``: the longest part of each target's module name, encoded (``b"constants_ppo"``):
     a file naming one that reads an attribute by a computed name is a candidate too
     (:func:`builds_name`).
     """
@@ -49,7 +49,7 @@ _BY_NAME = (b"getattr", b"vars", b"__dict__")
 
 
 def builds_name(data: bytes, receivers: Sequence[bytes]) -> bool:
-    """Whether ``data`` names one of ``receivers`` (a target's module's last name) and
+    """Whether ``data`` names one of ``receivers`` (the longest part of a target's module) and
     reads an attribute by name (:data:`_BY_NAME`): a call of the runtime function through
     a name built from parts (``getattr(cp, "get_ppo_ray_" + "runtime_env")()``,
     ``"_".join([...])``, an f-string of a constant) spells no target's name (earlier

@@ -220,12 +220,12 @@ class Settings:
 
     @property
     def receiver_words(self) -> frozenset[str]:
-        """The last name of each target's module (the prefilter's second look: a file that
-        names a target's module and reads an attribute by a computed name,
+        """The longest part of each target's module name (the prefilter's second look: a
+        file that names a target's module and reads an attribute by a computed name,
         :func:`ppo_migrate.prefilter.builds_name`).
 
         Returns:
-            e.g. ``frozenset({"constants_ppo"})`` for the defaults.
+            e.g. ``frozenset({"constants_ppo", "main_ppo", "ppo_runtime"})`` for the defaults.
         """
         return _module_last_names(self.targets)
 
@@ -258,8 +258,11 @@ def _last_names(targets: tuple[str, ...]) -> frozenset[str]:
 
 @functools.lru_cache(maxsize=32)
 def _module_last_names(targets: tuple[str, ...]) -> frozenset[str]:
-    """:attr:`Settings.receiver_words` of ``targets``, made once."""
-    return frozenset(t.rsplit(".", 2)[-2] for t in targets if "." in t)
+    """:attr:`Settings.receiver_words` of ``targets``, made once: the longest part of each
+    target's module (``constants_ppo`` of ``verl.trainer.constants_ppo``, ``ppo_runtime`` of
+    ``ppo_runtime.env``), which any import of the module spells; a short last part
+    (``env``) would be in nearly every file."""
+    return frozenset(max(t.rsplit(".", 1)[0].split("."), key=len) for t in targets if "." in t)
 
 
 def _settings_from(values: tuple) -> Settings:
