@@ -53,14 +53,21 @@ def builds_name(data: bytes, receivers: Sequence[bytes]) -> bool:
     reads an attribute by name (:data:`_BY_NAME`): a call of the runtime function through
     a name built from parts (``getattr(cp, "get_ppo_ray_" + "runtime_env")()``,
     ``"_".join([...])``, an f-string of a constant) spells no target's name (earlier
-    trials' MISSED rows). A file that names no receiver, as nearly every file of a tree
-    that does not call the function, costs one search a receiver.
+    trials' MISSED rows). The receiver is looked for in the file's first
+    :data:`RECEIVER_HEAD` bytes, where its imports stand: a file that imports it only
+    further down (in a function) and spells no target's name is not read.
 
     Args:
         data: the file's raw bytes.
         receivers: the targets' modules' last names, encoded.
     """
-    return any(r in data for r in receivers) and any(w in data for w in _BY_NAME)
+    return any(data.find(r, 0, RECEIVER_HEAD) >= 0 for r in receivers) and any(w in data for w in _BY_NAME)
+
+
+#: :func:`builds_name` looks for a receiver in a file's first bytes only, where its imports
+#: stand: the whole file was one more search of every file a tree's no-hit files (+18 ms
+#: of torch's 2,352 files, ~5% of benchmark item 1's ``check``), its first 8 kB +5 ms
+RECEIVER_HEAD = 8192
 
 
 #: the packaging file whose strings :mod:`tomllib` decodes (entry points, trial 26h)

@@ -220,14 +220,17 @@ class Settings:
 
     @property
     def receiver_words(self) -> frozenset[str]:
-        """The longest part of each target's module name (the prefilter's second look: a
-        file that names a target's module and reads an attribute by a computed name,
-        :func:`ppo_migrate.prefilter.builds_name`).
+        """The longest part of the first target's module name, the function's home (the
+        prefilter's second look: a file that names that module and reads an attribute by a
+        computed name, :func:`ppo_migrate.prefilter.builds_name`). One word: each is one
+        more search of every file of a tree that never names the function (benchmark item
+        1); a name built for another target's module (``main_ppo``) is found where the file
+        spells the name too.
 
         Returns:
-            e.g. ``frozenset({"constants_ppo", "main_ppo", "ppo_runtime"})`` for the defaults.
+            ``frozenset({"constants_ppo"})`` for the defaults; empty with no dotted target.
         """
-        return _module_last_names(self.targets)
+        return _module_last_names(self.targets[:1])
 
     def rule_enabled(self, code: str) -> bool:
         """Whether rule ``code`` is enabled, with ruff's prefix semantics.
