@@ -31,6 +31,8 @@ NOTICE_SEPARATOR = " left as it is: "
 #: What a notebook's finding says instead of the fix a ``.py`` file would get (trial 26e, M4:
 #: ``check`` reports the calls of a notebook's code cells, ``apply`` never writes a notebook).
 NOT_REWRITTEN = "not fixed: notebooks are not rewritten, edit the cell"
+#: what a finding in a ``python -c`` string of a ``pyproject.toml`` says instead of a fix
+COMMAND_NOT_REWRITTEN = "in a `python -c` string: not fixed, edit the command"
 
 
 class Edit(NamedTuple):

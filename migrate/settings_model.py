@@ -218,6 +218,20 @@ class Settings:
         """
         return _last_names(self.targets)
 
+    @property
+    def receiver_words(self) -> frozenset[str]:
+        """The longest part of the first target's module name, the function's home (the
+        prefilter's second look: a file that names that module and reads an attribute by a
+        computed name, :func:`ppo_migrate.prefilter.builds_name`). One word: each is one
+        more search of every file of a tree that never names the function (benchmark item
+        1); a name built for another target's module (``main_ppo``) is found where the file
+        spells the name too.
+
+        Returns:
+            ``frozenset({"constants_ppo"})`` for the defaults; empty with no dotted target.
+        """
+        return _module_last_names(self.targets[:1])
+
     def rule_enabled(self, code: str) -> bool:
         """Whether rule ``code`` is enabled, with ruff's prefix semantics.
 
@@ -243,6 +257,15 @@ def _last_names(targets: tuple[str, ...]) -> frozenset[str]:
     analysis, and a run's targets grow with the project's re-exports (one a module of a
     chain whose modules import the function and each other: 600 in issue 26's item 10)."""
     return frozenset(t.rsplit(".", 1)[-1] for t in targets)
+
+
+@functools.lru_cache(maxsize=32)
+def _module_last_names(targets: tuple[str, ...]) -> frozenset[str]:
+    """:attr:`Settings.receiver_words` of ``targets``, made once: the longest part of each
+    target's module (``constants_ppo`` of ``verl.trainer.constants_ppo``, ``ppo_runtime`` of
+    ``ppo_runtime.env``), which any import of the module spells; a short last part
+    (``env``) would be in nearly every file."""
+    return frozenset(max(t.rsplit(".", 1)[0].split("."), key=len) for t in targets if "." in t)
 
 
 def _settings_from(values: tuple) -> Settings:

@@ -238,7 +238,8 @@ def process_data(
         A :class:`FileOutcome` (see :func:`process_file`).
     """
     names = [n.encode() for n in settings.target_names]
-    if not is_candidate(data, names, path, spells_elsewhere):  # a pyproject.toml's escapes too (trial 26h)
+    receivers = [n.encode() for n in settings.receiver_words]
+    if not is_candidate(data, names, path, spells_elsewhere, receivers):  # a pyproject.toml's escapes too (trial 26h)
         return FileOutcome(path, new_data=data if mode is Mode.FIX_STDOUT else None)
     try:
         text, encoding, bom = source.decoded() if isinstance(source, SnapshotFile) else decode_source(data)
@@ -371,9 +372,50 @@ def _entry_points_outcome(
     else:
         entries = tuple(entry_points_of(os.path.basename(path), text))
     diagnostics = tuple(entry_point_references(entries, path, settings.targets, settings.rule_enabled, text))
+    if os.path.basename(path) == "pyproject.toml" and "-c" in text:
+        diagnostics = tuple(sorted((*diagnostics, *_command_findings(path, text, settings)), key=Diagnostic.sort_key))
     if mode is Mode.FIX_STDOUT:
         return FileOutcome(path, True, diagnostics, new_data=data)
     return FileOutcome(path, True, diagnostics)
+
+
+def _command_findings(path: str, text: str, settings: Settings) -> list[Diagnostic]:
+    """The findings of each ``python -c`` string of a ``pyproject.toml`` that spells a
+    target's name (a task runner's command: pdm's ``[tool.pdm.scripts]`` ``cmd``, poe's
+    ``[tool.poe.tasks]`` ``cmd``, hatch's ``[tool.hatch.envs.*.scripts]``; earlier trials'
+    MISSED rows), each string judged by the same analysis as a ``.py`` file, as a
+    notebook's cells are (:func:`_notebook_outcome`), its findings moved to the string's
+    place in the file. Report only: no fix is offered (a shell string, quoted as the shell
+    reads it, is not rewritten) and the message says so (:data:`COMMAND_NOT_REWRITTEN`).
+    A string that does not parse as Python is left alone (the shell may fill it in)."""
+    from ppo_migrate.diagnostics import COMMAND_NOT_REWRITTEN
+    from ppo_migrate.rules.embedded_python import python_c_strings
+
+    out: list[Diagnostic] = []
+    for code, start, _ in python_c_strings(text, tuple(settings.target_names)):
+        result = _analyse(path, code, settings, Mode.CHECK)
+        if isinstance(result, FileOutcome):
+            continue  # not Python as written (a shell variable in it): not judged
+        first = text.count("\n", 0, start) + 1
+        line_start = text.rfind("\n", 0, start) + 1
+        inner = start + 1 if text[start:start + 1] in ("'", '"') else start
+        head = code.split("\n", 1)[0]
+        verbatim = text.startswith(head, inner)
+        shift = inner - line_start  # the code's first column in the file, less one
+
+        def moved(row: int, column: int) -> tuple[int, int]:
+            if row != 1:
+                return first + row - 1, column
+            return first, shift + (column if verbatim else 1)
+
+        for d in result.diagnostics:
+            line, column = moved(d.line, d.column)
+            end_line, end_column = moved(d.end_line, d.end_column)
+            out.append(d._replace(
+                line=line, column=column, end_line=end_line, end_column=end_column, fix=None,
+                message=f"{d.message} ({COMMAND_NOT_REWRITTEN})", related=(), reason=None,
+            ))
+    return out
 
 
 def _notebook_outcome(path: str, data: bytes, text: str, settings: Settings, mode: Mode) -> FileOutcome:

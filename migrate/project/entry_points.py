@@ -584,6 +584,14 @@ def pyproject_entry_points(text: str) -> list[EntryPoint]:
                     value, where = poetry_reference(value), (name, _poetry_key(value))
                 if isinstance(value, str):
                     declared.append((path if group is not None else (*path, g), g, name, value, where))
+    for path, (group, key) in _TASK_TABLES.items():  # a task runner's call of a function
+        table = _descend(data, path)
+        if not isinstance(table, dict):
+            continue
+        for name, task in table.items():
+            value = task.get(key) if isinstance(task, dict) else None
+            if isinstance(value, str) and task_reference(value) is not None:
+                declared.append((path, group, name, value, (name, key)))
     if not declared:
         return []
     lines = _Lines(text)
@@ -607,11 +615,38 @@ def pyproject_entry_points(text: str) -> list[EntryPoint]:
         if places[i] is None:  # escaped or multi-line: its decoded string literal
             places[i] = spots.decoded(holder, key, value, owner=owner) or _toml_header(lines, headers, holder)
     out = [
-        EntryPoint(group, name, value, *place)  # type: ignore[misc]
+        EntryPoint(group, name, task_reference(value) if group in TASK_GROUPS else value, *place)  # type: ignore[misc]
         for (_, group, name, value, _), place in zip(declared, places)
     ]
     out.sort(key=lambda e: (e.line, e.column))
     return out
+
+
+#: the task runners' tables whose tasks call a Python function by reference: table ->
+#: (the group an :class:`EntryPoint` of it gets, the task's key naming the function)
+_TASK_TABLES: dict[tuple[str, ...], tuple[str, str]] = {
+    ("tool", "pdm", "scripts"): ("pdm call", "call"),
+    ("tool", "poe", "tasks"): ("poe script", "script"),
+}
+#: the groups of :data:`_TASK_TABLES`' tasks
+TASK_GROUPS = frozenset(g for g, _ in _TASK_TABLES.values())
+_TASK_CALL = re.compile(r"\s*([\w.]+\s*:\s*[\w.]+)\s*(?:\(\s*\))?\s*\Z")
+
+
+def task_reference(value: str) -> str | None:
+    """The ``module:function`` a task runner's task calls with no arguments, else ``None``:
+    pdm's ``call = "pkg.mod:fn"`` (or ``"pkg.mod:fn()"``) and poe's ``script =
+    "pkg.mod:fn()"`` (or without the parentheses). A call given arguments
+    (``"pkg.mod:fn(cfg)"``) passes what the task says, and is not read.
+
+    Args:
+        value: the task's string, as :mod:`tomllib` gives it.
+
+    Source: pdm's "PDM Scripts" (``call``: "the function ... with the arguments given in
+    the parentheses") and poethepoet's "Script tasks" (``script``: ``module:function(...)``).
+    """
+    m = _TASK_CALL.match(value)
+    return re.sub(r"\s+", "", m.group(1)) if m else None
 
 
 def poetry_reference(table: dict) -> str | None:
@@ -2017,6 +2052,8 @@ def spells_elsewhere(path: str, data: bytes, names: Sequence[bytes]) -> bool:
 
 
 __all__ = [
+    "TASK_GROUPS",
+    "task_reference",
     "ENTRY_POINT_FILES",
     "SETUP_PY",
     "Declarations",

@@ -208,6 +208,24 @@ def _commands(path: str, text: str, words: Sequence[bytes], makefile: bool) -> I
         yield _embedded(path, code, first, "a python -c string", lambda: _first_line(code, words, first))
 
 
+def python_c_strings(text: str, words: Sequence[str]) -> Iterator[tuple[str, int, int]]:
+    """``(code, start, end)`` of each ``python -c`` string of a command text (a task
+    runner's command in a ``pyproject.toml``: pdm's ``cmd``/``shell``, poe's ``cmd``/``shell``,
+    hatch's ``scripts``) that spells one of ``words``: the code as the shell hands it over
+    (:func:`_shell_string`), and the offsets in ``text`` of the shell word holding it (its
+    quote included). The same reading as the look-out for doubles' (:func:`_commands`).
+
+    Args:
+        text: the file's text.
+        words: the names looked for.
+    """
+    for m in _PYTHON_C.finditer(text):
+        start = m.end()
+        code, end = _shell_string(text, start)
+        if code and any(w in code for w in words):
+            yield code, start, end
+
+
 def _embedded(path: str, code: str, first: int, form: str, problem_line: Callable[[], int]) -> Embedded:
     """``code`` (which starts at line ``first`` of ``path``) as :class:`Embedded` code of
     ``form``, each statement at its line in the file; when it does not parse, the reason,

@@ -53,6 +53,7 @@ from collections.abc import Callable, Collection, Iterable
 
 from ppo_migrate.diagnostics import Diagnostic, is_suppressed
 from ppo_migrate.project.entry_points import (
+    TASK_GROUPS,
     EntryPoint,
     declares_entry_points,
     named_outside_entry_points,
@@ -87,6 +88,13 @@ def entry_point_message(entry: EntryPoint) -> str:
     if entry.origin:  # written in a file this one makes setuptools read (fresh40, MISSED)
         file, _, line = entry.origin.rpartition(":")
         declared = f"declared in `{file}` (line {line}, read through this `file` reference)"
+    if entry.group in TASK_GROUPS:  # pdm's ``call``, poe's ``script`` (fixmiss)
+        runner, key = entry.group.split(" ", 1)
+        return (
+            f"`{value}` is {declared} as the {runner} task `{entry.name}` (`{key}`), which calls it with "
+            "no arguments: no edit of the source can pass the config there; make the task call a "
+            "function that obtains the training config and passes it"
+        )
     if entry.group in SCRIPT_GROUPS:
         return (
             f"`{value}` is {declared} as the script `{entry.name}` (`{entry.group}`), whose wrapper "
@@ -128,6 +136,8 @@ def entry_point_help(entry: EntryPoint, file: str = "") -> str:
     mark = CFG_NOQA if file == "setup.cfg" else "mark it `# noqa: PPO006`"
     if not entry.certain:
         return f"Declare the entry point with a literal `module:function` value, or {mark}"
+    if entry.group in TASK_GROUPS:
+        return "Point the task at a function of the project that obtains the training config and passes it"
     if entry.group in SCRIPT_GROUPS:
         return "Point the script at a function of the project that obtains the training config and passes it"
     if entry.legacy_group in SCRIPT_GROUPS:  # ``console-scripts``: a script only for old setuptools

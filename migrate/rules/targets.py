@@ -326,7 +326,7 @@ def dotted_parts(func: ast.expr) -> list[str] | None:
 LOADED = "\0"
 
 
-def forwarded_callee(node: ast.AST) -> ast.expr | None:
+def forwarded_callee(node: ast.AST, decorated: bool = False) -> ast.expr | None:
     """The callee a *forwarding function* passes every argument on to, else ``None``.
 
     A forwarding function (trial 26d, family 6: ``def ray_env(*args, **kwargs): return
@@ -344,11 +344,13 @@ def forwarded_callee(node: ast.AST) -> ast.expr | None:
     Args:
         node: a binding node, or the value of an assignment (any node: only an
             ``ast.FunctionDef`` or an ``ast.Lambda`` can forward).
+        decorated: read a decorated ``def`` too (its decorators are the caller's to judge:
+            :meth:`TargetFinder._wrapped_forwarders`).
     """
     if isinstance(node, ast.Lambda):
         a = node.args
         call = node.body
-    elif isinstance(node, ast.FunctionDef) and not node.decorator_list:
+    elif isinstance(node, ast.FunctionDef) and (decorated or not node.decorator_list):
         a = node.args
         body = node.body
         if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
@@ -405,9 +407,17 @@ def callee_parts(func: ast.expr, constant: Callable[[ast.expr], str | None] | No
             break
         if t is _SUBSCRIPT:
             key = node.slice
-            if not (isinstance(key, ast.Constant) and isinstance(key.value, str)):
-                return None
             inner = node.value
+            if not (isinstance(key, ast.Constant) and isinstance(key.value, str)):
+                # ``vars(cp)[names.X]`` (fixmiss): the name a constant always holds, read as
+                # ``getattr(cp, names.X)``'s is; any other key is not followed here
+                text = constant(key) if constant is not None and isinstance(key, (ast.Name, ast.Attribute)) \
+                    and (isinstance(inner, ast.Attribute) and inner.attr == "__dict__" or (
+                        isinstance(inner, ast.Call) and isinstance(inner.func, ast.Name)
+                        and inner.func.id == "vars")) else None
+                if not (isinstance(text, str) and text.isidentifier()):
+                    return None
+                key = ast.Constant(text)
             if isinstance(inner, ast.Attribute) and inner.attr == "modules" \
                     and isinstance(inner.value, ast.Name) and inner.value.id == "sys" \
                     and key.value and all(p.isidentifier() for p in key.value.split(".")):
@@ -712,6 +722,8 @@ class TargetFinder:
         #: :func:`callee_parts` of each call's callee (``id`` of a ``func`` of the tree),
         #: found by :meth:`calls` and read again by :meth:`qualified_names`
         self._parts: dict[int, list[str] | None] = {}
+        #: :meth:`_wrapped_forwarders`' answer, found once
+        self._wrappers: dict[str, ast.FunctionDef] | None = None
 
     def memo(self, name: str) -> dict:
         """A dict that lives as long as this finder (the module's analysis), for look-ups
@@ -840,14 +852,60 @@ class TargetFinder:
             return None
         return statement.subject, attribute
 
+    def _wrapped_forwarders(self) -> dict[str, ast.FunctionDef]:
+        """The module-level ``def``s, by name, that forward every argument to a callee
+        (:func:`forwarded_callee`'s shape) under one decorator, ``functools.wraps(...)``
+        (``@functools.wraps(get_ppo_ray_runtime_env)``: earlier trials' MISSED rows); the
+        name bound once, by that ``def``. Found once a module: none in a module without a
+        ``wraps``."""
+        if self._wrappers is None:
+            self._wrappers = {}
+            if "wraps" in self.module.text:
+                for node in self.module.tree.body:
+                    if isinstance(node, ast.FunctionDef) and len(node.decorator_list) == 1 \
+                            and isinstance(node.decorator_list[0], ast.Call) \
+                            and forwarded_callee(node, decorated=True) is not None:
+                        self._wrappers[node.name] = node
+        return self._wrappers
+
+    def _through_wrapper(self, call: ast.Call) -> TargetCall | None:
+        """An AMBIGUOUS :class:`TargetCall` (PPO003, never a fix) for ``call``, a call of a
+        ``functools.wraps`` forwarder of the module (:meth:`_wrapped_forwarders`) whose
+        callee is a target: a ``*args`` forwarder passes on what its callers give, and
+        the tool leaves each caller to its author; ``None`` for any other call."""
+        func = call.func
+        node = self._wrapped_forwarders().get(func.id) if isinstance(func, ast.Name) else None
+        if node is None or self.scopes.scope_of(func).lookup(func.id) is not self.scopes.module \
+                or len(self.bindings_in(self.scopes.module, func.id)) != 1:
+            return None
+        decorator = node.decorator_list[0]
+        wraps = self.qualified_names(decorator.func)  # type: ignore[attr-defined]
+        if wraps is None or wraps[1] or wraps[0] != ["functools.wraps"]:
+            return None
+        callee = forwarded_callee(node, decorated=True)
+        found = self.qualified_names(callee) if callee is not None else None
+        if found is None or found[1] or not found[0]:
+            return None
+        verdict, resolved = self.matcher.classify(found[0], self.package)
+        if verdict not in (Verdict.TARGET, Verdict.AMBIGUOUS):
+            return None
+        why = (f"`{func.id}`, a `functools.wraps` forwarder of it (line {node.lineno}) whose `*args` "
+               "the tool does not follow to each caller")
+        return TargetCall(call, Verdict.AMBIGUOUS, resolved, self.callee_text(call), configless_kind(call), None, why)
+
     def calls(self) -> list[TargetCall]:
         """Every call that is (or may be) a target call, in source order."""
         wanted = self.wanted()
         out: list[TargetCall] = []
         known = self._parts
+        wrapped = self._wrapped_forwarders()
         for node in self.module.facts.calls:
             func = node.func
             if type(func) is _NAME and func.id not in wanted:  # type: ignore[attr-defined]
+                if wrapped and func.id in wrapped:  # type: ignore[attr-defined]
+                    found = self._through_wrapper(node)
+                    if found is not None:
+                        out.append(found)
                 continue  # ``f(...)`` of a name not wanted (most calls): its parts are ``[f]``
             parts = known[id(func)] = callee_parts(func, self.constant_of)
             if parts is None and isinstance(node.func, ast.Call):
@@ -855,7 +913,9 @@ class TargetFinder:
                 receiver = callee_parts(called[1], self.constant_of) if called is not None else None
                 parts = [*receiver, called[2]] if receiver is not None else None  # type: ignore[index]
             if parts is None or parts[-1] not in wanted and parts[0] not in wanted:
-                if isinstance(node.func, ast.Call):  # ``reduce(getattr, ...)()``: report, never fix
+                if isinstance(func, ast.Call) or parts is None and (
+                    type(func) is _SUBSCRIPT or type(func) is _ATTRIBUTE and func.attr in wanted  # type: ignore[attr-defined]
+                ):  # ``reduce(getattr, ...)()``, ``vars(cp)[<built>]()``: report, never fix
                     found = self.uncertain(node, parts)
                     if found is not None:
                         out.append(found)
@@ -1178,12 +1238,16 @@ class TargetFinder:
         func = call.func
         found: tuple[list[str], str] | None = None
         if isinstance(func, ast.Call):
-            found = self._reduce_or_static(func) or self._getattr_uncertain(func)
+            found = self._reduce_or_static(func) or self._getattr_uncertain(func) or self._built_uncertain(func)
             if found is None:
                 return self._methodcaller_uncertain(call)
+        elif isinstance(func, ast.Subscript):
+            found = self._built_uncertain(func)
         elif parts is not None and len(parts) == 2 and parts[1] in self.matcher.names \
                 and isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
-            found = self._loaded_by_call(func.value, parts[1])
+            found = self._loaded_by_call(func.value, parts[1]) or self._looped_receiver(func)
+        elif parts is None and isinstance(func, ast.Attribute) and func.attr in self.matcher.names:
+            found = self._loaded_at_run_time(func)
         if found is None and parts is not None and parts[-1] in self.matcher.names \
                 and not parts[0].startswith(LOADED):
             found = self._registered_elsewhere(func, parts[-1])
@@ -1288,6 +1352,189 @@ class TargetFinder:
         if found is None or found[1] or not found[0]:
             return None
         return [f"{n}.{possible[0]}" for n in found[0]], possible[1]
+
+    # -- names built at run time and receivers the tool does not follow (fixmiss) -----------
+    def built_name(self, node: ast.expr, depth: int = 0) -> str | None:
+        """The string ``node`` evaluates to when it is built from strings the tool reads,
+        else ``None`` (earlier trials' MISSED rows: a ``getattr`` name built from parts):
+
+        - a literal, or a name or module attribute always holding one (:meth:`constant_of`);
+        - ``a + b`` of such strings; an f-string whose fields are such strings, with no
+          conversion or format spec (``f"get_ppo_ray_{kind}_env"``, ``kind = "runtime"``);
+        - ``sep.join([...])`` of a literal list or tuple of them;
+        - ``s.partition(sep)[i]`` and ``s.rpartition(sep)[i]`` (``i`` a literal 0-2);
+        - ``C.M.value`` with ``C`` a module-level class whose one binding is its ``class``
+          statement and whose body binds ``M`` once, to a literal (an ``Enum`` member's
+          value: the ``enum`` documentation, "Programmatic access to enumeration members
+          and their attributes"), and ``C.M`` of such a class (a plain class attribute).
+
+        It says what the expression yields when the strings it reads are those; the
+        callers report such a call and never fix it (a name read at run time).
+
+        Args:
+            node: an expression of this module.
+            depth: the nesting already followed (past 8: ``None``).
+        """
+        if depth > 8:
+            return None
+        t = type(node)
+        if t is ast.Constant:
+            return node.value if isinstance(node.value, str) else None  # type: ignore[attr-defined]
+        if t is _NAME:
+            return self.constant_of(node)  # type: ignore[arg-type]
+        if t is _ATTRIBUTE:
+            if node.attr == "value" and type(node.value) is _ATTRIBUTE:  # type: ignore[attr-defined]
+                member = self._enum_member(node.value)  # type: ignore[attr-defined]
+                if member is not None:
+                    return member
+            return self.constant_of(node) or self._enum_member(node)  # type: ignore[arg-type]
+        if t is ast.BinOp and isinstance(node.op, ast.Add):  # type: ignore[attr-defined]
+            left = self.built_name(node.left, depth + 1)  # type: ignore[attr-defined]
+            right = self.built_name(node.right, depth + 1) if left is not None else None  # type: ignore[attr-defined]
+            return left + right if right is not None else None  # type: ignore[operator]
+        if t is ast.JoinedStr:
+            pieces = []
+            for value in node.values:  # type: ignore[attr-defined]
+                if isinstance(value, ast.FormattedValue):
+                    if value.conversion != -1 or value.format_spec is not None:
+                        return None
+                    value = value.value
+                piece = self.built_name(value, depth + 1)
+                if piece is None:
+                    return None
+                pieces.append(piece)
+            return "".join(pieces)
+        if t is _CALL:
+            func = node.func  # type: ignore[attr-defined]
+            if isinstance(func, ast.Attribute) and func.attr == "join" and len(node.args) == 1 \
+                    and not node.keywords and isinstance(node.args[0], (ast.List, ast.Tuple)):  # type: ignore[attr-defined]
+                sep = self.built_name(func.value, depth + 1)
+                items = [self.built_name(e, depth + 1) for e in node.args[0].elts]  # type: ignore[attr-defined]
+                if sep is None or any(i is None for i in items):
+                    return None
+                return sep.join(items)  # type: ignore[arg-type]
+            return None
+        if t is _SUBSCRIPT:
+            inner, key = node.value, node.slice  # type: ignore[attr-defined]
+            if isinstance(inner, ast.Call) and isinstance(inner.func, ast.Attribute) \
+                    and inner.func.attr in ("partition", "rpartition") and len(inner.args) == 1 \
+                    and not inner.keywords and isinstance(key, ast.Constant) and key.value in (0, 1, 2) \
+                    and type(key.value) is int:
+                text = self.built_name(inner.func.value, depth + 1)
+                sep = self.built_name(inner.args[0], depth + 1) if text is not None else None
+                if not sep:
+                    return None
+                return getattr(text, inner.func.attr)(sep)[key.value]
+        return None
+
+    def _enum_member(self, node: ast.Attribute) -> str | None:
+        """The literal string ``C.M`` binds in ``C``'s body (``node`` is ``C.M``, ``C`` a
+        name resolving to the module's scope whose one binding is a ``class`` statement,
+        whose body assigns ``M`` once by a plain ``M = "..."``), else ``None``."""
+        owner = node.value
+        if not isinstance(owner, ast.Name) or self.scopes.scope_of(owner).lookup(owner.id) is not self.scopes.module:
+            return None
+        bindings = self.bindings_in(self.scopes.module, owner.id)
+        if len(bindings) != 1 or not isinstance(bindings[0].node, ast.ClassDef):
+            return None
+        found = [
+            s.value for s in bindings[0].node.body
+            if isinstance(s, ast.Assign) and any(isinstance(x, ast.Name) and x.id == node.attr for x in s.targets)
+        ]
+        if len(found) != 1 or not (isinstance(found[0], ast.Constant) and isinstance(found[0].value, str)):
+            return None
+        return found[0].value
+
+    def _built_uncertain(self, func: ast.expr) -> tuple[list[str], str] | None:
+        """``(names, why)`` for :meth:`uncertain`'s callee read by a name built at run time
+        (:meth:`built_name`) that names a target's function: ``getattr(owner, <built>)``
+        (the builtin; a default too), ``vars(owner)[<built>]`` and
+        ``owner.__dict__[<built>]``, ``owner`` a module the imports name; else ``None``."""
+        if isinstance(func, ast.Call):
+            name = func.func
+            if not (isinstance(name, ast.Name) and name.id == "getattr") or len(func.args) not in (2, 3) \
+                    or func.keywords or any(isinstance(a, ast.Starred) for a in func.args) \
+                    or self.scopes.scope_of(name).lookup("getattr") is not None:
+                return None
+            owner, key, how = func.args[0], func.args[1], "`getattr`"
+        elif isinstance(func, ast.Subscript):
+            inner, key = func.value, func.slice
+            if isinstance(inner, ast.Call) and isinstance(inner.func, ast.Name) and inner.func.id == "vars" \
+                    and len(inner.args) == 1 and not inner.keywords \
+                    and self.scopes.scope_of(inner.func).lookup("vars") is None:
+                owner, how = inner.args[0], "`vars(...)`"
+            elif isinstance(inner, ast.Attribute) and inner.attr == "__dict__":
+                owner, how = inner.value, "`__dict__`"
+            else:
+                return None
+        else:
+            return None
+        if isinstance(key, ast.Constant):
+            return None  # a literal name: :func:`callee_parts`'s
+        built = self.built_name(key)
+        if built is None or built not in self.matcher.names:
+            return None
+        found = self.qualified_names(owner) if dotted_parts(owner) is not None else None
+        if found is None or found[1] or not found[0]:
+            return None
+        spelled = " ".join(self.module.source_of(key).split())
+        return [f"{n}.{built}" for n in found[0]], (
+            f"{how} with a name computed at run time (`{spelled}`), which the tool does not follow"
+        )
+
+    def _loaded_at_run_time(self, func: ast.Attribute) -> tuple[list[str], str] | None:
+        """``(names, why)`` for :meth:`uncertain`'s ``importlib.import_module(<expr>).f``
+        (the standard loader by its qualified name, or the builtin ``__import__`` with a
+        ``fromlist``) whose module name is not a literal but whose expression holds a
+        literal naming a module that holds a target (``os.environ.get("ENV_MOD",
+        "verl.trainer.constants_ppo")``: the default); else ``None``. The module in
+        effect is decided at run time."""
+        loader = func.value
+        if not (isinstance(loader, ast.Call) and loader.args) or isinstance(loader.args[0], ast.Constant):
+            return None
+        last = loader.func.attr if isinstance(loader.func, ast.Attribute) else getattr(loader.func, "id", None)
+        if last == "import_module":
+            found = self.qualified_names(loader.func)
+            if found is None or found[1] or found[0] != ["importlib.import_module"] or self._shadowed("importlib"):
+                return None
+        elif last == "__import__" and isinstance(loader.func, ast.Name):
+            fromlist = loader.args[3] if len(loader.args) > 3 else next(
+                (k.value for k in loader.keywords if k.arg == "fromlist"), None)
+            if not (isinstance(fromlist, (ast.List, ast.Tuple)) and fromlist.elts) \
+                    or self.scopes.scope_of(loader.func).lookup("__import__") is not None:
+                return None
+        else:
+            return None
+        modules = self.matcher.modules
+        named = sorted({
+            n.value for n in ast.walk(loader.args[0])
+            if isinstance(n, ast.Constant) and isinstance(n.value, str) and n.value in modules
+        })
+        if not named:
+            return None
+        spelled = " ".join(self.module.source_of(loader.args[0]).split())
+        return [f"{m}.{func.attr}" for m in named], (
+            f"a module named at run time (`{spelled}`), which the tool does not follow"
+        )
+
+    def _looped_receiver(self, func: ast.Attribute) -> tuple[list[str], str] | None:
+        """``(names, why)`` for :meth:`uncertain`'s ``m.f()`` with ``m`` a loop variable over
+        a literal list, tuple or set (:meth:`_loop_values`: ``for m in (cp,)``) one of whose
+        elements is a module holding the target ``f``; else ``None``."""
+        head = func.value
+        if not isinstance(head, ast.Name):
+            return None
+        looped = self._loop_values(head)
+        if looped is None:
+            return None
+        names: list[str] = []
+        for element in looped[0]:
+            found = self.qualified_names(element) if dotted_parts(element) is not None else None
+            if found is not None and not found[1]:
+                names += [f"{n}.{func.attr}" for n in found[0]]
+        if not names:
+            return None
+        return names, f"`{head.id}`, a loop variable over `{looped[1]}`, which the tool does not follow"
 
     def _loop_values(self, name: ast.Name) -> tuple[list[ast.expr], str] | None:
         """``(elements, iterable as written)`` when every binding of ``name`` in the scope a

@@ -31,7 +31,10 @@ RULE = Rule(
     "get_ppo_ray_runtime_env() is called where no training config is in scope",
     "Finds a configless call of the runtime function where no training config is "
     "visible: an entry point (a server's init_ray(address), a test, a script) "
-    "that must obtain the config before it can pass it.\n\n" + _WHY,
+    "that must obtain the config before it can pass it. A `python -c` string of "
+    "`pyproject.toml` (a task runner's command: pdm's or poe's `cmd`, hatch's `scripts`) "
+    "that calls it is judged as a module and reported at the call in the string, with no "
+    "fix (the command is not rewritten).\n\n" + _WHY,
     "Give the enclosing function the training config (a parameter, or load it) "
     "and pass it: get_ppo_ray_runtime_env(config). Where the caller has it, "
     "`ppo-migrate apply --thread-config` threads it through.",

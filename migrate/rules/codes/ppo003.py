@@ -53,7 +53,16 @@ RULE = Rule(
     "or in a function under `global` (in the calling module or in the module it is imported "
     "from, `from pkg.names import FACTORY` or `names.FACTORY`), or assigned as an attribute "
     "in the calling file (`names.FACTORY = ...`); the message names the lines. So is "
-    "`getattr(cp, NAME)()` with such a `NAME`.\n\n" + _WHY,
+    "`getattr(cp, NAME)()` with such a `NAME`. So are a name computed at run time from "
+    "strings the tool reads, given to `getattr(cp, ...)`, `vars(cp)[...]` or "
+    "`cp.__dict__[...]` (`\"get_ppo_ray_\" + \"runtime_env\"`, `f\"get_ppo_ray_{KIND}_env\"` "
+    "with `KIND` a module constant, `\"_\".join([...])`, `\"x.get_ppo_ray_runtime_env\""
+    ".partition(\".\")[2]`, an `Enum` member's `.value`); `m.get_ppo_ray_runtime_env()` with "
+    "`m` a loop variable over a literal tuple holding verl's module; "
+    "`importlib.import_module(os.environ.get(\"ENV_MOD\", \"verl.trainer.constants_ppo\"))"
+    ".get_ppo_ray_runtime_env()`, whose module is decided at run time; and a configless call "
+    "of a `*args` forwarder decorated with `@functools.wraps(get_ppo_ray_runtime_env)`, which "
+    "the tool cannot fix without knowing each caller.\n\n" + _WHY,
     "Make the binding unambiguous, or pass the config by hand if both callees "
     "accept it; then suppress with `# noqa: PPO003` if needed.",
     "try:\n"
