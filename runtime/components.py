@@ -51,6 +51,8 @@ from .engines import (
     as_strategy,
     check_section,
     inspect_components,
+    told_flag,
+    verl_truth,
 )
 
 __all__ = [
@@ -201,9 +203,10 @@ def _ref(reader: ConfigReader) -> tuple[bool, str]:
 
 
 def _critic(reader: ConfigReader) -> tuple[bool, str]:
-    enable = _flag(reader, "critic.enable")
-    if enable is not None:
-        return enable, f"critic {'built' if enable else 'not built'}: critic.enable is {str(enable).lower()}"
+    raw = reader.get("critic.enable")
+    if raw is not MISSING and raw is not None:  # verl ``need_critic``: ``bool(critic.enable)``
+        enable = verl_truth(raw, False)
+        return enable, f"critic {'built' if enable else 'not built'}: critic.enable is {told_flag(raw)}"
     raw = reader.get("algorithm.adv_estimator")
     estimator = (
         DEFAULT_ADV_ESTIMATOR
@@ -220,10 +223,10 @@ def _enabled_only(reader: ConfigReader, engine: ComponentEngine, key: str) -> tu
     role = ROLES[engine.path]
     if not engine.present:
         return False, f"{role} not built: {engine.path} is not configured"
-    enable = _flag(reader, key)
-    if enable:
-        return True, f"{role} built: {key} is true"
-    shown = "null" if enable is None else "false"
+    raw = reader.get(key)
+    if verl_truth(raw, False):  # verl ``need_reward_model``: the value's truth
+        return True, f"{role} built: {key} is {told_flag(raw)}"
+    shown = "null" if raw is MISSING or raw is None else told_flag(raw)
     return False, f"{role} not built: {key} is {shown}"
 
 
@@ -252,7 +255,7 @@ def _reward_model(reader: ConfigReader, engine: ComponentEngine, new_shape: bool
 def _teacher_engine(reader: ConfigReader, config: Any) -> ComponentEngine:
     node = reader.get("distillation") if config is not None else MISSING
     check_section(node, "distillation")
-    enabled = _flag(reader, "distillation.enabled")
+    enabled = verl_truth(reader.get("distillation.enabled"), False)  # ``is_distillation_enabled``
     return ComponentEngine(
         path="distillation",
         present=node is not MISSING and node is not None,
@@ -286,7 +289,7 @@ def decide_components(config: Any) -> tuple[Component, ...]:
         if config is None:
             built, why = False, f"{ROLES[engine.path]} not built: no config was given"
         elif engine.present and not engine.enabled:
-            built, why = False, f"{ROLES[engine.path]} not built: {engine.path}.enable is false"
+            built, why = False, f"{ROLES[engine.path]} not built: {engine.path}.enable is {told_flag(reader.get(engine.path + '.enable'))}"
         elif engine.path == "actor_rollout_ref.actor":
             built, why = engine.present, (
                 "actor built: verl always builds the actor"

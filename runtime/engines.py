@@ -39,6 +39,7 @@ __all__ = [
     "MISSING",
     "ConfigReader",
     "as_flag",
+    "verl_truth",
     "as_strategy",
     "ComponentEngine",
     "check_config_type",
@@ -257,6 +258,33 @@ def as_flag(value: Any, default: bool, key: str | None = None) -> bool:
     )
 
 
+def verl_truth(value: Any, default: bool) -> bool:
+    """A component's ``enable`` flag as verl's trainer reads it: the raw config value's truth.
+
+    verl 0.9.1 ``need_critic`` returns ``bool(config.critic.enable)``, ``need_reward_model``
+    and ``is_distillation_enabled`` return the value for an ``if``: a quoted YAML
+    ``"false"`` (or ``${oc.env:CRITIC,true}``, always a string) is a non-empty string, so
+    verl builds the component (fresh user 44, W2). Deciding by the YAML reading instead
+    would leave a Megatron critic verl builds without ``CUDA_DEVICE_MAX_CONNECTIONS``.
+
+    Args:
+        value: the looked-up value (any type).
+        default: the value for a missing (``MISSING``) or null key.
+    """
+    if value is MISSING or value is None:
+        return default
+    return bool(value)
+
+
+def told_flag(value: Any) -> str:
+    """How a flag read by :func:`verl_truth` is named in a decision: ``"true"``/``"false"``
+    for a bool, else the value and what verl makes of it (``"'false' (a string, true to
+    verl)"``)."""
+    if isinstance(value, bool):
+        return str(value).lower()
+    return f"{_shown(value)}, {'true' if value else 'false'} to verl"
+
+
 def _shown(value: Any) -> str:
     """``'maybe' (str)``: the value's repr (cut at 60 characters) and its YAML-ish type."""
     kind = {"ListConfig": "list", "DictConfig": "dict"}.get(type(value).__name__, type(value).__name__)
@@ -320,7 +348,7 @@ def inspect_components(config: Any) -> tuple[ComponentEngine, ...]:
         # Resolve strategy first: an unresolvable strategy is an error even for a
         # disabled component, so a broken config never passes silently.
         strategy = as_strategy(reader.get(f"{path}.strategy"), f"{path}.strategy")
-        enabled = as_flag(reader.get(f"{path}.enable"), default=True, key=f"{path}.enable")
+        enabled = verl_truth(reader.get(f"{path}.enable"), default=True)
         fsdp = as_flag(
             reader.get(f"{path}.megatron.use_megatron_fsdp"),
             default=False,

@@ -1318,7 +1318,6 @@ def test_error_non_string_ray_kwargs_env_var_names_the_key(value, shown):
 @pytest.mark.parametrize(
     ("override", "message"),
     [
-        ("critic.enable=maybe", "critic.enable: expected true, false or null, got 'maybe' (str)"),
         (
             "++actor_rollout_ref.actor.megatron.use_megatron_fsdp=maybe",
             "actor_rollout_ref.actor.megatron.use_megatron_fsdp: expected true, false or null, got 'maybe' (str)",

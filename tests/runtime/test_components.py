@@ -20,7 +20,9 @@ def _by_role(config):
         (None, "gae", True, "critic built: enable is null and adv_estimator gae"),
         (None, "grpo", False, "critic not built: adv_estimator grpo"),
         (None, "reinforce_plus_plus", False, "critic not built: adv_estimator reinforce_plus_plus"),
-        ("false", "gae", False, "critic not built: critic.enable is false"),
+        # the raw value's truth, as ``bool(config.critic.enable)`` (fresh user 44, W2)
+        ("false", "gae", True, "critic built: critic.enable is 'false' (str), true to verl"),
+        ("", "gae", False, "critic not built: critic.enable is '' (str), false to verl"),
     ],
 )
 def test_critic_is_built_as_verl_need_critic_decides(enable, adv, built, why):
@@ -155,19 +157,16 @@ def test_lora_rank_zero_and_no_adapter_keep_the_separate_ref():
 
 
 BAD_VALUES = [
-    ({"critic": {"strategy": "megatron", "enable": "maybe"}}, "critic.enable: expected true, false or null, got 'maybe' (str)"),
     (
         {"actor_rollout_ref": {"actor": {"strategy": "megatron", "megatron": {"use_megatron_fsdp": "maybe"}}}},
         "actor_rollout_ref.actor.megatron.use_megatron_fsdp: expected true, false or null, got 'maybe' (str)",
     ),
-    ({"critic": {"strategy": "megatron", "enable": 2}}, "critic.enable: expected true, false or null, got 2 (int)"),
     ({"critic": "megatron"}, "critic: expected a mapping (a config section), got 'megatron' (str)"),
     ({"actor_rollout_ref": ["megatron"]}, "actor_rollout_ref: expected a mapping (a config section), got ['megatron'] (list)"),
     ({"actor_rollout_ref": {"actor": {"strategy": 5}}}, "actor_rollout_ref.actor.strategy: expected a string, got 5 (int)"),
     ({"critic": {"strategy": ["megatron"]}}, "critic.strategy: expected a string, got ['megatron'] (list)"),
     ({"algorithm": {"adv_estimator": 3}}, "algorithm.adv_estimator: expected a string, got 3 (int)"),
     ({"distillation": True}, "distillation: expected a mapping (a config section), got True (bool)"),
-    ({"distillation": {"enabled": "maybe"}}, "distillation.enabled: expected true, false or null, got 'maybe' (str)"),
     (
         {"actor_rollout_ref": {"actor": {"use_kl_loss": "perhaps"}}},
         "actor_rollout_ref.actor.use_kl_loss: expected true, false or null, got 'perhaps' (str)",
@@ -188,8 +187,8 @@ def test_bad_values_raise_naming_the_key_instead_of_a_guess(cfg, message, as_ome
     assert str(err.value) == message
 
 
-@pytest.mark.parametrize("value, enabled", [(True, True), ("false", False), ("True", True), (0, False), (1, True), (None, True)])
-def test_flag_values_yaml_reads_as_booleans_are_accepted(value, enabled):
+@pytest.mark.parametrize("value, enabled", [(True, True), ("false", True), ("", False), ("True", True), (0, False), (1, True), (None, True)])
+def test_enable_values_count_by_their_truth_as_verl_reads_them(value, enabled):
     cfg = {"actor_rollout_ref": {"actor": {"strategy": "megatron", "enable": value}}}
     assert (megatron_components(cfg) == ("actor_rollout_ref.actor",)) is enabled
 
@@ -241,3 +240,38 @@ def test_none_config_builds_nothing():
     assert [c.role for c in decide_components(None)] == [
         "actor", "ref", "critic", "reward model", "reward model", "teacher"
     ]
+
+
+@pytest.mark.parametrize(
+    ("enable", "built", "told"),
+    [
+        ("false", True, "critic.enable is 'false' (str), true to verl"),
+        ("0", True, "critic.enable is '0' (str), true to verl"),
+        ("no", True, "critic.enable is 'no' (str), true to verl"),
+        ("", False, "critic.enable is '' (str), false to verl"),
+        (0, False, "critic.enable is 0 (int), false to verl"),
+        (2, True, "critic.enable is 2 (int), true to verl"),
+        (False, False, "critic.enable is false"),
+        (True, True, "critic.enable is true"),
+    ],
+)
+def test_enable_read_as_verl_reads_it(enable, built, told):
+    """fresh user 44, W2: verl 0.9.1 ``need_critic`` is ``bool(config.critic.enable)`` on the raw
+    value, so a quoted YAML ``"false"`` builds the critic there; reading it as YAML's false left a
+    Megatron critic verl builds without ``CUDA_DEVICE_MAX_CONNECTIONS``. The same truth decides
+    ``reward.reward_model.enable`` (``need_reward_model``) and ``distillation.enabled``."""
+    cfg = {
+        "algorithm": {"adv_estimator": "grpo"},
+        "actor_rollout_ref": {"actor": {"strategy": "fsdp"}},
+        "critic": {"strategy": "megatron", "enable": enable},
+    }
+    (critic,) = [c for c in decide_components(cfg) if c.path == "critic"]
+    assert critic.built is built
+    assert told in critic.why
+    assert megatron_components(cfg) == (("critic",) if built else ())
+    reward = {"reward": {"reward_model": {"enable": enable}}}
+    (rm,) = [c for c in decide_components(reward) if c.path == "reward.reward_model"]
+    assert rm.built is built
+    teacher = {"distillation": {"enabled": enable}}
+    (t,) = [c for c in decide_components(teacher) if c.path == "distillation"]
+    assert t.built is built

@@ -98,7 +98,7 @@ def test_reward_model_new_location_never_counts(fsdp_cfg):
 
 
 @pytest.mark.parametrize(
-    "enable, counts", [(False, False), ("false", False), (None, True), (True, True)]
+    "enable, counts", [(False, False), ("false", True), ("", False), (None, True), (True, True)]
 )
 def test_enable_flag(megatron_cfg, enable, counts):
     megatron_cfg.critic.enable = enable
