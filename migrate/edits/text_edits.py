@@ -11,6 +11,7 @@ unsafe ones too with ``--unsafe-fixes``) are spliced into the original text with
 from __future__ import annotations
 
 import ast
+import os
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -21,8 +22,11 @@ from ppo_migrate.rules.index import parsed_here
 from ppo_migrate.rules.module import parsed_source
 from ppo_migrate.rules.names import ModuleNames
 from ppo_migrate.rules.patches import is_test_file
+from ppo_migrate.rules.signatures import display_path
 from ppo_migrate.diagnostics import Diagnostic, Edit
 from ppo_migrate.patterns import lazy_pattern
+from ppo_migrate.project.constant_uses import runtime_constant_use
+from ppo_migrate.project.snapshot import current
 from ppo_migrate.project.references import current_references
 
 if TYPE_CHECKING:
@@ -145,6 +149,8 @@ def process_text(
             base, moved, kept = text, 0, patch.reason()
         elif moved and is_test_file(path):
             base, moved, kept = text, 0, TEST_KEEPS_VERL
+        elif moved and (use := _constant_use(path, settings)):
+            base, moved, kept = text, 0, f"`{display_path(use[0])}:{use[1]}` {CONSTANT_KEEPS_VERL}"
         elif moved:
             settings = moved_settings
             diagnostics = _judged(analyse(base, path, settings))
@@ -173,10 +179,23 @@ def process_text(
 #: calling the function itself may assert verl's own ``env_vars`` (verl drops a variable the
 #: driver's shell sets; ``ppo_runtime`` forwards the driver's value), as the bundled
 #: fixture's ``test_driver_value_is_not_overridden`` does; the code it launches moves.
+#: Why ``apply --use-ppo-runtime`` moves nothing where the repository names verl's constant
+#: (fresh user 44, B3: ``PPO_RAY_RUNTIME_ENV["env_vars"]["NCCL_NET"] = ...`` at import time):
+#: ``ppo_runtime`` never reads it, so the calls moved would drop what was added to it.
+CONSTANT_KEEPS_VERL = (
+    "names verl's PPO_RAY_RUNTIME_ENV, which ppo_runtime does not read: what the project adds "
+    "to it would be lost"
+)
 TEST_KEEPS_VERL = (
     "a test's file: it may assert verl's own env_vars, and ppo_runtime forwards the values "
     "the driver sets where verl drops them"
 )
+
+def _constant_use(path: str, settings: Settings) -> tuple[str, int] | None:
+    """Where the repository of ``path`` names verl's ``PPO_RAY_RUNTIME_ENV``
+    (:func:`ppo_migrate.project.constant_uses.runtime_constant_use`), or ``None``."""
+    root = current().root_of(path) or os.path.dirname(os.path.abspath(path))
+    return runtime_constant_use(root, settings.respect_gitignore)
 
 def _judged(diagnostics: Sequence[Diagnostic]) -> list[Diagnostic]:
     """``diagnostics`` with the run's judgement of callers in other files applied

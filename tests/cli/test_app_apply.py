@@ -378,3 +378,49 @@ def test_use_ppo_runtime_leaves_a_tests_import_on_verl(tmp_path: Path) -> None:
     assert "get_ppo_ray_runtime_env(config)" in (project / "app" / "launch.py").read_text()
     after = tests()
     assert after.returncode == 0, after.stdout + after.stderr
+
+
+def test_use_ppo_runtime_moves_nothing_where_the_project_adds_to_verls_constant(tmp_path: Path) -> None:
+    """Fresh user 44, B3: a boot module adding a variable to verl's ``PPO_RAY_RUNTIME_ENV``
+    (as projects set ``NCCL_NET``) lost it once ``--use-ppo-runtime`` moved the calls to
+    ``ppo_runtime``, which never reads that constant: ``KeyError`` here, a variable silently
+    missing on a cluster. Nothing moves and the run names the line; the launcher still runs
+    and still sees the variable (run before and after)."""
+    site = tmp_path / "site" / "verl" / "trainer"
+    site.mkdir(parents=True)
+    for init in (site.parent / "__init__.py", site / "__init__.py"):
+        init.write_text("")
+    (site / "constants_ppo.py").write_text(
+        "PPO_RAY_RUNTIME_ENV = {'env_vars': {'TOKENIZERS_PARALLELISM': 'true'}}\n\n\n"
+        "def get_ppo_ray_runtime_env():\n    return {'env_vars': dict(PPO_RAY_RUNTIME_ENV['env_vars'])}\n"
+    )
+    project = tmp_path / "proj"
+    (project / "app").mkdir(parents=True)
+    (project / "pyproject.toml").write_text('[project]\nname = "p"\nversion = "0"\ndependencies = ["verl==0.8.0"]\n')
+    (project / "app" / "__init__.py").write_text("")
+    boot = "from verl.trainer.constants_ppo import PPO_RAY_RUNTIME_ENV\n\nPPO_RAY_RUNTIME_ENV['env_vars']['NCCL_NET'] = 'IB'\n"
+    (project / "app" / "boot.py").write_text(boot)
+    launch = (
+        "import app.boot  # noqa: F401\nfrom verl.trainer.constants_ppo import get_ppo_ray_runtime_env\n\n\n"
+        "def launch(config):\n    return get_ppo_ray_runtime_env()['env_vars']['NCCL_NET']\n"
+    )
+    (project / "app" / "launch.py").write_text(launch)
+    env = {**os.environ, "PYTHONPATH": f"{project}{os.pathsep}{tmp_path / 'site'}"}
+
+    def run() -> subprocess.CompletedProcess:
+        code = "from app.launch import launch; print(launch({'x': 1}))"
+        return subprocess.run([sys.executable, "-c", code], cwd=project, env=env, capture_output=True, text=True)
+
+    assert run().stdout == "IB\n"
+    proc = run_cli("apply", "--use-ppo-runtime", ".", cwd=project)
+    assert (
+        "Kept the verl import in app/launch.py (not moved to ppo_runtime): `app/boot.py:1` names verl's "
+        "PPO_RAY_RUNTIME_ENV, which ppo_runtime does not read" in proc.stdout
+    ), proc.stdout
+    assert (project / "app" / "launch.py").read_text() == launch
+    assert run().stdout == "IB\n"
+    # the oracle: without the boot module's edit, the same launcher moves
+    (project / "app" / "boot.py").write_text("")
+    (project / "app" / "launch.py").write_text(launch.replace("['env_vars']['NCCL_NET']", ""))
+    run_cli("apply", "--use-ppo-runtime", ".", cwd=project)
+    assert (project / "app" / "launch.py").read_text().count("from ppo_runtime import get_ppo_ray_runtime_env") == 1

@@ -12,6 +12,14 @@ from ppo_migrate.codemod import process_text
 from ppo_migrate.edits.imports import use_ppo_runtime
 from ppo_migrate.settings_model import Settings
 
+
+@pytest.fixture(autouse=True)
+def _outside_this_repository(tmp_path, monkeypatch) -> None:
+    """``process_text(src, "m.py", ...)`` judges ``m.py`` in the working directory's
+    repository; this one names verl's ``PPO_RAY_RUNTIME_ENV`` (``ppo_runtime`` re-exports
+    it), which keeps ``--use-ppo-runtime`` from moving anything (fresh user 44, B3)."""
+    monkeypatch.chdir(tmp_path)
+
 #: ``--use-ppo-runtime`` on files of a project running verl 0.9.1 (said as ``--verl-version``
 #: says it: the analysed "m.py" names no tree that declares its verl, issue 26)
 SETTINGS = Settings(verl_version="0.9.1", verl_version_from_cli=True).replace(use_ppo_runtime=True)

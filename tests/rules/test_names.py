@@ -17,6 +17,14 @@ from ppo_migrate.rules.names import ModuleNames
 from ppo_migrate.codemod import process_text
 from ppo_migrate.settings_model import Settings
 
+
+@pytest.fixture(autouse=True)
+def _outside_this_repository(tmp_path, monkeypatch) -> None:
+    """``process_text(src, "m.py", ...)`` judges ``m.py`` in the working directory's
+    repository; this one names verl's ``PPO_RAY_RUNTIME_ENV`` (``ppo_runtime`` re-exports
+    it), which keeps ``--use-ppo-runtime`` from moving anything (fresh user 44, B3)."""
+    monkeypatch.chdir(tmp_path)
+
 # verl 0.9.1 decides the callee (issue 26: where nothing declares verl every fix is unsafe)
 SETTINGS = Settings(verl_version="0.9.1", verl_version_from_cli=True).replace(use_ppo_runtime=True)
 # verl 0.9's signature; ``typing`` so that the annotation ``"cp.typing.Any"`` resolves
