@@ -122,7 +122,29 @@ def shadowed_by_package(path: str) -> bool:
     head, tail = os.path.split(path)
     if not tail.endswith(".py") or tail == "__init__.py":
         return False
-    return current().fs.is_file(os.path.join(head, tail[:-3], "__init__.py"))
+    snapshot = current()
+    folder = tail[:-3]
+    # the folder's listing, once a run (the run's walks list it too), rather than a
+    # ``stat`` a module (benchmark item 10: 600 modules in one folder): no folder of that
+    # name beside the file (or a link to one) holds no ``__init__.py`` either
+    memo = snapshot.memo(_SUBFOLDERS)
+    names = memo.get(head)
+    if names is None:
+        try:
+            names = frozenset(e.name for e in snapshot.fs.entries(head or os.curdir) if e.is_dir)
+        except (OSError, ValueError):
+            names = _UNLISTED  # the folder cannot be listed: the file is asked for itself
+        memo[head] = names
+    if names is not _UNLISTED and folder not in names:
+        return False
+    return snapshot.fs.is_file(os.path.join(head, folder, "__init__.py"))
+
+
+#: :func:`shadowed_by_package`'s memo's name among the run's (folder as spelled -> the
+#: names of its sub-folders, links to folders included)
+_SUBFOLDERS = "ppo_migrate.project.references.subfolders"
+#: a folder that cannot be listed (:func:`shadowed_by_package`)
+_UNLISTED: frozenset[str] = frozenset({"\0"})
 
 
 def package_root(path: str, package: tuple[str, ...]) -> Path | None:
