@@ -843,11 +843,37 @@ def walk_root(directory: str | os.PathLike[str], root: str | os.PathLike[str]) -
 
 
 def relative_parts(path: str, root: str) -> list[str]:
-    """The components of ``path`` below ``root`` (both absolute); ``[]`` outside it."""
+    """The components of ``path`` below ``root`` (both absolute); ``[]`` outside it.
+
+    Two absolute POSIX paths already in normal form (no ``.``/``..`` part, no doubled or
+    trailing separator: a listing's) are compared as strings, which is what
+    :func:`os.path.relpath` answers for them; anything else goes through it. The callee's
+    first decision asks this of every file of the repository several times (benchmark item
+    12: ~400 calls, ~15% of that decision's time in ``relpath``)."""
+    if _plain_absolute(path) and _plain_absolute(root):
+        if path == root:
+            return []
+        if root == "/":
+            return path[1:].split("/")
+        if path.startswith(root) and path[len(root)] == "/":
+            return path[len(root) + 1:].split("/")
+        return []  # outside ``root``: ``relpath`` starts with ``..``
     rel = os.path.relpath(path, root)
     if rel == os.curdir or rel.startswith(os.pardir):
         return []
     return rel.split(os.sep)
+
+
+def _plain_absolute(path: object) -> bool:
+    """Whether ``path`` is an absolute POSIX path (a ``str``) in the form
+    :func:`os.path.normpath` leaves unchanged, by a test that may say no to some that are
+    (a hidden folder's ``/.git``): no ``.`` or ``..`` part, no doubled separator, no trailing
+    one but the root's."""
+    return (
+        type(path) is str and os.sep == "/" and os.altsep is None and path.startswith("/")
+        and "/." not in path and "//" not in path and (path == "/" or not path.endswith("/"))
+        and "\0" not in path
+    )
 
 
 def in_doubles_folder(path: str, root: str) -> bool:
