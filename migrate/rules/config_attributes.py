@@ -75,6 +75,11 @@ class SelfAttributes:
                 return Bound.UNBOUND  # evidence against a training config (the table)
             if bound_at(self.scopes, first, call) is not Bound.CERTAIN:
                 return Bound.UNBOUND
+            if _only_none(cls.node, values):
+                # fresh user 44, W1: ``config = None`` in the class body, never set to anything
+                # else: passing it passes nothing (a safe fix that hides the missing config)
+                self._why = ("attribute-none", name, None)
+                return Bound.UNBOUND
             weak = self._per_class("weak", cls, name, lambda: any(
                 # a bare declaration (``cfg: DictConfig``) says nothing either way
                 finder.value_trust(v) != "strong"
@@ -280,3 +285,13 @@ class SelfAttributes:
 
 #: the place of a ``(place, node)`` pair (:attr:`SelfAttributes._attribute_stores`)
 _FIRST = operator.itemgetter(0)
+
+
+def _only_none(cls: ast.ClassDef, values: list) -> bool:
+    """Whether every write of an attribute (``values``: :meth:`SelfAttributes._attribute_writes`)
+    is ``None`` or a bare annotation, in a plain class (no base, decorator or keyword: no
+    dataclass, ``NamedTuple``, attrs or pydantic model whose constructor fills a field, no base
+    class that sets it): nothing ever makes it a config (fresh user 44, W1)."""
+    if cls.bases or cls.keywords or cls.decorator_list:
+        return False
+    return all(v is None or (isinstance(v, ast.Constant) and v.value is None) for _, v, _ in values)

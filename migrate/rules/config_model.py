@@ -112,7 +112,8 @@ class Why(NamedTuple):
             bind it), ``"weak"`` (bound for sure, to a value not known to be a training
             config), ``"attribute"`` (``self.<name>``: set elsewhere, maybe not yet or not
             to a config), ``"attribute-against"`` (``self.<name>`` is written a value
-            that is evidence against).
+            that is evidence against), ``"attribute-none"`` (``self.<name>`` is only ever
+            ``None``: a class body's ``config = None`` and nothing else; fresh user 44, W1).
         name: the name (or attribute) looked up.
         holder: the scope whose bindings decided (``None`` for an attribute).
     """
