@@ -415,7 +415,11 @@ def _offset_of_table(text: str, header: str) -> int:
 
 
 def _line_of_string(text: str, value: str, start: int) -> int:
-    for quoted in (f'"{value}"', f"'{value}'", value):
+    """1-based line of the TOML string ``value`` at or after offset ``start`` (else anywhere,
+    else 1): as a basic string, a literal one, a basic one with its quotes and backslashes
+    escaped (``"verl>=0.9.1; python_version<\\"3.0\\""``, fresh user 44, W3), or bare."""
+    escaped = '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    for quoted in (f'"{value}"', f"'{value}'", escaped, value):
         at = text.find(quoted, start)
         if at < 0:
             at = text.find(quoted)

@@ -607,7 +607,12 @@ def test_columns_are_code_points() -> None:
     assert (edit.content, edit.line, edit.column, edit.end_column) == ("config", 3, 38, 38)
 
 
-def test_custom_target() -> None:
+def test_custom_target(tmp_path, monkeypatch) -> None:
+    # its definition in the tree decides a target outside verl (fresh user 44, B1)
+    (tmp_path / "mylab").mkdir()
+    (tmp_path / "mylab" / "__init__.py").write_text("")
+    (tmp_path / "mylab" / "env.py").write_text("def make_env(config=None):\n    return {}\n")
+    monkeypatch.chdir(tmp_path)
     rewrite(
         "from mylab.env import make_env\ndef f(config):\n    make_env()\n",
         "from mylab.env import make_env\ndef f(config):\n    make_env(config)\n",

@@ -41,6 +41,10 @@ def tree(tmp_path, monkeypatch):
     (pkg / "__init__.py").write_text("")
     (pkg / "base.py").write_text(BASE)
     (pkg / "launch.py").write_text(LAUNCH)
+    # its definition in the tree: a target outside verl is decided by it (fresh user 44, B1)
+    (tmp_path / "envmod").mkdir()
+    (tmp_path / "envmod" / "__init__.py").write_text("def get_env(config=None):\n    return {}\n")
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "t"\nversion = "0"\n')  # the root
     envmod = types.ModuleType("envmod")
     envmod.seen = []  # type: ignore[attr-defined]
     envmod.get_env = lambda config=None: envmod.seen.append(config) or {}  # type: ignore[attr-defined]

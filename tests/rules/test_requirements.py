@@ -6,6 +6,7 @@ from __future__ import annotations
 import random
 import subprocess
 import sys
+from pathlib import Path
 
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
@@ -67,3 +68,20 @@ def test_a_plain_declaration_imports_no_requirement_parser() -> None:
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert done.stdout == "0.9.0 specifier True []\n", done.stderr
+
+
+def test_a_requirement_with_escaped_quotes_names_its_own_line(tmp_path: Path) -> None:
+    """Fresh user 44, W3: a dependency string holding TOML escapes (``\\"3.0\\"``) was named as
+    ``pyproject.toml:1``: its text as tomllib gives it is not the text in the file."""
+    from cli_helpers import run_cli
+
+    (tmp_path / "pyproject.toml").write_text(
+        '[project]\nname = "p"\nversion = "0"\ndependencies = [\n  "omegaconf",\n'
+        '  "verl>=0.9.1; python_version<\\"3.0\\"",\n]\n'
+    )
+    (tmp_path / "main.py").write_text(
+        "from verl.trainer.constants_ppo import get_ppo_ray_runtime_env\n\n\n"
+        "def m(config):\n    return get_ppo_ray_runtime_env()\n"
+    )
+    proc = run_cli("check", "--output-format", "concise", "--show-notices", ".", cwd=tmp_path)
+    assert "`pyproject.toml:6 verl>=0.9.1; python_version<\"3.0\"`" in proc.stdout, proc.stdout
