@@ -1986,6 +1986,11 @@ class SignatureResolver:
         told (a path the tool cannot evaluate, text written with ``write_text``) or holds no
         plain ``def`` of ``name`` names the write. Asked after :meth:`_lone_module_file` (a
         hotfix keeping the module's name is named by its definition there), in the same cases.
+        Fresh user 43, B1: a destination computed from the module itself
+        (``find_spec("verl.trainer.constants_ppo").origin``, ``cp.__file__``,
+        ``inspect.getfile(cp)``, ``os.path.dirname(verl.__file__) + "/trainer/constants_ppo.py"``,
+        ``importlib.resources.files("verl.trainer") / "constants_ppo.py"``) replaces the
+        installed module: the reason says so (``ModuleWrite.over``).
 
         Args:
             root: the repository's root (:meth:`_repository`).
@@ -2001,9 +2006,18 @@ class SignatureResolver:
 
         file_name = parts[-1] + ".py"
         shown_module = "/".join(parts) + ".py"
-        for write in module_writes(root, file_name, self.respect_gitignore):
+        for write in module_writes(root, file_name, self.respect_gitignore, module):
             at = f"`{display_path(write.source)}:{write.line}` ({write.form})"
             places = [Related(display_path(write.source), write.line, 1, f"{write.form} writes `{file_name}`")]
+            # fresh user 43, B1: the destination is the installed module's own file
+            onto = (
+                f"over {top}'s module `{shown_module}` itself (a path computed from the module: the "
+                f"file of the {top} installed)" if write.over else f"to a file named as {top}'s module `{shown_module}`"
+            )
+            placed = (
+                "that file is the module imported" if write.over
+                else f"that file is in the module's place (a copy of {top} made by the launcher)"
+            )
             own: list[Definition] = []
             if write.copied is not None:
                 found = _find(_LoneFileTree(write.copied, module), module, name, 0) or ()
@@ -2015,10 +2029,9 @@ class SignatureResolver:
                 read = self._read([], module, name, "in-tree", True, refusing[:1])
                 first = read.reason if read is not None else ""
                 reason = (
-                    f"{first}: {at} copies `{display_path(write.copied)}` to a file named as {top}'s "
-                    f"module `{shown_module}` when the project runs, besides the {top} that "
-                    f"`{answer.where}` names; if that file is in the module's place (a copy of "
-                    f"{top} made by the launcher), passing the config raises TypeError"
+                    f"{first}: {at} copies `{display_path(write.copied)}` {onto} when the project runs, "
+                    f"besides the {top} that `{answer.where}` names; if {placed}, passing the config "
+                    "raises TypeError"
                 )
                 if read is not None and read.why is not None:
                     places = list(read.why.lines[:1]) + places
@@ -2026,10 +2039,9 @@ class SignatureResolver:
             else:
                 what = f"`{display_path(write.copied)}`" if write.copied is not None else "a file the tool cannot read"
                 reason = (
-                    f"{at} writes {what} to a file named as {top}'s module `{shown_module}` when "
-                    f"the project runs, besides the {top} that `{answer.where}` names; if that file "
-                    f"is in the module's place (a copy of {top} made by the launcher) and its `{name}` "
-                    "takes no config, passing the config raises TypeError"
+                    f"{at} writes {what} {onto} when the project runs, besides the {top} that "
+                    f"`{answer.where}` names; if {placed} and its `{name}` takes no config, passing "
+                    "the config raises TypeError"
                 )
                 remedy = f"copy a file whose `{name}` takes a config, or run with --use-ppo-runtime"
             why = Reason("uncertain-definition", reason, places)

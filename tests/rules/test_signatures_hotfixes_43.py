@@ -1,0 +1,159 @@
+"""Fresh user 43: hotfixes put over the *installed* verl in ways the tool did not read.
+
+The project declares ``verl>=0.9.0`` (the installed verl takes a config, as the pin says),
+but a step of its run replaces the installed ``verl/trainer/constants_ppo.py`` with one whose
+``get_ppo_ray_runtime_env()`` takes no config. ``apply`` passed the config and the project
+raised ``TypeError``. Each project is *run* here: before (the hotfix step, then the entry),
+after a plain ``apply`` and after ``apply --thread-config``, each time over a fresh installed
+verl (a folder on ``PYTHONPATH`` holding a minimal verl 0.9, which the hotfix overwrites); the
+oracle, the call rewritten by hand, fails with ``TypeError``. ``check`` names the hotfix's
+file and line.
+
+* B1: the destination is computed from the module itself (``find_spec(...).origin``,
+  ``cp.__file__``, ``inspect.getfile(cp)``, ``verl.__file__``, ``importlib.resources``):
+  :func:`ppo_migrate.project.import_roots.module_writes`.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from cli_helpers import run_cli, verl_stub
+
+PIN = '[project]\nname = "proj"\nversion = "0"\ndependencies = ["verl>=0.9.0", "omegaconf"]\n'
+#: the hotfix's definition sits on line 4, so that a reason naming line 1 would fail
+OLD = "import os\n\n\ndef get_ppo_ray_runtime_env():\n    return {'env_vars': {'CUDA_DEVICE_MAX_CONNECTIONS': '1'}}\n"
+#: the installed verl: takes a config (verl >= 0.9.0)
+INSTALLED = "def get_ppo_ray_runtime_env(config=None):\n    return {'env_vars': {}}\n"
+ENTRY = (
+    "from omegaconf import OmegaConf\n"
+    "from verl.trainer import constants_ppo as cp\n\n\n"
+    "def main(config):\n    env = cp.get_ppo_ray_runtime_env()\n    assert 'env_vars' in env\n    print('OK')\n\n\n"
+    "if __name__ == '__main__':\n    main(OmegaConf.create({'trainer': {'n_gpus_per_node': 1}}))\n"
+)
+CALL = "cp.get_ppo_ray_runtime_env()"
+CALLED = f"train.py:6:11: PPO001 `{CALL}` called without the config in scope; pass `config`"
+SAFE = f"train.py:6:11: PPO001 [*] `{CALL}` called without the config in scope; pass `config`"
+HEAD = "import importlib.util\nimport inspect\nimport os\nimport pathlib\nimport shutil\n\n"
+SRC = "SRC = pathlib.Path(__file__).resolve().parent / 'hotfix' / 'ray_env.py'\n"
+
+
+def _write(root: Path, files: dict[str, str]) -> Path:
+    (root / ".git").mkdir(parents=True)
+    for name, text in {"pyproject.toml": PIN, **files}.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    return root
+
+
+def _run(root: Path, command: str, tmp: Path) -> subprocess.CompletedProcess[str]:
+    """The project's run over a fresh installed verl 0.9 (the hotfix overwrites it)."""
+    site = tmp / "site"
+    shutil.rmtree(site, ignore_errors=True)
+    verl_stub(site, INSTALLED)
+    env = dict(os.environ)
+    env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
+    env["PYTHONPATH"] = str(site)
+    env["PYTHONDONTWRITEBYTECODE"] = "1"
+    env.pop("PYTHONSAFEPATH", None)
+    return subprocess.run(command, shell=True, cwd=root, env=env, capture_output=True, text=True, timeout=120)
+
+
+def _concise(root: Path) -> list[str]:
+    proc = run_cli("check", "--output-format", "concise", "--show-notices", ".", cwd=root)
+    return [line for line in proc.stdout.splitlines() if ": PPO00" in line]
+
+
+def _runs_before_and_after(root: Path, command: str, tmp: Path, caller: str = "train.py") -> None:
+    """Runs before, the oracle fails with TypeError, ``apply`` (plain and threaded) leaves
+    the call and the project still runs."""
+    before = tmp / "before"
+    shutil.copytree(root, before)
+    proc = _run(before, command, tmp)
+    assert (proc.returncode, proc.stdout.strip()) == (0, "OK"), proc.stderr
+    oracle = tmp / "oracle"
+    shutil.copytree(root, oracle)
+    text = (oracle / caller).read_text()
+    (oracle / caller).write_text(text.replace(CALL, CALL.replace("()", "(config)")))
+    proc = _run(oracle, command, tmp)
+    assert proc.returncode != 0 and "TypeError: get_ppo_ray_runtime_env() takes 0 positional arguments" in proc.stderr
+    text = (root / caller).read_text()
+    for extra in ((), ("--thread-config",)):
+        run_cli("apply", *extra, ".", cwd=root)
+        assert (root / caller).read_text() == text
+        proc = _run(root, command, tmp)
+        assert (proc.returncode, proc.stdout.strip()) == (0, "OK"), proc.stderr
+
+
+# -- B1: the destination computed from the module ------------------------------------------------
+
+#: name -> (the hotfix step's body after HEAD and SRC, the line of the write, its form, copied)
+B1: dict[str, tuple[str, int, str, bool]] = {
+    "find_spec origin": (
+        "shutil.copyfile(SRC, importlib.util.find_spec('verl.trainer.constants_ppo').origin)\n",
+        8, "shutil.copyfile", True,
+    ),
+    "module __file__ under an alias": (
+        "import verl.trainer.constants_ppo as _target\n\nshutil.copy(SRC, _target.__file__)\n",
+        10, "shutil.copy", True,
+    ),
+    "Path(module.__file__).write_text": (
+        "from verl.trainer import constants_ppo as vcp\n\npathlib.Path(vcp.__file__).write_text(SRC.read_text())\n",
+        10, ".write_text", False,
+    ),
+    "inspect.getfile bound to a name": (
+        "from verl.trainer import constants_ppo\n\nDST = inspect.getfile(constants_ppo)\nshutil.copy2(SRC, DST)\n",
+        11, "shutil.copy2", True,
+    ),
+    "dirname(verl.__file__) + a suffix": (
+        "import verl\n\nshutil.copy(SRC, os.path.dirname(verl.__file__) + '/trainer/constants_ppo.py')\n",
+        10, "shutil.copy", True,
+    ),
+    "importlib.resources.files": (
+        "import importlib.resources\n\nwith open(importlib.resources.files('verl.trainer') / 'constants_ppo.py', 'w') as f:\n"
+        "    f.write(SRC.read_text())\n",
+        10, "open", False,
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(B1))
+def test_a_hotfix_written_over_the_installed_module_is_never_given_a_config(name: str, tmp_path: Path) -> None:
+    body, line, form, copied = B1[name]
+    hotfix = HEAD + SRC + body
+    assert hotfix.splitlines()[line - 1].lstrip().startswith(("shutil", "pathlib", "with"))
+    root = _write(tmp_path / "proj", {"tools/apply_hotfix.py": hotfix.replace("parent /", "parent.parent /"),
+                                      "hotfix/ray_env.py": OLD, "train.py": ENTRY})
+    where = "over verl's module `verl/trainer/constants_ppo.py` itself (a path computed from the module: the file of the verl installed)"
+    if copied:
+        why = (
+            "`hotfix/ray_env.py:4` defines `get_ppo_ray_runtime_env()` without a config parameter (pre verl PR "
+            f"#6976): `tools/apply_hotfix.py:{line}` ({form}) copies `hotfix/ray_env.py` {where} when the project "
+            "runs, besides the verl that `pyproject.toml:4 verl>=0.9.0` names; if that file is the module imported, "
+            "passing the config raises TypeError; update the file copied, or run with --use-ppo-runtime"
+        )
+    else:
+        why = (
+            f"`tools/apply_hotfix.py:{line}` ({form}) writes a file the tool cannot read {where} when the project "
+            "runs, besides the verl that `pyproject.toml:4 verl>=0.9.0` names; if that file is the module imported "
+            "and its `get_ppo_ray_runtime_env` takes no config, passing the config raises TypeError; copy a file "
+            "whose `get_ppo_ray_runtime_env` takes a config, or run with --use-ppo-runtime"
+        )
+    assert _concise(root) == [f"{CALLED} (unsafe fix: {why})"]
+    _runs_before_and_after(root, "python tools/apply_hotfix.py && python train.py", tmp_path)
+
+
+def test_a_hotfix_taking_a_config_written_over_the_installed_module_keeps_the_safe_fix(tmp_path: Path) -> None:
+    hotfix = HEAD + SRC + B1["find_spec origin"][0]
+    root = _write(tmp_path / "proj", {"tools/apply_hotfix.py": hotfix.replace("parent /", "parent.parent /"),
+                                      "hotfix/ray_env.py": INSTALLED, "train.py": ENTRY})
+    assert _concise(root) == [SAFE]
+    run_cli("apply", ".", cwd=root)
+    assert "cp.get_ppo_ray_runtime_env(config)" in (root / "train.py").read_text()
+    proc = _run(root, "python tools/apply_hotfix.py && python train.py", tmp_path)
+    assert (proc.returncode, proc.stdout.strip()) == (0, "OK"), proc.stderr
