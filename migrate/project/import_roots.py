@@ -923,6 +923,9 @@ class ModuleWrite(NamedTuple):
             ``find_spec("verl.trainer.constants_ppo").origin``, ``cp.__file__``,
             ``inspect.getfile(cp)``): the write replaces the file of the module that is
             installed, whatever copy of it the project imports.
+        kind: ``"write"`` (the destination gets ``copied``'s content), ``"edit"`` (``sed -i``:
+            an edit in place the tool does not read) or ``"patch"`` (``copied`` is a patch file
+            that changes the module; :mod:`ppo_migrate.project.carriers`).
     """
 
     source: str
@@ -930,6 +933,7 @@ class ModuleWrite(NamedTuple):
     form: str
     copied: str | None
     over: bool = False
+    kind: str = "write"
 
 
 #: ``shutil.<f>(src, dst)`` / ``os.<f>(src, dst)`` that put ``src``'s content at ``dst``

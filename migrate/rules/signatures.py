@@ -1540,6 +1540,9 @@ class SignatureResolver:
             # trial 26i (I-B5): ``shutil.copy(SRC, <...>/constants_ppo.py)`` at run time
             shadowing = self._written_module(root, top, module, name, answer)
         if shadowing is None and verl and answer.certain:
+            # fresh user 43 (B2): a patch of the module kept in the repository, applied by hand
+            shadowing = self._unapplied_patch(root, top, module, name, answer)
+        if shadowing is None and verl and answer.certain:
             # trial 26i (I-B8): ``verl.trainer.__getattr__ = _lazy`` set from outside
             shadowing = self._package_hook(root, top, module, answer)
         if shadowing is not None:
@@ -2002,22 +2005,31 @@ class SignatureResolver:
         parts = module.split(".")
         if len(parts) < 2:
             return None
+        from ppo_migrate.project.carriers import module_carriers
         from ppo_migrate.project.import_roots import module_writes
 
         file_name = parts[-1] + ".py"
         shown_module = "/".join(parts) + ".py"
-        for write in module_writes(root, file_name, self.respect_gitignore, module):
+        writes = module_writes(root, file_name, self.respect_gitignore, module) + module_carriers(
+            root, module, self.respect_gitignore
+        )
+        for write in writes:
             at = f"`{display_path(write.source)}:{write.line}` ({write.form})"
             places = [Related(display_path(write.source), write.line, 1, f"{write.form} writes `{file_name}`")]
             # fresh user 43, B1: the destination is the installed module's own file
             onto = (
-                f"over {top}'s module `{shown_module}` itself (a path computed from the module: the "
-                f"file of the {top} installed)" if write.over else f"to a file named as {top}'s module `{shown_module}`"
+                f"over {top}'s module `{shown_module}` itself (the file of the {top} installed)"
+                if write.over else f"to a file named as {top}'s module `{shown_module}`"
             )
             placed = (
                 "that file is the module imported" if write.over
                 else f"that file is in the module's place (a copy of {top} made by the launcher)"
             )
+            if write.kind != "write":  # fresh user 43, B2: ``sed -i``, ``patch``
+                changed = self._changed_module(write, top, module, name, shown_module, at, answer)
+                if changed is not None:
+                    return changed
+                continue
             own: list[Definition] = []
             if write.copied is not None:
                 found = _find(_LoneFileTree(write.copied, module), module, name, 0) or ()
@@ -2048,6 +2060,101 @@ class SignatureResolver:
             return CalleeInEffect(
                 True, answer.source, answer.where, answer.detail, reason, remedy, why, certain=False
             )
+        return None
+
+    def _changed_module(
+        self, write, top: str, module: str, name: str, shown_module: str, at: str, answer: CalleeInEffect
+    ) -> CalleeInEffect | None:
+        """For an edit in place or a patch of ``module``'s file (fresh user 43, B2;
+        :func:`ppo_migrate.project.carriers.module_carriers`): ``answer`` made uncertain, or
+        ``None`` when the patch is seen to leave ``name`` taking a config.
+
+        Rule: ``sed -i``/``perl -pi`` of the module's file change it in a way the tool does not
+        read: unsafe, naming the line. A patch's changes to the module (:func:`_patch_effect`):
+        one that changes no line naming ``name`` leaves its signature as the release has it
+        (harmless); one that adds a ``def`` of ``name`` taking a config (and binds it nowhere
+        else) too; one that adds a ``def`` taking none names that line of the patch; any
+        other change of a line naming ``name`` (an assignment, the ``def`` removed), or a
+        patch the tool cannot find, names the line applying it.
+
+        Args:
+            write: the :class:`ppo_migrate.project.import_roots.ModuleWrite` (kind ``"edit"``
+                or ``"patch"``).
+            top: the top-level package (``"verl"``).
+            module: the callee's module, e.g. ``"verl.trainer.constants_ppo"``.
+            name: the callee, e.g. ``"get_ppo_ray_runtime_env"``.
+            shown_module: the module's path as shown, ``verl/trainer/constants_ppo.py``.
+            at: the write as shown, ```run.sh:3` (patch)``.
+            answer: the answer so far (it accepts a config, certainly).
+        """
+        places = [Related(display_path(write.source), write.line, 1, f"{write.form} changes `{shown_module}`")]
+        besides = f"besides the {top} that `{answer.where}` names"
+        if write.kind == "edit":
+            reason = (
+                f"{at} edits {top}'s module `{shown_module}` in place when the project runs, which the tool "
+                f"cannot read, {besides}; if its `{name}` then takes no config, passing the config raises TypeError"
+            )
+            remedy = f"ship a module whose `{name}` takes a config instead of the edit, or run with --use-ppo-runtime"
+        else:
+            effect = _patch_effect(write.copied, module, name) if write.copied is not None else ("unread", None, None)
+            kind, line, definition = effect
+            if kind == "harmless":
+                return None
+            patch = f"`{display_path(write.copied)}`" if write.copied is not None else "a patch the tool cannot find"
+            if kind == "defines" and definition is not None and not definition.accepts(self.keyword):
+                read = self._read([], module, name, "in-tree", True, [definition])
+                first = read.reason if read is not None else ""
+                reason = (
+                    f"{first}: {at} applies {patch} to {top}'s module `{shown_module}` when the project runs, "
+                    f"{besides}; passing the config raises TypeError"
+                )
+                places = [Related(display_path(definition.path), definition.line, 1, f"defines `{name}`")] + places
+            elif kind == "defines":
+                return None  # the def the patch adds takes the config as it is passed
+            else:
+                which = f" (`{display_path(write.copied)}:{line}`)" if line is not None and write.copied else ""
+                reason = (
+                    f"{at} applies {patch} to {top}'s module `{shown_module}` when the project runs, changing "
+                    f"`{name}` in a way the tool cannot read{which}, {besides}; if its `{name}` then takes no "
+                    "config, passing the config raises TypeError"
+                )
+            remedy = f"patch `{name}` to take a config, or run with --use-ppo-runtime"
+        why = Reason("uncertain-definition", reason, tuple(places))
+        return CalleeInEffect(True, answer.source, answer.where, answer.detail, reason, remedy, why, certain=False)
+
+    def _unapplied_patch(
+        self, root: Path, top: str, module: str, name: str, answer: CalleeInEffect
+    ) -> CalleeInEffect | None:
+        """``answer`` made uncertain when a ``.patch``/``.diff`` file of the repository that no
+        carrier is seen to apply (fresh user 43, B2: applied by hand, by a CI step outside the
+        repository, by a loop the tool cannot read) adds a ``def`` of ``name`` to ``module``'s
+        file that takes no config, else ``None``.
+
+        Rule: a patch is evidence of what runs only by its content: one that makes the
+        function take no config is a hotfix of an old signature and counts wherever it is
+        applied; one whose effect cannot be read, or that leaves a config, says nothing
+        without a line applying it (else every patch kept for the record would make fixes
+        unsafe). A patch under a folder of test doubles is a fixture.
+        """
+        from ppo_migrate.project.carriers import patch_files
+        from ppo_migrate.project.tree import in_doubles_folder
+
+        shown_module = "/".join(module.split(".")) + ".py"
+        for patch in patch_files(root, self.respect_gitignore):
+            if in_doubles_folder(patch, root):
+                continue
+            kind, _, definition = _patch_effect(patch, module, name)
+            if kind != "defines" or definition is None or definition.accepts(self.keyword):
+                continue
+            read = self._read([], module, name, "in-tree", True, [definition])
+            first = read.reason if read is not None else ""
+            reason = (
+                f"{first}: `{display_path(patch)}` patches {top}'s module `{shown_module}`, besides the {top} that "
+                f"`{answer.where}` names; if it is applied when the project runs, passing the config raises TypeError"
+            )
+            remedy = f"patch `{name}` to take a config (or remove that patch), or run with --use-ppo-runtime"
+            places = (Related(display_path(definition.path), definition.line, 1, f"defines `{name}`"),)
+            return _made_uncertain(answer, reason, remedy, places)
         return None
 
     def _package_hook(self, root: Path, top: str, module: str, answer: CalleeInEffect) -> CalleeInEffect | None:
@@ -2379,6 +2486,46 @@ class SignatureResolver:
             reason = f"`{where}` defines `{d.spelled}` without a config parameter" + (_PRE_PR if verl else "")
             remedy = copy
         return _refuse(source, where, reason, remedy, _why(source, reason, d.path, d.line))
+
+
+def _patch_effect(path: str, module: str, name: str) -> tuple[str, int | None, Definition | None]:
+    """What the patch ``path`` does to ``name`` in ``module``'s file (fresh user 43, B2;
+    :func:`ppo_migrate.project.carriers.patch_changes`): ``("harmless", None, None)`` when no
+    line it adds or removes names ``name`` (or it does not change the module);
+    ``("defines", line, definition)`` when it adds one plain ``def`` of ``name`` (its added
+    lines up to the one ending with ``:`` parsed with :mod:`ast`) and names ``name`` on no
+    other added line, ``definition`` placed at that line of the patch; else ``("unread",
+    line, None)``, ``line`` the first changed line naming ``name``."""
+    from ppo_migrate.project.carriers import patch_changes
+
+    changes = patch_changes(path, module)
+    if not changes:
+        return "harmless", None, None
+    word = re.compile(rf"\b{re.escape(name)}\b")
+    naming = [c for c in changes if word.search(c.text)]
+    if not naming:
+        return "harmless", None, None
+    added = [c for c in changes if c.sign == "+"]
+    defs = [i for i, c in enumerate(added) if re.match(rf"\s*(?:async\s+)?def\s+{re.escape(name)}\s*\(", c.text)]
+    others = [c for c in added if word.search(c.text) and not re.match(rf"\s*(?:async\s+)?def\s+{re.escape(name)}\b", c.text)]
+    if len(defs) != 1 or others:
+        return "unread", naming[0].line, None
+    first = defs[0]
+    header = []
+    for c in added[first:first + 20]:
+        header.append(c.text.split("#", 1)[0].rstrip())
+        if header[-1].endswith(":"):
+            break
+    try:
+        tree = ast.parse("\n".join(h.strip() for h in header) + "\n    pass\n")
+    except (SyntaxError, ValueError):
+        return "unread", added[first].line, None
+    node = tree.body[0] if tree.body else None
+    if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) or node.decorator_list:
+        return "unread", added[first].line, None
+    if first and re.match(r"\s*@", added[first - 1].text):
+        return "unread", added[first - 1].line, None  # a decorator added above it
+    return "defines", added[first].line, _definition(node, name, Path(path), added[first].line)
 
 
 def _nearest_setting(directory: Path) -> tuple[Version, str, tuple[str, int] | None] | None:

@@ -129,7 +129,7 @@ def test_a_hotfix_written_over_the_installed_module_is_never_given_a_config(name
     assert hotfix.splitlines()[line - 1].lstrip().startswith(("shutil", "pathlib", "with"))
     root = _write(tmp_path / "proj", {"tools/apply_hotfix.py": hotfix.replace("parent /", "parent.parent /"),
                                       "hotfix/ray_env.py": OLD, "train.py": ENTRY})
-    where = "over verl's module `verl/trainer/constants_ppo.py` itself (a path computed from the module: the file of the verl installed)"
+    where = "over verl's module `verl/trainer/constants_ppo.py` itself (the file of the verl installed)"
     if copied:
         why = (
             "`hotfix/ray_env.py:4` defines `get_ppo_ray_runtime_env()` without a config parameter (pre verl PR "
@@ -157,3 +157,139 @@ def test_a_hotfix_taking_a_config_written_over_the_installed_module_keeps_the_sa
     assert "cp.get_ppo_ray_runtime_env(config)" in (root / "train.py").read_text()
     proc = _run(root, "python tools/apply_hotfix.py && python train.py", tmp_path)
     assert (proc.returncode, proc.stdout.strip()) == (0, "OK"), proc.stderr
+
+
+# -- B2: non-Python carriers ---------------------------------------------------------------------
+
+SITE = "SITE=$(python -c 'import os, verl; print(os.path.dirname(os.path.dirname(verl.__file__)))')\n"
+#: the hotfix as a patch: its added ``def`` is on line 9 of the patch
+PATCH = (
+    "From the lab: keep the old runtime env\n"
+    "---\n"
+    "--- a/verl/trainer/constants_ppo.py\n"
+    "+++ b/verl/trainer/constants_ppo.py\n"
+    "@@ -1,2 +1,3 @@\n"
+    "-def get_ppo_ray_runtime_env(config=None):\n"
+    "-    return {'env_vars': {}}\n"
+    "+\n"
+    "+def get_ppo_ray_runtime_env():\n"
+    "+    return {'env_vars': {'CUDA_DEVICE_MAX_CONNECTIONS': '1'}}\n"
+)
+DEF = "`hotfix/ray_env.py:4` defines `get_ppo_ray_runtime_env()` without a config parameter (pre verl PR #6976)"
+OVER = "over verl's module `verl/trainer/constants_ppo.py` itself (the file of the verl installed)"
+BESIDES = "besides the verl that `pyproject.toml:4 verl>=0.9.0` names"
+COPIED = f"copies `hotfix/ray_env.py` {OVER} when the project runs, {BESIDES}; if that file is the module imported, passing the config raises TypeError; update the file copied, or run with --use-ppo-runtime"
+
+#: name -> (files, the command the project runs, the ``(unsafe fix: ...)`` text)
+B2: dict[str, tuple[dict[str, str], str, str]] = {
+    "cp in a launch script": (
+        {"run.sh": "set -e\n" + SITE + 'cp hotfix/ray_env.py "$SITE/verl/trainer/constants_ppo.py"\npython train.py\n'},
+        "bash run.sh", f"{DEF}: `run.sh:3` (cp) {COPIED}",
+    ),
+    "install in a script without extension": (
+        {"scripts/launch": "#!/usr/bin/env bash\nset -e\n"
+         "sudo_if() { \"$@\"; }\n"
+         "install -m 644 hotfix/ray_env.py \\\n"
+         "  \"$(python -c 'import os, verl; print(os.path.dirname(verl.__file__))')/trainer/constants_ppo.py\"\n"
+         "python train.py\n"},
+        "bash scripts/launch", f"{DEF}: `scripts/launch:4` (install) {COPIED}",
+    ),
+    "cp in a Makefile recipe": (
+        {"Makefile": "SITE := $(shell python -c 'import os, verl; print(os.path.dirname(os.path.dirname(verl.__file__)))')\n\n"
+         ".PHONY: hotfix train\n\nhotfix:\n\t@cp hotfix/ray_env.py $(SITE)/verl/trainer/constants_ppo.py\n\n"
+         "train: hotfix\n\tpython train.py\n"},
+        "make -s train", f"{DEF}: `Makefile:6` (cp) {COPIED}",
+    ),
+    "sed -i of the installed module": (
+        {"run.sh": "set -e\n" + SITE + "sed -i 's/(config=None)/()/' \"$SITE/verl/trainer/constants_ppo.py\"\npython train.py\n"},
+        "bash run.sh",
+        f"`run.sh:3` (sed -i) edits verl's module `verl/trainer/constants_ppo.py` in place when the project runs, "
+        f"which the tool cannot read, {BESIDES}; if its `get_ppo_ray_runtime_env` then takes no config, passing the "
+        "config raises TypeError; ship a module whose `get_ppo_ray_runtime_env` takes a config instead of the edit, "
+        "or run with --use-ppo-runtime",
+    ),
+    "patch of the installed module": (
+        {"run.sh": "set -e\n" + SITE + 'patch -s -d "$SITE" -p1 < patches/ray_env.patch\npython train.py\n',
+         "patches/ray_env.patch": PATCH},
+        "bash run.sh",
+        "`patches/ray_env.patch:9` defines `get_ppo_ray_runtime_env()` without a config parameter (pre verl PR "
+        "#6976): `run.sh:3` (patch) applies `patches/ray_env.patch` to verl's module "
+        f"`verl/trainer/constants_ppo.py` when the project runs, {BESIDES}; passing the config raises TypeError; "
+        "patch `get_ppo_ray_runtime_env` to take a config, or run with --use-ppo-runtime",
+    ),
+    "a CI step's run": (
+        {".github/workflows/train.yml": "on: push\njobs:\n  train:\n    runs-on: ubuntu-latest\n    steps:\n"
+         "      - uses: actions/checkout@v4\n      - name: hotfix\n        run: |\n          " + SITE.strip() + "\n"
+         '          cp hotfix/ray_env.py "$SITE/verl/trainer/constants_ppo.py"\n      - run: python train.py\n'},
+        # the workflow's two steps, as the runner runs them
+        SITE.strip() + ' && cp hotfix/ray_env.py "$SITE/verl/trainer/constants_ppo.py" && python train.py',
+        f"{DEF}: `.github/workflows/train.yml:10` (cp) {COPIED}",
+    ),
+    "tox commands": (
+        {"tox.ini": "[tox]\nenv_list = py\n\n[testenv]\ncommands =\n"
+         "    cp hotfix/ray_env.py {envsitepackagesdir}/verl/trainer/constants_ppo.py\n    python train.py\n"},
+        # tox's commands, {envsitepackagesdir} being the folder verl is installed in
+        SITE.strip() + ' && cp hotfix/ray_env.py "$SITE/verl/trainer/constants_ppo.py" && python train.py',
+        f"{DEF}: `tox.ini:6` (cp) {COPIED}",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(B2))
+def test_a_hotfix_carried_by_a_shell_line_is_never_given_a_config(name: str, tmp_path: Path) -> None:
+    files, command, why = B2[name]
+    root = _write(tmp_path / "proj", {**files, "hotfix/ray_env.py": OLD, "train.py": ENTRY})
+    assert _concise(root) == [f"{CALLED} (unsafe fix: {why})"]
+    _runs_before_and_after(root, command, tmp_path)
+
+
+def test_a_dockerfile_copying_a_hotfix_into_site_packages_is_never_given_a_config(tmp_path: Path) -> None:
+    """B2: ``COPY`` into the image's verl (the image is not built here: ``apply`` leaves the
+    call, and the copy made by hand shows the oracle)."""
+    docker = (
+        "FROM python:3.11-slim\nRUN pip install 'verl>=0.9.0' omegaconf\nWORKDIR /app\nCOPY . /app\n"
+        "COPY --chown=0:0 hotfix/ray_env.py /usr/local/lib/python3.11/site-packages/verl/trainer/constants_ppo.py\n"
+        'CMD ["python", "train.py"]\n'
+    )
+    root = _write(tmp_path / "proj", {"Dockerfile": docker, "hotfix/ray_env.py": OLD, "train.py": ENTRY})
+    assert _concise(root) == [f"{CALLED} (unsafe fix: {DEF}: `Dockerfile:5` (COPY) {COPIED})"]
+    command = SITE.strip() + ' && cp hotfix/ray_env.py "$SITE/verl/trainer/constants_ppo.py" && python train.py'
+    _runs_before_and_after(root, command, tmp_path)
+
+
+@pytest.mark.parametrize(
+    "files",
+    [
+        # the file copied takes a config
+        {"run.sh": SITE + 'cp hotfix/ray_env.py "$SITE/verl/trainer/constants_ppo.py"\n', "hotfix/ray_env.py": INSTALLED},
+        # a patch applied that does not touch the function
+        {"run.sh": SITE + 'patch -d "$SITE" -p1 < fix.patch\n',
+         "fix.patch": "--- a/verl/trainer/constants_ppo.py\n+++ b/verl/trainer/constants_ppo.py\n@@ -1,1 +1,2 @@\n"
+         "+import os\n def get_ppo_ray_runtime_env(config=None):\n"},
+        # a patch adding the def with a config
+        {"run.sh": SITE + 'patch -d "$SITE" -p1 < fix.patch\n',
+         "fix.patch": PATCH.replace("+def get_ppo_ray_runtime_env():", "+def get_ppo_ray_runtime_env(config=None, *, extra=None):")},
+        # a patch kept in the repository, applied by no line, whose effect is not read
+        {"fix.patch": PATCH.replace("+def get_ppo_ray_runtime_env():", "+get_ppo_ray_runtime_env = _legacy")},
+        # copying the installed module away, reading it, another module's file
+        {"run.sh": SITE + 'cp "$SITE/verl/trainer/constants_ppo.py" /tmp/saved.py\ncat "$SITE/verl/trainer/constants_ppo.py"\n'
+         'cp hotfix/ray_env.py "$SITE/verl/trainer/main_ppo.py"\n', "hotfix/ray_env.py": OLD},
+    ],
+)
+def test_a_carrier_leaving_a_config_keeps_the_safe_fix(files: dict[str, str], tmp_path: Path) -> None:
+    root = _write(tmp_path / "proj", {**files, "train.py": ENTRY})
+    assert _concise(root) == [SAFE]
+
+
+def test_a_patch_of_the_module_applied_by_no_line_is_evidence_of_an_old_signature(tmp_path: Path) -> None:
+    """A ``.patch`` in the repository that makes the function take no config is a hotfix of
+    it, applied by hand or by a step outside the repository: unsafe, naming its ``def``."""
+    root = _write(tmp_path / "proj", {"patches/ray_env.patch": PATCH, "train.py": ENTRY})
+    assert _concise(root) == [
+        f"{CALLED} (unsafe fix: `patches/ray_env.patch:9` defines `get_ppo_ray_runtime_env()` without a config "
+        f"parameter (pre verl PR #6976): `patches/ray_env.patch` patches verl's module `verl/trainer/constants_ppo.py`, "
+        f"{BESIDES}; if it is applied when the project runs, passing the config raises TypeError; patch "
+        "`get_ppo_ray_runtime_env` to take a config (or remove that patch), or run with --use-ppo-runtime)"
+    ]
+    command = SITE.strip() + ' && patch -s -d "$SITE" -p1 < patches/ray_env.patch && python train.py'
+    _runs_before_and_after(root, command, tmp_path)
