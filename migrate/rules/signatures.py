@@ -628,6 +628,8 @@ def find_definitions(root: Path, module: str, name: str) -> Found | None:
 
 #: How much an archive may hold, uncompressed, of the package looked for.
 _MAX_ARCHIVE_BYTES = 50_000_000
+#: Names of the archives of a repository that may carry an installed module (fresh user 43, B3).
+_ARCHIVE_NAMES = (".whl", ".egg", ".zip", ".tar", ".tar.gz", ".tgz", ".tar.bz2", ".tar.xz")
 
 
 def archive_definitions(archive: str, module: str, name: str) -> list[Definition | Unreadable]:
@@ -1540,6 +1542,9 @@ class SignatureResolver:
             # trial 26i (I-B5): ``shutil.copy(SRC, <...>/constants_ppo.py)`` at run time
             shadowing = self._written_module(root, top, module, name, answer)
         if shadowing is None and verl and answer.certain:
+            # fresh user 43 (B3): a wheel or sdist in the repository carrying the module
+            shadowing = self._archived_module(root, top, module, name, answer)
+        if shadowing is None and verl and answer.certain:
             # fresh user 43 (B2): a patch of the module kept in the repository, applied by hand
             shadowing = self._unapplied_patch(root, top, module, name, answer)
         if shadowing is None and verl and answer.certain:
@@ -2121,6 +2126,85 @@ class SignatureResolver:
             remedy = f"patch `{name}` to take a config, or run with --use-ppo-runtime"
         why = Reason("uncertain-definition", reason, tuple(places))
         return CalleeInEffect(True, answer.source, answer.where, answer.detail, reason, remedy, why, certain=False)
+
+    def _archived_module(
+        self, root: Path, top: str, module: str, name: str, answer: CalleeInEffect
+    ) -> CalleeInEffect | None:
+        """``answer`` made uncertain (an unsafe fix) when an archive of the repository carries
+        ``module``'s file and its ``name`` takes no config or cannot be read, else ``None``
+        (fresh user 43, B3: ``wheels/verl_hotfix-0.1-py3-none-any.whl`` holding its own
+        ``verl/trainer/constants_ppo.py``, installed over verl with ``pip install``).
+
+        Rule: the archives are the repository's files named ``*.whl``, ``*.egg``, ``*.zip``,
+        ``*.tar``, ``*.tar.gz``/``*.tgz``, ``*.tar.bz2``, ``*.tar.xz`` (by name: a tree without
+        them opens nothing; those directly in a ``dist/`` or ``wheelhouse/`` folder the walk
+        skips count too); each is opened once a run and only its members named
+        ``verl/trainer/constants_ppo.py`` (an sdist's ``pkg-1.0/src/verl/...`` too) are read, in
+        memory (:meth:`ppo_migrate.project.filesystem.FileSystem.archive_files_ending`). The
+        member's definition decides as a copied file's does (:meth:`_written_module`); one that
+        takes a config is harmless. An archive that cannot be read (damaged, larger than
+        :data:`_MAX_ARCHIVE_BYTES`) counts when a wheel (``.whl``/``.egg``: installed code) or
+        named for ``top`` (``verl-hotfix.tar.gz``), the reason saying why; another (a data set's
+        ``.tar.gz``) says nothing of verl. Archives under a folder of test doubles are fixtures.
+        """
+        from ppo_migrate.project.tree import in_doubles_folder, repository_listing
+
+        listing = repository_listing(root, self.respect_gitignore)
+        archives = listing.files(lambda n: n.endswith(_ARCHIVE_NAMES))
+        fs = _fs()
+        for folder in listing.skipped:  # ``dist/``, skipped by the walk, is where a built wheel is kept
+            if os.path.basename(folder) in ("dist", "wheelhouse"):
+                try:
+                    names = fs.list_dir(folder)
+                except (OSError, ValueError):
+                    continue
+                archives += [os.path.join(folder, n) for n in names if n.endswith(_ARCHIVE_NAMES)
+                             and fs.is_file(os.path.join(folder, n))]
+        if not archives:
+            return None
+        below = "/".join(module.split(".")) + ".py"
+        besides = f"besides the {top} that `{answer.where}` names"
+        for archive in archives:
+            if in_doubles_folder(archive, root):
+                continue
+            shown = display_path(archive)
+            try:
+                members = fs.archive_files_ending(archive, below, _MAX_ARCHIVE_BYTES)
+            except (OSError, ValueError) as exc:
+                base = os.path.basename(archive).lower()
+                if not (base.endswith((".whl", ".egg")) or top in base):
+                    continue
+                why = "it is larger than the tool reads" if "too large" in str(exc) else "it cannot be read"
+                reason = (
+                    f"`{shown}` may carry its own {top} module `{below}` (an archive installed over {top}), but "
+                    f"{why}, {besides}; if it is installed and its `{name}` takes no config, passing the config "
+                    "raises TypeError"
+                )
+                remedy = "remove that archive or make it readable, or run with --use-ppo-runtime"
+                return _made_uncertain(answer, reason, remedy, (Related(shown, 1, 1, "an archive"),))
+            for member, data in sorted(members.items()):
+                prefix = member[: -len(below)].rstrip("/")
+                base = f"{archive}/{prefix}" if prefix else archive
+                found = _find(_ArchiveTree(base, {below: data}), module, name, 0) or ()
+                own = [d for d in found if isinstance(d, Definition)]
+                refusing = [d for d in own if not d.accepts(self.keyword)]
+                if own and not refusing:
+                    continue
+                carried = f"`{shown}` carries its own {top} module `{member}` (installed over {top}'s with pip)"
+                if refusing:
+                    read = self._read([], module, name, "in-tree", True, refusing[:1])
+                    first = read.reason if read is not None else ""
+                    reason = f"{first}: {carried}, {besides}; if it is installed, passing the config raises TypeError"
+                    places = read.why.lines[:1] if read is not None and read.why is not None else ()
+                else:
+                    reason = (
+                        f"{carried}, whose `{name}` the tool cannot read, {besides}; if it is installed and its "
+                        f"`{name}` takes no config, passing the config raises TypeError"
+                    )
+                    places = (Related(shown, 1, 1, f"carries `{member}`"),)
+                remedy = f"rebuild that archive with a `{name}` taking a config (or remove it), or run with --use-ppo-runtime"
+                return _made_uncertain(answer, reason, remedy, places)
+        return None
 
     def _unapplied_patch(
         self, root: Path, top: str, module: str, name: str, answer: CalleeInEffect

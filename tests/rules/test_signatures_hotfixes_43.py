@@ -12,6 +12,9 @@ file and line.
 * B1: the destination is computed from the module itself (``find_spec(...).origin``,
   ``cp.__file__``, ``inspect.getfile(cp)``, ``verl.__file__``, ``importlib.resources``):
   :func:`ppo_migrate.project.import_roots.module_writes`.
+* B2: a shell line, Makefile recipe, CI step, tox command or Dockerfile ``COPY`` (``cp``,
+  ``install``, ``sed -i``, ``patch``): :func:`ppo_migrate.project.carriers.module_carriers`.
+* B3: a wheel or sdist in the repository carrying the module (``SignatureResolver._archived_module``).
 """
 
 from __future__ import annotations
@@ -293,3 +296,101 @@ def test_a_patch_of_the_module_applied_by_no_line_is_evidence_of_an_old_signatur
     ]
     command = SITE.strip() + ' && patch -s -d "$SITE" -p1 < patches/ray_env.patch && python train.py'
     _runs_before_and_after(root, command, tmp_path)
+
+
+# -- B3: a wheel or sdist in the repository carrying the module ---------------------------------
+
+
+def _wheel(path: Path, body: str, prefix: str = "") -> Path:
+    """A zip (a wheel) holding ``{prefix}verl/trainer/constants_ppo.py`` = ``body``."""
+    import zipfile
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with zipfile.ZipFile(path, "w") as zf:
+        zf.writestr(f"{prefix}verl/trainer/constants_ppo.py", body)
+        zf.writestr(f"{prefix}lab_hotfix-0.1.dist-info/METADATA", "Name: lab-hotfix\nVersion: 0.1\n")
+    return path
+
+
+def _sdist(path: Path, body: str) -> Path:
+    """A ``.tar.gz`` sdist ``verl_hotfix-0.1/verl/trainer/constants_ppo.py`` = ``body``."""
+    import io
+    import tarfile
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with tarfile.open(path, "w:gz") as tf:
+        for name, text in (("verl_hotfix-0.1/PKG-INFO", "Name: verl-hotfix\n"),
+                           ("verl_hotfix-0.1/verl/trainer/constants_ppo.py", body)):
+            data = text.encode()
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tf.addfile(info, io.BytesIO(data))
+    return path
+
+
+ARCHIVED = (
+    "`{archive}/{prefix}verl/trainer/constants_ppo.py:4` defines `get_ppo_ray_runtime_env()` without a config "
+    "parameter (pre verl PR #6976): `{archive}` carries its own verl module `{prefix}verl/trainer/constants_ppo.py` "
+    f"(installed over verl's with pip), {BESIDES}; if it is installed, passing the config raises TypeError; rebuild "
+    "that archive with a `get_ppo_ray_runtime_env` taking a config (or remove it), or run with --use-ppo-runtime"
+)
+
+
+def test_a_hotfix_wheel_in_the_repository_is_never_given_a_config(tmp_path: Path) -> None:
+    root = _write(tmp_path / "proj", {"train.py": ENTRY})
+    _wheel(root / "wheels" / "lab_hotfix-0.1-py3-none-any.whl", OLD)
+    archive = "wheels/lab_hotfix-0.1-py3-none-any.whl"
+    assert _concise(root) == [f"{CALLED} (unsafe fix: {ARCHIVED.format(archive=archive, prefix='')})"]
+    # ``pip install wheels/...whl`` over verl: a pure wheel is unpacked into site-packages
+    command = SITE.strip() + f' && python -m zipfile -e {archive} "$SITE" && python train.py'
+    _runs_before_and_after(root, command, tmp_path)
+
+
+def test_a_hotfix_sdist_in_the_repository_is_never_given_a_config(tmp_path: Path) -> None:
+    root = _write(tmp_path / "proj", {"train.py": ENTRY})
+    _sdist(root / "dist" / "verl_hotfix-0.1.tar.gz", OLD)
+    archive = "dist/verl_hotfix-0.1.tar.gz"
+    assert _concise(root) == [f"{CALLED} (unsafe fix: {ARCHIVED.format(archive=archive, prefix='verl_hotfix-0.1/')})"]
+    # ``pip install dist/...tar.gz``: its ``verl`` package over the installed one
+    command = SITE.strip() + (
+        f' && T=$(mktemp -d) && tar -xzf {archive} -C "$T" && cp -r "$T/verl_hotfix-0.1/verl/." "$SITE/verl/"'
+        " && python train.py"
+    )
+    _runs_before_and_after(root, command, tmp_path)
+
+
+def test_a_wheel_that_cannot_be_read_is_an_unsafe_fix_saying_why(tmp_path: Path) -> None:
+    root = _write(tmp_path / "proj", {"train.py": ENTRY, "wheels/verl_hotfix-0.1-py3-none-any.whl": "not a zip\n",
+                                      # a data set's broken archive says nothing of verl
+                                      "data/corpus.zip": "truncated\n"})
+    assert _concise(root) == [
+        f"{CALLED} (unsafe fix: `wheels/verl_hotfix-0.1-py3-none-any.whl` may carry its own verl module "
+        "`verl/trainer/constants_ppo.py` (an archive installed over verl), but it cannot be read, "
+        f"{BESIDES}; if it is installed and its `get_ppo_ray_runtime_env` takes no config, passing the config "
+        "raises TypeError; remove that archive or make it readable, or run with --use-ppo-runtime)"
+    ]
+    text = (root / "train.py").read_text()
+    for extra in ((), ("--thread-config",)):
+        run_cli("apply", *extra, ".", cwd=root)
+        assert (root / "train.py").read_text() == text
+
+
+def test_archives_without_an_old_module_keep_the_safe_fix(tmp_path: Path) -> None:
+    """A hotfix wheel whose function takes a config, a data set's archives (one broken) and an
+    archive holding another package's file of that name leave the safe fix."""
+    import io
+    import tarfile
+    import zipfile
+
+    root = _write(tmp_path / "proj", {"train.py": ENTRY, "data/corpus.zip": "truncated\n"})
+    _wheel(root / "wheels" / "lab_hotfix-0.1-py3-none-any.whl", INSTALLED)
+    with tarfile.open(root / "data" / "images.tgz", "w:gz") as tf:
+        info = tarfile.TarInfo("images/0001.png")
+        info.size = 3
+        tf.addfile(info, io.BytesIO(b"png"))
+    with zipfile.ZipFile(root / "data" / "other.zip", "w") as zf:
+        zf.writestr("rlcore/trainer/constants_ppo.py", OLD)
+    assert _concise(root) == [SAFE]
+    run_cli("apply", ".", cwd=root)
+    proc = _run(root, "python train.py", tmp_path)
+    assert (proc.returncode, proc.stdout.strip()) == (0, "OK"), proc.stderr
