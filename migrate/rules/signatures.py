@@ -1932,7 +1932,11 @@ class SignatureResolver:
         imports ``name`` from ``top`` (a project's wrapper module re-exporting verl's), binds
         it otherwise or defines it with a config is no replacement: ``None``; a fake under a
         folder of test doubles is the doubles table's (:mod:`ppo_migrate.rules.patches` names
-        the line that loads it). The renamed-copy rule
+        the line that loads it). Fresh user 43, W1: a file that is a module of the project's own
+        packages and that project code imports under that name
+        (:func:`ppo_migrate.project.tree.own_module_import`: ``app/compat/constants_ppo.py``
+        imported as ``app.compat.constants_ppo``) is the project's module, no hotfix: evidence
+        over names (copying it over verl's module is a write, :meth:`_written_module`). The renamed-copy rule
         (:meth:`_renamed_copy`) is asked first, and this one in the same cases (a release or an
         in-tree copy decided, certainly).
 
@@ -1943,11 +1947,13 @@ class SignatureResolver:
             name: the callee, e.g. ``"get_ppo_ray_runtime_env"``.
             answer: the answer so far (it accepts a config, certainly).
         """
-        from ppo_migrate.project.tree import lone_module_files, repository_listing
+        from ppo_migrate.project.tree import lone_module_files, own_module_import, repository_listing
 
         listing = repository_listing(root, self.respect_gitignore)
         shown_module = "/".join(module.split(".")) + ".py"
         for path in lone_module_files(listing, top, module):
+            if own_module_import(listing, path) is not None:
+                continue  # fresh user 43, W1: the project's own module (a copy over verl's is a write)
             found = _find(_LoneFileTree(path, module), module, name, 0) or ()
             own = [d for d in found if isinstance(d, Definition) and d.path == path]
             refusing = [d for d in own if not d.accepts(self.keyword)]

@@ -394,3 +394,61 @@ def test_archives_without_an_old_module_keep_the_safe_fix(tmp_path: Path) -> Non
     run_cli("apply", ".", cwd=root)
     proc = _run(root, "python train.py", tmp_path)
     assert (proc.returncode, proc.stdout.strip()) == (0, "OK"), proc.stderr
+
+
+# -- W1: a project's own module of the same name -------------------------------------------------
+
+OWN_ENTRY = (
+    "from omegaconf import OmegaConf\n"
+    "from verl.trainer import constants_ppo as cp\n"
+    "{import_line}\n\n\n"
+    "def main(config):\n    env = cp.get_ppo_ray_runtime_env()\n"
+    "    env['env_vars'].update(compat.get_ppo_ray_runtime_env()['env_vars'])\n    print('OK')\n\n\n"
+    "if __name__ == '__main__':\n    main(OmegaConf.create({'trainer': {'n_gpus_per_node': 1}}))\n"
+)
+#: the project's compatibility layer: the old runtime env, for its own workers
+COMPAT = "import os\n\n\ndef get_ppo_ray_runtime_env():\n    return {'env_vars': {'LAB_COMPAT': '1'}}\n"
+
+
+@pytest.mark.parametrize(
+    "import_line",
+    ["from app.compat import constants_ppo as compat", "from .compat import constants_ppo as compat",
+     "import app.compat.constants_ppo as compat"],
+)
+def test_a_project_module_imported_under_its_own_name_is_no_hotfix(import_line: str, tmp_path: Path) -> None:
+    """W1: ``app/compat/constants_ppo.py`` in the package ``app.compat``, imported by the
+    project as such: the project's module, the fix stays safe, and the project runs after it."""
+    root = _write(tmp_path / "proj", {
+        "app/__init__.py": "", "app/compat/__init__.py": "", "app/compat/constants_ppo.py": COMPAT,
+        "app/train.py": OWN_ENTRY.replace("{import_line}", import_line),
+    })
+    assert _concise(root) == [SAFE.replace("train.py:6:", "app/train.py:7:")]
+    before = tmp_path / "before"
+    shutil.copytree(root, before)
+    proc = _run(before, "python -m app.train", tmp_path)
+    assert (proc.returncode, proc.stdout.strip()) == (0, "OK"), proc.stderr
+    for extra in ((), ("--thread-config",)):
+        run_cli("apply", *extra, ".", cwd=root)
+        assert "cp.get_ppo_ray_runtime_env(config)" in (root / "app" / "train.py").read_text()
+        proc = _run(root, "python -m app.train", tmp_path)
+        assert (proc.returncode, proc.stdout.strip()) == (0, "OK"), proc.stderr
+
+
+@pytest.mark.parametrize(
+    "files",
+    [
+        # a package never imported: a hotfix kept as one
+        {"hotfix/__init__.py": "", "hotfix/constants_ppo.py": OLD},
+        # no package: imported by its folder on sys.path, not as a module of the project's packages
+        {"overrides/constants_ppo.py": OLD, "boot.py": "import sys\nsys.path.insert(0, 'overrides')\nimport constants_ppo\n"},
+        # imported, then installed in verl's place in sys.modules
+        {"hotfix/__init__.py": "", "hotfix/constants_ppo.py": OLD,
+         "boot.py": "import sys\nfrom hotfix import constants_ppo\nsys.modules['verl.trainer.constants_ppo'] = constants_ppo\n"},
+    ],
+)
+def test_a_hotfix_module_of_the_same_name_stays_unsafe(files: dict[str, str], tmp_path: Path) -> None:
+    root = _write(tmp_path / "proj", {**files, "train.py": ENTRY})
+    (line,) = _concise(root)
+    assert line.startswith(CALLED + " (unsafe fix: ")
+    hotfix = next(name for name in files if name.endswith("constants_ppo.py"))
+    assert f"{hotfix}:4" in line or "sys.modules" in line
