@@ -2327,12 +2327,20 @@ class SignatureResolver:
                     floorless=declared.kind == "specifier" and _no_lower_bound(declared.requirement),
                 )
             if declared.local_path is not None:
-                decided = self._read([Path(declared.local_path)], module, name, "declared", verl)
+                # fresh user 43, W2: a member (or any local folder) in a src layout, ``src/verl/``
+                local = Path(declared.local_path)
+                decided = self._read([local, local / "src"], module, name, "declared", verl)
                 if decided is not None and declared.inferred:
                     return self._inferred_install(declared, where, decided)
                 if decided is not None:
                     return decided
             reason = f"the project takes verl from `{where}`, whose release cannot be read"
+            if declared.excluded is not None:  # fresh user 43, W11: the exclude entry's line
+                reason = (
+                    f"the project takes verl from its uv workspace (`{declared.requirement}`), but "
+                    f"`{display_path(declared.path)}:{declared.line}` excludes the member "
+                    f"`{declared.excluded}` whose project is verl, so the release it runs cannot be read"
+                )
             if declared.kind == "specifier" and ";" in declared.requirement:
                 # ``verl>=0.9.0; platform_machine == 'aarch64'`` (trial 26d): the release is
                 # read; markers describe the machine that runs the trainer, not this one

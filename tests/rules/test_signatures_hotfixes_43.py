@@ -15,6 +15,9 @@ file and line.
 * B2: a shell line, Makefile recipe, CI step, tox command or Dockerfile ``COPY`` (``cp``,
   ``install``, ``sed -i``, ``patch``): :func:`ppo_migrate.project.carriers.module_carriers`.
 * B3: a wheel or sdist in the repository carrying the module (``SignatureResolver._archived_module``).
+* W1: a project's own module of that name imported as such is no hotfix (``own_module_import``).
+* W2, W11: a uv workspace's verl member in a src layout is read; an excluded one is named by its
+  ``exclude`` entry.
 """
 
 from __future__ import annotations
@@ -452,3 +455,73 @@ def test_a_hotfix_module_of_the_same_name_stays_unsafe(files: dict[str, str], tm
     assert line.startswith(CALLED + " (unsafe fix: ")
     hotfix = next(name for name in files if name.endswith("constants_ppo.py"))
     assert f"{hotfix}:4" in line or "sys.modules" in line
+
+
+# -- W2, W11: a uv workspace's verl member ------------------------------------------------------
+
+WORKSPACE = (
+    '[project]\nname = "proj"\nversion = "0"\ndependencies = ["verl", "omegaconf"]\n\n'
+    "[tool.uv.sources]\nverl = { workspace = true }\n\n"
+    '[tool.uv.workspace]\nmembers = ["packages/*"]\nexclude = [\n    "packages/scratch",\n{more}]\n'
+)
+
+
+def _workspace(root: Path, body: str, excluded: bool = False) -> Path:
+    (root / ".git").mkdir(parents=True)
+    more = '    "packages/verl",\n' if excluded else ""
+    files = {
+        "pyproject.toml": WORKSPACE.replace("{more}", more), "train.py": ENTRY,
+        "packages/verl/pyproject.toml": '[project]\nname = "verl"\nversion = "0.9.1.dev0"\n',
+        "packages/verl/src/verl/__init__.py": "", "packages/verl/src/verl/trainer/__init__.py": "",
+        "packages/verl/src/verl/trainer/constants_ppo.py": body,
+        "packages/scratch/pyproject.toml": '[project]\nname = "scratch"\nversion = "0"\n',
+    }
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    return root
+
+
+def _run_member(root: Path) -> subprocess.CompletedProcess[str]:
+    """The project as ``uv run`` runs it: the member installed editable (its ``src/`` on the path)."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str(root / "packages" / "verl" / "src")
+    env["PYTHONDONTWRITEBYTECODE"] = "1"
+    return subprocess.run([sys.executable, "train.py"], cwd=root, env=env, capture_output=True, text=True, timeout=120)
+
+
+def test_a_workspace_member_in_a_src_layout_is_read(tmp_path: Path) -> None:
+    """W2: ``packages/verl/src/verl/`` is read: taking a config, the fix is safe and the
+    project runs after it; taking none, the call is left alone naming the member's ``def``."""
+    root = _workspace(tmp_path / "new", INSTALLED)
+    assert _concise(root) == [SAFE]
+    for extra in ((), ("--thread-config",)):
+        run_cli("apply", *extra, ".", cwd=root)
+        assert "cp.get_ppo_ray_runtime_env(config)" in (root / "train.py").read_text()
+        proc = _run_member(root)
+        assert (proc.returncode, proc.stdout.strip()) == (0, "OK"), proc.stderr
+
+    root = _workspace(tmp_path / "old", OLD)
+    assert _concise(root) == [
+        f"train.py:6:11: PPO005 `{CALL}` left as it is: `packages/verl/src/verl/trainer/constants_ppo.py:4` defines "
+        "`get_ppo_ray_runtime_env()` without a config parameter (pre verl PR #6976); update that copy, or run with "
+        "--use-ppo-runtime"
+    ]
+    run_cli("apply", "--thread-config", ".", cwd=root)
+    assert (root / "train.py").read_text() == ENTRY
+    proc = _run_member(root)
+    assert (proc.returncode, proc.stdout.strip()) == (0, "OK"), proc.stderr
+
+
+def test_an_excluded_workspace_member_is_named_by_its_exclude_entry(tmp_path: Path) -> None:
+    """W11: the only verl member is excluded: the notice names the ``exclude`` entry's line
+    (13), not the source's (7)."""
+    root = _workspace(tmp_path / "proj", INSTALLED, excluded=True)
+    assert _concise(root) == [
+        f"train.py:6:11: PPO005 `{CALL}` left as it is: the project takes verl from its uv workspace (`verl = "
+        "{ workspace = true }`), but `pyproject.toml:13` excludes the member `packages/verl` whose project is verl, "
+        "so the release it runs cannot be read; set verl-version (or --verl-version) to the release it holds, or "
+        "run with --use-ppo-runtime"
+    ]
+    run_cli("apply", ".", cwd=root)
+    assert (root / "train.py").read_text() == ENTRY
