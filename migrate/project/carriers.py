@@ -12,8 +12,8 @@ reads the others, as text (nothing is run, nothing extracted to disk), and repor
 the same shape (:class:`ppo_migrate.project.import_roots.ModuleWrite`), for the judging to
 read what was put there (:mod:`ppo_migrate.rules.signatures`).
 
-Carriers read (:func:`module_carriers`): shell scripts (``*.sh``, ``*.bash``, and files
-without an extension whose first line is a shell's ``#!``), Makefiles (``Makefile``,
+Carriers read (:func:`module_carriers`): shell scripts (``*.sh``, ``*.bash``, and executable
+files without an extension whose first line is a shell's ``#!``), Makefiles (``Makefile``,
 ``makefile``, ``GNUmakefile``, ``*.mk``), Dockerfiles (``Dockerfile``, ``Dockerfile.*``,
 ``*.Dockerfile``, ``Containerfile``: ``COPY``/``ADD`` and ``RUN``), YAML files (a CI
 workflow's ``run:`` steps, a GitLab ``script:``: every line is read as shell) and
@@ -65,6 +65,16 @@ def _carrier_kind(name: str) -> str | None:
     if "." not in name:
         return "maybe-shell"
     return None
+
+
+def _executable(path: str) -> bool:
+    """Whether ``path`` has an execute bit (the run's stat, :attr:`ppo_migrate.project.snapshot.Snapshot.fs`)."""
+    from ppo_migrate.project.snapshot import current
+
+    try:
+        return bool(current().fs.stat(path).st_mode & 0o111)
+    except (OSError, ValueError):
+        return False
 
 
 def _shell_script(text: str) -> bool:
@@ -491,6 +501,8 @@ def module_carriers(
         kind = _carrier_kind(os.path.basename(path))
         if in_doubles_folder(path, root):
             continue
+        if kind == "maybe-shell" and not _executable(path):
+            continue  # a script run by its ``#!`` is executable (git keeps the bit): LICENSE is read no more
         data = _read(path)
         if data is None or (word not in data and not (touching and (b"patch" in data or b"apply" in data or b" am" in data))):
             continue

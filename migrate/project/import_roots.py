@@ -946,6 +946,9 @@ _MOVE_METHODS = frozenset({"rename", "replace", "copy"})
 _TEST_FILE = re.compile(r"^(?:test_.*|.*_test|conftest)\.py$")
 #: ``(root, respect_gitignore, file name, module) -> writes``: one search a run
 _WRITES: dict[tuple[str, bool, str, str | None], tuple[ModuleWrite, ...]] = {}
+#: words of a destination computed from a module (fresh user 43, B1): a file holding the
+#: module's last part is parsed only when it holds one of them (or the file name)
+_FROM_MODULE_WORDS = (b"__file__", b"origin", b"getfile", b"getsourcefile", b"getabsfile")
 #: ``open(dst, mode)`` modes that write ``dst``
 _WRITE_MODES = frozenset("wax+")
 #: calls that give a module's file: ``inspect.getfile(m)`` and its kin
@@ -1003,14 +1006,18 @@ def module_writes(
     if cached is not None:
         return cached
     listing = repository_listing(root, respect_gitignore)
-    # the module's last part is in the bytes of both ``x/constants_ppo.py`` and ``find_spec("...constants_ppo")``
-    word = (module.rsplit(".", 1)[-1] if module else file_name).encode()
+    word = file_name.encode()
+    # fresh user 43, B1: ``find_spec("...constants_ppo").origin``, ``cp.__file__``: the module's
+    # last part and a word that computes a file from a module
+    stem = module.rsplit(".", 1)[-1].encode() if module else None
     found: list[ModuleWrite] = []
     for path in listing.files(lambda n: n.endswith(".py") and not _TEST_FILE.match(n)):
         if in_doubles_folder(path, root):
             continue
         data = _read(path)
-        if data is None or word not in data:
+        if data is None or (word not in data and not (
+            stem is not None and stem in data and any(w in data for w in _FROM_MODULE_WORDS)
+        )):
             continue
         found.extend(_writes_in(decode_text(data, errors="replace"), path, root, file_name, module))
     result = _WRITES[key] = tuple(found)

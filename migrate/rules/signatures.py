@@ -56,6 +56,14 @@ Python file that writes a file named as the module at run time (``shutil.copy(SR
 registers another module under its name in ``sys.modules`` or serves it from a ``__getattr__``
 makes the binding unreadable (:func:`_served_elsewhere`); a Python file setting such a
 ``__getattr__`` from outside makes the fix unsafe (:meth:`SignatureResolver._package_hook`).
+Fresh user 43: so does a hotfix put over the *installed* module: a Python write whose
+destination is computed from the module (``find_spec(...).origin``, ``cp.__file__``, B1); a
+shell line, Makefile recipe, CI step, tox command or Dockerfile ``COPY`` copying a file taking
+no config onto ``.../verl/trainer/constants_ppo.py``, ``sed -i``-ing it or applying a patch
+that changes the function (:mod:`ppo_migrate.project.carriers`, B2; a kept ``.patch`` that
+makes it take none counts unapplied); a wheel or sdist in the repository carrying the module
+(:meth:`SignatureResolver._archived_module`, B3). A module of the project's own packages that
+the project imports under its name is no hotfix (W1); a local folder's ``src/`` layout is read (W2).
 
 Each answer carries a structured :class:`ppo_migrate.diagnostics.Reason` (``why``)
 naming its kind and the definition's or pin's file and line.

@@ -245,6 +245,9 @@ B2: dict[str, tuple[dict[str, str], str, str]] = {
 def test_a_hotfix_carried_by_a_shell_line_is_never_given_a_config(name: str, tmp_path: Path) -> None:
     files, command, why = B2[name]
     root = _write(tmp_path / "proj", {**files, "hotfix/ray_env.py": OLD, "train.py": ENTRY})
+    for name in files:
+        if "." not in os.path.basename(name):
+            (root / name).chmod(0o755)  # a script run by its ``#!`` (git keeps the bit)
     assert _concise(root) == [f"{CALLED} (unsafe fix: {why})"]
     _runs_before_and_after(root, command, tmp_path)
 
