@@ -113,16 +113,41 @@ def _logical_lines(text: str, kind: str) -> list[tuple[int, str]]:
     return out
 
 
+def _substitution_end(text: str, i: int) -> int:
+    """The offset after the ``$(...)`` starting at ``i`` (nested parentheses and quotes
+    inside it followed), or the end of the text."""
+    depth = 0
+    quote = ""
+    while i < len(text):
+        c = text[i]
+        if quote:
+            if c == quote:
+                quote = ""
+            elif c == "\\" and quote == '"':
+                i += 1
+        elif c in "'\"":
+            quote = c
+        elif c == "\\":
+            i += 1
+        elif c == "(":
+            depth += 1
+        elif c == ")":
+            depth -= 1
+            if depth == 0:
+                return i + 1
+        i += 1
+    return len(text)
+
+
 def _split(text: str) -> list[list[str]]:
     """The simple commands of a shell line, each as its words with quotes removed: split on
-    unquoted ``&&``, ``||``, ``;``, ``|`` and ``&``; ``$(...)`` and backquotes are kept in
-    their word; an unquoted ``#`` starting a word ends the line; a redirection is its own word
-    (``>``, ``>>``, ``<`` followed by the target)."""
+    unquoted ``&&``, ``||``, ``;``, ``|`` and ``&``; a ``$(...)`` (quoted or not) and a
+    backquoted command are kept whole in their word; an unquoted ``#`` starting a word ends
+    the line; a redirection is its own word (``>``, ``>>``, ``<``, then the target)."""
     commands: list[list[str]] = []
     words: list[str] = []
     word: list[str] = []
     quote = ""
-    depth = 0
     started = False
     i = 0
 
@@ -135,6 +160,19 @@ def _split(text: str) -> list[list[str]]:
 
     while i < len(text):
         c = text[i]
+        if text.startswith("$(", i) and quote != "'":
+            end = _substitution_end(text, i + 1)
+            word.append("$(" + text[i + 2:end])
+            started = True
+            i = end
+            continue
+        if c == "`" and quote != "'":
+            end = text.find("`", i + 1)
+            end = len(text) if end < 0 else end + 1
+            word.append(text[i:end])
+            started = True
+            i = end
+            continue
         if quote:
             if c == quote:
                 quote = ""
@@ -145,26 +183,9 @@ def _split(text: str) -> list[list[str]]:
                 word.append(c)
             i += 1
             continue
-        if depth:
-            if text.startswith("$(", i):
-                depth += 1
-                word.append("$(")
-                i += 2
-                continue
-            if c == ")":
-                depth -= 1
-            word.append(c)
-            i += 1
-            continue
         if c in "'\"":
             quote = c
             started = True
-        elif text.startswith("$(", i):
-            depth = 1
-            word.append("$(")
-            started = True
-            i += 2
-            continue
         elif c == "\\" and i + 1 < len(text):
             i += 1
             word.append(text[i])
@@ -181,9 +202,12 @@ def _split(text: str) -> list[list[str]]:
             while i + 1 < len(text) and text[i + 1] in ";&|":
                 i += 1
         elif c in "<>":
+            if started and "".join(word).isdigit():  # ``2>``: the descriptor belongs to the operator
+                word.clear()
+                started = False
             end_word()
             op = c
-            while i + 1 < len(text) and text[i + 1] in "<>&":
+            while i + 1 < len(text) and text[i + 1] in "<>&|":
                 i += 1
                 op += text[i]
             words.append(op)
@@ -262,6 +286,47 @@ def _found(word: str, carrier: str, root: str) -> str | None:
     return None
 
 
+#: how many folders a copied folder is searched through for the module's file
+_MAX_COPIED_FOLDERS = 200
+
+
+def _folder_writes(
+    sources: list[str], dst: str, target: _Target, carrier: str, root: str, line: int, form: str
+) -> list[ModuleWrite]:
+    """The module's files a copy of whole folders puts in place (``cp -r hotfix/verl "$SITE"/``,
+    ``COPY overlay/ /usr/.../site-packages/``, ``rsync -a patches/ "$SITE/verl/trainer/"``):
+    for each source that is a folder of the repository, each file named as the module's below
+    it (within :data:`_MAX_COPIED_FOLDERS` folders) lands at ``dst/<path below the source>``
+    (``cp -r S/. D``, ``COPY S D``) or ``dst/<S's name>/<path below>`` (``cp -r S D``): one of
+    them spelling the module's path is a write of that file."""
+    from ppo_migrate.project.snapshot import current
+
+    fs = current().fs
+    out: list[ModuleWrite] = []
+    for source in sources:
+        if not source or "$" in source or "`" in source or "*" in source:
+            continue
+        bases = (source,) if os.path.isabs(source) else (os.path.dirname(carrier), root)
+        folder = next(
+            (os.path.normpath(os.path.join(b, source)) for b in bases if fs.is_dir(os.path.normpath(os.path.join(b, source)))),
+            None,
+        )
+        if folder is None or not (folder + os.sep).startswith(root.rstrip(os.sep) + os.sep) and folder != root:
+            continue
+        name = os.path.basename(folder)
+        for count, (here, dirs, files) in enumerate(fs.walk(folder)):
+            if count >= _MAX_COPIED_FOLDERS:
+                break
+            dirs[:] = [d for d in dirs if not d.startswith(".") and d != "__pycache__"]
+            if target.file_name not in files:
+                continue
+            below = os.path.relpath(os.path.join(here, target.file_name), folder).replace(os.sep, "/")
+            landing = (f"{dst.rstrip('/')}/{below}", f"{dst.rstrip('/')}/{name}/{below}")
+            if any(target.names_file(x) for x in landing):
+                out.append(ModuleWrite(carrier, line, form, os.path.join(here, target.file_name), _over(dst)))
+    return out
+
+
 def _operands(words: list[str]) -> list[str]:
     """The operands of a copying command (options and their values left out)."""
     out: list[str] = []
@@ -318,10 +383,12 @@ def _writes_of(words: list[str], target: _Target, carrier: str, root: str, line:
         if target.names_file(dst):
             src = _found(sources[-1], carrier, root) if len(sources) == 1 else None
             out.append(ModuleWrite(carrier, line, program, src, _over(dst)))
-        elif target.names_folder(dst):
+        elif target.names_folder(dst) and any(os.path.basename(s.rstrip("/")) == target.file_name for s in sources):
             for s in sources:
                 if os.path.basename(s.rstrip("/")) == target.file_name:
                     out.append(ModuleWrite(carrier, line, program, _found(s, carrier, root), _over(dst)))
+        elif program in ("cp", "rsync") and target.top in dst or target.names_folder(dst):
+            out += _folder_writes(sources, dst, target, carrier, root, line, program)  # a folder copied whole
     elif program == "sed" and any(w == "-i" or w.startswith(("-i", "--in-place")) for w in words[1:]) \
             or program == "perl" and any(w.startswith("-") and "i" in w and not w.startswith("--") for w in words[1:]):
         if any(target.names_file(w) for w in words[1:]):
@@ -354,11 +421,11 @@ def _docker_writes(words: list[str], target: _Target, carrier: str, root: str, l
     if target.names_file(dst):
         src = None if stage or len(sources) != 1 else _found(sources[0], carrier, root)
         return [ModuleWrite(carrier, line, form, src, True)]
-    if target.names_folder(dst):
-        return [
-            ModuleWrite(carrier, line, form, None if stage else _found(s, carrier, root), True)
-            for s in sources if os.path.basename(s.rstrip("/")) == target.file_name
-        ]
+    named = [s for s in sources if os.path.basename(s.rstrip("/")) == target.file_name]
+    if target.names_folder(dst) and named:
+        return [ModuleWrite(carrier, line, form, None if stage else _found(s, carrier, root), True) for s in named]
+    if not stage and (target.top in dst or "site-packages" in dst or "dist-packages" in dst):
+        return _folder_writes(sources, dst, target, carrier, root, line, form)  # ``COPY overlay/ .../site-packages/``
     return []
 
 
