@@ -240,7 +240,8 @@ class _Target:
         w = word.replace("\\", "/")
         if w == self.path or w.endswith("/" + self.path) or w.endswith("}" + self.path):
             return True
-        return w.endswith("/" + self.below) and self.top in w[: -len(self.below)]
+        # ``$VERL_DIR/trainer/...``: a variable named for the package (trial 26j, h03)
+        return w.endswith("/" + self.below) and self.top in w[: -len(self.below)].lower()
 
     def names_folder(self, word: str) -> bool:
         """``word`` is the module's package folder (``.../verl/trainer``, ``.../verl/trainer/``)."""
@@ -583,9 +584,34 @@ def module_carriers(
     return result
 
 
+#: ``NAME=value`` (shell), ``NAME := value`` / ``NAME ?= value`` / ``NAME = value`` (make),
+#: ``ENV NAME=value`` / ``ARG NAME=value`` (Dockerfile), ``NAME: value`` (YAML ``env:``)
+_ASSIGNMENT = re.compile(r"^\s*(?:export\s+|ENV\s+|ARG\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*(?::?=|\?=|:\s)\s*(.*)$")
+
+
+def _expanded(word: str, values: dict[str, str]) -> str:
+    """``word`` with ``$NAME``, ``${NAME}`` and ``$(NAME)`` of ``values`` replaced by their
+    text (one level), for matching a destination only (``VERL_DIR=$(python -c "import verl
+    ...")`` then ``"$VERL_DIR/trainer/constants_ppo.py"``)."""
+    if "$" not in word:
+        return word
+
+    def value(m: re.Match[str]) -> str:
+        name = m.group(1) or m.group(2) or m.group(3)
+        return values.get(name, m.group(0))
+
+    return re.sub(r"\$\{([A-Za-z_]\w*)\}|\$\(([A-Za-z_]\w*)\)|\$([A-Za-z_]\w*)", value, word)
+
+
 def _carried_in(text: str, kind: str, path: str, root: str, target: _Target, module: str,
                 patches: tuple[str, ...]) -> list[ModuleWrite]:
     found: list[ModuleWrite] = []
+    values: dict[str, str] = {}
+    for _, logical in _logical_lines(text, kind):
+        m = _ASSIGNMENT.match(logical)
+        if m is not None:
+            words = _split(m.group(2))
+            values.setdefault(m.group(1), " ".join(words[0]) if len(words) == 1 else m.group(2).strip())
     for line, logical in _logical_lines(text, kind):
         body = logical.strip()
         if kind == "make":
@@ -607,6 +633,7 @@ def _carried_in(text: str, kind: str, path: str, root: str, target: _Target, mod
                 continue
             body = body[len(words[0]):].strip()
         for words in _split(body):
+            words = [_expanded(w, values) for w in words] if values else words
             found.extend(_writes_of(words, target, path, root, line))
             redirected = [words[i + 1] for i, w in enumerate(words[:-1]) if w == "<"]
             applied = _patch_applied([w for i, w in enumerate(words) if w != "<" and not (i and words[i - 1] == "<")], redirected)

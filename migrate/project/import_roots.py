@@ -983,9 +983,10 @@ def module_writes(
     and ``importlib.resources.files("verl.trainer") / "constants_ppo.py"`` name the file by
     their constant already.
 
-    Not searched: the files of the tests (a folder of test doubles, ``test_*.py``,
-    ``*_test.py``, ``conftest.py``: what they write is a test's fixture) and what the walk
-    does not enter (:func:`ppo_migrate.project.tree.repository_listing`). A file is parsed
+    Not searched: a folder of test doubles and what the walk does not enter; the tests'
+    files (``test_*.py``, ``*_test.py``, ``conftest.py``) count only for writes over the
+    installed module (``over``: trial 26j, h02, a conftest writing a hotfix next to
+    ``verl.trainer.__file__``), what else they write being a test's fixture (:func:`ppo_migrate.project.tree.repository_listing`). A file is parsed
     only when its bytes hold ``file_name``.
 
     Args:
@@ -1011,7 +1012,7 @@ def module_writes(
     # last part and a word that computes a file from a module
     stem = module.rsplit(".", 1)[-1].encode() if module else None
     found: list[ModuleWrite] = []
-    for path in listing.files(lambda n: n.endswith(".py") and not _TEST_FILE.match(n)):
+    for path in listing.files(lambda n: n.endswith(".py")):
         if in_doubles_folder(path, root):
             continue
         data = _read(path)
@@ -1019,7 +1020,12 @@ def module_writes(
             stem is not None and stem in data and any(w in data for w in _FROM_MODULE_WORDS)
         )):
             continue
-        found.extend(_writes_in(decode_text(data, errors="replace"), path, root, file_name, module))
+        writes = _writes_in(decode_text(data, errors="replace"), path, root, file_name, module)
+        if _TEST_FILE.match(os.path.basename(path)):
+            # a test's file written elsewhere is its fixture; one written over the installed
+            # module changes the verl every later run imports (trial 26j, h02: a conftest)
+            writes = [w for w in writes if w.over]
+        found.extend(writes)
     result = _WRITES[key] = tuple(found)
     return result
 
@@ -1127,9 +1133,12 @@ def _in_installed(node: ast.AST, module: str, tops: set[str], names: _NamesOf, d
     parts = module.split(".")
     packages = {".".join(parts[:i]) for i in range(1, len(parts))}
     for n in ast.walk(node):
-        if isinstance(n, ast.Attribute) and n.attr in ("__file__", "__path__") and isinstance(n.value, ast.Name) \
-                and n.value.id in tops:
-            return True
+        if isinstance(n, ast.Attribute) and n.attr in ("__file__", "__path__"):
+            inner = n.value
+            while isinstance(inner, ast.Attribute):  # ``verl.trainer.__file__``
+                inner = inner.value
+            if isinstance(inner, ast.Name) and inner.id in tops:
+                return True
         if isinstance(n, ast.Call) and _called(n) in ("find_spec", "files", "import_module") and n.args \
                 and isinstance(n.args[0], ast.Constant) and n.args[0].value in packages:
             return True
@@ -1201,6 +1210,9 @@ def _writes_in(text: str, path: str, root: str, file_name: str, module: str | No
             dst, form = func.value, f".{func.attr}"
             if func.attr in ("symlink_to", "hardlink_to") and node.args:
                 src = node.args[0]
+            elif node.args and isinstance(node.args[0], ast.Call) and isinstance(node.args[0].func, ast.Attribute) \
+                    and node.args[0].func.attr in ("read_text", "read_bytes"):
+                src = node.args[0].func.value  # ``dst.write_text(SRC.read_text())``: SRC's content
         elif isinstance(func, ast.Attribute) and func.attr in _MOVE_METHODS and len(node.args) == 1 \
                 and not (isinstance(func.value, ast.Name) and func.value.id in ("shutil", "os")):
             src, dst, form = func.value, node.args[0], f".{func.attr}"

@@ -2204,7 +2204,10 @@ class SignatureResolver:
                 refusing = [d for d in own if not d.accepts(self.keyword)]
                 if own and not refusing:
                     continue
-                carried = f"`{shown}` carries its own {top} module `{member}` (installed over {top}'s with pip)"
+                carried = (
+                    f"`{shown}` carries its own {top} module `{member}` (a wheel or archive installed over "
+                    f"{top}'s, or put on sys.path)"
+                )
                 if refusing:
                     read = self._read([], module, name, "in-tree", True, refusing[:1])
                     first = read.reason if read is not None else ""

@@ -337,7 +337,8 @@ def _sdist(path: Path, body: str) -> Path:
 ARCHIVED = (
     "`{archive}/{prefix}verl/trainer/constants_ppo.py:4` defines `get_ppo_ray_runtime_env()` without a config "
     "parameter (pre verl PR #6976): `{archive}` carries its own verl module `{prefix}verl/trainer/constants_ppo.py` "
-    f"(installed over verl's with pip), {BESIDES}; if it is installed, passing the config raises TypeError; rebuild "
+    f"(a wheel or archive installed over verl's, or put on sys.path), {BESIDES}; if it is installed, passing the "
+    "config raises TypeError; rebuild "
     "that archive with a `get_ppo_ray_runtime_env` taking a config (or remove it), or run with --use-ppo-runtime"
 )
 
@@ -528,3 +529,60 @@ def test_an_excluded_workspace_member_is_named_by_its_exclude_entry(tmp_path: Pa
     ]
     run_cli("apply", ".", cwd=root)
     assert (root / "train.py").read_text() == ENTRY
+
+
+# -- trial 26j: a conftest and a test script putting the hotfix over the installed verl ----------
+
+TEST_ENTRY = "from train import main\n\n\ndef test_main():\n    main({'trainer': {}})\n"
+#: name -> (files, the command, the ``(unsafe fix: ...)`` text)
+TESTS_26J: dict[str, tuple[dict[str, str], str, str]] = {
+    "h02 a conftest writing next to verl.trainer.__file__": (
+        {"conftest.py": "from pathlib import Path\n\nimport verl.trainer\n\n"
+         "SRC = Path(__file__).parent / 'ops' / 'constants_ppo.py.txt'\n"
+         "Path(verl.trainer.__file__).with_name('constants_ppo.py').write_text(SRC.read_text())\n",
+         "ops/constants_ppo.py.txt": OLD},
+        "python -m pytest -q -p no:cacheprovider tests",
+        "`ops/constants_ppo.py.txt:4` defines `get_ppo_ray_runtime_env()` without a config parameter (pre verl PR "
+        f"#6976): `conftest.py:6` (.write_text) copies `ops/constants_ppo.py.txt` {OVER} when the project runs, "
+        f"{BESIDES}; if that file is the module imported, passing the config raises TypeError; update the file "
+        "copied, or run with --use-ppo-runtime",
+    ),
+    "h03 sed -i through a variable named for verl": (
+        {"scripts/test.sh": "#!/bin/bash\nset -euo pipefail\n"
+         "VERL_DIR=$(python -c 'import os, verl; print(os.path.dirname(verl.__file__))')\n"
+         "sed -i 's/def get_ppo_ray_runtime_env(config=None):/def get_ppo_ray_runtime_env():\\n    config = None/' "
+         '"$VERL_DIR/trainer/constants_ppo.py"\npython -m pytest -q -p no:cacheprovider tests\n'},
+        "bash scripts/test.sh",
+        "`scripts/test.sh:4` (sed -i) edits verl's module `verl/trainer/constants_ppo.py` in place when the project "
+        f"runs, which the tool cannot read, {BESIDES}; if its `get_ppo_ray_runtime_env` then takes no config, passing "
+        "the config raises TypeError; ship a module whose `get_ppo_ray_runtime_env` takes a config instead of the "
+        "edit, or run with --use-ppo-runtime",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(TESTS_26J))
+def test_a_hotfix_put_over_verl_by_the_tests_is_never_given_a_config(name: str, tmp_path: Path) -> None:
+    """Trial 26j, h02/h03: the project's tests run after a conftest (a test file, yet writing
+    over the *installed* module, no fixture) or a test script (``sed -i`` on ``$VERL_DIR/...``)
+    put the hotfix in place: unsafe, and the tests pass before and after ``apply``."""
+    files, command, why = TESTS_26J[name]
+    root = _write(tmp_path / "proj", {**files, "train.py": ENTRY, "tests/test_train.py": TEST_ENTRY})
+    assert _concise(root) == [f"{CALLED} (unsafe fix: {why})"]
+
+    def passes(folder: Path) -> subprocess.CompletedProcess[str]:
+        proc = _run(folder, command, tmp_path)
+        return proc
+
+    proc = passes(root)
+    assert proc.returncode == 0 and "1 passed" in proc.stdout, proc.stdout + proc.stderr
+    oracle = tmp_path / "oracle"
+    shutil.copytree(root, oracle)
+    (oracle / "train.py").write_text(ENTRY.replace(CALL, CALL.replace("()", "(config)")))
+    proc = passes(oracle)
+    assert proc.returncode != 0 and "takes 0 positional arguments" in proc.stdout + proc.stderr
+    for extra in ((), ("--thread-config",)):
+        run_cli("apply", *extra, ".", cwd=root)
+        assert (root / "train.py").read_text() == ENTRY
+        proc = passes(root)
+        assert proc.returncode == 0 and "1 passed" in proc.stdout, proc.stdout + proc.stderr
