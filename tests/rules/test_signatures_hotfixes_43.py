@@ -561,13 +561,44 @@ TESTS_26J: dict[str, tuple[dict[str, str], str, str]] = {
 }
 
 
+TESTS_26J["h04 patch -p1 -N -d $(SITE) in a Makefile"] = (
+    {"Makefile": "SITE := $(shell python -c 'import os, verl; print(os.path.dirname(os.path.dirname(verl.__file__)))')\n"
+     ".PHONY: test\ntest:\n\tpatch -s -p1 -N -d $(SITE) < patches/0001-legacy-env.patch\n"
+     "\tpython -m pytest -q -p no:cacheprovider tests\n",
+     "patches/0001-legacy-env.patch": PATCH},
+    "make -s test",
+    "`patches/0001-legacy-env.patch:9` defines `get_ppo_ray_runtime_env()` without a config parameter (pre verl PR "
+    "#6976): `Makefile:4` (patch) applies `patches/0001-legacy-env.patch` to verl's module "
+    f"`verl/trainer/constants_ppo.py` when the project runs, {BESIDES}; passing the config raises TypeError; "
+    "patch `get_ppo_ray_runtime_env` to take a config, or run with --use-ppo-runtime",
+)
+TESTS_26J["h08 a .pth putting a zip of verl first"] = (
+    {"conftest.py": "import pathlib\nimport site\n\nsite.addsitedir(str(pathlib.Path(__file__).parent / 'devsite'))\n",
+     "devsite/legacy.pth": "import sys, os; sys.path.insert(0, os.path.join(sitedir, 'verl-legacy.zip'))\n"},
+    "python -m pytest -q -p no:cacheprovider tests",
+    "`devsite/verl-legacy.zip/verl/trainer/constants_ppo.py:4` defines `get_ppo_ray_runtime_env()` without a config "
+    "parameter (pre verl PR #6976): `devsite/verl-legacy.zip` carries its own verl module "
+    "`verl/trainer/constants_ppo.py` (a wheel or archive installed over verl's, or put on sys.path), "
+    f"{BESIDES}; if it is installed, passing the config raises TypeError; rebuild that archive with a "
+    "`get_ppo_ray_runtime_env` taking a config (or remove it), or run with --use-ppo-runtime",
+)
+
+
 @pytest.mark.parametrize("name", sorted(TESTS_26J))
 def test_a_hotfix_put_over_verl_by_the_tests_is_never_given_a_config(name: str, tmp_path: Path) -> None:
-    """Trial 26j, h02/h03: the project's tests run after a conftest (a test file, yet writing
-    over the *installed* module, no fixture) or a test script (``sed -i`` on ``$VERL_DIR/...``)
-    put the hotfix in place: unsafe, and the tests pass before and after ``apply``."""
+    """Trial 26j, h02/h03/h04/h08: the project's tests run after a conftest (a test file, yet
+    writing over the *installed* module, no fixture), a test script (``sed -i`` on
+    ``$VERL_DIR/...``), a Makefile's ``patch`` or a ``.pth`` putting a zip of verl first made
+    the hotfix the module imported: unsafe, and the tests pass before and after ``apply``."""
     files, command, why = TESTS_26J[name]
     root = _write(tmp_path / "proj", {**files, "train.py": ENTRY, "tests/test_train.py": TEST_ENTRY})
+    if "devsite/legacy.pth" in files:  # h08: the zip holds a whole verl 0.8
+        import zipfile
+
+        with zipfile.ZipFile(root / "devsite" / "verl-legacy.zip", "w") as zf:
+            zf.writestr("verl/__init__.py", "")
+            zf.writestr("verl/trainer/__init__.py", "")
+            zf.writestr("verl/trainer/constants_ppo.py", OLD)
     assert _concise(root) == [f"{CALLED} (unsafe fix: {why})"]
 
     def passes(folder: Path) -> subprocess.CompletedProcess[str]:
