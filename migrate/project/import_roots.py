@@ -949,6 +949,11 @@ _WRITES: dict[tuple[str, bool, str, str | None], tuple[ModuleWrite, ...]] = {}
 #: words of a destination computed from a module (fresh user 43, B1): a file holding the
 #: module's last part is parsed only when it holds one of them (or the file name)
 _FROM_MODULE_WORDS = (b"__file__", b"origin", b"getfile", b"getsourcefile", b"getabsfile")
+#: words of a call that writes a file (:data:`_COPY_FUNCTIONS`, :data:`_WRITE_METHODS`,
+#: :data:`_MOVE_METHODS`, ``open``): with :data:`_FROM_MODULE_WORDS`, what a file must hold
+#: to be parsed when its bytes do not hold the file name itself (the all-hit tree's trainer
+#: modules import the module and use ``__file__``, and write nothing)
+_WRITE_WORDS = (b"copy", b"move", b"replace", b"rename", b"link", b"write_", b"open")
 #: ``open(dst, mode)`` modes that write ``dst``
 _WRITE_MODES = frozenset("wax+")
 #: calls that give a module's file: ``inspect.getfile(m)`` and its kin
@@ -1018,6 +1023,7 @@ def module_writes(
         data = _read(path)
         if data is None or (word not in data and not (
             stem is not None and stem in data and any(w in data for w in _FROM_MODULE_WORDS)
+            and any(w in data for w in _WRITE_WORDS)
         )):
             continue
         writes = _writes_in(decode_text(data, errors="replace"), path, root, file_name, module)
