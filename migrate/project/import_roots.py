@@ -988,11 +988,13 @@ def module_writes(
     and ``importlib.resources.files("verl.trainer") / "constants_ppo.py"`` name the file by
     their constant already.
 
-    Not searched: a folder of test doubles and what the walk does not enter; the tests'
-    files (``test_*.py``, ``*_test.py``, ``conftest.py``) count only for writes over the
-    installed module (``over``: trial 26j, h02, a conftest writing a hotfix next to
-    ``verl.trainer.__file__``), what else they write being a test's fixture (:func:`ppo_migrate.project.tree.repository_listing`). A file is parsed
-    only when its bytes hold ``file_name``.
+    Not searched: a folder of test doubles and what the walk does not enter
+    (:func:`ppo_migrate.project.tree.repository_listing`); the tests' files (``test_*.py``,
+    ``*_test.py``, ``conftest.py``) count only for writes over the installed module
+    (``over``: trial 26j, h02, a conftest writing a hotfix next to ``verl.trainer.__file__``),
+    what else they write being a test's fixture. A file is parsed only when its bytes hold
+    ``file_name``, or the module's last part, a word of :data:`_FROM_MODULE_WORDS` and one of
+    :data:`_WRITE_WORDS`. ``dst.write_text(SRC.read_text())`` copies ``SRC``.
 
     Args:
         root: the repository root.
