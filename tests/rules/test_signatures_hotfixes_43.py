@@ -110,7 +110,7 @@ B1: dict[str, tuple[str, int, str, bool]] = {
     ),
     "Path(module.__file__).write_text": (
         "from verl.trainer import constants_ppo as vcp\n\npathlib.Path(vcp.__file__).write_text(SRC.read_text())\n",
-        10, ".write_text", False,
+        10, ".write_text", True,
     ),
     "inspect.getfile bound to a name": (
         "from verl.trainer import constants_ppo\n\nDST = inspect.getfile(constants_ppo)\nshutil.copy2(SRC, DST)\n",
@@ -119,6 +119,11 @@ B1: dict[str, tuple[str, int, str, bool]] = {
     "dirname(verl.__file__) + a suffix": (
         "import verl\n\nshutil.copy(SRC, os.path.dirname(verl.__file__) + '/trainer/constants_ppo.py')\n",
         10, "shutil.copy", True,
+    ),
+    "Path(module.__file__).write_text of built text": (
+        "from verl.trainer import constants_ppo as vcp\n\nTEXT = SRC.read_text().replace('x', 'x')\n"
+        "pathlib.Path(vcp.__file__).write_text(TEXT)\n",
+        11, ".write_text", False,
     ),
     "importlib.resources.files": (
         "import importlib.resources\n\nwith open(importlib.resources.files('verl.trainer') / 'constants_ppo.py', 'w') as f:\n"
