@@ -40,6 +40,8 @@ _COPIERS = frozenset({"cp", "install", "mv", "ln", "rsync"})
 _VALUED = frozenset({"-m", "--mode", "-o", "--owner", "-g", "--group", "-S", "--suffix"})
 #: words before the command that do not change it
 _PREFIXES = frozenset({"sudo", "command", "exec", "env", "time", "nohup", "then", "do", "else", "!"})
+#: what a command printing a module's file spells (``find_spec(...).origin``, ``m.__file__``)
+_FILE_OF_WORDS = ("origin", "__file__", "getfile", "getsourcefile")
 #: ``(root, respect_gitignore, module) -> writes``: one search a run
 _CARRIED: dict[tuple[str, bool, str], tuple[ModuleWrite, ...]] = {}
 #: ``(root, respect_gitignore) -> patch files``: one search a run
@@ -232,6 +234,7 @@ class _Target:
         self.path = "/".join(parts) + ".py"
         self.below = "/".join(parts[1:]) + ".py"  # ``trainer/constants_ppo.py``
         self.folder = "/".join(parts[:-1])
+        self.module = module
 
     def names_file(self, word: str) -> bool:
         """``word`` is the module's file: it ends with ``verl/trainer/constants_ppo.py``, or
@@ -239,6 +242,9 @@ class _Target:
         "import verl...")/trainer/constants_ppo.py``)."""
         w = word.replace("\\", "/")
         if w == self.path or w.endswith("/" + self.path) or w.endswith("}" + self.path):
+            return True
+        if w.startswith(("$(", "`")) and self.module in w and any(k in w for k in _FILE_OF_WORDS):
+            # ``$(python -c '... find_spec("verl.trainer.constants_ppo").origin)')`` (trial 26j, h24)
             return True
         # ``$VERL_DIR/trainer/...``: a variable named for the package (trial 26j, h03)
         return w.endswith("/" + self.below) and self.top in w[: -len(self.below)].lower()
@@ -477,7 +483,8 @@ class PatchLine(NamedTuple):
 def patch_changes(path: str, module: str) -> list[PatchLine] | None:
     """The lines the unified diff ``path`` adds to and removes from ``module``'s file (a
     section whose ``+++`` header ends with ``trainer/constants_ppo.py``, ``a/``/``b/``
-    prefixes or none: ``patch -p1``, ``-p0`` and ``-d site/verl`` read it so), in order;
+    prefixes or none: ``patch -p1``, ``-p0`` and ``-d site/verl`` read it so; or is the bare
+    ``constants_ppo.py``, as ``patch <file> fix.diff`` reads it: trial 26j, h18), in order;
     ``None`` when the patch names no such file (or cannot be read). Hunks are read by their
     ``@@ -a,b +c,d @@`` counts, so an added line starting ``++`` is no header.
 
@@ -489,6 +496,9 @@ def patch_changes(path: str, module: str) -> list[PatchLine] | None:
     if data is None:
         return None
     below = "/".join(module.split(".")[1:]) + ".py"
+    file_name = module.rsplit(".", 1)[-1] + ".py"
+    # ``patch -N <the module's file> fix.diff`` reads a diff of the bare file (trial 26j, h18)
+    bare = {file_name, f"a/{file_name}", f"b/{file_name}"}
     changes: list[PatchLine] | None = None
     inside = False
     old = new = 0  # lines left in the current hunk
@@ -509,7 +519,7 @@ def patch_changes(path: str, module: str) -> list[PatchLine] | None:
         m = _NEW_FILE.match(text)
         if m:
             name = m.group(1).replace("\\", "/")
-            inside = name == below or name.endswith("/" + below)
+            inside = name == below or name.endswith("/" + below) or name in bare
             if inside and changes is None:
                 changes = []
             continue

@@ -588,6 +588,28 @@ TESTS_26J["h08 a .pth putting a zip of verl first"] = (
     "`get_ppo_ray_runtime_env` taking a config (or remove it), or run with --use-ppo-runtime",
 )
 
+TESTS_26J["h18 a conftest running patch on the module's origin"] = (
+    {"conftest.py": "import importlib.util\nimport pathlib\nimport subprocess\n\n"
+     "_target = importlib.util.find_spec('verl.trainer.constants_ppo').origin\n"
+     "subprocess.run(['patch', '-s', '-N', _target, str(pathlib.Path(__file__).parent / 'ci' / 'legacy.diff')], check=False)\n",
+     # ``patch <file> <diff>``: the diff names the bare file
+     "ci/legacy.diff": PATCH.replace("a/verl/trainer/constants_ppo.py", "constants_ppo.py")
+     .replace("b/verl/trainer/constants_ppo.py", "constants_ppo.py")},
+    "python -m pytest -q -p no:cacheprovider tests",
+    "`ci/legacy.diff:9` defines `get_ppo_ray_runtime_env()` without a config parameter (pre verl PR #6976): "
+    "`ci/legacy.diff` patches verl's module `verl/trainer/constants_ppo.py`, "
+    f"{BESIDES}; if it is applied when the project runs, passing the config raises TypeError; patch "
+    "`get_ppo_ray_runtime_env` to take a config (or remove that patch), or run with --use-ppo-runtime",
+)
+TESTS_26J["h24 cp onto a variable holding find_spec's origin"] = (
+    {"scripts/setup_env.sh": "#!/bin/bash\nset -euo pipefail\n"
+     "DEST=$(python -c 'import importlib.util as u; print(u.find_spec(\"verl.trainer.constants_ppo\").origin)')\n"
+     'cp hotfix/ray_env.py "$DEST"\npython -m pytest -q -p no:cacheprovider tests\n',
+     "hotfix/ray_env.py": OLD},
+    "bash scripts/setup_env.sh",
+    f"{DEF}: `scripts/setup_env.sh:4` (cp) {COPIED}",
+)
+
 
 @pytest.mark.parametrize("name", sorted(TESTS_26J))
 def test_a_hotfix_put_over_verl_by_the_tests_is_never_given_a_config(name: str, tmp_path: Path) -> None:
