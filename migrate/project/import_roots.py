@@ -919,12 +919,21 @@ class ModuleWrite(NamedTuple):
         form: how, for messages: ``"shutil.copy"``, ``"os.replace"``, ``".write_text"`` ...
         copied: the file copied there (absolute, normalised) when the source evaluates to a
             file of this machine, else ``None`` (written text, a path the tool cannot tell).
+        over: the destination is computed from the module itself (fresh user 43, B1:
+            ``find_spec("verl.trainer.constants_ppo").origin``, ``cp.__file__``,
+            ``inspect.getfile(cp)``): the write replaces the file of the module that is
+            installed, whatever copy of it the project imports.
+        kind: ``"write"`` (the destination gets ``copied``'s content), ``"edit"`` (``sed -i``:
+            an edit in place the tool does not read) or ``"patch"`` (``copied`` is a patch file
+            that changes the module; :mod:`ppo_migrate.project.carriers`).
     """
 
     source: str
     line: int
     form: str
     copied: str | None
+    over: bool = False
+    kind: str = "write"
 
 
 #: ``shutil.<f>(src, dst)`` / ``os.<f>(src, dst)`` that put ``src``'s content at ``dst``
@@ -935,12 +944,27 @@ _WRITE_METHODS = frozenset({"write_text", "write_bytes", "symlink_to", "hardlink
 _MOVE_METHODS = frozenset({"rename", "replace", "copy"})
 #: test files: what they write is a test's fixture (the doubles table's, rules/patches.py)
 _TEST_FILE = re.compile(r"^(?:test_.*|.*_test|conftest)\.py$")
-#: ``(root, respect_gitignore, file name) -> writes``: one search a run
-_WRITES: dict[tuple[str, bool, str], tuple[ModuleWrite, ...]] = {}
+#: ``(root, respect_gitignore, file name, module) -> writes``: one search a run
+_WRITES: dict[tuple[str, bool, str, str | None], tuple[ModuleWrite, ...]] = {}
+#: words of a destination computed from a module (fresh user 43, B1): a file holding the
+#: module's last part is parsed only when it holds one of them (or the file name)
+_FROM_MODULE_WORDS = (b"__file__", b"origin", b"getfile", b"getsourcefile", b"getabsfile")
+#: words of a call that writes a file (:data:`_COPY_FUNCTIONS`, :data:`_WRITE_METHODS`,
+#: :data:`_MOVE_METHODS`, ``open``): with :data:`_FROM_MODULE_WORDS`, what a file must hold
+#: to be parsed when its bytes do not hold the file name itself (the all-hit tree's trainer
+#: modules import the module and use ``__file__``, and write nothing)
+_WRITE_WORDS = (b"copy", b"move", b"replace", b"rename", b"link", b"write_", b"open")
+#: ``open(dst, mode)`` modes that write ``dst``
+_WRITE_MODES = frozenset("wax+")
+#: calls that give a module's file: ``inspect.getfile(m)`` and its kin
+_FILE_OF = frozenset({"getfile", "getsourcefile", "getabsfile"})
+#: calls and methods that keep a path as it is for the question "which file": ``Path(p)``,
+#: ``str(p)``, ``os.path.realpath(p)``, ``p.resolve()``
+_SAME_PATH = frozenset({"Path", "PurePath", "PosixPath", "str", "fspath", "realpath", "abspath", "normpath", "resolve", "absolute", "expanduser"})
 
 
 def module_writes(
-    root: str | os.PathLike[str], file_name: str, respect_gitignore: bool = True
+    root: str | os.PathLike[str], file_name: str, respect_gitignore: bool = True, module: str | None = None
 ) -> tuple[ModuleWrite, ...]:
     """The statements of the repository's Python files that write a file named ``file_name``
     (trial 26i, I-B5: a launcher copying the installed verl to ``.overlay/verl`` and a hotfix
@@ -951,17 +975,33 @@ def module_writes(
     a path, and its destination names ``file_name``: a string constant in it is
     ``file_name`` or ends with ``/file_name``, or it evaluates to such a path
     (:class:`ppo_migrate.project.path_expr.PathEvaluator`). The source is evaluated the same
-    way (a relative path from the file's folder or the root, whichever exists).
+    way (a relative path from the file's folder or the root, whichever exists). ``open(dst,
+    "w")`` (any writing mode) writes ``dst`` too; its text is never read (``copied`` is ``None``).
 
-    Not searched: the files of the tests (a folder of test doubles, ``test_*.py``,
-    ``*_test.py``, ``conftest.py``: what they write is a test's fixture) and what the walk
-    does not enter (:func:`ppo_migrate.project.tree.repository_listing`). A file is parsed
-    only when its bytes hold ``file_name``.
+    Fresh user 43, B1: with ``module`` given, a destination computed from the module itself
+    counts too (``over`` is set): ``importlib.util.find_spec("<module>").origin`` (and a name
+    bound to that spec), ``X.__file__`` / ``X.__spec__.origin`` / ``inspect.getfile(X)`` where
+    ``X`` is the module (``import a.b.c as X``, ``from a.b import c as X``,
+    ``importlib.import_module("a.b.c")``, ``sys.modules["a.b.c"]``, the dotted ``a.b.c``),
+    through ``Path()``, ``str()``, ``os.fspath()``, ``os.path.realpath()``, ``.resolve()``
+    and names assigned once. ``os.path.dirname(verl.__file__) + "/trainer/constants_ppo.py"``
+    and ``importlib.resources.files("verl.trainer") / "constants_ppo.py"`` name the file by
+    their constant already.
+
+    Not searched: a folder of test doubles and what the walk does not enter
+    (:func:`ppo_migrate.project.tree.repository_listing`); the tests' files (``test_*.py``,
+    ``*_test.py``, ``conftest.py``) count only for writes over the installed module
+    (``over``: trial 26j, h02, a conftest writing a hotfix next to ``verl.trainer.__file__``),
+    what else they write being a test's fixture. A file is parsed only when its bytes hold
+    ``file_name``, or the module's last part, a word of :data:`_FROM_MODULE_WORDS` and one of
+    :data:`_WRITE_WORDS`. ``dst.write_text(SRC.read_text())`` copies ``SRC``.
 
     Args:
         root: the repository root.
         file_name: the module's file name, e.g. ``"constants_ppo.py"``.
         respect_gitignore: the run's ``respect-gitignore``.
+        module: the module's dotted name, e.g. ``"verl.trainer.constants_ppo"`` (``None``:
+            destinations named by their file name only).
 
     Returns:
         The writes, by file in walk order then line. Never raises.
@@ -969,25 +1009,155 @@ def module_writes(
     from ppo_migrate.project.tree import in_doubles_folder, repository_listing
 
     root = os.path.abspath(os.fspath(root))
-    key = (root, bool(respect_gitignore), file_name)
+    key = (root, bool(respect_gitignore), file_name, module)
     cached = _WRITES.get(key)
     if cached is not None:
         return cached
     listing = repository_listing(root, respect_gitignore)
     word = file_name.encode()
+    # fresh user 43, B1: ``find_spec("...constants_ppo").origin``, ``cp.__file__``: the module's
+    # last part and a word that computes a file from a module
+    stem = module.rsplit(".", 1)[-1].encode() if module else None
     found: list[ModuleWrite] = []
-    for path in listing.files(lambda n: n.endswith(".py") and not _TEST_FILE.match(n)):
+    for path in listing.files(lambda n: n.endswith(".py")):
         if in_doubles_folder(path, root):
             continue
         data = _read(path)
-        if data is None or word not in data:
+        if data is None or (word not in data and not (
+            stem is not None and stem in data and any(w in data for w in _FROM_MODULE_WORDS)
+            and any(w in data for w in _WRITE_WORDS)
+        )):
             continue
-        found.extend(_writes_in(decode_text(data, errors="replace"), path, root, file_name))
+        writes = _writes_in(decode_text(data, errors="replace"), path, root, file_name, module)
+        if _TEST_FILE.match(os.path.basename(path)):
+            # a test's file written elsewhere is its fixture; one written over the installed
+            # module changes the verl every later run imports (trial 26j, h02: a conftest)
+            writes = [w for w in writes if w.over]
+        found.extend(writes)
     result = _WRITES[key] = tuple(found)
     return result
 
 
-def _writes_in(text: str, path: str, root: str, file_name: str) -> list[ModuleWrite]:
+def _module_aliases(tree: ast.Module, module: str) -> tuple[set[str], set[str]]:
+    """The names ``tree`` binds to ``module`` (``import a.b.c as X``, ``from a.b import c as
+    X``, ``X = importlib.import_module("a.b.c")``) and to its top-level package (``import a``,
+    ``import a.b.c``: the dotted ``a.b.c`` reaches it)."""
+    package, _, last = module.rpartition(".")
+    top = module.split(".", 1)[0]
+    aliases: set[str] = set()
+    tops: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for a in node.names:
+                if a.name == module and a.asname:
+                    aliases.add(a.asname)
+                elif not a.asname and a.name.split(".")[0] == top:
+                    tops.add(top)
+                elif a.name == top and a.asname:
+                    tops.add(a.asname)
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module == package:
+            aliases.update(a.asname or a.name for a in node.names if a.name == last)
+        elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) \
+                and _imports_module(node.value, module):
+            aliases.add(node.targets[0].id)
+    return aliases, tops
+
+
+def _imports_module(node: ast.AST, module: str) -> bool:
+    """``importlib.import_module("<module>")`` (or ``import_module`` imported)."""
+    return (
+        isinstance(node, ast.Call) and _called(node) == "import_module" and bool(node.args)
+        and isinstance(node.args[0], ast.Constant) and node.args[0].value == module
+    )
+
+
+def _called(node: ast.Call) -> str:
+    """The last part of a call's function: ``"find_spec"`` for ``importlib.util.find_spec(...)``."""
+    func = node.func
+    return func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
+
+
+def _module_file_of(node: ast.AST, module: str, aliases: set[str], tops: set[str], names: _NamesOf, depth: int = 0) -> bool:
+    """Whether ``node`` evaluates to ``module``'s own file (see :func:`module_writes`)."""
+    if depth > 12:
+        return False
+
+    def again(n: ast.AST) -> bool:
+        return _module_file_of(n, module, aliases, tops, names, depth + 1)
+
+    def is_module(n: ast.AST) -> bool:
+        if isinstance(n, ast.Name):
+            if n.id in aliases:
+                return True
+            value = names.get(n.id)
+            return value is not None and depth < 12 and _imports_module(value, module)
+        if isinstance(n, ast.Attribute):
+            spelled = []
+            inner: ast.AST = n
+            while isinstance(inner, ast.Attribute):
+                spelled.append(inner.attr)
+                inner = inner.value
+            return isinstance(inner, ast.Name) and inner.id in tops and \
+                ".".join([module.split(".", 1)[0], *reversed(spelled)]) == module
+        if isinstance(n, ast.Subscript) and isinstance(n.value, ast.Attribute) and n.value.attr == "modules":
+            return isinstance(n.slice, ast.Constant) and n.slice.value == module
+        return _imports_module(n, module)
+
+    def is_spec(n: ast.AST) -> bool:
+        if isinstance(n, ast.Call) and _called(n) == "find_spec" and n.args:
+            return isinstance(n.args[0], ast.Constant) and n.args[0].value == module
+        if isinstance(n, ast.Attribute) and n.attr == "__spec__":
+            return is_module(n.value)
+        if isinstance(n, ast.Name):
+            value = names.get(n.id)
+            return value is not None and is_spec(value)
+        return False
+
+    if isinstance(node, ast.Name):
+        value = names.get(node.id)
+        return value is not None and again(value)
+    if isinstance(node, ast.Attribute):
+        if node.attr == "__file__":
+            return is_module(node.value)
+        if node.attr == "origin":
+            return is_spec(node.value)
+        return False
+    if isinstance(node, ast.Call):
+        called = _called(node)
+        if called in _FILE_OF and node.args:
+            return is_module(node.args[0])
+        if called in _SAME_PATH:
+            if node.args:
+                return again(node.args[0])
+            return isinstance(node.func, ast.Attribute) and again(node.func.value)  # ``p.resolve()``
+    return False
+
+
+def _in_installed(node: ast.AST, module: str, tops: set[str], names: _NamesOf, depth: int = 0) -> bool:
+    """Whether ``node`` builds its path from where a package of ``module``'s is installed:
+    ``verl.__file__``, ``verl.__path__``, ``find_spec("verl")``, ``importlib.resources.files(
+    "verl.trainer")`` (a name assigned once is followed). Asked of a destination that names
+    the module's file (``os.path.dirname(verl.__file__) + "/trainer/constants_ppo.py"``)."""
+    parts = module.split(".")
+    packages = {".".join(parts[:i]) for i in range(1, len(parts))}
+    for n in ast.walk(node):
+        if isinstance(n, ast.Attribute) and n.attr in ("__file__", "__path__"):
+            inner = n.value
+            while isinstance(inner, ast.Attribute):  # ``verl.trainer.__file__``
+                inner = inner.value
+            if isinstance(inner, ast.Name) and inner.id in tops:
+                return True
+        if isinstance(n, ast.Call) and _called(n) in ("find_spec", "files", "import_module") and n.args \
+                and isinstance(n.args[0], ast.Constant) and n.args[0].value in packages:
+            return True
+        if isinstance(n, ast.Name) and depth < 6:
+            value = names.get(n.id)
+            if value is not None and _in_installed(value, module, tops, names, depth + 1):
+                return True
+    return False
+
+
+def _writes_in(text: str, path: str, root: str, file_name: str, module: str | None = None) -> list[ModuleWrite]:
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -1003,7 +1173,16 @@ def _writes_in(text: str, path: str, root: str, file_name: str) -> list[ModuleWr
         for a in s.names if a.name in _COPY_FUNCTIONS
     }
 
+    aliases, tops = _module_aliases(tree, module) if module else (set(), set())
+
+    def over(node: ast.expr) -> bool:
+        return module is not None and (
+            _module_file_of(node, module, aliases, tops, names) or _in_installed(node, module, tops, names)
+        )
+
     def names_file(node: ast.expr) -> bool:
+        if over(node):
+            return True
         for n in ast.walk(node):
             if isinstance(n, ast.Constant) and isinstance(n.value, str) and (
                 n.value == file_name or n.value.replace("\\", "/").endswith("/" + file_name)
@@ -1039,12 +1218,26 @@ def _writes_in(text: str, path: str, root: str, file_name: str) -> list[ModuleWr
             dst, form = func.value, f".{func.attr}"
             if func.attr in ("symlink_to", "hardlink_to") and node.args:
                 src = node.args[0]
+            elif node.args and isinstance(node.args[0], ast.Call) and isinstance(node.args[0].func, ast.Attribute) \
+                    and node.args[0].func.attr in ("read_text", "read_bytes"):
+                src = node.args[0].func.value  # ``dst.write_text(SRC.read_text())``: SRC's content
         elif isinstance(func, ast.Attribute) and func.attr in _MOVE_METHODS and len(node.args) == 1 \
                 and not (isinstance(func.value, ast.Name) and func.value.id in ("shutil", "os")):
             src, dst, form = func.value, node.args[0], f".{func.attr}"
+        elif _called(node) == "open" and not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)
+                                               and func.value.id == "os"):  # ``os.open`` takes flags
+            plain = isinstance(func, ast.Name) or (
+                isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id in ("io", "codecs", "builtins")
+            )
+            target = (node.args[0] if node.args else None) if plain else func.value  # ``Path(p).open("w")``
+            rest = node.args[1:2] if plain else node.args[:1]
+            mode = rest[0] if rest else next((k.value for k in node.keywords if k.arg == "mode"), None)
+            if target is not None and isinstance(mode, ast.Constant) and isinstance(mode.value, str) \
+                    and _WRITE_MODES & set(mode.value):
+                dst, form = target, "open"
         if dst is None or not names_file(dst):
             continue
-        found.append(ModuleWrite(path, node.lineno, form, copied(src)))
+        found.append(ModuleWrite(path, node.lineno, form, copied(src), over(dst)))
     found.sort(key=lambda w: w.line)
     return found
 

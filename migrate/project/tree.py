@@ -404,6 +404,73 @@ def _search_lone(listing: Listing, package: str, module: str) -> list[str]:
     return found
 
 
+def own_module_import(listing: Listing, path: str) -> tuple[str, int] | None:
+    """Where project code imports ``path`` as a module of the project's own packages, or
+    ``None`` (fresh user 43, W1: ``app/compat/constants_ppo.py`` in the package ``app.compat``,
+    imported by ``app/train.py`` as ``app.compat.constants_ppo``, is the project's module,
+    not a hotfix of verl's that merely shares its name).
+
+    Rule: ``path`` must lie in a package (its folder holds ``__init__.py``:
+    :func:`ppo_migrate.project.modules.module_name` gives its dotted name), and another Python
+    file of ``listing`` must import that name: ``import a.b.c``, ``from a.b import c``, ``from
+    a.b.c import x``, a relative ``from .b import c`` resolved against the importer's package,
+    or ``importlib.import_module("a.b.c")``. An importer that also touches ``sys.modules`` or a
+    ``__path__`` may install the module under another name: it does not count. Files are
+    parsed only when their bytes hold the module's last part.
+
+    Args:
+        listing: a :func:`repository_listing`.
+        path: the file (absolute).
+
+    Returns:
+        ``(importing file, 1-based line)`` of the first import found, in walk order. Never raises.
+    """
+    import ast
+    import warnings
+
+    from ppo_migrate.project.modules import module_name, module_package, package_for_relative_imports, resolve_relative
+    from ppo_migrate.project.snapshot import current
+
+    if not module_package(path):
+        return None
+    dotted = module_name(path)
+    word = dotted.rsplit(".", 1)[-1].encode()
+    snapshot = current()
+    for other in listing.files(lambda n: n.endswith(".py")):
+        if other == path:
+            continue
+        try:
+            data = snapshot.read_bytes(other)
+        except (OSError, ValueError):
+            continue
+        if word not in data or b"sys.modules" in data or b"__path__" in data:
+            continue
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                tree = ast.parse(decode_text(data, errors="replace"))
+        except (SyntaxError, ValueError, RecursionError):
+            continue
+        package: tuple[str, ...] | None = None
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import) and any(a.name == dotted or a.name.startswith(dotted + ".") for a in node.names):
+                return other, node.lineno
+            if isinstance(node, ast.ImportFrom):
+                if node.level and package is None:
+                    package = package_for_relative_imports(other)
+                base = "." * node.level + (node.module or "")
+                source = resolve_relative(base, package or ()) if node.level else node.module
+                if source is None:
+                    continue
+                if source == dotted or any(f"{source}.{a.name}" == dotted for a in node.names):
+                    return other, node.lineno
+            if isinstance(node, ast.Call) and isinstance(node.func, (ast.Name, ast.Attribute)) \
+                    and (node.func.id if isinstance(node.func, ast.Name) else node.func.attr) == "import_module" \
+                    and node.args and isinstance(node.args[0], ast.Constant) and node.args[0].value == dotted:
+                return other, node.lineno
+    return None
+
+
 def unlisted_renamed_copies(listing: Listing, package: str, module: str) -> list[UnlistedCopy]:
     """:func:`renamed_copies` in the folders the walk did not enter: those git ignores
     (:attr:`Listing.ignored`) and those skipped by name that may hold a checkout

@@ -88,6 +88,10 @@ class _Found(NamedTuple):
     #: ``verl/`` package (``-e ./.deps/rlcore`` in an ``environment.yml``'s ``pip:`` section,
     #: trial 26g W2): the line does not say that this is the verl that runs
     inferred: bool = False
+    #: a uv workspace source whose only verl member ``[tool.uv.workspace] exclude`` takes out:
+    #: that member's folder as written (``packages/verl``); ``line`` is the exclude entry's
+    #: (fresh user 43, W11), else ``None``
+    excluded: str | None = None
 
 
 def optional(found: Iterable[_Found]) -> Iterator[_Found]:

@@ -56,6 +56,14 @@ Python file that writes a file named as the module at run time (``shutil.copy(SR
 registers another module under its name in ``sys.modules`` or serves it from a ``__getattr__``
 makes the binding unreadable (:func:`_served_elsewhere`); a Python file setting such a
 ``__getattr__`` from outside makes the fix unsafe (:meth:`SignatureResolver._package_hook`).
+Fresh user 43: so does a hotfix put over the *installed* module: a Python write whose
+destination is computed from the module (``find_spec(...).origin``, ``cp.__file__``, B1); a
+shell line, Makefile recipe, CI step, tox command or Dockerfile ``COPY`` copying a file taking
+no config onto ``.../verl/trainer/constants_ppo.py``, ``sed -i``-ing it or applying a patch
+that changes the function (:mod:`ppo_migrate.project.carriers`, B2; a kept ``.patch`` that
+makes it take none counts unapplied); a wheel or sdist in the repository carrying the module
+(:meth:`SignatureResolver._archived_module`, B3). A module of the project's own packages that
+the project imports under its name is no hotfix (W1); a local folder's ``src/`` layout is read (W2).
 
 Each answer carries a structured :class:`ppo_migrate.diagnostics.Reason` (``why``)
 naming its kind and the definition's or pin's file and line.
@@ -628,6 +636,8 @@ def find_definitions(root: Path, module: str, name: str) -> Found | None:
 
 #: How much an archive may hold, uncompressed, of the package looked for.
 _MAX_ARCHIVE_BYTES = 50_000_000
+#: Names of the archives of a repository that may carry an installed module (fresh user 43, B3).
+_ARCHIVE_NAMES = (".whl", ".egg", ".zip", ".tar", ".tar.gz", ".tgz", ".tar.bz2", ".tar.xz")
 
 
 def archive_definitions(archive: str, module: str, name: str) -> list[Definition | Unreadable]:
@@ -1567,6 +1577,12 @@ class SignatureResolver:
             # trial 26i (I-B5): ``shutil.copy(SRC, <...>/constants_ppo.py)`` at run time
             shadowing = self._written_module(root, top, module, name, answer)
         if shadowing is None and verl and answer.certain:
+            # fresh user 43 (B3): a wheel or sdist in the repository carrying the module
+            shadowing = self._archived_module(root, top, module, name, answer)
+        if shadowing is None and verl and answer.certain:
+            # fresh user 43 (B2): a patch of the module kept in the repository, applied by hand
+            shadowing = self._unapplied_patch(root, top, module, name, answer)
+        if shadowing is None and verl and answer.certain:
             # trial 26i (I-B8): ``verl.trainer.__getattr__ = _lazy`` set from outside
             shadowing = self._package_hook(root, top, module, answer)
         if shadowing is not None:
@@ -1951,7 +1967,11 @@ class SignatureResolver:
         imports ``name`` from ``top`` (a project's wrapper module re-exporting verl's), binds
         it otherwise or defines it with a config is no replacement: ``None``; a fake under a
         folder of test doubles is the doubles table's (:mod:`ppo_migrate.rules.patches` names
-        the line that loads it). The renamed-copy rule
+        the line that loads it). Fresh user 43, W1: a file that is a module of the project's own
+        packages and that project code imports under that name
+        (:func:`ppo_migrate.project.tree.own_module_import`: ``app/compat/constants_ppo.py``
+        imported as ``app.compat.constants_ppo``) is the project's module, no hotfix: evidence
+        over names (copying it over verl's module is a write, :meth:`_written_module`). The renamed-copy rule
         (:meth:`_renamed_copy`) is asked first, and this one in the same cases (a release or an
         in-tree copy decided, certainly).
 
@@ -1962,11 +1982,13 @@ class SignatureResolver:
             name: the callee, e.g. ``"get_ppo_ray_runtime_env"``.
             answer: the answer so far (it accepts a config, certainly).
         """
-        from ppo_migrate.project.tree import lone_module_files, repository_listing
+        from ppo_migrate.project.tree import lone_module_files, own_module_import, repository_listing
 
         listing = repository_listing(root, self.respect_gitignore)
         shown_module = "/".join(module.split(".")) + ".py"
         for path in lone_module_files(listing, top, module):
+            if own_module_import(listing, path) is not None:
+                continue  # fresh user 43, W1: the project's own module (a copy over verl's is a write)
             found = _find(_LoneFileTree(path, module), module, name, 0) or ()
             own = [d for d in found if isinstance(d, Definition) and d.path == path]
             refusing = [d for d in own if not d.accepts(self.keyword)]
@@ -2013,6 +2035,11 @@ class SignatureResolver:
         told (a path the tool cannot evaluate, text written with ``write_text``) or holds no
         plain ``def`` of ``name`` names the write. Asked after :meth:`_lone_module_file` (a
         hotfix keeping the module's name is named by its definition there), in the same cases.
+        Fresh user 43, B1: a destination computed from the module itself
+        (``find_spec("verl.trainer.constants_ppo").origin``, ``cp.__file__``,
+        ``inspect.getfile(cp)``, ``os.path.dirname(verl.__file__) + "/trainer/constants_ppo.py"``,
+        ``importlib.resources.files("verl.trainer") / "constants_ppo.py"``) replaces the
+        installed module: the reason says so (``ModuleWrite.over``).
 
         Args:
             root: the repository's root (:meth:`_repository`).
@@ -2024,13 +2051,31 @@ class SignatureResolver:
         parts = module.split(".")
         if len(parts) < 2:
             return None
+        from ppo_migrate.project.carriers import module_carriers
         from ppo_migrate.project.import_roots import module_writes
 
         file_name = parts[-1] + ".py"
         shown_module = "/".join(parts) + ".py"
-        for write in module_writes(root, file_name, self.respect_gitignore):
+        writes = module_writes(root, file_name, self.respect_gitignore, module) + module_carriers(
+            root, module, self.respect_gitignore
+        )
+        for write in writes:
             at = f"`{display_path(write.source)}:{write.line}` ({write.form})"
             places = [Related(display_path(write.source), write.line, 1, f"{write.form} writes `{file_name}`")]
+            # fresh user 43, B1: the destination is the installed module's own file
+            onto = (
+                f"over {top}'s module `{shown_module}` itself (the file of the {top} installed)"
+                if write.over else f"to a file named as {top}'s module `{shown_module}`"
+            )
+            placed = (
+                "that file is the module imported" if write.over
+                else f"that file is in the module's place (a copy of {top} made by the launcher)"
+            )
+            if write.kind != "write":  # fresh user 43, B2: ``sed -i``, ``patch``
+                changed = self._changed_module(write, top, module, name, shown_module, at, answer)
+                if changed is not None:
+                    return changed
+                continue
             own: list[Definition] = []
             if write.copied is not None:
                 found = _find(_LoneFileTree(write.copied, module), module, name, 0) or ()
@@ -2042,10 +2087,9 @@ class SignatureResolver:
                 read = self._read([], module, name, "in-tree", True, refusing[:1])
                 first = read.reason if read is not None else ""
                 reason = (
-                    f"{first}: {at} copies `{display_path(write.copied)}` to a file named as {top}'s "
-                    f"module `{shown_module}` when the project runs, besides the {top} that "
-                    f"`{answer.where}` names; if that file is in the module's place (a copy of "
-                    f"{top} made by the launcher), passing the config raises TypeError"
+                    f"{first}: {at} copies `{display_path(write.copied)}` {onto} when the project runs, "
+                    f"besides the {top} that `{answer.where}` names; if {placed}, passing the config "
+                    "raises TypeError"
                 )
                 if read is not None and read.why is not None:
                     places = list(read.why.lines[:1]) + places
@@ -2053,16 +2097,192 @@ class SignatureResolver:
             else:
                 what = f"`{display_path(write.copied)}`" if write.copied is not None else "a file the tool cannot read"
                 reason = (
-                    f"{at} writes {what} to a file named as {top}'s module `{shown_module}` when "
-                    f"the project runs, besides the {top} that `{answer.where}` names; if that file "
-                    f"is in the module's place (a copy of {top} made by the launcher) and its `{name}` "
-                    "takes no config, passing the config raises TypeError"
+                    f"{at} writes {what} {onto} when the project runs, besides the {top} that "
+                    f"`{answer.where}` names; if {placed} and its `{name}` takes no config, passing "
+                    "the config raises TypeError"
                 )
                 remedy = f"copy a file whose `{name}` takes a config, or run with --use-ppo-runtime"
             why = Reason("uncertain-definition", reason, places)
             return CalleeInEffect(
                 True, answer.source, answer.where, answer.detail, reason, remedy, why, certain=False
             )
+        return None
+
+    def _changed_module(
+        self, write, top: str, module: str, name: str, shown_module: str, at: str, answer: CalleeInEffect
+    ) -> CalleeInEffect | None:
+        """For an edit in place or a patch of ``module``'s file (fresh user 43, B2;
+        :func:`ppo_migrate.project.carriers.module_carriers`): ``answer`` made uncertain, or
+        ``None`` when the patch is seen to leave ``name`` taking a config.
+
+        Rule: ``sed -i``/``perl -pi`` of the module's file change it in a way the tool does not
+        read: unsafe, naming the line. A patch's changes to the module (:func:`_patch_effect`):
+        one that changes no line naming ``name`` leaves its signature as the release has it
+        (harmless); one that adds a ``def`` of ``name`` taking a config (and binds it nowhere
+        else) too; one that adds a ``def`` taking none names that line of the patch; any
+        other change of a line naming ``name`` (an assignment, the ``def`` removed), or a
+        patch the tool cannot find, names the line applying it.
+
+        Args:
+            write: the :class:`ppo_migrate.project.import_roots.ModuleWrite` (kind ``"edit"``
+                or ``"patch"``).
+            top: the top-level package (``"verl"``).
+            module: the callee's module, e.g. ``"verl.trainer.constants_ppo"``.
+            name: the callee, e.g. ``"get_ppo_ray_runtime_env"``.
+            shown_module: the module's path as shown, ``verl/trainer/constants_ppo.py``.
+            at: the write as shown, ```run.sh:3` (patch)``.
+            answer: the answer so far (it accepts a config, certainly).
+        """
+        places = [Related(display_path(write.source), write.line, 1, f"{write.form} changes `{shown_module}`")]
+        besides = f"besides the {top} that `{answer.where}` names"
+        if write.kind == "edit":
+            reason = (
+                f"{at} edits {top}'s module `{shown_module}` in place when the project runs, which the tool "
+                f"cannot read, {besides}; if its `{name}` then takes no config, passing the config raises TypeError"
+            )
+            remedy = f"ship a module whose `{name}` takes a config instead of the edit, or run with --use-ppo-runtime"
+        else:
+            effect = _patch_effect(write.copied, module, name) if write.copied is not None else ("unread", None, None)
+            kind, line, definition = effect
+            if kind == "harmless":
+                return None
+            patch = f"`{display_path(write.copied)}`" if write.copied is not None else "a patch the tool cannot find"
+            if kind == "defines" and definition is not None and not definition.accepts(self.keyword):
+                read = self._read([], module, name, "in-tree", True, [definition])
+                first = read.reason if read is not None else ""
+                reason = (
+                    f"{first}: {at} applies {patch} to {top}'s module `{shown_module}` when the project runs, "
+                    f"{besides}; passing the config raises TypeError"
+                )
+                places = [Related(display_path(definition.path), definition.line, 1, f"defines `{name}`")] + places
+            elif kind == "defines":
+                return None  # the def the patch adds takes the config as it is passed
+            else:
+                which = f" (`{display_path(write.copied)}:{line}`)" if line is not None and write.copied else ""
+                reason = (
+                    f"{at} applies {patch} to {top}'s module `{shown_module}` when the project runs, changing "
+                    f"`{name}` in a way the tool cannot read{which}, {besides}; if its `{name}` then takes no "
+                    "config, passing the config raises TypeError"
+                )
+            remedy = f"patch `{name}` to take a config, or run with --use-ppo-runtime"
+        why = Reason("uncertain-definition", reason, tuple(places))
+        return CalleeInEffect(True, answer.source, answer.where, answer.detail, reason, remedy, why, certain=False)
+
+    def _archived_module(
+        self, root: Path, top: str, module: str, name: str, answer: CalleeInEffect
+    ) -> CalleeInEffect | None:
+        """``answer`` made uncertain (an unsafe fix) when an archive of the repository carries
+        ``module``'s file and its ``name`` takes no config or cannot be read, else ``None``
+        (fresh user 43, B3: ``wheels/verl_hotfix-0.1-py3-none-any.whl`` holding its own
+        ``verl/trainer/constants_ppo.py``, installed over verl with ``pip install``).
+
+        Rule: the archives are the repository's files named ``*.whl``, ``*.egg``, ``*.zip``,
+        ``*.tar``, ``*.tar.gz``/``*.tgz``, ``*.tar.bz2``, ``*.tar.xz`` (by name: a tree without
+        them opens nothing; those directly in a ``dist/`` or ``wheelhouse/`` folder the walk
+        skips count too); each is opened once a run and only its members named
+        ``verl/trainer/constants_ppo.py`` (an sdist's ``pkg-1.0/src/verl/...`` too) are read, in
+        memory (:meth:`ppo_migrate.project.filesystem.FileSystem.archive_files_ending`). The
+        member's definition decides as a copied file's does (:meth:`_written_module`); one that
+        takes a config is harmless. An archive that cannot be read (damaged, larger than
+        :data:`_MAX_ARCHIVE_BYTES`) counts when a wheel (``.whl``/``.egg``: installed code) or
+        named for ``top`` (``verl-hotfix.tar.gz``), the reason saying why; another (a data set's
+        ``.tar.gz``) says nothing of verl. Archives under a folder of test doubles are fixtures.
+        """
+        from ppo_migrate.project.tree import in_doubles_folder, repository_listing
+
+        listing = repository_listing(root, self.respect_gitignore)
+        archives = listing.files(lambda n: n.endswith(_ARCHIVE_NAMES))
+        fs = _fs()
+        for folder in listing.skipped:  # ``dist/``, skipped by the walk, is where a built wheel is kept
+            if os.path.basename(folder) in ("dist", "wheelhouse"):
+                try:
+                    names = fs.list_dir(folder)
+                except (OSError, ValueError):
+                    continue
+                archives += [os.path.join(folder, n) for n in names if n.endswith(_ARCHIVE_NAMES)
+                             and fs.is_file(os.path.join(folder, n))]
+        if not archives:
+            return None
+        below = "/".join(module.split(".")) + ".py"
+        besides = f"besides the {top} that `{answer.where}` names"
+        for archive in archives:
+            if in_doubles_folder(archive, root):
+                continue
+            shown = display_path(archive)
+            try:
+                members = fs.archive_files_ending(archive, below, _MAX_ARCHIVE_BYTES)
+            except (OSError, ValueError) as exc:
+                base = os.path.basename(archive).lower()
+                if not (base.endswith((".whl", ".egg")) or top in base):
+                    continue
+                why = "it is larger than the tool reads" if "too large" in str(exc) else "it cannot be read"
+                reason = (
+                    f"`{shown}` may carry its own {top} module `{below}` (an archive installed over {top}), but "
+                    f"{why}, {besides}; if it is installed and its `{name}` takes no config, passing the config "
+                    "raises TypeError"
+                )
+                remedy = "remove that archive or make it readable, or run with --use-ppo-runtime"
+                return _made_uncertain(answer, reason, remedy, (Related(shown, 1, 1, "an archive"),))
+            for member, data in sorted(members.items()):
+                prefix = member[: -len(below)].rstrip("/")
+                base = f"{archive}/{prefix}" if prefix else archive
+                found = _find(_ArchiveTree(base, {below: data}), module, name, 0) or ()
+                own = [d for d in found if isinstance(d, Definition)]
+                refusing = [d for d in own if not d.accepts(self.keyword)]
+                if own and not refusing:
+                    continue
+                carried = (
+                    f"`{shown}` carries its own {top} module `{member}` (a wheel or archive installed over "
+                    f"{top}'s, or put on sys.path)"
+                )
+                if refusing:
+                    read = self._read([], module, name, "in-tree", True, refusing[:1])
+                    first = read.reason if read is not None else ""
+                    reason = f"{first}: {carried}, {besides}; if it is installed, passing the config raises TypeError"
+                    places = read.why.lines[:1] if read is not None and read.why is not None else ()
+                else:
+                    reason = (
+                        f"{carried}, whose `{name}` the tool cannot read, {besides}; if it is installed and its "
+                        f"`{name}` takes no config, passing the config raises TypeError"
+                    )
+                    places = (Related(shown, 1, 1, f"carries `{member}`"),)
+                remedy = f"rebuild that archive with a `{name}` taking a config (or remove it), or run with --use-ppo-runtime"
+                return _made_uncertain(answer, reason, remedy, places)
+        return None
+
+    def _unapplied_patch(
+        self, root: Path, top: str, module: str, name: str, answer: CalleeInEffect
+    ) -> CalleeInEffect | None:
+        """``answer`` made uncertain when a ``.patch``/``.diff`` file of the repository that no
+        carrier is seen to apply (fresh user 43, B2: applied by hand, by a CI step outside the
+        repository, by a loop the tool cannot read) adds a ``def`` of ``name`` to ``module``'s
+        file that takes no config, else ``None``.
+
+        Rule: a patch is evidence of what runs only by its content: one that makes the
+        function take no config is a hotfix of an old signature and counts wherever it is
+        applied; one whose effect cannot be read, or that leaves a config, says nothing
+        without a line applying it (else every patch kept for the record would make fixes
+        unsafe). A patch under a folder of test doubles is a fixture.
+        """
+        from ppo_migrate.project.carriers import patch_files
+        from ppo_migrate.project.tree import in_doubles_folder
+
+        shown_module = "/".join(module.split(".")) + ".py"
+        for patch in patch_files(root, self.respect_gitignore):
+            if in_doubles_folder(patch, root):
+                continue
+            kind, _, definition = _patch_effect(patch, module, name)
+            if kind != "defines" or definition is None or definition.accepts(self.keyword):
+                continue
+            read = self._read([], module, name, "in-tree", True, [definition])
+            first = read.reason if read is not None else ""
+            reason = (
+                f"{first}: `{display_path(patch)}` patches {top}'s module `{shown_module}`, besides the {top} that "
+                f"`{answer.where}` names; if it is applied when the project runs, passing the config raises TypeError"
+            )
+            remedy = f"patch `{name}` to take a config (or remove that patch), or run with --use-ppo-runtime"
+            places = (Related(display_path(definition.path), definition.line, 1, f"defines `{name}`"),)
+            return _made_uncertain(answer, reason, remedy, places)
         return None
 
     def _package_hook(self, root: Path, top: str, module: str, answer: CalleeInEffect) -> CalleeInEffect | None:
@@ -2145,12 +2365,20 @@ class SignatureResolver:
                     floorless=declared.kind == "specifier" and _no_lower_bound(declared.requirement),
                 )
             if declared.local_path is not None:
-                decided = self._read([Path(declared.local_path)], module, name, "declared", verl)
+                # fresh user 43, W2: a member (or any local folder) in a src layout, ``src/verl/``
+                local = Path(declared.local_path)
+                decided = self._read([local, local / "src"], module, name, "declared", verl)
                 if decided is not None and declared.inferred:
                     return self._inferred_install(declared, where, decided)
                 if decided is not None:
                     return decided
             reason = f"the project takes verl from `{where}`, whose release cannot be read"
+            if declared.excluded is not None:  # fresh user 43, W11: the exclude entry's line
+                reason = (
+                    f"the project takes verl from its uv workspace (`{declared.requirement}`), but "
+                    f"`{display_path(declared.path)}:{declared.line}` excludes the member "
+                    f"`{declared.excluded}` whose project is verl, so the release it runs cannot be read"
+                )
             if declared.kind == "specifier" and ";" in declared.requirement:
                 # ``verl>=0.9.0; platform_machine == 'aarch64'`` (trial 26d): the release is
                 # read; markers describe the machine that runs the trainer, not this one
@@ -2394,6 +2622,46 @@ class SignatureResolver:
             reason = f"`{where}` defines `{d.spelled}` without a config parameter" + (_PRE_PR if verl else "")
             remedy = copy
         return _refuse(source, where, reason, remedy, _why(source, reason, d.path, d.line))
+
+
+def _patch_effect(path: str, module: str, name: str) -> tuple[str, int | None, Definition | None]:
+    """What the patch ``path`` does to ``name`` in ``module``'s file (fresh user 43, B2;
+    :func:`ppo_migrate.project.carriers.patch_changes`): ``("harmless", None, None)`` when no
+    line it adds or removes names ``name`` (or it does not change the module);
+    ``("defines", line, definition)`` when it adds one plain ``def`` of ``name`` (its added
+    lines up to the one ending with ``:`` parsed with :mod:`ast`) and names ``name`` on no
+    other added line, ``definition`` placed at that line of the patch; else ``("unread",
+    line, None)``, ``line`` the first changed line naming ``name``."""
+    from ppo_migrate.project.carriers import patch_changes
+
+    changes = patch_changes(path, module)
+    if not changes:
+        return "harmless", None, None
+    word = re.compile(rf"\b{re.escape(name)}\b")
+    naming = [c for c in changes if word.search(c.text)]
+    if not naming:
+        return "harmless", None, None
+    added = [c for c in changes if c.sign == "+"]
+    defs = [i for i, c in enumerate(added) if re.match(rf"\s*(?:async\s+)?def\s+{re.escape(name)}\s*\(", c.text)]
+    others = [c for c in added if word.search(c.text) and not re.match(rf"\s*(?:async\s+)?def\s+{re.escape(name)}\b", c.text)]
+    if len(defs) != 1 or others:
+        return "unread", naming[0].line, None
+    first = defs[0]
+    header = []
+    for c in added[first:first + 20]:
+        header.append(c.text.split("#", 1)[0].rstrip())
+        if header[-1].endswith(":"):
+            break
+    try:
+        tree = ast.parse("\n".join(h.strip() for h in header) + "\n    pass\n")
+    except (SyntaxError, ValueError):
+        return "unread", added[first].line, None
+    node = tree.body[0] if tree.body else None
+    if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) or node.decorator_list:
+        return "unread", added[first].line, None
+    if first and re.match(r"\s*@", added[first - 1].text):
+        return "unread", added[first - 1].line, None  # a decorator added above it
+    return "defines", added[first].line, _definition(node, name, Path(path), added[first].line)
 
 
 def _nearest_setting(directory: Path) -> tuple[Version, str, tuple[str, int] | None] | None:

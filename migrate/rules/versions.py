@@ -196,6 +196,9 @@ class VerlDeclaration(NamedTuple):
     #: the local folder was taken for verl by its ``verl/`` package, not by a name the line
     #: spells (:attr:`ppo_migrate.rules.requirements._Found.inferred`, trial 26g W2)
     inferred: bool = False
+    #: a uv workspace source whose verl member ``exclude`` takes out: that member's pattern
+    #: (``line`` is the exclude entry's; fresh user 43, W11), else ``None``
+    excluded: str | None = None
 
 
 def declared_verl(start: str | os.PathLike[str], stop: str | os.PathLike[str] | None = None) -> VerlDeclaration | None:
@@ -622,6 +625,7 @@ def _declaration(found: _Found, why: str) -> VerlDeclaration:
         local_path=str(found.local_path) if found.local_path is not None else None,
         redirect=found.redirect,
         inferred=found.inferred,
+        excluded=found.excluded,
     )
 
 
@@ -860,45 +864,69 @@ def _pyproject_uv_sources(data: dict[str, Any], raw: str, path: Path) -> Iterato
                 continue
             local = _local_directory(e["path"], path) if isinstance(e.get("path"), str) else None
             if e.get("workspace") is True:
-                local = _uv_workspace_member(uv, path)
+                local, excluded = _uv_workspace_member(uv, path, raw)
+                if local is None and excluded is not None:  # fresh user 43, W11: name the exclude entry
+                    folder, excluded_line = excluded
+                    yield _Found(None, path, excluded_line, _source_line(raw, line), "direct-reference", True,
+                                 None, only_optional, excluded=folder)
+                    continue
             yield _Found(None, path, line, _source_line(raw, line), "direct-reference", True, local, only_optional)
 
 
-def _uv_workspace_member(uv: dict[str, Any], path: Path) -> Path | None:
+def _uv_workspace_member(
+    uv: dict[str, Any], path: Path, raw: str = ""
+) -> tuple[Path | None, tuple[str, int] | None]:
     """The folder of the uv workspace member whose ``[project] name`` is verl's, for a
     source ``{ workspace = true }`` of the ``pyproject.toml`` at ``path`` (uv's
     documentation, "Workspaces": ``[tool.uv.workspace] members`` are glob patterns of
     folders relative to the workspace root, each holding a ``pyproject.toml``; ``exclude``
     takes folders out). ``None`` when no member (or more than one) has that name: its
     release then cannot be read (trial 26h: the member's definition, read as a local
-    directory's, says which verl the project runs).
+    directory's, says which verl the project runs). A member in a src layout
+    (``packages/verl/src/verl/``) is read there too (fresh user 43, W2:
+    :meth:`ppo_migrate.rules.signatures.SignatureResolver` reads ``<member>/src``).
 
     Args:
         uv: the ``[tool.uv]`` table.
         path: the workspace root's ``pyproject.toml``.
+        raw: that file's text (for the line of an ``exclude`` entry).
+
+    Returns:
+        ``(member, None)``; or, when no member is found but one named verl is taken out by
+        ``exclude`` (fresh user 43, W11), ``(None, (its pattern as written, the exclude
+        entry's 1-based line))``; else ``(None, None)``.
 
     Raises:
         Nothing: an unreadable or invalid member file is no member of that name.
     """
     workspace = uv.get("workspace")
     if not isinstance(workspace, dict):
-        return None
+        return None, None
     root = path.parent
-    excluded = {
-        folder for pattern in _strings(workspace.get("exclude")) for folder in _glob_folders(root, pattern)
-    }
+    excluded: dict[Path, str] = {}
+    for pattern in _strings(workspace.get("exclude")):
+        for folder in _glob_folders(root, pattern):
+            excluded.setdefault(folder, pattern)
     found: list[Path] = []
+    left_out: list[Path] = []
     for pattern in _strings(workspace.get("members")):
         for folder in _glob_folders(root, pattern):
-            if folder in excluded or folder in found:
+            if folder in found or folder in left_out:
                 continue
             member = folder / "pyproject.toml"
             loaded = _load_toml(member, "verl") if _is_file(member) else None
             project = loaded[0].get("project") if loaded is not None else None
             member_name = project.get("name") if isinstance(project, dict) else None
             if isinstance(member_name, str) and _is_verl(member_name):
-                found.append(folder)
-    return found[0] if len(found) == 1 else None
+                (left_out if folder in excluded else found).append(folder)
+    if len(found) == 1:
+        return found[0], None
+    if not found and left_out:
+        pattern = excluded[left_out[0]]
+        start = _offset_of_table(raw, "tool.uv.workspace")
+        exclude_at = raw.find("exclude", start)
+        return None, (pattern, _line_of_string(raw, pattern, exclude_at if exclude_at >= 0 else start))
+    return None, None
 
 
 def _glob_folders(root: Path, pattern: str) -> list[Path]:
