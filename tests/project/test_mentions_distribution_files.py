@@ -45,7 +45,12 @@ def test_a_wheel_kept_in_the_repository_makes_the_fix_unsafe_and_the_launcher_ke
     assert launcher_ran(root, site) == "ran None"
     found = only_finding(root)
     assert (found["code"], found["location"]["row"], found["fix"]["applicability"]) == ("PPO001", CALL_LINE, "unsafe")
-    assert "`wheelhouse/verl-0.8.0-py3-none-any.whl:1` mentions verl-0.8.0-py3-none-any.whl" in found["message"]
+    # read inside (fresh user 43, B3): the definition the archive carries names it
+    assert (
+        "`wheelhouse/verl-0.8.0-py3-none-any.whl/verl/trainer/constants_ppo.py:1` defines "
+        "`get_ppo_ray_runtime_env()` without a config parameter" in found["message"]
+    )
+    assert "`wheelhouse/verl-0.8.0-py3-none-any.whl` carries its own verl module" in found["message"]
     before = (root / "train.py").read_text()
     assert run_cli("apply", ".", cwd=root).returncode == 1  # the finding remains
     assert (root / "train.py").read_text() == before
