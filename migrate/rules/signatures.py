@@ -2320,6 +2320,35 @@ class SignatureResolver:
             return _made_uncertain(answer, reason, remedy, places)
         return None
 
+    def _single_module(self, directory: Path, module: str, name: str) -> CalleeInEffect | None:
+        """A target outside verl whose module is one file, ``mylab_env.py`` beside the calling
+        file or in a folder above it up to the run's root (the folders Python puts first when
+        a script or ``python -m`` runs there): its definition decides, read with ``ast`` as a
+        copy's (:meth:`_read`); ``None`` when no such file defines ``name`` (fresh user 45's
+        row 3: ``extend-targets`` naming a single-module file).
+
+        Args:
+            directory: the calling file's folder.
+            module: the target's module, e.g. ``"mylab_env"`` (a dotted one: ``None``).
+            name: the target's function, e.g. ``"get_env"``.
+        """
+        if not module or "." in module:
+            return None
+        from ppo_migrate.project.snapshot import current
+
+        here = directory.absolute()
+        boundary = search_bound(here, current().root_of(here), self.stop)
+        for level in (here, *here.parents):
+            path = level / f"{module}.py"
+            if current().fs.is_file(path):
+                found = _find(_LoneFileTree(str(path), module), module, name, 0) or ()
+                own = [d for d in found if isinstance(d, Definition) and d.path == str(path)]
+                if own:
+                    return self._read([], module, name, "in-tree", False, own)
+            if boundary is None or level == boundary:
+                break
+        return None
+
     def _first_source(self, directory: Path, qualified: str) -> CalleeInEffect:
         """The first source of the module docstring's list that decides."""
         module, _, name = qualified.rpartition(".")
@@ -2341,7 +2370,7 @@ class SignatureResolver:
                     return self._against_release(directory, decided) if verl and not inside else decided
                 lacking = lacking or _lacking_copy(roots, top, module)
         if not verl:
-            return _outside_verl(qualified)
+            return self._single_module(directory, module, name) or _outside_verl(qualified)
         setting = self._setting(directory)
         if setting is not None:
             version, where, place = setting

@@ -125,3 +125,29 @@ def test_target_outside_verl_without_definition_is_left_alone(tmp_path: Path) ->
     run_cli("apply", "--unsafe-fixes", ".", cwd=project)
     assert "get_env(config)" in main.read_text()
     assert "TypeError" in run().stderr
+
+
+@pytest.mark.parametrize(("definition", "fixed"), [("def get_env(config=None):\n    return config\n", True),
+                                                    ("def get_env():\n    return None\n", False)])
+def test_a_target_in_a_single_module_file_is_decided_by_it(tmp_path: Path, definition: str, fixed: bool) -> None:
+    """A target outside verl whose module is one file beside the caller (``mylab_env.py``):
+    its definition decides, as a package's does; one taking no config is a PPO005 naming it,
+    and the file is left alone (run before and after)."""
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "p"\nversion = "0"\n\n[tool.ppo-migrate]\nextend-targets = ["mylab_env.get_env"]\n')
+    (tmp_path / "mylab_env.py").write_text(definition)
+    text = "from mylab_env import get_env\n\n\ndef launch(config):\n    return get_env()\n"
+    (tmp_path / "main.py").write_text(text)
+    code = "import main; print(main.launch({'x': 1}))"
+
+    def run() -> str:
+        return subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, check=True).stdout
+
+    assert run() == "None\n"
+    check = run_cli("check", "--output-format", "concise", "--show-notices", ".", cwd=tmp_path)
+    if fixed:
+        assert "main.py:5:12: PPO001 [*]" in check.stdout
+    else:
+        assert "main.py:5:12: PPO005 `get_env()` left as it is: `mylab_env.py:1` defines `get_env()` without a config parameter" in check.stdout
+    run_cli("apply", ".", cwd=tmp_path)
+    assert ((tmp_path / "main.py").read_text() != text) is fixed
+    assert run() == ("{'x': 1}\n" if fixed else "None\n")
