@@ -181,6 +181,8 @@ class VerlDeclaration(NamedTuple):
         redirect: for a shell install whose word holds an unquoted ``>`` (``pip install
             verl>=0.9.0`` in a script: the shell installs an unpinned verl and writes to a
             file ``=0.9.0``; trial 26e, W3), that file's name; ``None`` otherwise.
+        via: for a dependent project's pin (trial 26j, B4), the path dependency that makes
+            the calling file's project run under it (:class:`PathDependent`); ``None`` otherwise.
     """
 
     version: Version | None
@@ -252,6 +254,11 @@ def verl_evidence(start: str | os.PathLike[str], stop: str | os.PathLike[str] | 
     ``docker/requirements.txt``, ``docs/requirements.txt``; the repository is the git top level,
     else the highest project folder found) and every install command of its Dockerfiles,
     Makefiles, scripts and workflows (:mod:`.install_pins`) give an **environment's** decision.
+
+    Trial 26j (B4): the own decisions of every project of the repository that depends on
+    one of the calling file's project folders by path (:func:`_path_dependents`; a monorepo's
+    app on verl 0.8.0 running a library that declares ``verl>=0.9.0``) join the
+    environments' decisions, marked with the dependency (:attr:`VerlDeclaration.via`).
 
     Issue 26 (trial 26b, "an environment's pin alone shows a new verl"; the rule of
     docs/design/project-model.md): every pin that could apply must accept a config, so the
