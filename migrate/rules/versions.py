@@ -347,7 +347,7 @@ class PathDependent(NamedTuple):
 _DEPENDENTS = "versions.path_dependents"
 #: a requirements line naming a local folder: ``-e ../lib``, ``./lib``, ``x @ file:...``
 _REQUIREMENT_PATH = lazy_pattern(
-    r"(?m)^[ \t]*(?:(?:-e|--editable)[ \t=]+)?((?:\.{1,2}/|/|file:)[^\s;#]*|[A-Za-z0-9._-]+[ \t]*@[ \t]*file:[^\s;#]+)"
+    r"(?m)^[ \t]*(?:(?:-e|--editable)[ \t=]+([^\s;#]+)|((?:\.{1,2}/|/|file:)[^\s;#]*|[A-Za-z0-9._-]+[ \t]*@[ \t]*file:[^\s;#]+))"
 )
 
 
@@ -366,10 +366,8 @@ def _dependents_pins(scope: Path, marked: list[Path], ancestors: set[Path]) -> l
                 continue
             done.add(dep.folder)
             queue.append(dep.folder)
-            decided, _ = _decide(dep.folder)
-            if decided is None:
-                continue
-            out.append(decided._replace(via=dep))
+            # its optional pins too (a dev group's verl runs the library in that environment)
+            out.extend(d._replace(via=dep) for d in _decide(dep.folder) if d is not None)
     return out
 
 
@@ -469,10 +467,11 @@ def _requirements_path_dependencies(path: Path, scope: Path) -> list[tuple[Path,
         return []
     out: list[tuple[Path, int, str]] = []
     for m in _REQUIREMENT_PATH.finditer(raw):
-        reference = m.group(1)
+        group = 1 if m.group(1) is not None else 2
+        reference = m.group(group)
         if "@" in reference and not reference.startswith(("file:", ".", "/")):
             reference = reference.split("@", 1)[1].strip()
-        line = raw.count("\n", 0, m.start(1)) + 1
+        line = raw.count("\n", 0, m.start(group)) + 1
         text = raw.splitlines()[line - 1].strip()
         # pip reads a relative path against the working directory: the file's folder or the root
         for declared_in in (path, scope / path.name):

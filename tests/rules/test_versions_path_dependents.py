@@ -67,6 +67,11 @@ APPS: dict[str, tuple[dict[str, str], tuple[str, int, str], tuple[str, int, str]
         ("apps/legacy_job/requirements.txt", 2, "verl==0.8.0"),
         ("apps/legacy_job/requirements.txt", 3, "-e ../../libs/rlcore"),
     ),
+    "--editable= read from the root, in a dev requirements file": (
+        {"apps/legacy_job/requirements-dev.txt": "verl==0.8.0\n--editable=libs/rlcore\nomegaconf\n"},
+        ("apps/legacy_job/requirements-dev.txt", 1, "verl==0.8.0"),
+        ("apps/legacy_job/requirements-dev.txt", 2, "--editable=libs/rlcore"),
+    ),
     "poetry path dependency, develop = true": (
         {"apps/legacy_job/pyproject.toml": '[tool.poetry]\nname = "legacy_job"\nversion = "0.1.0"\n\n'
          '[tool.poetry.dependencies]\npython = "^3.10"\nverl = "0.8.0"\n'
