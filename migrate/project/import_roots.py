@@ -16,7 +16,13 @@ repository (:func:`ppo_migrate.project.tree.repository_listing`) declare such a 
   ``pathlib.Path`` (``/``, ``.parent``, ``.parents[n]``, ``.resolve()``, ``.joinpath()``,
   ``.with_name()``), ``str()``/``os.fspath()``, f-strings, ``'%s/x' % a``,
   ``os.environ.get(NAME, default)`` and names the file assigns once to such an expression
-  (:class:`ppo_migrate.project.path_expr.PathEvaluator`);
+  (:class:`ppo_migrate.project.path_expr.PathEvaluator`); ``sys.path[0:0] = ...`` and
+  ``sys.path = [...] + sys.path`` too; a glob (``glob.glob(P)``, ``glob.iglob``,
+  ``X.glob(P)``/``X.rglob(P)``, in ``sorted()``/``list()``/``map(str, ...)``, a
+  comprehension, a ``for`` loop) is expanded against the repository's files, each match a
+  root (trial 26j, B3); one the tool cannot evaluate whose last component may name verl
+  (``*.egg``), or naming verl and matching nothing here, is a copy not read
+  (:func:`names_verl_glob`);
 * ``PYTHONPATH=...`` (and ``ENV PYTHONPATH /x``) in a Dockerfile (``Dockerfile``,
   ``Dockerfile.*``, ``*.Dockerfile``, ``Containerfile``), a Makefile (``Makefile``,
   ``GNUmakefile``, ``*.mk``; ``:=``, ``?=``, ``+=``; ``$(CURDIR)``, ``$(PWD)``,
@@ -233,7 +239,7 @@ def declared_roots(root: str | os.PathLike[str], respect_gitignore: bool = True)
                 if isinstance(value, Unevaluated):  # a folder the tool cannot evaluate
                     if reader is _python:  # any stray copy may be the one it puts first
                         opaque.append(OpaqueRoot(path, line, form))
-                    if names_verl_folder(value):  # trial 26e (B): a copy not read
+                    if names_verl_folder(value) or names_verl_glob(value):  # trial 26e (B), 26j (B3)
                         unread.append(UnreadRoot(path, line, form, str(value)))
                     continue
                 folders = _folders(value, bases, root)
@@ -733,10 +739,21 @@ def _python(text: str, path: str, root: str):
                     values = _pythonpath_parts(node.value)
             for value in values:
                 candidates = [value]
-                if isinstance(value, ast.Name) and names.get(value.id) is None:
+                inner = value
+                if (  # ``sys.path.insert(0, str(egg))``
+                    isinstance(value, ast.Call) and len(value.args) == 1 and not value.keywords
+                    and ((isinstance(value.func, ast.Name) and value.func.id == "str")
+                         or (isinstance(value.func, ast.Attribute) and value.func.attr == "fspath"))
+                ):
+                    inner = value.args[0]
+                if isinstance(inner, ast.Name) and names.get(inner.id) is None:
                     # ``for p in ("build/lib",): sys.path.insert(0, p)``: a literal loop's items
-                    candidates = _loop_items(text, value.id) or candidates
+                    candidates = _loop_items(text, inner.id) or candidates
                 for candidate in candidates:
+                    globbed = _glob_of(candidate)
+                    if globbed is not None:  # trial 26j (B3): ``sys.path[:0] = glob.glob(...)``
+                        yield from _expand_glob(globbed, evaluate, path, root, index + 1, form, bases)
+                        continue
                     result = evaluate(candidate)
                     if result is None:
                         if not _reads_pythonpath(candidate):  # a folder the tool cannot tell
@@ -746,6 +763,108 @@ def _python(text: str, path: str, root: str):
                     for part in parts:
                         if part and "$" not in part:
                             yield part, index + 1, form, bases
+
+
+class _Glob(NamedTuple):
+    """A glob a path entry expands (:func:`_glob_of`).
+
+    Attributes:
+        pattern: the pattern's expression (``glob.glob``'s first argument, ``Path.glob``'s).
+        folder: the folder ``Path.glob`` is called on, ``None`` for ``glob.glob``.
+        recursive: whether ``**`` spans folders (``Path.glob``, ``rglob``,
+            ``glob.glob(..., recursive=True)``).
+        prefix: ``"**/"`` for ``rglob``, else ``""``.
+    """
+
+    pattern: ast.expr
+    folder: ast.expr | None
+    recursive: bool
+    prefix: str
+
+
+#: calls that keep a glob's matches as the entries (``sorted(glob.glob(...))``)
+_GLOB_WRAPPERS = frozenset({"sorted", "list", "tuple", "reversed", "set"})
+
+
+def _glob_of(node: ast.expr) -> _Glob | None:
+    """The glob whose matches ``node`` puts on the path, or ``None``: ``glob.glob(P)``,
+    ``glob.iglob(P)``, ``glob(P)`` (``from glob import glob``), ``X.glob(P)`` /
+    ``X.rglob(P)`` on a path ``X``, wrapped in ``sorted``/``list``/``reversed``..., a
+    ``map(str, ...)``, an item (``glob.glob(P)[0]``: any match), a starred item, or the
+    iterable of a comprehension (``[str(p) for p in X.glob(P)]``)."""
+    for _ in range(8):  # unwrap
+        if isinstance(node, ast.Starred):
+            node = node.value
+        elif isinstance(node, ast.Subscript):
+            node = node.value
+        elif isinstance(node, (ast.ListComp, ast.GeneratorExp, ast.SetComp)) and len(node.generators) == 1:
+            node = node.generators[0].iter
+        elif (
+            isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.args
+            and (node.func.id in _GLOB_WRAPPERS or (node.func.id == "map" and len(node.args) == 2))
+        ):
+            node = node.args[-1]
+        else:
+            break
+    if not isinstance(node, ast.Call) or not node.args:
+        return None
+    func = node.func
+    recursive = any(
+        k.arg == "recursive" and not (isinstance(k.value, ast.Constant) and not k.value.value) for k in node.keywords
+    )
+    if isinstance(func, ast.Name) and func.id in ("glob", "iglob"):
+        return _Glob(node.args[0], None, recursive, "")
+    if isinstance(func, ast.Attribute) and func.attr in ("glob", "iglob", "rglob"):
+        owner = func.value
+        if isinstance(owner, ast.Name) and owner.id == "glob":  # the module
+            return _Glob(node.args[0], None, recursive, "")
+        return _Glob(node.args[0], owner, True, "**/" if func.attr == "rglob" else "")
+    return None
+
+
+#: how many matches of one glob are read at most
+_MAX_GLOB_MATCHES = 200
+
+
+def _expand_glob(globbed: _Glob, evaluate, path: str, root: str, line: int, form: str, bases):
+    """The entries of a glob (trial 26j, B3), as :func:`_python` yields them: each existing
+    match, tried against ``bases`` as a relative entry is (the process's working directory is
+    not known); a pattern the tool cannot evaluate, or one naming verl that matches nothing
+    here, is an :class:`Unevaluated` entry holding ``*`` (:func:`names_verl_glob`)."""
+    import glob as _globbing
+
+    pattern = evaluate(globbed.pattern)
+    folder = evaluate(globbed.folder) if globbed.folder is not None else ""
+    if pattern is None or folder is None:
+        spelled = ast.unparse(globbed.pattern) if globbed.folder is None else (
+            f"{ast.unparse(globbed.folder)}/{globbed.prefix}{ast.unparse(globbed.pattern)}"
+        )
+        yield Unevaluated(f"glob {spelled}"), line, form, bases
+        return
+    pattern = globbed.prefix + pattern
+    full = os.path.join(os.path.expanduser(folder), pattern) if folder else os.path.expanduser(pattern)
+    tries = [full] if os.path.isabs(full) else [os.path.join(base, full) for base in bases]
+    found: list[str] = []
+    for attempt in dict.fromkeys(tries):  # not normalised: ``plugins/*/`` matches folders only
+        try:
+            matches = _globbing.glob(attempt, recursive=globbed.recursive)
+        except (OSError, ValueError, RecursionError):
+            matches = []
+        found.extend(os.path.normpath(m) for m in sorted(matches)[:_MAX_GLOB_MATCHES])
+    for match in dict.fromkeys(found):
+        yield match, line, form, bases
+    if not found and _NAMES_VERL.search(full):  # ``vendor/verl-*.egg``, built at run time
+        yield Unevaluated(f"glob {full}"), line, form, bases
+
+
+def names_verl_glob(entry: str) -> bool:
+    """Whether an entry the tool cannot evaluate is a glob (``glob ...``, :func:`_expand_glob`)
+    that may name verl: its last component names verl or holds a wildcard (``*.egg``, ``*``:
+    any archive or folder, ``verl-0.8.0-py3.11.egg`` among them)."""
+    if not entry.startswith("glob "):
+        return False
+    tail = entry.replace("\\", "/").rstrip("/ \t\"')").rsplit("/", 1)[-1]
+    return _NAMES_VERL.search(tail) is not None or any(c in tail for c in "*?[")
 
 
 def _reads_pythonpath(node: ast.expr) -> bool:
@@ -773,8 +892,17 @@ def _pythonpath_parts(node: ast.expr) -> list[ast.expr]:
 
 
 def _loop_items(text: str, name: str) -> list[ast.expr]:
-    """The items of every ``for name in (<literal>, ...):`` / ``[...]`` loop of the file."""
+    """The items of every ``for name in (<literal>, ...):`` / ``[...]`` loop of the file, and
+    the glob of a ``for name in glob.glob(...):`` / ``sorted(Path(...).glob(...))`` loop
+    (:func:`_glob_of`)."""
     items: list[ast.expr] = []
+    for m in re.finditer(rf"(?m)^[ \t]*for[ \t]+{re.escape(name)}[ \t]+in[ \t]+([^\n]*?glob\([^\n]*\))[ \t]*:", text):
+        try:
+            node = ast.parse(m.group(1), mode="eval").body
+        except (SyntaxError, ValueError, RecursionError):
+            continue
+        if _glob_of(node) is not None:
+            items.append(node)
     for m in re.finditer(rf"(?m)^[ \t]*for[ \t]+{re.escape(name)}[ \t]+in[ \t]+([(\[][^\n]*?[)\]])[ \t]*:", text):
         try:
             node = ast.parse(m.group(1), mode="eval").body
@@ -849,7 +977,10 @@ class _NamesOf:
         word = re.escape(name)
         bound = re.findall(rf"(?m)^[ \t]*{word}[ \t]*(?::[^=\n]*)?(?:[-+*/|&]?=)(?!=)", self.text)
         # bound otherwise too: a loop or ``with ... as``/import target, a def or a class
-        other = re.search(rf"\b(?:for|as|def|class|import)\b[^\n]*\b{word}\b", self.text)
+        # (a comprehension's ``for p in (HERE / 'x').glob(...)`` binds ``p``, not ``HERE``)
+        other = re.search(
+            rf"\b(?:as|def|class|import)\b[^\n]*\b{word}\b|\bfor\b(?:(?!\bin\b)[^\n])*\b{word}\b", self.text
+        )
         if len(bound) != 1 or other is not None:
             return None
         m = re.search(rf"(?m)^[ \t]*{word}[ \t]*(?::[^=\n]*)?=(?!=)", self.text)

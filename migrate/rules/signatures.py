@@ -356,6 +356,23 @@ def _refuse(
     return CalleeInEffect(False, source, where, reason, reason, remedy, why or _why(source, reason))
 
 
+def _through_dependent(decided: CalleeInEffect, via) -> CalleeInEffect:
+    """``decided`` (a dependent project's pin decided, trial 26j B4), its reason naming the
+    path dependency ``via`` (:class:`ppo_migrate.rules.versions.PathDependent`) that makes
+    that project run the calling file's code under its verl; unchanged when it accepts."""
+    if decided.accepts_config:
+        return decided
+    how = (
+        f"{decided.reason}: `{display_path(via.path)}:{via.line}` ({via.text}) makes "
+        f"`{display_path(via.folder)}` run this project's code under its own verl"
+    )
+    lines = (decided.why.lines if decided.why is not None else ()) + (
+        Related(display_path(via.path), via.line, 1, "depends on the calling file's project by path"),
+    )
+    kind = decided.why.kind if decided.why is not None else "pin"
+    return decided._replace(reason=how, detail=how, why=Reason(kind, how, lines))
+
+
 def display_path(path: str | Path) -> str:
     """``path`` (``str`` or ``Path``) as messages show it: relative to the working directory
     when inside it, else absolute. Never raises for a path on another drive (Windows)."""
@@ -2388,11 +2405,12 @@ class SignatureResolver:
                 exact = declared.kind == "lock" or declared.requirement.replace(" ", "").startswith(
                     tuple(f"{n}==" for n in ("verl", "Verl", "VERL"))
                 )
-                return self._by_version(
+                decided = self._by_version(
                     declared.version, "declared", where, declared.why, "runs" if exact else "may run",
                     (declared.path, declared.line),
                     floorless=declared.kind == "specifier" and _no_lower_bound(declared.requirement),
                 )
+                return _through_dependent(decided, declared.via) if declared.via is not None else decided
             if declared.local_path is not None:
                 # fresh user 43, W2: a member (or any local folder) in a src layout, ``src/verl/``
                 local = Path(declared.local_path)

@@ -181,6 +181,8 @@ class VerlDeclaration(NamedTuple):
         redirect: for a shell install whose word holds an unquoted ``>`` (``pip install
             verl>=0.9.0`` in a script: the shell installs an unpinned verl and writes to a
             file ``=0.9.0``; trial 26e, W3), that file's name; ``None`` otherwise.
+        via: for a dependent project's pin (trial 26j, B4), the path dependency that makes
+            the calling file's project run under it (:class:`PathDependent`); ``None`` otherwise.
     """
 
     version: Version | None
@@ -199,6 +201,9 @@ class VerlDeclaration(NamedTuple):
     #: a uv workspace source whose verl member ``exclude`` takes out: that member's pattern
     #: (``line`` is the exclude entry's; fresh user 43, W11), else ``None``
     excluded: str | None = None
+    #: the pin is a dependent project's (trial 26j, B4): the path dependency that makes the
+    #: calling file's project run under it (:class:`PathDependent`), else ``None``
+    via: PathDependent | None = None
 
 
 def declared_verl(start: str | os.PathLike[str], stop: str | os.PathLike[str] | None = None) -> VerlDeclaration | None:
@@ -252,6 +257,11 @@ def verl_evidence(start: str | os.PathLike[str], stop: str | os.PathLike[str] | 
     ``docker/requirements.txt``, ``docs/requirements.txt``; the repository is the git top level,
     else the highest project folder found) and every install command of its Dockerfiles,
     Makefiles, scripts and workflows (:mod:`.install_pins`) give an **environment's** decision.
+
+    Trial 26j (B4): the own decisions of every project of the repository that depends on
+    one of the calling file's project folders by path (:func:`_path_dependents`; a monorepo's
+    app on verl 0.8.0 running a library that declares ``verl>=0.9.0``) join the
+    environments' decisions, marked with the dependency (:attr:`VerlDeclaration.via`).
 
     Issue 26 (trial 26b, "an environment's pin alone shows a new verl"; the rule of
     docs/design/project-model.md): every pin that could apply must accept a config, so the
@@ -313,7 +323,165 @@ def verl_evidence(start: str | os.PathLike[str], stop: str | os.PathLike[str] | 
             decided = _choose(scope, [found])
             if decided is not None:
                 environment.append(decided)
+    if scope is not None and marked:
+        # trial 26j (B4): a project of the repository that depends on this one by path runs
+        # its calls under its own verl; its pins are plausible definitions too
+        environment.extend(_dependents_pins(scope, marked, ancestors))
     return _strictest(own, environment)
+
+
+class PathDependent(NamedTuple):
+    """A project of the repository that depends on another by path (trial 26j, B4).
+
+    Attributes:
+        folder: the dependent project's folder.
+        path: the file declaring the dependency (``apps/job/pyproject.toml``).
+        line: 1-based line of the dependency.
+        text: that line, stripped (``rlcore = { path = "../../libs/rlcore", editable = true }``).
+    """
+
+    folder: Path
+    path: str
+    line: int
+    text: str
+
+
+#: the snapshot's memo of ``scope -> {depended-on folder: [PathDependent]}``, once a run
+_DEPENDENTS = "versions.path_dependents"
+#: a requirements line naming a local folder: ``-e ../lib``, ``./lib``, ``x @ file:...``
+_REQUIREMENT_PATH = lazy_pattern(
+    r"(?m)^[ \t]*(?:(?:-e|--editable)[ \t=]+([^\s;#]+)|((?:\.{1,2}/|/|file:)[^\s;#]*|[A-Za-z0-9._-]+[ \t]*@[ \t]*file:[^\s;#]+))"
+)
+
+
+def _dependents_pins(scope: Path, marked: list[Path], ancestors: set[Path]) -> list[VerlDeclaration]:
+    """The verl pins of the projects that depend on a project folder of ``marked`` by path
+    (and of those depending on them, transitively), as environments' declarations whose
+    ``why`` names the path dependency: every one must accept a config (issue 26)."""
+    dependents = _path_dependents(scope)
+    out: list[VerlDeclaration] = []
+    queue = list(marked)
+    done = set(marked)
+    while queue and len(done) < 64:
+        target = queue.pop(0)
+        for dep in dependents.get(target, ()):
+            if dep.folder in done or dep.folder in ancestors:
+                continue
+            done.add(dep.folder)
+            queue.append(dep.folder)
+            # its optional pins too (a dev group's verl runs the library in that environment)
+            out.extend(d._replace(via=dep) for d in _decide(dep.folder) if d is not None)
+    return out
+
+
+def _path_dependents(scope: Path) -> dict[Path, list[PathDependent]]:
+    """Every path dependency the repository's ``pyproject.toml`` and requirements files
+    declare, by the folder depended on: uv's ``[tool.uv.sources] x = { path = ... }``,
+    poetry's ``x = { path = ..., develop = true }`` (any dependency table of
+    ``[tool.poetry]``), a PEP 508 ``x @ file:///${PROJECT_ROOT}/...`` (``[project]``,
+    pdm's ``dev-dependencies``), and a requirements line ``-e ../../libs/x`` / ``./x``
+    (relative to the file's folder and to the repository root). One walk of the snapshot's
+    listing (as :func:`_environment_folders`'s) a run; a file that does not spell ``path``
+    or ``file:`` (a pyproject) or a local path (requirements) is not parsed."""
+    memo = current().memo(_DEPENDENTS)
+    cached = memo.get(scope)
+    if cached is not None:
+        return cached
+    found: dict[Path, list[PathDependent]] = {}
+    seen = 0
+    for directory, dirs, files in current().fs.walk(scope):
+        seen += 1
+        if seen > _MAX_FOLDERS:
+            break
+        dirs[:] = [d for d in dirs if not d.startswith(".") and d not in _SKIPPED]
+        for name in files:
+            path = Path(directory) / name
+            if name == "pyproject.toml":
+                declared = _pyproject_path_dependencies(path)
+            elif fnmatch.fnmatch(name, "*requirements*.txt") or fnmatch.fnmatch(name, "*requirements*.in"):
+                declared = _requirements_path_dependencies(path, scope)
+            else:
+                continue
+            for target, line, text in declared:
+                found.setdefault(target, []).append(PathDependent(Path(directory), str(path), line, text))
+    memo[scope] = found
+    return found
+
+
+def _line_spelling(raw: str, spelled: str) -> tuple[int, str]:
+    at = raw.find(spelled)
+    if at < 0:
+        return 1, spelled
+    line = raw.count("\n", 0, at) + 1
+    return line, raw.splitlines()[line - 1].strip()
+
+
+def _pyproject_path_dependencies(path: Path) -> list[tuple[Path, int, str]]:
+    try:
+        raw = _read_text(path)
+    except _UNREADABLE:
+        return []
+    if "path" not in raw and "file:" not in raw:
+        return []
+    loaded = _load_toml(path)
+    if loaded is None:
+        return []
+    data, raw = loaded
+    out: list[tuple[Path, int, str]] = []
+
+    def table(value: Any) -> dict[str, Any]:
+        return value if isinstance(value, dict) else {}
+
+    tool = table(data.get("tool"))
+    poetry = table(tool.get("poetry"))
+    tables = [table(table(tool.get("uv")).get("sources")), table(poetry.get("dependencies")),
+              table(poetry.get("dev-dependencies"))]
+    tables += [table(table(g).get("dependencies")) for g in table(poetry.get("group")).values()]
+    for entries in tables:
+        for entry in entries.values():
+            for e in entry if isinstance(entry, list) else [entry]:
+                folder = e.get("path") if isinstance(e, dict) else None
+                if isinstance(folder, str):
+                    local = _local_directory(folder, path)
+                    if local is not None:
+                        out.append((local, *_line_spelling(raw, folder)))
+    project = table(data.get("project"))
+    strings = _strings(project.get("dependencies"))
+    for values in table(project.get("optional-dependencies")).values():
+        strings += _strings(values)
+    for values in table(data.get("dependency-groups")).values():
+        strings += _strings(values)
+    for values in table(table(tool.get("pdm")).get("dev-dependencies")).values():
+        strings += _strings(values)
+    for text in strings:
+        m = re.search(r"(?:@|^\s*-e)\s*(file:\S+|\.{1,2}/\S*)", text)
+        if m is None:
+            continue
+        local = _local_directory(m.group(1).split(";", 1)[0], path)
+        if local is not None:
+            out.append((local, *_line_spelling(raw, text)))
+    return out
+
+
+def _requirements_path_dependencies(path: Path, scope: Path) -> list[tuple[Path, int, str]]:
+    try:
+        raw = _read_text(path)
+    except _UNREADABLE:
+        return []
+    out: list[tuple[Path, int, str]] = []
+    for m in _REQUIREMENT_PATH.finditer(raw):
+        group = 1 if m.group(1) is not None else 2
+        reference = m.group(group)
+        if "@" in reference and not reference.startswith(("file:", ".", "/")):
+            reference = reference.split("@", 1)[1].strip()
+        line = raw.count("\n", 0, m.start(group)) + 1
+        text = raw.splitlines()[line - 1].strip()
+        # pip reads a relative path against the working directory: the file's folder or the root
+        for declared_in in (path, scope / path.name):
+            local = _local_directory(reference, declared_in)
+            if local is not None:
+                out.append((local, line, text))
+    return out
 
 
 def _strictest(own: list[VerlDeclaration], environment: list[VerlDeclaration]) -> VerlEvidence:
