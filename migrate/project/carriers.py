@@ -17,7 +17,9 @@ files without an extension whose first line is a shell's ``#!``), Makefiles (``M
 ``makefile``, ``GNUmakefile``, ``*.mk``), Dockerfiles (``Dockerfile``, ``Dockerfile.*``,
 ``*.Dockerfile``, ``Containerfile``: ``COPY``/``ADD`` and ``RUN``), YAML files (a CI
 workflow's ``run:`` steps, a GitLab ``script:``: every line is read as shell) and
-``tox.ini`` (``commands``). A file is read only when its bytes hold the module's last part
+``tox.ini`` (``commands``), justfiles and PowerShell scripts (one command a line), and the
+commands a Python file runs (``subprocess.run([...])``, nox's ``session.run(...)``,
+``os.system(...)``: fresh user 45; parsed only when a quoted command word is in it). A file is read only when its bytes hold the module's last part
 (``constants_ppo``) or, for a patch applied, ``patch``/``apply``.
 """
 
@@ -35,9 +37,9 @@ from ppo_migrate.project.import_roots import ModuleWrite, _read
 #: shells a ``#!`` line may name for a script without an extension
 _SHELLS = ("sh", "bash", "zsh", "dash", "ksh")
 #: commands that copy their sources to their last operand
-_COPIERS = frozenset({"cp", "install", "mv", "ln", "rsync"})
+_COPIERS = frozenset({"cp", "install", "mv", "ln", "rsync", "Copy-Item", "copy-item", "Move-Item", "copy", "cpi"})
 #: options of those that take a value (``install -m 644 SRC DST``)
-_VALUED = frozenset({"-m", "--mode", "-o", "--owner", "-g", "--group", "-S", "--suffix"})
+_VALUED = frozenset({"-m", "--mode", "-o", "--owner", "-g", "--group", "-S", "--suffix", "-Filter", "-Include", "-Exclude"})
 #: words before the command that do not change it
 _PREFIXES = frozenset({"sudo", "command", "exec", "env", "time", "nohup", "then", "do", "else", "!"})
 #: what a command printing a module's file spells (``find_spec(...).origin``, ``m.__file__``)
@@ -64,6 +66,10 @@ def _carrier_kind(name: str) -> str | None:
         return "yaml"
     if name == "tox.ini":
         return "tox"
+    if name in ("justfile", "Justfile", ".justfile") or name.endswith((".just", ".ps1")):
+        return "shell"  # a recipe's lines, PowerShell's commands: one command a line (fresh user 45)
+    if name.endswith(".py"):
+        return "python"
     if "." not in name:
         return "maybe-shell"
     return None
@@ -246,8 +252,11 @@ class _Target:
         if w.startswith(("$(", "`")) and self.module in w and any(k in w for k in _FILE_OF_WORDS):
             # ``$(python -c '... find_spec("verl.trainer.constants_ppo").origin)')`` (trial 26j, h24)
             return True
-        # ``$VERL_DIR/trainer/...``: a variable named for the package (trial 26j, h03)
-        return w.endswith("/" + self.below) and self.top in w[: -len(self.below)].lower()
+        # ``$VERL_DIR/trainer/...``: a variable named for the package (trial 26j, h03); any
+        # variable or installed folder before ``trainer/constants_ppo.py`` (fresh user 45, B5:
+        # ``$SITE/trainer/...`` with ``SITE`` verl's folder, set outside the repository)
+        head = w[: -len(self.below)]
+        return w.endswith("/" + self.below) and (self.top in head.lower() or _over(head))
 
     def names_folder(self, word: str) -> bool:
         """``word`` is the module's package folder (``.../verl/trainer``, ``.../verl/trainer/``)."""
@@ -584,6 +593,10 @@ def module_carriers(
         data = _read(path)
         if data is None or (word not in data and not (touching and (b"patch" in data or b"apply" in data or b" am" in data))):
             continue
+        if kind == "python":
+            if _RUNS_A_COMMAND.search(data):  # a quoted command word: few files parse here
+                found.extend(_python_commands(path, root, target))
+            continue
         text = decode_text(data, errors="replace")
         if kind == "maybe-shell":
             if not _shell_script(text):
@@ -660,3 +673,67 @@ def _carried_in(text: str, kind: str, path: str, root: str, target: _Target, mod
             if not files and target.top in body:
                 found.append(ModuleWrite(path, line, form, None, True, "patch"))
     return found
+
+
+#: a Python file's quoted command word that copies, edits or patches: only such files are parsed
+_RUNS_A_COMMAND = re.compile(rb"""["'](?:cp|install|mv|ln|rsync|sed|perl|tee|dd|curl|wget|patch|git|cat)\b""")
+
+#: the calls of a Python file that run a command: ``subprocess.run([...])`` (and ``call``,
+#: ``check_call``, ``check_output``, ``Popen``), nox's ``session.run(*argv)``, ``os.system(str)``
+_RUNNERS = frozenset({"run", "call", "check_call", "check_output", "Popen", "system", "run_always", "run_install"})
+
+
+def _python_commands(path: str, root: str, target: _Target) -> list[ModuleWrite]:
+    """The writes of the commands a Python file runs (fresh user 45, B1 and B3): an argument
+    vector (``subprocess.run(["cp", src, dst])``, nox's ``session.run("cp", src, dst)``) or a
+    command line (``os.system("cp a b")``, ``subprocess.run("...", shell=True)``) read as one
+    shell command; an expression the tool does not evaluate (``os.environ["SP"] + "/verl/..."``)
+    is a ``$`` word, so a destination led by it is the installed module (:func:`_over`)."""
+    import ast
+
+    from ppo_migrate.project.snapshot import current
+
+    try:
+        tree = current().source(path).tree()  # the run's one parse of the file
+    except Exception:  # noqa: BLE001 -- unreadable or not Python as written: it runs nothing
+        return []
+    out: list[ModuleWrite] = []
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Call) and node.args):
+            continue
+        func = node.func
+        name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+        if name not in _RUNNERS:
+            continue
+        first = node.args[0]
+        if isinstance(first, (ast.List, ast.Tuple)):
+            argv = [_word(e) for e in first.elts]
+        elif isinstance(first, ast.Constant) and isinstance(first.value, str) and len(node.args) == 1:
+            for words in _split(first.value):
+                out.extend(_writes_of(words, target, path, root, node.lineno))
+            continue
+        else:
+            argv = [_word(e) for e in node.args]
+        out.extend(_writes_of(argv, target, path, root, node.lineno))
+    return out
+
+
+def _word(node) -> str:
+    """A Python expression as a shell word: a string's text, ``+`` and f-strings joined,
+    ``os.path.join``/``/`` with ``/``, anything else ``$?`` (a value the tool does not know)."""
+    import ast
+
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        return _word(node.left) + _word(node.right)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div):
+        return _word(node.left) + "/" + _word(node.right)
+    if isinstance(node, ast.JoinedStr):
+        return "".join(v.value if isinstance(v, ast.Constant) else "$?" for v in node.values)
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "join" and node.args:
+        if isinstance(node.func.value, ast.Attribute) and node.func.value.attr == "path":
+            return "/".join(_word(a) for a in node.args)
+    if isinstance(node, ast.Call) and node.args and isinstance(node.func, ast.Name) and node.func.id in ("str", "Path"):
+        return _word(node.args[0])
+    return "$?"

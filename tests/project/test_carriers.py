@@ -53,6 +53,24 @@ def _carried(tmp_path: Path, files: dict[str, str]) -> list[tuple[str, int, str,
         ({"ci.sh": "for p in patches/*.patch; do git apply --directory=site $p; done\ngit apply patches/*.patch\n",
           "patches/01-env.patch": PATCH, "patches/02-docs.patch": "--- a/README\n+++ b/README\n@@ -1 +1 @@\n-a\n+b\n"},
          [("ci.sh", 2, "git apply", "patches/01-env.patch", True, "patch")]),
+        # fresh user 45: an argument vector a Python file runs, a nox session, a recipe of a
+        # justfile, PowerShell, a variable holding verl's own folder
+        ({"fix.py": 'import os, subprocess\nsubprocess.run(["cp", "hot.py", os.environ["SP"] + "/verl/trainer/constants_ppo.py"])\n',
+          "hot.py": ""},
+         [("fix.py", 2, "cp", "hot.py", True, "write")]),
+        ({"noxfile.py": 'def fix(session):\n    session.run("cp", "hot.py", f"{session.env[\'SP\']}/verl/trainer/constants_ppo.py", external=True)\n',
+          "hot.py": ""},
+         [("noxfile.py", 2, "cp", "hot.py", True, "write")]),
+        ({"tools.py": 'import os\nos.system("cp hot.py $SP/verl/trainer/constants_ppo.py")\n', "hot.py": ""},
+         [("tools.py", 2, "cp", "hot.py", True, "write")]),
+        ({"justfile": 'fix:\n    cp hot.py {{env_var("SP")}}/verl/trainer/constants_ppo.py\n', "hot.py": ""},
+         [("justfile", 2, "cp", "hot.py", True, "write")]),
+        ({"fix.ps1": 'Copy-Item -Force hot.py "$env:SP/verl/trainer/constants_ppo.py"\n', "hot.py": ""},
+         [("fix.ps1", 1, "Copy-Item", "hot.py", True, "write")]),
+        ({"run.sh": "cp hot.py $SITE/trainer/constants_ppo.py\n", "hot.py": ""},
+         [("run.sh", 1, "cp", "hot.py", True, "write")]),
+        # a backup copied FROM the module, a Python file reading it: nothing put there
+        ({"fix.py": 'import subprocess\nsubprocess.run(["cp", "/site/verl/trainer/constants_ppo.py", "backup.py"])\n'}, []),
         # a mention alone, moving the module away, another module's file: nothing put there
         ({"run.sh": 'echo verl/trainer/constants_ppo.py\nmv "$SITE/verl/trainer/constants_ppo.py" /tmp/x\n'
           'cp fix.py "$SITE/verl/trainer/main_ppo.py"\n', "fix.py": ""}, []),

@@ -236,6 +236,18 @@ B2: dict[str, tuple[dict[str, str], str, str]] = {
         SITE.strip() + ' && cp hotfix/ray_env.py "$SITE/verl/trainer/constants_ppo.py" && python train.py',
         f"{DEF}: `.github/workflows/train.yml:10` (cp) {COPIED}",
     ),
+    # fresh user 45, B1 and B2: an argument vector a Python file runs; a justfile's recipe
+    "cp run by subprocess from Python": (
+        {"fix.py": "import os\nimport subprocess\n\nimport verl\n\nSITE = os.path.dirname(os.path.dirname(verl.__file__))\n"
+         "subprocess.run(['cp', 'hotfix/ray_env.py', SITE + '/verl/trainer/constants_ppo.py'], check=True)\n"},
+        "python fix.py && python train.py", f"{DEF}: `fix.py:7` (cp) {COPIED}",
+    ),
+    "cp in a justfile recipe": (
+        {"justfile": "hotfix:\n    cp hotfix/ray_env.py {{env_var('SITE')}}/verl/trainer/constants_ppo.py\n"},
+        # the recipe's line as just runs it, SITE being the folder verl is installed in
+        SITE.strip() + ' && cp hotfix/ray_env.py "$SITE/verl/trainer/constants_ppo.py" && python train.py',
+        f"{DEF}: `justfile:2` (cp) {COPIED}",
+    ),
     "tox commands": (
         {"tox.ini": "[tox]\nenv_list = py\n\n[testenv]\ncommands =\n"
          "    cp hotfix/ray_env.py {envsitepackagesdir}/verl/trainer/constants_ppo.py\n    python train.py\n"},
