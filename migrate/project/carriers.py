@@ -737,3 +737,123 @@ def _word(node) -> str:
     if isinstance(node, ast.Call) and node.args and isinstance(node.func, ast.Name) and node.func.id in ("str", "Path"):
         return _word(node.args[0])
     return "$?"
+
+
+class ModuleMention(NamedTuple):
+    """A line of a repository file naming a module's file that no reading explains.
+
+    Attributes:
+        path: the file (absolute).
+        line: the 1-based line.
+        text: the line, stripped (cut at 120 characters).
+    """
+
+    path: str
+    line: int
+    text: str
+
+
+#: commands that only read the file they name (a line running one puts nothing there)
+_READERS = frozenset({
+    "cat", "grep", "egrep", "fgrep", "rg", "echo", "printf", "less", "more", "head", "tail", "diff",
+    "cmp", "ls", "stat", "test", "[", "[[", "wc", "md5sum", "sha256sum", "sha1sum", "file",
+    "black", "ruff", "flake8", "mypy", "realpath", "readlink",
+})
+#: files read as documentation, never run
+_DOC_ENDINGS = (".md", ".rst", ".adoc", ".html", ".htm", ".tex", ".ipynb", ".py", ".pyi", ".svg", ".csv", ".json")
+#: files never text
+_BINARY_ENDINGS = (
+    ".whl", ".zip", ".gz", ".tgz", ".bz2", ".xz", ".egg", ".pyz", ".tar", ".png", ".jpg", ".jpeg", ".gif",
+    ".pdf", ".so", ".pt", ".pth.tar", ".bin", ".safetensors", ".pkl", ".npy", ".npz", ".parquet", ".arrow",
+)
+
+
+def module_mentions(
+    root: str | os.PathLike[str], module: str, respect_gitignore: bool = True
+) -> tuple[ModuleMention, ...]:
+    """The lines of the repository's text files (no Python source, no documentation) that name
+    ``module``'s file (``trainer/constants_ppo.py``, or ``constants_ppo.py``) in a way
+    :func:`module_carriers` does not read (fresh user 45: a hotfix put over the installed verl
+    by a task runner's table, a Slurm script, a Jenkinsfile, a mount, a heredoc, a patch
+    under another extension, a ``cd`` then a relative ``cp``...). The forms of putting a file
+    in place of a module have no end; what the tool cannot read as harmless is uncertain.
+
+    A line is harmless when it is a comment (``#``, ``//``, ``;``, ``REM``), when a reading
+    explains it (:func:`module_carriers` already returns its writes, and a copying command
+    whose destination is not the module copies from it), or when its command only reads the
+    file (:data:`_READERS`; ``sed`` without ``-i``). Not searched: test doubles' folders, what
+    the walk does not enter, files named as documentation or binary (:data:`_DOC_ENDINGS`,
+    :data:`_BINARY_ENDINGS`), a copy of the module's package (its own files), the patch files
+    :func:`patch_changes` reads (a patch keeping the config is no hotfix).
+
+    Args:
+        root: the repository root.
+        module: the dotted module, e.g. ``"verl.trainer.constants_ppo"``.
+        respect_gitignore: the run's ``respect-gitignore``.
+
+    Returns:
+        The mentions, by file in walk order then line. Never raises.
+    """
+    from ppo_migrate.project.tree import in_doubles_folder, repository_listing
+
+    root = os.path.abspath(os.fspath(root))
+    key = (root, bool(respect_gitignore), "mentions:" + module)
+    cached = _CARRIED.get(key)
+    if cached is not None:
+        return cached  # type: ignore[return-value]
+    parts = module.split(".")
+    if len(parts) < 2:
+        _CARRIED[key] = ()
+        return ()
+    file_name = parts[-1] + ".py"
+    word = file_name.encode()
+    carried = {(w.source, w.line) for w in module_carriers(root, module, respect_gitignore)}
+    patches = set(patch_files(root, respect_gitignore))  # read as patches (:func:`patch_changes`)
+    found: list[ModuleMention] = []
+    listing = repository_listing(root, respect_gitignore)
+    for path in listing.files(lambda n: not n.lower().endswith(_DOC_ENDINGS + _BINARY_ENDINGS)):
+        if in_doubles_folder(path, root) or path in patches:
+            continue
+        if (os.sep + parts[0] + os.sep) in path[len(root):]:
+            continue  # a copy of the package: its own files name its modules
+        data = _read(path)
+        if data is None or word not in data or b"\0" in data[:8192]:
+            continue
+        text = decode_text(data, errors="replace")
+        for number, line in enumerate(text.splitlines(), 1):
+            if file_name not in line or (path, number) in carried or _harmless(line, file_name):
+                continue
+            found.append(ModuleMention(path, number, line.strip()[:120]))
+    result = _CARRIED[key] = tuple(found)  # type: ignore[assignment]
+    return result
+
+
+def _harmless(line: str, file_name: str) -> bool:
+    """Whether a line naming ``file_name`` is a comment or a command that only reads it."""
+    body = line.strip()
+    if body.startswith(("#", "//", ";", "REM ", "rem ", "::")):
+        return True
+    body = re.sub(r"^(?:-\s+)?(?:[A-Za-z_][\w-]*\s*:\s*(?:[|>][-+]?)?)?\s*", "", body, count=1)  # a YAML step
+    body = re.sub(r"^(?:RUN|CMD|ENTRYPOINT)\s+", "", body.lstrip("@-+\t ").strip())  # a Dockerfile's
+    try:
+        commands = _split(body)
+    except Exception:  # noqa: BLE001 -- not shell: not known harmless
+        return False
+    relevant = [c for c in commands if any(file_name in w for w in c)]
+    if not relevant:
+        return False
+    for words in relevant:
+        words = _command(words)
+        if not words:
+            return False
+        program = os.path.basename(words[0])
+        if program == "sed" and not any(w == "-i" or w.startswith(("-i", "--in-place")) for w in words[1:]):
+            continue
+        if program in _READERS and not any(w in (">", ">>", "-o", "of=") or w.startswith(("of=", "-o")) for w in words[1:]):
+            continue
+        if program in _COPIERS:
+            operands = _operands(words)
+            if operands and not operands[-1].rstrip("/\"'").endswith(file_name):
+                continue  # copied from the module (a backup): the destination is elsewhere
+        return False
+    return True

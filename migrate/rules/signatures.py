@@ -2123,6 +2123,21 @@ class SignatureResolver:
             return CalleeInEffect(
                 True, answer.source, answer.where, answer.detail, reason, remedy, why, certain=False
             )
+        from ppo_migrate.project.carriers import module_mentions
+
+        for mention in module_mentions(root, module, self.respect_gitignore)[:1]:
+            # fresh user 45: a line naming the module's file that no reading explains (a task
+            # runner's table, a Slurm script, a mount, a heredoc, a patch under another name)
+            at = f"`{display_path(mention.path)}:{mention.line}`"
+            reason = (
+                f"{at} names {top}'s module file `{file_name}` (`{mention.text}`) in a way the tool "
+                f"cannot read, besides the {top} that `{answer.where}` names; if it puts another file "
+                f"there when the project runs and its `{name}` takes no config, passing the config "
+                "raises TypeError"
+            )
+            places = [Related(display_path(mention.path), mention.line, 1, f"names `{file_name}`")]
+            remedy = "make sure what it puts there takes a config, or run with --use-ppo-runtime"
+            return _made_uncertain(answer, reason, remedy, places)
         return None
 
     def _changed_module(

@@ -90,3 +90,35 @@ def test_patch_changes_reads_hunks_by_their_counts(tmp_path: Path) -> None:
         (4, "-", "def get_ppo_ray_runtime_env(config=None):"), (5, "+", "+def get_ppo_ray_runtime_env():"),
     ]
     assert patch_changes(str(path), "verl.trainer.main_ppo") is None
+
+
+@pytest.mark.parametrize(
+    "files, expected",
+    [
+        # fresh user 45: carriers the readings do not know name the module's file
+        ({"train.sbatch": "#!/bin/bash\n#SBATCH -N 1\ncp hot.py $SP/verl/trainer/constants_ppo.py\n"}, [("train.sbatch", 3)]),
+        ({"Jenkinsfile": "pipeline { stages { stage('fix') { steps { sh 'cp hot.py $SP/verl/trainer/constants_ppo.py' } } } }\n"},
+         [("Jenkinsfile", 1)]),
+        ({"patches/fix.txt": "--- a/verl/trainer/constants_ppo.py\n+++ b/verl/trainer/constants_ppo.py\n"},
+         [("patches/fix.txt", 1), ("patches/fix.txt", 2)]),
+        ({"docker-compose.yml": "services:\n  t:\n    volumes:\n      - ./hot.py:/site/verl/trainer/constants_ppo.py\n"},
+         [("docker-compose.yml", 4)]),
+        # harmless: a comment, a reader, a backup copied from the module (a shell line, a CI
+        # step, a Dockerfile), documentation, a copy of verl's package itself
+        ({"run.sh": "# cp hot.py $SP/verl/trainer/constants_ppo.py\ncat $SP/verl/trainer/constants_ppo.py\n"
+          "sed -n 1,5p $SP/verl/trainer/constants_ppo.py\ncp $SP/verl/trainer/constants_ppo.py /tmp/constants_ppo.py.bak\n",
+          ".github/workflows/ci.yml": "jobs:\n  t:\n    steps:\n      - run: cp $SP/verl/trainer/constants_ppo.py artifacts/\n",
+          "Dockerfile": "FROM x\nRUN cp /site/verl/trainer/constants_ppo.py /backup/\n",
+          "README.md": "cp hot.py $SP/verl/trainer/constants_ppo.py\n",
+          "third_party/verl/scripts/x.sh": "cp a verl/trainer/constants_ppo.py\n"}, []),
+    ],
+)
+def test_module_mentions_names_what_no_reading_explains(files: dict[str, str], expected: list, tmp_path: Path) -> None:
+    from ppo_migrate.project.carriers import module_mentions
+
+    root = tmp_path / "proj"
+    (root / ".git").mkdir(parents=True)
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    assert [(os.path.relpath(m.path, root), m.line) for m in module_mentions(root, MODULE)] == expected

@@ -656,3 +656,14 @@ def test_a_hotfix_put_over_verl_by_the_tests_is_never_given_a_config(name: str, 
         assert (root / "train.py").read_text() == ENTRY
         proc = passes(root)
         assert proc.returncode == 0 and "1 passed" in proc.stdout, proc.stdout + proc.stderr
+
+
+def test_a_carrier_no_reading_knows_is_named_and_never_given_a_config(tmp_path: Path) -> None:
+    """Fresh user 45: a Slurm batch script (or a Jenkinsfile, a mount, a patch kept as
+    ``.txt``...) copying a hotfix over the installed module; the forms have no end, so a line
+    naming the module's file that no reading explains makes the fix unsafe, naming it."""
+    sbatch = "#!/bin/bash\n#SBATCH -N 1\n" + SITE + 'cp hotfix/ray_env.py "$SITE/verl/trainer/constants_ppo.py"\npython train.py\n'
+    root = _write(tmp_path / "proj", {"train.sbatch": sbatch, "hotfix/ray_env.py": OLD, "train.py": ENTRY})
+    (lines,) = _concise(root)
+    assert lines.startswith(f"{CALLED} (unsafe fix: `train.sbatch:4` names verl's module file `constants_ppo.py`")
+    _runs_before_and_after(root, "bash train.sbatch", tmp_path)
