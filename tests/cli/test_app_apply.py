@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 import warm_python
-from cli_helpers import declare_verl, ppo_migrate_exe, run_cli
+from cli_helpers import declare_verl, ppo_migrate_exe, run_cli, verl_stub
 
 IMP = b"from verl.trainer.constants_ppo import get_ppo_ray_runtime_env\n"
 CALL, FIXED = b"get_ppo_ray_runtime_env()", b"get_ppo_ray_runtime_env(config)"
@@ -341,11 +341,7 @@ def test_use_ppo_runtime_leaves_a_tests_import_on_verl(tmp_path: Path) -> None:
     ``test_driver_value_is_not_overridden`` does) failed once ``--use-ppo-runtime`` moved its
     import, as ``ppo_runtime`` forwards the driver's value. The test's import stays on verl and
     the run says why; the launcher moves; the tests pass before and after (run with pytest)."""
-    site = tmp_path / "site" / "verl" / "trainer"
-    site.mkdir(parents=True)
-    for init in (site.parent / "__init__.py", site / "__init__.py"):
-        init.write_text("")
-    (site / "constants_ppo.py").write_text(OLD_VERL)
+    verl_stub(tmp_path / "site", OLD_VERL)
     project = tmp_path / "proj"
     (project / "app").mkdir(parents=True)
     (project / "tests").mkdir()
@@ -386,14 +382,10 @@ def test_use_ppo_runtime_moves_nothing_where_the_project_adds_to_verls_constant(
     ``ppo_runtime``, which never reads that constant: ``KeyError`` here, a variable silently
     missing on a cluster. Nothing moves and the run names the line; the launcher still runs
     and still sees the variable (run before and after)."""
-    site = tmp_path / "site" / "verl" / "trainer"
-    site.mkdir(parents=True)
-    for init in (site.parent / "__init__.py", site / "__init__.py"):
-        init.write_text("")
-    (site / "constants_ppo.py").write_text(
+    verl_stub(tmp_path / "site", (
         "PPO_RAY_RUNTIME_ENV = {'env_vars': {'TOKENIZERS_PARALLELISM': 'true'}}\n\n\n"
         "def get_ppo_ray_runtime_env():\n    return {'env_vars': dict(PPO_RAY_RUNTIME_ENV['env_vars'])}\n"
-    )
+    ))
     project = tmp_path / "proj"
     (project / "app").mkdir(parents=True)
     (project / "pyproject.toml").write_text('[project]\nname = "p"\nversion = "0"\ndependencies = ["verl==0.8.0"]\n')

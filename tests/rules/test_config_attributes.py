@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from cli_helpers import run_cli
+from cli_helpers import run_cli, verl_stub
 
 #: verl 0.9's signature, returning what it was given so the run shows the config passed
 VERL_09 = "def get_ppo_ray_runtime_env(config=None):\n    return {'config': config}\n"
@@ -21,11 +21,7 @@ LAUNCHER = (
 
 
 def _project(tmp_path: Path, text: str) -> tuple[Path, dict[str, str]]:
-    site = tmp_path / "site" / "verl" / "trainer"
-    site.mkdir(parents=True)
-    for init in (site.parent / "__init__.py", site / "__init__.py"):
-        init.write_text("")
-    (site / "constants_ppo.py").write_text(VERL_09)
+    verl_stub(tmp_path / "site", VERL_09)
     project = tmp_path / "proj"
     project.mkdir()
     (project / "pyproject.toml").write_text('[project]\nname = "p"\nversion = "0"\ndependencies = ["verl>=0.9.1"]\n')
