@@ -833,6 +833,8 @@ def _harmless(line: str, file_name: str) -> bool:
     body = line.strip()
     if body.startswith(("#", "//", ";", "REM ", "rem ", "::")):
         return True
+    if body.startswith(("---", "+++", "diff ")):
+        return False  # a diff's header: a patch of the module, under any file name
     body = re.sub(r"^(?:-\s+)?(?:[A-Za-z_][\w-]*\s*:\s*(?:[|>][-+]?)?)?\s*", "", body, count=1)  # a YAML step
     body = re.sub(r"^(?:RUN|CMD|ENTRYPOINT)\s+", "", body.lstrip("@-+\t ").strip())  # a Dockerfile's
     try:
@@ -846,6 +848,8 @@ def _harmless(line: str, file_name: str) -> bool:
         words = _command(words)
         if not words:
             return False
+        if len(words) == 1 and ":" not in words[0] and not words[0].startswith(("/", "$", "~", "{")):
+            continue  # a relative path listed as data (a workflow's ``paths:`` filter), no command
         program = os.path.basename(words[0])
         if program == "sed" and not any(w == "-i" or w.startswith(("-i", "--in-place")) for w in words[1:]):
             continue

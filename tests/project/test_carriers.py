@@ -110,7 +110,11 @@ def test_patch_changes_reads_hunks_by_their_counts(tmp_path: Path) -> None:
           ".github/workflows/ci.yml": "jobs:\n  t:\n    steps:\n      - run: cp $SP/verl/trainer/constants_ppo.py artifacts/\n",
           "Dockerfile": "FROM x\nRUN cp /site/verl/trainer/constants_ppo.py /backup/\n",
           "README.md": "cp hot.py $SP/verl/trainer/constants_ppo.py\n",
-          "third_party/verl/scripts/x.sh": "cp a verl/trainer/constants_ppo.py\n"}, []),
+          "third_party/verl/scripts/x.sh": "cp a verl/trainer/constants_ppo.py\n",
+          ".github/workflows/t.yml": "on:\n  push:\n    paths:\n      - 'verl/trainer/constants_ppo.py'\n"}, []),
+        # an absolute path as data is a mount's (a Kubernetes ``mountPath``): named
+        ({"k8s/job.yaml": "volumeMounts:\n  - mountPath: /site/verl/trainer/constants_ppo.py\n    subPath: hot.py\n"},
+         [("k8s/job.yaml", 2)]),
     ],
 )
 def test_module_mentions_names_what_no_reading_explains(files: dict[str, str], expected: list, tmp_path: Path) -> None:
